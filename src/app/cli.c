@@ -1,0 +1,168 @@
+// cli.c — headless commands over the attention core.
+#include "cli.h"
+
+#include <math.h>
+#include <string.h>
+
+bool cli_load_and_forward(const char *path, Lesson *ls, Trace *tr, FILE *err)
+{
+    char msg[LESSON_ERR_MAX];
+    if (!lesson_load(ls, path, msg, sizeof msg)) {
+        fprintf(err, "%s\n", msg);
+        return false;
+    }
+    trace_init(tr);
+    if (!attn_forward(&ls->cfg, &ls->w, &ls->in, tr)) {
+        fprintf(err, "%s: out of memory computing the forward pass\n", path);
+        trace_free(tr);
+        lesson_free(ls);
+        return false;
+    }
+    return true;
+}
+
+int cli_check(int n, char **paths, FILE *out, FILE *err)
+{
+    int bad = 0;
+    for (int i = 0; i < n; i++) {
+        Lesson ls;
+        char msg[LESSON_ERR_MAX];
+        if (lesson_load(&ls, paths[i], msg, sizeof msg)) {
+            fprintf(out, "ok: %s\n", paths[i]);
+            lesson_free(&ls);
+        } else {
+            fprintf(err, "%s\n", msg);
+            bad++;
+        }
+    }
+    return bad ? 1 : 0;
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+static void json_float(FILE *f, float v)
+{
+    if (isnan(v))
+        fputs("\"nan\"", f);
+    else if (isinf(v))
+        fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
+    else
+        fprintf(f, "%.9g", (double)v);
+}
+
+int cli_dump(const char *path, FILE *out, FILE *err)
+{
+    Lesson ls;
+    Trace tr;
+    if (!cli_load_and_forward(path, &ls, &tr, err)) return 1;
+    fputs("{\"title\": ", out);
+    json_string(out, lesson_title(&ls, LANG_EN));
+    fputs(", \"stages\": [", out);
+    for (int i = 0; i < tr.n; i++) {
+        const Stage *s = &tr.stages[i];
+        fprintf(out, "%s\n  {\"name\": \"%s\", \"shape\": [", i ? "," : "", s->name);
+        for (int d = 0; d < s->t.rank; d++) fprintf(out, d ? ", %d" : "%d", s->t.shape[d]);
+        fputs("], \"data\": [", out);
+        for (size_t k = 0; k < s->t.size; k++) {
+            if (k) fputs(", ", out);
+            json_float(out, s->t.data[k]);
+        }
+        fputs("]}", out);
+    }
+    fputs("\n]}\n", out);
+    trace_free(&tr);
+    lesson_free(&ls);
+    return 0;
+}
+
+// --- a PyTorch-like tensor print ---------------------------------------------
+
+typedef struct PrintFmt {
+    bool sci;
+    int width;
+} PrintFmt;
+
+static int fmt_value(char *buf, size_t n, float v, const PrintFmt *f)
+{
+    if (isnan(v)) return snprintf(buf, n, "nan");
+    if (isinf(v)) return snprintf(buf, n, v > 0 ? "inf" : "-inf");
+    return snprintf(buf, n, f->sci ? "%.4e" : "%.4f", (double)v);
+}
+
+static void print_rec(FILE *out, const Tensor *t, int dim, size_t off, int indent, const PrintFmt *f)
+{
+    size_t stride = 1;
+    for (int d = dim + 1; d < t->rank; d++) stride *= (size_t)t->shape[d];
+    fputc('[', out);
+    for (int i = 0; i < t->shape[dim]; i++) {
+        if (dim == t->rank - 1) {
+            char buf[32];
+            fmt_value(buf, sizeof buf, t->data[off + (size_t)i], f);
+            fprintf(out, "%s%*s", i ? ", " : "", f->width, buf);
+        } else {
+            if (i) {
+                fputc(',', out);
+                for (int nl = 0; nl < t->rank - 1 - dim; nl++) fputc('\n', out);
+                fprintf(out, "%*s", indent + 1, "");
+            }
+            print_rec(out, t, dim + 1, off + (size_t)i * stride, indent + 1, f);
+        }
+    }
+    fputc(']', out);
+}
+
+static void print_tensor(FILE *out, const char *name, const Tensor *t)
+{
+    PrintFmt f = {false, 0};
+    float amax = 0.0f, amin = INFINITY;
+    for (size_t k = 0; k < t->size; k++) {
+        float a = fabsf(t->data[k]);
+        if (!isfinite(a)) continue;
+        if (a > amax) amax = a;
+        if (a > 0.0f && a < amin) amin = a;
+    }
+    f.sci = amax >= 1e5f || (amin < 1e-4f && amax > 0.0f);
+    for (size_t k = 0; k < t->size; k++) {
+        char buf[32];
+        int w = fmt_value(buf, sizeof buf, t->data[k], &f);
+        if (w > f.width) f.width = w;
+    }
+    char shape[64];
+    tensor_shape_str(t, shape, sizeof shape);
+    fprintf(out, "%s %s\ntensor(", name, shape);
+    print_rec(out, t, 0, 0, 7, &f);
+    fputs(")\n", out);
+}
+
+int cli_print(const char *stage, const char *path, FILE *out, FILE *err)
+{
+    Lesson ls;
+    Trace tr;
+    if (!cli_load_and_forward(path, &ls, &tr, err)) return 1;
+    int code = 0;
+    const Stage *s = trace_get(&tr, stage);
+    if (!s) {
+        fprintf(err, "attnviz: --print: no stage \"%s\" in %s; stages are:", stage, path);
+        for (int i = 0; i < tr.n; i++) fprintf(err, " %s", tr.stages[i].name);
+        fputc('\n', err);
+        code = 2;
+    } else {
+        print_tensor(out, s->name, &s->t);
+        if (s->formula) fprintf(out, "# %s\n", s->formula);
+    }
+    trace_free(&tr);
+    lesson_free(&ls);
+    return code;
+}

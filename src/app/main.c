@@ -1,0 +1,104 @@
+// main.c — the command line: headless commands, or the window.
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "cli.h"
+
+#define ATTNVIZ_VERSION "0.1.0"
+#define DEFAULT_LESSON "lessons/arange-2x4x4.json"
+
+static void usage(FILE *f)
+{
+    fputs("usage: attnviz [options] [LESSON]         open LESSON (default " DEFAULT_LESSON ") in a window\n"
+          "       attnviz --check LESSON...          validate lessons (exit 0 if all are valid)\n"
+          "       attnviz --dump LESSON              every stage as JSON on stdout\n"
+          "       attnviz --print STAGE LESSON       one stage as a table, like a PyTorch print\n"
+          "\n"
+          "options:\n"
+          "  --font PATH        TrueType/OpenType font to use (default: found with fontconfig)\n"
+          "  --lang en|zh       interface and narration language (default: from LANG)\n"
+          "  --size WxH         initial window size (default 1280x720)\n"
+          "  --fullscreen       start in fullscreen\n"
+          "  --help, --version\n"
+          "\n"
+          "exit codes: 0 ok, 1 invalid lesson or runtime error, 2 usage error\n",
+          f);
+}
+
+#include <stdarg.h>
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 1, 2)))
+#endif
+static int usage_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("attnviz: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputs(" (see attnviz --help)\n", stderr);
+    return 2;
+}
+
+static int default_lang(void)
+{
+    const char *v = getenv("LC_ALL");
+    if (!v || !*v) v = getenv("LC_MESSAGES");
+    if (!v || !*v) v = getenv("LANG");
+    return v && strncmp(v, "zh", 2) == 0 ? LANG_ZH : LANG_EN;
+}
+
+int main(int argc, char **argv)
+{
+    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false};
+    bool have_lesson = false;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--version") == 0) {
+            puts("attnviz " ATTNVIZ_VERSION);
+            return 0;
+        } else if (strcmp(a, "--check") == 0) {
+            if (i + 1 >= argc) return usage_error("%s needs at least one LESSON", a);
+            return cli_check(argc - i - 1, argv + i + 1, stdout, stderr);
+        } else if (strcmp(a, "--dump") == 0) {
+            if (i + 2 != argc) return usage_error("%s needs exactly one LESSON", a);
+            return cli_dump(argv[i + 1], stdout, stderr);
+        } else if (strcmp(a, "--print") == 0) {
+            if (i + 3 != argc) return usage_error("%s needs STAGE and LESSON", a);
+            return cli_print(argv[i + 1], argv[i + 2], stdout, stderr);
+        } else if (strcmp(a, "--font") == 0) {
+            if (++i >= argc) return usage_error("%s needs a PATH", a);
+            opt.font_path = argv[i];
+        } else if (strcmp(a, "--lang") == 0) {
+            if (++i >= argc) return usage_error("%s needs en or zh", a);
+            if (strcmp(argv[i], "en") == 0)
+                opt.lang = LANG_EN;
+            else if (strcmp(argv[i], "zh") == 0)
+                opt.lang = LANG_ZH;
+            else
+                return usage_error("--lang: expected en or zh, got \"%s\"", argv[i]);
+        } else if (strcmp(a, "--size") == 0) {
+            if (++i >= argc) return usage_error("%s needs WxH", a);
+            char extra;
+            if (sscanf(argv[i], "%dx%d%c", &opt.width, &opt.height, &extra) != 2 || opt.width < 64 ||
+                opt.height < 64 || opt.width > 8192 || opt.height > 8192)
+                return usage_error("--size: expected WxH from 64x64 to 8192x8192, got \"%s\"",
+                                   argv[i]);
+        } else if (strcmp(a, "--fullscreen") == 0) {
+            opt.fullscreen = true;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option \"%s\"", a);
+        } else {
+            if (have_lesson) return usage_error("more than one LESSON: \"%s\"", a);
+            opt.lesson_path = a;
+            have_lesson = true;
+        }
+    }
+    return app_run(&opt);
+}

@@ -1,0 +1,971 @@
+// lesson.c — read a lesson file, validate it with JSON-path errors, and build
+// the attention config, weights and inputs. The only file that includes cJSON.
+//
+// Every check names the file, the JSON path and what was expected, in one
+// line: "lessons/x.json: model.n_heads: 3 does not divide d_model 4".
+#include "lesson.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PATH_MAX_LEN 160
+
+typedef struct Ctx {
+    const char *file;
+    char *err;
+    size_t err_len;
+} Ctx;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 3, 4)))
+#endif
+static bool
+fail(Ctx *c, const char *path, const char *fmt, ...)
+{
+    char msg[LESSON_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (path && *path)
+        snprintf(c->err, c->err_len, "%s: %s: %s", c->file, path, msg);
+    else
+        snprintf(c->err, c->err_len, "%s: %s", c->file, msg);
+    return false;
+}
+
+// Paths longer than PATH_MAX_LEN are cut (they only appear in messages).
+static void path_key(char *out, const char *base, const char *key)
+{
+    if ((*base ? snprintf(out, PATH_MAX_LEN, "%s.%s", base, key)
+               : snprintf(out, PATH_MAX_LEN, "%s", key)) >= PATH_MAX_LEN)
+        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+}
+
+static void path_index(char *out, const char *base, int i)
+{
+    if (snprintf(out, PATH_MAX_LEN, "%s[%d]", base, i) >= PATH_MAX_LEN)
+        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+}
+
+static const char *json_type_name(const cJSON *j)
+{
+    if (!j) return "nothing";
+    if (cJSON_IsNull(j)) return "null";
+    if (cJSON_IsBool(j)) return "a boolean";
+    if (cJSON_IsNumber(j)) return "a number";
+    if (cJSON_IsString(j)) return "a string";
+    if (cJSON_IsArray(j)) return "an array";
+    if (cJSON_IsObject(j)) return "an object";
+    return "an invalid value";
+}
+
+static char *dup_str(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d) memcpy(d, s, n);
+    return d;
+}
+
+// --- objects: known keys only, no duplicates ---------------------------------
+
+static bool check_keys(Ctx *c, const cJSON *obj, const char *path, const char *const *allowed)
+{
+    for (const cJSON *it = obj->child; it; it = it->next) {
+        bool known = false;
+        for (const char *const *a = allowed; *a; a++)
+            if (strcmp(it->string, *a) == 0) known = true;
+        char p[PATH_MAX_LEN];
+        path_key(p, path, it->string);
+        if (!known) {
+            char list[256] = "";
+            size_t used = 0;
+            for (const char *const *a = allowed; *a && used < sizeof list; a++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s",
+                                         a == allowed ? "" : ", ", *a);
+            return fail(c, p, "unknown key; expected one of: %s", list);
+        }
+        for (const cJSON *prev = obj->child; prev != it; prev = prev->next)
+            if (strcmp(prev->string, it->string) == 0)
+                return fail(c, p, "duplicate key; each key may appear once");
+    }
+    return true;
+}
+
+static bool get_int(Ctx *c, const cJSON *obj, const char *path, const char *key, int *out,
+                    int lo, int hi, bool required, int dflt)
+{
+    char p[PATH_MAX_LEN];
+    path_key(p, path, key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) {
+        if (required) return fail(c, p, "missing; expected an integer from %d to %d", lo, hi);
+        *out = dflt;
+        return true;
+    }
+    if (!cJSON_IsNumber(j) || j->valuedouble != floor(j->valuedouble))
+        return fail(c, p, "expected an integer from %d to %d, got %s", lo, hi,
+                    cJSON_IsNumber(j) ? "a fraction" : json_type_name(j));
+    if (j->valuedouble < lo || j->valuedouble > hi)
+        return fail(c, p, "%.15g is out of range; expected an integer from %d to %d",
+                    j->valuedouble, lo, hi);
+    *out = (int)j->valuedouble;
+    return true;
+}
+
+static bool get_bool(Ctx *c, const cJSON *obj, const char *path, const char *key, bool *out,
+                     bool dflt)
+{
+    char p[PATH_MAX_LEN];
+    path_key(p, path, key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) {
+        *out = dflt;
+        return true;
+    }
+    if (!cJSON_IsBool(j)) return fail(c, p, "expected true or false, got %s", json_type_name(j));
+    *out = cJSON_IsTrue(j);
+    return true;
+}
+
+// A finite number that fits in float32.
+static bool number_value(Ctx *c, const cJSON *j, const char *p, float *out)
+{
+    if (!cJSON_IsNumber(j)) return fail(c, p, "expected a number, got %s", json_type_name(j));
+    double v = j->valuedouble;
+    if (!isfinite(v) || fabs(v) > (double)FLT_MAX)
+        return fail(c, p, "number out of float32 range; expected |x| <= 3.4e38");
+    *out = (float)v;
+    return true;
+}
+
+// --- text: "string" or {"en": ..., "zh": ...} ---------------------------------
+
+static bool text_check(Ctx *c, const cJSON *j, const char *p)
+{
+    if (!cJSON_IsString(j)) return fail(c, p, "expected a string, got %s", json_type_name(j));
+    if (strlen(j->valuestring) > LESSON_MAX_TEXT)
+        return fail(c, p, "text longer than %d bytes", LESSON_MAX_TEXT);
+    return true;
+}
+
+static bool get_text(Ctx *c, const cJSON *j, const char *path, char *out[LANG_COUNT])
+{
+    out[LANG_EN] = out[LANG_ZH] = NULL;
+    if (cJSON_IsString(j)) {
+        if (!text_check(c, j, path)) return false;
+        out[LANG_EN] = dup_str(j->valuestring);
+        return out[LANG_EN] || fail(c, path, "out of memory");
+    }
+    if (!cJSON_IsObject(j))
+        return fail(c, path, "expected a string or {\"en\": ..., \"zh\": ...}, got %s",
+                    json_type_name(j));
+    static const char *const keys[] = {"en", "zh", NULL};
+    if (!check_keys(c, j, path, keys)) return false;
+    char p[PATH_MAX_LEN];
+    const cJSON *en = cJSON_GetObjectItemCaseSensitive(j, "en");
+    const cJSON *zh = cJSON_GetObjectItemCaseSensitive(j, "zh");
+    path_key(p, path, "en");
+    if (!en) return fail(c, p, "missing; expected the English text");
+    if (!text_check(c, en, p)) return false;
+    if (zh) {
+        path_key(p, path, "zh");
+        if (!text_check(c, zh, p)) return false;
+    }
+    out[LANG_EN] = dup_str(en->valuestring);
+    out[LANG_ZH] = zh ? dup_str(zh->valuestring) : NULL;
+    if (!out[LANG_EN] || (zh && !out[LANG_ZH])) return fail(c, path, "out of memory");
+    return true;
+}
+
+// --- tensors -------------------------------------------------------------------
+// Nested arrays; {"shape": [...], "data": [flat]}; {"shape": [...], "arange": [start, stop, step]}.
+
+typedef struct TensorOpts {
+    bool allow_bool;   // masks: true/false as 1/0
+} TensorOpts;
+
+static bool shape_from_json(Ctx *c, const cJSON *arr, const char *p, int *rank, int *shape)
+{
+    if (!cJSON_IsArray(arr))
+        return fail(c, p, "expected an array of dimensions, got %s", json_type_name(arr));
+    int n = cJSON_GetArraySize(arr);
+    if (n < 1 || n > TENSOR_MAX_RANK)
+        return fail(c, p, "expected 1 to %d dimensions, got %d", TENSOR_MAX_RANK, n);
+    int i = 0;
+    for (const cJSON *d = arr->child; d; d = d->next, i++) {
+        char pi[PATH_MAX_LEN];
+        path_index(pi, p, i);
+        if (!cJSON_IsNumber(d) || d->valuedouble != floor(d->valuedouble) || d->valuedouble < 1 ||
+            d->valuedouble > LESSON_MAX_ELEMS)
+            return fail(c, pi, "expected a dimension from 1 to %u", LESSON_MAX_ELEMS);
+        shape[i] = (int)d->valuedouble;
+    }
+    *rank = n;
+    if (tensor_shape_size(n, shape, LESSON_MAX_ELEMS) == 0)
+        return fail(c, p, "tensor too large; at most %u elements", LESSON_MAX_ELEMS);
+    return true;
+}
+
+static bool element(Ctx *c, const cJSON *j, const char *p, const TensorOpts *o, float *out)
+{
+    if (o->allow_bool && cJSON_IsBool(j)) {
+        *out = cJSON_IsTrue(j) ? 1.0f : 0.0f;
+        return true;
+    }
+    return number_value(c, j, p, out);
+}
+
+// Walks the first elements to find the shape of nested arrays.
+static bool nested_shape(Ctx *c, const cJSON *j, const char *path, int *rank, int *shape)
+{
+    int r = 0;
+    const cJSON *cur = j;
+    char p[PATH_MAX_LEN];
+    snprintf(p, sizeof p, "%s", path);
+    while (cJSON_IsArray(cur)) {
+        if (r == TENSOR_MAX_RANK)
+            return fail(c, p, "too deeply nested; tensors have at most %d dimensions",
+                        TENSOR_MAX_RANK);
+        int n = cJSON_GetArraySize(cur);
+        if (n == 0) return fail(c, p, "empty array; every dimension needs at least 1 element");
+        if ((unsigned)n > LESSON_MAX_ELEMS) return fail(c, p, "array too long");
+        shape[r++] = n;
+        char q[PATH_MAX_LEN];
+        path_index(q, p, 0);
+        snprintf(p, sizeof p, "%s", q);
+        cur = cur->child;
+    }
+    if (r == 0) return fail(c, path, "expected a tensor (nested arrays of numbers, or {\"shape\", \"data\"} or {\"shape\", \"arange\"}), got %s", json_type_name(j));
+    *rank = r;
+    if (tensor_shape_size(r, shape, LESSON_MAX_ELEMS) == 0)
+        return fail(c, path, "tensor too large; at most %u elements", LESSON_MAX_ELEMS);
+    return true;
+}
+
+static bool nested_fill(Ctx *c, const cJSON *j, const char *p, const TensorOpts *o, int depth,
+                        int rank, const int *shape, float **dst)
+{
+    if (depth == rank) return element(c, j, p, o, (*dst)++);
+    if (!cJSON_IsArray(j))
+        return fail(c, p, "expected an array of %d elements (a ragged tensor?), got %s",
+                    shape[depth], json_type_name(j));
+    if (cJSON_GetArraySize(j) != shape[depth])
+        return fail(c, p, "expected %d elements like its siblings, got %d", shape[depth],
+                    cJSON_GetArraySize(j));
+    int i = 0;
+    for (const cJSON *e = j->child; e; e = e->next, i++) {
+        char q[PATH_MAX_LEN];
+        path_index(q, p, i);
+        if (!nested_fill(c, e, q, o, depth + 1, rank, shape, dst)) return false;
+    }
+    return true;
+}
+
+static bool parse_tensor(Ctx *c, const cJSON *j, const char *p, const TensorOpts *o, Tensor *t)
+{
+    int rank = 0, shape[TENSOR_MAX_RANK] = {0};
+    memset(t, 0, sizeof *t);
+    if (cJSON_IsObject(j)) {
+        static const char *const keys[] = {"shape", "data", "arange", NULL};
+        if (!check_keys(c, j, p, keys)) return false;
+        char ps[PATH_MAX_LEN], pd[PATH_MAX_LEN];
+        path_key(ps, p, "shape");
+        const cJSON *js = cJSON_GetObjectItemCaseSensitive(j, "shape");
+        const cJSON *jd = cJSON_GetObjectItemCaseSensitive(j, "data");
+        const cJSON *ja = cJSON_GetObjectItemCaseSensitive(j, "arange");
+        if (!js) return fail(c, ps, "missing; expected the tensor's shape, e.g. [2, 4, 4]");
+        if (!shape_from_json(c, js, ps, &rank, shape)) return false;
+        if ((jd != NULL) == (ja != NULL))
+            return fail(c, p, "expected exactly one of \"data\" (flat values) or \"arange\" ([start, stop, step])");
+        size_t n = tensor_shape_size(rank, shape, LESSON_MAX_ELEMS);
+        if (jd) {
+            path_key(pd, p, "data");
+            if (!cJSON_IsArray(jd))
+                return fail(c, pd, "expected a flat array of %zu numbers, got %s", n,
+                            json_type_name(jd));
+            if ((size_t)cJSON_GetArraySize(jd) != n)
+                return fail(c, pd, "expected %zu numbers for the shape, got %d", n,
+                            cJSON_GetArraySize(jd));
+            if (!tensor_init(t, rank, shape)) return fail(c, p, "out of memory");
+            size_t i = 0;
+            for (const cJSON *e = jd->child; e; e = e->next, i++) {
+                char q[PATH_MAX_LEN];
+                path_index(q, pd, (int)i);
+                if (!element(c, e, q, o, &t->data[i])) return tensor_free(t), false;
+            }
+            return true;
+        }
+        path_key(pd, p, "arange");
+        int an = cJSON_GetArraySize(ja);
+        if (!cJSON_IsArray(ja) || an < 2 || an > 3)
+            return fail(c, pd, "expected [start, stop] or [start, stop, step]");
+        double v[3] = {0, 0, 1};
+        int i = 0;
+        for (const cJSON *e = ja->child; e; e = e->next, i++) {
+            char q[PATH_MAX_LEN];
+            path_index(q, pd, i);
+            float f;
+            if (!number_value(c, e, q, &f)) return false;
+            v[i] = e->valuedouble;
+        }
+        if (v[2] == 0.0) return fail(c, pd, "step must not be 0");
+        double count = ceil((v[1] - v[0]) / v[2]);
+        if (count != (double)n)
+            return fail(c, pd, "gives %.0f values but the shape holds %zu", count < 0 ? 0 : count,
+                        n);
+        if (!tensor_init(t, rank, shape)) return fail(c, p, "out of memory");
+        for (size_t k = 0; k < n; k++) t->data[k] = (float)(v[0] + (double)k * v[2]);
+        return true;
+    }
+    if (!nested_shape(c, j, p, &rank, shape)) return false;
+    if (!tensor_init(t, rank, shape)) return fail(c, p, "out of memory");
+    float *dst = t->data;
+    if (!nested_fill(c, j, p, o, 0, rank, shape, &dst)) return tensor_free(t), false;
+    return true;
+}
+
+static void shape_text(int rank, const int *shape, char *buf, size_t n)
+{
+    Tensor tmp = {0};
+    tmp.rank = rank;
+    memcpy(tmp.shape, shape, (size_t)rank * sizeof(int));
+    tensor_shape_str(&tmp, buf, n);
+}
+
+static bool expect_shape(Ctx *c, const char *p, const Tensor *t, int rank, const int *shape)
+{
+    bool ok = t->rank == rank;
+    for (int i = 0; ok && i < rank; i++) ok = t->shape[i] == shape[i];
+    if (ok) return true;
+    char want[64], got[64];
+    shape_text(rank, shape, want, sizeof want);
+    tensor_shape_str(t, got, sizeof got);
+    return fail(c, p, "expected shape %s, got %s", want, got);
+}
+
+// --- model ---------------------------------------------------------------------
+
+static bool parse_model(Ctx *c, const cJSON *m, AttnConfig *cfg)
+{
+    const char *P = "model";
+    if (!m) return fail(c, P, "missing; expected an object with d_model and n_heads");
+    if (!cJSON_IsObject(m)) return fail(c, P, "expected an object, got %s", json_type_name(m));
+    static const char *const keys[] = {"d_model", "n_heads", "d_k", "d_v", "qkv_bias",
+                                       "out_bias", "scale", "mask_fill", "residual_norm",
+                                       "norm_eps", "ffn_hidden", NULL};
+    if (!check_keys(c, m, P, keys)) return false;
+    if (!get_int(c, m, P, "d_model", &cfg->d_model, 1, LESSON_MAX_D_MODEL, true, 0)) return false;
+    if (!get_int(c, m, P, "n_heads", &cfg->n_heads, 1, LESSON_MAX_HEADS, true, 0)) return false;
+    bool has_dk = cJSON_GetObjectItemCaseSensitive(m, "d_k") != NULL;
+    if (!has_dk && cfg->d_model % cfg->n_heads != 0)
+        return fail(c, "model.n_heads", "%d does not divide d_model %d (or give model.d_k)",
+                    cfg->n_heads, cfg->d_model);
+    if (!get_int(c, m, P, "d_k", &cfg->d_k, 1, LESSON_MAX_D_HEAD, false,
+                 cfg->d_model / cfg->n_heads))
+        return false;
+    if (!get_int(c, m, P, "d_v", &cfg->d_v, 1, LESSON_MAX_D_HEAD, false, cfg->d_k)) return false;
+    if ((long)cfg->n_heads * cfg->d_k > LESSON_MAX_D_MODEL * 4L ||
+        (long)cfg->n_heads * cfg->d_v > LESSON_MAX_D_MODEL * 4L)
+        return fail(c, P, "n_heads·d_k and n_heads·d_v must be at most %d", LESSON_MAX_D_MODEL * 4);
+    if (!get_bool(c, m, P, "qkv_bias", &cfg->qkv_bias, true)) return false;
+    if (!get_bool(c, m, P, "out_bias", &cfg->out_bias, true)) return false;
+    if (!get_bool(c, m, P, "residual_norm", &cfg->residual_norm, false)) return false;
+    if (!get_int(c, m, P, "ffn_hidden", &cfg->ffn_hidden, 0, LESSON_MAX_FFN, false, 0))
+        return false;
+
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(m, "scale");
+    cfg->scale = sqrtf((float)cfg->d_k);
+    if (j) {
+        if (!number_value(c, j, "model.scale", &cfg->scale)) return false;
+        if (!(cfg->scale > 0.0f))
+            return fail(c, "model.scale", "expected a positive divisor (default sqrt(d_k)), got %g",
+                        (double)cfg->scale);
+    }
+    j = cJSON_GetObjectItemCaseSensitive(m, "mask_fill");
+    cfg->mask_fill = -1e9f;
+    if (j) {
+        if (cJSON_IsString(j)) {
+            if (strcmp(j->valuestring, "-inf") != 0)
+                return fail(c, "model.mask_fill", "expected a number or \"-inf\", got \"%.40s\"",
+                            j->valuestring);
+            cfg->mask_fill = -INFINITY;
+        } else if (!number_value(c, j, "model.mask_fill", &cfg->mask_fill)) {
+            return false;
+        }
+    }
+    j = cJSON_GetObjectItemCaseSensitive(m, "norm_eps");
+    cfg->norm_eps = 1e-5f;
+    if (j) {
+        if (!number_value(c, j, "model.norm_eps", &cfg->norm_eps)) return false;
+        if (!(cfg->norm_eps > 0.0f))
+            return fail(c, "model.norm_eps", "expected a small positive number, got %g",
+                        (double)cfg->norm_eps);
+    }
+    return true;
+}
+
+// --- input -----------------------------------------------------------------------
+
+// A (L, C) input becomes (1, L, C).
+static bool input_tensor(Ctx *c, const cJSON *j, const char *p, int d_model, Tensor *t)
+{
+    TensorOpts o = {false};
+    if (!parse_tensor(c, j, p, &o, t)) return false;
+    if (t->rank == 2) {
+        t->shape[2] = t->shape[1], t->shape[1] = t->shape[0], t->shape[0] = 1, t->rank = 3;
+    }
+    char got[64];
+    tensor_shape_str(t, got, sizeof got);
+    if (t->rank != 3) return fail(c, p, "expected shape (B, L, %d) or (L, %d), got %s", d_model, d_model, got);
+    if (t->shape[2] != d_model)
+        return fail(c, p, "last dimension %d must equal d_model %d", t->shape[2], d_model);
+    if (t->shape[0] > LESSON_MAX_BATCH)
+        return fail(c, p, "batch %d is over the limit of %d", t->shape[0], LESSON_MAX_BATCH);
+    if (t->shape[1] > LESSON_MAX_LEN)
+        return fail(c, p, "length %d is over the limit of %d", t->shape[1], LESSON_MAX_LEN);
+    return true;
+}
+
+static bool parse_input(Ctx *c, const cJSON *in, const AttnConfig *cfg, AttnInputs *ai)
+{
+    const char *P = "input";
+    if (!in) return fail(c, P, "missing; expected an object with a \"query\" tensor");
+    if (!cJSON_IsObject(in)) return fail(c, P, "expected an object, got %s", json_type_name(in));
+    static const char *const keys[] = {"query", "key", "value", NULL};
+    if (!check_keys(c, in, P, keys)) return false;
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(in, "query");
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(in, "key");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, "value");
+    if (!q) return fail(c, "input.query", "missing; expected a (B, L, %d) tensor", cfg->d_model);
+    if (!input_tensor(c, q, "input.query", cfg->d_model, &ai->query)) return false;
+
+    // key: a tensor, or "query" (the default)
+    ai->key_is_query = true;
+    if (k && cJSON_IsString(k)) {
+        if (strcmp(k->valuestring, "query") != 0)
+            return fail(c, "input.key", "expected a tensor or \"query\", got \"%.40s\"", k->valuestring);
+    } else if (k) {
+        ai->key_is_query = false;
+        if (!input_tensor(c, k, "input.key", cfg->d_model, &ai->key)) return false;
+        if (ai->key.shape[0] != ai->query.shape[0])
+            return fail(c, "input.key", "batch %d differs from the query's batch %d",
+                        ai->key.shape[0], ai->query.shape[0]);
+    }
+    if (ai->key_is_query && !tensor_copy(&ai->key, &ai->query)) return fail(c, P, "out of memory");
+
+    // value: a tensor, "key" (the default) or "query"
+    ai->value_is_key = true;
+    const Tensor *src = &ai->key;
+    if (v && cJSON_IsString(v)) {
+        if (strcmp(v->valuestring, "key") == 0) {
+        } else if (strcmp(v->valuestring, "query") == 0) {
+            ai->value_is_key = ai->key_is_query;
+            src = &ai->query;
+        } else {
+            return fail(c, "input.value", "expected a tensor, \"key\" or \"query\", got \"%.40s\"",
+                        v->valuestring);
+        }
+        if (!tensor_copy(&ai->value, src)) return fail(c, P, "out of memory");
+    } else if (v) {
+        ai->value_is_key = false;
+        if (!input_tensor(c, v, "input.value", cfg->d_model, &ai->value)) return false;
+    } else if (!tensor_copy(&ai->value, src)) {
+        return fail(c, P, "out of memory");
+    }
+    if (ai->value.shape[0] != ai->key.shape[0] || ai->value.shape[1] != ai->key.shape[1])
+        return fail(c, "input.value", "has %d×%d positions but the key has %d×%d (B×L must match)",
+                    ai->value.shape[0], ai->value.shape[1], ai->key.shape[0], ai->key.shape[1]);
+    return true;
+}
+
+// --- mask ------------------------------------------------------------------------
+
+static bool parse_mask(Ctx *c, const cJSON *m, int B, int Lq, int Lk, AttnInputs *ai)
+{
+    const char *P = "mask";
+    ai->mask_kind = MASK_NONE;
+    if (!m || cJSON_IsNull(m)) return true;
+    int full[3] = {B, Lq, Lk};
+    if (cJSON_IsString(m)) {
+        if (strcmp(m->valuestring, "causal") != 0)
+            return fail(c, P, "expected null, \"causal\", a 0/1 tensor or {\"key_padding\": [...]}, got \"%.40s\"",
+                        m->valuestring);
+        ai->mask_kind = MASK_CAUSAL;
+        if (!tensor_init(&ai->mask, 3, full)) return fail(c, P, "out of memory");
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++)
+                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j <= i ? 1.0f : 0.0f;
+        return true;
+    }
+    if (cJSON_IsObject(m) && cJSON_GetObjectItemCaseSensitive(m, "key_padding")) {
+        static const char *const keys[] = {"key_padding", NULL};
+        if (!check_keys(c, m, P, keys)) return false;
+        const cJSON *kp = cJSON_GetObjectItemCaseSensitive(m, "key_padding");
+        const char *PK = "mask.key_padding";
+        if (!cJSON_IsArray(kp) || cJSON_GetArraySize(kp) != B)
+            return fail(c, PK, "expected an array of %d key lengths (one per batch), got %s", B,
+                        cJSON_IsArray(kp) ? "a different count" : json_type_name(kp));
+        ai->mask_kind = MASK_KEY_PADDING;
+        if (!tensor_init(&ai->mask, 3, full)) return fail(c, P, "out of memory");
+        int b = 0;
+        for (const cJSON *e = kp->child; e; e = e->next, b++) {
+            char p[PATH_MAX_LEN];
+            path_index(p, PK, b);
+            if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+                e->valuedouble < 0 || e->valuedouble > Lk)
+                return fail(c, p, "expected a key length from 0 to %d", Lk);
+            int len = (int)e->valuedouble;
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++)
+                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j < len ? 1.0f : 0.0f;
+        }
+        return true;
+    }
+    // A 0/1 tensor broadcast (numpy rules, right-aligned) to (B, Lq, Lk); a rank-4
+    // mask must have 1 in the head dimension: (B, 1, Lq, Lk) or (B, 1, 1, Lk).
+    TensorOpts o = {true};
+    Tensor t;
+    if (!cJSON_IsArray(m) && !cJSON_IsObject(m))
+        return fail(c, P, "expected null, \"causal\", a 0/1 tensor or {\"key_padding\": [...]}, got %s",
+                    json_type_name(m));
+    if (!parse_tensor(c, m, P, &o, &t)) return false;
+    int s[3] = {1, 1, 1};
+    bool ok = true;
+    if (t.rank == 4) {
+        ok = t.shape[1] == 1;
+        s[0] = t.shape[0], s[1] = t.shape[2], s[2] = t.shape[3];
+    } else {
+        for (int i = 0; i < t.rank; i++) s[3 - t.rank + i] = t.shape[i];
+    }
+    for (int i = 0; i < 3; i++) ok = ok && (s[i] == 1 || s[i] == full[i]);
+    if (!ok) {
+        char got[64];
+        tensor_shape_str(&t, got, sizeof got);
+        tensor_free(&t);
+        return fail(c, P, "shape %s does not broadcast to (B, Lq, Lk) = (%d,%d,%d)", got, B, Lq, Lk);
+    }
+    for (size_t i = 0; i < t.size; i++) {
+        if (t.data[i] != 0.0f && t.data[i] != 1.0f) {
+            tensor_free(&t);
+            return fail(c, P, "mask values must be 0 (masked) or 1 (attend), found %g",
+                        (double)t.data[i]);
+        }
+    }
+    ai->mask_kind = MASK_TENSOR;
+    if (!tensor_init(&ai->mask, 3, full)) return tensor_free(&t), fail(c, P, "out of memory");
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < Lq; i++)
+            for (int j = 0; j < Lk; j++) {
+                size_t src = ((size_t)(s[0] == 1 ? 0 : b) * s[1] + (s[1] == 1 ? 0 : i)) * s[2] +
+                             (s[2] == 1 ? 0 : j);
+                ai->mask.data[((size_t)b * Lq + i) * Lk + j] = t.data[src];
+            }
+    tensor_free(&t);
+    return true;
+}
+
+// --- weights ---------------------------------------------------------------------
+
+enum { W_Q, B_Q, W_K, B_K, W_V, B_V, W_O, B_O, FFN_W1, FFN_B1, FFN_W2, FFN_B2, NORM_W, NORM_B,
+       FFN_NORM_W, FFN_NORM_B, W_COUNT };
+
+static const char *const weight_names[W_COUNT + 2] = {
+    "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o", "ffn_w1", "ffn_b1", "ffn_w2",
+    "ffn_b2", "norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias", "init", NULL};
+
+float lesson_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in)
+{
+    const uint64_t G = 0x9E3779B97F4A7C15ull;
+    uint64_t z = ((uint64_t)seed ^ (G * (uint64_t)(tensor_index + 1))) + (elem_index + 1) * G;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z = z ^ (z >> 31);
+    double u = (double)(z >> 40) * (1.0 / 16777216.0);
+    return (float)((2.0 * u - 1.0) / sqrt((double)fan_in));
+}
+
+static Tensor *weight_slot(AttnWeights *w, int i)
+{
+    Tensor *slots[W_COUNT] = {&w->w_q, &w->b_q, &w->w_k, &w->b_k, &w->w_v, &w->b_v,
+                              &w->w_o, &w->b_o, &w->ffn_w1, &w->ffn_b1, &w->ffn_w2, &w->ffn_b2,
+                              &w->norm_weight, &w->norm_bias, &w->ffn_norm_weight,
+                              &w->ffn_norm_bias};
+    return slots[i];
+}
+
+static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWeights *w)
+{
+    const char *P = "weights";
+    if (!jw) return fail(c, P, "missing; expected the weight tensors or {\"init\": {\"seed\": N}}");
+    if (!cJSON_IsObject(jw)) return fail(c, P, "expected an object, got %s", json_type_name(jw));
+    if (!check_keys(c, jw, P, weight_names)) return false;
+
+    const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
+              F = cfg->ffn_hidden;
+    // expected (rank, shape, fan_in, used) per tensor
+    struct { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } spec[W_COUNT] = {
+        [W_Q] = {2, {H * dk, C}, C, true, false},       [B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
+        [W_K] = {2, {H * dk, C}, C, true, false},       [B_K] = {1, {H * dk}, C, cfg->qkv_bias, false},
+        [W_V] = {2, {H * dv, C}, C, true, false},       [B_V] = {1, {H * dv}, C, cfg->qkv_bias, false},
+        [W_O] = {2, {C, H * dv}, H * dv, true, false},  [B_O] = {1, {C}, H * dv, cfg->out_bias, false},
+        [FFN_W1] = {2, {F, C}, C, F > 0, false},        [FFN_B1] = {1, {F}, C, F > 0, false},
+        [FFN_W2] = {2, {C, F}, F, F > 0, false},        [FFN_B2] = {1, {C}, F, F > 0, false},
+        [NORM_W] = {1, {C}, 0, cfg->residual_norm, true},
+        [NORM_B] = {1, {C}, 0, cfg->residual_norm, true},
+        [FFN_NORM_W] = {1, {C}, 0, F > 0, true},        [FFN_NORM_B] = {1, {C}, 0, F > 0, true},
+    };
+    static const char *const why[W_COUNT] = {
+        [B_Q] = "model.qkv_bias is false", [B_K] = "model.qkv_bias is false",
+        [B_V] = "model.qkv_bias is false", [B_O] = "model.out_bias is false",
+        [FFN_W1] = "model.ffn_hidden is 0", [FFN_B1] = "model.ffn_hidden is 0",
+        [FFN_W2] = "model.ffn_hidden is 0", [FFN_B2] = "model.ffn_hidden is 0",
+        [NORM_W] = "model.residual_norm is false", [NORM_B] = "model.residual_norm is false",
+        [FFN_NORM_W] = "model.ffn_hidden is 0", [FFN_NORM_B] = "model.ffn_hidden is 0",
+    };
+
+    bool have_seed = false;
+    double seed = 0;
+    const cJSON *init = cJSON_GetObjectItemCaseSensitive(jw, "init");
+    if (init) {
+        static const char *const keys[] = {"seed", NULL};
+        if (!cJSON_IsObject(init))
+            return fail(c, "weights.init", "expected {\"seed\": N}, got %s", json_type_name(init));
+        if (!check_keys(c, init, "weights.init", keys)) return false;
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(init, "seed");
+        if (!cJSON_IsNumber(s) || s->valuedouble != floor(s->valuedouble) || s->valuedouble < 0 ||
+            s->valuedouble > 9007199254740992.0)
+            return fail(c, "weights.init.seed", "expected a whole number from 0 to 2^53, got %s",
+                        cJSON_IsNumber(s) ? "another number" : json_type_name(s));
+        have_seed = true;
+        seed = s->valuedouble;
+    }
+
+    for (int i = 0; i < W_COUNT; i++) {
+        char p[PATH_MAX_LEN];
+        path_key(p, P, weight_names[i]);
+        const cJSON *j = cJSON_GetObjectItemCaseSensitive(jw, weight_names[i]);
+        Tensor *t = weight_slot(w, i);
+        if (j && !spec[i].used) return fail(c, p, "given but not used: %s", why[i]);
+        if (!spec[i].used) continue;
+        if (j) {
+            TensorOpts o = {false};
+            if (!parse_tensor(c, j, p, &o, t)) return false;
+            // per-head form: (H, d, C) weights and (H, d) biases stack along the output dim
+            bool qkv = i <= B_V;
+            if (qkv && t->rank == spec[i].rank + 1 && t->shape[0] == H) {
+                int d = t->shape[1];
+                if (spec[i].rank == 2) t->shape[1] = t->shape[2];
+                t->shape[0] = H * d;
+                t->rank--;
+            }
+            if (!expect_shape(c, p, t, spec[i].rank, spec[i].shape)) return false;
+            continue;
+        }
+        if (!tensor_init(t, spec[i].rank, spec[i].shape)) return fail(c, p, "out of memory");
+        if (spec[i].is_norm) {
+            float v = (i == NORM_W || i == FFN_NORM_W) ? 1.0f : 0.0f;
+            for (size_t k = 0; k < t->size; k++) t->data[k] = v;
+            continue;
+        }
+        if (!have_seed)
+            return fail(c, p, "missing; expected a tensor of shape (%d%s%.0d) or weights.init",
+                        spec[i].shape[0], spec[i].rank == 2 ? "," : "",
+                        spec[i].rank == 2 ? spec[i].shape[1] : 0);
+        for (size_t k = 0; k < t->size; k++)
+            t->data[k] = lesson_init_value((unsigned long long)seed, i, k, spec[i].fan_in);
+    }
+    return true;
+}
+
+// --- tokens and steps ------------------------------------------------------------
+
+static void free_strings(char **s, int n)
+{
+    if (!s) return;
+    for (int i = 0; i < n; i++) free(s[i]);
+    free(s);
+}
+
+static bool token_list(Ctx *c, const cJSON *j, const char *p, int n, char ***out)
+{
+    if (!cJSON_IsArray(j) || cJSON_GetArraySize(j) != n)
+        return fail(c, p, "expected an array of %d strings (one per position), got %s", n,
+                    cJSON_IsArray(j) ? "a different count" : json_type_name(j));
+    *out = calloc((size_t)n, sizeof(char *));
+    if (!*out) return fail(c, p, "out of memory");
+    int i = 0;
+    for (const cJSON *e = j->child; e; e = e->next, i++) {
+        char q[PATH_MAX_LEN];
+        path_index(q, p, i);
+        if (!cJSON_IsString(e)) return fail(c, q, "expected a string, got %s", json_type_name(e));
+        if (strlen(e->valuestring) > 64) return fail(c, q, "token longer than 64 bytes");
+        if (!((*out)[i] = dup_str(e->valuestring))) return fail(c, q, "out of memory");
+    }
+    return true;
+}
+
+static bool parse_tokens(Ctx *c, const cJSON *j, Lesson *ls)
+{
+    if (!j) return true;
+    if (cJSON_IsArray(j)) {   // one list for both sides (self-attention)
+        if (!token_list(c, j, "tokens", ls->len_q, &ls->q_tokens)) return false;
+        if (ls->len_k != ls->len_q)
+            return fail(c, "tokens", "query and key lengths differ; give {\"query\": [...], \"key\": [...]}");
+        return token_list(c, j, "tokens", ls->len_k, &ls->k_tokens);
+    }
+    if (!cJSON_IsObject(j))
+        return fail(c, "tokens", "expected an array of strings or {\"query\": [...], \"key\": [...]}, got %s",
+                    json_type_name(j));
+    static const char *const keys[] = {"query", "key", NULL};
+    if (!check_keys(c, j, "tokens", keys)) return false;
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(j, "query");
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(j, "key");
+    if (q && !token_list(c, q, "tokens.query", ls->len_q, &ls->q_tokens)) return false;
+    if (!k && q && ls->in.key_is_query) k = q;
+    if (k && !token_list(c, k, q == k ? "tokens.query" : "tokens.key", ls->len_k, &ls->k_tokens))
+        return false;
+    return true;
+}
+
+static const char *const step_keys_allowed[] = {
+    // steps
+    "input", "projection", "split", "scores", "mask", "softmax", "weighted_sum", "concat",
+    "output", "add_norm", "ffn",
+    // stages
+    "key_input", "value_input", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
+    "masked_scores", "attn", "head_out", "residual_norm", "ffn_hidden", "ffn_out", NULL};
+
+static bool parse_steps(Ctx *c, const cJSON *j, Lesson *ls)
+{
+    if (!j) return true;
+    if (!cJSON_IsObject(j))
+        return fail(c, "steps", "expected an object mapping a stage name to its narration, got %s",
+                    json_type_name(j));
+    if (!check_keys(c, j, "steps", step_keys_allowed)) return false;
+    int n = cJSON_GetArraySize(j);
+    ls->step_keys = calloc((size_t)n + 1, sizeof(char *));
+    for (int l = 0; l < LANG_COUNT; l++) ls->step_text[l] = calloc((size_t)n + 1, sizeof(char *));
+    if (!ls->step_keys || !ls->step_text[LANG_EN] || !ls->step_text[LANG_ZH])
+        return fail(c, "steps", "out of memory");
+    for (const cJSON *e = j->child; e; e = e->next) {
+        char p[PATH_MAX_LEN];
+        path_key(p, "steps", e->string);
+        char *text[LANG_COUNT];
+        if (!get_text(c, e, p, text)) return false;
+        int i = ls->n_steps++;
+        ls->step_keys[i] = dup_str(e->string);
+        ls->step_text[LANG_EN][i] = text[LANG_EN];
+        ls->step_text[LANG_ZH][i] = text[LANG_ZH];
+        if (!ls->step_keys[i]) return fail(c, p, "out of memory");
+    }
+    return true;
+}
+
+// --- the file as a whole ---------------------------------------------------------
+
+static void offset_to_line_col(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1, *col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (text[i] == '\n') {
+            (*line)++, *col = 1;
+        } else if (((unsigned char)text[i] & 0xC0) != 0x80) {
+            (*col)++;
+        }
+    }
+}
+
+// Returns the offset of the first invalid UTF-8 byte, or len when all is valid.
+static size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+    size_t i = 0;
+    while (i < len) {
+        unsigned char b = s[i];
+        size_t n;
+        uint32_t cp;
+        if (b < 0x80) { i++; continue; }
+        else if ((b & 0xE0) == 0xC0) n = 1, cp = b & 0x1F;
+        else if ((b & 0xF0) == 0xE0) n = 2, cp = b & 0x0F;
+        else if ((b & 0xF8) == 0xF0) n = 3, cp = b & 0x07;
+        else return i;
+        for (size_t k = 1; k <= n; k++) {
+            if (i + k >= len || (s[i + k] & 0xC0) != 0x80) return i;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        static const uint32_t min_cp[4] = {0, 0x80, 0x800, 0x10000};
+        if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
+        i += n + 1;
+    }
+    return len;
+}
+
+void lesson_free(Lesson *ls)
+{
+    free(ls->path);
+    for (int l = 0; l < LANG_COUNT; l++) free(ls->title[l]);
+    attn_weights_free(&ls->w);
+    attn_inputs_free(&ls->in);
+    free_strings(ls->q_tokens, ls->len_q);
+    free_strings(ls->k_tokens, ls->len_k);
+    free_strings(ls->step_keys, ls->n_steps);
+    for (int l = 0; l < LANG_COUNT; l++) free_strings(ls->step_text[l], ls->n_steps);
+    memset(ls, 0, sizeof *ls);
+}
+
+bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
+                  size_t err_len)
+{
+    memset(ls, 0, sizeof *ls);
+    Ctx ctx = {name, err, err_len}, *c = &ctx;
+    if (err_len) err[0] = '\0';
+    int line, col;
+    if (len == 0) return fail(c, NULL, "empty file; expected a JSON object");
+    if (len > LESSON_MAX_FILE_BYTES)
+        return fail(c, NULL, "file is %zu bytes; lessons are at most %u bytes", len,
+                    LESSON_MAX_FILE_BYTES);
+    const char *nul = memchr(text, '\0', len);
+    if (nul) {
+        offset_to_line_col(text, (size_t)(nul - text), &line, &col);
+        return fail(c, NULL, "%d:%d: NUL byte; expected UTF-8 JSON text", line, col);
+    }
+    size_t bad = utf8_invalid_at((const unsigned char *)text, len);
+    if (bad < len) {
+        offset_to_line_col(text, bad, &line, &col);
+        return fail(c, NULL, "%d:%d: invalid UTF-8; expected UTF-8 JSON text", line, col);
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
+    if (!root) {
+        size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+        const char *ep = cJSON_GetErrorPtr();
+        if (!end && ep && ep >= text && ep <= text + len) off = (size_t)(ep - text);
+        offset_to_line_col(text, off, &line, &col);
+        return fail(c, NULL, "%d:%d: JSON syntax error%s; expected valid JSON", line, col,
+                    off >= len ? " (file ends too early)" : "");
+    }
+    // trailing garbage after the value
+    for (const char *p = end; p && p < text + len; p++) {
+        if (*p != ' ' && *p != '\t' && *p != '\n' && *p != '\r') {
+            offset_to_line_col(text, (size_t)(p - text), &line, &col);
+            cJSON_Delete(root);
+            return fail(c, NULL, "%d:%d: unexpected text after the JSON value", line, col);
+        }
+    }
+    bool ok = false;
+    if (!cJSON_IsObject(root)) {
+        fail(c, NULL, "expected a JSON object at the top level, got %s", json_type_name(root));
+        goto done;
+    }
+    static const char *const keys[] = {"title", "description", "model", "input", "mask",
+                                       "weights", "tokens", "steps", NULL};
+    if (!check_keys(c, root, "", keys)) goto done;
+    const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
+    if (!title) {
+        fail(c, "title", "missing; expected a string or {\"en\": ..., \"zh\": ...}");
+        goto done;
+    }
+    if (!get_text(c, title, "title", ls->title)) goto done;
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
+    if (desc) {
+        char *d[LANG_COUNT];
+        if (!get_text(c, desc, "description", d)) goto done;
+        free(d[0]), free(d[1]);
+    }
+    if (!parse_model(c, cJSON_GetObjectItemCaseSensitive(root, "model"), &ls->cfg)) goto done;
+    if (!parse_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, &ls->in))
+        goto done;
+    ls->batch = ls->in.query.shape[0];
+    ls->len_q = ls->in.query.shape[1];
+    ls->len_k = ls->in.key.shape[1];
+    {
+        // every stage must fit the element limit: the largest are scores (B,H,Lq,Lk),
+        // the projections and the FFN hidden layer.
+        int dmax = ls->cfg.d_k > ls->cfg.d_v ? ls->cfg.d_k : ls->cfg.d_v;
+        int s1[4] = {ls->batch, ls->cfg.n_heads, ls->len_q, ls->len_k};
+        int s2[4] = {ls->batch, ls->cfg.n_heads, ls->len_q > ls->len_k ? ls->len_q : ls->len_k, dmax};
+        int s3[3] = {ls->batch, ls->len_q, ls->cfg.ffn_hidden > 0 ? ls->cfg.ffn_hidden : 1};
+        if (!tensor_shape_size(4, s1, LESSON_MAX_ELEMS) || !tensor_shape_size(4, s2, LESSON_MAX_ELEMS) ||
+            !tensor_shape_size(3, s3, LESSON_MAX_ELEMS)) {
+            fail(c, "input", "the attention tensors would exceed %u elements (B·H·Lq·Lk = %d·%d·%d·%d)",
+                 LESSON_MAX_ELEMS, ls->batch, ls->cfg.n_heads, ls->len_q, ls->len_k);
+            goto done;
+        }
+    }
+    if (!parse_mask(c, cJSON_GetObjectItemCaseSensitive(root, "mask"), ls->batch, ls->len_q,
+                    ls->len_k, &ls->in))
+        goto done;
+    if (!parse_weights(c, cJSON_GetObjectItemCaseSensitive(root, "weights"), &ls->cfg, &ls->w))
+        goto done;
+    if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
+    if (!parse_steps(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), ls)) goto done;
+    ls->path = dup_str(name);
+    ok = ls->path != NULL;
+    if (!ok) fail(c, NULL, "out of memory");
+done:
+    cJSON_Delete(root);
+    if (!ok) lesson_free(ls);
+    return ok;
+}
+
+bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
+{
+    memset(ls, 0, sizeof *ls);
+    Ctx ctx = {path, err, err_len};
+    FILE *f = fopen(path, "rb");
+    if (!f) return fail(&ctx, NULL, "cannot open: %s", strerror(errno));
+    // Read in growing chunks up to one byte past the limit (works for pipes too).
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    bool ok = buf != NULL;
+    while (ok) {
+        if (n == cap) {
+            size_t ncap = cap * 2 > LESSON_MAX_FILE_BYTES + 1 ? LESSON_MAX_FILE_BYTES + 1 : cap * 2;
+            if (ncap == cap) break;   // over the limit: lesson_parse reports it
+            char *nb = realloc(buf, ncap);
+            if (!nb) { ok = false; break; }
+            buf = nb, cap = ncap;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    bool read_err = ferror(f) != 0;
+    fclose(f);
+    if (!ok) {
+        free(buf);
+        return fail(&ctx, NULL, "out of memory");
+    }
+    if (read_err) {
+        free(buf);
+        return fail(&ctx, NULL, "cannot read (is it a directory?)");
+    }
+    ok = lesson_parse(ls, path, buf, n, err, err_len);
+    free(buf);
+    return ok;
+}
+
+const char *lesson_title(const Lesson *ls, Lang lang)
+{
+    if ((unsigned)lang < LANG_COUNT && ls->title[lang]) return ls->title[lang];
+    return ls->title[LANG_EN] ? ls->title[LANG_EN] : "";
+}
+
+const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
+{
+    for (int i = 0; i < ls->n_steps; i++) {
+        if (strcmp(ls->step_keys[i], key) != 0) continue;
+        if ((unsigned)lang < LANG_COUNT && ls->step_text[lang][i]) return ls->step_text[lang][i];
+        return ls->step_text[LANG_EN][i];
+    }
+    return NULL;
+}

@@ -1,0 +1,57 @@
+// lesson.h — lesson files (JSON): parse, validate with JSON-path errors, and
+// build the config, weights and inputs of one attention example. The only
+// module that includes cJSON.
+#ifndef ATTNVIZ_LESSON_H
+#define ATTNVIZ_LESSON_H
+
+#include "attention.h"
+
+#define LESSON_ERR_MAX 512
+
+// Documented limits (README "Lesson format" → "Limits").
+#define LESSON_MAX_FILE_BYTES (16u << 20)   // 16 MiB
+#define LESSON_MAX_BATCH 64
+#define LESSON_MAX_LEN 1024
+#define LESSON_MAX_D_MODEL 1024
+#define LESSON_MAX_HEADS 64
+#define LESSON_MAX_D_HEAD 1024
+#define LESSON_MAX_FFN 4096
+#define LESSON_MAX_ELEMS (1u << 24)          // any one tensor, incl. B·H·Lq·Lk scores
+#define LESSON_MAX_NESTING 16
+#define LESSON_MAX_TEXT 4096                 // bytes of one title / narration / token
+
+typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
+
+typedef struct Lesson {
+    char *path;
+    char *title[LANG_COUNT];          // zh may be NULL (falls back to en)
+    AttnConfig cfg;
+    AttnWeights w;
+    AttnInputs in;
+    int batch, len_q, len_k;
+    char **q_tokens;                  // len_q labels or NULL
+    char **k_tokens;                  // len_k labels or NULL
+    // Narration keyed by stage or step name ("scores", "projection", ...).
+    int n_steps;
+    char **step_keys;
+    char **step_text[LANG_COUNT];
+} Lesson;
+
+// Loads and validates path. On failure returns false and writes one line
+// "path: json.path: what was expected" into err (no trailing newline).
+bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len);
+// Same, from a buffer in memory (name is used in messages).
+bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
+                  size_t err_len);
+void lesson_free(Lesson *ls);
+
+const char *lesson_title(const Lesson *ls, Lang lang);
+// Narration for a stage name or step name; NULL when the lesson has none.
+const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang);
+
+// The documented deterministic generator behind {"init": {"seed": N}}:
+// splitmix64 stream seeded with seed ^ (0x9E3779B97F4A7C15 * (index+1)) per
+// tensor index; value = (2u - 1) / sqrt(fan_in), u = (x >> 40) * 2^-24.
+float lesson_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in);
+
+#endif

@@ -1,0 +1,43 @@
+// tensor.h — row-major float32 tensors up to rank 4, and the few operations
+// multi-head attention needs. No SDL, no I/O: pure maths (IEEE, no fast-math).
+#ifndef ATTNVIZ_TENSOR_H
+#define ATTNVIZ_TENSOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#define TENSOR_MAX_RANK 4
+
+typedef struct Tensor {
+    int rank;                     // 0 means "empty / not present"
+    int shape[TENSOR_MAX_RANK];   // PyTorch order, outermost first
+    size_t size;                  // product of shape
+    float *data;                  // row-major, owned
+} Tensor;
+
+// Allocates a zero-filled tensor. Returns false on allocation failure or a
+// bad shape (rank out of range, a dimension < 1, size overflow).
+bool tensor_init(Tensor *t, int rank, const int *shape);
+void tensor_free(Tensor *t);
+bool tensor_copy(Tensor *dst, const Tensor *src);
+bool tensor_present(const Tensor *t);
+// Element count of a shape, or 0 when it would exceed max_elems (overflow-safe).
+size_t tensor_shape_size(int rank, const int *shape, size_t max_elems);
+// Short text like "(2,4,4)" into buf.
+void tensor_shape_str(const Tensor *t, char *buf, size_t n);
+
+// y (N, out) = x (N, in) · Wᵀ (W is (out, in), nn.Linear layout) + b (out) or no bias (b NULL).
+// Blocked over rows for cache use; accumulation in float, in index order.
+void tensor_linear(float *y, const float *x, const float *w, const float *b, int n, int in, int out);
+// c (M, N) = a (M, K) · bᵀ where b is (N, K).
+void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n);
+// c (M, N) = a (M, K) · b (K, N).
+void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n);
+// Softmax of each row of x (rows, cols) in place: subtracts the row max.
+// A row whose max is -inf becomes NaN, as in PyTorch.
+void tensor_softmax_rows(float *x, int rows, int cols);
+// LayerNorm over the last axis (biased variance), y = (x-mean)/sqrt(var+eps)*w + b.
+void tensor_layer_norm(float *y, const float *x, const float *w, const float *b, int rows, int cols,
+                       float eps);
+
+#endif

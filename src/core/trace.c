@@ -1,0 +1,64 @@
+// trace.c — the ordered list of recorded stages (see trace.h).
+#include "trace.h"
+
+#include <assert.h>
+#include <string.h>
+
+void trace_init(Trace *tr) { memset(tr, 0, sizeof *tr); }
+
+void trace_free(Trace *tr)
+{
+    for (int i = 0; i < tr->n; i++) tensor_free(&tr->stages[i].t);
+    tr->n = 0;
+}
+
+int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, const char *formula,
+               int rank, const int *shape)
+{
+    assert(tr->n < TRACE_MAX_STAGES && strlen(name) < STAGE_NAME_MAX);
+    Stage *s = &tr->stages[tr->n];
+    memset(s, 0, sizeof *s);
+    if (!tensor_init(&s->t, rank, shape)) return -1;
+    strcpy(s->name, name);
+    s->kind = kind;
+    s->step = step;
+    s->formula = formula;
+    for (int i = 0; i < TRACE_MAX_OPERANDS; i++) s->operands[i] = -1;
+    return tr->n++;
+}
+
+int trace_find(const Trace *tr, const char *name)
+{
+    for (int i = 0; i < tr->n; i++)
+        if (strcmp(tr->stages[i].name, name) == 0) return i;
+    return -1;
+}
+
+const Stage *trace_get(const Trace *tr, const char *name)
+{
+    int i = trace_find(tr, name);
+    return i < 0 ? NULL : &tr->stages[i];
+}
+
+int trace_step_first(const Trace *tr, StepId s)
+{
+    for (int i = 0; i < tr->n; i++)
+        if (tr->stages[i].step == s) return i;
+    return -1;
+}
+
+int trace_step_count(const Trace *tr, StepId s)
+{
+    int c = 0;
+    for (int i = 0; i < tr->n; i++) c += tr->stages[i].step == s;
+    return c;
+}
+
+const char *step_name(StepId s)
+{
+    static const char *const names[STEP_COUNT] = {
+        "input", "projection", "split", "scores", "mask", "softmax",
+        "weighted_sum", "concat", "output", "add_norm", "ffn",
+    };
+    return (unsigned)s < STEP_COUNT ? names[s] : "?";
+}

@@ -1,0 +1,81 @@
+// trace.h — the ordered record of a forward pass: one named tensor per stage,
+// grouped into teaching steps (the timeline), with formula and operands.
+#ifndef ATTNVIZ_TRACE_H
+#define ATTNVIZ_TRACE_H
+
+#include "tensor.h"
+
+#define TRACE_MAX_STAGES 32
+#define TRACE_MAX_OPERANDS 3
+#define STAGE_NAME_MAX 24
+
+// What a stage does; the renderer picks the animation and colour scale from it.
+typedef enum StageKind {
+    STAGE_KIND_INPUT,        // input, key_input, value_input
+    STAGE_KIND_MASK,         // mask: (B, Lq, Lk), 1 = may attend, 0 = masked
+    STAGE_KIND_PROJECTION,   // q_proj, k_proj, v_proj: x·Wᵀ + b
+    STAGE_KIND_SPLIT,        // q_heads, k_heads, v_heads: (B,L,H·d) -> (B,H,L,d)
+    STAGE_KIND_SCORES,       // scores = Q·Kᵀ / scale
+    STAGE_KIND_MASKED,       // masked_scores = masked_fill(mask == 0, fill)
+    STAGE_KIND_SOFTMAX,      // attn = softmax(masked_scores)  (values in [0,1])
+    STAGE_KIND_WEIGHTED_SUM, // head_out = attn·V
+    STAGE_KIND_CONCAT,       // concat: (B,H,Lq,d_v) -> (B,Lq,H·d_v)
+    STAGE_KIND_OUT_PROJ,     // output = concat·W_Oᵀ + b_O
+    STAGE_KIND_ADD_NORM,     // residual_norm = LayerNorm(output + query)
+    STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = relu(x·W1ᵀ + b1)
+    STAGE_KIND_FFN_OUT,      // ffn_out = LayerNorm(hidden·W2ᵀ + b2 + x)
+    STAGE_KIND_COUNT
+} StageKind;
+
+// The timeline: each step shows one or more stages.
+typedef enum StepId {
+    STEP_INPUT,
+    STEP_PROJECTION,
+    STEP_SPLIT,
+    STEP_SCORES,
+    STEP_MASK,
+    STEP_SOFTMAX,
+    STEP_WEIGHTED_SUM,
+    STEP_CONCAT,
+    STEP_OUTPUT,
+    STEP_ADD_NORM,
+    STEP_FFN,
+    STEP_COUNT
+} StepId;
+
+typedef struct Stage {
+    char name[STAGE_NAME_MAX];   // "q_proj", "scores", ...
+    StageKind kind;
+    StepId step;
+    Tensor t;                    // owned
+    const char *formula;         // static UTF-8 text, e.g. "scores = Q·Kᵀ / √d_k"
+    int operands[TRACE_MAX_OPERANDS]; // indices of earlier stages it reads, -1 = none
+    const Tensor *weight;        // borrowed nn.Linear weight it applies (or NULL)
+    const Tensor *bias;          // borrowed bias (or NULL)
+} Stage;
+
+// The trace borrows weight tensors from the AttnWeights it was computed with:
+// they must outlive it (a Lesson owns both in the app).
+typedef struct Trace {
+    Stage stages[TRACE_MAX_STAGES];
+    int n;
+    // Facts of the forward pass the views explain (copied from the config).
+    int batch, len_q, len_k, d_model, n_heads, d_k, d_v;
+    float scale, mask_fill, norm_eps;
+    int mask_kind;               // MaskKind of attention.h
+} Trace;
+
+void trace_init(Trace *tr);
+void trace_free(Trace *tr);
+// Appends a stage with a zeroed tensor of the given shape; returns its index or -1.
+int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, const char *formula,
+               int rank, const int *shape);
+// Index of the stage with this name, or -1.
+int trace_find(const Trace *tr, const char *name);
+const Stage *trace_get(const Trace *tr, const char *name);
+// Number of stages in step s, and the first one's index (-1 when the step is absent).
+int trace_step_first(const Trace *tr, StepId s);
+int trace_step_count(const Trace *tr, StepId s);
+const char *step_name(StepId s);   // stable English id, e.g. "projection"
+
+#endif

@@ -1,0 +1,767 @@
+#!/usr/bin/python3
+"""PyTorch reference data for attnviz.
+
+Builds each lesson variant below as an ordinary PyTorch module (float32,
+torch.manual_seed fixed, nn.Linear / view+transpose / masked_fill / softmax,
+the way tutorial code is written), runs it, and writes
+
+    tests/ref/NAME.lesson.json    the lesson holding the exact weights, inputs, mask
+    tests/ref/NAME.expected.json  {"title": ..., "stages": [{"name", "shape", "data"}, ...]}
+
+Usage (from the repo root):  /usr/bin/python3 tests/gen_reference.py [--precision]
+
+The output is deterministic: running it twice gives byte-identical files.
+After writing, every lesson file is read back, interpreted by resolve_lesson()
+(an independent reading of the lesson format) and re-run; the result must be
+bit-identical to the module that produced it, so the lesson really holds what
+torch used.  --precision additionally re-runs every variant in float64 and
+prints how far float32 is from it per stage (a hint for test tolerances).
+
+check_random.py imports this file for the lesson interpreter and the modules.
+"""
+
+import argparse
+import json
+import math
+import os
+import sys
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REF_DIR = os.path.join(HERE, "ref")
+
+STAGES = ["q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
+          "scores", "masked_scores", "attn", "head_out", "concat", "output",
+          "residual_norm", "ffn_hidden", "ffn_out"]
+
+# index order of the deterministic init generator
+INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
+              "ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2"]
+NORM_NAMES = ["norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias"]
+
+
+# ----------------------------------------------------------------------------
+# number / JSON formatting
+# ----------------------------------------------------------------------------
+
+def fmt_num(x):
+    """A JSON number with float32-round-trip precision; non-finite as strings."""
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    x = float(x)
+    if math.isnan(x):
+        return '"nan"'
+    if math.isinf(x):
+        return '"inf"' if x > 0 else '"-inf"'
+    return "%.9g" % x
+
+
+def _compact(obj):
+    if obj is None:
+        return "null"
+    if isinstance(obj, str):
+        return json.dumps(obj, ensure_ascii=False)
+    if isinstance(obj, dict):
+        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + _compact(v)
+                               for k, v in obj.items()) + "}"
+    if isinstance(obj, (list, tuple)):
+        return "[" + ", ".join(_compact(v) for v in obj) + "]"
+    return fmt_num(obj)
+
+
+def to_json(obj, indent=0, width=100):
+    """Readable, deterministic JSON: containers that fit stay on one line,
+    a row of numbers always stays on one line."""
+    compact = _compact(obj)
+    if not isinstance(obj, (dict, list, tuple)) or len(compact) + indent <= width:
+        return compact
+    pad = " " * (indent + 2)
+    if isinstance(obj, dict):
+        items = [pad + json.dumps(k, ensure_ascii=False) + ": " + to_json(v, indent + 2, width)
+                 for k, v in obj.items()]
+        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
+    if all(not isinstance(v, (dict, list, tuple)) for v in obj):
+        return compact
+    items = [pad + to_json(v, indent + 2, width) for v in obj]
+    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+
+
+def tensor_json(t):
+    """Nested arrays holding exactly the float32 values of t."""
+    return t.detach().to(torch.float32).cpu().tolist()
+
+
+def mask_json(t):
+    return (t != 0).to(torch.int64).cpu().tolist()
+
+
+def expected_json(title, stages):
+    lines = ["{", '"title": ' + _compact(title) + ",", '"stages": [']
+    parts = []
+    for name, t in stages:
+        t = t.detach().to(torch.float32).cpu()
+        data = ", ".join(fmt_num(v) for v in t.reshape(-1).tolist())
+        parts.append('  {"name": "%s", "shape": %s, "data": [%s]}'
+                     % (name, _compact(list(t.shape)), data))
+    lines.append(",\n".join(parts))
+    lines.append("]}")
+    return "\n".join(lines) + "\n"
+
+
+def write_text(path, text):
+    with open(path, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+
+
+# ----------------------------------------------------------------------------
+# the deterministic init generator (same as the C program's {"init": {"seed"}})
+# ----------------------------------------------------------------------------
+
+_M64 = (1 << 64) - 1
+_G = 0x9E3779B97F4A7C15
+
+
+def init_tensor(seed, index, shape, fan_in):
+    s = (seed ^ (_G * (index + 1))) & _M64
+    n = int(np.prod(shape)) if len(shape) else 1
+    out = np.empty(n, dtype=np.float32)
+    inv = math.sqrt(fan_in)
+    for i in range(n):
+        z = (s + (i + 1) * _G) & _M64
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        z ^= z >> 31
+        u = (z >> 40) * 2.0 ** -24
+        out[i] = np.float32((2.0 * u - 1.0) / inv)
+    return torch.from_numpy(out.reshape(shape))
+
+
+# ----------------------------------------------------------------------------
+# the modules
+# ----------------------------------------------------------------------------
+
+class MultiHeadAttention(nn.Module):
+    """The classic fused multi-head attention (Annotated-Transformer style)."""
+
+    def __init__(self, d_model, n_heads, d_k=None, d_v=None, qkv_bias=True,
+                 out_bias=True, scale=None, mask_fill=-1e9):
+        super().__init__()
+        self.n_heads = n_heads
+        self.d_k = d_k or d_model // n_heads
+        self.d_v = d_v or self.d_k
+        self.scale = math.sqrt(self.d_k) if scale is None else scale
+        self.mask_fill = mask_fill
+        self.w_q = nn.Linear(d_model, n_heads * self.d_k, bias=qkv_bias)
+        self.w_k = nn.Linear(d_model, n_heads * self.d_k, bias=qkv_bias)
+        self.w_v = nn.Linear(d_model, n_heads * self.d_v, bias=qkv_bias)
+        self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=out_bias)
+        self.trace = {}
+
+    def forward(self, query, key, value, mask=None):
+        # mask: broadcastable to (B, H, Lq, Lk), e.g. (B, 1, 1, Lk) or (Lq, Lk); 0 = masked
+        tr = self.trace = {}
+        B, Lq, _ = query.shape
+        Lk = key.size(1)
+        H = self.n_heads
+
+        q = self.w_q(query)
+        k = self.w_k(key)
+        v = self.w_v(value)
+        tr["q_proj"], tr["k_proj"], tr["v_proj"] = q, k, v
+
+        q = q.view(B, Lq, H, self.d_k).transpose(1, 2)   # (B, H, Lq, d_k)
+        k = k.view(B, Lk, H, self.d_k).transpose(1, 2)   # (B, H, Lk, d_k)
+        v = v.view(B, Lk, H, self.d_v).transpose(1, 2)   # (B, H, Lk, d_v)
+        tr["q_heads"], tr["k_heads"], tr["v_heads"] = q, k, v
+
+        scores = torch.matmul(q, k.transpose(-2, -1)) / self.scale
+        tr["scores"] = scores
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, self.mask_fill)
+        tr["masked_scores"] = scores
+
+        attn = F.softmax(scores, dim=-1)
+        tr["attn"] = attn
+        x = torch.matmul(attn, v)                          # (B, H, Lq, d_v)
+        tr["head_out"] = x
+        x = x.transpose(1, 2).contiguous().view(B, Lq, H * self.d_v)
+        tr["concat"] = x
+        out = self.w_o(x)
+        tr["output"] = out
+        return out
+
+    # lesson <-> module weights
+    def load_lesson_weights(self, w):
+        with torch.no_grad():
+            for name in ["q", "k", "v", "o"]:
+                lin = getattr(self, "w_" + name)
+                lin.weight.copy_(w["w_" + name])
+                if lin.bias is not None:
+                    lin.bias.copy_(w["b_" + name])
+
+    def lesson_weights(self):
+        out = {}
+        for name in ["q", "k", "v", "o"]:
+            lin = getattr(self, "w_" + name)
+            out["w_" + name] = tensor_json(lin.weight)
+            if lin.bias is not None:
+                out["b_" + name] = tensor_json(lin.bias)
+        return out
+
+
+class Head(nn.Module):
+    """One head of self-attention (nanoGPT / "let's build GPT" style)."""
+
+    def __init__(self, d_model, d_k, d_v, bias, scale, mask_fill):
+        super().__init__()
+        self.query = nn.Linear(d_model, d_k, bias=bias)
+        self.key = nn.Linear(d_model, d_k, bias=bias)
+        self.value = nn.Linear(d_model, d_v, bias=bias)
+        self.scale = scale
+        self.mask_fill = mask_fill
+
+    def forward(self, query, key, value, mask=None):
+        # mask: broadcastable to (B, Lq, Lk), e.g. a tril (Lq, Lk) buffer
+        q = self.query(query)                             # (B, Lq, d_k)
+        k = self.key(key)                                 # (B, Lk, d_k)
+        v = self.value(value)                             # (B, Lk, d_v)
+        wei = q @ k.transpose(-2, -1) / self.scale        # (B, Lq, Lk)
+        wei_m = wei if mask is None else wei.masked_fill(mask == 0, self.mask_fill)
+        p = F.softmax(wei_m, dim=-1)
+        out = p @ v                                       # (B, Lq, d_v)
+        return out, (q, k, v, wei, wei_m, p)
+
+
+class PerHeadMultiHeadAttention(nn.Module):
+    """nn.ModuleList of separate heads, outputs concatenated, then a projection."""
+
+    def __init__(self, d_model, n_heads, d_k=None, d_v=None, qkv_bias=False,
+                 out_bias=True, scale=None, mask_fill=float("-inf")):
+        super().__init__()
+        self.n_heads = n_heads
+        self.d_k = d_k or d_model // n_heads
+        self.d_v = d_v or self.d_k
+        scale = math.sqrt(self.d_k) if scale is None else scale
+        self.heads = nn.ModuleList([Head(d_model, self.d_k, self.d_v, qkv_bias, scale, mask_fill)
+                                    for _ in range(n_heads)])
+        self.proj = nn.Linear(n_heads * self.d_v, d_model, bias=out_bias)
+        self.trace = {}
+
+    def forward(self, query, key, value, mask=None):
+        if mask is not None and mask.dim() == 4:          # (B, 1, Lq|1, Lk) -> per-head form
+            mask = mask.squeeze(1)
+        results = [h(query, key, value, mask) for h in self.heads]
+        outs = [r[0] for r in results]
+        parts = list(zip(*[r[1] for r in results]))
+        tr = self.trace = {}
+        # the per-head code never builds fused q_proj/k_proj/v_proj; stacking its
+        # per-head tensors gives the (B, H, L, d) stages
+        for name, ts in zip(["q_heads", "k_heads", "v_heads", "scores", "masked_scores", "attn"], parts):
+            tr[name] = torch.stack(ts, dim=1)
+        tr["head_out"] = torch.stack(outs, dim=1)
+        concat = torch.cat(outs, dim=-1)
+        tr["concat"] = concat
+        out = self.proj(concat)
+        tr["output"] = out
+        return out
+
+    def load_lesson_weights(self, w):
+        dk, dv = self.d_k, self.d_v
+        with torch.no_grad():
+            for h, head in enumerate(self.heads):
+                for lin, wn, bn, d in [(head.query, "w_q", "b_q", dk), (head.key, "w_k", "b_k", dk),
+                                       (head.value, "w_v", "b_v", dv)]:
+                    lin.weight.copy_(w[wn][h * d:(h + 1) * d])
+                    if lin.bias is not None:
+                        lin.bias.copy_(w[bn][h * d:(h + 1) * d])
+            self.proj.weight.copy_(w["w_o"])
+            if self.proj.bias is not None:
+                self.proj.bias.copy_(w["b_o"])
+
+    def lesson_weights(self):
+        """w_q/w_k/w_v in the per-head rank-3 (H, d, d_model) form."""
+        out = {}
+        for attr, wn, bn in [("query", "w_q", "b_q"), ("key", "w_k", "b_k"), ("value", "w_v", "b_v")]:
+            lins = [getattr(h, attr) for h in self.heads]
+            out[wn] = tensor_json(torch.stack([l.weight for l in lins]))
+            if lins[0].bias is not None:
+                out[bn] = tensor_json(torch.stack([l.bias for l in lins]))
+        out["w_o"] = tensor_json(self.proj.weight)
+        if self.proj.bias is not None:
+            out["b_o"] = tensor_json(self.proj.bias)
+        return out
+
+
+class AttentionBlock(nn.Module):
+    """Attention, then optional post-norm residual, then optional position-wise FFN."""
+
+    def __init__(self, attn, d_model, residual_norm=False, norm_eps=1e-5, ffn_hidden=0):
+        super().__init__()
+        self.attn = attn
+        self.norm = nn.LayerNorm(d_model, eps=norm_eps) if residual_norm else None
+        self.ffn_hidden = ffn_hidden
+        if ffn_hidden:
+            self.ffn_w1 = nn.Linear(d_model, ffn_hidden)
+            self.ffn_w2 = nn.Linear(ffn_hidden, d_model)
+            self.ffn_norm = nn.LayerNorm(d_model, eps=norm_eps)
+        self.trace = {}
+
+    def forward(self, query, key, value, mask=None):
+        out = self.attn(query, key, value, mask)
+        tr = self.trace = dict(self.attn.trace)
+        x = out
+        if self.norm is not None:
+            x = self.norm(out + query)
+            tr["residual_norm"] = x
+        if self.ffn_hidden:
+            h = F.relu(self.ffn_w1(x))
+            tr["ffn_hidden"] = h
+            y = self.ffn_norm(self.ffn_w2(h) + x)
+            tr["ffn_out"] = y
+            return y
+        return x
+
+    def stages(self):
+        return [(n, self.trace[n].detach().clone()) for n in STAGES if n in self.trace]
+
+    def load_lesson_weights(self, w):
+        self.attn.load_lesson_weights(w)
+        with torch.no_grad():
+            if self.norm is not None:
+                self.norm.weight.copy_(w["norm_weight"])
+                self.norm.bias.copy_(w["norm_bias"])
+            if self.ffn_hidden:
+                self.ffn_w1.weight.copy_(w["ffn_w1"])
+                self.ffn_w1.bias.copy_(w["ffn_b1"])
+                self.ffn_w2.weight.copy_(w["ffn_w2"])
+                self.ffn_w2.bias.copy_(w["ffn_b2"])
+                self.ffn_norm.weight.copy_(w["ffn_norm_weight"])
+                self.ffn_norm.bias.copy_(w["ffn_norm_bias"])
+
+    def lesson_weights(self):
+        """Weights for a lesson; LayerNorm parameters only when not the default 1/0."""
+        out = self.attn.lesson_weights()
+
+        def norm(ln, wn, bn):
+            if not torch.all(ln.weight == 1):
+                out[wn] = tensor_json(ln.weight)
+            if not torch.all(ln.bias == 0):
+                out[bn] = tensor_json(ln.bias)
+
+        if self.norm is not None:
+            norm(self.norm, "norm_weight", "norm_bias")
+        if self.ffn_hidden:
+            out["ffn_w1"] = tensor_json(self.ffn_w1.weight)
+            out["ffn_b1"] = tensor_json(self.ffn_w1.bias)
+            out["ffn_w2"] = tensor_json(self.ffn_w2.weight)
+            out["ffn_b2"] = tensor_json(self.ffn_w2.bias)
+            norm(self.ffn_norm, "ffn_norm_weight", "ffn_norm_bias")
+        return out
+
+
+def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=True,
+               scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
+               ffn_hidden=0, per_head=False):
+    cls = PerHeadMultiHeadAttention if per_head else MultiHeadAttention
+    attn = cls(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
+    return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden)
+
+
+# ----------------------------------------------------------------------------
+# lesson interpreter (independent of the modules above)
+# ----------------------------------------------------------------------------
+
+class LessonError(Exception):
+    pass
+
+
+def parse_tensor(v, what):
+    if isinstance(v, dict):
+        shape = [int(s) for s in v["shape"]]
+        if "data" in v:
+            arr = np.asarray(v["data"], dtype=np.float64)
+        elif "arange" in v:
+            a = v["arange"]
+            step = a[2] if len(a) > 2 else 1
+            arr = np.arange(a[0], a[1], step, dtype=np.float64)
+        else:
+            raise LessonError("%s: tensor object needs data or arange" % what)
+        if arr.size != int(np.prod(shape)):
+            raise LessonError("%s: %d values for shape %s" % (what, arr.size, shape))
+        arr = arr.reshape(shape)
+    else:
+        arr = np.asarray(v, dtype=np.float64)
+    return torch.from_numpy(arr.astype(np.float32))
+
+
+def resolve_lesson(lesson):
+    """Lesson dict -> dict(cfg=..., query, key, value, mask, weights, per_head_form)."""
+    m = lesson["model"]
+    d_model = int(m["d_model"])
+    H = int(m["n_heads"])
+    d_k = int(m.get("d_k", d_model // H))
+    d_v = int(m.get("d_v", d_k))
+    qkv_bias = bool(m.get("qkv_bias", True))
+    out_bias = bool(m.get("out_bias", True))
+    scale = m.get("scale")
+    scale = math.sqrt(d_k) if scale is None else float(scale)
+    fill = m.get("mask_fill", -1e9)
+    fill = float("-inf") if fill == "-inf" else float(fill)
+    residual_norm = bool(m.get("residual_norm", False))
+    eps = float(m.get("norm_eps", 1e-5))
+    ffn = int(m.get("ffn_hidden", 0) or 0)
+
+    def as3(t, what):
+        if t.dim() == 2:
+            t = t.unsqueeze(0)
+        if t.dim() != 3 or t.shape[-1] != d_model:
+            raise LessonError("%s: bad shape %s" % (what, list(t.shape)))
+        return t
+
+    inp = lesson["input"]
+    q = as3(parse_tensor(inp["query"], "input.query"), "input.query")
+    kref = inp.get("key", "query")
+    k = q if kref == "query" else as3(parse_tensor(kref, "input.key"), "input.key")
+    vref = inp.get("value", "key")
+    v = {"query": q, "key": k}.get(vref) if isinstance(vref, str) else \
+        as3(parse_tensor(vref, "input.value"), "input.value")
+    B, Lq, Lk = q.shape[0], q.shape[1], k.shape[1]
+
+    mj = lesson.get("mask")
+    if mj is None:
+        mask = None
+    elif mj == "causal":
+        mask = torch.tril(torch.ones(Lq, Lk))
+    elif isinstance(mj, dict) and "key_padding" in mj:
+        lens = torch.tensor([int(x) for x in mj["key_padding"]])
+        if lens.numel() != B:
+            raise LessonError("mask.key_padding: need %d lengths" % B)
+        mask = (torch.arange(Lk)[None, :] < lens[:, None]).view(B, 1, 1, Lk)
+    else:
+        mt = parse_tensor(mj, "mask")
+        if mt.dim() == 4:
+            if mt.shape[1] != 1:
+                raise LessonError("mask: rank-4 mask needs dim 1 == 1")
+            mask = mt.expand(B, 1, Lq, Lk)
+        else:
+            mask = mt.expand(B, Lq, Lk).unsqueeze(1)
+
+    shapes = {"w_q": (H * d_k, d_model), "b_q": (H * d_k,), "w_k": (H * d_k, d_model),
+              "b_k": (H * d_k,), "w_v": (H * d_v, d_model), "b_v": (H * d_v,),
+              "w_o": (d_model, H * d_v), "b_o": (d_model,), "ffn_w1": (ffn, d_model),
+              "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,)}
+    fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1"]}
+    fan_in.update({"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn})
+    needed = ["w_q", "w_k", "w_v", "w_o"]
+    if qkv_bias:
+        needed += ["b_q", "b_k", "b_v"]
+    if out_bias:
+        needed += ["b_o"]
+    if ffn:
+        needed += ["ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2"]
+
+    wj = lesson["weights"]
+    w = {}
+    if "init" in wj:
+        seed = int(wj["init"]["seed"]) & _M64
+        for t, name in enumerate(INIT_ORDER):
+            if name in needed:
+                w[name] = init_tensor(seed, t, shapes[name], fan_in[name])
+    per_head_form = False
+    for name, val in wj.items():
+        if name == "init":
+            continue
+        t = parse_tensor(val, "weights." + name)
+        if name in ("w_q", "w_k", "w_v") and t.dim() == 3:
+            per_head_form = True
+            t = t.reshape(-1, t.shape[-1])
+        elif name in ("b_q", "b_k", "b_v") and t.dim() == 2:
+            t = t.reshape(-1)
+        w[name] = t
+    for name in needed:
+        if name not in w:
+            raise LessonError("weights.%s missing" % name)
+        if tuple(w[name].shape) != shapes[name]:
+            raise LessonError("weights.%s: shape %s, want %s" % (name, list(w[name].shape), shapes[name]))
+    for name in NORM_NAMES:
+        if name not in w:
+            w[name] = (torch.ones if name.endswith("weight") else torch.zeros)(d_model)
+
+    cfg = dict(d_model=d_model, n_heads=H, d_k=d_k, d_v=d_v, qkv_bias=qkv_bias,
+               out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
+               norm_eps=eps, ffn_hidden=ffn)
+    return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=w,
+                per_head_form=per_head_form)
+
+
+def run_lesson(lesson, per_head=None):
+    """Interpret a lesson dict and run it in torch; returns [(stage, tensor)]."""
+    r = resolve_lesson(lesson)
+    if per_head is None:
+        per_head = r["per_head_form"]
+    block = make_block(per_head=per_head, **r["cfg"])
+    block.load_lesson_weights(r["weights"])
+    with torch.no_grad():
+        block(r["query"], r["key"], r["value"], r["mask"])
+    return block.stages()
+
+
+# ----------------------------------------------------------------------------
+# variants
+# ----------------------------------------------------------------------------
+
+ARANGE_LESSON_TEXT = (
+    '{"title": {"en": "The classic: arange(0,32) as 2×4×4, 2 heads", '
+    '"zh": "经典示例：arange(0,32) 变形为 2×4×4，2 个头"}, '
+    '"model": {"d_model": 4, "n_heads": 2}, '
+    '"input": {"query": {"shape": [2,4,4], "arange": [0,32]}}, '
+    '"weights": {"init": {"seed": 42}}}\n')
+
+
+class Variant:
+    def __init__(self, name, title, model_json, block, query, key=None, value=None,
+                 mask=None, mask_lesson=None, query_2d=False, key_ref=None, tokens=None,
+                 lesson_text=None):
+        self.name, self.title, self.model_json, self.block = name, title, model_json, block
+        self.query = query
+        self.key = query if key is None else key
+        self.value = self.key if value is None else value
+        self.mask, self.mask_lesson = mask, mask_lesson
+        self.query_2d, self.key_ref, self.tokens = query_2d, key_ref, tokens
+        self.lesson_text = lesson_text
+
+    def run(self, dtype=torch.float32):
+        block = self.block.to(dtype)
+        args = [t.to(dtype) for t in (self.query, self.key, self.value)]
+        if self.query_2d:                      # the module wants (B, L, d)
+            args = [t.unsqueeze(0) for t in args]
+        with torch.no_grad():
+            block(*args, self.mask)
+        stages = block.stages()
+        self.block.to(torch.float32)
+        return stages
+
+    def lesson(self):
+        def t(x):
+            return tensor_json(x)
+        inp = {"query": t(self.query)}
+        if self.key is not self.query:
+            inp["key"] = t(self.key)
+        elif self.key_ref:
+            inp["key"] = self.key_ref
+        if self.value is self.key:
+            pass
+        elif self.value is self.query:
+            inp["value"] = "query"
+        else:
+            inp["value"] = t(self.value)
+        les = {"title": self.title, "model": self.model_json, "input": inp}
+        if self.mask_lesson is not None:
+            les["mask"] = self.mask_lesson
+        les["weights"] = self.block.lesson_weights()
+        if self.tokens:
+            les["tokens"] = self.tokens
+        return les
+
+    def lesson_file_text(self):
+        if self.lesson_text is not None:
+            return self.lesson_text
+        return to_json(self.lesson()) + "\n"
+
+
+def variants():
+    out = []
+
+    # 1. the classic arange example, weights from the init generator
+    les = json.loads(ARANGE_LESSON_TEXT)
+    r = resolve_lesson(les)
+    block = make_block(4, 2)
+    block.load_lesson_weights(r["weights"])
+    x = torch.arange(0, 32, dtype=torch.float32).view(2, 4, 4)
+    out.append(Variant("arange-2x4x4", les["title"], les["model"], block, x,
+                       lesson_text=ARANGE_LESSON_TEXT))
+
+    # 2. classic fused MHA, padding-style (B, 1, 1, Lk) 0/1 mask
+    torch.manual_seed(2)
+    block = make_block(8, 2, mask_fill=-1e9)
+    x = torch.randn(2, 5, 8)
+    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]).view(2, 1, 1, 5)
+    out.append(Variant("fused-padding-mask",
+                       "Fused multi-head attention with a (B,1,1,Lk) padding mask",
+                       {"d_model": 8, "n_heads": 2, "mask_fill": -1e9}, block, x,
+                       mask=mask, mask_lesson=mask_json(mask)))
+
+    # 3. cross-attention, separate key and value, key_padding lengths
+    torch.manual_seed(3)
+    block = make_block(8, 2, mask_fill=-1e10)
+    q = torch.randn(2, 3, 8)
+    k = torch.randn(2, 5, 8)
+    v = torch.randn(2, 5, 8)
+    lens = torch.tensor([5, 3])
+    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)   # (B,1,1,Lk)
+    out.append(Variant("cross-key-padding",
+                       {"en": "Cross-attention: 3 queries, 5 keys, key padding",
+                        "zh": "交叉注意力：3 个查询、5 个键，键填充掩码"},
+                       {"d_model": 8, "n_heads": 2, "mask_fill": -1e10}, block, q, k, v,
+                       mask=mask, mask_lesson={"key_padding": [5, 3]}))
+
+    # 4. causal decoder self-attention
+    torch.manual_seed(4)
+    block = make_block(8, 2, mask_fill=-1e10)
+    x = torch.randn(2, 6, 8)
+    mask = torch.tril(torch.ones(6, 6))
+    out.append(Variant("causal-decoder", "Causal (decoder) self-attention",
+                       {"d_model": 8, "n_heads": 2, "mask_fill": -1e10}, block, x,
+                       mask=mask, mask_lesson="causal"))
+
+    # 5. per-head modules (ModuleList of heads), causal with -inf
+    torch.manual_seed(5)
+    block = make_block(6, 3, qkv_bias=False, mask_fill=float("-inf"), per_head=True)
+    x = torch.randn(2, 5, 6)
+    mask = torch.tril(torch.ones(5, 5))
+    out.append(Variant("per-head-causal-neginf",
+                       {"en": "Separate head modules (nn.ModuleList), causal mask with -inf",
+                        "zh": "每个头一个模块（nn.ModuleList），-inf 因果掩码"},
+                       {"d_model": 6, "n_heads": 3, "qkv_bias": False, "mask_fill": "-inf"},
+                       block, x, mask=mask, mask_lesson="causal"))
+
+    # 6. d_k != d_v, no attention biases, residual + LayerNorm, FFN
+    torch.manual_seed(6)
+    block = make_block(6, 2, d_k=2, d_v=4, qkv_bias=False, out_bias=False,
+                       residual_norm=True, norm_eps=1e-6, ffn_hidden=12)
+    with torch.no_grad():
+        for ln in (block.norm, block.ffn_norm):
+            ln.weight.copy_(1 + 0.25 * torch.randn(6))
+            ln.bias.copy_(0.1 * torch.randn(6))
+    x = torch.randn(2, 4, 6)
+    out.append(Variant("dk-dv-ffn-norm",
+                       "d_k=2 but d_v=4, no biases, residual + LayerNorm, feed-forward",
+                       {"d_model": 6, "n_heads": 2, "d_k": 2, "d_v": 4, "qkv_bias": False,
+                        "out_bias": False, "residual_norm": True, "norm_eps": 1e-6,
+                        "ffn_hidden": 12}, block, x))
+
+    # 7. a fully masked query row, once with -1e9 (uniform row), once with -inf (NaN row)
+    mask = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]])
+    for name, fill, fill_json, what in [("masked-row-1e9", -1e9, -1e9, "-1e9 gives a uniform row"),
+                                         ("masked-row-neginf", float("-inf"), "-inf",
+                                          "-inf gives a NaN row")]:
+        torch.manual_seed(7)
+        block = make_block(4, 2, mask_fill=fill)
+        x = torch.randn(2, 4, 4)
+        out.append(Variant(name, "A fully masked query row: " + what,
+                           {"d_model": 4, "n_heads": 2, "mask_fill": fill_json}, block, x,
+                           mask=mask, mask_lesson=mask_json(mask)))
+
+    # 8. no sqrt(d_k) scaling, and a custom divisor
+    for name, scale, title in [("no-scale", 1, "No scaling: scores = QKᵀ (scale 1)"),
+                               ("scale-3", 3, "Custom scale: scores = QKᵀ / 3")]:
+        torch.manual_seed(8)
+        block = make_block(4, 2, scale=scale)
+        x = torch.randn(2, 3, 4)
+        out.append(Variant(name, title, {"d_model": 4, "n_heads": 2, "scale": scale}, block, x))
+
+    # 9. qkv bias but no output bias; 2-D query (B = 1); value separate from key
+    torch.manual_seed(9)
+    block = make_block(6, 2, qkv_bias=True, out_bias=False)
+    x = torch.randn(4, 6)
+    v = torch.randn(4, 6)
+    out.append(Variant("no-out-bias-2d",
+                       "Unbatched input (Lq, d_model), separate value, no output bias",
+                       {"d_model": 6, "n_heads": 2, "qkv_bias": True, "out_bias": False},
+                       block, x, x, v, query_2d=True, key_ref="query",
+                       tokens={"query": ["the", "cat", "sat", "down"]}))
+
+    # 10. FFN without residual_norm, default mask_fill, key padding
+    torch.manual_seed(10)
+    block = make_block(8, 4, ffn_hidden=16)
+    x = torch.randn(2, 5, 8)
+    lens = torch.tensor([3, 5])
+    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
+    out.append(Variant("ffn-key-padding",
+                       "Feed-forward after attention (no residual norm), key padding",
+                       {"d_model": 8, "n_heads": 4, "ffn_hidden": 16}, block, x,
+                       mask=mask, mask_lesson={"key_padding": [3, 5]}))
+
+    # 11. a bigger one
+    torch.manual_seed(11)
+    block = make_block(12, 3, mask_fill=-1e9, residual_norm=True)
+    x = torch.randn(3, 7, 12)
+    mask = torch.tril(torch.ones(7, 7))
+    out.append(Variant("big-causal", "Bigger: 3 sequences of 7, d_model 12, 3 heads, causal",
+                       {"d_model": 12, "n_heads": 3, "mask_fill": -1e9, "residual_norm": True},
+                       block, x, mask=mask, mask_lesson="causal"))
+    return out
+
+
+# ----------------------------------------------------------------------------
+
+def same_bits(a, b):
+    if a.shape != b.shape:
+        return False
+    nan = torch.isnan(a)
+    return bool(torch.equal(nan, torch.isnan(b)) and torch.equal(a[~nan], b[~nan]))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=REF_DIR, help="output directory (default tests/ref)")
+    ap.add_argument("--precision", action="store_true",
+                    help="also print float32-vs-float64 deviation per stage")
+    args = ap.parse_args()
+
+    torch.set_num_threads(1)
+    os.makedirs(args.out, exist_ok=True)
+    ok = True
+    for var in variants():
+        stages = var.run()
+        lesson_text = var.lesson_file_text()
+        lpath = os.path.join(args.out, var.name + ".lesson.json")
+        epath = os.path.join(args.out, var.name + ".expected.json")
+        write_text(lpath, lesson_text)
+        write_text(epath, expected_json(json.loads(lesson_text)["title"], stages))
+
+        # read both files back: the lesson must reproduce the stages bit for bit,
+        # and the expected file must hold them exactly
+        with open(lpath, encoding="utf-8") as f:
+            again = run_lesson(json.load(f))
+        with open(epath, encoding="utf-8") as f:
+            exp = json.load(f)["stages"]
+        names = [n for n, _ in stages]
+        if [n for n, _ in again] != names:
+            print("%s: stage list differs on re-run" % var.name)
+            ok = False
+        again = dict(again)
+        for (name, t), e in zip(stages, exp):
+            et = torch.tensor([float(x) for x in e["data"]], dtype=torch.float32).view(e["shape"])
+            if e["name"] != name or not same_bits(t, et):
+                print("%s: %s does not round-trip through the expected file" % (var.name, name))
+                ok = False
+            if not same_bits(t, again[name]):
+                print("%s: %s differs when re-run from the lesson file" % (var.name, name))
+                ok = False
+        print("%-24s %s" % (var.name, " ".join(names)))
+
+        if args.precision:
+            d64 = dict(var.run(torch.float64))
+            worst = []
+            for name, t in stages:
+                a, b = t.double(), d64[name]
+                fin = torch.isfinite(a) & torch.isfinite(b)
+                err = (a[fin] - b[fin]).abs()
+                rel = err / (1e-5 + 1e-4 * b[fin].abs())
+                worst.append("%s %.1e (%.2f tol)" % (name, float(err.max()) if err.numel() else 0.0,
+                                                     float(rel.max()) if rel.numel() else 0.0))
+            print("    f32 vs f64 max|err| (fraction of atol 1e-5 + rtol 1e-4):")
+            print("      " + ", ".join(worst))
+    if not ok:
+        sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()
