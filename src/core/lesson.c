@@ -555,10 +555,10 @@ static bool parse_mask(Ctx *c, const cJSON *m, int B, int Lq, int Lk, AttnInputs
         return fail(c, P, "shape %s does not broadcast to (B, Lq, Lk) = (%d,%d,%d)", got, B, Lq, Lk);
     }
     for (size_t i = 0; i < t.size; i++) {
-        if (t.data[i] != 0.0f && t.data[i] != 1.0f) {
+        float v = t.data[i];
+        if (v != 0.0f && v != 1.0f) {
             tensor_free(&t);
-            return fail(c, P, "mask values must be 0 (masked) or 1 (attend), found %g",
-                        (double)t.data[i]);
+            return fail(c, P, "mask values must be 0 (masked) or 1 (attend), found %g", (double)v);
         }
     }
     ai->mask_kind = MASK_TENSOR;
@@ -785,6 +785,37 @@ static void offset_to_line_col(const char *text, size_t off, int *line, int *col
     }
 }
 
+// Scans brackets outside strings: true when the text stops inside a string or
+// with brackets still open; *deep_at is the offset where nesting first passes
+// LESSON_MAX_NESTING levels, or len.
+static bool json_scan(const char *text, size_t len, size_t *deep_at)
+{
+    long depth = 0;
+    bool in_str = false;
+    *deep_at = len;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (in_str) {
+            if (ch == '\\') i++;
+            else if (ch == '"') in_str = false;
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '{' || ch == '[') {
+            if (++depth > LESSON_MAX_NESTING && *deep_at == len) *deep_at = i;
+        } else if (ch == '}' || ch == ']') {
+            depth--;
+        }
+    }
+    return in_str || depth > 0;
+}
+
+static bool only_space(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (text[i] != ' ' && text[i] != '\t' && text[i] != '\n' && text[i] != '\r') return false;
+    return true;
+}
+
 // Returns the offset of the first invalid UTF-8 byte, or len when all is valid.
 static size_t utf8_invalid_at(const unsigned char *s, size_t len)
 {
@@ -829,7 +860,8 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     Ctx ctx = {name, err, err_len}, *c = &ctx;
     if (err_len) err[0] = '\0';
     int line, col;
-    if (len == 0) return fail(c, NULL, "empty file; expected a JSON object");
+    if (len == 0 || only_space(text, len))
+        return fail(c, NULL, "empty file; expected a JSON object");
     if (len > LESSON_MAX_FILE_BYTES)
         return fail(c, NULL, "file is %zu bytes; lessons are at most %u bytes", len,
                     LESSON_MAX_FILE_BYTES);
@@ -843,15 +875,22 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         offset_to_line_col(text, bad, &line, &col);
         return fail(c, NULL, "%d:%d: invalid UTF-8; expected UTF-8 JSON text", line, col);
     }
+    size_t deep_at;
+    bool early = json_scan(text, len, &deep_at);
+    if (deep_at < len) {
+        offset_to_line_col(text, deep_at, &line, &col);
+        return fail(c, NULL, "%d:%d: nested more than %d levels deep; expected a lesson object",
+                    line, col, LESSON_MAX_NESTING);
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
     if (!root) {
         size_t off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
         const char *ep = cJSON_GetErrorPtr();
         if (!end && ep && ep >= text && ep <= text + len) off = (size_t)(ep - text);
-        offset_to_line_col(text, off, &line, &col);
+        offset_to_line_col(text, early ? len : off, &line, &col);
         return fail(c, NULL, "%d:%d: JSON syntax error%s; expected valid JSON", line, col,
-                    off >= len ? " (file ends too early)" : "");
+                    early ? " (file ends too early)" : "");
     }
     // trailing garbage after the value
     for (const char *p = end; p && p < text + len; p++) {

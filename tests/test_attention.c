@@ -1,0 +1,377 @@
+// The attention core against PyTorch: every stage of every reference variant in
+// tests/ref/ (made by tests/gen_reference.py with python3-torch), plus properties
+// that hold for any weights: softmax rows sum to 1, masked keys get 0 weight,
+// split/concat heads round-trip, one fused projection == per-head modules.
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "attention.h"
+#include "lesson.h"
+
+#define REF_DIR "tests/ref"
+#define ATOL 1e-5
+#define RTOL 1e-4
+
+static char *read_all(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
+        free(buf);
+        buf = NULL;
+    }
+    if (buf) buf[n] = '\0';
+    fclose(f);
+    return buf;
+}
+
+static double json_num(const cJSON *j)
+{
+    if (cJSON_IsNumber(j)) return j->valuedouble;
+    assert_true(cJSON_IsString(j));
+    if (strcmp(j->valuestring, "nan") == 0) return NAN;
+    if (strcmp(j->valuestring, "inf") == 0) return INFINITY;
+    if (strcmp(j->valuestring, "-inf") == 0) return -INFINITY;
+    fail_msg("unexpected string %s", j->valuestring);
+    return 0;
+}
+
+static bool close_enough(double got, double want)
+{
+    if (isnan(want) || isnan(got)) return isnan(want) && isnan(got);
+    if (isinf(want) || isinf(got)) return got == want;
+    return fabs(got - want) <= ATOL + RTOL * fabs(want);
+}
+
+// Compares every stage listed in the expected file; prints the first mismatches.
+static int compare_variant(const char *lesson_path, const char *expected_path)
+{
+    Lesson ls;
+    char err[LESSON_ERR_MAX];
+    if (!lesson_load(&ls, lesson_path, err, sizeof err)) fail_msg("%s", err);
+    Trace tr;
+    trace_init(&tr);
+    assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+    char *text = read_all(expected_path);
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    int bad = 0, stages = 0;
+    const cJSON *st;
+    cJSON_ArrayForEach(st, cJSON_GetObjectItem(root, "stages"))
+    {
+        const char *name = cJSON_GetObjectItem(st, "name")->valuestring;
+        const Stage *s = trace_get(&tr, name);
+        if (!s) {
+            print_error("%s: stage %s missing from the trace\n", lesson_path, name);
+            bad++;
+            continue;
+        }
+        stages++;
+        const cJSON *shape = cJSON_GetObjectItem(st, "shape");
+        assert_int_equal(cJSON_GetArraySize(shape), s->t.rank);
+        for (int d = 0; d < s->t.rank; d++)
+            assert_int_equal(cJSON_GetArrayItem(shape, d)->valueint, s->t.shape[d]);
+        const cJSON *data = cJSON_GetObjectItem(st, "data");
+        assert_int_equal((size_t)cJSON_GetArraySize(data), s->t.size);
+        size_t i = 0;
+        int shown = 0;
+        const cJSON *e;
+        cJSON_ArrayForEach(e, data)
+        {
+            double want = json_num(e), got = (double)s->t.data[i];
+            if (!close_enough(got, want)) {
+                if (shown++ < 5)
+                    print_error("%s: %s[%zu] = %.9g, PyTorch %.9g\n", lesson_path, name, i, got,
+                                want);
+                bad++;
+            }
+            i++;
+        }
+    }
+    assert_true(stages >= 9);   // per-head references have no fused q_proj
+    // the stages every PyTorch implementation computes must be among those compared
+    const char *must[] = {"scores", "masked_scores", "attn", "head_out", "concat", "output"};
+    for (int k = 0; k < 6; k++) {
+        bool found = false;
+        cJSON_ArrayForEach(st, cJSON_GetObjectItem(root, "stages"))
+        found = found || strcmp(cJSON_GetObjectItem(st, "name")->valuestring, must[k]) == 0;
+        if (!found) fail_msg("%s: no expected %s", expected_path, must[k]);
+    }
+    cJSON_Delete(root);
+    free(text);
+    trace_free(&tr);
+    lesson_free(&ls);
+    return bad;
+}
+
+static void test_reference_variants(void **state)
+{
+    (void)state;
+    DIR *d = opendir(REF_DIR);
+    assert_non_null(d);
+    int variants = 0, bad = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        const char *suffix = ".lesson.json";
+        if (n <= strlen(suffix) || strcmp(de->d_name + n - strlen(suffix), suffix) != 0) continue;
+        char lesson[512], expected[512];
+        snprintf(lesson, sizeof lesson, "%s/%s", REF_DIR, de->d_name);
+        snprintf(expected, sizeof expected, "%s/%.*s.expected.json", REF_DIR,
+                 (int)(n - strlen(suffix)), de->d_name);
+        int b = compare_variant(lesson, expected);
+        if (b) print_error("%s: %d values differ from PyTorch\n", lesson, b);
+        bad += b;
+        variants++;
+    }
+    closedir(d);
+    print_message("compared %d PyTorch reference variants\n", variants);
+    assert_true(variants >= 10);
+    assert_int_equal(bad, 0);
+}
+
+// The default lesson is the classic example and is one of the references.
+static void test_default_lesson_is_reference(void **state)
+{
+    (void)state;
+    char *a = read_all("lessons/arange-2x4x4.json"), *b = read_all(REF_DIR "/arange-2x4x4.lesson.json");
+    assert_non_null(a);
+    assert_non_null(b);
+    cJSON *ja = cJSON_Parse(a), *jb = cJSON_Parse(b);
+    // same model, input and weights (the lesson may add narration)
+    const char *keys[] = {"model", "input", "weights", "mask"};
+    for (int i = 0; i < 4; i++)
+        if (cJSON_GetObjectItem(ja, keys[i]) || cJSON_GetObjectItem(jb, keys[i]))
+            assert_true(cJSON_Compare(cJSON_GetObjectItem(ja, keys[i]), cJSON_GetObjectItem(jb, keys[i]), 1));
+    cJSON_Delete(ja);
+    cJSON_Delete(jb);
+    free(a);
+    free(b);
+}
+
+// --- properties on lessons built in memory -------------------------------------
+
+static bool forward_text(const char *json, Lesson *ls, Trace *tr)
+{
+    char err[LESSON_ERR_MAX];
+    if (!lesson_parse(ls, "mem.json", json, strlen(json), err, sizeof err)) {
+        print_error("%s\n", err);
+        return false;
+    }
+    trace_init(tr);
+    return attn_forward(&ls->cfg, &ls->w, &ls->in, tr);
+}
+
+static const float *stage(const Trace *tr, const char *name)
+{
+    const Stage *s = trace_get(tr, name);
+    assert_non_null(s);
+    return s->t.data;
+}
+
+static void test_softmax_and_masks(void **state)
+{
+    (void)state;
+    const char *fills[] = {"-1e9", "\"-inf\"", "-1e10"};
+    const char *masks[] = {"\"causal\"", "{\"key_padding\": [2, 4]}", "[[1, 0, 1, 1]]"};
+    for (int f = 0; f < 3; f++)
+        for (int m = 0; m < 3; m++) {
+            char json[1024];
+            snprintf(json, sizeof json,
+                     "{\"title\": \"p\", \"model\": {\"d_model\": 6, \"n_heads\": 3, \"mask_fill\": %s},"
+                     " \"input\": {\"query\": {\"shape\": [2, 4, 6], \"arange\": [-3, 3, 0.125]}},"
+                     " \"mask\": %s, \"weights\": {\"init\": {\"seed\": %d}}}",
+                     fills[f], masks[m], 7 + f);
+            Lesson ls;
+            Trace tr;
+            assert_true(forward_text(json, &ls, &tr));
+            const float *attn = stage(&tr, "attn"), *mask = stage(&tr, "mask");
+            int B = 2, H = 3, L = 4;
+            for (int b = 0; b < B; b++)
+                for (int h = 0; h < H; h++)
+                    for (int i = 0; i < L; i++) {
+                        double sum = 0;
+                        for (int j = 0; j < L; j++) {
+                            float a = attn[(((size_t)b * H + h) * L + i) * L + j];
+                            assert_false(isnan(a));   // no row is fully masked here
+                            if (mask[((size_t)b * L + i) * L + j] == 0.0f) assert_true(a == 0.0f);
+                            sum += (double)a;
+                        }
+                        assert_true(fabs(sum - 1.0) < 1e-6);
+                    }
+            trace_free(&tr);
+            lesson_free(&ls);
+        }
+}
+
+static void test_split_concat_round_trip(void **state)
+{
+    (void)state;
+    const char *json = "{\"title\": \"p\", \"model\": {\"d_model\": 6, \"n_heads\": 2, \"d_k\": 2, \"d_v\": 5},"
+                       " \"input\": {\"query\": {\"shape\": [3, 5, 6], \"arange\": [0, 9, 0.1]}},"
+                       " \"weights\": {\"init\": {\"seed\": 3}}}";
+    Lesson ls;
+    Trace tr;
+    assert_true(forward_text(json, &ls, &tr));
+    const int B = 3, L = 5, H = 2, dk = 2, dv = 5;
+    const float *qp = stage(&tr, "q_proj"), *qh = stage(&tr, "q_heads");
+    const float *vp = stage(&tr, "v_proj"), *vh = stage(&tr, "v_heads");
+    const float *ho = stage(&tr, "head_out"), *cc = stage(&tr, "concat");
+    for (int b = 0; b < B; b++)
+        for (int h = 0; h < H; h++)
+            for (int l = 0; l < L; l++) {
+                for (int d = 0; d < dk; d++)
+                    assert_true(qh[(((size_t)b * H + h) * L + l) * dk + d] ==
+                                qp[((size_t)b * L + l) * H * dk + h * dk + d]);
+                for (int d = 0; d < dv; d++) {
+                    assert_true(vh[(((size_t)b * H + h) * L + l) * dv + d] ==
+                                vp[((size_t)b * L + l) * H * dv + h * dv + d]);
+                    assert_true(cc[((size_t)b * L + l) * H * dv + h * dv + d] ==
+                                ho[(((size_t)b * H + h) * L + l) * dv + d]);
+                }
+            }
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+// Appends a (rows, cols) matrix of pseudo-random weights as nested JSON arrays.
+static size_t put_matrix(char *buf, size_t n, const float *w, int rows, int cols)
+{
+    size_t u = (size_t)snprintf(buf, n, "[");
+    for (int r = 0; r < rows; r++) {
+        u += (size_t)snprintf(buf + u, n - u, r ? ",[" : "[");
+        for (int c = 0; c < cols; c++)
+            u += (size_t)snprintf(buf + u, n - u, c ? ",%.9g" : "%.9g", (double)w[r * cols + c]);
+        u += (size_t)snprintf(buf + u, n - u, "]");
+    }
+    return u + (size_t)snprintf(buf + u, n - u, "]");
+}
+
+// Per-head modules (each head its own nn.Linear(d_model, d_k)) give exactly the
+// heads of one fused projection whose weight stacks them along the output dim.
+static void test_fused_equals_per_head(void **state)
+{
+    (void)state;
+    enum { C = 4, H = 2, DK = 3, DV = 2, L = 5 };
+    float wq[H * DK * C], wk[H * DK * C], wv[H * DV * C], wo[C * DV];
+    for (int i = 0; i < H * DK * C; i++) wq[i] = lesson_init_value(11, 0, (size_t)i, C);
+    for (int i = 0; i < H * DK * C; i++) wk[i] = lesson_init_value(11, 1, (size_t)i, C);
+    for (int i = 0; i < H * DV * C; i++) wv[i] = lesson_init_value(11, 2, (size_t)i, C);
+    for (int i = 0; i < C * DV; i++) wo[i] = lesson_init_value(11, 3, (size_t)i, DV);
+    static char json[16384];
+#define HEAD_JSON                                                                                  \
+    "{\"title\": \"p\", \"model\": {\"d_model\": 4, \"n_heads\": %d, \"d_k\": 3, \"d_v\": 2,"                \
+    " \"qkv_bias\": false, \"out_bias\": false}, \"mask\": \"causal\","                               \
+    " \"input\": {\"query\": {\"shape\": [1, 5, 4], \"arange\": [-1, 1, 0.1]}}, \"weights\": {"
+    // fused, H = 2
+    size_t u = (size_t)snprintf(json, sizeof json, HEAD_JSON, H);
+    u += (size_t)snprintf(json + u, sizeof json - u, "\"w_q\": ");
+    u += put_matrix(json + u, sizeof json - u, wq, H * DK, C);
+    u += (size_t)snprintf(json + u, sizeof json - u, ", \"w_k\": ");
+    u += put_matrix(json + u, sizeof json - u, wk, H * DK, C);
+    u += (size_t)snprintf(json + u, sizeof json - u, ", \"w_v\": ");
+    u += put_matrix(json + u, sizeof json - u, wv, H * DV, C);
+    u += (size_t)snprintf(json + u, sizeof json - u, ", \"init\": {\"seed\": 5}}}");
+    Lesson fused;
+    Trace tf;
+    assert_true(forward_text(json, &fused, &tf));
+    const float *ho = stage(&tf, "head_out");
+    for (int h = 0; h < H; h++) {
+        // one head as its own module: rows h*d .. h*d+d-1 of the fused weights
+        u = (size_t)snprintf(json, sizeof json, HEAD_JSON, 1);
+        u += (size_t)snprintf(json + u, sizeof json - u, "\"w_q\": ");
+        u += put_matrix(json + u, sizeof json - u, wq + h * DK * C, DK, C);
+        u += (size_t)snprintf(json + u, sizeof json - u, ", \"w_k\": ");
+        u += put_matrix(json + u, sizeof json - u, wk + h * DK * C, DK, C);
+        u += (size_t)snprintf(json + u, sizeof json - u, ", \"w_v\": ");
+        u += put_matrix(json + u, sizeof json - u, wv + h * DV * C, DV, C);
+        u += (size_t)snprintf(json + u, sizeof json - u, ", \"w_o\": ");
+        u += put_matrix(json + u, sizeof json - u, wo, C, DV);
+        snprintf(json + u, sizeof json - u, "}}");
+        Lesson one;
+        Trace t1;
+        assert_true(forward_text(json, &one, &t1));
+        const float *h1 = stage(&t1, "head_out");
+        for (int i = 0; i < L * DV; i++) assert_true(h1[i] == ho[(size_t)h * L * DV + (size_t)i]);
+        trace_free(&t1);
+        lesson_free(&one);
+    }
+    trace_free(&tf);
+    lesson_free(&fused);
+}
+
+// The rank-3 per-head weight form stacks to the same fused weights.
+static void test_per_head_weight_form(void **state)
+{
+    (void)state;
+    const char *stacked = "{\"title\": \"p\", \"model\": {\"d_model\": 2, \"n_heads\": 2, \"d_k\": 1},"
+        " \"input\": {\"query\": [[1, 2], [3, -1]]}, \"weights\": {\"init\": {\"seed\": 1},"
+        " \"w_q\": [[1, 2], [3, 4]], \"b_q\": [0.5, -0.5]}}";
+    const char *per_head = "{\"title\": \"p\", \"model\": {\"d_model\": 2, \"n_heads\": 2, \"d_k\": 1},"
+        " \"input\": {\"query\": [[1, 2], [3, -1]]}, \"weights\": {\"init\": {\"seed\": 1},"
+        " \"w_q\": [[[1, 2]], [[3, 4]]], \"b_q\": [[0.5], [-0.5]]}}";
+    Lesson a, b;
+    Trace ta, tb;
+    assert_true(forward_text(stacked, &a, &ta));
+    assert_true(forward_text(per_head, &b, &tb));
+    assert_int_equal(ta.n, tb.n);
+    for (int i = 0; i < ta.n; i++) {
+        assert_int_equal(ta.stages[i].t.size, tb.stages[i].t.size);
+        assert_memory_equal(ta.stages[i].t.data, tb.stages[i].t.data, ta.stages[i].t.size * sizeof(float));
+    }
+    const float *q = stage(&ta, "q_proj");   // x·Wᵀ + b for x = (1, 2): (1+4+0.5, 3+8-0.5)
+    assert_true(q[0] == 5.5f && q[1] == 10.5f);
+    trace_free(&ta), trace_free(&tb);
+    lesson_free(&a), lesson_free(&b);
+}
+
+static void test_stage_order_and_names(void **state)
+{
+    (void)state;
+    Lesson ls;
+    char err[LESSON_ERR_MAX];
+    assert_true(lesson_load(&ls, REF_DIR "/dk-dv-ffn-norm.lesson.json", err, sizeof err));
+    Trace tr;
+    trace_init(&tr);
+    assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+    const char *order[] = {"q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads", "scores",
+                           "masked_scores", "attn", "head_out", "concat", "output", "residual_norm",
+                           "ffn_out"};
+    int last = -1;
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        int at = trace_find(&tr, order[i]);
+        assert_true(at > last);
+        last = at;
+    }
+    // every step present in order, and the timeline groups are contiguous
+    for (int i = 1; i < tr.n; i++) assert_true(tr.stages[i].step >= tr.stages[i - 1].step);
+    for (int i = 0; i < tr.n; i++)
+        for (int k = 0; k < TRACE_MAX_OPERANDS; k++) assert_true(tr.stages[i].operands[k] < i);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reference_variants),  cmocka_unit_test(test_default_lesson_is_reference),
+        cmocka_unit_test(test_softmax_and_masks),   cmocka_unit_test(test_split_concat_round_trip),
+        cmocka_unit_test(test_fused_equals_per_head), cmocka_unit_test(test_per_head_weight_form),
+        cmocka_unit_test(test_stage_order_and_names),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

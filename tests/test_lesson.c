@@ -1,0 +1,243 @@
+// The lesson format: every accepted form, its defaults, and the init generator.
+// (The rejected forms are the corpus in tests/bad/, checked by bad_lessons_test.sh.)
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "lesson.h"
+
+static Lesson L;
+
+static void load_ok(const char *json)
+{
+    char err[LESSON_ERR_MAX];
+    if (!lesson_parse(&L, "mem.json", json, strlen(json), err, sizeof err)) fail_msg("%s", err);
+}
+
+static void load_bad(const char *json, const char *want)
+{
+    char err[LESSON_ERR_MAX];
+    assert_false(lesson_parse(&L, "mem.json", json, strlen(json), err, sizeof err));
+    if (!strstr(err, want)) fail_msg("got \"%s\", want \"%s\"", err, want);
+    assert_null(strchr(err, '\n'));
+    assert_true(strncmp(err, "mem.json: ", 10) == 0);
+}
+
+#define BASE "\"model\": {\"d_model\": 4, \"n_heads\": 2}, \"weights\": {\"init\": {\"seed\": 1}}"
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    load_ok("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[0,1,2,3],[4,5,6,7],[8,9,10,11]]}}");
+    assert_int_equal(L.cfg.d_k, 2);
+    assert_int_equal(L.cfg.d_v, 2);
+    assert_true(L.cfg.qkv_bias && L.cfg.out_bias);
+    assert_false(L.cfg.residual_norm);
+    assert_int_equal(L.cfg.ffn_hidden, 0);
+    assert_true(L.cfg.scale == sqrtf(2.0f));
+    assert_true(L.cfg.mask_fill == -1e9f);
+    assert_true(L.cfg.norm_eps == 1e-5f);
+    assert_int_equal(L.in.mask_kind, MASK_NONE);
+    // a (L, C) input is one batch; key and value default to the query
+    assert_int_equal(L.batch, 1);
+    assert_int_equal(L.len_q, 3);
+    assert_int_equal(L.len_k, 3);
+    assert_true(L.in.key_is_query && L.in.value_is_key);
+    assert_memory_equal(L.in.key.data, L.in.query.data, 12 * sizeof(float));
+    assert_string_equal(lesson_title(&L, LANG_ZH), "T");   // zh falls back to en
+    assert_null(L.q_tokens);
+    lesson_free(&L);
+}
+
+static void test_tensor_forms_agree(void **state)
+{
+    (void)state;
+    const char *forms[] = {
+        "[[[0,1,2,3],[4,5,6,7]],[[8,9,10,11],[12,13,14,15]]]",
+        "{\"shape\": [2,2,4], \"data\": [0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}",
+        "{\"shape\": [2,2,4], \"arange\": [0,16]}",
+        "{\"shape\": [2,2,4], \"arange\": [0,8,0.5]}",
+    };
+    for (int f = 0; f < 4; f++) {
+        char json[512];
+        snprintf(json, sizeof json, "{\"title\": \"T\", " BASE ", \"input\": {\"query\": %s}}", forms[f]);
+        load_ok(json);
+        assert_int_equal(L.in.query.rank, 3);
+        assert_int_equal(L.batch, 2);
+        for (int i = 0; i < 16; i++)
+            assert_true(L.in.query.data[i] == (f == 3 ? (float)i * 0.5f : (float)i));
+        lesson_free(&L);
+    }
+}
+
+static void test_model_options(void **state)
+{
+    (void)state;
+    load_ok("{\"title\": {\"en\": \"E\", \"zh\": \"中\"}, \"model\": {\"d_model\": 6, \"n_heads\": 4, \"d_k\": 3,"
+            " \"d_v\": 5, \"qkv_bias\": false, \"out_bias\": true, \"scale\": 1, \"mask_fill\": \"-inf\","
+            " \"residual_norm\": true, \"norm_eps\": 1e-6, \"ffn_hidden\": 12},"
+            " \"input\": {\"query\": {\"shape\": [1,2,6], \"arange\": [0,12]}},"
+            " \"weights\": {\"init\": {\"seed\": 9}, \"norm_bias\": [1,1,1,1,1,1]}}");
+    assert_int_equal(L.cfg.d_k, 3);   // 4 heads need not divide 6 when d_k is given
+    assert_int_equal(L.cfg.d_v, 5);
+    assert_false(L.cfg.qkv_bias);
+    assert_true(isinf(L.cfg.mask_fill) && L.cfg.mask_fill < 0);
+    assert_true(L.cfg.scale == 1.0f && L.cfg.norm_eps == 1e-6f);
+    assert_int_equal(L.w.w_q.shape[0], 12);
+    assert_int_equal(L.w.w_v.shape[0], 20);
+    assert_int_equal(L.w.w_o.shape[1], 20);
+    assert_int_equal(L.w.ffn_w1.shape[0], 12);
+    assert_false(tensor_present(&L.w.b_q));
+    for (int i = 0; i < 6; i++) {
+        assert_true(L.w.norm_weight.data[i] == 1.0f);     // LayerNorm default weight
+        assert_true(L.w.norm_bias.data[i] == 1.0f);       // explicit override
+        assert_true(L.w.ffn_norm_bias.data[i] == 0.0f);
+    }
+    assert_string_equal(lesson_title(&L, LANG_ZH), "中");
+    assert_string_equal(lesson_title(&L, LANG_EN), "E");
+    lesson_free(&L);
+}
+
+static void test_init_generator(void **state)
+{
+    (void)state;
+    // deterministic, within ±1/√fan_in, roughly centred, different per tensor
+    double sum = 0;
+    for (size_t i = 0; i < 4000; i++) {
+        float v = lesson_init_value(42, 0, i, 16);
+        assert_true(v == lesson_init_value(42, 0, i, 16));
+        assert_true(fabsf(v) <= 0.25f);
+        sum += (double)v;
+    }
+    assert_true(fabs(sum / 4000) < 0.01);
+    assert_true(lesson_init_value(42, 0, 0, 4) != lesson_init_value(42, 1, 0, 4));
+    assert_true(lesson_init_value(42, 0, 0, 4) != lesson_init_value(43, 0, 0, 4));
+    // explicit tensors override the generated ones
+    load_ok("{\"title\": \"T\", \"model\": {\"d_model\": 2, \"n_heads\": 1}, \"input\": {\"query\": [[1,2]]},"
+            " \"weights\": {\"init\": {\"seed\": 42}, \"w_k\": [[1,0],[0,1]]}}");
+    assert_true(L.w.w_k.data[0] == 1.0f && L.w.w_k.data[1] == 0.0f);
+    assert_true(L.w.w_q.data[0] == lesson_init_value(42, 0, 0, 2));
+    assert_true(L.w.b_o.data[1] == lesson_init_value(42, 7, 1, 2));
+    lesson_free(&L);
+}
+
+static void test_inputs_key_value(void **state)
+{
+    (void)state;
+    load_ok("{\"title\": \"T\", " BASE ", \"input\": {\"query\": {\"shape\": [2,3,4], \"arange\": [0,24]},"
+            " \"key\": {\"shape\": [2,5,4], \"arange\": [0,40]}, \"value\": \"key\"}}");
+    assert_int_equal(L.len_q, 3);
+    assert_int_equal(L.len_k, 5);
+    assert_false(L.in.key_is_query);
+    assert_true(L.in.value_is_key);
+    lesson_free(&L);
+    load_ok("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4]], \"key\": \"query\","
+            " \"value\": [[4,3,2,1]]}}");
+    assert_true(L.in.key_is_query);
+    assert_false(L.in.value_is_key);
+    assert_true(L.in.value.data[0] == 4.0f);
+    lesson_free(&L);
+    load_ok("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4]], \"key\": [[0,0,0,1]],"
+            " \"value\": \"query\"}}");
+    assert_false(L.in.value_is_key);
+    assert_true(L.in.value.data[0] == 1.0f);
+    lesson_free(&L);
+}
+
+static float mask_at(int b, int i, int j)
+{
+    return L.in.mask.data[((size_t)b * L.len_q + i) * L.len_k + j];
+}
+
+static void test_mask_forms(void **state)
+{
+    (void)state;
+    const char *q = "\"input\": {\"query\": {\"shape\": [2,3,4], \"arange\": [0,24]}}";
+    char json[512];
+    // causal
+    snprintf(json, sizeof json, "{\"title\": \"T\", " BASE ", %s, \"mask\": \"causal\"}", q);
+    load_ok(json);
+    assert_int_equal(L.in.mask_kind, MASK_CAUSAL);
+    for (int b = 0; b < 2; b++)
+        for (int i = 0; i < 3; i++)
+            for (int j = 0; j < 3; j++) assert_true(mask_at(b, i, j) == (j <= i ? 1.0f : 0.0f));
+    lesson_free(&L);
+    // key padding
+    snprintf(json, sizeof json, "{\"title\": \"T\", " BASE ", %s, \"mask\": {\"key_padding\": [3, 1]}}", q);
+    load_ok(json);
+    assert_int_equal(L.in.mask_kind, MASK_KEY_PADDING);
+    assert_true(mask_at(0, 2, 2) == 1.0f && mask_at(1, 0, 0) == 1.0f && mask_at(1, 0, 1) == 0.0f);
+    lesson_free(&L);
+    // broadcast forms: (Lk), (Lq, Lk), (B, 1, Lk), (B, 1, 1, Lk), booleans
+    const char *forms[] = {"[1, 0, 1]", "[[1,0,1],[1,0,1],[1,0,1]]", "[[[1,0,1]],[[1,0,1]]]",
+                           "[[[[1,0,1]]],[[[1,0,1]]]]", "[true, false, true]", "null"};
+    for (int f = 0; f < 6; f++) {
+        snprintf(json, sizeof json, "{\"title\": \"T\", " BASE ", %s, \"mask\": %s}", q, forms[f]);
+        load_ok(json);
+        if (f == 5) {
+            assert_int_equal(L.in.mask_kind, MASK_NONE);
+        } else {
+            assert_int_equal(L.in.mask_kind, MASK_TENSOR);
+            for (int b = 0; b < 2; b++)
+                for (int i = 0; i < 3; i++)
+                    for (int j = 0; j < 3; j++) assert_true(mask_at(b, i, j) == (j == 1 ? 0.0f : 1.0f));
+        }
+        lesson_free(&L);
+    }
+    // per-batch (B, Lq, Lk)
+    snprintf(json, sizeof json, "{\"title\": \"T\", " BASE ", %s, \"mask\": {\"shape\": [2,3,3], \"data\": "
+             "[1,1,1, 1,1,1, 1,1,1, 0,0,0, 0,0,0, 0,0,1]}}", q);
+    load_ok(json);
+    assert_true(mask_at(0, 1, 1) == 1.0f && mask_at(1, 1, 1) == 0.0f && mask_at(1, 2, 2) == 1.0f);
+    lesson_free(&L);
+}
+
+static void test_tokens_and_steps(void **state)
+{
+    (void)state;
+    load_ok("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4],[5,6,7,8]]},"
+            " \"tokens\": [\"the\", \"cat\"], \"steps\": {\"scores\": \"Dot products.\","
+            " \"softmax\": {\"en\": \"Normalise.\", \"zh\": \"归一化。\"}}}");
+    assert_string_equal(L.q_tokens[1], "cat");
+    assert_string_equal(L.k_tokens[0], "the");
+    assert_string_equal(lesson_step_text(&L, "scores", LANG_EN), "Dot products.");
+    assert_string_equal(lesson_step_text(&L, "scores", LANG_ZH), "Dot products.");   // fallback
+    assert_string_equal(lesson_step_text(&L, "softmax", LANG_ZH), "归一化。");
+    assert_null(lesson_step_text(&L, "concat", LANG_EN));
+    lesson_free(&L);
+    load_ok("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4]], \"key\": [[1,1,1,1],[2,2,2,2]]},"
+            " \"tokens\": {\"query\": [\"q\"], \"key\": [\"k0\", \"k1\"]}}");
+    assert_string_equal(L.q_tokens[0], "q");
+    assert_string_equal(L.k_tokens[1], "k1");
+    lesson_free(&L);
+}
+
+static void test_errors_are_one_line(void **state)
+{
+    (void)state;
+    load_bad("{\"title\": \"T\", \"model\": {\"d_model\": 4, \"n_heads\": 3}}",
+             "mem.json: model.n_heads: 3 does not divide d_model 4");
+    load_bad("{\"title\": \"T\",\n  \"model\": }", "mem.json: 2:12: JSON syntax error");
+    load_bad("{\"title\": \"T\", " BASE ", \"input\": {\"query\": {\"shape\": [64, 1024, 1024], \"arange\": [0, 1]}}}",
+             "input.query.shape: tensor too large");
+    load_bad("{\"title\": \"a\\nb\", " BASE "}", "input: missing");
+    char err[LESSON_ERR_MAX];
+    assert_false(lesson_load(&L, "tests/no/such/file.json", err, sizeof err));
+    assert_non_null(strstr(err, "tests/no/such/file.json: cannot open"));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_defaults),        cmocka_unit_test(test_tensor_forms_agree),
+        cmocka_unit_test(test_model_options),   cmocka_unit_test(test_init_generator),
+        cmocka_unit_test(test_inputs_key_value), cmocka_unit_test(test_mask_forms),
+        cmocka_unit_test(test_tokens_and_steps), cmocka_unit_test(test_errors_are_one_line),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

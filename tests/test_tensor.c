@@ -1,0 +1,132 @@
+// Unit tests of the tensor operations.
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <cmocka.h>
+
+#include "tensor.h"
+
+static void test_shape_size_limits(void **state)
+{
+    (void)state;
+    int ok[3] = {2, 3, 4};
+    assert_int_equal(tensor_shape_size(3, ok, 100), 24);
+    assert_int_equal(tensor_shape_size(3, ok, 23), 0);          // over the limit
+    int zero[2] = {3, 0};
+    assert_int_equal(tensor_shape_size(2, zero, 100), 0);       // empty dim
+    int huge[4] = {1 << 30, 1 << 30, 1 << 30, 1 << 30};
+    assert_int_equal(tensor_shape_size(4, huge, SIZE_MAX), 0);  // would overflow size_t
+    assert_int_equal(tensor_shape_size(5, ok, 100), 0);         // rank too large
+    Tensor t;
+    assert_false(tensor_init(&t, 2, zero));
+    assert_true(tensor_init(&t, 3, ok));
+    assert_int_equal(t.size, 24);
+    for (size_t i = 0; i < t.size; i++) assert_true(t.data[i] == 0.0f);
+    char buf[32];
+    tensor_shape_str(&t, buf, sizeof buf);
+    assert_string_equal(buf, "(2,3,4)");
+    tensor_free(&t);
+    assert_null(t.data);
+}
+
+static void test_matmul_against_naive(void **state)
+{
+    (void)state;
+    enum { M = 13, K = 7, N = 11 };
+    float a[M * K], b[K * N], bt[N * K], c1[M * N], c2[M * N];
+    for (int i = 0; i < M * K; i++) a[i] = (float)((i * 37) % 19) / 7.0f - 1.0f;
+    for (int i = 0; i < K * N; i++) b[i] = (float)((i * 53) % 23) / 9.0f - 1.2f;
+    for (int k = 0; k < K; k++)
+        for (int n = 0; n < N; n++) bt[n * K + k] = b[k * N + n];
+    tensor_matmul(c1, a, b, M, K, N);
+    tensor_matmul_bt(c2, a, bt, M, K, N);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            double want = 0;
+            for (int k = 0; k < K; k++) want += (double)a[i * K + k] * (double)b[k * N + j];
+            assert_float_equal(c1[i * N + j], want, 1e-5);
+            assert_float_equal(c2[i * N + j], want, 1e-5);
+        }
+}
+
+static void test_linear_bias(void **state)
+{
+    (void)state;
+    // x (2, 3), W (2, 3) nn.Linear layout, b (2)
+    float x[6] = {1, 2, 3, 4, 5, 6}, w[6] = {1, 0, -1, 0.5f, 0.5f, 0.5f}, b[2] = {10, -1};
+    float y[4];
+    tensor_linear(y, x, w, b, 2, 3, 2);
+    assert_float_equal(y[0], 1 - 3 + 10, 1e-6);
+    assert_float_equal(y[1], 3 - 1, 1e-6);
+    assert_float_equal(y[2], 4 - 6 + 10, 1e-6);
+    assert_float_equal(y[3], 7.5 - 1, 1e-6);
+    tensor_linear(y, x, w, NULL, 2, 3, 2);
+    assert_float_equal(y[0], -2, 1e-6);
+}
+
+static void test_softmax_rows(void **state)
+{
+    (void)state;
+    float x[12] = {1, 2, 3, 4,                          // ordinary
+                   1000, 1001, 1002, 1003,              // large: must not overflow
+                   -INFINITY, 0, -INFINITY, 1};         // masked with -inf
+    tensor_softmax_rows(x, 3, 4);
+    for (int r = 0; r < 3; r++) {
+        float s = 0;
+        for (int j = 0; j < 4; j++) {
+            assert_false(isnan(x[r * 4 + j]));
+            s += x[r * 4 + j];
+        }
+        assert_float_equal(s, 1.0, 1e-6);
+    }
+    assert_float_equal(x[0], x[4], 1e-6);   // shift invariance
+    assert_true(x[8] == 0.0f && x[10] == 0.0f);
+    assert_float_equal(x[11] / x[9], expf(1.0f), 1e-5);
+}
+
+static void test_softmax_fully_masked(void **state)
+{
+    (void)state;
+    float inf_row[3] = {-INFINITY, -INFINITY, -INFINITY};   // PyTorch: NaN
+    float big_row[3] = {-1e9f, -1e9f, -1e9f};               // PyTorch: uniform
+    tensor_softmax_rows(inf_row, 1, 3);
+    tensor_softmax_rows(big_row, 1, 3);
+    for (int j = 0; j < 3; j++) {
+        assert_true(isnan(inf_row[j]));
+        assert_float_equal(big_row[j], (1.0f / 3.0f), 1e-7f);
+    }
+}
+
+static void test_layer_norm(void **state)
+{
+    (void)state;
+    float x[8] = {1, 2, 3, 4, -2, -2, 2, 2}, y[8];
+    tensor_layer_norm(y, x, NULL, NULL, 2, 4, 1e-5f);
+    for (int r = 0; r < 2; r++) {
+        double mean = 0, var = 0;
+        for (int j = 0; j < 4; j++) mean += (double)y[r * 4 + j];
+        mean /= 4;
+        for (int j = 0; j < 4; j++) var += ((double)y[r * 4 + j] - mean) * ((double)y[r * 4 + j] - mean);
+        assert_float_equal(mean, 0.0, 1e-6);
+        assert_float_equal(var / 4, 1.0, 1e-4);
+    }
+    float w[4] = {2, 2, 2, 2}, b[4] = {1, 1, 1, 1}, z[8];
+    tensor_layer_norm(z, x, w, b, 2, 4, 1e-5f);
+    for (int i = 0; i < 8; i++) assert_float_equal(z[i], 2 * y[i] + 1, 1e-6);
+    // in place works
+    tensor_layer_norm(x, x, NULL, NULL, 2, 4, 1e-5f);
+    for (int i = 0; i < 8; i++) assert_float_equal(x[i], y[i], 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_shape_size_limits), cmocka_unit_test(test_matmul_against_naive),
+        cmocka_unit_test(test_linear_bias),       cmocka_unit_test(test_softmax_rows),
+        cmocka_unit_test(test_softmax_fully_masked), cmocka_unit_test(test_layer_norm),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
