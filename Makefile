@@ -19,6 +19,9 @@ else
   SANFLAGS :=
   OPT      := -O2 -g
 endif
+# The core's loops are written so independent outputs vectorise (-O3) while
+# every sum keeps its order: IEEE results, never -ffast-math / -Ofast.
+CORE_OPT := $(if $(filter 1,$(SAN)),,-O3)
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
         -Wdouble-promotion -Wvla
@@ -50,6 +53,8 @@ CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+BENCH_SRC := $(wildcard tests/bench/bench_*.c)
+BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 
 .PHONY: all run test test-run deps clean bench
 all: $(B)/attnviz
@@ -57,7 +62,7 @@ all: $(B)/attnviz
 # The core is compiled without SDL's flags: an SDL include there fails to build.
 $(B)/src/core/%.o: src/core/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(CORE_CFLAGS) -Isrc/core -c $< -o $@
+	$(CC) $(CFLAGS) $(CORE_OPT) $(CORE_CFLAGS) -Isrc/core -c $< -o $@
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -79,6 +84,20 @@ $(B)/tests/%.o: tests/%.c
 
 $(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(APP_LIBS) $(CORE_LIBS) -o $@
+
+$(B)/bench/%.o: tests/bench/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -c $< -o $@
+
+$(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattncore.a
+	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
+
+# Speed is measured here, never in timed tests: one table for the whole app.
+bench: deps
+	@$(MAKE) --no-print-directory $(B)/attnviz $(BENCH_BIN)
+	@echo "| benchmark | median | p99 | target | |"
+	@echo "|---|---|---|---|---|"
+	@for b in $(BENCH_BIN); do $$b || exit 1; done
 
 run: deps
 	@$(MAKE) --no-print-directory $(B)/attnviz
@@ -116,4 +135,4 @@ deps:
 clean:
 	rm -rf build
 
--include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d)
+-include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)

@@ -52,6 +52,27 @@ static void test_matmul_against_naive(void **state)
         }
 }
 
+// Large enough for the packed-panel path, with a partial last panel: every
+// output must equal the plain in-order float dot product bit for bit.
+static void test_matmul_panel_path_is_exact(void **state)
+{
+    (void)state;
+    enum { M = 37, K = 70, N = 129 };
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * N * K);
+    float *c = malloc(sizeof(float) * M * N);
+    assert_non_null(a), assert_non_null(b), assert_non_null(c);
+    for (int i = 0; i < M * K; i++) a[i] = (float)((i * 7919) % 1013) / 97.0f - 5.0f;
+    for (int i = 0; i < N * K; i++) b[i] = (float)((i * 104729) % 2003) / 301.0f - 3.0f;
+    tensor_matmul_bt(c, a, b, M, K, N);
+    for (int i = 0; i < M; i++)
+        for (int j = 0; j < N; j++) {
+            float s = 0.0f;
+            for (int p = 0; p < K; p++) s += a[i * K + p] * b[j * K + p];
+            assert_true(c[i * N + j] == s);
+        }
+    free(a), free(b), free(c);
+}
+
 static void test_linear_bias(void **state)
 {
     (void)state;
@@ -125,6 +146,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_shape_size_limits), cmocka_unit_test(test_matmul_against_naive),
+        cmocka_unit_test(test_matmul_panel_path_is_exact),
         cmocka_unit_test(test_linear_bias),       cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_softmax_fully_masked), cmocka_unit_test(test_layer_norm),
     };

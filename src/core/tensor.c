@@ -56,37 +56,64 @@ void tensor_shape_str(const Tensor *t, char *buf, size_t n)
     if (used < n) snprintf(buf + used, n - used, ")");
 }
 
-// Rows are processed in blocks so each weight row is reused while hot; the
-// sum over the inner dimension runs in index order like a naive dot product.
-enum { ROW_BLOCK = 8 };
+// Matrix products keep every output's sum in index order (p = 0, 1, ..., K-1),
+// exactly like a plain dot product, so results do not depend on the blocking;
+// speed comes from running the independent output columns side by side, which
+// the compiler vectorises without any reassociation (no -ffast-math).
+enum { PANEL = 64 };   // output columns computed together
+
+static void matmul_bt_naive(float *c, const float *a, const float *b, int m, int k, int n)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            const float *ai = a + (size_t)i * k, *bj = b + (size_t)j * k;
+            float s = 0.0f;
+            for (int p = 0; p < k; p++) s += ai[p] * bj[p];
+            c[(size_t)i * n + j] = s;
+        }
+}
 
 void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n)
 {
     // c (M, N) = a (M, K) · bᵀ, b (N, K)
-    for (int i0 = 0; i0 < m; i0 += ROW_BLOCK) {
-        int i1 = i0 + ROW_BLOCK < m ? i0 + ROW_BLOCK : m;
-        for (int j = 0; j < n; j++) {
-            const float *bj = b + (size_t)j * k;
-            for (int i = i0; i < i1; i++) {
-                const float *ai = a + (size_t)i * k;
-                float s = 0.0f;
-                for (int p = 0; p < k; p++) s += ai[p] * bj[p];
-                c[(size_t)i * n + j] = s;
+    if ((long)m * n * k < 4096) {   // tiny: packing costs more than it saves
+        matmul_bt_naive(c, a, b, m, k, n);
+        return;
+    }
+    float *panel = malloc((size_t)k * PANEL * sizeof(float));   // bᵀ[:, j0:j0+PANEL], (K, PANEL)
+    if (!panel) {
+        matmul_bt_naive(c, a, b, m, k, n);
+        return;
+    }
+    for (int j0 = 0; j0 < n; j0 += PANEL) {
+        int jn = n - j0 < PANEL ? n - j0 : PANEL;
+        for (int p = 0; p < k; p++) {
+            float *row = panel + (size_t)p * PANEL;
+            for (int jj = 0; jj < jn; jj++) row[jj] = b[(size_t)(j0 + jj) * k + p];
+            for (int jj = jn; jj < PANEL; jj++) row[jj] = 0.0f;
+        }
+        for (int i = 0; i < m; i++) {
+            const float *ai = a + (size_t)i * k;
+            float acc[PANEL] = {0};
+            for (int p = 0; p < k; p++) {
+                const float aip = ai[p], *row = panel + (size_t)p * PANEL;
+                for (int jj = 0; jj < PANEL; jj++) acc[jj] += aip * row[jj];
             }
+            memcpy(c + (size_t)i * n + j0, acc, (size_t)jn * sizeof(float));
         }
     }
+    free(panel);
 }
 
 void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    // c (M, N) = a (M, K) · b (K, N): accumulate row by row (i-p-j order, unit stride).
+    // c (M, N) = a (M, K) · b (K, N): row i accumulates a[i,p]·b[p,:] for p in order.
     for (int i = 0; i < m; i++) {
         float *ci = c + (size_t)i * n;
         for (int j = 0; j < n; j++) ci[j] = 0.0f;
         const float *ai = a + (size_t)i * k;
         for (int p = 0; p < k; p++) {
-            float aip = ai[p];
-            const float *bp = b + (size_t)p * n;
+            const float aip = ai[p], *bp = b + (size_t)p * n;
             for (int j = 0; j < n; j++) ci[j] += aip * bp[j];
         }
     }
