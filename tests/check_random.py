@@ -1,0 +1,353 @@
+#!/usr/bin/python3
+"""Randomised acceptance check: attnviz --dump against PyTorch.
+
+For each trial, builds a random lesson (sizes, head split, d_k != d_v, bias
+flags, scale, mask kind and fill, residual norm, FFN, and the different ways
+the lesson format can spell tensors and weights), writes it to a temporary
+file, runs `attnviz --dump LESSON`, and compares every stage PyTorch computes
+(see gen_reference.py) with atol 1e-5, rtol 1e-4; NaN and +-inf positions must
+match exactly.  Prints one line per failing trial and finally
+"N passed, M failed"; exits 1 if anything failed.  Lessons of failing trials
+are kept (the path is printed).
+
+Usage (from the repo root; needs torch, so not part of CI):
+    /usr/bin/python3 tests/check_random.py [--trials 30] [--seed 1] [--binary build/attnviz]
+"""
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import gen_reference as ref  # noqa: E402
+
+ATOL, RTOL = 1e-5, 1e-4
+
+
+# ----------------------------------------------------------------------------
+# random lessons
+# ----------------------------------------------------------------------------
+
+def f32(rng, shape, scale=1.0, uniform=False):
+    a = rng.uniform(-1, 1, size=shape) if uniform else rng.standard_normal(size=shape)
+    return (a * scale).astype(np.float32)
+
+
+def tensor_form(rng, arr):
+    """Spell a float32 array one of the ways a lesson TENSOR may be written."""
+    r = rng.random()
+    if r < 0.2:
+        return {"shape": list(arr.shape), "data": arr.reshape(-1).tolist()}
+    return arr.tolist()
+
+
+def arange_tensor(rng, shape):
+    n = int(np.prod(shape))
+    step = float(rng.choice([0.125, 0.25, 0.5]))
+    start = -(n // 2) * step
+    arr = (start + step * np.arange(n)).astype(np.float32).reshape(shape)
+    spec = {"shape": list(shape), "arange": [start, start + n * step, step]}
+    return arr, spec
+
+
+def random_mask(rng, B, Lq, Lk):
+    """Returns (lesson json for "mask" or a sentinel to omit it, description)."""
+    kind = rng.choice(["none", "causal", "tensor", "key_padding"], p=[0.25, 0.25, 0.3, 0.2])
+    if kind == "none":
+        return (None if rng.random() < 0.5 else "omit"), "none"
+    if kind == "causal":
+        return "causal", "causal"
+    if kind == "key_padding":
+        lens = [int(rng.integers(1, Lk + 1)) for _ in range(B)]
+        if rng.random() < 0.4:
+            lens[int(rng.integers(0, B))] = 0             # a sequence with every key masked
+        return {"key_padding": lens}, "key_padding%s" % lens
+    full = [B, Lq, Lk]
+    if rng.random() < 0.25:
+        shape = [B if rng.random() < 0.5 else 1, 1, Lq if rng.random() < 0.5 else 1,
+                 Lk if rng.random() < 0.7 else 1]
+    else:
+        rank = int(rng.integers(1, 4))
+        shape = [d if rng.random() < 0.6 else 1 for d in full[3 - rank:]]
+    vals = (rng.random(size=shape) < 0.7).astype(np.int64)
+    r = rng.random()
+    if r < 0.2:                                   # a single masked position
+        vals = np.ones(shape, dtype=np.int64)
+        vals.reshape(-1)[int(rng.integers(0, vals.size))] = 0
+    elif r < 0.5:                                 # fully masked query row(s)
+        if len(shape) >= 2:
+            vals[..., int(rng.integers(0, shape[-2])), :] = 0
+        else:
+            vals[:] = 0
+    if rng.random() < 0.15:
+        vals = vals.astype(bool)                  # masks also accept true/false
+    js = vals.tolist()
+    if rng.random() < 0.2:
+        js = {"shape": shape, "data": vals.reshape(-1).tolist()}
+    return js, "tensor%s" % shape
+
+
+def random_lesson(rng):
+    B = int(rng.integers(1, 4))
+    Lq = int(rng.integers(1, 9))
+    cross = rng.random() < 0.4
+    Lk = int(rng.integers(1, 9)) if cross else Lq
+    d = int(rng.integers(2, 17))
+    explicit_dk = rng.random() < 0.3
+    if explicit_dk and rng.random() < 0.3:       # with d_k given, heads need not divide d_model
+        H = int(rng.integers(1, 9))
+    else:
+        H = int(rng.choice([h for h in range(1, d + 1) if d % h == 0]))
+    model = {"d_model": d, "n_heads": H}
+    d_k = d // H
+    if explicit_dk:
+        d_k = int(rng.integers(1, 7))
+        model["d_k"] = d_k
+    d_v = d_k
+    if rng.random() < 0.3:
+        d_v = int(rng.integers(1, 7))
+        model["d_v"] = d_v
+    qkv_bias = out_bias = True
+    for name in ("qkv_bias", "out_bias"):
+        r = rng.random()
+        if r < 0.35:
+            model[name] = False
+        elif r < 0.6:
+            model[name] = True
+    qkv_bias = model.get("qkv_bias", True)
+    out_bias = model.get("out_bias", True)
+    r = rng.random()
+    if r < 0.15:
+        model["scale"] = 1
+    elif r < 0.3:
+        model["scale"] = float(np.float32(rng.uniform(0.5, 4.0)))
+
+    mask, mdesc = random_mask(rng, B, Lq, Lk)
+    fill = "-1e9(default)"
+    if mdesc != "none" or rng.random() < 0.2:
+        r = rng.random()
+        choices = [-1e9, -1e10, "-inf", "-inf", "-inf", -1e4, -100.0, 0.0]
+        if r < 0.8:
+            fill = choices[int(rng.integers(0, len(choices)))]
+            model["mask_fill"] = fill
+    residual = rng.random() < 0.35
+    if residual:
+        model["residual_norm"] = True
+    elif rng.random() < 0.1:
+        model["residual_norm"] = False
+    ffn = int(rng.integers(1, 17)) if rng.random() < 0.35 else 0
+    if ffn:
+        model["ffn_hidden"] = ffn
+    elif rng.random() < 0.1:
+        model["ffn_hidden"] = 0
+    if (residual or ffn) and rng.random() < 0.5:
+        model["norm_eps"] = float(rng.choice([1e-6, 1e-5, 1e-3, 0.1]))
+
+    # inputs
+    two_d = B == 1 and rng.random() < 0.5
+
+    def shp(L):
+        return (L, d) if two_d else (B, L, d)
+
+    if rng.random() < 0.1:
+        _, qjs = arange_tensor(rng, shp(Lq))
+    else:
+        qjs = tensor_form(rng, f32(rng, shp(Lq)))
+    inp = {"query": qjs}
+    if cross or rng.random() < 0.15:
+        inp["key"] = tensor_form(rng, f32(rng, shp(Lk)))
+    elif rng.random() < 0.3:
+        inp["key"] = "query"
+    r = rng.random()
+    if r < 0.3:
+        inp["value"] = tensor_form(rng, f32(rng, shp(Lk)))
+    elif r < 0.45:
+        inp["value"] = "key"
+    elif r < 0.6 and Lk == Lq:
+        inp["value"] = "query"
+
+    # weights
+    shapes = {"w_q": (H * d_k, d), "b_q": (H * d_k,), "w_k": (H * d_k, d), "b_k": (H * d_k,),
+              "w_v": (H * d_v, d), "b_v": (H * d_v,), "w_o": (d, H * d_v), "b_o": (d,),
+              "ffn_w1": (ffn, d), "ffn_b1": (ffn,), "ffn_w2": (d, ffn), "ffn_b2": (d,)}
+    fan = {"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn}
+    needed = ["w_q", "w_k", "w_v", "w_o"] + (["b_q", "b_k", "b_v"] if qkv_bias else []) \
+        + (["b_o"] if out_bias else []) + (["ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2"] if ffn else [])
+    use_init = rng.random() < 0.3
+    per_head = rng.random() < 0.25
+    weights = {}
+    if use_init:
+        weights["init"] = {"seed": int(rng.integers(0, 2 ** 40))}
+    for name in ref.INIT_ORDER:
+        if name not in needed or (use_init and rng.random() < 0.8):
+            continue
+        arr = f32(rng, shapes[name], 1.0 / math.sqrt(fan.get(name, d)), uniform=True)
+        if per_head and name in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v"):
+            dd = d_v if name[-1] == "v" else d_k
+            arr = arr.reshape((H, dd, d) if name[0] == "w" else (H, dd))
+        weights[name] = tensor_form(rng, arr)
+    norms = []
+    if residual:
+        norms += ["norm_weight", "norm_bias"]
+    if ffn:
+        norms += ["ffn_norm_weight", "ffn_norm_bias"]
+    for name in norms:
+        if rng.random() < 0.5:
+            base = 1.0 if name.endswith("weight") else 0.0
+            weights[name] = tensor_form(rng, (base + f32(rng, (d,), 0.3)).astype(np.float32))
+
+    title = "random trial" if rng.random() < 0.7 else {"en": "random trial", "zh": "随机试验"}
+    lesson = {"title": title, "model": model, "input": inp}
+    if not (isinstance(mask, str) and mask == "omit"):
+        lesson["mask"] = mask
+    lesson["weights"] = weights
+    r = rng.random()
+    if r < 0.1 and Lk == Lq:
+        lesson["tokens"] = ["t%d" % i for i in range(Lq)]
+    elif r < 0.2:
+        lesson["tokens"] = {"query": ["q%d" % i for i in range(Lq)],
+                            "key": ["k%d" % j for j in range(Lk)]}
+
+    desc = "B=%d Lq=%d Lk=%d d=%d H=%d dk=%d dv=%d%s%s mask=%s fill=%s%s%s%s%s%s%s" % (
+        B, Lq, Lk, d, H, d_k, d_v, "" if qkv_bias else " no-qkv-bias",
+        "" if out_bias else " no-out-bias", mdesc, fill if isinstance(fill, str) else "%g" % fill,
+        " scale=%g" % model["scale"] if "scale" in model else "",
+        " residual_norm" if residual else "", " ffn=%d" % ffn if ffn else "",
+        " 2d" if two_d else "", " init" if use_init else "", " per-head" if per_head else "")
+    return lesson, desc
+
+
+# ----------------------------------------------------------------------------
+# comparison
+# ----------------------------------------------------------------------------
+
+def to_float(x):
+    if isinstance(x, str):
+        return float(x)          # "nan", "inf", "-inf"
+    return float(x)
+
+
+def compare_stage(name, want, got):
+    """Returns None if ok, else a short description."""
+    if got is None:
+        return "%s: missing" % name
+    wshape = list(want.shape)
+    gshape = [int(s) for s in got.get("shape", [])]
+    if gshape != wshape:
+        return "%s: shape %s, want %s" % (name, gshape, wshape)
+    try:
+        g = np.array([to_float(x) for x in got["data"]], dtype=np.float64)
+    except (TypeError, ValueError, KeyError) as e:
+        return "%s: bad data (%s)" % (name, e)
+    w = want.double().reshape(-1).numpy()
+    if g.size != w.size:
+        return "%s: %d values, want %d" % (name, g.size, w.size)
+    bad = np.zeros(w.size, dtype=bool)
+    wn, gn = np.isnan(w), np.isnan(g)
+    bad |= wn != gn
+    winf, ginf = np.isinf(w), np.isinf(g)
+    bad |= (winf | ginf) & ~(wn | gn) & (w != g)
+    fin = np.isfinite(w) & np.isfinite(g)
+    with np.errstate(invalid="ignore"):
+        bad |= fin & (np.abs(g - w) > ATOL + RTOL * np.abs(w))
+    if not bad.any():
+        return None
+    with np.errstate(invalid="ignore"):
+        err = np.where(fin, np.abs(g - w), np.inf)
+    err[~bad] = -1
+    i = int(np.argmax(err))
+    idx = tuple(int(x) for x in np.unravel_index(i, want.shape))
+    return "%s: %d/%d off, worst at %s got %.9g want %.9g" % (name, int(bad.sum()), w.size,
+                                                              list(idx), g[i], w[i])
+
+
+def run_binary(binary, path, timeout):
+    try:
+        p = subprocess.run([binary, "--dump", path], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "timed out after %gs" % timeout
+    except OSError as e:
+        return None, "cannot run %s: %s" % (binary, e)
+    if p.returncode != 0:
+        err = p.stderr.decode("utf-8", "replace").strip().splitlines()
+        return None, "exit status %d%s" % (p.returncode, (": " + err[0][:200]) if err else "")
+    try:
+        out = json.loads(p.stdout.decode("utf-8"))
+        return {s["name"]: s for s in out["stages"]}, None
+    except (ValueError, KeyError, TypeError) as e:
+        return None, "unparseable --dump output (%s)" % e
+
+
+def main():
+    root = os.path.dirname(HERE)
+    ap = argparse.ArgumentParser(description="attnviz --dump vs PyTorch on random lessons")
+    ap.add_argument("--trials", type=int, default=30)
+    ap.add_argument("--seed", type=int, default=1, help="base random seed (default 1)")
+    ap.add_argument("--binary", default=os.path.join(root, "build", "attnviz"))
+    ap.add_argument("--keep-dir", help="where to keep lessons of failing trials "
+                    "(default: a new temporary directory)")
+    ap.add_argument("--keep-all", action="store_true", help="keep every trial's lesson")
+    ap.add_argument("--timeout", type=float, default=20.0)
+    ap.add_argument("-v", "--verbose", action="store_true", help="print passing trials too")
+    args = ap.parse_args()
+
+    if not (os.path.isfile(args.binary) and os.access(args.binary, os.X_OK)):
+        print("binary not found or not executable: %s (build it, or pass --binary PATH)" % args.binary)
+        sys.exit(2)
+    torch.set_num_threads(1)
+    keep_dir = args.keep_dir
+    work = tempfile.mkdtemp(prefix="attnviz-check-")
+    passed = failed = 0
+    for trial in range(args.trials):
+        rng = np.random.default_rng([args.seed, trial])
+        lesson, desc = random_lesson(rng)
+        path = os.path.join(work, "trial-%03d.json" % trial)
+        ref.write_text(path, ref.to_json(lesson) + "\n")
+        problems = []
+        try:
+            want = ref.run_lesson(lesson, per_head=False)
+        except Exception as e:  # a generator bug, not an attnviz failure
+            problems.append("torch reference failed: %r" % e)
+            want = []
+        got, err = run_binary(args.binary, path, args.timeout) if not problems else (None, None)
+        if err:
+            problems.append(err)
+        elif got is not None:
+            for name, t in want:
+                msg = compare_stage(name, t, got.get(name))
+                if msg:
+                    problems.append(msg)
+        if problems or args.keep_all:
+            if keep_dir is None:
+                keep_dir = tempfile.mkdtemp(prefix="attnviz-fail-")
+            os.makedirs(keep_dir, exist_ok=True)
+            kept = os.path.join(keep_dir, "seed%d-trial-%03d.json" % (args.seed, trial))
+            os.replace(path, kept)
+        else:
+            os.remove(path)
+        if problems:
+            failed += 1
+            print("FAIL trial %d [%s]: %s (lesson: %s)" % (trial, desc, "; ".join(problems), kept))
+        else:
+            passed += 1
+            if args.verbose:
+                print("ok   trial %d [%s]" % (trial, desc))
+    try:
+        os.rmdir(work)
+    except OSError:
+        pass
+    print("%d passed, %d failed" % (passed, failed))
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
