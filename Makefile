@@ -66,7 +66,7 @@ $(B)/src/core/%.o: src/core/%.c
 
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -c $< -o $@
+	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
 
 $(B)/libattncore.a: $(CORE_OBJ)
 	$(AR) rcs $@ $^
@@ -80,14 +80,14 @@ $(B)/attnviz: $(B)/src/app/main.o $(B)/libattnapp.a $(B)/libattncore.a
 
 $(B)/tests/%.o: tests/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -c $< -o $@
+	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
 
 $(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(APP_LIBS) $(CORE_LIBS) -o $@
 
 $(B)/bench/%.o: tests/bench/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -c $< -o $@
+	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
 
 $(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@

@@ -1,0 +1,71 @@
+// png_write.c — libspng encoder into a temp file + rename (see png_write.h).
+#include "png_write.h"
+
+#include <errno.h>
+#include <spng.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+bool png_write_rgba(const char *path, const void *pixels, int w, int h, int pitch, int zlib_level,
+                    char *err, size_t err_len)
+{
+    if (!path || !pixels || w <= 0 || h <= 0 || pitch < w * 4) {
+        snprintf(err, err_len, "%s: bad image (%dx%d, pitch %d)", path ? path : "(null)", w, h, pitch);
+        return false;
+    }
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp) {
+        snprintf(err, err_len, "%s: path too long", path);
+        return false;
+    }
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
+        return false;
+    }
+    bool ok = false;
+    const char *what = "out of memory";
+    int rc = 0;
+    spng_ctx *ctx = spng_ctx_new(SPNG_CTX_ENCODER);
+    if (!ctx) goto done;
+    struct spng_ihdr ihdr = {0};
+    ihdr.width = (uint32_t)w;
+    ihdr.height = (uint32_t)h;
+    ihdr.bit_depth = 8;
+    ihdr.color_type = SPNG_COLOR_TYPE_TRUECOLOR_ALPHA;
+    what = "encoding failed";
+    if ((rc = spng_set_png_file(ctx, f)) != 0) goto done;
+    if ((rc = spng_set_ihdr(ctx, &ihdr)) != 0) goto done;
+    if (zlib_level >= 0 && (rc = spng_set_option(ctx, SPNG_IMG_COMPRESSION_LEVEL, zlib_level)) != 0)
+        goto done;
+    if ((rc = spng_encode_image(ctx, NULL, 0, SPNG_FMT_PNG, SPNG_ENCODE_PROGRESSIVE | SPNG_ENCODE_FINALIZE)) != 0)
+        goto done;
+    for (int y = 0; y < h; y++) {
+        rc = spng_encode_row(ctx, (const unsigned char *)pixels + (size_t)y * (size_t)pitch, (size_t)w * 4);
+        if (rc != 0 && rc != SPNG_EOI) goto done;
+    }
+    rc = 0;
+    ok = true;
+done:
+    if (ctx) spng_ctx_free(ctx);
+    if (fflush(f) != 0 || ferror(f)) {
+        if (ok) what = strerror(errno);
+        ok = false;
+    }
+    if (fclose(f) != 0 && ok) {
+        what = strerror(errno);
+        ok = false;
+    }
+    if (ok && rename(tmp, path) != 0) {
+        what = strerror(errno);
+        ok = false;
+    }
+    if (!ok) {
+        remove(tmp);
+        if (rc) snprintf(err, err_len, "%s: %s: %s", path, what, spng_strerror(rc));
+        else snprintf(err, err_len, "%s: %s", path, what);
+    }
+    return ok;
+}

@@ -1,0 +1,16 @@
+// png_write.h — RGBA8 pixels to a PNG file with libspng, atomically: the data
+// goes to a temporary file in the same directory, then rename() puts it in
+// place, so a half-written PNG never appears under the final name.
+#ifndef ATTNVIZ_PNG_WRITE_H
+#define ATTNVIZ_PNG_WRITE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+// pixels: h rows of w RGBA8 pixels (bytes R,G,B,A in memory), rows pitch bytes apart.
+// zlib_level 0..9 (-1 = libspng default). On failure returns false with one
+// line naming the path in err.
+bool png_write_rgba(const char *path, const void *pixels, int w, int h, int pitch, int zlib_level,
+                    char *err, size_t err_len);
+
+#endif

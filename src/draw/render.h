@@ -1,0 +1,29 @@
+// render.h — the single drawing path. render_frame draws one whole frame of the
+// visualizer for a View into any SDL_Renderer: the window's, or a software
+// renderer on an SDL_Surface (SDL_CreateSoftwareRenderer) for PNG export and
+// tests. It reads the size from the renderer (SDL_GetRendererOutputSize), reads
+// no clock (time is View.anim) and allocates nothing once its texts are cached,
+// so the same View gives the same pixels in the window and in a file.
+#ifndef ATTNVIZ_RENDER_H
+#define ATTNVIZ_RENDER_H
+
+#include <SDL.h>
+
+#include "layout.h"
+#include "text.h"
+#include "trace.h"
+#include "view.h"
+
+void render_frame(SDL_Renderer *r, Fonts *f, const Trace *tr, const View *v);
+
+// The rendering choice render_frame makes for one cell (tests check pixels against it).
+typedef enum CellLook { CELL_VALUE, CELL_MASKED, CELL_NAN } CellLook;
+CellLook render_cell_look(const PanelSpec *ps, int row, int col);
+// The colour a settled cell's background has (its corners; text is drawn in the middle).
+Rgb render_cell_color(const PanelSpec *ps, int row, int col);
+// Inset from each cell edge that the renderer leaves as a gap (background).
+int render_cell_gap(int cell);
+// The page background colour.
+Rgb render_background(void);
+
+#endif

@@ -1,0 +1,52 @@
+// text.h — fonts (found with fontconfig or given with --font) and a fixed-size
+// cache of rendered text textures keyed by string + face + size + wrap width.
+// Text is rendered white once and tinted with SDL_SetTextureColorMod, so the
+// colour is not part of the key. Once a string is cached, drawing it costs one
+// SDL_RenderCopy: no TTF work and no allocation per frame.
+#ifndef ATTNVIZ_TEXT_H
+#define ATTNVIZ_TEXT_H
+
+#include <SDL.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lesson.h"
+
+typedef enum FontFace { FONT_SANS, FONT_BOLD, FONT_MONO, FONT_FACE_COUNT } FontFace;
+
+typedef struct Fonts Fonts;
+
+// Finds the faces (font_path overrides all of them; lang picks a CJK face for
+// zh) and initialises SDL_ttf. On failure: one line in err, NULL returned.
+Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len);
+void fonts_destroy(Fonts *f);
+// Drops every cached texture (call before destroying the renderer they belong to).
+void fonts_flush(Fonts *f);
+
+typedef enum TextAlign { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } TextAlign;
+
+// The cached texture for s (white), its size in *w, *h; wrap_w > 0 wraps lines
+// at that width (and honours '\n'). NULL for an empty string or on failure.
+SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w,
+                          const char *s, int *w, int *h);
+// Size of s as it would be drawn (uses the cache).
+void text_size(Fonts *f, SDL_Renderer *r, FontFace face, int px, const char *s, int *w, int *h);
+// Draws s with its top-left (ALIGN_LEFT), top-centre or top-right at (x, y).
+// Returns the drawn width.
+int text_draw(Fonts *f, SDL_Renderer *r, FontFace face, int px, SDL_Color c, int x, int y,
+              TextAlign align, const char *s);
+// Draws s centred in the box (both axes).
+void text_draw_centered(Fonts *f, SDL_Renderer *r, FontFace face, int px, SDL_Color c,
+                        SDL_Rect box, const char *s);
+// Wrapped text in a box; shrinks the size (down to min_px) until it fits the
+// height. Returns the height used.
+int text_draw_wrapped(Fonts *f, SDL_Renderer *r, FontFace face, int px, int min_px, SDL_Color c,
+                      SDL_Rect box, const char *s);
+
+// Statistics, for tests and the benchmark.
+typedef struct TextStats {
+    unsigned long hits, misses, evictions;
+} TextStats;
+TextStats text_stats(const Fonts *f);
+
+#endif

@@ -1,0 +1,170 @@
+// i18n.c — key = text tables per language, sorted for binary search.
+#include "i18n.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define I18N_MAX_KEYS 512
+
+typedef struct Entry {
+    const char *key, *text; // point into Table.buf
+} Entry;
+
+typedef struct Table {
+    char *buf;
+    Entry e[I18N_MAX_KEYS];
+    int n;
+} Table;
+
+static Table tables[LANG_COUNT];
+static const char *const lang_code[LANG_COUNT] = {"en", "zh"};
+
+static int entry_cmp(const void *a, const void *b)
+{
+    return strcmp(((const Entry *)a)->key, ((const Entry *)b)->key);
+}
+
+static char *trim(char *s, char *end)
+{
+    while (s < end && (*s == ' ' || *s == '\t')) s++;
+    while (end > s && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) end--;
+    *end = '\0';
+    return s;
+}
+
+bool i18n_parse(Lang lang, const char *name, const char *text, size_t len, char *err,
+                size_t err_len)
+{
+    Table *t = &tables[lang];
+    free(t->buf);
+    memset(t, 0, sizeof *t);
+    t->buf = malloc(len + 1);
+    if (!t->buf) {
+        snprintf(err, err_len, "%s: out of memory", name);
+        return false;
+    }
+    memcpy(t->buf, text, len);
+    t->buf[len] = '\0';
+    int line = 0;
+    for (char *p = t->buf; *p;) {
+        char *nl = strchr(p, '\n');
+        char *end = nl ? nl : p + strlen(p);
+        char *next = nl ? nl + 1 : end;
+        line++;
+        char *s = trim(p, end);
+        if (*s && *s != '#') {
+            char *eq = strchr(s, '=');
+            if (!eq) {
+                snprintf(err, err_len, "%s:%d: expected `key = text`", name, line);
+                return false;
+            }
+            char *key = trim(s, eq);
+            char *val = trim(eq + 1, eq + 1 + strlen(eq + 1));
+            // unescape \n and \\ in place
+            char *w = val;
+            for (char *r = val; *r; r++) {
+                if (r[0] == '\\' && r[1] == 'n') *w++ = '\n', r++;
+                else if (r[0] == '\\' && r[1] == '\\') *w++ = '\\', r++;
+                else *w++ = *r;
+            }
+            *w = '\0';
+            if (t->n >= I18N_MAX_KEYS) {
+                snprintf(err, err_len, "%s:%d: more than %d keys", name, line, I18N_MAX_KEYS);
+                return false;
+            }
+            t->e[t->n].key = key;
+            t->e[t->n].text = val;
+            t->n++;
+        }
+        p = next;
+    }
+    qsort(t->e, (size_t)t->n, sizeof t->e[0], entry_cmp);
+    return true;
+}
+
+static bool load_file(Lang lang, const char *path, bool required, char *err, size_t err_len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (required) snprintf(err, err_len, "%s: cannot open the language file", path);
+        return !required;
+    }
+    char *buf = NULL;
+    size_t cap = 0, n = 0;
+    for (;;) {
+        if (n + 4096 > cap) {
+            cap = cap ? cap * 2 : 16384;
+            char *nb = realloc(buf, cap);
+            if (!nb) break;
+            buf = nb;
+        }
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (got == 0) break;
+    }
+    fclose(f);
+    bool ok = buf && i18n_parse(lang, path, buf, n, err, err_len);
+    if (!buf) snprintf(err, err_len, "%s: out of memory", path);
+    free(buf);
+    return ok;
+}
+
+bool i18n_load(const char *assets_dir, char *err, size_t err_len)
+{
+    char path[1024];
+    for (int l = 0; l < LANG_COUNT; l++) {
+        snprintf(path, sizeof path, "%s/lang/%s.txt", assets_dir, lang_code[l]);
+        if (!load_file((Lang)l, path, l == LANG_EN, err, err_len)) return false;
+    }
+    return true;
+}
+
+void i18n_free(void)
+{
+    for (int l = 0; l < LANG_COUNT; l++) {
+        free(tables[l].buf);
+        memset(&tables[l], 0, sizeof tables[l]);
+    }
+}
+
+static const char *find(const Table *t, const char *key)
+{
+    Entry k = {key, NULL};
+    const Entry *e = t->n ? bsearch(&k, t->e, (size_t)t->n, sizeof t->e[0], entry_cmp) : NULL;
+    return e ? e->text : NULL;
+}
+
+const char *i18n_get(Lang lang, const char *key)
+{
+    const char *s = (unsigned)lang < LANG_COUNT ? find(&tables[lang], key) : NULL;
+    if (!s) s = find(&tables[LANG_EN], key);
+    return s ? s : key;
+}
+
+void i18n_format(char *out, size_t n, const char *tpl, int nargs, const char *const *args)
+{
+    if (n == 0) return;
+    size_t o = 0;
+    for (const char *p = tpl; *p && o + 1 < n; p++) {
+        if (p[0] == '{' && p[1] >= '1' && p[1] <= '9' && p[2] == '}') {
+            int i = p[1] - '1';
+            const char *a = i < nargs && args[i] ? args[i] : "";
+            while (*a && o + 1 < n) out[o++] = *a++;
+            p += 2;
+        } else {
+            out[o++] = *p;
+        }
+    }
+    // do not cut a UTF-8 sequence in half
+    if (o + 1 >= n) {
+        while (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0x80) o--;
+        if (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0xC0) o--;
+    }
+    out[o] = '\0';
+}
+
+void i18n_fmt(char *out, size_t n, Lang lang, const char *key, int nargs, const char *const *args)
+{
+    i18n_format(out, n, i18n_get(lang, key), nargs, args);
+}

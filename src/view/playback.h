@@ -1,0 +1,40 @@
+// playback.h — time-based stepping through the stages and easing curves.
+// The app feeds it elapsed seconds; it never reads a clock itself.
+#ifndef ATTNVIZ_PLAYBACK_H
+#define ATTNVIZ_PLAYBACK_H
+
+#include <stdbool.h>
+
+#define PLAYBACK_ANIM_SECONDS 1.6   // one transition at speed 1
+#define PLAYBACK_DWELL_SECONDS 2.4  // settled time before auto-advance
+#define PLAYBACK_MIN_SPEED 0.25f
+#define PLAYBACK_MAX_SPEED 4.0f
+
+typedef struct Playback {
+    int stage, n_stages;
+    double t;       // seconds (already multiplied by speed) since entering stage
+    bool playing;
+    float speed;
+} Playback;
+
+void playback_init(Playback *pb, int n_stages);
+// Jumps to stage (clamped to [0, n-1]); animate=false shows it settled.
+void playback_goto(Playback *pb, int stage, bool animate);
+void playback_next(Playback *pb);
+void playback_prev(Playback *pb);   // shows the previous stage settled
+void playback_toggle(Playback *pb); // at the end, play restarts from stage 0
+void playback_set_speed(Playback *pb, float speed); // clamped
+// Advances by dt wall seconds; auto-advances when playing. Returns true if the stage changed.
+bool playback_update(Playback *pb, double dt);
+// Linear transition progress in [0,1].
+float playback_progress(const Playback *pb);
+bool playback_animating(const Playback *pb);
+
+float ease_in_out_cubic(float x);  // 0→0, 1→1, flat ends
+float ease_out_cubic(float x);
+float ease_clamp01(float x);
+// Progress of item i of n when items run one after another with overlap
+// (0 = sequential, 1 = all at once), mapped from overall progress p.
+float ease_stagger(float p, int i, int n, float overlap);
+
+#endif
