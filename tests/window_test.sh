@@ -1,0 +1,59 @@
+#!/bin/sh
+# The real window under Xvfb: opens, changes stage by stage, shows and hides the
+# help overlay, survives a resize, saves a PNG with S, and quits with status 0 on Esc.
+# Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
+B=${BUILD:-build}
+if ! command -v xvfb-run >/dev/null 2>&1; then
+    echo "window_test: SKIP: xvfb-run not found (make deps installs xvfb)"
+    exit 0
+fi
+for tool in xdotool import; do
+    command -v $tool >/dev/null 2>&1 || { echo "window_test: $tool not found (make deps)"; exit 1; }
+done
+[ -x "$B/attnviz" ] || { echo "window_test: $B/attnviz not built"; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cat >"$TMP/inner.sh" <<'INNER'
+#!/bin/sh
+B=$1; TMP=$2
+fail() { echo "window_test: FAIL: $*"; [ -n "$PID" ] && kill "$PID" 2>/dev/null; exit 1; }
+shot() { sleep "${2:-0.4}"; import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
+differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
+ATTNVIZ_SAVE_DIR=$TMP "$B/attnviz" --size 1280x720 lessons/arange-2x4x4.json >"$TMP/out.txt" 2>"$TMP/err.txt" &
+PID=$!
+WID=$(timeout 15 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
+[ -n "$WID" ] || fail "no window named attnviz within 15 s ($(cat "$TMP/err.txt"))"
+xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
+xdotool mousemove 5 795 # keep the pointer away from the cells (no tooltip)
+shot s0 1
+prev=s0
+for i in 1 2 3 4 5; do
+    xdotool key --window "$WID" Right
+    shot "s$i" 2.2   # a transition lasts 1.6 s
+    differ "$prev" "s$i" || fail "stage $i looks the same as the one before"
+    prev="s$i"
+done
+xdotool key --window "$WID" question
+shot help 0.6
+differ "$prev" help || fail "the help overlay did not appear on ?"
+xdotool key --window "$WID" question
+shot nohelp 0.6
+cmp -s "$TMP/$prev.png" "$TMP/nohelp.png" || differ help nohelp || fail "the help overlay did not go away"
+xdotool key --window "$WID" s
+sleep 1
+ls "$TMP"/attnviz-*.png >/dev/null 2>&1 || fail "S did not save a PNG in ATTNVIZ_SAVE_DIR"
+xdotool windowsize "$WID" 900 600
+shot resized 1
+kill -0 "$PID" 2>/dev/null || fail "attnviz died after a resize"
+differ nohelp resized || fail "nothing changed after the resize"
+xdotool key --window "$WID" Escape
+for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$PID" 2>/dev/null || break; sleep 0.5; done
+if kill -0 "$PID" 2>/dev/null; then fail "still running 5 s after Esc"; fi
+wait "$PID"; rc=$?
+[ "$rc" -eq 0 ] || fail "exit status $rc after Esc"
+echo "window_test: ok"
+INNER
+timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" sh "$TMP/inner.sh" "$B" "$TMP"
+rc=$?
+[ $rc -eq 124 ] && echo "window_test: FAIL: timed out after 120 s"
+exit $rc
