@@ -19,7 +19,11 @@ B=$1; TMP=$2
 fail() { echo "window_test: FAIL: $*"; [ -n "$PID" ] && kill "$PID" 2>/dev/null; exit 1; }
 shot() { sleep "${2:-0.4}"; import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
 differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
-ATTNVIZ_SAVE_DIR=$TMP "$B/attnviz" --size 1280x720 lessons/arange-2x4x4.json >"$TMP/out.txt" 2>"$TMP/err.txt" &
+# Under ASan (make SAN=1) libdbus, libX11 and the X11 modules SDL dlopens leak a
+# few hundred bytes at exit, which LeakSanitizer turns into exit status 1; leaks
+# in attnviz's own drawing code are checked by test_render. Other ASan/UBSan
+# errors still fail this test.
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 ATTNVIZ_SAVE_DIR=$TMP "$B/attnviz" --size 1280x720 lessons/arange-2x4x4.json >"$TMP/out.txt" 2>"$TMP/err.txt" &
 PID=$!
 WID=$(timeout 15 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
 [ -n "$WID" ] || fail "no window named attnviz within 15 s ($(cat "$TMP/err.txt"))"

@@ -45,12 +45,14 @@ bool app_find_assets(char *out, size_t n, char *err, size_t err_len)
         return false;
     }
     char *base = SDL_GetBasePath(); // executable's directory, with a trailing '/'
-    char tried[2][1100] = {"", ""};
+    char tried[3][1100] = {"", "", ""};
     if (base) {
+        // build/attnviz → ../assets; build/san/attnviz → ../../assets; installed next to it → assets
         snprintf(tried[0], sizeof tried[0], "%s../assets", base);
-        snprintf(tried[1], sizeof tried[1], "%sassets", base);
+        snprintf(tried[1], sizeof tried[1], "%s../../assets", base);
+        snprintf(tried[2], sizeof tried[2], "%sassets", base);
         SDL_free(base);
-        for (int i = 0; i < 2; i++)
+        for (int i = 0; i < 3; i++)
             if (assets_ok(tried[i])) {
                 snprintf(out, n, "%s", tried[i]);
                 return true;

@@ -98,6 +98,7 @@ Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len)
             memcpy(f->path[FONT_MONO], f->path[FONT_SANS], PATH_MAX_LEN);
             f->face_index[FONT_MONO] = f->face_index[FONT_SANS];
         }
+        FcFini(); // the lookup is done: release fontconfig's caches
         if (!ok) {
             snprintf(err, err_len,
                      "attnviz: font \"%s\" not found with fontconfig (install fonts-dejavu-core%s "

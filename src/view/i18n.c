@@ -146,20 +146,31 @@ void i18n_format(char *out, size_t n, const char *tpl, int nargs, const char *co
 {
     if (n == 0) return;
     size_t o = 0;
-    for (const char *p = tpl; *p && o + 1 < n; p++) {
+    bool cut = false;
+    for (const char *p = tpl; *p && !cut; p++) {
+        const char *a = p, *end = p + 1;
         if (p[0] == '{' && p[1] >= '1' && p[1] <= '9' && p[2] == '}') {
             int i = p[1] - '1';
-            const char *a = i < nargs && args[i] ? args[i] : "";
-            while (*a && o + 1 < n) out[o++] = *a++;
+            a = i < nargs && args[i] ? args[i] : "";
+            end = a + strlen(a);
             p += 2;
-        } else {
-            out[o++] = *p;
+        }
+        for (; a < end; a++) {
+            if (o + 1 >= n) {
+                cut = true;
+                break;
+            }
+            out[o++] = *a;
         }
     }
-    // do not cut a UTF-8 sequence in half
-    if (o + 1 >= n) {
-        while (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0x80) o--;
-        if (o > 0 && ((unsigned char)out[o - 1] & 0xC0) == 0xC0) o--;
+    if (cut) { // do not leave half a UTF-8 sequence
+        size_t k = o;
+        while (k > 0 && ((unsigned char)out[k - 1] & 0xC0) == 0x80) k--;
+        if (k > 0 && ((unsigned char)out[k - 1] & 0xC0) == 0xC0) {
+            unsigned char lead = (unsigned char)out[k - 1];
+            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+            if (o - (k - 1) < need) o = k - 1;
+        }
     }
     out[o] = '\0';
 }
