@@ -446,7 +446,8 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
         text_draw_centered(f, r, FONT_SANS, L->px_op, col(MUTED, 255), (SDL_Rect){o.x, o.y, o.w, o.h}, ps->op_before);
     }
     draw_caption(r, f, L, tr, v, p, dx, dy);
-    draw_labels(r, f, L, v, p, dx, dy);
+    if (dx == 0 && dy == 0) draw_labels(r, f, L, v, p, dx, dy); // not while sliding
+
     // head-coloured blocks over the columns (split source, concat result)
     if (ps->head_blocks > 0 && ps->block_cols > 0) {
         int bar = px_i(L->s, 5);
@@ -605,9 +606,15 @@ static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
         x += text_draw(f, r, FONT_SANS, L->px_small, ink, x, sy, ALIGN_LEFT, line) + pad * 2;
     }
     if (any_nan) {
+        snprintf(line, sizeof line, "NaN = %s", i18n_get(v->lang, "ui.nan"));
+        int tw, th;
+        text_size(f, r, FONT_SANS, L->px_small, line, &tw, &th);
+        if (x + sw + pad / 2 + tw > g.x + g.w - pad && x > g.x + pad) { // next line
+            x = g.x + pad;
+            sy += sw + pad / 2;
+        }
         fill(r, colormap_nan(), 255, x, sy, sw, sw);
         x += sw + pad / 2;
-        snprintf(line, sizeof line, "NaN = %s", i18n_get(v->lang, "ui.nan"));
         text_draw(f, r, FONT_SANS, L->px_small, ink, x, sy, ALIGN_LEFT, line);
     }
     SDL_RenderSetClipRect(r, NULL);

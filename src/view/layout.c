@@ -240,6 +240,7 @@ static void fit_numbers(PanelSpec *p, int cell, float s)
         if (chars < 3) chars = 3; // "NaN"
         int px = imin(max_px, (int)((float)(cell - 4) / (0.62f * (float)chars)));
         px &= ~1;
+        if (d == 0 && m < 10.0f) break; // 0 decimals would print 0.3 as "0": show no numbers
         if (px >= min_px) {
             p->decimals = d;
             p->px_cell = px;
@@ -274,7 +275,7 @@ static void place_panels(Layout *L, const Trace *tr)
         int wi = -1;
         for (int i = 0; i < L->n_panels; i++)
             if (L->spec[i].is_weight) wi = i;
-        if (attempt == 0 && wi >= 0 && c < (int)(22 * s)) {
+        if (attempt == 0 && wi >= 0 && c < (int)(34 * s)) {
             memmove(&L->spec[wi], &L->spec[wi + 1], sizeof L->spec[0] * (size_t)(L->n_panels - wi - 1));
             L->n_panels--;
             if (L->result_panel > wi) L->result_panel--;
