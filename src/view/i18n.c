@@ -65,6 +65,7 @@ bool i18n_parse(Lang lang, const char *name, const char *text, size_t len, char 
             char *w = val;
             for (char *r = val; *r; r++) {
                 if (r[0] == '\\' && r[1] == 'n') *w++ = '\n', r++;
+                else if (r[0] == '\\' && r[1] == 't') *w++ = '\t', r++;
                 else if (r[0] == '\\' && r[1] == '\\') *w++ = '\\', r++;
                 else *w++ = *r;
             }

@@ -1,7 +1,7 @@
 // i18n.h — every UI string, looked up by key from assets/lang/<lang>.txt.
 //
 // File format (UTF-8): one `key = text` per line; `#` starts a comment line;
-// `\n` in text is a newline, `\\` a backslash. Missing keys in a language fall
+// `\n` in text is a newline, `\t` a tab, `\\` a backslash. Missing keys in a language fall
 // back to English, then to the key itself (so a typo shows, never crashes).
 #ifndef ATTNVIZ_I18N_H
 #define ATTNVIZ_I18N_H

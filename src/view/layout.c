@@ -240,7 +240,7 @@ static void fit_numbers(PanelSpec *p, int cell, float s)
         if (chars < 3) chars = 3; // "NaN"
         int px = imin(max_px, (int)((float)(cell - 4) / (0.62f * (float)chars)));
         px &= ~1;
-        if (d == 0 && m < 10.0f) break; // 0 decimals would print 0.3 as "0": show no numbers
+        if (d == 0 && m < 10.0f && p->mask != p->data) break; // 0 decimals would print 0.3 as "0": show no numbers
         if (px >= min_px) {
             p->decimals = d;
             p->px_cell = px;
