@@ -8,6 +8,14 @@ the way tutorial code is written), runs it, and writes
     tests/ref/NAME.lesson.json    the lesson holding the exact weights, inputs, mask
     tests/ref/NAME.expected.json  {"title": ..., "stages": [{"name", "shape", "data"}, ...]}
 
+It also writes
+
+    tests/ref/from-torch-{mha,custom}.lesson.json / .expected.json
+        lessons made by lessons/from_torch.py from a torch.nn.MultiheadAttention and from
+        a module of separate head modules, with the stages of those modules
+    tests/ref/lessons/NAME.expected.json
+        for every lesson of the library, lessons/NAME.json, its stages run in PyTorch
+
 Usage (from the repo root):  /usr/bin/python3 tests/gen_reference.py [--precision]
 
 The output is deterministic: running it twice gives byte-identical files.
@@ -700,6 +708,213 @@ def variants():
 
 
 # ----------------------------------------------------------------------------
+# the lesson library: lessons/*.json -> ref/lessons/NAME.expected.json
+# ----------------------------------------------------------------------------
+
+LESSONS_DIR = os.path.join(os.path.dirname(HERE), "lessons")
+
+
+def lesson_stages(lesson):
+    """Runs a lesson (any lesson file, narration and tokens ignored) as PyTorch modules.
+
+    Like run_lesson(), but lessons whose Q/K/V weights are in the per-head form run as
+    per-head modules and also get q_proj/k_proj/v_proj: the per-head projections
+    concatenated, torch.cat([head.query(x) for head in heads], -1), which is what the
+    fused projection of the same weights computes."""
+    r = resolve_lesson(lesson)
+    per_head = r["per_head_form"]
+    block = make_block(per_head=per_head, **r["cfg"])
+    block.load_lesson_weights(r["weights"])
+    with torch.no_grad():
+        block(r["query"], r["key"], r["value"], r["mask"])
+        stages = dict(block.stages())
+        if per_head:
+            heads = block.attn.heads
+            stages["q_proj"] = torch.cat([h.query(r["query"]) for h in heads], -1)
+            stages["k_proj"] = torch.cat([h.key(r["key"]) for h in heads], -1)
+            stages["v_proj"] = torch.cat([h.value(r["value"]) for h in heads], -1)
+    return [(n, stages[n]) for n in STAGES if n in stages]
+
+
+def lesson_references(out_dir, lessons_dir=LESSONS_DIR):
+    """Writes out_dir/NAME.expected.json for every lessons_dir/NAME.json; returns ok."""
+    os.makedirs(out_dir, exist_ok=True)
+    ok = True
+    names = sorted(f[:-5] for f in os.listdir(lessons_dir) if f.endswith(".json"))
+    for name in names:
+        with open(os.path.join(lessons_dir, name + ".json"), encoding="utf-8") as f:
+            lesson = json.load(f)
+        stages = lesson_stages(lesson)
+        epath = os.path.join(out_dir, name + ".expected.json")
+        write_text(epath, expected_json(lesson["title"], stages))
+        with open(epath, encoding="utf-8") as f:
+            exp = json.load(f)["stages"]
+        for (sname, t), e in zip(stages, exp):
+            et = torch.tensor([float(x) for x in e["data"]], dtype=torch.float32).view(e["shape"])
+            if e["name"] != sname or not same_bits(t, et):
+                print("lessons/%s: %s does not round-trip through the expected file" % (name, sname))
+                ok = False
+        # the other way of writing the same maths (fused <-> per-head) must agree
+        other = dict(run_lesson(lesson, per_head=not resolve_lesson(lesson)["per_head_form"]))
+        for sname, t in stages:
+            if sname in other and not close(t, other[sname]):
+                print("lessons/%s: %s differs between fused and per-head modules" % (name, sname))
+                ok = False
+        print("lessons/%-30s %s" % (name + ".json", " ".join(n for n, _ in stages)))
+    return ok
+
+
+def close(a, b, atol=1e-5, rtol=1e-4):
+    """Equal within atol + rtol·|b|, NaN and inf at the same places."""
+    a, b = a.double(), b.double()
+    if a.shape != b.shape or not torch.equal(torch.isnan(a), torch.isnan(b)):
+        return False
+    fin = torch.isfinite(b)
+    if not torch.equal(a[~fin & ~torch.isnan(b)], b[~fin & ~torch.isnan(b)]):
+        return False
+    return bool(((a[fin] - b[fin]).abs() <= atol + rtol * b[fin].abs()).all())
+
+
+# ----------------------------------------------------------------------------
+# from_torch.py round trips: ref/from-torch-{mha,custom}.lesson.json + .expected.json
+# ----------------------------------------------------------------------------
+
+def _from_torch_module():
+    sys.path.insert(0, LESSONS_DIR)
+    try:
+        import from_torch
+    finally:
+        sys.path.remove(LESSONS_DIR)
+    return from_torch
+
+
+def _mha_masked(mask, shape_fn):
+    if mask is None:
+        return None
+    if mask.dtype == torch.bool or mask.dtype == torch.uint8:
+        return shape_fn(mask != 0)
+    return shape_fn(torch.isneginf(mask))       # float additive mask of 0 / -inf
+
+
+def mha_reference_stages(mha, query, key=None, value=None, attn_mask=None, key_padding_mask=None):
+    """Every stage of a torch.nn.MultiheadAttention call, batch first.
+
+    attn (per head, need_weights=True, average_attn_weights=False) and output are what
+    the module returns; the stages before them are written out with the module's own
+    parameters (in_proj_weight/in_proj_bias split in q|k|v thirds, view + transpose,
+    Q·Kᵀ/√d, the masks as -inf), and head_out/concat follow from the returned attn.
+    Checks that softmax(masked_scores) and concat·W_Oᵀ + b_O agree with the module."""
+    key = query if key is None else key
+    value = key if value is None else value
+    unbatched = query.dim() == 2
+
+    def bf(t):
+        if unbatched:
+            return t.unsqueeze(0)
+        return t if mha.batch_first else t.transpose(0, 1)
+
+    q, k, v = bf(query), bf(key), bf(value)
+    E, H = mha.embed_dim, mha.num_heads
+    d = E // H
+    B, Lq, Lk = q.shape[0], q.shape[1], k.shape[1]
+    W, b = mha.in_proj_weight, mha.in_proj_bias
+    bq, bk, bv = (None, None, None) if b is None else b.chunk(3)
+    was = mha.training
+    mha.eval()
+    with torch.no_grad():
+        qp, kp, vp = F.linear(q, W[:E], bq), F.linear(k, W[E:2 * E], bk), F.linear(v, W[2 * E:], bv)
+        qh = qp.view(B, Lq, H, d).transpose(1, 2)
+        kh = kp.view(B, Lk, H, d).transpose(1, 2)
+        vh = vp.view(B, Lk, H, d).transpose(1, 2)
+        scores = torch.matmul(qh, kh.transpose(-2, -1)) / math.sqrt(d)
+        masked = torch.zeros(B, H, Lq, Lk, dtype=torch.bool)
+        am = _mha_masked(attn_mask, lambda m: m.view(B, H, Lq, Lk) if m.dim() == 3 else m)
+        if am is not None:
+            masked = masked | am
+        kpm = _mha_masked(key_padding_mask, lambda m: m.reshape(B, 1, 1, Lk))
+        if kpm is not None:
+            masked = masked | kpm
+        masked_scores = scores.masked_fill(masked, float("-inf"))
+        out, attn = mha(query, key, value, key_padding_mask=key_padding_mask, need_weights=True,
+                        attn_mask=attn_mask, average_attn_weights=False)
+        if unbatched:
+            attn = attn.unsqueeze(0)
+        out = bf(out)
+        head_out = torch.matmul(attn, vh)
+        concat = head_out.transpose(1, 2).reshape(B, Lq, E)
+        if not close(F.softmax(masked_scores, dim=-1), attn):
+            raise RuntimeError("mha_reference_stages: softmax(masked_scores) differs from the module")
+        if not close(F.linear(concat, mha.out_proj.weight, mha.out_proj.bias), out):
+            raise RuntimeError("mha_reference_stages: concat·W_Oᵀ + b_O differs from the module")
+    mha.train(was)
+    return [("q_proj", qp), ("k_proj", kp), ("v_proj", vp), ("q_heads", qh), ("k_heads", kh),
+            ("v_heads", vh), ("scores", scores), ("masked_scores", masked_scores), ("attn", attn),
+            ("head_out", head_out), ("concat", concat), ("output", out)]
+
+
+def from_torch_fixtures():
+    """[(name, lesson dict made by lessons/from_torch.py, torch stages)] for the round trip."""
+    ft = _from_torch_module()
+    out = []
+
+    # nn.MultiheadAttention, sequence first (L, B, E), bias, bool causal attn_mask plus a
+    # key_padding_mask: from_torch.py combines them into one (B, Lq, Lk) 0/1 mask, fill -inf
+    torch.manual_seed(21)
+    mha = nn.MultiheadAttention(6, 2, batch_first=False)
+    with torch.no_grad():
+        mha.in_proj_bias.uniform_(-0.3, 0.3)
+        mha.out_proj.bias.uniform_(-0.3, 0.3)
+    x = torch.randn(5, 2, 6)
+    causal = torch.triu(torch.ones(5, 5, dtype=torch.bool), diagonal=1)
+    pad = torch.tensor([[False] * 5, [False, False, False, True, True]])
+    lesson = ft.lesson_from_module(
+        mha, x, mask=causal, key_padding_mask=pad,
+        title={"en": "From PyTorch: nn.MultiheadAttention, causal + key padding",
+               "zh": "来自 PyTorch：nn.MultiheadAttention，因果掩码 + 键填充"})
+    out.append(("from-torch-mha", lesson,
+                mha_reference_stages(mha, x, attn_mask=causal, key_padding_mask=pad)))
+
+    # a custom module: separate head modules (nn.ModuleList), d_k != d_v, cross-attention,
+    # a (B, 1, 1, Lk) padding mask (1 = attend) that becomes {"key_padding": [...]}
+    torch.manual_seed(22)
+    attn = PerHeadMultiHeadAttention(6, 2, d_k=2, d_v=3, qkv_bias=True, out_bias=True,
+                                     mask_fill=-1e9)
+    q = torch.randn(2, 3, 6)
+    kv = torch.randn(2, 4, 6)
+    val = torch.randn(2, 4, 6)
+    mask = torch.tensor([[1, 1, 1, 1], [1, 1, 0, 0]]).view(2, 1, 1, 4)
+    lesson = ft.lesson_from_module(
+        attn, q, kv, val, mask=mask,
+        title={"en": "From PyTorch: separate head modules, cross-attention, d_k 2, d_v 3",
+               "zh": "来自 PyTorch：独立的头模块，交叉注意力，d_k 2、d_v 3"})
+    with torch.no_grad():
+        attn(q, kv, val, mask)
+    stages = [(n, attn.trace[n]) for n in STAGES if n in attn.trace]
+    out.append(("from-torch-custom", lesson, stages))
+    return out
+
+
+def from_torch_references(out_dir):
+    ft = _from_torch_module()
+    ok = True
+    for name, lesson, stages in from_torch_fixtures():
+        text = ft.lesson_text(lesson)
+        lpath = os.path.join(out_dir, name + ".lesson.json")
+        write_text(lpath, text)
+        write_text(os.path.join(out_dir, name + ".expected.json"),
+                   expected_json(lesson["title"], stages))
+        # this file's own reading of the lesson must agree with the module
+        with open(lpath, encoding="utf-8") as f:
+            again = dict(run_lesson(json.load(f)))
+        for sname, t in stages:
+            if sname in again and not close(again[sname], t):
+                print("%s: %s from the lesson file differs from the module" % (name, sname))
+                ok = False
+        print("%-24s %s" % (name, " ".join(n for n, _ in stages)))
+    return ok
+
+
+# ----------------------------------------------------------------------------
 
 def same_bits(a, b):
     if a.shape != b.shape:
@@ -759,6 +974,8 @@ def main():
                                                      float(rel.max()) if rel.numel() else 0.0))
             print("    f32 vs f64 max|err| (fraction of atol 1e-5 + rtol 1e-4):")
             print("      " + ", ".join(worst))
+    ok = from_torch_references(args.out) and ok
+    ok = lesson_references(os.path.join(args.out, "lessons")) and ok
     if not ok:
         sys.exit(1)
 
