@@ -31,6 +31,7 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+sys.dont_write_bytecode = True          # no __pycache__ in lessons/ or tests/
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "lessons"))
 import check_random as cr  # noqa: E402

@@ -781,10 +781,12 @@ def close(a, b, atol=1e-5, rtol=1e-4):
 
 def _from_torch_module():
     sys.path.insert(0, LESSONS_DIR)
+    no_cache, sys.dont_write_bytecode = sys.dont_write_bytecode, True   # no lessons/__pycache__
     try:
         import from_torch
     finally:
         sys.path.remove(LESSONS_DIR)
+        sys.dont_write_bytecode = no_cache
     return from_torch
 
 
