@@ -582,6 +582,8 @@ static void test_png_write(void **state)
     enum { W = 5, H = 3, PITCH = W * 4 + 8 };
     unsigned char px[PITCH * H];
     for (int i = 0; i < PITCH * H; i++) px[i] = (unsigned char)(i * 7);
+    for (int y = 0; y < H; y++)   // frames are opaque: the encoder keeps R, G, B
+        for (int x = 0; x < W; x++) px[y * PITCH + x * 4 + 3] = 255;
     assert_true(png_write_rgba(path, px, W, H, PITCH, 6, err, sizeof err));
     // decode and compare
     FILE *f = fopen(path, "rb");
@@ -592,6 +594,7 @@ static void test_png_write(void **state)
     assert_int_equal(spng_get_ihdr(ctx, &ih), 0);
     assert_int_equal(ih.width, W);
     assert_int_equal(ih.height, H);
+    assert_int_equal(ih.color_type, SPNG_COLOR_TYPE_TRUECOLOR);
     unsigned char out[W * 4 * H];
     assert_int_equal(spng_decode_image(ctx, out, sizeof out, SPNG_FMT_RGBA8, 0), 0);
     for (int y = 0; y < H; y++) assert_memory_equal(out + y * W * 4, px + y * PITCH, W * 4);

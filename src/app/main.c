@@ -5,6 +5,7 @@
 
 #include "app.h"
 #include "cli.h"
+#include "export.h"
 
 #define ATTNVIZ_VERSION "0.1.0"
 #define DEFAULT_LESSON "lessons/arange-2x4x4.json"
@@ -15,12 +16,22 @@ static void usage(FILE *f)
           "       attnviz --check LESSON...          validate lessons (exit 0 if all are valid)\n"
           "       attnviz --dump LESSON              every stage as JSON on stdout\n"
           "       attnviz --print STAGE LESSON       one stage as a table, like a PyTorch print\n"
+          "       attnviz --export DIR LESSON [export options]\n"
+          "                                          frames as PNG into DIR, headless (no display)\n"
           "\n"
           "options:\n"
           "  --font PATH        TrueType/OpenType font to use (default: found with fontconfig)\n"
           "  --lang en|zh       interface and narration language (default: from LANG)\n"
           "  --size WxH         initial window size (default 1280x720)\n"
           "  --fullscreen       start in fullscreen\n"
+          "\n"
+          "export options:\n"
+          "  --size WxH         frame size (default 1280x720)\n"
+          "  --lang en|zh       language of the frames\n"
+          "  --animate          every frame of every transition (default: one still per stage)\n"
+          "  --fps N            frames per second with --animate (default 30)\n"
+          "  --stage NAME       only this stage (e.g. scores)\n"
+          "  --batch N, --head N  the slice shown (default 0)\n"
           "  --help, --version\n"
           "\n"
           "exit codes: 0 ok, 1 invalid lesson or runtime error, 2 usage error\n",
@@ -43,6 +54,15 @@ static int usage_error(const char *fmt, ...)
     return 2;
 }
 
+static bool parse_int(const char *s, int lo, int hi, int *out)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || *end || v < lo || v > hi) return false;
+    *out = (int)v;
+    return true;
+}
+
 static int default_lang(void)
 {
     const char *v = getenv("LC_ALL");
@@ -55,6 +75,10 @@ int main(int argc, char **argv)
 {
     AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false};
     bool have_lesson = false;
+    ExportOptions ex;
+    export_options_init(&ex);
+    const char *export_dir = NULL;
+    bool export_only_opt = false;   // an export option given without --export
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -92,6 +116,25 @@ int main(int argc, char **argv)
                                    argv[i]);
         } else if (strcmp(a, "--fullscreen") == 0) {
             opt.fullscreen = true;
+        } else if (strcmp(a, "--export") == 0) {
+            if (++i >= argc) return usage_error("%s needs DIR and LESSON", a);
+            export_dir = argv[i];
+        } else if (strcmp(a, "--animate") == 0) {
+            ex.animate = true;
+            export_only_opt = true;
+        } else if (strcmp(a, "--fps") == 0) {
+            if (++i >= argc || !parse_int(argv[i], 1, 240, &ex.fps))
+                return usage_error("--fps: expected a number of frames per second from 1 to 240");
+            export_only_opt = true;
+        } else if (strcmp(a, "--stage") == 0) {
+            if (++i >= argc) return usage_error("%s needs a stage NAME", a);
+            ex.stage = argv[i];
+            export_only_opt = true;
+        } else if (strcmp(a, "--batch") == 0 || strcmp(a, "--head") == 0) {
+            int *dst = a[2] == 'b' ? &ex.batch : &ex.head;
+            if (++i >= argc || !parse_int(argv[i], 0, 1 << 20, dst))
+                return usage_error("%s: expected a whole number from 0", a);
+            export_only_opt = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option \"%s\"", a);
         } else {
@@ -100,5 +143,15 @@ int main(int argc, char **argv)
             have_lesson = true;
         }
     }
+    if (export_dir) {
+        if (!have_lesson) return usage_error("--export needs DIR and LESSON");
+        ex.dir = export_dir;
+        ex.lesson_path = opt.lesson_path;
+        ex.font_path = opt.font_path;
+        ex.width = opt.width, ex.height = opt.height;
+        ex.lang = (Lang)opt.lang;
+        return export_run(&ex);
+    }
+    if (export_only_opt) return usage_error("--animate, --fps, --stage, --batch and --head go with --export");
     return app_run(&opt);
 }

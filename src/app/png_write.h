@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 // pixels: h rows of w RGBA8 pixels (bytes R,G,B,A in memory), rows pitch bytes apart.
+// The PNG is RGB (the alpha byte is dropped: frames are opaque), unfiltered.
 // zlib_level 0..9 (-1 = libspng default). On failure returns false with one
 // line naming the path in err.
 bool png_write_rgba(const char *path, const void *pixels, int w, int h, int pitch, int zlib_level,
