@@ -144,6 +144,34 @@ static void test_reference_variants(void **state)
     assert_int_equal(bad, 0);
 }
 
+// Every lesson shipped in lessons/ has PyTorch's stages in tests/ref/lessons/.
+static void test_lesson_library(void **state)
+{
+    (void)state;
+    DIR *d = opendir("lessons");
+    assert_non_null(d);
+    int lessons = 0, bad = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t n = strlen(de->d_name);
+        if (n <= 5 || strcmp(de->d_name + n - 5, ".json") != 0) continue;
+        char lesson[512], expected[512];
+        snprintf(lesson, sizeof lesson, "lessons/%s", de->d_name);
+        snprintf(expected, sizeof expected, REF_DIR "/lessons/%.*s.expected.json", (int)(n - 5), de->d_name);
+        FILE *f = fopen(expected, "r");
+        if (!f) fail_msg("%s has no PyTorch reference %s (run tests/gen_reference.py)", lesson, expected);
+        fclose(f);
+        int b = compare_variant(lesson, expected);
+        if (b) print_error("%s: %d values differ from PyTorch\n", lesson, b);
+        bad += b;
+        lessons++;
+    }
+    closedir(d);
+    print_message("compared %d lessons with PyTorch\n", lessons);
+    assert_true(lessons >= 7);
+    assert_int_equal(bad, 0);
+}
+
 // The default lesson is the classic example and is one of the references.
 static void test_default_lesson_is_reference(void **state)
 {
@@ -368,7 +396,8 @@ static void test_stage_order_and_names(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_variants),  cmocka_unit_test(test_default_lesson_is_reference),
+        cmocka_unit_test(test_reference_variants),
+        cmocka_unit_test(test_lesson_library),  cmocka_unit_test(test_default_lesson_is_reference),
         cmocka_unit_test(test_softmax_and_masks),   cmocka_unit_test(test_split_concat_round_trip),
         cmocka_unit_test(test_fused_equals_per_head), cmocka_unit_test(test_per_head_weight_form),
         cmocka_unit_test(test_stage_order_and_names),
