@@ -300,10 +300,15 @@ int app_run(const AppOptions *opt)
     bool software = false;
     SDL_RendererInfo info;
     if (SDL_GetRendererInfo(a->r, &info) == 0) software = (info.flags & SDL_RENDERER_SOFTWARE) != 0;
+    // Benchmark hook (make bench): quit right after the first frame is shown.
+    const char *bench_first = getenv("ATTNVIZ_QUIT_AFTER_FIRST_FRAME");
+    bool quit_after_first = bench_first && *bench_first && strcmp(bench_first, "0") != 0;
+    long frames_drawn = 0;
     while (!a->quit) {
-        // Update
+        // Update (the first frame is drawn without waiting for an event)
         SDL_Event e;
-        bool busy = playback_animating(&a->pb) || a->pb.playing || a->toast_left > 0.0;
+        bool busy = frames_drawn == 0 || playback_animating(&a->pb) || a->pb.playing ||
+                    a->toast_left > 0.0;
         if (!busy && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e);
         while (SDL_PollEvent(&e)) handle_event(a, &e);
         Uint64 now = SDL_GetPerformanceCounter();
@@ -322,6 +327,7 @@ int app_run(const AppOptions *opt)
         // Draw
         render_frame(a->r, a->fonts, &a->tr, &a->v);
         SDL_RenderPresent(a->r);
+        if (++frames_drawn == 1 && quit_after_first) a->quit = true;
         if (software) SDL_Delay(10);
     }
     rc = 0;
