@@ -33,9 +33,11 @@ endif
 PKGS      := sdl2 SDL2_ttf libcjson cmocka spng fontconfig
 DEB_LIBS  := libsdl2-dev libsdl2-ttf-dev libcjson-dev libcmocka-dev libspng-dev libfontconfig-dev
 # Tools the tests use (command -> package) and fonts (fc-list family -> package).
-DEB_TOOLS := pkg-config:pkg-config xvfb-run:xvfb xdotool:xdotool import:imagemagick \
+DEB_TOOLS := pkg-config:pkg-config clang:clang xvfb-run:xvfb xdotool:xdotool import:imagemagick \
              xwininfo:x11-utils fc-list:fontconfig
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
+# Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
+DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev
 
 PC = $(shell pkg-config $(1) $(2) 2>/dev/null)
 CORE_CFLAGS := $(call PC,--cflags,libcjson)
@@ -56,7 +58,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 
-.PHONY: all run test test-run deps clean bench
+.PHONY: all run test test-run deps clean bench fuzz
 all: $(B)/attnviz
 
 # The core is compiled without SDL's flags: an SDL include there fails to build.
@@ -78,7 +80,7 @@ $(B)/libattnapp.a: $(APP_OBJ)
 $(B)/attnviz: $(B)/src/app/main.o $(B)/libattnapp.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
-$(B)/tests/%.o: tests/%.c
+$(B)/tests/%.o: tests/%.c tests/fuzz/fuzz_lesson.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
 
@@ -87,7 +89,7 @@ $(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattncore.a
 
 $(B)/bench/%.o: tests/bench/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
+	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app -c $< -o $@
 
 $(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
@@ -97,7 +99,10 @@ bench: deps
 	@$(MAKE) --no-print-directory $(B)/attnviz $(BENCH_BIN)
 	@echo "| benchmark | median | p99 | target | |"
 	@echo "|---|---|---|---|---|"
-	@for b in $(BENCH_BIN); do $$b || exit 1; done
+	@for b in $(BENCH_BIN); do \
+	  if [ "$${b##*/}" = bench_process ] && [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
+	    xvfb-run -a -s "-screen 0 1920x1080x24" $$b $(B)/attnviz || exit 1; \
+	  else $$b $(B)/attnviz || exit 1; fi; done
 
 run: deps
 	@$(MAKE) --no-print-directory $(B)/attnviz
@@ -114,6 +119,25 @@ endif
 test-run: $(B)/attnviz $(TEST_BIN)
 	@sh tests/run_tests.sh $(B)
 
+# libFuzzer on the lesson loader (clang; address + undefined sanitizers). The
+# corpus starts from lessons/, the references and the bad lessons; every crash
+# found is kept in tests/fuzz/regressions/ and replayed by `make test`.
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
+                -fno-sanitize-recover=all $(CORE_CFLAGS) -Isrc/core
+build/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(CORE_SRC) src/core/*.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(CORE_LIBS) -o $@
+
+fuzz: deps
+	@$(MAKE) --no-print-directory build/fuzz/fuzz_lesson
+	@mkdir -p build/fuzz/corpus tests/fuzz/regressions
+	@cp lessons/*.json tests/ref/*.lesson.json tests/bad/*.json build/fuzz/corpus/ 2>/dev/null; true
+	build/fuzz/fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
+	  -malloc_limit_mb=512 -timeout=10 -dict=tests/fuzz/lesson.dict \
+	  -artifact_prefix=tests/fuzz/regressions/ -print_final_stats=1 build/fuzz/corpus
+
 # Installs only what is missing: libraries pkg-config does not find, tools not
 # on PATH, fonts fontconfig does not list. Root runs apt-get; others go via sudo.
 deps:
@@ -122,6 +146,8 @@ deps:
 	  pkg-config --exists $$pc 2>/dev/null || missing="$$missing $$1"; shift; done; \
 	for pair in $(DEB_TOOLS); do \
 	  command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	for pair in $(DEB_FILES); do \
+	  ls $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
 	for pair in $(DEB_FONTS); do \
 	  fc-list 2>/dev/null | grep -q "$${pair%%:*}" || missing="$$missing $${pair#*:}"; done; \
 	if [ -n "$$missing" ]; then \

@@ -34,10 +34,23 @@ fail(Ctx *c, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    char line[LESSON_ERR_MAX * 2];
     if (path && *path)
-        snprintf(c->err, c->err_len, "%s: %s: %s", c->file, path, msg);
+        snprintf(line, sizeof line, "%s: %s: %s", c->file, path, msg);
     else
-        snprintf(c->err, c->err_len, "%s: %s", c->file, msg);
+        snprintf(line, sizeof line, "%s: %s", c->file, msg);
+    // Keys, values and file names come from the input: keep the message one
+    // line by escaping control characters (\n, \t, \xNN).
+    size_t o = 0;
+    for (const unsigned char *p = (const unsigned char *)line; *p && o + 5 < c->err_len; p++) {
+        if (*p >= 0x20 && *p != 0x7f)
+            c->err[o++] = (char)*p;
+        else if (*p == '\n' || *p == '\t' || *p == '\r')
+            c->err[o++] = '\\', c->err[o++] = *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r';
+        else
+            o += (size_t)snprintf(c->err + o, c->err_len - o, "\\x%02x", *p);
+    }
+    if (c->err_len) c->err[o < c->err_len ? o : c->err_len - 1] = '\0';
     return false;
 }
 

@@ -7,26 +7,14 @@
 #include <time.h>
 
 #include "attention.h"
+#include "bench_common.h"
 #include "lesson.h"
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
 
 // Times `reps` batches of `inner` forward passes; returns per-pass seconds in out[].
 static void time_forward(const Lesson *ls, int reps, int inner, double *out)
 {
     for (int r = 0; r < reps; r++) {
-        double t0 = now_s();
+        double t0 = bench_now();
         for (int k = 0; k < inner; k++) {
             Trace tr;
             trace_init(&tr);
@@ -36,17 +24,17 @@ static void time_forward(const Lesson *ls, int reps, int inner, double *out)
             }
             trace_free(&tr);
         }
-        out[r] = (now_s() - t0) / inner;
+        out[r] = (bench_now() - t0) / inner;
     }
-    qsort(out, (size_t)reps, sizeof *out, cmp_double);
 }
 
-static void report(const char *name, const double *t, int reps, double target, const char *unit,
+static void report(const char *name, double *t, int reps, double target, const char *unit,
                    double unit_scale)
 {
-    double med = t[reps / 2], p99 = t[(int)(reps * 0.99)];
-    printf("| core forward: %-34s | %9.2f %s | %9.2f %s | <= %g %s | %s |\n", name, med * unit_scale,
-           unit, p99 * unit_scale, unit, target, unit, med * unit_scale <= target ? "ok" : "MISSED");
+    for (int i = 0; i < reps; i++) t[i] *= unit_scale;
+    char label[96];
+    snprintf(label, sizeof label, "core forward: %s", name);
+    bench_row(label, t, reps, target, unit, 1);
 }
 
 int main(void)

@@ -1,0 +1,42 @@
+// bench_common.h — timing helpers shared by the benchmarks (header-only).
+#ifndef ATTNVIZ_BENCH_COMMON_H
+#define ATTNVIZ_BENCH_COMMON_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static inline double bench_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static inline int bench_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+// Sorts t and prints one table row: | name | median | p99 | target | ok/MISSED |.
+// lower_is_better=0 for throughputs (the target is a minimum).
+static inline void bench_row(const char *name, double *t, int n, double target, const char *unit,
+                             int lower_is_better)
+{
+    qsort(t, (size_t)n, sizeof *t, bench_cmp);
+    double med = t[n / 2], p99 = t[(int)((n - 1) * 0.99)];
+    int ok = lower_is_better ? med <= target : med >= target;
+    printf("| %-48s | %9.2f %-4s | %9.2f %-4s | %s %g %s | %s |\n", name, med, unit, p99, unit,
+           lower_is_better ? "<=" : ">=", target, unit, ok ? "ok" : "MISSED");
+    fflush(stdout);
+}
+
+// A measured figure with no target.
+static inline void bench_info(const char *name, double value, const char *unit)
+{
+    printf("| %-48s | %9.2f %-4s | %14s | %s | %s |\n", name, value, unit, "", "—", "info");
+    fflush(stdout);
+}
+
+#endif

@@ -1,0 +1,90 @@
+#define _DEFAULT_SOURCE   // wait4
+// bench_process — whole-process figures, measured from outside:
+//   start-up: process start to the first frame shown in a window (the app quits
+//   right after it with ATTNVIZ_QUIT_AFTER_FIRST_FRAME=1), and its peak memory;
+//   export throughput of `--export --animate` at 1280×720 for the default lesson.
+// Needs a display for the start-up part (make bench runs it under xvfb-run).
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_common.h"
+
+// Runs argv with env additions; returns wall seconds (-1 on failure) and peak RSS in KiB.
+static double run(char *const argv[], const char *env_name, const char *env_value, long *maxrss_kb)
+{
+    double t0 = bench_now();
+    pid_t pid = fork();
+    if (pid < 0) return -1;
+    if (pid == 0) {
+        if (env_name) setenv(env_name, env_value, 1);
+        freopen("/dev/null", "w", stdout);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    int status;
+    struct rusage ru;
+    if (wait4(pid, &status, 0, &ru) < 0) return -1;
+    double dt = bench_now() - t0;
+    *maxrss_kb = ru.ru_maxrss;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "bench_process: %s exited with status %d\n", argv[0],
+                WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        return -1;
+    }
+    return dt;
+}
+
+int main(int argc, char **argv)
+{
+    char *bin = argc > 1 ? argv[1] : "build/attnviz";
+    char *lesson = "lessons/arange-2x4x4.json";
+    enum { STARTS = 21, EXPORTS = 3 };
+    double t[STARTS];
+    long rss = 0, peak = 0;
+    int rc = 0;
+
+    if (getenv("DISPLAY") || getenv("WAYLAND_DISPLAY")) {
+        char *args[] = {bin, "--size", "1280x720", lesson, NULL};
+        for (int i = 0; i < STARTS; i++) {
+            t[i] = run(args, "ATTNVIZ_QUIT_AFTER_FIRST_FRAME", "1", &rss) * 1e3;
+            if (t[i] < 0) return 1;
+            if (rss > peak) peak = rss;
+        }
+        bench_row("start-up: process start to first frame", t, STARTS, 100, "ms", 1);
+        bench_info("peak memory (max RSS), window + default lesson", (double)peak / 1024.0, "MiB");
+    } else {
+        printf("| start-up: skipped (no DISPLAY; make bench runs it under xvfb-run) | | | | |\n");
+    }
+
+    char dir[] = "/tmp/attnviz-bench-XXXXXX";
+    if (!mkdtemp(dir)) return 1;
+    char out[64];
+    snprintf(out, sizeof out, "%s/frames", dir);
+    char *args[] = {bin, "--export", out, "--animate", "--size", "1280x720", lesson, NULL};
+    double fps[EXPORTS];
+    for (int i = 0; i < EXPORTS; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "rm -rf %s", out);
+        if (system(cmd) != 0) return 1;
+        double s = run(args, NULL, NULL, &rss);
+        if (s < 0) return 1;
+        // count the frames written
+        snprintf(cmd, sizeof cmd, "ls %s | grep -c png", out);
+        FILE *p = popen(cmd, "r");
+        int frames = 0;
+        if (!p || fscanf(p, "%d", &frames) != 1) rc = 1;
+        if (p) pclose(p);
+        fps[i] = frames / s;
+    }
+    bench_row("export --animate 1280x720, arange lesson", fps, EXPORTS, 100, "fr/s", 0);
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    if (system(cmd) != 0) rc = 1;
+    return rc;
+}
