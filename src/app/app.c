@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "i18n.h"
 #include "layout.h"
+#include "picker.h"
 #include "playback.h"
 #include "png_write.h"
 #include "render.h"
@@ -77,6 +78,10 @@ typedef struct App {
     bool quit;
     bool mouse_in;
     int mouse_wx, mouse_wy; // window coordinates
+    // the lesson picker (O, the "Lessons…" button) and where lessons are listed from
+    Picker picker;
+    char lesson_path[1100];    // the lesson on screen
+    char lessons_dir[1200];    // lessons/ next to the assets
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -122,6 +127,7 @@ static void save_frame(App *a)
     // the frame as shown, without the toast of an earlier save
     View v = a->v;
     v.toast = NULL;
+    v.picker = NULL; // and without the "Lessons…" button: the same pixels as an export
     render_frame(a->r, a->fonts, &a->tr, &v);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
@@ -152,6 +158,178 @@ static void goto_step(App *a, StepId s)
 {
     int first = trace_step_first(&a->tr, s);
     if (first >= 0) playback_goto(&a->pb, first, true);
+}
+
+// ---- language (L), lesson picker (O, button), opening lessons (picker, drop) ----
+
+#define ERROR_TOAST_SECONDS 8.0
+
+static void set_window_title(App *a)
+{
+    char title[600];
+    const char *args[] = {lesson_title(&a->ls, a->v.lang)};
+    i18n_fmt(title, sizeof title, a->v.lang, "app.title", 1, args);
+    SDL_SetWindowTitle(a->win, title);
+}
+
+// L: English ⇄ 中文. Every string is looked up per frame, so only the window
+// title needs setting; the fonts draw both languages (text.h).
+static void switch_lang(App *a)
+{
+    Lang next = a->v.lang == LANG_ZH ? LANG_EN : LANG_ZH;
+    if (fonts_usable_lang(a->fonts, next, stderr) != next) {
+        toast(a, "app.no_cjk_font", NULL);
+        return;
+    }
+    a->v.lang = next;
+    set_window_title(a);
+    toast(a, "app.lang", NULL);
+}
+
+// Replaces the lesson on screen by the one at path. The old lesson and trace
+// are freed only once the new ones are complete; on failure the error is shown
+// (toast and stderr) and the current lesson keeps running.
+static bool open_lesson(App *a, const char *path)
+{
+    Lesson ls;
+    Trace tr;
+    char msg[LESSON_ERR_MAX + 64];
+    if (!lesson_load(&ls, path, msg, sizeof msg)) goto fail;
+    trace_init(&tr);
+    bool computed = attn_forward(&ls.cfg, &ls.w, &ls.in, &tr);
+    if (!computed || tr.n == 0) {
+        snprintf(msg, sizeof msg, "%.400s: %s", path,
+                 computed ? "the lesson has no stages" : "out of memory computing the forward pass");
+        trace_free(&tr);
+        lesson_free(&ls);
+        goto fail;
+    }
+    trace_free(&a->tr);
+    lesson_free(&a->ls);
+    a->ls = ls; // moved: the trace borrows its weights, so follow them
+    a->tr = tr;
+    trace_rebase(&a->tr, &ls.w, &a->ls.w, sizeof ls.w);
+    snprintf(a->lesson_path, sizeof a->lesson_path, "%s", path);
+    // playback and view start over; language, palette, numbers and speed stay
+    float speed = a->pb.speed;
+    View old = a->v;
+    playback_init(&a->pb, a->tr.n);
+    playback_set_speed(&a->pb, speed);
+    view_init(&a->v, &a->ls, old.lang);
+    a->v.palette = old.palette, a->v.show_values = old.show_values;
+    fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
+    a->picker.open = false;
+    set_window_title(a);
+    toast(a, "app.loaded", lesson_title(&a->ls, a->v.lang));
+    return true;
+fail:
+    fprintf(stderr, "%s\n", msg);
+    toast(a, "app.load_failed", msg);
+    a->toast_left = ERROR_TOAST_SECONDS;
+    return false;
+}
+
+static void picker_fit(App *a, PickerLayout *pl)
+{
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    Layout L;
+    layout_compute(&L, &a->tr, &a->v, w, h);
+    picker_layout(&a->picker, pl, w, h, L.s);
+    picker_scroll_to_sel(&a->picker, pl->rows_fit);
+}
+
+// O or the button: lists lessons/ (next to the assets), the current lesson's
+// directory and --lessons DIR.
+static void open_picker(App *a)
+{
+    char cur_dir[1100];
+    snprintf(cur_dir, sizeof cur_dir, "%s", a->lesson_path);
+    char *slash = strrchr(cur_dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(cur_dir, sizeof cur_dir, ".");
+    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir};
+    picker_scan(&a->picker, dirs, 3, a->lesson_path);
+    a->picker.open = true;
+    PickerLayout pl;
+    picker_fit(a, &pl);
+}
+
+static void picker_choose(App *a)
+{
+    if (a->picker.sel < 0 || a->picker.sel >= a->picker.n) return;
+    char path[1100];
+    snprintf(path, sizeof path, "%s", a->picker.items[a->picker.sel].path);
+    open_lesson(a, path); // closes the picker on success; on failure it stays open
+}
+
+static void picker_key(App *a, SDL_Keycode sym)
+{
+    PickerLayout pl;
+    picker_fit(a, &pl);
+    switch (sym) {
+    case SDLK_ESCAPE:
+    case SDLK_o: a->picker.open = false; return;
+    case SDLK_UP: picker_move(&a->picker, -1); break;
+    case SDLK_DOWN: picker_move(&a->picker, 1); break;
+    case SDLK_PAGEUP: picker_move(&a->picker, -pl.rows_fit); break;
+    case SDLK_PAGEDOWN: picker_move(&a->picker, pl.rows_fit); break;
+    case SDLK_HOME: picker_select(&a->picker, 0); break;
+    case SDLK_END: picker_select(&a->picker, a->picker.n - 1); break;
+    case SDLK_RETURN:
+    case SDLK_KP_ENTER: picker_choose(a); return;
+    case SDLK_l: switch_lang(a); break;
+    default: return;
+    }
+    picker_scroll_to_sel(&a->picker, pl.rows_fit);
+}
+
+// Events for the picker and dropped files; true when consumed.
+static bool lessons_event(App *a, const SDL_Event *e)
+{
+    if (e->type == SDL_DROPFILE) {
+        if (e->drop.file) open_lesson(a, e->drop.file);
+        SDL_free(e->drop.file);
+        return true;
+    }
+    if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && !a->v.help) {
+        int x, y;
+        to_output(a, e->button.x, e->button.y, &x, &y);
+        if (a->picker.open) {
+            PickerLayout pl;
+            picker_fit(a, &pl);
+            int i = picker_hit(&pl, &a->picker, x, y);
+            if (i >= 0) {
+                picker_select(&a->picker, i);
+                picker_choose(a);
+            } else if (!rect_contains(pl.box, x, y)) {
+                a->picker.open = false;
+            }
+            return true;
+        }
+        Layout L;
+        Rect b;
+        current_layout(a, &L);
+        if (picker_button_rect(&L, &b) && rect_contains(b, x, y)) {
+            open_picker(a);
+            return true;
+        }
+        return false;
+    }
+    if (!a->picker.open) return false;
+    if (e->type == SDL_KEYDOWN) {
+        picker_key(a, e->key.keysym.sym);
+        return true;
+    }
+    if (e->type == SDL_MOUSEWHEEL) {
+        PickerLayout pl;
+        picker_fit(a, &pl);
+        int dy = e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e->wheel.y : e->wheel.y;
+        picker_move(&a->picker, -dy);
+        picker_scroll_to_sel(&a->picker, pl.rows_fit);
+        return true;
+    }
+    return e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP; // nothing under the overlay
 }
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
@@ -198,6 +376,8 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         break;
     }
     case SDLK_s: save_frame(a); break;
+    case SDLK_l: switch_lang(a); break;
+    case SDLK_o: open_picker(a); break;
     default:
         if (sym >= SDLK_1 && sym <= SDLK_9) {
             Layout L;
@@ -223,6 +403,7 @@ static void on_click(App *a, int wx, int wy)
 
 static void handle_event(App *a, const SDL_Event *e)
 {
+    if (lessons_event(a, e)) return;
     switch (e->type) {
     case SDL_QUIT: a->quit = true; break;
     case SDL_KEYDOWN: on_key(a, &e->key); break;
@@ -303,7 +484,17 @@ int app_run(const AppOptions *opt)
         goto done;
     }
     playback_init(&a->pb, a->tr.n);
-    view_init(&a->v, &a->ls, (Lang)opt->lang);
+    // zh without a Chinese font: English, with a warning on stderr and in the window
+    Lang lang = fonts_usable_lang(a->fonts, (Lang)opt->lang, stderr);
+    view_init(&a->v, &a->ls, lang);
+    set_window_title(a);
+    if (lang != (Lang)opt->lang) {
+        toast(a, "app.no_cjk_font", NULL);
+        a->toast_left = ERROR_TOAST_SECONDS;
+    }
+    snprintf(a->lesson_path, sizeof a->lesson_path, "%s", opt->lesson_path);
+    snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s/../lessons", assets);
+    picker_init(&a->picker);
 
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     bool software = false;
@@ -331,7 +522,8 @@ int app_run(const AppOptions *opt)
         a->v.speed = a->pb.speed;
         a->v.toast = a->toast_left > 0.0 ? a->toast : NULL;
         a->v.toast_alpha = (float)(a->toast_left > 0.5 ? 1.0 : a->toast_left / 0.5);
-        a->v.hover = a->mouse_in;
+        a->v.hover = a->mouse_in && !a->picker.open;
+        a->v.picker = &a->picker;
         to_output(a, a->mouse_wx, a->mouse_wy, &a->v.mouse_x, &a->v.mouse_y);
         // Draw
         render_frame(a->r, a->fonts, &a->tr, &a->v);
@@ -351,6 +543,7 @@ done:
         trace_free(&a->tr);
         lesson_free(&a->ls);
     }
+    picker_free(&a->picker);
     i18n_free();
     SDL_free(a);
     return rc;

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "app.h"
 #include "cli.h"
@@ -24,6 +25,7 @@ static void usage(FILE *f)
           "  --lang en|zh       interface and narration language (default: from LANG)\n"
           "  --size WxH         initial window size (default 1280x720)\n"
           "  --fullscreen       start in fullscreen\n"
+          "  --lessons DIR      also list the lessons in DIR in the lesson picker (O)\n"
           "\n"
           "export options:\n"
           "  --size WxH         frame size (default 1280x720)\n"
@@ -114,6 +116,12 @@ int main(int argc, char **argv)
                 opt.height < 64 || opt.width > 8192 || opt.height > 8192)
                 return usage_error("--size: expected WxH from 64x64 to 8192x8192, got \"%s\"",
                                    argv[i]);
+        } else if (strcmp(a, "--lessons") == 0) {
+            if (++i >= argc) return usage_error("%s needs a DIR", a);
+            opt.lessons_dir = argv[i];
+            struct stat st;
+            if (stat(opt.lessons_dir, &st) != 0 || !S_ISDIR(st.st_mode))
+                return usage_error("--lessons: \"%s\" is not a directory", opt.lessons_dir);
         } else if (strcmp(a, "--fullscreen") == 0) {
             opt.fullscreen = true;
         } else if (strcmp(a, "--export") == 0) {

@@ -13,6 +13,7 @@
 
 #include "explain.h"
 #include "i18n.h"
+#include "picker_draw.h"
 #include "playback.h"
 
 #define TIP_MAX 1024
@@ -239,6 +240,7 @@ static void draw_tabs(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *t
     i18n_fmt(line, sizeof line, v->lang, v->playing ? "ui.playing" : "ui.paused", 1, a1);
     snprintf(pal, sizeof pal, "%s", i18n_get(v->lang, colormap_palette_key(v->palette)));
     Rect s = L->status;
+    s.w -= picker_button_reserve(L, v); // the "Lessons…" button at the right end (window only)
     int x = s.x + s.w;
     SDL_RenderSetClipRect(r, &(SDL_Rect){s.x, s.y, s.w, s.h});
     int tw, th;
@@ -314,7 +316,10 @@ static void draw_header(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
         const char *args[] = {a};
         i18n_fmt(extra, sizeof extra, lang, "fx.eps", 1, args);
     }
-    snprintf(formula, sizeof formula, "%s   %s", st->formula ? st->formula : "", extra);
+    // formulas are code, but a few are words: formula.<stage> translates those
+    snprintf(key, sizeof key, "formula.%s", st->name);
+    const char *fx = i18n_lookup(lang, key);
+    snprintf(formula, sizeof formula, "%s   %s", fx ? fx : st->formula ? st->formula : "", extra);
     text_draw(f, r, FONT_SANS, L->px_formula, col(INK, 255), h.x, h.y + L->px_title * 14 / 10,
               ALIGN_LEFT, formula);
     SDL_RenderSetClipRect(r, NULL);
@@ -761,11 +766,13 @@ void render_frame(SDL_Renderer *r, Fonts *f, const Trace *tr, const View *v)
     mask_label(tr, mask_text, sizeof mask_text);
     draw_timeline(r, f, &L, tr, v);
     draw_tabs(r, f, &L, tr, v);
+    picker_draw_button(r, f, &L, v);
     draw_header(r, f, &L, tr, v);
     for (int p = 0; p < L.n_panels; p++) draw_panel(r, f, &L, tr, v, p, e, mask_text);
     draw_legend(r, f, &L, tr, v, mask_text);
     draw_narration(r, f, &L, tr, v);
     if (!v->help) draw_hover(r, f, &L, tr, v);
     if (v->help) draw_help(r, f, &L, v);
+    picker_draw(r, f, &L, v);
     draw_toast(r, f, &L, v);
 }

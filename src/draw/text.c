@@ -4,15 +4,26 @@
 #include <SDL_ttf.h>
 #include <fontconfig/fontconfig.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#define MAX_SIZED 32     // (face, px) fonts kept open
+#define MAX_SIZED 48     // (font, px) fonts kept open
 #define CACHE_SETS 256   // texture cache: CACHE_SETS × CACHE_WAYS entries
 #define CACHE_WAYS 8
 #define PATH_MAX_LEN 1024
 
+// Two families of files, each with the three faces: Latin (DejaVu, or --font)
+// and CJK (WenQuanYi Micro Hei or another font fontconfig knows for zh-cn).
+// A face is drawn with a primary font (Latin) and a fallback font (the same
+// face of the CJK family). A string whose every glyph the primary font has is
+// rendered by SDL_ttf in one piece; otherwise it is cut into runs, each drawn
+// with the font that has its glyphs, and wrapped here (also Chinese text,
+// which SDL_ttf would break only at spaces).
+enum { FAM_LATIN, FAM_CJK, FAM_COUNT };
+#define N_SLOTS (FAM_COUNT * FONT_FACE_COUNT) // slot = family * FONT_FACE_COUNT + face
+
 typedef struct Sized {
-    FontFace face;
+    int slot;
     int px;
     TTF_Font *font;
 } Sized;
@@ -25,8 +36,9 @@ typedef struct Entry {
 } Entry;
 
 struct Fonts {
-    char path[FONT_FACE_COUNT][PATH_MAX_LEN];
-    int face_index[FONT_FACE_COUNT]; // index in a .ttc collection
+    char path[N_SLOTS][PATH_MAX_LEN]; // "" = no such file (no CJK font)
+    int face_index[N_SLOTS];          // index in a .ttc collection
+    bool have_cjk;
     Sized sized[MAX_SIZED];
     int n_sized;
     SDL_Renderer *owner;             // cached textures belong to this renderer
@@ -36,8 +48,10 @@ struct Fonts {
     bool ttf_inited;
 };
 
-// fontconfig: the file of the best match for pattern, or false.
-static bool fc_find(const char *pattern, char *out, size_t n, int *index)
+// fontconfig: the file of the best match for pattern, or false. With
+// any_family, any match covering the code point `needs` is accepted.
+static bool fc_find_ex(const char *pattern, bool any_family, FcChar32 needs, char *out, size_t n,
+                       int *index)
 {
     FcPattern *pat = FcNameParse((const FcChar8 *)pattern);
     if (!pat) return false;
@@ -54,8 +68,13 @@ static bool fc_find(const char *pattern, char *out, size_t n, int *index)
         snprintf(want, sizeof want, "%s", pattern);
         char *colon = strchr(want, ':');
         if (colon) *colon = '\0';
-        for (int i = 0; FcPatternGetString(match, FC_FAMILY, i, &fam) == FcResultMatch; i++)
+        if (any_family) ok = true;
+        for (int i = 0; !ok && FcPatternGetString(match, FC_FAMILY, i, &fam) == FcResultMatch; i++)
             if (strcasecmp((const char *)fam, want) == 0) ok = true;
+        FcCharSet *cs = NULL;
+        if (ok && needs && (FcPatternGetCharSet(match, FC_CHARSET, 0, &cs) != FcResultMatch ||
+                            !FcCharSetHasChar(cs, needs)))
+            ok = false;
         if (ok) {
             snprintf(out, n, "%s", (const char *)file);
             int idx = 0;
@@ -68,6 +87,50 @@ static bool fc_find(const char *pattern, char *out, size_t n, int *index)
     return ok;
 }
 
+static bool fc_find(const char *pattern, char *out, size_t n, int *index)
+{
+    return fc_find_ex(pattern, false, 0, out, n, index);
+}
+
+static void copy_slot(Fonts *f, int to, int from)
+{
+    memcpy(f->path[to], f->path[from], PATH_MAX_LEN);
+    f->face_index[to] = f->face_index[from];
+}
+
+#define CJK_PROBE 0x6CE8 // 注, in any usable Chinese font
+
+// The CJK family: known good Simplified Chinese fonts first, then whatever
+// fontconfig offers for zh-cn that really has Chinese glyphs.
+static bool find_cjk(Fonts *f)
+{
+    static const char *const names[] = {"WenQuanYi Micro Hei", "Noto Sans CJK SC", "Source Han Sans SC",
+                                        "WenQuanYi Zen Hei", "Noto Sans SC", "Droid Sans Fallback"};
+    int s = FAM_CJK * FONT_FACE_COUNT;
+    bool ok = false;
+    for (size_t i = 0; !ok && i < sizeof names / sizeof names[0]; i++)
+        ok = fc_find(names[i], f->path[s + FONT_SANS], PATH_MAX_LEN, &f->face_index[s + FONT_SANS]);
+    if (!ok)
+        ok = fc_find_ex(":lang=zh-cn", true, CJK_PROBE, f->path[s + FONT_SANS], PATH_MAX_LEN,
+                        &f->face_index[s + FONT_SANS]);
+    if (!ok) return false;
+    copy_slot(f, s + FONT_BOLD, s + FONT_SANS); // synthetic bold (WenQuanYi has no bold)
+    if (!fc_find("WenQuanYi Micro Hei Mono", f->path[s + FONT_MONO], PATH_MAX_LEN, &f->face_index[s + FONT_MONO]))
+        copy_slot(f, s + FONT_MONO, s + FONT_SANS);
+    return true;
+}
+
+// Does the font file in slot have a glyph for cp? (opens it once at a small size)
+static bool slot_has_glyph(const Fonts *f, int slot, Uint32 cp)
+{
+    if (!f->path[slot][0]) return false;
+    TTF_Font *font = TTF_OpenFontIndex(f->path[slot], 12, f->face_index[slot]);
+    if (!font) return false;
+    bool has = TTF_GlyphIsProvided32(font, cp) != 0;
+    TTF_CloseFont(font);
+    return has;
+}
+
 Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len)
 {
     Fonts *f = calloc(1, sizeof *f);
@@ -75,54 +138,78 @@ Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len)
         snprintf(err, err_len, "attnviz: out of memory");
         return NULL;
     }
-    if (font_path) {
-        FILE *fp = fopen(font_path, "rb");
-        if (!fp) {
-            snprintf(err, err_len, "%s: cannot open the font given with --font", font_path);
-            free(f);
-            return NULL;
-        }
-        fclose(fp);
-        for (int i = 0; i < FONT_FACE_COUNT; i++) snprintf(f->path[i], PATH_MAX_LEN, "%s", font_path);
-    } else {
-        bool ok = FcInit();
-        const char *sans = lang == LANG_ZH ? "WenQuanYi Micro Hei" : "DejaVu Sans";
-        const char *bold = lang == LANG_ZH ? "WenQuanYi Micro Hei" : "DejaVu Sans:bold";
-        ok = ok && fc_find(sans, f->path[FONT_SANS], PATH_MAX_LEN, &f->face_index[FONT_SANS]);
-        if (ok && !fc_find(bold, f->path[FONT_BOLD], PATH_MAX_LEN, &f->face_index[FONT_BOLD])) {
-            memcpy(f->path[FONT_BOLD], f->path[FONT_SANS], PATH_MAX_LEN);
-            f->face_index[FONT_BOLD] = f->face_index[FONT_SANS];
-        }
-        if (ok && !fc_find("DejaVu Sans Mono", f->path[FONT_MONO], PATH_MAX_LEN,
-                           &f->face_index[FONT_MONO])) {
-            memcpy(f->path[FONT_MONO], f->path[FONT_SANS], PATH_MAX_LEN);
-            f->face_index[FONT_MONO] = f->face_index[FONT_SANS];
-        }
-        FcFini(); // the lookup is done: release fontconfig's caches
-        if (!ok) {
-            snprintf(err, err_len,
-                     "attnviz: font \"%s\" not found with fontconfig (install fonts-dejavu-core%s "
-                     "or pass --font PATH)",
-                     sans, lang == LANG_ZH ? " and fonts-wqy-microhei" : "");
-            free(f);
-            return NULL;
-        }
-    }
-    if (!TTF_WasInit() && TTF_Init() != 0) {
+    const int L0 = FAM_LATIN * FONT_FACE_COUNT, C0 = FAM_CJK * FONT_FACE_COUNT;
+    if (TTF_Init() != 0) { // reference-counted by SDL_ttf
         snprintf(err, err_len, "attnviz: cannot initialise SDL_ttf: %s", TTF_GetError());
         free(f);
         return NULL;
     }
     f->ttf_inited = true;
+    bool fc = FcInit();
+    if (font_path) {
+        FILE *fp = fopen(font_path, "rb");
+        if (!fp) {
+            snprintf(err, err_len, "%s: cannot open the font given with --font", font_path);
+            if (fc) FcFini();
+            fonts_destroy(f);
+            return NULL;
+        }
+        fclose(fp);
+        for (int i = 0; i < FONT_FACE_COUNT; i++) snprintf(f->path[L0 + i], PATH_MAX_LEN, "%s", font_path);
+        // a font with Chinese glyphs serves both families; else CJK comes from fontconfig
+        if (slot_has_glyph(f, L0, CJK_PROBE)) {
+            for (int i = 0; i < FONT_FACE_COUNT; i++) copy_slot(f, C0 + i, L0 + i);
+            f->have_cjk = true;
+        } else {
+            f->have_cjk = fc && find_cjk(f);
+        }
+    } else {
+        bool latin = fc && fc_find("DejaVu Sans", f->path[L0 + FONT_SANS], PATH_MAX_LEN,
+                                   &f->face_index[L0 + FONT_SANS]);
+        f->have_cjk = fc && find_cjk(f);
+        if (!latin && f->have_cjk) { // no DejaVu: the CJK font's Latin letters will do
+            for (int i = 0; i < FONT_FACE_COUNT; i++) copy_slot(f, L0 + i, C0 + i);
+        } else if (latin) {
+            if (!fc_find("DejaVu Sans:bold", f->path[L0 + FONT_BOLD], PATH_MAX_LEN, &f->face_index[L0 + FONT_BOLD]))
+                copy_slot(f, L0 + FONT_BOLD, L0 + FONT_SANS);
+            if (!fc_find("DejaVu Sans Mono", f->path[L0 + FONT_MONO], PATH_MAX_LEN, &f->face_index[L0 + FONT_MONO]))
+                copy_slot(f, L0 + FONT_MONO, L0 + FONT_SANS);
+        } else {
+            snprintf(err, err_len,
+                     "attnviz: font \"DejaVu Sans\" not found with fontconfig (install fonts-dejavu-core%s "
+                     "or pass --font PATH)",
+                     lang == LANG_ZH ? " and fonts-wqy-microhei" : "");
+            if (fc) FcFini();
+            fonts_destroy(f);
+            return NULL;
+        }
+    }
+    if (fc) FcFini(); // the lookup is done: release fontconfig's caches
     // open one size now so a broken font file fails here, with its path
-    TTF_Font *probe = TTF_OpenFontIndex(f->path[FONT_SANS], 20, f->face_index[FONT_SANS]);
+    TTF_Font *probe = TTF_OpenFontIndex(f->path[L0 + FONT_SANS], 20, f->face_index[L0 + FONT_SANS]);
     if (!probe) {
-        snprintf(err, err_len, "%s: cannot load the font: %s", f->path[FONT_SANS], TTF_GetError());
+        snprintf(err, err_len, "%s: cannot load the font: %s", f->path[L0 + FONT_SANS], TTF_GetError());
         fonts_destroy(f);
         return NULL;
     }
     TTF_CloseFont(probe);
+    if (f->have_cjk && !slot_has_glyph(f, C0 + FONT_SANS, CJK_PROBE)) { // unreadable or not Chinese
+        for (int i = 0; i < FONT_FACE_COUNT; i++) f->path[C0 + i][0] = '\0';
+        f->have_cjk = false;
+    }
+    (void)lang; // both languages use the same font list (see face_fonts)
     return f;
+}
+
+bool fonts_have_cjk(const Fonts *f) { return f && f->have_cjk; }
+
+Lang fonts_usable_lang(const Fonts *f, Lang lang, FILE *warn)
+{
+    if (lang != LANG_ZH || fonts_have_cjk(f)) return lang;
+    if (warn)
+        fprintf(warn, "attnviz: no Chinese font found (install fonts-wqy-microhei or pass --font PATH); "
+                      "showing English\n");
+    return LANG_EN;
 }
 
 void fonts_flush(Fonts *f)
@@ -145,21 +232,39 @@ void fonts_destroy(Fonts *f)
     free(f);
 }
 
-static TTF_Font *sized(Fonts *f, FontFace face, int px)
+static TTF_Font *sized_slot(Fonts *f, int slot, int px)
 {
+    if (!f->path[slot][0]) return NULL;
     for (int i = 0; i < f->n_sized; i++)
-        if (f->sized[i].face == face && f->sized[i].px == px) return f->sized[i].font;
-    TTF_Font *font = TTF_OpenFontIndex(f->path[face], px, f->face_index[face]);
+        if (f->sized[i].slot == slot && f->sized[i].px == px) return f->sized[i].font;
+    TTF_Font *font = TTF_OpenFontIndex(f->path[slot], px, f->face_index[slot]);
     if (!font) return NULL;
-    if (face == FONT_BOLD && strcmp(f->path[FONT_BOLD], f->path[FONT_SANS]) == 0)
+    int fam0 = slot - slot % FONT_FACE_COUNT;
+    if (slot % FONT_FACE_COUNT == FONT_BOLD && strcmp(f->path[slot], f->path[fam0 + FONT_SANS]) == 0 &&
+        f->face_index[slot] == f->face_index[fam0 + FONT_SANS])
         TTF_SetFontStyle(font, TTF_STYLE_BOLD);
     if (f->n_sized == MAX_SIZED) { // full (many resizes): recycle the oldest
         TTF_CloseFont(f->sized[0].font);
         memmove(f->sized, f->sized + 1, sizeof f->sized[0] * (MAX_SIZED - 1));
         f->n_sized--;
     }
-    f->sized[f->n_sized++] = (Sized){face, px, font};
+    f->sized[f->n_sized++] = (Sized){slot, px, font};
     return font;
+}
+
+// The primary and the fallback font of a face: Latin first, CJK for the
+// glyphs Latin lacks, in both languages (like a browser's font list "DejaVu
+// Sans, WenQuanYi Micro Hei"): Latin letters, digits and maths look the same
+// in en and zh, and synthetic bold never touches them.
+static void face_fonts(Fonts *f, FontFace face, int px, TTF_Font **primary, TTF_Font **fallback)
+{
+    *primary = sized_slot(f, FAM_LATIN * FONT_FACE_COUNT + (int)face, px);
+    *fallback = sized_slot(f, FAM_CJK * FONT_FACE_COUNT + (int)face, px);
+    if (!*primary) *primary = *fallback, *fallback = NULL;
+    if (*fallback && f->path[FAM_CJK * FONT_FACE_COUNT + (int)face][0] &&
+        strcmp(f->path[FAM_CJK * FONT_FACE_COUNT + (int)face], f->path[FAM_LATIN * FONT_FACE_COUNT + (int)face]) == 0 &&
+        f->face_index[FAM_CJK * FONT_FACE_COUNT + (int)face] == f->face_index[FAM_LATIN * FONT_FACE_COUNT + (int)face])
+        *fallback = NULL; // --font with Chinese glyphs: one font does it all
 }
 
 static unsigned long long hash_key(const char *s, FontFace face, int px, int wrap)
@@ -170,6 +275,241 @@ static unsigned long long hash_key(const char *s, FontFace face, int px, int wra
     h = (h ^ (unsigned long long)(unsigned)px) * 1099511628211ULL;
     h = (h ^ (unsigned long long)(unsigned)wrap) * 1099511628211ULL;
     return h | 1; // 0 marks an empty slot
+}
+
+// ---- mixed-font text: runs, wrapping, composition ---------------------------
+
+// Decodes one UTF-8 code point at s; *len gets its byte length (invalid bytes → U+FFFD, 1 byte).
+static Uint32 utf8_next(const unsigned char *s, int *len)
+{
+    Uint32 c = s[0];
+    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (n == 0) {
+        *len = 1;
+        return 0xFFFD;
+    }
+    if (n == 1) {
+        *len = 1;
+        return c;
+    }
+    c &= 0x7Fu >> n;
+    for (int i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80) {
+            *len = 1;
+            return 0xFFFD;
+        }
+        c = c << 6 | (s[i] & 0x3Fu);
+    }
+    *len = n;
+    return c;
+}
+
+// Which font draws cp: the primary when it has the glyph, else the fallback
+// when that has it, else the primary (its "missing glyph" box).
+static TTF_Font *font_for(TTF_Font *primary, TTF_Font *fallback, Uint32 cp)
+{
+    if (cp < 0x80 || !fallback || TTF_GlyphIsProvided32(primary, cp)) return primary;
+    return TTF_GlyphIsProvided32(fallback, cp) ? fallback : primary;
+}
+
+int fonts_missing_glyphs(Fonts *f, FontFace face, const char *s)
+{
+    TTF_Font *p, *fb;
+    face_fonts(f, face, 16, &p, &fb);
+    if (!p || !s) return 0;
+    int missing = 0, len;
+    for (const unsigned char *q = (const unsigned char *)s; *q; q += len) {
+        Uint32 cp = utf8_next(q, &len);
+        if (cp == '\n' || cp == '\t' || cp == '\r') continue;
+        TTF_Font *font = font_for(p, fb, cp);
+        missing += !TTF_GlyphIsProvided32(font, cp);
+    }
+    return missing;
+}
+
+#define MAX_LINES 256
+
+typedef struct Mixed {
+    TTF_Font *p, *fb;
+    char buf[1024]; // one run, NUL-terminated (longer runs are measured/drawn in pieces)
+    const char *line[MAX_LINES][2]; // [start, end) of each line
+} Mixed;
+
+// Calls fn for each maximal run of [a, b) drawn with one font.
+typedef void (*RunFn)(Mixed *m, TTF_Font *font, const char *run, int x, void *ctx, int *adv);
+
+static int for_runs(Mixed *m, const char *a, const char *b, RunFn fn, void *ctx)
+{
+    int x = 0;
+    const char *run = a;
+    TTF_Font *cur = NULL;
+    for (const char *q = a;; ) {
+        TTF_Font *font = NULL;
+        int len = 0;
+        if (q < b) font = font_for(m->p, m->fb, utf8_next((const unsigned char *)q, &len));
+        bool flush = q >= b || (cur && font != cur) || (size_t)(q - run) + 4 >= sizeof m->buf;
+        if (flush && cur && q > run) {
+            size_t n = (size_t)(q - run);
+            memcpy(m->buf, run, n);
+            m->buf[n] = '\0';
+            int adv = 0;
+            fn(m, cur, m->buf, x, ctx, &adv);
+            x += adv;
+            run = q;
+        }
+        if (q >= b) break;
+        cur = font;
+        q += len;
+    }
+    return x;
+}
+
+static void run_measure(Mixed *m, TTF_Font *font, const char *run, int x, void *ctx, int *adv)
+{
+    (void)m, (void)x, (void)ctx;
+    int w = 0, h = 0;
+    TTF_SizeUTF8(font, run, &w, &h);
+    *adv = w;
+}
+
+static int measure(Mixed *m, const char *a, const char *b) { return for_runs(m, a, b, run_measure, NULL); }
+
+typedef struct Blit {
+    SDL_Surface *dst;
+    int y, ascent; // line top and the common baseline offset
+} Blit;
+
+static void run_blit(Mixed *m, TTF_Font *font, const char *run, int x, void *ctx, int *adv)
+{
+    (void)m;
+    Blit *b = ctx;
+    int w = 0, h = 0;
+    TTF_SizeUTF8(font, run, &w, &h);
+    *adv = w;
+    SDL_Surface *s = TTF_RenderUTF8_Blended(font, run, (SDL_Color){255, 255, 255, 255});
+    if (!s) return;
+    SDL_SetSurfaceBlendMode(s, SDL_BLENDMODE_BLEND);
+    SDL_Rect d = {x, b->y + b->ascent - TTF_FontAscent(font), s->w, s->h};
+    SDL_BlitSurface(s, NULL, b->dst, &d);
+    SDL_FreeSurface(s);
+}
+
+// Where a line may break: between code points a (before) and c (after).
+static bool is_cjk(Uint32 c)
+{
+    return (c >= 0x2E80 && c <= 0x9FFF) || (c >= 0xAC00 && c <= 0xD7AF) || (c >= 0xF900 && c <= 0xFAFF) ||
+           (c >= 0xFE30 && c <= 0xFE4F) || (c >= 0xFF00 && c <= 0xFFEF) || (c >= 0x20000 && c <= 0x3FFFF);
+}
+
+static bool no_break_before(Uint32 c) // closing punctuation stays with what precedes it
+{
+    static const Uint32 list[] = {0x3001, 0x3002, 0xFF0C, 0xFF0E, 0xFF1A, 0xFF1B, 0xFF01, 0xFF1F, 0xFF09,
+                                  0x300B, 0x300D, 0x300F, 0x3011, 0x201D, 0x2019, 0x2026, ',', '.', ';',
+                                  ':', '!', '?', ')', ']', '}'};
+    for (size_t i = 0; i < sizeof list / sizeof list[0]; i++)
+        if (list[i] == c) return true;
+    return false;
+}
+
+static bool no_break_after(Uint32 c) // opening punctuation stays with what follows it
+{
+    return c == 0xFF08 || c == 0x300A || c == 0x300C || c == 0x300E || c == 0x3010 || c == 0x201C ||
+           c == 0x2018 || c == '(' || c == '[';
+}
+
+static bool can_break(Uint32 a, Uint32 c)
+{
+    if (no_break_before(c) || no_break_after(a)) return false;
+    return a == ' ' || is_cjk(a) || is_cjk(c);
+}
+
+// Splits s into lines at '\n' and, with wrap_w > 0, where a line would get
+// wider than wrap_w. line[i] = {start, end} byte pointers (spaces at a wrap dropped).
+static int break_lines(Mixed *m, const char *s, int wrap_w)
+{
+    const char *(*line)[2] = m->line;
+    int n = 0;
+    const char *p = s;
+    while (n < MAX_LINES) {
+        const char *eol = strchr(p, '\n');
+        if (!eol) eol = p + strlen(p);
+        const char *start = p;
+        while (wrap_w > 0 && start < eol && measure(m, start, eol) > wrap_w && n < MAX_LINES - 1) {
+            // the last break opportunity that still fits, else the last code point that fits
+            const char *best = NULL, *fit = NULL, *q = start;
+            Uint32 prev = 0;
+            int len = 1;
+            while (q < eol) {
+                Uint32 c = utf8_next((const unsigned char *)q, &len);
+                if (q > start && can_break(prev, c)) {
+                    const char *e = q;
+                    while (e > start && e[-1] == ' ') e--;
+                    if (measure(m, start, e) <= wrap_w) best = q;
+                    else break;
+                }
+                if (measure(m, start, q + len) > wrap_w) break;
+                fit = q + len;
+                prev = c;
+                q += len;
+            }
+            const char *cut = best ? best : fit ? fit : start + len; // at least one code point
+            const char *e = cut;
+            while (e > start && e[-1] == ' ') e--;
+            line[n][0] = start, line[n][1] = e;
+            n++;
+            start = cut;
+            while (start < eol && *start == ' ') start++;
+        }
+        line[n][0] = start, line[n][1] = eol;
+        n++;
+        if (!*eol) break;
+        p = eol + 1;
+    }
+    return n;
+}
+
+// Renders s with per-run fonts into one white ARGB surface (NULL on failure).
+static SDL_Surface *render_mixed(TTF_Font *p, TTF_Font *fb, int wrap_w, const char *s)
+{
+    Mixed *m = malloc(sizeof *m);
+    if (!m) return NULL;
+    m->p = p, m->fb = fb;
+    int n = break_lines(m, s, wrap_w);
+    const char *(*line)[2] = m->line;
+    int asc = TTF_FontAscent(p), desc = -TTF_FontDescent(p);
+    if (fb && TTF_FontAscent(fb) > asc) asc = TTF_FontAscent(fb);
+    if (fb && -TTF_FontDescent(fb) > desc) desc = -TTF_FontDescent(fb);
+    int skip = TTF_FontLineSkip(p) > asc + desc ? TTF_FontLineSkip(p) : asc + desc;
+    int w = 1;
+    for (int i = 0; i < n; i++) {
+        int lw = measure(m, line[i][0], line[i][1]);
+        if (lw > w) w = lw;
+    }
+    int h = (n - 1) * skip + asc + desc;
+    SDL_Surface *dst = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_ARGB8888);
+    if (dst) {
+        // white with alpha 0: blending white glyphs onto it keeps the colour white
+        SDL_FillRect(dst, NULL, SDL_MapRGBA(dst->format, 255, 255, 255, 0));
+        for (int i = 0; i < n; i++) {
+            Blit b = {dst, i * skip, asc};
+            for_runs(m, line[i][0], line[i][1], run_blit, &b);
+        }
+    }
+    free(m);
+    return dst;
+}
+
+// Does s need the mixed path: a glyph from the fallback font, or wrapping of
+// Chinese text (SDL_ttf wraps only at spaces)?
+static bool needs_mixed(TTF_Font *p, TTF_Font *fb, const char *s, bool wrap)
+{
+    int len;
+    for (const unsigned char *q = (const unsigned char *)s; *q; q += len) {
+        Uint32 cp = utf8_next(q, &len);
+        if (cp < 0x80) continue;
+        if ((wrap && is_cjk(cp)) || (fb && font_for(p, fb, cp) == fb)) return true;
+    }
+    return false;
 }
 
 SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w,
@@ -195,11 +535,13 @@ SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int 
         if (set[i].used < victim->used) victim = &set[i];
     }
     f->stats.misses++;
-    TTF_Font *font = sized(f, face, px);
+    TTF_Font *font, *fb;
+    face_fonts(f, face, px, &font, &fb);
     if (!font) return NULL;
     SDL_Color white = {255, 255, 255, 255};
-    SDL_Surface *surf = wrap_w > 0 ? TTF_RenderUTF8_Blended_Wrapped(font, s, white, (Uint32)wrap_w)
-                                   : TTF_RenderUTF8_Blended(font, s, white);
+    SDL_Surface *surf = needs_mixed(font, fb, s, wrap_w > 0) ? render_mixed(font, fb, wrap_w, s)
+                        : wrap_w > 0 ? TTF_RenderUTF8_Blended_Wrapped(font, s, white, (Uint32)wrap_w)
+                                     : TTF_RenderUTF8_Blended(font, s, white);
     if (!surf) return NULL;
     SDL_Texture *tex = SDL_CreateTextureFromSurface(r, surf);
     int sw = surf->w, sh = surf->h;

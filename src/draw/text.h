@@ -9,6 +9,7 @@
 #include <SDL.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "lesson.h"
 
@@ -16,10 +17,23 @@ typedef enum FontFace { FONT_SANS, FONT_BOLD, FONT_MONO, FONT_FACE_COUNT } FontF
 
 typedef struct Fonts Fonts;
 
-// Finds the faces (font_path overrides all of them; lang picks a CJK face for
-// zh) and initialises SDL_ttf. On failure: one line in err, NULL returned.
+// Finds the faces and initialises SDL_ttf: a Latin family (DejaVu, or
+// font_path for every face) and a CJK family (WenQuanYi Micro Hei or another
+// zh-cn font fontconfig knows; font_path itself when it has Chinese glyphs).
+// A missing CJK family is not an error (see fonts_have_cjk); lang only words
+// the error message. On failure: one line in err, NULL returned.
 Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len);
 void fonts_destroy(Fonts *f);
+// Whether a font with Chinese glyphs was found (fontconfig or --font). Every
+// face draws with the Latin font first and takes the glyphs it lacks from the
+// CJK font, run by run, in both languages: mixed text (中文 + Q·Kᵀ/√dₖ) shows no
+// missing-glyph boxes, and switching language needs no other fonts.
+bool fonts_have_cjk(const Fonts *f);
+// lang, or LANG_EN with one line on warn (if not NULL) when lang is zh and
+// there is no CJK font.
+Lang fonts_usable_lang(const Fonts *f, Lang lang, FILE *warn);
+// How many code points of s no font of this face has (tests: 0 = no boxes).
+int fonts_missing_glyphs(Fonts *f, FontFace face, const char *s);
 // Drops every cached texture (call before destroying the renderer they belong to).
 void fonts_flush(Fonts *f);
 

@@ -136,11 +136,23 @@ static const char *find(const Table *t, const char *key)
     return e ? e->text : NULL;
 }
 
-const char *i18n_get(Lang lang, const char *key)
+const char *i18n_lookup(Lang lang, const char *key)
 {
     const char *s = (unsigned)lang < LANG_COUNT ? find(&tables[lang], key) : NULL;
-    if (!s) s = find(&tables[LANG_EN], key);
+    return s ? s : find(&tables[LANG_EN], key);
+}
+
+const char *i18n_get(Lang lang, const char *key)
+{
+    const char *s = i18n_lookup(lang, key);
     return s ? s : key;
+}
+
+int i18n_count(Lang lang) { return (unsigned)lang < LANG_COUNT ? tables[lang].n : 0; }
+
+const char *i18n_key_at(Lang lang, int i)
+{
+    return i >= 0 && i < i18n_count(lang) ? tables[lang].e[i].key : NULL;
 }
 
 void i18n_format(char *out, size_t n, const char *tpl, int nargs, const char *const *args)

@@ -17,6 +17,11 @@ bool i18n_load(const char *assets_dir, char *err, size_t err_len);
 void i18n_free(void);
 // The text for key in lang; never NULL.
 const char *i18n_get(Lang lang, const char *key);
+// The text for key in lang, else in English, else NULL (for optional keys).
+const char *i18n_lookup(Lang lang, const char *key);
+// Number of keys loaded for lang, and the i-th key in sorted order (tests).
+int i18n_count(Lang lang);
+const char *i18n_key_at(Lang lang, int i);
 // Parses one language from a buffer (used by i18n_load and the tests).
 bool i18n_parse(Lang lang, const char *name, const char *text, size_t len, char *err,
                 size_t err_len);

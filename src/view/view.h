@@ -25,6 +25,8 @@ typedef struct View {
     const char *toast;   // a short message at the bottom (NULL = none)
     float toast_alpha;   // 0..1
     const Lesson *lesson; // tokens, title, narration (may be NULL)
+    const struct Picker *picker; // window only: the "Lessons…" button and, when open, the
+                                 // lesson picker overlay (picker.h); NULL = neither
 } View;
 
 // A View on stage 0, settled, default palette, values on.

@@ -1,0 +1,19 @@
+// picker_draw.h — the lesson picker's pieces of a frame: the "Lessons…"
+// button in the status row and the overlay listing the lessons (picker.h).
+// render_frame calls both when View.picker is set (the window; never export).
+#ifndef ATTNVIZ_PICKER_DRAW_H
+#define ATTNVIZ_PICKER_DRAW_H
+
+#include <SDL.h>
+
+#include "layout.h"
+#include "text.h"
+#include "view.h"
+
+// Width the button takes from the right end of the status row (0 = no button).
+int picker_button_reserve(const Layout *L, const View *v);
+void picker_draw_button(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v);
+// The overlay, when v->picker is open.
+void picker_draw(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v);
+
+#endif

@@ -1,0 +1,81 @@
+// picker.h — the lesson picker: which lesson files there are, their titles in
+// both languages (or why they are invalid), the selection and the overlay's
+// geometry. Plain state and pure functions, no SDL: the window feeds it keys
+// and clicks (app.c), render_frame draws it (picker_draw.c); tests drive it
+// directly. Like playback, it is view state: it sits in src/view.
+#ifndef ATTNVIZ_PICKER_H
+#define ATTNVIZ_PICKER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "layout.h" // Rect, Layout
+#include "lesson.h" // Lang
+
+#define PICKER_MAX_DIRS 4
+#define PICKER_MAX_ITEMS 1000
+#define PICKER_MAX_ROWS 40 // rows shown at once
+
+typedef struct PickerItem {
+    char *path;               // directory + "/" + name, as it is opened
+    const char *name;         // the file name, inside path
+    char *shown;              // path as shown: "dir/../" folded, relative to the working directory
+    char *title[LANG_COUNT];  // NULL when invalid; zh NULL falls back to en
+    char *error;              // lesson_load's one-line error; NULL when valid
+} PickerItem;
+
+typedef struct Picker {
+    bool open;
+    PickerItem *items;
+    int n;
+    int sel;                  // selected item, -1 when there is none
+    int top;                  // first row shown
+    int current;              // the lesson on screen, -1 when not listed
+    char looked_in[1024];     // the directories scanned, ", "-separated (for "none found")
+} Picker;
+
+void picker_init(Picker *p);
+void picker_free(Picker *p);
+
+// Lists the *.json files of each directory in dirs (NULL entries, missing
+// directories and directories already listed (same device and inode) are
+// skipped), reads each with lesson_load for its titles or its error, sorts
+// them by file name (then by path), marks and selects current_path (else the
+// first item). Replaces what was listed before. Returns the number of items.
+int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *current_path);
+
+// path with "." and "dir/.." folded away (lexically) and, when it lies under
+// cwd (may be NULL), made relative to it: what the picker shows.
+void picker_display_path(const char *path, const char *cwd, char *out, size_t n);
+
+// The title of an item in lang (zh falls back to en); the file name when invalid.
+const char *picker_title(const PickerItem *it, Lang lang);
+
+// Moves the selection by delta items, clamped to the list.
+void picker_move(Picker *p, int delta);
+// Selects item i, clamped to the list.
+void picker_select(Picker *p, int i);
+// Scrolls so the selection is among the `rows` rows shown.
+void picker_scroll_to_sel(Picker *p, int rows);
+
+// The overlay's geometry for a w×h output at UI scale s.
+typedef struct PickerLayout {
+    Rect box, title, hint;        // dialog, heading, key hint at its bottom
+    int row_h;
+    int rows_fit;                 // rows that fit (≤ PICKER_MAX_ROWS)
+    int n_rows;                   // rows shown (≤ rows_fit)
+    int first;                    // item in row 0
+    Rect row[PICKER_MAX_ROWS];
+    int px_title, px_row, px_small;
+} PickerLayout;
+
+// Fills pl for p (call picker_scroll_to_sel(p, pl->rows_fit) after moving).
+void picker_layout(const Picker *p, PickerLayout *pl, int w, int h, float s);
+// The item under (x, y), or -1.
+int picker_hit(const PickerLayout *pl, const Picker *p, int x, int y);
+
+// The "Lessons…" button at the right end of the status row of L; false when
+// the row is too narrow for it.
+bool picker_button_rect(const Layout *L, Rect *out);
+
+#endif
