@@ -328,7 +328,7 @@ int export_run(const ExportOptions *o)
 
     t0 = now_s();
     View v;
-    view_init(&v, &ls, o->lang);
+    view_init(&v, &ls, fonts_usable_lang(fonts, o->lang, stderr)); // zh without a CJK font: English
     v.batch = o->batch, v.head = o->head;
     for (int i = 0; i < n_frames; i++) {
         if (g_signal) {
