@@ -58,7 +58,7 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 
-.PHONY: all run test test-run deps clean bench fuzz
+.PHONY: all run test test-run deps clean bench fuzz valgrind soak
 all: $(B)/attnviz
 
 # The core is compiled without SDL's flags: an SDL include there fails to build.
@@ -137,6 +137,21 @@ fuzz: deps
 	build/fuzz/fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
 	  -malloc_limit_mb=512 -timeout=10 -dict=tests/fuzz/lesson.dict \
 	  -artifact_prefix=tests/fuzz/regressions/ -print_final_stats=1 build/fuzz/corpus
+
+# valgrind: the core tests, and an export of every lesson (no leak, no invalid access).
+VG := valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect
+valgrind: deps
+	@$(MAKE) --no-print-directory $(B)/attnviz $(TEST_BIN)
+	@for t in test_tensor test_attention test_lesson test_fuzz_regressions; do \
+	  echo "== valgrind $$t"; $(VG) $(B)/tests/$$t >/dev/null || exit 1; done
+	@d=$$(mktemp -d); for l in lessons/*.json; do \
+	  echo "== valgrind export $$l"; \
+	  env -u DISPLAY $(VG) $(B)/attnviz --export $$d/$$(basename $$l .json) $$l >/dev/null || { rm -rf $$d; exit 1; }; \
+	done; rm -rf $$d; echo "valgrind: clean"
+
+# The real window under random input (SOAK_SECONDS, default 60).
+soak: deps $(B)/attnviz
+	sh tests/soak.sh $(B)
 
 # Installs only what is missing: libraries pkg-config does not find, tools not
 # on PATH, fonts fontconfig does not list. Root runs apt-get; others go via sudo.

@@ -1,0 +1,98 @@
+#!/bin/sh
+# Soak test of the real window under Xvfb: for SOAK_SECONDS (default 60)
+# xdotool sends random keys, clicks, wheel events, drags and window resizes
+# (from tiny to 4K) to attnviz. Passes when the app keeps running and
+# answering (a screenshot changes after a key), its memory stays flat (RSS,
+# read in the same state after each half of the run, grows by less than
+# SOAK_MAX_GROWTH_KB, default 4096: caches fill in the first half, a leak
+# keeps growing in the second), and Esc still exits 0. Usage: sh tests/soak.sh [BUILD_DIR]   (make soak; CI runs it briefly)
+B=${1:-${BUILD:-build}}
+SECS=${SOAK_SECONDS:-60}
+MAXGROW=${SOAK_MAX_GROWTH_KB:-4096}
+if ! command -v xvfb-run >/dev/null || ! command -v xdotool >/dev/null || ! command -v import >/dev/null; then
+    echo "soak: needs xvfb-run, xdotool and ImageMagick (make deps installs them)"; exit 1
+fi
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cat >"$tmp/inner.sh" <<EOS
+set -u
+bin="$B/attnviz"; secs=$SECS; maxgrow=$MAXGROW; tmp="$tmp"
+EOS
+cat >>"$tmp/inner.sh" <<'EOS'
+export ATTNVIZ_SAVE_DIR="$tmp/saves"; mkdir -p "$ATTNVIZ_SAVE_DIR"
+"$bin" --size 1280x720 lessons/cross-attention-padding.json >"$tmp/app.log" 2>&1 &
+pid=$!
+wid=$(timeout 20 xdotool search --sync --onlyvisible --pid $pid 2>/dev/null | head -1)
+[ -n "$wid" ] || { echo "soak: no window"; kill $pid; exit 1; }
+rss() { awk '/VmRSS/ { print $2 }' /proc/$pid/status 2>/dev/null || echo 0; }
+alive() { kill -0 $pid 2>/dev/null; }
+keys="Right Left space Next Prior Home End p Tab bracketleft bracketright b plus minus v c question F1 1 2 3 4 5 6 7 8 9 l o Down Up Return s e 0"
+set -- $keys; nkeys=$#
+sizes="1280x720 640x400 480x320 1920x1080 3840x2160 800x600 1024x768"
+rand() { awk -v s="$(od -An -N4 -tu4 /dev/urandom)" -v n="$1" 'BEGIN { srand(s); print int(rand() * n) }'; }
+died() { echo "soak: the app died $1"; wait $pid; echo "soak: exit status $?"; cat "$tmp/app.log"; exit 1; }
+# warm-up: every size (up to 4K), every stage, the overlays, then back to
+# 1280x720 on the first stage: the memory baseline is taken in that state
+for sz in $sizes; do xdotool windowsize "$wid" ${sz%x*} ${sz#*x}; sleep 0.3; done
+xdotool windowsize "$wid" 1280 720; sleep 0.5
+for i in $(seq 1 16); do xdotool key --window "$wid" Right; sleep 0.1; done
+xdotool key --window "$wid" question; sleep 0.3; xdotool key --window "$wid" question
+xdotool key --window "$wid" Home; sleep 3
+alive || died "during the warm-up"
+
+# One phase of random input for $1 seconds.
+random_phase() {
+    t0=$(date +%s)
+    while [ $(( $(date +%s) - t0 )) -lt "$1" ]; do
+        alive || died "after $events events"
+        r=$(rand 100)
+        if [ "$r" -lt 55 ]; then
+            i=$(( $(rand $nkeys) + 1 )); k=$(echo $keys | cut -d' ' -f$i)
+            # never Escape or q here: they quit (the end of the test checks Esc)
+            xdotool key --window "$wid" "$k" 2>/dev/null
+        elif [ "$r" -lt 70 ]; then
+            xdotool mousemove --window "$wid" $(rand 1280) $(rand 720) click 1 2>/dev/null
+        elif [ "$r" -lt 82 ]; then
+            xdotool mousemove --window "$wid" $(rand 1280) $(rand 720) click $(( 4 + $(rand 2) )) 2>/dev/null
+        elif [ "$r" -lt 90 ]; then
+            xdotool mousemove --window "$wid" 400 400 mousedown 1 mousemove --window "$wid" $(rand 1280) $(rand 720) mouseup 1 2>/dev/null
+        else
+            i=$(( $(rand 7) + 1 )); sz=$(echo $sizes | cut -d' ' -f$i)
+            xdotool windowsize "$wid" ${sz%x*} ${sz#*x} 2>/dev/null
+        fi
+        events=$((events + 1))
+        sleep 0.02
+    done
+}
+# The same state before each memory reading: 1280x720, first stage, settled.
+settle() {
+    alive || died "after $events events"
+    xdotool windowsize "$wid" 1280 720; sleep 0.5
+    xdotool key --window "$wid" Home; sleep 3
+    alive || died "after $events events"
+}
+
+# Caches (text textures per UI scale, framebuffers, allocator arenas) fill in
+# the first half; a leak keeps growing in the second. Memory must be flat
+# between the two readings.
+events=0
+random_phase $(( (secs + 1) / 2 )); settle; warm=$(rss)
+random_phase $(( secs / 2 )); settle
+end=$(rss); grow=$((end - warm))
+import -window root "$tmp/a.png"; xdotool key --window "$wid" Right; sleep 2.5; import -window root "$tmp/b.png"
+if cmp -s "$tmp/a.png" "$tmp/b.png"; then
+    xdotool key --window "$wid" Left; sleep 2.5; import -window root "$tmp/b.png"
+    cmp -s "$tmp/a.png" "$tmp/b.png" && { echo "soak: the screen no longer changes on a key"; exit 1; }
+fi
+# Esc closes an open overlay first, then quits: at most three presses
+for n in 1 2 3; do
+    alive || break
+    xdotool key --window "$wid" Escape
+    for i in $(seq 1 20); do alive || break; sleep 0.1; done
+done
+if alive; then echo "soak: Esc did not quit"; kill $pid; exit 1; fi
+wait $pid; rc=$?
+echo "soak: $events events in ${secs}s, RSS $warm KB -> $end KB (growth $grow KB, limit $maxgrow), exit $rc"
+[ "$rc" -eq 0 ] || { echo "soak: exit status $rc"; cat "$tmp/app.log"; exit 1; }
+[ "$grow" -le "$maxgrow" ] || { echo "soak: memory grew by $grow KB"; exit 1; }
+EOS
+timeout $((SECS + 120)) xvfb-run -a -s "-screen 0 3840x2160x24" sh "$tmp/inner.sh"
