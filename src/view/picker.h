@@ -12,7 +12,7 @@
 #include "layout.h" // Rect, Layout
 #include "lesson.h" // Lang
 
-#define PICKER_MAX_DIRS 4
+#define PICKER_MAX_DIRS 8
 #define PICKER_MAX_ITEMS 1000
 #define PICKER_MAX_ROWS 40 // rows shown at once
 

@@ -1,0 +1,99 @@
+#!/bin/sh
+# Language switch and lesson picker in the real window under Xvfb: L changes
+# every string (and back), the "Lessons…" button and O open the picker, Down +
+# Enter opens another lesson, a bad lesson from --lessons DIR is listed and
+# choosing it keeps the current lesson running (it still answers keys), Esc
+# closes the picker and then quits with status 0. Every wait is bounded; skips
+# (exit 0) only when xvfb-run is missing.
+B=${BUILD:-build}
+if ! command -v xvfb-run >/dev/null 2>&1; then
+    echo "picker_test: SKIP: xvfb-run not found (make deps installs xvfb)"
+    exit 0
+fi
+for tool in xdotool import; do
+    command -v $tool >/dev/null 2>&1 || { echo "picker_test: $tool not found (make deps)"; exit 1; }
+done
+[ -x "$B/attnviz" ] || { echo "picker_test: $B/attnviz not built"; exit 1; }
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir "$TMP/more"
+# sorts after every lesson in lessons/: End selects it
+printf '{"title": "bad", "model": {"d_model": 4, "n_heads": 3}, "input": {"query": [[1, 2, 3, 4]]}, "weights": {"init": {"seed": 1}}}\n' \
+    >"$TMP/more/zzzz-bad-heads.json"
+cat >"$TMP/inner.sh" <<'INNER'
+#!/bin/sh
+B=$1; TMP=$2
+fail() { echo "picker_test: FAIL: $*"; [ -n "$PID" ] && kill "$PID" 2>/dev/null; exit 1; }
+shot() { sleep "${2:-0.5}"; import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
+differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
+key() { xdotool key --window "$WID" "$@"; }
+alive() { kill -0 "$PID" 2>/dev/null || fail "attnviz exited: $(cat "$TMP/err.txt")"; }
+# see window_test.sh: leaks in X11/dbus libraries at exit are not attnviz's
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --lang en --size 1280x720 \
+    --lessons "$TMP/more" lessons/arange-2x4x4.json >"$TMP/out.txt" 2>"$TMP/err.txt" &
+PID=$!
+WID=$(timeout 15 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
+[ -n "$WID" ] || fail "no window named attnviz within 15 s ($(cat "$TMP/err.txt"))"
+xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
+xdotool mousemove 5 795 # keep the pointer away from the cells (no tooltip)
+shot en 1
+title_en=$(xdotool getwindowname "$WID")
+# L: Chinese, then English again (after the toast): the same picture as before
+key l
+shot zh 0.6
+differ en zh || fail "L did not change the screen"
+title_zh=$(xdotool getwindowname "$WID")
+[ "$title_zh" != "$title_en" ] || fail "L did not change the window title ($title_en)"
+key l
+shot en2 3.8
+cmp -s "$TMP/en.png" "$TMP/en2.png" || fail "L twice does not give the English screen back"
+# the "Lessons…" button (right end of the status row) opens the picker; Esc closes it
+xdotool mousemove --window "$WID" 1215 81 click 1
+shot button 0.6
+differ en2 button || fail "clicking the Lessons… button did not open the picker"
+xdotool mousemove 5 795
+key Escape
+shot closed 0.6
+cmp -s "$TMP/en2.png" "$TMP/closed.png" || fail "Esc did not close the picker"
+alive
+# O, Down, Enter: the next lesson opens
+key o
+shot picker 0.6
+differ en2 picker || fail "O did not open the picker"
+key Down
+shot moved 0.4
+differ picker moved || fail "Down did not move the selection"
+key Return
+shot other 3.8
+alive
+differ en2 other || fail "Enter did not open another lesson"
+title_other=$(xdotool getwindowname "$WID")
+[ "$title_other" != "$title_en" ] || fail "the window title still names the first lesson ($title_en)"
+# the bad lesson is listed (last); choosing it keeps the lesson running
+key o
+shot picker2 0.6
+key End
+shot bad_sel 0.4
+differ picker2 bad_sel || fail "End did not move the selection"
+key Return
+shot bad_chosen 1
+alive
+grep -q "zzzz-bad-heads.json: model.n_heads" "$TMP/err.txt" || fail "no error line for the bad lesson on stderr"
+key Escape
+shot after_bad 8.6 # the error toast lasts 8 s
+cmp -s "$TMP/other.png" "$TMP/after_bad.png" || fail "the lesson on screen changed after a failed load"
+key Right
+shot answered 2.2
+alive
+differ after_bad answered || fail "no longer answers keys after a failed load"
+key Escape
+for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$PID" 2>/dev/null || break; sleep 0.5; done
+if kill -0 "$PID" 2>/dev/null; then fail "still running 5 s after Esc"; fi
+wait "$PID"; rc=$?
+[ "$rc" -eq 0 ] || fail "exit status $rc after Esc"
+echo "picker_test: ok"
+INNER
+timeout 150 xvfb-run -a -s "-screen 0 1280x800x24" sh "$TMP/inner.sh" "$B" "$TMP"
+rc=$?
+[ $rc -eq 124 ] && echo "picker_test: FAIL: timed out after 150 s"
+exit $rc

@@ -1,0 +1,229 @@
+// test_picker.c — the lesson picker without a window: listing directories of
+// good and bad lessons, titles in both languages, sorting, the current lesson,
+// moving and scrolling the selection, the overlay's geometry and hit-testing,
+// display paths; and moving a loaded lesson with its trace (trace_rebase).
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/cli.h"
+#include "picker.h"
+
+static char tmp[64], tmp2[80];
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+#define LESSON(title) \
+    "{\"title\": " title ", \"model\": {\"d_model\": 4, \"n_heads\": 2}," \
+    " \"input\": {\"query\": {\"shape\": [1, 2, 4], \"arange\": [0, 8]}}, \"weights\": {\"init\": {\"seed\": 1}}}"
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(tmp, sizeof tmp, "/tmp/attnviz-picker-XXXXXX");
+    if (!mkdtemp(tmp)) return -1;
+    snprintf(tmp2, sizeof tmp2, "%s/more", tmp);
+    if (mkdir(tmp2, 0777) != 0) return -1;
+    write_file(tmp, "b-second.json", LESSON("{\"en\": \"Second\", \"zh\": \"第二课\"}"));
+    write_file(tmp, "a-first.json", LESSON("\"First (English only)\""));
+    write_file(tmp, "c-bad-heads.json",
+               "{\"title\": \"x\", \"model\": {\"d_model\": 4, \"n_heads\": 3}, \"input\": {\"query\": [[1, 2, 3, 4]]},"
+               " \"weights\": {\"init\": {\"seed\": 1}}}");
+    write_file(tmp, "d-not-json.json", "this is not JSON\n");
+    write_file(tmp, "notes.txt", "not a lesson: ignored\n");
+    write_file(tmp, ".hidden.json", LESSON("\"hidden\""));
+    write_file(tmp2, "a-first.json", LESSON("{\"en\": \"First, again\", \"zh\": \"又是第一课\"}"));
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_scan_sort_titles_errors(void **state)
+{
+    (void)state;
+    Picker p;
+    picker_init(&p);
+    char cur[128];
+    snprintf(cur, sizeof cur, "%s/b-second.json", tmp);
+    // the same directory twice (and a missing one, and NULL) is listed once
+    char again[128];
+    snprintf(again, sizeof again, "%s/more/..", tmp);
+    const char *dirs[] = {tmp, NULL, "/nonexistent-attnviz-dir", again, tmp2};
+    int n = picker_scan(&p, dirs, 5, cur);
+    assert_int_equal(n, 5);
+    // sorted by file name, then path: a-first (tmp), a-first (tmp/more), b-second, c-bad, d-not-json
+    assert_string_equal(p.items[0].name, "a-first.json");
+    assert_string_equal(p.items[1].name, "a-first.json");
+    assert_true(strcmp(p.items[0].path, p.items[1].path) < 0);
+    assert_string_equal(p.items[2].name, "b-second.json");
+    assert_string_equal(p.items[3].name, "c-bad-heads.json");
+    assert_string_equal(p.items[4].name, "d-not-json.json");
+    // titles in both languages; zh falls back to en
+    assert_string_equal(picker_title(&p.items[0], LANG_EN), "First (English only)");
+    assert_string_equal(picker_title(&p.items[0], LANG_ZH), "First (English only)");
+    assert_string_equal(picker_title(&p.items[1], LANG_ZH), "又是第一课");
+    assert_string_equal(picker_title(&p.items[2], LANG_EN), "Second");
+    assert_string_equal(picker_title(&p.items[2], LANG_ZH), "第二课");
+    // invalid lessons: listed with their one-line error, titled by file name
+    assert_null(p.items[2].error);
+    assert_non_null(p.items[3].error);
+    assert_non_null(strstr(p.items[3].error, "model.n_heads"));
+    assert_null(strchr(p.items[3].error, '\n'));
+    assert_string_equal(picker_title(&p.items[3], LANG_ZH), "c-bad-heads.json");
+    assert_non_null(strstr(p.items[4].error, "JSON"));
+    // the current lesson is marked and selected
+    assert_int_equal(p.current, 2);
+    assert_int_equal(p.sel, 2);
+    assert_non_null(strstr(p.looked_in, tmp));
+    // rescanning replaces the list; an unknown current path selects the first item
+    n = picker_scan(&p, dirs, 1, "/nowhere.json");
+    assert_int_equal(n, 4);
+    assert_int_equal(p.current, -1);
+    assert_int_equal(p.sel, 0);
+    picker_free(&p);
+    assert_int_equal(p.n, 0);
+    // nothing to list
+    const char *none[] = {"/nonexistent-attnviz-dir"};
+    assert_int_equal(picker_scan(&p, none, 1, NULL), 0);
+    assert_int_equal(p.sel, -1);
+    picker_move(&p, 1);
+    assert_int_equal(p.sel, -1);
+    picker_free(&p);
+}
+
+static void test_move_scroll_layout_hit(void **state)
+{
+    (void)state;
+    Picker p;
+    picker_init(&p);
+    const char *dirs[] = {"lessons", tmp};
+    int n = picker_scan(&p, dirs, 2, "lessons/arange-2x4x4.json");
+    assert_true(n >= 10);
+    assert_string_equal(p.items[p.sel].name, "arange-2x4x4.json");
+    assert_int_equal(p.sel, p.current);
+    picker_select(&p, 0);
+    picker_move(&p, -1);
+    assert_int_equal(p.sel, 0); // clamped at the top
+    picker_move(&p, 3);
+    assert_int_equal(p.sel, 3);
+    picker_move(&p, 1000);
+    assert_int_equal(p.sel, n - 1); // and at the bottom
+    picker_select(&p, -5);
+    assert_int_equal(p.sel, 0);
+    // scrolling keeps the selection among the rows shown
+    picker_select(&p, n - 1);
+    picker_scroll_to_sel(&p, 4);
+    assert_int_equal(p.top, n - 4);
+    picker_select(&p, 1);
+    picker_scroll_to_sel(&p, 4);
+    assert_int_equal(p.top, 1);
+    // geometry: rows inside the box, one row per item up to what fits; hit-testing
+    for (int size = 0; size < 3; size++) {
+        int w = size == 0 ? 1280 : size == 1 ? 640 : 2560, h = size == 0 ? 720 : size == 1 ? 400 : 1440;
+        float s = size == 0 ? 1.0f : size == 1 ? 0.5f : 2.0f;
+        PickerLayout pl;
+        p.top = 0;
+        picker_layout(&p, &pl, w, h, s);
+        assert_true(pl.rows_fit >= 1);
+        assert_int_equal(pl.n_rows, n < pl.rows_fit ? n : pl.rows_fit);
+        for (int i = 0; i < pl.n_rows; i++) {
+            Rect q = pl.row[i];
+            assert_true(q.x >= pl.box.x && q.x + q.w <= pl.box.x + pl.box.w);
+            assert_true(q.y >= pl.title.y + pl.title.h && q.y + q.h <= pl.hint.y);
+            assert_int_equal(picker_hit(&pl, &p, q.x + q.w / 2, q.y + q.h / 2), pl.first + i);
+        }
+        assert_int_equal(picker_hit(&pl, &p, pl.box.x - 5, pl.box.y - 5), -1);
+        // the selection at the end scrolls the list
+        picker_select(&p, n - 1);
+        picker_scroll_to_sel(&p, pl.rows_fit);
+        picker_layout(&p, &pl, w, h, s);
+        assert_true(pl.first <= p.sel && p.sel < pl.first + pl.n_rows);
+        // the Lessons… button lies in the status row
+        Layout L;
+        memset(&L, 0, sizeof L);
+        L.s = s;
+        L.status = (Rect){(int)(400 * s), (int)(70 * s), (int)(860 * s), (int)(36 * s)};
+        Rect b;
+        assert_true(picker_button_rect(&L, &b));
+        assert_true(b.x >= L.status.x && b.x + b.w == L.status.x + L.status.w);
+        assert_true(b.y >= L.status.y && b.y + b.h <= L.status.y + L.status.h);
+        L.status.w = (int)(60 * s); // too narrow: no button
+        assert_false(picker_button_rect(&L, &b));
+    }
+    picker_free(&p);
+}
+
+static void test_display_path(void **state)
+{
+    (void)state;
+    char out[256];
+    picker_display_path("/work/x/build/../assets/../lessons/a.json", "/work/x", out, sizeof out);
+    assert_string_equal(out, "lessons/a.json");
+    picker_display_path("/work/x/build/../assets/../lessons/a.json", "/elsewhere", out, sizeof out);
+    assert_string_equal(out, "/work/x/lessons/a.json");
+    picker_display_path("./lessons//a.json", NULL, out, sizeof out);
+    assert_string_equal(out, "lessons/a.json");
+    picker_display_path("../up/a.json", "/work", out, sizeof out);
+    assert_string_equal(out, "../up/a.json");
+    picker_display_path("/work/xy/a.json", "/work/x", out, sizeof out); // not under /work/x
+    assert_string_equal(out, "/work/xy/a.json");
+}
+
+// The window opens another lesson by moving the new Lesson and Trace into place;
+// trace_rebase makes the trace's borrowed weights follow the move.
+static void test_trace_rebase(void **state)
+{
+    (void)state;
+    Lesson *a = malloc(sizeof *a), tmp_ls;
+    Trace *tr = malloc(sizeof *tr);
+    assert_non_null(a);
+    assert_non_null(tr);
+    assert_true(cli_load_and_forward("lessons/dk-dv-residual-ffn.json", &tmp_ls, tr, stderr));
+    int q = trace_find(tr, "q_proj"), h = trace_find(tr, "ffn_hidden");
+    assert_ptr_equal(tr->stages[q].weight, &tmp_ls.w.w_q);
+    *a = tmp_ls; // moved
+    trace_rebase(tr, &tmp_ls.w, &a->w, sizeof tmp_ls.w);
+    assert_ptr_equal(tr->stages[q].weight, &a->w.w_q);
+    assert_ptr_equal(tr->stages[h].weight, &a->w.ffn_w1);
+    assert_ptr_equal(tr->stages[h].bias, &a->w.ffn_b1);
+    memset(&tmp_ls, 0xA5, sizeof tmp_ls); // the old place is gone
+    assert_true(tr->stages[q].weight->data[0] == a->w.w_q.data[0]);
+    trace_free(tr);
+    lesson_free(a);
+    free(tr);
+    free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scan_sort_titles_errors),
+        cmocka_unit_test(test_move_scroll_layout_hit),
+        cmocka_unit_test(test_display_path),
+        cmocka_unit_test(test_trace_rebase),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
