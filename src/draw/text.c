@@ -156,10 +156,16 @@ Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len)
         }
         fclose(fp);
         for (int i = 0; i < FONT_FACE_COUNT; i++) snprintf(f->path[L0 + i], PATH_MAX_LEN, "%s", font_path);
-        // a font with Chinese glyphs serves both families; else CJK comes from fontconfig
+        // A font with Chinese glyphs is the CJK family itself; the second family
+        // is then DejaVu, for the maths it may lack (ᵀ ₖ …). Else CJK comes from fontconfig.
         if (slot_has_glyph(f, L0, CJK_PROBE)) {
-            for (int i = 0; i < FONT_FACE_COUNT; i++) copy_slot(f, C0 + i, L0 + i);
             f->have_cjk = true;
+            if (!fc || !fc_find("DejaVu Sans", f->path[C0 + FONT_SANS], PATH_MAX_LEN, &f->face_index[C0 + FONT_SANS]))
+                copy_slot(f, C0 + FONT_SANS, L0 + FONT_SANS);
+            if (!fc || !fc_find("DejaVu Sans:bold", f->path[C0 + FONT_BOLD], PATH_MAX_LEN, &f->face_index[C0 + FONT_BOLD]))
+                copy_slot(f, C0 + FONT_BOLD, C0 + FONT_SANS);
+            if (!fc || !fc_find("DejaVu Sans Mono", f->path[C0 + FONT_MONO], PATH_MAX_LEN, &f->face_index[C0 + FONT_MONO]))
+                copy_slot(f, C0 + FONT_MONO, C0 + FONT_SANS);
         } else {
             f->have_cjk = fc && find_cjk(f);
         }
@@ -193,7 +199,8 @@ Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len)
         return NULL;
     }
     TTF_CloseFont(probe);
-    if (f->have_cjk && !slot_has_glyph(f, C0 + FONT_SANS, CJK_PROBE)) { // unreadable or not Chinese
+    if (f->have_cjk && !slot_has_glyph(f, C0 + FONT_SANS, CJK_PROBE) && !slot_has_glyph(f, L0 + FONT_SANS, CJK_PROBE)) {
+        // unreadable or not Chinese
         for (int i = 0; i < FONT_FACE_COUNT; i++) f->path[C0 + i][0] = '\0';
         f->have_cjk = false;
     }

@@ -19,7 +19,8 @@ typedef struct Fonts Fonts;
 
 // Finds the faces and initialises SDL_ttf: a Latin family (DejaVu, or
 // font_path for every face) and a CJK family (WenQuanYi Micro Hei or another
-// zh-cn font fontconfig knows; font_path itself when it has Chinese glyphs).
+// zh-cn font fontconfig knows). A font_path with Chinese glyphs covers both;
+// DejaVu then fills in the glyphs it lacks.
 // A missing CJK family is not an error (see fonts_have_cjk); lang only words
 // the error message. On failure: one line in err, NULL returned.
 Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len);
