@@ -433,9 +433,13 @@ static void check_cells(const Target *t, const Layout *L, const char *what)
         for (int i = 0; i < ps->shown_rows; i++)
             for (int j = 0; j < ps->shown_cols; j++) {
                 Rect c;
-                assert_true(layout_cell_rect(L, p, i, j, &c));
-                if (c.w < 4) continue;
-                int g = render_cell_gap(c.w);
+                if (!layout_cell_rect(L, p, i, j, &c)) { // scrolled out (zoom) or narrower than a pixel
+                    assert_true(L->zoom_x[p] || L->zoom_y[p] || L->image[p]);
+                    continue;
+                }
+                if (c.w < 4 || c.h < 4) continue;
+                int g = render_cell_gap(c.w < c.h ? c.w : c.h);
+                if (!rect_contains(L->panel[p], c.x + g + 1, c.y + g + 1)) continue; // partly scrolled out
                 Rgb want = render_cell_color(ps, i, j);
                 CellLook look = render_cell_look(ps, i, j);
                 float v = panel_value(ps, i, j);
@@ -570,6 +574,400 @@ static void test_render_overlays_and_determinism(void **state)
     lesson_free(&ls);
 }
 
+// ---- readability: numbers, labels -----------------------------------------------------
+
+// Numbers in cells are never below the readable size (13 px at 1280×720, scaled
+// with the UI, at least 10 px); a panel drops decimals before it shrinks them.
+static void test_numbers_readable(void **state)
+{
+    (void)state;
+    glob_t g = lesson_files();
+    const int sizes[][2] = {{1280, 720}, {800, 600}, {1920, 1080}};
+    int with_numbers = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        Trace tr;
+        assert_true(load(g.gl_pathv[f], &ls, &tr));
+        View v;
+        view_init(&v, &ls, LANG_EN);
+        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+            for (int s = 0; s < tr.n; s++) {
+                v.stage = s;
+                Layout L;
+                layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+                int min_px = (int)lrintf(LAYOUT_MIN_NUMBER_PX * L.s);
+                if (min_px < 10) min_px = 10;
+                for (int p = 0; p < L.n_panels; p++) {
+                    const PanelSpec *ps = &L.spec[p];
+                    if (ps->decimals < 0) continue;
+                    with_numbers++;
+                    if (ps->px_cell < min_px)
+                        fail_msg("%s stage %s at %dx%d: panel %d numbers at %d px (< %d)", g.gl_pathv[f],
+                                 tr.stages[s].name, sizes[z][0], sizes[z][1], p, ps->px_cell, min_px);
+                    assert_false(L.image[p]);
+                }
+            }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    assert_true(with_numbers > 100);
+    globfree(&g);
+    // the rule itself: 2 decimals, else 1, else none
+    int d, px;
+    layout_fit_numbers(0.99f, false, 76, 76, 1.0f, &d, &px);
+    assert_int_equal(d, 2);
+    layout_fit_numbers(0.99f, false, 40, 40, 1.0f, &d, &px);
+    assert_int_equal(d, 1);
+    assert_true(px >= 13);
+    layout_fit_numbers(0.99f, false, 30, 30, 1.0f, &d, &px);
+    assert_int_equal(d, -1);
+    layout_fit_numbers(1.0f, true, 40, 40, 1.0f, &d, &px); // the 0/1 mask: whole numbers
+    assert_int_equal(d, 0);
+}
+
+// The row-label column fits the longest token as drawn ("black" was cut to "olack").
+static void test_labels_fit(void **state)
+{
+    (void)state;
+    glob_t g = lesson_files();
+    int checked = 0;
+    Target t;
+    target_init(&t, 1280, 720);
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        Trace tr;
+        assert_true(load(g.gl_pathv[f], &ls, &tr));
+        View v;
+        view_init(&v, &ls, LANG_EN);
+        for (int s = 0; s < tr.n; s++) {
+            v.stage = s;
+            Layout L;
+            layout_compute(&L, &tr, &v, 1280, 720);
+            for (int p = 0; p < L.n_panels; p++) {
+                if (!L.row_labels[p]) continue;
+                const PanelSpec *ps = &L.spec[p];
+                for (int i = 0; i < ps->rows; i++) {
+                    char b[24];
+                    const char *lab = layout_axis_label(&v, ps->row_axis, i, b, sizeof b);
+                    int tw, th;
+                    text_size(fonts, t.r, FONT_SANS, L.px_small, lab, &tw, &th);
+                    if (tw > layout_text_width_est(lab, L.px_small))
+                        fail_msg("\"%s\": %d px drawn, estimated %d", lab, tw, layout_text_width_est(lab, L.px_small));
+                    if (tw + (int)lrintf(6 * L.s) + 3 > L.label_w[p] && L.label_w[p] < (int)(170 * L.s))
+                        fail_msg("%s stage %s: label \"%s\" (%d px) does not fit its column (%d px)", g.gl_pathv[f],
+                                 tr.stages[s].name, lab, tw, L.label_w[p]);
+                    checked++;
+                }
+            }
+        }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    target_free(&t);
+    assert_true(checked > 1000);
+    globfree(&g);
+}
+
+// ---- large lessons: image mode, hover, zoom --------------------------------------------
+
+#define BIG_LESSON "tests/big/long-256.json"
+
+// Every visible cell of an image-mode panel shows its exact colour at its centre pixel.
+static int check_image_cells(const Target *t, const Layout *L, const char *what)
+{
+    int checked = 0;
+    for (int p = 0; p < L->n_panels; p++) {
+        if (!L->image[p]) continue;
+        const PanelSpec *ps = &L->spec[p];
+        int r0, r1, c0, c1;
+        layout_visible(L, p, &r0, &r1, &c0, &c1);
+        for (int i = r0; i <= r1; i++)
+            for (int j = c0; j <= c1; j++) {
+                Rect c;
+                if (!layout_cell_rect(L, p, i, j, &c)) continue; // narrower than a pixel: subsampled
+                int x = c.x + c.w / 2, y = c.y + c.h / 2;
+                if (!rect_contains(L->panel[p], x, y)) continue;
+                Rgb want = render_cell_color(ps, i, j), got = pixel(t, x, y);
+                if (!near(got, want, 0))
+                    fail_msg("%s: image panel %d cell (%d,%d) at %d,%d: pixel %d,%d,%d, want %d,%d,%d", what, p, i, j,
+                             x, y, got.r, got.g, got.b, want.r, want.g, want.b);
+                // and the hit-test names that same cell
+                int hp, hr, hc;
+                assert_true(layout_hit_cell(L, x, y, &hp, &hr, &hc));
+                assert_int_equal(hp, p);
+                assert_int_equal(hr, i);
+                assert_int_equal(hc, j);
+                checked++;
+            }
+    }
+    return checked;
+}
+
+static void test_image_mode_pixels(void **state)
+{
+    (void)state;
+    Lesson ls;
+    Trace tr;
+    assert_true(load(BIG_LESSON, &ls, &tr));
+    assert_int_equal(tr.stages[trace_find(&tr, "attn")].t.shape[2], 256);
+    Target a, b;
+    target_init(&a, 1280, 720);
+    target_init(&b, 1280, 720);
+    size_t bytes = (size_t)a.bpitch * (size_t)(a.h + 2 * GUARD);
+    HeatmapCache *hc = heatmap_cache_create();
+    assert_non_null(hc);
+    View v;
+    view_init(&v, &ls, LANG_EN);
+    int images = 0, checked = 0;
+    for (int s = 0; s < tr.n; s++)
+        for (int head = 0; head < 2; head++) {
+            v.stage = s, v.head = head * (tr.n_heads - 1);
+            Layout L;
+            layout_compute(&L, &tr, &v, a.w, a.h);
+            for (int p = 0; p < L.n_panels; p++) {
+                images += L.image[p];
+                // every row and column is there (nothing cut)
+                assert_int_equal(L.spec[p].shown_rows, L.spec[p].rows);
+                assert_int_equal(L.spec[p].shown_cols, L.spec[p].cols);
+                // the viewport is covered: first and last cells are visible
+                Rect c0, c1;
+                assert_true(layout_cell_rect(&L, p, 0, 0, &c0));
+                assert_true(layout_cell_rect(&L, p, L.spec[p].rows - 1, L.spec[p].cols - 1, &c1));
+                assert_int_equal(c0.x, L.panel[p].x);
+                assert_int_equal(c1.y + c1.h, L.panel[p].y + L.panel[p].h);
+            }
+            char what[200];
+            snprintf(what, sizeof what, "%s stage %s h%d", BIG_LESSON, tr.stages[s].name, v.head);
+            // without a cache (rectangles) and with one (textures): the same pixels
+            v.heatmaps = NULL;
+            render_frame(a.r, fonts, &tr, &v);
+            check_guard(&a, what);
+            checked += check_image_cells(&a, &L, what);
+            check_cells(&a, &L, what);
+            v.heatmaps = hc;
+            render_frame(b.r, fonts, &tr, &v);
+            assert_memory_equal(a.buf, b.buf, bytes);
+            // a settled frame again: the textures are reused, not refilled or reallocated
+            HeatmapStats s0 = heatmap_cache_stats(hc);
+            render_frame(b.r, fonts, &tr, &v);
+            HeatmapStats s1 = heatmap_cache_stats(hc);
+            assert_int_equal(s1.fills, s0.fills);
+            assert_int_equal(s1.allocs, s0.allocs);
+            int n_image = 0;
+            for (int p = 0; p < L.n_panels; p++) n_image += L.image[p];
+            assert_int_equal(s1.reuses - s0.reuses, n_image);
+            assert_memory_equal(a.buf, b.buf, bytes);
+            // mid-transition frames: both paths agree too
+            v.anim = 0.5f;
+            v.heatmaps = NULL;
+            render_frame(a.r, fonts, &tr, &v);
+            v.heatmaps = hc;
+            render_frame(b.r, fonts, &tr, &v);
+            assert_memory_equal(a.buf, b.buf, bytes);
+            check_guard(&b, what);
+            v.anim = 1.0f;
+        }
+    assert_true(images >= tr.n);   // every stage has at least one image panel
+    assert_true(checked > 200000); // the 256×256 panels, cell by cell
+    // textures are allocated when panels grow, not per frame
+    assert_true(heatmap_cache_stats(hc).allocs <= 3 * LAYOUT_MAX_PANELS);
+    heatmap_cache_flush(hc);
+    target_free(&a);
+    target_free(&b);
+    heatmap_cache_destroy(hc);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+// Hovering any cell of a 256×256 image names that cell, and the tooltip shows the tensor's value.
+static void test_image_mode_hover(void **state)
+{
+    (void)state;
+    Lesson ls;
+    Trace tr;
+    assert_true(load(BIG_LESSON, &ls, &tr));
+    View v;
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "attn");
+    v.head = 2;
+    Layout L;
+    layout_compute(&L, &tr, &v, 1280, 720);
+    int p = L.result_panel;
+    assert_true(L.image[p]);
+    const Tensor *t = &tr.stages[v.stage].t; // (B, H, L, L)
+    int n = t->shape[2];
+    int hits = 0;
+    for (int y = L.panel[p].y; y < L.panel[p].y + L.panel[p].h; y += 7)
+        for (int x = L.panel[p].x; x < L.panel[p].x + L.panel[p].w; x += 5) {
+            int hp, r, c;
+            assert_true(layout_hit_cell(&L, x, y, &hp, &r, &c));
+            assert_int_equal(hp, p);
+            Rect q;
+            assert_true(layout_cell_rect(&L, p, r, c, &q));
+            assert_true(rect_contains(q, x, y));
+            float want = t->data[((size_t)v.head * (size_t)n + (size_t)r) * (size_t)n + (size_t)c];
+            assert_memory_equal(&want, &(float){panel_value(&L.spec[p], r, c)}, sizeof want);
+            if (hits++ % 97 == 0) { // the tooltip prints it
+                char tip[1024], num[32];
+                explain_cell(&tr, &v, &L, p, r, c, tip, sizeof tip);
+                explain_number(want, num, sizeof num);
+                assert_non_null(strstr(tip, num));
+            }
+        }
+    assert_true(hits > 3000);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+static void test_zoom_and_pan(void **state)
+{
+    (void)state;
+    Lesson ls;
+    Trace tr;
+    assert_true(load(BIG_LESSON, &ls, &tr));
+    View v;
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "attn");
+    Layout L0, L;
+    layout_compute(&L0, &tr, &v, 1280, 720);
+    int p = L0.result_panel, src = 0;
+    assert_true(L0.image[p] && L0.image[src]);
+    assert_false(L0.zoom_x[p] || L0.zoom_y[p]);
+    // the wheel at a point: the cell under it stays under it, cells grow by the factor
+    int mx = L0.panel[p].x + L0.panel[p].w / 3, my = L0.panel[p].y + L0.panel[p].h * 2 / 3;
+    int p0, r0, c0;
+    assert_true(layout_hit_cell(&L0, mx, my, &p0, &r0, &c0));
+    assert_true(layout_zoom_at(&v, &L0, mx, my, 4.0f));
+    assert_float_equal(v.zoom, 4.0f, 1e-6);
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_true(L.zoom_x[p] && L.zoom_y[p]);
+    assert_true(L.zoom_x[src] && L.zoom_y[src]); // masked scores: same rows and columns, follows
+    assert_int_equal(L.cell_wq[p], (int)((float)L0.fit_wq * 4.0f));
+    assert_int_equal(L.cell_hq[p], L.cell_wq[p]);
+    assert_true(L.panel[p].x == L0.panel[p].x && L.panel[p].w == L0.panel[p].w); // the viewport stays
+    int p1, r1, c1;
+    assert_true(layout_hit_cell(&L, mx, my, &p1, &r1, &c1));
+    assert_int_equal(p1, p);
+    assert_true(abs(r1 - r0) <= 1 && abs(c1 - c0) <= 1);
+    // zoomed cells tile: neighbours abut, the visible range covers the viewport
+    int vr0, vr1, vc0, vc1;
+    layout_visible(&L, p, &vr0, &vr1, &vc0, &vc1);
+    assert_true(vr1 - vr0 + 1 < 256 / 3 && vc1 - vc0 + 1 < 256 / 3);
+    for (int i = vr0; i < vr1; i++) {
+        Rect a, b;
+        assert_true(layout_cell_rect(&L, p, i, vc0, &a));
+        assert_true(layout_cell_rect(&L, p, i + 1, vc0, &b));
+        assert_int_equal(a.y + a.h, b.y);
+    }
+    Rect first, last;
+    assert_true(layout_cell_rect(&L, p, vr0, vc0, &first));
+    assert_true(layout_cell_rect(&L, p, vr1, vc1, &last));
+    assert_true(first.x <= L.panel[p].x && first.y <= L.panel[p].y);
+    assert_true(last.x + last.w >= L.panel[p].x + L.panel[p].w && last.y + last.h >= L.panel[p].y + L.panel[p].h);
+    assert_false(layout_cell_rect(&L, p, 0, 255, &first) && layout_cell_rect(&L, p, 255, 0, &last));
+    // pixels of zoomed images are exact too, and they agree with and without a cache
+    Target t;
+    target_init(&t, 1280, 720);
+    render_frame(t.r, fonts, &tr, &v);
+    assert_true(check_image_cells(&t, &L, "zoom 4") > 1000);
+    check_guard(&t, "zoom 4");
+    // zoom far enough and cells become cells with numbers (never below 13 px)
+    for (int k = 0; k < 10; k++) layout_zoom_at(&v, &L, mx, my, 2.0f), layout_compute(&L, &tr, &v, 1280, 720);
+    assert_true(v.zoom <= layout_max_zoom(&L, p) + 1e-3f);
+    assert_false(L.image[p]);
+    assert_true(L.spec[p].decimals >= 0);
+    assert_true(L.spec[p].px_cell >= LAYOUT_MIN_NUMBER_PX);
+    v.show_values = true;
+    render_frame(t.r, fonts, &tr, &v);
+    check_cells(&t, &L, "zoomed in");
+    check_guard(&t, "zoomed in");
+    // pan: dragging right shows columns further left; clamped at the edges
+    int off = L.off_xq[p];
+    assert_true(layout_pan(&v, &L, 40, 0));
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_true(L.off_xq[p] < off);
+    assert_int_equal(L.off_xq[src], L.off_xq[p]);
+    layout_pan(&v, &L, 1000000, 1000000);
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_int_equal(L.off_xq[p], 0);
+    assert_int_equal(L.off_yq[p], 0);
+    assert_false(layout_pan(&v, &L, 10, 10)); // nothing further
+    layout_pan(&v, &L, -10000000, -10000000);
+    layout_compute(&L, &tr, &v, 1280, 720);
+    Rect br;
+    assert_true(layout_cell_rect(&L, p, 255, 255, &br));
+    assert_int_equal(br.x + br.w, L.panel[p].x + L.panel[p].w);
+    assert_int_equal(br.y + br.h, L.panel[p].y + L.panel[p].h);
+    // zooming out all the way is the whole tensor again; so is view_reset_zoom
+    layout_zoom_at(&v, &L, mx, my, 1e-6f);
+    assert_float_equal(v.zoom, 1.0f, 1e-6);
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_memory_equal(L.panel, L0.panel, sizeof L.panel);
+    assert_int_equal(L.cell_wq[p], L0.cell_wq[p]);
+    assert_int_equal(L.off_xq[p], 0);
+    // scores: zooming the result follows in Q's rows and Kᵀ's columns only
+    view_reset_zoom(&v);
+    v.stage = trace_find(&tr, "scores");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    int rp = L.result_panel;
+    layout_zoom_at(&v, &L, L.panel[rp].x + 5, L.panel[rp].y + 5, 3.0f);
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_true(L.n_panels == 3);
+    assert_true(L.zoom_y[0] && !L.zoom_x[0]); // Q (256×16): its rows
+    assert_true(!L.zoom_y[1] && L.zoom_x[1]); // Kᵀ (16×256): its columns
+    assert_true(L.zoom_x[rp] && L.zoom_y[rp]);
+    render_frame(t.r, fonts, &tr, &v);
+    check_cells(&t, &L, "scores zoomed");
+    check_image_cells(&t, &L, "scores zoomed");
+    check_guard(&t, "scores zoomed");
+    // small lessons zoom a little (to about 100 px cells) and stay exact
+    trace_free(&tr);
+    lesson_free(&ls);
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "attn");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    rp = L.result_panel;
+    layout_zoom_at(&v, &L, L.panel[rp].x + 3, L.panel[rp].y + 3, 10.0f);
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_true(L.cell[rp] <= 101 && L.cell[rp] > L0.cell[rp]);
+    render_frame(t.r, fonts, &tr, &v);
+    check_cells(&t, &L, "small lesson zoomed");
+    check_guard(&t, "small lesson zoomed");
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+// The window's export progress is drawn from View fields, inside the frame.
+static void test_export_overlay(void **state)
+{
+    (void)state;
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    Target t;
+    target_init(&t, 1280, 720);
+    size_t bytes = (size_t)t.bpitch * (size_t)(t.h + 2 * GUARD);
+    unsigned char *copy = malloc(bytes);
+    assert_non_null(copy);
+    View v;
+    view_init(&v, &ls, LANG_EN);
+    render_frame(t.r, fonts, &tr, &v);
+    memcpy(copy, t.buf, bytes);
+    v.export_done = 3, v.export_total = 13;
+    render_frame(t.r, fonts, &tr, &v);
+    check_guard(&t, "export progress");
+    assert_memory_not_equal(copy, t.buf, bytes);
+    v.export_done = v.export_total = 0;
+    render_frame(t.r, fonts, &tr, &v);
+    assert_memory_equal(copy, t.buf, bytes);
+    free(copy);
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 // ---- PNG ------------------------------------------------------------------------
 
 static void test_png_write(void **state)
@@ -629,6 +1027,12 @@ int main(void)
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_render_all_lessons),
         cmocka_unit_test(test_render_overlays_and_determinism),
+        cmocka_unit_test(test_numbers_readable),
+        cmocka_unit_test(test_labels_fit),
+        cmocka_unit_test(test_image_mode_pixels),
+        cmocka_unit_test(test_image_mode_hover),
+        cmocka_unit_test(test_zoom_and_pan),
+        cmocka_unit_test(test_export_overlay),
         cmocka_unit_test(test_png_write),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

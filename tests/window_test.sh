@@ -1,6 +1,7 @@
 #!/bin/sh
 # The real window under Xvfb: opens, changes stage by stage, shows and hides the
-# help overlay, survives a resize, saves a PNG with S, and quits with status 0 on Esc.
+# help overlay, survives a resize, saves a PNG with S, exports the lesson with E,
+# zooms with the wheel (0 resets), and quits with status 0 on Esc.
 # Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
 B=${BUILD:-build}
 if ! command -v xvfb-run >/dev/null 2>&1; then
@@ -43,9 +44,36 @@ differ "$prev" help || fail "the help overlay did not appear on ?"
 xdotool key --window "$WID" question
 shot nohelp 0.6
 cmp -s "$TMP/$prev.png" "$TMP/nohelp.png" || differ help nohelp || fail "the help overlay did not go away"
+# the mouse wheel zooms the heatmap under the mouse; 0 shows the whole tensor again
+xdotool mousemove 1100 500
+shot zoom0 0.6
+xdotool click 4
+shot zoom1 0.6
+differ zoom0 zoom1 || fail "the wheel did not zoom"
+xdotool key --window "$WID" 0
+shot zoom2 0.6
+cmp -s "$TMP/zoom0.png" "$TMP/zoom2.png" || fail "0 did not reset the zoom"
+xdotool mousemove 5 795
 xdotool key --window "$WID" s
 sleep 1
 ls "$TMP"/attnviz-*.png >/dev/null 2>&1 || fail "S did not save a PNG in ATTNVIZ_SAVE_DIR"
+# E exports the whole lesson into a new folder: one PNG per stage and frames.json
+xdotool key --window "$WID" e
+EXP=$TMP/attnviz-export-arange-2x4x4-1
+for _ in $(seq 1 50); do [ -f "$EXP/frames.json" ] && break; sleep 0.2; done
+[ -f "$EXP/frames.json" ] || fail "E did not write $EXP/frames.json within 10 s"
+stages=$("$B/attnviz" --dump lessons/arange-2x4x4.json | grep -c '"name"')
+pngs=$(ls "$EXP"/*.png 2>/dev/null | wc -l)
+[ "$pngs" -eq "$stages" ] || fail "E wrote $pngs PNGs, expected one per stage ($stages)"
+grep -q '"complete": true' "$EXP/frames.json" || fail "the export's frames.json is not complete"
+grep -q "$EXP" "$TMP/out.txt" || fail "E did not print the export folder"
+# the same frames as the command line's export at the window's size (white text
+# blends onto the window's surface with a rounding of its own: 2% fuzz, as for S)
+env -u DISPLAY "$B/attnviz" --export "$TMP/cli" --size 1280x720 lessons/arange-2x4x4.json >/dev/null 2>&1
+for f in "$TMP/cli"/*.png; do
+    ae=$(compare -metric AE -fuzz 2% "$f" "$EXP/${f##*/}" null: 2>&1)
+    [ "${ae%%.*}" -lt 100 ] 2>/dev/null || fail "E's ${f##*/} differs from attnviz --export's in $ae pixels"
+done
 xdotool windowsize "$WID" 900 600
 shot resized 1
 kill -0 "$PID" 2>/dev/null || fail "attnviz died after a resize"

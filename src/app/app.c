@@ -6,11 +6,14 @@
 #include "app.h"
 
 #include <SDL.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "export.h"
 #include "i18n.h"
 #include "layout.h"
 #include "picker.h"
@@ -82,6 +85,13 @@ typedef struct App {
     Picker picker;
     char lesson_path[1100];    // the lesson on screen
     char lessons_dir[1200];    // lessons/ next to the assets
+    // heatmaps drawn as images (large lessons), zoom/pan by dragging, export (E)
+    HeatmapCache *heatmaps;
+    bool dragging;
+    int drag_x, drag_y;        // last drag position, renderer output pixels
+    ExportJob *export_job;     // an export in progress, drawn a few frames per loop
+    View export_view;          // what it exports (the view when E was pressed)
+    char export_dir[1200];
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -160,6 +170,104 @@ static void goto_step(App *a, StepId s)
     if (first >= 0) playback_goto(&a->pb, first, true);
 }
 
+// ---- export (E): the whole lesson as PNGs, a few frames per loop ----------------
+
+#define EXPORT_TOAST_SECONDS 8.0
+
+// DIR/attnviz-export-NAME-N: DIR = $ATTNVIZ_SAVE_DIR or ".", NAME the lesson file's
+// name without .json (letters, digits, - and _), N the first number not taken.
+static void export_dir_name(App *a, char *out, size_t n)
+{
+    const char *dir = getenv("ATTNVIZ_SAVE_DIR");
+    if (!dir || !*dir) dir = ".";
+    const char *base = strrchr(a->lesson_path, '/');
+    base = base ? base + 1 : a->lesson_path;
+    char name[64];
+    size_t k = 0;
+    for (const char *p = base; *p && k + 1 < sizeof name; p++) {
+        if (strcmp(p, ".json") == 0) break;
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+        name[k++] = ok ? c : '_';
+    }
+    name[k] = '\0';
+    if (k == 0) snprintf(name, sizeof name, "lesson");
+    for (int i = 1; i < 10000; i++) {
+        snprintf(out, n, "%.900s/attnviz-export-%s-%d", dir, name, i);
+        if (!file_exists(out)) return;
+    }
+}
+
+static void export_start(App *a)
+{
+    if (a->export_job) return; // one at a time
+    ExportOptions o;
+    export_options_init(&o);
+    export_dir_name(a, a->export_dir, sizeof a->export_dir);
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    o.dir = a->export_dir;
+    o.lesson_path = a->lesson_path;
+    o.width = w, o.height = h;
+    o.lang = a->v.lang;
+    o.batch = a->v.batch, o.head = a->v.head;
+    o.threads = o.threads > 2 ? 2 : o.threads; // leave the window a core
+    char err[MSG_MAX];
+    a->export_job = export_job_begin(&o, &a->ls, &a->tr, -1, err, sizeof err);
+    if (!a->export_job) {
+        toast(a, "app.export_failed", err);
+        a->toast_left = EXPORT_TOAST_SECONDS;
+        return;
+    }
+    a->export_view = a->v;
+}
+
+// Ends the export: frames.json, then a toast saying where the files are.
+static void export_end(App *a, bool interrupted)
+{
+    int written = 0;
+    char err[MSG_MAX], n[16];
+    bool ok = export_job_finish(a->export_job, interrupted, &written, err, sizeof err);
+    a->export_job = NULL;
+    if (!ok) {
+        fprintf(stderr, "attnviz: export to %s: %s\n", a->export_dir, err);
+        toast(a, "app.export_failed", err);
+        a->toast_left = EXPORT_TOAST_SECONDS;
+        return;
+    }
+    snprintf(n, sizeof n, "%d", written);
+    const char *args[] = {n, a->export_dir};
+    i18n_fmt(a->toast, sizeof a->toast, a->v.lang, "app.exported", 2, args);
+    a->toast_left = EXPORT_TOAST_SECONDS;
+    printf("%s\n", a->export_dir);
+    fflush(stdout);
+}
+
+// Draws export frames for at most budget seconds (into the back buffer, which
+// the window's own frame then overwrites); ends the export once all are written.
+static void export_update(App *a, double budget)
+{
+    if (!a->export_job) return;
+    ExportJob *j = a->export_job;
+    Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
+    bool failed = false;
+    while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
+        a->export_view.heatmaps = a->heatmaps;
+        if (!export_job_step(j, a->r, a->fonts, &a->export_view)) {
+            failed = true;
+            break;
+        }
+        if ((double)(SDL_GetPerformanceCounter() - t0) / (double)freq > budget) break;
+    }
+    if (failed || export_job_written(j) >= export_job_total(j)) export_end(a, false);
+}
+
+// Finishes a running export now (before the lesson changes or the window closes).
+static void export_complete(App *a)
+{
+    while (a->export_job) export_update(a, 1.0);
+}
+
 // ---- language (L), lesson picker (O, button), opening lessons (picker, drop) ----
 
 #define ERROR_TOAST_SECONDS 8.0
@@ -204,6 +312,7 @@ static bool open_lesson(App *a, const char *path)
         lesson_free(&ls);
         goto fail;
     }
+    export_complete(a); // it borrows the lesson and trace about to be freed
     trace_free(&a->tr);
     lesson_free(&a->ls);
     a->ls = ls; // moved: the trace borrows its weights, so follow them
@@ -218,6 +327,7 @@ static bool open_lesson(App *a, const char *path)
     view_init(&a->v, &a->ls, old.lang);
     a->v.palette = old.palette, a->v.show_values = old.show_values;
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
+    heatmap_cache_flush(a->heatmaps); // and its heatmap images
     a->picker.open = false;
     set_window_title(a);
     toast(a, "app.loaded", lesson_title(&a->ls, a->v.lang));
@@ -332,10 +442,33 @@ static bool lessons_event(App *a, const SDL_Event *e)
     return e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP; // nothing under the overlay
 }
 
+// Zoom by factor at the mouse (over a heatmap) or at the result's centre.
+static void zoom_by(App *a, float factor)
+{
+    Layout L;
+    current_layout(a, &L);
+    int x = -1, y = -1;
+    if (a->mouse_in) to_output(a, a->mouse_wx, a->mouse_wy, &x, &y);
+    layout_zoom_at(&a->v, &L, x, y, factor);
+}
+
+static void pan_by(App *a, int dx, int dy)
+{
+    Layout L;
+    current_layout(a, &L);
+    int step = (int)(120 * L.s);
+    layout_pan(&a->v, &L, dx * step, dy * step);
+}
+
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {
     SDL_Keycode sym = k->keysym.sym;
     bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
+    if (shift && !a->v.help && (sym == SDLK_LEFT || sym == SDLK_RIGHT || sym == SDLK_UP || sym == SDLK_DOWN)) {
+        // Shift + arrows pan a zoomed heatmap (the content moves with the arrow)
+        pan_by(a, sym == SDLK_LEFT ? 1 : sym == SDLK_RIGHT ? -1 : 0, sym == SDLK_UP ? 1 : sym == SDLK_DOWN ? -1 : 0);
+        return;
+    }
     bool question = sym == SDLK_QUESTION || (sym == SDLK_SLASH && shift);
     if (a->v.help) { // any key closes the help
         if (sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) a->v.help = false;
@@ -376,6 +509,10 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         break;
     }
     case SDLK_s: save_frame(a); break;
+    case SDLK_e: export_start(a); break;
+    case SDLK_z: zoom_by(a, shift ? 1.0f / 1.5f : 1.5f); break;
+    case SDLK_0:
+    case SDLK_KP_0: view_reset_zoom(&a->v); break;
     case SDLK_l: switch_lang(a); break;
     case SDLK_o: open_picker(a); break;
     default:
@@ -410,11 +547,40 @@ static void handle_event(App *a, const SDL_Event *e)
     case SDL_MOUSEMOTION:
         a->mouse_in = true;
         a->mouse_wx = e->motion.x, a->mouse_wy = e->motion.y;
+        if (a->dragging) { // drag: the zoomed heatmaps follow the mouse
+            int x, y;
+            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            Layout L;
+            current_layout(a, &L);
+            layout_pan(&a->v, &L, x - a->drag_x, y - a->drag_y);
+            a->drag_x = x, a->drag_y = y;
+        }
         break;
     case SDL_MOUSEBUTTONDOWN:
-        if (a->v.help) a->v.help = false;
-        else if (e->button.button == SDL_BUTTON_LEFT) on_click(a, e->button.x, e->button.y);
+        if (a->v.help) {
+            a->v.help = false;
+        } else if (e->button.button == SDL_BUTTON_LEFT) {
+            int x, y;
+            to_output(a, e->button.x, e->button.y, &x, &y);
+            Layout L;
+            current_layout(a, &L);
+            if (a->v.zoom > 1.0f && layout_hit_panel(&L, x, y) >= 0) {
+                a->dragging = true;
+                a->drag_x = x, a->drag_y = y;
+            } else {
+                on_click(a, e->button.x, e->button.y);
+            }
+        }
         break;
+    case SDL_MOUSEBUTTONUP:
+        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false;
+        break;
+    case SDL_MOUSEWHEEL: {
+        if (a->v.help) break;
+        int dy = e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e->wheel.y : e->wheel.y;
+        if (dy != 0) zoom_by(a, powf(1.25f, (float)dy));
+        break;
+    }
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_LEAVE) a->mouse_in = false;
         break;
@@ -483,6 +649,11 @@ int app_run(const AppOptions *opt)
         fprintf(stderr, "attnviz: cannot open a window: %s\n", SDL_GetError());
         goto done;
     }
+    a->heatmaps = heatmap_cache_create();
+    if (!a->heatmaps) {
+        fprintf(stderr, "attnviz: out of memory\n");
+        goto done;
+    }
     playback_init(&a->pb, a->tr.n);
     // zh without a Chinese font: English, with a warning on stderr and in the window
     Lang lang = fonts_usable_lang(a->fonts, (Lang)opt->lang, stderr);
@@ -508,7 +679,7 @@ int app_run(const AppOptions *opt)
         // Update (the first frame is drawn without waiting for an event)
         SDL_Event e;
         bool busy = frames_drawn == 0 || playback_animating(&a->pb) || a->pb.playing ||
-                    a->toast_left > 0.0;
+                    a->toast_left > 0.0 || a->export_job;
         if (!busy && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e);
         while (SDL_PollEvent(&e)) handle_event(a, &e);
         Uint64 now = SDL_GetPerformanceCounter();
@@ -516,6 +687,10 @@ int app_run(const AppOptions *opt)
         last = now;
         playback_update(&a->pb, dt);
         if (a->toast_left > 0.0) a->toast_left -= dt;
+        if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
+            view_reset_zoom(&a->v);
+            a->dragging = false;
+        }
         a->v.stage = a->pb.stage;
         a->v.anim = playback_progress(&a->pb);
         a->v.playing = a->pb.playing;
@@ -525,6 +700,10 @@ int app_run(const AppOptions *opt)
         a->v.hover = a->mouse_in && !a->picker.open;
         a->v.picker = &a->picker;
         to_output(a, a->mouse_wx, a->mouse_wy, &a->v.mouse_x, &a->v.mouse_y);
+        a->v.heatmaps = a->heatmaps;
+        export_update(a, 0.012); // export frames first: the window's frame overwrites them
+        a->v.export_total = a->export_job ? export_job_total(a->export_job) : 0;
+        a->v.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw
         render_frame(a->r, a->fonts, &a->tr, &a->v);
         SDL_RenderPresent(a->r);
@@ -534,6 +713,8 @@ int app_run(const AppOptions *opt)
     rc = 0;
 done:
     // De-initialization
+    if (a->export_job) export_complete(a);
+    heatmap_cache_flush(a->heatmaps);
     if (a->fonts) fonts_flush(a->fonts);
     if (a->r) SDL_DestroyRenderer(a->r);
     if (a->win) SDL_DestroyWindow(a->win);
@@ -544,6 +725,7 @@ done:
         lesson_free(&a->ls);
     }
     picker_free(&a->picker);
+    heatmap_cache_destroy(a->heatmaps);
     i18n_free();
     SDL_free(a);
     return rc;

@@ -235,7 +235,199 @@ static void progress(int done, int total, double t0)
             total ? done * 100 / total : 100, eta);
 }
 
-// --- the export --------------------------------------------------------------------------
+// --- the export job ---------------------------------------------------------------------
+
+struct ExportJob {
+    ExportOptions o;           // o.dir / o.lesson_path point into the arrays below
+    char dir[4096], lesson_path[4096];
+    const Lesson *ls;
+    const Trace *tr;
+    ExportFrame *plan;
+    int n_frames, next;        // frames planned, frames handed to the encoders
+    Encoder e;
+    pthread_t threads[8];
+    int n_threads;
+    bool sync_ok;              // mutex and condition variables initialised
+};
+
+ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
+                            char *err, size_t n)
+{
+    ExportJob *j = calloc(1, sizeof *j);
+    if (!j) goto oom;
+    j->o = *o;
+    snprintf(j->dir, sizeof j->dir, "%s", o->dir);
+    snprintf(j->lesson_path, sizeof j->lesson_path, "%s", o->lesson_path ? o->lesson_path : "");
+    j->o.dir = j->dir, j->o.lesson_path = j->lesson_path;
+    j->o.stage = NULL;
+    j->ls = ls, j->tr = tr;
+    j->n_frames = export_plan(NULL, 0, tr->n, stage_filter, o->animate, o->fps);
+    j->plan = calloc((size_t)(j->n_frames > 0 ? j->n_frames : 1), sizeof *j->plan);
+    if (!j->plan) goto oom;
+    export_plan(j->plan, j->n_frames, tr->n, stage_filter, o->animate, o->fps);
+    if (!prepare_dir(j->dir, err, n)) {
+        export_job_free(j);
+        return NULL;
+    }
+    // encoder threads and their buffers
+    Encoder *e = &j->e;
+    int threads = o->threads < 1 ? 1 : o->threads > 8 ? 8 : o->threads;
+    e->w = o->width, e->h = o->height, e->level = o->zlib_level, e->dir = j->dir;
+    e->plan = j->plan, e->tr = tr;
+    e->n_slots = threads * 2 + 1;
+    e->cap = e->n_slots;
+    e->pix = calloc((size_t)e->n_slots, sizeof *e->pix);
+    e->free_slots = calloc((size_t)e->n_slots, sizeof *e->free_slots);
+    e->jobs = calloc((size_t)e->cap, sizeof *e->jobs);
+    e->done = calloc((size_t)(j->n_frames > 0 ? j->n_frames : 1), sizeof *e->done);
+    if (!e->pix || !e->free_slots || !e->jobs || !e->done) goto oom;
+    for (int i = 0; i < e->n_slots; i++) {
+        e->pix[i] = malloc((size_t)o->width * (size_t)o->height * 4);
+        if (!e->pix[i]) goto oom;
+        e->free_slots[e->n_free++] = i;
+    }
+    pthread_mutex_init(&e->mu, NULL);
+    pthread_cond_init(&e->cv_job, NULL);
+    pthread_cond_init(&e->cv_slot, NULL);
+    j->sync_ok = true;
+    for (int i = 0; i < threads; i++)
+        if (pthread_create(&j->threads[j->n_threads], NULL, encoder_main, e) == 0) j->n_threads++;
+    if (j->n_threads == 0) {
+        snprintf(err, n, "attnviz: cannot start encoder threads");
+        export_job_free(j);
+        return NULL;
+    }
+    return j;
+oom:
+    snprintf(err, n, "attnviz: out of memory preparing the export");
+    export_job_free(j);
+    return NULL;
+}
+
+int export_job_total(const ExportJob *j) { return j ? j->n_frames : 0; }
+
+int export_job_drawn(const ExportJob *j) { return j ? j->next : 0; }
+
+int export_job_written(ExportJob *j)
+{
+    if (!j) return 0;
+    pthread_mutex_lock(&j->e.mu);
+    int n = j->e.n_done;
+    pthread_mutex_unlock(&j->e.mu);
+    return n;
+}
+
+bool export_job_ready(ExportJob *j)
+{
+    pthread_mutex_lock(&j->e.mu);
+    bool ready = j->e.n_free > 0 || j->e.err[0];
+    pthread_mutex_unlock(&j->e.mu);
+    return ready;
+}
+
+bool export_job_step(ExportJob *j, SDL_Renderer *r, Fonts *f, const View *base)
+{
+    Encoder *e = &j->e;
+    if (j->next >= j->n_frames) return false;
+    int w = 0, h = 0;
+    SDL_GetRendererOutputSize(r, &w, &h);
+    if (w != e->w || h != e->h) {
+        pthread_mutex_lock(&e->mu);
+        if (!e->err[0])
+            snprintf(e->err, sizeof e->err, "the size changed during the export (%dx%d, was %dx%d)", w, h, e->w, e->h);
+        pthread_mutex_unlock(&e->mu);
+        return false;
+    }
+    // the frame as a fresh View would show it: no hover, overlays, zoom or toast
+    View v = *base;
+    v.stage = j->plan[j->next].stage;
+    v.anim = j->plan[j->next].anim;
+    v.batch = j->o.batch, v.head = j->o.head;
+    v.hover = v.help = v.playing = false;
+    v.toast = NULL;
+    v.toast_alpha = 0.0f;
+    v.export_done = v.export_total = 0;
+    v.picker = NULL; // the window's "Lessons…" button is not part of a frame
+    view_reset_zoom(&v);
+    render_frame(r, f, j->tr, &v);
+    // wait for a free buffer, then hand the pixels to an encoder
+    pthread_mutex_lock(&e->mu);
+    while (e->n_free == 0 && !e->err[0]) pthread_cond_wait(&e->cv_slot, &e->mu);
+    bool failed = e->err[0] != '\0';
+    int slot = failed ? -1 : e->free_slots[--e->n_free];
+    pthread_mutex_unlock(&e->mu);
+    if (failed) return false;
+    if (SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGBA32, e->pix[slot], w * 4) != 0) {
+        pthread_mutex_lock(&e->mu);
+        e->free_slots[e->n_free++] = slot;
+        if (!e->err[0]) snprintf(e->err, sizeof e->err, "cannot read the frame's pixels: %s", SDL_GetError());
+        pthread_mutex_unlock(&e->mu);
+        return false;
+    }
+    pthread_mutex_lock(&e->mu);
+    e->jobs[(e->head + e->count) % e->cap] = (Job){j->next, slot};
+    e->count++;
+    pthread_cond_signal(&e->cv_job);
+    pthread_mutex_unlock(&e->mu);
+    j->next++;
+    return true;
+}
+
+// Stops the encoders (after the frames handed over) and frees everything.
+void export_job_free(ExportJob *j)
+{
+    if (!j) return;
+    Encoder *e = &j->e;
+    if (j->sync_ok) {
+        pthread_mutex_lock(&e->mu);
+        e->closing = true;
+        pthread_cond_broadcast(&e->cv_job);
+        pthread_mutex_unlock(&e->mu);
+    }
+    for (int i = 0; i < j->n_threads; i++) pthread_join(j->threads[i], NULL);
+    j->n_threads = 0;
+    if (j->sync_ok) {
+        pthread_mutex_destroy(&e->mu);
+        pthread_cond_destroy(&e->cv_job);
+        pthread_cond_destroy(&e->cv_slot);
+    }
+    if (e->pix)
+        for (int i = 0; i < e->n_slots; i++) free(e->pix[i]);
+    free(e->pix);
+    free(e->free_slots);
+    free(e->jobs);
+    free(e->done);
+    free(j->plan);
+    free(j);
+}
+
+bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, size_t n)
+{
+    Encoder *e = &j->e;
+    // finish what was handed over, then stop the encoders
+    pthread_mutex_lock(&e->mu);
+    e->closing = true;
+    pthread_cond_broadcast(&e->cv_job);
+    pthread_mutex_unlock(&e->mu);
+    for (int i = 0; i < j->n_threads; i++) pthread_join(j->threads[i], NULL);
+    j->n_threads = 0;
+    bool incomplete = interrupted || e->err[0] || j->next < j->n_frames;
+    char ierr[EXPORT_ERR_MAX] = "";
+    bool index_ok = write_index(e, &j->o, j->ls, j->n_frames, incomplete, ierr, sizeof ierr);
+    *written = e->n_done;
+    bool ok = true;
+    if (e->err[0]) {
+        snprintf(err, n, "%s", e->err);
+        ok = false;
+    } else if (!index_ok) {
+        snprintf(err, n, "%s", ierr);
+        ok = false;
+    }
+    export_job_free(j);
+    return ok;
+}
+
+// --- the command line's export ---------------------------------------------------------------
 
 int export_run(const ExportOptions *o)
 {
@@ -264,21 +456,14 @@ int export_run(const ExportOptions *o)
         return 2;
     }
 
-    int n_frames = export_plan(NULL, 0, tr.n, stage_filter, o->animate, o->fps);
-    ExportFrame *plan = calloc((size_t)n_frames, sizeof *plan);
-    Encoder e;
-    memset(&e, 0, sizeof e);
     SDL_Surface *surf = NULL;
     SDL_Renderer *r = NULL;
     Fonts *fonts = NULL;
-    pthread_t threads[8];
-    int n_threads = 0;
-    bool interrupted = false;
+    HeatmapCache *heatmaps = NULL;
+    ExportJob *job = NULL;
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     double t0 = now_s(), last_bar = 0;
     struct sigaction sa, old_int, old_term;
-    if (!plan) goto oom;
-    export_plan(plan, n_frames, tr.n, stage_filter, o->animate, o->fps);
 
     char assets[1100];
     if (!app_find_assets(assets, sizeof assets, err, sizeof err) ||
@@ -289,35 +474,14 @@ int export_run(const ExportOptions *o)
     if (!fonts) goto fail;
     surf = SDL_CreateRGBSurfaceWithFormat(0, o->width, o->height, 32, SDL_PIXELFORMAT_RGBA32);
     r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
-    if (!r) {
+    heatmaps = heatmap_cache_create();
+    if (!r || !heatmaps) {
         snprintf(err, sizeof err, "attnviz: cannot create the offscreen renderer: %s", SDL_GetError());
         goto fail;
     }
-
-    // encoder threads and their buffers
-    e.w = o->width, e.h = o->height, e.level = o->zlib_level, e.dir = o->dir;
-    e.plan = plan, e.tr = &tr;
-    e.n_slots = o->threads * 2 + 1;
-    e.cap = e.n_slots;
-    e.pix = calloc((size_t)e.n_slots, sizeof *e.pix);
-    e.free_slots = calloc((size_t)e.n_slots, sizeof *e.free_slots);
-    e.jobs = calloc((size_t)e.cap, sizeof *e.jobs);
-    e.done = calloc((size_t)n_frames, sizeof *e.done);
-    if (!e.pix || !e.free_slots || !e.jobs || !e.done) goto oom;
-    for (int i = 0; i < e.n_slots; i++) {
-        e.pix[i] = malloc((size_t)o->width * o->height * 4);
-        if (!e.pix[i]) goto oom;
-        e.free_slots[e.n_free++] = i;
-    }
-    pthread_mutex_init(&e.mu, NULL);
-    pthread_cond_init(&e.cv_job, NULL);
-    pthread_cond_init(&e.cv_slot, NULL);
-    for (int i = 0; i < o->threads && i < 8; i++)
-        if (pthread_create(&threads[n_threads], NULL, encoder_main, &e) == 0) n_threads++;
-    if (n_threads == 0) {
-        snprintf(err, sizeof err, "attnviz: cannot start encoder threads");
-        goto stop;
-    }
+    job = export_job_begin(o, &ls, &tr, stage_filter, err, sizeof err);
+    if (!job) goto fail;
+    int n_frames = export_job_total(job);
 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
@@ -329,87 +493,41 @@ int export_run(const ExportOptions *o)
     t0 = now_s();
     View v;
     view_init(&v, &ls, fonts_usable_lang(fonts, o->lang, stderr)); // zh without a CJK font: English
-    v.batch = o->batch, v.head = o->head;
-    for (int i = 0; i < n_frames; i++) {
-        if (g_signal) {
-            interrupted = true;
-            break;
-        }
-        v.stage = plan[i].stage;
-        v.anim = plan[i].anim;
-        render_frame(r, fonts, &tr, &v);
-        // wait for a free buffer, then hand the pixels to an encoder
-        pthread_mutex_lock(&e.mu);
-        while (e.n_free == 0 && !e.err[0]) pthread_cond_wait(&e.cv_slot, &e.mu);
-        bool failed = e.err[0] != '\0';
-        int slot = failed ? -1 : e.free_slots[--e.n_free];
-        pthread_mutex_unlock(&e.mu);
-        if (failed) break;
-        unsigned char *dst = e.pix[slot];
-        for (int y = 0; y < o->height; y++)
-            memcpy(dst + (size_t)y * o->width * 4, (unsigned char *)surf->pixels + (size_t)y * surf->pitch,
-                   (size_t)o->width * 4);
-        pthread_mutex_lock(&e.mu);
-        e.jobs[(e.head + e.count) % e.cap] = (Job){i, slot};
-        e.count++;
-        pthread_cond_signal(&e.cv_job);
-        int done = e.n_done;
-        pthread_mutex_unlock(&e.mu);
+    v.heatmaps = heatmaps;
+    while (!g_signal && export_job_step(job, r, fonts, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
-            progress(done, n_frames, t0);
+            progress(export_job_written(job), n_frames, t0);
             last_bar = now_s();
         }
     }
-stop:
-    // finish what was handed over, then stop the encoders
-    pthread_mutex_lock(&e.mu);
-    e.closing = true;
-    pthread_cond_broadcast(&e.cv_job);
-    pthread_mutex_unlock(&e.mu);
-    for (int i = 0; i < n_threads; i++) pthread_join(threads[i], NULL);
-    if (n_threads) {
-        sigaction(SIGINT, &old_int, NULL);
-        sigaction(SIGTERM, &old_term, NULL);
-    }
+    bool interrupted = g_signal != 0;
+    int written = 0;
+    bool ok = export_job_finish(job, interrupted, &written, err, sizeof err);
+    job = NULL;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
     if (g_signal) interrupted = true;
     if (tty) {
-        progress(e.n_done, n_frames, t0);
+        progress(written, n_frames, t0);
         fputc('\n', stderr);
     }
-    {
-        double secs = now_s() - t0;
-        char ierr[EXPORT_ERR_MAX] = "";
-        bool index_ok = write_index(&e, o, &ls, n_frames, interrupted || e.err[0], ierr, sizeof ierr);
-        if (e.err[0]) {
-            snprintf(err, sizeof err, "%s", e.err);
-        } else if (!err[0] && !index_ok) {
-            snprintf(err, sizeof err, "%s", ierr);
-        } else if (!err[0] && interrupted) {
-            snprintf(err, sizeof err, "attnviz: export interrupted by %s: %d of %d frames written to %s (listed in frames.json)",
-                     g_signal == SIGTERM ? "SIGTERM" : "SIGINT", e.n_done, n_frames, o->dir);
-            code = g_signal == SIGTERM ? 143 : 130;
-        } else if (!err[0]) {
-            code = 0;
-            if (!o->quiet)
-                printf("exported %d frames to %s in %.2f s (%.1f frames/s)\n", e.n_done, o->dir, secs,
-                       secs > 0 ? e.n_done / secs : 0.0);
-        }
+    double secs = now_s() - t0;
+    if (!ok) {
+        // err says what failed
+    } else if (interrupted) {
+        snprintf(err, sizeof err, "attnviz: export interrupted by %s: %d of %d frames written to %s (listed in frames.json)",
+                 g_signal == SIGTERM ? "SIGTERM" : "SIGINT", written, n_frames, o->dir);
+        code = g_signal == SIGTERM ? 143 : 130;
+    } else {
+        code = 0;
+        if (!o->quiet)
+            printf("exported %d frames to %s in %.2f s (%.1f frames/s)\n", written, o->dir, secs,
+                   secs > 0 ? written / secs : 0.0);
     }
-    pthread_mutex_destroy(&e.mu);
-    pthread_cond_destroy(&e.cv_job);
-    pthread_cond_destroy(&e.cv_slot);
-    goto fail;
-oom:
-    snprintf(err, sizeof err, "attnviz: out of memory preparing the export");
 fail:
     if (err[0]) fprintf(stderr, "%s\n", err);
-    if (e.pix)
-        for (int i = 0; i < e.n_slots; i++) free(e.pix[i]);
-    free(e.pix);
-    free(e.free_slots);
-    free(e.jobs);
-    free(e.done);
-    free(plan);
+    export_job_free(job);
+    heatmap_cache_destroy(heatmaps);
     if (fonts) fonts_flush(fonts);
     if (r) SDL_DestroyRenderer(r);
     if (surf) SDL_FreeSurface(surf);

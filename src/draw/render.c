@@ -2,8 +2,9 @@
 //
 // Draw order: background | timeline | tabs + status | header (title, shapes,
 // formula) | heatmaps with operators, animated by View.anim | legend |
-// narration | hover highlight + tooltip | help overlay | toast.
-// Everything is filled rectangles and cached text textures.
+// narration | hover highlight + tooltip | help overlay | export progress | toast.
+// Everything is filled rectangles and cached text textures, and heatmaps too
+// large for cells are images (heatmap.h).
 #include "render.h"
 
 #include <math.h>
@@ -116,60 +117,76 @@ static void format_cell(float v, int d, char *buf, size_t n)
     if (zero && buf[0] == '-') memmove(buf, buf + 1, strlen(buf));
 }
 
-static void hatch(SDL_Renderer *r, int x, int y, int c, Uint8 a, float s)
+// Diagonal hatching inside the w×h box at (x, y); restores the clip rectangle `outer`.
+static void hatch(SDL_Renderer *r, int x, int y, int w, int h, Uint8 a, float s, const SDL_Rect *outer)
 {
-    if (c < 16) return;
-    SDL_Rect clip = {x, y, c, c};
+    if (w < 16 || h < 16) return;
+    SDL_Rect clip = {x, y, w, h};
+    if (outer && !SDL_IntersectRect(&clip, outer, &clip)) return;
     SDL_RenderSetClipRect(r, &clip);
     SDL_SetRenderDrawBlendMode(r, a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
     Rgb hc = colormap_masked_hatch();
     SDL_SetRenderDrawColor(r, hc.r, hc.g, hc.b, a);
-    int step = c / 5 < 5 ? 5 : c / 5;
+    int m = w < h ? w : h;
+    int step = m / 5 < 5 ? 5 : m / 5;
     int th = s >= 1.5f ? 2 : 1;
-    for (int t = (int)(0.4f * (float)c); t < 2 * c; t += step)
+    for (int t = (int)(0.4f * (float)m); t < w + h; t += step)
         for (int k = 0; k < th; k++)
-            SDL_RenderDrawLine(r, x + t + k - c, y + c, x + t + k, y);
-    SDL_RenderSetClipRect(r, NULL);
+            SDL_RenderDrawLine(r, x + t + k - h, y + h, x + t + k, y);
+    SDL_RenderSetClipRect(r, outer);
 }
 
 typedef struct CellDraw {
-    int x, y, c;       // position and side
+    int x, y, w, h;    // position and size
     Rgb color;         // background colour to show
     float show;        // 0..1 how far the cell has appeared
     bool masked, nan;
     const char *text;  // number to print, or NULL
     int px;
+    const SDL_Rect *clip; // the panel's clip rectangle (zoomed), or NULL
 } CellDraw;
 
 static void draw_cell(SDL_Renderer *r, Fonts *f, const CellDraw *d, float s)
 {
-    int g = render_cell_gap(d->c);
+    int g = render_cell_gap(d->w < d->h ? d->w : d->h);
     Rgb c = d->show >= 1.0f ? d->color : colormap_lerp(EMPTY, d->color, d->show);
-    fill(r, c, 255, d->x + g, d->y + g, d->c - 2 * g, d->c - 2 * g);
-    if (d->masked && d->show > 0.5f) hatch(r, d->x + g, d->y + g, d->c - 2 * g, (Uint8)(255 * (d->show - 0.5f) * 2), s);
+    fill(r, c, 255, d->x + g, d->y + g, d->w - 2 * g, d->h - 2 * g);
+    if (d->masked && d->show > 0.5f)
+        hatch(r, d->x + g, d->y + g, d->w - 2 * g, d->h - 2 * g, (Uint8)(255 * (d->show - 0.5f) * 2), s, d->clip);
     if (d->text && d->show > 0.55f) {
         Rgb tc = colormap_text_dark(c) ? (Rgb){0, 0, 0} : (Rgb){255, 255, 255};
         Uint8 a = (Uint8)(255.0f * ease_clamp01((d->show - 0.55f) / 0.45f));
-        SDL_Rect box = {d->x, d->y, d->c, d->c};
+        SDL_Rect box = {d->x, d->y, d->w, d->h};
         if (d->masked) { // keep the label readable over the hatching
             int tw, th;
             text_size(f, r, FONT_MONO, d->px, d->text, &tw, &th);
-            fill(r, colormap_masked(), a, d->x + (d->c - tw) / 2 - 2, d->y + (d->c - th) / 2, tw + 4, th);
+            fill(r, colormap_masked(), a, d->x + (d->w - tw) / 2 - 2, d->y + (d->h - th) / 2, tw + 4, th);
         }
         text_draw_centered(f, r, FONT_MONO, d->px, col(tc, a), box, d->text);
     }
 }
 
-// ---- scene pieces -------------------------------------------------------------
-
-static const char *tok(const View *v, AxisKind a, int i, char *buf, size_t n)
+// s shortened with "…" until it is at most max_w wide at px (whole code points).
+static const char *fit_text(Fonts *f, SDL_Renderer *r, FontFace face, int px, const char *s, int max_w, char *buf,
+                            size_t n)
 {
-    const Lesson *ls = v->lesson;
-    if (ls && a == AXIS_QUERY && ls->q_tokens && i < ls->len_q) return ls->q_tokens[i];
-    if (ls && a == AXIS_KEY && ls->k_tokens && i < ls->len_k) return ls->k_tokens[i];
-    snprintf(buf, n, "%d", i);
-    return buf;
+    int tw, th;
+    text_size(f, r, face, px, s, &tw, &th);
+    if (tw <= max_w || n < 8) return s;
+    size_t len = strlen(s);
+    if (len > n - 4) len = n - 4;
+    while (len > 0) {
+        len--;
+        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80) len--;
+        memcpy(buf, s, len);
+        memcpy(buf + len, "…", sizeof "…");
+        text_size(f, r, face, px, buf, &tw, &th);
+        if (tw <= max_w) return buf;
+    }
+    return "…";
 }
+
+// ---- scene pieces -------------------------------------------------------------
 
 static void draw_timeline(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
 {
@@ -179,20 +196,58 @@ static void draw_timeline(SDL_Renderer *r, Fonts *f, const Layout *L, const Trac
         StepId id = L->step_id[i];
         bool on = id == cur, past = id < cur;
         fill(r, on ? ACCENT : past ? ACCENT_LIGHT : SLOT, 255, q.x, q.y, q.w, q.h);
-        char key[40], label[96];
+        char key[40], label[120], num[12];
         snprintf(key, sizeof key, "step.%s", step_name(id));
-        snprintf(label, sizeof label, "%d  %s", i + 1, i18n_get(v->lang, key));
+        const char *name = i18n_get(v->lang, key);
+        snprintf(num, sizeof num, "%d", i + 1);
+        snprintf(label, sizeof label, "%s  %s", num, name);
         Rgb tc = on ? (Rgb){255, 255, 255} : INK;
-        int px = L->px_body;
-        int tw, th;
-        text_size(f, r, on ? FONT_BOLD : FONT_SANS, px, label, &tw, &th);
-        while (tw > q.w - 6 && px > 10) { // long labels on narrow windows
-            px -= 2;
-            text_size(f, r, on ? FONT_BOLD : FONT_SANS, px, label, &tw, &th);
-        }
-        SDL_Rect box = {q.x, q.y, q.w, q.h - px_i(L->s, 10)};
+        FontFace face = on ? FONT_BOLD : FONT_SANS;
+        int dots_h = px_i(L->s, 12), avail_w = q.w - px_i(L->s, 8);
+        SDL_Rect box = {q.x, q.y, q.w, q.h - dots_h + px_i(L->s, 2)};
         SDL_RenderSetClipRect(r, &(SDL_Rect){q.x, q.y, q.w, q.h});
-        text_draw_centered(f, r, on ? FONT_BOLD : FONT_SANS, px, col(tc, 255), box, label);
+        // "N  Name" on one line, from the body size down to the small size; then
+        // "N Name"; then the name alone (keys 1–9 jump to the first nine steps, so a
+        // narrow slot drops its number first); at last the name on two lines.
+        // Text never gets smaller than px_small.
+        int px = L->px_body, tw, th;
+        const char *text = label;
+        text_size(f, r, face, px, text, &tw, &th);
+        while (tw > avail_w && px > L->px_small) {
+            px -= 1;
+            text_size(f, r, face, px, text, &tw, &th);
+        }
+        if (tw > avail_w) {
+            snprintf(label, sizeof label, "%s %s", num, name);
+            text_size(f, r, face, px, text, &tw, &th);
+        }
+        if (tw > avail_w) {
+            text = name;
+            for (px = L->px_body, text_size(f, r, face, px, text, &tw, &th); tw > avail_w && px > L->px_small;)
+                text_size(f, r, face, --px, text, &tw, &th);
+            if (tw > avail_w && face == FONT_BOLD) { // the current step: regular is narrower than bold
+                face = FONT_SANS;
+                for (px = L->px_body, text_size(f, r, face, px, text, &tw, &th); tw > avail_w && px > L->px_small;)
+                    text_size(f, r, face, --px, text, &tw, &th);
+            }
+        }
+        if (tw <= avail_w) {
+            text_draw_centered(f, r, face, px, col(tc, 255), box, text);
+        } else { // two lines, cut at the space nearest the middle, each centred
+            char l1[96];
+            size_t n = strlen(name), cut = 0;
+            for (size_t k = 1; k < n && k < sizeof l1; k++)
+                if (name[k] == ' ' && (cut == 0 || (k > n / 2 ? k - n / 2 : n / 2 - k) < (cut > n / 2 ? cut - n / 2 : n / 2 - cut)))
+                    cut = k;
+            if (cut == 0) cut = n < sizeof l1 ? n : sizeof l1 - 1;
+            memcpy(l1, name, cut);
+            l1[cut] = '\0';
+            const char *l2 = name[cut] ? name + cut + 1 : "";
+            int lh = px * 6 / 5, y = q.y + (q.h - dots_h - 2 * lh) / 2;
+            if (y < q.y) y = q.y;
+            text_draw_centered(f, r, face, px, col(tc, 255), (SDL_Rect){q.x, y, q.w, lh}, l1);
+            text_draw_centered(f, r, face, px, col(tc, 255), (SDL_Rect){q.x, y + lh, q.w, lh}, l2);
+        }
         SDL_RenderSetClipRect(r, NULL);
         // one dot per stage of the step, the current one filled
         int first = trace_step_first(tr, id), n = trace_step_count(tr, id);
@@ -348,34 +403,68 @@ static float cell_progress(StageKind k, float e, int row, int c, int rows, int c
     }
 }
 
+// 1, 2, 5, 10, 20, 50, … : the smallest at least n (label spacing)
+static int nice_step(int n)
+{
+    for (int d = 1;; d *= 10) {
+        if (n <= d) return d;
+        if (n <= 2 * d) return 2 * d;
+        if (n <= 5 * d) return 5 * d;
+        if (d > 100000) return 10 * d;
+    }
+}
+
 static void draw_labels(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, int p, int dx, int dy)
 {
     const PanelSpec *ps = &L->spec[p];
     Rect q = L->panel[p];
     q.x += dx, q.y += dy;
-    int c = L->cell[p], px = L->px_small;
-    if (c < 6) return;
-    if (px > c) px = c < 10 ? 10 : c & ~1;
-    char b[24];
-    int th = px * 13 / 10;
-    int every = th > c ? (th + c - 1) / c : 1;
+    float row_h = (float)L->cell_hq[p] / LAYOUT_Q, col_w = (float)L->cell_wq[p] / LAYOUT_Q;
+    int r0, r1, c0, c1;
+    layout_visible(L, p, &r0, &r1, &c0, &c1);
+    char b[24], fit[96];
     SDL_Color m = col(MUTED, 255);
-    SDL_RenderSetClipRect(r, &(SDL_Rect){q.x - L->row_label_w, q.y, L->row_label_w - 3, q.h});
-    for (int i = 0; i < ps->shown_rows; i += every) {
-        const char *t = tok(v, ps->row_axis, i, b, sizeof b);
-        int tw, hh;
-        text_size(f, r, FONT_SANS, px, t, &tw, &hh);
-        text_draw(f, r, FONT_SANS, px, m, q.x - px_i(L->s, 6), q.y + i * c + (c - hh) / 2, ALIGN_RIGHT, t);
+    // rows: every row while they are tall enough, else every 2nd, 5th, 10th, …
+    int px = L->px_small;
+    if (!L->image[p] && (float)px > row_h) px = row_h < 10.0f ? 10 : (int)row_h & ~1;
+    int th = px * 13 / 10;
+    int every = nice_step((int)ceilf((float)th / row_h));
+    if (L->row_labels[p]) {
+        int lw = L->label_w[p] - px_i(L->s, 6) - 3;
+        int margin = L->zoom_y[p] ? 0 : th / 2;
+        SDL_RenderSetClipRect(r, &(SDL_Rect){q.x - L->label_w[p], q.y - margin, L->label_w[p] - 3, q.h + 2 * margin});
+        for (int i = (r0 + every - 1) / every * every; i <= r1; i += every) {
+            const char *t = fit_text(f, r, FONT_SANS, px, layout_axis_label(v, ps->row_axis, i, b, sizeof b), lw, fit,
+                                     sizeof fit);
+            int tw, hh;
+            text_size(f, r, FONT_SANS, px, t, &tw, &hh);
+            int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
+            if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
+            text_draw(f, r, FONT_SANS, px, m, q.x - px_i(L->s, 6), (y0 + y1 - hh) / 2, ALIGN_RIGHT, t);
+        }
+        SDL_RenderSetClipRect(r, NULL);
     }
-    SDL_RenderSetClipRect(r, NULL);
+    // columns: as many as fit side by side
+    px = L->px_small;
+    if (!L->image[p] && (float)px > col_w) px = col_w < 10.0f ? 10 : (int)col_w & ~1;
     int wmax = 0, tw, hh;
-    text_size(f, r, FONT_SANS, px, tok(v, ps->col_axis, ps->shown_cols - 1, b, sizeof b), &wmax, &hh);
-    every = wmax + 4 > c ? (wmax + 4 + c - 1) / c : 1;
-    SDL_RenderSetClipRect(r, &(SDL_Rect){q.x - c, q.y - L->col_label_h, q.w + 2 * c, L->col_label_h});
-    for (int j = 0; j < ps->shown_cols; j += every) {
-        const char *t = tok(v, ps->col_axis, j, b, sizeof b);
+    for (int j = c0; j <= c1; j += c1 - c0 > 64 ? (c1 - c0) / 64 : 1) {
+        text_size(f, r, FONT_SANS, px, layout_axis_label(v, ps->col_axis, j, b, sizeof b), &tw, &hh);
+        if (tw > wmax) wmax = tw;
+    }
+    text_size(f, r, FONT_SANS, px, layout_axis_label(v, ps->col_axis, c1, b, sizeof b), &tw, &hh);
+    if (tw > wmax) wmax = tw;
+    every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
+    // labels may stick out past the ends, unless zoomed (scrolled-out labels) or the Σ column is there
+    int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
+    int right = ps->row_sums ? 2 : margin;
+    SDL_RenderSetClipRect(r, &(SDL_Rect){q.x - margin, q.y - L->col_label_h, q.w + margin + right, L->col_label_h});
+    for (int j = (c0 + every - 1) / every * every; j <= c1; j += every) {
+        const char *t = layout_axis_label(v, ps->col_axis, j, b, sizeof b);
         text_size(f, r, FONT_SANS, px, t, &tw, &hh);
-        text_draw(f, r, FONT_SANS, px, m, q.x + j * c + c / 2, q.y - L->col_label_h + (L->col_label_h - hh) / 2,
+        int x0 = layout_col_x(L, p, j) + dx, x1 = layout_col_x(L, p, j + 1) + dx;
+        if ((x0 + x1 - tw) / 2 < q.x - margin || (x0 + x1 + tw) / 2 > q.x + q.w + right) continue; // never cut a label
+        text_draw(f, r, FONT_SANS, px, m, (x0 + x1) / 2, q.y - L->col_label_h + (L->col_label_h - hh) / 2,
                   ALIGN_CENTER, t);
     }
     SDL_RenderSetClipRect(r, NULL);
@@ -385,7 +474,7 @@ static void draw_caption(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace
 {
     const PanelSpec *ps = &L->spec[p];
     const Stage *st = &tr->stages[ps->stage];
-    char key[48], name[96], dims[48];
+    char key[48], name[96], dims[64];
     snprintf(key, sizeof key, "%s.%s", ps->is_weight ? "wname" : "name", st->name);
     const char *nm = i18n_get(v->lang, key);
     if (ps->transposed && !ps->is_weight && !strstr(nm, "ᵀ"))
@@ -403,27 +492,125 @@ static void draw_caption(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace
         size_t len = strlen(name);
         snprintf(name + len, sizeof name - len, " · h%d", ps->head % 1000);
     }
-    snprintf(dims, sizeof dims, "%d×%d%s", ps->rows, ps->cols,
-             ps->rows > ps->shown_rows || ps->cols > ps->shown_cols ? " …" : "");
+    snprintf(dims, sizeof dims, "%d×%d", ps->rows, ps->cols);
+    if (L->zoom_x[p] || L->zoom_y[p]) { // "256×256 · zoom 4×"
+        char z[24], zt[48];
+        snprintf(z, sizeof z, "%.3g", (double)fminf(v->zoom, layout_max_zoom(L, p)));
+        const char *args[] = {z};
+        i18n_fmt(zt, sizeof zt, v->lang, "ui.zoomed", 1, args);
+        size_t len = strlen(dims);
+        snprintf(dims + len, sizeof dims - len, " · %s", zt);
+    }
+    // centred over the cells, shifted to stay within half the gap to each neighbour;
+    // what still does not fit loses its dimensions, then is ellipsized (never cut)
     Rect q = L->caption[p];
     q.x += dx, q.y += dy;
-    SDL_RenderSetClipRect(r, &(SDL_Rect){q.x, q.y, q.w + L->row_label_w, q.h});
+    int lo = p > 0 ? (L->caption[p - 1].x + L->caption[p - 1].w + L->caption[p].x) / 2 + px_i(L->s, 3) + dx
+                   : L->area.x;
+    int hi = p + 1 < L->n_panels ? (L->caption[p].x + L->caption[p].w + L->caption[p + 1].x) / 2 - px_i(L->s, 3) + dx
+                                 : L->area.x + L->area.w;
+    if (lo > q.x + L->label_w[p]) lo = q.x + L->label_w[p];
+    if (hi < q.x + q.w) hi = q.x + q.w;
     Rgb nc = head_panel ? colormap_head(ps->head) : ps->result ? ACCENT : INK;
     if (head_panel) { // head colour is light for some heads: darken for text
         nc = colormap_lerp(nc, (Rgb){0, 0, 0}, 0.25f);
     }
-    int tw, th;
+    int tw, th, dw, dh, gap = px_i(L->s, 8);
+    char fit[sizeof name];
+    const char *shown = fit_text(f, r, FONT_BOLD, L->px_body, name, hi - lo, fit, sizeof fit);
+    if (shown != name) snprintf(name, sizeof name, "%s", shown);
     text_size(f, r, FONT_BOLD, L->px_body, name, &tw, &th);
-    int x = q.x + L->row_label_w + (q.w - L->row_label_w) / 2;
-    int dw, dh;
     text_size(f, r, FONT_SANS, L->px_small, dims, &dw, &dh);
-    int total = tw + px_i(L->s, 8) + dw;
-    x -= total / 2;
-    if (x < q.x) x = q.x;
+    int total = tw + gap + dw;
+    if (total > hi - lo) total = tw, dw = -1; // no room: the name alone
+    int centre = L->panel[p].x + dx + (L->panel[p].w + L->sum_w[p]) / 2;
+    int x = centre - total / 2;
+    if (x + total > hi) x = hi - total;
+    if (x < lo) x = lo;
+    SDL_RenderSetClipRect(r, &(SDL_Rect){lo, q.y, hi - lo, q.h});
     text_draw(f, r, FONT_BOLD, L->px_body, col(nc, 255), x, q.y + (q.h - th) / 2, ALIGN_LEFT, name);
-    text_draw(f, r, FONT_SANS, L->px_small, col(MUTED, 255), x + tw + px_i(L->s, 8),
-              q.y + (q.h - th) / 2 + (th - dh) * 2 / 3, ALIGN_LEFT, dims);
+    if (dw >= 0)
+        text_draw(f, r, FONT_SANS, L->px_small, col(MUTED, 255), x + tw + gap, q.y + (q.h - th) / 2 + (th - dh) * 2 / 3,
+                  ALIGN_LEFT, dims);
     SDL_RenderSetClipRect(r, NULL);
+}
+
+// How cell (i, j) of panel p looks at eased progress e of the stage's transition.
+typedef struct CellState {
+    Rgb color;  // its colour once shown
+    float show; // 0..1 how far it has appeared
+    bool masked;
+    float val;  // the number it shows
+} CellState;
+
+static CellState cell_state(const Layout *L, StageKind k, int p, int i, int j, float e, bool animate)
+{
+    const PanelSpec *ps = &L->spec[p];
+    CellLook look = render_cell_look(ps, i, j);
+    CellState cs = {render_cell_color(ps, i, j), 1.0f, look == CELL_MASKED, panel_value(ps, i, j)};
+    if (!animate) return cs;
+    cs.show = cell_progress(k, e, i, j, ps->rows, ps->cols);
+    if (k == STAGE_KIND_CONCAT && L->image[p] && ps->block_cols > 0) {
+        // head blocks fade in one after another (cells fly in only when drawn as cells)
+        cs.show = ease_in_out_cubic(ease_stagger(e, j / ps->block_cols, ps->head_blocks, 0.4f));
+    } else if (k == STAGE_KIND_MASKED && look == CELL_MASKED) {
+        // fade from the score's colour to the masked look, row by row
+        float m = ease_stagger(e, i, ps->rows, 0.5f);
+        const PanelSpec *src = &L->spec[0];
+        Rgb from = colormap_value(&src->scale, panel_value(src, i, j));
+        cs.color = colormap_lerp(from, colormap_masked(), m);
+        cs.masked = m > 0.5f;
+        if (!cs.masked) cs.val = panel_value(src, i, j);
+        cs.show = 1.0f;
+    } else if (k == STAGE_KIND_SOFTMAX) {
+        // each row turns from its scores' colours into a distribution
+        const PanelSpec *src = &L->spec[0];
+        float sv = panel_value(src, i, j);
+        Rgb from = render_cell_look(src, i, j) == CELL_MASKED ? colormap_masked() : colormap_value(&src->scale, sv);
+        cs.color = colormap_lerp(from, cs.color, cs.show);
+        if (cs.show < 0.5f) cs.val = sv;
+        cs.show = 1.0f;
+    }
+    return cs;
+}
+
+typedef struct ImageCtx {
+    const Layout *L;
+    StageKind k;
+    int p;
+    float e;
+    bool animate;
+} ImageCtx;
+
+static Rgb image_color(const void *ctx, int row, int col)
+{
+    const ImageCtx *c = ctx;
+    CellState cs = cell_state(c->L, c->k, c->p, row, col, c->e, c->animate);
+    return cs.show >= 1.0f ? cs.color : colormap_lerp(EMPTY, cs.color, cs.show);
+}
+
+// A frame of thickness t around rows [y, y + h) or columns of panel p, clipped to the panel (± t).
+static void frame_in_panel(SDL_Renderer *r, const Layout *L, int p, int x, int y, int w, int h, int t)
+{
+    Rect q = L->panel[p];
+    SDL_Rect clip = {q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
+    SDL_Rect band = {x - t, y - t, w + 2 * t, h + 2 * t};
+    if (!SDL_HasIntersection(&clip, &band)) return;
+    SDL_RenderSetClipRect(r, &clip);
+    frame(r, HILITE, 255, band.x, band.y, band.w, band.h, t);
+    SDL_RenderSetClipRect(r, NULL);
+}
+
+static void frame_row(SDL_Renderer *r, const Layout *L, int p, int row, int t)
+{
+    int y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
+    frame_in_panel(r, L, p, L->panel[p].x, y0, L->panel[p].w, y1 - y0, t);
+}
+
+static void frame_col(SDL_Renderer *r, const Layout *L, int p, int c, int t)
+{
+    int x0 = layout_col_x(L, p, c), x1 = layout_col_x(L, p, c + 1);
+    frame_in_panel(r, L, p, x0, L->panel[p].y, x1 - x0, L->panel[p].h, t);
 }
 
 static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v,
@@ -432,7 +619,6 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
     const PanelSpec *ps = &L->spec[p];
     const Stage *cur = &tr->stages[v->stage];
     StageKind k = cur->kind;
-    int c = L->cell[p];
     Rect q = L->panel[p];
     bool animate = ps->result && e < 1.0f;
     // split / concat: slide whole head blocks between panels
@@ -441,7 +627,7 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
     for (int i = 0; i < L->n_panels; i++) nh += L->spec[i].result && L->spec[i].head >= 0;
     if (animate && k == STAGE_KIND_SPLIT && L->n_panels > 1 && L->spec[0].head_blocks > 0) {
         float ek = ease_in_out_cubic(ease_stagger(e, ps->head, nh > 0 ? nh : 1, 0.4f));
-        int sx = L->panel[0].x + ps->head * L->spec[0].block_cols * L->cell[0], sy = L->panel[0].y;
+        int sx = layout_col_x(L, 0, ps->head * L->spec[0].block_cols), sy = L->panel[0].y;
         dx = (int)lrintf((float)(sx - q.x) * (1.0f - ek));
         dy = (int)lrintf((float)(sy - q.y) * (1.0f - ek));
     }
@@ -457,76 +643,77 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
     if (ps->head_blocks > 0 && ps->block_cols > 0) {
         int bar = px_i(L->s, 5);
         for (int h = 0; h < ps->head_blocks; h++) {
-            int x0 = q.x + h * ps->block_cols * c;
-            int w = ps->block_cols * c;
-            if (x0 - q.x >= ps->shown_cols * c) break;
-            if (x0 + w > q.x + q.w) w = q.x + q.w - x0;
-            fill(r, colormap_head(h), 255, x0 + 1, q.y - bar - 1, w - 2, bar);
+            int x0 = layout_col_x(L, p, h * ps->block_cols), x1 = layout_col_x(L, p, (h + 1) * ps->block_cols);
+            if (x0 < q.x) x0 = q.x;
+            if (x1 > q.x + q.w) x1 = q.x + q.w;
+            if (x1 - x0 > 2) fill(r, colormap_head(h), 255, x0 + 1, q.y - bar - 1, x1 - x0 - 2, bar);
         }
     }
-    char num[32];
-    for (int i = 0; i < ps->shown_rows; i++) {
-        for (int j = 0; j < ps->shown_cols; j++) {
-            CellLook look = render_cell_look(ps, i, j);
-            float val = panel_value(ps, i, j);
-            CellDraw d = {q.x + j * c + dx, q.y + i * c + dy, c, render_cell_color(ps, i, j), 1.0f,
-                          look == CELL_MASKED, look == CELL_NAN, NULL, ps->px_cell};
-            if (animate) {
-                d.show = cell_progress(k, e, i, j, ps->shown_rows, ps->shown_cols);
-                if (k == STAGE_KIND_CONCAT && ps->block_cols > 0) {
+    SDL_Rect clip = {q.x + dx, q.y + dy, q.w, q.h};
+    bool zoomed = L->zoom_x[p] || L->zoom_y[p];
+    if (L->image[p]) {
+        ImageCtx ic = {L, k, p, e, animate};
+        const float key[4] = {animate ? e : 1.0f, (float)k, animate ? 1.0f : 0.0f, (float)v->stage};
+        heatmap_draw_image(r, v->heatmaps, L, p, dx, dy, key, image_color, &ic);
+    } else {
+        char num[32];
+        int r0, r1, c0, c1;
+        layout_visible(L, p, &r0, &r1, &c0, &c1);
+        if (zoomed) SDL_RenderSetClipRect(r, &clip);
+        for (int i = r0; i <= r1; i++) {
+            int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
+            for (int j = c0; j <= c1; j++) {
+                int x0 = layout_col_x(L, p, j), x1 = layout_col_x(L, p, j + 1);
+                CellLook look = render_cell_look(ps, i, j);
+                CellState cs = cell_state(L, k, p, i, j, e, animate);
+                CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
+                              NULL, ps->px_cell, zoomed ? &clip : NULL};
+                if (animate && k == STAGE_KIND_CONCAT && ps->block_cols > 0) {
                     // block h of the result arrives from head panel h
                     int h = j / ps->block_cols;
                     if (h < L->n_panels - 1) {
                         float ek = ease_in_out_cubic(ease_stagger(e, h, ps->head_blocks, 0.4f));
-                        d.x += (int)lrintf((float)(L->panel[h].x + (j % ps->block_cols) * c - (q.x + j * c)) * (1.0f - ek));
-                        d.y += (int)lrintf((float)(L->panel[h].y + i * c - (q.y + i * c)) * (1.0f - ek));
+                        d.x += (int)lrintf((float)(layout_col_x(L, h, j % ps->block_cols) - x0) * (1.0f - ek));
+                        d.y += (int)lrintf((float)(layout_row_y(L, h, i) - y0) * (1.0f - ek));
                     }
-                } else if (k == STAGE_KIND_MASKED && look == CELL_MASKED) {
-                    // fade from the score's colour to the masked look, row by row
-                    float m = ease_stagger(e, i, ps->shown_rows, 0.5f);
-                    const PanelSpec *src = &L->spec[0];
-                    Rgb from = colormap_value(&src->scale, panel_value(src, i, j));
-                    d.color = colormap_lerp(from, colormap_masked(), m);
-                    d.masked = m > 0.5f;
-                    val = m > 0.5f ? val : panel_value(src, i, j);
-                    d.show = 1.0f;
-                } else if (k == STAGE_KIND_SOFTMAX) {
-                    // each row turns from its scores' colours into a distribution
-                    const PanelSpec *src = &L->spec[0];
-                    float sv = panel_value(src, i, j);
-                    Rgb from = render_cell_look(src, i, j) == CELL_MASKED ? colormap_masked()
-                                                                        : colormap_value(&src->scale, sv);
-                    d.color = colormap_lerp(from, d.color, d.show);
-                    if (d.show < 0.5f) val = sv;
-                    d.show = 1.0f;
                 }
+                if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != STAGE_KIND_MASKED || cs.masked)) {
+                    d.text = ps->decimals >= 0 && v->show_values ? mask_text : NULL;
+                } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
+                    format_cell(cs.val, ps->decimals, num, sizeof num);
+                    d.text = num;
+                }
+                draw_cell(r, f, &d, L->s);
             }
-            if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != STAGE_KIND_MASKED || d.masked)) {
-                d.text = ps->decimals >= 0 && v->show_values ? mask_text : NULL;
-            } else if ((v->show_values && ps->decimals >= 0) || (isnan(val) && ps->decimals >= 0)) {
-                format_cell(val, ps->decimals, num, sizeof num);
-                d.text = num;
-            }
-            draw_cell(r, f, &d, L->s);
         }
+        if (zoomed) SDL_RenderSetClipRect(r, NULL);
     }
     // softmax: the Σ column, growing to 1 as each row is transformed
-    if (ps->row_sums) {
-        int x = q.x + ps->shown_cols * c + px_i(L->s, 6);
+    if (ps->row_sums && L->sum_w[p] > 0) {
+        char num[32];
+        int x = q.x + q.w + (int)(6 * L->s) + dx, sw = L->sum_w[p];
         text_draw_centered(f, r, FONT_BOLD, L->px_small, col(MUTED, 255),
-                           (SDL_Rect){x, q.y - L->col_label_h, c, L->col_label_h}, i18n_get(v->lang, "ui.rowsum"));
-        for (int i = 0; i < ps->shown_rows; i++) {
+                           (SDL_Rect){x, q.y - L->col_label_h, sw, L->col_label_h}, i18n_get(v->lang, "ui.rowsum"));
+        int r0, r1, c0, c1;
+        layout_visible(L, p, &r0, &r1, &c0, &c1);
+        SDL_Rect sclip = {x, q.y + dy, sw, q.h};
+        SDL_RenderSetClipRect(r, &sclip);
+        for (int i = r0; i <= r1; i++) {
+            int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
+            if (y1 <= y0) continue;
             float sum = 0.0f;
             for (int j = 0; j < ps->cols; j++) sum += panel_value(ps, i, j);
-            float pr = animate ? cell_progress(k, e, i, 0, ps->shown_rows, 1) : 1.0f;
+            float pr = animate ? cell_progress(k, e, i, 0, ps->rows, 1) : 1.0f;
             float shown = isnan(sum) ? sum : sum * pr;
-            CellDraw d = {x, q.y + i * c, c, colormap_value(&ps->scale, shown), 1.0f, false, isnan(sum), NULL, ps->px_cell};
-            if (ps->decimals >= 0) {
-                format_cell(shown, ps->decimals, num, sizeof num);
+            CellDraw d = {x, y0 + dy, sw, y1 - y0, colormap_value(&ps->scale, shown), 1.0f, false, isnan(sum), NULL,
+                          L->sum_px[p], &sclip};
+            if (L->sum_decimals[p] >= 0) {
+                format_cell(shown, L->sum_decimals[p], num, sizeof num);
                 d.text = num;
             }
             draw_cell(r, f, &d, L->s);
         }
+        SDL_RenderSetClipRect(r, NULL);
     }
     // head frame for per-head panels of split / concat
     if (ps->head >= 0 && (k == STAGE_KIND_SPLIT || k == STAGE_KIND_CONCAT) && L->n_panels > 2) {
@@ -534,27 +721,23 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
         frame(r, colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t, q.h + 2 * t, t);
     }
     // the row being computed, while animating
-    if (animate && ps->shown_rows > 0) {
+    if (animate && ps->rows > 0) {
         bool rows_kind = k == STAGE_KIND_PROJECTION || k == STAGE_KIND_OUT_PROJ || k == STAGE_KIND_FFN_HIDDEN ||
                          k == STAGE_KIND_FFN_OUT || k == STAGE_KIND_WEIGHTED_SUM || k == STAGE_KIND_SOFTMAX ||
                          k == STAGE_KIND_ADD_NORM || k == STAGE_KIND_SCORES;
         if (rows_kind) {
-            int n = k == STAGE_KIND_SCORES ? ps->shown_rows * ps->shown_cols : ps->shown_rows;
+            int n = k == STAGE_KIND_SCORES ? ps->rows * ps->cols : ps->rows;
             int idx = (int)(e * (float)n);
             if (idx >= n) idx = n - 1;
-            int row = k == STAGE_KIND_SCORES ? idx / ps->shown_cols : idx;
+            int row = k == STAGE_KIND_SCORES ? idx / ps->cols : idx;
             int t = px_i(L->s, 3);
             // result row, and the operand row it reads
-            frame(r, HILITE, 255, q.x - t, q.y + row * c - t, q.w + 2 * t, c + 2 * t, t);
+            frame_row(r, L, p, row, t);
             const PanelSpec *a = &L->spec[0];
-            if (!a->result && row < a->shown_rows)
-                frame(r, HILITE, 255, L->panel[0].x - t, L->panel[0].y + row * L->cell[0] - t,
-                      L->panel[0].w + 2 * t, L->cell[0] + 2 * t, t);
+            if (!a->result && row < a->rows) frame_row(r, L, 0, row, t);
             if (k == STAGE_KIND_SCORES && L->n_panels >= 3 && !L->spec[1].result) {
-                int colk = idx % ps->shown_cols;
-                if (colk < L->spec[1].shown_cols)
-                    frame(r, HILITE, 255, L->panel[1].x + colk * L->cell[1] - t, L->panel[1].y - t,
-                          L->cell[1] + 2 * t, L->panel[1].h + 2 * t, t);
+                int colk = idx % ps->cols;
+                if (colk < L->spec[1].cols) frame_col(r, L, 1, colk, t);
             }
         }
     }
@@ -595,16 +778,12 @@ static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
     text_draw(f, r, FONT_MONO, L->px_small, ink, g.x + pad + bw, ly, ALIGN_RIGHT, hi);
     // swatches for the special looks present in this frame
     bool any_mask = false, any_nan = false;
-    for (int p = 0; p < L->n_panels; p++)
-        for (int i = 0; i < L->spec[p].shown_rows; i++)
-            for (int j = 0; j < L->spec[p].shown_cols; j++) {
-                CellLook lk = render_cell_look(&L->spec[p], i, j);
-                any_mask |= lk == CELL_MASKED, any_nan |= lk == CELL_NAN;
-            }
+    for (int p = 0; p < L->n_panels; p++) any_mask |= L->spec[p].any_masked, any_nan |= L->spec[p].any_nan;
     int sy = ly + L->px_small * 13 / 10 + px_i(L->s, 2), sw = px_i(L->s, 22), x = g.x + pad;
     if (any_mask) {
         fill(r, colormap_masked(), 255, x, sy, sw, sw);
-        hatch(r, x, sy, sw < 16 ? 16 : sw, 255, L->s);
+        int hs = sw < 16 ? 16 : sw;
+        hatch(r, x, sy, hs, hs, 255, L->s, &(SDL_Rect){g.x, g.y, g.w, g.h});
         const char *a2[] = {mask_text};
         i18n_fmt(line, sizeof line, v->lang, "ui.masked", 1, a2);
         x += sw + pad / 2;
@@ -669,15 +848,15 @@ static void draw_hover(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
         StageKind k = tr->stages[ps->stage].kind;
         const PanelSpec *a = &L->spec[0];
         bool rowwise = k != STAGE_KIND_SPLIT && k != STAGE_KIND_CONCAT;
-        if (rowwise && !a->result && row < a->shown_rows)
-            frame(r, HILITE, 255, L->panel[0].x - t, L->panel[0].y + row * L->cell[0] - t, L->panel[0].w + 2 * t,
-                  L->cell[0] + 2 * t, t);
+        if (rowwise && !a->result && row < a->rows) frame_row(r, L, 0, row, t);
         if (rowwise && L->n_panels >= 3 && !L->spec[1].result && p == 2 && k != STAGE_KIND_ADD_NORM &&
-            k != STAGE_KIND_MASKED && c < L->spec[1].shown_cols)
-            frame(r, HILITE, 255, L->panel[1].x + c * L->cell[1] - t, L->panel[1].y - t, L->cell[1] + 2 * t,
-                  L->panel[1].h + 2 * t, t);
+            k != STAGE_KIND_MASKED && c < L->spec[1].cols)
+            frame_col(r, L, 1, c, t);
     }
+    Rect pq = L->panel[p];
+    SDL_RenderSetClipRect(r, &(SDL_Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
     frame(r, INK, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
+    SDL_RenderSetClipRect(r, NULL);
     char tip[TIP_MAX];
     explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
     int wrap = L->w * 45 / 100, tw, th;
@@ -751,6 +930,31 @@ static void draw_toast(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v
     SDL_RenderCopy(r, t, NULL, &(SDL_Rect){bx + pad, by + pad, tw, th});
 }
 
+// The window's export (E): frames done of total, over the heatmaps.
+static void draw_export_progress(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v)
+{
+    if (v->export_total <= 0) return;
+    char a[16], b[16], line[160];
+    snprintf(a, sizeof a, "%d", v->export_done);
+    snprintf(b, sizeof b, "%d", v->export_total);
+    const char *args[] = {a, b};
+    i18n_fmt(line, sizeof line, v->lang, "app.exporting", 2, args);
+    int pad = px_i(L->s, 16), tw, th;
+    text_size(f, r, FONT_BOLD, L->px_body, line, &tw, &th);
+    int bw = tw + 2 * pad, bar = px_i(L->s, 12);
+    if (bw < L->w / 3) bw = L->w / 3;
+    int bh = th + bar + 3 * pad;
+    int bx = (L->w - bw) / 2, by = L->area.y + (L->area.h - bh) / 2;
+    fill(r, (Rgb){0, 0, 0}, 40, bx + 4, by + 4, bw, bh);
+    fill(r, (Rgb){255, 255, 255}, 255, bx, by, bw, bh);
+    frame(r, ACCENT, 255, bx, by, bw, bh, px_i(L->s, 2));
+    text_draw(f, r, FONT_BOLD, L->px_body, col(INK, 255), bx + bw / 2, by + pad, ALIGN_CENTER, line);
+    int x = bx + pad, y = by + 2 * pad + th, w = bw - 2 * pad;
+    fill(r, SLOT, 255, x, y, w, bar);
+    int done = v->export_done > v->export_total ? v->export_total : v->export_done;
+    fill(r, ACCENT, 255, x, y, (int)((long)w * done / v->export_total), bar);
+}
+
 void render_frame(SDL_Renderer *r, Fonts *f, const Trace *tr, const View *v)
 {
     int w = 0, h = 0;
@@ -774,5 +978,6 @@ void render_frame(SDL_Renderer *r, Fonts *f, const Trace *tr, const View *v)
     if (!v->help) draw_hover(r, f, &L, tr, v);
     if (v->help) draw_help(r, f, &L, v);
     picker_draw(r, f, &L, v);
+    draw_export_progress(r, f, &L, v);
     draw_toast(r, f, &L, v);
 }

@@ -9,6 +9,7 @@
 
 #include <SDL.h>
 
+#include "heatmap.h"
 #include "layout.h"
 #include "text.h"
 #include "trace.h"

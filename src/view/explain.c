@@ -189,8 +189,8 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             const Tensor *W = st->weight;
             int C = W->shape[0], F = W->shape[1];
             const float *hr = row_of(t0, b, 0, row), *xr = row_of(t1, b, 0, row);
-            float pre[LAYOUT_MAX_CELLS];
-            int m = C < LAYOUT_MAX_CELLS ? C : LAYOUT_MAX_CELLS;
+            float pre[LESSON_MAX_D_MODEL];
+            int m = C < LESSON_MAX_D_MODEL ? C : LESSON_MAX_D_MODEL;
             for (int j = 0; j < m; j++) {
                 float s = st->bias && tensor_present(st->bias) ? st->bias->data[j] : 0.0f;
                 for (int k = 0; k < F; k++) s += hr[k] * W->data[(size_t)j * (size_t)F + (size_t)k];
@@ -292,8 +292,8 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
         if (t0 && t1) {
             int C = last_dim(&st->t);
             const float *orow = row_of(t0, b, 0, row), *xrow = row_of(t1, b, 0, row);
-            float pre[LAYOUT_MAX_CELLS];
-            int m = C < LAYOUT_MAX_CELLS ? C : LAYOUT_MAX_CELLS;
+            float pre[LESSON_MAX_D_MODEL];
+            int m = C < LESSON_MAX_D_MODEL ? C : LESSON_MAX_D_MODEL;
             for (int j = 0; j < m; j++) pre[j] = orow[j] + xrow[j];
             put_num(&o, orow[col], false);
             put(&o, " + ");

@@ -6,6 +6,8 @@
 #include "layout.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 bool rect_contains(Rect r, int x, int y)
@@ -125,18 +127,24 @@ static void set_scale(PanelSpec *p, const Trace *tr, Palette pal)
 {
     const Stage *st = &tr->stages[p->stage];
     p->scale.palette = pal;
-    if (!p->is_weight && (st->kind == STAGE_KIND_SOFTMAX || st->kind == STAGE_KIND_MASK)) {
+    bool seq = !p->is_weight && (st->kind == STAGE_KIND_SOFTMAX || st->kind == STAGE_KIND_MASK);
+    // one pass: the largest |value| and whether masked / NaN cells occur (for the legend)
+    float m = 0.0f;
+    for (int r = 0; r < p->rows; r++)
+        for (int c = 0; c < p->cols; c++) {
+            if (p->mask && p->mask[(size_t)r * (size_t)p->cols + (size_t)c] == 0.0f) {
+                p->any_masked = true;
+                continue;
+            }
+            float v = fabsf(panel_value(p, r, c));
+            if (isnan(v)) p->any_nan = true;
+            if (isfinite(v) && v > m) m = v;
+        }
+    if (seq) {
         p->scale.sequential = true;
         p->scale.lo = 0.0f, p->scale.hi = 1.0f;
         return;
     }
-    float m = 0.0f;
-    for (int r = 0; r < p->rows; r++)
-        for (int c = 0; c < p->cols; c++) {
-            if (p->mask && p->mask[(size_t)r * (size_t)p->cols + (size_t)c] == 0.0f) continue;
-            float v = fabsf(panel_value(p, r, c));
-            if (isfinite(v) && v > m) m = v;
-        }
     p->scale.sequential = false;
     p->scale.lo = -(m > 0.0f ? m : 1.0f);
     p->scale.hi = m > 0.0f ? m : 1.0f;
@@ -211,8 +219,8 @@ static void build_scene(Layout *L, const Trace *tr, const View *v)
         PanelSpec *q = &L->spec[i];
         q->result = !q->is_weight && q->stage == s;
         if (q->result && (L->result_panel < 0 || q->head == h)) L->result_panel = i;
-        q->shown_rows = imin(q->rows, LAYOUT_MAX_CELLS);
-        q->shown_cols = imin(q->cols, LAYOUT_MAX_CELLS);
+        q->shown_rows = q->rows;
+        q->shown_cols = q->cols;
         set_scale(q, tr, v->palette);
     }
 }
@@ -226,82 +234,226 @@ static int int_digits(float m)
     return d;
 }
 
-static void fit_numbers(PanelSpec *p, int cell, float s)
+void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
 {
-    float m = fmaxf(fabsf(p->scale.lo), fabsf(p->scale.hi));
-    if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
-    int d0 = m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
-    if (p->mask == p->data) d0 = 0, m = 1.0f; // the 0/1 mask itself
-    int min_px = imax(9, (int)lrintf(10.0f * s));
-    int max_px = even(fminf(0.36f * (float)cell, 26.0f * s));
-    p->decimals = -1;
+    int d0 = integers ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
+    int min_px = imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s));
+    int max_px = (int)fminf(0.36f * (float)imin(w, h), 26.0f * s);
+    *decimals = -1;
+    *px = 0;
     for (int d = d0; d >= 0; d--) {
         int chars = 1 + int_digits(m) + (d > 0 ? d + 1 : 0);
         if (chars < 3) chars = 3; // "NaN"
-        int px = imin(max_px, (int)((float)(cell - 4) / (0.62f * (float)chars)));
-        px &= ~1;
-        if (d == 0 && m < 10.0f && p->mask != p->data) break; // 0 decimals would print 0.3 as "0": show no numbers
-        if (px >= min_px) {
-            p->decimals = d;
-            p->px_cell = px;
+        int fit = imin(max_px, (int)((float)(w - 4) / (0.62f * (float)chars)));
+        if (d == 0 && m < 10.0f && !integers) break; // 0 decimals would print 0.3 as "0": show no numbers
+        if (fit >= min_px) {
+            *decimals = d;
+            *px = fit;
             return;
         }
     }
 }
 
+// The cell width at which p's numbers (2 decimals) reach the largest size an h px tall cell allows.
+static int number_width(const PanelSpec *p, int h, float s)
+{
+    float m = fmaxf(fabsf(p->scale.lo), fabsf(p->scale.hi));
+    if (p->mask) m = fmaxf(m, 9.9f);
+    int chars = p->mask == p->data ? 3 : 1 + int_digits(m) + (m >= 1000.0f ? 0 : m >= 100.0f ? 2 : 3);
+    float px = fminf(0.36f * (float)h, 26.0f * s);
+    return (int)ceilf(0.62f * (float)chars * px) + 5;
+}
+
+static void fit_numbers(PanelSpec *p, int w, int h, float s)
+{
+    float m = fmaxf(fabsf(p->scale.lo), fabsf(p->scale.hi));
+    if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
+    bool integers = p->mask == p->data; // the 0/1 mask itself
+    if (integers) m = 1.0f;
+    layout_fit_numbers(m, integers, w, h, s, &p->decimals, &p->px_cell);
+}
+
+// ---- labels -------------------------------------------------------------------
+
+const char *layout_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n)
+{
+    const Lesson *ls = v ? v->lesson : NULL;
+    if (ls && a == AXIS_QUERY && ls->q_tokens && i < ls->len_q) return ls->q_tokens[i];
+    if (ls && a == AXIS_KEY && ls->k_tokens && i < ls->len_k) return ls->k_tokens[i];
+    snprintf(buf, n, "%d", i);
+    return buf;
+}
+
+int layout_text_width_est(const char *s, int px)
+{
+    // advance widths of DejaVu Sans in em, rounded up by class
+    float em = 0.0f;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        unsigned c = *p;
+        if (c < 0x80) {
+            p++;
+            if (strchr("ijlI.,:;'|!", (int)c)) em += 0.32f;
+            else if (strchr("frt ()[]-", (int)c)) em += 0.42f;
+            else if (c == 'm' || c == 'M' || c == 'W') em += 1.0f;
+            else if (c == 'w') em += 0.84f;
+            else if (c >= 'A' && c <= 'Z') em += 0.78f;
+            else em += 0.64f;
+            continue;
+        }
+        // a multi-byte sequence: decode its lead byte's length and code point
+        int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+        unsigned cp = len == 4 ? c & 0x07 : len == 3 ? c & 0x0F : c & 0x1F;
+        int k = 1;
+        for (; k < len && (p[k] & 0xC0) == 0x80; k++) cp = (cp << 6) | (p[k] & 0x3F);
+        p += k;
+        em += cp >= 0x2E80 ? 1.0f : 0.8f; // CJK full width; accented Latin, Greek, …
+    }
+    return (int)ceilf(em * (float)px * 1.05f) + 1;
+}
+
+// The row-label column of panel p: its widest label plus the gap to the cells.
+static int label_width(const Layout *L, const View *v, const PanelSpec *p)
+{
+    char b[24];
+    int w = 0;
+    bool tokens = v && v->lesson &&
+                  ((p->row_axis == AXIS_QUERY && v->lesson->q_tokens) || (p->row_axis == AXIS_KEY && v->lesson->k_tokens));
+    if (tokens) {
+        for (int i = 0; i < p->rows; i++)
+            w = imax(w, layout_text_width_est(layout_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
+    } else {
+        w = layout_text_width_est(layout_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
+    }
+    int gap = (int)lrintf(6 * L->s) + 4;
+    return imin(imax(w + gap, (int)(16 * L->s)), (int)(170 * L->s));
+}
+
 // ---- geometry --------------------------------------------------------------
 
-static void place_panels(Layout *L, const Trace *tr)
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
+static int64_t lmin(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t lmax(int64_t a, int64_t b) { return a > b ? a : b; }
+
+// Does panel i read its rows from the panel to its left (same rows, no operator between)?
+static bool shares_rows(const Layout *L, int i)
+{
+    if (i == 0) return false;
+    const PanelSpec *p = &L->spec[i], *q = &L->spec[i - 1];
+    return !p->op_before[0] && !q->row_sums && p->rows == q->rows && p->row_axis == q->row_axis;
+}
+
+// Zoom: sizes and offsets of the cells of every panel that follows the View's zoom.
+static void apply_zoom(Layout *L, const View *v)
+{
+    for (int i = 0; i < L->n_panels; i++) {
+        const PanelSpec *p = &L->spec[i];
+        float z = fminf(v->zoom, layout_max_zoom(L, i));
+        bool zoomed = z > 1.0f;
+        L->zoom_x[i] = zoomed && p->cols == v->zoom_cols && (int)p->col_axis == v->zoom_col_axis;
+        L->zoom_y[i] = zoomed && p->rows == v->zoom_rows && (int)p->row_axis == v->zoom_row_axis;
+        L->cell_wq[i] = L->zoom_x[i] ? (int)((float)L->fit_wq * z) : L->fit_wq;
+        L->cell_hq[i] = L->zoom_y[i] ? (int)((float)L->fit_hq * z) : L->fit_hq;
+        int64_t cw = (int64_t)p->cols * L->cell_wq[i], chh = (int64_t)p->rows * L->cell_hq[i];
+        int64_t mx = lmax(0, cw - (int64_t)L->panel[i].w * LAYOUT_Q);
+        int64_t my = lmax(0, chh - (int64_t)L->panel[i].h * LAYOUT_Q);
+        L->off_xq[i] = L->zoom_x[i] ? (int)lmin(mx, lmax(0, (int64_t)((double)v->zoom_x * (double)cw))) : 0;
+        L->off_yq[i] = L->zoom_y[i] ? (int)lmin(my, lmax(0, (int64_t)((double)v->zoom_y * (double)chh))) : 0;
+    }
+}
+
+static void place_panels(Layout *L, const View *v)
 {
     Rect a = L->area;
     float s = L->s;
-    int lab = L->row_label_w, cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
+    int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(2.2f * (float)L->px_op), opw_long = (int)(3.2f * (float)L->px_op);
+    int sum_gap = (int)(6 * s), sum_min = (int)(10 * s);
 #define OPW(p) ((p)->op_before[0] ? (strlen((p)->op_before) > 3 ? opw_long : opw) : (int)(10 * s))
     for (int attempt = 0; attempt < 2; attempt++) {
         int sum_cols = 0, max_rows = 1, fixed = 0;
+        L->row_label_w = 0;
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
-            int extra = p->row_sums ? 1 : 0;
-            sum_cols += p->shown_cols + extra;
-            max_rows = imax(max_rows, p->shown_rows);
-            fixed += lab + (i > 0 ? OPW(p) : 0);
-            if (p->row_sums) fixed += (int)(6 * s);
+            L->row_labels[i] = !shares_rows(L, i);
+            L->label_w[i] = L->row_labels[i] ? label_width(L, v, p) : (int)(8 * s);
+            L->row_label_w = imax(L->row_label_w, L->label_w[i]);
+            sum_cols += p->cols + (p->row_sums ? 1 : 0);
+            max_rows = imax(max_rows, p->rows);
+            fixed += L->label_w[i] + (i > 0 ? OPW(p) : 0);
+            if (p->row_sums) fixed += sum_gap + sum_min;
         }
-        int cw = sum_cols ? (a.w - fixed) / sum_cols : 0;
-        int ch = (a.h - cap - colh) / max_rows;
-        int c = imin(imin(cw, ch), (int)(76 * s));
+        int64_t cw = sum_cols ? (int64_t)(a.w - fixed) * LAYOUT_Q / sum_cols : 0;
+        int64_t ch = (int64_t)(a.h - cap - colh) * LAYOUT_Q / max_rows;
+        int64_t c = lmin(lmin(cw, ch), (int64_t)(76 * s) * LAYOUT_Q);
         // the weight is shown "where space allows"
         int wi = -1;
         for (int i = 0; i < L->n_panels; i++)
             if (L->spec[i].is_weight) wi = i;
-        if (attempt == 0 && wi >= 0 && c < (int)(34 * s)) {
+        if (attempt == 0 && wi >= 0 && c < (int64_t)(34 * s) * LAYOUT_Q) {
             memmove(&L->spec[wi], &L->spec[wi + 1], sizeof L->spec[0] * (size_t)(L->n_panels - wi - 1));
             L->n_panels--;
             if (L->result_panel > wi) L->result_panel--;
             continue;
         }
         if (c < 1) c = 1;
-        int total = fixed + sum_cols * c;
+        int64_t cwide = c; // cell width
+        if (c >= 8 * LAYOUT_Q) { // whole pixels while cells look like cells
+            c = c / LAYOUT_Q * LAYOUT_Q;
+            // wider than tall where the width allows and the numbers then get larger
+            // (their size is bound by the width): up to 1.5 × the height
+            int want = 0, h = (int)(c / LAYOUT_Q);
+            for (int i = 0; i < L->n_panels; i++) want = imax(want, number_width(&L->spec[i], h, s));
+            cwide = lmin(lmin(cw, c * 3 / 2), lmax(c, (int64_t)want * LAYOUT_Q));
+            cwide = lmax(c, cwide / LAYOUT_Q * LAYOUT_Q);
+        }
+        L->fit_wq = (int)cwide, L->fit_hq = (int)c;
+        int sum_w = (int)lmax(ceil_div(cwide, LAYOUT_Q), sum_min);
+        int total = 0, max_h = 0;
+        for (int i = 0; i < L->n_panels; i++) {
+            PanelSpec *p = &L->spec[i];
+            total += (i > 0 ? OPW(p) : 0) + L->label_w[i] + (int)ceil_div((int64_t)p->cols * cwide, LAYOUT_Q);
+            if (p->row_sums) total += sum_gap + sum_w;
+            max_h = imax(max_h, (int)ceil_div((int64_t)p->rows * c, LAYOUT_Q));
+        }
         int x = a.x + imax(0, (a.w - total) / 2);
-        int block_h = cap + colh + max_rows * c;
+        int block_h = cap + colh + max_h;
         int y0 = a.y + imax(0, (a.h - block_h) / 2);
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
-            int gap = i > 0 ? OPW(p) : 0;
-            L->op[i] = (Rect){x, y0 + cap + colh, gap, max_rows * c};
+            int gap = i > 0 ? OPW(p) : 0, lab = L->label_w[i];
+            L->op[i] = (Rect){x, y0 + cap + colh, gap, max_h};
             x += gap + lab;
-            int pw = p->shown_cols * c, ph = p->shown_rows * c;
+            int pw = (int)ceil_div((int64_t)p->cols * cwide, LAYOUT_Q);
+            int ph = (int)ceil_div((int64_t)p->rows * c, LAYOUT_Q);
+            int extra = p->row_sums ? sum_gap + sum_w : 0;
             L->panel[i] = (Rect){x, y0 + cap + colh, pw, ph};
-            L->caption[i] = (Rect){x - lab, y0, lab + pw + (p->row_sums ? c + (int)(6 * s) : 0), cap};
-            L->cell[i] = c;
-            x += pw + (p->row_sums ? c + (int)(6 * s) : 0);
-            fit_numbers(p, c, s);
+            L->caption[i] = (Rect){x - lab, y0, lab + pw + extra, cap};
+            L->sum_w[i] = p->row_sums ? sum_w : 0;
+            x += pw + extra;
         }
         break;
     }
 #undef OPW
-    (void)tr;
+    apply_zoom(L, v);
+    for (int i = 0; i < L->n_panels; i++) {
+        PanelSpec *p = &L->spec[i];
+        int w = L->cell_wq[i] / LAYOUT_Q, h = L->cell_hq[i] / LAYOUT_Q;
+        L->cell[i] = imin(w, h);
+        L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
+        p->decimals = -1;
+        p->px_cell = 0;
+        if (!L->image[i]) fit_numbers(p, w, h, s);
+        L->sum_decimals[i] = -1;
+        L->sum_px[i] = 0;
+        if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
+            int room = L->area.x + L->area.w - (L->panel[i].x + L->panel[i].w + (int)(6 * s));
+            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)(76 * s)), room));
+            L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
+        }
+        if (p->row_sums && h >= LAYOUT_IMAGE_CELL)
+            layout_fit_numbers(1.0f, false, L->sum_w[i], h, s, &L->sum_decimals[i], &L->sum_px[i]);
+    }
 }
 
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
@@ -360,32 +512,137 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // heatmaps in between
     int ay = L->header.y + L->header.h + gap;
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
-    L->row_label_w = (int)(46 * s);
     L->col_label_h = (int)(L->px_small * 1.3f);
     build_scene(L, tr, v);
-    place_panels(L, tr);
+    place_panels(L, v);
+}
+
+int layout_col_x(const Layout *L, int p, int col)
+{
+    return L->panel[p].x + (int)ceil_div((int64_t)col * L->cell_wq[p] - L->off_xq[p], LAYOUT_Q);
+}
+
+int layout_row_y(const Layout *L, int p, int row)
+{
+    return L->panel[p].y + (int)ceil_div((int64_t)row * L->cell_hq[p] - L->off_yq[p], LAYOUT_Q);
+}
+
+int layout_col_at(const Layout *L, int p, int x)
+{
+    return (int)floor_div((int64_t)(x - L->panel[p].x) * LAYOUT_Q + L->off_xq[p], L->cell_wq[p]);
+}
+
+int layout_row_at(const Layout *L, int p, int y)
+{
+    return (int)floor_div((int64_t)(y - L->panel[p].y) * LAYOUT_Q + L->off_yq[p], L->cell_hq[p]);
+}
+
+void layout_visible(const Layout *L, int p, int *r0, int *r1, int *c0, int *c1)
+{
+    const PanelSpec *ps = &L->spec[p];
+    Rect q = L->panel[p];
+    *r0 = imax(0, layout_row_at(L, p, q.y));
+    *r1 = imin(ps->rows - 1, layout_row_at(L, p, q.y + q.h - 1));
+    *c0 = imax(0, layout_col_at(L, p, q.x));
+    *c1 = imin(ps->cols - 1, layout_col_at(L, p, q.x + q.w - 1));
 }
 
 bool layout_cell_rect(const Layout *L, int p, int row, int col, Rect *out)
 {
     if (p < 0 || p >= L->n_panels) return false;
     const PanelSpec *ps = &L->spec[p];
-    if (row < 0 || col < 0 || row >= ps->shown_rows || col >= ps->shown_cols) return false;
-    int c = L->cell[p];
-    *out = (Rect){L->panel[p].x + col * c, L->panel[p].y + row * c, c, c};
-    return true;
+    if (row < 0 || col < 0 || row >= ps->rows || col >= ps->cols) return false;
+    int x0 = layout_col_x(L, p, col), x1 = layout_col_x(L, p, col + 1);
+    int y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
+    *out = (Rect){x0, y0, x1 - x0, y1 - y0};
+    Rect q = L->panel[p];
+    return x1 > x0 && y1 > y0 && x1 > q.x && x0 < q.x + q.w && y1 > q.y && y0 < q.y + q.h;
+}
+
+int layout_hit_panel(const Layout *L, int x, int y)
+{
+    for (int i = 0; i < L->n_panels; i++)
+        if (rect_contains(L->panel[i], x, y) && L->cell_wq[i] > 0 && L->cell_hq[i] > 0) return i;
+    return -1;
 }
 
 bool layout_hit_cell(const Layout *L, int x, int y, int *p, int *row, int *col)
 {
-    for (int i = 0; i < L->n_panels; i++) {
-        if (!rect_contains(L->panel[i], x, y) || L->cell[i] <= 0) continue;
-        *p = i;
-        *row = (y - L->panel[i].y) / L->cell[i];
-        *col = (x - L->panel[i].x) / L->cell[i];
-        return *row < L->spec[i].shown_rows && *col < L->spec[i].shown_cols;
+    int i = layout_hit_panel(L, x, y);
+    if (i < 0) return false;
+    *p = i;
+    *row = layout_row_at(L, i, y);
+    *col = layout_col_at(L, i, x);
+    return *row >= 0 && *col >= 0 && *row < L->spec[i].rows && *col < L->spec[i].cols;
+}
+
+// ---- zoom and pan ---------------------------------------------------------------
+
+float layout_max_zoom(const Layout *L, int p)
+{
+    (void)p; // every panel of a stage has the same fitted cell
+    if (L->fit_hq <= 0) return 1.0f;
+    return fmaxf(1.0f, 100.0f * L->s * (float)LAYOUT_Q / (float)L->fit_hq);
+}
+
+static float clampf(float x, float lo, float hi) { return x < lo ? lo : x > hi ? hi : x; }
+
+bool layout_zoom_at(View *v, const Layout *L, int x, int y, float factor)
+{
+    int p = layout_hit_panel(L, x, y);
+    if (p < 0) {
+        p = L->result_panel;
+        if (p < 0 || p >= L->n_panels) return false;
+        x = L->panel[p].x + L->panel[p].w / 2;
+        y = L->panel[p].y + L->panel[p].h / 2;
     }
-    return false;
+    const PanelSpec *ps = &L->spec[p];
+    View old = *v;
+    // the content point under (x, y), as a fraction of the panel's columns / rows
+    double dx = (double)(x - L->panel[p].x) * LAYOUT_Q, dy = (double)(y - L->panel[p].y) * LAYOUT_Q;
+    double fx, fy;
+    if (v->zoom > 1.0f && L->zoom_x[p] && L->zoom_y[p]) {
+        fx = (dx + L->off_xq[p]) / ((double)ps->cols * L->cell_wq[p]);
+        fy = (dy + L->off_yq[p]) / ((double)ps->rows * L->cell_hq[p]);
+    } else { // start over on this panel's axes
+        view_reset_zoom(v);
+        v->zoom_rows = ps->rows, v->zoom_cols = ps->cols;
+        v->zoom_row_axis = (int)ps->row_axis, v->zoom_col_axis = (int)ps->col_axis;
+        fx = dx / ((double)ps->cols * L->fit_wq);
+        fy = dy / ((double)ps->rows * L->fit_hq);
+    }
+    float z = clampf(v->zoom * factor, 1.0f, layout_max_zoom(L, p));
+    v->zoom = z;
+    if (z <= 1.0f) {
+        v->zoom_x = v->zoom_y = 0.0f;
+    } else { // keep that point under (x, y)
+        double cw = (double)ps->cols * (double)(int)((float)L->fit_wq * z);
+        double chh = (double)ps->rows * (double)(int)((float)L->fit_hq * z);
+        v->zoom_x = clampf((float)(fx - dx / cw), 0.0f, 1.0f);
+        v->zoom_y = clampf((float)(fy - dy / chh), 0.0f, 1.0f);
+    }
+    return memcmp(&old, v, sizeof old) != 0;
+}
+
+bool layout_pan(View *v, const Layout *L, int dx, int dy)
+{
+    if (v->zoom <= 1.0f) return false;
+    float ox = v->zoom_x, oy = v->zoom_y;
+    for (int i = 0; i < L->n_panels; i++)
+        if (L->zoom_x[i]) {
+            double cw = (double)L->spec[i].cols * L->cell_wq[i];
+            float mx = (float)fmax(0.0, 1.0 - (double)L->panel[i].w * LAYOUT_Q / cw);
+            v->zoom_x = clampf(fminf(v->zoom_x, mx) - (float)((double)dx * LAYOUT_Q / cw), 0.0f, mx);
+            break;
+        }
+    for (int i = 0; i < L->n_panels; i++)
+        if (L->zoom_y[i]) {
+            double chh = (double)L->spec[i].rows * L->cell_hq[i];
+            float my = (float)fmax(0.0, 1.0 - (double)L->panel[i].h * LAYOUT_Q / chh);
+            v->zoom_y = clampf(fminf(v->zoom_y, my) - (float)((double)dy * LAYOUT_Q / chh), 0.0f, my);
+            break;
+        }
+    return ox != v->zoom_x || oy != v->zoom_y;
 }
 
 int layout_hit_step(const Layout *L, int x, int y)

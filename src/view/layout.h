@@ -5,6 +5,7 @@
 #define ATTNVIZ_LAYOUT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "colormap.h"
 #include "trace.h"
@@ -13,7 +14,9 @@
 #define LAYOUT_MAX_PANELS 10
 #define LAYOUT_MAX_HEAD_PANELS 8  // split/concat show at most this many heads
 #define LAYOUT_MAX_TABS 16        // batch or head tabs
-#define LAYOUT_MAX_CELLS 64       // rows or columns drawn per heatmap (the rest is cut, marked …)
+#define LAYOUT_IMAGE_CELL 10      // cells narrower or shorter than this (px) are drawn as an image
+#define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 10 px)
+#define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
 
 typedef struct Rect {
     int x, y, w, h;
@@ -25,7 +28,7 @@ typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY } AxisKind;
 typedef struct PanelSpec {
     const float *data;
     int rows, cols, rs, cs;     // full slice
-    int shown_rows, shown_cols; // ≤ LAYOUT_MAX_CELLS
+    int shown_rows, shown_cols; // = rows, cols: every cell is drawn (zoom decides which are visible)
     const float *mask;          // (rows, cols) row-major, 0 → masked look; NULL = none
     int stage;                  // trace stage shown, or the stage whose weight this is
     bool is_weight;             // shows Stage.weight transposed (in, out)
@@ -40,6 +43,7 @@ typedef struct PanelSpec {
     const char *op_before;      // operator symbol left of the panel ("·", "=", "→", "")
     int decimals;               // digits after the point in cells; -1 = no numbers
     int px_cell;                // font size of the numbers
+    bool any_masked, any_nan;   // some cell has the masked / NaN look
 } PanelSpec;
 
 typedef struct Layout {
@@ -59,21 +63,66 @@ typedef struct Layout {
     Rect area;                   // where the heatmaps go
     int n_panels;
     PanelSpec spec[LAYOUT_MAX_PANELS];
-    Rect panel[LAYOUT_MAX_PANELS];    // the cells
+    Rect panel[LAYOUT_MAX_PANELS];    // the viewport of the cells (all of them when not zoomed)
     Rect caption[LAYOUT_MAX_PANELS];  // name + shape above
     Rect op[LAYOUT_MAX_PANELS];       // the operator left of the panel
-    int cell[LAYOUT_MAX_PANELS];      // cell side in pixels
-    int row_label_w, col_label_h;
+    int cell[LAYOUT_MAX_PANELS];      // nominal cell side in whole pixels (the smaller of w, h)
+    // Cell geometry in 1/LAYOUT_Q px: column j spans screen x from
+    // panel.x + ceil((j·cell_wq − off_xq) / Q) to that of j + 1 (rows likewise), so
+    // pixel x shows column floor(((x − panel.x)·Q + off_xq) / cell_wq): exactly one
+    // cell per pixel, cells narrower than a pixel are skipped (subsampled).
+    int fit_wq, fit_hq;               // the fitted cell (all panels), before zoom: wider than tall
+                                      // (up to 1.5×) when that makes the numbers larger
+    int cell_wq[LAYOUT_MAX_PANELS], cell_hq[LAYOUT_MAX_PANELS];
+    int off_xq[LAYOUT_MAX_PANELS], off_yq[LAYOUT_MAX_PANELS]; // content scrolled out at the left / top
+    bool zoom_x[LAYOUT_MAX_PANELS], zoom_y[LAYOUT_MAX_PANELS]; // follows View.zoom in x / y
+    bool image[LAYOUT_MAX_PANELS];    // drawn as an image: cells < LAYOUT_IMAGE_CELL px, no gaps, no numbers
+    int label_w[LAYOUT_MAX_PANELS];   // width of the row-label column left of the panel
+    bool row_labels[LAYOUT_MAX_PANELS]; // false: shares the labels of the panel to its left
+    int sum_w[LAYOUT_MAX_PANELS];     // width of the Σ column (row_sums), 0 none
+    int sum_decimals[LAYOUT_MAX_PANELS], sum_px[LAYOUT_MAX_PANELS]; // numbers in the Σ column
+    int row_label_w, col_label_h;     // row_label_w: the widest label column
     int result_panel;                 // index of the result, -1 none
     Rect narration, legend;
 } Layout;
 
 // Fills L for a w×h output showing v's stage of tr.
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h);
-// The rectangle of cell (row, col) of panel p; false when out of range or not shown.
+// The rectangle of cell (row, col) of panel p (not clipped to the viewport);
+// false when out of range or no pixel of it is visible.
 bool layout_cell_rect(const Layout *L, int p, int row, int col, Rect *out);
+// Screen x of the left edge of column col of panel p (col = cols gives the right
+// edge of the last one), and y of the top edge of row row.
+int layout_col_x(const Layout *L, int p, int col);
+int layout_row_y(const Layout *L, int p, int row);
+// Column / row shown at screen x / y of panel p (may be out of range outside the viewport).
+int layout_col_at(const Layout *L, int p, int x);
+int layout_row_at(const Layout *L, int p, int y);
+// The visible cell range of panel p: rows [*r0, *r1], columns [*c0, *c1].
+void layout_visible(const Layout *L, int p, int *r0, int *r1, int *c0, int *c1);
 // Which cell is under (x, y); false when none.
 bool layout_hit_cell(const Layout *L, int x, int y, int *p, int *row, int *col);
+// Panel whose viewport contains (x, y), or -1.
+int layout_hit_panel(const Layout *L, int x, int y);
+// Zooms the heatmaps by factor around (x, y) (over a panel; elsewhere around the
+// result panel's centre), clamped to [1, layout_max_zoom]. Starting on a panel
+// whose axes the zoom does not follow restarts from zoom 1 on that panel's axes.
+// Returns true when v changed.
+bool layout_zoom_at(View *v, const Layout *L, int x, int y, float factor);
+// Pans the zoomed heatmaps by (dx, dy) screen pixels (content follows the mouse).
+bool layout_pan(View *v, const Layout *L, int dx, int dy);
+// The largest useful zoom of panel p (its cells then are about 100 px × UI scale).
+float layout_max_zoom(const Layout *L, int p);
+// Label of position i on an axis: the lesson's token, or the index.
+const char *layout_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n);
+// A generous estimate of the width of s drawn at px (DejaVu Sans metrics; CJK
+// full width). Layout uses it for label columns; the renderer ellipsizes the rare
+// label that is wider still.
+int layout_text_width_est(const char *s, int px);
+// Digits after the point and font size for numbers of magnitude up to m in a
+// w×h cell at UI scale s: 2 decimals, else 1, else none (decimals -1), never
+// below LAYOUT_MIN_NUMBER_PX · s. integers: the values are whole numbers (0/1 mask).
+void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px);
 // The step slot under (x, y) as a StepId, or -1.
 int layout_hit_step(const Layout *L, int x, int y);
 // Batch / head tab under (x, y), or -1.

@@ -11,6 +11,15 @@ void view_init(View *v, const Lesson *ls, Lang lang)
     v->lang = lang;
     v->speed = 1.0f;
     v->lesson = ls;
+    view_reset_zoom(v);
+}
+
+void view_reset_zoom(View *v)
+{
+    v->zoom = 1.0f;
+    v->zoom_x = v->zoom_y = 0.0f;
+    v->zoom_rows = v->zoom_cols = 0;
+    v->zoom_row_axis = v->zoom_col_axis = 0;
 }
 
 float ease_clamp01(float x) { return x > 0.0f ? (x < 1.0f ? x : 1.0f) : 0.0f; }

@@ -27,9 +27,24 @@ typedef struct View {
     const Lesson *lesson; // tokens, title, narration (may be NULL)
     const struct Picker *picker; // window only: the "Lessons…" button and, when open, the
                                  // lesson picker overlay (picker.h); NULL = neither
+    // Zoom and pan of the heatmaps (layout_zoom_at / layout_pan change them; reset
+    // on stage change). The zoom follows one panel's axes: every panel whose rows
+    // (columns) have the same count and kind as zoom_rows/zoom_row_axis
+    // (zoom_cols/zoom_col_axis) is magnified in y (x), so aligned rows stay aligned.
+    float zoom;                 // ≥ 1: cell size relative to the fitted one (1 = whole tensor)
+    float zoom_x, zoom_y;       // content fraction (0..1) at the viewport's left / top edge
+    int zoom_rows, zoom_cols;   // the followed axes' lengths
+    int zoom_row_axis, zoom_col_axis; // their AxisKind (layout.h)
+    // Export in progress in the window (E): progress overlay when export_total > 0.
+    int export_done, export_total;
+    // Optional texture cache for heatmaps drawn as images (render.h); NULL draws
+    // them with rectangles: the same pixels, slower for large lessons.
+    struct HeatmapCache *heatmaps;
 } View;
 
-// A View on stage 0, settled, default palette, values on.
+// A View on stage 0, settled, default palette, values on, not zoomed.
 void view_init(View *v, const Lesson *ls, Lang lang);
+// Back to the whole tensor (zoom 1).
+void view_reset_zoom(View *v);
 
 #endif

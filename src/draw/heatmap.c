@@ -1,0 +1,197 @@
+// heatmap.c — heatmaps as images (see heatmap.h).
+#include "heatmap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define IMG_MAX 8192 // widest / tallest panel drawn as an image, in pixels
+#define TEX_ROUND 64 // textures grow in steps of this many pixels
+
+// Everything the pixels of one panel depend on.
+typedef struct ImageKey {
+    const float *data, *mask;
+    int rows, cols, rs, cs;
+    ColorScale scale;
+    int w, h, cell_wq, cell_hq, off_xq, off_yq;
+    float anim[4];
+} ImageKey;
+
+typedef struct Slot {
+    SDL_Texture *tex;
+    int tw, th;
+    bool valid;
+    ImageKey key;
+} Slot;
+
+struct HeatmapCache {
+    SDL_Renderer *owner;
+    Slot slot[LAYOUT_MAX_PANELS];
+    HeatmapStats stats;
+};
+
+HeatmapCache *heatmap_cache_create(void) { return calloc(1, sizeof(HeatmapCache)); }
+
+void heatmap_cache_flush(HeatmapCache *c)
+{
+    if (!c) return;
+    for (int i = 0; i < LAYOUT_MAX_PANELS; i++) {
+        if (c->slot[i].tex) SDL_DestroyTexture(c->slot[i].tex);
+        memset(&c->slot[i], 0, sizeof c->slot[i]);
+    }
+    c->owner = NULL;
+}
+
+void heatmap_cache_destroy(HeatmapCache *c)
+{
+    heatmap_cache_flush(c);
+    free(c);
+}
+
+HeatmapStats heatmap_cache_stats(const HeatmapCache *c)
+{
+    HeatmapStats z = {0, 0, 0};
+    return c ? c->stats : z;
+}
+
+// Runs: the cells that own at least one pixel along an axis, and where each
+// starts (relative to the viewport); run k covers [at[k], at[k + 1]).
+typedef struct Runs {
+    int n;
+    int cell[IMG_MAX];
+    int at[IMG_MAX + 1];
+} Runs;
+
+static void runs_x(Runs *u, const Layout *L, int p, int c0, int c1)
+{
+    Rect q = L->panel[p];
+    u->n = 0;
+    for (int j = c0; j <= c1 && u->n < IMG_MAX; j++) {
+        int x0 = layout_col_x(L, p, j), x1 = layout_col_x(L, p, j + 1);
+        if (x0 < q.x) x0 = q.x;
+        if (x1 > q.x + q.w) x1 = q.x + q.w;
+        if (x1 <= x0) continue;
+        u->cell[u->n] = j;
+        u->at[u->n++] = x0 - q.x;
+        u->at[u->n] = x1 - q.x;
+    }
+}
+
+static void runs_y(Runs *u, const Layout *L, int p, int r0, int r1)
+{
+    Rect q = L->panel[p];
+    u->n = 0;
+    for (int i = r0; i <= r1 && u->n < IMG_MAX; i++) {
+        int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
+        if (y0 < q.y) y0 = q.y;
+        if (y1 > q.y + q.h) y1 = q.y + q.h;
+        if (y1 <= y0) continue;
+        u->cell[u->n] = i;
+        u->at[u->n++] = y0 - q.y;
+        u->at[u->n] = y1 - q.y;
+    }
+}
+
+static bool same_rgb(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
+
+// Rectangles, one per run of equal colour in each row run.
+static void draw_rects(SDL_Renderer *r, const Runs *ry, const Runs *rx, int x, int y, HeatmapColorFn color,
+                       const void *ctx)
+{
+    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
+    for (int k = 0; k < ry->n; k++) {
+        int m = 0;
+        Rgb c = color(ctx, ry->cell[k], rx->cell[0]), next = c;
+        while (m < rx->n) {
+            int m1 = m + 1;
+            while (m1 < rx->n && same_rgb(next = color(ctx, ry->cell[k], rx->cell[m1]), c)) m1++;
+            SDL_SetRenderDrawColor(r, c.r, c.g, c.b, 255);
+            SDL_Rect q = {x + rx->at[m], y + ry->at[k], rx->at[m1] - rx->at[m], ry->at[k + 1] - ry->at[k]};
+            SDL_RenderFillRect(r, &q);
+            m = m1;
+            c = next;
+        }
+    }
+}
+
+// Pixels into a locked RGBA32 texture: one scanline per row run, copied down.
+static void fill_pixels(unsigned char *px, int pitch, const Runs *ry, const Runs *rx, HeatmapColorFn color,
+                        const void *ctx)
+{
+    for (int k = 0; k < ry->n; k++) {
+        unsigned char *line = px + (size_t)ry->at[k] * (size_t)pitch;
+        for (int m = 0; m < rx->n; m++) {
+            Rgb c = color(ctx, ry->cell[k], rx->cell[m]);
+            unsigned char *o = line + (size_t)rx->at[m] * 4;
+            for (int x = rx->at[m]; x < rx->at[m + 1]; x++, o += 4) o[0] = c.r, o[1] = c.g, o[2] = c.b, o[3] = 255;
+        }
+        size_t bytes = (size_t)rx->at[rx->n] * 4;
+        for (int y = ry->at[k] + 1; y < ry->at[k + 1]; y++) memcpy(px + (size_t)y * (size_t)pitch, line, bytes);
+    }
+}
+
+void heatmap_draw_image(SDL_Renderer *r, HeatmapCache *c, const Layout *L, int p, int dx, int dy,
+                        const float anim_key[4], HeatmapColorFn color, const void *ctx)
+{
+    Rect q = L->panel[p];
+    if (q.w <= 0 || q.h <= 0 || q.w > IMG_MAX || q.h > IMG_MAX) return;
+    // 64 KiB each: kept out of the stack, allocated once (SDL renderers are used from one thread)
+    static _Thread_local Runs ry, rx;
+    int r0, r1, c0, c1;
+    layout_visible(L, p, &r0, &r1, &c0, &c1);
+    runs_y(&ry, L, p, r0, r1);
+    runs_x(&rx, L, p, c0, c1);
+    if (ry.n == 0 || rx.n == 0) return;
+    if (!c) {
+        draw_rects(r, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
+        return;
+    }
+    if (c->owner != r) {
+        heatmap_cache_flush(c);
+        c->owner = r;
+    }
+    Slot *s = &c->slot[p];
+    ImageKey key;
+    memset(&key, 0, sizeof key); // padding too: keys are compared with memcmp
+    const PanelSpec *ps = &L->spec[p];
+    key.data = ps->data, key.mask = ps->mask;
+    key.rows = ps->rows, key.cols = ps->cols, key.rs = ps->rs, key.cs = ps->cs;
+    key.scale = ps->scale;
+    key.w = q.w, key.h = q.h;
+    key.cell_wq = L->cell_wq[p], key.cell_hq = L->cell_hq[p];
+    key.off_xq = L->off_xq[p], key.off_yq = L->off_yq[p];
+    memcpy(key.anim, anim_key, sizeof key.anim);
+    if (!s->tex || s->tw < q.w || s->th < q.h) {
+        if (s->tex) SDL_DestroyTexture(s->tex);
+        int tw = (q.w + TEX_ROUND - 1) / TEX_ROUND * TEX_ROUND, th = (q.h + TEX_ROUND - 1) / TEX_ROUND * TEX_ROUND;
+        if (s->tw > tw) tw = s->tw;
+        if (s->th > th) th = s->th;
+        s->tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, tw, th);
+        s->valid = false;
+        if (!s->tex) { // no texture (out of memory, size limit): rectangles
+            s->tw = s->th = 0;
+            draw_rects(r, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
+            return;
+        }
+        s->tw = tw, s->th = th;
+        SDL_SetTextureBlendMode(s->tex, SDL_BLENDMODE_NONE);
+        SDL_SetTextureScaleMode(s->tex, SDL_ScaleModeNearest);
+        c->stats.allocs++;
+    }
+    if (!s->valid || memcmp(&s->key, &key, sizeof key) != 0) {
+        void *px;
+        int pitch;
+        SDL_Rect area = {0, 0, q.w, q.h};
+        if (SDL_LockTexture(s->tex, &area, &px, &pitch) != 0) {
+            draw_rects(r, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
+            return;
+        }
+        fill_pixels(px, pitch, &ry, &rx, color, ctx);
+        SDL_UnlockTexture(s->tex);
+        s->key = key;
+        s->valid = true;
+        c->stats.fills++;
+    } else {
+        c->stats.reuses++;
+    }
+    SDL_RenderCopy(r, s->tex, &(SDL_Rect){0, 0, q.w, q.h}, &(SDL_Rect){q.x + dx, q.y + dy, q.w, q.h});
+}
