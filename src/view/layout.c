@@ -244,7 +244,8 @@ void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *deci
     for (int d = d0; d >= 0; d--) {
         int chars = 1 + int_digits(m) + (d > 0 ? d + 1 : 0);
         if (chars < 3) chars = 3; // "NaN"
-        int fit = imin(max_px, (int)((float)(w - 4) / (0.62f * (float)chars)));
+        int margin = w >= 60 ? w / 8 : 4; // large numbers get some air
+        int fit = imin(max_px, (int)((float)(w - margin) / (0.62f * (float)chars)));
         if (d == 0 && m < 10.0f && !integers) break; // 0 decimals would print 0.3 as "0": show no numbers
         if (fit >= min_px) {
             *decimals = d;
@@ -261,7 +262,7 @@ static int number_width(const PanelSpec *p, int h, float s)
     if (p->mask) m = fmaxf(m, 9.9f);
     int chars = p->mask == p->data ? 3 : 1 + int_digits(m) + (m >= 1000.0f ? 0 : m >= 100.0f ? 2 : 3);
     float px = fminf(0.36f * (float)h, 26.0f * s);
-    return (int)ceilf(0.62f * (float)chars * px) + 5;
+    return (int)ceilf(0.62f * (float)chars * px) + 9;
 }
 
 static void fit_numbers(PanelSpec *p, int w, int h, float s)
