@@ -1,6 +1,12 @@
 // layout.h — what each stage shows (its heatmaps: operands, weight, result) and
 // where everything goes for a given output size. Pure geometry in fixed arrays:
 // no SDL, no allocation; the renderer draws it and the app hit-tests with it.
+//
+// Every cell of every heatmap is laid out (up to the lesson limits). Cells are
+// fitted to the area (square, or up to 1.5× wider when that enlarges the
+// numbers); below LAYOUT_IMAGE_CELL px a panel is drawn as an image (heatmap.h)
+// and cells may be a fraction of a pixel. View.zoom magnifies the panels that
+// share the zoomed panel's axes inside their fixed viewports; View.zoom_x/y pan.
 #ifndef ATTNVIZ_LAYOUT_H
 #define ATTNVIZ_LAYOUT_H
 
