@@ -26,6 +26,7 @@ static const Rgb ACCENT = {0, 90, 170};
 static const Rgb ACCENT_LIGHT = {214, 228, 244};
 static const Rgb SLOT = {232, 232, 232};
 static const Rgb EMPTY = {236, 236, 234};
+static const Rgb GRID = {196, 200, 208};   // the lines between cells: a 0 (white) cell keeps its edges
 static const Rgb NARR_BG = {238, 243, 250};
 static const Rgb HILITE = {255, 176, 0};
 
@@ -660,6 +661,15 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
         int r0, r1, c0, c1;
         layout_visible(L, p, &r0, &r1, &c0, &c1);
         if (zoomed) SDL_RenderSetClipRect(r, &clip);
+        // the grid under the cells (shows through the 1 px gaps of cells >= 10 px)
+        if (!animate || (k != STAGE_KIND_CONCAT && k != STAGE_KIND_SPLIT)) {
+            int gx0 = layout_col_x(L, p, c0), gx1 = layout_col_x(L, p, c1 + 1);
+            int gy0 = layout_row_y(L, p, r0), gy1 = layout_row_y(L, p, r1 + 1);
+            int cw = gx1 - gx0, ch = gy1 - gy0, nc = c1 - c0 + 1, nr = r1 - r0 + 1;
+            if (render_cell_gap(cw / (nc > 0 ? nc : 1) < ch / (nr > 0 ? nr : 1) ? cw / (nc > 0 ? nc : 1)
+                                                                                : ch / (nr > 0 ? nr : 1)) > 0)
+                fill(r, GRID, 255, gx0 + dx, gy0 + dy, cw, ch);
+        }
         for (int i = r0; i <= r1; i++) {
             int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
             for (int j = c0; j <= c1; j++) {
