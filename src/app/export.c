@@ -479,7 +479,10 @@ int export_run(const ExportOptions *o)
         snprintf(err, sizeof err, "attnviz: cannot create the offscreen renderer: %s", SDL_GetError());
         goto fail;
     }
-    job = export_job_begin(o, &ls, &tr, stage_filter, err, sizeof err);
+    // zh without a Chinese font draws English (one warning line): frames.json says so
+    ExportOptions drawn = *o;
+    drawn.lang = fonts_usable_lang(fonts, o->lang, stderr);
+    job = export_job_begin(&drawn, &ls, &tr, stage_filter, err, sizeof err);
     if (!job) goto fail;
     int n_frames = export_job_total(job);
 
@@ -492,7 +495,7 @@ int export_run(const ExportOptions *o)
 
     t0 = now_s();
     View v;
-    view_init(&v, &ls, fonts_usable_lang(fonts, o->lang, stderr)); // zh without a CJK font: English
+    view_init(&v, &ls, drawn.lang);
     v.heatmaps = heatmaps;
     while (!g_signal && export_job_step(job, r, fonts, &v)) {
         if (tty && now_s() - last_bar > 0.1) {

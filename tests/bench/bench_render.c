@@ -7,12 +7,14 @@
 #include "app.h"
 #include "bench_common.h"
 #include "cli.h"
+#include "heatmap.h"
 #include "i18n.h"
 #include "render.h"
 #include "text.h"
 #include "view.h"
 
-static int bench_size(const Lesson *ls, const Trace *tr, Fonts *fonts, int w, int h, double target)
+static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts *fonts, int w, int h,
+                      double target)
 {
     SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
@@ -22,6 +24,8 @@ static int bench_size(const Lesson *ls, const Trace *tr, Fonts *fonts, int w, in
     }
     View v;
     view_init(&v, ls, LANG_EN);
+    HeatmapCache *hc = heatmap_cache_create();   // as the window does
+    v.heatmaps = hc;
     enum { FRAMES_PER_STAGE = 48, ROUNDS = 3 };
     static double t[TRACE_MAX_STAGES * FRAMES_PER_STAGE * ROUNDS];
     int n = 0;
@@ -38,36 +42,44 @@ static int bench_size(const Lesson *ls, const Trace *tr, Fonts *fonts, int w, in
                 if (round > 0) t[n++] = dt * 1e3;
             }
     char label[96];
-    snprintf(label, sizeof label, "frame time, animated, %dx%d (software)", w, h);
+    snprintf(label, sizeof label, "frame time, %s, %dx%d", name, w, h);
     bench_row(label, t, n, target, "ms", 1);
+    heatmap_cache_destroy(hc);
     fonts_flush(fonts);
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(s);
     return 0;
 }
 
+static int bench_lesson(const char *path, const char *name, int w, int h, double target, Fonts *fonts)
+{
+    Lesson ls;
+    Trace tr;
+    if (!cli_load_and_forward(path, &ls, &tr, stderr)) return 1;
+    int rc = bench_size(name, &ls, &tr, fonts, w, h, target);
+    trace_free(&tr);
+    lesson_free(&ls);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;   // argv[1] is the app binary (unused here)
-    const char *path = "lessons/arange-2x4x4.json";
     char assets[1100], err[600];
     if (!app_find_assets(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    Lesson ls;
-    Trace tr;
-    if (!cli_load_and_forward(path, &ls, &tr, stderr)) return 1;
     Fonts *fonts = fonts_create(NULL, LANG_EN, err, sizeof err);
     if (!fonts) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
-    int rc = bench_size(&ls, &tr, fonts, 1280, 720, 2.0);
-    rc |= bench_size(&ls, &tr, fonts, 1920, 1080, 4.5);
+    // every frame of every transition, software renderer (what the window and export use)
+    int rc = bench_lesson("lessons/arange-2x4x4.json", "animated, arange", 1280, 720, 2.0, fonts);
+    rc |= bench_lesson("lessons/arange-2x4x4.json", "animated, arange", 1920, 1080, 4.5, fonts);
+    rc |= bench_lesson("tests/big/long-256.json", "animated, L=256 (images)", 1280, 720, 16.0, fonts);
     fonts_destroy(fonts);
     i18n_free();
-    trace_free(&tr);
-    lesson_free(&ls);
     return rc;
 }
