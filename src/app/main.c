@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include "app.h"
@@ -149,6 +150,15 @@ int main(int argc, char **argv)
             if (have_lesson) return usage_error("more than one LESSON: \"%s\"", a);
             opt.lesson_path = a;
             have_lesson = true;
+        }
+    }
+    // No LESSON given: the default lesson beside the assets, from any directory.
+    static char default_path[1200];
+    if (!have_lesson && access(DEFAULT_LESSON, R_OK) != 0) {
+        char assets[1100], err[600];
+        if (app_find_assets(assets, sizeof assets, err, sizeof err)) {
+            snprintf(default_path, sizeof default_path, "%s/../%s", assets, DEFAULT_LESSON);
+            opt.lesson_path = default_path;
         }
     }
     if (export_dir) {
