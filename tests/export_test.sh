@@ -2,13 +2,14 @@
 # Headless export: no DISPLAY, one PNG per stage at 1280×720 with a frames.json
 # that lists exactly them; --animate writes every frame; bad directories and
 # options give one-line errors; SIGINT leaves only complete PNGs, listed; and an
-# exported frame has the same pixels as the window's own save (S) at that size.
+# exported frame has the same pixels as the window's own save (S) at that size;
+# a full disk, a file-size limit and a read-only directory give one line and exit 1.
 B=${BUILD:-build}
 bin="$B/attnviz"
 lesson=lessons/arange-2x4x4.json
 fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+tmp=$(mktemp -d); trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # PNG width and height from the IHDR chunk (bytes 16..23).
 png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }'; }
@@ -74,7 +75,35 @@ for f in "$tmp/int"/*.png; do   # every PNG ends with its IEND chunk
     tail -c 8 "$f" | od -An -c | grep -q 'I   E   N   D' || { fail "$f is incomplete"; break; }
 done
 
-# 6. the window's own save (S) has the export's pixels at the same size
+# 6. a write that fails mid-export: one line naming the file and the cause, exit 1,
+#    and only complete PNGs, all listed in frames.json
+check_partial() { # dir
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$1: $(wc -l <"$tmp/err") lines on stderr: $(cat "$tmp/err")"
+    ls -a "$1" | grep -q tmp && fail "$1: temporary files left: $(ls -a "$1")"
+    listed=$(grep -o '"file": "[^"]*"' "$1/frames.json" 2>/dev/null | sed 's/.*: "//; s/"$//' | sort)
+    present=$(cd "$1" && ls *.png 2>/dev/null | sort)
+    [ "$listed" = "$present" ] || fail "$1: frames.json does not list exactly the PNGs"
+}
+# injected: a 40 KiB file-size limit makes the first PNG write fail with EFBIG
+( ulimit -f 40; env -u DISPLAY "$bin" --export "$tmp/big" "$lesson" >/dev/null 2>"$tmp/err" ); rc=$?
+[ "$rc" -eq 1 ] || fail "file-size limit: exit $rc, expected 1"
+grep -q "0000-input.png: File too large" "$tmp/err" || fail "file-size limit: message '$(cat "$tmp/err")'"
+check_partial "$tmp/big"
+# real: a full 150 KiB tmpfs and a read-only mount (needs root; CI is root)
+if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=150k tmpfs "$tmp/full" 2>/dev/null; then
+    env -u DISPLAY "$bin" --export "$tmp/full/out" "$lesson" >/dev/null 2>"$tmp/err"; rc=$?
+    [ "$rc" -eq 1 ] || fail "full disk: exit $rc, expected 1"
+    grep -q "No space left on device" "$tmp/err" || fail "full disk: message '$(cat "$tmp/err")'"
+    check_partial "$tmp/full/out"
+    mkdir "$tmp/full/ro" && mount -o remount,ro "$tmp/full" 2>/dev/null || fail "cannot remount read-only"
+    env -u DISPLAY "$bin" --export "$tmp/full/ro" "$lesson" >/dev/null 2>"$tmp/err"; rc=$?
+    [ "$rc" -eq 1 ] && grep -q "not writable: Read-only file system" "$tmp/err" || fail "read-only dir: exit $rc, '$(cat "$tmp/err")'"
+    umount "$tmp/full"
+else
+    echo "skip: full-disk and read-only tmpfs tests need root (the file-size-limit test ran)"
+fi
+
+# 7. the window's own save (S) has the export's pixels at the same size
 if command -v xvfb-run >/dev/null && command -v xdotool >/dev/null && command -v compare >/dev/null; then
     mkdir -p "$tmp/win"
     cat >"$tmp/win.sh" <<EOS

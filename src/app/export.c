@@ -492,6 +492,9 @@ int export_run(const ExportOptions *o)
     g_signal = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported,
+    // instead of SIGXFSZ killing the process mid-file.
+    signal(SIGXFSZ, SIG_IGN);
 
     t0 = now_s();
     View v;

@@ -59,9 +59,14 @@ bool png_write_rgba(const char *path, const void *pixels, int w, int h, int pitc
     }
     rc = 0;
     ok = true;
-done:
+done:;
+    int io_errno = errno;   // a failed write inside libspng leaves the cause here
     free(row);
     if (ctx) spng_ctx_free(ctx);
+    if (!ok && rc && ferror(f)) {   // the file, not the encoder, failed: say why (ENOSPC, EFBIG, EIO)
+        what = strerror(io_errno);
+        rc = 0;
+    }
     if (fflush(f) != 0 || ferror(f)) {
         if (ok) what = strerror(errno);
         ok = false;
