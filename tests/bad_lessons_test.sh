@@ -35,5 +35,10 @@ done
 "$bin" --dump 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL --dump without LESSON should exit 2"; fails=$((fails + 1)); }
 "$bin" --bogus 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL unknown option should exit 2"; fails=$((fails + 1)); }
 "$bin" --print nosuchstage lessons/arange-2x4x4.json >/dev/null 2>&1; [ $? -eq 2 ] || { echo "FAIL --print unknown stage should exit 2"; fails=$((fails + 1)); }
+"$bin" --size 4294967936x4294968016 lessons/arange-2x4x4.json 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL an overflowing --size should exit 2"; fails=$((fails + 1)); }
+"$bin" --export "$tmp/x" --check lessons/arange-2x4x4.json 2>/dev/null; [ $? -eq 2 ] || { echo "FAIL two commands at once should exit 2"; fails=$((fails + 1)); }
+# --dump output stays valid UTF-8 JSON whatever the file name holds
+cp lessons/arange-2x4x4.json "$tmp/$(printf 'caf\351.json')"
+"$bin" --dump "$tmp/$(printf 'caf\351.json')" >/dev/null 2>&1 || { echo "FAIL --dump of a Latin-1 file name"; fails=$((fails + 1)); }
 echo "bad lessons: $n checked, $fails failures"
 [ "$fails" -eq 0 ]

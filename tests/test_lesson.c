@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -220,13 +221,31 @@ static void test_tokens_and_steps(void **state)
 static void test_errors_are_one_line(void **state)
 {
     (void)state;
+    char err[LESSON_ERR_MAX];
     load_bad("{\"title\": \"T\", \"model\": {\"d_model\": 4, \"n_heads\": 3}}",
              "mem.json: model.n_heads: 3 does not divide d_model 4");
     load_bad("{\"title\": \"T\",\n  \"model\": }", "mem.json: 2:12: JSON syntax error");
     load_bad("{\"title\": \"T\", " BASE ", \"input\": {\"query\": {\"shape\": [64, 1024, 1024], \"arange\": [0, 1]}}}",
              "input.query.shape: tensor too large");
-    load_bad("{\"title\": \"a\\nb\", " BASE "}", "input: missing");
-    char err[LESSON_ERR_MAX];
+    load_bad("{\"title\": \"a\\nb\", " BASE "}", "title: control character U+000A");
+    load_bad("{\"title\": \"ab\", " BASE "}", "input: missing");
+    // over the size limit: said as such, even when it is all white space
+    size_t big = LESSON_MAX_FILE_BYTES + 1;
+    char *spaces = malloc(big);
+    assert_non_null(spaces);
+    memset(spaces, ' ', big);
+    assert_false(lesson_parse(&L, "big.json", spaces, big, err, sizeof err));
+    assert_string_equal(err, "big.json: file is larger than 16 MiB, the limit for a lesson");
+    free(spaces);
+    // a very long file name keeps its tail and the reason
+    char name[700];
+    memset(name, 'd', sizeof name);
+    memcpy(name + sizeof name - 10, "/long.json", 10);
+    name[sizeof name - 1] = '\0';
+    assert_false(lesson_parse(&L, name, "[]", 2, err, sizeof err));
+    assert_non_null(strstr(err, "long.jso: expected a JSON object at the top level"));
+    assert_true(strncmp(err, "...", 3) == 0);
+    
     assert_false(lesson_load(&L, "tests/no/such/file.json", err, sizeof err));
     assert_non_null(strstr(err, "tests/no/such/file.json: cannot open"));
 }

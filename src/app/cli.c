@@ -1,6 +1,8 @@
 // cli.c — headless commands over the attention core.
 #include "cli.h"
 
+#include "json_out.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -38,37 +40,13 @@ int cli_check(int n, char **paths, FILE *out, FILE *err)
     return bad ? 1 : 0;
 }
 
-static void json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
-    }
-    fputc('"', f);
-}
-
-static void json_float(FILE *f, float v)
-{
-    if (isnan(v))
-        fputs("\"nan\"", f);
-    else if (isinf(v))
-        fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
-    else
-        fprintf(f, "%.9g", (double)v);
-}
-
 int cli_dump(const char *path, FILE *out, FILE *err)
 {
     Lesson ls;
     Trace tr;
     if (!cli_load_and_forward(path, &ls, &tr, err)) return 1;
     fputs("{\"title\": ", out);
-    json_string(out, lesson_title(&ls, LANG_EN));
+    json_write_string(out, lesson_title(&ls, LANG_EN));
     fputs(", \"stages\": [", out);
     for (int i = 0; i < tr.n; i++) {
         const Stage *s = &tr.stages[i];
@@ -77,7 +55,7 @@ int cli_dump(const char *path, FILE *out, FILE *err)
         fputs("], \"data\": [", out);
         for (size_t k = 0; k < s->t.size; k++) {
             if (k) fputs(", ", out);
-            json_float(out, s->t.data[k]);
+            json_write_float(out, s->t.data[k]);
         }
         fputs("]}", out);
     }
@@ -161,6 +139,9 @@ int cli_print(const char *stage, const char *path, FILE *out, FILE *err)
     } else {
         print_tensor(out, s->name, &s->t);
         if (s->formula) fprintf(out, "# %s\n", s->formula);
+        if (s->kind == STAGE_KIND_SCORES)
+            fprintf(out, "# scale = %.9g%s\n", (double)tr.scale,
+                    fabsf(tr.scale - sqrtf((float)tr.d_k)) < 1e-6f ? " (√d_k)" : " (set by the lesson)");
     }
     trace_free(&tr);
     lesson_free(&ls);

@@ -82,6 +82,12 @@ int main(int argc, char **argv)
     export_options_init(&ex);
     const char *export_dir = NULL;
     bool export_only_opt = false;   // an export option given without --export
+    // One command at a time: --check, --dump, --print and --export exclude each other.
+    int modes = 0;
+    for (int i = 1; i < argc; i++)
+        modes += strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--dump") == 0 ||
+                 strcmp(argv[i], "--print") == 0 || strcmp(argv[i], "--export") == 0;
+    if (modes > 1) return usage_error("give only one of --check, --dump, --print and --export");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -112,9 +118,13 @@ int main(int argc, char **argv)
                 return usage_error("--lang: expected en or zh, got \"%s\"", argv[i]);
         } else if (strcmp(a, "--size") == 0) {
             if (++i >= argc) return usage_error("%s needs WxH", a);
-            char extra;
-            if (sscanf(argv[i], "%dx%d%c", &opt.width, &opt.height, &extra) != 2 || opt.width < 64 ||
-                opt.height < 64 || opt.width > 8192 || opt.height > 8192)
+            const char *x = strchr(argv[i], 'x');
+            char wbuf[16];
+            size_t wl = x ? (size_t)(x - argv[i]) : 0;
+            if (wl > 0 && wl < sizeof wbuf) memcpy(wbuf, argv[i], wl);
+            wbuf[wl < sizeof wbuf ? wl : 0] = '\0';
+            if (!x || wl == 0 || wl >= sizeof wbuf || !parse_int(wbuf, 64, 8192, &opt.width) ||
+                !parse_int(x + 1, 64, 8192, &opt.height))
                 return usage_error("--size: expected WxH from 64x64 to 8192x8192, got \"%s\"",
                                    argv[i]);
         } else if (strcmp(a, "--lessons") == 0) {

@@ -4,6 +4,7 @@
 // Every check names the file, the JSON path and what was expected, in one
 // line: "lessons/x.json: model.n_heads: 3 does not divide d_model 4".
 #include "lesson.h"
+#include "utf8.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -34,11 +35,16 @@ fail(Ctx *c, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    // A very long file name keeps its tail, so the reason still fits the line.
+    const char *file = c->file;
+    size_t flen = strlen(file);
+    const char *ellipsis = "";
+    if (flen > 160) file += flen - 157, ellipsis = "...";
     char line[LESSON_ERR_MAX * 2];
     if (path && *path)
-        snprintf(line, sizeof line, "%s: %s: %s", c->file, path, msg);
+        snprintf(line, sizeof line, "%s%s: %s: %s", ellipsis, file, path, msg);
     else
-        snprintf(line, sizeof line, "%s: %s", c->file, msg);
+        snprintf(line, sizeof line, "%s%s: %s", ellipsis, file, msg);
     // Keys, values and file names come from the input: keep the message one
     // line by escaping control characters (\n, \t, \xNN).
     size_t o = 0;
@@ -78,14 +84,6 @@ static const char *json_type_name(const cJSON *j)
     if (cJSON_IsArray(j)) return "an array";
     if (cJSON_IsObject(j)) return "an object";
     return "an invalid value";
-}
-
-static char *dup_str(const char *s)
-{
-    size_t n = strlen(s) + 1;
-    char *d = malloc(n);
-    if (d) memcpy(d, s, n);
-    return d;
 }
 
 // --- objects: known keys only, no duplicates ---------------------------------
@@ -162,20 +160,30 @@ static bool number_value(Ctx *c, const cJSON *j, const char *p, float *out)
 
 // --- text: "string" or {"en": ..., "zh": ...} ---------------------------------
 
-static bool text_check(Ctx *c, const cJSON *j, const char *p)
+// Titles and tokens are one line: no control characters. Narration may hold
+// line breaks and tabs.
+static bool no_controls(Ctx *c, const char *s, const char *p, bool allow_newline)
+{
+    for (const unsigned char *q = (const unsigned char *)s; *q; q++)
+        if ((*q < 0x20 && !(allow_newline && (*q == '\n' || *q == '\t'))) || *q == 0x7f)
+            return fail(c, p, "control character U+%04X in the text; expected printable text", *q);
+    return true;
+}
+
+static bool text_check(Ctx *c, const cJSON *j, const char *p, bool multiline)
 {
     if (!cJSON_IsString(j)) return fail(c, p, "expected a string, got %s", json_type_name(j));
     if (strlen(j->valuestring) > LESSON_MAX_TEXT)
         return fail(c, p, "text longer than %d bytes", LESSON_MAX_TEXT);
-    return true;
+    return no_controls(c, j->valuestring, p, multiline);
 }
 
-static bool get_text(Ctx *c, const cJSON *j, const char *path, char *out[LANG_COUNT])
+static bool get_text(Ctx *c, const cJSON *j, const char *path, bool multiline, char *out[LANG_COUNT])
 {
     out[LANG_EN] = out[LANG_ZH] = NULL;
     if (cJSON_IsString(j)) {
-        if (!text_check(c, j, path)) return false;
-        out[LANG_EN] = dup_str(j->valuestring);
+        if (!text_check(c, j, path, multiline)) return false;
+        out[LANG_EN] = strdup(j->valuestring);
         return out[LANG_EN] || fail(c, path, "out of memory");
     }
     if (!cJSON_IsObject(j))
@@ -188,13 +196,13 @@ static bool get_text(Ctx *c, const cJSON *j, const char *path, char *out[LANG_CO
     const cJSON *zh = cJSON_GetObjectItemCaseSensitive(j, "zh");
     path_key(p, path, "en");
     if (!en) return fail(c, p, "missing; expected the English text");
-    if (!text_check(c, en, p)) return false;
+    if (!text_check(c, en, p, multiline)) return false;
     if (zh) {
         path_key(p, path, "zh");
-        if (!text_check(c, zh, p)) return false;
+        if (!text_check(c, zh, p, multiline)) return false;
     }
-    out[LANG_EN] = dup_str(en->valuestring);
-    out[LANG_ZH] = zh ? dup_str(zh->valuestring) : NULL;
+    out[LANG_EN] = strdup(en->valuestring);
+    out[LANG_ZH] = zh ? strdup(zh->valuestring) : NULL;
     if (!out[LANG_EN] || (zh && !out[LANG_ZH])) return fail(c, path, "out of memory");
     return true;
 }
@@ -333,7 +341,7 @@ static bool parse_tensor(Ctx *c, const cJSON *j, const char *p, const TensorOpts
         if (v[2] == 0.0) return fail(c, pd, "step must not be 0");
         double count = ceil((v[1] - v[0]) / v[2]);
         if (count != (double)n)
-            return fail(c, pd, "gives %.0f values but the shape holds %zu", count < 0 ? 0 : count,
+            return fail(c, pd, "gives %.6g values but the shape holds %zu", count < 0 ? 0 : count,
                         n);
         if (!tensor_init(t, rank, shape)) return fail(c, p, "out of memory");
         for (size_t k = 0; k < n; k++) t->data[k] = (float)(v[0] + (double)k * v[2]);
@@ -354,15 +362,16 @@ static void shape_text(int rank, const int *shape, char *buf, size_t n)
     tensor_shape_str(&tmp, buf, n);
 }
 
-static bool expect_shape(Ctx *c, const char *p, const Tensor *t, int rank, const int *shape)
+// written: the shape as the lesson wrote it (before any per-head stacking).
+static bool expect_shape(Ctx *c, const char *p, const Tensor *t, int rank, const int *shape,
+                         const char *written)
 {
     bool ok = t->rank == rank;
     for (int i = 0; ok && i < rank; i++) ok = t->shape[i] == shape[i];
     if (ok) return true;
-    char want[64], got[64];
+    char want[64];
     shape_text(rank, shape, want, sizeof want);
-    tensor_shape_str(t, got, sizeof got);
-    return fail(c, p, "expected shape %s, got %s", want, got);
+    return fail(c, p, "expected shape %s, got %s", want, written);
 }
 
 // --- model ---------------------------------------------------------------------
@@ -675,13 +684,15 @@ static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWe
             if (!parse_tensor(c, j, p, &o, t)) return false;
             // per-head form: (H, d, C) weights and (H, d) biases stack along the output dim
             bool qkv = i <= B_V;
+            char written[64];
+            tensor_shape_str(t, written, sizeof written);
             if (qkv && t->rank == spec[i].rank + 1 && t->shape[0] == H) {
                 int d = t->shape[1];
                 if (spec[i].rank == 2) t->shape[1] = t->shape[2];
                 t->shape[0] = H * d;
                 t->rank--;
             }
-            if (!expect_shape(c, p, t, spec[i].rank, spec[i].shape)) return false;
+            if (!expect_shape(c, p, t, spec[i].rank, spec[i].shape, written)) return false;
             continue;
         }
         if (!tensor_init(t, spec[i].rank, spec[i].shape)) return fail(c, p, "out of memory");
@@ -722,7 +733,8 @@ static bool token_list(Ctx *c, const cJSON *j, const char *p, int n, char ***out
         path_index(q, p, i);
         if (!cJSON_IsString(e)) return fail(c, q, "expected a string, got %s", json_type_name(e));
         if (strlen(e->valuestring) > 64) return fail(c, q, "token longer than 64 bytes");
-        if (!((*out)[i] = dup_str(e->valuestring))) return fail(c, q, "out of memory");
+        if (!no_controls(c, e->valuestring, q, false)) return false;
+        if (!((*out)[i] = strdup(e->valuestring))) return fail(c, q, "out of memory");
     }
     return true;
 }
@@ -774,9 +786,9 @@ static bool parse_steps(Ctx *c, const cJSON *j, Lesson *ls)
         char p[PATH_MAX_LEN];
         path_key(p, "steps", e->string);
         char *text[LANG_COUNT];
-        if (!get_text(c, e, p, text)) return false;
+        if (!get_text(c, e, p, true, text)) return false;
         int i = ls->n_steps++;
-        ls->step_keys[i] = dup_str(e->string);
+        ls->step_keys[i] = strdup(e->string);
         ls->step_text[LANG_EN][i] = text[LANG_EN];
         ls->step_text[LANG_ZH][i] = text[LANG_ZH];
         if (!ls->step_keys[i]) return fail(c, p, "out of memory");
@@ -832,24 +844,9 @@ static bool only_space(const char *text, size_t len)
 // Returns the offset of the first invalid UTF-8 byte, or len when all is valid.
 static size_t utf8_invalid_at(const unsigned char *s, size_t len)
 {
-    size_t i = 0;
-    while (i < len) {
-        unsigned char b = s[i];
-        size_t n;
-        uint32_t cp;
-        if (b < 0x80) { i++; continue; }
-        else if ((b & 0xE0) == 0xC0) n = 1, cp = b & 0x1F;
-        else if ((b & 0xF0) == 0xE0) n = 2, cp = b & 0x0F;
-        else if ((b & 0xF8) == 0xF0) n = 3, cp = b & 0x07;
-        else return i;
-        for (size_t k = 1; k <= n; k++) {
-            if (i + k >= len || (s[i + k] & 0xC0) != 0x80) return i;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        static const uint32_t min_cp[4] = {0, 0x80, 0x800, 0x10000};
-        if (cp < min_cp[n] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return i;
-        i += n + 1;
-    }
+    uint32_t cp;
+    for (size_t i = 0, k; i < len; i += k)
+        if ((k = utf8_decode(s + i, len - i, &cp)) == 0) return i;
     return len;
 }
 
@@ -873,11 +870,11 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     Ctx ctx = {name, err, err_len}, *c = &ctx;
     if (err_len) err[0] = '\0';
     int line, col;
+    if (len > LESSON_MAX_FILE_BYTES)
+        return fail(c, NULL, "file is larger than %u MiB, the limit for a lesson",
+                    LESSON_MAX_FILE_BYTES >> 20);
     if (len == 0 || only_space(text, len))
         return fail(c, NULL, "empty file; expected a JSON object");
-    if (len > LESSON_MAX_FILE_BYTES)
-        return fail(c, NULL, "file is %zu bytes; lessons are at most %u bytes", len,
-                    LESSON_MAX_FILE_BYTES);
     const char *nul = memchr(text, '\0', len);
     if (nul) {
         offset_to_line_col(text, (size_t)(nul - text), &line, &col);
@@ -887,6 +884,16 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     if (bad < len) {
         offset_to_line_col(text, bad, &line, &col);
         return fail(c, NULL, "%d:%d: invalid UTF-8; expected UTF-8 JSON text", line, col);
+    }
+    for (const char *u = text; (u = memchr(u, '\\', (size_t)(text + len - u))) != NULL;) {
+        size_t run = 0;   // a backslash run of odd length escapes what follows
+        while (u + run < text + len && u[run] == '\\') run++;
+        if (run % 2 == 1 && u + run + 5 <= text + len && u[run] == 'u' &&
+            strncmp(u + run + 1, "0000", 4) == 0) {
+            offset_to_line_col(text, (size_t)(u + run - 1 - text), &line, &col);
+            return fail(c, NULL, "%d:%d: \\u0000 (NUL) in a string; expected text without NUL", line, col);
+        }
+        u += run;
     }
     size_t deep_at;
     bool early = json_scan(text, len, &deep_at);
@@ -926,11 +933,11 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         fail(c, "title", "missing; expected a string or {\"en\": ..., \"zh\": ...}");
         goto done;
     }
-    if (!get_text(c, title, "title", ls->title)) goto done;
+    if (!get_text(c, title, "title", false, ls->title)) goto done;
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
     if (desc) {
         char *d[LANG_COUNT];
-        if (!get_text(c, desc, "description", d)) goto done;
+        if (!get_text(c, desc, "description", true, d)) goto done;
         free(d[0]), free(d[1]);
     }
     if (!parse_model(c, cJSON_GetObjectItemCaseSensitive(root, "model"), &ls->cfg)) goto done;
@@ -946,10 +953,20 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         int s1[4] = {ls->batch, ls->cfg.n_heads, ls->len_q, ls->len_k};
         int s2[4] = {ls->batch, ls->cfg.n_heads, ls->len_q > ls->len_k ? ls->len_q : ls->len_k, dmax};
         int s3[3] = {ls->batch, ls->len_q, ls->cfg.ffn_hidden > 0 ? ls->cfg.ffn_hidden : 1};
-        if (!tensor_shape_size(4, s1, LESSON_MAX_ELEMS) || !tensor_shape_size(4, s2, LESSON_MAX_ELEMS) ||
-            !tensor_shape_size(3, s3, LESSON_MAX_ELEMS)) {
-            fail(c, "input", "the attention tensors would exceed %u elements (B·H·Lq·Lk = %d·%d·%d·%d)",
-                 LESSON_MAX_ELEMS, ls->batch, ls->cfg.n_heads, ls->len_q, ls->len_k);
+        if (!tensor_shape_size(4, s1, LESSON_MAX_ELEMS)) {
+            fail(c, "input", "the scores would have B·H·Lq·Lk = %d·%d·%d·%d elements, over the limit of %u",
+                 s1[0], s1[1], s1[2], s1[3], LESSON_MAX_ELEMS);
+            goto done;
+        }
+        if (!tensor_shape_size(4, s2, LESSON_MAX_ELEMS)) {
+            fail(c, ls->cfg.d_k >= ls->cfg.d_v ? "model.d_k" : "model.d_v",
+                 "the heads would have B·H·L·d = %d·%d·%d·%d elements, over the limit of %u", s2[0],
+                 s2[1], s2[2], s2[3], LESSON_MAX_ELEMS);
+            goto done;
+        }
+        if (!tensor_shape_size(3, s3, LESSON_MAX_ELEMS)) {
+            fail(c, "model.ffn_hidden", "the feed-forward layer would have B·Lq·F = %d·%d·%d elements, over the limit of %u",
+                 s3[0], s3[1], s3[2], LESSON_MAX_ELEMS);
             goto done;
         }
     }
@@ -960,7 +977,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
     if (!parse_steps(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), ls)) goto done;
-    ls->path = dup_str(name);
+    ls->path = strdup(name);
     ok = ls->path != NULL;
     if (!ok) fail(c, NULL, "out of memory");
 done:

@@ -16,7 +16,7 @@
 #define LESSON_MAX_HEADS 64
 #define LESSON_MAX_D_HEAD 1024
 #define LESSON_MAX_FFN 4096
-#define LESSON_MAX_ELEMS (1u << 24)          // any one tensor, incl. B·H·Lq·Lk scores
+#define LESSON_MAX_ELEMS (1u << 22)          // any one tensor, incl. B·H·Lq·Lk scores (4,194,304)
 #define LESSON_MAX_NESTING 16
 #define LESSON_MAX_TEXT 4096                 // bytes of one title / narration / token
 
