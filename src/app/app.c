@@ -90,6 +90,8 @@ typedef struct App {
     bool dragging;
     int drag_x, drag_y;        // last drag position, renderer output pixels
     ExportJob *export_job;     // an export in progress, drawn a few frames per loop
+    ExportTarget export_target; // where it draws: its own surface, renderer, fonts and heatmap
+                                // cache at the size of E, whatever the window does meanwhile
     View export_view;          // what it exports (the view when E was pressed)
     char export_dir[1200];
 } App;
@@ -213,22 +215,34 @@ static void export_start(App *a)
     o.batch = a->v.batch, o.head = a->v.head;
     o.threads = o.threads > 2 ? 2 : o.threads; // leave the window a core
     char err[MSG_MAX];
+    // the frames are drawn offscreen, like --export at this size: a resize or F
+    // during the export changes nothing in them, and the window's caches stay
+    if (!export_target_create(&a->export_target, a->opt->font_path, a->v.lang, w, h, err, sizeof err)) {
+        toast(a, "app.export_failed", err);
+        a->toast_left = EXPORT_TOAST_SECONDS;
+        return;
+    }
     a->export_job = export_job_begin(&o, &a->ls, &a->tr, -1, err, sizeof err);
     if (!a->export_job) {
+        export_target_destroy(&a->export_target);
         toast(a, "app.export_failed", err);
         a->toast_left = EXPORT_TOAST_SECONDS;
         return;
     }
     a->export_view = a->v;
+    a->export_view.heatmaps = a->export_target.heatmaps;
 }
 
-// Ends the export: frames.json, then a toast saying where the files are.
-static void export_end(App *a, bool interrupted)
+// Ends the export: waits for the encoders, writes frames.json (listing what is
+// complete), frees the offscreen target, then a toast saying where the files are
+// or what failed (one line naming the file and the cause, also on stderr).
+static void export_end(App *a)
 {
     int written = 0;
     char err[MSG_MAX], n[16];
-    bool ok = export_job_finish(a->export_job, interrupted, &written, err, sizeof err);
+    bool ok = export_job_finish(a->export_job, false, &written, err, sizeof err);
     a->export_job = NULL;
+    export_target_destroy(&a->export_target);
     if (!ok) {
         fprintf(stderr, "attnviz: export to %s: %s\n", a->export_dir, err);
         toast(a, "app.export_failed", err);
@@ -243,29 +257,32 @@ static void export_end(App *a, bool interrupted)
     fflush(stdout);
 }
 
-// Draws export frames for at most budget seconds (into the back buffer, which
-// the window's own frame then overwrites); ends the export once all are written.
+// Draws export frames offscreen for at most budget seconds, without waiting for
+// an encoder; ends the export on a failure or once every frame is settled
+// (written, or skipped after a failed write).
 static void export_update(App *a, double budget)
 {
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
+    ExportTarget *t = &a->export_target;
     Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
-    bool failed = false;
     while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
-        a->export_view.heatmaps = a->heatmaps;
-        if (!export_job_step(j, a->r, a->fonts, &a->export_view)) {
-            failed = true;
-            break;
-        }
+        if (!export_job_step(j, t->r, t->fonts, &a->export_view)) break; // a failure: export_job_failed
         if ((double)(SDL_GetPerformanceCounter() - t0) / (double)freq > budget) break;
     }
-    if (failed || export_job_written(j) >= export_job_total(j)) export_end(a, false);
+    if (export_job_failed(j) || export_job_settled(j) >= export_job_total(j)) export_end(a);
 }
 
-// Finishes a running export now (before the lesson changes or the window closes).
+// Finishes a running export now (before the lesson changes or the window closes):
+// draws what is left, waiting on the encoders' condition variable for buffers,
+// then export_end joins them. Nothing polls; a failure ends it early.
 static void export_complete(App *a)
 {
-    while (a->export_job) export_update(a, 1.0);
+    if (!a->export_job) return;
+    ExportJob *j = a->export_job;
+    ExportTarget *t = &a->export_target;
+    while (export_job_step(j, t->r, t->fonts, &a->export_view)) {}
+    export_end(a);
 }
 
 // ---- language (L), lesson picker (O, button), opening lessons (picker, drop) ----

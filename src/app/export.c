@@ -83,10 +83,11 @@ typedef struct Encoder {
     Job *jobs;
     int cap, head, count;
     bool closing;
-    // results
+    // results: every job taken settles (written, failed or skipped), so the
+    // drawing side can tell when nothing is left in flight
     bool *done;
-    int n_done;
-    char err[EXPORT_ERR_MAX];   // first write error
+    int n_done, n_settled;
+    char err[EXPORT_ERR_MAX];   // first error (writing, drawing or reading a frame)
 } Encoder;
 
 static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage)
@@ -125,8 +126,9 @@ static void *encoder_main(void *arg)
         } else if (!skip && !e->err[0]) {
             snprintf(e->err, sizeof e->err, "%s", err);
         }
+        e->n_settled++;
         e->free_slots[e->n_free++] = j.slot;
-        pthread_cond_signal(&e->cv_slot);
+        pthread_cond_broadcast(&e->cv_slot);
         pthread_mutex_unlock(&e->mu);
     }
 }
@@ -235,6 +237,37 @@ static void progress(int done, int total, double t0)
             total ? done * 100 / total : 100, eta);
 }
 
+// --- the offscreen target -----------------------------------------------------------------
+
+bool export_target_create(ExportTarget *t, const char *font_path, Lang lang, int width, int height,
+                          char *err, size_t n)
+{
+    memset(t, 0, sizeof *t);
+    t->fonts = fonts_create(font_path, lang, err, n);
+    if (!t->fonts) return false;
+    t->surf = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32, SDL_PIXELFORMAT_RGBA32);
+    t->r = t->surf ? SDL_CreateSoftwareRenderer(t->surf) : NULL;
+    t->heatmaps = heatmap_cache_create();
+    if (!t->r || !t->heatmaps) {
+        snprintf(err, n, "attnviz: cannot create the offscreen renderer (%dx%d): %s", width, height,
+                 SDL_GetError());
+        export_target_destroy(t);
+        return false;
+    }
+    return true;
+}
+
+void export_target_destroy(ExportTarget *t)
+{
+    // the caches' textures belong to the renderer: drop them first
+    heatmap_cache_destroy(t->heatmaps);
+    if (t->fonts) fonts_flush(t->fonts);
+    if (t->r) SDL_DestroyRenderer(t->r);
+    if (t->surf) SDL_FreeSurface(t->surf);
+    fonts_destroy(t->fonts);
+    memset(t, 0, sizeof *t);
+}
+
 // --- the export job ---------------------------------------------------------------------
 
 struct ExportJob {
@@ -265,10 +298,6 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     j->plan = calloc((size_t)(j->n_frames > 0 ? j->n_frames : 1), sizeof *j->plan);
     if (!j->plan) goto oom;
     export_plan(j->plan, j->n_frames, tr->n, stage_filter, o->animate, o->fps);
-    if (!prepare_dir(j->dir, err, n)) {
-        export_job_free(j);
-        return NULL;
-    }
     // encoder threads and their buffers
     Encoder *e = &j->e;
     int threads = o->threads < 1 ? 1 : o->threads > 8 ? 8 : o->threads;
@@ -297,6 +326,11 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
         export_job_free(j);
         return NULL;
     }
+    // the directory last: nothing above leaves an empty one behind
+    if (!prepare_dir(j->dir, err, n)) {
+        export_job_free(j);
+        return NULL;
+    }
     return j;
 oom:
     snprintf(err, n, "attnviz: out of memory preparing the export");
@@ -315,6 +349,24 @@ int export_job_written(ExportJob *j)
     int n = j->e.n_done;
     pthread_mutex_unlock(&j->e.mu);
     return n;
+}
+
+int export_job_settled(ExportJob *j)
+{
+    if (!j) return 0;
+    pthread_mutex_lock(&j->e.mu);
+    int n = j->e.n_settled;
+    pthread_mutex_unlock(&j->e.mu);
+    return n;
+}
+
+bool export_job_failed(ExportJob *j)
+{
+    if (!j) return false;
+    pthread_mutex_lock(&j->e.mu);
+    bool failed = j->e.err[0] != '\0';
+    pthread_mutex_unlock(&j->e.mu);
+    return failed;
 }
 
 bool export_job_ready(ExportJob *j)
@@ -373,10 +425,10 @@ bool export_job_step(ExportJob *j, SDL_Renderer *r, Fonts *f, const View *base)
     return true;
 }
 
-// Stops the encoders (after the frames handed over) and frees everything.
-void export_job_free(ExportJob *j)
+// Lets the encoders settle every frame handed over, then joins them (blocking,
+// no polling). Safe to call again: the second call has no thread to join.
+static void encoders_stop(ExportJob *j)
 {
-    if (!j) return;
     Encoder *e = &j->e;
     if (j->sync_ok) {
         pthread_mutex_lock(&e->mu);
@@ -386,6 +438,14 @@ void export_job_free(ExportJob *j)
     }
     for (int i = 0; i < j->n_threads; i++) pthread_join(j->threads[i], NULL);
     j->n_threads = 0;
+}
+
+// Stops the encoders (after the frames handed over) and frees everything.
+void export_job_free(ExportJob *j)
+{
+    if (!j) return;
+    Encoder *e = &j->e;
+    encoders_stop(j);
     if (j->sync_ok) {
         pthread_mutex_destroy(&e->mu);
         pthread_cond_destroy(&e->cv_job);
@@ -404,13 +464,7 @@ void export_job_free(ExportJob *j)
 bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, size_t n)
 {
     Encoder *e = &j->e;
-    // finish what was handed over, then stop the encoders
-    pthread_mutex_lock(&e->mu);
-    e->closing = true;
-    pthread_cond_broadcast(&e->cv_job);
-    pthread_mutex_unlock(&e->mu);
-    for (int i = 0; i < j->n_threads; i++) pthread_join(j->threads[i], NULL);
-    j->n_threads = 0;
+    encoders_stop(j); // finish what was handed over
     bool incomplete = interrupted || e->err[0] || j->next < j->n_frames;
     char ierr[EXPORT_ERR_MAX] = "";
     bool index_ok = write_index(e, &j->o, j->ls, j->n_frames, incomplete, ierr, sizeof ierr);
@@ -456,10 +510,7 @@ int export_run(const ExportOptions *o)
         return 2;
     }
 
-    SDL_Surface *surf = NULL;
-    SDL_Renderer *r = NULL;
-    Fonts *fonts = NULL;
-    HeatmapCache *heatmaps = NULL;
+    ExportTarget t = {0};
     ExportJob *job = NULL;
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     double t0 = now_s(), last_bar = 0;
@@ -469,19 +520,11 @@ int export_run(const ExportOptions *o)
     if (!app_find_assets(assets, sizeof assets, err, sizeof err) ||
         !i18n_load(assets, err, sizeof err))
         goto fail;
-    if (!prepare_dir(o->dir, err, sizeof err)) goto fail;
-    fonts = fonts_create(o->font_path, o->lang, err, sizeof err);
-    if (!fonts) goto fail;
-    surf = SDL_CreateRGBSurfaceWithFormat(0, o->width, o->height, 32, SDL_PIXELFORMAT_RGBA32);
-    r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
-    heatmaps = heatmap_cache_create();
-    if (!r || !heatmaps) {
-        snprintf(err, sizeof err, "attnviz: cannot create the offscreen renderer: %s", SDL_GetError());
-        goto fail;
-    }
+    // fonts and renderer first: the job creates the directory only once they exist
+    if (!export_target_create(&t, o->font_path, o->lang, o->width, o->height, err, sizeof err)) goto fail;
     // zh without a Chinese font draws English (one warning line): frames.json says so
     ExportOptions drawn = *o;
-    drawn.lang = fonts_usable_lang(fonts, o->lang, stderr);
+    drawn.lang = fonts_usable_lang(t.fonts, o->lang, stderr);
     job = export_job_begin(&drawn, &ls, &tr, stage_filter, err, sizeof err);
     if (!job) goto fail;
     int n_frames = export_job_total(job);
@@ -499,20 +542,24 @@ int export_run(const ExportOptions *o)
     t0 = now_s();
     View v;
     view_init(&v, &ls, drawn.lang);
-    v.heatmaps = heatmaps;
-    while (!g_signal && export_job_step(job, r, fonts, &v)) {
+    v.heatmaps = t.heatmaps;
+    while (!g_signal && export_job_step(job, t.r, t.fonts, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
             progress(export_job_written(job), n_frames, t0);
             last_bar = now_s();
         }
     }
-    bool interrupted = g_signal != 0;
+    // Decided once, after the last PNG and before frames.json, so its "complete"
+    // and the exit status agree: a signal after this point (until the handlers
+    // are restored below) is caught and ignored, the export being done on disk.
+    encoders_stop(job);
+    int sig = g_signal;
+    bool interrupted = sig != 0;
     int written = 0;
     bool ok = export_job_finish(job, interrupted, &written, err, sizeof err);
     job = NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (g_signal) interrupted = true;
     if (tty) {
         progress(written, n_frames, t0);
         fputc('\n', stderr);
@@ -522,8 +569,8 @@ int export_run(const ExportOptions *o)
         // err says what failed
     } else if (interrupted) {
         snprintf(err, sizeof err, "attnviz: export interrupted by %s: %d of %d frames written to %s (listed in frames.json)",
-                 g_signal == SIGTERM ? "SIGTERM" : "SIGINT", written, n_frames, o->dir);
-        code = g_signal == SIGTERM ? 143 : 130;
+                 sig == SIGTERM ? "SIGTERM" : "SIGINT", written, n_frames, o->dir);
+        code = sig == SIGTERM ? 143 : 130;
     } else {
         code = 0;
         if (!o->quiet)
@@ -533,11 +580,7 @@ int export_run(const ExportOptions *o)
 fail:
     if (err[0]) fprintf(stderr, "%s\n", err);
     export_job_free(job);
-    heatmap_cache_destroy(heatmaps);
-    if (fonts) fonts_flush(fonts);
-    if (r) SDL_DestroyRenderer(r);
-    if (surf) SDL_FreeSurface(surf);
-    if (fonts) fonts_destroy(fonts);
+    export_target_destroy(&t);
     i18n_free();
     trace_free(&tr);
     lesson_free(&ls);

@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "heatmap.h"
 #include "lesson.h"
 #include "text.h"
 #include "trace.h"
@@ -37,26 +38,54 @@ void export_options_init(ExportOptions *o);
 // interrupted by SIGINT/SIGTERM after writing frames.json for what is complete).
 int export_run(const ExportOptions *o);
 
+// --- where export frames are drawn ---
+
+// An offscreen target of one frame's size: an RGBA surface, SDL's software
+// renderer on it, and its own Fonts and HeatmapCache (both cache textures for
+// one renderer). --export and the window's E draw there, so a frame has the
+// same pixels whatever the window does meanwhile (resize, fullscreen) and the
+// window's own caches are left alone.
+typedef struct ExportTarget {
+    SDL_Surface *surf;
+    SDL_Renderer *r;
+    Fonts *fonts;
+    HeatmapCache *heatmaps;
+} ExportTarget;
+
+// False with one line in err (and *t left empty) on failure.
+bool export_target_create(ExportTarget *t, const char *font_path, Lang lang, int width, int height,
+                          char *err, size_t n);
+// Frees what export_target_create made (an empty or zeroed target is fine).
+void export_target_destroy(ExportTarget *t);
+
 // --- an export one frame at a time (the window's E key; export_run uses it too) ---
 
 typedef struct ExportJob ExportJob;
 
-// Creates o->dir (when its parent exists), plans the frames of tr (stage_filter
-// -1 = every stage) and starts the PNG encoder threads. Frames are drawn at
-// o->width × o->height, in o->batch / o->head; ls and tr are borrowed until the
-// job is finished. NULL with one line in err on failure.
+// Plans the frames of tr (stage_filter -1 = every stage), starts the PNG
+// encoder threads and, last, creates o->dir (when its parent exists), so a
+// failure leaves no empty directory behind. Frames are drawn at o->width ×
+// o->height, in o->batch / o->head; ls and tr are borrowed until the job is
+// finished. NULL with one line in err on failure.
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
                             char *err, size_t n);
 int export_job_total(const ExportJob *j);   // frames in the plan
 int export_job_drawn(const ExportJob *j);   // frames drawn so far
 int export_job_written(ExportJob *j);       // frames written to disk so far
+// Frames the encoders are done with: written, failed, or skipped after a
+// failure. Equals export_job_drawn once every frame handed over is settled.
+int export_job_settled(ExportJob *j);
+// True once a frame failed (drawing, reading or writing it); the job cannot
+// complete and should be finished (export_job_finish reports the error).
+bool export_job_failed(ExportJob *j);
 // True when export_job_step would not wait for an encoder.
 bool export_job_ready(ExportJob *j);
 // Draws the next planned frame with render_frame on r (whose output must be the
 // job's size) from base (palette, values, language, lesson, cache) with the
 // plan's stage and progress and nothing else (no hover, help, zoom, toast), and
-// hands its pixels to an encoder. False when no frame is left or on a failure
-// (which export_job_finish reports).
+// hands its pixels to an encoder, waiting (on a condition variable) for a free
+// buffer. False when no frame is left or on a failure (which export_job_failed
+// tells and export_job_finish reports).
 bool export_job_step(ExportJob *j, SDL_Renderer *r, Fonts *f, const View *base);
 // Waits for the encoders, writes frames.json (listing the PNGs written; complete
 // unless interrupted, failed or stopped early) and frees j. *written = PNGs on
