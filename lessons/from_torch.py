@@ -77,37 +77,40 @@ def _num(x):
     return "%.9g" % x
 
 
-def _compact(obj):
+def compact_json(obj, num=_num):
+    """obj as one line of JSON, numbers written by num."""
     if obj is None:
         return "null"
     if isinstance(obj, str):
         return json.dumps(obj, ensure_ascii=False)
     if isinstance(obj, dict):
-        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + _compact(v)
+        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + compact_json(v, num)
                                for k, v in obj.items()) + "}"
     if isinstance(obj, (list, tuple)):
-        return "[" + ", ".join(_compact(v) for v in obj) + "]"
-    return _num(obj)
+        return "[" + ", ".join(compact_json(v, num) for v in obj) + "]"
+    return num(obj)
 
 
-def _to_json(obj, indent=0, width=100):
-    compact = _compact(obj)
+def to_json(obj, indent=0, width=100, num=_num):
+    """Readable, deterministic JSON: containers that fit stay on one line, a row
+    of numbers always stays on one line. tests/gen_reference.py writes with it too."""
+    compact = compact_json(obj, num)
     if not isinstance(obj, (dict, list, tuple)) or len(compact) + indent <= width:
         return compact
     pad = " " * (indent + 2)
     if isinstance(obj, dict):
-        items = [pad + json.dumps(k, ensure_ascii=False) + ": " + _to_json(v, indent + 2, width)
+        items = [pad + json.dumps(k, ensure_ascii=False) + ": " + to_json(v, indent + 2, width, num)
                  for k, v in obj.items()]
         return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
     if all(not isinstance(v, (dict, list, tuple)) for v in obj):
         return compact
-    items = [pad + _to_json(v, indent + 2, width) for v in obj]
+    items = [pad + to_json(v, indent + 2, width, num) for v in obj]
     return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
 
 
 def lesson_text(lesson):
     """The lesson as JSON text: numbers with '%.9g' (float32 values round-trip exactly)."""
-    return _to_json(lesson) + "\n"
+    return to_json(lesson) + "\n"
 
 
 def save_lesson(lesson, path):

@@ -71,33 +71,12 @@ def fmt_num(x):
 
 
 def _compact(obj):
-    if obj is None:
-        return "null"
-    if isinstance(obj, str):
-        return json.dumps(obj, ensure_ascii=False)
-    if isinstance(obj, dict):
-        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + _compact(v)
-                               for k, v in obj.items()) + "}"
-    if isinstance(obj, (list, tuple)):
-        return "[" + ", ".join(_compact(v) for v in obj) + "]"
-    return fmt_num(obj)
+    return _from_torch_module().compact_json(obj, fmt_num)
 
 
 def to_json(obj, indent=0, width=100):
-    """Readable, deterministic JSON: containers that fit stay on one line,
-    a row of numbers always stays on one line."""
-    compact = _compact(obj)
-    if not isinstance(obj, (dict, list, tuple)) or len(compact) + indent <= width:
-        return compact
-    pad = " " * (indent + 2)
-    if isinstance(obj, dict):
-        items = [pad + json.dumps(k, ensure_ascii=False) + ": " + to_json(v, indent + 2, width)
-                 for k, v in obj.items()]
-        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    if all(not isinstance(v, (dict, list, tuple)) for v in obj):
-        return compact
-    items = [pad + to_json(v, indent + 2, width) for v in obj]
-    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
+    """lessons/from_torch.py's writer, with non-finite numbers as strings."""
+    return _from_torch_module().to_json(obj, indent, width, fmt_num)
 
 
 def tensor_json(t):

@@ -118,58 +118,50 @@ static int compare_variant(const char *lesson_path, const char *expected_path)
     return bad;
 }
 
-static void test_reference_variants(void **state)
+// Compares every LESSON_DIR/NAME<suffix> with EXPECTED_DIR/NAME.expected.json
+// (which must exist); returns how many lessons were compared.
+static int compare_dir(const char *lesson_dir, const char *suffix, const char *expected_dir)
 {
-    (void)state;
-    DIR *d = opendir(REF_DIR);
+    DIR *d = opendir(lesson_dir);
     assert_non_null(d);
-    int variants = 0, bad = 0;
+    int count = 0, bad = 0;
+    size_t sl = strlen(suffix);
     struct dirent *de;
     while ((de = readdir(d))) {
         size_t n = strlen(de->d_name);
-        const char *suffix = ".lesson.json";
-        if (n <= strlen(suffix) || strcmp(de->d_name + n - strlen(suffix), suffix) != 0) continue;
+        if (n <= sl || strcmp(de->d_name + n - sl, suffix) != 0) continue;
         char lesson[512], expected[512];
-        snprintf(lesson, sizeof lesson, "%s/%s", REF_DIR, de->d_name);
-        snprintf(expected, sizeof expected, "%s/%.*s.expected.json", REF_DIR,
-                 (int)(n - strlen(suffix)), de->d_name);
-        int b = compare_variant(lesson, expected);
-        if (b) print_error("%s: %d values differ from PyTorch\n", lesson, b);
-        bad += b;
-        variants++;
-    }
-    closedir(d);
-    print_message("compared %d PyTorch reference variants\n", variants);
-    assert_true(variants >= 10);
-    assert_int_equal(bad, 0);
-}
-
-// Every lesson shipped in lessons/ has PyTorch's stages in tests/ref/lessons/.
-static void test_lesson_library(void **state)
-{
-    (void)state;
-    DIR *d = opendir("lessons");
-    assert_non_null(d);
-    int lessons = 0, bad = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        size_t n = strlen(de->d_name);
-        if (n <= 5 || strcmp(de->d_name + n - 5, ".json") != 0) continue;
-        char lesson[512], expected[512];
-        snprintf(lesson, sizeof lesson, "lessons/%s", de->d_name);
-        snprintf(expected, sizeof expected, REF_DIR "/lessons/%.*s.expected.json", (int)(n - 5), de->d_name);
+        snprintf(lesson, sizeof lesson, "%s/%s", lesson_dir, de->d_name);
+        snprintf(expected, sizeof expected, "%s/%.*s.expected.json", expected_dir, (int)(n - sl),
+                 de->d_name);
         FILE *f = fopen(expected, "r");
         if (!f) fail_msg("%s has no PyTorch reference %s (run tests/gen_reference.py)", lesson, expected);
         fclose(f);
         int b = compare_variant(lesson, expected);
         if (b) print_error("%s: %d values differ from PyTorch\n", lesson, b);
         bad += b;
-        lessons++;
+        count++;
     }
     closedir(d);
-    print_message("compared %d lessons with PyTorch\n", lessons);
-    assert_true(lessons >= 7);
     assert_int_equal(bad, 0);
+    return count;
+}
+
+static void test_reference_variants(void **state)
+{
+    (void)state;
+    int n = compare_dir(REF_DIR, ".lesson.json", REF_DIR);
+    print_message("compared %d PyTorch reference variants\n", n);
+    assert_true(n >= 10);
+}
+
+// Every lesson shipped in lessons/ has PyTorch's stages in tests/ref/lessons/.
+static void test_lesson_library(void **state)
+{
+    (void)state;
+    int n = compare_dir("lessons", ".json", REF_DIR "/lessons");
+    print_message("compared %d lessons with PyTorch\n", n);
+    assert_true(n >= 7);
 }
 
 // The default lesson is the classic example and is one of the references.

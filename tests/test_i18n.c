@@ -24,27 +24,12 @@
 #include "text.h"
 #include "view.h"
 
-static Fonts *fonts;
+#include "draw_support.h"
 
 static int setup(void **state)
 {
     (void)state;
-    char err[600];
-    if (!i18n_load("assets", err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return -1;
-    }
-    fonts = fonts_create(NULL, LANG_ZH, err, sizeof err);
-    if (!fonts) fprintf(stderr, "%s\n", err);
-    return fonts ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    fonts_destroy(fonts);
-    i18n_free();
-    return 0;
+    return draw_setup(LANG_ZH);
 }
 
 // Is key in lang's own table (not through the English fallback)?

@@ -17,6 +17,7 @@
 #include "attention.h"
 #include "cli.h"
 #include "i18n.h"
+#include "json_out.h"
 #include "playback.h"
 #include "png_write.h"
 #include "render.h"
@@ -158,21 +159,6 @@ static bool prepare_dir(const char *dir, char *err, size_t n)
     return true;
 }
 
-static void json_str(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (; *s; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            fprintf(f, "\\%c", ch);
-        else if (ch < 0x20)
-            fprintf(f, "\\u%04x", ch);
-        else
-            fputc(ch, f);
-    }
-    fputc('"', f);
-}
-
 // Writes DIR/frames.json listing exactly the complete frames (temp name + rename).
 static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *ls, int n_frames,
                         bool interrupted, char *err, size_t n)
@@ -186,9 +172,9 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         return false;
     }
     fputs("{\"lesson\": ", f);
-    json_str(f, o->lesson_path);
+    json_write_string(f, o->lesson_path);
     fputs(", \"title\": ", f);
-    json_str(f, lesson_title(ls, o->lang));
+    json_write_string(f, lesson_title(ls, o->lang));
     fprintf(f, ", \"width\": %d, \"height\": %d, \"lang\": \"%s\", \"animate\": %s, \"fps\": %d,"
                " \"complete\": %s, \"frames\": [",
             o->width, o->height, o->lang == LANG_ZH ? "zh" : "en", o->animate ? "true" : "false",
@@ -200,7 +186,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         const char *stage = e->tr->stages[e->plan[i].stage].name;
         frame_name(name, sizeof name, ".", i, stage);
         fprintf(f, "%s\n  {\"file\": ", first ? "" : ",");
-        json_str(f, name + 2);
+        json_write_string(f, name + 2);
         fprintf(f, ", \"stage\": \"%s\", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f}",
                 stage, o->batch, o->head, e->plan[i].time_s, (double)e->plan[i].anim);
         first = false;
@@ -535,9 +521,6 @@ int export_run(const ExportOptions *o)
     g_signal = 0;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported,
-    // instead of SIGXFSZ killing the process mid-file.
-    signal(SIGXFSZ, SIG_IGN);
 
     t0 = now_s();
     View v;

@@ -1,4 +1,5 @@
 // main.c — the command line: headless commands, or the window.
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +77,9 @@ static int default_lang(void)
 
 int main(int argc, char **argv)
 {
+    // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported
+    // (export, S, E), instead of SIGXFSZ killing the process mid-file.
+    signal(SIGXFSZ, SIG_IGN);
     AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false};
     bool have_lesson = false;
     ExportOptions ex;
