@@ -10,6 +10,9 @@
 #define MAX_SIZED 48     // (font, px) fonts kept open
 #define CACHE_SETS 256   // texture cache: CACHE_SETS × CACHE_WAYS entries
 #define CACHE_WAYS 8
+// Bytes of cached text pixels at most: several frames of text even at 4K, and a
+// footprint that does not depend on which window sizes were visited.
+#define CACHE_BYTES (16u << 20)
 #define PATH_MAX_LEN 1024
 
 // Two families of files, each with the three faces: Latin (DejaVu, or --font)
@@ -43,6 +46,7 @@ struct Fonts {
     int n_sized;
     SDL_Renderer *owner;             // cached textures belong to this renderer
     Entry cache[CACHE_SETS][CACHE_WAYS];
+    size_t bytes;                    // pixels held by the cached textures (w·h·4)
     unsigned long long clock;
     TextStats stats;
     bool ttf_inited;
@@ -227,6 +231,7 @@ void fonts_flush(Fonts *f)
             if (f->cache[s][w].tex) SDL_DestroyTexture(f->cache[s][w].tex);
             f->cache[s][w] = (Entry){0};
         }
+    f->bytes = 0;
     f->owner = NULL;
 }
 
@@ -557,9 +562,25 @@ SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int 
     SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_BLEND);
     if (victim->tex) {
         SDL_DestroyTexture(victim->tex);
+        f->bytes -= (size_t)victim->w * (size_t)victim->h * 4;
         f->stats.evictions++;
     }
     *victim = (Entry){key, f->clock, tex, sw, sh};
+    f->bytes += (size_t)sw * (size_t)sh * 4;
+    // over the byte budget: drop the least recently used textures (not this one)
+    while (f->bytes > CACHE_BYTES) {
+        Entry *old = NULL;
+        for (int si = 0; si < CACHE_SETS; si++)
+            for (int wi = 0; wi < CACHE_WAYS; wi++) {
+                Entry *e = &f->cache[si][wi];
+                if (e->tex && e != victim && (!old || e->used < old->used)) old = e;
+            }
+        if (!old) break;
+        SDL_DestroyTexture(old->tex);
+        f->bytes -= (size_t)old->w * (size_t)old->h * 4;
+        *old = (Entry){0};
+        f->stats.evictions++;
+    }
     *w = sw, *h = sh;
     return tex;
 }
