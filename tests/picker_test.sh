@@ -5,17 +5,8 @@
 # choosing it keeps the current lesson running (it still answers keys), Esc
 # closes the picker and then quits with status 0. Every wait is bounded; skips
 # (exit 0) only when xvfb-run is missing.
-B=${BUILD:-build}
-if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "picker_test: SKIP: xvfb-run not found (make deps installs xvfb)"
-    exit 0
-fi
-for tool in xdotool import; do
-    command -v $tool >/dev/null 2>&1 || { echo "picker_test: $tool not found (make deps)"; exit 1; }
-done
-[ -x "$B/attnviz" ] || { echo "picker_test: $B/attnviz not built"; exit 1; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/window_lib.sh"
+window_test_begin picker_test xdotool import
 mkdir "$TMP/more"
 # sorts after every lesson in lessons/: End selects it
 printf '{"title": "bad", "model": {"d_model": 4, "n_heads": 3}, "input": {"query": [[1, 2, 3, 4]]}, "weights": {"init": {"seed": 1}}}\n' \

@@ -8,17 +8,8 @@
 #     PNG has the size of the window when E was pressed, the same pixels as
 #     attnviz --export at that size, and frames.json says "complete": true.
 # Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
-B=${BUILD:-build}
-if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "window_export_test: SKIP: xvfb-run not found (make deps installs xvfb)"
-    exit 0
-fi
-for tool in xdotool compare; do
-    command -v $tool >/dev/null 2>&1 || { echo "window_export_test: $tool not found (make deps)"; exit 1; }
-done
-[ -x "$B/attnviz" ] || { echo "window_export_test: $B/attnviz not built"; exit 1; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/window_lib.sh"
+window_test_begin window_export_test xdotool compare
 cat >"$TMP/inner.sh" <<'INNER'
 #!/bin/sh
 B=$1; TMP=$2

@@ -3,17 +3,8 @@
 # help overlay, survives a resize, saves a PNG with S, exports the lesson with E,
 # zooms with the wheel (0 resets), and quits with status 0 on Esc.
 # Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
-B=${BUILD:-build}
-if ! command -v xvfb-run >/dev/null 2>&1; then
-    echo "window_test: SKIP: xvfb-run not found (make deps installs xvfb)"
-    exit 0
-fi
-for tool in xdotool import; do
-    command -v $tool >/dev/null 2>&1 || { echo "window_test: $tool not found (make deps)"; exit 1; }
-done
-[ -x "$B/attnviz" ] || { echo "window_test: $B/attnviz not built"; exit 1; }
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+. "$(dirname "$0")/window_lib.sh"
+window_test_begin window_test xdotool import
 cat >"$TMP/inner.sh" <<'INNER'
 #!/bin/sh
 B=$1; TMP=$2

@@ -61,33 +61,22 @@ typedef struct Runs {
     int at[IMG_MAX + 1];
 } Runs;
 
-static void runs_x(Runs *u, const Layout *L, int p, int c0, int c1)
+// The visible runs of columns c0..c1 (cols) or rows c0..c1 (!cols) of panel p,
+// clipped to the panel, in pixels from its left or top edge.
+static void runs(Runs *u, const Layout *L, int p, int c0, int c1, bool cols)
 {
     Rect q = L->panel[p];
+    int origin = cols ? q.x : q.y, extent = cols ? q.w : q.h;
     u->n = 0;
     for (int j = c0; j <= c1 && u->n < IMG_MAX; j++) {
-        int x0 = layout_col_x(L, p, j), x1 = layout_col_x(L, p, j + 1);
-        if (x0 < q.x) x0 = q.x;
-        if (x1 > q.x + q.w) x1 = q.x + q.w;
-        if (x1 <= x0) continue;
+        int a0 = cols ? layout_col_x(L, p, j) : layout_row_y(L, p, j);
+        int a1 = cols ? layout_col_x(L, p, j + 1) : layout_row_y(L, p, j + 1);
+        if (a0 < origin) a0 = origin;
+        if (a1 > origin + extent) a1 = origin + extent;
+        if (a1 <= a0) continue;
         u->cell[u->n] = j;
-        u->at[u->n++] = x0 - q.x;
-        u->at[u->n] = x1 - q.x;
-    }
-}
-
-static void runs_y(Runs *u, const Layout *L, int p, int r0, int r1)
-{
-    Rect q = L->panel[p];
-    u->n = 0;
-    for (int i = r0; i <= r1 && u->n < IMG_MAX; i++) {
-        int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
-        if (y0 < q.y) y0 = q.y;
-        if (y1 > q.y + q.h) y1 = q.y + q.h;
-        if (y1 <= y0) continue;
-        u->cell[u->n] = i;
-        u->at[u->n++] = y0 - q.y;
-        u->at[u->n] = y1 - q.y;
+        u->at[u->n++] = a0 - origin;
+        u->at[u->n] = a1 - origin;
     }
 }
 
@@ -138,8 +127,8 @@ void heatmap_draw_image(SDL_Renderer *r, HeatmapCache *c, const Layout *L, int p
     static _Thread_local Runs ry, rx;
     int r0, r1, c0, c1;
     layout_visible(L, p, &r0, &r1, &c0, &c1);
-    runs_y(&ry, L, p, r0, r1);
-    runs_x(&rx, L, p, c0, c1);
+    runs(&ry, L, p, r0, r1, false);
+    runs(&rx, L, p, c0, c1, true);
     if (ry.n == 0 || rx.n == 0) return;
     if (!c) {
         draw_rects(r, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
