@@ -6,10 +6,10 @@
 
 #include "app.h"
 #include "bench_common.h"
-#include "cli.h"
 #include "heatmap.h"
 #include "i18n.h"
 #include "render.h"
+#include "session.h"
 #include "text.h"
 #include "view.h"
 
@@ -53,12 +53,14 @@ static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts
 
 static int bench_lesson(const char *path, const char *name, int w, int h, double target, Fonts *fonts)
 {
-    Lesson ls;
-    Trace tr;
-    if (!cli_load_and_forward(path, &ls, &tr, stderr)) return 1;
-    int rc = bench_size(name, &ls, &tr, fonts, w, h, target);
-    trace_free(&tr);
-    lesson_free(&ls);
+    char err[LESSON_ERR_MAX];
+    Session *ses = session_create(path, err, sizeof err);
+    if (!ses) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    int rc = bench_size(name, &ses->lesson, &ses->trace, fonts, w, h, target);
+    session_destroy(ses);
     return rc;
 }
 
