@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "assets.h"
 #include "attention.h"
 #include "i18n.h"
 #include "json_out.h"
@@ -506,7 +506,7 @@ int export_run(const ExportOptions *o)
     struct sigaction sa, old_int, old_term;
 
     char assets[1100];
-    if (!app_find_assets(assets, sizeof assets, err, sizeof err) ||
+    if (!assets_find(assets, sizeof assets, err, sizeof err) ||
         !i18n_load(assets, err, sizeof err))
         goto fail;
     // fonts and renderer first: the job creates the directory only once they exist

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
+#include "assets.h"
 #include "bench_common.h"
 #include "heatmap.h"
 #include "i18n.h"
@@ -68,7 +68,7 @@ int main(int argc, char **argv)
 {
     (void)argc, (void)argv;   // argv[1] is the app binary (unused here)
     char assets[1100], err[600];
-    if (!app_find_assets(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
+    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }
