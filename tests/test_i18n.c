@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/cli.h"
+#include "app/session.h"
 #include "colormap.h"
 #include "i18n.h"
 #include "layout.h"
@@ -161,11 +161,12 @@ static void test_dynamic_keys_exist(void **state)
     glob_t g;
     assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
     for (size_t i = 0; i < g.gl_pathc; i++) {
-        Lesson ls;
-        Trace tr;
-        assert_true(cli_load_and_forward(g.gl_pathv[i], &ls, &tr, stderr));
-        for (int k = 0; k < tr.n; k++) {
-            const Stage *st = &tr.stages[k];
+        char err[LESSON_ERR_MAX];
+        Session *ses = session_create(g.gl_pathv[i], err, sizeof err);
+        if (!ses) fail_msg("%s", err);
+        const Trace *tr = &ses->trace;
+        for (int k = 0; k < tr->n; k++) {
+            const Stage *st = &tr->stages[k];
             const char *fams[] = {"title", "name", "narr"};
             for (int j = 0; j < 3; j++) {
                 snprintf(key, sizeof key, "%s.%s", fams[j], st->name);
@@ -174,18 +175,17 @@ static void test_dynamic_keys_exist(void **state)
         }
         // weight panels are captioned wname.<stage>
         View v;
-        view_init(&v, &ls, LANG_EN);
-        for (v.stage = 0; v.stage < tr.n; v.stage++) {
+        view_init(&v, &ses->lesson, LANG_EN);
+        for (v.stage = 0; v.stage < tr->n; v.stage++) {
             Layout L;
-            layout_compute(&L, &tr, &v, 1280, 720);
+            layout_compute(&L, tr, &v, 1280, 720);
             for (int p = 0; p < L.n_panels; p++) {
                 if (!L.spec[p].is_weight) continue;
-                snprintf(key, sizeof key, "wname.%s", tr.stages[L.spec[p].stage].name);
+                snprintf(key, sizeof key, "wname.%s", tr->stages[L.spec[p].stage].name);
                 if (!has_key(LANG_EN, key)) fprintf(stderr, "%s: missing %s\n", g.gl_pathv[i], key), bad++;
             }
         }
-        trace_free(&tr);
-        lesson_free(&ls);
+        session_destroy(ses);
     }
     globfree(&g);
     assert_int_equal(bad, 0);
@@ -277,18 +277,19 @@ static void test_render_zh(void **state)
     SDL_Renderer *r = soft(&surf, 1280, 720);
     const char *lessons[] = {"lessons/arange-2x4x4.json", "lessons/dk-dv-residual-ffn.json"};
     for (size_t i = 0; i < 2; i++) {
-        Lesson ls;
-        Trace tr;
-        assert_true(cli_load_and_forward(lessons[i], &ls, &tr, stderr));
+        char err[LESSON_ERR_MAX];
+        Session *ses = session_create(lessons[i], err, sizeof err);
+        if (!ses) fail_msg("%s", err);
+        const Trace *tr = &ses->trace;
         View v;
-        view_init(&v, &ls, LANG_ZH);
-        for (int s = 0; s < tr.n; s++) {
+        view_init(&v, &ses->lesson, LANG_ZH);
+        for (int s = 0; s < tr->n; s++) {
             v.stage = s;
-            render_frame(r, fonts, &tr, &v);
+            render_frame(r, fonts, tr, &v);
         }
         for (int l = 0; l < LANG_COUNT; l++) {
             v.lang = (Lang)l, v.help = true;
-            render_frame(r, fonts, &tr, &v);
+            render_frame(r, fonts, tr, &v);
             const char *dir = getenv("ATTNVIZ_TEST_PNG_DIR");
             if (dir && i == 0) {
                 char path[600];
@@ -296,8 +297,7 @@ static void test_render_zh(void **state)
                 SDL_SaveBMP(surf, path);
             }
         }
-        trace_free(&tr);
-        lesson_free(&ls);
+        session_destroy(ses);
     }
     fonts_flush(fonts);
     SDL_DestroyRenderer(r);

@@ -1,7 +1,7 @@
 // test_picker.c — the lesson picker without a window: listing directories of
 // good and bad lessons, titles in both languages, sorting, the current lesson,
 // moving and scrolling the selection, the overlay's geometry and hit-testing,
-// display paths; and moving a loaded lesson with its trace (trace_rebase).
+// display paths.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app/cli.h"
 #include "picker.h"
 
 static char tmp[64], tmp2[80];
@@ -192,38 +191,12 @@ static void test_display_path(void **state)
     assert_string_equal(out, "/work/xy/a.json");
 }
 
-// The window opens another lesson by moving the new Lesson and Trace into place;
-// trace_rebase makes the trace's borrowed weights follow the move.
-static void test_trace_rebase(void **state)
-{
-    (void)state;
-    Lesson *a = malloc(sizeof *a), tmp_ls;
-    Trace *tr = malloc(sizeof *tr);
-    assert_non_null(a);
-    assert_non_null(tr);
-    assert_true(cli_load_and_forward("lessons/dk-dv-residual-ffn.json", &tmp_ls, tr, stderr));
-    int q = trace_find(tr, "q_proj"), h = trace_find(tr, "ffn_hidden");
-    assert_ptr_equal(tr->stages[q].weight, &tmp_ls.w.w_q);
-    *a = tmp_ls; // moved
-    trace_rebase(tr, &tmp_ls.w, &a->w, sizeof tmp_ls.w);
-    assert_ptr_equal(tr->stages[q].weight, &a->w.w_q);
-    assert_ptr_equal(tr->stages[h].weight, &a->w.ffn_w1);
-    assert_ptr_equal(tr->stages[h].bias, &a->w.ffn_b1);
-    memset(&tmp_ls, 0xA5, sizeof tmp_ls); // the old place is gone
-    assert_true(tr->stages[q].weight->data[0] == a->w.w_q.data[0]);
-    trace_free(tr);
-    lesson_free(a);
-    free(tr);
-    free(a);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_sort_titles_errors),
         cmocka_unit_test(test_move_scroll_layout_hit),
         cmocka_unit_test(test_display_path),
-        cmocka_unit_test(test_trace_rebase),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

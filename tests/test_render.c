@@ -17,7 +17,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "app/cli.h"
 #include "colormap.h"
 #include "explain.h"
 #include "i18n.h"
@@ -198,9 +197,21 @@ static void test_i18n(void **state)
         assert_string_not_equal(i18n_get(LANG_EN, keys[i]), keys[i]);
 }
 
+// A lesson and its trace in the caller's variables, built from the core like
+// test_attention's fixtures (the app keeps both in a Session, test_session.c);
+// neither may move until both are freed.
 static bool load(const char *path, Lesson *ls, Trace *tr)
 {
-    return cli_load_and_forward(path, ls, tr, stderr);
+    char err[LESSON_ERR_MAX];
+    if (!lesson_load(ls, path, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    trace_init(tr);
+    if (attn_forward(&ls->cfg, &ls->w, &ls->in, tr)) return true;
+    trace_free(tr);
+    lesson_free(ls);
+    return false;
 }
 
 static void test_explain(void **state)

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "cli.h"
+#include "assets.h"
 #include "export.h"
 #include "i18n.h"
 #include "layout.h"
@@ -23,6 +23,7 @@
 #include "playback.h"
 #include "png_write.h"
 #include "render.h"
+#include "session.h"
 #include "text.h"
 #include "view.h"
 
@@ -35,45 +36,9 @@ static bool file_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
-static bool assets_ok(const char *dir)
-{
-    char p[2400];
-    snprintf(p, sizeof p, "%.2000s/lang/en.txt", dir);
-    return file_exists(p);
-}
-
-bool app_find_assets(char *out, size_t n, char *err, size_t err_len)
-{
-    const char *env = getenv("ATTNVIZ_ASSETS");
-    if (env && *env) {
-        snprintf(out, n, "%s", env);
-        if (assets_ok(out)) return true;
-        snprintf(err, err_len, "attnviz: ATTNVIZ_ASSETS=%s: no lang/en.txt there", env);
-        return false;
-    }
-    char *base = SDL_GetBasePath(); // executable's directory, with a trailing '/'
-    char tried[3][1100] = {"", "", ""};
-    if (base) {
-        // build/attnviz → ../assets; build/san/attnviz → ../../assets; installed next to it → assets
-        snprintf(tried[0], sizeof tried[0], "%s../assets", base);
-        snprintf(tried[1], sizeof tried[1], "%s../../assets", base);
-        snprintf(tried[2], sizeof tried[2], "%sassets", base);
-        SDL_free(base);
-        for (int i = 0; i < 3; i++)
-            if (assets_ok(tried[i])) {
-                snprintf(out, n, "%s", tried[i]);
-                return true;
-            }
-    }
-    snprintf(err, err_len, "attnviz: asset directory not found (looked in %s and %s); set ATTNVIZ_ASSETS",
-             tried[0][0] ? tried[0] : "../assets", tried[1][0] ? tried[1] : "assets");
-    return false;
-}
-
 typedef struct App {
     const AppOptions *opt;
-    Lesson ls;
-    Trace tr;
+    Session *session;          // the lesson on screen, its trace and its path
     SDL_Window *win;
     SDL_Renderer *r;
     Fonts *fonts;
@@ -86,7 +51,6 @@ typedef struct App {
     int mouse_wx, mouse_wy; // window coordinates
     // the lesson picker (O, the "Lessons…" button) and where lessons are listed from
     Picker picker;
-    char lesson_path[1100];    // the lesson on screen
     char lessons_dir[1200];    // lessons/ next to the assets
     // heatmaps drawn as images (large lessons), zoom/pan by dragging, export (E)
     HeatmapCache *heatmaps;
@@ -110,7 +74,7 @@ static void current_layout(App *a, Layout *L)
 {
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
-    layout_compute(L, &a->tr, &a->v, w, h);
+    layout_compute(L, &a->session->trace, &a->v, w, h);
 }
 
 // Window coordinates → renderer output pixels (differ on HiDPI).
@@ -127,7 +91,7 @@ static void save_frame(App *a)
 {
     const char *dir = getenv("ATTNVIZ_SAVE_DIR");
     if (!dir || !*dir) dir = ".";
-    const Stage *st = &a->tr.stages[a->pb.stage];
+    const Stage *st = &a->session->trace.stages[a->pb.stage];
     char path[1100], err[MSG_MAX];
     snprintf(path, sizeof path, "%s/attnviz-%04d-%s.png", dir, a->pb.stage + 1, st->name);
     for (int k = 2; file_exists(path) && k < 1000; k++)
@@ -143,7 +107,7 @@ static void save_frame(App *a)
     View v = a->v;
     v.toast = NULL;
     v.picker = NULL; // and without the "Lessons…" button: the same pixels as an export
-    render_frame(a->r, a->fonts, &a->tr, &v);
+    render_frame(a->r, a->fonts, &a->session->trace, &v);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
         toast(a, "app.save_failed", err);
@@ -159,19 +123,19 @@ static void save_frame(App *a)
 
 static void set_head(App *a, int h)
 {
-    int n = a->tr.n_heads > 0 ? a->tr.n_heads : 1;
+    int n = a->session->trace.n_heads > 0 ? a->session->trace.n_heads : 1;
     a->v.head = ((h % n) + n) % n;
 }
 
 static void set_batch(App *a, int b)
 {
-    int n = a->tr.batch > 0 ? a->tr.batch : 1;
+    int n = a->session->trace.batch > 0 ? a->session->trace.batch : 1;
     a->v.batch = ((b % n) + n) % n;
 }
 
 static void goto_step(App *a, StepId s)
 {
-    int first = trace_step_first(&a->tr, s);
+    int first = trace_step_first(&a->session->trace, s);
     if (first >= 0) playback_goto(&a->pb, first, true);
 }
 
@@ -185,8 +149,8 @@ static void export_dir_name(App *a, char *out, size_t n)
 {
     const char *dir = getenv("ATTNVIZ_SAVE_DIR");
     if (!dir || !*dir) dir = ".";
-    const char *base = strrchr(a->lesson_path, '/');
-    base = base ? base + 1 : a->lesson_path;
+    const char *base = strrchr(a->session->path, '/');
+    base = base ? base + 1 : a->session->path;
     char name[64];
     size_t k = 0;
     for (const char *p = base; *p && k + 1 < sizeof name; p++) {
@@ -212,7 +176,7 @@ static void export_start(App *a)
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
     o.dir = a->export_dir;
-    o.lesson_path = a->lesson_path;
+    o.lesson_path = a->session->path;
     o.width = w, o.height = h;
     o.lang = a->v.lang;
     o.batch = a->v.batch, o.head = a->v.head;
@@ -225,7 +189,7 @@ static void export_start(App *a)
         a->toast_left = EXPORT_TOAST_SECONDS;
         return;
     }
-    a->export_job = export_job_begin(&o, &a->ls, &a->tr, -1, err, sizeof err);
+    a->export_job = export_job_begin(&o, &a->session->lesson, &a->session->trace, -1, err, sizeof err);
     if (!a->export_job) {
         export_target_destroy(&a->export_target);
         toast(a, "app.export_failed", err);
@@ -300,7 +264,7 @@ static void export_complete(App *a)
 static void set_window_title(App *a)
 {
     char title[600];
-    const char *args[] = {lesson_title(&a->ls, a->v.lang)};
+    const char *args[] = {lesson_title(&a->session->lesson, a->v.lang)};
     i18n_fmt(title, sizeof title, a->v.lang, "app.title", 1, args);
     SDL_SetWindowTitle(a->win, title);
 }
@@ -319,43 +283,34 @@ static void switch_lang(App *a)
     toast(a, "app.lang", NULL);
 }
 
-// Replaces the lesson on screen by the one at path. The old lesson and trace
-// are freed only once the new ones are complete; on failure the error is shown
+// Replaces the lesson on screen by the one at path. The old session is
+// destroyed only once the new one is complete; on failure the error is shown
 // (toast and stderr) and the current lesson keeps running.
 static bool open_lesson(App *a, const char *path)
 {
-    Lesson ls;
-    Trace tr;
     char msg[LESSON_ERR_MAX + 64];
-    if (!lesson_load(&ls, path, msg, sizeof msg)) goto fail;
-    trace_init(&tr);
-    bool computed = attn_forward(&ls.cfg, &ls.w, &ls.in, &tr);
-    if (!computed || tr.n == 0) {
-        snprintf(msg, sizeof msg, "%.400s: %s", path,
-                 computed ? "the lesson has no stages" : "out of memory computing the forward pass");
-        trace_free(&tr);
-        lesson_free(&ls);
+    Session *s = session_create(path, msg, sizeof msg);
+    if (!s) goto fail;
+    if (s->trace.n == 0) {
+        snprintf(msg, sizeof msg, "%.400s: the lesson has no stages", path);
+        session_destroy(s);
         goto fail;
     }
-    export_complete(a); // it borrows the lesson and trace about to be freed
-    trace_free(&a->tr);
-    lesson_free(&a->ls);
-    a->ls = ls; // moved: the trace borrows its weights, so follow them
-    a->tr = tr;
-    trace_rebase(&a->tr, &ls.w, &a->ls.w, sizeof ls.w);
-    snprintf(a->lesson_path, sizeof a->lesson_path, "%s", path);
+    export_complete(a); // it borrows the session about to be destroyed
+    session_destroy(a->session);
+    a->session = s;
     // playback and view start over; language, palette, numbers and speed stay
     float speed = a->pb.speed;
     View old = a->v;
-    playback_init(&a->pb, a->tr.n);
+    playback_init(&a->pb, a->session->trace.n);
     playback_set_speed(&a->pb, speed);
-    view_init(&a->v, &a->ls, old.lang);
+    view_init(&a->v, &a->session->lesson, old.lang);
     a->v.palette = old.palette, a->v.show_values = old.show_values;
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
     heatmap_cache_flush(a->heatmaps); // and its heatmap images
     a->picker.open = false;
     set_window_title(a);
-    toast(a, "app.loaded", lesson_title(&a->ls, a->v.lang));
+    toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));
     return true;
 fail:
     fprintf(stderr, "%s\n", msg);
@@ -369,7 +324,7 @@ static void picker_fit(App *a, PickerLayout *pl)
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
     Layout L;
-    layout_compute(&L, &a->tr, &a->v, w, h);
+    layout_compute(&L, &a->session->trace, &a->v, w, h);
     picker_layout(&a->picker, pl, w, h, L.s);
     picker_scroll_to_sel(&a->picker, pl->rows_fit);
 }
@@ -378,13 +333,13 @@ static void picker_fit(App *a, PickerLayout *pl)
 // directory and --lessons DIR.
 static void open_picker(App *a)
 {
-    char cur_dir[1100];
-    snprintf(cur_dir, sizeof cur_dir, "%s", a->lesson_path);
+    char cur_dir[SESSION_PATH_MAX];
+    snprintf(cur_dir, sizeof cur_dir, "%s", a->session->path);
     char *slash = strrchr(cur_dir, '/');
     if (slash) *slash = '\0';
     else snprintf(cur_dir, sizeof cur_dir, ".");
     const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir};
-    picker_scan(&a->picker, dirs, 3, a->lesson_path);
+    picker_scan(&a->picker, dirs, 3, a->session->path);
     a->picker.open = true;
     PickerLayout pl;
     picker_fit(a, &pl);
@@ -512,7 +467,7 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
     case SDLK_LEFT:
     case SDLK_PAGEUP: playback_prev(&a->pb); break;
     case SDLK_HOME: playback_goto(&a->pb, 0, false); break;
-    case SDLK_END: playback_goto(&a->pb, a->tr.n - 1, false); break;
+    case SDLK_END: playback_goto(&a->pb, a->session->trace.n - 1, false); break;
     case SDLK_p: playback_toggle(&a->pb); break;
     case SDLK_TAB: set_head(a, a->v.head + (shift ? -1 : 1)); break;
     case SDLK_RIGHTBRACKET: set_head(a, a->v.head + 1); break;
@@ -617,7 +572,7 @@ static bool open_window(App *a)
 {
     const AppOptions *o = a->opt;
     char title[600];
-    const char *args[] = {lesson_title(&a->ls, (Lang)o->lang)};
+    const char *args[] = {lesson_title(&a->session->lesson, (Lang)o->lang)};
     i18n_fmt(title, sizeof title, (Lang)o->lang, "app.title", 1, args);
     Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI |
                    (o->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
@@ -648,15 +603,18 @@ int app_run(const AppOptions *opt)
     }
     a->opt = opt;
     int rc = 1;
-    char assets[1100], err[MSG_MAX];
-    bool have_lesson = false, sdl_up = false;
-    if (!app_find_assets(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
+    char assets[1100], err[MSG_MAX], msg[LESSON_ERR_MAX];
+    bool sdl_up = false;
+    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
     }
-    if (!cli_load_and_forward(opt->lesson_path, &a->ls, &a->tr, stderr)) goto done;
-    have_lesson = true;
-    if (a->tr.n == 0) {
+    a->session = session_create(opt->lesson_path, msg, sizeof msg);
+    if (!a->session) {
+        fprintf(stderr, "%s\n", msg);
+        goto done;
+    }
+    if (a->session->trace.n == 0) {
         fprintf(stderr, "%s: the lesson has no stages\n", opt->lesson_path);
         goto done;
     }
@@ -679,16 +637,15 @@ int app_run(const AppOptions *opt)
         fprintf(stderr, "attnviz: out of memory\n");
         goto done;
     }
-    playback_init(&a->pb, a->tr.n);
+    playback_init(&a->pb, a->session->trace.n);
     // zh without a Chinese font: English, with a warning on stderr and in the window
     Lang lang = fonts_usable_lang(a->fonts, (Lang)opt->lang, stderr);
-    view_init(&a->v, &a->ls, lang);
+    view_init(&a->v, &a->session->lesson, lang);
     set_window_title(a);
     if (lang != (Lang)opt->lang) {
         toast(a, "app.no_cjk_font", NULL);
         a->toast_left = ERROR_TOAST_SECONDS;
     }
-    snprintf(a->lesson_path, sizeof a->lesson_path, "%s", opt->lesson_path);
     snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s/../lessons", assets);
     picker_init(&a->picker);
 
@@ -730,7 +687,7 @@ int app_run(const AppOptions *opt)
         a->v.export_total = a->export_job ? export_job_total(a->export_job) : 0;
         a->v.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw
-        render_frame(a->r, a->fonts, &a->tr, &a->v);
+        render_frame(a->r, a->fonts, &a->session->trace, &a->v);
         SDL_RenderPresent(a->r);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
         if (software) SDL_Delay(10);
@@ -745,10 +702,7 @@ done:
     if (a->win) SDL_DestroyWindow(a->win);
     fonts_destroy(a->fonts);
     if (sdl_up) SDL_Quit();
-    if (have_lesson) {
-        trace_free(&a->tr);
-        lesson_free(&a->ls);
-    }
+    session_destroy(a->session);
     picker_free(&a->picker);
     heatmap_cache_destroy(a->heatmaps);
     i18n_free();

@@ -2,25 +2,18 @@
 #include "cli.h"
 
 #include "json_out.h"
+#include "session.h"
 
 #include <math.h>
 #include <string.h>
 
-bool cli_load_and_forward(const char *path, Lesson *ls, Trace *tr, FILE *err)
+// Loads a lesson and runs the forward pass; on failure prints the error line to err.
+static Session *load(const char *path, FILE *err)
 {
     char msg[LESSON_ERR_MAX];
-    if (!lesson_load(ls, path, msg, sizeof msg)) {
-        fprintf(err, "%s\n", msg);
-        return false;
-    }
-    trace_init(tr);
-    if (!attn_forward(&ls->cfg, &ls->w, &ls->in, tr)) {
-        fprintf(err, "%s: out of memory computing the forward pass\n", path);
-        trace_free(tr);
-        lesson_free(ls);
-        return false;
-    }
-    return true;
+    Session *s = session_create(path, msg, sizeof msg);
+    if (!s) fprintf(err, "%s\n", msg);
+    return s;
 }
 
 int cli_check(int n, char **paths, FILE *out, FILE *err)
@@ -42,14 +35,14 @@ int cli_check(int n, char **paths, FILE *out, FILE *err)
 
 int cli_dump(const char *path, FILE *out, FILE *err)
 {
-    Lesson ls;
-    Trace tr;
-    if (!cli_load_and_forward(path, &ls, &tr, err)) return 1;
+    Session *ses = load(path, err);
+    if (!ses) return 1;
+    const Trace *tr = &ses->trace;
     fputs("{\"title\": ", out);
-    json_write_string(out, lesson_title(&ls, LANG_EN));
+    json_write_string(out, lesson_title(&ses->lesson, LANG_EN));
     fputs(", \"stages\": [", out);
-    for (int i = 0; i < tr.n; i++) {
-        const Stage *s = &tr.stages[i];
+    for (int i = 0; i < tr->n; i++) {
+        const Stage *s = &tr->stages[i];
         fprintf(out, "%s\n  {\"name\": \"%s\", \"shape\": [", i ? "," : "", s->name);
         for (int d = 0; d < s->t.rank; d++) fprintf(out, d ? ", %d" : "%d", s->t.shape[d]);
         fputs("], \"data\": [", out);
@@ -60,8 +53,7 @@ int cli_dump(const char *path, FILE *out, FILE *err)
         fputs("]}", out);
     }
     fputs("\n]}\n", out);
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
     return 0;
 }
 
@@ -126,24 +118,23 @@ static void print_tensor(FILE *out, const char *name, const Tensor *t)
 
 int cli_print(const char *stage, const char *path, FILE *out, FILE *err)
 {
-    Lesson ls;
-    Trace tr;
-    if (!cli_load_and_forward(path, &ls, &tr, err)) return 1;
+    Session *ses = load(path, err);
+    if (!ses) return 1;
+    const Trace *tr = &ses->trace;
     int code = 0;
-    const Stage *s = trace_get(&tr, stage);
+    const Stage *s = trace_get(tr, stage);
     if (!s) {
         fprintf(err, "attnviz: --print: no stage \"%s\" in %s; stages are:", stage, path);
-        for (int i = 0; i < tr.n; i++) fprintf(err, " %s", tr.stages[i].name);
+        for (int i = 0; i < tr->n; i++) fprintf(err, " %s", tr->stages[i].name);
         fputc('\n', err);
         code = 2;
     } else {
         print_tensor(out, s->name, &s->t);
         if (s->formula) fprintf(out, "# %s\n", s->formula);
         if (s->kind == STAGE_KIND_SCORES)
-            fprintf(out, "# scale = %.9g%s\n", (double)tr.scale,
-                    fabsf(tr.scale - sqrtf((float)tr.d_k)) < 1e-6f ? " (√d_k)" : " (set by the lesson)");
+            fprintf(out, "# scale = %.9g%s\n", (double)tr->scale,
+                    fabsf(tr->scale - sqrtf((float)tr->d_k)) < 1e-6f ? " (√d_k)" : " (set by the lesson)");
     }
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
     return code;
 }

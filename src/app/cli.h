@@ -4,16 +4,11 @@
 
 #include <stdio.h>
 
-#include "lesson.h"
-
 // Validates each lesson; prints "ok: PATH" or the one-line error. Returns 0 if all valid, 1 otherwise.
 int cli_check(int n, char **paths, FILE *out, FILE *err);
 // Writes every stage as JSON: {"title": ..., "stages": [{"name", "shape", "data"}]}.
 int cli_dump(const char *path, FILE *out, FILE *err);
 // Prints one stage like a PyTorch tensor print. Exit 1 for a bad lesson, 2 for an unknown stage.
 int cli_print(const char *stage, const char *path, FILE *out, FILE *err);
-
-// Loads a lesson and runs the forward pass; on failure prints the error line to err.
-bool cli_load_and_forward(const char *path, Lesson *ls, Trace *tr, FILE *err);
 
 #endif

@@ -13,14 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "app.h"
+#include "assets.h"
 #include "attention.h"
-#include "cli.h"
 #include "i18n.h"
 #include "json_out.h"
 #include "playback.h"
 #include "png_write.h"
 #include "render.h"
+#include "session.h"
 #include "text.h"
 #include "view.h"
 
@@ -472,27 +472,30 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
 int export_run(const ExportOptions *o)
 {
     char err[EXPORT_ERR_MAX] = "";
-    Lesson ls;
-    Trace tr;
-    if (!cli_load_and_forward(o->lesson_path, &ls, &tr, stderr)) return 1;
+    char msg[LESSON_ERR_MAX];
+    Session *ses = session_create(o->lesson_path, msg, sizeof msg);
+    if (!ses) {
+        fprintf(stderr, "%s\n", msg);
+        return 1;
+    }
+    const Lesson *ls = &ses->lesson;
+    const Trace *tr = &ses->trace;
     int code = 1, stage_filter = -1;
     if (o->stage) {
-        stage_filter = trace_find(&tr, o->stage);
+        stage_filter = trace_find(tr, o->stage);
         if (stage_filter < 0) {
             fprintf(stderr, "attnviz: --stage: no stage \"%s\" in %s; stages are:", o->stage,
                     o->lesson_path);
-            for (int i = 0; i < tr.n; i++) fprintf(stderr, " %s", tr.stages[i].name);
+            for (int i = 0; i < tr->n; i++) fprintf(stderr, " %s", tr->stages[i].name);
             fputc('\n', stderr);
-            trace_free(&tr);
-            lesson_free(&ls);
+            session_destroy(ses);
             return 2;
         }
     }
-    if (o->batch < 0 || o->batch >= tr.batch || o->head < 0 || o->head >= tr.n_heads) {
+    if (o->batch < 0 || o->batch >= tr->batch || o->head < 0 || o->head >= tr->n_heads) {
         fprintf(stderr, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d\n",
-                o->lesson_path, tr.batch - 1, tr.n_heads - 1);
-        trace_free(&tr);
-        lesson_free(&ls);
+                o->lesson_path, tr->batch - 1, tr->n_heads - 1);
+        session_destroy(ses);
         return 2;
     }
 
@@ -503,7 +506,7 @@ int export_run(const ExportOptions *o)
     struct sigaction sa, old_int, old_term;
 
     char assets[1100];
-    if (!app_find_assets(assets, sizeof assets, err, sizeof err) ||
+    if (!assets_find(assets, sizeof assets, err, sizeof err) ||
         !i18n_load(assets, err, sizeof err))
         goto fail;
     // fonts and renderer first: the job creates the directory only once they exist
@@ -511,7 +514,7 @@ int export_run(const ExportOptions *o)
     // zh without a Chinese font draws English (one warning line): frames.json says so
     ExportOptions drawn = *o;
     drawn.lang = fonts_usable_lang(t.fonts, o->lang, stderr);
-    job = export_job_begin(&drawn, &ls, &tr, stage_filter, err, sizeof err);
+    job = export_job_begin(&drawn, ls, tr, stage_filter, err, sizeof err);
     if (!job) goto fail;
     int n_frames = export_job_total(job);
 
@@ -524,7 +527,7 @@ int export_run(const ExportOptions *o)
 
     t0 = now_s();
     View v;
-    view_init(&v, &ls, drawn.lang);
+    view_init(&v, ls, drawn.lang);
     v.heatmaps = t.heatmaps;
     while (!g_signal && export_job_step(job, t.r, t.fonts, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
@@ -565,7 +568,6 @@ fail:
     export_job_free(job);
     export_target_destroy(&t);
     i18n_free();
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
     return code;
 }

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "app.h"
+#include "assets.h"
 #include "cli.h"
 #include "export.h"
 
@@ -170,7 +171,7 @@ int main(int argc, char **argv)
     static char default_path[1200];
     if (!have_lesson && access(DEFAULT_LESSON, R_OK) != 0) {
         char assets[1100], err[600];
-        if (app_find_assets(assets, sizeof assets, err, sizeof err)) {
+        if (assets_find(assets, sizeof assets, err, sizeof err)) {
             snprintf(default_path, sizeof default_path, "%s/../%s", assets, DEFAULT_LESSON);
             opt.lesson_path = default_path;
         }

@@ -2,7 +2,6 @@
 #include "trace.h"
 
 #include <assert.h>
-#include <stdint.h>
 #include <string.h>
 
 void trace_init(Trace *tr) { memset(tr, 0, sizeof *tr); }
@@ -11,21 +10,6 @@ void trace_free(Trace *tr)
 {
     for (int i = 0; i < tr->n; i++) tensor_free(&tr->stages[i].t);
     tr->n = 0;
-}
-
-static const Tensor *rebase(const Tensor *t, const void *from, const void *to, size_t size)
-{
-    uintptr_t p = (uintptr_t)t, a = (uintptr_t)from;
-    if (!t || p < a || p >= a + size) return t;
-    return (const Tensor *)(const void *)((const char *)to + (p - a));
-}
-
-void trace_rebase(Trace *tr, const void *from, const void *to, size_t size)
-{
-    for (int i = 0; i < tr->n; i++) {
-        tr->stages[i].weight = rebase(tr->stages[i].weight, from, to, size);
-        tr->stages[i].bias = rebase(tr->stages[i].bias, from, to, size);
-    }
 }
 
 int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, const char *formula,

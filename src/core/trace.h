@@ -55,7 +55,7 @@ typedef struct Stage {
 } Stage;
 
 // The trace borrows weight tensors from the AttnWeights it was computed with:
-// they must outlive it (a Lesson owns both in the app).
+// they must outlive it and never move (the app keeps both in one Session, session.h).
 typedef struct Trace {
     Stage stages[TRACE_MAX_STAGES];
     int n;
@@ -67,10 +67,6 @@ typedef struct Trace {
 
 void trace_init(Trace *tr);
 void trace_free(Trace *tr);
-// After the weights a trace borrows were moved (a Lesson copied by value into
-// its final place, as the window does when it opens another lesson): points
-// every weight/bias that lay in [from, from + size) at the same offset in to.
-void trace_rebase(Trace *tr, const void *from, const void *to, size_t size);
 // Appends a stage with a zeroed tensor of the given shape; returns its index or -1.
 int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, const char *formula,
                int rank, const int *shape);

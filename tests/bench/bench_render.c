@@ -4,12 +4,12 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app.h"
+#include "assets.h"
 #include "bench_common.h"
-#include "cli.h"
 #include "heatmap.h"
 #include "i18n.h"
 #include "render.h"
+#include "session.h"
 #include "text.h"
 #include "view.h"
 
@@ -53,12 +53,14 @@ static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts
 
 static int bench_lesson(const char *path, const char *name, int w, int h, double target, Fonts *fonts)
 {
-    Lesson ls;
-    Trace tr;
-    if (!cli_load_and_forward(path, &ls, &tr, stderr)) return 1;
-    int rc = bench_size(name, &ls, &tr, fonts, w, h, target);
-    trace_free(&tr);
-    lesson_free(&ls);
+    char err[LESSON_ERR_MAX];
+    Session *ses = session_create(path, err, sizeof err);
+    if (!ses) {
+        fprintf(stderr, "%s\n", err);
+        return 1;
+    }
+    int rc = bench_size(name, &ses->lesson, &ses->trace, fonts, w, h, target);
+    session_destroy(ses);
     return rc;
 }
 
@@ -66,7 +68,7 @@ int main(int argc, char **argv)
 {
     (void)argc, (void)argv;   // argv[1] is the app binary (unused here)
     char assets[1100], err[600];
-    if (!app_find_assets(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
+    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         return 1;
     }

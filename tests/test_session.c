@@ -1,0 +1,129 @@
+// test_session.c — a Session: one lesson and its forward pass at stable
+// addresses. A good lesson (the trace borrows the session's own weights, the
+// same numbers as the core's forward pass), several sessions at once, a
+// missing file and bad lessons (NULL with the loader's one-line error).
+#include <glob.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app/session.h"
+
+#define GOOD "lessons/dk-dv-residual-ffn.json"
+
+// Every weight and bias a stage borrows lies inside the session's own weights.
+static void check_borrows(const Session *s)
+{
+    const char *lo = (const char *)&s->lesson.w, *hi = lo + sizeof s->lesson.w;
+    for (int i = 0; i < s->trace.n; i++) {
+        const Tensor *t[2] = {s->trace.stages[i].weight, s->trace.stages[i].bias};
+        for (int k = 0; k < 2; k++) {
+            if (!t[k]) continue;
+            const char *p = (const char *)t[k];
+            if (p < lo || p >= hi) fail_msg("stage %s borrows a tensor outside the session", s->trace.stages[i].name);
+        }
+    }
+}
+
+static void test_good_lesson(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX] = "";
+    Session *s = session_create(GOOD, err, sizeof err);
+    assert_non_null(s);
+    assert_string_equal(err, "");
+    assert_string_equal(s->path, GOOD);
+    assert_true(s->trace.n > 0);
+    int q = trace_find(&s->trace, "q_proj"), h = trace_find(&s->trace, "ffn_hidden");
+    assert_true(q >= 0 && h >= 0);
+    assert_ptr_equal(s->trace.stages[q].weight, &s->lesson.w.w_q);
+    assert_ptr_equal(s->trace.stages[h].weight, &s->lesson.w.ffn_w1);
+    assert_ptr_equal(s->trace.stages[h].bias, &s->lesson.w.ffn_b1);
+    check_borrows(s);
+
+    // the same numbers as the core's forward pass on the same file
+    Lesson ls;
+    Trace tr;
+    assert_true(lesson_load(&ls, GOOD, err, sizeof err));
+    trace_init(&tr);
+    assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+    assert_int_equal(tr.n, s->trace.n);
+    for (int i = 0; i < tr.n; i++) {
+        const Tensor *a = &tr.stages[i].t, *b = &s->trace.stages[i].t;
+        assert_string_equal(tr.stages[i].name, s->trace.stages[i].name);
+        assert_int_equal(a->size, b->size);
+        assert_memory_equal(a->data, b->data, a->size * sizeof *a->data);
+    }
+    trace_free(&tr);
+    lesson_free(&ls);
+    session_destroy(s);
+    session_destroy(NULL); // a no-op
+}
+
+// The window opens another lesson while one is shown: the two sessions are
+// independent, and destroying the old one leaves the new one whole.
+static void test_two_sessions(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX];
+    Session *a = session_create("lessons/arange-2x4x4.json", err, sizeof err);
+    assert_non_null(a);
+    Session *b = session_create(GOOD, err, sizeof err);
+    assert_non_null(b);
+    assert_ptr_not_equal(a, b);
+    int q = trace_find(&b->trace, "q_proj");
+    float w0 = b->lesson.w.w_q.data[0];
+    session_destroy(a);
+    assert_ptr_equal(b->trace.stages[q].weight, &b->lesson.w.w_q);
+    assert_true(b->trace.stages[q].weight->data[0] == w0);
+    check_borrows(b);
+    session_destroy(b);
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX] = "";
+    assert_null(session_create("tests/no/such/file.json", err, sizeof err));
+    assert_non_null(strstr(err, "tests/no/such/file.json: cannot open"));
+    assert_true(strncmp(err, "tests/no/such/file.json: ", 25) == 0);
+    assert_null(strchr(err, '\n'));
+}
+
+// Every lesson of the bad corpus: NULL, and the loader's one line naming the file.
+static void test_bad_lessons(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX] = "";
+    assert_null(session_create("tests/bad/d-model-string.json", err, sizeof err));
+    assert_string_equal(err, "tests/bad/d-model-string.json: model.d_model: expected an integer from 1 to 1024, got a string");
+    glob_t g;
+    assert_int_equal(glob("tests/bad/*.json", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 10);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        err[0] = '\0';
+        Session *s = session_create(g.gl_pathv[i], err, sizeof err);
+        if (s) fail_msg("%s: accepted", g.gl_pathv[i]);
+        if (strncmp(err, g.gl_pathv[i], strlen(g.gl_pathv[i])) != 0) fail_msg("%s: \"%s\" does not name the file", g.gl_pathv[i], err);
+        assert_null(strchr(err, '\n'));
+    }
+    globfree(&g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_good_lesson),
+        cmocka_unit_test(test_two_sessions),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_bad_lessons),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
