@@ -66,6 +66,11 @@ $(B)/src/core/%.o: src/core/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CORE_OPT) $(CORE_CFLAGS) -Isrc/core -c $< -o $@
 
+# The view is pure too: compiled without SDL's flags (an SDL include fails to build).
+$(B)/src/view/%.o: src/view/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) -Isrc/core -Isrc/view -c $< -o $@
+
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@

@@ -44,7 +44,7 @@ REF_DIR = os.path.join(HERE, "ref")
 
 STAGES = ["q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
           "scores", "masked_scores", "attn", "head_out", "concat", "output",
-          "residual_norm", "ffn_hidden", "ffn_out"]
+          "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out"]
 
 # index order of the deterministic init generator
 INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
@@ -304,12 +304,14 @@ class AttentionBlock(nn.Module):
         tr = self.trace = dict(self.attn.trace)
         x = out
         if self.norm is not None:
-            x = self.norm(out + query)
+            tr["residual_sum"] = out + query
+            x = self.norm(tr["residual_sum"])
             tr["residual_norm"] = x
         if self.ffn_hidden:
             h = F.relu(self.ffn_w1(x))
             tr["ffn_hidden"] = h
-            y = self.ffn_norm(self.ffn_w2(h) + x)
+            tr["ffn_sum"] = self.ffn_w2(h) + x
+            y = self.ffn_norm(tr["ffn_sum"])
             tr["ffn_out"] = y
             return y
         return x

@@ -369,8 +369,8 @@ static void test_stage_order_and_names(void **state)
     trace_init(&tr);
     assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
     const char *order[] = {"q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads", "scores",
-                           "masked_scores", "attn", "head_out", "concat", "output", "residual_norm",
-                           "ffn_out"};
+                           "masked_scores", "attn", "head_out", "concat", "output", "residual_sum",
+                           "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out"};
     int last = -1;
     for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
         int at = trace_find(&tr, order[i]);

@@ -483,6 +483,13 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         a->v.palette = (Palette)((a->v.palette + 1) % PALETTE_COUNT);
         toast(a, "app.palette", i18n_get(a->v.lang, colormap_palette_key(a->v.palette)));
         break;
+    case SDLK_g: { // how attention weights are coloured: auto → linear → log
+        static const char *const keys[PROB_SCALE_COUNT] = {"app.prob_scale_auto", "app.prob_scale_linear",
+                                                          "app.prob_scale_log"};
+        a->v.prob_scale = (ProbScale)((a->v.prob_scale + 1) % PROB_SCALE_COUNT);
+        toast(a, keys[a->v.prob_scale], "");
+        break;
+    }
     case SDLK_f: {
         bool fs = (SDL_GetWindowFlags(a->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
         SDL_SetWindowFullscreen(a->win, fs ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);

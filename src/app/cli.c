@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "json_out.h"
+#include "scene.h"
 #include "session.h"
 
 #include <math.h>
@@ -130,7 +131,9 @@ int cli_print(const char *stage, const char *path, FILE *out, FILE *err)
         code = 2;
     } else {
         print_tensor(out, s->name, &s->t);
-        if (s->formula) fprintf(out, "# %s\n", s->formula);
+        char fx[320];
+        scene_formula(tr, (int)(s - tr->stages), LANG_EN, fx, sizeof fx);
+        if (fx[0]) fprintf(out, "# %s\n", fx);
         if (s->kind == STAGE_KIND_SCORES)
             fprintf(out, "# scale = %.9g%s\n", (double)tr->scale,
                     fabsf(tr->scale - sqrtf((float)tr->d_k)) < 1e-6f ? " (√d_k)" : " (set by the lesson)");

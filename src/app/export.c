@@ -16,6 +16,7 @@
 #include "assets.h"
 #include "attention.h"
 #include "i18n.h"
+#include "describe.h"
 #include "json_out.h"
 #include "playback.h"
 #include "png_write.h"
@@ -187,8 +188,14 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         frame_name(name, sizeof name, ".", i, stage);
         fprintf(f, "%s\n  {\"file\": ", first ? "" : ",");
         json_write_string(f, name + 2);
-        fprintf(f, ", \"stage\": \"%s\", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f}",
-                stage, o->batch, o->head, e->plan[i].time_s, (double)e->plan[i].anim);
+        fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, o->head,
+                e->plan[i].time_s, (double)e->plan[i].anim);
+        // what the frame shows, for slides' alt text: formula, narration, alt, panels
+        View v;
+        view_init(&v, ls, o->lang);
+        v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head;
+        describe_frame_fields(f, e->tr, &v, o->width, o->height);
+        fputs("}", f);
         first = false;
     }
     fputs("\n]}\n", f);

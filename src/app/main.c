@@ -9,6 +9,7 @@
 #include "app.h"
 #include "assets.h"
 #include "cli.h"
+#include "describe.h"
 #include "export.h"
 
 #define ATTNVIZ_VERSION "0.1.0"
@@ -20,6 +21,8 @@ static void usage(FILE *f)
           "       attnviz --check LESSON...          validate lessons (exit 0 if all are valid)\n"
           "       attnviz --dump LESSON              every stage as JSON on stdout\n"
           "       attnviz --print STAGE LESSON       one stage as a table, like a PyTorch print\n"
+          "       attnviz --describe LESSON          every stage frame as JSON: formula, narration, alt text,\n"
+          "                                          panels with their colour ranges (--lang, --batch, --head, --size)\n"
           "       attnviz --export DIR LESSON [export options]\n"
           "                                          frames as PNG into DIR, headless (no display)\n"
           "\n"
@@ -91,8 +94,11 @@ int main(int argc, char **argv)
     int modes = 0;
     for (int i = 1; i < argc; i++)
         modes += strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--dump") == 0 ||
-                 strcmp(argv[i], "--print") == 0 || strcmp(argv[i], "--export") == 0;
-    if (modes > 1) return usage_error("give only one of --check, --dump, --print and --export");
+                 strcmp(argv[i], "--print") == 0 || strcmp(argv[i], "--export") == 0 ||
+                 strcmp(argv[i], "--describe") == 0;
+    if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe and --export");
+    bool describe = false;
+    bool slice_opt = false;         // --batch / --head (export or describe)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -110,6 +116,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--print") == 0) {
             if (i + 3 != argc) return usage_error("%s needs STAGE and LESSON", a);
             return cli_print(argv[i + 1], argv[i + 2], stdout, stderr);
+        } else if (strcmp(a, "--describe") == 0) {
+            describe = true;
         } else if (strcmp(a, "--font") == 0) {
             if (++i >= argc) return usage_error("%s needs a PATH", a);
             opt.font_path = argv[i];
@@ -158,7 +166,7 @@ int main(int argc, char **argv)
             int *dst = a[2] == 'b' ? &ex.batch : &ex.head;
             if (++i >= argc || !parse_int(argv[i], 0, 1 << 20, dst))
                 return usage_error("%s: expected a whole number from 0", a);
-            export_only_opt = true;
+            slice_opt = true;
         } else if (a[0] == '-' && a[1] != '\0') {
             return usage_error("unknown option \"%s\"", a);
         } else {
@@ -176,6 +184,11 @@ int main(int argc, char **argv)
             opt.lesson_path = default_path;
         }
     }
+    if (describe) {
+        if (!have_lesson) return usage_error("--describe needs a LESSON");
+        if (export_only_opt) return usage_error("--animate, --fps and --stage go with --export");
+        return describe_run(opt.lesson_path, (Lang)opt.lang, ex.batch, ex.head, opt.width, opt.height, stdout, stderr);
+    }
     if (export_dir) {
         if (!have_lesson) return usage_error("--export needs DIR and LESSON");
         ex.dir = export_dir;
@@ -185,6 +198,7 @@ int main(int argc, char **argv)
         ex.lang = (Lang)opt.lang;
         return export_run(&ex);
     }
-    if (export_only_opt) return usage_error("--animate, --fps, --stage, --batch and --head go with --export");
+    if (export_only_opt || slice_opt)
+        return usage_error("--animate, --fps, --stage, --batch and --head go with --export (--batch, --head also with --describe)");
     return app_run(&opt);
 }

@@ -26,10 +26,10 @@ void attn_inputs_free(AttnInputs *in)
 static const float *data_or_null(const Tensor *t) { return tensor_present(t) ? t->data : NULL; }
 
 // Pushes a stage and records its operands; returns the index or -1.
-static int push(Trace *tr, const char *name, StageKind kind, StepId step, const char *formula,
-                int rank, const int *shape, int op0, int op1, int op2)
+static int push(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape,
+                int op0, int op1, int op2)
 {
-    int i = trace_push(tr, name, kind, step, formula, rank, shape);
+    int i = trace_push(tr, name, kind, step, rank, shape);
     if (i < 0) return -1;
     Stage *s = &tr->stages[i];
     s->operands[0] = op0;
@@ -76,36 +76,38 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
     // pass 1: the inputs, as given
     int x_q, x_k, x_v, mask = -1;
-    TRY(x_q = push(tr, "input", STAGE_KIND_INPUT, STEP_INPUT, "x = query", 3, in->query.shape, -1,
+    TRY(x_q = push(tr, "input", STAGE_KIND_INPUT, STEP_INPUT, 3, in->query.shape, -1,
                    -1, -1));
     memcpy(D(tr, x_q), in->query.data, in->query.size * sizeof(float));
     x_k = x_q;
     if (!in->key_is_query) {
-        TRY(x_k = push(tr, "key_input", STAGE_KIND_INPUT, STEP_INPUT, "key", 3, in->key.shape, -1,
+        TRY(x_k = push(tr, "key_input", STAGE_KIND_INPUT, STEP_INPUT, 3, in->key.shape, -1,
                        -1, -1));
         memcpy(D(tr, x_k), in->key.data, in->key.size * sizeof(float));
     }
     x_v = x_k;
     if (!in->value_is_key) {
-        TRY(x_v = push(tr, "value_input", STAGE_KIND_INPUT, STEP_INPUT, "value", 3,
+        TRY(x_v = push(tr, "value_input", STAGE_KIND_INPUT, STEP_INPUT, 3,
                        in->value.shape, -1, -1, -1));
         memcpy(D(tr, x_v), in->value.data, in->value.size * sizeof(float));
     }
     if (in->mask_kind != MASK_NONE) {
         int ms[3] = {B, Lq, Lk};
-        TRY(mask = push(tr, "mask", STAGE_KIND_MASK, STEP_INPUT, "mask (1 = attend, 0 = masked)",
-                        3, ms, -1, -1, -1));
+        TRY(mask = push(tr, "mask", STAGE_KIND_MASK, STEP_INPUT, 3, ms, -1, -1, -1));
         memcpy(D(tr, mask), in->mask.data, in->mask.size * sizeof(float));
     }
+
+    if (x_k != x_q) tr->stages[x_k].key_rows = true;
+    if (x_v != x_q) tr->stages[x_v].key_rows = true;
 
     // pass 2: projections y = x·Wᵀ + b
     int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, H * dk}, vs[3] = {B, Lk, H * dv};
     int q_proj, k_proj, v_proj;
-    TRY(q_proj = push(tr, "q_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, "Q = x·W_Qᵀ + b_Q", 3,
+    TRY(q_proj = push(tr, "q_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, 3,
                       qs, x_q, -1, -1));
-    TRY(k_proj = push(tr, "k_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, "K = x·W_Kᵀ + b_K", 3,
+    TRY(k_proj = push(tr, "k_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, 3,
                       ks, x_k, -1, -1));
-    TRY(v_proj = push(tr, "v_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, "V = x·W_Vᵀ + b_V", 3,
+    TRY(v_proj = push(tr, "v_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, 3,
                       vs, x_v, -1, -1));
     const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
                  *bv = cfg->qkv_bias ? &w->b_v : NULL;
@@ -116,23 +118,24 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tensor_linear(D(tr, k_proj), D(tr, x_k), w->w_k.data, bk ? bk->data : NULL, B * Lk, C, H * dk);
     tensor_linear(D(tr, v_proj), D(tr, x_v), w->w_v.data, bv ? bv->data : NULL, B * Lk, C, H * dv);
 
+    tr->stages[k_proj].key_rows = tr->stages[v_proj].key_rows = true;
+
     // pass 3: split heads (B, L, H·d) -> (B, H, L, d)
     int qh_s[4] = {B, H, Lq, dk}, kh_s[4] = {B, H, Lk, dk}, vh_s[4] = {B, H, Lk, dv};
     int qh, kh, vh;
-    TRY(qh = push(tr, "q_heads", STAGE_KIND_SPLIT, STEP_SPLIT,
-                  "Q → view(B, Lq, H, d_k).transpose(1, 2)", 4, qh_s, q_proj, -1, -1));
-    TRY(kh = push(tr, "k_heads", STAGE_KIND_SPLIT, STEP_SPLIT,
-                  "K → view(B, Lk, H, d_k).transpose(1, 2)", 4, kh_s, k_proj, -1, -1));
-    TRY(vh = push(tr, "v_heads", STAGE_KIND_SPLIT, STEP_SPLIT,
-                  "V → view(B, Lk, H, d_v).transpose(1, 2)", 4, vh_s, v_proj, -1, -1));
+    TRY(qh = push(tr, "q_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, qh_s, q_proj, -1, -1));
+    TRY(kh = push(tr, "k_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, kh_s, k_proj, -1, -1));
+    TRY(vh = push(tr, "v_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, vh_s, v_proj, -1, -1));
     split_heads(D(tr, qh), D(tr, q_proj), B, Lq, H, dk);
     split_heads(D(tr, kh), D(tr, k_proj), B, Lk, H, dk);
     split_heads(D(tr, vh), D(tr, v_proj), B, Lk, H, dv);
 
+    tr->stages[kh].key_rows = tr->stages[vh].key_rows = true;
+
     // pass 4: scores = Q·Kᵀ / scale, (B, H, Lq, Lk)
     int sc_s[4] = {B, H, Lq, Lk};
     int scores, masked, attn;
-    TRY(scores = push(tr, "scores", STAGE_KIND_SCORES, STEP_SCORES, "scores = Q·Kᵀ / √d_k", 4, sc_s,
+    TRY(scores = push(tr, "scores", STAGE_KIND_SCORES, STEP_SCORES, 4, sc_s,
                       qh, kh, -1));
     for (int bh = 0; bh < B * H; bh++) {
         float *s = D(tr, scores) + (size_t)bh * Lq * Lk;
@@ -142,8 +145,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     }
 
     // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads
-    TRY(masked = push(tr, "masked_scores", STAGE_KIND_MASKED, STEP_MASK,
-                      "scores.masked_fill(mask == 0, fill)", 4, sc_s, scores, mask, -1));
+    TRY(masked = push(tr, "masked_scores", STAGE_KIND_MASKED, STEP_MASK, 4, sc_s, scores, mask, -1));
     memcpy(D(tr, masked), D(tr, scores), tr->stages[scores].t.size * sizeof(float));
     if (mask >= 0) {
         for (int b = 0; b < B; b++)
@@ -154,45 +156,43 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     }
 
     // pass 6: softmax over keys
-    TRY(attn = push(tr, "attn", STAGE_KIND_SOFTMAX, STEP_SOFTMAX,
-                    "attn = softmax(scores, dim=-1)", 4, sc_s, masked, -1, -1));
+    TRY(attn = push(tr, "attn", STAGE_KIND_SOFTMAX, STEP_SOFTMAX, 4, sc_s, masked, -1, -1));
     memcpy(D(tr, attn), D(tr, masked), tr->stages[masked].t.size * sizeof(float));
     tensor_softmax_rows(D(tr, attn), B * H * Lq, Lk);
 
     // pass 7: head_out = attn·V, (B, H, Lq, dv)
     int ho_s[4] = {B, H, Lq, dv};
     int head_out, concat, output;
-    TRY(head_out = push(tr, "head_out", STAGE_KIND_WEIGHTED_SUM, STEP_WEIGHTED_SUM,
-                        "head_out = attn·V", 4, ho_s, attn, vh, -1));
+    TRY(head_out = push(tr, "head_out", STAGE_KIND_WEIGHTED_SUM, STEP_WEIGHTED_SUM, 4, ho_s, attn, vh, -1));
     for (int bh = 0; bh < B * H; bh++)
         tensor_matmul(D(tr, head_out) + (size_t)bh * Lq * dv, D(tr, attn) + (size_t)bh * Lq * Lk,
                       D(tr, vh) + (size_t)bh * Lk * dv, Lq, Lk, dv);
 
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
     int cc_s[3] = {B, Lq, H * dv};
-    TRY(concat = push(tr, "concat", STAGE_KIND_CONCAT, STEP_CONCAT,
-                      "concat = head_out.transpose(1, 2).reshape(B, Lq, H·d_v)", 3, cc_s, head_out,
+    TRY(concat = push(tr, "concat", STAGE_KIND_CONCAT, STEP_CONCAT, 3, cc_s, head_out,
                       -1, -1));
     concat_heads(D(tr, concat), D(tr, head_out), B, Lq, H, dv);
 
     // pass 9: output projection, (B, Lq, C)
     int out_s[3] = {B, Lq, C};
-    TRY(output = push(tr, "output", STAGE_KIND_OUT_PROJ, STEP_OUTPUT, "output = concat·W_Oᵀ + b_O",
-                      3, out_s, concat, -1, -1));
+    TRY(output = push(tr, "output", STAGE_KIND_OUT_PROJ, STEP_OUTPUT, 3, out_s, concat, -1, -1));
     const Tensor *bo = cfg->out_bias ? &w->b_o : NULL;
     tr->stages[output].weight = &w->w_o, tr->stages[output].bias = bo;
     tensor_linear(D(tr, output), D(tr, concat), w->w_o.data, bo ? bo->data : NULL, B * Lq, H * dv,
                   C);
 
-    // pass 10: residual + LayerNorm, and the position-wise feed-forward block
+    // pass 10: residual + LayerNorm, and the position-wise feed-forward block.
+    // Each LayerNorm is recorded as two stages: the sum it normalises, then
+    // LayerNorm(sum)·γ + β, so the picture can show both.
     int x = output;
     if (cfg->residual_norm) {
-        int rn;
-        TRY(rn = push(tr, "residual_norm", STAGE_KIND_ADD_NORM, STEP_ADD_NORM,
-                      "LayerNorm(output + query)", 3, out_s, output, x_q, -1));
-        float *sum = D(tr, rn);
-        for (size_t i = 0; i < tr->stages[rn].t.size; i++) sum[i] = D(tr, output)[i] + D(tr, x_q)[i];
-        tensor_layer_norm(sum, sum, data_or_null(&w->norm_weight), data_or_null(&w->norm_bias),
+        int rs, rn;
+        TRY(rs = push(tr, "residual_sum", STAGE_KIND_ADD, STEP_ADD_NORM, 3, out_s, output, x_q, -1));
+        float *sum = D(tr, rs);
+        for (size_t i = 0; i < tr->stages[rs].t.size; i++) sum[i] = D(tr, output)[i] + D(tr, x_q)[i];
+        TRY(rn = push(tr, "residual_norm", STAGE_KIND_NORM, STEP_ADD_NORM, 3, out_s, rs, -1, -1));
+        tensor_layer_norm(D(tr, rn), D(tr, rs), data_or_null(&w->norm_weight), data_or_null(&w->norm_bias),
                           B * Lq, C, cfg->norm_eps);
         tr->stages[rn].weight = &w->norm_weight, tr->stages[rn].bias = &w->norm_bias;
         x = rn;
@@ -200,21 +200,21 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     if (cfg->ffn_hidden > 0) {
         const int F = cfg->ffn_hidden;
         int hs[3] = {B, Lq, F};
-        int fh, fo;
-        TRY(fh = push(tr, "ffn_hidden", STAGE_KIND_FFN_HIDDEN, STEP_FFN, "h = relu(x·W₁ᵀ + b₁)", 3,
-                      hs, x, -1, -1));
+        int fh, fs, fo;
+        TRY(fh = push(tr, "ffn_hidden", STAGE_KIND_FFN_HIDDEN, STEP_FFN, 3, hs, x, -1, -1));
         tr->stages[fh].weight = &w->ffn_w1, tr->stages[fh].bias = &w->ffn_b1;
         tensor_linear(D(tr, fh), D(tr, x), w->ffn_w1.data, w->ffn_b1.data, B * Lq, C, F);
         for (size_t i = 0; i < tr->stages[fh].t.size; i++)
             if (D(tr, fh)[i] < 0.0f) D(tr, fh)[i] = 0.0f;
-        TRY(fo = push(tr, "ffn_out", STAGE_KIND_FFN_OUT, STEP_FFN,
-                      "ffn_out = LayerNorm(h·W₂ᵀ + b₂ + x)", 3, out_s, fh, x, -1));
-        tr->stages[fo].weight = &w->ffn_w2, tr->stages[fo].bias = &w->ffn_b2;
-        float *y = D(tr, fo);
+        TRY(fs = push(tr, "ffn_sum", STAGE_KIND_FFN_SUM, STEP_FFN, 3, out_s, fh, x, -1));
+        tr->stages[fs].weight = &w->ffn_w2, tr->stages[fs].bias = &w->ffn_b2;
+        float *y = D(tr, fs);
         tensor_linear(y, D(tr, fh), w->ffn_w2.data, w->ffn_b2.data, B * Lq, F, C);
-        for (size_t i = 0; i < tr->stages[fo].t.size; i++) y[i] += D(tr, x)[i];
-        tensor_layer_norm(y, y, data_or_null(&w->ffn_norm_weight), data_or_null(&w->ffn_norm_bias),
+        for (size_t i = 0; i < tr->stages[fs].t.size; i++) y[i] += D(tr, x)[i];
+        TRY(fo = push(tr, "ffn_out", STAGE_KIND_NORM, STEP_FFN, 3, out_s, fs, -1, -1));
+        tensor_layer_norm(D(tr, fo), y, data_or_null(&w->ffn_norm_weight), data_or_null(&w->ffn_norm_bias),
                           B * Lq, C, cfg->norm_eps);
+        tr->stages[fo].weight = &w->ffn_norm_weight, tr->stages[fo].bias = &w->ffn_norm_bias;
     }
     return true;
 }

@@ -52,7 +52,7 @@ void attn_inputs_free(AttnInputs *in);
 // already be validated (the lesson loader does it); returns false only on
 // allocation failure. Stages: input [key_input value_input] [mask] q_proj k_proj
 // v_proj q_heads k_heads v_heads scores masked_scores attn head_out concat output
-// [residual_norm] [ffn_hidden ffn_out].
+// [residual_sum residual_norm] [ffn_hidden ffn_sum ffn_out].
 bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr);
 
 #endif

@@ -768,7 +768,8 @@ static const char *const step_keys_allowed[] = {
     "output", "add_norm", "ffn",
     // stages
     "key_input", "value_input", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
-    "masked_scores", "attn", "head_out", "residual_norm", "ffn_hidden", "ffn_out", NULL};
+    "masked_scores", "attn", "head_out", "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum",
+    "ffn_out", NULL};
 
 static bool parse_steps(Ctx *c, const cJSON *j, Lesson *ls)
 {

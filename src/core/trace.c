@@ -12,8 +12,7 @@ void trace_free(Trace *tr)
     tr->n = 0;
 }
 
-int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, const char *formula,
-               int rank, const int *shape)
+int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape)
 {
     assert(tr->n < TRACE_MAX_STAGES && strlen(name) < STAGE_NAME_MAX);
     Stage *s = &tr->stages[tr->n];
@@ -22,7 +21,6 @@ int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, const c
     strcpy(s->name, name);
     s->kind = kind;
     s->step = step;
-    s->formula = formula;
     for (int i = 0; i < TRACE_MAX_OPERANDS; i++) s->operands[i] = -1;
     return tr->n++;
 }

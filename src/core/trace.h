@@ -1,5 +1,6 @@
 // trace.h — the ordered record of a forward pass: one named tensor per stage,
-// grouped into teaching steps (the timeline), with formula and operands.
+// grouped into teaching steps (the timeline), with its operands. What a stage
+// is drawn as and its formula are the view's (scene.h), derived from the trace.
 #ifndef ATTNVIZ_TRACE_H
 #define ATTNVIZ_TRACE_H
 
@@ -21,9 +22,10 @@ typedef enum StageKind {
     STAGE_KIND_WEIGHTED_SUM, // head_out = attn·V
     STAGE_KIND_CONCAT,       // concat: (B,H,Lq,d_v) -> (B,Lq,H·d_v)
     STAGE_KIND_OUT_PROJ,     // output = concat·W_Oᵀ + b_O
-    STAGE_KIND_ADD_NORM,     // residual_norm = LayerNorm(output + query)
-    STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = relu(x·W1ᵀ + b1)
-    STAGE_KIND_FFN_OUT,      // ffn_out = LayerNorm(hidden·W2ᵀ + b2 + x)
+    STAGE_KIND_ADD,          // residual_sum = output + query
+    STAGE_KIND_NORM,         // residual_norm, ffn_out = LayerNorm(sum)·γ + β (weight γ, bias β)
+    STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = relu(z·W1ᵀ + b1)
+    STAGE_KIND_FFN_SUM,      // ffn_sum = h·W2ᵀ + b2 + z (operands h, z)
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -48,7 +50,7 @@ typedef struct Stage {
     StageKind kind;
     StepId step;
     Tensor t;                    // owned
-    const char *formula;         // static UTF-8 text, e.g. "scores = Q·Kᵀ / √d_k"
+    bool key_rows;               // its rows are key positions (key/value side), else query positions
     int operands[TRACE_MAX_OPERANDS]; // indices of earlier stages it reads, -1 = none
     const Tensor *weight;        // borrowed nn.Linear weight it applies (or NULL)
     const Tensor *bias;          // borrowed bias (or NULL)
@@ -68,8 +70,7 @@ typedef struct Trace {
 void trace_init(Trace *tr);
 void trace_free(Trace *tr);
 // Appends a stage with a zeroed tensor of the given shape; returns its index or -1.
-int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, const char *formula,
-               int rank, const int *shape);
+int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape);
 // Index of the stage with this name, or -1.
 int trace_find(const Trace *tr, const char *name);
 const Stage *trace_get(const Trace *tr, const char *name);

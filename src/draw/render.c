@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "explain.h"
+#include "scene.h"
 #include "i18n.h"
 #include "picker_draw.h"
 #include "playback.h"
@@ -29,6 +30,7 @@ static const Rgb EMPTY = {236, 236, 234};
 static const Rgb GRID = {196, 200, 208};   // the lines between cells: a 0 (white) cell keeps its edges
 static const Rgb NARR_BG = {238, 243, 250};
 static const Rgb HILITE = {255, 176, 0};
+static const Rgb PAD_INK = {150, 150, 156};  // labels of padding keys (struck through)
 
 Rgb render_background(void) { return BG; }
 
@@ -78,26 +80,6 @@ Rgb render_cell_color(const PanelSpec *ps, int row, int col)
     case CELL_NAN: return colormap_nan();
     default: return colormap_value(&ps->scale, panel_value(ps, row, col));
     }
-}
-
-static void mask_label(const Trace *tr, char *buf, size_t n)
-{
-    float f = tr->mask_fill;
-    if (isinf(f)) {
-        snprintf(buf, n, f < 0 ? "−∞" : "∞");
-        return;
-    }
-    // -1e+09 → -1e9
-    char t[24];
-    snprintf(t, sizeof t, "%.0e", (double)f);
-    char *e = strchr(t, 'e');
-    if (!e) {
-        snprintf(buf, n, "%s", t);
-        return;
-    }
-    int ex = atoi(e + 1) % 1000;
-    *e = '\0';
-    snprintf(buf, n, "%.8se%d", t, ex);
 }
 
 static void format_cell(float v, int d, char *buf, size_t n)
@@ -277,7 +259,7 @@ static void draw_tabs(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *t
                            on ? col((Rgb){255, 255, 255}, 255) : ink, sdl(q), b);
     }
     const Stage *st = v->stage >= 0 && v->stage < tr->n ? &tr->stages[v->stage] : NULL;
-    bool heads_matter = st && (st->t.rank == 4 || st->kind == STAGE_KIND_CONCAT);
+    bool heads_matter = st && (st->t.rank == 4 || scene_recipe(st->kind)->anim == ANIM_CONCAT);
     for (int i = 0; i < L->n_head_tabs; i++) {
         Rect q = L->head_tab[i];
         bool on = i == v->head;
@@ -329,7 +311,8 @@ static void draw_header(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
     tensor_shape_str(&st->t, shape, sizeof shape);
     snprintf(key, sizeof key, "name.%s", st->name);
     int o = st->operands[0];
-    if (o >= 0 && (st->kind == STAGE_KIND_SPLIT || st->kind == STAGE_KIND_CONCAT)) {
+    AnimKind anim = scene_recipe(st->kind)->anim;
+    if (o >= 0 && (anim == ANIM_SPLIT || anim == ANIM_CONCAT)) {
         char os[32], ok[48];
         tensor_shape_str(&tr->stages[o].t, os, sizeof os);
         snprintf(ok, sizeof ok, "name.%s", tr->stages[o].name);
@@ -343,65 +326,42 @@ static void draw_header(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
     fill(r, ACCENT_LIGHT, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
     text_draw(f, r, FONT_MONO, L->px_body, col(ACCENT, 255), bx + pad,
               h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
-    // formula + the actual numbers it uses
-    char extra[120] = "", a[32], b2[32], formula[300];
-    if (st->kind == STAGE_KIND_SCORES) {
-        float sq = sqrtf((float)tr->d_k);
-        if (fabsf(tr->scale - sq) < 1e-5f * sq) {
-            snprintf(a, sizeof a, "%d", tr->d_k);
-            snprintf(b2, sizeof b2, "%.3f", (double)tr->scale);
-            const char *args[] = {a, b2};
-            i18n_fmt(extra, sizeof extra, lang, "fx.scale_sqrt", 2, args);
-        } else if (tr->scale == 1.0f) {
-            i18n_fmt(extra, sizeof extra, lang, "fx.scale_one", 0, NULL);
-        } else {
-            snprintf(a, sizeof a, "%g", (double)tr->scale);
-            const char *args[] = {a};
-            i18n_fmt(extra, sizeof extra, lang, "fx.scale_custom", 1, args);
-        }
-    } else if (st->kind == STAGE_KIND_MASKED) {
-        if (tr->mask_kind != 0) {
-            mask_label(tr, a, sizeof a);
-            const char *args[] = {a};
-            i18n_fmt(extra, sizeof extra, lang, "fx.fill", 1, args);
-        } else {
-            i18n_fmt(extra, sizeof extra, lang, "fx.no_mask", 0, NULL);
-        }
-    } else if (st->kind == STAGE_KIND_ADD_NORM || st->kind == STAGE_KIND_FFN_OUT) {
-        snprintf(a, sizeof a, "%g", (double)tr->norm_eps);
-        const char *args[] = {a};
-        i18n_fmt(extra, sizeof extra, lang, "fx.eps", 1, args);
-    }
-    // formulas are code, but a few are words: formula.<stage> translates those
-    snprintf(key, sizeof key, "formula.%s", st->name);
-    const char *fx = i18n_lookup(lang, key);
-    snprintf(formula, sizeof formula, "%s   %s", fx ? fx : st->formula ? st->formula : "", extra);
+    // the formula, true for this lesson, and the numbers it uses
+    char formula[480];
+    snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
     text_draw(f, r, FONT_SANS, L->px_formula, col(INK, 255), h.x, h.y + L->px_title * 14 / 10,
               ALIGN_LEFT, formula);
     SDL_RenderSetClipRect(r, NULL);
 }
 
-// Overall eased progress and per-cell progress of the result's animation.
-static float cell_progress(StageKind k, float e, int row, int c, int rows, int cols)
+// Per-cell progress of the result's animation at eased progress e.
+static float cell_progress(AnimKind k, float e, int row, int c, int rows, int cols)
 {
     switch (k) {
-    case STAGE_KIND_PROJECTION:
-    case STAGE_KIND_OUT_PROJ:
-    case STAGE_KIND_FFN_HIDDEN:
-    case STAGE_KIND_FFN_OUT:
-    case STAGE_KIND_ADD_NORM:
-    case STAGE_KIND_WEIGHTED_SUM:
-    case STAGE_KIND_SOFTMAX:
+    case ANIM_ROWS:
+    case ANIM_SOFTMAX:
         return ease_stagger(e, row, rows, 0.35f);
-    case STAGE_KIND_SCORES:
+    case ANIM_CELLS:
         return ease_stagger(e, row * cols + c, rows * cols, 0.75f);
-    case STAGE_KIND_SPLIT:
-    case STAGE_KIND_CONCAT:
-    case STAGE_KIND_MASKED:
+    case ANIM_SPLIT:
+    case ANIM_CONCAT:
+    case ANIM_MASK:
         return 1.0f;
     default:
         return e;
     }
+}
+
+// The result cell being computed at eased progress e (row-wise and cell-wise animations).
+static bool computing_cell(AnimKind k, float e, const PanelSpec *ps, int *row, int *c)
+{
+    if (ps->rows <= 0 || ps->cols <= 0 || (k != ANIM_ROWS && k != ANIM_SOFTMAX && k != ANIM_CELLS)) return false;
+    int n = k == ANIM_CELLS ? ps->rows * ps->cols : ps->rows;
+    int idx = (int)(e * (float)n);
+    if (idx >= n) idx = n - 1;
+    *row = k == ANIM_CELLS ? idx / ps->cols : idx;
+    *c = k == ANIM_CELLS ? idx % ps->cols : -1;
+    return true;
 }
 
 // 1, 2, 5, 10, 20, 50, … : the smallest at least n (label spacing)
@@ -415,7 +375,8 @@ static int nice_step(int n)
     }
 }
 
-static void draw_labels(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, int p, int dx, int dy)
+static void draw_labels(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v, int p, int dx,
+                        int dy)
 {
     const PanelSpec *ps = &L->spec[p];
     Rect q = L->panel[p];
@@ -427,21 +388,29 @@ static void draw_labels(SDL_Renderer *r, Fonts *f, const Layout *L, const View *
     SDL_Color m = col(MUTED, 255);
     // rows: every row while they are tall enough, else every 2nd, 5th, 10th, …
     int px = L->px_small;
+    if (ps->row_axis == AXIS_NONE) px = 0;
     if (!L->image[p] && (float)px > row_h) px = row_h < 10.0f ? 10 : (int)row_h & ~1;
     int th = px * 13 / 10;
     int every = nice_step((int)ceilf((float)th / row_h));
-    if (L->row_labels[p]) {
+    if (L->row_labels[p] && ps->row_axis != AXIS_NONE) {
         int lw = L->label_w[p] - px_i(L->s, 6) - 3;
         int margin = L->zoom_y[p] ? 0 : th / 2;
         SDL_RenderSetClipRect(r, &(SDL_Rect){q.x - L->label_w[p], q.y - margin, L->label_w[p] - 3, q.h + 2 * margin});
-        for (int i = (r0 + every - 1) / every * every; i <= r1; i += every) {
+        int first = (r0 + every - 1) / every * every, last = first;
+        for (int i = first; i <= r1; i = i + every <= r1 || i == r1 ? i + every : r1) {
+            // the last row is labelled too when it is clear of the previous label
+            if (i != first && i == r1 && i % every && (float)(i - last) * row_h < (float)th) break;
             const char *t = fit_text(f, r, FONT_SANS, px, layout_axis_label(v, ps->row_axis, i, b, sizeof b), lw, fit,
                                      sizeof fit);
             int tw, hh;
             text_size(f, r, FONT_SANS, px, t, &tw, &hh);
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
+            last = i;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
-            text_draw(f, r, FONT_SANS, px, m, q.x - px_i(L->s, 6), (y0 + y1 - hh) / 2, ALIGN_RIGHT, t);
+            bool pad = ps->row_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, i);
+            text_draw(f, r, FONT_SANS, px, pad ? col(PAD_INK, 255) : m, q.x - px_i(L->s, 6), (y0 + y1 - hh) / 2,
+                      ALIGN_RIGHT, t);
+            if (pad) fill(r, PAD_INK, 255, q.x - px_i(L->s, 6) - tw, (y0 + y1) / 2, tw, px_i(L->s, 2));
         }
         SDL_RenderSetClipRect(r, NULL);
     }
@@ -460,39 +429,29 @@ static void draw_labels(SDL_Renderer *r, Fonts *f, const Layout *L, const View *
     int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
     int right = ps->row_sums ? 2 : margin;
     SDL_RenderSetClipRect(r, &(SDL_Rect){q.x - margin, q.y - L->col_label_h, q.w + margin + right, L->col_label_h});
-    for (int j = (c0 + every - 1) / every * every; j <= c1; j += every) {
+    int first = (c0 + every - 1) / every * every, last = first;
+    for (int j = first; j <= c1; j = j + every <= c1 || j == c1 ? j + every : c1) {
+        // the last column is labelled too when it is clear of the previous label
+        if (j != first && j == c1 && j % every && (float)(j - last) * col_w < (float)(wmax + 4)) break;
         const char *t = layout_axis_label(v, ps->col_axis, j, b, sizeof b);
         text_size(f, r, FONT_SANS, px, t, &tw, &hh);
         int x0 = layout_col_x(L, p, j) + dx, x1 = layout_col_x(L, p, j + 1) + dx;
+        last = j;
         if ((x0 + x1 - tw) / 2 < q.x - margin || (x0 + x1 + tw) / 2 > q.x + q.w + right) continue; // never cut a label
-        text_draw(f, r, FONT_SANS, px, m, (x0 + x1) / 2, q.y - L->col_label_h + (L->col_label_h - hh) / 2,
-                  ALIGN_CENTER, t);
+        bool pad = ps->col_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, j);
+        int ty = q.y - L->col_label_h + (L->col_label_h - hh) / 2;
+        text_draw(f, r, FONT_SANS, px, pad ? col(PAD_INK, 255) : m, (x0 + x1) / 2, ty, ALIGN_CENTER, t);
+        if (pad) fill(r, PAD_INK, 255, (x0 + x1 - tw) / 2, ty + hh / 2, tw, px_i(L->s, 2));
     }
     SDL_RenderSetClipRect(r, NULL);
 }
 
-static void draw_caption(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v, int p, int dx, int dy)
+static void draw_caption(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, AnimKind anim, int p)
 {
     const PanelSpec *ps = &L->spec[p];
-    const Stage *st = &tr->stages[ps->stage];
-    char key[48], name[96], dims[64];
-    snprintf(key, sizeof key, "%s.%s", ps->is_weight ? "wname" : "name", st->name);
-    const char *nm = i18n_get(v->lang, key);
-    if (ps->transposed && !ps->is_weight && !strstr(nm, "ᵀ"))
-        snprintf(name, sizeof name, "%sᵀ", nm);
-    else
-        snprintf(name, sizeof name, "%s", nm);
-    bool head_panel = ps->head >= 0 && L->n_panels > 3 &&
-                      (tr->stages[v->stage].kind == STAGE_KIND_SPLIT || tr->stages[v->stage].kind == STAGE_KIND_CONCAT);
-    if (head_panel) {
-        char hb[16];
-        snprintf(hb, sizeof hb, "%d", ps->head);
-        const char *args[] = {hb};
-        i18n_fmt(name, sizeof name, v->lang, "name.head", 1, args);
-    } else if (ps->head >= 0) {
-        size_t len = strlen(name);
-        snprintf(name + len, sizeof name - len, " · h%d", ps->head % 1000);
-    }
+    char name[96], dims[64];
+    snprintf(name, sizeof name, "%s", ps->title);
+    bool head_panel = ps->head >= 0 && !ps->head_blocks && (anim == ANIM_SPLIT || anim == ANIM_CONCAT);
     snprintf(dims, sizeof dims, "%d×%d", ps->rows, ps->cols);
     if (L->zoom_x[p] || L->zoom_y[p]) { // "256×256 · zoom 4×"
         char z[24], zt[48];
@@ -503,20 +462,19 @@ static void draw_caption(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace
         snprintf(dims + len, sizeof dims - len, " · %s", zt);
     }
     // centred over the cells, shifted to stay within half the gap to each neighbour;
-    // what still does not fit loses its dimensions, then is ellipsized (never cut)
+    // what still does not fit loses its dimensions, then a head panel says "h1",
+    // then it is ellipsized (never cut)
     Rect q = L->caption[p];
-    q.x += dx, q.y += dy;
-    int lo = p > 0 ? (L->caption[p - 1].x + L->caption[p - 1].w + L->caption[p].x) / 2 + px_i(L->s, 3) + dx
-                   : L->area.x;
-    int hi = p + 1 < L->n_panels ? (L->caption[p].x + L->caption[p].w + L->caption[p + 1].x) / 2 - px_i(L->s, 3) + dx
+    int lo = p > 0 ? (L->caption[p - 1].x + L->caption[p - 1].w + L->caption[p].x) / 2 + px_i(L->s, 3) : L->area.x;
+    int hi = p + 1 < L->n_panels ? (L->caption[p].x + L->caption[p].w + L->caption[p + 1].x) / 2 - px_i(L->s, 3)
                                  : L->area.x + L->area.w;
     if (lo > q.x + L->label_w[p]) lo = q.x + L->label_w[p];
     if (hi < q.x + q.w) hi = q.x + q.w;
     Rgb nc = head_panel ? colormap_head(ps->head) : ps->result ? ACCENT : INK;
-    if (head_panel) { // head colour is light for some heads: darken for text
-        nc = colormap_lerp(nc, (Rgb){0, 0, 0}, 0.25f);
-    }
+    if (head_panel) nc = colormap_lerp(nc, (Rgb){0, 0, 0}, 0.25f); // head colours are light for some heads
     int tw, th, dw, dh, gap = px_i(L->s, 8);
+    text_size(f, r, FONT_BOLD, L->px_body, name, &tw, &th);
+    if (tw > hi - lo && head_panel) snprintf(name, sizeof name, "h%d", ps->head % 1000);
     char fit[sizeof name];
     const char *shown = fit_text(f, r, FONT_BOLD, L->px_body, name, hi - lo, fit, sizeof fit);
     if (shown != name) snprintf(name, sizeof name, "%s", shown);
@@ -524,7 +482,7 @@ static void draw_caption(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace
     text_size(f, r, FONT_SANS, L->px_small, dims, &dw, &dh);
     int total = tw + gap + dw;
     if (total > hi - lo) total = tw, dw = -1; // no room: the name alone
-    int centre = L->panel[p].x + dx + (L->panel[p].w + L->sum_w[p]) / 2;
+    int centre = L->panel[p].x + (L->panel[p].w + L->sum_w[p]) / 2;
     int x = centre - total / 2;
     if (x + total > hi) x = hi - total;
     if (x < lo) x = lo;
@@ -544,17 +502,18 @@ typedef struct CellState {
     float val;  // the number it shows
 } CellState;
 
-static CellState cell_state(const Layout *L, StageKind k, int p, int i, int j, float e, bool animate)
+// The operand a masked / softmax result cell turns from: the same cell of panel 0.
+static CellState cell_state(const Layout *L, AnimKind k, int p, int i, int j, float e, bool animate)
 {
     const PanelSpec *ps = &L->spec[p];
     CellLook look = render_cell_look(ps, i, j);
     CellState cs = {render_cell_color(ps, i, j), 1.0f, look == CELL_MASKED, panel_value(ps, i, j)};
     if (!animate) return cs;
     cs.show = cell_progress(k, e, i, j, ps->rows, ps->cols);
-    if (k == STAGE_KIND_CONCAT && L->image[p] && ps->block_cols > 0) {
+    if (k == ANIM_CONCAT && L->image[p] && ps->block_cols > 0) {
         // head blocks fade in one after another (cells fly in only when drawn as cells)
         cs.show = ease_in_out_cubic(ease_stagger(e, j / ps->block_cols, ps->head_blocks, 0.4f));
-    } else if (k == STAGE_KIND_MASKED && look == CELL_MASKED) {
+    } else if (k == ANIM_MASK && look == CELL_MASKED) {
         // fade from the score's colour to the masked look, row by row
         float m = ease_stagger(e, i, ps->rows, 0.5f);
         const PanelSpec *src = &L->spec[0];
@@ -563,7 +522,7 @@ static CellState cell_state(const Layout *L, StageKind k, int p, int i, int j, f
         cs.masked = m > 0.5f;
         if (!cs.masked) cs.val = panel_value(src, i, j);
         cs.show = 1.0f;
-    } else if (k == STAGE_KIND_SOFTMAX) {
+    } else if (k == ANIM_SOFTMAX) {
         // each row turns from its scores' colours into a distribution
         const PanelSpec *src = &L->spec[0];
         float sv = panel_value(src, i, j);
@@ -577,7 +536,7 @@ static CellState cell_state(const Layout *L, StageKind k, int p, int i, int j, f
 
 typedef struct ImageCtx {
     const Layout *L;
-    StageKind k;
+    AnimKind k;
     int p;
     float e;
     bool animate;
@@ -590,55 +549,100 @@ static Rgb image_color(const void *ctx, int row, int col)
     return cs.show >= 1.0f ? cs.color : colormap_lerp(EMPTY, cs.color, cs.show);
 }
 
-// A frame of thickness t around rows [y, y + h) or columns of panel p, clipped to the panel (± t).
-static void frame_in_panel(SDL_Renderer *r, const Layout *L, int p, int x, int y, int w, int h, int t)
+// A frame of thickness t around [x, x + w) × [y, y + h), clipped to panel p (± t).
+static void frame_in_panel(SDL_Renderer *r, const Layout *L, int p, int x, int y, int w, int h, int t, Rgb c)
 {
     Rect q = L->panel[p];
     SDL_Rect clip = {q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
     SDL_Rect band = {x - t, y - t, w + 2 * t, h + 2 * t};
     if (!SDL_HasIntersection(&clip, &band)) return;
     SDL_RenderSetClipRect(r, &clip);
-    frame(r, HILITE, 255, band.x, band.y, band.w, band.h, t);
+    frame(r, c, 255, band.x, band.y, band.w, band.h, t);
     SDL_RenderSetClipRect(r, NULL);
 }
 
-static void frame_row(SDL_Renderer *r, const Layout *L, int p, int row, int t)
+// The rectangle a highlight covers in panel p: a row, a column or one cell.
+static Rect highlight_rect(const Layout *L, int p, Highlight h)
 {
-    int y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
-    frame_in_panel(r, L, p, L->panel[p].x, y0, L->panel[p].w, y1 - y0, t);
+    const Rect q = L->panel[p];
+    int x0 = h.col < 0 ? q.x : layout_col_x(L, p, h.col), x1 = h.col < 0 ? q.x + q.w : layout_col_x(L, p, h.col + 1);
+    int y0 = h.row < 0 ? q.y : layout_row_y(L, p, h.row), y1 = h.row < 0 ? q.y + q.h : layout_row_y(L, p, h.row + 1);
+    return (Rect){x0, y0, x1 - x0, y1 - y0};
 }
 
-static void frame_col(SDL_Renderer *r, const Layout *L, int p, int c, int t)
+// Frames what result cell (row, col) of panel res reads in every other panel (scene.h's
+// rules); fills out[] with the framed rectangles (for placing a tooltip clear of them).
+static int frame_operands(SDL_Renderer *r, const Layout *L, int res, int row, int col, int t, Rect *out, int max)
 {
-    int x0 = layout_col_x(L, p, c), x1 = layout_col_x(L, p, c + 1);
-    frame_in_panel(r, L, p, x0, L->panel[p].y, x1 - x0, L->panel[p].h, t);
+    int n = 0;
+    for (int p = 0; p < L->n_panels; p++) {
+        Highlight h;
+        if (!scene_highlight(L, res, row, col, p, &h)) continue;
+        Rect q = highlight_rect(L, p, h);
+        frame_in_panel(r, L, p, q.x, q.y, q.w, q.h, t, HILITE);
+        if (n < max) out[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
+    }
+    return n;
+}
+
+// The Σ column of a softmax result: each row's sum, shown once the row is a distribution.
+static void draw_row_sums(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, int p, AnimKind k, float e,
+                          bool animate)
+{
+    const PanelSpec *ps = &L->spec[p];
+    Rect q = L->panel[p];
+    char num[32];
+    int x = q.x + q.w + (int)(6 * L->s), sw = L->sum_w[p];
+    text_draw_centered(f, r, FONT_BOLD, L->px_small, col(MUTED, 255),
+                       (SDL_Rect){x, q.y - L->col_label_h, sw, L->col_label_h}, i18n_get(v->lang, "ui.rowsum"));
+    int r0, r1, c0, c1;
+    layout_visible(L, p, &r0, &r1, &c0, &c1);
+    SDL_Rect sclip = {x, q.y, sw, q.h};
+    SDL_RenderSetClipRect(r, &sclip);
+    for (int i = r0; i <= r1; i++) {
+        int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
+        if (y1 <= y0) continue;
+        // a row still showing scores has no sum yet: Σ appears with the distribution
+        float pr = animate ? cell_progress(k, e, i, 0, ps->rows, 1) : 1.0f;
+        float show = ease_clamp01((pr - 0.5f) * 2.0f);
+        float sum = 0.0f;
+        for (int j = 0; j < ps->cols; j++) sum += panel_value(ps, i, j);
+        CellDraw d = {x, y0, sw, y1 - y0, colormap_value(&ps->scale, sum), show, false, isnan(sum), NULL,
+                      L->sum_px[p], &sclip};
+        if (L->sum_decimals[p] >= 0) {
+            format_cell(sum, L->sum_decimals[p], num, sizeof num);
+            d.text = num;
+        }
+        draw_cell(r, f, &d, L->s);
+    }
+    SDL_RenderSetClipRect(r, NULL);
 }
 
 static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v,
-                       int p, float e, char *mask_text)
+                       int p, float e, const char *mask_text)
 {
     const PanelSpec *ps = &L->spec[p];
-    const Stage *cur = &tr->stages[v->stage];
-    StageKind k = cur->kind;
+    AnimKind k = scene_recipe(tr->stages[v->stage].kind)->anim;
     Rect q = L->panel[p];
     bool animate = ps->result && e < 1.0f;
-    // split / concat: slide whole head blocks between panels
+    // split: whole head blocks slide out of the source into their panels
     int dx = 0, dy = 0;
     int nh = 0;
     for (int i = 0; i < L->n_panels; i++) nh += L->spec[i].result && L->spec[i].head >= 0;
-    if (animate && k == STAGE_KIND_SPLIT && L->n_panels > 1 && L->spec[0].head_blocks > 0) {
+    if (animate && k == ANIM_SPLIT && L->n_panels > 1 && L->spec[0].head_blocks > 0) {
         float ek = ease_in_out_cubic(ease_stagger(e, ps->head, nh > 0 ? nh : 1, 0.4f));
         int sx = layout_col_x(L, 0, ps->head * L->spec[0].block_cols), sy = L->panel[0].y;
         dx = (int)lrintf((float)(sx - q.x) * (1.0f - ek));
         dy = (int)lrintf((float)(sy - q.y) * (1.0f - ek));
     }
-    // operator symbol to the left
-    if (ps->op_before && ps->op_before[0] && L->op[p].w > 0) {
+    // operator to the left: a symbol large, words ("/1.41 =", "LN·") at body size
+    if (ps->op[0] && L->op[p].w > 0) {
         Rect o = L->op[p];
-        text_draw_centered(f, r, FONT_SANS, L->px_op, col(MUTED, 255), (SDL_Rect){o.x, o.y, o.w, o.h}, ps->op_before);
+        int opx = strlen(ps->op) > 3 ? L->px_body : L->px_op;
+        text_draw_centered(f, r, FONT_SANS, opx, col(MUTED, 255), (SDL_Rect){o.x, o.y, o.w, o.h}, ps->op);
     }
-    draw_caption(r, f, L, tr, v, p, dx, dy);
-    if (dx == 0 && dy == 0) draw_labels(r, f, L, v, p, dx, dy); // not while sliding
+    draw_caption(r, f, L, v, k, p); // captions stay where their panel lands: no overlap while sliding
+    if (dx == 0 && dy == 0) draw_labels(r, f, L, tr, v, p, dx, dy); // not while sliding
 
     // head-coloured blocks over the columns (split source, concat result)
     if (ps->head_blocks > 0 && ps->block_cols > 0) {
@@ -662,13 +666,12 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
         layout_visible(L, p, &r0, &r1, &c0, &c1);
         if (zoomed) SDL_RenderSetClipRect(r, &clip);
         // the grid under the cells (shows through the 1 px gaps of cells >= 10 px)
-        if (!animate || (k != STAGE_KIND_CONCAT && k != STAGE_KIND_SPLIT)) {
+        if (!animate || (k != ANIM_CONCAT && k != ANIM_SPLIT)) {
             int gx0 = layout_col_x(L, p, c0), gx1 = layout_col_x(L, p, c1 + 1);
             int gy0 = layout_row_y(L, p, r0), gy1 = layout_row_y(L, p, r1 + 1);
             int cw = gx1 - gx0, ch = gy1 - gy0, nc = c1 - c0 + 1, nr = r1 - r0 + 1;
-            if (render_cell_gap(cw / (nc > 0 ? nc : 1) < ch / (nr > 0 ? nr : 1) ? cw / (nc > 0 ? nc : 1)
-                                                                                : ch / (nr > 0 ? nr : 1)) > 0)
-                fill(r, GRID, 255, gx0 + dx, gy0 + dy, cw, ch);
+            int cmin = cw / (nc > 0 ? nc : 1) < ch / (nr > 0 ? nr : 1) ? cw / (nc > 0 ? nc : 1) : ch / (nr > 0 ? nr : 1);
+            if (render_cell_gap(cmin) > 0) fill(r, GRID, 255, gx0 + dx, gy0 + dy, cw, ch);
         }
         for (int i = r0; i <= r1; i++) {
             int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
@@ -678,7 +681,7 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
                 CellState cs = cell_state(L, k, p, i, j, e, animate);
                 CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
                               NULL, ps->px_cell, zoomed ? &clip : NULL};
-                if (animate && k == STAGE_KIND_CONCAT && ps->block_cols > 0) {
+                if (animate && k == ANIM_CONCAT && ps->block_cols > 0) {
                     // block h of the result arrives from head panel h
                     int h = j / ps->block_cols;
                     if (h < L->n_panels - 1) {
@@ -687,7 +690,7 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
                         d.y += (int)lrintf((float)(layout_row_y(L, h, i) - y0) * (1.0f - ek));
                     }
                 }
-                if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != STAGE_KIND_MASKED || cs.masked)) {
+                if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != ANIM_MASK || cs.masked)) {
                     d.text = ps->decimals >= 0 && v->show_values ? mask_text : NULL;
                 } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
                     format_cell(cs.val, ps->decimals, num, sizeof num);
@@ -698,118 +701,103 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
         }
         if (zoomed) SDL_RenderSetClipRect(r, NULL);
     }
-    // softmax: the Σ column, growing to 1 as each row is transformed
-    if (ps->row_sums && L->sum_w[p] > 0) {
-        char num[32];
-        int x = q.x + q.w + (int)(6 * L->s) + dx, sw = L->sum_w[p];
-        text_draw_centered(f, r, FONT_BOLD, L->px_small, col(MUTED, 255),
-                           (SDL_Rect){x, q.y - L->col_label_h, sw, L->col_label_h}, i18n_get(v->lang, "ui.rowsum"));
-        int r0, r1, c0, c1;
-        layout_visible(L, p, &r0, &r1, &c0, &c1);
-        SDL_Rect sclip = {x, q.y + dy, sw, q.h};
-        SDL_RenderSetClipRect(r, &sclip);
-        for (int i = r0; i <= r1; i++) {
-            int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
-            if (y1 <= y0) continue;
-            float sum = 0.0f;
-            for (int j = 0; j < ps->cols; j++) sum += panel_value(ps, i, j);
-            float pr = animate ? cell_progress(k, e, i, 0, ps->rows, 1) : 1.0f;
-            float shown = isnan(sum) ? sum : sum * pr;
-            CellDraw d = {x, y0 + dy, sw, y1 - y0, colormap_value(&ps->scale, shown), 1.0f, false, isnan(sum), NULL,
-                          L->sum_px[p], &sclip};
-            if (L->sum_decimals[p] >= 0) {
-                format_cell(shown, L->sum_decimals[p], num, sizeof num);
-                d.text = num;
-            }
-            draw_cell(r, f, &d, L->s);
-        }
-        SDL_RenderSetClipRect(r, NULL);
-    }
+    if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(r, f, L, v, p, k, e, animate);
     // head frame for per-head panels of split / concat
-    if (ps->head >= 0 && (k == STAGE_KIND_SPLIT || k == STAGE_KIND_CONCAT) && L->n_panels > 2) {
+    if (ps->head >= 0 && !ps->head_blocks && (k == ANIM_SPLIT || k == ANIM_CONCAT) && L->n_panels > 2) {
         int t = ps->head == v->head ? px_i(L->s, 4) : px_i(L->s, 2);
         frame(r, colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t, q.h + 2 * t, t);
     }
-    // the row being computed, while animating
-    if (animate && ps->rows > 0) {
-        bool rows_kind = k == STAGE_KIND_PROJECTION || k == STAGE_KIND_OUT_PROJ || k == STAGE_KIND_FFN_HIDDEN ||
-                         k == STAGE_KIND_FFN_OUT || k == STAGE_KIND_WEIGHTED_SUM || k == STAGE_KIND_SOFTMAX ||
-                         k == STAGE_KIND_ADD_NORM || k == STAGE_KIND_SCORES;
-        if (rows_kind) {
-            int n = k == STAGE_KIND_SCORES ? ps->rows * ps->cols : ps->rows;
-            int idx = (int)(e * (float)n);
-            if (idx >= n) idx = n - 1;
-            int row = k == STAGE_KIND_SCORES ? idx / ps->cols : idx;
-            int t = px_i(L->s, 3);
-            // result row, and the operand row it reads
-            frame_row(r, L, p, row, t);
-            const PanelSpec *a = &L->spec[0];
-            if (!a->result && row < a->rows) frame_row(r, L, 0, row, t);
-            if (k == STAGE_KIND_SCORES && L->n_panels >= 3 && !L->spec[1].result) {
-                int colk = idx % ps->cols;
-                if (colk < L->spec[1].cols) frame_col(r, L, 1, colk, t);
+    // the row (or cell) being computed while animating, and what it reads
+    int row, c;
+    if (animate && computing_cell(k, e, ps, &row, &c)) {
+        int t = px_i(L->s, 3);
+        Highlight me = {row, c};
+        Rect hr = highlight_rect(L, p, me);
+        frame_in_panel(r, L, p, hr.x, hr.y, hr.w, hr.h, t, HILITE);
+        Rect unused[LAYOUT_MAX_PANELS];
+        if (c >= 0) {
+            frame_operands(r, L, p, row, c, t, unused, LAYOUT_MAX_PANELS);
+        } else { // a whole row: what its operands' rows are
+            for (int o = 0; o < L->n_panels; o++) {
+                Highlight h;
+                if (o == p || !scene_highlight(L, p, row, 0, o, &h) || L->spec[o].reads == READS_COL) continue;
+                Rect oq = highlight_rect(L, o, (Highlight){h.row, -1});
+                frame_in_panel(r, L, o, oq.x, oq.y, oq.w, oq.h, t, HILITE);
             }
         }
     }
 }
 
-static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v, const char *mask_text)
+// One row per colour scale of the frame: its name, lowest value, the colour ramp,
+// highest value (a log scale says so); the mask row shows 1 = attend / 0 = masked;
+// last, swatches for the masked and NaN looks the frame shows.
+static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, const char *mask_text)
 {
     Rect g = L->legend;
-    int rp = L->result_panel >= 0 ? L->result_panel : 0;
     if (L->n_panels == 0) return;
-    const PanelSpec *ps = &L->spec[rp];
-    const Stage *st = &tr->stages[ps->stage];
-    char key[48], line[160];
-    snprintf(key, sizeof key, "name.%s", st->name);
-    const char *args[] = {i18n_get(v->lang, key)};
-    i18n_fmt(line, sizeof line, v->lang, "ui.legend", 1, args);
-    int pad = px_i(L->s, 8);
+    int pad = px_i(L->s, 8), row_h = (int)((float)L->px_small * 1.45f), sw = px_i(L->s, 18);
     fill(r, NARR_BG, 255, g.x, g.y, g.w, g.h);
-    SDL_RenderSetClipRect(r, &(SDL_Rect){g.x, g.y, g.w, g.h});
-    text_draw(f, r, FONT_BOLD, L->px_small, col(INK, 255), g.x + pad, g.y + pad / 2, ALIGN_LEFT, line);
-    int by = g.y + pad / 2 + L->px_small * 14 / 10, bh = px_i(L->s, 20), bw = g.w - 2 * pad;
-    const int N = 48;
-    for (int i = 0; i < N; i++) {
-        float t = ((float)i + 0.5f) / (float)N;
-        Rgb c = ps->scale.sequential ? colormap_sequential(ps->scale.palette, t)
-                                     : colormap_diverging(ps->scale.palette, 2.0f * t - 1.0f);
-        int x0 = g.x + pad + bw * i / N, x1 = g.x + pad + bw * (i + 1) / N;
-        fill(r, c, 255, x0, by, x1 - x0, bh);
-    }
-    char lo[32], mid[32], hi[32];
-    explain_number(ps->scale.lo, lo, sizeof lo);
-    explain_number(ps->scale.sequential ? 0.5f * (ps->scale.lo + ps->scale.hi) : 0.0f, mid, sizeof mid);
-    explain_number(ps->scale.hi, hi, sizeof hi);
-    int ly = by + bh + 2;
+    SDL_Rect gclip = {g.x, g.y, g.w, g.h};
+    SDL_RenderSetClipRect(r, &gclip);
     SDL_Color ink = col(INK, 255);
-    text_draw(f, r, FONT_MONO, L->px_small, ink, g.x + pad, ly, ALIGN_LEFT, lo);
-    text_draw(f, r, FONT_MONO, L->px_small, ink, g.x + pad + bw / 2, ly, ALIGN_CENTER, mid);
-    text_draw(f, r, FONT_MONO, L->px_small, ink, g.x + pad + bw, ly, ALIGN_RIGHT, hi);
+    int label_w = g.w * 30 / 100, num_w = g.w * 19 / 100;
+    int y = g.y + pad;
+    char line[160], lo[32], hi[32], fit[128];
+    for (int k = 0; k < L->n_groups; k++, y += row_h) {
+        const ScaleGroup *G = &L->group[k];
+        int ty = y + (row_h - L->px_small * 6 / 5) / 2;
+        const char *name = fit_text(f, r, FONT_BOLD, L->px_small, G->label, label_w - pad, fit, sizeof fit);
+        text_draw(f, r, FONT_BOLD, L->px_small, ink, g.x + pad, ty, ALIGN_LEFT, name);
+        int x = g.x + pad + label_w, bar_h = row_h * 6 / 10, by = y + (row_h - bar_h) / 2;
+        if (G->mask01) {
+            fill(r, colormap_sequential(G->scale.palette, 1.0f), 255, x, by, sw, bar_h);
+            x += sw + pad / 2;
+            x += text_draw(f, r, FONT_SANS, L->px_small, ink, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_one")) + pad;
+            fill(r, colormap_masked(), 255, x, by, sw, bar_h);
+            hatch(r, x, by, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s, &gclip);
+            x += sw + pad / 2;
+            text_draw(f, r, FONT_SANS, L->px_small, ink, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_zero"));
+            continue;
+        }
+        if (G->scale.log) {
+            snprintf(lo, sizeof lo, "≤%g", (double)G->scale.lo);
+            snprintf(hi, sizeof hi, "%g log", (double)G->scale.hi);
+        } else {
+            explain_number(G->scale.lo, lo, sizeof lo);
+            explain_number(G->scale.hi, hi, sizeof hi);
+        }
+        text_draw(f, r, FONT_MONO, L->px_small, ink, x + num_w - pad / 2, ty, ALIGN_RIGHT, lo);
+        int bx = x + num_w, bw = g.x + g.w - pad - num_w - bx;
+        const int N = 32;
+        for (int i = 0; i < N && bw > 0; i++) {
+            float t = ((float)i + 0.5f) / (float)N;
+            Rgb c = G->scale.sequential ? colormap_sequential(G->scale.palette, t)
+                                        : colormap_diverging(G->scale.palette, 2.0f * t - 1.0f);
+            int x0 = bx + bw * i / N, x1 = bx + bw * (i + 1) / N;
+            fill(r, c, 255, x0, by, x1 - x0, bar_h);
+        }
+        text_draw(f, r, FONT_MONO, L->px_small, ink, bx + bw + pad / 2, ty, ALIGN_LEFT, hi);
+    }
     // swatches for the special looks present in this frame
     bool any_mask = false, any_nan = false;
-    for (int p = 0; p < L->n_panels; p++) any_mask |= L->spec[p].any_masked, any_nan |= L->spec[p].any_nan;
-    int sy = ly + L->px_small * 13 / 10 + px_i(L->s, 2), sw = px_i(L->s, 22), x = g.x + pad;
+    for (int p = 0; p < L->n_panels; p++) {
+        any_mask |= L->spec[p].any_masked && !L->group[L->spec[p].group].mask01;
+        any_nan |= L->spec[p].any_nan;
+    }
+    int x = g.x + pad, ty = y + (row_h - L->px_small * 6 / 5) / 2, bar_h = row_h * 7 / 10;
     if (any_mask) {
-        fill(r, colormap_masked(), 255, x, sy, sw, sw);
-        int hs = sw < 16 ? 16 : sw;
-        hatch(r, x, sy, hs, hs, 255, L->s, &(SDL_Rect){g.x, g.y, g.w, g.h});
+        fill(r, colormap_masked(), 255, x, y, sw, bar_h);
+        hatch(r, x, y, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s, &gclip);
         const char *a2[] = {mask_text};
         i18n_fmt(line, sizeof line, v->lang, "ui.masked", 1, a2);
         x += sw + pad / 2;
-        x += text_draw(f, r, FONT_SANS, L->px_small, ink, x, sy, ALIGN_LEFT, line) + pad * 2;
+        x += text_draw(f, r, FONT_SANS, L->px_small, ink, x, ty, ALIGN_LEFT, line) + pad * 2;
     }
     if (any_nan) {
         snprintf(line, sizeof line, "NaN = %s", i18n_get(v->lang, "ui.nan"));
-        int tw, th;
-        text_size(f, r, FONT_SANS, L->px_small, line, &tw, &th);
-        if (x + sw + pad / 2 + tw > g.x + g.w - pad && x > g.x + pad) { // next line
-            x = g.x + pad;
-            sy += sw + pad / 2;
-        }
-        fill(r, colormap_nan(), 255, x, sy, sw, sw);
+        fill(r, colormap_nan(), 255, x, y, sw, bar_h);
         x += sw + pad / 2;
-        text_draw(f, r, FONT_SANS, L->px_small, ink, x, sy, ALIGN_LEFT, line);
+        text_draw(f, r, FONT_SANS, L->px_small, ink, x, ty, ALIGN_LEFT, line);
     }
     SDL_RenderSetClipRect(r, NULL);
 }
@@ -817,26 +805,12 @@ static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
 static void draw_narration(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
 {
     if (v->stage < 0 || v->stage >= tr->n) return;
-    const Stage *st = &tr->stages[v->stage];
     Rect g = L->narration;
     int pad = px_i(L->s, 10);
     fill(r, NARR_BG, 255, g.x, g.y, g.w, g.h);
     fill(r, ACCENT, 255, g.x, g.y, px_i(L->s, 4), g.h);
-    const char *text = v->lesson ? lesson_step_text(v->lesson, st->name, v->lang) : NULL;
-    if (!text && v->lesson) text = lesson_step_text(v->lesson, step_name(st->step), v->lang);
     char buf[600];
-    if (!text) {
-        char key[48], a[16], b[16], c[16];
-        snprintf(key, sizeof key, "narr.%s", st->name);
-        snprintf(a, sizeof a, "%d", st->kind == STAGE_KIND_SPLIT && st->operands[0] >= 0
-                                        ? tr->stages[st->operands[0]].t.shape[2]
-                                        : tr->d_model);
-        snprintf(b, sizeof b, "%d", tr->n_heads);
-        snprintf(c, sizeof c, "%d", st->t.rank == 4 ? st->t.shape[3] : tr->d_k);
-        const char *args[] = {a, b, c};
-        i18n_fmt(buf, sizeof buf, v->lang, key, 3, args);
-        text = buf;
-    }
+    const char *text = scene_narration(tr, v, buf, sizeof buf);
     int x = g.x + pad + px_i(L->s, 4);
     int th = L->px_small * 13 / 10;
     text_draw(f, r, FONT_BOLD, L->px_small, col(ACCENT, 255), x, g.y + pad / 2, ALIGN_LEFT,
@@ -845,45 +819,79 @@ static void draw_narration(SDL_Renderer *r, Fonts *f, const Layout *L, const Tra
     text_draw_wrapped(f, r, FONT_SANS, L->px_body, L->px_small - 2, col(INK, 255), box, text);
 }
 
-static void draw_hover(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
+// The tooltip box goes where it covers none of the cells it explains: beside the
+// pointer (right/left, below/above), else above or below the heatmaps, else where
+// it covers the least of them.
+static void place_tip(const Layout *L, const View *v, int bw, int bh, const Rect *avoid, int n_avoid, int *bx, int *by)
 {
-    int p, row, c;
-    if (!v->hover || !layout_hit_cell(L, v->mouse_x, v->mouse_y, &p, &row, &c)) return;
-    const PanelSpec *ps = &L->spec[p];
-    int t = px_i(L->s, 3);
-    Rect q;
-    layout_cell_rect(L, p, row, c, &q);
-    // what it reads: operand row and weight/Kᵀ/V column
-    if (ps->result && L->n_panels >= 2 && p > 0) {
-        StageKind k = tr->stages[ps->stage].kind;
-        const PanelSpec *a = &L->spec[0];
-        bool rowwise = k != STAGE_KIND_SPLIT && k != STAGE_KIND_CONCAT;
-        if (rowwise && !a->result && row < a->rows) frame_row(r, L, 0, row, t);
-        if (rowwise && L->n_panels >= 3 && !L->spec[1].result && p == 2 && k != STAGE_KIND_ADD_NORM &&
-            k != STAGE_KIND_MASKED && c < L->spec[1].cols)
-            frame_col(r, L, 1, c, t);
+    int g = px_i(L->s, 18);
+    int mx = v->mouse_x, my = v->mouse_y;
+    int cx[8] = {mx + g, mx - g - bw, mx + g, mx - g - bw, mx - bw / 2, mx - bw / 2, 0, 0};
+    int cy[8] = {my + g, my + g, my - g - bh, my - g - bh, L->area.y - bh - g / 2, L->area.y + L->area.h + g / 2, 0, 0};
+    long best = -1;
+    for (int i = 0; i < 6; i++) {
+        int x = cx[i] < 0 ? 0 : cx[i] + bw > L->w ? L->w - bw : cx[i];
+        int y = cy[i] < 0 ? 0 : cy[i] + bh > L->h ? L->h - bh : cy[i];
+        Rect box = {x, y, bw, bh};
+        long cover = 0;
+        for (int k = 0; k < n_avoid; k++)
+            if (rect_overlap(box, avoid[k])) {
+                int ox = (x + bw < avoid[k].x + avoid[k].w ? x + bw : avoid[k].x + avoid[k].w) - (x > avoid[k].x ? x : avoid[k].x);
+                int oy = (y + bh < avoid[k].y + avoid[k].h ? y + bh : avoid[k].y + avoid[k].h) - (y > avoid[k].y ? y : avoid[k].y);
+                cover += (long)ox * oy + 1;
+            }
+        if (best < 0 || cover < best) best = cover, *bx = x, *by = y;
+        if (cover == 0) return;
     }
-    Rect pq = L->panel[p];
-    SDL_RenderSetClipRect(r, &(SDL_Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
-    frame(r, INK, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
-    SDL_RenderSetClipRect(r, NULL);
-    char tip[TIP_MAX];
-    explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
+}
+
+static void draw_tip(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, const char *tip, const Rect *avoid,
+                     int n_avoid)
+{
     int wrap = L->w * 45 / 100, tw, th;
     SDL_Texture *tex = text_texture(f, r, FONT_SANS, L->px_body, wrap, tip, &tw, &th);
     if (!tex) return;
-    int pad = px_i(L->s, 10);
-    int bx = v->mouse_x + px_i(L->s, 18), by = v->mouse_y + px_i(L->s, 18);
-    if (bx + tw + 2 * pad > L->w) bx = v->mouse_x - tw - 2 * pad - px_i(L->s, 10);
-    if (by + th + 2 * pad > L->h) by = L->h - th - 2 * pad;
-    if (bx < 0) bx = 0;
-    if (by < 0) by = 0;
+    int pad = px_i(L->s, 10), bx = 0, by = 0;
+    place_tip(L, v, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by);
     fill(r, (Rgb){0, 0, 0}, 40, bx + 3, by + 3, tw + 2 * pad, th + 2 * pad);
     fill(r, (Rgb){255, 255, 250}, 255, bx, by, tw + 2 * pad, th + 2 * pad);
     frame(r, INK, 255, bx, by, tw + 2 * pad, th + 2 * pad, 1);
     SDL_SetTextureColorMod(tex, INK.r, INK.g, INK.b);
     SDL_SetTextureAlphaMod(tex, 255);
     SDL_RenderCopy(r, tex, NULL, &(SDL_Rect){bx + pad, by + pad, tw, th});
+}
+
+static void draw_hover(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
+{
+    int p, row, c;
+    if (!v->hover) return;
+    char tip[TIP_MAX];
+    int t = px_i(L->s, 3);
+    Rect avoid[LAYOUT_MAX_PANELS + 2];
+    int n = 0;
+    if (layout_hit_sum(L, v->mouse_x, v->mouse_y, &p, &row)) { // the Σ column of a softmax
+        Rect q = L->panel[p];
+        int x = q.x + q.w + (int)(6 * L->s), y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
+        frame(r, INK, 255, x - t, y0 - t, L->sum_w[p] + 2 * t, y1 - y0 + 2 * t, t);
+        frame_in_panel(r, L, p, q.x, y0, q.w, y1 - y0, t, HILITE);
+        avoid[n++] = (Rect){q.x - t, y0 - t, x + L->sum_w[p] - q.x + 2 * t, y1 - y0 + 2 * t};
+        explain_row_sum(tr, v, L, p, row, tip, sizeof tip);
+        draw_tip(r, f, L, v, tip, avoid, n);
+        return;
+    }
+    if (!layout_hit_cell(L, v->mouse_x, v->mouse_y, &p, &row, &c)) return;
+    const PanelSpec *ps = &L->spec[p];
+    Rect q;
+    layout_cell_rect(L, p, row, c, &q);
+    // what it reads: the operands' rows, columns and cells (scene.h's rules)
+    if (ps->result) n = frame_operands(r, L, p, row, c, t, avoid, LAYOUT_MAX_PANELS);
+    Rect pq = L->panel[p];
+    SDL_RenderSetClipRect(r, &(SDL_Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
+    frame(r, INK, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
+    SDL_RenderSetClipRect(r, NULL);
+    avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
+    explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
+    draw_tip(r, f, L, v, tip, avoid, n);
 }
 
 static void draw_help(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v)
@@ -977,17 +985,18 @@ void render_frame(SDL_Renderer *r, Fonts *f, const Trace *tr, const View *v)
     if (tr->n == 0) return;
     float e = ease_in_out_cubic(v->anim);
     char mask_text[32];
-    mask_label(tr, mask_text, sizeof mask_text);
+    scene_fill_text(tr->mask_fill, mask_text, sizeof mask_text);
     draw_timeline(r, f, &L, tr, v);
     draw_tabs(r, f, &L, tr, v);
     picker_draw_button(r, f, &L, v);
     draw_header(r, f, &L, tr, v);
     for (int p = 0; p < L.n_panels; p++) draw_panel(r, f, &L, tr, v, p, e, mask_text);
-    draw_legend(r, f, &L, tr, v, mask_text);
+    draw_legend(r, f, &L, v, mask_text);
     draw_narration(r, f, &L, tr, v);
+    // notices under what the user is reading: the toast, then a tooltip, help and picker
+    if (!v->help) draw_toast(r, f, &L, v);
     if (!v->help) draw_hover(r, f, &L, tr, v);
     if (v->help) draw_help(r, f, &L, v);
     picker_draw(r, f, &L, v);
     draw_export_progress(r, f, &L, v);
-    draw_toast(r, f, &L, v);
 }

@@ -59,6 +59,11 @@ Rgb colormap_sequential(Palette p, float t)
 Rgb colormap_value(const ColorScale *cs, float v)
 {
     if (isnan(v)) return colormap_nan();
+    if (cs->sequential && cs->log) {
+        float l0 = log10f(cs->lo), l1 = log10f(cs->hi);
+        float t = v <= cs->lo ? 0.0f : (log10f(v) - l0) / (l1 - l0);
+        return colormap_sequential(cs->palette, t > 1.0f ? 1.0f : t);
+    }
     if (cs->sequential) {
         float span = cs->hi - cs->lo;
         return colormap_sequential(cs->palette, span > 0.0f ? (v - cs->lo) / span : 0.0f);

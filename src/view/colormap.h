@@ -19,10 +19,12 @@ typedef enum Palette {
     PALETTE_COUNT
 } Palette;
 
-// How one heatmap maps values: diverging uses [-absmax, absmax], sequential [lo, hi].
+// How one heatmap maps values: diverging uses [-absmax, absmax], sequential [lo, hi];
+// log (with sequential) maps log10(v) over [log10 lo, log10 hi], values ≤ lo at the bottom.
 typedef struct ColorScale {
     Palette palette;
     bool sequential;
+    bool log;
     float lo, hi;
 } ColorScale;
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "scene.h"
 
 void explain_number(float x, char *buf, size_t n)
 {
@@ -90,8 +91,10 @@ static int last_dim(const Tensor *t) { return t->shape[t->rank - 1]; }
 static void index_str(const PanelSpec *ps, const Stage *st, int b, int r, int c, char *buf,
                       size_t n)
 {
-    if (ps->is_weight)
-        snprintf(buf, n, "%d,%d", c, r); // shown transposed: W[out, in]
+    if (ps->is_weight && ps->vector)
+        snprintf(buf, n, "%d", c);
+    else if (ps->is_weight)
+        snprintf(buf, n, "%d,%d", r, c); // as shown: Wᵀ[in, out]
     else if (st->t.rank == 4)
         snprintf(buf, n, "%d,%d,%d,%d", b, ps->head, ps->transposed ? c : r, ps->transposed ? r : c);
     else if (st->t.rank == 3)
@@ -101,16 +104,20 @@ static void index_str(const PanelSpec *ps, const Stage *st, int b, int r, int c,
 }
 
 // x·Wᵀ + b for output feature c of row r; returns the pre-activation sum.
-static float put_linear(Out *o, Lang lang, const Tensor *x, const Stage *st, int b, int r, int c)
+static float put_linear(Out *o, Lang lang, const Trace *tr, const Tensor *x, const Stage *st, int b, int r, int c)
 {
     const Tensor *W = st->weight;
     int in = W->shape[1];
     const float *xr = row_of(x, b, 0, r), *wr = W->data + (size_t)c * (size_t)in;
-    char rb[16], cb[16];
+    char rb[16], cb[16], wn[32];
     snprintf(rb, sizeof rb, "%d", r), snprintf(cb, sizeof cb, "%d", c);
-    const char *args[] = {rb, cb};
+    // W[out, in] without the ᵀ it has on its panel
+    snprintf(wn, sizeof wn, "%s", scene_param_symbol(tr, st - tr->stages, false));
+    char *t = strstr(wn, "ᵀ");
+    if (t) *t = '\0';
+    const char *args[] = {rb, cb, scene_symbol(tr, st->operands[0], lang), wn, scene_param_symbol(tr, st - tr->stages, true)};
     bool bias = st->bias && tensor_present(st->bias);
-    put_key(o, lang, bias ? "tip.linear" : "tip.linear_nobias", 2, args);
+    put_key(o, lang, bias ? "tip.linear" : "tip.linear_nobias", 5, args);
     put(o, "\n= ");
     put_terms(o, lang, xr, 1, wr, 1, in);
     float sum = 0.0f;
@@ -125,20 +132,32 @@ static float put_linear(Out *o, Lang lang, const Tensor *x, const Stage *st, int
     return sum;
 }
 
-// mean and biased variance of a row, for the LayerNorm explanations.
-static void put_norm(Out *o, Lang lang, const float *row, int n, float x)
+// LayerNorm of one row, every term: mean, variance, the normalised value, ·γ + β.
+static void put_norm(Out *o, Lang lang, const float *row, int n, int col, const Stage *st, float eps, float val)
 {
     float mean = 0.0f, var = 0.0f;
     for (int k = 0; k < n; k++) mean += row[k];
     mean /= (float)n;
     for (int k = 0; k < n; k++) var += (row[k] - mean) * (row[k] - mean);
     var /= (float)n;
-    char a[32], bb[32], c[32];
-    explain_number(mean, a, sizeof a), explain_number(var, bb, sizeof bb);
-    explain_number(x, c, sizeof c);
-    const char *args[] = {a, bb, c};
+    float xhat = (row[col] - mean) / sqrtf(var + eps);
+    float g = st->weight && tensor_present(st->weight) ? st->weight->data[col] : 1.0f;
+    float be = st->bias && tensor_present(st->bias) ? st->bias->data[col] : 0.0f;
+    char a[32], b[32], c[32], d[32], e[32], f[32], gg[32], h[32];
+    explain_number(mean, a, sizeof a), explain_number(var, b, sizeof b);
+    explain_number(row[col], c, sizeof c), explain_number(xhat, d, sizeof d);
+    explain_number(g, e, sizeof e), explain_number(be, f, sizeof f);
+    snprintf(gg, sizeof gg, "%d", n), snprintf(h, sizeof h, "%d", col);
+    const char *args1[] = {gg, a, b};
+    put_key(o, lang, "tip.norm_stats", 3, args1);
     put(o, "\n");
-    put_key(o, lang, "tip.norm", 3, args);
+    const char *args2[] = {c, a, b, d};
+    put_key(o, lang, "tip.norm_hat", 4, args2);
+    put(o, "\n");
+    const char *args3[] = {d, e, f, h};
+    put_key(o, lang, "tip.norm_affine", 4, args3);
+    put(o, " = ");
+    put_num(o, val, false);
 }
 
 void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int row, int col,
@@ -154,13 +173,30 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     float val = panel_value(ps, row, col);
 
     // header line: name[index] = value
-    char key[48], idx[48], num[32];
-    snprintf(key, sizeof key, "%s.%s", ps->is_weight ? "wname" : "name", st->name);
+    char idx[48], num[32];
     index_str(ps, st, b, row, col, idx, sizeof idx);
     explain_number(val, num, sizeof num);
     bool masked = ps->mask && ps->mask[(size_t)row * (size_t)ps->cols + (size_t)col] == 0.0f;
-    const char *hdr[] = {ps->is_weight ? "W" : i18n_get(lang, key), idx, num};
+    char title[64];
+    snprintf(title, sizeof title, "%s", ps->title);
+    char *dot = strstr(title, " · h"); // "Q · h1" → Q[b,h,i,j]: the head is in the index
+    if (dot && !ps->is_weight) *dot = '\0';
+    const char *hdr[] = {title, idx, num};
     put_key(&o, lang, "tip.cell", 3, hdr);
+    if (masked && !ps->result) {
+        put(&o, "\n");
+        put_key(&o, lang, "tip.masked_cell", 0, NULL);
+    }
+    if (ps->row_axis == AXIS_KEY || ps->col_axis == AXIS_KEY) {
+        int j = ps->row_axis == AXIS_KEY ? row : col;
+        if (scene_key_is_padding(tr, b, j)) {
+            char jb[16];
+            snprintf(jb, sizeof jb, "%d", j);
+            const char *args[] = {jb};
+            put(&o, "\n");
+            put_key(&o, lang, "tip.padding", 1, args);
+        }
+    }
     if (!ps->result) return; // operands: their own stage explains them
     put(&o, "\n");
 
@@ -171,34 +207,27 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     switch (st->kind) {
     case STAGE_KIND_PROJECTION:
     case STAGE_KIND_OUT_PROJ:
-        if (t0 && st->weight) put_linear(&o, lang, t0, st, b, row, col);
+        if (t0 && st->weight) put_linear(&o, lang, tr, t0, st, b, row, col);
         break;
     case STAGE_KIND_FFN_HIDDEN:
         if (t0 && st->weight) {
-            float s = put_linear(&o, lang, t0, st, b, row, col);
+            float s = put_linear(&o, lang, tr, t0, st, b, row, col);
             explain_number(s, a0, sizeof a0), explain_number(val, a1, sizeof a1);
             const char *args[] = {a0, a1};
             put(&o, "\n");
             put_key(&o, lang, "tip.relu", 2, args);
         }
         break;
-    case STAGE_KIND_FFN_OUT:
+    case STAGE_KIND_FFN_SUM:
         if (t0 && t1 && st->weight) {
-            put_linear(&o, lang, t0, st, b, row, col);
-            // pre-norm row: h·W₂ᵀ + b₂ + x
-            const Tensor *W = st->weight;
-            int C = W->shape[0], F = W->shape[1];
-            const float *hr = row_of(t0, b, 0, row), *xr = row_of(t1, b, 0, row);
-            float pre[LESSON_MAX_D_MODEL];
-            int m = C < LESSON_MAX_D_MODEL ? C : LESSON_MAX_D_MODEL;
-            for (int j = 0; j < m; j++) {
-                float s = st->bias && tensor_present(st->bias) ? st->bias->data[j] : 0.0f;
-                for (int k = 0; k < F; k++) s += hr[k] * W->data[(size_t)j * (size_t)F + (size_t)k];
-                pre[j] = s + xr[j];
-            }
-            put(&o, " + x ");
-            put_num(&o, xr[col], true);
-            if (m == C) put_norm(&o, lang, pre, C, pre[col]);
+            put_linear(&o, lang, tr, t0, st, b, row, col); // h·W₂ᵀ + b₂
+            const float *zr = row_of(t1, b, 0, row);
+            put(&o, " + ");
+            put(&o, scene_symbol(tr, op[1], lang));
+            put(&o, " ");
+            put_num(&o, zr[col], true);
+            put(&o, "\n= ");
+            put_num(&o, val, false);
         }
         break;
     case STAGE_KIND_SCORES:
@@ -272,11 +301,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
         if (t0) {
             int d = last_dim(&st->t);
             snprintf(a1, sizeof a1, "%d,%d,%d", b, row, h * d + col);
-            const char *args[] = {i18n_get(lang, op[0] >= 0 && !strcmp(tr->stages[op[0]].name, "k_proj")
-                                                      ? "name.k_proj"
-                                                  : !strcmp(tr->stages[op[0]].name, "v_proj") ? "name.v_proj"
-                                                                                               : "name.q_proj"),
-                                  a1};
+            const char *args[] = {scene_symbol(tr, op[0], lang), a1};
             put_key(&o, lang, "tip.copy", 2, args);
         }
         break;
@@ -284,26 +309,54 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
         if (t0) {
             int d = last_dim(t0);
             snprintf(a1, sizeof a1, "%d,%d,%d,%d", b, col / d, row, col % d);
-            const char *args[] = {i18n_get(lang, "name.head_out"), a1};
+            const char *args[] = {scene_symbol(tr, op[0], lang), a1};
             put_key(&o, lang, "tip.copy", 2, args);
         }
         break;
-    case STAGE_KIND_ADD_NORM:
+    case STAGE_KIND_ADD:
         if (t0 && t1) {
-            int C = last_dim(&st->t);
-            const float *orow = row_of(t0, b, 0, row), *xrow = row_of(t1, b, 0, row);
-            float pre[LESSON_MAX_D_MODEL];
-            int m = C < LESSON_MAX_D_MODEL ? C : LESSON_MAX_D_MODEL;
-            for (int j = 0; j < m; j++) pre[j] = orow[j] + xrow[j];
-            put_num(&o, orow[col], false);
+            put(&o, "= ");
+            put_num(&o, row_of(t0, b, 0, row)[col], false);
             put(&o, " + ");
-            put_num(&o, xrow[col], true);
-            put(&o, " = ");
-            put_num(&o, pre[col < m ? col : 0], false);
-            if (m == C) put_norm(&o, lang, pre, C, pre[col]);
+            put_num(&o, row_of(t1, b, 0, row)[col], true);
         }
+        break;
+    case STAGE_KIND_NORM:
+        if (t0) put_norm(&o, lang, row_of(t0, b, 0, row), last_dim(t0), col, st, tr->norm_eps, val);
         break;
     default:
         break;
     }
+}
+
+void explain_row_sum(const Trace *tr, const View *v, const Layout *L, int p, int row, char *out, size_t n)
+{
+    Out o = {out, n, 0};
+    if (n) out[0] = '\0';
+    if (p < 0 || p >= L->n_panels) return;
+    const PanelSpec *ps = &L->spec[p];
+    (void)tr;
+    char rb[16];
+    snprintf(rb, sizeof rb, "%d", row);
+    const char *args[] = {rb};
+    put_key(&o, v->lang, "tip.rowsum", 1, args);
+    put(&o, "\n= ");
+    float sum = 0.0f;
+    for (int j = 0; j < ps->cols; j++) {
+        float x = panel_value(ps, row, j);
+        sum += x;
+        if (j < EXPLAIN_MAX_TERMS) {
+            if (j) put(&o, " + ");
+            put_num(&o, x, false);
+        }
+    }
+    if (ps->cols > EXPLAIN_MAX_TERMS) {
+        char nb[16];
+        snprintf(nb, sizeof nb, "%d", ps->cols);
+        const char *a2[] = {nb};
+        put(&o, " + ");
+        put_key(&o, v->lang, "tip.terms", 1, a2);
+    }
+    put(&o, "\n= ");
+    put_num(&o, sum, false);
 }

@@ -13,6 +13,8 @@
 // Text for cell (row, col) of panel p of L (lines separated by '\n').
 void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int row, int col,
                   char *out, size_t n);
+// Text for row `row` of the Σ column of softmax panel p: the sum, term by term.
+void explain_row_sum(const Trace *tr, const View *v, const Layout *L, int p, int row, char *out, size_t n);
 // Short number for text: 2 decimals, scientific when tiny or huge, −∞/∞/NaN.
 void explain_number(float x, char *buf, size_t n);
 

@@ -5,6 +5,8 @@
 // narration (left) and legend (right).
 #include "layout.h"
 
+#include "scene.h"
+
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -32,22 +34,10 @@ float panel_value(const PanelSpec *ps, int r, int c)
 
 bool stage_has_heads(const Stage *st) { return st->t.rank == 4; }
 
-// ---- scene: which slices a stage shows -------------------------------------
-
-static bool key_side(const char *name)
-{
-    return !strcmp(name, "key_input") || !strcmp(name, "value_input") || !strcmp(name, "k_proj") ||
-           !strcmp(name, "v_proj") || !strcmp(name, "k_heads") || !strcmp(name, "v_heads");
-}
-
-static bool key_columns(StageKind k)
-{
-    return k == STAGE_KIND_SCORES || k == STAGE_KIND_MASKED || k == STAGE_KIND_SOFTMAX ||
-           k == STAGE_KIND_MASK;
-}
+// ---- slices ----------------------------------------------------------------------
 
 // A 2-D slice of t at batch b, head h: (B,H,R,C) → (R,C); (B,R,C) → (R,C).
-static void slice(PanelSpec *p, const Tensor *t, int b, int h)
+void layout_slice(PanelSpec *p, const Tensor *t, int b, int h)
 {
     int R = 1, C = 1;
     size_t off = 0;
@@ -71,7 +61,7 @@ static void slice(PanelSpec *p, const Tensor *t, int b, int h)
     p->rows = R, p->cols = C, p->rs = C, p->cs = 1;
 }
 
-static void transpose(PanelSpec *p)
+void layout_transpose(PanelSpec *p)
 {
     int t = p->rows;
     p->rows = p->cols, p->cols = t;
@@ -79,150 +69,6 @@ static void transpose(PanelSpec *p)
     AxisKind a = p->row_axis;
     p->row_axis = p->col_axis, p->col_axis = a;
     p->transposed = !p->transposed;
-}
-
-static PanelSpec *add(Layout *L, const Trace *tr, int stage, int b, int h, const char *op)
-{
-    if (L->n_panels >= LAYOUT_MAX_PANELS || stage < 0 || stage >= tr->n) return NULL;
-    const Stage *st = &tr->stages[stage];
-    if (!tensor_present(&st->t)) return NULL;
-    PanelSpec *p = &L->spec[L->n_panels++];
-    memset(p, 0, sizeof *p);
-    slice(p, &st->t, b, h);
-    p->stage = stage;
-    p->row_axis = key_side(st->name) ? AXIS_KEY : AXIS_QUERY;
-    p->col_axis = key_columns(st->kind) ? AXIS_KEY : AXIS_INDEX;
-    if (st->kind == STAGE_KIND_MASK) p->row_axis = AXIS_QUERY;
-    p->op_before = op;
-    p->decimals = -1;
-    if (st->kind == STAGE_KIND_MASK) p->mask = p->data; // 0 cells get the masked look
-    if (st->kind == STAGE_KIND_MASKED) {
-        int mi = trace_find(tr, "mask");
-        if (mi >= 0 && st->kind == STAGE_KIND_MASKED) {
-            const Tensor *m = &tr->stages[mi].t;
-            PanelSpec tmp;
-            slice(&tmp, m, b, 0);
-            p->mask = tmp.data;
-        }
-    }
-    return p;
-}
-
-static void add_weight(Layout *L, const Trace *tr, int stage, const char *op)
-{
-    const Stage *st = &tr->stages[stage];
-    if (!st->weight || st->weight->rank != 2 || L->n_panels >= LAYOUT_MAX_PANELS) return;
-    PanelSpec *p = &L->spec[L->n_panels++];
-    memset(p, 0, sizeof *p);
-    slice(p, st->weight, 0, 0);
-    p->stage = stage;
-    p->is_weight = true;
-    p->row_axis = p->col_axis = AXIS_INDEX;
-    p->op_before = op;
-    p->decimals = -1;
-    transpose(p); // (out, in) → Wᵀ (in, out): x·Wᵀ reads as row · column
-}
-
-static void set_scale(PanelSpec *p, const Trace *tr, Palette pal)
-{
-    const Stage *st = &tr->stages[p->stage];
-    p->scale.palette = pal;
-    bool seq = !p->is_weight && (st->kind == STAGE_KIND_SOFTMAX || st->kind == STAGE_KIND_MASK);
-    // one pass: the largest |value| and whether masked / NaN cells occur (for the legend)
-    float m = 0.0f;
-    for (int r = 0; r < p->rows; r++)
-        for (int c = 0; c < p->cols; c++) {
-            if (p->mask && p->mask[(size_t)r * (size_t)p->cols + (size_t)c] == 0.0f) {
-                p->any_masked = true;
-                continue;
-            }
-            float v = fabsf(panel_value(p, r, c));
-            if (isnan(v)) p->any_nan = true;
-            if (isfinite(v) && v > m) m = v;
-        }
-    if (seq) {
-        p->scale.sequential = true;
-        p->scale.lo = 0.0f, p->scale.hi = 1.0f;
-        return;
-    }
-    p->scale.sequential = false;
-    p->scale.lo = -(m > 0.0f ? m : 1.0f);
-    p->scale.hi = m > 0.0f ? m : 1.0f;
-}
-
-// Operands / weight / result of the stage, per the operation it performs.
-static void build_scene(Layout *L, const Trace *tr, const View *v)
-{
-    L->n_panels = 0;
-    L->result_panel = -1;
-    if (v->stage < 0 || v->stage >= tr->n) return;
-    const Stage *st = &tr->stages[v->stage];
-    int s = v->stage, b = v->batch, h = v->head;
-    const int *op = st->operands;
-    int H = tr->n_heads > 0 ? tr->n_heads : 1;
-    int nh = imin(H, LAYOUT_MAX_HEAD_PANELS);
-    PanelSpec *p;
-    switch (st->kind) {
-    case STAGE_KIND_PROJECTION:
-    case STAGE_KIND_OUT_PROJ:
-    case STAGE_KIND_FFN_HIDDEN:
-    case STAGE_KIND_FFN_OUT:
-        add(L, tr, op[0], b, h, "");
-        add_weight(L, tr, s, "×");
-        add(L, tr, s, b, h,
-            st->kind == STAGE_KIND_FFN_OUT ? "→"
-            : st->bias && tensor_present(st->bias) ? "+b =" : "=");
-        break;
-    case STAGE_KIND_ADD_NORM:
-        add(L, tr, op[0], b, h, "");
-        add(L, tr, op[1], b, h, "+");
-        add(L, tr, s, b, h, "→");
-        break;
-    case STAGE_KIND_SPLIT:
-        if ((p = add(L, tr, op[0], b, h, ""))) {
-            p->head_blocks = H;
-            p->block_cols = p->cols / H;
-        }
-        for (int k = 0; k < nh; k++) add(L, tr, s, b, k, k == 0 ? "→" : "");
-        break;
-    case STAGE_KIND_SCORES:
-        add(L, tr, op[0], b, h, "");
-        if ((p = add(L, tr, op[1], b, h, "×"))) transpose(p);
-        add(L, tr, s, b, h, "=");
-        break;
-    case STAGE_KIND_MASKED:
-        add(L, tr, op[0], b, h, "");
-        if (op[1] >= 0) add(L, tr, op[1], b, h, "+");
-        add(L, tr, s, b, h, "→");
-        break;
-    case STAGE_KIND_SOFTMAX:
-        add(L, tr, op[0], b, h, "");
-        if ((p = add(L, tr, s, b, h, "→"))) p->row_sums = true;
-        break;
-    case STAGE_KIND_WEIGHTED_SUM:
-        add(L, tr, op[0], b, h, "");
-        add(L, tr, op[1], b, h, "×");
-        add(L, tr, s, b, h, "=");
-        break;
-    case STAGE_KIND_CONCAT:
-        for (int k = 0; k < nh; k++) add(L, tr, op[0], b, k, "");
-        if ((p = add(L, tr, s, b, h, "→"))) {
-            p->head_blocks = H;
-            p->block_cols = p->cols / H;
-        }
-        break;
-    default: // inputs and the mask
-        add(L, tr, s, b, h, "");
-        break;
-    }
-    for (int i = 0; i < L->n_panels; i++) {
-        PanelSpec *q = &L->spec[i];
-        q->result = !q->is_weight && q->stage == s;
-        if (q->result && (L->result_panel < 0 || q->head == h)) L->result_panel = i;
-        q->shown_rows = q->rows;
-        q->shown_cols = q->cols;
-        set_scale(q, tr, v->palette);
-    }
 }
 
 // ---- numbers in cells: as many decimals as the cell allows -----------------
@@ -247,6 +93,7 @@ void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *deci
         int margin = w >= 60 ? w / 8 : 4; // large numbers get some air
         int fit = imin(max_px, (int)((float)(w - margin) / (0.62f * (float)chars)));
         if (d == 0 && m < 10.0f && !integers) break; // 0 decimals would print 0.3 as "0": show no numbers
+        if (d < 2 && m < 1.0f && !integers) break;   // 1 decimal would print −0.04 as "0.0": show no numbers
         if (fit >= min_px) {
             *decimals = d;
             *px = fit;
@@ -315,6 +162,7 @@ int layout_text_width_est(const char *s, int px)
 // The row-label column of panel p: its widest label plus the gap to the cells.
 static int label_width(const Layout *L, const View *v, const PanelSpec *p)
 {
+    if (p->row_axis == AXIS_NONE) return (int)(8 * L->s);
     char b[24];
     int w = 0;
     bool tokens = v && v->lesson &&
@@ -341,7 +189,7 @@ static bool shares_rows(const Layout *L, int i)
 {
     if (i == 0) return false;
     const PanelSpec *p = &L->spec[i], *q = &L->spec[i - 1];
-    return !p->op_before[0] && !q->row_sums && p->rows == q->rows && p->row_axis == q->row_axis;
+    return !p->op[0] && !q->row_sums && p->rows == q->rows && p->row_axis == q->row_axis;
 }
 
 // Zoom: sizes and offsets of the cells of every panel that follows the View's zoom.
@@ -358,8 +206,12 @@ static void apply_zoom(Layout *L, const View *v)
         int64_t cw = (int64_t)p->cols * L->cell_wq[i], chh = (int64_t)p->rows * L->cell_hq[i];
         int64_t mx = lmax(0, cw - (int64_t)L->panel[i].w * LAYOUT_Q);
         int64_t my = lmax(0, chh - (int64_t)L->panel[i].h * LAYOUT_Q);
-        L->off_xq[i] = L->zoom_x[i] ? (int)lmin(mx, lmax(0, (int64_t)((double)v->zoom_x * (double)cw))) : 0;
-        L->off_yq[i] = L->zoom_y[i] ? (int)lmin(my, lmax(0, (int64_t)((double)v->zoom_y * (double)chh))) : 0;
+        int64_t ox = lmin(mx, lmax(0, (int64_t)((double)v->zoom_x * (double)cw)));
+        int64_t oy = lmin(my, lmax(0, (int64_t)((double)v->zoom_y * (double)chh)));
+        if (mx - ox < LAYOUT_Q) ox = mx; // within a pixel of the end (float rounding): at the end
+        if (my - oy < LAYOUT_Q) oy = my;
+        L->off_xq[i] = L->zoom_x[i] ? (int)ox : 0;
+        L->off_yq[i] = L->zoom_y[i] ? (int)oy : 0;
     }
 }
 
@@ -370,13 +222,13 @@ static void place_panels(Layout *L, const View *v)
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(2.2f * (float)L->px_op), opw_long = (int)(3.2f * (float)L->px_op);
     int sum_gap = (int)(6 * s), sum_min = (int)(10 * s);
-#define OPW(p) ((p)->op_before[0] ? (strlen((p)->op_before) > 3 ? opw_long : opw) : (int)(10 * s))
-    for (int attempt = 0; attempt < 2; attempt++) {
+#define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, layout_text_width_est((p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
+    {
         int sum_cols = 0, max_rows = 1, fixed = 0;
         L->row_label_w = 0;
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
-            L->row_labels[i] = !shares_rows(L, i);
+            L->row_labels[i] = !shares_rows(L, i) && p->row_axis != AXIS_NONE;
             L->label_w[i] = L->row_labels[i] ? label_width(L, v, p) : (int)(8 * s);
             L->row_label_w = imax(L->row_label_w, L->label_w[i]);
             sum_cols += p->cols + (p->row_sums ? 1 : 0);
@@ -384,22 +236,18 @@ static void place_panels(Layout *L, const View *v)
             fixed += L->label_w[i] + (i > 0 ? OPW(p) : 0);
             if (p->row_sums) fixed += sum_gap + sum_min;
         }
-        int64_t cw = sum_cols ? (int64_t)(a.w - fixed) * LAYOUT_Q / sum_cols : 0;
+        // (a pixel a panel kept free: each panel's width is rounded up)
+        int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
         int64_t ch = (int64_t)(a.h - cap - colh) * LAYOUT_Q / max_rows;
         int64_t c = lmin(lmin(cw, ch), (int64_t)(76 * s) * LAYOUT_Q);
-        // the weight is shown "where space allows"
-        int wi = -1;
-        for (int i = 0; i < L->n_panels; i++)
-            if (L->spec[i].is_weight) wi = i;
-        if (attempt == 0 && wi >= 0 && c < (int64_t)(34 * s) * LAYOUT_Q) {
-            memmove(&L->spec[wi], &L->spec[wi + 1], sizeof L->spec[0] * (size_t)(L->n_panels - wi - 1));
-            L->n_panels--;
-            if (L->result_panel > wi) L->result_panel--;
-            continue;
-        }
         if (c < 1) c = 1;
         int64_t cwide = c; // cell width
-        if (c >= 8 * LAYOUT_Q) { // whole pixels while cells look like cells
+        if (c < LAYOUT_IMAGE_CELL * LAYOUT_Q) {
+            // long sequences: cells drawn as pixels may be up to 4× wider than tall (or
+            // taller than wide) so a tall, narrow tensor fills the area instead of a strip
+            cwide = lmax(c, lmin(cw, c * 4));
+            c = lmax(c, lmin(ch, c * 4));
+        } else if (c >= 8 * LAYOUT_Q) { // whole pixels while cells look like cells
             c = c / LAYOUT_Q * LAYOUT_Q;
             // wider than tall where the width allows and the numbers then get larger
             // (their size is bound by the width): up to 1.5 × the height
@@ -433,7 +281,6 @@ static void place_panels(Layout *L, const View *v)
             L->sum_w[i] = p->row_sums ? sum_w : 0;
             x += pw + extra;
         }
-        break;
     }
 #undef OPW
     apply_zoom(L, v);
@@ -503,10 +350,11 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     int hy = ty + th + gap;
     L->header = (Rect){m, hy, w - 2 * m, (int)(L->px_title * 1.4f + L->px_formula * 1.4f)};
 
-    // bottom: narration and legend
-    int bh = (int)(118 * s);
+    // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
+    scene_build(L, tr, v);
+    int bh = imax((int)(118 * s), layout_legend_height(L));
     int by = h - m - bh;
-    int legend_w = imin((int)(330 * s), (w - 2 * m) / 3);
+    int legend_w = imin((int)(400 * s), (w - 2 * m) * 2 / 5);
     L->narration = (Rect){m, by, w - 2 * m - legend_w - gap, bh};
     L->legend = (Rect){w - m - legend_w, by, legend_w, bh};
 
@@ -514,8 +362,16 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     int ay = L->header.y + L->header.h + gap;
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
-    build_scene(L, tr, v);
     place_panels(L, v);
+}
+
+int layout_legend_height(const Layout *L)
+{
+    bool special = false;
+    for (int i = 0; i < L->n_panels; i++)
+        special |= L->spec[i].any_nan || (L->spec[i].any_masked && !L->group[L->spec[i].group].mask01);
+    int row = (int)((float)L->px_small * 1.45f), pad = (int)lrintf(8 * L->s);
+    return 2 * pad + row * (L->n_groups + (special ? 1 : 0));
 }
 
 int layout_col_x(const Layout *L, int p, int col)
@@ -558,6 +414,21 @@ bool layout_cell_rect(const Layout *L, int p, int row, int col, Rect *out)
     *out = (Rect){x0, y0, x1 - x0, y1 - y0};
     Rect q = L->panel[p];
     return x1 > x0 && y1 > y0 && x1 > q.x && x0 < q.x + q.w && y1 > q.y && y0 < q.y + q.h;
+}
+
+bool layout_hit_sum(const Layout *L, int x, int y, int *p, int *row)
+{
+    for (int i = 0; i < L->n_panels; i++) {
+        if (L->sum_w[i] <= 0) continue;
+        Rect q = L->panel[i];
+        Rect col = {q.x + q.w + (int)(6 * L->s), q.y, L->sum_w[i], q.h};
+        if (!rect_contains(col, x, y)) continue;
+        int r = layout_row_at(L, i, y);
+        if (r < 0 || r >= L->spec[i].rows) return false;
+        *p = i, *row = r;
+        return true;
+    }
+    return false;
 }
 
 int layout_hit_panel(const Layout *L, int x, int y)

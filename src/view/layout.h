@@ -17,7 +17,7 @@
 #include "trace.h"
 #include "view.h"
 
-#define LAYOUT_MAX_PANELS 10
+#define LAYOUT_MAX_PANELS 12
 #define LAYOUT_MAX_HEAD_PANELS 8  // split/concat show at most this many heads
 #define LAYOUT_MAX_TABS 16        // batch or head tabs
 #define LAYOUT_IMAGE_CELL 10      // cells narrower or shorter than this (px) are drawn as an image
@@ -28,7 +28,25 @@ typedef struct Rect {
     int x, y, w, h;
 } Rect;
 
-typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY } AxisKind;
+typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE } AxisKind; // NONE: no labels (a vector)
+
+// How a panel relates to result cell (i, j) (hover and animation highlight it):
+typedef enum Reads {
+    READS_NONE,
+    READS_ROW,        // row i (x in x·Wᵀ, Q in Q·Kᵀ, attn in attn·V, the sum a LayerNorm normalises)
+    READS_COL,        // column j (Wᵀ, Kᵀ, V; a bias, γ or β: element j)
+    READS_CELL,       // cell (i, j) (both terms of a sum, the score a mask fills)
+    READS_HEAD_SRC,   // split: head panel h cell (i, j) comes from source cell (i, h·d + j)
+    READS_HEAD_DST,   // concat: result cell (i, j) comes from head panel j / d, cell (i, j mod d)
+} Reads;
+
+// Colour-scale groups: a tensor and every view of it share one scale in a frame
+// (Q and its heads, head outputs and concat, scores and masked scores).
+typedef struct ScaleGroup {
+    ColorScale scale;
+    bool mask01;           // the 0/1 mask: 1 = attend, 0 = masked (hatched)
+    char label[96];        // what the legend calls it: the names of its panels
+} ScaleGroup;
 
 // One heatmap: a 2-D slice of a tensor. Element (r, c) is data[r*rs + c*cs].
 typedef struct PanelSpec {
@@ -36,8 +54,14 @@ typedef struct PanelSpec {
     int rows, cols, rs, cs;     // full slice
     int shown_rows, shown_cols; // = rows, cols: every cell is drawn (zoom decides which are visible)
     const float *mask;          // (rows, cols) row-major, 0 → masked look; NULL = none
-    int stage;                  // trace stage shown, or the stage whose weight this is
-    bool is_weight;             // shows Stage.weight transposed (in, out)
+    int stage;                  // trace stage shown, or the stage whose parameter this is
+    bool is_weight;             // a parameter of the stage (weight, bias, γ, β), not a stage tensor
+    bool is_bias;               // with is_weight: the bias / β (Stage.bias), else the weight / γ
+    bool vector;                // a 1-row parameter (bias, γ, β): one element per column
+    char title[64];             // caption, as the lesson names it ("Q · h1", "W_Qᵀ", "b_Q", "γ")
+    char source[24];            // stage name as in --dump, or the parameter's name ("w_q", "b_q")
+    int group;                  // index into Layout.group: the colour scale it is drawn with
+    Reads reads;                // what it shows of a result cell's computation
     bool transposed;            // shown transposed (Kᵀ, Wᵀ)
     bool result;                // the current stage's own tensor
     bool row_sums;              // softmax: a Σ column to the right
@@ -46,7 +70,7 @@ typedef struct PanelSpec {
     int block_cols;             // columns per block
     AxisKind row_axis, col_axis;
     ColorScale scale;
-    const char *op_before;      // operator symbol left of the panel ("·", "=", "→", "")
+    char op[16];                // operator left of the panel ("·", "+", "=", "/1.41 =", "→", "")
     int decimals;               // digits after the point in cells; -1 = no numbers
     int px_cell;                // font size of the numbers
     bool any_masked, any_nan;   // some cell has the masked / NaN look
@@ -89,10 +113,14 @@ typedef struct Layout {
     int sum_decimals[LAYOUT_MAX_PANELS], sum_px[LAYOUT_MAX_PANELS]; // numbers in the Σ column
     int row_label_w, col_label_h;     // row_label_w: the widest label column
     int result_panel;                 // index of the result, -1 none
+    int n_groups;                     // colour-scale groups of the panels (legend rows)
+    ScaleGroup group[LAYOUT_MAX_PANELS];
+    char formula[320];                // the stage's formula, true for this lesson (scene.h)
+    char formula_note[120];           // the numbers it uses ("√d_k = √2 = 1.414")
     Rect narration, legend;
 } Layout;
 
-// Fills L for a w×h output showing v's stage of tr.
+// Fills L for a w×h output showing v's stage of tr (the panels come from scene.h).
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h);
 // The rectangle of cell (row, col) of panel p (not clipped to the viewport);
 // false when out of range or no pixel of it is visible.
@@ -108,6 +136,8 @@ int layout_row_at(const Layout *L, int p, int y);
 void layout_visible(const Layout *L, int p, int *r0, int *r1, int *c0, int *c1);
 // Which cell is under (x, y); false when none.
 bool layout_hit_cell(const Layout *L, int x, int y, int *p, int *row, int *col);
+// Which row of a softmax's Σ column is under (x, y); false when none.
+bool layout_hit_sum(const Layout *L, int x, int y, int *p, int *row);
 // Panel whose viewport contains (x, y), or -1.
 int layout_hit_panel(const Layout *L, int x, int y);
 // Zooms the heatmaps by factor around (x, y) (over a panel; elsewhere around the
@@ -140,5 +170,11 @@ bool rect_overlap(Rect a, Rect b);
 float panel_value(const PanelSpec *ps, int r, int c);
 // Slice helpers: number of head slices of a stage's tensor (1 when it has no head axis).
 bool stage_has_heads(const Stage *st);
+// A 2-D slice of t at batch b, head h into p (data, rows, cols, strides, head).
+void layout_slice(PanelSpec *p, const Tensor *t, int b, int h);
+// Swaps p's rows and columns (Kᵀ, Wᵀ).
+void layout_transpose(PanelSpec *p);
+// Room a panel's legend rows need below the narration strip (legend height in px).
+int layout_legend_height(const Layout *L);
 
 #endif

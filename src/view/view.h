@@ -10,11 +10,17 @@
 #include "colormap.h"
 #include "lesson.h"
 
+// How probabilities (attention weights) are coloured: linear [0, 1], or log
+// (which shows the structure of long rows of small weights); auto = log when
+// rows are longer than 32 keys. The legend says which.
+typedef enum ProbScale { PROB_SCALE_AUTO, PROB_SCALE_LINEAR, PROB_SCALE_LOG, PROB_SCALE_COUNT } ProbScale;
+
 typedef struct View {
     int stage;           // index into Trace.stages
     int batch, head;     // which slice of (B, H, ...) tensors
     float anim;          // linear progress of the transition into `stage`: 0 start, 1 settled
     Palette palette;
+    ProbScale prob_scale;
     bool show_values;    // numbers printed in cells
     bool hover;          // mouse_x/y valid (renderer output pixels)
     int mouse_x, mouse_y;

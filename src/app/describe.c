@@ -1,0 +1,89 @@
+// describe.c — frames as JSON (see describe.h).
+#include "describe.h"
+
+#include "assets.h"
+#include "i18n.h"
+#include "json_out.h"
+#include "scene.h"
+#include "session.h"
+
+void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h)
+{
+    Layout L;
+    layout_compute(&L, tr, v, w, h);
+    const Stage *st = &tr->stages[v->stage];
+    int step = 0;
+    for (int i = 0; i < L.n_steps; i++)
+        if (L.step_id[i] == st->step) step = i + 1;
+    char buf[600], alt[2048];
+    fprintf(f, "\"stage\": \"%s\", \"step\": %d, \"formula\": ", st->name, step);
+    json_write_string(f, L.formula);
+    fputs(", \"note\": ", f);
+    json_write_string(f, L.formula_note);
+    fputs(", \"narration\": ", f);
+    json_write_string(f, scene_narration(tr, v, buf, sizeof buf));
+    scene_alt(&L, tr, v, alt, sizeof alt);
+    fputs(", \"alt\": ", f);
+    json_write_string(f, alt);
+    fputs(", \"panels\": [", f);
+    for (int p = 0; p < L.n_panels; p++) {
+        const PanelSpec *ps = &L.spec[p];
+        const ScaleGroup *g = &L.group[ps->group];
+        fputs(p ? ", {\"title\": " : "{\"title\": ", f);
+        json_write_string(f, ps->title);
+        fputs(", \"source\": ", f);
+        json_write_string(f, ps->source);
+        fprintf(f, ", \"shape\": [%d, %d], \"range\": [", ps->rows, ps->cols);
+        json_write_float(f, g->scale.lo);
+        fputs(", ", f);
+        json_write_float(f, g->scale.hi);
+        fprintf(f, "], \"scale\": \"%s\", \"scale_group\": %d, \"result\": %s, \"op\": ", scene_scale_name(g),
+                ps->group, ps->result ? "true" : "false");
+        json_write_string(f, ps->op);
+        fputs("}", f);
+    }
+    fputs("]", f);
+}
+
+int describe_run(const char *path, Lang lang, int batch, int head, int w, int h, FILE *out, FILE *err)
+{
+    char msg[LESSON_ERR_MAX], assets[1100], aerr[1200];
+    if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
+        fprintf(err, "%s\n", aerr);
+        return 1;
+    }
+    Session *ses = session_create(path, msg, sizeof msg);
+    if (!ses) {
+        fprintf(err, "%s\n", msg);
+        return 1;
+    }
+    const Trace *tr = &ses->trace;
+    if (batch < 0 || batch >= tr->batch || head < 0 || head >= tr->n_heads) {
+        fprintf(err, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d\n", path, tr->batch - 1,
+                tr->n_heads - 1);
+        session_destroy(ses);
+        return 2;
+    }
+    View v;
+    view_init(&v, &ses->lesson, lang);
+    v.batch = batch, v.head = head;
+    fputs("{\"title\": ", out);
+    json_write_string(out, lesson_title(&ses->lesson, lang));
+    fprintf(out, ", \"lang\": \"%s\", \"batch\": %d, \"head\": %d, \"width\": %d, \"height\": %d, \"frames\": [",
+            lang == LANG_ZH ? "zh" : "en", batch, head, w, h);
+    for (int s = 0; s < tr->n; s++) {
+        v.stage = s;
+        fputs(s ? ",\n  {" : "\n  {", out);
+        describe_frame_fields(out, tr, &v, w, h);
+        fputs("}", out);
+    }
+    fputs("\n]}\n", out);
+    session_destroy(ses);
+    i18n_free();
+    bool ok = fflush(out) == 0 && !ferror(out);
+    if (!ok) {
+        fprintf(err, "attnviz: --describe: cannot write the output\n");
+        return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,23 @@
+// describe.h — the scene of a frame as JSON: formula, narration, alt text and
+// panels (title, source, shape, colour range, scale, scale group). --describe
+// prints it for every stage; the export writes it into frames.json. The tests
+// check the picture's rules through it (no "+ b" without a bias, shared ranges).
+#ifndef ATTNVIZ_DESCRIBE_H
+#define ATTNVIZ_DESCRIBE_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "layout.h"
+#include "trace.h"
+#include "view.h"
+
+// Writes the fields of v's frame (w×h), without braces:
+// "stage": …, "step": …, "formula": …, "note": …, "narration": …, "alt": …, "panels": […]
+void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h);
+
+// attnviz --describe LESSON [--lang] [--batch] [--head] [--size]: one entry per settled
+// stage frame. Returns the exit code (0, 1 bad lesson / assets / write error, 2 bad slice).
+int describe_run(const char *path, Lang lang, int batch, int head, int w, int h, FILE *out, FILE *err);
+
+#endif

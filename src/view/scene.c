@@ -1,0 +1,725 @@
+// scene.c — the stage recipes (see scene.h).
+//
+// One table of stage names (the symbols formulas use and the parameters a stage
+// applies), one table of recipes (per StageKind: panels, formula, animation).
+// Colour scales are grouped by the tensor a panel shows: a view of a tensor
+// (its heads, its concatenation, its masked copy) is coloured on the scale of
+// the tensor itself, over the whole batch slice, so one value has one colour.
+#include "scene.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "i18n.h"
+
+// ---- the one table of stage names ---------------------------------------------------
+
+typedef struct StageName {
+    const char *stage;   // as the core names it (--dump)
+    const char *sym;     // its symbol in formulas
+    const char *weight, *wsym; // the parameter it applies (lesson "weights" key) and its symbol
+    const char *bias, *bsym;
+} StageName;
+
+static const StageName NAMES[] = {
+    {"input", "x", NULL, NULL, NULL, NULL},
+    {"key_input", "key", NULL, NULL, NULL, NULL},
+    {"value_input", "value", NULL, NULL, NULL, NULL},
+    {"mask", "mask", NULL, NULL, NULL, NULL},
+    {"q_proj", "Q", "w_q", "W_Qᵀ", "b_q", "b_Q"},
+    {"k_proj", "K", "w_k", "W_Kᵀ", "b_k", "b_K"},
+    {"v_proj", "V", "w_v", "W_Vᵀ", "b_v", "b_V"},
+    {"q_heads", "Q", NULL, NULL, NULL, NULL},
+    {"k_heads", "K", NULL, NULL, NULL, NULL},
+    {"v_heads", "V", NULL, NULL, NULL, NULL},
+    {"scores", "scores", NULL, NULL, NULL, NULL},
+    {"masked_scores", "masked_scores", NULL, NULL, NULL, NULL},
+    {"attn", "attn", NULL, NULL, NULL, NULL},
+    {"head_out", "head_out", NULL, NULL, NULL, NULL},
+    {"concat", "concat", NULL, NULL, NULL, NULL},
+    {"output", "output", "w_o", "W_Oᵀ", "b_o", "b_O"},
+    {"residual_sum", "s", NULL, NULL, NULL, NULL},
+    {"residual_norm", "z", "norm_weight", "γ", "norm_bias", "β"},
+    {"ffn_hidden", "h", "ffn_w1", "W₁ᵀ", "ffn_b1", "b₁"},
+    {"ffn_sum", "f", "ffn_w2", "W₂ᵀ", "ffn_b2", "b₂"},
+    {"ffn_out", "y", "ffn_norm_weight", "γ", "ffn_norm_bias", "β"},
+};
+
+static const StageName *stage_name_of(const Trace *tr, int s)
+{
+    static const StageName none = {"?", "?", "weight", "W", "bias", "b"};
+    if (s < 0 || s >= tr->n) return &none;
+    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
+        if (!strcmp(NAMES[i].stage, tr->stages[s].name)) return &NAMES[i];
+    return &none;
+}
+
+const char *scene_symbol(const Trace *tr, int s, Lang lang)
+{
+    (void)lang; // formulas are code: the same symbols in every language
+    return stage_name_of(tr, s)->sym;
+}
+
+const char *scene_param_symbol(const Trace *tr, int s, bool bias)
+{
+    const StageName *nm = stage_name_of(tr, s);
+    return (bias ? nm->bsym : nm->wsym) ? (bias ? nm->bsym : nm->wsym) : "?";
+}
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+static bool has_bias(const Stage *st) { return st->bias && tensor_present(st->bias); }
+
+// The masked copy of the scores is just "scores" in a lesson without a mask.
+static bool trace_has_mask(const Trace *tr) { return tr->mask_kind != 0; }
+
+// ---- panels ---------------------------------------------------------------------------
+
+static PanelSpec *new_panel(Layout *L, const char *op, Reads reads)
+{
+    if (L->n_panels >= LAYOUT_MAX_PANELS) return NULL;
+    PanelSpec *p = &L->spec[L->n_panels++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->op, sizeof p->op, "%s", op);
+    p->decimals = -1;
+    p->reads = reads;
+    p->head = -1;
+    return p;
+}
+
+// A slice of stage `stage` (batch v->batch, head `head`).
+static PanelSpec *add_stage(Layout *L, const Trace *tr, const View *v, int stage, int head, const char *op,
+                            Reads reads)
+{
+    if (stage < 0 || stage >= tr->n) return NULL;
+    const Stage *st = &tr->stages[stage];
+    if (!tensor_present(&st->t)) return NULL;
+    PanelSpec *p = new_panel(L, op, reads);
+    if (!p) return NULL;
+    layout_slice(p, &st->t, v->batch, head);
+    p->stage = stage;
+    snprintf(p->source, sizeof p->source, "%s", st->name);
+    bool key_cols = st->kind == STAGE_KIND_SCORES || st->kind == STAGE_KIND_MASKED ||
+                    st->kind == STAGE_KIND_SOFTMAX || st->kind == STAGE_KIND_MASK;
+    p->row_axis = st->key_rows ? AXIS_KEY : AXIS_QUERY;
+    p->col_axis = key_cols ? AXIS_KEY : AXIS_INDEX;
+    if (st->kind == STAGE_KIND_MASK) p->mask = p->data; // 0 cells get the masked look
+    int mi = trace_find(tr, "mask");
+    if (st->kind == STAGE_KIND_MASKED && mi >= 0) {
+        PanelSpec tmp;
+        layout_slice(&tmp, &tr->stages[mi].t, v->batch, 0);
+        p->mask = tmp.data;
+    }
+    char key[48];
+    const char *name_stage = st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) ? "scores" : st->name;
+    snprintf(key, sizeof key, "name.%s", name_stage);
+    snprintf(p->title, sizeof p->title, "%s", i18n_get(v->lang, key));
+    if (p->head >= 0) {
+        size_t len = strlen(p->title);
+        snprintf(p->title + len, sizeof p->title - len, " · h%d", p->head % 1000);
+    }
+    return p;
+}
+
+// The weight (shown transposed, as in x·Wᵀ) or the bias of stage `stage`;
+// γ and β of a LayerNorm. Vectors are one row.
+static PanelSpec *add_param(Layout *L, const Trace *tr, const View *v, int stage, bool bias, const char *op,
+                            Reads reads)
+{
+    const Stage *st = &tr->stages[stage];
+    const Tensor *t = bias ? st->bias : st->weight;
+    if (!t || !tensor_present(t) || t->rank < 1 || t->rank > 2) return NULL;
+    PanelSpec *p = new_panel(L, op, reads);
+    if (!p) return NULL;
+    layout_slice(p, t, 0, 0);
+    p->stage = stage;
+    p->is_weight = true;
+    p->is_bias = bias;
+    p->vector = t->rank == 1;
+    const StageName *nm = stage_name_of(tr, stage);
+    snprintf(p->source, sizeof p->source, "%s", bias ? nm->bias : nm->weight);
+    snprintf(p->title, sizeof p->title, "%s", bias ? nm->bsym : nm->wsym);
+    p->row_axis = p->vector ? AXIS_NONE : AXIS_INDEX;
+    p->col_axis = AXIS_INDEX;
+    if (!p->vector) layout_transpose(p); // (out, in) → Wᵀ (in, out): x·Wᵀ reads as row · column
+    (void)v;
+    return p;
+}
+
+static void panels_self(Layout *L, const Trace *tr, const View *v)
+{
+    add_stage(L, tr, v, v->stage, v->head, "", READS_NONE);
+}
+
+// x·Wᵀ + b = y (projections, W_O, the FFN's first layer)
+static void panels_linear(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    add_param(L, tr, v, v->stage, false, "·", READS_COL);
+    if (has_bias(st)) add_param(L, tr, v, v->stage, true, "+", READS_COL);
+    add_stage(L, tr, v, v->stage, v->head, st->kind == STAGE_KIND_FFN_HIDDEN ? "relu→" : "=", READS_NONE);
+}
+
+// h·W₂ᵀ + b₂ + z = f
+static void panels_ffn_sum(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    add_param(L, tr, v, v->stage, false, "·", READS_COL);
+    if (has_bias(st)) add_param(L, tr, v, v->stage, true, "+", READS_COL);
+    add_stage(L, tr, v, st->operands[1], v->head, "+", READS_CELL);
+    add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+// output + x = s
+static void panels_add(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL);
+    add_stage(L, tr, v, st->operands[1], v->head, "+", READS_CELL);
+    add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+// s → LayerNorm(s)·γ + β = z
+static void panels_norm(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    add_param(L, tr, v, v->stage, false, "LN·", READS_COL);
+    add_param(L, tr, v, v->stage, true, "+", READS_COL);
+    add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+static void panels_split(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    int H = tr->n_heads > 0 ? tr->n_heads : 1;
+    PanelSpec *p = add_stage(L, tr, v, st->operands[0], v->head, "", READS_HEAD_SRC);
+    if (p) {
+        p->head_blocks = H;
+        p->block_cols = p->cols / H;
+    }
+    for (int k = 0; k < imin(H, LAYOUT_MAX_HEAD_PANELS); k++) {
+        PanelSpec *q = add_stage(L, tr, v, v->stage, k, k == 0 ? "→" : "", READS_NONE);
+        if (!q) continue;
+        char hb[16];
+        snprintf(hb, sizeof hb, "%d", k);
+        const char *args[] = {hb};
+        i18n_fmt(q->title, sizeof q->title, v->lang, "name.head", 1, args);
+    }
+}
+
+static void panels_concat(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    int H = tr->n_heads > 0 ? tr->n_heads : 1;
+    for (int k = 0; k < imin(H, LAYOUT_MAX_HEAD_PANELS); k++) {
+        PanelSpec *q = add_stage(L, tr, v, st->operands[0], k, "", READS_HEAD_DST);
+        if (!q) continue;
+        char hb[16];
+        snprintf(hb, sizeof hb, "%d", k);
+        const char *args[] = {hb};
+        i18n_fmt(q->title, sizeof q->title, v->lang, "name.head", 1, args);
+    }
+    PanelSpec *p = add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    if (p) {
+        p->head_blocks = H;
+        p->block_cols = p->cols / H;
+    }
+}
+
+// Q·Kᵀ / scale = scores: the divisor is written on the operator when it is not 1
+static void panels_scores(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    PanelSpec *k = add_stage(L, tr, v, st->operands[1], v->head, "·", READS_COL);
+    if (k) {
+        layout_transpose(k);
+        size_t len = strlen(k->title);
+        // "K · h0" → "Kᵀ · h0"
+        const char *dot = strstr(k->title, " · ");
+        if (dot && len + 4 < sizeof k->title) {
+            size_t at = (size_t)(dot - k->title);
+            memmove(k->title + at + 3, k->title + at, len - at + 1);
+            memcpy(k->title + at, "ᵀ", 3);
+        } else if (len + 4 < sizeof k->title) {
+            memcpy(k->title + len, "ᵀ", 4);
+        }
+    }
+    char op[24];
+    if (tr->scale == 1.0f)
+        snprintf(op, sizeof op, "=");
+    else
+        snprintf(op, sizeof op, "/%.3g =", (double)tr->scale);
+    add_stage(L, tr, v, v->stage, v->head, op, READS_NONE);
+}
+
+// scores.masked_fill(mask == 0, fill): the score, the mask, the result
+static void panels_masked(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL);
+    if (st->operands[1] >= 0) {
+        add_stage(L, tr, v, st->operands[1], v->head, "", READS_CELL);
+        add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    } else {
+        add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+    }
+}
+
+static void panels_softmax(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    PanelSpec *p = add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    if (p) p->row_sums = true;
+}
+
+static void panels_wsum(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    add_stage(L, tr, v, st->operands[1], v->head, "·", READS_COL);
+    add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+// ---- formulas -------------------------------------------------------------------------
+
+static const char *op_sym(const Trace *tr, int s, int k)
+{
+    return s >= 0 && s < tr->n ? stage_name_of(tr, tr->stages[s].operands[k])->sym : "?";
+}
+
+static void formula_named(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    char key[48];
+    snprintf(key, sizeof key, "formula.%s", tr->stages[s].name);
+    const char *fx = i18n_lookup(lang, key);
+    snprintf(out, n, "%s", fx ? fx : stage_name_of(tr, s)->sym);
+}
+
+static void formula_linear(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Stage *st = &tr->stages[s];
+    const StageName *nm = stage_name_of(tr, s);
+    char b[32] = "";
+    if (has_bias(st)) snprintf(b, sizeof b, " + %s", nm->bsym);
+    if (st->kind == STAGE_KIND_FFN_HIDDEN)
+        snprintf(out, n, "%s = relu(%s·%s%s)", nm->sym, op_sym(tr, s, 0), nm->wsym, b);
+    else if (st->kind == STAGE_KIND_FFN_SUM)
+        snprintf(out, n, "%s = %s·%s%s + %s", nm->sym, op_sym(tr, s, 0), nm->wsym, b, op_sym(tr, s, 1));
+    else
+        snprintf(out, n, "%s = %s·%s%s", nm->sym, op_sym(tr, s, 0), nm->wsym, b);
+}
+
+static void formula_add(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    snprintf(out, n, "%s = %s + %s", stage_name_of(tr, s)->sym, op_sym(tr, s, 0), op_sym(tr, s, 1));
+}
+
+static void formula_norm(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *x = op_sym(tr, s, 0);
+    snprintf(out, n, "%s = LayerNorm(%s) = (%s − mean) / √(var + ε) · γ + β", stage_name_of(tr, s)->sym, x, x);
+}
+
+static void formula_split(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Tensor *t = &tr->stages[s].t; // (B, H, L, d)
+    snprintf(out, n, "%s = %s.view(%d, %d, %d, %d).transpose(1, 2)", stage_name_of(tr, s)->sym, op_sym(tr, s, 0),
+             t->shape[0], t->shape[2], t->shape[1], t->shape[3]);
+}
+
+static void formula_concat(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Tensor *t = &tr->stages[s].t; // (B, L, H·d)
+    snprintf(out, n, "%s = %s.transpose(1, 2).reshape(%d, %d, %d)", stage_name_of(tr, s)->sym, op_sym(tr, s, 0),
+             t->shape[0], t->shape[1], t->shape[2]);
+}
+
+static bool scale_is_sqrt_dk(const Trace *tr)
+{
+    float sq = sqrtf((float)tr->d_k);
+    return fabsf(tr->scale - sq) < 1e-5f * sq;
+}
+
+static void formula_scores(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *r = stage_name_of(tr, s)->sym, *q = op_sym(tr, s, 0), *k = op_sym(tr, s, 1);
+    if (tr->scale == 1.0f)
+        snprintf(out, n, "%s = %s·%sᵀ", r, q, k);
+    else if (scale_is_sqrt_dk(tr))
+        snprintf(out, n, "%s = %s·%sᵀ / √d_k", r, q, k);
+    else
+        snprintf(out, n, "%s = %s·%sᵀ / %g", r, q, k, (double)tr->scale);
+}
+
+// "−1e9", "−∞": the fill as the lesson writes it
+void scene_fill_text(float f, char *buf, size_t n)
+{
+    if (isinf(f)) {
+        snprintf(buf, n, f < 0 ? "−∞" : "∞");
+        return;
+    }
+    char t[32];
+    snprintf(t, sizeof t, "%.0e", (double)f);
+    char *e = strchr(t, 'e');
+    if (!e) {
+        snprintf(buf, n, "%s", t);
+        return;
+    }
+    int ex = 0;
+    sscanf(e + 1, "%d", &ex);
+    *e = '\0';
+    snprintf(buf, n, "%s%.8se%d", t[0] == '-' ? "−" : "", t[0] == '-' ? t + 1 : t, ex % 1000);
+}
+
+static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *r = stage_name_of(tr, s)->sym, *x = op_sym(tr, s, 0);
+    if (tr->stages[s].operands[1] < 0) {
+        snprintf(out, n, "%s = %s", r, x);
+        return;
+    }
+    char f[32];
+    scene_fill_text(tr->mask_fill, f, sizeof f);
+    snprintf(out, n, "%s = %s.masked_fill(mask == 0, %s)", r, x, f);
+}
+
+static void formula_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *x = trace_has_mask(tr) ? op_sym(tr, s, 0) : "scores";
+    snprintf(out, n, "%s = softmax(%s, dim=−1)", stage_name_of(tr, s)->sym, x);
+}
+
+static void formula_wsum(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    snprintf(out, n, "%s = %s·%s", stage_name_of(tr, s)->sym, op_sym(tr, s, 0), op_sym(tr, s, 1));
+}
+
+// ---- the recipe table -----------------------------------------------------------------
+
+static const StageRecipe RECIPES[STAGE_KIND_COUNT] = {
+    [STAGE_KIND_INPUT] = {panels_self, formula_named, ANIM_FADE},
+    [STAGE_KIND_MASK] = {panels_self, formula_named, ANIM_FADE},
+    [STAGE_KIND_PROJECTION] = {panels_linear, formula_linear, ANIM_ROWS},
+    [STAGE_KIND_SPLIT] = {panels_split, formula_split, ANIM_SPLIT},
+    [STAGE_KIND_SCORES] = {panels_scores, formula_scores, ANIM_CELLS},
+    [STAGE_KIND_MASKED] = {panels_masked, formula_masked, ANIM_MASK},
+    [STAGE_KIND_SOFTMAX] = {panels_softmax, formula_softmax, ANIM_SOFTMAX},
+    [STAGE_KIND_WEIGHTED_SUM] = {panels_wsum, formula_wsum, ANIM_ROWS},
+    [STAGE_KIND_CONCAT] = {panels_concat, formula_concat, ANIM_CONCAT},
+    [STAGE_KIND_OUT_PROJ] = {panels_linear, formula_linear, ANIM_ROWS},
+    [STAGE_KIND_ADD] = {panels_add, formula_add, ANIM_ROWS},
+    [STAGE_KIND_NORM] = {panels_norm, formula_norm, ANIM_ROWS},
+    [STAGE_KIND_FFN_HIDDEN] = {panels_linear, formula_linear, ANIM_ROWS},
+    [STAGE_KIND_FFN_SUM] = {panels_ffn_sum, formula_linear, ANIM_ROWS},
+};
+
+const StageRecipe *scene_recipe(StageKind k)
+{
+    return (unsigned)k < STAGE_KIND_COUNT && RECIPES[k].panels ? &RECIPES[k] : &RECIPES[STAGE_KIND_INPUT];
+}
+
+void scene_formula(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    if (n) out[0] = '\0';
+    if (s < 0 || s >= tr->n) return;
+    scene_recipe(tr->stages[s].kind)->formula(tr, s, lang, out, n);
+}
+
+// The numbers a formula uses, as a note after it.
+static void formula_note(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    const Stage *st = &tr->stages[s];
+    char a[32], b[32];
+    if (n) out[0] = '\0';
+    if (st->kind == STAGE_KIND_SCORES) {
+        if (tr->scale == 1.0f) {
+            i18n_fmt(out, n, lang, "fx.scale_one", 0, NULL);
+        } else if (scale_is_sqrt_dk(tr)) {
+            snprintf(a, sizeof a, "%d", tr->d_k);
+            snprintf(b, sizeof b, "%.3f", (double)tr->scale);
+            const char *args[] = {a, b};
+            i18n_fmt(out, n, lang, "fx.scale_sqrt", 2, args);
+        }
+    } else if (st->kind == STAGE_KIND_MASKED && st->operands[1] < 0) {
+        i18n_fmt(out, n, lang, "fx.no_mask", 0, NULL);
+    } else if (st->kind == STAGE_KIND_NORM) {
+        snprintf(a, sizeof a, "%g", (double)tr->norm_eps);
+        const char *args[] = {a};
+        i18n_fmt(out, n, lang, "fx.eps", 1, args);
+    }
+}
+
+// ---- colour scales ----------------------------------------------------------------------
+
+// The tensor a panel's colours are measured on: a stage's own tensor, or for a
+// view of another tensor (split heads, concat, masked scores) that tensor.
+static int scale_root(const Trace *tr, int s)
+{
+    const Stage *st = &tr->stages[s];
+    bool view = st->kind == STAGE_KIND_SPLIT || st->kind == STAGE_KIND_CONCAT || st->kind == STAGE_KIND_MASKED;
+    return view && st->operands[0] >= 0 ? st->operands[0] : s;
+}
+
+// The largest finite |value| (and smallest positive value) of t's batch-b slice (all heads).
+static void slice_range(const Tensor *t, int b, bool whole, float *absmax, float *minpos)
+{
+    size_t per = t->rank >= 3 && !whole ? t->size / (size_t)t->shape[0] : t->size;
+    size_t off = t->rank >= 3 && !whole ? (size_t)imin(imax(b, 0), t->shape[0] - 1) * per : 0;
+    float m = 0.0f, mp = INFINITY;
+    for (size_t i = 0; i < per; i++) {
+        float x = t->data[off + i];
+        if (!isfinite(x)) continue;
+        float a = fabsf(x);
+        if (a > m) m = a;
+        if (x > 0.0f && x < mp) mp = x;
+    }
+    *absmax = m, *minpos = mp;
+}
+
+bool scene_log_probs(const Trace *tr, const View *v)
+{
+    if (v->prob_scale == PROB_SCALE_LINEAR) return false;
+    if (v->prob_scale == PROB_SCALE_LOG) return true;
+    return tr->len_k > 32; // auto: long rows of near-uniform weights show structure on a log scale
+}
+
+static void build_groups(Layout *L, const Trace *tr, const View *v)
+{
+    const void *keys[LAYOUT_MAX_PANELS];
+    L->n_groups = 0;
+    for (int i = 0; i < L->n_panels; i++) {
+        PanelSpec *p = &L->spec[i];
+        const Stage *st = &tr->stages[p->stage];
+        int root = p->is_weight ? -1 : scale_root(tr, p->stage);
+        const void *key = p->is_weight ? (const void *)(p->is_bias ? st->bias : st->weight)
+                                       : (const void *)&tr->stages[root].t;
+        int g = 0;
+        while (g < L->n_groups && keys[g] != key) g++;
+        // a panel's base name (its title without the head) joins the group's label
+        char base[64];
+        if (p->is_weight) {
+            snprintf(base, sizeof base, "%s", p->title);
+        } else {
+            char k[48];
+            const char *nm = st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) ? "scores" : st->name;
+            snprintf(k, sizeof k, "name.%s", nm);
+            snprintf(base, sizeof base, "%s", i18n_get(v->lang, k));
+        }
+        if (g == L->n_groups) {
+            keys[g] = key;
+            ScaleGroup *G = &L->group[L->n_groups++];
+            memset(G, 0, sizeof *G);
+            snprintf(G->label, sizeof G->label, "%s", base);
+            G->scale.palette = v->palette;
+            const Tensor *t = key;
+            float m, mp;
+            slice_range(t, v->batch, p->is_weight, &m, &mp);
+            StageKind rk = p->is_weight ? STAGE_KIND_INPUT : tr->stages[root].kind;
+            if (rk == STAGE_KIND_MASK) {
+                G->mask01 = true;
+                G->scale.sequential = true;
+                G->scale.lo = 0.0f, G->scale.hi = 1.0f;
+            } else if (rk == STAGE_KIND_SOFTMAX) {
+                G->scale.sequential = true;
+                G->scale.hi = 1.0f;
+                G->scale.log = scene_log_probs(tr, v);
+                if (G->scale.log) {
+                    float lo = isfinite(mp) ? powf(10.0f, floorf(log10f(mp))) : 1e-3f;
+                    G->scale.lo = fminf(fmaxf(lo, 1e-6f), 0.1f);
+                } else {
+                    G->scale.lo = 0.0f;
+                }
+            } else {
+                float a = m > 0.0f ? m : 1.0f;
+                G->scale.lo = -a, G->scale.hi = a;
+            }
+        } else if (!strstr(L->group[g].label, base)) {
+            ScaleGroup *G = &L->group[g];
+            size_t len = strlen(G->label);
+            if (len + strlen(base) + 3 < sizeof G->label) snprintf(G->label + len, sizeof G->label - len, ", %s", base);
+        }
+        p->group = g;
+        p->scale = L->group[g].scale;
+        // which special looks occur (the legend shows their swatches)
+        for (int r = 0; r < p->rows; r++)
+            for (int c = 0; c < p->cols; c++) {
+                if (p->mask && p->mask[(size_t)r * (size_t)p->cols + (size_t)c] == 0.0f) {
+                    p->any_masked = true;
+                    continue;
+                }
+                if (isnan(panel_value(p, r, c))) p->any_nan = true;
+            }
+    }
+}
+
+void scene_build(Layout *L, const Trace *tr, const View *v)
+{
+    L->n_panels = 0;
+    L->result_panel = -1;
+    L->n_groups = 0;
+    L->formula[0] = L->formula_note[0] = '\0';
+    if (v->stage < 0 || v->stage >= tr->n) return;
+    const Stage *st = &tr->stages[v->stage];
+    scene_recipe(st->kind)->panels(L, tr, v);
+    for (int i = 0; i < L->n_panels; i++) {
+        PanelSpec *q = &L->spec[i];
+        q->result = !q->is_weight && q->stage == v->stage;
+        if (q->result && (L->result_panel < 0 || q->head == v->head)) L->result_panel = i;
+        q->shown_rows = q->rows;
+        q->shown_cols = q->cols;
+    }
+    build_groups(L, tr, v);
+    scene_formula(tr, v->stage, v->lang, L->formula, sizeof L->formula);
+    formula_note(tr, v->stage, v->lang, L->formula_note, sizeof L->formula_note);
+}
+
+// ---- highlight rules --------------------------------------------------------------------
+
+bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight *out)
+{
+    if (r < 0 || r >= L->n_panels || p < 0 || p >= L->n_panels || p == r) return false;
+    const PanelSpec *res = &L->spec[r], *ps = &L->spec[p];
+    if (!res->result) return false;
+    switch (ps->reads) {
+    case READS_ROW:
+        if (row >= ps->rows) return false;
+        *out = (Highlight){row, -1};
+        return true;
+    case READS_COL:
+        if (col >= ps->cols) return false;
+        *out = (Highlight){ps->vector ? 0 : -1, col};
+        return true;
+    case READS_CELL:
+        if (row >= ps->rows || col >= ps->cols) return false;
+        *out = (Highlight){row, col};
+        return true;
+    case READS_HEAD_SRC: {
+        int c = res->head * res->cols + col;
+        if (res->head < 0 || row >= ps->rows || c >= ps->cols) return false;
+        *out = (Highlight){row, c};
+        return true;
+    }
+    case READS_HEAD_DST:
+        if (ps->cols <= 0 || col / ps->cols != ps->head || row >= ps->rows) return false;
+        *out = (Highlight){row, col % ps->cols};
+        return true;
+    default:
+        return false;
+    }
+}
+
+// ---- key padding ------------------------------------------------------------------------
+
+bool scene_key_is_padding(const Trace *tr, int b, int j)
+{
+    if (tr->mask_kind != MASK_KEY_PADDING) return false;
+    int mi = trace_find(tr, "mask");
+    if (mi < 0) return false;
+    const Tensor *m = &tr->stages[mi].t; // (B, Lq, Lk)
+    if (b < 0 || b >= m->shape[0] || j < 0 || j >= m->shape[2]) return false;
+    return m->data[(size_t)b * (size_t)m->shape[1] * (size_t)m->shape[2] + (size_t)j] == 0.0f;
+}
+
+// ---- description ------------------------------------------------------------------------
+
+const char *scene_scale_name(const ScaleGroup *g)
+{
+    if (g->mask01) return "mask";
+    if (g->scale.sequential) return g->scale.log ? "log" : "sequential";
+    return "diverging";
+}
+
+static void put(char *out, size_t n, size_t *len, const char *s)
+{
+    if (*len + 1 >= n) return;
+    size_t k = strlen(s);
+    if (k > n - 1 - *len) k = n - 1 - *len;
+    memcpy(out + *len, s, k);
+    *len += k;
+    out[*len] = '\0';
+}
+
+static void num_text(float x, char *buf, size_t n)
+{
+    if (fabsf(x) != 0.0f && (fabsf(x) < 0.01f || fabsf(x) >= 1e5f))
+        snprintf(buf, n, "%.2g", (double)x);
+    else
+        snprintf(buf, n, "%.2f", (double)x);
+}
+
+void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n)
+{
+    size_t len = 0;
+    if (n) out[0] = '\0';
+    if (v->stage < 0 || v->stage >= tr->n) return;
+    const Stage *st = &tr->stages[v->stage];
+    char key[48], line[400], a[96], b[32], c[32], d[32];
+    snprintf(key, sizeof key, "title.%s", st->name);
+    snprintf(a, sizeof a, "%d", v->batch);
+    snprintf(b, sizeof b, "%d", v->head);
+    const char *args0[] = {i18n_get(v->lang, key), L->formula, a, b};
+    i18n_fmt(line, sizeof line, v->lang, stage_has_heads(st) || st->kind == STAGE_KIND_CONCAT ? "alt.intro_head" : "alt.intro",
+             4, args0);
+    put(out, n, &len, line);
+    for (int i = 0; i < L->n_panels; i++) {
+        const PanelSpec *p = &L->spec[i];
+        const ScaleGroup *g = &L->group[p->group];
+        snprintf(a, sizeof a, "%d×%d", p->rows, p->cols);
+        num_text(g->scale.lo, b, sizeof b);
+        num_text(g->scale.hi, c, sizeof c);
+        snprintf(d, sizeof d, "%d", i + 1);
+        const char *args[] = {p->title, a, b, c, d};
+        i18n_fmt(line, sizeof line, v->lang,
+                 g->mask01 ? "alt.panel_mask" : p->result ? "alt.panel_result" : "alt.panel", 5, args);
+        put(out, n, &len, " ");
+        put(out, n, &len, line);
+    }
+    bool masked = false, nan = false;
+    for (int i = 0; i < L->n_panels; i++) masked |= L->spec[i].any_masked, nan |= L->spec[i].any_nan;
+    if (masked) {
+        scene_fill_text(tr->mask_fill, a, sizeof a);
+        const char *args[] = {a};
+        i18n_fmt(line, sizeof line, v->lang, "alt.masked", 1, args);
+        put(out, n, &len, " ");
+        put(out, n, &len, line);
+    }
+    if (nan) {
+        put(out, n, &len, " ");
+        put(out, n, &len, i18n_get(v->lang, "alt.nan"));
+    }
+}
+
+const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
+{
+    if (n) buf[0] = '\0';
+    if (v->stage < 0 || v->stage >= tr->n) return buf;
+    const Stage *st = &tr->stages[v->stage];
+    const char *text = v->lesson ? lesson_step_text(v->lesson, st->name, v->lang) : NULL;
+    if (!text && v->lesson) text = lesson_step_text(v->lesson, step_name(st->step), v->lang);
+    if (text) return text;
+    char key[48], a[16], b[16], c[16];
+    snprintf(key, sizeof key, "narr.%s", st->name);
+    snprintf(a, sizeof a, "%d", st->kind == STAGE_KIND_SPLIT && st->operands[0] >= 0 ? tr->stages[st->operands[0]].t.shape[2]
+                                                                                     : tr->d_model);
+    snprintf(b, sizeof b, "%d", tr->n_heads);
+    snprintf(c, sizeof c, "%d", st->t.rank == 4 ? st->t.shape[3] : tr->d_k);
+    const char *args[] = {a, b, c};
+    i18n_fmt(buf, n, v->lang, key, 3, args);
+    return buf;
+}

@@ -1,0 +1,80 @@
+// scene.h — what each stage shows, from one table of stage recipes.
+//
+// A recipe says, for one StageKind, which panels the stage shows (operands,
+// parameters, result) and how each one relates to a result cell (the highlight
+// and hover rule), how the result appears (its animation) and how its formula
+// is written. Everything is derived from the trace and the lesson: a formula
+// has "+ b" only when there is a bias, operands are named as the lesson names
+// them, and a tensor and every view of it share one colour scale in a frame.
+//
+// Pure view code: no SDL, no allocation. layout_compute calls scene_build; the
+// renderer, the tooltips (explain.h) and --describe read what it filled in.
+#ifndef ATTNVIZ_SCENE_H
+#define ATTNVIZ_SCENE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "layout.h"
+
+// How the result of a stage appears while its transition runs.
+typedef enum AnimKind {
+    ANIM_FADE,          // every cell at once
+    ANIM_ROWS,          // row by row (a row of the result reads a row of operand 0)
+    ANIM_CELLS,         // cell by cell (a dot product each)
+    ANIM_SPLIT,         // head blocks slide out of the source into their panels
+    ANIM_CONCAT,        // head panels slide into their blocks of the result
+    ANIM_MASK,          // masked cells fade from the score to the masked look
+    ANIM_SOFTMAX,       // each row turns from scores into a distribution
+} AnimKind;
+
+typedef struct StageRecipe {
+    void (*panels)(Layout *L, const Trace *tr, const View *v); // adds the panels
+    void (*formula)(const Trace *tr, int stage, Lang lang, char *out, size_t n);
+    AnimKind anim;
+} StageRecipe;
+
+const StageRecipe *scene_recipe(StageKind k);
+
+// Fills L's panels (spec, n_panels, result_panel) and colour-scale groups for
+// v's stage, and L->formula.
+void scene_build(Layout *L, const Trace *tr, const View *v);
+
+// The formula of stage s, true for this trace (lesson), e.g.
+// "V = x·W_Vᵀ" for a lesson without biases, "K = key·W_Kᵀ + b_K" for cross-attention.
+void scene_formula(const Trace *tr, int s, Lang lang, char *out, size_t n);
+
+// The symbol a stage is written with in formulas ("Q", "x", "key", "z", ...).
+const char *scene_symbol(const Trace *tr, int s, Lang lang);
+
+// The symbol of stage s's weight ("W_Qᵀ", "γ") or bias ("b_Q", "β").
+const char *scene_param_symbol(const Trace *tr, int s, bool bias);
+
+// The cell of panel p that result cell (row, col) of panel r reads, by p's rule
+// (PanelSpec.reads): a whole row, a column, one cell, or nothing. Returns false
+// when p has no highlight for that cell.
+typedef struct Highlight {
+    int row, col;      // -1 = the whole column / row
+} Highlight;
+bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight *out);
+
+// One paragraph saying what the frame shows (alt text for exports and --describe).
+void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
+
+// The narration of v's stage: the lesson's text for the stage or its step, else
+// the generic one (written into buf). Never NULL.
+const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n);
+
+// Name of the scale kind for --describe: "diverging", "sequential", "log", "mask".
+const char *scene_scale_name(const ScaleGroup *g);
+
+// Whether probability panels are coloured on a log scale in this view (View.prob_scale).
+bool scene_log_probs(const Trace *tr, const View *v);
+
+// The mask fill as the lesson writes it: "−1e9", "−∞".
+void scene_fill_text(float fill, char *buf, size_t n);
+
+// Whether key position j of batch b is padding (a key_padding mask masks it for every query).
+bool scene_key_is_padding(const Trace *tr, int b, int j);
+
+#endif

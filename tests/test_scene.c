@@ -1,0 +1,318 @@
+// test_scene.c — the picture never contradicts the numbers: the rules of the
+// stage recipes (scene.h), checked on every lesson, both languages, several
+// sizes, first and last batch and head. SDL-free: the view layer only.
+//   - a tensor and every view of it share one colour scale (Q and its heads,
+//     head outputs and concat, scores and masked scores);
+//   - every panel has a legend row stating its range, and every finite value of
+//     a panel lies inside it;
+//   - formulas name the lesson's own terms: "+ b" exactly when there is a bias,
+//     the key input in cross-attention, z for the FFN after a LayerNorm, never
+//     "+ mask", masked_fill exactly when there is a mask;
+//   - every term is shown: the weight and the bias as panels at every size,
+//     γ and β for a LayerNorm;
+//   - what a result cell reads (hover / animation highlight) is inside the
+//     operand panels, and split / concat map to the right source cell.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "explain.h"
+#include "i18n.h"
+#include "layout.h"
+#include "scene.h"
+#include "view.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[256];
+    return i18n_load("assets", err, sizeof err) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    i18n_free();
+    return 0;
+}
+
+static bool load(const char *path, Lesson *ls, Trace *tr)
+{
+    char err[LESSON_ERR_MAX];
+    if (!lesson_load(ls, path, err, sizeof err)) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    trace_init(tr);
+    if (attn_forward(&ls->cfg, &ls->w, &ls->in, tr)) return true;
+    trace_free(tr);
+    lesson_free(ls);
+    return false;
+}
+
+static glob_t lesson_files(void)
+{
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    glob("lessons/*.json", 0, NULL, &g);
+    glob("tests/ref/*.lesson.json", GLOB_APPEND, NULL, &g);
+    glob("tests/big/*.json", GLOB_APPEND, NULL, &g);
+    assert_true(g.gl_pathc >= 10);
+    return g;
+}
+
+// The stage a panel's values come from, through views (split, concat, masking).
+static int root_of(const Trace *tr, int s)
+{
+    StageKind k = tr->stages[s].kind;
+    return k == STAGE_KIND_SPLIT || k == STAGE_KIND_CONCAT || k == STAGE_KIND_MASKED ? tr->stages[s].operands[0] : s;
+}
+
+static void check_frame(const char *file, const Trace *tr, const View *v, const Layout *L)
+{
+    const Stage *st = &tr->stages[v->stage];
+    char where[300];
+    snprintf(where, sizeof where, "%s stage %s (%s, batch %d, head %d, %dx%d)", file, st->name,
+             v->lang == LANG_ZH ? "zh" : "en", v->batch, v->head, L->w, L->h);
+    if (L->n_panels < 1) fail_msg("%s: no panels", where);
+    if (!L->formula[0]) fail_msg("%s: no formula", where);
+    if (strstr(L->formula, "+ mask")) fail_msg("%s: \"+ mask\" in \"%s\"", where, L->formula);
+    assert_true(L->n_groups >= 1 && L->n_groups <= L->n_panels);
+    for (int p = 0; p < L->n_panels; p++) {
+        const PanelSpec *ps = &L->spec[p];
+        if (ps->group < 0 || ps->group >= L->n_groups) fail_msg("%s: panel %d has no legend row", where, p);
+        const ScaleGroup *g = &L->group[ps->group];
+        if (!(isfinite(g->scale.lo) && isfinite(g->scale.hi) && g->scale.lo < g->scale.hi))
+            fail_msg("%s: panel %s range [%g, %g]", where, ps->title, (double)g->scale.lo, (double)g->scale.hi);
+        if (memcmp(&g->scale, &ps->scale, sizeof g->scale) != 0)
+            fail_msg("%s: panel %s is not drawn on its legend's scale", where, ps->title);
+        if (!ps->title[0] || !ps->source[0]) fail_msg("%s: panel %d has no title or source", where, p);
+        // every value it colours lies inside the stated range (NaN and masked cells have their own looks)
+        for (int r = 0; r < ps->rows; r++)
+            for (int c = 0; c < ps->cols; c++) {
+                float x = panel_value(ps, r, c);
+                bool masked = ps->mask && ps->mask[(size_t)r * (size_t)ps->cols + (size_t)c] == 0.0f;
+                if (masked || !isfinite(x) || g->mask01) continue;
+                if (x < g->scale.lo - 1e-6f * fabsf(g->scale.lo) && !g->scale.log)
+                    fail_msg("%s: %s[%d,%d] = %g below its range %g", where, ps->title, r, c, (double)x,
+                             (double)g->scale.lo);
+                if (x > g->scale.hi + 1e-6f * fabsf(g->scale.hi))
+                    fail_msg("%s: %s[%d,%d] = %g above its range %g", where, ps->title, r, c, (double)x,
+                             (double)g->scale.hi);
+            }
+        // panels showing one tensor (or a view of it) share one group; others do not
+        for (int q = 0; q < p; q++) {
+            const PanelSpec *qs = &L->spec[q];
+            bool same = !ps->is_weight && !qs->is_weight && root_of(tr, ps->stage) == root_of(tr, qs->stage);
+            if (ps->is_weight && qs->is_weight) same = ps->stage == qs->stage && ps->is_bias == qs->is_bias;
+            if (same != (ps->group == qs->group))
+                fail_msg("%s: panels %s and %s %s one colour scale", where, qs->title, ps->title,
+                         same ? "must share" : "must not share");
+        }
+    }
+    // formulas name the lesson's own terms
+    bool bias = st->bias && tensor_present(st->bias);
+    switch (st->kind) {
+    case STAGE_KIND_PROJECTION:
+    case STAGE_KIND_OUT_PROJ:
+    case STAGE_KIND_FFN_HIDDEN:
+    case STAGE_KIND_FFN_SUM: {
+        const char *b = scene_param_symbol(tr, v->stage, true);
+        if ((strstr(L->formula, b) != NULL) != bias)
+            fail_msg("%s: bias %s %s in \"%s\"", where, b, bias ? "missing" : "shown without a bias", L->formula);
+        int weights = 0, biases = 0;
+        for (int p = 0; p < L->n_panels; p++) weights += L->spec[p].is_weight && !L->spec[p].is_bias,
+                                              biases += L->spec[p].is_weight && L->spec[p].is_bias;
+        if (weights != 1 || biases != (bias ? 1 : 0))
+            fail_msg("%s: %d weight and %d bias panels (bias: %d)", where, weights, biases, bias);
+        // the operand as the lesson names it: key / value in cross-attention, z after a LayerNorm
+        const char *x = scene_symbol(tr, st->operands[0], v->lang);
+        char want[64];
+        snprintf(want, sizeof want, "%s·", x);
+        if (!strstr(L->formula, want)) fail_msg("%s: \"%s\" lacks its operand %s", where, L->formula, x);
+        if (!strcmp(st->name, "k_proj") && trace_find(tr, "key_input") >= 0 && strcmp(x, "key"))
+            fail_msg("%s: cross-attention K reads %s", where, x);
+        if (st->kind == STAGE_KIND_FFN_HIDDEN && trace_find(tr, "residual_norm") >= 0 && strcmp(x, "z"))
+            fail_msg("%s: the FFN reads %s, not z = LayerNorm(s)", where, x);
+        break;
+    }
+    case STAGE_KIND_NORM: {
+        int gb = 0;
+        for (int p = 0; p < L->n_panels; p++) gb += L->spec[p].is_weight && L->spec[p].vector;
+        if (gb != 2 || !strstr(L->formula, "γ") || !strstr(L->formula, "β") || !strstr(L->formula, "var + ε"))
+            fail_msg("%s: LayerNorm without γ, β or ε: \"%s\" (%d vectors)", where, L->formula, gb);
+        break;
+    }
+    case STAGE_KIND_MASKED:
+        if ((strstr(L->formula, "masked_fill") != NULL) != (st->operands[1] >= 0))
+            fail_msg("%s: \"%s\" for a lesson %s a mask", where, L->formula, st->operands[1] >= 0 ? "with" : "without");
+        break;
+    case STAGE_KIND_SCORES: {
+        bool one = tr->scale == 1.0f;
+        if ((strchr(L->formula, '/') != NULL) == one)
+            fail_msg("%s: scale %g but \"%s\"", where, (double)tr->scale, L->formula);
+        break;
+    }
+    default:
+        break;
+    }
+    // highlight rules land inside the operand panels; split and concat map to the copied cell
+    int r = L->result_panel;
+    if (r >= 0) {
+        const PanelSpec *res = &L->spec[r];
+        for (int i = 0; i < res->rows; i += res->rows > 8 ? res->rows / 4 : 1)
+            for (int j = 0; j < res->cols; j += res->cols > 8 ? res->cols / 4 : 1)
+                for (int p = 0; p < L->n_panels; p++) {
+                    Highlight h;
+                    if (!scene_highlight(L, r, i, j, p, &h)) continue;
+                    const PanelSpec *ps = &L->spec[p];
+                    assert_true(h.row < ps->rows && h.col < ps->cols);
+                    if (h.row >= 0 && h.col >= 0 && (ps->reads == READS_HEAD_SRC || ps->reads == READS_HEAD_DST))
+                        if (panel_value(ps, h.row, h.col) != panel_value(res, i, j) &&
+                            !(isnan(panel_value(ps, h.row, h.col)) && isnan(panel_value(res, i, j))))
+                            fail_msg("%s: %s[%d,%d] does not come from %s[%d,%d]", where, res->title, i, j, ps->title,
+                                     h.row, h.col);
+                }
+    }
+}
+
+static void test_scene_rules(void **state)
+{
+    (void)state;
+    glob_t g = lesson_files();
+    static const int sizes[][2] = {{1280, 720}, {800, 600}, {1920, 1080}};
+    int frames = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        Trace tr;
+        assert_true(load(g.gl_pathv[f], &ls, &tr));
+        bool big = tr.len_q * tr.len_k > 4096;
+        for (int lang = 0; lang < LANG_COUNT; lang++)
+            for (int bh = 0; bh < (big ? 1 : 2); bh++)
+                for (int z = 0; z < (big ? 1 : 3); z++) {
+                    View v;
+                    view_init(&v, &ls, (Lang)lang);
+                    v.batch = bh ? tr.batch - 1 : 0;
+                    v.head = bh ? tr.n_heads - 1 : 0;
+                    for (int s = 0; s < tr.n; s++) {
+                        v.stage = s;
+                        Layout L;
+                        layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+                        check_frame(g.gl_pathv[f], &tr, &v, &L);
+                        frames++;
+                    }
+                }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    globfree(&g);
+    assert_true(frames > 500);
+}
+
+// The teacher's examples from the issue, exactly.
+static void test_teacher_examples(void **state)
+{
+    (void)state;
+    Lesson ls;
+    Trace tr;
+    View v;
+    Layout L;
+    // one quantity, one colour: Q and Q · h1 on the head split of the classic lesson
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "q_heads");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_int_equal(L.n_groups, 1);
+    assert_float_equal(L.group[0].scale.hi, 16.1958f, 1e-3);
+    Rgb a = colormap_value(&L.spec[0].scale, -7.38f), b = colormap_value(&L.spec[2].scale, -7.38f);
+    assert_memory_equal(&a, &b, sizeof a);
+    // projections: x and W each state their own range
+    v.stage = trace_find(&tr, "q_proj");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_int_equal(L.n_groups, 4); // x, W_Qᵀ, b_Q, Q
+    assert_string_equal(L.formula, "Q = x·W_Qᵀ + b_Q");
+    v.stage = trace_find(&tr, "masked_scores");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_string_equal(L.formula, "masked_scores = scores");
+    trace_free(&tr);
+    lesson_free(&ls);
+    // no biases: no "+ b_V"
+    assert_true(load("lessons/sentence-the-cat.json", &ls, &tr));
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "v_proj");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_string_equal(L.formula, "V = x·W_Vᵀ");
+    trace_free(&tr);
+    lesson_free(&ls);
+    // cross-attention: K from the key input
+    assert_true(load("lessons/cross-attention-padding.json", &ls, &tr));
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "k_proj");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_string_equal(L.formula, "K = key·W_Kᵀ + b_K");
+    v.stage = trace_find(&tr, "masked_scores");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_string_equal(L.formula, "masked_scores = scores.masked_fill(mask == 0, −1e10)");
+    for (int p = 0; p < L.n_panels; p++) assert_true(strcmp(L.spec[p].op, "+") != 0);
+    // padded keys are marked (batch 1 pads its last two keys)
+    assert_false(scene_key_is_padding(&tr, 0, 4));
+    assert_true(scene_key_is_padding(&tr, 1, 4));
+    trace_free(&tr);
+    lesson_free(&ls);
+    // the FFN reads z = LayerNorm(s); its output shows b₂, the residual, γ and β
+    assert_true(load("lessons/dk-dv-residual-ffn.json", &ls, &tr));
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "ffn_hidden");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_string_equal(L.formula, "h = relu(z·W₁ᵀ + b₁)");
+    v.stage = trace_find(&tr, "ffn_sum");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_string_equal(L.formula, "f = h·W₂ᵀ + b₂ + z");
+    assert_int_equal(L.n_panels, 5);
+    v.stage = trace_find(&tr, "ffn_out");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_non_null(strstr(L.formula, "y = LayerNorm(f)"));
+    // the tooltip of an FFN output cell has every LayerNorm term
+    char tip[1024];
+    explain_cell(&tr, &v, &L, L.result_panel, 0, 1, tip, sizeof tip);
+    assert_non_null(strstr(tip, "mean"));
+    assert_non_null(strstr(tip, "γ[1]"));
+    assert_non_null(strstr(tip, "β[1]"));
+    trace_free(&tr);
+    lesson_free(&ls);
+    // long sequences: the weight stays, attention on a log scale that the legend names
+    assert_true(load("tests/big/long-256.json", &ls, &tr));
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "q_proj");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_int_equal(L.n_panels, 4);
+    assert_true(L.spec[1].is_weight);
+    v.stage = trace_find(&tr, "attn");
+    layout_compute(&L, &tr, &v, 1280, 720);
+    const ScaleGroup *g = &L.group[L.spec[L.result_panel].group];
+    assert_true(g->scale.log);
+    assert_string_equal(scene_scale_name(g), "log");
+    assert_true(g->scale.lo > 0.0f && g->scale.lo <= 1.0f / 256.0f);
+    v.prob_scale = PROB_SCALE_LINEAR;
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_false(L.group[L.spec[L.result_panel].group].scale.log);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scene_rules),
+        cmocka_unit_test(test_teacher_examples),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
