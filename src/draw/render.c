@@ -820,16 +820,18 @@ static void draw_narration(SDL_Renderer *r, Fonts *f, const Layout *L, const Tra
 }
 
 // The tooltip box goes where it covers none of the cells it explains: beside the
-// pointer (right/left, below/above), else above or below the heatmaps, else where
-// it covers the least of them.
-static void place_tip(const Layout *L, const View *v, int bw, int bh, const Rect *avoid, int n_avoid, int *bx, int *by)
+// pointer, beside the hovered cell (right, left, below, above), else above or below
+// the heatmaps, else where it covers the least of them.
+static void place_tip(const Layout *L, const View *v, Rect cell, int bw, int bh, const Rect *avoid, int n_avoid,
+                      int *bx, int *by)
 {
     int g = px_i(L->s, 18);
     int mx = v->mouse_x, my = v->mouse_y;
-    int cx[8] = {mx + g, mx - g - bw, mx + g, mx - g - bw, mx - bw / 2, mx - bw / 2, 0, 0};
-    int cy[8] = {my + g, my + g, my - g - bh, my - g - bh, L->area.y - bh - g / 2, L->area.y + L->area.h + g / 2, 0, 0};
+    int cx[7] = {mx + g, cell.x + cell.w + g, cell.x - g - bw, mx - bw / 2, mx - bw / 2, mx - bw / 2, mx - bw / 2};
+    int cy[7] = {my + g, cell.y, cell.y, cell.y + cell.h + g, cell.y - g - bh, L->area.y + L->area.h + g / 2,
+                 L->area.y - bh - g / 2};
     long best = -1;
-    for (int i = 0; i < 6; i++) {
+    for (int i = 0; i < 7; i++) {
         int x = cx[i] < 0 ? 0 : cx[i] + bw > L->w ? L->w - bw : cx[i];
         int y = cy[i] < 0 ? 0 : cy[i] + bh > L->h ? L->h - bh : cy[i];
         Rect box = {x, y, bw, bh};
@@ -845,14 +847,14 @@ static void place_tip(const Layout *L, const View *v, int bw, int bh, const Rect
     }
 }
 
-static void draw_tip(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, const char *tip, const Rect *avoid,
-                     int n_avoid)
+static void draw_tip(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, const char *tip, Rect cell,
+                     const Rect *avoid, int n_avoid)
 {
     int wrap = L->w * 45 / 100, tw, th;
     SDL_Texture *tex = text_texture(f, r, FONT_SANS, L->px_body, wrap, tip, &tw, &th);
     if (!tex) return;
     int pad = px_i(L->s, 10), bx = 0, by = 0;
-    place_tip(L, v, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by);
+    place_tip(L, v, cell, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by);
     fill(r, (Rgb){0, 0, 0}, 40, bx + 3, by + 3, tw + 2 * pad, th + 2 * pad);
     fill(r, (Rgb){255, 255, 250}, 255, bx, by, tw + 2 * pad, th + 2 * pad);
     frame(r, INK, 255, bx, by, tw + 2 * pad, th + 2 * pad, 1);
@@ -876,7 +878,7 @@ static void draw_hover(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
         frame_in_panel(r, L, p, q.x, y0, q.w, y1 - y0, t, HILITE);
         avoid[n++] = (Rect){q.x - t, y0 - t, x + L->sum_w[p] - q.x + 2 * t, y1 - y0 + 2 * t};
         explain_row_sum(tr, v, L, p, row, tip, sizeof tip);
-        draw_tip(r, f, L, v, tip, avoid, n);
+        draw_tip(r, f, L, v, tip, avoid[0], avoid, n);
         return;
     }
     if (!layout_hit_cell(L, v->mouse_x, v->mouse_y, &p, &row, &c)) return;
@@ -891,7 +893,7 @@ static void draw_hover(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
     SDL_RenderSetClipRect(r, NULL);
     avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
     explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
-    draw_tip(r, f, L, v, tip, avoid, n);
+    draw_tip(r, f, L, v, tip, q, avoid, n);
 }
 
 static void draw_help(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v)
