@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "app/session.h"
 #include "explain.h"
 #include "i18n.h"
 #include "layout.h"
@@ -44,18 +45,13 @@ static int teardown(void **state)
     return 0;
 }
 
-static bool load(const char *path, Lesson *ls, Trace *tr)
+// A lesson and its trace (the session owns both; the trace borrows the lesson's weights).
+static Session *open_lesson(const char *path)
 {
     char err[LESSON_ERR_MAX];
-    if (!lesson_load(ls, path, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return false;
-    }
-    trace_init(tr);
-    if (attn_forward(&ls->cfg, &ls->w, &ls->in, tr)) return true;
-    trace_free(tr);
-    lesson_free(ls);
-    return false;
+    Session *ses = session_create(path, err, sizeof err);
+    if (!ses) fail_msg("%s", err);
+    return ses;
 }
 
 static glob_t lesson_files(void)
@@ -191,27 +187,26 @@ static void test_scene_rules(void **state)
     static const int sizes[][2] = {{1280, 720}, {800, 600}, {1920, 1080}};
     int frames = 0;
     for (size_t f = 0; f < g.gl_pathc; f++) {
-        Lesson ls;
-        Trace tr;
-        assert_true(load(g.gl_pathv[f], &ls, &tr));
-        bool big = tr.len_q * tr.len_k > 4096;
+        Session *ses = open_lesson(g.gl_pathv[f]);
+        const Trace *tr = &ses->trace;
+        const Lesson *ls = &ses->lesson;
+        bool big = tr->len_q * tr->len_k > 4096;
         for (int lang = 0; lang < LANG_COUNT; lang++)
             for (int bh = 0; bh < (big ? 1 : 2); bh++)
                 for (int z = 0; z < (big ? 1 : 3); z++) {
                     View v;
-                    view_init(&v, &ls, (Lang)lang);
-                    v.batch = bh ? tr.batch - 1 : 0;
-                    v.head = bh ? tr.n_heads - 1 : 0;
-                    for (int s = 0; s < tr.n; s++) {
+                    view_init(&v, ls, (Lang)lang);
+                    v.batch = bh ? tr->batch - 1 : 0;
+                    v.head = bh ? tr->n_heads - 1 : 0;
+                    for (int s = 0; s < tr->n; s++) {
                         v.stage = s;
                         Layout L;
-                        layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
-                        check_frame(g.gl_pathv[f], &tr, &v, &L);
+                        layout_compute(&L, tr, &v, sizes[z][0], sizes[z][1]);
+                        check_frame(g.gl_pathv[f], tr, &v, &L);
                         frames++;
                     }
                 }
-        trace_free(&tr);
-        lesson_free(&ls);
+        session_destroy(ses);
     }
     globfree(&g);
     assert_true(frames > 500);
@@ -221,13 +216,13 @@ static void test_scene_rules(void **state)
 static void test_teacher_examples(void **state)
 {
     (void)state;
-    Lesson ls;
-    Trace tr;
+    Session *ses;
     View v;
     Layout L;
+#define OPEN(path) (ses = open_lesson(path), view_init(&v, &ses->lesson, LANG_EN))
+#define tr (ses->trace)
     // one quantity, one colour: Q and Q · h1 on the head split of the classic lesson
-    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
-    view_init(&v, &ls, LANG_EN);
+    OPEN("lessons/arange-2x4x4.json");
     v.stage = trace_find(&tr, "q_heads");
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_int_equal(L.n_groups, 1);
@@ -242,19 +237,15 @@ static void test_teacher_examples(void **state)
     v.stage = trace_find(&tr, "masked_scores");
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_string_equal(L.formula, "masked_scores = scores");
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
     // no biases: no "+ b_V"
-    assert_true(load("lessons/sentence-the-cat.json", &ls, &tr));
-    view_init(&v, &ls, LANG_EN);
+    OPEN("lessons/sentence-the-cat.json");
     v.stage = trace_find(&tr, "v_proj");
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_string_equal(L.formula, "V = x·W_Vᵀ");
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
     // cross-attention: K from the key input
-    assert_true(load("lessons/cross-attention-padding.json", &ls, &tr));
-    view_init(&v, &ls, LANG_EN);
+    OPEN("lessons/cross-attention-padding.json");
     v.stage = trace_find(&tr, "k_proj");
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_string_equal(L.formula, "K = key·W_Kᵀ + b_K");
@@ -265,11 +256,9 @@ static void test_teacher_examples(void **state)
     // padded keys are marked (batch 1 pads its last two keys)
     assert_false(scene_key_is_padding(&tr, 0, 4));
     assert_true(scene_key_is_padding(&tr, 1, 4));
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
     // the FFN reads z = LayerNorm(s); its output shows b₂, the residual, γ and β
-    assert_true(load("lessons/dk-dv-residual-ffn.json", &ls, &tr));
-    view_init(&v, &ls, LANG_EN);
+    OPEN("lessons/dk-dv-residual-ffn.json");
     v.stage = trace_find(&tr, "ffn_hidden");
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_string_equal(L.formula, "h = relu(z·W₁ᵀ + b₁)");
@@ -286,11 +275,9 @@ static void test_teacher_examples(void **state)
     assert_non_null(strstr(tip, "mean"));
     assert_non_null(strstr(tip, "γ[1]"));
     assert_non_null(strstr(tip, "β[1]"));
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
     // long sequences: the weight stays, attention on a log scale that the legend names
-    assert_true(load("tests/big/long-256.json", &ls, &tr));
-    view_init(&v, &ls, LANG_EN);
+    OPEN("tests/big/long-256.json");
     v.stage = trace_find(&tr, "q_proj");
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_int_equal(L.n_panels, 4);
@@ -304,8 +291,9 @@ static void test_teacher_examples(void **state)
     v.prob_scale = PROB_SCALE_LINEAR;
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_false(L.group[L.spec[L.result_panel].group].scale.log);
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
+#undef tr
+#undef OPEN
 }
 
 int main(void)
