@@ -296,11 +296,66 @@ static void test_teacher_examples(void **state)
 #undef OPEN
 }
 
+// The sub-steps written out under the panels compute what the core computed.
+static void test_derivations(void **state)
+{
+    (void)state;
+    glob_t g = lesson_files();
+    int checked = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Session *ses = open_lesson(g.gl_pathv[f]);
+        const Trace *tr = &ses->trace;
+        View v;
+        view_init(&v, &ses->lesson, LANG_EN);
+        v.batch = tr->batch - 1, v.head = tr->n_heads - 1;
+        for (v.stage = 0; v.stage < tr->n; v.stage++) {
+            Layout L;
+            layout_compute(&L, tr, &v, 1280, 720);
+            Derivation d;
+            bool has = scene_derivation(&L, tr, &v, 0, 0, &d);
+            StageKind k = tr->stages[v.stage].kind;
+            bool sub = k == STAGE_KIND_SOFTMAX || k == STAGE_KIND_SCORES || k == STAGE_KIND_NORM;
+            assert_int_equal(has, sub && scene_has_derivation(tr, v.stage));
+            if (!has) continue;
+            if (L.deriv.w <= 0) fail_msg("%s stage %s: no room for the derivation at 1280x720", g.gl_pathv[f],
+                                         tr->stages[v.stage].name);
+            const PanelSpec *res = &L.spec[L.result_panel];
+            for (int row = 0; row < res->rows; row++)
+                for (int col = 0; col < res->cols; col++) {
+                    assert_true(scene_derivation(&L, tr, &v, row, col, &d));
+                    const DerivLine *last = &d.line[d.n_lines - 1];
+                    assert_true(last->result);
+                    // the last line is the result itself: its row, or its cell
+                    for (int j = 0; j < last->n; j++) {
+                        float want = last->n == 1 ? panel_value(res, row, col) : panel_value(res, row, j);
+                        assert_true(last->v[j] == want || (isnan(last->v[j]) && isnan(want)));
+                    }
+                    if (k == STAGE_KIND_SCORES) { // Σ of the products ÷ scale is the score (float32)
+                        float sum = d.line[3].v[0], score = panel_value(res, row, col);
+                        float eps = 1e-5f + 1e-5f * fabsf(score);
+                        assert_float_equal(sum / tr->scale, score, eps);
+                    } else if (k == STAGE_KIND_SOFTMAX) { // exp ÷ Σ is attn (bit-exact: the same order)
+                        const DerivLine *e = &d.line[3];
+                        float sum = d.line[4].v[0];
+                        for (int j = 0; j < e->n; j++)
+                            assert_true(e->v[j] / sum == last->v[j] || (isnan(last->v[j]) && isnan(e->v[j] / sum)));
+                    }
+                    checked++;
+                    if (k != STAGE_KIND_SCORES) break; // row-wise: one derivation a row
+                }
+        }
+        session_destroy(ses);
+    }
+    globfree(&g);
+    assert_true(checked > 100);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scene_rules),
         cmocka_unit_test(test_teacher_examples),
+        cmocka_unit_test(test_derivations),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -46,6 +46,8 @@ typedef struct App {
     View v;
     char toast[MSG_MAX];
     double toast_left; // seconds
+    int digit;          // the step number typed so far (1 then 0 → step 10), 0 = none
+    Uint32 digit_ms;    // when it was typed
     bool quit;
     bool mouse_in;
     int mouse_wx, mouse_wy; // window coordinates
@@ -440,6 +442,23 @@ static void pan_by(App *a, int dx, int dy)
     layout_pan(&a->v, &L, dx * step, dy * step);
 }
 
+// Digits jump to a step of the timeline: 1–9 at once; a second digit typed
+// within a second makes a two-digit step (1 then 0 → step 10, 1 then 1 → 11),
+// as in presentation software. Returns false when the digit jumps nowhere.
+static bool step_digit(App *a, int d)
+{
+    Layout L;
+    current_layout(a, &L);
+    Uint32 now = SDL_GetTicks();
+    int n = a->digit > 0 && now - a->digit_ms < 1000 ? a->digit * 10 + d : d;
+    if (n < 1 || n > L.n_steps) n = d;
+    a->digit = n <= 9 ? n : 0;
+    a->digit_ms = now;
+    if (n < 1 || n > L.n_steps) return false;
+    goto_step(a, L.step_id[n - 1]);
+    return true;
+}
+
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {
     SDL_Keycode sym = k->keysym.sym;
@@ -499,16 +518,13 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
     case SDLK_e: export_start(a); break;
     case SDLK_z: zoom_by(a, shift ? 1.0f / 1.5f : 1.5f); break;
     case SDLK_0:
-    case SDLK_KP_0: view_reset_zoom(&a->v); break;
+    case SDLK_KP_0:
+        if (!step_digit(a, 0)) view_reset_zoom(&a->v); // 0 alone: the whole heatmap again
+        break;
     case SDLK_l: switch_lang(a); break;
     case SDLK_o: open_picker(a); break;
     default:
-        if (sym >= SDLK_1 && sym <= SDLK_9) {
-            Layout L;
-            current_layout(a, &L);
-            int i = (int)(sym - SDLK_1);
-            if (i < L.n_steps) goto_step(a, L.step_id[i]);
-        }
+        if (sym >= SDLK_1 && sym <= SDLK_9) step_digit(a, (int)(sym - SDLK_0));
         break;
     }
 }

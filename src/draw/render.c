@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "derivation.h"
 #include "explain.h"
 #include "scene.h"
 #include "i18n.h"
@@ -618,6 +619,26 @@ static void draw_row_sums(SDL_Renderer *r, Fonts *f, const Layout *L, const View
     SDL_RenderSetClipRect(r, NULL);
 }
 
+// The sub-steps of one result row or cell under the panels: the hovered one, else
+// the one being computed (its lines appear as it is), else the first.
+static void draw_derivation(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v, float e)
+{
+    if (L->deriv.w <= 0 || L->result_panel < 0) return;
+    const PanelSpec *res = &L->spec[L->result_panel];
+    AnimKind k = scene_recipe(tr->stages[v->stage].kind)->anim;
+    int row = 0, col = 0, hp, hr, hc;
+    float shown = 1.0f;
+    if (v->hover && layout_hit_cell(L, v->mouse_x, v->mouse_y, &hp, &hr, &hc) && L->spec[hp].result) {
+        row = hr, col = hc;
+    } else if (e < 1.0f && computing_cell(k, e, res, &row, &col)) {
+        shown = cell_progress(k, e, row, col < 0 ? 0 : col, res->rows, k == ANIM_CELLS ? res->cols : 1);
+    } else if (e < 1.0f) {
+        shown = e;
+    }
+    Derivation d;
+    if (scene_derivation(L, tr, v, row, col, &d)) derivation_draw(r, f, L, &d, shown);
+}
+
 static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v,
                        int p, float e, const char *mask_text)
 {
@@ -993,6 +1014,7 @@ void render_frame(SDL_Renderer *r, Fonts *f, const Trace *tr, const View *v)
     picker_draw_button(r, f, &L, v);
     draw_header(r, f, &L, tr, v);
     for (int p = 0; p < L.n_panels; p++) draw_panel(r, f, &L, tr, v, p, e, mask_text);
+    draw_derivation(r, f, &L, tr, v, e);
     draw_legend(r, f, &L, v, mask_text);
     draw_narration(r, f, &L, tr, v);
     // notices under what the user is reading: the toast, then a tooltip, help and picker

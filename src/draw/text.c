@@ -551,9 +551,10 @@ SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int 
     face_fonts(f, face, px, &font, &fb);
     if (!font) return NULL;
     SDL_Color white = {255, 255, 255, 255};
-    SDL_Surface *surf = needs_mixed(font, fb, s, wrap_w > 0) ? render_mixed(font, fb, wrap_w, s)
-                        : wrap_w > 0 ? TTF_RenderUTF8_Blended_Wrapped(font, s, white, (Uint32)wrap_w)
-                                     : TTF_RenderUTF8_Blended(font, s, white);
+    // wrapped text is composed here, so the texture is as wide as its longest line
+    // (SDL_ttf's wrapped render can be as wide as the wrap width)
+    SDL_Surface *surf = wrap_w > 0 || needs_mixed(font, fb, s, false) ? render_mixed(font, fb, wrap_w, s)
+                                                                    : TTF_RenderUTF8_Blended(font, s, white);
     if (!surf) return NULL;
     SDL_Texture *tex = SDL_CreateTextureFromSurface(r, surf);
     int sw = surf->w, sh = surf->h;

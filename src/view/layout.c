@@ -215,9 +215,18 @@ static void apply_zoom(Layout *L, const View *v)
     }
 }
 
-static void place_panels(Layout *L, const View *v)
+static void place_panels(Layout *L, const Trace *tr, const View *v)
 {
     Rect a = L->area;
+    // the derivation strip (sub-steps with their numbers) takes its lines off the
+    // bottom of the area when it leaves the panels at least half of it
+    Derivation d;
+    int strip = 0, line_h = (int)((float)L->px_small * 1.55f);
+    if (scene_derivation(L, tr, v, 0, 0, &d)) {
+        strip = (d.n_lines + 1) * line_h + (int)(10 * L->s);
+        if (strip * 2 > a.h) strip = 0;
+    }
+    a.h -= strip;
     float s = L->s;
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(2.2f * (float)L->px_op), opw_long = (int)(3.2f * (float)L->px_op);
@@ -268,6 +277,12 @@ static void place_panels(Layout *L, const View *v)
         int x = a.x + imax(0, (a.w - total) / 2);
         int block_h = cap + colh + max_h;
         int y0 = a.y + imax(0, (a.h - block_h) / 2);
+        L->deriv = (Rect){0, 0, 0, 0};
+        L->deriv_line_h = line_h;
+        if (strip > 0) { // the panels and the strip, centred together
+            y0 = a.y + imax(0, (a.h + strip - block_h - strip) / 2);
+            L->deriv = (Rect){a.x, y0 + block_h + (int)(10 * L->s), a.w, strip - (int)(10 * L->s)};
+        }
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
             int gap = i > 0 ? OPW(p) : 0, lab = L->label_w[i];
@@ -362,7 +377,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     int ay = L->header.y + L->header.h + gap;
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
-    place_panels(L, v);
+    place_panels(L, tr, v);
 }
 
 int layout_legend_height(const Layout *L)

@@ -115,6 +115,8 @@ typedef struct Layout {
     int result_panel;                 // index of the result, -1 none
     int n_groups;                     // colour-scale groups of the panels (legend rows)
     ScaleGroup group[LAYOUT_MAX_PANELS];
+    Rect deriv;                       // the derivation strip under the panels (scene.h), w = 0: none
+    int deriv_line_h;                 // the height of one of its lines
     char formula[320];                // the stage's formula, true for this lesson (scene.h)
     char formula_note[120];           // the numbers it uses ("√d_k = √2 = 1.414")
     Rect narration, legend;

@@ -723,3 +723,132 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     i18n_fmt(buf, n, v->lang, key, 3, args);
     return buf;
 }
+
+// ---- derivations ------------------------------------------------------------------------
+
+static int deriv_width(const Trace *tr, int s)
+{
+    const Stage *st = &tr->stages[s];
+    switch (st->kind) {
+    case STAGE_KIND_SOFTMAX: return tr->len_k;
+    case STAGE_KIND_SCORES: return tr->stages[st->operands[0]].t.shape[3];
+    case STAGE_KIND_NORM: return st->t.shape[st->t.rank - 1];
+    default: return 0;
+    }
+}
+
+bool scene_has_derivation(const Trace *tr, int s)
+{
+    if (s < 0 || s >= tr->n) return false;
+    int w = deriv_width(tr, s);
+    // long sequences keep their room for the heatmaps (the tooltip still derives a cell)
+    return w > 0 && w <= SCENE_DERIV_MAX_VALUES && tr->len_q <= 32 && tr->len_k <= 32;
+}
+
+static DerivLine *deriv_line(Derivation *d, const char *label, int n)
+{
+    DerivLine *l = &d->line[d->n_lines++];
+    memset(l, 0, sizeof *l);
+    snprintf(l->label, sizeof l->label, "%s", label);
+    l->n = n;
+    return l;
+}
+
+// "attn · h0, row 2" / "scores · h0, cell [2, 3]"
+static void deriv_title(Derivation *d, const View *v, const PanelSpec *res, int row, int col)
+{
+    char a[16], b[16];
+    snprintf(a, sizeof a, "%d", row), snprintf(b, sizeof b, "%d", col);
+    const char *args[] = {res->title, a, b};
+    i18n_fmt(d->title, sizeof d->title, v->lang, col < 0 ? "deriv.row" : "deriv.cell", 3, args);
+}
+
+bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d)
+{
+    memset(d, 0, sizeof *d);
+    if (!scene_has_derivation(tr, v->stage) || L->result_panel < 0) return false;
+    const Stage *st = &tr->stages[v->stage];
+    const PanelSpec *res = &L->spec[L->result_panel];
+    if (row < 0 || row >= res->rows) return false;
+    int n = deriv_width(tr, v->stage);
+    d->row = row, d->col = -1;
+    char b[64];
+    if (st->kind == STAGE_KIND_SOFTMAX) {
+        // the same steps, in the same order, as tensor_softmax_rows
+        const PanelSpec *x = &L->spec[0];
+        float mx = -INFINITY, sum = 0.0f;
+        for (int j = 0; j < n; j++)
+            if (panel_value(x, row, j) > mx || isnan(panel_value(x, row, j))) mx = panel_value(x, row, j);
+        deriv_title(d, v, res, row, -1);
+        DerivLine *l = deriv_line(d, "x", n);
+        for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
+        deriv_line(d, "max", 1)->v[0] = mx;
+        l = deriv_line(d, "x − max", n);
+        for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j) - mx;
+        l = deriv_line(d, "exp(x − max)", n);
+        for (int j = 0; j < n; j++) l->v[j] = expf(panel_value(x, row, j) - mx), sum += l->v[j];
+        deriv_line(d, "Σ", 1)->v[0] = sum;
+        snprintf(b, sizeof b, "÷ Σ = %s", scene_symbol(tr, v->stage, v->lang));
+        l = deriv_line(d, b, n);
+        for (int j = 0; j < n; j++) l->v[j] = panel_value(res, row, j);
+        l->result = true;
+        return true;
+    }
+    if (st->kind == STAGE_KIND_SCORES) {
+        if (col < 0 || col >= res->cols) col = 0;
+        d->col = col;
+        const Tensor *q = &tr->stages[st->operands[0]].t, *k = &tr->stages[st->operands[1]].t;
+        int b0 = imin(imax(v->batch, 0), q->shape[0] - 1), h = res->head < 0 ? 0 : res->head;
+        const float *qr = q->data + (((size_t)b0 * (size_t)q->shape[1] + (size_t)h) * (size_t)q->shape[2] + (size_t)row) * (size_t)n;
+        const float *kr = k->data + (((size_t)b0 * (size_t)k->shape[1] + (size_t)h) * (size_t)k->shape[2] + (size_t)col) * (size_t)n;
+        deriv_title(d, v, res, row, col);
+        const char *qs = scene_symbol(tr, st->operands[0], v->lang), *ks = scene_symbol(tr, st->operands[1], v->lang);
+        snprintf(b, sizeof b, "%s%d", qs[0] == 'Q' ? "q" : qs, row);
+        DerivLine *l = deriv_line(d, b, n);
+        memcpy(l->v, qr, (size_t)n * sizeof(float));
+        snprintf(b, sizeof b, "%s%d", ks[0] == 'K' ? "k" : ks, col);
+        l = deriv_line(d, b, n);
+        memcpy(l->v, kr, (size_t)n * sizeof(float));
+        l = deriv_line(d, "×", n);
+        float sum = 0.0f;
+        for (int i = 0; i < n; i++) l->v[i] = qr[i] * kr[i], sum += l->v[i];
+        deriv_line(d, "Σ", 1)->v[0] = sum;
+        if (tr->scale != 1.0f) {
+            snprintf(b, sizeof b, "÷ %.4g", (double)tr->scale);
+            l = deriv_line(d, b, 1);
+        } else {
+            l = deriv_line(d, "=", 1);
+        }
+        l->v[0] = panel_value(res, row, col);
+        l->result = true;
+        return true;
+    }
+    if (st->kind == STAGE_KIND_NORM) {
+        // the same steps, in the same order, as tensor_layer_norm
+        const PanelSpec *x = &L->spec[0];
+        float mean = 0.0f, var = 0.0f;
+        for (int j = 0; j < n; j++) mean += panel_value(x, row, j);
+        mean /= (float)n;
+        for (int j = 0; j < n; j++) {
+            float dd = panel_value(x, row, j) - mean;
+            var += dd * dd;
+        }
+        var /= (float)n;
+        float inv = 1.0f / sqrtf(var + tr->norm_eps);
+        const char *xs = scene_symbol(tr, st->operands[0], v->lang);
+        deriv_title(d, v, res, row, -1);
+        DerivLine *l = deriv_line(d, xs, n);
+        for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
+        deriv_line(d, "mean", 1)->v[0] = mean;
+        deriv_line(d, "var", 1)->v[0] = var;
+        snprintf(b, sizeof b, "(%s − mean) / √(var + ε)", xs);
+        l = deriv_line(d, b, n);
+        for (int j = 0; j < n; j++) l->v[j] = (panel_value(x, row, j) - mean) * inv;
+        snprintf(b, sizeof b, "· γ + β = %s", scene_symbol(tr, v->stage, v->lang));
+        l = deriv_line(d, b, n);
+        for (int j = 0; j < n; j++) l->v[j] = panel_value(res, row, j);
+        l->result = true;
+        return true;
+    }
+    return false;
+}

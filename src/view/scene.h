@@ -58,6 +58,37 @@ typedef struct Highlight {
 } Highlight;
 bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight *out);
 
+// ---- where the numbers come from, inside a stage ----------------------------------
+// The sub-steps of one result row or cell, with the numbers: softmax as
+// max → x − max → exp → Σ → ÷ Σ; a score as the products q·k term by term, their
+// sum, ÷ scale; LayerNorm as mean → variance → normalise → · γ + β. Shown in a
+// strip under the panels (for rows up to SCENE_DERIV_MAX_VALUES wide, lessons up
+// to 32 queries and keys), line by
+// line while the transition runs.
+#define SCENE_DERIV_MAX_LINES 6
+#define SCENE_DERIV_MAX_VALUES 16
+
+typedef struct DerivLine {
+    char label[64];   // "max", "x − max", "exp(x − max)", "Σ", "÷ Σ = attn", "q·k"
+    int n;            // values on the line (1: a scalar)
+    float v[SCENE_DERIV_MAX_VALUES];
+    bool result;      // the line is the result row (coloured with the result's scale)
+} DerivLine;
+
+typedef struct Derivation {
+    char title[64];   // "attn row 2", "scores[2, 3]"
+    int row, col;     // the result cell it derives (col -1: the whole row)
+    int n_lines;
+    DerivLine line[SCENE_DERIV_MAX_LINES];
+} Derivation;
+
+// Whether stage s's frames have a derivation strip (its recipe has sub-steps and the
+// rows are short enough to write out).
+bool scene_has_derivation(const Trace *tr, int s);
+// The derivation of result cell (row, col) of L's result panel (col is ignored for
+// row-wise stages). False when the stage has none.
+bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d);
+
 // One paragraph saying what the frame shows (alt text for exports and --describe).
 void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
 

@@ -1,0 +1,17 @@
+// derivation.h — the strip under the panels that writes out the sub-steps of
+// one result row or cell with their numbers (scene.h's Derivation): softmax,
+// a score's dot product, LayerNorm. Lines appear one by one as the row is
+// computed in the transition.
+#ifndef ATTNVIZ_DERIVATION_H
+#define ATTNVIZ_DERIVATION_H
+
+#include <SDL.h>
+
+#include "layout.h"
+#include "scene.h"
+#include "text.h"
+
+// Draws d into L->deriv; `shown` in [0, 1] is how far its lines have appeared.
+void derivation_draw(SDL_Renderer *r, Fonts *f, const Layout *L, const Derivation *d, float shown);
+
+#endif
