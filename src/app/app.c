@@ -42,6 +42,8 @@ typedef struct App {
     SDL_Window *win;
     SDL_Renderer *r;
     Fonts *fonts;
+    TextMeasure measure;       // layout measures text with the window's fonts
+    TextMeasure export_measure; // and an E export with its own
     Playback pb;
     View v;
     char toast[MSG_MAX];
@@ -200,6 +202,8 @@ static void export_start(App *a)
     }
     a->export_view = a->v;
     a->export_view.heatmaps = a->export_target.heatmaps;
+    a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
+    a->export_view.measure = &a->export_measure;
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is
@@ -307,7 +311,8 @@ static bool open_lesson(App *a, const char *path)
     playback_init(&a->pb, a->session->trace.n);
     playback_set_speed(&a->pb, speed);
     view_init(&a->v, &a->session->lesson, old.lang);
-    a->v.palette = old.palette, a->v.show_values = old.show_values;
+    a->v.palette = old.palette, a->v.show_values = old.show_values, a->v.prob_scale = old.prob_scale;
+    a->v.measure = old.measure, a->v.heatmaps = old.heatmaps;
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
     heatmap_cache_flush(a->heatmaps); // and its heatmap images
     a->picker.open = false;
@@ -664,6 +669,8 @@ int app_run(const AppOptions *opt)
     // zh without a Chinese font: English, with a warning on stderr and in the window
     Lang lang = fonts_usable_lang(a->fonts, (Lang)opt->lang, stderr);
     view_init(&a->v, &a->session->lesson, lang);
+    a->measure = (TextMeasure){text_measure, a->fonts};
+    a->v.measure = &a->measure;
     set_window_title(a);
     if (lang != (Lang)opt->lang) {
         toast(a, "app.no_cjk_font", NULL);

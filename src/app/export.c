@@ -536,6 +536,8 @@ int export_run(const ExportOptions *o)
     View v;
     view_init(&v, ls, drawn.lang);
     v.heatmaps = t.heatmaps;
+    TextMeasure measure = {text_measure, t.fonts};
+    v.measure = &measure;
     while (!g_signal && export_job_step(job, t.r, t.fonts, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
             progress(export_job_written(job), n_frames, t0);

@@ -29,3 +29,17 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
     *cp = c;
     return more + 1;
 }
+
+uint32_t utf8_next(const char *s, size_t *len)
+{
+    size_t n = 0;
+    while (n < 4 && s[n]) n++;
+    uint32_t cp;
+    size_t k = utf8_decode((const unsigned char *)s, n, &cp);
+    if (k == 0) {
+        *len = 1;
+        return 0xFFFD;
+    }
+    *len = k;
+    return cp;
+}

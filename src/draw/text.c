@@ -1,6 +1,8 @@
 // text.c — fontconfig lookup, sized TTF_Font table, and the texture cache.
 #include "text.h"
 
+#include "utf8.h"
+
 #include <SDL_ttf.h>
 #include <fontconfig/fontconfig.h>
 #include <stdio.h>
@@ -291,29 +293,13 @@ static unsigned long long hash_key(const char *s, FontFace face, int px, int wra
 
 // ---- mixed-font text: runs, wrapping, composition ---------------------------
 
-// Decodes one UTF-8 code point at s; *len gets its byte length (invalid bytes → U+FFFD, 1 byte).
-static Uint32 utf8_next(const unsigned char *s, int *len)
+// One code point at s (invalid bytes → U+FFFD, 1 byte): the core's decoder.
+static Uint32 next_cp(const unsigned char *s, int *len)
 {
-    Uint32 c = s[0];
-    int n = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0) {
-        *len = 1;
-        return 0xFFFD;
-    }
-    if (n == 1) {
-        *len = 1;
-        return c;
-    }
-    c &= 0x7Fu >> n;
-    for (int i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80) {
-            *len = 1;
-            return 0xFFFD;
-        }
-        c = c << 6 | (s[i] & 0x3Fu);
-    }
-    *len = n;
-    return c;
+    size_t n;
+    Uint32 cp = utf8_next((const char *)s, &n);
+    *len = (int)n;
+    return cp;
 }
 
 // Which font draws cp: the primary when it has the glyph, else the fallback
@@ -331,7 +317,7 @@ int fonts_missing_glyphs(Fonts *f, FontFace face, const char *s)
     if (!p || !s) return 0;
     int missing = 0, len;
     for (const unsigned char *q = (const unsigned char *)s; *q; q += len) {
-        Uint32 cp = utf8_next(q, &len);
+        Uint32 cp = next_cp(q, &len);
         if (cp == '\n' || cp == '\t' || cp == '\r') continue;
         TTF_Font *font = font_for(p, fb, cp);
         missing += !TTF_GlyphIsProvided32(font, cp);
@@ -358,7 +344,7 @@ static int for_runs(Mixed *m, const char *a, const char *b, RunFn fn, void *ctx)
     for (const char *q = a;; ) {
         TTF_Font *font = NULL;
         int len = 0;
-        if (q < b) font = font_for(m->p, m->fb, utf8_next((const unsigned char *)q, &len));
+        if (q < b) font = font_for(m->p, m->fb, next_cp((const unsigned char *)q, &len));
         bool flush = q >= b || (cur && font != cur) || (size_t)(q - run) + 4 >= sizeof m->buf;
         if (flush && cur && q > run) {
             size_t n = (size_t)(q - run);
@@ -385,6 +371,24 @@ static void run_measure(Mixed *m, TTF_Font *font, const char *run, int x, void *
 }
 
 static int measure(Mixed *m, const char *a, const char *b) { return for_runs(m, a, b, run_measure, NULL); }
+
+int text_width(Fonts *f, FontFace face, int px, const char *s)
+{
+    TTF_Font *font, *fb;
+    face_fonts(f, face, px, &font, &fb);
+    if (!font || !s[0]) return 0;
+    Mixed *m = malloc(sizeof *m);
+    if (!m) return 0;
+    m->p = font, m->fb = fb;
+    int w = measure(m, s, s + strlen(s));
+    free(m);
+    return w;
+}
+
+int text_measure(void *fonts, bool bold, int px, const char *s)
+{
+    return text_width(fonts, bold ? FONT_BOLD : FONT_SANS, px, s);
+}
 
 typedef struct Blit {
     SDL_Surface *dst;
@@ -452,7 +456,7 @@ static int break_lines(Mixed *m, const char *s, int wrap_w)
             Uint32 prev = 0;
             int len = 1;
             while (q < eol) {
-                Uint32 c = utf8_next((const unsigned char *)q, &len);
+                Uint32 c = next_cp((const unsigned char *)q, &len);
                 if (q > start && can_break(prev, c)) {
                     const char *e = q;
                     while (e > start && e[-1] == ' ') e--;
@@ -517,7 +521,7 @@ static bool needs_mixed(TTF_Font *p, TTF_Font *fb, const char *s, bool wrap)
 {
     int len;
     for (const unsigned char *q = (const unsigned char *)s; *q; q += len) {
-        Uint32 cp = utf8_next(q, &len);
+        Uint32 cp = next_cp(q, &len);
         if (cp < 0x80) continue;
         if ((wrap && is_cjk(cp)) || (fb && font_for(p, fb, cp) == fb)) return true;
     }

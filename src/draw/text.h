@@ -44,6 +44,11 @@ typedef enum TextAlign { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } TextAlign;
 // at that width (and honours '\n'). NULL for an empty string or on failure.
 SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w,
                           const char *s, int *w, int *h);
+// Width of one line of s as it would be drawn, measured with the fonts (no
+// texture, no renderer): what layout measures text with (View.measure).
+int text_width(Fonts *f, FontFace face, int px, const char *s);
+// The same as a TextMeasure callback (view.h): fonts is a Fonts *.
+int text_measure(void *fonts, bool bold, int px, const char *s);
 // Size of s as it would be drawn (uses the cache).
 void text_size(Fonts *f, SDL_Renderer *r, FontFace face, int px, const char *s, int *w, int *h);
 // Draws s with its top-left (ALIGN_LEFT), top-centre or top-right at (x, y).

@@ -6,6 +6,7 @@
 #include "layout.h"
 
 #include "scene.h"
+#include "utf8.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -148,15 +149,19 @@ int layout_text_width_est(const char *s, int px)
             else em += 0.64f;
             continue;
         }
-        // a multi-byte sequence: decode its lead byte's length and code point
-        int len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-        unsigned cp = len == 4 ? c & 0x07 : len == 3 ? c & 0x0F : c & 0x1F;
-        int k = 1;
-        for (; k < len && (p[k] & 0xC0) == 0x80; k++) cp = (cp << 6) | (p[k] & 0x3F);
-        p += k;
+        size_t len;
+        uint32_t cp = utf8_next((const char *)p, &len);
+        p += len;
         em += cp >= 0x2E80 ? 1.0f : 0.8f; // CJK full width; accented Latin, Greek, …
     }
     return (int)ceilf(em * (float)px * 1.05f) + 1;
+}
+
+// Width of s drawn at px: measured by the fonts when the view has them.
+static int text_w(const View *v, const char *s, int px)
+{
+    if (v && v->measure && v->measure->width) return v->measure->width(v->measure->ctx, false, px, s) + 1;
+    return layout_text_width_est(s, px);
 }
 
 // The row-label column of panel p: its widest label plus the gap to the cells.
@@ -169,9 +174,9 @@ static int label_width(const Layout *L, const View *v, const PanelSpec *p)
                   ((p->row_axis == AXIS_QUERY && v->lesson->q_tokens) || (p->row_axis == AXIS_KEY && v->lesson->k_tokens));
     if (tokens) {
         for (int i = 0; i < p->rows; i++)
-            w = imax(w, layout_text_width_est(layout_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
+            w = imax(w, text_w(v, layout_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
     } else {
-        w = layout_text_width_est(layout_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
+        w = text_w(v, layout_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
     }
     int gap = (int)lrintf(6 * L->s) + 4;
     return imin(imax(w + gap, (int)(16 * L->s)), (int)(170 * L->s));
@@ -231,7 +236,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(2.2f * (float)L->px_op), opw_long = (int)(3.2f * (float)L->px_op);
     int sum_gap = (int)(6 * s), sum_min = (int)(10 * s);
-#define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, layout_text_width_est((p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
+#define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, text_w(v, (p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
     {
         int sum_cols = 0, max_rows = 1, fixed = 0;
         L->row_label_w = 0;

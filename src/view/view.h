@@ -15,6 +15,13 @@
 // rows are longer than 32 keys. The legend says which.
 typedef enum ProbScale { PROB_SCALE_AUTO, PROB_SCALE_LINEAR, PROB_SCALE_LOG, PROB_SCALE_COUNT } ProbScale;
 
+// How wide a line of text is drawn, measured by the draw layer's fonts
+// (text_measure of text.h); layout sizes label columns and operators with it.
+typedef struct TextMeasure {
+    int (*width)(void *ctx, bool bold, int px, const char *s);
+    void *ctx;
+} TextMeasure;
+
 typedef struct View {
     int stage;           // index into Trace.stages
     int batch, head;     // which slice of (B, H, ...) tensors
@@ -46,6 +53,9 @@ typedef struct View {
     // Optional texture cache for heatmaps drawn as images (heatmap.h); NULL draws
     // them with rectangles: the same pixels, slower for large lessons.
     struct HeatmapCache *heatmaps;
+    // The fonts text is measured with; NULL (headless --describe, pure tests): an
+    // estimate from DejaVu Sans' metrics that is never narrower than the drawn text.
+    const TextMeasure *measure;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.
