@@ -204,12 +204,11 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     const Tensor *t0 = op[0] >= 0 ? &tr->stages[op[0]].t : NULL;
     const Tensor *t1 = op[1] >= 0 ? &tr->stages[op[1]].t : NULL;
     char a0[32], a1[32], a2[32];
-    switch (st->kind) {
-    case STAGE_KIND_PROJECTION:
-    case STAGE_KIND_OUT_PROJ:
+    switch (scene_recipe(st->kind)->tip) {
+    case TIP_LINEAR:
         if (t0 && st->weight) put_linear(&o, lang, tr, t0, st, b, row, col);
         break;
-    case STAGE_KIND_FFN_HIDDEN:
+    case TIP_LINEAR_RELU:
         if (t0 && st->weight) {
             float s = put_linear(&o, lang, tr, t0, st, b, row, col);
             explain_number(s, a0, sizeof a0), explain_number(val, a1, sizeof a1);
@@ -218,7 +217,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_key(&o, lang, "tip.relu", 2, args);
         }
         break;
-    case STAGE_KIND_FFN_SUM:
+    case TIP_LINEAR_RESIDUAL:
         if (t0 && t1 && st->weight) {
             put_linear(&o, lang, tr, t0, st, b, row, col); // h·W₂ᵀ + b₂
             const float *zr = row_of(t1, b, 0, row);
@@ -230,7 +229,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_num(&o, val, false);
         }
         break;
-    case STAGE_KIND_SCORES:
+    case TIP_DOT:
         if (t0 && t1) {
             int dk = last_dim(t0);
             const float *q = row_of(t0, b, h, row), *k = row_of(t1, b, h, col);
@@ -246,7 +245,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_num(&o, val, false);
         }
         break;
-    case STAGE_KIND_MASKED:
+    case TIP_MASK_FILL:
         if (!ps->mask) {
             put_key(&o, lang, "tip.nomask", 0, NULL);
         } else {
@@ -256,7 +255,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_key(&o, lang, masked ? "tip.masked_yes" : "tip.masked_no", 2, args);
         }
         break;
-    case STAGE_KIND_SOFTMAX:
+    case TIP_SOFTMAX:
         if (t0) {
             int lk = last_dim(t0);
             const float *x = row_of(t0, b, h, row);
@@ -284,7 +283,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_num(&o, val, false);
         }
         break;
-    case STAGE_KIND_WEIGHTED_SUM:
+    case TIP_WEIGHTED_SUM:
         if (t0 && t1) {
             int lk = last_dim(t0), dv = last_dim(t1);
             const float *a = row_of(t0, b, h, row), *vv = row_of(t1, b, h, 0) + col;
@@ -297,7 +296,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_num(&o, val, false);
         }
         break;
-    case STAGE_KIND_SPLIT:
+    case TIP_COPY_SPLIT:
         if (t0) {
             int d = last_dim(&st->t);
             snprintf(a1, sizeof a1, "%d,%d,%d", b, row, h * d + col);
@@ -305,7 +304,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_key(&o, lang, "tip.copy", 2, args);
         }
         break;
-    case STAGE_KIND_CONCAT:
+    case TIP_COPY_CONCAT:
         if (t0) {
             int d = last_dim(t0);
             snprintf(a1, sizeof a1, "%d,%d,%d,%d", b, col / d, row, col % d);
@@ -313,7 +312,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_key(&o, lang, "tip.copy", 2, args);
         }
         break;
-    case STAGE_KIND_ADD:
+    case TIP_ADD:
         if (t0 && t1) {
             put(&o, "= ");
             put_num(&o, row_of(t0, b, 0, row)[col], false);
@@ -321,7 +320,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_num(&o, row_of(t1, b, 0, row)[col], true);
         }
         break;
-    case STAGE_KIND_NORM:
+    case TIP_NORM:
         if (t0) put_norm(&o, lang, row_of(t0, b, 0, row), last_dim(t0), col, st, tr->norm_eps, val);
         break;
     default:

@@ -413,20 +413,20 @@ static void formula_wsum(const Trace *tr, int s, Lang lang, char *out, size_t n)
 // ---- the recipe table -----------------------------------------------------------------
 
 static const StageRecipe RECIPES[STAGE_KIND_COUNT] = {
-    [STAGE_KIND_INPUT] = {panels_self, formula_named, ANIM_FADE},
-    [STAGE_KIND_MASK] = {panels_self, formula_named, ANIM_FADE},
-    [STAGE_KIND_PROJECTION] = {panels_linear, formula_linear, ANIM_ROWS},
-    [STAGE_KIND_SPLIT] = {panels_split, formula_split, ANIM_SPLIT},
-    [STAGE_KIND_SCORES] = {panels_scores, formula_scores, ANIM_CELLS},
-    [STAGE_KIND_MASKED] = {panels_masked, formula_masked, ANIM_MASK},
-    [STAGE_KIND_SOFTMAX] = {panels_softmax, formula_softmax, ANIM_SOFTMAX},
-    [STAGE_KIND_WEIGHTED_SUM] = {panels_wsum, formula_wsum, ANIM_ROWS},
-    [STAGE_KIND_CONCAT] = {panels_concat, formula_concat, ANIM_CONCAT},
-    [STAGE_KIND_OUT_PROJ] = {panels_linear, formula_linear, ANIM_ROWS},
-    [STAGE_KIND_ADD] = {panels_add, formula_add, ANIM_ROWS},
-    [STAGE_KIND_NORM] = {panels_norm, formula_norm, ANIM_ROWS},
-    [STAGE_KIND_FFN_HIDDEN] = {panels_linear, formula_linear, ANIM_ROWS},
-    [STAGE_KIND_FFN_SUM] = {panels_ffn_sum, formula_linear, ANIM_ROWS},
+    [STAGE_KIND_INPUT] = {panels_self, formula_named, ANIM_FADE, TIP_NONE},
+    [STAGE_KIND_MASK] = {panels_self, formula_named, ANIM_FADE, TIP_NONE},
+    [STAGE_KIND_PROJECTION] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR},
+    [STAGE_KIND_SPLIT] = {panels_split, formula_split, ANIM_SPLIT, TIP_COPY_SPLIT},
+    [STAGE_KIND_SCORES] = {panels_scores, formula_scores, ANIM_CELLS, TIP_DOT},
+    [STAGE_KIND_MASKED] = {panels_masked, formula_masked, ANIM_MASK, TIP_MASK_FILL},
+    [STAGE_KIND_SOFTMAX] = {panels_softmax, formula_softmax, ANIM_SOFTMAX, TIP_SOFTMAX},
+    [STAGE_KIND_WEIGHTED_SUM] = {panels_wsum, formula_wsum, ANIM_ROWS, TIP_WEIGHTED_SUM},
+    [STAGE_KIND_CONCAT] = {panels_concat, formula_concat, ANIM_CONCAT, TIP_COPY_CONCAT},
+    [STAGE_KIND_OUT_PROJ] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR},
+    [STAGE_KIND_ADD] = {panels_add, formula_add, ANIM_ROWS, TIP_ADD},
+    [STAGE_KIND_NORM] = {panels_norm, formula_norm, ANIM_ROWS, TIP_NORM},
+    [STAGE_KIND_FFN_HIDDEN] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR_RELU},
+    [STAGE_KIND_FFN_SUM] = {panels_ffn_sum, formula_linear, ANIM_ROWS, TIP_LINEAR_RESIDUAL},
 };
 
 const StageRecipe *scene_recipe(StageKind k)

@@ -28,10 +28,27 @@ typedef enum AnimKind {
     ANIM_SOFTMAX,       // each row turns from scores into a distribution
 } AnimKind;
 
+// Which derivation a result cell's tooltip writes out (explain.c writes each).
+typedef enum TipKind {
+    TIP_NONE,            // the value only (inputs, the mask)
+    TIP_LINEAR,          // Σₖ x[i,k]·W[j,k] + b[j], term by term
+    TIP_LINEAR_RELU,     // the same, then relu
+    TIP_LINEAR_RESIDUAL, // the same, plus the residual term
+    TIP_ADD,             // a + b
+    TIP_NORM,            // mean, var, x̂, · γ + β
+    TIP_DOT,             // (q·k) / scale, term by term
+    TIP_MASK_FILL,       // mask = 0 → fill, else kept
+    TIP_SOFTMAX,         // exp(x − max) / Σ
+    TIP_WEIGHTED_SUM,    // Σⱼ attn[i,j]·v[j,c]
+    TIP_COPY_SPLIT,      // copied from the source's column h·d + j
+    TIP_COPY_CONCAT,     // copied from head j / d
+} TipKind;
+
 typedef struct StageRecipe {
     void (*panels)(Layout *L, const Trace *tr, const View *v); // adds the panels
     void (*formula)(const Trace *tr, int stage, Lang lang, char *out, size_t n);
     AnimKind anim;
+    TipKind tip;
 } StageRecipe;
 
 const StageRecipe *scene_recipe(StageKind k);
