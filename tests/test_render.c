@@ -24,6 +24,7 @@
 #include "playback.h"
 #include "app/png_write.h"
 #include "render.h"
+#include "scene.h"
 #include "text.h"
 #include "view.h"
 
@@ -503,6 +504,72 @@ static void test_render_all_lessons(void **state)
     }
     assert_true(frames > 100);
     globfree(&g);
+}
+
+// A tooltip never covers what it explains: the hovered cell and the operand rows,
+// columns and cells it reads keep their pixels when the tooltip is drawn.
+static void test_tooltip_clear_of_operands(void **state)
+{
+    (void)state;
+    const char *files[] = {"lessons/arange-2x4x4.json", "lessons/cross-attention-padding.json",
+                           "lessons/dk-dv-residual-ffn.json", "lessons/sentence-the-cat.json"};
+    Target t;
+    target_init(&t, 1280, 720);
+    size_t bytes = (size_t)t.bpitch * (size_t)(t.h + 2 * GUARD);
+    unsigned char *plain = malloc(bytes);
+    assert_non_null(plain);
+    int checked = 0;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        Lesson ls;
+        Trace tr;
+        assert_true(load(files[f], &ls, &tr));
+        View v;
+        view_init(&v, &ls, LANG_EN);
+        for (v.stage = 0; v.stage < tr.n; v.stage++) {
+            Layout L;
+            layout_compute(&L, &tr, &v, t.w, t.h);
+            int r = L.result_panel;
+            if (r < 0) continue;
+            const PanelSpec *res = &L.spec[r];
+            int cells[3][2] = {{0, 0}, {res->rows / 2, res->cols - 1}, {res->rows - 1, res->cols / 2}};
+            for (int k = 0; k < 3; k++) {
+                int row = cells[k][0], col = cells[k][1];
+                Rect q;
+                if (!layout_cell_rect(&L, r, row, col, &q)) continue;
+                v.hover = false;
+                render_frame(t.r, fonts, &tr, &v);
+                memcpy(plain, t.buf, bytes);
+                v.hover = true, v.mouse_x = q.x + q.w / 2, v.mouse_y = q.y + q.h / 2;
+                render_frame(t.r, fonts, &tr, &v);
+                Rect keep[LAYOUT_MAX_PANELS + 1];
+                int n = 0;
+                keep[n++] = q;
+                for (int p = 0; p < L.n_panels; p++) {
+                    Highlight h;
+                    if (!scene_highlight(&L, r, row, col, p, &h)) continue;
+                    Rect pq = L.panel[p];
+                    Rect a = {h.col < 0 ? pq.x : layout_col_x(&L, p, h.col), h.row < 0 ? pq.y : layout_row_y(&L, p, h.row), 0, 0};
+                    a.w = (h.col < 0 ? pq.x + pq.w : layout_col_x(&L, p, h.col + 1)) - a.x;
+                    a.h = (h.row < 0 ? pq.y + pq.h : layout_row_y(&L, p, h.row + 1)) - a.y;
+                    keep[n++] = a;
+                }
+                for (int i = 0; i < n; i++)
+                    for (int y = keep[i].y + 1; y < keep[i].y + keep[i].h - 1; y++)
+                        for (int x = keep[i].x + 1; x < keep[i].x + keep[i].w - 1; x++) {
+                            size_t off = (size_t)(y + GUARD) * (size_t)t.bpitch + (size_t)(x + GUARD) * 4;
+                            if (memcmp(plain + off, t.buf + off, 4) != 0)
+                                fail_msg("%s stage %s: the tooltip of [%d,%d] covers what it explains (%d,%d)", files[f],
+                                         tr.stages[v.stage].name, row, col, x, y);
+                        }
+                checked++;
+            }
+        }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    free(plain);
+    target_free(&t);
+    assert_true(checked > 60);
 }
 
 static void test_render_overlays_and_determinism(void **state)
@@ -1031,6 +1098,7 @@ int main(void)
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_render_all_lessons),
         cmocka_unit_test(test_render_overlays_and_determinism),
+        cmocka_unit_test(test_tooltip_clear_of_operands),
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_image_mode_pixels),
