@@ -50,11 +50,15 @@ CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SANFLAGS) -MMD -M
 LDFLAGS := $(SANFLAGS)
 
 CORE_SRC := $(wildcard src/core/*.c)
-APP_SRC  := $(filter-out src/app/main.c,$(wildcard src/view/*.c src/draw/*.c src/app/*.c))
+VIEW_SRC := $(wildcard src/view/*.c)
+APP_SRC  := $(filter-out src/app/main.c,$(wildcard src/draw/*.c src/app/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
+VIEW_OBJ := $(VIEW_SRC:%.c=$(B)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
+# Tests of the pure layers: built and linked without SDL (the view, the core and the session).
+PURE_TESTS := $(B)/tests/test_scene
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 
@@ -78,25 +82,38 @@ $(B)/src/%.o: src/%.c
 $(B)/libattncore.a: $(CORE_OBJ)
 	$(AR) rcs $@ $^
 
-$(B)/libattnapp.a: $(APP_OBJ)
-	@mkdir -p $(B)
+$(B)/libattnview.a: $(VIEW_OBJ)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/attnviz: $(B)/src/app/main.o $(B)/libattnapp.a $(B)/libattncore.a
+$(B)/libattnapp.a: $(APP_OBJ)
+	@mkdir -p $(B)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(B)/attnviz: $(B)/src/app/main.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
 $(B)/tests/%.o: tests/%.c tests/fuzz/fuzz_lesson.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
 
-$(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattncore.a
+$(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(APP_LIBS) $(CORE_LIBS) -o $@
+
+# The pure tests: no SDL flags to compile, no SDL to link (an SDL include or call fails).
+$(PURE_TESTS:%=%.o): $(B)/tests/%.o: tests/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -c $< -o $@
+
+$(PURE_TESTS): %: %.o $(B)/src/app/session.o $(B)/libattnview.a $(B)/libattncore.a
+	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(CORE_LIBS) -o $@
 
 $(B)/bench/%.o: tests/bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app -c $< -o $@
 
-$(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattncore.a
+$(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
 # Speed is measured here, never in timed tests: one table for the whole app.
@@ -181,4 +198,4 @@ deps:
 clean:
 	rm -rf build
 
--include $(CORE_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+-include $(CORE_OBJ:.o=.d) $(VIEW_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
