@@ -4,6 +4,8 @@
 // Every check names the file, the JSON path and what was expected, in one
 // line: "lessons/x.json: model.n_heads: 3 does not divide d_model 4".
 #include "lesson.h"
+
+_Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics for every batch a lesson may have");
 #include "utf8.h"
 
 #include <cjson/cJSON.h>

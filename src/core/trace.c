@@ -2,6 +2,7 @@
 #include "trace.h"
 
 #include <assert.h>
+#include <math.h>
 #include <string.h>
 
 void trace_init(Trace *tr) { memset(tr, 0, sizeof *tr); }
@@ -23,6 +24,26 @@ int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, int ran
     s->step = step;
     for (int i = 0; i < TRACE_MAX_OPERANDS; i++) s->operands[i] = -1;
     return tr->n++;
+}
+
+void trace_compute_stats(Trace *tr)
+{
+    for (int i = 0; i < tr->n; i++) {
+        Stage *s = &tr->stages[i];
+        int B = s->t.rank >= 3 ? s->t.shape[0] : 1;
+        size_t per = B > 0 ? s->t.size / (size_t)B : 0;
+        for (int b = 0; b < B && b < TRACE_MAX_BATCH; b++) {
+            float m = 0.0f, mp = INFINITY;
+            const float *x = s->t.data + (size_t)b * per;
+            for (size_t k = 0; k < per; k++) {
+                if (!isfinite(x[k])) continue;
+                float a = fabsf(x[k]);
+                if (a > m) m = a;
+                if (x[k] > 0.0f && x[k] < mp) mp = x[k];
+            }
+            s->absmax[b] = m, s->minpos[b] = mp;
+        }
+    }
 }
 
 int trace_find(const Trace *tr, const char *name)

@@ -9,6 +9,7 @@
 #define TRACE_MAX_STAGES 32
 #define TRACE_MAX_OPERANDS 3
 #define STAGE_NAME_MAX 24
+#define TRACE_MAX_BATCH 64   // = LESSON_MAX_BATCH
 
 // What a stage does; the renderer picks the animation and colour scale from it.
 typedef enum StageKind {
@@ -51,6 +52,9 @@ typedef struct Stage {
     StepId step;
     Tensor t;                    // owned
     bool key_rows;               // its rows are key positions (key/value side), else query positions
+    // Per batch slice (all heads), over finite values: the largest |value| and the
+    // smallest positive value (INFINITY when none): the views' colour ranges.
+    float absmax[TRACE_MAX_BATCH], minpos[TRACE_MAX_BATCH];
     int operands[TRACE_MAX_OPERANDS]; // indices of earlier stages it reads, -1 = none
     const Tensor *weight;        // borrowed nn.Linear weight it applies (or NULL)
     const Tensor *bias;          // borrowed bias (or NULL)
@@ -71,6 +75,8 @@ void trace_init(Trace *tr);
 void trace_free(Trace *tr);
 // Appends a stage with a zeroed tensor of the given shape; returns its index or -1.
 int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape);
+// Fills every stage's absmax / minpos (attn_forward does, once it is done).
+void trace_compute_stats(Trace *tr);
 // Index of the stage with this name, or -1.
 int trace_find(const Trace *tr, const char *name);
 const Stage *trace_get(const Trace *tr, const char *name);

@@ -527,9 +527,14 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
             memset(G, 0, sizeof *G);
             snprintf(G->label, sizeof G->label, "%s", base);
             G->scale.palette = v->palette;
-            const Tensor *t = key;
             float m, mp;
-            slice_range(t, v->batch, p->is_weight, &m, &mp);
+            if (p->is_weight) { // parameters are small: measured here
+                slice_range(key, v->batch, true, &m, &mp);
+            } else {            // stage tensors: measured once by the core
+                const Stage *rs = &tr->stages[root];
+                int b = rs->t.rank >= 3 ? imin(imax(v->batch, 0), rs->t.shape[0] - 1) : 0;
+                m = rs->absmax[b], mp = rs->minpos[b];
+            }
             StageKind rk = p->is_weight ? STAGE_KIND_INPUT : tr->stages[root].kind;
             if (rk == STAGE_KIND_MASK) {
                 G->mask01 = true;
