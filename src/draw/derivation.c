@@ -31,7 +31,18 @@ void derivation_draw(SDL_Renderer *r, Fonts *f, const Layout *L, const Derivatio
     text_size(f, r, FONT_BOLD, px, d->title, &tw, &th);
     int title_w = tw + 2 * gap;
     label_w += 2 * gap;
+    // a value box: as wide as the result's cells, and never narrower than its widest number
+    char num[32];
+    int need = 0;
+    for (int i = 0; i < d->n_lines; i++)
+        for (int j = 0; j < d->line[i].n; j++) {
+            explain_number(d->line[i].v[j], num, sizeof num);
+            text_size(f, r, FONT_MONO, px, num, &tw, &th);
+            if (tw > need) need = tw;
+        }
+    need += 2 * gap;
     int cw = L->cell_wq[L->result_panel] / LAYOUT_Q;
+    if (cw < need) cw = need;
     int avail = (s.w - title_w - label_w) / n_max;
     if (cw > avail) cw = avail;
     if (cw < 8) return;
@@ -41,7 +52,6 @@ void derivation_draw(SDL_Renderer *r, Fonts *f, const Layout *L, const Derivatio
     text_draw(f, r, FONT_BOLD, px, (SDL_Color){muted.r, muted.g, muted.b, 255}, x0, s.y + (lh - th) / 2, ALIGN_LEFT,
               d->title);
     int visible = (int)ceilf(shown * (float)d->n_lines - 1e-4f);
-    char num[32];
     for (int i = 0; i < d->n_lines && i < visible; i++) {
         const DerivLine *l = &d->line[i];
         int y = s.y + i * lh;
@@ -50,7 +60,7 @@ void derivation_draw(SDL_Renderer *r, Fonts *f, const Layout *L, const Derivatio
                   ALIGN_RIGHT, l->label);
         int vx = lx + label_w;
         for (int j = 0; j < l->n; j++) {
-            int bx = vx + j * cw, bw = l->n == 1 ? cw * (n_max > 1 ? 2 : 1) : cw;
+            int bx = vx + j * cw, bw = l->n == 1 && n_max > 1 ? 2 * cw : cw;
             Rgb c = l->result ? colormap_value(scale, l->v[j]) : paper;
             box(r, edge, bx, y + 1, bw, lh - 2);
             box(r, c, bx + 1, y + 2, bw - 2, lh - 4);

@@ -648,10 +648,11 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
     bool animate = ps->result && e < 1.0f;
     // split: whole head blocks slide out of the source into their panels
     int dx = 0, dy = 0;
-    int nh = 0;
-    for (int i = 0; i < L->n_panels; i++) nh += L->spec[i].result && L->spec[i].head >= 0;
+    int nh = 0, h0 = ps->head;
+    for (int i = 0; i < L->n_panels; i++)
+        if (L->spec[i].result && L->spec[i].head >= 0) nh++, h0 = L->spec[i].head < h0 ? L->spec[i].head : h0;
     if (animate && k == ANIM_SPLIT && L->n_panels > 1 && L->spec[0].head_blocks > 0) {
-        float ek = ease_in_out_cubic(ease_stagger(e, ps->head, nh > 0 ? nh : 1, 0.4f));
+        float ek = ease_in_out_cubic(ease_stagger(e, ps->head - h0, nh > 0 ? nh : 1, 0.4f));
         int sx = layout_col_x(L, 0, ps->head * L->spec[0].block_cols), sy = L->panel[0].y;
         dx = (int)lrintf((float)(sx - q.x) * (1.0f - ek));
         dy = (int)lrintf((float)(sy - q.y) * (1.0f - ek));
@@ -703,12 +704,14 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
                 CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
                               NULL, ps->px_cell, zoomed ? &clip : NULL};
                 if (animate && k == ANIM_CONCAT && ps->block_cols > 0) {
-                    // block h of the result arrives from head panel h
-                    int h = j / ps->block_cols;
-                    if (h < L->n_panels - 1) {
+                    // block h of the result arrives from the panel of head h (when shown)
+                    int h = j / ps->block_cols, hp = -1;
+                    for (int o = 0; o < L->n_panels; o++)
+                        if (!L->spec[o].result && L->spec[o].head == h) hp = o;
+                    if (hp >= 0) {
                         float ek = ease_in_out_cubic(ease_stagger(e, h, ps->head_blocks, 0.4f));
-                        d.x += (int)lrintf((float)(layout_col_x(L, h, j % ps->block_cols) - x0) * (1.0f - ek));
-                        d.y += (int)lrintf((float)(layout_row_y(L, h, i) - y0) * (1.0f - ek));
+                        d.x += (int)lrintf((float)(layout_col_x(L, hp, j % ps->block_cols) - x0) * (1.0f - ek));
+                        d.y += (int)lrintf((float)(layout_row_y(L, hp, i) - y0) * (1.0f - ek));
                     }
                 }
                 if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != ANIM_MASK || cs.masked)) {

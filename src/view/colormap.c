@@ -81,9 +81,11 @@ Rgb colormap_nan(void) { return (Rgb){58, 58, 58}; }
 
 Rgb colormap_head(int head)
 {
-    // Okabe–Ito: orange, sky blue, bluish green, vermillion, blue, reddish purple, yellow
+    // Okabe–Ito: orange, sky blue, bluish green, vermillion, blue, reddish purple, yellow,
+    // and its black as a dark grey: 8 colours, as many as split / concat show at once
+    // (their heads are a run of 8 aligned to a multiple of 8, so never two alike)
     static const Rgb c[] = {{230, 159, 0}, {86, 180, 233}, {0, 158, 115}, {213, 94, 0},
-                            {0, 114, 178}, {204, 121, 167}, {240, 228, 66}};
+                            {0, 114, 178}, {204, 121, 167}, {240, 228, 66}, {90, 90, 90}};
     int n = (int)(sizeof c / sizeof c[0]);
     return c[((head % n) + n) % n];
 }

@@ -104,20 +104,26 @@ static void index_str(const PanelSpec *ps, const Stage *st, int b, int r, int c,
 }
 
 // x·Wᵀ + b for output feature c of row r; returns the pre-activation sum.
-static float put_linear(Out *o, Lang lang, const Trace *tr, const Tensor *x, const Stage *st, int b, int r, int c)
+// Σₖ x[r,k]·W[c,k] + b[c] term by term, and a residual term z[r,c] when z is given
+// (its symbol zsym); returns the sum.
+static float put_linear(Out *o, Lang lang, const Trace *tr, const Tensor *x, const Stage *st, int b, int r, int c,
+                        const char *zsym, const float *z)
 {
     const Tensor *W = st->weight;
     int in = W->shape[1];
     const float *xr = row_of(x, b, 0, r), *wr = W->data + (size_t)c * (size_t)in;
-    char rb[16], cb[16], wn[32];
+    char rb[16], cb[16];
     snprintf(rb, sizeof rb, "%d", r), snprintf(cb, sizeof cb, "%d", c);
-    // W[out, in] without the ᵀ it has on its panel
-    snprintf(wn, sizeof wn, "%s", scene_param_symbol(tr, st - tr->stages, false));
-    char *t = strstr(wn, "ᵀ");
-    if (t) *t = '\0';
-    const char *args[] = {rb, cb, scene_symbol(tr, st->operands[0], lang), wn, scene_param_symbol(tr, st - tr->stages, true)};
+    int s = (int)(st - tr->stages);
+    const char *args[] = {rb, cb, scene_symbol(tr, st->operands[0], lang), scene_weight_plain(tr, s),
+                          scene_param_symbol(tr, s, true)};
     bool bias = st->bias && tensor_present(st->bias);
     put_key(o, lang, bias ? "tip.linear" : "tip.linear_nobias", 5, args);
+    if (z) {
+        char e[64];
+        snprintf(e, sizeof e, " + %s[%d,%d]", zsym, r, c);
+        put(o, e);
+    }
     put(o, "\n= ");
     put_terms(o, lang, xr, 1, wr, 1, in);
     float sum = 0.0f;
@@ -127,9 +133,25 @@ static float put_linear(Out *o, Lang lang, const Trace *tr, const Tensor *x, con
         put_num(o, st->bias->data[c], true);
         sum += st->bias->data[c];
     }
+    if (z) {
+        put(o, " + ");
+        put_num(o, *z, true);
+        sum += *z;
+    }
     put(o, "\n= ");
     put_num(o, sum, false);
     return sum;
+}
+
+// A number for inside a formula: negative ones in parentheses ("x − (−0.01)").
+static void paren_number(float x, char *buf, size_t n)
+{
+    char t[24];
+    explain_number(x, t, sizeof t);
+    if (x < 0.0f)
+        snprintf(buf, n, "(%s)", t);
+    else
+        snprintf(buf, n, "%s", t);
 }
 
 // LayerNorm of one row, every term: mean, variance, the normalised value, ·γ + β.
@@ -143,8 +165,8 @@ static void put_norm(Out *o, Lang lang, const float *row, int n, int col, const 
     float xhat = (row[col] - mean) / sqrtf(var + eps);
     float g = st->weight && tensor_present(st->weight) ? st->weight->data[col] : 1.0f;
     float be = st->bias && tensor_present(st->bias) ? st->bias->data[col] : 0.0f;
-    char a[32], b[32], c[32], d[32], e[32], f[32], gg[32], h[32];
-    explain_number(mean, a, sizeof a), explain_number(var, b, sizeof b);
+    char a[40], b[32], c[32], d[32], e[32], f[32], gg[32], h[32];
+    paren_number(mean, a, sizeof a), explain_number(var, b, sizeof b);
     explain_number(row[col], c, sizeof c), explain_number(xhat, d, sizeof d);
     explain_number(g, e, sizeof e), explain_number(be, f, sizeof f);
     snprintf(gg, sizeof gg, "%d", n), snprintf(h, sizeof h, "%d", col);
@@ -177,11 +199,8 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     index_str(ps, st, b, row, col, idx, sizeof idx);
     explain_number(val, num, sizeof num);
     bool masked = ps->mask && ps->mask[(size_t)row * (size_t)ps->cols + (size_t)col] == 0.0f;
-    char title[64];
-    snprintf(title, sizeof title, "%s", ps->title);
-    char *dot = strstr(title, " · h"); // "Q · h1" → Q[b,h,i,j]: the head is in the index
-    if (dot && !ps->is_weight) *dot = '\0';
-    const char *hdr[] = {title, idx, num};
+    // the symbol, not the caption ("s", not "s = output + x"; Q[b,h,i,j], the head in the index)
+    const char *hdr[] = {ps->is_weight ? ps->title : scene_symbol(tr, ps->stage, lang), idx, num};
     put_key(&o, lang, "tip.cell", 3, hdr);
     if (masked && !ps->result) {
         put(&o, "\n");
@@ -206,11 +225,11 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     char a0[32], a1[32], a2[32];
     switch (scene_recipe(st->kind)->tip) {
     case TIP_LINEAR:
-        if (t0 && st->weight) put_linear(&o, lang, tr, t0, st, b, row, col);
+        if (t0 && st->weight) put_linear(&o, lang, tr, t0, st, b, row, col, NULL, NULL);
         break;
     case TIP_LINEAR_RELU:
         if (t0 && st->weight) {
-            float s = put_linear(&o, lang, tr, t0, st, b, row, col);
+            float s = put_linear(&o, lang, tr, t0, st, b, row, col, NULL, NULL);
             explain_number(s, a0, sizeof a0), explain_number(val, a1, sizeof a1);
             const char *args[] = {a0, a1};
             put(&o, "\n");
@@ -219,7 +238,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
         break;
     case TIP_LINEAR_RESIDUAL:
         if (t0 && t1 && st->weight) {
-            put_linear(&o, lang, tr, t0, st, b, row, col); // h·W₂ᵀ + b₂
+            put_linear(&o, lang, tr, t0, st, b, row, col, NULL, NULL); // h·W₂ᵀ + b₂
             const float *zr = row_of(t1, b, 0, row);
             put(&o, " + ");
             put(&o, scene_symbol(tr, op[1], lang));
@@ -236,11 +255,14 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
             explain_number(tr->scale, a2, sizeof a2);
             const char *args[] = {a0, a1, a2};
-            put_key(&o, lang, "tip.scores", 3, args);
-            put(&o, "\n= (");
+            bool scaled = tr->scale != 1.0f;
+            put_key(&o, lang, scaled ? "tip.scores" : "tip.scores_noscale", 3, args);
+            put(&o, scaled ? "\n= (" : "\n= ");
             put_terms(&o, lang, q, 1, k, 1, dk);
-            put(&o, ") / ");
-            put(&o, a2);
+            if (scaled) {
+                put(&o, ") / ");
+                put(&o, a2);
+            }
             put(&o, "\n= ");
             put_num(&o, val, false);
         }
@@ -250,7 +272,10 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_key(&o, lang, "tip.nomask", 0, NULL);
         } else {
             snprintf(a0, sizeof a0, "%d,%d,%d", b, row, col);
-            explain_number(masked ? tr->mask_fill : val, a1, sizeof a1);
+            if (masked)
+                scene_fill_text(tr->mask_fill, a1, sizeof a1);
+            else
+                explain_number(val, a1, sizeof a1);
             const char *args[] = {a0, a1};
             put_key(&o, lang, masked ? "tip.masked_yes" : "tip.masked_no", 2, args);
         }

@@ -5,6 +5,7 @@
 // narration (left) and legend (right).
 #include "layout.h"
 
+#include "explain.h"
 #include "scene.h"
 #include "utf8.h"
 
@@ -225,13 +226,24 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
     Rect a = L->area;
     // the derivation strip (sub-steps with their numbers) takes its lines off the
     // bottom of the area when it leaves the panels at least half of it
+    // (only where its numbers fit side by side and the panels keep theirs)
     Derivation d;
     int strip = 0, line_h = (int)((float)L->px_small * 1.55f);
     if (scene_derivation(L, tr, v, 0, 0, &d)) {
-        strip = (d.n_lines + 1) * line_h + (int)(10 * L->s);
-        if (strip * 2 > a.h) strip = 0;
+        strip = d.n_lines * line_h + (int)(12 * L->s);
+        int label_w = 0, value_w = 0, n_max = 1;
+        char num[32];
+        for (int i = 0; i < d.n_lines; i++) {
+            label_w = imax(label_w, text_w(v, d.line[i].label, L->px_small));
+            n_max = imax(n_max, d.line[i].n);
+            for (int j = 0; j < d.line[i].n; j++) {
+                explain_number(d.line[i].v[j], num, sizeof num);
+                value_w = imax(value_w, text_w(v, num, L->px_small));
+            }
+        }
+        int need = text_w(v, d.title, L->px_small) + label_w + n_max * (value_w + (int)(10 * L->s)) + (int)(40 * L->s);
+        if (strip * 2 > a.h || need > a.w) strip = 0;
     }
-    a.h -= strip;
     float s = L->s;
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(2.2f * (float)L->px_op), opw_long = (int)(3.2f * (float)L->px_op);
@@ -254,6 +266,23 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
         int64_t ch = (int64_t)(a.h - cap - colh) * LAYOUT_Q / max_rows;
         int64_t c = lmin(lmin(cw, ch), (int64_t)(76 * s) * LAYOUT_Q);
+        if (strip > 0) { // the strip only where the cells keep their size or stay large
+            int64_t ch2 = (int64_t)(a.h - strip - cap - colh) * LAYOUT_Q / max_rows;
+            int64_t c2 = lmin(lmin(cw, ch2), (int64_t)(76 * s) * LAYOUT_Q);
+            int dec = 0, npx = 0;
+            if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
+                const PanelSpec *rp = &L->spec[L->result_panel];
+                layout_fit_numbers(fmaxf(fabsf(rp->scale.lo), fabsf(rp->scale.hi)), false, (int)(c2 / LAYOUT_Q),
+                                   (int)(c2 / LAYOUT_Q), s, &dec, &npx);
+            }
+            if (c2 < c && (c2 < (int64_t)(40 * s) * LAYOUT_Q || dec < 0)) {
+                strip = 0;
+            } else {
+                L->deriv_shrank = c2 < c;
+                a.h -= strip;
+                ch = ch2, c = c2;
+            }
+        }
         if (c < 1) c = 1;
         int64_t cwide = c; // cell width
         if (c < LAYOUT_IMAGE_CELL * LAYOUT_Q) {

@@ -117,6 +117,7 @@ typedef struct Layout {
     ScaleGroup group[LAYOUT_MAX_PANELS];
     Rect deriv;                       // the derivation strip under the panels (scene.h), w = 0: none
     int deriv_line_h;                 // the height of one of its lines
+    bool deriv_shrank;                // the strip made the cells smaller (only while they keep numbers)
     char formula[320];                // the stage's formula, true for this lesson (scene.h)
     char formula_note[120];           // the numbers it uses ("√d_k = √2 = 1.414")
     Rect narration, legend;

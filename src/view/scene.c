@@ -18,37 +18,38 @@
 typedef struct StageName {
     const char *stage;   // as the core names it (--dump)
     const char *sym;     // its symbol in formulas
-    const char *weight, *wsym; // the parameter it applies (lesson "weights" key) and its symbol
+    const char *weight, *wsym; // the parameter it applies (lesson "weights" key) and its symbol (as shown: Wᵀ)
     const char *bias, *bsym;
+    const char *wplain;        // the weight's symbol as PyTorch stores it, (out, in): W_Q
 } StageName;
 
 static const StageName NAMES[] = {
-    {"input", "x", NULL, NULL, NULL, NULL},
-    {"key_input", "key", NULL, NULL, NULL, NULL},
-    {"value_input", "value", NULL, NULL, NULL, NULL},
-    {"mask", "mask", NULL, NULL, NULL, NULL},
-    {"q_proj", "Q", "w_q", "W_Qᵀ", "b_q", "b_Q"},
-    {"k_proj", "K", "w_k", "W_Kᵀ", "b_k", "b_K"},
-    {"v_proj", "V", "w_v", "W_Vᵀ", "b_v", "b_V"},
-    {"q_heads", "Q", NULL, NULL, NULL, NULL},
-    {"k_heads", "K", NULL, NULL, NULL, NULL},
-    {"v_heads", "V", NULL, NULL, NULL, NULL},
-    {"scores", "scores", NULL, NULL, NULL, NULL},
-    {"masked_scores", "masked_scores", NULL, NULL, NULL, NULL},
-    {"attn", "attn", NULL, NULL, NULL, NULL},
-    {"head_out", "head_out", NULL, NULL, NULL, NULL},
-    {"concat", "concat", NULL, NULL, NULL, NULL},
-    {"output", "output", "w_o", "W_Oᵀ", "b_o", "b_O"},
-    {"residual_sum", "s", NULL, NULL, NULL, NULL},
-    {"residual_norm", "z", "norm_weight", "γ", "norm_bias", "β"},
-    {"ffn_hidden", "h", "ffn_w1", "W₁ᵀ", "ffn_b1", "b₁"},
-    {"ffn_sum", "f", "ffn_w2", "W₂ᵀ", "ffn_b2", "b₂"},
-    {"ffn_out", "y", "ffn_norm_weight", "γ", "ffn_norm_bias", "β"},
+    {"input", "x", NULL, NULL, NULL, NULL, NULL},
+    {"key_input", "key", NULL, NULL, NULL, NULL, NULL},
+    {"value_input", "value", NULL, NULL, NULL, NULL, NULL},
+    {"mask", "mask", NULL, NULL, NULL, NULL, NULL},
+    {"q_proj", "Q", "w_q", "W_Qᵀ", "b_q", "b_Q", "W_Q"},
+    {"k_proj", "K", "w_k", "W_Kᵀ", "b_k", "b_K", "W_K"},
+    {"v_proj", "V", "w_v", "W_Vᵀ", "b_v", "b_V", "W_V"},
+    {"q_heads", "Q", NULL, NULL, NULL, NULL, NULL},
+    {"k_heads", "K", NULL, NULL, NULL, NULL, NULL},
+    {"v_heads", "V", NULL, NULL, NULL, NULL, NULL},
+    {"scores", "scores", NULL, NULL, NULL, NULL, NULL},
+    {"masked_scores", "masked_scores", NULL, NULL, NULL, NULL, NULL},
+    {"attn", "attn", NULL, NULL, NULL, NULL, NULL},
+    {"head_out", "head_out", NULL, NULL, NULL, NULL, NULL},
+    {"concat", "concat", NULL, NULL, NULL, NULL, NULL},
+    {"output", "output", "w_o", "W_Oᵀ", "b_o", "b_O", "W_O"},
+    {"residual_sum", "s", NULL, NULL, NULL, NULL, NULL},
+    {"residual_norm", "z", "norm_weight", "γ", "norm_bias", "β", "γ"},
+    {"ffn_hidden", "h", "ffn_w1", "W₁ᵀ", "ffn_b1", "b₁", "W₁"},
+    {"ffn_sum", "f", "ffn_w2", "W₂ᵀ", "ffn_b2", "b₂", "W₂"},
+    {"ffn_out", "y", "ffn_norm_weight", "γ", "ffn_norm_bias", "β", "γ"},
 };
 
 static const StageName *stage_name_of(const Trace *tr, int s)
 {
-    static const StageName none = {"?", "?", "weight", "W", "bias", "b"};
+    static const StageName none = {"?", "?", "weight", "W", "bias", "b", "W"};
     if (s < 0 || s >= tr->n) return &none;
     for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
         if (!strcmp(NAMES[i].stage, tr->stages[s].name)) return &NAMES[i];
@@ -59,6 +60,12 @@ const char *scene_symbol(const Trace *tr, int s, Lang lang)
 {
     (void)lang; // formulas are code: the same symbols in every language
     return stage_name_of(tr, s)->sym;
+}
+
+const char *scene_weight_plain(const Trace *tr, int s)
+{
+    const char *w = stage_name_of(tr, s)->wplain;
+    return w ? w : "?";
 }
 
 const char *scene_param_symbol(const Trace *tr, int s, bool bias)
@@ -74,6 +81,13 @@ static bool has_bias(const Stage *st) { return st->bias && tensor_present(st->bi
 
 // The masked copy of the scores is just "scores" in a lesson without a mask.
 static bool trace_has_mask(const Trace *tr) { return tr->mask_kind != 0; }
+
+// The stage a panel of stage s is named after: masked_scores without a mask is the scores.
+static const char *display_name(const Trace *tr, int s)
+{
+    const Stage *st = &tr->stages[s];
+    return st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) ? "scores" : st->name;
+}
 
 // ---- panels ---------------------------------------------------------------------------
 
@@ -113,8 +127,7 @@ static PanelSpec *add_stage(Layout *L, const Trace *tr, const View *v, int stage
         p->mask = tmp.data;
     }
     char key[48];
-    const char *name_stage = st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) ? "scores" : st->name;
-    snprintf(key, sizeof key, "name.%s", name_stage);
+    snprintf(key, sizeof key, "name.%s", display_name(tr, stage));
     snprintf(p->title, sizeof p->title, "%s", i18n_get(v->lang, key));
     if (p->head >= 0) {
         size_t len = strlen(p->title);
@@ -193,6 +206,22 @@ static void panels_norm(Layout *L, const Trace *tr, const View *v)
     add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
 }
 
+// The per-head panels of split / concat: at most LAYOUT_MAX_HEAD_PANELS heads, the
+// run of them (aligned to a multiple of that) that holds the selected head.
+static void add_head_panels(Layout *L, const Trace *tr, const View *v, int stage, const char *op_first, Reads reads)
+{
+    int H = tr->n_heads > 0 ? tr->n_heads : 1, nh = imin(H, LAYOUT_MAX_HEAD_PANELS);
+    int k0 = imin(v->head / nh * nh, H - nh);
+    for (int k = k0; k < k0 + nh; k++) {
+        PanelSpec *q = add_stage(L, tr, v, stage, k, k == k0 ? op_first : "", reads);
+        if (!q) continue;
+        char hb[16];
+        snprintf(hb, sizeof hb, "%d", k);
+        const char *args[] = {hb};
+        i18n_fmt(q->title, sizeof q->title, v->lang, "name.head", 1, args);
+    }
+}
+
 static void panels_split(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
@@ -202,28 +231,14 @@ static void panels_split(Layout *L, const Trace *tr, const View *v)
         p->head_blocks = H;
         p->block_cols = p->cols / H;
     }
-    for (int k = 0; k < imin(H, LAYOUT_MAX_HEAD_PANELS); k++) {
-        PanelSpec *q = add_stage(L, tr, v, v->stage, k, k == 0 ? "→" : "", READS_NONE);
-        if (!q) continue;
-        char hb[16];
-        snprintf(hb, sizeof hb, "%d", k);
-        const char *args[] = {hb};
-        i18n_fmt(q->title, sizeof q->title, v->lang, "name.head", 1, args);
-    }
+    add_head_panels(L, tr, v, v->stage, "→", READS_NONE);
 }
 
 static void panels_concat(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
     int H = tr->n_heads > 0 ? tr->n_heads : 1;
-    for (int k = 0; k < imin(H, LAYOUT_MAX_HEAD_PANELS); k++) {
-        PanelSpec *q = add_stage(L, tr, v, st->operands[0], k, "", READS_HEAD_DST);
-        if (!q) continue;
-        char hb[16];
-        snprintf(hb, sizeof hb, "%d", k);
-        const char *args[] = {hb};
-        i18n_fmt(q->title, sizeof q->title, v->lang, "name.head", 1, args);
-    }
+    add_head_panels(L, tr, v, st->operands[0], "", READS_HEAD_DST);
     PanelSpec *p = add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
     if (p) {
         p->head_blocks = H;
@@ -298,7 +313,8 @@ static void formula_named(const Trace *tr, int s, Lang lang, char *out, size_t n
 {
     char key[48];
     snprintf(key, sizeof key, "formula.%s", tr->stages[s].name);
-    const char *fx = i18n_lookup(lang, key);
+    const char *fx = i18n_lookup(LANG_EN, key); // formulas are code: the same in every language
+    (void)lang;
     snprintf(out, n, "%s", fx ? fx : stage_name_of(tr, s)->sym);
 }
 
@@ -371,17 +387,16 @@ void scene_fill_text(float f, char *buf, size_t n)
         snprintf(buf, n, f < 0 ? "−∞" : "∞");
         return;
     }
-    char t[32];
-    snprintf(t, sizeof t, "%.0e", (double)f);
+    // %g, with the exponent written as a lesson writes it: -1e+09 → −1e9, -3.5 → −3.5
+    char t[40];
+    snprintf(t, sizeof t, "%g", (double)f);
     char *e = strchr(t, 'e');
-    if (!e) {
-        snprintf(buf, n, "%s", t);
-        return;
+    if (e) {
+        int ex = 0;
+        sscanf(e + 1, "%d", &ex);
+        snprintf(e, sizeof t - (size_t)(e - t), "e%d", ex);
     }
-    int ex = 0;
-    sscanf(e + 1, "%d", &ex);
-    *e = '\0';
-    snprintf(buf, n, "%s%.8se%d", t[0] == '-' ? "−" : "", t[0] == '-' ? t + 1 : t, ex % 1000);
+    snprintf(buf, n, "%s%s", t[0] == '-' ? "−" : "", t[0] == '-' ? t + 1 : t);
 }
 
 static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -400,7 +415,7 @@ static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t 
 static void formula_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    const char *x = trace_has_mask(tr) ? op_sym(tr, s, 0) : "scores";
+    const char *x = stage_name_of(tr, trace_find(tr, display_name(tr, tr->stages[s].operands[0])))->sym;
     snprintf(out, n, "%s = softmax(%s, dim=−1)", stage_name_of(tr, s)->sym, x);
 }
 
@@ -455,6 +470,10 @@ static void formula_note(const Trace *tr, int s, Lang lang, char *out, size_t n)
             snprintf(b, sizeof b, "%.3f", (double)tr->scale);
             const char *args[] = {a, b};
             i18n_fmt(out, n, lang, "fx.scale_sqrt", 2, args);
+        } else {
+            snprintf(a, sizeof a, "%g", (double)tr->scale);
+            const char *args[] = {a};
+            i18n_fmt(out, n, lang, "fx.scale_custom", 1, args);
         }
     } else if (st->kind == STAGE_KIND_MASKED && st->operands[1] < 0) {
         i18n_fmt(out, n, lang, "fx.no_mask", 0, NULL);
@@ -517,8 +536,7 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
             snprintf(base, sizeof base, "%s", p->title);
         } else {
             char k[48];
-            const char *nm = st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) ? "scores" : st->name;
-            snprintf(k, sizeof k, "name.%s", nm);
+            snprintf(k, sizeof k, "name.%s", display_name(tr, p->stage));
             snprintf(base, sizeof base, "%s", i18n_get(v->lang, k));
         }
         if (g == L->n_groups) {
@@ -682,6 +700,8 @@ void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_
     i18n_fmt(line, sizeof line, v->lang, stage_has_heads(st) || st->kind == STAGE_KIND_CONCAT ? "alt.intro_head" : "alt.intro",
              4, args0);
     put(out, n, &len, line);
+    const char *sep = i18n_get(v->lang, "alt.sep"); // " " between English sentences, none in Chinese
+    if (!strcmp(sep, "alt.sep")) sep = " ";
     for (int i = 0; i < L->n_panels; i++) {
         const PanelSpec *p = &L->spec[i];
         const ScaleGroup *g = &L->group[p->group];
@@ -692,22 +712,55 @@ void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_
         const char *args[] = {p->title, a, b, c, d};
         i18n_fmt(line, sizeof line, v->lang,
                  g->mask01 ? "alt.panel_mask" : p->result ? "alt.panel_result" : "alt.panel", 5, args);
-        put(out, n, &len, " ");
+        put(out, n, &len, sep);
         put(out, n, &len, line);
     }
+    // masked cells filled with the fill (the mask's own zeros are described with its panel)
     bool masked = false, nan = false;
-    for (int i = 0; i < L->n_panels; i++) masked |= L->spec[i].any_masked, nan |= L->spec[i].any_nan;
+    for (int i = 0; i < L->n_panels; i++) {
+        masked |= L->spec[i].any_masked && !L->group[L->spec[i].group].mask01;
+        nan |= L->spec[i].any_nan;
+    }
     if (masked) {
         scene_fill_text(tr->mask_fill, a, sizeof a);
         const char *args[] = {a};
         i18n_fmt(line, sizeof line, v->lang, "alt.masked", 1, args);
-        put(out, n, &len, " ");
+        put(out, n, &len, sep);
         put(out, n, &len, line);
     }
     if (nan) {
-        put(out, n, &len, " ");
+        put(out, n, &len, sep);
         put(out, n, &len, i18n_get(v->lang, "alt.nan"));
     }
+}
+
+// The generic narration that is true for this lesson: without a bias, without
+// scaling, with no mask, with −∞ or a small fill (a suffix of its narr.* key).
+static const char *narration_variant(const Trace *tr, int s)
+{
+    const Stage *st = &tr->stages[s];
+    switch (st->kind) {
+    case STAGE_KIND_PROJECTION:
+    case STAGE_KIND_OUT_PROJ:
+        return has_bias(st) ? "" : "_nobias";
+    case STAGE_KIND_SCORES:
+        return tr->scale == 1.0f ? "_noscale" : "";
+    case STAGE_KIND_MASKED:
+        if (st->operands[1] < 0) return "_none";
+        if (isinf(tr->mask_fill)) return "_neginf";
+        return tr->mask_fill > -1e4f ? "_small" : "";
+    default:
+        return "";
+    }
+}
+
+const char *scene_step_key(const Trace *tr, StepId step, char *buf, size_t n)
+{
+    // the scores step is labelled by what it computes: QKᵀ/√dₖ, QKᵀ/s or QKᵀ
+    const char *suffix = "";
+    if (step == STEP_SCORES) suffix = tr->scale == 1.0f ? "_noscale" : scale_is_sqrt_dk(tr) ? "" : "_custom";
+    snprintf(buf, n, "step.%s%s", step_name(step), suffix);
+    return buf;
 }
 
 const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
@@ -718,8 +771,8 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     const char *text = v->lesson ? lesson_step_text(v->lesson, st->name, v->lang) : NULL;
     if (!text && v->lesson) text = lesson_step_text(v->lesson, step_name(st->step), v->lang);
     if (text) return text;
-    char key[48], a[16], b[16], c[16];
-    snprintf(key, sizeof key, "narr.%s", st->name);
+    char key[64], a[16], b[16], c[16];
+    snprintf(key, sizeof key, "narr.%s%s", st->name, narration_variant(tr, v->stage));
     snprintf(a, sizeof a, "%d", st->kind == STAGE_KIND_SPLIT && st->operands[0] >= 0 ? tr->stages[st->operands[0]].t.shape[2]
                                                                                      : tr->d_model);
     snprintf(b, sizeof b, "%d", tr->n_heads);

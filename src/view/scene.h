@@ -67,6 +67,9 @@ const char *scene_symbol(const Trace *tr, int s, Lang lang);
 // The symbol of stage s's weight ("W_Qᵀ", "γ") or bias ("b_Q", "β").
 const char *scene_param_symbol(const Trace *tr, int s, bool bias);
 
+// Stage s's weight as PyTorch stores it, (out, in): "W_Q", "W₁" (γ for a LayerNorm).
+const char *scene_weight_plain(const Trace *tr, int s);
+
 // The cell of panel p that result cell (row, col) of panel r reads, by p's rule
 // (PanelSpec.reads): a whole row, a column, one cell, or nothing. Returns false
 // when p has no highlight for that cell.
@@ -112,6 +115,10 @@ void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_
 // The narration of v's stage: the lesson's text for the stage or its step, else
 // the generic one (written into buf). Never NULL.
 const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n);
+
+// The i18n key of a timeline step's label, true for this lesson ("step.scores_noscale"
+// reads QKᵀ when the scores are not divided). buf holds it.
+const char *scene_step_key(const Trace *tr, StepId step, char *buf, size_t n);
 
 // Name of the scale kind for --describe: "diverging", "sequential", "log", "mask".
 const char *scene_scale_name(const ScaleGroup *g);
