@@ -34,14 +34,16 @@ void trace_compute_stats(Trace *tr)
         size_t per = B > 0 ? s->t.size / (size_t)B : 0;
         for (int b = 0; b < B && b < TRACE_MAX_BATCH; b++) {
             float m = 0.0f, mp = INFINITY;
+            bool nan = false;
             const float *x = s->t.data + (size_t)b * per;
             for (size_t k = 0; k < per; k++) {
+                nan |= isnan(x[k]);
                 if (!isfinite(x[k])) continue;
                 float a = fabsf(x[k]);
                 if (a > m) m = a;
                 if (x[k] > 0.0f && x[k] < mp) mp = x[k];
             }
-            s->absmax[b] = m, s->minpos[b] = mp;
+            s->absmax[b] = m, s->minpos[b] = mp, s->any_nan[b] = nan;
         }
     }
 }

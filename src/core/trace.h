@@ -55,6 +55,7 @@ typedef struct Stage {
     // Per batch slice (all heads), over finite values: the largest |value| and the
     // smallest positive value (INFINITY when none): the views' colour ranges.
     float absmax[TRACE_MAX_BATCH], minpos[TRACE_MAX_BATCH];
+    bool any_nan[TRACE_MAX_BATCH];
     int operands[TRACE_MAX_OPERANDS]; // indices of earlier stages it reads, -1 = none
     const Tensor *weight;        // borrowed nn.Linear weight it applies (or NULL)
     const Tensor *bias;          // borrowed bias (or NULL)

@@ -377,12 +377,9 @@ int text_width(Fonts *f, FontFace face, int px, const char *s)
     TTF_Font *font, *fb;
     face_fonts(f, face, px, &font, &fb);
     if (!font || !s[0]) return 0;
-    Mixed *m = malloc(sizeof *m);
-    if (!m) return 0;
-    m->p = font, m->fb = fb;
-    int w = measure(m, s, s + strlen(s));
-    free(m);
-    return w;
+    Mixed m; // on the stack: layout measures every label of every frame
+    m.p = font, m.fb = fb;
+    return measure(&m, s, s + strlen(s));
 }
 
 int text_measure(void *fonts, bool bold, int px, const char *s)

@@ -579,15 +579,21 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         }
         p->group = g;
         p->scale = L->group[g].scale;
-        // which special looks occur (the legend shows their swatches)
-        for (int r = 0; r < p->rows; r++)
+        // which special looks occur (the legend shows their swatches): only where they can
+        // (a mask, NaN somewhere in the batch slice), and only until both are found
+        const Stage *ds = &tr->stages[p->stage];
+        int bb = ds->t.rank >= 3 ? imin(imax(v->batch, 0), ds->t.shape[0] - 1) : 0;
+        bool nan_possible = p->is_weight || ds->any_nan[bb];
+        for (int r = 0; r < p->rows && (p->mask || nan_possible); r++) {
             for (int c = 0; c < p->cols; c++) {
                 if (p->mask && p->mask[(size_t)r * (size_t)p->cols + (size_t)c] == 0.0f) {
                     p->any_masked = true;
                     continue;
                 }
-                if (isnan(panel_value(p, r, c))) p->any_nan = true;
+                if (nan_possible && isnan(panel_value(p, r, c))) p->any_nan = true;
             }
+            if ((p->any_masked || !p->mask) && (p->any_nan || !nan_possible)) break;
+        }
     }
 }
 
