@@ -107,7 +107,8 @@ static void save_frame(App *a)
     View v = a->v;
     v.toast = NULL;
     v.picker = NULL; // and without the "Lessons…" button: the same pixels as an export
-    render_frame(a->r, a->fonts, &a->session->trace, &v);
+    Canvas c = {a->r, a->fonts, a->heatmaps};
+    render_frame(&c, &a->session->trace, &v);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
         toast(a, "app.save_failed", err);
@@ -197,7 +198,6 @@ static void export_start(App *a)
         return;
     }
     a->export_view = a->v;
-    a->export_view.heatmaps = a->export_target.heatmaps;
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is
@@ -237,9 +237,10 @@ static void export_update(App *a, double budget)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
+    Canvas c = {t->r, t->fonts, t->heatmaps};
     Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
     while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
-        if (!export_job_step(j, t->r, t->fonts, &a->export_view)) break; // a failure: export_job_failed
+        if (!export_job_step(j, &c, &a->export_view)) break; // a failure: export_job_failed
         if ((double)(SDL_GetPerformanceCounter() - t0) / (double)freq > budget) break;
     }
     if (export_job_failed(j) || export_job_settled(j) >= export_job_total(j)) export_end(a);
@@ -253,7 +254,8 @@ static void export_complete(App *a)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
-    while (export_job_step(j, t->r, t->fonts, &a->export_view)) {}
+    Canvas c = {t->r, t->fonts, t->heatmaps};
+    while (export_job_step(j, &c, &a->export_view)) {}
     export_end(a);
 }
 
@@ -689,12 +691,12 @@ int app_run(const AppOptions *opt)
         a->v.hover = a->mouse_in && !a->picker.open;
         a->v.picker = &a->picker;
         to_output(a, a->mouse_wx, a->mouse_wy, &a->v.mouse_x, &a->v.mouse_y);
-        a->v.heatmaps = a->heatmaps;
         export_update(a, 0.012); // export frames first: the window's frame overwrites them
         a->v.export_total = a->export_job ? export_job_total(a->export_job) : 0;
         a->v.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw
-        render_frame(a->r, a->fonts, &a->session->trace, &a->v);
+        Canvas c = {a->r, a->fonts, a->heatmaps};
+        render_frame(&c, &a->session->trace, &a->v);
         SDL_RenderPresent(a->r);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
         if (software) SDL_Delay(10);
