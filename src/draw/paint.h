@@ -60,7 +60,7 @@ extern const Theme THEME;
 // base pixels at UI scale s, rounded, at least 1.
 int paint_px(float s, float base);
 
-// A w×h rectangle at (x, y) in colour c with opacity a (255 = replaces the
+// A w×h rectangle at (x, y) in colour col with opacity a (255 = replaces the
 // pixels). Nothing for w ≤ 0 or h ≤ 0.
 void paint_fill(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h);
 // The outline of thickness t just inside the w×h rectangle at (x, y).
@@ -96,8 +96,9 @@ bool paint_text_block_size(Canvas *cv, FontFace face, int px, int wrap_w, const 
 void paint_text_block(Canvas *cv, FontFace face, int px, int wrap_w, Rgb col, uint8_t a, int x, int y,
                       const char *s);
 // s itself when it is at most max_w wide at px; else its longest prefix (whole
-// code points, at most n − 4 bytes) that fits with "…" after it, written into
-// buf (n bytes); "…" alone when none fits. s itself when n < 8.
+// code points, fewer than n − 4 bytes) that fits with "…" after it, written
+// into buf (n bytes); "…" alone when none fits. s itself when n < 8. (Widths
+// are taken to grow with the prefix: it measures a few cuts, not every one.)
 const char *paint_fit_text(Canvas *cv, FontFace face, int px, const char *s, int max_w, char *buf, size_t n);
 
 // ---- retained images (heatmap.c) ------------------------------------------------
