@@ -379,6 +379,7 @@ typedef struct Target {
     int w, h, bpitch;
     SDL_Surface *s;     // the inner w×h window of buf
     SDL_Renderer *r;
+    Canvas c;           // r with the shared fonts, no heatmap cache
 } Target;
 
 static void target_init(Target *t, int w, int h)
@@ -393,6 +394,7 @@ static void target_init(Target *t, int w, int h)
     assert_non_null(t->s);
     t->r = SDL_CreateSoftwareRenderer(t->s);
     assert_non_null(t->r);
+    t->c = (Canvas){t->r, fonts, NULL};
 }
 
 static void target_free(Target *t)
@@ -486,7 +488,7 @@ static void test_render_all_lessons(void **state)
                     for (int values = 0; values < 2; values++) {
                         v.show_values = values;
                         v.anim = 1.0f;
-                        render_frame(t.r, fonts, &tr, &v);
+                        render_frame(&t.c, &tr, &v);
                         snprintf(what, sizeof what, "%s %dx%d stage %s b%d h%d values %d", g.gl_pathv[f], t.w, t.h,
                                  tr.stages[s].name, v.batch, v.head, values);
                         check_cells(&t, &L, what);
@@ -494,7 +496,7 @@ static void test_render_all_lessons(void **state)
                     }
                     // mid-animation frames draw too, inside the target
                     v.anim = 0.4f;
-                    render_frame(t.r, fonts, &tr, &v);
+                    render_frame(&t.c, &tr, &v);
                     check_guard(&t, what);
                 }
             trace_free(&tr);
@@ -537,10 +539,10 @@ static void test_tooltip_clear_of_operands(void **state)
                 Rect q;
                 if (!layout_cell_rect(&L, r, row, col, &q)) continue;
                 v.hover = false;
-                render_frame(t.r, fonts, &tr, &v);
+                render_frame(&t.c, &tr, &v);
                 memcpy(plain, t.buf, bytes);
                 v.hover = true, v.mouse_x = q.x + q.w / 2, v.mouse_y = q.y + q.h / 2;
-                render_frame(t.r, fonts, &tr, &v);
+                render_frame(&t.c, &tr, &v);
                 Rect keep[LAYOUT_MAX_PANELS + 1];
                 int n = 0;
                 keep[n++] = q;
@@ -589,27 +591,27 @@ static void test_render_overlays_and_determinism(void **state)
         v.stage = s;
         for (int k = 0; k <= 4; k++) {
             v.anim = (float)k / 4.0f;
-            render_frame(a.r, fonts, &tr, &v); // may fill the text cache
+            render_frame(&a.c, &tr, &v); // may fill the text cache
             memcpy(copy, a.buf, bytes);
-            render_frame(a.r, fonts, &tr, &v); // from the cache: same pixels
+            render_frame(&a.c, &tr, &v); // from the cache: same pixels
             assert_memory_equal(copy, a.buf, bytes);
         }
     }
     // a different renderer (fresh cache) gives the same pixels too
     v.stage = trace_find(&tr, "masked_scores");
     v.anim = 0.5f;
-    render_frame(a.r, fonts, &tr, &v);
+    render_frame(&a.c, &tr, &v);
     memcpy(copy, a.buf, bytes);
     target_free(&a);
     target_init(&b, 1280, 720);
-    render_frame(b.r, fonts, &tr, &v);
+    render_frame(&b.c, &tr, &v);
     assert_memory_equal(copy, b.buf, bytes);
     // help overlay and a hover tooltip change the frame and stay inside it
     v.anim = 1.0f;
-    render_frame(b.r, fonts, &tr, &v);
+    render_frame(&b.c, &tr, &v);
     memcpy(copy, b.buf, bytes);
     v.help = true;
-    render_frame(b.r, fonts, &tr, &v);
+    render_frame(&b.c, &tr, &v);
     check_guard(&b, "help");
     assert_memory_not_equal(copy, b.buf, bytes);
     v.help = false;
@@ -618,21 +620,21 @@ static void test_render_overlays_and_determinism(void **state)
     Rect c;
     assert_true(layout_cell_rect(&L, L.result_panel, 1, 0, &c));
     v.hover = true, v.mouse_x = c.x + c.w / 2, v.mouse_y = c.y + c.h / 2;
-    render_frame(b.r, fonts, &tr, &v);
+    render_frame(&b.c, &tr, &v);
     check_guard(&b, "tooltip");
     assert_memory_not_equal(copy, b.buf, bytes);
     // corners: hovering the last cell near the window edge keeps the tooltip inside
     v.mouse_x = 1279, v.mouse_y = 719;
-    render_frame(b.r, fonts, &tr, &v);
+    render_frame(&b.c, &tr, &v);
     check_guard(&b, "tooltip at the corner");
     v.hover = false;
     v.toast = "Saved /tmp/attnviz-0001-input.png";
     v.toast_alpha = 1.0f;
-    render_frame(b.r, fonts, &tr, &v);
+    render_frame(&b.c, &tr, &v);
     check_guard(&b, "toast");
     // the text cache is hit once warm: a settled frame renders no new text
     TextStats s0 = text_stats(fonts);
-    render_frame(b.r, fonts, &tr, &v);
+    render_frame(&b.c, &tr, &v);
     TextStats s1 = text_stats(fonts);
     assert_int_equal(s1.misses, s0.misses);
     free(copy);
@@ -810,17 +812,16 @@ static void test_image_mode_pixels(void **state)
             char what[200];
             snprintf(what, sizeof what, "%s stage %s h%d", BIG_LESSON, tr.stages[s].name, v.head);
             // without a cache (rectangles) and with one (textures): the same pixels
-            v.heatmaps = NULL;
-            render_frame(a.r, fonts, &tr, &v);
+            Canvas cached = {b.r, fonts, hc};
+            render_frame(&a.c, &tr, &v);
             check_guard(&a, what);
             checked += check_image_cells(&a, &L, what);
             check_cells(&a, &L, what);
-            v.heatmaps = hc;
-            render_frame(b.r, fonts, &tr, &v);
+            render_frame(&cached, &tr, &v);
             assert_memory_equal(a.buf, b.buf, bytes);
             // a settled frame again: the textures are reused, not refilled or reallocated
             HeatmapStats s0 = heatmap_cache_stats(hc);
-            render_frame(b.r, fonts, &tr, &v);
+            render_frame(&cached, &tr, &v);
             HeatmapStats s1 = heatmap_cache_stats(hc);
             assert_int_equal(s1.fills, s0.fills);
             assert_int_equal(s1.allocs, s0.allocs);
@@ -830,10 +831,8 @@ static void test_image_mode_pixels(void **state)
             assert_memory_equal(a.buf, b.buf, bytes);
             // mid-transition frames: both paths agree too
             v.anim = 0.5f;
-            v.heatmaps = NULL;
-            render_frame(a.r, fonts, &tr, &v);
-            v.heatmaps = hc;
-            render_frame(b.r, fonts, &tr, &v);
+            render_frame(&a.c, &tr, &v);
+            render_frame(&cached, &tr, &v);
             assert_memory_equal(a.buf, b.buf, bytes);
             check_guard(&b, what);
             v.anim = 1.0f;
@@ -939,7 +938,7 @@ static void test_zoom_and_pan(void **state)
     // pixels of zoomed images are exact too, and they agree with and without a cache
     Target t;
     target_init(&t, 1280, 720);
-    render_frame(t.r, fonts, &tr, &v);
+    render_frame(&t.c, &tr, &v);
     assert_true(check_image_cells(&t, &L, "zoom 4") > 1000);
     check_guard(&t, "zoom 4");
     // zoom far enough and cells become cells with numbers (never below 13 px)
@@ -949,7 +948,7 @@ static void test_zoom_and_pan(void **state)
     assert_true(L.spec[p].decimals >= 0);
     assert_true(L.spec[p].px_cell >= LAYOUT_MIN_NUMBER_PX);
     v.show_values = true;
-    render_frame(t.r, fonts, &tr, &v);
+    render_frame(&t.c, &tr, &v);
     check_cells(&t, &L, "zoomed in");
     check_guard(&t, "zoomed in");
     // pan: dragging right shows columns further left; clamped at the edges
@@ -987,7 +986,7 @@ static void test_zoom_and_pan(void **state)
     assert_true(L.zoom_y[0] && !L.zoom_x[0]); // Q (256×16): its rows
     assert_true(!L.zoom_y[1] && L.zoom_x[1]); // Kᵀ (16×256): its columns
     assert_true(L.zoom_x[rp] && L.zoom_y[rp]);
-    render_frame(t.r, fonts, &tr, &v);
+    render_frame(&t.c, &tr, &v);
     check_cells(&t, &L, "scores zoomed");
     check_image_cells(&t, &L, "scores zoomed");
     check_guard(&t, "scores zoomed");
@@ -1002,7 +1001,7 @@ static void test_zoom_and_pan(void **state)
     layout_zoom_at(&v, &L, L.panel[rp].x + 3, L.panel[rp].y + 3, 10.0f);
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_true(L.cell[rp] <= 101 && L.cell[rp] > L0.cell[rp]);
-    render_frame(t.r, fonts, &tr, &v);
+    render_frame(&t.c, &tr, &v);
     check_cells(&t, &L, "small lesson zoomed");
     check_guard(&t, "small lesson zoomed");
     target_free(&t);
@@ -1024,14 +1023,14 @@ static void test_export_overlay(void **state)
     assert_non_null(copy);
     View v;
     view_init(&v, &ls, LANG_EN);
-    render_frame(t.r, fonts, &tr, &v);
+    render_frame(&t.c, &tr, &v);
     memcpy(copy, t.buf, bytes);
     v.export_done = 3, v.export_total = 13;
-    render_frame(t.r, fonts, &tr, &v);
+    render_frame(&t.c, &tr, &v);
     check_guard(&t, "export progress");
     assert_memory_not_equal(copy, t.buf, bytes);
     v.export_done = v.export_total = 0;
-    render_frame(t.r, fonts, &tr, &v);
+    render_frame(&t.c, &tr, &v);
     assert_memory_equal(copy, t.buf, bytes);
     free(copy);
     target_free(&t);

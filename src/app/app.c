@@ -111,7 +111,8 @@ static void save_frame(App *a)
     View v = a->v;
     v.toast = NULL;
     v.picker = NULL; // and without the "Lessons…" button: the same pixels as an export
-    render_frame(a->r, a->fonts, &a->session->trace, &v);
+    Canvas c = {a->r, a->fonts, a->heatmaps};
+    render_frame(&c, &a->session->trace, &v);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
         toast(a, "app.save_failed", err);
@@ -201,7 +202,6 @@ static void export_start(App *a)
         return;
     }
     a->export_view = a->v;
-    a->export_view.heatmaps = a->export_target.heatmaps;
     a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
     a->export_view.measure = &a->export_measure;
 }
@@ -243,9 +243,10 @@ static void export_update(App *a, double budget)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
+    Canvas c = {t->r, t->fonts, t->heatmaps};
     Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
     while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
-        if (!export_job_step(j, t->r, t->fonts, &a->export_view)) break; // a failure: export_job_failed
+        if (!export_job_step(j, &c, &a->export_view)) break; // a failure: export_job_failed
         if ((double)(SDL_GetPerformanceCounter() - t0) / (double)freq > budget) break;
     }
     if (export_job_failed(j) || export_job_settled(j) >= export_job_total(j)) export_end(a);
@@ -259,7 +260,8 @@ static void export_complete(App *a)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
-    while (export_job_step(j, t->r, t->fonts, &a->export_view)) {}
+    Canvas c = {t->r, t->fonts, t->heatmaps};
+    while (export_job_step(j, &c, &a->export_view)) {}
     export_end(a);
 }
 
@@ -312,7 +314,7 @@ static bool open_lesson(App *a, const char *path)
     playback_set_speed(&a->pb, speed);
     view_init(&a->v, &a->session->lesson, old.lang);
     a->v.palette = old.palette, a->v.show_values = old.show_values, a->v.prob_scale = old.prob_scale;
-    a->v.measure = old.measure, a->v.heatmaps = old.heatmaps;
+    a->v.measure = old.measure;
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
     heatmap_cache_flush(a->heatmaps); // and its heatmap images
     a->picker.open = false;
@@ -712,12 +714,12 @@ int app_run(const AppOptions *opt)
         a->v.hover = a->mouse_in && !a->picker.open;
         a->v.picker = &a->picker;
         to_output(a, a->mouse_wx, a->mouse_wy, &a->v.mouse_x, &a->v.mouse_y);
-        a->v.heatmaps = a->heatmaps;
         export_update(a, 0.012); // export frames first: the window's frame overwrites them
         a->v.export_total = a->export_job ? export_job_total(a->export_job) : 0;
         a->v.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw
-        render_frame(a->r, a->fonts, &a->session->trace, &a->v);
+        Canvas c = {a->r, a->fonts, a->heatmaps};
+        render_frame(&c, &a->session->trace, &a->v);
         SDL_RenderPresent(a->r);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
         if (software) SDL_Delay(10);

@@ -370,12 +370,12 @@ bool export_job_ready(ExportJob *j)
     return ready;
 }
 
-bool export_job_step(ExportJob *j, SDL_Renderer *r, Fonts *f, const View *base)
+bool export_job_step(ExportJob *j, Canvas *c, const View *base)
 {
     Encoder *e = &j->e;
     if (j->next >= j->n_frames) return false;
     int w = 0, h = 0;
-    SDL_GetRendererOutputSize(r, &w, &h);
+    SDL_GetRendererOutputSize(c->r, &w, &h);
     if (w != e->w || h != e->h) {
         pthread_mutex_lock(&e->mu);
         if (!e->err[0])
@@ -394,7 +394,7 @@ bool export_job_step(ExportJob *j, SDL_Renderer *r, Fonts *f, const View *base)
     v.export_done = v.export_total = 0;
     v.picker = NULL; // the window's "Lessons…" button is not part of a frame
     view_reset_zoom(&v);
-    render_frame(r, f, j->tr, &v);
+    render_frame(c, j->tr, &v);
     // wait for a free buffer, then hand the pixels to an encoder
     pthread_mutex_lock(&e->mu);
     while (e->n_free == 0 && !e->err[0]) pthread_cond_wait(&e->cv_slot, &e->mu);
@@ -402,7 +402,7 @@ bool export_job_step(ExportJob *j, SDL_Renderer *r, Fonts *f, const View *base)
     int slot = failed ? -1 : e->free_slots[--e->n_free];
     pthread_mutex_unlock(&e->mu);
     if (failed) return false;
-    if (SDL_RenderReadPixels(r, NULL, SDL_PIXELFORMAT_RGBA32, e->pix[slot], w * 4) != 0) {
+    if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, e->pix[slot], w * 4) != 0) {
         pthread_mutex_lock(&e->mu);
         e->free_slots[e->n_free++] = slot;
         if (!e->err[0]) snprintf(e->err, sizeof e->err, "cannot read the frame's pixels: %s", SDL_GetError());
@@ -535,10 +535,10 @@ int export_run(const ExportOptions *o)
     t0 = now_s();
     View v;
     view_init(&v, ls, drawn.lang);
-    v.heatmaps = t.heatmaps;
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
-    while (!g_signal && export_job_step(job, t.r, t.fonts, &v)) {
+    Canvas c = {t.r, t.fonts, t.heatmaps};
+    while (!g_signal && export_job_step(job, &c, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
             progress(export_job_written(job), n_frames, t0);
             last_bar = now_s();

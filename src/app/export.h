@@ -13,6 +13,7 @@
 
 #include "heatmap.h"
 #include "lesson.h"
+#include "paint.h"
 #include "text.h"
 #include "trace.h"
 #include "view.h"
@@ -80,13 +81,13 @@ int export_job_settled(ExportJob *j);
 bool export_job_failed(ExportJob *j);
 // True when export_job_step would not wait for an encoder.
 bool export_job_ready(ExportJob *j);
-// Draws the next planned frame with render_frame on r (whose output must be the
-// job's size) from base (palette, values, language, lesson, cache) with the
+// Draws the next planned frame with render_frame on c (whose output must be the
+// job's size) from base (palette, values, language, lesson) with the
 // plan's stage and progress and nothing else (no hover, help, zoom, toast), and
 // hands its pixels to an encoder, waiting (on a condition variable) for a free
 // buffer. False when no frame is left or on a failure (which export_job_failed
 // tells and export_job_finish reports).
-bool export_job_step(ExportJob *j, SDL_Renderer *r, Fonts *f, const View *base);
+bool export_job_step(ExportJob *j, Canvas *c, const View *base);
 // Waits for the encoders, writes frames.json (listing the PNGs written; complete
 // unless interrupted, failed or stopped early) and frees j. *written = PNGs on
 // disk. False with one line in err when a write failed.

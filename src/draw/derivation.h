@@ -5,13 +5,11 @@
 #ifndef ATTNVIZ_DERIVATION_H
 #define ATTNVIZ_DERIVATION_H
 
-#include <SDL.h>
-
 #include "layout.h"
+#include "paint.h"
 #include "scene.h"
-#include "text.h"
 
 // Draws d into L->deriv; `shown` in [0, 1] is how far its lines have appeared.
-void derivation_draw(SDL_Renderer *r, Fonts *f, const Layout *L, const Derivation *d, float shown);
+void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float shown);
 
 #endif

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #define IMG_MAX 8192 // widest / tallest panel drawn as an image, in pixels
-#define TEX_ROUND 64 // textures grow in steps of this many pixels
 
 // Everything the pixels of one panel depend on.
 typedef struct ImageKey {
@@ -17,14 +16,13 @@ typedef struct ImageKey {
 } ImageKey;
 
 typedef struct Slot {
-    SDL_Texture *tex;
-    int tw, th;
+    PaintImage img;
     bool valid;
     ImageKey key;
 } Slot;
 
 struct HeatmapCache {
-    SDL_Renderer *owner;
+    const SDL_Renderer *owner; // the images belong to this renderer
     Slot slot[LAYOUT_MAX_PANELS];
     HeatmapStats stats;
 };
@@ -35,7 +33,7 @@ void heatmap_cache_flush(HeatmapCache *c)
 {
     if (!c) return;
     for (int i = 0; i < LAYOUT_MAX_PANELS; i++) {
-        if (c->slot[i].tex) SDL_DestroyTexture(c->slot[i].tex);
+        paint_image_free(&c->slot[i].img);
         memset(&c->slot[i], 0, sizeof c->slot[i]);
     }
     c->owner = NULL;
@@ -83,29 +81,35 @@ static void runs(Runs *u, const Layout *L, int p, int c0, int c1, bool cols)
 static bool same_rgb(Rgb a, Rgb b) { return a.r == b.r && a.g == b.g && a.b == b.b; }
 
 // Rectangles, one per run of equal colour in each row run.
-static void draw_rects(SDL_Renderer *r, const Runs *ry, const Runs *rx, int x, int y, HeatmapColorFn color,
+static void draw_rects(Canvas *cv, const Runs *ry, const Runs *rx, int x, int y, HeatmapColorFn color,
                        const void *ctx)
 {
-    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
     for (int k = 0; k < ry->n; k++) {
         int m = 0;
         Rgb c = color(ctx, ry->cell[k], rx->cell[0]), next = c;
         while (m < rx->n) {
             int m1 = m + 1;
             while (m1 < rx->n && same_rgb(next = color(ctx, ry->cell[k], rx->cell[m1]), c)) m1++;
-            SDL_SetRenderDrawColor(r, c.r, c.g, c.b, 255);
-            SDL_Rect q = {x + rx->at[m], y + ry->at[k], rx->at[m1] - rx->at[m], ry->at[k + 1] - ry->at[k]};
-            SDL_RenderFillRect(r, &q);
+            paint_fill(cv, c, 255, x + rx->at[m], y + ry->at[k], rx->at[m1] - rx->at[m], ry->at[k + 1] - ry->at[k]);
             m = m1;
             c = next;
         }
     }
 }
 
-// Pixels into a locked RGBA32 texture: one scanline per row run, copied down.
-static void fill_pixels(unsigned char *px, int pitch, const Runs *ry, const Runs *rx, HeatmapColorFn color,
-                        const void *ctx)
+typedef struct FillCtx {
+    const Runs *ry, *rx;
+    HeatmapColorFn color;
+    const void *ctx;
+} FillCtx;
+
+// Pixels into a locked RGBA32 image: one scanline per row run, copied down.
+static void fill_pixels(unsigned char *px, int pitch, const void *fill_ctx)
 {
+    const FillCtx *f = fill_ctx;
+    const Runs *ry = f->ry, *rx = f->rx;
+    HeatmapColorFn color = f->color;
+    const void *ctx = f->ctx;
     for (int k = 0; k < ry->n; k++) {
         unsigned char *line = px + (size_t)ry->at[k] * (size_t)pitch;
         for (int m = 0; m < rx->n; m++) {
@@ -118,8 +122,8 @@ static void fill_pixels(unsigned char *px, int pitch, const Runs *ry, const Runs
     }
 }
 
-void heatmap_draw_image(SDL_Renderer *r, HeatmapCache *c, const Layout *L, int p, int dx, int dy,
-                        const float anim_key[4], HeatmapColorFn color, const void *ctx)
+void heatmap_draw_image(Canvas *cv, const Layout *L, int p, int dx, int dy, const float anim_key[4],
+                        HeatmapColorFn color, const void *ctx)
 {
     Rect q = L->panel[p];
     if (q.w <= 0 || q.h <= 0 || q.w > IMG_MAX || q.h > IMG_MAX) return;
@@ -130,13 +134,14 @@ void heatmap_draw_image(SDL_Renderer *r, HeatmapCache *c, const Layout *L, int p
     runs(&ry, L, p, r0, r1, false);
     runs(&rx, L, p, c0, c1, true);
     if (ry.n == 0 || rx.n == 0) return;
+    HeatmapCache *c = cv->heatmaps;
     if (!c) {
-        draw_rects(r, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
+        draw_rects(cv, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
         return;
     }
-    if (c->owner != r) {
+    if (c->owner != cv->r) {
         heatmap_cache_flush(c);
-        c->owner = r;
+        c->owner = cv->r;
     }
     Slot *s = &c->slot[p];
     ImageKey key;
@@ -149,38 +154,27 @@ void heatmap_draw_image(SDL_Renderer *r, HeatmapCache *c, const Layout *L, int p
     key.cell_wq = L->cell_wq[p], key.cell_hq = L->cell_hq[p];
     key.off_xq = L->off_xq[p], key.off_yq = L->off_yq[p];
     memcpy(key.anim, anim_key, sizeof key.anim);
-    if (!s->tex || s->tw < q.w || s->th < q.h) {
-        if (s->tex) SDL_DestroyTexture(s->tex);
-        int tw = (q.w + TEX_ROUND - 1) / TEX_ROUND * TEX_ROUND, th = (q.h + TEX_ROUND - 1) / TEX_ROUND * TEX_ROUND;
-        if (s->tw > tw) tw = s->tw;
-        if (s->th > th) th = s->th;
-        s->tex = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, tw, th);
+    int made = paint_image_reserve(cv, &s->img, q.w, q.h);
+    if (made < 0) { // no image (out of memory, size limit): rectangles
         s->valid = false;
-        if (!s->tex) { // no texture (out of memory, size limit): rectangles
-            s->tw = s->th = 0;
-            draw_rects(r, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
-            return;
-        }
-        s->tw = tw, s->th = th;
-        SDL_SetTextureBlendMode(s->tex, SDL_BLENDMODE_NONE);
-        SDL_SetTextureScaleMode(s->tex, SDL_ScaleModeNearest);
+        draw_rects(cv, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
+        return;
+    }
+    if (made > 0) {
+        s->valid = false;
         c->stats.allocs++;
     }
     if (!s->valid || memcmp(&s->key, &key, sizeof key) != 0) {
-        void *px;
-        int pitch;
-        SDL_Rect area = {0, 0, q.w, q.h};
-        if (SDL_LockTexture(s->tex, &area, &px, &pitch) != 0) {
-            draw_rects(r, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
+        FillCtx fc = {&ry, &rx, color, ctx};
+        if (!paint_image_fill(&s->img, q.w, q.h, fill_pixels, &fc)) {
+            draw_rects(cv, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
             return;
         }
-        fill_pixels(px, pitch, &ry, &rx, color, ctx);
-        SDL_UnlockTexture(s->tex);
         s->key = key;
         s->valid = true;
         c->stats.fills++;
     } else {
         c->stats.reuses++;
     }
-    SDL_RenderCopy(r, s->tex, &(SDL_Rect){0, 0, q.w, q.h}, &(SDL_Rect){q.x + dx, q.y + dy, q.w, q.h});
+    paint_image_draw(cv, &s->img, q.w, q.h, q.x + dx, q.y + dy);
 }

@@ -4,16 +4,14 @@
 #ifndef ATTNVIZ_PICKER_DRAW_H
 #define ATTNVIZ_PICKER_DRAW_H
 
-#include <SDL.h>
-
 #include "layout.h"
-#include "text.h"
+#include "paint.h"
 #include "view.h"
 
 // Width the button takes from the right end of the status row (0 = no button).
 int picker_button_reserve(const Layout *L, const View *v);
-void picker_draw_button(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v);
+void picker_draw_button(Canvas *cv, const Layout *L, const View *v);
 // The overlay, when v->picker is open.
-void picker_draw(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v);
+void picker_draw(Canvas *cv, const Layout *L, const View *v);
 
 #endif

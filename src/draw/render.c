@@ -2,9 +2,10 @@
 //
 // Draw order: background | timeline | tabs + status | header (title, shapes,
 // formula) | heatmaps with operators, animated by View.anim | legend |
-// narration | hover highlight + tooltip | help overlay | export progress | toast.
-// Everything is filled rectangles and cached text textures, and heatmaps too
-// large for cells are images (heatmap.h).
+// narration | toast | hover highlight + tooltip | help overlay | picker |
+// export progress. The timeline, tabs and overlays are chrome.c's; everything
+// goes through paint.h (rectangles, text, and images for heatmaps too large
+// for cells, heatmap.h).
 #include "render.h"
 
 #include <math.h>
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chrome.h"
 #include "derivation.h"
 #include "explain.h"
 #include "scene.h"
@@ -21,48 +23,9 @@
 
 #define TIP_MAX 1024
 
-static const Rgb BG = {248, 248, 246};
-static const Rgb INK = {28, 28, 30};
-static const Rgb MUTED = {96, 96, 100};
-static const Rgb ACCENT = {0, 90, 170};
-static const Rgb ACCENT_LIGHT = {214, 228, 244};
-static const Rgb SLOT = {232, 232, 232};
-static const Rgb EMPTY = {236, 236, 234};
-static const Rgb GRID = {196, 200, 208};   // the lines between cells: a 0 (white) cell keeps its edges
-static const Rgb NARR_BG = {238, 243, 250};
-static const Rgb HILITE = {255, 176, 0};
-static const Rgb PAD_INK = {150, 150, 156};  // labels of padding keys (struck through)
-
-Rgb render_background(void) { return BG; }
+Rgb render_background(void) { return THEME.bg; }
 
 int render_cell_gap(int cell) { return cell >= 10 ? 1 : 0; }
-
-static SDL_Color col(Rgb c, Uint8 a) { return (SDL_Color){c.r, c.g, c.b, a}; }
-
-static void fill(SDL_Renderer *r, Rgb c, Uint8 a, int x, int y, int w, int h)
-{
-    if (w <= 0 || h <= 0) return;
-    SDL_SetRenderDrawBlendMode(r, a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
-    SDL_SetRenderDrawColor(r, c.r, c.g, c.b, a);
-    SDL_Rect q = {x, y, w, h};
-    SDL_RenderFillRect(r, &q);
-}
-
-static void frame(SDL_Renderer *r, Rgb c, Uint8 a, int x, int y, int w, int h, int t)
-{
-    fill(r, c, a, x, y, w, t);
-    fill(r, c, a, x, y + h - t, w, t);
-    fill(r, c, a, x, y + t, t, h - 2 * t);
-    fill(r, c, a, x + w - t, y + t, t, h - 2 * t);
-}
-
-static SDL_Rect sdl(Rect q) { return (SDL_Rect){q.x, q.y, q.w, q.h}; }
-
-static int px_i(float s, float base)
-{
-    int p = (int)lrintf(base * s);
-    return p < 1 ? 1 : p;
-}
 
 // ---- cells ------------------------------------------------------------------
 
@@ -101,25 +64,6 @@ static void format_cell(float v, int d, char *buf, size_t n)
     if (zero && buf[0] == '-') memmove(buf, buf + 1, strlen(buf));
 }
 
-// Diagonal hatching inside the w×h box at (x, y); restores the clip rectangle `outer`.
-static void hatch(SDL_Renderer *r, int x, int y, int w, int h, Uint8 a, float s, const SDL_Rect *outer)
-{
-    if (w < 16 || h < 16) return;
-    SDL_Rect clip = {x, y, w, h};
-    if (outer && !SDL_IntersectRect(&clip, outer, &clip)) return;
-    SDL_RenderSetClipRect(r, &clip);
-    SDL_SetRenderDrawBlendMode(r, a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
-    Rgb hc = colormap_masked_hatch();
-    SDL_SetRenderDrawColor(r, hc.r, hc.g, hc.b, a);
-    int m = w < h ? w : h;
-    int step = m / 5 < 5 ? 5 : m / 5;
-    int th = s >= 1.5f ? 2 : 1;
-    for (int t = (int)(0.4f * (float)m); t < w + h; t += step)
-        for (int k = 0; k < th; k++)
-            SDL_RenderDrawLine(r, x + t + k - h, y + h, x + t + k, y);
-    SDL_RenderSetClipRect(r, outer);
-}
-
 typedef struct CellDraw {
     int x, y, w, h;    // position and size
     Rgb color;         // background colour to show
@@ -127,177 +71,31 @@ typedef struct CellDraw {
     bool masked, nan;
     const char *text;  // number to print, or NULL
     int px;
-    const SDL_Rect *clip; // the panel's clip rectangle (zoomed), or NULL
 } CellDraw;
 
-static void draw_cell(SDL_Renderer *r, Fonts *f, const CellDraw *d, float s)
+static void draw_cell(Canvas *cv, const CellDraw *d, float s)
 {
     int g = render_cell_gap(d->w < d->h ? d->w : d->h);
-    Rgb c = d->show >= 1.0f ? d->color : colormap_lerp(EMPTY, d->color, d->show);
-    fill(r, c, 255, d->x + g, d->y + g, d->w - 2 * g, d->h - 2 * g);
+    Rgb c = d->show >= 1.0f ? d->color : colormap_lerp(THEME.empty, d->color, d->show);
+    paint_fill(cv, c, 255, d->x + g, d->y + g, d->w - 2 * g, d->h - 2 * g);
     if (d->masked && d->show > 0.5f)
-        hatch(r, d->x + g, d->y + g, d->w - 2 * g, d->h - 2 * g, (Uint8)(255 * (d->show - 0.5f) * 2), s, d->clip);
+        paint_hatch(cv, d->x + g, d->y + g, d->w - 2 * g, d->h - 2 * g, (uint8_t)(255 * (d->show - 0.5f) * 2), s);
     if (d->text && d->show > 0.55f) {
-        Rgb tc = colormap_text_dark(c) ? (Rgb){0, 0, 0} : (Rgb){255, 255, 255};
-        Uint8 a = (Uint8)(255.0f * ease_clamp01((d->show - 0.55f) / 0.45f));
-        SDL_Rect box = {d->x, d->y, d->w, d->h};
+        Rgb tc = colormap_text_dark(c) ? THEME.black : THEME.white;
+        uint8_t a = (uint8_t)(255.0f * ease_clamp01((d->show - 0.55f) / 0.45f));
+        Rect box = {d->x, d->y, d->w, d->h};
         if (d->masked) { // keep the label readable over the hatching
             int tw, th;
-            text_size(f, r, FONT_MONO, d->px, d->text, &tw, &th);
-            fill(r, colormap_masked(), a, d->x + (d->w - tw) / 2 - 2, d->y + (d->h - th) / 2, tw + 4, th);
+            paint_text_size(cv, FONT_MONO, d->px, d->text, &tw, &th);
+            paint_fill(cv, colormap_masked(), a, d->x + (d->w - tw) / 2 - 2, d->y + (d->h - th) / 2, tw + 4, th);
         }
-        text_draw_centered(f, r, FONT_MONO, d->px, col(tc, a), box, d->text);
+        paint_text_centered(cv, FONT_MONO, d->px, tc, a, box, d->text);
     }
-}
-
-// s shortened with "…" until it is at most max_w wide at px (whole code points).
-static const char *fit_text(Fonts *f, SDL_Renderer *r, FontFace face, int px, const char *s, int max_w, char *buf,
-                            size_t n)
-{
-    int tw, th;
-    text_size(f, r, face, px, s, &tw, &th);
-    if (tw <= max_w || n < 8) return s;
-    size_t len = strlen(s);
-    if (len > n - 4) len = n - 4;
-    while (len > 0) {
-        len--;
-        while (len > 0 && ((unsigned char)s[len] & 0xC0) == 0x80) len--;
-        memcpy(buf, s, len);
-        memcpy(buf + len, "…", sizeof "…");
-        text_size(f, r, face, px, buf, &tw, &th);
-        if (tw <= max_w) return buf;
-    }
-    return "…";
 }
 
 // ---- scene pieces -------------------------------------------------------------
 
-static void draw_timeline(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
-{
-    StepId cur = v->stage >= 0 && v->stage < tr->n ? tr->stages[v->stage].step : STEP_INPUT;
-    for (int i = 0; i < L->n_steps; i++) {
-        Rect q = L->step_rect[i];
-        StepId id = L->step_id[i];
-        bool on = id == cur, past = id < cur;
-        fill(r, on ? ACCENT : past ? ACCENT_LIGHT : SLOT, 255, q.x, q.y, q.w, q.h);
-        char key[40], label[120], num[12];
-        snprintf(key, sizeof key, "step.%s", step_name(id));
-        const char *name = i18n_get(v->lang, key);
-        snprintf(num, sizeof num, "%d", i + 1);
-        snprintf(label, sizeof label, "%s  %s", num, name);
-        Rgb tc = on ? (Rgb){255, 255, 255} : INK;
-        FontFace face = on ? FONT_BOLD : FONT_SANS;
-        int dots_h = px_i(L->s, 12), avail_w = q.w - px_i(L->s, 8);
-        SDL_Rect box = {q.x, q.y, q.w, q.h - dots_h + px_i(L->s, 2)};
-        SDL_RenderSetClipRect(r, &(SDL_Rect){q.x, q.y, q.w, q.h});
-        // "N  Name" on one line, from the body size down to the small size; then
-        // "N Name"; then the name alone (keys 1–9 jump to the first nine steps, so a
-        // narrow slot drops its number first); at last the name on two lines.
-        // Text never gets smaller than px_small.
-        int px = L->px_body, tw, th;
-        const char *text = label;
-        text_size(f, r, face, px, text, &tw, &th);
-        while (tw > avail_w && px > L->px_small) {
-            px -= 1;
-            text_size(f, r, face, px, text, &tw, &th);
-        }
-        if (tw > avail_w) {
-            snprintf(label, sizeof label, "%s %s", num, name);
-            text_size(f, r, face, px, text, &tw, &th);
-        }
-        if (tw > avail_w) {
-            text = name;
-            for (px = L->px_body, text_size(f, r, face, px, text, &tw, &th); tw > avail_w && px > L->px_small;)
-                text_size(f, r, face, --px, text, &tw, &th);
-            if (tw > avail_w && face == FONT_BOLD) { // the current step: regular is narrower than bold
-                face = FONT_SANS;
-                for (px = L->px_body, text_size(f, r, face, px, text, &tw, &th); tw > avail_w && px > L->px_small;)
-                    text_size(f, r, face, --px, text, &tw, &th);
-            }
-        }
-        if (tw <= avail_w) {
-            text_draw_centered(f, r, face, px, col(tc, 255), box, text);
-        } else { // two lines, cut at the space nearest the middle, each centred
-            char l1[96];
-            size_t n = strlen(name), cut = 0;
-            for (size_t k = 1; k < n && k < sizeof l1; k++)
-                if (name[k] == ' ' && (cut == 0 || (k > n / 2 ? k - n / 2 : n / 2 - k) < (cut > n / 2 ? cut - n / 2 : n / 2 - cut)))
-                    cut = k;
-            if (cut == 0) cut = n < sizeof l1 ? n : sizeof l1 - 1;
-            memcpy(l1, name, cut);
-            l1[cut] = '\0';
-            const char *l2 = name[cut] ? name + cut + 1 : "";
-            int lh = px * 6 / 5, y = q.y + (q.h - dots_h - 2 * lh) / 2;
-            if (y < q.y) y = q.y;
-            text_draw_centered(f, r, face, px, col(tc, 255), (SDL_Rect){q.x, y, q.w, lh}, l1);
-            text_draw_centered(f, r, face, px, col(tc, 255), (SDL_Rect){q.x, y + lh, q.w, lh}, l2);
-        }
-        SDL_RenderSetClipRect(r, NULL);
-        // one dot per stage of the step, the current one filled
-        int first = trace_step_first(tr, id), n = trace_step_count(tr, id);
-        int dot = px_i(L->s, 7), gap = px_i(L->s, 5);
-        int x0 = q.x + (q.w - n * dot - (n - 1) * gap) / 2, y0 = q.y + q.h - dot - px_i(L->s, 5);
-        for (int k = 0; k < n; k++) {
-            bool here = first + k == v->stage;
-            Rgb dc = on ? (here ? (Rgb){255, 255, 255} : (Rgb){120, 160, 210}) : (Rgb){160, 160, 160};
-            fill(r, dc, 255, x0 + k * (dot + gap), y0, dot, dot);
-        }
-    }
-}
-
-static void draw_tabs(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
-{
-    SDL_Color ink = col(INK, 255);
-    text_draw_centered(f, r, FONT_SANS, L->px_body, ink, sdl(L->batch_label), i18n_get(v->lang, "ui.batch"));
-    text_draw_centered(f, r, FONT_SANS, L->px_body, ink, sdl(L->head_label), i18n_get(v->lang, "ui.head"));
-    char b[16];
-    for (int i = 0; i < L->n_batch_tabs; i++) {
-        Rect q = L->batch_tab[i];
-        bool on = i == v->batch;
-        fill(r, on ? ACCENT : SLOT, 255, q.x, q.y, q.w, q.h);
-        snprintf(b, sizeof b, "%d", i);
-        text_draw_centered(f, r, on ? FONT_BOLD : FONT_SANS, L->px_body,
-                           on ? col((Rgb){255, 255, 255}, 255) : ink, sdl(q), b);
-    }
-    const Stage *st = v->stage >= 0 && v->stage < tr->n ? &tr->stages[v->stage] : NULL;
-    bool heads_matter = st && (st->t.rank == 4 || scene_recipe(st->kind)->anim == ANIM_CONCAT);
-    for (int i = 0; i < L->n_head_tabs; i++) {
-        Rect q = L->head_tab[i];
-        bool on = i == v->head;
-        fill(r, on ? ACCENT : SLOT, heads_matter ? 255 : 120, q.x, q.y, q.w, q.h);
-        int bar = px_i(L->s, 5);
-        fill(r, colormap_head(i), 255, q.x, q.y + q.h - bar, q.w, bar);
-        snprintf(b, sizeof b, "%d", i);
-        text_draw_centered(f, r, on ? FONT_BOLD : FONT_SANS, L->px_body,
-                           on ? col((Rgb){255, 255, 255}, 255) : col(heads_matter ? INK : MUTED, 255),
-                           (SDL_Rect){q.x, q.y, q.w, q.h - bar}, b);
-    }
-    // status, right-aligned: play state, palette, help hint
-    char sp[16], line[200], pal[96];
-    snprintf(sp, sizeof sp, "%.2g", (double)v->speed);
-    const char *a1[] = {sp};
-    i18n_fmt(line, sizeof line, v->lang, v->playing ? "ui.playing" : "ui.paused", 1, a1);
-    snprintf(pal, sizeof pal, "%s", i18n_get(v->lang, colormap_palette_key(v->palette)));
-    Rect s = L->status;
-    s.w -= picker_button_reserve(L, v); // the "Lessons…" button at the right end (window only)
-    int x = s.x + s.w;
-    SDL_RenderSetClipRect(r, &(SDL_Rect){s.x, s.y, s.w, s.h});
-    int tw, th;
-    const char *hint = i18n_get(v->lang, "ui.help_hint");
-    text_size(f, r, FONT_BOLD, L->px_small, hint, &tw, &th);
-    x -= tw;
-    text_draw(f, r, FONT_BOLD, L->px_small, col(ACCENT, 255), x, s.y + (s.h - th) / 2, ALIGN_LEFT, hint);
-    text_size(f, r, FONT_SANS, L->px_small, pal, &tw, &th);
-    x -= tw + px_i(L->s, 18);
-    text_draw(f, r, FONT_SANS, L->px_small, col(MUTED, 255), x, s.y + (s.h - th) / 2, ALIGN_LEFT, pal);
-    text_size(f, r, FONT_SANS, L->px_small, line, &tw, &th);
-    x -= tw + px_i(L->s, 18);
-    text_draw(f, r, FONT_SANS, L->px_small, col(v->playing ? ACCENT : MUTED, 255), x,
-              s.y + (s.h - th) / 2, ALIGN_LEFT, line);
-    SDL_RenderSetClipRect(r, NULL);
-}
-
-static void draw_header(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
+static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
     if (v->stage < 0 || v->stage >= tr->n) return;
     const Stage *st = &tr->stages[v->stage];
@@ -306,8 +104,8 @@ static void draw_header(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
     snprintf(key, sizeof key, "title.%s", st->name);
     snprintf(title, sizeof title, "%d/%d  %s", v->stage + 1, tr->n, i18n_get(lang, key));
     Rect h = L->header;
-    SDL_RenderSetClipRect(r, &(SDL_Rect){h.x, h.y, h.w, h.h});
-    int tw = text_draw(f, r, FONT_BOLD, L->px_title, col(INK, 255), h.x, h.y, ALIGN_LEFT, title);
+    paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
+    int tw = paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
     // shape badge: "Q (2,4,4) → (2,2,4,2)"
     tensor_shape_str(&st->t, shape, sizeof shape);
     snprintf(key, sizeof key, "name.%s", st->name);
@@ -322,17 +120,17 @@ static void draw_header(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
         snprintf(badge, sizeof badge, "%s %s", i18n_get(lang, key), shape);
     }
     int bw, bh;
-    text_size(f, r, FONT_MONO, L->px_body, badge, &bw, &bh);
-    int bx = h.x + tw + px_i(L->s, 20), pad = px_i(L->s, 6);
-    fill(r, ACCENT_LIGHT, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
-    text_draw(f, r, FONT_MONO, L->px_body, col(ACCENT, 255), bx + pad,
-              h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
+    paint_text_size(cv, FONT_MONO, L->px_body, badge, &bw, &bh);
+    int bx = h.x + tw + paint_px(L->s, 20), pad = paint_px(L->s, 6);
+    paint_fill(cv, THEME.accent_light, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
+    paint_text(cv, FONT_MONO, L->px_body, THEME.accent, 255, bx + pad,
+               h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
     // the formula, true for this lesson, and the numbers it uses
     char formula[480];
     snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
-    text_draw(f, r, FONT_SANS, L->px_formula, col(INK, 255), h.x, h.y + L->px_title * 14 / 10,
-              ALIGN_LEFT, formula);
-    SDL_RenderSetClipRect(r, NULL);
+    paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10,
+               ALIGN_LEFT, formula);
+    paint_clip(cv, NULL);
 }
 
 // Per-cell progress of the result's animation at eased progress e.
@@ -376,7 +174,7 @@ static int nice_step(int n)
     }
 }
 
-static void draw_labels(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v, int p, int dx,
+static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View *v, int p, int dx,
                         int dy)
 {
     const PanelSpec *ps = &L->spec[p];
@@ -386,7 +184,7 @@ static void draw_labels(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
     int r0, r1, c0, c1;
     layout_visible(L, p, &r0, &r1, &c0, &c1);
     char b[24], fit[96];
-    SDL_Color m = col(MUTED, 255);
+    Rgb m = THEME.muted;
     // rows: every row while they are tall enough, else every 2nd, 5th, 10th, …
     int px = L->px_small;
     if (ps->row_axis == AXIS_NONE) px = 0;
@@ -394,60 +192,61 @@ static void draw_labels(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace 
     int th = px * 13 / 10;
     int every = nice_step((int)ceilf((float)th / row_h));
     if (L->row_labels[p] && ps->row_axis != AXIS_NONE) {
-        int lw = L->label_w[p] - px_i(L->s, 6) - 3;
+        int lw = L->label_w[p] - paint_px(L->s, 6) - 3;
         int margin = L->zoom_y[p] ? 0 : th / 2;
-        SDL_RenderSetClipRect(r, &(SDL_Rect){q.x - L->label_w[p], q.y - margin, L->label_w[p] - 3, q.h + 2 * margin});
+        paint_clip(cv, &(Rect){q.x - L->label_w[p], q.y - margin, L->label_w[p] - 3, q.h + 2 * margin});
         int first = (r0 + every - 1) / every * every, last = first;
         for (int i = first; i <= r1; i = i + every <= r1 || i == r1 ? i + every : r1) {
             // the last row is labelled too when it is clear of the previous label
             if (i != first && i == r1 && i % every && (float)(i - last) * row_h < (float)th) break;
-            const char *t = fit_text(f, r, FONT_SANS, px, layout_axis_label(v, ps->row_axis, i, b, sizeof b), lw, fit,
-                                     sizeof fit);
+            const char *label = layout_axis_label(v, ps->row_axis, i, b, sizeof b);
+            const char *t = paint_fit_text(cv, FONT_SANS, px, label, lw, fit, sizeof fit);
             int tw, hh;
-            text_size(f, r, FONT_SANS, px, t, &tw, &hh);
+            paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
             last = i;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
             bool pad = ps->row_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, i);
-            text_draw(f, r, FONT_SANS, px, pad ? col(PAD_INK, 255) : m, q.x - px_i(L->s, 6), (y0 + y1 - hh) / 2,
-                      ALIGN_RIGHT, t);
-            if (pad) fill(r, PAD_INK, 255, q.x - px_i(L->s, 6) - tw, (y0 + y1) / 2, tw, px_i(L->s, 2));
+            paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, q.x - paint_px(L->s, 6), (y0 + y1 - hh) / 2,
+                       ALIGN_RIGHT, t);
+            if (pad)
+                paint_fill(cv, THEME.pad_ink, 255, q.x - paint_px(L->s, 6) - tw, (y0 + y1) / 2, tw, paint_px(L->s, 2));
         }
-        SDL_RenderSetClipRect(r, NULL);
+        paint_clip(cv, NULL);
     }
     // columns: as many as fit side by side
     px = L->px_small;
     if (!L->image[p] && (float)px > col_w) px = col_w < 10.0f ? 10 : (int)col_w & ~1;
     int wmax = 0, tw, hh;
     for (int j = c0; j <= c1; j += c1 - c0 > 64 ? (c1 - c0) / 64 : 1) {
-        text_size(f, r, FONT_SANS, px, layout_axis_label(v, ps->col_axis, j, b, sizeof b), &tw, &hh);
+        paint_text_size(cv, FONT_SANS, px, layout_axis_label(v, ps->col_axis, j, b, sizeof b), &tw, &hh);
         if (tw > wmax) wmax = tw;
     }
-    text_size(f, r, FONT_SANS, px, layout_axis_label(v, ps->col_axis, c1, b, sizeof b), &tw, &hh);
+    paint_text_size(cv, FONT_SANS, px, layout_axis_label(v, ps->col_axis, c1, b, sizeof b), &tw, &hh);
     if (tw > wmax) wmax = tw;
     every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
     // labels may stick out past the ends, unless zoomed (scrolled-out labels) or the Σ column is there
     int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
     int right = ps->row_sums ? 2 : margin;
-    SDL_RenderSetClipRect(r, &(SDL_Rect){q.x - margin, q.y - L->col_label_h, q.w + margin + right, L->col_label_h});
+    paint_clip(cv, &(Rect){q.x - margin, q.y - L->col_label_h, q.w + margin + right, L->col_label_h});
     int first = (c0 + every - 1) / every * every, last = first;
     for (int j = first; j <= c1; j = j + every <= c1 || j == c1 ? j + every : c1) {
         // the last column is labelled too when it is clear of the previous label
         if (j != first && j == c1 && j % every && (float)(j - last) * col_w < (float)(wmax + 4)) break;
         const char *t = layout_axis_label(v, ps->col_axis, j, b, sizeof b);
-        text_size(f, r, FONT_SANS, px, t, &tw, &hh);
+        paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
         int x0 = layout_col_x(L, p, j) + dx, x1 = layout_col_x(L, p, j + 1) + dx;
         last = j;
         if ((x0 + x1 - tw) / 2 < q.x - margin || (x0 + x1 + tw) / 2 > q.x + q.w + right) continue; // never cut a label
         bool pad = ps->col_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, j);
         int ty = q.y - L->col_label_h + (L->col_label_h - hh) / 2;
-        text_draw(f, r, FONT_SANS, px, pad ? col(PAD_INK, 255) : m, (x0 + x1) / 2, ty, ALIGN_CENTER, t);
-        if (pad) fill(r, PAD_INK, 255, (x0 + x1 - tw) / 2, ty + hh / 2, tw, px_i(L->s, 2));
+        paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, (x0 + x1) / 2, ty, ALIGN_CENTER, t);
+        if (pad) paint_fill(cv, THEME.pad_ink, 255, (x0 + x1 - tw) / 2, ty + hh / 2, tw, paint_px(L->s, 2));
     }
-    SDL_RenderSetClipRect(r, NULL);
+    paint_clip(cv, NULL);
 }
 
-static void draw_caption(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, AnimKind anim, int p)
+static void draw_caption(Canvas *cv, const Layout *L, const View *v, AnimKind anim, int p)
 {
     const PanelSpec *ps = &L->spec[p];
     char name[96], dims[64];
@@ -466,33 +265,33 @@ static void draw_caption(SDL_Renderer *r, Fonts *f, const Layout *L, const View 
     // what still does not fit loses its dimensions, then a head panel says "h1",
     // then it is ellipsized (never cut)
     Rect q = L->caption[p];
-    int lo = p > 0 ? (L->caption[p - 1].x + L->caption[p - 1].w + L->caption[p].x) / 2 + px_i(L->s, 3) : L->area.x;
-    int hi = p + 1 < L->n_panels ? (L->caption[p].x + L->caption[p].w + L->caption[p + 1].x) / 2 - px_i(L->s, 3)
+    int lo = p > 0 ? (L->caption[p - 1].x + L->caption[p - 1].w + L->caption[p].x) / 2 + paint_px(L->s, 3) : L->area.x;
+    int hi = p + 1 < L->n_panels ? (L->caption[p].x + L->caption[p].w + L->caption[p + 1].x) / 2 - paint_px(L->s, 3)
                                  : L->area.x + L->area.w;
     if (lo > q.x + L->label_w[p]) lo = q.x + L->label_w[p];
     if (hi < q.x + q.w) hi = q.x + q.w;
-    Rgb nc = head_panel ? colormap_head(ps->head) : ps->result ? ACCENT : INK;
-    if (head_panel) nc = colormap_lerp(nc, (Rgb){0, 0, 0}, 0.25f); // head colours are light for some heads
-    int tw, th, dw, dh, gap = px_i(L->s, 8);
-    text_size(f, r, FONT_BOLD, L->px_body, name, &tw, &th);
+    Rgb nc = head_panel ? colormap_head(ps->head) : ps->result ? THEME.accent : THEME.ink;
+    if (head_panel) nc = colormap_lerp(nc, THEME.black, 0.25f); // head colours are light for some heads
+    int tw, th, dw, dh, gap = paint_px(L->s, 8);
+    paint_text_size(cv, FONT_BOLD, L->px_body, name, &tw, &th);
     if (tw > hi - lo && head_panel) snprintf(name, sizeof name, "h%d", ps->head % 1000);
     char fit[sizeof name];
-    const char *shown = fit_text(f, r, FONT_BOLD, L->px_body, name, hi - lo, fit, sizeof fit);
+    const char *shown = paint_fit_text(cv, FONT_BOLD, L->px_body, name, hi - lo, fit, sizeof fit);
     if (shown != name) snprintf(name, sizeof name, "%s", shown);
-    text_size(f, r, FONT_BOLD, L->px_body, name, &tw, &th);
-    text_size(f, r, FONT_SANS, L->px_small, dims, &dw, &dh);
+    paint_text_size(cv, FONT_BOLD, L->px_body, name, &tw, &th);
+    paint_text_size(cv, FONT_SANS, L->px_small, dims, &dw, &dh);
     int total = tw + gap + dw;
     if (total > hi - lo) total = tw, dw = -1; // no room: the name alone
     int centre = L->panel[p].x + (L->panel[p].w + L->sum_w[p]) / 2;
     int x = centre - total / 2;
     if (x + total > hi) x = hi - total;
     if (x < lo) x = lo;
-    SDL_RenderSetClipRect(r, &(SDL_Rect){lo, q.y, hi - lo, q.h});
-    text_draw(f, r, FONT_BOLD, L->px_body, col(nc, 255), x, q.y + (q.h - th) / 2, ALIGN_LEFT, name);
+    paint_clip(cv, &(Rect){lo, q.y, hi - lo, q.h});
+    paint_text(cv, FONT_BOLD, L->px_body, nc, 255, x, q.y + (q.h - th) / 2, ALIGN_LEFT, name);
     if (dw >= 0)
-        text_draw(f, r, FONT_SANS, L->px_small, col(MUTED, 255), x + tw + gap, q.y + (q.h - th) / 2 + (th - dh) * 2 / 3,
-                  ALIGN_LEFT, dims);
-    SDL_RenderSetClipRect(r, NULL);
+        paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, x + tw + gap, q.y + (q.h - th) / 2 + (th - dh) * 2 / 3,
+                   ALIGN_LEFT, dims);
+    paint_clip(cv, NULL);
 }
 
 // How cell (i, j) of panel p looks at eased progress e of the stage's transition.
@@ -547,19 +346,19 @@ static Rgb image_color(const void *ctx, int row, int col)
 {
     const ImageCtx *c = ctx;
     CellState cs = cell_state(c->L, c->k, c->p, row, col, c->e, c->animate);
-    return cs.show >= 1.0f ? cs.color : colormap_lerp(EMPTY, cs.color, cs.show);
+    return cs.show >= 1.0f ? cs.color : colormap_lerp(THEME.empty, cs.color, cs.show);
 }
 
 // A frame of thickness t around [x, x + w) × [y, y + h), clipped to panel p (± t).
-static void frame_in_panel(SDL_Renderer *r, const Layout *L, int p, int x, int y, int w, int h, int t, Rgb c)
+static void frame_in_panel(Canvas *cv, const Layout *L, int p, int x, int y, int w, int h, int t, Rgb c)
 {
     Rect q = L->panel[p];
-    SDL_Rect clip = {q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
-    SDL_Rect band = {x - t, y - t, w + 2 * t, h + 2 * t};
-    if (!SDL_HasIntersection(&clip, &band)) return;
-    SDL_RenderSetClipRect(r, &clip);
-    frame(r, c, 255, band.x, band.y, band.w, band.h, t);
-    SDL_RenderSetClipRect(r, NULL);
+    Rect clip = {q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
+    Rect band = {x - t, y - t, w + 2 * t, h + 2 * t};
+    if (!rect_overlap(clip, band)) return;
+    paint_clip(cv, &clip);
+    paint_frame(cv, c, 255, band.x, band.y, band.w, band.h, t);
+    paint_clip(cv, NULL);
 }
 
 // The rectangle a highlight covers in panel p: a row, a column or one cell.
@@ -573,33 +372,33 @@ static Rect highlight_rect(const Layout *L, int p, Highlight h)
 
 // Frames what result cell (row, col) of panel res reads in every other panel (scene.h's
 // rules); fills out[] with the framed rectangles (for placing a tooltip clear of them).
-static int frame_operands(SDL_Renderer *r, const Layout *L, int res, int row, int col, int t, Rect *out, int max)
+static int frame_operands(Canvas *cv, const Layout *L, int res, int row, int col, int t, Rect *out, int max)
 {
     int n = 0;
     for (int p = 0; p < L->n_panels; p++) {
         Highlight h;
         if (!scene_highlight(L, res, row, col, p, &h)) continue;
         Rect q = highlight_rect(L, p, h);
-        frame_in_panel(r, L, p, q.x, q.y, q.w, q.h, t, HILITE);
+        frame_in_panel(cv, L, p, q.x, q.y, q.w, q.h, t, THEME.hilite);
         if (n < max) out[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
     }
     return n;
 }
 
 // The Σ column of a softmax result: each row's sum, shown once the row is a distribution.
-static void draw_row_sums(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, int p, AnimKind k, float e,
+static void draw_row_sums(Canvas *cv, const Layout *L, const View *v, int p, AnimKind k, float e,
                           bool animate)
 {
     const PanelSpec *ps = &L->spec[p];
     Rect q = L->panel[p];
     char num[32];
     int x = q.x + q.w + (int)(6 * L->s), sw = L->sum_w[p];
-    text_draw_centered(f, r, FONT_BOLD, L->px_small, col(MUTED, 255),
-                       (SDL_Rect){x, q.y - L->col_label_h, sw, L->col_label_h}, i18n_get(v->lang, "ui.rowsum"));
+    paint_text_centered(cv, FONT_BOLD, L->px_small, THEME.muted, 255,
+                        (Rect){x, q.y - L->col_label_h, sw, L->col_label_h}, i18n_get(v->lang, "ui.rowsum"));
     int r0, r1, c0, c1;
     layout_visible(L, p, &r0, &r1, &c0, &c1);
-    SDL_Rect sclip = {x, q.y, sw, q.h};
-    SDL_RenderSetClipRect(r, &sclip);
+    Rect sclip = {x, q.y, sw, q.h};
+    paint_clip(cv, &sclip);
     for (int i = r0; i <= r1; i++) {
         int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
         if (y1 <= y0) continue;
@@ -609,19 +408,19 @@ static void draw_row_sums(SDL_Renderer *r, Fonts *f, const Layout *L, const View
         float sum = 0.0f;
         for (int j = 0; j < ps->cols; j++) sum += panel_value(ps, i, j);
         CellDraw d = {x, y0, sw, y1 - y0, colormap_value(&ps->scale, sum), show, false, isnan(sum), NULL,
-                      L->sum_px[p], &sclip};
+                      L->sum_px[p]};
         if (L->sum_decimals[p] >= 0) {
             format_cell(sum, L->sum_decimals[p], num, sizeof num);
             d.text = num;
         }
-        draw_cell(r, f, &d, L->s);
+        draw_cell(cv, &d, L->s);
     }
-    SDL_RenderSetClipRect(r, NULL);
+    paint_clip(cv, NULL);
 }
 
 // The sub-steps of one result row or cell under the panels: the hovered one, else
 // the one being computed (its lines appear as it is), else the first.
-static void draw_derivation(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v, float e)
+static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const View *v, float e)
 {
     if (L->deriv.w <= 0 || L->result_panel < 0) return;
     const PanelSpec *res = &L->spec[L->result_panel];
@@ -636,10 +435,10 @@ static void draw_derivation(SDL_Renderer *r, Fonts *f, const Layout *L, const Tr
         shown = e;
     }
     Derivation d;
-    if (scene_derivation(L, tr, v, row, col, &d)) derivation_draw(r, f, L, &d, shown);
+    if (scene_derivation(L, tr, v, row, col, &d)) derivation_draw(cv, L, &d, shown);
 }
 
-static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v,
+static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View *v,
                        int p, float e, const char *mask_text)
 {
     const PanelSpec *ps = &L->spec[p];
@@ -661,39 +460,39 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
     if (ps->op[0] && L->op[p].w > 0) {
         Rect o = L->op[p];
         int opx = strlen(ps->op) > 3 ? L->px_body : L->px_op;
-        text_draw_centered(f, r, FONT_SANS, opx, col(MUTED, 255), (SDL_Rect){o.x, o.y, o.w, o.h}, ps->op);
+        paint_text_centered(cv, FONT_SANS, opx, THEME.muted, 255, (Rect){o.x, o.y, o.w, o.h}, ps->op);
     }
-    draw_caption(r, f, L, v, k, p); // captions stay where their panel lands: no overlap while sliding
-    if (dx == 0 && dy == 0) draw_labels(r, f, L, tr, v, p, dx, dy); // not while sliding
+    draw_caption(cv, L, v, k, p); // captions stay where their panel lands: no overlap while sliding
+    if (dx == 0 && dy == 0) draw_labels(cv, L, tr, v, p, dx, dy); // not while sliding
 
     // head-coloured blocks over the columns (split source, concat result)
     if (ps->head_blocks > 0 && ps->block_cols > 0) {
-        int bar = px_i(L->s, 5);
+        int bar = paint_px(L->s, 5);
         for (int h = 0; h < ps->head_blocks; h++) {
             int x0 = layout_col_x(L, p, h * ps->block_cols), x1 = layout_col_x(L, p, (h + 1) * ps->block_cols);
             if (x0 < q.x) x0 = q.x;
             if (x1 > q.x + q.w) x1 = q.x + q.w;
-            if (x1 - x0 > 2) fill(r, colormap_head(h), 255, x0 + 1, q.y - bar - 1, x1 - x0 - 2, bar);
+            if (x1 - x0 > 2) paint_fill(cv, colormap_head(h), 255, x0 + 1, q.y - bar - 1, x1 - x0 - 2, bar);
         }
     }
-    SDL_Rect clip = {q.x + dx, q.y + dy, q.w, q.h};
+    Rect clip = {q.x + dx, q.y + dy, q.w, q.h};
     bool zoomed = L->zoom_x[p] || L->zoom_y[p];
     if (L->image[p]) {
         ImageCtx ic = {L, k, p, e, animate};
         const float key[4] = {animate ? e : 1.0f, (float)k, animate ? 1.0f : 0.0f, (float)v->stage};
-        heatmap_draw_image(r, v->heatmaps, L, p, dx, dy, key, image_color, &ic);
+        heatmap_draw_image(cv, L, p, dx, dy, key, image_color, &ic);
     } else {
         char num[32];
         int r0, r1, c0, c1;
         layout_visible(L, p, &r0, &r1, &c0, &c1);
-        if (zoomed) SDL_RenderSetClipRect(r, &clip);
+        if (zoomed) paint_clip(cv, &clip);
         // the grid under the cells (shows through the 1 px gaps of cells >= 10 px)
         if (!animate || (k != ANIM_CONCAT && k != ANIM_SPLIT)) {
             int gx0 = layout_col_x(L, p, c0), gx1 = layout_col_x(L, p, c1 + 1);
             int gy0 = layout_row_y(L, p, r0), gy1 = layout_row_y(L, p, r1 + 1);
             int cw = gx1 - gx0, ch = gy1 - gy0, nc = c1 - c0 + 1, nr = r1 - r0 + 1;
             int cmin = cw / (nc > 0 ? nc : 1) < ch / (nr > 0 ? nr : 1) ? cw / (nc > 0 ? nc : 1) : ch / (nr > 0 ? nr : 1);
-            if (render_cell_gap(cmin) > 0) fill(r, GRID, 255, gx0 + dx, gy0 + dy, cw, ch);
+            if (render_cell_gap(cmin) > 0) paint_fill(cv, THEME.grid, 255, gx0 + dx, gy0 + dy, cw, ch);
         }
         for (int i = r0; i <= r1; i++) {
             int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
@@ -702,7 +501,7 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
                 CellLook look = render_cell_look(ps, i, j);
                 CellState cs = cell_state(L, k, p, i, j, e, animate);
                 CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
-                              NULL, ps->px_cell, zoomed ? &clip : NULL};
+                              NULL, ps->px_cell};
                 if (animate && k == ANIM_CONCAT && ps->block_cols > 0) {
                     // block h of the result arrives from the panel of head h (when shown)
                     int h = j / ps->block_cols, hp = -1;
@@ -720,33 +519,33 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
                     format_cell(cs.val, ps->decimals, num, sizeof num);
                     d.text = num;
                 }
-                draw_cell(r, f, &d, L->s);
+                draw_cell(cv, &d, L->s);
             }
         }
-        if (zoomed) SDL_RenderSetClipRect(r, NULL);
+        if (zoomed) paint_clip(cv, NULL);
     }
-    if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(r, f, L, v, p, k, e, animate);
+    if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, v, p, k, e, animate);
     // head frame for per-head panels of split / concat
     if (ps->head >= 0 && !ps->head_blocks && (k == ANIM_SPLIT || k == ANIM_CONCAT) && L->n_panels > 2) {
-        int t = ps->head == v->head ? px_i(L->s, 4) : px_i(L->s, 2);
-        frame(r, colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t, q.h + 2 * t, t);
+        int t = ps->head == v->head ? paint_px(L->s, 4) : paint_px(L->s, 2);
+        paint_frame(cv, colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t, q.h + 2 * t, t);
     }
     // the row (or cell) being computed while animating, and what it reads
     int row, c;
     if (animate && computing_cell(k, e, ps, &row, &c)) {
-        int t = px_i(L->s, 3);
+        int t = paint_px(L->s, 3);
         Highlight me = {row, c};
         Rect hr = highlight_rect(L, p, me);
-        frame_in_panel(r, L, p, hr.x, hr.y, hr.w, hr.h, t, HILITE);
+        frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.hilite);
         Rect unused[LAYOUT_MAX_PANELS];
         if (c >= 0) {
-            frame_operands(r, L, p, row, c, t, unused, LAYOUT_MAX_PANELS);
+            frame_operands(cv, L, p, row, c, t, unused, LAYOUT_MAX_PANELS);
         } else { // a whole row: what its operands' rows are
             for (int o = 0; o < L->n_panels; o++) {
                 Highlight h;
                 if (o == p || !scene_highlight(L, p, row, 0, o, &h) || L->spec[o].reads == READS_COL) continue;
                 Rect oq = highlight_rect(L, o, (Highlight){h.row, -1});
-                frame_in_panel(r, L, o, oq.x, oq.y, oq.w, oq.h, t, HILITE);
+                frame_in_panel(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
             }
         }
     }
@@ -755,32 +554,33 @@ static void draw_panel(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
 // One row per colour scale of the frame: its name, lowest value, the colour ramp,
 // highest value (a log scale says so); the mask row shows 1 = attend / 0 = masked;
 // last, swatches for the masked and NaN looks the frame shows.
-static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, const char *mask_text)
+static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *mask_text)
 {
     Rect g = L->legend;
     if (L->n_panels == 0) return;
-    int pad = px_i(L->s, 8), row_h = (int)((float)L->px_small * 1.45f), sw = px_i(L->s, 18);
-    fill(r, NARR_BG, 255, g.x, g.y, g.w, g.h);
-    SDL_Rect gclip = {g.x, g.y, g.w, g.h};
-    SDL_RenderSetClipRect(r, &gclip);
-    SDL_Color ink = col(INK, 255);
+    int pad = paint_px(L->s, 8), row_h = (int)((float)L->px_small * 1.45f), sw = paint_px(L->s, 18);
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    Rect gclip = {g.x, g.y, g.w, g.h};
+    paint_clip(cv, &gclip);
+    Rgb ink = THEME.ink;
     int label_w = g.w * 30 / 100, num_w = g.w * 19 / 100;
     int y = g.y + pad;
     char line[160], lo[32], hi[32], fit[128];
     for (int k = 0; k < L->n_groups; k++, y += row_h) {
         const ScaleGroup *G = &L->group[k];
         int ty = y + (row_h - L->px_small * 6 / 5) / 2;
-        const char *name = fit_text(f, r, FONT_BOLD, L->px_small, G->label, label_w - pad, fit, sizeof fit);
-        text_draw(f, r, FONT_BOLD, L->px_small, ink, g.x + pad, ty, ALIGN_LEFT, name);
+        const char *name = paint_fit_text(cv, FONT_BOLD, L->px_small, G->label, label_w - pad, fit, sizeof fit);
+        paint_text(cv, FONT_BOLD, L->px_small, ink, 255, g.x + pad, ty, ALIGN_LEFT, name);
         int x = g.x + pad + label_w, bar_h = row_h * 6 / 10, by = y + (row_h - bar_h) / 2;
         if (G->mask01) {
-            fill(r, colormap_sequential(G->scale.palette, 1.0f), 255, x, by, sw, bar_h);
+            paint_fill(cv, colormap_sequential(G->scale.palette, 1.0f), 255, x, by, sw, bar_h);
             x += sw + pad / 2;
-            x += text_draw(f, r, FONT_SANS, L->px_small, ink, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_one")) + pad;
-            fill(r, colormap_masked(), 255, x, by, sw, bar_h);
-            hatch(r, x, by, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s, &gclip);
+            x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_one"));
+            x += pad;
+            paint_fill(cv, colormap_masked(), 255, x, by, sw, bar_h);
+            paint_hatch(cv, x, by, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s);
             x += sw + pad / 2;
-            text_draw(f, r, FONT_SANS, L->px_small, ink, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_zero"));
+            paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_zero"));
             continue;
         }
         if (G->scale.log) {
@@ -790,7 +590,7 @@ static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const View *
             explain_number(G->scale.lo, lo, sizeof lo);
             explain_number(G->scale.hi, hi, sizeof hi);
         }
-        text_draw(f, r, FONT_MONO, L->px_small, ink, x + num_w - pad / 2, ty, ALIGN_RIGHT, lo);
+        paint_text(cv, FONT_MONO, L->px_small, ink, 255, x + num_w - pad / 2, ty, ALIGN_RIGHT, lo);
         int bx = x + num_w, bw = g.x + g.w - pad - num_w - bx;
         const int N = 32;
         for (int i = 0; i < N && bw > 0; i++) {
@@ -798,9 +598,9 @@ static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const View *
             Rgb c = G->scale.sequential ? colormap_sequential(G->scale.palette, t)
                                         : colormap_diverging(G->scale.palette, 2.0f * t - 1.0f);
             int x0 = bx + bw * i / N, x1 = bx + bw * (i + 1) / N;
-            fill(r, c, 255, x0, by, x1 - x0, bar_h);
+            paint_fill(cv, c, 255, x0, by, x1 - x0, bar_h);
         }
-        text_draw(f, r, FONT_MONO, L->px_small, ink, bx + bw + pad / 2, ty, ALIGN_LEFT, hi);
+        paint_text(cv, FONT_MONO, L->px_small, ink, 255, bx + bw + pad / 2, ty, ALIGN_LEFT, hi);
     }
     // swatches for the special looks present in this frame
     bool any_mask = false, any_nan = false;
@@ -810,37 +610,37 @@ static void draw_legend(SDL_Renderer *r, Fonts *f, const Layout *L, const View *
     }
     int x = g.x + pad, ty = y + (row_h - L->px_small * 6 / 5) / 2, bar_h = row_h * 7 / 10;
     if (any_mask) {
-        fill(r, colormap_masked(), 255, x, y, sw, bar_h);
-        hatch(r, x, y, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s, &gclip);
+        paint_fill(cv, colormap_masked(), 255, x, y, sw, bar_h);
+        paint_hatch(cv, x, y, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s);
         const char *a2[] = {mask_text};
         i18n_fmt(line, sizeof line, v->lang, "ui.masked", 1, a2);
         x += sw + pad / 2;
-        x += text_draw(f, r, FONT_SANS, L->px_small, ink, x, ty, ALIGN_LEFT, line) + pad * 2;
+        x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, line) + pad * 2;
     }
     if (any_nan) {
         snprintf(line, sizeof line, "NaN = %s", i18n_get(v->lang, "ui.nan"));
-        fill(r, colormap_nan(), 255, x, y, sw, bar_h);
+        paint_fill(cv, colormap_nan(), 255, x, y, sw, bar_h);
         x += sw + pad / 2;
-        text_draw(f, r, FONT_SANS, L->px_small, ink, x, ty, ALIGN_LEFT, line);
+        paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, line);
     }
-    SDL_RenderSetClipRect(r, NULL);
+    paint_clip(cv, NULL);
 }
 
-static void draw_narration(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
+static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
     if (v->stage < 0 || v->stage >= tr->n) return;
     Rect g = L->narration;
-    int pad = px_i(L->s, 10);
-    fill(r, NARR_BG, 255, g.x, g.y, g.w, g.h);
-    fill(r, ACCENT, 255, g.x, g.y, px_i(L->s, 4), g.h);
+    int pad = paint_px(L->s, 10);
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    paint_fill(cv, THEME.accent, 255, g.x, g.y, paint_px(L->s, 4), g.h);
     char buf[600];
     const char *text = scene_narration(tr, v, buf, sizeof buf);
-    int x = g.x + pad + px_i(L->s, 4);
+    int x = g.x + pad + paint_px(L->s, 4);
     int th = L->px_small * 13 / 10;
-    text_draw(f, r, FONT_BOLD, L->px_small, col(ACCENT, 255), x, g.y + pad / 2, ALIGN_LEFT,
-              i18n_get(v->lang, "ui.what"));
-    SDL_Rect box = {x, g.y + pad / 2 + th, g.w - (x - g.x) - pad, g.h - pad - th};
-    text_draw_wrapped(f, r, FONT_SANS, L->px_body, L->px_small - 2, col(INK, 255), box, text);
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, g.y + pad / 2, ALIGN_LEFT,
+               i18n_get(v->lang, "ui.what"));
+    Rect box = {x, g.y + pad / 2 + th, g.w - (x - g.x) - pad, g.h - pad - th};
+    paint_text_wrapped(cv, FONT_SANS, L->px_body, L->px_small - 2, THEME.ink, 255, box, text);
 }
 
 // The tooltip box goes where it covers none of the cells it explains: beside the
@@ -849,7 +649,7 @@ static void draw_narration(SDL_Renderer *r, Fonts *f, const Layout *L, const Tra
 static void place_tip(const Layout *L, const View *v, Rect cell, int bw, int bh, const Rect *avoid, int n_avoid,
                       int *bx, int *by)
 {
-    int g = px_i(L->s, 18);
+    int g = paint_px(L->s, 18);
     int mx = v->mouse_x, my = v->mouse_y;
     int cx[7] = {mx + g, cell.x + cell.w + g, cell.x - g - bw, mx - bw / 2, mx - bw / 2, mx - bw / 2, mx - bw / 2};
     int cy[7] = {my + g, cell.y, cell.y, cell.y + cell.h + g, cell.y - g - bh, L->area.y + L->area.h + g / 2,
@@ -871,38 +671,35 @@ static void place_tip(const Layout *L, const View *v, Rect cell, int bw, int bh,
     }
 }
 
-static void draw_tip(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v, const char *tip, Rect cell,
+static void draw_tip(Canvas *cv, const Layout *L, const View *v, const char *tip, Rect cell,
                      const Rect *avoid, int n_avoid)
 {
     int wrap = L->w * 45 / 100, tw, th;
-    SDL_Texture *tex = text_texture(f, r, FONT_SANS, L->px_body, wrap, tip, &tw, &th);
-    if (!tex) return;
-    int pad = px_i(L->s, 10), bx = 0, by = 0;
+    if (!paint_text_block_size(cv, FONT_SANS, L->px_body, wrap, tip, &tw, &th)) return;
+    int pad = paint_px(L->s, 10), bx = 0, by = 0;
     place_tip(L, v, cell, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by);
-    fill(r, (Rgb){0, 0, 0}, 40, bx + 3, by + 3, tw + 2 * pad, th + 2 * pad);
-    fill(r, (Rgb){255, 255, 250}, 255, bx, by, tw + 2 * pad, th + 2 * pad);
-    frame(r, INK, 255, bx, by, tw + 2 * pad, th + 2 * pad, 1);
-    SDL_SetTextureColorMod(tex, INK.r, INK.g, INK.b);
-    SDL_SetTextureAlphaMod(tex, 255);
-    SDL_RenderCopy(r, tex, NULL, &(SDL_Rect){bx + pad, by + pad, tw, th});
+    paint_fill(cv, THEME.black, 40, bx + 3, by + 3, tw + 2 * pad, th + 2 * pad);
+    paint_fill(cv, THEME.tip_bg, 255, bx, by, tw + 2 * pad, th + 2 * pad);
+    paint_frame(cv, THEME.ink, 255, bx, by, tw + 2 * pad, th + 2 * pad, 1);
+    paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.ink, 255, bx + pad, by + pad, tip);
 }
 
-static void draw_hover(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *tr, const View *v)
+static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
     int p, row, c;
     if (!v->hover) return;
     char tip[TIP_MAX];
-    int t = px_i(L->s, 3);
+    int t = paint_px(L->s, 3);
     Rect avoid[LAYOUT_MAX_PANELS + 2];
     int n = 0;
     if (layout_hit_sum(L, v->mouse_x, v->mouse_y, &p, &row)) { // the Σ column of a softmax
         Rect q = L->panel[p];
         int x = q.x + q.w + (int)(6 * L->s), y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
-        frame(r, INK, 255, x - t, y0 - t, L->sum_w[p] + 2 * t, y1 - y0 + 2 * t, t);
-        frame_in_panel(r, L, p, q.x, y0, q.w, y1 - y0, t, HILITE);
+        paint_frame(cv, THEME.ink, 255, x - t, y0 - t, L->sum_w[p] + 2 * t, y1 - y0 + 2 * t, t);
+        frame_in_panel(cv, L, p, q.x, y0, q.w, y1 - y0, t, THEME.hilite);
         avoid[n++] = (Rect){q.x - t, y0 - t, x + L->sum_w[p] - q.x + 2 * t, y1 - y0 + 2 * t};
         explain_row_sum(tr, v, L, p, row, tip, sizeof tip);
-        draw_tip(r, f, L, v, tip, avoid[0], avoid, n);
+        draw_tip(cv, L, v, tip, avoid[0], avoid, n);
         return;
     }
     if (!layout_hit_cell(L, v->mouse_x, v->mouse_y, &p, &row, &c)) return;
@@ -910,120 +707,39 @@ static void draw_hover(SDL_Renderer *r, Fonts *f, const Layout *L, const Trace *
     Rect q;
     layout_cell_rect(L, p, row, c, &q);
     // what it reads: the operands' rows, columns and cells (scene.h's rules)
-    if (ps->result) n = frame_operands(r, L, p, row, c, t, avoid, LAYOUT_MAX_PANELS);
+    if (ps->result) n = frame_operands(cv, L, p, row, c, t, avoid, LAYOUT_MAX_PANELS);
     Rect pq = L->panel[p];
-    SDL_RenderSetClipRect(r, &(SDL_Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
-    frame(r, INK, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
-    SDL_RenderSetClipRect(r, NULL);
+    paint_clip(cv, &(Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
+    paint_frame(cv, THEME.ink, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
+    paint_clip(cv, NULL);
     avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
     explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
-    draw_tip(r, f, L, v, tip, q, avoid, n);
+    draw_tip(cv, L, v, tip, q, avoid, n);
 }
 
-static void draw_help(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v)
+void render_frame(Canvas *cv, const Trace *tr, const View *v)
 {
-    fill(r, (Rgb){0, 0, 0}, 150, 0, 0, L->w, L->h);
-    int bw = L->w * 78 / 100, bh = L->h * 86 / 100;
-    int bx = (L->w - bw) / 2, by = (L->h - bh) / 2, pad = px_i(L->s, 20);
-    fill(r, (Rgb){255, 255, 255}, 255, bx, by, bw, bh);
-    frame(r, ACCENT, 255, bx, by, bw, bh, px_i(L->s, 3));
-    int px = L->px_help;
-    const char *body = i18n_get(v->lang, "help.body");
-    // count lines to fit the box
-    int lines = 1;
-    for (const char *p = body; *p; p++) lines += *p == '\n';
-    int avail = bh - 2 * pad - L->px_title * 2 - px * 2;
-    while (px > 10 && lines * px * 13 / 10 > avail) px -= 2;
-    text_draw(f, r, FONT_BOLD, L->px_title, col(ACCENT, 255), bx + pad, by + pad, ALIGN_LEFT, i18n_get(v->lang, "help.title"));
-    int y = by + pad + L->px_title * 17 / 10, keyw = bw * 27 / 100;
-    char line[400];
-    SDL_RenderSetClipRect(r, &(SDL_Rect){bx, by, bw, bh});
-    for (const char *p = body; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        if (n >= sizeof line) n = sizeof line - 1;
-        memcpy(line, p, n);
-        line[n] = '\0';
-        char *tab = strchr(line, '\t');
-        if (tab) *tab = '\0';
-        text_draw(f, r, FONT_BOLD, px, col(INK, 255), bx + pad, y, ALIGN_LEFT, line);
-        if (tab) {
-            SDL_Rect box = {bx + pad + keyw, y, bw - 2 * pad - keyw, px * 3};
-            y += text_draw_wrapped(f, r, FONT_SANS, px, px, col(INK, 255), box, tab + 1) - px * 13 / 10;
-        }
-        y += px * 13 / 10;
-        p = nl ? nl + 1 : p + n;
-    }
-    text_draw(f, r, FONT_SANS, L->px_small, col(MUTED, 255), bx + bw / 2, by + bh - pad - L->px_small * 13 / 10,
-              ALIGN_CENTER, i18n_get(v->lang, "help.close"));
-    SDL_RenderSetClipRect(r, NULL);
-}
-
-static void draw_toast(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v)
-{
-    if (!v->toast || !v->toast[0] || v->toast_alpha <= 0.0f) return;
-    Uint8 a = (Uint8)(255.0f * ease_clamp01(v->toast_alpha));
-    int tw, th, pad = px_i(L->s, 12);
-    SDL_Texture *t = text_texture(f, r, FONT_SANS, L->px_body, L->w - 4 * pad, v->toast, &tw, &th);
-    if (!t) return;
-    int bx = (L->w - tw) / 2 - pad, by = L->narration.y - th - 3 * pad;
-    if (by < 0) by = 0;
-    fill(r, (Rgb){30, 30, 34}, (Uint8)(a * 9 / 10), bx, by, tw + 2 * pad, th + 2 * pad);
-    SDL_SetTextureColorMod(t, 255, 255, 255);
-    SDL_SetTextureAlphaMod(t, a);
-    SDL_RenderCopy(r, t, NULL, &(SDL_Rect){bx + pad, by + pad, tw, th});
-}
-
-// The window's export (E): frames done of total, over the heatmaps.
-static void draw_export_progress(SDL_Renderer *r, Fonts *f, const Layout *L, const View *v)
-{
-    if (v->export_total <= 0) return;
-    char a[16], b[16], line[160];
-    snprintf(a, sizeof a, "%d", v->export_done);
-    snprintf(b, sizeof b, "%d", v->export_total);
-    const char *args[] = {a, b};
-    i18n_fmt(line, sizeof line, v->lang, "app.exporting", 2, args);
-    int pad = px_i(L->s, 16), tw, th;
-    text_size(f, r, FONT_BOLD, L->px_body, line, &tw, &th);
-    int bw = tw + 2 * pad, bar = px_i(L->s, 12);
-    if (bw < L->w / 3) bw = L->w / 3;
-    int bh = th + bar + 3 * pad;
-    int bx = (L->w - bw) / 2, by = L->area.y + (L->area.h - bh) / 2;
-    fill(r, (Rgb){0, 0, 0}, 40, bx + 4, by + 4, bw, bh);
-    fill(r, (Rgb){255, 255, 255}, 255, bx, by, bw, bh);
-    frame(r, ACCENT, 255, bx, by, bw, bh, px_i(L->s, 2));
-    text_draw(f, r, FONT_BOLD, L->px_body, col(INK, 255), bx + bw / 2, by + pad, ALIGN_CENTER, line);
-    int x = bx + pad, y = by + 2 * pad + th, w = bw - 2 * pad;
-    fill(r, SLOT, 255, x, y, w, bar);
-    int done = v->export_done > v->export_total ? v->export_total : v->export_done;
-    fill(r, ACCENT, 255, x, y, (int)((long)w * done / v->export_total), bar);
-}
-
-void render_frame(SDL_Renderer *r, Fonts *f, const Trace *tr, const View *v)
-{
-    int w = 0, h = 0;
-    SDL_GetRendererOutputSize(r, &w, &h);
+    int w, h;
+    paint_size(cv, &w, &h);
     Layout L;
     layout_compute(&L, tr, v, w, h);
-    SDL_SetRenderDrawBlendMode(r, SDL_BLENDMODE_NONE);
-    SDL_SetRenderDrawColor(r, BG.r, BG.g, BG.b, 255);
-    SDL_RenderClear(r);
+    paint_clear(cv, THEME.bg);
     if (tr->n == 0) return;
     float e = ease_in_out_cubic(v->anim);
     char mask_text[32];
     scene_fill_text(tr->mask_fill, mask_text, sizeof mask_text);
-    draw_timeline(r, f, &L, tr, v);
-    draw_tabs(r, f, &L, tr, v);
-    picker_draw_button(r, f, &L, v);
-    draw_header(r, f, &L, tr, v);
-    for (int p = 0; p < L.n_panels; p++) draw_panel(r, f, &L, tr, v, p, e, mask_text);
-    draw_derivation(r, f, &L, tr, v, e);
-    draw_legend(r, f, &L, v, mask_text);
-    draw_narration(r, f, &L, tr, v);
+    chrome_draw_timeline(cv, &L, tr, v);
+    chrome_draw_tabs(cv, &L, tr, v);
+    picker_draw_button(cv, &L, v);
+    draw_header(cv, &L, tr, v);
+    for (int p = 0; p < L.n_panels; p++) draw_panel(cv, &L, tr, v, p, e, mask_text);
+    draw_derivation(cv, &L, tr, v, e);
+    draw_legend(cv, &L, v, mask_text);
+    draw_narration(cv, &L, tr, v);
     // notices under what the user is reading: the toast, then a tooltip, help and picker
-    if (!v->help) draw_toast(r, f, &L, v);
-    if (!v->help) draw_hover(r, f, &L, tr, v);
-    if (v->help) draw_help(r, f, &L, v);
-    picker_draw(r, f, &L, v);
-    draw_export_progress(r, f, &L, v);
+    if (!v->help) chrome_draw_toast(cv, &L, v);
+    if (!v->help) draw_hover(cv, &L, tr, v);
+    if (v->help) chrome_draw_help(cv, &L, v);
+    picker_draw(cv, &L, v);
+    chrome_draw_export_progress(cv, &L, v);
 }

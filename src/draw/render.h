@@ -1,21 +1,20 @@
 // render.h — the single drawing path. render_frame draws one whole frame of the
-// visualizer for a View into any SDL_Renderer: the window's, or a software
-// renderer on an SDL_Surface (SDL_CreateSoftwareRenderer) for PNG export and
-// tests. It reads the size from the renderer (SDL_GetRendererOutputSize), reads
-// no clock (time is View.anim) and allocates nothing once its texts are cached,
-// so the same View gives the same pixels in the window and in a file.
+// visualizer for a View onto a Canvas (paint.h): the window's renderer, or a
+// software renderer on an SDL_Surface (SDL_CreateSoftwareRenderer) for PNG
+// export and tests. It reads the size from the canvas, reads no clock (time is
+// View.anim) and allocates nothing once its texts are cached, so the same View
+// gives the same pixels in the window and in a file. The window's chrome
+// (timeline, tabs, help, toast, export progress) is chrome.h's.
 #ifndef ATTNVIZ_RENDER_H
 #define ATTNVIZ_RENDER_H
 
-#include <SDL.h>
-
 #include "heatmap.h"
 #include "layout.h"
-#include "text.h"
+#include "paint.h"
 #include "trace.h"
 #include "view.h"
 
-void render_frame(SDL_Renderer *r, Fonts *f, const Trace *tr, const View *v);
+void render_frame(Canvas *cv, const Trace *tr, const View *v);
 
 // The rendering choice render_frame makes for one cell (tests check pixels against it).
 typedef enum CellLook { CELL_VALUE, CELL_MASKED, CELL_NAN } CellLook;

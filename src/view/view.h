@@ -50,9 +50,6 @@ typedef struct View {
     int zoom_row_axis, zoom_col_axis; // their AxisKind (layout.h)
     // Export in progress in the window (E): progress overlay when export_total > 0.
     int export_done, export_total;
-    // Optional texture cache for heatmaps drawn as images (heatmap.h); NULL draws
-    // them with rectangles: the same pixels, slower for large lessons.
-    struct HeatmapCache *heatmaps;
     // The fonts text is measured with; NULL (headless --describe, pure tests): an
     // estimate from DejaVu Sans' metrics that is never narrower than the drawn text.
     const TextMeasure *measure;

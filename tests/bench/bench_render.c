@@ -25,7 +25,7 @@ static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts
     View v;
     view_init(&v, ls, LANG_EN);
     HeatmapCache *hc = heatmap_cache_create();   // as the window does
-    v.heatmaps = hc;
+    Canvas c = {r, fonts, hc};
     enum { FRAMES_PER_STAGE = 48, ROUNDS = 3 };
     static double t[TRACE_MAX_STAGES * FRAMES_PER_STAGE * ROUNDS];
     int n = 0;
@@ -36,7 +36,7 @@ static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts
                 v.stage = st;
                 v.anim = (float)k / FRAMES_PER_STAGE;   // every frame of the transition
                 double t0 = bench_now();
-                render_frame(r, fonts, tr, &v);
+                render_frame(&c, tr, &v);
                 SDL_RenderFlush(r);
                 double dt = bench_now() - t0;
                 if (round > 0) t[n++] = dt * 1e3;

@@ -1,0 +1,213 @@
+// chrome.c — the window's chrome: timeline, tabs + status, help, toast,
+// export progress (see chrome.h).
+#include "chrome.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "i18n.h"
+#include "picker_draw.h"
+#include "playback.h"
+#include "scene.h"
+
+void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+{
+    StepId cur = v->stage >= 0 && v->stage < tr->n ? tr->stages[v->stage].step : STEP_INPUT;
+    for (int i = 0; i < L->n_steps; i++) {
+        Rect q = L->step_rect[i];
+        StepId id = L->step_id[i];
+        bool on = id == cur, past = id < cur;
+        paint_fill(cv, on ? THEME.accent : past ? THEME.accent_light : THEME.slot, 255, q.x, q.y, q.w, q.h);
+        char key[40], label[120], num[12];
+        snprintf(key, sizeof key, "step.%s", step_name(id));
+        const char *name = i18n_get(v->lang, key);
+        snprintf(num, sizeof num, "%d", i + 1);
+        snprintf(label, sizeof label, "%s  %s", num, name);
+        Rgb tc = on ? THEME.white : THEME.ink;
+        FontFace face = on ? FONT_BOLD : FONT_SANS;
+        int dots_h = paint_px(L->s, 12), avail_w = q.w - paint_px(L->s, 8);
+        Rect box = {q.x, q.y, q.w, q.h - dots_h + paint_px(L->s, 2)};
+        paint_clip(cv, &(Rect){q.x, q.y, q.w, q.h});
+        // "N  Name" on one line, from the body size down to the small size; then
+        // "N Name"; then the name alone (keys 1–9 jump to the first nine steps, so a
+        // narrow slot drops its number first); at last the name on two lines.
+        // Text never gets smaller than px_small.
+        int px = L->px_body, tw, th;
+        const char *text = label;
+        paint_text_size(cv, face, px, text, &tw, &th);
+        while (tw > avail_w && px > L->px_small) {
+            px -= 1;
+            paint_text_size(cv, face, px, text, &tw, &th);
+        }
+        if (tw > avail_w) {
+            snprintf(label, sizeof label, "%s %s", num, name);
+            paint_text_size(cv, face, px, text, &tw, &th);
+        }
+        if (tw > avail_w) {
+            text = name;
+            for (px = L->px_body, paint_text_size(cv, face, px, text, &tw, &th); tw > avail_w && px > L->px_small;)
+                paint_text_size(cv, face, --px, text, &tw, &th);
+            if (tw > avail_w && face == FONT_BOLD) { // the current step: regular is narrower than bold
+                face = FONT_SANS;
+                for (px = L->px_body, paint_text_size(cv, face, px, text, &tw, &th); tw > avail_w && px > L->px_small;)
+                    paint_text_size(cv, face, --px, text, &tw, &th);
+            }
+        }
+        if (tw <= avail_w) {
+            paint_text_centered(cv, face, px, tc, 255, box, text);
+        } else { // two lines, cut at the space nearest the middle, each centred
+            char l1[96];
+            size_t n = strlen(name), cut = 0;
+            for (size_t k = 1; k < n && k < sizeof l1; k++)
+                if (name[k] == ' ' && (cut == 0 || (k > n / 2 ? k - n / 2 : n / 2 - k) < (cut > n / 2 ? cut - n / 2 : n / 2 - cut)))
+                    cut = k;
+            if (cut == 0) cut = n < sizeof l1 ? n : sizeof l1 - 1;
+            memcpy(l1, name, cut);
+            l1[cut] = '\0';
+            const char *l2 = name[cut] ? name + cut + 1 : "";
+            int lh = px * 6 / 5, y = q.y + (q.h - dots_h - 2 * lh) / 2;
+            if (y < q.y) y = q.y;
+            paint_text_centered(cv, face, px, tc, 255, (Rect){q.x, y, q.w, lh}, l1);
+            paint_text_centered(cv, face, px, tc, 255, (Rect){q.x, y + lh, q.w, lh}, l2);
+        }
+        paint_clip(cv, NULL);
+        // one dot per stage of the step, the current one filled
+        int first = trace_step_first(tr, id), n = trace_step_count(tr, id);
+        int dot = paint_px(L->s, 7), gap = paint_px(L->s, 5);
+        int x0 = q.x + (q.w - n * dot - (n - 1) * gap) / 2, y0 = q.y + q.h - dot - paint_px(L->s, 5);
+        for (int k = 0; k < n; k++) {
+            bool here = first + k == v->stage;
+            Rgb dc = on ? (here ? THEME.white : THEME.dot_here) : THEME.dot_other;
+            paint_fill(cv, dc, 255, x0 + k * (dot + gap), y0, dot, dot);
+        }
+    }
+}
+
+void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+{
+    Rgb ink = THEME.ink;
+    paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->batch_label, i18n_get(v->lang, "ui.batch"));
+    paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->head_label, i18n_get(v->lang, "ui.head"));
+    char b[16];
+    for (int i = 0; i < L->n_batch_tabs; i++) {
+        Rect q = L->batch_tab[i];
+        bool on = i == v->batch;
+        paint_fill(cv, on ? THEME.accent : THEME.slot, 255, q.x, q.y, q.w, q.h);
+        snprintf(b, sizeof b, "%d", i);
+        paint_text_centered(cv, on ? FONT_BOLD : FONT_SANS, L->px_body,
+                            on ? THEME.white : ink, 255, q, b);
+    }
+    const Stage *st = v->stage >= 0 && v->stage < tr->n ? &tr->stages[v->stage] : NULL;
+    bool heads_matter = st && (st->t.rank == 4 || scene_recipe(st->kind)->anim == ANIM_CONCAT);
+    for (int i = 0; i < L->n_head_tabs; i++) {
+        Rect q = L->head_tab[i];
+        bool on = i == v->head;
+        paint_fill(cv, on ? THEME.accent : THEME.slot, heads_matter ? 255 : 120, q.x, q.y, q.w, q.h);
+        int bar = paint_px(L->s, 5);
+        paint_fill(cv, colormap_head(i), 255, q.x, q.y + q.h - bar, q.w, bar);
+        snprintf(b, sizeof b, "%d", i);
+        paint_text_centered(cv, on ? FONT_BOLD : FONT_SANS, L->px_body,
+                            on ? THEME.white : heads_matter ? THEME.ink : THEME.muted, 255,
+                            (Rect){q.x, q.y, q.w, q.h - bar}, b);
+    }
+    // status, right-aligned: play state, palette, help hint
+    char sp[16], line[200], pal[96];
+    snprintf(sp, sizeof sp, "%.2g", (double)v->speed);
+    const char *a1[] = {sp};
+    i18n_fmt(line, sizeof line, v->lang, v->playing ? "ui.playing" : "ui.paused", 1, a1);
+    snprintf(pal, sizeof pal, "%s", i18n_get(v->lang, colormap_palette_key(v->palette)));
+    Rect s = L->status;
+    s.w -= picker_button_reserve(L, v); // the "Lessons…" button at the right end (window only)
+    int x = s.x + s.w;
+    paint_clip(cv, &(Rect){s.x, s.y, s.w, s.h});
+    int tw, th;
+    const char *hint = i18n_get(v->lang, "ui.help_hint");
+    paint_text_size(cv, FONT_BOLD, L->px_small, hint, &tw, &th);
+    x -= tw;
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, s.y + (s.h - th) / 2, ALIGN_LEFT, hint);
+    paint_text_size(cv, FONT_SANS, L->px_small, pal, &tw, &th);
+    x -= tw + paint_px(L->s, 18);
+    paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, x, s.y + (s.h - th) / 2, ALIGN_LEFT, pal);
+    paint_text_size(cv, FONT_SANS, L->px_small, line, &tw, &th);
+    x -= tw + paint_px(L->s, 18);
+    paint_text(cv, FONT_SANS, L->px_small, v->playing ? THEME.accent : THEME.muted, 255, x,
+               s.y + (s.h - th) / 2, ALIGN_LEFT, line);
+    paint_clip(cv, NULL);
+}
+
+void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
+{
+    paint_fill(cv, THEME.black, 150, 0, 0, L->w, L->h);
+    int bw = L->w * 78 / 100, bh = L->h * 86 / 100;
+    int bx = (L->w - bw) / 2, by = (L->h - bh) / 2, pad = paint_px(L->s, 20);
+    paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
+    paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 3));
+    int px = L->px_help;
+    const char *body = i18n_get(v->lang, "help.body");
+    // count lines to fit the box
+    int lines = 1;
+    for (const char *p = body; *p; p++) lines += *p == '\n';
+    int avail = bh - 2 * pad - L->px_title * 2 - px * 2;
+    while (px > 10 && lines * px * 13 / 10 > avail) px -= 2;
+    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + pad, by + pad, ALIGN_LEFT,
+               i18n_get(v->lang, "help.title"));
+    int y = by + pad + L->px_title * 17 / 10, keyw = bw * 27 / 100;
+    char line[400];
+    paint_clip(cv, &(Rect){bx, by, bw, bh});
+    for (const char *p = body; *p;) {
+        const char *nl = strchr(p, '\n');
+        size_t n = nl ? (size_t)(nl - p) : strlen(p);
+        if (n >= sizeof line) n = sizeof line - 1;
+        memcpy(line, p, n);
+        line[n] = '\0';
+        char *tab = strchr(line, '\t');
+        if (tab) *tab = '\0';
+        paint_text(cv, FONT_BOLD, px, THEME.ink, 255, bx + pad, y, ALIGN_LEFT, line);
+        if (tab) {
+            Rect box = {bx + pad + keyw, y, bw - 2 * pad - keyw, px * 3};
+            y += paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, tab + 1) - px * 13 / 10;
+        }
+        y += px * 13 / 10;
+        p = nl ? nl + 1 : p + n;
+    }
+    paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, bx + bw / 2, by + bh - pad - L->px_small * 13 / 10,
+               ALIGN_CENTER, i18n_get(v->lang, "help.close"));
+    paint_clip(cv, NULL);
+}
+
+void chrome_draw_toast(Canvas *cv, const Layout *L, const View *v)
+{
+    if (!v->toast || !v->toast[0] || v->toast_alpha <= 0.0f) return;
+    uint8_t a = (uint8_t)(255.0f * ease_clamp01(v->toast_alpha));
+    int tw, th, pad = paint_px(L->s, 12);
+    if (!paint_text_block_size(cv, FONT_SANS, L->px_body, L->w - 4 * pad, v->toast, &tw, &th)) return;
+    int bx = (L->w - tw) / 2 - pad, by = L->narration.y - th - 3 * pad;
+    if (by < 0) by = 0;
+    paint_fill(cv, THEME.toast_bg, (uint8_t)(a * 9 / 10), bx, by, tw + 2 * pad, th + 2 * pad);
+    paint_text_block(cv, FONT_SANS, L->px_body, L->w - 4 * pad, THEME.white, a, bx + pad, by + pad, v->toast);
+}
+
+// The window's export (E): frames done of total, over the heatmaps.
+void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v)
+{
+    if (v->export_total <= 0) return;
+    char a[16], b[16], line[160];
+    snprintf(a, sizeof a, "%d", v->export_done);
+    snprintf(b, sizeof b, "%d", v->export_total);
+    const char *args[] = {a, b};
+    i18n_fmt(line, sizeof line, v->lang, "app.exporting", 2, args);
+    int pad = paint_px(L->s, 16), tw, th;
+    paint_text_size(cv, FONT_BOLD, L->px_body, line, &tw, &th);
+    int bw = tw + 2 * pad, bar = paint_px(L->s, 12);
+    if (bw < L->w / 3) bw = L->w / 3;
+    int bh = th + bar + 3 * pad;
+    int bx = (L->w - bw) / 2, by = L->area.y + (L->area.h - bh) / 2;
+    paint_fill(cv, THEME.black, 40, bx + 4, by + 4, bw, bh);
+    paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
+    paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 2));
+    paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, bx + bw / 2, by + pad, ALIGN_CENTER, line);
+    int x = bx + pad, y = by + 2 * pad + th, w = bw - 2 * pad;
+    paint_fill(cv, THEME.slot, 255, x, y, w, bar);
+    int done = v->export_done > v->export_total ? v->export_total : v->export_done;
+    paint_fill(cv, THEME.accent, 255, x, y, (int)((long)w * done / v->export_total), bar);
+}

@@ -1,0 +1,28 @@
+// chrome.h — the window's chrome around the heatmaps: the timeline of steps,
+// the batch and head tabs with the status line, and the overlays (help, toast,
+// export progress). render_frame calls them in its draw order; each draws
+// through paint.h only, from the Layout of the frame.
+#ifndef ATTNVIZ_CHROME_H
+#define ATTNVIZ_CHROME_H
+
+#include "layout.h"
+#include "paint.h"
+#include "trace.h"
+#include "view.h"
+
+// One slot per step ("N  Name", shrunk, then on two lines as room runs out),
+// past steps tinted, the current one in the accent colour, and one dot per
+// stage of the step with the current stage's filled.
+void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const View *v);
+// The batch and head tabs (heads dimmed where they do not matter for the
+// stage) and the status line at the right: play state, palette, the help hint.
+void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v);
+// The help overlay listing every key, shrunk to fit the window.
+void chrome_draw_help(Canvas *cv, const Layout *L, const View *v);
+// View.toast above the narration, fading with View.toast_alpha (nothing when unset).
+void chrome_draw_toast(Canvas *cv, const Layout *L, const View *v);
+// The window's export (E): frames done of total, over the heatmaps (nothing
+// when View.export_total is 0).
+void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v);
+
+#endif

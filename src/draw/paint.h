@@ -1,0 +1,127 @@
+// paint.h — the theme's colours and the primitives every pixel of a frame goes
+// through: filled rectangles (with alpha), frames, the masked look's hatching,
+// the clip rectangle, text (drawn, measured, ellipsized to a width) and
+// retained RGBA images (large heatmaps). render.c, chrome.c, picker_draw.c and
+// heatmap.c draw only through these functions, so another backend (cairo, for
+// SVG and PDF) can replay the same frame by reimplementing paint.c alone.
+//
+// This backend draws with an SDL_Renderer: the window's, or a software renderer
+// on a surface (export, tests). Text goes through the cache of text.h.
+#ifndef ATTNVIZ_PAINT_H
+#define ATTNVIZ_PAINT_H
+
+#include <SDL.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "colormap.h"
+#include "layout.h"
+#include "text.h"
+
+struct HeatmapCache;
+
+// Where a frame is drawn: the renderer, the fonts (and their text cache) and,
+// optionally, the cache of heatmap images (heatmap.h; NULL draws them as
+// rectangles: the same pixels, slower for large lessons). The caller owns all three.
+typedef struct Canvas {
+    SDL_Renderer *r;
+    Fonts *fonts;
+    struct HeatmapCache *heatmaps;
+} Canvas;
+
+// The interface's colours, in one table. Data colours (heatmaps, heads, the
+// masked and NaN looks) come from colormap.h.
+typedef struct Theme {
+    Rgb bg;           // the page
+    Rgb ink;          // text
+    Rgb muted;        // secondary text, operators, labels
+    Rgb accent;       // the current step, tab, result names, frames of dialogs
+    Rgb accent_light; // past steps, the shape badge, the picker's selection
+    Rgb slot;         // future steps, tabs, progress bars
+    Rgb empty;        // a cell that has not appeared yet
+    Rgb grid;         // the lines between cells: a 0 (white) cell keeps its edges
+    Rgb narr_bg;      // narration and legend boxes
+    Rgb hilite;       // what is being computed / read
+    Rgb pad_ink;      // labels of padding keys (struck through)
+    Rgb greyed;       // an invalid lesson in the picker
+    Rgb error_ink;    // why a lesson cannot be opened
+    Rgb invalid_bg;   // the picker's selection on an invalid lesson
+    Rgb white;        // text on accent, dialog and tooltip boxes
+    Rgb black;        // shadows and the scrim under dialogs (with alpha)
+    Rgb tip_bg;       // tooltips
+    Rgb toast_bg;     // the toast
+    Rgb dot_here;     // the other stages' dots of the current step
+    Rgb dot_other;    // the stages' dots of other steps
+} Theme;
+
+extern const Theme THEME;
+
+// base pixels at UI scale s, rounded, at least 1.
+int paint_px(float s, float base);
+
+// A w×h rectangle at (x, y) in colour col with opacity a (255 = replaces the
+// pixels). Nothing for w ≤ 0 or h ≤ 0.
+void paint_fill(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h);
+// The outline of thickness t just inside the w×h rectangle at (x, y).
+void paint_frame(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h, int t);
+// The masked look's diagonal hatching inside the w×h box at (x, y) (nothing
+// when it is smaller than 16 px either way), within the clip rectangle in force,
+// which it leaves as it was; s is the UI scale (line thickness).
+void paint_hatch(Canvas *cv, int x, int y, int w, int h, uint8_t a, float s);
+// Drawing is limited to q from now on; NULL = the whole output.
+void paint_clip(Canvas *cv, const Rect *q);
+// The output's size in pixels.
+void paint_size(Canvas *cv, int *w, int *h);
+// The whole output in colour col (ignores the clip rectangle).
+void paint_clear(Canvas *cv, Rgb col);
+
+// ---- text (one line unless said; sizes are in pixels) -------------------------
+
+// Size of s as it would be drawn.
+void paint_text_size(Canvas *cv, FontFace face, int px, const char *s, int *w, int *h);
+// s with its top-left (ALIGN_LEFT), top-centre or top-right at (x, y). Returns the width drawn.
+int paint_text(Canvas *cv, FontFace face, int px, Rgb col, uint8_t a, int x, int y, TextAlign align,
+               const char *s);
+// s centred in the box (both axes).
+void paint_text_centered(Canvas *cv, FontFace face, int px, Rgb col, uint8_t a, Rect box, const char *s);
+// s wrapped to the box's width, the size lowered by 2 px at a time (down to
+// min_px) until it fits the height; never drawn past the box. Returns the height used.
+int paint_text_wrapped(Canvas *cv, FontFace face, int px, int min_px, Rgb col, uint8_t a, Rect box,
+                       const char *s);
+// Size of s wrapped at wrap_w (and at its '\n'); false for an empty string or
+// when it cannot be drawn.
+bool paint_text_block_size(Canvas *cv, FontFace face, int px, int wrap_w, const char *s, int *w, int *h);
+// s wrapped at wrap_w with its top-left at (x, y), whole.
+void paint_text_block(Canvas *cv, FontFace face, int px, int wrap_w, Rgb col, uint8_t a, int x, int y,
+                      const char *s);
+// s itself when it is at most max_w wide at px; else its longest prefix (whole
+// code points, fewer than n − 4 bytes) that fits with "…" after it, written
+// into buf (n bytes); "…" alone when none fits. s itself when n < 8. (Widths
+// are taken to grow with the prefix: it measures a few cuts, not every one.)
+const char *paint_fit_text(Canvas *cv, FontFace face, int px, const char *s, int max_w, char *buf, size_t n);
+
+// ---- retained images (heatmap.c) ------------------------------------------------
+
+// A picture the backend keeps between frames (this backend: a streaming RGBA32
+// texture), w×h pixels of room. Zeroed = none yet; the owner frees it.
+typedef struct PaintImage {
+    void *handle;
+    int w, h;
+} PaintImage;
+
+// Writes the top-left area of a locked image: rgba rows of `pitch` bytes, 4 bytes a pixel.
+typedef void (*PaintPixelsFn)(unsigned char *rgba, int pitch, const void *ctx);
+
+// Makes room for w×h pixels: an image too small is made anew (w and h rounded
+// up to 64, never smaller than before) and its pixels are lost. Returns 1 when
+// made anew, 0 when it was large enough, -1 when it cannot be made (img is then
+// empty and the caller draws otherwise).
+int paint_image_reserve(Canvas *cv, PaintImage *img, int w, int h);
+// Rewrites the top-left w×h pixels with fill; false when the image cannot be written.
+bool paint_image_fill(PaintImage *img, int w, int h, PaintPixelsFn fill, const void *ctx);
+// Copies the top-left w×h pixels, opaque and unscaled, with their top-left at (x, y).
+void paint_image_draw(Canvas *cv, const PaintImage *img, int w, int h, int x, int y);
+void paint_image_free(PaintImage *img);
+
+#endif
