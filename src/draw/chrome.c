@@ -19,8 +19,7 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
         bool on = id == cur, past = id < cur;
         paint_fill(cv, on ? THEME.accent : past ? THEME.accent_light : THEME.slot, 255, q.x, q.y, q.w, q.h);
         char key[40], label[120], num[12];
-        snprintf(key, sizeof key, "step.%s", step_name(id));
-        const char *name = i18n_get(v->lang, key);
+        const char *name = i18n_get(v->lang, scene_step_key(tr, id, key, sizeof key));
         snprintf(num, sizeof num, "%d", i + 1);
         snprintf(label, sizeof label, "%s  %s", num, name);
         Rgb tc = on ? THEME.white : THEME.ink;
@@ -29,42 +28,33 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
         Rect box = {q.x, q.y, q.w, q.h - dots_h + paint_px(L->s, 2)};
         paint_clip(cv, &(Rect){q.x, q.y, q.w, q.h});
         // "N  Name" on one line, from the body size down to the small size; then
-        // "N Name"; then the name alone (keys 1–9 jump to the first nine steps, so a
-        // narrow slot drops its number first); at last the name on two lines.
+        // "N Name"; then regular instead of bold; at last "N Name" on two lines. The
+        // number always stays: it is the key that jumps there (two digits for 10, 11).
         // Text never gets smaller than px_small.
         int px = L->px_body, tw, th;
-        const char *text = label;
-        paint_text_size(cv, face, px, text, &tw, &th);
-        while (tw > avail_w && px > L->px_small) {
-            px -= 1;
-            paint_text_size(cv, face, px, text, &tw, &th);
-        }
+        paint_text_size(cv, face, px, label, &tw, &th);
+        while (tw > avail_w && px > L->px_small) paint_text_size(cv, face, --px, label, &tw, &th);
         if (tw > avail_w) {
             snprintf(label, sizeof label, "%s %s", num, name);
-            paint_text_size(cv, face, px, text, &tw, &th);
+            paint_text_size(cv, face, px, label, &tw, &th);
         }
-        if (tw > avail_w) {
-            text = name;
-            for (px = L->px_body, paint_text_size(cv, face, px, text, &tw, &th); tw > avail_w && px > L->px_small;)
-                paint_text_size(cv, face, --px, text, &tw, &th);
-            if (tw > avail_w && face == FONT_BOLD) { // the current step: regular is narrower than bold
-                face = FONT_SANS;
-                for (px = L->px_body, paint_text_size(cv, face, px, text, &tw, &th); tw > avail_w && px > L->px_small;)
-                    paint_text_size(cv, face, --px, text, &tw, &th);
-            }
+        if (tw > avail_w && face == FONT_BOLD) { // the current step: regular is narrower than bold
+            face = FONT_SANS;
+            for (px = L->px_body, paint_text_size(cv, face, px, label, &tw, &th); tw > avail_w && px > L->px_small;)
+                paint_text_size(cv, face, --px, label, &tw, &th);
         }
         if (tw <= avail_w) {
-            paint_text_centered(cv, face, px, tc, 255, box, text);
+            paint_text_centered(cv, face, px, tc, 255, box, label);
         } else { // two lines, cut at the space nearest the middle, each centred
             char l1[96];
-            size_t n = strlen(name), cut = 0;
+            size_t n = strlen(label), cut = 0;
             for (size_t k = 1; k < n && k < sizeof l1; k++)
-                if (name[k] == ' ' && (cut == 0 || (k > n / 2 ? k - n / 2 : n / 2 - k) < (cut > n / 2 ? cut - n / 2 : n / 2 - cut)))
+                if (label[k] == ' ' && (cut == 0 || (k > n / 2 ? k - n / 2 : n / 2 - k) < (cut > n / 2 ? cut - n / 2 : n / 2 - cut)))
                     cut = k;
             if (cut == 0) cut = n < sizeof l1 ? n : sizeof l1 - 1;
-            memcpy(l1, name, cut);
+            memcpy(l1, label, cut);
             l1[cut] = '\0';
-            const char *l2 = name[cut] ? name + cut + 1 : "";
+            const char *l2 = label[cut] ? label + cut + 1 : "";
             int lh = px * 6 / 5, y = q.y + (q.h - dots_h - 2 * lh) / 2;
             if (y < q.y) y = q.y;
             paint_text_centered(cv, face, px, tc, 255, (Rect){q.x, y, q.w, lh}, l1);

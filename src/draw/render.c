@@ -174,9 +174,26 @@ static int nice_step(int n)
     }
 }
 
+// Which positions of [i0, i1] get a label: the multiples of `every`, and the last one
+// (the length of the axis), which replaces its neighbour when they would collide
+// (cell px apart, `need` px each). Returns how many, in out (at most max).
+static int tick_positions(int i0, int i1, int every, float cell, float need, int *out, int max)
+{
+    int n = 0;
+    for (int i = (i0 + every - 1) / every * every; i <= i1 && n < max; i += every) out[n++] = i;
+    if (i1 >= i0 && (n == 0 || out[n - 1] != i1) && n < max) {
+        if (n > 0 && (float)(i1 - out[n - 1]) * cell < need) n--; // the last one wins
+        out[n++] = i1;
+    }
+    return n;
+}
+
+#define MAX_TICKS 200
+
 static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View *v, int p, int dx,
                         int dy)
 {
+    int ticks[MAX_TICKS];
     const PanelSpec *ps = &L->spec[p];
     Rect q = L->panel[p];
     q.x += dx, q.y += dy;
@@ -195,16 +212,14 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         int lw = L->label_w[p] - paint_px(L->s, 6) - 3;
         int margin = L->zoom_y[p] ? 0 : th / 2;
         paint_clip(cv, &(Rect){q.x - L->label_w[p], q.y - margin, L->label_w[p] - 3, q.h + 2 * margin});
-        int first = (r0 + every - 1) / every * every, last = first;
-        for (int i = first; i <= r1; i = i + every <= r1 || i == r1 ? i + every : r1) {
-            // the last row is labelled too when it is clear of the previous label
-            if (i != first && i == r1 && i % every && (float)(i - last) * row_h < (float)th) break;
+        int nt = tick_positions(r0, r1, every, row_h, (float)th, ticks, MAX_TICKS);
+        for (int k = 0; k < nt; k++) {
+            int i = ticks[k];
             const char *label = layout_axis_label(v, ps->row_axis, i, b, sizeof b);
             const char *t = paint_fit_text(cv, FONT_SANS, px, label, lw, fit, sizeof fit);
             int tw, hh;
             paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
-            last = i;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
             bool pad = ps->row_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, i);
             paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, q.x - paint_px(L->s, 6), (y0 + y1 - hh) / 2,
@@ -229,19 +244,20 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
     int right = ps->row_sums ? 2 : margin;
     paint_clip(cv, &(Rect){q.x - margin, q.y - L->col_label_h, q.w + margin + right, L->col_label_h});
-    int first = (c0 + every - 1) / every * every, last = first;
-    for (int j = first; j <= c1; j = j + every <= c1 || j == c1 ? j + every : c1) {
-        // the last column is labelled too when it is clear of the previous label
-        if (j != first && j == c1 && j % every && (float)(j - last) * col_w < (float)(wmax + 4)) break;
+    int nt = tick_positions(c0, c1, every, col_w, (float)(wmax + 4), ticks, MAX_TICKS);
+    for (int k = 0; k < nt; k++) {
+        int j = ticks[k];
         const char *t = layout_axis_label(v, ps->col_axis, j, b, sizeof b);
         paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
         int x0 = layout_col_x(L, p, j) + dx, x1 = layout_col_x(L, p, j + 1) + dx;
-        last = j;
-        if ((x0 + x1 - tw) / 2 < q.x - margin || (x0 + x1 + tw) / 2 > q.x + q.w + right) continue; // never cut a label
+        int cx = (x0 + x1) / 2;
+        // the last label may end at the panel's edge instead of sticking out (never cut)
+        if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
+        if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
         bool pad = ps->col_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, j);
         int ty = q.y - L->col_label_h + (L->col_label_h - hh) / 2;
-        paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, (x0 + x1) / 2, ty, ALIGN_CENTER, t);
-        if (pad) paint_fill(cv, THEME.pad_ink, 255, (x0 + x1 - tw) / 2, ty + hh / 2, tw, paint_px(L->s, 2));
+        paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
+        if (pad) paint_fill(cv, THEME.pad_ink, 255, cx - tw / 2, ty + hh / 2, tw, paint_px(L->s, 2));
     }
     paint_clip(cv, NULL);
 }
@@ -551,6 +567,18 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
     }
 }
 
+// The ends of a legend row: the range, or "≤1e-4 … 1 log" on a log scale.
+static void legend_numbers(const ScaleGroup *G, char *lo, size_t nlo, char *hi, size_t nhi)
+{
+    if (G->scale.log) {
+        snprintf(lo, nlo, "≤%g", (double)G->scale.lo);
+        snprintf(hi, nhi, "%g log", (double)G->scale.hi);
+    } else {
+        explain_number(G->scale.lo, lo, nlo);
+        explain_number(G->scale.hi, hi, nhi);
+    }
+}
+
 // One row per colour scale of the frame: its name, lowest value, the colour ramp,
 // highest value (a log scale says so); the mask row shows 1 = attend / 0 = masked;
 // last, swatches for the masked and NaN looks the frame shows.
@@ -563,16 +591,31 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
     Rect gclip = {g.x, g.y, g.w, g.h};
     paint_clip(cv, &gclip);
     Rgb ink = THEME.ink;
-    int label_w = g.w * 30 / 100, num_w = g.w * 19 / 100;
+    // the names get what they need (up to half the box), the numbers theirs, the ramp the rest
+    int label_w = 0, num_w = 0, tw, th;
+    char lo[32], hi[32];
+    for (int k = 0; k < L->n_groups; k++) {
+        paint_text_size(cv, FONT_BOLD, L->px_small, L->group[k].label, &tw, &th);
+        if (tw + pad > label_w) label_w = tw + pad;
+        legend_numbers(&L->group[k], lo, sizeof lo, hi, sizeof hi);
+        paint_text_size(cv, FONT_MONO, L->px_small, lo, &tw, &th);
+        if (tw + pad > num_w) num_w = tw + pad;
+        paint_text_size(cv, FONT_MONO, L->px_small, hi, &tw, &th);
+        if (tw + pad > num_w) num_w = tw + pad;
+    }
+    if (label_w > g.w * 55 / 100) label_w = g.w * 55 / 100;
+    if (num_w > g.w / 5) num_w = g.w / 5;
     int y = g.y + pad;
-    char line[160], lo[32], hi[32], fit[128];
+    char line[160], fit[128];
     for (int k = 0; k < L->n_groups; k++, y += row_h) {
         const ScaleGroup *G = &L->group[k];
         int ty = y + (row_h - L->px_small * 6 / 5) / 2;
         const char *name = paint_fit_text(cv, FONT_BOLD, L->px_small, G->label, label_w - pad, fit, sizeof fit);
         paint_text(cv, FONT_BOLD, L->px_small, ink, 255, g.x + pad, ty, ALIGN_LEFT, name);
         int x = g.x + pad + label_w, bar_h = row_h * 6 / 10, by = y + (row_h - bar_h) / 2;
-        if (G->mask01) {
+        if (G->mask01) { // its meanings follow its own name
+            paint_text_size(cv, FONT_BOLD, L->px_small, name, &tw, &th);
+            x = g.x + 2 * pad + tw;
             paint_fill(cv, colormap_sequential(G->scale.palette, 1.0f), 255, x, by, sw, bar_h);
             x += sw + pad / 2;
             x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_one"));
@@ -583,13 +626,7 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
             paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_zero"));
             continue;
         }
-        if (G->scale.log) {
-            snprintf(lo, sizeof lo, "≤%g", (double)G->scale.lo);
-            snprintf(hi, sizeof hi, "%g log", (double)G->scale.hi);
-        } else {
-            explain_number(G->scale.lo, lo, sizeof lo);
-            explain_number(G->scale.hi, hi, sizeof hi);
-        }
+        legend_numbers(G, lo, sizeof lo, hi, sizeof hi);
         paint_text(cv, FONT_MONO, L->px_small, ink, 255, x + num_w - pad / 2, ty, ALIGN_RIGHT, lo);
         int bx = x + num_w, bw = g.x + g.w - pad - num_w - bx;
         const int N = 32;

@@ -403,7 +403,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     scene_build(L, tr, v);
     int bh = imax((int)(118 * s), layout_legend_height(L));
     int by = h - m - bh;
-    int legend_w = imin((int)(400 * s), (w - 2 * m) * 2 / 5);
+    int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
     L->narration = (Rect){m, by, w - 2 * m - legend_w - gap, bh};
     L->legend = (Rect){w - m - legend_w, by, legend_w, bh};
 
