@@ -114,6 +114,15 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
                          same ? "must share" : "must not share");
         }
     }
+    // nothing covers anything: panels, their captions and the derivation strip
+    for (int p = 0; p < L->n_panels; p++)
+        for (int q = 0; q < L->n_panels; q++) {
+            if (q != p && rect_overlap(L->panel[p], L->panel[q]))
+                fail_msg("%s: panels %s and %s overlap", where, L->spec[p].title, L->spec[q].title);
+            if (q != p && rect_overlap(L->caption[p], L->panel[q]))
+                fail_msg("%s: the caption of %s covers %s", where, L->spec[p].title, L->spec[q].title);
+            if (rect_overlap(L->deriv, L->panel[q])) fail_msg("%s: the derivation covers %s", where, L->spec[q].title);
+        }
     // formulas name the lesson's own terms
     bool bias = st->bias && tensor_present(st->bias);
     switch (st->kind) {

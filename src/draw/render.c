@@ -281,9 +281,15 @@ static void draw_caption(Canvas *cv, const Layout *L, const View *v, AnimKind an
     // what still does not fit loses its dimensions, then a head panel says "h1",
     // then it is ellipsized (never cut)
     Rect q = L->caption[p];
-    int lo = p > 0 ? (L->caption[p - 1].x + L->caption[p - 1].w + L->caption[p].x) / 2 + paint_px(L->s, 3) : L->area.x;
-    int hi = p + 1 < L->n_panels ? (L->caption[p].x + L->caption[p].w + L->caption[p + 1].x) / 2 - paint_px(L->s, 3)
+    // the neighbours in the row (a stacked vector has its column to itself)
+    int before = p - 1, after = p + 1;
+    while (before >= 0 && L->spec[before].stacked) before--;
+    while (after < L->n_panels && L->spec[after].stacked) after++;
+    int lo = before >= 0 ? (L->caption[before].x + L->caption[before].w + L->caption[p].x) / 2 + paint_px(L->s, 3)
+                         : L->area.x;
+    int hi = after < L->n_panels ? (L->caption[p].x + L->caption[p].w + L->caption[after].x) / 2 - paint_px(L->s, 3)
                                  : L->area.x + L->area.w;
+    if (ps->stacked) lo = q.x, hi = q.x + q.w;
     if (lo > q.x + L->label_w[p]) lo = q.x + L->label_w[p];
     if (hi < q.x + q.w) hi = q.x + q.w;
     Rgb nc = head_panel ? colormap_head(ps->head) : ps->result ? THEME.accent : THEME.ink;
@@ -475,7 +481,9 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
     // operator to the left: a symbol large, words ("/1.41 =", "LN·") at body size
     if (ps->op[0] && L->op[p].w > 0) {
         Rect o = L->op[p];
-        int opx = strlen(ps->op) > 3 ? L->px_body : L->px_op;
+        int opx = strlen(ps->op) > 3 ? L->px_body : L->px_op, ow, oh;
+        paint_text_size(cv, FONT_SANS, opx, ps->op, &ow, &oh);
+        if (ow > o.w) opx = L->px_body; // a narrow place (the label column beside a stacked vector)
         paint_text_centered(cv, FONT_SANS, opx, THEME.muted, 255, (Rect){o.x, o.y, o.w, o.h}, ps->op);
     }
     draw_caption(cv, L, v, k, p); // captions stay where their panel lands: no overlap while sliding

@@ -221,6 +221,41 @@ static void apply_zoom(Layout *L, const View *v)
     }
 }
 
+// The cell height (1/LAYOUT_Q px) that every column of panels allows in a height hh:
+// a column holds a panel and the vectors stacked under it, each with its caption.
+static int64_t column_cell_h(int hh, int n_cols, const int *col_rows, const int *col_n, int caption, int gap)
+{
+    int64_t m = INT64_MAX;
+    for (int k = 0; k < n_cols; k++)
+        m = lmin(m, (int64_t)(hh - col_n[k] * caption - (col_n[k] - 1) * gap) * LAYOUT_Q / imax(1, col_rows[k]));
+    return m == INT64_MAX ? 1 : m;
+}
+
+// The cell size the panels get in area a with or without stacking the vectors
+// (the same arithmetic as place_panels, without placing anything).
+static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, int opw, int opw_long)
+{
+    float s = L->s;
+    int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h, stack_gap = (int)(8 * s);
+    int n_cols = 0, col_rows[LAYOUT_MAX_PANELS], col_n[LAYOUT_MAX_PANELS], sum_cols = 0, fixed = 0;
+    for (int i = 0; i < L->n_panels; i++) {
+        const PanelSpec *p = &L->spec[i];
+        if (stack && p->stacked && n_cols > 0) {
+            col_rows[n_cols - 1] += p->rows, col_n[n_cols - 1]++;
+            continue;
+        }
+        col_rows[n_cols] = p->rows, col_n[n_cols] = 1, n_cols++;
+        bool labels = !shares_rows(L, i) && p->row_axis != AXIS_NONE;
+        int op = p->op[0] ? (strlen(p->op) > 3 ? imax(opw_long, text_w(v, p->op, L->px_body) + opw / 2) : opw)
+                          : (int)(10 * s);
+        fixed += (labels ? label_width(L, v, p) : (int)(8 * s)) + (i > 0 ? op : 0);
+        sum_cols += p->cols + (p->row_sums ? 1 : 0);
+        if (p->row_sums) fixed += (int)(6 * s) + (int)(10 * s);
+    }
+    int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
+    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)(76 * s) * LAYOUT_Q);
+}
+
 static void place_panels(Layout *L, const Trace *tr, const View *v)
 {
     Rect a = L->area;
@@ -246,28 +281,43 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
     }
     float s = L->s;
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
-    int opw = (int)(2.2f * (float)L->px_op), opw_long = (int)(3.2f * (float)L->px_op);
-    int sum_gap = (int)(6 * s), sum_min = (int)(10 * s);
+    int opw = (int)(1.6f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
+    int sum_gap = (int)(6 * s), sum_min = (int)(10 * s), stack_gap = (int)(8 * s);
 #define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, text_w(v, (p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
+    // vectors go under their parameter only where that gives larger cells (a short
+    // weight leaves room below it; a tall one is better beside its bias)
+    bool any_stacked = false;
+    for (int i = 0; i < L->n_panels; i++) any_stacked |= L->spec[i].stacked;
+    if (any_stacked && fitted_cell(L, v, a, true, opw, opw_long) <= fitted_cell(L, v, a, false, opw, opw_long))
+        for (int i = 0; i < L->n_panels; i++) L->spec[i].stacked = false;
     {
-        int sum_cols = 0, max_rows = 1, fixed = 0;
+        // columns of the row: a panel and the vectors stacked under it
+        int n_cols = 0, col_rows[LAYOUT_MAX_PANELS], col_n[LAYOUT_MAX_PANELS];
+        int sum_cols = 0, fixed = 0;
         L->row_label_w = 0;
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
+            if (p->stacked && n_cols > 0) {
+                L->row_labels[i] = false;
+                L->label_w[i] = 0;
+                col_rows[n_cols - 1] += p->rows;
+                col_n[n_cols - 1]++;
+                continue;
+            }
+            col_rows[n_cols] = p->rows, col_n[n_cols] = 1, n_cols++;
             L->row_labels[i] = !shares_rows(L, i) && p->row_axis != AXIS_NONE;
             L->label_w[i] = L->row_labels[i] ? label_width(L, v, p) : (int)(8 * s);
             L->row_label_w = imax(L->row_label_w, L->label_w[i]);
             sum_cols += p->cols + (p->row_sums ? 1 : 0);
-            max_rows = imax(max_rows, p->rows);
             fixed += L->label_w[i] + (i > 0 ? OPW(p) : 0);
             if (p->row_sums) fixed += sum_gap + sum_min;
         }
         // (a pixel a panel kept free: each panel's width is rounded up)
         int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
-        int64_t ch = (int64_t)(a.h - cap - colh) * LAYOUT_Q / max_rows;
+        int64_t ch = column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap);
         int64_t c = lmin(lmin(cw, ch), (int64_t)(76 * s) * LAYOUT_Q);
         if (strip > 0) { // the strip only where the cells keep their size or stay large
-            int64_t ch2 = (int64_t)(a.h - strip - cap - colh) * LAYOUT_Q / max_rows;
+            int64_t ch2 = column_cell_h(a.h - strip, n_cols, col_rows, col_n, cap + colh, stack_gap);
             int64_t c2 = lmin(lmin(cw, ch2), (int64_t)(76 * s) * LAYOUT_Q);
             int dec = 0, npx = 0;
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
@@ -301,29 +351,43 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         }
         L->fit_wq = (int)cwide, L->fit_hq = (int)c;
         int sum_w = (int)lmax(ceil_div(cwide, LAYOUT_Q), sum_min);
-        int total = 0, max_h = 0;
+        int total = 0, max_h = 0, col_h = 0;
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
+            int ph = (int)ceil_div((int64_t)p->rows * c, LAYOUT_Q);
+            if (p->stacked && i > 0) { // below the one before: its caption and cells
+                col_h += stack_gap + cap + colh + ph;
+                max_h = imax(max_h, col_h);
+                continue;
+            }
             total += (i > 0 ? OPW(p) : 0) + L->label_w[i] + (int)ceil_div((int64_t)p->cols * cwide, LAYOUT_Q);
             if (p->row_sums) total += sum_gap + sum_w;
-            max_h = imax(max_h, (int)ceil_div((int64_t)p->rows * c, LAYOUT_Q));
+            col_h = ph;
+            max_h = imax(max_h, col_h);
         }
         int x = a.x + imax(0, (a.w - total) / 2);
         int block_h = cap + colh + max_h;
         int y0 = a.y + imax(0, (a.h - block_h) / 2);
         L->deriv = (Rect){0, 0, 0, 0};
         L->deriv_line_h = line_h;
-        if (strip > 0) { // the panels and the strip, centred together
-            y0 = a.y + imax(0, (a.h + strip - block_h - strip) / 2);
+        if (strip > 0) // the panels, then the strip under them
             L->deriv = (Rect){a.x, y0 + block_h + (int)(10 * L->s), a.w, strip - (int)(10 * L->s)};
-        }
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
+            int pw = (int)ceil_div((int64_t)p->cols * cwide, LAYOUT_Q);
+            int ph = (int)ceil_div((int64_t)p->rows * c, LAYOUT_Q);
+            if (p->stacked && i > 0) { // under the panel before, the operator in that one's label column
+                Rect above = L->panel[i - 1];
+                int y = above.y + above.h + stack_gap + cap + colh, lab = L->label_w[i - 1];
+                L->panel[i] = (Rect){above.x, y, pw, ph};
+                L->caption[i] = (Rect){above.x, y - colh - cap, pw, cap};
+                L->op[i] = (Rect){above.x - lab - (int)(4 * s), y, lab, ph};
+                L->sum_w[i] = 0;
+                continue;
+            }
             int gap = i > 0 ? OPW(p) : 0, lab = L->label_w[i];
             L->op[i] = (Rect){x, y0 + cap + colh, gap, max_h};
             x += gap + lab;
-            int pw = (int)ceil_div((int64_t)p->cols * cwide, LAYOUT_Q);
-            int ph = (int)ceil_div((int64_t)p->rows * c, LAYOUT_Q);
             int extra = p->row_sums ? sum_gap + sum_w : 0;
             L->panel[i] = (Rect){x, y0 + cap + colh, pw, ph};
             L->caption[i] = (Rect){x - lab, y0, lab + pw + extra, cap};

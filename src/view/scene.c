@@ -157,6 +157,10 @@ static PanelSpec *add_param(Layout *L, const Trace *tr, const View *v, int stage
     p->row_axis = p->vector ? AXIS_NONE : AXIS_INDEX;
     p->col_axis = AXIS_INDEX;
     if (!p->vector) layout_transpose(p); // (out, in) → Wᵀ (in, out): x·Wᵀ reads as row · column
+    // a vector goes under the parameter before it when their columns match (b under
+    // Wᵀ, β under γ): every term stays on screen without taking width
+    const PanelSpec *prev = L->n_panels >= 2 ? &L->spec[L->n_panels - 2] : NULL;
+    p->stacked = p->vector && prev && prev->is_weight && !prev->stacked && prev->cols == p->cols;
     (void)v;
     return p;
 }
