@@ -283,14 +283,15 @@ static void test_render_zh(void **state)
         if (!ses) fail_msg("%s", err);
         const Trace *tr = &ses->trace;
         View v;
+        Overlays ov = {0}; // the window's overlays (tooltip, help, toast, E progress)
         view_init(&v, &ses->lesson, LANG_ZH);
         for (int s = 0; s < tr->n; s++) {
             v.stage = s;
-            render_frame(&(Canvas){r, fonts, NULL}, tr, &v);
+            render_frame(&(Canvas){r, fonts, NULL}, tr, &v, &ov);
         }
         for (int l = 0; l < LANG_COUNT; l++) {
-            v.lang = (Lang)l, v.help = true;
-            render_frame(&(Canvas){r, fonts, NULL}, tr, &v);
+            v.lang = (Lang)l, ov.help = true;
+            render_frame(&(Canvas){r, fonts, NULL}, tr, &v, &ov);
             const char *dir = getenv("ATTNVIZ_TEST_PNG_DIR");
             if (dir && i == 0) {
                 char path[600];

@@ -476,6 +476,7 @@ static void test_render_all_lessons(void **state)
             Trace tr;
             assert_true(load(g.gl_pathv[f], &ls, &tr));
             View v;
+            Overlays ov = {0}; // the window's overlays (tooltip, help, toast, E progress)
             view_init(&v, &ls, LANG_EN);
             for (int s = 0; s < tr.n; s++)
                 for (int hb = 0; hb < 2; hb++) {
@@ -488,7 +489,7 @@ static void test_render_all_lessons(void **state)
                     for (int values = 0; values < 2; values++) {
                         v.show_values = values;
                         v.anim = 1.0f;
-                        render_frame(&t.c, &tr, &v);
+                        render_frame(&t.c, &tr, &v, &ov);
                         snprintf(what, sizeof what, "%s %dx%d stage %s b%d h%d values %d", g.gl_pathv[f], t.w, t.h,
                                  tr.stages[s].name, v.batch, v.head, values);
                         check_cells(&t, &L, what);
@@ -496,7 +497,7 @@ static void test_render_all_lessons(void **state)
                     }
                     // mid-animation frames draw too, inside the target
                     v.anim = 0.4f;
-                    render_frame(&t.c, &tr, &v);
+                    render_frame(&t.c, &tr, &v, &ov);
                     check_guard(&t, what);
                 }
             trace_free(&tr);
@@ -526,6 +527,7 @@ static void test_tooltip_clear_of_operands(void **state)
         Trace tr;
         assert_true(load(files[f], &ls, &tr));
         View v;
+        Overlays ov = {0}; // the window's overlays (tooltip, help, toast, E progress)
         view_init(&v, &ls, LANG_EN);
         for (v.stage = 0; v.stage < tr.n; v.stage++) {
             Layout L;
@@ -538,11 +540,11 @@ static void test_tooltip_clear_of_operands(void **state)
                 int row = cells[k][0], col = cells[k][1];
                 Rect q;
                 if (!layout_cell_rect(&L, r, row, col, &q)) continue;
-                v.hover = false;
-                render_frame(&t.c, &tr, &v);
+                ov.hover = false;
+                render_frame(&t.c, &tr, &v, &ov);
                 memcpy(plain, t.buf, bytes);
-                v.hover = true, v.mouse_x = q.x + q.w / 2, v.mouse_y = q.y + q.h / 2;
-                render_frame(&t.c, &tr, &v);
+                ov.hover = true, ov.mouse_x = q.x + q.w / 2, ov.mouse_y = q.y + q.h / 2;
+                render_frame(&t.c, &tr, &v, &ov);
                 Rect keep[LAYOUT_MAX_PANELS + 1];
                 int n = 0;
                 keep[n++] = q;
@@ -583,6 +585,7 @@ static void test_render_overlays_and_determinism(void **state)
     Target a, b;
     target_init(&a, 1280, 720);
     View v;
+    Overlays ov = {0}; // the window's overlays (tooltip, help, toast, E progress)
     view_init(&v, &ls, LANG_EN);
     size_t bytes = (size_t)a.bpitch * (size_t)(a.h + 2 * GUARD);
     unsigned char *copy = malloc(bytes);
@@ -591,50 +594,50 @@ static void test_render_overlays_and_determinism(void **state)
         v.stage = s;
         for (int k = 0; k <= 4; k++) {
             v.anim = (float)k / 4.0f;
-            render_frame(&a.c, &tr, &v); // may fill the text cache
+            render_frame(&a.c, &tr, &v, &ov); // may fill the text cache
             memcpy(copy, a.buf, bytes);
-            render_frame(&a.c, &tr, &v); // from the cache: same pixels
+            render_frame(&a.c, &tr, &v, &ov); // from the cache: same pixels
             assert_memory_equal(copy, a.buf, bytes);
         }
     }
     // a different renderer (fresh cache) gives the same pixels too
     v.stage = trace_find(&tr, "masked_scores");
     v.anim = 0.5f;
-    render_frame(&a.c, &tr, &v);
+    render_frame(&a.c, &tr, &v, &ov);
     memcpy(copy, a.buf, bytes);
     target_free(&a);
     target_init(&b, 1280, 720);
-    render_frame(&b.c, &tr, &v);
+    render_frame(&b.c, &tr, &v, &ov);
     assert_memory_equal(copy, b.buf, bytes);
     // help overlay and a hover tooltip change the frame and stay inside it
     v.anim = 1.0f;
-    render_frame(&b.c, &tr, &v);
+    render_frame(&b.c, &tr, &v, &ov);
     memcpy(copy, b.buf, bytes);
-    v.help = true;
-    render_frame(&b.c, &tr, &v);
+    ov.help = true;
+    render_frame(&b.c, &tr, &v, &ov);
     check_guard(&b, "help");
     assert_memory_not_equal(copy, b.buf, bytes);
-    v.help = false;
+    ov.help = false;
     Layout L;
     layout_compute(&L, &tr, &v, 1280, 720);
     Rect c;
     assert_true(layout_cell_rect(&L, L.result_panel, 1, 0, &c));
-    v.hover = true, v.mouse_x = c.x + c.w / 2, v.mouse_y = c.y + c.h / 2;
-    render_frame(&b.c, &tr, &v);
+    ov.hover = true, ov.mouse_x = c.x + c.w / 2, ov.mouse_y = c.y + c.h / 2;
+    render_frame(&b.c, &tr, &v, &ov);
     check_guard(&b, "tooltip");
     assert_memory_not_equal(copy, b.buf, bytes);
     // corners: hovering the last cell near the window edge keeps the tooltip inside
-    v.mouse_x = 1279, v.mouse_y = 719;
-    render_frame(&b.c, &tr, &v);
+    ov.mouse_x = 1279, ov.mouse_y = 719;
+    render_frame(&b.c, &tr, &v, &ov);
     check_guard(&b, "tooltip at the corner");
-    v.hover = false;
-    v.toast = "Saved /tmp/attnviz-0001-input.png";
-    v.toast_alpha = 1.0f;
-    render_frame(&b.c, &tr, &v);
+    ov.hover = false;
+    ov.toast = "Saved /tmp/attnviz-0001-input.png";
+    ov.toast_alpha = 1.0f;
+    render_frame(&b.c, &tr, &v, &ov);
     check_guard(&b, "toast");
     // the text cache is hit once warm: a settled frame renders no new text
     TextStats s0 = text_stats(fonts);
-    render_frame(&b.c, &tr, &v);
+    render_frame(&b.c, &tr, &v, &ov);
     TextStats s1 = text_stats(fonts);
     assert_int_equal(s1.misses, s0.misses);
     free(copy);
@@ -790,6 +793,7 @@ static void test_image_mode_pixels(void **state)
     HeatmapCache *hc = heatmap_cache_create();
     assert_non_null(hc);
     View v;
+    Overlays ov = {0}; // the window's overlays (tooltip, help, toast, E progress)
     view_init(&v, &ls, LANG_EN);
     int images = 0, checked = 0;
     for (int s = 0; s < tr.n; s++)
@@ -813,15 +817,15 @@ static void test_image_mode_pixels(void **state)
             snprintf(what, sizeof what, "%s stage %s h%d", BIG_LESSON, tr.stages[s].name, v.head);
             // without a cache (rectangles) and with one (textures): the same pixels
             Canvas cached = {b.r, fonts, hc};
-            render_frame(&a.c, &tr, &v);
+            render_frame(&a.c, &tr, &v, &ov);
             check_guard(&a, what);
             checked += check_image_cells(&a, &L, what);
             check_cells(&a, &L, what);
-            render_frame(&cached, &tr, &v);
+            render_frame(&cached, &tr, &v, &ov);
             assert_memory_equal(a.buf, b.buf, bytes);
             // a settled frame again: the textures are reused, not refilled or reallocated
             HeatmapStats s0 = heatmap_cache_stats(hc);
-            render_frame(&cached, &tr, &v);
+            render_frame(&cached, &tr, &v, &ov);
             HeatmapStats s1 = heatmap_cache_stats(hc);
             assert_int_equal(s1.fills, s0.fills);
             assert_int_equal(s1.allocs, s0.allocs);
@@ -831,8 +835,8 @@ static void test_image_mode_pixels(void **state)
             assert_memory_equal(a.buf, b.buf, bytes);
             // mid-transition frames: both paths agree too
             v.anim = 0.5f;
-            render_frame(&a.c, &tr, &v);
-            render_frame(&cached, &tr, &v);
+            render_frame(&a.c, &tr, &v, &ov);
+            render_frame(&cached, &tr, &v, &ov);
             assert_memory_equal(a.buf, b.buf, bytes);
             check_guard(&b, what);
             v.anim = 1.0f;
@@ -896,6 +900,7 @@ static void test_zoom_and_pan(void **state)
     Trace tr;
     assert_true(load(BIG_LESSON, &ls, &tr));
     View v;
+    Overlays ov = {0}; // the window's overlays (tooltip, help, toast, E progress)
     view_init(&v, &ls, LANG_EN);
     v.stage = trace_find(&tr, "attn");
     Layout L0, L;
@@ -938,7 +943,7 @@ static void test_zoom_and_pan(void **state)
     // pixels of zoomed images are exact too, and they agree with and without a cache
     Target t;
     target_init(&t, 1280, 720);
-    render_frame(&t.c, &tr, &v);
+    render_frame(&t.c, &tr, &v, &ov);
     assert_true(check_image_cells(&t, &L, "zoom 4") > 1000);
     check_guard(&t, "zoom 4");
     // zoom far enough and cells become cells with numbers (never below 13 px)
@@ -948,7 +953,7 @@ static void test_zoom_and_pan(void **state)
     assert_true(L.spec[p].decimals >= 0);
     assert_true(L.spec[p].px_cell >= LAYOUT_MIN_NUMBER_PX);
     v.show_values = true;
-    render_frame(&t.c, &tr, &v);
+    render_frame(&t.c, &tr, &v, &ov);
     check_cells(&t, &L, "zoomed in");
     check_guard(&t, "zoomed in");
     // pan: dragging right shows columns further left; clamped at the edges
@@ -986,7 +991,7 @@ static void test_zoom_and_pan(void **state)
     assert_true(L.zoom_y[0] && !L.zoom_x[0]); // Q (256×16): its rows
     assert_true(!L.zoom_y[1] && L.zoom_x[1]); // Kᵀ (16×256): its columns
     assert_true(L.zoom_x[rp] && L.zoom_y[rp]);
-    render_frame(&t.c, &tr, &v);
+    render_frame(&t.c, &tr, &v, &ov);
     check_cells(&t, &L, "scores zoomed");
     check_image_cells(&t, &L, "scores zoomed");
     check_guard(&t, "scores zoomed");
@@ -1001,7 +1006,7 @@ static void test_zoom_and_pan(void **state)
     layout_zoom_at(&v, &L, L.panel[rp].x + 3, L.panel[rp].y + 3, 10.0f);
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_true(L.cell[rp] <= 101 && L.cell[rp] > L0.cell[rp]);
-    render_frame(&t.c, &tr, &v);
+    render_frame(&t.c, &tr, &v, &ov);
     check_cells(&t, &L, "small lesson zoomed");
     check_guard(&t, "small lesson zoomed");
     target_free(&t);
@@ -1022,15 +1027,16 @@ static void test_export_overlay(void **state)
     unsigned char *copy = malloc(bytes);
     assert_non_null(copy);
     View v;
+    Overlays ov = {0}; // the window's overlays (tooltip, help, toast, E progress)
     view_init(&v, &ls, LANG_EN);
-    render_frame(&t.c, &tr, &v);
+    render_frame(&t.c, &tr, &v, &ov);
     memcpy(copy, t.buf, bytes);
-    v.export_done = 3, v.export_total = 13;
-    render_frame(&t.c, &tr, &v);
+    ov.export_done = 3, ov.export_total = 13;
+    render_frame(&t.c, &tr, &v, &ov);
     check_guard(&t, "export progress");
     assert_memory_not_equal(copy, t.buf, bytes);
-    v.export_done = v.export_total = 0;
-    render_frame(&t.c, &tr, &v);
+    ov.export_done = ov.export_total = 0;
+    render_frame(&t.c, &tr, &v, &ov);
     assert_memory_equal(copy, t.buf, bytes);
     free(copy);
     target_free(&t);

@@ -43,6 +43,11 @@ typedef struct App {
     SDL_Renderer *r;
     Fonts *fonts;
     TextMeasure measure;       // layout measures text with the window's fonts
+    Overlays ov;               // what the window draws over the frame (tooltip, help, toast, picker, E)
+    Layout layout;             // the frame's layout, for drawing and hit-testing (current_layout)
+    View layout_view;          // the view and size it was computed for
+    int layout_w, layout_h;
+    bool layout_valid;
     TextMeasure export_measure; // and an E export with its own
     Playback pb;
     View v;
@@ -74,11 +79,17 @@ static void toast(App *a, const char *key, const char *arg)
     a->toast_left = TOAST_SECONDS;
 }
 
-static void current_layout(App *a, Layout *L)
+// The Layout of the frame on screen: computed once, drawn with, and hit-tested
+// with until the view or the window size changes (then computed anew).
+static const Layout *current_layout(App *a)
 {
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
-    layout_compute(L, &a->session->trace, &a->v, w, h);
+    if (!a->layout_valid || w != a->layout_w || h != a->layout_h || memcmp(&a->layout_view, &a->v, sizeof a->v) != 0) {
+        layout_compute(&a->layout, &a->session->trace, &a->v, w, h);
+        a->layout_view = a->v, a->layout_w = w, a->layout_h = h, a->layout_valid = true;
+    }
+    return &a->layout;
 }
 
 // Window coordinates → renderer output pixels (differ on HiDPI).
@@ -107,12 +118,13 @@ static void save_frame(App *a)
         toast(a, "app.save_failed", SDL_GetError());
         return;
     }
-    // the frame as shown, without the toast of an earlier save
-    View v = a->v;
-    v.toast = NULL;
-    v.picker = NULL; // and without the "Lessons…" button: the same pixels as an export
+    // the frame as shown (a tooltip, help), without the toast of an earlier save and
+    // without the "Lessons…" button: otherwise the same pixels as an export
+    Overlays ov = a->ov;
+    ov.toast = NULL;
+    ov.picker = NULL;
     Canvas c = {a->r, a->fonts, a->heatmaps};
-    render_frame(&c, &a->session->trace, &v);
+    render_frame_laid_out(&c, current_layout(a), &a->session->trace, &a->v, &ov);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
         toast(a, "app.save_failed", err);
@@ -332,9 +344,7 @@ static void picker_fit(App *a, PickerLayout *pl)
 {
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
-    Layout L;
-    layout_compute(&L, &a->session->trace, &a->v, w, h);
-    picker_layout(&a->picker, pl, w, h, L.s);
+    picker_layout(&a->picker, pl, w, h, current_layout(a)->s);
     picker_scroll_to_sel(&a->picker, pl->rows_fit);
 }
 
@@ -391,7 +401,7 @@ static bool lessons_event(App *a, const SDL_Event *e)
         SDL_free(e->drop.file);
         return true;
     }
-    if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && !a->v.help) {
+    if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && !a->ov.help) {
         int x, y;
         to_output(a, e->button.x, e->button.y, &x, &y);
         if (a->picker.open) {
@@ -406,10 +416,8 @@ static bool lessons_event(App *a, const SDL_Event *e)
             }
             return true;
         }
-        Layout L;
         Rect b;
-        current_layout(a, &L);
-        if (picker_button_rect(&L, &b) && rect_contains(b, x, y)) {
+        if (picker_button_rect(current_layout(a), &b) && rect_contains(b, x, y)) {
             open_picker(a);
             return true;
         }
@@ -434,19 +442,17 @@ static bool lessons_event(App *a, const SDL_Event *e)
 // Zoom by factor at the mouse (over a heatmap) or at the result's centre.
 static void zoom_by(App *a, float factor)
 {
-    Layout L;
-    current_layout(a, &L);
+    const Layout *Lp = current_layout(a);
     int x = -1, y = -1;
     if (a->mouse_in) to_output(a, a->mouse_wx, a->mouse_wy, &x, &y);
-    layout_zoom_at(&a->v, &L, x, y, factor);
+    layout_zoom_at(&a->v, Lp, x, y, factor);
 }
 
 static void pan_by(App *a, int dx, int dy)
 {
-    Layout L;
-    current_layout(a, &L);
-    int step = (int)(120 * L.s);
-    layout_pan(&a->v, &L, dx * step, dy * step);
+    const Layout *Lp = current_layout(a);
+    int step = (int)(120 * Lp->s);
+    layout_pan(&a->v, Lp, dx * step, dy * step);
 }
 
 // Digits jump to a step of the timeline: 1–9 at once; a second digit typed
@@ -454,15 +460,14 @@ static void pan_by(App *a, int dx, int dy)
 // as in presentation software. Returns false when the digit jumps nowhere.
 static bool step_digit(App *a, int d)
 {
-    Layout L;
-    current_layout(a, &L);
+    const Layout *Lp = current_layout(a);
     Uint32 now = SDL_GetTicks();
     int n = a->digit > 0 && now - a->digit_ms < 1000 ? a->digit * 10 + d : d;
-    if (n < 1 || n > L.n_steps) n = d;
+    if (n < 1 || n > Lp->n_steps) n = d;
     a->digit = n <= 9 ? n : 0;
     a->digit_ms = now;
-    if (n < 1 || n > L.n_steps) return false;
-    goto_step(a, L.step_id[n - 1]);
+    if (n < 1 || n > Lp->n_steps) return false;
+    goto_step(a, Lp->step_id[n - 1]);
     return true;
 }
 
@@ -470,18 +475,18 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
 {
     SDL_Keycode sym = k->keysym.sym;
     bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
-    if (shift && !a->v.help && (sym == SDLK_LEFT || sym == SDLK_RIGHT || sym == SDLK_UP || sym == SDLK_DOWN)) {
+    if (shift && !a->ov.help && (sym == SDLK_LEFT || sym == SDLK_RIGHT || sym == SDLK_UP || sym == SDLK_DOWN)) {
         // Shift + arrows pan a zoomed heatmap (the content moves with the arrow)
         pan_by(a, sym == SDLK_LEFT ? 1 : sym == SDLK_RIGHT ? -1 : 0, sym == SDLK_UP ? 1 : sym == SDLK_DOWN ? -1 : 0);
         return;
     }
     bool question = sym == SDLK_QUESTION || (sym == SDLK_SLASH && shift);
-    if (a->v.help) { // any key closes the help
-        if (sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) a->v.help = false;
+    if (a->ov.help) { // any key closes the help
+        if (sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) a->ov.help = false;
         return;
     }
     if (question || sym == SDLK_F1) {
-        a->v.help = true;
+        a->ov.help = true;
         return;
     }
     switch (sym) {
@@ -540,9 +545,8 @@ static void on_click(App *a, int wx, int wy)
 {
     int x, y;
     to_output(a, wx, wy, &x, &y);
-    Layout L;
-    current_layout(a, &L);
-    int s = layout_hit_step(&L, x, y), b = layout_hit_batch(&L, x, y), h = layout_hit_head(&L, x, y);
+    const Layout *Lp = current_layout(a);
+    int s = layout_hit_step(Lp, x, y), b = layout_hit_batch(Lp, x, y), h = layout_hit_head(Lp, x, y);
     if (s >= 0) goto_step(a, (StepId)s);
     if (b >= 0) set_batch(a, b);
     if (h >= 0) set_head(a, h);
@@ -560,21 +564,19 @@ static void handle_event(App *a, const SDL_Event *e)
         if (a->dragging) { // drag: the zoomed heatmaps follow the mouse
             int x, y;
             to_output(a, e->motion.x, e->motion.y, &x, &y);
-            Layout L;
-            current_layout(a, &L);
-            layout_pan(&a->v, &L, x - a->drag_x, y - a->drag_y);
+            const Layout *Lp = current_layout(a);
+            layout_pan(&a->v, Lp, x - a->drag_x, y - a->drag_y);
             a->drag_x = x, a->drag_y = y;
         }
         break;
     case SDL_MOUSEBUTTONDOWN:
-        if (a->v.help) {
-            a->v.help = false;
+        if (a->ov.help) {
+            a->ov.help = false;
         } else if (e->button.button == SDL_BUTTON_LEFT) {
             int x, y;
             to_output(a, e->button.x, e->button.y, &x, &y);
-            Layout L;
-            current_layout(a, &L);
-            if (a->v.zoom > 1.0f && layout_hit_panel(&L, x, y) >= 0) {
+            const Layout *Lp = current_layout(a);
+            if (a->v.zoom > 1.0f && layout_hit_panel(Lp, x, y) >= 0) {
                 a->dragging = true;
                 a->drag_x = x, a->drag_y = y;
             } else {
@@ -586,7 +588,7 @@ static void handle_event(App *a, const SDL_Event *e)
         if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false;
         break;
     case SDL_MOUSEWHEEL: {
-        if (a->v.help) break;
+        if (a->ov.help) break;
         int dy = e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e->wheel.y : e->wheel.y;
         if (dy != 0) zoom_by(a, powf(1.25f, (float)dy));
         break;
@@ -709,17 +711,17 @@ int app_run(const AppOptions *opt)
         a->v.anim = playback_progress(&a->pb);
         a->v.playing = a->pb.playing;
         a->v.speed = a->pb.speed;
-        a->v.toast = a->toast_left > 0.0 ? a->toast : NULL;
-        a->v.toast_alpha = (float)(a->toast_left > 0.5 ? 1.0 : a->toast_left / 0.5);
-        a->v.hover = a->mouse_in && !a->picker.open;
-        a->v.picker = &a->picker;
-        to_output(a, a->mouse_wx, a->mouse_wy, &a->v.mouse_x, &a->v.mouse_y);
+        a->ov.toast = a->toast_left > 0.0 ? a->toast : NULL;
+        a->ov.toast_alpha = (float)(a->toast_left > 0.5 ? 1.0 : a->toast_left / 0.5);
+        a->ov.hover = a->mouse_in && !a->picker.open;
+        a->ov.picker = &a->picker;
+        to_output(a, a->mouse_wx, a->mouse_wy, &a->ov.mouse_x, &a->ov.mouse_y);
         export_update(a, 0.012); // export frames first: the window's frame overwrites them
-        a->v.export_total = a->export_job ? export_job_total(a->export_job) : 0;
-        a->v.export_done = a->export_job ? export_job_written(a->export_job) : 0;
-        // Draw
+        a->ov.export_total = a->export_job ? export_job_total(a->export_job) : 0;
+        a->ov.export_done = a->export_job ? export_job_written(a->export_job) : 0;
+        // Draw: the frame's Layout is the one events are hit-tested with
         Canvas c = {a->r, a->fonts, a->heatmaps};
-        render_frame(&c, &a->session->trace, &a->v);
+        render_frame_laid_out(&c, current_layout(a), &a->session->trace, &a->v, &a->ov);
         SDL_RenderPresent(a->r);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
         if (software) SDL_Delay(10);

@@ -383,18 +383,15 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
         pthread_mutex_unlock(&e->mu);
         return false;
     }
-    // the frame as a fresh View would show it: no hover, overlays, zoom or toast
+    // the frame alone (no overlays: render_frame gets none) at the plan's stage,
+    // not zoomed, not playing
     View v = *base;
     v.stage = j->plan[j->next].stage;
     v.anim = j->plan[j->next].anim;
     v.batch = j->o.batch, v.head = j->o.head;
-    v.hover = v.help = v.playing = false;
-    v.toast = NULL;
-    v.toast_alpha = 0.0f;
-    v.export_done = v.export_total = 0;
-    v.picker = NULL; // the window's "Lessons…" button is not part of a frame
+    v.playing = false;
     view_reset_zoom(&v);
-    render_frame(c, j->tr, &v);
+    render_frame(c, j->tr, &v, NULL);
     // wait for a free buffer, then hand the pixels to an encoder
     pthread_mutex_lock(&e->mu);
     while (e->n_free == 0 && !e->err[0]) pthread_cond_wait(&e->cv_slot, &e->mu);

@@ -73,7 +73,7 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
     }
 }
 
-void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
     Rgb ink = THEME.ink;
     paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->batch_label, i18n_get(v->lang, "ui.batch"));
@@ -107,7 +107,7 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
     i18n_fmt(line, sizeof line, v->lang, v->playing ? "ui.playing" : "ui.paused", 1, a1);
     snprintf(pal, sizeof pal, "%s", i18n_get(v->lang, colormap_palette_key(v->palette)));
     Rect s = L->status;
-    s.w -= picker_button_reserve(L, v); // the "Lessons…" button at the right end (window only)
+    s.w -= picker_button_reserve(L, ov ? ov->picker : NULL); // the "Lessons…" button at the right end (window only)
     int x = s.x + s.w;
     paint_clip(cv, &(Rect){s.x, s.y, s.w, s.h});
     int tw, th;
@@ -165,25 +165,25 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     paint_clip(cv, NULL);
 }
 
-void chrome_draw_toast(Canvas *cv, const Layout *L, const View *v)
+void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov)
 {
-    if (!v->toast || !v->toast[0] || v->toast_alpha <= 0.0f) return;
-    uint8_t a = (uint8_t)(255.0f * ease_clamp01(v->toast_alpha));
+    if (!ov->toast || !ov->toast[0] || ov->toast_alpha <= 0.0f) return;
+    uint8_t a = (uint8_t)(255.0f * ease_clamp01(ov->toast_alpha));
     int tw, th, pad = paint_px(L->s, 12);
-    if (!paint_text_block_size(cv, FONT_SANS, L->px_body, L->w - 4 * pad, v->toast, &tw, &th)) return;
+    if (!paint_text_block_size(cv, FONT_SANS, L->px_body, L->w - 4 * pad, ov->toast, &tw, &th)) return;
     int bx = (L->w - tw) / 2 - pad, by = L->narration.y - th - 3 * pad;
     if (by < 0) by = 0;
     paint_fill(cv, THEME.toast_bg, (uint8_t)(a * 9 / 10), bx, by, tw + 2 * pad, th + 2 * pad);
-    paint_text_block(cv, FONT_SANS, L->px_body, L->w - 4 * pad, THEME.white, a, bx + pad, by + pad, v->toast);
+    paint_text_block(cv, FONT_SANS, L->px_body, L->w - 4 * pad, THEME.white, a, bx + pad, by + pad, ov->toast);
 }
 
 // The window's export (E): frames done of total, over the heatmaps.
-void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v)
+void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
 {
-    if (v->export_total <= 0) return;
+    if (ov->export_total <= 0) return;
     char a[16], b[16], line[160];
-    snprintf(a, sizeof a, "%d", v->export_done);
-    snprintf(b, sizeof b, "%d", v->export_total);
+    snprintf(a, sizeof a, "%d", ov->export_done);
+    snprintf(b, sizeof b, "%d", ov->export_total);
     const char *args[] = {a, b};
     i18n_fmt(line, sizeof line, v->lang, "app.exporting", 2, args);
     int pad = paint_px(L->s, 16), tw, th;
@@ -198,6 +198,6 @@ void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v)
     paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, bx + bw / 2, by + pad, ALIGN_CENTER, line);
     int x = bx + pad, y = by + 2 * pad + th, w = bw - 2 * pad;
     paint_fill(cv, THEME.slot, 255, x, y, w, bar);
-    int done = v->export_done > v->export_total ? v->export_total : v->export_done;
-    paint_fill(cv, THEME.accent, 255, x, y, (int)((long)w * done / v->export_total), bar);
+    int done = ov->export_done > ov->export_total ? ov->export_total : ov->export_done;
+    paint_fill(cv, THEME.accent, 255, x, y, (int)((long)w * done / ov->export_total), bar);
 }

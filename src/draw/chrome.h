@@ -1,6 +1,6 @@
 // chrome.h — the window's chrome around the heatmaps: the timeline of steps,
-// the batch and head tabs with the status line, and the overlays (help, toast,
-// export progress). render_frame calls them in its draw order; each draws
+// the batch and head tabs with the status line, and the window's overlays (help,
+// toast, export progress: Overlays of view.h). render_frame calls them in its draw order; each draws
 // through paint.h only, from the Layout of the frame.
 #ifndef ATTNVIZ_CHROME_H
 #define ATTNVIZ_CHROME_H
@@ -16,13 +16,14 @@
 void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const View *v);
 // The batch and head tabs (heads dimmed where they do not matter for the
 // stage) and the status line at the right: play state, palette, the help hint.
-void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v);
+// ov (may be NULL): the window's "Lessons…" button takes room at the right.
+void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov);
 // The help overlay listing every key, shrunk to fit the window.
 void chrome_draw_help(Canvas *cv, const Layout *L, const View *v);
-// View.toast above the narration, fading with View.toast_alpha (nothing when unset).
-void chrome_draw_toast(Canvas *cv, const Layout *L, const View *v);
+// ov->toast above the narration, fading with ov->toast_alpha (nothing when unset).
+void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov);
 // The window's export (E): frames done of total, over the heatmaps (nothing
-// when View.export_total is 0).
-void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v);
+// when ov->export_total is 0).
+void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v, const Overlays *ov);
 
 #endif

@@ -7,18 +7,18 @@
 #include "i18n.h"
 #include "picker.h"
 
-int picker_button_reserve(const Layout *L, const View *v)
+int picker_button_reserve(const Layout *L, const Picker *picker)
 {
     Rect b;
-    if (!v->picker || !picker_button_rect(L, &b)) return 0;
+    if (!picker || !picker_button_rect(L, &b)) return 0;
     return b.w + paint_px(L->s, 16);
 }
 
-void picker_draw_button(Canvas *cv, const Layout *L, const View *v)
+void picker_draw_button(Canvas *cv, const Layout *L, const View *v, const Picker *picker)
 {
     Rect b;
-    if (!v->picker || !picker_button_rect(L, &b)) return;
-    bool on = v->picker->open;
+    if (!picker || !picker_button_rect(L, &b)) return;
+    bool on = picker->open;
     paint_fill(cv, on ? THEME.accent : THEME.accent_light, 255, b.x, b.y, b.w, b.h);
     paint_clip(cv, &b);
     paint_text_centered(cv, FONT_BOLD, L->px_small, on ? THEME.white : THEME.accent, 255, b,
@@ -26,9 +26,9 @@ void picker_draw_button(Canvas *cv, const Layout *L, const View *v)
     paint_clip(cv, NULL);
 }
 
-void picker_draw(Canvas *cv, const Layout *L, const View *v)
+void picker_draw(Canvas *cv, const Layout *L, const View *v, const Picker *picker)
 {
-    const Picker *p = v->picker;
+    const Picker *p = picker;
     if (!p || !p->open) return;
     PickerLayout pl;
     picker_layout(p, &pl, L->w, L->h, L->s);

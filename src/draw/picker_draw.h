@@ -1,6 +1,6 @@
 // picker_draw.h — the lesson picker's pieces of a frame: the "Lessons…"
 // button in the status row and the overlay listing the lessons (picker.h).
-// render_frame calls both when View.picker is set (the window; never export).
+// render_frame calls both with the window's picker (Overlays.picker; never export).
 #ifndef ATTNVIZ_PICKER_DRAW_H
 #define ATTNVIZ_PICKER_DRAW_H
 
@@ -9,9 +9,9 @@
 #include "view.h"
 
 // Width the button takes from the right end of the status row (0 = no button).
-int picker_button_reserve(const Layout *L, const View *v);
-void picker_draw_button(Canvas *cv, const Layout *L, const View *v);
-// The overlay, when v->picker is open.
-void picker_draw(Canvas *cv, const Layout *L, const View *v);
+int picker_button_reserve(const Layout *L, const struct Picker *picker);
+void picker_draw_button(Canvas *cv, const Layout *L, const View *v, const struct Picker *picker);
+// The overlay, when picker is open (NULL: nothing).
+void picker_draw(Canvas *cv, const Layout *L, const View *v, const struct Picker *picker);
 
 #endif

@@ -442,14 +442,14 @@ static void draw_row_sums(Canvas *cv, const Layout *L, const View *v, int p, Ani
 
 // The sub-steps of one result row or cell under the panels: the hovered one, else
 // the one being computed (its lines appear as it is), else the first.
-static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const View *v, float e)
+static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov, float e)
 {
     if (L->deriv.w <= 0 || L->result_panel < 0) return;
     const PanelSpec *res = &L->spec[L->result_panel];
     AnimKind k = scene_recipe(tr->stages[v->stage].kind)->anim;
     int row = 0, col = 0, hp, hr, hc;
     float shown = 1.0f;
-    if (v->hover && layout_hit_cell(L, v->mouse_x, v->mouse_y, &hp, &hr, &hc) && L->spec[hp].result) {
+    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result) {
         row = hr, col = hc;
     } else if (e < 1.0f && computing_cell(k, e, res, &row, &col)) {
         shown = cell_progress(k, e, row, col < 0 ? 0 : col, res->rows, k == ANIM_CELLS ? res->cols : 1);
@@ -691,11 +691,11 @@ static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const V
 // The tooltip box goes where it covers none of the cells it explains: beside the
 // pointer, beside the hovered cell (right, left, below, above), else above or below
 // the heatmaps, else where it covers the least of them.
-static void place_tip(const Layout *L, const View *v, Rect cell, int bw, int bh, const Rect *avoid, int n_avoid,
+static void place_tip(const Layout *L, const Overlays *ov, Rect cell, int bw, int bh, const Rect *avoid, int n_avoid,
                       int *bx, int *by)
 {
     int g = paint_px(L->s, 18);
-    int mx = v->mouse_x, my = v->mouse_y;
+    int mx = ov->mouse_x, my = ov->mouse_y;
     int cx[7] = {mx + g, cell.x + cell.w + g, cell.x - g - bw, mx - bw / 2, mx - bw / 2, mx - bw / 2, mx - bw / 2};
     int cy[7] = {my + g, cell.y, cell.y, cell.y + cell.h + g, cell.y - g - bh, L->area.y + L->area.h + g / 2,
                  L->area.y - bh - g / 2};
@@ -716,38 +716,38 @@ static void place_tip(const Layout *L, const View *v, Rect cell, int bw, int bh,
     }
 }
 
-static void draw_tip(Canvas *cv, const Layout *L, const View *v, const char *tip, Rect cell,
+static void draw_tip(Canvas *cv, const Layout *L, const Overlays *ov, const char *tip, Rect cell,
                      const Rect *avoid, int n_avoid)
 {
     int wrap = L->w * 45 / 100, tw, th;
     if (!paint_text_block_size(cv, FONT_SANS, L->px_body, wrap, tip, &tw, &th)) return;
     int pad = paint_px(L->s, 10), bx = 0, by = 0;
-    place_tip(L, v, cell, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by);
+    place_tip(L, ov, cell, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by);
     paint_fill(cv, THEME.black, 40, bx + 3, by + 3, tw + 2 * pad, th + 2 * pad);
     paint_fill(cv, THEME.tip_bg, 255, bx, by, tw + 2 * pad, th + 2 * pad);
     paint_frame(cv, THEME.ink, 255, bx, by, tw + 2 * pad, th + 2 * pad, 1);
     paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.ink, 255, bx + pad, by + pad, tip);
 }
 
-static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
     int p, row, c;
-    if (!v->hover) return;
+    if (!ov->hover) return;
     char tip[TIP_MAX];
     int t = paint_px(L->s, 3);
     Rect avoid[LAYOUT_MAX_PANELS + 2];
     int n = 0;
-    if (layout_hit_sum(L, v->mouse_x, v->mouse_y, &p, &row)) { // the Σ column of a softmax
+    if (layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
         Rect q = L->panel[p];
         int x = q.x + q.w + (int)(6 * L->s), y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
         paint_frame(cv, THEME.ink, 255, x - t, y0 - t, L->sum_w[p] + 2 * t, y1 - y0 + 2 * t, t);
         frame_in_panel(cv, L, p, q.x, y0, q.w, y1 - y0, t, THEME.hilite);
         avoid[n++] = (Rect){q.x - t, y0 - t, x + L->sum_w[p] - q.x + 2 * t, y1 - y0 + 2 * t};
         explain_row_sum(tr, v, L, p, row, tip, sizeof tip);
-        draw_tip(cv, L, v, tip, avoid[0], avoid, n);
+        draw_tip(cv, L, ov, tip, avoid[0], avoid, n);
         return;
     }
-    if (!layout_hit_cell(L, v->mouse_x, v->mouse_y, &p, &row, &c)) return;
+    if (!layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &p, &row, &c)) return;
     const PanelSpec *ps = &L->spec[p];
     Rect q;
     layout_cell_rect(L, p, row, c, &q);
@@ -759,32 +759,39 @@ static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View 
     paint_clip(cv, NULL);
     avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
     explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
-    draw_tip(cv, L, v, tip, q, avoid, n);
+    draw_tip(cv, L, ov, tip, q, avoid, n);
 }
 
-void render_frame(Canvas *cv, const Trace *tr, const View *v)
+void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov)
 {
     int w, h;
     paint_size(cv, &w, &h);
     Layout L;
     layout_compute(&L, tr, v, w, h);
+    render_frame_laid_out(cv, &L, tr, v, ov);
+}
+
+void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+{
     paint_clear(cv, THEME.bg);
     if (tr->n == 0) return;
     float e = ease_in_out_cubic(v->anim);
     char mask_text[32];
     scene_fill_text(tr->mask_fill, mask_text, sizeof mask_text);
-    chrome_draw_timeline(cv, &L, tr, v);
-    chrome_draw_tabs(cv, &L, tr, v);
-    picker_draw_button(cv, &L, v);
-    draw_header(cv, &L, tr, v);
-    for (int p = 0; p < L.n_panels; p++) draw_panel(cv, &L, tr, v, p, e, mask_text);
-    draw_derivation(cv, &L, tr, v, e);
-    draw_legend(cv, &L, v, mask_text);
-    draw_narration(cv, &L, tr, v);
-    // notices under what the user is reading: the toast, then a tooltip, help and picker
-    if (!v->help) chrome_draw_toast(cv, &L, v);
-    if (!v->help) draw_hover(cv, &L, tr, v);
-    if (v->help) chrome_draw_help(cv, &L, v);
-    picker_draw(cv, &L, v);
-    chrome_draw_export_progress(cv, &L, v);
+    chrome_draw_timeline(cv, L, tr, v);
+    chrome_draw_tabs(cv, L, tr, v, ov);
+    if (ov) picker_draw_button(cv, L, v, ov->picker);
+    draw_header(cv, L, tr, v);
+    for (int p = 0; p < L->n_panels; p++) draw_panel(cv, L, tr, v, p, e, mask_text);
+    draw_derivation(cv, L, tr, v, ov, e);
+    draw_legend(cv, L, v, mask_text);
+    draw_narration(cv, L, tr, v);
+    if (!ov) return;
+    // the window's overlays, the notices under what the user is reading: the toast,
+    // then a tooltip, help and picker
+    if (!ov->help) chrome_draw_toast(cv, L, ov);
+    if (!ov->help) draw_hover(cv, L, tr, v, ov);
+    if (ov->help) chrome_draw_help(cv, L, v);
+    picker_draw(cv, L, v, ov->picker);
+    chrome_draw_export_progress(cv, L, v, ov);
 }

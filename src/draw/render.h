@@ -14,7 +14,12 @@
 #include "trace.h"
 #include "view.h"
 
-void render_frame(Canvas *cv, const Trace *tr, const View *v);
+// ov: the window's overlays (tooltip, help, toast, picker, export progress); NULL for
+// a frame alone (exports, tests).
+void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov);
+// The same with the Layout of this frame computed by the caller (layout_compute for the
+// canvas's size): the window keeps it for hit-testing until the next frame.
+void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov);
 
 // The rendering choice render_frame makes for one cell (tests check pixels against it).
 typedef enum CellLook { CELL_VALUE, CELL_MASKED, CELL_NAN } CellLook;

@@ -22,6 +22,19 @@ typedef struct TextMeasure {
     void *ctx;
 } TextMeasure;
 
+// What the window draws over a frame and an export never shows: the pointer's
+// tooltip, help, the toast, the lesson picker and the progress of an E export.
+// render_frame takes it separately (NULL: none), so a frame is the View alone.
+typedef struct Overlays {
+    bool hover;          // mouse_x/y valid (renderer output pixels): tooltip and highlights
+    int mouse_x, mouse_y;
+    bool help;           // the help overlay listing every key
+    const char *toast;   // a short message at the bottom (NULL = none)
+    float toast_alpha;   // 0..1
+    const struct Picker *picker; // the "Lessons…" button and, when open, the lesson picker (picker.h)
+    int export_done, export_total; // an E export in progress: its progress box when export_total > 0
+} Overlays;
+
 typedef struct View {
     int stage;           // index into Trace.stages
     int batch, head;     // which slice of (B, H, ...) tensors
@@ -29,17 +42,10 @@ typedef struct View {
     Palette palette;
     ProbScale prob_scale;
     bool show_values;    // numbers printed in cells
-    bool hover;          // mouse_x/y valid (renderer output pixels)
-    int mouse_x, mouse_y;
     Lang lang;
-    bool help;           // the help overlay listing every key
     bool playing;        // status bar shows play/pause and the speed
     float speed;         // playback speed factor (1 = normal)
-    const char *toast;   // a short message at the bottom (NULL = none)
-    float toast_alpha;   // 0..1
     const Lesson *lesson; // tokens, title, narration (may be NULL)
-    const struct Picker *picker; // window only: the "Lessons…" button and, when open, the
-                                 // lesson picker overlay (picker.h); NULL = neither
     // Zoom and pan of the heatmaps (layout_zoom_at / layout_pan change them; reset
     // on stage change). The zoom follows one panel's axes: every panel whose rows
     // (columns) have the same count and kind as zoom_rows/zoom_row_axis
@@ -48,8 +54,6 @@ typedef struct View {
     float zoom_x, zoom_y;       // content fraction (0..1) at the viewport's left / top edge
     int zoom_rows, zoom_cols;   // the followed axes' lengths
     int zoom_row_axis, zoom_col_axis; // their AxisKind (layout.h)
-    // Export in progress in the window (E): progress overlay when export_total > 0.
-    int export_done, export_total;
     // The fonts text is measured with; NULL (headless --describe, pure tests): an
     // estimate from DejaVu Sans' metrics that is never narrower than the drawn text.
     const TextMeasure *measure;

@@ -36,7 +36,7 @@ static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts
                 v.stage = st;
                 v.anim = (float)k / FRAMES_PER_STAGE;   // every frame of the transition
                 double t0 = bench_now();
-                render_frame(&c, tr, &v);
+                render_frame(&c, tr, &v, NULL);
                 SDL_RenderFlush(r);
                 double dt = bench_now() - t0;
                 if (round > 0) t[n++] = dt * 1e3;
