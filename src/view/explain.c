@@ -285,7 +285,8 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             int lk = last_dim(t0);
             const float *x = row_of(t0, b, h, row);
             float mx = -INFINITY;
-            for (int j = 0; j < lk; j++) mx = x[j] > mx ? x[j] : mx;
+            for (int j = 0; j < lk; j++) // as tensor_softmax_rows: a NaN score makes the max NaN
+                if (x[j] > mx || isnan(x[j])) mx = x[j];
             put_key(&o, lang, "tip.softmax", 0, NULL);
             if (isinf(mx) && mx < 0) {
                 put(&o, "\n");
