@@ -735,7 +735,7 @@ static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (!ov->hover) return;
     char tip[TIP_MAX];
     int t = paint_px(L->s, 3);
-    Rect avoid[LAYOUT_MAX_PANELS + 2];
+    Rect avoid[LAYOUT_MAX_PANELS + 3];
     int n = 0;
     if (layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
         Rect q = L->panel[p];
@@ -758,6 +758,7 @@ static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View 
     paint_frame(cv, THEME.ink, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
     paint_clip(cv, NULL);
     avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
+    if (ps->result && L->deriv.w > 0) avoid[n++] = L->deriv; // the strip writes out this cell too
     explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
     draw_tip(cv, L, ov, tip, q, avoid, n);
 }
