@@ -60,7 +60,7 @@ static void test_colormap_diverging(void **state)
         Rgb lo = colormap_diverging((Palette)p, -1.0f), hi = colormap_diverging((Palette)p, 1.0f);
         assert_true(lo.b > lo.r && hi.r > hi.b);
         // clamping and NaN
-        ColorScale cs = {(Palette)p, false, false, -2.0f, 2.0f};
+        ColorScale cs = {(Palette)p, false, false, -2.0f, 2.0f, 0.0f};
         Rgb a = colormap_value(&cs, -100.0f), b = colormap_value(&cs, -INFINITY);
         assert_memory_equal(&a, &lo, sizeof a);
         assert_memory_equal(&b, &lo, sizeof b);

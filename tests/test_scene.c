@@ -104,11 +104,14 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
                     fail_msg("%s: %s[%d,%d] = %g above its range %g", where, ps->title, r, c, (double)x,
                              (double)g->scale.hi);
             }
-        // panels showing one tensor (or a view of it) share one group; others do not
+        // panels showing one tensor (or a view of it) share one group, and so do the terms of a
+        // sum with its result; others do not
         for (int q = 0; q < p; q++) {
             const PanelSpec *qs = &L->spec[q];
             bool same = !ps->is_weight && !qs->is_weight && root_of(tr, ps->stage) == root_of(tr, qs->stage);
             if (ps->is_weight && qs->is_weight) same = ps->stage == qs->stage && ps->is_bias == qs->is_bias;
+            bool pr = ps->addend || ps->result, qr = qs->addend || qs->result;
+            if ((ps->addend && qr) || (qs->addend && pr)) same = true;
             if (same != (ps->group == qs->group))
                 fail_msg("%s: panels %s and %s %s one colour scale", where, qs->title, ps->title,
                          same ? "must share" : "must not share");
@@ -235,13 +238,22 @@ static void test_teacher_examples(void **state)
     v.stage = trace_find(&tr, "q_heads");
     layout_compute(&L, &tr, &v, 1280, 720);
     assert_int_equal(L.n_groups, 1);
-    assert_float_equal(L.group[0].scale.hi, 16.1958f, 1e-3);
+    const Tensor *q = &tr.stages[trace_find(&tr, "q_proj")].t;
+    float qmax = 0.0f; // over the whole tensor, both batches
+    for (size_t k = 0; k < q->size; k++) qmax = fmaxf(qmax, fabsf(q->data[k]));
+    assert_float_equal(L.group[0].scale.hi, qmax, 1e-6);
     Rgb a = colormap_value(&L.spec[0].scale, -7.38f), b = colormap_value(&L.spec[2].scale, -7.38f);
     assert_memory_equal(&a, &b, sizeof a);
-    // projections: x and W each state their own range
+    v.batch = 1; // switching batch does not change what a colour means
+    layout_compute(&L, &tr, &v, 1280, 720);
+    assert_float_equal(L.group[0].scale.hi, qmax, 1e-6);
+    v.batch = 0;
+    // projections: x and W each state their own range; the bias is on Q's scale (it is added into Q)
     v.stage = trace_find(&tr, "q_proj");
     layout_compute(&L, &tr, &v, 1280, 720);
-    assert_int_equal(L.n_groups, 4); // x, W_Qᵀ, b_Q, Q
+    assert_int_equal(L.n_groups, 3); // x, W_Qᵀ, b_Q with Q
+    assert_int_equal(L.spec[2].group, L.spec[L.result_panel].group);
+    assert_true(L.spec[2].addend && L.spec[2].is_bias);
     assert_string_equal(L.formula, "Q = x·W_Qᵀ + b_Q");
     v.stage = trace_find(&tr, "masked_scores");
     layout_compute(&L, &tr, &v, 1280, 720);

@@ -344,15 +344,9 @@ static CellState cell_state(const Layout *L, AnimKind k, int p, int i, int j, fl
         cs.masked = m > 0.5f;
         if (!cs.masked) cs.val = panel_value(src, i, j);
         cs.show = 1.0f;
-    } else if (k == ANIM_SOFTMAX) {
-        // each row turns from its scores' colours into a distribution
-        const PanelSpec *src = &L->spec[0];
-        float sv = panel_value(src, i, j);
-        Rgb from = render_cell_look(src, i, j) == CELL_MASKED ? colormap_masked() : colormap_value(&src->scale, sv);
-        cs.color = colormap_lerp(from, cs.color, cs.show);
-        if (cs.show < 0.5f) cs.val = sv;
-        cs.show = 1.0f;
     }
+    // (softmax rows appear as they are computed, like other rows: the panel never shows
+    // scores on the probabilities' scale; the strip under it writes the steps out)
     return cs;
 }
 
@@ -447,7 +441,7 @@ static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const 
     if (L->deriv.w <= 0 || L->result_panel < 0) return;
     const PanelSpec *res = &L->spec[L->result_panel];
     AnimKind k = scene_recipe(tr->stages[v->stage].kind)->anim;
-    int row = 0, col = 0, hp, hr, hc;
+    int row = scene_derivation_row(L), col = 0, hp, hr, hc;
     float shown = 1.0f;
     if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result) {
         row = hr, col = hc;

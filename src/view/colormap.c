@@ -68,8 +68,8 @@ Rgb colormap_value(const ColorScale *cs, float v)
         float span = cs->hi - cs->lo;
         return colormap_sequential(cs->palette, span > 0.0f ? (v - cs->lo) / span : 0.0f);
     }
-    float m = cs->hi > 0.0f ? cs->hi : 1.0f;
-    float x = v / m;
+    float m = cs->hi - cs->mid > 0.0f ? cs->hi - cs->mid : 1.0f;
+    float x = (v - cs->mid) / m;
     if (x < -1.0f) x = -1.0f; // also -inf
     if (x > 1.0f) x = 1.0f;
     return colormap_diverging(cs->palette, x);

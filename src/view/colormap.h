@@ -19,13 +19,15 @@ typedef enum Palette {
     PALETTE_COUNT
 } Palette;
 
-// How one heatmap maps values: diverging uses [-absmax, absmax], sequential [lo, hi];
+// How one heatmap maps values: diverging uses [lo, hi] around mid (usually ±absmax
+// around 0), sequential [lo, hi];
 // log (with sequential) maps log10(v) over [log10 lo, log10 hi], values ≤ lo at the bottom.
 typedef struct ColorScale {
     Palette palette;
     bool sequential;
     bool log;
     float lo, hi;
+    float mid;  // diverging: the value drawn white, halfway between lo and hi (0, or 1 for γ)
 } ColorScale;
 
 Rgb colormap_diverging(Palette p, float x);  // x in [-1, 1], 0 → white-ish centre

@@ -264,7 +264,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
     // (only where its numbers fit side by side and the panels keep theirs)
     Derivation d;
     int strip = 0, line_h = (int)((float)L->px_small * 1.55f);
-    if (scene_derivation(L, tr, v, 0, 0, &d)) {
+    if (L->px_small >= 12 && scene_derivation(L, tr, v, 0, 0, &d)) { // (readable text only)
         strip = d.n_lines * line_h + (int)(12 * L->s);
         int label_w = 0, value_w = 0, n_max = 1;
         char num[32];

@@ -82,11 +82,12 @@ static bool has_bias(const Stage *st) { return st->bias && tensor_present(st->bi
 // The masked copy of the scores is just "scores" in a lesson without a mask.
 static bool trace_has_mask(const Trace *tr) { return tr->mask_kind != 0; }
 
-// The stage a panel of stage s is named after: masked_scores without a mask is the scores.
-static const char *display_name(const Trace *tr, int s)
+// The stage a panel of stage s is named after: masked_scores without a mask is the
+// scores where it is read (softmax), but keeps its name as the masking stage's result.
+static const char *display_name(const Trace *tr, int s, bool result)
 {
     const Stage *st = &tr->stages[s];
-    return st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) ? "scores" : st->name;
+    return st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) && !result ? "scores" : st->name;
 }
 
 // ---- panels ---------------------------------------------------------------------------
@@ -127,7 +128,7 @@ static PanelSpec *add_stage(Layout *L, const Trace *tr, const View *v, int stage
         p->mask = tmp.data;
     }
     char key[48];
-    snprintf(key, sizeof key, "name.%s", display_name(tr, stage));
+    snprintf(key, sizeof key, "name.%s", display_name(tr, stage, stage == v->stage));
     snprintf(p->title, sizeof p->title, "%s", i18n_get(v->lang, key));
     if (p->head >= 0) {
         size_t len = strlen(p->title);
@@ -165,6 +166,13 @@ static PanelSpec *add_param(Layout *L, const Trace *tr, const View *v, int stage
     return p;
 }
 
+// A term added into the result (its colours on the result's scale); a relu's bias is
+// not (relu comes after the sum: the result does not hold it).
+static void mark_addend(PanelSpec *p, bool yes)
+{
+    if (p) p->addend = yes;
+}
+
 static void panels_self(Layout *L, const Trace *tr, const View *v)
 {
     add_stage(L, tr, v, v->stage, v->head, "", READS_NONE);
@@ -176,7 +184,7 @@ static void panels_linear(Layout *L, const Trace *tr, const View *v)
     const Stage *st = &tr->stages[v->stage];
     add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
     add_param(L, tr, v, v->stage, false, "·", READS_COL);
-    if (has_bias(st)) add_param(L, tr, v, v->stage, true, "+", READS_COL);
+    if (has_bias(st)) mark_addend(add_param(L, tr, v, v->stage, true, "+", READS_COL), st->kind != STAGE_KIND_FFN_HIDDEN);
     add_stage(L, tr, v, v->stage, v->head, st->kind == STAGE_KIND_FFN_HIDDEN ? "relu→" : "=", READS_NONE);
 }
 
@@ -186,8 +194,8 @@ static void panels_ffn_sum(Layout *L, const Trace *tr, const View *v)
     const Stage *st = &tr->stages[v->stage];
     add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
     add_param(L, tr, v, v->stage, false, "·", READS_COL);
-    if (has_bias(st)) add_param(L, tr, v, v->stage, true, "+", READS_COL);
-    add_stage(L, tr, v, st->operands[1], v->head, "+", READS_CELL);
+    if (has_bias(st)) mark_addend(add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
+    mark_addend(add_stage(L, tr, v, st->operands[1], v->head, "+", READS_CELL), true);
     add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
 }
 
@@ -195,8 +203,8 @@ static void panels_ffn_sum(Layout *L, const Trace *tr, const View *v)
 static void panels_add(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
-    add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL);
-    add_stage(L, tr, v, st->operands[1], v->head, "+", READS_CELL);
+    mark_addend(add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL), true);
+    mark_addend(add_stage(L, tr, v, st->operands[1], v->head, "+", READS_CELL), true);
     add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
 }
 
@@ -206,7 +214,7 @@ static void panels_norm(Layout *L, const Trace *tr, const View *v)
     const Stage *st = &tr->stages[v->stage];
     add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
     add_param(L, tr, v, v->stage, false, "LN·", READS_COL);
-    add_param(L, tr, v, v->stage, true, "+", READS_COL);
+    mark_addend(add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
     add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
 }
 
@@ -419,7 +427,7 @@ static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t 
 static void formula_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    const char *x = stage_name_of(tr, trace_find(tr, display_name(tr, tr->stages[s].operands[0])))->sym;
+    const char *x = stage_name_of(tr, trace_find(tr, display_name(tr, tr->stages[s].operands[0], false)))->sym;
     snprintf(out, n, "%s = softmax(%s, dim=−1)", stage_name_of(tr, s)->sym, x);
 }
 
@@ -522,47 +530,65 @@ bool scene_log_probs(const Trace *tr, const View *v)
     return tr->len_k > 32; // auto: long rows of near-uniform weights show structure on a log scale
 }
 
+static bool st_is_norm(const Trace *tr, int s) { return tr->stages[s].kind == STAGE_KIND_NORM; }
+
 static void build_groups(Layout *L, const Trace *tr, const View *v)
 {
-    const void *keys[LAYOUT_MAX_PANELS];
+    // each panel's tensor (a view's root; an addend takes the result's) and its range
+    // over the whole tensor, every batch: switching batch does not change what a colour means
+    const void *key[LAYOUT_MAX_PANELS];
+    float amax[LAYOUT_MAX_PANELS], mpos[LAYOUT_MAX_PANELS];
+    int kind_of[LAYOUT_MAX_PANELS];
+    for (int i = 0; i < L->n_panels; i++) {
+        const PanelSpec *p = &L->spec[i];
+        const Stage *st = &tr->stages[p->stage];
+        if (p->is_weight) { // parameters are small: measured here
+            key[i] = p->is_bias ? st->bias : st->weight;
+            slice_range(key[i], 0, true, &amax[i], &mpos[i]);
+            kind_of[i] = STAGE_KIND_INPUT;
+        } else {            // stage tensors: measured once by the core, per batch
+            const Stage *rs = &tr->stages[scale_root(tr, p->stage)];
+            key[i] = &rs->t;
+            int B = rs->t.rank >= 3 ? imin(rs->t.shape[0], TRACE_MAX_BATCH) : 1;
+            amax[i] = 0.0f, mpos[i] = INFINITY;
+            for (int b = 0; b < B; b++) amax[i] = fmaxf(amax[i], rs->absmax[b]), mpos[i] = fminf(mpos[i], rs->minpos[b]);
+            kind_of[i] = (int)rs->kind;
+        }
+    }
+    int r = L->result_panel;
+    for (int i = 0; i < L->n_panels; i++)
+        if (L->spec[i].addend && r >= 0) key[i] = key[r];
     L->n_groups = 0;
+    const void *gkey[LAYOUT_MAX_PANELS];
     for (int i = 0; i < L->n_panels; i++) {
         PanelSpec *p = &L->spec[i];
-        const Stage *st = &tr->stages[p->stage];
-        int root = p->is_weight ? -1 : scale_root(tr, p->stage);
-        const void *key = p->is_weight ? (const void *)(p->is_bias ? st->bias : st->weight)
-                                       : (const void *)&tr->stages[root].t;
         int g = 0;
-        while (g < L->n_groups && keys[g] != key) g++;
+        while (g < L->n_groups && gkey[g] != key[i]) g++;
         // a panel's base name (its title without the head) joins the group's label
         char base[64];
         if (p->is_weight) {
             snprintf(base, sizeof base, "%s", p->title);
         } else {
             char k[48];
-            snprintf(k, sizeof k, "name.%s", display_name(tr, p->stage));
+            snprintf(k, sizeof k, "name.%s", display_name(tr, p->stage, p->result));
             snprintf(base, sizeof base, "%s", i18n_get(v->lang, k));
         }
         if (g == L->n_groups) {
-            keys[g] = key;
+            gkey[g] = key[i];
             ScaleGroup *G = &L->group[L->n_groups++];
             memset(G, 0, sizeof *G);
             snprintf(G->label, sizeof G->label, "%s", base);
             G->scale.palette = v->palette;
-            float m, mp;
-            if (p->is_weight) { // parameters are small: measured here
-                slice_range(key, v->batch, true, &m, &mp);
-            } else {            // stage tensors: measured once by the core
-                const Stage *rs = &tr->stages[root];
-                int b = rs->t.rank >= 3 ? imin(imax(v->batch, 0), rs->t.shape[0] - 1) : 0;
-                m = rs->absmax[b], mp = rs->minpos[b];
-            }
-            StageKind rk = p->is_weight ? STAGE_KIND_INPUT : tr->stages[root].kind;
-            if (rk == STAGE_KIND_MASK) {
+            // its range covers every panel coloured with it
+            float m = 0.0f, mp = INFINITY;
+            int kind = kind_of[i];
+            for (int j = 0; j < L->n_panels; j++)
+                if (key[j] == key[i]) m = fmaxf(m, amax[j]), mp = fminf(mp, mpos[j]);
+            if (kind == STAGE_KIND_MASK) {
                 G->mask01 = true;
                 G->scale.sequential = true;
                 G->scale.lo = 0.0f, G->scale.hi = 1.0f;
-            } else if (rk == STAGE_KIND_SOFTMAX) {
+            } else if (kind == STAGE_KIND_SOFTMAX) {
                 G->scale.sequential = true;
                 G->scale.hi = 1.0f;
                 G->scale.log = scene_log_probs(tr, v);
@@ -572,6 +598,14 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
                 } else {
                     G->scale.lo = 0.0f;
                 }
+            } else if (p->is_weight && !p->is_bias && st_is_norm(tr, p->stage)) {
+                // γ scales each feature: 1 (no change) is white, deviations from it coloured
+                float a = 0.0f;
+                const Tensor *gt = key[i];
+                for (size_t k = 0; k < gt->size; k++)
+                    if (isfinite(gt->data[k])) a = fmaxf(a, fabsf(gt->data[k] - 1.0f));
+                if (!(a > 0.0f)) a = 1.0f;
+                G->scale.mid = 1.0f, G->scale.lo = 1.0f - a, G->scale.hi = 1.0f + a;
             } else {
                 float a = m > 0.0f ? m : 1.0f;
                 G->scale.lo = -a, G->scale.hi = a;
@@ -588,13 +622,13 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         const Stage *ds = &tr->stages[p->stage];
         int bb = ds->t.rank >= 3 ? imin(imax(v->batch, 0), ds->t.shape[0] - 1) : 0;
         bool nan_possible = p->is_weight || ds->any_nan[bb];
-        for (int r = 0; r < p->rows && (p->mask || nan_possible); r++) {
+        for (int rr = 0; rr < p->rows && (p->mask || nan_possible); rr++) {
             for (int c = 0; c < p->cols; c++) {
-                if (p->mask && p->mask[(size_t)r * (size_t)p->cols + (size_t)c] == 0.0f) {
+                if (p->mask && p->mask[(size_t)rr * (size_t)p->cols + (size_t)c] == 0.0f) {
                     p->any_masked = true;
                     continue;
                 }
-                if (nan_possible && isnan(panel_value(p, r, c))) p->any_nan = true;
+                if (nan_possible && isnan(panel_value(p, rr, c))) p->any_nan = true;
             }
             if ((p->any_masked || !p->mask) && (p->any_nan || !nan_possible)) break;
         }
@@ -620,6 +654,22 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
     build_groups(L, tr, v);
     scene_formula(tr, v->stage, v->lang, L->formula, sizeof L->formula);
     formula_note(tr, v->stage, v->lang, L->formula_note, sizeof L->formula_note);
+    // what the frame leaves out or colours unusually, said next to the formula
+    char extra[120] = "", a[16], b[16], c[16];
+    int H = tr->n_heads, nh = imin(H, LAYOUT_MAX_HEAD_PANELS);
+    AnimKind anim = scene_recipe(st->kind)->anim;
+    if ((anim == ANIM_SPLIT || anim == ANIM_CONCAT) && H > nh) {
+        int k0 = imin(v->head / nh * nh, H - nh);
+        snprintf(a, sizeof a, "%d", k0), snprintf(b, sizeof b, "%d", k0 + nh - 1), snprintf(c, sizeof c, "%d", H);
+        const char *args[] = {a, b, c};
+        i18n_fmt(extra, sizeof extra, v->lang, "fx.heads_shown", 3, args);
+    } else if (st->kind == STAGE_KIND_SOFTMAX && scene_log_probs(tr, v)) {
+        i18n_fmt(extra, sizeof extra, v->lang, "fx.log_scale", 0, NULL);
+    }
+    if (extra[0]) {
+        size_t len = strlen(L->formula_note);
+        snprintf(L->formula_note + len, sizeof L->formula_note - len, "%s%s", len ? "  " : "", extra);
+    }
 }
 
 // ---- highlight rules --------------------------------------------------------------------
@@ -710,8 +760,7 @@ void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_
     i18n_fmt(line, sizeof line, v->lang, stage_has_heads(st) || st->kind == STAGE_KIND_CONCAT ? "alt.intro_head" : "alt.intro",
              4, args0);
     put(out, n, &len, line);
-    const char *sep = i18n_get(v->lang, "alt.sep"); // " " between English sentences, none in Chinese
-    if (!strcmp(sep, "alt.sep")) sep = " ";
+    const char *sep = v->lang == LANG_ZH ? "" : " "; // between sentences: a space, none in Chinese
     for (int i = 0; i < L->n_panels; i++) {
         const PanelSpec *p = &L->spec[i];
         const ScaleGroup *g = &L->group[p->group];
@@ -848,12 +897,16 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
         for (int j = 0; j < n; j++)
             if (panel_value(x, row, j) > mx || isnan(panel_value(x, row, j))) mx = panel_value(x, row, j);
         deriv_title(d, v, res, row, -1);
-        DerivLine *l = deriv_line(d, "x", n);
+        // the row named as its panel is: scores (or masked_scores)
+        const char *xs = stage_name_of(tr, trace_find(tr, display_name(tr, st->operands[0], false)))->sym;
+        DerivLine *l = deriv_line(d, xs, n);
         for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
         deriv_line(d, "max", 1)->v[0] = mx;
-        l = deriv_line(d, "x − max", n);
+        snprintf(b, sizeof b, "%s − max", xs);
+        l = deriv_line(d, b, n);
         for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j) - mx;
-        l = deriv_line(d, "exp(x − max)", n);
+        snprintf(b, sizeof b, "exp(%s − max)", xs);
+        l = deriv_line(d, b, n);
         for (int j = 0; j < n; j++) l->v[j] = expf(panel_value(x, row, j) - mx), sum += l->v[j];
         deriv_line(d, "Σ", 1)->v[0] = sum;
         snprintf(b, sizeof b, "÷ Σ = %s", scene_symbol(tr, v->stage, v->lang));
@@ -919,4 +972,14 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
         return true;
     }
     return false;
+}
+
+int scene_derivation_row(const Layout *L)
+{
+    if (L->result_panel < 0) return 0;
+    const PanelSpec *res = &L->spec[L->result_panel];
+    for (int r = 0; r < res->rows; r++)
+        for (int c = 0; c < res->cols; c++)
+            if (isnan(panel_value(res, r, c))) return r;
+    return 0;
 }

@@ -107,6 +107,9 @@ typedef struct Derivation {
 bool scene_has_derivation(const Trace *tr, int s);
 // The derivation of result cell (row, col) of L's result panel (col is ignored for
 // row-wise stages). False when the stage has none.
+// The row a settled frame writes out when nothing is hovered: the first whose result
+// has a NaN (the one a lesson about it is about), else row 0.
+int scene_derivation_row(const Layout *L);
 bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d);
 
 // One paragraph saying what the frame shows (alt text for exports and --describe).
