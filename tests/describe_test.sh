@@ -1,0 +1,82 @@
+#!/bin/sh
+# --describe and frames.json say what every frame shows, and what they say is true
+# for the lesson (the rules test_scene checks on the layout, here through the JSON a
+# slide deck or a screen reader gets): every frame has a formula, narration, alt text
+# and panels; every panel a range, a scale kind and a group whose panels share that
+# range; "+ b" exactly when the lesson has biases; no "+ mask"; masked_fill exactly
+# with a mask; an export's frames.json carries the same. Bad input: one line, exit 1/2.
+B=${BUILD:-build}
+bin="$B/attnviz"
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+for lesson in lessons/*.json tests/ref/*.lesson.json tests/scene/*.json; do
+    for lang in en zh; do
+        "$bin" --describe "$lesson" --lang "$lang" >"$tmp/d.json" 2>"$tmp/err" || { fail "$lesson $lang: exit $? $(cat "$tmp/err")"; continue; }
+        python3 - "$lesson" "$tmp/d.json" <<'PY' || fail "$lesson $lang"
+import json, sys
+lesson = json.load(open(sys.argv[1]))
+d = json.load(open(sys.argv[2]))
+model = lesson["model"]
+qkv_bias = model.get("qkv_bias", True)
+out_bias = model.get("out_bias", True)
+has_mask = lesson.get("mask") is not None
+bad = []
+stages = {f["stage"] for f in d["frames"]}
+for f in d["frames"]:
+    s, fx = f["stage"], f["formula"]
+    for k in ("formula", "narration", "alt"):
+        if not f[k]:
+            bad.append(f"{s}: empty {k}")
+    if "+ mask" in fx:
+        bad.append(f"{s}: '+ mask' in {fx}")
+    if s in ("q_proj", "k_proj", "v_proj") and (("+ b_" in fx) != qkv_bias):
+        bad.append(f"{s}: bias {qkv_bias} but {fx}")
+    if s == "output" and (("+ b_O" in fx) != out_bias):
+        bad.append(f"{s}: out_bias {out_bias} but {fx}")
+    if s == "masked_scores" and (("masked_fill" in fx) != has_mask):
+        bad.append(f"{s}: mask {has_mask} but {fx}")
+    if s == "k_proj" and "key_input" in stages and "key·" not in fx:
+        bad.append(f"{s}: cross-attention K not from the key input: {fx}")
+    groups = {}
+    for p in f["panels"]:
+        lo, hi = p["range"]
+        if not lo < hi:
+            bad.append(f"{s}: {p['title']} range {p['range']}")
+        if p["scale"] not in ("diverging", "sequential", "log", "mask"):
+            bad.append(f"{s}: {p['title']} scale {p['scale']}")
+        g = groups.setdefault(p["scale_group"], p["range"])
+        if g != p["range"]:
+            bad.append(f"{s}: group {p['scale_group']} has ranges {g} and {p['range']}")
+    if not any(p["result"] for p in f["panels"]):
+        bad.append(f"{s}: no result panel")
+for b in bad:
+    print(b)
+sys.exit(1 if bad else 0)
+PY
+    done
+done
+
+# an export's frames.json describes its frames the same way
+"$bin" --export "$tmp/ex" lessons/cross-attention-padding.json --stage masked_scores --batch 1 >/dev/null 2>&1 || fail "export"
+python3 - "$tmp/ex/frames.json" <<'PY' || fail "frames.json"
+import json, sys
+d = json.load(open(sys.argv[1]))
+f = d["frames"][0]
+assert f["stage"] == "masked_scores" and "masked_fill(mask == 0, −1e10)" in f["formula"], f["formula"]
+assert "Hatched" in f["alt"] and f["panels"] and all("range" in p for p in f["panels"]), f
+PY
+
+# bad input: one line naming the file or the argument
+"$bin" --describe /nonexistent.json >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q /nonexistent.json "$tmp/err" || fail "--describe /nonexistent.json: exit $rc, '$(cat "$tmp/err")'"
+"$bin" --describe lessons/arange-2x4x4.json --head 9 >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "--describe --head 9: exit $rc, '$(cat "$tmp/err")'"
+"$bin" --describe lessons/arange-2x4x4.json --stage attn >/dev/null 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 2 ] || fail "--describe --stage: exit $rc, expected 2 (export only)"
+"$bin" --describe lessons/arange-2x4x4.json >/dev/full 2>"$tmp/err"; rc=$?
+[ "$rc" -eq 1 ] || fail "--describe >/dev/full: exit $rc, expected 1"
+
+echo "describe: $fails failures"
+[ "$fails" -eq 0 ]
