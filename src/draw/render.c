@@ -665,6 +665,36 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
     paint_clip(cv, NULL);
 }
 
+// One narration size for the whole lesson at this size and language: the largest at
+// which every stage's text fits its box, so the text does not jump between slides.
+// Remembered for the last set of texts (a hash of them) and box: computed anew when
+// either changes (one drawing thread per process: the window's, or the export's).
+static int narration_px(Canvas *cv, const Layout *L, const Trace *tr, const View *v, Rect box)
+{
+    static struct {
+        unsigned long long hash;
+        int w, h, px_body, px;
+    } memo;
+    char buf[600];
+    View each = *v;
+    unsigned long long hash = 1469598103934665603ULL;
+    for (int st = 0; st < tr->n; st++) {
+        each.stage = st;
+        for (const unsigned char *c = (const unsigned char *)scene_narration(tr, &each, buf, sizeof buf); *c; c++)
+            hash = (hash ^ *c) * 1099511628211ULL;
+    }
+    if (memo.hash == hash && memo.w == box.w && memo.h == box.h && memo.px_body == L->px_body) return memo.px;
+    int px = L->px_body, min_px = L->px_small - 2;
+    for (int st = 0; st < tr->n; st++) {
+        each.stage = st;
+        const char *text = scene_narration(tr, &each, buf, sizeof buf);
+        int tw, th;
+        while (px > min_px && paint_text_block_size(cv, FONT_SANS, px, box.w, text, &tw, &th) && th > box.h) px--;
+    }
+    memo.hash = hash, memo.w = box.w, memo.h = box.h, memo.px_body = L->px_body, memo.px = px;
+    return px;
+}
+
 static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
     if (v->stage < 0 || v->stage >= tr->n) return;
@@ -679,7 +709,8 @@ static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const V
     paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, g.y + pad / 2, ALIGN_LEFT,
                i18n_get(v->lang, "ui.what"));
     Rect box = {x, g.y + pad / 2 + th, g.w - (x - g.x) - pad, g.h - pad - th};
-    paint_text_wrapped(cv, FONT_SANS, L->px_body, L->px_small - 2, THEME.ink, 255, box, text);
+    int px = narration_px(cv, L, tr, v, box);
+    paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, text);
 }
 
 // The tooltip box goes where it covers none of the cells it explains: beside the

@@ -213,7 +213,9 @@ static void panels_norm(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
     add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
-    add_param(L, tr, v, v->stage, false, "LN·", READS_COL);
+    char op[16]; // "LN(s)·": the normalised sum, times γ
+    snprintf(op, sizeof op, "LN(%s)·", scene_symbol(tr, st->operands[0], v->lang));
+    add_param(L, tr, v, v->stage, false, op, READS_COL);
     mark_addend(add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
     add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
 }
