@@ -224,8 +224,11 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
             bool pad = ps->row_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, i);
             paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, q.x - paint_px(L->s, 6), (y0 + y1 - hh) / 2,
                        ALIGN_RIGHT, t);
-            if (pad)
-                paint_fill(cv, THEME.pad_ink, 255, q.x - paint_px(L->s, 6) - tw, (y0 + y1) / 2, tw, paint_px(L->s, 2));
+            if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
+                int sw = tw > px ? tw : px;
+                paint_fill(cv, THEME.pad_ink, 255, q.x - paint_px(L->s, 6) - tw / 2 - sw / 2, (y0 + y1) / 2, sw,
+                           paint_px(L->s, 2));
+            }
         }
         paint_clip(cv, NULL);
     }
@@ -257,7 +260,10 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         bool pad = ps->col_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, j);
         int ty = q.y - L->col_label_h + (L->col_label_h - hh) / 2;
         paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
-        if (pad) paint_fill(cv, THEME.pad_ink, 255, cx - tw / 2, ty + hh / 2, tw, paint_px(L->s, 2));
+        if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
+            int sw = tw > px ? tw : px;
+            paint_fill(cv, THEME.pad_ink, 255, cx - sw / 2, ty + hh / 2, sw, paint_px(L->s, 2));
+        }
     }
     paint_clip(cv, NULL);
 }
