@@ -254,6 +254,7 @@ static void test_teacher_examples(void **state)
     assert_int_equal(L.n_groups, 3); // x, W_Qᵀ, b_Q with Q
     assert_int_equal(L.spec[2].group, L.spec[L.result_panel].group);
     assert_true(L.spec[2].addend && L.spec[2].is_bias);
+    assert_string_equal(L.group[L.spec[2].group].label, "b_Q, Q"); // the legend names both
     assert_string_equal(L.formula, "Q = x·W_Qᵀ + b_Q");
     v.stage = trace_find(&tr, "masked_scores");
     layout_compute(&L, &tr, &v, 1280, 720);

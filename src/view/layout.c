@@ -107,7 +107,7 @@ void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *deci
 // The cell width at which p's numbers (2 decimals) reach the largest size an h px tall cell allows.
 static int number_width(const PanelSpec *p, int h, float s)
 {
-    float m = fmaxf(fabsf(p->scale.lo), fabsf(p->scale.hi));
+    float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f);
     int chars = p->mask == p->data ? 3 : 1 + int_digits(m) + (m >= 1000.0f ? 0 : m >= 100.0f ? 2 : 3);
     float px = fminf(0.36f * (float)h, 26.0f * s);
@@ -116,7 +116,7 @@ static int number_width(const PanelSpec *p, int h, float s)
 
 static void fit_numbers(PanelSpec *p, int w, int h, float s)
 {
-    float m = fmaxf(fabsf(p->scale.lo), fabsf(p->scale.hi));
+    float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
@@ -322,7 +322,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             int dec = 0, npx = 0;
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
                 const PanelSpec *rp = &L->spec[L->result_panel];
-                layout_fit_numbers(fmaxf(fabsf(rp->scale.lo), fabsf(rp->scale.hi)), false, (int)(c2 / LAYOUT_Q),
+                layout_fit_numbers(rp->num_max, false, (int)(c2 / LAYOUT_Q),
                                    (int)(c2 / LAYOUT_Q), s, &dec, &npx);
             }
             if (c2 < c && (c2 < (int64_t)(40 * s) * LAYOUT_Q || dec < 0)) {

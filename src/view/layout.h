@@ -63,6 +63,7 @@ typedef struct PanelSpec {
     char title[64];             // caption, as the lesson names it ("Q · h1", "W_Qᵀ", "b_Q", "γ")
     char source[24];            // stage name as in --dump, or the parameter's name ("w_q", "b_q")
     int group;                  // index into Layout.group: the colour scale it is drawn with
+    float num_max;              // the largest |value| its numbers print (the shown batch's): their digits
     bool addend;                // a term added into the result (a bias, β, a residual): coloured on
                                 // the result's scale, so the sum's parts compare by colour
     Reads reads;                // what it shows of a result cell's computation

@@ -532,6 +532,17 @@ bool scene_log_probs(const Trace *tr, const View *v)
     return tr->len_k > 32; // auto: long rows of near-uniform weights show structure on a log scale
 }
 
+// Is name one of the comma-separated names of a legend label ("b_Q, Q" has "Q")?
+static bool label_has(const char *label, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = label;;) {
+        if (!strncmp(p, name, n) && (p[n] == '\0' || p[n] == ',')) return true;
+        if (!(p = strstr(p, ", "))) return false;
+        p += 2;
+    }
+}
+
 static bool st_is_norm(const Trace *tr, int s) { return tr->stages[s].kind == STAGE_KIND_NORM; }
 
 static void build_groups(Layout *L, const Trace *tr, const View *v)
@@ -544,10 +555,12 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
     for (int i = 0; i < L->n_panels; i++) {
         const PanelSpec *p = &L->spec[i];
         const Stage *st = &tr->stages[p->stage];
+        PanelSpec *pw = &L->spec[i];
         if (p->is_weight) { // parameters are small: measured here
             key[i] = p->is_bias ? st->bias : st->weight;
             slice_range(key[i], 0, true, &amax[i], &mpos[i]);
             kind_of[i] = STAGE_KIND_INPUT;
+            pw->num_max = amax[i];
         } else {            // stage tensors: measured once by the core, per batch
             const Stage *rs = &tr->stages[scale_root(tr, p->stage)];
             key[i] = &rs->t;
@@ -555,6 +568,7 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
             amax[i] = 0.0f, mpos[i] = INFINITY;
             for (int b = 0; b < B; b++) amax[i] = fmaxf(amax[i], rs->absmax[b]), mpos[i] = fminf(mpos[i], rs->minpos[b]);
             kind_of[i] = (int)rs->kind;
+            pw->num_max = rs->absmax[imin(imax(v->batch, 0), B - 1)];
         }
     }
     int r = L->result_panel;
@@ -612,7 +626,7 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
                 float a = m > 0.0f ? m : 1.0f;
                 G->scale.lo = -a, G->scale.hi = a;
             }
-        } else if (!strstr(L->group[g].label, base)) {
+        } else if (!label_has(L->group[g].label, base)) {
             ScaleGroup *G = &L->group[g];
             size_t len = strlen(G->label);
             if (len + strlen(base) + 3 < sizeof G->label) snprintf(G->label + len, sizeof G->label - len, ", %s", base);
