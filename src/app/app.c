@@ -48,6 +48,7 @@ typedef struct App {
     View layout_view;          // the view and size it was computed for
     int layout_w, layout_h;
     bool layout_valid;
+    bool trim_pending;         // return freed pages to the system after the next frame (a resize)
     TextMeasure export_measure; // and an E export with its own
     Playback pb;
     View v;
@@ -595,6 +596,9 @@ static void handle_event(App *a, const SDL_Event *e)
     }
     case SDL_WINDOWEVENT:
         if (e->window.event == SDL_WINDOWEVENT_LEAVE) a->mouse_in = false;
+        // a new size: the textures of the old one leave the caches as they are replaced;
+        // give their pages back rather than keeping the largest size's footprint
+        if (e->window.event == SDL_WINDOWEVENT_SIZE_CHANGED) a->trim_pending = true;
         break;
     default: break;
     }
@@ -724,6 +728,12 @@ int app_run(const AppOptions *opt)
         render_frame_laid_out(&c, current_layout(a), &a->session->trace, &a->v, &a->ov);
         SDL_RenderPresent(a->r);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
+        if (a->trim_pending) {
+#ifdef __GLIBC__
+            malloc_trim(0);
+#endif
+            a->trim_pending = false;
+        }
         if (software) SDL_Delay(10);
     }
     rc = 0;
