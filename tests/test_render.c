@@ -209,7 +209,10 @@ static bool load(const char *path, Lesson *ls, Trace *tr)
         return false;
     }
     trace_init(tr);
-    if (attn_forward(&ls->cfg, &ls->w, &ls->in, tr)) return true;
+    if (attn_forward(&ls->cfg, &ls->w, &ls->in, tr)) {
+        trace_compute_stats(tr); // as a Session does
+        return true;
+    }
     trace_free(tr);
     lesson_free(ls);
     return false;

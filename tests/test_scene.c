@@ -411,6 +411,35 @@ static void test_many_heads(void **state)
     session_destroy(ses);
 }
 
+// A trace straight from attn_forward (no statistics) is coloured exactly like a
+// Session's, whose statistics are computed once per lesson.
+static void test_ranges_without_stats(void **state)
+{
+    (void)state;
+    glob_t g = lesson_files();
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Session *ses = open_lesson(g.gl_pathv[f]);
+        static Trace bare; // the same tensors, no statistics
+        bare = ses->trace;
+        bare.has_stats = false;
+        View v;
+        view_init(&v, &ses->lesson, LANG_EN);
+        for (v.stage = 0; v.stage < ses->trace.n; v.stage++) {
+            static Layout a, b;
+            layout_compute(&a, &ses->trace, &v, 1280, 720);
+            layout_compute(&b, &bare, &v, 1280, 720);
+            assert_int_equal(a.n_groups, b.n_groups);
+            for (int k = 0; k < a.n_groups; k++) assert_memory_equal(&a.group[k].scale, &b.group[k].scale, sizeof a.group[k].scale);
+            for (int p = 0; p < a.n_panels; p++) {
+                assert_true(a.spec[p].any_nan == b.spec[p].any_nan && a.spec[p].any_masked == b.spec[p].any_masked);
+                assert_int_equal(a.spec[p].decimals, b.spec[p].decimals);
+            }
+        }
+        session_destroy(ses);
+    }
+    globfree(&g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +447,7 @@ int main(void)
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),
         cmocka_unit_test(test_many_heads),
+        cmocka_unit_test(test_ranges_without_stats),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

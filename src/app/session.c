@@ -32,6 +32,7 @@ Session *session_create(const char *path, char *err, size_t n)
         session_destroy(s);
         return NULL;
     }
+    trace_compute_stats(&s->trace); // the colour ranges, once per lesson
     return s;
 }
 

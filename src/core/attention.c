@@ -216,6 +216,5 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
                           B * Lq, C, cfg->norm_eps);
         tr->stages[fo].weight = &w->ffn_norm_weight, tr->stages[fo].bias = &w->ffn_norm_bias;
     }
-    trace_compute_stats(tr);
     return true;
 }

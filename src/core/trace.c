@@ -46,6 +46,7 @@ void trace_compute_stats(Trace *tr)
             s->absmax[b] = m, s->minpos[b] = mp, s->any_nan[b] = nan;
         }
     }
+    tr->has_stats = true;
 }
 
 int trace_find(const Trace *tr, const char *name)

@@ -70,13 +70,16 @@ typedef struct Trace {
     int batch, len_q, len_k, d_model, n_heads, d_k, d_v;
     float scale, mask_fill, norm_eps;
     int mask_kind;               // MaskKind of attention.h
+    bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
 } Trace;
 
 void trace_init(Trace *tr);
 void trace_free(Trace *tr);
 // Appends a stage with a zeroed tensor of the given shape; returns its index or -1.
 int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape);
-// Fills every stage's absmax / minpos (attn_forward does, once it is done).
+// Fills every stage's absmax / minpos / any_nan: what the view colours with. Not part
+// of attn_forward (its speed is the core's); a Session computes them once per lesson,
+// and a view of a trace without them measures the tensors itself.
 void trace_compute_stats(Trace *tr);
 // Index of the stage with this name, or -1.
 int trace_find(const Trace *tr, const char *name);

@@ -565,9 +565,16 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
             const Stage *rs = &tr->stages[scale_root(tr, p->stage)];
             key[i] = &rs->t;
             int B = rs->t.rank >= 3 ? imin(rs->t.shape[0], TRACE_MAX_BATCH) : 1;
+            kind_of[i] = (int)rs->kind;
+            if (!tr->has_stats) { // a trace straight from attn_forward: measured here, every frame
+                slice_range(&rs->t, 0, true, &amax[i], &mpos[i]);
+                float bm, bp;
+                slice_range(&rs->t, v->batch, false, &bm, &bp);
+                pw->num_max = bm;
+                continue;
+            }
             amax[i] = 0.0f, mpos[i] = INFINITY;
             for (int b = 0; b < B; b++) amax[i] = fmaxf(amax[i], rs->absmax[b]), mpos[i] = fminf(mpos[i], rs->minpos[b]);
-            kind_of[i] = (int)rs->kind;
             pw->num_max = rs->absmax[imin(imax(v->batch, 0), B - 1)];
         }
     }
@@ -637,7 +644,7 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         // (a mask, NaN somewhere in the batch slice), and only until both are found
         const Stage *ds = &tr->stages[p->stage];
         int bb = ds->t.rank >= 3 ? imin(imax(v->batch, 0), ds->t.shape[0] - 1) : 0;
-        bool nan_possible = p->is_weight || ds->any_nan[bb];
+        bool nan_possible = p->is_weight || !tr->has_stats || ds->any_nan[bb];
         for (int rr = 0; rr < p->rows && (p->mask || nan_possible); rr++) {
             for (int c = 0; c < p->cols; c++) {
                 if (p->mask && p->mask[(size_t)rr * (size_t)p->cols + (size_t)c] == 0.0f) {
