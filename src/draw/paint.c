@@ -125,6 +125,16 @@ int paint_text_wrapped(Canvas *cv, FontFace face, int px, int min_px, Rgb col, u
     return text_draw_wrapped(cv->fonts, cv->r, face, px, min_px, sdl_color(col, a), sdl_rect(box), s);
 }
 
+int paint_text_width(Canvas *cv, FontFace face, int px, const char *s)
+{
+    return text_width(cv->fonts, face, px, s);
+}
+
+int paint_text_wrapped_height(Canvas *cv, FontFace face, int px, int wrap_w, const char *s)
+{
+    return text_wrapped_height(cv->fonts, face, px, wrap_w, s);
+}
+
 bool paint_text_block_size(Canvas *cv, FontFace face, int px, int wrap_w, const char *s, int *w, int *h)
 {
     return text_texture(cv->fonts, cv->r, face, px, wrap_w, s, w, h) != NULL;

@@ -91,6 +91,10 @@ int paint_text_wrapped(Canvas *cv, FontFace face, int px, int min_px, Rgb col, u
                        const char *s);
 // Size of s wrapped at wrap_w (and at its '\n'); false for an empty string or
 // when it cannot be drawn.
+// Width of s on one line (measured, not drawn).
+int paint_text_width(Canvas *cv, FontFace face, int px, const char *s);
+// Height of s wrapped at wrap_w (measured, not drawn).
+int paint_text_wrapped_height(Canvas *cv, FontFace face, int px, int wrap_w, const char *s);
 bool paint_text_block_size(Canvas *cv, FontFace face, int px, int wrap_w, const char *s, int *w, int *h);
 // s wrapped at wrap_w with its top-left at (x, y), whole.
 void paint_text_block(Canvas *cv, FontFace face, int px, int wrap_w, Rgb col, uint8_t a, int x, int y,

@@ -690,12 +690,27 @@ static int narration_px(Canvas *cv, const Layout *L, const Trace *tr, const View
             hash = (hash ^ *c) * 1099511628211ULL;
     }
     if (memo.hash == hash && memo.w == box.w && memo.h == box.h && memo.px_body == L->px_body) return memo.px;
+    // a cheap estimate first (each text's one-line width over the box's width, with
+    // the slack of wrapping at words), then the exact wrapped height at that size only:
+    // measuring wrapped text at every size for every stage cost the first frame 20 ms
     int px = L->px_body, min_px = L->px_small - 2;
+    float w_body[TRACE_MAX_STAGES]; // one-line widths at the body size; text scales with its size
     for (int st = 0; st < tr->n; st++) {
         each.stage = st;
+        w_body[st] = (float)paint_text_width(cv, FONT_SANS, px, scene_narration(tr, &each, buf, sizeof buf));
+    }
+    for (; px > min_px; px--) {
+        int lh = px * 6 / 5 + 1, fits = 1;
+        for (int st = 0; st < tr->n && fits; st++) {
+            int lines = (int)ceilf(w_body[st] * (float)px / (float)L->px_body / (0.88f * (float)box.w));
+            fits = lines * lh <= box.h;
+        }
+        if (fits) break;
+    }
+    for (int st = 0; st < tr->n; st++) { // exactly, at the size chosen (rarely one smaller)
+        each.stage = st;
         const char *text = scene_narration(tr, &each, buf, sizeof buf);
-        int tw, th;
-        while (px > min_px && paint_text_block_size(cv, FONT_SANS, px, box.w, text, &tw, &th) && th > box.h) px--;
+        while (px > min_px && paint_text_wrapped_height(cv, FONT_SANS, px, box.w, text) > box.h) px--;
     }
     memo.hash = hash, memo.w = box.w, memo.h = box.h, memo.px_body = L->px_body, memo.px = px;
     return px;

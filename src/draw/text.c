@@ -512,6 +512,23 @@ static SDL_Surface *render_mixed(TTF_Font *p, TTF_Font *fb, int wrap_w, const ch
     return dst;
 }
 
+int text_wrapped_height(Fonts *f, FontFace face, int px, int wrap_w, const char *s)
+{
+    TTF_Font *font, *fb;
+    face_fonts(f, face, px, &font, &fb);
+    if (!font || !s[0]) return 0;
+    Mixed *m = malloc(sizeof *m); // (large; called once per lesson and size, not per frame)
+    if (!m) return 0;
+    m->p = font, m->fb = fb;
+    int n = break_lines(m, s, wrap_w);
+    free(m);
+    int asc = TTF_FontAscent(font), desc = -TTF_FontDescent(font);
+    if (fb && TTF_FontAscent(fb) > asc) asc = TTF_FontAscent(fb);
+    if (fb && -TTF_FontDescent(fb) > desc) desc = -TTF_FontDescent(fb);
+    int skip = TTF_FontLineSkip(font) > asc + desc ? TTF_FontLineSkip(font) : asc + desc;
+    return (n - 1) * skip + asc + desc;
+}
+
 // Does s need the mixed path: a glyph from the fallback font, or wrapping of
 // Chinese text (SDL_ttf wraps only at spaces)?
 static bool needs_mixed(TTF_Font *p, TTF_Font *fb, const char *s, bool wrap)

@@ -47,6 +47,8 @@ SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int 
 // Width of one line of s as it would be drawn, measured with the fonts (no
 // texture, no renderer): what layout measures text with (View.measure).
 int text_width(Fonts *f, FontFace face, int px, const char *s);
+// Height of s wrapped at wrap_w, as text_texture would draw it, without drawing it.
+int text_wrapped_height(Fonts *f, FontFace face, int px, int wrap_w, const char *s);
 // The same as a TextMeasure callback (view.h): fonts is a Fonts *.
 int text_measure(void *fonts, bool bold, int px, const char *s);
 // Size of s as it would be drawn (uses the cache).
