@@ -13,20 +13,11 @@ printf '{"title": "bad", "model": {"d_model": 4, "n_heads": 3}, "input": {"query
     >"$TMP/more/zzzz-bad-heads.json"
 cat >"$TMP/inner.sh" <<'INNER'
 #!/bin/sh
-B=$1; TMP=$2
-fail() { echo "picker_test: FAIL: $*"; [ -n "$PID" ] && kill "$PID" 2>/dev/null; exit 1; }
-shot() { sleep "${2:-0.5}"; import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
-differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
+B=$1; TMP=$2; NAME=picker_test
+. "$3"
 key() { xdotool key --window "$WID" "$@"; }
 alive() { kill -0 "$PID" 2>/dev/null || fail "attnviz exited: $(cat "$TMP/err.txt")"; }
-# see window_test.sh: leaks in X11/dbus libraries at exit are not attnviz's
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --lang en --size 1280x720 \
-    --lessons "$TMP/more" lessons/arange-2x4x4.json >"$TMP/out.txt" 2>"$TMP/err.txt" &
-PID=$!
-WID=$(timeout 15 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
-[ -n "$WID" ] || fail "no window named attnviz within 15 s ($(cat "$TMP/err.txt"))"
-xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
-xdotool mousemove 5 795 # keep the pointer away from the cells (no tooltip)
+window_start "$TMP/out.txt" "$TMP/err.txt" --lang en --size 1280x720 --lessons "$TMP/more" lessons/arange-2x4x4.json
 shot en 1
 title_en=$(xdotool getwindowname "$WID")
 # L: Chinese, then English again (after the toast): the same picture as before
@@ -77,14 +68,7 @@ key Right
 shot answered 2.2
 alive
 differ after_bad answered || fail "no longer answers keys after a failed load"
-key Escape
-for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$PID" 2>/dev/null || break; sleep 0.5; done
-if kill -0 "$PID" 2>/dev/null; then fail "still running 5 s after Esc"; fi
-wait "$PID"; rc=$?
-[ "$rc" -eq 0 ] || fail "exit status $rc after Esc"
+window_quit
 echo "picker_test: ok"
 INNER
-timeout 150 xvfb-run -a -s "-screen 0 1280x800x24" sh "$TMP/inner.sh" "$B" "$TMP"
-rc=$?
-[ $rc -eq 124 ] && echo "picker_test: FAIL: timed out after 150 s"
-exit $rc
+window_test_run 150

@@ -224,6 +224,15 @@ static void test_scene_rules(void **state)
     assert_true(frames > 500);
 }
 
+// Lays out stage `name` of ses at 1280x720 into L; returns its formula.
+static const char *formula_of(Session *ses, View *v, Layout *L, const char *name)
+{
+    v->stage = trace_find(&ses->trace, name);
+    assert_true(v->stage >= 0);
+    layout_compute(L, &ses->trace, v, 1280, 720);
+    return L->formula;
+}
+
 // The teacher's examples from the issue, exactly.
 static void test_teacher_examples(void **state)
 {
@@ -256,24 +265,16 @@ static void test_teacher_examples(void **state)
     assert_true(L.spec[2].addend && L.spec[2].is_bias);
     assert_string_equal(L.group[L.spec[2].group].label, "b_Q, Q"); // the legend names both
     assert_string_equal(L.formula, "Q = x·W_Qᵀ + b_Q");
-    v.stage = trace_find(&tr, "masked_scores");
-    layout_compute(&L, &tr, &v, 1280, 720);
-    assert_string_equal(L.formula, "masked_scores = scores");
+    assert_string_equal(formula_of(ses, &v, &L, "masked_scores"), "masked_scores = scores");
     session_destroy(ses);
     // no biases: no "+ b_V"
     OPEN("lessons/sentence-the-cat.json");
-    v.stage = trace_find(&tr, "v_proj");
-    layout_compute(&L, &tr, &v, 1280, 720);
-    assert_string_equal(L.formula, "V = x·W_Vᵀ");
+    assert_string_equal(formula_of(ses, &v, &L, "v_proj"), "V = x·W_Vᵀ");
     session_destroy(ses);
     // cross-attention: K from the key input
     OPEN("lessons/cross-attention-padding.json");
-    v.stage = trace_find(&tr, "k_proj");
-    layout_compute(&L, &tr, &v, 1280, 720);
-    assert_string_equal(L.formula, "K = key·W_Kᵀ + b_K");
-    v.stage = trace_find(&tr, "masked_scores");
-    layout_compute(&L, &tr, &v, 1280, 720);
-    assert_string_equal(L.formula, "masked_scores = scores.masked_fill(mask == 0, −1e10)");
+    assert_string_equal(formula_of(ses, &v, &L, "k_proj"), "K = key·W_Kᵀ + b_K");
+    assert_string_equal(formula_of(ses, &v, &L, "masked_scores"), "masked_scores = scores.masked_fill(mask == 0, −1e10)");
     for (int p = 0; p < L.n_panels; p++) assert_true(strcmp(L.spec[p].op, "+") != 0);
     // padded keys are marked (batch 1 pads its last two keys)
     assert_false(scene_key_is_padding(&tr, 0, 4));
@@ -281,12 +282,8 @@ static void test_teacher_examples(void **state)
     session_destroy(ses);
     // the FFN reads z = LayerNorm(s); its output shows b₂, the residual, γ and β
     OPEN("lessons/dk-dv-residual-ffn.json");
-    v.stage = trace_find(&tr, "ffn_hidden");
-    layout_compute(&L, &tr, &v, 1280, 720);
-    assert_string_equal(L.formula, "h = relu(z·W₁ᵀ + b₁)");
-    v.stage = trace_find(&tr, "ffn_sum");
-    layout_compute(&L, &tr, &v, 1280, 720);
-    assert_string_equal(L.formula, "f = h·W₂ᵀ + b₂ + z");
+    assert_string_equal(formula_of(ses, &v, &L, "ffn_hidden"), "h = relu(z·W₁ᵀ + b₁)");
+    assert_string_equal(formula_of(ses, &v, &L, "ffn_sum"), "f = h·W₂ᵀ + b₂ + z");
     assert_int_equal(L.n_panels, 5);
     v.stage = trace_find(&tr, "ffn_out");
     layout_compute(&L, &tr, &v, 1280, 720);

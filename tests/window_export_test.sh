@@ -12,32 +12,16 @@
 window_test_begin window_export_test xdotool compare
 cat >"$TMP/inner.sh" <<'INNER'
 #!/bin/sh
-B=$1; TMP=$2
-PID=
-fail() { echo "window_export_test: FAIL: $*"; [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; exit 1; }
+B=$1; TMP=$2; NAME=window_export_test
+. "$3"
 # PNG width and height from the IHDR chunk (bytes 16..23).
 png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }'; }
 # start DIR LESSON: the window at 1280x720 saving into DIR; sets PID and WID
 start() {
     mkdir -p "$1"
-    # detect_leaks=0: see window_test.sh (libX11/libdbus leak at exit under ASan)
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 ATTNVIZ_SAVE_DIR=$1 \
-        "$B/attnviz" --size 1280x720 "$2" >"$1/out.txt" 2>"$1/err.txt" &
-    PID=$!
-    WID=$(timeout 20 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
-    [ -n "$WID" ] || fail "no window named attnviz within 20 s ($(cat "$1/err.txt"))"
-    xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
-    xdotool mousemove 5 795
+    export ATTNVIZ_SAVE_DIR="$1"
+    window_start "$1/out.txt" "$1/err.txt" --size 1280x720 "$2"
     sleep 0.5
-}
-# quit: Esc must end the process with status 0 within 5 s
-quit() {
-    xdotool key --window "$WID" Escape
-    for _ in $(seq 1 25); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
-    kill -0 "$PID" 2>/dev/null && fail "$1: still running 5 s after Esc (hung export?)"
-    wait "$PID"; rc=$?
-    [ "$rc" -eq 0 ] || fail "$1: exit status $rc after Esc"
-    PID=
 }
 # wait_file FILE SECONDS
 wait_file() {
@@ -79,7 +63,7 @@ xdotool key --window "$WID" s
 i=0; while [ $i -lt 25 ] && ! grep -q 'attnviz-0001-input.png' "$D/out.txt"; do sleep 0.2; i=$((i + 1)); done
 grep -q 'attnviz-0001-input.png' "$D/out.txt" && [ -f "$D/attnviz-0001-input.png" ] ||
     fail "S did nothing after the failed export (window not answering?)"
-quit "failed export"
+window_quit "failed export"
 
 # 2. resize and F during an export of the long lesson
 R=$TMP/resize
@@ -105,10 +89,7 @@ for f in "$TMP/cli"/*.png; do
     ae=$(compare -metric AE "$f" "$EXP/${f##*/}" null: 2>&1)
     [ "$ae" = 0 ] || fail "E's ${f##*/} differs from attnviz --export's in $ae pixels"
 done
-quit "resized export"
+window_quit "resized export"
 echo "window_export_test: ok"
 INNER
-timeout 150 xvfb-run -a -s "-screen 0 1280x800x24" sh "$TMP/inner.sh" "$B" "$TMP"
-rc=$?
-[ $rc -eq 124 ] && echo "window_export_test: FAIL: timed out after 150 s"
-exit $rc
+window_test_run 150

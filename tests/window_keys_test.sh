@@ -9,10 +9,8 @@
 window_test_begin window_keys_test xdotool import
 cat >"$TMP/inner.sh" <<'INNER'
 #!/bin/sh
-B=$1; TMP=$2
-fail() { echo "window_keys_test: FAIL: $*"; [ -n "$PID" ] && kill "$PID" 2>/dev/null; exit 1; }
-shot() { sleep "${2:-0.4}"; import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
-differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
+B=$1; TMP=$2; NAME=window_keys_test
+. "$3"
 # the stage S saves (attnviz-NNNN-STAGE.png: the newest file)
 saved() {
     n=$(ls "$TMP"/attnviz-*.png 2>/dev/null | wc -l)
@@ -20,12 +18,8 @@ saved() {
     for _ in $(seq 1 20); do [ "$(ls "$TMP"/attnviz-*.png 2>/dev/null | wc -l)" -gt "$n" ] && break; sleep 0.2; done
     ls -t "$TMP"/attnviz-*.png | head -n 1 | sed 's/.*attnviz-[0-9]*-//; s/\.png$//; s/-[0-9]*$//'
 }
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 ATTNVIZ_SAVE_DIR=$TMP "$B/attnviz" --size 1280x720 lessons/dk-dv-residual-ffn.json >"$TMP/out.txt" 2>"$TMP/err.txt" &
-PID=$!
-WID=$(timeout 15 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
-[ -n "$WID" ] || fail "no window named attnviz within 15 s ($(cat "$TMP/err.txt"))"
-xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
-xdotool mousemove 5 795
+export ATTNVIZ_SAVE_DIR="$TMP"
+window_start "$TMP/out.txt" "$TMP/err.txt" --size 1280x720 lessons/dk-dv-residual-ffn.json
 sleep 1
 xdotool key --window "$WID" 1 0
 sleep 2.2
@@ -57,14 +51,7 @@ shot before_g 0.6
 xdotool key --window "$WID" g
 shot after_g 0.6
 differ before_g after_g || fail "G changed nothing"
-xdotool key --window "$WID" Escape
-for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$PID" 2>/dev/null || break; sleep 0.5; done
-if kill -0 "$PID" 2>/dev/null; then fail "still running 5 s after Esc"; fi
-wait "$PID"; rc=$?
-[ "$rc" -eq 0 ] || fail "exit status $rc after Esc"
+window_quit
 echo "window_keys_test: ok"
 INNER
-timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" sh "$TMP/inner.sh" "$B" "$TMP"
-rc=$?
-[ $rc -eq 124 ] && echo "window_keys_test: FAIL: timed out after 120 s"
-exit $rc
+window_test_run 120

@@ -16,6 +16,17 @@ window_test_begin() {
         command -v "$tool" >/dev/null 2>&1 || { echo "$name: $tool not found (make deps)"; exit 1; }
     done
     [ -x "$B/attnviz" ] || { echo "$name: $B/attnviz not built"; exit 1; }
+    # the helpers of the part that runs under Xvfb: the inner script's third argument
+    WINDOW_INNER=$(cd "$(dirname "$0")" && pwd)/window_inner.sh
     TMP=$(mktemp -d)
     trap 'rm -rf "$TMP"' EXIT
+}
+
+# window_test_run SECONDS: runs $TMP/inner.sh under Xvfb with B, TMP and the helpers
+# (window_inner.sh) as its arguments, at most SECONDS; exits with its status.
+window_test_run() {
+    timeout "$1" xvfb-run -a -s "-screen 0 1280x800x24" sh "$TMP/inner.sh" "$B" "$TMP" "$WINDOW_INNER"
+    rc=$?
+    [ $rc -eq 124 ] && echo "$name: FAIL: timed out after $1 s"
+    exit $rc
 }

@@ -7,20 +7,10 @@
 window_test_begin window_test xdotool import
 cat >"$TMP/inner.sh" <<'INNER'
 #!/bin/sh
-B=$1; TMP=$2
-fail() { echo "window_test: FAIL: $*"; [ -n "$PID" ] && kill "$PID" 2>/dev/null; exit 1; }
-shot() { sleep "${2:-0.4}"; import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
-differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
-# Under ASan (make SAN=1) libdbus, libX11 and the X11 modules SDL dlopens leak a
-# few hundred bytes at exit, which LeakSanitizer turns into exit status 1; leaks
-# in attnviz's own drawing code are checked by test_render. Other ASan/UBSan
-# errors still fail this test.
-ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 ATTNVIZ_SAVE_DIR=$TMP "$B/attnviz" --size 1280x720 lessons/arange-2x4x4.json >"$TMP/out.txt" 2>"$TMP/err.txt" &
-PID=$!
-WID=$(timeout 15 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
-[ -n "$WID" ] || fail "no window named attnviz within 15 s ($(cat "$TMP/err.txt"))"
-xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
-xdotool mousemove 5 795 # keep the pointer away from the cells (no tooltip)
+B=$1; TMP=$2; NAME=window_test
+. "$3"
+export ATTNVIZ_SAVE_DIR="$TMP"
+window_start "$TMP/out.txt" "$TMP/err.txt" --size 1280x720 lessons/arange-2x4x4.json
 shot s0 1
 prev=s0
 for i in 1 2 3 4 5; do
@@ -69,14 +59,7 @@ xdotool windowsize "$WID" 900 600
 shot resized 1
 kill -0 "$PID" 2>/dev/null || fail "attnviz died after a resize"
 differ nohelp resized || fail "nothing changed after the resize"
-xdotool key --window "$WID" Escape
-for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$PID" 2>/dev/null || break; sleep 0.5; done
-if kill -0 "$PID" 2>/dev/null; then fail "still running 5 s after Esc"; fi
-wait "$PID"; rc=$?
-[ "$rc" -eq 0 ] || fail "exit status $rc after Esc"
+window_quit
 echo "window_test: ok"
 INNER
-timeout 120 xvfb-run -a -s "-screen 0 1280x800x24" sh "$TMP/inner.sh" "$B" "$TMP"
-rc=$?
-[ $rc -eq 124 ] && echo "window_test: FAIL: timed out after 120 s"
-exit $rc
+window_test_run 120

@@ -1,0 +1,34 @@
+# window_inner.sh — helpers for the part of a window test that runs under Xvfb
+# (sourced by each test's inner script; not a test itself). The caller sets NAME
+# (the test's name), B (the build directory) and TMP (its temporary directory).
+PID=
+fail() { echo "$NAME: FAIL: $*"; [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; exit 1; }
+# shot NAME [SECONDS]: wait, then a screenshot of the whole screen into $TMP/NAME.png
+shot() { sleep "${2:-0.4}"; import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
+# differ A B: the screenshots differ
+differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
+# window_start OUT ERR ARGS...: attnviz ARGS in a window, stdout into OUT, stderr into
+# ERR; sets PID and WID, focuses it and keeps the pointer away from the cells.
+# Under ASan (make SAN=1) libdbus, libX11 and the X11 modules SDL dlopens leak a few
+# hundred bytes at exit, which LeakSanitizer would turn into exit status 1; leaks in
+# attnviz's own drawing code are checked by test_render. Other errors still fail.
+window_start() {
+    out=$1 err=$2
+    shift 2
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" "$@" >"$out" 2>"$err" &
+    PID=$!
+    WID=$(timeout 20 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
+    [ -n "$WID" ] || fail "no window named attnviz within 20 s ($(cat "$err"))"
+    xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
+    xdotool mousemove 5 795 # no tooltip
+}
+# window_quit [WHAT]: Esc must end the process with status 0 within 5 s
+window_quit() {
+    what=${1:+$1: }
+    xdotool key --window "$WID" Escape
+    for _ in $(seq 1 25); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$PID" 2>/dev/null && fail "${what}still running 5 s after Esc"
+    wait "$PID"; rc=$?
+    [ "$rc" -eq 0 ] || fail "${what}exit status $rc after Esc"
+    PID=
+}
