@@ -11,6 +11,7 @@ typedef struct AppOptions {
     int lang;                  // Lang of lesson.h
     int width, height;         // initial window size
     bool fullscreen;
+    const struct SessionEdits *edits; // --set edits applied on opening (NULL: none)
 } AppOptions;
 
 // Runs the window until the user quits. Returns the process exit code.

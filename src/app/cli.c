@@ -9,10 +9,10 @@
 #include <string.h>
 
 // Loads a lesson and runs the forward pass; on failure prints the error line to err.
-static Session *load(const char *path, FILE *err)
+static Session *load(const char *path, const SessionEdits *ed, FILE *err)
 {
-    char msg[LESSON_ERR_MAX];
-    Session *s = session_create(path, msg, sizeof msg);
+    char msg[LESSON_ERR_MAX + 200];
+    Session *s = session_open(path, ed, msg, sizeof msg);
     if (!s) fprintf(err, "%s\n", msg);
     return s;
 }
@@ -34,13 +34,14 @@ int cli_check(int n, char **paths, FILE *out, FILE *err)
     return bad ? 1 : 0;
 }
 
-int cli_dump(const char *path, FILE *out, FILE *err)
+int cli_dump(const char *path, const SessionEdits *ed, FILE *out, FILE *err)
 {
-    Session *ses = load(path, err);
+    Session *ses = load(path, ed, err);
     if (!ses) return 1;
     const Trace *tr = &ses->trace;
+    char title[LESSON_MAX_TEXT + 64];
     fputs("{\"title\": ", out);
-    json_write_string(out, lesson_title(&ses->lesson, LANG_EN));
+    json_write_string(out, session_title(ses, LANG_EN, title, sizeof title));
     fputs(", \"stages\": [", out);
     for (int i = 0; i < tr->n; i++) {
         const Stage *s = &tr->stages[i];
@@ -117,9 +118,9 @@ static void print_tensor(FILE *out, const char *name, const Tensor *t)
     fputs(")\n", out);
 }
 
-int cli_print(const char *stage, const char *path, FILE *out, FILE *err)
+int cli_print(const char *stage, const char *path, const SessionEdits *ed, FILE *out, FILE *err)
 {
-    Session *ses = load(path, err);
+    Session *ses = load(path, ed, err);
     if (!ses) return 1;
     const Trace *tr = &ses->trace;
     int code = 0;

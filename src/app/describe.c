@@ -45,14 +45,14 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     fputs("]", f);
 }
 
-int describe_run(const char *path, Lang lang, int batch, int head, int w, int h, FILE *out, FILE *err)
+int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch, int head, int w, int h, FILE *out, FILE *err)
 {
-    char msg[LESSON_ERR_MAX], assets[1100], aerr[1200];
+    char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
     if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
         fprintf(err, "%s\n", aerr);
         return 1;
     }
-    Session *ses = session_create(path, msg, sizeof msg);
+    Session *ses = session_open(path, ed, msg, sizeof msg);
     if (!ses) {
         fprintf(err, "%s\n", msg);
         return 1;
@@ -67,8 +67,11 @@ int describe_run(const char *path, Lang lang, int batch, int head, int w, int h,
     View v;
     view_init(&v, &ses->lesson, lang);
     v.batch = batch, v.head = head;
+    v.edited = session_edited(ses), v.n_edits = ses->log.applied;
+    v.ref = v.edited ? session_original_trace(ses) : NULL;
+    char title[LESSON_MAX_TEXT + 64];
     fputs("{\"title\": ", out);
-    json_write_string(out, lesson_title(&ses->lesson, lang));
+    json_write_string(out, session_title(ses, lang, title, sizeof title));
     fprintf(out, ", \"lang\": \"%s\", \"batch\": %d, \"head\": %d, \"width\": %d, \"height\": %d, \"frames\": [",
             lang == LANG_ZH ? "zh" : "en", batch, head, w, h);
     for (int s = 0; s < tr->n; s++) {

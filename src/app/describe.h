@@ -12,12 +12,14 @@
 #include "trace.h"
 #include "view.h"
 
+struct SessionEdits;
+
 // Writes the fields of v's frame (w×h), without braces:
 // "stage": …, "step": …, "formula": …, "note": …, "narration": …, "alt": …, "panels": […]
 void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h);
 
 // attnviz --describe LESSON [--lang] [--batch] [--head] [--size]: one entry per settled
 // stage frame. Returns the exit code (0, 1 bad lesson / assets / write error, 2 bad slice).
-int describe_run(const char *path, Lang lang, int batch, int head, int w, int h, FILE *out, FILE *err);
+int describe_run(const char *path, const struct SessionEdits *ed, Lang lang, int batch, int head, int w, int h, FILE *out, FILE *err);
 
 #endif

@@ -175,7 +175,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
     fputs("{\"lesson\": ", f);
     json_write_string(f, o->lesson_path);
     fputs(", \"title\": ", f);
-    json_write_string(f, lesson_title(ls, o->lang));
+    json_write_string(f, o->title ? o->title : lesson_title(ls, o->lang));
     fprintf(f, ", \"width\": %d, \"height\": %d, \"lang\": \"%s\", \"animate\": %s, \"fps\": %d,"
                " \"complete\": %s, \"frames\": [",
             o->width, o->height, o->lang == LANG_ZH ? "zh" : "en", o->animate ? "true" : "false",
@@ -194,6 +194,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         View v;
         view_init(&v, ls, o->lang);
         v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head;
+        v.edited = o->edited, v.n_edits = o->n_edits, v.ref = o->ref;
         describe_frame_fields(f, e->tr, &v, o->width, o->height);
         fputs("}", f);
         first = false;
@@ -476,8 +477,8 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
 int export_run(const ExportOptions *o)
 {
     char err[EXPORT_ERR_MAX] = "";
-    char msg[LESSON_ERR_MAX];
-    Session *ses = session_create(o->lesson_path, msg, sizeof msg);
+    char msg[LESSON_ERR_MAX + 200];
+    Session *ses = session_open(o->lesson_path, o->edits, msg, sizeof msg);
     if (!ses) {
         fprintf(stderr, "%s\n", msg);
         return 1;
@@ -518,6 +519,10 @@ int export_run(const ExportOptions *o)
     // zh without a Chinese font draws English (one warning line): frames.json says so
     ExportOptions drawn = *o;
     drawn.lang = fonts_usable_lang(t.fonts, o->lang, stderr);
+    char title[LESSON_MAX_TEXT + 64];
+    drawn.edited = session_edited(ses), drawn.n_edits = ses->log.applied;
+    drawn.ref = drawn.edited ? session_original_trace(ses) : NULL;
+    drawn.title = session_title(ses, drawn.lang, title, sizeof title);
     job = export_job_begin(&drawn, ls, tr, stage_filter, err, sizeof err);
     if (!job) goto fail;
     int n_frames = export_job_total(job);
@@ -532,6 +537,7 @@ int export_run(const ExportOptions *o)
     t0 = now_s();
     View v;
     view_init(&v, ls, drawn.lang);
+    v.edited = drawn.edited, v.n_edits = drawn.n_edits, v.ref = drawn.ref;
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
     Canvas c = {t.r, t.fonts, t.heatmaps};

@@ -31,6 +31,11 @@ typedef struct ExportOptions {
     int zlib_level;            // 0..9 (default 1: fast)
     int threads;               // PNG encoder threads (default: online CPUs)
     bool quiet;                // no progress bar or summary
+    const struct SessionEdits *edits; // --set edits applied to the lesson first (NULL: none)
+    bool edited;               // the lesson is edited (--set, the window's lab): frames say so
+    int n_edits;
+    const Trace *ref;          // the original's trace (changed cells marked), or NULL
+    const char *title;         // the title frames.json gives (NULL: the lesson's)
 } ExportOptions;
 
 void export_options_init(ExportOptions *o);

@@ -11,6 +11,7 @@
 #include "cli.h"
 #include "describe.h"
 #include "export.h"
+#include "session.h"
 
 #define ATTNVIZ_VERSION "0.1.0"
 #define DEFAULT_LESSON "lessons/arange-2x4x4.json"
@@ -25,6 +26,8 @@ static void usage(FILE *f)
           "                                          panels with their colour ranges (--lang, --batch, --head, --size)\n"
           "       attnviz --export DIR LESSON [export options]\n"
           "                                          frames as PNG into DIR, headless (no display)\n"
+          "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
+          "                                          write the edited lesson to FILE (every number explicit)\n"
           "\n"
           "options:\n"
           "  --font PATH        TrueType/OpenType font to use (default: found with fontconfig)\n"
@@ -32,6 +35,11 @@ static void usage(FILE *f)
           "  --size WxH         initial window size (default 1280x720)\n"
           "  --fullscreen       start in fullscreen\n"
           "  --lessons DIR      also list the lessons in DIR in the lesson picker (O)\n"
+          "  --set KEY=VALUE    edit the lesson first (repeatable; with the window, --dump, --print,\n"
+          "                     --describe, --export, --save), e.g. 'input.query[0,1,2]=5',\n"
+          "                     'weights.w_q[3,1]=-0.25', 'mask[0,2,3]=0', mask=causal, model.scale=1,\n"
+          "                     model.mask_fill=-inf (see README, \"What-if lab\")\n"
+          "  --save FILE        write the (edited) lesson to FILE; alone, saves and exits\n"
           "\n"
           "export options:\n"
           "  --size WxH         frame size (default 1280x720)\n"
@@ -84,7 +92,7 @@ int main(int argc, char **argv)
     // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported
     // (export, S, E), instead of SIGXFSZ killing the process mid-file.
     signal(SIGXFSZ, SIG_IGN);
-    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false};
+    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, NULL};
     bool have_lesson = false;
     ExportOptions ex;
     export_options_init(&ex);
@@ -98,6 +106,14 @@ int main(int argc, char **argv)
                  strcmp(argv[i], "--describe") == 0;
     if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe and --export");
     bool describe = false;
+    const char *dump_path = NULL, *print_stage = NULL, *save_path = NULL;
+    bool dump = false, print = false;
+    const char **sets = calloc((size_t)argc, sizeof *sets);   // at most one per argument
+    int n_sets = 0;
+    if (!sets) {
+        fputs("attnviz: out of memory\n", stderr);
+        return 1;
+    }
     bool slice_opt = false;         // --batch / --head (export or describe)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -111,11 +127,20 @@ int main(int argc, char **argv)
             if (i + 1 >= argc) return usage_error("%s needs at least one LESSON", a);
             return cli_check(argc - i - 1, argv + i + 1, stdout, stderr);
         } else if (strcmp(a, "--dump") == 0) {
-            if (i + 2 != argc) return usage_error("%s needs exactly one LESSON", a);
-            return cli_dump(argv[i + 1], stdout, stderr);
+            if (i + 1 >= argc) return usage_error("%s needs exactly one LESSON", a);
+            dump = true;
+            dump_path = argv[++i];
         } else if (strcmp(a, "--print") == 0) {
-            if (i + 3 != argc) return usage_error("%s needs STAGE and LESSON", a);
-            return cli_print(argv[i + 1], argv[i + 2], stdout, stderr);
+            if (i + 2 >= argc) return usage_error("%s needs STAGE and LESSON", a);
+            print = true;
+            print_stage = argv[++i];
+            dump_path = argv[++i];
+        } else if (strcmp(a, "--set") == 0) {
+            if (++i >= argc) return usage_error("%s needs KEY=VALUE", a);
+            sets[n_sets++] = argv[i];
+        } else if (strcmp(a, "--save") == 0) {
+            if (++i >= argc) return usage_error("%s needs a FILE", a);
+            save_path = argv[i];
         } else if (strcmp(a, "--describe") == 0) {
             describe = true;
         } else if (strcmp(a, "--font") == 0) {
@@ -175,6 +200,13 @@ int main(int argc, char **argv)
             have_lesson = true;
         }
     }
+    if (dump_path) {
+        if (have_lesson) return usage_error("more than one LESSON: \"%s\"", opt.lesson_path);
+        opt.lesson_path = dump_path;
+        have_lesson = true;
+    }
+    SessionEdits edits = {sets, n_sets};
+    opt.edits = &edits;
     // No LESSON given: the default lesson beside the assets, from any directory.
     static char default_path[1200];
     if (!have_lesson && access(DEFAULT_LESSON, R_OK) != 0) {
@@ -184,10 +216,24 @@ int main(int argc, char **argv)
             opt.lesson_path = default_path;
         }
     }
+    if (save_path) {
+        if (!have_lesson) return usage_error("--save needs a LESSON");
+        char msg[LESSON_ERR_MAX + 200];
+        Session *ses = session_open(opt.lesson_path, &edits, msg, sizeof msg);
+        if (!ses || !session_save(ses, save_path, msg, sizeof msg)) {
+            fprintf(stderr, "%s\n", msg);
+            session_destroy(ses);
+            return 1;
+        }
+        session_destroy(ses);
+        if (!dump && !print && !describe && !export_dir) return 0;   // --save alone: saved, done
+    }
+    if (dump) return cli_dump(opt.lesson_path, &edits, stdout, stderr);
+    if (print) return cli_print(print_stage, opt.lesson_path, &edits, stdout, stderr);
     if (describe) {
         if (!have_lesson) return usage_error("--describe needs a LESSON");
         if (export_only_opt) return usage_error("--animate, --fps and --stage go with --export");
-        return describe_run(opt.lesson_path, (Lang)opt.lang, ex.batch, ex.head, opt.width, opt.height, stdout, stderr);
+        return describe_run(opt.lesson_path, &edits, (Lang)opt.lang, ex.batch, ex.head, opt.width, opt.height, stdout, stderr);
     }
     if (export_dir) {
         if (!have_lesson) return usage_error("--export needs DIR and LESSON");
@@ -196,6 +242,7 @@ int main(int argc, char **argv)
         ex.font_path = opt.font_path;
         ex.width = opt.width, ex.height = opt.height;
         ex.lang = (Lang)opt.lang;
+        ex.edits = &edits;
         return export_run(&ex);
     }
     if (export_only_opt || slice_opt)

@@ -1,4 +1,4 @@
-// session.c — load → forward, once (see session.h).
+// session.c — load → forward, once; edits, undo and redo (see session.h).
 #include "session.h"
 
 #include <stdio.h>
@@ -6,10 +6,23 @@
 #include <string.h>
 
 #include "attention.h"
+#include "trace_ops.h"
+
+// A fresh forward pass of s->lesson into out, with the colour statistics.
+static bool forward(const Lesson *ls, Trace *out)
+{
+    trace_init(out);
+    if (!attn_forward(&ls->cfg, &ls->w, &ls->in, out)) {
+        trace_free(out);
+        return false;
+    }
+    trace_compute_stats(out); // the colour ranges, once per computation
+    return true;
+}
 
 Session *session_create(const char *path, char *err, size_t n)
 {
-    Session *s = malloc(sizeof *s);
+    Session *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, n, "%s: out of memory loading the lesson", path);
         return NULL;
@@ -26,13 +39,28 @@ Session *session_create(const char *path, char *err, size_t n)
         return NULL;
     }
     memcpy(s->path, path, strlen(path) + 1);
-    trace_init(&s->trace);
-    if (!attn_forward(&s->lesson.cfg, &s->lesson.w, &s->lesson.in, &s->trace)) {
+    edit_log_init(&s->log);
+    if (!forward(&s->lesson, &s->trace)) {
         snprintf(err, n, "%s: out of memory computing the forward pass", path);
         session_destroy(s);
         return NULL;
     }
-    trace_compute_stats(&s->trace); // the colour ranges, once per lesson
+    return s;
+}
+
+Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)
+{
+    Session *s = session_create(path, err, n);
+    for (int i = 0; s && ed && i < ed->n; i++) {
+        Edit e;
+        char msg[EDIT_ERR_MAX + 200];
+        if (!edit_parse(&s->lesson, ed->set[i], &e, msg, sizeof msg) ||
+            !session_edit(s, &e, false, NULL, msg, sizeof msg)) {
+            snprintf(err, n, "attnviz: --set %s", msg);
+            session_destroy(s);
+            return NULL;
+        }
+    }
     return s;
 }
 
@@ -41,5 +69,180 @@ void session_destroy(Session *s)
     if (!s) return;
     trace_free(&s->trace);
     lesson_free(&s->lesson);
+    if (s->has_original) {
+        trace_free(&s->original_trace);
+        lesson_free(&s->original);
+    }
+    edit_log_free(&s->log);
     free(s);
+}
+
+// Points every weight of tr that borrows from `from` at the same slot of `to`.
+static void rebase_weights(Trace *tr, AttnWeights *from, AttnWeights *to)
+{
+    for (int i = 0; i < tr->n; i++) {
+        Stage *st = &tr->stages[i];
+        for (int k = 0; k < LESSON_N_WEIGHTS; k++) {
+            if (st->weight == lesson_weight(from, k)) st->weight = lesson_weight(to, k);
+            if (st->bias == lesson_weight(from, k)) st->bias = lesson_weight(to, k);
+        }
+    }
+}
+
+// Before the first edit: keep the lesson as loaded and its trace.
+static bool keep_original(Session *s)
+{
+    if (s->has_original) return true;
+    if (!lesson_ensure_mask(&s->lesson)) return false;   // edits of the mask never allocate
+    if (!lesson_clone(&s->original, &s->lesson)) return false;
+    if (!trace_clone(&s->original_trace, &s->trace)) {
+        lesson_free(&s->original);
+        return false;
+    }
+    rebase_weights(&s->original_trace, &s->lesson.w, &s->original.w);
+    s->has_original = true;
+    return true;
+}
+
+// Recomputes the trace of the (changed) lesson; the old one goes to previous or is freed.
+static bool recompute(Session *s, Trace *previous)
+{
+    Trace next;
+    if (!forward(&s->lesson, &next)) return false;
+    if (previous)
+        *previous = s->trace;
+    else
+        trace_free(&s->trace);
+    s->trace = next;
+    return true;
+}
+
+// The lesson as the original plus the first `applied` edits of the log.
+static bool replay(Session *s, int applied, Trace *previous, char *err, size_t n)
+{
+    lesson_copy_values(&s->lesson, &s->original);
+    for (int i = 0; i < applied; i++)
+        if (!edit_apply(&s->lesson, &s->log.items[i], err, n)) return false;
+    s->log.applied = applied;
+    if (!recompute(s, previous)) {
+        snprintf(err, n, "%s: out of memory computing the forward pass", s->path);
+        return false;
+    }
+    return true;
+}
+
+bool session_edit(Session *s, const Edit *e, bool merge, Trace *previous, char *err, size_t n)
+{
+    if (n) err[0] = '\0';
+    if (!keep_original(s)) {
+        snprintf(err, n, "%s: out of memory keeping the original lesson", e->text);
+        return false;
+    }
+    // applied to a scratch copy of the numbers first, so a refused edit changes nothing
+    Lesson before;
+    bool merging = merge && s->log.applied > 0 && s->log.applied == s->log.n;
+    if (!lesson_clone(&before, &s->lesson)) {
+        snprintf(err, n, "%s: out of memory", e->text);
+        return false;
+    }
+    bool ok = edit_apply(&s->lesson, e, err, n);
+    if (ok && !edit_log_push(&s->log, e, merging)) {
+        snprintf(err, n, "%s: out of memory", e->text);
+        ok = false;
+    }
+    if (ok && !recompute(s, previous)) {
+        snprintf(err, n, "%s: out of memory computing the forward pass", e->text);
+        ok = false;
+    }
+    if (!ok) lesson_copy_values(&s->lesson, &before);
+    lesson_free(&before);
+    return ok;
+}
+
+bool session_undo(Session *s, Trace *previous, char *err, size_t n)
+{
+    if (n) err[0] = '\0';
+    if (!s->has_original || s->log.applied == 0) return false;
+    return replay(s, s->log.applied - 1, previous, err, n);
+}
+
+bool session_redo(Session *s, Trace *previous, char *err, size_t n)
+{
+    if (n) err[0] = '\0';
+    if (!s->has_original || s->log.applied >= s->log.n) return false;
+    int applied = s->log.applied;
+    if (!edit_apply(&s->lesson, &s->log.items[applied], err, n)) return false;
+    s->log.applied = applied + 1;
+    if (!recompute(s, previous)) {
+        snprintf(err, n, "%s: out of memory computing the forward pass", s->path);
+        return false;
+    }
+    return true;
+}
+
+bool session_reset(Session *s, Trace *previous, char *err, size_t n)
+{
+    if (n) err[0] = '\0';
+    if (!s->has_original || s->log.applied == 0) return false;
+    return replay(s, 0, previous, err, n);
+}
+
+bool session_edited(const Session *s)
+{
+    return s->has_original && s->log.applied > 0;
+}
+
+const Trace *session_original_trace(const Session *s)
+{
+    return s->has_original ? &s->original_trace : &s->trace;
+}
+
+bool session_delta(const Session *s, Trace *out, AttnWeights *w)
+{
+    memset(w, 0, sizeof *w);
+    if (!trace_clone(out, &s->trace)) return false;
+    trace_diff(out, session_original_trace(s), &s->trace);
+    const AttnWeights *orig = s->has_original ? &s->original.w : &s->lesson.w;
+    for (int k = 0; k < LESSON_N_WEIGHTS; k++) {
+        const Tensor *cur = lesson_weight((AttnWeights *)&s->lesson.w, k);
+        const Tensor *was = lesson_weight((AttnWeights *)orig, k);
+        Tensor *d = lesson_weight(w, k);
+        if (!tensor_present(cur)) continue;
+        if (!tensor_copy(d, cur)) {
+            attn_weights_free(w);
+            trace_free(out);
+            return false;
+        }
+        for (size_t i = 0; i < d->size; i++) d->data[i] = cur->data[i] - was->data[i];
+    }
+    rebase_weights(out, (AttnWeights *)&s->lesson.w, w);
+    return true;
+}
+
+static const char *const EDITED_MARK[LANG_COUNT] = {" (edited)", "（已修改）"};
+
+static bool ends_with(const char *t, const char *m)
+{
+    size_t tl = strlen(t), ml = strlen(m);
+    return tl >= ml && strcmp(t + tl - ml, m) == 0;
+}
+
+const char *session_title(const Session *s, Lang lang, char *buf, size_t n)
+{
+    const char *t = lesson_title(&s->lesson, lang);
+    Lang l = s->lesson.title[lang] ? lang : LANG_EN;
+    snprintf(buf, n, "%s%s", t, session_edited(s) && !ends_with(t, EDITED_MARK[l]) ? EDITED_MARK[l] : "");
+    return buf;
+}
+
+bool session_save(const Session *s, const char *path, char *err, size_t n)
+{
+    if (!session_edited(s)) return lesson_save(&s->lesson, path, err, n);
+    // a shallow copy with the title marked and without the narration of the original
+    Lesson out = s->lesson;
+    char title[LANG_COUNT][LESSON_MAX_TEXT + 64];
+    for (int l = 0; l < LANG_COUNT; l++)
+        if (s->lesson.title[l]) out.title[l] = (char *)session_title(s, (Lang)l, title[l], sizeof title[l]);
+    out.n_steps = 0;
+    return lesson_save(&out, path, err, n);
 }

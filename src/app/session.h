@@ -1,30 +1,75 @@
-// session.h — one lesson and its forward pass, loaded once, at stable addresses.
+// session.h — one lesson and its forward pass, loaded once, at stable addresses,
+// and the what-if lab's edits of it (edit.h) with undo and redo.
 //
 // The Trace borrows the Lesson's weight tensors (trace.h); both live in one
 // heap object that never moves, so those pointers stay valid for its lifetime.
-// Opening another lesson means creating a new Session (and destroying the old
-// one only once the new one exists), never copying a Lesson or a Trace.
+// Edits never change a shape: they change numbers in place, so the pointers stay
+// valid across edits too. Opening another lesson means creating a new Session
+// (and destroying the old one only once the new one exists).
 #ifndef ATTNVIZ_SESSION_H
 #define ATTNVIZ_SESSION_H
 
 #include <stddef.h>
 
+#include "edit.h"
 #include "lesson.h"
 #include "trace.h"
 
 #define SESSION_PATH_MAX 4096   // PATH_MAX: any path the loader can open fits
 
 typedef struct Session {
-    Lesson lesson;                 // owned
+    Lesson lesson;                 // owned: the lesson with the applied edits
     Trace trace;                   // owned; borrows weights from lesson.w
     char path[SESSION_PATH_MAX];   // the path it was loaded from, as given
+    // The what-if lab. Until the first edit, `original` is empty (has_original false):
+    // the lesson is the original. From then on it holds the lesson as loaded and its
+    // trace (borrowing original.w), for undo, reset, the Δ view and the marks.
+    EditLog log;
+    bool has_original;
+    Lesson original;
+    Trace original_trace;
 } Session;
 
 // Loads path (lesson_load) and runs the forward pass (attn_forward). NULL on
 // failure with one line in err naming the file: the lesson loader's message,
 // or "PATH: out of memory computing the forward pass".
 Session *session_create(const char *path, char *err, size_t n);
+// The --set edits of the command line (KEY=VALUE each, edit.h), applied in order.
+typedef struct SessionEdits {
+    const char *const *set;
+    int n;
+} SessionEdits;
+// session_create, then every edit of ed (NULL: none). A bad edit fails with
+// "attnviz: --set KEY=VALUE: what is wrong; expected ..." in err.
+Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n);
 // Frees the lesson, the trace and the session; NULL is fine.
 void session_destroy(Session *s);
+
+// Applies e and recomputes the trace. merge: e continues the newest edit (a drag
+// scrubbing one value): one undo step. With previous non-NULL the trace before the
+// edit is moved there (the caller frees it with trace_free), for an animation.
+// False (nothing changed, one line in err) when e does not apply or memory runs out.
+bool session_edit(Session *s, const Edit *e, bool merge, Trace *previous, char *err, size_t n);
+// Undo / redo one edit; reset undoes every edit (itself one step: redo brings them
+// back). False when there is nothing to undo / redo (err "") or on failure.
+bool session_undo(Session *s, Trace *previous, char *err, size_t n);
+bool session_redo(Session *s, Trace *previous, char *err, size_t n);
+bool session_reset(Session *s, Trace *previous, char *err, size_t n);
+// Whether any edit is applied.
+bool session_edited(const Session *s);
+// The lesson's title in lang, marked " (edited)" / "（已修改）" once edited (a title
+// that already ends so is not marked twice), into buf.
+const char *session_title(const Session *s, Lang lang, char *buf, size_t n);
+// The trace of the lesson as loaded (the current one until the first edit).
+const Trace *session_original_trace(const Session *s);
+
+// The Δ view: out = this trace − the original's, stage by stage, with the weights'
+// differences in w (both freed by the caller: trace_free, attn_weights_free).
+bool session_delta(const Session *s, Trace *out, AttnWeights *w);
+
+// Writes the edited lesson to path (lesson_save): every number explicit, the title
+// marked edited, and (when edited) without the lesson's own narration, which
+// described the original numbers: the saved lesson shows what the window showed.
+bool session_save(const Session *s, const char *path, char *err, size_t n);
 
 #endif

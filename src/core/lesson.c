@@ -618,7 +618,14 @@ float lesson_init_value(unsigned long long seed, int tensor_index, size_t elem_i
     return (float)((2.0 * u - 1.0) / sqrt((double)fan_in));
 }
 
-static Tensor *weight_slot(AttnWeights *w, int i)
+_Static_assert(W_COUNT == LESSON_N_WEIGHTS, "lesson.h names every weight slot");
+
+const char *lesson_weight_name(int i)
+{
+    return i >= 0 && i < W_COUNT ? weight_names[i] : NULL;
+}
+
+Tensor *lesson_weight(AttnWeights *w, int i)
 {
     Tensor *slots[W_COUNT] = {&w->w_q, &w->b_q, &w->w_k, &w->b_k, &w->w_v, &w->b_v,
                               &w->w_o, &w->b_o, &w->ffn_w1, &w->ffn_b1, &w->ffn_w2, &w->ffn_b2,
@@ -678,7 +685,7 @@ static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWe
         char p[PATH_MAX_LEN];
         path_key(p, P, weight_names[i]);
         const cJSON *j = cJSON_GetObjectItemCaseSensitive(jw, weight_names[i]);
-        Tensor *t = weight_slot(w, i);
+        Tensor *t = lesson_weight(w, i);
         if (j && !spec[i].used) return fail(c, p, "given but not used: %s", why[i]);
         if (!spec[i].used) continue;
         if (j) {
@@ -856,7 +863,7 @@ static size_t utf8_invalid_at(const unsigned char *s, size_t len)
 void lesson_free(Lesson *ls)
 {
     free(ls->path);
-    for (int l = 0; l < LANG_COUNT; l++) free(ls->title[l]);
+    for (int l = 0; l < LANG_COUNT; l++) free(ls->title[l]), free(ls->description[l]);
     attn_weights_free(&ls->w);
     attn_inputs_free(&ls->in);
     free_strings(ls->q_tokens, ls->len_q);
@@ -939,9 +946,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     if (!get_text(c, title, "title", false, ls->title)) goto done;
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
     if (desc) {
-        char *d[LANG_COUNT];
-        if (!get_text(c, desc, "description", true, d)) goto done;
-        free(d[0]), free(d[1]);
+        if (!get_text(c, desc, "description", true, ls->description)) goto done;
     }
     if (!parse_model(c, cJSON_GetObjectItemCaseSensitive(root, "model"), &ls->cfg)) goto done;
     if (!parse_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, &ls->in))

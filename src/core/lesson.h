@@ -4,6 +4,8 @@
 #ifndef ATTNVIZ_LESSON_H
 #define ATTNVIZ_LESSON_H
 
+#include <stdio.h>
+
 #include "attention.h"
 
 #define LESSON_ERR_MAX 512
@@ -25,6 +27,7 @@ typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
 typedef struct Lesson {
     char *path;
     char *title[LANG_COUNT];          // zh may be NULL (falls back to en)
+    char *description[LANG_COUNT];    // for authors; both NULL when absent, zh may be NULL
     AttnConfig cfg;
     AttnWeights w;
     AttnInputs in;
@@ -48,6 +51,19 @@ void lesson_free(Lesson *ls);
 const char *lesson_title(const Lesson *ls, Lang lang);
 // Narration for a stage name or step name; NULL when the lesson has none.
 const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang);
+
+// The weight tensors of a lesson, by slot: w_q b_q w_k b_k w_v b_v w_o b_o ffn_w1 ffn_b1
+// ffn_w2 ffn_b2 norm_weight norm_bias ffn_norm_weight ffn_norm_bias (the JSON names).
+#define LESSON_N_WEIGHTS 16
+const char *lesson_weight_name(int i);
+Tensor *lesson_weight(AttnWeights *w, int i);
+
+// Writes ls as a complete lesson file (every number explicit: no init, no arange),
+// which lesson_load reads back to the same numbers bit for bit. False on a write error.
+bool lesson_write(const Lesson *ls, FILE *f);
+// Writes ls to path atomically: a temporary file created exclusively beside it, then
+// renamed over it. False with one line in err ("path: cannot write: ...").
+bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len);
 
 // The documented deterministic generator behind {"init": {"seed": N}}:
 // splitmix64 stream seeded with seed ^ (0x9E3779B97F4A7C15 * (index+1)) per

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "labmenu.h"
 #include "picker_draw.h"
 #include "playback.h"
 #include "scene.h"
@@ -108,6 +109,8 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
     snprintf(pal, sizeof pal, "%s", i18n_get(v->lang, colormap_palette_key(v->palette)));
     Rect s = L->status;
     s.w -= picker_button_reserve(L, ov ? ov->picker : NULL); // the "Lessons…" button at the right end (window only)
+    Rect lb;
+    if (ov && ov->lab && lab_button_rect(L, &lb)) s.w = lb.x - paint_px(L->s, 16) - s.x; // and "What if…"
     int x = s.x + s.w;
     paint_clip(cv, &(Rect){s.x, s.y, s.w, s.h});
     int tw, th;
@@ -125,25 +128,11 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
     paint_clip(cv, NULL);
 }
 
-void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
+// One column of the help: "keys\tmeaning" lines at px; returns the height used.
+static int help_column(Canvas *cv, const char *body, int px, int x, int y, int w, bool draw)
 {
-    paint_fill(cv, THEME.black, 150, 0, 0, L->w, L->h);
-    int bw = L->w * 78 / 100, bh = L->h * 86 / 100;
-    int bx = (L->w - bw) / 2, by = (L->h - bh) / 2, pad = paint_px(L->s, 20);
-    paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
-    paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 3));
-    int px = L->px_help;
-    const char *body = i18n_get(v->lang, "help.body");
-    // count lines to fit the box
-    int lines = 1;
-    for (const char *p = body; *p; p++) lines += *p == '\n';
-    int avail = bh - 2 * pad - L->px_title * 2 - px * 2;
-    while (px > 10 && lines * px * 13 / 10 > avail) px -= 2;
-    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + pad, by + pad, ALIGN_LEFT,
-               i18n_get(v->lang, "help.title"));
-    int y = by + pad + L->px_title * 17 / 10, keyw = bw * 27 / 100;
+    int keyw = w * 34 / 100, y0 = y;
     char line[400];
-    paint_clip(cv, &(Rect){bx, by, bw, bh});
     for (const char *p = body; *p;) {
         const char *nl = strchr(p, '\n');
         size_t n = nl ? (size_t)(nl - p) : strlen(p);
@@ -152,16 +141,94 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
         line[n] = '\0';
         char *tab = strchr(line, '\t');
         if (tab) *tab = '\0';
-        paint_text(cv, FONT_BOLD, px, THEME.ink, 255, bx + pad, y, ALIGN_LEFT, line);
+        int used = px * 13 / 10;
         if (tab) {
-            Rect box = {bx + pad + keyw, y, bw - 2 * pad - keyw, px * 3};
-            y += paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, tab + 1) - px * 13 / 10;
+            used = paint_text_wrapped_height(cv, FONT_SANS, px, w - keyw, tab + 1);
+            if (used < px * 13 / 10) used = px * 13 / 10;
         }
-        y += px * 13 / 10;
+        if (draw) {
+            paint_text(cv, FONT_BOLD, px, THEME.ink, 255, x, y, ALIGN_LEFT, line);
+            if (tab) paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, (Rect){x + keyw, y, w - keyw, used}, tab + 1);
+        }
+        y += used + px / 4;
         p = nl ? nl + 1 : p + n;
     }
+    return y - y0;
+}
+
+void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
+{
+    paint_fill(cv, THEME.black, 150, 0, 0, L->w, L->h);
+    int bw = L->w * 92 / 100, bh = L->h * 90 / 100;
+    int bx = (L->w - bw) / 2, by = (L->h - bh) / 2, pad = paint_px(L->s, 20);
+    paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
+    paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 3));
+    // two columns: viewing on the left, the what-if lab on the right
+    const char *body = i18n_get(v->lang, "help.body"), *lab = i18n_get(v->lang, "help.lab");
+    int colw = (bw - 3 * pad) / 2;
+    int top = by + pad + L->px_title * 17 / 10, avail = by + bh - pad - L->px_small * 2 - top;
+    int px = L->px_help;
+    while (px > 10 && (help_column(cv, body, px, 0, 0, colw, false) > avail ||
+                       help_column(cv, lab, px, 0, 0, colw, false) + L->px_title * 17 / 10 > avail))
+        px -= 1;
+    paint_clip(cv, &(Rect){bx, by, bw, bh});
+    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + pad, by + pad, ALIGN_LEFT,
+               i18n_get(v->lang, "help.title"));
+    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + 2 * pad + colw, by + pad, ALIGN_LEFT,
+               i18n_get(v->lang, "help.lab_title"));
+    help_column(cv, body, px, bx + pad, top, colw, true);
+    help_column(cv, lab, px, bx + 2 * pad + colw, top, colw, true);
     paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, bx + bw / 2, by + bh - pad - L->px_small * 13 / 10,
                ALIGN_CENTER, i18n_get(v->lang, "help.close"));
+    paint_clip(cv, NULL);
+}
+
+void chrome_draw_lab_button(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
+{
+    Rect b;
+    if (!ov || !ov->lab || !lab_button_rect(L, &b)) return;
+    bool on = ov->lab->open;
+    paint_fill(cv, on ? THEME.accent : THEME.accent_light, 255, b.x, b.y, b.w, b.h);
+    paint_clip(cv, &b);
+    paint_text_centered(cv, FONT_BOLD, L->px_small, on ? THEME.white : THEME.accent, 255, b,
+                        i18n_get(v->lang, "ui.whatif"));
+    paint_clip(cv, NULL);
+}
+
+void chrome_draw_lab_menu(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
+{
+    const LabMenu *m = ov ? ov->lab : NULL;
+    if (!m || !m->open) return;
+    LabMenuLayout ml;
+    labmenu_layout(m, L, &ml);
+    Rect b = ml.box;
+    paint_fill(cv, THEME.black, 60, b.x + 5, b.y + 5, b.w, b.h);
+    paint_fill(cv, THEME.white, 255, b.x, b.y, b.w, b.h);
+    paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 3));
+    paint_clip(cv, &b);
+    paint_text(cv, FONT_BOLD, ml.px_title, THEME.accent, 255, ml.title.x, ml.title.y, ALIGN_LEFT,
+               i18n_get(v->lang, "lab.title"));
+    static const char *const rows[LAB_ROWS] = {"lab.row_scale", "lab.row_fill", "lab.row_mask", "lab.row_show",
+                                               "lab.row_actions"};
+    for (int r = 0; r < LAB_ROWS; r++) {
+        Rect lr = ml.label[r];
+        int tw, th;
+        paint_text_size(cv, FONT_BOLD, ml.px, i18n_get(v->lang, rows[r]), &tw, &th);
+        paint_text(cv, FONT_BOLD, ml.px, THEME.ink, 255, lr.x, lr.y + (lr.h - th) / 2, ALIGN_LEFT,
+                   i18n_get(v->lang, rows[r]));
+        for (int c = 0; c < m->n_opts[r]; c++) {
+            Rect q = ml.button[r][c];
+            bool cur = m->current[r] == c, focus = m->row == r && m->col == c, en = m->enabled[r][c];
+            paint_fill(cv, cur ? THEME.accent : THEME.slot, 255, q.x, q.y, q.w, q.h);
+            if (focus) paint_frame(cv, THEME.hilite, 255, q.x - 3, q.y - 3, q.w + 6, q.h + 6, paint_px(L->s, 3));
+            paint_clip(cv, &q);
+            paint_text_centered(cv, cur ? FONT_BOLD : FONT_SANS, ml.px,
+                                cur ? THEME.white : en ? THEME.ink : THEME.greyed, 255, q, m->opt[r][c]);
+            paint_clip(cv, &b);
+        }
+    }
+    paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, ml.hint.x, ml.hint.y, ALIGN_LEFT,
+               i18n_get(v->lang, "lab.hint"));
     paint_clip(cv, NULL);
 }
 

@@ -26,7 +26,16 @@ const Theme THEME = {
     .toast_bg = {30, 30, 34},
     .dot_here = {120, 160, 210},
     .dot_other = {160, 160, 160},
+    .changed = {20, 20, 24},
+    .selected = {0, 90, 170},
 };
+
+void paint_corner_mark(Canvas *cv, int x, int y, int w, int n)
+{
+    // rows of a staircase: row k spans the right n − k pixels (white one pixel wider)
+    for (int k = 0; k < n + 1; k++) paint_fill(cv, THEME.white, 255, x + w - (n + 1 - k), y + k, n + 1 - k, 1);
+    for (int k = 0; k < n - 1; k++) paint_fill(cv, THEME.changed, 255, x + w - (n - 1 - k), y + k, n - 1 - k, 1);
+}
 
 #define IMAGE_ROUND 64 // images grow in steps of this many pixels
 

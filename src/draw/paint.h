@@ -53,6 +53,8 @@ typedef struct Theme {
     Rgb toast_bg;     // the toast
     Rgb dot_here;     // the other stages' dots of the current step
     Rgb dot_other;    // the stages' dots of other steps
+    Rgb changed;      // the corner mark of a cell an edit changed (outlined in white)
+    Rgb selected;     // the frame of the cell selected for editing
 } Theme;
 
 extern const Theme THEME;
@@ -65,6 +67,9 @@ int paint_px(float s, float base);
 void paint_fill(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h);
 // The outline of thickness t just inside the w×h rectangle at (x, y).
 void paint_frame(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h, int t);
+// A right triangle in the top-right corner of the w×h box at (x, y), legs n px:
+// the mark of a changed cell (white outline, THEME.changed inside).
+void paint_corner_mark(Canvas *cv, int x, int y, int w, int n);
 // The masked look's diagonal hatching inside the w×h box at (x, y) (nothing
 // when it is smaller than 16 px either way), within the clip rectangle in force,
 // which it leaves as it was; s is the UI scale (line thickness).

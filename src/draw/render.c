@@ -125,6 +125,18 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     paint_fill(cv, THEME.accent_light, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
     paint_text(cv, FONT_MONO, L->px_body, THEME.accent, 255, bx + pad,
                h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
+    if (v->edited || v->delta) { // the what-if lab: these are not the lesson's numbers
+        char n[16], ed[120];
+        snprintf(n, sizeof n, "%d", v->n_edits);
+        const char *args[] = {n};
+        i18n_fmt(ed, sizeof ed, lang, v->delta ? "ui.badge_delta" : v->n_edits == 1 ? "ui.badge_edited1" : "ui.badge_edited",
+                 1, args);
+        int ew, eh, ex = bx + bw + 2 * pad + paint_px(L->s, 12);
+        paint_text_size(cv, FONT_BOLD, L->px_body, ed, &ew, &eh);
+        paint_fill(cv, THEME.changed, 255, ex, h.y + (L->px_title * 13 / 10 - eh) / 2 - 2, ew + 2 * pad, eh + 4);
+        paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - eh) / 2,
+                   ALIGN_LEFT, ed);
+    }
     // the formula, true for this lesson, and the numbers it uses
     char formula[480];
     snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
@@ -544,6 +556,11 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                     d.text = num;
                 }
                 draw_cell(cv, &d, L->s);
+                if (ps->any_changed && d.show >= 1.0f && scene_cell_changed(ps, i, j)) {
+                    int side = d.w < d.h ? d.w : d.h, n = side / 4;
+                    if (n > paint_px(L->s, 14)) n = paint_px(L->s, 14);
+                    if (n >= 4) paint_corner_mark(cv, d.x, d.y + render_cell_gap(side), d.w - render_cell_gap(side), n);
+                }
             }
         }
         if (zoomed) paint_clip(cv, NULL);
@@ -648,10 +665,11 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
         paint_text(cv, FONT_MONO, L->px_small, ink, 255, bx + bw + pad / 2, ty, ALIGN_LEFT, hi);
     }
     // swatches for the special looks present in this frame
-    bool any_mask = false, any_nan = false;
+    bool any_mask = false, any_nan = false, any_changed = false;
     for (int p = 0; p < L->n_panels; p++) {
         any_mask |= L->spec[p].any_masked && !L->group[L->spec[p].group].mask01;
         any_nan |= L->spec[p].any_nan;
+        any_changed |= L->spec[p].any_changed && !L->image[p];
     }
     int x = g.x + pad, ty = y + (row_h - L->px_small * 6 / 5) / 2, bar_h = row_h * 7 / 10;
     if (any_mask) {
@@ -666,7 +684,13 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
         snprintf(line, sizeof line, "NaN = %s", i18n_get(v->lang, "ui.nan"));
         paint_fill(cv, colormap_nan(), 255, x, y, sw, bar_h);
         x += sw + pad / 2;
-        paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, line);
+        x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, line) + pad * 2;
+    }
+    if (any_changed) { // the what-if lab's mark
+        paint_fill(cv, THEME.empty, 255, x, y, sw, bar_h);
+        paint_corner_mark(cv, x, y, sw, bar_h * 7 / 10);
+        x += sw + pad / 2;
+        paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.changed"));
     }
     paint_clip(cv, NULL);
 }
@@ -775,6 +799,43 @@ static void draw_tip(Canvas *cv, const Layout *L, const Overlays *ov, const char
     paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.ink, 255, bx + pad, by + pad, tip);
 }
 
+// The what-if lab's selected cell, and the value being typed into it under it.
+static void draw_selection(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
+{
+    Rect q;
+    if (!ov->sel || ov->sel_panel < 0 || ov->sel_panel >= L->n_panels ||
+        !layout_cell_rect(L, ov->sel_panel, ov->sel_row, ov->sel_col, &q))
+        return;
+    int t = paint_px(L->s, 4);
+    Rect pq = L->panel[ov->sel_panel];
+    paint_clip(cv, &(Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
+    paint_frame(cv, THEME.white, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t + 2);
+    paint_frame(cv, THEME.selected, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
+    paint_clip(cv, NULL);
+    if (!ov->edit_label) return;
+    char line[200];
+    snprintf(line, sizeof line, "%s %s▏", ov->edit_label, ov->edit_text ? ov->edit_text : "");
+    int pad = paint_px(L->s, 10), tw, th, hw = 0, hh = 0;
+    paint_text_size(cv, FONT_MONO, L->px_body, line, &tw, &th);
+    if (ov->edit_hint) paint_text_size(cv, FONT_SANS, L->px_small, ov->edit_hint, &hw, &hh);
+    int bw = (tw > hw ? tw : hw) + 2 * pad, bh = th + hh + 2 * pad + (hh ? pad / 2 : 0);
+    if (bw > L->w - 2 * pad) bw = L->w - 2 * pad;
+    int bx = q.x + q.w / 2 - bw / 2, by = q.y + q.h + t + pad / 2;
+    if (by + bh > L->h - pad) by = q.y - t - pad / 2 - bh; // no room below: above the cell
+    if (bx < pad) bx = pad;
+    if (bx + bw > L->w - pad) bx = L->w - pad - bw;
+    paint_fill(cv, THEME.black, 50, bx + 3, by + 3, bw, bh);
+    paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
+    paint_frame(cv, THEME.selected, 255, bx, by, bw, bh, paint_px(L->s, 2));
+    paint_clip(cv, &(Rect){bx, by, bw, bh});
+    paint_text(cv, FONT_MONO, L->px_body, THEME.ink, 255, bx + pad, by + pad, ALIGN_LEFT, line);
+    if (ov->edit_hint)
+        paint_text(cv, FONT_SANS, L->px_small, ov->edit_error ? THEME.error_ink : THEME.muted, 255, bx + pad,
+                   by + pad + th + pad / 2, ALIGN_LEFT, ov->edit_hint);
+    paint_clip(cv, NULL);
+    (void)v;
+}
+
 static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
     int p, row, c;
@@ -837,7 +898,10 @@ void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const V
     // the window's overlays, the notices under what the user is reading: the toast,
     // then a tooltip, help and picker
     if (!ov->help) chrome_draw_toast(cv, L, ov);
-    if (!ov->help) draw_hover(cv, L, tr, v, ov);
+    if (!ov->help && !ov->edit_label) draw_hover(cv, L, tr, v, ov);
+    if (!ov->help) draw_selection(cv, L, v, ov);
+    chrome_draw_lab_button(cv, L, v, ov);
+    if (!ov->help) chrome_draw_lab_menu(cv, L, v, ov);
     if (ov->help) chrome_draw_help(cv, L, v);
     picker_draw(cv, L, v, ov->picker);
     chrome_draw_export_progress(cv, L, v, ov);

@@ -200,8 +200,23 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     explain_number(val, num, sizeof num);
     bool masked = ps->mask && ps->mask[(size_t)row * (size_t)ps->cols + (size_t)col] == 0.0f;
     // the symbol, not the caption ("s", not "s = output + x"; Q[b,h,i,j], the head in the index)
-    const char *hdr[] = {ps->is_weight ? ps->title : scene_symbol(tr, ps->stage, lang), idx, num};
+    char sym[80];
+    snprintf(sym, sizeof sym, "%s%s", v->delta ? "Δ" : "", ps->is_weight ? ps->title : scene_symbol(tr, ps->stage, lang));
+    const char *hdr[] = {sym, idx, num};
     put_key(&o, lang, "tip.cell", 3, hdr);
+    if (v->delta) { // a difference: no derivation of its own
+        put(&o, "\n");
+        put_key(&o, lang, "tip.delta", 0, NULL);
+        return;
+    }
+    if (scene_cell_changed(ps, row, col)) { // the what-if lab: what it was
+        char was[32];
+        explain_number(ps->ref_one ? 1.0f : ps->ref[(size_t)row * (size_t)ps->rs + (size_t)col * (size_t)ps->cs],
+                       was, sizeof was);
+        const char *args[] = {was};
+        put(&o, "\n");
+        put_key(&o, lang, "tip.was", 1, args);
+    }
     if (masked && !ps->result) {
         put(&o, "\n");
         put_key(&o, lang, "tip.masked_cell", 0, NULL);

@@ -79,6 +79,12 @@ typedef struct PanelSpec {
     int decimals;               // digits after the point in cells; -1 = no numbers
     int px_cell;                // font size of the numbers
     bool any_masked, any_nan;   // some cell has the masked / NaN look
+    // The what-if lab: the same slice of the original lesson (View.ref), read with the
+    // same strides, to mark the cells an edit changed; ref_one: the original had no
+    // such tensor and means 1 everywhere (a mask added by an edit). Both unset: no marks.
+    const float *ref;
+    bool ref_one;
+    bool any_changed;           // some cell differs from the original (the legend explains the mark)
 } PanelSpec;
 
 typedef struct Layout {

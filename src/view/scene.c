@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "edit.h"
 #include "i18n.h"
+#include "trace_ops.h"
 
 // ---- the one table of stage names ---------------------------------------------------
 
@@ -607,7 +609,13 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
             int kind = kind_of[i];
             for (int j = 0; j < L->n_panels; j++)
                 if (key[j] == key[i]) m = fmaxf(m, amax[j]), mp = fminf(mp, mpos[j]);
-            if (kind == STAGE_KIND_MASK) {
+            if (v->delta) { // differences: one diverging scale around 0 per tensor
+                float a = m > 0.0f ? m : 1.0f;
+                G->scale.lo = -a, G->scale.hi = a;
+                char d[sizeof G->label];
+                snprintf(d, sizeof d, "Δ %s", G->label);
+                snprintf(G->label, sizeof G->label, "%s", d);
+            } else if (kind == STAGE_KIND_MASK) {
                 G->mask01 = true;
                 G->scale.sequential = true;
                 G->scale.lo = 0.0f, G->scale.hi = 1.0f;
@@ -658,6 +666,68 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
     }
 }
 
+// ---- the what-if lab: marks of changed cells, edit targets --------------------------------
+
+// Points each panel at the same slice of the original lesson's trace (v->ref).
+static void set_refs(Layout *L, const Trace *tr, const View *v)
+{
+    for (int i = 0; i < L->n_panels; i++) {
+        PanelSpec *p = &L->spec[i];
+        const Stage *st = &tr->stages[p->stage];
+        int ri = trace_find(v->ref, st->name);
+        const Stage *rs = ri >= 0 ? &v->ref->stages[ri] : NULL;
+        const Tensor *mine = p->is_weight ? (p->is_bias ? st->bias : st->weight) : &st->t;
+        const Tensor *theirs = !rs ? NULL : p->is_weight ? (p->is_bias ? rs->bias : rs->weight) : &rs->t;
+        if (theirs && tensor_present(theirs) && theirs->size == mine->size)
+            p->ref = theirs->data + (p->data - mine->data);
+        else if (!rs && st->kind == STAGE_KIND_MASK)
+            p->ref_one = true;
+        else
+            continue;
+        for (int r = 0; r < p->rows && !p->any_changed; r++)
+            for (int c = 0; c < p->cols && !p->any_changed; c++) p->any_changed = scene_cell_changed(p, r, c);
+    }
+}
+
+bool scene_cell_changed(const PanelSpec *ps, int row, int col)
+{
+    if (!ps->ref && !ps->ref_one) return false;
+    float was = ps->ref_one ? 1.0f : ps->ref[(size_t)row * (size_t)ps->rs + (size_t)col * (size_t)ps->cs];
+    return trace_value_changed(was, panel_value(ps, row, col));
+}
+
+bool scene_edit_target(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, int *tensor,
+                       size_t *index)
+{
+    if (p < 0 || p >= L->n_panels || v->delta) return false;
+    const PanelSpec *ps = &L->spec[p];
+    if (row < 0 || col < 0 || row >= ps->rows || col >= ps->cols) return false;
+    const Stage *st = &tr->stages[ps->stage];
+    const float *cell = ps->data + (size_t)row * (size_t)ps->rs + (size_t)col * (size_t)ps->cs;
+    if (ps->is_weight) {
+        const Tensor *t = ps->is_bias ? st->bias : st->weight;
+        int k = lesson_tensor_find(ps->source);
+        if (!t || k < LT_WEIGHT0) return false;
+        *tensor = k, *index = (size_t)(cell - t->data);
+        return true;
+    }
+    size_t off = (size_t)(cell - st->t.data);
+    static const struct { const char *stage; int tensor; } INPUTS[] = {
+        {"input", LT_QUERY}, {"key_input", LT_KEY}, {"value_input", LT_VALUE}, {"mask", LT_MASK}};
+    for (size_t i = 0; i < sizeof INPUTS / sizeof INPUTS[0]; i++)
+        if (strcmp(st->name, INPUTS[i].stage) == 0) {
+            *tensor = INPUTS[i].tensor, *index = off;
+            return true;
+        }
+    if (st->kind == STAGE_KIND_MASKED && st->t.rank == 4) { // (B, H, Lq, Lk) → mask (B, Lq, Lk)
+        size_t Lk = (size_t)st->t.shape[3], Lq = (size_t)st->t.shape[2], H = (size_t)st->t.shape[1];
+        size_t j = off % Lk, i = off / Lk % Lq, b = off / (Lk * Lq * H);
+        *tensor = LT_MASK, *index = (b * Lq + i) * Lk + j;
+        return true;
+    }
+    return false;
+}
+
 void scene_build(Layout *L, const Trace *tr, const View *v)
 {
     L->n_panels = 0;
@@ -669,12 +739,14 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
     scene_recipe(st->kind)->panels(L, tr, v);
     for (int i = 0; i < L->n_panels; i++) {
         PanelSpec *q = &L->spec[i];
+        if (v->delta) q->mask = NULL; // a difference is a number everywhere: no masked look
         q->result = !q->is_weight && q->stage == v->stage;
         if (q->result && (L->result_panel < 0 || q->head == v->head)) L->result_panel = i;
         q->shown_rows = q->rows;
         q->shown_cols = q->cols;
     }
     build_groups(L, tr, v);
+    if (v->ref && !v->delta) set_refs(L, tr, v);
     scene_formula(tr, v->stage, v->lang, L->formula, sizeof L->formula);
     formula_note(tr, v->stage, v->lang, L->formula_note, sizeof L->formula_note);
     // what the frame leaves out or colours unusually, said next to the formula
@@ -686,6 +758,8 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
         snprintf(a, sizeof a, "%d", k0), snprintf(b, sizeof b, "%d", k0 + nh - 1), snprintf(c, sizeof c, "%d", H);
         const char *args[] = {a, b, c};
         i18n_fmt(extra, sizeof extra, v->lang, "fx.heads_shown", 3, args);
+    } else if (v->delta) {
+        i18n_fmt(extra, sizeof extra, v->lang, "fx.delta", 0, NULL);
     } else if (st->kind == STAGE_KIND_SOFTMAX && scene_log_probs(tr, v)) {
         i18n_fmt(extra, sizeof extra, v->lang, "fx.log_scale", 0, NULL);
     }
@@ -850,8 +924,15 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     if (n) buf[0] = '\0';
     if (v->stage < 0 || v->stage >= tr->n) return buf;
     const Stage *st = &tr->stages[v->stage];
-    const char *text = v->lesson ? lesson_step_text(v->lesson, st->name, v->lang) : NULL;
-    if (!text && v->lesson) text = lesson_step_text(v->lesson, step_name(st->step), v->lang);
+    if (v->delta) {
+        i18n_fmt(buf, n, v->lang, "narr.delta", 0, NULL);
+        return buf;
+    }
+    // an edited lesson: the lesson's own text was written about the original numbers,
+    // so the narration is the generated one, true for the numbers on screen
+    const Lesson *ls = v->edited ? NULL : v->lesson;
+    const char *text = ls ? lesson_step_text(ls, st->name, v->lang) : NULL;
+    if (!text && ls) text = lesson_step_text(ls, step_name(st->step), v->lang);
     if (text) return text;
     char key[64], a[16], b[16], c[16];
     snprintf(key, sizeof key, "narr.%s%s", st->name, narration_variant(tr, v->stage));
@@ -906,7 +987,7 @@ static void deriv_title(Derivation *d, const View *v, const PanelSpec *res, int 
 bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d)
 {
     memset(d, 0, sizeof *d);
-    if (!scene_has_derivation(tr, v->stage) || L->result_panel < 0) return false;
+    if (v->delta || !scene_has_derivation(tr, v->stage) || L->result_panel < 0) return false;
     const Stage *st = &tr->stages[v->stage];
     const PanelSpec *res = &L->spec[L->result_panel];
     if (row < 0 || row >= res->rows) return false;

@@ -132,6 +132,16 @@ bool scene_log_probs(const Trace *tr, const View *v);
 // The mask fill as the lesson writes it: "−1e9", "−∞".
 void scene_fill_text(float fill, char *buf, size_t n);
 
+// ---- the what-if lab --------------------------------------------------------------------
+// The lesson number that cell (row, col) of panel p shows, as an edit target: the
+// tensor (LessonTensor of edit.h) and its flat index. Inputs, weights, biases, γ, β and
+// the mask are editable; a cell of the masked scores stands for its mask cell (a click
+// there toggles attend / masked). False for computed tensors.
+bool scene_edit_target(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, int *tensor,
+                       size_t *index);
+// Whether cell (row, col) of panel p differs from the original lesson's (PanelSpec.ref).
+bool scene_cell_changed(const PanelSpec *ps, int row, int col);
+
 // Whether key position j of batch b is padding (a key_padding mask masks it for every query).
 bool scene_key_is_padding(const Trace *tr, int b, int j);
 

@@ -33,6 +33,15 @@ typedef struct Overlays {
     float toast_alpha;   // 0..1
     const struct Picker *picker; // the "Lessons…" button and, when open, the lesson picker (picker.h)
     int export_done, export_total; // an E export in progress: its progress box when export_total > 0
+    // the what-if lab (app/lab.c): the selected cell (panel sel_panel of the frame's
+    // Layout), the value being typed into it and why the last one was refused
+    bool sel;
+    int sel_panel, sel_row, sel_col;
+    const char *edit_label;     // "weights.w_q[3,1] =" while typing, else NULL
+    const char *edit_text;      // what is typed so far
+    const char *edit_hint;      // keys, or why the last value was refused (edit_error)
+    bool edit_error;
+    const struct LabMenu *lab;  // the "What if…" button and, when open, the switches (labmenu.h)
 } Overlays;
 
 typedef struct View {
@@ -57,6 +66,16 @@ typedef struct View {
     // The fonts text is measured with; NULL (headless --describe, pure tests): an
     // estimate from DejaVu Sans' metrics that is never narrower than the drawn text.
     const TextMeasure *measure;
+    // The what-if lab (edit.h, session.h). edited: the lesson differs from its file
+    // (the header says so, narration is generated from the numbers, not the lesson's
+    // text about the original ones). ref: the original's trace, whose values changed
+    // cells are compared with (they get a corner mark), or NULL. delta: the trace
+    // drawn is the difference edited − original (trace_diff): every panel on a
+    // diverging scale around 0, no masked look, no derivations.
+    bool edited;
+    int n_edits;
+    const struct Trace *ref;
+    bool delta;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.

@@ -1,0 +1,553 @@
+// edit.c — the what-if engine (see edit.h).
+#include "edit.h"
+
+#include <errno.h>
+#include <float.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ---- names -----------------------------------------------------------------------
+
+const char *lesson_tensor_name(int t)
+{
+    static char names[LESSON_N_WEIGHTS][32];
+    switch (t) {
+    case LT_QUERY: return "input.query";
+    case LT_KEY: return "input.key";
+    case LT_VALUE: return "input.value";
+    case LT_MASK: return "mask";
+    default: break;
+    }
+    if (t < LT_WEIGHT0 || t >= LT_COUNT) return NULL;
+    char *s = names[t - LT_WEIGHT0];
+    if (!s[0]) snprintf(s, sizeof names[0], "weights.%s", lesson_weight_name(t - LT_WEIGHT0));
+    return s;
+}
+
+Tensor *lesson_tensor(Lesson *ls, int t)
+{
+    switch (t) {
+    case LT_QUERY: return &ls->in.query;
+    case LT_KEY: return &ls->in.key;
+    case LT_VALUE: return &ls->in.value;
+    case LT_MASK: return &ls->in.mask;
+    default: return lesson_weight(&ls->w, t - LT_WEIGHT0);
+    }
+}
+
+int lesson_tensor_find(const char *name)
+{
+    for (int t = 0; t < LT_COUNT; t++) {
+        if (strcmp(lesson_tensor_name(t), name) == 0) return t;
+        if (t >= LT_WEIGHT0 && strcmp(lesson_weight_name(t - LT_WEIGHT0), name) == 0) return t;
+    }
+    return -1;
+}
+
+// The switch that a missing tensor depends on, for the error message.
+static const char *missing_because(int t)
+{
+    switch (t - LT_WEIGHT0) {
+    case 1: case 3: case 5: return "model.qkv_bias is false";
+    case 7: return "model.out_bias is false";
+    case 8: case 9: case 10: case 11: case 14: case 15: return "model.ffn_hidden is 0";
+    case 12: case 13: return "model.residual_norm is false";
+    default: return "it is not part of this lesson";
+    }
+}
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static bool
+edit_fail(char *err, size_t n, const char *arg, const char *fmt, ...)
+{
+    char msg[EDIT_ERR_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    // the argument is quoted as typed, cut so that the reason always fits the line
+    if (n) snprintf(err, n, "%.120s%s: %s", arg, strlen(arg) > 120 ? "..." : "", msg);
+    return false;
+}
+
+// ---- parsing ---------------------------------------------------------------------
+
+// A float32 value: a decimal number that rounds to a finite float32.
+static bool parse_float(const char *s, float *out)
+{
+    if (!*s) return false;
+    for (const char *p = s; *p; p++)
+        if (!strchr("0123456789+-.eE", *p)) return false;   // no "nan", "inf", hex, spaces
+    char *end;
+    errno = 0;
+    double d = strtod(s, &end);
+    if (*end || end == s) return false;
+    float f = (float)d;
+    if (!isfinite(f)) return false;
+    *out = f;
+    return true;
+}
+
+static void shape_text(const Tensor *t, char *buf, size_t n)
+{
+    tensor_shape_str(t, buf, n);
+}
+
+static void fmt_value(char *buf, size_t n, float v)
+{
+    if (isinf(v))
+        snprintf(buf, n, v > 0 ? "inf" : "-inf");
+    else
+        snprintf(buf, n, "%.9g", (double)v);
+}
+
+// Writes the canonical text of e ("weights.w_q[3,1]=-0.25") from ls's shapes.
+static void edit_text(const Lesson *ls, Edit *e)
+{
+    char v[40];
+    fmt_value(v, sizeof v, e->value);
+    switch (e->kind) {
+    case EDIT_ELEMENT: {
+        const Tensor *t = lesson_tensor((Lesson *)ls, e->tensor);
+        char idx[64] = "";
+        size_t rest = e->index, stride = t->size;
+        int k = 0;
+        for (int d = 0; d < t->rank; d++) {
+            stride /= (size_t)t->shape[d];
+            k += snprintf(idx + k, sizeof idx - (size_t)k, "%s%zu", d ? "," : "", rest / stride);
+            rest %= stride;
+        }
+        snprintf(e->text, sizeof e->text, "%s[%s]=%s", lesson_tensor_name(e->tensor), idx, v);
+        break;
+    }
+    case EDIT_FILL: snprintf(e->text, sizeof e->text, "%s=%s", lesson_tensor_name(e->tensor), v); break;
+    case EDIT_SCALE: snprintf(e->text, sizeof e->text, "model.scale=%s", v); break;
+    case EDIT_MASK_FILL: snprintf(e->text, sizeof e->text, "model.mask_fill=%s", v); break;
+    case EDIT_NORM_EPS: snprintf(e->text, sizeof e->text, "model.norm_eps=%s", v); break;
+    case EDIT_MASK_KIND:
+        snprintf(e->text, sizeof e->text, "mask=%s",
+                 e->mask_kind == MASK_CAUSAL ? "causal" : e->mask_kind == MASK_KEY_PADDING ? "key_padding" : "none");
+        break;
+    case EDIT_KEY_PADDING:
+        snprintf(e->text, sizeof e->text, "mask.key_padding[%zu]=%d", e->index, (int)e->value);
+        break;
+    }
+}
+
+void edit_element(const Lesson *ls, int t, size_t i, float value, Edit *e)
+{
+    memset(e, 0, sizeof *e);
+    e->kind = EDIT_ELEMENT;
+    e->tensor = t;
+    e->index = i;
+    e->value = value;
+    edit_text(ls, e);
+}
+
+// Parses "[i,j,k]" (after the key) into idx; returns the count, -1 when malformed.
+static int parse_index(const char *s, const char *end, long *idx, int max)
+{
+    if (s == end) return 0;
+    if (*s != '[' || end[-1] != ']') return -1;
+    int n = 0;
+    const char *p = s + 1;
+    while (p < end - 1) {
+        if (n == max) return -1;
+        if (*p < '0' || *p > '9') return -1;
+        long v = 0;
+        while (p < end - 1 && *p >= '0' && *p <= '9') {
+            v = v * 10 + (*p - '0');
+            if (v > 100000000L) return -1;
+            p++;
+        }
+        idx[n++] = v;
+        if (p < end - 1) {
+            if (*p != ',') return -1;
+            p++;
+            if (p == end - 1) return -1;   // trailing comma
+        }
+    }
+    return n;
+}
+
+bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
+{
+    memset(e, 0, sizeof *e);
+    const char *eq = strchr(arg, '=');
+    if (!eq)
+        return edit_fail(err, n, arg, "expected KEY=VALUE, e.g. weights.w_q[3,1]=-0.25 or model.scale=1");
+    const char *val = eq + 1;
+    const char *br = memchr(arg, '[', (size_t)(eq - arg));
+    const char *key_end = br ? br : eq;
+    char key[48];
+    size_t kl = (size_t)(key_end - arg);
+    if (kl == 0 || kl >= sizeof key)
+        return edit_fail(err, n, arg, "unknown key; expected input.query, input.key, input.value, mask, "
+                                      "mask.key_padding, weights.NAME, model.scale, model.mask_fill or model.norm_eps");
+    memcpy(key, arg, kl);
+    key[kl] = '\0';
+    long idx[TENSOR_MAX_RANK + 1];
+    int ni = parse_index(key_end, eq, idx, TENSOR_MAX_RANK + 1);
+    if (ni < 0)
+        return edit_fail(err, n, arg, "malformed index; expected whole numbers like [0,1,2]");
+
+    // switches of the model
+    if (strncmp(key, "model.", 6) == 0) {
+        if (ni) return edit_fail(err, n, arg, "%s takes no index", key);
+        if (strcmp(key, "model.scale") == 0) {
+            e->kind = EDIT_SCALE;
+            if (strcmp(val, "sqrt_dk") == 0) {
+                e->value = sqrtf((float)ls->cfg.d_k);
+            } else if (!parse_float(val, &e->value) || !(e->value > 0.0f)) {
+                return edit_fail(err, n, arg, "expected a positive float32 divisor or sqrt_dk, got \"%.40s\"", val);
+            }
+        } else if (strcmp(key, "model.mask_fill") == 0) {
+            e->kind = EDIT_MASK_FILL;
+            if (strcmp(val, "-inf") == 0)
+                e->value = -INFINITY;
+            else if (!parse_float(val, &e->value))
+                return edit_fail(err, n, arg, "expected a float32 number or -inf, got \"%.40s\"", val);
+        } else if (strcmp(key, "model.norm_eps") == 0) {
+            e->kind = EDIT_NORM_EPS;
+            if (!parse_float(val, &e->value) || !(e->value > 0.0f))
+                return edit_fail(err, n, arg, "expected a small positive float32 number, got \"%.40s\"", val);
+        } else {
+            return edit_fail(err, n, arg, "unknown key; the model's editable switches are model.scale, "
+                                          "model.mask_fill and model.norm_eps (sizes cannot change)");
+        }
+        edit_text(ls, e);
+        return true;
+    }
+    if (strcmp(key, "mask.key_padding") == 0) {
+        if (ni != 1) return edit_fail(err, n, arg, "expected one index, the batch: mask.key_padding[b]=LENGTH");
+        if (idx[0] >= ls->batch)
+            return edit_fail(err, n, arg, "batch %ld out of range; the lesson has %d", idx[0], ls->batch);
+        float v;
+        if (!parse_float(val, &v) || v != floorf(v) || v < 0 || v > (float)ls->len_k)
+            return edit_fail(err, n, arg, "expected a key length from 0 to %d, got \"%.40s\"", ls->len_k, val);
+        e->kind = EDIT_KEY_PADDING;
+        e->index = (size_t)idx[0];
+        e->value = v;
+        edit_text(ls, e);
+        return true;
+    }
+    int t = lesson_tensor_find(key);
+    if (t < 0 || (strncmp(key, "weights.", 8) != 0 && t >= LT_WEIGHT0))
+        return edit_fail(err, n, arg, "unknown key; expected input.query, input.key, input.value, mask, "
+                                      "mask.key_padding[b], weights.NAME (w_q, b_q, ..., norm_weight), "
+                                      "model.scale, model.mask_fill or model.norm_eps");
+    const Tensor *tt = lesson_tensor((Lesson *)ls, t);
+    if (t == LT_MASK && ni == 0 && !parse_float(val, &e->value)) {
+        e->kind = EDIT_MASK_KIND;
+        if (strcmp(val, "none") == 0 || strcmp(val, "null") == 0)
+            e->mask_kind = MASK_NONE;
+        else if (strcmp(val, "causal") == 0)
+            e->mask_kind = MASK_CAUSAL;
+        else if (strcmp(val, "key_padding") == 0)
+            e->mask_kind = MASK_KEY_PADDING;
+        else
+            return edit_fail(err, n, arg, "expected none, causal, key_padding, 0 or 1, got \"%.40s\"", val);
+        if (e->mask_kind == MASK_CAUSAL && ls->len_q != ls->len_k)
+            return edit_fail(err, n, arg, "a causal mask needs as many queries as keys (%d ≠ %d)",
+                             ls->len_q, ls->len_k);
+        edit_text(ls, e);
+        return true;
+    }
+    if (t != LT_MASK && !tensor_present(tt))
+        return edit_fail(err, n, arg, "this lesson has no %s (%s)", key, missing_because(t));
+    if (t == LT_KEY && ls->in.key_is_query)
+        return edit_fail(err, n, arg, "the key is the query in this lesson (self-attention); edit input.query");
+    if (t == LT_VALUE && ls->in.value_is_key)
+        return edit_fail(err, n, arg, "the value is the %s in this lesson; edit %s",
+                         ls->in.key_is_query ? "query" : "key",
+                         ls->in.key_is_query ? "input.query" : "input.key");
+    // the shape: the mask is (B, Lq, Lk) even when the lesson has none yet
+    int rank = tt->rank, shape[TENSOR_MAX_RANK];
+    memcpy(shape, tt->shape, sizeof shape);
+    if (t == LT_MASK) rank = 3, shape[0] = ls->batch, shape[1] = ls->len_q, shape[2] = ls->len_k;
+    char sh[64];
+    Tensor view = {rank, {shape[0], shape[1], shape[2], shape[3]}, 0, NULL};
+    shape_text(&view, sh, sizeof sh);
+    if (ni != 0 && ni != rank)
+        return edit_fail(err, n, arg, "%s has shape %s; expected %d indices (or none for every element)",
+                         key, sh, rank);
+    float v;
+    if (!parse_float(val, &v))
+        return edit_fail(err, n, arg, "expected a finite float32 number, got \"%.40s\"", val);
+    if (t == LT_MASK && v != 0.0f && v != 1.0f)
+        return edit_fail(err, n, arg, "a mask cell is 0 (masked) or 1 (attend), got \"%.40s\"", val);
+    e->tensor = t;
+    e->value = v;
+    if (ni == 0) {
+        e->kind = EDIT_FILL;
+    } else {
+        e->kind = EDIT_ELEMENT;
+        size_t flat = 0;
+        for (int d = 0; d < rank; d++) {
+            if (idx[d] >= shape[d])
+                return edit_fail(err, n, arg, "index %ld out of range for dimension %d of %s, shape %s",
+                                 idx[d], d, key, sh);
+            flat = flat * (size_t)shape[d] + (size_t)idx[d];
+        }
+        e->index = flat;
+    }
+    edit_text(ls, e);
+    return true;
+}
+
+// ---- applying --------------------------------------------------------------------
+
+bool lesson_ensure_mask(Lesson *ls)
+{
+    if (tensor_present(&ls->in.mask)) return true;
+    int shape[3] = {ls->batch, ls->len_q, ls->len_k};
+    if (!tensor_init(&ls->in.mask, 3, shape)) return false;
+    for (size_t k = 0; k < ls->in.mask.size; k++) ls->in.mask.data[k] = 1.0f;
+    return true;
+}
+
+// Fills the mask with a named kind (lengths: key_padding's per batch).
+static void fill_mask(Lesson *ls, MaskKind kind, const int *lengths)
+{
+    int B = ls->batch, Lq = ls->len_q, Lk = ls->len_k;
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < Lq; i++)
+            for (int j = 0; j < Lk; j++) {
+                bool on = kind == MASK_CAUSAL ? j <= i : kind == MASK_KEY_PADDING ? j < lengths[b] : true;
+                ls->in.mask.data[((size_t)b * Lq + i) * Lk + j] = on ? 1.0f : 0.0f;
+            }
+    ls->in.mask_kind = kind;
+}
+
+// The key lengths of a key_padding mask (its first query row of each batch).
+static void padding_lengths(const Lesson *ls, int *lengths)
+{
+    for (int b = 0; b < ls->batch; b++) {
+        int len = 0;
+        const float *row = ls->in.mask.data + (size_t)b * ls->len_q * ls->len_k;
+        while (len < ls->len_k && row[len] != 0.0f) len++;
+        lengths[b] = len;
+    }
+}
+
+// The tensors that are copies of t in this lesson (self-attention), t first.
+static int aliases(const Lesson *ls, int t, int *out)
+{
+    int n = 0;
+    out[n++] = t;
+    if (t == LT_QUERY && ls->in.key_is_query) {
+        out[n++] = LT_KEY;
+        if (ls->in.value_is_key) out[n++] = LT_VALUE;
+    } else if (t == LT_KEY && ls->in.value_is_key) {
+        out[n++] = LT_VALUE;
+    }
+    return n;
+}
+
+bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
+{
+    switch (e->kind) {
+    case EDIT_SCALE: ls->cfg.scale = e->value; return true;
+    case EDIT_MASK_FILL: ls->cfg.mask_fill = e->value; return true;
+    case EDIT_NORM_EPS: ls->cfg.norm_eps = e->value; return true;
+    case EDIT_MASK_KIND: {
+        if (e->mask_kind == MASK_NONE) {
+            ls->in.mask_kind = MASK_NONE;
+            if (tensor_present(&ls->in.mask))
+                for (size_t k = 0; k < ls->in.mask.size; k++) ls->in.mask.data[k] = 1.0f;
+            return true;
+        }
+        if (e->mask_kind == MASK_CAUSAL && ls->len_q != ls->len_k)
+            return edit_fail(err, n, e->text, "a causal mask needs as many queries as keys");
+        if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");
+        int lengths[LESSON_MAX_BATCH];
+        for (int b = 0; b < ls->batch; b++) lengths[b] = ls->len_k > 1 ? ls->len_k - 1 : ls->len_k;
+        fill_mask(ls, (MaskKind)e->mask_kind, lengths);
+        return true;
+    }
+    case EDIT_KEY_PADDING: {
+        if ((int)e->index >= ls->batch || e->value < 0 || e->value > (float)ls->len_k)
+            return edit_fail(err, n, e->text, "out of range for this lesson");
+        if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");
+        int lengths[LESSON_MAX_BATCH];
+        if (ls->in.mask_kind == MASK_KEY_PADDING)
+            padding_lengths(ls, lengths);
+        else
+            for (int b = 0; b < ls->batch; b++) lengths[b] = ls->len_k;
+        lengths[e->index] = (int)e->value;
+        fill_mask(ls, MASK_KEY_PADDING, lengths);
+        return true;
+    }
+    case EDIT_ELEMENT:
+    case EDIT_FILL: break;
+    }
+    if (e->tensor < 0 || e->tensor >= LT_COUNT) return edit_fail(err, n, e->text, "unknown tensor");
+    if (e->tensor == LT_MASK) {
+        if (e->value != 0.0f && e->value != 1.0f)
+            return edit_fail(err, n, e->text, "a mask cell is 0 (masked) or 1 (attend)");
+        if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");
+        if (ls->in.mask_kind == MASK_NONE)   // no mask is a mask of ones
+            for (size_t k = 0; k < ls->in.mask.size; k++) ls->in.mask.data[k] = 1.0f;
+        ls->in.mask_kind = MASK_TENSOR;      // a named mask becomes an explicit tensor
+    }
+    int ts[3];
+    int na = aliases(ls, e->tensor, ts);
+    for (int a = 0; a < na; a++) {
+        Tensor *t = lesson_tensor(ls, ts[a]);
+        if (!tensor_present(t) || (e->kind == EDIT_ELEMENT && e->index >= t->size))
+            return edit_fail(err, n, e->text, "this lesson has no such element (%s)", missing_because(e->tensor));
+    }
+    for (int a = 0; a < na; a++) {
+        Tensor *t = lesson_tensor(ls, ts[a]);
+        if (e->kind == EDIT_ELEMENT)
+            t->data[e->index] = e->value;
+        else
+            for (size_t k = 0; k < t->size; k++) t->data[k] = e->value;
+    }
+    return true;
+}
+
+static bool same_float(float a, float b)
+{
+    return a == b ? signbit(a) == signbit(b) : (isnan(a) && isnan(b));
+}
+
+bool edit_is_noop(const Lesson *ls, const Edit *e)
+{
+    switch (e->kind) {
+    case EDIT_SCALE: return same_float(ls->cfg.scale, e->value);
+    case EDIT_MASK_FILL: return same_float(ls->cfg.mask_fill, e->value);
+    case EDIT_NORM_EPS: return same_float(ls->cfg.norm_eps, e->value);
+    case EDIT_MASK_KIND: return (int)ls->in.mask_kind == e->mask_kind && e->mask_kind == MASK_NONE;
+    case EDIT_KEY_PADDING: {
+        if (ls->in.mask_kind != MASK_KEY_PADDING) return false;
+        int lengths[LESSON_MAX_BATCH];
+        padding_lengths(ls, lengths);
+        return lengths[e->index] == (int)e->value;
+    }
+    case EDIT_ELEMENT: {
+        if (e->tensor == LT_MASK && ls->in.mask_kind == MASK_NONE) return false;   // it would make the mask explicit
+        const Tensor *t = lesson_tensor((Lesson *)ls, e->tensor);
+        return tensor_present(t) && e->index < t->size && same_float(t->data[e->index], e->value);
+    }
+    case EDIT_FILL: return false;
+    }
+    return false;
+}
+
+// ---- the log ---------------------------------------------------------------------
+
+void edit_log_init(EditLog *g)
+{
+    memset(g, 0, sizeof *g);
+}
+
+void edit_log_free(EditLog *g)
+{
+    free(g->items);
+    memset(g, 0, sizeof *g);
+}
+
+static bool same_target(const Edit *a, const Edit *b)
+{
+    if (a->kind != b->kind) return false;
+    switch (a->kind) {
+    case EDIT_ELEMENT: return a->tensor == b->tensor && a->index == b->index;
+    case EDIT_FILL: return a->tensor == b->tensor;
+    case EDIT_KEY_PADDING: return a->index == b->index;
+    default: return true;
+    }
+}
+
+bool edit_log_push(EditLog *g, const Edit *e, bool merge)
+{
+    if (merge && g->applied > 0 && g->applied == g->n && same_target(&g->items[g->n - 1], e)) {
+        g->items[g->n - 1] = *e;
+        return true;
+    }
+    g->n = g->applied;   // a new edit drops what could be redone
+    if (g->n == g->cap) {
+        int cap = g->cap ? g->cap * 2 : 16;
+        Edit *items = realloc(g->items, (size_t)cap * sizeof *items);
+        if (!items) return false;
+        g->items = items, g->cap = cap;
+    }
+    g->items[g->n++] = *e;
+    g->applied = g->n;
+    return true;
+}
+
+// ---- copies ----------------------------------------------------------------------
+
+static char *dup_or_null(const char *s, bool *ok)
+{
+    if (!s) return NULL;
+    char *d = strdup(s);
+    if (!d) *ok = false;
+    return d;
+}
+
+static char **dup_strings(char *const *s, int n, bool *ok)
+{
+    if (!s) return NULL;
+    char **d = calloc((size_t)n + 1, sizeof *d);
+    if (!d) {
+        *ok = false;
+        return NULL;
+    }
+    for (int i = 0; i < n; i++) d[i] = dup_or_null(s[i], ok);
+    return d;
+}
+
+static bool copy_tensor(Tensor *dst, const Tensor *src)
+{
+    if (!tensor_present(src)) {
+        memset(dst, 0, sizeof *dst);
+        return true;
+    }
+    return tensor_copy(dst, src);
+}
+
+bool lesson_clone(Lesson *dst, const Lesson *src)
+{
+    memset(dst, 0, sizeof *dst);
+    bool ok = true;
+    dst->path = dup_or_null(src->path, &ok);
+    for (int l = 0; l < LANG_COUNT; l++) {
+        dst->title[l] = dup_or_null(src->title[l], &ok);
+        dst->description[l] = dup_or_null(src->description[l], &ok);
+    }
+    dst->cfg = src->cfg;
+    dst->batch = src->batch, dst->len_q = src->len_q, dst->len_k = src->len_k;
+    dst->in.key_is_query = src->in.key_is_query;
+    dst->in.value_is_key = src->in.value_is_key;
+    dst->in.mask_kind = src->in.mask_kind;
+    for (int t = 0; t < LT_COUNT; t++)
+        ok = ok && copy_tensor(lesson_tensor(dst, t), lesson_tensor((Lesson *)src, t));
+    dst->q_tokens = dup_strings(src->q_tokens, src->len_q, &ok);
+    dst->k_tokens = dup_strings(src->k_tokens, src->len_k, &ok);
+    dst->n_steps = src->n_steps;
+    dst->step_keys = dup_strings(src->step_keys, src->n_steps, &ok);
+    for (int l = 0; l < LANG_COUNT; l++) dst->step_text[l] = dup_strings(src->step_text[l], src->n_steps, &ok);
+    if (!ok) lesson_free(dst);
+    return ok;
+}
+
+void lesson_copy_values(Lesson *dst, const Lesson *src)
+{
+    dst->cfg = src->cfg;
+    dst->in.mask_kind = src->in.mask_kind;
+    for (int t = 0; t < LT_COUNT; t++) {
+        Tensor *d = lesson_tensor(dst, t);
+        const Tensor *s = lesson_tensor((Lesson *)src, t);
+        if (tensor_present(s) && tensor_present(d) && d->size == s->size)
+            memcpy(d->data, s->data, s->size * sizeof *d->data);
+        else if (t == LT_MASK && tensor_present(d))   // the original has no mask: all attend
+            for (size_t k = 0; k < d->size; k++) d->data[k] = 1.0f;
+    }
+}

@@ -1,0 +1,196 @@
+// lesson_save.c — a Lesson written back as a lesson file, every number explicit
+// (see lesson.h). Floats are written with 9 significant digits, which read back
+// to the same float32 bit for bit.
+#include "lesson.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "json_out.h"
+
+static void write_text(FILE *f, char *const text[LANG_COUNT])
+{
+    if (!text[LANG_ZH]) {
+        json_write_string(f, text[LANG_EN]);
+        return;
+    }
+    fputs("{\"en\": ", f);
+    json_write_string(f, text[LANG_EN]);
+    fputs(", \"zh\": ", f);
+    json_write_string(f, text[LANG_ZH]);
+    fputc('}', f);
+}
+
+// Nested arrays, the innermost on one line: [[0, 1], [2, 3]].
+static void write_nested(FILE *f, const Tensor *t, int dim, size_t off, int indent)
+{
+    if (dim < 0 || dim >= TENSOR_MAX_RANK) return;
+    size_t stride = 1;
+    for (int d = dim + 1; d < t->rank && d < TENSOR_MAX_RANK; d++) stride *= (size_t)t->shape[d];
+    fputc('[', f);
+    for (int i = 0; i < t->shape[dim]; i++) {
+        if (dim == t->rank - 1) {
+            if (i) fputs(", ", f);
+            json_write_float(f, t->data[off + (size_t)i]);
+        } else {
+            fprintf(f, "%s\n%*s", i ? "," : "", indent + 2, "");
+            write_nested(f, t, dim + 1, off + (size_t)i * stride, indent + 2);
+        }
+    }
+    if (dim < t->rank - 1) fprintf(f, "\n%*s", indent, "");
+    fputc(']', f);
+}
+
+static void write_tokens(FILE *f, char *const *tok, int n)
+{
+    fputc('[', f);
+    for (int i = 0; i < n; i++) {
+        if (i) fputs(", ", f);
+        json_write_string(f, tok[i]);
+    }
+    fputc(']', f);
+}
+
+bool lesson_write(const Lesson *ls, FILE *f)
+{
+    const AttnConfig *c = &ls->cfg;
+    fputs("{\n  \"title\": ", f);
+    write_text(f, ls->title);
+    if (ls->description[LANG_EN]) {
+        fputs(",\n  \"description\": ", f);
+        write_text(f, ls->description);
+    }
+    fprintf(f, ",\n  \"model\": {\"d_model\": %d, \"n_heads\": %d, \"d_k\": %d, \"d_v\": %d, "
+               "\"qkv_bias\": %s, \"out_bias\": %s,\n            \"scale\": ",
+            c->d_model, c->n_heads, c->d_k, c->d_v, c->qkv_bias ? "true" : "false",
+            c->out_bias ? "true" : "false");
+    json_write_float(f, c->scale);
+    fputs(", \"mask_fill\": ", f);
+    json_write_float(f, c->mask_fill);   // -inf as the string "-inf", as the format has it
+    fprintf(f, ", \"residual_norm\": %s, \"norm_eps\": ", c->residual_norm ? "true" : "false");
+    json_write_float(f, c->norm_eps);
+    fprintf(f, ", \"ffn_hidden\": %d},\n", c->ffn_hidden);
+
+    fputs("  \"input\": {\n    \"query\": ", f);
+    write_nested(f, &ls->in.query, 0, 0, 4);
+    fputs(",\n    \"key\": ", f);
+    if (ls->in.key_is_query)
+        fputs("\"query\"", f);
+    else
+        write_nested(f, &ls->in.key, 0, 0, 4);
+    fputs(",\n    \"value\": ", f);
+    if (ls->in.value_is_key)
+        fputs("\"key\"", f);
+    else
+        write_nested(f, &ls->in.value, 0, 0, 4);
+    fputs("\n  },\n  \"mask\": ", f);
+    switch (ls->in.mask_kind) {
+    case MASK_NONE: fputs("null", f); break;
+    case MASK_CAUSAL: fputs("\"causal\"", f); break;
+    case MASK_KEY_PADDING:
+        fputs("{\"key_padding\": [", f);
+        for (int b = 0; b < ls->batch; b++) {
+            const float *row = ls->in.mask.data + (size_t)b * ls->len_q * ls->len_k;
+            int len = 0;
+            while (len < ls->len_k && row[len] != 0.0f) len++;
+            fprintf(f, "%s%d", b ? ", " : "", len);
+        }
+        fputs("]}", f);
+        break;
+    case MASK_TENSOR: write_nested(f, &ls->in.mask, 0, 0, 2); break;
+    }
+    fputs(",\n  \"weights\": {", f);
+    bool first = true;
+    for (int i = 0; i < LESSON_N_WEIGHTS; i++) {
+        const Tensor *t = lesson_weight((AttnWeights *)&ls->w, i);
+        if (!tensor_present(t)) continue;
+        fprintf(f, "%s\n    \"%s\": ", first ? "" : ",", lesson_weight_name(i));
+        write_nested(f, t, 0, 0, 4);
+        first = false;
+    }
+    fputs("\n  }", f);
+    if (ls->q_tokens) {
+        fputs(",\n  \"tokens\": ", f);
+        if (ls->in.key_is_query || !ls->k_tokens) {
+            if (ls->in.key_is_query || ls->len_q == ls->len_k) {
+                write_tokens(f, ls->q_tokens, ls->len_q);
+            } else {
+                fputs("{\"query\": ", f);
+                write_tokens(f, ls->q_tokens, ls->len_q);
+                fputc('}', f);
+            }
+        } else {
+            fputs("{\"query\": ", f);
+            write_tokens(f, ls->q_tokens, ls->len_q);
+            fputs(", \"key\": ", f);
+            write_tokens(f, ls->k_tokens, ls->len_k);
+            fputc('}', f);
+        }
+    } else if (ls->k_tokens) {
+        fputs(",\n  \"tokens\": {\"key\": ", f);
+        write_tokens(f, ls->k_tokens, ls->len_k);
+        fputc('}', f);
+    }
+    if (ls->n_steps > 0) {
+        fputs(",\n  \"steps\": {", f);
+        for (int i = 0; i < ls->n_steps; i++) {
+            fprintf(f, "%s\n    ", i ? "," : "");
+            json_write_string(f, ls->step_keys[i]);
+            fputs(": ", f);
+            char *text[LANG_COUNT] = {ls->step_text[LANG_EN][i], ls->step_text[LANG_ZH][i]};
+            write_text(f, text);
+        }
+        fputs("\n  }", f);
+    }
+    fputs("\n}\n", f);
+    return !ferror(f);
+}
+
+bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len)
+{
+    // the temporary file: beside the target (same file system, so rename is atomic),
+    // created exclusively (never through a planted link), with an unpredictable name
+    size_t n = strlen(path);
+    char *tmp = malloc(n + 32);
+    if (!tmp) {
+        snprintf(err, err_len, "%.400s: out of memory", path);
+        return false;
+    }
+    int fd = -1;
+    unsigned long r = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16) ^ (unsigned long)(size_t)tmp;
+    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
+        r = r * 6364136223846793005ul + 1442695040888963407ul;
+        snprintf(tmp, n + 32, "%s.tmp-%08lx", path, (r >> 16) & 0xffffffffu);
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd < 0 && errno != EEXIST) break;
+    }
+    if (fd < 0) {
+        snprintf(err, err_len, "%.400s: cannot write: %s", path, strerror(errno));
+        free(tmp);
+        return false;
+    }
+    FILE *f = fdopen(fd, "w");
+    bool ok = f && lesson_write(ls, f);
+    int e = errno;
+    if (f) {
+        ok = fflush(f) == 0 && ok;
+        e = ok ? e : errno;
+        ok = fsync(fileno(f)) == 0 && ok;
+        if (fclose(f) != 0 && ok) ok = false, e = errno;
+    } else {
+        close(fd);
+    }
+    if (ok && rename(tmp, path) != 0) ok = false, e = errno;
+    if (!ok) {
+        unlink(tmp);
+        snprintf(err, err_len, "%.400s: cannot write: %s", path, strerror(e ? e : EIO));
+    }
+    free(tmp);
+    return ok;
+}

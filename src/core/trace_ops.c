@@ -1,0 +1,76 @@
+// trace_ops.c — copies, differences and in-betweens of traces (see trace_ops.h).
+#include "trace_ops.h"
+
+#include <math.h>
+#include <string.h>
+
+bool trace_clone(Trace *dst, const Trace *src)
+{
+    *dst = *src;
+    for (int i = 0; i < src->n; i++) memset(&dst->stages[i].t, 0, sizeof dst->stages[i].t);
+    for (int i = 0; i < src->n; i++) {
+        if (!tensor_copy(&dst->stages[i].t, &src->stages[i].t)) {
+            dst->n = i;
+            trace_free(dst);
+            return false;
+        }
+    }
+    return true;
+}
+
+static const Stage *match(const Trace *a, const Stage *s)
+{
+    int i = trace_find(a, s->name);
+    if (i < 0) return NULL;
+    const Stage *m = &a->stages[i];
+    return m->t.size == s->t.size && m->t.rank == s->t.rank ? m : NULL;
+}
+
+void trace_lerp(Trace *dst, const Trace *a, const Trace *b, float t)
+{
+    for (int i = 0; i < b->n && i < dst->n; i++) {
+        const Stage *sb = &b->stages[i], *sa = match(a, sb);
+        float *d = dst->stages[i].t.data;
+        const float *y = sb->t.data;
+        if (!sa || sb->kind == STAGE_KIND_MASK) {
+            const float *from = sa && t < 0.5f ? sa->t.data : y;
+            memcpy(d, from, sb->t.size * sizeof *d);
+            continue;
+        }
+        const float *x = sa->t.data;
+        for (size_t k = 0; k < sb->t.size; k++) {
+            if (isfinite(x[k]) && isfinite(y[k]))
+                d[k] = (1.0f - t) * x[k] + t * y[k]; // exactly x at 0 and y at 1
+            else
+                d[k] = t < 0.5f ? x[k] : y[k];
+        }
+    }
+    dst->has_stats = false;
+}
+
+static float diff(float a, float b)
+{
+    if (isnan(a) && isnan(b)) return 0.0f;
+    if (a == b) return 0.0f;   // equal infinities too
+    return b - a;
+}
+
+void trace_diff(Trace *dst, const Trace *a, const Trace *b)
+{
+    for (int i = 0; i < b->n && i < dst->n; i++) {
+        const Stage *sb = &b->stages[i], *sa = match(a, sb);
+        float *d = dst->stages[i].t.data;
+        const float *y = sb->t.data;
+        for (size_t k = 0; k < sb->t.size; k++) {
+            float x = sa ? sa->t.data[k] : sb->kind == STAGE_KIND_MASK ? 1.0f : y[k];
+            d[k] = diff(x, y[k]);
+        }
+    }
+    trace_compute_stats(dst);
+}
+
+bool trace_value_changed(float a, float b)
+{
+    if (isnan(a) || isnan(b)) return isnan(a) != isnan(b);
+    return a != b;
+}

@@ -1,0 +1,528 @@
+// test_edit.c — the what-if lab's engine (edit.h, session.h): every editable kind,
+// its effect on the forward pass, undo / redo / reset, saved lessons that reproduce
+// exactly what was computed, the Δ trace, and bad edits refused with one line and
+// nothing changed. SDL-free: the core, the session and the view's edit targets.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/session.h"
+#include "attention.h"
+#include "edit.h"
+#include "i18n.h"
+#include "layout.h"
+#include "scene.h"
+#include "trace_ops.h"
+
+#define CLASSIC "lessons/arange-2x4x4.json"
+#define CROSS "lessons/cross-attention-padding.json"
+#define FFN "lessons/dk-dv-residual-ffn.json"
+#define MASKED_ROW "lessons/pitfalls-masked-row.json"
+
+static int setup(void **state)
+{
+    (void)state;
+    char err[256];
+    return i18n_load("assets", err, sizeof err) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    i18n_free();
+    return 0;
+}
+
+static Session *open_session(const char *path)
+{
+    char err[LESSON_ERR_MAX];
+    Session *s = session_create(path, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    return s;
+}
+
+// Applies "KEY=VALUE" through the engine (parse, then the session); fails the test on an error.
+static void set(Session *s, const char *arg)
+{
+    Edit e;
+    char err[EDIT_ERR_MAX];
+    if (!edit_parse(&s->lesson, arg, &e, err, sizeof err)) fail_msg("parse %s: %s", arg, err);
+    if (!session_edit(s, &e, false, NULL, err, sizeof err)) fail_msg("apply %s: %s", arg, err);
+}
+
+static bool same_bits(float a, float b)
+{
+    return memcmp(&a, &b, sizeof a) == 0 || (isnan(a) && isnan(b));
+}
+
+// Every stage of a equals b's bit for bit (same names, shapes, values).
+static void assert_traces_equal(const Trace *a, const Trace *b, const char *what)
+{
+    if (a->n != b->n) fail_msg("%s: %d stages vs %d", what, a->n, b->n);
+    for (int i = 0; i < a->n; i++) {
+        const Stage *x = &a->stages[i], *y = &b->stages[i];
+        assert_string_equal(x->name, y->name);
+        assert_int_equal(x->t.size, y->t.size);
+        for (size_t k = 0; k < x->t.size; k++)
+            if (!same_bits(x->t.data[k], y->t.data[k]))
+                fail_msg("%s: %s[%zu] = %.9g vs %.9g", what, x->name, k, (double)x->t.data[k], (double)y->t.data[k]);
+    }
+}
+
+static const float *stage(const Session *s, const char *name)
+{
+    const Stage *st = trace_get(&s->trace, name);
+    if (!st) fail_msg("no stage %s", name);
+    return st->t.data;
+}
+
+// ---- every editable kind ------------------------------------------------------------
+
+static void test_element_edits(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC);
+    // the input, in a self-attention lesson: the key and the value are the query
+    set(s, "input.query[0,1,2]=5");
+    assert_true(s->lesson.in.query.data[1 * 4 + 2] == 5.0f);
+    assert_true(s->lesson.in.key.data[1 * 4 + 2] == 5.0f);
+    assert_true(s->lesson.in.value.data[1 * 4 + 2] == 5.0f);
+    assert_true(stage(s, "input")[6] == 5.0f);
+    // a weight in nn.Linear layout (out, in): w_q[3,1] is flat 3·4 + 1
+    float before = stage(s, "q_proj")[3];
+    set(s, "weights.w_q[3,1]=-0.25");
+    assert_true(s->lesson.w.w_q.data[13] == -0.25f);
+    assert_true(stage(s, "q_proj")[3] != before); // Q[0,0,3] = Σ_k x[0,0,k]·W_Q[3,k] + b: x[0,0,1] = 1
+    // a bias: every element, no index
+    set(s, "weights.b_o=1");
+    for (int j = 0; j < 4; j++) assert_true(s->lesson.w.b_o.data[j] == 1.0f);
+    assert_int_equal(s->log.applied, 3);
+    assert_true(session_edited(s));
+    session_destroy(s);
+
+    // cross-attention: the key and the value are separate inputs; the value is the key
+    s = open_session(CROSS);
+    set(s, "input.key[1,0,3]=2.5");
+    size_t k = (size_t)(1 * s->lesson.len_k + 0) * 4 + 3;
+    assert_true(s->lesson.in.key.data[k] == 2.5f);
+    assert_true(s->lesson.in.value.data[k] == 2.5f);
+    assert_true(trace_get(&s->trace, "key_input")->t.data[k] == 2.5f);
+    session_destroy(s);
+
+    // LayerNorm γ and β, and the FFN
+    s = open_session(FFN);
+    set(s, "weights.norm_weight[2]=3");
+    set(s, "weights.ffn_norm_bias[0]=-1");
+    set(s, "weights.ffn_w1[0,0]=0.5");
+    assert_true(s->lesson.w.norm_weight.data[2] == 3.0f);
+    assert_true(s->lesson.w.ffn_norm_bias.data[0] == -1.0f);
+    const Stage *rn = trace_get(&s->trace, "residual_norm");
+    assert_non_null(rn);
+    assert_true(rn->weight == &s->lesson.w.norm_weight); // the trace borrows the edited tensor in place
+    session_destroy(s);
+}
+
+static void test_switches(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC);
+    // scale 1: the scores are the plain dot products, and the softmax gets sharper
+    float peak_before = 0.0f, peak_after = 0.0f;
+    const Stage *attn = trace_get(&s->trace, "attn");
+    for (size_t i = 0; i < attn->t.size; i++) peak_before = fmaxf(peak_before, attn->t.data[i]);
+    float scaled = stage(s, "scores")[1];
+    set(s, "model.scale=1");
+    assert_true(s->trace.scale == 1.0f);
+    assert_float_equal(stage(s, "scores")[1], scaled * sqrtf(2.0f), fabsf(scaled) * 1e-5f + 1e-6f);
+    attn = trace_get(&s->trace, "attn");
+    for (size_t i = 0; i < attn->t.size; i++) peak_after = fmaxf(peak_after, attn->t.data[i]);
+    assert_true(peak_after >= peak_before);
+    set(s, "model.scale=sqrt_dk");
+    assert_true(s->trace.scale == sqrtf(2.0f));
+
+    // mask kinds: none → causal → key padding (the last key) → none
+    set(s, "mask=causal");
+    assert_int_equal(s->trace.mask_kind, MASK_CAUSAL);
+    assert_non_null(trace_get(&s->trace, "mask"));
+    assert_true(stage(s, "masked_scores")[1] == -1e9f); // query 0 may not see key 1
+    set(s, "mask=key_padding");
+    assert_int_equal(s->trace.mask_kind, MASK_KEY_PADDING);
+    assert_true(stage(s, "masked_scores")[3] == -1e9f);  // key 3 is padding
+    assert_true(stage(s, "masked_scores")[2] != -1e9f);
+    set(s, "mask.key_padding[1]=1");                      // batch 1 keeps one key
+    assert_true(s->lesson.in.mask.data[16 + 1] == 0.0f);
+    assert_true(s->lesson.in.mask.data[3] == 0.0f);       // batch 0 keeps its length
+    set(s, "mask=none");
+    assert_int_equal(s->trace.mask_kind, MASK_NONE);
+    assert_null(trace_get(&s->trace, "mask"));
+
+    // a mask cell: a named mask becomes an explicit 0/1 tensor
+    set(s, "mask=causal");
+    set(s, "mask[0,2,0]=0");
+    assert_int_equal(s->lesson.in.mask_kind, MASK_TENSOR);
+    assert_true(s->lesson.in.mask.data[2 * 4 + 0] == 0.0f);
+    assert_true(s->lesson.in.mask.data[2 * 4 + 1] == 1.0f);  // the rest of the causal mask stays
+    assert_true(s->lesson.in.mask.data[1 * 4 + 2] == 0.0f);
+
+    // the fill: −∞ makes a fully masked row NaN, as PyTorch
+    set(s, "mask[0,0,0]=0");
+    set(s, "model.mask_fill=-inf");
+    assert_true(isinf(s->trace.mask_fill));
+    assert_true(isnan(stage(s, "attn")[0]));
+    set(s, "model.mask_fill=-1e9");
+    assert_false(isnan(stage(s, "attn")[0]));
+    set(s, "model.norm_eps=1e-3");
+    assert_true(s->lesson.cfg.norm_eps == 1e-3f);
+    session_destroy(s);
+}
+
+// ---- undo, redo, reset ----------------------------------------------------------------
+
+static void test_undo_redo(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC), *fresh = open_session(CLASSIC);
+    char err[EDIT_ERR_MAX];
+    assert_false(session_undo(s, NULL, err, sizeof err)); // nothing yet
+    assert_string_equal(err, "");
+    set(s, "model.scale=1");
+    set(s, "input.query[1,3,0]=-7");
+    set(s, "mask=causal");
+    Session *three = open_session(CLASSIC);
+    set(three, "model.scale=1"), set(three, "input.query[1,3,0]=-7"), set(three, "mask=causal");
+
+    Trace prev;
+    assert_true(session_undo(s, &prev, err, sizeof err));
+    assert_int_equal(s->log.applied, 2);
+    assert_non_null(trace_get(&prev, "mask")); // the trace before the undo, for the animation
+    trace_free(&prev);
+    assert_null(trace_get(&s->trace, "mask"));
+    assert_true(session_undo(s, NULL, err, sizeof err));
+    assert_true(session_undo(s, NULL, err, sizeof err));
+    assert_false(session_edited(s));
+    assert_traces_equal(&s->trace, &fresh->trace, "undone to the start");
+    assert_true(session_redo(s, NULL, err, sizeof err));
+    assert_true(session_redo(s, NULL, err, sizeof err));
+    assert_true(session_redo(s, NULL, err, sizeof err));
+    assert_false(session_redo(s, NULL, err, sizeof err));
+    assert_traces_equal(&s->trace, &three->trace, "redone");
+
+    // reset: back to the original in one step; redo brings the edits back
+    assert_true(session_reset(s, NULL, err, sizeof err));
+    assert_traces_equal(&s->trace, &fresh->trace, "reset");
+    assert_true(session_redo(s, NULL, err, sizeof err));
+    assert_int_equal(s->log.applied, 1);
+    // a new edit drops what could be redone
+    set(s, "weights.b_q[0]=2");
+    assert_false(session_redo(s, NULL, err, sizeof err));
+    assert_int_equal(s->log.n, 2);
+
+    // a drag: merged edits of one value are one undo step
+    Edit e;
+    for (int k = 1; k <= 5; k++) {
+        char arg[64];
+        snprintf(arg, sizeof arg, "weights.w_v[0,0]=%d", k);
+        assert_true(edit_parse(&s->lesson, arg, &e, err, sizeof err));
+        assert_true(session_edit(s, &e, k > 1, NULL, err, sizeof err));
+    }
+    assert_int_equal(s->log.n, 3);
+    assert_true(s->lesson.w.w_v.data[0] == 5.0f);
+    assert_true(session_undo(s, NULL, err, sizeof err));
+    assert_true(s->lesson.w.w_v.data[0] == fresh->lesson.w.w_v.data[0]);
+    session_destroy(three);
+    session_destroy(fresh);
+    session_destroy(s);
+}
+
+// ---- saved lessons reproduce what was computed ---------------------------------------------
+
+// Saves s, loads the file back and computes it: every stage equals s's trace.
+static void assert_round_trip(Session *s, const char *what)
+{
+    char path[] = "/tmp/attnviz-test-edit-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    char err[LESSON_ERR_MAX + 200];
+    if (!session_save(s, path, err, sizeof err)) fail_msg("%s: save: %s", what, err);
+    Session *back = session_create(path, err, sizeof err);
+    if (!back) fail_msg("%s: the saved lesson does not load: %s", what, err);
+    assert_traces_equal(&back->trace, &s->trace, what);
+    // the title says it was edited (once), and the original's narration is not carried over
+    char t1[LESSON_MAX_TEXT + 64], t2[LESSON_MAX_TEXT + 64];
+    assert_string_equal(session_title(back, LANG_EN, t1, sizeof t1), session_title(s, LANG_EN, t2, sizeof t2));
+    if (session_edited(s)) assert_int_equal(back->lesson.n_steps, 0);
+    else assert_int_equal(back->lesson.n_steps, s->lesson.n_steps);
+    session_destroy(back);
+    unlink(path);
+}
+
+static void test_save_round_trip(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 8);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        Session *s = open_session(g.gl_pathv[i]);
+        assert_round_trip(s, g.gl_pathv[i]); // unedited: seeds and aranges written out
+        // an edit of every kind the lesson has
+        set(s, "input.query[0,0,0]=0.125");
+        set(s, "weights.w_o[0,0]=-3");
+        set(s, "model.scale=0.7");
+        set(s, "model.mask_fill=-inf");
+        set(s, "mask[0,0,0]=0");
+        if (s->lesson.cfg.qkv_bias) set(s, "weights.b_k[1]=1e-3");
+        if (!s->lesson.in.key_is_query) set(s, "input.key[0,0,1]=9");
+        assert_round_trip(s, g.gl_pathv[i]);
+        session_destroy(s);
+    }
+    globfree(&g);
+    Session *s = open_session("tests/scene/heads-12.json");
+    set(s, "mask=causal");
+    assert_round_trip(s, "heads-12 causal");
+    set(s, "mask=key_padding");
+    set(s, "mask.key_padding[0]=2");
+    assert_round_trip(s, "heads-12 key padding");
+    session_destroy(s);
+}
+
+static void test_save_errors(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC);
+    char err[LESSON_ERR_MAX + 200];
+    assert_false(session_save(s, "/nonexistent-dir/x.json", err, sizeof err));
+    assert_non_null(strstr(err, "/nonexistent-dir/x.json: cannot write"));
+    assert_null(strchr(err, '\n'));
+    // the target is replaced, never written through: a symlink there is replaced by
+    // the file (the file it pointed to stays as it was)
+    char dir[] = "/tmp/attnviz-test-save-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char target[256], victim[256];
+    snprintf(target, sizeof target, "%s/out.json", dir);
+    snprintf(victim, sizeof victim, "%s/victim", dir);
+    FILE *f = fopen(victim, "w");
+    assert_non_null(f);
+    fputs("keep", f);
+    fclose(f);
+    assert_int_equal(symlink(victim, target), 0);
+    assert_true(session_save(s, target, err, sizeof err));
+    f = fopen(victim, "r");
+    char buf[8] = "";
+    assert_non_null(fgets(buf, sizeof buf, f));
+    fclose(f);
+    assert_string_equal(buf, "keep");
+    struct stat st;
+    assert_int_equal(lstat(target, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    Session *back = session_create(target, err, sizeof err);
+    assert_non_null(back);
+    session_destroy(back);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    session_destroy(s);
+}
+
+// ---- bad edits: one line, nothing changed ------------------------------------------------
+
+static void test_bad_edits(void **state)
+{
+    (void)state;
+    static const struct { const char *lesson, *arg, *says; } BAD[] = {
+        {CLASSIC, "foo=1", "unknown key"},
+        {CLASSIC, "input.query", "expected KEY=VALUE"},
+        {CLASSIC, "input.query[0,4,0]=1", "index 4 out of range for dimension 1"},
+        {CLASSIC, "input.query[0,1]=1", "expected 3 indices"},
+        {CLASSIC, "input.query[0,1,x]=1", "malformed index"},
+        {CLASSIC, "input.query[0,1,2,]=1", "malformed index"},
+        {CLASSIC, "input.query[0,1,2]=abc", "expected a finite float32 number"},
+        {CLASSIC, "input.query[0,1,2]=nan", "expected a finite float32 number"},
+        {CLASSIC, "input.query[0,1,2]=1e39", "expected a finite float32 number"},
+        {CLASSIC, "input.query[0,1,2]=", "expected a finite float32 number"},
+        {CLASSIC, "input.key[0,0,0]=1", "self-attention"},
+        {CLASSIC, "input.value[0,0,0]=1", "edit input.query"},
+        {CROSS, "input.value[0,0,0]=1", "edit input.key"},
+        {FFN, "weights.b_q[0]=1", "model.qkv_bias is false"},
+        {CLASSIC, "weights.ffn_w1[0,0]=1", "model.ffn_hidden is 0"},
+        {CLASSIC, "weights.norm_weight[0]=1", "model.residual_norm is false"},
+        {CLASSIC, "weights.w_z[0,0]=1", "unknown key"},
+        {CLASSIC, "w_q[0,0]=1", "unknown key"},
+        {CLASSIC, "mask[0,0,0]=0.5", "0 (masked) or 1 (attend)"},
+        {CLASSIC, "mask=sideways", "expected none, causal, key_padding"},
+        {CROSS, "mask=causal", "as many queries as keys"},
+        {CLASSIC, "mask.key_padding[2]=1", "batch 2 out of range"},
+        {CLASSIC, "mask.key_padding[0]=5", "key length from 0 to 4"},
+        {CLASSIC, "mask.key_padding[0]=1.5", "key length from 0 to 4"},
+        {CLASSIC, "model.scale=0", "positive"},
+        {CLASSIC, "model.scale=-inf", "positive"},
+        {CLASSIC, "model.mask_fill=inf", "float32 number or -inf"},
+        {CLASSIC, "model.norm_eps=0", "positive"},
+        {CLASSIC, "model.d_model=8", "sizes cannot change"},
+        {CLASSIC, "model.scale[0]=1", "takes no index"},
+    };
+    for (size_t i = 0; i < sizeof BAD / sizeof BAD[0]; i++) {
+        Session *s = open_session(BAD[i].lesson), *fresh = open_session(BAD[i].lesson);
+        Edit e;
+        char err[EDIT_ERR_MAX];
+        if (edit_parse(&s->lesson, BAD[i].arg, &e, err, sizeof err)) fail_msg("accepted: %s", BAD[i].arg);
+        if (!strstr(err, BAD[i].says)) fail_msg("%s: \"%s\" does not say \"%s\"", BAD[i].arg, err, BAD[i].says);
+        assert_true(strncmp(err, BAD[i].arg, strlen(BAD[i].arg) < 100 ? strlen(BAD[i].arg) : 100) == 0);
+        assert_null(strchr(err, '\n'));
+        assert_traces_equal(&s->trace, &fresh->trace, BAD[i].arg);
+        session_destroy(fresh);
+        session_destroy(s);
+    }
+    // --set through session_open: the argument and what is wrong, nothing opened
+    const char *sets[] = {"model.scale=1", "input.query[9,0,0]=1"};
+    SessionEdits ed = {sets, 2};
+    char err[LESSON_ERR_MAX + 200];
+    assert_null(session_open(CLASSIC, &ed, err, sizeof err));
+    assert_non_null(strstr(err, "attnviz: --set input.query[9,0,0]=1: index 9 out of range"));
+    // an element edit refused by the session leaves it as it was (a hand-made Edit past the end)
+    Session *s = open_session(CLASSIC);
+    Edit e;
+    edit_element(&s->lesson, LT_WEIGHT0 + 1, 0, 1.0f, &e); // b_q[0]
+    e.index = 1000;
+    assert_false(session_edit(s, &e, false, NULL, err, sizeof err));
+    assert_false(session_edited(s));
+    session_destroy(s);
+}
+
+// ---- Δ and the in-between of an edit's animation -------------------------------------------
+
+static void test_delta_and_lerp(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC);
+    set(s, "input.query[0,0,1]=3");   // was 1
+    set(s, "weights.w_q[0,0]=1");
+    set(s, "mask=causal");             // the original has no mask
+    Trace d;
+    AttnWeights dw;
+    assert_true(session_delta(s, &d, &dw));
+    const Trace *o = session_original_trace(s);
+    for (int i = 0; i < d.n; i++) {
+        const Stage *ds = &d.stages[i], *cs = &s->trace.stages[i];
+        const Stage *os = trace_get(o, cs->name);
+        for (size_t k = 0; k < ds->t.size; k++) {
+            float was = os ? os->t.data[k] : 1.0f, now = cs->t.data[k];
+            float want = (isnan(was) && isnan(now)) || was == now ? 0.0f : now - was;
+            if (!same_bits(ds->t.data[k], want)) fail_msg("Δ %s[%zu] = %g, want %g", ds->name, k, (double)ds->t.data[k], (double)want);
+        }
+        if (cs->weight) assert_true(ds->weight != cs->weight); // the weights' differences, not the weights
+    }
+    assert_true(trace_get(&d, "input")->t.data[1] == 2.0f);
+    assert_true(trace_get(&d, "mask")->t.data[1] == -1.0f); // query 0 no longer sees key 1
+    const Stage *q = trace_get(&d, "q_proj");
+    assert_true(q->weight->data[0] == 1.0f - s->original.w.w_q.data[0]);
+    trace_free(&d);
+    attn_weights_free(&dw);
+
+    // the animation: t = 0 is the trace before, t = 1 the trace after
+    Trace before, mid;
+    char err[EDIT_ERR_MAX];
+    Edit e;
+    assert_true(edit_parse(&s->lesson, "model.scale=1", &e, err, sizeof err));
+    assert_true(session_edit(s, &e, false, &before, err, sizeof err));
+    assert_true(trace_clone(&mid, &s->trace));
+    trace_lerp(&mid, &before, &s->trace, 0.0f);
+    assert_traces_equal(&mid, &before, "lerp 0");
+    trace_lerp(&mid, &before, &s->trace, 1.0f);
+    assert_traces_equal(&mid, &s->trace, "lerp 1");
+    trace_lerp(&mid, &before, &s->trace, 0.5f);
+    const float *a = trace_get(&before, "scores")->t.data, *b = trace_get(&s->trace, "scores")->t.data;
+    assert_float_equal(trace_get(&mid, "scores")->t.data[5], (a[5] + b[5]) / 2, 1e-4);
+    trace_free(&mid);
+    trace_free(&before);
+    session_destroy(s);
+}
+
+// ---- the window's edit targets: a cell on screen is the lesson number it shows ------------
+
+static void test_edit_targets(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC);
+    View v;
+    view_init(&v, &s->lesson, LANG_EN);
+    Layout L;
+    int found_w = 0, found_mask = 0;
+    for (v.stage = 0; v.stage < s->trace.n; v.stage++) {
+        for (v.batch = 0; v.batch < 2; v.batch++) {
+            layout_compute(&L, &s->trace, &v, 1280, 720);
+            for (int p = 0; p < L.n_panels; p++) {
+                const PanelSpec *ps = &L.spec[p];
+                for (int r = 0; r < ps->rows; r++)
+                    for (int c = 0; c < ps->cols; c++) {
+                        int t;
+                        size_t idx;
+                        if (!scene_edit_target(&L, &s->trace, &v, p, r, c, &t, &idx)) continue;
+                        Tensor *tt = lesson_tensor(&s->lesson, t);
+                        if (t == LT_MASK) { // the masked scores stand for the mask (none yet: all 1)
+                            found_mask++;
+                            assert_true(idx < (size_t)2 * 4 * 4);
+                            continue;
+                        }
+                        assert_true(idx < tt->size);
+                        assert_true(tt->data[idx] == panel_value(ps, r, c));
+                        if (t == LT_WEIGHT0) { // W_Q shown transposed: cell (r, c) is w_q[c, r]
+                            assert_int_equal(idx, (size_t)c * 4 + (size_t)r);
+                            found_w++;
+                        }
+                    }
+            }
+        }
+    }
+    assert_true(found_w > 0);
+    assert_true(found_mask > 0);
+    // computed tensors are not editable
+    v.stage = trace_find(&s->trace, "attn");
+    layout_compute(&L, &s->trace, &v, 1280, 720);
+    int t;
+    size_t idx;
+    assert_false(scene_edit_target(&L, &s->trace, &v, L.result_panel, 0, 0, &t, &idx));
+    session_destroy(s);
+
+    // after an edit: changed cells are marked (and only those), the narration is generated
+    s = open_session(MASKED_ROW);
+    set(s, "input.query[0,1,2]=4.5");
+    view_init(&v, &s->lesson, LANG_EN);
+    v.edited = true;
+    v.ref = session_original_trace(s);
+    v.stage = trace_find(&s->trace, "input");
+    layout_compute(&L, &s->trace, &v, 1280, 720);
+    const PanelSpec *ps = &L.spec[L.result_panel];
+    assert_true(ps->any_changed);
+    for (int r = 0; r < ps->rows; r++)
+        for (int c = 0; c < ps->cols; c++) assert_int_equal(scene_cell_changed(ps, r, c), r == 1 && c == 2);
+    char buf[600];
+    const char *narr = scene_narration(&s->trace, &v, buf, sizeof buf);
+    assert_null(strstr(narr, lesson_step_text(&s->lesson, "input", LANG_EN)));
+    v.edited = false;
+    assert_string_equal(scene_narration(&s->trace, &v, buf, sizeof buf), lesson_step_text(&s->lesson, "input", LANG_EN));
+    session_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_element_edits),   cmocka_unit_test(test_switches),
+        cmocka_unit_test(test_undo_redo),       cmocka_unit_test(test_save_round_trip),
+        cmocka_unit_test(test_save_errors),     cmocka_unit_test(test_bad_edits),
+        cmocka_unit_test(test_delta_and_lerp),  cmocka_unit_test(test_edit_targets),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
