@@ -18,6 +18,7 @@
 #include "assets.h"
 #include "export.h"
 #include "i18n.h"
+#include "lab.h"
 #include "layout.h"
 #include "picker.h"
 #include "playback.h"
@@ -71,6 +72,9 @@ typedef struct App {
                                 // cache at the size of E, whatever the window does meanwhile
     View export_view;          // what it exports (the view when E was pressed)
     char export_dir[1200];
+    char export_title[LESSON_MAX_TEXT + 64];
+    Lab lab;                   // the what-if lab: selection, typing, switches, Δ, edit animation
+    unsigned layout_gen;       // lab.gen the layout was computed for
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -86,9 +90,11 @@ static const Layout *current_layout(App *a)
 {
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
-    if (!a->layout_valid || w != a->layout_w || h != a->layout_h || memcmp(&a->layout_view, &a->v, sizeof a->v) != 0) {
-        layout_compute(&a->layout, &a->session->trace, &a->v, w, h);
+    if (!a->layout_valid || w != a->layout_w || h != a->layout_h || a->layout_gen != a->lab.gen ||
+        memcmp(&a->layout_view, &a->v, sizeof a->v) != 0) {
+        layout_compute(&a->layout, lab_trace(&a->lab, a->session), &a->v, w, h);
         a->layout_view = a->v, a->layout_w = w, a->layout_h = h, a->layout_valid = true;
+        a->layout_gen = a->lab.gen;
     }
     return &a->layout;
 }
@@ -125,7 +131,7 @@ static void save_frame(App *a)
     ov.toast = NULL;
     ov.picker = NULL;
     Canvas c = {a->r, a->fonts, a->heatmaps};
-    render_frame_laid_out(&c, current_layout(a), &a->session->trace, &a->v, &ov);
+    render_frame_laid_out(&c, current_layout(a), lab_trace(&a->lab, a->session), &a->v, &ov);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
         toast(a, "app.save_failed", err);
@@ -199,6 +205,10 @@ static void export_start(App *a)
     o.lang = a->v.lang;
     o.batch = a->v.batch, o.head = a->v.head;
     o.threads = o.threads > 2 ? 2 : o.threads; // leave the window a core
+    // an edited lesson is exported as it is now (values, not the Δ view), marked edited
+    o.edited = session_edited(a->session), o.n_edits = a->session->log.applied;
+    o.ref = o.edited ? session_original_trace(a->session) : NULL;
+    o.title = session_title(a->session, a->v.lang, a->export_title, sizeof a->export_title);
     char err[MSG_MAX];
     // the frames are drawn offscreen, like --export at this size: a resize or F
     // during the export changes nothing in them, and the window's caches stay
@@ -215,6 +225,8 @@ static void export_start(App *a)
         return;
     }
     a->export_view = a->v;
+    a->export_view.delta = false;
+    a->export_view.ref = o.ref;
     a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
     a->export_view.measure = &a->export_measure;
 }
@@ -284,8 +296,8 @@ static void export_complete(App *a)
 
 static void set_window_title(App *a)
 {
-    char title[600];
-    const char *args[] = {lesson_title(&a->session->lesson, a->v.lang)};
+    char title[600], t[LESSON_MAX_TEXT + 64];
+    const char *args[] = {session_title(a->session, a->v.lang, t, sizeof t)};
     i18n_fmt(title, sizeof title, a->v.lang, "app.title", 1, args);
     SDL_SetWindowTitle(a->win, title);
 }
@@ -318,6 +330,7 @@ static bool open_lesson(App *a, const char *path)
         goto fail;
     }
     export_complete(a); // it borrows the session about to be destroyed
+    lab_forget(&a->lab);
     session_destroy(a->session);
     a->session = s;
     // playback and view start over; language, palette, numbers and speed stay
@@ -358,8 +371,10 @@ static void open_picker(App *a)
     char *slash = strrchr(cur_dir, '/');
     if (slash) *slash = '\0';
     else snprintf(cur_dir, sizeof cur_dir, ".");
-    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir};
-    picker_scan(&a->picker, dirs, 3, a->session->path);
+    char saved[1200]; // where Ctrl+S puts edited lessons
+    lab_save_dir(saved, sizeof saved);
+    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved};
+    picker_scan(&a->picker, dirs, 4, a->session->path);
     a->picker.open = true;
     PickerLayout pl;
     picker_fit(a, &pl);
@@ -472,6 +487,39 @@ static bool step_digit(App *a, int d)
     return true;
 }
 
+// Before the lab changes the lesson: an export in progress borrows its trace, so it
+// is finished first (edits during an E export would mix old and new frames).
+static void lab_before_edit(void *ctx)
+{
+    export_complete(ctx);
+}
+
+// After the lab handled an event: its message as a toast, a requested save, the title.
+static void lab_after(App *a)
+{
+    if (a->lab.save_requested) {
+        a->lab.save_requested = false;
+        char dir[1200], path[1400];
+        lab_save_dir(dir, sizeof dir);
+        if (lab_save(&a->lab, a->session, dir, path, sizeof path)) {
+            toast(a, "app.lesson_saved", path);
+            printf("%s\n", path);
+            fflush(stdout);
+        } else {
+            fprintf(stderr, "attnviz: %s\n", path);
+            toast(a, "app.lesson_save_failed", path);
+            a->toast_left = ERROR_TOAST_SECONDS;
+        }
+    }
+    bool error = false;
+    const char *m = lab_take_message(&a->lab, &error);
+    if (m) {
+        toast(a, "app.edited", m);
+        if (error) a->toast_left = ERROR_TOAST_SECONDS;
+    }
+    set_window_title(a);
+}
+
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {
     SDL_Keycode sym = k->keysym.sym;
@@ -486,8 +534,12 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         if (sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) a->ov.help = false;
         return;
     }
-    if (question || sym == SDLK_F1) {
+    if ((question || sym == SDLK_F1) && !a->lab.typing) {
         a->ov.help = true;
+        return;
+    }
+    if (lab_key(&a->lab, a->session, current_layout(a), &a->v, k)) {
+        lab_after(a);
         return;
     }
     switch (sym) {
@@ -562,7 +614,12 @@ static void handle_event(App *a, const SDL_Event *e)
     case SDL_MOUSEMOTION:
         a->mouse_in = true;
         a->mouse_wx = e->motion.x, a->mouse_wy = e->motion.y;
-        if (a->dragging) { // drag: the zoomed heatmaps follow the mouse
+        if (a->lab.press) { // a press on a value: dragging scrubs it
+            int x, y;
+            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            lab_drag(&a->lab, a->session, y, (SDL_GetModState() & KMOD_SHIFT) != 0);
+            lab_after(a);
+        } else if (a->dragging) { // drag: the zoomed heatmaps follow the mouse
             int x, y;
             to_output(a, e->motion.x, e->motion.y, &x, &y);
             const Layout *Lp = current_layout(a);
@@ -577,7 +634,9 @@ static void handle_event(App *a, const SDL_Event *e)
             int x, y;
             to_output(a, e->button.x, e->button.y, &x, &y);
             const Layout *Lp = current_layout(a);
-            if (a->v.zoom > 1.0f && layout_hit_panel(Lp, x, y) >= 0) {
+            if (lab_press(&a->lab, a->session, Lp, &a->v, x, y, (SDL_GetModState() & KMOD_SHIFT) != 0)) {
+                lab_after(a);
+            } else if (a->v.zoom > 1.0f && layout_hit_panel(Lp, x, y) >= 0) {
                 a->dragging = true;
                 a->drag_x = x, a->drag_y = y;
             } else {
@@ -586,7 +645,7 @@ static void handle_event(App *a, const SDL_Event *e)
         }
         break;
     case SDL_MOUSEBUTTONUP:
-        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false;
+        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false, lab_release(&a->lab);
         break;
     case SDL_MOUSEWHEEL: {
         if (a->ov.help) break;
@@ -639,13 +698,13 @@ int app_run(const AppOptions *opt)
     }
     a->opt = opt;
     int rc = 1;
-    char assets[1100], err[MSG_MAX], msg[LESSON_ERR_MAX];
+    char assets[1100], err[MSG_MAX], msg[LESSON_ERR_MAX + 200];
     bool sdl_up = false;
     if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
     }
-    a->session = session_create(opt->lesson_path, msg, sizeof msg);
+    a->session = session_open(opt->lesson_path, opt->edits, msg, sizeof msg);
     if (!a->session) {
         fprintf(stderr, "%s\n", msg);
         goto done;
@@ -686,6 +745,8 @@ int app_run(const AppOptions *opt)
     }
     snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s/../lessons", assets);
     picker_init(&a->picker);
+    lab_init(&a->lab);
+    a->lab.before_edit = lab_before_edit, a->lab.ctx = a;
 
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     bool software = false;
@@ -699,22 +760,25 @@ int app_run(const AppOptions *opt)
         // Update (the first frame is drawn without waiting for an event)
         SDL_Event e;
         bool busy = frames_drawn == 0 || playback_animating(&a->pb) || a->pb.playing ||
-                    a->toast_left > 0.0 || a->export_job;
+                    a->toast_left > 0.0 || a->export_job || a->lab.animating;
         if (!busy && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e);
         while (SDL_PollEvent(&e)) handle_event(a, &e);
         Uint64 now = SDL_GetPerformanceCounter();
         double dt = (double)(now - last) / (double)freq;
         last = now;
         playback_update(&a->pb, dt);
+        lab_update(&a->lab, a->session, dt);
         if (a->toast_left > 0.0) a->toast_left -= dt;
         if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
             view_reset_zoom(&a->v);
             a->dragging = false;
+            lab_deselect(&a->lab);
         }
         a->v.stage = a->pb.stage;
         a->v.anim = playback_progress(&a->pb);
         a->v.playing = a->pb.playing;
         a->v.speed = a->pb.speed;
+        lab_view(&a->lab, a->session, &a->v);
         a->ov.toast = a->toast_left > 0.0 ? a->toast : NULL;
         a->ov.toast_alpha = (float)(a->toast_left > 0.5 ? 1.0 : a->toast_left / 0.5);
         a->ov.hover = a->mouse_in && !a->picker.open;
@@ -725,7 +789,10 @@ int app_run(const AppOptions *opt)
         a->ov.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw: the frame's Layout is the one events are hit-tested with
         Canvas c = {a->r, a->fonts, a->heatmaps};
-        render_frame_laid_out(&c, current_layout(a), &a->session->trace, &a->v, &a->ov);
+        const Layout *Lp = current_layout(a);
+        lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
+        a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing;
+        render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
         SDL_RenderPresent(a->r);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
         if (a->trim_pending) {
@@ -746,6 +813,7 @@ done:
     if (a->win) SDL_DestroyWindow(a->win);
     fonts_destroy(a->fonts);
     if (sdl_up) SDL_Quit();
+    lab_free(&a->lab);
     session_destroy(a->session);
     picker_free(&a->picker);
     heatmap_cache_destroy(a->heatmaps);

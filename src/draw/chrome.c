@@ -239,6 +239,8 @@ void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov)
     int tw, th, pad = paint_px(L->s, 12);
     if (!paint_text_block_size(cv, FONT_SANS, L->px_body, L->w - 4 * pad, ov->toast, &tw, &th)) return;
     int bx = (L->w - tw) / 2 - pad, by = L->narration.y - th - 3 * pad;
+    Rect box = {bx, by, tw + 2 * pad, th + 2 * pad};
+    if (L->deriv.w > 0 && rect_overlap(box, L->deriv)) by = L->narration.y + pad; // not over the sub-steps
     if (by < 0) by = 0;
     paint_fill(cv, THEME.toast_bg, (uint8_t)(a * 9 / 10), bx, by, tw + 2 * pad, th + 2 * pad);
     paint_text_block(cv, FONT_SANS, L->px_body, L->w - 4 * pad, THEME.white, a, bx + pad, by + pad, ov->toast);

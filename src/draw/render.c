@@ -138,7 +138,7 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
                    ALIGN_LEFT, ed);
     }
     // the formula, true for this lesson, and the numbers it uses
-    char formula[480];
+    char formula[sizeof L->formula + sizeof L->formula_note + 4];
     snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
     paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10,
                ALIGN_LEFT, formula);
@@ -803,16 +803,21 @@ static void draw_tip(Canvas *cv, const Layout *L, const Overlays *ov, const char
 static void draw_selection(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
 {
     Rect q;
-    if (!ov->sel || ov->sel_panel < 0 || ov->sel_panel >= L->n_panels ||
-        !layout_cell_rect(L, ov->sel_panel, ov->sel_row, ov->sel_col, &q))
-        return;
     int t = paint_px(L->s, 4);
-    Rect pq = L->panel[ov->sel_panel];
-    paint_clip(cv, &(Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
-    paint_frame(cv, THEME.white, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t + 2);
-    paint_frame(cv, THEME.selected, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
-    paint_clip(cv, NULL);
-    if (!ov->edit_label) return;
+    bool cell = ov->sel && ov->sel_panel >= 0 && ov->sel_panel < L->n_panels &&
+                layout_cell_rect(L, ov->sel_panel, ov->sel_row, ov->sel_col, &q);
+    if (cell) {
+        Rect pq = L->panel[ov->sel_panel];
+        paint_clip(cv, &(Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
+        paint_frame(cv, THEME.white, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t + 2);
+        paint_frame(cv, THEME.selected, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
+        paint_clip(cv, NULL);
+    } else if (ov->edit_label) { // a switch's value (the scale): the box over the heatmaps
+        q = (Rect){L->area.x + L->area.w / 2, L->area.y + L->area.h / 3, 0, 0};
+    } else {
+        return;
+    }
+    if (!ov->edit_label) return; // a selection alone: the frame (its keys are in the toast)
     char line[200];
     snprintf(line, sizeof line, "%s %s▏", ov->edit_label, ov->edit_text ? ov->edit_text : "");
     int pad = paint_px(L->s, 10), tw, th, hw = 0, hh = 0;

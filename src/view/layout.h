@@ -130,7 +130,7 @@ typedef struct Layout {
     int deriv_line_h;                 // the height of one of its lines
     bool deriv_shrank;                // the strip made the cells smaller (only while they keep numbers)
     char formula[320];                // the stage's formula, true for this lesson (scene.h)
-    char formula_note[120];           // the numbers it uses ("√d_k = √2 = 1.414")
+    char formula_note[400];           // the numbers it uses ("√d_k = √2 = 1.414")
     Rect narration, legend;
 } Layout;
 

@@ -739,7 +739,10 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
     scene_recipe(st->kind)->panels(L, tr, v);
     for (int i = 0; i < L->n_panels; i++) {
         PanelSpec *q = &L->spec[i];
-        if (v->delta) q->mask = NULL; // a difference is a number everywhere: no masked look
+        if (v->delta) { // a difference is a number everywhere (no masked look), and the
+            q->mask = NULL; // operands' differences do not combine by the stage's operators
+            q->op[0] = '\0';
+        }
         q->result = !q->is_weight && q->stage == v->stage;
         if (q->result && (L->result_panel < 0 || q->head == v->head)) L->result_panel = i;
         q->shown_rows = q->rows;
@@ -758,10 +761,15 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
         snprintf(a, sizeof a, "%d", k0), snprintf(b, sizeof b, "%d", k0 + nh - 1), snprintf(c, sizeof c, "%d", H);
         const char *args[] = {a, b, c};
         i18n_fmt(extra, sizeof extra, v->lang, "fx.heads_shown", 3, args);
-    } else if (v->delta) {
-        i18n_fmt(extra, sizeof extra, v->lang, "fx.delta", 0, NULL);
     } else if (st->kind == STAGE_KIND_SOFTMAX && scene_log_probs(tr, v)) {
         i18n_fmt(extra, sizeof extra, v->lang, "fx.log_scale", 0, NULL);
+    }
+    if (v->delta) { // "Δscores = scores(edited) − scores(original)", the stage's formula beside it
+        char was[sizeof L->formula + 4];
+        snprintf(was, sizeof was, "(%s)", L->formula);
+        const char *sym = scene_symbol(tr, v->stage, v->lang), *args[] = {sym};
+        i18n_fmt(L->formula, sizeof L->formula, v->lang, "fx.delta", 1, args);
+        snprintf(L->formula_note, sizeof L->formula_note, "%s", was);
     }
     if (extra[0]) {
         size_t len = strlen(L->formula_note);

@@ -1,0 +1,93 @@
+// lab.h — the what-if lab in the window: select a cell (mouse or keys), type a
+// value or drag to scrub it, toggle mask cells, the switches (W), the Δ view (D),
+// undo / redo / reset / save (Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y, Ctrl+R, Ctrl+S), and
+// the animation from the old numbers to the new ones. Every edit goes through the
+// engine of edit.h and session.h, the same one --set uses.
+#ifndef ATTNVIZ_LAB_H
+#define ATTNVIZ_LAB_H
+
+#include <SDL.h>
+#include <stdbool.h>
+
+#include "edit.h"
+#include "labmenu.h"
+#include "layout.h"
+#include "session.h"
+#include "view.h"
+
+#define LAB_MSG_MAX 1200
+
+typedef struct Lab {
+    LabMenu menu;                 // the switches (W, the "What if…" button)
+    bool delta;                   // D: the Δ view
+    // the selected cell: the panel (by its source and head) and the cell in it
+    bool sel;
+    char sel_source[24];
+    int sel_head, sel_row, sel_col;
+    // a value being typed, for `key` ("weights.w_q[3,1]", "model.scale")
+    bool typing;
+    char key[EDIT_TEXT_MAX];
+    char label[EDIT_TEXT_MAX + 8];
+    char text[48];
+    char hint[LAB_MSG_MAX];
+    bool hint_error;
+    // a press on the selected cell, which becomes a scrub once dragged vertically
+    bool press, scrubbing;
+    int press_y;
+    float press_value, step;
+    int tensor;
+    size_t index;
+    // the edit's animation: `mid` goes from `from` (the trace before) to the session's
+    bool animating;
+    float t;
+    Trace from, mid;
+    // the Δ view's trace and the weights' differences (rebuilt after every edit)
+    bool have_delta;
+    Trace dtrace;
+    AttnWeights dweights;
+    unsigned gen;                 // changes whenever the trace to draw changes
+    // called before an edit changes the session (the window finishes an export that
+    // borrows the trace), NULL: nothing
+    void (*before_edit)(void *ctx);
+    void *ctx;
+    bool save_requested;          // Ctrl+S or "Save as…": the window saves (lab_save) and clears it
+    char msg[LAB_MSG_MAX];        // a message for the toast (lab_take_message)
+    bool msg_error;
+} Lab;
+
+void lab_init(Lab *lab);
+void lab_free(Lab *lab);
+// Another lesson is on screen: selection, typing, animation and Δ start over.
+void lab_forget(Lab *lab);
+// The stage, batch or head changed: the selection (a cell of the old frame) goes.
+void lab_deselect(Lab *lab);
+
+// The trace to draw: the Δ trace, the animation's in-between, or the session's.
+const Trace *lab_trace(const Lab *lab, const Session *s);
+// Fills v's lab fields (edited, n_edits, ref, delta) from the session.
+void lab_view(const Lab *lab, const Session *s, View *v);
+// Fills ov's lab fields for the frame laid out as L.
+void lab_overlays(Lab *lab, const Session *s, const Layout *L, const View *v, Overlays *ov);
+// Advances the animation by dt seconds; true while it runs.
+bool lab_update(Lab *lab, const Session *s, double dt);
+
+// Keys: true when the lab used the key. L is the frame's layout (hit-testing), v the view.
+bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_KeyboardEvent *k);
+// A left press at output pixel (x, y): the "What if…" button, the switches, or a cell.
+// True when the lab used it.
+bool lab_press(Lab *lab, Session *s, const Layout *L, const View *v, int x, int y, bool shift);
+// The mouse moved to y with the button held (a scrub), and the button was released.
+void lab_drag(Lab *lab, Session *s, int y, bool shift);
+void lab_release(Lab *lab);
+
+// Ctrl+S: writes the edited lesson as a new file in dir (created when missing) named
+// after the lesson ("NAME-edited-N.json", the first N not taken); the path in out.
+bool lab_save(Lab *lab, Session *s, const char *dir, char *out, size_t n);
+// Where Ctrl+S saves: $ATTNVIZ_SAVE_DIR, else $XDG_DATA_HOME/attnviz/lessons (default
+// ~/.local/share/attnviz/lessons), the folder the lesson picker lists too.
+void lab_save_dir(char *out, size_t n);
+
+// The message of the last action for the toast (NULL: none); error: it says what failed.
+const char *lab_take_message(Lab *lab, bool *error);
+
+#endif
