@@ -137,7 +137,7 @@ int cli_print(const char *stage, const char *path, const SessionEdits *ed, FILE 
         if (fx[0]) fprintf(out, "# %s\n", fx);
         if (s->kind == STAGE_KIND_SCORES)
             fprintf(out, "# scale = %.9g%s\n", (double)tr->scale,
-                    fabsf(tr->scale - sqrtf((float)tr->d_k)) < 1e-6f ? " (√d_k)" : " (set by the lesson)");
+                    fabsf(tr->scale - sqrtf((float)tr->d_k)) < 1e-6f ? " (√d_k)" : " (not √d_k: set by the lesson or --set)");
     }
     session_destroy(ses);
     return code;

@@ -141,16 +141,20 @@ static int help_column(Canvas *cv, const char *body, int px, int x, int y, int w
         line[n] = '\0';
         char *tab = strchr(line, '\t');
         if (tab) *tab = '\0';
-        int used = px * 13 / 10;
+        int used = px * 13 / 10, kw, kh, below = 0;
+        paint_text_size(cv, FONT_BOLD, px, line, &kw, &kh);
+        if (tab && kw > keyw - px / 2) below = px * 13 / 10; // a long key: its meaning on the next line
         if (tab) {
             used = paint_text_wrapped_height(cv, FONT_SANS, px, w - keyw, tab + 1);
             if (used < px * 13 / 10) used = px * 13 / 10;
         }
         if (draw) {
             paint_text(cv, FONT_BOLD, px, THEME.ink, 255, x, y, ALIGN_LEFT, line);
-            if (tab) paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, (Rect){x + keyw, y, w - keyw, used}, tab + 1);
+            if (tab)
+                paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, (Rect){x + keyw, y + below, w - keyw, used},
+                                   tab + 1);
         }
-        y += used + px / 4;
+        y += used + below + px / 4;
         p = nl ? nl + 1 : p + n;
     }
     return y - y0;
@@ -238,9 +242,9 @@ void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov)
     uint8_t a = (uint8_t)(255.0f * ease_clamp01(ov->toast_alpha));
     int tw, th, pad = paint_px(L->s, 12);
     if (!paint_text_block_size(cv, FONT_SANS, L->px_body, L->w - 4 * pad, ov->toast, &tw, &th)) return;
-    int bx = (L->w - tw) / 2 - pad, by = L->narration.y - th - 3 * pad;
-    Rect box = {bx, by, tw + 2 * pad, th + 2 * pad};
-    if (L->deriv.w > 0 && rect_overlap(box, L->deriv)) by = L->narration.y + pad; // not over the sub-steps
+    // over the narration box (for a few seconds): never over the numbers it is about
+    int bx = (L->w - tw) / 2 - pad, by = L->narration.y + pad;
+    if (by + th + 2 * pad > L->h) by = L->h - th - 2 * pad;
     if (by < 0) by = 0;
     paint_fill(cv, THEME.toast_bg, (uint8_t)(a * 9 / 10), bx, by, tw + 2 * pad, th + 2 * pad);
     paint_text_block(cv, FONT_SANS, L->px_body, L->w - 4 * pad, THEME.white, a, bx + pad, by + pad, ov->toast);

@@ -1,0 +1,58 @@
+#!/bin/sh
+# --set and --save, the what-if engine from the command line (test_edit checks the
+# engine itself): a saved lesson is valid and its --dump equals --dump of the original
+# with the same --set edits, for every shipped lesson; --print, --describe and --export
+# take edits and say the lesson is edited; a bad edit is one line on stderr, exit 1,
+# and no file is written; --save never leaves a temporary file.
+B=${BUILD:-build}
+bin="$B/attnviz"
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+for lesson in lessons/*.json; do
+    set -- --set 'input.query[0,0,1]=2.5' --set 'weights.w_v[1,0]=-0.75' --set 'model.scale=1' \
+        --set 'mask[0,0,1]=0' --set 'model.mask_fill=-inf'
+    "$bin" "$@" --save "$tmp/saved.json" "$lesson" 2>"$tmp/err" || { fail "$lesson: --save exit $? $(cat "$tmp/err")"; continue; }
+    "$bin" --check "$tmp/saved.json" >/dev/null 2>&1 || fail "$lesson: --check rejects the saved lesson"
+    "$bin" --dump "$tmp/saved.json" >"$tmp/a.json" || fail "$lesson: --dump saved"
+    "$bin" --dump "$lesson" "$@" >"$tmp/b.json" || fail "$lesson: --dump --set"
+    cmp -s "$tmp/a.json" "$tmp/b.json" || fail "$lesson: --dump of the saved lesson differs from --dump --set"
+    "$bin" --dump "$lesson" >"$tmp/c.json"
+    cmp -s "$tmp/a.json" "$tmp/c.json" && fail "$lesson: the edits changed nothing"
+    grep -q '"title": "[^"]*(edited)"' "$tmp/a.json" || fail "$lesson: the title does not say edited"
+    ls "$tmp" | grep -q 'tmp-' && fail "$lesson: a temporary file was left behind"
+done
+
+L=lessons/arange-2x4x4.json
+# --print: the scale the edit set
+"$bin" --print scores "$L" --set model.scale=1 >"$tmp/p.txt" || fail "--print --set exit $?"
+grep -q '^# scale = 1 ' "$tmp/p.txt" || fail "--print --set model.scale=1: $(tail -n 1 "$tmp/p.txt")"
+# --describe: edited title, generated narration
+"$bin" --describe "$L" --set 'input.query[0,0,0]=1' >"$tmp/d.json" || fail "--describe --set exit $?"
+python3 - "$tmp/d.json" <<'PY' || fail "--describe --set"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["title"].endswith("(edited)"), d["title"]
+assert "torch.arange" not in d["frames"][0]["narration"], "the original's narration on an edited lesson"
+PY
+# --export: frames.json says edited
+"$bin" --export "$tmp/ex" "$L" --stage scores --set mask=causal >/dev/null 2>&1 || fail "--export --set exit $?"
+grep -q '(edited)' "$tmp/ex/frames.json" || fail "--export --set: frames.json does not say edited"
+
+# bad edits: one line naming the argument, exit 1, no file
+for arg in 'input.query[0,4,0]=1' 'weights.b_q[0]=x' 'mask=diagonal' 'model.scale=0' 'nope=1' \
+           'input.key[0,0,0]=1' 'model.mask_fill=nan'; do
+    rm -f "$tmp/bad.json"
+    "$bin" --set "$arg" --save "$tmp/bad.json" "$L" >"$tmp/out" 2>"$tmp/err"
+    rc=$?
+    [ $rc -eq 1 ] || fail "--set $arg: exit $rc, expected 1"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "--set $arg: not one line: $(cat "$tmp/err")"
+    grep -q "^attnviz: --set $arg: " "$tmp/err" 2>/dev/null || grep -qF "attnviz: --set $arg: " "$tmp/err" || fail "--set $arg: $(cat "$tmp/err")"
+    [ -e "$tmp/bad.json" ] && fail "--set $arg: wrote $tmp/bad.json"
+done
+"$bin" --save /nonexistent-dir/x.json "$L" 2>"$tmp/err"; rc=$?
+[ $rc -eq 1 ] && grep -q '^/nonexistent-dir/x.json: cannot write' "$tmp/err" || fail "--save to a missing folder: exit $rc $(cat "$tmp/err")"
+"$bin" --dump "$L" --set 2>/dev/null; [ $? -eq 2 ] || fail "--set without KEY=VALUE is not a usage error"
+
+[ $fails -eq 0 ] && echo "edit_cli_test: ok" || { echo "edit_cli_test: $fails failed"; exit 1; }
