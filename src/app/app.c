@@ -126,10 +126,11 @@ static void save_frame(App *a)
         return;
     }
     // the frame as shown (a tooltip, help), without the toast of an earlier save and
-    // without the "Lessons…" button: otherwise the same pixels as an export
+    // without the "Lessons…" and "What if…" buttons: otherwise the same pixels as an export
     Overlays ov = a->ov;
     ov.toast = NULL;
     ov.picker = NULL;
+    ov.lab = NULL;
     Canvas c = {a->r, a->fonts, a->heatmaps};
     render_frame_laid_out(&c, current_layout(a), lab_trace(&a->lab, a->session), &a->v, &ov);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
