@@ -243,7 +243,8 @@ void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov)
     int tw, th, pad = paint_px(L->s, 12);
     if (!paint_text_block_size(cv, FONT_SANS, L->px_body, L->w - 4 * pad, ov->toast, &tw, &th)) return;
     // over the narration box (for a few seconds): never over the numbers it is about
-    int bx = (L->w - tw) / 2 - pad, by = L->narration.y + pad;
+    Rect nb = L->narration;
+    int bx = nb.w > tw + 2 * pad ? nb.x + (nb.w - tw) / 2 - pad : (L->w - tw) / 2 - pad, by = nb.y + pad;
     if (by + th + 2 * pad > L->h) by = L->h - th - 2 * pad;
     if (by < 0) by = 0;
     paint_fill(cv, THEME.toast_bg, (uint8_t)(a * 9 / 10), bx, by, tw + 2 * pad, th + 2 * pad);
