@@ -108,12 +108,9 @@ int main(int argc, char **argv)
     bool describe = false;
     const char *dump_path = NULL, *print_stage = NULL, *save_path = NULL;
     bool dump = false, print = false;
-    const char **sets = calloc((size_t)argc, sizeof *sets);   // at most one per argument
+    enum { MAX_SETS = 4096 };
+    static const char *sets[MAX_SETS];
     int n_sets = 0;
-    if (!sets) {
-        fputs("attnviz: out of memory\n", stderr);
-        return 1;
-    }
     bool slice_opt = false;         // --batch / --head (export or describe)
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -137,6 +134,7 @@ int main(int argc, char **argv)
             dump_path = argv[++i];
         } else if (strcmp(a, "--set") == 0) {
             if (++i >= argc) return usage_error("%s needs KEY=VALUE", a);
+            if (n_sets == MAX_SETS) return usage_error("more than %d --set edits", MAX_SETS);
             sets[n_sets++] = argv[i];
         } else if (strcmp(a, "--save") == 0) {
             if (++i >= argc) return usage_error("%s needs a FILE", a);
