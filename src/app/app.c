@@ -174,18 +174,8 @@ static void export_dir_name(App *a, char *out, size_t n)
 {
     const char *dir = getenv("ATTNVIZ_SAVE_DIR");
     if (!dir || !*dir) dir = ".";
-    const char *base = strrchr(a->session->path, '/');
-    base = base ? base + 1 : a->session->path;
     char name[64];
-    size_t k = 0;
-    for (const char *p = base; *p && k + 1 < sizeof name; p++) {
-        if (strcmp(p, ".json") == 0) break;
-        char c = *p;
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-        name[k++] = ok ? c : '_';
-    }
-    name[k] = '\0';
-    if (k == 0) snprintf(name, sizeof name, "lesson");
+    session_file_stem(a->session, name, sizeof name);
     for (int i = 1; i < 10000; i++) {
         snprintf(out, n, "%.900s/attnviz-export-%s-%d", dir, name, i);
         if (!file_exists(out)) return;

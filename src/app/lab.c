@@ -585,17 +585,8 @@ void lab_save_dir(char *out, size_t n)
 bool lab_save(Lab *lab, Session *s, const char *dir, char *out, size_t n)
 {
     (void)lab;
-    const char *base = strrchr(s->path, '/');
-    base = base ? base + 1 : s->path;
     char name[80];
-    size_t k = 0;
-    for (const char *p = base; *p && k + 1 < sizeof name; p++) {
-        if (strcmp(p, ".json") == 0) break;
-        char c = *p;
-        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
-        name[k++] = ok ? c : '_';
-    }
-    name[k] = '\0';
+    session_file_stem(s, name, sizeof name);
     // "x-edited-2.json" saved again is "x-edited-3.json", not "x-edited-2-edited-1.json"
     char *ed = strstr(name, "-edited");
     if (ed) *ed = '\0';

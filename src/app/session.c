@@ -192,6 +192,22 @@ bool session_edited(const Session *s)
     return s->has_original && s->log.applied > 0;
 }
 
+const char *session_file_stem(const Session *s, char *out, size_t n)
+{
+    const char *base = strrchr(s->path, '/');
+    base = base ? base + 1 : s->path;
+    size_t k = 0;
+    for (const char *p = base; *p && k + 1 < n; p++) {
+        if (strcmp(p, ".json") == 0) break;
+        char c = *p;
+        bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+        out[k++] = ok ? c : '_';
+    }
+    if (n) out[k] = '\0';
+    if (k == 0) snprintf(out, n, "lesson");
+    return out;
+}
+
 const Trace *session_original_trace(const Session *s)
 {
     return s->has_original ? &s->original_trace : &s->trace;

@@ -60,6 +60,9 @@ bool session_edited(const Session *s);
 // The lesson's title in lang, marked " (edited)" / "（已修改）" once edited (a title
 // that already ends so is not marked twice), into buf.
 const char *session_title(const Session *s, Lang lang, char *buf, size_t n);
+// The lesson file's name without ".json", safe in a file name (letters, digits, - and
+// _; others become _; "lesson" when nothing is left), into out (at most n − 1 bytes).
+const char *session_file_stem(const Session *s, char *out, size_t n);
 // The trace of the lesson as loaded (the current one until the first edit).
 const Trace *session_original_trace(const Session *s);
 

@@ -187,16 +187,18 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     paint_clip(cv, NULL);
 }
 
+void chrome_draw_button(Canvas *cv, const Layout *L, Rect b, bool on, const char *text)
+{
+    paint_fill(cv, on ? THEME.accent : THEME.accent_light, 255, b.x, b.y, b.w, b.h);
+    paint_clip(cv, &b);
+    paint_text_centered(cv, FONT_BOLD, L->px_small, on ? THEME.white : THEME.accent, 255, b, text);
+    paint_clip(cv, NULL);
+}
+
 void chrome_draw_lab_button(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
 {
     Rect b;
-    if (!ov || !ov->lab || !lab_button_rect(L, &b)) return;
-    bool on = ov->lab->open;
-    paint_fill(cv, on ? THEME.accent : THEME.accent_light, 255, b.x, b.y, b.w, b.h);
-    paint_clip(cv, &b);
-    paint_text_centered(cv, FONT_BOLD, L->px_small, on ? THEME.white : THEME.accent, 255, b,
-                        i18n_get(v->lang, "ui.whatif"));
-    paint_clip(cv, NULL);
+    if (ov && ov->lab && lab_button_rect(L, &b)) chrome_draw_button(cv, L, b, ov->lab->open, i18n_get(v->lang, "ui.whatif"));
 }
 
 void chrome_draw_lab_menu(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)

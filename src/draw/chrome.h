@@ -24,6 +24,8 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v);
 void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov);
 // The window's export (E): frames done of total, over the heatmaps (nothing
 // when ov->export_total is 0).
+// A button of the status row ("Lessons…", "What if…"): pressed (on) or not.
+void chrome_draw_button(Canvas *cv, const Layout *L, Rect b, bool on, const char *text);
 // The what-if lab: the "What if…" button (window only) and, when open, its switches.
 void chrome_draw_lab_button(Canvas *cv, const Layout *L, const View *v, const Overlays *ov);
 void chrome_draw_lab_menu(Canvas *cv, const Layout *L, const View *v, const Overlays *ov);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "chrome.h"
 #include "picker.h"
 
 int picker_button_reserve(const Layout *L, const Picker *picker)
@@ -18,12 +19,7 @@ void picker_draw_button(Canvas *cv, const Layout *L, const View *v, const Picker
 {
     Rect b;
     if (!picker || !picker_button_rect(L, &b)) return;
-    bool on = picker->open;
-    paint_fill(cv, on ? THEME.accent : THEME.accent_light, 255, b.x, b.y, b.w, b.h);
-    paint_clip(cv, &b);
-    paint_text_centered(cv, FONT_BOLD, L->px_small, on ? THEME.white : THEME.accent, 255, b,
-                        i18n_get(v->lang, "ui.lessons"));
-    paint_clip(cv, NULL);
+    chrome_draw_button(cv, L, b, picker->open, i18n_get(v->lang, "ui.lessons"));
 }
 
 void picker_draw(Canvas *cv, const Layout *L, const View *v, const Picker *picker)
