@@ -75,6 +75,7 @@ typedef struct App {
     char export_title[LESSON_MAX_TEXT + 64];
     Lab lab;                   // the what-if lab: selection, typing, switches, Δ, edit animation
     unsigned layout_gen;       // lab.gen the layout was computed for
+    unsigned heatmap_gen;      // lab.gen the heatmap images were drawn for (values change in place)
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -781,6 +782,10 @@ int app_run(const AppOptions *opt)
         // Draw: the frame's Layout is the one events are hit-tested with
         Canvas c = {a->r, a->fonts, a->heatmaps};
         const Layout *Lp = current_layout(a);
+        if (a->heatmap_gen != a->lab.gen) { // an edit changes numbers at the same addresses
+            heatmap_cache_flush(a->heatmaps);
+            a->heatmap_gen = a->lab.gen;
+        }
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
         a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing;
         render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);

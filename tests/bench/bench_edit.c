@@ -58,6 +58,7 @@ static int bench(const char *path, const char *stage, const char *label, double 
             trace_lerp(&mid, &before, &s->trace, 0.1f);
             tr = &mid;
         }
+        heatmap_cache_flush(hc); // as the window does after an edit (numbers change in place)
         render_frame(&c, tr, &v, NULL);
         SDL_RenderFlush(r);
         t[i] = (bench_now() - t0) * 1e3;
