@@ -15,6 +15,8 @@
 
 #include "assets.h"
 #include "attention.h"
+#include "cli.h"
+#include "utf8.h"
 #include "i18n.h"
 #include "describe.h"
 #include "json_out.h"
@@ -479,7 +481,7 @@ int export_run(const ExportOptions *o)
     char msg[LESSON_ERR_MAX];
     Session *ses = session_create(o->lesson_path, msg, sizeof msg);
     if (!ses) {
-        fprintf(stderr, "%s\n", msg);
+        utf8_fputs_line(stderr, msg);
         return 1;
     }
     const Lesson *ls = &ses->lesson;
@@ -488,16 +490,17 @@ int export_run(const ExportOptions *o)
     if (o->stage) {
         stage_filter = trace_find(tr, o->stage);
         if (stage_filter < 0) {
-            fprintf(stderr, "attnviz: --stage: no stage \"%s\" in %s; stages are:", o->stage,
-                    o->lesson_path);
-            for (int i = 0; i < tr->n; i++) fprintf(stderr, " %s", tr->stages[i].name);
-            fputc('\n', stderr);
+            char names[1024] = "";
+            for (int i = 0, used = 0; i < tr->n && used < (int)sizeof names; i++)
+                used += snprintf(names + used, sizeof names - (size_t)used, " %s", tr->stages[i].name);
+            cli_error(stderr, "attnviz: --stage: no stage \"%s\" in %s; stages are:%s", o->stage,
+                      o->lesson_path, names);
             session_destroy(ses);
             return 2;
         }
     }
     if (o->batch < 0 || o->batch >= tr->batch || o->head < 0 || o->head >= tr->n_heads) {
-        fprintf(stderr, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d\n",
+        cli_error(stderr, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d",
                 o->lesson_path, tr->batch - 1, tr->n_heads - 1);
         session_destroy(ses);
         return 2;
@@ -566,11 +569,11 @@ int export_run(const ExportOptions *o)
     } else {
         code = 0;
         if (!o->quiet)
-            printf("exported %d frames to %s in %.2f s (%.1f frames/s)\n", written, o->dir, secs,
-                   secs > 0 ? written / secs : 0.0);
+            cli_error(stdout, "exported %d frames to %s in %.2f s (%.1f frames/s)", written, o->dir, secs,
+                      secs > 0 ? written / secs : 0.0);
     }
 fail:
-    if (err[0]) fprintf(stderr, "%s\n", err);
+    if (err[0]) utf8_fputs_line(stderr, err);
     export_job_free(job);
     export_target_destroy(&t);
     i18n_free();

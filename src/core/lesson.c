@@ -26,6 +26,45 @@ typedef struct Ctx {
     size_t err_len;
 } Ctx;
 
+// The escaped width of s (see utf8_line_width).
+static size_t line_width(const char *s)
+{
+    size_t w = 0, n = strlen(s), adv;
+    for (size_t i = 0; i < n; i += adv) w += utf8_line_width((const unsigned char *)s + i, n - i, &adv);
+    return w;
+}
+
+// Appends s escaped into at most `budget` bytes at *o: cut at its end (keep_tail
+// false) or its start (true) with "..." when it does not fit whole, never inside
+// a character or an escape.
+static void put_part(char *dst, size_t *o, size_t budget, const char *s, bool keep_tail)
+{
+    size_t n = strlen(s), w = line_width(s);
+    if (w <= budget) {
+        *o += utf8_line_escape(dst + *o, budget + 1, s, n, NULL);
+        return;
+    }
+    if (budget < 3) return;
+    if (!keep_tail) {
+        *o += utf8_line_escape(dst + *o, budget - 3 + 1, s, n, NULL);
+        memcpy(dst + *o, "...", 4);
+        *o += 3;
+        return;
+    }
+    size_t i = 0, adv;
+    while (i < n && w > budget - 3) {
+        w -= utf8_line_width((const unsigned char *)s + i, n - i, &adv);
+        i += adv;
+    }
+    memcpy(dst + *o, "...", 4);
+    *o += 3;
+    *o += utf8_line_escape(dst + *o, budget - 3 + 1, s + i, n - i, NULL);
+}
+
+// Keys, values and file names come from the input: the line stays one line
+// (control characters escaped: \n, \xNN, \u0085), valid UTF-8, and within
+// err_len with the message whole whenever it fits in 5/8 of the line: a long
+// file name keeps its tail, a long path its head.
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
@@ -37,43 +76,54 @@ fail(Ctx *c, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    // A very long file name keeps its tail, so the reason still fits the line.
-    const char *file = c->file;
-    size_t flen = strlen(file);
-    const char *ellipsis = "";
-    if (flen > 160) file += flen - 157, ellipsis = "...";
-    char line[LESSON_ERR_MAX * 2];
-    if (path && *path)
-        snprintf(line, sizeof line, "%s%s: %s: %s", ellipsis, file, path, msg);
-    else
-        snprintf(line, sizeof line, "%s%s: %s", ellipsis, file, msg);
-    // Keys, values and file names come from the input: keep the message one
-    // line by escaping control characters (\n, \t, \xNN).
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)line; *p && o + 5 < c->err_len; p++) {
-        if (*p >= 0x20 && *p != 0x7f)
-            c->err[o++] = (char)*p;
-        else if (*p == '\n' || *p == '\t' || *p == '\r')
-            c->err[o++] = '\\', c->err[o++] = *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r';
-        else
-            o += (size_t)snprintf(c->err + o, c->err_len - o, "\\x%02x", *p);
+    if (c->err_len < 16) {
+        if (c->err_len) c->err[0] = '\0';
+        return false;
     }
-    if (c->err_len) c->err[o < c->err_len ? o : c->err_len - 1] = '\0';
+    bool has_path = path && *path;
+    size_t avail = c->err_len - 1, sep = has_path ? 4 : 2;
+    size_t mw = line_width(msg), mb = avail * 5 / 8;
+    if (mw < mb) mb = mw;
+    size_t rest = avail - sep - mb;
+    size_t fw = line_width(c->file), pw = has_path ? line_width(path) : 0;
+    size_t fb = fw, pb = pw;
+    if (fw + pw > rest) {
+        fb = rest - (pw < rest / 2 ? pw : rest / 2);
+        if (fb > fw) fb = fw;
+        pb = rest - fb;
+    }
+    if (fb > 160) fb = 160;
+    size_t o = 0;
+    put_part(c->err, &o, fb, c->file, true);
+    memcpy(c->err + o, ": ", 3), o += 2;
+    if (has_path) {
+        put_part(c->err, &o, pb, path, false);
+        memcpy(c->err + o, ": ", 3), o += 2;
+    }
+    put_part(c->err, &o, mb, msg, false);
+    c->err[o] = '\0';
     return false;
 }
 
 // Paths longer than PATH_MAX_LEN are cut (they only appear in messages).
+// The cut is made before a whole character: the path stays valid UTF-8.
+static void path_cut(char *out)
+{
+    size_t k = PATH_MAX_LEN - 4;
+    while (k > 0 && ((unsigned char)out[k] & 0xC0) == 0x80) k--;
+    memcpy(out + k, "...", 4);
+}
+
 static void path_key(char *out, const char *base, const char *key)
 {
     if ((*base ? snprintf(out, PATH_MAX_LEN, "%s.%s", base, key)
                : snprintf(out, PATH_MAX_LEN, "%s", key)) >= PATH_MAX_LEN)
-        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+        path_cut(out);
 }
 
 static void path_index(char *out, const char *base, int i)
 {
-    if (snprintf(out, PATH_MAX_LEN, "%s[%d]", base, i) >= PATH_MAX_LEN)
-        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+    if (snprintf(out, PATH_MAX_LEN, "%s[%d]", base, i) >= PATH_MAX_LEN) path_cut(out);
 }
 
 static const char *json_type_name(const cJSON *j)
@@ -164,11 +214,18 @@ static bool number_value(Ctx *c, const cJSON *j, const char *p, float *out)
 
 // Titles and tokens are one line: no control characters. Narration may hold
 // line breaks and tabs.
+// C0, DEL and C1 (U+0080-U+009F, e.g. U+0085 NEL, U+009B CSI) are control characters.
 static bool no_controls(Ctx *c, const char *s, const char *p, bool allow_newline)
 {
-    for (const unsigned char *q = (const unsigned char *)s; *q; q++)
-        if ((*q < 0x20 && !(allow_newline && (*q == '\n' || *q == '\t'))) || *q == 0x7f)
-            return fail(c, p, "control character U+%04X in the text; expected printable text", *q);
+    size_t n = strlen(s);
+    uint32_t cp;
+    for (size_t i = 0, k; i < n; i += k) {
+        k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (k == 0) return fail(c, p, "invalid UTF-8 in the text; expected UTF-8 text");
+        if ((cp < 0x20 && !(allow_newline && (cp == '\n' || cp == '\t'))) || (cp >= 0x7f && cp <= 0x9f))
+            return fail(c, p, "control character U+%04X in the text; expected printable text",
+                        (unsigned)cp);
+    }
     return true;
 }
 

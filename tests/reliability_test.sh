@@ -1,0 +1,59 @@
+#!/bin/sh
+# Issue 15 ("Reliability, round two"), the command line's part; each check is
+# named after the issue's item:
+#  item4  --dump / --print / --describe / --check to /dev/full or over a
+#         file-size limit exit 1 with one line (never a cut JSON with exit 0)
+#  item7  newlines in --stage, --print's stage, an unknown option, --lessons and
+#         the export folder stay one escaped line
+B=${BUILD:-build}
+bin="$B/attnviz"
+lesson=lessons/arange-2x4x4.json
+fails=0
+fail() { printf "FAIL %s\n" "$*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+nl='
+'
+
+# one_line NAME EXPECTED-EXIT WANT-TEXT CMD...: the command's stderr is exactly one
+# line containing WANT-TEXT, and it exits with EXPECTED-EXIT
+one_line() {
+    name=$1 want_rc=$2 want=$3; shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ "$rc" -eq "$want_rc" ] || fail "$name: exit $rc, expected $want_rc ($(head -c 300 "$tmp/err"))"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$name: $(wc -l <"$tmp/err") lines on stderr, expected 1: $(head -c 300 "$tmp/err")"
+    grep -qF -- "$want" "$tmp/err" || fail "$name: stderr lacks '$want': $(head -c 300 "$tmp/err")"
+}
+
+# --- item 4: write errors --------------------------------------------------------
+if [ -w /dev/full ]; then
+    one_line "item4 --dump >/dev/full" 1 "--dump: cannot write the output: No space left on device" \
+        sh -c '"$1" --dump "$2" >/dev/full' sh "$bin" "$lesson"
+    one_line "item4 --print >/dev/full" 1 "--print: cannot write the output: No space left on device" \
+        sh -c '"$1" --print attn "$2" >/dev/full' sh "$bin" "$lesson"
+    one_line "item4 --describe >/dev/full" 1 "--describe: cannot write the output" \
+        sh -c '"$1" --describe "$2" >/dev/full' sh "$bin" "$lesson"
+    one_line "item4 --check >/dev/full" 1 "--check: cannot write the output" \
+        sh -c '"$1" --check "$2" >/dev/full' sh "$bin" "$lesson"
+else
+    fail "item4: /dev/full is not writable here"
+fi
+# a full disk part-way: a file-size limit of 20 KiB cuts the 1.6 MB dump (SIGXFSZ is ignored)
+one_line "item4 --dump over ulimit -f" 1 "--dump: cannot write the output: File too large" \
+    sh -c 'ulimit -f 40; exec "$1" --dump "$2" >"$3"' sh "$bin" tests/big/long-256.json "$tmp/cut.json"
+[ "$(wc -c <"$tmp/cut.json")" -le 20480 ] || fail "item4: the file-size limit did not apply"
+# still 0 when the output fits
+"$bin" --dump "$lesson" >"$tmp/ok.json" 2>"$tmp/err" && [ ! -s "$tmp/err" ] || fail "item4: a good --dump failed"
+
+# --- item 7: arguments with newlines stay one line ----------------------------------
+one_line "item7 --print STAGE with a newline" 2 'no stage "a\nb"' "$bin" --print "a${nl}b" "$lesson"
+one_line "item7 unknown option with a newline" 2 'unknown option "--a\nb"' "$bin" "--a${nl}b"
+one_line "item7 --lessons with a newline" 2 '--lessons: "a\nb" is not a directory' "$bin" --lessons "a${nl}b"
+one_line "item7 --stage with a newline" 2 'no stage "a\nb"' \
+    env -u DISPLAY "$bin" --export "$tmp/st" --stage "a${nl}b" "$lesson"
+one_line "item7 export folder with a newline" 1 "$tmp/no/a\\nb: cannot create the export directory" \
+    env -u DISPLAY "$bin" --export "$tmp/no/a${nl}b" "$lesson"
+one_line "item7 lesson name with a newline and C1" 1 'x\n\u0085y.json: cannot open' \
+    "$bin" --check "$(printf 'x\n\302\205y.json')"
+
+echo "reliability: $fails failures"
+[ "$fails" -eq 0 ]
