@@ -3,8 +3,11 @@
 # named after the issue's item:
 #  item4  --dump / --print / --describe / --check to /dev/full or over a
 #         file-size limit exit 1 with one line (never a cut JSON with exit 0)
+#  item6  --check of a 16 MiB file of zeros: rejected by counting its values
+#         before parsing (peak memory under 160 MB; it was 680 MB)
 #  item7  newlines in --stage, --print's stage, an unknown option, --lessons and
 #         the export folder stay one escaped line
+#  item10 a FIFO as the lesson: one line at once, never a blocked --check
 B=${BUILD:-build}
 bin="$B/attnviz"
 lesson=lessons/arange-2x4x4.json
@@ -54,6 +57,30 @@ one_line "item7 export folder with a newline" 1 "$tmp/no/a\\nb: cannot create th
     env -u DISPLAY "$bin" --export "$tmp/no/a${nl}b" "$lesson"
 one_line "item7 lesson name with a newline and C1" 1 'x\n\u0085y.json: cannot open' \
     "$bin" --check "$(printf 'x\n\302\205y.json')"
+
+# --- item 6: what a file can cost --check ---------------------------------------------
+# peak resident memory (KiB) of a command, its exit status and stderr in $tmp/err
+peak() {
+    python3 - "$tmp/err" "$@" <<'PY'
+import resource, subprocess, sys
+with open(sys.argv[1], "wb") as err:
+    rc = subprocess.run(sys.argv[2:], stdout=subprocess.DEVNULL, stderr=err).returncode
+print(rc, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+PY
+}
+python3 -c 'import sys; sys.stdout.write("{\"title\": \"zeros\", \"x\": [" + "0," * (8 * 1024 * 1024 - 20) + "0]}")' >"$tmp/zeros.json"
+set -- $(peak "$bin" --check "$tmp/zeros.json")
+[ "$1" -eq 1 ] || fail "item6 16 MiB of zeros: exit $1, expected 1"
+[ "$2" -lt 163840 ] || fail "item6 16 MiB of zeros: --check peaked at $2 KiB, expected under 160 MiB"
+grep -q "zeros.json: more than 2097152 JSON values" "$tmp/err" || fail "item6 16 MiB of zeros: $(head -c 300 "$tmp/err")"
+rm -f "$tmp/zeros.json"
+
+# --- item 10: a FIFO is not a lesson ------------------------------------------------------
+mkfifo "$tmp/fifo.json"
+one_line "item10 --check FIFO" 1 "fifo.json: not a regular file (a FIFO); expected a lesson file" \
+    timeout 20 "$bin" --check "$tmp/fifo.json"
+one_line "item10 --dump FIFO" 1 "fifo.json: not a regular file (a FIFO)" timeout 20 "$bin" --dump "$tmp/fifo.json"
+one_line "item10 --check directory" 1 "tests: not a regular file (a directory)" "$bin" --check tests
 
 echo "reliability: $fails failures"
 [ "$fails" -eq 0 ]

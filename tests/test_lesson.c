@@ -1,5 +1,6 @@
 // The lesson format: every accepted form, its defaults, and the init generator.
 // (The rejected forms are the corpus in tests/bad/, checked by bad_lessons_test.sh.)
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -315,6 +316,47 @@ static void test_one_line_promise(void **state)
     assert_true(strlen(small) < sizeof small);
 }
 
+// issue 15, item 5: every number that rounds to a finite float32 is accepted
+// (-3.40282347e+38 is torch.finfo(torch.float32).min, the mask fill Hugging
+// Face code uses); what rounds to infinity is not. Item 8: JSON's number grammar.
+static void test_float32_range_and_number_grammar(void **state)
+{
+    (void)state;
+    char json[512];
+#define FMT "{\"title\": \"T\", \"model\": {\"d_model\": 4, \"n_heads\": 2, \"mask_fill\": %s}," \
+            " \"weights\": {\"init\": {\"seed\": 1}}, \"mask\": \"causal\"," \
+            " \"input\": {\"query\": [[%s, 0, 0, 0]]}}"
+    static const struct { const char *fill, *x; float want_fill, want_x; } ok[] = {
+        {"-3.40282347e+38", "3.40282347e+38", -FLT_MAX, FLT_MAX},
+        {"-3.4028235e38", "3.4028235e+38", -FLT_MAX, FLT_MAX},       // 8 digits: above FLT_MAX, rounds to it
+        {"-3.40282356e38", "3.402823567e38", -FLT_MAX, FLT_MAX},     // just below FLT_MAX + half an ulp
+        {"-1e9", "-0", -1e9f, -0.0f},
+        {"-1e-50", "1E+2", -0.0f, 100.0f},                           // underflow to 0 is finite
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(json, sizeof json, FMT, ok[i].fill, ok[i].x);
+        load_ok(json);
+        assert_true(L.cfg.mask_fill == ok[i].want_fill);
+        assert_true(L.in.query.data[0] == ok[i].want_x);
+        lesson_free(&L);
+    }
+    static const char *const inf[] = {"3.4028236e38", "-3.40282357e+38", "1e39", "-1e309"};
+    for (size_t i = 0; i < sizeof inf / sizeof inf[0]; i++) {
+        snprintf(json, sizeof json, FMT, "-1e9", inf[i]);
+        load_bad(json, "input.query[0][0]: number out of float32 range (it rounds to infinity)");
+        snprintf(json, sizeof json, FMT, inf[i], "0");
+        load_bad(json, "model.mask_fill: number out of float32 range");
+    }
+    static const char *const bad[] = {"01", "-01", "00", "1.", "-.5", "1.e5", "1e", "1e+", "--1", "1.5.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(json, sizeof json, FMT, "-1e9", bad[i]);
+        char want[64];
+        snprintf(want, sizeof want, "invalid number \"%s\"; expected a JSON number", bad[i]);
+        load_bad(json, want);
+    }
+#undef FMT
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -323,6 +365,7 @@ int main(void)
         cmocka_unit_test(test_inputs_key_value), cmocka_unit_test(test_mask_forms),
         cmocka_unit_test(test_tokens_and_steps), cmocka_unit_test(test_errors_are_one_line),
         cmocka_unit_test(test_one_line_promise),
+        cmocka_unit_test(test_float32_range_and_number_grammar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@ _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics fo
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,6 +18,8 @@ _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics fo
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define PATH_MAX_LEN 160
 
@@ -199,13 +202,18 @@ static bool get_bool(Ctx *c, const cJSON *obj, const char *path, const char *key
     return true;
 }
 
-// A finite number that fits in float32.
+// FLT_MAX + half an ulp (2^103): below it a number rounds to a finite float32
+// (FLT_MAX at most); at it, the tie goes to the even neighbour, infinity.
+#define FLOAT32_INF_FROM 0x1.ffffffp127
+
+// A number that rounds to a finite float32: -3.40282347e+38 (what from_torch.py
+// writes for torch.finfo(torch.float32).min) is float32's lowest value.
 static bool number_value(Ctx *c, const cJSON *j, const char *p, float *out)
 {
     if (!cJSON_IsNumber(j)) return fail(c, p, "expected a number, got %s", json_type_name(j));
     double v = j->valuedouble;
-    if (!isfinite(v) || fabs(v) > (double)FLT_MAX)
-        return fail(c, p, "number out of float32 range; expected |x| <= 3.4e38");
+    if (!isfinite(v) || fabs(v) >= FLOAT32_INF_FROM)
+        return fail(c, p, "number out of float32 range (it rounds to infinity); expected |x| <= 3.40282347e+38");
     *out = (float)v;
     return true;
 }
@@ -870,14 +878,51 @@ static void offset_to_line_col(const char *text, size_t off, int *line, int *col
     }
 }
 
-// Scans brackets outside strings: true when the text stops inside a string or
-// with brackets still open; *deep_at is the offset where nesting first passes
-// LESSON_MAX_NESTING levels, or len.
-static bool json_scan(const char *text, size_t len, size_t *deep_at)
+// The length of the JSON number at s (n bytes), by RFC 8259's grammar
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or 0 when s does not start one.
+static size_t json_number_len(const char *s, size_t n)
 {
+    size_t i = 0;
+    if (i < n && s[i] == '-') i++;
+    if (i >= n || s[i] < '0' || s[i] > '9') return 0;
+    if (s[i] == '0') i++;
+    else while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i < n && s[i] == '.') {
+        size_t d = ++i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    return i;
+}
+
+static bool number_char(char ch)
+{
+    return (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' || ch == 'e' || ch == 'E';
+}
+
+typedef struct Scan {
+    bool early;          // the text stops inside a string or with brackets open
+    size_t deep_at;      // where nesting first passes LESSON_MAX_NESTING levels, or len
+    size_t bad_number;   // the first number cJSON would take that JSON does not allow
+                         // ("01", "1.", "-.5", "1.e5"), or len
+    size_t values;       // an upper bound of the JSON values: commas + containers + 1
+} Scan;
+
+// One pass over the text before cJSON builds anything: brackets and commas
+// outside strings, and every number by JSON's grammar (cJSON reads numbers
+// with strtod, which also takes "01").
+static Scan json_scan(const char *text, size_t len)
+{
+    Scan s = {false, len, len, 1};
     long depth = 0;
     bool in_str = false;
-    *deep_at = len;
     for (size_t i = 0; i < len; i++) {
         char ch = text[i];
         if (in_str) {
@@ -886,12 +931,21 @@ static bool json_scan(const char *text, size_t len, size_t *deep_at)
         } else if (ch == '"') {
             in_str = true;
         } else if (ch == '{' || ch == '[') {
-            if (++depth > LESSON_MAX_NESTING && *deep_at == len) *deep_at = i;
+            s.values++;
+            if (++depth > LESSON_MAX_NESTING && s.deep_at == len) s.deep_at = i;
         } else if (ch == '}' || ch == ']') {
             depth--;
+        } else if (ch == ',') {
+            s.values++;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            size_t run = 1;
+            while (i + run < len && number_char(text[i + run])) run++;
+            if (json_number_len(text + i, run) != run && s.bad_number == len) s.bad_number = i;
+            i += run - 1;
         }
     }
-    return in_str || depth > 0;
+    s.early = in_str || depth > 0;
+    return s;
 }
 
 static bool only_space(const char *text, size_t len)
@@ -955,12 +1009,26 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         }
         u += run;
     }
-    size_t deep_at;
-    bool early = json_scan(text, len, &deep_at);
-    if (deep_at < len) {
-        offset_to_line_col(text, deep_at, &line, &col);
+    Scan scan = json_scan(text, len);
+    bool early = scan.early;
+    if (scan.deep_at < len) {
+        offset_to_line_col(text, scan.deep_at, &line, &col);
         return fail(c, NULL, "%d:%d: nested more than %d levels deep; expected a lesson object",
                     line, col, LESSON_MAX_NESTING);
+    }
+    // cJSON costs about 64 + 16 bytes a value: counting first bounds what a file
+    // can cost (16 MiB of "0," would otherwise take 680 MB to reject)
+    if (scan.values > LESSON_MAX_VALUES)
+        return fail(c, NULL, "more than %u JSON values (numbers, strings, arrays, ...); expected at most "
+                             "%u (large regular tensors can use \"arange\" or weights.init)",
+                    LESSON_MAX_VALUES, LESSON_MAX_VALUES);
+    if (scan.bad_number < len) {
+        size_t run = 1;
+        while (scan.bad_number + run < len && run < 24 && number_char(text[scan.bad_number + run])) run++;
+        offset_to_line_col(text, scan.bad_number, &line, &col);
+        return fail(c, NULL, "%d:%d: invalid number \"%.*s\"; expected a JSON number (no leading zeros, "
+                             "digits on both sides of the point)",
+                    line, col, (int)run, text + scan.bad_number);
     }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
@@ -1046,39 +1114,67 @@ done:
     return ok;
 }
 
+// Opens path for reading without blocking on a FIFO or a device, and only when
+// it is a regular file; *size is its size. -1 with one line in err otherwise.
+static int open_regular(Ctx *c, const char *path, size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return fail(c, NULL, "cannot open: %s", strerror(errno)), -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        fail(c, NULL, "cannot read: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(c, NULL, "not a regular file (%s); expected a lesson file",
+             S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+             S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+        close(fd);
+        return -1;
+    }
+    *size = (size_t)st.st_size;
+    return fd;
+}
+
+// Reads up to max bytes of fd into a new buffer (*n of them; a file that grew
+// since fstat is read up to max, one that shrank to its end).
+static char *read_fd(int fd, size_t max, size_t *n)
+{
+    char *buf = malloc(max ? max : 1);
+    if (!buf) return NULL;
+    *n = 0;
+    while (*n < max) {
+        ssize_t got = read(fd, buf + *n, max - *n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (got == 0) break;
+        *n += (size_t)got;
+    }
+    return buf;
+}
+
 bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
     Ctx ctx = {path, err, err_len};
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail(&ctx, NULL, "cannot open: %s", strerror(errno));
-    // Read in growing chunks up to one byte past the limit (works for pipes too).
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    bool ok = buf != NULL;
-    while (ok) {
-        if (n == cap) {
-            size_t ncap = cap * 2 > LESSON_MAX_FILE_BYTES + 1 ? LESSON_MAX_FILE_BYTES + 1 : cap * 2;
-            if (ncap == cap) break;   // over the limit: lesson_parse reports it
-            char *nb = realloc(buf, ncap);
-            if (!nb) { ok = false; break; }
-            buf = nb, cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
+    size_t size = 0, n = 0;
+    int fd = open_regular(&ctx, path, &size);
+    if (fd < 0) return false;
+    if (size > LESSON_MAX_FILE_BYTES) {
+        close(fd);
+        return fail(&ctx, NULL, "file is larger than %u MiB, the limit for a lesson", LESSON_MAX_FILE_BYTES >> 20);
     }
-    bool read_err = ferror(f) != 0;
-    fclose(f);
-    if (!ok) {
-        free(buf);
-        return fail(&ctx, NULL, "out of memory");
-    }
-    if (read_err) {
-        free(buf);
-        return fail(&ctx, NULL, "cannot read (is it a directory?)");
-    }
-    ok = lesson_parse(ls, path, buf, n, err, err_len);
+    // one byte past the size: a file that grew past the limit is still told so
+    errno = 0;
+    char *buf = read_fd(fd, size + 1 > LESSON_MAX_FILE_BYTES + 1 ? LESSON_MAX_FILE_BYTES + 1 : size + 1, &n);
+    int e = errno;
+    close(fd);
+    if (!buf) return fail(&ctx, NULL, e ? "cannot read: %s" : "out of memory%s", e ? strerror(e) : "");
+    bool ok = lesson_parse(ls, path, buf, n, err, err_len);
     free(buf);
     return ok;
 }

@@ -18,6 +18,7 @@
 #define LESSON_MAX_FFN 4096
 #define LESSON_MAX_ELEMS (1u << 22)          // any one tensor, incl. B·H·Lq·Lk scores (4,194,304)
 #define LESSON_MAX_NESTING 16
+#define LESSON_MAX_VALUES (1u << 21)         // JSON values in one file (2,097,152), counted before parsing
 #define LESSON_MAX_TEXT 4096                 // bytes of one title / narration / token
 
 typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
