@@ -1179,6 +1179,88 @@ bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
     return ok;
 }
 
+// --- a title without reading the file -------------------------------------------
+
+static size_t skip_space(const char *s, size_t i, size_t n)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    return i;
+}
+
+// The end (one past) of the JSON value starting at s[i], or 0 when it does not
+// end within n bytes.
+static size_t value_end(const char *s, size_t i, size_t n)
+{
+    long depth = 0;
+    bool in_str = false;
+    for (size_t k = i; k < n; k++) {
+        char ch = s[k];
+        if (in_str) {
+            if (ch == '\\') k++;
+            else if (ch == '"') {
+                in_str = false;
+                if (depth == 0) return k + 1;
+            }
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '{' || ch == '[') {
+            if (++depth > LESSON_MAX_NESTING) return 0;
+        } else if (ch == '}' || ch == ']') {
+            if (--depth == 0) return k + 1;
+            if (depth < 0) return k;
+        } else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r')) {
+            return k;
+        }
+    }
+    return 0;
+}
+
+bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], size_t *size, char *err,
+                       size_t err_len)
+{
+    title[LANG_EN] = title[LANG_ZH] = NULL;
+    if (err_len) err[0] = '\0';
+    Ctx ctx = {path, err, err_len};
+    int fd = open_regular(&ctx, path, size);
+    if (fd < 0) return false;
+    size_t n = 0;
+    char *text = read_fd(fd, *size < max ? *size : max, &n);
+    int e = errno;
+    close(fd);
+    if (!text) return fail(&ctx, NULL, "cannot read: %s", strerror(e));
+    // the top-level object's members, in order, up to "title"
+    size_t i = skip_space(text, 0, n);
+    bool found = false;
+    if (i < n && text[i] == '{') {
+        i++;
+        for (;;) {
+            i = skip_space(text, i, n);
+            size_t key_end = i < n && text[i] == '"' ? value_end(text, i, n) : 0;
+            if (!key_end) break;
+            bool is_title = key_end - i == 7 && memcmp(text + i, "\"title\"", 7) == 0;
+            i = skip_space(text, key_end, n);
+            if (i >= n || text[i] != ':') break;
+            i = skip_space(text, i + 1, n);
+            size_t end = value_end(text, i, n);
+            if (!end) break;
+            if (is_title) {
+                cJSON *j = cJSON_ParseWithLength(text + i, end - i);
+                char quiet[LESSON_ERR_MAX];
+                Ctx qc = {path, quiet, sizeof quiet};
+                found = j && get_text(&qc, j, "title", false, title);
+                if (!found) free(title[LANG_EN]), free(title[LANG_ZH]), title[LANG_EN] = title[LANG_ZH] = NULL;
+                cJSON_Delete(j);
+                break;
+            }
+            i = skip_space(text, end, n);
+            if (i >= n || text[i] != ',') break;
+            i++;
+        }
+    }
+    free(text);
+    return found;
+}
+
 const char *lesson_title(const Lesson *ls, Lang lang)
 {
     if ((unsigned)lang < LANG_COUNT && ls->title[lang]) return ls->title[lang];
