@@ -34,7 +34,7 @@ PKGS      := sdl2 SDL2_ttf libcjson cmocka spng fontconfig
 DEB_LIBS  := libsdl2-dev libsdl2-ttf-dev libcjson-dev libcmocka-dev libspng-dev libfontconfig-dev
 # Tools the tests use (command -> package) and fonts (fc-list family -> package).
 DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdotool:xdotool import:imagemagick \
-             xwininfo:x11-utils fc-list:fontconfig
+             xwininfo:x11-utils fc-list:fontconfig gdb:gdb
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
 # Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
 DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev

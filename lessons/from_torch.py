@@ -31,6 +31,7 @@ import argparse
 import inspect
 import json
 import math
+import struct
 import sys
 
 import torch
@@ -117,6 +118,13 @@ def save_lesson(lesson, path):
     """Writes the lesson dict to path (UTF-8 JSON)."""
     with open(path, "w", encoding="utf-8", newline="\n") as f:
         f.write(lesson_text(lesson))
+
+
+def _f32(x):
+    """x rounded to float32 as attnviz reads a lesson's number: '%.9g' writes
+    torch.finfo(torch.float32).min as -3.40282347e+38, a little past -FLT_MAX as a
+    double (masked_fill would refuse it), which rounds to exactly -FLT_MAX."""
+    return struct.unpack("f", struct.pack("f", float(x)))[0]
 
 
 def _values(t):
@@ -514,7 +522,7 @@ def lesson_forward(lesson):
     d_v = int(m.get("d_v", d_k))
     scale = float(m.get("scale", math.sqrt(d_k)))
     fill = m.get("mask_fill", DEFAULT_FILL)
-    fill = float("-inf") if fill == "-inf" else float(fill)
+    fill = float("-inf") if fill == "-inf" else _f32(fill)
     inp = lesson["input"]
 
     def as3(t):

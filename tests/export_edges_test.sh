@@ -6,6 +6,10 @@
 #     exit status and frames.json disagree (130 with "complete": true); one that
 #     arrives while the last PNGs are finishing gives 130 and "complete": false.
 #     The signal is delivered at those points with gdb (skipped without gdb).
+#  3. issue 15, item 9: a signal very early, while the lesson loads (before the
+#     directory exists) or as the directory is being made, is caught too: exit
+#     130 with its one-line message, and no directory (or an empty one) left
+#     without a word; after the directory, frames.json says "complete": false.
 B=${BUILD:-build}
 bin="$B/attnviz"
 lesson=lessons/arange-2x4x4.json
@@ -42,12 +46,18 @@ EOF
     fi
     code=$((0$code))   # gdb prints it in octal
     complete=$(grep -o '"complete": [a-z]*' "$tmp/sig/frames.json" 2>/dev/null | sed 's/.*: //')
-    [ "$code" -eq "$2" ] && [ "$complete" = "$3" ] ||
+    [ "$code" -eq "$2" ] && [ "${complete:-none}" = "$3" ] ||
         fail "SIGINT in $1: exit $code with \"complete\": ${complete:-(no frames.json)}, expected $2 and $3"
+    if [ "$code" -eq 130 ]; then
+        grep -q "export interrupted by SIGINT" "$tmp/gdb.out" || fail "SIGINT in $1: no message"
+    fi
+    if [ "$3" = none ] && [ -e "$tmp/sig" ]; then fail "SIGINT in $1: $tmp/sig left behind"; fi
 }
 if command -v gdb >/dev/null 2>&1; then
     sig_at write_index 0 true        # frames.json already decided complete: the signal is ignored
     sig_at encoders_stop 130 false   # before the decision: interrupted, and frames.json says so
+    sig_at session_create 130 none   # item 9: while loading: no directory, a message
+    sig_at prepare_dir 130 false     # item 9: as the directory is made: frames.json, not complete
 else
     echo "skip: the signal-timing checks need gdb"
 fi

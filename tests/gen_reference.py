@@ -906,6 +906,46 @@ def same_bits(a, b):
     return bool(torch.equal(nan, torch.isnan(b)) and torch.equal(a[~nan], b[~nan]))
 
 
+def layernorm_edges(out_dir):
+    """tests/ref/layernorm-edges.json: torch.nn.LayerNorm on rows where float32
+    overflows inside its kernel (issue 15, item 8: [3e38, -3e38, 3e38, -3e38] is
+    NaN, not 0) and on random rows of every length class of its 8-lane, 16-chunk
+    moments; test_tensor compares tensor_layer_norm with them."""
+    g = torch.Generator().manual_seed(15)
+    big = [
+        [3e38, -3e38, 3e38, -3e38], [3e38, 0, 0, 0], [3e38] * 4, [1e20, -1e20, 1e20, -1e20],
+        [1e20] * 4, [1e19] * 4, [-2e19, 2e19, 1, 1], [3e38, -3e38], [1.5e38, 1.5e38, 1.5e38, -1.5e38],
+        [1, 2, 3, 4, 5, 6, 7, 8, 3e38, -3e38, 1, 1, 1, 1, 1, 1, 1], [3e38, -3e38] + [0] * 14,
+        [1e30 * (k % 3 - 1) for k in range(40)], [0.0] * 5, [7.0] * 9, [1e-30, -1e-30, 2e-30],
+    ]
+    rows = [(r, None) for r in big]
+    for n in (1, 3, 7, 8, 9, 16, 17, 127, 128, 129, 256, 300, 1024):
+        x = torch.randn(n, generator=g) * 3 + 1
+        rows.append((x.tolist(), None))
+        rows.append(((x * 1e18).tolist(), None))
+    for n in (4, 24):
+        x = torch.randn(n, generator=g)
+        rows.append((x.tolist(), (torch.randn(n, generator=g).tolist(), torch.randn(n, generator=g).tolist())))
+    cases = []
+    for x, wb in rows:
+        ln = torch.nn.LayerNorm(len(x), eps=1e-5)
+        if wb is not None:
+            with torch.no_grad():
+                ln.weight.copy_(torch.tensor(wb[0]))
+                ln.bias.copy_(torch.tensor(wb[1]))
+        xt = torch.tensor(x, dtype=torch.float32)
+        y = ln(xt[None])[0].detach()
+        case = {"x": tensor_json(xt), "y": tensor_json(y)}
+        if wb is not None:
+            case["weight"] = tensor_json(ln.weight.detach())
+            case["bias"] = tensor_json(ln.bias.detach())
+        cases.append(case)
+    write_text(os.path.join(out_dir, "layernorm-edges.json"),
+               to_json({"torch": torch.__version__, "eps": 1e-5, "cases": cases}) + "\n")
+    print("%-24s %d rows" % ("layernorm-edges", len(cases)))
+    return True
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--out", default=REF_DIR, help="output directory (default tests/ref)")
@@ -957,6 +997,7 @@ def main():
                                                      float(rel.max()) if rel.numel() else 0.0))
             print("    f32 vs f64 max|err| (fraction of atol 1e-5 + rtol 1e-4):")
             print("      " + ", ".join(worst))
+    ok = layernorm_edges(args.out) and ok
     ok = from_torch_references(args.out) and ok
     ok = lesson_references(os.path.join(args.out, "lessons")) and ok
     if not ok:

@@ -1,5 +1,6 @@
 // The lesson format: every accepted form, its defaults, and the init generator.
 // (The rejected forms are the corpus in tests/bad/, checked by bad_lessons_test.sh.)
+#include <float.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,6 +12,7 @@
 #include <cmocka.h>
 
 #include "lesson.h"
+#include "utf8.h"
 
 static Lesson L;
 
@@ -250,6 +252,111 @@ static void test_errors_are_one_line(void **state)
     assert_non_null(strstr(err, "tests/no/such/file.json: cannot open"));
 }
 
+// One printable line of valid UTF-8: no C0, DEL or C1 control characters.
+static void assert_printable_line(const char *err)
+{
+    size_t n = strlen(err);
+    assert_true(n < LESSON_ERR_MAX);
+    uint32_t cp;
+    for (size_t i = 0, k; i < n; i += k) {
+        k = utf8_decode((const unsigned char *)err + i, n - i, &cp);
+        if (k == 0) fail_msg("invalid UTF-8 at byte %zu of \"%s\"", i, err);
+        if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f)) fail_msg("control U+%04X in \"%s\"", (unsigned)cp, err);
+    }
+}
+
+// issue 15, item 7: C1 controls are control characters (rejected in titles and
+// tokens, escaped in errors); a cut path stays UTF-8; the "expected ..." part
+// survives however much escaping the path and file name need.
+static void test_one_line_promise(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX];
+    load_bad("{\"title\": \"a\\u0085b\", " BASE "}", "title: control character U+0085");
+    load_bad("{\"title\": \"a\xc2\x9b" "b\", " BASE "}", "title: control character U+009B");
+    load_bad("{\"title\": {\"en\": \"ok\", \"zh\": \"\xc2\x85\"}, " BASE "}",
+             "title.zh: control character U+0085");
+    load_bad("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[0,1,2,3],[4,5,6,7]]},"
+             " \"tokens\": [\"a\", \"\xc2\x9b[2J\"]}", "tokens[1]: control character U+009B");
+    load_bad("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[0,1,2,3]]},"
+             " \"tokens\": [\"a\"], \"steps\": {\"scores\": \"x\\u009by\"}}", "control character U+009B");
+    // a key with raw C1 controls: escaped in the message
+    load_bad("{\"ti\xc2\x85tle\xc2\x9b\": 1}", "ti\\u0085tle\\u009b: unknown key");
+    assert_false(lesson_parse(&L, "mem.json", "{\"ti\xc2\x85\": 1}", 10, err, sizeof err));
+    assert_printable_line(err);
+    // a path cut mid-way through two-byte characters stays valid UTF-8
+    char json[2048] = "{\"";
+    for (int i = 0; i < 200; i++) strcat(json, "\xc3\xa9");
+    strcat(json, "\": 1}");
+    assert_false(lesson_parse(&L, "mem.json", json, strlen(json), err, sizeof err));
+    assert_printable_line(err);
+    assert_non_null(strstr(err, "...: unknown key; expected one of: title, description, model, input, "
+                                "mask, weights, tokens, steps"));
+    // escaping a long path of control characters (×4 or ×6 each) keeps the message whole
+    strcpy(json, "{\"");
+    for (int i = 0; i < 150; i++) strcat(json, i % 2 ? "\\u0001" : "\\u0085");
+    strcat(json, "\": 1}");
+    assert_false(lesson_parse(&L, "mem.json", json, strlen(json), err, sizeof err));
+    assert_printable_line(err);
+    assert_non_null(strstr(err, "unknown key; expected one of: title, description, model, input, "
+                                "mask, weights, tokens, steps"));
+    // a file name with a newline, C1 controls and bytes that are not UTF-8, long
+    char name[400];
+    memset(name, 'x', sizeof name);
+    strcpy(name + 300, "\n\xc2\x85\xff\x01/a.json");
+    assert_false(lesson_parse(&L, name, json, strlen(json), err, sizeof err));
+    assert_printable_line(err);
+    assert_non_null(strstr(err, "\\n\\u0085\\xff\\x01/a.json: "));
+    assert_non_null(strstr(err, "unknown key; expected one of: title, description, model, input, "
+                                "mask, weights, tokens, steps"));
+    // a small buffer still gets one valid line
+    char small[40];
+    assert_false(lesson_parse(&L, name, json, strlen(json), small, sizeof small));
+    assert_printable_line(small);
+    assert_true(strlen(small) < sizeof small);
+}
+
+// issue 15, item 5: every number that rounds to a finite float32 is accepted
+// (-3.40282347e+38 is torch.finfo(torch.float32).min, the mask fill Hugging
+// Face code uses); what rounds to infinity is not. Item 8: JSON's number grammar.
+static void test_float32_range_and_number_grammar(void **state)
+{
+    (void)state;
+    char json[512];
+#define FMT "{\"title\": \"T\", \"model\": {\"d_model\": 4, \"n_heads\": 2, \"mask_fill\": %s}," \
+            " \"weights\": {\"init\": {\"seed\": 1}}, \"mask\": \"causal\"," \
+            " \"input\": {\"query\": [[%s, 0, 0, 0]]}}"
+    static const struct { const char *fill, *x; float want_fill, want_x; } ok[] = {
+        {"-3.40282347e+38", "3.40282347e+38", -FLT_MAX, FLT_MAX},
+        {"-3.4028235e38", "3.4028235e+38", -FLT_MAX, FLT_MAX},       // 8 digits: above FLT_MAX, rounds to it
+        {"-3.40282356e38", "3.402823567e38", -FLT_MAX, FLT_MAX},     // just below FLT_MAX + half an ulp
+        {"-1e9", "-0", -1e9f, -0.0f},
+        {"-1e-50", "1E+2", -0.0f, 100.0f},                           // underflow to 0 is finite
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+        snprintf(json, sizeof json, FMT, ok[i].fill, ok[i].x);
+        load_ok(json);
+        assert_true(L.cfg.mask_fill == ok[i].want_fill);
+        assert_true(L.in.query.data[0] == ok[i].want_x);
+        lesson_free(&L);
+    }
+    static const char *const inf[] = {"3.4028236e38", "-3.40282357e+38", "1e39", "-1e309"};
+    for (size_t i = 0; i < sizeof inf / sizeof inf[0]; i++) {
+        snprintf(json, sizeof json, FMT, "-1e9", inf[i]);
+        load_bad(json, "input.query[0][0]: number out of float32 range (it rounds to infinity)");
+        snprintf(json, sizeof json, FMT, inf[i], "0");
+        load_bad(json, "model.mask_fill: number out of float32 range");
+    }
+    static const char *const bad[] = {"01", "-01", "00", "1.", "-.5", "1.e5", "1e", "1e+", "--1", "1.5.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(json, sizeof json, FMT, "-1e9", bad[i]);
+        char want[64];
+        snprintf(want, sizeof want, "invalid number \"%s\"; expected a JSON number", bad[i]);
+        load_bad(json, want);
+    }
+#undef FMT
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -257,6 +364,8 @@ int main(void)
         cmocka_unit_test(test_model_options),   cmocka_unit_test(test_init_generator),
         cmocka_unit_test(test_inputs_key_value), cmocka_unit_test(test_mask_forms),
         cmocka_unit_test(test_tokens_and_steps), cmocka_unit_test(test_errors_are_one_line),
+        cmocka_unit_test(test_one_line_promise),
+        cmocka_unit_test(test_float32_range_and_number_grammar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

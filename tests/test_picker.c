@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -191,12 +192,98 @@ static void test_display_path(void **state)
     assert_string_equal(out, "/work/xy/a.json");
 }
 
+static long peak_kib(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ru.ru_maxrss;
+}
+
+// issue 15, item 6: the picker reads what it shows cheaply. Four 16 MiB files
+// froze the window 10 s at 693 MB: now a title comes from a file's first 16 KiB,
+// files over 256 KiB are checked when opened, and a scan checks 8 MiB at most.
+static void test_huge_files_cost_little(void **state)
+{
+    (void)state;
+    char dir[128], path[200];
+    snprintf(dir, sizeof dir, "%s/huge", tmp);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    // 16 MiB of zeros after a title: invalid (an unknown key), and 8 M values
+    for (int k = 0; k < 4; k++) {
+        snprintf(path, sizeof path, "%s/zeros-%d.json", dir, k);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f, "{\"title\": {\"en\": \"Zeros %d\", \"zh\": \"零 %d\"}, \"x\": [", k, k);
+        static char chunk[1 << 16];
+        for (size_t i = 0; i < sizeof chunk; i += 2) chunk[i] = '0', chunk[i + 1] = ',';
+        for (int i = 0; i < 256; i++) fwrite(chunk, 1, sizeof chunk, f);
+        fputs("0]}", f);
+        assert_int_equal(fclose(f), 0);
+    }
+    // a title after 300 KiB: not read; the file name is shown
+    snprintf(path, sizeof path, "%s/late-title.json", dir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"description\": \"", f);
+    for (int i = 0; i < 300 * 1024; i++) fputc('a', f);
+    fputs("\", \"title\": \"Late\"}", f);
+    assert_int_equal(fclose(f), 0);
+    write_file(dir, "small-bad.json", "{\"title\": \"Small\", \"model\": 1}");
+    long before = peak_kib();
+    Picker p;
+    picker_init(&p);
+    const char *dirs[] = {dir};
+    assert_int_equal(picker_scan(&p, dirs, 1, NULL), 6);
+    long grew = peak_kib() - before;
+    if (grew > 32 * 1024) fail_msg("scanning four 16 MiB files raised the peak memory by %ld KiB", grew);
+    assert_string_equal(p.items[0].name, "late-title.json");
+    assert_null(p.items[0].title[LANG_EN]);
+    assert_null(p.items[0].error);
+    assert_true(p.items[0].unchecked);
+    assert_string_equal(picker_title(&p.items[0], LANG_EN), "late-title.json");
+    assert_string_equal(p.items[1].name, "small-bad.json");   // small: checked, its error shown
+    assert_non_null(p.items[1].error);
+    assert_false(p.items[1].unchecked);
+    for (int k = 0; k < 4; k++) {
+        const PickerItem *it = &p.items[2 + k];
+        char want[32];
+        snprintf(want, sizeof want, "零 %d", k);
+        assert_string_equal(picker_title(it, LANG_ZH), want);
+        assert_null(it->error);   // too large to check here: checked when opened
+        assert_true(it->unchecked);
+    }
+    picker_free(&p);
+    // a scan checks 8 MiB at most: of 40 files of 240 KiB, some are only peeked
+    char many[140];
+    snprintf(many, sizeof many, "%s/many", tmp);
+    assert_int_equal(mkdir(many, 0777), 0);
+    for (int k = 0; k < 40; k++) {
+        snprintf(path, sizeof path, "%s/m%02d.json", many, k);
+        f = fopen(path, "w");
+        assert_non_null(f);
+        fputs(LESSON("\"Many\""), f);
+        for (int i = 0; i < 240 * 1024; i++) fputc(' ', f);
+        assert_int_equal(fclose(f), 0);
+    }
+    const char *mdirs[] = {many};
+    assert_int_equal(picker_scan(&p, mdirs, 1, NULL), 40);
+    int checked = 0;
+    for (int i = 0; i < p.n; i++) {
+        assert_string_equal(picker_title(&p.items[i], LANG_EN), "Many");
+        assert_null(p.items[i].error);
+        checked += !p.items[i].unchecked;
+    }
+    assert_true(checked >= 30 && checked <= 34);   // 8 MiB / 240 KiB = 34
+    picker_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_scan_sort_titles_errors),
         cmocka_unit_test(test_move_scroll_layout_hit),
         cmocka_unit_test(test_display_path),
+        cmocka_unit_test(test_huge_files_cost_little),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -4,8 +4,12 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
+
+#include <cjson/cJSON.h>
 
 #include "tensor.h"
 
@@ -142,6 +146,68 @@ static void test_layer_norm(void **state)
     for (int i = 0; i < 8; i++) assert_float_equal(x[i], y[i], 0);
 }
 
+// A JSON number or "nan" / "inf" / "-inf".
+static float ref_value(const cJSON *j)
+{
+    if (cJSON_IsNumber(j)) return (float)j->valuedouble;
+    const char *s = cJSON_GetStringValue(j);
+    assert_non_null(s);
+    return strcmp(s, "nan") == 0 ? NAN : strcmp(s, "inf") == 0 ? INFINITY : -INFINITY;
+}
+
+static float *ref_floats(const cJSON *arr, int *n)
+{
+    *n = cJSON_GetArraySize(arr);
+    float *v = calloc((size_t)(*n > 0 ? *n : 1), sizeof *v);
+    assert_non_null(v);
+    int i = 0;
+    for (const cJSON *e = arr ? arr->child : NULL; e; e = e->next) v[i++] = ref_value(e);
+    return v;
+}
+
+// issue 15, item 8: LayerNorm equals torch.nn.LayerNorm (tests/ref/layernorm-edges.json,
+// written by tests/gen_reference.py) where float32 overflows inside the kernel
+// ([3e38, -3e38, 3e38, -3e38] is NaN, a constant row of 1e20 too, an alternating
+// row of 1e20 gives 0) and on random rows of every length up to 1024: NaN and
+// infinities at the same places, finite values within 1e-5 + 1e-4·|y|.
+static void test_layer_norm_matches_torch(void **state)
+{
+    (void)state;
+    FILE *f = fopen("tests/ref/layernorm-edges.json", "rb");
+    assert_non_null(f);
+    static char text[1 << 20];
+    size_t len = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[len] = '\0';
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    float eps = (float)cJSON_GetObjectItem(root, "eps")->valuedouble;
+    int cases = 0, nan_rows = 0;
+    for (const cJSON *c = cJSON_GetObjectItem(root, "cases")->child; c; c = c->next, cases++) {
+        int n, ny, nw = 0, nb = 0;
+        float *x = ref_floats(cJSON_GetObjectItem(c, "x"), &n);
+        float *want = ref_floats(cJSON_GetObjectItem(c, "y"), &ny);
+        const cJSON *jw = cJSON_GetObjectItem(c, "weight"), *jb = cJSON_GetObjectItem(c, "bias");
+        float *w = jw ? ref_floats(jw, &nw) : NULL, *b = jb ? ref_floats(jb, &nb) : NULL;
+        assert_int_equal(n, ny);
+        float *y = calloc((size_t)n, sizeof *y);
+        assert_non_null(y);
+        tensor_layer_norm(y, x, w, b, 1, n, eps);
+        nan_rows += isnan(want[0]);
+        for (int j = 0; j < n; j++) {
+            bool same = isnan(want[j]) ? isnan(y[j])
+                        : isinf(want[j]) ? y[j] == want[j]
+                                         : fabs((double)y[j] - (double)want[j]) <= 1e-5 + 1e-4 * fabs((double)want[j]);
+            if (!same)
+                fail_msg("case %d (n = %d, x[0] = %g): y[%d] = %.9g, torch gives %.9g", cases, n, (double)x[0], j,
+                         (double)y[j], (double)want[j]);
+        }
+        free(x), free(want), free(w), free(b), free(y);
+    }
+    assert_true(cases >= 40 && nan_rows >= 5);
+    cJSON_Delete(root);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -149,6 +215,7 @@ int main(void)
         cmocka_unit_test(test_matmul_panel_path_is_exact),
         cmocka_unit_test(test_linear_bias),       cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_softmax_fully_masked), cmocka_unit_test(test_layer_norm),
+        cmocka_unit_test(test_layer_norm_matches_torch),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

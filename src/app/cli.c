@@ -5,15 +5,38 @@
 #include "scene.h"
 #include "session.h"
 
+#include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <string.h>
+
+#include "utf8.h"
+
+void cli_error(FILE *err, const char *fmt, ...)
+{
+    char line[2048];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    utf8_fputs_line(err, line);
+}
+
+bool cli_output_ok(FILE *out, const char *what, FILE *err)
+{
+    errno = 0;
+    if (fflush(out) == 0 && !ferror(out)) return true;
+    cli_error(err, "attnviz: %s: cannot write the output: %s", what,
+              errno ? strerror(errno) : "write error");
+    return false;
+}
 
 // Loads a lesson and runs the forward pass; on failure prints the error line to err.
 static Session *load(const char *path, const SessionEdits *ed, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 200];
     Session *s = session_open(path, ed, msg, sizeof msg);
-    if (!s) fprintf(err, "%s\n", msg);
+    if (!s) utf8_fputs_line(err, msg);
     return s;
 }
 
@@ -27,7 +50,7 @@ int cli_check(int n, char **paths, FILE *out, FILE *err)
             fprintf(out, "ok: %s\n", paths[i]);
             lesson_free(&ls);
         } else {
-            fprintf(err, "%s\n", msg);
+            utf8_fputs_line(err, msg);
             bad++;
         }
     }
@@ -43,7 +66,8 @@ int cli_dump(const char *path, const SessionEdits *ed, FILE *out, FILE *err)
     fputs("{\"title\": ", out);
     json_write_string(out, session_title(ses, LANG_EN, title, sizeof title));
     fputs(", \"stages\": [", out);
-    for (int i = 0; i < tr->n; i++) {
+    bool ok = true;
+    for (int i = 0; i < tr->n && ok; i++) {
         const Stage *s = &tr->stages[i];
         fprintf(out, "%s\n  {\"name\": \"%s\", \"shape\": [", i ? "," : "", s->name);
         for (int d = 0; d < s->t.rank; d++) fprintf(out, d ? ", %d" : "%d", s->t.shape[d]);
@@ -53,10 +77,11 @@ int cli_dump(const char *path, const SessionEdits *ed, FILE *out, FILE *err)
             json_write_float(out, s->t.data[k]);
         }
         fputs("]}", out);
+        ok = !ferror(out);   // a full disk: stop at the first failed write
     }
     fputs("\n]}\n", out);
     session_destroy(ses);
-    return 0;
+    return cli_output_ok(out, "--dump", err) ? 0 : 1;
 }
 
 // --- a PyTorch-like tensor print ---------------------------------------------
@@ -126,9 +151,10 @@ int cli_print(const char *stage, const char *path, const SessionEdits *ed, FILE 
     int code = 0;
     const Stage *s = trace_get(tr, stage);
     if (!s) {
-        fprintf(err, "attnviz: --print: no stage \"%s\" in %s; stages are:", stage, path);
-        for (int i = 0; i < tr->n; i++) fprintf(err, " %s", tr->stages[i].name);
-        fputc('\n', err);
+        char names[1024] = "";
+        for (int i = 0, used = 0; i < tr->n && used < (int)sizeof names; i++)
+            used += snprintf(names + used, sizeof names - (size_t)used, " %s", tr->stages[i].name);
+        cli_error(err, "attnviz: --print: no stage \"%s\" in %s; stages are:%s", stage, path, names);
         code = 2;
     } else {
         print_tensor(out, s->name, &s->t);
@@ -140,5 +166,6 @@ int cli_print(const char *stage, const char *path, const SessionEdits *ed, FILE 
                     fabsf(tr->scale - sqrtf((float)tr->d_k)) < 1e-6f ? " (√d_k)" : " (not √d_k: set by the lesson or --set)");
     }
     session_destroy(ses);
+    if (code == 0 && !cli_output_ok(out, "--print", err)) code = 1;
     return code;
 }

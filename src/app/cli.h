@@ -2,9 +2,20 @@
 #ifndef ATTNVIZ_CLI_H
 #define ATTNVIZ_CLI_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct SessionEdits;
+
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+// Prints one error line: control characters and bytes that are not UTF-8 in
+// it (from a file name, an argument) are escaped, so it stays one line.
+void cli_error(FILE *err, const char *fmt, ...);
+// Flushes out; false (and one line on err naming `what` and the cause) when a
+// write to it failed: a full disk or /dev/full is an error, not exit 0.
+bool cli_output_ok(FILE *out, const char *what, FILE *err);
 
 // Validates each lesson; prints "ok: PATH" or the one-line error. Returns 0 if all valid, 1 otherwise.
 int cli_check(int n, char **paths, FILE *out, FILE *err);

@@ -2,6 +2,8 @@
 #include "describe.h"
 
 #include "assets.h"
+#include "cli.h"
+#include "utf8.h"
 #include "i18n.h"
 #include "json_out.h"
 #include "scene.h"
@@ -49,18 +51,18 @@ int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch,
 {
     char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
     if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
-        fprintf(err, "%s\n", aerr);
+        utf8_fputs_line(err, aerr);
         return 1;
     }
     Session *ses = session_open(path, ed, msg, sizeof msg);
     if (!ses) {
-        fprintf(err, "%s\n", msg);
+        utf8_fputs_line(err, msg);
         return 1;
     }
     const Trace *tr = &ses->trace;
     if (batch < 0 || batch >= tr->batch || head < 0 || head >= tr->n_heads) {
-        fprintf(err, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d\n", path, tr->batch - 1,
-                tr->n_heads - 1);
+        cli_error(err, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d", path, tr->batch - 1,
+                  tr->n_heads - 1);
         session_destroy(ses);
         return 2;
     }
@@ -83,10 +85,5 @@ int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch,
     fputs("\n]}\n", out);
     session_destroy(ses);
     i18n_free();
-    bool ok = fflush(out) == 0 && !ferror(out);
-    if (!ok) {
-        fprintf(err, "attnviz: --describe: cannot write the output\n");
-        return 1;
-    }
-    return 0;
+    return cli_output_ok(out, "--describe", err) ? 0 : 1;
 }

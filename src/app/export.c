@@ -9,12 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "assets.h"
 #include "attention.h"
+#include "cli.h"
+#include "utf8.h"
 #include "i18n.h"
 #include "describe.h"
 #include "json_out.h"
@@ -22,6 +27,7 @@
 #include "png_write.h"
 #include "render.h"
 #include "session.h"
+#include "temp_file.h"
 #include "text.h"
 #include "view.h"
 
@@ -140,24 +146,59 @@ static void *encoder_main(void *arg)
 // Messages name a path and a reason; paths longer than the message are cut.
 #define PATH_IN_MSG 400
 
-static bool prepare_dir(const char *dir, char *err, size_t n)
+// Creates dir when its parent exists, then locks it for this export: flock on
+// the directory itself (nothing is left behind), non-blocking, so a second
+// export into the same folder fails at once instead of mixing its frames in.
+// Holding the lock, it removes the temporary files a killed export left.
+// Returns the locked directory's descriptor, or -1 with one line in err.
+static int prepare_dir(const char *dir, char *err, size_t n)
 {
     struct stat st;
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             snprintf(err, n, "%.*s: not a directory", PATH_IN_MSG, dir);
-            return false;
+            return -1;
         }
+    } else if (errno == ELOOP) {
+        snprintf(err, n, "%.*s: a symbolic link loop (too many levels of symbolic links); expected a directory",
+                 PATH_IN_MSG, dir);
+        return -1;
+    } else if (errno == ENOENT && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
+        snprintf(err, n, "%.*s: a dangling symbolic link (what it points to does not exist); expected a directory",
+                 PATH_IN_MSG, dir);
+        return -1;
     } else if (mkdir(dir, 0777) != 0) {
         snprintf(err, n, "%.*s: cannot create the export directory: %s%s", PATH_IN_MSG, dir, strerror(errno),
                  errno == ENOENT ? " (its parent does not exist)" : "");
-        return false;
+        return -1;
     }
     if (access(dir, W_OK | X_OK) != 0) {
         snprintf(err, n, "%.*s: export directory is not writable: %s", PATH_IN_MSG, dir, strerror(errno));
-        return false;
+        return -1;
     }
-    return true;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(err, n, "%.*s: cannot open the export directory: %s", PATH_IN_MSG, dir, strerror(errno));
+        return -1;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno == EWOULDBLOCK)
+            snprintf(err, n, "%.*s is in use by another export", PATH_IN_MSG, dir);
+        else
+            snprintf(err, n, "%.*s: cannot lock the export directory: %s", PATH_IN_MSG, dir, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    int scan = dup(fd);
+    DIR *d = scan >= 0 ? fdopendir(scan) : NULL;
+    if (d) {
+        for (struct dirent *e; (e = readdir(d)) != NULL;)
+            if (temp_file_is_export_leftover(e->d_name)) unlinkat(fd, e->d_name, 0);
+        closedir(d);
+    } else if (scan >= 0) {
+        close(scan);
+    }
+    return fd;
 }
 
 // Writes DIR/frames.json listing exactly the complete frames (temp name + rename).
@@ -166,8 +207,9 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/frames.json", o->dir);
-    snprintf(tmp, sizeof tmp, "%s/.frames.json.tmp-%ld", o->dir, (long)getpid());
-    FILE *f = fopen(tmp, "w");
+    char hidden[4096];   // the temporary name starts with a dot: .frames.json.tmp-PID-XXXXXXXX
+    snprintf(hidden, sizeof hidden, "%s/.frames.json", o->dir);
+    FILE *f = temp_file_create(hidden, tmp, sizeof tmp);
     if (!f) {
         snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
         return false;
@@ -275,6 +317,7 @@ struct ExportJob {
     pthread_t threads[8];
     int n_threads;
     bool sync_ok;              // mutex and condition variables initialised
+    int dir_fd;                // the export directory, locked (flock) until the job is freed; -1
 };
 
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
@@ -282,6 +325,7 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
 {
     ExportJob *j = calloc(1, sizeof *j);
     if (!j) goto oom;
+    j->dir_fd = -1;
     j->o = *o;
     snprintf(j->dir, sizeof j->dir, "%s", o->dir);
     snprintf(j->lesson_path, sizeof j->lesson_path, "%s", o->lesson_path ? o->lesson_path : "");
@@ -321,7 +365,16 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
         return NULL;
     }
     // the directory last: nothing above leaves an empty one behind
-    if (!prepare_dir(j->dir, err, n)) {
+    if ((j->dir_fd = prepare_dir(j->dir, err, n)) < 0) {
+        export_job_free(j);
+        return NULL;
+    }
+    // Before the first PNG, the old frames.json goes: a re-export killed half-way
+    // (SIGKILL) never leaves it saying "complete" over frames that are now another
+    // lesson's, and frames.json appearing still means an export has ended.
+    if (unlinkat(j->dir_fd, "frames.json", 0) != 0 && errno != ENOENT) {
+        snprintf(err, n, "%.*s/frames.json: cannot remove the previous export's index: %s", PATH_IN_MSG, j->dir,
+                 strerror(errno));
         export_job_free(j);
         return NULL;
     }
@@ -449,6 +502,7 @@ void export_job_free(ExportJob *j)
     free(e->jobs);
     free(e->done);
     free(j->plan);
+    if (j->dir_fd >= 0) close(j->dir_fd);   // releases the lock
     free(j);
 }
 
@@ -474,13 +528,35 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
 
 // --- the command line's export ---------------------------------------------------------------
 
+static int export_run_handled(const ExportOptions *o);
+
+// SIGINT and SIGTERM are caught from the first moment of an export (a signal
+// before the directory exists: no directory, a message, 130/143; after: the
+// frames written so far, frames.json with "complete": false) until it is over.
 int export_run(const ExportOptions *o)
+{
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    g_signal = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int code = export_run_handled(o);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return code;
+}
+
+static const char *signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
+
+static int export_run_handled(const ExportOptions *o)
 {
     char err[EXPORT_ERR_MAX] = "";
     char msg[LESSON_ERR_MAX + 200];
     Session *ses = session_open(o->lesson_path, o->edits, msg, sizeof msg);
     if (!ses) {
-        fprintf(stderr, "%s\n", msg);
+        utf8_fputs_line(stderr, msg);
         return 1;
     }
     const Lesson *ls = &ses->lesson;
@@ -489,16 +565,17 @@ int export_run(const ExportOptions *o)
     if (o->stage) {
         stage_filter = trace_find(tr, o->stage);
         if (stage_filter < 0) {
-            fprintf(stderr, "attnviz: --stage: no stage \"%s\" in %s; stages are:", o->stage,
-                    o->lesson_path);
-            for (int i = 0; i < tr->n; i++) fprintf(stderr, " %s", tr->stages[i].name);
-            fputc('\n', stderr);
+            char names[1024] = "";
+            for (int i = 0, used = 0; i < tr->n && used < (int)sizeof names; i++)
+                used += snprintf(names + used, sizeof names - (size_t)used, " %s", tr->stages[i].name);
+            cli_error(stderr, "attnviz: --stage: no stage \"%s\" in %s; stages are:%s", o->stage,
+                      o->lesson_path, names);
             session_destroy(ses);
             return 2;
         }
     }
     if (o->batch < 0 || o->batch >= tr->batch || o->head < 0 || o->head >= tr->n_heads) {
-        fprintf(stderr, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d\n",
+        cli_error(stderr, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d",
                 o->lesson_path, tr->batch - 1, tr->n_heads - 1);
         session_destroy(ses);
         return 2;
@@ -508,7 +585,6 @@ int export_run(const ExportOptions *o)
     ExportJob *job = NULL;
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     double t0 = now_s(), last_bar = 0;
-    struct sigaction sa, old_int, old_term;
 
     char assets[1100];
     if (!assets_find(assets, sizeof assets, err, sizeof err) ||
@@ -523,16 +599,15 @@ int export_run(const ExportOptions *o)
     drawn.edited = session_edited(ses), drawn.n_edits = ses->log.applied;
     drawn.ref = drawn.edited ? session_original_trace(ses) : NULL;
     drawn.title = session_title(ses, drawn.lang, title, sizeof title);
+    if (g_signal) {   // interrupted while loading: nothing written, no directory made
+        snprintf(err, sizeof err, "attnviz: export interrupted by %s before anything was written (%.*s not touched)",
+                 signal_name(g_signal), PATH_IN_MSG, o->dir);
+        code = g_signal == SIGTERM ? 143 : 130;
+        goto fail;
+    }
     job = export_job_begin(&drawn, ls, tr, stage_filter, err, sizeof err);
     if (!job) goto fail;
     int n_frames = export_job_total(job);
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    g_signal = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
 
     t0 = now_s();
     View v;
@@ -556,8 +631,6 @@ int export_run(const ExportOptions *o)
     int written = 0;
     bool ok = export_job_finish(job, interrupted, &written, err, sizeof err);
     job = NULL;
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
     if (tty) {
         progress(written, n_frames, t0);
         fputc('\n', stderr);
@@ -567,16 +640,16 @@ int export_run(const ExportOptions *o)
         // err says what failed
     } else if (interrupted) {
         snprintf(err, sizeof err, "attnviz: export interrupted by %s: %d of %d frames written to %s (listed in frames.json)",
-                 sig == SIGTERM ? "SIGTERM" : "SIGINT", written, n_frames, o->dir);
+                 signal_name(sig), written, n_frames, o->dir);
         code = sig == SIGTERM ? 143 : 130;
     } else {
         code = 0;
         if (!o->quiet)
-            printf("exported %d frames to %s in %.2f s (%.1f frames/s)\n", written, o->dir, secs,
-                   secs > 0 ? written / secs : 0.0);
+            cli_error(stdout, "exported %d frames to %s in %.2f s (%.1f frames/s)", written, o->dir, secs,
+                      secs > 0 ? written / secs : 0.0);
     }
 fail:
-    if (err[0]) fprintf(stderr, "%s\n", err);
+    if (err[0]) utf8_fputs_line(stderr, err);
     export_job_free(job);
     export_target_destroy(&t);
     i18n_free();

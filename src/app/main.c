@@ -1,4 +1,5 @@
 // main.c — the command line: headless commands, or the window.
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,13 +62,30 @@ __attribute__((format(printf, 1, 2)))
 #endif
 static int usage_error(const char *fmt, ...)
 {
+    // arguments may hold newlines: the line is escaped (cli_error)
+    char msg[1500];
     va_list ap;
     va_start(ap, fmt);
-    fputs("attnviz: ", stderr);
-    vfprintf(stderr, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    fputs(" (see attnviz --help)\n", stderr);
+    cli_error(stderr, "attnviz: %s (see attnviz --help)", msg);
     return 2;
+}
+
+// The last flush and close of stdout, for the commands that write there: a
+// failed write (a full disk, /dev/full) exits 1 with one line, never 0.
+static int finish_stdout(int code, const char *what)
+{
+    bool failed = ferror(stdout) != 0;
+    errno = 0;
+    if (fflush(stdout) != 0) failed = true;
+    int e = errno;
+    if (fclose(stdout) != 0 && !failed) failed = true, e = errno;
+    if (failed && code == 0) {
+        cli_error(stderr, "attnviz: %s: cannot write the output: %s", what, e ? strerror(e) : "write error");
+        return 1;
+    }
+    return code;
 }
 
 static bool parse_int(const char *s, int lo, int hi, int *out)
@@ -116,13 +134,13 @@ int main(int argc, char **argv)
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
-            return 0;
+            return finish_stdout(0, "--help");
         } else if (strcmp(a, "--version") == 0) {
             puts("attnviz " ATTNVIZ_VERSION);
-            return 0;
+            return finish_stdout(0, "--version");
         } else if (strcmp(a, "--check") == 0) {
             if (i + 1 >= argc) return usage_error("%s needs at least one LESSON", a);
-            return cli_check(argc - i - 1, argv + i + 1, stdout, stderr);
+            return finish_stdout(cli_check(argc - i - 1, argv + i + 1, stdout, stderr), "--check");
         } else if (strcmp(a, "--dump") == 0) {
             if (i + 1 >= argc) return usage_error("%s needs exactly one LESSON", a);
             dump = true;
@@ -219,19 +237,21 @@ int main(int argc, char **argv)
         char msg[LESSON_ERR_MAX + 200];
         Session *ses = session_open(opt.lesson_path, &edits, msg, sizeof msg);
         if (!ses || !session_save(ses, save_path, msg, sizeof msg)) {
-            fprintf(stderr, "%s\n", msg);
+            cli_error(stderr, "%s", msg);
             session_destroy(ses);
             return 1;
         }
         session_destroy(ses);
         if (!dump && !print && !describe && !export_dir) return 0;   // --save alone: saved, done
     }
-    if (dump) return cli_dump(opt.lesson_path, &edits, stdout, stderr);
-    if (print) return cli_print(print_stage, opt.lesson_path, &edits, stdout, stderr);
+    if (dump) return finish_stdout(cli_dump(opt.lesson_path, &edits, stdout, stderr), "--dump");
+    if (print) return finish_stdout(cli_print(print_stage, opt.lesson_path, &edits, stdout, stderr), "--print");
     if (describe) {
         if (!have_lesson) return usage_error("--describe needs a LESSON");
         if (export_only_opt) return usage_error("--animate, --fps and --stage go with --export");
-        return describe_run(opt.lesson_path, &edits, (Lang)opt.lang, ex.batch, ex.head, opt.width, opt.height, stdout, stderr);
+        return finish_stdout(describe_run(opt.lesson_path, &edits, (Lang)opt.lang, ex.batch, ex.head, opt.width,
+                                          opt.height, stdout, stderr),
+                             "--describe");
     }
     if (export_dir) {
         if (!have_lesson) return usage_error("--export needs DIR and LESSON");

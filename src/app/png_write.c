@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "temp_file.h"
+
 bool png_write_rgba(const char *path, const void *pixels, int w, int h, int pitch, int zlib_level,
                     char *err, size_t err_len)
 {
@@ -15,12 +17,8 @@ bool png_write_rgba(const char *path, const void *pixels, int w, int h, int pitc
         snprintf(err, err_len, "%s: bad image (%dx%d, pitch %d)", path ? path : "(null)", w, h, pitch);
         return false;
     }
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp) {
-        snprintf(err, err_len, "%s: path too long", path);
-        return false;
-    }
-    FILE *f = fopen(tmp, "wb");
+    char tmp[4200];
+    FILE *f = temp_file_create(path, tmp, sizeof tmp);
     if (!f) {
         snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
         return false;

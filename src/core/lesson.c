@@ -10,6 +10,7 @@ _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics fo
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <float.h>
 #include <math.h>
 #include <stdarg.h>
@@ -17,6 +18,8 @@ _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics fo
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define PATH_MAX_LEN 160
 
@@ -26,6 +29,45 @@ typedef struct Ctx {
     size_t err_len;
 } Ctx;
 
+// The escaped width of s (see utf8_line_width).
+static size_t line_width(const char *s)
+{
+    size_t w = 0, n = strlen(s), adv;
+    for (size_t i = 0; i < n; i += adv) w += utf8_line_width((const unsigned char *)s + i, n - i, &adv);
+    return w;
+}
+
+// Appends s escaped into at most `budget` bytes at *o: cut at its end (keep_tail
+// false) or its start (true) with "..." when it does not fit whole, never inside
+// a character or an escape.
+static void put_part(char *dst, size_t *o, size_t budget, const char *s, bool keep_tail)
+{
+    size_t n = strlen(s), w = line_width(s);
+    if (w <= budget) {
+        *o += utf8_line_escape(dst + *o, budget + 1, s, n, NULL);
+        return;
+    }
+    if (budget < 3) return;
+    if (!keep_tail) {
+        *o += utf8_line_escape(dst + *o, budget - 3 + 1, s, n, NULL);
+        memcpy(dst + *o, "...", 4);
+        *o += 3;
+        return;
+    }
+    size_t i = 0, adv;
+    while (i < n && w > budget - 3) {
+        w -= utf8_line_width((const unsigned char *)s + i, n - i, &adv);
+        i += adv;
+    }
+    memcpy(dst + *o, "...", 4);
+    *o += 3;
+    *o += utf8_line_escape(dst + *o, budget - 3 + 1, s + i, n - i, NULL);
+}
+
+// Keys, values and file names come from the input: the line stays one line
+// (control characters escaped: \n, \xNN, \u0085), valid UTF-8, and within
+// err_len with the message whole whenever it fits in 5/8 of the line: a long
+// file name keeps its tail, a long path its head.
 #if defined(__GNUC__)
 __attribute__((format(printf, 3, 4)))
 #endif
@@ -37,43 +79,54 @@ fail(Ctx *c, const char *path, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    // A very long file name keeps its tail, so the reason still fits the line.
-    const char *file = c->file;
-    size_t flen = strlen(file);
-    const char *ellipsis = "";
-    if (flen > 160) file += flen - 157, ellipsis = "...";
-    char line[LESSON_ERR_MAX * 2];
-    if (path && *path)
-        snprintf(line, sizeof line, "%s%s: %s: %s", ellipsis, file, path, msg);
-    else
-        snprintf(line, sizeof line, "%s%s: %s", ellipsis, file, msg);
-    // Keys, values and file names come from the input: keep the message one
-    // line by escaping control characters (\n, \t, \xNN).
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)line; *p && o + 5 < c->err_len; p++) {
-        if (*p >= 0x20 && *p != 0x7f)
-            c->err[o++] = (char)*p;
-        else if (*p == '\n' || *p == '\t' || *p == '\r')
-            c->err[o++] = '\\', c->err[o++] = *p == '\n' ? 'n' : *p == '\t' ? 't' : 'r';
-        else
-            o += (size_t)snprintf(c->err + o, c->err_len - o, "\\x%02x", *p);
+    if (c->err_len < 16) {
+        if (c->err_len) c->err[0] = '\0';
+        return false;
     }
-    if (c->err_len) c->err[o < c->err_len ? o : c->err_len - 1] = '\0';
+    bool has_path = path && *path;
+    size_t avail = c->err_len - 1, sep = has_path ? 4 : 2;
+    size_t mw = line_width(msg), mb = avail * 5 / 8;
+    if (mw < mb) mb = mw;
+    size_t rest = avail - sep - mb;
+    size_t fw = line_width(c->file), pw = has_path ? line_width(path) : 0;
+    size_t fb = fw, pb = pw;
+    if (fw + pw > rest) {
+        fb = rest - (pw < rest / 2 ? pw : rest / 2);
+        if (fb > fw) fb = fw;
+        pb = rest - fb;
+    }
+    if (fb > 160) fb = 160;
+    size_t o = 0;
+    put_part(c->err, &o, fb, c->file, true);
+    memcpy(c->err + o, ": ", 3), o += 2;
+    if (has_path) {
+        put_part(c->err, &o, pb, path, false);
+        memcpy(c->err + o, ": ", 3), o += 2;
+    }
+    put_part(c->err, &o, mb, msg, false);
+    c->err[o] = '\0';
     return false;
 }
 
 // Paths longer than PATH_MAX_LEN are cut (they only appear in messages).
+// The cut is made before a whole character: the path stays valid UTF-8.
+static void path_cut(char *out)
+{
+    size_t k = PATH_MAX_LEN - 4;
+    while (k > 0 && ((unsigned char)out[k] & 0xC0) == 0x80) k--;
+    memcpy(out + k, "...", 4);
+}
+
 static void path_key(char *out, const char *base, const char *key)
 {
     if ((*base ? snprintf(out, PATH_MAX_LEN, "%s.%s", base, key)
                : snprintf(out, PATH_MAX_LEN, "%s", key)) >= PATH_MAX_LEN)
-        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+        path_cut(out);
 }
 
 static void path_index(char *out, const char *base, int i)
 {
-    if (snprintf(out, PATH_MAX_LEN, "%s[%d]", base, i) >= PATH_MAX_LEN)
-        memcpy(out + PATH_MAX_LEN - 4, "...", 4);
+    if (snprintf(out, PATH_MAX_LEN, "%s[%d]", base, i) >= PATH_MAX_LEN) path_cut(out);
 }
 
 static const char *json_type_name(const cJSON *j)
@@ -149,13 +202,18 @@ static bool get_bool(Ctx *c, const cJSON *obj, const char *path, const char *key
     return true;
 }
 
-// A finite number that fits in float32.
+// FLT_MAX + half an ulp (2^103): below it a number rounds to a finite float32
+// (FLT_MAX at most); at it, the tie goes to the even neighbour, infinity.
+#define FLOAT32_INF_FROM 0x1.ffffffp127
+
+// A number that rounds to a finite float32: -3.40282347e+38 (what from_torch.py
+// writes for torch.finfo(torch.float32).min) is float32's lowest value.
 static bool number_value(Ctx *c, const cJSON *j, const char *p, float *out)
 {
     if (!cJSON_IsNumber(j)) return fail(c, p, "expected a number, got %s", json_type_name(j));
     double v = j->valuedouble;
-    if (!isfinite(v) || fabs(v) > (double)FLT_MAX)
-        return fail(c, p, "number out of float32 range; expected |x| <= 3.4e38");
+    if (!isfinite(v) || fabs(v) >= FLOAT32_INF_FROM)
+        return fail(c, p, "number out of float32 range (it rounds to infinity); expected |x| <= 3.40282347e+38");
     *out = (float)v;
     return true;
 }
@@ -164,11 +222,18 @@ static bool number_value(Ctx *c, const cJSON *j, const char *p, float *out)
 
 // Titles and tokens are one line: no control characters. Narration may hold
 // line breaks and tabs.
+// C0, DEL and C1 (U+0080-U+009F, e.g. U+0085 NEL, U+009B CSI) are control characters.
 static bool no_controls(Ctx *c, const char *s, const char *p, bool allow_newline)
 {
-    for (const unsigned char *q = (const unsigned char *)s; *q; q++)
-        if ((*q < 0x20 && !(allow_newline && (*q == '\n' || *q == '\t'))) || *q == 0x7f)
-            return fail(c, p, "control character U+%04X in the text; expected printable text", *q);
+    size_t n = strlen(s);
+    uint32_t cp;
+    for (size_t i = 0, k; i < n; i += k) {
+        k = utf8_decode((const unsigned char *)s + i, n - i, &cp);
+        if (k == 0) return fail(c, p, "invalid UTF-8 in the text; expected UTF-8 text");
+        if ((cp < 0x20 && !(allow_newline && (cp == '\n' || cp == '\t'))) || (cp >= 0x7f && cp <= 0x9f))
+            return fail(c, p, "control character U+%04X in the text; expected printable text",
+                        (unsigned)cp);
+    }
     return true;
 }
 
@@ -820,14 +885,51 @@ static void offset_to_line_col(const char *text, size_t off, int *line, int *col
     }
 }
 
-// Scans brackets outside strings: true when the text stops inside a string or
-// with brackets still open; *deep_at is the offset where nesting first passes
-// LESSON_MAX_NESTING levels, or len.
-static bool json_scan(const char *text, size_t len, size_t *deep_at)
+// The length of the JSON number at s (n bytes), by RFC 8259's grammar
+// -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, or 0 when s does not start one.
+static size_t json_number_len(const char *s, size_t n)
 {
+    size_t i = 0;
+    if (i < n && s[i] == '-') i++;
+    if (i >= n || s[i] < '0' || s[i] > '9') return 0;
+    if (s[i] == '0') i++;
+    else while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+    if (i < n && s[i] == '.') {
+        size_t d = ++i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        if (i < n && (s[i] == '+' || s[i] == '-')) i++;
+        size_t d = i;
+        while (i < n && s[i] >= '0' && s[i] <= '9') i++;
+        if (i == d) return 0;
+    }
+    return i;
+}
+
+static bool number_char(char ch)
+{
+    return (ch >= '0' && ch <= '9') || ch == '-' || ch == '+' || ch == '.' || ch == 'e' || ch == 'E';
+}
+
+typedef struct Scan {
+    bool early;          // the text stops inside a string or with brackets open
+    size_t deep_at;      // where nesting first passes LESSON_MAX_NESTING levels, or len
+    size_t bad_number;   // the first number cJSON would take that JSON does not allow
+                         // ("01", "1.", "-.5", "1.e5"), or len
+    size_t values;       // an upper bound of the JSON values: commas + containers + 1
+} Scan;
+
+// One pass over the text before cJSON builds anything: brackets and commas
+// outside strings, and every number by JSON's grammar (cJSON reads numbers
+// with strtod, which also takes "01").
+static Scan json_scan(const char *text, size_t len)
+{
+    Scan s = {false, len, len, 1};
     long depth = 0;
     bool in_str = false;
-    *deep_at = len;
     for (size_t i = 0; i < len; i++) {
         char ch = text[i];
         if (in_str) {
@@ -836,12 +938,21 @@ static bool json_scan(const char *text, size_t len, size_t *deep_at)
         } else if (ch == '"') {
             in_str = true;
         } else if (ch == '{' || ch == '[') {
-            if (++depth > LESSON_MAX_NESTING && *deep_at == len) *deep_at = i;
+            s.values++;
+            if (++depth > LESSON_MAX_NESTING && s.deep_at == len) s.deep_at = i;
         } else if (ch == '}' || ch == ']') {
             depth--;
+        } else if (ch == ',') {
+            s.values++;
+        } else if (ch == '-' || (ch >= '0' && ch <= '9')) {
+            size_t run = 1;
+            while (i + run < len && number_char(text[i + run])) run++;
+            if (json_number_len(text + i, run) != run && s.bad_number == len) s.bad_number = i;
+            i += run - 1;
         }
     }
-    return in_str || depth > 0;
+    s.early = in_str || depth > 0;
+    return s;
 }
 
 static bool only_space(const char *text, size_t len)
@@ -905,12 +1016,26 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         }
         u += run;
     }
-    size_t deep_at;
-    bool early = json_scan(text, len, &deep_at);
-    if (deep_at < len) {
-        offset_to_line_col(text, deep_at, &line, &col);
+    Scan scan = json_scan(text, len);
+    bool early = scan.early;
+    if (scan.deep_at < len) {
+        offset_to_line_col(text, scan.deep_at, &line, &col);
         return fail(c, NULL, "%d:%d: nested more than %d levels deep; expected a lesson object",
                     line, col, LESSON_MAX_NESTING);
+    }
+    // cJSON costs about 64 + 16 bytes a value: counting first bounds what a file
+    // can cost (16 MiB of "0," would otherwise take 680 MB to reject)
+    if (scan.values > LESSON_MAX_VALUES)
+        return fail(c, NULL, "more than %u JSON values (numbers, strings, arrays, ...); expected at most "
+                             "%u (large regular tensors can use \"arange\" or weights.init)",
+                    LESSON_MAX_VALUES, LESSON_MAX_VALUES);
+    if (scan.bad_number < len) {
+        size_t run = 1;
+        while (scan.bad_number + run < len && run < 24 && number_char(text[scan.bad_number + run])) run++;
+        offset_to_line_col(text, scan.bad_number, &line, &col);
+        return fail(c, NULL, "%d:%d: invalid number \"%.*s\"; expected a JSON number (no leading zeros, "
+                             "digits on both sides of the point)",
+                    line, col, (int)run, text + scan.bad_number);
     }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, false);
@@ -994,41 +1119,151 @@ done:
     return ok;
 }
 
+// Opens path for reading without blocking on a FIFO or a device, and only when
+// it is a regular file; *size is its size. -1 with one line in err otherwise.
+static int open_regular(Ctx *c, const char *path, size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return fail(c, NULL, "cannot open: %s", strerror(errno)), -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        fail(c, NULL, "cannot read: %s", strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        fail(c, NULL, "not a regular file (%s); expected a lesson file",
+             S_ISDIR(st.st_mode) ? "a directory" : S_ISFIFO(st.st_mode) ? "a FIFO" :
+             S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device" : S_ISSOCK(st.st_mode) ? "a socket" : "not a file");
+        close(fd);
+        return -1;
+    }
+    *size = (size_t)st.st_size;
+    return fd;
+}
+
+// Reads up to max bytes of fd into a new buffer (*n of them; a file that grew
+// since fstat is read up to max, one that shrank to its end).
+static char *read_fd(int fd, size_t max, size_t *n)
+{
+    char *buf = malloc(max ? max : 1);
+    if (!buf) return NULL;
+    *n = 0;
+    while (*n < max) {
+        ssize_t got = read(fd, buf + *n, max - *n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (got == 0) break;
+        *n += (size_t)got;
+    }
+    return buf;
+}
+
 bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
     Ctx ctx = {path, err, err_len};
-    FILE *f = fopen(path, "rb");
-    if (!f) return fail(&ctx, NULL, "cannot open: %s", strerror(errno));
-    // Read in growing chunks up to one byte past the limit (works for pipes too).
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    bool ok = buf != NULL;
-    while (ok) {
-        if (n == cap) {
-            size_t ncap = cap * 2 > LESSON_MAX_FILE_BYTES + 1 ? LESSON_MAX_FILE_BYTES + 1 : cap * 2;
-            if (ncap == cap) break;   // over the limit: lesson_parse reports it
-            char *nb = realloc(buf, ncap);
-            if (!nb) { ok = false; break; }
-            buf = nb, cap = ncap;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
+    size_t size = 0, n = 0;
+    int fd = open_regular(&ctx, path, &size);
+    if (fd < 0) return false;
+    if (size > LESSON_MAX_FILE_BYTES) {
+        close(fd);
+        return fail(&ctx, NULL, "file is larger than %u MiB, the limit for a lesson", LESSON_MAX_FILE_BYTES >> 20);
     }
-    bool read_err = ferror(f) != 0;
-    fclose(f);
-    if (!ok) {
-        free(buf);
-        return fail(&ctx, NULL, "out of memory");
-    }
-    if (read_err) {
-        free(buf);
-        return fail(&ctx, NULL, "cannot read (is it a directory?)");
-    }
-    ok = lesson_parse(ls, path, buf, n, err, err_len);
+    // one byte past the size: a file that grew past the limit is still told so
+    errno = 0;
+    char *buf = read_fd(fd, size + 1 > LESSON_MAX_FILE_BYTES + 1 ? LESSON_MAX_FILE_BYTES + 1 : size + 1, &n);
+    int e = errno;
+    close(fd);
+    if (!buf) return fail(&ctx, NULL, e ? "cannot read: %s" : "out of memory%s", e ? strerror(e) : "");
+    bool ok = lesson_parse(ls, path, buf, n, err, err_len);
     free(buf);
     return ok;
+}
+
+// --- a title without reading the file -------------------------------------------
+
+static size_t skip_space(const char *s, size_t i, size_t n)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r')) i++;
+    return i;
+}
+
+// The end (one past) of the JSON value starting at s[i], or 0 when it does not
+// end within n bytes.
+static size_t value_end(const char *s, size_t i, size_t n)
+{
+    long depth = 0;
+    bool in_str = false;
+    for (size_t k = i; k < n; k++) {
+        char ch = s[k];
+        if (in_str) {
+            if (ch == '\\') k++;
+            else if (ch == '"') {
+                in_str = false;
+                if (depth == 0) return k + 1;
+            }
+        } else if (ch == '"') {
+            in_str = true;
+        } else if (ch == '{' || ch == '[') {
+            if (++depth > LESSON_MAX_NESTING) return 0;
+        } else if (ch == '}' || ch == ']') {
+            if (--depth == 0) return k + 1;
+            if (depth < 0) return k;
+        } else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\n' || ch == '\t' || ch == '\r')) {
+            return k;
+        }
+    }
+    return 0;
+}
+
+bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], size_t *size, char *err,
+                       size_t err_len)
+{
+    title[LANG_EN] = title[LANG_ZH] = NULL;
+    if (err_len) err[0] = '\0';
+    Ctx ctx = {path, err, err_len};
+    int fd = open_regular(&ctx, path, size);
+    if (fd < 0) return false;
+    size_t n = 0;
+    char *text = read_fd(fd, *size < max ? *size : max, &n);
+    int e = errno;
+    close(fd);
+    if (!text) return fail(&ctx, NULL, "cannot read: %s", strerror(e));
+    // the top-level object's members, in order, up to "title"
+    size_t i = skip_space(text, 0, n);
+    bool found = false;
+    if (i < n && text[i] == '{') {
+        i++;
+        for (;;) {
+            i = skip_space(text, i, n);
+            size_t key_end = i < n && text[i] == '"' ? value_end(text, i, n) : 0;
+            if (!key_end) break;
+            bool is_title = key_end - i == 7 && memcmp(text + i, "\"title\"", 7) == 0;
+            i = skip_space(text, key_end, n);
+            if (i >= n || text[i] != ':') break;
+            i = skip_space(text, i + 1, n);
+            size_t end = value_end(text, i, n);
+            if (!end) break;
+            if (is_title) {
+                cJSON *j = cJSON_ParseWithLength(text + i, end - i);
+                char quiet[LESSON_ERR_MAX];
+                Ctx qc = {path, quiet, sizeof quiet};
+                found = j && get_text(&qc, j, "title", false, title);
+                if (!found) free(title[LANG_EN]), free(title[LANG_ZH]), title[LANG_EN] = title[LANG_ZH] = NULL;
+                cJSON_Delete(j);
+                break;
+            }
+            i = skip_space(text, end, n);
+            if (i >= n || text[i] != ',') break;
+            i++;
+        }
+    }
+    free(text);
+    return found;
 }
 
 const char *lesson_title(const Lesson *ls, Lang lang)

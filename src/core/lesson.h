@@ -20,6 +20,7 @@
 #define LESSON_MAX_FFN 4096
 #define LESSON_MAX_ELEMS (1u << 22)          // any one tensor, incl. B·H·Lq·Lk scores (4,194,304)
 #define LESSON_MAX_NESTING 16
+#define LESSON_MAX_VALUES (1u << 21)         // JSON values in one file (2,097,152), counted before parsing
 #define LESSON_MAX_TEXT 4096                 // bytes of one title / narration / token
 
 typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
@@ -47,6 +48,15 @@ bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len);
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
                   size_t err_len);
 void lesson_free(Lesson *ls);
+
+// The titles of path's lesson from its first max bytes alone (for the lesson
+// picker: no full parse, memory bounded by max): path must be a regular file
+// (opened without blocking); *size is its size. True with title[LANG_EN] (and
+// title[LANG_ZH], may be NULL) newly allocated when the top-level "title" lies
+// within max bytes and is valid; false otherwise, with one line in err when the
+// file cannot be opened or read (err empty when the title is just not there).
+bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], size_t *size, char *err,
+                       size_t err_len);
 
 const char *lesson_title(const Lesson *ls, Lang lang);
 // Narration for a stage name or step name; NULL when the lesson has none.

@@ -4,15 +4,13 @@
 #include "lesson.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "json_out.h"
+#include "temp_file.h"
 
 static void write_text(FILE *f, char *const text[LANG_COUNT])
 {
@@ -154,38 +152,25 @@ bool lesson_write(const Lesson *ls, FILE *f)
 
 bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len)
 {
-    // the temporary file: beside the target (same file system, so rename is atomic),
-    // created exclusively (never through a planted link), with an unpredictable name
-    size_t n = strlen(path);
-    char *tmp = malloc(n + 32);
+    // a temporary file beside the target (same file system: the rename is atomic),
+    // created exclusively under an unpredictable name, never through a planted link
+    size_t n = strlen(path) + 64;
+    char *tmp = malloc(n);
     if (!tmp) {
         snprintf(err, err_len, "%.400s: out of memory", path);
         return false;
     }
-    int fd = -1;
-    unsigned long r = (unsigned long)time(NULL) ^ ((unsigned long)getpid() << 16) ^ (unsigned long)(size_t)tmp;
-    for (int attempt = 0; attempt < 100 && fd < 0; attempt++) {
-        r = r * 6364136223846793005ul + 1442695040888963407ul;
-        snprintf(tmp, n + 32, "%s.tmp-%08lx", path, (r >> 16) & 0xffffffffu);
-        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-        if (fd < 0 && errno != EEXIST) break;
-    }
-    if (fd < 0) {
+    FILE *f = temp_file_create(path, tmp, n);
+    if (!f) {
         snprintf(err, err_len, "%.400s: cannot write: %s", path, strerror(errno));
         free(tmp);
         return false;
     }
-    FILE *f = fdopen(fd, "w");
-    bool ok = f && lesson_write(ls, f);
-    int e = errno;
-    if (f) {
-        ok = fflush(f) == 0 && ok;
-        e = ok ? e : errno;
-        ok = fsync(fileno(f)) == 0 && ok;
-        if (fclose(f) != 0 && ok) ok = false, e = errno;
-    } else {
-        close(fd);
-    }
+    bool ok = lesson_write(ls, f);
+    int e = ok ? 0 : errno;
+    if (ok && fflush(f) != 0) ok = false, e = errno;
+    if (ok && fsync(fileno(f)) != 0) ok = false, e = errno;
+    if (fclose(f) != 0 && ok) ok = false, e = errno;
     if (ok && rename(tmp, path) != 0) ok = false, e = errno;
     if (!ok) {
         unlink(tmp);

@@ -145,25 +145,101 @@ void tensor_softmax_rows(float *x, int rows, int cols)
     }
 }
 
+// The moments round every operation to float32 on its own (GCC contracts
+// nothing in ISO C mode, -std=c11; clang is told so); the normalisation itself
+// uses fmaf, as PyTorch's vectorised loop is compiled with fused multiply-adds
+// (which shows where x·rstd and rstd·mean cancel: [1e19] * 4 gives -8.8e13).
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+enum { MOMENT_LANES = 8, MOMENT_CHUNK = 16 };
+
+// Merges the moments (n_add, m1_add, m2_add) into (*m0, *m1, *m2).
+static void moments_add(long n_add, float m1_add, float m2_add, long *m0, float *m1, float *m2)
+{
+    long n = *m0 + n_add;
+    float c = n == 0 ? 0.0f : (float)n_add / (float)n;
+    float delta = m1_add - *m1;
+    *m1 += c * delta;
+    float t = delta * delta;
+    t = t * c;
+    t = t * (float)*m0;
+    *m2 += m2_add + t;
+    *m0 = n;
+}
+
+static void lanes_add(long n_add, const float *m1_add, const float *m2_add, long *m0, float *m1, float *m2)
+{
+    long m0_in = *m0;
+    for (int l = 0; l < MOMENT_LANES; l++) {
+        long k = m0_in;
+        moments_add(n_add, m1_add[l], m2_add[l], &k, &m1[l], &m2[l]);
+    }
+    *m0 = m0_in + n_add;
+}
+
+void tensor_row_moments(const float *x, int n_all, float *mean, float *var)
+{
+    const long N = n_all, n = N / MOMENT_LANES, chunks = (n + MOMENT_CHUNK - 1) / MOMENT_CHUNK;
+    // the cascade: level j holds the sum of 2^j chunks (ceil(log2(chunks)), at least 1 level)
+    int depth = 1;
+    while ((1L << depth) < chunks) depth++;
+    enum { MAX_DEPTH = 40 };
+    long m0_stk[MAX_DEPTH] = {0};
+    float m1_stk[MAX_DEPTH][MOMENT_LANES] = {{0}}, m2_stk[MAX_DEPTH][MOMENT_LANES] = {{0}};
+    for (long i = 0; i < chunks; i++) {
+        const float *xp = x + i * MOMENT_CHUNK * MOMENT_LANES;
+        long m0 = n - i * MOMENT_CHUNK < MOMENT_CHUNK ? n - i * MOMENT_CHUNK : MOMENT_CHUNK;
+        float m1[MOMENT_LANES] = {0}, m2[MOMENT_LANES] = {0};
+        for (long j = 0; j < m0; j++) {
+            float c = 1.0f / (float)(j + 1);
+            for (int l = 0; l < MOMENT_LANES; l++) {
+                float xv = xp[j * MOMENT_LANES + l];
+                float delta = xv - m1[l];
+                m1[l] += delta * c;
+                m2[l] += delta * (xv - m1[l]);
+            }
+        }
+        lanes_add(m0, m1, m2, &m0_stk[0], m1_stk[0], m2_stk[0]);
+        long mask = i + 1;
+        for (int j = 1; j < depth && (mask & 1) == 0; j++) {
+            lanes_add(m0_stk[j - 1], m1_stk[j - 1], m2_stk[j - 1], &m0_stk[j], m1_stk[j], m2_stk[j]);
+            m0_stk[j - 1] = 0;
+            memset(m1_stk[j - 1], 0, sizeof m1_stk[j - 1]);
+            memset(m2_stk[j - 1], 0, sizeof m2_stk[j - 1]);
+            mask >>= 1;
+        }
+    }
+    for (int j = 1; j < depth; j++)
+        lanes_add(m0_stk[j], m1_stk[j], m2_stk[j], &m0_stk[0], m1_stk[0], m2_stk[0]);
+    // the values past the last full group of 8, one by one
+    long m0 = 0;
+    float m1 = 0.0f, m2 = 0.0f;
+    for (long i = n * MOMENT_LANES; i < N; i++) {
+        float delta = x[i] - m1;
+        ++m0;
+        m1 += delta / (float)m0;
+        m2 += delta * (x[i] - m1);
+    }
+    // each lane merged into them, as n values
+    for (int l = 0; l < MOMENT_LANES; l++) moments_add(n, m1_stk[0][l], m2_stk[0][l], &m0, &m1, &m2);
+    *mean = m1;
+    *var = m2 / (float)N;
+}
+
 void tensor_layer_norm(float *y, const float *x, const float *w, const float *b, int rows, int cols,
                        float eps)
 {
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * cols;
         float *yr = y + (size_t)r * cols;
-        float mean = 0.0f;
-        for (int j = 0; j < cols; j++) mean += xr[j];
-        mean /= (float)cols;
-        float var = 0.0f;
-        for (int j = 0; j < cols; j++) {
-            float d = xr[j] - mean;
-            var += d * d;
-        }
-        var /= (float)cols;
-        float inv = 1.0f / sqrtf(var + eps);
-        for (int j = 0; j < cols; j++) {
-            float v = (xr[j] - mean) * inv;
-            yr[j] = v * (w ? w[j] : 1.0f) + (b ? b[j] : 0.0f);
-        }
+        float mean, var;
+        tensor_row_moments(xr, cols, &mean, &var);
+        float rstd = 1.0f / sqrtf(var + eps);
+        float bias = -rstd * mean;
+        // PyTorch's vectorised loop is compiled with fused multiply-adds
+        for (int j = 0; j < cols; j++)
+            yr[j] = fmaf(fmaf(xr[j], rstd, bias), w ? w[j] : 1.0f, b ? b[j] : 0.0f);
     }
 }

@@ -36,7 +36,15 @@ void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n
 // Softmax of each row of x (rows, cols) in place: subtracts the row max.
 // A row whose max is -inf becomes NaN, as in PyTorch.
 void tensor_softmax_rows(float *x, int rows, int cols);
-// LayerNorm over the last axis (biased variance), y = (x-mean)/sqrt(var+eps)*w + b.
+// The mean and biased variance of x[0..n) as torch.nn.LayerNorm's CPU kernel
+// computes them in float32: Welford's update in 8 lanes (x[j] goes to lane j % 8
+// for the first n - n % 8 values, in chunks of 16 per lane combined pairwise),
+// the rest one by one, then the lanes merged into that (Chan's formula). The
+// same overflows as PyTorch: a mean beyond ~1.8e19 or values 3e38 apart give NaN.
+void tensor_row_moments(const float *x, int n, float *mean, float *var);
+// LayerNorm over the last axis (biased variance) as PyTorch computes it:
+// rstd = 1/sqrt(var + eps), y = fma(fma(x, rstd, −rstd·mean), w, b), with the
+// moments above; LayerNorm of [3e38, −3e38, 3e38, −3e38] is NaN as in PyTorch.
 void tensor_layer_norm(float *y, const float *x, const float *w, const float *b, int rows, int cols,
                        float eps);
 

@@ -1,6 +1,9 @@
 // utf8.c — strict UTF-8 decoding (see utf8.h).
 #include "utf8.h"
 
+#include <stdio.h>
+#include <string.h>
+
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 {
     if (n == 0) return 0;
@@ -42,4 +45,59 @@ uint32_t utf8_next(const char *s, size_t *len)
     }
     *len = k;
     return cp;
+}
+
+size_t utf8_line_width(const unsigned char *s, size_t n, size_t *adv)
+{
+    uint32_t cp;
+    size_t k = utf8_decode(s, n, &cp);
+    if (k == 0) {   // not UTF-8: \xNN
+        *adv = 1;
+        return 4;
+    }
+    *adv = k;
+    if (cp == '\n' || cp == '\t' || cp == '\r') return 2;
+    if (cp < 0x20 || cp == 0x7f) return 4;
+    if (cp >= 0x80 && cp <= 0x9f) return 6;   // C1 controls: \u0085
+    return k;
+}
+
+size_t utf8_line_escape(char *dst, size_t cap, const char *src, size_t n, size_t *consumed)
+{
+    const unsigned char *s = (const unsigned char *)src;
+    size_t o = 0, i = 0;
+    while (i < n) {
+        size_t adv, w = utf8_line_width(s + i, n - i, &adv);
+        if (o + w + 1 > cap) break;
+        if (w == adv) {
+            for (size_t k = 0; k < adv; k++) dst[o++] = (char)s[i + k];
+        } else if (w == 2) {
+            dst[o++] = '\\';
+            dst[o++] = s[i] == '\n' ? 'n' : s[i] == '\t' ? 't' : 'r';
+        } else if (w == 4) {
+            snprintf(dst + o, 5, "\\x%02x", s[i]);
+            o += 4;
+        } else {
+            uint32_t cp;
+            utf8_decode(s + i, n - i, &cp);
+            snprintf(dst + o, 7, "\\u%04x", (unsigned)cp);
+            o += 6;
+        }
+        i += adv;
+    }
+    if (cap) dst[o] = '\0';
+    if (consumed) *consumed = i;
+    return o;
+}
+
+void utf8_fputs_line(FILE *f, const char *s)
+{
+    char buf[256];
+    size_t n = strlen(s);
+    while (n > 0) {
+        size_t used = 0, w = utf8_line_escape(buf, sizeof buf, s, n, &used);
+        fwrite(buf, 1, w, f);
+        s += used, n -= used;
+    }
+    fputc('\n', f);
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 // Length (1–4) of the valid UTF-8 sequence at s (n bytes available), storing
 // its code point in *cp; 0 when the bytes there are not valid UTF-8.
@@ -12,5 +13,17 @@ size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
 // The code point at s (a NUL-terminated string) and its byte length in *len:
 // lenient, for drawing: bytes that are not valid UTF-8 give U+FFFD, 1 byte.
 uint32_t utf8_next(const char *s, size_t *len);
+
+// One line of text for a message: how the character at s (n bytes left) is
+// written, as its width in bytes; *adv = the bytes of s it takes. \n \t \r
+// stay two-byte escapes, other C0 controls, DEL and bytes that are not UTF-8
+// become \xNN, C1 controls (U+0080-U+009F) \u0085; everything else is copied.
+size_t utf8_line_width(const unsigned char *s, size_t n, size_t *adv);
+// Writes src (n bytes) escaped as above into dst (cap bytes, NUL-terminated
+// when cap > 0), stopping before a character or escape that would not fit
+// whole; returns the bytes written, *consumed (may be NULL) the bytes of src used.
+size_t utf8_line_escape(char *dst, size_t cap, const char *src, size_t n, size_t *consumed);
+// Prints s escaped as above and a newline: an error line stays one line.
+void utf8_fputs_line(FILE *f, const char *s);
 
 #endif

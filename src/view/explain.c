@@ -157,11 +157,8 @@ static void paren_number(float x, char *buf, size_t n)
 // LayerNorm of one row, every term: mean, variance, the normalised value, ·γ + β.
 static void put_norm(Out *o, Lang lang, const float *row, int n, int col, const Stage *st, float eps, float val)
 {
-    float mean = 0.0f, var = 0.0f;
-    for (int k = 0; k < n; k++) mean += row[k];
-    mean /= (float)n;
-    for (int k = 0; k < n; k++) var += (row[k] - mean) * (row[k] - mean);
-    var /= (float)n;
+    float mean, var;
+    tensor_row_moments(row, n, &mean, &var);   // as the core (PyTorch) computes them
     float xhat = (row[col] - mean) / sqrtf(var + eps);
     float g = st->weight && tensor_present(st->weight) ? st->weight->data[col] : 1.0f;
     float be = st->bias && tensor_present(st->bias) ? st->bias->data[col] : 0.0f;

@@ -79,8 +79,13 @@ void picker_display_path(const char *path, const char *cwd, char *out, size_t n)
         snprintf(out, n, "%s", len ? norm : path);
 }
 
-// Reads one lesson file into an item: its titles, or its one-line error.
-static bool item_load(PickerItem *it, const char *dir, const char *name, const char *cwd)
+// Reads one lesson file into an item: its titles, or its one-line error. The
+// title comes from the file's first PICKER_PEEK_BYTES; a file up to
+// PICKER_CHECK_BYTES is also checked in full while the scan's *budget of bytes
+// to check lasts, a larger one when it is opened. So a folder of huge or
+// hostile files costs at most PICKER_CHECK_TOTAL bytes of parsing and
+// PICKER_PEEK_BYTES of reading a file, on the window's thread.
+static bool item_load(PickerItem *it, const char *dir, const char *name, const char *cwd, size_t *budget)
 {
     memset(it, 0, sizeof *it);
     size_t dl = strlen(dir), nl = strlen(name);
@@ -97,6 +102,18 @@ static bool item_load(PickerItem *it, const char *dir, const char *name, const c
     if (!it->shown) return false;
     Lesson ls;
     char err[LESSON_ERR_MAX];
+    size_t size = 0;
+    bool peeked = lesson_peek_title(it->path, PICKER_PEEK_BYTES, it->title, &size, err, sizeof err);
+    if (!peeked && err[0]) {   // cannot be opened or read: not a regular file, no permission
+        it->error = dup_str(err);
+        return it->error != NULL;
+    }
+    if (size > PICKER_CHECK_BYTES || size > *budget) {
+        it->unchecked = true;   // checked when opened (the window shows its error then)
+        return true;
+    }
+    *budget -= size;
+    for (int l = 0; l < LANG_COUNT; l++) free(it->title[l]), it->title[l] = NULL;
     if (lesson_load(&ls, it->path, err, sizeof err)) {
         for (int l = 0; l < LANG_COUNT; l++) it->title[l] = dup_str(ls.title[l]);
         lesson_free(&ls);
@@ -130,7 +147,7 @@ int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *curr
     bool have_cwd = getcwd(cwd, sizeof cwd) != NULL;
     struct stat seen[PICKER_MAX_DIRS]; // directories listed: same device and inode = same directory
     int n_seen = 0;
-    size_t used = 0;
+    size_t used = 0, budget = PICKER_CHECK_TOTAL;
     for (int d = 0; d < n_dirs && d < PICKER_MAX_DIRS; d++) {
         if (!dirs[d] || !dirs[d][0]) continue;
         struct stat ds;
@@ -155,7 +172,7 @@ int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *curr
                 if (!ni) break;
                 p->items = ni, cap = nc;
             }
-            if (item_load(&p->items[p->n], dirs[d], e->d_name, have_cwd ? cwd : NULL))
+            if (item_load(&p->items[p->n], dirs[d], e->d_name, have_cwd ? cwd : NULL, &budget))
                 p->n++;
             else
                 item_free(&p->items[p->n]);

@@ -15,13 +15,19 @@
 #define PICKER_MAX_DIRS 8
 #define PICKER_MAX_ITEMS 1000
 #define PICKER_MAX_ROWS 40 // rows shown at once
+// What a scan may cost (issue 15): a title is read from a file's first 16 KiB;
+// files up to 256 KiB are also checked in full, 8 MiB of them a scan at most.
+#define PICKER_PEEK_BYTES (16u << 10)
+#define PICKER_CHECK_BYTES (256u << 10)
+#define PICKER_CHECK_TOTAL (8u << 20)
 
 typedef struct PickerItem {
     char *path;               // directory + "/" + name, as it is opened
     const char *name;         // the file name, inside path
     char *shown;              // path as shown: "dir/../" folded, relative to the working directory
     char *title[LANG_COUNT];  // NULL when invalid; zh NULL falls back to en
-    char *error;              // lesson_load's one-line error; NULL when valid
+    char *error;              // lesson_load's one-line error; NULL when valid (or unchecked)
+    bool unchecked;           // too large to check in the picker: its title only, checked when opened
 } PickerItem;
 
 typedef struct Picker {
@@ -39,7 +45,9 @@ void picker_free(Picker *p);
 
 // Lists the *.json files of each directory in dirs (NULL entries, missing
 // directories and directories already listed (same device and inode) are
-// skipped), reads each with lesson_load for its titles or its error, sorts
+// skipped), reads each one's titles from its start (lesson_peek_title) and
+// checks it with lesson_load when it is small enough (PICKER_CHECK_*) for its
+// error, sorts
 // them by file name (then by path), marks and selects current_path (else the
 // first item). Replaces what was listed before. Returns the number of items.
 int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *current_path);

@@ -1057,16 +1057,12 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
         return true;
     }
     if (st->kind == STAGE_KIND_NORM) {
-        // the same steps, in the same order, as tensor_layer_norm
+        // the mean and variance exactly as tensor_layer_norm (PyTorch) computes them
         const PanelSpec *x = &L->spec[0];
-        float mean = 0.0f, var = 0.0f;
-        for (int j = 0; j < n; j++) mean += panel_value(x, row, j);
-        mean /= (float)n;
-        for (int j = 0; j < n; j++) {
-            float dd = panel_value(x, row, j) - mean;
-            var += dd * dd;
-        }
-        var /= (float)n;
+        float rowv[1024], mean = 0.0f, var = 0.0f;
+        if (n > 1024) return false;
+        for (int j = 0; j < n; j++) rowv[j] = panel_value(x, row, j);
+        tensor_row_moments(rowv, n, &mean, &var);
         float inv = 1.0f / sqrtf(var + tr->norm_eps);
         const char *xs = scene_symbol(tr, st->operands[0], v->lang);
         deriv_title(d, v, res, row, -1);
