@@ -353,7 +353,14 @@ static bool typing_key(Lab *lab, Session *s, const View *v, const SDL_KeyboardEv
         snprintf(lab->hint, sizeof lab->hint, "%s", i18n_get(v->lang, "lab.cell_hint"));
         lab->hint_error = false;
         return true;
-    default: return true; // nothing else while typing (no step jumps, no quitting)
+    case SDLK_LSHIFT:
+    case SDLK_RSHIFT:
+    case SDLK_LCTRL:
+    case SDLK_RCTRL: return true;
+    default: // any other key leaves the field unapplied and does what it always does
+        lab->typing = false;
+        lab->hint_error = false;
+        return false;
     }
 }
 
@@ -406,7 +413,7 @@ bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_Key
 {
     SDL_Keycode sym = k->keysym.sym;
     bool ctrl = (k->keysym.mod & KMOD_CTRL) != 0, shift = (k->keysym.mod & KMOD_SHIFT) != 0;
-    if (lab->typing) return typing_key(lab, s, v, k);
+    if (lab->typing && typing_key(lab, s, v, k)) return true;
     if (ctrl) {
         switch (sym) {
         case SDLK_z: history(lab, s, shift ? 1 : -1, v->lang); return true;
@@ -503,7 +510,7 @@ bool lab_press(Lab *lab, Session *s, const Layout *L, const View *v, int x, int 
     }
     int p, row, col;
     if (!layout_hit_cell(L, x, y, &p, &row, &col)) {
-        if (lab->typing) lab->typing = false; // a click elsewhere cancels typing
+        lab_deselect(lab); // a click elsewhere leaves typing and the selection
         return false;
     }
     int t;
