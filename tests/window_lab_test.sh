@@ -15,6 +15,7 @@ cat >"$TMP/inner.sh" <<'INNER'
 B=$1; TMP=$2; NAME=window_lab_test
 . "$3"
 export ATTNVIZ_SAVE_DIR="$TMP/saved"
+mkdir -p "$ATTNVIZ_SAVE_DIR"
 L=lessons/arange-2x4x4.json
 sum_before=$(cksum <"$L")
 window_start "$TMP/out.txt" "$TMP/err.txt" --size 1280x720 "$L"
@@ -39,18 +40,28 @@ k ctrl+z
 shot undone 3.5
 differ scale1 undone || fail "Ctrl+Z after scale 1 changed nothing"
 cmp -s "$TMP/plain.png" "$TMP/undone.png" || fail "Ctrl+Z did not bring back the frame before scale 1"
-# mask causal from the switches: Down Down to the mask row, Right to causal
+# mask causal from the switches on the last stage (the edit adds the mask stage before
+# it: the frame stays on the output, S names it): Down Down to the mask row, Right to causal
+k End
+sleep 0.5
 k w Down Down Right Return Escape
 sleep 0.8
+n0=$(ls "$TMP"/saved/*.png 2>/dev/null | wc -l)
+k s
+for _ in $(seq 1 20); do [ "$(ls "$TMP"/saved/*.png 2>/dev/null | wc -l)" -gt "$n0" ] && break; sleep 0.2; done
+png=$(ls -t "$TMP"/saved/*.png 2>/dev/null | head -n 1)
+case "$png" in *-output.png) ;; *) fail "after mask=causal on the last stage, S saved '$png', expected the output stage" ;; esac
 k ctrl+z ctrl+y ctrl+z
 sleep 0.8
+k Home
+sleep 0.5
 # step 5: the masked scores; Enter selects its first cell (it stands for mask[0,0,0]); Space toggles it
 k 5
 sleep 2.5
 k Return space
 sleep 1
 k ctrl+s
-for _ in $(seq 1 25); do [ -n "$(ls "$TMP/saved" 2>/dev/null)" ] && break; sleep 0.2; done
+for _ in $(seq 1 25); do [ -n "$(ls "$TMP"/saved/*.json 2>/dev/null)" ] && break; sleep 0.2; done
 k Escape
 window_quit
 saved=$(ls "$TMP"/saved/*.json 2>/dev/null | head -n 1)

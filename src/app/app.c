@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 
 #include "assets.h"
+#include "cli.h"
 #include "export.h"
 #include "i18n.h"
 #include "lab.h"
@@ -76,6 +77,8 @@ typedef struct App {
     Lab lab;                   // the what-if lab: selection, typing, switches, Δ, edit animation
     unsigned layout_gen;       // lab.gen the layout was computed for
     unsigned heatmap_gen;      // lab.gen the heatmap images were drawn for (values change in place)
+    bool title_edited;         // the window's title says "(edited)"
+    char stage_name[STAGE_NAME_MAX]; // the stage on screen, found again after an edit (sync_stage)
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -93,6 +96,10 @@ static const Layout *current_layout(App *a)
     SDL_GetRendererOutputSize(a->r, &w, &h);
     if (!a->layout_valid || w != a->layout_w || h != a->layout_h || a->layout_gen != a->lab.gen ||
         memcmp(&a->layout_view, &a->v, sizeof a->v) != 0) {
+        if (a->heatmap_gen != a->lab.gen) { // an edit changes numbers at the same addresses
+            heatmap_cache_flush(a->heatmaps);
+            a->heatmap_gen = a->lab.gen;
+        }
         layout_compute(&a->layout, lab_trace(&a->lab, a->session), &a->v, w, h);
         a->layout_view = a->v, a->layout_w = w, a->layout_h = h, a->layout_valid = true;
         a->layout_gen = a->lab.gen;
@@ -325,6 +332,7 @@ static bool open_lesson(App *a, const char *path)
     lab_forget(&a->lab);
     session_destroy(a->session);
     a->session = s;
+    a->title_edited = session_edited(s);
     // playback and view start over; language, palette, numbers and speed stay
     float speed = a->pb.speed;
     View old = a->v;
@@ -340,7 +348,7 @@ static bool open_lesson(App *a, const char *path)
     toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));
     return true;
 fail:
-    fprintf(stderr, "%s\n", msg);
+    cli_error(stderr, "%s", msg);
     toast(a, "app.load_failed", msg);
     a->toast_left = ERROR_TOAST_SECONDS;
     return false;
@@ -486,9 +494,33 @@ static void lab_before_edit(void *ctx)
     export_complete(ctx);
 }
 
+// After an edit, undo or redo: the stage on screen is found again by name (an edit
+// can add or remove the mask stage), else the nearest one; playback knows the count.
+static void sync_stage(App *a)
+{
+    const Trace *tr = &a->session->trace;
+    if (tr->n == a->pb.n_stages && a->pb.stage < tr->n && strcmp(tr->stages[a->pb.stage].name, a->stage_name) == 0)
+        return;
+    int i = trace_find(tr, a->stage_name);
+    if (i < 0) i = a->pb.stage < tr->n ? a->pb.stage : tr->n - 1;
+    a->pb.n_stages = tr->n;
+    a->pb.stage = i;
+    a->v.stage = i;
+    snprintf(a->stage_name, sizeof a->stage_name, "%s", tr->stages[i].name);
+}
+
+// Before the lab handles an event: which stage is on screen, by name.
+static void lab_begin(App *a)
+{
+    const Trace *tr = &a->session->trace;
+    if (a->pb.stage >= 0 && a->pb.stage < tr->n)
+        snprintf(a->stage_name, sizeof a->stage_name, "%s", tr->stages[a->pb.stage].name);
+}
+
 // After the lab handled an event: its message as a toast, a requested save, the title.
 static void lab_after(App *a)
 {
+    sync_stage(a);
     if (a->lab.save_requested) {
         a->lab.save_requested = false;
         char dir[1200], path[1400];
@@ -498,7 +530,7 @@ static void lab_after(App *a)
             printf("%s\n", path);
             fflush(stdout);
         } else {
-            fprintf(stderr, "attnviz: %s\n", path);
+            cli_error(stderr, "attnviz: %s", path);
             toast(a, "app.lesson_save_failed", path);
             a->toast_left = ERROR_TOAST_SECONDS;
         }
@@ -509,7 +541,10 @@ static void lab_after(App *a)
         toast(a, "app.edited", m);
         if (error) a->toast_left = ERROR_TOAST_SECONDS;
     }
-    set_window_title(a);
+    if (session_edited(a->session) != a->title_edited) { // "(edited)" in the window's title
+        a->title_edited = session_edited(a->session);
+        set_window_title(a);
+    }
 }
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
@@ -530,6 +565,7 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         a->ov.help = true;
         return;
     }
+    lab_begin(a);
     if (lab_key(&a->lab, a->session, current_layout(a), &a->v, k)) {
         lab_after(a);
         return;
@@ -603,13 +639,18 @@ static void handle_event(App *a, const SDL_Event *e)
     switch (e->type) {
     case SDL_QUIT: a->quit = true; break;
     case SDL_KEYDOWN: on_key(a, &e->key); break;
+    case SDL_TEXTINPUT: // the characters of a value typed into a cell (any keyboard layout)
+        lab_begin(a);
+        if (!a->ov.help && lab_text(&a->lab, a->session, current_layout(a), &a->v, e->text.text)) lab_after(a);
+        break;
     case SDL_MOUSEMOTION:
         a->mouse_in = true;
         a->mouse_wx = e->motion.x, a->mouse_wy = e->motion.y;
         if (a->lab.press) { // a press on a value: dragging scrubs it
             int x, y;
             to_output(a, e->motion.x, e->motion.y, &x, &y);
-            lab_drag(&a->lab, a->session, y, (SDL_GetModState() & KMOD_SHIFT) != 0);
+            lab_begin(a);
+            lab_drag(&a->lab, a->session, y, (SDL_GetModState() & KMOD_SHIFT) != 0, a->v.lang);
             lab_after(a);
         } else if (a->dragging) { // drag: the zoomed heatmaps follow the mouse
             int x, y;
@@ -626,9 +667,11 @@ static void handle_event(App *a, const SDL_Event *e)
             int x, y;
             to_output(a, e->button.x, e->button.y, &x, &y);
             const Layout *Lp = current_layout(a);
-            if (lab_press(&a->lab, a->session, Lp, &a->v, x, y, (SDL_GetModState() & KMOD_SHIFT) != 0)) {
-                lab_after(a);
-            } else if (a->v.zoom > 1.0f && layout_hit_panel(Lp, x, y) >= 0) {
+            lab_begin(a);
+            bool used = lab_press(&a->lab, a->session, Lp, &a->v, x, y, (SDL_GetModState() & KMOD_SHIFT) != 0);
+            lab_after(a); // Lp may be stale now: nothing below uses it after an edit
+            if (used) {
+            } else if (a->v.zoom > 1.0f && layout_hit_panel(current_layout(a), x, y) >= 0) {
                 a->dragging = true;
                 a->drag_x = x, a->drag_y = y;
             } else {
@@ -698,7 +741,7 @@ int app_run(const AppOptions *opt)
     }
     a->session = session_open(opt->lesson_path, opt->edits, msg, sizeof msg);
     if (!a->session) {
-        fprintf(stderr, "%s\n", msg);
+        cli_error(stderr, "%s", msg);
         goto done;
     }
     if (a->session->trace.n == 0) {
@@ -728,6 +771,7 @@ int app_run(const AppOptions *opt)
     // zh without a Chinese font: English, with a warning on stderr and in the window
     Lang lang = fonts_usable_lang(a->fonts, (Lang)opt->lang, stderr);
     view_init(&a->v, &a->session->lesson, lang);
+    a->title_edited = session_edited(a->session);
     a->measure = (TextMeasure){text_measure, a->fonts};
     a->v.measure = &a->measure;
     set_window_title(a);
@@ -767,6 +811,7 @@ int app_run(const AppOptions *opt)
             lab_deselect(&a->lab);
         }
         a->v.stage = a->pb.stage;
+        snprintf(a->stage_name, sizeof a->stage_name, "%s", a->session->trace.stages[a->pb.stage].name);
         a->v.anim = playback_progress(&a->pb);
         a->v.playing = a->pb.playing;
         a->v.speed = a->pb.speed;
@@ -782,10 +827,6 @@ int app_run(const AppOptions *opt)
         // Draw: the frame's Layout is the one events are hit-tested with
         Canvas c = {a->r, a->fonts, a->heatmaps};
         const Layout *Lp = current_layout(a);
-        if (a->heatmap_gen != a->lab.gen) { // an edit changes numbers at the same addresses
-            heatmap_cache_flush(a->heatmaps);
-            a->heatmap_gen = a->lab.gen;
-        }
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
         a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing;
         render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);

@@ -157,6 +157,7 @@ static bool apply(Lab *lab, Session *s, const Edit *e, bool merge, bool animate,
 {
     char err[EDIT_ERR_MAX + 200];
     Trace before;
+    if (edit_is_noop(&s->lesson, e)) return true;
     if (lab->before_edit) lab->before_edit(lab->ctx);
     if (!session_edit(s, e, merge, &before, err, sizeof err)) {
         message(lab, lang, true, "app.edit_refused", err);
@@ -192,7 +193,8 @@ static bool history(Lab *lab, Session *s, int which, Lang lang)
     Trace before;
     const char *what = NULL;
     bool ok;
-    if (lab->before_edit) lab->before_edit(lab->ctx);
+    bool can = s->has_original && (which > 0 ? s->log.applied < s->log.n : s->log.applied > 0);
+    if (can && lab->before_edit) lab->before_edit(lab->ctx);
     if (which < 0) {
         what = s->log.applied > 0 ? s->log.items[s->log.applied - 1].text : NULL;
         ok = session_undo(s, &before, err, sizeof err);
@@ -230,7 +232,7 @@ static void set_delta(Lab *lab, const Session *s, bool on, Lang lang)
 static bool target_of(const Lab *lab, const Session *s, const Layout *L, const View *v, int *t, size_t *idx)
 {
     int p = sel_panel(lab, L);
-    return p >= 0 && scene_edit_target(L, &s->trace, v, p, lab->sel_row, lab->sel_col, t, idx);
+    return p >= 0 && scene_edit_target(L, lab_trace(lab, s), v, p, lab->sel_row, lab->sel_col, t, idx);
 }
 
 // The hint under a selected cell: how to change it.
@@ -306,7 +308,7 @@ static bool select_editable(Lab *lab, const Session *s, const Layout *L, const V
         int p = from < 0 ? k - 1 : ((from + dir * k) % L->n_panels + L->n_panels) % L->n_panels;
         int t;
         size_t idx;
-        if (scene_edit_target(L, &s->trace, v, p, 0, 0, &t, &idx)) {
+        if (scene_edit_target(L, lab_trace(lab, s), v, p, 0, 0, &t, &idx)) {
             select_cell(lab, s, L, v, p, 0, 0);
             return true;
         }
@@ -330,13 +332,10 @@ static bool typing_key(Lab *lab, Session *s, const View *v, const SDL_KeyboardEv
     SDL_Keycode sym = k->keysym.sym;
     size_t n = strlen(lab->text);
     char c;
-    if (is_digit_key(sym, &c) || sym == SDLK_e || sym == SDLK_PLUS || sym == SDLK_KP_PLUS) {
-        if (sym == SDLK_e) c = 'e';
-        if (sym == SDLK_PLUS || sym == SDLK_KP_PLUS) c = '+';
-        if (n + 1 < sizeof lab->text) lab->text[n] = c, lab->text[n + 1] = '\0';
-        lab->hint_error = false;
+    // the characters of a number arrive as text (lab_text: any keyboard layout); the
+    // keys that type them are taken here so that they do nothing else
+    if (is_digit_key(sym, &c) || sym == SDLK_e || sym == SDLK_PLUS || sym == SDLK_KP_PLUS || sym == SDLK_EQUALS)
         return true;
-    }
     switch (sym) {
     case SDLK_BACKSPACE:
         if (n > 0) lab->text[n - 1] = '\0';
@@ -362,6 +361,20 @@ static bool typing_key(Lab *lab, Session *s, const View *v, const SDL_KeyboardEv
         lab->hint_error = false;
         return false;
     }
+}
+
+bool lab_text(Lab *lab, Session *s, const Layout *L, const View *v, const char *text)
+{
+    if (lab->menu.open) return true;
+    bool number = text[0] && !text[1] && strchr("0123456789.-+eE", text[0]);
+    if (lab->typing) {
+        size_t n = strlen(lab->text);
+        if (number && n + 1 < sizeof lab->text) lab->text[n] = text[0], lab->text[n + 1] = '\0';
+        lab->hint_error = false;
+        return true;
+    }
+    if (!number || text[0] == 'e' || text[0] == 'E' || sel_panel(lab, L) < 0) return false;
+    return type_into_selection(lab, s, L, v, text) || true;
 }
 
 // The switches: (row, col) chosen with Enter or a click.
@@ -477,12 +490,8 @@ bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_Key
         return false; // Space on other cells: the next stage, as always
     }
     default:
-        if (is_digit_key(sym, &c)) {
-            char first[2] = {c, '\0'};
-            type_into_selection(lab, s, L, v, first);
-            return true;
-        }
-        return false;
+        // a digit starts typing into the cell: its character comes as text (lab_text)
+        return is_digit_key(sym, &c) || sym == SDLK_PLUS || sym == SDLK_KP_PLUS;
     }
     select_cell(lab, s, L, v, p, lab->sel_row, lab->sel_col); // the hint for the new cell
     return true;
@@ -515,7 +524,7 @@ bool lab_press(Lab *lab, Session *s, const Layout *L, const View *v, int x, int 
     }
     int t;
     size_t idx;
-    if (!scene_edit_target(L, &s->trace, v, p, row, col, &t, &idx)) {
+    if (!scene_edit_target(L, lab_trace(lab, s), v, p, row, col, &t, &idx)) {
         lab_deselect(lab);
         return false;
     }
@@ -524,6 +533,7 @@ bool lab_press(Lab *lab, Session *s, const Layout *L, const View *v, int x, int 
         toggle_mask(lab, s, idx, v->lang);
         return true;
     }
+    if (v->zoom > 1.0f) return false; // zoomed: a drag pans (the window's), typing still edits
     // a press that may become a scrub: a hundredth of the panel's colour range per pixel
     lab->press = true;
     lab->scrubbing = false;
@@ -536,7 +546,7 @@ bool lab_press(Lab *lab, Session *s, const Layout *L, const View *v, int x, int 
     return true;
 }
 
-void lab_drag(Lab *lab, Session *s, int y, bool shift)
+void lab_drag(Lab *lab, Session *s, int y, bool shift, Lang lang)
 {
     if (!lab->press) return;
     int dy = lab->press_y - y; // up: larger
@@ -549,10 +559,8 @@ void lab_drag(Lab *lab, Session *s, int y, bool shift)
     Edit e;
     edit_element(&s->lesson, lab->tensor, lab->index, value, &e);
     if (edit_is_noop(&s->lesson, &e)) return;
-    Lang lang = LANG_EN;
-    apply(lab, s, &e, lab->scrubbing, false, lang); // one undo step for the whole drag, no animation
-    lab->msg[0] = '\0';
-    lab->scrubbing = true;
+    // one undo step for the whole drag, no animation; a refusal is said (the toast)
+    if (apply(lab, s, &e, lab->scrubbing, false, lang)) lab->scrubbing = true;
 }
 
 void lab_release(Lab *lab)
@@ -565,6 +573,7 @@ void lab_release(Lab *lab)
 static bool make_dirs(const char *dir)
 {
     char buf[1200];
+    if (strlen(dir) >= sizeof buf) return errno = ENAMETOOLONG, false;
     snprintf(buf, sizeof buf, "%s", dir);
     for (char *p = buf + 1; *p; p++) {
         if (*p != '/') continue;
@@ -595,22 +604,26 @@ bool lab_save(Lab *lab, Session *s, const char *dir, char *out, size_t n)
     char name[80];
     session_file_stem(s, name, sizeof name);
     // "x-edited-2.json" saved again is "x-edited-3.json", not "x-edited-2-edited-1.json"
-    char *ed = strstr(name, "-edited");
-    if (ed) *ed = '\0';
+    char *ed = strstr(name, "-edited-");
+    while (ed && strstr(ed + 1, "-edited-")) ed = strstr(ed + 1, "-edited-");
+    if (ed && ed[8] && strspn(ed + 8, "0123456789") == strlen(ed + 8)) *ed = '\0';
     if (!name[0]) snprintf(name, sizeof name, "lesson");
     char err[LESSON_ERR_MAX + 200];
     if (!make_dirs(dir)) {
         snprintf(out, n, "%s: cannot create the folder: %s", dir, strerror(errno));
         return false;
     }
+    if (strlen(dir) > 900) {
+        snprintf(out, n, "%.200s...: the folder's name is too long", dir);
+        return false;
+    }
     for (int i = 1; i < 10000; i++) {
-        snprintf(out, n, "%.900s/%s-edited-%d.json", dir, name, i);
+        snprintf(out, n, "%s/%s-edited-%d.json", dir, name, i);
         if (access(out, F_OK) == 0) continue;
-        if (!session_save(s, out, err, sizeof err)) {
-            snprintf(out, n, "%s", err);
-            return false;
-        }
-        return true;
+        if (session_save(s, out, false, err, sizeof err)) return true; // never over a file
+        if (errno == EEXIST) continue;                                  // taken meanwhile
+        snprintf(out, n, "%s", err);
+        return false;
     }
     snprintf(out, n, "%s: no free name for %s-edited-N.json", dir, name);
     return false;

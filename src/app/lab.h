@@ -77,7 +77,10 @@ bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_Key
 // True when the lab used it.
 bool lab_press(Lab *lab, Session *s, const Layout *L, const View *v, int x, int y, bool shift);
 // The mouse moved to y with the button held (a scrub), and the button was released.
-void lab_drag(Lab *lab, Session *s, int y, bool shift);
+void lab_drag(Lab *lab, Session *s, int y, bool shift, Lang lang);
+// Text typed (SDL_TEXTINPUT, any keyboard layout): the characters of a number go into
+// the value being typed, or start typing into the selected cell. True when used.
+bool lab_text(Lab *lab, Session *s, const Layout *L, const View *v, const char *text);
 void lab_release(Lab *lab);
 
 // Ctrl+S: writes the edited lesson as a new file in dir (created when missing) named

@@ -123,6 +123,10 @@ int main(int argc, char **argv)
                  strcmp(argv[i], "--print") == 0 || strcmp(argv[i], "--export") == 0 ||
                  strcmp(argv[i], "--describe") == 0;
     if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe and --export");
+    for (int i = 1; i < argc; i++) // --check validates files as they are: edits would be ignored
+        if ((strcmp(argv[i], "--set") == 0 || strcmp(argv[i], "--save") == 0) && modes == 1)
+            for (int j = 1; j < argc; j++)
+                if (strcmp(argv[j], "--check") == 0) return usage_error("--set and --save do not go with --check");
     bool describe = false;
     const char *dump_path = NULL, *print_stage = NULL, *save_path = NULL;
     bool dump = false, print = false;
@@ -142,11 +146,12 @@ int main(int argc, char **argv)
             if (i + 1 >= argc) return usage_error("%s needs at least one LESSON", a);
             return finish_stdout(cli_check(argc - i - 1, argv + i + 1, stdout, stderr), "--check");
         } else if (strcmp(a, "--dump") == 0) {
-            if (i + 1 >= argc) return usage_error("%s needs exactly one LESSON", a);
+            if (i + 1 >= argc || argv[i + 1][0] == '-') return usage_error("%s needs exactly one LESSON", a);
             dump = true;
             dump_path = argv[++i];
         } else if (strcmp(a, "--print") == 0) {
-            if (i + 2 >= argc) return usage_error("%s needs STAGE and LESSON", a);
+            if (i + 2 >= argc || argv[i + 1][0] == '-' || argv[i + 2][0] == '-')
+                return usage_error("%s needs STAGE and LESSON", a);
             print = true;
             print_stage = argv[++i];
             dump_path = argv[++i];
@@ -155,7 +160,8 @@ int main(int argc, char **argv)
             if (n_sets == MAX_SETS) return usage_error("more than %d --set edits", MAX_SETS);
             sets[n_sets++] = argv[i];
         } else if (strcmp(a, "--save") == 0) {
-            if (++i >= argc) return usage_error("%s needs a FILE", a);
+            if (++i >= argc || !argv[i][0]) return usage_error("%s needs a FILE", a);
+            if (save_path) return usage_error("more than one --save");
             save_path = argv[i];
         } else if (strcmp(a, "--describe") == 0) {
             describe = true;
@@ -236,7 +242,7 @@ int main(int argc, char **argv)
         if (!have_lesson) return usage_error("--save needs a LESSON");
         char msg[LESSON_ERR_MAX + 200];
         Session *ses = session_open(opt.lesson_path, &edits, msg, sizeof msg);
-        if (!ses || !session_save(ses, save_path, msg, sizeof msg)) {
+        if (!ses || !session_save(ses, save_path, true, msg, sizeof msg)) {
             cli_error(stderr, "%s", msg);
             session_destroy(ses);
             return 1;

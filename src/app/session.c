@@ -134,27 +134,39 @@ static bool replay(Session *s, int applied, Trace *previous, char *err, size_t n
 bool session_edit(Session *s, const Edit *e, bool merge, Trace *previous, char *err, size_t n)
 {
     if (n) err[0] = '\0';
+    if (previous) trace_init(previous);
+    if (edit_is_noop(&s->lesson, e)) return true; // nothing changes, nothing is recorded
     if (!keep_original(s)) {
         snprintf(err, n, "%s: out of memory keeping the original lesson", e->text);
         return false;
     }
-    // applied to a scratch copy of the numbers first, so a refused edit changes nothing
+    // the numbers before, so that a failure changes nothing (edit_apply itself refuses
+    // before changing anything; the forward pass or the log may run out of memory)
     Lesson before;
     bool merging = merge && s->log.applied > 0 && s->log.applied == s->log.n;
     if (!lesson_clone(&before, &s->lesson)) {
         snprintf(err, n, "%s: out of memory", e->text);
         return false;
     }
+    Trace next;
     bool ok = edit_apply(&s->lesson, e, err, n);
-    if (ok && !edit_log_push(&s->log, e, merging)) {
-        snprintf(err, n, "%s: out of memory", e->text);
-        ok = false;
-    }
-    if (ok && !recompute(s, previous)) {
+    if (ok && !forward(&s->lesson, &next)) {
         snprintf(err, n, "%s: out of memory computing the forward pass", e->text);
         ok = false;
+    } else if (ok && !edit_log_push(&s->log, e, merging)) {
+        snprintf(err, n, "%s: out of memory", e->text);
+        trace_free(&next);
+        ok = false;
     }
-    if (!ok) lesson_copy_values(&s->lesson, &before);
+    if (ok) { // committed: the new trace, the old one to previous (or freed)
+        if (previous)
+            *previous = s->trace;
+        else
+            trace_free(&s->trace);
+        s->trace = next;
+    } else {
+        lesson_copy_values(&s->lesson, &before);
+    }
     lesson_free(&before);
     return ok;
 }
@@ -247,18 +259,29 @@ const char *session_title(const Session *s, Lang lang, char *buf, size_t n)
 {
     const char *t = lesson_title(&s->lesson, lang);
     Lang l = s->lesson.title[lang] ? lang : LANG_EN;
-    snprintf(buf, n, "%s%s", t, session_edited(s) && !ends_with(t, EDITED_MARK[l]) ? EDITED_MARK[l] : "");
+    if (!session_edited(s) || ends_with(t, EDITED_MARK[l])) {
+        snprintf(buf, n, "%s", t);
+        return buf;
+    }
+    // the marked title stays within a lesson's text limit: cut at a character boundary
+    size_t keep = strlen(t), room = LESSON_MAX_TEXT - strlen(EDITED_MARK[l]);
+    if (keep > room) {
+        keep = room;
+        while (keep > 0 && ((unsigned char)t[keep] & 0xC0) == 0x80) keep--;
+    }
+    snprintf(buf, n, "%.*s%s", (int)keep, t, EDITED_MARK[l]);
     return buf;
 }
 
-bool session_save(const Session *s, const char *path, char *err, size_t n)
+bool session_save(const Session *s, const char *path, bool replace, char *err, size_t n)
 {
-    if (!session_edited(s)) return lesson_save(&s->lesson, path, err, n);
+    bool (*save)(const Lesson *, const char *, char *, size_t) = replace ? lesson_save : lesson_save_new;
+    if (!session_edited(s)) return save(&s->lesson, path, err, n);
     // a shallow copy with the title marked and without the narration of the original
     Lesson out = s->lesson;
     char title[LANG_COUNT][LESSON_MAX_TEXT + 64];
     for (int l = 0; l < LANG_COUNT; l++)
         if (s->lesson.title[l]) out.title[l] = (char *)session_title(s, (Lang)l, title[l], sizeof title[l]);
     out.n_steps = 0;
-    return lesson_save(&out, path, err, n);
+    return save(&out, path, err, n);
 }

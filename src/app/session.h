@@ -73,6 +73,7 @@ bool session_delta(const Session *s, Trace *out, AttnWeights *w);
 // Writes the edited lesson to path (lesson_save): every number explicit, the title
 // marked edited, and (when edited) without the lesson's own narration, which
 // described the original numbers: the saved lesson shows what the window showed.
-bool session_save(const Session *s, const char *path, char *err, size_t n);
+// replace false: never over an existing file (lesson_save_new; errno EEXIST).
+bool session_save(const Session *s, const char *path, bool replace, char *err, size_t n);
 
 #endif

@@ -41,6 +41,7 @@ typedef struct AttnInputs {
     Tensor key;              // (B, Lk, d_model)
     Tensor value;            // (B, Lk, d_model)
     bool key_is_query, value_is_key;   // self-attention: shown once
+    bool value_is_query;     // "value": "query" with a separate key (a copy of the query)
     MaskKind mask_kind;
     Tensor mask;             // (B, Lq, Lk) 0/1 when mask_kind != MASK_NONE
 } AttnInputs;

@@ -70,8 +70,13 @@ edit_fail(char *err, size_t n, const char *arg, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    // the argument is quoted as typed, cut so that the reason always fits the line
-    if (n) snprintf(err, n, "%.120s%s: %s", arg, strlen(arg) > 120 ? "..." : "", msg);
+    // the argument is quoted as typed, cut (at a character boundary) so that the reason
+    // always fits the line
+    int cut = 120;
+    size_t len = strlen(arg);
+    if (len > (size_t)cut)
+        while (cut > 0 && ((unsigned char)arg[cut] & 0xC0) == 0x80) cut--;
+    if (n) snprintf(err, n, "%.*s%s: %s", cut, arg, len > 120 ? "..." : "", msg);
     return false;
 }
 
@@ -114,10 +119,13 @@ static void edit_text(const Lesson *ls, Edit *e)
     switch (e->kind) {
     case EDIT_ELEMENT: {
         const Tensor *t = lesson_tensor((Lesson *)ls, e->tensor);
+        // the mask is (B, Lq, Lk) even before the lesson has one
+        Tensor mask_shape = {3, {ls->batch, ls->len_q, ls->len_k, 1}, (size_t)ls->batch * ls->len_q * ls->len_k, NULL};
+        if (e->tensor == LT_MASK) t = &mask_shape;
         char idx[64] = "";
         size_t rest = e->index, stride = t->size;
         int k = 0;
-        for (int d = 0; d < t->rank; d++) {
+        for (int d = 0; d < t->rank && d < TENSOR_MAX_RANK; d++) {
             stride /= (size_t)t->shape[d];
             k += snprintf(idx + k, sizeof idx - (size_t)k, "%s%zu", d ? "," : "", rest / stride);
             rest %= stride;
@@ -153,7 +161,7 @@ void edit_element(const Lesson *ls, int t, size_t i, float value, Edit *e)
 static int parse_index(const char *s, const char *end, long *idx, int max)
 {
     if (s == end) return 0;
-    if (*s != '[' || end[-1] != ']') return -1;
+    if (*s != '[' || end[-1] != ']' || end - s < 3) return -1; // "[]" is no index
     int n = 0;
     const char *p = s + 1;
     while (p < end - 1) {
@@ -162,7 +170,7 @@ static int parse_index(const char *s, const char *end, long *idx, int max)
         long v = 0;
         while (p < end - 1 && *p >= '0' && *p <= '9') {
             v = v * 10 + (*p - '0');
-            if (v > 100000000L) return -1;
+            if (v > 100000000L) return -2; // beyond every limit of a lesson
             p++;
         }
         idx[n++] = v;
@@ -193,6 +201,7 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
     key[kl] = '\0';
     long idx[TENSOR_MAX_RANK + 1];
     int ni = parse_index(key_end, eq, idx, TENSOR_MAX_RANK + 1);
+    if (ni == -2) return edit_fail(err, n, arg, "index out of range (larger than any dimension a lesson may have)");
     if (ni < 0)
         return edit_fail(err, n, arg, "malformed index; expected whole numbers like [0,1,2]");
 
@@ -262,10 +271,11 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
         return edit_fail(err, n, arg, "this lesson has no %s (%s)", key, missing_because(t));
     if (t == LT_KEY && ls->in.key_is_query)
         return edit_fail(err, n, arg, "the key is the query in this lesson (self-attention); edit input.query");
-    if (t == LT_VALUE && ls->in.value_is_key)
-        return edit_fail(err, n, arg, "the value is the %s in this lesson; edit %s",
-                         ls->in.key_is_query ? "query" : "key",
-                         ls->in.key_is_query ? "input.query" : "input.key");
+    if (t == LT_VALUE && (ls->in.value_is_key || ls->in.value_is_query)) {
+        bool q = ls->in.key_is_query || ls->in.value_is_query;
+        return edit_fail(err, n, arg, "the value is the %s in this lesson; edit %s", q ? "query" : "key",
+                         q ? "input.query" : "input.key");
+    }
     // the shape: the mask is (B, Lq, Lk) even when the lesson has none yet
     int rank = tt->rank, shape[TENSOR_MAX_RANK];
     memcpy(shape, tt->shape, sizeof shape);
@@ -343,6 +353,8 @@ static int aliases(const Lesson *ls, int t, int *out)
     if (t == LT_QUERY && ls->in.key_is_query) {
         out[n++] = LT_KEY;
         if (ls->in.value_is_key) out[n++] = LT_VALUE;
+    } else if (t == LT_QUERY && ls->in.value_is_query) {
+        out[n++] = LT_VALUE;
     } else if (t == LT_KEY && ls->in.value_is_key) {
         out[n++] = LT_VALUE;
     }
@@ -364,6 +376,7 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
         }
         if (e->mask_kind == MASK_CAUSAL && ls->len_q != ls->len_k)
             return edit_fail(err, n, e->text, "a causal mask needs as many queries as keys");
+        if ((int)ls->in.mask_kind == e->mask_kind) return true; // already: the lengths stay
         if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");
         int lengths[LESSON_MAX_BATCH];
         for (int b = 0; b < ls->batch; b++) lengths[b] = ls->len_k > 1 ? ls->len_k - 1 : ls->len_k;
@@ -423,7 +436,7 @@ bool edit_is_noop(const Lesson *ls, const Edit *e)
     case EDIT_SCALE: return same_float(ls->cfg.scale, e->value);
     case EDIT_MASK_FILL: return same_float(ls->cfg.mask_fill, e->value);
     case EDIT_NORM_EPS: return same_float(ls->cfg.norm_eps, e->value);
-    case EDIT_MASK_KIND: return (int)ls->in.mask_kind == e->mask_kind && e->mask_kind == MASK_NONE;
+    case EDIT_MASK_KIND: return (int)ls->in.mask_kind == e->mask_kind; // a named kind is its tensor
     case EDIT_KEY_PADDING: {
         if (ls->in.mask_kind != MASK_KEY_PADDING) return false;
         int lengths[LESSON_MAX_BATCH];
@@ -526,6 +539,7 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     dst->batch = src->batch, dst->len_q = src->len_q, dst->len_k = src->len_k;
     dst->in.key_is_query = src->in.key_is_query;
     dst->in.value_is_key = src->in.value_is_key;
+    dst->in.value_is_query = src->in.value_is_query;
     dst->in.mask_kind = src->in.mask_kind;
     for (int t = 0; t < LT_COUNT; t++)
         ok = ok && copy_tensor(lesson_tensor(dst, t), lesson_tensor((Lesson *)src, t));

@@ -7,7 +7,8 @@
 //   weights.w_q[3,1]=-0.25    a weight or bias, PyTorch nn.Linear layout (out, in)
 //   weights.b_o=0             no index: every element
 //   mask[0,2,3]=0             one mask cell (B, Lq, Lk): 0 masked, 1 attend
-//   mask=causal               none | causal | key_padding (the last key of every batch)
+//   mask=causal               none | causal | key_padding (the last key of every batch;
+//                             a mask that is key padding already keeps its lengths)
 //   mask.key_padding[1]=3     the key length of batch 1
 //   model.scale=1             a positive divisor, or "sqrt_dk"
 //   model.mask_fill=-inf      any float32, or -inf

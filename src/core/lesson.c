@@ -558,6 +558,7 @@ static bool parse_input(Ctx *c, const cJSON *in, const AttnConfig *cfg, AttnInpu
         if (strcmp(v->valuestring, "key") == 0) {
         } else if (strcmp(v->valuestring, "query") == 0) {
             ai->value_is_key = ai->key_is_query;
+            ai->value_is_query = !ai->key_is_query;
             src = &ai->query;
         } else {
             return fail(c, "input.value", "expected a tensor, \"key\" or \"query\", got \"%.40s\"",

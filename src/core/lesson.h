@@ -74,6 +74,9 @@ bool lesson_write(const Lesson *ls, FILE *f);
 // Writes ls to path atomically: a temporary file created exclusively beside it, then
 // renamed over it. False with one line in err ("path: cannot write: ...").
 bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len);
+// The same, but never replacing a file: false with errno EEXIST (and the message)
+// when path exists, even when it appeared while writing.
+bool lesson_save_new(const Lesson *ls, const char *path, char *err, size_t err_len);
 
 // The documented deterministic generator behind {"init": {"seed": N}}:
 // splitmix64 stream seeded with seed ^ (0x9E3779B97F4A7C15 * (index+1)) per

@@ -85,6 +85,8 @@ bool lesson_write(const Lesson *ls, FILE *f)
     fputs(",\n    \"value\": ", f);
     if (ls->in.value_is_key)
         fputs("\"key\"", f);
+    else if (ls->in.value_is_query)
+        fputs("\"query\"", f);
     else
         write_nested(f, &ls->in.value, 0, 0, 4);
     fputs("\n  },\n  \"mask\": ", f);
@@ -116,9 +118,9 @@ bool lesson_write(const Lesson *ls, FILE *f)
     if (ls->q_tokens) {
         fputs(",\n  \"tokens\": ", f);
         if (ls->in.key_is_query || !ls->k_tokens) {
-            if (ls->in.key_is_query || ls->len_q == ls->len_k) {
+            if (ls->in.key_is_query) { // one list labels both sides
                 write_tokens(f, ls->q_tokens, ls->len_q);
-            } else {
+            } else {                   // the keys had no labels: they get none
                 fputs("{\"query\": ", f);
                 write_tokens(f, ls->q_tokens, ls->len_q);
                 fputc('}', f);
@@ -150,7 +152,7 @@ bool lesson_write(const Lesson *ls, FILE *f)
     return !ferror(f);
 }
 
-bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len)
+static bool save(const Lesson *ls, const char *path, bool replace, char *err, size_t err_len)
 {
     // a temporary file beside the target (same file system: the rename is atomic),
     // created exclusively under an unpredictable name, never through a planted link
@@ -171,11 +173,26 @@ bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len)
     if (ok && fflush(f) != 0) ok = false, e = errno;
     if (ok && fsync(fileno(f)) != 0) ok = false, e = errno;
     if (fclose(f) != 0 && ok) ok = false, e = errno;
-    if (ok && rename(tmp, path) != 0) ok = false, e = errno;
+    if (ok && replace && rename(tmp, path) != 0) ok = false, e = errno;
+    if (ok && !replace) { // link() never replaces: EEXIST when the name was taken meanwhile
+        if (link(tmp, path) != 0) ok = false, e = errno;
+        unlink(tmp);
+    }
     if (!ok) {
         unlink(tmp);
         snprintf(err, err_len, "%.400s: cannot write: %s", path, strerror(e ? e : EIO));
     }
     free(tmp);
+    if (!ok) errno = e ? e : EIO; // EEXIST: lesson_save_new found the name taken
     return ok;
+}
+
+bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len)
+{
+    return save(ls, path, true, err, err_len);
+}
+
+bool lesson_save_new(const Lesson *ls, const char *path, char *err, size_t err_len)
+{
+    return save(ls, path, false, err, err_len);
 }
