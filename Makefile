@@ -21,7 +21,9 @@ else
 endif
 # The core's loops are written so independent outputs vectorise (-O3) while
 # every sum keeps its order: IEEE results, never -ffast-math / -Ofast.
-CORE_OPT := $(if $(filter 1,$(SAN)),,-O3)
+# -ffp-contract=off: a product and a sum are two roundings everywhere, so the
+# kernels compiled for AVX2 / AVX-512 give the plain C loop's numbers bit for bit.
+CORE_OPT := $(if $(filter 1,$(SAN)),,-O3) -ffp-contract=off
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
         -Wdouble-promotion -Wvla
@@ -42,7 +44,7 @@ DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libcla
 PC = $(shell pkg-config $(1) $(2) 2>/dev/null)
 CORE_CFLAGS := $(call PC,--cflags,libcjson)
 APP_CFLAGS  := $(call PC,--cflags,sdl2 SDL2_ttf spng fontconfig)
-CORE_LIBS   := $(call PC,--libs,libcjson) -lm
+CORE_LIBS   := $(call PC,--libs,libcjson) -lm -pthread
 APP_LIBS    := $(call PC,--libs,sdl2 SDL2_ttf spng fontconfig) -lpthread
 TEST_LIBS   := $(call PC,--libs,cmocka)
 
@@ -146,7 +148,7 @@ test-run: $(B)/attnviz $(TEST_BIN)
 # found is kept in tests/fuzz/regressions/ and replayed by `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
+FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all $(CORE_CFLAGS) -Isrc/core
 build/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(CORE_SRC) src/core/*.h
 	@mkdir -p $(dir $@)
