@@ -40,6 +40,9 @@ DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdo
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
 # Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
 DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev
+# `make bench` only: OpenBLAS, the BLAS PyTorch is compared with (python3-torch
+# itself is not installed: without it the PyTorch row says it was skipped).
+DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread
 
 PC = $(shell pkg-config $(1) $(2) 2>/dev/null)
 CORE_CFLAGS := $(call PC,--cflags,libcjson)
@@ -119,7 +122,8 @@ $(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattnco
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
 # Speed is measured here, never in timed tests: one table for the whole app.
-bench: deps
+bench:
+	@$(MAKE) --no-print-directory deps DEB_FILES="$(DEB_FILES) $(DEB_BENCH_FILES)"
 	@$(MAKE) --no-print-directory $(B)/attnviz $(BENCH_BIN)
 	@echo "| benchmark | median | p99 | target | |"
 	@echo "|---|---|---|---|---|"

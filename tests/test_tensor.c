@@ -11,6 +11,8 @@
 #include "tensor.h"
 
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void test_shape_size_limits(void **state)
 {
@@ -201,6 +203,38 @@ static void test_large_tensor(void **state)
     assert_null(t.data);
 }
 
+// A process that forks after the pool started: the child (which has no
+// workers) still shares its jobs correctly, and the parent's pool still works.
+static void test_pool_survives_fork(void **state)
+{
+    (void)state;
+    enum { M = 64, K = 300, N = 64 };
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * N * K);
+    float *c1 = malloc(sizeof(float) * M * N), *c2 = malloc(sizeof(float) * M * N);
+    assert_non_null(a), assert_non_null(b), assert_non_null(c1), assert_non_null(c2);
+    for (int i = 0; i < M * K; i++) a[i] = val((unsigned)i, 6);
+    for (int i = 0; i < N * K; i++) b[i] = val((unsigned)i, 7);
+    parallel_set_threads(2);
+    parallel_set_min_work(0);
+    tensor_matmul_bt(c1, a, b, M, K, N); // starts the worker
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20); // a deadlock ends the child with SIGALRM
+        tensor_matmul_bt(c2, a, b, M, K, N);
+        _exit(memcmp(c1, c2, sizeof(float) * M * N) == 0 ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    memset(c2, 0, sizeof(float) * M * N);
+    tensor_matmul_bt(c2, a, b, M, K, N);
+    assert_memory_equal(c1, c2, sizeof(float) * M * N);
+    parallel_set_threads(0);
+    parallel_set_min_work(PARALLEL_MIN_WORK);
+    free(a), free(b), free(c1), free(c2);
+}
+
 static void test_linear_bias(void **state)
 {
     (void)state;
@@ -279,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_softmax_fully_masked), cmocka_unit_test(test_layer_norm),
         cmocka_unit_test(test_matmul_blocked_exact_any_threads), cmocka_unit_test(test_softmax_exact),
         cmocka_unit_test(test_masked_fill_and_scale), cmocka_unit_test(test_large_tensor),
+        cmocka_unit_test(test_pool_survives_fork),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -128,6 +128,32 @@ static void shutdown_at_exit(void)
     parallel_shutdown();
 }
 
+// fork(): a child has only the thread that forked, so it starts with no workers
+// (they start again at its first large job). No job runs across a fork: the
+// forking thread takes `busy` first (so a task must not fork).
+static void before_fork(void)
+{
+    pthread_mutex_lock(&busy);
+    pthread_mutex_lock(&mu);
+}
+
+static void after_fork_parent(void)
+{
+    pthread_mutex_unlock(&mu);
+    pthread_mutex_unlock(&busy);
+}
+
+static void after_fork_child(void)
+{
+    n_workers = 0;
+    active = 0;
+    quit = false;
+    pthread_mutex_init(&mu, NULL);
+    pthread_mutex_init(&busy, NULL);
+    pthread_cond_init(&wake, NULL);
+    pthread_cond_init(&idle, NULL);
+}
+
 // Starts the missing workers (called with `busy` held). Workers block every
 // signal: a signal meant for the process (SIGINT mid-export) reaches a thread
 // of the application, never one of these.
@@ -143,7 +169,10 @@ static void start_workers(int want)
     atexit_done = true;
     pthread_mutex_unlock(&mu);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (first) atexit(shutdown_at_exit);
+    if (first) {
+        atexit(shutdown_at_exit);
+        pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    }
 }
 
 static void run_serial(int n, ParallelTask fn, void *ctx)
