@@ -296,20 +296,29 @@ static inline __attribute__((always_inline)) float row_max(const float *x, int n
     return mx;
 }
 
-KERNEL_CLONES void tensor_div_scalar(float *x, size_t n, float d)
+// (The clones are static, behind plain functions: clang cannot clone a function
+// that tensor.h declares without the attribute.)
+KERNEL_CLONES static void div_scalar(float *x, size_t n, float d)
 {
     for (size_t i = 0; i < n; i++) x[i] /= d;
 }
 
-KERNEL_CLONES void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t n, float fill)
+void tensor_div_scalar(float *x, size_t n, float d) { div_scalar(x, n, d); }
+
+KERNEL_CLONES static void masked_fill(float *dst, const float *src, const float *mask, size_t n, float fill)
 {
     for (size_t i = 0; i < n; i++) dst[i] = mask[i] == 0.0f ? fill : src[i];
+}
+
+void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t n, float fill)
+{
+    masked_fill(dst, src, mask, n, fill);
 }
 
 // Softmax rows, a group of up to 4 at a time: each row's sum is its own chain of
 // additions in index order; the group's chains interleave, so the adder waits
 // on none of them.
-KERNEL_CLONES void tensor_softmax_rows(float *x, int rows, int cols)
+KERNEL_CLONES static void softmax_rows(float *x, int rows, int cols)
 {
     enum { G = 4 };
     for (int r0 = 0; r0 < rows; r0 += G) {
@@ -339,6 +348,8 @@ KERNEL_CLONES void tensor_softmax_rows(float *x, int rows, int cols)
             for (int j = 0; j < cols; j++) row[r][j] /= sum[r];
     }
 }
+
+void tensor_softmax_rows(float *x, int rows, int cols) { softmax_rows(x, rows, cols); }
 
 void tensor_layer_norm(float *y, const float *x, const float *w, const float *b, int rows, int cols,
                        float eps)
