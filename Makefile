@@ -21,7 +21,9 @@ else
 endif
 # The core's loops are written so independent outputs vectorise (-O3) while
 # every sum keeps its order: IEEE results, never -ffast-math / -Ofast.
-CORE_OPT := $(if $(filter 1,$(SAN)),,-O3)
+# -ffp-contract=off: a product and a sum are two roundings everywhere, so the
+# kernels compiled for AVX2 / AVX-512 give the plain C loop's numbers bit for bit.
+CORE_OPT := $(if $(filter 1,$(SAN)),,-O3) -ffp-contract=off
 
 WARN := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
         -Wdouble-promotion -Wvla
@@ -38,11 +40,14 @@ DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdo
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
 # Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
 DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev
+# `make bench` only: OpenBLAS, the BLAS PyTorch is compared with (python3-torch
+# itself is not installed: without it the PyTorch row says it was skipped).
+DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread
 
 PC = $(shell pkg-config $(1) $(2) 2>/dev/null)
 CORE_CFLAGS := $(call PC,--cflags,libcjson)
 APP_CFLAGS  := $(call PC,--cflags,sdl2 SDL2_ttf spng fontconfig)
-CORE_LIBS   := $(call PC,--libs,libcjson) -lm
+CORE_LIBS   := $(call PC,--libs,libcjson) -lm -pthread
 APP_LIBS    := $(call PC,--libs,sdl2 SDL2_ttf spng fontconfig) -lpthread
 TEST_LIBS   := $(call PC,--libs,cmocka)
 
@@ -117,7 +122,8 @@ $(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattnco
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
 # Speed is measured here, never in timed tests: one table for the whole app.
-bench: deps
+bench:
+	@$(MAKE) --no-print-directory deps DEB_FILES="$(DEB_FILES) $(DEB_BENCH_FILES)"
 	@$(MAKE) --no-print-directory $(B)/attnviz $(BENCH_BIN)
 	@echo "| benchmark | median | p99 | target | |"
 	@echo "|---|---|---|---|---|"
@@ -146,7 +152,7 @@ test-run: $(B)/attnviz $(TEST_BIN)
 # found is kept in tests/fuzz/regressions/ and replayed by `make test`.
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -fsanitize=fuzzer,address,undefined \
+FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all $(CORE_CFLAGS) -Isrc/core
 build/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(CORE_SRC) src/core/*.h
 	@mkdir -p $(dir $@)

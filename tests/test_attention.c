@@ -16,6 +16,9 @@
 
 #include "attention.h"
 #include "lesson.h"
+#include "parallel.h"
+
+#include <glob.h>
 
 #define REF_DIR "tests/ref"
 #define ATOL 1e-5
@@ -385,6 +388,70 @@ static void test_stage_order_and_names(void **state)
     lesson_free(&ls);
 }
 
+// --- the threaded core ---------------------------------------------------------
+
+static bool same_stages(const char *name, const Trace *a, const Trace *b, int threads)
+{
+    if (a->n != b->n) return false;
+    for (int i = 0; i < a->n; i++) {
+        const Tensor *x = &a->stages[i].t, *y = &b->stages[i].t;
+        if (x->size != y->size || memcmp(x->data, y->data, x->size * sizeof(float)) != 0) {
+            print_error("%s: stage %s differs on %d threads\n", name, a->stages[i].name, threads);
+            return false;
+        }
+    }
+    return true;
+}
+
+// Forward on 1 thread, then on 2, 3, 4 and 5 with every job shared however small:
+// every stage of every lesson, reference variant and long lesson is bit-identical.
+static void check_threads(const char *name, const Lesson *ls)
+{
+    Trace one, many;
+    parallel_set_threads(1);
+    trace_init(&one);
+    assert_true(attn_forward(&ls->cfg, &ls->w, &ls->in, &one));
+    parallel_set_min_work(0);
+    for (int th = 2; th <= 5; th++) {
+        parallel_set_threads(th);
+        trace_init(&many);
+        assert_true(attn_forward(&ls->cfg, &ls->w, &ls->in, &many));
+        assert_true(same_stages(name, &one, &many, th));
+        trace_free(&many);
+    }
+    parallel_set_min_work(PARALLEL_MIN_WORK);
+    parallel_set_threads(0);
+    trace_free(&one);
+}
+
+static void test_threads_identical(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
+    glob(REF_DIR "/*.lesson.json", GLOB_APPEND, NULL, &g);
+    glob("tests/big/*.json", GLOB_APPEND, NULL, &g);
+    assert_true(g.gl_pathc >= 20);
+    for (size_t i = 0; i < g.gl_pathc; i++) {
+        Lesson ls;
+        char err[LESSON_ERR_MAX];
+        assert_true(lesson_load(&ls, g.gl_pathv[i], err, sizeof err));
+        check_threads(g.gl_pathv[i], &ls);
+        lesson_free(&ls);
+    }
+    globfree(&g);
+    // the benchmark's size: B=1 L=256 d_model=256 8 heads, causal, with the FFN
+    const char *json = "{\"title\": \"t\", \"model\": {\"d_model\": 256, \"n_heads\": 8, \"residual_norm\": true,"
+                       " \"ffn_hidden\": 300}, \"input\": {\"query\": {\"shape\": [1, 256, 256],"
+                       " \"arange\": [-1, 1, 0.000030517578125]}}, \"mask\": \"causal\","
+                       " \"weights\": {\"init\": {\"seed\": 1}}}";
+    Lesson big;
+    char err[LESSON_ERR_MAX];
+    assert_true(lesson_parse(&big, "big.json", json, strlen(json), err, sizeof err));
+    check_threads("big.json", &big);
+    lesson_free(&big);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,7 +459,7 @@ int main(void)
         cmocka_unit_test(test_lesson_library),  cmocka_unit_test(test_default_lesson_is_reference),
         cmocka_unit_test(test_softmax_and_masks),   cmocka_unit_test(test_split_concat_round_trip),
         cmocka_unit_test(test_fused_equals_per_head), cmocka_unit_test(test_per_head_weight_form),
-        cmocka_unit_test(test_stage_order_and_names),
+        cmocka_unit_test(test_stage_order_and_names), cmocka_unit_test(test_threads_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

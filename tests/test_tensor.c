@@ -11,7 +11,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "parallel.h"
 #include "tensor.h"
+
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 static void test_shape_size_limits(void **state)
 {
@@ -75,6 +80,166 @@ static void test_matmul_panel_path_is_exact(void **state)
             assert_true(c[i * N + j] == s);
         }
     free(a), free(b), free(c);
+}
+
+// Deterministic values of both signs and many magnitudes.
+static float val(unsigned i, unsigned salt)
+{
+    unsigned long long z = (i + 1ULL) * 0x9E3779B97F4A7C15ULL ^ salt * 0xBF58476D1CE4E5B9ULL;
+    z ^= z >> 29;
+    return (float)((double)(z % 20001) / 1000.0 - 10.0) * (float)(1 + z % 7);
+}
+
+// Every shape class of the blocked kernels (K over a block of 256, partial
+// panels, row tails, one row, one column) on 1 to 7 threads, each job shared even
+// when small: every output equals the plain in-order float sum bit for bit.
+static void test_matmul_blocked_exact_any_threads(void **state)
+{
+    (void)state;
+    const int shapes[][3] = {{150, 300, 70}, {7, 600, 33}, {1, 257, 16}, {61, 16, 1}, {96, 64, 48}, {13, 5, 300}};
+    const int threads[] = {1, 2, 3, 4, 7};
+    parallel_set_min_work(0);
+    for (size_t si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const int M = shapes[si][0], K = shapes[si][1], N = shapes[si][2];
+        float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * N * K);
+        float *bt = malloc(sizeof(float) * N * K), *bias = malloc(sizeof(float) * N);
+        float *want = malloc(sizeof(float) * M * N), *want_b = malloc(sizeof(float) * M * N);
+        float *c = malloc(sizeof(float) * M * N);
+        assert_non_null(a), assert_non_null(b), assert_non_null(bt), assert_non_null(bias);
+        assert_non_null(want), assert_non_null(want_b), assert_non_null(c);
+        for (int i = 0; i < M * K; i++) a[i] = val((unsigned)i, 1);
+        for (int i = 0; i < N * K; i++) bt[i] = val((unsigned)i, 2); // (N, K)
+        for (int n = 0; n < N; n++)
+            for (int k = 0; k < K; k++) b[k * N + n] = bt[n * K + k]; // (K, N)
+        for (int n = 0; n < N; n++) bias[n] = val((unsigned)n, 3);
+        for (int i = 0; i < M; i++)
+            for (int j = 0; j < N; j++) {
+                float s = 0.0f;
+                for (int p = 0; p < K; p++) s += a[i * K + p] * bt[j * K + p];
+                want[i * N + j] = s;
+                want_b[i * N + j] = s + bias[j];
+            }
+        for (size_t ti = 0; ti < sizeof threads / sizeof threads[0]; ti++) {
+            parallel_set_threads(threads[ti]);
+            memset(c, 0xff, sizeof(float) * M * N);
+            tensor_matmul_bt(c, a, bt, M, K, N);
+            assert_memory_equal(c, want, sizeof(float) * M * N);
+            memset(c, 0xff, sizeof(float) * M * N);
+            tensor_matmul(c, a, b, M, K, N);
+            assert_memory_equal(c, want, sizeof(float) * M * N);
+            memset(c, 0xff, sizeof(float) * M * N);
+            tensor_linear(c, a, bt, bias, M, K, N);
+            assert_memory_equal(c, want_b, sizeof(float) * M * N);
+        }
+        free(a), free(b), free(bt), free(bias), free(want), free(want_b), free(c);
+    }
+    parallel_set_threads(0);
+    parallel_set_min_work(PARALLEL_MIN_WORK);
+}
+
+// The softmax as a plain loop: max (NaN first), expf, in-order sum, division.
+static void softmax_plain(float *x, int rows, int cols)
+{
+    for (int r = 0; r < rows; r++) {
+        float *row = x + (size_t)r * cols, mx = -INFINITY, sum = 0.0f;
+        for (int j = 0; j < cols; j++)
+            if (row[j] > mx || isnan(row[j])) mx = row[j];
+        for (int j = 0; j < cols; j++) {
+            row[j] = expf(row[j] - mx);
+            sum += row[j];
+        }
+        for (int j = 0; j < cols; j++) row[j] /= sum;
+    }
+}
+
+// The vectorised softmax against the plain loop, bit for bit (NaN included):
+// rows not a multiple of the group, columns not of the vector width, masked
+// keys at -1e9, -1e10 and -inf, a NaN row, values near the underflow edge.
+static void test_softmax_exact(void **state)
+{
+    (void)state;
+    enum { R = 23, C = 37 };
+    float x[R * C], y[R * C];
+    for (int i = 0; i < R * C; i++) {
+        x[i] = val((unsigned)i, 4);
+        if (i % 5 == 0) x[i] = -1e9f;
+        if (i % 11 == 0) x[i] = -1e10f;
+        if (i % 13 == 0) x[i] = -INFINITY;
+    }
+    for (int j = 0; j < C; j++) x[3 * C + j] = -INFINITY;           // NaN row
+    x[5 * C + 7] = NAN;                                             // a NaN score
+    for (int j = 0; j < C; j++) x[7 * C + j] = -(float)j * 3.0f;     // e^-108 … : the underflow edge
+    x[9 * C] = 0.0f, x[9 * C + 1] = -0.0f;                          // signed zeros
+    memcpy(y, x, sizeof x);
+    softmax_plain(y, R, C);
+    tensor_softmax_rows(x, R, C);
+    assert_memory_equal(x, y, sizeof x);
+    for (int j = 0; j < C; j++) assert_true(isnan(x[3 * C + j]) && isnan(x[5 * C + j]));
+}
+
+static void test_masked_fill_and_scale(void **state)
+{
+    (void)state;
+    enum { N = 45 };
+    float s[N], m[N], d[N];
+    for (int i = 0; i < N; i++) s[i] = val((unsigned)i, 5), m[i] = (float)(i % 3 != 0);
+    tensor_masked_fill(d, s, m, N, -1e9f);
+    for (int i = 0; i < N; i++) assert_true(d[i] == (i % 3 ? s[i] : -1e9f));
+    float want[N];
+    for (int i = 0; i < N; i++) want[i] = s[i] / 5.656854f;
+    tensor_div_scalar(s, N, 5.656854f);
+    assert_memory_equal(s, want, sizeof want);
+}
+
+// Large tensors are mapped on their own: zero-filled, copyable, freed.
+static void test_large_tensor(void **state)
+{
+    (void)state;
+    int shape[2] = {700, 1000}; // 2.8 MB
+    Tensor t, u;
+    assert_true(tensor_init(&t, 2, shape));
+    assert_true(t.mapped >= t.size * sizeof(float));
+    for (size_t i = 0; i < t.size; i += 997) assert_true(t.data[i] == 0.0f);
+    t.data[t.size - 1] = 3.0f;
+    assert_true(tensor_copy(&u, &t));
+    assert_true(u.data[u.size - 1] == 3.0f && u.data[0] == 0.0f);
+    tensor_free(&t), tensor_free(&u);
+    assert_null(t.data);
+}
+
+// A process that forks after the pool started: the child (which has no
+// workers) still shares its jobs correctly, and the parent's pool still works.
+static void test_pool_survives_fork(void **state)
+{
+    (void)state;
+    enum { M = 64, K = 300, N = 64 };
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * N * K);
+    float *c1 = malloc(sizeof(float) * M * N), *c2 = malloc(sizeof(float) * M * N);
+    assert_non_null(a), assert_non_null(b), assert_non_null(c1), assert_non_null(c2);
+    for (int i = 0; i < M * K; i++) a[i] = val((unsigned)i, 6);
+    for (int i = 0; i < N * K; i++) b[i] = val((unsigned)i, 7);
+    parallel_set_threads(2);
+    parallel_set_min_work(0);
+    tensor_matmul_bt(c1, a, b, M, K, N); // starts the worker
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {
+        alarm(20); // a deadlock ends the child with SIGALRM
+        tensor_matmul_bt(c2, a, b, M, K, N);
+        int same = memcmp(c1, c2, sizeof(float) * M * N) == 0;
+        free(a), free(b), free(c1), free(c2); // nothing left for valgrind's leak check in the child
+        parallel_shutdown();
+        _exit(same ? 0 : 1);
+    }
+    int status = 0;
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    memset(c2, 0, sizeof(float) * M * N);
+    tensor_matmul_bt(c2, a, b, M, K, N);
+    assert_memory_equal(c1, c2, sizeof(float) * M * N);
+    parallel_set_threads(0);
+    parallel_set_min_work(PARALLEL_MIN_WORK);
+    free(a), free(b), free(c1), free(c2);
 }
 
 static void test_linear_bias(void **state)
@@ -216,6 +381,9 @@ int main(void)
         cmocka_unit_test(test_linear_bias),       cmocka_unit_test(test_softmax_rows),
         cmocka_unit_test(test_softmax_fully_masked), cmocka_unit_test(test_layer_norm),
         cmocka_unit_test(test_layer_norm_matches_torch),
+        cmocka_unit_test(test_matmul_blocked_exact_any_threads), cmocka_unit_test(test_softmax_exact),
+        cmocka_unit_test(test_masked_fill_and_scale), cmocka_unit_test(test_large_tensor),
+        cmocka_unit_test(test_pool_survives_fork),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -838,7 +838,7 @@ int app_run(const AppOptions *opt)
 #endif
             a->trim_pending = false;
         }
-        if (software) SDL_Delay(10);
+        if (software && !a->quit) SDL_Delay(10);
     }
     rc = 0;
 done:

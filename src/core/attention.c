@@ -4,6 +4,8 @@
 // H heads, dk/dv per-head sizes.
 #include "attention.h"
 
+#include "parallel.h"
+
 #include <math.h>
 #include <string.h>
 
@@ -58,6 +60,36 @@ static void concat_heads(float *dst, const float *src, int B, int L, int H, int 
             for (int h = 0; h < H; h++)
                 memcpy(dst + ((size_t)b * L + l) * H * d + (size_t)h * d,
                        src + (((size_t)b * H + h) * L + l) * d, (size_t)d * sizeof(float));
+}
+
+// Passes 4-7 for one (batch, head): its slices of scores, masked_scores, attn
+// and head_out, which no other head writes.
+typedef struct HeadJob {
+    const AttnConfig *cfg;
+    Trace *tr;
+    int qh, kh, vh, mask, scores, masked, attn, head_out; // stage indices (mask -1: none)
+    int H, Lq, Lk, dk, dv;
+} HeadJob;
+
+static void head_task(void *ctx, int bh)
+{
+    const HeadJob *j = ctx;
+    Trace *tr = j->tr;
+    const int b = bh / j->H, Lq = j->Lq, Lk = j->Lk;
+    const size_t n = (size_t)Lq * Lk;
+    float *s = D(tr, j->scores) + (size_t)bh * n, *ms = D(tr, j->masked) + (size_t)bh * n;
+    float *at = D(tr, j->attn) + (size_t)bh * n;
+    tensor_matmul_bt(s, D(tr, j->qh) + (size_t)bh * Lq * j->dk, D(tr, j->kh) + (size_t)bh * Lk * j->dk,
+                     Lq, j->dk, Lk);
+    tensor_div_scalar(s, n, j->cfg->scale);
+    if (j->mask >= 0)
+        tensor_masked_fill(ms, s, D(tr, j->mask) + (size_t)b * n, n, j->cfg->mask_fill);
+    else
+        memcpy(ms, s, n * sizeof(float));
+    memcpy(at, ms, n * sizeof(float));
+    tensor_softmax_rows(at, Lq, Lk);
+    tensor_matmul(D(tr, j->head_out) + (size_t)bh * Lq * j->dv, at, D(tr, j->vh) + (size_t)bh * Lk * j->dv,
+                  Lq, Lk, j->dv);
 }
 
 #define TRY(expr)                                                                                  \
@@ -132,41 +164,24 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
     tr->stages[kh].key_rows = tr->stages[vh].key_rows = true;
 
+    // passes 4-7, one (batch, head) at a time: each head's scores, masking,
+    // softmax and weighted sum are done together while its rows are in cache,
+    // the heads shared among the core's threads (parallel.h).
     // pass 4: scores = Q·Kᵀ / scale, (B, H, Lq, Lk)
     int sc_s[4] = {B, H, Lq, Lk};
     int scores, masked, attn;
     TRY(scores = push(tr, "scores", STAGE_KIND_SCORES, STEP_SCORES, 4, sc_s,
                       qh, kh, -1));
-    for (int bh = 0; bh < B * H; bh++) {
-        float *s = D(tr, scores) + (size_t)bh * Lq * Lk;
-        tensor_matmul_bt(s, D(tr, qh) + (size_t)bh * Lq * dk, D(tr, kh) + (size_t)bh * Lk * dk,
-                         Lq, dk, Lk);
-        for (int i = 0; i < Lq * Lk; i++) s[i] /= cfg->scale;
-    }
-
     // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads
     TRY(masked = push(tr, "masked_scores", STAGE_KIND_MASKED, STEP_MASK, 4, sc_s, scores, mask, -1));
-    memcpy(D(tr, masked), D(tr, scores), tr->stages[scores].t.size * sizeof(float));
-    if (mask >= 0) {
-        for (int b = 0; b < B; b++)
-            for (int h = 0; h < H; h++)
-                for (int i = 0; i < Lq * Lk; i++)
-                    if (D(tr, mask)[(size_t)b * Lq * Lk + i] == 0.0f)
-                        D(tr, masked)[((size_t)b * H + h) * Lq * Lk + i] = cfg->mask_fill;
-    }
-
     // pass 6: softmax over keys
     TRY(attn = push(tr, "attn", STAGE_KIND_SOFTMAX, STEP_SOFTMAX, 4, sc_s, masked, -1, -1));
-    memcpy(D(tr, attn), D(tr, masked), tr->stages[masked].t.size * sizeof(float));
-    tensor_softmax_rows(D(tr, attn), B * H * Lq, Lk);
-
     // pass 7: head_out = attn·V, (B, H, Lq, dv)
     int ho_s[4] = {B, H, Lq, dv};
     int head_out, concat, output;
     TRY(head_out = push(tr, "head_out", STAGE_KIND_WEIGHTED_SUM, STEP_WEIGHTED_SUM, 4, ho_s, attn, vh, -1));
-    for (int bh = 0; bh < B * H; bh++)
-        tensor_matmul(D(tr, head_out) + (size_t)bh * Lq * dv, D(tr, attn) + (size_t)bh * Lq * Lk,
-                      D(tr, vh) + (size_t)bh * Lk * dv, Lq, Lk, dv);
+    HeadJob job = {cfg, tr, qh, kh, vh, mask, scores, masked, attn, head_out, H, Lq, Lk, dk, dv};
+    parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
 
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
     int cc_s[3] = {B, Lq, H * dv};

@@ -120,7 +120,8 @@ static void edit_text(const Lesson *ls, Edit *e)
     case EDIT_ELEMENT: {
         const Tensor *t = lesson_tensor((Lesson *)ls, e->tensor);
         // the mask is (B, Lq, Lk) even before the lesson has one
-        Tensor mask_shape = {3, {ls->batch, ls->len_q, ls->len_k, 1}, (size_t)ls->batch * ls->len_q * ls->len_k, NULL};
+        Tensor mask_shape = {.rank = 3, .shape = {ls->batch, ls->len_q, ls->len_k, 1},
+                             .size = (size_t)ls->batch * ls->len_q * ls->len_k};
         if (e->tensor == LT_MASK) t = &mask_shape;
         char idx[64] = "";
         size_t rest = e->index, stride = t->size;
@@ -281,7 +282,7 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
     memcpy(shape, tt->shape, sizeof shape);
     if (t == LT_MASK) rank = 3, shape[0] = ls->batch, shape[1] = ls->len_q, shape[2] = ls->len_k;
     char sh[64];
-    Tensor view = {rank, {shape[0], shape[1], shape[2], shape[3]}, 0, NULL};
+    Tensor view = {.rank = rank, .shape = {shape[0], shape[1], shape[2], shape[3]}};
     shape_text(&view, sh, sizeof sh);
     if (ni != 0 && ni != rank)
         return edit_fail(err, n, arg, "%s has shape %s; expected %d indices (or none for every element)",

@@ -13,9 +13,11 @@ typedef struct Tensor {
     int shape[TENSOR_MAX_RANK];   // PyTorch order, outermost first
     size_t size;                  // product of shape
     float *data;                  // row-major, owned
+    size_t mapped;                // bytes mapped for data (large tensors), 0 when malloc'd
 } Tensor;
 
-// Allocates a zero-filled tensor. Returns false on allocation failure or a
+// Allocates a zero-filled tensor (a large one, from 2 MiB, in memory of its own
+// that the kernel may back with huge pages: a fraction of the page faults). Returns false on allocation failure or a
 // bad shape (rank out of range, a dimension < 1, size overflow).
 bool tensor_init(Tensor *t, int rank, const int *shape);
 void tensor_free(Tensor *t);
@@ -33,6 +35,10 @@ void tensor_linear(float *y, const float *x, const float *w, const float *b, int
 void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n);
 // c (M, N) = a (M, K) · b (K, N).
 void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n);
+// x[i] /= d for i < n (one IEEE division each).
+void tensor_div_scalar(float *x, size_t n, float d);
+// dst[i] = mask[i] == 0 ? fill : src[i] for i < n, as masked_fill(mask == 0, fill).
+void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t n, float fill);
 // Softmax of each row of x (rows, cols) in place: subtracts the row max.
 // A row whose max is -inf becomes NaN, as in PyTorch.
 void tensor_softmax_rows(float *x, int rows, int cols);

@@ -4,10 +4,14 @@
 #include "utf8.h"
 
 #include <SDL_ttf.h>
+#include <fcntl.h>
 #include <fontconfig/fontconfig.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define MAX_SIZED 48     // (font, px) fonts kept open
 #define CACHE_SETS 256   // texture cache: CACHE_SETS × CACHE_WAYS entries
@@ -33,6 +37,16 @@ typedef struct Sized {
     TTF_Font *font;
 } Sized;
 
+// A font file mapped into memory once: FreeType then reads its glyphs from
+// memory. Read through a file, every glyph was an lseek and a read (some 9,000
+// system calls before the first frame); and the CJK file (5 MB) costs only the
+// pages of the glyphs drawn, so English text never reads its outlines.
+typedef struct Mapped {
+    char path[PATH_MAX_LEN];
+    void *data;
+    size_t size;
+} Mapped;
+
 typedef struct Entry {
     unsigned long long hash; // of the string, face, px, wrap
     unsigned long long used; // LRU stamp
@@ -52,6 +66,8 @@ struct Fonts {
     unsigned long long clock;
     TextStats stats;
     bool ttf_inited;
+    Mapped mapped[N_SLOTS];
+    int n_mapped;
 };
 
 // fontconfig: the file of the best match for pattern, or false. With
@@ -126,11 +142,37 @@ static bool find_cjk(Fonts *f)
     return true;
 }
 
+// The font file of slot opened at px: from its mapping (made at the first use
+// of the file), or from the file when it cannot be mapped.
+static TTF_Font *open_slot(Fonts *f, int slot, int px)
+{
+    const char *path = f->path[slot];
+    Mapped *m = NULL;
+    for (int i = 0; i < f->n_mapped && !m; i++)
+        if (strcmp(f->mapped[i].path, path) == 0) m = &f->mapped[i];
+    if (!m && f->n_mapped < N_SLOTS) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        struct stat st;
+        if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+            void *data = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+            if (data != MAP_FAILED) {
+                m = &f->mapped[f->n_mapped++];
+                memmove(m->path, path, strlen(path) + 1); // both PATH_MAX_LEN
+                m->data = data, m->size = (size_t)st.st_size;
+            }
+        }
+        if (fd >= 0) close(fd);
+    }
+    if (!m) return TTF_OpenFontIndex(path, px, f->face_index[slot]);
+    SDL_RWops *rw = SDL_RWFromConstMem(m->data, (int)m->size);
+    return rw ? TTF_OpenFontIndexRW(rw, 1, px, f->face_index[slot]) : NULL;
+}
+
 // Does the font file in slot have a glyph for cp? (opens it once at a small size)
-static bool slot_has_glyph(const Fonts *f, int slot, Uint32 cp)
+static bool slot_has_glyph(Fonts *f, int slot, Uint32 cp)
 {
     if (!f->path[slot][0]) return false;
-    TTF_Font *font = TTF_OpenFontIndex(f->path[slot], 12, f->face_index[slot]);
+    TTF_Font *font = open_slot(f, slot, 12);
     if (!font) return false;
     bool has = TTF_GlyphIsProvided32(font, cp) != 0;
     TTF_CloseFont(font);
@@ -198,7 +240,7 @@ Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len)
     }
     if (fc) FcFini(); // the lookup is done: release fontconfig's caches
     // open one size now so a broken font file fails here, with its path
-    TTF_Font *probe = TTF_OpenFontIndex(f->path[L0 + FONT_SANS], 20, f->face_index[L0 + FONT_SANS]);
+    TTF_Font *probe = open_slot(f, L0 + FONT_SANS, 20);
     if (!probe) {
         snprintf(err, err_len, "%s: cannot load the font: %s", f->path[L0 + FONT_SANS], TTF_GetError());
         fonts_destroy(f);
@@ -242,6 +284,7 @@ void fonts_destroy(Fonts *f)
     if (!f) return;
     fonts_flush(f);
     for (int i = 0; i < f->n_sized; i++) TTF_CloseFont(f->sized[i].font);
+    for (int i = 0; i < f->n_mapped; i++) munmap(f->mapped[i].data, f->mapped[i].size); // after the fonts reading them
     if (f->ttf_inited) TTF_Quit();
     free(f);
 }
@@ -251,7 +294,7 @@ static TTF_Font *sized_slot(Fonts *f, int slot, int px)
     if (!f->path[slot][0]) return NULL;
     for (int i = 0; i < f->n_sized; i++)
         if (f->sized[i].slot == slot && f->sized[i].px == px) return f->sized[i].font;
-    TTF_Font *font = TTF_OpenFontIndex(f->path[slot], px, f->face_index[slot]);
+    TTF_Font *font = open_slot(f, slot, px);
     if (!font) return NULL;
     int fam0 = slot - slot % FONT_FACE_COUNT;
     if (slot % FONT_FACE_COUNT == FONT_BOLD && strcmp(f->path[slot], f->path[fam0 + FONT_SANS]) == 0 &&

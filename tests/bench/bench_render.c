@@ -1,5 +1,5 @@
 // bench_render — interactive frame time: render_frame of animated frames of the
-// default lesson on the software renderer, at 1280×720 and 1920×1080.
+// default lesson on the software renderer, at 1280×720, 1920×1080 and 3840×2160.
 #include <SDL.h>
 #include <stdio.h>
 #include <string.h>
@@ -79,7 +79,8 @@ int main(int argc, char **argv)
     }
     // every frame of every transition, software renderer (what the window and export use)
     int rc = bench_lesson("lessons/arange-2x4x4.json", "animated, arange", 1280, 720, 2.0, fonts);
-    rc |= bench_lesson("lessons/arange-2x4x4.json", "animated, arange", 1920, 1080, 4.5, fonts);
+    rc |= bench_lesson("lessons/arange-2x4x4.json", "animated, arange", 1920, 1080, 4.0, fonts);
+    rc |= bench_lesson("lessons/arange-2x4x4.json", "animated, arange", 3840, 2160, 16.0, fonts); // a 4K projector
     rc |= bench_lesson("tests/big/long-256.json", "animated, L=256 (images)", 1280, 720, 16.0, fonts);
     fonts_destroy(fonts);
     i18n_free();
