@@ -252,17 +252,18 @@ static void test_mixed_text_and_wrapping(void **state)
     SDL_Surface *surf;
     SDL_Renderer *r = soft(&surf, 800, 600);
     int w1, h1, w2, h2;
-    assert_non_null(text_texture(fonts, r, FONT_SANS, 20, 0, "注意力 Q·Kᵀ/√dₖ", &w1, &h1));
+    const SDL_Color ink = {28, 28, 30, 255};
+    assert_non_null(text_texture(fonts, r, FONT_SANS, 20, 0, ink, "注意力 Q·Kᵀ/√dₖ", &w1, &h1));
     assert_true(w1 > 100 && h1 >= 20 && h1 < 40);
     // one line of Chinese without spaces, wrapped at 200 px: several lines, none wider
     const char *zh = i18n_get(LANG_ZH, "narr.q_proj");
-    assert_non_null(text_texture(fonts, r, FONT_SANS, 20, 200, zh, &w2, &h2));
+    assert_non_null(text_texture(fonts, r, FONT_SANS, 20, 200, ink, zh, &w2, &h2));
     assert_true(w2 <= 200);
     assert_true(h2 >= 4 * h1);
-    assert_non_null(text_texture(fonts, r, FONT_SANS, 20, 0, "一\n二", &w2, &h2));
+    assert_non_null(text_texture(fonts, r, FONT_SANS, 20, 0, ink, "一\n二", &w2, &h2));
     assert_true(h2 >= 2 * h1 - 4);
     // a word longer than the width is cut, not left overflowing
-    assert_non_null(text_texture(fonts, r, FONT_BOLD, 20, 60, "注意力权重注意力权重", &w2, &h2));
+    assert_non_null(text_texture(fonts, r, FONT_BOLD, 20, 60, ink, "注意力权重注意力权重", &w2, &h2));
     assert_true(w2 <= 60);
     fonts_flush(fonts);
     SDL_DestroyRenderer(r);

@@ -782,6 +782,44 @@ static int check_image_cells(const Target *t, const Layout *L, const char *what)
     return checked;
 }
 
+// The text cache keeps a texture per colour a string is drawn in, with the
+// colour in its pixels: a covered pixel is exactly that colour, two colours of
+// one string are two textures, and measuring makes no texture (the first draw
+// turns the measured entry into a texture). A fade still blends with alpha.
+static void test_text_colours(void **state)
+{
+    (void)state;
+    Target t;
+    target_init(&t, 200, 100);
+    const char *s = "\u2588\u2588"; // full blocks: pixels the glyph covers fully
+    Rgb bg = {248, 248, 246}, a = {0, 90, 170}, b = {176, 40, 32};
+    paint_clear(&t.c, bg);
+    TextStats s0 = text_stats(fonts);
+    int w = 0, h = 0;
+    paint_text_size(&t.c, FONT_SANS, 40, s, &w, &h);
+    assert_true(w > 20 && h > 20);
+    TextStats s1 = text_stats(fonts);
+    assert_int_equal(s1.misses, s0.misses + 1);
+    paint_text(&t.c, FONT_SANS, 40, a, 255, 0, 0, ALIGN_LEFT, s);        // the measured entry gets its texture
+    paint_text(&t.c, FONT_SANS, 40, b, 255, 100, 0, ALIGN_LEFT, s);      // a second colour: a second texture
+    paint_text(&t.c, FONT_SANS, 40, a, 128, 0, 50, ALIGN_LEFT, s);       // faded: the first texture again
+    paint_text_size(&t.c, FONT_SANS, 40, s, &w, &h);                      // any colour's entry has the size
+    TextStats s2 = text_stats(fonts);
+    assert_int_equal(s2.misses, s1.misses + 2);
+    assert_int_equal(s2.evictions, s1.evictions);
+    SDL_RenderFlush(t.r);
+    int cx = w / 2, cy = h / 2;
+    Rgb pa = pixel(&t, cx, cy), pb = pixel(&t, 100 + cx, cy), pf = pixel(&t, cx, 50 + cy);
+    if (!near(pa, a, 0) || !near(pb, b, 0))
+        fail_msg("text pixels (%d,%d,%d) and (%d,%d,%d), drawn in (%d,%d,%d) and (%d,%d,%d)", pa.r, pa.g, pa.b,
+                 pb.r, pb.g, pb.b, a.r, a.g, a.b, b.r, b.g, b.b);
+    Rgb half = {(uint8_t)((a.r + bg.r) / 2), (uint8_t)((a.g + bg.g) / 2), (uint8_t)((a.b + bg.b) / 2)};
+    if (!near(pf, half, 2)) fail_msg("faded text pixel (%d,%d,%d), expected about (%d,%d,%d)", pf.r, pf.g, pf.b,
+                                     half.r, half.g, half.b);
+    check_guard(&t, "text colours");
+    target_free(&t);
+}
+
 static void test_image_mode_pixels(void **state)
 {
     (void)state;
@@ -1109,6 +1147,7 @@ int main(void)
         cmocka_unit_test(test_tooltip_clear_of_operands),
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
+        cmocka_unit_test(test_text_colours),
         cmocka_unit_test(test_image_mode_pixels),
         cmocka_unit_test(test_image_mode_hover),
         cmocka_unit_test(test_zoom_and_pan),

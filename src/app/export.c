@@ -281,6 +281,7 @@ bool export_target_create(ExportTarget *t, const char *font_path, Lang lang, int
     memset(t, 0, sizeof *t);
     t->fonts = fonts_create(font_path, lang, err, n);
     if (!t->fonts) return false;
+    // RGBA32: the format text.c makes its textures for on a surface (text_format)
     t->surf = SDL_CreateRGBSurfaceWithFormat(0, width, height, 32, SDL_PIXELFORMAT_RGBA32);
     t->r = t->surf ? SDL_CreateSoftwareRenderer(t->surf) : NULL;
     t->heatmaps = heatmap_cache_create();

@@ -146,18 +146,13 @@ int paint_text_wrapped_height(Canvas *cv, FontFace face, int px, int wrap_w, con
 
 bool paint_text_block_size(Canvas *cv, FontFace face, int px, int wrap_w, const char *s, int *w, int *h)
 {
-    return text_texture(cv->fonts, cv->r, face, px, wrap_w, s, w, h) != NULL;
+    return text_block_size(cv->fonts, cv->r, face, px, wrap_w, s, w, h);
 }
 
 void paint_text_block(Canvas *cv, FontFace face, int px, int wrap_w, Rgb col, uint8_t a, int x, int y,
                       const char *s)
 {
-    int w, h;
-    SDL_Texture *t = text_texture(cv->fonts, cv->r, face, px, wrap_w, s, &w, &h);
-    if (!t) return;
-    SDL_SetTextureColorMod(t, col.r, col.g, col.b);
-    SDL_SetTextureAlphaMod(t, a);
-    SDL_RenderCopy(cv->r, t, NULL, &(SDL_Rect){x, y, w, h});
+    text_draw_block(cv->fonts, cv->r, face, px, wrap_w, sdl_color(col, a), x, y, s);
 }
 
 // s cut after len bytes, with "…", into buf.

@@ -48,9 +48,10 @@ typedef struct Mapped {
 } Mapped;
 
 typedef struct Entry {
-    unsigned long long hash; // of the string, face, px, wrap
+    unsigned long long hash; // of the string, face, px, wrap (not the colour)
     unsigned long long used; // LRU stamp
-    SDL_Texture *tex;
+    SDL_Texture *tex;        // NULL: measured, not drawn yet (only w, h known)
+    Uint32 rgb;              // the colour in tex, 0xRRGGBB
     int w, h;
 } Entry;
 
@@ -61,6 +62,7 @@ struct Fonts {
     Sized sized[MAX_SIZED];
     int n_sized;
     SDL_Renderer *owner;             // cached textures belong to this renderer
+    Uint32 format;                   // ... and have this pixel format (see text_format)
     Entry cache[CACHE_SETS][CACHE_WAYS];
     size_t bytes;                    // pixels held by the cached textures (w·h·4)
     unsigned long long clock;
@@ -585,25 +587,84 @@ static bool needs_mixed(TTF_Font *p, TTF_Font *fb, const char *s, bool wrap)
     return false;
 }
 
-SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w,
-                          const char *s, int *w, int *h)
+// The pixel format of the text textures for renderer r: the target's channel
+// order with alpha. SDL blends a texture whose red, green and blue sit where the
+// target's do with its per-pixel-alpha blitter for that case (MMX), and any other
+// pair with slower generic code of different rounding; with the same order in the
+// window (XRGB8888 under X11: ARGB8888 textures) and on the export's RGBA32
+// surface (ABGR8888 textures), both draw text with the same blitter and pixels.
+// A renderer on a surface has no window to ask: the app's surfaces are RGBA32.
+static Uint32 text_format(SDL_Renderer *r)
 {
-    *w = *h = 0;
+    SDL_Window *win = SDL_RenderGetWindow(r);
+    switch (win ? SDL_GetWindowPixelFormat(win) : SDL_PIXELFORMAT_RGBA32) {
+    case SDL_PIXELFORMAT_XBGR8888:
+    case SDL_PIXELFORMAT_ABGR8888: return SDL_PIXELFORMAT_ABGR8888;
+    case SDL_PIXELFORMAT_RGBX8888:
+    case SDL_PIXELFORMAT_RGBA8888: return SDL_PIXELFORMAT_RGBA8888;
+    case SDL_PIXELFORMAT_BGRX8888:
+    case SDL_PIXELFORMAT_BGRA8888: return SDL_PIXELFORMAT_BGRA8888;
+    default: return SDL_PIXELFORMAT_ARGB8888;
+    }
+}
+
+static Uint32 pack_rgb(SDL_Color c) { return (Uint32)c.r << 16 | (Uint32)c.g << 8 | c.b; }
+
+// A texture of the white text surface s in colour rgb (its alpha kept), in the
+// cache's format. Colouring here, once, instead of SDL_SetTextureColorMod at every
+// draw: SDL blends a modulated texture in generic per-pixel C, which was most of
+// a frame (README "Speed"). (255·c)/255 = c: the same colour as the modulation.
+static SDL_Texture *coloured_texture(Fonts *f, SDL_Renderer *r, SDL_Surface *s, Uint32 rgb)
+{
+    SDL_Surface *argb = s->format->format == SDL_PIXELFORMAT_ARGB8888
+                            ? s : SDL_ConvertSurfaceFormat(s, SDL_PIXELFORMAT_ARGB8888, 0);
+    if (!argb) return NULL;
+    for (int y = 0; y < argb->h; y++) {
+        Uint32 *row = (Uint32 *)(void *)((Uint8 *)argb->pixels + (size_t)y * (size_t)argb->pitch);
+        for (int x = 0; x < argb->w; x++) row[x] = (row[x] & 0xFF000000u) | rgb;
+    }
+    SDL_Surface *conv = f->format == SDL_PIXELFORMAT_ARGB8888 ? argb : SDL_ConvertSurfaceFormat(argb, f->format, 0);
+    SDL_Texture *tex = NULL;
+    if (conv) {
+        tex = SDL_CreateTexture(r, f->format, SDL_TEXTUREACCESS_STATIC, conv->w, conv->h);
+        if (tex && SDL_UpdateTexture(tex, NULL, conv->pixels, conv->pitch) != 0) {
+            SDL_DestroyTexture(tex);
+            tex = NULL;
+        }
+    }
+    if (!tex) tex = SDL_CreateTextureFromSurface(r, argb); // a renderer without that format
+    if (conv && conv != argb) SDL_FreeSurface(conv);
+    if (argb != s) SDL_FreeSurface(argb);
+    if (tex) SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_BLEND);
+    return tex;
+}
+
+// The cache entry of s in colour c, its texture made on a miss; with c NULL,
+// any entry of s (only its size is wanted): a miss then keeps the size without
+// a texture, and the first draw of s gives that entry its texture and colour.
+// NULL for an empty string or on failure.
+static Entry *cached(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w, const SDL_Color *c,
+                     const char *s)
+{
     if (!s || !*s || px <= 0) return NULL;
     if (f->owner != r) {
         fonts_flush(f);
         f->owner = r;
+        f->format = text_format(r);
     }
     unsigned long long key = hash_key(s, face, px, wrap_w);
+    Uint32 rgb = c ? pack_rgb(*c) : 0;
     Entry *set = f->cache[(key >> 17) % CACHE_SETS];
     f->clock++;
-    Entry *victim = &set[0];
+    Entry *victim = &set[0], *measured = NULL;
     for (int i = 0; i < CACHE_WAYS; i++) {
         if (set[i].hash == key) {
-            set[i].used = f->clock;
-            f->stats.hits++;
-            *w = set[i].w, *h = set[i].h;
-            return set[i].tex;
+            if (!c || (set[i].tex && set[i].rgb == rgb)) {
+                set[i].used = f->clock;
+                f->stats.hits++;
+                return &set[i];
+            }
+            if (!set[i].tex) measured = &set[i];
         }
         if (set[i].used < victim->used) victim = &set[i];
     }
@@ -617,25 +678,26 @@ SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int 
     SDL_Surface *surf = wrap_w > 0 || needs_mixed(font, fb, s, false) ? render_mixed(font, fb, wrap_w, s)
                                                                     : TTF_RenderUTF8_Blended(font, s, white);
     if (!surf) return NULL;
-    SDL_Texture *tex = SDL_CreateTextureFromSurface(r, surf);
+    SDL_Texture *tex = c ? coloured_texture(f, r, surf, rgb) : NULL;
     int sw = surf->w, sh = surf->h;
     SDL_FreeSurface(surf);
-    if (!tex) return NULL;
-    SDL_SetTextureBlendMode(tex, SDL_BLENDMODE_BLEND);
-    if (victim->tex) {
-        SDL_DestroyTexture(victim->tex);
-        f->bytes -= (size_t)victim->w * (size_t)victim->h * 4;
+    if (c && !tex) return NULL;
+    Entry *e = measured ? measured : victim;
+    if (e->tex) {
+        SDL_DestroyTexture(e->tex);
+        f->bytes -= (size_t)e->w * (size_t)e->h * 4;
         f->stats.evictions++;
     }
-    *victim = (Entry){key, f->clock, tex, sw, sh};
+    *e = (Entry){key, f->clock, tex, rgb, sw, sh};
+    if (!tex) return e;
     f->bytes += (size_t)sw * (size_t)sh * 4;
     // over the byte budget: drop the least recently used textures (not this one)
     while (f->bytes > CACHE_BYTES) {
         Entry *old = NULL;
         for (int si = 0; si < CACHE_SETS; si++)
             for (int wi = 0; wi < CACHE_WAYS; wi++) {
-                Entry *e = &f->cache[si][wi];
-                if (e->tex && e != victim && (!old || e->used < old->used)) old = e;
+                Entry *o = &f->cache[si][wi];
+                if (o->tex && o != e && (!old || o->used < old->used)) old = o;
             }
         if (!old) break;
         SDL_DestroyTexture(old->tex);
@@ -643,32 +705,46 @@ SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int 
         *old = (Entry){0};
         f->stats.evictions++;
     }
-    *w = sw, *h = sh;
-    return tex;
+    return e;
+}
+
+SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w, SDL_Color c,
+                          const char *s, int *w, int *h)
+{
+    Entry *e = cached(f, r, face, px, wrap_w, &c, s);
+    *w = e ? e->w : 0, *h = e ? e->h : 0;
+    return e ? e->tex : NULL;
+}
+
+bool text_block_size(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w, const char *s, int *w,
+                     int *h)
+{
+    Entry *e = cached(f, r, face, px, wrap_w, NULL, s);
+    *w = e ? e->w : 0, *h = e ? e->h : 0;
+    return e != NULL;
 }
 
 void text_size(Fonts *f, SDL_Renderer *r, FontFace face, int px, const char *s, int *w, int *h)
 {
-    text_texture(f, r, face, px, 0, s, w, h);
+    text_block_size(f, r, face, px, 0, s, w, h);
 }
 
-static void blit(SDL_Renderer *r, SDL_Texture *t, SDL_Color c, int x, int y, int w, int h)
+// The colour is in the texture: only a translucent draw (a fade) modulates.
+static void blit(SDL_Renderer *r, SDL_Texture *t, Uint8 a, const SDL_Rect *src, const SDL_Rect *dst)
 {
-    SDL_SetTextureColorMod(t, c.r, c.g, c.b);
-    SDL_SetTextureAlphaMod(t, c.a);
-    SDL_Rect d = {x, y, w, h};
-    SDL_RenderCopy(r, t, NULL, &d);
+    SDL_SetTextureAlphaMod(t, a);
+    SDL_RenderCopy(r, t, src, dst);
 }
 
 int text_draw(Fonts *f, SDL_Renderer *r, FontFace face, int px, SDL_Color c, int x, int y,
               TextAlign align, const char *s)
 {
     int w, h;
-    SDL_Texture *t = text_texture(f, r, face, px, 0, s, &w, &h);
+    SDL_Texture *t = text_texture(f, r, face, px, 0, c, s, &w, &h);
     if (!t) return 0;
     if (align == ALIGN_CENTER) x -= w / 2;
     if (align == ALIGN_RIGHT) x -= w;
-    blit(r, t, c, x, y, w, h);
+    blit(r, t, c.a, NULL, &(SDL_Rect){x, y, w, h});
     return w;
 }
 
@@ -676,28 +752,37 @@ void text_draw_centered(Fonts *f, SDL_Renderer *r, FontFace face, int px, SDL_Co
                         SDL_Rect box, const char *s)
 {
     int w, h;
-    SDL_Texture *t = text_texture(f, r, face, px, 0, s, &w, &h);
+    SDL_Texture *t = text_texture(f, r, face, px, 0, c, s, &w, &h);
     if (!t) return;
-    blit(r, t, c, box.x + (box.w - w) / 2, box.y + (box.h - h) / 2, w, h);
+    blit(r, t, c.a, NULL, &(SDL_Rect){box.x + (box.w - w) / 2, box.y + (box.h - h) / 2, w, h});
 }
 
 int text_draw_wrapped(Fonts *f, SDL_Renderer *r, FontFace face, int px, int min_px, SDL_Color c,
                       SDL_Rect box, const char *s)
 {
     int w = 0, h = 0;
-    SDL_Texture *t = NULL;
+    if (px < min_px) return 0;
+    // the size that fits, else min_px's step (sizes only: no texture for the sizes tried)
+    int fit = px;
     for (; px >= min_px; px -= 2) {
-        t = text_texture(f, r, face, px, box.w, s, &w, &h);
-        if (!t || h <= box.h) break;
+        fit = px;
+        if (!text_block_size(f, r, face, px, box.w, s, &w, &h) || h <= box.h) break;
     }
+    px = fit;
+    SDL_Texture *t = text_texture(f, r, face, px, box.w, c, s, &w, &h);
     if (!t) return 0;
     // never draw past the box: crop the texture instead of scaling it
     int ch = h < box.h ? h : box.h, cw = w < box.w ? w : box.w;
-    SDL_SetTextureColorMod(t, c.r, c.g, c.b);
-    SDL_SetTextureAlphaMod(t, c.a);
-    SDL_Rect src = {0, 0, cw, ch}, dst = {box.x, box.y, cw, ch};
-    SDL_RenderCopy(r, t, &src, &dst);
+    blit(r, t, c.a, &(SDL_Rect){0, 0, cw, ch}, &(SDL_Rect){box.x, box.y, cw, ch});
     return ch;
+}
+
+void text_draw_block(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w, SDL_Color c, int x, int y,
+                     const char *s)
+{
+    int w, h;
+    SDL_Texture *t = text_texture(f, r, face, px, wrap_w, c, s, &w, &h);
+    if (t) blit(r, t, c.a, NULL, &(SDL_Rect){x, y, w, h});
 }
 
 TextStats text_stats(const Fonts *f) { return f->stats; }

@@ -1,8 +1,10 @@
-// text.h — fonts (found with fontconfig or given with --font) and a fixed-size
-// cache of rendered text textures keyed by string + face + size + wrap width.
-// Text is rendered white once and tinted with SDL_SetTextureColorMod, so the
-// colour is not part of the key. Once a string is cached, drawing it costs one
-// SDL_RenderCopy: no TTF work and no allocation per frame.
+// text.h — fonts (found with fontconfig or given with --font) and a bounded
+// cache of rendered text textures keyed by string + face + size + wrap width +
+// colour. The colour is in the texture (a texture per colour a string is drawn
+// in), never a colour modulation at draw time: SDL blends modulated textures in
+// slow generic code. Alpha below 255 (fades) is the only modulation. Once a
+// string is cached, drawing it costs one SDL_RenderCopy: no TTF work and no
+// allocation per frame. Measuring a string caches its size without a texture.
 #ifndef ATTNVIZ_TEXT_H
 #define ATTNVIZ_TEXT_H
 
@@ -40,10 +42,14 @@ void fonts_flush(Fonts *f);
 
 typedef enum TextAlign { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } TextAlign;
 
-// The cached texture for s (white), its size in *w, *h; wrap_w > 0 wraps lines
-// at that width (and honours '\n'). NULL for an empty string or on failure.
-SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w,
+// The cached texture for s in colour c (c.a is not used: pass it to
+// SDL_SetTextureAlphaMod), its size in *w, *h; wrap_w > 0 wraps lines at that
+// width (and honours '\n'). NULL for an empty string or on failure.
+SDL_Texture *text_texture(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w, SDL_Color c,
                           const char *s, int *w, int *h);
+// The size text_texture's texture has, without making one; false where it gives NULL.
+bool text_block_size(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w, const char *s, int *w,
+                     int *h);
 // Width of one line of s as it would be drawn, measured with the fonts (no
 // texture, no renderer): what layout measures text with (View.measure).
 int text_width(Fonts *f, FontFace face, int px, const char *s);
@@ -64,6 +70,10 @@ void text_draw_centered(Fonts *f, SDL_Renderer *r, FontFace face, int px, SDL_Co
 // height. Returns the height used.
 int text_draw_wrapped(Fonts *f, SDL_Renderer *r, FontFace face, int px, int min_px, SDL_Color c,
                       SDL_Rect box, const char *s);
+
+// Draws s (wrapped at wrap_w when > 0) with its top-left at (x, y).
+void text_draw_block(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w, SDL_Color c, int x, int y,
+                     const char *s);
 
 // Statistics, for tests and the benchmark.
 typedef struct TextStats {
