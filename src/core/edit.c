@@ -123,10 +123,10 @@ static void edit_text(const Lesson *ls, Edit *e)
         Tensor mask_shape = {.rank = 3, .shape = {ls->batch, ls->len_q, ls->len_k, 1},
                              .size = (size_t)ls->batch * ls->len_q * ls->len_k};
         if (e->tensor == LT_MASK) t = &mask_shape;
-        char idx[64] = "";
+        char idx[96] = "";
         size_t rest = e->index, stride = t->size;
         int k = 0;
-        for (int d = 0; d < t->rank && d < TENSOR_MAX_RANK; d++) {
+        for (int d = 0; d < t->rank && d < TENSOR_MAX_RANK && k < (int)sizeof idx - 24; d++) {
             stride /= (size_t)t->shape[d];
             k += snprintf(idx + k, sizeof idx - (size_t)k, "%s%zu", d ? "," : "", rest / stride);
             rest %= stride;

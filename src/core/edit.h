@@ -25,7 +25,7 @@
 
 #include "lesson.h"
 
-#define EDIT_TEXT_MAX 96
+#define EDIT_TEXT_MAX 160
 #define EDIT_ERR_MAX 400
 
 // The tensors an edit can name, in the order of lesson_tensor_name.
