@@ -688,7 +688,7 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
     }
     if (any_changed) { // the what-if lab's mark
         paint_fill(cv, THEME.empty, 255, x, y, sw, bar_h);
-        paint_corner_mark(cv, x, y, sw, bar_h * 7 / 10);
+        paint_corner_mark(cv, x, y, sw, bar_h);
         x += sw + pad / 2;
         paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.changed"));
     }
