@@ -1,7 +1,10 @@
 // cli.c — headless commands over the attention core.
 #include "cli.h"
 
+#include "assets.h"
+#include "i18n.h"
 #include "json_out.h"
+#include "quiz.h"
 #include "scene.h"
 #include "session.h"
 
@@ -168,4 +171,60 @@ int cli_print(const char *stage, const char *path, const SessionEdits *ed, FILE 
     session_destroy(ses);
     if (code == 0 && !cli_output_ok(out, "--print", err)) code = 1;
     return code;
+}
+
+// --- the study mode's questions ------------------------------------------------
+
+static void write_int_or_null(FILE *out, int v)
+{
+    if (v < 0)
+        fputs("null", out);
+    else
+        fprintf(out, "%d", v);
+}
+
+int cli_quiz(const char *path, const SessionEdits *ed, int lang, unsigned long long seed, FILE *out, FILE *err)
+{
+    char assets[1100], aerr[1200];
+    if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
+        utf8_fputs_line(err, aerr);
+        return 1;
+    }
+    Session *ses = load(path, ed, err);
+    if (!ses) {
+        i18n_free();
+        return 1;
+    }
+    static QuizQuestion qs[QUIZ_MAX_QUESTIONS];
+    int n = quiz_generate(&ses->trace, &ses->lesson, (Lang)lang, seed, qs, QUIZ_MAX_QUESTIONS);
+    fputs("[", out);
+    for (int i = 0; i < n; i++) {
+        const QuizQuestion *q = &qs[i];
+        fputs(i ? ",\n {\"id\": " : "\n {\"id\": ", out);
+        json_write_string(out, q->id);
+        fprintf(out, ", \"stage\": \"%s\", \"batch\": ", ses->trace.stages[q->stage].name);
+        write_int_or_null(out, q->batch);
+        fputs(", \"head\": ", out);
+        write_int_or_null(out, q->head);
+        fprintf(out, ", \"kind\": \"%s\", \"cell\": [", quiz_kind_name(q->kind));
+        for (int k = 0; k < q->n_cell; k++) fprintf(out, k ? ", %d" : "%d", q->cell[k]);
+        fputs("], \"question\": ", out);
+        json_write_string(out, q->question);
+        fputs(", \"answer\": ", out);
+        if (q->list) fputs("[", out);
+        for (int k = 0; k < q->n_answer; k++) {
+            if (k) fputs(", ", out);
+            json_write_float(out, q->answer[k]);
+        }
+        if (q->list) fputs("]", out);
+        fputs(", \"tolerance\": ", out);
+        json_write_float(out, q->tolerance);
+        fprintf(out, ", \"unordered\": %s, \"explanation\": ", q->unordered ? "true" : "false");
+        json_write_string(out, q->explanation);
+        fputs("}", out);
+    }
+    fputs("\n]\n", out);
+    session_destroy(ses);
+    i18n_free();
+    return cli_output_ok(out, "--quiz", err) ? 0 : 1;
 }

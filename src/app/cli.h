@@ -24,5 +24,10 @@ int cli_check(int n, char **paths, FILE *out, FILE *err);
 int cli_dump(const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
 // Prints one stage like a PyTorch tensor print. Exit 1 for a bad lesson, 2 for an unknown stage.
 int cli_print(const char *stage, const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
+// Writes the study mode's questions (quiz.h) of the lesson in lang (a Lang) for seed as a
+// JSON array: [{"id", "stage", "batch", "head", "kind", "cell", "question", "answer",
+// "tolerance", "explanation"}]. Exit 1 for a bad lesson or missing assets.
+int cli_quiz(const char *path, const struct SessionEdits *ed, int lang, unsigned long long seed, FILE *out,
+             FILE *err);
 
 #endif

@@ -1,4 +1,5 @@
 // main.c — the command line: headless commands, or the window.
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,9 @@ static void usage(FILE *f)
           "                                          panels with their colour ranges (--lang, --batch, --head, --size)\n"
           "       attnviz --export DIR LESSON [export options]\n"
           "                                          frames as PNG into DIR, headless (no display)\n"
+          "       attnviz --quiz LESSON [--lang en|zh] [--seed N]\n"
+          "                                          the study mode's questions as JSON: question, answer,\n"
+          "                                          tolerance, explanation (the same N gives the same questions)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
           "\n"
@@ -121,15 +125,16 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         modes += strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--dump") == 0 ||
                  strcmp(argv[i], "--print") == 0 || strcmp(argv[i], "--export") == 0 ||
-                 strcmp(argv[i], "--describe") == 0;
-    if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe and --export");
+                 strcmp(argv[i], "--describe") == 0 || strcmp(argv[i], "--quiz") == 0;
+    if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe, --quiz and --export");
     for (int i = 1; i < argc; i++) // --check validates files as they are: edits would be ignored
         if ((strcmp(argv[i], "--set") == 0 || strcmp(argv[i], "--save") == 0) && modes == 1)
             for (int j = 1; j < argc; j++)
                 if (strcmp(argv[j], "--check") == 0) return usage_error("--set and --save do not go with --check");
     bool describe = false;
     const char *dump_path = NULL, *print_stage = NULL, *save_path = NULL;
-    bool dump = false, print = false;
+    bool dump = false, print = false, quiz = false, seed_opt = false;
+    unsigned long long seed = 1;
     enum { MAX_SETS = 4096 };
     static const char *sets[MAX_SETS];
     int n_sets = 0;
@@ -155,6 +160,17 @@ int main(int argc, char **argv)
             print = true;
             print_stage = argv[++i];
             dump_path = argv[++i];
+        } else if (strcmp(a, "--quiz") == 0) {
+            if (i + 1 >= argc || argv[i + 1][0] == '-') return usage_error("%s needs exactly one LESSON", a);
+            quiz = true;
+            dump_path = argv[++i];
+        } else if (strcmp(a, "--seed") == 0) {
+            char *end;
+            errno = 0;
+            if (++i >= argc || !isdigit((unsigned char)argv[i][0]) ||
+                (seed = strtoull(argv[i], &end, 10), *end || errno))
+                return usage_error("--seed: expected a whole number from 0 to 18446744073709551615");
+            seed_opt = true;
         } else if (strcmp(a, "--set") == 0) {
             if (++i >= argc) return usage_error("%s needs KEY=VALUE", a);
             if (n_sets == MAX_SETS) return usage_error("more than %d --set edits", MAX_SETS);
@@ -249,6 +265,11 @@ int main(int argc, char **argv)
         }
         session_destroy(ses);
         if (!dump && !print && !describe && !export_dir) return 0;   // --save alone: saved, done
+    }
+    if (seed_opt && !quiz) return usage_error("--seed goes with --quiz");
+    if (quiz) {
+        if (export_only_opt || slice_opt) return usage_error("--animate, --fps, --stage, --batch and --head do not go with --quiz");
+        return finish_stdout(cli_quiz(opt.lesson_path, &edits, opt.lang, seed, stdout, stderr), "--quiz");
     }
     if (dump) return finish_stdout(cli_dump(opt.lesson_path, &edits, stdout, stderr), "--dump");
     if (print) return finish_stdout(cli_print(print_stage, opt.lesson_path, &edits, stdout, stderr), "--print");

@@ -13,6 +13,7 @@
 
 #include "edit.h"
 #include "i18n.h"
+#include "quiz.h"
 #include "trace_ops.h"
 
 // ---- the one table of stage names ---------------------------------------------------
@@ -443,22 +444,28 @@ static void formula_wsum(const Trace *tr, int s, Lang lang, char *out, size_t n)
 
 // ---- the recipe table -----------------------------------------------------------------
 
+// What each kind asks in the study mode (quiz.h): the shape where a stage changes it,
+// a value where a cell is computed, the mask's cells, the softmax's argmax and row sum,
+// the head a concat column comes from.
+#define Q(k) QUIZ_BIT(QUIZ_##k)
 static const StageRecipe RECIPES[STAGE_KIND_COUNT] = {
-    [STAGE_KIND_INPUT] = {panels_self, formula_named, ANIM_FADE, TIP_NONE},
-    [STAGE_KIND_MASK] = {panels_self, formula_named, ANIM_FADE, TIP_NONE},
-    [STAGE_KIND_PROJECTION] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR},
-    [STAGE_KIND_SPLIT] = {panels_split, formula_split, ANIM_SPLIT, TIP_COPY_SPLIT},
-    [STAGE_KIND_SCORES] = {panels_scores, formula_scores, ANIM_CELLS, TIP_DOT},
-    [STAGE_KIND_MASKED] = {panels_masked, formula_masked, ANIM_MASK, TIP_MASK_FILL},
-    [STAGE_KIND_SOFTMAX] = {panels_softmax, formula_softmax, ANIM_SOFTMAX, TIP_SOFTMAX},
-    [STAGE_KIND_WEIGHTED_SUM] = {panels_wsum, formula_wsum, ANIM_ROWS, TIP_WEIGHTED_SUM},
-    [STAGE_KIND_CONCAT] = {panels_concat, formula_concat, ANIM_CONCAT, TIP_COPY_CONCAT},
-    [STAGE_KIND_OUT_PROJ] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR},
-    [STAGE_KIND_ADD] = {panels_add, formula_add, ANIM_ROWS, TIP_ADD},
-    [STAGE_KIND_NORM] = {panels_norm, formula_norm, ANIM_ROWS, TIP_NORM},
-    [STAGE_KIND_FFN_HIDDEN] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR_RELU},
-    [STAGE_KIND_FFN_SUM] = {panels_ffn_sum, formula_linear, ANIM_ROWS, TIP_LINEAR_RESIDUAL},
+    [STAGE_KIND_INPUT] = {panels_self, formula_named, ANIM_FADE, TIP_NONE, 0},
+    [STAGE_KIND_MASK] = {panels_self, formula_named, ANIM_FADE, TIP_NONE, 0},
+    [STAGE_KIND_PROJECTION] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR, Q(SHAPE) | Q(VALUE)},
+    [STAGE_KIND_SPLIT] = {panels_split, formula_split, ANIM_SPLIT, TIP_COPY_SPLIT, Q(SHAPE)},
+    [STAGE_KIND_SCORES] = {panels_scores, formula_scores, ANIM_CELLS, TIP_DOT, Q(SHAPE) | Q(VALUE)},
+    [STAGE_KIND_MASKED] = {panels_masked, formula_masked, ANIM_MASK, TIP_MASK_FILL, Q(MASKED)},
+    [STAGE_KIND_SOFTMAX] = {panels_softmax, formula_softmax, ANIM_SOFTMAX, TIP_SOFTMAX,
+                            Q(MASKED) | Q(ARGMAX) | Q(SUM) | Q(VALUE)},
+    [STAGE_KIND_WEIGHTED_SUM] = {panels_wsum, formula_wsum, ANIM_ROWS, TIP_WEIGHTED_SUM, Q(SHAPE) | Q(VALUE)},
+    [STAGE_KIND_CONCAT] = {panels_concat, formula_concat, ANIM_CONCAT, TIP_COPY_CONCAT, Q(SOURCE) | Q(SHAPE)},
+    [STAGE_KIND_OUT_PROJ] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR, Q(VALUE)},
+    [STAGE_KIND_ADD] = {panels_add, formula_add, ANIM_ROWS, TIP_ADD, Q(VALUE)},
+    [STAGE_KIND_NORM] = {panels_norm, formula_norm, ANIM_ROWS, TIP_NORM, Q(VALUE)},
+    [STAGE_KIND_FFN_HIDDEN] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR_RELU, Q(SHAPE) | Q(VALUE)},
+    [STAGE_KIND_FFN_SUM] = {panels_ffn_sum, formula_linear, ANIM_ROWS, TIP_LINEAR_RESIDUAL, Q(VALUE)},
 };
+#undef Q
 
 const StageRecipe *scene_recipe(StageKind k)
 {

@@ -49,6 +49,7 @@ typedef struct StageRecipe {
     void (*formula)(const Trace *tr, int stage, Lang lang, char *out, size_t n);
     AnimKind anim;
     TipKind tip;
+    unsigned quiz;   // the QuizKinds the study mode asks at this stage, QUIZ_BIT(k) each (quiz.h)
 } StageRecipe;
 
 const StageRecipe *scene_recipe(StageKind k);

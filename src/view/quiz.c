@@ -1,0 +1,500 @@
+// quiz.c — questions from a trace (see quiz.h).
+//
+// Each kind is one function that picks its cell with the stage's own random
+// stream, reads the answer from the trace, and writes the question and the
+// explanation from i18n templates. A value's explanation is the cell's tooltip
+// (explain_cell) of the frame the question is about, so the derivation a student
+// reads after answering is the one the window shows on hover.
+#include "quiz.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "explain.h"
+#include "i18n.h"
+#include "layout.h"
+#include "scene.h"
+
+static const char *const KIND_NAMES[QUIZ_KIND_COUNT] = {"masked", "argmax", "sum", "source", "shape", "value"};
+
+const char *quiz_kind_name(QuizKind k) { return (unsigned)k < QUIZ_KIND_COUNT ? KIND_NAMES[k] : "?"; }
+
+// ---- splitmix64 ---------------------------------------------------------------------------
+
+typedef struct Rng {
+    uint64_t s;
+} Rng;
+
+static uint64_t rng_next(Rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// A whole number in [0, n) (n ≥ 1; the modulo bias is below 2⁻³⁰ for any lesson size).
+static int rng_below(Rng *r, int n) { return n <= 1 ? 0 : (int)(rng_next(r) % (uint64_t)n); }
+
+// ---- one stage's context ------------------------------------------------------------------
+
+typedef struct Ctx {
+    const Trace *tr;
+    const Lesson *ls;
+    Lang lang;
+    int stage;
+    const Stage *st;
+    Rng rng;
+    Layout L;   // the frame a question is about (explain_cell reads it)
+    View v;
+} Ctx;
+
+static int n_heads_of(const Stage *st) { return st->t.rank == 4 ? st->t.shape[1] : 1; }
+
+// The (batch, head) slice of stage s as a 2-D panel.
+static PanelSpec slice_of(const Trace *tr, int s, int b, int h)
+{
+    PanelSpec p;
+    memset(&p, 0, sizeof p);
+    layout_slice(&p, &tr->stages[s].t, b, h < 0 ? 0 : h);
+    return p;
+}
+
+// Lays out the frame of (stage, b, h), as the window shows it settled.
+static void frame(Ctx *c, int b, int h)
+{
+    view_init(&c->v, c->ls, c->lang);
+    c->v.stage = c->stage, c->v.batch = b < 0 ? 0 : b, c->v.head = h < 0 ? 0 : h;
+    layout_compute(&c->L, c->tr, &c->v, 1280, 720);
+}
+
+static void fmt(char *out, size_t n, const Ctx *c, const char *key, int nargs, const char *const *args)
+{
+    i18n_fmt(out, n, c->lang, key, nargs, args);
+}
+
+static void append(char *out, size_t n, const char *s)
+{
+    size_t len = strlen(out);
+    if (len + 1 < n) snprintf(out + len, n - len, "%s", s);
+}
+
+// "2" or "2 (“sat”)": a query or key position with the lesson's token.
+static void pos_label(const Ctx *c, bool key, int i, char *buf, size_t n)
+{
+    char ib[16];
+    snprintf(ib, sizeof ib, "%d", i);
+    char tmp[16];
+    View v;
+    view_init(&v, c->ls, c->lang);
+    const char *tok = layout_axis_label(&v, key ? AXIS_KEY : AXIS_QUERY, i, tmp, sizeof tmp);
+    if (tok == tmp) {
+        snprintf(buf, n, "%s", ib);
+    } else {
+        const char *args[] = {ib, tok};
+        fmt(buf, n, c, "quiz.token", 2, args);
+    }
+}
+
+// "2, 3, 5"
+static void list_text(const float *v, int n, char *buf, size_t len)
+{
+    buf[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char b[24];
+        snprintf(b, sizeof b, i ? ", %d" : "%d", (int)v[i]);
+        append(buf, len, b);
+    }
+}
+
+static void index_text(const Stage *st, int b, int h, int r, int col, char *buf, size_t n)
+{
+    if (st->t.rank == 4)
+        snprintf(buf, n, "%d,%d,%d,%d", b, h, r, col);
+    else
+        snprintf(buf, n, "%d,%d,%d", b, r, col);
+}
+
+static void begin(Ctx *c, QuizQuestion *q, QuizKind k, int b, int h, int n_cell, int r, int col)
+{
+    memset(q, 0, sizeof *q);
+    q->stage = c->stage, q->kind = k, q->batch = b, q->head = h;
+    q->n_cell = n_cell, q->cell[0] = r, q->cell[1] = col;
+    int len = snprintf(q->id, sizeof q->id, "%s-%s", c->st->name, quiz_kind_name(k));
+    if (b >= 0) len += snprintf(q->id + len, sizeof q->id - (size_t)len, "-b%d", b);
+    if (h >= 0) len += snprintf(q->id + len, sizeof q->id - (size_t)len, "-h%d", h);
+    for (int i = 0; i < n_cell; i++) len += snprintf(q->id + len, sizeof q->id - (size_t)len, "-%d", q->cell[i]);
+}
+
+static void pick_slice(Ctx *c, int *b, int *h)
+{
+    *b = rng_below(&c->rng, c->tr->batch);
+    *h = c->st->t.rank == 4 ? rng_below(&c->rng, n_heads_of(c->st)) : -1;
+}
+
+static bool row_has_nan(const PanelSpec *p, int r)
+{
+    for (int j = 0; j < p->cols; j++)
+        if (isnan(panel_value(p, r, j))) return true;
+    return false;
+}
+
+// ---- the kinds ----------------------------------------------------------------------------
+
+static bool ask_shape(Ctx *c, QuizQuestion *q)
+{
+    const Tensor *t = &c->st->t;
+    if (!tensor_present(t)) return false;
+    begin(c, q, QUIZ_SHAPE, -1, -1, 0, 0, 0);
+    q->list = true, q->n_answer = t->rank;
+    for (int d = 0; d < t->rank; d++) q->answer[d] = (float)t->shape[d];
+    char fx[320], shape[64], ops[256] = "";
+    scene_formula(c->tr, c->stage, c->lang, fx, sizeof fx);
+    tensor_shape_str(t, shape, sizeof shape);
+    for (int k = 0; k < TRACE_MAX_OPERANDS; k++) {
+        int o = c->st->operands[k];
+        if (o < 0 || !tensor_present(&c->tr->stages[o].t)) continue;
+        char sh[64], one[96];
+        tensor_shape_str(&c->tr->stages[o].t, sh, sizeof sh);
+        snprintf(one, sizeof one, "%s%s %s", ops[0] ? ", " : "", c->tr->stages[o].name, sh);
+        append(ops, sizeof ops, one);
+    }
+    const char *qa[] = {ops, c->st->name};   // not the formula: a view(…) or reshape(…) would give it away
+    fmt(q->question, sizeof q->question, c, "quiz.shape", 2, qa);
+    const char *ea[] = {fx, ops, c->st->name, shape};
+    fmt(q->explanation, sizeof q->explanation, c, "quiz.shape_why", 4, ea);
+    return true;
+}
+
+static bool ask_value(Ctx *c, QuizQuestion *q)
+{
+    int b, h;
+    pick_slice(c, &b, &h);
+    PanelSpec p = slice_of(c->tr, c->stage, b, h);
+    long total = (long)p.rows * p.cols;
+    if (total <= 0) return false;
+    long start = rng_below(&c->rng, (int)total);
+    for (long k = 0; k < total; k++) {
+        long i = (start + k) % total;
+        int r = (int)(i / p.cols), col = (int)(i % p.cols);
+        float x = panel_value(&p, r, col);
+        if (!isfinite(x)) continue; // NaN is asked about by the masked kind, never typed as a value
+        begin(c, q, QUIZ_VALUE, b, h, 2, r, col);
+        q->n_answer = 1, q->answer[0] = x;
+        q->tolerance = fmaxf(QUIZ_VALUE_TOLERANCE, QUIZ_VALUE_TOLERANCE * fabsf(x));
+        char fx[320], idx[64];
+        scene_formula(c->tr, c->stage, c->lang, fx, sizeof fx);
+        index_text(c->st, b, h, r, col, idx, sizeof idx);
+        const char *qa[] = {fx, scene_symbol(c->tr, c->stage, c->lang), idx};
+        fmt(q->question, sizeof q->question, c, "quiz.value", 3, qa);
+        frame(c, b, h);
+        explain_cell(c->tr, &c->v, &c->L, c->L.result_panel, r, col, q->explanation, sizeof q->explanation);
+        return true;
+    }
+    return false;
+}
+
+// The largest weight of row r and the gap to the second largest; false for a NaN row.
+static bool row_argmax(const PanelSpec *p, int r, int *arg, float *gap)
+{
+    float best = -INFINITY, second = -INFINITY;
+    *arg = -1;
+    for (int j = 0; j < p->cols; j++) {
+        float x = panel_value(p, r, j);
+        if (isnan(x)) return false;
+        if (*arg < 0 || x > best) {
+            second = best, best = x, *arg = j;
+        } else if (x > second) {
+            second = x;
+        }
+    }
+    *gap = p->cols > 1 ? best - second : INFINITY;
+    return *arg >= 0;
+}
+
+// The scores the softmax reads as the frame names them (masked_scores only with a mask).
+static int scores_stage(const Trace *tr, int softmax)
+{
+    int s = tr->stages[softmax].operands[0];
+    if (!tr->mask_kind && s >= 0 && tr->stages[s].operands[0] >= 0) s = tr->stages[s].operands[0];
+    return s;
+}
+
+static bool ask_argmax(Ctx *c, QuizQuestion *q)
+{
+    int b0, h0;
+    pick_slice(c, &b0, &h0);
+    int H = n_heads_of(c->st), n_slices = c->tr->batch * H;
+    int r0 = rng_below(&c->rng, c->tr->len_q);
+    // a clear winner first (a gap a student can see in the scores), else any unique one
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < n_slices; k++) {
+            int sl = (b0 * H + (h0 < 0 ? 0 : h0) + k) % n_slices, b = sl / H, h = c->st->t.rank == 4 ? sl % H : -1;
+            PanelSpec p = slice_of(c->tr, c->stage, b, h);
+            for (int i = 0; i < p.rows; i++) {
+                int r = (r0 + i) % p.rows, arg;
+                float gap;
+                if (!row_argmax(&p, r, &arg, &gap) || !(pass == 0 ? gap >= 0.01f : gap > 0.0f)) continue;
+                begin(c, q, QUIZ_ARGMAX, b, h, 1, r, 0);
+                q->n_answer = 1, q->answer[0] = (float)arg;
+                char hb[16], bb[16], qb[160], kb[160], rb[16], wb[32], jb[16], sb[32];
+                snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h), snprintf(bb, sizeof bb, "%d", b);
+                snprintf(rb, sizeof rb, "%d", r), snprintf(jb, sizeof jb, "%d", arg);
+                pos_label(c, false, r, qb, sizeof qb), pos_label(c, true, arg, kb, sizeof kb);
+                const char *qa[] = {hb, bb, qb};
+                fmt(q->question, sizeof q->question, c, "quiz.argmax", 3, qa);
+                int so = scores_stage(c->tr, c->stage);
+                PanelSpec sp = slice_of(c->tr, so, b, h);
+                explain_number(panel_value(&p, r, arg), wb, sizeof wb);
+                explain_number(panel_value(&sp, r, arg), sb, sizeof sb);
+                const char *ea[] = {rb, wb, kb, scene_symbol(c->tr, so, c->lang), jb, sb};
+                fmt(q->explanation, sizeof q->explanation, c, "quiz.argmax_why", 6, ea);
+                return true;
+            }
+        }
+    return false;
+}
+
+static bool ask_sum(Ctx *c, QuizQuestion *q)
+{
+    int b0, h0;
+    pick_slice(c, &b0, &h0);
+    int H = n_heads_of(c->st), n_slices = c->tr->batch * H;
+    int r0 = rng_below(&c->rng, c->tr->len_q);
+    for (int k = 0; k < n_slices; k++) {
+        int sl = (b0 * H + (h0 < 0 ? 0 : h0) + k) % n_slices, b = sl / H, h = c->st->t.rank == 4 ? sl % H : -1;
+        PanelSpec p = slice_of(c->tr, c->stage, b, h);
+        for (int i = 0; i < p.rows; i++) {
+            int r = (r0 + i) % p.rows;
+            if (row_has_nan(&p, r)) continue;
+            float sum = 0.0f; // in index order, as the Σ column adds them
+            for (int j = 0; j < p.cols; j++) sum += panel_value(&p, r, j);
+            begin(c, q, QUIZ_SUM, b, h, 1, r, 0);
+            q->n_answer = 1, q->answer[0] = sum, q->tolerance = QUIZ_VALUE_TOLERANCE;
+            char rb[16], bb[16], hb[16];
+            snprintf(rb, sizeof rb, "%d", r), snprintf(bb, sizeof bb, "%d", b), snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h);
+            const char *qa[] = {rb, bb, hb, c->st->name};
+            fmt(q->question, sizeof q->question, c, "quiz.sum", 4, qa);
+            frame(c, b, h);
+            explain_row_sum(c->tr, &c->v, &c->L, c->L.result_panel, r, q->explanation, sizeof q->explanation);
+            char why[512];
+            fmt(why, sizeof why, c, "quiz.sum_why", 0, NULL);
+            append(q->explanation, sizeof q->explanation, "\n");
+            append(q->explanation, sizeof q->explanation, why);
+            return true;
+        }
+    }
+    return false;
+}
+
+// The mask stage a masking or softmax stage reads (through masked_scores), or -1.
+static int mask_stage(const Trace *tr, int s)
+{
+    if (!tr->mask_kind || s < 0) return -1;
+    if (tr->stages[s].kind == STAGE_KIND_SOFTMAX) s = tr->stages[s].operands[0];
+    return s >= 0 && tr->stages[s].kind == STAGE_KIND_MASKED ? tr->stages[s].operands[1] : -1;
+}
+
+// masked_scores: which keys the mask removes for one query.
+static bool ask_masked_row(Ctx *c, QuizQuestion *q, int mi)
+{
+    int b0, h;
+    pick_slice(c, &b0, &h);
+    int r0 = rng_below(&c->rng, c->tr->len_q);
+    for (int k = 0; k < c->tr->batch; k++) {
+        int b = (b0 + k) % c->tr->batch;
+        PanelSpec m = slice_of(c->tr, mi, b, 0);
+        for (int i = 0; i < m.rows; i++) {
+            int r = (r0 + i) % m.rows, n = 0;
+            for (int j = 0; j < m.cols; j++) n += panel_value(&m, r, j) == 0.0f;
+            if (n < 1 || n > QUIZ_MAX_LIST) continue;
+            begin(c, q, QUIZ_MASKED, b, h, 1, r, 0);
+            q->list = q->unordered = true;
+            for (int j = 0; j < m.cols; j++)
+                if (panel_value(&m, r, j) == 0.0f) q->answer[q->n_answer++] = (float)j;
+            char bb[16], rb[16], qb[160], lb[256], fb[32];
+            snprintf(bb, sizeof bb, "%d", b), snprintf(rb, sizeof rb, "%d", r);
+            pos_label(c, false, r, qb, sizeof qb);
+            list_text(q->answer, q->n_answer, lb, sizeof lb);
+            scene_fill_text(c->tr->mask_fill, fb, sizeof fb);
+            const char *qa[] = {bb, qb};
+            fmt(q->question, sizeof q->question, c, "quiz.masked_row", 2, qa);
+            const char *ea[] = {bb, rb, lb, fb};
+            fmt(q->explanation, sizeof q->explanation, c, "quiz.masked_row_why", 4, ea);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool mask_row_full(const PanelSpec *m, int r)
+{
+    for (int j = 0; j < m->cols; j++)
+        if (panel_value(m, r, j) != 0.0f) return false;
+    return true;
+}
+
+// attn: which rows come out NaN (every key masked with −∞, or a NaN upstream), else
+// which rows come out uniform (every key masked with the same finite fill).
+static bool ask_masked_rows(Ctx *c, QuizQuestion *q, int mi)
+{
+    int b0, h0;
+    pick_slice(c, &b0, &h0);
+    int H = n_heads_of(c->st), n_slices = c->tr->batch * H;
+    for (int pass = 0; pass < 2; pass++) { // NaN rows first, else uniform rows
+        bool nan = pass == 0;
+        for (int k = 0; k < n_slices; k++) {
+            int sl = (b0 * H + (h0 < 0 ? 0 : h0) + k) % n_slices, b = sl / H, h = c->st->t.rank == 4 ? sl % H : -1;
+            PanelSpec p = slice_of(c->tr, c->stage, b, h);
+            PanelSpec m = mi >= 0 ? slice_of(c->tr, mi, b, 0) : p;
+            float rows[QUIZ_MAX_LIST];
+            int n = 0;
+            bool all_masked = true;
+            for (int r = 0; r < p.rows && n <= QUIZ_MAX_LIST; r++) {
+                bool hit = nan ? row_has_nan(&p, r) : mi >= 0 && mask_row_full(&m, r) && !row_has_nan(&p, r);
+                if (!hit) continue;
+                if (n < QUIZ_MAX_LIST) rows[n] = (float)r;
+                n++;
+                if (mi < 0 || !mask_row_full(&m, r)) all_masked = false;
+            }
+            if (n < 1 || n > QUIZ_MAX_LIST) continue;
+            begin(c, q, QUIZ_MASKED, b, h, 0, 0, 0);
+            q->list = q->unordered = true;
+            q->n_answer = n;
+            memcpy(q->answer, rows, (size_t)n * sizeof(float));
+            char bb[16], hb[16], lk[16], lb[256], fb[32], ub[32];
+            snprintf(bb, sizeof bb, "%d", b), snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h);
+            snprintf(lk, sizeof lk, "%d", p.cols);
+            list_text(rows, n, lb, sizeof lb);
+            scene_fill_text(c->tr->mask_fill, fb, sizeof fb);
+            explain_number(1.0f / (float)p.cols, ub, sizeof ub);
+            const char *qa[] = {bb, hb, lk, c->st->name};
+            fmt(q->question, sizeof q->question, c, nan ? "quiz.masked_nan" : "quiz.masked_uniform", 4, qa);
+            const char *ea[] = {lb, fb, lk, ub};
+            const char *why = !nan ? "quiz.masked_uniform_why"
+                              : all_masked && isinf(c->tr->mask_fill) ? "quiz.masked_nan_why"
+                                                                      : "quiz.nan_other_why";
+            fmt(q->explanation, sizeof q->explanation, c, why, 4, ea);
+            return true;
+        }
+    }
+    return false;
+}
+
+static bool ask_masked(Ctx *c, QuizQuestion *q)
+{
+    int mi = mask_stage(c->tr, c->stage);
+    if (c->st->kind == STAGE_KIND_MASKED) return mi >= 0 && ask_masked_row(c, q, mi);
+    return ask_masked_rows(c, q, mi);
+}
+
+static bool ask_source(Ctx *c, QuizQuestion *q)
+{
+    int o = c->st->operands[0];
+    if (o < 0 || c->tr->stages[o].t.rank != 4 || c->st->t.rank != 3) return false;
+    int dv = c->tr->stages[o].t.shape[3];
+    int b = rng_below(&c->rng, c->tr->batch);
+    int r = rng_below(&c->rng, c->st->t.shape[1]), col = rng_below(&c->rng, c->st->t.shape[2]);
+    begin(c, q, QUIZ_SOURCE, b, -1, 2, r, col);
+    q->list = true, q->n_answer = 2;
+    q->answer[0] = (float)(col / dv), q->answer[1] = (float)(col % dv);
+    char cb[16], bb[16], rb[16], db[16], hb[16], jb[16];
+    snprintf(cb, sizeof cb, "%d", col), snprintf(bb, sizeof bb, "%d", b), snprintf(rb, sizeof rb, "%d", r);
+    snprintf(db, sizeof db, "%d", dv), snprintf(hb, sizeof hb, "%d", col / dv), snprintf(jb, sizeof jb, "%d", col % dv);
+    const char *qa[] = {cb, bb, rb, c->st->name, c->tr->stages[o].name};
+    fmt(q->question, sizeof q->question, c, "quiz.source", 5, qa);
+    frame(c, b, 0);
+    explain_cell(c->tr, &c->v, &c->L, c->L.result_panel, r, col, q->explanation, sizeof q->explanation);
+    char why[512];
+    const char *ea[] = {db, cb, hb, jb, c->st->name};
+    fmt(why, sizeof why, c, "quiz.source_why", 5, ea);
+    append(q->explanation, sizeof q->explanation, "\n");
+    append(q->explanation, sizeof q->explanation, why);
+    return true;
+}
+
+typedef bool (*AskFn)(Ctx *c, QuizQuestion *q);
+static const AskFn ASK[QUIZ_KIND_COUNT] = {
+    [QUIZ_MASKED] = ask_masked, [QUIZ_ARGMAX] = ask_argmax, [QUIZ_SUM] = ask_sum,
+    [QUIZ_SOURCE] = ask_source, [QUIZ_SHAPE] = ask_shape,   [QUIZ_VALUE] = ask_value,
+};
+
+// ---- the list -----------------------------------------------------------------------------
+
+int quiz_stage(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int stage, QuizQuestion *out, int max)
+{
+    if (stage < 0 || stage >= tr->n || max <= 0) return 0;
+    Ctx c; // ~7 KB with its frame: on the stack, nothing allocated
+    c.tr = tr, c.ls = ls, c.lang = lang, c.stage = stage, c.st = &tr->stages[stage];
+    unsigned kinds = scene_recipe(c.st->kind)->quiz;
+    int n = 0, cap = max < QUIZ_MAX_PER_STAGE ? max : QUIZ_MAX_PER_STAGE;
+    for (int k = 0; k < QUIZ_KIND_COUNT && n < cap; k++) {
+        if (!(kinds & QUIZ_BIT(k))) continue;
+        // one stream per stage and kind: what one kind draws never moves another's choice
+        c.rng.s = seed ^ (0x9E3779B97F4A7C15ull * (uint64_t)(stage + 1)) ^ (0xD1B54A32D192ED03ull * (uint64_t)(k + 1));
+        if (ASK[k](&c, &out[n])) n++;
+    }
+    return n;
+}
+
+int quiz_generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, QuizQuestion *out, int max)
+{
+    if (max > QUIZ_MAX_QUESTIONS) max = QUIZ_MAX_QUESTIONS;
+    int n = 0;
+    for (int s = 0; s < tr->n && n < max; s++) n += quiz_stage(tr, ls, lang, seed, s, out + n, max - n);
+    return n;
+}
+
+// ---- answers ------------------------------------------------------------------------------
+
+static void sort_floats(float *v, int n)
+{
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            float t = v[j];
+            v[j] = v[j - 1], v[j - 1] = t;
+        }
+}
+
+bool quiz_check(const QuizQuestion *q, const float *given, int n)
+{
+    if (n != q->n_answer || n < 1 || n > QUIZ_MAX_LIST) return false;
+    if (!q->list) return fabsf(given[0] - q->answer[0]) <= q->tolerance;
+    float a[QUIZ_MAX_LIST], g[QUIZ_MAX_LIST];
+    memcpy(a, q->answer, (size_t)n * sizeof(float));
+    memcpy(g, given, (size_t)n * sizeof(float));
+    if (q->unordered) sort_floats(a, n), sort_floats(g, n);
+    for (int i = 0; i < n; i++)
+        if (a[i] != g[i]) return false;
+    return true;
+}
+
+bool quiz_parse_answer(const char *text, float *out, int max, int *n)
+{
+    *n = 0;
+    const char *p = text;
+    while (*p) {
+        // separators: space, comma, semicolon, brackets, x and × (U+00D7)
+        if (strchr(" \t,;()[]xX", *p)) {
+            p++;
+            continue;
+        }
+        if ((unsigned char)p[0] == 0xC3 && (unsigned char)p[1] == 0x97) {
+            p += 2;
+            continue;
+        }
+        char num[48];
+        size_t k = 0;
+        if ((unsigned char)p[0] == 0xE2 && (unsigned char)p[1] == 0x88 && (unsigned char)p[2] == 0x92) // −
+            num[k++] = '-', p += 3;
+        while (*p && strchr("0123456789.eE+-", *p) && k + 1 < sizeof num) num[k++] = *p++;
+        num[k] = '\0';
+        char *end;
+        float v = strtof(num, &end);
+        if (k == 0 || *end || !isfinite(v) || *n >= max) return false;
+        out[(*n)++] = v;
+    }
+    return *n > 0;
+}

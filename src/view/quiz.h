@@ -1,0 +1,80 @@
+// quiz.h — "predict, then reveal": questions generated from a trace, so every
+// lesson has them (shipped, edited, converted). Each asks about one part of one
+// stage's result and carries the answer exactly as the trace holds it, the
+// tolerance it is accepted within, and the derivation with the real numbers
+// (the tooltip's text, explain.h). `attnviz --quiz` prints them as JSON; the
+// window's study mode asks them stage by stage.
+//
+// Which kinds a stage asks is a fact of its recipe (StageRecipe.quiz, scene.c).
+// The cell, batch and head say where the hint is: scene_highlight of the cell in
+// the frame of (stage, batch, head) frames the operands it reads.
+//
+// Deterministic: the same trace, lesson, language and seed give the same
+// questions. The choices (batch, head, row, column) come from splitmix64
+// (Steele, Lea & Flood 2014; the generator lesson_init_value uses), one stream per
+// stage and kind, seeded with seed ^ (0x9E3779B97F4A7C15 · (stage + 1)) ^
+// (0xD1B54A32D192ED03 · (kind + 1)): what one question draws never moves another's.
+//
+// Pure view code: no SDL, no allocation (the questions go into the caller's array;
+// the explanations need i18n_load for their text, like every string of the view).
+#ifndef ATTNVIZ_QUIZ_H
+#define ATTNVIZ_QUIZ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lesson.h"
+#include "trace.h"
+
+#define QUIZ_MAX_QUESTIONS 40     // a lesson's questions (any lesson: bounded)
+#define QUIZ_MAX_PER_STAGE 3
+#define QUIZ_MAX_LIST 32          // numbers in one answer (a list of rows or keys, a shape)
+#define QUIZ_VALUE_TOLERANCE 0.005f
+
+// In the order a stage asks them when it could ask more than QUIZ_MAX_PER_STAGE.
+typedef enum QuizKind {
+    QUIZ_MASKED,   // which keys the mask removes in row i (masked_scores); which rows of attn come out NaN / uniform
+    QUIZ_ARGMAX,   // which key query i attends to most in head h (attn)
+    QUIZ_SUM,      // what row i of attn sums to
+    QUIZ_SOURCE,   // which head and which column of it a concat column comes from
+    QUIZ_SHAPE,    // the shape of the stage's result, PyTorch order
+    QUIZ_VALUE,    // one cell's value, typed as a number
+    QUIZ_KIND_COUNT
+} QuizKind;
+
+#define QUIZ_BIT(k) (1u << (k))
+
+typedef struct QuizQuestion {
+    char id[64];          // "attn-argmax-b0-h1-2": unique in the lesson's list, the same for a seed
+    int stage;            // index into Trace.stages
+    int batch, head;      // the slice asked about; -1: none (a shape; a stage without heads)
+    QuizKind kind;
+    int n_cell;           // 0 (the whole slice or tensor), 1 [row] or 2 [row, col], in the (batch, head) slice
+    int cell[2];
+    bool list;            // the answer is a list (a shape, rows, keys, [head, column]), else one number
+    int n_answer;
+    float answer[QUIZ_MAX_LIST]; // exactly the trace's value(s); indices and sizes as whole numbers
+    float tolerance;      // |given − answer| ≤ tolerance accepts a number; 0 for indices, lists and shapes
+    bool unordered;       // a list of indices whose order does not matter (rows, keys)
+    char question[512];
+    char explanation[1536];
+} QuizQuestion;
+
+// The stable English name of a kind ("shape", "value", "argmax", "masked", "sum", "source").
+const char *quiz_kind_name(QuizKind k);
+
+// The questions of one stage (at most QUIZ_MAX_PER_STAGE, at most max): returns how
+// many were written into out. ls (tokens, may be NULL) names queries and keys.
+int quiz_stage(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int stage, QuizQuestion *out, int max);
+// Every stage's questions in trace order, at most min(max, QUIZ_MAX_QUESTIONS).
+int quiz_generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, QuizQuestion *out, int max);
+
+// Whether the n numbers given answer q: one number within the tolerance; a list
+// equal element by element (as a set when q->unordered).
+bool quiz_check(const QuizQuestion *q, const float *given, int n);
+// Reads a typed answer: numbers separated by spaces, commas, "x", "×" or inside
+// ( ) / [ ] ("2x2x4x2", "(2, 4, 4)", "3", "-0.25"); false when it is not that.
+bool quiz_parse_answer(const char *text, float *out, int max, int *n);
+
+#endif
