@@ -31,27 +31,8 @@
 #define FFN "lessons/dk-dv-residual-ffn.json"
 #define MASKED_ROW "lessons/pitfalls-masked-row.json"
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    return i18n_load("assets", err, sizeof err) ? 0 : -1;
-}
+#include "pure_support.h"
 
-static int teardown(void **state)
-{
-    (void)state;
-    i18n_free();
-    return 0;
-}
-
-static Session *open_session(const char *path)
-{
-    char err[LESSON_ERR_MAX];
-    Session *s = session_create(path, err, sizeof err);
-    if (!s) fail_msg("%s", err);
-    return s;
-}
 
 // Applies "KEY=VALUE" through the engine (parse, then the session); fails the test on an error.
 static void set(Session *s, const char *arg)

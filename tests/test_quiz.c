@@ -31,19 +31,7 @@
 #include "quiz.h"
 #include "scene.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    return i18n_load("assets", err, sizeof err) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    i18n_free();
-    return 0;
-}
+#include "pure_support.h"
 
 // Element (b, h, r, c) of a stage tensor (h ignored for rank 3), by its strides.
 static float at(const Tensor *t, int b, int h, int r, int c)

@@ -31,28 +31,8 @@
 #include "scene.h"
 #include "view.h"
 
-static int setup(void **state)
-{
-    (void)state;
-    char err[256];
-    return i18n_load("assets", err, sizeof err) ? 0 : -1;
-}
+#include "pure_support.h"
 
-static int teardown(void **state)
-{
-    (void)state;
-    i18n_free();
-    return 0;
-}
-
-// A lesson and its trace (the session owns both; the trace borrows the lesson's weights).
-static Session *open_lesson(const char *path)
-{
-    char err[LESSON_ERR_MAX];
-    Session *ses = session_create(path, err, sizeof err);
-    if (!ses) fail_msg("%s", err);
-    return ses;
-}
 
 static glob_t lesson_files(void)
 {
@@ -199,7 +179,7 @@ static void test_scene_rules(void **state)
     static const int sizes[][2] = {{1280, 720}, {800, 600}, {1920, 1080}};
     int frames = 0;
     for (size_t f = 0; f < g.gl_pathc; f++) {
-        Session *ses = open_lesson(g.gl_pathv[f]);
+        Session *ses = open_session(g.gl_pathv[f]);
         const Trace *tr = &ses->trace;
         const Lesson *ls = &ses->lesson;
         bool big = tr->len_q * tr->len_k > 4096;
@@ -240,7 +220,7 @@ static void test_teacher_examples(void **state)
     Session *ses;
     View v;
     Layout L;
-#define OPEN(path) (ses = open_lesson(path), view_init(&v, &ses->lesson, LANG_EN))
+#define OPEN(path) (ses = open_session(path), view_init(&v, &ses->lesson, LANG_EN))
 #define tr (ses->trace)
     // one quantity, one colour: Q and Q · h1 on the head split of the classic lesson
     OPEN("lessons/arange-2x4x4.json");
@@ -322,7 +302,7 @@ static void test_derivations(void **state)
     glob_t g = lesson_files();
     int checked = 0, strips = 0;
     for (size_t f = 0; f < g.gl_pathc; f++) {
-        Session *ses = open_lesson(g.gl_pathv[f]);
+        Session *ses = open_session(g.gl_pathv[f]);
         const Trace *tr = &ses->trace;
         View v;
         view_init(&v, &ses->lesson, LANG_EN);
@@ -378,7 +358,7 @@ static void test_derivations(void **state)
 static void test_many_heads(void **state)
 {
     (void)state;
-    Session *ses = open_lesson("tests/scene/heads-12.json");
+    Session *ses = open_session("tests/scene/heads-12.json");
     const Trace *tr = &ses->trace;
     View v;
     view_init(&v, &ses->lesson, LANG_EN);
@@ -415,7 +395,7 @@ static void test_ranges_without_stats(void **state)
     (void)state;
     glob_t g = lesson_files();
     for (size_t f = 0; f < g.gl_pathc; f++) {
-        Session *ses = open_lesson(g.gl_pathv[f]);
+        Session *ses = open_session(g.gl_pathv[f]);
         static Trace bare; // the same tensors, no statistics
         bare = ses->trace;
         bare.has_stats = false;
