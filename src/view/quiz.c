@@ -134,6 +134,32 @@ static void pick_slice(Ctx *c, int *b, int *h)
     *h = c->st->t.rank == 4 ? rng_below(&c->rng, n_heads_of(c->st)) : -1;
 }
 
+// Every (batch, head) slice of the stage once, from a random one on: where a question
+// looks for a row that suits it (a clear argmax, a finite sum, NaN rows).
+typedef struct SliceWalk {
+    int b0, h0, H, n, k;
+} SliceWalk;
+
+static void walk_start(Ctx *c, SliceWalk *w)
+{
+    pick_slice(c, &w->b0, &w->h0);
+    w->H = n_heads_of(c->st), w->n = c->tr->batch * w->H, w->k = 0;
+}
+
+// The next slice (b, h; h -1 without heads) and its panel; false when all were seen
+// (the walk then starts over, for a second pass).
+static bool walk_next(const Ctx *c, SliceWalk *w, int *b, int *h, PanelSpec *p)
+{
+    if (w->k >= w->n) {
+        w->k = 0;
+        return false;
+    }
+    int sl = (w->b0 * w->H + (w->h0 < 0 ? 0 : w->h0) + w->k++) % w->n;
+    *b = sl / w->H, *h = c->st->t.rank == 4 ? sl % w->H : -1;
+    *p = slice_of(c->tr, c->stage, *b, *h);
+    return true;
+}
+
 static bool row_has_nan(const PanelSpec *p, int r)
 {
     for (int j = 0; j < p->cols; j++)
@@ -224,15 +250,13 @@ static int scores_stage(const Trace *tr, int softmax)
 
 static bool ask_argmax(Ctx *c, QuizQuestion *q)
 {
-    int b0, h0;
-    pick_slice(c, &b0, &h0);
-    int H = n_heads_of(c->st), n_slices = c->tr->batch * H;
-    int r0 = rng_below(&c->rng, c->tr->len_q);
+    SliceWalk w;
+    walk_start(c, &w);
+    int r0 = rng_below(&c->rng, c->tr->len_q), b, h;
+    PanelSpec p;
     // a clear winner first (a gap a student can see in the scores), else any unique one
     for (int pass = 0; pass < 2; pass++)
-        for (int k = 0; k < n_slices; k++) {
-            int sl = (b0 * H + (h0 < 0 ? 0 : h0) + k) % n_slices, b = sl / H, h = c->st->t.rank == 4 ? sl % H : -1;
-            PanelSpec p = slice_of(c->tr, c->stage, b, h);
+        while (walk_next(c, &w, &b, &h, &p)) {
             for (int i = 0; i < p.rows; i++) {
                 int r = (r0 + i) % p.rows, arg;
                 float gap;
@@ -259,13 +283,11 @@ static bool ask_argmax(Ctx *c, QuizQuestion *q)
 
 static bool ask_sum(Ctx *c, QuizQuestion *q)
 {
-    int b0, h0;
-    pick_slice(c, &b0, &h0);
-    int H = n_heads_of(c->st), n_slices = c->tr->batch * H;
-    int r0 = rng_below(&c->rng, c->tr->len_q);
-    for (int k = 0; k < n_slices; k++) {
-        int sl = (b0 * H + (h0 < 0 ? 0 : h0) + k) % n_slices, b = sl / H, h = c->st->t.rank == 4 ? sl % H : -1;
-        PanelSpec p = slice_of(c->tr, c->stage, b, h);
+    SliceWalk w;
+    walk_start(c, &w);
+    int r0 = rng_below(&c->rng, c->tr->len_q), b, h;
+    PanelSpec p;
+    while (walk_next(c, &w, &b, &h, &p)) {
         for (int i = 0; i < p.rows; i++) {
             int r = (r0 + i) % p.rows;
             if (row_has_nan(&p, r)) continue;
@@ -340,14 +362,13 @@ static bool mask_row_full(const PanelSpec *m, int r)
 // which rows come out uniform (every key masked with the same finite fill).
 static bool ask_masked_rows(Ctx *c, QuizQuestion *q, int mi)
 {
-    int b0, h0;
-    pick_slice(c, &b0, &h0);
-    int H = n_heads_of(c->st), n_slices = c->tr->batch * H;
+    SliceWalk w;
+    walk_start(c, &w);
+    int b, h;
+    PanelSpec p;
     for (int pass = 0; pass < 2; pass++) { // NaN rows first, else uniform rows
         bool nan = pass == 0;
-        for (int k = 0; k < n_slices; k++) {
-            int sl = (b0 * H + (h0 < 0 ? 0 : h0) + k) % n_slices, b = sl / H, h = c->st->t.rank == 4 ? sl % H : -1;
-            PanelSpec p = slice_of(c->tr, c->stage, b, h);
+        while (walk_next(c, &w, &b, &h, &p)) {
             PanelSpec m = mi >= 0 ? slice_of(c->tr, mi, b, 0) : p;
             float rows[QUIZ_MAX_LIST];
             int n = 0;
