@@ -63,7 +63,7 @@ APP_OBJ  := $(APP_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 # Tests of the pure layers: built and linked without SDL (the view, the core and the session).
-PURE_TESTS := $(B)/tests/test_scene $(B)/tests/test_edit $(B)/tests/test_quiz
+PURE_TESTS := $(B)/tests/test_scene $(B)/tests/test_edit $(B)/tests/test_quiz $(B)/tests/test_study
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 
@@ -113,6 +113,7 @@ $(PURE_TESTS:%=%.o): $(B)/tests/%.o: tests/%.c
 
 $(PURE_TESTS): %: %.o $(B)/src/app/session.o $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(CORE_LIBS) -o $@
+$(B)/tests/test_study: $(B)/src/app/progress.o # the progress file: plain C, no SDL
 
 $(B)/bench/%.o: tests/bench/%.c
 	@mkdir -p $(dir $@)

@@ -24,6 +24,7 @@
 #include "playback.h"
 #include "app/png_write.h"
 #include "render.h"
+#include "study.h"
 #include "scene.h"
 #include "text.h"
 #include "view.h"
@@ -1085,6 +1086,90 @@ static void test_export_overlay(void **state)
     lesson_free(&ls);
 }
 
+
+// ---- the study mode ---------------------------------------------------------------
+
+// Reverses each batch slice of t (the values a hidden result holds move; each batch's
+// range, and so every colour scale, stays the same).
+static void reverse_batches(Tensor *t)
+{
+    size_t per = t->size / (size_t)t->shape[0];
+    for (int b = 0; b < t->shape[0]; b++) {
+        float *d = t->data + (size_t)b * per;
+        for (size_t i = 0, j = per - 1; i < j; i++, j--) {
+            float x = d[i];
+            d[i] = d[j], d[j] = x;
+        }
+    }
+}
+
+// A result the study mode hides gives nothing of itself away: the frame asking about
+// it (the question, the hint, a tooltip over it) is the same, pixel for pixel, whatever
+// the numbers in it; shown, they differ. Every stage with questions of every lesson.
+static void test_study_hides_result(void **state)
+{
+    (void)state;
+    glob_t g = lesson_files();
+    Study *st = calloc(1, sizeof *st);
+    assert_non_null(st);
+    Target t;
+    target_init(&t, 1024, 640);
+    size_t bytes = (size_t)t.bpitch * (size_t)(t.h + 2 * GUARD);
+    unsigned char *before = malloc(bytes);
+    assert_non_null(before);
+    int checked = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        Trace tr;
+        if (!strstr(g.gl_pathv[f], "lessons/") || !load(g.gl_pathv[f], &ls, &tr)) continue;
+        memset(st, 0, sizeof *st);
+        study_load(st, &tr, &ls, LANG_EN, true, 0);
+        st->on = true;
+        for (int i = 0; i < st->n; i++) {
+            const QuizQuestion *q = &st->q[i];
+            if (i > 0 && st->q[i - 1].stage == q->stage) continue; // a stage once
+            Stage *sg = &tr.stages[q->stage];
+            if (sg->t.size < 2) continue;
+            study_enter(st, q->stage);
+            st->hint = true;
+            View v;
+            view_init(&v, &ls, LANG_EN);
+            v.stage = q->stage, v.anim = 0.0f;
+            v.batch = q->batch < 0 ? 0 : q->batch, v.head = q->head < 0 ? 0 : q->head;
+            v.study = v.hide_result = true;
+            v.study_total = st->n;
+            Overlays ov = {0};
+            ov.study = st;
+            Layout L;
+            layout_compute(&L, &tr, &v, t.w, t.h);
+            int p = L.result_panel;
+            assert_true(p >= 0);
+            ov.hover = true; // the pointer on the hidden result: no tooltip
+            ov.mouse_x = L.panel[p].x + L.panel[p].w / 2, ov.mouse_y = L.panel[p].y + L.panel[p].h / 2;
+            for (int shown = 0; shown < 2; shown++) {
+                v.hide_result = !shown;
+                render_frame(&t.c, &tr, &v, &ov);
+                memcpy(before, t.buf, bytes);
+                reverse_batches(&sg->t);
+                trace_compute_stats(&tr);
+                render_frame(&t.c, &tr, &v, &ov);
+                reverse_batches(&sg->t);
+                trace_compute_stats(&tr);
+                bool same = memcmp(before, t.buf, bytes) == 0;
+                if (!shown && !same) fail_msg("%s: stage %s: the hidden result shows through", g.gl_pathv[f], sg->name);
+                if (shown && !same) checked++; // (a palindromic slice looks the same reversed)
+            }
+        }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    assert_true(checked >= 20);
+    free(before);
+    target_free(&t);
+    free(st);
+    globfree(&g);
+}
+
 // ---- PNG ------------------------------------------------------------------------
 
 static void test_png_write(void **state)
@@ -1152,6 +1237,7 @@ int main(void)
         cmocka_unit_test(test_image_mode_hover),
         cmocka_unit_test(test_zoom_and_pan),
         cmocka_unit_test(test_export_overlay),
+        cmocka_unit_test(test_study_hides_result),
         cmocka_unit_test(test_png_write),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

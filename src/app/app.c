@@ -26,6 +26,7 @@
 #include "png_write.h"
 #include "render.h"
 #include "session.h"
+#include "study_ui.h"
 #include "text.h"
 #include "view.h"
 
@@ -79,6 +80,7 @@ typedef struct App {
     unsigned heatmap_gen;      // lab.gen the heatmap images were drawn for (values change in place)
     bool title_edited;         // the window's title says "(edited)"
     char stage_name[STAGE_NAME_MAX]; // the stage on screen, found again after an edit (sync_stage)
+    StudyUI *study;            // the study mode (T, the "Study" button, --study) and progress.json
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -311,6 +313,7 @@ static void switch_lang(App *a)
         return;
     }
     a->v.lang = next;
+    study_ui_relang(a->study, a->session, next, a->pb.stage);
     set_window_title(a);
     toast(a, "app.lang", NULL);
 }
@@ -330,6 +333,8 @@ static bool open_lesson(App *a, const char *path)
     }
     export_complete(a); // it borrows the session about to be destroyed
     lab_forget(&a->lab);
+    bool studying = a->study->st.on;
+    study_ui_end(a->study, a->session, a->pb.stage); // the old lesson's answers are kept
     session_destroy(a->session);
     a->session = s;
     a->title_edited = session_edited(s);
@@ -346,6 +351,7 @@ static bool open_lesson(App *a, const char *path)
     a->picker.open = false;
     set_window_title(a);
     toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));
+    if (studying) playback_goto(&a->pb, study_ui_begin(a->study, a->session, a->v.lang, 0), false); // resumes
     return true;
 fail:
     cli_error(stderr, "%s", msg);
@@ -375,6 +381,13 @@ static void open_picker(App *a)
     lab_save_dir(saved, sizeof saved);
     const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved};
     picker_scan(&a->picker, dirs, 4, a->session->path);
+    study_ui_load_progress(a->study); // each lesson's score in the study mode
+    for (int i = 0; i < a->picker.n; i++) {
+        char key[PROGRESS_PATH_MAX];
+        PickerItem *it = &a->picker.items[i];
+        progress_key(it->path, key, sizeof key);
+        it->studied = progress_score(&a->study->prog, key, &it->study_right, &it->study_answered, &it->study_total);
+    }
     a->picker.open = true;
     PickerLayout pl;
     picker_fit(a, &pl);
@@ -547,6 +560,44 @@ static void lab_after(App *a)
     }
 }
 
+// ---- the study mode (T, the "Study" button) ---------------------------------------
+
+// Its message (progress saved or not, the stage locked, the score) as a toast.
+static void study_after(App *a)
+{
+    bool error = false;
+    const char *m = study_ui_take_message(a->study, &error);
+    if (!m) return;
+    toast(a, "app.edited", m);
+    if (error) a->toast_left = ERROR_TOAST_SECONDS;
+}
+
+static void toggle_study(App *a)
+{
+    if (a->study->st.on) {
+        study_ui_end(a->study, a->session, a->pb.stage);
+        toast(a, "study.off", NULL);
+        study_after(a);
+        return;
+    }
+    // the lab steps aside: its switches, selection and Δ view
+    a->lab.menu.open = false;
+    a->lab.delta = false;
+    lab_deselect(&a->lab);
+    a->pb.playing = false;
+    playback_goto(&a->pb, study_ui_begin(a->study, a->session, a->v.lang, a->pb.stage), false);
+    study_after(a);
+}
+
+// While studying, the lab's keys only say how to edit.
+static bool lab_key_while_studying(const SDL_KeyboardEvent *k)
+{
+    SDL_Keycode sym = k->keysym.sym;
+    bool ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
+    return sym == SDLK_w || sym == SDLK_d || sym == SDLK_RETURN || sym == SDLK_KP_ENTER ||
+           (ctrl && (sym == SDLK_z || sym == SDLK_y || sym == SDLK_r || sym == SDLK_s));
+}
+
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {
     SDL_Keycode sym = k->keysym.sym;
@@ -565,10 +616,28 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         a->ov.help = true;
         return;
     }
-    lab_begin(a);
-    if (lab_key(&a->lab, a->session, current_layout(a), &a->v, k)) {
-        lab_after(a);
-        return;
+    if (a->study->st.on) {
+        bool used = study_ui_key(a->study, a->session, k, a->pb.stage, &a->v);
+        study_after(a);
+        if (used) return;
+        if (sym == SDLK_t && !(k->keysym.mod & KMOD_CTRL)) {
+            toggle_study(a);
+            return;
+        }
+        if (lab_key_while_studying(k)) {
+            toast(a, "study.no_edit", NULL);
+            return;
+        }
+    } else {
+        if (sym == SDLK_t && !(k->keysym.mod & KMOD_CTRL) && !a->lab.typing) {
+            toggle_study(a);
+            return;
+        }
+        lab_begin(a);
+        if (lab_key(&a->lab, a->session, current_layout(a), &a->v, k)) {
+            lab_after(a);
+            return;
+        }
     }
     switch (sym) {
     case SDLK_ESCAPE:
@@ -640,6 +709,10 @@ static void handle_event(App *a, const SDL_Event *e)
     case SDL_QUIT: a->quit = true; break;
     case SDL_KEYDOWN: on_key(a, &e->key); break;
     case SDL_TEXTINPUT: // the characters of a value typed into a cell (any keyboard layout)
+        if (a->study->st.on) { // or of an answer
+            if (!a->ov.help) study_ui_text(a->study, e->text.text);
+            break;
+        }
         lab_begin(a);
         if (!a->ov.help && lab_text(&a->lab, a->session, current_layout(a), &a->v, e->text.text)) lab_after(a);
         break;
@@ -667,9 +740,22 @@ static void handle_event(App *a, const SDL_Event *e)
             int x, y;
             to_output(a, e->button.x, e->button.y, &x, &y);
             const Layout *Lp = current_layout(a);
-            lab_begin(a);
-            bool used = lab_press(&a->lab, a->session, Lp, &a->v, x, y, (SDL_GetModState() & KMOD_SHIFT) != 0);
-            lab_after(a); // Lp may be stale now: nothing below uses it after an edit
+            Rect sb, lb;
+            bool used = false;
+            if (study_button_rect(Lp, &sb) && rect_contains(sb, x, y)) {
+                toggle_study(a);
+                used = true;
+            } else if (a->study->st.on) { // a key column answers "which key"; the lab waits
+                used = study_ui_press(a->study, Lp, x, y);
+                if (!used && lab_button_rect(Lp, &lb) && rect_contains(lb, x, y)) {
+                    toast(a, "study.no_edit", NULL);
+                    used = true;
+                }
+            } else {
+                lab_begin(a);
+                used = lab_press(&a->lab, a->session, Lp, &a->v, x, y, (SDL_GetModState() & KMOD_SHIFT) != 0);
+                lab_after(a); // Lp may be stale now: nothing below uses it after an edit
+            }
             if (used) {
             } else if (a->v.zoom > 1.0f && layout_hit_panel(current_layout(a), x, y) >= 0) {
                 a->dragging = true;
@@ -783,6 +869,12 @@ int app_run(const AppOptions *opt)
     picker_init(&a->picker);
     lab_init(&a->lab);
     a->lab.before_edit = lab_before_edit, a->lab.ctx = a;
+    a->study = study_ui_create();
+    if (!a->study) {
+        fprintf(stderr, "attnviz: out of memory\n");
+        goto done;
+    }
+    if (opt->study) toggle_study(a);
 
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     bool software = false;
@@ -804,6 +896,13 @@ int app_run(const AppOptions *opt)
         last = now;
         playback_update(&a->pb, dt);
         lab_update(&a->lab, a->session, dt);
+        { // the study mode: no stage past an unanswered question; a hidden result waits
+            bool hold;
+            int allowed = study_ui_frame(a->study, a->session, a->pb.stage, &a->v, &hold);
+            if (allowed != a->pb.stage) playback_goto(&a->pb, allowed, false);
+            if (hold) a->pb.t = 0.0;
+            study_after(a);
+        }
         if (a->toast_left > 0.0) a->toast_left -= dt;
         if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
             view_reset_zoom(&a->v);
@@ -820,6 +919,7 @@ int app_run(const AppOptions *opt)
         a->ov.toast_alpha = (float)(a->toast_left > 0.5 ? 1.0 : a->toast_left / 0.5);
         a->ov.hover = a->mouse_in && !a->picker.open;
         a->ov.picker = &a->picker;
+        a->ov.study = &a->study->st;
         to_output(a, a->mouse_wx, a->mouse_wy, &a->ov.mouse_x, &a->ov.mouse_y);
         export_update(a, 0.012); // export frames first: the window's frame overwrites them
         a->ov.export_total = a->export_job ? export_job_total(a->export_job) : 0;
@@ -844,6 +944,7 @@ int app_run(const AppOptions *opt)
 done:
     // De-initialization
     if (a->export_job) export_complete(a);
+    if (a->study) study_ui_end(a->study, a->session, a->pb.stage); // the answers are kept
     heatmap_cache_flush(a->heatmaps);
     if (a->fonts) fonts_flush(a->fonts);
     if (a->r) SDL_DestroyRenderer(a->r);
@@ -853,6 +954,7 @@ done:
     lab_free(&a->lab);
     session_destroy(a->session);
     picker_free(&a->picker);
+    study_ui_destroy(a->study);
     heatmap_cache_destroy(a->heatmaps);
     i18n_free();
     SDL_free(a);

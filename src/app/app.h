@@ -11,6 +11,7 @@ typedef struct AppOptions {
     int lang;                  // Lang of lesson.h
     int width, height;         // initial window size
     bool fullscreen;
+    bool study;                // --study: open in the study mode
     const struct SessionEdits *edits; // --set edits applied on opening (NULL: none)
 } AppOptions;
 

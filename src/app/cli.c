@@ -195,8 +195,9 @@ int cli_quiz(const char *path, const SessionEdits *ed, int lang, unsigned long l
         i18n_free();
         return 1;
     }
-    static QuizQuestion qs[QUIZ_MAX_QUESTIONS];
-    int n = quiz_generate(&ses->trace, &ses->lesson, (Lang)lang, seed, qs, QUIZ_MAX_QUESTIONS);
+    static QuizQuestion qs[QUIZ_MAX_QUESTIONS + LESSON_MAX_QUIZ];
+    int n = quiz_all(&ses->trace, &ses->lesson, (Lang)lang, seed, !session_edited(ses), qs,
+                     QUIZ_MAX_QUESTIONS + LESSON_MAX_QUIZ);
     fputs("[", out);
     for (int i = 0; i < n; i++) {
         const QuizQuestion *q = &qs[i];

@@ -1,5 +1,6 @@
 // lab.c — the what-if lab in the window (see lab.h).
 #include "lab.h"
+#include "temp_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -570,20 +571,6 @@ void lab_release(Lab *lab)
 
 // ---- saving ---------------------------------------------------------------------------
 
-static bool make_dirs(const char *dir)
-{
-    char buf[1200];
-    if (strlen(dir) >= sizeof buf) return errno = ENAMETOOLONG, false;
-    snprintf(buf, sizeof buf, "%s", dir);
-    for (char *p = buf + 1; *p; p++) {
-        if (*p != '/') continue;
-        *p = '\0';
-        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
-        *p = '/';
-    }
-    return mkdir(buf, 0755) == 0 || errno == EEXIST;
-}
-
 void lab_save_dir(char *out, size_t n)
 {
     const char *d = getenv("ATTNVIZ_SAVE_DIR");
@@ -609,7 +596,7 @@ bool lab_save(Lab *lab, Session *s, const char *dir, char *out, size_t n)
     if (ed && ed[8] && strspn(ed + 8, "0123456789") == strlen(ed + 8)) *ed = '\0';
     if (!name[0]) snprintf(name, sizeof name, "lesson");
     char err[LESSON_ERR_MAX + 200];
-    if (!make_dirs(dir)) {
+    if (!temp_file_make_dirs(dir)) {
         snprintf(out, n, "%s: cannot create the folder: %s", dir, strerror(errno));
         return false;
     }

@@ -39,6 +39,7 @@ static void usage(FILE *f)
           "  --lang en|zh       interface and narration language (default: from LANG)\n"
           "  --size WxH         initial window size (default 1280x720)\n"
           "  --fullscreen       start in fullscreen\n"
+          "  --study            start in the study mode: predict each result before it shows (T)\n"
           "  --lessons DIR      also list the lessons in DIR in the lesson picker (O)\n"
           "  --set KEY=VALUE    edit the lesson first (repeatable; with the window, --dump, --print,\n"
           "                     --describe, --export, --save), e.g. 'input.query[0,1,2]=5',\n"
@@ -114,7 +115,7 @@ int main(int argc, char **argv)
     // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported
     // (export, S, E), instead of SIGXFSZ killing the process mid-file.
     signal(SIGXFSZ, SIG_IGN);
-    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, NULL};
+    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, false, NULL};
     bool have_lesson = false;
     ExportOptions ex;
     export_options_init(&ex);
@@ -211,6 +212,8 @@ int main(int argc, char **argv)
                 return usage_error("--lessons: \"%s\" is not a directory", opt.lessons_dir);
         } else if (strcmp(a, "--fullscreen") == 0) {
             opt.fullscreen = true;
+        } else if (strcmp(a, "--study") == 0) {
+            opt.study = true;
         } else if (strcmp(a, "--export") == 0) {
             if (++i >= argc) return usage_error("%s needs DIR and LESSON", a);
             export_dir = argv[i];
@@ -267,6 +270,8 @@ int main(int argc, char **argv)
         if (!dump && !print && !describe && !export_dir) return 0;   // --save alone: saved, done
     }
     if (seed_opt && !quiz) return usage_error("--seed goes with --quiz");
+    if (opt.study && (quiz || dump || print || describe || export_dir || save_path))
+        return usage_error("--study goes with the window, not with --quiz, --dump, --print, --describe, --export or --save");
     if (quiz) {
         if (export_only_opt || slice_opt) return usage_error("--animate, --fps, --stage, --batch and --head do not go with --quiz");
         return finish_stdout(cli_quiz(opt.lesson_path, &edits, opt.lang, seed, stdout, stderr), "--quiz");

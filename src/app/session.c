@@ -45,6 +45,10 @@ Session *session_create(const char *path, char *err, size_t n)
         session_destroy(s);
         return NULL;
     }
+    if (!lesson_check_quiz(&s->lesson, &s->trace, err, n)) {
+        session_destroy(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -283,5 +287,6 @@ bool session_save(const Session *s, const char *path, bool replace, char *err, s
     for (int l = 0; l < LANG_COUNT; l++)
         if (s->lesson.title[l]) out.title[l] = (char *)session_title(s, (Lang)l, title[l], sizeof title[l]);
     out.n_steps = 0;
+    out.n_quiz = 0; // the author's questions are about the original numbers too
     return save(&out, path, err, n);
 }

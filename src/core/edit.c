@@ -549,6 +549,22 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     dst->n_steps = src->n_steps;
     dst->step_keys = dup_strings(src->step_keys, src->n_steps, &ok);
     for (int l = 0; l < LANG_COUNT; l++) dst->step_text[l] = dup_strings(src->step_text[l], src->n_steps, &ok);
+    if (ok && src->n_quiz > 0) {
+        dst->quiz = calloc((size_t)src->n_quiz, sizeof *dst->quiz);
+        ok = dst->quiz != NULL;
+        for (int i = 0; ok && i < src->n_quiz; i++) {
+            LessonQuiz *d = &dst->quiz[i];
+            const LessonQuiz *q = &src->quiz[i];
+            *d = *q;
+            d->id = dup_or_null(q->id, &ok);
+            d->stage = dup_or_null(q->stage, &ok);
+            for (int l = 0; l < LANG_COUNT; l++) {
+                d->question[l] = dup_or_null(q->question[l], &ok);
+                d->explanation[l] = dup_or_null(q->explanation[l], &ok);
+            }
+            dst->n_quiz = i + 1;
+        }
+    }
     if (!ok) lesson_free(dst);
     return ok;
 }

@@ -6,6 +6,7 @@
 #include "lesson.h"
 
 _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics for every batch a lesson may have");
+#include "trace.h"
 #include "utf8.h"
 
 #include <cjson/cJSON.h>
@@ -872,6 +873,158 @@ static bool parse_steps(Ctx *c, const cJSON *j, Lesson *ls)
     return true;
 }
 
+
+// --- the author's questions ("quiz") ---------------------------------------------
+
+static const char *const quiz_keys_allowed[] = {"id", "stage", "question", "answer", "tolerance", "unordered",
+                                                "explanation", "batch", "head", "cell", NULL};
+
+static bool plain_name(const char *s)
+{
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-')) return false;
+    return true;
+}
+
+static bool parse_one_quiz(Ctx *c, const cJSON *j, const char *p, int index, LessonQuiz *q)
+{
+    char pk[PATH_MAX_LEN];
+    if (!cJSON_IsObject(j)) return fail(c, p, "expected an object {\"stage\", \"question\", \"answer\", ...}, got %s", json_type_name(j));
+    if (!check_keys(c, j, p, quiz_keys_allowed)) return false;
+    q->batch = q->head = -1;
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
+    path_key(pk, p, "id");
+    if (id && (!cJSON_IsString(id) || strlen(id->valuestring) > 48 || !plain_name(id->valuestring)))
+        return fail(c, pk, "expected up to 48 of a-z, 0-9, _ and -");
+    char idbuf[32];
+    snprintf(idbuf, sizeof idbuf, "authored-%d", index + 1);
+    q->id = strdup(id ? id->valuestring : idbuf);
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "stage");
+    path_key(pk, p, "stage");
+    if (!st) return fail(c, pk, "missing; expected the name of the stage that asks it, e.g. \"attn\"");
+    if (!cJSON_IsString(st) || strlen(st->valuestring) >= 24 || !plain_name(st->valuestring))
+        return fail(c, pk, "expected a stage name such as \"attn\", got %s", json_type_name(st));
+    q->stage = strdup(st->valuestring);
+    const cJSON *qt = cJSON_GetObjectItemCaseSensitive(j, "question");
+    path_key(pk, p, "question");
+    if (!qt) return fail(c, pk, "missing; expected a string or {\"en\": ..., \"zh\": ...}");
+    if (!get_text(c, qt, pk, true, q->question)) return false;
+    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(j, "explanation");
+    path_key(pk, p, "explanation");
+    if (ex && !get_text(c, ex, pk, true, q->explanation)) return false;
+    const cJSON *an = cJSON_GetObjectItemCaseSensitive(j, "answer");
+    path_key(pk, p, "answer");
+    if (!an) return fail(c, pk, "missing; expected a number or a list of numbers");
+    if (cJSON_IsArray(an)) {
+        int n = cJSON_GetArraySize(an);
+        if (n < 1 || n > LESSON_QUIZ_MAX_ANSWER)
+            return fail(c, pk, "expected 1 to %d numbers, got %d", LESSON_QUIZ_MAX_ANSWER, n);
+        q->list = true;
+        int i = 0;
+        for (const cJSON *e = an->child; e; e = e->next, i++) {
+            char pi[PATH_MAX_LEN];
+            path_index(pi, pk, i);
+            if (!number_value(c, e, pi, &q->answer[i])) return false;
+        }
+        q->n_answer = n;
+    } else {
+        if (!number_value(c, an, pk, &q->answer[0])) return false;
+        q->n_answer = 1;
+    }
+    const cJSON *tol = cJSON_GetObjectItemCaseSensitive(j, "tolerance");
+    path_key(pk, p, "tolerance");
+    if (tol) {
+        if (!number_value(c, tol, pk, &q->tolerance)) return false;
+        if (q->tolerance < 0) return fail(c, pk, "expected a number >= 0");
+        q->has_tolerance = true;
+    } else {
+        q->tolerance = q->list ? 0.0f : 0.005f;
+    }
+    if (!get_bool(c, j, p, "unordered", &q->unordered, false)) return false;
+    path_key(pk, p, "unordered");
+    if (q->unordered && !q->list) return fail(c, pk, "only a list answer can be unordered");
+    if (!get_int(c, j, p, "batch", &q->batch, 0, LESSON_MAX_BATCH - 1, false, -1)) return false;
+    if (!get_int(c, j, p, "head", &q->head, 0, LESSON_MAX_HEADS - 1, false, -1)) return false;
+    const cJSON *cell = cJSON_GetObjectItemCaseSensitive(j, "cell");
+    path_key(pk, p, "cell");
+    if (cell) {
+        int n = cJSON_IsArray(cell) ? cJSON_GetArraySize(cell) : -1;
+        if (n < 1 || n > 2) return fail(c, pk, "expected [row] or [row, column]");
+        int i = 0;
+        for (const cJSON *e = cell->child; e; e = e->next, i++) {
+            if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
+                e->valuedouble > LESSON_MAX_ELEMS)
+                return fail(c, pk, "expected [row] or [row, column] of whole numbers >= 0");
+            q->cell[i] = (int)e->valuedouble;
+        }
+        q->n_cell = n;
+    }
+    if (!q->id || !q->stage) return fail(c, p, "out of memory");
+    return true;
+}
+
+static bool parse_quiz(Ctx *c, const cJSON *j, Lesson *ls)
+{
+    if (!j) return true;
+    if (!cJSON_IsArray(j)) return fail(c, "quiz", "expected a list of questions, got %s", json_type_name(j));
+    int n = cJSON_GetArraySize(j);
+    if (n > LESSON_MAX_QUIZ) return fail(c, "quiz", "%d questions; expected at most %d", n, LESSON_MAX_QUIZ);
+    if (n == 0) return true;
+    ls->quiz = calloc((size_t)n, sizeof *ls->quiz);
+    if (!ls->quiz) return fail(c, "quiz", "out of memory");
+    int i = 0;
+    for (const cJSON *e = j->child; e; e = e->next, i++) {
+        char p[PATH_MAX_LEN];
+        path_index(p, "quiz", i);
+        ls->n_quiz = i + 1;
+        if (!parse_one_quiz(c, e, p, i, &ls->quiz[i])) return false;
+        for (int k = 0; k < i; k++)
+            if (strcmp(ls->quiz[k].id, ls->quiz[i].id) == 0) {
+                char pk[PATH_MAX_LEN];
+                path_key(pk, p, "id");
+                return fail(c, pk, "\"%s\" is used twice; expected a different id for each question", ls->quiz[i].id);
+            }
+    }
+    return true;
+}
+
+bool lesson_check_quiz(const Lesson *ls, const Trace *tr, char *err, size_t err_len)
+{
+    Ctx cc = {0};
+    Ctx *c = &cc;
+    c->file = ls->path ? ls->path : "lesson", c->err = err, c->err_len = err_len;
+    for (int i = 0; i < ls->n_quiz; i++) {
+        const LessonQuiz *q = &ls->quiz[i];
+        char p[PATH_MAX_LEN], pk[PATH_MAX_LEN];
+        path_index(p, "quiz", i);
+        int s = trace_find(tr, q->stage);
+        path_key(pk, p, "stage");
+        if (s < 0) {
+            char list[400] = "";
+            size_t used = 0;
+            for (int k = 0; k < tr->n && used < sizeof list; k++)
+                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", tr->stages[k].name);
+            return fail(c, pk, "\"%s\" is not a stage of this lesson; expected one of: %s", q->stage, list);
+        }
+        const Tensor *t = &tr->stages[s].t;
+        int rows = t->rank >= 2 ? t->shape[t->rank - 2] : 1, cols = t->shape[t->rank - 1];
+        path_key(pk, p, "batch");
+        if (q->batch >= 0 && q->batch >= t->shape[0])
+            return fail(c, pk, "%d is out of range; expected 0 to %d", q->batch, t->shape[0] - 1);
+        path_key(pk, p, "head");
+        if (q->head >= 0 && (t->rank != 4 || q->head >= t->shape[1]))
+            return t->rank != 4 ? fail(c, pk, "stage %s has no heads", q->stage)
+                                : fail(c, pk, "%d is out of range; expected 0 to %d", q->head, t->shape[1] - 1);
+        path_key(pk, p, "cell");
+        if (q->n_cell >= 1 && q->cell[0] >= rows)
+            return fail(c, pk, "row %d is out of range; expected 0 to %d", q->cell[0], rows - 1);
+        if (q->n_cell == 2 && q->cell[1] >= cols)
+            return fail(c, pk, "column %d is out of range; expected 0 to %d", q->cell[1], cols - 1);
+    }
+    return true;
+}
+
 // --- the file as a whole ---------------------------------------------------------
 
 static void offset_to_line_col(const char *text, size_t off, int *line, int *col)
@@ -982,6 +1135,12 @@ void lesson_free(Lesson *ls)
     free_strings(ls->k_tokens, ls->len_k);
     free_strings(ls->step_keys, ls->n_steps);
     for (int l = 0; l < LANG_COUNT; l++) free_strings(ls->step_text[l], ls->n_steps);
+    for (int i = 0; i < ls->n_quiz; i++) {
+        LessonQuiz *q = &ls->quiz[i];
+        free(q->id), free(q->stage);
+        for (int l = 0; l < LANG_COUNT; l++) free(q->question[l]), free(q->explanation[l]);
+    }
+    free(ls->quiz);
     memset(ls, 0, sizeof *ls);
 }
 
@@ -1062,7 +1221,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         goto done;
     }
     static const char *const keys[] = {"title", "description", "model", "input", "mask",
-                                       "weights", "tokens", "steps", NULL};
+                                       "weights", "tokens", "steps", "quiz", NULL};
     if (!check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title) {
@@ -1111,6 +1270,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
     if (!parse_steps(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), ls)) goto done;
+    if (!parse_quiz(c, cJSON_GetObjectItemCaseSensitive(root, "quiz"), ls)) goto done;
     ls->path = strdup(name);
     ok = ls->path != NULL;
     if (!ok) fail(c, NULL, "out of memory");

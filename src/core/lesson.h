@@ -25,6 +25,25 @@
 
 typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
 
+// A question the lesson's author adds to the generated ones ("quiz" in the file):
+// asked at `stage` in the study mode, answered by a number or a list of numbers.
+#define LESSON_MAX_QUIZ 16
+#define LESSON_QUIZ_MAX_ANSWER 32
+typedef struct LessonQuiz {
+    char *id;                         // "authored-N" when the file gives none
+    char *stage;                      // a stage name of the lesson's trace (lesson_check_quiz)
+    char *question[LANG_COUNT];       // zh may be NULL (falls back to en)
+    char *explanation[LANG_COUNT];    // both may be NULL
+    bool list;                        // the answer is a list (written as an array)
+    int n_answer;
+    float answer[LESSON_QUIZ_MAX_ANSWER];
+    float tolerance;                  // |given − answer| ≤ tolerance accepts a number
+    bool has_tolerance;               // written in the file (else 0 for lists, 0.005 for a number)
+    bool unordered;                   // a list whose order does not matter
+    int batch, head;                  // the slice the hint shows; -1: not given
+    int n_cell, cell[2];              // the cell in that slice the hint frames (0: none)
+} LessonQuiz;
+
 typedef struct Lesson {
     char *path;
     char *title[LANG_COUNT];          // zh may be NULL (falls back to en)
@@ -39,6 +58,9 @@ typedef struct Lesson {
     int n_steps;
     char **step_keys;
     char **step_text[LANG_COUNT];
+    // The author's questions ("quiz"), next to the generated ones (quiz.h).
+    int n_quiz;
+    LessonQuiz *quiz;
 } Lesson;
 
 // Loads and validates path. On failure returns false and writes one line
@@ -59,6 +81,12 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
                        size_t err_len);
 
 const char *lesson_title(const Lesson *ls, Lang lang);
+
+struct Trace;
+// Whether the authored questions fit the lesson's trace: each stage exists, the batch,
+// head and cell lie inside that stage's tensor. False with one line in err
+// ("path: quiz[1].stage: ...") otherwise. session_create calls it after the forward pass.
+bool lesson_check_quiz(const Lesson *ls, const struct Trace *tr, char *err, size_t err_len);
 // Narration for a stage name or step name; NULL when the lesson has none.
 const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang);
 

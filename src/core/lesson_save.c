@@ -148,6 +148,35 @@ bool lesson_write(const Lesson *ls, FILE *f)
         }
         fputs("\n  }", f);
     }
+    if (ls->n_quiz > 0) {
+        fputs(",\n  \"quiz\": [", f);
+        for (int i = 0; i < ls->n_quiz; i++) {
+            const LessonQuiz *q = &ls->quiz[i];
+            fprintf(f, "%s\n    {\"id\": ", i ? "," : "");
+            json_write_string(f, q->id);
+            fputs(", \"stage\": ", f);
+            json_write_string(f, q->stage);
+            fputs(", \"question\": ", f);
+            write_text(f, q->question);
+            fputs(", \"answer\": ", f);
+            if (q->list) fputc('[', f);
+            for (int k = 0; k < q->n_answer; k++) fprintf(f, "%s%.9g", k ? ", " : "", (double)q->answer[k]);
+            if (q->list) fputc(']', f);
+            if (q->has_tolerance) fprintf(f, ", \"tolerance\": %.9g", (double)q->tolerance);
+            if (q->unordered) fputs(", \"unordered\": true", f);
+            if (q->batch >= 0) fprintf(f, ", \"batch\": %d", q->batch);
+            if (q->head >= 0) fprintf(f, ", \"head\": %d", q->head);
+            if (q->n_cell == 1) fprintf(f, ", \"cell\": [%d]", q->cell[0]);
+            if (q->n_cell == 2) fprintf(f, ", \"cell\": [%d, %d]", q->cell[0], q->cell[1]);
+            if (q->explanation[LANG_EN]) {
+                fputs(", \"explanation\": ", f);
+                char *const *ex = q->explanation;
+                write_text(f, ex);
+            }
+            fputc('}', f);
+        }
+        fputs("\n  ]", f);
+    }
     fputs("\n}\n", f);
     return !ferror(f);
 }

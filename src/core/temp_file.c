@@ -5,7 +5,9 @@
 #include <fcntl.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -60,4 +62,18 @@ bool temp_file_is_export_leftover(const char *name)
     for (const char *p = t + 5; *p; p++)   // -PID-HEX or the older -PID
         if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') || *p == '-')) return false;
     return true;
+}
+
+bool temp_file_make_dirs(const char *dir)
+{
+    char buf[1200];
+    if (strlen(dir) >= sizeof buf) return errno = ENAMETOOLONG, false;
+    snprintf(buf, sizeof buf, "%s", dir);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/') continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST) return false;
+        *p = '/';
+    }
+    return mkdir(buf, 0755) == 0 || errno == EEXIST;
 }

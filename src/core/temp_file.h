@@ -17,4 +17,7 @@ FILE *temp_file_create(const char *path, char *tmp, size_t tmp_n);
 // a target named *.png or frames.json: what an export left behind when killed.
 bool temp_file_is_export_leftover(const char *name);
 
+// Creates dir and its missing parents (mode 0755), as mkdir -p; false with errno set.
+bool temp_file_make_dirs(const char *dir);
+
 #endif

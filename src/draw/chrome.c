@@ -2,6 +2,7 @@
 // export progress (see chrome.h).
 #include "chrome.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 #include "picker_draw.h"
 #include "playback.h"
 #include "scene.h"
+#include "study.h"
 
 void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
@@ -111,6 +113,7 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
     s.w -= picker_button_reserve(L, ov ? ov->picker : NULL); // the "Lessons…" button at the right end (window only)
     Rect lb;
     if (ov && ov->lab && lab_button_rect(L, &lb)) s.w = lb.x - paint_px(L->s, 16) - s.x; // and "What if…"
+    if (ov && ov->study && study_button_rect(L, &lb)) s.w = lb.x - paint_px(L->s, 16) - s.x; // and "Study"
     int x = s.x + s.w;
     paint_clip(cv, &(Rect){s.x, s.y, s.w, s.h});
     int tw, th;
@@ -168,7 +171,10 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
     paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 3));
     // two columns: viewing on the left, the what-if lab on the right
-    const char *body = i18n_get(v->lang, "help.body"), *lab = i18n_get(v->lang, "help.lab");
+    // (the study mode's keys under the lab's)
+    const char *body = i18n_get(v->lang, "help.body");
+    char lab[4096];
+    snprintf(lab, sizeof lab, "%s\n%s", i18n_get(v->lang, "help.lab"), i18n_get(v->lang, "help.study"));
     int colw = (bw - 3 * pad) / 2;
     int top = by + pad + L->px_title * 17 / 10, avail = by + bh - pad - L->px_small * 2 - top;
     int px = L->px_help;
@@ -243,14 +249,17 @@ void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov)
     if (!ov->toast || !ov->toast[0] || ov->toast_alpha <= 0.0f) return;
     uint8_t a = (uint8_t)(255.0f * ease_clamp01(ov->toast_alpha));
     int tw, th, pad = paint_px(L->s, 12);
-    if (!paint_text_block_size(cv, FONT_SANS, L->px_body, L->w - 4 * pad, ov->toast, &tw, &th)) return;
-    // over the narration box (for a few seconds): never over the numbers it is about
-    Rect nb = L->narration;
+    // over the narration box (for a few seconds): never over the numbers it is about;
+    // in the study mode that box holds the question, so over the legend
+    bool study = ov->study && ov->study->on;
+    Rect nb = study ? L->legend : L->narration;
+    int wrap = study ? nb.w - 2 * pad : L->w - 4 * pad;
+    if (!paint_text_block_size(cv, FONT_SANS, L->px_body, wrap, ov->toast, &tw, &th)) return;
     int bx = nb.w > tw + 2 * pad ? nb.x + (nb.w - tw) / 2 - pad : (L->w - tw) / 2 - pad, by = nb.y + pad;
     if (by + th + 2 * pad > L->h) by = L->h - th - 2 * pad;
     if (by < 0) by = 0;
     paint_fill(cv, THEME.toast_bg, (uint8_t)(a * 9 / 10), bx, by, tw + 2 * pad, th + 2 * pad);
-    paint_text_block(cv, FONT_SANS, L->px_body, L->w - 4 * pad, THEME.white, a, bx + pad, by + pad, ov->toast);
+    paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.white, a, bx + pad, by + pad, ov->toast);
 }
 
 // The window's export (E): frames done of total, over the heatmaps.
@@ -276,4 +285,118 @@ void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v, con
     paint_fill(cv, THEME.slot, 255, x, y, w, bar);
     int done = ov->export_done > ov->export_total ? ov->export_total : ov->export_done;
     paint_fill(cv, THEME.accent, 255, x, y, (int)((long)w * done / ov->export_total), bar);
+}
+
+void chrome_draw_study_button(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
+{
+    Rect b;
+    if (ov && ov->study && study_button_rect(L, &b))
+        chrome_draw_button(cv, L, b, ov->study->on, i18n_get(v->lang, "ui.study"));
+}
+
+// An answer as a student would write it: "2 × 4 × 4" (a shape), "1, 3" (a list),
+// "−15.51" (a number to 2 decimals, or as many digits as the tolerance asks).
+static void answer_text(const QuizQuestion *q, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (int i = 0; i < q->n_answer; i++) {
+        char b[40];
+        float a = q->answer[i];
+        if (isnan(a)) snprintf(b, sizeof b, "NaN");
+        else if (a == floorf(a) && fabsf(a) < 1e7f) snprintf(b, sizeof b, "%d", (int)a);
+        else if (q->tolerance >= 0.005f) snprintf(b, sizeof b, "%.2f", (double)a);
+        else snprintf(b, sizeof b, "%.6g", (double)a);
+        size_t len = strlen(out);
+        snprintf(out + len, n - len, "%s%s", i == 0 ? "" : q->kind == QUIZ_SHAPE ? " × " : ", ", b);
+    }
+    if (q->kind == QUIZ_SOURCE || (q->list && q->kind == QUIZ_AUTHORED && !q->unordered)) {
+        char t[200];
+        snprintf(t, sizeof t, "(%s)", out);
+        snprintf(out, n, "%s", t);
+    }
+}
+
+void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Study *s)
+{
+    (void)tr;
+    Rect g = L->narration;
+    int pad = paint_px(L->s, 10), bar = paint_px(L->s, 4);
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    int first = -1, count = 0;
+    first = study_stage_questions(s, v->stage, &count);
+    bool asking = study_asking(s) && s->q[s->focus].stage == v->stage;
+    const StudyAnswer *a = s->focus >= 0 && s->focus < s->n ? &s->a[s->focus] : NULL;
+    bool feedback = !asking && first >= 0 && s->focus >= first && s->focus < first + count && a && a->answered;
+    Rgb mark = feedback && !a->right ? THEME.error_ink : THEME.accent;
+    paint_fill(cv, mark, 255, g.x, g.y, bar, g.h);
+    paint_clip(cv, &g);
+    int x = g.x + pad + bar, w = g.w - (x - g.x) - pad;
+    int y = g.y + pad / 2, th = L->px_small * 13 / 10, line_h = L->px_body * 14 / 10;
+    char head[300], k1[16], k2[16], keys[300];
+    snprintf(k1, sizeof k1, "%d", s->focus - first + 1);
+    snprintf(k2, sizeof k2, "%d", count);
+    const char *args[] = {k1, k2};
+    if (first < 0) { // nothing asked here: the narration, under the study mode's line
+        i18n_fmt(head, sizeof head, v->lang, "study.none_here", 0, NULL);
+        paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, y, ALIGN_LEFT, head);
+        char buf[600];
+        const char *text = scene_narration(tr, v, buf, sizeof buf);
+        Rect box = {x, y + th, w, g.h - pad - th - (y - g.y)};
+        paint_text_wrapped(cv, FONT_SANS, L->px_body, L->px_small - 2, THEME.ink, 255, box, text);
+        paint_clip(cv, NULL);
+        return;
+    }
+    const QuizQuestion *q = &s->q[s->focus];
+    if (asking) {
+        i18n_fmt(head, sizeof head, v->lang, "study.asking", 2, args);
+        paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, y, ALIGN_LEFT, head);
+        y += th;
+        // the keys (or why the answer was not read) at the bottom, the answer above them
+        int ky = g.y + g.h - pad / 2 - th, ay = ky - line_h - pad / 2;
+        Rect qbox = {x, y, w, ay - y - pad / 4};
+        paint_text_wrapped(cv, FONT_SANS, L->px_body, L->px_small - 2, THEME.ink, 255, qbox, q->question);
+        const char *label = i18n_get(v->lang, "study.your_answer");
+        int lw = paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, x, ay + (line_h - L->px_body * 6 / 5) / 2,
+                            ALIGN_LEFT, label);
+        int fx = x + lw + pad, fw = w - lw - pad;
+        if (fw > paint_px(L->s, 420)) fw = paint_px(L->s, 420);
+        paint_fill(cv, THEME.white, 255, fx, ay, fw, line_h);
+        paint_frame(cv, THEME.accent, 255, fx, ay, fw, line_h, paint_px(L->s, 2));
+        char typed[STUDY_TEXT_MAX + 8];
+        snprintf(typed, sizeof typed, "%s▏", s->text);
+        paint_text(cv, FONT_MONO, L->px_body, THEME.ink, 255, fx + pad / 2, ay + (line_h - L->px_body * 6 / 5) / 2,
+                   ALIGN_LEFT, typed);
+        const char *hint = q->kind == QUIZ_ARGMAX   ? "study.keys_click"
+                           : q->kind == QUIZ_MASKED && q->n_cell == 1 ? "study.keys_click_list"
+                                                                      : "study.keys";
+        char rowb[16];
+        snprintf(rowb, sizeof rowb, "%d", q->n_cell > 0 ? q->cell[0] : 0);
+        const char *ra[] = {rowb};
+        if (s->note[0]) snprintf(keys, sizeof keys, "%s", s->note);
+        else i18n_fmt(keys, sizeof keys, v->lang, hint, 1, ra);
+        paint_text(cv, s->note[0] ? FONT_BOLD : FONT_SANS, L->px_small, s->note[0] ? THEME.error_ink : THEME.muted,
+                   255, x, ky, ALIGN_LEFT, keys);
+        paint_clip(cv, NULL);
+        return;
+    }
+    // feedback: right or not, the question, both answers, the derivation
+    const char *verdict = a->gave_up ? "study.shown" : a->right ? "study.right" : "study.wrong";
+    i18n_fmt(head, sizeof head, v->lang, verdict, 2, args);
+    paint_text(cv, FONT_BOLD, L->px_body, mark, 255, x, y, ALIGN_LEFT, head);
+    y += L->px_body * 13 / 10;
+    int qh = paint_text_wrapped(cv, FONT_SANS, L->px_small, L->px_small - 2, THEME.muted, 255,
+                                (Rect){x, y, w, th * 2}, q->question);
+    y += qh + pad / 4;
+    char ans[200], line[400];
+    answer_text(q, ans, sizeof ans);
+    const char *a2[] = {a->gave_up ? "—" : a->given, ans};
+    i18n_fmt(line, sizeof line, v->lang, a->hinted ? "study.answers_hinted" : "study.answers", 2, a2);
+    paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, x, y, ALIGN_LEFT, line);
+    y += L->px_body * 13 / 10;
+    int ky = g.y + g.h - pad / 2 - th;
+    Rect ebox = {x, y, w, ky - y - pad / 4};
+    if (q->explanation[0]) paint_text_wrapped(cv, FONT_SANS, L->px_small, L->px_small - 4, THEME.ink, 255, ebox, q->explanation);
+    paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, x, ky, ALIGN_LEFT,
+               i18n_get(v->lang, count > 1 ? "study.keys_feedback_more" : "study.keys_feedback"));
+    paint_clip(cv, NULL);
 }

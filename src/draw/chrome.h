@@ -29,6 +29,12 @@ void chrome_draw_button(Canvas *cv, const Layout *L, Rect b, bool on, const char
 // The what-if lab: the "What if…" button (window only) and, when open, its switches.
 void chrome_draw_lab_button(Canvas *cv, const Layout *L, const View *v, const Overlays *ov);
 void chrome_draw_lab_menu(Canvas *cv, const Layout *L, const View *v, const Overlays *ov);
+// The "Study" button (when ov->study), left of "What if…".
+void chrome_draw_study_button(Canvas *cv, const Layout *L, const View *v, const Overlays *ov);
+// The study mode's box where the narration goes: the question with the answer being
+// typed, or the feedback on an answered one (right or not, the answer, its derivation).
+struct Study;
+void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const struct Study *s);
 void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v, const Overlays *ov);
 
 #endif

@@ -72,8 +72,18 @@ void picker_draw(Canvas *cv, const Layout *L, const View *v, const Picker *picke
             paint_text(cv, FONT_SANS, pl.px_small, THEME.error_ink, 255, x, y2, ALIGN_LEFT,
                        paint_fit_text(cv, FONT_SANS, pl.px_small, line, w, cut, sizeof cut));
         } else {
+            int sw = 0; // the study mode's score at the right
+            if (it->studied) {
+                char r[16], n[16], t[16], score[160];
+                snprintf(r, sizeof r, "%d", it->study_right);
+                snprintf(n, sizeof n, "%d", it->study_answered);
+                snprintf(t, sizeof t, "%d", it->study_total);
+                const char *args[] = {r, n, t};
+                i18n_fmt(score, sizeof score, v->lang, "picker.progress", 3, args);
+                sw = paint_text(cv, FONT_BOLD, pl.px_small, THEME.accent, 255, x + w, y2, ALIGN_RIGHT, score) + pad;
+            }
             paint_text(cv, FONT_SANS, pl.px_small, THEME.muted, 255, x, y2, ALIGN_LEFT,
-                       paint_fit_text(cv, FONT_SANS, pl.px_small, it->shown, w, cut, sizeof cut));
+                       paint_fit_text(cv, FONT_SANS, pl.px_small, it->shown, w - sw, cut, sizeof cut));
         }
     }
     // scroll marks when there is more above / below

@@ -17,6 +17,7 @@
 #include "derivation.h"
 #include "explain.h"
 #include "scene.h"
+#include "study.h"
 #include "i18n.h"
 #include "picker_draw.h"
 #include "playback.h"
@@ -95,6 +96,9 @@ static void draw_cell(Canvas *cv, const CellDraw *d, float s)
 
 // ---- scene pieces -------------------------------------------------------------
 
+// The study mode hides the stage's result until its questions are answered (study.h).
+static bool hidden(const View *v, const PanelSpec *ps) { return v->hide_result && ps->result; }
+
 static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
     if (v->stage < 0 || v->stage >= tr->n) return;
@@ -108,6 +112,7 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     int tw = paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
     // shape badge: "Q (2,4,4) → (2,2,4,2)"
     tensor_shape_str(&st->t, shape, sizeof shape);
+    if (v->hide_result) snprintf(shape, sizeof shape, "(?)"); // a question may ask it
     snprintf(key, sizeof key, "name.%s", st->name);
     int o = st->operands[0];
     AnimKind anim = scene_recipe(st->kind)->anim;
@@ -125,13 +130,27 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     paint_fill(cv, THEME.accent_light, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
     paint_text(cv, FONT_MONO, L->px_body, THEME.accent, 255, bx + pad,
                h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
+    int ex = bx + bw + 2 * pad + paint_px(L->s, 12);
+    if (v->study) { // the study mode: right answers so far
+        char r[16], t[16], sb[120];
+        snprintf(r, sizeof r, "%d", v->study_right);
+        snprintf(t, sizeof t, "%d", v->study_total);
+        const char *args[] = {r, t};
+        i18n_fmt(sb, sizeof sb, lang, "ui.badge_study", 2, args);
+        int sw2, sh2;
+        paint_text_size(cv, FONT_BOLD, L->px_body, sb, &sw2, &sh2);
+        paint_fill(cv, THEME.accent, 255, ex, h.y + (L->px_title * 13 / 10 - sh2) / 2 - 2, sw2 + 2 * pad, sh2 + 4);
+        paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - sh2) / 2,
+                   ALIGN_LEFT, sb);
+        ex += sw2 + 2 * pad + paint_px(L->s, 12);
+    }
     if (v->edited || v->delta) { // the what-if lab: these are not the lesson's numbers
         char n[16], ed[120];
         snprintf(n, sizeof n, "%d", v->n_edits);
         const char *args[] = {n};
         i18n_fmt(ed, sizeof ed, lang, v->delta ? "ui.badge_delta" : v->n_edits == 1 ? "ui.badge_edited1" : "ui.badge_edited",
                  1, args);
-        int ew, eh, ex = bx + bw + 2 * pad + paint_px(L->s, 12);
+        int ew, eh;
         paint_text_size(cv, FONT_BOLD, L->px_body, ed, &ew, &eh);
         paint_fill(cv, THEME.changed, 255, ex, h.y + (L->px_title * 13 / 10 - eh) / 2 - 2, ew + 2 * pad, eh + 4);
         paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - eh) / 2,
@@ -287,7 +306,8 @@ static void draw_caption(Canvas *cv, const Layout *L, const View *v, AnimKind an
     snprintf(name, sizeof name, "%s", ps->title);
     bool head_panel = ps->head >= 0 && !ps->head_blocks && (anim == ANIM_SPLIT || anim == ANIM_CONCAT);
     snprintf(dims, sizeof dims, "%d×%d", ps->rows, ps->cols);
-    if (L->zoom_x[p] || L->zoom_y[p]) { // "256×256 · zoom 4×"
+    if (hidden(v, ps)) snprintf(dims, sizeof dims, "?");
+    if (!hidden(v, ps) && (L->zoom_x[p] || L->zoom_y[p])) { // "256×256 · zoom 4×"
         char z[24], zt[48];
         snprintf(z, sizeof z, "%.3g", (double)fminf(v->zoom, layout_max_zoom(L, p)));
         const char *args[] = {z};
@@ -456,7 +476,7 @@ static void draw_row_sums(Canvas *cv, const Layout *L, const View *v, int p, Ani
 // the one being computed (its lines appear as it is), else the first.
 static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov, float e)
 {
-    if (L->deriv.w <= 0 || L->result_panel < 0) return;
+    if (L->deriv.w <= 0 || L->result_panel < 0 || v->hide_result) return;
     const PanelSpec *res = &L->spec[L->result_panel];
     AnimKind k = scene_recipe(tr->stages[v->stage].kind)->anim;
     int row = scene_derivation_row(L), col = 0, hp, hr, hc;
@@ -499,6 +519,13 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         paint_text_centered(cv, FONT_SANS, opx, THEME.muted, 255, (Rect){o.x, o.y, o.w, o.h}, ps->op);
     }
     draw_caption(cv, L, v, k, p); // captions stay where their panel lands: no overlap while sliding
+    if (hidden(v, ps)) { // the study mode: nothing of it shows until it is answered
+        paint_fill(cv, THEME.empty, 255, q.x, q.y, q.w, q.h);
+        paint_frame(cv, THEME.muted, 255, q.x, q.y, q.w, q.h, paint_px(L->s, 2));
+        int px = q.h / 2 < L->px_title * 2 ? q.h / 2 : L->px_title * 2;
+        if (px >= 8) paint_text_centered(cv, FONT_BOLD, px, THEME.muted, 255, q, "?");
+        return;
+    }
     if (dx == 0 && dy == 0) draw_labels(cv, L, tr, v, p, dx, dy); // not while sliding
 
     // head-coloured blocks over the columns (split source, concat result)
@@ -652,6 +679,9 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
             continue;
         }
         legend_numbers(G, lo, sizeof lo, hi, sizeof hi);
+        bool shown = false; // the range of the hidden result alone is hidden (scene.c leaves it out of shared ones)
+        for (int p = 0; p < L->n_panels; p++) shown |= L->spec[p].group == k && !hidden(v, &L->spec[p]);
+        if (!shown) snprintf(lo, sizeof lo, "?"), snprintf(hi, sizeof hi, "?");
         paint_text(cv, FONT_MONO, L->px_small, ink, 255, x + num_w - pad / 2, ty, ALIGN_RIGHT, lo);
         int bx = x + num_w, bw = g.x + g.w - pad - num_w - bx;
         const int N = 32;
@@ -667,8 +697,8 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
     // swatches for the special looks present in this frame
     bool any_mask = false, any_nan = false, any_changed = false;
     for (int p = 0; p < L->n_panels; p++) {
-        any_mask |= L->spec[p].any_masked && !L->group[L->spec[p].group].mask01;
-        any_nan |= L->spec[p].any_nan;
+        any_mask |= L->spec[p].any_masked && !L->group[L->spec[p].group].mask01 && !hidden(v, &L->spec[p]);
+        any_nan |= L->spec[p].any_nan && !hidden(v, &L->spec[p]);
         any_changed |= L->spec[p].any_changed && !L->image[p];
     }
     int x = g.x + pad, ty = y + (row_h - L->px_small * 6 / 5) / 2, bar_h = row_h * 7 / 10;
@@ -850,6 +880,7 @@ static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View 
     Rect avoid[LAYOUT_MAX_PANELS + 3];
     int n = 0;
     if (layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
+        if (hidden(v, &L->spec[p])) return;
         Rect q = L->panel[p];
         int x = q.x + q.w + (int)(6 * L->s), y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
         paint_frame(cv, THEME.ink, 255, x - t, y0 - t, L->sum_w[p] + 2 * t, y1 - y0 + 2 * t, t);
@@ -861,6 +892,7 @@ static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View 
     }
     if (!layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &p, &row, &c)) return;
     const PanelSpec *ps = &L->spec[p];
+    if (hidden(v, ps)) return;
     Rect q;
     layout_cell_rect(L, p, row, c, &q);
     // what it reads: the operands' rows, columns and cells (scene.h's rules)
@@ -873,6 +905,42 @@ static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (ps->result && L->deriv.w > 0) avoid[n++] = L->deriv; // the strip writes out this cell too
     explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
     draw_tip(cv, L, ov, tip, q, avoid, n);
+}
+
+// The study mode's frames: the cell (row) the focused question is about, and with
+// the hint (H) what it reads, or the whole operands for a question about the tensor.
+static void draw_study_marks(Canvas *cv, const Layout *L, const View *v, const Study *s)
+{
+    if (!s->on || s->focus < 0 || s->focus >= s->n || s->q[s->focus].stage != v->stage) return;
+    const QuizQuestion *q = &s->q[s->focus];
+    if ((q->batch >= 0 && q->batch != v->batch) || (q->head >= 0 && q->head != v->head)) return;
+    int p = -1;
+    for (int i = 0; i < L->n_panels && p < 0; i++)
+        if (L->spec[i].result && (L->spec[i].head < 0 || q->head < 0 || L->spec[i].head == q->head)) p = i;
+    if (p < 0) return;
+    bool asking = study_asking(s), hint = asking && s->hint;
+    int t = paint_px(L->s, 3);
+    Rect unused[LAYOUT_MAX_PANELS];
+    const PanelSpec *ps = &L->spec[p];
+    if (q->n_cell == 2 && q->cell[0] < ps->rows && q->cell[1] < ps->cols) {
+        Rect hr = highlight_rect(L, p, (Highlight){q->cell[0], q->cell[1]});
+        frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.ink);
+        if (hint) frame_operands(cv, L, p, q->cell[0], q->cell[1], t, unused, LAYOUT_MAX_PANELS);
+    } else if (q->n_cell == 1 && q->cell[0] < ps->rows) {
+        Rect hr = highlight_rect(L, p, (Highlight){q->cell[0], -1});
+        frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.ink);
+        for (int o = 0; hint && o < L->n_panels; o++) {
+            Highlight h;
+            if (o == p || !scene_highlight(L, p, q->cell[0], 0, o, &h) || L->spec[o].reads == READS_COL) continue;
+            Rect oq = highlight_rect(L, o, (Highlight){h.row, -1});
+            frame_in_panel(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
+        }
+    } else if (hint) {
+        for (int o = 0; o < L->n_panels; o++)
+            if (!L->spec[o].result)
+                paint_frame(cv, THEME.hilite, 255, L->panel[o].x - t, L->panel[o].y - t, L->panel[o].w + 2 * t,
+                            L->panel[o].h + 2 * t, t);
+    }
 }
 
 void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov)
@@ -898,14 +966,17 @@ void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const V
     for (int p = 0; p < L->n_panels; p++) draw_panel(cv, L, tr, v, p, e, mask_text);
     draw_derivation(cv, L, tr, v, ov, e);
     draw_legend(cv, L, v, mask_text);
-    draw_narration(cv, L, tr, v);
+    if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
+    else draw_narration(cv, L, tr, v);
     if (!ov) return;
     // the window's overlays, the notices under what the user is reading: the toast,
     // then a tooltip, help and picker
     if (!ov->help) chrome_draw_toast(cv, L, ov);
     if (!ov->help && !ov->edit_label) draw_hover(cv, L, tr, v, ov);
     if (!ov->help) draw_selection(cv, L, v, ov);
+    if (!ov->help && ov->study && v->study) draw_study_marks(cv, L, v, ov->study);
     chrome_draw_lab_button(cv, L, v, ov);
+    chrome_draw_study_button(cv, L, v, ov);
     if (!ov->help) chrome_draw_lab_menu(cv, L, v, ov);
     if (ov->help) chrome_draw_help(cv, L, v);
     picker_draw(cv, L, v, ov->picker);

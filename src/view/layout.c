@@ -465,7 +465,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
 
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
     scene_build(L, tr, v);
-    int bh = imax((int)(118 * s), layout_legend_height(L));
+    int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
     int by = h - m - bh;
     int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
     L->narration = (Rect){m, by, w - 2 * m - legend_w - gap, bh};

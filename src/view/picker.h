@@ -28,6 +28,8 @@ typedef struct PickerItem {
     char *title[LANG_COUNT];  // NULL when invalid; zh NULL falls back to en
     char *error;              // lesson_load's one-line error; NULL when valid (or unchecked)
     bool unchecked;           // too large to check in the picker: its title only, checked when opened
+    bool studied;             // the study mode's score is kept for it (the window fills these in)
+    int study_right, study_answered, study_total;
 } PickerItem;
 
 typedef struct Picker {

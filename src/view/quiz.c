@@ -17,7 +17,8 @@
 #include "layout.h"
 #include "scene.h"
 
-static const char *const KIND_NAMES[QUIZ_KIND_COUNT] = {"masked", "argmax", "sum", "source", "shape", "value"};
+static const char *const KIND_NAMES[QUIZ_KIND_COUNT] = {"masked", "argmax", "sum",  "source",
+                                                         "shape",  "value",  "authored"};
 
 const char *quiz_kind_name(QuizKind k) { return (unsigned)k < QUIZ_KIND_COUNT ? KIND_NAMES[k] : "?"; }
 
@@ -466,6 +467,51 @@ int quiz_generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, Q
     int n = 0;
     for (int s = 0; s < tr->n && n < max; s++) n += quiz_stage(tr, ls, lang, seed, s, out + n, max - n);
     return n;
+}
+
+int quiz_authored(const Trace *tr, const Lesson *ls, Lang lang, QuizQuestion *out, int max)
+{
+    int n = 0;
+    for (int i = 0; ls && i < ls->n_quiz && n < max; i++) {
+        const LessonQuiz *a = &ls->quiz[i];
+        int s = trace_find(tr, a->stage);
+        if (s < 0) continue; // lesson_check_quiz refuses such a lesson
+        QuizQuestion *q = &out[n++];
+        memset(q, 0, sizeof *q);
+        snprintf(q->id, sizeof q->id, "%s", a->id);
+        q->stage = s;
+        q->batch = a->batch, q->head = a->head;
+        q->kind = QUIZ_AUTHORED;
+        q->n_cell = a->n_cell, q->cell[0] = a->cell[0], q->cell[1] = a->cell[1];
+        q->list = a->list;
+        q->n_answer = a->n_answer < QUIZ_MAX_LIST ? a->n_answer : QUIZ_MAX_LIST;
+        memcpy(q->answer, a->answer, (size_t)q->n_answer * sizeof(float));
+        q->tolerance = a->tolerance;
+        q->unordered = a->unordered;
+        const char *qt = a->question[lang] ? a->question[lang] : a->question[LANG_EN];
+        const char *ex = a->explanation[lang] ? a->explanation[lang] : a->explanation[LANG_EN];
+        snprintf(q->question, sizeof q->question, "%s", qt ? qt : "");
+        snprintf(q->explanation, sizeof q->explanation, "%s", ex ? ex : "");
+    }
+    return n;
+}
+
+int quiz_all(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, bool authored, QuizQuestion *out, int max)
+{
+    int n = quiz_generate(tr, ls, lang, seed, out, max);
+    if (!authored || n >= max) return n;
+    int k = quiz_authored(tr, ls, lang, out + n, max - n);
+    // each authored question moves back to the end of its stage's (stable insertion)
+    for (int i = n; i < n + k; i++) {
+        QuizQuestion t = out[i];
+        int j = i;
+        while (j > 0 && out[j - 1].stage > t.stage) {
+            out[j] = out[j - 1];
+            j--;
+        }
+        out[j] = t;
+    }
+    return n + k;
 }
 
 // ---- answers ------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ typedef enum QuizKind {
     QUIZ_SOURCE,   // which head and which column of it a concat column comes from
     QUIZ_SHAPE,    // the shape of the stage's result, PyTorch order
     QUIZ_VALUE,    // one cell's value, typed as a number
+    QUIZ_AUTHORED, // the lesson's own question ("quiz" in the file): never generated
     QUIZ_KIND_COUNT
 } QuizKind;
 
@@ -69,6 +70,13 @@ const char *quiz_kind_name(QuizKind k);
 int quiz_stage(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int stage, QuizQuestion *out, int max);
 // Every stage's questions in trace order, at most min(max, QUIZ_MAX_QUESTIONS).
 int quiz_generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, QuizQuestion *out, int max);
+
+// The lesson's own questions ("quiz", checked by lesson_check_quiz), at most max:
+// the text in lang (zh falls back to en), the answer as the author wrote it.
+int quiz_authored(const Trace *tr, const Lesson *ls, Lang lang, QuizQuestion *out, int max);
+// What a student is asked: the generated questions and, when `authored`, the
+// lesson's own, in stage order (a stage's generated ones first). At most max.
+int quiz_all(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, bool authored, QuizQuestion *out, int max);
 
 // Whether the n numbers given answer q: one number within the tolerance; a list
 // equal element by element (as a set when q->unordered).

@@ -611,11 +611,15 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
             memset(G, 0, sizeof *G);
             snprintf(G->label, sizeof G->label, "%s", base);
             G->scale.palette = v->palette;
-            // its range covers every panel coloured with it
+            // its range covers every panel coloured with it; a result the study mode
+            // hides does not count (its range would tell of its values) unless it is alone
             float m = 0.0f, mp = INFINITY;
             int kind = kind_of[i];
+            bool shown = false;
+            for (int j = 0; j < L->n_panels; j++) shown |= key[j] == key[i] && !(v->hide_result && L->spec[j].result);
             for (int j = 0; j < L->n_panels; j++)
-                if (key[j] == key[i]) m = fmaxf(m, amax[j]), mp = fminf(mp, mpos[j]);
+                if (key[j] == key[i] && (!shown || !(v->hide_result && L->spec[j].result)))
+                    m = fmaxf(m, amax[j]), mp = fminf(mp, mpos[j]);
             if (v->delta) { // differences: one diverging scale around 0 per tensor
                 float a = m > 0.0f ? m : 1.0f;
                 G->scale.lo = -a, G->scale.hi = a;

@@ -42,6 +42,9 @@ typedef struct Overlays {
     const char *edit_hint;      // keys, or why the last value was refused (edit_error)
     bool edit_error;
     const struct LabMenu *lab;  // the "What if…" button and, when open, the switches (labmenu.h)
+    // the study mode (study.h): the "Study" button; when on, its question or feedback
+    // instead of the narration, and the hint's frames
+    const struct Study *study;
 } Overlays;
 
 typedef struct View {
@@ -76,6 +79,13 @@ typedef struct View {
     int n_edits;
     const struct Trace *ref;
     bool delta;
+    // The study mode (study.h): the box under the heatmaps is taller (a question and its
+    // feedback); hide_result: the stage's result is hidden until its questions are
+    // answered (no numbers, shape, tooltip, derivation or range of it anywhere). The
+    // header's badge counts the right answers.
+    bool study;
+    bool hide_result;
+    int study_right, study_answered, study_total;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.

@@ -1,0 +1,250 @@
+// progress.c — the study mode's answers between sessions (see progress.h).
+#define _DEFAULT_SOURCE // realpath
+#include "progress.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "temp_file.h"
+
+#define PROGRESS_MAX_BYTES (8u << 20)
+
+void progress_default_path(char *out, size_t n)
+{
+    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (x && *x == '/')
+        snprintf(out, n, "%s/attnviz/progress.json", x);
+    else
+        snprintf(out, n, "%s/.local/share/attnviz/progress.json", home && *home ? home : ".");
+}
+
+static cJSON *empty_root(void)
+{
+    cJSON *r = cJSON_CreateObject();
+    if (!r) return NULL;
+    if (!cJSON_AddNumberToObject(r, "attnviz_progress", 1) || !cJSON_AddObjectToObject(r, "lessons")) {
+        cJSON_Delete(r);
+        return NULL;
+    }
+    return r;
+}
+
+// Whether root has the shape progress.h describes (unknown keys are allowed).
+static bool well_formed(const cJSON *root, const char **why)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "attnviz_progress");
+    const cJSON *ls = cJSON_GetObjectItemCaseSensitive(root, "lessons");
+    if (!cJSON_IsObject(root)) return *why = "expected a JSON object", false;
+    if (!cJSON_IsNumber(v) || v->valuedouble != 1) return *why = "attnviz_progress: expected 1", false;
+    if (!cJSON_IsObject(ls)) return *why = "lessons: expected an object", false;
+    for (const cJSON *l = ls->child; l; l = l->next) {
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(l, "answers");
+        if (!cJSON_IsObject(l) || !cJSON_IsObject(a)) return *why = "lessons.*.answers: expected an object", false;
+        for (const cJSON *e = a->child; e; e = e->next)
+            if (!cJSON_IsObject(e) || !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(e, "right")))
+                return *why = "lessons.*.answers.*.right: expected true or false", false;
+    }
+    return true;
+}
+
+bool progress_load(Progress *p, const char *path, char *note, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    note[0] = '\0';
+    snprintf(p->path, sizeof p->path, "%s", path);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno != ENOENT) {
+            snprintf(note, n, "%.600s: cannot read: %s (your answers of this session are not saved)", path,
+                     strerror(errno));
+            p->path[0] = '\0'; // never replaced: the student's file stays as it is
+        }
+        p->root = empty_root();
+        return p->root != NULL;
+    }
+    char *buf = malloc(PROGRESS_MAX_BYTES + 1);
+    size_t len = buf ? fread(buf, 1, PROGRESS_MAX_BYTES + 1, f) : 0;
+    bool read_error = ferror(f);
+    fclose(f);
+    if (!buf) return false;
+    const char *why = NULL;
+    cJSON *root = NULL;
+    if (read_error) {
+        snprintf(note, n, "%.600s: cannot read (your answers of this session are not saved)", path);
+        free(buf);
+        p->path[0] = '\0';
+        p->root = empty_root();
+        return p->root != NULL;
+    }
+    if (len > PROGRESS_MAX_BYTES) {
+        why = "larger than 8 MiB";
+    } else {
+        buf[len] = '\0';
+        root = cJSON_ParseWithLength(buf, len);
+        if (!root) why = "not valid JSON";
+        else if (!well_formed(root, &why)) cJSON_Delete(root), root = NULL;
+    }
+    free(buf);
+    if (root) {
+        p->root = root;
+        return true;
+    }
+    // set aside under a new name, never overwritten
+    char aside[PROGRESS_PATH_MAX + 40], stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+    snprintf(aside, sizeof aside, "%s.corrupt-%s", path, stamp);
+    for (int k = 2; access(aside, F_OK) == 0 && k < 100; k++)
+        snprintf(aside, sizeof aside, "%s.corrupt-%s-%d", path, stamp, k);
+    if (rename(path, aside) == 0) {
+        snprintf(note, n, "%.500s: %s; set aside as %.500s, starting a new progress file", path, why, aside);
+    } else {
+        snprintf(note, n, "%.500s: %s, and it cannot be set aside (%s): your answers of this session are not saved",
+                 path, why, strerror(errno));
+        p->path[0] = '\0';
+    }
+    p->root = empty_root();
+    return p->root != NULL;
+}
+
+void progress_free(Progress *p)
+{
+    cJSON_Delete(p->root);
+    p->root = NULL;
+}
+
+void progress_key(const char *lesson_path, char *out, size_t n)
+{
+    char real[PATH_MAX];
+    if (realpath(lesson_path, real)) snprintf(out, n, "%s", real);
+    else snprintf(out, n, "%s", lesson_path);
+}
+
+static cJSON *lesson_entry(const Progress *p, const char *key)
+{
+    if (!p->root) return NULL;
+    return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(p->root, "lessons"), key);
+}
+
+static bool get_bool(const cJSON *o, const char *k)
+{
+    return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(o, k));
+}
+
+const char *progress_restore(const Progress *p, const char *key, Study *s)
+{
+    const cJSON *l = lesson_entry(p, key);
+    if (!l) return NULL;
+    const cJSON *ans = cJSON_GetObjectItemCaseSensitive(l, "answers");
+    for (int i = 0; i < s->n; i++) {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(ans, s->q[i].id);
+        if (!e) continue;
+        StudyAnswer *a = &s->a[i];
+        a->answered = true;
+        a->right = get_bool(e, "right");
+        a->hinted = get_bool(e, "hinted");
+        a->gave_up = get_bool(e, "gave_up");
+        const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "given");
+        snprintf(a->given, sizeof a->given, "%s", cJSON_IsString(g) ? g->valuestring : "");
+    }
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(l, "stage");
+    return cJSON_IsString(st) ? st->valuestring : NULL;
+}
+
+bool progress_record(Progress *p, const char *key, const Study *s, const char *stage, const char *title)
+{
+    cJSON *lessons = p->root ? cJSON_GetObjectItemCaseSensitive(p->root, "lessons") : NULL;
+    if (!lessons) return false;
+    // the answers saved before to questions not asked now stay (another language, an older version)
+    cJSON *old = cJSON_DetachItemFromObjectCaseSensitive(lessons, key);
+    cJSON *l = cJSON_CreateObject(), *ans = NULL;
+    cJSON *old_ans = old ? cJSON_DetachItemFromObjectCaseSensitive(old, "answers") : NULL;
+    cJSON_Delete(old);
+    if (!l) {
+        cJSON_Delete(old_ans);
+        return false;
+    }
+    ans = old_ans ? old_ans : cJSON_CreateObject();
+    int right, answered;
+    study_score(s, &right, &answered);
+    char stamp[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(stamp, sizeof stamp, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    bool ok = ans && cJSON_AddStringToObject(l, "title", title ? title : "") && cJSON_AddStringToObject(l, "stage", stage) &&
+              cJSON_AddNumberToObject(l, "right", right) && cJSON_AddNumberToObject(l, "answered", answered) &&
+              cJSON_AddNumberToObject(l, "total", s->n) && cJSON_AddStringToObject(l, "updated", stamp);
+    for (int i = 0; ok && i < s->n; i++) {
+        cJSON_DeleteItemFromObjectCaseSensitive(ans, s->q[i].id);
+        const StudyAnswer *a = &s->a[i];
+        if (!a->answered) continue;
+        cJSON *e = cJSON_AddObjectToObject(ans, s->q[i].id);
+        ok = e && cJSON_AddBoolToObject(e, "right", a->right) && cJSON_AddStringToObject(e, "given", a->given) &&
+             cJSON_AddBoolToObject(e, "hinted", a->hinted) && cJSON_AddBoolToObject(e, "gave_up", a->gave_up);
+    }
+    if (ans) cJSON_AddItemToObject(l, "answers", ans);
+    cJSON_AddItemToObject(lessons, key, l);
+    return ok;
+}
+
+bool progress_save(Progress *p, char *err, size_t n)
+{
+    if (!p->path[0]) {
+        snprintf(err, n, "the progress file could not be read at start: it is left as it was");
+        return false;
+    }
+    char dir[PROGRESS_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", p->path);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir) {
+        *slash = '\0';
+        if (!temp_file_make_dirs(dir)) {
+            snprintf(err, n, "%.600s: cannot create the folder: %s", dir, strerror(errno));
+            return false;
+        }
+    }
+    char *text = cJSON_Print(p->root);
+    if (!text) {
+        snprintf(err, n, "%.600s: out of memory", p->path);
+        return false;
+    }
+    char tmp[PROGRESS_PATH_MAX + 64];
+    FILE *f = temp_file_create(p->path, tmp, sizeof tmp);
+    if (!f) {
+        snprintf(err, n, "%.600s: cannot write: %s", p->path, strerror(errno));
+        free(text);
+        return false;
+    }
+    bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int e = errno;
+    ok = (fclose(f) == 0) && ok;
+    free(text);
+    if (!ok || rename(tmp, p->path) != 0) {
+        if (ok) e = errno;
+        unlink(tmp);
+        snprintf(err, n, "%.600s: cannot write: %s", p->path, strerror(e));
+        return false;
+    }
+    return true;
+}
+
+bool progress_score(const Progress *p, const char *key, int *right, int *answered, int *total)
+{
+    const cJSON *l = lesson_entry(p, key);
+    if (!l) return false;
+    const cJSON *r = cJSON_GetObjectItemCaseSensitive(l, "right"), *a = cJSON_GetObjectItemCaseSensitive(l, "answered"),
+                *t = cJSON_GetObjectItemCaseSensitive(l, "total");
+    if (!cJSON_IsNumber(r) || !cJSON_IsNumber(a) || !cJSON_IsNumber(t)) return false;
+    *right = r->valueint, *answered = a->valueint, *total = t->valueint;
+    return true;
+}

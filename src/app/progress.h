@@ -1,0 +1,57 @@
+// progress.h — the study mode's answers, kept between sessions in
+// $XDG_DATA_HOME/attnviz/progress.json (default ~/.local/share/attnviz):
+//
+//   {"attnviz_progress": 1,
+//    "lessons": {"/abs/path/lesson.json": {"title": "…", "stage": "attn", "right": 7,
+//                "answered": 9, "total": 19,
+//                "answers": {"q_proj-shape": {"right": true, "given": "2x4x4",
+//                                              "hinted": false, "gave_up": false}, …}}}}
+//
+// Lessons are keyed by their real path; answers by question id (quiz.h), so a
+// lesson changed since keeps the answers whose questions are still asked. Written
+// atomically (temp_file.h). A file that is not such a file is never overwritten:
+// it is renamed aside (progress.json.corrupt-YYYYMMDD-HHMMSS) and reported.
+//
+// Plain C over cJSON, no SDL: the window uses it, the tests drive it.
+#ifndef ATTNVIZ_PROGRESS_H
+#define ATTNVIZ_PROGRESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "study.h"
+
+#define PROGRESS_PATH_MAX 1200
+
+typedef struct Progress {
+    struct cJSON *root;
+    char path[PROGRESS_PATH_MAX];
+} Progress;
+
+// Where the progress is kept: $XDG_DATA_HOME/attnviz/progress.json, else
+// $HOME/.local/share/attnviz/progress.json.
+void progress_default_path(char *out, size_t n);
+
+// Reads path (none there: empty progress). True with *note empty when read, or
+// with one line in note when the file was not a progress file and has been set
+// aside (its new name in the line) or could not be read (then it is left alone
+// and progress_save will not replace it). False only when out of memory.
+bool progress_load(Progress *p, const char *path, char *note, size_t n);
+void progress_free(Progress *p);
+
+// The key of a lesson file: its real path (the path itself when that fails).
+void progress_key(const char *lesson_path, char *out, size_t n);
+
+// Gives s the answers saved for key (matched by question id). Returns the stage
+// name saved (points into p; NULL when the lesson has no progress).
+const char *progress_restore(const Progress *p, const char *key, Study *s);
+// Records s's answers for key, with the stage on screen and the lesson's title.
+bool progress_record(Progress *p, const char *key, const Study *s, const char *stage, const char *title);
+// Writes the file (its directory made when missing), atomically. False with one
+// line in err naming the file.
+bool progress_save(Progress *p, char *err, size_t n);
+
+// The score saved for key: right answers, answered and all questions; false when none.
+bool progress_score(const Progress *p, const char *key, int *right, int *answered, int *total);
+
+#endif

@@ -1,0 +1,256 @@
+// study_ui.c — the study mode in the window (see study_ui.h).
+#include "study_ui.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "i18n.h"
+
+StudyUI *study_ui_create(void)
+{
+    StudyUI *u = calloc(1, sizeof *u);
+    if (u) u->shown_focus = u->shown_stage = -1;
+    return u;
+}
+
+void study_ui_destroy(StudyUI *u)
+{
+    if (!u) return;
+    progress_free(&u->prog);
+    free(u);
+}
+
+static void say(StudyUI *u, bool error, const char *text)
+{
+    snprintf(u->msg, sizeof u->msg, "%s", text);
+    u->msg_error = error;
+    u->has_msg = true;
+}
+
+void study_ui_load_progress(StudyUI *u)
+{
+    if (u->prog_loaded) return;
+    char path[PROGRESS_PATH_MAX], note[STUDY_MSG_MAX];
+    progress_default_path(path, sizeof path);
+    if (!progress_load(&u->prog, path, note, sizeof note)) {
+        say(u, true, "attnviz: out of memory reading the study progress");
+        return;
+    }
+    u->prog_loaded = true;
+    if (note[0]) {
+        fprintf(stderr, "attnviz: %s\n", note);
+        say(u, true, note);
+    }
+}
+
+// The lesson's key in the progress, "" when its answers are not kept (edited: the
+// questions are about numbers no file holds).
+static void lesson_key(StudyUI *u, const Session *s)
+{
+    if (session_edited(s)) u->key[0] = '\0';
+    else progress_key(s->path, u->key, sizeof u->key);
+}
+
+int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
+{
+    study_ui_load_progress(u);
+    lesson_key(u, s);
+    memset(u->st.a, 0, sizeof u->st.a);
+    u->st.n = 0;
+    study_load(&u->st, &s->trace, &s->lesson, lang, !session_edited(s), stage);
+    u->st.on = true;
+    u->done_told = false;
+    u->shown_focus = u->shown_stage = -1;
+    int resume = stage;
+    if (u->key[0]) {
+        const char *name = progress_restore(&u->prog, u->key, &u->st);
+        int i = name ? trace_find(&s->trace, name) : -1;
+        if (i >= 0) resume = i;
+    }
+    int right, answered;
+    study_score(&u->st, &right, &answered);
+    u->done_told = answered == u->st.n;
+    char a[16], t[16], line[300];
+    snprintf(a, sizeof a, "%d", answered);
+    snprintf(t, sizeof t, "%d", u->st.n);
+    const char *args[] = {a, t};
+    i18n_fmt(line, sizeof line, lang, u->key[0] ? "study.on" : "study.not_saved", 2, args);
+    if (!u->has_msg) say(u, false, line); // a corrupt progress file's message goes first
+    study_enter(&u->st, resume);
+    return resume;
+}
+
+void study_ui_save(StudyUI *u, const Session *s, int stage)
+{
+    if (!u->st.on || !u->key[0] || !u->prog_loaded) return;
+    const char *name = stage >= 0 && stage < s->trace.n ? s->trace.stages[stage].name : "";
+    char err[STUDY_MSG_MAX], line[STUDY_MSG_MAX + 100];
+    if (!progress_record(&u->prog, u->key, &u->st, name, lesson_title(&s->lesson, LANG_EN))) {
+        snprintf(err, sizeof err, "out of memory");
+    } else if (progress_save(&u->prog, err, sizeof err)) {
+        return;
+    }
+    const char *args[] = {err};
+    i18n_fmt(line, sizeof line, LANG_EN, "study.progress_failed", 1, args);
+    fprintf(stderr, "attnviz: %s\n", line);
+    say(u, true, err);
+}
+
+void study_ui_end(StudyUI *u, const Session *s, int stage)
+{
+    if (!u->st.on) return;
+    study_ui_save(u, s, stage);
+    u->st.on = false;
+}
+
+void study_ui_relang(StudyUI *u, const Session *s, Lang lang, int stage)
+{
+    if (!u->st.on) return;
+    int focus = u->st.focus;
+    study_load(&u->st, &s->trace, &s->lesson, lang, !session_edited(s), stage);
+    if (focus >= 0 && focus < u->st.n && u->st.q[focus].stage == stage) u->st.focus = focus; // the same list
+}
+
+int study_ui_frame(StudyUI *u, const Session *s, int stage, View *v, bool *hold)
+{
+    *hold = false;
+    v->study = u->st.on;
+    v->hide_result = false;
+    if (!u->st.on) return stage;
+    int frontier = study_frontier(&u->st, s->trace.n);
+    if (stage > frontier) {
+        stage = frontier;
+        say(u, false, i18n_get(v->lang, "study.locked"));
+    }
+    if (stage != u->st.stage) study_enter(&u->st, stage);
+    if (u->st.focus != u->shown_focus || stage != u->shown_stage) { // the question's slice on screen
+        int b, h;
+        study_question_slice(&u->st, &b, &h);
+        if (b >= 0 && b < s->trace.batch) v->batch = b;
+        if (h >= 0 && h < s->trace.n_heads) v->head = h;
+        u->shown_focus = u->st.focus, u->shown_stage = stage;
+    }
+    *hold = v->hide_result = study_pending(&u->st, stage);
+    study_score(&u->st, &v->study_right, &v->study_answered);
+    v->study_total = u->st.n;
+    return stage;
+}
+
+// After an answer: kept in progress.json; once every question is answered, the score.
+static void answered(StudyUI *u, const Session *s, Lang lang)
+{
+    study_ui_save(u, s, u->st.stage);
+    int right, done;
+    study_score(&u->st, &right, &done);
+    if (done == u->st.n && !u->done_told) {
+        char r[16], t[16], line[300];
+        snprintf(r, sizeof r, "%d", right);
+        snprintf(t, sizeof t, "%d", u->st.n);
+        const char *args[] = {r, t};
+        i18n_fmt(line, sizeof line, lang, "study.done", 2, args);
+        say(u, false, line);
+        u->done_told = true;
+    }
+}
+
+// The keys whose characters arrive as SDL_TEXTINPUT (study_ui_text): taken here so
+// that they do nothing else while an answer is typed.
+static bool answer_key(SDL_Keycode k)
+{
+    return (k >= SDLK_0 && k <= SDLK_9) || (k >= SDLK_KP_1 && k <= SDLK_KP_0) || k == SDLK_PERIOD ||
+           k == SDLK_KP_PERIOD || k == SDLK_MINUS || k == SDLK_KP_MINUS || k == SDLK_COMMA || k == SDLK_SPACE ||
+           k == SDLK_x || k == SDLK_LEFTPAREN || k == SDLK_RIGHTPAREN || k == SDLK_LEFTBRACKET ||
+           k == SDLK_RIGHTBRACKET || k == SDLK_9 || k == SDLK_0 || k == SDLK_KP_MULTIPLY;
+}
+
+bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int stage, View *v)
+{
+    Study *st = &u->st;
+    if (!st->on || stage != st->stage) return false;
+    SDL_Keycode sym = k->keysym.sym;
+    bool ctrl = (k->keysym.mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) != 0;
+    if (ctrl) return false;
+    if (study_asking(st)) {
+        if (answer_key(sym)) return true;
+        size_t n = strlen(st->text);
+        switch (sym) {
+        case SDLK_BACKSPACE: // one character (− and × are several bytes)
+            while (n > 0 && ((unsigned char)st->text[n - 1] & 0xC0) == 0x80) n--;
+            if (n > 0) n--;
+            st->text[n] = '\0';
+            st->note[0] = '\0';
+            return true;
+        case SDLK_RETURN:
+        case SDLK_KP_ENTER:
+            if (study_submit(st, v->lang)) answered(u, s, v->lang);
+            return true;
+        case SDLK_h:
+            st->hint = !st->hint;
+            return true;
+        case SDLK_n:
+            study_give_up(st);
+            answered(u, s, v->lang);
+            return true;
+        case SDLK_ESCAPE:
+            if (n == 0 && !st->note[0]) return false; // nothing typed: quits, as always
+            st->text[0] = '\0';
+            st->note[0] = '\0';
+            return true;
+        default: return false;
+        }
+    }
+    if (sym == SDLK_UP || sym == SDLK_DOWN) {
+        int first = study_stage_questions(st, stage, NULL);
+        if (first < 0) return false;
+        study_focus_step(st, sym == SDLK_UP ? -1 : 1);
+        return true;
+    }
+    return false;
+}
+
+bool study_ui_text(StudyUI *u, const char *text)
+{
+    Study *st = &u->st;
+    if (!st->on || !study_asking(st)) return false;
+    // what answers are written with: digits, signs, separators, "x" / "×" of a shape
+    static const char *const ok[] = {"−", "×", NULL};
+    size_t n = strlen(st->text);
+    for (const char *c = text; *c;) {
+        size_t len = 0;
+        if (strchr("0123456789.-,() []xX", *c)) len = 1;
+        for (int i = 0; ok[i] && !len; i++)
+            if (strncmp(c, ok[i], strlen(ok[i])) == 0) len = strlen(ok[i]);
+        if (!len) { // not part of an answer: ignored
+            c++;
+            continue;
+        }
+        if (n + len < sizeof st->text) {
+            memcpy(st->text + n, c, len);
+            n += len;
+            st->text[n] = '\0';
+        }
+        c += len;
+    }
+    st->note[0] = '\0';
+    return true;
+}
+
+bool study_ui_press(StudyUI *u, const Layout *L, int x, int y)
+{
+    Study *st = &u->st;
+    if (!st->on || !study_asking(st)) return false;
+    int p, row, col;
+    if (!layout_hit_cell(L, x, y, &p, &row, &col)) return false;
+    const PanelSpec *ps = &L->spec[p];
+    if (ps->col_axis != AXIS_KEY) return false;
+    return study_pick_key(st, row, col);
+}
+
+const char *study_ui_take_message(StudyUI *u, bool *error)
+{
+    if (!u->has_msg) return NULL;
+    u->has_msg = false;
+    if (error) *error = u->msg_error;
+    return u->msg;
+}
