@@ -20,8 +20,14 @@ qs = json.loads(raw)
 stages = {s["name"]: s for s in json.load(open(dpath))["stages"]}
 bad = []
 kinds = {"shape", "value", "argmax", "masked", "sum", "source"}
+# the lesson's own questions ("quiz"): asked as the file has them, after the generated ones
+try:
+    own = json.load(open(lesson)).get("quiz", [])
+except FileNotFoundError: # an edited lesson ("name+edits"): the lesson's questions are not asked
+    own = []
+authored = {(a.get("id") or f"authored-{n + 1}"): a for n, a in enumerate(own)}
 seen = set()
-if not isinstance(qs, list) or not 1 <= len(qs) <= 40:
+if not isinstance(qs, list) or not 1 <= len(qs) <= 40 + len(authored):
     bad.append(f"{len(qs)} questions")
 ids = set()
 for q in qs:
@@ -32,6 +38,10 @@ for q in qs:
     seen.add(k)
     if i in ids: bad.append(f"{i} twice")
     ids.add(i)
+    if k == "authored":
+        a = authored.pop(i, None)
+        if not a or a["stage"] != q["stage"] or a["answer"] != q["answer"]: bad.append(f"{i}: not the lesson's question")
+        continue
     if k not in kinds: bad.append(f"{i}: kind {k}")
     if q["stage"] not in stages: bad.append(f"{i}: stage {q['stage']}")
     if not q["question"].strip() or not q["explanation"].strip(): bad.append(f"{i}: empty text")
@@ -64,7 +74,8 @@ for q in qs:
     elif k == "masked":
         if not isinstance(a, list) or not a or not q["unordered"]: bad.append(f"{i}: masked {a}")
 need = kinds if "mask" in stages and 0 in stages["mask"]["data"] else kinds - {"masked"}
-if seen != need: bad.append(f"kinds {sorted(seen)}, expected {sorted(need)}")
+if authored: bad.append(f"the lesson's questions {sorted(authored)} are not asked")
+if seen - {"authored"} != need: bad.append(f"kinds {sorted(seen)}, expected {sorted(need)}")
 for b in bad:
     print(f"{lesson} {lang}: {b}")
 sys.exit(1 if bad else 0)

@@ -50,8 +50,24 @@ int cli_check(int n, char **paths, FILE *out, FILE *err)
         Lesson ls;
         char msg[LESSON_ERR_MAX];
         if (lesson_load(&ls, paths[i], msg, sizeof msg)) {
-            fprintf(out, "ok: %s\n", paths[i]);
+            // the lesson's own questions name stages and cells of its trace: checked on it
+            bool ok = true;
+            if (ls.n_quiz > 0) {
+                Trace tr;
+                trace_init(&tr);
+                if (!attn_forward(&ls.cfg, &ls.w, &ls.in, &tr))
+                    ok = false, snprintf(msg, sizeof msg, "%s: out of memory computing the forward pass", paths[i]);
+                else
+                    ok = lesson_check_quiz(&ls, &tr, msg, sizeof msg);
+                trace_free(&tr);
+            }
             lesson_free(&ls);
+            if (ok) {
+                fprintf(out, "ok: %s\n", paths[i]);
+                continue;
+            }
+            utf8_fputs_line(err, msg);
+            bad++;
         } else {
             utf8_fputs_line(err, msg);
             bad++;

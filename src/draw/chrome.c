@@ -113,7 +113,7 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
     s.w -= picker_button_reserve(L, ov ? ov->picker : NULL); // the "Lessons…" button at the right end (window only)
     Rect lb;
     if (ov && ov->lab && lab_button_rect(L, &lb)) s.w = lb.x - paint_px(L->s, 16) - s.x; // and "What if…"
-    if (ov && ov->study && study_button_rect(L, &lb)) s.w = lb.x - paint_px(L->s, 16) - s.x; // and "Study"
+    if (ov && ov->study && ov->picker && study_button_rect(L, &lb)) s.w = lb.x - paint_px(L->s, 16) - s.x; // and "Study"
     int x = s.x + s.w;
     paint_clip(cv, &(Rect){s.x, s.y, s.w, s.h});
     int tw, th;
@@ -184,8 +184,9 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     paint_clip(cv, &(Rect){bx, by, bw, bh});
     paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + pad, by + pad, ALIGN_LEFT,
                i18n_get(v->lang, "help.title"));
-    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + 2 * pad + colw, by + pad, ALIGN_LEFT,
-               i18n_get(v->lang, "help.lab_title"));
+    char right[200];
+    snprintf(right, sizeof right, "%s  ·  %s", i18n_get(v->lang, "help.lab_title"), i18n_get(v->lang, "ui.study"));
+    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + 2 * pad + colw, by + pad, ALIGN_LEFT, right);
     help_column(cv, body, px, bx + pad, top, colw, true);
     help_column(cv, lab, px, bx + 2 * pad + colw, top, colw, true);
     paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, bx + bw / 2, by + bh - pad - L->px_small * 13 / 10,
@@ -290,7 +291,7 @@ void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v, con
 void chrome_draw_study_button(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
 {
     Rect b;
-    if (ov && ov->study && study_button_rect(L, &b))
+    if (ov && ov->study && ov->picker && study_button_rect(L, &b)) // the window's buttons (not in an S-save)
         chrome_draw_button(cv, L, b, ov->study->on, i18n_get(v->lang, "ui.study"));
 }
 
