@@ -39,6 +39,13 @@ static void fuzz_round_trip(const Lesson *ls)
         if (t != LT_MASK && !fuzz_same_tensor(lesson_tensor((Lesson *)ls, t), lesson_tensor(&back, t)))
             __builtin_trap();
     if (back.in.mask_kind != ls->in.mask_kind) __builtin_trap();
+    if (back.n_quiz != ls->n_quiz) __builtin_trap();
+    for (int i = 0; i < ls->n_quiz; i++)
+        if (strcmp(back.quiz[i].id, ls->quiz[i].id) || strcmp(back.quiz[i].stage, ls->quiz[i].stage) ||
+            back.quiz[i].n_answer != ls->quiz[i].n_answer ||
+            memcmp(back.quiz[i].answer, ls->quiz[i].answer, sizeof(float) * (size_t)ls->quiz[i].n_answer) ||
+            memcmp(&back.quiz[i].tolerance, &ls->quiz[i].tolerance, sizeof(float)))
+            __builtin_trap();
     if (ls->in.mask_kind != MASK_NONE && !fuzz_same_tensor(&ls->in.mask, &back.in.mask)) __builtin_trap();
     if (memcmp(&back.cfg.scale, &ls->cfg.scale, sizeof(float)) != 0 ||
         memcmp(&back.cfg.mask_fill, &ls->cfg.mask_fill, sizeof(float)) != 0 ||
@@ -86,6 +93,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         Trace tr;
         trace_init(&tr);
         if (!attn_forward(&ls.cfg, &ls.w, &ls.in, &tr)) __builtin_trap();
+        // the lesson's own questions against its trace: accepted, or one line naming the input
+        if (!lesson_check_quiz(&ls, &tr, err, sizeof err) && (strncmp(err, "fuzz.json: ", 11) != 0 || strchr(err, '\n')))
+            __builtin_trap();
         trace_free(&tr);
         fuzz_round_trip(&ls);
         fuzz_edit(&ls, data, size);
