@@ -255,6 +255,59 @@ static void test_progress_round_trip(void **state)
     session_destroy(s);
 }
 
+// Two windows: each records its lesson into the file as it is now, never over the other's.
+static void test_progress_two_windows(void **state)
+{
+    (void)state;
+    char path[512], note[1400], err[1400];
+    snprintf(path, sizeof path, "%s/progress.json", dir);
+    Session *s = open_session("lessons/arange-2x4x4.json");
+    memset(&study, 0, sizeof study);
+    study_load(&study, &s->trace, &s->lesson, LANG_EN, true, 0);
+    study.on = true;
+    study_enter(&study, study.q[0].stage);
+    typed(&study.q[0], study.text, sizeof study.text);
+    assert_true(study_submit(&study, LANG_EN));
+    Progress a, b;
+    assert_true(progress_load(&a, path, note, sizeof note)); // both read the file before either writes
+    assert_true(progress_load(&b, path, note, sizeof note));
+    assert_true(progress_update(&a, "/lessons/a.json", &study, "q_proj", "A", err, sizeof err));
+    assert_true(progress_update(&b, "/lessons/b.json", &study, "k_proj", "B", err, sizeof err));
+    assert_true(progress_update(&a, "/lessons/a.json", &study, "v_proj", "A", err, sizeof err));
+    progress_free(&a);
+    progress_free(&b);
+    assert_true(progress_load(&a, path, note, sizeof note));
+    int r, n, t;
+    assert_true(progress_score(&a, "/lessons/a.json", &r, &n, &t));
+    assert_true(progress_score(&a, "/lessons/b.json", &r, &n, &t));
+    assert_int_equal(r, 1);
+    assert_int_equal(n, 1);
+    progress_free(&a);
+    // a hand-edited file: the same lesson twice, scores out of range, a long given cut on a character
+    write_file(path, "{\"attnviz_progress\": 1, \"lessons\": {"
+                     "\"/x.json\": {\"right\": 1e300, \"answered\": -5, \"total\": 1e300, \"answers\": {\"q_proj-shape\": "
+                     "{\"right\": true, \"given\": \"一二三四五六七八九十一二三四五六七八九十一二三四五六七八九十\"}}},"
+                     "\"/x.json\": {\"right\": 2, \"answered\": 2, \"total\": 3, \"answers\": {}}}}");
+    assert_true(progress_load(&a, path, note, sizeof note));
+    assert_true(progress_score(&a, "/x.json", &r, &n, &t));
+    assert_true(r >= 0 && r <= n && n <= t && t <= 1000000);
+    Study *fresh = calloc(1, sizeof *fresh);
+    assert_non_null(fresh);
+    study_load(fresh, &s->trace, &s->lesson, LANG_EN, true, 0);
+    progress_restore(&a, "/x.json", fresh);
+    size_t len = strlen(fresh->a[0].given);
+    assert_true(len > 0 && len % 3 == 0); // whole three-byte characters
+    assert_true(progress_update(&a, "/x.json", &study, "q_proj", "X", err, sizeof err));
+    progress_free(&a);
+    assert_true(progress_load(&a, path, note, sizeof note));
+    assert_true(progress_score(&a, "/x.json", &r, &n, &t));
+    assert_int_equal(n, 1); // the one entry now, this study's
+    assert_int_equal(t, study.n);
+    progress_free(&a);
+    free(fresh);
+    session_destroy(s);
+}
+
 static void test_progress_corrupt_set_aside(void **state)
 {
     (void)state;
@@ -395,6 +448,10 @@ static void test_authored_quiz(void **state)
          "{\"id\": \"a\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 2}",
          "quiz[1].id: \"a\" is used twice"},
         {"3", "quiz[0]: expected an object"},
+        {"{\"id\": \"attn-argmax-b1-h0-3\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 1}",
+         "quiz[0].id: \"attn-argmax-b1-h0-3\" has the form of a generated question's id"},
+        {"{\"stage\": \"attn\", \"question\": {\"en\": \"q\", \"zh\": \"\"}, \"answer\": 1}",
+         "quiz[0].question: the Chinese text empty; expected 1 to 500 bytes"},
     };
     for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
         assert_false(parse_quiz_lesson(bad[k].quiz, &ls, err, sizeof err));
@@ -409,6 +466,7 @@ int main(void)
         cmocka_unit_test(test_pick_keys),
         cmocka_unit_test_setup_teardown(test_progress_round_trip, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_progress_corrupt_set_aside, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_progress_two_windows, make_dir, remove_dir),
         cmocka_unit_test(test_authored_quiz),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,8 +1,9 @@
 #!/bin/sh
 # The study mode in the real window under Xvfb, keyboard only, as a student would:
 #  - --study opens it; every question of the classic lesson is answered with the keys
-#    (the answers typed from `attnviz --quiz`, → to the next stage with questions);
-#    digits typed into an answer do not jump along the timeline;
+#    (the answers typed from `attnviz --quiz`, → to the next stage with questions, no
+#    pause after it); digits and letters typed into an answer do nothing else (Q does
+#    not quit, O does not open the picker…);
 #  - progress.json (in $XDG_DATA_HOME/attnviz) then holds every answer, all right;
 #  - reopened, the answers are restored (N, "show the answer", finds nothing to give
 #    up: the file keeps every answer right), and the lesson picker opens;
@@ -40,8 +41,13 @@ window_start "$TMP/out.txt" "$TMP/err.txt" --size 1280x720 --study "$L"
 k() { xdotool key --window "$WID" "$@"; }
 shot start 1
 stage=0
+first=1
 while read -r s answer; do
-    while [ "$stage" -lt "$s" ]; do k Right; stage=$((stage + 1)); sleep 0.15; done
+    # no pause after →: the answer's first key may come in the same frame
+    while [ "$stage" -lt "$s" ]; do k Right; stage=$((stage + 1)); done
+    # letters typed into an answer do nothing else (Q would quit, O open the picker, L
+    # switch the language and so on)
+    [ "$first" = 1 ] && xdotool type --window "$WID" -- "qolbvcgfzs" && first=0
     xdotool type --window "$WID" -- "$answer"
     k Return
     sleep 0.15

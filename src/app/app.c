@@ -195,6 +195,10 @@ static void export_dir_name(App *a, char *out, size_t n)
 static void export_start(App *a)
 {
     if (a->export_job) return; // one at a time
+    if (a->study->st.on) { // every stage's result, answered or not: not while studying
+        toast(a, "study.no_export", NULL);
+        return;
+    }
     ExportOptions o;
     export_options_init(&o);
     export_dir_name(a, a->export_dir, sizeof a->export_dir);

@@ -4,10 +4,13 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -16,13 +19,17 @@
 
 #define PROGRESS_MAX_BYTES (8u << 20)
 
-void progress_default_path(char *out, size_t n)
+bool progress_default_path(char *out, size_t n)
 {
     const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (x && *x == '/')
-        snprintf(out, n, "%s/attnviz/progress.json", x);
-    else
-        snprintf(out, n, "%s/.local/share/attnviz/progress.json", home && *home ? home : ".");
+    int len = x && *x == '/' ? snprintf(out, n, "%s/attnviz/progress.json", x)
+              : home && *home == '/' ? snprintf(out, n, "%s/.local/share/attnviz/progress.json", home)
+                                     : -1;
+    if (len < 0 || (size_t)len >= n) { // no home (or a path too long): nowhere to keep it
+        if (n) out[0] = '\0';
+        return false;
+    }
+    return true;
 }
 
 static cJSON *empty_root(void)
@@ -155,6 +162,14 @@ const char *progress_restore(const Progress *p, const char *key, Study *s)
         a->gave_up = get_bool(e, "gave_up");
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "given");
         snprintf(a->given, sizeof a->given, "%s", cJSON_IsString(g) ? g->valuestring : "");
+        // cut on a character, never inside one: a last lead byte without all its continuation bytes goes
+        size_t len = strlen(a->given), j = len;
+        while (j > 0 && ((unsigned char)a->given[j - 1] & 0xC0) == 0x80) j--;
+        if (j > 0) {
+            unsigned char lead = (unsigned char)a->given[j - 1];
+            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+            if (j - 1 + need > len) a->given[j - 1] = '\0';
+        }
     }
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(l, "stage");
     return cJSON_IsString(st) ? st->valuestring : NULL;
@@ -169,6 +184,7 @@ bool progress_record(Progress *p, const char *key, const Study *s, const char *s
     cJSON *l = cJSON_CreateObject(), *ans = NULL;
     cJSON *old_ans = old ? cJSON_DetachItemFromObjectCaseSensitive(old, "answers") : NULL;
     cJSON_Delete(old);
+    for (cJSON *dup; (dup = cJSON_DetachItemFromObjectCaseSensitive(lessons, key));) cJSON_Delete(dup); // (a hand-edited file)
     if (!l) {
         cJSON_Delete(old_ans);
         return false;
@@ -197,22 +213,26 @@ bool progress_record(Progress *p, const char *key, const Study *s, const char *s
     return ok;
 }
 
+// The folder of path, made when missing.
+static bool make_parent(const char *path, char *err, size_t n)
+{
+    char dir[PROGRESS_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir) return true;
+    *slash = '\0';
+    if (temp_file_make_dirs(dir)) return true;
+    snprintf(err, n, "%.600s: cannot create the folder: %s", dir, strerror(errno));
+    return false;
+}
+
 bool progress_save(Progress *p, char *err, size_t n)
 {
     if (!p->path[0]) {
         snprintf(err, n, "the progress file could not be read at start: it is left as it was");
         return false;
     }
-    char dir[PROGRESS_PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", p->path);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir) {
-        *slash = '\0';
-        if (!temp_file_make_dirs(dir)) {
-            snprintf(err, n, "%.600s: cannot create the folder: %s", dir, strerror(errno));
-            return false;
-        }
-    }
+    if (!make_parent(p->path, err, n)) return false;
     char *text = cJSON_Print(p->root);
     if (!text) {
         snprintf(err, n, "%.600s: out of memory", p->path);
@@ -238,6 +258,40 @@ bool progress_save(Progress *p, char *err, size_t n)
     return true;
 }
 
+bool progress_update(Progress *p, const char *key, const Study *s, const char *stage, const char *title, char *err,
+                     size_t n)
+{
+    if (!p->path[0]) {
+        snprintf(err, n, "the progress file could not be read at start: it is left as it was");
+        return false;
+    }
+    if (!make_parent(p->path, err, n)) return false;
+    char lock[PROGRESS_PATH_MAX + 8];
+    snprintf(lock, sizeof lock, "%s.lock", p->path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
+        snprintf(err, n, "%.600s: cannot lock: %s", lock, strerror(errno));
+        if (fd >= 0) close(fd);
+        return false;
+    }
+    Progress now;
+    char note[1400];
+    bool ok = progress_load(&now, p->path, note, sizeof note);
+    if (!ok) snprintf(err, n, "%.600s: out of memory", p->path);
+    else if (!now.path[0]) snprintf(err, n, "%s", note), ok = false; // unreadable now: left alone
+    else if (!progress_record(&now, key, s, stage, title)) snprintf(err, n, "%.600s: out of memory", p->path), ok = false;
+    else ok = progress_save(&now, err, n);
+    close(fd); // (the lock goes with it)
+    if (ok) {
+        progress_free(p);
+        *p = now;
+        if (note[0]) snprintf(err, n, "%s", note); // set aside meanwhile: said, and written anew
+    } else {
+        progress_free(&now);
+    }
+    return ok;
+}
+
 bool progress_score(const Progress *p, const char *key, int *right, int *answered, int *total)
 {
     const cJSON *l = lesson_entry(p, key);
@@ -245,6 +299,10 @@ bool progress_score(const Progress *p, const char *key, int *right, int *answere
     const cJSON *r = cJSON_GetObjectItemCaseSensitive(l, "right"), *a = cJSON_GetObjectItemCaseSensitive(l, "answered"),
                 *t = cJSON_GetObjectItemCaseSensitive(l, "total");
     if (!cJSON_IsNumber(r) || !cJSON_IsNumber(a) || !cJSON_IsNumber(t)) return false;
-    *right = r->valueint, *answered = a->valueint, *total = t->valueint;
+    // (a hand-edited file may say anything: within 0 ≤ right ≤ answered ≤ total ≤ 10⁶)
+    double tv = fmin(fmax(t->valuedouble, 0.0), 1e6), av = fmin(fmax(a->valuedouble, 0.0), tv),
+           rv = fmin(fmax(r->valuedouble, 0.0), av);
+    if (isnan(tv) || isnan(av) || isnan(rv)) return false;
+    *right = (int)rv, *answered = (int)av, *total = (int)tv;
     return true;
 }

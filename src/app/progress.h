@@ -29,8 +29,9 @@ typedef struct Progress {
 } Progress;
 
 // Where the progress is kept: $XDG_DATA_HOME/attnviz/progress.json, else
-// $HOME/.local/share/attnviz/progress.json.
-void progress_default_path(char *out, size_t n);
+// $HOME/.local/share/attnviz/progress.json; false (out empty) when neither is an
+// absolute path or the path does not fit.
+bool progress_default_path(char *out, size_t n);
 
 // Reads path (none there: empty progress). True with *note empty when read, or
 // with one line in note when the file was not a progress file and has been set
@@ -50,6 +51,13 @@ bool progress_record(Progress *p, const char *key, const Study *s, const char *s
 // Writes the file (its directory made when missing), atomically. False with one
 // line in err naming the file.
 bool progress_save(Progress *p, char *err, size_t n);
+
+// progress_record and progress_save on the file as it is now (another window may have
+// written other lessons since p was read): under an exclusive lock on PATH.lock, the
+// file is read again, this lesson's entry replaced, the file written. p then holds
+// what was written. False with one line in err.
+bool progress_update(Progress *p, const char *key, const Study *s, const char *stage, const char *title, char *err,
+                     size_t n);
 
 // The score saved for key: right answers, answered and all questions; false when none.
 bool progress_score(const Progress *p, const char *key, int *right, int *answered, int *total);

@@ -32,7 +32,13 @@ void study_ui_load_progress(StudyUI *u)
 {
     if (u->prog_loaded) return;
     char path[PROGRESS_PATH_MAX], note[STUDY_MSG_MAX];
-    progress_default_path(path, sizeof path);
+    if (!progress_default_path(path, sizeof path)) {
+        memset(&u->prog, 0, sizeof u->prog); // path empty: nothing is read or written
+        u->prog_loaded = true;
+        say(u, true, "attnviz: no place for the study progress: set XDG_DATA_HOME or HOME to an absolute path");
+        fprintf(stderr, "%s\n", u->msg);
+        return;
+    }
     if (!progress_load(&u->prog, path, note, sizeof note)) {
         say(u, true, "attnviz: out of memory reading the study progress");
         return;
@@ -83,12 +89,15 @@ int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
 
 void study_ui_save(StudyUI *u, const Session *s, int stage)
 {
-    if (!u->st.on || !u->key[0] || !u->prog_loaded) return;
+    if (!u->st.on || !u->key[0] || !u->prog_loaded || !u->prog.path[0]) return; // (not kept: said once)
     const char *name = stage >= 0 && stage < s->trace.n ? s->trace.stages[stage].name : "";
     char err[STUDY_MSG_MAX], line[STUDY_MSG_MAX + 100];
-    if (!progress_record(&u->prog, u->key, &u->st, name, lesson_title(&s->lesson, LANG_EN))) {
-        snprintf(err, sizeof err, "out of memory");
-    } else if (progress_save(&u->prog, err, sizeof err)) {
+    err[0] = '\0';
+    if (progress_update(&u->prog, u->key, &u->st, name, lesson_title(&s->lesson, LANG_EN), err, sizeof err)) {
+        if (err[0]) { // the file had been spoilt meanwhile: set aside, written anew
+            fprintf(stderr, "attnviz: %s\n", err);
+            say(u, true, err);
+        }
         return;
     }
     const char *args[] = {err};
@@ -108,8 +117,15 @@ void study_ui_relang(StudyUI *u, const Session *s, Lang lang, int stage)
 {
     if (!u->st.on) return;
     int focus = u->st.focus;
+    bool hint = u->st.hint;
+    char text[STUDY_TEXT_MAX];
+    snprintf(text, sizeof text, "%s", u->st.text);
     study_load(&u->st, &s->trace, &s->lesson, lang, !session_edited(s), stage);
-    if (focus >= 0 && focus < u->st.n && u->st.q[focus].stage == stage) u->st.focus = focus; // the same list
+    if (focus >= 0 && focus < u->st.n && u->st.q[focus].stage == stage) { // the same list: where it was
+        u->st.focus = focus;
+        u->st.hint = hint;
+        snprintf(u->st.text, sizeof u->st.text, "%s", text);
+    }
 }
 
 int study_ui_frame(StudyUI *u, const Session *s, int stage, View *v, bool *hold)
@@ -154,20 +170,28 @@ static void answered(StudyUI *u, const Session *s, Lang lang)
     }
 }
 
-// The keys whose characters arrive as SDL_TEXTINPUT (study_ui_text): taken here so
-// that they do nothing else while an answer is typed.
+// While an answer is typed, the keys of characters (they arrive as SDL_TEXTINPUT,
+// study_ui_text) do nothing else: no letter quits (Q), exports (E), switches the
+// language (L)…; H, N and T are the study mode's own, ? opens the help.
 static bool answer_key(SDL_Keycode k)
 {
-    return (k >= SDLK_0 && k <= SDLK_9) || (k >= SDLK_KP_1 && k <= SDLK_KP_0) || k == SDLK_PERIOD ||
-           k == SDLK_KP_PERIOD || k == SDLK_MINUS || k == SDLK_KP_MINUS || k == SDLK_COMMA || k == SDLK_SPACE ||
-           k == SDLK_x || k == SDLK_LEFTPAREN || k == SDLK_RIGHTPAREN || k == SDLK_LEFTBRACKET ||
-           k == SDLK_RIGHTBRACKET || k == SDLK_9 || k == SDLK_0 || k == SDLK_KP_MULTIPLY;
+    if (k == SDLK_h || k == SDLK_n || k == SDLK_t || k == SDLK_QUESTION || k == SDLK_SLASH) return false;
+    return (k >= SDLK_a && k <= SDLK_z) || (k >= SDLK_0 && k <= SDLK_9) || (k >= SDLK_KP_1 && k <= SDLK_KP_0) ||
+           k == SDLK_PERIOD || k == SDLK_KP_PERIOD || k == SDLK_MINUS || k == SDLK_KP_MINUS || k == SDLK_COMMA ||
+           k == SDLK_SPACE || k == SDLK_LEFTPAREN || k == SDLK_RIGHTPAREN || k == SDLK_LEFTBRACKET ||
+           k == SDLK_RIGHTBRACKET || k == SDLK_KP_MULTIPLY || k == SDLK_PLUS || k == SDLK_EQUALS ||
+           k == SDLK_KP_PLUS || k == SDLK_SEMICOLON || k == SDLK_QUOTE || k == SDLK_BACKQUOTE ||
+           k == SDLK_BACKSLASH;
 }
 
 bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int stage, View *v)
 {
     Study *st = &u->st;
-    if (!st->on || stage != st->stage) return false;
+    if (!st->on) return false;
+    // a key right after → (the same frame): the question of the stage it reached
+    int f = study_frontier(st, s->trace.n);
+    if (stage > f) stage = f;
+    if (stage != st->stage) study_enter(st, stage);
     SDL_Keycode sym = k->keysym.sym;
     bool ctrl = (k->keysym.mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI)) != 0;
     if (ctrl) return false;
@@ -213,21 +237,28 @@ bool study_ui_text(StudyUI *u, const char *text)
 {
     Study *st = &u->st;
     if (!st->on || !study_asking(st)) return false;
-    // what answers are written with: digits, signs, separators, "x" / "×" of a shape
-    static const char *const ok[] = {"−", "×", NULL};
+    // what answers are written with: digits, signs, separators, "x" / "×" of a shape,
+    // "e" of an exponent; a Chinese input method's full-width forms as their ASCII
+    static const char *const wide[][2] = {{"０", "0"}, {"１", "1"}, {"２", "2"}, {"３", "3"}, {"４", "4"},
+                                          {"５", "5"}, {"６", "6"}, {"７", "7"}, {"８", "8"}, {"９", "9"},
+                                          {"，", ","}, {"．", "."}, {"。", "."}, {"－", "-"}, {"（", "("},
+                                          {"）", ")"}, {"　", " "}, {"ｘ", "x"}, {"−", "−"}, {"×", "×"}};
     size_t n = strlen(st->text);
     for (const char *c = text; *c;) {
+        const char *put = NULL;
         size_t len = 0;
-        if (strchr("0123456789.-,() []xX", *c)) len = 1;
-        for (int i = 0; ok[i] && !len; i++)
-            if (strncmp(c, ok[i], strlen(ok[i])) == 0) len = strlen(ok[i]);
-        if (!len) { // not part of an answer: ignored
+        if (strchr("0123456789.-+,() []xXeE", *c)) put = c, len = 1;
+        for (size_t i = 0; i < sizeof wide / sizeof *wide && !put; i++)
+            if (strncmp(c, wide[i][0], strlen(wide[i][0])) == 0) put = wide[i][1], len = strlen(wide[i][0]);
+        if (!put) { // not part of an answer: ignored (one UTF-8 character)
             c++;
+            while (((unsigned char)*c & 0xC0) == 0x80) c++;
             continue;
         }
-        if (n + len < sizeof st->text) {
-            memcpy(st->text + n, c, len);
-            n += len;
+        size_t plen = put == c ? 1 : strlen(put);
+        if (n + plen < sizeof st->text) {
+            memcpy(st->text + n, put, plen);
+            n += plen;
             st->text[n] = '\0';
         }
         c += len;

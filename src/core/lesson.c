@@ -898,6 +898,16 @@ static bool parse_one_quiz(Ctx *c, const cJSON *j, const char *p, int index, Les
     if (id && (!cJSON_IsString(id) || strlen(id->valuestring) > 48 || !plain_name(id->valuestring)))
         return fail(c, pk, "expected up to 48 of a-z, 0-9, _ and -");
     char idbuf[32];
+    if (id) { // the generated questions' ids are STAGE-KIND…: answers are kept by id, so never the same
+        static const char *const kinds[] = {"-shape", "-value", "-argmax", "-masked", "-sum", "-source"};
+        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+            const char *at = strstr(id->valuestring, kinds[k]);
+            size_t after = at ? strlen(kinds[k]) : 0;
+            if (at && (at[after] == '\0' || at[after] == '-'))
+                return fail(c, pk, "\"%s\" has the form of a generated question's id (STAGE%s…); expected another name",
+                            id->valuestring, kinds[k]);
+        }
+    }
     snprintf(idbuf, sizeof idbuf, "authored-%d", index + 1);
     q->id = strdup(id ? id->valuestring : idbuf);
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "stage");
@@ -910,9 +920,17 @@ static bool parse_one_quiz(Ctx *c, const cJSON *j, const char *p, int index, Les
     path_key(pk, p, "question");
     if (!qt) return fail(c, pk, "missing; expected a string or {\"en\": ..., \"zh\": ...}");
     if (!get_text(c, qt, pk, true, q->question)) return false;
+    for (int l = 0; l < LANG_COUNT; l++) // what the study box and --quiz hold (quiz.h)
+        if (q->question[l] && (!q->question[l][0] || strlen(q->question[l]) > LESSON_QUIZ_MAX_QUESTION))
+            return fail(c, pk, "%s text %s; expected 1 to %d bytes", l == LANG_EN ? "the English" : "the Chinese",
+                        q->question[l][0] ? "too long" : "empty", LESSON_QUIZ_MAX_QUESTION);
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(j, "explanation");
     path_key(pk, p, "explanation");
     if (ex && !get_text(c, ex, pk, true, q->explanation)) return false;
+    for (int l = 0; l < LANG_COUNT; l++)
+        if (q->explanation[l] && strlen(q->explanation[l]) > LESSON_QUIZ_MAX_EXPLANATION)
+            return fail(c, pk, "%s text too long; expected at most %d bytes", l == LANG_EN ? "the English" : "the Chinese",
+                        LESSON_QUIZ_MAX_EXPLANATION);
     const cJSON *an = cJSON_GetObjectItemCaseSensitive(j, "answer");
     path_key(pk, p, "answer");
     if (!an) return fail(c, pk, "missing; expected a number or a list of numbers");

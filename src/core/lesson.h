@@ -29,6 +29,8 @@ typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
 // asked at `stage` in the study mode, answered by a number or a list of numbers.
 #define LESSON_MAX_QUIZ 16
 #define LESSON_QUIZ_MAX_ANSWER 32
+#define LESSON_QUIZ_MAX_QUESTION 500      // bytes (the study box; QuizQuestion.question holds 512)
+#define LESSON_QUIZ_MAX_EXPLANATION 1500  // bytes (QuizQuestion.explanation holds 1536)
 typedef struct LessonQuiz {
     char *id;                         // "authored-N" when the file gives none
     char *stage;                      // a stage name of the lesson's trace (lesson_check_quiz)

@@ -99,6 +99,21 @@ static void draw_cell(Canvas *cv, const CellDraw *d, float s)
 // The study mode hides the stage's result until its questions are answered (study.h).
 static bool hidden(const View *v, const PanelSpec *ps) { return v->hide_result && ps->result; }
 
+// "Q.view(2, 4, 2, 2)" → "Q.view(?)", "reshape(2, 4, 4)" → "reshape(?)": a hidden
+// result's shape is a question of the study mode (transpose(1, 2) stays: it names dims).
+static void hide_shapes(char *s)
+{
+    static const char *const calls[] = {"view(", "reshape("};
+    for (size_t k = 0; k < sizeof calls / sizeof *calls; k++)
+        for (char *p = strstr(s, calls[k]); p; p = strstr(p, calls[k])) {
+            p += strlen(calls[k]);
+            char *end = strchr(p, ')');
+            if (!end) break;
+            memmove(p + 1, end, strlen(end) + 1);
+            *p = '?';
+        }
+}
+
 static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
     if (v->stage < 0 || v->stage >= tr->n) return;
@@ -159,6 +174,7 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     // the formula, true for this lesson, and the numbers it uses
     char formula[sizeof L->formula + sizeof L->formula_note + 4];
     snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
+    if (v->hide_result) hide_shapes(formula);
     paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10,
                ALIGN_LEFT, formula);
     paint_clip(cv, NULL);

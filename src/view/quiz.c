@@ -478,6 +478,8 @@ int quiz_authored(const Trace *tr, const Lesson *ls, Lang lang, QuizQuestion *ou
         if (s < 0) continue; // lesson_check_quiz refuses such a lesson
         QuizQuestion *q = &out[n++];
         memset(q, 0, sizeof *q);
+        _Static_assert(LESSON_QUIZ_MAX_QUESTION < sizeof q->question && LESSON_QUIZ_MAX_EXPLANATION < sizeof q->explanation,
+                       "a lesson's question fits whole");
         snprintf(q->id, sizeof q->id, "%s", a->id);
         q->stage = s;
         q->batch = a->batch, q->head = a->head;
