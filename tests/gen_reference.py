@@ -43,7 +43,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REF_DIR = os.path.join(HERE, "ref")
 
 STAGES = ["q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
-          "scores", "masked_scores", "attn", "head_out", "concat", "output",
+          "q_rope", "k_rope", "position_bias", "scores", "masked_scores", "attn", "head_out", "concat", "output",
           "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out"]
 
 # index order of the deterministic init generator
@@ -133,20 +133,85 @@ def init_tensor(seed, index, shape, fan_in):
 # the modules
 # ----------------------------------------------------------------------------
 
+# ---- positions and shared K/V heads, as the models write them -----------------
+
+def rotate_half(x):
+    """Hugging Face Llama: (x1, x2) -> (-x2, x1) over the two halves of the last dim."""
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rotate_every_two(x):
+    """GPT-J: each pair (x[2i], x[2i+1]) -> (-x[2i+1], x[2i])."""
+    x1 = x[..., ::2]
+    x2 = x[..., 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+def rope_cos_sin(seq_len, dim, theta, style, dtype=torch.float32):
+    """cos and sin (L, dim) of pos·theta^(-2i/dim): Llama repeats the frequencies over both
+    halves (torch.cat((freqs, freqs))); GPT-J / Meta interleave them (repeat_interleave(2))."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    t = torch.arange(seq_len, dtype=torch.int64).float()
+    freqs = torch.outer(t, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1) if style == "half" else freqs.repeat_interleave(2, dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def apply_rope(x, theta, style):
+    """x (B, H, L, d) at positions 0..L-1: x·cos + rotate(x)·sin."""
+    cos, sin = rope_cos_sin(x.shape[-2], x.shape[-1], theta, style, x.dtype)
+    rot = rotate_half(x) if style == "half" else rotate_every_two(x)
+    return (x * cos) + (rot * sin)
+
+
+def alibi_slopes(n):
+    """The ALiBi paper's slopes (Press et al., github.com/ofirpress/attention_with_linear_biases)."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][:n - closest]
+
+
+def alibi_bias(n_heads, lq, lk, dtype=torch.float32):
+    """(1, H, Lq, Lk): -m_h·(i - j)."""
+    m = torch.tensor(alibi_slopes(n_heads), dtype=dtype).view(1, n_heads, 1, 1)
+    rel = (torch.arange(lq)[:, None] - torch.arange(lk)[None, :]).to(dtype)
+    return -(m * rel)
+
+
+def sliding_window_mask(L, W):
+    """Mistral: query i sees keys j with i - W < j <= i."""
+    i = torch.arange(L)[:, None]
+    j = torch.arange(L)[None, :]
+    return ((j <= i) & (j > i - W)).to(torch.float32)
+
+
 class MultiHeadAttention(nn.Module):
-    """The classic fused multi-head attention (Annotated-Transformer style)."""
+    """The classic fused multi-head attention (Annotated-Transformer style), with the
+    switches of today's decoders: n_kv_heads < n_heads shares each K/V head among a
+    group of query heads (GQA; 1 = MQA) through repeat_interleave (Hugging Face's
+    repeat_kv), RoPE on the split Q and K, and ALiBi's bias on the scaled scores."""
 
     def __init__(self, d_model, n_heads, d_k=None, d_v=None, qkv_bias=True,
-                 out_bias=True, scale=None, mask_fill=-1e9):
+                 out_bias=True, scale=None, mask_fill=-1e9, n_kv_heads=None, rope=None,
+                 alibi=False):
         super().__init__()
         self.n_heads = n_heads
+        self.n_kv_heads = n_kv_heads or n_heads
         self.d_k = d_k or d_model // n_heads
         self.d_v = d_v or self.d_k
         self.scale = math.sqrt(self.d_k) if scale is None else scale
         self.mask_fill = mask_fill
+        self.rope = rope            # None or (theta, "half" | "interleaved")
+        self.alibi = alibi
         self.w_q = nn.Linear(d_model, n_heads * self.d_k, bias=qkv_bias)
-        self.w_k = nn.Linear(d_model, n_heads * self.d_k, bias=qkv_bias)
-        self.w_v = nn.Linear(d_model, n_heads * self.d_v, bias=qkv_bias)
+        self.w_k = nn.Linear(d_model, self.n_kv_heads * self.d_k, bias=qkv_bias)
+        self.w_v = nn.Linear(d_model, self.n_kv_heads * self.d_v, bias=qkv_bias)
         self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=out_bias)
         self.trace = {}
 
@@ -155,19 +220,32 @@ class MultiHeadAttention(nn.Module):
         tr = self.trace = {}
         B, Lq, _ = query.shape
         Lk = key.size(1)
-        H = self.n_heads
+        H, Hkv = self.n_heads, self.n_kv_heads
 
         q = self.w_q(query)
         k = self.w_k(key)
         v = self.w_v(value)
         tr["q_proj"], tr["k_proj"], tr["v_proj"] = q, k, v
 
-        q = q.view(B, Lq, H, self.d_k).transpose(1, 2)   # (B, H, Lq, d_k)
-        k = k.view(B, Lk, H, self.d_k).transpose(1, 2)   # (B, H, Lk, d_k)
-        v = v.view(B, Lk, H, self.d_v).transpose(1, 2)   # (B, H, Lk, d_v)
+        q = q.view(B, Lq, H, self.d_k).transpose(1, 2)     # (B, H, Lq, d_k)
+        k = k.view(B, Lk, Hkv, self.d_k).transpose(1, 2)   # (B, Hkv, Lk, d_k)
+        v = v.view(B, Lk, Hkv, self.d_v).transpose(1, 2)   # (B, Hkv, Lk, d_v)
         tr["q_heads"], tr["k_heads"], tr["v_heads"] = q, k, v
 
+        if self.rope is not None:
+            theta, style = self.rope
+            q = apply_rope(q, theta, style)
+            k = apply_rope(k, theta, style)
+            tr["q_rope"], tr["k_rope"] = q, k
+        if Hkv != H:                                        # repeat_kv: head h reads K/V h // (H / Hkv)
+            k = k.repeat_interleave(H // Hkv, dim=1)
+            v = v.repeat_interleave(H // Hkv, dim=1)
+
         scores = torch.matmul(q, k.transpose(-2, -1)) / self.scale
+        if self.alibi:
+            bias = alibi_bias(H, Lq, Lk, scores.dtype)
+            tr["position_bias"] = bias
+            scores = scores + bias
         tr["scores"] = scores
         if mask is not None:
             scores = scores.masked_fill(mask == 0, self.mask_fill)
@@ -356,9 +434,13 @@ class AttentionBlock(nn.Module):
 
 def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=True,
                scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
-               ffn_hidden=0, per_head=False):
-    cls = PerHeadMultiHeadAttention if per_head else MultiHeadAttention
-    attn = cls(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
+               ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False):
+    modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi
+    if per_head and not modern:
+        attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
+    else:
+        attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
+                                  n_kv_heads, rope, alibi)
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden)
 
 
@@ -405,6 +487,13 @@ def resolve_lesson(lesson):
     residual_norm = bool(m.get("residual_norm", False))
     eps = float(m.get("norm_eps", 1e-5))
     ffn = int(m.get("ffn_hidden", 0) or 0)
+    Hkv = int(m.get("n_kv_heads", H))
+    if H % Hkv:
+        raise LessonError("model.n_kv_heads does not divide n_heads")
+    rope = m.get("rope")
+    if rope is not None:
+        rope = (float(np.float32(rope.get("theta", 10000))), rope.get("style", "half"))
+    alibi = bool(m.get("alibi", False))
 
     def as3(t, what):
         if t.dim() == 2:
@@ -427,6 +516,8 @@ def resolve_lesson(lesson):
         mask = None
     elif mj == "causal":
         mask = torch.tril(torch.ones(Lq, Lk))
+    elif isinstance(mj, dict) and "sliding_window" in mj:
+        mask = sliding_window_mask(Lq, int(mj["sliding_window"]))
     elif isinstance(mj, dict) and "key_padding" in mj:
         lens = torch.tensor([int(x) for x in mj["key_padding"]])
         if lens.numel() != B:
@@ -441,8 +532,8 @@ def resolve_lesson(lesson):
         else:
             mask = mt.expand(B, Lq, Lk).unsqueeze(1)
 
-    shapes = {"w_q": (H * d_k, d_model), "b_q": (H * d_k,), "w_k": (H * d_k, d_model),
-              "b_k": (H * d_k,), "w_v": (H * d_v, d_model), "b_v": (H * d_v,),
+    shapes = {"w_q": (H * d_k, d_model), "b_q": (H * d_k,), "w_k": (Hkv * d_k, d_model),
+              "b_k": (Hkv * d_k,), "w_v": (Hkv * d_v, d_model), "b_v": (Hkv * d_v,),
               "w_o": (d_model, H * d_v), "b_o": (d_model,), "ffn_w1": (ffn, d_model),
               "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,)}
     fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1"]}
@@ -484,7 +575,7 @@ def resolve_lesson(lesson):
 
     cfg = dict(d_model=d_model, n_heads=H, d_k=d_k, d_v=d_v, qkv_bias=qkv_bias,
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
-               norm_eps=eps, ffn_hidden=ffn)
+               norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi)
     return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=w,
                 per_head_form=per_head_form)
 
@@ -685,6 +776,74 @@ def variants():
     out.append(Variant("big-causal", "Bigger: 3 sequences of 7, d_model 12, 3 heads, causal",
                        {"d_model": 12, "n_heads": 3, "mask_fill": -1e9, "residual_norm": True},
                        block, x, mask=mask, mask_lesson="causal"))
+
+    # 12. Llama-style: GQA (4 query heads, 2 K/V heads), RoPE rotate_half, causal, no biases
+    torch.manual_seed(12)
+    block = make_block(16, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
+                       n_kv_heads=2, rope=(10000.0, "half"))
+    x = torch.randn(2, 6, 16)
+    mask = torch.tril(torch.ones(6, 6))
+    out.append(Variant("gqa-rope-causal", "Llama-style: GQA 4/2 heads, RoPE (rotate_half), causal",
+                       {"d_model": 16, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False,
+                        "out_bias": False, "mask_fill": "-inf",
+                        "rope": {"theta": 10000, "style": "half"}},
+                       block, x, mask=mask, mask_lesson="causal"))
+
+    # 13. multi-query attention, RoPE interleaved (GPT-J / Meta pairs), theta 500, no mask
+    torch.manual_seed(13)
+    block = make_block(12, 3, d_k=4, d_v=2, n_kv_heads=1, rope=(500.0, "interleaved"))
+    x = torch.randn(1, 9, 12)
+    out.append(Variant("mqa-rope-interleaved", "MQA (3 query heads, 1 K/V head), d_k 4, d_v 2, RoPE interleaved",
+                       {"d_model": 12, "n_heads": 3, "d_k": 4, "d_v": 2, "n_kv_heads": 1,
+                        "rope": {"theta": 500, "style": "interleaved"}}, block, x))
+
+    # 14. Mistral-style: GQA + RoPE + sliding window 3 over 8 tokens
+    torch.manual_seed(14)
+    block = make_block(8, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
+                       n_kv_heads=2, rope=(10000.0, "half"))
+    x = torch.randn(2, 8, 8)
+    mask = sliding_window_mask(8, 3)
+    out.append(Variant("sliding-window-gqa", "Mistral-style: sliding window 3, GQA 4/2, RoPE",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False,
+                        "out_bias": False, "mask_fill": "-inf", "rope": {"style": "half"}},
+                       block, x, mask=mask, mask_lesson={"sliding_window": 3}))
+
+    # 15. ALiBi, 4 heads (a power of two), causal with -1e9
+    torch.manual_seed(15)
+    block = make_block(8, 4, alibi=True)
+    x = torch.randn(2, 6, 8)
+    mask = torch.tril(torch.ones(6, 6))
+    out.append(Variant("alibi-causal", "ALiBi, 4 heads, causal",
+                       {"d_model": 8, "n_heads": 4, "alibi": True}, block, x,
+                       mask=mask, mask_lesson="causal"))
+
+    # 16. ALiBi with 6 heads (not a power of two: the paper's interleaved slopes), no mask,
+    # sliding window 1 is a separate case below
+    torch.manual_seed(16)
+    block = make_block(12, 6, alibi=True, n_kv_heads=3, residual_norm=True)
+    x = torch.randn(1, 5, 12)
+    out.append(Variant("alibi-6-heads-gqa", "ALiBi with 6 heads (not a power of two), GQA 6/3, residual + LayerNorm",
+                       {"d_model": 12, "n_heads": 6, "n_kv_heads": 3, "alibi": True,
+                        "residual_norm": True}, block, x))
+
+    # 17. GQA in cross-attention with key padding, biases, d_k != d_v; sliding window 1
+    torch.manual_seed(17)
+    block = make_block(8, 4, d_k=2, d_v=3, n_kv_heads=2, mask_fill=-1e10)
+    q = torch.randn(2, 3, 8)
+    k = torch.randn(2, 5, 8)
+    lens = torch.tensor([4, 2])
+    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
+    out.append(Variant("gqa-cross-padding", "GQA 4/2 in cross-attention, key padding, d_k 2, d_v 3",
+                       {"d_model": 8, "n_heads": 4, "d_k": 2, "d_v": 3, "n_kv_heads": 2,
+                        "mask_fill": -1e10}, block, q, k,
+                       mask=mask, mask_lesson={"key_padding": [4, 2]}))
+    torch.manual_seed(18)
+    block = make_block(4, 2)
+    x = torch.randn(1, 4, 4)
+    mask = sliding_window_mask(4, 1)
+    out.append(Variant("sliding-window-1", "Sliding window 1: each token sees only itself",
+                       {"d_model": 4, "n_heads": 2}, block, x,
+                       mask=mask, mask_lesson={"sliding_window": 1}))
     return out
 
 
@@ -736,6 +895,7 @@ def lesson_references(out_dir, lessons_dir=LESSONS_DIR):
                 print("lessons/%s: %s does not round-trip through the expected file" % (name, sname))
                 ok = False
         # the other way of writing the same maths (fused <-> per-head) must agree
+        # (GQA, RoPE and ALiBi are written fused only)
         other = dict(run_lesson(lesson, per_head=not resolve_lesson(lesson)["per_head_form"]))
         for sname, t in stages:
             if sname in other and not close(t, other[sname]):

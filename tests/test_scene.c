@@ -332,10 +332,15 @@ static void test_derivations(void **state)
                         float want = last->n == 1 ? panel_value(res, row, col) : panel_value(res, row, j);
                         assert_true(last->v[j] == want || (isnan(last->v[j]) && isnan(want)));
                     }
-                    if (k == STAGE_KIND_SCORES) { // Σ of the products ÷ scale is the score (float32)
-                        float sum = d.line[3].v[0], score = panel_value(res, row, col);
+                    if (k == STAGE_KIND_SCORES) { // Σ of the products ÷ scale (+ ALiBi's bias) is the score
+                        float sum = d.line[3].v[0], score = panel_value(res, row, col), bias = 0.0f;
+                        int pb = tr->stages[v.stage].operands[2];
+                        if (pb >= 0) {
+                            const Tensor *bt = &tr->stages[pb].t; // (1, H, Lq, Lk)
+                            bias = bt->data[((size_t)res->head * (size_t)bt->shape[2] + (size_t)row) * (size_t)bt->shape[3] + (size_t)col];
+                        }
                         float eps = 1e-5f + 1e-5f * fabsf(score);
-                        assert_float_equal(sum / tr->scale, score, eps);
+                        assert_float_equal(sum / tr->scale + bias, score, eps);
                     } else if (k == STAGE_KIND_SOFTMAX) { // exp ÷ Σ is attn (bit-exact: the same order)
                         const DerivLine *e = &d.line[3];
                         float sum = d.line[4].v[0];

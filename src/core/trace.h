@@ -27,6 +27,8 @@ typedef enum StageKind {
     STAGE_KIND_NORM,         // residual_norm, ffn_out = LayerNorm(sum)·γ + β (weight γ, bias β)
     STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = relu(z·W1ᵀ + b1)
     STAGE_KIND_FFN_SUM,      // ffn_sum = h·W2ᵀ + b2 + z (operands h, z)
+    STAGE_KIND_ROPE,         // q_rope, k_rope: each pair of the head turned by pos·θ_i
+    STAGE_KIND_POS_BIAS,     // position_bias (1, H, Lq, Lk): ALiBi's -m_h·(i - j)
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -35,6 +37,7 @@ typedef enum StepId {
     STEP_INPUT,
     STEP_PROJECTION,
     STEP_SPLIT,
+    STEP_ROPE,
     STEP_SCORES,
     STEP_MASK,
     STEP_SOFTMAX,
@@ -70,6 +73,11 @@ typedef struct Trace {
     int batch, len_q, len_k, d_model, n_heads, d_k, d_v;
     float scale, mask_fill, norm_eps;
     int mask_kind;               // MaskKind of attention.h
+    int n_kv_heads;              // K/V heads (= n_heads without GQA / MQA)
+    int rope;                    // RopeStyle of attention.h
+    float rope_theta;
+    bool alibi;
+    int window;                  // sliding window W (mask_kind MASK_SLIDING)
     bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
 } Trace;
 
@@ -87,6 +95,9 @@ const Stage *trace_get(const Trace *tr, const char *name);
 // Number of stages in step s, and the first one's index (-1 when the step is absent).
 int trace_step_first(const Trace *tr, StepId s);
 int trace_step_count(const Trace *tr, StepId s);
-const char *step_name(StepId s);   // stable English id, e.g. "projection"
+const char *step_name(StepId s);
+// The head of t that query head h reads: with grouped K/V heads (t (B, Hkv, L, d),
+// Hkv < n_heads) head h / (n_heads / Hkv); h itself otherwise.
+int trace_kv_head(const Trace *tr, const Tensor *t, int h);   // stable English id, e.g. "projection"
 
 #endif

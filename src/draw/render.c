@@ -310,8 +310,8 @@ static void draw_caption(Canvas *cv, const Layout *L, const View *v, AnimKind an
     if (ps->stacked) lo = q.x, hi = q.x + q.w;
     if (lo > q.x + L->label_w[p]) lo = q.x + L->label_w[p];
     if (hi < q.x + q.w) hi = q.x + q.w;
-    Rgb nc = head_panel ? colormap_head(ps->head) : ps->result ? THEME.accent : THEME.ink;
-    if (head_panel) nc = colormap_lerp(nc, THEME.black, 0.25f); // head colours are light for some heads
+    Rgb nc = head_panel && !ps->kv_group ? colormap_head(ps->head) : ps->result ? THEME.accent : THEME.ink;
+    if (head_panel && !ps->kv_group) nc = colormap_lerp(nc, THEME.black, 0.25f); // head colours are light for some heads
     int tw, th, dw, dh, gap = paint_px(L->s, 8);
     paint_text_size(cv, FONT_BOLD, L->px_body, name, &tw, &th);
     if (tw > hi - lo && head_panel) snprintf(name, sizeof name, "h%d", ps->head % 1000);
@@ -508,7 +508,9 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
             int x0 = layout_col_x(L, p, h * ps->block_cols), x1 = layout_col_x(L, p, (h + 1) * ps->block_cols);
             if (x0 < q.x) x0 = q.x;
             if (x1 > q.x + q.w) x1 = q.x + q.w;
-            if (x1 - x0 > 2) paint_fill(cv, colormap_head(h), 255, x0 + 1, q.y - bar - 1, x1 - x0 - 2, bar);
+            // shared K/V heads belong to no single query head: ink, not a head's colour
+            if (x1 - x0 > 2)
+                paint_fill(cv, ps->kv_group ? THEME.ink : colormap_head(h), 255, x0 + 1, q.y - bar - 1, x1 - x0 - 2, bar);
         }
     }
     Rect clip = {q.x + dx, q.y + dy, q.w, q.h};
@@ -568,8 +570,11 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, v, p, k, e, animate);
     // head frame for per-head panels of split / concat
     if (ps->head >= 0 && !ps->head_blocks && (k == ANIM_SPLIT || k == ANIM_CONCAT) && L->n_panels > 2) {
-        int t = ps->head == v->head ? paint_px(L->s, 4) : paint_px(L->s, 2);
-        paint_frame(cv, colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t, q.h + 2 * t, t);
+        // a shared K/V head: framed in ink, thick when the selected query head reads it
+        bool sel = ps->kv_group ? ps->head == v->head / ps->kv_group : ps->head == v->head;
+        int t = sel ? paint_px(L->s, 4) : paint_px(L->s, 2);
+        paint_frame(cv, ps->kv_group ? THEME.ink : colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t,
+                    q.h + 2 * t, t);
     }
     // the row (or cell) being computed while animating, and what it reads
     int row, c;

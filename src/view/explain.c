@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attention.h"
 #include "i18n.h"
 #include "scene.h"
 
@@ -96,7 +97,7 @@ static void index_str(const PanelSpec *ps, const Stage *st, int b, int r, int c,
     else if (ps->is_weight)
         snprintf(buf, n, "%d,%d", r, c); // as shown: Wᵀ[in, out]
     else if (st->t.rank == 4)
-        snprintf(buf, n, "%d,%d,%d,%d", b, ps->head, ps->transposed ? c : r, ps->transposed ? r : c);
+        snprintf(buf, n, "%d,%d,%d,%d", st->t.shape[0] == 1 ? 0 : b, ps->head, ps->transposed ? c : r, ps->transposed ? r : c);
     else if (st->t.rank == 3)
         snprintf(buf, n, "%d,%d,%d", b, r, c);
     else
@@ -263,7 +264,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     case TIP_DOT:
         if (t0 && t1) {
             int dk = last_dim(t0);
-            const float *q = row_of(t0, b, h, row), *k = row_of(t1, b, h, col);
+            const float *q = row_of(t0, b, h, row), *k = row_of(t1, b, trace_kv_head(tr, t1, h), col);
             snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
             explain_number(tr->scale, a2, sizeof a2);
             const char *args[] = {a0, a1, a2};
@@ -275,10 +276,62 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
                 put(&o, ") / ");
                 put(&o, a2);
             }
+            if (op[2] >= 0) { // ALiBi: the position bias of this cell, added after the scale
+                const Tensor *pb = &tr->stages[op[2]].t;
+                put(&o, " + ");
+                put_num(&o, row_of(pb, 0, h, row)[col], true);
+                put(&o, "\n");
+                put_key(&o, lang, "tip.scores_bias", 0, NULL);
+            }
             put(&o, "\n= ");
             put_num(&o, val, false);
         }
         break;
+    case TIP_ROPE:
+        if (t0 && ps->head >= 0) {
+            // position row, dimension col: which pair, turned by which angle
+            int d = last_dim(t0), half = d / 2;
+            bool halves = tr->rope == ROPE_HALF;
+            int pair = halves ? col % half : col / 2;
+            bool first = halves ? col < half : col % 2 == 0;
+            int partner = halves ? (first ? col + half : col - half) : (first ? col + 1 : col - 1);
+            float inv = attn_rope_inv_freq(pair, d, tr->rope_theta);
+            float ang = (float)row * inv, c = cosf(ang), sn = sinf(ang);
+            const float *x = row_of(t0, b, h, row);
+            char ab[32], cb[32], sb[32], pb[16], rb[16], ib[32];
+            explain_number(ang, ab, sizeof ab), explain_number(c, cb, sizeof cb), explain_number(sn, sb, sizeof sb);
+            explain_number(inv, ib, sizeof ib);
+            snprintf(pb, sizeof pb, "%d", pair), snprintf(rb, sizeof rb, "%d", row);
+            const char *args[] = {rb, pb, ib, ab, cb, sb};
+            put_key(&o, lang, "tip.rope", 6, args);
+            snprintf(a0, sizeof a0, "%d", col), snprintf(a1, sizeof a1, "%d", partner);
+            const char *args2[] = {scene_symbol(tr, op[0], lang), a0, a1};
+            put(&o, "\n");
+            put_key(&o, lang, first ? "tip.rope_first" : "tip.rope_second", 3, args2);
+            put(&o, "\n= ");
+            put_num(&o, x[col], false);
+            put(&o, " · ");
+            put_num(&o, c, true);
+            put(&o, first ? " − " : " + ");
+            put_num(&o, x[partner], true);
+            put(&o, " · ");
+            put_num(&o, sn, true);
+            put(&o, "\n= ");
+            put_num(&o, val, false);
+        }
+        break;
+    case TIP_POS_BIAS: {
+        double m = attn_alibi_slope(h, tr->n_heads);
+        char mb[32];
+        explain_number((float)m, mb, sizeof mb);
+        snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
+        snprintf(a2, sizeof a2, "%d", h);
+        const char *args[] = {a2, mb, a0, a1};
+        put_key(&o, lang, "tip.alibi", 4, args);
+        put(&o, "\n= ");
+        put_num(&o, val, false);
+        break;
+    }
     case TIP_MASK_FILL:
         if (!ps->mask) {
             put_key(&o, lang, "tip.nomask", 0, NULL);
@@ -324,7 +377,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     case TIP_WEIGHTED_SUM:
         if (t0 && t1) {
             int lk = last_dim(t0), dv = last_dim(t1);
-            const float *a = row_of(t0, b, h, row), *vv = row_of(t1, b, h, 0) + col;
+            const float *a = row_of(t0, b, h, row), *vv = row_of(t1, b, trace_kv_head(tr, t1, h), 0) + col;
             snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
             const char *args[] = {a0, a1};
             put_key(&o, lang, "tip.wsum", 2, args);

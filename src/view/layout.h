@@ -73,6 +73,8 @@ typedef struct PanelSpec {
     int head;                   // head of this slice, -1 none
     int head_blocks;            // >0: columns are this many head-coloured blocks
     int block_cols;             // columns per block
+    int kv_group;               // >0: shared K/V head(s) (GQA / MQA), each read by this many query
+                                // heads: drawn in ink, not in one query head's colour
     AxisKind row_axis, col_axis;
     ColorScale scale;
     char op[16];                // operator left of the panel ("·", "+", "=", "/1.41 =", "→", "")

@@ -42,6 +42,8 @@ typedef enum TipKind {
     TIP_WEIGHTED_SUM,    // Σⱼ attn[i,j]·v[j,c]
     TIP_COPY_SPLIT,      // copied from the source's column h·d + j
     TIP_COPY_CONCAT,     // copied from head j / d
+    TIP_ROPE,            // the pair, its angle pos·θ_p, cos and sin
+    TIP_POS_BIAS,        // −m_h·(i − j)
 } TipKind;
 
 typedef struct StageRecipe {
