@@ -1034,7 +1034,73 @@ def from_torch_fixtures():
         attn(q, kv, val, mask)
     stages = [(n, attn.trace[n]) for n in STAGES if n in attn.trace]
     out.append(("from-torch-custom", lesson, stages))
+
+    # a Hugging Face-style grouped-query module (q_proj/k_proj/v_proj/o_proj, no bias,
+    # num_key_value_heads) with repeat_kv written as HF writes it (expand + reshape),
+    # causal: from_torch.py must find n_kv_heads from the k/v layers' sizes
+    torch.manual_seed(23)
+    gqa = HFGroupedAttention(8, 4, 2)
+    x = torch.randn(2, 5, 8)
+    causal = torch.tril(torch.ones(5, 5))
+    lesson = ft.lesson_from_module(
+        gqa, x, mask=causal,
+        title={"en": "From PyTorch: a grouped-query module (4 heads, 2 K/V heads), causal",
+               "zh": "来自 PyTorch：分组查询模块（4 个头、2 个 K/V 头），因果掩码"})
+    with torch.no_grad():
+        gqa(x, causal)
+    stages = [(n, gqa.trace[n]) for n in STAGES if n in gqa.trace]
+    out.append(("from-torch-gqa", lesson, stages))
     return out
+
+
+def repeat_kv(hidden_states, n_rep):
+    """Hugging Face transformers' repeat_kv: (B, Hkv, L, d) -> (B, Hkv·n_rep, L, d)."""
+    batch, num_key_value_heads, slen, head_dim = hidden_states.shape
+    if n_rep == 1:
+        return hidden_states
+    hidden_states = hidden_states[:, :, None, :, :].expand(batch, num_key_value_heads, n_rep, slen, head_dim)
+    return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)
+
+
+class HFGroupedAttention(nn.Module):
+    """Llama's attention without RoPE, as Hugging Face writes it: separate q/k/v/o
+    projections without bias, k/v with num_key_value_heads heads, repeat_kv."""
+
+    def __init__(self, hidden_size, num_heads, num_key_value_heads):
+        super().__init__()
+        self.num_heads, self.num_key_value_heads = num_heads, num_key_value_heads
+        self.head_dim = hidden_size // num_heads
+        self.q_proj = nn.Linear(hidden_size, num_heads * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(hidden_size, num_key_value_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(hidden_size, num_key_value_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(num_heads * self.head_dim, hidden_size, bias=False)
+        self.mask_fill = float("-inf")   # found by from_torch.py (FILL_ATTRS)
+        self.trace = {}
+
+    def forward(self, x, mask=None):
+        tr = self.trace = {}
+        B, L, _ = x.shape
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        tr["q_proj"], tr["k_proj"], tr["v_proj"] = q, k, v
+        q = q.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)
+        k = k.view(B, L, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        v = v.view(B, L, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        tr["q_heads"], tr["k_heads"], tr["v_heads"] = q, k, v
+        n_rep = self.num_heads // self.num_key_value_heads
+        scores = torch.matmul(q, repeat_kv(k, n_rep).transpose(2, 3)) / math.sqrt(self.head_dim)
+        tr["scores"] = scores
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, self.mask_fill)
+        tr["masked_scores"] = scores
+        attn = F.softmax(scores, dim=-1)
+        tr["attn"] = attn
+        out = torch.matmul(attn, repeat_kv(v, n_rep))
+        tr["head_out"] = out
+        out = out.transpose(1, 2).reshape(B, L, -1)
+        tr["concat"] = out
+        out = self.o_proj(out)
+        tr["output"] = out
+        return out
 
 
 def from_torch_references(out_dir):
