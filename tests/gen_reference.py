@@ -43,8 +43,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REF_DIR = os.path.join(HERE, "ref")
 
 STAGES = ["q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
-          "q_rope", "k_rope", "position_bias", "scores", "masked_scores", "attn", "head_out", "concat", "output",
-          "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out"]
+          "q_rope", "k_rope", "position_bias", "scores", "masked_scores", "attn", "head_out",
+          "flash_max", "flash_sum", "flash_out", "concat", "output",
+          "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out",
+          "cache_k", "cache_v", "decode_output"]
 
 # index order of the deterministic init generator
 INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
@@ -184,6 +186,42 @@ def alibi_bias(n_heads, lq, lk, dtype=torch.float32):
     return -(m * rel)
 
 
+def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
+    """FlashAttention's online softmax over key blocks (Dao et al. 2022), written with
+    torch ops: per block m = max(m_old, rowmax(S)), l = l_old·e^(m_old − m) + Σ e^(S − m),
+    acc = acc·e^(m_old − m) + e^(S − m)·V; out = acc / l. A max still at −∞ is taken as
+    0 for the exponentials (FlashAttention's Check_inf). Returns the running max and sum
+    after each block, (B, H, Lq, n_blocks), and out (B, H, Lq, d_v)."""
+    B, H, Lq, dk = q.shape
+    Lk = k.shape[2]
+    if k.shape[1] != H:
+        k = k.repeat_interleave(H // k.shape[1], dim=1)
+        v = v.repeat_interleave(H // v.shape[1], dim=1)
+    m = torch.full((B, H, Lq, 1), float("-inf"))
+    l = torch.zeros(B, H, Lq, 1)
+    acc = torch.zeros(B, H, Lq, v.shape[-1])
+    ms, ls = [], []
+    for j0 in range(0, Lk, block_k):
+        j1 = min(j0 + block_k, Lk)
+        s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
+        if bias is not None:
+            s = s + bias[:, :, :, j0:j1]
+        if mask is not None:
+            mm = torch.as_tensor(mask)
+            mm = mm.expand(B, 1, Lq, Lk) if mm.dim() == 4 else mm.expand(B, Lq, Lk).unsqueeze(1)
+            s = s.masked_fill(mm[:, :, :, j0:j1] == 0, fill)
+        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
+        ref = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+        alpha = torch.exp(m - ref)
+        p = torch.exp(s - ref)
+        l = l * alpha + p.sum(dim=-1, keepdim=True)
+        acc = acc * alpha + torch.matmul(p, v[:, :, j0:j1])
+        m = m_new
+        ms.append(m)
+        ls.append(l)
+    return torch.cat(ms, dim=-1), torch.cat(ls, dim=-1), acc / l
+
+
 def sliding_window_mask(L, W):
     """Mistral: query i sees keys j with i - W < j <= i."""
     i = torch.arange(L)[:, None]
@@ -199,7 +237,7 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model, n_heads, d_k=None, d_v=None, qkv_bias=True,
                  out_bias=True, scale=None, mask_fill=-1e9, n_kv_heads=None, rope=None,
-                 alibi=False):
+                 alibi=False, flash=None, decode=False):
         super().__init__()
         self.n_heads = n_heads
         self.n_kv_heads = n_kv_heads or n_heads
@@ -209,6 +247,8 @@ class MultiHeadAttention(nn.Module):
         self.mask_fill = mask_fill
         self.rope = rope            # None or (theta, "half" | "interleaved")
         self.alibi = alibi
+        self.flash = flash          # None or (block_q, block_k)
+        self.decode = decode
         self.w_q = nn.Linear(d_model, n_heads * self.d_k, bias=qkv_bias)
         self.w_k = nn.Linear(d_model, self.n_kv_heads * self.d_k, bias=qkv_bias)
         self.w_v = nn.Linear(d_model, self.n_kv_heads * self.d_v, bias=qkv_bias)
@@ -255,11 +295,53 @@ class MultiHeadAttention(nn.Module):
         tr["attn"] = attn
         x = torch.matmul(attn, v)                          # (B, H, Lq, d_v)
         tr["head_out"] = x
+        if self.flash is not None:
+            tr["flash_max"], tr["flash_sum"], tr["flash_out"] = flash_attention(
+                q, k, v, self.scale, tr.get("position_bias"), mask, self.mask_fill, self.flash[1])
         x = x.transpose(1, 2).contiguous().view(B, Lq, H * self.d_v)
         tr["concat"] = x
         out = self.w_o(x)
         tr["output"] = out
+        if self.decode:
+            tr["cache_k"], tr["cache_v"], tr["decode_output"] = self.generate(query, mask)
         return out
+
+    def generate(self, x, mask):
+        """Token by token with a K/V cache, as a decoder generates (Hugging Face's
+        past_key_values): step t projects x[:, t] alone, rotates its q and k to position t,
+        appends k and v to the cache and attends over the t + 1 cached positions."""
+        B, L, _ = x.shape
+        H, Hkv, dk, dv = self.n_heads, self.n_kv_heads, self.d_k, self.d_v
+        cache_k = torch.zeros(B, Hkv, 0, dk)
+        cache_v = torch.zeros(B, Hkv, 0, dv)
+        rows = []
+        for t in range(L):
+            xt = x[:, t:t + 1]                                              # (B, 1, C)
+            q = self.w_q(xt).view(B, 1, H, dk).transpose(1, 2)              # (B, H, 1, dk)
+            k = self.w_k(xt).view(B, 1, Hkv, dk).transpose(1, 2)
+            v = self.w_v(xt).view(B, 1, Hkv, dv).transpose(1, 2)
+            if self.rope is not None:
+                theta, style = self.rope
+                cos, sin = rope_cos_sin(t + 1, dk, theta, style)
+                cos, sin = cos[t:t + 1], sin[t:t + 1]
+                rot = rotate_half if style == "half" else rotate_every_two
+                q = (q * cos) + (rot(q) * sin)
+                k = (k * cos) + (rot(k) * sin)
+            cache_k = torch.cat([cache_k, k], dim=2)                        # (B, Hkv, t+1, dk)
+            cache_v = torch.cat([cache_v, v], dim=2)
+            kk = cache_k.repeat_interleave(H // Hkv, dim=1)
+            vv = cache_v.repeat_interleave(H // Hkv, dim=1)
+            s = torch.matmul(q, kk.transpose(-2, -1)) / self.scale          # (B, H, 1, t+1)
+            if self.alibi:
+                s = s + alibi_bias(H, L, L)[:, :, t:t + 1, :t + 1]
+            if mask is not None:
+                m = torch.as_tensor(mask).expand(B, 1, L, L) if torch.as_tensor(mask).dim() == 4 \
+                    else torch.as_tensor(mask).expand(B, L, L).unsqueeze(1)
+                s = s.masked_fill(m[:, :, t:t + 1, :t + 1] == 0, self.mask_fill)
+            a = F.softmax(s, dim=-1)
+            o = torch.matmul(a, vv).transpose(1, 2).reshape(B, 1, H * dv)
+            rows.append(self.w_o(o))
+        return cache_k, cache_v, torch.cat(rows, dim=1)
 
     # lesson <-> module weights
     def load_lesson_weights(self, w):
@@ -434,13 +516,14 @@ class AttentionBlock(nn.Module):
 
 def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=True,
                scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
-               ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False):
-    modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi
+               ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
+               decode=False):
+    modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode
     if per_head and not modern:
         attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
     else:
         attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
-                                  n_kv_heads, rope, alibi)
+                                  n_kv_heads, rope, alibi, flash, decode)
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden)
 
 
@@ -494,6 +577,10 @@ def resolve_lesson(lesson):
     if rope is not None:
         rope = (float(np.float32(rope.get("theta", 10000))), rope.get("style", "half"))
     alibi = bool(m.get("alibi", False))
+    decode = bool(m.get("decode", False))
+    flash = m.get("flash")
+    if flash is not None:
+        flash = (int(flash["block_q"]), int(flash["block_k"]))
 
     def as3(t, what):
         if t.dim() == 2:
@@ -575,7 +662,8 @@ def resolve_lesson(lesson):
 
     cfg = dict(d_model=d_model, n_heads=H, d_k=d_k, d_v=d_v, qkv_bias=qkv_bias,
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
-               norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi)
+               norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi, flash=flash,
+               decode=decode)
     return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=w,
                 per_head_form=per_head_form)
 
@@ -844,6 +932,67 @@ def variants():
     out.append(Variant("sliding-window-1", "Sliding window 1: each token sees only itself",
                        {"d_model": 4, "n_heads": 2}, block, x,
                        mask=mask, mask_lesson={"sliding_window": 1}))
+
+    # 19. FlashAttention tiles: causal, key blocks of 3 over 7 keys (a short last block)
+    torch.manual_seed(19)
+    block = make_block(8, 2, flash=(2, 3))
+    x = torch.randn(2, 7, 8)
+    mask = torch.tril(torch.ones(7, 7))
+    out.append(Variant("flash-causal", "FlashAttention tiles 2×3, causal",
+                       {"d_model": 8, "n_heads": 2, "flash": {"block_q": 2, "block_k": 3}}, block, x,
+                       mask=mask, mask_lesson="causal"))
+
+    # 20. tiles over a sliding window with -inf: whole blocks masked (the running max stays
+    # -inf: Check_inf), GQA and RoPE
+    torch.manual_seed(20)
+    block = make_block(8, 4, n_kv_heads=2, rope=(10000.0, "half"), mask_fill=float("-inf"),
+                       flash=(4, 2))
+    x = torch.randn(1, 8, 8)
+    mask = sliding_window_mask(8, 2)
+    out.append(Variant("flash-window-neginf", "FlashAttention tiles 4×2 over a sliding window 2 with -inf, GQA, RoPE",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "mask_fill": "-inf",
+                        "rope": {"style": "half"}, "flash": {"block_q": 4, "block_k": 2}}, block, x,
+                       mask=mask, mask_lesson={"sliding_window": 2}))
+
+    # 21. tiles with a fully masked row (-inf: NaN, as the standard pass) and ALiBi
+    torch.manual_seed(21)
+    block = make_block(4, 2, mask_fill=float("-inf"), alibi=True, flash=(1, 4))
+    x = torch.randn(1, 5, 4)
+    mask = torch.tensor([[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [1, 1, 1, 1, 0], [1, 1, 1, 1, 1]])
+    out.append(Variant("flash-masked-row-alibi", "FlashAttention tiles 1×4, ALiBi, a fully masked row with -inf",
+                       {"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "alibi": True,
+                        "flash": {"block_q": 1, "block_k": 4}}, block, x,
+                       mask=mask, mask_lesson=mask_json(mask)))
+
+    # 22. KV-cache decoding, Llama-style: GQA + RoPE + causal
+    torch.manual_seed(22)
+    block = make_block(8, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
+                       n_kv_heads=2, rope=(10000.0, "half"), decode=True)
+    x = torch.randn(2, 6, 8)
+    mask = torch.tril(torch.ones(6, 6))
+    out.append(Variant("decode-gqa-rope", "KV-cache decoding: GQA 4/2, RoPE, causal",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
+                        "mask_fill": "-inf", "rope": {"style": "half"}, "decode": True}, block, x,
+                       mask=mask, mask_lesson="causal"))
+
+    # 23. decoding with ALiBi over a sliding window, biases, d_k != d_v, residual + LayerNorm,
+    # interleaved-free; and MQA with interleaved RoPE
+    torch.manual_seed(23)
+    block = make_block(6, 3, d_k=2, d_v=3, alibi=True, decode=True, residual_norm=True)
+    x = torch.randn(2, 5, 6)
+    mask = sliding_window_mask(5, 3)
+    out.append(Variant("decode-alibi-window", "KV-cache decoding: ALiBi, sliding window 3, d_k 2, d_v 3",
+                       {"d_model": 6, "n_heads": 3, "d_k": 2, "d_v": 3, "alibi": True, "decode": True,
+                        "residual_norm": True}, block, x,
+                       mask=mask, mask_lesson={"sliding_window": 3}))
+    torch.manual_seed(24)
+    block = make_block(8, 2, n_kv_heads=1, rope=(100.0, "interleaved"), decode=True, flash=(2, 2))
+    x = torch.randn(1, 5, 8)
+    mask = torch.tril(torch.ones(5, 5))
+    out.append(Variant("decode-mqa-flash", "KV-cache decoding and FlashAttention tiles: MQA, interleaved RoPE (theta 100)",
+                       {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"theta": 100, "style": "interleaved"},
+                        "decode": True, "flash": {"block_q": 2, "block_k": 2}}, block, x,
+                       mask=mask, mask_lesson="causal"))
     return out
 
 

@@ -343,7 +343,9 @@ static void test_save_round_trip_variants(void **state)
     (void)state;
     const char *paths[] = {"tests/ref/gqa-rope-causal.lesson.json", "tests/ref/mqa-rope-interleaved.lesson.json",
                            "tests/ref/sliding-window-gqa.lesson.json", "tests/ref/alibi-6-heads-gqa.lesson.json",
-                           "tests/ref/gqa-cross-padding.lesson.json", "tests/ref/sliding-window-1.lesson.json"};
+                           "tests/ref/gqa-cross-padding.lesson.json", "tests/ref/sliding-window-1.lesson.json",
+                           "tests/ref/flash-window-neginf.lesson.json", "tests/ref/decode-gqa-rope.lesson.json",
+                           "tests/ref/decode-mqa-flash.lesson.json", "tests/ref/decode-alibi-window.lesson.json"};
     for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
         Session *s = open_session(paths[i]);
         for (int edited = 0; edited < 2; edited++) {
@@ -367,6 +369,9 @@ static void test_save_round_trip_variants(void **state)
             assert_int_equal(b->alibi, a->alibi);
             assert_int_equal(back.in.mask_kind, s->lesson.in.mask_kind);
             assert_int_equal(back.in.window, s->lesson.in.window);
+            assert_int_equal(back.cfg.decode, a->decode);
+            assert_int_equal(back.cfg.flash_block_q, a->flash_block_q);
+            assert_int_equal(back.cfg.flash_block_k, a->flash_block_k);
             lesson_free(&back);
             unlink(path);
         }
@@ -385,6 +390,20 @@ static void test_save_round_trip_variants(void **state)
     s = open_session("tests/ref/mqa-rope-interleaved.lesson.json");
     assert_int_equal(s->lesson.cfg.rope, ROPE_INTERLEAVED);
     assert_true(s->lesson.cfg.rope_theta == 500.0f);
+    session_destroy(s);
+    // decoding keeps its causal (or sliding-window) mask: edits that would change it are refused
+    s = open_session("tests/ref/decode-alibi-window.lesson.json");
+    assert_true(s->lesson.cfg.decode);
+    const char *refused[] = {"mask=none", "mask=key_padding", "mask[0,1,1]=0", "mask.key_padding[0]=2"};
+    for (int i = 0; i < 4; i++) {
+        char err[EDIT_ERR_MAX];
+        Edit e;
+        bool ok = edit_parse(&s->lesson, refused[i], &e, err, sizeof err) && session_edit(s, &e, false, NULL, err, sizeof err);
+        assert_false(ok);
+        assert_non_null(strstr(err, "model.decode"));
+    }
+    set(s, "mask=causal"); // the sliding window becomes the causal mask: still decodable
+    assert_round_trip(s, "decode, causal");
     session_destroy(s);
     s = open_session("tests/ref/alibi-causal.lesson.json");
     assert_true(s->lesson.cfg.alibi);

@@ -81,26 +81,28 @@ float attn_rope_inv_freq(int i, int d, float theta)
     return 1.0f / powf(theta, e);
 }
 
-// (B, Hh, L, d) rotated in place of a copy: position l turns pair p by l·inv_freq[p].
+void attn_rope_row(float *y, const float *x, int d, int pos, RopeStyle style, float theta)
+{
+    const int half = d / 2;
+    for (int p = 0; p < half; p++) {
+        float ang = (float)pos * attn_rope_inv_freq(p, d, theta);
+        float c = cosf(ang), sn = sinf(ang);
+        int i0 = style == ROPE_HALF ? p : 2 * p, i1 = style == ROPE_HALF ? p + half : 2 * p + 1;
+        // x·cos + rotate(x)·sin, rotate(x) = (-x1, x0) on the pair
+        float a = x[i0] * c, b = -x[i1] * sn;
+        float a1 = x[i1] * c, b1 = x[i0] * sn;
+        y[i0] = a + b;
+        y[i1] = a1 + b1;
+    }
+}
+
+// (B, Hh, L, d): position l of every head turned by l·θ_p, into dst.
 static void rope_apply(float *dst, const float *src, int B, int Hh, int L, int d, RopeStyle style,
                        float theta)
 {
-    const int half = d / 2;
-    for (int l = 0; l < L; l++)
-        for (int p = 0; p < half; p++) {
-            float ang = (float)l * attn_rope_inv_freq(p, d, theta);
-            float c = cosf(ang), sn = sinf(ang);
-            int i0 = style == ROPE_HALF ? p : 2 * p, i1 = style == ROPE_HALF ? p + half : 2 * p + 1;
-            for (int bh = 0; bh < B * Hh; bh++) {
-                const float *x = src + ((size_t)bh * L + l) * d;
-                float *y = dst + ((size_t)bh * L + l) * d;
-                // x·cos + rotate(x)·sin, rotate(x) = (-x1, x0) on the pair
-                float a = x[i0] * c, b = -x[i1] * sn;
-                y[i0] = a + b;
-                float a1 = x[i1] * c, b1 = x[i0] * sn;
-                y[i1] = a1 + b1;
-            }
-        }
+    for (int bh = 0; bh < B * Hh; bh++)
+        for (int l = 0; l < L; l++)
+            attn_rope_row(dst + ((size_t)bh * L + l) * d, src + ((size_t)bh * L + l) * d, d, l, style, theta);
 }
 
 // Passes 4-7 for one (batch, head): its slices of scores, masked_scores, attn
@@ -155,6 +157,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->mask_kind = (int)in->mask_kind;
     tr->n_kv_heads = Hkv, tr->rope = (int)cfg->rope, tr->rope_theta = cfg->rope_theta;
     tr->alibi = cfg->alibi, tr->window = in->mask_kind == MASK_SLIDING ? in->window : 0;
+    tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
 
     // pass 1: the inputs, as given
     int x_q, x_k, x_v, mask = -1;
@@ -254,6 +257,9 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     TRY(head_out = push(tr, "head_out", STAGE_KIND_WEIGHTED_SUM, STEP_WEIGHTED_SUM, 4, ho_s, attn, vh, -1));
     HeadJob job = {cfg, tr, q_in, k_in, vh, bias, mask, scores, masked, attn, head_out, H, Hkv, Lq, Lk, dk, dv};
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
+    AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, head_out, -1};
+    // FlashAttention: the same head_out again, tile by tile with an online softmax
+    if (cfg->flash_block_k > 0 && !attn_flash(cfg, &ast, tr)) return false;
 
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
     int cc_s[3] = {B, Lq, H * dv};
@@ -303,5 +309,8 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
                           B * Lq, C, cfg->norm_eps);
         tr->stages[fo].weight = &w->ffn_norm_weight, tr->stages[fo].bias = &w->ffn_norm_bias;
     }
+    // generation token by token from the K/V cache: decode_output must equal output
+    ast.output = output;
+    if (cfg->decode && !attn_decode(cfg, w, &ast, tr)) return false;
     return true;
 }

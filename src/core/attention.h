@@ -32,6 +32,8 @@ typedef struct AttnConfig {
     RopeStyle rope;          // rotary position embedding of the split Q and K
     float rope_theta;        // its base (10000)
     bool alibi;              // scores += -m_h·(i - j) (ALiBi), before the mask
+    bool decode;             // also generate token by token from a K/V cache (decode.c)
+    int flash_block_q, flash_block_k; // > 0: FlashAttention's tiled online softmax (flash.c)
 } AttnConfig;
 
 // The ALiBi slope of head h of H (the paper's rule, also for H not a power of two).
@@ -72,7 +74,26 @@ void attn_inputs_free(AttnInputs *in);
 // v_proj q_heads k_heads v_heads [q_rope k_rope] [position_bias] scores masked_scores
 // attn head_out concat output [residual_sum residual_norm] [ffn_hidden ffn_sum ffn_out].
 // With n_kv_heads < n_heads, k_heads / v_heads (and k_rope) have n_kv_heads heads and
-// query head h reads K/V head h / (n_heads / n_kv_heads).
+// query head h reads K/V head h / (n_heads / n_kv_heads). With flash_block_k, after
+// head_out: flash_max flash_sum flash_out; with decode, at the end: cache_k cache_v
+// decode_output.
 bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr);
 
+// The stage indices the variants below read (-1: absent).
+typedef struct AttnStages {
+    int x_q, q_in, k_in, vh, bias, mask, head_out, output;
+} AttnStages;
+
+// FlashAttention's tiled online softmax (flash.c): the scores are visited one key block
+// at a time per query row; the running max m, the running sum l and the rescaled partial
+// output are kept, never the Lq×Lk matrix. Pushes flash_max, flash_sum (B, H, Lq, n_key_blocks)
+// and flash_out (B, H, Lq, d_v). False on allocation failure.
+bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr);
+// Generation token by token from a K/V cache (decode.c): step t projects token t alone,
+// turns its q and k to position t, appends k and v to the cache and computes one row of
+// scores, softmax, attn·V and output from the cache. Pushes cache_k (B, Hkv, L, d_k),
+// cache_v (B, Hkv, L, d_v) and decode_output (B, L, C). False on allocation failure.
+bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *st, Trace *tr);
+// x rotated to position pos (RoPE, one head row of d values) into y.
+void attn_rope_row(float *y, const float *x, int d, int pos, RopeStyle style, float theta);
 #endif

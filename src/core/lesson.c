@@ -450,7 +450,8 @@ static bool parse_model(Ctx *c, const cJSON *m, AttnConfig *cfg)
     if (!cJSON_IsObject(m)) return fail(c, P, "expected an object, got %s", json_type_name(m));
     static const char *const keys[] = {"d_model", "n_heads", "d_k", "d_v", "qkv_bias",
                                        "out_bias", "scale", "mask_fill", "residual_norm",
-                                       "norm_eps", "ffn_hidden", "n_kv_heads", "rope", "alibi", NULL};
+                                       "norm_eps", "ffn_hidden", "n_kv_heads", "rope", "alibi", "decode",
+                                       "flash", NULL};
     if (!check_keys(c, m, P, keys)) return false;
     if (!get_int(c, m, P, "d_model", &cfg->d_model, 1, LESSON_MAX_D_MODEL, true, 0)) return false;
     if (!get_int(c, m, P, "n_heads", &cfg->n_heads, 1, LESSON_MAX_HEADS, true, 0)) return false;
@@ -477,6 +478,17 @@ static bool parse_model(Ctx *c, const cJSON *m, AttnConfig *cfg)
         return fail(c, "model.n_kv_heads", "%d does not divide n_heads %d; expected a divisor (1 = multi-query)",
                     cfg->n_kv_heads, cfg->n_heads);
     if (!get_bool(c, m, P, "alibi", &cfg->alibi, false)) return false;
+    if (!get_bool(c, m, P, "decode", &cfg->decode, false)) return false;
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(m, "flash");
+    cfg->flash_block_q = cfg->flash_block_k = 0;
+    if (fl && !cJSON_IsNull(fl)) {
+        if (!cJSON_IsObject(fl))
+            return fail(c, "model.flash", "expected {\"block_q\": a, \"block_k\": b}, got %s", json_type_name(fl));
+        static const char *const fkeys[] = {"block_q", "block_k", NULL};
+        if (!check_keys(c, fl, "model.flash", fkeys)) return false;
+        if (!get_int(c, fl, "model.flash", "block_q", &cfg->flash_block_q, 1, LESSON_MAX_LEN, true, 0)) return false;
+        if (!get_int(c, fl, "model.flash", "block_k", &cfg->flash_block_k, 1, LESSON_MAX_LEN, true, 0)) return false;
+    }
     const cJSON *rope = cJSON_GetObjectItemCaseSensitive(m, "rope");
     cfg->rope = ROPE_NONE;
     cfg->rope_theta = 10000.0f;
@@ -898,11 +910,12 @@ static bool parse_tokens(Ctx *c, const cJSON *j, Lesson *ls)
 
 static const char *const step_keys_allowed[] = {
     // steps
-    "input", "projection", "split", "rope", "scores", "mask", "softmax", "weighted_sum", "concat",
-    "output", "add_norm", "ffn",
+    "input", "projection", "split", "rope", "scores", "mask", "softmax", "weighted_sum", "flash", "concat",
+    "output", "add_norm", "ffn", "decode",
     // stages
     "key_input", "value_input", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
-    "q_rope", "k_rope", "position_bias",
+    "q_rope", "k_rope", "position_bias", "flash_max", "flash_sum", "flash_out", "cache_k", "cache_v",
+    "decode_output",
     "masked_scores", "attn", "head_out", "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum",
     "ffn_out", NULL};
 
@@ -1140,6 +1153,10 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     ls->batch = ls->in.query.shape[0];
     ls->len_q = ls->in.query.shape[1];
     ls->len_k = ls->in.key.shape[1];
+    if (ls->cfg.decode && !(ls->in.key_is_query && ls->in.value_is_key)) {
+        fail(c, "model.decode", "generating token by token needs self-attention; expected no separate input.key or input.value");
+        goto done;
+    }
     if ((ls->cfg.rope != ROPE_NONE || ls->cfg.alibi) && !ls->in.key_is_query) {
         fail(c, ls->cfg.rope != ROPE_NONE ? "model.rope" : "model.alibi",
              "positions 0..L-1 are those of one sequence; expected self-attention (no separate input.key)");
@@ -1172,6 +1189,11 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     if (!parse_mask(c, cJSON_GetObjectItemCaseSensitive(root, "mask"), ls->batch, ls->len_q,
                     ls->len_k, &ls->in))
         goto done;
+    if (ls->cfg.decode && ls->in.mask_kind != MASK_CAUSAL && ls->in.mask_kind != MASK_SLIDING) {
+        fail(c, "model.decode", "a token is generated before the ones after it exist; expected mask \"causal\" or "
+                                "{\"sliding_window\": W}");
+        goto done;
+    }
     if (!parse_weights(c, cJSON_GetObjectItemCaseSensitive(root, "weights"), &ls->cfg, &ls->w))
         goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;

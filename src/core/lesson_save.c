@@ -81,6 +81,8 @@ bool lesson_write(const Lesson *ls, FILE *f)
         fprintf(f, ", \"style\": \"%s\"}", c->rope == ROPE_INTERLEAVED ? "interleaved" : "half");
     }
     if (c->alibi) fputs(", \"alibi\": true", f);
+    if (c->decode) fputs(", \"decode\": true", f);
+    if (c->flash_block_k > 0) fprintf(f, ", \"flash\": {\"block_q\": %d, \"block_k\": %d}", c->flash_block_q, c->flash_block_k);
     fputs("},\n", f);
 
     fputs("  \"input\": {\n    \"query\": ", f);

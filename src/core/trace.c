@@ -80,7 +80,7 @@ const char *step_name(StepId s)
 {
     static const char *const names[STEP_COUNT] = {
         "input", "projection", "split", "rope", "scores", "mask", "softmax",
-        "weighted_sum", "concat", "output", "add_norm", "ffn",
+        "weighted_sum", "flash", "concat", "output", "add_norm", "ffn", "decode",
     };
     return (unsigned)s < STEP_COUNT ? names[s] : "?";
 }

@@ -29,6 +29,11 @@ typedef enum StageKind {
     STAGE_KIND_FFN_SUM,      // ffn_sum = h·W2ᵀ + b2 + z (operands h, z)
     STAGE_KIND_ROPE,         // q_rope, k_rope: each pair of the head turned by pos·θ_i
     STAGE_KIND_POS_BIAS,     // position_bias (1, H, Lq, Lk): ALiBi's -m_h·(i - j)
+    STAGE_KIND_FLASH_STAT,   // flash_max, flash_sum (B, H, Lq, n_key_blocks): running max / sum
+    STAGE_KIND_FLASH_OUT,    // flash_out (B, H, Lq, d_v): acc / l, = head_out (operands head_out, flash_sum, v)
+    STAGE_KIND_CACHE,        // cache_k, cache_v (B, Hkv, L, d): the K/V cache after the last step
+    STAGE_KIND_DECODE,       // decode_output (B, L, C): one row per generation step, = output
+                             // (operands cache_k, cache_v, output)
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -42,10 +47,12 @@ typedef enum StepId {
     STEP_MASK,
     STEP_SOFTMAX,
     STEP_WEIGHTED_SUM,
+    STEP_FLASH,
     STEP_CONCAT,
     STEP_OUTPUT,
     STEP_ADD_NORM,
     STEP_FFN,
+    STEP_DECODE,
     STEP_COUNT
 } StepId;
 
@@ -78,6 +85,7 @@ typedef struct Trace {
     float rope_theta;
     bool alibi;
     int window;                  // sliding window W (mask_kind MASK_SLIDING)
+    int flash_block_q, flash_block_k; // tiles of the flash stages (0: none)
     bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
 } Trace;
 

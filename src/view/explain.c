@@ -88,6 +88,7 @@ static const float *row_of(const Tensor *t, int b, int h, int r)
 }
 
 static int last_dim(const Tensor *t) { return t->shape[t->rank - 1]; }
+static int imin_(int a, int b) { return a < b ? a : b; }
 
 static void index_str(const PanelSpec *ps, const Stage *st, int b, int r, int c, char *buf,
                       size_t n)
@@ -320,6 +321,52 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
             put_num(&o, val, false);
         }
         break;
+    case TIP_FLASH: {
+        // the running value after key block col, from the one before and the tile's scores
+        int ms = trace_find(tr, "masked_scores"), fm = trace_find(tr, "flash_max"), fl = trace_find(tr, "flash_sum");
+        if (ms < 0 || fm < 0 || fl < 0 || tr->flash_block_k < 1) break;
+        const Tensor *S = &tr->stages[ms].t, *M = &tr->stages[fm].t, *Ls = &tr->stages[fl].t;
+        int bk = tr->flash_block_k, j0 = col * bk, j1 = imin_(j0 + bk, tr->len_k) - 1;
+        const float *srow = row_of(S, b, h, row), *mrow = row_of(M, b, h, row), *lrow = row_of(Ls, b, h, row);
+        float rmax = -INFINITY, m = mrow[col], mold = col > 0 ? mrow[col - 1] : -INFINITY;
+        for (int j = j0; j <= j1; j++) rmax = srow[j] > rmax ? srow[j] : rmax;
+        char k0[16], k1[16], x0[32], x1[32], x2[32];
+        snprintf(k0, sizeof k0, "%d", j0), snprintf(k1, sizeof k1, "%d", j1);
+        if (!strcmp(st->name, "flash_max")) {
+            explain_number(mold, x0, sizeof x0), explain_number(rmax, x1, sizeof x1);
+            const char *args[] = {k0, k1, x0, x1};
+            put_key(&o, lang, "tip.flash_max", 4, args);
+        } else {
+            float ref = isinf(m) && m < 0 ? 0.0f : m, sum = 0.0f;
+            for (int j = j0; j <= j1; j++) sum += expf(srow[j] - ref);
+            explain_number(col > 0 ? lrow[col - 1] : 0.0f, x0, sizeof x0), explain_number(expf(mold - ref), x1, sizeof x1);
+            explain_number(sum, x2, sizeof x2);
+            const char *args[] = {k0, k1, x0, x1, x2};
+            put_key(&o, lang, "tip.flash_sum", 5, args);
+        }
+        put(&o, "\n= ");
+        put_num(&o, val, false);
+        break;
+    }
+    case TIP_EQUAL: {
+        // flash_out: head_out (operand 0); decode_output: output (operand 2)
+        int other = st->kind == STAGE_KIND_FLASH_OUT ? op[0] : op[2];
+        if (other < 0) break;
+        const Tensor *t = &tr->stages[other].t;
+        float x = row_of(t, b, h, row)[col];
+        char tb[16], xb[32];
+        snprintf(tb, sizeof tb, "%d", row), explain_number(x, xb, sizeof xb);
+        const char *args[] = {tb, scene_symbol(tr, other, lang), xb};
+        put_key(&o, lang, st->kind == STAGE_KIND_FLASH_OUT ? "tip.flash_out" : "tip.decode", 3, args);
+        break;
+    }
+    case TIP_CACHE: {
+        char tb[16], lb[16];
+        snprintf(tb, sizeof tb, "%d", row), snprintf(lb, sizeof lb, "%d", tr->len_q - 1);
+        const char *args[] = {tb, lb};
+        put_key(&o, lang, "tip.cache", 2, args);
+        break;
+    }
     case TIP_POS_BIAS: {
         double m = attn_alibi_slope(h, tr->n_heads);
         char mb[32];

@@ -40,6 +40,12 @@ static const StageName NAMES[] = {
     {"q_rope", "Q_rot", NULL, NULL, NULL, NULL, NULL},
     {"k_rope", "K_rot", NULL, NULL, NULL, NULL, NULL},
     {"position_bias", "position_bias", NULL, NULL, NULL, NULL, NULL},
+    {"flash_max", "m", NULL, NULL, NULL, NULL, NULL},
+    {"flash_sum", "l", NULL, NULL, NULL, NULL, NULL},
+    {"flash_out", "flash_out", NULL, NULL, NULL, NULL, NULL},
+    {"cache_k", "cache_k", NULL, NULL, NULL, NULL, NULL},
+    {"cache_v", "cache_v", NULL, NULL, NULL, NULL, NULL},
+    {"decode_output", "decode_output", NULL, NULL, NULL, NULL, NULL},
     {"scores", "scores", NULL, NULL, NULL, NULL, NULL},
     {"masked_scores", "masked_scores", NULL, NULL, NULL, NULL, NULL},
     {"attn", "attn", NULL, NULL, NULL, NULL, NULL},
@@ -316,6 +322,21 @@ static void panels_scores(Layout *L, const Trace *tr, const View *v)
     add_stage(L, tr, v, v->stage, v->head, op, READS_NONE);
 }
 
+// masked scores → m (or l) per key block: the tiles of each row, visited in order
+static void panels_flash_stat(Layout *L, const Trace *tr, const View *v)
+{
+    add_stage(L, tr, v, trace_find(tr, "masked_scores"), v->head, "", READS_ROW);
+    add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+}
+
+// flash_out = head_out (operand 0), decode_output = output (operand 2): the same numbers
+static void panels_equal(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->kind == STAGE_KIND_FLASH_OUT ? st->operands[0] : st->operands[2], v->head, "", READS_CELL);
+    add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
 // Q·cos + rotate(Q)·sin = Q_rot: each position's row turned pair by pair
 static void panels_rope(Layout *L, const Trace *tr, const View *v)
 {
@@ -441,6 +462,32 @@ static void formula_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
              tr->rope == ROPE_HALF ? "rotate_half" : "rotate_every_two", x);
 }
 
+static void formula_flash(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Stage *st = &tr->stages[s];
+    if (st->kind == STAGE_KIND_FLASH_OUT)
+        snprintf(out, n, "flash_out = acc / l = head_out");
+    else if (!strcmp(st->name, "flash_max"))
+        snprintf(out, n, "m = max(m_old, rowmax(S_tile))");
+    else
+        snprintf(out, n, "l = l_old·e^(m_old − m) + Σ e^(S_tile − m)");
+}
+
+static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Stage *st = &tr->stages[s];
+    if (st->kind == STAGE_KIND_DECODE) {
+        // the keys step t reads: all cached ones, or the last W of them (sliding window)
+        const char *span = tr->mask_kind == MASK_SLIDING ? "t−W+1:t+1" : ":t+1";
+        snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ / s%s)·cache_v[%s]·W_Oᵀ", span,
+                 tr->alibi ? " + bias_t" : "", span);
+    } else
+        snprintf(out, n, "%s = cat(%s, %s_t) for t = 0 … %d", st->name, st->name, st->name[6] == 'k' ? "k" : "v",
+                 st->t.shape[2] - 1);
+}
+
 static void formula_pos_bias(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
@@ -515,6 +562,10 @@ static const StageRecipe RECIPES[STAGE_KIND_COUNT] = {
     [STAGE_KIND_FFN_HIDDEN] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR_RELU, Q(SHAPE) | Q(VALUE)},
     [STAGE_KIND_FFN_SUM] = {panels_ffn_sum, formula_linear, ANIM_ROWS, TIP_LINEAR_RESIDUAL, Q(VALUE)},
     [STAGE_KIND_ROPE] = {panels_rope, formula_rope, ANIM_ROWS, TIP_ROPE, Q(VALUE)},
+    [STAGE_KIND_FLASH_STAT] = {panels_flash_stat, formula_flash, ANIM_CELLS, TIP_FLASH, 0},
+    [STAGE_KIND_FLASH_OUT] = {panels_equal, formula_flash, ANIM_ROWS, TIP_EQUAL, Q(VALUE)},
+    [STAGE_KIND_CACHE] = {panels_self, formula_decode, ANIM_ROWS, TIP_CACHE, 0},
+    [STAGE_KIND_DECODE] = {panels_equal, formula_decode, ANIM_ROWS, TIP_EQUAL, Q(VALUE)},
     [STAGE_KIND_POS_BIAS] = {panels_self, formula_pos_bias, ANIM_FADE, TIP_POS_BIAS, 0}, // (1, H, Lq, Lk): no batch to ask about
 };
 #undef Q
@@ -558,6 +609,22 @@ static void formula_note(const Trace *tr, int s, Lang lang, char *out, size_t n)
         snprintf(d, sizeof d, "%d", 100 - 100 * st->t.shape[1] / tr->n_heads);
         const char *args[] = {a, b, c, d};
         i18n_fmt(out, n, lang, "fx.gqa", 4, args);
+    } else if (st->kind == STAGE_KIND_FLASH_STAT || st->kind == STAGE_KIND_FLASH_OUT) {
+        // what each way writes to memory: the Lq×Lk matrix, or the tiles' outputs and m, l
+        char c[24], d[24], e[24], f[24];
+        long long full = (long long)tr->batch * tr->n_heads * tr->len_q * tr->len_k;
+        long long tiled = (long long)tr->batch * tr->n_heads * tr->len_q * (tr->d_v + 2);
+        snprintf(a, sizeof a, "%d", tr->flash_block_q), snprintf(b, sizeof b, "%d", tr->flash_block_k);
+        snprintf(c, sizeof c, "%d", (tr->len_q + tr->flash_block_q - 1) / imax(tr->flash_block_q, 1) *
+                                        ((tr->len_k + tr->flash_block_k - 1) / imax(tr->flash_block_k, 1)));
+        snprintf(d, sizeof d, "%lld", full), snprintf(e, sizeof e, "%lld", tiled);
+        snprintf(f, sizeof f, "%d", tr->len_k);
+        const char *args[] = {a, b, c, d, e, f};
+        i18n_fmt(out, n, lang, st->kind == STAGE_KIND_FLASH_OUT ? "fx.flash_memory" : "fx.flash_tiles", 6, args);
+    } else if (st->kind == STAGE_KIND_CACHE) {
+        snprintf(a, sizeof a, "%d", st->t.shape[1]), snprintf(b, sizeof b, "%d", tr->n_heads);
+        const char *args[] = {a, b};
+        i18n_fmt(out, n, lang, "fx.cache", 2, args);
     } else if (st->kind == STAGE_KIND_ROPE) {
         char t[32];
         snprintf(t, sizeof t, "%g", (double)tr->rope_theta);

@@ -44,6 +44,9 @@ typedef enum TipKind {
     TIP_COPY_CONCAT,     // copied from head j / d
     TIP_ROPE,            // the pair, its angle pos·θ_p, cos and sin
     TIP_POS_BIAS,        // −m_h·(i − j)
+    TIP_FLASH,           // the running max / sum after a key block, from the one before
+    TIP_EQUAL,           // the same number another way (flash_out = head_out, decode_output = output)
+    TIP_CACHE,           // the step that wrote a cache row
 } TipKind;
 
 typedef struct StageRecipe {
