@@ -3,7 +3,8 @@
 
 For each trial, builds a random lesson (sizes, head split, d_k != d_v, bias
 flags, scale, mask kind (sliding window included) and fill, residual norm, FFN,
-K/V heads (GQA / MQA), RoPE (both styles, several bases) or ALiBi, and the different ways
+K/V heads (GQA / MQA), RoPE (both styles, several bases) or ALiBi, FlashAttention tiles,
+KV-cache decoding, and the different ways
 the lesson format can spell tensors and weights), writes it to a temporary
 file, runs `attnviz --dump LESSON`, and compares every stage PyTorch computes
 (see gen_reference.py) with atol 1e-5, rtol 1e-4; NaN and +-inf positions must
@@ -199,6 +200,15 @@ def random_lesson(rng):
     elif self_attn and rng.random() < 0.3:
         model["alibi"] = True
         pos = " alibi"
+    if rng.random() < 0.3:                                   # FlashAttention tiles
+        model["flash"] = {"block_q": int(rng.integers(1, Lq + 2)), "block_k": int(rng.integers(1, Lk + 2))}
+        pos += " flash=%dx%d" % (model["flash"]["block_q"], model["flash"]["block_k"])
+    plain_self = "key" not in inp or (inp["key"] == "query" and inp.get("value", "key") in ("key", "query"))
+    plain_self = plain_self and not isinstance(inp.get("value"), (list, dict))
+    is_causal = mask == "causal" or (isinstance(mask, dict) and "sliding_window" in mask)
+    if plain_self and is_causal and rng.random() < 0.5:      # KV-cache decoding
+        model["decode"] = True
+        pos += " decode"
 
     # weights
     shapes = {"w_q": (H * d_k, d), "b_q": (H * d_k,), "w_k": (Hkv * d_k, d), "b_k": (Hkv * d_k,),
