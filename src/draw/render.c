@@ -33,6 +33,7 @@ CellLook render_cell_look(const PanelSpec *ps, int row, int col)
 {
     float v = panel_value(ps, row, col);
     if (ps->mask && ps->mask[(size_t)row * (size_t)ps->cols + (size_t)col] == 0.0f) return CELL_MASKED;
+    if (ps->neg_inf_masked && isinf(v) && v < 0) return CELL_MASKED;
     if (isnan(v)) return CELL_NAN;
     return CELL_VALUE;
 }

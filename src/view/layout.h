@@ -73,6 +73,7 @@ typedef struct PanelSpec {
     int head;                   // head of this slice, -1 none
     int head_blocks;            // >0: columns are this many head-coloured blocks
     int block_cols;             // columns per block
+    bool neg_inf_masked;        // −∞ cells have the masked look (a running max before any key is seen)
     int kv_group;               // >0: shared K/V head(s) (GQA / MQA), each read by this many query
                                 // heads: drawn in ink, not in one query head's colour
     AxisKind row_axis, col_axis;

@@ -326,7 +326,9 @@ static void panels_scores(Layout *L, const Trace *tr, const View *v)
 static void panels_flash_stat(Layout *L, const Trace *tr, const View *v)
 {
     add_stage(L, tr, v, trace_find(tr, "masked_scores"), v->head, "", READS_ROW);
-    add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    PanelSpec *p = add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    // m = −∞ while every key so far is masked with −∞: drawn as masked, not as a colour
+    if (p) p->neg_inf_masked = true;
 }
 
 // flash_out = head_out (operand 0), decode_output = output (operand 2): the same numbers
@@ -800,15 +802,16 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         const Stage *ds = &tr->stages[p->stage];
         int bb = ds->t.rank >= 3 ? imin(imax(v->batch, 0), ds->t.shape[0] - 1) : 0;
         bool nan_possible = p->is_weight || !tr->has_stats || ds->any_nan[bb];
-        for (int rr = 0; rr < p->rows && (p->mask || nan_possible); rr++) {
+        for (int rr = 0; rr < p->rows && (p->mask || p->neg_inf_masked || nan_possible); rr++) {
             for (int c = 0; c < p->cols; c++) {
-                if (p->mask && p->mask[(size_t)rr * (size_t)p->cols + (size_t)c] == 0.0f) {
+                if ((p->mask && p->mask[(size_t)rr * (size_t)p->cols + (size_t)c] == 0.0f) ||
+                    (p->neg_inf_masked && isinf(panel_value(p, rr, c)) && panel_value(p, rr, c) < 0)) {
                     p->any_masked = true;
                     continue;
                 }
                 if (nan_possible && isnan(panel_value(p, rr, c))) p->any_nan = true;
             }
-            if ((p->any_masked || !p->mask) && (p->any_nan || !nan_possible)) break;
+            if ((p->any_masked || !(p->mask || p->neg_inf_masked)) && (p->any_nan || !nan_possible)) break;
         }
     }
 }
