@@ -460,7 +460,7 @@ static void formula_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
     const char *r = stage_name_of(tr, s)->sym, *x = op_sym(tr, s, 0);
-    snprintf(out, n, "%s = %s·cos(pos·θ) + %s(%s)·sin(pos·θ)", r, x,
+    snprintf(out, n, "%s = %s·cos + %s(%s)·sin", r, x,
              tr->rope == ROPE_HALF ? "rotate_half" : "rotate_every_two", x);
 }
 
@@ -628,10 +628,18 @@ static void formula_note(const Trace *tr, int s, Lang lang, char *out, size_t n)
         const char *args[] = {a, b};
         i18n_fmt(out, n, lang, "fx.cache", 2, args);
     } else if (st->kind == STAGE_KIND_ROPE) {
-        char t[32];
+        // which columns turn together, and how fast: "(0,2) 1, (1,3) 0.01"
+        char t[32], pairs[96] = "";
         snprintf(t, sizeof t, "%g", (double)tr->rope_theta);
-        const char *args[] = {t};
-        i18n_fmt(out, n, lang, "fx.rope", 1, args);
+        int d = st->t.shape[3], half = d / 2;
+        size_t len = 0;
+        for (int p = 0; p < half && p < 3 && len + 32 < sizeof pairs; p++)
+            len += (size_t)snprintf(pairs + len, sizeof pairs - len, "%s(%d,%d) %.3g", p ? ", " : "",
+                                    tr->rope == ROPE_HALF ? p : 2 * p, tr->rope == ROPE_HALF ? p + half : 2 * p + 1,
+                                    (double)attn_rope_inv_freq(p, d, tr->rope_theta));
+        if (half > 3) snprintf(pairs + len, sizeof pairs - len, ", …");
+        const char *args[] = {t, pairs};
+        i18n_fmt(out, n, lang, "fx.rope", 2, args);
     } else if (st->kind == STAGE_KIND_POS_BIAS) {
         char m[160] = "";
         size_t len = 0;
