@@ -400,7 +400,8 @@ static void frame_in_panel(Canvas *cv, const Layout *L, int p, int x, int y, int
 static Rect highlight_rect(const Layout *L, int p, Highlight h)
 {
     const Rect q = L->panel[p];
-    int x0 = h.col < 0 ? q.x : layout_col_x(L, p, h.col), x1 = h.col < 0 ? q.x + q.w : layout_col_x(L, p, h.col + 1);
+    int x0 = h.col < 0 ? q.x : layout_col_x(L, p, h.col),
+        x1 = h.col < 0 ? q.x + q.w : layout_col_x(L, p, h.col + (h.cols > 1 ? h.cols : 1));
     int y0 = h.row < 0 ? q.y : layout_row_y(L, p, h.row), y1 = h.row < 0 ? q.y + q.h : layout_row_y(L, p, h.row + 1);
     return (Rect){x0, y0, x1 - x0, y1 - y0};
 }
@@ -569,6 +570,16 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         if (zoomed) paint_clip(cv, NULL);
     }
     if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, v, p, k, e, animate);
+    // FlashAttention's tiles: block_q × block_k outlines over the scores
+    if (ps->tile_rows > 0 && ps->tile_cols > 0) {
+        int t = paint_px(L->s, 2);
+        paint_clip(cv, &clip);
+        for (int j = ps->tile_cols; j < ps->cols; j += ps->tile_cols)
+            paint_fill(cv, THEME.ink, 255, layout_col_x(L, p, j) + dx - t / 2, clip.y, t, clip.h);
+        for (int i = ps->tile_rows; i < ps->rows; i += ps->tile_rows)
+            paint_fill(cv, THEME.ink, 255, clip.x, layout_row_y(L, p, i) + dy - t / 2, clip.w, t);
+        paint_clip(cv, NULL);
+    }
     // head frame for per-head panels of split / concat
     if (ps->head >= 0 && !ps->head_blocks && (k == ANIM_SPLIT || k == ANIM_CONCAT) && L->n_panels > 2) {
         // a shared K/V head: framed in ink, thick when the selected query head reads it
@@ -581,7 +592,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
     int row, c;
     if (animate && computing_cell(k, e, ps, &row, &c)) {
         int t = paint_px(L->s, 3);
-        Highlight me = {row, c};
+        Highlight me = {row, c, 1};
         Rect hr = highlight_rect(L, p, me);
         frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.hilite);
         Rect unused[LAYOUT_MAX_PANELS];
@@ -591,7 +602,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
             for (int o = 0; o < L->n_panels; o++) {
                 Highlight h;
                 if (o == p || !scene_highlight(L, p, row, 0, o, &h) || L->spec[o].reads == READS_COL) continue;
-                Rect oq = highlight_rect(L, o, (Highlight){h.row, -1});
+                Rect oq = highlight_rect(L, o, (Highlight){h.row, -1, 1});
                 frame_in_panel(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
             }
         }

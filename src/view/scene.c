@@ -325,7 +325,8 @@ static void panels_scores(Layout *L, const Trace *tr, const View *v)
 // masked scores → m (or l) per key block: the tiles of each row, visited in order
 static void panels_flash_stat(Layout *L, const Trace *tr, const View *v)
 {
-    add_stage(L, tr, v, trace_find(tr, "masked_scores"), v->head, "", READS_ROW);
+    PanelSpec *s = add_stage(L, tr, v, trace_find(tr, "masked_scores"), v->head, "", READS_TILE);
+    if (s) s->tile_rows = tr->flash_block_q, s->tile_cols = tr->flash_block_k;
     PanelSpec *p = add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
     // m = −∞ while every key so far is masked with −∞: drawn as masked, not as a colour
     if (p) p->neg_inf_masked = true;
@@ -945,25 +946,31 @@ bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight 
     switch (ps->reads) {
     case READS_ROW:
         if (row >= ps->rows) return false;
-        *out = (Highlight){row, -1};
+        *out = (Highlight){row, -1, 1};
         return true;
     case READS_COL:
         if (col >= ps->cols) return false;
-        *out = (Highlight){ps->vector ? 0 : -1, col};
+        *out = (Highlight){ps->vector ? 0 : -1, col, 1};
         return true;
     case READS_CELL:
         if (row >= ps->rows || col >= ps->cols) return false;
-        *out = (Highlight){row, col};
+        *out = (Highlight){row, col, 1};
         return true;
     case READS_HEAD_SRC: {
         int c = res->head * res->cols + col;
         if (res->head < 0 || row >= ps->rows || c >= ps->cols) return false;
-        *out = (Highlight){row, c};
+        *out = (Highlight){row, c, 1};
+        return true;
+    }
+    case READS_TILE: { // one query row of a key block: what a running max / sum cell has seen last
+        int bk = ps->tile_cols, c0 = col * bk;
+        if (bk <= 0 || row >= ps->rows || c0 >= ps->cols) return false;
+        *out = (Highlight){row, c0, imin(bk, ps->cols - c0)};
         return true;
     }
     case READS_HEAD_DST:
         if (ps->cols <= 0 || col / ps->cols != ps->head || row >= ps->rows) return false;
-        *out = (Highlight){row, col % ps->cols};
+        *out = (Highlight){row, col % ps->cols, 1};
         return true;
     default:
         return false;

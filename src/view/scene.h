@@ -81,6 +81,7 @@ const char *scene_weight_plain(const Trace *tr, int s);
 // when p has no highlight for that cell.
 typedef struct Highlight {
     int row, col;      // -1 = the whole column / row
+    int cols;          // columns from col on (0 or 1: one; a tile's key block)
 } Highlight;
 bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight *out);
 
