@@ -7,9 +7,14 @@
 // give the causal pass's output again: decode_output equals output (the keys after t,
 // which the causal mask removes, are simply not in the cache yet).
 //
-// Everything is recomputed here from the lesson's input and weights, one row at a time;
-// nothing is copied from the full pass. Sums run in index order like the core's kernels.
+// Everything is recomputed here from the lesson's input and weights; nothing is copied
+// from the full pass. The projections of all steps' tokens are made in one call (a row's
+// projection reads only that row: the numbers are those of one row at a time), and the
+// heads run on the core's threads; a step reads only the cache rows of the steps before
+// it and its own.
 #include "attention.h"
+
+#include "parallel.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -25,21 +30,46 @@ static int push(Trace *tr, const char *name, StageKind kind, int rank, const int
     return i;
 }
 
-// y (out) = x (in) · Wᵀ + b, one row
-static void linear_row(float *y, const float *x, const Tensor *w, const Tensor *b, int in, int out)
+typedef struct DecodeJob {
+    const AttnConfig *cfg;
+    Trace *tr;
+    const AttnStages *st;
+    int ck, cv;
+    const float *q;          // (B, L, H·d_k): every step's query, turned to its position
+    float *cat;              // (B, L, H·d_v): every step's heads side by side
+    float *rows;             // per (batch, head): one row of L scores
+} DecodeJob;
+
+// One (batch, head), step by step: step t's query against the t + 1 cached keys.
+static void decode_task(void *ctx, int bh)
 {
-    for (int o = 0; o < out; o++) {
-        const float *wr = w->data + (size_t)o * in;
-        float s = 0.0f;
-        for (int k = 0; k < in; k++) s += x[k] * wr[k];
-        y[o] = b ? s + b->data[o] : s;
+    const DecodeJob *j = ctx;
+    Trace *tr = j->tr;
+    const AttnConfig *cfg = j->cfg;
+    const int H = tr->n_heads, Hkv = tr->n_kv_heads > 0 ? tr->n_kv_heads : H, b = bh / H, h = bh % H;
+    const int L = tr->len_q, dk = tr->d_k, dv = tr->d_v;
+    const size_t kv = (size_t)b * Hkv + (size_t)(h / (H / Hkv));
+    const float *Kc = D(tr, j->ck) + kv * L * dk, *Vc = D(tr, j->cv) + kv * L * dv;
+    const float *bias = j->st->bias >= 0 ? D(tr, j->st->bias) + (size_t)h * L * L : NULL;
+    const float *mask = j->st->mask >= 0 ? D(tr, j->st->mask) + (size_t)b * L * L : NULL;
+    float *row = j->rows + (size_t)bh * L;
+    for (int t = 0; t < L; t++) {
+        const float *q = j->q + ((size_t)b * L + t) * H * dk + (size_t)h * dk;
+        tensor_matmul_bt(row, q, Kc, 1, dk, t + 1);         // q_t · cache_k[:t+1]ᵀ
+        tensor_div_scalar(row, (size_t)t + 1, cfg->scale);
+        for (int k = 0; k <= t; k++) {
+            if (bias) row[k] = row[k] + bias[(size_t)t * L + k];
+            if (mask && mask[(size_t)t * L + k] == 0.0f) row[k] = cfg->mask_fill; // the sliding window
+        }
+        tensor_softmax_rows(row, 1, t + 1);
+        tensor_matmul(j->cat + ((size_t)b * L + t) * H * dv + (size_t)h * dv, row, Vc, 1, t + 1, dv);
     }
 }
 
 bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *st, Trace *tr)
 {
     const int B = tr->batch, L = tr->len_q, C = tr->d_model, H = tr->n_heads;
-    const int Hkv = tr->n_kv_heads > 0 ? tr->n_kv_heads : H, g = H / Hkv, dk = tr->d_k, dv = tr->d_v;
+    const int Hkv = tr->n_kv_heads > 0 ? tr->n_kv_heads : H, dk = tr->d_k, dv = tr->d_v;
     int ks[4] = {B, Hkv, L, dk}, vs[4] = {B, Hkv, L, dv}, os[3] = {B, L, C};
     int ck, cv, dout;
     if ((ck = push(tr, "cache_k", STAGE_KIND_CACHE, 4, ks, st->k_in, -1, -1)) < 0) return false;
@@ -48,57 +78,45 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
     tr->stages[ck].key_rows = tr->stages[cv].key_rows = true;
     const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
                  *bv = cfg->qkv_bias ? &w->b_v : NULL, *bo = cfg->out_bias ? &w->b_o : NULL;
-    float *q = malloc((size_t)H * dk * sizeof(float)), *k = malloc((size_t)Hkv * dk * sizeof(float));
-    float *v = malloc((size_t)Hkv * dv * sizeof(float)), *cat = malloc((size_t)H * dv * sizeof(float));
-    float *row = malloc((size_t)L * sizeof(float)), *rot = malloc((size_t)dk * sizeof(float));
-    bool ok = q && k && v && cat && row && rot;
-    const float *X = D(tr, st->x_q), *mask = st->mask >= 0 ? D(tr, st->mask) : NULL;
-    const float *bias = st->bias >= 0 ? D(tr, st->bias) : NULL;
-    float *K = D(tr, ck), *V = D(tr, cv);
-    for (int b = 0; ok && b < B; b++)
-        for (int t = 0; t < L; t++) {
-            // 1. the new token's q, k, v (one row each), q and k turned to position t
-            const float *x = X + ((size_t)b * L + t) * C;
-            linear_row(q, x, &w->w_q, bq, C, H * dk);
-            linear_row(k, x, &w->w_k, bk, C, Hkv * dk);
-            linear_row(v, x, &w->w_v, bv, C, Hkv * dv);
-            if (cfg->rope != ROPE_NONE) {
-                for (int h = 0; h < H; h++) {
-                    attn_rope_row(rot, q + (size_t)h * dk, dk, t, cfg->rope, cfg->rope_theta);
-                    memcpy(q + (size_t)h * dk, rot, (size_t)dk * sizeof(float));
-                }
+    const size_t BL = (size_t)B * L;
+    float *q = malloc(BL * H * dk * sizeof(float)), *k = malloc(BL * Hkv * dk * sizeof(float));
+    float *v = malloc(BL * Hkv * dv * sizeof(float)), *cat = malloc(BL * H * dv * sizeof(float));
+    float *rows = malloc((size_t)B * H * L * sizeof(float)), *rot = malloc((size_t)dk * sizeof(float));
+    bool ok = q && k && v && cat && rows && rot;
+    if (ok) {
+        // 1. each step's new token alone: q_t, k_t, v_t = x_t·Wᵀ + b. A row's projection reads
+        // only that row, so the B·L steps' rows are computed in one call (the same numbers)
+        const float *X = D(tr, st->x_q);
+        tensor_linear(q, X, w->w_q.data, bq ? bq->data : NULL, (int)BL, C, H * dk);
+        tensor_linear(k, X, w->w_k.data, bk ? bk->data : NULL, (int)BL, C, Hkv * dk);
+        tensor_linear(v, X, w->w_v.data, bv ? bv->data : NULL, (int)BL, C, Hkv * dv);
+        // 2. q_t and k_t turned to position t; k_t and v_t appended to the cache at row t
+        float *K = D(tr, ck), *V = D(tr, cv);
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < L; t++) {
+                float *qt = q + ((size_t)b * L + t) * H * dk;
+                const float *kt = k + ((size_t)b * L + t) * Hkv * dk, *vt = v + ((size_t)b * L + t) * Hkv * dv;
+                if (cfg->rope != ROPE_NONE)
+                    for (int h = 0; h < H; h++) {
+                        attn_rope_row(rot, qt + (size_t)h * dk, dk, t, cfg->rope, cfg->rope_theta);
+                        memcpy(qt + (size_t)h * dk, rot, (size_t)dk * sizeof(float));
+                    }
                 for (int h = 0; h < Hkv; h++) {
-                    attn_rope_row(rot, k + (size_t)h * dk, dk, t, cfg->rope, cfg->rope_theta);
-                    memcpy(k + (size_t)h * dk, rot, (size_t)dk * sizeof(float));
+                    float *dst = K + (((size_t)b * Hkv + h) * L + t) * dk;
+                    if (cfg->rope != ROPE_NONE)
+                        attn_rope_row(dst, kt + (size_t)h * dk, dk, t, cfg->rope, cfg->rope_theta);
+                    else
+                        memcpy(dst, kt + (size_t)h * dk, (size_t)dk * sizeof(float));
+                    memcpy(V + (((size_t)b * Hkv + h) * L + t) * dv, vt + (size_t)h * dv, (size_t)dv * sizeof(float));
                 }
             }
-            // 2. append k and v to the cache at position t
-            for (int h = 0; h < Hkv; h++) {
-                memcpy(K + (((size_t)b * Hkv + h) * L + t) * dk, k + (size_t)h * dk, (size_t)dk * sizeof(float));
-                memcpy(V + (((size_t)b * Hkv + h) * L + t) * dv, v + (size_t)h * dv, (size_t)dv * sizeof(float));
-            }
-            // 3. per head, one row of scores over the t + 1 cached keys, softmax, attn·V
-            for (int h = 0; h < H; h++) {
-                const float *qh = q + (size_t)h * dk;
-                const float *Kc = K + ((size_t)b * Hkv + h / g) * L * dk, *Vc = V + ((size_t)b * Hkv + h / g) * L * dv;
-                for (int j = 0; j <= t; j++) {
-                    float dot = 0.0f;
-                    for (int c = 0; c < dk; c++) dot += qh[c] * Kc[(size_t)j * dk + c];
-                    float s = dot / cfg->scale;
-                    if (bias) s = s + bias[((size_t)h * L + t) * L + j];
-                    if (mask && mask[((size_t)b * L + t) * L + j] == 0.0f) s = cfg->mask_fill;
-                    row[j] = s;
-                }
-                tensor_softmax_rows(row, 1, t + 1);
-                for (int c = 0; c < dv; c++) {
-                    float s = 0.0f;
-                    for (int j = 0; j <= t; j++) s += row[j] * Vc[(size_t)j * dv + c];
-                    cat[(size_t)h * dv + c] = s;
-                }
-            }
-            // 4. the output row
-            linear_row(D(tr, dout) + ((size_t)b * L + t) * C, cat, &w->w_o, bo, H * dv, C);
-        }
-    free(q), free(k), free(v), free(cat), free(row), free(rot);
+        // 3. step by step, per head: one row of scores against the cache so far, softmax,
+        // attn·V. Step t reads cache rows 0..t only, which steps 0..t wrote.
+        DecodeJob job = {cfg, tr, st, ck, cv, q, cat, rows};
+        parallel_for(B * H, (double)B * H * L * L * (dk + dv) / 2, decode_task, &job);
+        // 4. each step's output row: its heads side by side, · W_Oᵀ + b_O
+        tensor_linear(D(tr, dout), cat, w->w_o.data, bo ? bo->data : NULL, (int)BL, H * dv, C);
+    }
+    free(q), free(k), free(v), free(cat), free(rows), free(rot);
     return ok;
 }
