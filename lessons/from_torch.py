@@ -18,6 +18,8 @@ Supported modules:
     to_q/to_k/to_v/to_out, ...), or with one fused q|k|v nn.Linear (qkv, to_qkv, c_attn, ...),
     or with an nn.ModuleList of single-head modules (heads, attention_heads, ...), each with
     its own q/k/v layers; other names with names={"q": ..., "k": ..., "v": ..., "o": ...}.
+    Separate k/v layers with fewer outputs than the q layer are grouped K/V heads (GQA / MQA,
+    Hugging Face's repeat_kv): n_kv_heads = k outputs / d_k. RoPE and ALiBi are not detected.
 
 The lesson is checked before it is returned: it is run by a small torch interpreter of
 the lesson format and compared with the module itself (output, and for
@@ -234,6 +236,7 @@ def _parts_custom(module, n_heads, names):
         raise ValueError("names: unknown keys %s (use q, k, v, o, qkv, heads)" % sorted(unknown))
     o, o_name = _find_linear(module, O_NAMES, names.get("o"), "o")
     per_head = False
+    Hkv = None        # K/V heads, when fewer than the query heads
     heads = None
     if "heads" in names:
         heads = _get(module, names["heads"])
@@ -312,9 +315,8 @@ def _parts_custom(module, n_heads, names):
                 raise ValueError("key/value layers read %d/%d features but the query layer %d: only "
                                  "kdim = vdim = d_model is supported"
                                  % (lin["k"].in_features, lin["v"].in_features, d_model))
-            if lin["k"].out_features != lin["q"].out_features:
-                raise ValueError("query and key layers have %d and %d outputs; they must match"
-                                 % (lin["q"].out_features, lin["k"].out_features))
+            # grouped K/V heads (GQA / MQA): fewer key and value outputs than query outputs
+            grouped = lin["k"].out_features != lin["q"].out_features
             any_b = any(l.bias is not None for l in lin.values())
             w = {}
             for key in "qkv":
@@ -329,9 +331,21 @@ def _parts_custom(module, n_heads, names):
             raise ValueError("%s: number of heads not found (no attribute %s); pass n_heads="
                              % (type(module).__name__, "/".join(N_HEAD_ATTRS)))
         H = int(n_heads)
-        if qo % H or vo % H:
-            raise ValueError("n_heads=%d does not divide the projection sizes (q/k %d, v %d)" % (H, qo, vo))
-        d_k, d_v = qo // H, vo // H
+        if not per_head and qkv is None and grouped:
+            ko = lin["k"].out_features
+            if qo % H or ko % (qo // H):
+                raise ValueError("query and key layers have %d and %d outputs: with n_heads=%d the key "
+                                 "outputs must be a whole number of heads of d_k %s"
+                                 % (qo, ko, H, qo // H if qo % H == 0 else "?"))
+            Hkv = ko // (qo // H)
+            if Hkv == 0 or H % Hkv or vo % Hkv:
+                raise ValueError("%d key/value heads (k %d, v %d outputs) do not divide n_heads=%d"
+                                 % (Hkv, ko, vo, H))
+            d_k, d_v = qo // H, vo // Hkv
+        else:
+            if qo % H or vo % H:
+                raise ValueError("n_heads=%d does not divide the projection sizes (q/k %d, v %d)" % (H, qo, vo))
+            d_k, d_v = qo // H, vo // H
     if o is None:
         raise ValueError("%s: no output nn.Linear found (looked for %s); pass names={'o': ...}"
                          % (type(module).__name__, ", ".join(O_NAMES)))
@@ -341,7 +355,7 @@ def _parts_custom(module, n_heads, names):
     w["w_o"] = o.weight.detach()
     if o.bias is not None:
         w["b_o"] = o.bias.detach()
-    return dict(kind="custom", d_model=d_model, H=H, d_k=d_k, d_v=d_v, weights=w, per_head=per_head,
+    return dict(kind="custom", d_model=d_model, H=H, Hkv=Hkv or H, d_k=d_k, d_v=d_v, weights=w, per_head=per_head,
                 qkv_bias=any_b, out_bias=o.bias is not None, what=what)
 
 
@@ -518,6 +532,7 @@ def lesson_forward(lesson):
     """Runs a lesson dict in torch; returns {"attn": (B, H, Lq, Lk), "output": (B, Lq, C), ...}."""
     m = lesson["model"]
     C, H = int(m["d_model"]), int(m["n_heads"])
+    Hkv = int(m.get("n_kv_heads", H))
     d_k = int(m.get("d_k", C // H))
     d_v = int(m.get("d_v", d_k))
     scale = float(m.get("scale", math.sqrt(d_k)))
@@ -542,9 +557,11 @@ def lesson_forward(lesson):
             w[n] = w[n].reshape(-1)
     F = torch.nn.functional
     Q = F.linear(q, w["w_q"], w.get("b_q")).view(B, Lq, H, d_k).transpose(1, 2)
-    K = F.linear(k, w["w_k"], w.get("b_k")).view(B, Lk, H, d_k).transpose(1, 2)
-    V = F.linear(v, w["w_v"], w.get("b_v")).view(B, Lk, H, d_v).transpose(1, 2)
-    scores = Q @ K.transpose(-2, -1) / scale
+    K = F.linear(k, w["w_k"], w.get("b_k")).view(B, Lk, Hkv, d_k).transpose(1, 2)
+    V = F.linear(v, w["w_v"], w.get("b_v")).view(B, Lk, Hkv, d_v).transpose(1, 2)
+    # grouped K/V heads: query head h reads K/V head h // (H / Hkv)
+    Kh, Vh = K.repeat_interleave(H // Hkv, dim=1), V.repeat_interleave(H // Hkv, dim=1)
+    scores = Q @ Kh.transpose(-2, -1) / scale
     mj = lesson.get("mask")
     if mj is None:
         keep = None
@@ -558,7 +575,7 @@ def lesson_forward(lesson):
         keep = (mt[:, 0] if mt.dim() == 4 else mt).expand(B, Lq, Lk)
     masked_scores = scores if keep is None else scores.masked_fill(~keep[:, None], fill)
     attn = torch.softmax(masked_scores, dim=-1)
-    head_out = attn @ V
+    head_out = attn @ Vh
     concat = head_out.transpose(1, 2).reshape(B, Lq, H * d_v)
     out = F.linear(concat, w["w_o"], w.get("b_o"))
     return {"q_heads": Q, "k_heads": K, "v_heads": V, "scores": scores,
@@ -735,6 +752,8 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
 
     # lesson: model
     model = {"d_model": C, "n_heads": H}
+    if parts.get("Hkv", H) != H:
+        model["n_kv_heads"] = parts["Hkv"]
     if C % H or d_k != C // H:
         model["d_k"] = d_k
     if d_v != d_k:

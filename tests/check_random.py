@@ -2,7 +2,9 @@
 """Randomised acceptance check: attnviz --dump against PyTorch.
 
 For each trial, builds a random lesson (sizes, head split, d_k != d_v, bias
-flags, scale, mask kind and fill, residual norm, FFN, and the different ways
+flags, scale, mask kind (sliding window included) and fill, residual norm, FFN,
+K/V heads (GQA / MQA), RoPE (both styles, several bases) or ALiBi, FlashAttention tiles,
+KV-cache decoding, and the different ways
 the lesson format can spell tensors and weights), writes it to a temporary
 file, runs `attnviz --dump LESSON`, and compares every stage PyTorch computes
 (see gen_reference.py) with atol 1e-5, rtol 1e-4; NaN and +-inf positions must
@@ -60,7 +62,13 @@ def arange_tensor(rng, shape):
 
 def random_mask(rng, B, Lq, Lk):
     """Returns (lesson json for "mask" or a sentinel to omit it, description)."""
-    kind = rng.choice(["none", "causal", "tensor", "key_padding"], p=[0.25, 0.25, 0.3, 0.2])
+    kind = rng.choice(["none", "causal", "tensor", "key_padding", "sliding_window"],
+                      p=[0.2, 0.2, 0.25, 0.2, 0.15])
+    if kind == "sliding_window" and Lq != Lk:
+        kind = "causal"
+    if kind == "sliding_window":
+        W = int(rng.integers(1, Lq + 2))
+        return {"sliding_window": W}, "sliding_window=%d" % W
     if kind == "none":
         return (None if rng.random() < 0.5 else "omit"), "none"
     if kind == "causal":
@@ -174,9 +182,37 @@ def random_lesson(rng):
     elif r < 0.6 and Lk == Lq:
         inp["value"] = "query"
 
+    # today's decoders: shared K/V heads (GQA / MQA), RoPE or ALiBi (self-attention only)
+    Hkv = H
+    if rng.random() < 0.4:
+        Hkv = int(rng.choice([k for k in range(1, H + 1) if H % k == 0]))
+        model["n_kv_heads"] = Hkv
+    self_attn = "key" not in inp or inp["key"] == "query"
+    pos = ""
+    if self_attn and d_k % 2 == 0 and rng.random() < 0.35:
+        rope = {}
+        if rng.random() < 0.6:
+            rope["style"] = str(rng.choice(["half", "interleaved"]))
+        if rng.random() < 0.5:
+            rope["theta"] = float(rng.choice([10000, 500, 1e6, 2.5]))
+        model["rope"] = rope
+        pos = " rope=%s/%g" % (rope.get("style", "half"), rope.get("theta", 10000))
+    elif self_attn and rng.random() < 0.3:
+        model["alibi"] = True
+        pos = " alibi"
+    if rng.random() < 0.3:                                   # FlashAttention tiles
+        model["flash"] = {"block_q": int(rng.integers(1, Lq + 2)), "block_k": int(rng.integers(1, Lk + 2))}
+        pos += " flash=%dx%d" % (model["flash"]["block_q"], model["flash"]["block_k"])
+    plain_self = "key" not in inp or (inp["key"] == "query" and inp.get("value", "key") in ("key", "query"))
+    plain_self = plain_self and not isinstance(inp.get("value"), (list, dict))
+    is_causal = mask == "causal" or (isinstance(mask, dict) and "sliding_window" in mask)
+    if plain_self and is_causal and rng.random() < 0.5:      # KV-cache decoding
+        model["decode"] = True
+        pos += " decode"
+
     # weights
-    shapes = {"w_q": (H * d_k, d), "b_q": (H * d_k,), "w_k": (H * d_k, d), "b_k": (H * d_k,),
-              "w_v": (H * d_v, d), "b_v": (H * d_v,), "w_o": (d, H * d_v), "b_o": (d,),
+    shapes = {"w_q": (H * d_k, d), "b_q": (H * d_k,), "w_k": (Hkv * d_k, d), "b_k": (Hkv * d_k,),
+              "w_v": (Hkv * d_v, d), "b_v": (Hkv * d_v,), "w_o": (d, H * d_v), "b_o": (d,),
               "ffn_w1": (ffn, d), "ffn_b1": (ffn,), "ffn_w2": (d, ffn), "ffn_b2": (d,)}
     fan = {"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn}
     needed = ["w_q", "w_k", "w_v", "w_o"] + (["b_q", "b_k", "b_v"] if qkv_bias else []) \
@@ -192,7 +228,8 @@ def random_lesson(rng):
         arr = f32(rng, shapes[name], 1.0 / math.sqrt(fan.get(name, d)), uniform=True)
         if per_head and name in ("w_q", "w_k", "w_v", "b_q", "b_k", "b_v"):
             dd = d_v if name[-1] == "v" else d_k
-            arr = arr.reshape((H, dd, d) if name[0] == "w" else (H, dd))
+            hh = H if name[-1] == "q" else Hkv
+            arr = arr.reshape((hh, dd, d) if name[0] == "w" else (hh, dd))
         weights[name] = tensor_form(rng, arr)
     norms = []
     if residual:
@@ -216,8 +253,8 @@ def random_lesson(rng):
         lesson["tokens"] = {"query": ["q%d" % i for i in range(Lq)],
                             "key": ["k%d" % j for j in range(Lk)]}
 
-    desc = "B=%d Lq=%d Lk=%d d=%d H=%d dk=%d dv=%d%s%s mask=%s fill=%s%s%s%s%s%s%s" % (
-        B, Lq, Lk, d, H, d_k, d_v, "" if qkv_bias else " no-qkv-bias",
+    desc = "B=%d Lq=%d Lk=%d d=%d H=%d Hkv=%d%s dk=%d dv=%d%s%s mask=%s fill=%s%s%s%s%s%s%s" % (
+        B, Lq, Lk, d, H, Hkv, pos, d_k, d_v, "" if qkv_bias else " no-qkv-bias",
         "" if out_bias else " no-out-bias", mdesc, fill if isinstance(fill, str) else "%g" % fill,
         " scale=%g" % model["scale"] if "scale" in model else "",
         " residual_norm" if residual else "", " ffn=%d" % ffn if ffn else "",

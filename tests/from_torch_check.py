@@ -271,6 +271,21 @@ def ref_per_head_bias_dk_dv():
 
 
 @case
+def ref_gqa_causal():
+    torch.manual_seed(61)
+    m = ref.MultiHeadAttention(8, 4, qkv_bias=False, mask_fill=float("-inf"), n_kv_heads=2)
+    return traced_case("custom GQA 4/2 (smaller w_k, w_v -> n_kv_heads), causal", m, torch.randn(2, 5, 8),
+                       mask=torch.tril(torch.ones(5, 5)), want_mask="causal")
+
+
+@case
+def ref_mqa_dk_dv_bias():
+    torch.manual_seed(62)
+    m = ref.MultiHeadAttention(12, 3, d_k=2, d_v=4, n_kv_heads=1, mask_fill=-1e9)
+    return traced_case("custom MQA 3/1 with biases, d_k 2, d_v 4, no mask", m, torch.randn(2, 4, 12))
+
+
+@case
 def ref_dk_dv():
     torch.manual_seed(6)
     m = ref.MultiHeadAttention(6, 2, d_k=2, d_v=4, qkv_bias=False, out_bias=False)

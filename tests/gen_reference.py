@@ -43,8 +43,10 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REF_DIR = os.path.join(HERE, "ref")
 
 STAGES = ["q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
-          "scores", "masked_scores", "attn", "head_out", "concat", "output",
-          "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out"]
+          "q_rope", "k_rope", "position_bias", "scores", "masked_scores", "attn", "head_out",
+          "flash_max", "flash_sum", "flash_out", "concat", "output",
+          "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out",
+          "cache_k", "cache_v", "decode_output"]
 
 # index order of the deterministic init generator
 INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
@@ -133,20 +135,123 @@ def init_tensor(seed, index, shape, fan_in):
 # the modules
 # ----------------------------------------------------------------------------
 
+# ---- positions and shared K/V heads, as the models write them -----------------
+
+def rotate_half(x):
+    """Hugging Face Llama: (x1, x2) -> (-x2, x1) over the two halves of the last dim."""
+    x1 = x[..., : x.shape[-1] // 2]
+    x2 = x[..., x.shape[-1] // 2:]
+    return torch.cat((-x2, x1), dim=-1)
+
+
+def rotate_every_two(x):
+    """GPT-J: each pair (x[2i], x[2i+1]) -> (-x[2i+1], x[2i])."""
+    x1 = x[..., ::2]
+    x2 = x[..., 1::2]
+    return torch.stack((-x2, x1), dim=-1).flatten(-2)
+
+
+def rope_cos_sin(seq_len, dim, theta, style, dtype=torch.float32):
+    """cos and sin (L, dim) of pos·theta^(-2i/dim): Llama repeats the frequencies over both
+    halves (torch.cat((freqs, freqs))); GPT-J / Meta interleave them (repeat_interleave(2))."""
+    inv_freq = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    t = torch.arange(seq_len, dtype=torch.int64).float()
+    freqs = torch.outer(t, inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1) if style == "half" else freqs.repeat_interleave(2, dim=-1)
+    return emb.cos().to(dtype), emb.sin().to(dtype)
+
+
+def apply_rope(x, theta, style):
+    """x (B, H, L, d) at positions 0..L-1: x·cos + rotate(x)·sin."""
+    cos, sin = rope_cos_sin(x.shape[-2], x.shape[-1], theta, style, x.dtype)
+    rot = rotate_half(x) if style == "half" else rotate_every_two(x)
+    return (x * cos) + (rot * sin)
+
+
+def alibi_slopes(n):
+    """The ALiBi paper's slopes (Press et al., github.com/ofirpress/attention_with_linear_biases)."""
+    def power_of_2(n):
+        start = 2 ** (-2 ** -(math.log2(n) - 3))
+        return [start * start ** i for i in range(n)]
+    if math.log2(n).is_integer():
+        return power_of_2(n)
+    closest = 2 ** math.floor(math.log2(n))
+    return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][:n - closest]
+
+
+def alibi_bias(n_heads, lq, lk, dtype=torch.float32):
+    """(1, H, Lq, Lk): -m_h·(i - j)."""
+    m = torch.tensor(alibi_slopes(n_heads), dtype=dtype).view(1, n_heads, 1, 1)
+    rel = (torch.arange(lq)[:, None] - torch.arange(lk)[None, :]).to(dtype)
+    return -(m * rel)
+
+
+def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
+    """FlashAttention's online softmax over key blocks (Dao et al. 2022), written with
+    torch ops: per block m = max(m_old, rowmax(S)), l = l_old·e^(m_old − m) + Σ e^(S − m),
+    acc = acc·e^(m_old − m) + e^(S − m)·V; out = acc / l. A max still at −∞ is taken as
+    0 for the exponentials (FlashAttention's Check_inf). Returns the running max and sum
+    after each block, (B, H, Lq, n_blocks), and out (B, H, Lq, d_v)."""
+    B, H, Lq, dk = q.shape
+    Lk = k.shape[2]
+    if k.shape[1] != H:
+        k = k.repeat_interleave(H // k.shape[1], dim=1)
+        v = v.repeat_interleave(H // v.shape[1], dim=1)
+    m = torch.full((B, H, Lq, 1), float("-inf"))
+    l = torch.zeros(B, H, Lq, 1)
+    acc = torch.zeros(B, H, Lq, v.shape[-1])
+    ms, ls = [], []
+    for j0 in range(0, Lk, block_k):
+        j1 = min(j0 + block_k, Lk)
+        s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
+        if bias is not None:
+            s = s + bias[:, :, :, j0:j1]
+        if mask is not None:
+            mm = torch.as_tensor(mask)
+            mm = mm.expand(B, 1, Lq, Lk) if mm.dim() == 4 else mm.expand(B, Lq, Lk).unsqueeze(1)
+            s = s.masked_fill(mm[:, :, :, j0:j1] == 0, fill)
+        m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
+        ref = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
+        alpha = torch.exp(m - ref)
+        p = torch.exp(s - ref)
+        l = l * alpha + p.sum(dim=-1, keepdim=True)
+        acc = acc * alpha + torch.matmul(p, v[:, :, j0:j1])
+        m = m_new
+        ms.append(m)
+        ls.append(l)
+    return torch.cat(ms, dim=-1), torch.cat(ls, dim=-1), acc / l
+
+
+def sliding_window_mask(L, W):
+    """Mistral: query i sees keys j with i - W < j <= i."""
+    i = torch.arange(L)[:, None]
+    j = torch.arange(L)[None, :]
+    return ((j <= i) & (j > i - W)).to(torch.float32)
+
+
 class MultiHeadAttention(nn.Module):
-    """The classic fused multi-head attention (Annotated-Transformer style)."""
+    """The classic fused multi-head attention (Annotated-Transformer style), with the
+    switches of today's decoders: n_kv_heads < n_heads shares each K/V head among a
+    group of query heads (GQA; 1 = MQA) through repeat_interleave (Hugging Face's
+    repeat_kv), RoPE on the split Q and K, and ALiBi's bias on the scaled scores."""
 
     def __init__(self, d_model, n_heads, d_k=None, d_v=None, qkv_bias=True,
-                 out_bias=True, scale=None, mask_fill=-1e9):
+                 out_bias=True, scale=None, mask_fill=-1e9, n_kv_heads=None, rope=None,
+                 alibi=False, flash=None, decode=False):
         super().__init__()
         self.n_heads = n_heads
+        self.n_kv_heads = n_kv_heads or n_heads
         self.d_k = d_k or d_model // n_heads
         self.d_v = d_v or self.d_k
         self.scale = math.sqrt(self.d_k) if scale is None else scale
         self.mask_fill = mask_fill
+        self.rope = rope            # None or (theta, "half" | "interleaved")
+        self.alibi = alibi
+        self.flash = flash          # None or (block_q, block_k)
+        self.decode = decode
         self.w_q = nn.Linear(d_model, n_heads * self.d_k, bias=qkv_bias)
-        self.w_k = nn.Linear(d_model, n_heads * self.d_k, bias=qkv_bias)
-        self.w_v = nn.Linear(d_model, n_heads * self.d_v, bias=qkv_bias)
+        self.w_k = nn.Linear(d_model, self.n_kv_heads * self.d_k, bias=qkv_bias)
+        self.w_v = nn.Linear(d_model, self.n_kv_heads * self.d_v, bias=qkv_bias)
         self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=out_bias)
         self.trace = {}
 
@@ -155,19 +260,32 @@ class MultiHeadAttention(nn.Module):
         tr = self.trace = {}
         B, Lq, _ = query.shape
         Lk = key.size(1)
-        H = self.n_heads
+        H, Hkv = self.n_heads, self.n_kv_heads
 
         q = self.w_q(query)
         k = self.w_k(key)
         v = self.w_v(value)
         tr["q_proj"], tr["k_proj"], tr["v_proj"] = q, k, v
 
-        q = q.view(B, Lq, H, self.d_k).transpose(1, 2)   # (B, H, Lq, d_k)
-        k = k.view(B, Lk, H, self.d_k).transpose(1, 2)   # (B, H, Lk, d_k)
-        v = v.view(B, Lk, H, self.d_v).transpose(1, 2)   # (B, H, Lk, d_v)
+        q = q.view(B, Lq, H, self.d_k).transpose(1, 2)     # (B, H, Lq, d_k)
+        k = k.view(B, Lk, Hkv, self.d_k).transpose(1, 2)   # (B, Hkv, Lk, d_k)
+        v = v.view(B, Lk, Hkv, self.d_v).transpose(1, 2)   # (B, Hkv, Lk, d_v)
         tr["q_heads"], tr["k_heads"], tr["v_heads"] = q, k, v
 
+        if self.rope is not None:
+            theta, style = self.rope
+            q = apply_rope(q, theta, style)
+            k = apply_rope(k, theta, style)
+            tr["q_rope"], tr["k_rope"] = q, k
+        if Hkv != H:                                        # repeat_kv: head h reads K/V h // (H / Hkv)
+            k = k.repeat_interleave(H // Hkv, dim=1)
+            v = v.repeat_interleave(H // Hkv, dim=1)
+
         scores = torch.matmul(q, k.transpose(-2, -1)) / self.scale
+        if self.alibi:
+            bias = alibi_bias(H, Lq, Lk, scores.dtype)
+            tr["position_bias"] = bias
+            scores = scores + bias
         tr["scores"] = scores
         if mask is not None:
             scores = scores.masked_fill(mask == 0, self.mask_fill)
@@ -177,11 +295,53 @@ class MultiHeadAttention(nn.Module):
         tr["attn"] = attn
         x = torch.matmul(attn, v)                          # (B, H, Lq, d_v)
         tr["head_out"] = x
+        if self.flash is not None:
+            tr["flash_max"], tr["flash_sum"], tr["flash_out"] = flash_attention(
+                q, k, v, self.scale, tr.get("position_bias"), mask, self.mask_fill, self.flash[1])
         x = x.transpose(1, 2).contiguous().view(B, Lq, H * self.d_v)
         tr["concat"] = x
         out = self.w_o(x)
         tr["output"] = out
+        if self.decode:
+            tr["cache_k"], tr["cache_v"], tr["decode_output"] = self.generate(query, mask)
         return out
+
+    def generate(self, x, mask):
+        """Token by token with a K/V cache, as a decoder generates (Hugging Face's
+        past_key_values): step t projects x[:, t] alone, rotates its q and k to position t,
+        appends k and v to the cache and attends over the t + 1 cached positions."""
+        B, L, _ = x.shape
+        H, Hkv, dk, dv = self.n_heads, self.n_kv_heads, self.d_k, self.d_v
+        cache_k = torch.zeros(B, Hkv, 0, dk)
+        cache_v = torch.zeros(B, Hkv, 0, dv)
+        rows = []
+        for t in range(L):
+            xt = x[:, t:t + 1]                                              # (B, 1, C)
+            q = self.w_q(xt).view(B, 1, H, dk).transpose(1, 2)              # (B, H, 1, dk)
+            k = self.w_k(xt).view(B, 1, Hkv, dk).transpose(1, 2)
+            v = self.w_v(xt).view(B, 1, Hkv, dv).transpose(1, 2)
+            if self.rope is not None:
+                theta, style = self.rope
+                cos, sin = rope_cos_sin(t + 1, dk, theta, style)
+                cos, sin = cos[t:t + 1], sin[t:t + 1]
+                rot = rotate_half if style == "half" else rotate_every_two
+                q = (q * cos) + (rot(q) * sin)
+                k = (k * cos) + (rot(k) * sin)
+            cache_k = torch.cat([cache_k, k], dim=2)                        # (B, Hkv, t+1, dk)
+            cache_v = torch.cat([cache_v, v], dim=2)
+            kk = cache_k.repeat_interleave(H // Hkv, dim=1)
+            vv = cache_v.repeat_interleave(H // Hkv, dim=1)
+            s = torch.matmul(q, kk.transpose(-2, -1)) / self.scale          # (B, H, 1, t+1)
+            if self.alibi:
+                s = s + alibi_bias(H, L, L)[:, :, t:t + 1, :t + 1]
+            if mask is not None:
+                m = torch.as_tensor(mask).expand(B, 1, L, L) if torch.as_tensor(mask).dim() == 4 \
+                    else torch.as_tensor(mask).expand(B, L, L).unsqueeze(1)
+                s = s.masked_fill(m[:, :, t:t + 1, :t + 1] == 0, self.mask_fill)
+            a = F.softmax(s, dim=-1)
+            o = torch.matmul(a, vv).transpose(1, 2).reshape(B, 1, H * dv)
+            rows.append(self.w_o(o))
+        return cache_k, cache_v, torch.cat(rows, dim=1)
 
     # lesson <-> module weights
     def load_lesson_weights(self, w):
@@ -356,9 +516,14 @@ class AttentionBlock(nn.Module):
 
 def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=True,
                scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
-               ffn_hidden=0, per_head=False):
-    cls = PerHeadMultiHeadAttention if per_head else MultiHeadAttention
-    attn = cls(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
+               ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
+               decode=False):
+    modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode
+    if per_head and not modern:
+        attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
+    else:
+        attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
+                                  n_kv_heads, rope, alibi, flash, decode)
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden)
 
 
@@ -405,6 +570,17 @@ def resolve_lesson(lesson):
     residual_norm = bool(m.get("residual_norm", False))
     eps = float(m.get("norm_eps", 1e-5))
     ffn = int(m.get("ffn_hidden", 0) or 0)
+    Hkv = int(m.get("n_kv_heads", H))
+    if H % Hkv:
+        raise LessonError("model.n_kv_heads does not divide n_heads")
+    rope = m.get("rope")
+    if rope is not None:
+        rope = (float(np.float32(rope.get("theta", 10000))), rope.get("style", "half"))
+    alibi = bool(m.get("alibi", False))
+    decode = bool(m.get("decode", False))
+    flash = m.get("flash")
+    if flash is not None:
+        flash = (int(flash["block_q"]), int(flash["block_k"]))
 
     def as3(t, what):
         if t.dim() == 2:
@@ -427,6 +603,8 @@ def resolve_lesson(lesson):
         mask = None
     elif mj == "causal":
         mask = torch.tril(torch.ones(Lq, Lk))
+    elif isinstance(mj, dict) and "sliding_window" in mj:
+        mask = sliding_window_mask(Lq, int(mj["sliding_window"]))
     elif isinstance(mj, dict) and "key_padding" in mj:
         lens = torch.tensor([int(x) for x in mj["key_padding"]])
         if lens.numel() != B:
@@ -441,8 +619,8 @@ def resolve_lesson(lesson):
         else:
             mask = mt.expand(B, Lq, Lk).unsqueeze(1)
 
-    shapes = {"w_q": (H * d_k, d_model), "b_q": (H * d_k,), "w_k": (H * d_k, d_model),
-              "b_k": (H * d_k,), "w_v": (H * d_v, d_model), "b_v": (H * d_v,),
+    shapes = {"w_q": (H * d_k, d_model), "b_q": (H * d_k,), "w_k": (Hkv * d_k, d_model),
+              "b_k": (Hkv * d_k,), "w_v": (Hkv * d_v, d_model), "b_v": (Hkv * d_v,),
               "w_o": (d_model, H * d_v), "b_o": (d_model,), "ffn_w1": (ffn, d_model),
               "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,)}
     fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1"]}
@@ -484,7 +662,8 @@ def resolve_lesson(lesson):
 
     cfg = dict(d_model=d_model, n_heads=H, d_k=d_k, d_v=d_v, qkv_bias=qkv_bias,
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
-               norm_eps=eps, ffn_hidden=ffn)
+               norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi, flash=flash,
+               decode=decode)
     return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=w,
                 per_head_form=per_head_form)
 
@@ -685,6 +864,135 @@ def variants():
     out.append(Variant("big-causal", "Bigger: 3 sequences of 7, d_model 12, 3 heads, causal",
                        {"d_model": 12, "n_heads": 3, "mask_fill": -1e9, "residual_norm": True},
                        block, x, mask=mask, mask_lesson="causal"))
+
+    # 12. Llama-style: GQA (4 query heads, 2 K/V heads), RoPE rotate_half, causal, no biases
+    torch.manual_seed(12)
+    block = make_block(16, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
+                       n_kv_heads=2, rope=(10000.0, "half"))
+    x = torch.randn(2, 6, 16)
+    mask = torch.tril(torch.ones(6, 6))
+    out.append(Variant("gqa-rope-causal", "Llama-style: GQA 4/2 heads, RoPE (rotate_half), causal",
+                       {"d_model": 16, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False,
+                        "out_bias": False, "mask_fill": "-inf",
+                        "rope": {"theta": 10000, "style": "half"}},
+                       block, x, mask=mask, mask_lesson="causal"))
+
+    # 13. multi-query attention, RoPE interleaved (GPT-J / Meta pairs), theta 500, no mask
+    torch.manual_seed(13)
+    block = make_block(12, 3, d_k=4, d_v=2, n_kv_heads=1, rope=(500.0, "interleaved"))
+    x = torch.randn(1, 9, 12)
+    out.append(Variant("mqa-rope-interleaved", "MQA (3 query heads, 1 K/V head), d_k 4, d_v 2, RoPE interleaved",
+                       {"d_model": 12, "n_heads": 3, "d_k": 4, "d_v": 2, "n_kv_heads": 1,
+                        "rope": {"theta": 500, "style": "interleaved"}}, block, x))
+
+    # 14. Mistral-style: GQA + RoPE + sliding window 3 over 8 tokens
+    torch.manual_seed(14)
+    block = make_block(8, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
+                       n_kv_heads=2, rope=(10000.0, "half"))
+    x = torch.randn(2, 8, 8)
+    mask = sliding_window_mask(8, 3)
+    out.append(Variant("sliding-window-gqa", "Mistral-style: sliding window 3, GQA 4/2, RoPE",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False,
+                        "out_bias": False, "mask_fill": "-inf", "rope": {"style": "half"}},
+                       block, x, mask=mask, mask_lesson={"sliding_window": 3}))
+
+    # 15. ALiBi, 4 heads (a power of two), causal with -1e9
+    torch.manual_seed(15)
+    block = make_block(8, 4, alibi=True)
+    x = torch.randn(2, 6, 8)
+    mask = torch.tril(torch.ones(6, 6))
+    out.append(Variant("alibi-causal", "ALiBi, 4 heads, causal",
+                       {"d_model": 8, "n_heads": 4, "alibi": True}, block, x,
+                       mask=mask, mask_lesson="causal"))
+
+    # 16. ALiBi with 6 heads (not a power of two: the paper's interleaved slopes), no mask,
+    # sliding window 1 is a separate case below
+    torch.manual_seed(16)
+    block = make_block(12, 6, alibi=True, n_kv_heads=3, residual_norm=True)
+    x = torch.randn(1, 5, 12)
+    out.append(Variant("alibi-6-heads-gqa", "ALiBi with 6 heads (not a power of two), GQA 6/3, residual + LayerNorm",
+                       {"d_model": 12, "n_heads": 6, "n_kv_heads": 3, "alibi": True,
+                        "residual_norm": True}, block, x))
+
+    # 17. GQA in cross-attention with key padding, biases, d_k != d_v; sliding window 1
+    torch.manual_seed(17)
+    block = make_block(8, 4, d_k=2, d_v=3, n_kv_heads=2, mask_fill=-1e10)
+    q = torch.randn(2, 3, 8)
+    k = torch.randn(2, 5, 8)
+    lens = torch.tensor([4, 2])
+    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
+    out.append(Variant("gqa-cross-padding", "GQA 4/2 in cross-attention, key padding, d_k 2, d_v 3",
+                       {"d_model": 8, "n_heads": 4, "d_k": 2, "d_v": 3, "n_kv_heads": 2,
+                        "mask_fill": -1e10}, block, q, k,
+                       mask=mask, mask_lesson={"key_padding": [4, 2]}))
+    torch.manual_seed(18)
+    block = make_block(4, 2)
+    x = torch.randn(1, 4, 4)
+    mask = sliding_window_mask(4, 1)
+    out.append(Variant("sliding-window-1", "Sliding window 1: each token sees only itself",
+                       {"d_model": 4, "n_heads": 2}, block, x,
+                       mask=mask, mask_lesson={"sliding_window": 1}))
+
+    # 19. FlashAttention tiles: causal, key blocks of 3 over 7 keys (a short last block)
+    torch.manual_seed(19)
+    block = make_block(8, 2, flash=(2, 3))
+    x = torch.randn(2, 7, 8)
+    mask = torch.tril(torch.ones(7, 7))
+    out.append(Variant("flash-causal", "FlashAttention tiles 2×3, causal",
+                       {"d_model": 8, "n_heads": 2, "flash": {"block_q": 2, "block_k": 3}}, block, x,
+                       mask=mask, mask_lesson="causal"))
+
+    # 20. tiles over a sliding window with -inf: whole blocks masked (the running max stays
+    # -inf: Check_inf), GQA and RoPE
+    torch.manual_seed(20)
+    block = make_block(8, 4, n_kv_heads=2, rope=(10000.0, "half"), mask_fill=float("-inf"),
+                       flash=(4, 2))
+    x = torch.randn(1, 8, 8)
+    mask = sliding_window_mask(8, 2)
+    out.append(Variant("flash-window-neginf", "FlashAttention tiles 4×2 over a sliding window 2 with -inf, GQA, RoPE",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "mask_fill": "-inf",
+                        "rope": {"style": "half"}, "flash": {"block_q": 4, "block_k": 2}}, block, x,
+                       mask=mask, mask_lesson={"sliding_window": 2}))
+
+    # 21. tiles with a fully masked row (-inf: NaN, as the standard pass) and ALiBi
+    torch.manual_seed(21)
+    block = make_block(4, 2, mask_fill=float("-inf"), alibi=True, flash=(1, 4))
+    x = torch.randn(1, 5, 4)
+    mask = torch.tensor([[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [1, 1, 1, 1, 0], [1, 1, 1, 1, 1]])
+    out.append(Variant("flash-masked-row-alibi", "FlashAttention tiles 1×4, ALiBi, a fully masked row with -inf",
+                       {"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "alibi": True,
+                        "flash": {"block_q": 1, "block_k": 4}}, block, x,
+                       mask=mask, mask_lesson=mask_json(mask)))
+
+    # 22. KV-cache decoding, Llama-style: GQA + RoPE + causal
+    torch.manual_seed(22)
+    block = make_block(8, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
+                       n_kv_heads=2, rope=(10000.0, "half"), decode=True)
+    x = torch.randn(2, 6, 8)
+    mask = torch.tril(torch.ones(6, 6))
+    out.append(Variant("decode-gqa-rope", "KV-cache decoding: GQA 4/2, RoPE, causal",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
+                        "mask_fill": "-inf", "rope": {"style": "half"}, "decode": True}, block, x,
+                       mask=mask, mask_lesson="causal"))
+
+    # 23. decoding with ALiBi over a sliding window, biases, d_k != d_v, residual + LayerNorm,
+    # interleaved-free; and MQA with interleaved RoPE
+    torch.manual_seed(23)
+    block = make_block(6, 3, d_k=2, d_v=3, alibi=True, decode=True, residual_norm=True)
+    x = torch.randn(2, 5, 6)
+    mask = sliding_window_mask(5, 3)
+    out.append(Variant("decode-alibi-window", "KV-cache decoding: ALiBi, sliding window 3, d_k 2, d_v 3",
+                       {"d_model": 6, "n_heads": 3, "d_k": 2, "d_v": 3, "alibi": True, "decode": True,
+                        "residual_norm": True}, block, x,
+                       mask=mask, mask_lesson={"sliding_window": 3}))
+    torch.manual_seed(24)
+    block = make_block(8, 2, n_kv_heads=1, rope=(100.0, "interleaved"), decode=True, flash=(2, 2))
+    x = torch.randn(1, 5, 8)
+    mask = torch.tril(torch.ones(5, 5))
+    out.append(Variant("decode-mqa-flash", "KV-cache decoding and FlashAttention tiles: MQA, interleaved RoPE (theta 100)",
+                       {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"theta": 100, "style": "interleaved"},
+                        "decode": True, "flash": {"block_q": 2, "block_k": 2}}, block, x,
+                       mask=mask, mask_lesson="causal"))
     return out
 
 
@@ -736,6 +1044,7 @@ def lesson_references(out_dir, lessons_dir=LESSONS_DIR):
                 print("lessons/%s: %s does not round-trip through the expected file" % (name, sname))
                 ok = False
         # the other way of writing the same maths (fused <-> per-head) must agree
+        # (GQA, RoPE and ALiBi are written fused only)
         other = dict(run_lesson(lesson, per_head=not resolve_lesson(lesson)["per_head_form"]))
         for sname, t in stages:
             if sname in other and not close(t, other[sname]):
@@ -874,7 +1183,73 @@ def from_torch_fixtures():
         attn(q, kv, val, mask)
     stages = [(n, attn.trace[n]) for n in STAGES if n in attn.trace]
     out.append(("from-torch-custom", lesson, stages))
+
+    # a Hugging Face-style grouped-query module (q_proj/k_proj/v_proj/o_proj, no bias,
+    # num_key_value_heads) with repeat_kv written as HF writes it (expand + reshape),
+    # causal: from_torch.py must find n_kv_heads from the k/v layers' sizes
+    torch.manual_seed(23)
+    gqa = HFGroupedAttention(8, 4, 2)
+    x = torch.randn(2, 5, 8)
+    causal = torch.tril(torch.ones(5, 5))
+    lesson = ft.lesson_from_module(
+        gqa, x, mask=causal,
+        title={"en": "From PyTorch: a grouped-query module (4 heads, 2 K/V heads), causal",
+               "zh": "来自 PyTorch：分组查询模块（4 个头、2 个 K/V 头），因果掩码"})
+    with torch.no_grad():
+        gqa(x, causal)
+    stages = [(n, gqa.trace[n]) for n in STAGES if n in gqa.trace]
+    out.append(("from-torch-gqa", lesson, stages))
     return out
+
+
+def repeat_kv(hidden_states, n_rep):
+    """Hugging Face transformers' repeat_kv: (B, Hkv, L, d) -> (B, Hkv·n_rep, L, d)."""
+    batch, num_key_value_heads, slen, head_dim = hidden_states.shape
+    if n_rep == 1:
+        return hidden_states
+    hidden_states = hidden_states[:, :, None, :, :].expand(batch, num_key_value_heads, n_rep, slen, head_dim)
+    return hidden_states.reshape(batch, num_key_value_heads * n_rep, slen, head_dim)
+
+
+class HFGroupedAttention(nn.Module):
+    """Llama's attention without RoPE, as Hugging Face writes it: separate q/k/v/o
+    projections without bias, k/v with num_key_value_heads heads, repeat_kv."""
+
+    def __init__(self, hidden_size, num_heads, num_key_value_heads):
+        super().__init__()
+        self.num_heads, self.num_key_value_heads = num_heads, num_key_value_heads
+        self.head_dim = hidden_size // num_heads
+        self.q_proj = nn.Linear(hidden_size, num_heads * self.head_dim, bias=False)
+        self.k_proj = nn.Linear(hidden_size, num_key_value_heads * self.head_dim, bias=False)
+        self.v_proj = nn.Linear(hidden_size, num_key_value_heads * self.head_dim, bias=False)
+        self.o_proj = nn.Linear(num_heads * self.head_dim, hidden_size, bias=False)
+        self.mask_fill = float("-inf")   # found by from_torch.py (FILL_ATTRS)
+        self.trace = {}
+
+    def forward(self, x, mask=None):
+        tr = self.trace = {}
+        B, L, _ = x.shape
+        q, k, v = self.q_proj(x), self.k_proj(x), self.v_proj(x)
+        tr["q_proj"], tr["k_proj"], tr["v_proj"] = q, k, v
+        q = q.view(B, L, self.num_heads, self.head_dim).transpose(1, 2)
+        k = k.view(B, L, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        v = v.view(B, L, self.num_key_value_heads, self.head_dim).transpose(1, 2)
+        tr["q_heads"], tr["k_heads"], tr["v_heads"] = q, k, v
+        n_rep = self.num_heads // self.num_key_value_heads
+        scores = torch.matmul(q, repeat_kv(k, n_rep).transpose(2, 3)) / math.sqrt(self.head_dim)
+        tr["scores"] = scores
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, self.mask_fill)
+        tr["masked_scores"] = scores
+        attn = F.softmax(scores, dim=-1)
+        tr["attn"] = attn
+        out = torch.matmul(attn, repeat_kv(v, n_rep))
+        tr["head_out"] = out
+        out = out.transpose(1, 2).reshape(B, L, -1)
+        tr["concat"] = out
+        out = self.o_proj(out)
+        tr["output"] = out
+        return out
 
 
 def from_torch_references(out_dir):

@@ -167,6 +167,51 @@ static void test_lesson_library(void **state)
     assert_true(n >= 7);
 }
 
+// Two ways to the same numbers: the tiled online softmax gives head_out again, and
+// generating token by token from the K/V cache gives output again (and the cache holds
+// the keys and values of the full pass), for every lesson and reference that has them.
+static void test_flash_and_decode_agree(void **state)
+{
+    (void)state;
+    glob_t g;
+    glob("lessons/*.json", 0, NULL, &g);
+    glob(REF_DIR "/*.lesson.json", GLOB_APPEND, NULL, &g);
+    int flash = 0, decode = 0;
+    const char *pairs[][2] = {{"flash_out", "head_out"}, {"decode_output", "output"}, {"cache_v", "v_heads"}};
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        char err[LESSON_ERR_MAX];
+        if (!lesson_load(&ls, g.gl_pathv[f], err, sizeof err)) fail_msg("%s", err);
+        Trace tr;
+        trace_init(&tr);
+        assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+        flash += trace_find(&tr, "flash_out") >= 0;
+        decode += trace_find(&tr, "decode_output") >= 0;
+        const Stage *ck = trace_get(&tr, "cache_k");
+        if (ck) { // the cache holds the keys the scores used: k_rope with RoPE, else k_heads
+            const Stage *kk = trace_get(&tr, ls.cfg.rope != ROPE_NONE ? "k_rope" : "k_heads");
+            assert_int_equal(ck->t.size, kk->t.size);
+            for (size_t i = 0; i < ck->t.size; i++)
+                if (!close_enough(ck->t.data[i], kk->t.data[i])) fail_msg("%s: cache_k[%zu]", g.gl_pathv[f], i);
+        }
+        for (int p = 0; p < 3; p++) {
+            const Stage *a = trace_get(&tr, pairs[p][0]), *b = trace_get(&tr, pairs[p][1]);
+            if (!a) continue;
+            assert_non_null(b);
+            assert_int_equal(a->t.size, b->t.size);
+            for (size_t i = 0; i < a->t.size; i++)
+                if (!close_enough(a->t.data[i], b->t.data[i]))
+                    fail_msg("%s: %s[%zu] = %.9g but %s %.9g", g.gl_pathv[f], pairs[p][0], i, (double)a->t.data[i],
+                             pairs[p][1], (double)b->t.data[i]);
+        }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    globfree(&g);
+    print_message("flash_out = head_out in %d lessons, decode_output = output in %d\n", flash, decode);
+    assert_true(flash >= 4 && decode >= 3);
+}
+
 // The default lesson is the classic example and is one of the references.
 static void test_default_lesson_is_reference(void **state)
 {
@@ -455,7 +500,7 @@ static void test_threads_identical(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_variants),
+        cmocka_unit_test(test_reference_variants), cmocka_unit_test(test_flash_and_decode_agree),
         cmocka_unit_test(test_lesson_library),  cmocka_unit_test(test_default_lesson_is_reference),
         cmocka_unit_test(test_softmax_and_masks),   cmocka_unit_test(test_split_concat_round_trip),
         cmocka_unit_test(test_fused_equals_per_head), cmocka_unit_test(test_per_head_weight_form),

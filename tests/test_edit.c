@@ -320,7 +320,7 @@ static void test_save_round_trip(void **state)
         set(s, "weights.w_o[0,0]=-3");
         set(s, "model.scale=0.7");
         set(s, "model.mask_fill=-inf");
-        set(s, "mask[0,0,0]=0");
+        if (!s->lesson.cfg.decode) set(s, "mask[0,0,0]=0"); // decoding keeps its causal mask (refused: below)
         if (s->lesson.cfg.qkv_bias) set(s, "weights.b_k[1]=1e-3");
         if (!s->lesson.in.key_is_query) set(s, "input.key[0,0,1]=9");
         assert_round_trip(s, g.gl_pathv[i]);
@@ -333,6 +333,82 @@ static void test_save_round_trip(void **state)
     set(s, "mask=key_padding");
     set(s, "mask.key_padding[0]=2");
     assert_round_trip(s, "heads-12 key padding");
+    session_destroy(s);
+}
+
+// The switches of today's decoders are written back: n_kv_heads, rope (theta and style),
+// alibi and the sliding window, read again to the same config and the same stages.
+static void test_save_round_trip_variants(void **state)
+{
+    (void)state;
+    const char *paths[] = {"tests/ref/gqa-rope-causal.lesson.json", "tests/ref/mqa-rope-interleaved.lesson.json",
+                           "tests/ref/sliding-window-gqa.lesson.json", "tests/ref/alibi-6-heads-gqa.lesson.json",
+                           "tests/ref/gqa-cross-padding.lesson.json", "tests/ref/sliding-window-1.lesson.json",
+                           "tests/ref/flash-window-neginf.lesson.json", "tests/ref/decode-gqa-rope.lesson.json",
+                           "tests/ref/decode-mqa-flash.lesson.json", "tests/ref/decode-alibi-window.lesson.json"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        Session *s = open_session(paths[i]);
+        for (int edited = 0; edited < 2; edited++) {
+            if (edited) {
+                set(s, "weights.w_k[1,0]=0.5");
+                set(s, "weights.w_v[0,1]=-0.25");
+            }
+            assert_round_trip(s, paths[i]);
+            char path[] = "/tmp/attnviz-test-edit-XXXXXX";
+            int fd = mkstemp(path);
+            assert_true(fd >= 0);
+            close(fd);
+            char err[LESSON_ERR_MAX + 200];
+            assert_true(session_save(s, path, true, err, sizeof err));
+            Lesson back;
+            if (!lesson_load(&back, path, err, sizeof err)) fail_msg("%s", err);
+            const AttnConfig *a = &s->lesson.cfg, *b = &back.cfg;
+            assert_int_equal(b->n_kv_heads, a->n_kv_heads);
+            assert_int_equal(b->rope, a->rope);
+            assert_true(b->rope_theta == a->rope_theta);
+            assert_int_equal(b->alibi, a->alibi);
+            assert_int_equal(back.in.mask_kind, s->lesson.in.mask_kind);
+            assert_int_equal(back.in.window, s->lesson.in.window);
+            assert_int_equal(back.cfg.decode, a->decode);
+            assert_int_equal(back.cfg.flash_block_q, a->flash_block_q);
+            assert_int_equal(back.cfg.flash_block_k, a->flash_block_k);
+            lesson_free(&back);
+            unlink(path);
+        }
+        // at least one lesson of each switch
+        session_destroy(s);
+    }
+    Session *s = open_session("tests/ref/sliding-window-gqa.lesson.json");
+    assert_int_equal(s->lesson.in.mask_kind, MASK_SLIDING);
+    assert_int_equal(s->lesson.in.window, 3);
+    assert_int_equal(s->lesson.cfg.n_kv_heads, 2);
+    assert_int_equal(s->lesson.cfg.rope, ROPE_HALF);
+    set(s, "mask=causal");   // a named kind replaces the window
+    assert_int_equal(s->lesson.in.mask_kind, MASK_CAUSAL);
+    assert_round_trip(s, "sliding window -> causal");
+    session_destroy(s);
+    s = open_session("tests/ref/mqa-rope-interleaved.lesson.json");
+    assert_int_equal(s->lesson.cfg.rope, ROPE_INTERLEAVED);
+    assert_true(s->lesson.cfg.rope_theta == 500.0f);
+    session_destroy(s);
+    // decoding keeps its causal (or sliding-window) mask: edits that would change it are refused
+    s = open_session("tests/ref/decode-alibi-window.lesson.json");
+    assert_true(s->lesson.cfg.decode);
+    const char *refused[] = {"mask=none", "mask=key_padding", "mask[0,1,1]=0", "mask.key_padding[0]=2"};
+    for (int i = 0; i < 4; i++) {
+        char err[EDIT_ERR_MAX];
+        Edit e;
+        bool ok = edit_parse(&s->lesson, refused[i], &e, err, sizeof err) && session_edit(s, &e, false, NULL, err, sizeof err);
+        assert_false(ok);
+        assert_non_null(strstr(err, "model.decode"));
+    }
+    set(s, "mask=causal"); // the sliding window becomes the causal mask: still decodable
+    assert_round_trip(s, "decode, causal");
+    session_destroy(s);
+    s = open_session("tests/ref/alibi-causal.lesson.json");
+    assert_true(s->lesson.cfg.alibi);
+    set(s, "weights.b_k[0]=2");
+    assert_round_trip(s, "alibi edited");
     session_destroy(s);
 }
 
@@ -595,7 +671,7 @@ int main(void)
         cmocka_unit_test(test_element_edits),   cmocka_unit_test(test_switches),
         cmocka_unit_test(test_same_kind_tokens_aliases),
         cmocka_unit_test(test_undo_redo),       cmocka_unit_test(test_save_round_trip),
-        cmocka_unit_test(test_save_errors),     cmocka_unit_test(test_bad_edits),
+        cmocka_unit_test(test_save_round_trip_variants), cmocka_unit_test(test_save_errors),     cmocka_unit_test(test_bad_edits),
         cmocka_unit_test(test_delta_and_lerp),  cmocka_unit_test(test_edit_targets),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -332,10 +332,15 @@ static void test_derivations(void **state)
                         float want = last->n == 1 ? panel_value(res, row, col) : panel_value(res, row, j);
                         assert_true(last->v[j] == want || (isnan(last->v[j]) && isnan(want)));
                     }
-                    if (k == STAGE_KIND_SCORES) { // Σ of the products ÷ scale is the score (float32)
-                        float sum = d.line[3].v[0], score = panel_value(res, row, col);
+                    if (k == STAGE_KIND_SCORES) { // Σ of the products ÷ scale (+ ALiBi's bias) is the score
+                        float sum = d.line[3].v[0], score = panel_value(res, row, col), bias = 0.0f;
+                        int pb = tr->stages[v.stage].operands[2];
+                        if (pb >= 0) {
+                            const Tensor *bt = &tr->stages[pb].t; // (1, H, Lq, Lk)
+                            bias = bt->data[((size_t)res->head * (size_t)bt->shape[2] + (size_t)row) * (size_t)bt->shape[3] + (size_t)col];
+                        }
                         float eps = 1e-5f + 1e-5f * fabsf(score);
-                        assert_float_equal(sum / tr->scale, score, eps);
+                        assert_float_equal(sum / tr->scale + bias, score, eps);
                     } else if (k == STAGE_KIND_SOFTMAX) { // exp ÷ Σ is attn (bit-exact: the same order)
                         const DerivLine *e = &d.line[3];
                         float sum = d.line[4].v[0];
@@ -355,6 +360,60 @@ static void test_derivations(void **state)
 
 // More heads than split / concat show: the run of 8 that holds the selected head,
 // the selected head's panel is the result, and no two shown heads share a colour.
+// FlashAttention: each running max / sum cell frames the tile it has just read (one query
+// row of one key block), and its value follows from that tile and the cell before it.
+// Shared K/V heads: the K panel of the scores is the K/V head the query head reads.
+static void test_flash_tiles_and_kv_heads(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/flash-attention-tiles.json");
+    const Trace *tr = &ses->trace;
+    View v;
+    view_init(&v, &ses->lesson, LANG_EN);
+    int checked = 0;
+    for (v.head = 0; v.head < tr->n_heads; v.head++) {
+        v.stage = trace_find(tr, "flash_max");
+        Layout L;
+        layout_compute(&L, tr, &v, 1280, 720);
+        const PanelSpec *S = &L.spec[0], *M = &L.spec[L.result_panel];
+        assert_int_equal(S->tile_cols, tr->flash_block_k);
+        assert_int_equal(S->tile_rows, tr->flash_block_q);
+        for (int i = 0; i < M->rows; i++)
+            for (int kb = 0; kb < M->cols; kb++) {
+                Highlight h;
+                assert_true(scene_highlight(&L, L.result_panel, i, kb, 0, &h));
+                assert_int_equal(h.row, i);
+                assert_int_equal(h.col, kb * tr->flash_block_k);
+                int n = tr->len_k - h.col < tr->flash_block_k ? tr->len_k - h.col : tr->flash_block_k;
+                assert_int_equal(h.cols, n);
+                float m = kb > 0 ? panel_value(M, i, kb - 1) : -INFINITY;
+                for (int j = h.col; j < h.col + h.cols; j++) m = panel_value(S, i, j) > m ? panel_value(S, i, j) : m;
+                assert_true(m == panel_value(M, i, kb));
+                checked++;
+            }
+    }
+    session_destroy(ses);
+    ses = open_session("lessons/llama-gqa-rope.json"); // 4 query heads, 2 K/V heads
+    tr = &ses->trace;
+    view_init(&v, &ses->lesson, LANG_EN);
+    for (v.head = 0; v.head < tr->n_heads; v.head++) {
+        v.stage = trace_find(tr, "scores");
+        Layout L;
+        layout_compute(&L, tr, &v, 1280, 720);
+        assert_int_equal(L.spec[0].head, v.head);           // Q: the query head
+        assert_int_equal(L.spec[1].head, v.head / 2);       // Kᵀ: its shared K/V head
+        assert_int_equal(L.spec[1].kv_group, 2);
+        assert_non_null(strstr(L.spec[1].title, "kv"));
+        v.stage = trace_find(tr, "k_heads");                 // the split: one panel per K/V head
+        layout_compute(&L, tr, &v, 1280, 720);
+        assert_int_equal(L.spec[0].head_blocks, 2);
+        assert_int_equal(L.n_panels, 3);
+        assert_non_null(strstr(L.spec[2].title, "q heads 2–3"));
+    }
+    session_destroy(ses);
+    print_message("%d running-max cells checked against their tiles\n", checked);
+}
+
 static void test_many_heads(void **state)
 {
     (void)state;
@@ -424,6 +483,7 @@ int main(void)
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),
         cmocka_unit_test(test_many_heads),
+        cmocka_unit_test(test_flash_tiles_and_kv_heads),
         cmocka_unit_test(test_ranges_without_stats),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

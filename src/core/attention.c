@@ -62,33 +62,82 @@ static void concat_heads(float *dst, const float *src, int B, int L, int H, int 
                        src + (((size_t)b * H + h) * L + l) * d, (size_t)d * sizeof(float));
 }
 
+// ---- positions: RoPE and ALiBi ----------------------------------------------------
+
+double attn_alibi_slope(int h, int H)
+{
+    // Press et al. (2022): for H a power of two, m_h = 2^(-8(h+1)/H); otherwise the
+    // slopes of the closest smaller power of two P, then every other slope of 2P.
+    int P = 1;
+    while (P * 2 <= H) P *= 2;
+    if (h < P) return exp2(-8.0 * (h + 1) / P);
+    return exp2(-8.0 * (2 * (h - P) + 1) / (2.0 * P));
+}
+
+float attn_rope_inv_freq(int i, int d, float theta)
+{
+    // as Hugging Face computes it in float32: 1 / theta ** (arange(0, d, 2) / d)
+    float e = (float)(2 * i) / (float)d;
+    return 1.0f / powf(theta, e);
+}
+
+void attn_rope_row(float *y, const float *x, int d, int pos, RopeStyle style, float theta)
+{
+    const int half = d / 2;
+    for (int p = 0; p < half; p++) {
+        float ang = (float)pos * attn_rope_inv_freq(p, d, theta);
+        float c = cosf(ang), sn = sinf(ang);
+        int i0 = style == ROPE_HALF ? p : 2 * p, i1 = style == ROPE_HALF ? p + half : 2 * p + 1;
+        // x·cos + rotate(x)·sin, rotate(x) = (-x1, x0) on the pair
+        float a = x[i0] * c, b = -x[i1] * sn;
+        float a1 = x[i1] * c, b1 = x[i0] * sn;
+        y[i0] = a + b;
+        y[i1] = a1 + b1;
+    }
+}
+
+// (B, Hh, L, d): position l of every head turned by l·θ_p, into dst.
+static void rope_apply(float *dst, const float *src, int B, int Hh, int L, int d, RopeStyle style,
+                       float theta)
+{
+    for (int bh = 0; bh < B * Hh; bh++)
+        for (int l = 0; l < L; l++)
+            attn_rope_row(dst + ((size_t)bh * L + l) * d, src + ((size_t)bh * L + l) * d, d, l, style, theta);
+}
+
 // Passes 4-7 for one (batch, head): its slices of scores, masked_scores, attn
 // and head_out, which no other head writes.
 typedef struct HeadJob {
     const AttnConfig *cfg;
     Trace *tr;
-    int qh, kh, vh, mask, scores, masked, attn, head_out; // stage indices (mask -1: none)
-    int H, Lq, Lk, dk, dv;
+    int qh, kh, vh, bias, mask, scores, masked, attn, head_out; // stage indices (bias, mask -1: none)
+    int H, Hkv, Lq, Lk, dk, dv;
 } HeadJob;
 
 static void head_task(void *ctx, int bh)
 {
     const HeadJob *j = ctx;
     Trace *tr = j->tr;
-    const int b = bh / j->H, Lq = j->Lq, Lk = j->Lk;
+    const int b = bh / j->H, h = bh % j->H, Lq = j->Lq, Lk = j->Lk;
+    // the K/V head this query head shares (repeat_interleave / repeat_kv)
+    const size_t bkv = (size_t)b * j->Hkv + (size_t)(h / (j->H / j->Hkv));
     const size_t n = (size_t)Lq * Lk;
     float *s = D(tr, j->scores) + (size_t)bh * n, *ms = D(tr, j->masked) + (size_t)bh * n;
     float *at = D(tr, j->attn) + (size_t)bh * n;
-    tensor_matmul_bt(s, D(tr, j->qh) + (size_t)bh * Lq * j->dk, D(tr, j->kh) + (size_t)bh * Lk * j->dk,
+    tensor_matmul_bt(s, D(tr, j->qh) + (size_t)bh * Lq * j->dk, D(tr, j->kh) + bkv * Lk * j->dk,
                      Lq, j->dk, Lk);
     tensor_div_scalar(s, n, j->cfg->scale);
+    if (j->bias >= 0) {
+        const float *pb = D(tr, j->bias) + (size_t)h * n;
+        for (size_t k = 0; k < n; k++) s[k] = s[k] + pb[k];
+    }
     if (j->mask >= 0)
         tensor_masked_fill(ms, s, D(tr, j->mask) + (size_t)b * n, n, j->cfg->mask_fill);
     else
         memcpy(ms, s, n * sizeof(float));
     memcpy(at, ms, n * sizeof(float));
     tensor_softmax_rows(at, Lq, Lk);
-    tensor_matmul(D(tr, j->head_out) + (size_t)bh * Lq * j->dv, at, D(tr, j->vh) + (size_t)bh * Lk * j->dv,
+    tensor_matmul(D(tr, j->head_out) + (size_t)bh * Lq * j->dv, at, D(tr, j->vh) + bkv * Lk * j->dv,
                   Lq, Lk, j->dv);
 }
 
@@ -101,10 +150,14 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 {
     const int B = in->query.shape[0], Lq = in->query.shape[1], Lk = in->key.shape[1];
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v;
+    const int Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : H;
     tr->batch = B, tr->len_q = Lq, tr->len_k = Lk, tr->d_model = C;
     tr->n_heads = H, tr->d_k = dk, tr->d_v = dv;
     tr->scale = cfg->scale, tr->mask_fill = cfg->mask_fill, tr->norm_eps = cfg->norm_eps;
     tr->mask_kind = (int)in->mask_kind;
+    tr->n_kv_heads = Hkv, tr->rope = (int)cfg->rope, tr->rope_theta = cfg->rope_theta;
+    tr->alibi = cfg->alibi, tr->window = in->mask_kind == MASK_SLIDING ? in->window : 0;
+    tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
 
     // pass 1: the inputs, as given
     int x_q, x_k, x_v, mask = -1;
@@ -133,7 +186,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     if (x_v != x_q) tr->stages[x_v].key_rows = true;
 
     // pass 2: projections y = x·Wᵀ + b
-    int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, H * dk}, vs[3] = {B, Lk, H * dv};
+    int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, Hkv * dk}, vs[3] = {B, Lk, Hkv * dv};
     int q_proj, k_proj, v_proj;
     TRY(q_proj = push(tr, "q_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, 3,
                       qs, x_q, -1, -1));
@@ -147,31 +200,53 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->stages[k_proj].weight = &w->w_k, tr->stages[k_proj].bias = bk;
     tr->stages[v_proj].weight = &w->w_v, tr->stages[v_proj].bias = bv;
     tensor_linear(D(tr, q_proj), D(tr, x_q), w->w_q.data, bq ? bq->data : NULL, B * Lq, C, H * dk);
-    tensor_linear(D(tr, k_proj), D(tr, x_k), w->w_k.data, bk ? bk->data : NULL, B * Lk, C, H * dk);
-    tensor_linear(D(tr, v_proj), D(tr, x_v), w->w_v.data, bv ? bv->data : NULL, B * Lk, C, H * dv);
+    tensor_linear(D(tr, k_proj), D(tr, x_k), w->w_k.data, bk ? bk->data : NULL, B * Lk, C, Hkv * dk);
+    tensor_linear(D(tr, v_proj), D(tr, x_v), w->w_v.data, bv ? bv->data : NULL, B * Lk, C, Hkv * dv);
 
     tr->stages[k_proj].key_rows = tr->stages[v_proj].key_rows = true;
 
-    // pass 3: split heads (B, L, H·d) -> (B, H, L, d)
-    int qh_s[4] = {B, H, Lq, dk}, kh_s[4] = {B, H, Lk, dk}, vh_s[4] = {B, H, Lk, dv};
+    // pass 3: split heads (B, L, H·d) -> (B, H, L, d); K and V into their Hkv heads
+    int qh_s[4] = {B, H, Lq, dk}, kh_s[4] = {B, Hkv, Lk, dk}, vh_s[4] = {B, Hkv, Lk, dv};
     int qh, kh, vh;
     TRY(qh = push(tr, "q_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, qh_s, q_proj, -1, -1));
     TRY(kh = push(tr, "k_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, kh_s, k_proj, -1, -1));
     TRY(vh = push(tr, "v_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, vh_s, v_proj, -1, -1));
     split_heads(D(tr, qh), D(tr, q_proj), B, Lq, H, dk);
-    split_heads(D(tr, kh), D(tr, k_proj), B, Lk, H, dk);
-    split_heads(D(tr, vh), D(tr, v_proj), B, Lk, H, dv);
+    split_heads(D(tr, kh), D(tr, k_proj), B, Lk, Hkv, dk);
+    split_heads(D(tr, vh), D(tr, v_proj), B, Lk, Hkv, dv);
 
     tr->stages[kh].key_rows = tr->stages[vh].key_rows = true;
+
+    // pass 3b: RoPE turns each pair of Q's and K's head dimensions by pos·θ_p,
+    // positions 0..L-1, so that q_i·k_j depends on i - j only through the angles
+    int q_in = qh, k_in = kh;
+    if (cfg->rope != ROPE_NONE) {
+        TRY(q_in = push(tr, "q_rope", STAGE_KIND_ROPE, STEP_ROPE, 4, qh_s, qh, -1, -1));
+        TRY(k_in = push(tr, "k_rope", STAGE_KIND_ROPE, STEP_ROPE, 4, kh_s, kh, -1, -1));
+        rope_apply(D(tr, q_in), D(tr, qh), B, H, Lq, dk, cfg->rope, cfg->rope_theta);
+        rope_apply(D(tr, k_in), D(tr, kh), B, Hkv, Lk, dk, cfg->rope, cfg->rope_theta);
+        tr->stages[k_in].key_rows = true;
+    }
 
     // passes 4-7, one (batch, head) at a time: each head's scores, masking,
     // softmax and weighted sum are done together while its rows are in cache,
     // the heads shared among the core's threads (parallel.h).
     // pass 4: scores = Q·Kᵀ / scale, (B, H, Lq, Lk)
     int sc_s[4] = {B, H, Lq, Lk};
-    int scores, masked, attn;
+    int scores, masked, attn, bias = -1;
+    // ALiBi: position_bias[0, h, i, j] = -m_h·(i - j), added to the scaled scores
+    if (cfg->alibi) {
+        int pb_s[4] = {1, H, Lq, Lk};
+        TRY(bias = push(tr, "position_bias", STAGE_KIND_POS_BIAS, STEP_SCORES, 4, pb_s, -1, -1, -1));
+        float *pb = D(tr, bias);
+        for (int h = 0; h < H; h++) {
+            float m = (float)attn_alibi_slope(h, H);
+            for (int i = 0; i < Lq; i++)
+                for (int jj = 0; jj < Lk; jj++) pb[((size_t)h * Lq + i) * Lk + jj] = -(m * (float)(i - jj));
+        }
+    }
     TRY(scores = push(tr, "scores", STAGE_KIND_SCORES, STEP_SCORES, 4, sc_s,
-                      qh, kh, -1));
+                      q_in, k_in, bias));
     // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads
     TRY(masked = push(tr, "masked_scores", STAGE_KIND_MASKED, STEP_MASK, 4, sc_s, scores, mask, -1));
     // pass 6: softmax over keys
@@ -180,8 +255,11 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     int ho_s[4] = {B, H, Lq, dv};
     int head_out, concat, output;
     TRY(head_out = push(tr, "head_out", STAGE_KIND_WEIGHTED_SUM, STEP_WEIGHTED_SUM, 4, ho_s, attn, vh, -1));
-    HeadJob job = {cfg, tr, qh, kh, vh, mask, scores, masked, attn, head_out, H, Lq, Lk, dk, dv};
+    HeadJob job = {cfg, tr, q_in, k_in, vh, bias, mask, scores, masked, attn, head_out, H, Hkv, Lq, Lk, dk, dv};
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
+    AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, head_out, -1};
+    // FlashAttention: the same head_out again, tile by tile with an online softmax
+    if (cfg->flash_block_k > 0 && !attn_flash(cfg, &ast, tr)) return false;
 
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
     int cc_s[3] = {B, Lq, H * dv};
@@ -231,5 +309,8 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
                           B * Lq, C, cfg->norm_eps);
         tr->stages[fo].weight = &w->ffn_norm_weight, tr->stages[fo].bias = &w->ffn_norm_bias;
     }
+    // generation token by token from the K/V cache: decode_output must equal output
+    ast.output = output;
+    if (cfg->decode && !attn_decode(cfg, w, &ast, tr)) return false;
     return true;
 }

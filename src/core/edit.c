@@ -369,6 +369,9 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
     case EDIT_MASK_FILL: ls->cfg.mask_fill = e->value; return true;
     case EDIT_NORM_EPS: ls->cfg.norm_eps = e->value; return true;
     case EDIT_MASK_KIND: {
+        if (ls->cfg.decode && e->mask_kind != MASK_CAUSAL && (int)ls->in.mask_kind != e->mask_kind)
+            return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
+                                              "or a sliding window");
         if (e->mask_kind == MASK_NONE) {
             ls->in.mask_kind = MASK_NONE;
             if (tensor_present(&ls->in.mask))
@@ -385,6 +388,9 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
         return true;
     }
     case EDIT_KEY_PADDING: {
+        if (ls->cfg.decode)
+            return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
+                                              "or a sliding window");
         if ((int)e->index >= ls->batch || e->value < 0 || e->value > (float)ls->len_k)
             return edit_fail(err, n, e->text, "out of range for this lesson");
         if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");
@@ -402,6 +408,9 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
     }
     if (e->tensor < 0 || e->tensor >= LT_COUNT) return edit_fail(err, n, e->text, "unknown tensor");
     if (e->tensor == LT_MASK) {
+        if (ls->cfg.decode)
+            return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
+                                              "or a sliding window (its cells cannot change)");
         if (e->value != 0.0f && e->value != 1.0f)
             return edit_fail(err, n, e->text, "a mask cell is 0 (masked) or 1 (attend)");
         if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");

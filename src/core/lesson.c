@@ -451,7 +451,8 @@ static bool parse_model(Ctx *c, const cJSON *m, AttnConfig *cfg)
     if (!cJSON_IsObject(m)) return fail(c, P, "expected an object, got %s", json_type_name(m));
     static const char *const keys[] = {"d_model", "n_heads", "d_k", "d_v", "qkv_bias",
                                        "out_bias", "scale", "mask_fill", "residual_norm",
-                                       "norm_eps", "ffn_hidden", NULL};
+                                       "norm_eps", "ffn_hidden", "n_kv_heads", "rope", "alibi", "decode",
+                                       "flash", NULL};
     if (!check_keys(c, m, P, keys)) return false;
     if (!get_int(c, m, P, "d_model", &cfg->d_model, 1, LESSON_MAX_D_MODEL, true, 0)) return false;
     if (!get_int(c, m, P, "n_heads", &cfg->n_heads, 1, LESSON_MAX_HEADS, true, 0)) return false;
@@ -471,6 +472,56 @@ static bool parse_model(Ctx *c, const cJSON *m, AttnConfig *cfg)
     if (!get_bool(c, m, P, "residual_norm", &cfg->residual_norm, false)) return false;
     if (!get_int(c, m, P, "ffn_hidden", &cfg->ffn_hidden, 0, LESSON_MAX_FFN, false, 0))
         return false;
+    // grouped-query attention: n_kv_heads K/V heads, each shared by n_heads / n_kv_heads query heads
+    if (!get_int(c, m, P, "n_kv_heads", &cfg->n_kv_heads, 1, LESSON_MAX_HEADS, false, cfg->n_heads))
+        return false;
+    if (cfg->n_heads % cfg->n_kv_heads != 0)
+        return fail(c, "model.n_kv_heads", "%d does not divide n_heads %d; expected a divisor (1 = multi-query)",
+                    cfg->n_kv_heads, cfg->n_heads);
+    if (!get_bool(c, m, P, "alibi", &cfg->alibi, false)) return false;
+    if (!get_bool(c, m, P, "decode", &cfg->decode, false)) return false;
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(m, "flash");
+    cfg->flash_block_q = cfg->flash_block_k = 0;
+    if (fl && !cJSON_IsNull(fl)) {
+        if (!cJSON_IsObject(fl))
+            return fail(c, "model.flash", "expected {\"block_q\": a, \"block_k\": b}, got %s", json_type_name(fl));
+        static const char *const fkeys[] = {"block_q", "block_k", NULL};
+        if (!check_keys(c, fl, "model.flash", fkeys)) return false;
+        if (!get_int(c, fl, "model.flash", "block_q", &cfg->flash_block_q, 1, LESSON_MAX_LEN, true, 0)) return false;
+        if (!get_int(c, fl, "model.flash", "block_k", &cfg->flash_block_k, 1, LESSON_MAX_LEN, true, 0)) return false;
+    }
+    const cJSON *rope = cJSON_GetObjectItemCaseSensitive(m, "rope");
+    cfg->rope = ROPE_NONE;
+    cfg->rope_theta = 10000.0f;
+    if (rope && !cJSON_IsNull(rope)) {
+        const char *PR = "model.rope";
+        if (!cJSON_IsObject(rope))
+            return fail(c, PR, "expected {\"theta\": 10000, \"style\": \"half\" or \"interleaved\"}, got %s",
+                        json_type_name(rope));
+        static const char *const rkeys[] = {"theta", "style", NULL};
+        if (!check_keys(c, rope, PR, rkeys)) return false;
+        const cJSON *th = cJSON_GetObjectItemCaseSensitive(rope, "theta");
+        if (th) {
+            if (!number_value(c, th, "model.rope.theta", &cfg->rope_theta)) return false;
+            if (!(cfg->rope_theta > 1.0f))
+                return fail(c, "model.rope.theta", "expected a base above 1 (Llama: 10000), got %g",
+                            (double)cfg->rope_theta);
+        }
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(rope, "style");
+        cfg->rope = ROPE_HALF;
+        if (st) {
+            if (cJSON_IsString(st) && strcmp(st->valuestring, "interleaved") == 0)
+                cfg->rope = ROPE_INTERLEAVED;
+            else if (!cJSON_IsString(st) || strcmp(st->valuestring, "half") != 0)
+                return fail(c, "model.rope.style", "expected \"half\" (Llama's rotate_half) or \"interleaved\" "
+                                                   "(Meta / GPT-J pairs), got %s",
+                            cJSON_IsString(st) ? "another string" : json_type_name(st));
+        }
+        if (cfg->d_k % 2 != 0)
+            return fail(c, PR, "needs an even d_k (RoPE turns pairs of dimensions), got d_k %d", cfg->d_k);
+        if (cfg->alibi)
+            return fail(c, "model.alibi", "RoPE and ALiBi are two ways of giving positions; expected one of them, not both");
+    }
 
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(m, "scale");
     cfg->scale = sqrtf((float)cfg->d_k);
@@ -588,7 +639,7 @@ static bool parse_mask(Ctx *c, const cJSON *m, int B, int Lq, int Lk, AttnInputs
     int full[3] = {B, Lq, Lk};
     if (cJSON_IsString(m)) {
         if (strcmp(m->valuestring, "causal") != 0)
-            return fail(c, P, "expected null, \"causal\", a 0/1 tensor or {\"key_padding\": [...]}, got \"%.40s\"",
+            return fail(c, P, "expected null, \"causal\", a 0/1 tensor, {\"key_padding\": [...]} or {\"sliding_window\": W}, got \"%.40s\"",
                         m->valuestring);
         ai->mask_kind = MASK_CAUSAL;
         if (!tensor_init(&ai->mask, 3, full)) return fail(c, P, "out of memory");
@@ -596,6 +647,25 @@ static bool parse_mask(Ctx *c, const cJSON *m, int B, int Lq, int Lk, AttnInputs
             for (int i = 0; i < Lq; i++)
                 for (int j = 0; j < Lk; j++)
                     ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j <= i ? 1.0f : 0.0f;
+        return true;
+    }
+    if (cJSON_IsObject(m) && cJSON_GetObjectItemCaseSensitive(m, "sliding_window")) {
+        static const char *const keys[] = {"sliding_window", NULL};
+        if (!check_keys(c, m, P, keys)) return false;
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(m, "sliding_window");
+        const char *PW = "mask.sliding_window";
+        if (!cJSON_IsNumber(w) || w->valuedouble != floor(w->valuedouble) || w->valuedouble < 1 ||
+            w->valuedouble > LESSON_MAX_LEN)
+            return fail(c, PW, "expected a window W from 1 to %d (query i sees keys i-W < j <= i)", LESSON_MAX_LEN);
+        if (Lq != Lk)
+            return fail(c, PW, "needs as many queries as keys (self-attention), got %d queries and %d keys", Lq, Lk);
+        ai->mask_kind = MASK_SLIDING;
+        ai->window = (int)w->valuedouble;
+        if (!tensor_init(&ai->mask, 3, full)) return fail(c, P, "out of memory");
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++)
+                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j <= i && j > i - ai->window ? 1.0f : 0.0f;
         return true;
     }
     if (cJSON_IsObject(m) && cJSON_GetObjectItemCaseSensitive(m, "key_padding")) {
@@ -627,7 +697,7 @@ static bool parse_mask(Ctx *c, const cJSON *m, int B, int Lq, int Lk, AttnInputs
     TensorOpts o = {true};
     Tensor t;
     if (!cJSON_IsArray(m) && !cJSON_IsObject(m))
-        return fail(c, P, "expected null, \"causal\", a 0/1 tensor or {\"key_padding\": [...]}, got %s",
+        return fail(c, P, "expected null, \"causal\", a 0/1 tensor, {\"key_padding\": [...]} or {\"sliding_window\": W}, got %s",
                     json_type_name(m));
     if (!parse_tensor(c, m, P, &o, &t)) return false;
     int s[3] = {1, 1, 1};
@@ -709,12 +779,12 @@ static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWe
     if (!check_keys(c, jw, P, weight_names)) return false;
 
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
-              F = cfg->ffn_hidden;
+              F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
     // expected (rank, shape, fan_in, used) per tensor
     struct { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } spec[W_COUNT] = {
         [W_Q] = {2, {H * dk, C}, C, true, false},       [B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
-        [W_K] = {2, {H * dk, C}, C, true, false},       [B_K] = {1, {H * dk}, C, cfg->qkv_bias, false},
-        [W_V] = {2, {H * dv, C}, C, true, false},       [B_V] = {1, {H * dv}, C, cfg->qkv_bias, false},
+        [W_K] = {2, {Hkv * dk, C}, C, true, false},     [B_K] = {1, {Hkv * dk}, C, cfg->qkv_bias, false},
+        [W_V] = {2, {Hkv * dv, C}, C, true, false},     [B_V] = {1, {Hkv * dv}, C, cfg->qkv_bias, false},
         [W_O] = {2, {C, H * dv}, H * dv, true, false},  [B_O] = {1, {C}, H * dv, cfg->out_bias, false},
         [FFN_W1] = {2, {F, C}, C, F > 0, false},        [FFN_B1] = {1, {F}, C, F > 0, false},
         [FFN_W2] = {2, {C, F}, F, F > 0, false},        [FFN_B2] = {1, {C}, F, F > 0, false},
@@ -762,10 +832,11 @@ static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWe
             bool qkv = i <= B_V;
             char written[64];
             tensor_shape_str(t, written, sizeof written);
-            if (qkv && t->rank == spec[i].rank + 1 && t->shape[0] == H) {
+            int heads = i <= B_Q ? H : Hkv;   // K and V have their own (n_kv_heads) heads
+            if (qkv && t->rank == spec[i].rank + 1 && t->shape[0] == heads) {
                 int d = t->shape[1];
                 if (spec[i].rank == 2) t->shape[1] = t->shape[2];
-                t->shape[0] = H * d;
+                t->shape[0] = heads * d;
                 t->rank--;
             }
             if (!expect_shape(c, p, t, spec[i].rank, spec[i].shape, written)) return false;
@@ -840,10 +911,12 @@ static bool parse_tokens(Ctx *c, const cJSON *j, Lesson *ls)
 
 static const char *const step_keys_allowed[] = {
     // steps
-    "input", "projection", "split", "scores", "mask", "softmax", "weighted_sum", "concat",
-    "output", "add_norm", "ffn",
+    "input", "projection", "split", "rope", "scores", "mask", "softmax", "weighted_sum", "flash", "concat",
+    "output", "add_norm", "ffn", "decode",
     // stages
     "key_input", "value_input", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
+    "q_rope", "k_rope", "position_bias", "flash_max", "flash_sum", "flash_out", "cache_k", "cache_v",
+    "decode_output",
     "masked_scores", "attn", "head_out", "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum",
     "ffn_out", NULL};
 
@@ -1257,6 +1330,15 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     ls->batch = ls->in.query.shape[0];
     ls->len_q = ls->in.query.shape[1];
     ls->len_k = ls->in.key.shape[1];
+    if (ls->cfg.decode && !(ls->in.key_is_query && ls->in.value_is_key)) {
+        fail(c, "model.decode", "generating token by token needs self-attention; expected no separate input.key or input.value");
+        goto done;
+    }
+    if ((ls->cfg.rope != ROPE_NONE || ls->cfg.alibi) && !ls->in.key_is_query) {
+        fail(c, ls->cfg.rope != ROPE_NONE ? "model.rope" : "model.alibi",
+             "positions 0..L-1 are those of one sequence; expected self-attention (no separate input.key)");
+        goto done;
+    }
     {
         // every stage must fit the element limit: the largest are scores (B,H,Lq,Lk),
         // the projections and the FFN hidden layer.
@@ -1284,6 +1366,11 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     if (!parse_mask(c, cJSON_GetObjectItemCaseSensitive(root, "mask"), ls->batch, ls->len_q,
                     ls->len_k, &ls->in))
         goto done;
+    if (ls->cfg.decode && ls->in.mask_kind != MASK_CAUSAL && ls->in.mask_kind != MASK_SLIDING) {
+        fail(c, "model.decode", "a token is generated before the ones after it exist; expected mask \"causal\" or "
+                                "{\"sliding_window\": W}");
+        goto done;
+    }
     if (!parse_weights(c, cJSON_GetObjectItemCaseSensitive(root, "weights"), &ls->cfg, &ls->w))
         goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;

@@ -73,7 +73,17 @@ bool lesson_write(const Lesson *ls, FILE *f)
     json_write_float(f, c->mask_fill);   // -inf as the string "-inf", as the format has it
     fprintf(f, ", \"residual_norm\": %s, \"norm_eps\": ", c->residual_norm ? "true" : "false");
     json_write_float(f, c->norm_eps);
-    fprintf(f, ", \"ffn_hidden\": %d},\n", c->ffn_hidden);
+    fprintf(f, ", \"ffn_hidden\": %d", c->ffn_hidden);
+    if (c->n_kv_heads > 0 && c->n_kv_heads != c->n_heads) fprintf(f, ", \"n_kv_heads\": %d", c->n_kv_heads);
+    if (c->rope != ROPE_NONE) {
+        fputs(",\n            \"rope\": {\"theta\": ", f);
+        json_write_float(f, c->rope_theta);
+        fprintf(f, ", \"style\": \"%s\"}", c->rope == ROPE_INTERLEAVED ? "interleaved" : "half");
+    }
+    if (c->alibi) fputs(", \"alibi\": true", f);
+    if (c->decode) fputs(", \"decode\": true", f);
+    if (c->flash_block_k > 0) fprintf(f, ", \"flash\": {\"block_q\": %d, \"block_k\": %d}", c->flash_block_q, c->flash_block_k);
+    fputs("},\n", f);
 
     fputs("  \"input\": {\n    \"query\": ", f);
     write_nested(f, &ls->in.query, 0, 0, 4);
@@ -93,6 +103,7 @@ bool lesson_write(const Lesson *ls, FILE *f)
     switch (ls->in.mask_kind) {
     case MASK_NONE: fputs("null", f); break;
     case MASK_CAUSAL: fputs("\"causal\"", f); break;
+    case MASK_SLIDING: fprintf(f, "{\"sliding_window\": %d}", ls->in.window); break;
     case MASK_KEY_PADDING:
         fputs("{\"key_padding\": [", f);
         for (int b = 0; b < ls->batch; b++) {

@@ -79,8 +79,16 @@ int trace_step_count(const Trace *tr, StepId s)
 const char *step_name(StepId s)
 {
     static const char *const names[STEP_COUNT] = {
-        "input", "projection", "split", "scores", "mask", "softmax",
-        "weighted_sum", "concat", "output", "add_norm", "ffn",
+        "input", "projection", "split", "rope", "scores", "mask", "softmax",
+        "weighted_sum", "flash", "concat", "output", "add_norm", "ffn", "decode",
     };
     return (unsigned)s < STEP_COUNT ? names[s] : "?";
+}
+
+int trace_kv_head(const Trace *tr, const Tensor *t, int h)
+{
+    if (t->rank != 4 || h < 0) return h;
+    int hk = t->shape[1];
+    if (hk < tr->n_heads && hk > 0 && tr->n_heads % hk == 0) return h / (tr->n_heads / hk);
+    return h;
 }

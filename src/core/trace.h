@@ -27,6 +27,13 @@ typedef enum StageKind {
     STAGE_KIND_NORM,         // residual_norm, ffn_out = LayerNorm(sum)·γ + β (weight γ, bias β)
     STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = relu(z·W1ᵀ + b1)
     STAGE_KIND_FFN_SUM,      // ffn_sum = h·W2ᵀ + b2 + z (operands h, z)
+    STAGE_KIND_ROPE,         // q_rope, k_rope: each pair of the head turned by pos·θ_i
+    STAGE_KIND_POS_BIAS,     // position_bias (1, H, Lq, Lk): ALiBi's -m_h·(i - j)
+    STAGE_KIND_FLASH_STAT,   // flash_max, flash_sum (B, H, Lq, n_key_blocks): running max / sum
+    STAGE_KIND_FLASH_OUT,    // flash_out (B, H, Lq, d_v): acc / l, = head_out (operands head_out, flash_sum, v)
+    STAGE_KIND_CACHE,        // cache_k, cache_v (B, Hkv, L, d): the K/V cache after the last step
+    STAGE_KIND_DECODE,       // decode_output (B, L, C): one row per generation step, = output
+                             // (operands cache_k, cache_v, output)
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -35,14 +42,17 @@ typedef enum StepId {
     STEP_INPUT,
     STEP_PROJECTION,
     STEP_SPLIT,
+    STEP_ROPE,
     STEP_SCORES,
     STEP_MASK,
     STEP_SOFTMAX,
     STEP_WEIGHTED_SUM,
+    STEP_FLASH,
     STEP_CONCAT,
     STEP_OUTPUT,
     STEP_ADD_NORM,
     STEP_FFN,
+    STEP_DECODE,
     STEP_COUNT
 } StepId;
 
@@ -70,6 +80,12 @@ typedef struct Trace {
     int batch, len_q, len_k, d_model, n_heads, d_k, d_v;
     float scale, mask_fill, norm_eps;
     int mask_kind;               // MaskKind of attention.h
+    int n_kv_heads;              // K/V heads (= n_heads without GQA / MQA)
+    int rope;                    // RopeStyle of attention.h
+    float rope_theta;
+    bool alibi;
+    int window;                  // sliding window W (mask_kind MASK_SLIDING)
+    int flash_block_q, flash_block_k; // tiles of the flash stages (0: none)
     bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
 } Trace;
 
@@ -87,6 +103,9 @@ const Stage *trace_get(const Trace *tr, const char *name);
 // Number of stages in step s, and the first one's index (-1 when the step is absent).
 int trace_step_first(const Trace *tr, StepId s);
 int trace_step_count(const Trace *tr, StepId s);
-const char *step_name(StepId s);   // stable English id, e.g. "projection"
+const char *step_name(StepId s);
+// The head of t that query head h reads: with grouped K/V heads (t (B, Hkv, L, d),
+// Hkv < n_heads) head h / (n_heads / Hkv); h itself otherwise.
+int trace_kv_head(const Trace *tr, const Tensor *t, int h);   // stable English id, e.g. "projection"
 
 #endif

@@ -34,6 +34,7 @@ CellLook render_cell_look(const PanelSpec *ps, int row, int col)
 {
     float v = panel_value(ps, row, col);
     if (ps->mask && ps->mask[(size_t)row * (size_t)ps->cols + (size_t)col] == 0.0f) return CELL_MASKED;
+    if (ps->neg_inf_masked && isinf(v) && v < 0) return CELL_MASKED;
     if (isnan(v)) return CELL_NAN;
     return CELL_VALUE;
 }
@@ -346,8 +347,8 @@ static void draw_caption(Canvas *cv, const Layout *L, const View *v, AnimKind an
     if (ps->stacked) lo = q.x, hi = q.x + q.w;
     if (lo > q.x + L->label_w[p]) lo = q.x + L->label_w[p];
     if (hi < q.x + q.w) hi = q.x + q.w;
-    Rgb nc = head_panel ? colormap_head(ps->head) : ps->result ? THEME.accent : THEME.ink;
-    if (head_panel) nc = colormap_lerp(nc, THEME.black, 0.25f); // head colours are light for some heads
+    Rgb nc = head_panel && !ps->kv_group ? colormap_head(ps->head) : ps->result ? THEME.accent : THEME.ink;
+    if (head_panel && !ps->kv_group) nc = colormap_lerp(nc, THEME.black, 0.25f); // head colours are light for some heads
     int tw, th, dw, dh, gap = paint_px(L->s, 8);
     paint_text_size(cv, FONT_BOLD, L->px_body, name, &tw, &th);
     if (tw > hi - lo && head_panel) snprintf(name, sizeof name, "h%d", ps->head % 1000);
@@ -435,7 +436,8 @@ static void frame_in_panel(Canvas *cv, const Layout *L, int p, int x, int y, int
 static Rect highlight_rect(const Layout *L, int p, Highlight h)
 {
     const Rect q = L->panel[p];
-    int x0 = h.col < 0 ? q.x : layout_col_x(L, p, h.col), x1 = h.col < 0 ? q.x + q.w : layout_col_x(L, p, h.col + 1);
+    int x0 = h.col < 0 ? q.x : layout_col_x(L, p, h.col),
+        x1 = h.col < 0 ? q.x + q.w : layout_col_x(L, p, h.col + (h.cols > 1 ? h.cols : 1));
     int y0 = h.row < 0 ? q.y : layout_row_y(L, p, h.row), y1 = h.row < 0 ? q.y + q.h : layout_row_y(L, p, h.row + 1);
     return (Rect){x0, y0, x1 - x0, y1 - y0};
 }
@@ -551,7 +553,9 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
             int x0 = layout_col_x(L, p, h * ps->block_cols), x1 = layout_col_x(L, p, (h + 1) * ps->block_cols);
             if (x0 < q.x) x0 = q.x;
             if (x1 > q.x + q.w) x1 = q.x + q.w;
-            if (x1 - x0 > 2) paint_fill(cv, colormap_head(h), 255, x0 + 1, q.y - bar - 1, x1 - x0 - 2, bar);
+            // shared K/V heads belong to no single query head: ink, not a head's colour
+            if (x1 - x0 > 2)
+                paint_fill(cv, ps->kv_group ? THEME.ink : colormap_head(h), 255, x0 + 1, q.y - bar - 1, x1 - x0 - 2, bar);
         }
     }
     Rect clip = {q.x + dx, q.y + dy, q.w, q.h};
@@ -609,16 +613,29 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         if (zoomed) paint_clip(cv, NULL);
     }
     if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, v, p, k, e, animate);
+    // FlashAttention's tiles: block_q × block_k outlines over the scores
+    if (ps->tile_rows > 0 && ps->tile_cols > 0) {
+        int t = paint_px(L->s, 2);
+        paint_clip(cv, &clip);
+        for (int j = ps->tile_cols; j < ps->cols; j += ps->tile_cols)
+            paint_fill(cv, THEME.ink, 255, layout_col_x(L, p, j) + dx - t / 2, clip.y, t, clip.h);
+        for (int i = ps->tile_rows; i < ps->rows; i += ps->tile_rows)
+            paint_fill(cv, THEME.ink, 255, clip.x, layout_row_y(L, p, i) + dy - t / 2, clip.w, t);
+        paint_clip(cv, NULL);
+    }
     // head frame for per-head panels of split / concat
     if (ps->head >= 0 && !ps->head_blocks && (k == ANIM_SPLIT || k == ANIM_CONCAT) && L->n_panels > 2) {
-        int t = ps->head == v->head ? paint_px(L->s, 4) : paint_px(L->s, 2);
-        paint_frame(cv, colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t, q.h + 2 * t, t);
+        // a shared K/V head: framed in ink, thick when the selected query head reads it
+        bool sel = ps->kv_group ? ps->head == v->head / ps->kv_group : ps->head == v->head;
+        int t = sel ? paint_px(L->s, 4) : paint_px(L->s, 2);
+        paint_frame(cv, ps->kv_group ? THEME.ink : colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t,
+                    q.h + 2 * t, t);
     }
     // the row (or cell) being computed while animating, and what it reads
     int row, c;
     if (animate && computing_cell(k, e, ps, &row, &c)) {
         int t = paint_px(L->s, 3);
-        Highlight me = {row, c};
+        Highlight me = {row, c, 1};
         Rect hr = highlight_rect(L, p, me);
         frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.hilite);
         Rect unused[LAYOUT_MAX_PANELS];
@@ -628,7 +645,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
             for (int o = 0; o < L->n_panels; o++) {
                 Highlight h;
                 if (o == p || !scene_highlight(L, p, row, 0, o, &h) || L->spec[o].reads == READS_COL) continue;
-                Rect oq = highlight_rect(L, o, (Highlight){h.row, -1});
+                Rect oq = highlight_rect(L, o, (Highlight){h.row, -1, 1});
                 frame_in_panel(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
             }
         }

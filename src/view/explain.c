@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attention.h"
 #include "i18n.h"
 #include "scene.h"
 
@@ -87,6 +88,7 @@ static const float *row_of(const Tensor *t, int b, int h, int r)
 }
 
 static int last_dim(const Tensor *t) { return t->shape[t->rank - 1]; }
+static int imin_(int a, int b) { return a < b ? a : b; }
 
 static void index_str(const PanelSpec *ps, const Stage *st, int b, int r, int c, char *buf,
                       size_t n)
@@ -96,7 +98,7 @@ static void index_str(const PanelSpec *ps, const Stage *st, int b, int r, int c,
     else if (ps->is_weight)
         snprintf(buf, n, "%d,%d", r, c); // as shown: Wᵀ[in, out]
     else if (st->t.rank == 4)
-        snprintf(buf, n, "%d,%d,%d,%d", b, ps->head, ps->transposed ? c : r, ps->transposed ? r : c);
+        snprintf(buf, n, "%d,%d,%d,%d", st->t.shape[0] == 1 ? 0 : b, ps->head, ps->transposed ? c : r, ps->transposed ? r : c);
     else if (st->t.rank == 3)
         snprintf(buf, n, "%d,%d,%d", b, r, c);
     else
@@ -263,7 +265,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     case TIP_DOT:
         if (t0 && t1) {
             int dk = last_dim(t0);
-            const float *q = row_of(t0, b, h, row), *k = row_of(t1, b, h, col);
+            const float *q = row_of(t0, b, h, row), *k = row_of(t1, b, trace_kv_head(tr, t1, h), col);
             snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
             explain_number(tr->scale, a2, sizeof a2);
             const char *args[] = {a0, a1, a2};
@@ -275,10 +277,108 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
                 put(&o, ") / ");
                 put(&o, a2);
             }
+            if (op[2] >= 0) { // ALiBi: the position bias of this cell, added after the scale
+                const Tensor *pb = &tr->stages[op[2]].t;
+                put(&o, " + ");
+                put_num(&o, row_of(pb, 0, h, row)[col], true);
+                put(&o, "\n");
+                put_key(&o, lang, "tip.scores_bias", 0, NULL);
+            }
             put(&o, "\n= ");
             put_num(&o, val, false);
         }
         break;
+    case TIP_ROPE:
+        if (t0 && ps->head >= 0) {
+            // position row, dimension col: which pair, turned by which angle
+            int d = last_dim(t0), half = d / 2;
+            bool halves = tr->rope == ROPE_HALF;
+            int pair = halves ? col % half : col / 2;
+            bool first = halves ? col < half : col % 2 == 0;
+            int partner = halves ? (first ? col + half : col - half) : (first ? col + 1 : col - 1);
+            float inv = attn_rope_inv_freq(pair, d, tr->rope_theta);
+            float ang = (float)row * inv, c = cosf(ang), sn = sinf(ang);
+            const float *x = row_of(t0, b, h, row);
+            char ab[32], cb[32], sb[32], pb[16], rb[16], ib[32];
+            explain_number(ang, ab, sizeof ab), explain_number(c, cb, sizeof cb), explain_number(sn, sb, sizeof sb);
+            explain_number(inv, ib, sizeof ib);
+            snprintf(pb, sizeof pb, "%d", pair), snprintf(rb, sizeof rb, "%d", row);
+            const char *args[] = {rb, pb, ib, ab, cb, sb};
+            put_key(&o, lang, "tip.rope", 6, args);
+            snprintf(a0, sizeof a0, "%d", col), snprintf(a1, sizeof a1, "%d", partner);
+            const char *args2[] = {scene_symbol(tr, op[0], lang), a0, a1};
+            put(&o, "\n");
+            put_key(&o, lang, first ? "tip.rope_first" : "tip.rope_second", 3, args2);
+            put(&o, "\n= ");
+            put_num(&o, x[col], false);
+            put(&o, " · ");
+            put_num(&o, c, true);
+            put(&o, first ? " − " : " + ");
+            put_num(&o, x[partner], true);
+            put(&o, " · ");
+            put_num(&o, sn, true);
+            put(&o, "\n= ");
+            put_num(&o, val, false);
+        }
+        break;
+    case TIP_FLASH: {
+        // the running value after key block col, from the one before and the tile's scores
+        int ms = trace_find(tr, "masked_scores"), fm = trace_find(tr, "flash_max"), fl = trace_find(tr, "flash_sum");
+        if (ms < 0 || fm < 0 || fl < 0 || tr->flash_block_k < 1) break;
+        const Tensor *S = &tr->stages[ms].t, *M = &tr->stages[fm].t, *Ls = &tr->stages[fl].t;
+        int bk = tr->flash_block_k, j0 = col * bk, j1 = imin_(j0 + bk, tr->len_k) - 1;
+        const float *srow = row_of(S, b, h, row), *mrow = row_of(M, b, h, row), *lrow = row_of(Ls, b, h, row);
+        float rmax = -INFINITY, m = mrow[col], mold = col > 0 ? mrow[col - 1] : -INFINITY;
+        for (int j = j0; j <= j1; j++) rmax = srow[j] > rmax ? srow[j] : rmax;
+        char k0[16], k1[16], x0[32], x1[32], x2[32];
+        snprintf(k0, sizeof k0, "%d", j0), snprintf(k1, sizeof k1, "%d", j1);
+        if (!strcmp(st->name, "flash_max")) {
+            explain_number(mold, x0, sizeof x0), explain_number(rmax, x1, sizeof x1);
+            const char *args[] = {k0, k1, x0, x1};
+            put_key(&o, lang, "tip.flash_max", 4, args);
+        } else {
+            float ref = isinf(m) && m < 0 ? 0.0f : m, sum = 0.0f;
+            for (int j = j0; j <= j1; j++) sum += expf(srow[j] - ref);
+            explain_number(col > 0 ? lrow[col - 1] : 0.0f, x0, sizeof x0), explain_number(expf(mold - ref), x1, sizeof x1);
+            explain_number(sum, x2, sizeof x2);
+            const char *args[] = {k0, k1, x0, x1, x2};
+            put_key(&o, lang, "tip.flash_sum", 5, args);
+        }
+        put(&o, "\n= ");
+        put_num(&o, val, false);
+        break;
+    }
+    case TIP_EQUAL: {
+        // flash_out: head_out (operand 0); decode_output: output (operand 2)
+        int other = st->kind == STAGE_KIND_FLASH_OUT ? op[0] : op[2];
+        if (other < 0) break;
+        const Tensor *t = &tr->stages[other].t;
+        float x = row_of(t, b, h, row)[col];
+        char tb[16], xb[32];
+        snprintf(tb, sizeof tb, "%d", row), explain_number(x, xb, sizeof xb);
+        const char *args[] = {tb, scene_symbol(tr, other, lang), xb};
+        put_key(&o, lang, st->kind == STAGE_KIND_FLASH_OUT ? "tip.flash_out" : "tip.decode", 3, args);
+        break;
+    }
+    case TIP_CACHE: {
+        char tb[16], lb[16];
+        snprintf(tb, sizeof tb, "%d", row), snprintf(lb, sizeof lb, "%d", tr->len_q - 1);
+        const char *args[] = {tb, lb};
+        put_key(&o, lang, "tip.cache", 2, args);
+        break;
+    }
+    case TIP_POS_BIAS: {
+        double m = attn_alibi_slope(h, tr->n_heads);
+        char mb[32];
+        explain_number((float)m, mb, sizeof mb);
+        snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
+        snprintf(a2, sizeof a2, "%d", h);
+        const char *args[] = {a2, mb, a0, a1};
+        put_key(&o, lang, "tip.alibi", 4, args);
+        put(&o, "\n= ");
+        put_num(&o, val, false);
+        break;
+    }
     case TIP_MASK_FILL:
         if (!ps->mask) {
             put_key(&o, lang, "tip.nomask", 0, NULL);
@@ -324,7 +424,7 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     case TIP_WEIGHTED_SUM:
         if (t0 && t1) {
             int lk = last_dim(t0), dv = last_dim(t1);
-            const float *a = row_of(t0, b, h, row), *vv = row_of(t1, b, h, 0) + col;
+            const float *a = row_of(t0, b, h, row), *vv = row_of(t1, b, trace_kv_head(tr, t1, h), 0) + col;
             snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
             const char *args[] = {a0, a1};
             put_key(&o, lang, "tip.wsum", 2, args);

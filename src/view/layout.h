@@ -38,6 +38,7 @@ typedef enum Reads {
     READS_CELL,       // cell (i, j) (both terms of a sum, the score a mask fills)
     READS_HEAD_SRC,   // split: head panel h cell (i, j) comes from source cell (i, h·d + j)
     READS_HEAD_DST,   // concat: result cell (i, j) comes from head panel j / d, cell (i, j mod d)
+    READS_TILE,       // flash: result cell (i, kb) reads row i, key block kb (tile_cols keys) of the scores
 } Reads;
 
 // Colour-scale groups: a tensor and every view of it share one scale in a frame
@@ -73,6 +74,10 @@ typedef struct PanelSpec {
     int head;                   // head of this slice, -1 none
     int head_blocks;            // >0: columns are this many head-coloured blocks
     int block_cols;             // columns per block
+    bool neg_inf_masked;        // −∞ cells have the masked look (a running max before any key is seen)
+    int tile_rows, tile_cols;   // >0: FlashAttention's tiles (block_q × block_k), outlined over the cells
+    int kv_group;               // >0: shared K/V head(s) (GQA / MQA), each read by this many query
+                                // heads: drawn in ink, not in one query head's colour
     AxisKind row_axis, col_axis;
     ColorScale scale;
     char op[16];                // operator left of the panel ("·", "+", "=", "/1.41 =", "→", "")

@@ -37,6 +37,15 @@ static const StageName NAMES[] = {
     {"q_heads", "Q", NULL, NULL, NULL, NULL, NULL},
     {"k_heads", "K", NULL, NULL, NULL, NULL, NULL},
     {"v_heads", "V", NULL, NULL, NULL, NULL, NULL},
+    {"q_rope", "Q_rot", NULL, NULL, NULL, NULL, NULL},
+    {"k_rope", "K_rot", NULL, NULL, NULL, NULL, NULL},
+    {"position_bias", "position_bias", NULL, NULL, NULL, NULL, NULL},
+    {"flash_max", "m", NULL, NULL, NULL, NULL, NULL},
+    {"flash_sum", "l", NULL, NULL, NULL, NULL, NULL},
+    {"flash_out", "flash_out", NULL, NULL, NULL, NULL, NULL},
+    {"cache_k", "cache_k", NULL, NULL, NULL, NULL, NULL},
+    {"cache_v", "cache_v", NULL, NULL, NULL, NULL, NULL},
+    {"decode_output", "decode_output", NULL, NULL, NULL, NULL, NULL},
     {"scores", "scores", NULL, NULL, NULL, NULL, NULL},
     {"masked_scores", "masked_scores", NULL, NULL, NULL, NULL, NULL},
     {"attn", "attn", NULL, NULL, NULL, NULL, NULL},
@@ -116,8 +125,12 @@ static PanelSpec *add_stage(Layout *L, const Trace *tr, const View *v, int stage
     if (!tensor_present(&st->t)) return NULL;
     PanelSpec *p = new_panel(L, op, reads);
     if (!p) return NULL;
-    layout_slice(p, &st->t, v->batch, head);
+    // a shared K/V head (GQA / MQA): the one query head `head` reads
+    int kv = trace_kv_head(tr, &st->t, head);
+    bool shared = kv != head || (st->t.rank == 4 && st->t.shape[1] < tr->n_heads);
+    layout_slice(p, &st->t, v->batch, kv);
     p->stage = stage;
+    if (shared) p->kv_group = tr->n_heads / st->t.shape[1];
     snprintf(p->source, sizeof p->source, "%s", st->name);
     bool key_cols = st->kind == STAGE_KIND_SCORES || st->kind == STAGE_KIND_MASKED ||
                     st->kind == STAGE_KIND_SOFTMAX || st->kind == STAGE_KIND_MASK;
@@ -135,7 +148,7 @@ static PanelSpec *add_stage(Layout *L, const Trace *tr, const View *v, int stage
     snprintf(p->title, sizeof p->title, "%s", i18n_get(v->lang, key));
     if (p->head >= 0) {
         size_t len = strlen(p->title);
-        snprintf(p->title + len, sizeof p->title - len, " · h%d", p->head % 1000);
+        snprintf(p->title + len, sizeof p->title - len, shared ? " · kv%d" : " · h%d", p->head % 1000);
     }
     return p;
 }
@@ -225,28 +238,42 @@ static void panels_norm(Layout *L, const Trace *tr, const View *v)
 
 // The per-head panels of split / concat: at most LAYOUT_MAX_HEAD_PANELS heads, the
 // run of them (aligned to a multiple of that) that holds the selected head.
+// The heads of a per-head stage: n_heads, or n_kv_heads for grouped K and V.
+static int heads_of(const Trace *tr, int stage)
+{
+    const Tensor *t = &tr->stages[stage].t;
+    int H = tr->n_heads > 0 ? tr->n_heads : 1;
+    return t->rank == 4 && t->shape[1] < H && t->shape[1] > 0 ? t->shape[1] : H;
+}
+
 static void add_head_panels(Layout *L, const Trace *tr, const View *v, int stage, const char *op_first, Reads reads)
 {
-    int H = tr->n_heads > 0 ? tr->n_heads : 1, nh = imin(H, LAYOUT_MAX_HEAD_PANELS);
-    int k0 = imin(v->head / nh * nh, H - nh);
+    int H = heads_of(tr, stage), nh = imin(H, LAYOUT_MAX_HEAD_PANELS), Hq = tr->n_heads > 0 ? tr->n_heads : 1;
+    bool shared = H < Hq;
+    int g = Hq / H, sel = trace_kv_head(tr, &tr->stages[stage].t, v->head);
+    int k0 = imin(sel / nh * nh, H - nh);
     for (int k = k0; k < k0 + nh; k++) {
-        PanelSpec *q = add_stage(L, tr, v, stage, k, k == k0 ? op_first : "", reads);
+        // add_stage maps a query head to its K/V head: ask for the first query head of group k
+        PanelSpec *q = add_stage(L, tr, v, stage, shared ? k * g : k, k == k0 ? op_first : "", reads);
         if (!q) continue;
-        char hb[16];
-        snprintf(hb, sizeof hb, "%d", k);
-        const char *args[] = {hb};
-        i18n_fmt(q->title, sizeof q->title, v->lang, "name.head", 1, args);
+        char hb[16], lo[16], hi[16];
+        snprintf(hb, sizeof hb, "%d", k), snprintf(lo, sizeof lo, "%d", k * g), snprintf(hi, sizeof hi, "%d", k * g + g - 1);
+        const char *args[] = {hb, lo, hi};
+        // a shared head says which query heads read it
+        i18n_fmt(q->title, sizeof q->title, v->lang, !shared ? "name.head" : g == 1 ? "name.kv_head_one" : "name.kv_head",
+                 shared ? 3 : 1, args);
     }
 }
 
 static void panels_split(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
-    int H = tr->n_heads > 0 ? tr->n_heads : 1;
+    int H = heads_of(tr, v->stage);
     PanelSpec *p = add_stage(L, tr, v, st->operands[0], v->head, "", READS_HEAD_SRC);
     if (p) {
         p->head_blocks = H;
         p->block_cols = p->cols / H;
+        if (H < tr->n_heads) p->kv_group = tr->n_heads / H;
     }
     add_head_panels(L, tr, v, v->stage, "→", READS_NONE);
 }
@@ -283,11 +310,42 @@ static void panels_scores(Layout *L, const Trace *tr, const View *v)
         }
     }
     char op[24];
+    bool bias = st->operands[2] >= 0; // ALiBi: + position_bias after the scale
     if (tr->scale == 1.0f)
-        snprintf(op, sizeof op, "=");
+        snprintf(op, sizeof op, bias ? "+" : "=");
     else
-        snprintf(op, sizeof op, "/%.3g =", (double)tr->scale);
+        snprintf(op, sizeof op, bias ? "/%.3g +" : "/%.3g =", (double)tr->scale);
+    if (bias) {
+        mark_addend(add_stage(L, tr, v, st->operands[2], v->head, op, READS_CELL), true);
+        snprintf(op, sizeof op, "=");
+    }
     add_stage(L, tr, v, v->stage, v->head, op, READS_NONE);
+}
+
+// masked scores → m (or l) per key block: the tiles of each row, visited in order
+static void panels_flash_stat(Layout *L, const Trace *tr, const View *v)
+{
+    PanelSpec *s = add_stage(L, tr, v, trace_find(tr, "masked_scores"), v->head, "", READS_TILE);
+    if (s) s->tile_rows = tr->flash_block_q, s->tile_cols = tr->flash_block_k;
+    PanelSpec *p = add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    // m = −∞ while every key so far is masked with −∞: drawn as masked, not as a colour
+    if (p) p->neg_inf_masked = true;
+}
+
+// flash_out = head_out (operand 0), decode_output = output (operand 2): the same numbers
+static void panels_equal(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->kind == STAGE_KIND_FLASH_OUT ? st->operands[0] : st->operands[2], v->head, "", READS_CELL);
+    add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+// Q·cos + rotate(Q)·sin = Q_rot: each position's row turned pair by pair
+static void panels_rope(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
 }
 
 // scores.masked_fill(mask == 0, fill): the score, the mask, the result
@@ -389,12 +447,54 @@ static void formula_scores(const Trace *tr, int s, Lang lang, char *out, size_t 
 {
     (void)lang;
     const char *r = stage_name_of(tr, s)->sym, *q = op_sym(tr, s, 0), *k = op_sym(tr, s, 1);
+    char bias[40] = "";
+    if (tr->stages[s].operands[2] >= 0) snprintf(bias, sizeof bias, " + %s", op_sym(tr, s, 2));
     if (tr->scale == 1.0f)
-        snprintf(out, n, "%s = %s·%sᵀ", r, q, k);
+        snprintf(out, n, "%s = %s·%sᵀ%s", r, q, k, bias);
     else if (scale_is_sqrt_dk(tr))
-        snprintf(out, n, "%s = %s·%sᵀ / √d_k", r, q, k);
+        snprintf(out, n, "%s = %s·%sᵀ / √d_k%s", r, q, k, bias);
     else
-        snprintf(out, n, "%s = %s·%sᵀ / %g", r, q, k, (double)tr->scale);
+        snprintf(out, n, "%s = %s·%sᵀ / %g%s", r, q, k, (double)tr->scale, bias);
+}
+
+static void formula_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *r = stage_name_of(tr, s)->sym, *x = op_sym(tr, s, 0);
+    snprintf(out, n, "%s = %s·cos + %s(%s)·sin", r, x,
+             tr->rope == ROPE_HALF ? "rotate_half" : "rotate_every_two", x);
+}
+
+static void formula_flash(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Stage *st = &tr->stages[s];
+    if (st->kind == STAGE_KIND_FLASH_OUT)
+        snprintf(out, n, "flash_out = acc / l = head_out");
+    else if (!strcmp(st->name, "flash_max"))
+        snprintf(out, n, "m = max(m_old, rowmax(S_tile))");
+    else
+        snprintf(out, n, "l = l_old·e^(m_old − m) + Σ e^(S_tile − m)");
+}
+
+static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Stage *st = &tr->stages[s];
+    if (st->kind == STAGE_KIND_DECODE) {
+        // the keys step t reads: all cached ones, or the last W of them (sliding window)
+        const char *span = tr->mask_kind == MASK_SLIDING ? "t−W+1:t+1" : ":t+1";
+        snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ / s%s)·cache_v[%s]·W_Oᵀ", span,
+                 tr->alibi ? " + bias_t" : "", span);
+    } else
+        snprintf(out, n, "%s = cat(%s, %s_t) for t = 0 … %d", st->name, st->name, st->name[6] == 'k' ? "k" : "v",
+                 st->t.shape[2] - 1);
+}
+
+static void formula_pos_bias(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    snprintf(out, n, "%s[h, i, j] = −m_h·(i − j)", stage_name_of(tr, s)->sym);
 }
 
 // "−1e9", "−∞": the fill as the lesson writes it
@@ -464,6 +564,12 @@ static const StageRecipe RECIPES[STAGE_KIND_COUNT] = {
     [STAGE_KIND_NORM] = {panels_norm, formula_norm, ANIM_ROWS, TIP_NORM, Q(VALUE)},
     [STAGE_KIND_FFN_HIDDEN] = {panels_linear, formula_linear, ANIM_ROWS, TIP_LINEAR_RELU, Q(SHAPE) | Q(VALUE)},
     [STAGE_KIND_FFN_SUM] = {panels_ffn_sum, formula_linear, ANIM_ROWS, TIP_LINEAR_RESIDUAL, Q(VALUE)},
+    [STAGE_KIND_ROPE] = {panels_rope, formula_rope, ANIM_ROWS, TIP_ROPE, Q(VALUE)},
+    [STAGE_KIND_FLASH_STAT] = {panels_flash_stat, formula_flash, ANIM_CELLS, TIP_FLASH, 0},
+    [STAGE_KIND_FLASH_OUT] = {panels_equal, formula_flash, ANIM_ROWS, TIP_EQUAL, Q(VALUE)},
+    [STAGE_KIND_CACHE] = {panels_self, formula_decode, ANIM_ROWS, TIP_CACHE, 0},
+    [STAGE_KIND_DECODE] = {panels_equal, formula_decode, ANIM_ROWS, TIP_EQUAL, Q(VALUE)},
+    [STAGE_KIND_POS_BIAS] = {panels_self, formula_pos_bias, ANIM_FADE, TIP_POS_BIAS, 0}, // (1, H, Lq, Lk): no batch to ask about
 };
 #undef Q
 
@@ -498,6 +604,51 @@ static void formula_note(const Trace *tr, int s, Lang lang, char *out, size_t n)
             const char *args[] = {a};
             i18n_fmt(out, n, lang, "fx.scale_custom", 1, args);
         }
+    } else if (st->kind == STAGE_KIND_SPLIT && st->t.shape[1] < tr->n_heads && st->t.shape[1] > 0) {
+        // GQA / MQA: how many query heads share a K/V head, and what the K/V cache saves
+        char c[16], d[16];
+        snprintf(a, sizeof a, "%d", st->t.shape[1]), snprintf(b, sizeof b, "%d", tr->n_heads);
+        snprintf(c, sizeof c, "%d", tr->n_heads / st->t.shape[1]);
+        snprintf(d, sizeof d, "%d", 100 - 100 * st->t.shape[1] / tr->n_heads);
+        const char *args[] = {a, b, c, d};
+        i18n_fmt(out, n, lang, "fx.gqa", 4, args);
+    } else if (st->kind == STAGE_KIND_FLASH_STAT || st->kind == STAGE_KIND_FLASH_OUT) {
+        // what each way writes to memory: the Lq×Lk matrix, or the tiles' outputs and m, l
+        char c[24], d[24], e[24], f[24];
+        long long full = (long long)tr->batch * tr->n_heads * tr->len_q * tr->len_k;
+        long long tiled = (long long)tr->batch * tr->n_heads * tr->len_q * (tr->d_v + 2);
+        snprintf(a, sizeof a, "%d", tr->flash_block_q), snprintf(b, sizeof b, "%d", tr->flash_block_k);
+        snprintf(c, sizeof c, "%d", (tr->len_q + tr->flash_block_q - 1) / imax(tr->flash_block_q, 1) *
+                                        ((tr->len_k + tr->flash_block_k - 1) / imax(tr->flash_block_k, 1)));
+        snprintf(d, sizeof d, "%lld", full), snprintf(e, sizeof e, "%lld", tiled);
+        snprintf(f, sizeof f, "%d", tr->len_k);
+        const char *args[] = {a, b, c, d, e, f};
+        i18n_fmt(out, n, lang, st->kind == STAGE_KIND_FLASH_OUT ? "fx.flash_memory" : "fx.flash_tiles", 6, args);
+    } else if (st->kind == STAGE_KIND_CACHE) {
+        snprintf(a, sizeof a, "%d", st->t.shape[1]), snprintf(b, sizeof b, "%d", tr->n_heads);
+        const char *args[] = {a, b};
+        i18n_fmt(out, n, lang, "fx.cache", 2, args);
+    } else if (st->kind == STAGE_KIND_ROPE) {
+        // which columns turn together, and how fast: "(0,2) 1, (1,3) 0.01"
+        char t[32], pairs[96] = "";
+        snprintf(t, sizeof t, "%g", (double)tr->rope_theta);
+        int d = st->t.shape[3], half = d / 2;
+        size_t len = 0;
+        for (int p = 0; p < half && p < 3 && len + 32 < sizeof pairs; p++)
+            len += (size_t)snprintf(pairs + len, sizeof pairs - len, "%s(%d,%d) %.3g", p ? ", " : "",
+                                    tr->rope == ROPE_HALF ? p : 2 * p, tr->rope == ROPE_HALF ? p + half : 2 * p + 1,
+                                    (double)attn_rope_inv_freq(p, d, tr->rope_theta));
+        if (half > 3) snprintf(pairs + len, sizeof pairs - len, ", …");
+        const char *args[] = {t, pairs};
+        i18n_fmt(out, n, lang, "fx.rope", 2, args);
+    } else if (st->kind == STAGE_KIND_POS_BIAS) {
+        char m[160] = "";
+        size_t len = 0;
+        for (int h = 0; h < tr->n_heads && h < 8 && len + 16 < sizeof m; h++)
+            len += (size_t)snprintf(m + len, sizeof m - len, "%s%.4g", h ? ", " : "", attn_alibi_slope(h, tr->n_heads));
+        if (tr->n_heads > 8) snprintf(m + len, sizeof m - len, ", …");
+        const char *args[] = {m};
+        i18n_fmt(out, n, lang, "fx.alibi", 1, args);
     } else if (st->kind == STAGE_KIND_MASKED && st->operands[1] < 0) {
         i18n_fmt(out, n, lang, "fx.no_mask", 0, NULL);
     } else if (st->kind == STAGE_KIND_NORM) {
@@ -664,15 +815,16 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         const Stage *ds = &tr->stages[p->stage];
         int bb = ds->t.rank >= 3 ? imin(imax(v->batch, 0), ds->t.shape[0] - 1) : 0;
         bool nan_possible = p->is_weight || !tr->has_stats || ds->any_nan[bb];
-        for (int rr = 0; rr < p->rows && (p->mask || nan_possible); rr++) {
+        for (int rr = 0; rr < p->rows && (p->mask || p->neg_inf_masked || nan_possible); rr++) {
             for (int c = 0; c < p->cols; c++) {
-                if (p->mask && p->mask[(size_t)rr * (size_t)p->cols + (size_t)c] == 0.0f) {
+                if ((p->mask && p->mask[(size_t)rr * (size_t)p->cols + (size_t)c] == 0.0f) ||
+                    (p->neg_inf_masked && isinf(panel_value(p, rr, c)) && panel_value(p, rr, c) < 0)) {
                     p->any_masked = true;
                     continue;
                 }
                 if (nan_possible && isnan(panel_value(p, rr, c))) p->any_nan = true;
             }
-            if ((p->any_masked || !p->mask) && (p->any_nan || !nan_possible)) break;
+            if ((p->any_masked || !(p->mask || p->neg_inf_masked)) && (p->any_nan || !nan_possible)) break;
         }
     }
 }
@@ -798,25 +950,31 @@ bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight 
     switch (ps->reads) {
     case READS_ROW:
         if (row >= ps->rows) return false;
-        *out = (Highlight){row, -1};
+        *out = (Highlight){row, -1, 1};
         return true;
     case READS_COL:
         if (col >= ps->cols) return false;
-        *out = (Highlight){ps->vector ? 0 : -1, col};
+        *out = (Highlight){ps->vector ? 0 : -1, col, 1};
         return true;
     case READS_CELL:
         if (row >= ps->rows || col >= ps->cols) return false;
-        *out = (Highlight){row, col};
+        *out = (Highlight){row, col, 1};
         return true;
     case READS_HEAD_SRC: {
         int c = res->head * res->cols + col;
         if (res->head < 0 || row >= ps->rows || c >= ps->cols) return false;
-        *out = (Highlight){row, c};
+        *out = (Highlight){row, c, 1};
+        return true;
+    }
+    case READS_TILE: { // one query row of a key block: what a running max / sum cell has seen last
+        int bk = ps->tile_cols, c0 = col * bk;
+        if (bk <= 0 || row >= ps->rows || c0 >= ps->cols) return false;
+        *out = (Highlight){row, c0, imin(bk, ps->cols - c0)};
         return true;
     }
     case READS_HEAD_DST:
         if (ps->cols <= 0 || col / ps->cols != ps->head || row >= ps->rows) return false;
-        *out = (Highlight){row, col % ps->cols};
+        *out = (Highlight){row, col % ps->cols, 1};
         return true;
     default:
         return false;
@@ -919,7 +1077,12 @@ static const char *narration_variant(const Trace *tr, int s)
     case STAGE_KIND_OUT_PROJ:
         return has_bias(st) ? "" : "_nobias";
     case STAGE_KIND_SCORES:
+        if (st->operands[2] >= 0) return "_alibi";
         return tr->scale == 1.0f ? "_noscale" : "";
+    case STAGE_KIND_SPLIT:
+        return st->t.shape[1] < tr->n_heads ? (st->t.shape[1] == 1 ? "_mqa" : "_gqa") : "";
+    case STAGE_KIND_MASK:
+        return tr->mask_kind == MASK_SLIDING ? "_sliding" : "";
     case STAGE_KIND_MASKED:
         if (st->operands[1] < 0) return "_none";
         if (isinf(tr->mask_fill)) return "_neginf";
@@ -953,14 +1116,18 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     const char *text = ls ? lesson_step_text(ls, st->name, v->lang) : NULL;
     if (!text && ls) text = lesson_step_text(ls, step_name(st->step), v->lang);
     if (text) return text;
-    char key[64], a[16], b[16], c[16];
+    char key[64], a[16], b[16], c[16], d[16], e[16];
     snprintf(key, sizeof key, "narr.%s%s", st->name, narration_variant(tr, v->stage));
     snprintf(a, sizeof a, "%d", st->kind == STAGE_KIND_SPLIT && st->operands[0] >= 0 ? tr->stages[st->operands[0]].t.shape[2]
                                                                                      : tr->d_model);
     snprintf(b, sizeof b, "%d", tr->n_heads);
     snprintf(c, sizeof c, "%d", st->t.rank == 4 ? st->t.shape[3] : tr->d_k);
-    const char *args[] = {a, b, c};
-    i18n_fmt(buf, n, v->lang, key, 3, args);
+    // {4}: the K/V heads; {5}: the sliding window (or the query heads sharing a K/V head)
+    snprintf(d, sizeof d, "%d", tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads);
+    snprintf(e, sizeof e, "%d", st->kind == STAGE_KIND_MASK ? tr->window
+                                : tr->n_heads / (tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads));
+    const char *args[] = {a, b, c, d, e};
+    i18n_fmt(buf, n, v->lang, key, 5, args);
     return buf;
 }
 
@@ -1044,7 +1211,8 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
         const Tensor *q = &tr->stages[st->operands[0]].t, *k = &tr->stages[st->operands[1]].t;
         int b0 = imin(imax(v->batch, 0), q->shape[0] - 1), h = res->head < 0 ? 0 : res->head;
         const float *qr = q->data + (((size_t)b0 * (size_t)q->shape[1] + (size_t)h) * (size_t)q->shape[2] + (size_t)row) * (size_t)n;
-        const float *kr = k->data + (((size_t)b0 * (size_t)k->shape[1] + (size_t)h) * (size_t)k->shape[2] + (size_t)col) * (size_t)n;
+        const int hk = trace_kv_head(tr, k, h); // the K head this query head reads (GQA / MQA)
+        const float *kr = k->data + (((size_t)b0 * (size_t)k->shape[1] + (size_t)hk) * (size_t)k->shape[2] + (size_t)col) * (size_t)n;
         deriv_title(d, v, res, row, col);
         const char *qs = scene_symbol(tr, st->operands[0], v->lang), *ks = scene_symbol(tr, st->operands[1], v->lang);
         snprintf(b, sizeof b, "%s%d", qs[0] == 'Q' ? "q" : qs, row);
@@ -1057,7 +1225,19 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
         float sum = 0.0f;
         for (int i = 0; i < n; i++) l->v[i] = qr[i] * kr[i], sum += l->v[i];
         deriv_line(d, "Σ", 1)->v[0] = sum;
-        if (tr->scale != 1.0f) {
+        if (st->operands[2] >= 0) { // ALiBi: ÷ scale, then + the position bias (its value on the label)
+            const Tensor *pb = &tr->stages[st->operands[2]].t;
+            float bias = pb->data[((size_t)h * (size_t)pb->shape[2] + (size_t)row) * (size_t)pb->shape[3] + (size_t)col];
+            if (tr->scale != 1.0f) {
+                snprintf(b, sizeof b, "÷ %.4g", (double)tr->scale);
+                deriv_line(d, b, 1)->v[0] = sum / tr->scale;
+                snprintf(b, sizeof b, "+ bias %.4g =", (double)bias);
+            } else {
+                deriv_line(d, "+ bias", 1)->v[0] = bias;
+                snprintf(b, sizeof b, "=");
+            }
+            l = deriv_line(d, b, 1);
+        } else if (tr->scale != 1.0f) {
             snprintf(b, sizeof b, "÷ %.4g", (double)tr->scale);
             l = deriv_line(d, b, 1);
         } else {

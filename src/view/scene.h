@@ -42,6 +42,11 @@ typedef enum TipKind {
     TIP_WEIGHTED_SUM,    // Σⱼ attn[i,j]·v[j,c]
     TIP_COPY_SPLIT,      // copied from the source's column h·d + j
     TIP_COPY_CONCAT,     // copied from head j / d
+    TIP_ROPE,            // the pair, its angle pos·θ_p, cos and sin
+    TIP_POS_BIAS,        // −m_h·(i − j)
+    TIP_FLASH,           // the running max / sum after a key block, from the one before
+    TIP_EQUAL,           // the same number another way (flash_out = head_out, decode_output = output)
+    TIP_CACHE,           // the step that wrote a cache row
 } TipKind;
 
 typedef struct StageRecipe {
@@ -76,6 +81,7 @@ const char *scene_weight_plain(const Trace *tr, int s);
 // when p has no highlight for that cell.
 typedef struct Highlight {
     int row, col;      // -1 = the whole column / row
+    int cols;          // columns from col on (0 or 1: one; a tile's key block)
 } Highlight;
 bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight *out);
 

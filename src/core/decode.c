@@ -1,0 +1,122 @@
+// decode.c — generation token by token from a K/V cache, as a trace.
+//
+// A decoder that generates text does not run the whole (L, L) attention again for each
+// new token: step t projects token t alone, turns its q and k to position t (RoPE),
+// appends k and v to the cache and computes one row of scores (q_t against the t + 1
+// cached keys), its softmax, attn·V and the output row. Done for t = 0 … L−1 this must
+// give the causal pass's output again: decode_output equals output (the keys after t,
+// which the causal mask removes, are simply not in the cache yet).
+//
+// Everything is recomputed here from the lesson's input and weights; nothing is copied
+// from the full pass. The projections of all steps' tokens are made in one call (a row's
+// projection reads only that row: the numbers are those of one row at a time), and the
+// heads run on the core's threads; a step reads only the cache rows of the steps before
+// it and its own.
+#include "attention.h"
+
+#include "parallel.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static float *D(Trace *tr, int i) { return tr->stages[i].t.data; }
+
+static int push(Trace *tr, const char *name, StageKind kind, int rank, const int *shape, int op0, int op1, int op2)
+{
+    int i = trace_push(tr, name, kind, STEP_DECODE, rank, shape);
+    if (i < 0) return -1;
+    tr->stages[i].operands[0] = op0, tr->stages[i].operands[1] = op1, tr->stages[i].operands[2] = op2;
+    return i;
+}
+
+typedef struct DecodeJob {
+    const AttnConfig *cfg;
+    Trace *tr;
+    const AttnStages *st;
+    int ck, cv;
+    const float *q;          // (B, L, H·d_k): every step's query, turned to its position
+    float *cat;              // (B, L, H·d_v): every step's heads side by side
+    float *rows;             // per (batch, head): one row of L scores
+} DecodeJob;
+
+// One (batch, head), step by step: step t's query against the t + 1 cached keys.
+static void decode_task(void *ctx, int bh)
+{
+    const DecodeJob *j = ctx;
+    Trace *tr = j->tr;
+    const AttnConfig *cfg = j->cfg;
+    const int H = tr->n_heads, Hkv = tr->n_kv_heads > 0 ? tr->n_kv_heads : H, b = bh / H, h = bh % H;
+    const int L = tr->len_q, dk = tr->d_k, dv = tr->d_v;
+    const size_t kv = (size_t)b * Hkv + (size_t)(h / (H / Hkv));
+    const float *Kc = D(tr, j->ck) + kv * L * dk, *Vc = D(tr, j->cv) + kv * L * dv;
+    const float *bias = j->st->bias >= 0 ? D(tr, j->st->bias) + (size_t)h * L * L : NULL;
+    const float *mask = j->st->mask >= 0 ? D(tr, j->st->mask) + (size_t)b * L * L : NULL;
+    float *row = j->rows + (size_t)bh * L;
+    for (int t = 0; t < L; t++) {
+        const float *q = j->q + ((size_t)b * L + t) * H * dk + (size_t)h * dk;
+        tensor_matmul_bt(row, q, Kc, 1, dk, t + 1);         // q_t · cache_k[:t+1]ᵀ
+        tensor_div_scalar(row, (size_t)t + 1, cfg->scale);
+        for (int k = 0; k <= t; k++) {
+            if (bias) row[k] = row[k] + bias[(size_t)t * L + k];
+            if (mask && mask[(size_t)t * L + k] == 0.0f) row[k] = cfg->mask_fill; // the sliding window
+        }
+        tensor_softmax_rows(row, 1, t + 1);
+        tensor_matmul(j->cat + ((size_t)b * L + t) * H * dv + (size_t)h * dv, row, Vc, 1, t + 1, dv);
+    }
+}
+
+bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *st, Trace *tr)
+{
+    const int B = tr->batch, L = tr->len_q, C = tr->d_model, H = tr->n_heads;
+    const int Hkv = tr->n_kv_heads > 0 ? tr->n_kv_heads : H, dk = tr->d_k, dv = tr->d_v;
+    int ks[4] = {B, Hkv, L, dk}, vs[4] = {B, Hkv, L, dv}, os[3] = {B, L, C};
+    int ck, cv, dout;
+    if ((ck = push(tr, "cache_k", STAGE_KIND_CACHE, 4, ks, st->k_in, -1, -1)) < 0) return false;
+    if ((cv = push(tr, "cache_v", STAGE_KIND_CACHE, 4, vs, st->vh, -1, -1)) < 0) return false;
+    if ((dout = push(tr, "decode_output", STAGE_KIND_DECODE, 3, os, ck, cv, st->output)) < 0) return false;
+    tr->stages[ck].key_rows = tr->stages[cv].key_rows = true;
+    const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
+                 *bv = cfg->qkv_bias ? &w->b_v : NULL, *bo = cfg->out_bias ? &w->b_o : NULL;
+    const size_t BL = (size_t)B * L;
+    float *q = malloc(BL * H * dk * sizeof(float)), *k = malloc(BL * Hkv * dk * sizeof(float));
+    float *v = malloc(BL * Hkv * dv * sizeof(float)), *cat = malloc(BL * H * dv * sizeof(float));
+    float *rows = malloc((size_t)B * H * L * sizeof(float)), *rot = malloc((size_t)dk * sizeof(float));
+    bool ok = q && k && v && cat && rows && rot;
+    if (ok) {
+        // 1. each step's new token alone: q_t, k_t, v_t = x_t·Wᵀ + b. A row's projection reads
+        // only that row, so the B·L steps' rows are computed in one call (the same numbers)
+        const float *X = D(tr, st->x_q);
+        tensor_linear(q, X, w->w_q.data, bq ? bq->data : NULL, (int)BL, C, H * dk);
+        tensor_linear(k, X, w->w_k.data, bk ? bk->data : NULL, (int)BL, C, Hkv * dk);
+        tensor_linear(v, X, w->w_v.data, bv ? bv->data : NULL, (int)BL, C, Hkv * dv);
+        // 2. q_t and k_t turned to position t; k_t and v_t appended to the cache at row t
+        float *K = D(tr, ck), *V = D(tr, cv);
+        for (int b = 0; b < B; b++)
+            for (int t = 0; t < L; t++) {
+                float *qt = q + ((size_t)b * L + t) * H * dk;
+                const float *kt = k + ((size_t)b * L + t) * Hkv * dk, *vt = v + ((size_t)b * L + t) * Hkv * dv;
+                if (cfg->rope != ROPE_NONE)
+                    for (int h = 0; h < H; h++) {
+                        attn_rope_row(rot, qt + (size_t)h * dk, dk, t, cfg->rope, cfg->rope_theta);
+                        memcpy(qt + (size_t)h * dk, rot, (size_t)dk * sizeof(float));
+                    }
+                for (int h = 0; h < Hkv; h++) {
+                    float *dst = K + (((size_t)b * Hkv + h) * L + t) * dk;
+                    if (cfg->rope != ROPE_NONE)
+                        attn_rope_row(dst, kt + (size_t)h * dk, dk, t, cfg->rope, cfg->rope_theta);
+                    else
+                        memcpy(dst, kt + (size_t)h * dk, (size_t)dk * sizeof(float));
+                    memcpy(V + (((size_t)b * Hkv + h) * L + t) * dv, vt + (size_t)h * dv, (size_t)dv * sizeof(float));
+                }
+            }
+        // 3. step by step, per head: one row of scores against the cache so far, softmax,
+        // attn·V. Step t reads cache rows 0..t only, which steps 0..t wrote.
+        DecodeJob job = {cfg, tr, st, ck, cv, q, cat, rows};
+        parallel_for(B * H, (double)B * H * L * L * (dk + dv) / 2, decode_task, &job);
+        // 4. each step's output row: its heads side by side, · W_Oᵀ + b_O
+        tensor_linear(D(tr, dout), cat, w->w_o.data, bo ? bo->data : NULL, (int)BL, H * dv, C);
+    }
+    free(q), free(k), free(v), free(cat), free(rows), free(rot);
+    return ok;
+}
