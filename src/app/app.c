@@ -139,7 +139,7 @@ static void save_frame(App *a)
     ov.toast = NULL;
     ov.picker = NULL;
     ov.lab = NULL;
-    Canvas c = {a->r, a->fonts, a->heatmaps};
+    Canvas c = {a->r, a->fonts, a->heatmaps, NULL};
     render_frame_laid_out(&c, current_layout(a), lab_trace(&a->lab, a->session), &a->v, &ov);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
@@ -267,7 +267,7 @@ static void export_update(App *a, double budget)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps};
+    Canvas c = {t->r, t->fonts, t->heatmaps, NULL};
     Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
     while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
         if (!export_job_step(j, &c, &a->export_view)) break; // a failure: export_job_failed
@@ -284,7 +284,7 @@ static void export_complete(App *a)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps};
+    Canvas c = {t->r, t->fonts, t->heatmaps, NULL};
     while (export_job_step(j, &c, &a->export_view)) {}
     export_end(a);
 }
@@ -825,7 +825,7 @@ int app_run(const AppOptions *opt)
         a->ov.export_total = a->export_job ? export_job_total(a->export_job) : 0;
         a->ov.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw: the frame's Layout is the one events are hit-tested with
-        Canvas c = {a->r, a->fonts, a->heatmaps};
+        Canvas c = {a->r, a->fonts, a->heatmaps, NULL};
         const Layout *Lp = current_layout(a);
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
         a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing;

@@ -616,7 +616,7 @@ static int export_run_handled(const ExportOptions *o)
     v.edited = drawn.edited, v.n_edits = drawn.n_edits, v.ref = drawn.ref;
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
-    Canvas c = {t.r, t.fonts, t.heatmaps};
+    Canvas c = {t.r, t.fonts, t.heatmaps, NULL};
     while (!g_signal && export_job_step(job, &c, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
             progress(export_job_written(job), n_frames, t0);

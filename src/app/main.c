@@ -31,6 +31,7 @@ static void usage(FILE *f)
           "       attnviz --quiz LESSON [--lang en|zh] [--seed N]\n"
           "                                          the study mode's questions as JSON: question, answer,\n"
           "                                          tolerance, explanation (the same N gives the same questions)\n"
+          "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
           "\n"
@@ -147,6 +148,17 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--version") == 0) {
             puts("attnviz " ATTNVIZ_VERSION);
             return finish_stdout(0, "--version");
+        } else if (strcmp(a, "--icon") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("%s needs a FILE (.svg or .png)", a);
+            const char *icon = argv[++i];
+            int size = 256;
+            if (i + 2 < argc + 0 && strcmp(argv[i + 1], "--size") == 0) {
+                if (!parse_int(argv[i + 2], 16, 1024, &size))
+                    return usage_error("--icon --size: expected a number of pixels from 16 to 1024");
+                i += 2;
+            }
+            if (i + 1 < argc) return usage_error("--icon takes only FILE and --size N");
+            return cli_icon(icon, size, stderr);
         } else if (strcmp(a, "--check") == 0) {
             if (i + 1 >= argc) return usage_error("%s needs at least one LESSON", a);
             return finish_stdout(cli_check(argc - i - 1, argv + i + 1, stdout, stderr), "--check");
