@@ -24,6 +24,7 @@
 #include "describe.h"
 #include "json_out.h"
 #include "playback.h"
+#include "paint_vec.h"
 #include "png_write.h"
 #include "render.h"
 #include "session.h"
@@ -32,6 +33,21 @@
 #include "view.h"
 
 #define EXPORT_ERR_MAX 600
+
+const char *export_format_name(ExportFormat f)
+{
+    return f == EXPORT_SVG ? "svg" : f == EXPORT_PDF ? "pdf" : "png";
+}
+
+bool export_format_parse(const char *s, ExportFormat *f)
+{
+    for (int i = EXPORT_PNG; i <= EXPORT_PDF; i++)
+        if (strcmp(s, export_format_name((ExportFormat)i)) == 0) {
+            *f = (ExportFormat)i;
+            return true;
+        }
+    return false;
+}
 
 void export_options_init(ExportOptions *o)
 {
@@ -95,12 +111,19 @@ typedef struct Encoder {
     // drawing side can tell when nothing is left in flight
     bool *done;
     int n_done, n_settled;
+    ExportFormat format;
     char err[EXPORT_ERR_MAX];   // first error (writing, drawing or reading a frame)
 } Encoder;
 
-static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage)
+#define PDF_NAME "frames.pdf"
+
+// A frame's file: NNNN-STAGE.png / .svg; every frame of a PDF is in frames.pdf.
+static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage, ExportFormat f)
 {
-    snprintf(buf, n, "%s/%04d-%s.png", dir, index, stage);
+    if (f == EXPORT_PDF)
+        snprintf(buf, n, "%s/" PDF_NAME, dir);
+    else
+        snprintf(buf, n, "%s/%04d-%s.%s", dir, index, stage, export_format_name(f));
 }
 
 static void *encoder_main(void *arg)
@@ -123,7 +146,7 @@ static void *encoder_main(void *arg)
         char err[EXPORT_ERR_MAX] = "";
         if (!skip) {
             char path[4096];
-            frame_name(path, sizeof path, e->dir, j.frame, e->tr->stages[e->plan[j.frame].stage].name);
+            frame_name(path, sizeof path, e->dir, j.frame, e->tr->stages[e->plan[j.frame].stage].name, EXPORT_PNG);
             ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, err,
                                 sizeof err);
         }
@@ -219,17 +242,19 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
     fputs(", \"title\": ", f);
     json_write_string(f, o->title ? o->title : lesson_title(ls, o->lang));
     fprintf(f, ", \"width\": %d, \"height\": %d, \"lang\": \"%s\", \"animate\": %s, \"fps\": %d,"
-               " \"complete\": %s, \"frames\": [",
+               " \"format\": \"%s\", \"complete\": %s, \"frames\": [",
             o->width, o->height, o->lang == LANG_ZH ? "zh" : "en", o->animate ? "true" : "false",
-            o->fps, interrupted ? "false" : "true");
+            o->fps, export_format_name(o->format), interrupted ? "false" : "true");
     bool first = true;
+    int page = 0;
     for (int i = 0; i < n_frames; i++) {
         if (!e->done[i]) continue;
         char name[4096];
         const char *stage = e->tr->stages[e->plan[i].stage].name;
-        frame_name(name, sizeof name, ".", i, stage);
+        frame_name(name, sizeof name, ".", i, stage, o->format);
         fprintf(f, "%s\n  {\"file\": ", first ? "" : ",");
         json_write_string(f, name + 2);
+        if (o->format == EXPORT_PDF) fprintf(f, ", \"page\": %d", ++page);
         fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, o->head,
                 e->plan[i].time_s, (double)e->plan[i].anim);
         // what the frame shows, for slides' alt text: formula, narration, alt, panels
@@ -319,6 +344,11 @@ struct ExportJob {
     int n_threads;
     bool sync_ok;              // mutex and condition variables initialised
     int dir_fd;                // the export directory, locked (flock) until the job is freed; -1
+    // SVG, PDF: frames drawn on the main thread through the vector backend
+    PaintVec *vec;
+    HeatmapCache *vec_heatmaps; // large heatmaps as images, for this backend
+    FILE *pdf;                 // PDF: the document, under a temporary name until it is complete
+    char pdf_tmp[4200];
 };
 
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
@@ -342,11 +372,14 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     int threads = o->threads < 1 ? 1 : o->threads > 8 ? 8 : o->threads;
     e->w = o->width, e->h = o->height, e->level = o->zlib_level, e->dir = j->dir;
     e->plan = j->plan, e->tr = tr;
-    e->n_slots = threads * 2 + 1;
+    e->format = o->format;
+    bool vector = o->format != EXPORT_PNG;
+    if (vector) threads = 0;   // drawn and written on the caller's thread
+    e->n_slots = vector ? 0 : threads * 2 + 1;
     e->cap = e->n_slots;
-    e->pix = calloc((size_t)e->n_slots, sizeof *e->pix);
-    e->free_slots = calloc((size_t)e->n_slots, sizeof *e->free_slots);
-    e->jobs = calloc((size_t)e->cap, sizeof *e->jobs);
+    e->pix = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->pix);
+    e->free_slots = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->free_slots);
+    e->jobs = calloc((size_t)(e->cap > 0 ? e->cap : 1), sizeof *e->jobs);
     e->done = calloc((size_t)(j->n_frames > 0 ? j->n_frames : 1), sizeof *e->done);
     if (!e->pix || !e->free_slots || !e->jobs || !e->done) goto oom;
     for (int i = 0; i < e->n_slots; i++) {
@@ -360,7 +393,10 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     j->sync_ok = true;
     for (int i = 0; i < threads; i++)
         if (pthread_create(&j->threads[j->n_threads], NULL, encoder_main, e) == 0) j->n_threads++;
-    if (j->n_threads == 0) {
+    if (vector) {
+        j->vec_heatmaps = heatmap_cache_create();
+        if (!j->vec_heatmaps) goto oom;
+    } else if (j->n_threads == 0) {
         snprintf(err, n, "attnviz: cannot start encoder threads");
         export_job_free(j);
         return NULL;
@@ -378,6 +414,21 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
                  strerror(errno));
         export_job_free(j);
         return NULL;
+    }
+    if (vector) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/" PDF_NAME, j->dir);
+        if (o->format == EXPORT_PDF && !(j->pdf = temp_file_create(path, j->pdf_tmp, sizeof j->pdf_tmp))) {
+            snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
+            export_job_free(j);
+            return NULL;
+        }
+        j->vec = paint_vec_create(o->format == EXPORT_PDF ? PAINT_VEC_PDF : PAINT_VEC_SVG, j->pdf, o->width,
+                                  o->height, err, n);
+        if (!j->vec) {
+            export_job_free(j);
+            return NULL;
+        }
     }
     return j;
 oom:
@@ -425,6 +476,71 @@ bool export_job_ready(ExportJob *j)
     return ready;
 }
 
+// One frame through the vector backend: an SVG file (temporary name, then
+// renamed) or a page of the PDF. The frame is complete on disk when this returns
+// true (a PDF's pages when the document is finished).
+static bool vector_step(ExportJob *j, Canvas *c, const View *v)
+{
+    Encoder *e = &j->e;
+    Canvas vc = {c->r, c->fonts, j->vec_heatmaps, j->vec};
+    char path[4400], tmp[4500] = "", err[EXPORT_ERR_MAX] = "";
+    FILE *f = NULL;
+    bool svg = j->o.format == EXPORT_SVG;
+    frame_name(path, sizeof path, j->dir, j->next, j->tr->stages[v->stage].name, j->o.format);
+    if (svg && !(f = temp_file_create(path, tmp, sizeof tmp))) {
+        snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
+    } else {
+        bool ok = paint_vec_begin_page(j->vec, f);
+        render_frame(&vc, j->tr, v, NULL);
+        ok = paint_vec_end_page(j->vec) && ok;
+        int e_no = ok ? 0 : svg ? errno : paint_vec_errno(j->vec);
+        if (svg) {
+            if (fclose(f) != 0 && ok) ok = false, e_no = errno;
+            if (ok && rename(tmp, path) != 0) ok = false, e_no = errno;
+            if (!ok) unlink(tmp);
+        }
+        if (!ok) snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(e_no ? e_no : EIO));
+    }
+    pthread_mutex_lock(&e->mu);
+    if (!err[0]) {
+        e->done[j->next] = true;
+        e->n_done++;
+    } else if (!e->err[0]) {
+        snprintf(e->err, sizeof e->err, "%s", err);
+    }
+    e->n_settled++;
+    pthread_mutex_unlock(&e->mu);
+    if (err[0]) return false;
+    j->next++;
+    return true;
+}
+
+// PDF: ends the document and renames it into place when every page is there;
+// otherwise removes it (an interrupted or failed export leaves no partial file)
+// and no frame counts as written. False with e->err set when the write failed.
+static bool vector_finish(ExportJob *j, bool complete)
+{
+    Encoder *e = &j->e;
+    if (!j->pdf) return true;
+    bool ok = complete && paint_vec_finish(j->vec);
+    int e_no = ok ? 0 : paint_vec_errno(j->vec);
+    paint_vec_destroy(j->vec);
+    j->vec = NULL;
+    if (fclose(j->pdf) != 0 && ok) ok = false, e_no = errno;
+    j->pdf = NULL;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" PDF_NAME, j->dir);
+    if (ok && rename(j->pdf_tmp, path) != 0) ok = false, e_no = errno;
+    if (!ok) {
+        unlink(j->pdf_tmp);
+        memset(e->done, 0, sizeof *e->done * (size_t)(j->n_frames > 0 ? j->n_frames : 1));
+        e->n_done = 0;
+        if (complete && !e->err[0])
+            snprintf(e->err, sizeof e->err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(e_no ? e_no : EIO));
+    }
+    return ok || !complete;
+}
+
 bool export_job_step(ExportJob *j, Canvas *c, const View *base)
 {
     Encoder *e = &j->e;
@@ -446,6 +562,7 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     v.batch = j->o.batch, v.head = j->o.head;
     v.playing = false;
     view_reset_zoom(&v);
+    if (j->vec) return vector_step(j, c, &v);
     render_frame(c, j->tr, &v, NULL);
     // wait for a free buffer, then hand the pixels to an encoder
     pthread_mutex_lock(&e->mu);
@@ -496,6 +613,14 @@ void export_job_free(ExportJob *j)
         pthread_cond_destroy(&e->cv_job);
         pthread_cond_destroy(&e->cv_slot);
     }
+    if (j->pdf) { // never finished: no partial PDF
+        paint_vec_destroy(j->vec);
+        j->vec = NULL;
+        fclose(j->pdf);
+        unlink(j->pdf_tmp);
+    }
+    paint_vec_destroy(j->vec);
+    heatmap_cache_destroy(j->vec_heatmaps);
     if (e->pix)
         for (int i = 0; i < e->n_slots; i++) free(e->pix[i]);
     free(e->pix);
@@ -512,6 +637,7 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
     Encoder *e = &j->e;
     encoders_stop(j); // finish what was handed over
     bool incomplete = interrupted || e->err[0] || j->next < j->n_frames;
+    if (!vector_finish(j, !incomplete)) incomplete = true;
     char ierr[EXPORT_ERR_MAX] = "";
     bool index_ok = write_index(e, &j->o, j->ls, j->n_frames, incomplete, ierr, sizeof ierr);
     *written = e->n_done;

@@ -27,7 +27,7 @@ static void usage(FILE *f)
           "       attnviz --describe LESSON          every stage frame as JSON: formula, narration, alt text,\n"
           "                                          panels with their colour ranges (--lang, --batch, --head, --size)\n"
           "       attnviz --export DIR LESSON [export options]\n"
-          "                                          frames as PNG into DIR, headless (no display)\n"
+          "                                          frames as PNG (or SVG, PDF) into DIR, headless (no display)\n"
           "       attnviz --quiz LESSON [--lang en|zh] [--seed N]\n"
           "                                          the study mode's questions as JSON: question, answer,\n"
           "                                          tolerance, explanation (the same N gives the same questions)\n"
@@ -50,6 +50,8 @@ static void usage(FILE *f)
           "export options:\n"
           "  --size WxH         frame size (default 1280x720)\n"
           "  --lang en|zh       language of the frames\n"
+          "  --format png|svg|pdf  PNG frames (default), one SVG a frame, or DIR/frames.pdf with a\n"
+          "                     page a frame (SVG and PDF: vector, text as text)\n"
           "  --animate          every frame of every transition (default: one still per stage)\n"
           "  --fps N            frames per second with --animate (default 30)\n"
           "  --stage NAME       only this stage (e.g. scores)\n"
@@ -226,6 +228,11 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--export") == 0) {
             if (++i >= argc) return usage_error("%s needs DIR and LESSON", a);
             export_dir = argv[i];
+        } else if (strcmp(a, "--format") == 0) {
+            if (++i >= argc || !export_format_parse(argv[i], &ex.format))
+                return usage_error("--format: expected png, svg or pdf%s%s%s", i < argc ? ", got \"" : "",
+                                   i < argc ? argv[i] : "", i < argc ? "\"" : "");
+            export_only_opt = true;
         } else if (strcmp(a, "--animate") == 0) {
             ex.animate = true;
             export_only_opt = true;
@@ -280,14 +287,14 @@ int main(int argc, char **argv)
     }
     if (seed_opt && !quiz) return usage_error("--seed goes with --quiz");
     if (quiz) {
-        if (export_only_opt || slice_opt) return usage_error("--animate, --fps, --stage, --batch and --head do not go with --quiz");
+        if (export_only_opt || slice_opt) return usage_error("--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
         return finish_stdout(cli_quiz(opt.lesson_path, &edits, opt.lang, seed, stdout, stderr), "--quiz");
     }
     if (dump) return finish_stdout(cli_dump(opt.lesson_path, &edits, stdout, stderr), "--dump");
     if (print) return finish_stdout(cli_print(print_stage, opt.lesson_path, &edits, stdout, stderr), "--print");
     if (describe) {
         if (!have_lesson) return usage_error("--describe needs a LESSON");
-        if (export_only_opt) return usage_error("--animate, --fps and --stage go with --export");
+        if (export_only_opt) return usage_error("--animate, --fps, --stage and --format go with --export");
         return finish_stdout(describe_run(opt.lesson_path, &edits, (Lang)opt.lang, ex.batch, ex.head, opt.width,
                                           opt.height, stdout, stderr),
                              "--describe");
@@ -303,6 +310,6 @@ int main(int argc, char **argv)
         return export_run(&ex);
     }
     if (export_only_opt || slice_opt)
-        return usage_error("--animate, --fps, --stage, --batch and --head go with --export (--batch, --head also with --describe)");
+        return usage_error("--animate, --fps, --stage, --format, --batch and --head go with --export (--batch, --head also with --describe)");
     return app_run(&opt);
 }

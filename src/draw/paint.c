@@ -210,8 +210,10 @@ int paint_text_wrapped(Canvas *cv, FontFace face, int px, int min_px, Rgb col, u
             if (!text_block_size(cv->fonts, cv->r, face, px, box.w, s, &w, &h) || h <= box.h) break;
         }
         if (!text_block_size(cv->fonts, cv->r, face, fit, box.w, s, &w, &h)) return 0;
-        int ch = h < box.h ? h : box.h, cw = w < box.w ? w : box.w;
-        paint_vec_push(cv->vec, (Rect){box.x, box.y, cw, ch});
+        // cropped to the box's height; its lines were wrapped to its width, which a
+        // viewer's own font metrics may stretch a little: not cropped there
+        int ch = h < box.h ? h : box.h;
+        paint_vec_push(cv->vec, (Rect){box.x, box.y, box.w + fit, ch});
         vec_block(cv, face, fit, box.w, col, a, box.x, box.y, s);
         paint_vec_pop(cv->vec);
         return ch;

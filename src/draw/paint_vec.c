@@ -5,7 +5,9 @@
 #include <cairo-ft.h>
 #include <cairo-pdf.h>
 #include <cairo.h>
-#include <fontconfig/fontconfig.h>
+#include <errno.h>
+#include <ft2build.h>
+#include FT_FREETYPE_H
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,7 @@ struct PaintVec {
     cairo_t *cr;
     FILE *pdf_out;
     bool write_failed;
+    int write_errno;
     Face faces[MAX_FACES];
     int n_faces;
 };
@@ -39,6 +42,7 @@ static cairo_status_t pdf_write(void *closure, const unsigned char *data, unsign
 {
     PaintVec *v = closure;
     if (fwrite(data, 1, len, v->pdf_out) != len) {
+        if (!v->write_failed) v->write_errno = errno;
         v->write_failed = true;
         return CAIRO_STATUS_WRITE_ERROR;
     }
@@ -73,6 +77,8 @@ PaintVec *paint_vec_create(PaintVecFormat fmt, FILE *pdf_out, int w, int h, char
 }
 
 PaintVecFormat paint_vec_format(const PaintVec *v) { return v->fmt; }
+
+int paint_vec_errno(const PaintVec *v) { return v ? v->write_errno : 0; }
 
 void paint_vec_destroy(PaintVec *v)
 {
@@ -198,21 +204,30 @@ static void cr_colour(cairo_t *cr, Rgb c, uint8_t a)
         cairo_set_source_rgba(cr, c.r / 255.0, c.g / 255.0, c.b / 255.0, a / 255.0);
 }
 
-// The cairo face of a run's font file (made once).
+// One FreeType library for the process: cairo may keep faces made from it in
+// its own cache after a PaintVec is gone (each face closes its FT_Face).
+static FT_Library ft_lib;
+static const cairo_user_data_key_t ft_key;
+
+static void ft_face_done(void *face) { FT_Done_Face(face); }
+
+// The cairo face of a run's font file (made once): exactly that file and index
+// (cairo's fontconfig patterns would match again, and may embolden), emboldened
+// only where the PNG's text is (a family without a bold face).
 static cairo_font_face_t *face_of(PaintVec *v, const TextRun *r)
 {
     for (int i = 0; i < v->n_faces; i++)
         if (v->faces[i].index == r->font_index && v->faces[i].synth == r->synth_bold &&
             strcmp(v->faces[i].path, r->font_path) == 0)
             return v->faces[i].cf;
-    FcPattern *pat = FcPatternCreate();
-    if (!pat) return NULL;
-    FcPatternAddString(pat, FC_FILE, (const FcChar8 *)r->font_path);
-    FcPatternAddInteger(pat, FC_INDEX, r->font_index);
-    cairo_font_face_t *cf = cairo_ft_font_face_create_for_pattern(pat);
-    FcPatternDestroy(pat);
-    if (cairo_font_face_status(cf) != CAIRO_STATUS_SUCCESS) {
+    if (!ft_lib && FT_Init_FreeType(&ft_lib) != 0) return NULL;
+    FT_Face ft;
+    if (FT_New_Face(ft_lib, r->font_path, r->font_index, &ft) != 0) return NULL;
+    cairo_font_face_t *cf = cairo_ft_font_face_create_for_ft_face(ft, 0);
+    if (cairo_font_face_status(cf) != CAIRO_STATUS_SUCCESS ||
+        cairo_font_face_set_user_data(cf, &ft_key, ft, ft_face_done) != CAIRO_STATUS_SUCCESS) {
         cairo_font_face_destroy(cf);
+        FT_Done_Face(ft);
         return NULL;
     }
     if (r->synth_bold) cairo_ft_font_face_set_synthesize(cf, CAIRO_FT_SYNTHESIZE_BOLD);

@@ -34,6 +34,8 @@ bool paint_vec_end_page(PaintVec *v);
 // PDF: ends the document (every byte handed to the stream). False on an error.
 bool paint_vec_finish(PaintVec *v);
 void paint_vec_destroy(PaintVec *v);
+// PDF: errno of the first failed write to the stream (0: none).
+int paint_vec_errno(const PaintVec *v);
 PaintVecFormat paint_vec_format(const PaintVec *v);
 
 // ---- primitives (paint.c calls them; coordinates in pixels) ----------------------

@@ -576,7 +576,11 @@ static void run_emit(Mixed *m, TTF_Font *font, const char *run, int x, void *ctx
     *adv = w;
     int slot = font == m->p ? rc->slot_p : rc->slot_fb;
     const char *fam = TTF_FontFaceFamilyName(font);
-    bool synth = (TTF_GetFontStyle(font) & TTF_STYLE_BOLD) != 0;
+    // as sized_slot: bold made from the regular file (TTF_GetFontStyle would
+    // also say bold for a real bold face)
+    int fam0 = slot - slot % FONT_FACE_COUNT;
+    bool synth = slot % FONT_FACE_COUNT == FONT_BOLD && strcmp(rc->f->path[slot], rc->f->path[fam0 + FONT_SANS]) == 0 &&
+                 rc->f->face_index[slot] == rc->f->face_index[fam0 + FONT_SANS];
     TextRun r = {rc->f->path[slot], rc->f->face_index[slot], synth, fam ? fam : "", rc->face, rc->px,
                  x, rc->y + rc->ascent, w, run};
     rc->fn(&r, rc->ctx);
