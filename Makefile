@@ -34,12 +34,13 @@ ifeq ($(CI),true)
 endif
 
 # Libraries, by pkg-config name, and the Debian packages that provide them.
-PKGS      := sdl2 SDL2_ttf libcjson cmocka spng fontconfig cairo-ft
-DEB_LIBS  := libsdl2-dev libsdl2-ttf-dev libcjson-dev libcmocka-dev libspng-dev libfontconfig-dev libcairo2-dev
+PKGS      := sdl2 SDL2_ttf libcjson cmocka spng fontconfig cairo-ft libavcodec libavformat libswscale libavutil
+DEB_LIBS  := libsdl2-dev libsdl2-ttf-dev libcjson-dev libcmocka-dev libspng-dev libfontconfig-dev libcairo2-dev \
+             libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
 # Tools the tests use (command -> package) and fonts (fc-list family -> package).
 DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdotool:xdotool import:imagemagick \
              xwininfo:x11-utils fc-list:fontconfig gdb:gdb desktop-file-validate:desktop-file-utils \
-             appstreamcli:appstream man:man-db pdftotext:poppler-utils rsvg-convert:librsvg2-bin
+             appstreamcli:appstream man:man-db pdftotext:poppler-utils rsvg-convert:librsvg2-bin ffprobe:ffmpeg
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
 # Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
 DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev
@@ -49,9 +50,10 @@ DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread
 
 PC = $(shell pkg-config $(1) $(2) 2>/dev/null)
 CORE_CFLAGS := $(call PC,--cflags,libcjson)
-APP_CFLAGS  := $(call PC,--cflags,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf)
+VIDEO_PKGS  := libavcodec libavformat libswscale libavutil
+APP_CFLAGS  := $(call PC,--cflags,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf $(VIDEO_PKGS))
 CORE_LIBS   := $(call PC,--libs,libcjson) -lm -pthread
-APP_LIBS    := $(call PC,--libs,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf) -lpthread
+APP_LIBS    := $(call PC,--libs,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf $(VIDEO_PKGS)) -lpthread
 TEST_LIBS   := $(call PC,--libs,cmocka)
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SANFLAGS) -MMD -MP

@@ -124,7 +124,7 @@ ls -a "$tmp/lim" | grep -q 'tmp-' && fail "a failed PDF export left a temporary 
 
 # usage errors
 env -u DISPLAY "$bin" --export "$tmp/bad" --format tiff "$lesson" >/dev/null 2>"$tmp/err"; rc=$?
-[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'expected png, svg or pdf' "$tmp/err" || fail "--format tiff: exit $rc, $(cat "$tmp/err")"
+[ "$rc" -eq 2 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q 'expected png, svg, pdf, gif or mp4' "$tmp/err" || fail "--format tiff: exit $rc, $(cat "$tmp/err")"
 [ -e "$tmp/bad" ] && fail "--format tiff created the directory"
 "$bin" --format svg "$lesson" >/dev/null 2>"$tmp/err"; rc=$?
 [ "$rc" -eq 2 ] && grep -q 'go with --export' "$tmp/err" || fail "--format without --export: exit $rc"

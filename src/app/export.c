@@ -26,6 +26,7 @@
 #include "playback.h"
 #include "paint_vec.h"
 #include "png_write.h"
+#include "video.h"
 #include "render.h"
 #include "session.h"
 #include "temp_file.h"
@@ -36,12 +37,13 @@
 
 const char *export_format_name(ExportFormat f)
 {
-    return f == EXPORT_SVG ? "svg" : f == EXPORT_PDF ? "pdf" : "png";
+    static const char *const names[] = {"png", "svg", "pdf", "gif", "mp4"};
+    return names[f];
 }
 
 bool export_format_parse(const char *s, ExportFormat *f)
 {
-    for (int i = EXPORT_PNG; i <= EXPORT_PDF; i++)
+    for (int i = EXPORT_PNG; i <= EXPORT_MP4; i++)
         if (strcmp(s, export_format_name((ExportFormat)i)) == 0) {
             *f = (ExportFormat)i;
             return true;
@@ -117,11 +119,15 @@ typedef struct Encoder {
 
 #define PDF_NAME "frames.pdf"
 
-// A frame's file: NNNN-STAGE.png / .svg; every frame of a PDF is in frames.pdf.
+// One file for every frame: a PDF, a GIF, an MP4.
+static bool one_file(ExportFormat f) { return f == EXPORT_PDF || f == EXPORT_GIF || f == EXPORT_MP4; }
+
+// A frame's file: NNNN-STAGE.png / .svg; every frame of a PDF, a GIF or an MP4
+// is in frames.pdf / .gif / .mp4.
 static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage, ExportFormat f)
 {
-    if (f == EXPORT_PDF)
-        snprintf(buf, n, "%s/" PDF_NAME, dir);
+    if (one_file(f))
+        snprintf(buf, n, "%s/frames.%s", dir, export_format_name(f));
     else
         snprintf(buf, n, "%s/%04d-%s.%s", dir, index, stage, export_format_name(f));
 }
@@ -255,6 +261,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         fprintf(f, "%s\n  {\"file\": ", first ? "" : ",");
         json_write_string(f, name + 2);
         if (o->format == EXPORT_PDF) fprintf(f, ", \"page\": %d", ++page);
+        if (o->format == EXPORT_GIF || o->format == EXPORT_MP4) fprintf(f, ", \"index\": %d", page++);
         fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, o->head,
                 e->plan[i].time_s, (double)e->plan[i].anim);
         // what the frame shows, for slides' alt text: formula, narration, alt, panels
@@ -349,6 +356,9 @@ struct ExportJob {
     HeatmapCache *vec_heatmaps; // large heatmaps as images, for this backend
     FILE *pdf;                 // PDF: the document, under a temporary name until it is complete
     char pdf_tmp[4200];
+    // GIF, MP4: frames drawn like PNGs, encoded in order on the caller's thread
+    VideoWriter *video;
+    unsigned char *rgba;       // the frame read back
 };
 
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
@@ -373,9 +383,10 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     e->w = o->width, e->h = o->height, e->level = o->zlib_level, e->dir = j->dir;
     e->plan = j->plan, e->tr = tr;
     e->format = o->format;
-    bool vector = o->format != EXPORT_PNG;
-    if (vector) threads = 0;   // drawn and written on the caller's thread
-    e->n_slots = vector ? 0 : threads * 2 + 1;
+    bool vector = o->format == EXPORT_SVG || o->format == EXPORT_PDF;
+    bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
+    if (vector || video) threads = 0;   // drawn and written on the caller's thread
+    e->n_slots = vector || video ? 0 : threads * 2 + 1;
     e->cap = e->n_slots;
     e->pix = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->pix);
     e->free_slots = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->free_slots);
@@ -396,6 +407,9 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     if (vector) {
         j->vec_heatmaps = heatmap_cache_create();
         if (!j->vec_heatmaps) goto oom;
+    } else if (video) {
+        j->rgba = malloc((size_t)o->width * (size_t)o->height * 4);
+        if (!j->rgba) goto oom;
     } else if (j->n_threads == 0) {
         snprintf(err, n, "attnviz: cannot start encoder threads");
         export_job_free(j);
@@ -426,6 +440,15 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
         j->vec = paint_vec_create(o->format == EXPORT_PDF ? PAINT_VEC_PDF : PAINT_VEC_SVG, j->pdf, o->width,
                                   o->height, err, n);
         if (!j->vec) {
+            export_job_free(j);
+            return NULL;
+        }
+    }
+    if (video) {
+        char path[4200];
+        frame_name(path, sizeof path, j->dir, 0, "", o->format);
+        j->video = video_open(path, o->format == EXPORT_GIF ? VIDEO_GIF : VIDEO_MP4, o->width, o->height, o->fps, err, n);
+        if (!j->video) {
             export_job_free(j);
             return NULL;
         }
@@ -541,6 +564,64 @@ static bool vector_finish(ExportJob *j, bool complete)
     return ok || !complete;
 }
 
+// GIF: every planned frame drawn once before the first is encoded, for the
+// palette (video_observe); false when interrupted meanwhile.
+static bool video_prepass(ExportJob *j, Canvas *c, const View *base)
+{
+    for (int i = 0; i < j->n_frames; i++) {
+        if (g_signal) return false;
+        View v = *base;
+        v.stage = j->plan[i].stage, v.anim = j->plan[i].anim;
+        v.batch = j->o.batch, v.head = j->o.head;
+        v.playing = false;
+        view_reset_zoom(&v);
+        render_frame(c, j->tr, &v, NULL);
+        if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, j->e.w * 4) != 0) return false;
+        video_observe(j->video, j->rgba, j->e.w * 4);
+    }
+    return true;
+}
+
+// The frame just drawn on c, read back and encoded into the animation.
+static bool video_step(ExportJob *j, Canvas *c)
+{
+    Encoder *e = &j->e;
+    char err[EXPORT_ERR_MAX] = "";
+    if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, e->w * 4) != 0)
+        snprintf(err, sizeof err, "cannot read the frame's pixels: %s", SDL_GetError());
+    else
+        video_add_frame(j->video, j->rgba, e->w * 4, err, sizeof err);
+    pthread_mutex_lock(&e->mu);
+    if (!err[0]) {
+        e->done[j->next] = true;   // counted as written; undone if the file does not end well
+        e->n_done++;
+    } else if (!e->err[0]) {
+        snprintf(e->err, sizeof e->err, "%s", err);
+    }
+    e->n_settled++;
+    pthread_mutex_unlock(&e->mu);
+    if (err[0]) return false;
+    j->next++;
+    return true;
+}
+
+// GIF, MP4: ends the file and renames it into place when every frame is in;
+// otherwise removes it and no frame counts as written.
+static bool video_finish(ExportJob *j, bool complete)
+{
+    Encoder *e = &j->e;
+    if (!j->video) return true;
+    char err[EXPORT_ERR_MAX] = "";
+    bool ok = video_close(j->video, complete, err, sizeof err) && complete;
+    j->video = NULL;
+    if (!ok) {
+        memset(e->done, 0, sizeof *e->done * (size_t)(j->n_frames > 0 ? j->n_frames : 1));
+        e->n_done = 0;
+        if (err[0] && !e->err[0]) snprintf(e->err, sizeof e->err, "%s", err);
+    }
+    return ok || !complete;
+}
+
 bool export_job_step(ExportJob *j, Canvas *c, const View *base)
 {
     Encoder *e = &j->e;
@@ -563,7 +644,9 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     v.playing = false;
     view_reset_zoom(&v);
     if (j->vec) return vector_step(j, c, &v);
+    if (j->video && video_wants_observe(j->video) && !video_prepass(j, c, base)) return false;
     render_frame(c, j->tr, &v, NULL);
+    if (j->video) return video_step(j, c);
     // wait for a free buffer, then hand the pixels to an encoder
     pthread_mutex_lock(&e->mu);
     while (e->n_free == 0 && !e->err[0]) pthread_cond_wait(&e->cv_slot, &e->mu);
@@ -621,6 +704,8 @@ void export_job_free(ExportJob *j)
     }
     paint_vec_destroy(j->vec);
     heatmap_cache_destroy(j->vec_heatmaps);
+    video_close(j->video, false, NULL, 0);   // never finished: removed
+    free(j->rgba);
     if (e->pix)
         for (int i = 0; i < e->n_slots; i++) free(e->pix[i]);
     free(e->pix);
@@ -638,6 +723,7 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
     encoders_stop(j); // finish what was handed over
     bool incomplete = interrupted || e->err[0] || j->next < j->n_frames;
     if (!vector_finish(j, !incomplete)) incomplete = true;
+    if (!video_finish(j, !incomplete)) incomplete = true;
     char ierr[EXPORT_ERR_MAX] = "";
     bool index_ok = write_index(e, &j->o, j->ls, j->n_frames, incomplete, ierr, sizeof ierr);
     *written = e->n_done;

@@ -18,12 +18,13 @@
 #include "trace.h"
 #include "view.h"
 
-// What an export writes: PNG frames (the default), one SVG a frame, or one PDF
-// (DIR/frames.pdf) with a page a frame. SVG and PDF replay each frame through
-// the vector backend of paint.h (paint_vec.h): text stays text.
-typedef enum ExportFormat { EXPORT_PNG, EXPORT_SVG, EXPORT_PDF } ExportFormat;
+// What an export writes: PNG frames (the default), one SVG a frame, one PDF
+// (DIR/frames.pdf) with a page a frame, or one animation (DIR/frames.gif,
+// DIR/frames.mp4: video.h). SVG and PDF replay each frame through the vector
+// backend of paint.h (paint_vec.h): text stays text.
+typedef enum ExportFormat { EXPORT_PNG, EXPORT_SVG, EXPORT_PDF, EXPORT_GIF, EXPORT_MP4 } ExportFormat;
 
-// "png", "svg", "pdf"; and back (false for another name).
+// "png", "svg", "pdf", "gif", "mp4"; and back (false for another name).
 const char *export_format_name(ExportFormat f);
 bool export_format_parse(const char *s, ExportFormat *f);
 

@@ -50,8 +50,10 @@ static void usage(FILE *f)
           "export options:\n"
           "  --size WxH         frame size (default 1280x720)\n"
           "  --lang en|zh       language of the frames\n"
-          "  --format png|svg|pdf  PNG frames (default), one SVG a frame, or DIR/frames.pdf with a\n"
-          "                     page a frame (SVG and PDF: vector, text as text)\n"
+          "  --format png|svg|pdf|gif|mp4\n"
+          "                     PNG frames (default), one SVG a frame, DIR/frames.pdf with a page a\n"
+          "                     frame (SVG and PDF: vector, text as text), or with --animate one\n"
+          "                     DIR/frames.gif or DIR/frames.mp4 (H.264)\n"
           "  --animate          every frame of every transition (default: one still per stage)\n"
           "  --fps N            frames per second with --animate (default 30)\n"
           "  --stage NAME       only this stage (e.g. scores)\n"
@@ -230,7 +232,7 @@ int main(int argc, char **argv)
             export_dir = argv[i];
         } else if (strcmp(a, "--format") == 0) {
             if (++i >= argc || !export_format_parse(argv[i], &ex.format))
-                return usage_error("--format: expected png, svg or pdf%s%s%s", i < argc ? ", got \"" : "",
+                return usage_error("--format: expected png, svg, pdf, gif or mp4%s%s%s", i < argc ? ", got \"" : "",
                                    i < argc ? argv[i] : "", i < argc ? "\"" : "");
             export_only_opt = true;
         } else if (strcmp(a, "--animate") == 0) {
@@ -307,6 +309,11 @@ int main(int argc, char **argv)
         ex.width = opt.width, ex.height = opt.height;
         ex.lang = (Lang)opt.lang;
         ex.edits = &edits;
+        if ((ex.format == EXPORT_GIF || ex.format == EXPORT_MP4) && !ex.animate)
+            return usage_error("--format %s needs --animate (an animation of the transitions)", export_format_name(ex.format));
+        if (ex.format == EXPORT_MP4 && (ex.width % 2 || ex.height % 2))
+            return usage_error("--format mp4: H.264 needs an even width and height (got %dx%d; try --size %dx%d)", ex.width,
+                               ex.height, ex.width + ex.width % 2, ex.height + ex.height % 2);
         return export_run(&ex);
     }
     if (export_only_opt || slice_opt)
