@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "describe.h"
 #include "export.h"
+#include "handout.h"
 #include "session.h"
 
 #define ATTNVIZ_VERSION "0.1.0"
@@ -31,6 +32,9 @@ static void usage(FILE *f)
           "       attnviz --quiz LESSON [--lang en|zh] [--seed N]\n"
           "                                          the study mode's questions as JSON: question, answer,\n"
           "                                          tolerance, explanation (the same N gives the same questions)\n"
+          "       attnviz --handout FILE.pdf LESSON [--lang en|zh] [--paper a4|letter] [--batch N] [--head N]\n"
+          "                                          a printable handout: a title page, then a page a stage with\n"
+          "                                          the frame, the formula, the narration and the shapes\n"
           "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
@@ -130,8 +134,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         modes += strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--dump") == 0 ||
                  strcmp(argv[i], "--print") == 0 || strcmp(argv[i], "--export") == 0 ||
-                 strcmp(argv[i], "--describe") == 0 || strcmp(argv[i], "--quiz") == 0;
-    if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe, --quiz and --export");
+                 strcmp(argv[i], "--describe") == 0 || strcmp(argv[i], "--quiz") == 0 ||
+                 strcmp(argv[i], "--handout") == 0;
+    if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe, --quiz, --handout and --export");
     for (int i = 1; i < argc; i++) // --check validates files as they are: edits would be ignored
         if ((strcmp(argv[i], "--set") == 0 || strcmp(argv[i], "--save") == 0) && modes == 1)
             for (int j = 1; j < argc; j++)
@@ -144,6 +149,9 @@ int main(int argc, char **argv)
     static const char *sets[MAX_SETS];
     int n_sets = 0;
     bool slice_opt = false;         // --batch / --head (export or describe)
+    const char *handout_path = NULL;
+    Paper paper = PAPER_A4;
+    bool paper_opt = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -152,6 +160,14 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--version") == 0) {
             puts("attnviz " ATTNVIZ_VERSION);
             return finish_stdout(0, "--version");
+        } else if (strcmp(a, "--handout") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') return usage_error("%s needs FILE.pdf and LESSON", a);
+            handout_path = argv[++i];
+        } else if (strcmp(a, "--paper") == 0) {
+            if (++i >= argc || (strcmp(argv[i], "a4") != 0 && strcmp(argv[i], "letter") != 0))
+                return usage_error("--paper: expected a4 or letter");
+            paper = argv[i][0] == 'l' ? PAPER_LETTER : PAPER_A4;
+            paper_opt = true;
         } else if (strcmp(a, "--icon") == 0) {
             if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("%s needs a FILE (.svg or .png)", a);
             const char *icon = argv[++i];
@@ -291,6 +307,13 @@ int main(int argc, char **argv)
     if (quiz) {
         if (export_only_opt || slice_opt) return usage_error("--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
         return finish_stdout(cli_quiz(opt.lesson_path, &edits, opt.lang, seed, stdout, stderr), "--quiz");
+    }
+    if (paper_opt && !handout_path) return usage_error("--paper goes with --handout");
+    if (handout_path) {
+        if (!have_lesson) return usage_error("--handout needs FILE.pdf and LESSON");
+        if (export_only_opt) return usage_error("--animate, --fps, --stage and --format go with --export");
+        HandoutOptions ho = {handout_path, opt.lesson_path, opt.font_path, (Lang)opt.lang, paper, ex.batch, ex.head, &edits};
+        return finish_stdout(handout_run(&ho), "--handout");
     }
     if (dump) return finish_stdout(cli_dump(opt.lesson_path, &edits, stdout, stderr), "--dump");
     if (print) return finish_stdout(cli_print(print_stage, opt.lesson_path, &edits, stdout, stderr), "--print");

@@ -23,6 +23,8 @@ typedef struct Face {
 struct PaintVec {
     PaintVecFormat fmt;
     int w, h;
+    double scale;    // PDF: points a pixel
+    Rect view;       // PDF: the area drawn in (paint_vec_viewport)
     // SVG
     FILE *out;
     bool clip_open;  // a <g clip-path> of paint_vec_clip is open
@@ -49,7 +51,19 @@ static cairo_status_t pdf_write(void *closure, const unsigned char *data, unsign
     return CAIRO_STATUS_SUCCESS;
 }
 
-PaintVec *paint_vec_create(PaintVecFormat fmt, FILE *pdf_out, int w, int h, char *err, size_t n)
+// cairo's matrix and clip for the viewport: pixels of the area, scaled to points.
+static void pdf_apply_view(PaintVec *v)
+{
+    cairo_identity_matrix(v->cr);
+    cairo_scale(v->cr, v->scale, v->scale);
+    cairo_translate(v->cr, v->view.x, v->view.y);
+    cairo_reset_clip(v->cr);
+    cairo_rectangle(v->cr, 0, 0, v->view.w, v->view.h);
+    cairo_clip(v->cr);
+}
+
+static PaintVec *create(PaintVecFormat fmt, FILE *pdf_out, double w_pt, double h_pt, int w, int h, char *err,
+                        size_t n)
 {
     PaintVec *v = calloc(1, sizeof *v);
     if (!v) {
@@ -57,9 +71,10 @@ PaintVec *paint_vec_create(PaintVecFormat fmt, FILE *pdf_out, int w, int h, char
         return NULL;
     }
     v->fmt = fmt, v->w = w, v->h = h;
+    v->scale = w_pt / w, v->view = (Rect){0, 0, w, h};
     if (fmt == PAINT_VEC_PDF) {
         v->pdf_out = pdf_out;
-        v->surf = cairo_pdf_surface_create_for_stream(pdf_write, v, w, h);
+        v->surf = cairo_pdf_surface_create_for_stream(pdf_write, v, w_pt, h_pt);
         cairo_pdf_surface_set_metadata(v->surf, CAIRO_PDF_METADATA_CREATOR, "attnviz");
         v->cr = cairo_create(v->surf);
         if (cairo_status(v->cr) != CAIRO_STATUS_SUCCESS) {
@@ -72,8 +87,26 @@ PaintVec *paint_vec_create(PaintVecFormat fmt, FILE *pdf_out, int w, int h, char
         cairo_font_options_set_hint_style(fo, CAIRO_HINT_STYLE_NONE);
         cairo_set_font_options(v->cr, fo);
         cairo_font_options_destroy(fo);
+        pdf_apply_view(v);
     }
     return v;
+}
+
+PaintVec *paint_vec_create(PaintVecFormat fmt, FILE *pdf_out, int w, int h, char *err, size_t n)
+{
+    return create(fmt, pdf_out, w, h, w, h, err, n);
+}
+
+PaintVec *paint_vec_create_pdf_pages(FILE *out, double w_pt, double h_pt, int w, int h, char *err, size_t n)
+{
+    return create(PAINT_VEC_PDF, out, w_pt, h_pt, w, h, err, n);
+}
+
+void paint_vec_viewport(PaintVec *v, const Rect *r)
+{
+    if (v->fmt != PAINT_VEC_PDF) return; // (SVG documents are one frame)
+    v->view = r ? *r : (Rect){0, 0, v->w, v->h};
+    pdf_apply_view(v);
 }
 
 PaintVecFormat paint_vec_format(const PaintVec *v) { return v->fmt; }
@@ -107,8 +140,9 @@ bool paint_vec_begin_page(PaintVec *v, FILE *out)
 bool paint_vec_end_page(PaintVec *v)
 {
     if (v->fmt == PAINT_VEC_PDF) {
-        cairo_reset_clip(v->cr);
         cairo_show_page(v->cr);
+        v->view = (Rect){0, 0, v->w, v->h};
+        pdf_apply_view(v);
         return cairo_status(v->cr) == CAIRO_STATUS_SUCCESS && !v->write_failed;
     }
     while (v->depth > 0) paint_vec_pop(v);
@@ -132,7 +166,7 @@ bool paint_vec_finish(PaintVec *v)
     return ok;
 }
 
-void paint_vec_size(const PaintVec *v, int *w, int *h) { *w = v->w, *h = v->h; }
+void paint_vec_size(const PaintVec *v, int *w, int *h) { *w = v->view.w, *h = v->view.h; }
 
 // ---- SVG helpers ---------------------------------------------------------------
 
@@ -276,7 +310,7 @@ void paint_vec_line(PaintVec *v, Rgb col, uint8_t a, int x1, int y1, int x2, int
 void paint_vec_clip(PaintVec *v, const Rect *q)
 {
     if (v->fmt == PAINT_VEC_PDF) {
-        cairo_reset_clip(v->cr);
+        pdf_apply_view(v); // the viewport's clip, then q
         if (q) {
             cairo_rectangle(v->cr, q->x, q->y, q->w > 0 ? q->w : 0, q->h > 0 ? q->h : 0);
             cairo_clip(v->cr);

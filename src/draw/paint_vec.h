@@ -27,6 +27,13 @@ typedef struct PaintVec PaintVec;
 // paint_vec_finish). SVG: pdf_out is NULL, each page gets its own file.
 // NULL with one line in err on failure.
 PaintVec *paint_vec_create(PaintVecFormat fmt, FILE *pdf_out, int w, int h, char *err, size_t n);
+// PDF pages of w_pt × h_pt points drawn in w × h pixels (1 px = w_pt / w points):
+// a printed page (the handout) whose frame and text are laid out in pixels.
+PaintVec *paint_vec_create_pdf_pages(FILE *out, double w_pt, double h_pt, int w, int h, char *err, size_t n);
+// PDF: what follows is drawn in the r.w × r.h area at (r.x, r.y) of the page as if
+// it were the whole output (paint_size, clear and clip(NULL) mean that area):
+// a frame placed on a page. NULL: the whole page again.
+void paint_vec_viewport(PaintVec *v, const Rect *r);
 // Starts a page: SVG into out (one document), PDF a new page (out unused).
 bool paint_vec_begin_page(PaintVec *v, FILE *out);
 // Ends the page (SVG: the document is complete and flushed). False on a write error.
