@@ -18,6 +18,7 @@
 #include "assets.h"
 #include "cli.h"
 #include "export.h"
+#include "handout.h"
 #include "i18n.h"
 #include "lab.h"
 #include "layout.h"
@@ -69,6 +70,7 @@ typedef struct App {
     bool dragging;
     int drag_x, drag_y;        // last drag position, renderer output pixels
     ExportJob *export_job;     // an export in progress, drawn a few frames per loop
+    bool export_choose;        // E pressed: the next key picks the format
     ExportTarget export_target; // where it draws: its own surface, renderer, fonts and heatmap
                                 // cache at the size of E, whatever the window does meanwhile
     View export_view;          // what it exports (the view when E was pressed)
@@ -190,7 +192,7 @@ static void export_dir_name(App *a, char *out, size_t n)
     }
 }
 
-static void export_start(App *a)
+static void export_start(App *a, ExportFormat format)
 {
     if (a->export_job) return; // one at a time
     ExportOptions o;
@@ -198,6 +200,10 @@ static void export_start(App *a)
     export_dir_name(a, a->export_dir, sizeof a->export_dir);
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
+    // GIF, MP4: the animation of every transition (H.264: an even size)
+    o.format = format;
+    o.animate = format == EXPORT_GIF || format == EXPORT_MP4;
+    if (format == EXPORT_MP4) w &= ~1, h &= ~1;
     o.dir = a->export_dir;
     o.lesson_path = a->session->path;
     o.width = w, o.height = h;
@@ -228,6 +234,46 @@ static void export_start(App *a)
     a->export_view.ref = o.ref;
     a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
     a->export_view.measure = &a->export_measure;
+}
+
+// The handout of the lesson as it is now (edits included), in the window's
+// language, batch and head: ATTNVIZ_SAVE_DIR (or .)/attnviz-handout-NAME-N.pdf.
+static void handout_start(App *a)
+{
+    const char *dir = getenv("ATTNVIZ_SAVE_DIR");
+    if (!dir || !*dir) dir = ".";
+    char name[64], path[1200], err[MSG_MAX];
+    session_file_stem(a->session, name, sizeof name);
+    for (int i = 1; i < 10000; i++) {
+        snprintf(path, sizeof path, "%.900s/attnviz-handout-%s-%d.pdf", dir, name, i);
+        if (!file_exists(path)) break;
+    }
+    HandoutOptions o = {path, a->session->path, a->opt->font_path, a->v.lang, PAPER_A4, a->v.batch, a->v.head, NULL};
+    int pages = 0;
+    if (!handout_write(&o, a->session, NULL, &pages, err, sizeof err)) {
+        fprintf(stderr, "attnviz: handout: %s\n", err);
+        toast(a, "app.export_failed", err);
+    } else {
+        toast(a, "app.saved", path);
+        printf("%s\n", path);
+        fflush(stdout);
+    }
+    a->toast_left = EXPORT_TOAST_SECONDS;
+}
+
+// E: the formats, chosen with the next key (1 PNG frames, 2 PDF handout, 3 MP4,
+// 4 GIF; anything else cancels).
+static void export_choose_key(App *a, SDL_Keycode sym)
+{
+    a->export_choose = false;
+    a->toast_left = 0;
+    switch (sym) {
+    case SDLK_1: case SDLK_KP_1: export_start(a, EXPORT_PNG); break;
+    case SDLK_2: case SDLK_KP_2: handout_start(a); break;
+    case SDLK_3: case SDLK_KP_3: export_start(a, EXPORT_MP4); break;
+    case SDLK_4: case SDLK_KP_4: export_start(a, EXPORT_GIF); break;
+    default: break;
+    }
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is
@@ -561,6 +607,10 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         if (sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) a->ov.help = false;
         return;
     }
+    if (a->export_choose && sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) {
+        export_choose_key(a, sym);
+        return;
+    }
     if ((question || sym == SDLK_F1) && !a->lab.typing) {
         a->ov.help = true;
         return;
@@ -608,7 +658,12 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         break;
     }
     case SDLK_s: save_frame(a); break;
-    case SDLK_e: export_start(a); break;
+    case SDLK_e: // the formats, then a digit
+        if (a->export_job) break;
+        a->export_choose = true;
+        toast(a, "app.export_choose", "");
+        a->toast_left = EXPORT_TOAST_SECONDS;
+        break;
     case SDLK_z: zoom_by(a, shift ? 1.0f / 1.5f : 1.5f); break;
     case SDLK_0:
     case SDLK_KP_0:

@@ -494,7 +494,8 @@ bool export_job_failed(ExportJob *j)
 bool export_job_ready(ExportJob *j)
 {
     pthread_mutex_lock(&j->e.mu);
-    bool ready = j->e.n_free > 0 || j->e.err[0];
+    // SVG, PDF, GIF, MP4 are written by the step itself: never waits
+    bool ready = j->e.n_slots == 0 || j->e.n_free > 0 || j->e.err[0];
     pthread_mutex_unlock(&j->e.mu);
     return ready;
 }

@@ -29,7 +29,7 @@
 #define FRAME_H 720
 #define PATH_IN_MSG 400
 
-static volatile sig_atomic_t g_sig;
+static volatile int g_sig; // (sig_atomic_t is int here; handout_write reads it as a stop flag)
 static void on_sig(int s) { g_sig = s; }
 
 typedef struct Page {
@@ -154,37 +154,21 @@ static void stage_page(Page *pg, const Trace *tr, const View *base, int stage)
     footer(pg);
 }
 
-int handout_run(const HandoutOptions *o)
+bool handout_write(const HandoutOptions *o, const Session *ses, volatile const int *stop, int *pages, char *err,
+                   size_t n)
 {
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sig;
-    sigemptyset(&sa.sa_mask);
-    g_sig = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    char err[800] = "", msg[LESSON_ERR_MAX + 200], assets[1100], tmp[4300] = "";
-    int code = 1;
+    char tmp[4300] = "";
+    bool ok = false;
     FILE *f = NULL;
     PaintVec *vec = NULL;
     ExportTarget t = {0};
     HeatmapCache *hc = NULL;
-    Session *ses = session_open(o->lesson_path, o->edits, msg, sizeof msg);
-    if (!ses) {
-        snprintf(err, sizeof err, "%s", msg);
-        goto done;
-    }
     const Trace *tr = &ses->trace;
-    if (o->batch < 0 || o->batch >= tr->batch || o->head < 0 || o->head >= tr->n_heads) {
-        snprintf(err, sizeof err, "attnviz: --batch/--head: %.*s has batches 0..%d and heads 0..%d", PATH_IN_MSG,
-                 o->lesson_path, tr->batch - 1, tr->n_heads - 1);
-        code = 2;
-        goto done;
-    }
-    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) goto done;
-    if (!export_target_create(&t, o->font_path, o->lang, FRAME_W, FRAME_H, err, sizeof err)) goto done;
+    *pages = 0;
+    err[0] = '\0';
+    if (!export_target_create(&t, o->font_path, o->lang, FRAME_W, FRAME_H, err, n)) goto done;
     if (!(hc = heatmap_cache_create())) {
-        snprintf(err, sizeof err, "attnviz: out of memory");
+        snprintf(err, n, "attnviz: out of memory");
         goto done;
     }
     Lang lang = fonts_usable_lang(t.fonts, o->lang, stderr);
@@ -192,11 +176,11 @@ int handout_run(const HandoutOptions *o)
     double w_pt = o->paper == PAPER_LETTER ? 612.0 : 595.2756, h_pt = o->paper == PAPER_LETTER ? 792.0 : 841.8898;
     int page_h = (int)(PAGE_W * h_pt / w_pt);
     if (!(f = temp_file_create(o->path, tmp, sizeof tmp))) {
-        snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, strerror(errno));
+        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, strerror(errno));
         tmp[0] = '\0';
         goto done;
     }
-    if (!(vec = paint_vec_create_pdf_pages(f, w_pt, h_pt, PAGE_W, page_h, err, sizeof err))) goto done;
+    if (!(vec = paint_vec_create_pdf_pages(f, w_pt, h_pt, PAGE_W, page_h, err, n))) goto done;
     Canvas cv = {t.r, t.fonts, hc, vec};
     View v;
     view_init(&v, &ses->lesson, lang);
@@ -207,42 +191,68 @@ int handout_run(const HandoutOptions *o)
     v.measure = &measure;
     char title[LESSON_MAX_TEXT + 64];
     Page pg = {&cv, lang, page_h, session_title(ses, lang, title, sizeof title), 1, tr->n + 1};
-    bool ok = paint_vec_begin_page(vec, NULL);
+    bool good = paint_vec_begin_page(vec, NULL);
     title_page(&pg, tr, o->batch, o->head);
-    ok = paint_vec_end_page(vec) && ok;
-    for (int s = 0; s < tr->n && ok && !g_sig; s++) {
+    good = paint_vec_end_page(vec) && good;
+    for (int s = 0; s < tr->n && good && !(stop && *stop); s++) {
         pg.number = s + 2;
-        ok = paint_vec_begin_page(vec, NULL);
+        good = paint_vec_begin_page(vec, NULL);
         stage_page(&pg, tr, &v, s);
-        ok = paint_vec_end_page(vec) && ok;
+        good = paint_vec_end_page(vec) && good;
     }
-    if (g_sig) {
-        snprintf(err, sizeof err, "attnviz: handout interrupted by %s: %.*s not written", g_sig == SIGTERM ? "SIGTERM" : "SIGINT",
-                 PATH_IN_MSG, o->path);
-        code = g_sig == SIGTERM ? 143 : 130;
-        goto done;
-    }
-    ok = ok && paint_vec_finish(vec);
-    int e = ok ? 0 : paint_vec_errno(vec);
+    if (stop && *stop) goto done; // the caller says why
+    good = good && paint_vec_finish(vec);
+    int e = good ? 0 : paint_vec_errno(vec);
     paint_vec_destroy(vec);
     vec = NULL;
-    if (fclose(f) != 0 && ok) ok = false, e = errno;
+    if (fclose(f) != 0 && good) good = false, e = errno;
     f = NULL;
-    if (ok && rename(tmp, o->path) != 0) ok = false, e = errno;
-    if (!ok) {
-        snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, strerror(e ? e : EIO));
+    if (good && rename(tmp, o->path) != 0) good = false, e = errno;
+    if (!good) {
+        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, strerror(e ? e : EIO));
         goto done;
     }
     tmp[0] = '\0';
-    code = 0;
-    cli_error(stdout, "handout: %d pages to %s", tr->n + 1, o->path);
+    *pages = tr->n + 1;
+    ok = true;
 done:
     paint_vec_destroy(vec);
     if (f) fclose(f);
     if (tmp[0]) unlink(tmp);
-    if (err[0]) utf8_fputs_line(stderr, err);
     heatmap_cache_destroy(hc);
     export_target_destroy(&t);
+    return ok;
+}
+
+int handout_run(const HandoutOptions *o)
+{
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sig;
+    sigemptyset(&sa.sa_mask);
+    g_sig = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    char err[800] = "", msg[LESSON_ERR_MAX + 200], assets[1100];
+    int code = 1, pages = 0;
+    Session *ses = session_open(o->lesson_path, o->edits, msg, sizeof msg);
+    if (!ses) {
+        snprintf(err, sizeof err, "%s", msg);
+    } else if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
+        // err says which
+    } else if (o->batch < 0 || o->batch >= ses->trace.batch || o->head < 0 || o->head >= ses->trace.n_heads) {
+        snprintf(err, sizeof err, "attnviz: --batch/--head: %.*s has batches 0..%d and heads 0..%d", PATH_IN_MSG,
+                 o->lesson_path, ses->trace.batch - 1, ses->trace.n_heads - 1);
+        code = 2;
+    } else if (handout_write(o, ses, (volatile const int *)&g_sig, &pages, err, sizeof err)) {
+        code = 0;
+        cli_error(stdout, "handout: %d pages to %s", pages, o->path);
+    } else if (g_sig) {
+        snprintf(err, sizeof err, "attnviz: handout interrupted by %s: %.*s not written",
+                 g_sig == SIGTERM ? "SIGTERM" : "SIGINT", PATH_IN_MSG, o->path);
+        code = g_sig == SIGTERM ? 143 : 130;
+    }
+    if (err[0]) utf8_fputs_line(stderr, err);
     i18n_free();
     session_destroy(ses);
     sigaction(SIGINT, &old_int, NULL);

@@ -6,6 +6,9 @@
 #ifndef ATTNVIZ_HANDOUT_H
 #define ATTNVIZ_HANDOUT_H
 
+#include <stdbool.h>
+#include <stddef.h>
+
 #include "lesson.h"
 
 struct SessionEdits;
@@ -22,6 +25,16 @@ typedef struct HandoutOptions {
     const struct SessionEdits *edits;
 } HandoutOptions;
 
+struct Session;
+
+// Writes the handout of ses (o->lesson_path and o->edits unused; the strings of
+// i18n.h loaded) to o->path;
+// stops when *stop becomes non-zero (a signal), leaving no file. False with one
+// line in err; *pages = pages written.
+bool handout_write(const HandoutOptions *o, const struct Session *ses, volatile const int *stop, int *pages, char *err,
+                   size_t n);
+
+// The command line: loads the lesson (with o->edits), writes the handout.
 // The process exit code: 0, 1 (bad lesson, write error), 2 (bad batch/head),
 // 130 / 143 when interrupted.
 int handout_run(const HandoutOptions *o);
