@@ -256,7 +256,7 @@ struct VideoWriter {
     AVPacket *pkt;
     struct SwsContext *sws;
     Palette pal;
-    bool header_written;
+    bool header_written, trailer_written;
 };
 
 void video_observe(VideoWriter *v, const unsigned char *rgba, int pitch)
@@ -302,6 +302,10 @@ static void av_msg(char *err, size_t n, const VideoWriter *v, const char *what, 
 static void writer_free(VideoWriter *v)
 {
     if (!v) return;
+    // A muxer frees some of its state only in its trailer (FFmpeg 5.1's GIF muxer
+    // keeps the previous packet until then): an abandoned file gets one too,
+    // into the temporary file about to be removed.
+    if (v->oc && v->header_written && !v->trailer_written) av_write_trailer(v->oc);
     if (v->oc) {
         if (v->oc->pb) {
             av_freep(&v->oc->pb->buffer);
@@ -481,6 +485,7 @@ bool video_close(VideoWriter *v, bool keep, char *err, size_t n)
     if (keep) {
         int rc = encode(v, NULL);
         if (rc >= 0) rc = av_write_trailer(v->oc);
+        v->trailer_written = true;
         if (rc >= 0) avio_flush(v->oc->pb);
         if (rc < 0 || v->io_errno || v->oc->pb->error) {
             av_msg(err, n, v, "cannot write", rc < 0 ? rc : v->oc->pb->error);
