@@ -408,8 +408,9 @@ static void picker_fit(App *a, PickerLayout *pl)
     picker_scroll_to_sel(&a->picker, pl->rows_fit);
 }
 
-// O or the button: lists lessons/ (next to the assets), the current lesson's
-// directory and --lessons DIR.
+// O or the button: lists lessons/ (next to the assets: the installed ones after
+// make install), the current lesson's directory, --lessons DIR, where Ctrl+S
+// saves and $XDG_DATA_HOME/attnviz/lessons (listed once when they are the same).
 static void open_picker(App *a)
 {
     char cur_dir[SESSION_PATH_MAX];
@@ -417,10 +418,13 @@ static void open_picker(App *a)
     char *slash = strrchr(cur_dir, '/');
     if (slash) *slash = '\0';
     else snprintf(cur_dir, sizeof cur_dir, ".");
-    char saved[1200]; // where Ctrl+S puts edited lessons
+    char saved[1200], user[1200]; // where Ctrl+S puts edited lessons; the user's own lessons
     lab_save_dir(saved, sizeof saved);
-    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved};
-    picker_scan(&a->picker, dirs, 4, a->session->path);
+    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (x && *x == '/') snprintf(user, sizeof user, "%.1100s/attnviz/lessons", x);
+    else snprintf(user, sizeof user, "%.1100s/.local/share/attnviz/lessons", home && *home ? home : ".");
+    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved, user};
+    picker_scan(&a->picker, dirs, 5, a->session->path);
     a->picker.open = true;
     PickerLayout pl;
     picker_fit(a, &pl);
