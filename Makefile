@@ -5,6 +5,8 @@
 #   make test       build and run every test (in CI also under ASan+UBSan)
 #   make SAN=1 test the same with address + undefined sanitizers
 #   make deps       install missing Debian packages (apt-get; sudo when not root)
+#   make install    binary, assets, lessons, desktop entry, icons, man page, AppStream
+#                   metainfo under $(DESTDIR)$(PREFIX) (default /usr/local); make uninstall
 
 CC      ?= cc
 SAN     ?= 0
@@ -32,11 +34,13 @@ ifeq ($(CI),true)
 endif
 
 # Libraries, by pkg-config name, and the Debian packages that provide them.
-PKGS      := sdl2 SDL2_ttf libcjson cmocka spng fontconfig
-DEB_LIBS  := libsdl2-dev libsdl2-ttf-dev libcjson-dev libcmocka-dev libspng-dev libfontconfig-dev
+PKGS      := sdl2 SDL2_ttf libcjson cmocka spng fontconfig cairo-ft libavcodec libavformat libswscale libavutil
+DEB_LIBS  := libsdl2-dev libsdl2-ttf-dev libcjson-dev libcmocka-dev libspng-dev libfontconfig-dev libcairo2-dev \
+             libavcodec-dev libavformat-dev libswscale-dev libavutil-dev
 # Tools the tests use (command -> package) and fonts (fc-list family -> package).
 DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdotool:xdotool import:imagemagick \
-             xwininfo:x11-utils fc-list:fontconfig gdb:gdb
+             xwininfo:x11-utils fc-list:fontconfig gdb:gdb desktop-file-validate:desktop-file-utils \
+             appstreamcli:appstream man:man-db pdftotext:poppler-utils rsvg-convert:librsvg2-bin ffprobe:ffmpeg
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
 # Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
 DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev
@@ -46,9 +50,10 @@ DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread
 
 PC = $(shell pkg-config $(1) $(2) 2>/dev/null)
 CORE_CFLAGS := $(call PC,--cflags,libcjson)
-APP_CFLAGS  := $(call PC,--cflags,sdl2 SDL2_ttf spng fontconfig)
+VIDEO_PKGS  := libavcodec libavformat libswscale libavutil
+APP_CFLAGS  := $(call PC,--cflags,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf $(VIDEO_PKGS))
 CORE_LIBS   := $(call PC,--libs,libcjson) -lm -pthread
-APP_LIBS    := $(call PC,--libs,sdl2 SDL2_ttf spng fontconfig) -lpthread
+APP_LIBS    := $(call PC,--libs,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf $(VIDEO_PKGS)) -lpthread
 TEST_LIBS   := $(call PC,--libs,cmocka)
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SANFLAGS) -MMD -MP
@@ -67,8 +72,27 @@ PURE_TESTS := $(B)/tests/test_scene $(B)/tests/test_edit $(B)/tests/test_quiz $(
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 
-.PHONY: all run test test-run deps clean bench fuzz valgrind soak
+.PHONY: all run test test-run deps clean bench fuzz valgrind soak install uninstall icons FORCE
 all: $(B)/attnviz
+
+# Where `make install` puts things; the data directory is compiled into the
+# binary (build/gen/datadir.h, rewritten only when it changes), which also finds
+# ../share/attnviz beside its bin/ (a DESTDIR install, a moved tree).
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+DATAROOT   ?= $(PREFIX)/share
+PKGDATADIR := $(DATAROOT)/attnviz
+MANDIR     ?= $(DATAROOT)/man
+APP_ID     := io.github.attnviz.attnviz
+ICON_SIZES := 16 24 32 48 64 128 256 512
+
+$(B)/gen/datadir.h: FORCE
+	@mkdir -p $(dir $@)
+	@printf '#define ATTNVIZ_DATADIR "%s"\n' '$(PKGDATADIR)' > $@.new
+	@if cmp -s $@.new $@; then rm -f $@.new; else mv $@.new $@; fi
+FORCE:
+$(B)/src/app/assets.o: $(B)/gen/datadir.h
+$(B)/src/app/assets.o: CFLAGS += -I$(B)/gen
 
 # The core is compiled without SDL's flags: an SDL include there fails to build.
 $(B)/src/core/%.o: src/core/%.c
@@ -201,6 +225,37 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing \
 	    || { echo "attnviz: could not install:$$missing" >&2; exit 1; }; \
 	fi
+
+# The icon is drawn by attnviz itself (`--icon`): the scalable SVG and the PNG sizes.
+icons: $(B)/icons/stamp
+$(B)/icons/stamp: $(B)/attnviz
+	@mkdir -p $(B)/icons
+	$(B)/attnviz --icon $(B)/icons/$(APP_ID).svg
+	@for s in $(ICON_SIZES); do $(B)/attnviz --icon $(B)/icons/$$s.png --size $$s || exit 1; done
+	@touch $@
+
+install: $(B)/attnviz $(B)/icons/stamp
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PKGDATADIR)/assets/lang $(DESTDIR)$(PKGDATADIR)/lessons \
+	  $(DESTDIR)$(DATAROOT)/applications $(DESTDIR)$(DATAROOT)/metainfo $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps
+	install -m 755 $(B)/attnviz $(DESTDIR)$(BINDIR)/attnviz
+	install -m 644 assets/lang/*.txt $(DESTDIR)$(PKGDATADIR)/assets/lang/
+	install -m 644 lessons/*.json lessons/README.md $(DESTDIR)$(PKGDATADIR)/lessons/
+	install -m 755 lessons/from_torch.py $(DESTDIR)$(PKGDATADIR)/lessons/
+	install -m 644 data/$(APP_ID).desktop $(DESTDIR)$(DATAROOT)/applications/
+	install -m 644 data/$(APP_ID).metainfo.xml $(DESTDIR)$(DATAROOT)/metainfo/
+	install -m 644 data/attnviz.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(B)/icons/$(APP_ID).svg $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps/
+	@for s in $(ICON_SIZES); do \
+	  install -d $(DESTDIR)$(DATAROOT)/icons/hicolor/$${s}x$${s}/apps && \
+	  install -m 644 $(B)/icons/$$s.png $(DESTDIR)$(DATAROOT)/icons/hicolor/$${s}x$${s}/apps/$(APP_ID).png || exit 1; done
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/attnviz $(DESTDIR)$(DATAROOT)/applications/$(APP_ID).desktop \
+	  $(DESTDIR)$(DATAROOT)/metainfo/$(APP_ID).metainfo.xml $(DESTDIR)$(MANDIR)/man1/attnviz.1 \
+	  $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps/$(APP_ID).svg
+	@for s in $(ICON_SIZES); do rm -f $(DESTDIR)$(DATAROOT)/icons/hicolor/$${s}x$${s}/apps/$(APP_ID).png; done
+	rm -rf $(DESTDIR)$(PKGDATADIR)
 
 clean:
 	rm -rf build

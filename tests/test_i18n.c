@@ -288,11 +288,11 @@ static void test_render_zh(void **state)
         view_init(&v, &ses->lesson, LANG_ZH);
         for (int s = 0; s < tr->n; s++) {
             v.stage = s;
-            render_frame(&(Canvas){r, fonts, NULL}, tr, &v, &ov);
+            render_frame(&(Canvas){r, fonts, NULL, NULL}, tr, &v, &ov);
         }
         for (int l = 0; l < LANG_COUNT; l++) {
             v.lang = (Lang)l, ov.help = true;
-            render_frame(&(Canvas){r, fonts, NULL}, tr, &v, &ov);
+            render_frame(&(Canvas){r, fonts, NULL, NULL}, tr, &v, &ov);
             const char *dir = getenv("ATTNVIZ_TEST_PNG_DIR");
             if (dir && i == 0) {
                 char path[600];

@@ -398,7 +398,7 @@ static void target_init(Target *t, int w, int h)
     assert_non_null(t->s);
     t->r = SDL_CreateSoftwareRenderer(t->s);
     assert_non_null(t->r);
-    t->c = (Canvas){t->r, fonts, NULL};
+    t->c = (Canvas){t->r, fonts, NULL, NULL};
 }
 
 static void target_free(Target *t)
@@ -858,7 +858,7 @@ static void test_image_mode_pixels(void **state)
             char what[200];
             snprintf(what, sizeof what, "%s stage %s h%d", BIG_LESSON, tr.stages[s].name, v.head);
             // without a cache (rectangles) and with one (textures): the same pixels
-            Canvas cached = {b.r, fonts, hc};
+            Canvas cached = {b.r, fonts, hc, NULL};
             render_frame(&a.c, &tr, &v, &ov);
             check_guard(&a, what);
             checked += check_image_cells(&a, &L, what);

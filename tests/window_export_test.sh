@@ -43,7 +43,7 @@ for n in 1 2 3; do  # a new export folder per try, in case E outran the squatter
       done; exit 1 ) &
     SQ=$!
     sleep 0.1
-    xdotool key --window "$WID" e
+    xdotool key --window "$WID" e 1
     wait "$SQ" && { squatted=1; break; }
     wait_file "$EXP/frames.json" 10 || fail "an export without the squatter did not finish"
 done
@@ -69,7 +69,7 @@ window_quit "failed export"
 R=$TMP/resize
 start "$R" tests/big/long-256.json
 EXP=$R/attnviz-export-long-256-1
-xdotool key --window "$WID" e
+xdotool key --window "$WID" e 1
 xdotool windowsize "$WID" 900 600
 xdotool key --window "$WID" f
 wait_file "$EXP/frames.json" 30 || fail "the export did not finish within 30 s: $(cat "$R/err.txt")"

@@ -38,8 +38,8 @@ xdotool mousemove 5 795
 xdotool key --window "$WID" s
 sleep 1
 ls "$TMP"/attnviz-*.png >/dev/null 2>&1 || fail "S did not save a PNG in ATTNVIZ_SAVE_DIR"
-# E exports the whole lesson into a new folder: one PNG per stage and frames.json
-xdotool key --window "$WID" e
+# E offers the formats; 1: the whole lesson as PNGs into a new folder, one per stage, and frames.json
+xdotool key --window "$WID" e 1
 EXP=$TMP/attnviz-export-arange-2x4x4-1
 for _ in $(seq 1 50); do [ -f "$EXP/frames.json" ] && break; sleep 0.2; done
 [ -f "$EXP/frames.json" ] || fail "E did not write $EXP/frames.json within 10 s"
@@ -55,6 +55,22 @@ for f in "$TMP/cli"/*.png; do
     ae=$(compare -metric AE "$f" "$EXP/${f##*/}" null: 2>&1)
     [ "$ae" = 0 ] || fail "E's ${f##*/} differs from attnviz --export's in $ae pixels"
 done
+# E then 2: the PDF handout (title page + a page a stage); E then 3: the MP4 of
+# every transition; E then Esc: nothing (and the window stays)
+xdotool key --window "$WID" e 2
+HO=$TMP/attnviz-handout-arange-2x4x4-1.pdf
+for _ in $(seq 1 50); do [ -f "$HO" ] && break; sleep 0.2; done
+[ "$(pdfinfo "$HO" 2>/dev/null | sed -n 's/^Pages: *//p')" = $((stages + 1)) ] || fail "E 2 did not write a $((stages + 1))-page handout at $HO"
+xdotool key --window "$WID" e 3
+MP=$TMP/attnviz-export-arange-2x4x4-2
+for _ in $(seq 1 150); do [ -f "$MP/frames.json" ] && break; sleep 0.2; done
+grep -q '"complete": true' "$MP/frames.json" 2>/dev/null || fail "E 3 did not finish an MP4 export in $MP"
+n=$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of default=nw=1:nk=1 "$MP/frames.mp4" 2>/dev/null)
+[ "$n" = $((stages * 48)) ] || fail "E 3: the MP4 has $n frames, expected $((stages * 48))"
+xdotool key --window "$WID" e Escape
+sleep 0.5
+kill -0 "$PID" 2>/dev/null || fail "Esc after E quit the app (it should only cancel the choice)"
+[ -e "$TMP/attnviz-export-arange-2x4x4-3" ] && fail "E then Esc exported"
 xdotool windowsize "$WID" 900 600
 shot resized 1
 kill -0 "$PID" 2>/dev/null || fail "attnviz died after a resize"

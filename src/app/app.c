@@ -18,6 +18,7 @@
 #include "assets.h"
 #include "cli.h"
 #include "export.h"
+#include "handout.h"
 #include "i18n.h"
 #include "lab.h"
 #include "layout.h"
@@ -70,6 +71,7 @@ typedef struct App {
     bool dragging;
     int drag_x, drag_y;        // last drag position, renderer output pixels
     ExportJob *export_job;     // an export in progress, drawn a few frames per loop
+    bool export_choose;        // E pressed: the next key picks the format
     ExportTarget export_target; // where it draws: its own surface, renderer, fonts and heatmap
                                 // cache at the size of E, whatever the window does meanwhile
     View export_view;          // what it exports (the view when E was pressed)
@@ -141,7 +143,7 @@ static void save_frame(App *a)
     ov.toast = NULL;
     ov.picker = NULL;
     ov.lab = NULL;
-    Canvas c = {a->r, a->fonts, a->heatmaps};
+    Canvas c = {a->r, a->fonts, a->heatmaps, NULL};
     render_frame_laid_out(&c, current_layout(a), lab_trace(&a->lab, a->session), &a->v, &ov);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
@@ -192,7 +194,7 @@ static void export_dir_name(App *a, char *out, size_t n)
     }
 }
 
-static void export_start(App *a)
+static void export_start(App *a, ExportFormat format)
 {
     if (a->export_job) return; // one at a time
     if (a->study->st.on) { // every stage's result, answered or not: not while studying
@@ -204,6 +206,10 @@ static void export_start(App *a)
     export_dir_name(a, a->export_dir, sizeof a->export_dir);
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
+    // GIF, MP4: the animation of every transition (H.264: an even size)
+    o.format = format;
+    o.animate = format == EXPORT_GIF || format == EXPORT_MP4;
+    if (format == EXPORT_MP4) w &= ~1, h &= ~1;
     o.dir = a->export_dir;
     o.lesson_path = a->session->path;
     o.width = w, o.height = h;
@@ -234,6 +240,46 @@ static void export_start(App *a)
     a->export_view.ref = o.ref;
     a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
     a->export_view.measure = &a->export_measure;
+}
+
+// The handout of the lesson as it is now (edits included), in the window's
+// language, batch and head: ATTNVIZ_SAVE_DIR (or .)/attnviz-handout-NAME-N.pdf.
+static void handout_start(App *a)
+{
+    const char *dir = getenv("ATTNVIZ_SAVE_DIR");
+    if (!dir || !*dir) dir = ".";
+    char name[64], path[1200], err[MSG_MAX];
+    session_file_stem(a->session, name, sizeof name);
+    for (int i = 1; i < 10000; i++) {
+        snprintf(path, sizeof path, "%.900s/attnviz-handout-%s-%d.pdf", dir, name, i);
+        if (!file_exists(path)) break;
+    }
+    HandoutOptions o = {path, a->session->path, a->opt->font_path, a->v.lang, PAPER_A4, a->v.batch, a->v.head, NULL};
+    int pages = 0;
+    if (!handout_write(&o, a->session, NULL, &pages, err, sizeof err)) {
+        fprintf(stderr, "attnviz: handout: %s\n", err);
+        toast(a, "app.export_failed", err);
+    } else {
+        toast(a, "app.saved", path);
+        printf("%s\n", path);
+        fflush(stdout);
+    }
+    a->toast_left = EXPORT_TOAST_SECONDS;
+}
+
+// E: the formats, chosen with the next key (1 PNG frames, 2 PDF handout, 3 MP4,
+// 4 GIF; anything else cancels).
+static void export_choose_key(App *a, SDL_Keycode sym)
+{
+    a->export_choose = false;
+    a->toast_left = 0;
+    switch (sym) {
+    case SDLK_1: case SDLK_KP_1: export_start(a, EXPORT_PNG); break;
+    case SDLK_2: case SDLK_KP_2: handout_start(a); break;
+    case SDLK_3: case SDLK_KP_3: export_start(a, EXPORT_MP4); break;
+    case SDLK_4: case SDLK_KP_4: export_start(a, EXPORT_GIF); break;
+    default: break;
+    }
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is
@@ -273,7 +319,7 @@ static void export_update(App *a, double budget)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps};
+    Canvas c = {t->r, t->fonts, t->heatmaps, NULL};
     Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
     while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
         if (!export_job_step(j, &c, &a->export_view)) break; // a failure: export_job_failed
@@ -290,7 +336,7 @@ static void export_complete(App *a)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps};
+    Canvas c = {t->r, t->fonts, t->heatmaps, NULL};
     while (export_job_step(j, &c, &a->export_view)) {}
     export_end(a);
 }
@@ -372,8 +418,9 @@ static void picker_fit(App *a, PickerLayout *pl)
     picker_scroll_to_sel(&a->picker, pl->rows_fit);
 }
 
-// O or the button: lists lessons/ (next to the assets), the current lesson's
-// directory and --lessons DIR.
+// O or the button: lists lessons/ (next to the assets: the installed ones after
+// make install), the current lesson's directory, --lessons DIR, where Ctrl+S
+// saves and $XDG_DATA_HOME/attnviz/lessons (listed once when they are the same).
 static void open_picker(App *a)
 {
     char cur_dir[SESSION_PATH_MAX];
@@ -381,10 +428,13 @@ static void open_picker(App *a)
     char *slash = strrchr(cur_dir, '/');
     if (slash) *slash = '\0';
     else snprintf(cur_dir, sizeof cur_dir, ".");
-    char saved[1200]; // where Ctrl+S puts edited lessons
+    char saved[1200], user[1200]; // where Ctrl+S puts edited lessons; the user's own lessons
     lab_save_dir(saved, sizeof saved);
-    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved};
-    picker_scan(&a->picker, dirs, 4, a->session->path);
+    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
+    if (x && *x == '/') snprintf(user, sizeof user, "%.1100s/attnviz/lessons", x);
+    else snprintf(user, sizeof user, "%.1100s/.local/share/attnviz/lessons", home && *home ? home : ".");
+    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved, user};
+    picker_scan(&a->picker, dirs, 5, a->session->path);
     study_ui_load_progress(a->study); // each lesson's score in the study mode
     for (int i = 0; i < a->picker.n; i++) {
         char key[PROGRESS_PATH_MAX];
@@ -616,6 +666,10 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         if (sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) a->ov.help = false;
         return;
     }
+    if (a->export_choose && sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) {
+        export_choose_key(a, sym);
+        return;
+    }
     if ((question || sym == SDLK_F1) && !a->lab.typing) {
         a->ov.help = true;
         return;
@@ -681,7 +735,16 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         break;
     }
     case SDLK_s: save_frame(a); break;
-    case SDLK_e: export_start(a); break;
+    case SDLK_e: // the formats, then a digit
+        if (a->export_job) break;
+        if (a->study->st.on) { // every stage's result, answered or not (frames, handout, video)
+            toast(a, "study.no_export", NULL);
+            break;
+        }
+        a->export_choose = true;
+        toast(a, "app.export_choose", "");
+        a->toast_left = EXPORT_TOAST_SECONDS;
+        break;
     case SDLK_z: zoom_by(a, shift ? 1.0f / 1.5f : 1.5f); break;
     case SDLK_0:
     case SDLK_KP_0:
@@ -929,7 +992,7 @@ int app_run(const AppOptions *opt)
         a->ov.export_total = a->export_job ? export_job_total(a->export_job) : 0;
         a->ov.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw: the frame's Layout is the one events are hit-tested with
-        Canvas c = {a->r, a->fonts, a->heatmaps};
+        Canvas c = {a->r, a->fonts, a->heatmaps, NULL};
         const Layout *Lp = current_layout(a);
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
         a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing;

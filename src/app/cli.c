@@ -2,13 +2,20 @@
 #include "cli.h"
 
 #include "assets.h"
+#include "icon.h"
+#include "paint_vec.h"
+#include "png_write.h"
+#include "temp_file.h"
 #include "i18n.h"
 #include "json_out.h"
 #include "quiz.h"
 #include "scene.h"
 #include "session.h"
 
+#include <SDL.h>
 #include <errno.h>
+#include <stdio.h>
+#include <unistd.h>
 #include <math.h>
 #include <stdarg.h>
 #include <string.h>
@@ -244,4 +251,51 @@ int cli_quiz(const char *path, const SessionEdits *ed, int lang, unsigned long l
     session_destroy(ses);
     i18n_free();
     return cli_output_ok(out, "--quiz", err) ? 0 : 1;
+}
+
+// --- the application icon -------------------------------------------------------
+
+int cli_icon(const char *path, int size, FILE *err)
+{
+    size_t n = strlen(path);
+    bool svg = n > 4 && strcmp(path + n - 4, ".svg") == 0;
+    char msg[600] = "";
+    bool ok = false;
+    if (svg) {
+        char tmp[4200];
+        FILE *f = temp_file_create(path, tmp, sizeof tmp);
+        if (!f) {
+            cli_error(err, "attnviz: %s: cannot write: %s", path, strerror(errno));
+            return 1;
+        }
+        PaintVec *v = paint_vec_create(PAINT_VEC_SVG, NULL, size, size, msg, sizeof msg);
+        if (v && paint_vec_begin_page(v, f)) {
+            Canvas cv = {NULL, NULL, NULL, v};
+            icon_draw(&cv);
+            ok = paint_vec_end_page(v);
+        }
+        paint_vec_destroy(v);
+        int e = errno;
+        ok = fclose(f) == 0 && ok;
+        if (ok && rename(tmp, path) != 0) ok = false, e = errno;
+        if (!ok) {
+            unlink(tmp);
+            if (!msg[0]) snprintf(msg, sizeof msg, "attnviz: %s: cannot write: %s", path, strerror(e ? e : EIO));
+        }
+    } else {
+        SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, size, size, 32, SDL_PIXELFORMAT_RGBA32);
+        SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
+        if (r) {
+            Canvas cv = {r, NULL, NULL, NULL};
+            icon_draw(&cv);
+            SDL_RenderPresent(r);
+            ok = png_write_rgba(path, s->pixels, size, size, s->pitch, 9, msg, sizeof msg);
+        } else {
+            snprintf(msg, sizeof msg, "attnviz: cannot create a %dx%d surface: %s", size, size, SDL_GetError());
+        }
+        if (r) SDL_DestroyRenderer(r);
+        if (s) SDL_FreeSurface(s);
+    }
+    if (!ok) cli_error(err, "%s", msg);
+    return ok ? 0 : 1;
 }

@@ -30,4 +30,12 @@ int cli_print(const char *stage, const char *path, const struct SessionEdits *ed
 int cli_quiz(const char *path, const struct SessionEdits *ed, int lang, unsigned long long seed, FILE *out,
              FILE *err);
 
+// Writes the application icon (icon.h) to path: an SVG when the name ends in
+// .svg, else a size×size PNG. Exit 0, or 1 with one line on err.
+int cli_icon(const char *path, int size, FILE *err);
+
+// Writes the application icon (icon.h) to path: an SVG when the name ends in
+// .svg, else a size×size PNG. Exit 0, or 1 with one line on err.
+int cli_icon(const char *path, int size, FILE *err);
+
 #endif

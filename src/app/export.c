@@ -24,7 +24,9 @@
 #include "describe.h"
 #include "json_out.h"
 #include "playback.h"
+#include "paint_vec.h"
 #include "png_write.h"
+#include "video.h"
 #include "render.h"
 #include "session.h"
 #include "temp_file.h"
@@ -32,6 +34,22 @@
 #include "view.h"
 
 #define EXPORT_ERR_MAX 600
+
+const char *export_format_name(ExportFormat f)
+{
+    static const char *const names[] = {"png", "svg", "pdf", "gif", "mp4"};
+    return names[f];
+}
+
+bool export_format_parse(const char *s, ExportFormat *f)
+{
+    for (int i = EXPORT_PNG; i <= EXPORT_MP4; i++)
+        if (strcmp(s, export_format_name((ExportFormat)i)) == 0) {
+            *f = (ExportFormat)i;
+            return true;
+        }
+    return false;
+}
 
 void export_options_init(ExportOptions *o)
 {
@@ -95,12 +113,23 @@ typedef struct Encoder {
     // drawing side can tell when nothing is left in flight
     bool *done;
     int n_done, n_settled;
+    ExportFormat format;
     char err[EXPORT_ERR_MAX];   // first error (writing, drawing or reading a frame)
 } Encoder;
 
-static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage)
+#define PDF_NAME "frames.pdf"
+
+// One file for every frame: a PDF, a GIF, an MP4.
+static bool one_file(ExportFormat f) { return f == EXPORT_PDF || f == EXPORT_GIF || f == EXPORT_MP4; }
+
+// A frame's file: NNNN-STAGE.png / .svg; every frame of a PDF, a GIF or an MP4
+// is in frames.pdf / .gif / .mp4.
+static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage, ExportFormat f)
 {
-    snprintf(buf, n, "%s/%04d-%s.png", dir, index, stage);
+    if (one_file(f))
+        snprintf(buf, n, "%s/frames.%s", dir, export_format_name(f));
+    else
+        snprintf(buf, n, "%s/%04d-%s.%s", dir, index, stage, export_format_name(f));
 }
 
 static void *encoder_main(void *arg)
@@ -123,7 +152,7 @@ static void *encoder_main(void *arg)
         char err[EXPORT_ERR_MAX] = "";
         if (!skip) {
             char path[4096];
-            frame_name(path, sizeof path, e->dir, j.frame, e->tr->stages[e->plan[j.frame].stage].name);
+            frame_name(path, sizeof path, e->dir, j.frame, e->tr->stages[e->plan[j.frame].stage].name, EXPORT_PNG);
             ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, err,
                                 sizeof err);
         }
@@ -219,17 +248,20 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
     fputs(", \"title\": ", f);
     json_write_string(f, o->title ? o->title : lesson_title(ls, o->lang));
     fprintf(f, ", \"width\": %d, \"height\": %d, \"lang\": \"%s\", \"animate\": %s, \"fps\": %d,"
-               " \"complete\": %s, \"frames\": [",
+               " \"format\": \"%s\", \"complete\": %s, \"frames\": [",
             o->width, o->height, o->lang == LANG_ZH ? "zh" : "en", o->animate ? "true" : "false",
-            o->fps, interrupted ? "false" : "true");
+            o->fps, export_format_name(o->format), interrupted ? "false" : "true");
     bool first = true;
+    int page = 0;
     for (int i = 0; i < n_frames; i++) {
         if (!e->done[i]) continue;
         char name[4096];
         const char *stage = e->tr->stages[e->plan[i].stage].name;
-        frame_name(name, sizeof name, ".", i, stage);
+        frame_name(name, sizeof name, ".", i, stage, o->format);
         fprintf(f, "%s\n  {\"file\": ", first ? "" : ",");
         json_write_string(f, name + 2);
+        if (o->format == EXPORT_PDF) fprintf(f, ", \"page\": %d", ++page);
+        if (o->format == EXPORT_GIF || o->format == EXPORT_MP4) fprintf(f, ", \"index\": %d", page++);
         fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, o->head,
                 e->plan[i].time_s, (double)e->plan[i].anim);
         // what the frame shows, for slides' alt text: formula, narration, alt, panels
@@ -319,6 +351,14 @@ struct ExportJob {
     int n_threads;
     bool sync_ok;              // mutex and condition variables initialised
     int dir_fd;                // the export directory, locked (flock) until the job is freed; -1
+    // SVG, PDF: frames drawn on the main thread through the vector backend
+    PaintVec *vec;
+    HeatmapCache *vec_heatmaps; // large heatmaps as images, for this backend
+    FILE *pdf;                 // PDF: the document, under a temporary name until it is complete
+    char pdf_tmp[4200];
+    // GIF, MP4: frames drawn like PNGs, encoded in order on the caller's thread
+    VideoWriter *video;
+    unsigned char *rgba;       // the frame read back
 };
 
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
@@ -342,11 +382,15 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     int threads = o->threads < 1 ? 1 : o->threads > 8 ? 8 : o->threads;
     e->w = o->width, e->h = o->height, e->level = o->zlib_level, e->dir = j->dir;
     e->plan = j->plan, e->tr = tr;
-    e->n_slots = threads * 2 + 1;
+    e->format = o->format;
+    bool vector = o->format == EXPORT_SVG || o->format == EXPORT_PDF;
+    bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
+    if (vector || video) threads = 0;   // drawn and written on the caller's thread
+    e->n_slots = vector || video ? 0 : threads * 2 + 1;
     e->cap = e->n_slots;
-    e->pix = calloc((size_t)e->n_slots, sizeof *e->pix);
-    e->free_slots = calloc((size_t)e->n_slots, sizeof *e->free_slots);
-    e->jobs = calloc((size_t)e->cap, sizeof *e->jobs);
+    e->pix = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->pix);
+    e->free_slots = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->free_slots);
+    e->jobs = calloc((size_t)(e->cap > 0 ? e->cap : 1), sizeof *e->jobs);
     e->done = calloc((size_t)(j->n_frames > 0 ? j->n_frames : 1), sizeof *e->done);
     if (!e->pix || !e->free_slots || !e->jobs || !e->done) goto oom;
     for (int i = 0; i < e->n_slots; i++) {
@@ -360,7 +404,13 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     j->sync_ok = true;
     for (int i = 0; i < threads; i++)
         if (pthread_create(&j->threads[j->n_threads], NULL, encoder_main, e) == 0) j->n_threads++;
-    if (j->n_threads == 0) {
+    if (vector) {
+        j->vec_heatmaps = heatmap_cache_create();
+        if (!j->vec_heatmaps) goto oom;
+    } else if (video) {
+        j->rgba = malloc((size_t)o->width * (size_t)o->height * 4);
+        if (!j->rgba) goto oom;
+    } else if (j->n_threads == 0) {
         snprintf(err, n, "attnviz: cannot start encoder threads");
         export_job_free(j);
         return NULL;
@@ -378,6 +428,30 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
                  strerror(errno));
         export_job_free(j);
         return NULL;
+    }
+    if (vector) {
+        char path[4200];
+        snprintf(path, sizeof path, "%s/" PDF_NAME, j->dir);
+        if (o->format == EXPORT_PDF && !(j->pdf = temp_file_create(path, j->pdf_tmp, sizeof j->pdf_tmp))) {
+            snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
+            export_job_free(j);
+            return NULL;
+        }
+        j->vec = paint_vec_create(o->format == EXPORT_PDF ? PAINT_VEC_PDF : PAINT_VEC_SVG, j->pdf, o->width,
+                                  o->height, err, n);
+        if (!j->vec) {
+            export_job_free(j);
+            return NULL;
+        }
+    }
+    if (video) {
+        char path[4200];
+        frame_name(path, sizeof path, j->dir, 0, "", o->format);
+        j->video = video_open(path, o->format == EXPORT_GIF ? VIDEO_GIF : VIDEO_MP4, o->width, o->height, o->fps, err, n);
+        if (!j->video) {
+            export_job_free(j);
+            return NULL;
+        }
     }
     return j;
 oom:
@@ -420,9 +494,133 @@ bool export_job_failed(ExportJob *j)
 bool export_job_ready(ExportJob *j)
 {
     pthread_mutex_lock(&j->e.mu);
-    bool ready = j->e.n_free > 0 || j->e.err[0];
+    // SVG, PDF, GIF, MP4 are written by the step itself: never waits
+    bool ready = j->e.n_slots == 0 || j->e.n_free > 0 || j->e.err[0];
     pthread_mutex_unlock(&j->e.mu);
     return ready;
+}
+
+// One frame through the vector backend: an SVG file (temporary name, then
+// renamed) or a page of the PDF. The frame is complete on disk when this returns
+// true (a PDF's pages when the document is finished).
+static bool vector_step(ExportJob *j, Canvas *c, const View *v)
+{
+    Encoder *e = &j->e;
+    Canvas vc = {c->r, c->fonts, j->vec_heatmaps, j->vec};
+    char path[4400], tmp[4500] = "", err[EXPORT_ERR_MAX] = "";
+    FILE *f = NULL;
+    bool svg = j->o.format == EXPORT_SVG;
+    frame_name(path, sizeof path, j->dir, j->next, j->tr->stages[v->stage].name, j->o.format);
+    if (svg && !(f = temp_file_create(path, tmp, sizeof tmp))) {
+        snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
+    } else {
+        bool ok = paint_vec_begin_page(j->vec, f);
+        render_frame(&vc, j->tr, v, NULL);
+        ok = paint_vec_end_page(j->vec) && ok;
+        int e_no = ok ? 0 : svg ? errno : paint_vec_errno(j->vec);
+        if (svg) {
+            if (fclose(f) != 0 && ok) ok = false, e_no = errno;
+            if (ok && rename(tmp, path) != 0) ok = false, e_no = errno;
+            if (!ok) unlink(tmp);
+        }
+        if (!ok) snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(e_no ? e_no : EIO));
+    }
+    pthread_mutex_lock(&e->mu);
+    if (!err[0]) {
+        e->done[j->next] = true;
+        e->n_done++;
+    } else if (!e->err[0]) {
+        snprintf(e->err, sizeof e->err, "%s", err);
+    }
+    e->n_settled++;
+    pthread_mutex_unlock(&e->mu);
+    if (err[0]) return false;
+    j->next++;
+    return true;
+}
+
+// PDF: ends the document and renames it into place when every page is there;
+// otherwise removes it (an interrupted or failed export leaves no partial file)
+// and no frame counts as written. False with e->err set when the write failed.
+static bool vector_finish(ExportJob *j, bool complete)
+{
+    Encoder *e = &j->e;
+    if (!j->pdf) return true;
+    bool ok = complete && paint_vec_finish(j->vec);
+    int e_no = ok ? 0 : paint_vec_errno(j->vec);
+    paint_vec_destroy(j->vec);
+    j->vec = NULL;
+    if (fclose(j->pdf) != 0 && ok) ok = false, e_no = errno;
+    j->pdf = NULL;
+    char path[4400];
+    snprintf(path, sizeof path, "%s/" PDF_NAME, j->dir);
+    if (ok && rename(j->pdf_tmp, path) != 0) ok = false, e_no = errno;
+    if (!ok) {
+        unlink(j->pdf_tmp);
+        memset(e->done, 0, sizeof *e->done * (size_t)(j->n_frames > 0 ? j->n_frames : 1));
+        e->n_done = 0;
+        if (complete && !e->err[0])
+            snprintf(e->err, sizeof e->err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(e_no ? e_no : EIO));
+    }
+    return ok || !complete;
+}
+
+// GIF: every planned frame drawn once before the first is encoded, for the
+// palette (video_observe); false when interrupted meanwhile.
+static bool video_prepass(ExportJob *j, Canvas *c, const View *base)
+{
+    for (int i = 0; i < j->n_frames; i++) {
+        if (g_signal) return false;
+        View v = *base;
+        v.stage = j->plan[i].stage, v.anim = j->plan[i].anim;
+        v.batch = j->o.batch, v.head = j->o.head;
+        v.playing = false;
+        view_reset_zoom(&v);
+        render_frame(c, j->tr, &v, NULL);
+        if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, j->e.w * 4) != 0) return false;
+        video_observe(j->video, j->rgba, j->e.w * 4);
+    }
+    return true;
+}
+
+// The frame just drawn on c, read back and encoded into the animation.
+static bool video_step(ExportJob *j, Canvas *c)
+{
+    Encoder *e = &j->e;
+    char err[EXPORT_ERR_MAX] = "";
+    if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, e->w * 4) != 0)
+        snprintf(err, sizeof err, "cannot read the frame's pixels: %s", SDL_GetError());
+    else
+        video_add_frame(j->video, j->rgba, e->w * 4, err, sizeof err);
+    pthread_mutex_lock(&e->mu);
+    if (!err[0]) {
+        e->done[j->next] = true;   // counted as written; undone if the file does not end well
+        e->n_done++;
+    } else if (!e->err[0]) {
+        snprintf(e->err, sizeof e->err, "%s", err);
+    }
+    e->n_settled++;
+    pthread_mutex_unlock(&e->mu);
+    if (err[0]) return false;
+    j->next++;
+    return true;
+}
+
+// GIF, MP4: ends the file and renames it into place when every frame is in;
+// otherwise removes it and no frame counts as written.
+static bool video_finish(ExportJob *j, bool complete)
+{
+    Encoder *e = &j->e;
+    if (!j->video) return true;
+    char err[EXPORT_ERR_MAX] = "";
+    bool ok = video_close(j->video, complete, err, sizeof err) && complete;
+    j->video = NULL;
+    if (!ok) {
+        memset(e->done, 0, sizeof *e->done * (size_t)(j->n_frames > 0 ? j->n_frames : 1));
+        e->n_done = 0;
+        if (err[0] && !e->err[0]) snprintf(e->err, sizeof e->err, "%s", err);
+    }
+    return ok || !complete;
 }
 
 bool export_job_step(ExportJob *j, Canvas *c, const View *base)
@@ -446,7 +644,10 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     v.batch = j->o.batch, v.head = j->o.head;
     v.playing = false;
     view_reset_zoom(&v);
+    if (j->vec) return vector_step(j, c, &v);
+    if (j->video && video_wants_observe(j->video) && !video_prepass(j, c, base)) return false;
     render_frame(c, j->tr, &v, NULL);
+    if (j->video) return video_step(j, c);
     // wait for a free buffer, then hand the pixels to an encoder
     pthread_mutex_lock(&e->mu);
     while (e->n_free == 0 && !e->err[0]) pthread_cond_wait(&e->cv_slot, &e->mu);
@@ -496,6 +697,16 @@ void export_job_free(ExportJob *j)
         pthread_cond_destroy(&e->cv_job);
         pthread_cond_destroy(&e->cv_slot);
     }
+    if (j->pdf) { // never finished: no partial PDF
+        paint_vec_destroy(j->vec);
+        j->vec = NULL;
+        fclose(j->pdf);
+        unlink(j->pdf_tmp);
+    }
+    paint_vec_destroy(j->vec);
+    heatmap_cache_destroy(j->vec_heatmaps);
+    video_close(j->video, false, NULL, 0);   // never finished: removed
+    free(j->rgba);
     if (e->pix)
         for (int i = 0; i < e->n_slots; i++) free(e->pix[i]);
     free(e->pix);
@@ -512,6 +723,8 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
     Encoder *e = &j->e;
     encoders_stop(j); // finish what was handed over
     bool incomplete = interrupted || e->err[0] || j->next < j->n_frames;
+    if (!vector_finish(j, !incomplete)) incomplete = true;
+    if (!video_finish(j, !incomplete)) incomplete = true;
     char ierr[EXPORT_ERR_MAX] = "";
     bool index_ok = write_index(e, &j->o, j->ls, j->n_frames, incomplete, ierr, sizeof ierr);
     *written = e->n_done;
@@ -616,7 +829,7 @@ static int export_run_handled(const ExportOptions *o)
     v.edited = drawn.edited, v.n_edits = drawn.n_edits, v.ref = drawn.ref;
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
-    Canvas c = {t.r, t.fonts, t.heatmaps};
+    Canvas c = {t.r, t.fonts, t.heatmaps, NULL};
     while (!g_signal && export_job_step(job, &c, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
             progress(export_job_written(job), n_frames, t0);

@@ -18,6 +18,16 @@
 #include "trace.h"
 #include "view.h"
 
+// What an export writes: PNG frames (the default), one SVG a frame, one PDF
+// (DIR/frames.pdf) with a page a frame, or one animation (DIR/frames.gif,
+// DIR/frames.mp4: video.h). SVG and PDF replay each frame through the vector
+// backend of paint.h (paint_vec.h): text stays text.
+typedef enum ExportFormat { EXPORT_PNG, EXPORT_SVG, EXPORT_PDF, EXPORT_GIF, EXPORT_MP4 } ExportFormat;
+
+// "png", "svg", "pdf", "gif", "mp4"; and back (false for another name).
+const char *export_format_name(ExportFormat f);
+bool export_format_parse(const char *s, ExportFormat *f);
+
 typedef struct ExportOptions {
     const char *dir;           // output directory (created when its parent exists)
     const char *lesson_path;
@@ -28,6 +38,7 @@ typedef struct ExportOptions {
     int fps;                   // with animate (default 30)
     const char *stage;         // only this stage (name), or NULL for all
     int batch, head;           // slice shown (default 0, 0)
+    ExportFormat format;       // --format (default PNG)
     int zlib_level;            // 0..9 (default 1: fast)
     int threads;               // PNG encoder threads (default: online CPUs)
     bool quiet;                // no progress bar or summary
@@ -69,7 +80,8 @@ void export_target_destroy(ExportTarget *t);
 typedef struct ExportJob ExportJob;
 
 // Plans the frames of tr (stage_filter -1 = every stage), starts the PNG
-// encoder threads and, last, creates o->dir (when its parent exists), so a
+// encoder threads (SVG, PDF: the vector canvas, and for PDF the document under a
+// temporary name) and, last, creates o->dir (when its parent exists), so a
 // failure leaves no empty directory behind. Frames are drawn at o->width ×
 // o->height, in o->batch / o->head; ls and tr are borrowed until the job is
 // finished. NULL with one line in err on failure.

@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "describe.h"
 #include "export.h"
+#include "handout.h"
 #include "session.h"
 
 #define ATTNVIZ_VERSION "0.1.0"
@@ -27,10 +28,14 @@ static void usage(FILE *f)
           "       attnviz --describe LESSON          every stage frame as JSON: formula, narration, alt text,\n"
           "                                          panels with their colour ranges (--lang, --batch, --head, --size)\n"
           "       attnviz --export DIR LESSON [export options]\n"
-          "                                          frames as PNG into DIR, headless (no display)\n"
+          "                                          frames as PNG (or SVG, PDF) into DIR, headless (no display)\n"
           "       attnviz --quiz LESSON [--lang en|zh] [--seed N]\n"
           "                                          the study mode's questions as JSON: question, answer,\n"
           "                                          tolerance, explanation (the same N gives the same questions)\n"
+          "       attnviz --handout FILE.pdf LESSON [--lang en|zh] [--paper a4|letter] [--batch N] [--head N]\n"
+          "                                          a printable handout: a title page, then a page a stage with\n"
+          "                                          the frame, the formula, the narration and the shapes\n"
+          "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
           "\n"
@@ -50,6 +55,10 @@ static void usage(FILE *f)
           "export options:\n"
           "  --size WxH         frame size (default 1280x720)\n"
           "  --lang en|zh       language of the frames\n"
+          "  --format png|svg|pdf|gif|mp4\n"
+          "                     PNG frames (default), one SVG a frame, DIR/frames.pdf with a page a\n"
+          "                     frame (SVG and PDF: vector, text as text), or with --animate one\n"
+          "                     DIR/frames.gif or DIR/frames.mp4 (H.264)\n"
           "  --animate          every frame of every transition (default: one still per stage)\n"
           "  --fps N            frames per second with --animate (default 30)\n"
           "  --stage NAME       only this stage (e.g. scores)\n"
@@ -126,8 +135,9 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; i++)
         modes += strcmp(argv[i], "--check") == 0 || strcmp(argv[i], "--dump") == 0 ||
                  strcmp(argv[i], "--print") == 0 || strcmp(argv[i], "--export") == 0 ||
-                 strcmp(argv[i], "--describe") == 0 || strcmp(argv[i], "--quiz") == 0;
-    if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe, --quiz and --export");
+                 strcmp(argv[i], "--describe") == 0 || strcmp(argv[i], "--quiz") == 0 ||
+                 strcmp(argv[i], "--handout") == 0;
+    if (modes > 1) return usage_error("give only one of --check, --dump, --print, --describe, --quiz, --handout and --export");
     for (int i = 1; i < argc; i++) // --check validates files as they are: edits would be ignored
         if ((strcmp(argv[i], "--set") == 0 || strcmp(argv[i], "--save") == 0) && modes == 1)
             for (int j = 1; j < argc; j++)
@@ -140,6 +150,9 @@ int main(int argc, char **argv)
     static const char *sets[MAX_SETS];
     int n_sets = 0;
     bool slice_opt = false;         // --batch / --head (export or describe)
+    const char *handout_path = NULL;
+    Paper paper = PAPER_A4;
+    bool paper_opt = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
@@ -148,6 +161,25 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--version") == 0) {
             puts("attnviz " ATTNVIZ_VERSION);
             return finish_stdout(0, "--version");
+        } else if (strcmp(a, "--handout") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0] || argv[i + 1][0] == '-') return usage_error("%s needs FILE.pdf and LESSON", a);
+            handout_path = argv[++i];
+        } else if (strcmp(a, "--paper") == 0) {
+            if (++i >= argc || (strcmp(argv[i], "a4") != 0 && strcmp(argv[i], "letter") != 0))
+                return usage_error("--paper: expected a4 or letter");
+            paper = argv[i][0] == 'l' ? PAPER_LETTER : PAPER_A4;
+            paper_opt = true;
+        } else if (strcmp(a, "--icon") == 0) {
+            if (i + 1 >= argc || !argv[i + 1][0]) return usage_error("%s needs a FILE (.svg or .png)", a);
+            const char *icon = argv[++i];
+            int size = 256;
+            if (i + 2 < argc + 0 && strcmp(argv[i + 1], "--size") == 0) {
+                if (!parse_int(argv[i + 2], 16, 1024, &size))
+                    return usage_error("--icon --size: expected a number of pixels from 16 to 1024");
+                i += 2;
+            }
+            if (i + 1 < argc) return usage_error("--icon takes only FILE and --size N");
+            return cli_icon(icon, size, stderr);
         } else if (strcmp(a, "--check") == 0) {
             if (i + 1 >= argc) return usage_error("%s needs at least one LESSON", a);
             return finish_stdout(cli_check(argc - i - 1, argv + i + 1, stdout, stderr), "--check");
@@ -217,6 +249,11 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--export") == 0) {
             if (++i >= argc) return usage_error("%s needs DIR and LESSON", a);
             export_dir = argv[i];
+        } else if (strcmp(a, "--format") == 0) {
+            if (++i >= argc || !export_format_parse(argv[i], &ex.format))
+                return usage_error("--format: expected png, svg, pdf, gif or mp4%s%s%s", i < argc ? ", got \"" : "",
+                                   i < argc ? argv[i] : "", i < argc ? "\"" : "");
+            export_only_opt = true;
         } else if (strcmp(a, "--animate") == 0) {
             ex.animate = true;
             export_only_opt = true;
@@ -273,14 +310,21 @@ int main(int argc, char **argv)
     if (opt.study && (quiz || dump || print || describe || export_dir || save_path))
         return usage_error("--study goes with the window, not with --quiz, --dump, --print, --describe, --export or --save");
     if (quiz) {
-        if (export_only_opt || slice_opt) return usage_error("--animate, --fps, --stage, --batch and --head do not go with --quiz");
+        if (export_only_opt || slice_opt) return usage_error("--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
         return finish_stdout(cli_quiz(opt.lesson_path, &edits, opt.lang, seed, stdout, stderr), "--quiz");
+    }
+    if (paper_opt && !handout_path) return usage_error("--paper goes with --handout");
+    if (handout_path) {
+        if (!have_lesson) return usage_error("--handout needs FILE.pdf and LESSON");
+        if (export_only_opt) return usage_error("--animate, --fps, --stage and --format go with --export");
+        HandoutOptions ho = {handout_path, opt.lesson_path, opt.font_path, (Lang)opt.lang, paper, ex.batch, ex.head, &edits};
+        return finish_stdout(handout_run(&ho), "--handout");
     }
     if (dump) return finish_stdout(cli_dump(opt.lesson_path, &edits, stdout, stderr), "--dump");
     if (print) return finish_stdout(cli_print(print_stage, opt.lesson_path, &edits, stdout, stderr), "--print");
     if (describe) {
         if (!have_lesson) return usage_error("--describe needs a LESSON");
-        if (export_only_opt) return usage_error("--animate, --fps and --stage go with --export");
+        if (export_only_opt) return usage_error("--animate, --fps, --stage and --format go with --export");
         return finish_stdout(describe_run(opt.lesson_path, &edits, (Lang)opt.lang, ex.batch, ex.head, opt.width,
                                           opt.height, stdout, stderr),
                              "--describe");
@@ -293,9 +337,14 @@ int main(int argc, char **argv)
         ex.width = opt.width, ex.height = opt.height;
         ex.lang = (Lang)opt.lang;
         ex.edits = &edits;
+        if ((ex.format == EXPORT_GIF || ex.format == EXPORT_MP4) && !ex.animate)
+            return usage_error("--format %s needs --animate (an animation of the transitions)", export_format_name(ex.format));
+        if (ex.format == EXPORT_MP4 && (ex.width % 2 || ex.height % 2))
+            return usage_error("--format mp4: H.264 needs an even width and height (got %dx%d; try --size %dx%d)", ex.width,
+                               ex.height, ex.width + ex.width % 2, ex.height + ex.height % 2);
         return export_run(&ex);
     }
     if (export_only_opt || slice_opt)
-        return usage_error("--animate, --fps, --stage, --batch and --head go with --export (--batch, --head also with --describe)");
+        return usage_error("--animate, --fps, --stage, --format, --batch and --head go with --export (--batch, --head also with --describe)");
     return app_run(&opt);
 }

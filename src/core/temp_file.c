@@ -56,7 +56,9 @@ bool temp_file_is_export_leftover(const char *name)
     const char *t = strstr(name, ".tmp-");
     if (!t) return false;
     size_t stem = (size_t)(t - name);
-    bool png = stem > 4 && memcmp(t - 4, ".png", 4) == 0;
+    bool png = stem > 4 && (memcmp(t - 4, ".png", 4) == 0 || memcmp(t - 4, ".svg", 4) == 0 ||
+                            memcmp(t - 4, ".pdf", 4) == 0 || memcmp(t - 4, ".gif", 4) == 0 ||
+                            memcmp(t - 4, ".mp4", 4) == 0);
     bool index = stem == 12 && memcmp(name, ".frames.json", 12) == 0;
     if (!png && !index) return false;
     for (const char *p = t + 5; *p; p++)   // -PID-HEX or the older -PID

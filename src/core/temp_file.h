@@ -14,7 +14,7 @@
 FILE *temp_file_create(const char *path, char *tmp, size_t tmp_n);
 
 // True when name (a directory entry) is one of the temporary names above for
-// a target named *.png or frames.json: what an export left behind when killed.
+// a target named *.png, *.svg, *.pdf, *.gif, *.mp4 or frames.json: what an export left behind when killed.
 bool temp_file_is_export_leftover(const char *name);
 
 // Creates dir and its missing parents (mode 0755), as mkdir -p; false with errno set.

@@ -2,7 +2,10 @@
 // text is the cached textures of text.h.
 #include "paint.h"
 
+#include "paint_vec.h"
+
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 const Theme THEME = {
@@ -52,6 +55,10 @@ int paint_px(float s, float base)
 void paint_fill(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h)
 {
     if (w <= 0 || h <= 0) return;
+    if (cv->vec) {
+        paint_vec_fill(cv->vec, col, a, x, y, w, h);
+        return;
+    }
     SDL_SetRenderDrawBlendMode(cv->r, a == 255 ? SDL_BLENDMODE_NONE : SDL_BLENDMODE_BLEND);
     SDL_SetRenderDrawColor(cv->r, col.r, col.g, col.b, a);
     SDL_Rect q = {x, y, w, h};
@@ -69,6 +76,17 @@ void paint_frame(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h, int
 void paint_hatch(Canvas *cv, int x, int y, int w, int h, uint8_t a, float s)
 {
     if (w < 16 || h < 16) return;
+    if (cv->vec) {
+        paint_vec_push(cv->vec, (Rect){x, y, w, h});
+        int m = w < h ? w : h;
+        int step = m / 5 < 5 ? 5 : m / 5;
+        int th = s >= 1.5f ? 2 : 1;
+        for (int t = (int)(0.4f * (float)m); t < w + h; t += step)
+            for (int k = 0; k < th; k++)
+                paint_vec_line(cv->vec, colormap_masked_hatch(), a, x + t + k - h, y + h, x + t + k, y, 1);
+        paint_vec_pop(cv->vec);
+        return;
+    }
     SDL_Rect outer, clip = {x, y, w, h};
     bool clipped = SDL_RenderIsClipEnabled(cv->r);
     if (clipped) {
@@ -89,6 +107,10 @@ void paint_hatch(Canvas *cv, int x, int y, int w, int h, uint8_t a, float s)
 
 void paint_clip(Canvas *cv, const Rect *q)
 {
+    if (cv->vec) {
+        paint_vec_clip(cv->vec, q);
+        return;
+    }
     if (!q) {
         SDL_RenderSetClipRect(cv->r, NULL);
         return;
@@ -100,11 +122,22 @@ void paint_clip(Canvas *cv, const Rect *q)
 void paint_size(Canvas *cv, int *w, int *h)
 {
     *w = 0, *h = 0;
+    if (cv->vec) {
+        paint_vec_size(cv->vec, w, h);
+        return;
+    }
     SDL_GetRendererOutputSize(cv->r, w, h);
 }
 
 void paint_clear(Canvas *cv, Rgb col)
 {
+    if (cv->vec) {
+        int w, h;
+        paint_vec_size(cv->vec, &w, &h);
+        paint_vec_clip(cv->vec, NULL);
+        paint_vec_fill(cv->vec, col, 255, 0, 0, w, h);
+        return;
+    }
     SDL_SetRenderDrawBlendMode(cv->r, SDL_BLENDMODE_NONE);
     SDL_SetRenderDrawColor(cv->r, col.r, col.g, col.b, 255);
     SDL_RenderClear(cv->r);
@@ -117,20 +150,74 @@ void paint_text_size(Canvas *cv, FontFace face, int px, const char *s, int *w, i
     text_size(cv->fonts, cv->r, face, px, s, w, h);
 }
 
+// ---- text through the vector backend: the runs text.c lays out, where the
+// SDL path puts their texture.
+
+typedef struct VecText {
+    PaintVec *vec;
+    int x, y;
+    Rgb col;
+    uint8_t a;
+} VecText;
+
+static void vec_run(const TextRun *run, void *ctx)
+{
+    const VecText *t = ctx;
+    paint_vec_text(t->vec, run, t->x, t->y, t->col, t->a);
+}
+
+// The block of s (wrapped at wrap_w) with its top-left at (x, y).
+static void vec_block(Canvas *cv, FontFace face, int px, int wrap_w, Rgb col, uint8_t a, int x, int y, const char *s)
+{
+    VecText t = {cv->vec, x, y, col, a};
+    text_runs(cv->fonts, face, px, wrap_w, s, vec_run, &t);
+}
+
 int paint_text(Canvas *cv, FontFace face, int px, Rgb col, uint8_t a, int x, int y, TextAlign align,
                const char *s)
 {
+    if (cv->vec) {
+        int w = 0, h = 0;
+        if (!text_block_size(cv->fonts, cv->r, face, px, 0, s, &w, &h)) return 0;
+        if (align == ALIGN_CENTER) x -= w / 2;
+        if (align == ALIGN_RIGHT) x -= w;
+        vec_block(cv, face, px, 0, col, a, x, y, s);
+        return w;
+    }
     return text_draw(cv->fonts, cv->r, face, px, sdl_color(col, a), x, y, align, s);
 }
 
 void paint_text_centered(Canvas *cv, FontFace face, int px, Rgb col, uint8_t a, Rect box, const char *s)
 {
+    if (cv->vec) {
+        int w = 0, h = 0;
+        if (text_block_size(cv->fonts, cv->r, face, px, 0, s, &w, &h))
+            vec_block(cv, face, px, 0, col, a, box.x + (box.w - w) / 2, box.y + (box.h - h) / 2, s);
+        return;
+    }
     text_draw_centered(cv->fonts, cv->r, face, px, sdl_color(col, a), sdl_rect(box), s);
 }
 
 int paint_text_wrapped(Canvas *cv, FontFace face, int px, int min_px, Rgb col, uint8_t a, Rect box,
                        const char *s)
 {
+    if (cv->vec) { // as text_draw_wrapped: the size that fits, cropped to the box
+        int w = 0, h = 0;
+        if (px < min_px) return 0;
+        int fit = px;
+        for (; px >= min_px; px -= 2) {
+            fit = px;
+            if (!text_block_size(cv->fonts, cv->r, face, px, box.w, s, &w, &h) || h <= box.h) break;
+        }
+        if (!text_block_size(cv->fonts, cv->r, face, fit, box.w, s, &w, &h)) return 0;
+        // cropped to the box's height; its lines were wrapped to its width, which a
+        // viewer's own font metrics may stretch a little: not cropped there
+        int ch = h < box.h ? h : box.h;
+        paint_vec_push(cv->vec, (Rect){box.x, box.y, box.w + fit, ch});
+        vec_block(cv, face, fit, box.w, col, a, box.x, box.y, s);
+        paint_vec_pop(cv->vec);
+        return ch;
+    }
     return text_draw_wrapped(cv->fonts, cv->r, face, px, min_px, sdl_color(col, a), sdl_rect(box), s);
 }
 
@@ -152,6 +239,10 @@ bool paint_text_block_size(Canvas *cv, FontFace face, int px, int wrap_w, const 
 void paint_text_block(Canvas *cv, FontFace face, int px, int wrap_w, Rgb col, uint8_t a, int x, int y,
                       const char *s)
 {
+    if (cv->vec) {
+        vec_block(cv, face, px, wrap_w, col, a, x, y, s);
+        return;
+    }
     text_draw_block(cv->fonts, cv->r, face, px, wrap_w, sdl_color(col, a), x, y, s);
 }
 
@@ -216,6 +307,15 @@ int paint_image_reserve(Canvas *cv, PaintImage *img, int w, int h)
     // (a failed attempt left w = h = 0)
     if (img->w > tw) tw = img->w;
     if (img->h > th) th = img->h;
+    if (cv->vec) { // pixels in memory, embedded when drawn
+        void *px = malloc((size_t)tw * (size_t)th * 4);
+        if (!px) {
+            img->w = img->h = 0;
+            return -1;
+        }
+        img->handle = px, img->w = tw, img->h = th, img->mem = true;
+        return 1;
+    }
     SDL_Texture *t = SDL_CreateTexture(cv->r, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, tw, th);
     if (!t) {
         img->w = img->h = 0;
@@ -223,12 +323,17 @@ int paint_image_reserve(Canvas *cv, PaintImage *img, int w, int h)
     }
     SDL_SetTextureBlendMode(t, SDL_BLENDMODE_NONE);
     SDL_SetTextureScaleMode(t, SDL_ScaleModeNearest);
-    img->handle = t, img->w = tw, img->h = th;
+    img->handle = t, img->w = tw, img->h = th, img->mem = false;
     return 1;
 }
 
 bool paint_image_fill(PaintImage *img, int w, int h, PaintPixelsFn fill, const void *ctx)
 {
+    if (img->mem) {
+        if (!img->handle) return false;
+        fill(img->handle, img->w * 4, ctx);
+        return true;
+    }
     void *px;
     int pitch;
     SDL_Rect area = {0, 0, w, h};
@@ -241,11 +346,16 @@ bool paint_image_fill(PaintImage *img, int w, int h, PaintPixelsFn fill, const v
 void paint_image_draw(Canvas *cv, const PaintImage *img, int w, int h, int x, int y)
 {
     if (!img->handle) return;
+    if (img->mem) {
+        if (cv->vec) paint_vec_image(cv->vec, img->handle, img->w * 4, w, h, x, y);
+        return;
+    }
     SDL_RenderCopy(cv->r, img->handle, &(SDL_Rect){0, 0, w, h}, &(SDL_Rect){x, y, w, h});
 }
 
 void paint_image_free(PaintImage *img)
 {
-    if (img->handle) SDL_DestroyTexture(img->handle);
+    if (img->handle && img->mem) free(img->handle);
+    else if (img->handle) SDL_DestroyTexture(img->handle);
     img->handle = NULL;
 }

@@ -5,8 +5,10 @@
 // heatmap.c draw only through these functions, so another backend (cairo, for
 // SVG and PDF) can replay the same frame by reimplementing paint.c alone.
 //
-// This backend draws with an SDL_Renderer: the window's, or a software renderer
-// on a surface (export, tests). Text goes through the cache of text.h.
+// The SDL backend draws with an SDL_Renderer: the window's, or a software
+// renderer on a surface (export, tests); text goes through the cache of text.h.
+// A Canvas with `vec` set replays the same calls through the vector backend
+// (paint_vec.h: SVG, PDF); its renderer then only measures text.
 #ifndef ATTNVIZ_PAINT_H
 #define ATTNVIZ_PAINT_H
 
@@ -20,6 +22,7 @@
 #include "text.h"
 
 struct HeatmapCache;
+struct PaintVec;
 
 // Where a frame is drawn: the renderer, the fonts (and their text cache) and,
 // optionally, the cache of heatmap images (heatmap.h; NULL draws them as
@@ -28,6 +31,7 @@ typedef struct Canvas {
     SDL_Renderer *r;
     Fonts *fonts;
     struct HeatmapCache *heatmaps;
+    struct PaintVec *vec; // NULL: draw with r; else SVG / PDF (r measures)
 } Canvas;
 
 // The interface's colours, in one table. Data colours (heatmaps, heads, the
@@ -117,6 +121,7 @@ const char *paint_fit_text(Canvas *cv, FontFace face, int px, const char *s, int
 typedef struct PaintImage {
     void *handle;
     int w, h;
+    bool mem;     // handle is w×h RGBA pixels in memory (the vector backend)
 } PaintImage;
 
 // Writes the top-left area of a locked image: rgba rows of `pitch` bytes, 4 bytes a pixel.

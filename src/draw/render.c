@@ -956,16 +956,16 @@ static void draw_study_marks(Canvas *cv, const Layout *L, const View *v, const S
     Rect unused[LAYOUT_MAX_PANELS];
     const PanelSpec *ps = &L->spec[p];
     if (q->n_cell == 2 && q->cell[0] < ps->rows && q->cell[1] < ps->cols) {
-        Rect hr = highlight_rect(L, p, (Highlight){q->cell[0], q->cell[1]});
+        Rect hr = highlight_rect(L, p, (Highlight){q->cell[0], q->cell[1], 0});
         frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.ink);
         if (hint) frame_operands(cv, L, p, q->cell[0], q->cell[1], t, unused, LAYOUT_MAX_PANELS);
     } else if (q->n_cell == 1 && q->cell[0] < ps->rows) {
-        Rect hr = highlight_rect(L, p, (Highlight){q->cell[0], -1});
+        Rect hr = highlight_rect(L, p, (Highlight){q->cell[0], -1, 0});
         frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.ink);
         for (int o = 0; hint && o < L->n_panels; o++) {
             Highlight h;
             if (o == p || !scene_highlight(L, p, q->cell[0], 0, o, &h) || L->spec[o].reads == READS_COL) continue;
-            Rect oq = highlight_rect(L, o, (Highlight){h.row, -1});
+            Rect oq = highlight_rect(L, o, (Highlight){h.row, -1, 0});
             frame_in_panel(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
         }
     } else if (hint) {

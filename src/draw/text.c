@@ -569,6 +569,66 @@ static SDL_Surface *render_mixed(TTF_Font *p, TTF_Font *fb, int wrap_w, const ch
     return dst;
 }
 
+static bool needs_mixed(TTF_Font *p, TTF_Font *fb, const char *s, bool wrap);
+
+typedef struct RunCtx {
+    Fonts *f;
+    FontFace face;
+    int px, slot_p, slot_fb; // the slots of m->p and m->fb
+    int y, ascent;           // line top and the common baseline offset
+    TextRunFn fn;
+    void *ctx;
+} RunCtx;
+
+static void run_emit(Mixed *m, TTF_Font *font, const char *run, int x, void *ctx, int *adv)
+{
+    RunCtx *rc = ctx;
+    int w = 0, h = 0;
+    TTF_SizeUTF8(font, run, &w, &h);
+    *adv = w;
+    int slot = font == m->p ? rc->slot_p : rc->slot_fb;
+    const char *fam = TTF_FontFaceFamilyName(font);
+    // as sized_slot: bold made from the regular file (TTF_GetFontStyle would
+    // also say bold for a real bold face)
+    int fam0 = slot - slot % FONT_FACE_COUNT;
+    bool synth = slot % FONT_FACE_COUNT == FONT_BOLD && strcmp(rc->f->path[slot], rc->f->path[fam0 + FONT_SANS]) == 0 &&
+                 rc->f->face_index[slot] == rc->f->face_index[fam0 + FONT_SANS];
+    TextRun r = {rc->f->path[slot], rc->f->face_index[slot], synth, fam ? fam : "", rc->face, rc->px,
+                 x, rc->y + rc->ascent, w, run};
+    rc->fn(&r, rc->ctx);
+}
+
+bool text_runs(Fonts *f, FontFace face, int px, int wrap_w, const char *s, TextRunFn fn, void *ctx)
+{
+    TTF_Font *font, *fb;
+    face_fonts(f, face, px, &font, &fb);
+    if (!font || !s || !s[0]) return false;
+    Mixed *m = malloc(sizeof *m);
+    if (!m) return false;
+    m->p = font, m->fb = fb;
+    int latin = FAM_LATIN * FONT_FACE_COUNT + (int)face, cjk = FAM_CJK * FONT_FACE_COUNT + (int)face;
+    RunCtx rc = {f, face, px, sized_slot(f, latin, px) == font ? latin : cjk, cjk, 0, 0, fn, ctx};
+    if (wrap_w > 0 || needs_mixed(font, fb, s, false)) {
+        // as render_mixed: lines of runs on a baseline common to both fonts
+        int n = break_lines(m, s, wrap_w);
+        int asc = TTF_FontAscent(font), desc = -TTF_FontDescent(font);
+        if (fb && TTF_FontAscent(fb) > asc) asc = TTF_FontAscent(fb);
+        if (fb && -TTF_FontDescent(fb) > desc) desc = -TTF_FontDescent(fb);
+        int skip = TTF_FontLineSkip(font) > asc + desc ? TTF_FontLineSkip(font) : asc + desc;
+        rc.ascent = asc;
+        for (int i = 0; i < n; i++) {
+            rc.y = i * skip;
+            for_runs(m, m->line[i][0], m->line[i][1], run_emit, &rc);
+        }
+    } else {
+        // as TTF_RenderUTF8_Blended: one run, its baseline at the font's ascent
+        rc.ascent = TTF_FontAscent(font);
+        for_runs(m, s, s + strlen(s), run_emit, &rc);
+    }
+    free(m);
+    return true;
+}
+
 int text_wrapped_height(Fonts *f, FontFace face, int px, int wrap_w, const char *s)
 {
     TTF_Font *font, *fb;

@@ -75,6 +75,25 @@ int text_draw_wrapped(Fonts *f, SDL_Renderer *r, FontFace face, int px, int min_
 void text_draw_block(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_w, SDL_Color c, int x, int y,
                      const char *s);
 
+// One run of text drawn with one font, where text_texture's texture would have
+// it: for a backend that draws text itself (the vector backend of paint.h).
+typedef struct TextRun {
+    const char *font_path; // the font file, its index in a collection
+    int font_index;
+    bool synth_bold;       // bold made by emboldening the regular font
+    const char *family;    // the font's family name ("DejaVu Sans"), or ""
+    FontFace face;
+    int px;                // pixel size (em)
+    int x, baseline;       // from the block's top-left
+    int w;                 // the run's advance, as measured by the fonts
+    const char *utf8;      // NUL-terminated; valid during the call
+} TextRun;
+typedef void (*TextRunFn)(const TextRun *run, void *ctx);
+// Calls fn for every run of s (wrapped at wrap_w when > 0, and at '\n' then)
+// as text_texture lays it out: the same lines, fonts and positions. False for
+// an empty string or when it cannot be laid out.
+bool text_runs(Fonts *f, FontFace face, int px, int wrap_w, const char *s, TextRunFn fn, void *ctx);
+
 // Statistics, for tests and the benchmark.
 typedef struct TextStats {
     unsigned long hits, misses, evictions;

@@ -32,7 +32,7 @@ static int bench(const char *path, const char *stage, const char *label, double 
         return 1;
     }
     HeatmapCache *hc = heatmap_cache_create();
-    Canvas c = {r, fonts, hc};
+    Canvas c = {r, fonts, hc, NULL};
     View v;
     view_init(&v, &s->lesson, LANG_EN);
     TextMeasure m = {text_measure, fonts};

@@ -2,7 +2,8 @@
 // bench_process — whole-process figures, measured from outside:
 //   start-up: process start to the first frame shown in a window (the app quits
 //   right after it with ATTNVIZ_QUIT_AFTER_FIRST_FRAME=1), and its peak memory;
-//   export throughput of `--export --animate` at 1280×720 for the default lesson.
+//   export throughput of `--export --animate` at 1280×720 for the default lesson,
+//   in each format (PNG ≥ 200, SVG and PDF ≥ 50, GIF and MP4 ≥ 60 frames/s).
 // Needs a display for the start-up part (make bench runs it under xvfb-run).
 #include <errno.h>
 #include <stdio.h>
@@ -18,6 +19,7 @@
 // Runs argv with env additions; returns wall seconds (-1 on failure) and peak RSS in KiB.
 static double run(char *const argv[], const char *env_name, const char *env_value, long *maxrss_kb)
 {
+    fflush(stdout); // the child must not write this process's buffered rows again
     double t0 = bench_now();
     pid_t pid = fork();
     if (pid < 0) return -1;
@@ -66,23 +68,30 @@ int main(int argc, char **argv)
     if (!mkdtemp(dir)) return 1;
     char out[64];
     snprintf(out, sizeof out, "%s/frames", dir);
-    char *args[] = {bin, "--export", out, "--animate", "--size", "1280x720", lesson, NULL};
-    double fps[EXPORTS];
-    for (int i = 0; i < EXPORTS; i++) {
-        char cmd[128];
-        snprintf(cmd, sizeof cmd, "rm -rf %s", out);
-        if (system(cmd) != 0) return 1;
-        double s = run(args, NULL, NULL, &rss);
-        if (s < 0) return 1;
-        // count the frames written
-        snprintf(cmd, sizeof cmd, "ls %s | grep -c png", out);
-        FILE *p = popen(cmd, "r");
-        int frames = 0;
-        if (!p || fscanf(p, "%d", &frames) != 1) rc = 1;
-        if (p) pclose(p);
-        fps[i] = frames / s;
+    // every format of --export --animate: PNG frames, SVG frames, one PDF
+    static const struct { char *format; double target; } fmts[] = {
+        {"png", 200}, {"svg", 50}, {"pdf", 50}, {"gif", 60}, {"mp4", 60}};
+    for (size_t k = 0; k < sizeof fmts / sizeof fmts[0]; k++) {
+        char *args[] = {bin, "--export", out, "--format", fmts[k].format, "--animate", "--size", "1280x720", lesson, NULL};
+        double fps[EXPORTS];
+        for (int i = 0; i < EXPORTS; i++) {
+            char cmd[160];
+            snprintf(cmd, sizeof cmd, "rm -rf %s", out);
+            if (system(cmd) != 0) return 1;
+            double s = run(args, NULL, NULL, &rss);
+            if (s < 0) return 1;
+            // the frames written, as frames.json lists them
+            snprintf(cmd, sizeof cmd, "grep -c '\"file\"' %s/frames.json", out);
+            FILE *p = popen(cmd, "r");
+            int frames = 0;
+            if (!p || fscanf(p, "%d", &frames) != 1) rc = 1;
+            if (p) pclose(p);
+            fps[i] = frames / s;
+        }
+        char name[96];
+        snprintf(name, sizeof name, "export --animate --format %s 1280x720, arange", fmts[k].format);
+        bench_row(name, fps, EXPORTS, fmts[k].target, "fr/s", 0);
     }
-    bench_row("export --animate 1280x720, arange lesson", fps, EXPORTS, 100, "fr/s", 0);
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) rc = 1;

@@ -25,7 +25,7 @@ static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts
     View v;
     view_init(&v, ls, LANG_EN);
     HeatmapCache *hc = heatmap_cache_create();   // as the window does
-    Canvas c = {r, fonts, hc};
+    Canvas c = {r, fonts, hc, NULL};
     enum { FRAMES_PER_STAGE = 48, ROUNDS = 3 };
     static double t[TRACE_MAX_STAGES * FRAMES_PER_STAGE * ROUNDS];
     int n = 0;

@@ -1,0 +1,261 @@
+// handout.c — the printable handout (see handout.h). Pages are laid out in
+// pixels (1400 across, 1 px = the page's width / 1400) and drawn through the
+// paint layer on the vector backend, the frame in a viewport of its own.
+#include "handout.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "assets.h"
+#include "cli.h"
+#include "export.h"
+#include "i18n.h"
+#include "icon.h"
+#include "layout.h"
+#include "paint_vec.h"
+#include "render.h"
+#include "scene.h"
+#include "session.h"
+#include "temp_file.h"
+#include "utf8.h"
+
+#define PAGE_W 1400                 // page width in layout pixels
+#define MARGIN 60
+#define FRAME_W 1280                // the frame as exported at 1280×720
+#define FRAME_H 720
+#define PATH_IN_MSG 400
+
+static volatile int g_sig; // (sig_atomic_t is int here; handout_write reads it as a stop flag)
+static void on_sig(int s) { g_sig = s; }
+
+typedef struct Page {
+    Canvas *cv;
+    Lang lang;
+    int h;              // page height in layout pixels
+    const char *title;  // the lesson's
+    int number, pages;
+} Page;
+
+static void footer(const Page *pg)
+{
+    char n[16], of[16], line[600];
+    snprintf(n, sizeof n, "%d", pg->number);
+    snprintf(of, sizeof of, "%d", pg->pages);
+    const char *args[] = {pg->title, n, of};
+    i18n_fmt(line, sizeof line, pg->lang, "handout.page", 3, args);
+    paint_fill(pg->cv, THEME.grid, 255, MARGIN, pg->h - 80, PAGE_W - 2 * MARGIN, 1);
+    paint_text(pg->cv, FONT_SANS, 20, THEME.muted, 255, PAGE_W / 2, pg->h - 66, ALIGN_CENTER, line);
+}
+
+static void title_page(Page *pg, const Trace *tr, int batch, int head)
+{
+    Canvas *cv = pg->cv;
+    paint_clear(cv, THEME.white);
+    Rect icon = {MARGIN, MARGIN + 20, 128, 128};
+    paint_vec_viewport(cv->vec, &icon);
+    icon_draw(cv);
+    paint_vec_viewport(cv->vec, NULL);
+    int y = MARGIN + 200;
+    y += paint_text_wrapped(cv, FONT_BOLD, 56, 32, THEME.ink, 255, (Rect){MARGIN, y, PAGE_W - 2 * MARGIN, 220}, pg->title);
+    y += 24;
+    y += paint_text_wrapped(cv, FONT_SANS, 28, 20, THEME.muted, 255, (Rect){MARGIN, y, PAGE_W - 2 * MARGIN, 120},
+                            i18n_get(pg->lang, "handout.subtitle"));
+    char b[16], h[16], n[16], line[300];
+    snprintf(b, sizeof b, "%d", batch);
+    snprintf(h, sizeof h, "%d", head);
+    snprintf(n, sizeof n, "%d", tr->n);
+    const char *args[] = {b, h, n};
+    i18n_fmt(line, sizeof line, pg->lang, "handout.slice", 3, args);
+    y += 20;
+    paint_text(cv, FONT_SANS, 26, THEME.ink, 255, MARGIN, y, ALIGN_LEFT, line);
+    y += 80;
+    paint_text(cv, FONT_BOLD, 30, THEME.accent, 255, MARGIN, y, ALIGN_LEFT, i18n_get(pg->lang, "handout.contents"));
+    y += 50;
+    // one line a stage: its number, title and page; smaller when they would not fit
+    int row = (pg->h - 120 - y) / (tr->n > 0 ? tr->n : 1);
+    if (row > 40) row = 40;
+    int px = row * 2 / 3 < 14 ? 14 : row * 2 / 3 > 26 ? 26 : row * 2 / 3;
+    for (int s = 0; s < tr->n; s++) {
+        char key[48], num[16], page[16], buf[160];
+        snprintf(key, sizeof key, "title.%s", tr->stages[s].name);
+        snprintf(num, sizeof num, "%d.", s + 1);
+        snprintf(page, sizeof page, "%d", s + 2);
+        paint_text(cv, FONT_SANS, px, THEME.muted, 255, MARGIN + 40, y, ALIGN_RIGHT, num);
+        const char *t = paint_fit_text(cv, FONT_SANS, px, i18n_get(pg->lang, key), PAGE_W - 2 * MARGIN - 160, buf, sizeof buf);
+        paint_text(cv, FONT_SANS, px, THEME.ink, 255, MARGIN + 56, y, ALIGN_LEFT, t);
+        paint_text(cv, FONT_SANS, px, THEME.muted, 255, PAGE_W - MARGIN, y, ALIGN_RIGHT, page);
+        y += row;
+    }
+    footer(pg);
+}
+
+static void stage_page(Page *pg, const Trace *tr, const View *base, int stage)
+{
+    Canvas *cv = pg->cv;
+    View v = *base;
+    v.stage = stage, v.anim = 1.0f, v.playing = false;
+    view_reset_zoom(&v);
+    paint_clear(cv, THEME.white);
+    const Stage *st = &tr->stages[stage];
+    char key[48], k[16], n[16], head[200];
+    snprintf(k, sizeof k, "%d", stage + 1);
+    snprintf(n, sizeof n, "%d", tr->n);
+    const char *args[] = {k, n};
+    i18n_fmt(head, sizeof head, pg->lang, "handout.step", 2, args);
+    int y = MARGIN - 10;
+    paint_text(cv, FONT_SANS, 24, THEME.muted, 255, MARGIN, y, ALIGN_LEFT, head);
+    snprintf(key, sizeof key, "title.%s", st->name);
+    y += paint_text_wrapped(cv, FONT_BOLD, 34, 22, THEME.ink, 255, (Rect){MARGIN, y + 34, PAGE_W - 2 * MARGIN, 90},
+                            i18n_get(pg->lang, key)) + 50;
+    // the frame, as --export draws it, framed
+    Rect fr = {(PAGE_W - FRAME_W) / 2, y, FRAME_W, FRAME_H};
+    paint_vec_viewport(cv->vec, &fr);
+    render_frame(cv, tr, &v, NULL);
+    paint_vec_viewport(cv->vec, NULL);
+    paint_frame(cv, THEME.grid, 255, fr.x - 2, fr.y - 2, fr.w + 4, fr.h + 4, 2);
+    y += FRAME_H + 40;
+    // formula, narration and shapes, from the frame's own scene
+    Layout L;
+    layout_compute(&L, tr, &v, FRAME_W, FRAME_H);
+    int w = PAGE_W - 2 * MARGIN, bottom = pg->h - 100;
+    paint_text(cv, FONT_BOLD, 24, THEME.accent, 255, MARGIN, y, ALIGN_LEFT, i18n_get(pg->lang, "handout.formula"));
+    y += 36;
+    y += paint_text_wrapped(cv, FONT_SANS, 30, 18, THEME.ink, 255, (Rect){MARGIN, y, w, 90}, L.formula) + 6;
+    if (L.formula_note[0])
+        y += paint_text_wrapped(cv, FONT_SANS, 24, 16, THEME.muted, 255, (Rect){MARGIN, y, w, 60}, L.formula_note);
+    y += 24;
+    char narr[600];
+    paint_text(cv, FONT_BOLD, 24, THEME.accent, 255, MARGIN, y, ALIGN_LEFT, i18n_get(pg->lang, "ui.what"));
+    y += 36;
+    int shapes_h = 36 + ((L.n_panels + 1) / 2 + 1) * 32;
+    int room = bottom - shapes_h - 24 - y;
+    if (room > 40)
+        y += paint_text_wrapped(cv, FONT_SANS, 26, 16, THEME.ink, 255, (Rect){MARGIN, y, w, room},
+                                scene_narration(tr, &v, narr, sizeof narr)) + 24;
+    paint_text(cv, FONT_BOLD, 24, THEME.accent, 255, MARGIN, y, ALIGN_LEFT, i18n_get(pg->lang, "handout.shapes"));
+    y += 36;
+    char shape[64], line[200];
+    tensor_shape_str(&st->t, shape, sizeof shape);
+    snprintf(key, sizeof key, "name.%s", st->name);
+    snprintf(line, sizeof line, "%s %s", i18n_get(pg->lang, key), shape);
+    paint_text(cv, FONT_MONO, 24, THEME.ink, 255, MARGIN, y, ALIGN_LEFT, line);
+    y += 32;
+    for (int p = 0; p < L.n_panels && y < bottom; p++) {
+        const PanelSpec *ps = &L.spec[p];
+        snprintf(line, sizeof line, "%s  %d×%d", ps->title, ps->rows, ps->cols);
+        paint_text(cv, FONT_SANS, 24, ps->result ? THEME.accent : THEME.ink, 255, MARGIN + (p % 2) * (w / 2), y,
+                   ALIGN_LEFT, line);
+        if (p % 2 == 1) y += 32;
+    }
+    footer(pg);
+}
+
+bool handout_write(const HandoutOptions *o, const Session *ses, volatile const int *stop, int *pages, char *err,
+                   size_t n)
+{
+    char tmp[4300] = "";
+    bool ok = false;
+    FILE *f = NULL;
+    PaintVec *vec = NULL;
+    ExportTarget t = {0};
+    HeatmapCache *hc = NULL;
+    const Trace *tr = &ses->trace;
+    *pages = 0;
+    err[0] = '\0';
+    if (!export_target_create(&t, o->font_path, o->lang, FRAME_W, FRAME_H, err, n)) goto done;
+    if (!(hc = heatmap_cache_create())) {
+        snprintf(err, n, "attnviz: out of memory");
+        goto done;
+    }
+    Lang lang = fonts_usable_lang(t.fonts, o->lang, stderr);
+    // A4 210 × 297 mm, letter 8.5 × 11 in, in points
+    double w_pt = o->paper == PAPER_LETTER ? 612.0 : 595.2756, h_pt = o->paper == PAPER_LETTER ? 792.0 : 841.8898;
+    int page_h = (int)(PAGE_W * h_pt / w_pt);
+    if (!(f = temp_file_create(o->path, tmp, sizeof tmp))) {
+        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, strerror(errno));
+        tmp[0] = '\0';
+        goto done;
+    }
+    if (!(vec = paint_vec_create_pdf_pages(f, w_pt, h_pt, PAGE_W, page_h, err, n))) goto done;
+    Canvas cv = {t.r, t.fonts, hc, vec};
+    View v;
+    view_init(&v, &ses->lesson, lang);
+    v.batch = o->batch, v.head = o->head;
+    v.edited = session_edited(ses), v.n_edits = ses->log.applied;
+    v.ref = v.edited ? session_original_trace(ses) : NULL;
+    TextMeasure measure = {text_measure, t.fonts};
+    v.measure = &measure;
+    char title[LESSON_MAX_TEXT + 64];
+    Page pg = {&cv, lang, page_h, session_title(ses, lang, title, sizeof title), 1, tr->n + 1};
+    bool good = paint_vec_begin_page(vec, NULL);
+    title_page(&pg, tr, o->batch, o->head);
+    good = paint_vec_end_page(vec) && good;
+    for (int s = 0; s < tr->n && good && !(stop && *stop); s++) {
+        pg.number = s + 2;
+        good = paint_vec_begin_page(vec, NULL);
+        stage_page(&pg, tr, &v, s);
+        good = paint_vec_end_page(vec) && good;
+    }
+    if (stop && *stop) goto done; // the caller says why
+    good = good && paint_vec_finish(vec);
+    int e = good ? 0 : paint_vec_errno(vec);
+    paint_vec_destroy(vec);
+    vec = NULL;
+    if (fclose(f) != 0 && good) good = false, e = errno;
+    f = NULL;
+    if (good && rename(tmp, o->path) != 0) good = false, e = errno;
+    if (!good) {
+        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, strerror(e ? e : EIO));
+        goto done;
+    }
+    tmp[0] = '\0';
+    *pages = tr->n + 1;
+    ok = true;
+done:
+    paint_vec_destroy(vec);
+    if (f) fclose(f);
+    if (tmp[0]) unlink(tmp);
+    heatmap_cache_destroy(hc);
+    export_target_destroy(&t);
+    return ok;
+}
+
+int handout_run(const HandoutOptions *o)
+{
+    struct sigaction sa, old_int, old_term;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sig;
+    sigemptyset(&sa.sa_mask);
+    g_sig = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    char err[800] = "", msg[LESSON_ERR_MAX + 200], assets[1100];
+    int code = 1, pages = 0;
+    Session *ses = session_open(o->lesson_path, o->edits, msg, sizeof msg);
+    if (!ses) {
+        snprintf(err, sizeof err, "%s", msg);
+    } else if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
+        // err says which
+    } else if (o->batch < 0 || o->batch >= ses->trace.batch || o->head < 0 || o->head >= ses->trace.n_heads) {
+        snprintf(err, sizeof err, "attnviz: --batch/--head: %.*s has batches 0..%d and heads 0..%d", PATH_IN_MSG,
+                 o->lesson_path, ses->trace.batch - 1, ses->trace.n_heads - 1);
+        code = 2;
+    } else if (handout_write(o, ses, (volatile const int *)&g_sig, &pages, err, sizeof err)) {
+        code = 0;
+        cli_error(stdout, "handout: %d pages to %s", pages, o->path);
+    } else if (g_sig) {
+        snprintf(err, sizeof err, "attnviz: handout interrupted by %s: %.*s not written",
+                 g_sig == SIGTERM ? "SIGTERM" : "SIGINT", PATH_IN_MSG, o->path);
+        code = g_sig == SIGTERM ? 143 : 130;
+    }
+    if (err[0]) utf8_fputs_line(stderr, err);
+    i18n_free();
+    session_destroy(ses);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return code;
+}

@@ -1,0 +1,512 @@
+// video.c — MP4 (libx264) and GIF through libavcodec / libavformat (see video.h).
+#include "video.h"
+
+#include <errno.h>
+#include <libavcodec/avcodec.h>
+#include <libavformat/avformat.h>
+#include <libavutil/imgutils.h>
+#include <libavutil/opt.h>
+#include <libswscale/swscale.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "temp_file.h"
+
+#define IO_BUF 65536
+#define PATH_IN_MSG 400
+
+// ---- the GIF palette -------------------------------------------------------------
+//
+// One palette for the whole GIF, made from every frame before the first is
+// encoded (video_observe): with the same palette in every frame the encoder
+// writes only the rectangle that changed and marks unchanged pixels transparent.
+// Its 255 colours: the colours of flat areas (runs of 8 or more equal pixels:
+// the page, the panels, the cells of a heatmap, over all frames) exactly, the
+// most used first, then a weighted median cut of all the colours for the rest
+// (text edges, image-mode heatmaps). Pixels take the nearest palette colour,
+// no dithering: a cell is one colour. Entry 255 is the transparent one.
+
+#define HIST_BITS 20
+#define HIST_SIZE (1u << HIST_BITS)
+#define FLAT_RUN 8     // equal pixels in a row that make a flat area
+#define EXACT_MAX 200  // at most this many exact entries; the median cut gets the rest
+#define PAL_MAX 255    // entry 255 is the encoder's transparent index
+
+typedef struct Colour {
+    uint32_t rgb;       // 0xRRGGBB
+    uint64_t count;     // pixels, over the frames observed
+    uint64_t flat;      // of them in flat runs
+} Colour;
+
+typedef struct Palette {
+    uint32_t *key;      // HIST_SIZE: rgb + 1 (0 = empty): the histogram, then the colour → entry map
+    Colour *hist;       // HIST_SIZE
+    uint8_t *index;     // HIST_SIZE: the entry of a mapped colour
+    uint32_t n;         // colours in the table
+    bool ready;         // pal made (the table then maps colours to entries)
+    uint32_t pal[256];
+    int n_pal;
+} Palette;
+
+static uint32_t hash_rgb(uint32_t rgb) { return (rgb * 2654435761u) >> (32 - HIST_BITS); }
+
+// The slot of rgb, inserted when absent; -1 when the table is too full to add it.
+static long slot_of(Palette *p, uint32_t rgb)
+{
+    uint32_t h = hash_rgb(rgb);
+    while (p->key[h] && p->key[h] != rgb + 1) h = (h + 1) & (HIST_SIZE - 1);
+    if (!p->key[h]) {
+        if (p->n >= HIST_SIZE / 4 * 3) return -1; // rare colours beyond this are left out
+        p->key[h] = rgb + 1;
+        p->hist[h] = (Colour){rgb, 0, 0};
+        p->n++;
+    }
+    return (long)h;
+}
+
+static void count_run(Palette *p, uint32_t rgb, int run)
+{
+    long h = slot_of(p, rgb);
+    if (h < 0) return;
+    p->hist[h].count += (uint64_t)run;
+    if (run >= FLAT_RUN) p->hist[h].flat += (uint64_t)run;
+}
+
+static void palette_observe(Palette *p, const unsigned char *rgba, int pitch, int w, int h)
+{
+    for (int y = 0; y < h; y++) {
+        const unsigned char *s = rgba + (size_t)y * (size_t)pitch;
+        uint32_t cur = (uint32_t)s[0] << 16 | (uint32_t)s[1] << 8 | s[2];
+        int run = 0;
+        for (int x = 0; x < w; x++, s += 4) {
+            uint32_t rgb = (uint32_t)s[0] << 16 | (uint32_t)s[1] << 8 | s[2];
+            if (rgb != cur) {
+                count_run(p, cur, run);
+                cur = rgb, run = 0;
+            }
+            run++;
+        }
+        count_run(p, cur, run);
+    }
+}
+
+static int by_flat(const void *a, const void *b)
+{
+    const Colour *x = a, *y = b;
+    if (x->flat != y->flat) return x->flat < y->flat ? 1 : -1;
+    if (x->count != y->count) return x->count < y->count ? 1 : -1;
+    return (x->rgb > y->rgb) - (x->rgb < y->rgb);
+}
+
+static int g_axis; // the channel median_cut sorts by (qsort has no context)
+static int channel(uint32_t rgb, int axis) { return (int)(rgb >> (16 - 8 * axis) & 255); }
+static int by_axis(const void *a, const void *b)
+{
+    int x = channel(((const Colour *)a)->rgb, g_axis), y = channel(((const Colour *)b)->rgb, g_axis);
+    return (x > y) - (x < y);
+}
+
+typedef struct Box {
+    size_t from, to; // colours[from, to)
+} Box;
+
+// The widest channel of a box and its range.
+static int box_axis(const Colour *c, Box b, int *range)
+{
+    int lo[3] = {255, 255, 255}, hi[3] = {0, 0, 0};
+    for (size_t i = b.from; i < b.to; i++)
+        for (int a = 0; a < 3; a++) {
+            int v = channel(c[i].rgb, a);
+            if (v < lo[a]) lo[a] = v;
+            if (v > hi[a]) hi[a] = v;
+        }
+    int best = 0;
+    for (int a = 1; a < 3; a++)
+        if (hi[a] - lo[a] > hi[best] - lo[best]) best = a;
+    *range = hi[best] - lo[best];
+    return best;
+}
+
+// Median cut of c[0, n) into at most k entries appended to the palette.
+static void median_cut(Palette *p, Colour *c, size_t n, int k)
+{
+    if (n == 0 || k <= 0) return;
+    Box boxes[256];
+    int nb = 1;
+    boxes[0] = (Box){0, n};
+    while (nb < k) {
+        // split the box with the widest range, weighted by its pixels
+        int pick = -1, axis = 0;
+        double best = 0;
+        for (int i = 0; i < nb; i++) {
+            if (boxes[i].to - boxes[i].from < 2) continue;
+            int range, a = box_axis(c, boxes[i], &range);
+            double pixels = 0;
+            for (size_t j = boxes[i].from; j < boxes[i].to; j++) pixels += (double)c[j].count;
+            double score = range * sqrt(pixels);
+            if (score > best) best = score, pick = i, axis = a;
+        }
+        if (pick < 0) break;
+        Box b = boxes[pick];
+        g_axis = axis;
+        qsort(c + b.from, b.to - b.from, sizeof *c, by_axis);
+        double total = 0, acc = 0;
+        for (size_t j = b.from; j < b.to; j++) total += (double)c[j].count;
+        size_t cut = b.from + 1;
+        for (size_t j = b.from; j < b.to - 1; j++) {
+            acc += (double)c[j].count;
+            cut = j + 1;
+            if (acc >= total / 2) break;
+        }
+        boxes[pick] = (Box){b.from, cut};
+        boxes[nb++] = (Box){cut, b.to};
+    }
+    for (int i = 0; i < nb && p->n_pal < PAL_MAX; i++) {
+        double sum[3] = {0, 0, 0}, wsum = 0;
+        for (size_t j = boxes[i].from; j < boxes[i].to; j++) {
+            double wgt = (double)c[j].count + 1;
+            for (int a = 0; a < 3; a++) sum[a] += wgt * channel(c[j].rgb, a);
+            wsum += wgt;
+        }
+        uint32_t rgb = 0;
+        for (int a = 0; a < 3; a++) rgb = rgb << 8 | (uint32_t)lround(sum[a] / wsum);
+        p->pal[p->n_pal++] = rgb;
+    }
+}
+
+static uint8_t nearest(const Palette *p, uint32_t rgb)
+{
+    int r = (int)(rgb >> 16), g = (int)(rgb >> 8 & 255), b = (int)(rgb & 255);
+    int best = 0, bd = 1 << 30;
+    for (int i = 0; i < p->n_pal; i++) {
+        int dr = r - (int)(p->pal[i] >> 16), dg = g - (int)(p->pal[i] >> 8 & 255), db = b - (int)(p->pal[i] & 255);
+        int d = 2 * dr * dr + 4 * dg * dg + 3 * db * db;
+        if (d < bd) bd = d, best = i;
+        if (!d) break;
+    }
+    return (uint8_t)best;
+}
+
+// Makes the palette from what was observed; the table becomes the colour → entry map.
+static bool palette_make(Palette *p)
+{
+    Colour *c = malloc(sizeof *c * (p->n ? p->n : 1));
+    if (!c) return false;
+    size_t n = 0;
+    for (uint32_t h = 0; h < HIST_SIZE; h++)
+        if (p->key[h]) c[n++] = p->hist[h];
+    qsort(c, n, sizeof *c, by_flat);
+    size_t exact = 0;
+    if (n <= PAL_MAX) exact = n;
+    else
+        while (exact < n && exact < EXACT_MAX && c[exact].flat > 0) exact++;
+    p->n_pal = 0;
+    for (size_t i = 0; i < exact; i++) p->pal[p->n_pal++] = c[i].rgb;
+    median_cut(p, c + exact, n - exact, PAL_MAX - (int)exact);
+    free(c);
+    memset(p->key, 0, sizeof *p->key * HIST_SIZE);
+    p->n = 0;
+    p->ready = true;
+    return true;
+}
+
+// The frame as palette entries in dst (rows dpitch bytes).
+static void palette_map(Palette *p, const unsigned char *rgba, int pitch, int w, int h, uint8_t *dst, int dpitch)
+{
+    for (int y = 0; y < h; y++) {
+        const unsigned char *s = rgba + (size_t)y * (size_t)pitch;
+        uint8_t *d = dst + (size_t)y * (size_t)dpitch;
+        uint32_t last = 0xFFFFFFFFu;
+        uint8_t idx = 0;
+        for (int x = 0; x < w; x++, s += 4) {
+            uint32_t rgb = (uint32_t)s[0] << 16 | (uint32_t)s[1] << 8 | s[2];
+            if (rgb != last) {
+                last = rgb;
+                uint32_t hh = hash_rgb(rgb);
+                while (p->key[hh] && p->key[hh] != rgb + 1) hh = (hh + 1) & (HIST_SIZE - 1);
+                if (p->key[hh]) {
+                    idx = p->index[hh];
+                } else {
+                    idx = nearest(p, rgb);
+                    if (p->n < HIST_SIZE / 4 * 3) p->key[hh] = rgb + 1, p->index[hh] = idx, p->n++;
+                }
+            }
+            d[x] = idx;
+        }
+    }
+}
+
+// ---- the writer -------------------------------------------------------------------
+
+struct VideoWriter {
+    VideoFormat fmt;
+    int w, h, fps;
+    long frames;
+    char path[4200], tmp[4300];
+    FILE *f;
+    int io_errno;
+    AVFormatContext *oc;
+    AVCodecContext *cc;
+    AVStream *st;
+    AVFrame *frame;
+    AVPacket *pkt;
+    struct SwsContext *sws;
+    Palette pal;
+    bool header_written, trailer_written;
+};
+
+void video_observe(VideoWriter *v, const unsigned char *rgba, int pitch)
+{
+    if (v->fmt == VIDEO_GIF && !v->pal.ready) palette_observe(&v->pal, rgba, pitch, v->w, v->h);
+}
+
+bool video_wants_observe(const VideoWriter *v) { return v->fmt == VIDEO_GIF && !v->pal.ready; }
+
+const char *video_encoder_name(VideoFormat fmt) { return fmt == VIDEO_MP4 ? "libx264" : "gif"; }
+
+static int io_write(void *opaque, uint8_t *buf, int size) // (const from FFmpeg 6.1)
+{
+    VideoWriter *v = opaque;
+    if (size > 0 && fwrite(buf, 1, (size_t)size, v->f) != (size_t)size) {
+        if (!v->io_errno) v->io_errno = errno ? errno : EIO;
+        return AVERROR(v->io_errno);
+    }
+    return size;
+}
+
+static int64_t io_seek(void *opaque, int64_t offset, int whence)
+{
+    VideoWriter *v = opaque;
+    if (whence == AVSEEK_SIZE) return -1;
+    if (fflush(v->f) != 0 || fseeko(v->f, (off_t)offset, whence & ~AVSEEK_FORCE) != 0) {
+        if (!v->io_errno) v->io_errno = errno ? errno : EIO;
+        return AVERROR(v->io_errno);
+    }
+    return (int64_t)ftello(v->f);
+}
+
+static void av_msg(char *err, size_t n, const VideoWriter *v, const char *what, int rc)
+{
+    char e[AV_ERROR_MAX_STRING_SIZE] = "";
+    if (v->io_errno)
+        snprintf(e, sizeof e, "%s", strerror(v->io_errno));
+    else
+        av_strerror(rc, e, sizeof e);
+    snprintf(err, n, "%.*s: %s: %s", PATH_IN_MSG, v->path, what, e);
+}
+
+static void writer_free(VideoWriter *v)
+{
+    if (!v) return;
+    // A muxer frees some of its state only in its trailer (FFmpeg 5.1's GIF muxer
+    // keeps the previous packet until then): an abandoned file gets one too,
+    // into the temporary file about to be removed.
+    if (v->oc && v->header_written && !v->trailer_written) av_write_trailer(v->oc);
+    if (v->oc) {
+        if (v->oc->pb) {
+            av_freep(&v->oc->pb->buffer);
+            avio_context_free(&v->oc->pb);
+        }
+        avformat_free_context(v->oc);
+    }
+    avcodec_free_context(&v->cc);
+    av_frame_free(&v->frame);
+    av_packet_free(&v->pkt);
+    sws_freeContext(v->sws);
+    free(v->pal.key);
+    free(v->pal.hist);
+    free(v->pal.index);
+    if (v->f) {
+        fclose(v->f);
+        unlink(v->tmp);
+    }
+    free(v);
+}
+
+VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps, char *err, size_t n)
+{
+    VideoWriter *v = calloc(1, sizeof *v);
+    if (!v) {
+        snprintf(err, n, "attnviz: out of memory");
+        return NULL;
+    }
+    v->fmt = fmt, v->w = w, v->h = h, v->fps = fps;
+    av_log_set_level(AV_LOG_ERROR); // errors come back as return codes: no encoder statistics on stderr
+    snprintf(v->path, sizeof v->path, "%s", path);
+    int rc = 0;
+    const char *what = "cannot start the video";
+    if (fmt == VIDEO_MP4 && (w % 2 || h % 2)) {
+        snprintf(err, n, "%.*s: H.264 needs an even width and height (got %dx%d; try --size %dx%d)", PATH_IN_MSG, path, w,
+                 h, w + w % 2, h + h % 2);
+        free(v);
+        return NULL;
+    }
+    const AVCodec *codec = avcodec_find_encoder_by_name(video_encoder_name(fmt));
+    if (!codec) {
+        snprintf(err, n, "%.*s: this libavcodec has no %s encoder", PATH_IN_MSG, path, video_encoder_name(fmt));
+        free(v);
+        return NULL;
+    }
+    if ((rc = avformat_alloc_output_context2(&v->oc, NULL, fmt == VIDEO_MP4 ? "mp4" : "gif", NULL)) < 0) goto fail;
+    v->st = avformat_new_stream(v->oc, NULL);
+    v->cc = avcodec_alloc_context3(codec);
+    v->frame = av_frame_alloc();
+    v->pkt = av_packet_alloc();
+    if (!v->st || !v->cc || !v->frame || !v->pkt) {
+        rc = AVERROR(ENOMEM);
+        goto fail;
+    }
+    AVCodecContext *cc = v->cc;
+    cc->width = w, cc->height = h;
+    // GIF delays are in hundredths of a second; H.264 counts frames
+    cc->time_base = fmt == VIDEO_GIF ? (AVRational){1, 100} : (AVRational){1, fps};
+    cc->framerate = (AVRational){fps, 1};
+    cc->pix_fmt = fmt == VIDEO_GIF ? AV_PIX_FMT_PAL8 : AV_PIX_FMT_YUV420P;
+    if (fmt == VIDEO_MP4) {
+        cc->color_range = AVCOL_RANGE_MPEG;
+        cc->colorspace = AVCOL_SPC_BT709, cc->color_primaries = AVCOL_PRI_BT709, cc->color_trc = AVCOL_TRC_BT709;
+        cc->gop_size = fps * 2; // a key frame every 2 s: slides can seek
+        av_opt_set(cc->priv_data, "preset", "veryfast", 0);
+        av_opt_set(cc->priv_data, "crf", "18", 0);   // text edges stay sharp
+        av_opt_set(cc->priv_data, "profile", "high", 0);
+    }
+    if (v->oc->oformat->flags & AVFMT_GLOBALHEADER) cc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
+    what = "cannot open the encoder";
+    if ((rc = avcodec_open2(cc, codec, NULL)) < 0) goto fail;
+    if ((rc = avcodec_parameters_from_context(v->st->codecpar, cc)) < 0) goto fail;
+    v->st->time_base = cc->time_base;
+    v->st->avg_frame_rate = (AVRational){fps, 1};
+    v->frame->format = cc->pix_fmt, v->frame->width = w, v->frame->height = h;
+    if ((rc = av_frame_get_buffer(v->frame, 0)) < 0) goto fail;
+    if (fmt == VIDEO_MP4) {
+        v->sws = sws_getContext(w, h, AV_PIX_FMT_RGBA, w, h, AV_PIX_FMT_YUV420P, SWS_BILINEAR, NULL, NULL, NULL);
+        if (!v->sws) {
+            rc = AVERROR(ENOMEM);
+            goto fail;
+        }
+        const int *bt709 = sws_getCoefficients(SWS_CS_ITU709);
+        sws_setColorspaceDetails(v->sws, bt709, 1, bt709, 0, 0, 1 << 16, 1 << 16);
+    } else {
+        v->pal.key = calloc(HIST_SIZE, sizeof *v->pal.key);
+        v->pal.hist = malloc(sizeof *v->pal.hist * HIST_SIZE);
+        v->pal.index = malloc(sizeof *v->pal.index * HIST_SIZE);
+        if (!v->pal.key || !v->pal.hist || !v->pal.index) {
+            rc = AVERROR(ENOMEM);
+            goto fail;
+        }
+    }
+    // the file: created exclusively beside path, renamed by video_close
+    v->f = temp_file_create(path, v->tmp, sizeof v->tmp);
+    if (!v->f) {
+        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
+        writer_free(v);
+        return NULL;
+    }
+    unsigned char *buf = av_malloc(IO_BUF);
+    if (!buf || !(v->oc->pb = avio_alloc_context(buf, IO_BUF, 1, v, NULL, io_write, io_seek))) {
+        av_free(buf);
+        rc = AVERROR(ENOMEM);
+        goto fail;
+    }
+    v->oc->flags |= AVFMT_FLAG_CUSTOM_IO;
+    what = "cannot write the header";
+    if ((rc = avformat_write_header(v->oc, NULL)) < 0) goto fail;
+    v->header_written = true;
+    return v;
+fail:
+    av_msg(err, n, v, what, rc);
+    writer_free(v);
+    return NULL;
+}
+
+// Sends frame (NULL: flush) and writes every packet the encoder has ready.
+static int encode(VideoWriter *v, AVFrame *frame)
+{
+    int rc = avcodec_send_frame(v->cc, frame);
+    if (rc < 0) return rc;
+    for (;;) {
+        rc = avcodec_receive_packet(v->cc, v->pkt);
+        if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return 0;
+        if (rc < 0) return rc;
+        if (v->fmt == VIDEO_GIF) { // this frame's delay: up to the next frame's time
+            long i = lround((double)v->pkt->pts * v->fps / 100.0);
+            v->pkt->duration = lround((double)(i + 1) * 100.0 / v->fps) - v->pkt->pts;
+        } else {
+            v->pkt->duration = 1;
+        }
+        av_packet_rescale_ts(v->pkt, v->cc->time_base, v->st->time_base);
+        v->pkt->stream_index = v->st->index;
+        rc = av_interleaved_write_frame(v->oc, v->pkt); // takes the packet's data
+        if (rc < 0) return rc;
+    }
+}
+
+bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, char *err, size_t n)
+{
+    int rc = av_frame_make_writable(v->frame);
+    if (rc < 0) {
+        av_msg(err, n, v, "cannot encode a frame", rc);
+        return false;
+    }
+    if (v->fmt == VIDEO_MP4) {
+        const uint8_t *src[1] = {rgba};
+        int stride[1] = {pitch};
+        sws_scale(v->sws, src, stride, 0, v->h, v->frame->data, v->frame->linesize);
+        v->frame->pts = v->frames;
+    } else {
+        if (!v->pal.ready) { // nothing observed: this frame's colours make the palette
+            if (v->pal.n == 0) palette_observe(&v->pal, rgba, pitch, v->w, v->h);
+            if (!palette_make(&v->pal)) {
+                snprintf(err, n, "%.*s: out of memory choosing the colours", PATH_IN_MSG, v->path);
+                return false;
+            }
+        }
+        palette_map(&v->pal, rgba, pitch, v->w, v->h, v->frame->data[0], v->frame->linesize[0]);
+        uint32_t *pal = (uint32_t *)(void *)v->frame->data[1];
+        for (int i = 0; i < 256; i++) pal[i] = i < v->pal.n_pal ? 0xFF000000u | v->pal.pal[i] : 0; // 255: transparent
+        v->frame->pts = lround((double)v->frames * 100.0 / v->fps);
+    }
+    if ((rc = encode(v, v->frame)) < 0) {
+        av_msg(err, n, v, "cannot encode a frame", rc);
+        return false;
+    }
+    v->frames++;
+    return true;
+}
+
+bool video_close(VideoWriter *v, bool keep, char *err, size_t n)
+{
+    if (!v) return true;
+    bool ok = keep;
+    if (keep) {
+        int rc = encode(v, NULL);
+        if (rc >= 0) rc = av_write_trailer(v->oc);
+        v->trailer_written = true;
+        if (rc >= 0) avio_flush(v->oc->pb);
+        if (rc < 0 || v->io_errno || v->oc->pb->error) {
+            av_msg(err, n, v, "cannot write", rc < 0 ? rc : v->oc->pb->error);
+            ok = false;
+        }
+        if (ok && (fflush(v->f) != 0 || ferror(v->f))) {
+            snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, v->path, strerror(errno));
+            ok = false;
+        }
+        FILE *f = v->f;
+        v->f = NULL;
+        if (fclose(f) != 0 && ok) {
+            snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, v->path, strerror(errno));
+            ok = false;
+        }
+        if (ok && rename(v->tmp, v->path) != 0) {
+            snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, v->path, strerror(errno));
+            ok = false;
+        }
+        if (!ok) unlink(v->tmp);
+    }
+    writer_free(v); // (!keep: closes and removes the temporary file)
+    return ok || !keep;
+}

@@ -1,0 +1,67 @@
+#!/bin/sh
+# --handout FILE.pdf LESSON (issue 14): a title page and one page a stage, A4 or
+# US letter; each stage page's text (pdftotext) holds the stage's title, its
+# formula and the numbers --dump gives for its result (batch 0, head 0); Chinese
+# with --lang zh; fonts embedded; every shipped lesson; bad options are one line
+# and exit 2, a write that fails exits 1 and leaves no file.
+B=${BUILD:-build}
+bin="$B/attnviz"
+fails=0
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+lesson=lessons/arange-2x4x4.json
+"$bin" --dump "$lesson" >"$tmp/dump.json"
+"$bin" --describe "$lesson" >"$tmp/desc.json"
+env -u DISPLAY "$bin" --handout "$tmp/a4.pdf" "$lesson" >"$tmp/out" 2>"$tmp/err" || fail "handout exited $?: $(cat "$tmp/err")"
+grep -q "^handout: 14 pages to $tmp/a4.pdf" "$tmp/out" || fail "no summary line: $(cat "$tmp/out")"
+pdfinfo "$tmp/a4.pdf" | grep -q 'Pages: *14' || fail "A4 handout: not 14 pages (title + 13 stages)"
+pdfinfo "$tmp/a4.pdf" | grep -q 'Page size: *595.* x 841.* (A4)' || fail "not A4: $(pdfinfo "$tmp/a4.pdf" | grep 'Page size')"
+pdffonts "$tmp/a4.pdf" | awk 'NR > 2 && $(NF-4) != "yes" { bad = 1 } END { exit bad }' || fail "a font is not embedded"
+python3 - "$tmp/a4.pdf" "$tmp/dump.json" "$tmp/desc.json" <<'PY' || fail "handout text does not match the lesson"
+import json, subprocess, sys
+pdf, dump, desc = sys.argv[1:4]
+stages = {s["name"]: s for s in json.load(open(dump))["stages"]}
+frames = json.load(open(desc))["frames"]
+def page(k):
+    return subprocess.run(["pdftotext", "-f", str(k), "-l", str(k), pdf, "-"], capture_output=True, text=True, check=True).stdout
+first = page(1)
+assert "Contents" in first and "arange" in first, "title page"
+for k, f in enumerate(frames, 2):
+    t = page(k)
+    words = set(t.split())
+    assert "Step %d of %d" % (k - 1, len(frames)) in t, "page %d: step line" % k
+    assert f["formula"].split()[0] in t, "page %d: formula %r" % (k, f["formula"])
+    assert f["narration"].split()[0] in t, "page %d: narration" % k
+    assert "Shapes" in t and "Formula" in t, "page %d: sections" % k
+    if f["stage"] in ("scores", "attn", "head_out", "q_proj"):
+        st = stages[f["stage"]]
+        n = st["shape"][-1] * st["shape"][-2]
+        want = set("0.00" if "%.2f" % v == "-0.00" else "%.2f" % v for v in st["data"][:n])
+        missing = want - words
+        assert not missing, "page %d (%s): numbers missing %s" % (k, f["stage"], sorted(missing)[:4])
+PY
+env -u DISPLAY "$bin" --handout "$tmp/letter.pdf" --paper letter --lang zh "$lesson" >/dev/null 2>"$tmp/err" || fail "letter/zh exited $?"
+pdfinfo "$tmp/letter.pdf" | grep -q 'Page size: *612 x 792 pts (letter)' || fail "not letter"
+pdftotext -f 1 -l 1 "$tmp/letter.pdf" - | grep -q '目录' || fail "zh handout: no Chinese contents"
+# every shipped lesson (and the L = 256 one: heatmaps as images)
+for l in lessons/*.json tests/big/long-256.json; do
+    env -u DISPLAY "$bin" --handout "$tmp/h.pdf" "$l" >/dev/null 2>"$tmp/err" || fail "$l: exit $?: $(cat "$tmp/err")"
+    n=$("$bin" --dump "$l" 2>/dev/null | grep -c '"name"')
+    [ "$n" -gt 0 ] && { pdfinfo "$tmp/h.pdf" | grep -q "Pages: *$((n + 1))\$" || fail "$l: not $((n + 1)) pages"; }
+done
+# errors: one line
+check() { # exit pattern args...
+    want=$1 pat=$2; shift 2
+    env -u DISPLAY "$bin" "$@" >/dev/null 2>"$tmp/err"; rc=$?
+    [ "$rc" -eq "$want" ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q -- "$pat" "$tmp/err" || fail "$*: exit $rc: $(cat "$tmp/err")"
+}
+check 2 "expected a4 or letter" --handout "$tmp/x.pdf" --paper a5 "$lesson"
+check 2 "needs FILE.pdf and LESSON" --handout "$tmp/x.pdf"
+check 2 "goes with --handout" --paper a4 "$lesson"
+check 2 "heads 0..1" --handout "$tmp/x.pdf" --head 7 "$lesson"
+check 1 "no/such/x.pdf: cannot write" --handout "$tmp/no/such/x.pdf" "$lesson"
+(ulimit -f 8; check 1 "x.pdf: cannot write" --handout "$tmp/x.pdf" "$lesson")
+ls -a "$tmp" | grep -q 'x.pdf' && fail "a failed handout left a file: $(ls -a "$tmp" | grep x.pdf)"
+
+[ "$fails" -eq 0 ] && echo "handout: ok"
+[ "$fails" -eq 0 ]
