@@ -133,7 +133,7 @@ static PanelSpec *add_stage(Layout *L, const Trace *tr, const View *v, int stage
     if (shared) p->kv_group = tr->n_heads / st->t.shape[1];
     snprintf(p->source, sizeof p->source, "%s", st->name);
     bool key_cols = st->kind == STAGE_KIND_SCORES || st->kind == STAGE_KIND_MASKED ||
-                    st->kind == STAGE_KIND_SOFTMAX || st->kind == STAGE_KIND_MASK;
+                    st->kind == STAGE_KIND_SOFTMAX || st->kind == STAGE_KIND_MASK || st->kind == STAGE_KIND_POS_BIAS;
     p->row_axis = st->key_rows ? AXIS_KEY : AXIS_QUERY;
     p->col_axis = key_cols ? AXIS_KEY : AXIS_INDEX;
     if (st->kind == STAGE_KIND_MASK) p->mask = p->data; // 0 cells get the masked look
@@ -1096,7 +1096,8 @@ const char *scene_step_key(const Trace *tr, StepId step, char *buf, size_t n)
 {
     // the scores step is labelled by what it computes: QKᵀ/√dₖ, QKᵀ/s or QKᵀ
     const char *suffix = "";
-    if (step == STEP_SCORES) suffix = tr->scale == 1.0f ? "_noscale" : scale_is_sqrt_dk(tr) ? "" : "_custom";
+    if (step == STEP_SCORES)
+        suffix = tr->scale == 1.0f ? "_noscale" : !scale_is_sqrt_dk(tr) ? "_custom" : tr->alibi ? "_alibi" : "";
     snprintf(buf, n, "step.%s%s", step_name(step), suffix);
     return buf;
 }
