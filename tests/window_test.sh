@@ -63,7 +63,7 @@ for _ in $(seq 1 50); do [ -f "$HO" ] && break; sleep 0.2; done
 [ "$(pdfinfo "$HO" 2>/dev/null | sed -n 's/^Pages: *//p')" = $((stages + 1)) ] || fail "E 2 did not write a $((stages + 1))-page handout at $HO"
 xdotool key --window "$WID" e 3
 MP=$TMP/attnviz-export-arange-2x4x4-2
-for _ in $(seq 1 150); do [ -f "$MP/frames.json" ] && break; sleep 0.2; done
+for _ in $(seq 1 300); do [ -f "$MP/frames.json" ] && break; sleep 0.2; done
 grep -q '"complete": true' "$MP/frames.json" 2>/dev/null || fail "E 3 did not finish an MP4 export in $MP"
 n=$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of default=nw=1:nk=1 "$MP/frames.mp4" 2>/dev/null)
 [ "$n" = $((stages * 48)) ] || fail "E 3: the MP4 has $n frames, expected $((stages * 48))"
@@ -78,4 +78,4 @@ differ nohelp resized || fail "nothing changed after the resize"
 window_quit
 echo "window_test: ok"
 INNER
-window_test_run 120
+window_test_run 180
