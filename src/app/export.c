@@ -359,6 +359,7 @@ struct ExportJob {
     // GIF, MP4: frames drawn like PNGs, encoded in order on the caller's thread
     VideoWriter *video;
     unsigned char *rgba;       // the frame read back
+    int observed;              // GIF: frames drawn for the palette so far
 };
 
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
@@ -565,24 +566,6 @@ static bool vector_finish(ExportJob *j, bool complete)
     return ok || !complete;
 }
 
-// GIF: every planned frame drawn once before the first is encoded, for the
-// palette (video_observe); false when interrupted meanwhile.
-static bool video_prepass(ExportJob *j, Canvas *c, const View *base)
-{
-    for (int i = 0; i < j->n_frames; i++) {
-        if (g_signal) return false;
-        View v = *base;
-        v.stage = j->plan[i].stage, v.anim = j->plan[i].anim;
-        v.batch = j->o.batch, v.head = j->o.head;
-        v.playing = false;
-        view_reset_zoom(&v);
-        render_frame(c, j->tr, &v, NULL);
-        if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, j->e.w * 4) != 0) return false;
-        video_observe(j->video, j->rgba, j->e.w * 4);
-    }
-    return true;
-}
-
 // The frame just drawn on c, read back and encoded into the animation.
 static bool video_step(ExportJob *j, Canvas *c)
 {
@@ -636,17 +619,31 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
         pthread_mutex_unlock(&e->mu);
         return false;
     }
+    // GIF: first every planned frame once, one a call (the window stays
+    // responsive), for the palette of the whole animation (video_observe)
+    bool observing = j->video && video_wants_observe(j->video) && j->observed < j->n_frames;
+    int k = observing ? j->observed : j->next;
     // the frame alone (no overlays: render_frame gets none) at the plan's stage,
     // not zoomed, not playing
     View v = *base;
-    v.stage = j->plan[j->next].stage;
-    v.anim = j->plan[j->next].anim;
+    v.stage = j->plan[k].stage;
+    v.anim = j->plan[k].anim;
     v.batch = j->o.batch, v.head = j->o.head;
     v.playing = false;
     view_reset_zoom(&v);
     if (j->vec) return vector_step(j, c, &v);
-    if (j->video && video_wants_observe(j->video) && !video_prepass(j, c, base)) return false;
     render_frame(c, j->tr, &v, NULL);
+    if (observing) {
+        if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, e->w * 4) != 0) {
+            pthread_mutex_lock(&e->mu);
+            if (!e->err[0]) snprintf(e->err, sizeof e->err, "cannot read the frame's pixels: %s", SDL_GetError());
+            pthread_mutex_unlock(&e->mu);
+            return false;
+        }
+        video_observe(j->video, j->rgba, e->w * 4);
+        j->observed++;
+        return true;
+    }
     if (j->video) return video_step(j, c);
     // wait for a free buffer, then hand the pixels to an encoder
     pthread_mutex_lock(&e->mu);
