@@ -242,9 +242,9 @@ install: $(B)/attnviz $(B)/icons/stamp
 	install -m 644 assets/lang/*.txt $(DESTDIR)$(PKGDATADIR)/assets/lang/
 	install -m 644 lessons/*.json lessons/README.md $(DESTDIR)$(PKGDATADIR)/lessons/
 	install -m 755 lessons/from_torch.py $(DESTDIR)$(PKGDATADIR)/lessons/
-	install -m 644 data/$(APP_ID).desktop $(DESTDIR)$(DATAROOT)/applications/
-	install -m 644 data/$(APP_ID).metainfo.xml $(DESTDIR)$(DATAROOT)/metainfo/
-	install -m 644 data/attnviz.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 assets/install/$(APP_ID).desktop $(DESTDIR)$(DATAROOT)/applications/
+	install -m 644 assets/install/$(APP_ID).metainfo.xml $(DESTDIR)$(DATAROOT)/metainfo/
+	install -m 644 assets/install/attnviz.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 644 $(B)/icons/$(APP_ID).svg $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps/
 	@for s in $(ICON_SIZES); do \
 	  install -d $(DESTDIR)$(DATAROOT)/icons/hicolor/$${s}x$${s}/apps && \
