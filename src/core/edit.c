@@ -549,6 +549,9 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     dst->n_steps = src->n_steps;
     dst->step_keys = dup_strings(src->step_keys, src->n_steps, &ok);
     for (int l = 0; l < LANG_COUNT; l++) dst->step_text[l] = dup_strings(src->step_text[l], src->n_steps, &ok);
+    dst->n_notes = src->n_notes;
+    dst->note_keys = dup_strings(src->note_keys, src->n_notes, &ok);
+    for (int l = 0; l < LANG_COUNT; l++) dst->note_text[l] = dup_strings(src->note_text[l], src->n_notes, &ok);
     if (!ok) lesson_free(dst);
     return ok;
 }

@@ -39,6 +39,10 @@ typedef struct Lesson {
     int n_steps;
     char **step_keys;
     char **step_text[LANG_COUNT];
+    // The teacher's notes ("notes"), keyed the same way; shown only in the presenter window.
+    int n_notes;
+    char **note_keys;
+    char **note_text[LANG_COUNT];
 } Lesson;
 
 // Loads and validates path. On failure returns false and writes one line
@@ -61,6 +65,8 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
 const char *lesson_title(const Lesson *ls, Lang lang);
 // Narration for a stage name or step name; NULL when the lesson has none.
 const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang);
+// The teacher's notes for a stage or step name; NULL when the lesson has none.
+const char *lesson_note_text(const Lesson *ls, const char *key, Lang lang);
 
 // The weight tensors of a lesson, by slot: w_q b_q w_k b_k w_v b_v w_o b_o ffn_w1 ffn_b1
 // ffn_w2 ffn_b2 norm_weight norm_bias ffn_norm_weight ffn_norm_bias (the JSON names).
