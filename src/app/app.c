@@ -24,6 +24,7 @@
 #include "picker.h"
 #include "playback.h"
 #include "png_write.h"
+#include "presenter.h"
 #include "render.h"
 #include "session.h"
 #include "text.h"
@@ -79,6 +80,8 @@ typedef struct App {
     unsigned heatmap_gen;      // lab.gen the heatmap images were drawn for (values change in place)
     bool title_edited;         // the window's title says "(edited)"
     char stage_name[STAGE_NAME_MAX]; // the stage on screen, found again after an edit (sync_stage)
+    Presenter *pres;           // the presenter window (--presenter, F5), NULL when closed
+    bool black;                // "." : the audience window shows black
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -547,6 +550,42 @@ static void lab_after(App *a)
     }
 }
 
+// ---- presenter mode (presenter.c): F5, ".", the second window ------------------
+
+// F5 (and --presenter): the presenter window opens (if it is not open), the lesson
+// starts over from its first stage, settled, and the elapsed timer from 0.
+static void present_from_start(App *a)
+{
+    if (!a->pres) {
+        int w, h;
+        SDL_GetWindowSize(a->win, &w, &h);
+        char err[MSG_MAX];
+        a->pres = presenter_create(a->win, a->opt->font_path, a->v.lang, w, h, err, sizeof err);
+        if (!a->pres) {
+            cli_error(stderr, "attnviz: %s", err);
+            toast(a, "app.presenter_failed", err);
+            a->toast_left = ERROR_TOAST_SECONDS;
+            return;
+        }
+        SDL_RaiseWindow(a->win);
+    }
+    playback_goto(&a->pb, 0, false);
+    a->black = false;
+    presenter_restart_clock(a->pres);
+}
+
+static void present_frame(App *a)
+{
+    if (!a->pres) return;
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    char t[LESSON_MAX_TEXT + 64];
+    PresenterFrame f = {lab_trace(&a->lab, a->session), &a->v, &a->ov, w, h, a->black,
+                        session_edited(a->session), a->lab.gen,
+                        session_title(a->session, a->v.lang, t, sizeof t)};
+    presenter_draw(a->pres, &f);
+}
+
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {
     SDL_Keycode sym = k->keysym.sym;
@@ -616,6 +655,12 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         break;
     case SDLK_l: switch_lang(a); break;
     case SDLK_o: open_picker(a); break;
+    case SDLK_F5: present_from_start(a); break;
+    case SDLK_PERIOD: // black screen, as in presentation software
+        a->black = !a->black;
+        if (a->black) toast(a, "app.black", NULL);
+        else a->toast_left = 0.0;
+        break;
     default:
         if (sym >= SDLK_1 && sym <= SDLK_9) step_digit(a, (int)(sym - SDLK_0));
         break;
@@ -635,6 +680,12 @@ static void on_click(App *a, int wx, int wy)
 
 static void handle_event(App *a, const SDL_Event *e)
 {
+    // the presenter window's mouse and window events are its own; its keys are ours
+    if (a->pres && presenter_owns_event(a->pres, e)) {
+        if (presenter_event(a->pres, e)) presenter_destroy(a->pres), a->pres = NULL;
+        return;
+    }
+    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) a->quit = true; // the audience's
     if (lessons_event(a, e)) return;
     switch (e->type) {
     case SDL_QUIT: a->quit = true; break;
@@ -783,6 +834,7 @@ int app_run(const AppOptions *opt)
     picker_init(&a->picker);
     lab_init(&a->lab);
     a->lab.before_edit = lab_before_edit, a->lab.ctx = a;
+    if (opt->presenter) present_from_start(a);
 
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     bool software = false;
@@ -829,8 +881,10 @@ int app_run(const AppOptions *opt)
         const Layout *Lp = current_layout(a);
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
         a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing;
-        render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
+        if (a->black) paint_clear(&c, (Rgb){0, 0, 0});
+        else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
         SDL_RenderPresent(a->r);
+        present_frame(a);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
         if (a->trim_pending) {
 #ifdef __GLIBC__
@@ -844,6 +898,7 @@ int app_run(const AppOptions *opt)
 done:
     // De-initialization
     if (a->export_job) export_complete(a);
+    presenter_destroy(a->pres);
     heatmap_cache_flush(a->heatmaps);
     if (a->fonts) fonts_flush(a->fonts);
     if (a->r) SDL_DestroyRenderer(a->r);

@@ -11,6 +11,7 @@ typedef struct AppOptions {
     int lang;                  // Lang of lesson.h
     int width, height;         // initial window size
     bool fullscreen;
+    bool presenter;            // --presenter: open the presenter window too (presenter.h)
     const struct SessionEdits *edits; // --set edits applied on opening (NULL: none)
 } AppOptions;
 

@@ -39,6 +39,8 @@ static void usage(FILE *f)
           "  --lang en|zh       interface and narration language (default: from LANG)\n"
           "  --size WxH         initial window size (default 1280x720)\n"
           "  --fullscreen       start in fullscreen\n"
+          "  --presenter        two windows: the audience's (the frame only; fullscreen on a second\n"
+          "                     display) and the presenter's (next stage, narration, notes, timer)\n"
           "  --lessons DIR      also list the lessons in DIR in the lesson picker (O)\n"
           "  --set KEY=VALUE    edit the lesson first (repeatable; with the window, --dump, --print,\n"
           "                     --describe, --export, --save), e.g. 'input.query[0,1,2]=5',\n"
@@ -114,7 +116,7 @@ int main(int argc, char **argv)
     // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported
     // (export, S, E), instead of SIGXFSZ killing the process mid-file.
     signal(SIGXFSZ, SIG_IGN);
-    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, NULL};
+    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, false, NULL};
     bool have_lesson = false;
     ExportOptions ex;
     export_options_init(&ex);
@@ -211,6 +213,8 @@ int main(int argc, char **argv)
                 return usage_error("--lessons: \"%s\" is not a directory", opt.lessons_dir);
         } else if (strcmp(a, "--fullscreen") == 0) {
             opt.fullscreen = true;
+        } else if (strcmp(a, "--presenter") == 0) {
+            opt.presenter = true;
         } else if (strcmp(a, "--export") == 0) {
             if (++i >= argc) return usage_error("%s needs DIR and LESSON", a);
             export_dir = argv[i];

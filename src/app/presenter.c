@@ -1,0 +1,328 @@
+// presenter.c — the presenter window: what the audience sees (small), the next
+// stage, narration + teacher's notes, the step list, elapsed time and the clock.
+//
+// Both small frames are drawn by render_frame into target textures of this
+// window's renderer (the single drawing path, at their own size: the layout
+// reflows, numbers are never drawn below their readable size); the rest is
+// paint primitives. Nothing here decides what a key does: the app does, for both
+// windows.
+#include "presenter.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "heatmap.h"
+#include "i18n.h"
+#include "layout.h"
+#include "paint.h"
+#include "render.h"
+#include "scene.h"
+#include "text.h"
+
+#define PRES_TEXT_MAX 4400
+
+typedef struct Thumb {
+    SDL_Texture *tex;
+    int w, h;
+    HeatmapCache *heatmaps;
+} Thumb;
+
+struct Presenter {
+    SDL_Window *win;
+    SDL_Renderer *r;
+    Fonts *fonts;
+    Thumb now, next;
+    Uint64 start_ms;
+    unsigned gen;
+    bool software;
+    char text[PRES_TEXT_MAX];  // narration of the stage on screen
+};
+
+static void thumb_free(Thumb *t)
+{
+    if (t->tex) SDL_DestroyTexture(t->tex);
+    heatmap_cache_destroy(t->heatmaps);
+    memset(t, 0, sizeof *t);
+}
+
+Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang lang, int w, int h, char *err,
+                            size_t err_len)
+{
+    Presenter *p = SDL_calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    int displays = SDL_GetNumVideoDisplays();
+    int here = audience ? SDL_GetWindowDisplayIndex(audience) : 0;
+    if (here < 0) here = 0;
+    int mine = displays >= 2 ? (here == 0 ? 0 : here) : 0;
+    if (displays >= 2 && audience) {
+        // the audience on the other display, fullscreen; the teacher keeps this one
+        int other = mine == 0 ? 1 : 0;
+        SDL_SetWindowFullscreen(audience, 0);
+        SDL_SetWindowPosition(audience, (int)SDL_WINDOWPOS_CENTERED_DISPLAY(other),
+                              (int)SDL_WINDOWPOS_CENTERED_DISPLAY(other));
+        SDL_SetWindowFullscreen(audience, SDL_WINDOW_FULLSCREEN_DESKTOP);
+    }
+    char title[600];
+    const char *args[] = {""};
+    i18n_fmt(title, sizeof title, lang, "pres.title", 1, args);
+    p->win = SDL_CreateWindow(title, (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine), (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine),
+                              w, h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    if (p->win) {
+        SDL_SetWindowMinimumSize(p->win, 640, 400);
+        p->r = SDL_CreateRenderer(p->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_TARGETTEXTURE);
+        if (!p->r) p->r = SDL_CreateRenderer(p->win, -1, SDL_RENDERER_SOFTWARE);
+    }
+    if (!p->r) {
+        snprintf(err, err_len, "cannot open the presenter window: %s", SDL_GetError());
+        presenter_destroy(p);
+        return NULL;
+    }
+    SDL_RendererInfo info;
+    if (SDL_GetRendererInfo(p->r, &info) == 0) p->software = (info.flags & SDL_RENDERER_SOFTWARE) != 0;
+    p->fonts = fonts_create(font_path, lang, err, err_len);
+    p->now.heatmaps = heatmap_cache_create();
+    p->next.heatmaps = heatmap_cache_create();
+    if (!p->fonts || !p->now.heatmaps || !p->next.heatmaps) {
+        if (p->fonts) snprintf(err, err_len, "out of memory");
+        presenter_destroy(p);
+        return NULL;
+    }
+    p->start_ms = SDL_GetTicks64();
+    return p;
+}
+
+void presenter_destroy(Presenter *p)
+{
+    if (!p) return;
+    // textures before their renderer, the renderer before its window
+    if (p->now.heatmaps) heatmap_cache_flush(p->now.heatmaps);
+    if (p->next.heatmaps) heatmap_cache_flush(p->next.heatmaps);
+    thumb_free(&p->now);
+    thumb_free(&p->next);
+    if (p->fonts) fonts_flush(p->fonts);
+    if (p->r) SDL_DestroyRenderer(p->r);
+    if (p->win) SDL_DestroyWindow(p->win);
+    fonts_destroy(p->fonts);
+    SDL_free(p);
+}
+
+static Uint32 event_window(const SDL_Event *e)
+{
+    switch (e->type) {
+    case SDL_MOUSEMOTION: return e->motion.windowID;
+    case SDL_MOUSEBUTTONDOWN:
+    case SDL_MOUSEBUTTONUP: return e->button.windowID;
+    case SDL_MOUSEWHEEL: return e->wheel.windowID;
+    case SDL_WINDOWEVENT: return e->window.windowID;
+    case SDL_DROPFILE:
+    case SDL_DROPBEGIN:
+    case SDL_DROPCOMPLETE: return e->drop.windowID;
+    default: return 0;
+    }
+}
+
+bool presenter_owns_event(const Presenter *p, const SDL_Event *e)
+{
+    Uint32 id = event_window(e);
+    return p && id != 0 && id == SDL_GetWindowID(p->win);
+}
+
+bool presenter_event(Presenter *p, const SDL_Event *e)
+{
+    (void)p;
+    if (e->type == SDL_DROPFILE) SDL_free(e->drop.file); // lessons are dropped on the audience window
+    return e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE;
+}
+
+void presenter_restart_clock(Presenter *p)
+{
+    if (p) p->start_ms = SDL_GetTicks64();
+}
+
+const char *presenter_notes(const Trace *tr, const View *v)
+{
+    if (!v->lesson || v->stage < 0 || v->stage >= tr->n) return NULL;
+    const Stage *st = &tr->stages[v->stage];
+    const char *n = lesson_note_text(v->lesson, st->name, v->lang);
+    return n ? n : lesson_note_text(v->lesson, step_name(st->step), v->lang);
+}
+
+// Renders v (with ov) into t at w×h: the same render_frame as the audience window.
+static void thumb_draw(Presenter *p, Thumb *t, int w, int h, const Trace *tr, const View *v, const Overlays *ov)
+{
+    if (w < 16 || h < 16) return;
+    if (!t->tex || t->w != w || t->h != h) {
+        if (t->tex) SDL_DestroyTexture(t->tex);
+        heatmap_cache_flush(t->heatmaps); // its images were drawn for the old size
+        t->tex = SDL_CreateTexture(p->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, w, h);
+        t->w = w, t->h = h;
+        if (!t->tex) return;
+    }
+    if (SDL_SetRenderTarget(p->r, t->tex) != 0) return;
+    Canvas c = {p->r, p->fonts, t->heatmaps};
+    render_frame(&c, tr, v, ov);
+    SDL_SetRenderTarget(p->r, NULL);
+}
+
+// The largest rectangle of aspect aw:ah inside box, centred horizontally, at its top.
+static Rect fit_aspect(Rect box, int aw, int ah)
+{
+    if (aw <= 0 || ah <= 0) aw = 16, ah = 9;
+    int w = box.w, h = (int)((long)box.w * ah / aw);
+    if (h > box.h) h = box.h, w = (int)((long)box.h * aw / ah);
+    return (Rect){box.x + (box.w - w) / 2, box.y, w, h};
+}
+
+// The step label of StepId s as the timeline shows it.
+static const char *step_label(const Trace *tr, StepId s, Lang lang, char *buf, size_t n)
+{
+    return i18n_get(lang, scene_step_key(tr, s, buf, n));
+}
+
+static void draw_steps(Canvas *cv, Rect box, const Trace *tr, const View *v, float s)
+{
+    int px = paint_px(s, 17), row = paint_px(s, 26);
+    paint_text(cv, FONT_BOLD, paint_px(s, 15), THEME.muted, 255, box.x, box.y, ALIGN_LEFT, i18n_get(v->lang, "pres.steps"));
+    int y = box.y + paint_px(s, 24), k = 0;
+    StepId cur = tr->stages[v->stage].step;
+    char key[64], line[160];
+    bool past = true;
+    for (int i = 0; i < tr->n && y + row <= box.y + box.h; i++) {
+        if (i > 0 && tr->stages[i].step == tr->stages[i - 1].step) continue;
+        StepId id = tr->stages[i].step;
+        bool on = id == cur;
+        if (on) past = false;
+        snprintf(line, sizeof line, "%d  %s", ++k, step_label(tr, id, v->lang, key, sizeof key));
+        if (on) paint_fill(cv, THEME.accent, 255, box.x, y, box.w, row);
+        paint_text(cv, on ? FONT_BOLD : FONT_SANS, px, on ? THEME.white : past ? THEME.muted : THEME.ink, 255,
+                   box.x + paint_px(s, 8), y + (row - px * 5 / 4) / 2, ALIGN_LEFT, line);
+        y += row;
+    }
+}
+
+void presenter_draw(Presenter *p, const PresenterFrame *f)
+{
+    const Trace *tr = f->tr;
+    const View *v = f->v;
+    if (f->gen != p->gen) { // the numbers changed in place: images drawn from them are stale
+        heatmap_cache_flush(p->now.heatmaps);
+        heatmap_cache_flush(p->next.heatmaps);
+        p->gen = f->gen;
+    }
+    int w, h;
+    SDL_GetRendererOutputSize(p->r, &w, &h);
+    float s = (float)w / 1280.0f < (float)h / 720.0f ? (float)w / 1280.0f : (float)h / 720.0f;
+    if (s < 0.5f) s = 0.5f;
+    int m = paint_px(s, 14), px_head = paint_px(s, 16), px_big = paint_px(s, 30);
+    Lang lang = v->lang;
+    char buf[256], a1[64], a2[64];
+
+    // the small frames first: they switch the render target
+    int left_w = (w - 3 * m) * 60 / 100, right_w = w - 3 * m - left_w;
+    int top = m + px_big * 3 / 2;
+    Rect now_box = fit_aspect((Rect){m, top + px_head * 3 / 2, left_w, (h - top) * 52 / 100}, f->audience_w, f->audience_h);
+    Rect next_box = fit_aspect((Rect){2 * m + left_w, top + px_head * 3 / 2, right_w, (h - top) * 40 / 100},
+                               f->audience_w, f->audience_h);
+    Overlays ov = {0};
+    if (f->ov) { // what the audience sees over the frame (never the toast, picker or help)
+        ov = *f->ov;
+        ov.hover = false, ov.help = false, ov.toast = NULL, ov.picker = NULL, ov.lab = NULL;
+        ov.export_total = 0, ov.edit_label = NULL;
+    }
+    if (!f->black) thumb_draw(p, &p->now, now_box.w, now_box.h, tr, v, &ov);
+    bool has_next = v->stage + 1 < tr->n;
+    View nv = *v;
+    if (has_next) {
+        nv.stage = v->stage + 1, nv.anim = 1.0f, nv.playing = false;
+        view_reset_zoom(&nv);
+        thumb_draw(p, &p->next, next_box.w, next_box.h, tr, &nv, NULL);
+    }
+
+    Canvas cv = {p->r, p->fonts, NULL};
+    paint_clear(&cv, THEME.bg);
+    // top line: the lesson, the elapsed time and the clock (large: read at a glance)
+    Uint64 el = (SDL_GetTicks64() - p->start_ms) / 1000;
+    snprintf(a1, sizeof a1, "%02u:%02u:%02u", (unsigned)(el / 3600), (unsigned)(el / 60 % 60), (unsigned)(el % 60));
+    time_t now = time(NULL);
+    struct tm tmv;
+    if (localtime_r(&now, &tmv)) strftime(a2, sizeof a2, "%H:%M", &tmv);
+    else snprintf(a2, sizeof a2, "--:--");
+    const char *ta[] = {a1, a2};
+    i18n_fmt(buf, sizeof buf, lang, "pres.time", 2, ta);
+    int tw = paint_text_width(&cv, FONT_BOLD, px_big, buf);
+    paint_text(&cv, FONT_BOLD, px_big, THEME.ink, 255, w - m - tw, m, ALIGN_LEFT, buf);
+    char fit[600];
+    paint_text(&cv, FONT_BOLD, px_head, THEME.muted, 255, m, m + (px_big - px_head) / 2, ALIGN_LEFT,
+               paint_fit_text(&cv, FONT_BOLD, px_head, f->title ? f->title : "", w - 3 * m - tw, fit, sizeof fit));
+
+    // now: the audience's frame, small
+    char key[64], n1[16], n2[16];
+    int k = 0, n_steps = 0;
+    for (int i = 0; i < tr->n; i++) {
+        if (i > 0 && tr->stages[i].step == tr->stages[i - 1].step) continue;
+        n_steps++;
+        if (i <= v->stage) k = n_steps;
+    }
+    snprintf(n1, sizeof n1, "%d", k), snprintf(n2, sizeof n2, "%d", n_steps);
+    const char *na[] = {n1, n2, step_label(tr, tr->stages[v->stage].step, lang, key, sizeof key)};
+    i18n_fmt(buf, sizeof buf, lang, "pres.now", 3, na);
+    paint_text(&cv, FONT_BOLD, px_head, THEME.accent, 255, now_box.x, top, ALIGN_LEFT, buf);
+    if (f->black) {
+        paint_fill(&cv, (Rgb){0, 0, 0}, 255, now_box.x, now_box.y, now_box.w, now_box.h);
+        paint_text_wrapped(&cv, FONT_BOLD, px_head, 10, THEME.white, 255,
+                           (Rect){now_box.x + m, now_box.y + now_box.h / 2 - px_head, now_box.w - 2 * m, now_box.h / 2},
+                           i18n_get(lang, "pres.black"));
+    } else if (p->now.tex) {
+        SDL_RenderCopy(p->r, p->now.tex, NULL, &(SDL_Rect){now_box.x, now_box.y, now_box.w, now_box.h});
+    }
+    paint_frame(&cv, THEME.accent, 255, now_box.x - 2, now_box.y - 2, now_box.w + 4, now_box.h + 4, 2);
+
+    // next: the following stage, settled
+    int rx = 2 * m + left_w;
+    if (has_next) {
+        const char *xa[] = {step_label(tr, tr->stages[nv.stage].step, lang, key, sizeof key)};
+        i18n_fmt(buf, sizeof buf, lang, "pres.next", 1, xa);
+        paint_text(&cv, FONT_BOLD, px_head, THEME.muted, 255, rx, top, ALIGN_LEFT, buf);
+        if (p->next.tex) SDL_RenderCopy(p->r, p->next.tex, NULL, &(SDL_Rect){next_box.x, next_box.y, next_box.w, next_box.h});
+        paint_frame(&cv, THEME.slot, 255, next_box.x - 1, next_box.y - 1, next_box.w + 2, next_box.h + 2, 1);
+    } else {
+        paint_text(&cv, FONT_BOLD, px_head, THEME.muted, 255, rx, top, ALIGN_LEFT, i18n_get(lang, "pres.end"));
+        paint_fill(&cv, THEME.narr_bg, 255, next_box.x, next_box.y, next_box.w, next_box.h);
+    }
+
+    // the step list under the preview
+    Rect steps = {rx, next_box.y + next_box.h + m, right_w, h - (next_box.y + next_box.h + m) - m};
+    draw_steps(&cv, steps, tr, v, s);
+
+    // narration, then the teacher's notes (only here, never on the audience's window)
+    int y = now_box.y + now_box.h + m;
+    int avail = h - m - y, gap = paint_px(s, 8);
+    if (avail > 4 * px_head) {
+        Rect nb = {m, y, left_w, avail * 42 / 100};
+        paint_fill(&cv, THEME.narr_bg, 255, nb.x, nb.y, nb.w, nb.h);
+        paint_text(&cv, FONT_BOLD, paint_px(s, 14), THEME.muted, 255, nb.x + gap, nb.y + gap / 2, ALIGN_LEFT,
+                   i18n_get(lang, "pres.narration"));
+        int hh = paint_px(s, 14) * 3 / 2;
+        paint_text_wrapped(&cv, FONT_SANS, paint_px(s, 16), 10, THEME.ink, 255,
+                           (Rect){nb.x + gap, nb.y + hh, nb.w - 2 * gap, nb.h - hh - gap / 2},
+                           scene_narration(tr, v, p->text, sizeof p->text));
+        Rect tb = {m, nb.y + nb.h + gap, left_w, h - m - (nb.y + nb.h + gap)};
+        const Rgb note_bg = {255, 246, 214}, note_edge = {214, 160, 20};
+        paint_fill(&cv, note_bg, 255, tb.x, tb.y, tb.w, tb.h);
+        paint_fill(&cv, note_edge, 255, tb.x, tb.y, paint_px(s, 5), tb.h);
+        const char *head = i18n_get(lang, "pres.notes");
+        int hw = paint_text(&cv, FONT_BOLD, paint_px(s, 14), THEME.ink, 255, tb.x + 2 * gap, tb.y + gap / 2, ALIGN_LEFT, head);
+        const char *notes = presenter_notes(tr, v);
+        if (notes && f->edited)
+            paint_text(&cv, FONT_SANS, paint_px(s, 14), THEME.error_ink, 255, tb.x + 3 * gap + hw, tb.y + gap / 2,
+                       ALIGN_LEFT, i18n_get(lang, "pres.notes_original"));
+        paint_text_wrapped(&cv, FONT_SANS, paint_px(s, 21), 11, notes ? THEME.ink : THEME.muted, 255,
+                           (Rect){tb.x + 2 * gap, tb.y + hh, tb.w - 3 * gap, tb.h - hh - gap / 2},
+                           notes ? notes : i18n_get(lang, "pres.no_notes"));
+    }
+    SDL_RenderPresent(p->r);
+}

@@ -1,0 +1,97 @@
+#!/bin/sh
+# Presenter mode under Xvfb (a screen wide enough for both windows side by side):
+#  - attnviz --presenter opens two top-level windows: the audience's and the presenter's;
+#  - the teacher's notes (their box colour) are in the presenter window, never the audience's;
+#  - → typed in the presenter window changes both windows (S names the stage: mask);
+#  - "." blacks the audience window out and back; End then F5 in the presenter
+#    window starts over from the first stage (input);
+#  - Esc exits 0 from the presenter window, and (second run) from the audience window.
+# Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
+. "$(dirname "$0")/window_lib.sh"
+window_test_begin window_presenter_test xdotool import convert
+cat >"$TMP/inner.sh" <<'INNER'
+#!/bin/sh
+B=$1; TMP=$2; NAME=window_presenter_test
+. "$3"
+export ATTNVIZ_SAVE_DIR="$TMP"
+# presenter_start ARGS...: sets PID, A (the audience window) and P (the presenter's)
+presenter_start() {
+    "$B/attnviz" --presenter "$@" >"$TMP/out.txt" 2>"$TMP/err.txt" &
+    PID=$!
+    n=0
+    for _ in $(seq 1 100); do
+        n=$(xdotool search --onlyvisible --pid "$PID" 2>/dev/null | wc -l)
+        [ "$n" -ge 2 ] && break
+        kill -0 "$PID" 2>/dev/null || fail "exited before its windows opened ($(cat "$TMP/err.txt"))"
+        sleep 0.2
+    done
+    [ "$n" -eq 2 ] || fail "$n top-level windows, expected 2 ($(cat "$TMP/err.txt"))"
+    A= P=
+    for w in $(xdotool search --onlyvisible --pid "$PID"); do
+        if xdotool getwindowname "$w" | grep -q presenter; then P=$w; else A=$w; fi
+    done
+    [ -n "$A" ] && [ -n "$P" ] || fail "no audience and presenter window among the two"
+    xdotool windowmove "$A" 0 0; xdotool windowmove "$P" 1300 0
+    xdotool mousemove 1290 790 # on neither window: no tooltip
+    sleep 1
+}
+# wshot WINDOW NAME: a screenshot of one window
+wshot() { sleep "${3:-0.4}"; import -window "$1" "$TMP/$2.png" 2>/dev/null || fail "screenshot $2"; }
+# has_colour NAME HEX: some pixel of the screenshot has that colour
+has_colour() { [ "$(convert "$TMP/$1.png" -fill black +opaque "$2" -format "%[fx:mean]" info: 2>/dev/null)" != 0 ]; }
+# saved WINDOW: S typed into WINDOW; the stage the newest save names
+saved() {
+    n=$(ls "$TMP"/attnviz-*.png 2>/dev/null | wc -l)
+    xdotool key --window "$1" s
+    for _ in $(seq 1 20); do [ "$(ls "$TMP"/attnviz-*.png 2>/dev/null | wc -l)" -gt "$n" ] && break; sleep 0.2; done
+    ls -t "$TMP"/attnviz-*.png | head -n 1 | sed 's/.*attnviz-[0-9]*-//; s/\.png$//; s/-[0-9]*$//'
+}
+# quit_from WINDOW WHAT: Esc in WINDOW ends the process with status 0 within 5 s
+quit_from() {
+    xdotool key --window "$1" Escape 2>/dev/null # the window may be gone before the key-up
+    for _ in $(seq 1 25); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$PID" 2>/dev/null && fail "$2: still running 5 s after Esc"
+    wait "$PID"; rc=$?
+    [ "$rc" -eq 0 ] || fail "$2: exit status $rc after Esc"
+    PID=
+}
+
+presenter_start --size 1200x675 lessons/causal-decoder.json
+wshot "$A" a0; wshot "$P" p0
+# the notes' box (255, 246, 214) only in the presenter window
+has_colour p0 "#FFF6D6" || fail "no teacher's notes box in the presenter window"
+has_colour a0 "#FFF6D6" && fail "the audience window shows the teacher's notes box"
+# → in the presenter window: both windows change, and the audience's S-save names the next stage
+xdotool key --window "$P" Right
+wshot "$A" a1 2.3; wshot "$P" p1
+differ a0 a1 || fail "→ in the presenter window did not change the audience window"
+differ p0 p1 || fail "→ in the presenter window did not change the presenter window"
+st=$(saved "$A"); [ "$st" = mask ] || fail "after → the audience shows $st, expected mask"
+sleep 3.2 # the save's toast fades
+# . : the audience window goes black (every pixel), and comes back
+xdotool key --window "$P" period
+wshot "$A" black 0.6
+[ "$(convert "$TMP/black.png" -format "%[fx:maxima]" info: 2>/dev/null)" = 0 ] || fail ". did not black out the audience window"
+wshot "$P" pblack
+has_colour pblack "#FFF6D6" || fail "the presenter window lost its notes during the black screen"
+xdotool key --window "$A" period
+wshot "$A" back 0.6
+[ "$(convert "$TMP/back.png" -format "%[fx:maxima]" info: 2>/dev/null)" != 0 ] || fail ". again did not bring the frame back"
+# End, then F5 in the presenter window: the first stage again
+xdotool key --window "$P" End
+sleep 0.5
+st=$(saved "$A"); [ "$st" = output ] || fail "End showed $st, expected output"
+xdotool key --window "$P" F5
+sleep 0.5
+st=$(saved "$P"); [ "$st" = input ] || fail "F5 showed $st, expected input (the first stage)"
+quit_from "$P" "Esc in the presenter window"
+[ -s "$TMP/err.txt" ] && fail "stderr: $(cat "$TMP/err.txt")"
+
+presenter_start --size 900x506 lessons/arange-2x4x4.json
+quit_from "$A" "Esc in the audience window"
+echo "window_presenter_test: ok"
+INNER
+timeout 120 xvfb-run -a -s "-screen 0 2600x800x24" sh "$TMP/inner.sh" "$B" "$TMP" "$WINDOW_INNER"
+rc=$?
+[ $rc -eq 124 ] && echo "window_presenter_test: FAIL: timed out after 120 s"
+exit $rc
