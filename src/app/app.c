@@ -346,6 +346,7 @@ static bool open_lesson(App *a, const char *path)
     a->v.measure = old.measure;
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
     heatmap_cache_flush(a->heatmaps); // and its heatmap images
+    presenter_flush(a->pres);         // the presenter window's too
     a->picker.open = false;
     set_window_title(a);
     toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));

@@ -22,20 +22,26 @@
 
 #define PRES_TEXT_MAX 4400
 
+typedef struct Presenter Presenter;
+static bool presenter_init(Presenter *p, const char *font_path, Lang lang, char *err, size_t err_len);
+
 typedef struct Thumb {
     SDL_Texture *tex;
     int w, h;
     HeatmapCache *heatmaps;
+    bool valid;          // tex holds `drawn` (the next stage's preview: drawn again only when it changes)
+    View drawn;
+    const Trace *drawn_tr;
 } Thumb;
 
 struct Presenter {
-    SDL_Window *win;
+    SDL_Window *win;           // NULL: offscreen (presenter_create_offscreen)
     SDL_Renderer *r;
+    bool own_renderer;
     Fonts *fonts;
     Thumb now, next;
     Uint64 start_ms;
     unsigned gen;
-    bool software;
     char text[PRES_TEXT_MAX];  // narration of the stage on screen
 };
 
@@ -57,9 +63,9 @@ Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang la
     int displays = SDL_GetNumVideoDisplays();
     int here = audience ? SDL_GetWindowDisplayIndex(audience) : 0;
     if (here < 0) here = 0;
-    int mine = displays >= 2 ? (here == 0 ? 0 : here) : 0;
+    int mine = displays >= 2 ? here : 0;   // the teacher keeps the display the app opened on
     if (displays >= 2 && audience) {
-        // the audience on the other display, fullscreen; the teacher keeps this one
+        // the audience on another display, fullscreen
         int other = mine == 0 ? 1 : 0;
         SDL_SetWindowFullscreen(audience, 0);
         SDL_SetWindowPosition(audience, (int)SDL_WINDOWPOS_CENTERED_DISPLAY(other),
@@ -81,19 +87,36 @@ Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang la
         presenter_destroy(p);
         return NULL;
     }
-    SDL_RendererInfo info;
-    if (SDL_GetRendererInfo(p->r, &info) == 0) p->software = (info.flags & SDL_RENDERER_SOFTWARE) != 0;
+    p->own_renderer = true;
+    return presenter_init(p, font_path, lang, err, err_len) ? p : NULL;
+}
+
+// The fonts and caches of p, whose renderer is set; frees p on failure.
+static bool presenter_init(Presenter *p, const char *font_path, Lang lang, char *err, size_t err_len)
+{
     p->fonts = fonts_create(font_path, lang, err, err_len);
     p->now.heatmaps = heatmap_cache_create();
     p->next.heatmaps = heatmap_cache_create();
     if (!p->fonts || !p->now.heatmaps || !p->next.heatmaps) {
         if (p->fonts) snprintf(err, err_len, "out of memory");
         presenter_destroy(p);
-        return NULL;
+        return false;
     }
     p->start_ms = SDL_GetTicks64();
-    return p;
+    return true;
 }
+
+Presenter *presenter_create_offscreen(SDL_Renderer *r, const char *font_path, Lang lang, char *err, size_t err_len)
+{
+    Presenter *p = SDL_calloc(1, sizeof *p);
+    if (!p) {
+        snprintf(err, err_len, "out of memory");
+        return NULL;
+    }
+    p->r = r;
+    return presenter_init(p, font_path, lang, err, err_len) ? p : NULL;
+}
+
 
 void presenter_destroy(Presenter *p)
 {
@@ -104,7 +127,7 @@ void presenter_destroy(Presenter *p)
     thumb_free(&p->now);
     thumb_free(&p->next);
     if (p->fonts) fonts_flush(p->fonts);
-    if (p->r) SDL_DestroyRenderer(p->r);
+    if (p->r && p->own_renderer) SDL_DestroyRenderer(p->r);
     if (p->win) SDL_DestroyWindow(p->win);
     fonts_destroy(p->fonts);
     SDL_free(p);
@@ -128,7 +151,7 @@ static Uint32 event_window(const SDL_Event *e)
 bool presenter_owns_event(const Presenter *p, const SDL_Event *e)
 {
     Uint32 id = event_window(e);
-    return p && id != 0 && id == SDL_GetWindowID(p->win);
+    return p && p->win && id != 0 && id == SDL_GetWindowID(p->win);
 }
 
 bool presenter_event(Presenter *p, const SDL_Event *e)
@@ -136,6 +159,15 @@ bool presenter_event(Presenter *p, const SDL_Event *e)
     (void)p;
     if (e->type == SDL_DROPFILE) SDL_free(e->drop.file); // lessons are dropped on the audience window
     return e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE;
+}
+
+void presenter_flush(Presenter *p)
+{
+    if (!p) return;
+    heatmap_cache_flush(p->now.heatmaps);
+    heatmap_cache_flush(p->next.heatmaps);
+    p->now.valid = p->next.valid = false;
+    fonts_flush(p->fonts);
 }
 
 void presenter_restart_clock(Presenter *p)
@@ -211,6 +243,7 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
     if (f->gen != p->gen) { // the numbers changed in place: images drawn from them are stale
         heatmap_cache_flush(p->now.heatmaps);
         heatmap_cache_flush(p->next.heatmaps);
+        p->next.valid = false;
         p->gen = f->gen;
     }
     int w, h;
@@ -239,7 +272,12 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
     if (has_next) {
         nv.stage = v->stage + 1, nv.anim = 1.0f, nv.playing = false;
         view_reset_zoom(&nv);
-        thumb_draw(p, &p->next, next_box.w, next_box.h, tr, &nv, NULL);
+        nv.speed = 1.0f;
+        if (!p->next.valid || p->next.w != next_box.w || p->next.h != next_box.h || p->next.drawn_tr != tr ||
+            memcmp(&p->next.drawn, &nv, sizeof nv) != 0) {
+            thumb_draw(p, &p->next, next_box.w, next_box.h, tr, &nv, NULL);
+            p->next.valid = p->next.tex != NULL, p->next.drawn = nv, p->next.drawn_tr = tr;
+        }
     }
 
     Canvas cv = {p->r, p->fonts, NULL};
@@ -324,5 +362,5 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
                            (Rect){tb.x + 2 * gap, tb.y + hh, tb.w - 3 * gap, tb.h - hh - gap / 2},
                            notes ? notes : i18n_get(lang, "pres.no_notes"));
     }
-    SDL_RenderPresent(p->r);
+    if (p->win) SDL_RenderPresent(p->r);
 }

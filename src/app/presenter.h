@@ -21,12 +21,17 @@ typedef struct Presenter Presenter;
 // NULL with one line in err on failure.
 Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang lang, int w, int h, char *err,
                             size_t err_len);
+// The same drawing into r (a software renderer on a surface: the benchmark and the
+// tests), without a window; r stays the caller's and must outlive it.
+Presenter *presenter_create_offscreen(SDL_Renderer *r, const char *font_path, Lang lang, char *err, size_t err_len);
 void presenter_destroy(Presenter *p);
 // Whether e belongs to the presenter window (mouse, wheel, window events): the app
 // leaves those to presenter_event. Keys and text are the app's, from either window.
 bool presenter_owns_event(const Presenter *p, const SDL_Event *e);
 // Handles one of its events; returns true when the window asked to close.
 bool presenter_event(Presenter *p, const SDL_Event *e);
+// Another lesson is on screen: the cached images and texts of the old one go.
+void presenter_flush(Presenter *p);
 // The elapsed timer starts over (F5: presenting from the first stage).
 void presenter_restart_clock(Presenter *p);
 // What the presenter window needs from the app for one frame.
@@ -40,7 +45,7 @@ typedef struct PresenterFrame {
     unsigned gen;           // changes when the numbers change in place (an edit): caches are flushed
     const char *title;      // the lesson's title as the audience window shows it
 } PresenterFrame;
-// Draws and presents one frame of the presenter window.
+// Draws one frame of the presenter window (and presents it when it is a window).
 void presenter_draw(Presenter *p, const PresenterFrame *f);
 // The notes of v's stage (its own, else its step's), NULL when the lesson has none.
 const char *presenter_notes(const Trace *tr, const View *v);
