@@ -5,7 +5,9 @@
 #  - → typed in the presenter window changes both windows (S names the stage: mask);
 #  - "." blacks the audience window out and back; End then F5 in the presenter
 #    window starts over from the first stage (input);
-#  - Esc exits 0 from the presenter window, and (second run) from the audience window.
+#  - pinned tooltips (a click on an attention weight; X clears them) and the spotlight (H)
+#    are in the audience window's S-save, and so is the laser dot (Ctrl+L);
+#  - Esc exits 0 from the presenter window, and (last run) from the audience window.
 # Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_presenter_test xdotool import convert
@@ -86,6 +88,47 @@ sleep 0.5
 st=$(saved "$P"); [ "$st" = input ] || fail "F5 showed $st, expected input (the first stage)"
 quit_from "$P" "Esc in the presenter window"
 [ -s "$TMP/err.txt" ] && fail "stderr: $(cat "$TMP/err.txt")"
+
+# pins and spotlight: the softmax of the same lesson at 1280x720 (cells at known places)
+presenter_start --size 1280x720 lessons/causal-decoder.json
+xdotool key --window "$P" 6
+sleep 2.5
+# the S-save of the newest file, by name
+last() { ls -t "$TMP"/attnviz-*.png | head -n 1; }
+mean() { convert "$1" -colorspace gray -format "%[fx:mean]" info: 2>/dev/null; }
+tip() { [ "$(convert "$1" -fill black +opaque "#FFFFFA" -format "%[fx:mean]" info: 2>/dev/null)" != 0 ]; }
+st=$(saved "$A"); [ "$st" = attn ] || fail "6 showed $st, expected attn"
+plain=$(last)
+tip "$plain" && fail "a tooltip box in the S-save before any pin"
+xdotool mousemove 700 300 click 1 # attn[0,0,0,0]: not editable, so the click pins it
+xdotool mousemove 760 420 click 1 # attn[0,0,2,0]
+xdotool mousemove 1290 790
+sleep 3.2 # the first save's toast fades
+saved "$A" >/dev/null; pinned=$(last)
+tip "$pinned" || fail "no pinned tooltip in the S-save after clicking two weights"
+wshot "$P" ppins
+tip_w() { convert "$TMP/$1.png" -fill black +opaque "#FFFFFA" -format "%[fx:mean]" info: 2>/dev/null; }
+[ "$(tip_w ppins)" != 0 ] || fail "the presenter window's small frame does not show the pins"
+xdotool key --window "$P" x
+sleep 3.2
+saved "$A" >/dev/null; cleared=$(last)
+tip "$cleared" && fail "X left a pinned tooltip in the S-save"
+xdotool mousemove 700 300 click 1
+xdotool key --window "$A" h
+xdotool mousemove 300 150 # over the header: the spotlight's disc there, no tooltip
+sleep 3.2
+saved "$A" >/dev/null; spot=$(last)
+tip "$spot" || fail "the pin is gone from the S-save with the spotlight on"
+m0=$(mean "$pinned") m1=$(mean "$spot")
+awk -v a="$m0" -v b="$m1" 'BEGIN { exit !(b < 0.75 * a) }' || fail "the spotlight did not dim the S-save (mean $m0 -> $m1)"
+# the laser (Ctrl+L): its red dot (230, 20, 30) at the pointer
+red() { [ "$(convert "$1" -fill black +opaque "#E6141E" -format "%[fx:mean]" info: 2>/dev/null)" != 0 ]; }
+red "$spot" && fail "a laser dot before Ctrl+L"
+xdotool key --window "$A" h ctrl+l
+sleep 3.2
+saved "$A" >/dev/null; laser=$(last)
+red "$laser" || fail "no laser dot in the S-save after Ctrl+L"
+quit_from "$P" "Esc in the presenter window (pins)"
 
 presenter_start --size 900x506 lessons/arange-2x4x4.json
 quit_from "$A" "Esc in the audience window"

@@ -22,6 +22,7 @@
 #include "lab.h"
 #include "layout.h"
 #include "picker.h"
+#include "pins.h"
 #include "playback.h"
 #include "png_write.h"
 #include "presenter.h"
@@ -82,6 +83,7 @@ typedef struct App {
     char stage_name[STAGE_NAME_MAX]; // the stage on screen, found again after an edit (sync_stage)
     Presenter *pres;           // the presenter window (--presenter, F5), NULL when closed
     bool black;                // "." : the audience window shows black
+    PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -347,6 +349,7 @@ static bool open_lesson(App *a, const char *path)
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
     heatmap_cache_flush(a->heatmaps); // and its heatmap images
     presenter_flush(a->pres);         // the presenter window's too
+    tools_clear(&a->tools);           // pins name cells of the old lesson's stages
     a->picker.open = false;
     set_window_title(a);
     toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));
@@ -507,6 +510,7 @@ static void sync_stage(App *a)
         return;
     int i = trace_find(tr, a->stage_name);
     if (i < 0) i = a->pb.stage < tr->n ? a->pb.stage : tr->n - 1;
+    if (tr->n != a->pb.n_stages) tools_clear(&a->tools); // the stages moved: pins name them by index
     a->pb.n_stages = tr->n;
     a->pb.stage = i;
     a->v.stage = i;
@@ -573,6 +577,18 @@ static void present_from_start(App *a)
     playback_goto(&a->pb, 0, false);
     a->black = false;
     presenter_restart_clock(a->pres);
+}
+
+// The presenter tools into the overlays: the point is the pointer on the audience
+// window, else on the presenter window's small frame.
+static void present_tools(App *a)
+{
+    float px = -1.0f, py = -1.0f;
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    if (a->mouse_in && w > 0 && h > 0) px = (float)a->ov.mouse_x / (float)w, py = (float)a->ov.mouse_y / (float)h;
+    else if (!presenter_point(a->pres, &px, &py)) px = py = -1.0f;
+    tools_overlays(&a->tools, &a->ov, px, py);
 }
 
 static void present_frame(App *a)
@@ -654,7 +670,12 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
     case SDLK_KP_0:
         if (!step_digit(a, 0)) view_reset_zoom(&a->v); // 0 alone: the whole heatmap again
         break;
-    case SDLK_l: switch_lang(a); break;
+    case SDLK_l:
+        if (k->keysym.mod & KMOD_CTRL) a->tools.laser = !a->tools.laser; // the laser dot
+        else switch_lang(a);
+        break;
+    case SDLK_h: a->tools.spotlight = !a->tools.spotlight; break;
+    case SDLK_x: tools_clear(&a->tools); break;
     case SDLK_o: open_picker(a); break;
     case SDLK_F5: present_from_start(a); break;
     case SDLK_PERIOD: // black screen, as in presentation software
@@ -698,7 +719,12 @@ static void handle_event(App *a, const SDL_Event *e)
     case SDL_MOUSEMOTION:
         a->mouse_in = true;
         a->mouse_wx = e->motion.x, a->mouse_wy = e->motion.y;
-        if (a->lab.press) { // a press on a value: dragging scrubs it
+        if (a->tools.drag >= 0) { // a pinned tooltip's box follows the pointer
+            int x, y, w, h;
+            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            SDL_GetRendererOutputSize(a->r, &w, &h);
+            tools_drag(&a->tools, x, y, w, h);
+        } else if (a->lab.press) { // a press on a value: dragging scrubs it
             int x, y;
             to_output(a, e->motion.x, e->motion.y, &x, &y);
             lab_begin(a);
@@ -719,6 +745,9 @@ static void handle_event(App *a, const SDL_Event *e)
             int x, y;
             to_output(a, e->button.x, e->button.y, &x, &y);
             const Layout *Lp = current_layout(a);
+            // a pinned tooltip's box is dragged; Ctrl+click pins any cell (editable ones too)
+            if (tools_press_box(&a->tools, a->v.stage, x, y)) break;
+            if ((SDL_GetModState() & KMOD_CTRL) && tools_toggle_pin(&a->tools, Lp, a->v.stage, x, y)) break;
             lab_begin(a);
             bool used = lab_press(&a->lab, a->session, Lp, &a->v, x, y, (SDL_GetModState() & KMOD_SHIFT) != 0);
             lab_after(a); // Lp may be stale now: nothing below uses it after an edit
@@ -726,13 +755,13 @@ static void handle_event(App *a, const SDL_Event *e)
             } else if (a->v.zoom > 1.0f && layout_hit_panel(current_layout(a), x, y) >= 0) {
                 a->dragging = true;
                 a->drag_x = x, a->drag_y = y;
-            } else {
-                on_click(a, e->button.x, e->button.y);
+            } else if (!tools_toggle_pin(&a->tools, current_layout(a), a->v.stage, x, y)) { // a cell the lab
+                on_click(a, e->button.x, e->button.y);                                     // does not edit: pinned
             }
         }
         break;
     case SDL_MOUSEBUTTONUP:
-        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false, lab_release(&a->lab);
+        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false, lab_release(&a->lab), tools_release(&a->tools);
         break;
     case SDL_MOUSEWHEEL: {
         if (a->ov.help) break;
@@ -834,6 +863,7 @@ int app_run(const AppOptions *opt)
     snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s/../lessons", assets);
     picker_init(&a->picker);
     lab_init(&a->lab);
+    tools_init(&a->tools);
     a->lab.before_edit = lab_before_edit, a->lab.ctx = a;
     if (opt->presenter) present_from_start(a);
 
@@ -881,7 +911,8 @@ int app_run(const AppOptions *opt)
         Canvas c = {a->r, a->fonts, a->heatmaps};
         const Layout *Lp = current_layout(a);
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
-        a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing;
+        a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->tools.drag < 0;
+        present_tools(a);
         if (a->black) paint_clear(&c, (Rgb){0, 0, 0});
         else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
         SDL_RenderPresent(a->r);

@@ -42,6 +42,9 @@ struct Presenter {
     Thumb now, next;
     Uint64 start_ms;
     unsigned gen;
+    Rect now_box;              // where the small frame was drawn (output pixels)
+    bool point_in;             // the pointer is over it: the point of the laser / spotlight
+    float point_x, point_y;    // as a fraction of the frame
     char text[PRES_TEXT_MAX];  // narration of the stage on screen
 };
 
@@ -156,9 +159,25 @@ bool presenter_owns_event(const Presenter *p, const SDL_Event *e)
 
 bool presenter_event(Presenter *p, const SDL_Event *e)
 {
-    (void)p;
+    if (e->type == SDL_MOUSEMOTION) { // over the small frame: the point on the audience's
+        int ww, wh, ow, oh;
+        SDL_GetWindowSize(p->win, &ww, &wh);
+        SDL_GetRendererOutputSize(p->r, &ow, &oh);
+        int x = ww > 0 ? e->motion.x * ow / ww : e->motion.x, y = wh > 0 ? e->motion.y * oh / wh : e->motion.y;
+        Rect b = p->now_box;
+        p->point_in = b.w > 0 && b.h > 0 && rect_contains(b, x, y);
+        if (p->point_in) p->point_x = (float)(x - b.x) / (float)b.w, p->point_y = (float)(y - b.y) / (float)b.h;
+    }
+    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_LEAVE) p->point_in = false;
     if (e->type == SDL_DROPFILE) SDL_free(e->drop.file); // lessons are dropped on the audience window
     return e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE;
+}
+
+bool presenter_point(const Presenter *p, float *x, float *y)
+{
+    if (!p || !p->point_in) return false;
+    *x = p->point_x, *y = p->point_y;
+    return true;
 }
 
 void presenter_flush(Presenter *p)
@@ -260,11 +279,13 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
     Rect now_box = fit_aspect((Rect){m, top + px_head * 3 / 2, left_w, (h - top) * 52 / 100}, f->audience_w, f->audience_h);
     Rect next_box = fit_aspect((Rect){2 * m + left_w, top + px_head * 3 / 2, right_w, (h - top) * 40 / 100},
                                f->audience_w, f->audience_h);
+    p->now_box = now_box;
     Overlays ov = {0};
     if (f->ov) { // what the audience sees over the frame (never the toast, picker or help)
         ov = *f->ov;
         ov.hover = false, ov.help = false, ov.toast = NULL, ov.picker = NULL, ov.lab = NULL;
         ov.export_total = 0, ov.edit_label = NULL;
+        ov.pin_boxes = NULL; // the audience frame's boxes are the ones dragged
     }
     if (!f->black) thumb_draw(p, &p->now, now_box.w, now_box.h, tr, v, &ov);
     bool has_next = v->stage + 1 < tr->n;

@@ -32,6 +32,9 @@ bool presenter_owns_event(const Presenter *p, const SDL_Event *e);
 bool presenter_event(Presenter *p, const SDL_Event *e);
 // Another lesson is on screen: the cached images and texts of the old one go.
 void presenter_flush(Presenter *p);
+// Where the pointer is over the small frame, as a fraction of the frame: the laser and
+// spotlight follow it on the audience window. False when it is not over it.
+bool presenter_point(const Presenter *p, float *x, float *y);
 // The elapsed timer starts over (F5: presenting from the first stage).
 void presenter_restart_clock(Presenter *p);
 // What the presenter window needs from the app for one frame.

@@ -22,6 +22,19 @@ typedef struct TextMeasure {
     void *ctx;
 } TextMeasure;
 
+// A pinned tooltip (presenter mode): the derivation of one cell of one stage, kept on
+// screen until cleared. x, y: its box's top-left as a fraction of the frame (so the
+// presenter window's small copy places it alike), x < 0: placed automatically.
+#define PINS_MAX 8
+typedef struct Pin {
+    int stage, panel, row, col;
+    float x, y;
+} Pin;
+// Where render_frame drew a pin's box (output pixels), for dragging it.
+typedef struct PinBox {
+    int x, y, w, h;
+} PinBox;
+
 // What the window draws over a frame and an export never shows: the pointer's
 // tooltip, help, the toast, the lesson picker and the progress of an E export.
 // render_frame takes it separately (NULL: none), so a frame is the View alone.
@@ -42,6 +55,16 @@ typedef struct Overlays {
     const char *edit_hint;      // keys, or why the last value was refused (edit_error)
     bool edit_error;
     const struct LabMenu *lab;  // the "What if…" button and, when open, the switches (labmenu.h)
+    // presenter tools (app/pins.c), on the audience window and in its S-saves: pinned
+    // tooltips (those of View.stage are drawn; pin_boxes, when not NULL, receives where),
+    // the spotlight (everything dimmed except the selected cell's row and column, else a
+    // disc round point_x, point_y) and the laser dot at point_x, point_y. The point is a
+    // fraction of the frame (< 0: none), so any size shows the same place.
+    const Pin *pins;
+    int n_pins;
+    PinBox *pin_boxes;
+    bool spotlight, laser;
+    float point_x, point_y;
 } Overlays;
 
 typedef struct View {
