@@ -93,7 +93,7 @@ static bool known_prefix(const char *key)
 {
     static const char *const prefixes[] = {"app.",  "step.", "ui.",  "palette.", "name.",   "wname.",
                                            "title.", "fx.",  "narr.", "tip.",    "help.",   "picker.",
-                                           "formula."};
+                                           "formula.", "pres."};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0) return true;
     return false;

@@ -167,13 +167,15 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     int bx = (L->w - bw) / 2, by = (L->h - bh) / 2, pad = paint_px(L->s, 20);
     paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
     paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 3));
-    // two columns: viewing on the left, the what-if lab on the right
+    // two columns: viewing on the left; the what-if lab, then presenting, on the right
     const char *body = i18n_get(v->lang, "help.body"), *lab = i18n_get(v->lang, "help.lab");
-    int colw = (bw - 3 * pad) / 2;
-    int top = by + pad + L->px_title * 17 / 10, avail = by + bh - pad - L->px_small * 2 - top;
+    const char *pres = i18n_get(v->lang, "help.present");
+    int colw = (bw - 3 * pad) / 2, head = L->px_title * 17 / 10;
+    int top = by + pad + head, avail = by + bh - pad - L->px_small * 2 - top;
     int px = L->px_help;
     while (px > 10 && (help_column(cv, body, px, 0, 0, colw, false) > avail ||
-                       help_column(cv, lab, px, 0, 0, colw, false) + L->px_title * 17 / 10 > avail))
+                       help_column(cv, lab, px, 0, 0, colw, false) + help_column(cv, pres, px, 0, 0, colw, false) +
+                               head + L->px_title / 2 > avail))
         px -= 1;
     paint_clip(cv, &(Rect){bx, by, bw, bh});
     paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + pad, by + pad, ALIGN_LEFT,
@@ -181,7 +183,11 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + 2 * pad + colw, by + pad, ALIGN_LEFT,
                i18n_get(v->lang, "help.lab_title"));
     help_column(cv, body, px, bx + pad, top, colw, true);
-    help_column(cv, lab, px, bx + 2 * pad + colw, top, colw, true);
+    int lab_h = help_column(cv, lab, px, bx + 2 * pad + colw, top, colw, true);
+    int y1 = top + lab_h + L->px_title / 2; // presenting, under the lab
+    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + 2 * pad + colw, y1, ALIGN_LEFT,
+               i18n_get(v->lang, "help.present_title"));
+    help_column(cv, pres, px, bx + 2 * pad + colw, y1 + head, colw, true);
     paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, bx + bw / 2, by + bh - pad - L->px_small * 13 / 10,
                ALIGN_CENTER, i18n_get(v->lang, "help.close"));
     paint_clip(cv, NULL);
