@@ -7,6 +7,8 @@
 #    window starts over from the first stage (input);
 #  - pinned tooltips (a click on an attention weight; X clears them) and the spotlight (H)
 #    are in the audience window's S-save, and so is the laser dot (Ctrl+L);
+#  - K holds a transition (the frame stands still), Ctrl+→ steps it, dragging the
+#    presenter window's scrub bar moves it;
 #  - Esc exits 0 from the presenter window, and (last run) from the audience window.
 # Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
 . "$(dirname "$0")/window_lib.sh"
@@ -128,6 +130,25 @@ xdotool key --window "$A" h ctrl+l
 sleep 3.2
 saved "$A" >/dev/null; laser=$(last)
 red "$laser" || fail "no laser dot in the S-save after Ctrl+L"
+# the scrub bar: K holds the transition into attn·V where it is (the frame stands
+# still), Ctrl+→ steps it one frame, a drag on the presenter window's bar moves it
+xdotool key --window "$A" ctrl+l x
+xdotool mousemove 1290 790
+sleep 3.2 # the last save's toast fades
+xdotool key --window "$P" 7
+sleep 0.5
+xdotool key --window "$P" k
+wshot "$A" held1 0.5; wshot "$A" held2 1.0
+cmp -s "$TMP/held1.png" "$TMP/held2.png" || fail "K did not hold the transition (the frame still moves)"
+xdotool key --window "$P" ctrl+Right
+wshot "$A" step1 0.5
+differ held2 step1 || fail "Ctrl+→ did not step the held transition"
+# the presenter's bar is under its small frame: drag from its left end to the right
+wshot "$P" pbar 0.2
+# (1280x720: the small frame spans y 82-427, the bar y 433-455, its track from x 176)
+xdotool mousemove 1480 444 mousedown 1 mousemove 1800 444 mouseup 1
+wshot "$A" dragged 0.5
+differ step1 dragged || fail "dragging the presenter window's scrub bar did not move the transition"
 quit_from "$P" "Esc in the presenter window (pins)"
 
 presenter_start --size 900x506 lessons/arange-2x4x4.json

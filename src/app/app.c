@@ -84,6 +84,7 @@ typedef struct App {
     Presenter *pres;           // the presenter window (--presenter, F5), NULL when closed
     bool black;                // "." : the audience window shows black
     PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
+    bool scrub_drag;           // the scrub bar's knob is being dragged
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -589,6 +590,11 @@ static void present_tools(App *a)
     if (a->mouse_in && w > 0 && h > 0) px = (float)a->ov.mouse_x / (float)w, py = (float)a->ov.mouse_y / (float)h;
     else if (!presenter_point(a->pres, &px, &py)) px = py = -1.0f;
     tools_overlays(&a->tools, &a->ov, px, py);
+    float scrub;
+    if (presenter_take_scrub(a->pres, &scrub)) playback_scrub(&a->pb, scrub); // dragged in the presenter window
+    a->ov.scrub = a->pb.held;
+    a->ov.scrub_p = playback_progress(&a->pb);
+    a->ov.scrub_frame = playback_frame(&a->pb);
 }
 
 static void present_frame(App *a)
@@ -624,6 +630,10 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
     lab_begin(a);
     if (lab_key(&a->lab, a->session, current_layout(a), &a->v, k)) {
         lab_after(a);
+        return;
+    }
+    if ((k->keysym.mod & KMOD_CTRL) && (sym == SDLK_LEFT || sym == SDLK_RIGHT)) { // the transition, frame by frame
+        playback_step_frame(&a->pb, sym == SDLK_RIGHT ? 1 : -1);
         return;
     }
     switch (sym) {
@@ -675,6 +685,7 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         else switch_lang(a);
         break;
     case SDLK_h: a->tools.spotlight = !a->tools.spotlight; break;
+    case SDLK_k: playback_hold(&a->pb, !a->pb.held); break; // pause inside the transition / go on
     case SDLK_x: tools_clear(&a->tools); break;
     case SDLK_o: open_picker(a); break;
     case SDLK_F5: present_from_start(a); break;
@@ -719,7 +730,13 @@ static void handle_event(App *a, const SDL_Event *e)
     case SDL_MOUSEMOTION:
         a->mouse_in = true;
         a->mouse_wx = e->motion.x, a->mouse_wy = e->motion.y;
-        if (a->tools.drag >= 0) { // a pinned tooltip's box follows the pointer
+        if (a->scrub_drag) {
+            int x, y;
+            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            Rect sb, st;
+            render_scrub_rect(current_layout(a), &sb, &st);
+            playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
+        } else if (a->tools.drag >= 0) { // a pinned tooltip's box follows the pointer
             int x, y, w, h;
             to_output(a, e->motion.x, e->motion.y, &x, &y);
             SDL_GetRendererOutputSize(a->r, &w, &h);
@@ -745,6 +762,13 @@ static void handle_event(App *a, const SDL_Event *e)
             int x, y;
             to_output(a, e->button.x, e->button.y, &x, &y);
             const Layout *Lp = current_layout(a);
+            Rect sb, st;
+            render_scrub_rect(Lp, &sb, &st);
+            if (a->pb.held && rect_contains(sb, x, y)) { // the scrub bar: the knob follows the pointer
+                a->scrub_drag = true;
+                playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
+                break;
+            }
             // a pinned tooltip's box is dragged; Ctrl+click pins any cell (editable ones too)
             if (tools_press_box(&a->tools, a->v.stage, x, y)) break;
             if ((SDL_GetModState() & KMOD_CTRL) && tools_toggle_pin(&a->tools, Lp, a->v.stage, x, y)) break;
@@ -761,7 +785,8 @@ static void handle_event(App *a, const SDL_Event *e)
         }
         break;
     case SDL_MOUSEBUTTONUP:
-        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false, lab_release(&a->lab), tools_release(&a->tools);
+        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false, lab_release(&a->lab), tools_release(&a->tools),
+            a->scrub_drag = false;
         break;
     case SDL_MOUSEWHEEL: {
         if (a->ov.help) break;
@@ -878,7 +903,7 @@ int app_run(const AppOptions *opt)
     while (!a->quit) {
         // Update (the first frame is drawn without waiting for an event)
         SDL_Event e;
-        bool busy = frames_drawn == 0 || playback_animating(&a->pb) || a->pb.playing ||
+        bool busy = frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
                     a->toast_left > 0.0 || a->export_job || a->lab.animating;
         if (!busy && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e);
         while (SDL_PollEvent(&e)) handle_event(a, &e);

@@ -16,6 +16,7 @@
 #include "i18n.h"
 #include "layout.h"
 #include "paint.h"
+#include "playback.h"
 #include "render.h"
 #include "scene.h"
 #include "text.h"
@@ -45,6 +46,9 @@ struct Presenter {
     Rect now_box;              // where the small frame was drawn (output pixels)
     bool point_in;             // the pointer is over it: the point of the laser / spotlight
     float point_x, point_y;    // as a fraction of the frame
+    Rect scrub_box, scrub_track; // the scrub bar under the small frame
+    bool scrub_drag, scrub_new;
+    float scrub_p;
     char text[PRES_TEXT_MAX];  // narration of the stage on screen
 };
 
@@ -168,9 +172,31 @@ bool presenter_event(Presenter *p, const SDL_Event *e)
         p->point_in = b.w > 0 && b.h > 0 && rect_contains(b, x, y);
         if (p->point_in) p->point_x = (float)(x - b.x) / (float)b.w, p->point_y = (float)(y - b.y) / (float)b.h;
     }
+    if (e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEMOTION) {
+        int ww, wh, ow, oh;
+        SDL_GetWindowSize(p->win, &ww, &wh);
+        SDL_GetRendererOutputSize(p->r, &ow, &oh);
+        int ex = e->type == SDL_MOUSEMOTION ? e->motion.x : e->button.x, ey = e->type == SDL_MOUSEMOTION ? e->motion.y : e->button.y;
+        int x = ww > 0 ? ex * ow / ww : ex, y = wh > 0 ? ey * oh / wh : ey;
+        if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && rect_contains(p->scrub_box, x, y))
+            p->scrub_drag = true;
+        if (p->scrub_drag && p->scrub_track.w > 0) {
+            p->scrub_p = (float)(x - p->scrub_track.x) / (float)p->scrub_track.w;
+            p->scrub_new = true;
+        }
+    }
+    if (e->type == SDL_MOUSEBUTTONUP) p->scrub_drag = false;
     if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_LEAVE) p->point_in = false;
     if (e->type == SDL_DROPFILE) SDL_free(e->drop.file); // lessons are dropped on the audience window
     return e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE;
+}
+
+bool presenter_take_scrub(Presenter *p, float *progress)
+{
+    if (!p || !p->scrub_new) return false;
+    p->scrub_new = false;
+    *progress = p->scrub_p < 0.0f ? 0.0f : p->scrub_p > 1.0f ? 1.0f : p->scrub_p;
+    return true;
 }
 
 bool presenter_point(const Presenter *p, float *x, float *y)
@@ -339,6 +365,25 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         SDL_RenderCopy(p->r, p->now.tex, NULL, &(SDL_Rect){now_box.x, now_box.y, now_box.w, now_box.h});
     }
     paint_frame(&cv, THEME.accent, 255, now_box.x - 2, now_box.y - 2, now_box.w + 4, now_box.h + 4, 2);
+    // the scrub bar of the transition under it: drag it to hold the transition anywhere
+    int bar_h = paint_px(s, 22);
+    p->scrub_box = (Rect){now_box.x, now_box.y + now_box.h + paint_px(s, 6), now_box.w, bar_h};
+    int lab_w = paint_px(s, 96);
+    p->scrub_track = (Rect){p->scrub_box.x + lab_w, p->scrub_box.y + bar_h / 2 - paint_px(s, 3), p->scrub_box.w - lab_w,
+                            paint_px(s, 6)};
+    {
+        float sp = f->ov ? f->ov->scrub_p : v->anim;
+        int frame = f->ov ? f->ov->scrub_frame : 0;
+        bool held = f->ov && f->ov->scrub;
+        snprintf(buf, sizeof buf, "%s %d / %d", held ? "\u275A\u275A" : "\u25B6", frame, PLAYBACK_SCRUB_FRAMES);
+        paint_text(&cv, FONT_BOLD, paint_px(s, 14), held ? THEME.accent : THEME.muted, 255, p->scrub_box.x,
+                   p->scrub_box.y + (bar_h - paint_px(s, 14) * 5 / 4) / 2, ALIGN_LEFT, buf);
+        Rect t = p->scrub_track;
+        paint_fill(&cv, THEME.slot, 255, t.x, t.y, t.w, t.h);
+        int fx = t.x + (int)((sp < 0.0f ? 0.0f : sp > 1.0f ? 1.0f : sp) * (float)t.w);
+        paint_fill(&cv, THEME.accent, 255, t.x, t.y, fx - t.x, t.h);
+        paint_fill(&cv, THEME.ink, 255, fx - paint_px(s, 4), p->scrub_box.y + 2, paint_px(s, 8), bar_h - 4);
+    }
 
     // next: the following stage, settled
     int rx = 2 * m + left_w;
@@ -358,7 +403,7 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
     draw_steps(&cv, steps, tr, v, s);
 
     // narration, then the teacher's notes (only here, never on the audience's window)
-    int y = now_box.y + now_box.h + m;
+    int y = p->scrub_box.y + p->scrub_box.h + m;
     int avail = h - m - y, gap = paint_px(s, 8);
     if (avail > 4 * px_head) {
         Rect nb = {m, y, left_w, avail * 42 / 100};

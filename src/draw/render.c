@@ -1007,6 +1007,36 @@ static void draw_laser(Canvas *cv, const Layout *L, const Overlays *ov)
     fill_disc(cv, red, 255, cx, cy, paint_px(L->s, 7), 1);
 }
 
+void render_scrub_rect(const Layout *L, Rect *box, Rect *track)
+{
+    int h = L->px_small * 5 / 2, w = L->w * 60 / 100, gap = paint_px(L->s, 8);
+    int y = L->narration.y - gap - h;
+    if (y < L->area.y) y = L->area.y;
+    *box = (Rect){(L->w - w) / 2, y, w, h};
+    int label = L->px_small * 9; // "❚❚ 48 / 48"
+    *track = (Rect){box->x + label, y + h / 2 - paint_px(L->s, 4), w - label - 2 * gap, paint_px(L->s, 8)};
+}
+
+// The scrub bar: the transition held at scrub_p, its frame number, a knob to drag.
+static void draw_scrub(Canvas *cv, const Layout *L, const Overlays *ov)
+{
+    if (!ov->scrub) return;
+    Rect b, t;
+    render_scrub_rect(L, &b, &t);
+    paint_fill(cv, THEME.black, 40, b.x + 3, b.y + 3, b.w, b.h);
+    paint_fill(cv, THEME.white, 240, b.x, b.y, b.w, b.h);
+    paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 2));
+    char lab[48];
+    snprintf(lab, sizeof lab, "\u275A\u275A %d / %d", ov->scrub_frame, PLAYBACK_SCRUB_FRAMES);
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.ink, 255, b.x + paint_px(L->s, 10), b.y + (b.h - L->px_small * 5 / 4) / 2,
+               ALIGN_LEFT, lab);
+    paint_fill(cv, THEME.slot, 255, t.x, t.y, t.w, t.h);
+    int fx = t.x + (int)lrintf(ease_clamp01(ov->scrub_p) * (float)t.w);
+    paint_fill(cv, THEME.accent, 255, t.x, t.y, fx - t.x, t.h);
+    int k = paint_px(L->s, 9);
+    paint_fill(cv, THEME.ink, 255, fx - k / 2, b.y + paint_px(L->s, 5), k, b.h - 2 * paint_px(L->s, 5));
+}
+
 void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov)
 {
     int w, h;
@@ -1045,5 +1075,6 @@ void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const V
     if (ov->help) chrome_draw_help(cv, L, v);
     picker_draw(cv, L, v, ov->picker);
     chrome_draw_export_progress(cv, L, v, ov);
+    if (!ov->help) draw_scrub(cv, L, ov);
     draw_laser(cv, L, ov);
 }

@@ -65,6 +65,11 @@ typedef struct Overlays {
     PinBox *pin_boxes;
     bool spotlight, laser;
     float point_x, point_y;
+    // the scrub bar (K, Ctrl+←/→, dragged): shown while the transition is held, at
+    // progress scrub_p, frame scrub_frame of PLAYBACK_SCRUB_FRAMES (playback.h)
+    bool scrub;
+    float scrub_p;
+    int scrub_frame;
 } Overlays;
 
 typedef struct View {
