@@ -85,6 +85,7 @@ typedef struct App {
     bool black;                // "." : the audience window shows black
     PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
     bool scrub_drag;           // the scrub bar's knob is being dragged
+    int part_next;             // projector mode: the part the next stage starts with (← enters a result)
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -609,6 +610,48 @@ static void present_frame(App *a)
     presenter_draw(a->pres, &f);
 }
 
+// Projector mode: in how many parts stage st is shown at the window's size.
+static int stage_parts(App *a, int st)
+{
+    if (!a->v.projector || st < 0 || st >= a->session->trace.n) return 1;
+    View v = a->v;
+    v.stage = st, v.anim = 1.0f;
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    return layout_projector_parts(lab_trace(&a->lab, a->session), &v, w, h);
+}
+
+// → Space PgDn: the next stage, or in projector mode first the next part of a split stage.
+static void step_forward(App *a)
+{
+    if (a->v.part + 1 < stage_parts(a, a->pb.stage)) {
+        a->v.part++;
+        return;
+    }
+    playback_next(&a->pb);
+}
+
+// ← PgUp: the previous stage settled (its result, when it is split), or the part before
+// of a split stage.
+static void step_back(App *a)
+{
+    if (a->v.part > 0) {
+        a->v.part--;
+        return;
+    }
+    if (a->pb.stage > 0) a->part_next = stage_parts(a, a->pb.stage - 1) - 1;
+    playback_prev(&a->pb);
+}
+
+// M (--projector): projector mode on / off; on, it starts with the high-contrast palette.
+static void toggle_projector(App *a)
+{
+    a->v.projector = !a->v.projector;
+    a->v.part = 0;
+    if (a->v.projector) a->v.palette = PALETTE_HIGH_CONTRAST;
+    toast(a, a->v.projector ? "app.projector_on" : "app.projector_off", NULL);
+}
+
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {
     SDL_Keycode sym = k->keysym.sym;
@@ -641,9 +684,10 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
     case SDLK_q: a->quit = true; break;
     case SDLK_RIGHT:
     case SDLK_SPACE:
-    case SDLK_PAGEDOWN: playback_next(&a->pb); break;
+    case SDLK_PAGEDOWN: step_forward(a); break;
     case SDLK_LEFT:
-    case SDLK_PAGEUP: playback_prev(&a->pb); break;
+    case SDLK_PAGEUP: step_back(a); break;
+    case SDLK_m: toggle_projector(a); break;
     case SDLK_HOME: playback_goto(&a->pb, 0, false); break;
     case SDLK_END: playback_goto(&a->pb, a->session->trace.n - 1, false); break;
     case SDLK_p: playback_toggle(&a->pb); break;
@@ -891,6 +935,7 @@ int app_run(const AppOptions *opt)
     tools_init(&a->tools);
     a->lab.before_edit = lab_before_edit, a->lab.ctx = a;
     if (opt->presenter) present_from_start(a);
+    if (opt->projector) toggle_projector(a), a->toast_left = 0.0;
 
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     bool software = false;
@@ -915,6 +960,8 @@ int app_run(const AppOptions *opt)
         if (a->toast_left > 0.0) a->toast_left -= dt;
         if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
             view_reset_zoom(&a->v);
+            a->v.part = a->part_next; // (projector mode: its operands, or after ← its result)
+            a->part_next = 0;
             a->dragging = false;
             lab_deselect(&a->lab);
         }

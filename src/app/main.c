@@ -41,6 +41,8 @@ static void usage(FILE *f)
           "  --fullscreen       start in fullscreen\n"
           "  --presenter        two windows: the audience's (the frame only; fullscreen on a second\n"
           "                     display) and the presenter's (next stage, narration, notes, timer)\n"
+          "  --projector        projector mode: numbers readable from the back row, a stage's operands\n"
+          "                     then its result when they do not fit together, high-contrast palette\n"
           "  --lessons DIR      also list the lessons in DIR in the lesson picker (O)\n"
           "  --set KEY=VALUE    edit the lesson first (repeatable; with the window, --dump, --print,\n"
           "                     --describe, --export, --save), e.g. 'input.query[0,1,2]=5',\n"
@@ -116,7 +118,7 @@ int main(int argc, char **argv)
     // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported
     // (export, S, E), instead of SIGXFSZ killing the process mid-file.
     signal(SIGXFSZ, SIG_IGN);
-    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, false, NULL};
+    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, false, false, NULL};
     bool have_lesson = false;
     ExportOptions ex;
     export_options_init(&ex);
@@ -215,6 +217,8 @@ int main(int argc, char **argv)
             opt.fullscreen = true;
         } else if (strcmp(a, "--presenter") == 0) {
             opt.presenter = true;
+        } else if (strcmp(a, "--projector") == 0) {
+            opt.projector = true;
         } else if (strcmp(a, "--export") == 0) {
             if (++i >= argc) return usage_error("%s needs DIR and LESSON", a);
             export_dir = argv[i];

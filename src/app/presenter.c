@@ -314,10 +314,13 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         ov.pin_boxes = NULL; // the audience frame's boxes are the ones dragged
     }
     if (!f->black) thumb_draw(p, &p->now, now_box.w, now_box.h, tr, v, &ov);
-    bool has_next = v->stage + 1 < tr->n;
     View nv = *v;
+    nv.anim = 1.0f;
+    // projector mode: after a split stage's operands comes its result, then the next stage
+    bool next_part = v->projector && v->part + 1 < layout_projector_parts(tr, &nv, f->audience_w, f->audience_h);
+    bool has_next = next_part || v->stage + 1 < tr->n;
     if (has_next) {
-        nv.stage = v->stage + 1, nv.anim = 1.0f, nv.playing = false;
+        nv.stage = next_part ? v->stage : v->stage + 1, nv.part = next_part ? v->part + 1 : 0, nv.playing = false;
         view_reset_zoom(&nv);
         nv.speed = 1.0f;
         if (!p->next.valid || p->next.w != next_box.w || p->next.h != next_box.h || p->next.drawn_tr != tr ||

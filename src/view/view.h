@@ -104,6 +104,11 @@ typedef struct View {
     int n_edits;
     const struct Trace *ref;
     bool delta;
+    // Projector mode (M, --projector): numbers at least LAYOUT_PROJECTOR_NUMBER_PX × the UI
+    // scale; a stage whose numbers do not fit so is shown in two parts, the operands
+    // (part 0) then the result (part 1), each a step of → (layout.h).
+    bool projector;
+    int part;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.
