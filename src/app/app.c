@@ -319,6 +319,7 @@ static void switch_lang(App *a)
     }
     a->v.lang = next;
     set_window_title(a);
+    presenter_set_lang(a->pres, next);
     toast(a, "app.lang", NULL);
 }
 

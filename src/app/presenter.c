@@ -79,10 +79,7 @@ Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang la
                               (int)SDL_WINDOWPOS_CENTERED_DISPLAY(other));
         SDL_SetWindowFullscreen(audience, SDL_WINDOW_FULLSCREEN_DESKTOP);
     }
-    char title[600];
-    const char *args[] = {""};
-    i18n_fmt(title, sizeof title, lang, "pres.title", 1, args);
-    p->win = SDL_CreateWindow(title, (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine), (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine),
+    p->win = SDL_CreateWindow(i18n_get(lang, "pres.title"), (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine), (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine),
                               w, h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (p->win) {
         SDL_SetWindowMinimumSize(p->win, 640, 400);
@@ -213,6 +210,12 @@ void presenter_flush(Presenter *p)
     heatmap_cache_flush(p->next.heatmaps);
     p->now.valid = p->next.valid = false;
     fonts_flush(p->fonts);
+}
+
+void presenter_set_lang(Presenter *p, Lang lang)
+{
+    if (!p || !p->win) return;
+    SDL_SetWindowTitle(p->win, i18n_get(lang, "pres.title"));
 }
 
 void presenter_restart_clock(Presenter *p)

@@ -38,6 +38,8 @@ bool presenter_point(const Presenter *p, float *x, float *y);
 // A position dragged on the presenter window's scrub bar since the last call (the
 // transition's progress, 0 … 1): the app holds the transition there. False: none.
 bool presenter_take_scrub(Presenter *p, float *progress);
+// The window's title in lang (L switches the language of both windows).
+void presenter_set_lang(Presenter *p, Lang lang);
 // The elapsed timer starts over (F5: presenting from the first stage).
 void presenter_restart_clock(Presenter *p);
 // What the presenter window needs from the app for one frame.
