@@ -117,6 +117,16 @@ xdotool key --window "$P" x
 sleep 3.2
 saved "$A" >/dev/null; cleared=$(last)
 tip "$cleared" && fail "X left a pinned tooltip in the S-save"
+# a click on a weight in the presenter window's small frame pins it on the audience window
+# (1280x720, the presenter window at x 1300: the small frame at 80-690 x 82-427 in it,
+# attn[0,0,0,0] at about (425, 215))
+xdotool mousemove 1725 215 click 1
+xdotool mousemove 1290 790
+sleep 0.5
+saved "$A" >/dev/null; from_p=$(last)
+tip "$from_p" || fail "a click on the presenter window's small frame pinned nothing on the audience window"
+xdotool key --window "$P" x
+sleep 3.2
 xdotool mousemove 700 300 click 1
 xdotool key --window "$A" h
 xdotool mousemove 300 150 # over the header: the spotlight's disc there, no tooltip

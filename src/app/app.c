@@ -591,9 +591,12 @@ static void present_tools(App *a)
     SDL_GetRendererOutputSize(a->r, &w, &h);
     if (a->mouse_in && w > 0 && h > 0) px = (float)a->ov.mouse_x / (float)w, py = (float)a->ov.mouse_y / (float)h;
     else if (!presenter_point(a->pres, &px, &py)) px = py = -1.0f;
+    int ps, pp, pr, pc;
+    if (presenter_take_pin(a->pres, &ps, &pp, &pr, &pc) && ps == a->v.stage) // clicked on its small frame
+        tools_toggle_cell(&a->tools, ps, pp, pr, pc);
     tools_overlays(&a->tools, &a->ov, px, py);
-    float scrub;
-    if (presenter_take_scrub(a->pres, &scrub)) playback_scrub(&a->pb, scrub); // dragged in the presenter window
+    float scrub; // dragged in the presenter window (shown from the next frame on)
+    if (presenter_take_scrub(a->pres, &scrub)) playback_scrub(&a->pb, scrub);
     a->ov.scrub = a->pb.held;
     a->ov.scrub_p = playback_progress(&a->pb);
     a->ov.scrub_frame = playback_frame(&a->pb);

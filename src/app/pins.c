@@ -37,18 +37,23 @@ bool tools_toggle_pin(PresentTools *t, const Layout *L, int stage, int x, int y)
 {
     int p, row, col;
     if (!layout_hit_cell(L, x, y, &p, &row, &col)) return false;
+    tools_toggle_cell(t, stage, p, row, col);
+    return true;
+}
+
+void tools_toggle_cell(PresentTools *t, int stage, int p, int row, int col)
+{
     for (int i = 0; i < t->n; i++) {
         const Pin *q = &t->pin[i];
         if (q->stage == stage && q->panel == p && q->row == row && q->col == col) {
             remove_pin(t, i);
-            return true;
+            return;
         }
     }
     if (t->n == PINS_MAX) remove_pin(t, 0);
     t->pin[t->n] = (Pin){stage, p, row, col, -1.0f, -1.0f};
     t->box[t->n] = (PinBox){0, 0, 0, 0};
     t->n++;
-    return true;
 }
 
 void tools_drag(PresentTools *t, int x, int y, int w, int h)

@@ -25,6 +25,8 @@ bool tools_press_box(PresentTools *t, int stage, int x, int y);
 // A click at (x, y): a cell of L pins its tooltip, or unpins it when pinned. With all
 // PINS_MAX in use the oldest goes. False when (x, y) is on no cell.
 bool tools_toggle_pin(PresentTools *t, const Layout *L, int stage, int x, int y);
+// The same for cell (row, col) of panel p (a click on the presenter window's small frame).
+void tools_toggle_cell(PresentTools *t, int stage, int p, int row, int col);
 // The pointer at (x, y) of a w×h frame while dragging: the box follows.
 void tools_drag(PresentTools *t, int x, int y, int w, int h);
 void tools_release(PresentTools *t);

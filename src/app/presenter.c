@@ -9,6 +9,7 @@
 #include "presenter.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -47,6 +48,10 @@ struct Presenter {
     bool point_in;             // the pointer is over it: the point of the laser / spotlight
     float point_x, point_y;    // as a fraction of the frame
     Rect scrub_box, scrub_track; // the scrub bar under the small frame
+    bool click;                // a click on the small frame at (click_x, click_y) in it, to hit-test
+    int click_x, click_y;
+    bool pin;                  // the cell it hit, for the app to pin (presenter_take_pin)
+    int pin_stage, pin_panel, pin_row, pin_col;
     bool scrub_drag, scrub_new;
     float scrub_p;
     char text[PRES_TEXT_MAX];  // narration of the stage on screen
@@ -177,6 +182,8 @@ bool presenter_event(Presenter *p, const SDL_Event *e)
         int x = ww > 0 ? ex * ow / ww : ex, y = wh > 0 ? ey * oh / wh : ey;
         if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && rect_contains(p->scrub_box, x, y))
             p->scrub_drag = true;
+        else if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && rect_contains(p->now_box, x, y))
+            p->click = true, p->click_x = x - p->now_box.x, p->click_y = y - p->now_box.y; // hit-tested when drawn
         if (p->scrub_drag && p->scrub_track.w > 0) {
             p->scrub_p = (float)(x - p->scrub_track.x) / (float)p->scrub_track.w;
             p->scrub_new = true;
@@ -186,6 +193,14 @@ bool presenter_event(Presenter *p, const SDL_Event *e)
     if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_LEAVE) p->point_in = false;
     if (e->type == SDL_DROPFILE) SDL_free(e->drop.file); // lessons are dropped on the audience window
     return e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE;
+}
+
+bool presenter_take_pin(Presenter *p, int *stage, int *panel, int *row, int *col)
+{
+    if (!p || !p->pin) return false;
+    p->pin = false;
+    *stage = p->pin_stage, *panel = p->pin_panel, *row = p->pin_row, *col = p->pin_col;
+    return true;
 }
 
 bool presenter_take_scrub(Presenter *p, float *progress)
@@ -317,6 +332,16 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         ov.pin_boxes = NULL; // the audience frame's boxes are the ones dragged
     }
     if (!f->black) thumb_draw(p, &p->now, now_box.w, now_box.h, tr, v, &ov);
+    if (p->click) { // a click on the small frame: the cell under it in the frame as laid out there
+        p->click = false;
+        Layout *L = malloc(sizeof *L);
+        if (L) {
+            layout_compute(L, tr, v, now_box.w, now_box.h);
+            if (layout_hit_cell(L, p->click_x, p->click_y, &p->pin_panel, &p->pin_row, &p->pin_col))
+                p->pin = true, p->pin_stage = v->stage;
+            free(L);
+        }
+    }
     View nv = *v;
     nv.anim = 1.0f;
     // projector mode: after a split stage's operands comes its result, then the next stage

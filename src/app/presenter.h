@@ -35,6 +35,9 @@ void presenter_flush(Presenter *p);
 // Where the pointer is over the small frame, as a fraction of the frame: the laser and
 // spotlight follow it on the audience window. False when it is not over it.
 bool presenter_point(const Presenter *p, float *x, float *y);
+// A cell clicked on the small frame (hit-tested in the frame as drawn there): the app
+// pins its tooltip on the audience window. False: none since the last call.
+bool presenter_take_pin(Presenter *p, int *stage, int *panel, int *row, int *col);
 // A position dragged on the presenter window's scrub bar since the last call (the
 // transition's progress, 0 … 1): the app holds the transition there. False: none.
 bool presenter_take_scrub(Presenter *p, float *progress);
