@@ -6,26 +6,40 @@
 # read in the same state after each third of the run; a leak grows in every
 # interval, so growth over SOAK_MAX_GROWTH_KB (default 4096) in both intervals,
 # or over 8× that overall, fails), and Esc still exits 0. Usage: sh tests/soak.sh [BUILD_DIR]   (make soak; CI runs it briefly)
+# SOAK_PRESENTER=1: presenter mode (--presenter): two windows, the input goes to either,
+# with the presenter keys (F5 . H X K Ctrl+L Ctrl+←/→) and drags on its scrub bar.
 B=${1:-${BUILD:-build}}
 SECS=${SOAK_SECONDS:-60}
 MAXGROW=${SOAK_MAX_GROWTH_KB:-4096}
+PRESENTER=${SOAK_PRESENTER:-0}
 if ! command -v xvfb-run >/dev/null || ! command -v xdotool >/dev/null || ! command -v import >/dev/null; then
     echo "soak: needs xvfb-run, xdotool and ImageMagick (make deps installs them)"; exit 1
 fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 cat >"$tmp/inner.sh" <<EOS
 set -u
-bin="$B/attnviz"; secs=$SECS; maxgrow=$MAXGROW; tmp="$tmp"
+bin="$B/attnviz"; secs=$SECS; maxgrow=$MAXGROW; tmp="$tmp"; presenter=$PRESENTER
 EOS
 cat >>"$tmp/inner.sh" <<'EOS'
 export ATTNVIZ_SAVE_DIR="$tmp/saves"; mkdir -p "$ATTNVIZ_SAVE_DIR"
-"$bin" --size 1280x720 lessons/cross-attention-padding.json >"$tmp/app.log" 2>&1 &
+mode=; [ "$presenter" = 1 ] && mode=--presenter
+"$bin" $mode --size 1280x720 lessons/cross-attention-padding.json >"$tmp/app.log" 2>&1 &
 pid=$!
 wid=$(timeout 20 xdotool search --sync --onlyvisible --pid $pid 2>/dev/null | head -1)
 [ -n "$wid" ] || { echo "soak: no window"; kill $pid; exit 1; }
+pwid=
+if [ "$presenter" = 1 ]; then # the audience window is wid, the presenter's pwid
+    for _ in $(seq 1 50); do [ "$(xdotool search --onlyvisible --pid $pid | wc -l)" -ge 2 ] && break; sleep 0.2; done
+    for w in $(xdotool search --onlyvisible --pid $pid); do
+        if xdotool getwindowname "$w" | grep -q presenter; then pwid=$w; else wid=$w; fi
+    done
+    [ -n "$pwid" ] || { echo "soak: no presenter window"; kill $pid; exit 1; }
+    xdotool windowmove "$pwid" 0 0
+fi
 rss() { awk '/VmRSS/ { print $2 }' /proc/$pid/status 2>/dev/null || echo 0; }
 alive() { kill -0 $pid 2>/dev/null; }
 keys="Right Left space Next Prior Home End p Tab bracketleft bracketright b plus minus v c question F1 1 2 3 4 5 6 7 8 9 l o Down Up Return s e 0"
+[ "$presenter" = 1 ] && keys="$keys F5 period h x k ctrl+Right ctrl+Left ctrl+l"
 set -- $keys; nkeys=$#
 sizes="1280x720 640x400 480x320 1920x1080 3840x2160 800x600 1024x768"
 rand() { awk -v s="$(od -An -N4 -tu4 /dev/urandom)" -v n="$1" 'BEGIN { srand(s); print int(rand() * n) }'; }
@@ -52,11 +66,15 @@ random_phase() {
         if [ "$r" -lt 55 ]; then
             i=$(( $(rand $nkeys) + 1 )); k=$(echo $keys | cut -d' ' -f$i)
             # never Escape or q here: they quit (the end of the test checks Esc)
-            xdotool key --window "$wid" "$k" 2>/dev/null
+            kw=$wid; [ -n "$pwid" ] && [ "$(rand 2)" = 0 ] && kw=$pwid # keys in either window drive both
+            xdotool key --window "$kw" "$k" 2>/dev/null
         elif [ "$r" -lt 70 ]; then
             xdotool mousemove --window "$wid" $(rand 1280) $(rand 720) click 1 2>/dev/null
         elif [ "$r" -lt 82 ]; then
             xdotool mousemove --window "$wid" $(rand 1280) $(rand 720) click $(( 4 + $(rand 2) )) 2>/dev/null
+        elif [ "$r" -lt 86 ] && [ -n "$pwid" ]; then # the presenter window: its scrub bar, its frame
+            xdotool mousemove --window "$pwid" $(rand 1280) $(rand 720) mousedown 1 \
+                mousemove --window "$pwid" $(rand 1280) $(rand 720) mouseup 1 2>/dev/null
         elif [ "$r" -lt 90 ]; then
             xdotool mousemove --window "$wid" 400 400 mousedown 1 mousemove --window "$wid" $(rand 1280) $(rand 720) mouseup 1 2>/dev/null
         else
@@ -78,6 +96,11 @@ settle() {
     # value being typed (which would take the arrow keys)
     xdotool mousemove --window "$wid" 640 140 click 1 2>/dev/null; sleep 0.2
     xdotool mousemove --window "$wid" 640 140 click 1 2>/dev/null; sleep 0.2
+    # presenter mode: not black, no pins, no spotlight or laser, time running (F5 reopens
+    # the presenter window if a random close shut it); the state before each reading
+    if [ -n "$pwid" ]; then
+        xdotool key --window "$wid" F5 x; sleep 0.3
+    fi
     for sz in 3840x2160 1280x720; do
         xdotool windowsize "$wid" ${sz%x*} ${sz#*x}; sleep 0.3
         for i in $(seq 1 16); do xdotool key --window "$wid" Right; sleep 0.05; done

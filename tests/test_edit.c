@@ -300,8 +300,19 @@ static void assert_round_trip(Session *s, const char *what)
     // the title says it was edited (once), and the original's narration is not carried over
     char t1[LESSON_MAX_TEXT + 64], t2[LESSON_MAX_TEXT + 64];
     assert_string_equal(session_title(back, LANG_EN, t1, sizeof t1), session_title(s, LANG_EN, t2, sizeof t2));
-    if (session_edited(s)) assert_int_equal(back->lesson.n_steps, 0);
-    else assert_int_equal(back->lesson.n_steps, s->lesson.n_steps);
+    // (nor the teacher's notes, written about the original numbers too); unedited, both
+    // come back text for text
+    if (session_edited(s)) {
+        assert_int_equal(back->lesson.n_steps, 0);
+        assert_int_equal(back->lesson.n_notes, 0);
+    } else {
+        assert_int_equal(back->lesson.n_steps, s->lesson.n_steps);
+        assert_int_equal(back->lesson.n_notes, s->lesson.n_notes);
+        for (int k = 0; k < s->lesson.n_notes; k++)
+            for (int l = 0; l < LANG_COUNT; l++)
+                assert_string_equal(lesson_note_text(&back->lesson, s->lesson.note_keys[k], (Lang)l),
+                                    lesson_note_text(&s->lesson, s->lesson.note_keys[k], (Lang)l));
+    }
     session_destroy(back);
     unlink(path);
 }

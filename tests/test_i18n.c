@@ -93,7 +93,7 @@ static bool known_prefix(const char *key)
 {
     static const char *const prefixes[] = {"app.",  "step.", "ui.",  "palette.", "name.",   "wname.",
                                            "title.", "fx.",  "narr.", "tip.",    "help.",   "picker.",
-                                           "formula."};
+                                           "formula.", "pres."};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0) return true;
     return false;
@@ -224,6 +224,16 @@ static void test_no_missing_glyphs(void **state)
             for (int k = 0; k < ls.n_steps; k++) {
                 const char *t = lesson_step_text(&ls, ls.step_keys[k], (Lang)l);
                 if (t && missing_any_face(t)) fprintf(stderr, "%s: steps.%s\n", g.gl_pathv[i], ls.step_keys[k]), bad++;
+                // every shipped lesson has the teacher's notes for every step, in both languages
+                if (!ls.note_text[l] || !ls.note_text[l][0]) {
+                    fprintf(stderr, "%s: no notes\n", g.gl_pathv[i]), bad++;
+                    break;
+                }
+                const char *n = NULL;
+                for (int m = 0; m < ls.n_notes; m++)
+                    if (strcmp(ls.note_keys[m], ls.step_keys[k]) == 0) n = ls.note_text[l][m];
+                if (!n || missing_any_face(n))
+                    fprintf(stderr, "%s: notes.%s (%s)\n", g.gl_pathv[i], ls.step_keys[k], l ? "zh" : "en"), bad++;
             }
         }
         for (int k = 0; k < ls.len_q && ls.q_tokens; k++) bad += missing_any_face(ls.q_tokens[k]) != 0;

@@ -212,7 +212,28 @@ static void test_tokens_and_steps(void **state)
     assert_string_equal(lesson_step_text(&L, "scores", LANG_ZH), "Dot products.");   // fallback
     assert_string_equal(lesson_step_text(&L, "softmax", LANG_ZH), "归一化。");
     assert_null(lesson_step_text(&L, "concat", LANG_EN));
+    assert_int_equal(L.n_notes, 0);
+    assert_null(lesson_note_text(&L, "scores", LANG_EN));
     lesson_free(&L);
+    // the teacher's notes: keyed like the narration, separate from it
+    load_ok("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4],[5,6,7,8]]},"
+            " \"steps\": {\"scores\": \"Dot products.\"},"
+            " \"notes\": {\"scores\": {\"en\": \"Ask: why divide?\\nThen show row 0.\", \"zh\": \"问：为什么要除？\"},"
+            " \"attn\": \"Rows sum to 1.\"}}");
+    assert_int_equal(L.n_notes, 2);
+    assert_string_equal(lesson_note_text(&L, "scores", LANG_EN), "Ask: why divide?\nThen show row 0.");
+    assert_string_equal(lesson_note_text(&L, "scores", LANG_ZH), "问：为什么要除？");
+    assert_string_equal(lesson_note_text(&L, "attn", LANG_ZH), "Rows sum to 1.");   // fallback
+    assert_null(lesson_note_text(&L, "softmax", LANG_EN));
+    assert_string_equal(lesson_step_text(&L, "scores", LANG_EN), "Dot products.");
+    assert_null(lesson_step_text(&L, "attn", LANG_EN));
+    lesson_free(&L);
+    load_bad("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4]]}, \"notes\": [\"x\"]}",
+             "mem.json: notes: expected an object mapping a stage name to its teacher's notes, got an array");
+    load_bad("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4]]}, \"notes\": {\"scorez\": \"x\"}}",
+             "mem.json: notes.scorez: unknown key");
+    load_bad("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4]]}, \"notes\": {\"attn\": 3}}",
+             "mem.json: notes.attn:");
     load_ok("{\"title\": \"T\", " BASE ", \"input\": {\"query\": [[1,2,3,4]], \"key\": [[1,1,1,1],[2,2,2,2]]},"
             " \"tokens\": {\"query\": [\"q\"], \"key\": [\"k0\", \"k1\"]}}");
     assert_string_equal(L.q_tokens[0], "q");
@@ -291,7 +312,7 @@ static void test_one_line_promise(void **state)
     assert_false(lesson_parse(&L, "mem.json", json, strlen(json), err, sizeof err));
     assert_printable_line(err);
     assert_non_null(strstr(err, "...: unknown key; expected one of: title, description, model, input, "
-                                "mask, weights, tokens, steps"));
+                                "mask, weights, tokens, steps, notes"));
     // escaping a long path of control characters (×4 or ×6 each) keeps the message whole
     strcpy(json, "{\"");
     for (int i = 0; i < 150; i++) strcat(json, i % 2 ? "\\u0001" : "\\u0085");
@@ -299,7 +320,7 @@ static void test_one_line_promise(void **state)
     assert_false(lesson_parse(&L, "mem.json", json, strlen(json), err, sizeof err));
     assert_printable_line(err);
     assert_non_null(strstr(err, "unknown key; expected one of: title, description, model, input, "
-                                "mask, weights, tokens, steps"));
+                                "mask, weights, tokens, steps, notes"));
     // a file name with a newline, C1 controls and bytes that are not UTF-8, long
     char name[400];
     memset(name, 'x', sizeof name);
@@ -308,7 +329,7 @@ static void test_one_line_promise(void **state)
     assert_printable_line(err);
     assert_non_null(strstr(err, "\\n\\u0085\\xff\\x01/a.json: "));
     assert_non_null(strstr(err, "unknown key; expected one of: title, description, model, input, "
-                                "mask, weights, tokens, steps"));
+                                "mask, weights, tokens, steps, notes"));
     // a small buffer still gets one valid line
     char small[40];
     assert_false(lesson_parse(&L, name, json, strlen(json), small, sizeof small));

@@ -169,6 +169,38 @@ static void test_playback(void **state)
     for (int i = 0; i < 10; i++) playback_update(&a, 0.1);
     for (int i = 0; i < 100; i++) playback_update(&b, 0.01);
     assert_float_equal(playback_progress(&a), playback_progress(&b), 1e-4);
+    // the scrub bar: held inside a transition, time stands still; frame steps move it
+    playback_init(&pb, 3);
+    playback_next(&pb);
+    playback_update(&pb, 0.4);
+    playback_hold(&pb, true);
+    float held = playback_progress(&pb);
+    assert_true(held > 0.0f && held < 1.0f);
+    for (int i = 0; i < 50; i++) playback_update(&pb, 0.1);
+    assert_float_equal(playback_progress(&pb), held, 1e-6);
+    assert_true(playback_animating(&pb));
+    playback_scrub(&pb, 0.5f);
+    assert_int_equal(playback_frame(&pb), PLAYBACK_SCRUB_FRAMES / 2);
+    playback_step_frame(&pb, 1);
+    assert_int_equal(playback_frame(&pb), PLAYBACK_SCRUB_FRAMES / 2 + 1);
+    assert_float_equal(playback_progress(&pb), (float)(PLAYBACK_SCRUB_FRAMES / 2 + 1) / PLAYBACK_SCRUB_FRAMES, 1e-6);
+    playback_step_frame(&pb, -1), playback_step_frame(&pb, -1);
+    assert_int_equal(playback_frame(&pb), PLAYBACK_SCRUB_FRAMES / 2 - 1);
+    playback_scrub(&pb, 7.0f);   // clamped
+    assert_float_equal(playback_progress(&pb), 1.0f, 1e-6);
+    playback_step_frame(&pb, 1); // at the end it stays there
+    assert_int_equal(playback_frame(&pb), PLAYBACK_SCRUB_FRAMES);
+    assert_int_equal(pb.stage, 1);
+    playback_hold(&pb, false);   // released: time runs on
+    playback_scrub(&pb, 0.0f), playback_hold(&pb, false);
+    for (int i = 0; i < 4; i++) playback_update(&pb, 0.2);
+    assert_float_equal(playback_progress(&pb), 0.5f, 1e-6);
+    playback_goto(&pb, 2, false); // any move releases the hold
+    assert_false(pb.held);
+    playback_init(&pb, 3);        // a settled stage: a step back enters its transition from the end
+    playback_step_frame(&pb, -1);
+    assert_int_equal(playback_frame(&pb), PLAYBACK_SCRUB_FRAMES - 1);
+    assert_true(pb.held);
 }
 
 // ---- i18n and tooltips ----------------------------------------------------------

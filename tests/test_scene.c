@@ -204,6 +204,85 @@ static void test_scene_rules(void **state)
     assert_true(frames > 500);
 }
 
+// Projector mode at 1024x768: every number of every stage of every shipped lesson is at
+// least 28 px, with the decimals it has at the usual size; a stage whose panels do not
+// fit so together is shown in two parts, the operands, then the result alone.
+static void test_projector(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
+    int splits = 0, frames = 0, small = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Session *ses = open_session(g.gl_pathv[f]);
+        const Trace *tr = &ses->trace;
+        View v;
+        view_init(&v, &ses->lesson, LANG_EN);
+        v.projector = true;
+        for (int st = 0; st < tr->n; st++) {
+            v.stage = st;
+            int parts = layout_projector_parts(tr, &v, 1024, 768);
+            bool split = parts > 1;
+            splits += split;
+            int operands = 0, all = 0; // one by one: every operand once
+            for (int part = 0; part < parts; part++) {
+                v.part = part;
+                Layout L, whole;
+                layout_compute(&L, tr, &v, 1024, 768);
+                assert_int_equal(L.split, split);
+                View plain = v;
+                plain.projector = false, plain.part = 0;
+                layout_compute(&whole, tr, &plain, 1024, 768);
+                if (split) assert_int_equal(L.n_parts, parts);
+                if (split && parts == 2 && part == 0) { // the operands: every panel but the result, in order
+                    assert_int_equal(L.result_panel, -1);
+                    assert_int_equal(L.n_panels, whole.n_panels - 1);
+                } else if (split && part < parts - 1) { // one operand (and the vectors under it)
+                    assert_int_equal(L.result_panel, -1);
+                    assert_true(L.n_panels >= 1);
+                    operands += L.n_panels;
+                } else if (split) { // the result alone
+                    assert_int_equal(L.n_panels, 1);
+                    assert_int_equal(L.result_panel, 0);
+                    assert_string_equal(L.spec[0].title, whole.spec[whole.result_panel].title);
+                } else {
+                    assert_int_equal(L.n_panels, whole.n_panels);
+                }
+                all = whole.n_panels;
+                // 28 px needs cells of about 100 px: at 1024x768 about 4 rows fit under the header.
+                // The classic lesson (4 tokens, d_model 4) reaches it on every frame; a taller
+                // tensor, too tall even alone, keeps its numbers at the usual minimum (counted)
+                bool classic = strstr(g.gl_pathv[f], "arange-2x4x4") != NULL, large = false;
+                for (int p = 0; p < L.n_panels; p++) large |= L.spec[p].rows > 4 || L.spec[p].cols > 6;
+                for (int p = 0; p < L.n_panels; p++) {
+                    if (L.spec[p].decimals < 0 || L.image[p]) continue; // (checked by the count below)
+                    if (L.spec[p].px_cell >= 28) continue;
+                    if (classic)
+                        fail_msg("%s: stage %s panel %s: numbers of %d px", g.gl_pathv[f], tr->stages[st].name,
+                                 L.spec[p].title, L.spec[p].px_cell);
+                    small++;
+                    if (!large) // (a vector under a tall weight shares its cells)
+                        fail_msg("%s: stage %s part %d panel %s (%dx%d): numbers of %d px", g.gl_pathv[f],
+                                 tr->stages[st].name, part, L.spec[p].title, L.spec[p].rows, L.spec[p].cols,
+                                 L.spec[p].px_cell);
+                }
+                int with_numbers = 0;
+                for (int p = 0; p < L.n_panels; p++) with_numbers += L.spec[p].decimals >= 0 && !L.image[p];
+                if (split && with_numbers != L.n_panels)
+                    fail_msg("%s: stage %s part %d: a panel without numbers", g.gl_pathv[f], tr->stages[st].name, part);
+                frames++;
+            }
+            if (parts > 2) assert_int_equal(operands, all - 1);
+        }
+        session_destroy(ses);
+    }
+    globfree(&g);
+    assert_true(splits > 10); // the classic lesson's products do not fit together at 28 px
+    print_message("projector mode at 1024x768: %d frames, %d split, %d panels under 28 px (beside a tensor of more than 4 rows or 6 columns)\n",
+                  frames, splits, small);
+    assert_true(frames > 100);
+}
+
 // Lays out stage `name` of ses at 1280x720 into L; returns its formula.
 static const char *formula_of(Session *ses, View *v, Layout *L, const char *name)
 {
@@ -484,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_derivations),
         cmocka_unit_test(test_many_heads),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),
+        cmocka_unit_test(test_projector),
         cmocka_unit_test(test_ranges_without_stats),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -23,8 +23,10 @@
 #include "lab.h"
 #include "layout.h"
 #include "picker.h"
+#include "pins.h"
 #include "playback.h"
 #include "png_write.h"
+#include "presenter.h"
 #include "render.h"
 #include "session.h"
 #include "study_ui.h"
@@ -83,6 +85,11 @@ typedef struct App {
     bool title_edited;         // the window's title says "(edited)"
     char stage_name[STAGE_NAME_MAX]; // the stage on screen, found again after an edit (sync_stage)
     StudyUI *study;            // the study mode (T, the "Study" button, --study) and progress.json
+    Presenter *pres;           // the presenter window (--presenter, F5), NULL when closed
+    bool black;                // "." : the audience window shows black
+    PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
+    bool scrub_drag;           // the scrub bar's knob is being dragged
+    int part_next;             // projector mode: the part the next stage starts with (← enters a result)
 } App;
 
 static void toast(App *a, const char *key, const char *arg)
@@ -365,6 +372,7 @@ static void switch_lang(App *a)
     a->v.lang = next;
     study_ui_relang(a->study, a->session, next, a->pb.stage);
     set_window_title(a);
+    presenter_set_lang(a->pres, next);
     toast(a, "app.lang", NULL);
 }
 
@@ -398,6 +406,8 @@ static bool open_lesson(App *a, const char *path)
     a->v.measure = old.measure;
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
     heatmap_cache_flush(a->heatmaps); // and its heatmap images
+    presenter_flush(a->pres);         // the presenter window's too
+    tools_clear(&a->tools);           // pins name cells of the old lesson's stages
     a->picker.open = false;
     set_window_title(a);
     toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));
@@ -570,6 +580,7 @@ static void sync_stage(App *a)
         return;
     int i = trace_find(tr, a->stage_name);
     if (i < 0) i = a->pb.stage < tr->n ? a->pb.stage : tr->n - 1;
+    if (tr->n != a->pb.n_stages) tools_clear(&a->tools); // the stages moved: pins name them by index
     a->pb.n_stages = tr->n;
     a->pb.stage = i;
     a->v.stage = i;
@@ -634,6 +645,10 @@ static void toggle_study(App *a)
         study_after(a);
         return;
     }
+    if (a->pres) { // the presenter window previews the next stage: it would give answers away
+        toast(a, "study.not_with_presenter", NULL);
+        return;
+    }
     // the lab steps aside: its switches, selection and Δ view
     a->lab.menu.open = false;
     a->lab.delta = false;
@@ -650,6 +665,108 @@ static bool lab_key_while_studying(const SDL_KeyboardEvent *k)
     bool ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
     return sym == SDLK_w || sym == SDLK_d || sym == SDLK_RETURN || sym == SDLK_KP_ENTER ||
            (ctrl && (sym == SDLK_z || sym == SDLK_y || sym == SDLK_r || sym == SDLK_s));
+}
+
+// ---- presenter mode (presenter.c): F5, ".", the second window ------------------
+
+// F5 (and --presenter): the presenter window opens (if it is not open), the lesson
+// starts over from its first stage, settled, and the elapsed timer from 0.
+static void present_from_start(App *a)
+{
+    if (a->study->st.on) {
+        toast(a, "study.not_with_presenter", NULL);
+        return;
+    }
+    if (!a->pres) {
+        int w, h;
+        SDL_GetWindowSize(a->win, &w, &h);
+        char err[MSG_MAX];
+        a->pres = presenter_create(a->win, a->opt->font_path, a->v.lang, w, h, err, sizeof err);
+        if (!a->pres) {
+            cli_error(stderr, "attnviz: %s", err);
+            toast(a, "app.presenter_failed", err);
+            a->toast_left = ERROR_TOAST_SECONDS;
+            return;
+        }
+        SDL_RaiseWindow(a->win);
+    }
+    playback_goto(&a->pb, 0, false);
+    a->black = false;
+    presenter_restart_clock(a->pres);
+}
+
+// The presenter tools into the overlays: the point is the pointer on the audience
+// window, else on the presenter window's small frame.
+static void present_tools(App *a)
+{
+    float px = -1.0f, py = -1.0f;
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    if (a->mouse_in && w > 0 && h > 0) px = (float)a->ov.mouse_x / (float)w, py = (float)a->ov.mouse_y / (float)h;
+    else if (!presenter_point(a->pres, &px, &py)) px = py = -1.0f;
+    int ps, pp, pr, pc;
+    if (presenter_take_pin(a->pres, &ps, &pp, &pr, &pc) && ps == a->v.stage) // clicked on its small frame
+        tools_toggle_cell(&a->tools, ps, pp, pr, pc);
+    tools_overlays(&a->tools, &a->ov, px, py);
+    float scrub; // dragged in the presenter window (shown from the next frame on)
+    if (presenter_take_scrub(a->pres, &scrub)) playback_scrub(&a->pb, scrub);
+    a->ov.scrub = a->pb.held;
+    a->ov.scrub_p = playback_progress(&a->pb);
+    a->ov.scrub_frame = playback_frame(&a->pb);
+}
+
+static void present_frame(App *a)
+{
+    if (!a->pres) return;
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    char t[LESSON_MAX_TEXT + 64];
+    PresenterFrame f = {lab_trace(&a->lab, a->session), &a->v, &a->ov, w, h, a->black,
+                        session_edited(a->session), a->lab.gen,
+                        session_title(a->session, a->v.lang, t, sizeof t)};
+    presenter_draw(a->pres, &f);
+}
+
+// Projector mode: in how many parts stage st is shown at the window's size.
+static int stage_parts(App *a, int st)
+{
+    if (!a->v.projector || st < 0 || st >= a->session->trace.n) return 1;
+    View v = a->v;
+    v.stage = st, v.anim = 1.0f;
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    return layout_projector_parts(lab_trace(&a->lab, a->session), &v, w, h);
+}
+
+// → Space PgDn: the next stage, or in projector mode first the next part of a split stage.
+static void step_forward(App *a)
+{
+    if (a->v.part + 1 < stage_parts(a, a->pb.stage)) {
+        a->v.part++;
+        return;
+    }
+    playback_next(&a->pb);
+}
+
+// ← PgUp: the previous stage settled (its result, when it is split), or the part before
+// of a split stage.
+static void step_back(App *a)
+{
+    if (a->v.part > 0) {
+        a->v.part--;
+        return;
+    }
+    if (a->pb.stage > 0) a->part_next = stage_parts(a, a->pb.stage - 1) - 1;
+    playback_prev(&a->pb);
+}
+
+// M (--projector): projector mode on / off; on, it starts with the high-contrast palette.
+static void toggle_projector(App *a)
+{
+    a->v.projector = !a->v.projector;
+    a->v.part = 0;
+    if (a->v.projector) a->v.palette = PALETTE_HIGH_CONTRAST;
+    toast(a, a->v.projector ? "app.projector_on" : "app.projector_off", NULL);
 }
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
@@ -697,14 +814,19 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
             return;
         }
     }
+    if ((k->keysym.mod & KMOD_CTRL) && (sym == SDLK_LEFT || sym == SDLK_RIGHT)) { // the transition, frame by frame
+        playback_step_frame(&a->pb, sym == SDLK_RIGHT ? 1 : -1);
+        return;
+    }
     switch (sym) {
     case SDLK_ESCAPE:
     case SDLK_q: a->quit = true; break;
     case SDLK_RIGHT:
     case SDLK_SPACE:
-    case SDLK_PAGEDOWN: playback_next(&a->pb); break;
+    case SDLK_PAGEDOWN: step_forward(a); break;
     case SDLK_LEFT:
-    case SDLK_PAGEUP: playback_prev(&a->pb); break;
+    case SDLK_PAGEUP: step_back(a); break;
+    case SDLK_m: toggle_projector(a); break;
     case SDLK_HOME: playback_goto(&a->pb, 0, false); break;
     case SDLK_END: playback_goto(&a->pb, a->session->trace.n - 1, false); break;
     case SDLK_p: playback_toggle(&a->pb); break;
@@ -750,8 +872,20 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
     case SDLK_KP_0:
         if (!step_digit(a, 0)) view_reset_zoom(&a->v); // 0 alone: the whole heatmap again
         break;
-    case SDLK_l: switch_lang(a); break;
+    case SDLK_l:
+        if (k->keysym.mod & KMOD_CTRL) a->tools.laser = !a->tools.laser; // the laser dot
+        else switch_lang(a);
+        break;
+    case SDLK_h: a->tools.spotlight = !a->tools.spotlight; break;
+    case SDLK_k: playback_hold(&a->pb, !a->pb.held); break; // pause inside the transition / go on
+    case SDLK_x: tools_clear(&a->tools); break;
     case SDLK_o: open_picker(a); break;
+    case SDLK_F5: present_from_start(a); break;
+    case SDLK_PERIOD: // black screen, as in presentation software
+        a->black = !a->black;
+        if (a->black) toast(a, "app.black", NULL);
+        else a->toast_left = 0.0;
+        break;
     default:
         if (sym >= SDLK_1 && sym <= SDLK_9) step_digit(a, (int)(sym - SDLK_0));
         break;
@@ -771,6 +905,12 @@ static void on_click(App *a, int wx, int wy)
 
 static void handle_event(App *a, const SDL_Event *e)
 {
+    // the presenter window's mouse and window events are its own; its keys are ours
+    if (a->pres && presenter_owns_event(a->pres, e)) {
+        if (presenter_event(a->pres, e)) presenter_destroy(a->pres), a->pres = NULL;
+        return;
+    }
+    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) a->quit = true; // the audience's
     if (lessons_event(a, e)) return;
     switch (e->type) {
     case SDL_QUIT: a->quit = true; break;
@@ -786,7 +926,18 @@ static void handle_event(App *a, const SDL_Event *e)
     case SDL_MOUSEMOTION:
         a->mouse_in = true;
         a->mouse_wx = e->motion.x, a->mouse_wy = e->motion.y;
-        if (a->lab.press) { // a press on a value: dragging scrubs it
+        if (a->scrub_drag) {
+            int x, y;
+            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            Rect sb, st;
+            render_scrub_rect(current_layout(a), &sb, &st);
+            playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
+        } else if (a->tools.drag >= 0) { // a pinned tooltip's box follows the pointer
+            int x, y, w, h;
+            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            SDL_GetRendererOutputSize(a->r, &w, &h);
+            tools_drag(&a->tools, x, y, w, h);
+        } else if (a->lab.press) { // a press on a value: dragging scrubs it
             int x, y;
             to_output(a, e->motion.x, e->motion.y, &x, &y);
             lab_begin(a);
@@ -807,9 +958,18 @@ static void handle_event(App *a, const SDL_Event *e)
             int x, y;
             to_output(a, e->button.x, e->button.y, &x, &y);
             const Layout *Lp = current_layout(a);
-            Rect sb, lb;
+            Rect sb, st, lb, stb;
+            render_scrub_rect(Lp, &sb, &st);
+            if (a->pb.held && rect_contains(sb, x, y)) { // the scrub bar: the knob follows the pointer
+                a->scrub_drag = true;
+                playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
+                break;
+            }
+            // a pinned tooltip's box is dragged; Ctrl+click pins any cell (editable ones too)
+            if (tools_press_box(&a->tools, a->v.stage, x, y)) break;
+            if ((SDL_GetModState() & KMOD_CTRL) && tools_toggle_pin(&a->tools, Lp, a->v.stage, x, y)) break;
             bool used = false;
-            if (study_button_rect(Lp, &sb) && rect_contains(sb, x, y)) {
+            if (study_button_rect(Lp, &stb) && rect_contains(stb, x, y)) {
                 toggle_study(a);
                 used = true;
             } else if (a->study->st.on) { // a key column answers "which key"; the lab waits
@@ -827,13 +987,14 @@ static void handle_event(App *a, const SDL_Event *e)
             } else if (a->v.zoom > 1.0f && layout_hit_panel(current_layout(a), x, y) >= 0) {
                 a->dragging = true;
                 a->drag_x = x, a->drag_y = y;
-            } else {
-                on_click(a, e->button.x, e->button.y);
+            } else if (!tools_toggle_pin(&a->tools, current_layout(a), a->v.stage, x, y)) { // a cell the lab
+                on_click(a, e->button.x, e->button.y);                                     // does not edit: pinned
             }
         }
         break;
     case SDL_MOUSEBUTTONUP:
-        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false, lab_release(&a->lab);
+        if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false, lab_release(&a->lab), tools_release(&a->tools),
+            a->scrub_drag = false;
         break;
     case SDL_MOUSEWHEEL: {
         if (a->ov.help) break;
@@ -935,6 +1096,7 @@ int app_run(const AppOptions *opt)
     snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s/../lessons", assets);
     picker_init(&a->picker);
     lab_init(&a->lab);
+    tools_init(&a->tools);
     a->lab.before_edit = lab_before_edit, a->lab.ctx = a;
     a->study = study_ui_create();
     if (!a->study) {
@@ -942,6 +1104,8 @@ int app_run(const AppOptions *opt)
         goto done;
     }
     if (opt->study) toggle_study(a);
+    if (opt->presenter) present_from_start(a);
+    if (opt->projector) toggle_projector(a), a->toast_left = 0.0;
 
     Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
     bool software = false;
@@ -954,7 +1118,7 @@ int app_run(const AppOptions *opt)
     while (!a->quit) {
         // Update (the first frame is drawn without waiting for an event)
         SDL_Event e;
-        bool busy = frames_drawn == 0 || playback_animating(&a->pb) || a->pb.playing ||
+        bool busy = frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
                     a->toast_left > 0.0 || a->export_job || a->lab.animating;
         if (!busy && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e);
         while (SDL_PollEvent(&e)) handle_event(a, &e);
@@ -973,6 +1137,8 @@ int app_run(const AppOptions *opt)
         if (a->toast_left > 0.0) a->toast_left -= dt;
         if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
             view_reset_zoom(&a->v);
+            a->v.part = a->part_next; // (projector mode: its operands, or after ← its result)
+            a->part_next = 0;
             a->dragging = false;
             lab_deselect(&a->lab);
         }
@@ -995,9 +1161,12 @@ int app_run(const AppOptions *opt)
         Canvas c = {a->r, a->fonts, a->heatmaps, NULL};
         const Layout *Lp = current_layout(a);
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
-        a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing;
-        render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
+        a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->tools.drag < 0;
+        present_tools(a);
+        if (a->black) paint_clear(&c, (Rgb){0, 0, 0});
+        else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
         SDL_RenderPresent(a->r);
+        present_frame(a);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
         if (a->trim_pending) {
 #ifdef __GLIBC__
@@ -1012,6 +1181,7 @@ done:
     // De-initialization
     if (a->export_job) export_complete(a);
     if (a->study) study_ui_end(a->study, a->session, a->pb.stage); // the answers are kept
+    presenter_destroy(a->pres);
     heatmap_cache_flush(a->heatmaps);
     if (a->fonts) fonts_flush(a->fonts);
     if (a->r) SDL_DestroyRenderer(a->r);

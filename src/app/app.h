@@ -12,6 +12,8 @@ typedef struct AppOptions {
     int width, height;         // initial window size
     bool fullscreen;
     bool study;                // --study: open in the study mode
+    bool presenter;            // --presenter: open the presenter window too (presenter.h)
+    bool projector;            // --projector: projector mode (View.projector)
     const struct SessionEdits *edits; // --set edits applied on opening (NULL: none)
 } AppOptions;
 

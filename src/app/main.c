@@ -45,6 +45,10 @@ static void usage(FILE *f)
           "  --size WxH         initial window size (default 1280x720)\n"
           "  --fullscreen       start in fullscreen\n"
           "  --study            start in the study mode: predict each result before it shows (T)\n"
+          "  --presenter        two windows: the audience's (the frame only; fullscreen on a second\n"
+          "                     display) and the presenter's (next stage, narration, notes, timer)\n"
+          "  --projector        projector mode: numbers readable from the back row, a stage's operands\n"
+          "                     then its result when they do not fit together, high-contrast palette\n"
           "  --lessons DIR      also list the lessons in DIR in the lesson picker (O)\n"
           "  --set KEY=VALUE    edit the lesson first (repeatable; with the window, --dump, --print,\n"
           "                     --describe, --export, --save), e.g. 'input.query[0,1,2]=5',\n"
@@ -124,7 +128,7 @@ int main(int argc, char **argv)
     // Over a file-size limit (ulimit -f) a write fails with EFBIG and is reported
     // (export, S, E), instead of SIGXFSZ killing the process mid-file.
     signal(SIGXFSZ, SIG_IGN);
-    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, false, NULL};
+    AppOptions opt = {DEFAULT_LESSON, NULL, NULL, default_lang(), 1280, 720, false, false, false, false, NULL};
     bool have_lesson = false;
     ExportOptions ex;
     export_options_init(&ex);
@@ -246,6 +250,10 @@ int main(int argc, char **argv)
             opt.fullscreen = true;
         } else if (strcmp(a, "--study") == 0) {
             opt.study = true;
+        } else if (strcmp(a, "--presenter") == 0) {
+            opt.presenter = true;
+        } else if (strcmp(a, "--projector") == 0) {
+            opt.projector = true;
         } else if (strcmp(a, "--export") == 0) {
             if (++i >= argc) return usage_error("%s needs DIR and LESSON", a);
             export_dir = argv[i];
@@ -307,6 +315,8 @@ int main(int argc, char **argv)
         if (!dump && !print && !describe && !export_dir) return 0;   // --save alone: saved, done
     }
     if (seed_opt && !quiz) return usage_error("--seed goes with --quiz");
+    if (opt.study && opt.presenter)
+        return usage_error("--study and --presenter do not go together (the presenter window previews the next stage)");
     if (opt.study && (quiz || dump || print || describe || export_dir || save_path))
         return usage_error("--study goes with the window, not with --quiz, --dump, --print, --describe, --export or --save");
     if (quiz) {

@@ -281,12 +281,14 @@ bool session_save(const Session *s, const char *path, bool replace, char *err, s
 {
     bool (*save)(const Lesson *, const char *, char *, size_t) = replace ? lesson_save : lesson_save_new;
     if (!session_edited(s)) return save(&s->lesson, path, err, n);
-    // a shallow copy with the title marked and without the narration of the original
+    // a shallow copy with the title marked and without the narration and the teacher's
+    // notes of the original (both were written about its numbers)
     Lesson out = s->lesson;
     char title[LANG_COUNT][LESSON_MAX_TEXT + 64];
     for (int l = 0; l < LANG_COUNT; l++)
         if (s->lesson.title[l]) out.title[l] = (char *)session_title(s, (Lang)l, title[l], sizeof title[l]);
     out.n_steps = 0;
     out.n_quiz = 0; // the author's questions are about the original numbers too
+    out.n_notes = 0;
     return save(&out, path, err, n);
 }

@@ -574,6 +574,9 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
             dst->n_quiz = i + 1;
         }
     }
+    dst->n_notes = src->n_notes;
+    dst->note_keys = dup_strings(src->note_keys, src->n_notes, &ok);
+    for (int l = 0; l < LANG_COUNT; l++) dst->note_text[l] = dup_strings(src->note_text[l], src->n_notes, &ok);
     if (!ok) lesson_free(dst);
     return ok;
 }

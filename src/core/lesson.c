@@ -920,28 +920,30 @@ static const char *const step_keys_allowed[] = {
     "masked_scores", "attn", "head_out", "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum",
     "ffn_out", NULL};
 
-static bool parse_steps(Ctx *c, const cJSON *j, Lesson *ls)
+// "steps" (narration) and "notes" (the teacher's notes): an object from a step or
+// stage name to a text, into *n, *keys and text[lang] (arrays of *n + 1).
+static bool parse_texts(Ctx *c, const cJSON *j, const char *name, const char *what, int *n_out,
+                        char ***keys_out, char **text_out[LANG_COUNT])
 {
     if (!j) return true;
     if (!cJSON_IsObject(j))
-        return fail(c, "steps", "expected an object mapping a stage name to its narration, got %s",
+        return fail(c, name, "expected an object mapping a stage name to its %s, got %s", what,
                     json_type_name(j));
-    if (!check_keys(c, j, "steps", step_keys_allowed)) return false;
+    if (!check_keys(c, j, name, step_keys_allowed)) return false;
     int n = cJSON_GetArraySize(j);
-    ls->step_keys = calloc((size_t)n + 1, sizeof(char *));
-    for (int l = 0; l < LANG_COUNT; l++) ls->step_text[l] = calloc((size_t)n + 1, sizeof(char *));
-    if (!ls->step_keys || !ls->step_text[LANG_EN] || !ls->step_text[LANG_ZH])
-        return fail(c, "steps", "out of memory");
+    *keys_out = calloc((size_t)n + 1, sizeof(char *));
+    for (int l = 0; l < LANG_COUNT; l++) text_out[l] = calloc((size_t)n + 1, sizeof(char *));
+    if (!*keys_out || !text_out[LANG_EN] || !text_out[LANG_ZH]) return fail(c, name, "out of memory");
     for (const cJSON *e = j->child; e; e = e->next) {
         char p[PATH_MAX_LEN];
-        path_key(p, "steps", e->string);
+        path_key(p, name, e->string);
         char *text[LANG_COUNT];
         if (!get_text(c, e, p, true, text)) return false;
-        int i = ls->n_steps++;
-        ls->step_keys[i] = strdup(e->string);
-        ls->step_text[LANG_EN][i] = text[LANG_EN];
-        ls->step_text[LANG_ZH][i] = text[LANG_ZH];
-        if (!ls->step_keys[i]) return fail(c, p, "out of memory");
+        int i = (*n_out)++;
+        (*keys_out)[i] = strdup(e->string);
+        text_out[LANG_EN][i] = text[LANG_EN];
+        text_out[LANG_ZH][i] = text[LANG_ZH];
+        if (!(*keys_out)[i]) return fail(c, p, "out of memory");
     }
     return true;
 }
@@ -1232,6 +1234,8 @@ void lesson_free(Lesson *ls)
         for (int l = 0; l < LANG_COUNT; l++) free(q->question[l]), free(q->explanation[l]);
     }
     free(ls->quiz);
+    free_strings(ls->note_keys, ls->n_notes);
+    for (int l = 0; l < LANG_COUNT; l++) free_strings(ls->note_text[l], ls->n_notes);
     memset(ls, 0, sizeof *ls);
 }
 
@@ -1312,7 +1316,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         goto done;
     }
     static const char *const keys[] = {"title", "description", "model", "input", "mask",
-                                       "weights", "tokens", "steps", "quiz", NULL};
+                                       "weights", "tokens", "steps", "notes", "quiz", NULL};
     if (!check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title) {
@@ -1374,7 +1378,12 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     if (!parse_weights(c, cJSON_GetObjectItemCaseSensitive(root, "weights"), &ls->cfg, &ls->w))
         goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
-    if (!parse_steps(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), ls)) goto done;
+    if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), "steps", "narration", &ls->n_steps,
+                     &ls->step_keys, ls->step_text))
+        goto done;
+    if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "notes"), "notes", "teacher's notes",
+                     &ls->n_notes, &ls->note_keys, ls->note_text))
+        goto done;
     if (!parse_quiz(c, cJSON_GetObjectItemCaseSensitive(root, "quiz"), ls)) goto done;
     ls->path = strdup(name);
     ok = ls->path != NULL;
@@ -1538,12 +1547,23 @@ const char *lesson_title(const Lesson *ls, Lang lang)
     return ls->title[LANG_EN] ? ls->title[LANG_EN] : "";
 }
 
-const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
+static const char *keyed_text(int n, char *const *keys, char **const text[LANG_COUNT], const char *key,
+                              Lang lang)
 {
-    for (int i = 0; i < ls->n_steps; i++) {
-        if (strcmp(ls->step_keys[i], key) != 0) continue;
-        if ((unsigned)lang < LANG_COUNT && ls->step_text[lang][i]) return ls->step_text[lang][i];
-        return ls->step_text[LANG_EN][i];
+    for (int i = 0; i < n; i++) {
+        if (strcmp(keys[i], key) != 0) continue;
+        if ((unsigned)lang < LANG_COUNT && text[lang][i]) return text[lang][i];
+        return text[LANG_EN][i];
     }
     return NULL;
+}
+
+const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
+{
+    return keyed_text(ls->n_steps, ls->step_keys, ls->step_text, key, lang);
+}
+
+const char *lesson_note_text(const Lesson *ls, const char *key, Lang lang)
+{
+    return keyed_text(ls->n_notes, ls->note_keys, ls->note_text, key, lang);
 }

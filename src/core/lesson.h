@@ -63,6 +63,10 @@ typedef struct Lesson {
     // The author's questions ("quiz"), next to the generated ones (quiz.h).
     int n_quiz;
     LessonQuiz *quiz;
+    // The teacher's notes ("notes"), keyed the same way; shown only in the presenter window.
+    int n_notes;
+    char **note_keys;
+    char **note_text[LANG_COUNT];
 } Lesson;
 
 // Loads and validates path. On failure returns false and writes one line
@@ -91,6 +95,8 @@ struct Trace;
 bool lesson_check_quiz(const Lesson *ls, const struct Trace *tr, char *err, size_t err_len);
 // Narration for a stage name or step name; NULL when the lesson has none.
 const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang);
+// The teacher's notes for a stage or step name; NULL when the lesson has none.
+const char *lesson_note_text(const Lesson *ls, const char *key, Lang lang);
 
 // The weight tensors of a lesson, by slot: w_q b_q w_k b_k w_v b_v w_o b_o ffn_w1 ffn_b1
 // ffn_w2 ffn_b2 norm_weight norm_bias ffn_norm_weight ffn_norm_bias (the JSON names).

@@ -26,6 +26,21 @@ static void write_text(FILE *f, char *const text[LANG_COUNT])
 }
 
 // Nested arrays, the innermost on one line: [[0, 1], [2, 3]].
+// "steps" or "notes": an object from a step or stage name to its text.
+static void write_keyed(FILE *f, const char *name, int n, char *const *keys, char **const text[LANG_COUNT])
+{
+    if (n <= 0) return;
+    fprintf(f, ",\n  \"%s\": {", name);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%s\n    ", i ? "," : "");
+        json_write_string(f, keys[i]);
+        fputs(": ", f);
+        char *t[LANG_COUNT] = {text[LANG_EN][i], text[LANG_ZH][i]};
+        write_text(f, t);
+    }
+    fputs("\n  }", f);
+}
+
 static void write_nested(FILE *f, const Tensor *t, int dim, size_t off, int indent)
 {
     if (dim < 0 || dim >= TENSOR_MAX_RANK) return;
@@ -148,17 +163,8 @@ bool lesson_write(const Lesson *ls, FILE *f)
         write_tokens(f, ls->k_tokens, ls->len_k);
         fputc('}', f);
     }
-    if (ls->n_steps > 0) {
-        fputs(",\n  \"steps\": {", f);
-        for (int i = 0; i < ls->n_steps; i++) {
-            fprintf(f, "%s\n    ", i ? "," : "");
-            json_write_string(f, ls->step_keys[i]);
-            fputs(": ", f);
-            char *text[LANG_COUNT] = {ls->step_text[LANG_EN][i], ls->step_text[LANG_ZH][i]};
-            write_text(f, text);
-        }
-        fputs("\n  }", f);
-    }
+    write_keyed(f, "steps", ls->n_steps, ls->step_keys, ls->step_text);
+    write_keyed(f, "notes", ls->n_notes, ls->note_keys, ls->note_text);
     if (ls->n_quiz > 0) {
         fputs(",\n  \"quiz\": [", f);
         for (int i = 0; i < ls->n_quiz; i++) {

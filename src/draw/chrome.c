@@ -170,25 +170,31 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     int bx = (L->w - bw) / 2, by = (L->h - bh) / 2, pad = paint_px(L->s, 20);
     paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
     paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 3));
-    // two columns: viewing on the left, the what-if lab on the right
-    // (the study mode's keys under the lab's)
-    const char *body = i18n_get(v->lang, "help.body");
-    char lab[4096];
-    snprintf(lab, sizeof lab, "%s\n%s", i18n_get(v->lang, "help.lab"), i18n_get(v->lang, "help.study"));
-    int colw = (bw - 3 * pad) / 2;
-    int top = by + pad + L->px_title * 17 / 10, avail = by + bh - pad - L->px_small * 2 - top;
+    // three columns, each section under its title: viewing; the what-if lab and the
+    // study mode; presenting. The largest size at which every column fits.
+    enum { SECTIONS = 4 };
+    static const char *const body_key[SECTIONS] = {"help.body", "help.lab", "help.study", "help.present"};
+    static const char *const title_key[SECTIONS] = {"help.title", "help.lab_title", "ui.study", "help.present_title"};
+    static const int column[SECTIONS] = {0, 1, 1, 2};
+    int colw = (bw - 4 * pad) / 3, head = L->px_title * 17 / 10, gap = L->px_title / 2;
+    int avail = by + bh - pad - L->px_small * 2 - (by + pad);
     int px = L->px_help;
-    while (px > 10 && (help_column(cv, body, px, 0, 0, colw, false) > avail ||
-                       help_column(cv, lab, px, 0, 0, colw, false) + L->px_title * 17 / 10 > avail))
-        px -= 1;
+    for (; px > 10; px--) {
+        int h[3] = {0, 0, 0};
+        for (int k = 0; k < SECTIONS; k++)
+            h[column[k]] += (h[column[k]] ? gap : 0) + head +
+                            help_column(cv, i18n_get(v->lang, body_key[k]), px, 0, 0, colw, false);
+        if (h[0] <= avail && h[1] <= avail && h[2] <= avail) break;
+    }
     paint_clip(cv, &(Rect){bx, by, bw, bh});
-    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + pad, by + pad, ALIGN_LEFT,
-               i18n_get(v->lang, "help.title"));
-    char right[200];
-    snprintf(right, sizeof right, "%s  ·  %s", i18n_get(v->lang, "help.lab_title"), i18n_get(v->lang, "ui.study"));
-    paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, bx + 2 * pad + colw, by + pad, ALIGN_LEFT, right);
-    help_column(cv, body, px, bx + pad, top, colw, true);
-    help_column(cv, lab, px, bx + 2 * pad + colw, top, colw, true);
+    int y[3] = {by + pad, by + pad, by + pad};
+    for (int k = 0; k < SECTIONS; k++) {
+        int c = column[k], x = bx + pad + c * (colw + pad);
+        if (y[c] > by + pad) y[c] += gap;
+        paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, x, y[c], ALIGN_LEFT, i18n_get(v->lang, title_key[k]));
+        y[c] += head;
+        y[c] += help_column(cv, i18n_get(v->lang, body_key[k]), px, x, y[c], colw, true);
+    }
     paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, bx + bw / 2, by + bh - pad - L->px_small * 13 / 10,
                ALIGN_CENTER, i18n_get(v->lang, "help.close"));
     paint_clip(cv, NULL);

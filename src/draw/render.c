@@ -910,7 +910,7 @@ static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (!ov->hover) return;
     char tip[TIP_MAX];
     int t = paint_px(L->s, 3);
-    Rect avoid[LAYOUT_MAX_PANELS + 3];
+    Rect avoid[LAYOUT_MAX_PANELS + 3 + PINS_MAX];
     int n = 0;
     if (layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
         if (hidden(v, &L->spec[p])) return;
@@ -936,6 +936,9 @@ static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View 
     paint_clip(cv, NULL);
     avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
     if (ps->result && L->deriv.w > 0) avoid[n++] = L->deriv; // the strip writes out this cell too
+    for (int i = 0; ov->pin_boxes && i < ov->n_pins && i < PINS_MAX; i++) // and the pinned tooltips
+        if (ov->pin_boxes[i].w > 0)
+            avoid[n++] = (Rect){ov->pin_boxes[i].x, ov->pin_boxes[i].y, ov->pin_boxes[i].w, ov->pin_boxes[i].h};
     explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
     draw_tip(cv, L, ov, tip, q, avoid, n);
 }
@@ -976,6 +979,166 @@ static void draw_study_marks(Canvas *cv, const Layout *L, const View *v, const S
     }
 }
 
+// ---- presenter tools: spotlight, pinned tooltips, laser (Overlays) ----------------
+
+// Dims the whole w×h output except the rectangles keep[0..n): band by band between
+// their top and bottom edges, the gaps between the kept spans of each band.
+static void dim_except(Canvas *cv, int w, int h, const Rect *keep, int n, uint8_t a)
+{
+    int ys[2 + 2 * 4], ny = 0;
+    ys[ny++] = 0, ys[ny++] = h;
+    for (int k = 0; k < n && k < 4; k++) ys[ny++] = keep[k].y, ys[ny++] = keep[k].y + keep[k].h;
+    for (int i = 1; i < ny; i++) // insertion sort: at most 10
+        for (int j = i; j > 0 && ys[j - 1] > ys[j]; j--) { int t = ys[j]; ys[j] = ys[j - 1], ys[j - 1] = t; }
+    for (int i = 0; i + 1 < ny; i++) {
+        int y0 = ys[i] < 0 ? 0 : ys[i], y1 = ys[i + 1] > h ? h : ys[i + 1];
+        if (y1 <= y0) continue;
+        Rect span[4];
+        int ns = 0;
+        for (int k = 0; k < n && k < 4; k++)
+            if (keep[k].w > 0 && keep[k].y <= y0 && keep[k].y + keep[k].h >= y1) span[ns++] = keep[k];
+        for (int a1 = 1; a1 < ns; a1++)
+            for (int j = a1; j > 0 && span[j - 1].x > span[j].x; j--) { Rect t = span[j]; span[j] = span[j - 1], span[j - 1] = t; }
+        int x = 0;
+        for (int k = 0; k < ns; k++) {
+            if (span[k].x > x) paint_fill(cv, THEME.black, a, x, y0, span[k].x - x, y1 - y0);
+            if (span[k].x + span[k].w > x) x = span[k].x + span[k].w;
+        }
+        if (x < w) paint_fill(cv, THEME.black, a, x, y0, w - x, y1 - y0);
+    }
+}
+
+// A filled disc of radius r at (cx, cy), row by row (step px a row).
+static void fill_disc(Canvas *cv, Rgb col, uint8_t a, int cx, int cy, int r, int step)
+{
+    for (int y = cy - r; y < cy + r; y += step) {
+        float dy = (float)y + (float)step * 0.5f - (float)cy;
+        float d = (float)r * (float)r - dy * dy;
+        int half = d > 0.0f ? (int)lrintf(sqrtf(d)) : 0;
+        paint_fill(cv, col, a, cx - half, y, 2 * half, step);
+    }
+}
+
+#define SPOT_DIM 170
+
+// The spotlight: the selected cell's row and column of its panel stay lit, else a
+// disc round the point; everything else is dimmed.
+static void draw_spotlight(Canvas *cv, const Layout *L, const Overlays *ov)
+{
+    if (!ov->spotlight) return;
+    Rect q;
+    if (ov->sel && ov->sel_panel >= 0 && ov->sel_panel < L->n_panels &&
+        layout_cell_rect(L, ov->sel_panel, ov->sel_row, ov->sel_col, &q)) {
+        Rect pq = L->panel[ov->sel_panel];
+        int t = paint_px(L->s, 4);
+        Rect keep[2] = {{pq.x - t, q.y - t, pq.w + 2 * t, q.h + 2 * t}, {q.x - t, pq.y - t, q.w + 2 * t, pq.h + 2 * t}};
+        dim_except(cv, L->w, L->h, keep, 2, SPOT_DIM);
+        return;
+    }
+    if (ov->point_x < 0.0f || ov->point_y < 0.0f) return;
+    int cx = (int)lrintf(ov->point_x * (float)L->w), cy = (int)lrintf(ov->point_y * (float)L->h);
+    int r = paint_px(L->s, 150), step = paint_px(L->s, 2);
+    Rect band = {0, cy - r, L->w, 2 * r};
+    dim_except(cv, L->w, L->h, &band, 1, SPOT_DIM); // above and below the disc
+    for (int y = cy - r; y < cy + r; y += step) {    // beside it, row by row
+        float dy = (float)y + (float)step * 0.5f - (float)cy;
+        float d = (float)r * (float)r - dy * dy;
+        int half = d > 0.0f ? (int)lrintf(sqrtf(d)) : 0;
+        paint_fill(cv, THEME.black, SPOT_DIM, 0, y, cx - half, step);
+        paint_fill(cv, THEME.black, SPOT_DIM, cx + half, y, L->w - (cx + half), step);
+    }
+}
+
+// A pin's number in a small accent square with its top-left at (x, y).
+static void pin_badge(Canvas *cv, const Layout *L, int x, int y, int k)
+{
+    char b[8];
+    snprintf(b, sizeof b, "%d", k);
+    int side = L->px_small * 3 / 2;
+    paint_fill(cv, THEME.accent, 255, x, y, side, side);
+    paint_text_centered(cv, FONT_BOLD, L->px_small, THEME.white, 255, (Rect){x, y, side, side}, b);
+}
+
+// The pinned tooltips of this stage: the cell framed and numbered, its derivation in
+// a box (where it was dragged to, else placed beside the cell, clear of the others).
+static void draw_pins(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+{
+    Rect avoid[PINS_MAX * 2];
+    int n = 0, t = paint_px(L->s, 3);
+    char tip[TIP_MAX];
+    for (int i = 0; i < ov->n_pins && i < PINS_MAX; i++) {
+        const Pin *pin = &ov->pins[i];
+        if (ov->pin_boxes) ov->pin_boxes[i] = (PinBox){0, 0, 0, 0};
+        if (pin->stage != v->stage || pin->panel < 0 || pin->panel >= L->n_panels) continue;
+        if (hidden(v, &L->spec[pin->panel])) continue; // the study mode's hidden result: no derivation of it
+        Rect q;
+        if (!layout_cell_rect(L, pin->panel, pin->row, pin->col, &q)) continue;
+        paint_frame(cv, THEME.accent, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
+        pin_badge(cv, L, q.x - t, q.y - t, i + 1);
+        avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
+        explain_cell(tr, v, L, pin->panel, pin->row, pin->col, tip, sizeof tip);
+        int wrap = L->w * 40 / 100, tw, th;
+        if (!paint_text_block_size(cv, FONT_SANS, L->px_body, wrap, tip, &tw, &th)) continue;
+        int pad = paint_px(L->s, 10), bw = tw + 2 * pad, bh = th + 2 * pad + L->px_small, bx, by;
+        if (pin->x >= 0.0f) {
+            bx = (int)lrintf(pin->x * (float)L->w), by = (int)lrintf(pin->y * (float)L->h);
+            bx = bx + bw > L->w ? L->w - bw : bx, by = by + bh > L->h ? L->h - bh : by;
+            bx = bx < 0 ? 0 : bx, by = by < 0 ? 0 : by;
+        } else {
+            Overlays at = *ov;
+            at.mouse_x = q.x + q.w / 2, at.mouse_y = q.y + q.h / 2;
+            place_tip(L, &at, q, bw, bh, avoid, n, &bx, &by);
+        }
+        avoid[n++] = (Rect){bx, by, bw, bh};
+        paint_fill(cv, THEME.black, 40, bx + 3, by + 3, bw, bh);
+        paint_fill(cv, THEME.tip_bg, 255, bx, by, bw, bh);
+        paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 2));
+        pin_badge(cv, L, bx, by, i + 1);
+        paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.ink, 255, bx + pad, by + pad + L->px_small, tip);
+        if (ov->pin_boxes) ov->pin_boxes[i] = (PinBox){bx, by, bw, bh};
+    }
+}
+
+// The laser: a red dot with a soft halo at the point.
+static void draw_laser(Canvas *cv, const Layout *L, const Overlays *ov)
+{
+    if (!ov->laser || ov->point_x < 0.0f || ov->point_y < 0.0f) return;
+    int cx = (int)lrintf(ov->point_x * (float)L->w), cy = (int)lrintf(ov->point_y * (float)L->h);
+    const Rgb red = {230, 20, 30};
+    fill_disc(cv, red, 70, cx, cy, paint_px(L->s, 16), 1);
+    fill_disc(cv, red, 255, cx, cy, paint_px(L->s, 7), 1);
+}
+
+void render_scrub_rect(const Layout *L, Rect *box, Rect *track)
+{
+    int h = L->px_small * 5 / 2, w = L->w * 60 / 100, gap = paint_px(L->s, 8);
+    int y = L->narration.y - gap - h;
+    if (y < L->area.y) y = L->area.y;
+    *box = (Rect){(L->w - w) / 2, y, w, h};
+    int label = L->px_small * 9; // "❚❚ 48 / 48"
+    *track = (Rect){box->x + label, y + h / 2 - paint_px(L->s, 4), w - label - 2 * gap, paint_px(L->s, 8)};
+}
+
+// The scrub bar: the transition held at scrub_p, its frame number, a knob to drag.
+static void draw_scrub(Canvas *cv, const Layout *L, const Overlays *ov)
+{
+    if (!ov->scrub) return;
+    Rect b, t;
+    render_scrub_rect(L, &b, &t);
+    paint_fill(cv, THEME.black, 40, b.x + 3, b.y + 3, b.w, b.h);
+    paint_fill(cv, THEME.white, 240, b.x, b.y, b.w, b.h);
+    paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 2));
+    char lab[48];
+    snprintf(lab, sizeof lab, "\u275A\u275A %d / %d", ov->scrub_frame, PLAYBACK_SCRUB_FRAMES);
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.ink, 255, b.x + paint_px(L->s, 10), b.y + (b.h - L->px_small * 5 / 4) / 2,
+               ALIGN_LEFT, lab);
+    paint_fill(cv, THEME.slot, 255, t.x, t.y, t.w, t.h);
+    int fx = t.x + (int)lrintf(ease_clamp01(ov->scrub_p) * (float)t.w);
+    paint_fill(cv, THEME.accent, 255, t.x, t.y, fx - t.x, t.h);
+    int k = paint_px(L->s, 9);
+    paint_fill(cv, THEME.ink, 255, fx - k / 2, b.y + paint_px(L->s, 5), k, b.h - 2 * paint_px(L->s, 5));
+}
+
 void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov)
 {
     int w, h;
@@ -1002,6 +1165,9 @@ void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const V
     if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
     else draw_narration(cv, L, tr, v);
     if (!ov) return;
+    // the presenter's spotlight and pinned tooltips, on the frame itself
+    draw_spotlight(cv, L, ov);
+    draw_pins(cv, L, tr, v, ov);
     // the window's overlays, the notices under what the user is reading: the toast,
     // then a tooltip, help and picker
     if (!ov->help) chrome_draw_toast(cv, L, ov);
@@ -1014,4 +1180,6 @@ void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const V
     if (ov->help) chrome_draw_help(cv, L, v);
     picker_draw(cv, L, v, ov->picker);
     chrome_draw_export_progress(cv, L, v, ov);
+    if (!ov->help) draw_scrub(cv, L, ov);
+    draw_laser(cv, L, ov);
 }

@@ -12,6 +12,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool rect_contains(Rect r, int x, int y)
@@ -253,7 +254,7 @@ static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, i
         if (p->row_sums) fixed += (int)(6 * s) + (int)(10 * s);
     }
     int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
-    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)(76 * s) * LAYOUT_Q);
+    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)(76 * L->num_s) * LAYOUT_Q);
 }
 
 static void place_panels(Layout *L, const Trace *tr, const View *v)
@@ -279,7 +280,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         int need = text_w(v, d.title, L->px_small) + label_w + n_max * (value_w + (int)(10 * L->s)) + (int)(40 * L->s);
         if (strip * 2 > a.h || need > a.w) strip = 0;
     }
-    float s = L->s;
+    float s = L->s, ns = L->num_s; // ns: the scale of the numbers (projector mode: larger)
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(1.6f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
     int sum_gap = (int)(6 * s), sum_min = (int)(10 * s), stack_gap = (int)(8 * s);
@@ -315,15 +316,15 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         // (a pixel a panel kept free: each panel's width is rounded up)
         int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
         int64_t ch = column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap);
-        int64_t c = lmin(lmin(cw, ch), (int64_t)(76 * s) * LAYOUT_Q);
+        int64_t c = lmin(lmin(cw, ch), (int64_t)(76 * ns) * LAYOUT_Q);
         if (strip > 0) { // the strip only where the cells keep their size or stay large
             int64_t ch2 = column_cell_h(a.h - strip, n_cols, col_rows, col_n, cap + colh, stack_gap);
-            int64_t c2 = lmin(lmin(cw, ch2), (int64_t)(76 * s) * LAYOUT_Q);
+            int64_t c2 = lmin(lmin(cw, ch2), (int64_t)(76 * ns) * LAYOUT_Q);
             int dec = 0, npx = 0;
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
                 const PanelSpec *rp = &L->spec[L->result_panel];
                 layout_fit_numbers(rp->num_max, false, (int)(c2 / LAYOUT_Q),
-                                   (int)(c2 / LAYOUT_Q), s, &dec, &npx);
+                                   (int)(c2 / LAYOUT_Q), ns, &dec, &npx);
             }
             if (c2 < c && (c2 < (int64_t)(40 * s) * LAYOUT_Q || dec < 0)) {
                 strip = 0;
@@ -345,7 +346,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             // wider than tall where the width allows and the numbers then get larger
             // (their size is bound by the width): up to 1.5 × the height
             int want = 0, h = (int)(c / LAYOUT_Q);
-            for (int i = 0; i < L->n_panels; i++) want = imax(want, number_width(&L->spec[i], h, s));
+            for (int i = 0; i < L->n_panels; i++) want = imax(want, number_width(&L->spec[i], h, ns));
             cwide = lmin(lmin(cw, c * 3 / 2), lmax(c, (int64_t)want * LAYOUT_Q));
             cwide = lmax(c, cwide / LAYOUT_Q * LAYOUT_Q);
         }
@@ -404,17 +405,105 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
         p->decimals = -1;
         p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, s);
+        if (!L->image[i]) fit_numbers(p, w, h, ns);
+        // projector mode, a panel too large even alone for its numbers at that size:
+        // they keep the usual minimum rather than disappear
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s);
         L->sum_decimals[i] = -1;
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
             int room = L->area.x + L->area.w - (L->panel[i].x + L->panel[i].w + (int)(6 * s));
-            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)(76 * s)), room));
+            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)(76 * ns)), room));
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
         if (p->row_sums && h >= LAYOUT_IMAGE_CELL)
-            layout_fit_numbers(1.0f, false, L->sum_w[i], h, s, &L->sum_decimals[i], &L->sum_px[i]);
+            layout_fit_numbers(1.0f, false, L->sum_w[i], h, ns, &L->sum_decimals[i], &L->sum_px[i]);
     }
+}
+
+// Projector mode: whether every panel with numbers keeps them (not drawn as an image,
+// numbers not dropped) at the projector's minimum size.
+static bool numbers_fit(const Layout *L)
+{
+    for (int i = 0; i < L->n_panels; i++) {
+        const PanelSpec *p = &L->spec[i];
+        if (L->image[i] || p->decimals < 0) return false;
+        if (p->px_cell < imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * L->num_s))) return false; // (the fallback size)
+        // and with the digits they have at the usual size: fewer decimals would shrink
+        // what the numbers say (layout_fit_numbers drops them to make room)
+        float m = p->mask ? fmaxf(p->num_max, 9.9f) : p->num_max;
+        int want = p->mask == p->data ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
+        if (p->decimals < want) return false;
+    }
+    return true;
+}
+
+// The operand columns of L (a panel and the vectors stacked under it), not the result.
+static int operand_columns(const Layout *L)
+{
+    int n = 0;
+    for (int i = 0; i < L->n_panels; i++)
+        if (i != L->result_panel && !(L->spec[i].stacked && i > 0)) n++;
+    return n;
+}
+
+// Keeps one part of L's panels, in their order: with `each`, part k < the number of
+// operand columns is operand column k alone; without, part 0 is every operand. The
+// last part is the result alone.
+static void keep_part(Layout *L, int part, bool each)
+{
+    int n_ops = each ? operand_columns(L) : 1, n = 0, col = -1;
+    bool result_part = part >= n_ops;
+    for (int i = 0; i < L->n_panels; i++) {
+        bool result = i == L->result_panel;
+        if (!result && !(L->spec[i].stacked && i > 0)) col++;
+        bool keep = result_part ? result : !result && (!each || col == part);
+        if (keep) L->spec[n++] = L->spec[i];
+    }
+    L->n_panels = n;
+    L->result_panel = result_part && n > 0 ? 0 : -1;
+}
+
+// Whether part `part` of L (keep_part) keeps its numbers at the projector's size.
+static bool part_fits(const Layout *L, const Trace *tr, const View *v, Layout *trial, int part, bool each)
+{
+    *trial = *L;
+    keep_part(trial, part, each);
+    place_panels(trial, tr, v);
+    return numbers_fit(trial);
+}
+
+// Projector mode, laid out with every panel: when their numbers do not all fit at the
+// projector's size but the result's alone do, the stage is shown in parts rather than
+// shrunk: the operands, then the result; or, when the operands do not fit together
+// either, each operand, then the result. True when L now holds part View.part of them
+// (L->n_parts; to be placed again).
+static bool projector_split(Layout *L, const Trace *tr, const View *v)
+{
+    if (!v->show_values || numbers_fit(L) || L->result_panel < 0 || L->n_panels < 2) return false;
+    Layout *trial = malloc(sizeof *trial);
+    if (!trial) return false;
+    int n_ops = operand_columns(L);
+    bool fits = part_fits(L, tr, v, trial, 1, false); // the result alone
+    bool each = fits && n_ops > 1 && !part_fits(L, tr, v, trial, 0, false);
+    free(trial);
+    if (!fits) return false; // too large even alone: as without projector mode (images, zoom)
+    L->n_parts = each ? n_ops + 1 : 2;
+    L->part = v->part < 0 ? 0 : v->part >= L->n_parts ? L->n_parts - 1 : v->part;
+    keep_part(L, L->part, each);
+    L->split = true;
+    return true;
+}
+
+int layout_projector_parts(const Trace *tr, const View *v, int w, int h)
+{
+    if (!v->projector) return 1;
+    Layout *L = malloc(sizeof *L);
+    if (!L) return 1;
+    layout_compute(L, tr, v, w, h);
+    int n = L->split ? L->n_parts : 1;
+    free(L);
+    return n;
 }
 
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
@@ -425,6 +514,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     if (s < 0.5f) s = 0.5f;
     if (s > 4.0f) s = 4.0f;
     L->s = s;
+    L->num_s = v->projector ? s * (float)LAYOUT_PROJECTOR_NUMBER_PX / (float)LAYOUT_MIN_NUMBER_PX : s;
     L->px_title = even(24 * s);
     L->px_body = even(20 * s);
     L->px_small = even(16 * s);
@@ -476,6 +566,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
     place_panels(L, tr, v);
+    if (v->projector && projector_split(L, tr, v)) place_panels(L, tr, v);
 }
 
 int layout_legend_height(const Layout *L)

@@ -22,6 +22,7 @@
 #define LAYOUT_MAX_TABS 16        // batch or head tabs
 #define LAYOUT_IMAGE_CELL 10      // cells narrower or shorter than this (px) are drawn as an image
 #define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 10 px)
+#define LAYOUT_PROJECTOR_NUMBER_PX 35 // projector mode (View.projector): × UI scale (28 px at 1024×768)
 #define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
 
 typedef struct Rect {
@@ -95,6 +96,9 @@ typedef struct PanelSpec {
 typedef struct Layout {
     int w, h;
     float s;                     // UI scale: 1 at 1280×720
+    float num_s;                 // the scale numbers in cells are sized with: s, larger in projector mode
+    bool split;                  // projector mode: the stage shows one part of its panels (part)
+    int part, n_parts;           // which of n_parts: operands (together or one by one), the result last
     int px_title, px_body, px_small, px_formula, px_op, px_help;
     Rect timeline;
     int n_steps;
@@ -139,6 +143,10 @@ typedef struct Layout {
     Rect narration, legend;
 } Layout;
 
+// In how many parts v's stage is shown in projector mode at w×h (View.part 0 … n − 1):
+// 1, or when its numbers do not all fit at the projector's size, the operands then the
+// result (2), or each operand then the result.
+int layout_projector_parts(const Trace *tr, const View *v, int w, int h);
 // Fills L for a w×h output showing v's stage of tr (the panels come from scene.h).
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h);
 // The rectangle of cell (row, col) of panel p (not clipped to the viewport);

@@ -62,6 +62,7 @@ void playback_goto(Playback *pb, int stage, bool animate)
     if (stage > pb->n_stages - 1) stage = pb->n_stages - 1;
     pb->stage = stage;
     pb->t = animate ? 0.0 : PLAYBACK_ANIM_SECONDS;
+    pb->held = false;
 }
 
 void playback_next(Playback *pb)
@@ -88,8 +89,35 @@ void playback_set_speed(Playback *pb, float speed)
     pb->speed = speed;
 }
 
+void playback_hold(Playback *pb, bool held)
+{
+    pb->held = held;
+    if (held) pb->playing = false;
+}
+
+void playback_scrub(Playback *pb, float p)
+{
+    playback_hold(pb, true);
+    pb->t = (double)ease_clamp01(p) * PLAYBACK_ANIM_SECONDS;
+}
+
+int playback_frame(const Playback *pb)
+{
+    double f = pb->t / PLAYBACK_ANIM_SECONDS * PLAYBACK_SCRUB_FRAMES;
+    int k = (int)(f + 0.5);
+    return k < 0 ? 0 : k > PLAYBACK_SCRUB_FRAMES ? PLAYBACK_SCRUB_FRAMES : k;
+}
+
+void playback_step_frame(Playback *pb, int dir)
+{
+    int k = playback_frame(pb) + (dir > 0 ? 1 : -1);
+    k = k < 0 ? 0 : k > PLAYBACK_SCRUB_FRAMES ? PLAYBACK_SCRUB_FRAMES : k;
+    playback_scrub(pb, (float)k / PLAYBACK_SCRUB_FRAMES);
+}
+
 bool playback_update(Playback *pb, double dt)
 {
+    if (pb->held) return false; // the scrub bar holds the time
     if (dt < 0.0) dt = 0.0;
     if (dt > 0.25) dt = 0.25; // a stalled frame does not skip stages
     pb->t += dt * (double)pb->speed;

@@ -15,7 +15,11 @@ typedef struct Playback {
     double t;       // seconds (already multiplied by speed) since entering stage
     bool playing;
     float speed;
+    bool held;      // time stands still inside the transition (the scrub bar, K, frame steps)
 } Playback;
+
+// Frames of one transition for stepping it frame by frame (30 per second at speed 1).
+#define PLAYBACK_SCRUB_FRAMES 48
 
 void playback_init(Playback *pb, int n_stages);
 // Jumps to stage (clamped to [0, n-1]); animate=false shows it settled.
@@ -24,6 +28,16 @@ void playback_next(Playback *pb);
 void playback_prev(Playback *pb);   // shows the previous stage settled
 void playback_toggle(Playback *pb); // at the end, play restarts from stage 0
 void playback_set_speed(Playback *pb, float speed); // clamped
+// K: stops time where it is (inside a transition, or at its end), or lets it run on.
+void playback_hold(Playback *pb, bool held);
+// The transition into the current stage at progress p in [0, 1], held there (dragging
+// the scrub bar).
+void playback_scrub(Playback *pb, float p);
+// One frame of the transition forward (dir > 0) or back, held: from a settled stage, a
+// step back enters its transition from the end.
+void playback_step_frame(Playback *pb, int dir);
+// The transition's frame shown, 0 … PLAYBACK_SCRUB_FRAMES.
+int playback_frame(const Playback *pb);
 // Advances by dt wall seconds; auto-advances when playing. Returns true if the stage changed.
 bool playback_update(Playback *pb, double dt);
 // Linear transition progress in [0,1].

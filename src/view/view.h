@@ -22,6 +22,19 @@ typedef struct TextMeasure {
     void *ctx;
 } TextMeasure;
 
+// A pinned tooltip (presenter mode): the derivation of one cell of one stage, kept on
+// screen until cleared. x, y: its box's top-left as a fraction of the frame (so the
+// presenter window's small copy places it alike), x < 0: placed automatically.
+#define PINS_MAX 8
+typedef struct Pin {
+    int stage, panel, row, col;
+    float x, y;
+} Pin;
+// Where render_frame drew a pin's box (output pixels), for dragging it.
+typedef struct PinBox {
+    int x, y, w, h;
+} PinBox;
+
 // What the window draws over a frame and an export never shows: the pointer's
 // tooltip, help, the toast, the lesson picker and the progress of an E export.
 // render_frame takes it separately (NULL: none), so a frame is the View alone.
@@ -45,6 +58,21 @@ typedef struct Overlays {
     // the study mode (study.h): the "Study" button; when on, its question or feedback
     // instead of the narration, and the hint's frames
     const struct Study *study;
+    // presenter tools (app/pins.c), on the audience window and in its S-saves: pinned
+    // tooltips (those of View.stage are drawn; pin_boxes, when not NULL, receives where),
+    // the spotlight (everything dimmed except the selected cell's row and column, else a
+    // disc round point_x, point_y) and the laser dot at point_x, point_y. The point is a
+    // fraction of the frame (< 0: none), so any size shows the same place.
+    const Pin *pins;
+    int n_pins;
+    PinBox *pin_boxes;
+    bool spotlight, laser;
+    float point_x, point_y;
+    // the scrub bar (K, Ctrl+←/→, dragged): shown while the transition is held, at
+    // progress scrub_p, frame scrub_frame of PLAYBACK_SCRUB_FRAMES (playback.h)
+    bool scrub;
+    float scrub_p;
+    int scrub_frame;
 } Overlays;
 
 typedef struct View {
@@ -86,6 +114,11 @@ typedef struct View {
     bool study;
     bool hide_result;
     int study_right, study_answered, study_total;
+    // Projector mode (M, --projector): numbers at least LAYOUT_PROJECTOR_NUMBER_PX × the UI
+    // scale; a stage whose numbers do not fit so is shown in two parts, the operands
+    // (part 0) then the result (part 1), each a step of → (layout.h).
+    bool projector;
+    int part;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.

@@ -1,0 +1,64 @@
+// presenter.h — the presenter window (--presenter, F5): a second top-level window
+// for the teacher beside the audience window (the app's own, which shows the frame
+// only). It shows what the audience sees, small; a preview of the next stage; the
+// narration and the lesson's teacher's notes ("notes", lesson.h); the step list; the
+// time since presenting started and the clock. Keys typed in it are the app's keys
+// (they drive both windows); its own mouse events and its close button are its own.
+// It has its own renderer, fonts and heatmap caches (textures belong to a renderer).
+#ifndef ATTNVIZ_PRESENTER_H
+#define ATTNVIZ_PRESENTER_H
+
+#include <SDL.h>
+#include <stdbool.h>
+
+#include "trace.h"
+#include "view.h"
+
+typedef struct Presenter Presenter;
+
+// Opens the presenter window w×h on the first display. With two displays or more,
+// the audience window is moved to the second one and made fullscreen (desktop).
+// NULL with one line in err on failure.
+Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang lang, int w, int h, char *err,
+                            size_t err_len);
+// The same drawing into r (a software renderer on a surface: the benchmark and the
+// tests), without a window; r stays the caller's and must outlive it.
+Presenter *presenter_create_offscreen(SDL_Renderer *r, const char *font_path, Lang lang, char *err, size_t err_len);
+void presenter_destroy(Presenter *p);
+// Whether e belongs to the presenter window (mouse, wheel, window events): the app
+// leaves those to presenter_event. Keys and text are the app's, from either window.
+bool presenter_owns_event(const Presenter *p, const SDL_Event *e);
+// Handles one of its events; returns true when the window asked to close.
+bool presenter_event(Presenter *p, const SDL_Event *e);
+// Another lesson is on screen: the cached images and texts of the old one go.
+void presenter_flush(Presenter *p);
+// Where the pointer is over the small frame, as a fraction of the frame: the laser and
+// spotlight follow it on the audience window. False when it is not over it.
+bool presenter_point(const Presenter *p, float *x, float *y);
+// A cell clicked on the small frame (hit-tested in the frame as drawn there): the app
+// pins its tooltip on the audience window. False: none since the last call.
+bool presenter_take_pin(Presenter *p, int *stage, int *panel, int *row, int *col);
+// A position dragged on the presenter window's scrub bar since the last call (the
+// transition's progress, 0 … 1): the app holds the transition there. False: none.
+bool presenter_take_scrub(Presenter *p, float *progress);
+// The window's title in lang (L switches the language of both windows).
+void presenter_set_lang(Presenter *p, Lang lang);
+// The elapsed timer starts over (F5: presenting from the first stage).
+void presenter_restart_clock(Presenter *p);
+// What the presenter window needs from the app for one frame.
+typedef struct PresenterFrame {
+    const Trace *tr;        // the trace on screen (lab_trace)
+    const View *v;          // the audience window's view
+    const Overlays *ov;     // the audience's overlays (pins, spotlight): the small frame shows them
+    int audience_w, audience_h; // the audience frame's size: the small frame has its shape
+    bool black;             // the audience screen is black (.)
+    bool edited;            // the lesson is edited: the notes were written for the original
+    unsigned gen;           // changes when the numbers change in place (an edit): caches are flushed
+    const char *title;      // the lesson's title as the audience window shows it
+} PresenterFrame;
+// Draws one frame of the presenter window (and presents it when it is a window).
+void presenter_draw(Presenter *p, const PresenterFrame *f);
+// The notes of v's stage (its own, else its step's), NULL when the lesson has none.
+const char *presenter_notes(const Trace *tr, const View *v);
+
+#endif
