@@ -501,12 +501,30 @@ bool export_job_ready(ExportJob *j)
     return ready;
 }
 
+// The frame j->next settled: written (err empty; the next one is due) or failed (err,
+// the export's first error kept). False on a failure.
+static bool settle_frame(ExportJob *j, const char *err)
+{
+    Encoder *e = &j->e;
+    pthread_mutex_lock(&e->mu);
+    if (!err[0]) {
+        e->done[j->next] = true;
+        e->n_done++;
+    } else if (!e->err[0]) {
+        snprintf(e->err, sizeof e->err, "%s", err);
+    }
+    e->n_settled++;
+    pthread_mutex_unlock(&e->mu);
+    if (err[0]) return false;
+    j->next++;
+    return true;
+}
+
 // One frame through the vector backend: an SVG file (temporary name, then
 // renamed) or a page of the PDF. The frame is complete on disk when this returns
 // true (a PDF's pages when the document is finished).
 static bool vector_step(ExportJob *j, Canvas *c, const View *v)
 {
-    Encoder *e = &j->e;
     Canvas vc = {c->r, c->fonts, j->vec_heatmaps, j->vec};
     char path[4400], tmp[4500] = "", err[EXPORT_ERR_MAX] = "";
     FILE *f = NULL;
@@ -526,18 +544,7 @@ static bool vector_step(ExportJob *j, Canvas *c, const View *v)
         }
         if (!ok) snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(e_no ? e_no : EIO));
     }
-    pthread_mutex_lock(&e->mu);
-    if (!err[0]) {
-        e->done[j->next] = true;
-        e->n_done++;
-    } else if (!e->err[0]) {
-        snprintf(e->err, sizeof e->err, "%s", err);
-    }
-    e->n_settled++;
-    pthread_mutex_unlock(&e->mu);
-    if (err[0]) return false;
-    j->next++;
-    return true;
+    return settle_frame(j, err);
 }
 
 // PDF: ends the document and renames it into place when every page is there;
@@ -575,18 +582,7 @@ static bool video_step(ExportJob *j, Canvas *c)
         snprintf(err, sizeof err, "cannot read the frame's pixels: %s", SDL_GetError());
     else
         video_add_frame(j->video, j->rgba, e->w * 4, err, sizeof err);
-    pthread_mutex_lock(&e->mu);
-    if (!err[0]) {
-        e->done[j->next] = true;   // counted as written; undone if the file does not end well
-        e->n_done++;
-    } else if (!e->err[0]) {
-        snprintf(e->err, sizeof e->err, "%s", err);
-    }
-    e->n_settled++;
-    pthread_mutex_unlock(&e->mu);
-    if (err[0]) return false;
-    j->next++;
-    return true;
+    return settle_frame(j, err); // counted as written; undone if the file does not end well
 }
 
 // GIF, MP4: ends the file and renames it into place when every frame is in;
