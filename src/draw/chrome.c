@@ -316,10 +316,10 @@ static void answer_text(const QuizQuestion *q, char *out, size_t n)
         size_t len = strlen(out);
         snprintf(out + len, n - len, "%s%s", i == 0 ? "" : q->kind == QUIZ_SHAPE ? " × " : ", ", b);
     }
-    if (q->kind == QUIZ_SOURCE || (q->list && q->kind == QUIZ_AUTHORED && !q->unordered)) {
-        char t[200];
-        snprintf(t, sizeof t, "(%s)", out);
-        snprintf(out, n, "%s", t);
+    size_t len = strlen(out);
+    if ((q->kind == QUIZ_SOURCE || (q->list && q->kind == QUIZ_AUTHORED && !q->unordered)) && len + 3 <= n) {
+        memmove(out + 1, out, len + 1); // "(head, column)"
+        out[0] = '(', out[len + 1] = ')', out[len + 2] = '\0';
     }
 }
 
