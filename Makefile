@@ -53,7 +53,8 @@ CORE_CFLAGS := $(call PC,--cflags,libcjson)
 VIDEO_PKGS  := libavcodec libavformat libswscale libavutil
 APP_CFLAGS  := $(call PC,--cflags,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf $(VIDEO_PKGS))
 CORE_LIBS   := $(call PC,--libs,libcjson) -lm -pthread
-APP_LIBS    := $(call PC,--libs,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf $(VIDEO_PKGS)) -lpthread
+# FFmpeg's libraries are opened by video.c when a GIF or MP4 is written (dlopen): not linked
+APP_LIBS    := $(call PC,--libs,sdl2 SDL2_ttf spng fontconfig cairo-ft cairo-pdf) -lpthread
 TEST_LIBS   := $(call PC,--libs,cmocka)
 
 CFLAGS  := -std=c11 -D_POSIX_C_SOURCE=200809L $(OPT) $(WARN) $(SANFLAGS) -MMD -MP

@@ -1,6 +1,7 @@
 // video.c — MP4 (libx264) and GIF through libavcodec / libavformat (see video.h).
 #include "video.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <libavcodec/avcodec.h>
 #include <libavformat/avformat.h>
@@ -8,6 +9,7 @@
 #include <libavutil/opt.h>
 #include <libswscale/swscale.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +17,97 @@
 #include <unistd.h>
 
 #include "temp_file.h"
+
+// ---- the FFmpeg libraries, opened when the first GIF or MP4 is written ------------
+//
+// Linked into the program, libavcodec and libavformat bring ~110 shared libraries
+// into every start of the window (measured: start-up 55 → 85 ms, 23 → 43 MiB) for an
+// export most sessions never make. They are opened here (dlopen, the sonames of the
+// headers built against) and their functions called through AV(name).
+#define AV_FUNCS(X) \
+    X(AVUTIL, av_frame_alloc) \
+    X(AVUTIL, av_frame_free) \
+    X(AVUTIL, av_frame_get_buffer) \
+    X(AVUTIL, av_frame_make_writable) \
+    X(AVUTIL, av_free) \
+    X(AVUTIL, av_freep) \
+    X(AVUTIL, av_log_set_level) \
+    X(AVUTIL, av_malloc) \
+    X(AVUTIL, av_opt_set) \
+    X(AVUTIL, av_strerror) \
+    X(AVCODEC, av_packet_alloc) \
+    X(AVCODEC, av_packet_free) \
+    X(AVCODEC, av_packet_rescale_ts) \
+    X(AVCODEC, avcodec_alloc_context3) \
+    X(AVCODEC, avcodec_find_encoder_by_name) \
+    X(AVCODEC, avcodec_free_context) \
+    X(AVCODEC, avcodec_open2) \
+    X(AVCODEC, avcodec_parameters_from_context) \
+    X(AVCODEC, avcodec_receive_packet) \
+    X(AVCODEC, avcodec_send_frame) \
+    X(AVFORMAT, av_interleaved_write_frame) \
+    X(AVFORMAT, av_write_trailer) \
+    X(AVFORMAT, avformat_alloc_output_context2) \
+    X(AVFORMAT, avformat_free_context) \
+    X(AVFORMAT, avformat_new_stream) \
+    X(AVFORMAT, avformat_write_header) \
+    X(AVFORMAT, avio_alloc_context) \
+    X(AVFORMAT, avio_context_free) \
+    X(AVFORMAT, avio_flush) \
+    X(SWSCALE, sws_freeContext) \
+    X(SWSCALE, sws_getCoefficients) \
+    X(SWSCALE, sws_getContext) \
+    X(SWSCALE, sws_scale) \
+    X(SWSCALE, sws_setColorspaceDetails)
+
+enum { LIB_AVUTIL, LIB_AVCODEC, LIB_AVFORMAT, LIB_SWSCALE, LIB_COUNT };
+#define AV_STR2(x) #x
+#define AV_STR(x) AV_STR2(x)
+static const char *const LIB_SONAME[LIB_COUNT] = {
+    "libavutil.so." AV_STR(LIBAVUTIL_VERSION_MAJOR), "libavcodec.so." AV_STR(LIBAVCODEC_VERSION_MAJOR),
+    "libavformat.so." AV_STR(LIBAVFORMAT_VERSION_MAJOR), "libswscale.so." AV_STR(LIBSWSCALE_VERSION_MAJOR)};
+
+#define AV_DECLARE(lib, f) static __typeof__(f) *dl_##f;
+AV_FUNCS(AV_DECLARE)
+#define AV(f) (*dl_##f)
+
+static pthread_once_t av_once = PTHREAD_ONCE_INIT;
+static char av_error[600]; // why they could not be opened ("" when they were)
+
+static void av_load(void)
+{
+    void *h[LIB_COUNT];
+    for (int i = 0; i < LIB_COUNT; i++) {
+        // avutil first: the others need it; RTLD_LOCAL keeps their symbols to themselves
+        h[i] = dlopen(LIB_SONAME[i], RTLD_NOW | RTLD_LOCAL);
+        if (!h[i]) {
+            const char *why = dlerror();
+            snprintf(av_error, sizeof av_error, "cannot load %s (%.300s); install FFmpeg's libraries (make deps)",
+                     LIB_SONAME[i], why ? why : "not found");
+            return;
+        }
+    }
+#define AV_RESOLVE(lib, f)                                                                               \
+    {                                                                                                   \
+        void *sym = dlsym(h[LIB_##lib], #f);                                                            \
+        if (!sym) {                                                                                     \
+            snprintf(av_error, sizeof av_error, "%s has no %s", LIB_SONAME[LIB_##lib], #f);              \
+            return;                                                                                     \
+        }                                                                                               \
+        memcpy(&dl_##f, &sym, sizeof sym); /* (ISO C has no cast from void * to a function pointer) */ \
+    }
+    AV_FUNCS(AV_RESOLVE)
+#undef AV_RESOLVE
+}
+
+// True when the libraries are open (once per process); else err says why.
+static bool av_ready(char *err, size_t n)
+{
+    pthread_once(&av_once, av_load);
+    if (!av_error[0]) return true;
+    snprintf(err, n, "attnviz: %s", av_error);
+    return false;
+}
 
 #define IO_BUF 65536
 #define PATH_IN_MSG 400
@@ -295,7 +388,7 @@ static void av_msg(char *err, size_t n, const VideoWriter *v, const char *what, 
     if (v->io_errno)
         snprintf(e, sizeof e, "%s", strerror(v->io_errno));
     else
-        av_strerror(rc, e, sizeof e);
+        AV(av_strerror)(rc, e, sizeof e);
     snprintf(err, n, "%.*s: %s: %s", PATH_IN_MSG, v->path, what, e);
 }
 
@@ -305,18 +398,18 @@ static void writer_free(VideoWriter *v)
     // A muxer frees some of its state only in its trailer (FFmpeg 5.1's GIF muxer
     // keeps the previous packet until then): an abandoned file gets one too,
     // into the temporary file about to be removed.
-    if (v->oc && v->header_written && !v->trailer_written) av_write_trailer(v->oc);
+    if (v->oc && v->header_written && !v->trailer_written) AV(av_write_trailer)(v->oc);
     if (v->oc) {
         if (v->oc->pb) {
-            av_freep(&v->oc->pb->buffer);
-            avio_context_free(&v->oc->pb);
+            AV(av_freep)(&v->oc->pb->buffer);
+            AV(avio_context_free)(&v->oc->pb);
         }
-        avformat_free_context(v->oc);
+        AV(avformat_free_context)(v->oc);
     }
-    avcodec_free_context(&v->cc);
-    av_frame_free(&v->frame);
-    av_packet_free(&v->pkt);
-    sws_freeContext(v->sws);
+    AV(avcodec_free_context)(&v->cc);
+    AV(av_frame_free)(&v->frame);
+    AV(av_packet_free)(&v->pkt);
+    AV(sws_freeContext)(v->sws);
     free(v->pal.key);
     free(v->pal.hist);
     free(v->pal.index);
@@ -329,13 +422,14 @@ static void writer_free(VideoWriter *v)
 
 VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps, char *err, size_t n)
 {
+    if (!av_ready(err, n)) return NULL;
     VideoWriter *v = calloc(1, sizeof *v);
     if (!v) {
         snprintf(err, n, "attnviz: out of memory");
         return NULL;
     }
     v->fmt = fmt, v->w = w, v->h = h, v->fps = fps;
-    av_log_set_level(AV_LOG_ERROR); // errors come back as return codes: no encoder statistics on stderr
+    AV(av_log_set_level)(AV_LOG_ERROR); // errors come back as return codes: no encoder statistics on stderr
     snprintf(v->path, sizeof v->path, "%s", path);
     int rc = 0;
     const char *what = "cannot start the video";
@@ -345,17 +439,17 @@ VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps
         free(v);
         return NULL;
     }
-    const AVCodec *codec = avcodec_find_encoder_by_name(video_encoder_name(fmt));
+    const AVCodec *codec = AV(avcodec_find_encoder_by_name)(video_encoder_name(fmt));
     if (!codec) {
         snprintf(err, n, "%.*s: this libavcodec has no %s encoder", PATH_IN_MSG, path, video_encoder_name(fmt));
         free(v);
         return NULL;
     }
-    if ((rc = avformat_alloc_output_context2(&v->oc, NULL, fmt == VIDEO_MP4 ? "mp4" : "gif", NULL)) < 0) goto fail;
-    v->st = avformat_new_stream(v->oc, NULL);
-    v->cc = avcodec_alloc_context3(codec);
-    v->frame = av_frame_alloc();
-    v->pkt = av_packet_alloc();
+    if ((rc = AV(avformat_alloc_output_context2)(&v->oc, NULL, fmt == VIDEO_MP4 ? "mp4" : "gif", NULL)) < 0) goto fail;
+    v->st = AV(avformat_new_stream)(v->oc, NULL);
+    v->cc = AV(avcodec_alloc_context3)(codec);
+    v->frame = AV(av_frame_alloc)();
+    v->pkt = AV(av_packet_alloc)();
     if (!v->st || !v->cc || !v->frame || !v->pkt) {
         rc = AVERROR(ENOMEM);
         goto fail;
@@ -370,26 +464,26 @@ VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps
         cc->color_range = AVCOL_RANGE_MPEG;
         cc->colorspace = AVCOL_SPC_BT709, cc->color_primaries = AVCOL_PRI_BT709, cc->color_trc = AVCOL_TRC_BT709;
         cc->gop_size = fps * 2; // a key frame every 2 s: slides can seek
-        av_opt_set(cc->priv_data, "preset", "veryfast", 0);
-        av_opt_set(cc->priv_data, "crf", "18", 0);   // text edges stay sharp
-        av_opt_set(cc->priv_data, "profile", "high", 0);
+        AV(av_opt_set)(cc->priv_data, "preset", "veryfast", 0);
+        AV(av_opt_set)(cc->priv_data, "crf", "18", 0);   // text edges stay sharp
+        AV(av_opt_set)(cc->priv_data, "profile", "high", 0);
     }
     if (v->oc->oformat->flags & AVFMT_GLOBALHEADER) cc->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
     what = "cannot open the encoder";
-    if ((rc = avcodec_open2(cc, codec, NULL)) < 0) goto fail;
-    if ((rc = avcodec_parameters_from_context(v->st->codecpar, cc)) < 0) goto fail;
+    if ((rc = AV(avcodec_open2)(cc, codec, NULL)) < 0) goto fail;
+    if ((rc = AV(avcodec_parameters_from_context)(v->st->codecpar, cc)) < 0) goto fail;
     v->st->time_base = cc->time_base;
     v->st->avg_frame_rate = (AVRational){fps, 1};
     v->frame->format = cc->pix_fmt, v->frame->width = w, v->frame->height = h;
-    if ((rc = av_frame_get_buffer(v->frame, 0)) < 0) goto fail;
+    if ((rc = AV(av_frame_get_buffer)(v->frame, 0)) < 0) goto fail;
     if (fmt == VIDEO_MP4) {
-        v->sws = sws_getContext(w, h, AV_PIX_FMT_RGBA, w, h, AV_PIX_FMT_YUV420P, SWS_BILINEAR, NULL, NULL, NULL);
+        v->sws = AV(sws_getContext)(w, h, AV_PIX_FMT_RGBA, w, h, AV_PIX_FMT_YUV420P, SWS_BILINEAR, NULL, NULL, NULL);
         if (!v->sws) {
             rc = AVERROR(ENOMEM);
             goto fail;
         }
-        const int *bt709 = sws_getCoefficients(SWS_CS_ITU709);
-        sws_setColorspaceDetails(v->sws, bt709, 1, bt709, 0, 0, 1 << 16, 1 << 16);
+        const int *bt709 = AV(sws_getCoefficients)(SWS_CS_ITU709);
+        AV(sws_setColorspaceDetails)(v->sws, bt709, 1, bt709, 0, 0, 1 << 16, 1 << 16);
     } else {
         v->pal.key = calloc(HIST_SIZE, sizeof *v->pal.key);
         v->pal.hist = malloc(sizeof *v->pal.hist * HIST_SIZE);
@@ -406,15 +500,15 @@ VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps
         writer_free(v);
         return NULL;
     }
-    unsigned char *buf = av_malloc(IO_BUF);
-    if (!buf || !(v->oc->pb = avio_alloc_context(buf, IO_BUF, 1, v, NULL, io_write, io_seek))) {
-        av_free(buf);
+    unsigned char *buf = AV(av_malloc)(IO_BUF);
+    if (!buf || !(v->oc->pb = AV(avio_alloc_context)(buf, IO_BUF, 1, v, NULL, io_write, io_seek))) {
+        AV(av_free)(buf);
         rc = AVERROR(ENOMEM);
         goto fail;
     }
     v->oc->flags |= AVFMT_FLAG_CUSTOM_IO;
     what = "cannot write the header";
-    if ((rc = avformat_write_header(v->oc, NULL)) < 0) goto fail;
+    if ((rc = AV(avformat_write_header)(v->oc, NULL)) < 0) goto fail;
     v->header_written = true;
     return v;
 fail:
@@ -426,10 +520,10 @@ fail:
 // Sends frame (NULL: flush) and writes every packet the encoder has ready.
 static int encode(VideoWriter *v, AVFrame *frame)
 {
-    int rc = avcodec_send_frame(v->cc, frame);
+    int rc = AV(avcodec_send_frame)(v->cc, frame);
     if (rc < 0) return rc;
     for (;;) {
-        rc = avcodec_receive_packet(v->cc, v->pkt);
+        rc = AV(avcodec_receive_packet)(v->cc, v->pkt);
         if (rc == AVERROR(EAGAIN) || rc == AVERROR_EOF) return 0;
         if (rc < 0) return rc;
         if (v->fmt == VIDEO_GIF) { // this frame's delay: up to the next frame's time
@@ -438,16 +532,16 @@ static int encode(VideoWriter *v, AVFrame *frame)
         } else {
             v->pkt->duration = 1;
         }
-        av_packet_rescale_ts(v->pkt, v->cc->time_base, v->st->time_base);
+        AV(av_packet_rescale_ts)(v->pkt, v->cc->time_base, v->st->time_base);
         v->pkt->stream_index = v->st->index;
-        rc = av_interleaved_write_frame(v->oc, v->pkt); // takes the packet's data
+        rc = AV(av_interleaved_write_frame)(v->oc, v->pkt); // takes the packet's data
         if (rc < 0) return rc;
     }
 }
 
 bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, char *err, size_t n)
 {
-    int rc = av_frame_make_writable(v->frame);
+    int rc = AV(av_frame_make_writable)(v->frame);
     if (rc < 0) {
         av_msg(err, n, v, "cannot encode a frame", rc);
         return false;
@@ -455,7 +549,7 @@ bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, char 
     if (v->fmt == VIDEO_MP4) {
         const uint8_t *src[1] = {rgba};
         int stride[1] = {pitch};
-        sws_scale(v->sws, src, stride, 0, v->h, v->frame->data, v->frame->linesize);
+        AV(sws_scale)(v->sws, src, stride, 0, v->h, v->frame->data, v->frame->linesize);
         v->frame->pts = v->frames;
     } else {
         if (!v->pal.ready) { // nothing observed: this frame's colours make the palette
@@ -484,9 +578,9 @@ bool video_close(VideoWriter *v, bool keep, char *err, size_t n)
     bool ok = keep;
     if (keep) {
         int rc = encode(v, NULL);
-        if (rc >= 0) rc = av_write_trailer(v->oc);
+        if (rc >= 0) rc = AV(av_write_trailer)(v->oc);
         v->trailer_written = true;
-        if (rc >= 0) avio_flush(v->oc->pb);
+        if (rc >= 0) AV(avio_flush)(v->oc->pb);
         if (rc < 0 || v->io_errno || v->oc->pb->error) {
             av_msg(err, n, v, "cannot write", rc < 0 ? rc : v->oc->pb->error);
             ok = false;
