@@ -2,8 +2,8 @@
 # The study mode in the real window under Xvfb, keyboard only, as a student would:
 #  - --study opens it; every question of the classic lesson is answered with the keys
 #    (the answers typed from `attnviz --quiz`, → to the next stage with questions, no
-#    pause after it); digits and letters typed into an answer do nothing else (Q does
-#    not quit, O does not open the picker…);
+#    pause after it); digits and Q typed into an answer do nothing else (no jump along
+#    the timeline, no quitting);
 #  - progress.json (in $XDG_DATA_HOME/attnviz) then holds every answer, all right;
 #  - reopened, the answers are restored (N, "show the answer", finds nothing to give
 #    up: the file keeps every answer right), and the lesson picker opens;
@@ -45,9 +45,8 @@ first=1
 while read -r s answer; do
     # no pause after →: the answer's first key may come in the same frame
     while [ "$stage" -lt "$s" ]; do k Right; stage=$((stage + 1)); done
-    # letters typed into an answer do nothing else (Q would quit, O open the picker, L
-    # switch the language and so on)
-    [ "$first" = 1 ] && xdotool type --window "$WID" -- "qolbvcgfzs" && first=0
+    # a Q typed into an answer does not quit (E and X are part of answers)
+    [ "$first" = 1 ] && xdotool type --window "$WID" -- "qQ" && first=0
     xdotool type --window "$WID" -- "$answer"
     k Return
     sleep 0.15

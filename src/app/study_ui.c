@@ -170,18 +170,19 @@ static void answered(StudyUI *u, const Session *s, Lang lang)
     }
 }
 
-// While an answer is typed, the keys of characters (they arrive as SDL_TEXTINPUT,
-// study_ui_text) do nothing else: no letter quits (Q), exports (E), switches the
-// language (L)…; H, N and T are the study mode's own, ? opens the help.
+// While an answer is typed, the keys of its characters (they arrive as SDL_TEXTINPUT,
+// study_ui_text) do nothing else: digits do not jump along the timeline, E (an
+// exponent) does not export, X does not clear pins, and Q — in an answer box far more
+// likely a slip than a wish to quit (Esc quits) — does nothing. Other letters keep
+// their meaning (S saves the frame with the question, L switches the language and
+// keeps the typed text…); H, N and T are the study mode's own.
 static bool answer_key(SDL_Keycode k)
 {
-    if (k == SDLK_h || k == SDLK_n || k == SDLK_t || k == SDLK_QUESTION || k == SDLK_SLASH) return false;
-    return (k >= SDLK_a && k <= SDLK_z) || (k >= SDLK_0 && k <= SDLK_9) || (k >= SDLK_KP_1 && k <= SDLK_KP_0) ||
-           k == SDLK_PERIOD || k == SDLK_KP_PERIOD || k == SDLK_MINUS || k == SDLK_KP_MINUS || k == SDLK_COMMA ||
-           k == SDLK_SPACE || k == SDLK_LEFTPAREN || k == SDLK_RIGHTPAREN || k == SDLK_LEFTBRACKET ||
-           k == SDLK_RIGHTBRACKET || k == SDLK_KP_MULTIPLY || k == SDLK_PLUS || k == SDLK_EQUALS ||
-           k == SDLK_KP_PLUS || k == SDLK_SEMICOLON || k == SDLK_QUOTE || k == SDLK_BACKQUOTE ||
-           k == SDLK_BACKSLASH;
+    return (k >= SDLK_0 && k <= SDLK_9) || (k >= SDLK_KP_1 && k <= SDLK_KP_0) || k == SDLK_PERIOD ||
+           k == SDLK_KP_PERIOD || k == SDLK_MINUS || k == SDLK_KP_MINUS || k == SDLK_COMMA || k == SDLK_SPACE ||
+           k == SDLK_LEFTPAREN || k == SDLK_RIGHTPAREN || k == SDLK_LEFTBRACKET || k == SDLK_RIGHTBRACKET ||
+           k == SDLK_KP_MULTIPLY || k == SDLK_PLUS || k == SDLK_EQUALS || k == SDLK_KP_PLUS || k == SDLK_e ||
+           k == SDLK_x || k == SDLK_q;
 }
 
 bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int stage, View *v)

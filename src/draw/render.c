@@ -155,6 +155,10 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
         i18n_fmt(sb, sizeof sb, lang, "ui.badge_study", 2, args);
         int sw2, sh2;
         paint_text_size(cv, FONT_BOLD, L->px_body, sb, &sw2, &sh2);
+        if (ex + sw2 + 2 * pad > h.x + h.w) { // a long title: "study 7/19"
+            i18n_fmt(sb, sizeof sb, lang, "ui.badge_study_short", 2, args);
+            paint_text_size(cv, FONT_BOLD, L->px_body, sb, &sw2, &sh2);
+        }
         paint_fill(cv, THEME.accent, 255, ex, h.y + (L->px_title * 13 / 10 - sh2) / 2 - 2, sw2 + 2 * pad, sh2 + 4);
         paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - sh2) / 2,
                    ALIGN_LEFT, sb);
