@@ -1,5 +1,6 @@
 // export.c — headless frames to PNG with a drawing thread and encoder threads.
 #include "export.h"
+#include "interrupt.h"
 
 #include <SDL.h>
 #include <errno.h>
@@ -80,12 +81,6 @@ int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool 
     }
     return n;
 }
-
-// --- signals ---------------------------------------------------------------------
-
-static volatile sig_atomic_t g_signal;
-
-static void on_signal(int sig) { g_signal = sig; }
 
 // --- the encoder queue -------------------------------------------------------------
 
@@ -742,20 +737,12 @@ static int export_run_handled(const ExportOptions *o);
 // frames written so far, frames.json with "complete": false) until it is over.
 int export_run(const ExportOptions *o)
 {
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    g_signal = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    Interrupt saved;
+    interrupt_catch(&saved);
     int code = export_run_handled(o);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    interrupt_restore(&saved);
     return code;
 }
-
-static const char *signal_name(int sig) { return sig == SIGTERM ? "SIGTERM" : "SIGINT"; }
 
 static int export_run_handled(const ExportOptions *o)
 {
@@ -806,10 +793,10 @@ static int export_run_handled(const ExportOptions *o)
     drawn.edited = session_edited(ses), drawn.n_edits = ses->log.applied;
     drawn.ref = drawn.edited ? session_original_trace(ses) : NULL;
     drawn.title = session_title(ses, drawn.lang, title, sizeof title);
-    if (g_signal) {   // interrupted while loading: nothing written, no directory made
+    if (interrupt_signal) {   // interrupted while loading: nothing written, no directory made
         snprintf(err, sizeof err, "attnviz: export interrupted by %s before anything was written (%.*s not touched)",
-                 signal_name(g_signal), PATH_IN_MSG, o->dir);
-        code = g_signal == SIGTERM ? 143 : 130;
+                 interrupt_name(interrupt_signal), PATH_IN_MSG, o->dir);
+        code = interrupt_exit_code(interrupt_signal);
         goto fail;
     }
     job = export_job_begin(&drawn, ls, tr, stage_filter, err, sizeof err);
@@ -823,7 +810,7 @@ static int export_run_handled(const ExportOptions *o)
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
     Canvas c = {t.r, t.fonts, t.heatmaps, NULL};
-    while (!g_signal && export_job_step(job, &c, &v)) {
+    while (!interrupt_signal && export_job_step(job, &c, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
             progress(export_job_written(job), n_frames, t0);
             last_bar = now_s();
@@ -833,7 +820,7 @@ static int export_run_handled(const ExportOptions *o)
     // and the exit status agree: a signal after this point (until the handlers
     // are restored below) is caught and ignored, the export being done on disk.
     encoders_stop(job);
-    int sig = g_signal;
+    int sig = interrupt_signal;
     bool interrupted = sig != 0;
     int written = 0;
     bool ok = export_job_finish(job, interrupted, &written, err, sizeof err);
@@ -847,8 +834,8 @@ static int export_run_handled(const ExportOptions *o)
         // err says what failed
     } else if (interrupted) {
         snprintf(err, sizeof err, "attnviz: export interrupted by %s: %d of %d frames written to %s (listed in frames.json)",
-                 signal_name(sig), written, n_frames, o->dir);
-        code = sig == SIGTERM ? 143 : 130;
+                 interrupt_name(sig), written, n_frames, o->dir);
+        code = interrupt_exit_code(sig);
     } else {
         code = 0;
         if (!o->quiet)

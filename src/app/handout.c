@@ -2,6 +2,7 @@
 // pixels (1400 across, 1 px = the page's width / 1400) and drawn through the
 // paint layer on the vector backend, the frame in a viewport of its own.
 #include "handout.h"
+#include "interrupt.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -29,8 +30,6 @@
 #define FRAME_H 720
 #define PATH_IN_MSG 400
 
-static volatile int g_sig; // (sig_atomic_t is int here; handout_write reads it as a stop flag)
-static void on_sig(int s) { g_sig = s; }
 
 typedef struct Page {
     Canvas *cv;
@@ -226,13 +225,8 @@ done:
 
 int handout_run(const HandoutOptions *o)
 {
-    struct sigaction sa, old_int, old_term;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sig;
-    sigemptyset(&sa.sa_mask);
-    g_sig = 0;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
+    Interrupt saved;
+    interrupt_catch(&saved);
     char err[800] = "", msg[LESSON_ERR_MAX + 200], assets[1100];
     int code = 1, pages = 0;
     Session *ses = session_open(o->lesson_path, o->edits, msg, sizeof msg);
@@ -244,18 +238,17 @@ int handout_run(const HandoutOptions *o)
         snprintf(err, sizeof err, "attnviz: --batch/--head: %.*s has batches 0..%d and heads 0..%d", PATH_IN_MSG,
                  o->lesson_path, ses->trace.batch - 1, ses->trace.n_heads - 1);
         code = 2;
-    } else if (handout_write(o, ses, (volatile const int *)&g_sig, &pages, err, sizeof err)) {
+    } else if (handout_write(o, ses, (volatile const int *)&interrupt_signal, &pages, err, sizeof err)) {
         code = 0;
         cli_error(stdout, "handout: %d pages to %s", pages, o->path);
-    } else if (g_sig) {
+    } else if (interrupt_signal) {
         snprintf(err, sizeof err, "attnviz: handout interrupted by %s: %.*s not written",
-                 g_sig == SIGTERM ? "SIGTERM" : "SIGINT", PATH_IN_MSG, o->path);
-        code = g_sig == SIGTERM ? 143 : 130;
+                 interrupt_name(interrupt_signal), PATH_IN_MSG, o->path);
+        code = interrupt_exit_code(interrupt_signal);
     }
     if (err[0]) utf8_fputs_line(stderr, err);
     i18n_free();
     session_destroy(ses);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
+    interrupt_restore(&saved);
     return code;
 }

@@ -161,6 +161,37 @@ static bool walk_next(const Ctx *c, SliceWalk *w, int *b, int *h, PanelSpec *p)
     return true;
 }
 
+// Every row of every slice once, each slice's rows from a random one on (r0, drawn
+// after the slice: the same draws as before there was a row walk); false when all were
+// seen, and the walk starts over for a second pass.
+typedef struct RowWalk {
+    SliceWalk w;
+    int r0, i, b, h;
+    bool have;
+    PanelSpec p;
+} RowWalk;
+
+static void rows_start(Ctx *c, RowWalk *rw)
+{
+    walk_start(c, &rw->w);
+    rw->r0 = rng_below(&c->rng, c->tr->len_q);
+    rw->have = false;
+}
+
+static bool rows_next(const Ctx *c, RowWalk *rw, int *b, int *h, int *r, const PanelSpec **p)
+{
+    while (!rw->have || rw->i >= rw->p.rows) {
+        if (!walk_next(c, &rw->w, &rw->b, &rw->h, &rw->p)) {
+            rw->have = false;
+            return false;
+        }
+        rw->have = true, rw->i = 0;
+    }
+    *b = rw->b, *h = rw->h, *p = &rw->p;
+    *r = (rw->r0 + rw->i++) % rw->p.rows;
+    return true;
+}
+
 static bool row_has_nan(const PanelSpec *p, int r)
 {
     for (int j = 0; j < p->cols; j++)
@@ -251,63 +282,58 @@ static int scores_stage(const Trace *tr, int softmax)
 
 static bool ask_argmax(Ctx *c, QuizQuestion *q)
 {
-    SliceWalk w;
-    walk_start(c, &w);
-    int r0 = rng_below(&c->rng, c->tr->len_q), b, h;
-    PanelSpec p;
+    RowWalk w;
+    rows_start(c, &w);
+    int b, h, r;
+    const PanelSpec *p;
     // a clear winner first (a gap a student can see in the scores), else any unique one
     for (int pass = 0; pass < 2; pass++)
-        while (walk_next(c, &w, &b, &h, &p)) {
-            for (int i = 0; i < p.rows; i++) {
-                int r = (r0 + i) % p.rows, arg;
-                float gap;
-                if (!row_argmax(&p, r, &arg, &gap) || !(pass == 0 ? gap >= 0.01f : gap > 0.0f)) continue;
-                begin(c, q, QUIZ_ARGMAX, b, h, 1, r, 0);
-                q->n_answer = 1, q->answer[0] = (float)arg;
-                char hb[16], bb[16], qb[160], kb[160], rb[16], wb[32], jb[16], sb[32];
-                snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h), snprintf(bb, sizeof bb, "%d", b);
-                snprintf(rb, sizeof rb, "%d", r), snprintf(jb, sizeof jb, "%d", arg);
-                pos_label(c, false, r, qb, sizeof qb), pos_label(c, true, arg, kb, sizeof kb);
-                const char *qa[] = {hb, bb, qb};
-                fmt(q->question, sizeof q->question, c, "quiz.argmax", 3, qa);
-                int so = scores_stage(c->tr, c->stage);
-                PanelSpec sp = slice_of(c->tr, so, b, h);
-                explain_number(panel_value(&p, r, arg), wb, sizeof wb);
-                explain_number(panel_value(&sp, r, arg), sb, sizeof sb);
-                const char *ea[] = {rb, wb, kb, scene_symbol(c->tr, so, c->lang), jb, sb};
-                fmt(q->explanation, sizeof q->explanation, c, "quiz.argmax_why", 6, ea);
-                return true;
-            }
+        while (rows_next(c, &w, &b, &h, &r, &p)) {
+            int arg;
+            float gap;
+            if (!row_argmax(p, r, &arg, &gap) || !(pass == 0 ? gap >= 0.01f : gap > 0.0f)) continue;
+            begin(c, q, QUIZ_ARGMAX, b, h, 1, r, 0);
+            q->n_answer = 1, q->answer[0] = (float)arg;
+            char hb[16], bb[16], qb[160], kb[160], rb[16], wb[32], jb[16], sb[32];
+            snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h), snprintf(bb, sizeof bb, "%d", b);
+            snprintf(rb, sizeof rb, "%d", r), snprintf(jb, sizeof jb, "%d", arg);
+            pos_label(c, false, r, qb, sizeof qb), pos_label(c, true, arg, kb, sizeof kb);
+            const char *qa[] = {hb, bb, qb};
+            fmt(q->question, sizeof q->question, c, "quiz.argmax", 3, qa);
+            int so = scores_stage(c->tr, c->stage);
+            PanelSpec sp = slice_of(c->tr, so, b, h);
+            explain_number(panel_value(p, r, arg), wb, sizeof wb);
+            explain_number(panel_value(&sp, r, arg), sb, sizeof sb);
+            const char *ea[] = {rb, wb, kb, scene_symbol(c->tr, so, c->lang), jb, sb};
+            fmt(q->explanation, sizeof q->explanation, c, "quiz.argmax_why", 6, ea);
+            return true;
         }
     return false;
 }
 
 static bool ask_sum(Ctx *c, QuizQuestion *q)
 {
-    SliceWalk w;
-    walk_start(c, &w);
-    int r0 = rng_below(&c->rng, c->tr->len_q), b, h;
-    PanelSpec p;
-    while (walk_next(c, &w, &b, &h, &p)) {
-        for (int i = 0; i < p.rows; i++) {
-            int r = (r0 + i) % p.rows;
-            if (row_has_nan(&p, r)) continue;
-            float sum = 0.0f; // in index order, as the Σ column adds them
-            for (int j = 0; j < p.cols; j++) sum += panel_value(&p, r, j);
-            begin(c, q, QUIZ_SUM, b, h, 1, r, 0);
-            q->n_answer = 1, q->answer[0] = sum, q->tolerance = QUIZ_VALUE_TOLERANCE;
-            char rb[16], bb[16], hb[16];
-            snprintf(rb, sizeof rb, "%d", r), snprintf(bb, sizeof bb, "%d", b), snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h);
-            const char *qa[] = {rb, bb, hb, c->st->name};
-            fmt(q->question, sizeof q->question, c, "quiz.sum", 4, qa);
-            frame(c, b, h);
-            explain_row_sum(c->tr, &c->v, &c->L, c->L.result_panel, r, q->explanation, sizeof q->explanation);
-            char why[512];
-            fmt(why, sizeof why, c, "quiz.sum_why", 0, NULL);
-            append(q->explanation, sizeof q->explanation, "\n");
-            append(q->explanation, sizeof q->explanation, why);
-            return true;
-        }
+    RowWalk w;
+    rows_start(c, &w);
+    int b, h, r;
+    const PanelSpec *p;
+    while (rows_next(c, &w, &b, &h, &r, &p)) {
+        if (row_has_nan(p, r)) continue;
+        float sum = 0.0f; // in index order, as the Σ column adds them
+        for (int j = 0; j < p->cols; j++) sum += panel_value(p, r, j);
+        begin(c, q, QUIZ_SUM, b, h, 1, r, 0);
+        q->n_answer = 1, q->answer[0] = sum, q->tolerance = QUIZ_VALUE_TOLERANCE;
+        char rb[16], bb[16], hb[16];
+        snprintf(rb, sizeof rb, "%d", r), snprintf(bb, sizeof bb, "%d", b), snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h);
+        const char *qa[] = {rb, bb, hb, c->st->name};
+        fmt(q->question, sizeof q->question, c, "quiz.sum", 4, qa);
+        frame(c, b, h);
+        explain_row_sum(c->tr, &c->v, &c->L, c->L.result_panel, r, q->explanation, sizeof q->explanation);
+        char why[512];
+        fmt(why, sizeof why, c, "quiz.sum_why", 0, NULL);
+        append(q->explanation, sizeof q->explanation, "\n");
+        append(q->explanation, sizeof q->explanation, why);
+        return true;
     }
     return false;
 }
