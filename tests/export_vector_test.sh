@@ -5,11 +5,7 @@
 # reads the same numbers there; frames.json lists exactly what was written;
 # an interrupted or failed PDF export leaves no partial file; bad --format is a
 # usage error. Rendered back (rsvg-convert, pdftoppm) a frame is the PNG's.
-B=${BUILD:-build}
-bin="$B/attnviz"
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 
 # The result's numbers of each frame, as the cells show them at 1280x720 (2 decimals),
 # found in the texts of the SVG and in pdftotext's page.
@@ -105,10 +101,7 @@ grep -q '<image ' "$tmp/l-long-256-svg"/*.svg || fail "L = 256: the heatmaps are
 pdftotext "$tmp/l-sentence-the-cat-pdf/frames.pdf" - | grep -q '注意力' || fail "Chinese text not extractable from the PDF"
 
 # interrupted: no partial PDF, frames.json says incomplete and lists nothing
-env -u DISPLAY "$bin" --export "$tmp/int" --format pdf --animate --fps 60 "$lesson" >/dev/null 2>"$tmp/err" &
-pid=$!
-for k in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do [ -d "$tmp/int" ] && break; sleep 0.05; done
-sleep 0.3; kill -INT $pid; wait $pid; rc=$?
+interrupt_export "$tmp/int" 0.3 --format pdf --animate --fps 60 "$lesson"
 [ "$rc" -eq 130 ] || fail "interrupted PDF export exited $rc, expected 130"
 [ -e "$tmp/int/frames.pdf" ] && fail "an interrupted PDF export left frames.pdf"
 ls -a "$tmp/int" | grep -q 'tmp-' && fail "an interrupted PDF export left a temporary file"

@@ -4,11 +4,7 @@
 # the MP4; the GIF's settled frames keep the PNG's colours (one palette for the
 # whole animation, no dithering); every shipped lesson exports in both formats;
 # SIGINT leaves no partial file; usage errors are one line.
-B=${BUILD:-build}
-bin="$B/attnviz"
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 lesson=lessons/arange-2x4x4.json
 stages=$("$bin" --dump "$lesson" | grep -c '"name"')
 per=$(awk 'BEGIN { printf "%d", 1.6 * 10 + 0.999 }')   # frames a transition at 10 fps
@@ -69,10 +65,7 @@ for l in lessons/*.json; do
 done
 
 # interrupted: no partial file
-env -u DISPLAY "$bin" --export "$tmp/int" --format gif --animate --fps 60 "$lesson" >/dev/null 2>&1 &
-pid=$!
-for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do [ -d "$tmp/int" ] && break; sleep 0.05; done
-sleep 0.5; kill -INT $pid; wait $pid; rc=$?
+interrupt_export "$tmp/int" 0.5 --format gif --animate --fps 60 "$lesson"
 [ "$rc" -eq 130 ] || fail "interrupted GIF export exited $rc, expected 130"
 [ -e "$tmp/int/frames.gif" ] && fail "an interrupted export left frames.gif"
 ls -a "$tmp/int" | grep -q 'tmp-' && fail "an interrupted export left a temporary file"

@@ -4,11 +4,7 @@
 # formula and the numbers --dump gives for its result (batch 0, head 0); Chinese
 # with --lang zh; fonts embedded; every shipped lesson; bad options are one line
 # and exit 2, a write that fails exits 1 and leaves no file.
-B=${BUILD:-build}
-bin="$B/attnviz"
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 lesson=lessons/arange-2x4x4.json
 "$bin" --dump "$lesson" >"$tmp/dump.json"
 "$bin" --describe "$lesson" >"$tmp/desc.json"

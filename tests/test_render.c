@@ -441,6 +441,15 @@ static void target_free(Target *t)
     free(t->buf);
 }
 
+// A buffer for a copy of t's pixels and guards (bytes long), to compare frames with.
+static unsigned char *target_copy(const Target *t, size_t *bytes)
+{
+    *bytes = (size_t)t->bpitch * (size_t)(t->h + 2 * GUARD);
+    unsigned char *buf = malloc(*bytes);
+    assert_non_null(buf);
+    return buf;
+}
+
 static void check_guard(const Target *t, const char *what)
 {
     for (int y = 0; y < t->h + 2 * GUARD; y++) {
@@ -554,9 +563,8 @@ static void test_tooltip_clear_of_operands(void **state)
                            "lessons/dk-dv-residual-ffn.json", "lessons/sentence-the-cat.json"};
     Target t;
     target_init(&t, 1280, 720);
-    size_t bytes = (size_t)t.bpitch * (size_t)(t.h + 2 * GUARD);
-    unsigned char *plain = malloc(bytes);
-    assert_non_null(plain);
+    size_t bytes;
+    unsigned char *plain = target_copy(&t, &bytes);
     int checked = 0;
     for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
         Lesson ls;
@@ -1097,9 +1105,8 @@ static void test_export_overlay(void **state)
     assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
     Target t;
     target_init(&t, 1280, 720);
-    size_t bytes = (size_t)t.bpitch * (size_t)(t.h + 2 * GUARD);
-    unsigned char *copy = malloc(bytes);
-    assert_non_null(copy);
+    size_t bytes;
+    unsigned char *copy = target_copy(&t, &bytes);
     View v;
     Overlays ov = {0}; // the window's overlays (tooltip, help, toast, E progress)
     view_init(&v, &ls, LANG_EN);
@@ -1146,9 +1153,8 @@ static void test_study_hides_result(void **state)
     assert_non_null(st);
     Target t;
     target_init(&t, 1024, 640);
-    size_t bytes = (size_t)t.bpitch * (size_t)(t.h + 2 * GUARD);
-    unsigned char *before = malloc(bytes);
-    assert_non_null(before);
+    size_t bytes;
+    unsigned char *before = target_copy(&t, &bytes);
     int checked = 0;
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Lesson ls;

@@ -22,14 +22,6 @@
 
 static float *D(Trace *tr, int i) { return tr->stages[i].t.data; }
 
-static int push(Trace *tr, const char *name, StageKind kind, int rank, const int *shape, int op0, int op1, int op2)
-{
-    int i = trace_push(tr, name, kind, STEP_DECODE, rank, shape);
-    if (i < 0) return -1;
-    tr->stages[i].operands[0] = op0, tr->stages[i].operands[1] = op1, tr->stages[i].operands[2] = op2;
-    return i;
-}
-
 typedef struct DecodeJob {
     const AttnConfig *cfg;
     Trace *tr;
@@ -46,9 +38,9 @@ static void decode_task(void *ctx, int bh)
     const DecodeJob *j = ctx;
     Trace *tr = j->tr;
     const AttnConfig *cfg = j->cfg;
-    const int H = tr->n_heads, Hkv = tr->n_kv_heads > 0 ? tr->n_kv_heads : H, b = bh / H, h = bh % H;
+    const int H = tr->n_heads, b = bh / H, h = bh % H;
     const int L = tr->len_q, dk = tr->d_k, dv = tr->d_v;
-    const size_t kv = (size_t)b * Hkv + (size_t)(h / (H / Hkv));
+    const size_t kv = trace_kv_slice(tr, b, h);
     const float *Kc = D(tr, j->ck) + kv * L * dk, *Vc = D(tr, j->cv) + kv * L * dv;
     const float *bias = j->st->bias >= 0 ? D(tr, j->st->bias) + (size_t)h * L * L : NULL;
     const float *mask = j->st->mask >= 0 ? D(tr, j->st->mask) + (size_t)b * L * L : NULL;
@@ -69,12 +61,12 @@ static void decode_task(void *ctx, int bh)
 bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *st, Trace *tr)
 {
     const int B = tr->batch, L = tr->len_q, C = tr->d_model, H = tr->n_heads;
-    const int Hkv = tr->n_kv_heads > 0 ? tr->n_kv_heads : H, dk = tr->d_k, dv = tr->d_v;
+    const int Hkv = trace_kv_heads(tr), dk = tr->d_k, dv = tr->d_v;
     int ks[4] = {B, Hkv, L, dk}, vs[4] = {B, Hkv, L, dv}, os[3] = {B, L, C};
     int ck, cv, dout;
-    if ((ck = push(tr, "cache_k", STAGE_KIND_CACHE, 4, ks, st->k_in, -1, -1)) < 0) return false;
-    if ((cv = push(tr, "cache_v", STAGE_KIND_CACHE, 4, vs, st->vh, -1, -1)) < 0) return false;
-    if ((dout = push(tr, "decode_output", STAGE_KIND_DECODE, 3, os, ck, cv, st->output)) < 0) return false;
+    if ((ck = trace_push_ops(tr, "cache_k", STAGE_KIND_CACHE, STEP_DECODE, 4, ks, st->k_in, -1, -1)) < 0) return false;
+    if ((cv = trace_push_ops(tr, "cache_v", STAGE_KIND_CACHE, STEP_DECODE, 4, vs, st->vh, -1, -1)) < 0) return false;
+    if ((dout = trace_push_ops(tr, "decode_output", STAGE_KIND_DECODE, STEP_DECODE, 3, os, ck, cv, st->output)) < 0) return false;
     tr->stages[ck].key_rows = tr->stages[cv].key_rows = true;
     const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
                  *bv = cfg->qkv_bias ? &w->b_v : NULL, *bo = cfg->out_bias ? &w->b_o : NULL;

@@ -26,14 +26,6 @@
 
 static float *D(Trace *tr, int i) { return tr->stages[i].t.data; }
 
-static int push(Trace *tr, const char *name, StageKind kind, int rank, const int *shape, int op0, int op1, int op2)
-{
-    int i = trace_push(tr, name, kind, STEP_FLASH, rank, shape);
-    if (i < 0) return -1;
-    tr->stages[i].operands[0] = op0, tr->stages[i].operands[1] = op1, tr->stages[i].operands[2] = op2;
-    return i;
-}
-
 typedef struct FlashJob {
     const AttnConfig *cfg;
     Trace *tr;
@@ -49,9 +41,9 @@ static void flash_task(void *ctx, int bh)
     const FlashJob *j = ctx;
     Trace *tr = j->tr;
     const AttnConfig *cfg = j->cfg;
-    const int H = tr->n_heads, Hkv = tr->n_kv_heads > 0 ? tr->n_kv_heads : H, b = bh / H, h = bh % H;
+    const int H = tr->n_heads, b = bh / H, h = bh % H;
     const int Lq = tr->len_q, Lk = tr->len_k, dk = tr->d_k, dv = tr->d_v, bq = j->bq, bk = j->bk, nkb = j->nkb;
-    const size_t bkv = (size_t)b * Hkv + (size_t)(h / (H / Hkv));
+    const size_t bkv = trace_kv_slice(tr, b, h);
     const float *K = D(tr, j->st->k_in) + bkv * Lk * dk, *V = D(tr, j->st->vh) + bkv * Lk * dv;
     const float *bias = j->st->bias >= 0 ? D(tr, j->st->bias) + (size_t)h * Lq * Lk : NULL;
     const float *mask = j->st->mask >= 0 ? D(tr, j->st->mask) + (size_t)b * Lq * Lk : NULL;
@@ -104,9 +96,9 @@ bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr)
     const int bk = cfg->flash_block_k, nkb = (Lk + bk - 1) / bk;
     int ms[4] = {B, H, Lq, nkb}, os[4] = {B, H, Lq, dv};
     int fm, fl, fo;
-    if ((fm = push(tr, "flash_max", STAGE_KIND_FLASH_STAT, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
-    if ((fl = push(tr, "flash_sum", STAGE_KIND_FLASH_STAT, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
-    if ((fo = push(tr, "flash_out", STAGE_KIND_FLASH_OUT, 4, os, st->head_out, fl, st->vh)) < 0) return false;
+    if ((fm = trace_push_ops(tr, "flash_max", STAGE_KIND_FLASH_STAT, STEP_FLASH, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
+    if ((fl = trace_push_ops(tr, "flash_sum", STAGE_KIND_FLASH_STAT, STEP_FLASH, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
+    if ((fo = trace_push_ops(tr, "flash_out", STAGE_KIND_FLASH_OUT, STEP_FLASH, 4, os, st->head_out, fl, st->vh)) < 0) return false;
     const int bqc = cfg->flash_block_q < Lq ? cfg->flash_block_q : Lq, bkc = bk < Lk ? bk : Lk;
     float *scratch = malloc((size_t)B * H * ((size_t)bqc * bkc + 2 * (size_t)bqc * dv + 2 * (size_t)bqc) * sizeof(float));
     if (!scratch) return false;

@@ -92,3 +92,21 @@ int trace_kv_head(const Trace *tr, const Tensor *t, int h)
     if (hk < tr->n_heads && hk > 0 && tr->n_heads % hk == 0) return h / (tr->n_heads / hk);
     return h;
 }
+
+int trace_push_ops(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape, int op0,
+                   int op1, int op2)
+{
+    int i = trace_push(tr, name, kind, step, rank, shape);
+    if (i < 0) return -1;
+    Stage *s = &tr->stages[i];
+    s->operands[0] = op0, s->operands[1] = op1, s->operands[2] = op2;
+    return i;
+}
+
+int trace_kv_heads(const Trace *tr) { return tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads; }
+
+size_t trace_kv_slice(const Trace *tr, int b, int h)
+{
+    int kvh = trace_kv_heads(tr);
+    return (size_t)b * (size_t)kvh + (size_t)(h / (tr->n_heads / kvh));
+}

@@ -93,6 +93,13 @@ void trace_init(Trace *tr);
 void trace_free(Trace *tr);
 // Appends a stage with a zeroed tensor of the given shape; returns its index or -1.
 int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape);
+// The K/V heads (n_kv_heads, or n_heads without GQA), and the (batch, K/V head) slice
+// that query head h of batch b reads: b·H_kv + h / (H / H_kv), as repeat_interleave.
+int trace_kv_heads(const Trace *tr);
+size_t trace_kv_slice(const Trace *tr, int b, int h);
+// trace_push with the stages it reads (operands; -1: none); the index or -1.
+int trace_push_ops(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape, int op0,
+                   int op1, int op2);
 // Fills every stage's absmax / minpos / any_nan: what the view colours with. Not part
 // of attn_forward (its speed is the core's); a Session computes them once per lesson,
 // and a view of a trace without them measures the tensors itself.

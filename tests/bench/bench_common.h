@@ -2,9 +2,13 @@
 #ifndef ATTNVIZ_BENCH_COMMON_H
 #define ATTNVIZ_BENCH_COMMON_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+
+#include "assets.h"
+#include "i18n.h"
 
 static inline double bench_now(void)
 {
@@ -37,6 +41,15 @@ static inline void bench_info(const char *name, double value, const char *unit)
 {
     printf("| %-48s | %9.2f %-4s | %14s | %s | %s |\n", name, value, unit, "", "—", "info");
     fflush(stdout);
+}
+
+// The interface strings from assets/ (as the app finds them); false, said on stderr, when not.
+static inline bool bench_strings(void)
+{
+    char assets[1100], err[600];
+    if (assets_find(assets, sizeof assets, err, sizeof err) && i18n_load(assets, err, sizeof err)) return true;
+    fprintf(stderr, "%s\n", err);
+    return false;
 }
 
 #endif

@@ -78,11 +78,8 @@ static int bench(const char *path, const char *stage, const char *label, double 
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
-    char assets[1100], err[600];
-    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
+    char err[600];
+    if (!bench_strings()) return 1;
     Fonts *fonts = fonts_create(NULL, LANG_EN, err, sizeof err);
     SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, 1280, 720, 32, SDL_PIXELFORMAT_RGBA32);
     SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;

@@ -19,11 +19,8 @@
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;   // argv[1] is the app binary (unused here)
-    char assets[1100], err[600];
-    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
+    char err[600];
+    if (!bench_strings()) return 1;
     enum { W = 1280, H = 720, FRAMES_PER_STAGE = 48, ROUNDS = 3 };
     Session *ses = session_create("lessons/arange-2x4x4.json", err, sizeof err);
     Fonts *fonts = fonts_create(NULL, LANG_EN, err, sizeof err);

@@ -67,11 +67,8 @@ static int bench_lesson(const char *path, const char *name, int w, int h, double
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;   // argv[1] is the app binary (unused here)
-    char assets[1100], err[600];
-    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return 1;
-    }
+    char err[600];
+    if (!bench_strings()) return 1;
     Fonts *fonts = fonts_create(NULL, LANG_EN, err, sizeof err);
     if (!fonts) {
         fprintf(stderr, "%s\n", err);
