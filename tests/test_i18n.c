@@ -287,6 +287,8 @@ static void test_render_zh(void **state)
     (void)state;
     SDL_Surface *surf;
     SDL_Renderer *r = soft(&surf, 1280, 720);
+    DrawList dl;
+    draw_list_init(&dl);
     const char *lessons[] = {"lessons/arange-2x4x4.json", "lessons/dk-dv-residual-ffn.json"};
     for (size_t i = 0; i < 2; i++) {
         char err[LESSON_ERR_MAX];
@@ -298,11 +300,11 @@ static void test_render_zh(void **state)
         view_init(&v, &ses->lesson, LANG_ZH);
         for (int s = 0; s < tr->n; s++) {
             v.stage = s;
-            render_frame(&(Canvas){r, fonts, NULL, NULL}, tr, &v, &ov);
+            render_frame(&(Canvas){r, fonts, NULL, NULL, &dl}, tr, &v, &ov);
         }
         for (int l = 0; l < LANG_COUNT; l++) {
             v.lang = (Lang)l, ov.help = true;
-            render_frame(&(Canvas){r, fonts, NULL, NULL}, tr, &v, &ov);
+            render_frame(&(Canvas){r, fonts, NULL, NULL, &dl}, tr, &v, &ov);
             const char *dir = getenv("ATTNVIZ_TEST_PNG_DIR");
             if (dir && i == 0) {
                 char path[600];
@@ -313,6 +315,7 @@ static void test_render_zh(void **state)
         session_destroy(ses);
     }
     fonts_flush(fonts);
+    draw_list_free(&dl);
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(surf);
 }

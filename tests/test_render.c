@@ -416,6 +416,7 @@ typedef struct Target {
     SDL_Surface *s;     // the inner w×h window of buf
     SDL_Renderer *r;
     Canvas c;           // r with the shared fonts, no heatmap cache
+    DrawList dl;        // c's commands
 } Target;
 
 static void target_init(Target *t, int w, int h)
@@ -430,12 +431,14 @@ static void target_init(Target *t, int w, int h)
     assert_non_null(t->s);
     t->r = SDL_CreateSoftwareRenderer(t->s);
     assert_non_null(t->r);
-    t->c = (Canvas){t->r, fonts, NULL, NULL};
+    draw_list_init(&t->dl);
+    t->c = (Canvas){t->r, fonts, NULL, NULL, &t->dl};
 }
 
 static void target_free(Target *t)
 {
     fonts_flush(fonts);
+    draw_list_free(&t->dl);
     SDL_DestroyRenderer(t->r);
     SDL_FreeSurface(t->s);
     free(t->buf);
@@ -844,6 +847,7 @@ static void test_text_colours(void **state)
     paint_text(&t.c, FONT_SANS, 40, a, 255, 0, 0, ALIGN_LEFT, s);        // the measured entry gets its texture
     paint_text(&t.c, FONT_SANS, 40, b, 255, 100, 0, ALIGN_LEFT, s);      // a second colour: a second texture
     paint_text(&t.c, FONT_SANS, 40, a, 128, 0, 50, ALIGN_LEFT, s);       // faded: the first texture again
+    assert_true(paint_flush(&t.c));
     paint_text_size(&t.c, FONT_SANS, 40, s, &w, &h);                      // any colour's entry has the size
     TextStats s2 = text_stats(fonts);
     assert_int_equal(s2.misses, s1.misses + 2);
@@ -898,7 +902,7 @@ static void test_image_mode_pixels(void **state)
             char what[200];
             snprintf(what, sizeof what, "%s stage %s h%d", BIG_LESSON, tr.stages[s].name, v.head);
             // without a cache (rectangles) and with one (textures): the same pixels
-            Canvas cached = {b.r, fonts, hc, NULL};
+            Canvas cached = {b.r, fonts, hc, NULL, &b.dl};
             render_frame(&a.c, &tr, &v, &ov);
             check_guard(&a, what);
             checked += check_image_cells(&a, &L, what);

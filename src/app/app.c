@@ -70,6 +70,7 @@ typedef struct App {
     char lessons_dir[1200];    // lessons/ next to the assets
     // heatmaps drawn as images (large lessons), zoom/pan by dragging, export (E)
     HeatmapCache *heatmaps;
+    DrawList draw;             // the frame's draw commands (paint.h), reused frame after frame
     bool dragging;
     int drag_x, drag_y;        // last drag position, renderer output pixels
     ExportJob *export_job;     // an export in progress, drawn a few frames per loop
@@ -150,7 +151,7 @@ static void save_frame(App *a)
     ov.toast = NULL;
     ov.picker = NULL;
     ov.lab = NULL;
-    Canvas c = {a->r, a->fonts, a->heatmaps, NULL};
+    Canvas c = {a->r, a->fonts, a->heatmaps, NULL, &a->draw};
     render_frame_laid_out(&c, current_layout(a), lab_trace(&a->lab, a->session), &a->v, &ov);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
@@ -326,7 +327,7 @@ static void export_update(App *a, double budget)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps, NULL};
+    Canvas c = {t->r, t->fonts, t->heatmaps, NULL, &t->draw};
     Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
     while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
         if (!export_job_step(j, &c, &a->export_view)) break; // a failure: export_job_failed
@@ -343,7 +344,7 @@ static void export_complete(App *a)
     if (!a->export_job) return;
     ExportJob *j = a->export_job;
     ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps, NULL};
+    Canvas c = {t->r, t->fonts, t->heatmaps, NULL, &t->draw};
     while (export_job_step(j, &c, &a->export_view)) {}
     export_end(a);
 }
@@ -1158,13 +1159,14 @@ int app_run(const AppOptions *opt)
         a->ov.export_total = a->export_job ? export_job_total(a->export_job) : 0;
         a->ov.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw: the frame's Layout is the one events are hit-tested with
-        Canvas c = {a->r, a->fonts, a->heatmaps, NULL};
+        Canvas c = {a->r, a->fonts, a->heatmaps, NULL, &a->draw};
         const Layout *Lp = current_layout(a);
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
         a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->tools.drag < 0;
         present_tools(a);
         if (a->black) paint_clear(&c, (Rgb){0, 0, 0});
         else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
+        paint_flush(&c);
         SDL_RenderPresent(a->r);
         present_frame(a);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
@@ -1193,6 +1195,7 @@ done:
     picker_free(&a->picker);
     study_ui_destroy(a->study);
     heatmap_cache_destroy(a->heatmaps);
+    draw_list_free(&a->draw);
     i18n_free();
     SDL_free(a);
     return rc;

@@ -270,9 +270,13 @@ int cli_icon(const char *path, int size, FILE *err)
         }
         PaintVec *v = paint_vec_create(PAINT_VEC_SVG, NULL, size, size, msg, sizeof msg);
         if (v && paint_vec_begin_page(v, f)) {
-            Canvas cv = {NULL, NULL, NULL, v};
+            DrawList dl;
+            draw_list_init(&dl);
+            Canvas cv = {NULL, NULL, NULL, v, &dl};
             icon_draw(&cv);
-            ok = paint_vec_end_page(v);
+            ok = paint_flush(&cv);
+            draw_list_free(&dl);
+            ok = paint_vec_end_page(v) && ok;
         }
         paint_vec_destroy(v);
         int e = errno;
@@ -286,10 +290,14 @@ int cli_icon(const char *path, int size, FILE *err)
         SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, size, size, 32, SDL_PIXELFORMAT_RGBA32);
         SDL_Renderer *r = s ? SDL_CreateSoftwareRenderer(s) : NULL;
         if (r) {
-            Canvas cv = {r, NULL, NULL, NULL};
+            DrawList dl;
+            draw_list_init(&dl);
+            Canvas cv = {r, NULL, NULL, NULL, &dl};
             icon_draw(&cv);
+            bool drawn = paint_flush(&cv);
+            draw_list_free(&dl);
             SDL_RenderPresent(r);
-            ok = png_write_rgba(path, s->pixels, size, size, s->pitch, 9, msg, sizeof msg);
+            ok = drawn && png_write_rgba(path, s->pixels, size, size, s->pitch, 9, msg, sizeof msg);
         } else {
             snprintf(msg, sizeof msg, "attnviz: cannot create a %dx%d surface: %s", size, size, SDL_GetError());
         }

@@ -325,6 +325,7 @@ void export_target_destroy(ExportTarget *t)
 {
     // the caches' textures belong to the renderer: drop them first
     heatmap_cache_destroy(t->heatmaps);
+    draw_list_free(&t->draw);
     if (t->fonts) fonts_flush(t->fonts);
     if (t->r) SDL_DestroyRenderer(t->r);
     if (t->surf) SDL_FreeSurface(t->surf);
@@ -520,7 +521,7 @@ static bool settle_frame(ExportJob *j, const char *err)
 // true (a PDF's pages when the document is finished).
 static bool vector_step(ExportJob *j, Canvas *c, const View *v)
 {
-    Canvas vc = {c->r, c->fonts, j->vec_heatmaps, j->vec};
+    Canvas vc = {c->r, c->fonts, j->vec_heatmaps, j->vec, c->list};
     char path[4400], tmp[4500] = "", err[EXPORT_ERR_MAX] = "";
     FILE *f = NULL;
     bool svg = j->o.format == EXPORT_SVG;
@@ -809,7 +810,7 @@ static int export_run_handled(const ExportOptions *o)
     v.edited = drawn.edited, v.n_edits = drawn.n_edits, v.ref = drawn.ref;
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
-    Canvas c = {t.r, t.fonts, t.heatmaps, NULL};
+    Canvas c = {t.r, t.fonts, t.heatmaps, NULL, &t.draw};
     while (!interrupt_signal && export_job_step(job, &c, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
             progress(export_job_written(job), n_frames, t0);

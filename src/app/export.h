@@ -67,6 +67,7 @@ typedef struct ExportTarget {
     SDL_Renderer *r;
     Fonts *fonts;
     HeatmapCache *heatmaps;
+    DrawList draw;
 } ExportTarget;
 
 // False with one line in err (and *t left empty) on failure.

@@ -55,9 +55,9 @@ static void title_page(Page *pg, const Trace *tr, int batch, int head)
     Canvas *cv = pg->cv;
     paint_clear(cv, THEME.white);
     Rect icon = {MARGIN, MARGIN + 20, 128, 128};
-    paint_vec_viewport(cv->vec, &icon);
+    paint_viewport(cv, &icon);
     icon_draw(cv);
-    paint_vec_viewport(cv->vec, NULL);
+    paint_viewport(cv, NULL);
     int y = MARGIN + 200;
     y += paint_text_wrapped(cv, FONT_BOLD, 56, 32, THEME.ink, 255, (Rect){MARGIN, y, PAGE_W - 2 * MARGIN, 220}, pg->title);
     y += 24;
@@ -112,9 +112,9 @@ static void stage_page(Page *pg, const Trace *tr, const View *base, int stage)
                             i18n_get(pg->lang, key)) + 50;
     // the frame, as --export draws it, framed
     Rect fr = {(PAGE_W - FRAME_W) / 2, y, FRAME_W, FRAME_H};
-    paint_vec_viewport(cv->vec, &fr);
+    paint_viewport(cv, &fr);
     render_frame(cv, tr, &v, NULL);
-    paint_vec_viewport(cv->vec, NULL);
+    paint_viewport(cv, NULL);
     paint_frame(cv, THEME.grid, 255, fr.x - 2, fr.y - 2, fr.w + 4, fr.h + 4, 2);
     y += FRAME_H + 40;
     // formula, narration and shapes, from the frame's own scene
@@ -180,7 +180,7 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
         goto done;
     }
     if (!(vec = paint_vec_create_pdf_pages(f, w_pt, h_pt, PAGE_W, page_h, err, n))) goto done;
-    Canvas cv = {t.r, t.fonts, hc, vec};
+    Canvas cv = {t.r, t.fonts, hc, vec, &t.draw};
     View v;
     view_init(&v, &ses->lesson, lang);
     v.batch = o->batch, v.head = o->head;
@@ -192,11 +192,13 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
     Page pg = {&cv, lang, page_h, session_title(ses, lang, title, sizeof title), 1, tr->n + 1};
     bool good = paint_vec_begin_page(vec, NULL);
     title_page(&pg, tr, o->batch, o->head);
+    good = paint_flush(&cv) && good;
     good = paint_vec_end_page(vec) && good;
     for (int s = 0; s < tr->n && good && !(stop && *stop); s++) {
         pg.number = s + 2;
         good = paint_vec_begin_page(vec, NULL);
         stage_page(&pg, tr, &v, s);
+        good = paint_flush(&cv) && good;
         good = paint_vec_end_page(vec) && good;
     }
     if (stop && *stop) goto done; // the caller says why

@@ -29,6 +29,7 @@ static bool presenter_init(Presenter *p, const char *font_path, Lang lang, char 
 
 typedef struct Thumb {
     SDL_Texture *tex;
+    PaintImage img;      // tex, as paint.h draws it (not owned)
     int w, h;
     HeatmapCache *heatmaps;
     bool valid;          // tex holds `drawn` (the next stage's preview: drawn again only when it changes)
@@ -42,6 +43,7 @@ struct Presenter {
     bool own_renderer;
     Fonts *fonts;
     Thumb now, next;
+    DrawList draw;             // the commands of the window's frame (paint.h)
     Uint64 start_ms;
     unsigned gen;
     Rect now_box;              // where the small frame was drawn (output pixels)
@@ -135,6 +137,7 @@ void presenter_destroy(Presenter *p)
     if (p->next.heatmaps) heatmap_cache_flush(p->next.heatmaps);
     thumb_free(&p->now);
     thumb_free(&p->next);
+    draw_list_free(&p->draw);
     if (p->fonts) fonts_flush(p->fonts);
     if (p->r && p->own_renderer) SDL_DestroyRenderer(p->r);
     if (p->win) SDL_DestroyWindow(p->win);
@@ -255,10 +258,11 @@ static void thumb_draw(Presenter *p, Thumb *t, int w, int h, const Trace *tr, co
         heatmap_cache_flush(t->heatmaps); // its images were drawn for the old size
         t->tex = SDL_CreateTexture(p->r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, w, h);
         t->w = w, t->h = h;
+        t->img = (PaintImage){t->tex, w, h, false};
         if (!t->tex) return;
     }
     if (SDL_SetRenderTarget(p->r, t->tex) != 0) return;
-    Canvas c = {p->r, p->fonts, t->heatmaps, NULL};
+    Canvas c = {p->r, p->fonts, t->heatmaps, NULL, &p->draw};
     render_frame(&c, tr, v, ov);
     SDL_SetRenderTarget(p->r, NULL);
 }
@@ -358,7 +362,7 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         }
     }
 
-    Canvas cv = {p->r, p->fonts, NULL, NULL};
+    Canvas cv = {p->r, p->fonts, NULL, NULL, &p->draw};
     paint_clear(&cv, THEME.bg);
     // top line: the lesson, the elapsed time and the clock (large: read at a glance)
     Uint64 el = (SDL_GetTicks64() - p->start_ms) / 1000;
@@ -393,7 +397,7 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
                            (Rect){now_box.x + m, now_box.y + now_box.h / 2 - px_head, now_box.w - 2 * m, now_box.h / 2},
                            i18n_get(lang, "pres.black"));
     } else if (p->now.tex) {
-        SDL_RenderCopy(p->r, p->now.tex, NULL, &(SDL_Rect){now_box.x, now_box.y, now_box.w, now_box.h});
+        paint_image_draw_scaled(&cv, &p->now.img, p->now.w, p->now.h, now_box);
     }
     paint_frame(&cv, THEME.accent, 255, now_box.x - 2, now_box.y - 2, now_box.w + 4, now_box.h + 4, 2);
     // the scrub bar of the transition under it: drag it to hold the transition anywhere
@@ -422,7 +426,7 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         const char *xa[] = {step_label(tr, tr->stages[nv.stage].step, lang, key, sizeof key)};
         i18n_fmt(buf, sizeof buf, lang, "pres.next", 1, xa);
         paint_text(&cv, FONT_BOLD, px_head, THEME.muted, 255, rx, top, ALIGN_LEFT, buf);
-        if (p->next.tex) SDL_RenderCopy(p->r, p->next.tex, NULL, &(SDL_Rect){next_box.x, next_box.y, next_box.w, next_box.h});
+        if (p->next.tex) paint_image_draw_scaled(&cv, &p->next.img, p->next.w, p->next.h, next_box);
         paint_frame(&cv, THEME.slot, 255, next_box.x - 1, next_box.y - 1, next_box.w + 2, next_box.h + 2, 1);
     } else {
         paint_text(&cv, FONT_BOLD, px_head, THEME.muted, 255, rx, top, ALIGN_LEFT, i18n_get(lang, "pres.end"));
@@ -459,5 +463,6 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
                            (Rect){tb.x + 2 * gap, tb.y + hh, tb.w - 3 * gap, tb.h - hh - gap / 2},
                            notes ? notes : i18n_get(lang, "pres.no_notes"));
     }
+    paint_flush(&cv);
     if (p->win) SDL_RenderPresent(p->r);
 }

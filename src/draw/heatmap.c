@@ -166,7 +166,7 @@ void heatmap_draw_image(Canvas *cv, const Layout *L, int p, int dx, int dy, cons
     }
     if (!s->valid || memcmp(&s->key, &key, sizeof key) != 0) {
         FillCtx fc = {&ry, &rx, color, ctx};
-        if (!paint_image_fill(&s->img, q.w, q.h, fill_pixels, &fc)) {
+        if (!paint_image_fill(cv, &s->img, q.w, q.h, fill_pixels, &fc)) {
             draw_rects(cv, &ry, &rx, q.x + dx, q.y + dy, color, ctx);
             return;
         }

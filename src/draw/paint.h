@@ -1,14 +1,17 @@
 // paint.h — the theme's colours and the primitives every pixel of a frame goes
-// through: filled rectangles (with alpha), frames, the masked look's hatching,
-// the clip rectangle, text (drawn, measured, ellipsized to a width) and
-// retained RGBA images (large heatmaps). render.c, chrome.c, picker_draw.c and
-// heatmap.c draw only through these functions, so another backend (cairo, for
-// SVG and PDF) can replay the same frame by reimplementing paint.c alone.
+// through: filled rectangles (with alpha), frames, lines, the masked look's
+// hatching, the clip rectangle, text (measured, aligned, wrapped, ellipsized to
+// a width) and retained RGBA images (large heatmaps). render.c, chrome.c,
+// picker_draw.c, heatmap.c and the overlays draw only through these functions.
 //
-// The SDL backend draws with an SDL_Renderer: the window's, or a software
-// renderer on a surface (export, tests); text goes through the cache of text.h.
-// A Canvas with `vec` set replays the same calls through the vector backend
-// (paint_vec.h: SVG, PDF); its renderer then only measures text.
+// The primitives draw nothing themselves: they append commands to the canvas's
+// DrawList (drawlist.h) with every position resolved (text is measured with the
+// fonts here). paint_flush replays the list with the canvas's backend and
+// empties it: paint_sdl.c (an SDL_Renderer: the window, or a software renderer
+// on a surface for PNG export and tests) or paint_vec.c (SVG, PDF; the renderer
+// then only measures text). render_frame flushes at its end; whoever draws more
+// on a canvas (chrome, the study box, the presenter window) flushes before it
+// presents or reads the pixels.
 #ifndef ATTNVIZ_PAINT_H
 #define ATTNVIZ_PAINT_H
 
@@ -18,21 +21,36 @@
 #include <stdint.h>
 
 #include "colormap.h"
+#include "drawlist.h"
 #include "layout.h"
 #include "text.h"
 
 struct HeatmapCache;
 struct PaintVec;
 
-// Where a frame is drawn: the renderer, the fonts (and their text cache) and,
-// optionally, the cache of heatmap images (heatmap.h; NULL draws them as
-// rectangles: the same pixels, slower for large lessons). The caller owns all three.
+// Where a frame is drawn: the renderer, the fonts (and their text cache),
+// optionally the cache of heatmap images (heatmap.h; NULL draws them as
+// rectangles: the same pixels, slower for large lessons), the vector backend
+// (NULL: the renderer draws) and the list the primitives append to. The caller
+// owns all of them; the list is reused frame after frame.
 typedef struct Canvas {
     SDL_Renderer *r;
     Fonts *fonts;
     struct HeatmapCache *heatmaps;
     struct PaintVec *vec; // NULL: draw with r; else SVG / PDF (r measures)
+    DrawList *list;       // the commands recorded since the last paint_flush
 } Canvas;
+
+// Replays the commands recorded on cv with its backend and empties the list.
+// False when the list ran out of memory (what was kept is drawn).
+bool paint_flush(Canvas *cv);
+// Vector backend: what follows is drawn in the r->w × r->h area at (r->x, r->y)
+// of the page as if it were the whole output (a frame placed on a handout's
+// page; paint_vec_viewport); NULL: the whole page again. What was recorded
+// before is drawn first, where it was meant to be.
+void paint_viewport(Canvas *cv, const Rect *r);
+// The replayers (paint_sdl.c; paint_vec.h has the vector one).
+void paint_sdl_replay(SDL_Renderer *r, Fonts *fonts, const DrawList *dl);
 
 // The interface's colours, in one table. Data colours (heatmaps, heads, the
 // masked and NaN looks) come from colormap.h.
@@ -71,6 +89,8 @@ int paint_px(float s, float base);
 void paint_fill(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h);
 // The outline of thickness t just inside the w×h rectangle at (x, y).
 void paint_frame(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h, int t);
+// A line t px wide from the centre of pixel (x1, y1) to that of (x2, y2).
+void paint_line(Canvas *cv, Rgb col, uint8_t a, int x1, int y1, int x2, int y2, int t);
 // A right triangle in the top-right corner of the w×h box at (x, y), legs n px:
 // the mark of a changed cell (white outline, THEME.changed inside).
 void paint_corner_mark(Canvas *cv, int x, int y, int w, int n);
@@ -80,6 +100,9 @@ void paint_corner_mark(Canvas *cv, int x, int y, int w, int n);
 void paint_hatch(Canvas *cv, int x, int y, int w, int h, uint8_t a, float s);
 // Drawing is limited to q from now on; NULL = the whole output.
 void paint_clip(Canvas *cv, const Rect *q);
+// Limits what follows to q as well (inside the clip in force) until paint_pop.
+void paint_push(Canvas *cv, Rect q);
+void paint_pop(Canvas *cv);
 // The output's size in pixels.
 void paint_size(Canvas *cv, int *w, int *h);
 // The whole output in colour col (ignores the clip rectangle).
@@ -116,13 +139,6 @@ const char *paint_fit_text(Canvas *cv, FontFace face, int px, const char *s, int
 
 // ---- retained images (heatmap.c) ------------------------------------------------
 
-// A picture the backend keeps between frames (this backend: a streaming RGBA32
-// texture), w×h pixels of room. Zeroed = none yet; the owner frees it.
-typedef struct PaintImage {
-    void *handle;
-    int w, h;
-    bool mem;     // handle is w×h RGBA pixels in memory (the vector backend)
-} PaintImage;
 
 // Writes the top-left area of a locked image: rgba rows of `pitch` bytes, 4 bytes a pixel.
 typedef void (*PaintPixelsFn)(unsigned char *rgba, int pitch, const void *ctx);
@@ -133,9 +149,12 @@ typedef void (*PaintPixelsFn)(unsigned char *rgba, int pitch, const void *ctx);
 // empty and the caller draws otherwise).
 int paint_image_reserve(Canvas *cv, PaintImage *img, int w, int h);
 // Rewrites the top-left w×h pixels with fill; false when the image cannot be written.
-bool paint_image_fill(PaintImage *img, int w, int h, PaintPixelsFn fill, const void *ctx);
+// (A command of cv's list still to be replayed that draws img is replayed first.)
+bool paint_image_fill(Canvas *cv, PaintImage *img, int w, int h, PaintPixelsFn fill, const void *ctx);
 // Copies the top-left w×h pixels, opaque and unscaled, with their top-left at (x, y).
 void paint_image_draw(Canvas *cv, const PaintImage *img, int w, int h, int x, int y);
+// The top-left w×h pixels scaled to fill dst (the presenter's small copy of a frame).
+void paint_image_draw_scaled(Canvas *cv, const PaintImage *img, int w, int h, Rect dst);
 void paint_image_free(PaintImage *img);
 
 #endif

@@ -424,3 +424,57 @@ void paint_vec_image(PaintVec *v, const unsigned char *rgba, int pitch, int w, i
     }
     cairo_surface_destroy(img);
 }
+
+// ---- the replayer: a DrawList as SVG / PDF ---------------------------------------
+
+typedef struct VecText {
+    PaintVec *vec;
+    int x, y;
+    Rgb col;
+    uint8_t a;
+} VecText;
+
+static void vec_run(const TextRun *run, void *ctx)
+{
+    const VecText *t = ctx;
+    paint_vec_text(t->vec, run, t->x, t->y, t->col, t->a);
+}
+
+void paint_vec_replay(PaintVec *v, Fonts *fonts, const DrawList *dl)
+{
+    for (size_t i = 0; i < dl->n; i++) {
+        const DrawCmd *c = &dl->cmd[i];
+        const Rect q = c->r;
+        switch (c->op) {
+        case DRAW_CLEAR:
+            paint_vec_clip(v, NULL);
+            paint_vec_fill(v, c->col, 255, 0, 0, q.w, q.h);
+            break;
+        case DRAW_CLIP: paint_vec_clip(v, c->none ? NULL : &q); break;
+        case DRAW_PUSH: paint_vec_push(v, q); break;
+        case DRAW_POP: paint_vec_pop(v); break;
+        case DRAW_FILL: paint_vec_fill(v, c->col, c->a, q.x, q.y, q.w, q.h); break;
+        case DRAW_FRAME:
+            paint_vec_fill(v, c->col, c->a, q.x, q.y, q.w, c->t);
+            paint_vec_fill(v, c->col, c->a, q.x, q.y + q.h - c->t, q.w, c->t);
+            paint_vec_fill(v, c->col, c->a, q.x, q.y + c->t, c->t, q.h - 2 * c->t);
+            paint_vec_fill(v, c->col, c->a, q.x + q.w - c->t, q.y + c->t, c->t, q.h - 2 * c->t);
+            break;
+        case DRAW_LINE: paint_vec_line(v, c->col, c->a, q.x, q.y, c->x2, c->y2, c->t); break;
+        case DRAW_TEXT: {
+            // cropped text: to the box's height; its lines were wrapped to its width,
+            // which a viewer's own font metrics may stretch a little: not cropped there
+            bool crop = q.w > 0 && q.h > 0;
+            if (crop) paint_vec_push(v, (Rect){q.x, q.y, q.w + c->px, q.h});
+            VecText t = {v, q.x, q.y, c->col, c->a};
+            text_runs(fonts, c->face, c->px, c->wrap_w, draw_list_str(dl, c), vec_run, &t);
+            if (crop) paint_vec_pop(v);
+            break;
+        }
+        case DRAW_IMAGE:
+            if (c->img->handle && c->img->mem) // (unscaled: the vector backend's images are frames' heatmaps)
+                paint_vec_image(v, c->img->handle, c->img->w * 4, c->x2, c->y2, q.x, q.y);
+            break;
+        }
+    }
+}

@@ -15,6 +15,7 @@
 #include <stdio.h>
 
 #include "colormap.h"
+#include "drawlist.h"
 #include "layout.h"
 #include "text.h"
 
@@ -45,7 +46,10 @@ void paint_vec_destroy(PaintVec *v);
 int paint_vec_errno(const PaintVec *v);
 PaintVecFormat paint_vec_format(const PaintVec *v);
 
-// ---- primitives (paint.c calls them; coordinates in pixels) ----------------------
+// Draws the commands of dl on the page (text laid out by fonts as text.h lays it out).
+void paint_vec_replay(PaintVec *v, Fonts *fonts, const DrawList *dl);
+
+// ---- primitives (the replayer calls them; coordinates in pixels) ----------------------
 void paint_vec_size(const PaintVec *v, int *w, int *h);
 void paint_vec_fill(PaintVec *v, Rgb col, uint8_t a, int x, int y, int w, int h);
 // A line of width lw from the centre of pixel (x1, y1) to that of (x2, y2).

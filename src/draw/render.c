@@ -1154,6 +1154,12 @@ void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov
 
 void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
+    render_frame_record(cv, L, tr, v, ov);
+    paint_flush(cv);
+}
+
+void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+{
     paint_clear(cv, THEME.bg);
     if (tr->n == 0) return;
     float e = ease_in_out_cubic(v->anim);

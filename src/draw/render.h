@@ -21,6 +21,10 @@ void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov
 // canvas's size): the window keeps it for hit-testing until the next frame.
 void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov);
 
+// The same frame recorded on cv's DrawList and not drawn (paint_flush draws it):
+// what tests read commands from.
+void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov);
+
 // Where the scrub bar is drawn on a frame laid out as L (Overlays.scrub), and the part
 // of it that stands for the transition from 0 to 1 (for dragging).
 void render_scrub_rect(const Layout *L, Rect *box, Rect *track);

@@ -13,9 +13,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "drawlist.h" // FontFace, TextAlign
 #include "lesson.h"
-
-typedef enum FontFace { FONT_SANS, FONT_BOLD, FONT_MONO, FONT_FACE_COUNT } FontFace;
 
 typedef struct Fonts Fonts;
 
@@ -39,8 +38,6 @@ Lang fonts_usable_lang(const Fonts *f, Lang lang, FILE *warn);
 int fonts_missing_glyphs(Fonts *f, FontFace face, const char *s);
 // Drops every cached texture (call before destroying the renderer they belong to).
 void fonts_flush(Fonts *f);
-
-typedef enum TextAlign { ALIGN_LEFT, ALIGN_CENTER, ALIGN_RIGHT } TextAlign;
 
 // The cached texture for s in colour c (c.a is not used: pass it to
 // SDL_SetTextureAlphaMod), its size in *w, *h; wrap_w > 0 wraps lines at that

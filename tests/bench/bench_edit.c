@@ -32,7 +32,9 @@ static int bench(const char *path, const char *stage, const char *label, double 
         return 1;
     }
     HeatmapCache *hc = heatmap_cache_create();
-    Canvas c = {r, fonts, hc, NULL};
+    DrawList dl;
+    draw_list_init(&dl);
+    Canvas c = {r, fonts, hc, NULL, &dl};
     View v;
     view_init(&v, &s->lesson, LANG_EN);
     TextMeasure m = {text_measure, fonts};
@@ -70,6 +72,7 @@ static int bench(const char *path, const char *stage, const char *label, double 
     } else {
         bench_row(label, t, EDITS, target, "ms", 1);
     }
+    draw_list_free(&dl);
     heatmap_cache_destroy(hc);
     session_destroy(s);
     return 0;

@@ -37,7 +37,9 @@ int main(int argc, char **argv)
     const Trace *tr = &ses->trace;
     TextMeasure m = {text_measure, fonts};
     Overlays ov = {0};
-    Canvas c = {ra, fonts, hc, NULL};
+    DrawList dl;
+    draw_list_init(&dl);
+    Canvas c = {ra, fonts, hc, NULL, &dl};
     static double t[TRACE_MAX_STAGES * FRAMES_PER_STAGE * ROUNDS];
     for (int projector = 0; projector <= 1; projector++) {
         View v;
@@ -64,6 +66,7 @@ int main(int argc, char **argv)
                             : "frame time, presenter mode (both windows), 1280x720 + 1280x720",
                   t, n, 4.0, "ms", 1);
     }
+    draw_list_free(&dl);
     heatmap_cache_destroy(hc);
     presenter_destroy(pres);
     fonts_flush(fonts);

@@ -25,7 +25,9 @@ static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts
     View v;
     view_init(&v, ls, LANG_EN);
     HeatmapCache *hc = heatmap_cache_create();   // as the window does
-    Canvas c = {r, fonts, hc, NULL};
+    DrawList dl;
+    draw_list_init(&dl);
+    Canvas c = {r, fonts, hc, NULL, &dl};
     enum { FRAMES_PER_STAGE = 48, ROUNDS = 3 };
     static double t[TRACE_MAX_STAGES * FRAMES_PER_STAGE * ROUNDS];
     int n = 0;
@@ -44,6 +46,7 @@ static int bench_size(const char *name, const Lesson *ls, const Trace *tr, Fonts
     char label[96];
     snprintf(label, sizeof label, "frame time, %s, %dx%d", name, w, h);
     bench_row(label, t, n, target, "ms", 1);
+    draw_list_free(&dl);
     heatmap_cache_destroy(hc);
     fonts_flush(fonts);
     SDL_DestroyRenderer(r);
