@@ -623,6 +623,90 @@ static void test_tooltip_clear_of_operands(void **state)
     assert_true(checked > 60);
 }
 
+// The frame as commands (drawlist.h): what render_frame_record leaves on the list
+// for the classic lesson's scores: a clear first, balanced pushes, every text and
+// rectangle on the output, each cell's number as a text; the hover layer adds
+// the tooltip only without the help over it; a second frame reuses the memory.
+static void test_frame_commands(void **state)
+{
+    (void)state;
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    Target t;
+    target_init(&t, 1280, 720);
+    View v;
+    Overlays ov = {0};
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "scores");
+    v.anim = 1.0f;
+    Layout L;
+    layout_compute(&L, &tr, &v, 1280, 720);
+    render_frame_record(&t.c, &L, &tr, &v, &ov);
+    const DrawList *dl = &t.dl;
+    assert_false(dl->oom);
+    assert_true(dl->n > 100);
+    assert_int_equal(dl->cmd[0].op, DRAW_CLEAR);
+    int depth = 0, texts = 0;
+    for (size_t i = 0; i < dl->n; i++) {
+        const DrawCmd *c = &dl->cmd[i];
+        depth += c->op == DRAW_PUSH ? 1 : c->op == DRAW_POP ? -1 : 0;
+        assert_true(depth >= 0);
+        if (c->op == DRAW_TEXT) {
+            texts++;
+            assert_true(c->r.x < 1280 && c->r.y < 720 && c->px > 0);
+            assert_true(draw_list_str(dl, c)[0] != '\0');
+        }
+        if (c->op == DRAW_FILL) assert_true(c->r.w > 0 && c->r.h > 0);
+    }
+    assert_int_equal(depth, 0);
+    // every number of the first result panel stands as a text command
+    int res = L.result_panel;
+    assert_true(res >= 0);
+    const PanelSpec *ps = &L.spec[res];
+    assert_true(ps->decimals >= 1);
+    int found = 0;
+    for (int i = 0; i < ps->rows; i++)
+        for (int j = 0; j < ps->cols; j++) {
+            char num[32];
+            snprintf(num, sizeof num, "%.*f", ps->decimals, (double)panel_value(ps, i, j));
+            for (size_t k = 0; k < dl->n; k++)
+                if (dl->cmd[k].op == DRAW_TEXT && strcmp(draw_list_str(dl, &dl->cmd[k]), num) == 0) {
+                    found++;
+                    break;
+                }
+        }
+    assert_int_equal(found, ps->rows * ps->cols);
+    size_t plain = dl->n;
+    const DrawCmd *mem = dl->cmd;
+    assert_true(paint_flush(&t.c));
+    assert_int_equal(t.dl.n, 0);
+    // the same frame again: the same commands in the same memory
+    render_frame_record(&t.c, &L, &tr, &v, &ov);
+    assert_int_equal(t.dl.n, plain);
+    assert_ptr_equal(t.dl.cmd, mem);
+    paint_flush(&t.c);
+    // hovering a result cell adds the tooltip; with the help overlay the hover draws nothing
+    Rect q;
+    assert_true(layout_cell_rect(&L, res, 1, 1, &q));
+    ov.hover = true, ov.mouse_x = q.x + q.w / 2, ov.mouse_y = q.y + q.h / 2;
+    render_frame_record(&t.c, &L, &tr, &v, &ov);
+    size_t hovered = t.dl.n;
+    paint_flush(&t.c);
+    assert_true(hovered > plain);
+    ov.help = true;
+    render_frame_record(&t.c, &L, &tr, &v, &ov);
+    size_t help = t.dl.n;
+    paint_flush(&t.c);
+    ov.hover = false;
+    render_frame_record(&t.c, &L, &tr, &v, &ov);
+    assert_int_equal(t.dl.n, help);
+    paint_flush(&t.c);
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 static void test_render_overlays_and_determinism(void **state)
 {
     (void)state;
@@ -1270,6 +1354,7 @@ int main(void)
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_render_all_lessons),
+        cmocka_unit_test(test_frame_commands),
         cmocka_unit_test(test_render_overlays_and_determinism),
         cmocka_unit_test(test_tooltip_clear_of_operands),
         cmocka_unit_test(test_numbers_readable),

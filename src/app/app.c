@@ -27,6 +27,7 @@
 #include "playback.h"
 #include "png_write.h"
 #include "presenter.h"
+#include "overlay.h"
 #include "render.h"
 #include "session.h"
 #include "study_ui.h"
@@ -931,7 +932,7 @@ static void handle_event(App *a, const SDL_Event *e)
             int x, y;
             to_output(a, e->motion.x, e->motion.y, &x, &y);
             Rect sb, st;
-            render_scrub_rect(current_layout(a), &sb, &st);
+            overlay_scrub_rect(current_layout(a), &sb, &st);
             playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
         } else if (a->tools.drag >= 0) { // a pinned tooltip's box follows the pointer
             int x, y, w, h;
@@ -960,7 +961,7 @@ static void handle_event(App *a, const SDL_Event *e)
             to_output(a, e->button.x, e->button.y, &x, &y);
             const Layout *Lp = current_layout(a);
             Rect sb, st, lb, stb;
-            render_scrub_rect(Lp, &sb, &st);
+            overlay_scrub_rect(Lp, &sb, &st);
             if (a->pb.held && rect_contains(sb, x, y)) { // the scrub bar: the knob follows the pointer
                 a->scrub_drag = true;
                 playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);

@@ -40,6 +40,8 @@ struct PaintVec {
     int n_faces;
 };
 
+static void vec_pop(PaintVec *v);
+
 static cairo_status_t pdf_write(void *closure, const unsigned char *data, unsigned int len)
 {
     PaintVec *v = closure;
@@ -145,7 +147,7 @@ bool paint_vec_end_page(PaintVec *v)
         pdf_apply_view(v);
         return cairo_status(v->cr) == CAIRO_STATUS_SUCCESS && !v->write_failed;
     }
-    while (v->depth > 0) paint_vec_pop(v);
+    while (v->depth > 0) vec_pop(v);
     if (v->clip_open) fputs("</g>\n", v->out);
     v->clip_open = false;
     fputs("</svg>\n", v->out);
@@ -278,7 +280,7 @@ static cairo_font_face_t *face_of(PaintVec *v, const TextRun *r)
 
 // ---- primitives ----------------------------------------------------------------
 
-void paint_vec_fill(PaintVec *v, Rgb col, uint8_t a, int x, int y, int w, int h)
+static void vec_fill(PaintVec *v, Rgb col, uint8_t a, int x, int y, int w, int h)
 {
     if (w <= 0 || h <= 0) return;
     if (v->fmt == PAINT_VEC_PDF) {
@@ -292,7 +294,7 @@ void paint_vec_fill(PaintVec *v, Rgb col, uint8_t a, int x, int y, int w, int h)
     fputs("/>\n", v->out);
 }
 
-void paint_vec_line(PaintVec *v, Rgb col, uint8_t a, int x1, int y1, int x2, int y2, int lw)
+static void vec_line(PaintVec *v, Rgb col, uint8_t a, int x1, int y1, int x2, int y2, int lw)
 {
     if (v->fmt == PAINT_VEC_PDF) {
         cr_colour(v->cr, col, a);
@@ -307,7 +309,7 @@ void paint_vec_line(PaintVec *v, Rgb col, uint8_t a, int x1, int y1, int x2, int
     fputs("/>\n", v->out);
 }
 
-void paint_vec_clip(PaintVec *v, const Rect *q)
+static void vec_clip(PaintVec *v, const Rect *q)
 {
     if (v->fmt == PAINT_VEC_PDF) {
         pdf_apply_view(v); // the viewport's clip, then q
@@ -322,7 +324,7 @@ void paint_vec_clip(PaintVec *v, const Rect *q)
     if (q) svg_clip_path(v, *q);
 }
 
-void paint_vec_push(PaintVec *v, Rect q)
+static void vec_push(PaintVec *v, Rect q)
 {
     if (v->fmt == PAINT_VEC_PDF) {
         cairo_save(v->cr);
@@ -334,7 +336,7 @@ void paint_vec_push(PaintVec *v, Rect q)
     v->depth++;
 }
 
-void paint_vec_pop(PaintVec *v)
+static void vec_pop(PaintVec *v)
 {
     if (v->fmt == PAINT_VEC_PDF) {
         cairo_restore(v->cr);
@@ -345,7 +347,7 @@ void paint_vec_pop(PaintVec *v)
     v->depth--;
 }
 
-void paint_vec_text(PaintVec *v, const TextRun *r, int x, int y, Rgb col, uint8_t a)
+static void vec_text(PaintVec *v, const TextRun *r, int x, int y, Rgb col, uint8_t a)
 {
     int bx = x + r->x, by = y + r->baseline;
     if (v->fmt == PAINT_VEC_SVG) {
@@ -388,7 +390,7 @@ void paint_vec_text(PaintVec *v, const TextRun *r, int x, int y, Rgb col, uint8_
     cairo_text_cluster_free(clusters);
 }
 
-void paint_vec_image(PaintVec *v, const unsigned char *rgba, int pitch, int w, int h, int x, int y)
+static void vec_image(PaintVec *v, const unsigned char *rgba, int pitch, int w, int h, int x, int y)
 {
     if (w <= 0 || h <= 0) return;
     cairo_surface_t *img = cairo_image_surface_create(CAIRO_FORMAT_RGB24, w, h);
@@ -437,7 +439,7 @@ typedef struct VecText {
 static void vec_run(const TextRun *run, void *ctx)
 {
     const VecText *t = ctx;
-    paint_vec_text(t->vec, run, t->x, t->y, t->col, t->a);
+    vec_text(t->vec, run, t->x, t->y, t->col, t->a);
 }
 
 void paint_vec_replay(PaintVec *v, Fonts *fonts, const DrawList *dl)
@@ -447,33 +449,33 @@ void paint_vec_replay(PaintVec *v, Fonts *fonts, const DrawList *dl)
         const Rect q = c->r;
         switch (c->op) {
         case DRAW_CLEAR:
-            paint_vec_clip(v, NULL);
-            paint_vec_fill(v, c->col, 255, 0, 0, q.w, q.h);
+            vec_clip(v, NULL);
+            vec_fill(v, c->col, 255, 0, 0, q.w, q.h);
             break;
-        case DRAW_CLIP: paint_vec_clip(v, c->none ? NULL : &q); break;
-        case DRAW_PUSH: paint_vec_push(v, q); break;
-        case DRAW_POP: paint_vec_pop(v); break;
-        case DRAW_FILL: paint_vec_fill(v, c->col, c->a, q.x, q.y, q.w, q.h); break;
+        case DRAW_CLIP: vec_clip(v, c->none ? NULL : &q); break;
+        case DRAW_PUSH: vec_push(v, q); break;
+        case DRAW_POP: vec_pop(v); break;
+        case DRAW_FILL: vec_fill(v, c->col, c->a, q.x, q.y, q.w, q.h); break;
         case DRAW_FRAME:
-            paint_vec_fill(v, c->col, c->a, q.x, q.y, q.w, c->t);
-            paint_vec_fill(v, c->col, c->a, q.x, q.y + q.h - c->t, q.w, c->t);
-            paint_vec_fill(v, c->col, c->a, q.x, q.y + c->t, c->t, q.h - 2 * c->t);
-            paint_vec_fill(v, c->col, c->a, q.x + q.w - c->t, q.y + c->t, c->t, q.h - 2 * c->t);
+            vec_fill(v, c->col, c->a, q.x, q.y, q.w, c->t);
+            vec_fill(v, c->col, c->a, q.x, q.y + q.h - c->t, q.w, c->t);
+            vec_fill(v, c->col, c->a, q.x, q.y + c->t, c->t, q.h - 2 * c->t);
+            vec_fill(v, c->col, c->a, q.x + q.w - c->t, q.y + c->t, c->t, q.h - 2 * c->t);
             break;
-        case DRAW_LINE: paint_vec_line(v, c->col, c->a, q.x, q.y, c->x2, c->y2, c->t); break;
+        case DRAW_LINE: vec_line(v, c->col, c->a, q.x, q.y, c->x2, c->y2, c->t); break;
         case DRAW_TEXT: {
             // cropped text: to the box's height; its lines were wrapped to its width,
             // which a viewer's own font metrics may stretch a little: not cropped there
             bool crop = q.w > 0 && q.h > 0;
-            if (crop) paint_vec_push(v, (Rect){q.x, q.y, q.w + c->px, q.h});
+            if (crop) vec_push(v, (Rect){q.x, q.y, q.w + c->px, q.h});
             VecText t = {v, q.x, q.y, c->col, c->a};
             text_runs(fonts, c->face, c->px, c->wrap_w, draw_list_str(dl, c), vec_run, &t);
-            if (crop) paint_vec_pop(v);
+            if (crop) vec_pop(v);
             break;
         }
         case DRAW_IMAGE:
             if (c->img->handle && c->img->mem) // (unscaled: the vector backend's images are frames' heatmaps)
-                paint_vec_image(v, c->img->handle, c->img->w * 4, c->x2, c->y2, q.x, q.y);
+                vec_image(v, c->img->handle, c->img->w * 4, c->x2, c->y2, q.x, q.y);
             break;
         }
     }

@@ -49,19 +49,7 @@ PaintVecFormat paint_vec_format(const PaintVec *v);
 // Draws the commands of dl on the page (text laid out by fonts as text.h lays it out).
 void paint_vec_replay(PaintVec *v, Fonts *fonts, const DrawList *dl);
 
-// ---- primitives (the replayer calls them; coordinates in pixels) ----------------------
+// The output's size (the viewport's, when one is set).
 void paint_vec_size(const PaintVec *v, int *w, int *h);
-void paint_vec_fill(PaintVec *v, Rgb col, uint8_t a, int x, int y, int w, int h);
-// A line of width lw from the centre of pixel (x1, y1) to that of (x2, y2).
-void paint_vec_line(PaintVec *v, Rgb col, uint8_t a, int x1, int y1, int x2, int y2, int lw);
-// The clip rectangle in force (NULL: none).
-void paint_vec_clip(PaintVec *v, const Rect *q);
-// Limits what follows to q as well (inside the clip in force) until paint_vec_pop.
-void paint_vec_push(PaintVec *v, Rect q);
-void paint_vec_pop(PaintVec *v);
-// One run of text with the block's top-left at (x, y).
-void paint_vec_text(PaintVec *v, const TextRun *run, int x, int y, Rgb col, uint8_t a);
-// w×h RGBA pixels (rows pitch bytes apart), opaque, unscaled, top-left at (x, y).
-void paint_vec_image(PaintVec *v, const unsigned char *rgba, int pitch, int w, int h, int x, int y);
 
 #endif

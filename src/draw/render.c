@@ -13,16 +13,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cellmark.h"
 #include "chrome.h"
 #include "derivation.h"
 #include "explain.h"
 #include "scene.h"
 #include "study.h"
 #include "i18n.h"
+#include "overlay.h"
 #include "picker_draw.h"
 #include "playback.h"
-
-#define TIP_MAX 1024
 
 Rgb render_background(void) { return THEME.bg; }
 
@@ -98,7 +98,6 @@ static void draw_cell(Canvas *cv, const CellDraw *d, float s)
 // ---- scene pieces -------------------------------------------------------------
 
 // The study mode hides the stage's result until its questions are answered (study.h).
-static bool hidden(const View *v, const PanelSpec *ps) { return v->hide_result && ps->result; }
 
 // "Q.view(2, 4, 2, 2)" → "Q.view(?)", "reshape(2, 4, 4)" → "reshape(?)": a hidden
 // result's shape is a question of the study mode (transpose(1, 2) stays: it names dims).
@@ -327,8 +326,8 @@ static void draw_caption(Canvas *cv, const Layout *L, const View *v, AnimKind an
     snprintf(name, sizeof name, "%s", ps->title);
     bool head_panel = ps->head >= 0 && !ps->head_blocks && (anim == ANIM_SPLIT || anim == ANIM_CONCAT);
     snprintf(dims, sizeof dims, "%d×%d", ps->rows, ps->cols);
-    if (hidden(v, ps)) snprintf(dims, sizeof dims, "?");
-    if (!hidden(v, ps) && (L->zoom_x[p] || L->zoom_y[p])) { // "256×256 · zoom 4×"
+    if (cellmark_hidden(v, ps)) snprintf(dims, sizeof dims, "?");
+    if (!cellmark_hidden(v, ps) && (L->zoom_x[p] || L->zoom_y[p])) { // "256×256 · zoom 4×"
         char z[24], zt[48];
         snprintf(z, sizeof z, "%.3g", (double)fminf(v->zoom, layout_max_zoom(L, p)));
         const char *args[] = {z};
@@ -424,43 +423,6 @@ static Rgb image_color(const void *ctx, int row, int col)
     return cs.show >= 1.0f ? cs.color : colormap_lerp(THEME.empty, cs.color, cs.show);
 }
 
-// A frame of thickness t around [x, x + w) × [y, y + h), clipped to panel p (± t).
-static void frame_in_panel(Canvas *cv, const Layout *L, int p, int x, int y, int w, int h, int t, Rgb c)
-{
-    Rect q = L->panel[p];
-    Rect clip = {q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
-    Rect band = {x - t, y - t, w + 2 * t, h + 2 * t};
-    if (!rect_overlap(clip, band)) return;
-    paint_clip(cv, &clip);
-    paint_frame(cv, c, 255, band.x, band.y, band.w, band.h, t);
-    paint_clip(cv, NULL);
-}
-
-// The rectangle a highlight covers in panel p: a row, a column or one cell.
-static Rect highlight_rect(const Layout *L, int p, Highlight h)
-{
-    const Rect q = L->panel[p];
-    int x0 = h.col < 0 ? q.x : layout_col_x(L, p, h.col),
-        x1 = h.col < 0 ? q.x + q.w : layout_col_x(L, p, h.col + (h.cols > 1 ? h.cols : 1));
-    int y0 = h.row < 0 ? q.y : layout_row_y(L, p, h.row), y1 = h.row < 0 ? q.y + q.h : layout_row_y(L, p, h.row + 1);
-    return (Rect){x0, y0, x1 - x0, y1 - y0};
-}
-
-// Frames what result cell (row, col) of panel res reads in every other panel (scene.h's
-// rules); fills out[] with the framed rectangles (for placing a tooltip clear of them).
-static int frame_operands(Canvas *cv, const Layout *L, int res, int row, int col, int t, Rect *out, int max)
-{
-    int n = 0;
-    for (int p = 0; p < L->n_panels; p++) {
-        Highlight h;
-        if (!scene_highlight(L, res, row, col, p, &h)) continue;
-        Rect q = highlight_rect(L, p, h);
-        frame_in_panel(cv, L, p, q.x, q.y, q.w, q.h, t, THEME.hilite);
-        if (n < max) out[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
-    }
-    return n;
-}
-
 // The Σ column of a softmax result: each row's sum, shown once the row is a distribution.
 static void draw_row_sums(Canvas *cv, const Layout *L, const View *v, int p, AnimKind k, float e,
                           bool animate)
@@ -541,7 +503,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         paint_text_centered(cv, FONT_SANS, opx, THEME.muted, 255, (Rect){o.x, o.y, o.w, o.h}, ps->op);
     }
     draw_caption(cv, L, v, k, p); // captions stay where their panel lands: no overlap while sliding
-    if (hidden(v, ps)) { // the study mode: nothing of it shows until it is answered
+    if (cellmark_hidden(v, ps)) { // the study mode: nothing of it shows until it is answered
         paint_fill(cv, THEME.empty, 255, q.x, q.y, q.w, q.h);
         paint_frame(cv, THEME.muted, 255, q.x, q.y, q.w, q.h, paint_px(L->s, 2));
         int px = q.h / 2 < L->px_title * 2 ? q.h / 2 : L->px_title * 2;
@@ -640,17 +602,17 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (animate && computing_cell(k, e, ps, &row, &c)) {
         int t = paint_px(L->s, 3);
         Highlight me = {row, c, 1};
-        Rect hr = highlight_rect(L, p, me);
-        frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.hilite);
+        Rect hr = cellmark_rect(L, p, me);
+        cellmark_frame(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.hilite);
         Rect unused[LAYOUT_MAX_PANELS];
         if (c >= 0) {
-            frame_operands(cv, L, p, row, c, t, unused, LAYOUT_MAX_PANELS);
+            cellmark_operands(cv, L, p, row, c, t, unused, LAYOUT_MAX_PANELS);
         } else { // a whole row: what its operands' rows are
             for (int o = 0; o < L->n_panels; o++) {
                 Highlight h;
                 if (o == p || !scene_highlight(L, p, row, 0, o, &h) || L->spec[o].reads == READS_COL) continue;
-                Rect oq = highlight_rect(L, o, (Highlight){h.row, -1, 1});
-                frame_in_panel(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
+                Rect oq = cellmark_rect(L, o, (Highlight){h.row, -1, 1});
+                cellmark_frame(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
             }
         }
     }
@@ -717,7 +679,7 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
         }
         legend_numbers(G, lo, sizeof lo, hi, sizeof hi);
         bool shown = false; // the range of the hidden result alone is hidden (scene.c leaves it out of shared ones)
-        for (int p = 0; p < L->n_panels; p++) shown |= L->spec[p].group == k && !hidden(v, &L->spec[p]);
+        for (int p = 0; p < L->n_panels; p++) shown |= L->spec[p].group == k && !cellmark_hidden(v, &L->spec[p]);
         if (!shown) snprintf(lo, sizeof lo, "?"), snprintf(hi, sizeof hi, "?");
         paint_text(cv, FONT_MONO, L->px_small, ink, 255, x + num_w - pad / 2, ty, ALIGN_RIGHT, lo);
         int bx = x + num_w, bw = g.x + g.w - pad - num_w - bx;
@@ -734,8 +696,8 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
     // swatches for the special looks present in this frame
     bool any_mask = false, any_nan = false, any_changed = false;
     for (int p = 0; p < L->n_panels; p++) {
-        any_mask |= L->spec[p].any_masked && !L->group[L->spec[p].group].mask01 && !hidden(v, &L->spec[p]);
-        any_nan |= L->spec[p].any_nan && !hidden(v, &L->spec[p]);
+        any_mask |= L->spec[p].any_masked && !L->group[L->spec[p].group].mask01 && !cellmark_hidden(v, &L->spec[p]);
+        any_nan |= L->spec[p].any_nan && !cellmark_hidden(v, &L->spec[p]);
         any_changed |= L->spec[p].any_changed && !L->image[p];
     }
     int x = g.x + pad, ty = y + (row_h - L->px_small * 6 / 5) / 2, bar_h = row_h * 7 / 10;
@@ -825,323 +787,42 @@ static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const V
     paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, text);
 }
 
-// The tooltip box goes where it covers none of the cells it explains: beside the
-// pointer, beside the hovered cell (right, left, below, above), else above or below
-// the heatmaps, else where it covers the least of them.
-static void place_tip(const Layout *L, const Overlays *ov, Rect cell, int bw, int bh, const Rect *avoid, int n_avoid,
-                      int *bx, int *by)
+// ---- over the frame: the window's layers, bottom to top ---------------------------
+
+static void layer_toast(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
-    int g = paint_px(L->s, 18);
-    int mx = ov->mouse_x, my = ov->mouse_y;
-    int cx[7] = {mx + g, cell.x + cell.w + g, cell.x - g - bw, mx - bw / 2, mx - bw / 2, mx - bw / 2, mx - bw / 2};
-    int cy[7] = {my + g, cell.y, cell.y, cell.y + cell.h + g, cell.y - g - bh, L->area.y + L->area.h + g / 2,
-                 L->area.y - bh - g / 2};
-    long best = -1;
-    for (int i = 0; i < 7; i++) {
-        int x = cx[i] < 0 ? 0 : cx[i] + bw > L->w ? L->w - bw : cx[i];
-        int y = cy[i] < 0 ? 0 : cy[i] + bh > L->h ? L->h - bh : cy[i];
-        Rect box = {x, y, bw, bh};
-        long cover = 0;
-        for (int k = 0; k < n_avoid; k++)
-            if (rect_overlap(box, avoid[k])) {
-                int ox = (x + bw < avoid[k].x + avoid[k].w ? x + bw : avoid[k].x + avoid[k].w) - (x > avoid[k].x ? x : avoid[k].x);
-                int oy = (y + bh < avoid[k].y + avoid[k].h ? y + bh : avoid[k].y + avoid[k].h) - (y > avoid[k].y ? y : avoid[k].y);
-                cover += (long)ox * oy + 1;
-            }
-        if (best < 0 || cover < best) best = cover, *bx = x, *by = y;
-        if (cover == 0) return;
-    }
+    (void)tr, (void)v;
+    if (!ov->help) chrome_draw_toast(cv, L, ov);
 }
 
-static void draw_tip(Canvas *cv, const Layout *L, const Overlays *ov, const char *tip, Rect cell,
-                     const Rect *avoid, int n_avoid)
+static void layer_buttons(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
-    int wrap = L->w * 45 / 100, tw, th;
-    if (!paint_text_block_size(cv, FONT_SANS, L->px_body, wrap, tip, &tw, &th)) return;
-    int pad = paint_px(L->s, 10), bx = 0, by = 0;
-    place_tip(L, ov, cell, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by);
-    paint_fill(cv, THEME.black, 40, bx + 3, by + 3, tw + 2 * pad, th + 2 * pad);
-    paint_fill(cv, THEME.tip_bg, 255, bx, by, tw + 2 * pad, th + 2 * pad);
-    paint_frame(cv, THEME.ink, 255, bx, by, tw + 2 * pad, th + 2 * pad, 1);
-    paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.ink, 255, bx + pad, by + pad, tip);
+    (void)tr;
+    chrome_draw_lab_button(cv, L, v, ov);
+    chrome_draw_study_button(cv, L, v, ov);
+    if (!ov->help) chrome_draw_lab_menu(cv, L, v, ov);
 }
 
-// The what-if lab's selected cell, and the value being typed into it under it.
-static void draw_selection(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
+static void layer_help(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
-    Rect q;
-    int t = paint_px(L->s, 4);
-    bool cell = ov->sel && ov->sel_panel >= 0 && ov->sel_panel < L->n_panels &&
-                layout_cell_rect(L, ov->sel_panel, ov->sel_row, ov->sel_col, &q);
-    if (cell) {
-        Rect pq = L->panel[ov->sel_panel];
-        paint_clip(cv, &(Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
-        paint_frame(cv, THEME.white, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t + 2);
-        paint_frame(cv, THEME.selected, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
-        paint_clip(cv, NULL);
-    } else if (ov->edit_label) { // a switch's value (the scale): the box over the heatmaps
-        q = (Rect){L->area.x + L->area.w / 2, L->area.y + L->area.h / 3, 0, 0};
-    } else {
-        return;
-    }
-    if (!ov->edit_label) return; // a selection alone: the frame (its keys are in the toast)
-    char line[200];
-    snprintf(line, sizeof line, "%s %s▏", ov->edit_label, ov->edit_text ? ov->edit_text : "");
-    int pad = paint_px(L->s, 10), tw, th, hw = 0, hh = 0;
-    paint_text_size(cv, FONT_MONO, L->px_body, line, &tw, &th);
-    if (ov->edit_hint) paint_text_size(cv, FONT_SANS, L->px_small, ov->edit_hint, &hw, &hh);
-    int bw = (tw > hw ? tw : hw) + 2 * pad, bh = th + hh + 2 * pad + (hh ? pad / 2 : 0);
-    if (bw > L->w - 2 * pad) bw = L->w - 2 * pad;
-    int bx = q.x + q.w / 2 - bw / 2, by = q.y + q.h + t + pad / 2;
-    if (by + bh > L->h - pad) by = q.y - t - pad / 2 - bh; // no room below: above the cell
-    if (bx < pad) bx = pad;
-    if (bx + bw > L->w - pad) bx = L->w - pad - bw;
-    paint_fill(cv, THEME.black, 50, bx + 3, by + 3, bw, bh);
-    paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
-    paint_frame(cv, THEME.selected, 255, bx, by, bw, bh, paint_px(L->s, 2));
-    paint_clip(cv, &(Rect){bx, by, bw, bh});
-    paint_text(cv, FONT_MONO, L->px_body, THEME.ink, 255, bx + pad, by + pad, ALIGN_LEFT, line);
-    if (ov->edit_hint)
-        paint_text(cv, FONT_SANS, L->px_small, ov->edit_error ? THEME.error_ink : THEME.muted, 255, bx + pad,
-                   by + pad + th + pad / 2, ALIGN_LEFT, ov->edit_hint);
-    paint_clip(cv, NULL);
-    (void)v;
+    (void)tr;
+    if (ov->help) chrome_draw_help(cv, L, v);
 }
 
-static void draw_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+static void layer_picker(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
-    int p, row, c;
-    if (!ov->hover) return;
-    char tip[TIP_MAX];
-    int t = paint_px(L->s, 3);
-    Rect avoid[LAYOUT_MAX_PANELS + 3 + PINS_MAX];
-    int n = 0;
-    if (layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
-        if (hidden(v, &L->spec[p])) return;
-        Rect q = L->panel[p];
-        int x = q.x + q.w + (int)(6 * L->s), y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
-        paint_frame(cv, THEME.ink, 255, x - t, y0 - t, L->sum_w[p] + 2 * t, y1 - y0 + 2 * t, t);
-        frame_in_panel(cv, L, p, q.x, y0, q.w, y1 - y0, t, THEME.hilite);
-        avoid[n++] = (Rect){q.x - t, y0 - t, x + L->sum_w[p] - q.x + 2 * t, y1 - y0 + 2 * t};
-        explain_row_sum(tr, v, L, p, row, tip, sizeof tip);
-        draw_tip(cv, L, ov, tip, avoid[0], avoid, n);
-        return;
-    }
-    if (!layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &p, &row, &c)) return;
-    const PanelSpec *ps = &L->spec[p];
-    if (hidden(v, ps)) return;
-    Rect q;
-    layout_cell_rect(L, p, row, c, &q);
-    // what it reads: the operands' rows, columns and cells (scene.h's rules)
-    if (ps->result) n = frame_operands(cv, L, p, row, c, t, avoid, LAYOUT_MAX_PANELS);
-    Rect pq = L->panel[p];
-    paint_clip(cv, &(Rect){pq.x - t, pq.y - t, pq.w + 2 * t, pq.h + 2 * t});
-    paint_frame(cv, THEME.ink, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
-    paint_clip(cv, NULL);
-    avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
-    if (ps->result && L->deriv.w > 0) avoid[n++] = L->deriv; // the strip writes out this cell too
-    for (int i = 0; ov->pin_boxes && i < ov->n_pins && i < PINS_MAX; i++) // and the pinned tooltips
-        if (ov->pin_boxes[i].w > 0)
-            avoid[n++] = (Rect){ov->pin_boxes[i].x, ov->pin_boxes[i].y, ov->pin_boxes[i].w, ov->pin_boxes[i].h};
-    explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
-    draw_tip(cv, L, ov, tip, q, avoid, n);
+    (void)tr;
+    picker_draw(cv, L, v, ov->picker);
+    chrome_draw_export_progress(cv, L, v, ov);
 }
 
-// The study mode's frames: the cell (row) the focused question is about, and with
-// the hint (H) what it reads, or the whole operands for a question about the tensor.
-static void draw_study_marks(Canvas *cv, const Layout *L, const View *v, const Study *s)
-{
-    if (!s->on || s->focus < 0 || s->focus >= s->n || s->q[s->focus].stage != v->stage) return;
-    const QuizQuestion *q = &s->q[s->focus];
-    if ((q->batch >= 0 && q->batch != v->batch) || (q->head >= 0 && q->head != v->head)) return;
-    int p = -1;
-    for (int i = 0; i < L->n_panels && p < 0; i++)
-        if (L->spec[i].result && (L->spec[i].head < 0 || q->head < 0 || L->spec[i].head == q->head)) p = i;
-    if (p < 0) return;
-    bool asking = study_asking(s), hint = asking && s->hint;
-    int t = paint_px(L->s, 3);
-    Rect unused[LAYOUT_MAX_PANELS];
-    const PanelSpec *ps = &L->spec[p];
-    if (q->n_cell == 2 && q->cell[0] < ps->rows && q->cell[1] < ps->cols) {
-        Rect hr = highlight_rect(L, p, (Highlight){q->cell[0], q->cell[1], 0});
-        frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.ink);
-        if (hint) frame_operands(cv, L, p, q->cell[0], q->cell[1], t, unused, LAYOUT_MAX_PANELS);
-    } else if (q->n_cell == 1 && q->cell[0] < ps->rows) {
-        Rect hr = highlight_rect(L, p, (Highlight){q->cell[0], -1, 0});
-        frame_in_panel(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.ink);
-        for (int o = 0; hint && o < L->n_panels; o++) {
-            Highlight h;
-            if (o == p || !scene_highlight(L, p, q->cell[0], 0, o, &h) || L->spec[o].reads == READS_COL) continue;
-            Rect oq = highlight_rect(L, o, (Highlight){h.row, -1, 0});
-            frame_in_panel(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
-        }
-    } else if (hint) {
-        for (int o = 0; o < L->n_panels; o++)
-            if (!L->spec[o].result)
-                paint_frame(cv, THEME.hilite, 255, L->panel[o].x - t, L->panel[o].y - t, L->panel[o].w + 2 * t,
-                            L->panel[o].h + 2 * t, t);
-    }
-}
-
-// ---- presenter tools: spotlight, pinned tooltips, laser (Overlays) ----------------
-
-// Dims the whole w×h output except the rectangles keep[0..n): band by band between
-// their top and bottom edges, the gaps between the kept spans of each band.
-static void dim_except(Canvas *cv, int w, int h, const Rect *keep, int n, uint8_t a)
-{
-    int ys[2 + 2 * 4], ny = 0;
-    ys[ny++] = 0, ys[ny++] = h;
-    for (int k = 0; k < n && k < 4; k++) ys[ny++] = keep[k].y, ys[ny++] = keep[k].y + keep[k].h;
-    for (int i = 1; i < ny; i++) // insertion sort: at most 10
-        for (int j = i; j > 0 && ys[j - 1] > ys[j]; j--) { int t = ys[j]; ys[j] = ys[j - 1], ys[j - 1] = t; }
-    for (int i = 0; i + 1 < ny; i++) {
-        int y0 = ys[i] < 0 ? 0 : ys[i], y1 = ys[i + 1] > h ? h : ys[i + 1];
-        if (y1 <= y0) continue;
-        Rect span[4];
-        int ns = 0;
-        for (int k = 0; k < n && k < 4; k++)
-            if (keep[k].w > 0 && keep[k].y <= y0 && keep[k].y + keep[k].h >= y1) span[ns++] = keep[k];
-        for (int a1 = 1; a1 < ns; a1++)
-            for (int j = a1; j > 0 && span[j - 1].x > span[j].x; j--) { Rect t = span[j]; span[j] = span[j - 1], span[j - 1] = t; }
-        int x = 0;
-        for (int k = 0; k < ns; k++) {
-            if (span[k].x > x) paint_fill(cv, THEME.black, a, x, y0, span[k].x - x, y1 - y0);
-            if (span[k].x + span[k].w > x) x = span[k].x + span[k].w;
-        }
-        if (x < w) paint_fill(cv, THEME.black, a, x, y0, w - x, y1 - y0);
-    }
-}
-
-// A filled disc of radius r at (cx, cy), row by row (step px a row).
-static void fill_disc(Canvas *cv, Rgb col, uint8_t a, int cx, int cy, int r, int step)
-{
-    for (int y = cy - r; y < cy + r; y += step) {
-        float dy = (float)y + (float)step * 0.5f - (float)cy;
-        float d = (float)r * (float)r - dy * dy;
-        int half = d > 0.0f ? (int)lrintf(sqrtf(d)) : 0;
-        paint_fill(cv, col, a, cx - half, y, 2 * half, step);
-    }
-}
-
-#define SPOT_DIM 170
-
-// The spotlight: the selected cell's row and column of its panel stay lit, else a
-// disc round the point; everything else is dimmed.
-static void draw_spotlight(Canvas *cv, const Layout *L, const Overlays *ov)
-{
-    if (!ov->spotlight) return;
-    Rect q;
-    if (ov->sel && ov->sel_panel >= 0 && ov->sel_panel < L->n_panels &&
-        layout_cell_rect(L, ov->sel_panel, ov->sel_row, ov->sel_col, &q)) {
-        Rect pq = L->panel[ov->sel_panel];
-        int t = paint_px(L->s, 4);
-        Rect keep[2] = {{pq.x - t, q.y - t, pq.w + 2 * t, q.h + 2 * t}, {q.x - t, pq.y - t, q.w + 2 * t, pq.h + 2 * t}};
-        dim_except(cv, L->w, L->h, keep, 2, SPOT_DIM);
-        return;
-    }
-    if (ov->point_x < 0.0f || ov->point_y < 0.0f) return;
-    int cx = (int)lrintf(ov->point_x * (float)L->w), cy = (int)lrintf(ov->point_y * (float)L->h);
-    int r = paint_px(L->s, 150), step = paint_px(L->s, 2);
-    Rect band = {0, cy - r, L->w, 2 * r};
-    dim_except(cv, L->w, L->h, &band, 1, SPOT_DIM); // above and below the disc
-    for (int y = cy - r; y < cy + r; y += step) {    // beside it, row by row
-        float dy = (float)y + (float)step * 0.5f - (float)cy;
-        float d = (float)r * (float)r - dy * dy;
-        int half = d > 0.0f ? (int)lrintf(sqrtf(d)) : 0;
-        paint_fill(cv, THEME.black, SPOT_DIM, 0, y, cx - half, step);
-        paint_fill(cv, THEME.black, SPOT_DIM, cx + half, y, L->w - (cx + half), step);
-    }
-}
-
-// A pin's number in a small accent square with its top-left at (x, y).
-static void pin_badge(Canvas *cv, const Layout *L, int x, int y, int k)
-{
-    char b[8];
-    snprintf(b, sizeof b, "%d", k);
-    int side = L->px_small * 3 / 2;
-    paint_fill(cv, THEME.accent, 255, x, y, side, side);
-    paint_text_centered(cv, FONT_BOLD, L->px_small, THEME.white, 255, (Rect){x, y, side, side}, b);
-}
-
-// The pinned tooltips of this stage: the cell framed and numbered, its derivation in
-// a box (where it was dragged to, else placed beside the cell, clear of the others).
-static void draw_pins(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
-{
-    Rect avoid[PINS_MAX * 2];
-    int n = 0, t = paint_px(L->s, 3);
-    char tip[TIP_MAX];
-    for (int i = 0; i < ov->n_pins && i < PINS_MAX; i++) {
-        const Pin *pin = &ov->pins[i];
-        if (ov->pin_boxes) ov->pin_boxes[i] = (PinBox){0, 0, 0, 0};
-        if (pin->stage != v->stage || pin->panel < 0 || pin->panel >= L->n_panels) continue;
-        if (hidden(v, &L->spec[pin->panel])) continue; // the study mode's hidden result: no derivation of it
-        Rect q;
-        if (!layout_cell_rect(L, pin->panel, pin->row, pin->col, &q)) continue;
-        paint_frame(cv, THEME.accent, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
-        pin_badge(cv, L, q.x - t, q.y - t, i + 1);
-        avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
-        explain_cell(tr, v, L, pin->panel, pin->row, pin->col, tip, sizeof tip);
-        int wrap = L->w * 40 / 100, tw, th;
-        if (!paint_text_block_size(cv, FONT_SANS, L->px_body, wrap, tip, &tw, &th)) continue;
-        int pad = paint_px(L->s, 10), bw = tw + 2 * pad, bh = th + 2 * pad + L->px_small, bx, by;
-        if (pin->x >= 0.0f) {
-            bx = (int)lrintf(pin->x * (float)L->w), by = (int)lrintf(pin->y * (float)L->h);
-            bx = bx + bw > L->w ? L->w - bw : bx, by = by + bh > L->h ? L->h - bh : by;
-            bx = bx < 0 ? 0 : bx, by = by < 0 ? 0 : by;
-        } else {
-            Overlays at = *ov;
-            at.mouse_x = q.x + q.w / 2, at.mouse_y = q.y + q.h / 2;
-            place_tip(L, &at, q, bw, bh, avoid, n, &bx, &by);
-        }
-        avoid[n++] = (Rect){bx, by, bw, bh};
-        paint_fill(cv, THEME.black, 40, bx + 3, by + 3, bw, bh);
-        paint_fill(cv, THEME.tip_bg, 255, bx, by, bw, bh);
-        paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 2));
-        pin_badge(cv, L, bx, by, i + 1);
-        paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.ink, 255, bx + pad, by + pad + L->px_small, tip);
-        if (ov->pin_boxes) ov->pin_boxes[i] = (PinBox){bx, by, bw, bh};
-    }
-}
-
-// The laser: a red dot with a soft halo at the point.
-static void draw_laser(Canvas *cv, const Layout *L, const Overlays *ov)
-{
-    if (!ov->laser || ov->point_x < 0.0f || ov->point_y < 0.0f) return;
-    int cx = (int)lrintf(ov->point_x * (float)L->w), cy = (int)lrintf(ov->point_y * (float)L->h);
-    const Rgb red = {230, 20, 30};
-    fill_disc(cv, red, 70, cx, cy, paint_px(L->s, 16), 1);
-    fill_disc(cv, red, 255, cx, cy, paint_px(L->s, 7), 1);
-}
-
-void render_scrub_rect(const Layout *L, Rect *box, Rect *track)
-{
-    int h = L->px_small * 5 / 2, w = L->w * 60 / 100, gap = paint_px(L->s, 8);
-    int y = L->narration.y - gap - h;
-    if (y < L->area.y) y = L->area.y;
-    *box = (Rect){(L->w - w) / 2, y, w, h};
-    int label = L->px_small * 9; // "❚❚ 48 / 48"
-    *track = (Rect){box->x + label, y + h / 2 - paint_px(L->s, 4), w - label - 2 * gap, paint_px(L->s, 8)};
-}
-
-// The scrub bar: the transition held at scrub_p, its frame number, a knob to drag.
-static void draw_scrub(Canvas *cv, const Layout *L, const Overlays *ov)
-{
-    if (!ov->scrub) return;
-    Rect b, t;
-    render_scrub_rect(L, &b, &t);
-    paint_fill(cv, THEME.black, 40, b.x + 3, b.y + 3, b.w, b.h);
-    paint_fill(cv, THEME.white, 240, b.x, b.y, b.w, b.h);
-    paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 2));
-    char lab[48];
-    snprintf(lab, sizeof lab, "\u275A\u275A %d / %d", ov->scrub_frame, PLAYBACK_SCRUB_FRAMES);
-    paint_text(cv, FONT_BOLD, L->px_small, THEME.ink, 255, b.x + paint_px(L->s, 10), b.y + (b.h - L->px_small * 5 / 4) / 2,
-               ALIGN_LEFT, lab);
-    paint_fill(cv, THEME.slot, 255, t.x, t.y, t.w, t.h);
-    int fx = t.x + (int)lrintf(ease_clamp01(ov->scrub_p) * (float)t.w);
-    paint_fill(cv, THEME.accent, 255, t.x, t.y, fx - t.x, t.h);
-    int k = paint_px(L->s, 9);
-    paint_fill(cv, THEME.ink, 255, fx - k / 2, b.y + paint_px(L->s, 5), k, b.h - 2 * paint_px(L->s, 5));
-}
+// The presenter's spotlight and pins on the frame itself; then the notices under
+// what the user is reading (the toast), the hover, the lab's selection, the study
+// marks; the buttons, help and picker; the scrub bar and the laser on top.
+static const OverlayDrawFn LAYERS[] = {
+    overlay_spotlight, overlay_pins, layer_toast, overlay_hover, overlay_selection, overlay_study_marks,
+    layer_buttons,     layer_help,   layer_picker, overlay_scrub, overlay_laser,
+};
 
 void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov)
 {
@@ -1175,21 +856,5 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
     if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
     else draw_narration(cv, L, tr, v);
     if (!ov) return;
-    // the presenter's spotlight and pinned tooltips, on the frame itself
-    draw_spotlight(cv, L, ov);
-    draw_pins(cv, L, tr, v, ov);
-    // the window's overlays, the notices under what the user is reading: the toast,
-    // then a tooltip, help and picker
-    if (!ov->help) chrome_draw_toast(cv, L, ov);
-    if (!ov->help && !ov->edit_label) draw_hover(cv, L, tr, v, ov);
-    if (!ov->help) draw_selection(cv, L, v, ov);
-    if (!ov->help && ov->study && v->study) draw_study_marks(cv, L, v, ov->study);
-    chrome_draw_lab_button(cv, L, v, ov);
-    chrome_draw_study_button(cv, L, v, ov);
-    if (!ov->help) chrome_draw_lab_menu(cv, L, v, ov);
-    if (ov->help) chrome_draw_help(cv, L, v);
-    picker_draw(cv, L, v, ov->picker);
-    chrome_draw_export_progress(cv, L, v, ov);
-    if (!ov->help) draw_scrub(cv, L, ov);
-    draw_laser(cv, L, ov);
+    for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) LAYERS[i](cv, L, tr, v, ov);
 }

@@ -25,9 +25,6 @@ void render_frame_laid_out(Canvas *cv, const Layout *L, const Trace *tr, const V
 // what tests read commands from.
 void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov);
 
-// Where the scrub bar is drawn on a frame laid out as L (Overlays.scrub), and the part
-// of it that stands for the transition from 0 to 1 (for dragging).
-void render_scrub_rect(const Layout *L, Rect *box, Rect *track);
 // The rendering choice render_frame makes for one cell (tests check pixels against it).
 typedef enum CellLook { CELL_VALUE, CELL_MASKED, CELL_NAN } CellLook;
 CellLook render_cell_look(const PanelSpec *ps, int row, int col);
