@@ -8,7 +8,7 @@
 
 #include "i18n.h"
 #include "labmenu.h"
-#include "picker_draw.h"
+#include "picker.h"
 #include "playback.h"
 #include "scene.h"
 #include "study.h"

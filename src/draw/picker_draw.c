@@ -8,13 +8,6 @@
 #include "chrome.h"
 #include "picker.h"
 
-int picker_button_reserve(const Layout *L, const Picker *picker)
-{
-    Rect b;
-    if (!picker || !picker_button_rect(L, &b)) return 0;
-    return b.w + paint_px(L->s, 16);
-}
-
 void picker_draw_button(Canvas *cv, const Layout *L, const View *v, const Picker *picker)
 {
     Rect b;

@@ -8,8 +8,7 @@
 #include "paint.h"
 #include "view.h"
 
-// Width the button takes from the right end of the status row (0 = no button).
-int picker_button_reserve(const Layout *L, const struct Picker *picker);
+// The "Lessons…" button (picker_button_rect), pressed while the picker is open.
 void picker_draw_button(Canvas *cv, const Layout *L, const View *v, const struct Picker *picker);
 // The overlay, when picker is open (NULL: nothing).
 void picker_draw(Canvas *cv, const Layout *L, const View *v, const struct Picker *picker);

@@ -264,3 +264,11 @@ bool picker_button_rect(const Layout *L, Rect *out)
     *out = (Rect){s.x + s.w - bw, s.y + inset, bw, s.h - 2 * inset};
     return true;
 }
+
+int picker_button_reserve(const Layout *L, const Picker *picker)
+{
+    Rect b;
+    if (!picker || !picker_button_rect(L, &b)) return 0;
+    int gap = (int)lrintf(16 * L->s);
+    return b.w + (gap < 1 ? 1 : gap);
+}

@@ -87,5 +87,7 @@ int picker_hit(const PickerLayout *pl, const Picker *p, int x, int y);
 // The "Lessons…" button at the right end of the status row of L; false when
 // the row is too narrow for it.
 bool picker_button_rect(const Layout *L, Rect *out);
+// The width the button and its gap take from the status row (0 without a picker).
+int picker_button_reserve(const Layout *L, const Picker *picker);
 
 #endif
