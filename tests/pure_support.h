@@ -5,7 +5,7 @@
 #ifndef ATTNVIZ_PURE_SUPPORT_H
 #define ATTNVIZ_PURE_SUPPORT_H
 
-#include "app/session.h"
+#include "session.h"
 #include "i18n.h"
 
 static int setup(void **state)

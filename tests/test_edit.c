@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "app/session.h"
+#include "session.h"
 #include "attention.h"
 #include "edit.h"
 #include "i18n.h"

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/session.h"
+#include "session.h"
 #include "colormap.h"
 #include "i18n.h"
 #include "layout.h"

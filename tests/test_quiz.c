@@ -26,7 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/session.h"
+#include "session.h"
 #include "i18n.h"
 #include "quiz.h"
 #include "scene.h"

@@ -24,7 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "app/session.h"
+#include "session.h"
 #include "explain.h"
 #include "i18n.h"
 #include "layout.h"

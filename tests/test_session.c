@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app/session.h"
+#include "session.h"
 
 #define GOOD "lessons/dk-dv-residual-ffn.json"
 

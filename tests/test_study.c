@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "app/progress.h"
-#include "app/session.h"
+#include "session.h"
 #include "study.h"
 
 #include "pure_support.h"
