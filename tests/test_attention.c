@@ -167,6 +167,53 @@ static void test_lesson_library(void **state)
     assert_true(n >= 7);
 }
 
+// stages.h's tables: names unique and found again; every stage a forward records
+// is its table row (name, kind, step) and applies the weights that row names.
+static void test_stage_table(void **state)
+{
+    (void)state;
+    for (int i = 0; i < STAGE_ID_COUNT; i++) {
+        assert_int_equal(stage_id_of(STAGE_INFO[i].name), i);
+        assert_true(strlen(STAGE_INFO[i].name) < STAGE_NAME_MAX);
+        assert_non_null(STAGE_INFO[i].symbol);
+    }
+    for (int i = 0; i < WEIGHT_COUNT; i++) {
+        assert_int_equal(weight_slot_of(WEIGHT_INFO[i].name), i);
+        assert_string_equal(lesson_weight_name(i), WEIGHT_INFO[i].name);
+    }
+    assert_int_equal(stage_id_of("no_such_stage"), -1);
+    assert_int_equal(weight_slot_of("init"), -1);
+    glob_t g;
+    glob("lessons/*.json", 0, NULL, &g);
+    glob(REF_DIR "/*.lesson.json", GLOB_APPEND, NULL, &g);
+    assert_true(g.gl_pathc > 10);
+    bool seen[STAGE_ID_COUNT] = {0};
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        char err[LESSON_ERR_MAX];
+        if (!lesson_load(&ls, g.gl_pathv[f], err, sizeof err)) fail_msg("%s", err);
+        Trace tr;
+        trace_init(&tr);
+        assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+        for (int s = 0; s < tr.n; s++) {
+            const Stage *st = &tr.stages[s];
+            const StageInfo *in = &STAGE_INFO[st->id];
+            seen[st->id] = true;
+            assert_string_equal(st->name, in->name);
+            assert_int_equal(st->kind, in->kind);
+            assert_int_equal(st->step, in->step);
+            if (st->weight) assert_ptr_equal(st->weight, lesson_weight(&ls.w, in->weight));
+            else assert_int_equal(in->weight, WEIGHT_NONE);
+            if (st->bias) assert_ptr_equal(st->bias, lesson_weight(&ls.w, in->bias));
+        }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    globfree(&g);
+    for (int i = 0; i < STAGE_ID_COUNT; i++)
+        if (!seen[i]) fail_msg("no lesson records stage %s", STAGE_INFO[i].name);
+}
+
 // Two ways to the same numbers: the tiled online softmax gives head_out again, and
 // generating token by token from the K/V cache gives output again (and the cache holds
 // the keys and values of the full pass), for every lesson and reference that has them.
@@ -500,7 +547,7 @@ static void test_threads_identical(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reference_variants), cmocka_unit_test(test_flash_and_decode_agree),
+        cmocka_unit_test(test_reference_variants), cmocka_unit_test(test_stage_table), cmocka_unit_test(test_flash_and_decode_agree),
         cmocka_unit_test(test_lesson_library),  cmocka_unit_test(test_default_lesson_is_reference),
         cmocka_unit_test(test_softmax_and_masks),   cmocka_unit_test(test_split_concat_round_trip),
         cmocka_unit_test(test_fused_equals_per_head), cmocka_unit_test(test_per_head_weight_form),

@@ -148,24 +148,24 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
     // pass 1: the inputs, as given
     int x_q, x_k, x_v, mask = -1;
-    TRY(x_q = trace_push_ops(tr, "input", STAGE_KIND_INPUT, STEP_INPUT, 3, in->query.shape, -1,
+    TRY(x_q = trace_push(tr, STAGE_INPUT, 3, in->query.shape, -1,
                    -1, -1));
     memcpy(D(tr, x_q), in->query.data, in->query.size * sizeof(float));
     x_k = x_q;
     if (!in->key_is_query) {
-        TRY(x_k = trace_push_ops(tr, "key_input", STAGE_KIND_INPUT, STEP_INPUT, 3, in->key.shape, -1,
+        TRY(x_k = trace_push(tr, STAGE_KEY_INPUT, 3, in->key.shape, -1,
                        -1, -1));
         memcpy(D(tr, x_k), in->key.data, in->key.size * sizeof(float));
     }
     x_v = x_k;
     if (!in->value_is_key) {
-        TRY(x_v = trace_push_ops(tr, "value_input", STAGE_KIND_INPUT, STEP_INPUT, 3,
+        TRY(x_v = trace_push(tr, STAGE_VALUE_INPUT, 3,
                        in->value.shape, -1, -1, -1));
         memcpy(D(tr, x_v), in->value.data, in->value.size * sizeof(float));
     }
     if (in->mask_kind != MASK_NONE) {
         int ms[3] = {B, Lq, Lk};
-        TRY(mask = trace_push_ops(tr, "mask", STAGE_KIND_MASK, STEP_INPUT, 3, ms, -1, -1, -1));
+        TRY(mask = trace_push(tr, STAGE_MASK, 3, ms, -1, -1, -1));
         memcpy(D(tr, mask), in->mask.data, in->mask.size * sizeof(float));
     }
 
@@ -175,11 +175,11 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     // pass 2: projections y = x·Wᵀ + b
     int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, Hkv * dk}, vs[3] = {B, Lk, Hkv * dv};
     int q_proj, k_proj, v_proj;
-    TRY(q_proj = trace_push_ops(tr, "q_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, 3,
+    TRY(q_proj = trace_push(tr, STAGE_Q_PROJ, 3,
                       qs, x_q, -1, -1));
-    TRY(k_proj = trace_push_ops(tr, "k_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, 3,
+    TRY(k_proj = trace_push(tr, STAGE_K_PROJ, 3,
                       ks, x_k, -1, -1));
-    TRY(v_proj = trace_push_ops(tr, "v_proj", STAGE_KIND_PROJECTION, STEP_PROJECTION, 3,
+    TRY(v_proj = trace_push(tr, STAGE_V_PROJ, 3,
                       vs, x_v, -1, -1));
     const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
                  *bv = cfg->qkv_bias ? &w->b_v : NULL;
@@ -195,9 +195,9 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     // pass 3: split heads (B, L, H·d) -> (B, H, L, d); K and V into their Hkv heads
     int qh_s[4] = {B, H, Lq, dk}, kh_s[4] = {B, Hkv, Lk, dk}, vh_s[4] = {B, Hkv, Lk, dv};
     int qh, kh, vh;
-    TRY(qh = trace_push_ops(tr, "q_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, qh_s, q_proj, -1, -1));
-    TRY(kh = trace_push_ops(tr, "k_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, kh_s, k_proj, -1, -1));
-    TRY(vh = trace_push_ops(tr, "v_heads", STAGE_KIND_SPLIT, STEP_SPLIT, 4, vh_s, v_proj, -1, -1));
+    TRY(qh = trace_push(tr, STAGE_Q_HEADS, 4, qh_s, q_proj, -1, -1));
+    TRY(kh = trace_push(tr, STAGE_K_HEADS, 4, kh_s, k_proj, -1, -1));
+    TRY(vh = trace_push(tr, STAGE_V_HEADS, 4, vh_s, v_proj, -1, -1));
     split_heads(D(tr, qh), D(tr, q_proj), B, Lq, H, dk);
     split_heads(D(tr, kh), D(tr, k_proj), B, Lk, Hkv, dk);
     split_heads(D(tr, vh), D(tr, v_proj), B, Lk, Hkv, dv);
@@ -208,8 +208,8 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     // positions 0..L-1, so that q_i·k_j depends on i - j only through the angles
     int q_in = qh, k_in = kh;
     if (cfg->rope != ROPE_NONE) {
-        TRY(q_in = trace_push_ops(tr, "q_rope", STAGE_KIND_ROPE, STEP_ROPE, 4, qh_s, qh, -1, -1));
-        TRY(k_in = trace_push_ops(tr, "k_rope", STAGE_KIND_ROPE, STEP_ROPE, 4, kh_s, kh, -1, -1));
+        TRY(q_in = trace_push(tr, STAGE_Q_ROPE, 4, qh_s, qh, -1, -1));
+        TRY(k_in = trace_push(tr, STAGE_K_ROPE, 4, kh_s, kh, -1, -1));
         rope_apply(D(tr, q_in), D(tr, qh), B, H, Lq, dk, cfg->rope, cfg->rope_theta);
         rope_apply(D(tr, k_in), D(tr, kh), B, Hkv, Lk, dk, cfg->rope, cfg->rope_theta);
         tr->stages[k_in].key_rows = true;
@@ -224,7 +224,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     // ALiBi: position_bias[0, h, i, j] = -m_h·(i - j), added to the scaled scores
     if (cfg->alibi) {
         int pb_s[4] = {1, H, Lq, Lk};
-        TRY(bias = trace_push_ops(tr, "position_bias", STAGE_KIND_POS_BIAS, STEP_SCORES, 4, pb_s, -1, -1, -1));
+        TRY(bias = trace_push(tr, STAGE_POSITION_BIAS, 4, pb_s, -1, -1, -1));
         float *pb = D(tr, bias);
         for (int h = 0; h < H; h++) {
             float m = (float)attn_alibi_slope(h, H);
@@ -232,16 +232,16 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
                 for (int jj = 0; jj < Lk; jj++) pb[((size_t)h * Lq + i) * Lk + jj] = -(m * (float)(i - jj));
         }
     }
-    TRY(scores = trace_push_ops(tr, "scores", STAGE_KIND_SCORES, STEP_SCORES, 4, sc_s,
+    TRY(scores = trace_push(tr, STAGE_SCORES, 4, sc_s,
                       q_in, k_in, bias));
     // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads
-    TRY(masked = trace_push_ops(tr, "masked_scores", STAGE_KIND_MASKED, STEP_MASK, 4, sc_s, scores, mask, -1));
+    TRY(masked = trace_push(tr, STAGE_MASKED_SCORES, 4, sc_s, scores, mask, -1));
     // pass 6: softmax over keys
-    TRY(attn = trace_push_ops(tr, "attn", STAGE_KIND_SOFTMAX, STEP_SOFTMAX, 4, sc_s, masked, -1, -1));
+    TRY(attn = trace_push(tr, STAGE_ATTN, 4, sc_s, masked, -1, -1));
     // pass 7: head_out = attn·V, (B, H, Lq, dv)
     int ho_s[4] = {B, H, Lq, dv};
     int head_out, concat, output;
-    TRY(head_out = trace_push_ops(tr, "head_out", STAGE_KIND_WEIGHTED_SUM, STEP_WEIGHTED_SUM, 4, ho_s, attn, vh, -1));
+    TRY(head_out = trace_push(tr, STAGE_HEAD_OUT, 4, ho_s, attn, vh, -1));
     HeadJob job = {cfg, tr, q_in, k_in, vh, bias, mask, scores, masked, attn, head_out, H, Hkv, Lq, Lk, dk, dv};
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
     AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, head_out, -1};
@@ -250,13 +250,13 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
     int cc_s[3] = {B, Lq, H * dv};
-    TRY(concat = trace_push_ops(tr, "concat", STAGE_KIND_CONCAT, STEP_CONCAT, 3, cc_s, head_out,
+    TRY(concat = trace_push(tr, STAGE_CONCAT, 3, cc_s, head_out,
                       -1, -1));
     concat_heads(D(tr, concat), D(tr, head_out), B, Lq, H, dv);
 
     // pass 9: output projection, (B, Lq, C)
     int out_s[3] = {B, Lq, C};
-    TRY(output = trace_push_ops(tr, "output", STAGE_KIND_OUT_PROJ, STEP_OUTPUT, 3, out_s, concat, -1, -1));
+    TRY(output = trace_push(tr, STAGE_OUTPUT, 3, out_s, concat, -1, -1));
     const Tensor *bo = cfg->out_bias ? &w->b_o : NULL;
     tr->stages[output].weight = &w->w_o, tr->stages[output].bias = bo;
     tensor_linear(D(tr, output), D(tr, concat), w->w_o.data, bo ? bo->data : NULL, B * Lq, H * dv,
@@ -268,10 +268,10 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     int x = output;
     if (cfg->residual_norm) {
         int rs, rn;
-        TRY(rs = trace_push_ops(tr, "residual_sum", STAGE_KIND_ADD, STEP_ADD_NORM, 3, out_s, output, x_q, -1));
+        TRY(rs = trace_push(tr, STAGE_RESIDUAL_SUM, 3, out_s, output, x_q, -1));
         float *sum = D(tr, rs);
         for (size_t i = 0; i < tr->stages[rs].t.size; i++) sum[i] = D(tr, output)[i] + D(tr, x_q)[i];
-        TRY(rn = trace_push_ops(tr, "residual_norm", STAGE_KIND_NORM, STEP_ADD_NORM, 3, out_s, rs, -1, -1));
+        TRY(rn = trace_push(tr, STAGE_RESIDUAL_NORM, 3, out_s, rs, -1, -1));
         tensor_layer_norm(D(tr, rn), D(tr, rs), data_or_null(&w->norm_weight), data_or_null(&w->norm_bias),
                           B * Lq, C, cfg->norm_eps);
         tr->stages[rn].weight = &w->norm_weight, tr->stages[rn].bias = &w->norm_bias;
@@ -281,17 +281,17 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         const int F = cfg->ffn_hidden;
         int hs[3] = {B, Lq, F};
         int fh, fs, fo;
-        TRY(fh = trace_push_ops(tr, "ffn_hidden", STAGE_KIND_FFN_HIDDEN, STEP_FFN, 3, hs, x, -1, -1));
+        TRY(fh = trace_push(tr, STAGE_FFN_HIDDEN, 3, hs, x, -1, -1));
         tr->stages[fh].weight = &w->ffn_w1, tr->stages[fh].bias = &w->ffn_b1;
         tensor_linear(D(tr, fh), D(tr, x), w->ffn_w1.data, w->ffn_b1.data, B * Lq, C, F);
         for (size_t i = 0; i < tr->stages[fh].t.size; i++)
             if (D(tr, fh)[i] < 0.0f) D(tr, fh)[i] = 0.0f;
-        TRY(fs = trace_push_ops(tr, "ffn_sum", STAGE_KIND_FFN_SUM, STEP_FFN, 3, out_s, fh, x, -1));
+        TRY(fs = trace_push(tr, STAGE_FFN_SUM, 3, out_s, fh, x, -1));
         tr->stages[fs].weight = &w->ffn_w2, tr->stages[fs].bias = &w->ffn_b2;
         float *y = D(tr, fs);
         tensor_linear(y, D(tr, fh), w->ffn_w2.data, w->ffn_b2.data, B * Lq, F, C);
         for (size_t i = 0; i < tr->stages[fs].t.size; i++) y[i] += D(tr, x)[i];
-        TRY(fo = trace_push_ops(tr, "ffn_out", STAGE_KIND_NORM, STEP_FFN, 3, out_s, fs, -1, -1));
+        TRY(fo = trace_push(tr, STAGE_FFN_OUT, 3, out_s, fs, -1, -1));
         tensor_layer_norm(D(tr, fo), y, data_or_null(&w->ffn_norm_weight), data_or_null(&w->ffn_norm_bias),
                           B * Lq, C, cfg->norm_eps);
         tr->stages[fo].weight = &w->ffn_norm_weight, tr->stages[fo].bias = &w->ffn_norm_bias;

@@ -64,9 +64,9 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
     const int Hkv = trace_kv_heads(tr), dk = tr->d_k, dv = tr->d_v;
     int ks[4] = {B, Hkv, L, dk}, vs[4] = {B, Hkv, L, dv}, os[3] = {B, L, C};
     int ck, cv, dout;
-    if ((ck = trace_push_ops(tr, "cache_k", STAGE_KIND_CACHE, STEP_DECODE, 4, ks, st->k_in, -1, -1)) < 0) return false;
-    if ((cv = trace_push_ops(tr, "cache_v", STAGE_KIND_CACHE, STEP_DECODE, 4, vs, st->vh, -1, -1)) < 0) return false;
-    if ((dout = trace_push_ops(tr, "decode_output", STAGE_KIND_DECODE, STEP_DECODE, 3, os, ck, cv, st->output)) < 0) return false;
+    if ((ck = trace_push(tr, STAGE_CACHE_K, 4, ks, st->k_in, -1, -1)) < 0) return false;
+    if ((cv = trace_push(tr, STAGE_CACHE_V, 4, vs, st->vh, -1, -1)) < 0) return false;
+    if ((dout = trace_push(tr, STAGE_DECODE_OUTPUT, 3, os, ck, cv, st->output)) < 0) return false;
     tr->stages[ck].key_rows = tr->stages[cv].key_rows = true;
     const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
                  *bv = cfg->qkv_bias ? &w->b_v : NULL, *bo = cfg->out_bias ? &w->b_o : NULL;

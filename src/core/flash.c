@@ -96,9 +96,9 @@ bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr)
     const int bk = cfg->flash_block_k, nkb = (Lk + bk - 1) / bk;
     int ms[4] = {B, H, Lq, nkb}, os[4] = {B, H, Lq, dv};
     int fm, fl, fo;
-    if ((fm = trace_push_ops(tr, "flash_max", STAGE_KIND_FLASH_STAT, STEP_FLASH, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
-    if ((fl = trace_push_ops(tr, "flash_sum", STAGE_KIND_FLASH_STAT, STEP_FLASH, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
-    if ((fo = trace_push_ops(tr, "flash_out", STAGE_KIND_FLASH_OUT, STEP_FLASH, 4, os, st->head_out, fl, st->vh)) < 0) return false;
+    if ((fm = trace_push(tr, STAGE_FLASH_MAX, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
+    if ((fl = trace_push(tr, STAGE_FLASH_SUM, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
+    if ((fo = trace_push(tr, STAGE_FLASH_OUT, 4, os, st->head_out, fl, st->vh)) < 0) return false;
     const int bqc = cfg->flash_block_q < Lq ? cfg->flash_block_q : Lq, bkc = bk < Lk ? bk : Lk;
     float *scratch = malloc((size_t)B * H * ((size_t)bqc * bkc + 2 * (size_t)bqc * dv + 2 * (size_t)bqc) * sizeof(float));
     if (!scratch) return false;

@@ -13,6 +13,7 @@ _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics fo
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -737,12 +738,12 @@ static bool parse_mask(Ctx *c, const cJSON *m, int B, int Lq, int Lk, AttnInputs
 
 // --- weights ---------------------------------------------------------------------
 
-enum { W_Q, B_Q, W_K, B_K, W_V, B_V, W_O, B_O, FFN_W1, FFN_B1, FFN_W2, FFN_B2, NORM_W, NORM_B,
-       FFN_NORM_W, FFN_NORM_B, W_COUNT };
-
-static const char *const weight_names[W_COUNT + 2] = {
-    "w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o", "ffn_w1", "ffn_b1", "ffn_w2",
-    "ffn_b2", "norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias", "init", NULL};
+// The keys of "weights": every slot of stages.h's table, and "init".
+static const char *const weight_names[WEIGHT_COUNT + 2] = {
+#define WEIGHT_KEY(id, json, field, sym, plain) json,
+    WEIGHT_TABLE(WEIGHT_KEY)
+#undef WEIGHT_KEY
+    "init", NULL};
 
 float lesson_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in)
 {
@@ -755,20 +756,23 @@ float lesson_init_value(unsigned long long seed, int tensor_index, size_t elem_i
     return (float)((2.0 * u - 1.0) / sqrt((double)fan_in));
 }
 
-_Static_assert(W_COUNT == LESSON_N_WEIGHTS, "lesson.h names every weight slot");
+_Static_assert(WEIGHT_COUNT == LESSON_N_WEIGHTS, "lesson.h names every weight slot");
 
 const char *lesson_weight_name(int i)
 {
-    return i >= 0 && i < W_COUNT ? weight_names[i] : NULL;
+    return i >= 0 && i < WEIGHT_COUNT ? WEIGHT_INFO[i].name : NULL;
 }
 
 Tensor *lesson_weight(AttnWeights *w, int i)
 {
-    Tensor *slots[W_COUNT] = {&w->w_q, &w->b_q, &w->w_k, &w->b_k, &w->w_v, &w->b_v,
-                              &w->w_o, &w->b_o, &w->ffn_w1, &w->ffn_b1, &w->ffn_w2, &w->ffn_b2,
-                              &w->norm_weight, &w->norm_bias, &w->ffn_norm_weight,
-                              &w->ffn_norm_bias};
-    return slots[i];
+    switch (i) {
+#define WEIGHT_FIELD(id, json, field, sym, plain) \
+    case WEIGHT_##id: return &w->field;
+        WEIGHT_TABLE(WEIGHT_FIELD)
+#undef WEIGHT_FIELD
+    }
+    assert(!"a weight slot of stages.h");
+    return NULL;
 }
 
 static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWeights *w)
@@ -781,24 +785,24 @@ static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWe
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
               F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
     // expected (rank, shape, fan_in, used) per tensor
-    struct { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } spec[W_COUNT] = {
-        [W_Q] = {2, {H * dk, C}, C, true, false},       [B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
-        [W_K] = {2, {Hkv * dk, C}, C, true, false},     [B_K] = {1, {Hkv * dk}, C, cfg->qkv_bias, false},
-        [W_V] = {2, {Hkv * dv, C}, C, true, false},     [B_V] = {1, {Hkv * dv}, C, cfg->qkv_bias, false},
-        [W_O] = {2, {C, H * dv}, H * dv, true, false},  [B_O] = {1, {C}, H * dv, cfg->out_bias, false},
-        [FFN_W1] = {2, {F, C}, C, F > 0, false},        [FFN_B1] = {1, {F}, C, F > 0, false},
-        [FFN_W2] = {2, {C, F}, F, F > 0, false},        [FFN_B2] = {1, {C}, F, F > 0, false},
-        [NORM_W] = {1, {C}, 0, cfg->residual_norm, true},
-        [NORM_B] = {1, {C}, 0, cfg->residual_norm, true},
-        [FFN_NORM_W] = {1, {C}, 0, F > 0, true},        [FFN_NORM_B] = {1, {C}, 0, F > 0, true},
+    struct { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } spec[WEIGHT_COUNT] = {
+        [WEIGHT_W_Q] = {2, {H * dk, C}, C, true, false},       [WEIGHT_B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_K] = {2, {Hkv * dk, C}, C, true, false},     [WEIGHT_B_K] = {1, {Hkv * dk}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_V] = {2, {Hkv * dv, C}, C, true, false},     [WEIGHT_B_V] = {1, {Hkv * dv}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_O] = {2, {C, H * dv}, H * dv, true, false},  [WEIGHT_B_O] = {1, {C}, H * dv, cfg->out_bias, false},
+        [WEIGHT_FFN_W1] = {2, {F, C}, C, F > 0, false},        [WEIGHT_FFN_B1] = {1, {F}, C, F > 0, false},
+        [WEIGHT_FFN_W2] = {2, {C, F}, F, F > 0, false},        [WEIGHT_FFN_B2] = {1, {C}, F, F > 0, false},
+        [WEIGHT_NORM_WEIGHT] = {1, {C}, 0, cfg->residual_norm, true},
+        [WEIGHT_NORM_BIAS] = {1, {C}, 0, cfg->residual_norm, true},
+        [WEIGHT_FFN_NORM_WEIGHT] = {1, {C}, 0, F > 0, true},        [WEIGHT_FFN_NORM_BIAS] = {1, {C}, 0, F > 0, true},
     };
-    static const char *const why[W_COUNT] = {
-        [B_Q] = "model.qkv_bias is false", [B_K] = "model.qkv_bias is false",
-        [B_V] = "model.qkv_bias is false", [B_O] = "model.out_bias is false",
-        [FFN_W1] = "model.ffn_hidden is 0", [FFN_B1] = "model.ffn_hidden is 0",
-        [FFN_W2] = "model.ffn_hidden is 0", [FFN_B2] = "model.ffn_hidden is 0",
-        [NORM_W] = "model.residual_norm is false", [NORM_B] = "model.residual_norm is false",
-        [FFN_NORM_W] = "model.ffn_hidden is 0", [FFN_NORM_B] = "model.ffn_hidden is 0",
+    static const char *const why[WEIGHT_COUNT] = {
+        [WEIGHT_B_Q] = "model.qkv_bias is false", [WEIGHT_B_K] = "model.qkv_bias is false",
+        [WEIGHT_B_V] = "model.qkv_bias is false", [WEIGHT_B_O] = "model.out_bias is false",
+        [WEIGHT_FFN_W1] = "model.ffn_hidden is 0", [WEIGHT_FFN_B1] = "model.ffn_hidden is 0",
+        [WEIGHT_FFN_W2] = "model.ffn_hidden is 0", [WEIGHT_FFN_B2] = "model.ffn_hidden is 0",
+        [WEIGHT_NORM_WEIGHT] = "model.residual_norm is false", [WEIGHT_NORM_BIAS] = "model.residual_norm is false",
+        [WEIGHT_FFN_NORM_WEIGHT] = "model.ffn_hidden is 0", [WEIGHT_FFN_NORM_BIAS] = "model.ffn_hidden is 0",
     };
 
     bool have_seed = false;
@@ -818,7 +822,7 @@ static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWe
         seed = s->valuedouble;
     }
 
-    for (int i = 0; i < W_COUNT; i++) {
+    for (int i = 0; i < WEIGHT_COUNT; i++) {
         char p[PATH_MAX_LEN];
         path_key(p, P, weight_names[i]);
         const cJSON *j = cJSON_GetObjectItemCaseSensitive(jw, weight_names[i]);
@@ -829,10 +833,10 @@ static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWe
             TensorOpts o = {false};
             if (!parse_tensor(c, j, p, &o, t)) return false;
             // per-head form: (H, d, C) weights and (H, d) biases stack along the output dim
-            bool qkv = i <= B_V;
+            bool qkv = i <= WEIGHT_B_V;
             char written[64];
             tensor_shape_str(t, written, sizeof written);
-            int heads = i <= B_Q ? H : Hkv;   // K and V have their own (n_kv_heads) heads
+            int heads = i <= WEIGHT_B_Q ? H : Hkv;   // K and V have their own (n_kv_heads) heads
             if (qkv && t->rank == spec[i].rank + 1 && t->shape[0] == heads) {
                 int d = t->shape[1];
                 if (spec[i].rank == 2) t->shape[1] = t->shape[2];
@@ -844,7 +848,7 @@ static bool parse_weights(Ctx *c, const cJSON *jw, const AttnConfig *cfg, AttnWe
         }
         if (!tensor_init(t, spec[i].rank, spec[i].shape)) return fail(c, p, "out of memory");
         if (spec[i].is_norm) {
-            float v = (i == NORM_W || i == FFN_NORM_W) ? 1.0f : 0.0f;
+            float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT) ? 1.0f : 0.0f;
             for (size_t k = 0; k < t->size; k++) t->data[k] = v;
             continue;
         }
@@ -909,16 +913,15 @@ static bool parse_tokens(Ctx *c, const cJSON *j, Lesson *ls)
     return true;
 }
 
+// The keys of "steps" and "notes": every step and every stage of stages.h's tables.
 static const char *const step_keys_allowed[] = {
-    // steps
-    "input", "projection", "split", "rope", "scores", "mask", "softmax", "weighted_sum", "flash", "concat",
-    "output", "add_norm", "ffn", "decode",
-    // stages
-    "key_input", "value_input", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
-    "q_rope", "k_rope", "position_bias", "flash_max", "flash_sum", "flash_out", "cache_k", "cache_v",
-    "decode_output",
-    "masked_scores", "attn", "head_out", "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum",
-    "ffn_out", NULL};
+#define STEP_KEY(id, name) name,
+    STEP_TABLE(STEP_KEY)
+#undef STEP_KEY
+#define STAGE_KEY(id, name, kind, step, sym, w, b) name,
+    STAGE_TABLE(STAGE_KEY)
+#undef STAGE_KEY
+    NULL};
 
 // "steps" (narration) and "notes" (the teacher's notes): an object from a step or
 // stage name to a text, into *n, *keys and text[lang] (arrays of *n + 1).

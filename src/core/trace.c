@@ -13,16 +13,19 @@ void trace_free(Trace *tr)
     tr->n = 0;
 }
 
-int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape)
+int trace_push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2)
 {
-    assert(tr->n < TRACE_MAX_STAGES && strlen(name) < STAGE_NAME_MAX);
+    assert(tr->n < TRACE_MAX_STAGES && (unsigned)id < STAGE_ID_COUNT);
+    const StageInfo *in = &STAGE_INFO[id];
+    assert(strlen(in->name) < STAGE_NAME_MAX);
     Stage *s = &tr->stages[tr->n];
     memset(s, 0, sizeof *s);
     if (!tensor_init(&s->t, rank, shape)) return -1;
-    strcpy(s->name, name);
-    s->kind = kind;
-    s->step = step;
-    for (int i = 0; i < TRACE_MAX_OPERANDS; i++) s->operands[i] = -1;
+    strcpy(s->name, in->name);
+    s->id = id;
+    s->kind = in->kind;
+    s->step = in->step;
+    s->operands[0] = op0, s->operands[1] = op1, s->operands[2] = op2;
     return tr->n++;
 }
 
@@ -78,11 +81,7 @@ int trace_step_count(const Trace *tr, StepId s)
 
 const char *step_name(StepId s)
 {
-    static const char *const names[STEP_COUNT] = {
-        "input", "projection", "split", "rope", "scores", "mask", "softmax",
-        "weighted_sum", "flash", "concat", "output", "add_norm", "ffn", "decode",
-    };
-    return (unsigned)s < STEP_COUNT ? names[s] : "?";
+    return (unsigned)s < STEP_COUNT ? STEP_NAMES[s] : "?";
 }
 
 int trace_kv_head(const Trace *tr, const Tensor *t, int h)
@@ -91,16 +90,6 @@ int trace_kv_head(const Trace *tr, const Tensor *t, int h)
     int hk = t->shape[1];
     if (hk < tr->n_heads && hk > 0 && tr->n_heads % hk == 0) return h / (tr->n_heads / hk);
     return h;
-}
-
-int trace_push_ops(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape, int op0,
-                   int op1, int op2)
-{
-    int i = trace_push(tr, name, kind, step, rank, shape);
-    if (i < 0) return -1;
-    Stage *s = &tr->stages[i];
-    s->operands[0] = op0, s->operands[1] = op1, s->operands[2] = op2;
-    return i;
 }
 
 int trace_kv_heads(const Trace *tr) { return tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads; }

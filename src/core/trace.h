@@ -4,6 +4,7 @@
 #ifndef ATTNVIZ_TRACE_H
 #define ATTNVIZ_TRACE_H
 
+#include "stages.h"
 #include "tensor.h"
 
 #define TRACE_MAX_STAGES 32
@@ -11,53 +12,10 @@
 #define STAGE_NAME_MAX 24
 #define TRACE_MAX_BATCH 64   // = LESSON_MAX_BATCH
 
-// What a stage does; the renderer picks the animation and colour scale from it.
-typedef enum StageKind {
-    STAGE_KIND_INPUT,        // input, key_input, value_input
-    STAGE_KIND_MASK,         // mask: (B, Lq, Lk), 1 = may attend, 0 = masked
-    STAGE_KIND_PROJECTION,   // q_proj, k_proj, v_proj: x·Wᵀ + b
-    STAGE_KIND_SPLIT,        // q_heads, k_heads, v_heads: (B,L,H·d) -> (B,H,L,d)
-    STAGE_KIND_SCORES,       // scores = Q·Kᵀ / scale
-    STAGE_KIND_MASKED,       // masked_scores = masked_fill(mask == 0, fill)
-    STAGE_KIND_SOFTMAX,      // attn = softmax(masked_scores)  (values in [0,1])
-    STAGE_KIND_WEIGHTED_SUM, // head_out = attn·V
-    STAGE_KIND_CONCAT,       // concat: (B,H,Lq,d_v) -> (B,Lq,H·d_v)
-    STAGE_KIND_OUT_PROJ,     // output = concat·W_Oᵀ + b_O
-    STAGE_KIND_ADD,          // residual_sum = output + query
-    STAGE_KIND_NORM,         // residual_norm, ffn_out = LayerNorm(sum)·γ + β (weight γ, bias β)
-    STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = relu(z·W1ᵀ + b1)
-    STAGE_KIND_FFN_SUM,      // ffn_sum = h·W2ᵀ + b2 + z (operands h, z)
-    STAGE_KIND_ROPE,         // q_rope, k_rope: each pair of the head turned by pos·θ_i
-    STAGE_KIND_POS_BIAS,     // position_bias (1, H, Lq, Lk): ALiBi's -m_h·(i - j)
-    STAGE_KIND_FLASH_STAT,   // flash_max, flash_sum (B, H, Lq, n_key_blocks): running max / sum
-    STAGE_KIND_FLASH_OUT,    // flash_out (B, H, Lq, d_v): acc / l, = head_out (operands head_out, flash_sum, v)
-    STAGE_KIND_CACHE,        // cache_k, cache_v (B, Hkv, L, d): the K/V cache after the last step
-    STAGE_KIND_DECODE,       // decode_output (B, L, C): one row per generation step, = output
-                             // (operands cache_k, cache_v, output)
-    STAGE_KIND_COUNT
-} StageKind;
-
-// The timeline: each step shows one or more stages.
-typedef enum StepId {
-    STEP_INPUT,
-    STEP_PROJECTION,
-    STEP_SPLIT,
-    STEP_ROPE,
-    STEP_SCORES,
-    STEP_MASK,
-    STEP_SOFTMAX,
-    STEP_WEIGHTED_SUM,
-    STEP_FLASH,
-    STEP_CONCAT,
-    STEP_OUTPUT,
-    STEP_ADD_NORM,
-    STEP_FFN,
-    STEP_DECODE,
-    STEP_COUNT
-} StepId;
 
 typedef struct Stage {
-    char name[STAGE_NAME_MAX];   // "q_proj", "scores", ...
+    char name[STAGE_NAME_MAX];   // "q_proj", "scores", ... (STAGE_INFO[id].name)
+    StageId id;                  // its row of stages.h's table
     StageKind kind;
     StepId step;
     Tensor t;                    // owned
@@ -91,15 +49,13 @@ typedef struct Trace {
 
 void trace_init(Trace *tr);
 void trace_free(Trace *tr);
-// Appends a stage with a zeroed tensor of the given shape; returns its index or -1.
-int trace_push(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape);
+// Appends stage id (name, kind and step from stages.h's table) with a zeroed tensor
+// of the given shape that reads the stages op0..op2 (-1: none); its index or -1.
+int trace_push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2);
 // The K/V heads (n_kv_heads, or n_heads without GQA), and the (batch, K/V head) slice
 // that query head h of batch b reads: b·H_kv + h / (H / H_kv), as repeat_interleave.
 int trace_kv_heads(const Trace *tr);
 size_t trace_kv_slice(const Trace *tr, int b, int h);
-// trace_push with the stages it reads (operands; -1: none); the index or -1.
-int trace_push_ops(Trace *tr, const char *name, StageKind kind, StepId step, int rank, const int *shape, int op0,
-                   int op1, int op2);
 // Fills every stage's absmax / minpos / any_nan: what the view colours with. Not part
 // of attn_forward (its speed is the core's); a Session computes them once per lesson,
 // and a view of a trace without them measures the tensors itself.

@@ -18,72 +18,40 @@
 
 // ---- the one table of stage names ---------------------------------------------------
 
+// How stage s and its parameters are written (stages.h's table).
 typedef struct StageName {
-    const char *stage;   // as the core names it (--dump)
-    const char *sym;     // its symbol in formulas
+    const char *sym;           // its symbol in formulas
     const char *weight, *wsym; // the parameter it applies (lesson "weights" key) and its symbol (as shown: Wᵀ)
     const char *bias, *bsym;
     const char *wplain;        // the weight's symbol as PyTorch stores it, (out, in): W_Q
 } StageName;
 
-static const StageName NAMES[] = {
-    {"input", "x", NULL, NULL, NULL, NULL, NULL},
-    {"key_input", "key", NULL, NULL, NULL, NULL, NULL},
-    {"value_input", "value", NULL, NULL, NULL, NULL, NULL},
-    {"mask", "mask", NULL, NULL, NULL, NULL, NULL},
-    {"q_proj", "Q", "w_q", "W_Qᵀ", "b_q", "b_Q", "W_Q"},
-    {"k_proj", "K", "w_k", "W_Kᵀ", "b_k", "b_K", "W_K"},
-    {"v_proj", "V", "w_v", "W_Vᵀ", "b_v", "b_V", "W_V"},
-    {"q_heads", "Q", NULL, NULL, NULL, NULL, NULL},
-    {"k_heads", "K", NULL, NULL, NULL, NULL, NULL},
-    {"v_heads", "V", NULL, NULL, NULL, NULL, NULL},
-    {"q_rope", "Q_rot", NULL, NULL, NULL, NULL, NULL},
-    {"k_rope", "K_rot", NULL, NULL, NULL, NULL, NULL},
-    {"position_bias", "position_bias", NULL, NULL, NULL, NULL, NULL},
-    {"flash_max", "m", NULL, NULL, NULL, NULL, NULL},
-    {"flash_sum", "l", NULL, NULL, NULL, NULL, NULL},
-    {"flash_out", "flash_out", NULL, NULL, NULL, NULL, NULL},
-    {"cache_k", "cache_k", NULL, NULL, NULL, NULL, NULL},
-    {"cache_v", "cache_v", NULL, NULL, NULL, NULL, NULL},
-    {"decode_output", "decode_output", NULL, NULL, NULL, NULL, NULL},
-    {"scores", "scores", NULL, NULL, NULL, NULL, NULL},
-    {"masked_scores", "masked_scores", NULL, NULL, NULL, NULL, NULL},
-    {"attn", "attn", NULL, NULL, NULL, NULL, NULL},
-    {"head_out", "head_out", NULL, NULL, NULL, NULL, NULL},
-    {"concat", "concat", NULL, NULL, NULL, NULL, NULL},
-    {"output", "output", "w_o", "W_Oᵀ", "b_o", "b_O", "W_O"},
-    {"residual_sum", "s", NULL, NULL, NULL, NULL, NULL},
-    {"residual_norm", "z", "norm_weight", "γ", "norm_bias", "β", "γ"},
-    {"ffn_hidden", "h", "ffn_w1", "W₁ᵀ", "ffn_b1", "b₁", "W₁"},
-    {"ffn_sum", "f", "ffn_w2", "W₂ᵀ", "ffn_b2", "b₂", "W₂"},
-    {"ffn_out", "y", "ffn_norm_weight", "γ", "ffn_norm_bias", "β", "γ"},
-};
-
-static const StageName *stage_name_of(const Trace *tr, int s)
+static StageName stage_name_of(const Trace *tr, int s)
 {
-    static const StageName none = {"?", "?", "weight", "W", "bias", "b", "W"};
-    if (s < 0 || s >= tr->n) return &none;
-    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-        if (!strcmp(NAMES[i].stage, tr->stages[s].name)) return &NAMES[i];
-    return &none;
+    if (s < 0 || s >= tr->n) return (StageName){"?", "weight", "W", "bias", "b", "W"};
+    const StageInfo *in = &STAGE_INFO[tr->stages[s].id];
+    const WeightInfo *w = in->weight != WEIGHT_NONE ? &WEIGHT_INFO[in->weight] : NULL;
+    const WeightInfo *b = in->bias != WEIGHT_NONE ? &WEIGHT_INFO[in->bias] : NULL;
+    return (StageName){in->symbol, w ? w->name : NULL, w ? w->symbol : NULL, b ? b->name : NULL,
+                       b ? b->symbol : NULL, w ? w->plain : NULL};
 }
 
 const char *scene_symbol(const Trace *tr, int s, Lang lang)
 {
     (void)lang; // formulas are code: the same symbols in every language
-    return stage_name_of(tr, s)->sym;
+    return stage_name_of(tr, s).sym;
 }
 
 const char *scene_weight_plain(const Trace *tr, int s)
 {
-    const char *w = stage_name_of(tr, s)->wplain;
+    const char *w = stage_name_of(tr, s).wplain;
     return w ? w : "?";
 }
 
 const char *scene_param_symbol(const Trace *tr, int s, bool bias)
 {
-    const StageName *nm = stage_name_of(tr, s);
-    return (bias ? nm->bsym : nm->wsym) ? (bias ? nm->bsym : nm->wsym) : "?";
+    const StageName nm = stage_name_of(tr, s);
+    return (bias ? nm.bsym : nm.wsym) ? (bias ? nm.bsym : nm.wsym) : "?";
 }
 
 static int imin(int a, int b) { return a < b ? a : b; }
@@ -168,9 +136,9 @@ static PanelSpec *add_param(Layout *L, const Trace *tr, const View *v, int stage
     p->is_weight = true;
     p->is_bias = bias;
     p->vector = t->rank == 1;
-    const StageName *nm = stage_name_of(tr, stage);
-    snprintf(p->source, sizeof p->source, "%s", bias ? nm->bias : nm->weight);
-    snprintf(p->title, sizeof p->title, "%s", bias ? nm->bsym : nm->wsym);
+    const StageName nm = stage_name_of(tr, stage);
+    snprintf(p->source, sizeof p->source, "%s", bias ? nm.bias : nm.weight);
+    snprintf(p->title, sizeof p->title, "%s", bias ? nm.bsym : nm.wsym);
     p->row_axis = p->vector ? AXIS_NONE : AXIS_INDEX;
     p->col_axis = AXIS_INDEX;
     if (!p->vector) layout_transpose(p); // (out, in) → Wᵀ (in, out): x·Wᵀ reads as row · column
@@ -381,7 +349,7 @@ static void panels_wsum(Layout *L, const Trace *tr, const View *v)
 
 static const char *op_sym(const Trace *tr, int s, int k)
 {
-    return s >= 0 && s < tr->n ? stage_name_of(tr, tr->stages[s].operands[k])->sym : "?";
+    return s >= 0 && s < tr->n ? stage_name_of(tr, tr->stages[s].operands[k]).sym : "?";
 }
 
 static void formula_named(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -390,42 +358,42 @@ static void formula_named(const Trace *tr, int s, Lang lang, char *out, size_t n
     snprintf(key, sizeof key, "formula.%s", tr->stages[s].name);
     const char *fx = i18n_lookup(LANG_EN, key); // formulas are code: the same in every language
     (void)lang;
-    snprintf(out, n, "%s", fx ? fx : stage_name_of(tr, s)->sym);
+    snprintf(out, n, "%s", fx ? fx : stage_name_of(tr, s).sym);
 }
 
 static void formula_linear(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
     const Stage *st = &tr->stages[s];
-    const StageName *nm = stage_name_of(tr, s);
+    const StageName nm = stage_name_of(tr, s);
     char b[32] = "";
-    if (has_bias(st)) snprintf(b, sizeof b, " + %s", nm->bsym);
+    if (has_bias(st)) snprintf(b, sizeof b, " + %s", nm.bsym);
     if (st->kind == STAGE_KIND_FFN_HIDDEN)
-        snprintf(out, n, "%s = relu(%s·%s%s)", nm->sym, op_sym(tr, s, 0), nm->wsym, b);
+        snprintf(out, n, "%s = relu(%s·%s%s)", nm.sym, op_sym(tr, s, 0), nm.wsym, b);
     else if (st->kind == STAGE_KIND_FFN_SUM)
-        snprintf(out, n, "%s = %s·%s%s + %s", nm->sym, op_sym(tr, s, 0), nm->wsym, b, op_sym(tr, s, 1));
+        snprintf(out, n, "%s = %s·%s%s + %s", nm.sym, op_sym(tr, s, 0), nm.wsym, b, op_sym(tr, s, 1));
     else
-        snprintf(out, n, "%s = %s·%s%s", nm->sym, op_sym(tr, s, 0), nm->wsym, b);
+        snprintf(out, n, "%s = %s·%s%s", nm.sym, op_sym(tr, s, 0), nm.wsym, b);
 }
 
 static void formula_add(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    snprintf(out, n, "%s = %s + %s", stage_name_of(tr, s)->sym, op_sym(tr, s, 0), op_sym(tr, s, 1));
+    snprintf(out, n, "%s = %s + %s", stage_name_of(tr, s).sym, op_sym(tr, s, 0), op_sym(tr, s, 1));
 }
 
 static void formula_norm(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
     const char *x = op_sym(tr, s, 0);
-    snprintf(out, n, "%s = LayerNorm(%s) = (%s − mean) / √(var + ε) · γ + β", stage_name_of(tr, s)->sym, x, x);
+    snprintf(out, n, "%s = LayerNorm(%s) = (%s − mean) / √(var + ε) · γ + β", stage_name_of(tr, s).sym, x, x);
 }
 
 static void formula_split(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
     const Tensor *t = &tr->stages[s].t; // (B, H, L, d)
-    snprintf(out, n, "%s = %s.view(%d, %d, %d, %d).transpose(1, 2)", stage_name_of(tr, s)->sym, op_sym(tr, s, 0),
+    snprintf(out, n, "%s = %s.view(%d, %d, %d, %d).transpose(1, 2)", stage_name_of(tr, s).sym, op_sym(tr, s, 0),
              t->shape[0], t->shape[2], t->shape[1], t->shape[3]);
 }
 
@@ -433,7 +401,7 @@ static void formula_concat(const Trace *tr, int s, Lang lang, char *out, size_t 
 {
     (void)lang;
     const Tensor *t = &tr->stages[s].t; // (B, L, H·d)
-    snprintf(out, n, "%s = %s.transpose(1, 2).reshape(%d, %d, %d)", stage_name_of(tr, s)->sym, op_sym(tr, s, 0),
+    snprintf(out, n, "%s = %s.transpose(1, 2).reshape(%d, %d, %d)", stage_name_of(tr, s).sym, op_sym(tr, s, 0),
              t->shape[0], t->shape[1], t->shape[2]);
 }
 
@@ -446,7 +414,11 @@ static bool scale_is_sqrt_dk(const Trace *tr)
 static void formula_scores(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    const char *r = stage_name_of(tr, s)->sym, *q = op_sym(tr, s, 0), *k = op_sym(tr, s, 1);
+    if (s < 0 || s >= tr->n) {
+        if (n) out[0] = '\0';
+        return;
+    }
+    const char *r = stage_name_of(tr, s).sym, *q = op_sym(tr, s, 0), *k = op_sym(tr, s, 1);
     char bias[40] = "";
     if (tr->stages[s].operands[2] >= 0) snprintf(bias, sizeof bias, " + %s", op_sym(tr, s, 2));
     if (tr->scale == 1.0f)
@@ -460,7 +432,7 @@ static void formula_scores(const Trace *tr, int s, Lang lang, char *out, size_t 
 static void formula_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    const char *r = stage_name_of(tr, s)->sym, *x = op_sym(tr, s, 0);
+    const char *r = stage_name_of(tr, s).sym, *x = op_sym(tr, s, 0);
     snprintf(out, n, "%s = %s·cos + %s(%s)·sin", r, x,
              tr->rope == ROPE_HALF ? "rotate_half" : "rotate_every_two", x);
 }
@@ -494,7 +466,7 @@ static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t 
 static void formula_pos_bias(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    snprintf(out, n, "%s[h, i, j] = −m_h·(i − j)", stage_name_of(tr, s)->sym);
+    snprintf(out, n, "%s[h, i, j] = −m_h·(i − j)", stage_name_of(tr, s).sym);
 }
 
 // "−1e9", "−∞": the fill as the lesson writes it
@@ -519,7 +491,7 @@ void scene_fill_text(float f, char *buf, size_t n)
 static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    const char *r = stage_name_of(tr, s)->sym, *x = op_sym(tr, s, 0);
+    const char *r = stage_name_of(tr, s).sym, *x = op_sym(tr, s, 0);
     if (tr->stages[s].operands[1] < 0) {
         snprintf(out, n, "%s = %s", r, x);
         return;
@@ -532,14 +504,14 @@ static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t 
 static void formula_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    const char *x = stage_name_of(tr, trace_find(tr, display_name(tr, tr->stages[s].operands[0], false)))->sym;
-    snprintf(out, n, "%s = softmax(%s, dim=−1)", stage_name_of(tr, s)->sym, x);
+    const char *x = stage_name_of(tr, trace_find(tr, display_name(tr, tr->stages[s].operands[0], false))).sym;
+    snprintf(out, n, "%s = softmax(%s, dim=−1)", stage_name_of(tr, s).sym, x);
 }
 
 static void formula_wsum(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    snprintf(out, n, "%s = %s·%s", stage_name_of(tr, s)->sym, op_sym(tr, s, 0), op_sym(tr, s, 1));
+    snprintf(out, n, "%s = %s·%s", stage_name_of(tr, s).sym, op_sym(tr, s, 0), op_sym(tr, s, 1));
 }
 
 // ---- the recipe table -----------------------------------------------------------------
@@ -1189,7 +1161,7 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
             if (panel_value(x, row, j) > mx || isnan(panel_value(x, row, j))) mx = panel_value(x, row, j);
         deriv_title(d, v, res, row, -1);
         // the row named as its panel is: scores (or masked_scores)
-        const char *xs = stage_name_of(tr, trace_find(tr, display_name(tr, st->operands[0], false)))->sym;
+        const char *xs = stage_name_of(tr, trace_find(tr, display_name(tr, st->operands[0], false))).sym;
         DerivLine *l = deriv_line(d, xs, n);
         for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
         deriv_line(d, "max", 1)->v[0] = mx;

@@ -1,0 +1,146 @@
+// stages.h — the table of every stage a forward pass can record and of every
+// weight slot a lesson holds: one row each, read by the forward (trace_push),
+// the lesson reader and writer (JSON names, the keys "steps" and "notes" may
+// use), the edits (weights.NAME), the command line (--print STAGE) and the
+// view (symbols in formulas). Adding a stage is a row here, the forward code
+// that fills it, its view recipe and its language keys.
+//
+// In the manner of llm.c's parameter table: an X-macro makes the enum and the
+// const rows from the same lines, so they cannot disagree.
+#ifndef ATTNVIZ_STAGES_H
+#define ATTNVIZ_STAGES_H
+
+#include <stddef.h>
+
+// What a stage does; the view picks its recipe (panels, animation, tooltip) from it.
+typedef enum StageKind {
+    STAGE_KIND_INPUT,        // input, key_input, value_input
+    STAGE_KIND_MASK,         // mask: (B, Lq, Lk), 1 = may attend, 0 = masked
+    STAGE_KIND_PROJECTION,   // q_proj, k_proj, v_proj: x·Wᵀ + b
+    STAGE_KIND_SPLIT,        // q_heads, k_heads, v_heads: (B,L,H·d) -> (B,H,L,d)
+    STAGE_KIND_SCORES,       // scores = Q·Kᵀ / scale
+    STAGE_KIND_MASKED,       // masked_scores = masked_fill(mask == 0, fill)
+    STAGE_KIND_SOFTMAX,      // attn = softmax(masked_scores)  (values in [0,1])
+    STAGE_KIND_WEIGHTED_SUM, // head_out = attn·V
+    STAGE_KIND_CONCAT,       // concat: (B,H,Lq,d_v) -> (B,Lq,H·d_v)
+    STAGE_KIND_OUT_PROJ,     // output = concat·W_Oᵀ + b_O
+    STAGE_KIND_ADD,          // residual_sum = output + query
+    STAGE_KIND_NORM,         // residual_norm, ffn_out = LayerNorm(sum)·γ + β (weight γ, bias β)
+    STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = relu(z·W1ᵀ + b1)
+    STAGE_KIND_FFN_SUM,      // ffn_sum = h·W2ᵀ + b2 + z (operands h, z)
+    STAGE_KIND_ROPE,         // q_rope, k_rope: each pair of the head turned by pos·θ_i
+    STAGE_KIND_POS_BIAS,     // position_bias (1, H, Lq, Lk): ALiBi's -m_h·(i - j)
+    STAGE_KIND_FLASH_STAT,   // flash_max, flash_sum (B, H, Lq, n_key_blocks): running max / sum
+    STAGE_KIND_FLASH_OUT,    // flash_out (B, H, Lq, d_v): acc / l, = head_out (operands head_out, flash_sum, v)
+    STAGE_KIND_CACHE,        // cache_k, cache_v (B, Hkv, L, d): the K/V cache after the last step
+    STAGE_KIND_DECODE,       // decode_output (B, L, C): one row per generation step, = output
+                             // (operands cache_k, cache_v, output)
+    STAGE_KIND_COUNT
+} StageKind;
+
+// The timeline: each step shows one or more stages. X(ID, name): the name is
+// the step's stable English id (a lesson's "steps" and "notes" keys, i18n keys).
+#define STEP_TABLE(X)                                                                                            \
+    X(INPUT, "input") X(PROJECTION, "projection") X(SPLIT, "split") X(ROPE, "rope") X(SCORES, "scores")          \
+    X(MASK, "mask") X(SOFTMAX, "softmax") X(WEIGHTED_SUM, "weighted_sum") X(FLASH, "flash")                      \
+    X(CONCAT, "concat") X(OUTPUT, "output") X(ADD_NORM, "add_norm") X(FFN, "ffn") X(DECODE, "decode")
+
+typedef enum StepId {
+#define STEP_ENUM(id, name) STEP_##id,
+    STEP_TABLE(STEP_ENUM)
+#undef STEP_ENUM
+    STEP_COUNT
+} StepId;
+
+// The weight slots, in the order the seeded generator numbers them (never
+// reorder: a lesson's "init" weights depend on it). X(ID, JSON name, field of
+// AttnWeights, symbol as a formula shows it, symbol as PyTorch stores it (out, in)).
+#define WEIGHT_TABLE(X)                                                                                          \
+    X(W_Q, "w_q", w_q, "W_Qᵀ", "W_Q")                                                                           \
+    X(B_Q, "b_q", b_q, "b_Q", "b_Q")                                                                            \
+    X(W_K, "w_k", w_k, "W_Kᵀ", "W_K")                                                                           \
+    X(B_K, "b_k", b_k, "b_K", "b_K")                                                                            \
+    X(W_V, "w_v", w_v, "W_Vᵀ", "W_V")                                                                           \
+    X(B_V, "b_v", b_v, "b_V", "b_V")                                                                            \
+    X(W_O, "w_o", w_o, "W_Oᵀ", "W_O")                                                                           \
+    X(B_O, "b_o", b_o, "b_O", "b_O")                                                                            \
+    X(FFN_W1, "ffn_w1", ffn_w1, "W₁ᵀ", "W₁")                                                                    \
+    X(FFN_B1, "ffn_b1", ffn_b1, "b₁", "b₁")                                                                     \
+    X(FFN_W2, "ffn_w2", ffn_w2, "W₂ᵀ", "W₂")                                                                    \
+    X(FFN_B2, "ffn_b2", ffn_b2, "b₂", "b₂")                                                                     \
+    X(NORM_WEIGHT, "norm_weight", norm_weight, "γ", "γ")                                                        \
+    X(NORM_BIAS, "norm_bias", norm_bias, "β", "β")                                                              \
+    X(FFN_NORM_WEIGHT, "ffn_norm_weight", ffn_norm_weight, "γ", "γ")                                            \
+    X(FFN_NORM_BIAS, "ffn_norm_bias", ffn_norm_bias, "β", "β")
+
+typedef enum WeightSlot {
+    WEIGHT_NONE = -1,
+#define WEIGHT_ENUM(id, json, field, sym, plain) WEIGHT_##id,
+    WEIGHT_TABLE(WEIGHT_ENUM)
+#undef WEIGHT_ENUM
+    WEIGHT_COUNT
+} WeightSlot;
+
+// Every stage. X(ID, name, kind, step, symbol in formulas, weight slot, bias slot).
+#define STAGE_TABLE(X)                                                                                           \
+    X(INPUT, "input", INPUT, INPUT, "x", NONE, NONE)                                                             \
+    X(KEY_INPUT, "key_input", INPUT, INPUT, "key", NONE, NONE)                                                   \
+    X(VALUE_INPUT, "value_input", INPUT, INPUT, "value", NONE, NONE)                                             \
+    X(MASK, "mask", MASK, INPUT, "mask", NONE, NONE)                                                             \
+    X(Q_PROJ, "q_proj", PROJECTION, PROJECTION, "Q", W_Q, B_Q)                                                   \
+    X(K_PROJ, "k_proj", PROJECTION, PROJECTION, "K", W_K, B_K)                                                   \
+    X(V_PROJ, "v_proj", PROJECTION, PROJECTION, "V", W_V, B_V)                                                   \
+    X(Q_HEADS, "q_heads", SPLIT, SPLIT, "Q", NONE, NONE)                                                         \
+    X(K_HEADS, "k_heads", SPLIT, SPLIT, "K", NONE, NONE)                                                         \
+    X(V_HEADS, "v_heads", SPLIT, SPLIT, "V", NONE, NONE)                                                         \
+    X(Q_ROPE, "q_rope", ROPE, ROPE, "Q_rot", NONE, NONE)                                                         \
+    X(K_ROPE, "k_rope", ROPE, ROPE, "K_rot", NONE, NONE)                                                         \
+    X(POSITION_BIAS, "position_bias", POS_BIAS, SCORES, "position_bias", NONE, NONE)                             \
+    X(SCORES, "scores", SCORES, SCORES, "scores", NONE, NONE)                                                    \
+    X(MASKED_SCORES, "masked_scores", MASKED, MASK, "masked_scores", NONE, NONE)                                 \
+    X(ATTN, "attn", SOFTMAX, SOFTMAX, "attn", NONE, NONE)                                                        \
+    X(HEAD_OUT, "head_out", WEIGHTED_SUM, WEIGHTED_SUM, "head_out", NONE, NONE)                                  \
+    X(FLASH_MAX, "flash_max", FLASH_STAT, FLASH, "m", NONE, NONE)                                                \
+    X(FLASH_SUM, "flash_sum", FLASH_STAT, FLASH, "l", NONE, NONE)                                                \
+    X(FLASH_OUT, "flash_out", FLASH_OUT, FLASH, "flash_out", NONE, NONE)                                         \
+    X(CONCAT, "concat", CONCAT, CONCAT, "concat", NONE, NONE)                                                    \
+    X(OUTPUT, "output", OUT_PROJ, OUTPUT, "output", W_O, B_O)                                                    \
+    X(RESIDUAL_SUM, "residual_sum", ADD, ADD_NORM, "s", NONE, NONE)                                              \
+    X(RESIDUAL_NORM, "residual_norm", NORM, ADD_NORM, "z", NORM_WEIGHT, NORM_BIAS)                               \
+    X(FFN_HIDDEN, "ffn_hidden", FFN_HIDDEN, FFN, "h", FFN_W1, FFN_B1)                                            \
+    X(FFN_SUM, "ffn_sum", FFN_SUM, FFN, "f", FFN_W2, FFN_B2)                                                     \
+    X(FFN_OUT, "ffn_out", NORM, FFN, "y", FFN_NORM_WEIGHT, FFN_NORM_BIAS)                                        \
+    X(CACHE_K, "cache_k", CACHE, DECODE, "cache_k", NONE, NONE)                                                  \
+    X(CACHE_V, "cache_v", CACHE, DECODE, "cache_v", NONE, NONE)                                                  \
+    X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)
+
+typedef enum StageId {
+#define STAGE_ENUM(id, name, kind, step, sym, w, b) STAGE_##id,
+    STAGE_TABLE(STAGE_ENUM)
+#undef STAGE_ENUM
+    STAGE_ID_COUNT
+} StageId;
+
+typedef struct StageInfo {
+    const char *name;     // "q_proj": --dump, --print, a lesson's "steps" keys
+    StageKind kind;
+    StepId step;
+    const char *symbol;   // in formulas: "Q"
+    WeightSlot weight, bias; // the parameters it applies (WEIGHT_NONE: none)
+} StageInfo;
+
+typedef struct WeightInfo {
+    const char *name;     // the lesson's "weights" key: "w_q" (its Tensor: lesson_weight)
+    const char *symbol;   // as a formula shows it: "W_Qᵀ"
+    const char *plain;    // as PyTorch stores it, (out, in): "W_Q"
+} WeightInfo;
+
+extern const StageInfo STAGE_INFO[STAGE_ID_COUNT];
+extern const WeightInfo WEIGHT_INFO[WEIGHT_COUNT];
+extern const char *const STEP_NAMES[STEP_COUNT];
+
+// The stage (weight slot) with this name, or -1.
+int stage_id_of(const char *name);
+int weight_slot_of(const char *name);
+
+#endif
