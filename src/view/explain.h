@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "layout.h"
+#include "panel.h"
 
 #define EXPLAIN_MAX_TERMS 6  // terms written out before "… (n terms)"
 

@@ -15,64 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool rect_contains(Rect r, int x, int y)
-{
-    return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
-}
-
-bool rect_overlap(Rect a, Rect b)
-{
-    return a.w > 0 && a.h > 0 && b.w > 0 && b.h > 0 && a.x < b.x + b.w && b.x < a.x + a.w &&
-           a.y < b.y + b.h && b.y < a.y + a.h;
-}
-
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
 static int even(float px) { return imax(8, 2 * (int)lrintf(px * 0.5f)); }
-
-float panel_value(const PanelSpec *ps, int r, int c)
-{
-    return ps->data[(size_t)r * (size_t)ps->rs + (size_t)c * (size_t)ps->cs];
-}
-
-bool stage_has_heads(const Stage *st) { return st->t.rank == 4; }
-
-// ---- slices ----------------------------------------------------------------------
-
-// A 2-D slice of t at batch b, head h: (B,H,R,C) → (R,C); (B,R,C) → (R,C).
-void layout_slice(PanelSpec *p, const Tensor *t, int b, int h)
-{
-    int R = 1, C = 1;
-    size_t off = 0;
-    p->head = -1;
-    if (t->rank == 4) {
-        int B = t->shape[0], H = t->shape[1];
-        R = t->shape[2], C = t->shape[3];
-        b = imin(imax(b, 0), B - 1), h = imin(imax(h, 0), H - 1);
-        off = ((size_t)b * (size_t)H + (size_t)h) * (size_t)R * (size_t)C;
-        p->head = h;
-    } else if (t->rank == 3) {
-        R = t->shape[1], C = t->shape[2];
-        b = imin(imax(b, 0), t->shape[0] - 1);
-        off = (size_t)b * (size_t)R * (size_t)C;
-    } else if (t->rank == 2) {
-        R = t->shape[0], C = t->shape[1];
-    } else if (t->rank == 1) {
-        C = t->shape[0];
-    }
-    p->data = t->data + off;
-    p->rows = R, p->cols = C, p->rs = C, p->cs = 1;
-}
-
-void layout_transpose(PanelSpec *p)
-{
-    int t = p->rows;
-    p->rows = p->cols, p->cols = t;
-    t = p->rs, p->rs = p->cs, p->cs = t;
-    AxisKind a = p->row_axis;
-    p->row_axis = p->col_axis, p->col_axis = a;
-    p->transposed = !p->transposed;
-}
 
 // ---- numbers in cells: as many decimals as the cell allows -----------------
 

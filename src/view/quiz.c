@@ -59,7 +59,7 @@ static PanelSpec slice_of(const Trace *tr, int s, int b, int h)
 {
     PanelSpec p;
     memset(&p, 0, sizeof p);
-    layout_slice(&p, &tr->stages[s].t, b, h < 0 ? 0 : h);
+    panel_slice(&p, &tr->stages[s].t, b, h < 0 ? 0 : h);
     return p;
 }
 

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "lesson.h"
+#include "scene.h" // QuizKind: which a stage asks is its recipe's
 #include "trace.h"
 
 #define QUIZ_MAX_QUESTIONS 40     // a lesson's questions (any lesson: bounded)
@@ -32,19 +33,6 @@
 #define QUIZ_MAX_LIST 32          // numbers in one answer (a list of rows or keys, a shape)
 #define QUIZ_VALUE_TOLERANCE 0.005f
 
-// In the order a stage asks them when it could ask more than QUIZ_MAX_PER_STAGE.
-typedef enum QuizKind {
-    QUIZ_MASKED,   // which keys the mask removes in row i (masked_scores); which rows of attn come out NaN / uniform
-    QUIZ_ARGMAX,   // which key query i attends to most in head h (attn)
-    QUIZ_SUM,      // what row i of attn sums to
-    QUIZ_SOURCE,   // which head and which column of it a concat column comes from
-    QUIZ_SHAPE,    // the shape of the stage's result, PyTorch order
-    QUIZ_VALUE,    // one cell's value, typed as a number
-    QUIZ_AUTHORED, // the lesson's own question ("quiz" in the file): never generated
-    QUIZ_KIND_COUNT
-} QuizKind;
-
-#define QUIZ_BIT(k) (1u << (k))
 
 typedef struct QuizQuestion {
     char id[64];          // "attn-argmax-b0-h1-2": unique in the lesson's list, the same for a seed

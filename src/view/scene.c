@@ -13,7 +13,6 @@
 
 #include "edit.h"
 #include "i18n.h"
-#include "quiz.h"
 #include "trace_ops.h"
 
 // ---- the one table of stage names ---------------------------------------------------
@@ -96,7 +95,7 @@ static PanelSpec *add_stage(Layout *L, const Trace *tr, const View *v, int stage
     // a shared K/V head (GQA / MQA): the one query head `head` reads
     int kv = trace_kv_head(tr, &st->t, head);
     bool shared = kv != head || (st->t.rank == 4 && st->t.shape[1] < tr->n_heads);
-    layout_slice(p, &st->t, v->batch, kv);
+    panel_slice(p, &st->t, v->batch, kv);
     p->stage = stage;
     if (shared) p->kv_group = tr->n_heads / st->t.shape[1];
     snprintf(p->source, sizeof p->source, "%s", st->name);
@@ -108,7 +107,7 @@ static PanelSpec *add_stage(Layout *L, const Trace *tr, const View *v, int stage
     int mi = trace_find(tr, "mask");
     if (st->kind == STAGE_KIND_MASKED && mi >= 0) {
         PanelSpec tmp;
-        layout_slice(&tmp, &tr->stages[mi].t, v->batch, 0);
+        panel_slice(&tmp, &tr->stages[mi].t, v->batch, 0);
         p->mask = tmp.data;
     }
     char key[48];
@@ -131,7 +130,7 @@ static PanelSpec *add_param(Layout *L, const Trace *tr, const View *v, int stage
     if (!t || !tensor_present(t) || t->rank < 1 || t->rank > 2) return NULL;
     PanelSpec *p = new_panel(L, op, reads);
     if (!p) return NULL;
-    layout_slice(p, t, 0, 0);
+    panel_slice(p, t, 0, 0);
     p->stage = stage;
     p->is_weight = true;
     p->is_bias = bias;
@@ -141,7 +140,7 @@ static PanelSpec *add_param(Layout *L, const Trace *tr, const View *v, int stage
     snprintf(p->title, sizeof p->title, "%s", bias ? nm.bsym : nm.wsym);
     p->row_axis = p->vector ? AXIS_NONE : AXIS_INDEX;
     p->col_axis = AXIS_INDEX;
-    if (!p->vector) layout_transpose(p); // (out, in) → Wᵀ (in, out): x·Wᵀ reads as row · column
+    if (!p->vector) panel_transpose(p); // (out, in) → Wᵀ (in, out): x·Wᵀ reads as row · column
     // a vector goes under the parameter before it when their columns match (b under
     // Wᵀ, β under γ): every term stays on screen without taking width
     const PanelSpec *prev = L->n_panels >= 2 ? &L->spec[L->n_panels - 2] : NULL;
@@ -265,7 +264,7 @@ static void panels_scores(Layout *L, const Trace *tr, const View *v)
     add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
     PanelSpec *k = add_stage(L, tr, v, st->operands[1], v->head, "·", READS_COL);
     if (k) {
-        layout_transpose(k);
+        panel_transpose(k);
         size_t len = strlen(k->title);
         // "K · h0" → "Kᵀ · h0"
         const char *dot = strstr(k->title, " · ");

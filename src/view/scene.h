@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "layout.h"
+#include "panel.h"
 
 // How the result of a stage appears while its transition runs.
 typedef enum AnimKind {
@@ -48,6 +48,21 @@ typedef enum TipKind {
     TIP_EQUAL,           // the same number another way (flash_out = head_out, decode_output = output)
     TIP_CACHE,           // the step that wrote a cache row
 } TipKind;
+
+// The study mode's questions (quiz.h asks them).
+// In the order a stage asks them when it could ask more than QUIZ_MAX_PER_STAGE.
+typedef enum QuizKind {
+    QUIZ_MASKED,   // which keys the mask removes in row i (masked_scores); which rows of attn come out NaN / uniform
+    QUIZ_ARGMAX,   // which key query i attends to most in head h (attn)
+    QUIZ_SUM,      // what row i of attn sums to
+    QUIZ_SOURCE,   // which head and which column of it a concat column comes from
+    QUIZ_SHAPE,    // the shape of the stage's result, PyTorch order
+    QUIZ_VALUE,    // one cell's value, typed as a number
+    QUIZ_AUTHORED, // the lesson's own question ("quiz" in the file): never generated
+    QUIZ_KIND_COUNT
+} QuizKind;
+
+#define QUIZ_BIT(k) (1u << (k))
 
 typedef struct StageRecipe {
     void (*panels)(Layout *L, const Trace *tr, const View *v); // adds the panels

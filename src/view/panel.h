@@ -1,0 +1,153 @@
+// panel.h — what a frame shows, as types: a panel is a 2-D slice of a tensor
+// (PanelSpec), a Layout is the frame's panels, their colour-scale groups and
+// every place on screen. scene.c fills the panels from the stage's recipe,
+// layout.c places them; the renderer, hover, --describe and the tests read
+// them. Pure data and the few functions on a panel alone (no geometry).
+#ifndef ATTNVIZ_PANEL_H
+#define ATTNVIZ_PANEL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "colormap.h"
+#include "trace.h"
+#include "view.h"
+
+#define LAYOUT_MAX_PANELS 12
+#define LAYOUT_MAX_HEAD_PANELS 8  // split/concat show at most this many heads
+#define LAYOUT_MAX_TABS 16        // batch or head tabs
+#define LAYOUT_IMAGE_CELL 10      // cells narrower or shorter than this (px) are drawn as an image
+#define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 10 px)
+#define LAYOUT_PROJECTOR_NUMBER_PX 35 // projector mode (View.projector): × UI scale (28 px at 1024×768)
+#define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
+
+typedef struct Rect {
+    int x, y, w, h;
+} Rect;
+
+typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE } AxisKind; // NONE: no labels (a vector)
+
+// How a panel relates to result cell (i, j) (hover and animation highlight it):
+typedef enum Reads {
+    READS_NONE,
+    READS_ROW,        // row i (x in x·Wᵀ, Q in Q·Kᵀ, attn in attn·V, the sum a LayerNorm normalises)
+    READS_COL,        // column j (Wᵀ, Kᵀ, V; a bias, γ or β: element j)
+    READS_CELL,       // cell (i, j) (both terms of a sum, the score a mask fills)
+    READS_HEAD_SRC,   // split: head panel h cell (i, j) comes from source cell (i, h·d + j)
+    READS_HEAD_DST,   // concat: result cell (i, j) comes from head panel j / d, cell (i, j mod d)
+    READS_TILE,       // flash: result cell (i, kb) reads row i, key block kb (tile_cols keys) of the scores
+} Reads;
+
+// Colour-scale groups: a tensor and every view of it share one scale in a frame
+// (Q and its heads, head outputs and concat, scores and masked scores).
+typedef struct ScaleGroup {
+    ColorScale scale;
+    bool mask01;           // the 0/1 mask: 1 = attend, 0 = masked (hatched)
+    char label[96];        // what the legend calls it: the names of its panels
+} ScaleGroup;
+
+// One heatmap: a 2-D slice of a tensor. Element (r, c) is data[r*rs + c*cs].
+typedef struct PanelSpec {
+    const float *data;
+    int rows, cols, rs, cs;     // full slice
+    int shown_rows, shown_cols; // = rows, cols: every cell is drawn (zoom decides which are visible)
+    const float *mask;          // (rows, cols) row-major, 0 → masked look; NULL = none
+    int stage;                  // trace stage shown, or the stage whose parameter this is
+    bool is_weight;             // a parameter of the stage (weight, bias, γ, β), not a stage tensor
+    bool is_bias;               // with is_weight: the bias / β (Stage.bias), else the weight / γ
+    bool vector;                // a 1-row parameter (bias, γ, β): one element per column
+    bool stacked;               // placed under the panel before it (a bias under its weight, β under γ):
+                                // the same columns, no width of its own
+    char title[64];             // caption, as the lesson names it ("Q · h1", "W_Qᵀ", "b_Q", "γ")
+    char source[24];            // stage name as in --dump, or the parameter's name ("w_q", "b_q")
+    int group;                  // index into Layout.group: the colour scale it is drawn with
+    float num_max;              // the largest |value| its numbers print (the shown batch's): their digits
+    bool addend;                // a term added into the result (a bias, β, a residual): coloured on
+                                // the result's scale, so the sum's parts compare by colour
+    Reads reads;                // what it shows of a result cell's computation
+    bool transposed;            // shown transposed (Kᵀ, Wᵀ)
+    bool result;                // the current stage's own tensor
+    bool row_sums;              // softmax: a Σ column to the right
+    int head;                   // head of this slice, -1 none
+    int head_blocks;            // >0: columns are this many head-coloured blocks
+    int block_cols;             // columns per block
+    bool neg_inf_masked;        // −∞ cells have the masked look (a running max before any key is seen)
+    int tile_rows, tile_cols;   // >0: FlashAttention's tiles (block_q × block_k), outlined over the cells
+    int kv_group;               // >0: shared K/V head(s) (GQA / MQA), each read by this many query
+                                // heads: drawn in ink, not in one query head's colour
+    AxisKind row_axis, col_axis;
+    ColorScale scale;
+    char op[16];                // operator left of the panel ("·", "+", "=", "/1.41 =", "→", "")
+    int decimals;               // digits after the point in cells; -1 = no numbers
+    int px_cell;                // font size of the numbers
+    bool any_masked, any_nan;   // some cell has the masked / NaN look
+    // The what-if lab: the same slice of the original lesson (View.ref), read with the
+    // same strides, to mark the cells an edit changed; ref_one: the original had no
+    // such tensor and means 1 everywhere (a mask added by an edit). Both unset: no marks.
+    const float *ref;
+    bool ref_one;
+    bool any_changed;           // some cell differs from the original (the legend explains the mark)
+} PanelSpec;
+
+typedef struct Layout {
+    int w, h;
+    float s;                     // UI scale: 1 at 1280×720
+    float num_s;                 // the scale numbers in cells are sized with: s, larger in projector mode
+    bool split;                  // projector mode: the stage shows one part of its panels (part)
+    int part, n_parts;           // which of n_parts: operands (together or one by one), the result last
+    int px_title, px_body, px_small, px_formula, px_op, px_help;
+    Rect timeline;
+    int n_steps;
+    StepId step_id[STEP_COUNT];
+    Rect step_rect[STEP_COUNT];
+    Rect tabs;
+    int n_batch_tabs, n_head_tabs;
+    Rect batch_label, head_label;
+    Rect batch_tab[LAYOUT_MAX_TABS], head_tab[LAYOUT_MAX_TABS];
+    Rect status;                 // play/speed/palette, right of the tabs
+    Rect header;                 // stage name, shapes, formula
+    Rect area;                   // where the heatmaps go
+    int n_panels;
+    PanelSpec spec[LAYOUT_MAX_PANELS];
+    Rect panel[LAYOUT_MAX_PANELS];    // the viewport of the cells (all of them when not zoomed)
+    Rect caption[LAYOUT_MAX_PANELS];  // name + shape above
+    Rect op[LAYOUT_MAX_PANELS];       // the operator left of the panel
+    int cell[LAYOUT_MAX_PANELS];      // nominal cell side in whole pixels (the smaller of w, h)
+    // Cell geometry in 1/LAYOUT_Q px: column j spans screen x from
+    // panel.x + ceil((j·cell_wq − off_xq) / Q) to that of j + 1 (rows likewise), so
+    // pixel x shows column floor(((x − panel.x)·Q + off_xq) / cell_wq): exactly one
+    // cell per pixel, cells narrower than a pixel are skipped (subsampled).
+    int fit_wq, fit_hq;               // the fitted cell (all panels), before zoom: wider than tall
+                                      // (up to 1.5×) when that makes the numbers larger
+    int cell_wq[LAYOUT_MAX_PANELS], cell_hq[LAYOUT_MAX_PANELS];
+    int off_xq[LAYOUT_MAX_PANELS], off_yq[LAYOUT_MAX_PANELS]; // content scrolled out at the left / top
+    bool zoom_x[LAYOUT_MAX_PANELS], zoom_y[LAYOUT_MAX_PANELS]; // follows View.zoom in x / y
+    bool image[LAYOUT_MAX_PANELS];    // drawn as an image: cells < LAYOUT_IMAGE_CELL px, no gaps, no numbers
+    int label_w[LAYOUT_MAX_PANELS];   // width of the row-label column left of the panel
+    bool row_labels[LAYOUT_MAX_PANELS]; // false: shares the labels of the panel to its left
+    int sum_w[LAYOUT_MAX_PANELS];     // width of the Σ column (row_sums), 0 none
+    int sum_decimals[LAYOUT_MAX_PANELS], sum_px[LAYOUT_MAX_PANELS]; // numbers in the Σ column
+    int row_label_w, col_label_h;     // row_label_w: the widest label column
+    int result_panel;                 // index of the result, -1 none
+    int n_groups;                     // colour-scale groups of the panels (legend rows)
+    ScaleGroup group[LAYOUT_MAX_PANELS];
+    Rect deriv;                       // the derivation strip under the panels (scene.h), w = 0: none
+    int deriv_line_h;                 // the height of one of its lines
+    bool deriv_shrank;                // the strip made the cells smaller (only while they keep numbers)
+    char formula[320];                // the stage's formula, true for this lesson (scene.h)
+    char formula_note[400];           // the numbers it uses ("√d_k = √2 = 1.414")
+    Rect narration, legend;
+} Layout;
+
+bool rect_contains(Rect r, int x, int y);
+bool rect_overlap(Rect a, Rect b);
+// Value of element (r, c) of a panel (the weight or tensor slice).
+float panel_value(const PanelSpec *ps, int r, int c);
+// Whether a stage's tensor has a head axis (B, H, L, d).
+bool stage_has_heads(const Stage *st);
+// A 2-D slice of t at batch b, head h into p (data, rows, cols, strides, head).
+void panel_slice(PanelSpec *p, const Tensor *t, int b, int h);
+// Swaps p's rows and columns (Kᵀ, Wᵀ).
+void panel_transpose(PanelSpec *p);
+
+#endif
