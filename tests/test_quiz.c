@@ -190,7 +190,7 @@ static void check_trace(const char *file, const Trace *tr, const Lesson *ls)
                 const QuizQuestion *q = &qa[i];
                 assert_true(q->stage >= 0 && q->stage < tr->n);
                 assert_true(++per_stage[q->stage] <= QUIZ_MAX_PER_STAGE);
-                assert_true(scene_recipe(tr->stages[q->stage].kind)->quiz & QUIZ_BIT(q->kind));
+                assert_true(recipe_of(tr->stages[q->stage].kind)->quiz & QUIZ_BIT(q->kind));
                 kinds |= QUIZ_BIT(q->kind);
                 if (!q->question[0] || !q->explanation[0] || has_placeholder(q->question) || has_placeholder(q->explanation))
                     fail_msg("%s: %s: question \"%s\" explanation \"%s\"", where, q->id, q->question, q->explanation);

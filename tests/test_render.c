@@ -268,7 +268,7 @@ static void test_explain(void **state)
     assert_non_null(strstr(tip, "/ 1.41"));  // the actual scale
     assert_non_null(strstr(tip, "×"));       // terms written out
     char want[32];
-    explain_number(tr.stages[v.stage].t.data[1 * 4 + 2], want, sizeof want);
+    tip_number(tr.stages[v.stage].t.data[1 * 4 + 2], want, sizeof want);
     assert_non_null(strstr(tip, want));
     v.stage = trace_find(&tr, "attn");
     layout_compute(&L, &tr, &v, 1280, 720);
@@ -1054,7 +1054,7 @@ static void test_image_mode_hover(void **state)
             if (hits++ % 97 == 0) { // the tooltip prints it
                 char tip[1024], num[32];
                 explain_cell(&tr, &v, &L, p, r, c, tip, sizeof tip);
-                explain_number(want, num, sizeof num);
+                tip_number(want, num, sizeof num);
                 assert_non_null(strstr(tip, num));
             }
         }

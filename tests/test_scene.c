@@ -113,7 +113,7 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
     case STAGE_KIND_OUT_PROJ:
     case STAGE_KIND_FFN_HIDDEN:
     case STAGE_KIND_FFN_SUM: {
-        const char *b = scene_param_symbol(tr, v->stage, true);
+        const char *b = recipe_param_symbol(tr, v->stage, true);
         if ((strstr(L->formula, b) != NULL) != bias)
             fail_msg("%s: bias %s %s in \"%s\"", where, b, bias ? "missing" : "shown without a bias", L->formula);
         int weights = 0, biases = 0;
@@ -122,7 +122,7 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
         if (weights != 1 || biases != (bias ? 1 : 0))
             fail_msg("%s: %d weight and %d bias panels (bias: %d)", where, weights, biases, bias);
         // the operand as the lesson names it: key / value in cross-attention, z after a LayerNorm
-        const char *x = scene_symbol(tr, st->operands[0], v->lang);
+        const char *x = recipe_symbol(tr, st->operands[0], v->lang);
         char want[64];
         snprintf(want, sizeof want, "%s·", x);
         if (!strstr(L->formula, want)) fail_msg("%s: \"%s\" lacks its operand %s", where, L->formula, x);
@@ -336,8 +336,8 @@ static void test_teacher_examples(void **state)
     assert_string_equal(formula_of(ses, &v, &L, "masked_scores"), "masked_scores = scores.masked_fill(mask == 0, −1e10)");
     for (int p = 0; p < L.n_panels; p++) assert_true(strcmp(L.spec[p].op, "+") != 0);
     // padded keys are marked (batch 1 pads its last two keys)
-    assert_false(scene_key_is_padding(&tr, 0, 4));
-    assert_true(scene_key_is_padding(&tr, 1, 4));
+    assert_false(recipe_key_is_padding(&tr, 0, 4));
+    assert_true(recipe_key_is_padding(&tr, 1, 4));
     session_destroy(ses);
     // the FFN reads z = LayerNorm(s); its output shows b₂, the residual, γ and β
     OPEN("lessons/dk-dv-residual-ffn.json");

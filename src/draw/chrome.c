@@ -91,7 +91,7 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
                             on ? THEME.white : ink, 255, q, b);
     }
     const Stage *st = v->stage >= 0 && v->stage < tr->n ? &tr->stages[v->stage] : NULL;
-    bool heads_matter = st && (st->t.rank == 4 || scene_recipe(st->kind)->anim == ANIM_CONCAT);
+    bool heads_matter = st && (st->t.rank == 4 || recipe_of(st->kind)->anim == ANIM_CONCAT);
     for (int i = 0; i < L->n_head_tabs; i++) {
         Rect q = L->head_tab[i];
         bool on = i == v->head;

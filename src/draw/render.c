@@ -130,7 +130,7 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     if (v->hide_result) snprintf(shape, sizeof shape, "(?)"); // a question may ask it
     snprintf(key, sizeof key, "name.%s", st->name);
     int o = st->operands[0];
-    AnimKind anim = scene_recipe(st->kind)->anim;
+    AnimKind anim = recipe_of(st->kind)->anim;
     if (o >= 0 && (anim == ANIM_SPLIT || anim == ANIM_CONCAT)) {
         char os[32], ok[48];
         tensor_shape_str(&tr->stages[o].t, os, sizeof os);
@@ -272,7 +272,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
             paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
-            bool pad = ps->row_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, i);
+            bool pad = ps->row_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, i);
             paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, q.x - paint_px(L->s, 6), (y0 + y1 - hh) / 2,
                        ALIGN_RIGHT, t);
             if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
@@ -308,7 +308,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         // the last label may end at the panel's edge instead of sticking out (never cut)
         if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
         if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
-        bool pad = ps->col_axis == AXIS_KEY && scene_key_is_padding(tr, v->batch, j);
+        bool pad = ps->col_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, j);
         int ty = q.y - L->col_label_h + (L->col_label_h - hh) / 2;
         paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
         if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
@@ -462,7 +462,7 @@ static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const 
 {
     if (L->deriv.w <= 0 || L->result_panel < 0 || v->hide_result) return;
     const PanelSpec *res = &L->spec[L->result_panel];
-    AnimKind k = scene_recipe(tr->stages[v->stage].kind)->anim;
+    AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
     int row = scene_derivation_row(L), col = 0, hp, hr, hc;
     float shown = 1.0f;
     if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result) {
@@ -480,7 +480,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                        int p, float e, const char *mask_text)
 {
     const PanelSpec *ps = &L->spec[p];
-    AnimKind k = scene_recipe(tr->stages[v->stage].kind)->anim;
+    AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
     Rect q = L->panel[p];
     bool animate = ps->result && e < 1.0f;
     // split: whole head blocks slide out of the source into their panels
@@ -625,8 +625,8 @@ static void legend_numbers(const ScaleGroup *G, char *lo, size_t nlo, char *hi, 
         snprintf(lo, nlo, "≤%g", (double)G->scale.lo);
         snprintf(hi, nhi, "%g log", (double)G->scale.hi);
     } else {
-        explain_number(G->scale.lo, lo, nlo);
-        explain_number(G->scale.hi, hi, nhi);
+        tip_number(G->scale.lo, lo, nlo);
+        tip_number(G->scale.hi, hi, nhi);
     }
 }
 
@@ -845,7 +845,7 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
     if (tr->n == 0) return;
     float e = ease_in_out_cubic(v->anim);
     char mask_text[32];
-    scene_fill_text(tr->mask_fill, mask_text, sizeof mask_text);
+    recipe_fill_text(tr->mask_fill, mask_text, sizeof mask_text);
     chrome_draw_timeline(cv, L, tr, v);
     chrome_draw_tabs(cv, L, tr, v, ov);
     if (ov) picker_draw_button(cv, L, v, ov->picker);

@@ -41,7 +41,7 @@ void labmenu_fill(LabMenu *m, const Trace *tr, bool delta, bool can_undo, bool c
     float f = tr->mask_fill;
     m->current[LAB_ROW_FILL] = f == -1e9f ? LAB_FILL_1E9 : f == -1e10f ? LAB_FILL_1E10 : isinf(f) && f < 0 ? LAB_FILL_INF : LAB_FILL_OTHER;
     if (m->current[LAB_ROW_FILL] == LAB_FILL_OTHER) {
-        scene_fill_text(f, buf, sizeof buf);
+        recipe_fill_text(f, buf, sizeof buf);
         set(m, LAB_ROW_FILL, LAB_FILL_OTHER, buf, false);
     }
 

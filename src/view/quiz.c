@@ -245,7 +245,7 @@ static bool ask_value(Ctx *c, QuizQuestion *q)
         char fx[320], idx[64];
         scene_formula(c->tr, c->stage, c->lang, fx, sizeof fx);
         index_text(c->st, b, h, r, col, idx, sizeof idx);
-        const char *qa[] = {fx, scene_symbol(c->tr, c->stage, c->lang), idx};
+        const char *qa[] = {fx, recipe_symbol(c->tr, c->stage, c->lang), idx};
         fmt(q->question, sizeof q->question, c, "quiz.value", 3, qa);
         frame(c, b, h);
         explain_cell(c->tr, &c->v, &c->L, c->L.result_panel, r, col, q->explanation, sizeof q->explanation);
@@ -302,9 +302,9 @@ static bool ask_argmax(Ctx *c, QuizQuestion *q)
             fmt(q->question, sizeof q->question, c, "quiz.argmax", 3, qa);
             int so = scores_stage(c->tr, c->stage);
             PanelSpec sp = slice_of(c->tr, so, b, h);
-            explain_number(panel_value(p, r, arg), wb, sizeof wb);
-            explain_number(panel_value(&sp, r, arg), sb, sizeof sb);
-            const char *ea[] = {rb, wb, kb, scene_symbol(c->tr, so, c->lang), jb, sb};
+            tip_number(panel_value(p, r, arg), wb, sizeof wb);
+            tip_number(panel_value(&sp, r, arg), sb, sizeof sb);
+            const char *ea[] = {rb, wb, kb, recipe_symbol(c->tr, so, c->lang), jb, sb};
             fmt(q->explanation, sizeof q->explanation, c, "quiz.argmax_why", 6, ea);
             return true;
         }
@@ -367,7 +367,7 @@ static bool ask_masked_row(Ctx *c, QuizQuestion *q, int mi)
             snprintf(bb, sizeof bb, "%d", b), snprintf(rb, sizeof rb, "%d", r);
             pos_label(c, false, r, qb, sizeof qb);
             list_text(q->answer, q->n_answer, lb, sizeof lb);
-            scene_fill_text(c->tr->mask_fill, fb, sizeof fb);
+            recipe_fill_text(c->tr->mask_fill, fb, sizeof fb);
             const char *qa[] = {bb, qb};
             fmt(q->question, sizeof q->question, c, "quiz.masked_row", 2, qa);
             const char *ea[] = {bb, rb, lb, fb};
@@ -416,8 +416,8 @@ static bool ask_masked_rows(Ctx *c, QuizQuestion *q, int mi)
             snprintf(bb, sizeof bb, "%d", b), snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h);
             snprintf(lk, sizeof lk, "%d", p.cols);
             list_text(rows, n, lb, sizeof lb);
-            scene_fill_text(c->tr->mask_fill, fb, sizeof fb);
-            explain_number(1.0f / (float)p.cols, ub, sizeof ub);
+            recipe_fill_text(c->tr->mask_fill, fb, sizeof fb);
+            tip_number(1.0f / (float)p.cols, ub, sizeof ub);
             const char *qa[] = {bb, hb, lk, c->st->name};
             fmt(q->question, sizeof q->question, c, nan ? "quiz.masked_nan" : "quiz.masked_uniform", 4, qa);
             const char *ea[] = {lb, fb, lk, ub};
@@ -476,7 +476,7 @@ int quiz_stage(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int 
     if (stage < 0 || stage >= tr->n || max <= 0) return 0;
     Ctx c; // ~7 KB with its frame: on the stack, nothing allocated
     c.tr = tr, c.ls = ls, c.lang = lang, c.stage = stage, c.st = &tr->stages[stage];
-    unsigned kinds = scene_recipe(c.st->kind)->quiz;
+    unsigned kinds = recipe_of(c.st->kind)->quiz;
     int n = 0, cap = max < QUIZ_MAX_PER_STAGE ? max : QUIZ_MAX_PER_STAGE;
     for (int k = 0; k < QUIZ_KIND_COUNT && n < cap; k++) {
         if (!(kinds & QUIZ_BIT(k))) continue;

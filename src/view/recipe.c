@@ -1,0 +1,257 @@
+// recipe.c — the table of recipes and what recipes are written with (recipe.h).
+#include "recipe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "i18n.h"
+
+static int imin(int a, int b) { return a < b ? a : b; }
+
+StageName recipe_name_of(const Trace *tr, int s)
+{
+    if (s < 0 || s >= tr->n) return (StageName){"?", "weight", "W", "bias", "b", "W"};
+    const StageInfo *in = &STAGE_INFO[tr->stages[s].id];
+    const WeightInfo *w = in->weight != WEIGHT_NONE ? &WEIGHT_INFO[in->weight] : NULL;
+    const WeightInfo *b = in->bias != WEIGHT_NONE ? &WEIGHT_INFO[in->bias] : NULL;
+    return (StageName){in->symbol, w ? w->name : NULL, w ? w->symbol : NULL, b ? b->name : NULL,
+                       b ? b->symbol : NULL, w ? w->plain : NULL};
+}
+
+bool recipe_has_bias(const Stage *st) { return st->bias && tensor_present(st->bias); }
+
+// The masked copy of the scores is just "scores" in a lesson without a mask.
+static bool trace_has_mask(const Trace *tr) { return tr->mask_kind != 0; }
+
+// The stage a panel of stage s is named after: masked_scores without a mask is the
+// scores where it is read (softmax), but keeps its name as the masking stage's result.
+const char *recipe_display_name(const Trace *tr, int s, bool result)
+{
+    const Stage *st = &tr->stages[s];
+    return st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) && !result ? "scores" : st->name;
+}
+
+PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads)
+{
+    if (L->n_panels >= LAYOUT_MAX_PANELS) return NULL;
+    PanelSpec *p = &L->spec[L->n_panels++];
+    memset(p, 0, sizeof *p);
+    snprintf(p->op, sizeof p->op, "%s", op);
+    p->decimals = -1;
+    p->reads = reads;
+    p->head = -1;
+    return p;
+}
+
+// A slice of stage `stage` (batch v->batch, head `head`).
+PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage, int head, const char *op,
+                            Reads reads)
+{
+    if (stage < 0 || stage >= tr->n) return NULL;
+    const Stage *st = &tr->stages[stage];
+    if (!tensor_present(&st->t)) return NULL;
+    PanelSpec *p = recipe_new_panel(L, op, reads);
+    if (!p) return NULL;
+    // a shared K/V head (GQA / MQA): the one query head `head` reads
+    int kv = trace_kv_head(tr, &st->t, head);
+    bool shared = kv != head || (st->t.rank == 4 && st->t.shape[1] < tr->n_heads);
+    panel_slice(p, &st->t, v->batch, kv);
+    p->stage = stage;
+    if (shared) p->kv_group = tr->n_heads / st->t.shape[1];
+    snprintf(p->source, sizeof p->source, "%s", st->name);
+    const StageRecipe *r = recipe_of(st->kind);
+    p->row_axis = st->key_rows ? AXIS_KEY : AXIS_QUERY;
+    p->col_axis = r->key_cols ? AXIS_KEY : AXIS_INDEX;
+    if (r->mask_look == MASK_LOOK_SELF) p->mask = p->data; // 0 cells get the masked look
+    int mi = trace_find(tr, "mask");
+    if (r->mask_look == MASK_LOOK_LESSON_MASK && mi >= 0) {
+        PanelSpec tmp;
+        panel_slice(&tmp, &tr->stages[mi].t, v->batch, 0);
+        p->mask = tmp.data;
+    }
+    char key[48];
+    snprintf(key, sizeof key, "name.%s", recipe_display_name(tr, stage, stage == v->stage));
+    snprintf(p->title, sizeof p->title, "%s", i18n_get(v->lang, key));
+    if (p->head >= 0) {
+        size_t len = strlen(p->title);
+        snprintf(p->title + len, sizeof p->title - len, shared ? " · kv%d" : " · h%d", p->head % 1000);
+    }
+    return p;
+}
+
+// The weight (shown transposed, as in x·Wᵀ) or the bias of stage `stage`;
+// γ and β of a LayerNorm. Vectors are one row.
+PanelSpec *recipe_add_param(Layout *L, const Trace *tr, const View *v, int stage, bool bias, const char *op,
+                            Reads reads)
+{
+    const Stage *st = &tr->stages[stage];
+    const Tensor *t = bias ? st->bias : st->weight;
+    if (!t || !tensor_present(t) || t->rank < 1 || t->rank > 2) return NULL;
+    PanelSpec *p = recipe_new_panel(L, op, reads);
+    if (!p) return NULL;
+    panel_slice(p, t, 0, 0);
+    p->stage = stage;
+    p->is_weight = true;
+    p->is_bias = bias;
+    p->vector = t->rank == 1;
+    const StageName nm = recipe_name_of(tr, stage);
+    snprintf(p->source, sizeof p->source, "%s", bias ? nm.bias : nm.weight);
+    snprintf(p->title, sizeof p->title, "%s", bias ? nm.bsym : nm.wsym);
+    p->row_axis = p->vector ? AXIS_NONE : AXIS_INDEX;
+    p->col_axis = AXIS_INDEX;
+    if (!p->vector) panel_transpose(p); // (out, in) → Wᵀ (in, out): x·Wᵀ reads as row · column
+    // a vector goes under the parameter before it when their columns match (b under
+    // Wᵀ, β under γ): every term stays on screen without taking width
+    const PanelSpec *prev = L->n_panels >= 2 ? &L->spec[L->n_panels - 2] : NULL;
+    p->stacked = p->vector && prev && prev->is_weight && !prev->stacked && prev->cols == p->cols;
+    (void)v;
+    return p;
+}
+
+// A term added into the result (its colours on the result's scale); a relu's bias is
+// not (relu comes after the sum: the result does not hold it).
+void recipe_mark_addend(PanelSpec *p, bool yes)
+{
+    if (p) p->addend = yes;
+}
+
+void recipe_panels_self(Layout *L, const Trace *tr, const View *v)
+{
+    recipe_add_stage(L, tr, v, v->stage, v->head, "", READS_NONE);
+}
+
+// The per-head panels of split / concat: at most LAYOUT_MAX_HEAD_PANELS heads, the
+// run of them (aligned to a multiple of that) that holds the selected head.
+// The heads of a per-head stage: n_heads, or n_kv_heads for grouped K and V.
+int recipe_heads_of(const Trace *tr, int stage)
+{
+    const Tensor *t = &tr->stages[stage].t;
+    int H = tr->n_heads > 0 ? tr->n_heads : 1;
+    return t->rank == 4 && t->shape[1] < H && t->shape[1] > 0 ? t->shape[1] : H;
+}
+
+void recipe_add_head_panels(Layout *L, const Trace *tr, const View *v, int stage, const char *op_first, Reads reads)
+{
+    int H = recipe_heads_of(tr, stage), nh = imin(H, LAYOUT_MAX_HEAD_PANELS), Hq = tr->n_heads > 0 ? tr->n_heads : 1;
+    bool shared = H < Hq;
+    int g = Hq / H, sel = trace_kv_head(tr, &tr->stages[stage].t, v->head);
+    int k0 = imin(sel / nh * nh, H - nh);
+    for (int k = k0; k < k0 + nh; k++) {
+        // add_stage maps a query head to its K/V head: ask for the first query head of group k
+        PanelSpec *q = recipe_add_stage(L, tr, v, stage, shared ? k * g : k, k == k0 ? op_first : "", reads);
+        if (!q) continue;
+        char hb[16], lo[16], hi[16];
+        snprintf(hb, sizeof hb, "%d", k), snprintf(lo, sizeof lo, "%d", k * g), snprintf(hi, sizeof hi, "%d", k * g + g - 1);
+        const char *args[] = {hb, lo, hi};
+        // a shared head says which query heads read it
+        i18n_fmt(q->title, sizeof q->title, v->lang, !shared ? "name.head" : g == 1 ? "name.kv_head_one" : "name.kv_head",
+                 shared ? 3 : 1, args);
+    }
+}
+
+const char *recipe_op_sym(const Trace *tr, int s, int k)
+{
+    return s >= 0 && s < tr->n ? recipe_name_of(tr, tr->stages[s].operands[k]).sym : "?";
+}
+
+bool recipe_scale_is_sqrt_dk(const Trace *tr)
+{
+    float sq = sqrtf((float)tr->d_k);
+    return fabsf(tr->scale - sq) < 1e-5f * sq;
+}
+
+DerivLine *recipe_deriv_line(Derivation *d, const char *label, int n)
+{
+    DerivLine *l = &d->line[d->n_lines++];
+    memset(l, 0, sizeof *l);
+    snprintf(l->label, sizeof l->label, "%s", label);
+    l->n = n;
+    return l;
+}
+
+// "attn · h0, row 2" / "scores · h0, cell [2, 3]"
+void recipe_deriv_title(Derivation *d, const View *v, const PanelSpec *res, int row, int col)
+{
+    char a[16], b[16];
+    snprintf(a, sizeof a, "%d", row), snprintf(b, sizeof b, "%d", col);
+    const char *args[] = {res->title, a, b};
+    i18n_fmt(d->title, sizeof d->title, v->lang, col < 0 ? "deriv.row" : "deriv.cell", 3, args);
+}
+
+const char *recipe_symbol(const Trace *tr, int s, Lang lang)
+{
+    (void)lang; // formulas are code: the same symbols in every language
+    return recipe_name_of(tr, s).sym;
+}
+
+const char *recipe_weight_plain(const Trace *tr, int s)
+{
+    const char *w = recipe_name_of(tr, s).wplain;
+    return w ? w : "?";
+}
+
+const char *recipe_param_symbol(const Trace *tr, int s, bool bias)
+{
+    const StageName nm = recipe_name_of(tr, s);
+    return (bias ? nm.bsym : nm.wsym) ? (bias ? nm.bsym : nm.wsym) : "?";
+}
+
+// "−1e9", "−∞": the fill as the lesson writes it
+void recipe_fill_text(float f, char *buf, size_t n)
+{
+    if (isinf(f)) {
+        snprintf(buf, n, f < 0 ? "−∞" : "∞");
+        return;
+    }
+    // %g, with the exponent written as a lesson writes it: -1e+09 → −1e9, -3.5 → −3.5
+    char t[40];
+    snprintf(t, sizeof t, "%g", (double)f);
+    char *e = strchr(t, 'e');
+    if (e) {
+        int ex = 0;
+        sscanf(e + 1, "%d", &ex);
+        snprintf(e, sizeof t - (size_t)(e - t), "e%d", ex);
+    }
+    snprintf(buf, n, "%s%s", t[0] == '-' ? "−" : "", t[0] == '-' ? t + 1 : t);
+}
+
+bool recipe_key_is_padding(const Trace *tr, int b, int j)
+{
+    if (tr->mask_kind != MASK_KEY_PADDING) return false;
+    int mi = trace_find(tr, "mask");
+    if (mi < 0) return false;
+    const Tensor *m = &tr->stages[mi].t; // (B, Lq, Lk)
+    if (b < 0 || b >= m->shape[0] || j < 0 || j >= m->shape[2]) return false;
+    return m->data[(size_t)b * (size_t)m->shape[1] * (size_t)m->shape[2] + (size_t)j] == 0.0f;
+}
+
+// ---- the table: each stage kind's recipe ---------------------------------------------
+
+static const StageRecipe *const RECIPES[STAGE_KIND_COUNT] = {
+    [STAGE_KIND_INPUT] = &RECIPE_INPUT,
+    [STAGE_KIND_MASK] = &RECIPE_MASK,
+    [STAGE_KIND_PROJECTION] = &RECIPE_PROJECTION,
+    [STAGE_KIND_SPLIT] = &RECIPE_SPLIT,
+    [STAGE_KIND_SCORES] = &RECIPE_SCORES,
+    [STAGE_KIND_MASKED] = &RECIPE_MASKED,
+    [STAGE_KIND_SOFTMAX] = &RECIPE_SOFTMAX,
+    [STAGE_KIND_WEIGHTED_SUM] = &RECIPE_WEIGHTED_SUM,
+    [STAGE_KIND_CONCAT] = &RECIPE_CONCAT,
+    [STAGE_KIND_OUT_PROJ] = &RECIPE_OUT_PROJ,
+    [STAGE_KIND_ADD] = &RECIPE_ADD,
+    [STAGE_KIND_NORM] = &RECIPE_NORM,
+    [STAGE_KIND_FFN_HIDDEN] = &RECIPE_FFN_HIDDEN,
+    [STAGE_KIND_FFN_SUM] = &RECIPE_FFN_SUM,
+    [STAGE_KIND_ROPE] = &RECIPE_ROPE,
+    [STAGE_KIND_POS_BIAS] = &RECIPE_POS_BIAS,
+    [STAGE_KIND_FLASH_STAT] = &RECIPE_FLASH_STAT,
+    [STAGE_KIND_FLASH_OUT] = &RECIPE_FLASH_OUT,
+    [STAGE_KIND_CACHE] = &RECIPE_CACHE,
+    [STAGE_KIND_DECODE] = &RECIPE_DECODE,
+};
+
+const StageRecipe *recipe_of(StageKind k)
+{
+    return (unsigned)k < STAGE_KIND_COUNT && RECIPES[k] ? RECIPES[k] : &RECIPE_INPUT;
+}

@@ -1,0 +1,172 @@
+// recipe.h — a stage kind's recipe: everything the view knows about the kind,
+// in one const struct written in the kind's family file —
+//   recipe_data.c    the lesson's own numbers: input, mask
+//   recipe_linear.c  x·Wᵀ + b and what follows it: projections, W_O, the FFN, add, LayerNorm
+//   recipe_heads.c   the head axis: split, concat, RoPE
+//   recipe_attend.c  attention itself: scores, the position bias, masking, softmax, attn·V
+//   recipe_loop.c    inside the loop: FlashAttention's tiles, the K/V cache, decoding
+// Each recipe says which panels a frame shows (operands, parameters, result) and
+// how each reads a result cell, the formula and the numbers it uses, the tooltip
+// of a result cell (how it was computed, with the numbers), the sub-steps of the
+// derivation strip, the narration's variant, how the result appears (its
+// motion) and which study questions the stage asks. Nothing else in the view
+// switches on StageKind for these: scene.c, explain.c, quiz.c and the renderer
+// read the recipe (recipe_of).
+//
+// Adding a stage kind: a row in stages.h (core), the forward code that fills it,
+// a recipe in a family file (and its line in recipe.c's table), its language keys.
+//
+// Pure view code: no SDL, no allocation.
+#ifndef ATTNVIZ_RECIPE_H
+#define ATTNVIZ_RECIPE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "panel.h"
+#include "tip.h"
+
+// How the result of a stage appears while its transition runs.
+typedef enum AnimKind {
+    ANIM_FADE,          // every cell at once
+    ANIM_ROWS,          // row by row (a row of the result reads a row of operand 0)
+    ANIM_CELLS,         // cell by cell (a dot product each)
+    ANIM_SPLIT,         // head blocks slide out of the source into their panels
+    ANIM_CONCAT,        // head panels slide into their blocks of the result
+    ANIM_MASK,          // masked cells fade from the score to the masked look
+    ANIM_SOFTMAX,       // each row turns from scores into a distribution
+} AnimKind;
+
+// The colour scale of a stage's values: diverging around 0, the 0/1 mask, or
+// probabilities in [0, 1] (linear or log).
+typedef enum ScaleKind { SCALE_DIVERGING, SCALE_MASK01, SCALE_PROBABILITY } ScaleKind;
+
+// How a stage's own 0 cells look: as values, or masked (the mask: 0 = masked;
+// the masked scores: where the lesson's mask is 0).
+typedef enum MaskLook { MASK_LOOK_NONE, MASK_LOOK_SELF, MASK_LOOK_LESSON_MASK } MaskLook;
+
+// The study mode's questions (quiz.h asks them).
+// In the order a stage asks them when it could ask more than QUIZ_MAX_PER_STAGE.
+typedef enum QuizKind {
+    QUIZ_MASKED,   // which keys the mask removes in row i (masked_scores); which rows of attn come out NaN / uniform
+    QUIZ_ARGMAX,   // which key query i attends to most in head h (attn)
+    QUIZ_SUM,      // what row i of attn sums to
+    QUIZ_SOURCE,   // which head and which column of it a concat column comes from
+    QUIZ_SHAPE,    // the shape of the stage's result, PyTorch order
+    QUIZ_VALUE,    // one cell's value, typed as a number
+    QUIZ_AUTHORED, // the lesson's own question ("quiz" in the file): never generated
+    QUIZ_KIND_COUNT
+} QuizKind;
+
+#define QUIZ_BIT(k) (1u << (k))
+
+// ---- where the numbers come from, inside a stage ----------------------------------
+// The sub-steps of one result row or cell, with the numbers: softmax as
+// max → x − max → exp → Σ → ÷ Σ; a score as the products q·k term by term, their
+// sum, ÷ scale; LayerNorm as mean → variance → normalise → · γ + β. Shown in a
+// strip under the panels (for rows up to SCENE_DERIV_MAX_VALUES wide, lessons up
+// to 32 queries and keys), line by line while the transition runs.
+#define SCENE_DERIV_MAX_LINES 6
+#define SCENE_DERIV_MAX_VALUES 16
+
+typedef struct DerivLine {
+    char label[64];   // "max", "x − max", "exp(x − max)", "Σ", "÷ Σ = attn", "q·k"
+    int n;            // values on the line (1: a scalar)
+    float v[SCENE_DERIV_MAX_VALUES];
+    bool result;      // the line is the result row (coloured with the result's scale)
+} DerivLine;
+
+typedef struct Derivation {
+    char title[64];   // "attn row 2", "scores[2, 3]"
+    int row, col;     // the result cell it derives (col -1: the whole row)
+    int n_lines;
+    DerivLine line[SCENE_DERIV_MAX_LINES];
+} Derivation;
+
+typedef struct StageRecipe {
+    // the panels (operands, parameters, result) and the operators between them
+    void (*panels)(Layout *L, const Trace *tr, const View *v);
+    // the formula, true for this lesson ("V = x·W_Vᵀ" without biases)
+    void (*formula)(const Trace *tr, int stage, Lang lang, char *out, size_t n);
+    // the numbers the formula uses, as a note after it ("√d_k = √2 = 1.414"); NULL: none
+    void (*note)(const Trace *tr, int stage, Lang lang, char *out, size_t n);
+    // how a result cell was computed, with the numbers; NULL: its value only
+    void (*tip)(TipOut *o, const TipCell *c);
+    // the derivation strip: the values on one line (0: none), and the lines of a result row / cell
+    int (*deriv_width)(const Trace *tr, int stage);
+    bool (*derive)(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d);
+    // the generic narration's variant true for this lesson (a suffix of narr.NAME); NULL: ""
+    const char *(*narration)(const Trace *tr, int stage);
+    AnimKind anim;
+    unsigned quiz;      // the QuizKinds the study mode asks at this stage, QUIZ_BIT(k) each
+    bool key_cols;      // its columns are key positions (their labels are the keys' tokens)
+    MaskLook mask_look;
+    ScaleKind scale;
+    bool view_of_operand; // a view of operand 0 (heads, concat, masked copy): coloured on its scale
+    bool norm_affine;     // its weight and bias are LayerNorm's γ and β (γ's scale is around 1)
+} StageRecipe;
+
+// The recipe of kind k (the input's for an unknown kind).
+const StageRecipe *recipe_of(StageKind k);
+
+// The family files' recipes (recipe.c's table maps each StageKind to one).
+extern const StageRecipe RECIPE_INPUT, RECIPE_MASK;
+extern const StageRecipe RECIPE_PROJECTION, RECIPE_OUT_PROJ, RECIPE_FFN_HIDDEN, RECIPE_FFN_SUM, RECIPE_ADD, RECIPE_NORM;
+extern const StageRecipe RECIPE_SPLIT, RECIPE_CONCAT, RECIPE_ROPE;
+extern const StageRecipe RECIPE_SCORES, RECIPE_POS_BIAS, RECIPE_MASKED, RECIPE_SOFTMAX, RECIPE_WEIGHTED_SUM;
+extern const StageRecipe RECIPE_FLASH_STAT, RECIPE_FLASH_OUT, RECIPE_CACHE, RECIPE_DECODE;
+
+// ---- names and symbols (stages.h's table, as formulas write them) ---------------------
+// How stage s and its parameters are written (stages.h's table).
+typedef struct StageName {
+    const char *sym;           // its symbol in formulas
+    const char *weight, *wsym; // the parameter it applies (lesson "weights" key) and its symbol (as shown: Wᵀ)
+    const char *bias, *bsym;
+    const char *wplain;        // the weight's symbol as PyTorch stores it, (out, in): W_Q
+} StageName;
+StageName recipe_name_of(const Trace *tr, int s);
+// The symbol a stage is written with in formulas ("Q", "x", "key", "z", ...).
+const char *recipe_symbol(const Trace *tr, int s, Lang lang);
+// The symbol of stage s's weight ("W_Qᵀ", "γ") or bias ("b_Q", "β").
+const char *recipe_param_symbol(const Trace *tr, int s, bool bias);
+// Stage s's weight as PyTorch stores it, (out, in): "W_Q", "W₁" (γ for a LayerNorm).
+const char *recipe_weight_plain(const Trace *tr, int s);
+// The symbol of stage s's operand k ("?" when none).
+const char *recipe_op_sym(const Trace *tr, int s, int k);
+// The stage a panel of stage s is named after: masked_scores without a mask is the
+// scores where it is read (softmax), but keeps its name as the masking stage's result.
+const char *recipe_display_name(const Trace *tr, int s, bool result);
+// The mask fill as the lesson writes it: "−1e9", "−∞".
+void recipe_fill_text(float fill, char *buf, size_t n);
+// Whether key position j of batch b is padding (a key_padding mask masks it for every query).
+bool recipe_key_is_padding(const Trace *tr, int b, int j);
+bool recipe_has_bias(const Stage *st);
+// The scale is 1/√d_k's reciprocal: √d_k (what PyTorch uses by default).
+bool recipe_scale_is_sqrt_dk(const Trace *tr);
+
+// ---- building a frame's panels --------------------------------------------------------
+PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads);
+// A slice of stage `stage` (batch v->batch, head `head`); NULL when there is none.
+PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage, int head, const char *op,
+                            Reads reads);
+// The weight (shown transposed, as in x·Wᵀ) or the bias of stage `stage`;
+// γ and β of a LayerNorm. Vectors are one row.
+PanelSpec *recipe_add_param(Layout *L, const Trace *tr, const View *v, int stage, bool bias, const char *op,
+                            Reads reads);
+// A term added into the result (its colours on the result's scale).
+void recipe_mark_addend(PanelSpec *p, bool yes);
+// The stage alone (inputs, the mask, the cache).
+void recipe_panels_self(Layout *L, const Trace *tr, const View *v);
+// The heads of a per-head stage: n_heads, or n_kv_heads for grouped K and V.
+int recipe_heads_of(const Trace *tr, int stage);
+// The per-head panels of split / concat: at most LAYOUT_MAX_HEAD_PANELS heads, the
+// run of them (aligned to a multiple of that) that holds the selected head.
+void recipe_add_head_panels(Layout *L, const Trace *tr, const View *v, int stage, const char *op_first, Reads reads);
+
+// ---- the derivation strip ---------------------------------------------------------------
+// A new line of d with n values.
+DerivLine *recipe_deriv_line(Derivation *d, const char *label, int n);
+// "attn · h0, row 2" / "scores · h0, cell [2, 3]" (col < 0: a row).
+void recipe_deriv_title(Derivation *d, const View *v, const PanelSpec *res, int row, int col);
+
+#endif

@@ -1,0 +1,449 @@
+// recipe_attend.c — attention itself: the scores Q·Kᵀ / scale (with ALiBi's position bias),
+// masking, softmax and the weighted sum of V.
+// (recipe.h says what a recipe holds; each kind's whole recipe is here.)
+#include "recipe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attention.h"
+#include "i18n.h"
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+// Q·Kᵀ / scale = scores: the divisor is written on the operator when it is not 1
+static void panels_scores(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    PanelSpec *k = recipe_add_stage(L, tr, v, st->operands[1], v->head, "·", READS_COL);
+    if (k) {
+        panel_transpose(k);
+        size_t len = strlen(k->title);
+        // "K · h0" → "Kᵀ · h0"
+        const char *dot = strstr(k->title, " · ");
+        if (dot && len + 4 < sizeof k->title) {
+            size_t at = (size_t)(dot - k->title);
+            memmove(k->title + at + 3, k->title + at, len - at + 1);
+            memcpy(k->title + at, "ᵀ", 3);
+        } else if (len + 4 < sizeof k->title) {
+            memcpy(k->title + len, "ᵀ", 4);
+        }
+    }
+    char op[24];
+    bool bias = st->operands[2] >= 0; // ALiBi: + position_bias after the scale
+    if (tr->scale == 1.0f)
+        snprintf(op, sizeof op, bias ? "+" : "=");
+    else
+        snprintf(op, sizeof op, bias ? "/%.3g +" : "/%.3g =", (double)tr->scale);
+    if (bias) {
+        recipe_mark_addend(recipe_add_stage(L, tr, v, st->operands[2], v->head, op, READS_CELL), true);
+        snprintf(op, sizeof op, "=");
+    }
+    recipe_add_stage(L, tr, v, v->stage, v->head, op, READS_NONE);
+}
+
+// scores.masked_fill(mask == 0, fill): the score, the mask, the result
+static void panels_masked(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL);
+    if (st->operands[1] >= 0) {
+        recipe_add_stage(L, tr, v, st->operands[1], v->head, "", READS_CELL);
+        recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    } else {
+        recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+    }
+}
+
+static void panels_softmax(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    PanelSpec *p = recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    if (p) p->row_sums = true;
+}
+
+static void panels_wsum(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    recipe_add_stage(L, tr, v, st->operands[1], v->head, "·", READS_COL);
+    recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+static void formula_scores(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    if (s < 0 || s >= tr->n) {
+        if (n) out[0] = '\0';
+        return;
+    }
+    const char *r = recipe_name_of(tr, s).sym, *q = recipe_op_sym(tr, s, 0), *k = recipe_op_sym(tr, s, 1);
+    char bias[40] = "";
+    if (tr->stages[s].operands[2] >= 0) snprintf(bias, sizeof bias, " + %s", recipe_op_sym(tr, s, 2));
+    if (tr->scale == 1.0f)
+        snprintf(out, n, "%s = %s·%sᵀ%s", r, q, k, bias);
+    else if (recipe_scale_is_sqrt_dk(tr))
+        snprintf(out, n, "%s = %s·%sᵀ / √d_k%s", r, q, k, bias);
+    else
+        snprintf(out, n, "%s = %s·%sᵀ / %g%s", r, q, k, (double)tr->scale, bias);
+}
+
+static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *r = recipe_name_of(tr, s).sym, *x = recipe_op_sym(tr, s, 0);
+    if (tr->stages[s].operands[1] < 0) {
+        snprintf(out, n, "%s = %s", r, x);
+        return;
+    }
+    char f[32];
+    recipe_fill_text(tr->mask_fill, f, sizeof f);
+    snprintf(out, n, "%s = %s.masked_fill(mask == 0, %s)", r, x, f);
+}
+
+static void formula_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *x = recipe_name_of(tr, trace_find(tr, recipe_display_name(tr, tr->stages[s].operands[0], false))).sym;
+    snprintf(out, n, "%s = softmax(%s, dim=−1)", recipe_name_of(tr, s).sym, x);
+}
+
+static void formula_wsum(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    snprintf(out, n, "%s = %s·%s", recipe_name_of(tr, s).sym, recipe_op_sym(tr, s, 0), recipe_op_sym(tr, s, 1));
+}
+
+static void formula_pos_bias(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    snprintf(out, n, "%s[h, i, j] = −m_h·(i − j)", recipe_name_of(tr, s).sym);
+}
+
+static void tip_dot(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int h = cell->h;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    const int *op = cell->st->operands;
+    const Tensor *t0 = cell->t0;
+    const Tensor *t1 = cell->t1;
+    char a0[32];
+    char a1[32];
+    char a2[32];
+    if (t0 && t1) {
+        int dk = tip_last_dim(t0);
+        const float *q = tip_row(t0, b, h, row), *k = tip_row(t1, b, trace_kv_head(tr, t1, h), col);
+        snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
+        tip_number(tr->scale, a2, sizeof a2);
+        const char *args[] = {a0, a1, a2};
+        bool scaled = tr->scale != 1.0f;
+        tip_key(o, lang, scaled ? "tip.scores" : "tip.scores_noscale", 3, args);
+        tip_put(o, scaled ? "\n= (" : "\n= ");
+        tip_terms(o, lang, q, 1, k, 1, dk);
+        if (scaled) {
+            tip_put(o, ") / ");
+            tip_put(o, a2);
+        }
+        if (op[2] >= 0) { // ALiBi: the position bias of this cell, added after the scale
+            const Tensor *pb = &tr->stages[op[2]].t;
+            tip_put(o, " + ");
+            tip_num(o, tip_row(pb, 0, h, row)[col], true);
+            tip_put(o, "\n");
+            tip_key(o, lang, "tip.scores_bias", 0, NULL);
+        }
+        tip_put(o, "\n= ");
+        tip_num(o, val, false);
+    }
+}
+
+static void tip_pos_bias(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    Lang lang = cell->lang;
+    int h = cell->h;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    char a0[32];
+    char a1[32];
+    char a2[32];
+    double m = attn_alibi_slope(h, tr->n_heads);
+    char mb[32];
+    tip_number((float)m, mb, sizeof mb);
+    snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
+    snprintf(a2, sizeof a2, "%d", h);
+    const char *args[] = {a2, mb, a0, a1};
+    tip_key(o, lang, "tip.alibi", 4, args);
+    tip_put(o, "\n= ");
+    tip_num(o, val, false);
+}
+
+static void tip_mask_fill(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const PanelSpec *ps = cell->ps;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    bool masked = cell->masked;
+    char a0[32];
+    char a1[32];
+    if (!ps->mask) {
+        tip_key(o, lang, "tip.nomask", 0, NULL);
+    } else {
+        snprintf(a0, sizeof a0, "%d,%d,%d", b, row, col);
+        if (masked)
+            recipe_fill_text(tr->mask_fill, a1, sizeof a1);
+        else
+            tip_number(val, a1, sizeof a1);
+        const char *args[] = {a0, a1};
+        tip_key(o, lang, masked ? "tip.masked_yes" : "tip.masked_no", 2, args);
+    }
+}
+
+static void tip_softmax(TipOut *o, const TipCell *cell)
+{
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int h = cell->h;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    const Tensor *t0 = cell->t0;
+    if (t0) {
+        int lk = tip_last_dim(t0);
+        const float *x = tip_row(t0, b, h, row);
+        float mx = -INFINITY;
+        for (int j = 0; j < lk; j++) // as tensor_softmax_rows: a NaN score makes the max NaN
+            if (x[j] > mx || isnan(x[j])) mx = x[j];
+        tip_key(o, lang, "tip.softmax", 0, NULL);
+        if (isinf(mx) && mx < 0) {
+            tip_put(o, "\n");
+            tip_key(o, lang, "tip.softmax_nan", 0, NULL);
+            return;
+        }
+        float sum = 0.0f;
+        for (int j = 0; j < lk; j++) sum += expf(x[j] - mx);
+        tip_put(o, "\n= exp(");
+        tip_num(o, x[col], false);
+        tip_put(o, " − ");
+        tip_num(o, mx, true);
+        tip_put(o, ") / ");
+        tip_num(o, sum, false);
+        tip_put(o, "\n= ");
+        tip_num(o, expf(x[col] - mx), false);
+        tip_put(o, " / ");
+        tip_num(o, sum, false);
+        tip_put(o, " = ");
+        tip_num(o, val, false);
+    }
+}
+
+static void tip_weighted_sum(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int h = cell->h;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    const Tensor *t0 = cell->t0;
+    const Tensor *t1 = cell->t1;
+    char a0[32];
+    char a1[32];
+    if (t0 && t1) {
+        int lk = tip_last_dim(t0), dv = tip_last_dim(t1);
+        const float *a = tip_row(t0, b, h, row), *vv = tip_row(t1, b, trace_kv_head(tr, t1, h), 0) + col;
+        snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
+        const char *args[] = {a0, a1};
+        tip_key(o, lang, "tip.wsum", 2, args);
+        tip_put(o, "\n= ");
+        tip_terms(o, lang, a, 1, vv, dv, lk);
+        tip_put(o, "\n= ");
+        tip_num(o, val, false);
+    }
+}
+
+// The scale: 1, √d_k, or the lesson's own.
+static void note_scores(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)s;
+    char a[32], b[32];
+    if (tr->scale == 1.0f) {
+        i18n_fmt(out, n, lang, "fx.scale_one", 0, NULL);
+    } else if (recipe_scale_is_sqrt_dk(tr)) {
+        snprintf(a, sizeof a, "%d", tr->d_k);
+        snprintf(b, sizeof b, "%.3f", (double)tr->scale);
+        const char *args[] = {a, b};
+        i18n_fmt(out, n, lang, "fx.scale_sqrt", 2, args);
+    } else {
+        snprintf(a, sizeof a, "%g", (double)tr->scale);
+        const char *args[] = {a};
+        i18n_fmt(out, n, lang, "fx.scale_custom", 1, args);
+    }
+}
+
+// ALiBi: each head's slope.
+static void note_pos_bias(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)s;
+    char m[160] = "";
+    size_t len = 0;
+    for (int h = 0; h < tr->n_heads && h < 8 && len + 16 < sizeof m; h++)
+        len += (size_t)snprintf(m + len, sizeof m - len, "%s%.4g", h ? ", " : "", attn_alibi_slope(h, tr->n_heads));
+    if (tr->n_heads > 8) snprintf(m + len, sizeof m - len, ", …");
+    const char *args[] = {m};
+    i18n_fmt(out, n, lang, "fx.alibi", 1, args);
+}
+
+// A lesson without a mask: the masking step changes nothing.
+static void note_masked(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    if (tr->stages[s].operands[1] < 0) i18n_fmt(out, n, lang, "fx.no_mask", 0, NULL);
+}
+
+static const char *narration_scores(const Trace *tr, int s)
+{
+    if (tr->stages[s].operands[2] >= 0) return "_alibi";
+    return tr->scale == 1.0f ? "_noscale" : "";
+}
+
+static const char *narration_masked(const Trace *tr, int s)
+{
+    if (tr->stages[s].operands[1] < 0) return "_none";
+    if (isinf(tr->mask_fill)) return "_neginf";
+    return tr->mask_fill > -1e4f ? "_small" : "";
+}
+
+// ---- the derivation strip: a score's dot product, a softmax row --------------------------
+
+static int deriv_width_scores(const Trace *tr, int s) { return tr->stages[tr->stages[s].operands[0]].t.shape[3]; }
+
+static bool derive_scores(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d)
+{
+    const Stage *st = &tr->stages[v->stage];
+    const PanelSpec *res = &L->spec[L->result_panel];
+    int n = deriv_width_scores(tr, v->stage);
+    char b[64];
+    if (col < 0 || col >= res->cols) col = 0;
+    d->col = col;
+    const Tensor *q = &tr->stages[st->operands[0]].t, *k = &tr->stages[st->operands[1]].t;
+    int b0 = imin(imax(v->batch, 0), q->shape[0] - 1), h = res->head < 0 ? 0 : res->head;
+    const float *qr = q->data + (((size_t)b0 * (size_t)q->shape[1] + (size_t)h) * (size_t)q->shape[2] + (size_t)row) * (size_t)n;
+    const int hk = trace_kv_head(tr, k, h); // the K head this query head reads (GQA / MQA)
+    const float *kr = k->data + (((size_t)b0 * (size_t)k->shape[1] + (size_t)hk) * (size_t)k->shape[2] + (size_t)col) * (size_t)n;
+    recipe_deriv_title(d, v, res, row, col);
+    const char *qs = recipe_symbol(tr, st->operands[0], v->lang), *ks = recipe_symbol(tr, st->operands[1], v->lang);
+    snprintf(b, sizeof b, "%s%d", qs[0] == 'Q' ? "q" : qs, row);
+    DerivLine *l = recipe_deriv_line(d, b, n);
+    memcpy(l->v, qr, (size_t)n * sizeof(float));
+    snprintf(b, sizeof b, "%s%d", ks[0] == 'K' ? "k" : ks, col);
+    l = recipe_deriv_line(d, b, n);
+    memcpy(l->v, kr, (size_t)n * sizeof(float));
+    l = recipe_deriv_line(d, "×", n);
+    float sum = 0.0f;
+    for (int i = 0; i < n; i++) l->v[i] = qr[i] * kr[i], sum += l->v[i];
+    recipe_deriv_line(d, "Σ", 1)->v[0] = sum;
+    if (st->operands[2] >= 0) { // ALiBi: ÷ scale, then + the position bias (its value on the label)
+        const Tensor *pb = &tr->stages[st->operands[2]].t;
+        float bias = pb->data[((size_t)h * (size_t)pb->shape[2] + (size_t)row) * (size_t)pb->shape[3] + (size_t)col];
+        if (tr->scale != 1.0f) {
+            snprintf(b, sizeof b, "÷ %.4g", (double)tr->scale);
+            recipe_deriv_line(d, b, 1)->v[0] = sum / tr->scale;
+            snprintf(b, sizeof b, "+ bias %.4g =", (double)bias);
+        } else {
+            recipe_deriv_line(d, "+ bias", 1)->v[0] = bias;
+            snprintf(b, sizeof b, "=");
+        }
+        l = recipe_deriv_line(d, b, 1);
+    } else if (tr->scale != 1.0f) {
+        snprintf(b, sizeof b, "÷ %.4g", (double)tr->scale);
+        l = recipe_deriv_line(d, b, 1);
+    } else {
+        l = recipe_deriv_line(d, "=", 1);
+    }
+    l->v[0] = panel_value(res, row, col);
+    l->result = true;
+    return true;
+}
+
+static int deriv_width_softmax(const Trace *tr, int s)
+{
+    (void)s;
+    return tr->len_k;
+}
+
+// The same steps, in the same order, as tensor_softmax_rows.
+static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d)
+{
+    (void)col;
+    const Stage *st = &tr->stages[v->stage];
+    const PanelSpec *res = &L->spec[L->result_panel];
+    int n = deriv_width_softmax(tr, v->stage);
+    char b[64];
+    const PanelSpec *x = &L->spec[0];
+    float mx = -INFINITY, sum = 0.0f;
+    for (int j = 0; j < n; j++)
+        if (panel_value(x, row, j) > mx || isnan(panel_value(x, row, j))) mx = panel_value(x, row, j);
+    recipe_deriv_title(d, v, res, row, -1);
+    // the row named as its panel is: scores (or masked_scores)
+    const char *xs = recipe_name_of(tr, trace_find(tr, recipe_display_name(tr, st->operands[0], false))).sym;
+    DerivLine *l = recipe_deriv_line(d, xs, n);
+    for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
+    recipe_deriv_line(d, "max", 1)->v[0] = mx;
+    snprintf(b, sizeof b, "%s − max", xs);
+    l = recipe_deriv_line(d, b, n);
+    for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j) - mx;
+    snprintf(b, sizeof b, "exp(%s − max)", xs);
+    l = recipe_deriv_line(d, b, n);
+    for (int j = 0; j < n; j++) l->v[j] = expf(panel_value(x, row, j) - mx), sum += l->v[j];
+    recipe_deriv_line(d, "Σ", 1)->v[0] = sum;
+    snprintf(b, sizeof b, "÷ Σ = %s", recipe_symbol(tr, v->stage, v->lang));
+    l = recipe_deriv_line(d, b, n);
+    for (int j = 0; j < n; j++) l->v[j] = panel_value(res, row, j);
+    l->result = true;
+    return true;
+}
+
+#define Q(k) QUIZ_BIT(QUIZ_##k)
+
+const StageRecipe RECIPE_SCORES = {
+    .panels = panels_scores, .formula = formula_scores, .note = note_scores, .tip = tip_dot,
+    .deriv_width = deriv_width_scores, .derive = derive_scores, .narration = narration_scores, .anim = ANIM_CELLS,
+    .quiz = Q(SHAPE) | Q(VALUE), .key_cols = true,
+};
+
+// (1, H, Lq, Lk): no batch to ask about
+const StageRecipe RECIPE_POS_BIAS = {
+    .panels = recipe_panels_self, .formula = formula_pos_bias, .note = note_pos_bias, .tip = tip_pos_bias,
+    .anim = ANIM_FADE, .key_cols = true,
+};
+
+const StageRecipe RECIPE_MASKED = {
+    .panels = panels_masked, .formula = formula_masked, .note = note_masked, .tip = tip_mask_fill,
+    .narration = narration_masked, .anim = ANIM_MASK, .quiz = Q(MASKED), .key_cols = true,
+    .mask_look = MASK_LOOK_LESSON_MASK, .view_of_operand = true,
+};
+
+const StageRecipe RECIPE_SOFTMAX = {
+    .panels = panels_softmax, .formula = formula_softmax, .tip = tip_softmax, .deriv_width = deriv_width_softmax,
+    .derive = derive_softmax, .anim = ANIM_SOFTMAX, .quiz = Q(MASKED) | Q(ARGMAX) | Q(SUM) | Q(VALUE),
+    .key_cols = true, .scale = SCALE_PROBABILITY,
+};
+
+const StageRecipe RECIPE_WEIGHTED_SUM = {
+    .panels = panels_wsum, .formula = formula_wsum, .tip = tip_weighted_sum, .anim = ANIM_ROWS,
+    .quiz = Q(SHAPE) | Q(VALUE),
+};

@@ -1,0 +1,207 @@
+// recipe_heads.c — the head axis: splitting Q, K and V into heads (GQA / MQA: fewer K/V
+// heads), rotating them (RoPE), and concatenating the heads' outputs.
+// (recipe.h says what a recipe holds; each kind's whole recipe is here.)
+#include "recipe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attention.h"
+#include "i18n.h"
+
+static void panels_split(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    int H = recipe_heads_of(tr, v->stage);
+    PanelSpec *p = recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_HEAD_SRC);
+    if (p) {
+        p->head_blocks = H;
+        p->block_cols = p->cols / H;
+        if (H < tr->n_heads) p->kv_group = tr->n_heads / H;
+    }
+    recipe_add_head_panels(L, tr, v, v->stage, "→", READS_NONE);
+}
+
+static void panels_concat(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    int H = tr->n_heads > 0 ? tr->n_heads : 1;
+    recipe_add_head_panels(L, tr, v, st->operands[0], "", READS_HEAD_DST);
+    PanelSpec *p = recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    if (p) {
+        p->head_blocks = H;
+        p->block_cols = p->cols / H;
+    }
+}
+
+// Q·cos + rotate(Q)·sin = Q_rot: each position's row turned pair by pair
+static void panels_rope(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+}
+
+static void formula_split(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Tensor *t = &tr->stages[s].t; // (B, H, L, d)
+    snprintf(out, n, "%s = %s.view(%d, %d, %d, %d).transpose(1, 2)", recipe_name_of(tr, s).sym, recipe_op_sym(tr, s, 0),
+             t->shape[0], t->shape[2], t->shape[1], t->shape[3]);
+}
+
+static void formula_concat(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Tensor *t = &tr->stages[s].t; // (B, L, H·d)
+    snprintf(out, n, "%s = %s.transpose(1, 2).reshape(%d, %d, %d)", recipe_name_of(tr, s).sym, recipe_op_sym(tr, s, 0),
+             t->shape[0], t->shape[1], t->shape[2]);
+}
+
+static void formula_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *r = recipe_name_of(tr, s).sym, *x = recipe_op_sym(tr, s, 0);
+    snprintf(out, n, "%s = %s·cos + %s(%s)·sin", r, x,
+             tr->rope == ROPE_HALF ? "rotate_half" : "rotate_every_two", x);
+}
+
+static void tip_rope(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const PanelSpec *ps = cell->ps;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int h = cell->h;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    const int *op = cell->st->operands;
+    const Tensor *t0 = cell->t0;
+    char a0[32];
+    char a1[32];
+    if (t0 && ps->head >= 0) {
+        // position row, dimension col: which pair, turned by which angle
+        int d = tip_last_dim(t0), half = d / 2;
+        bool halves = tr->rope == ROPE_HALF;
+        int pair = halves ? col % half : col / 2;
+        bool first = halves ? col < half : col % 2 == 0;
+        int partner = halves ? (first ? col + half : col - half) : (first ? col + 1 : col - 1);
+        float inv = attn_rope_inv_freq(pair, d, tr->rope_theta);
+        float ang = (float)row * inv, c = cosf(ang), sn = sinf(ang);
+        const float *x = tip_row(t0, b, h, row);
+        char ab[32], cb[32], sb[32], pb[16], rb[16], ib[32];
+        tip_number(ang, ab, sizeof ab), tip_number(c, cb, sizeof cb), tip_number(sn, sb, sizeof sb);
+        tip_number(inv, ib, sizeof ib);
+        snprintf(pb, sizeof pb, "%d", pair), snprintf(rb, sizeof rb, "%d", row);
+        const char *args[] = {rb, pb, ib, ab, cb, sb};
+        tip_key(o, lang, "tip.rope", 6, args);
+        snprintf(a0, sizeof a0, "%d", col), snprintf(a1, sizeof a1, "%d", partner);
+        const char *args2[] = {recipe_symbol(tr, op[0], lang), a0, a1};
+        tip_put(o, "\n");
+        tip_key(o, lang, first ? "tip.rope_first" : "tip.rope_second", 3, args2);
+        tip_put(o, "\n= ");
+        tip_num(o, x[col], false);
+        tip_put(o, " · ");
+        tip_num(o, c, true);
+        tip_put(o, first ? " − " : " + ");
+        tip_num(o, x[partner], true);
+        tip_put(o, " · ");
+        tip_num(o, sn, true);
+        tip_put(o, "\n= ");
+        tip_num(o, val, false);
+    }
+}
+
+static void tip_copy_split(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const Stage *st = cell->st;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int h = cell->h;
+    int row = cell->row;
+    int col = cell->col;
+    const int *op = cell->st->operands;
+    const Tensor *t0 = cell->t0;
+    char a1[32];
+    if (t0) {
+        int d = tip_last_dim(&st->t);
+        snprintf(a1, sizeof a1, "%d,%d,%d", b, row, h * d + col);
+        const char *args[] = {recipe_symbol(tr, op[0], lang), a1};
+        tip_key(o, lang, "tip.copy", 2, args);
+    }
+}
+
+static void tip_copy_concat(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int row = cell->row;
+    int col = cell->col;
+    const int *op = cell->st->operands;
+    const Tensor *t0 = cell->t0;
+    char a1[32];
+    if (t0) {
+        int d = tip_last_dim(t0);
+        snprintf(a1, sizeof a1, "%d,%d,%d,%d", b, col / d, row, col % d);
+        const char *args[] = {recipe_symbol(tr, op[0], lang), a1};
+        tip_key(o, lang, "tip.copy", 2, args);
+    }
+}
+
+// GQA / MQA: how many query heads share a K/V head, and what the K/V cache saves.
+static void note_split(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    const Stage *st = &tr->stages[s];
+    if (!(st->t.shape[1] < tr->n_heads && st->t.shape[1] > 0)) return;
+    char a[32], b[32], c[16], d[16];
+    snprintf(a, sizeof a, "%d", st->t.shape[1]), snprintf(b, sizeof b, "%d", tr->n_heads);
+    snprintf(c, sizeof c, "%d", tr->n_heads / st->t.shape[1]);
+    snprintf(d, sizeof d, "%d", 100 - 100 * st->t.shape[1] / tr->n_heads);
+    const char *args[] = {a, b, c, d};
+    i18n_fmt(out, n, lang, "fx.gqa", 4, args);
+}
+
+// RoPE: which columns turn together, and how fast: "(0,2) 1, (1,3) 0.01".
+static void note_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    const Stage *st = &tr->stages[s];
+    char t[32], pairs[96] = "";
+    snprintf(t, sizeof t, "%g", (double)tr->rope_theta);
+    int d = st->t.shape[3], half = d / 2;
+    size_t len = 0;
+    for (int p = 0; p < half && p < 3 && len + 32 < sizeof pairs; p++)
+        len += (size_t)snprintf(pairs + len, sizeof pairs - len, "%s(%d,%d) %.3g", p ? ", " : "",
+                                tr->rope == ROPE_HALF ? p : 2 * p, tr->rope == ROPE_HALF ? p + half : 2 * p + 1,
+                                (double)attn_rope_inv_freq(p, d, tr->rope_theta));
+    if (half > 3) snprintf(pairs + len, sizeof pairs - len, ", …");
+    const char *args[] = {t, pairs};
+    i18n_fmt(out, n, lang, "fx.rope", 2, args);
+}
+
+// Fewer K/V heads than query heads: grouped-query or multi-query attention.
+static const char *narration_split(const Trace *tr, int s)
+{
+    const Stage *st = &tr->stages[s];
+    return st->t.shape[1] < tr->n_heads ? (st->t.shape[1] == 1 ? "_mqa" : "_gqa") : "";
+}
+
+#define Q(k) QUIZ_BIT(QUIZ_##k)
+
+const StageRecipe RECIPE_SPLIT = {
+    .panels = panels_split, .formula = formula_split, .note = note_split, .tip = tip_copy_split,
+    .narration = narration_split, .anim = ANIM_SPLIT, .quiz = Q(SHAPE), .view_of_operand = true,
+};
+
+const StageRecipe RECIPE_CONCAT = {
+    .panels = panels_concat, .formula = formula_concat, .tip = tip_copy_concat, .anim = ANIM_CONCAT,
+    .quiz = Q(SOURCE) | Q(SHAPE), .view_of_operand = true,
+};
+
+const StageRecipe RECIPE_ROPE = {
+    .panels = panels_rope, .formula = formula_rope, .note = note_rope, .tip = tip_rope, .anim = ANIM_ROWS,
+    .quiz = Q(VALUE),
+};

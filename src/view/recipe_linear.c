@@ -1,0 +1,290 @@
+// recipe_linear.c — x·Wᵀ + b and what follows it: the Q/K/V projections, W_O, the feed-forward
+// block's two layers, the residual sum and LayerNorm.
+// (recipe.h says what a recipe holds; each kind's whole recipe is here.)
+#include "recipe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "i18n.h"
+
+// x·Wᵀ + b = y (projections, W_O, the FFN's first layer)
+static void panels_linear(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    recipe_add_param(L, tr, v, v->stage, false, "·", READS_COL);
+    if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), st->kind != STAGE_KIND_FFN_HIDDEN);
+    recipe_add_stage(L, tr, v, v->stage, v->head, st->kind == STAGE_KIND_FFN_HIDDEN ? "relu→" : "=", READS_NONE);
+}
+
+// h·W₂ᵀ + b₂ + z = f
+static void panels_ffn_sum(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    recipe_add_param(L, tr, v, v->stage, false, "·", READS_COL);
+    if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
+    recipe_mark_addend(recipe_add_stage(L, tr, v, st->operands[1], v->head, "+", READS_CELL), true);
+    recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+// output + x = s
+static void panels_add(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_mark_addend(recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL), true);
+    recipe_mark_addend(recipe_add_stage(L, tr, v, st->operands[1], v->head, "+", READS_CELL), true);
+    recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+// s → LayerNorm(s)·γ + β = z
+static void panels_norm(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    char op[16]; // "LN(s)·": the normalised sum, times γ
+    snprintf(op, sizeof op, "LN(%s)·", recipe_symbol(tr, st->operands[0], v->lang));
+    recipe_add_param(L, tr, v, v->stage, false, op, READS_COL);
+    recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
+    recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+static void formula_linear(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const Stage *st = &tr->stages[s];
+    const StageName nm = recipe_name_of(tr, s);
+    char b[32] = "";
+    if (recipe_has_bias(st)) snprintf(b, sizeof b, " + %s", nm.bsym);
+    if (st->kind == STAGE_KIND_FFN_HIDDEN)
+        snprintf(out, n, "%s = relu(%s·%s%s)", nm.sym, recipe_op_sym(tr, s, 0), nm.wsym, b);
+    else if (st->kind == STAGE_KIND_FFN_SUM)
+        snprintf(out, n, "%s = %s·%s%s + %s", nm.sym, recipe_op_sym(tr, s, 0), nm.wsym, b, recipe_op_sym(tr, s, 1));
+    else
+        snprintf(out, n, "%s = %s·%s%s", nm.sym, recipe_op_sym(tr, s, 0), nm.wsym, b);
+}
+
+static void formula_add(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    snprintf(out, n, "%s = %s + %s", recipe_name_of(tr, s).sym, recipe_op_sym(tr, s, 0), recipe_op_sym(tr, s, 1));
+}
+
+static void formula_norm(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *x = recipe_op_sym(tr, s, 0);
+    snprintf(out, n, "%s = LayerNorm(%s) = (%s − mean) / √(var + ε) · γ + β", recipe_name_of(tr, s).sym, x, x);
+}
+
+// x·Wᵀ + b for output feature c of row r; returns the pre-activation sum.
+// Σₖ x[r,k]·W[c,k] + b[c] term by term, and a residual term z[r,c] when z is given
+// (its symbol zsym); returns the sum.
+static float tip_linear(TipOut *o, Lang lang, const Trace *tr, const Tensor *x, const Stage *st, int b, int r, int c,
+                        const char *zsym, const float *z)
+{
+    const Tensor *W = st->weight;
+    int in = W->shape[1];
+    const float *xr = tip_row(x, b, 0, r), *wr = W->data + (size_t)c * (size_t)in;
+    char rb[16], cb[16];
+    snprintf(rb, sizeof rb, "%d", r), snprintf(cb, sizeof cb, "%d", c);
+    int s = (int)(st - tr->stages);
+    const char *args[] = {rb, cb, recipe_symbol(tr, st->operands[0], lang), recipe_weight_plain(tr, s),
+                          recipe_param_symbol(tr, s, true)};
+    bool bias = st->bias && tensor_present(st->bias);
+    tip_key(o, lang, bias ? "tip.linear" : "tip.linear_nobias", 5, args);
+    if (z) {
+        char e[64];
+        snprintf(e, sizeof e, " + %s[%d,%d]", zsym, r, c);
+        tip_put(o, e);
+    }
+    tip_put(o, "\n= ");
+    tip_terms(o, lang, xr, 1, wr, 1, in);
+    float sum = 0.0f;
+    for (int k = 0; k < in; k++) sum += xr[k] * wr[k];
+    if (bias) {
+        tip_put(o, " + ");
+        tip_num(o, st->bias->data[c], true);
+        sum += st->bias->data[c];
+    }
+    if (z) {
+        tip_put(o, " + ");
+        tip_num(o, *z, true);
+        sum += *z;
+    }
+    tip_put(o, "\n= ");
+    tip_num(o, sum, false);
+    return sum;
+}
+
+static void tip_linear_cell(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const Stage *st = cell->st;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int row = cell->row;
+    int col = cell->col;
+    const Tensor *t0 = cell->t0;
+    if (t0 && st->weight) tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL);
+}
+
+static void tip_linear_relu(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const Stage *st = cell->st;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    const Tensor *t0 = cell->t0;
+    char a0[32];
+    char a1[32];
+    if (t0 && st->weight) {
+        float s = tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL);
+        tip_number(s, a0, sizeof a0), tip_number(val, a1, sizeof a1);
+        const char *args[] = {a0, a1};
+        tip_put(o, "\n");
+        tip_key(o, lang, "tip.relu", 2, args);
+    }
+}
+
+static void tip_linear_residual(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const Stage *st = cell->st;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    const int *op = cell->st->operands;
+    const Tensor *t0 = cell->t0;
+    const Tensor *t1 = cell->t1;
+    if (t0 && t1 && st->weight) {
+        tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL); // h·W₂ᵀ + b₂
+        const float *zr = tip_row(t1, b, 0, row);
+        tip_put(o, " + ");
+        tip_put(o, recipe_symbol(tr, op[1], lang));
+        tip_put(o, " ");
+        tip_num(o, zr[col], true);
+        tip_put(o, "\n= ");
+        tip_num(o, val, false);
+    }
+}
+
+static void tip_add(TipOut *o, const TipCell *cell)
+{
+    int b = cell->b;
+    int row = cell->row;
+    int col = cell->col;
+    const Tensor *t0 = cell->t0;
+    const Tensor *t1 = cell->t1;
+    if (t0 && t1) {
+        tip_put(o, "= ");
+        tip_num(o, tip_row(t0, b, 0, row)[col], false);
+        tip_put(o, " + ");
+        tip_num(o, tip_row(t1, b, 0, row)[col], true);
+    }
+}
+
+static void tip_norm_cell(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const Stage *st = cell->st;
+    Lang lang = cell->lang;
+    int b = cell->b;
+    int row = cell->row;
+    int col = cell->col;
+    float val = cell->val;
+    const Tensor *t0 = cell->t0;
+    if (t0) tip_norm(o, lang, tip_row(t0, b, 0, row), tip_last_dim(t0), col, st, tr->norm_eps, val);
+}
+
+// LayerNorm: its ε.
+static void note_norm(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)s;
+    char a[32];
+    snprintf(a, sizeof a, "%g", (double)tr->norm_eps);
+    const char *args[] = {a};
+    i18n_fmt(out, n, lang, "fx.eps", 1, args);
+}
+
+// A projection without a bias says so.
+static const char *narration_linear(const Trace *tr, int s)
+{
+    return recipe_has_bias(&tr->stages[s]) ? "" : "_nobias";
+}
+
+// LayerNorm's strip: the row, its mean and variance, the normalised row, · γ + β.
+static int deriv_width_norm(const Trace *tr, int s)
+{
+    const Stage *st = &tr->stages[s];
+    return st->t.shape[st->t.rank - 1];
+}
+
+static bool derive_norm(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d)
+{
+    (void)col;
+    const Stage *st = &tr->stages[v->stage];
+    const PanelSpec *res = &L->spec[L->result_panel];
+    int n = deriv_width_norm(tr, v->stage);
+    char b[64];
+    // the mean and variance exactly as tensor_layer_norm (PyTorch) computes them
+    const PanelSpec *x = &L->spec[0];
+    float rowv[1024], mean = 0.0f, var = 0.0f;
+    if (n > 1024) return false;
+    for (int j = 0; j < n; j++) rowv[j] = panel_value(x, row, j);
+    tensor_row_moments(rowv, n, &mean, &var);
+    float inv = 1.0f / sqrtf(var + tr->norm_eps);
+    const char *xs = recipe_symbol(tr, st->operands[0], v->lang);
+    recipe_deriv_title(d, v, res, row, -1);
+    DerivLine *l = recipe_deriv_line(d, xs, n);
+    for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
+    recipe_deriv_line(d, "mean", 1)->v[0] = mean;
+    recipe_deriv_line(d, "var", 1)->v[0] = var;
+    snprintf(b, sizeof b, "(%s − mean) / √(var + ε)", xs);
+    l = recipe_deriv_line(d, b, n);
+    for (int j = 0; j < n; j++) l->v[j] = (panel_value(x, row, j) - mean) * inv;
+    snprintf(b, sizeof b, "· γ + β = %s", recipe_symbol(tr, v->stage, v->lang));
+    l = recipe_deriv_line(d, b, n);
+    for (int j = 0; j < n; j++) l->v[j] = panel_value(res, row, j);
+    l->result = true;
+    return true;
+}
+
+#define Q(k) QUIZ_BIT(QUIZ_##k)
+
+const StageRecipe RECIPE_PROJECTION = {
+    .panels = panels_linear, .formula = formula_linear, .tip = tip_linear_cell, .narration = narration_linear,
+    .anim = ANIM_ROWS, .quiz = Q(SHAPE) | Q(VALUE),
+};
+
+const StageRecipe RECIPE_OUT_PROJ = {
+    .panels = panels_linear, .formula = formula_linear, .tip = tip_linear_cell, .narration = narration_linear,
+    .anim = ANIM_ROWS, .quiz = Q(VALUE),
+};
+
+const StageRecipe RECIPE_FFN_HIDDEN = {
+    .panels = panels_linear, .formula = formula_linear, .tip = tip_linear_relu, .anim = ANIM_ROWS,
+    .quiz = Q(SHAPE) | Q(VALUE),
+};
+
+const StageRecipe RECIPE_FFN_SUM = {
+    .panels = panels_ffn_sum, .formula = formula_linear, .tip = tip_linear_residual, .anim = ANIM_ROWS,
+    .quiz = Q(VALUE),
+};
+
+const StageRecipe RECIPE_ADD = {
+    .panels = panels_add, .formula = formula_add, .tip = tip_add, .anim = ANIM_ROWS, .quiz = Q(VALUE),
+};
+
+const StageRecipe RECIPE_NORM = {
+    .panels = panels_norm, .formula = formula_norm, .note = note_norm, .tip = tip_norm_cell,
+    .deriv_width = deriv_width_norm, .derive = derive_norm, .anim = ANIM_ROWS, .quiz = Q(VALUE),
+    .norm_affine = true,
+};
