@@ -62,9 +62,11 @@ LDFLAGS := $(SANFLAGS)
 
 CORE_SRC := $(wildcard src/core/*.c)
 VIEW_SRC := $(wildcard src/view/*.c)
-APP_SRC  := $(filter-out src/app/main.c,$(wildcard src/draw/*.c src/app/*.c))
+DRAW_SRC := $(wildcard src/draw/*.c)
+APP_SRC  := $(filter-out src/app/main.c,$(wildcard src/app/*.c))
 CORE_OBJ := $(CORE_SRC:%.c=$(B)/%.o)
 VIEW_OBJ := $(VIEW_SRC:%.c=$(B)/%.o)
+DRAW_OBJ := $(DRAW_SRC:%.c=$(B)/%.o)
 APP_OBJ  := $(APP_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
@@ -105,6 +107,12 @@ $(B)/src/view/%.o: src/view/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) -Isrc/core -Isrc/view -c $< -o $@
 
+# draw/ sees a DrawList, a canvas and the view, never the app: no -Isrc/app (an app
+# include there fails to build).
+$(B)/src/draw/%.o: src/draw/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
+
 $(B)/src/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
@@ -116,19 +124,23 @@ $(B)/libattnview.a: $(VIEW_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
+$(B)/libattndraw.a: $(DRAW_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
 $(B)/libattnapp.a: $(APP_OBJ)
 	@mkdir -p $(B)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(B)/attnviz: $(B)/src/app/main.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattncore.a
+$(B)/attnviz: $(B)/src/app/main.o $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
 $(B)/tests/%.o: tests/%.c tests/fuzz/fuzz_lesson.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
 
-$(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattncore.a
+$(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(APP_LIBS) $(CORE_LIBS) -o $@
 
 # The pure tests: no SDL flags to compile, no SDL to link (an SDL include or call fails).
@@ -144,7 +156,7 @@ $(B)/bench/%.o: tests/bench/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app -c $< -o $@
 
-$(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattncore.a
+$(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
 # Speed is measured here, never in timed tests: one table for the whole app.
@@ -261,4 +273,4 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(CORE_OBJ:.o=.d) $(VIEW_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+-include $(CORE_OBJ:.o=.d) $(VIEW_OBJ:.o=.d) $(DRAW_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
