@@ -137,7 +137,7 @@ $(PURE_TESTS:%=%.o): $(B)/tests/%.o: tests/%.c
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -c $< -o $@
 
 $(PURE_TESTS): %: %.o $(B)/src/app/session.o $(B)/libattnview.a $(B)/libattncore.a
-	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(CORE_LIBS) -o $@
+	$(CC) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(TEST_LIBS) $(CORE_LIBS) -o $@
 $(B)/tests/test_study: $(B)/src/app/progress.o # the progress file: plain C, no SDL
 
 $(B)/bench/%.o: tests/bench/%.c

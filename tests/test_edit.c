@@ -431,30 +431,58 @@ static void test_save_errors(void **state)
     assert_false(session_save(s, "/nonexistent-dir/x.json", true, err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent-dir/x.json: cannot write"));
     assert_null(strchr(err, '\n'));
-    // the target is replaced, never written through: a symlink there is replaced by
-    // the file (the file it pointed to stays as it was)
+    // issue 27: a symbolic link is written through to its file, never replaced by a
+    // file; the file keeps its mode; a dangling link, a FIFO and a device are refused
     char dir[] = "/tmp/attnviz-test-save-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    char target[256], victim[256];
+    char target[256], victim[256], other[256];
     snprintf(target, sizeof target, "%s/out.json", dir);
     snprintf(victim, sizeof victim, "%s/victim", dir);
     FILE *f = fopen(victim, "w");
     assert_non_null(f);
     fputs("keep", f);
     fclose(f);
+    assert_int_equal(chmod(victim, 0600), 0);
     assert_int_equal(symlink(victim, target), 0);
     assert_true(session_save(s, target, true, err, sizeof err));
-    f = fopen(victim, "r");
-    char buf[8] = "";
-    assert_non_null(fgets(buf, sizeof buf, f));
-    fclose(f);
-    assert_string_equal(buf, "keep");
     struct stat st;
     assert_int_equal(lstat(target, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));        // still the link
+    assert_int_equal(stat(victim, &st), 0);
     assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600); // the mode kept
     Session *back = session_create(target, err, sizeof err);
     assert_non_null(back);
     session_destroy(back);
+    back = session_create(victim, err, sizeof err);  // the lesson is in the linked file
+    assert_non_null(back);
+    session_destroy(back);
+    snprintf(other, sizeof other, "%s/dangling.json", dir);
+    assert_int_equal(symlink("nowhere", other), 0);
+    assert_false(session_save(s, other, true, err, sizeof err));
+    assert_non_null(strstr(err, "symbolic link"));
+    assert_int_equal(lstat(other, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    snprintf(other, sizeof other, "%s/fifo.json", dir);
+    assert_int_equal(mkfifo(other, 0600), 0);
+    assert_false(session_save(s, other, true, err, sizeof err));
+    assert_non_null(strstr(err, "not a regular file"));
+    assert_null(strchr(err, '\n'));
+    assert_int_equal(lstat(other, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    assert_false(session_save(s, "/dev/null", true, err, sizeof err));
+    assert_non_null(strstr(err, "/dev/null: cannot write: it exists and is not a regular file"));
+    assert_int_equal(stat("/dev/null", &st), 0);
+    assert_true(S_ISCHR(st.st_mode));
+    // overwriting a plain file keeps its mode too
+    assert_int_equal(chmod(victim, 0640), 0);
+    assert_true(session_save(s, victim, true, err, sizeof err));
+    assert_int_equal(stat(victim, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    f = fopen(victim, "w");
+    fputs("keep", f);
+    fclose(f);
+    char buf[8] = "";
     // a new file never replaces one (Ctrl+S): EEXIST, the file as it was
     assert_false(session_save(s, victim, false, err, sizeof err));
     assert_int_equal(errno, EEXIST);

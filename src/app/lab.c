@@ -1,6 +1,7 @@
 // lab.c — the what-if lab in the window (see lab.h).
 #include "lab.h"
 #include "temp_file.h"
+#include "user_dir.h"
 
 #include <errno.h>
 #include <math.h>
@@ -578,11 +579,7 @@ void lab_save_dir(char *out, size_t n)
         snprintf(out, n, "%s", d);
         return;
     }
-    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (x && *x == '/')
-        snprintf(out, n, "%s/attnviz/lessons", x);
-    else
-        snprintf(out, n, "%s/.local/share/attnviz/lessons", home && *home ? home : ".");
+    user_data_path("lessons", out, n); // (none: out empty, lab_save says so)
 }
 
 bool lab_save(Lab *lab, Session *s, const char *dir, char *out, size_t n)
@@ -596,6 +593,10 @@ bool lab_save(Lab *lab, Session *s, const char *dir, char *out, size_t n)
     if (ed && ed[8] && strspn(ed + 8, "0123456789") == strlen(ed + 8)) *ed = '\0';
     if (!name[0]) snprintf(name, sizeof name, "lesson");
     char err[LESSON_ERR_MAX + 200];
+    if (!dir[0]) {
+        snprintf(out, n, "no folder to save in: set XDG_DATA_HOME or HOME to an absolute path (or ATTNVIZ_SAVE_DIR)");
+        return false;
+    }
     if (!temp_file_make_dirs(dir)) {
         snprintf(out, n, "%s: cannot create the folder: %s", dir, strerror(errno));
         return false;

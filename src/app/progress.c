@@ -16,20 +16,13 @@
 #include <unistd.h>
 
 #include "temp_file.h"
+#include "user_dir.h"
 
 #define PROGRESS_MAX_BYTES (8u << 20)
 
 bool progress_default_path(char *out, size_t n)
 {
-    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    int len = x && *x == '/' ? snprintf(out, n, "%s/attnviz/progress.json", x)
-              : home && *home == '/' ? snprintf(out, n, "%s/.local/share/attnviz/progress.json", home)
-                                     : -1;
-    if (len < 0 || (size_t)len >= n) { // no home (or a path too long): nowhere to keep it
-        if (n) out[0] = '\0';
-        return false;
-    }
-    return true;
+    return user_data_path("progress.json", out, n);
 }
 
 static cJSON *empty_root(void)
@@ -238,21 +231,19 @@ bool progress_save(Progress *p, char *err, size_t n)
         snprintf(err, n, "%.600s: out of memory", p->path);
         return false;
     }
-    char tmp[PROGRESS_PATH_MAX + 64];
-    FILE *f = temp_file_create(p->path, tmp, sizeof tmp);
+    char tmp[PROGRESS_PATH_MAX + 4200];
+    FILE *f = temp_file_open_target(p->path, tmp, sizeof tmp); // a symbolic link is written through
     if (!f) {
-        snprintf(err, n, "%.600s: cannot write: %s", p->path, strerror(errno));
+        snprintf(err, n, "%.600s: cannot write: %s", p->path, temp_file_strerror(errno));
         free(text);
         return false;
     }
-    bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int e = errno;
-    ok = (fclose(f) == 0) && ok;
+    int e = fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : (errno ? errno : EIO);
     free(text);
-    if (!ok || rename(tmp, p->path) != 0) {
-        if (ok) e = errno;
-        unlink(tmp);
-        snprintf(err, n, "%.600s: cannot write: %s", p->path, strerror(e));
+    if (e) fclose(f), unlink(tmp);
+    else e = temp_file_finish(f, tmp, p->path);
+    if (e) {
+        snprintf(err, n, "%.600s: cannot write: %s", p->path, temp_file_strerror(e));
         return false;
     }
     return true;
