@@ -82,11 +82,10 @@ static int run(Args *a)
     // the window; no LESSON: the default one beside the assets (installed, or the checkout's)
     static char default_path[1200];
     if (!o->lesson_path) {
-        char assets[1100], err[600];
-        if (assets_find(assets, sizeof assets, err, sizeof err))
-            snprintf(default_path, sizeof default_path, "%s/../lessons/" DEFAULT_LESSON_NAME, assets);
-        else
-            snprintf(default_path, sizeof default_path, "lessons/" DEFAULT_LESSON_NAME); // (the window says why)
+        if (!assets_default_lesson(default_path, sizeof default_path)) {
+            cli_error(stderr, "%s", default_path);
+            return 1;
+        }
         o->lesson_path = default_path;
     }
     return app_run(o);
