@@ -445,6 +445,7 @@ static void open_picker(App *a)
     const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved, user};
     picker_scan(&a->picker, dirs, 5, a->session->path);
     study_ui_load_progress(a->study); // each lesson's score in the study mode
+    study_ui_poll(a->study);
     for (int i = 0; i < a->picker.n; i++) {
         char key[PROGRESS_PATH_MAX];
         PickerItem *it = &a->picker.items[i];
