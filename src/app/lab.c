@@ -274,6 +274,7 @@ static void start_typing(Lab *lab, Session *s, const char *key, const char *firs
     snprintf(lab->key, sizeof lab->key, "%s", key);
     snprintf(lab->label, sizeof lab->label, "%s =", key);
     snprintf(lab->text, sizeof lab->text, "%s", first ? first : "");
+    lab->too_long = false;
     char num[40];
     snprintf(num, sizeof num, "%.6g", (double)now);
     snprintf(lab->hint, sizeof lab->hint, "%s   (%s)", i18n_get(lang, "lab.typing_hint"), num);
@@ -341,9 +342,15 @@ static bool typing_key(Lab *lab, Session *s, const View *v, const SDL_KeyboardEv
     switch (sym) {
     case SDLK_BACKSPACE:
         if (n > 0) lab->text[n - 1] = '\0';
+        if (lab->too_long) { // the field shows again what Enter applies
+            lab->too_long = false;
+            snprintf(lab->hint, sizeof lab->hint, "%s", i18n_get(v->lang, "lab.typing_hint"));
+            lab->hint_error = false;
+        }
         return true;
     case SDLK_RETURN:
     case SDLK_KP_ENTER:
+        if (lab->too_long) return true; // the hint says why: a cut number is never applied
         if (apply_text(lab, s, lab->key, lab->text, v->lang)) {
             lab->typing = false;
             snprintf(lab->hint, sizeof lab->hint, "%s", i18n_get(v->lang, "lab.cell_hint"));
@@ -371,8 +378,18 @@ bool lab_text(Lab *lab, Session *s, const Layout *L, const View *v, const char *
     bool number = text[0] && !text[1] && strchr("0123456789.-+eE", text[0]);
     if (lab->typing) {
         size_t n = strlen(lab->text);
-        if (number && n + 1 < sizeof lab->text) lab->text[n] = text[0], lab->text[n + 1] = '\0';
-        lab->hint_error = false;
+        if (number && n + 1 < sizeof lab->text) {
+            lab->text[n] = text[0], lab->text[n + 1] = '\0';
+        } else if (number) { // no room: said, and Enter refuses until Backspace
+            lab->too_long = true;
+            char most[16];
+            snprintf(most, sizeof most, "%zu", sizeof lab->text - 1);
+            const char *args[] = {most};
+            i18n_fmt(lab->hint, sizeof lab->hint, v->lang, "lab.too_long", 1, args);
+            lab->hint_error = true;
+            return true;
+        }
+        if (!lab->too_long) lab->hint_error = false;
         return true;
     }
     if (!number || text[0] == 'e' || text[0] == 'E' || sel_panel(lab, L) < 0) return false;
