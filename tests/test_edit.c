@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <glob.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,6 +424,69 @@ static void test_save_round_trip_variants(void **state)
     session_destroy(s);
 }
 
+// Issue 27 item 7: key padding masks keys in addition to the mask there (causal,
+// sliding window, a 0/1 tensor), in its batch only; it never replaces the mask.
+// Issue 27 item 9: a --set decimal is rounded to float32 once (strtof): just under
+// FLT_MAX + 2^103 (the halfway point to infinity) it is FLT_MAX, not "infinity".
+static void test_set_near_flt_max(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC);
+    Edit e;
+    char err[EDIT_ERR_MAX];
+    // FLT_MAX + 2^103 - 2^73: strtod gives the double FLT_MAX + 2^103 (the tie), which rounds to infinity
+    assert_true(edit_parse(&s->lesson, "input.query[0,0,0]=340282356779733652192806429718852141056", &e, err, sizeof err));
+    assert_true(e.value == FLT_MAX);
+    assert_true(edit_parse(&s->lesson, "input.query[0,0,0]=-3.4028235677973365e38", &e, err, sizeof err));
+    assert_true(e.value == -FLT_MAX);
+    assert_false(edit_parse(&s->lesson, "input.query[0,0,0]=340282356779733661637539395458142568448", &e, err, sizeof err));
+    session_destroy(s);
+}
+
+static void test_key_padding_combines(void **state)
+{
+    (void)state;
+    const char *lessons[] = {"lessons/causal-decoder.json", "lessons/mistral-sliding-window.json"};
+    for (int k = 0; k < 2; k++) {
+        Session *s = open_session(lessons[k]);
+        if (s->lesson.cfg.decode) {
+            session_destroy(s);
+            continue;
+        }
+        int B = s->lesson.batch, Lq = s->lesson.len_q, Lk = s->lesson.len_k;
+        assert_true(Lk >= 3);
+        size_t size = s->lesson.in.mask.size;
+        float *before = malloc(size * sizeof *before);
+        assert_non_null(before);
+        memcpy(before, s->lesson.in.mask.data, size * sizeof *before);
+        char arg[64];
+        snprintf(arg, sizeof arg, "mask.key_padding[0]=%d", Lk - 1);
+        set(s, arg);
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++) {
+                    size_t at = ((size_t)b * Lq + i) * Lk + j;
+                    float want = b == 0 && j >= Lk - 1 ? 0.0f : before[at]; // never attends to the future
+                    if (s->lesson.in.mask.data[at] != want)
+                        fail_msg("%s: mask[%d,%d,%d] = %g, expected %g", lessons[k], b, i, j,
+                                 (double)s->lesson.in.mask.data[at], (double)want);
+                }
+        free(before);
+        session_destroy(s);
+    }
+    // a 0/1 tensor: the other batches keep their cells
+    Session *s = open_session(CLASSIC);
+    set(s, "mask=causal");
+    set(s, "mask[1,3,0]=0");
+    set(s, "mask.key_padding[0]=2");
+    assert_true(s->lesson.in.mask.data[16 + 3 * 4 + 0] == 0.0f); // batch 1's own cell kept
+    assert_true(s->lesson.in.mask.data[16 + 3 * 4 + 1] == 1.0f);
+    assert_true(s->lesson.in.mask.data[3 * 4 + 2] == 0.0f);      // batch 0: key 2 padded
+    assert_true(s->lesson.in.mask.data[0 * 4 + 1] == 0.0f);      // and still causal
+    assert_true(s->lesson.in.mask.data[1 * 4 + 1] == 1.0f);
+    session_destroy(s);
+}
+
 static void test_save_errors(void **state)
 {
     (void)state;
@@ -711,7 +775,7 @@ int main(void)
         cmocka_unit_test(test_same_kind_tokens_aliases),
         cmocka_unit_test(test_undo_redo),       cmocka_unit_test(test_save_round_trip),
         cmocka_unit_test(test_save_round_trip_variants), cmocka_unit_test(test_save_errors),     cmocka_unit_test(test_bad_edits),
-        cmocka_unit_test(test_delta_and_lerp),  cmocka_unit_test(test_edit_targets),
+        cmocka_unit_test(test_delta_and_lerp),  cmocka_unit_test(test_edit_targets), cmocka_unit_test(test_key_padding_combines), cmocka_unit_test(test_set_near_flt_max),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

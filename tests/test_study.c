@@ -451,6 +451,10 @@ static void test_authored_quiz(void **state)
         {"{\"id\": \"a\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 1},"
          "{\"id\": \"a\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 2}",
          "quiz[1].id: \"a\" is used twice"},
+        // issue 27 item 9: the question with the id is named, not quiz[1] that has none
+        {"{\"id\": \"authored-2\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 1},"
+         "{\"stage\": \"attn\", \"question\": \"q\", \"answer\": 2}",
+         "quiz[0].id: \"authored-2\" is the name of quiz[1], which has no id of its own"},
         {"3", "quiz[0]: expected an object"},
         {"{\"id\": \"attn-argmax-b1-h0-3\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 1}",
          "quiz[0].id: \"attn-argmax-b1-h0-3\" has the form of a generated question's id"},
