@@ -257,6 +257,14 @@ uninstall:
 	  $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps/$(APP_ID).svg
 	@for s in $(ICON_SIZES); do rm -f $(DESTDIR)$(DATAROOT)/icons/hicolor/$${s}x$${s}/apps/$(APP_ID).png; done
 	rm -rf $(DESTDIR)$(PKGDATADIR)
+	@# the folders install made, when nothing else is in them (up to, not including, bin/, share/,
+	@# share/man and PREFIX: the standard ones stay)
+	@for d in $(DESTDIR)$(DATAROOT)/applications $(DESTDIR)$(DATAROOT)/metainfo $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps \
+	  $(foreach s,$(ICON_SIZES),$(DESTDIR)$(DATAROOT)/icons/hicolor/$(s)x$(s)/apps); do \
+	  while case "$$d" in "$(DESTDIR)$(PREFIX)"/*) true;; *) false;; esac && [ "$$d" != "$(DESTDIR)$(BINDIR)" ] && \
+	    [ "$$d" != "$(DESTDIR)$(DATAROOT)" ] && [ "$$d" != "$(DESTDIR)$(MANDIR)" ] && rmdir "$$d" 2>/dev/null; do \
+	    d=$$(dirname "$$d"); done; done
 
 clean:
 	rm -rf build
