@@ -54,6 +54,40 @@ static bool well_formed(const cJSON *root, const char **why)
     return true;
 }
 
+struct cJSON *progress_parse(const char *text, size_t len, const char **why)
+{
+    if (len > PROGRESS_MAX_BYTES) return *why = "larger than 8 MiB", NULL;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!root) return *why = "not valid JSON", NULL;
+    if (!well_formed(root, why)) cJSON_Delete(root), root = NULL;
+    return root;
+}
+
+char *progress_text(const Progress *p, char *err, size_t n)
+{
+    // compact (what the reader accepts: never more than PROGRESS_MAX_BYTES)
+    char *text = cJSON_PrintUnformatted(p->root);
+    if (!text) {
+        snprintf(err, n, "%.600s: out of memory", p->path);
+        return NULL;
+    }
+    size_t len = strlen(text);
+    if (len + 1 > PROGRESS_MAX_BYTES) {
+        snprintf(err, n, "%.600s: would grow larger than 8 MiB (the most it may hold): this answer is not saved, "
+                 "the file is left as it was", p->path);
+        free(text);
+        return NULL;
+    }
+    char *nl = realloc(text, len + 2);
+    if (!nl) {
+        free(text);
+        snprintf(err, n, "%.600s: out of memory", p->path);
+        return NULL;
+    }
+    nl[len] = '\n', nl[len + 1] = '\0';
+    return nl;
+}
+
 bool progress_load(Progress *p, const char *path, char *note, size_t n)
 {
     memset(p, 0, sizeof *p);
@@ -94,14 +128,7 @@ bool progress_load(Progress *p, const char *path, char *note, size_t n)
         p->root = empty_root();
         return p->root != NULL;
     }
-    if (len > PROGRESS_MAX_BYTES) {
-        why = "larger than 8 MiB";
-    } else {
-        buf[len] = '\0';
-        root = cJSON_ParseWithLength(buf, len);
-        if (!root) why = "not valid JSON";
-        else if (!well_formed(root, &why)) cJSON_Delete(root), root = NULL;
-    }
+    root = progress_parse(buf, len, &why);
     free(buf);
     if (root) {
         p->root = root;
@@ -237,18 +264,8 @@ bool progress_save(Progress *p, char *err, size_t n)
         return false;
     }
     if (!make_parent(p->path, err, n)) return false;
-    // compact (what the reader accepts: never more than PROGRESS_MAX_BYTES)
-    char *text = cJSON_PrintUnformatted(p->root);
-    if (!text) {
-        snprintf(err, n, "%.600s: out of memory", p->path);
-        return false;
-    }
-    if (strlen(text) + 1 > PROGRESS_MAX_BYTES) {
-        snprintf(err, n, "%.600s: would grow larger than 8 MiB (the most it may hold): this answer is not saved, "
-                 "the file is left as it was", p->path);
-        free(text);
-        return false;
-    }
+    char *text = progress_text(p, err, n);
+    if (!text) return false;
     char tmp[PROGRESS_PATH_MAX + 4200];
     FILE *f = temp_file_open_target(p->path, tmp, sizeof tmp); // a symbolic link is written through
     if (!f) {
@@ -256,7 +273,7 @@ bool progress_save(Progress *p, char *err, size_t n)
         free(text);
         return false;
     }
-    int e = fputs(text, f) >= 0 && fputc('\n', f) != EOF ? 0 : (errno ? errno : EIO);
+    int e = fputs(text, f) >= 0 ? 0 : (errno ? errno : EIO);
     free(text);
     if (e) fclose(f), unlink(tmp);
     else e = temp_file_finish(f, tmp, p->path);

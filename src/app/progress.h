@@ -42,6 +42,12 @@ bool progress_default_path(char *out, size_t n);
 // aside (its new name in the line) or could not be read (then it is left alone
 // and progress_save will not replace it). False only when out of memory.
 bool progress_load(Progress *p, const char *path, char *note, size_t n);
+// The reader's part: text (len bytes, at most PROGRESS_MAX_BYTES) as a progress
+// root; NULL with *why ("not valid JSON", "lessons: expected an object"…) otherwise.
+struct cJSON *progress_parse(const char *text, size_t len, const char **why);
+// The writer's part: p as the file's text (compact, a final newline; malloc'ed), NULL
+// with one line in err when it would pass PROGRESS_MAX_BYTES or memory runs out.
+char *progress_text(const Progress *p, char *err, size_t n);
 void progress_free(Progress *p);
 
 // The key of a lesson file: its real path (the path itself when that fails).
