@@ -54,11 +54,22 @@ static bool well_formed(const cJSON *root, const char **why)
     return true;
 }
 
+// A number JSON cannot hold (1e999 reads as infinity) is null, as the writer would
+// write it: what is read is what a save writes back (found by fuzz_progress).
+static void nulls_for_infinities(cJSON *j)
+{
+    for (; j; j = j->next) {
+        if (cJSON_IsNumber(j) && !isfinite(j->valuedouble)) j->type = cJSON_NULL;
+        nulls_for_infinities(j->child);
+    }
+}
+
 struct cJSON *progress_parse(const char *text, size_t len, const char **why)
 {
     if (len > PROGRESS_MAX_BYTES) return *why = "larger than 8 MiB", NULL;
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (!root) return *why = "not valid JSON", NULL;
+    nulls_for_infinities(root);
     if (!well_formed(root, why)) cJSON_Delete(root), root = NULL;
     return root;
 }
