@@ -149,7 +149,7 @@ $(PURE_TESTS:%=%.o): $(B)/tests/%.o: tests/%.c
 	$(CC) $(CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -c $< -o $@
 
 $(PURE_TESTS): %: %.o $(B)/libattnview.a $(B)/libattncore.a
-	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(CORE_LIBS) -o $@
+	$(CC) $(LDFLAGS) $(filter %.o,$^) $(filter %.a,$^) $(TEST_LIBS) $(CORE_LIBS) -o $@
 $(B)/tests/test_study: $(B)/src/app/progress.o # the progress file: plain C, no SDL
 
 $(B)/bench/%.o: tests/bench/%.c
@@ -185,24 +185,43 @@ endif
 test-run: $(B)/attnviz $(TEST_BIN)
 	@sh tests/run_tests.sh $(B)
 
-# libFuzzer on the lesson loader (clang; address + undefined sanitizers). The
-# corpus starts from lessons/, the references and the bad lessons; every crash
-# found is kept in tests/fuzz/regressions/ and replayed by `make test`.
+# libFuzzer (clang; address + undefined sanitizers) on four targets: the lesson
+# loader (its corpus starts from lessons/, the references and the bad lessons), the
+# --set grammar, the study mode's answer parser and the progress file's reader and
+# writer (tests/fuzz/seeds/). Each runs FUZZ_SECONDS/4. Every crash found is kept in
+# tests/fuzz/regressions/ (the lesson's) or tests/fuzz/regressions/TARGET/ and
+# replayed by `make test` (test_fuzz_regressions, test_fuzz_targets).
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
+FUZZ_TARGETS := fuzz_lesson fuzz_set fuzz_quiz_answer fuzz_progress
 FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fsanitize=fuzzer,address,undefined \
-                -fno-sanitize-recover=all $(CORE_CFLAGS) -Isrc/core
+                -fno-sanitize-recover=all $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/app
+FUZZ_EACH    := $(shell echo $$(( ($(FUZZ_SECONDS) + 3) / 4 )))
+FUZZ_RUN     := -max_total_time=$(FUZZ_EACH) -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10 -print_final_stats=1
 build/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(CORE_SRC) src/core/*.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(CORE_LIBS) -o $@
+build/fuzz/fuzz_set: tests/fuzz/fuzz_set.c $(CORE_SRC) src/core/*.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_set.c $(CORE_SRC) $(CORE_LIBS) -o $@
+build/fuzz/fuzz_quiz_answer build/fuzz/fuzz_progress: build/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(VIEW_SRC) src/app/progress.c src/*/*.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(CORE_SRC) $(VIEW_SRC) src/app/progress.c $(CORE_LIBS) -o $@
 
 fuzz: deps
-	@$(MAKE) --no-print-directory build/fuzz/fuzz_lesson
-	@mkdir -p build/fuzz/corpus tests/fuzz/regressions
+	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/%)
+	@mkdir -p build/fuzz/corpus tests/fuzz/regressions $(foreach t,set quiz_answer progress,build/fuzz/corpus-$(t) tests/fuzz/regressions/$(t))
 	@cp lessons/*.json tests/ref/*.lesson.json tests/bad/*.json build/fuzz/corpus/ 2>/dev/null; true
-	build/fuzz/fuzz_lesson -max_total_time=$(FUZZ_SECONDS) -max_len=65536 -rss_limit_mb=2048 \
-	  -malloc_limit_mb=512 -timeout=10 -dict=tests/fuzz/lesson.dict \
-	  -artifact_prefix=tests/fuzz/regressions/ -print_final_stats=1 build/fuzz/corpus
+	@cp tests/fuzz/seeds/set/* build/fuzz/corpus-set/; cp tests/fuzz/seeds/quiz/* build/fuzz/corpus-quiz_answer/
+	@cp tests/fuzz/seeds/progress/* build/fuzz/corpus-progress/
+	build/fuzz/fuzz_lesson $(FUZZ_RUN) -max_len=65536 -dict=tests/fuzz/lesson.dict \
+	  -artifact_prefix=tests/fuzz/regressions/ build/fuzz/corpus
+	build/fuzz/fuzz_set $(FUZZ_RUN) -max_len=201 -dict=tests/fuzz/set.dict \
+	  -artifact_prefix=tests/fuzz/regressions/set/ build/fuzz/corpus-set
+	build/fuzz/fuzz_quiz_answer $(FUZZ_RUN) -max_len=256 -artifact_prefix=tests/fuzz/regressions/quiz_answer/ \
+	  build/fuzz/corpus-quiz_answer
+	build/fuzz/fuzz_progress $(FUZZ_RUN) -max_len=16384 -dict=tests/fuzz/progress.dict \
+	  -artifact_prefix=tests/fuzz/regressions/progress/ build/fuzz/corpus-progress
 
 # valgrind: the core tests, and an export of every lesson (no leak, no invalid access).
 VG := valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect
@@ -269,6 +288,14 @@ uninstall:
 	  $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps/$(APP_ID).svg
 	@for s in $(ICON_SIZES); do rm -f $(DESTDIR)$(DATAROOT)/icons/hicolor/$${s}x$${s}/apps/$(APP_ID).png; done
 	rm -rf $(DESTDIR)$(PKGDATADIR)
+	@# the folders install made, when nothing else is in them (up to, not including, bin/, share/,
+	@# share/man and PREFIX: the standard ones stay)
+	@for d in $(DESTDIR)$(DATAROOT)/applications $(DESTDIR)$(DATAROOT)/metainfo $(DESTDIR)$(MANDIR)/man1 \
+	  $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps \
+	  $(foreach s,$(ICON_SIZES),$(DESTDIR)$(DATAROOT)/icons/hicolor/$(s)x$(s)/apps); do \
+	  while case "$$d" in "$(DESTDIR)$(PREFIX)"/*) true;; *) false;; esac && [ "$$d" != "$(DESTDIR)$(BINDIR)" ] && \
+	    [ "$$d" != "$(DESTDIR)$(DATAROOT)" ] && [ "$$d" != "$(DESTDIR)$(MANDIR)" ] && rmdir "$$d" 2>/dev/null; do \
+	    d=$$(dirname "$$d"); done; done
 
 clean:
 	rm -rf build

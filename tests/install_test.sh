@@ -34,6 +34,21 @@ out="$tmp/frames"
 grep -q '缩放' "$tmp/desc" || grep -q '注意力' "$tmp/desc" || fail "installed --describe --lang zh has no Chinese text"
 (cd / && "$bin" --check "$share"/attnviz/lessons/*.json >/dev/null 2>"$tmp/err") || fail "installed lessons do not --check: $(cat "$tmp/err")"
 
+# 1b. issue 27 item 4: files planted beside the install are never read: PREFIX/assets
+# and PREFIX/../assets (bindir/../assets, bindir/../../assets) with a language file
+# that rewrites the questions, and one that is /dev/zero through a link
+for planted in "$root$prefix/assets" "$root$prefix/../assets"; do
+    mkdir -p "$planted/lang"
+    printf 'quiz.shape = PLANTED {1}\n' >"$planted/lang/en.txt"
+    ln -sf /dev/zero "$planted/lang/zh.txt"
+done
+(cd / && env -u ATTNVIZ_ASSETS timeout 20 "$bin" --quiz --lang zh "$share/attnviz/lessons/arange-2x4x4.json" >"$tmp/quiz" 2>"$tmp/err") ||
+    fail "installed --quiz with planted assets beside it: $(head -c 300 "$tmp/err")"
+(cd / && env -u ATTNVIZ_ASSETS timeout 20 "$bin" --quiz "$share/attnviz/lessons/arange-2x4x4.json" >>"$tmp/quiz" 2>>"$tmp/err") ||
+    fail "installed --quiz with planted assets beside it: $(head -c 300 "$tmp/err")"
+grep -q PLANTED "$tmp/quiz" && fail "the installed binary read a language file planted beside the install"
+rm -rf "$root$prefix/assets" "$root$prefix/../assets"
+
 # 2. validators
 desktop="$share/applications/io.github.attnviz.attnviz.desktop"
 [ -f "$desktop" ] || fail "no desktop entry"
@@ -64,6 +79,9 @@ ae=$(compare -metric AE "$tmp/svg256.png" "$share/icons/hicolor/256x256/apps/$ic
 make --no-print-directory -s $SAN_ARG uninstall DESTDIR="$root" >"$tmp/log" 2>&1 || fail "make uninstall exited $?"
 left=$(find "$root" -type f | sed "s|^$root||")
 [ -z "$left" ] || fail "uninstall left: $left"
+# issue 27 item 9: nor the empty folders it made (the standard bin/, share/, share/man stay)
+dirs=$(find "$root$prefix" -mindepth 1 -type d | sed "s|^$root$prefix||" | sort | tr '\n' ' ')
+[ "$dirs" = "/bin /share /share/man " ] || fail "uninstall left folders: $dirs"
 
 [ "$fails" -eq 0 ] && echo "install: ok"
 [ "$fails" -eq 0 ]

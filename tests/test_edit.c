@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <glob.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -423,6 +424,69 @@ static void test_save_round_trip_variants(void **state)
     session_destroy(s);
 }
 
+// Issue 27 item 7: key padding masks keys in addition to the mask there (causal,
+// sliding window, a 0/1 tensor), in its batch only; it never replaces the mask.
+// Issue 27 item 9: a --set decimal is rounded to float32 once (strtof): just under
+// FLT_MAX + 2^103 (the halfway point to infinity) it is FLT_MAX, not "infinity".
+static void test_set_near_flt_max(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC);
+    Edit e;
+    char err[EDIT_ERR_MAX];
+    // FLT_MAX + 2^103 - 2^73: strtod gives the double FLT_MAX + 2^103 (the tie), which rounds to infinity
+    assert_true(edit_parse(&s->lesson, "input.query[0,0,0]=340282356779733652192806429718852141056", &e, err, sizeof err));
+    assert_true(e.value == FLT_MAX);
+    assert_true(edit_parse(&s->lesson, "input.query[0,0,0]=-3.4028235677973365e38", &e, err, sizeof err));
+    assert_true(e.value == -FLT_MAX);
+    assert_false(edit_parse(&s->lesson, "input.query[0,0,0]=340282356779733661637539395458142568448", &e, err, sizeof err));
+    session_destroy(s);
+}
+
+static void test_key_padding_combines(void **state)
+{
+    (void)state;
+    const char *lessons[] = {"lessons/causal-decoder.json", "lessons/mistral-sliding-window.json"};
+    for (int k = 0; k < 2; k++) {
+        Session *s = open_session(lessons[k]);
+        if (s->lesson.cfg.decode) {
+            session_destroy(s);
+            continue;
+        }
+        int B = s->lesson.batch, Lq = s->lesson.len_q, Lk = s->lesson.len_k;
+        assert_true(Lk >= 3);
+        size_t size = s->lesson.in.mask.size;
+        float *before = malloc(size * sizeof *before);
+        assert_non_null(before);
+        memcpy(before, s->lesson.in.mask.data, size * sizeof *before);
+        char arg[64];
+        snprintf(arg, sizeof arg, "mask.key_padding[0]=%d", Lk - 1);
+        set(s, arg);
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++) {
+                    size_t at = ((size_t)b * Lq + i) * Lk + j;
+                    float want = b == 0 && j >= Lk - 1 ? 0.0f : before[at]; // never attends to the future
+                    if (s->lesson.in.mask.data[at] != want)
+                        fail_msg("%s: mask[%d,%d,%d] = %g, expected %g", lessons[k], b, i, j,
+                                 (double)s->lesson.in.mask.data[at], (double)want);
+                }
+        free(before);
+        session_destroy(s);
+    }
+    // a 0/1 tensor: the other batches keep their cells
+    Session *s = open_session(CLASSIC);
+    set(s, "mask=causal");
+    set(s, "mask[1,3,0]=0");
+    set(s, "mask.key_padding[0]=2");
+    assert_true(s->lesson.in.mask.data[16 + 3 * 4 + 0] == 0.0f); // batch 1's own cell kept
+    assert_true(s->lesson.in.mask.data[16 + 3 * 4 + 1] == 1.0f);
+    assert_true(s->lesson.in.mask.data[3 * 4 + 2] == 0.0f);      // batch 0: key 2 padded
+    assert_true(s->lesson.in.mask.data[0 * 4 + 1] == 0.0f);      // and still causal
+    assert_true(s->lesson.in.mask.data[1 * 4 + 1] == 1.0f);
+    session_destroy(s);
+}
+
 static void test_save_errors(void **state)
 {
     (void)state;
@@ -431,30 +495,54 @@ static void test_save_errors(void **state)
     assert_false(session_save(s, "/nonexistent-dir/x.json", true, err, sizeof err));
     assert_non_null(strstr(err, "/nonexistent-dir/x.json: cannot write"));
     assert_null(strchr(err, '\n'));
-    // the target is replaced, never written through: a symlink there is replaced by
-    // the file (the file it pointed to stays as it was)
+    // issue 27: a symbolic link is written through to its file, never replaced by a
+    // file; the file keeps its mode; a dangling link, a FIFO and a device are refused
     char dir[] = "/tmp/attnviz-test-save-XXXXXX";
     assert_non_null(mkdtemp(dir));
-    char target[256], victim[256];
+    char target[256], victim[256], other[256];
     snprintf(target, sizeof target, "%s/out.json", dir);
     snprintf(victim, sizeof victim, "%s/victim", dir);
     FILE *f = fopen(victim, "w");
     assert_non_null(f);
     fputs("keep", f);
     fclose(f);
+    assert_int_equal(chmod(victim, 0600), 0);
     assert_int_equal(symlink(victim, target), 0);
     assert_true(session_save(s, target, true, err, sizeof err));
-    f = fopen(victim, "r");
-    char buf[8] = "";
-    assert_non_null(fgets(buf, sizeof buf, f));
-    fclose(f);
-    assert_string_equal(buf, "keep");
     struct stat st;
     assert_int_equal(lstat(target, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));        // still the link
+    assert_int_equal(stat(victim, &st), 0);
     assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 0777, 0600); // the mode kept
     Session *back = session_create(target, err, sizeof err);
     assert_non_null(back);
     session_destroy(back);
+    back = session_create(victim, err, sizeof err);  // the lesson is in the linked file
+    assert_non_null(back);
+    session_destroy(back);
+    snprintf(other, sizeof other, "%s/dangling.json", dir);
+    assert_int_equal(symlink("nowhere", other), 0);
+    assert_false(session_save(s, other, true, err, sizeof err));
+    assert_non_null(strstr(err, "symbolic link"));
+    assert_int_equal(lstat(other, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    snprintf(other, sizeof other, "%s/fifo.json", dir);
+    assert_int_equal(mkfifo(other, 0600), 0);
+    assert_false(session_save(s, other, true, err, sizeof err));
+    assert_non_null(strstr(err, "not a regular file"));
+    assert_null(strchr(err, '\n'));
+    assert_int_equal(lstat(other, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    // overwriting a plain file keeps its mode too
+    assert_int_equal(chmod(victim, 0640), 0);
+    assert_true(session_save(s, victim, true, err, sizeof err));
+    assert_int_equal(stat(victim, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0640);
+    f = fopen(victim, "w");
+    fputs("keep", f);
+    fclose(f);
+    char buf[8] = "";
     // a new file never replaces one (Ctrl+S): EEXIST, the file as it was
     assert_false(session_save(s, victim, false, err, sizeof err));
     assert_int_equal(errno, EEXIST);
@@ -683,7 +771,7 @@ int main(void)
         cmocka_unit_test(test_same_kind_tokens_aliases),
         cmocka_unit_test(test_undo_redo),       cmocka_unit_test(test_save_round_trip),
         cmocka_unit_test(test_save_round_trip_variants), cmocka_unit_test(test_save_errors),     cmocka_unit_test(test_bad_edits),
-        cmocka_unit_test(test_delta_and_lerp),  cmocka_unit_test(test_edit_targets),
+        cmocka_unit_test(test_delta_and_lerp),  cmocka_unit_test(test_edit_targets), cmocka_unit_test(test_key_padding_combines), cmocka_unit_test(test_set_near_flt_max),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

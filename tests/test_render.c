@@ -1310,7 +1310,7 @@ static void test_png_write(void **state)
     for (int i = 0; i < PITCH * H; i++) px[i] = (unsigned char)(i * 7);
     for (int y = 0; y < H; y++)   // frames are opaque: the encoder keeps R, G, B
         for (int x = 0; x < W; x++) px[y * PITCH + x * 4 + 3] = 255;
-    assert_true(png_write_rgba(path, px, W, H, PITCH, 6, err, sizeof err));
+    assert_true(png_write_rgba(path, px, W, H, PITCH, 6, false, err, sizeof err));
     // decode and compare
     FILE *f = fopen(path, "rb");
     assert_non_null(f);
@@ -1336,7 +1336,7 @@ static void test_png_write(void **state)
     remove(path);
     // a missing directory: false, one line naming the path
     snprintf(path, sizeof path, "%s/no/such/dir/b.png", dir);
-    assert_false(png_write_rgba(path, px, W, H, PITCH, 6, err, sizeof err));
+    assert_false(png_write_rgba(path, px, W, H, PITCH, 6, false, err, sizeof err));
     assert_non_null(strstr(err, path));
     assert_null(strchr(err, '\n'));
     rmdir(dir);

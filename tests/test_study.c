@@ -26,6 +26,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <time.h>
+#include <sys/file.h>
 
 #include "app/progress.h"
 #include "session.h"
@@ -192,7 +196,7 @@ static void write_file(const char *path, const char *text)
 static long count_entries(const char *prefix)
 {
     glob_t g;
-    char pat[600];
+    char pat[700];
     snprintf(pat, sizeof pat, "%s*", prefix);
     long n = glob(pat, 0, NULL, &g) == 0 ? (long)g.gl_pathc : 0;
     globfree(&g);
@@ -447,6 +451,10 @@ static void test_authored_quiz(void **state)
         {"{\"id\": \"a\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 1},"
          "{\"id\": \"a\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 2}",
          "quiz[1].id: \"a\" is used twice"},
+        // issue 27 item 9: the question with the id is named, not quiz[1] that has none
+        {"{\"id\": \"authored-2\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 1},"
+         "{\"stage\": \"attn\", \"question\": \"q\", \"answer\": 2}",
+         "quiz[0].id: \"authored-2\" is the name of quiz[1], which has no id of its own"},
         {"3", "quiz[0]: expected an object"},
         {"{\"id\": \"attn-argmax-b1-h0-3\", \"stage\": \"attn\", \"question\": \"q\", \"answer\": 1}",
          "quiz[0].id: \"attn-argmax-b1-h0-3\" has the form of a generated question's id"},
@@ -459,6 +467,197 @@ static void test_authored_quiz(void **state)
     }
 }
 
+
+// Answers to the first 3 questions of s's lesson in `study`.
+static void answer_three(const Session *s)
+{
+    memset(&study, 0, sizeof study);
+    study_load(&study, &s->trace, &s->lesson, LANG_EN, true, 0);
+    study.on = true;
+    for (int i = 0; i < 3; i++) {
+        study_enter(&study, study.q[i].stage);
+        typed(&study.q[i], study.text, sizeof study.text);
+        assert_true(study_submit(&study, LANG_EN));
+    }
+}
+
+static long file_size(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+// A progress file of about `bytes` bytes, compact, valid: many lessons.
+static void write_big_progress(const char *path, long bytes)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{\"attnviz_progress\":1,\"lessons\":{", f);
+    long n = 33;
+    for (int i = 0; n < bytes - 300; i++) {
+        int w = fprintf(f, "%s\"/lessons/l%07d.json\":{\"title\":\"t\",\"stage\":\"attn\",\"right\":1,"
+                        "\"answered\":1,\"total\":9,\"answers\":{\"q_proj-shape\":{\"right\":true,\"given\":"
+                        "\"2x4x4\",\"hinted\":false,\"gave_up\":false}}}", i ? "," : "", i);
+        n += w;
+    }
+    // the last lesson's title fills it up to `bytes` (with the closing "}}\n")
+    static const char head[] = ",\"/lessons/last.json\":{\"title\":\"", tail[] = "\",\"answers\":{}}";
+    long pad = bytes - n - (long)(sizeof head - 1) - (long)(sizeof tail - 1) - 3;
+    fputs(head, f);
+    for (long i = 0; i < pad; i++) fputc('t', f);
+    fputs(tail, f);
+    fputs("}}\n", f);
+    fclose(f);
+}
+
+// Issue 27 item 3: one answer never turns a file the reader accepts into one it
+// rejects: written compactly, and a save that would pass 8 MiB is refused with a
+// message, the file left as it was.
+static void test_progress_compact_and_capped(void **state)
+{
+    (void)state;
+    char path[512], note[1400], err[1400], key[PROGRESS_PATH_MAX];
+    snprintf(path, sizeof path, "%s/progress.json", dir);
+    Session *s = open_session("lessons/arange-2x4x4.json");
+    progress_key(s->path, key, sizeof key);
+    answer_three(s);
+    // ~8.0 MB compact: indented it would be ~11.5 MB, past what the reader takes
+    write_big_progress(path, (long)PROGRESS_MAX_BYTES - 400 * 1024);
+    long before = file_size(path);
+    Progress p;
+    assert_true(progress_load(&p, path, note, sizeof note));
+    assert_string_equal(note, "");
+    assert_true(progress_update(&p, key, &study, "attn", "The classic", err, sizeof err));
+    progress_free(&p);
+    long after = file_size(path);
+    assert_true(after <= (long)PROGRESS_MAX_BYTES);
+    assert_true(after < before + 4096);
+    assert_true(progress_load(&p, path, note, sizeof note)); // read back, not set aside
+    assert_string_equal(note, "");
+    int r, a, t;
+    assert_true(progress_score(&p, key, &r, &a, &t));
+    assert_int_equal(a, 3);
+    assert_true(progress_score(&p, "/lessons/l0000007.json", &r, &a, &t)); // the others kept
+    progress_free(&p);
+    char aside[600];
+    snprintf(aside, sizeof aside, "%s.corrupt", path);
+    assert_int_equal(count_entries(aside), 0); // nothing set aside
+    // a file just under the limit: the answer's save is refused, the file unchanged
+    write_big_progress(path, (long)PROGRESS_MAX_BYTES - 200);
+    before = file_size(path);
+    assert_true(before <= (long)PROGRESS_MAX_BYTES);
+    assert_true(progress_load(&p, path, note, sizeof note));
+    assert_string_equal(note, "");
+    assert_false(progress_update(&p, key, &study, "attn", "The classic", err, sizeof err));
+    assert_non_null(strstr(err, "8 MiB"));
+    assert_null(strchr(err, '\n'));
+    assert_int_equal(before, (long)PROGRESS_MAX_BYTES - 200);
+    assert_int_equal(file_size(path), before);
+    progress_free(&p);
+    assert_true(progress_load(&p, path, note, sizeof note)); // still accepted
+    assert_string_equal(note, "");
+    progress_free(&p);
+    session_destroy(s);
+}
+
+static void on_alarm(int sig)
+{
+    (void)sig;
+    static const char msg[] = "progress_load blocked on a FIFO\n";
+    if (write(2, msg, sizeof msg - 1)) {}
+    _exit(1);
+}
+
+// Issue 27 item 2: a FIFO (anything but a regular file) named progress.json is
+// reported at once and left alone, never opened blocking; item 9: a symbolic link
+// is written through (the linked file gets the answers, the link stays).
+static void test_progress_not_a_file(void **state)
+{
+    (void)state;
+    char path[512], other[512], note[1400], err[1400], key[PROGRESS_PATH_MAX];
+    snprintf(path, sizeof path, "%s/progress.json", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    signal(SIGALRM, on_alarm);
+    alarm(10);
+    Progress p;
+    assert_true(progress_load(&p, path, note, sizeof note));
+    alarm(0);
+    assert_non_null(strstr(note, "not a regular file"));
+    assert_string_equal(p.path, ""); // nothing will be written over it
+    progress_free(&p);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    unlink(path);
+    // the link
+    Session *s = open_session("lessons/arange-2x4x4.json");
+    progress_key(s->path, key, sizeof key);
+    answer_three(s);
+    snprintf(other, sizeof other, "%s/synced.json", dir);
+    write_file(other, "{\"attnviz_progress\": 1, \"lessons\": {}}\n");
+    assert_int_equal(symlink("synced.json", path), 0);
+    assert_true(progress_load(&p, path, note, sizeof note));
+    assert_true(progress_update(&p, key, &study, "attn", "The classic", err, sizeof err));
+    progress_free(&p);
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_true(progress_load(&p, other, note, sizeof note));
+    int r, a, t;
+    assert_true(progress_score(&p, key, &r, &a, &t));
+    assert_int_equal(a, 3);
+    progress_free(&p);
+    session_destroy(s);
+}
+
+// Issue 27 item 3: the save is off the frame: submitting returns while the file is
+// locked by another window; the answers are written once the lock is free.
+static void test_progress_saver(void **state)
+{
+    (void)state;
+    char path[512], lock[600], err[1400], key[PROGRESS_PATH_MAX], note[1400];
+    snprintf(path, sizeof path, "%s/progress.json", dir);
+    snprintf(lock, sizeof lock, "%s.lock", path);
+    Session *s = open_session("lessons/arange-2x4x4.json");
+    progress_key(s->path, key, sizeof key);
+    answer_three(s);
+    int fd = open(lock, O_RDWR | O_CREAT, 0644);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX), 0); // another window is writing
+    ProgressSaver *sv = progress_saver_start();
+    assert_non_null(sv);
+    assert_true(progress_saver_submit(sv, path, key, &study, "attn", "The classic")); // returns at once
+    Progress p = {0};
+    bool failed = true;
+    assert_false(progress_saver_poll(sv, &p, err, sizeof err, &failed));
+    assert_true(progress_saver_busy(sv));
+    assert_int_equal(file_size(path), -1);
+    close(fd); // the lock is free
+    bool got = false;
+    for (int i = 0; i < 2000 && !got; i++) { // poll, up to ~20 s
+        got = progress_saver_poll(sv, &p, err, sizeof err, &failed);
+        if (!got) nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    assert_true(got);
+    assert_false(failed);
+    int r, a, t;
+    assert_true(progress_score(&p, key, &r, &a, &t)); // what was written, handed back
+    assert_int_equal(a, 3);
+    progress_free(&p);
+    assert_true(progress_load(&p, path, note, sizeof note));
+    assert_true(progress_score(&p, key, &r, &a, &t));
+    progress_free(&p);
+    // queued answers are written before the thread ends
+    answer_three(s);
+    study_give_up(&study);
+    assert_true(progress_saver_submit(sv, path, key, &study, "scores", "The classic"));
+    progress_saver_stop(sv);
+    assert_true(progress_load(&p, path, note, sizeof note));
+    assert_true(progress_score(&p, key, &r, &a, &t));
+    assert_int_equal(a, 4);
+    progress_free(&p);
+    session_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -467,6 +666,9 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_progress_round_trip, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_progress_corrupt_set_aside, make_dir, remove_dir),
         cmocka_unit_test_setup_teardown(test_progress_two_windows, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_progress_compact_and_capped, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_progress_not_a_file, make_dir, remove_dir),
+        cmocka_unit_test_setup_teardown(test_progress_saver, make_dir, remove_dir),
         cmocka_unit_test(test_authored_quiz),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

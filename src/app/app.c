@@ -4,6 +4,7 @@
 // renderer, fonts. Update: events → UI state (Playback + View). Draw:
 // render_frame. De-initialization in reverse order.
 #include "app.h"
+#include "user_dir.h"
 
 #include <SDL.h>
 #ifdef __GLIBC__
@@ -157,7 +158,7 @@ static void save_frame(App *a)
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
         toast(a, "app.save_failed", err);
-    } else if (!png_write_rgba(path, s->pixels, w, h, s->pitch, 6, err, sizeof err)) {
+    } else if (!png_write_rgba(path, s->pixels, w, h, s->pitch, 6, false, err, sizeof err)) {
         toast(a, "app.save_failed", err);
     } else {
         toast(a, "app.saved", path);
@@ -442,12 +443,11 @@ static void open_picker(App *a)
     else snprintf(cur_dir, sizeof cur_dir, ".");
     char saved[1200], user[1200]; // where Ctrl+S puts edited lessons; the user's own lessons
     lab_save_dir(saved, sizeof saved);
-    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (x && *x == '/') snprintf(user, sizeof user, "%.1100s/attnviz/lessons", x);
-    else snprintf(user, sizeof user, "%.1100s/.local/share/attnviz/lessons", home && *home ? home : ".");
+    user_data_path("lessons", user, sizeof user); // ("" when there is none: skipped)
     const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved, user};
     picker_scan(&a->picker, dirs, 5, a->session->path);
     study_ui_load_progress(a->study); // each lesson's score in the study mode
+    study_ui_poll(a->study);
     for (int i = 0; i < a->picker.n; i++) {
         char key[PROGRESS_PATH_MAX];
         PickerItem *it = &a->picker.items[i];

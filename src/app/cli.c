@@ -263,9 +263,9 @@ int cli_icon(const char *path, int size, FILE *err)
     bool ok = false;
     if (svg) {
         char tmp[4200];
-        FILE *f = temp_file_create(path, tmp, sizeof tmp);
+        FILE *f = temp_file_open_target(path, tmp, sizeof tmp);
         if (!f) {
-            cli_error(err, "attnviz: %s: cannot write: %s", path, strerror(errno));
+            cli_error(err, "attnviz: %s: cannot write: %s", path, temp_file_strerror(errno));
             return 1;
         }
         PaintVec *v = paint_vec_create(PAINT_VEC_SVG, NULL, size, size, msg, sizeof msg);
@@ -280,11 +280,10 @@ int cli_icon(const char *path, int size, FILE *err)
         }
         paint_vec_destroy(v);
         int e = errno;
-        ok = fclose(f) == 0 && ok;
-        if (ok && rename(tmp, path) != 0) ok = false, e = errno;
+        if (ok) e = temp_file_finish(f, tmp, path), ok = e == 0; // fsync, rename
+        else fclose(f), unlink(tmp);
         if (!ok) {
-            unlink(tmp);
-            if (!msg[0]) snprintf(msg, sizeof msg, "attnviz: %s: cannot write: %s", path, strerror(e ? e : EIO));
+            if (!msg[0]) snprintf(msg, sizeof msg, "attnviz: %s: cannot write: %s", path, temp_file_strerror(e ? e : EIO));
         }
     } else {
         SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, size, size, 32, SDL_PIXELFORMAT_RGBA32);
@@ -297,7 +296,7 @@ int cli_icon(const char *path, int size, FILE *err)
             bool drawn = paint_flush(&cv);
             draw_list_free(&dl);
             SDL_RenderPresent(r);
-            ok = drawn && png_write_rgba(path, s->pixels, size, size, s->pitch, 9, msg, sizeof msg);
+            ok = drawn && png_write_rgba(path, s->pixels, size, size, s->pitch, 9, true, msg, sizeof msg);
         } else {
             snprintf(msg, sizeof msg, "attnviz: cannot create a %dx%d surface: %s", size, size, SDL_GetError());
         }

@@ -148,7 +148,7 @@ static void *encoder_main(void *arg)
         if (!skip) {
             char path[4096];
             frame_name(path, sizeof path, e->dir, j.frame, e->tr->stages[e->plan[j.frame].stage].name, EXPORT_PNG);
-            ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, err,
+            ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, false, err,
                                 sizeof err);
         }
         pthread_mutex_lock(&e->mu);

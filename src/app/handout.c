@@ -174,8 +174,8 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
     // A4 210 × 297 mm, letter 8.5 × 11 in, in points
     double w_pt = o->paper == PAPER_LETTER ? 612.0 : 595.2756, h_pt = o->paper == PAPER_LETTER ? 792.0 : 841.8898;
     int page_h = (int)(PAGE_W * h_pt / w_pt);
-    if (!(f = temp_file_create(o->path, tmp, sizeof tmp))) {
-        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, strerror(errno));
+    if (!(f = temp_file_open_target(o->path, tmp, sizeof tmp))) {
+        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, temp_file_strerror(errno));
         tmp[0] = '\0';
         goto done;
     }
@@ -206,11 +206,11 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
     int e = good ? 0 : paint_vec_errno(vec);
     paint_vec_destroy(vec);
     vec = NULL;
-    if (fclose(f) != 0 && good) good = false, e = errno;
+    if (good) e = temp_file_finish(f, tmp, o->path), good = e == 0, tmp[0] = '\0'; // fsync, rename (tmp gone)
+    else if (fclose(f) != 0 && !e) e = errno;
     f = NULL;
-    if (good && rename(tmp, o->path) != 0) good = false, e = errno;
     if (!good) {
-        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, strerror(e ? e : EIO));
+        snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, o->path, temp_file_strerror(e ? e : EIO));
         goto done;
     }
     tmp[0] = '\0';

@@ -1,6 +1,7 @@
 // lab.c — the what-if lab in the window (see lab.h).
 #include "lab.h"
 #include "temp_file.h"
+#include "user_dir.h"
 
 #include <errno.h>
 #include <math.h>
@@ -273,6 +274,7 @@ static void start_typing(Lab *lab, Session *s, const char *key, const char *firs
     snprintf(lab->key, sizeof lab->key, "%s", key);
     snprintf(lab->label, sizeof lab->label, "%s =", key);
     snprintf(lab->text, sizeof lab->text, "%s", first ? first : "");
+    lab->too_long = false;
     char num[40];
     snprintf(num, sizeof num, "%.6g", (double)now);
     snprintf(lab->hint, sizeof lab->hint, "%s   (%s)", i18n_get(lang, "lab.typing_hint"), num);
@@ -340,9 +342,15 @@ static bool typing_key(Lab *lab, Session *s, const View *v, const SDL_KeyboardEv
     switch (sym) {
     case SDLK_BACKSPACE:
         if (n > 0) lab->text[n - 1] = '\0';
+        if (lab->too_long) { // the field shows again what Enter applies
+            lab->too_long = false;
+            snprintf(lab->hint, sizeof lab->hint, "%s", i18n_get(v->lang, "lab.typing_hint"));
+            lab->hint_error = false;
+        }
         return true;
     case SDLK_RETURN:
     case SDLK_KP_ENTER:
+        if (lab->too_long) return true; // the hint says why: a cut number is never applied
         if (apply_text(lab, s, lab->key, lab->text, v->lang)) {
             lab->typing = false;
             snprintf(lab->hint, sizeof lab->hint, "%s", i18n_get(v->lang, "lab.cell_hint"));
@@ -370,8 +378,18 @@ bool lab_text(Lab *lab, Session *s, const Layout *L, const View *v, const char *
     bool number = text[0] && !text[1] && strchr("0123456789.-+eE", text[0]);
     if (lab->typing) {
         size_t n = strlen(lab->text);
-        if (number && n + 1 < sizeof lab->text) lab->text[n] = text[0], lab->text[n + 1] = '\0';
-        lab->hint_error = false;
+        if (number && n + 1 < sizeof lab->text) {
+            lab->text[n] = text[0], lab->text[n + 1] = '\0';
+        } else if (number) { // no room: said, and Enter refuses until Backspace
+            lab->too_long = true;
+            char most[16];
+            snprintf(most, sizeof most, "%zu", sizeof lab->text - 1);
+            const char *args[] = {most};
+            i18n_fmt(lab->hint, sizeof lab->hint, v->lang, "lab.too_long", 1, args);
+            lab->hint_error = true;
+            return true;
+        }
+        if (!lab->too_long) lab->hint_error = false;
         return true;
     }
     if (!number || text[0] == 'e' || text[0] == 'E' || sel_panel(lab, L) < 0) return false;
@@ -578,11 +596,7 @@ void lab_save_dir(char *out, size_t n)
         snprintf(out, n, "%s", d);
         return;
     }
-    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    if (x && *x == '/')
-        snprintf(out, n, "%s/attnviz/lessons", x);
-    else
-        snprintf(out, n, "%s/.local/share/attnviz/lessons", home && *home ? home : ".");
+    user_data_path("lessons", out, n); // (none: out empty, lab_save says so)
 }
 
 bool lab_save(Lab *lab, Session *s, const char *dir, char *out, size_t n)
@@ -596,6 +610,10 @@ bool lab_save(Lab *lab, Session *s, const char *dir, char *out, size_t n)
     if (ed && ed[8] && strspn(ed + 8, "0123456789") == strlen(ed + 8)) *ed = '\0';
     if (!name[0]) snprintf(name, sizeof name, "lesson");
     char err[LESSON_ERR_MAX + 200];
+    if (!dir[0]) {
+        snprintf(out, n, "no folder to save in: set XDG_DATA_HOME or HOME to an absolute path (or ATTNVIZ_SAVE_DIR)");
+        return false;
+    }
     if (!temp_file_make_dirs(dir)) {
         snprintf(out, n, "%s: cannot create the folder: %s", dir, strerror(errno));
         return false;

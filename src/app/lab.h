@@ -29,6 +29,7 @@ typedef struct Lab {
     char key[EDIT_TEXT_MAX];
     char label[EDIT_TEXT_MAX + 8];
     char text[48];
+    bool too_long;                // a character did not fit: Enter refuses (never a cut number)
     char hint[LAB_MSG_MAX];
     bool hint_error;
     // a press on the selected cell, which becomes a scrub once dragged vertically

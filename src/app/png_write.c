@@ -11,16 +11,16 @@
 #include "temp_file.h"
 
 bool png_write_rgba(const char *path, const void *pixels, int w, int h, int pitch, int zlib_level,
-                    char *err, size_t err_len)
+                    bool user_target, char *err, size_t err_len)
 {
     if (!path || !pixels || w <= 0 || h <= 0 || pitch < w * 4) {
         snprintf(err, err_len, "%s: bad image (%dx%d, pitch %d)", path ? path : "(null)", w, h, pitch);
         return false;
     }
     char tmp[4200];
-    FILE *f = temp_file_create(path, tmp, sizeof tmp);
+    FILE *f = user_target ? temp_file_open_target(path, tmp, sizeof tmp) : temp_file_create(path, tmp, sizeof tmp);
     if (!f) {
-        snprintf(err, err_len, "%s: cannot write: %s", path, strerror(errno));
+        snprintf(err, err_len, "%s: cannot write: %s", path, temp_file_strerror(errno));
         return false;
     }
     bool ok = false;
@@ -69,12 +69,17 @@ done:;
         if (ok) what = strerror(errno);
         ok = false;
     }
+    if (ok && user_target && fsync(fileno(f)) != 0) {
+        what = strerror(errno);
+        ok = false;
+    }
     if (fclose(f) != 0 && ok) {
         what = strerror(errno);
         ok = false;
     }
-    if (ok && rename(tmp, path) != 0) {
-        what = strerror(errno);
+    int e = ok ? (user_target ? temp_file_rename(tmp, path) : rename(tmp, path) != 0 ? errno : 0) : 0;
+    if (e) {
+        what = temp_file_strerror(e);
         ok = false;
     }
     if (!ok) {

@@ -10,8 +10,10 @@
 // pixels: h rows of w RGBA8 pixels (bytes R,G,B,A in memory), rows pitch bytes apart.
 // The PNG is RGB (the alpha byte is dropped: frames are opaque), unfiltered.
 // zlib_level 0..9 (-1 = libspng default). On failure returns false with one
-// line naming the path in err.
+// line naming the path in err. user_target: a file the user named (--icon): checked
+// and written as temp_file_open_target says (not a device, a link written through,
+// the mode kept, fsync'ed); else a name attnviz chose (export frames, S).
 bool png_write_rgba(const char *path, const void *pixels, int w, int h, int pitch, int zlib_level,
-                    char *err, size_t err_len);
+                    bool user_target, char *err, size_t err_len);
 
 #endif

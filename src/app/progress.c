@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,20 +17,12 @@
 #include <unistd.h>
 
 #include "temp_file.h"
+#include "user_dir.h"
 
-#define PROGRESS_MAX_BYTES (8u << 20)
 
 bool progress_default_path(char *out, size_t n)
 {
-    const char *x = getenv("XDG_DATA_HOME"), *home = getenv("HOME");
-    int len = x && *x == '/' ? snprintf(out, n, "%s/attnviz/progress.json", x)
-              : home && *home == '/' ? snprintf(out, n, "%s/.local/share/attnviz/progress.json", home)
-                                     : -1;
-    if (len < 0 || (size_t)len >= n) { // no home (or a path too long): nowhere to keep it
-        if (n) out[0] = '\0';
-        return false;
-    }
-    return true;
+    return user_data_path("progress.json", out, n);
 }
 
 static cJSON *empty_root(void)
@@ -61,16 +54,72 @@ static bool well_formed(const cJSON *root, const char **why)
     return true;
 }
 
+// A number JSON cannot hold (1e999 reads as infinity) is null, as the writer would
+// write it: what is read is what a save writes back (found by fuzz_progress).
+static void nulls_for_infinities(cJSON *j)
+{
+    for (; j; j = j->next) {
+        if (cJSON_IsNumber(j) && !isfinite(j->valuedouble)) j->type = cJSON_NULL;
+        nulls_for_infinities(j->child);
+    }
+}
+
+struct cJSON *progress_parse(const char *text, size_t len, const char **why)
+{
+    if (len > PROGRESS_MAX_BYTES) return *why = "larger than 8 MiB", NULL;
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!root) return *why = "not valid JSON", NULL;
+    nulls_for_infinities(root);
+    if (!well_formed(root, why)) cJSON_Delete(root), root = NULL;
+    return root;
+}
+
+char *progress_text(const Progress *p, char *err, size_t n)
+{
+    // compact (what the reader accepts: never more than PROGRESS_MAX_BYTES)
+    char *text = cJSON_PrintUnformatted(p->root);
+    if (!text) {
+        snprintf(err, n, "%.600s: out of memory", p->path);
+        return NULL;
+    }
+    size_t len = strlen(text);
+    if (len + 1 > PROGRESS_MAX_BYTES) {
+        snprintf(err, n, "%.600s: would grow larger than 8 MiB (the most it may hold): this answer is not saved, "
+                 "the file is left as it was", p->path);
+        free(text);
+        return NULL;
+    }
+    char *nl = realloc(text, len + 2);
+    if (!nl) {
+        free(text);
+        snprintf(err, n, "%.600s: out of memory", p->path);
+        return NULL;
+    }
+    nl[len] = '\n', nl[len + 1] = '\0';
+    return nl;
+}
+
 bool progress_load(Progress *p, const char *path, char *note, size_t n)
 {
     memset(p, 0, sizeof *p);
     note[0] = '\0';
     snprintf(p->path, sizeof p->path, "%s", path);
-    FILE *f = fopen(path, "rb");
+    // opened without blocking (a FIFO there would freeze the window), a regular file only
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    const char *not_file = NULL;
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        not_file = "it is not a regular file";
+        close(fd);
+        fd = -1;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
     if (!f) {
-        if (errno != ENOENT) {
+        int e = errno;
+        if (fd >= 0) close(fd);
+        if (not_file || e != ENOENT) {
             snprintf(note, n, "%.600s: cannot read: %s (your answers of this session are not saved)", path,
-                     strerror(errno));
+                     not_file ? not_file : strerror(e));
             p->path[0] = '\0'; // never replaced: the student's file stays as it is
         }
         p->root = empty_root();
@@ -90,14 +139,7 @@ bool progress_load(Progress *p, const char *path, char *note, size_t n)
         p->root = empty_root();
         return p->root != NULL;
     }
-    if (len > PROGRESS_MAX_BYTES) {
-        why = "larger than 8 MiB";
-    } else {
-        buf[len] = '\0';
-        root = cJSON_ParseWithLength(buf, len);
-        if (!root) why = "not valid JSON";
-        else if (!well_formed(root, &why)) cJSON_Delete(root), root = NULL;
-    }
+    root = progress_parse(buf, len, &why);
     free(buf);
     if (root) {
         p->root = root;
@@ -233,26 +275,21 @@ bool progress_save(Progress *p, char *err, size_t n)
         return false;
     }
     if (!make_parent(p->path, err, n)) return false;
-    char *text = cJSON_Print(p->root);
-    if (!text) {
-        snprintf(err, n, "%.600s: out of memory", p->path);
-        return false;
-    }
-    char tmp[PROGRESS_PATH_MAX + 64];
-    FILE *f = temp_file_create(p->path, tmp, sizeof tmp);
+    char *text = progress_text(p, err, n);
+    if (!text) return false;
+    char tmp[PROGRESS_PATH_MAX + 4200];
+    FILE *f = temp_file_open_target(p->path, tmp, sizeof tmp); // a symbolic link is written through
     if (!f) {
-        snprintf(err, n, "%.600s: cannot write: %s", p->path, strerror(errno));
+        snprintf(err, n, "%.600s: cannot write: %s", p->path, temp_file_strerror(errno));
         free(text);
         return false;
     }
-    bool ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF && fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int e = errno;
-    ok = (fclose(f) == 0) && ok;
+    int e = fputs(text, f) >= 0 ? 0 : (errno ? errno : EIO);
     free(text);
-    if (!ok || rename(tmp, p->path) != 0) {
-        if (ok) e = errno;
-        unlink(tmp);
-        snprintf(err, n, "%.600s: cannot write: %s", p->path, strerror(e));
+    if (e) fclose(f), unlink(tmp);
+    else e = temp_file_finish(f, tmp, p->path);
+    if (e) {
+        snprintf(err, n, "%.600s: cannot write: %s", p->path, temp_file_strerror(e));
         return false;
     }
     return true;
@@ -305,4 +342,147 @@ bool progress_score(const Progress *p, const char *key, int *right, int *answere
     if (isnan(tv) || isnan(av) || isnan(rv)) return false;
     *right = (int)rv, *answered = (int)av, *total = (int)tv;
     return true;
+}
+
+// --- saving off the frame ---------------------------------------------------------
+
+enum { SAVER_QUEUE = 4 };
+
+typedef struct SaveJob {
+    char path[PROGRESS_PATH_MAX], key[PROGRESS_PATH_MAX], stage[128], title[512];
+    Study *study;
+} SaveJob;
+
+struct ProgressSaver {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    SaveJob q[SAVER_QUEUE];
+    int n;            // queued
+    bool running;     // a job is being written
+    bool stop;
+    bool have_result, result_ok;
+    Progress result;  // what the last finished update wrote
+    char err[1400];
+};
+
+static void *saver_main(void *arg)
+{
+    ProgressSaver *sv = arg;
+    pthread_mutex_lock(&sv->mu);
+    for (;;) {
+        while (sv->n == 0 && !sv->stop) pthread_cond_wait(&sv->cv, &sv->mu);
+        if (sv->n == 0) break;
+        SaveJob job = sv->q[0];
+        memmove(sv->q, sv->q + 1, (size_t)(sv->n - 1) * sizeof *sv->q);
+        sv->n--;
+        sv->running = true;
+        pthread_mutex_unlock(&sv->mu);
+        Progress p = {0};
+        snprintf(p.path, sizeof p.path, "%s", job.path);
+        char err[1400] = "";
+        bool ok = progress_update(&p, job.key, job.study, job.stage, job.title, err, sizeof err);
+        free(job.study);
+        pthread_mutex_lock(&sv->mu);
+        if (sv->have_result) progress_free(&sv->result);
+        sv->result = p;
+        sv->result_ok = ok;
+        snprintf(sv->err, sizeof sv->err, "%s", err);
+        sv->have_result = true;
+        sv->running = false;
+        pthread_cond_broadcast(&sv->cv);
+    }
+    pthread_mutex_unlock(&sv->mu);
+    return NULL;
+}
+
+ProgressSaver *progress_saver_start(void)
+{
+    ProgressSaver *sv = calloc(1, sizeof *sv);
+    if (!sv) return NULL;
+    pthread_mutex_init(&sv->mu, NULL);
+    pthread_cond_init(&sv->cv, NULL);
+    if (pthread_create(&sv->thread, NULL, saver_main, sv) != 0) {
+        pthread_mutex_destroy(&sv->mu);
+        pthread_cond_destroy(&sv->cv);
+        free(sv);
+        return NULL;
+    }
+    return sv;
+}
+
+bool progress_saver_submit(ProgressSaver *sv, const char *path, const char *key, const Study *s, const char *stage,
+                           const char *title)
+{
+    Study *copy = malloc(sizeof *copy);
+    if (!copy) return false;
+    memcpy(copy, s, sizeof *copy);
+    pthread_mutex_lock(&sv->mu);
+    int at = -1;
+    for (int i = 0; i < sv->n; i++)
+        if (strcmp(sv->q[i].key, key) == 0 && strcmp(sv->q[i].path, path) == 0) at = i; // newer answers replace it
+    while (at < 0 && sv->n == SAVER_QUEUE) pthread_cond_wait(&sv->cv, &sv->mu); // (several lessons at once: rare)
+    if (at < 0) at = sv->n++;
+    else free(sv->q[at].study);
+    SaveJob *j = &sv->q[at];
+    snprintf(j->path, sizeof j->path, "%s", path);
+    snprintf(j->key, sizeof j->key, "%s", key);
+    snprintf(j->stage, sizeof j->stage, "%s", stage ? stage : "");
+    snprintf(j->title, sizeof j->title, "%s", title ? title : "");
+    j->study = copy;
+    pthread_cond_broadcast(&sv->cv);
+    pthread_mutex_unlock(&sv->mu);
+    return true;
+}
+
+bool progress_saver_poll(ProgressSaver *sv, Progress *p, char *err, size_t n, bool *failed)
+{
+    if (!sv) return false;
+    pthread_mutex_lock(&sv->mu);
+    bool have = sv->have_result;
+    if (have) {
+        sv->have_result = false;
+        *failed = !sv->result_ok;
+        snprintf(err, n, "%s", sv->err);
+        if (sv->result_ok) {
+            progress_free(p);
+            *p = sv->result;
+        } else {
+            progress_free(&sv->result);
+        }
+        memset(&sv->result, 0, sizeof sv->result);
+    }
+    pthread_mutex_unlock(&sv->mu);
+    return have;
+}
+
+bool progress_saver_busy(ProgressSaver *sv)
+{
+    if (!sv) return false;
+    pthread_mutex_lock(&sv->mu);
+    bool busy = sv->n > 0 || sv->running;
+    pthread_mutex_unlock(&sv->mu);
+    return busy;
+}
+
+void progress_saver_wait(ProgressSaver *sv)
+{
+    if (!sv) return;
+    pthread_mutex_lock(&sv->mu);
+    while (sv->n > 0 || sv->running) pthread_cond_wait(&sv->cv, &sv->mu);
+    pthread_mutex_unlock(&sv->mu);
+}
+
+void progress_saver_stop(ProgressSaver *sv)
+{
+    if (!sv) return;
+    pthread_mutex_lock(&sv->mu);
+    sv->stop = true;
+    pthread_cond_broadcast(&sv->cv);
+    pthread_mutex_unlock(&sv->mu);
+    pthread_join(sv->thread, NULL);
+    if (sv->have_result) progress_free(&sv->result);
+    pthread_mutex_destroy(&sv->mu);
+    pthread_cond_destroy(&sv->cv);
+    free(sv);
 }

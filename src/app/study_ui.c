@@ -17,6 +17,7 @@ StudyUI *study_ui_create(void)
 void study_ui_destroy(StudyUI *u)
 {
     if (!u) return;
+    progress_saver_stop(u->saver); // the answers queued are written first
     progress_free(&u->prog);
     free(u);
 }
@@ -61,6 +62,8 @@ static void lesson_key(StudyUI *u, const Session *s)
 int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
 {
     study_ui_load_progress(u);
+    progress_saver_wait(u->saver); // (switching lessons: the answers just given are in u->prog)
+    study_ui_poll(u);
     lesson_key(u, s);
     memset(u->st.a, 0, sizeof u->st.a);
     u->st.n = 0;
@@ -87,23 +90,38 @@ int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
     return resume;
 }
 
-void study_ui_save(StudyUI *u, const Session *s, int stage)
+static void save_failed(StudyUI *u, const char *err)
 {
-    if (!u->st.on || !u->key[0] || !u->prog_loaded || !u->prog.path[0]) return; // (not kept: said once)
-    const char *name = stage >= 0 && stage < s->trace.n ? s->trace.stages[stage].name : "";
-    char err[STUDY_MSG_MAX], line[STUDY_MSG_MAX + 100];
-    err[0] = '\0';
-    if (progress_update(&u->prog, u->key, &u->st, name, lesson_title(&s->lesson, LANG_EN), err, sizeof err)) {
-        if (err[0]) { // the file had been spoilt meanwhile: set aside, written anew
-            fprintf(stderr, "attnviz: %s\n", err);
-            say(u, true, err);
-        }
-        return;
-    }
+    char line[STUDY_MSG_MAX + 100];
     const char *args[] = {err};
     i18n_fmt(line, sizeof line, LANG_EN, "study.progress_failed", 1, args);
     fprintf(stderr, "attnviz: %s\n", line);
     say(u, true, err);
+}
+
+void study_ui_poll(StudyUI *u)
+{
+    char err[STUDY_MSG_MAX];
+    bool failed;
+    if (!progress_saver_poll(u->saver, &u->prog, err, sizeof err, &failed)) return;
+    if (failed) save_failed(u, err);
+    else if (err[0]) { // the file had been spoilt meanwhile: set aside, written anew
+        fprintf(stderr, "attnviz: %s\n", err);
+        say(u, true, err);
+    }
+}
+
+void study_ui_save(StudyUI *u, const Session *s, int stage)
+{
+    if (!u->st.on || !u->key[0] || !u->prog_loaded || !u->prog.path[0]) return; // (not kept: said once)
+    const char *name = stage >= 0 && stage < s->trace.n ? s->trace.stages[stage].name : "";
+    const char *title = lesson_title(&s->lesson, LANG_EN);
+    if (!u->saver) u->saver = progress_saver_start();
+    if (u->saver && progress_saver_submit(u->saver, u->prog.path, u->key, &u->st, name, title)) return;
+    char err[STUDY_MSG_MAX]; // no thread (out of memory): written here
+    err[0] = '\0';
+    if (!progress_update(&u->prog, u->key, &u->st, name, title, err, sizeof err)) save_failed(u, err);
+    else if (err[0]) fprintf(stderr, "attnviz: %s\n", err), say(u, true, err);
 }
 
 void study_ui_end(StudyUI *u, const Session *s, int stage)
@@ -131,6 +149,7 @@ void study_ui_relang(StudyUI *u, const Session *s, Lang lang, int stage)
 int study_ui_frame(StudyUI *u, const Session *s, int stage, View *v, bool *hold)
 {
     *hold = false;
+    study_ui_poll(u);
     v->study = u->st.on;
     v->hide_result = false;
     if (!u->st.on) return stage;

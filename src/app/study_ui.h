@@ -23,6 +23,7 @@ typedef struct StudyUI {
     Study st;
     Progress prog;
     bool prog_loaded;
+    ProgressSaver *saver;          // writes progress.json off the frame (started at the first save)
     char key[PROGRESS_PATH_MAX];   // the lesson's key in the progress; "" while it is edited (not kept)
     bool done_told;                // "every question answered" was said
     int shown_focus, shown_stage;  // the question whose (batch, head) the view was last given
@@ -43,7 +44,8 @@ int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage);
 void study_ui_end(StudyUI *u, const Session *s, int stage);
 // The questions anew in lang (the answers stay).
 void study_ui_relang(StudyUI *u, const Session *s, Lang lang, int stage);
-// Records the answers and the stage and writes progress.json (a message when it fails).
+// Records the answers and the stage and has progress.json written, off the frame (a
+// message when it fails, at a later study_ui_frame or study_ui_poll).
 void study_ui_save(StudyUI *u, const Session *s, int stage);
 
 // Once a frame: the stage that may be shown (≤ study_frontier: a later one would give an
@@ -55,6 +57,9 @@ int study_ui_frame(StudyUI *u, const Session *s, int stage, View *v, bool *hold)
 bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int stage, View *v);
 bool study_ui_text(StudyUI *u, const char *text);
 bool study_ui_press(StudyUI *u, const Layout *L, int x, int y);
+
+// Takes the result of a save finished meanwhile (the message when it failed).
+void study_ui_poll(StudyUI *u);
 
 // The message for the toast, once (NULL when none).
 const char *study_ui_take_message(StudyUI *u, bool *error);

@@ -90,9 +90,10 @@ static bool parse_float(const char *s, float *out)
         if (!strchr("0123456789+-.eE", *p)) return false;   // no "nan", "inf", hex, spaces
     char *end;
     errno = 0;
-    double d = strtod(s, &end);
+    // strtof: correctly rounded to float32 in one step (strtod then a cast rounds
+    // twice: decimals just under FLT_MAX + 2^103 became infinity)
+    float f = strtof(s, &end);
     if (*end || end == s) return false;
-    float f = (float)d;
     if (!isfinite(f)) return false;
     *out = f;
     return true;
@@ -393,6 +394,15 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
                                               "or a sliding window");
         if ((int)e->index >= ls->batch || e->value < 0 || e->value > (float)ls->len_k)
             return edit_fail(err, n, e->text, "out of range for this lesson");
+        if (ls->in.mask_kind != MASK_NONE && ls->in.mask_kind != MASK_KEY_PADDING) {
+            // a causal, sliding-window or 0/1 mask stays: padding masks batch b's keys
+            // from LENGTH on in addition (the other batches and the rest as they were)
+            int Lq = ls->len_q, Lk = ls->len_k, b = (int)e->index, len = (int)e->value;
+            for (int i = 0; i < Lq; i++)
+                for (int j = len; j < Lk; j++) ls->in.mask.data[((size_t)b * Lq + i) * Lk + j] = 0.0f;
+            ls->in.mask_kind = MASK_TENSOR;
+            return true;
+        }
         if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");
         int lengths[LESSON_MAX_BATCH];
         if (ls->in.mask_kind == MASK_KEY_PADDING)

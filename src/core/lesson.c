@@ -1077,7 +1077,14 @@ static bool parse_quiz(Ctx *c, const cJSON *j, Lesson *ls)
         if (!parse_one_quiz(c, e, p, i, &ls->quiz[i])) return false;
         for (int k = 0; k < i; k++)
             if (strcmp(ls->quiz[k].id, ls->quiz[i].id) == 0) {
-                char pk[PATH_MAX_LEN];
+                char pk[PATH_MAX_LEN], pi[PATH_MAX_LEN];
+                if (!cJSON_GetObjectItemCaseSensitive(e, "id")) {
+                    // quiz[i] has no id: its name authored-(i+1) was written as quiz[k]'s id
+                    path_index(pi, "quiz", k);
+                    path_key(pk, pi, "id");
+                    return fail(c, pk, "\"%s\" is the name of quiz[%d], which has no id of its own; expected "
+                                "another id", ls->quiz[i].id, i);
+                }
                 path_key(pk, p, "id");
                 return fail(c, pk, "\"%s\" is used twice; expected a different id for each question", ls->quiz[i].id);
             }

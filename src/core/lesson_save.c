@@ -201,33 +201,33 @@ bool lesson_write(const Lesson *ls, FILE *f)
 static bool save(const Lesson *ls, const char *path, bool replace, char *err, size_t err_len)
 {
     // a temporary file beside the target (same file system: the rename is atomic),
-    // created exclusively under an unpredictable name, never through a planted link
-    size_t n = strlen(path) + 64;
+    // created exclusively under an unpredictable name, never through a planted link;
+    // a target that is not a regular file is refused, a symbolic link written through
+    size_t n = strlen(path) + 4200;
     char *tmp = malloc(n);
     if (!tmp) {
         snprintf(err, err_len, "%.400s: out of memory", path);
         return false;
     }
-    FILE *f = temp_file_create(path, tmp, n);
+    FILE *f = replace ? temp_file_open_target(path, tmp, n) : temp_file_create(path, tmp, n);
     if (!f) {
-        snprintf(err, err_len, "%.400s: cannot write: %s", path, strerror(errno));
+        int e = errno;
+        snprintf(err, err_len, "%.400s: cannot write: %s", path, temp_file_strerror(e));
         free(tmp);
+        errno = e;
         return false;
     }
     bool ok = lesson_write(ls, f);
-    int e = ok ? 0 : errno;
-    if (ok && fflush(f) != 0) ok = false, e = errno;
-    if (ok && fsync(fileno(f)) != 0) ok = false, e = errno;
-    if (fclose(f) != 0 && ok) ok = false, e = errno;
-    if (ok && replace && rename(tmp, path) != 0) ok = false, e = errno;
-    if (ok && !replace) { // link() never replaces: EEXIST when the name was taken meanwhile
-        if (link(tmp, path) != 0) ok = false, e = errno;
+    int e = ok ? 0 : (errno ? errno : EIO);
+    if (!ok) fclose(f), unlink(tmp);
+    else if (replace) ok = (e = temp_file_finish(f, tmp, path)) == 0;
+    else { // link() never replaces: EEXIST when the name was taken meanwhile
+        if (fflush(f) != 0 || fsync(fileno(f)) != 0) ok = false, e = errno;
+        if (fclose(f) != 0 && ok) ok = false, e = errno;
+        if (ok && link(tmp, path) != 0) ok = false, e = errno;
         unlink(tmp);
     }
-    if (!ok) {
-        unlink(tmp);
-        snprintf(err, err_len, "%.400s: cannot write: %s", path, strerror(e ? e : EIO));
-    }
+    if (!ok) snprintf(err, err_len, "%.400s: cannot write: %s", path, temp_file_strerror(e ? e : EIO));
     free(tmp);
     if (!ok) errno = e ? e : EIO; // EEXIST: lesson_save_new found the name taken
     return ok;

@@ -1,9 +1,13 @@
 // i18n.c — key = text tables per language, sorted for binary search.
 #include "i18n.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define I18N_MAX_KEYS 512
 
@@ -84,29 +88,44 @@ bool i18n_parse(Lang lang, const char *name, const char *text, size_t len, char 
     return true;
 }
 
+// Language files are small (en.txt is ~24 KiB): a larger one is refused, as is
+// anything that is not a regular file (a FIFO, /dev/zero through a link).
+#define I18N_MAX_BYTES (1u << 20)
+
 static bool load_file(Lang lang, const char *path, bool required, char *err, size_t err_len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
         if (required) snprintf(err, err_len, "%s: cannot open the language file", path);
         return !required;
     }
-    char *buf = NULL;
-    size_t cap = 0, n = 0;
-    for (;;) {
-        if (n + 4096 > cap) {
-            cap = cap ? cap * 2 : 16384;
-            char *nb = realloc(buf, cap);
-            if (!nb) break;
-            buf = nb;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) break;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)I18N_MAX_BYTES) {
+        bool reg = S_ISREG(st.st_mode);
+        close(fd);
+        snprintf(err, err_len, "%s: %s", path, reg ? "the language file is larger than 1 MiB" :
+                 "the language file is not a regular file");
+        return false;
     }
-    fclose(f);
-    bool ok = buf && i18n_parse(lang, path, buf, n, err, err_len);
-    if (!buf) snprintf(err, err_len, "%s: out of memory", path);
+    char *buf = malloc(I18N_MAX_BYTES + 1);
+    size_t n = 0;
+    while (buf && n <= I18N_MAX_BYTES) {
+        ssize_t got = read(fd, buf + n, I18N_MAX_BYTES + 1 - n);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) break;
+        n += (size_t)got;
+    }
+    close(fd);
+    if (!buf) {
+        snprintf(err, err_len, "%s: out of memory", path);
+        return false;
+    }
+    if (n > I18N_MAX_BYTES) { // grew since fstat
+        free(buf);
+        snprintf(err, err_len, "%s: the language file is larger than 1 MiB", path);
+        return false;
+    }
+    bool ok = i18n_parse(lang, path, buf, n, err, err_len);
     free(buf);
     return ok;
 }

@@ -586,6 +586,7 @@ bool quiz_parse_answer(const char *text, float *out, int max, int *n)
             num[k++] = '-', p += 3;
         while (*p && strchr("0123456789.eE+-", *p) && k + 1 < sizeof num) num[k++] = *p++;
         num[k] = '\0';
+        if (*p && strchr("0123456789.eE+-", *p)) return false; // longer than any number: never cut in two
         char *end;
         float v = strtof(num, &end);
         if (k == 0 || *end || !isfinite(v) || *n >= max) return false;

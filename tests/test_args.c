@@ -1,0 +1,224 @@
+#define _DEFAULT_SOURCE // realpath
+// test_args.c — the command line (args.h), in-process (issue 21, issue 27 items 4, 5, 8):
+//   - every form of the usage text parses, and options go anywhere: "--quiz --lang zh L",
+//     "--print attn --lang zh L", "L --describe", "--export DIR L --format svg"…;
+//   - every option is checked before anything is done: --save with --study, --seed or an
+//     export option is a usage error (main then writes nothing), --save with a command
+//     runs both; --save over the LESSON itself is refused;
+//   - with no LESSON the window's lesson is the one beside the assets, never
+//     ./lessons/ of the working directory.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "app/args.h"
+#include "app/assets.h"
+
+#define L "lessons/arange-2x4x4.json"
+
+static char errbuf[4096];
+
+// Parses the words of line (space-separated; no quoting needed here).
+static int parse(Args *a, const char *line)
+{
+    static char buf[2048];
+    static char *argv[64];
+    snprintf(buf, sizeof buf, "attnviz %s", line);
+    int argc = 0;
+    for (char *t = strtok(buf, " "); t && argc < 63; t = strtok(NULL, " ")) argv[argc++] = t;
+    argv[argc] = NULL;
+    FILE *err = tmpfile();
+    assert_non_null(err);
+    int rc = args_parse(a, argc, argv, err);
+    rewind(err);
+    size_t n = fread(errbuf, 1, sizeof errbuf - 1, err);
+    errbuf[n] = '\0';
+    fclose(err);
+    return rc;
+}
+
+static void ok(const char *line, Command cmd)
+{
+    Args a;
+    int rc = parse(&a, line);
+    if (rc != 0 || a.cmd != cmd) fail_msg("\"%s\": rc %d, command %d (expected %d): %s", line, rc, a.cmd, cmd, errbuf);
+    args_free(&a);
+}
+
+static void usage(const char *line, const char *want)
+{
+    Args a;
+    int rc = parse(&a, line);
+    if (rc != 2 || !strstr(errbuf, want)) fail_msg("\"%s\": rc %d, \"%s\" (expected 2 and \"%s\")", line, rc, errbuf, want);
+    if (strchr(errbuf, '\n') != strrchr(errbuf, '\n')) fail_msg("\"%s\": more than one line: %s", line, errbuf);
+    args_free(&a);
+}
+
+static void test_any_order(void **state)
+{
+    (void)state;
+    Args a;
+    // issue 21's three, and the options' values land where they belong
+    assert_int_equal(parse(&a, "--quiz --lang zh " L), 0);
+    assert_int_equal(a.cmd, CMD_QUIZ);
+    assert_int_equal(a.opt.lang, LANG_ZH);
+    assert_string_equal(a.opt.lesson_path, L);
+    args_free(&a);
+    assert_int_equal(parse(&a, "--print attn --lang zh " L), 0);
+    assert_int_equal(a.cmd, CMD_PRINT);
+    assert_string_equal(a.print_stage, "attn");
+    assert_string_equal(a.opt.lesson_path, L);
+    args_free(&a);
+    assert_int_equal(parse(&a, L " --describe"), 0);
+    assert_int_equal(a.cmd, CMD_DESCRIBE);
+    assert_string_equal(a.opt.lesson_path, L);
+    args_free(&a);
+    assert_int_equal(parse(&a, L " --export out --batch 1 --format svg --size 640x480"), 0);
+    assert_int_equal(a.cmd, CMD_EXPORT);
+    assert_string_equal(a.export_dir, "out");
+    assert_int_equal(a.ex.batch, 1);
+    assert_int_equal(a.ex.format, EXPORT_SVG);
+    assert_int_equal(a.opt.width, 640);
+    args_free(&a);
+    assert_int_equal(parse(&a, "--set model.scale=1 " L " --set mask=causal --dump"), 0);
+    assert_int_equal(a.n_sets, 2);
+    assert_string_equal(a.edits.set[1], "mask=causal");
+    args_free(&a);
+    // every form of the usage text
+    ok(L, CMD_WINDOW);
+    ok("", CMD_WINDOW);
+    ok("--font x.ttf --lang en --size 800x600 --fullscreen --projector --lessons lessons " L, CMD_WINDOW);
+    ok("--study " L, CMD_WINDOW);
+    ok("--presenter " L, CMD_WINDOW);
+    ok("--check " L " " L, CMD_CHECK);
+    ok(L " " L " --check", CMD_CHECK);
+    ok("--dump " L, CMD_DUMP);
+    ok("--print scores " L, CMD_PRINT);
+    ok("--describe " L " --lang zh --batch 1 --head 1 --size 1920x1080", CMD_DESCRIBE);
+    ok("--export d " L " --animate --fps 12 --stage scores --format gif", CMD_EXPORT);
+    ok("--quiz " L " --lang zh --seed 7", CMD_QUIZ);
+    ok("--handout h.pdf " L " --lang zh --paper letter --batch 1 --head 0", CMD_HANDOUT);
+    ok("--icon i.svg", CMD_ICON);
+    ok("--icon i.png --size 64", CMD_ICON);
+    ok("--size 64 --icon i.png", CMD_ICON);
+    ok("--set model.scale=1 --save o.json " L, CMD_WINDOW);
+    ok("--help", CMD_HELP);
+    ok("-h", CMD_HELP);
+    ok(L " --version", CMD_VERSION);
+    ok("-- " L, CMD_WINDOW);
+}
+
+static void test_usage_errors(void **state)
+{
+    (void)state;
+    usage("--bogus", "unknown option \"--bogus\"");
+    usage("--lang", "--lang needs en or zh");
+    usage("--lang fr " L, "expected en or zh");
+    usage("--dump", "--dump needs exactly one LESSON");
+    usage("--dump " L " " L, "more than one LESSON");
+    usage("--print", "--print needs STAGE and LESSON");
+    usage("--print attn", "--print needs STAGE and LESSON");
+    usage("--handout x.pdf", "needs FILE.pdf and LESSON");
+    usage("--handout --lang " L, "needs FILE.pdf and LESSON");
+    usage("--paper a4 " L, "goes with --handout");
+    usage("--dump --quiz " L, "give only one of");
+    usage("--check", "needs at least one LESSON");
+    usage("--check --set a=1 " L, "do not go with --check");
+    usage("--animate " L, "go with --export");
+    usage("--export d --format mp4 " L, "needs --animate");
+    usage("--icon i.png --size 64x64", "--icon --size");
+    usage("--icon i.png " L, "--icon takes only FILE and --size N");
+    usage("--size 12x12 " L, "--size");
+    usage("--quiz --batch 1 " L, "do not go with --quiz");
+    usage("--study --presenter " L, "do not go together");
+    usage("--lessons /nonexistent-dir " L, "is not a directory");
+}
+
+// Issue 27 item 5: --save does not swallow the other commands, and every option is
+// checked before the save (main saves only once args_parse returned 0).
+static void test_save_with_commands(void **state)
+{
+    (void)state;
+    ok("--set model.scale=1 --save o.json --quiz " L, CMD_QUIZ);
+    ok("--save o.json --handout h.pdf " L, CMD_HANDOUT);
+    ok("--save o.json --dump " L, CMD_DUMP);
+    ok("--save o.json --export d " L, CMD_EXPORT);
+    usage("--save o.json --study " L, "--study goes with the window");
+    usage("--save o.json --seed 3 " L, "--seed goes with --quiz");
+    usage("--save o.json --describe " L " --format svg", "go with --export");
+    usage("--save o.json --presenter " L, "--save without a command");
+    usage("--save o.json", "--save needs a LESSON");
+    usage("--save o.json --check " L, "do not go with --check");
+    usage("--save a.json --save b.json " L, "--save given twice");
+}
+
+// Issue 27 item 8: --save FILE where FILE is the lesson (by another name too).
+static void test_save_over_lesson(void **state)
+{
+    (void)state;
+    usage("--set model.scale=1 --save " L " " L, "is the LESSON itself");
+    usage("--save ./" L " " L, "is the LESSON itself");
+    char dir[] = "/tmp/attnviz-args-XXXXXX", line[600], link[300];
+    assert_non_null(mkdtemp(dir));
+    char cwd[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(link, sizeof link, "%s/l.json", dir);
+    char target[PATH_MAX + 40];
+    snprintf(target, sizeof target, "%s/%s", cwd, L);
+    assert_int_equal(symlink(target, link), 0);
+    snprintf(line, sizeof line, "--save %s %s", link, L);
+    usage(line, "is the LESSON itself");
+    unlink(link);
+    rmdir(dir);
+}
+
+// Issue 27 item 4: no LESSON opens the lesson beside the assets, not ./lessons/.
+static void test_default_lesson(void **state)
+{
+    (void)state;
+    char cwd[PATH_MAX], want[PATH_MAX], got[1200], real[PATH_MAX];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    assert_non_null(realpath(L, want));
+    char dir[] = "/tmp/attnviz-args-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char p[300];
+    snprintf(p, sizeof p, "%s/lessons", dir);
+    assert_int_equal(mkdir(p, 0700), 0);
+    snprintf(p, sizeof p, "%s/lessons/arange-2x4x4.json", dir);
+    FILE *f = fopen(p, "w");
+    assert_non_null(f);
+    fputs("{\"planted\": true}\n", f);
+    fclose(f);
+    assert_int_equal(chdir(dir), 0);
+    bool found = assets_default_lesson(got, sizeof got);
+    assert_int_equal(chdir(cwd), 0);
+    assert_true(found);
+    assert_non_null(realpath(got, real));
+    assert_string_equal(real, want);
+    unlink(p);
+    snprintf(p, sizeof p, "%s/lessons", dir);
+    rmdir(p);
+    rmdir(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_any_order),
+        cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_save_with_commands),
+        cmocka_unit_test(test_save_over_lesson),
+        cmocka_unit_test(test_default_lesson),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,76 @@
+// test_lab.c — the lab's input field, in-process (issue 27 item 6): a number longer
+// than the field is never cut and applied as a different number: the field says it
+// is too long and Enter refuses until Backspace makes what is shown what is applied.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "app/assets.h"
+#include "app/lab.h"
+#include "i18n.h"
+
+static SDL_KeyboardEvent key(SDL_Keycode sym)
+{
+    SDL_KeyboardEvent k;
+    memset(&k, 0, sizeof k);
+    k.type = SDL_KEYDOWN;
+    k.keysym.sym = sym;
+    return k;
+}
+
+static void test_long_number(void **state)
+{
+    (void)state;
+    char assets[1100], err[1200];
+    assert_true(assets_find(assets, sizeof assets, err, sizeof err));
+    assert_true(i18n_load(assets, err, sizeof err));
+    Session *s = session_open("lessons/arange-2x4x4.json", NULL, err, sizeof err);
+    assert_non_null(s);
+    float scale = s->lesson.cfg.scale;
+    static Lab lab;
+    lab_init(&lab);
+    View v;
+    memset(&v, 0, sizeof v);
+    v.lang = LANG_EN;
+    Layout L;
+    memset(&L, 0, sizeof L);
+    lab.typing = true; // what choosing "model.scale → custom" starts
+    snprintf(lab.key, sizeof lab.key, "model.scale");
+    const char *typed = "3.14159265358979323846264338327950288419716939937510e-3";
+    assert_true(strlen(typed) >= sizeof lab.text);
+    for (const char *c = typed; *c; c++) {
+        char one[2] = {*c, 0};
+        assert_true(lab_text(&lab, s, &L, &v, one));
+    }
+    assert_true(lab.too_long);
+    assert_true(lab.hint_error);
+    assert_non_null(strstr(lab.hint, "too long"));
+    SDL_KeyboardEvent enter = key(SDLK_RETURN), back = key(SDLK_BACKSPACE);
+    assert_true(lab_key(&lab, s, &L, &v, &enter));
+    assert_true(s->lesson.cfg.scale == scale); // nothing applied (was 3.14159274: the e-3 cut off)
+    assert_true(lab.typing);
+    // Backspace: the field is what Enter applies again
+    assert_true(lab_key(&lab, s, &L, &v, &back));
+    assert_false(lab.too_long);
+    snprintf(lab.text, sizeof lab.text, "0.5");
+    assert_true(lab_key(&lab, s, &L, &v, &enter));
+    assert_true(s->lesson.cfg.scale == 0.5f);
+    assert_false(lab.typing);
+    lab_free(&lab);
+    session_destroy(s);
+    i18n_free();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_long_number),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
