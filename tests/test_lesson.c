@@ -378,6 +378,29 @@ static void test_float32_range_and_number_grammar(void **state)
 #undef FMT
 }
 
+// utf8_floor and utf8_whole: cuts never split a character ("a×€😀": 1, 2, 3, 4 bytes).
+static void test_utf8_cuts(void **state)
+{
+    (void)state;
+    const char *s = "a\xC3\x97\xE2\x82\xAC\xF0\x9F\x98\x80"; // a × € 😀
+    const size_t starts[] = {0, 1, 3, 6, 10};
+    for (size_t i = 0; i <= 10; i++) {
+        size_t want = 0;
+        for (size_t k = 0; k < 5; k++)
+            if (starts[k] <= i) want = starts[k];
+        assert_int_equal(utf8_floor(s, i), want);
+    }
+    // a prefix of n bytes keeps only whole characters
+    for (size_t n = 0; n <= 10; n++) {
+        size_t want = 0;
+        for (size_t k = 0; k < 5; k++)
+            if (starts[k] <= n) want = starts[k];
+        assert_int_equal(utf8_whole(s, n), want);
+    }
+    assert_int_equal(utf8_whole("ab", 2), 2);
+    assert_int_equal(utf8_whole("\x80\x80", 2), 2); // stray continuation bytes: nothing to complete
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -385,7 +408,7 @@ int main(void)
         cmocka_unit_test(test_model_options),   cmocka_unit_test(test_init_generator),
         cmocka_unit_test(test_inputs_key_value), cmocka_unit_test(test_mask_forms),
         cmocka_unit_test(test_tokens_and_steps), cmocka_unit_test(test_errors_are_one_line),
-        cmocka_unit_test(test_one_line_promise),
+        cmocka_unit_test(test_one_line_promise), cmocka_unit_test(test_utf8_cuts),
         cmocka_unit_test(test_float32_range_and_number_grammar),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,6 +18,7 @@
 
 #include "temp_file.h"
 #include "user_dir.h"
+#include "utf8.h"
 
 
 bool progress_default_path(char *out, size_t n)
@@ -205,13 +206,7 @@ const char *progress_restore(const Progress *p, const char *key, Study *s)
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(e, "given");
         snprintf(a->given, sizeof a->given, "%s", cJSON_IsString(g) ? g->valuestring : "");
         // cut on a character, never inside one: a last lead byte without all its continuation bytes goes
-        size_t len = strlen(a->given), j = len;
-        while (j > 0 && ((unsigned char)a->given[j - 1] & 0xC0) == 0x80) j--;
-        if (j > 0) {
-            unsigned char lead = (unsigned char)a->given[j - 1];
-            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
-            if (j - 1 + need > len) a->given[j - 1] = '\0';
-        }
+        a->given[utf8_whole(a->given, strlen(a->given))] = '\0';
     }
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(l, "stage");
     return cJSON_IsString(st) ? st->valuestring : NULL;

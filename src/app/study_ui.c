@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "utf8.h"
 
 StudyUI *study_ui_create(void)
 {
@@ -220,8 +221,7 @@ bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int 
         size_t n = strlen(st->text);
         switch (sym) {
         case SDLK_BACKSPACE: // one character (− and × are several bytes)
-            while (n > 0 && ((unsigned char)st->text[n - 1] & 0xC0) == 0x80) n--;
-            if (n > 0) n--;
+            if (n > 0) n = utf8_floor(st->text, n - 1);
             st->text[n] = '\0';
             st->note[0] = '\0';
             return true;
@@ -272,7 +272,7 @@ bool study_ui_text(StudyUI *u, const char *text)
             if (strncmp(c, wide[i][0], strlen(wide[i][0])) == 0) put = wide[i][1], len = strlen(wide[i][0]);
         if (!put) { // not part of an answer: ignored (one UTF-8 character)
             c++;
-            while (((unsigned char)*c & 0xC0) == 0x80) c++;
+            while (utf8_is_cont((unsigned char)*c)) c++;
             continue;
         }
         size_t plen = put == c ? 1 : strlen(put);

@@ -1,5 +1,6 @@
 // edit.c — the what-if engine (see edit.h).
 #include "edit.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <float.h>
@@ -75,7 +76,7 @@ edit_fail(char *err, size_t n, const char *arg, const char *fmt, ...)
     int cut = 120;
     size_t len = strlen(arg);
     if (len > (size_t)cut)
-        while (cut > 0 && ((unsigned char)arg[cut] & 0xC0) == 0x80) cut--;
+        cut = (int)utf8_floor(arg, (size_t)cut);
     if (n) snprintf(err, n, "%.*s%s: %s", cut, arg, len > 120 ? "..." : "", msg);
     return false;
 }

@@ -115,7 +115,7 @@ fail(Ctx *c, const char *path, const char *fmt, ...)
 static void path_cut(char *out)
 {
     size_t k = PATH_MAX_LEN - 4;
-    while (k > 0 && ((unsigned char)out[k] & 0xC0) == 0x80) k--;
+    k = utf8_floor(out, k);
     memcpy(out + k, "...", 4);
 }
 

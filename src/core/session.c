@@ -7,6 +7,7 @@
 
 #include "attention.h"
 #include "trace_ops.h"
+#include "utf8.h"
 
 // A fresh forward pass of s->lesson into out, with the colour statistics.
 static bool forward(const Lesson *ls, Trace *out)
@@ -270,8 +271,7 @@ const char *session_title(const Session *s, Lang lang, char *buf, size_t n)
     // the marked title stays within a lesson's text limit: cut at a character boundary
     size_t keep = strlen(t), room = LESSON_MAX_TEXT - strlen(EDITED_MARK[l]);
     if (keep > room) {
-        keep = room;
-        while (keep > 0 && ((unsigned char)t[keep] & 0xC0) == 0x80) keep--;
+        keep = utf8_floor(t, room);
     }
     snprintf(buf, n, "%.*s%s", (int)keep, t, EDITED_MARK[l]);
     return buf;

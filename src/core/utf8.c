@@ -101,3 +101,19 @@ void utf8_fputs_line(FILE *f, const char *s)
     }
     fputc('\n', f);
 }
+
+size_t utf8_floor(const char *s, size_t i)
+{
+    while (i > 0 && utf8_is_cont((unsigned char)s[i])) i--;
+    return i;
+}
+
+size_t utf8_whole(const char *s, size_t n)
+{
+    size_t k = n;
+    while (k > 0 && utf8_is_cont((unsigned char)s[k - 1])) k--;
+    if (k == 0) return n;
+    unsigned char lead = (unsigned char)s[k - 1];
+    size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
+    return n - (k - 1) < need ? k - 1 : n;
+}

@@ -2,6 +2,7 @@
 #ifndef ATTNVIZ_UTF8_H
 #define ATTNVIZ_UTF8_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,16 @@
 // Length (1–4) of the valid UTF-8 sequence at s (n bytes available), storing
 // its code point in *cp; 0 when the bytes there are not valid UTF-8.
 size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp);
+
+// Whether byte c continues a sequence (10xxxxxx): a cut before it splits a character.
+static inline bool utf8_is_cont(unsigned char c) { return (c & 0xC0) == 0x80; }
+// The largest k ≤ i where s can be cut without splitting a character (s[k] is
+// not a continuation byte; s has at least i + 1 readable bytes, or i = its length).
+size_t utf8_floor(const char *s, size_t i);
+// How many of s's first n bytes to keep so that a last character that is not
+// whole (a lead byte without all its continuation bytes: a buffer cut too short)
+// is dropped; n when the last character is whole.
+size_t utf8_whole(const char *s, size_t n);
 
 // The code point at s (a NUL-terminated string) and its byte length in *len:
 // lenient, for drawing: bytes that are not valid UTF-8 give U+FFFD, 1 byte.

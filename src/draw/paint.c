@@ -4,6 +4,7 @@
 #include "paint.h"
 
 #include "paint_vec.h"
+#include "utf8.h"
 
 #include <assert.h>
 #include <math.h>
@@ -218,7 +219,7 @@ static bool cut_fits(Canvas *cv, FontFace face, int px, const char *s, size_t le
     return tw <= max_w;
 }
 
-static bool continuation(const char *s, size_t i) { return ((unsigned char)s[i] & 0xC0) == 0x80; }
+static bool continuation(const char *s, size_t i) { return utf8_is_cont((unsigned char)s[i]); }
 
 const char *paint_fit_text(Canvas *cv, FontFace face, int px, const char *s, int max_w, char *buf, size_t n)
 {

@@ -1,5 +1,6 @@
 // i18n.c — key = text tables per language, sorted for binary search.
 #include "i18n.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -196,13 +197,7 @@ void i18n_format(char *out, size_t n, const char *tpl, int nargs, const char *co
         }
     }
     if (cut) { // do not leave half a UTF-8 sequence
-        size_t k = o;
-        while (k > 0 && ((unsigned char)out[k - 1] & 0xC0) == 0x80) k--;
-        if (k > 0 && ((unsigned char)out[k - 1] & 0xC0) == 0xC0) {
-            unsigned char lead = (unsigned char)out[k - 1];
-            size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
-            if (o - (k - 1) < need) o = k - 1;
-        }
+        o = utf8_whole(out, o);
     }
     out[o] = '\0';
 }
