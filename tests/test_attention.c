@@ -383,10 +383,10 @@ static void test_fused_equals_per_head(void **state)
     (void)state;
     enum { C = 4, H = 2, DK = 3, DV = 2, L = 5 };
     float wq[H * DK * C], wk[H * DK * C], wv[H * DV * C], wo[C * DV];
-    for (int i = 0; i < H * DK * C; i++) wq[i] = lesson_init_value(11, 0, (size_t)i, C);
-    for (int i = 0; i < H * DK * C; i++) wk[i] = lesson_init_value(11, 1, (size_t)i, C);
-    for (int i = 0; i < H * DV * C; i++) wv[i] = lesson_init_value(11, 2, (size_t)i, C);
-    for (int i = 0; i < C * DV; i++) wo[i] = lesson_init_value(11, 3, (size_t)i, DV);
+    for (int i = 0; i < H * DK * C; i++) wq[i] = attn_init_value(11, 0, (size_t)i, C);
+    for (int i = 0; i < H * DK * C; i++) wk[i] = attn_init_value(11, 1, (size_t)i, C);
+    for (int i = 0; i < H * DV * C; i++) wv[i] = attn_init_value(11, 2, (size_t)i, C);
+    for (int i = 0; i < C * DV; i++) wo[i] = attn_init_value(11, 3, (size_t)i, DV);
     static char json[16384];
 #define HEAD_JSON                                                                                  \
     "{\"title\": \"p\", \"model\": {\"d_model\": 4, \"n_heads\": %d, \"d_k\": 3, \"d_v\": 2,"                \

@@ -112,20 +112,20 @@ static void test_init_generator(void **state)
     // deterministic, within ±1/√fan_in, roughly centred, different per tensor
     double sum = 0;
     for (size_t i = 0; i < 4000; i++) {
-        float v = lesson_init_value(42, 0, i, 16);
-        assert_true(v == lesson_init_value(42, 0, i, 16));
+        float v = attn_init_value(42, 0, i, 16);
+        assert_true(v == attn_init_value(42, 0, i, 16));
         assert_true(fabsf(v) <= 0.25f);
         sum += (double)v;
     }
     assert_true(fabs(sum / 4000) < 0.01);
-    assert_true(lesson_init_value(42, 0, 0, 4) != lesson_init_value(42, 1, 0, 4));
-    assert_true(lesson_init_value(42, 0, 0, 4) != lesson_init_value(43, 0, 0, 4));
+    assert_true(attn_init_value(42, 0, 0, 4) != attn_init_value(42, 1, 0, 4));
+    assert_true(attn_init_value(42, 0, 0, 4) != attn_init_value(43, 0, 0, 4));
     // explicit tensors override the generated ones
     load_ok("{\"title\": \"T\", \"model\": {\"d_model\": 2, \"n_heads\": 1}, \"input\": {\"query\": [[1,2]]},"
             " \"weights\": {\"init\": {\"seed\": 42}, \"w_k\": [[1,0],[0,1]]}}");
     assert_true(L.w.w_k.data[0] == 1.0f && L.w.w_k.data[1] == 0.0f);
-    assert_true(L.w.w_q.data[0] == lesson_init_value(42, 0, 0, 2));
-    assert_true(L.w.b_o.data[1] == lesson_init_value(42, 7, 1, 2));
+    assert_true(L.w.w_q.data[0] == attn_init_value(42, 0, 0, 2));
+    assert_true(L.w.b_o.data[1] == attn_init_value(42, 7, 1, 2));
     lesson_free(&L);
 }
 

@@ -6,7 +6,9 @@
 
 #include "parallel.h"
 
+#include <assert.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 void attn_weights_free(AttnWeights *w)
@@ -300,4 +302,29 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     ast.output = output;
     if (cfg->decode && !attn_decode(cfg, w, &ast, tr)) return false;
     return true;
+}
+
+// ---- the weights by slot (stages.h), and the seeded generator ----------------------
+
+Tensor *attn_weight(AttnWeights *w, int slot)
+{
+    switch (slot) {
+#define WEIGHT_FIELD(id, json, field, sym, plain) \
+    case WEIGHT_##id: return &w->field;
+        WEIGHT_TABLE(WEIGHT_FIELD)
+#undef WEIGHT_FIELD
+    }
+    assert(!"a weight slot of stages.h");
+    return NULL;
+}
+
+float attn_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in)
+{
+    const uint64_t G = 0x9E3779B97F4A7C15ull;
+    uint64_t z = ((uint64_t)seed ^ (G * (uint64_t)(tensor_index + 1))) + (elem_index + 1) * G;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    z = z ^ (z >> 31);
+    double u = (double)(z >> 40) * (1.0 / 16777216.0);
+    return (float)((2.0 * u - 1.0) / sqrt((double)fan_in));
 }

@@ -96,4 +96,11 @@ bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr);
 bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *st, Trace *tr);
 // x rotated to position pos (RoPE, one head row of d values) into y.
 void attn_rope_row(float *y, const float *x, int d, int pos, RopeStyle style, float theta);
+// The weight tensor of slot `slot` (a WeightSlot of stages.h: w_q, b_q, …).
+Tensor *attn_weight(AttnWeights *w, int slot);
+// The documented deterministic generator behind a lesson's {"init": {"seed": N}}:
+// splitmix64 stream seeded with seed ^ (0x9E3779B97F4A7C15 * (index+1)) per
+// tensor index; value = (2u - 1) / sqrt(fan_in), u = (x >> 40) * 2^-24.
+float attn_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in);
+
 #endif

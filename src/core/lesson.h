@@ -7,18 +7,13 @@
 #include <stdio.h>
 
 #include "attention.h"
+#include "attn_json.h"
 
 #define LESSON_ERR_MAX 512
 
 // Documented limits (README "Lesson format" → "Limits").
 #define LESSON_MAX_FILE_BYTES (16u << 20)   // 16 MiB
-#define LESSON_MAX_BATCH 64
-#define LESSON_MAX_LEN 1024
-#define LESSON_MAX_D_MODEL 1024
-#define LESSON_MAX_HEADS 64
-#define LESSON_MAX_D_HEAD 1024
-#define LESSON_MAX_FFN 4096
-#define LESSON_MAX_ELEMS (1u << 22)          // any one tensor, incl. B·H·Lq·Lk scores (4,194,304)
+// (the model's and tensors' limits: attn_json.h)
 #define LESSON_MAX_NESTING 16
 #define LESSON_MAX_VALUES (1u << 21)         // JSON values in one file (2,097,152), counted before parsing
 #define LESSON_MAX_TEXT 4096                 // bytes of one title / narration / token
@@ -114,9 +109,5 @@ bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len);
 // when path exists, even when it appeared while writing.
 bool lesson_save_new(const Lesson *ls, const char *path, char *err, size_t err_len);
 
-// The documented deterministic generator behind {"init": {"seed": N}}:
-// splitmix64 stream seeded with seed ^ (0x9E3779B97F4A7C15 * (index+1)) per
-// tensor index; value = (2u - 1) / sqrt(fan_in), u = (x >> 40) * 2^-24.
-float lesson_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in);
 
 #endif

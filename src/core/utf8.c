@@ -117,3 +117,12 @@ size_t utf8_whole(const char *s, size_t n)
     size_t need = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1;
     return n - (k - 1) < need ? k - 1 : n;
 }
+
+// Returns the offset of the first invalid UTF-8 byte, or len when all is valid.
+size_t utf8_invalid_at(const unsigned char *s, size_t len)
+{
+    uint32_t cp;
+    for (size_t i = 0, k; i < len; i += k)
+        if ((k = utf8_decode(s + i, len - i, &cp)) == 0) return i;
+    return len;
+}

@@ -21,6 +21,9 @@ size_t utf8_floor(const char *s, size_t i);
 // is dropped; n when the last character is whole.
 size_t utf8_whole(const char *s, size_t n);
 
+// The offset of the first byte of s (len bytes) that is not valid UTF-8, or len.
+size_t utf8_invalid_at(const unsigned char *s, size_t len);
+
 // The code point at s (a NUL-terminated string) and its byte length in *len:
 // lenient, for drawing: bytes that are not valid UTF-8 give U+FFFD, 1 byte.
 uint32_t utf8_next(const char *s, size_t *len);

@@ -1,0 +1,402 @@
+// attn_json.c — an attention example's numbers from a lesson's JSON (attn_json.h).
+#include "attn_json.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "jsonpath.h"
+
+// --- model ---------------------------------------------------------------------
+
+bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    const char *P = "model";
+    if (!m) return jsonpath_fail(c, P, "missing; expected an object with d_model and n_heads");
+    if (!cJSON_IsObject(m)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(m));
+    static const char *const keys[] = {"d_model", "n_heads", "d_k", "d_v", "qkv_bias",
+                                       "out_bias", "scale", "mask_fill", "residual_norm",
+                                       "norm_eps", "ffn_hidden", "n_kv_heads", "rope", "alibi", "decode",
+                                       "flash", NULL};
+    if (!jsonpath_check_keys(c, m, P, keys)) return false;
+    if (!jsonpath_int(c, m, P, "d_model", &cfg->d_model, 1, LESSON_MAX_D_MODEL, true, 0)) return false;
+    if (!jsonpath_int(c, m, P, "n_heads", &cfg->n_heads, 1, LESSON_MAX_HEADS, true, 0)) return false;
+    bool has_dk = cJSON_GetObjectItemCaseSensitive(m, "d_k") != NULL;
+    if (!has_dk && cfg->d_model % cfg->n_heads != 0)
+        return jsonpath_fail(c, "model.n_heads", "%d does not divide d_model %d (or give model.d_k)",
+                    cfg->n_heads, cfg->d_model);
+    if (!jsonpath_int(c, m, P, "d_k", &cfg->d_k, 1, LESSON_MAX_D_HEAD, false,
+                 cfg->d_model / cfg->n_heads))
+        return false;
+    if (!jsonpath_int(c, m, P, "d_v", &cfg->d_v, 1, LESSON_MAX_D_HEAD, false, cfg->d_k)) return false;
+    if ((long)cfg->n_heads * cfg->d_k > LESSON_MAX_D_MODEL * 4L ||
+        (long)cfg->n_heads * cfg->d_v > LESSON_MAX_D_MODEL * 4L)
+        return jsonpath_fail(c, P, "n_heads·d_k and n_heads·d_v must be at most %d", LESSON_MAX_D_MODEL * 4);
+    if (!jsonpath_bool(c, m, P, "qkv_bias", &cfg->qkv_bias, true)) return false;
+    if (!jsonpath_bool(c, m, P, "out_bias", &cfg->out_bias, true)) return false;
+    if (!jsonpath_bool(c, m, P, "residual_norm", &cfg->residual_norm, false)) return false;
+    if (!jsonpath_int(c, m, P, "ffn_hidden", &cfg->ffn_hidden, 0, LESSON_MAX_FFN, false, 0))
+        return false;
+    // grouped-query attention: n_kv_heads K/V heads, each shared by n_heads / n_kv_heads query heads
+    if (!jsonpath_int(c, m, P, "n_kv_heads", &cfg->n_kv_heads, 1, LESSON_MAX_HEADS, false, cfg->n_heads))
+        return false;
+    if (cfg->n_heads % cfg->n_kv_heads != 0)
+        return jsonpath_fail(c, "model.n_kv_heads", "%d does not divide n_heads %d; expected a divisor (1 = multi-query)",
+                    cfg->n_kv_heads, cfg->n_heads);
+    if (!jsonpath_bool(c, m, P, "alibi", &cfg->alibi, false)) return false;
+    if (!jsonpath_bool(c, m, P, "decode", &cfg->decode, false)) return false;
+    const cJSON *fl = cJSON_GetObjectItemCaseSensitive(m, "flash");
+    cfg->flash_block_q = cfg->flash_block_k = 0;
+    if (fl && !cJSON_IsNull(fl)) {
+        if (!cJSON_IsObject(fl))
+            return jsonpath_fail(c, "model.flash", "expected {\"block_q\": a, \"block_k\": b}, got %s", jsonpath_type(fl));
+        static const char *const fkeys[] = {"block_q", "block_k", NULL};
+        if (!jsonpath_check_keys(c, fl, "model.flash", fkeys)) return false;
+        if (!jsonpath_int(c, fl, "model.flash", "block_q", &cfg->flash_block_q, 1, LESSON_MAX_LEN, true, 0)) return false;
+        if (!jsonpath_int(c, fl, "model.flash", "block_k", &cfg->flash_block_k, 1, LESSON_MAX_LEN, true, 0)) return false;
+    }
+    const cJSON *rope = cJSON_GetObjectItemCaseSensitive(m, "rope");
+    cfg->rope = ROPE_NONE;
+    cfg->rope_theta = 10000.0f;
+    if (rope && !cJSON_IsNull(rope)) {
+        const char *PR = "model.rope";
+        if (!cJSON_IsObject(rope))
+            return jsonpath_fail(c, PR, "expected {\"theta\": 10000, \"style\": \"half\" or \"interleaved\"}, got %s",
+                        jsonpath_type(rope));
+        static const char *const rkeys[] = {"theta", "style", NULL};
+        if (!jsonpath_check_keys(c, rope, PR, rkeys)) return false;
+        const cJSON *th = cJSON_GetObjectItemCaseSensitive(rope, "theta");
+        if (th) {
+            if (!jsonpath_number(c, th, "model.rope.theta", &cfg->rope_theta)) return false;
+            if (!(cfg->rope_theta > 1.0f))
+                return jsonpath_fail(c, "model.rope.theta", "expected a base above 1 (Llama: 10000), got %g",
+                            (double)cfg->rope_theta);
+        }
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(rope, "style");
+        cfg->rope = ROPE_HALF;
+        if (st) {
+            if (cJSON_IsString(st) && strcmp(st->valuestring, "interleaved") == 0)
+                cfg->rope = ROPE_INTERLEAVED;
+            else if (!cJSON_IsString(st) || strcmp(st->valuestring, "half") != 0)
+                return jsonpath_fail(c, "model.rope.style", "expected \"half\" (Llama's rotate_half) or \"interleaved\" "
+                                                   "(Meta / GPT-J pairs), got %s",
+                            cJSON_IsString(st) ? "another string" : jsonpath_type(st));
+        }
+        if (cfg->d_k % 2 != 0)
+            return jsonpath_fail(c, PR, "needs an even d_k (RoPE turns pairs of dimensions), got d_k %d", cfg->d_k);
+        if (cfg->alibi)
+            return jsonpath_fail(c, "model.alibi", "RoPE and ALiBi are two ways of giving positions; expected one of them, not both");
+    }
+
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(m, "scale");
+    cfg->scale = sqrtf((float)cfg->d_k);
+    if (j) {
+        if (!jsonpath_number(c, j, "model.scale", &cfg->scale)) return false;
+        if (!(cfg->scale > 0.0f))
+            return jsonpath_fail(c, "model.scale", "expected a positive divisor (default sqrt(d_k)), got %g",
+                        (double)cfg->scale);
+    }
+    j = cJSON_GetObjectItemCaseSensitive(m, "mask_fill");
+    cfg->mask_fill = -1e9f;
+    if (j) {
+        if (cJSON_IsString(j)) {
+            if (strcmp(j->valuestring, "-inf") != 0)
+                return jsonpath_fail(c, "model.mask_fill", "expected a number or \"-inf\", got \"%.40s\"",
+                            j->valuestring);
+            cfg->mask_fill = -INFINITY;
+        } else if (!jsonpath_number(c, j, "model.mask_fill", &cfg->mask_fill)) {
+            return false;
+        }
+    }
+    j = cJSON_GetObjectItemCaseSensitive(m, "norm_eps");
+    cfg->norm_eps = 1e-5f;
+    if (j) {
+        if (!jsonpath_number(c, j, "model.norm_eps", &cfg->norm_eps)) return false;
+        if (!(cfg->norm_eps > 0.0f))
+            return jsonpath_fail(c, "model.norm_eps", "expected a small positive number, got %g",
+                        (double)cfg->norm_eps);
+    }
+    return true;
+}
+
+// --- input -----------------------------------------------------------------------
+
+// A (L, C) input becomes (1, L, C).
+static bool input_tensor(JsonCtx *c, const cJSON *j, const char *p, int d_model, Tensor *t)
+{
+    JsonTensorOpts o = {false, LESSON_MAX_ELEMS};
+    if (!jsonpath_tensor(c, j, p, &o, t)) return false;
+    if (t->rank == 2) {
+        t->shape[2] = t->shape[1], t->shape[1] = t->shape[0], t->shape[0] = 1, t->rank = 3;
+    }
+    char got[64];
+    tensor_shape_str(t, got, sizeof got);
+    if (t->rank != 3) return jsonpath_fail(c, p, "expected shape (B, L, %d) or (L, %d), got %s", d_model, d_model, got);
+    if (t->shape[2] != d_model)
+        return jsonpath_fail(c, p, "last dimension %d must equal d_model %d", t->shape[2], d_model);
+    if (t->shape[0] > LESSON_MAX_BATCH)
+        return jsonpath_fail(c, p, "batch %d is over the limit of %d", t->shape[0], LESSON_MAX_BATCH);
+    if (t->shape[1] > LESSON_MAX_LEN)
+        return jsonpath_fail(c, p, "length %d is over the limit of %d", t->shape[1], LESSON_MAX_LEN);
+    return true;
+}
+
+bool attn_json_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, AttnInputs *ai)
+{
+    const char *P = "input";
+    if (!in) return jsonpath_fail(c, P, "missing; expected an object with a \"query\" tensor");
+    if (!cJSON_IsObject(in)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(in));
+    static const char *const keys[] = {"query", "key", "value", NULL};
+    if (!jsonpath_check_keys(c, in, P, keys)) return false;
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(in, "query");
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(in, "key");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, "value");
+    if (!q) return jsonpath_fail(c, "input.query", "missing; expected a (B, L, %d) tensor", cfg->d_model);
+    if (!input_tensor(c, q, "input.query", cfg->d_model, &ai->query)) return false;
+
+    // key: a tensor, or "query" (the default)
+    ai->key_is_query = true;
+    if (k && cJSON_IsString(k)) {
+        if (strcmp(k->valuestring, "query") != 0)
+            return jsonpath_fail(c, "input.key", "expected a tensor or \"query\", got \"%.40s\"", k->valuestring);
+    } else if (k) {
+        ai->key_is_query = false;
+        if (!input_tensor(c, k, "input.key", cfg->d_model, &ai->key)) return false;
+        if (ai->key.shape[0] != ai->query.shape[0])
+            return jsonpath_fail(c, "input.key", "batch %d differs from the query's batch %d",
+                        ai->key.shape[0], ai->query.shape[0]);
+    }
+    if (ai->key_is_query && !tensor_copy(&ai->key, &ai->query)) return jsonpath_fail(c, P, "out of memory");
+
+    // value: a tensor, "key" (the default) or "query"
+    ai->value_is_key = true;
+    const Tensor *src = &ai->key;
+    if (v && cJSON_IsString(v)) {
+        if (strcmp(v->valuestring, "key") == 0) {
+        } else if (strcmp(v->valuestring, "query") == 0) {
+            ai->value_is_key = ai->key_is_query;
+            ai->value_is_query = !ai->key_is_query;
+            src = &ai->query;
+        } else {
+            return jsonpath_fail(c, "input.value", "expected a tensor, \"key\" or \"query\", got \"%.40s\"",
+                        v->valuestring);
+        }
+        if (!tensor_copy(&ai->value, src)) return jsonpath_fail(c, P, "out of memory");
+    } else if (v) {
+        ai->value_is_key = false;
+        if (!input_tensor(c, v, "input.value", cfg->d_model, &ai->value)) return false;
+    } else if (!tensor_copy(&ai->value, src)) {
+        return jsonpath_fail(c, P, "out of memory");
+    }
+    if (ai->value.shape[0] != ai->key.shape[0] || ai->value.shape[1] != ai->key.shape[1])
+        return jsonpath_fail(c, "input.value", "has %d×%d positions but the key has %d×%d (B×L must match)",
+                    ai->value.shape[0], ai->value.shape[1], ai->key.shape[0], ai->key.shape[1]);
+    return true;
+}
+
+// --- mask ------------------------------------------------------------------------
+
+bool attn_json_mask(JsonCtx *c, const cJSON *m, int B, int Lq, int Lk, AttnInputs *ai)
+{
+    const char *P = "mask";
+    ai->mask_kind = MASK_NONE;
+    if (!m || cJSON_IsNull(m)) return true;
+    int full[3] = {B, Lq, Lk};
+    if (cJSON_IsString(m)) {
+        if (strcmp(m->valuestring, "causal") != 0)
+            return jsonpath_fail(c, P, "expected null, \"causal\", a 0/1 tensor, {\"key_padding\": [...]} or {\"sliding_window\": W}, got \"%.40s\"",
+                        m->valuestring);
+        ai->mask_kind = MASK_CAUSAL;
+        if (!tensor_init(&ai->mask, 3, full)) return jsonpath_fail(c, P, "out of memory");
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++)
+                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j <= i ? 1.0f : 0.0f;
+        return true;
+    }
+    if (cJSON_IsObject(m) && cJSON_GetObjectItemCaseSensitive(m, "sliding_window")) {
+        static const char *const keys[] = {"sliding_window", NULL};
+        if (!jsonpath_check_keys(c, m, P, keys)) return false;
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(m, "sliding_window");
+        const char *PW = "mask.sliding_window";
+        if (!cJSON_IsNumber(w) || w->valuedouble != floor(w->valuedouble) || w->valuedouble < 1 ||
+            w->valuedouble > LESSON_MAX_LEN)
+            return jsonpath_fail(c, PW, "expected a window W from 1 to %d (query i sees keys i-W < j <= i)", LESSON_MAX_LEN);
+        if (Lq != Lk)
+            return jsonpath_fail(c, PW, "needs as many queries as keys (self-attention), got %d queries and %d keys", Lq, Lk);
+        ai->mask_kind = MASK_SLIDING;
+        ai->window = (int)w->valuedouble;
+        if (!tensor_init(&ai->mask, 3, full)) return jsonpath_fail(c, P, "out of memory");
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++)
+                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j <= i && j > i - ai->window ? 1.0f : 0.0f;
+        return true;
+    }
+    if (cJSON_IsObject(m) && cJSON_GetObjectItemCaseSensitive(m, "key_padding")) {
+        static const char *const keys[] = {"key_padding", NULL};
+        if (!jsonpath_check_keys(c, m, P, keys)) return false;
+        const cJSON *kp = cJSON_GetObjectItemCaseSensitive(m, "key_padding");
+        const char *PK = "mask.key_padding";
+        if (!cJSON_IsArray(kp) || cJSON_GetArraySize(kp) != B)
+            return jsonpath_fail(c, PK, "expected an array of %d key lengths (one per batch), got %s", B,
+                        cJSON_IsArray(kp) ? "a different count" : jsonpath_type(kp));
+        ai->mask_kind = MASK_KEY_PADDING;
+        if (!tensor_init(&ai->mask, 3, full)) return jsonpath_fail(c, P, "out of memory");
+        int b = 0;
+        for (const cJSON *e = kp->child; e; e = e->next, b++) {
+            char p[JSONPATH_MAX];
+            jsonpath_index(p, PK, b);
+            if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) ||
+                e->valuedouble < 0 || e->valuedouble > Lk)
+                return jsonpath_fail(c, p, "expected a key length from 0 to %d", Lk);
+            int len = (int)e->valuedouble;
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++)
+                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j < len ? 1.0f : 0.0f;
+        }
+        return true;
+    }
+    // A 0/1 tensor broadcast (numpy rules, right-aligned) to (B, Lq, Lk); a rank-4
+    // mask must have 1 in the head dimension: (B, 1, Lq, Lk) or (B, 1, 1, Lk).
+    JsonTensorOpts o = {true, LESSON_MAX_ELEMS};
+    Tensor t;
+    if (!cJSON_IsArray(m) && !cJSON_IsObject(m))
+        return jsonpath_fail(c, P, "expected null, \"causal\", a 0/1 tensor, {\"key_padding\": [...]} or {\"sliding_window\": W}, got %s",
+                    jsonpath_type(m));
+    if (!jsonpath_tensor(c, m, P, &o, &t)) return false;
+    int s[3] = {1, 1, 1};
+    bool ok = true;
+    if (t.rank == 4) {
+        ok = t.shape[1] == 1;
+        s[0] = t.shape[0], s[1] = t.shape[2], s[2] = t.shape[3];
+    } else {
+        for (int i = 0; i < t.rank; i++) s[3 - t.rank + i] = t.shape[i];
+    }
+    for (int i = 0; i < 3; i++) ok = ok && (s[i] == 1 || s[i] == full[i]);
+    if (!ok) {
+        char got[64];
+        tensor_shape_str(&t, got, sizeof got);
+        tensor_free(&t);
+        return jsonpath_fail(c, P, "shape %s does not broadcast to (B, Lq, Lk) = (%d,%d,%d)", got, B, Lq, Lk);
+    }
+    for (size_t i = 0; i < t.size; i++) {
+        float v = t.data[i];
+        if (v != 0.0f && v != 1.0f) {
+            tensor_free(&t);
+            return jsonpath_fail(c, P, "mask values must be 0 (masked) or 1 (attend), found %g", (double)v);
+        }
+    }
+    ai->mask_kind = MASK_TENSOR;
+    if (!tensor_init(&ai->mask, 3, full)) return tensor_free(&t), jsonpath_fail(c, P, "out of memory");
+    for (int b = 0; b < B; b++)
+        for (int i = 0; i < Lq; i++)
+            for (int j = 0; j < Lk; j++) {
+                size_t src = ((size_t)(s[0] == 1 ? 0 : b) * s[1] + (s[1] == 1 ? 0 : i)) * s[2] +
+                             (s[2] == 1 ? 0 : j);
+                ai->mask.data[((size_t)b * Lq + i) * Lk + j] = t.data[src];
+            }
+    tensor_free(&t);
+    return true;
+}
+
+// --- weights ---------------------------------------------------------------------
+
+// The keys of "weights": every slot of stages.h's table, and "init".
+static const char *const weight_names[WEIGHT_COUNT + 2] = {
+#define WEIGHT_KEY(id, json, field, sym, plain) json,
+    WEIGHT_TABLE(WEIGHT_KEY)
+#undef WEIGHT_KEY
+    "init", NULL};
+
+
+
+
+
+bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnWeights *w)
+{
+    const char *P = "weights";
+    if (!jw) return jsonpath_fail(c, P, "missing; expected the weight tensors or {\"init\": {\"seed\": N}}");
+    if (!cJSON_IsObject(jw)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(jw));
+    if (!jsonpath_check_keys(c, jw, P, weight_names)) return false;
+
+    const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
+              F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
+    // expected (rank, shape, fan_in, used) per tensor
+    struct { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } spec[WEIGHT_COUNT] = {
+        [WEIGHT_W_Q] = {2, {H * dk, C}, C, true, false},       [WEIGHT_B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_K] = {2, {Hkv * dk, C}, C, true, false},     [WEIGHT_B_K] = {1, {Hkv * dk}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_V] = {2, {Hkv * dv, C}, C, true, false},     [WEIGHT_B_V] = {1, {Hkv * dv}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_O] = {2, {C, H * dv}, H * dv, true, false},  [WEIGHT_B_O] = {1, {C}, H * dv, cfg->out_bias, false},
+        [WEIGHT_FFN_W1] = {2, {F, C}, C, F > 0, false},        [WEIGHT_FFN_B1] = {1, {F}, C, F > 0, false},
+        [WEIGHT_FFN_W2] = {2, {C, F}, F, F > 0, false},        [WEIGHT_FFN_B2] = {1, {C}, F, F > 0, false},
+        [WEIGHT_NORM_WEIGHT] = {1, {C}, 0, cfg->residual_norm, true},
+        [WEIGHT_NORM_BIAS] = {1, {C}, 0, cfg->residual_norm, true},
+        [WEIGHT_FFN_NORM_WEIGHT] = {1, {C}, 0, F > 0, true},        [WEIGHT_FFN_NORM_BIAS] = {1, {C}, 0, F > 0, true},
+    };
+    static const char *const why[WEIGHT_COUNT] = {
+        [WEIGHT_B_Q] = "model.qkv_bias is false", [WEIGHT_B_K] = "model.qkv_bias is false",
+        [WEIGHT_B_V] = "model.qkv_bias is false", [WEIGHT_B_O] = "model.out_bias is false",
+        [WEIGHT_FFN_W1] = "model.ffn_hidden is 0", [WEIGHT_FFN_B1] = "model.ffn_hidden is 0",
+        [WEIGHT_FFN_W2] = "model.ffn_hidden is 0", [WEIGHT_FFN_B2] = "model.ffn_hidden is 0",
+        [WEIGHT_NORM_WEIGHT] = "model.residual_norm is false", [WEIGHT_NORM_BIAS] = "model.residual_norm is false",
+        [WEIGHT_FFN_NORM_WEIGHT] = "model.ffn_hidden is 0", [WEIGHT_FFN_NORM_BIAS] = "model.ffn_hidden is 0",
+    };
+
+    bool have_seed = false;
+    double seed = 0;
+    const cJSON *init = cJSON_GetObjectItemCaseSensitive(jw, "init");
+    if (init) {
+        static const char *const keys[] = {"seed", NULL};
+        if (!cJSON_IsObject(init))
+            return jsonpath_fail(c, "weights.init", "expected {\"seed\": N}, got %s", jsonpath_type(init));
+        if (!jsonpath_check_keys(c, init, "weights.init", keys)) return false;
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(init, "seed");
+        if (!cJSON_IsNumber(s) || s->valuedouble != floor(s->valuedouble) || s->valuedouble < 0 ||
+            s->valuedouble > 9007199254740992.0)
+            return jsonpath_fail(c, "weights.init.seed", "expected a whole number from 0 to 2^53, got %s",
+                        cJSON_IsNumber(s) ? "another number" : jsonpath_type(s));
+        have_seed = true;
+        seed = s->valuedouble;
+    }
+
+    for (int i = 0; i < WEIGHT_COUNT; i++) {
+        char p[JSONPATH_MAX];
+        jsonpath_key(p, P, weight_names[i]);
+        const cJSON *j = cJSON_GetObjectItemCaseSensitive(jw, weight_names[i]);
+        Tensor *t = attn_weight(w, i);
+        if (j && !spec[i].used) return jsonpath_fail(c, p, "given but not used: %s", why[i]);
+        if (!spec[i].used) continue;
+        if (j) {
+            JsonTensorOpts o = {false, LESSON_MAX_ELEMS};
+            if (!jsonpath_tensor(c, j, p, &o, t)) return false;
+            // per-head form: (H, d, C) weights and (H, d) biases stack along the output dim
+            bool qkv = i <= WEIGHT_B_V;
+            char written[64];
+            tensor_shape_str(t, written, sizeof written);
+            int heads = i <= WEIGHT_B_Q ? H : Hkv;   // K and V have their own (n_kv_heads) heads
+            if (qkv && t->rank == spec[i].rank + 1 && t->shape[0] == heads) {
+                int d = t->shape[1];
+                if (spec[i].rank == 2) t->shape[1] = t->shape[2];
+                t->shape[0] = heads * d;
+                t->rank--;
+            }
+            if (!jsonpath_expect_shape(c, p, t, spec[i].rank, spec[i].shape, written)) return false;
+            continue;
+        }
+        if (!tensor_init(t, spec[i].rank, spec[i].shape)) return jsonpath_fail(c, p, "out of memory");
+        if (spec[i].is_norm) {
+            float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT) ? 1.0f : 0.0f;
+            for (size_t k = 0; k < t->size; k++) t->data[k] = v;
+            continue;
+        }
+        if (!have_seed)
+            return jsonpath_fail(c, p, "missing; expected a tensor of shape (%d%s%.0d) or weights.init",
+                        spec[i].shape[0], spec[i].rank == 2 ? "," : "",
+                        spec[i].rank == 2 ? spec[i].shape[1] : 0);
+        for (size_t k = 0; k < t->size; k++)
+            t->data[k] = attn_init_value((unsigned long long)seed, i, k, spec[i].fan_in);
+    }
+    return true;
+}

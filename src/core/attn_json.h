@@ -1,0 +1,32 @@
+// attn_json.h — the numbers of one attention example from a lesson's JSON, each
+// error naming the JSON path (jsonpath.h): "model" (AttnConfig), "input" (query,
+// key, value), "mask" (causal, sliding window, padding, 0/1 tensors) and
+// "weights" (tensors, or {"init": {"seed": N}}: attn_init_value). lesson.c reads
+// the rest of a lesson (title, tokens, narration, notes, questions).
+#ifndef ATTNVIZ_ATTN_JSON_H
+#define ATTNVIZ_ATTN_JSON_H
+
+#include <stdbool.h>
+
+#include "attention.h"
+
+// Documented limits (README "Lesson format" → "Limits"), with lesson.h's.
+#define LESSON_MAX_BATCH 64
+#define LESSON_MAX_LEN 1024
+#define LESSON_MAX_D_MODEL 1024
+#define LESSON_MAX_HEADS 64
+#define LESSON_MAX_D_HEAD 1024
+#define LESSON_MAX_FFN 4096
+#define LESSON_MAX_ELEMS (1u << 22)          // any one tensor, incl. B·H·Lq·Lk scores (4,194,304)
+
+struct cJSON;
+typedef struct JsonCtx JsonCtx;
+
+bool attn_json_model(JsonCtx *c, const struct cJSON *m, AttnConfig *cfg);
+// The inputs for cfg; the batch and lengths they have are in ai's tensors.
+bool attn_json_input(JsonCtx *c, const struct cJSON *in, const AttnConfig *cfg, AttnInputs *ai);
+// The mask of a B×Lq×Lk example (absent: none).
+bool attn_json_mask(JsonCtx *c, const struct cJSON *m, int B, int Lq, int Lk, AttnInputs *ai);
+bool attn_json_weights(JsonCtx *c, const struct cJSON *jw, const AttnConfig *cfg, AttnWeights *w);
+
+#endif
