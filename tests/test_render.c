@@ -20,6 +20,8 @@
 #include "colormap.h"
 #include "explain.h"
 #include "i18n.h"
+#include "app/keys.h"
+#include "keymap.h"
 #include "layout.h"
 #include "playback.h"
 #include "app/png_write.h"
@@ -225,7 +227,7 @@ static void test_i18n(void **state)
     i18n_format(out, 5, "αβγδ", 0, NULL); // never cuts a UTF-8 sequence
     assert_string_equal(out, "αβ");
     // every key of en.txt that the code uses resolves (spot check)
-    const char *keys[] = {"step.input", "step.ffn", "help.body", "ui.mask_one", "tip.scores", "narr.attn",
+    const char *keys[] = {"step.input", "step.ffn", "keys.next", "ui.mask_one", "tip.scores", "narr.attn",
                           "title.ffn_out", "alt.panel", "app.saved"};
     for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
         assert_string_not_equal(i18n_get(LANG_EN, keys[i]), keys[i]);
@@ -705,6 +707,47 @@ static void test_frame_commands(void **state)
     target_free(&t);
     trace_free(&tr);
     lesson_free(&ls);
+}
+
+// The key table (keymap.h): every name resolves to an SDL key; keys find their
+// action (modifiers first, Shift passed through, Ctrl not); every action is bound;
+// the help lists each section's rows in both languages, one "label<TAB>text" a line.
+static void test_key_table(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_true(keys_init(err, sizeof err));
+    assert_int_equal(keys_lookup(SDLK_RIGHT, KMOD_NONE), KEY_ACT_NEXT);
+    assert_int_equal(keys_lookup(SDLK_PAGEDOWN, KMOD_NONE), KEY_ACT_NEXT);
+    assert_int_equal(keys_lookup(SDLK_RIGHT, KMOD_LSHIFT), KEY_ACT_PAN);
+    assert_int_equal(keys_lookup(SDLK_RIGHT, KMOD_LCTRL), KEY_ACT_FRAME_FORWARD);
+    assert_int_equal(keys_lookup(SDLK_TAB, KMOD_NONE), KEY_ACT_HEAD_NEXT);
+    assert_int_equal(keys_lookup(SDLK_TAB, KMOD_RSHIFT), KEY_ACT_HEAD_PREV);
+    assert_int_equal(keys_lookup(SDLK_l, KMOD_NONE), KEY_ACT_LANG);
+    assert_int_equal(keys_lookup(SDLK_l, KMOD_LCTRL), KEY_ACT_LASER);
+    assert_int_equal(keys_lookup(SDLK_p, KMOD_LSHIFT), KEY_ACT_PLAY);
+    assert_int_equal(keys_lookup(SDLK_p, KMOD_LCTRL), KEY_ACT_NONE);
+    assert_int_equal(keys_lookup(SDLK_z, KMOD_LSHIFT), KEY_ACT_ZOOM_OUT);
+    assert_int_equal(keys_lookup(SDLK_SLASH, KMOD_LSHIFT), KEY_ACT_HELP);
+    assert_int_equal(keys_lookup(SDLK_SLASH, KMOD_NONE), KEY_ACT_NONE);
+    assert_int_equal(keys_lookup(SDLK_7, KMOD_NONE), KEY_ACT_DIGIT);
+    assert_int_equal(keys_lookup(SDLK_q, KMOD_LCTRL), KEY_ACT_QUIT);
+    bool bound[KEY_ACTION_COUNT] = {false};
+    for (size_t r = 0; r < KEYMAP_N_ROWS; r++)
+        for (int b = 0; b < KEYMAP_MAX_BINDINGS && KEYMAP_ROWS[r].bind[b].key; b++) bound[KEYMAP_ROWS[r].bind[b].action] = true;
+    for (int k = KEY_ACT_NONE + 1; k < KEY_ACTION_COUNT; k++)
+        if (!bound[k]) fail_msg("key action %d has no key", k);
+    const int rows[KEY_SECTION_COUNT] = {23, 12, 6, 9};
+    for (int l = 0; l < LANG_COUNT; l++)
+        for (int sct = 0; sct < KEY_SECTION_COUNT; sct++) {
+            char help[2048];
+            keymap_help((KeySection)sct, (Lang)l, help, sizeof help);
+            int lines = 1, tabs = 0;
+            for (const char *c = help; *c; c++) lines += *c == '\n', tabs += *c == '\t';
+            assert_int_equal(lines, rows[sct]);
+            assert_int_equal(tabs, rows[sct]);
+            assert_true(strlen(help) + 1 < sizeof help);
+        }
 }
 
 static void test_render_overlays_and_determinism(void **state)
@@ -1355,6 +1398,7 @@ int main(void)
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_render_all_lessons),
         cmocka_unit_test(test_frame_commands),
+        cmocka_unit_test(test_key_table),
         cmocka_unit_test(test_render_overlays_and_determinism),
         cmocka_unit_test(test_tooltip_clear_of_operands),
         cmocka_unit_test(test_numbers_readable),

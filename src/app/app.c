@@ -21,6 +21,7 @@
 #include "export.h"
 #include "handout.h"
 #include "i18n.h"
+#include "keys.h"
 #include "lab.h"
 #include "layout.h"
 #include "picker.h"
@@ -771,95 +772,42 @@ static void toggle_projector(App *a)
     toast(a, a->v.projector ? "app.projector_on" : "app.projector_off", NULL);
 }
 
-static void on_key(App *a, const SDL_KeyboardEvent *k)
+// A key the modes above passed on: its action in the key table (keymap.h).
+static void key_action(App *a, KeyAction act, SDL_Keycode sym)
 {
-    SDL_Keycode sym = k->keysym.sym;
-    bool shift = (k->keysym.mod & KMOD_SHIFT) != 0;
-    if (shift && !a->ov.help && (sym == SDLK_LEFT || sym == SDLK_RIGHT || sym == SDLK_UP || sym == SDLK_DOWN)) {
-        // Shift + arrows pan a zoomed heatmap (the content moves with the arrow)
-        pan_by(a, sym == SDLK_LEFT ? 1 : sym == SDLK_RIGHT ? -1 : 0, sym == SDLK_UP ? 1 : sym == SDLK_DOWN ? -1 : 0);
-        return;
-    }
-    bool question = sym == SDLK_QUESTION || (sym == SDLK_SLASH && shift);
-    if (a->ov.help) { // any key closes the help
-        if (sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) a->ov.help = false;
-        return;
-    }
-    if (a->export_choose && sym != SDLK_LSHIFT && sym != SDLK_RSHIFT) {
-        export_choose_key(a, sym);
-        return;
-    }
-    if ((question || sym == SDLK_F1) && !a->lab.typing) {
-        a->ov.help = true;
-        return;
-    }
-    if (a->study->st.on) {
-        bool used = study_ui_key(a->study, a->session, k, a->pb.stage, &a->v);
-        study_after(a);
-        if (used) return;
-        if (sym == SDLK_t && !(k->keysym.mod & KMOD_CTRL)) {
-            toggle_study(a);
-            return;
-        }
-        if (lab_key_while_studying(k)) {
-            toast(a, "study.no_edit", NULL);
-            return;
-        }
-    } else {
-        if (sym == SDLK_t && !(k->keysym.mod & KMOD_CTRL) && !a->lab.typing) {
-            toggle_study(a);
-            return;
-        }
-        lab_begin(a);
-        if (lab_key(&a->lab, a->session, current_layout(a), &a->v, k)) {
-            lab_after(a);
-            return;
-        }
-    }
-    if ((k->keysym.mod & KMOD_CTRL) && (sym == SDLK_LEFT || sym == SDLK_RIGHT)) { // the transition, frame by frame
-        playback_step_frame(&a->pb, sym == SDLK_RIGHT ? 1 : -1);
-        return;
-    }
-    switch (sym) {
-    case SDLK_ESCAPE:
-    case SDLK_q: a->quit = true; break;
-    case SDLK_RIGHT:
-    case SDLK_SPACE:
-    case SDLK_PAGEDOWN: step_forward(a); break;
-    case SDLK_LEFT:
-    case SDLK_PAGEUP: step_back(a); break;
-    case SDLK_m: toggle_projector(a); break;
-    case SDLK_HOME: playback_goto(&a->pb, 0, false); break;
-    case SDLK_END: playback_goto(&a->pb, a->session->trace.n - 1, false); break;
-    case SDLK_p: playback_toggle(&a->pb); break;
-    case SDLK_TAB: set_head(a, a->v.head + (shift ? -1 : 1)); break;
-    case SDLK_RIGHTBRACKET: set_head(a, a->v.head + 1); break;
-    case SDLK_LEFTBRACKET: set_head(a, a->v.head - 1); break;
-    case SDLK_b: set_batch(a, a->v.batch + (shift ? -1 : 1)); break;
-    case SDLK_PLUS:
-    case SDLK_EQUALS:
-    case SDLK_KP_PLUS: playback_set_speed(&a->pb, a->pb.speed * 1.5f); break;
-    case SDLK_MINUS:
-    case SDLK_KP_MINUS: playback_set_speed(&a->pb, a->pb.speed / 1.5f); break;
-    case SDLK_v: a->v.show_values = !a->v.show_values; break;
-    case SDLK_c:
+    switch (act) {
+    case KEY_ACT_QUIT: a->quit = true; break;
+    case KEY_ACT_NEXT: step_forward(a); break;
+    case KEY_ACT_PREV: step_back(a); break;
+    case KEY_ACT_PROJECTOR: toggle_projector(a); break;
+    case KEY_ACT_FIRST: playback_goto(&a->pb, 0, false); break;
+    case KEY_ACT_LAST: playback_goto(&a->pb, a->session->trace.n - 1, false); break;
+    case KEY_ACT_PLAY: playback_toggle(&a->pb); break;
+    case KEY_ACT_HEAD_NEXT: set_head(a, a->v.head + 1); break;
+    case KEY_ACT_HEAD_PREV: set_head(a, a->v.head - 1); break;
+    case KEY_ACT_BATCH_NEXT: set_batch(a, a->v.batch + 1); break;
+    case KEY_ACT_BATCH_PREV: set_batch(a, a->v.batch - 1); break;
+    case KEY_ACT_FASTER: playback_set_speed(&a->pb, a->pb.speed * 1.5f); break;
+    case KEY_ACT_SLOWER: playback_set_speed(&a->pb, a->pb.speed / 1.5f); break;
+    case KEY_ACT_VALUES: a->v.show_values = !a->v.show_values; break;
+    case KEY_ACT_PALETTE:
         a->v.palette = (Palette)((a->v.palette + 1) % PALETTE_COUNT);
         toast(a, "app.palette", i18n_get(a->v.lang, colormap_palette_key(a->v.palette)));
         break;
-    case SDLK_g: { // how attention weights are coloured: auto → linear → log
+    case KEY_ACT_PROB_SCALE: { // how attention weights are coloured: auto → linear → log
         static const char *const keys[PROB_SCALE_COUNT] = {"app.prob_scale_auto", "app.prob_scale_linear",
                                                           "app.prob_scale_log"};
         a->v.prob_scale = (ProbScale)((a->v.prob_scale + 1) % PROB_SCALE_COUNT);
         toast(a, keys[a->v.prob_scale], "");
         break;
     }
-    case SDLK_f: {
+    case KEY_ACT_FULLSCREEN: {
         bool fs = (SDL_GetWindowFlags(a->win) & SDL_WINDOW_FULLSCREEN_DESKTOP) != 0;
         SDL_SetWindowFullscreen(a->win, fs ? 0 : SDL_WINDOW_FULLSCREEN_DESKTOP);
         break;
     }
-    case SDLK_s: save_frame(a); break;
-    case SDLK_e: // the formats, then a digit
+    case KEY_ACT_SAVE: save_frame(a); break;
+    case KEY_ACT_EXPORT: // the formats, then a digit
         if (a->export_job) break;
         if (a->study->st.on) { // every stage's result, answered or not (frames, handout, video)
             toast(a, "study.no_export", NULL);
@@ -869,29 +817,82 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         toast(a, "app.export_choose", "");
         a->toast_left = EXPORT_TOAST_SECONDS;
         break;
-    case SDLK_z: zoom_by(a, shift ? 1.0f / 1.5f : 1.5f); break;
-    case SDLK_0:
-    case SDLK_KP_0:
+    case KEY_ACT_ZOOM_IN: zoom_by(a, 1.5f); break;
+    case KEY_ACT_ZOOM_OUT: zoom_by(a, 1.0f / 1.5f); break;
+    case KEY_ACT_ZERO:
         if (!step_digit(a, 0)) view_reset_zoom(&a->v); // 0 alone: the whole heatmap again
         break;
-    case SDLK_l:
-        if (k->keysym.mod & KMOD_CTRL) a->tools.laser = !a->tools.laser; // the laser dot
-        else switch_lang(a);
-        break;
-    case SDLK_h: a->tools.spotlight = !a->tools.spotlight; break;
-    case SDLK_k: playback_hold(&a->pb, !a->pb.held); break; // pause inside the transition / go on
-    case SDLK_x: tools_clear(&a->tools); break;
-    case SDLK_o: open_picker(a); break;
-    case SDLK_F5: present_from_start(a); break;
-    case SDLK_PERIOD: // black screen, as in presentation software
+    case KEY_ACT_DIGIT: step_digit(a, (int)(sym - SDLK_0)); break;
+    case KEY_ACT_LANG: switch_lang(a); break;
+    case KEY_ACT_LASER: a->tools.laser = !a->tools.laser; break; // the laser dot
+    case KEY_ACT_SPOTLIGHT: a->tools.spotlight = !a->tools.spotlight; break;
+    case KEY_ACT_HOLD: playback_hold(&a->pb, !a->pb.held); break; // pause inside the transition / go on
+    case KEY_ACT_FRAME_BACK: playback_step_frame(&a->pb, -1); break; // the transition, frame by frame
+    case KEY_ACT_FRAME_FORWARD: playback_step_frame(&a->pb, 1); break;
+    case KEY_ACT_CLEAR_PINS: tools_clear(&a->tools); break;
+    case KEY_ACT_OPEN: open_picker(a); break;
+    case KEY_ACT_PRESENT: present_from_start(a); break;
+    case KEY_ACT_BLACK: // black screen, as in presentation software
         a->black = !a->black;
         if (a->black) toast(a, "app.black", NULL);
         else a->toast_left = 0.0;
         break;
-    default:
-        if (sym >= SDLK_1 && sym <= SDLK_9) step_digit(a, (int)(sym - SDLK_0));
-        break;
+    case KEY_ACT_PAN:   // (taken before the modes: on_key)
+    case KEY_ACT_HELP:
+    case KEY_ACT_STUDY:
+    case KEY_ACT_NONE:
+    case KEY_ACTION_COUNT: break;
     }
+}
+
+// A key goes to the modes from the top down, each taking it or passing it on: the
+// help overlay (any key closes it), E's format choice, the study box or the
+// what-if lab; then its action in the key table (keymap.h), which the help lists.
+static void on_key(App *a, const SDL_KeyboardEvent *k)
+{
+    SDL_Keycode sym = k->keysym.sym;
+    bool shift_only = sym == SDLK_LSHIFT || sym == SDLK_RSHIFT;
+    KeyAction act = keys_lookup(sym, k->keysym.mod);
+    if (act == KEY_ACT_PAN && !a->ov.help) { // Shift + arrows: the zoomed content moves with the arrow
+        pan_by(a, sym == SDLK_LEFT ? 1 : sym == SDLK_RIGHT ? -1 : 0, sym == SDLK_UP ? 1 : sym == SDLK_DOWN ? -1 : 0);
+        return;
+    }
+    if (a->ov.help) {
+        if (!shift_only) a->ov.help = false;
+        return;
+    }
+    if (a->export_choose && !shift_only) {
+        export_choose_key(a, sym);
+        return;
+    }
+    if (act == KEY_ACT_HELP && !a->lab.typing) {
+        a->ov.help = true;
+        return;
+    }
+    if (a->study->st.on) {
+        bool used = study_ui_key(a->study, a->session, k, a->pb.stage, &a->v);
+        study_after(a);
+        if (used) return;
+        if (act == KEY_ACT_STUDY) {
+            toggle_study(a);
+            return;
+        }
+        if (lab_key_while_studying(k)) {
+            toast(a, "study.no_edit", NULL);
+            return;
+        }
+    } else {
+        if (act == KEY_ACT_STUDY && !a->lab.typing) {
+            toggle_study(a);
+            return;
+        }
+        lab_begin(a);
+        if (lab_key(&a->lab, a->session, current_layout(a), &a->v, k)) {
+            lab_after(a);
+            return;
+        }
+    }
+    key_action(a, act, sym);
 }
 
 static void on_click(App *a, int wx, int wy)
@@ -1051,7 +1052,8 @@ int app_run(const AppOptions *opt)
     int rc = 1;
     char assets[1100], err[MSG_MAX], msg[LESSON_ERR_MAX + 200];
     bool sdl_up = false;
-    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err)) {
+    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err) ||
+        !keys_init(err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
         goto done;
     }

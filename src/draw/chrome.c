@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "keymap.h"
 #include "labmenu.h"
 #include "picker.h"
 #include "playback.h"
@@ -173,17 +174,19 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     // three columns, each section under its title: viewing; the what-if lab and the
     // study mode; presenting. The largest size at which every column fits.
     enum { SECTIONS = 4 };
-    static const char *const body_key[SECTIONS] = {"help.body", "help.lab", "help.study", "help.present"};
+    static const KeySection section[SECTIONS] = {KEYS_VIEW, KEYS_LAB, KEYS_STUDY, KEYS_PRESENT};
     static const char *const title_key[SECTIONS] = {"help.title", "help.lab_title", "ui.study", "help.present_title"};
     static const int column[SECTIONS] = {0, 1, 1, 2};
     int colw = (bw - 4 * pad) / 3, head = L->px_title * 17 / 10, gap = L->px_title / 2;
     int avail = by + bh - pad - L->px_small * 2 - (by + pad);
     int px = L->px_help;
+    char body[SECTIONS][2048]; // each section's rows of the key table (keymap.h)
+    for (int k = 0; k < SECTIONS; k++) keymap_help(section[k], v->lang, body[k], sizeof body[k]);
     for (; px > 10; px--) {
         int h[3] = {0, 0, 0};
         for (int k = 0; k < SECTIONS; k++)
             h[column[k]] += (h[column[k]] ? gap : 0) + head +
-                            help_column(cv, i18n_get(v->lang, body_key[k]), px, 0, 0, colw, false);
+                            help_column(cv, body[k], px, 0, 0, colw, false);
         if (h[0] <= avail && h[1] <= avail && h[2] <= avail) break;
     }
     paint_clip(cv, &(Rect){bx, by, bw, bh});
@@ -193,7 +196,7 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
         if (y[c] > by + pad) y[c] += gap;
         paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, x, y[c], ALIGN_LEFT, i18n_get(v->lang, title_key[k]));
         y[c] += head;
-        y[c] += help_column(cv, i18n_get(v->lang, body_key[k]), px, x, y[c], colw, true);
+        y[c] += help_column(cv, body[k], px, x, y[c], colw, true);
     }
     paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, bx + bw / 2, by + bh - pad - L->px_small * 13 / 10,
                ALIGN_CENTER, i18n_get(v->lang, "help.close"));
