@@ -1,0 +1,186 @@
+// test_window.c — the window in-process, without X: SDL's offscreen video driver,
+// pushed key and pointer events, a fake clock of 16 ms a frame (window_driver.h).
+// What the Xvfb tests checked with xdotool and fixed sleeps, checked frame by frame:
+//  - keys: two digits typed quickly reach steps 10 and 11 (1 then 0, 1 then 1); one
+//    digit alone still jumps at once; S names the stage it saves; hovering a softmax's
+//    Σ cell shows its tooltip; G cycles the attention colour scale (the frame changes).
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lesson.h"
+#include "window_driver.h"
+
+static char save_dir[64];
+static Uint32 shot_a[WD_MAX_W * WD_MAX_H], shot_b[WD_MAX_W * WD_MAX_H];
+
+static AppOptions options(const char *lesson)
+{
+    AppOptions o = {lesson, NULL, NULL, LANG_EN, 1280, 720, false, false, false, false, NULL};
+    return o;
+}
+
+// The newest S-save's stage: attnviz-NNNN-STAGE[-K].png with the highest NNNN… by
+// modification order is what the shell tests used; here the count of files tells
+// which one is new.
+static int count_saves(void)
+{
+    DIR *dir = opendir(save_dir);
+    int n = 0;
+    if (!dir) return 0;
+    for (struct dirent *e; (e = readdir(dir));)
+        if (strncmp(e->d_name, "attnviz-", 8) == 0 && strstr(e->d_name, ".png")) n++;
+    closedir(dir);
+    return n;
+}
+
+// saved: S typed; the stage the new file names ("" when none appeared)
+static const char *saved(Driver *d)
+{
+    static char stage[256];
+    stage[0] = 0;
+    int n = count_saves();
+    wd_key(d, "S");
+    if (count_saves() != n + 1) {
+        wd_fail(d, "S saved no new PNG in %s", save_dir);
+        return stage;
+    }
+    // the newest: the one with the newest mtime (ties: the longest name, a -K suffix)
+    DIR *dir = opendir(save_dir);
+    struct timespec best = {0, 0};
+    char name[256] = "";
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        if (strncmp(e->d_name, "attnviz-", 8) != 0) continue;
+        char path[512];
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", save_dir, e->d_name);
+        if (stat(path, &st) != 0) continue;
+        if (st.st_mtim.tv_sec > best.tv_sec || (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec >= best.tv_nsec)) {
+            best = st.st_mtim;
+            snprintf(name, sizeof name, "%s", e->d_name);
+        }
+    }
+    if (dir) closedir(dir);
+    // attnviz-0010-residual_sum.png → residual_sum; attnviz-0010-residual_sum-2.png too
+    const char *s = name + strlen("attnviz-NNNN-");
+    snprintf(stage, sizeof stage, "%s", strlen(name) > 13 ? s : "");
+    char *dot = strstr(stage, ".png");
+    if (dot) *dot = 0;
+    char *dash = strrchr(stage, '-');
+    if (dash && dash[1] >= '0' && dash[1] <= '9') *dash = 0;
+    return stage;
+}
+
+// ---- keys -------------------------------------------------------------------------
+
+static void keys_script(Driver *d)
+{
+    wd_settle(d);
+    wd_key(d, "1");
+    wd_key(d, "0");
+    wd_settle(d);
+    const char *st = saved(d);
+    if (strcmp(st, "residual_sum") != 0) wd_fail(d, "1 then 0 showed %s, expected step 10 (residual_sum)", st);
+    wd_key(d, "1");
+    wd_key(d, "1");
+    wd_settle(d);
+    st = saved(d);
+    if (strcmp(st, "ffn_hidden") != 0) wd_fail(d, "1 then 1 showed %s, expected step 11 (ffn_hidden)", st);
+    wd_wait(d, 1.2); // longer than a second: the next digit starts anew
+    wd_key(d, "6");
+    wd_settle(d);
+    st = saved(d);
+    if (strcmp(st, "attn") != 0) wd_fail(d, "6 showed %s, expected step 6 (attn)", st);
+    // the Σ column of the softmax: its tooltip. The Σ cell of row 0 is right of the
+    // result panel: the rightmost yellow (Σ = 1) pixel run in the row of cells
+    wd_settle(d); // the save's toast fades
+    if (!wd_shot(d, shot_a)) return;
+    int x = -1;
+    for (int y = 220; y < 280; y++)
+        for (int i = 0; i < d->w; i++) {
+            Uint32 c = shot_a[y * d->w + i] & 0xFFFFFF;
+            if (c == 0xFDE725 || c == 0xFDE724 || c == 0xFCE626) x = i;
+        }
+    if (x < 0) {
+        wd_fail(d, "no Σ cell found on the softmax frame");
+        return;
+    }
+    // the tooltip's own background colour (255, 255, 250) is on screen only with it
+    if (wd_has_colour(d, shot_a, 0xFFFFFA)) wd_fail(d, "a tooltip is already on screen before hovering");
+    wd_mouse(d, x - 4, 245, 0);
+    wd_settle(d);
+    wd_shot(d, shot_b);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "hovering the Σ cell at (%d, 245) changed nothing", x - 4);
+    if (!wd_has_colour(d, shot_b, 0xFFFFFA)) wd_fail(d, "hovering the Σ cell at (%d, 245) showed no tooltip", x - 4);
+    wd_mouse(d, 5, 715, 0);
+    // G: the colour scale of the attention weights (the toast names it; the frame changes)
+    wd_settle(d);
+    wd_shot(d, shot_a);
+    wd_key(d, "G");
+    wd_frames(d, 2);
+    wd_shot(d, shot_b);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "G changed nothing");
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+    if (!d->exited) wd_fail(d, "still running 5 frames after Esc");
+}
+
+static void test_keys(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/dk-dv-residual-ffn.json");
+    assert_int_equal(wd_run("keys", keys_script, &o), 0);
+}
+
+// ---- set-up -----------------------------------------------------------------------
+
+static int remove_saves(void)
+{
+    DIR *dir = opendir(save_dir);
+    for (struct dirent *e; dir && (e = readdir(dir));) {
+        if (e->d_name[0] == '.') continue;
+        char path[512];
+        snprintf(path, sizeof path, "%s/%s", save_dir, e->d_name);
+        remove(path);
+    }
+    if (dir) closedir(dir);
+    return 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return remove_saves();
+}
+
+int main(void)
+{
+    // no X: SDL's offscreen driver (SDL_VIDEODRIVER as given wins, e.g. x11 to watch)
+    setenv("SDL_VIDEODRIVER", "offscreen", 0);
+    unsetenv("ATTNVIZ_TEST_CLOCK");
+    snprintf(save_dir, sizeof save_dir, "/tmp/attnviz-window-XXXXXX");
+    if (!mkdtemp(save_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    setenv("ATTNVIZ_SAVE_DIR", save_dir, 1);
+    // the study mode's progress file: a directory of its own
+    char data[128];
+    snprintf(data, sizeof data, "%s/data", save_dir);
+    setenv("XDG_DATA_HOME", data, 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_keys, setup),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    remove_saves();
+    rmdir(save_dir);
+    return rc;
+}
