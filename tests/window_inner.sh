@@ -3,8 +3,39 @@
 # (the test's name), B (the build directory) and TMP (its temporary directory).
 PID=
 fail() { echo "$NAME: FAIL: $*"; [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; exit 1; }
-# shot NAME [SECONDS]: wait, then a screenshot of the whole screen into $TMP/NAME.png
-shot() { sleep "${2:-0.4}"; import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
+# The window runs on a fake clock (ATTNVIZ_TEST_CLOCK: 16 ms a frame, so a 1.6 s
+# transition takes as long as 100 frames take to draw) and rewrites $STATE after each
+# frame: "FRAMES EVENTS BUSY STAGE" (app.h). The tests wait for that, never a fixed time.
+STATE=$TMP/state
+export ATTNVIZ_TEST_CLOCK=16 ATTNVIZ_TEST_STATE="$STATE"
+MARK=-1
+# mark: remember how many events the window has handled (settle waits for more)
+mark() { MARK=$(awk '{ print $2 }' "$STATE" 2>/dev/null); MARK=${MARK:-0}; }
+# settle: wait (at most 30 s) until the window has handled an event since mark and
+# nothing moves (no transition, toast or export running)
+settle() {
+    for _ in $(seq 1 600); do
+        set -- $(cat "$STATE" 2>/dev/null)
+        [ $# -ge 3 ] && [ "$2" -gt "$MARK" ] && [ "$3" = 0 ] && return 0
+        kill -0 "$PID" 2>/dev/null || fail "attnviz exited while waiting for it to settle"
+        sleep 0.05
+    done
+    fail "the window did not settle within 30 s (state: $(cat "$STATE" 2>/dev/null))"
+}
+# key [--window W] KEYS...: xdotool key to the window (W, or $WID), then settle
+key() {
+    w=$WID
+    [ "$1" = --window ] && w=$2 && shift 2
+    mark
+    xdotool key --window "$w" "$@"
+    settle
+}
+# typein TEXT: the characters typed into the window, then settle
+typein() { mark; xdotool type --window "$WID" -- "$1"; settle; }
+# pointer XDOTOOL-MOUSE-ARGS...: xdotool mousemove … [click N] (screen pixels), then settle
+pointer() { mark; xdotool "$@"; settle; }
+# shot NAME: a screenshot of the whole screen into $TMP/NAME.png (after a settle)
+shot() { import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
 # differ A B: the screenshots differ
 differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
 # window_start OUT ERR ARGS...: attnviz ARGS in a window, stdout into OUT, stderr into
@@ -19,8 +50,9 @@ window_start() {
     PID=$!
     WID=$(timeout 20 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
     [ -n "$WID" ] || fail "no window named attnviz within 20 s ($(cat "$err"))"
+    MARK=-1
     xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
-    xdotool mousemove 5 795 # no tooltip
+    pointer mousemove 5 795 # no tooltip
 }
 # window_quit [WHAT]: Esc must end the process with status 0 within 5 s
 window_quit() {

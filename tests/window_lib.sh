@@ -2,7 +2,7 @@
 # window_test.sh, picker_test.sh, window_export_test.sh; not a test itself).
 #
 # window_test_begin NAME TOOL...  sets B (the build dir, $BUILD or build) and
-# TMP (a temporary directory removed on exit). Skips the test (exit 0) when
+# TMP (a temporary directory removed on exit). Skips the test (exit 77) when
 # xvfb-run is missing; fails (exit 1) when a TOOL or the binary is missing.
 window_test_begin() {
     name=$1
@@ -10,7 +10,7 @@ window_test_begin() {
     B=${BUILD:-build}
     if ! command -v xvfb-run >/dev/null 2>&1; then
         echo "$name: SKIP: xvfb-run not found (make deps installs xvfb)"
-        exit 0
+        exit 77
     fi
     for tool in "$@"; do
         command -v "$tool" >/dev/null 2>&1 || { echo "$name: $tool not found (make deps)"; exit 1; }
@@ -22,10 +22,12 @@ window_test_begin() {
     trap 'rm -rf "$TMP"' EXIT
 }
 
-# window_test_run SECONDS: runs $TMP/inner.sh under Xvfb with B, TMP and the helpers
-# (window_inner.sh) as its arguments, at most SECONDS; exits with its status.
+# window_test_run SECONDS [SCREEN]: runs $TMP/inner.sh under Xvfb (SCREEN: 1280x800
+# unless given) with B, TMP and the helpers (window_inner.sh) as its arguments, at most
+# SECONDS; exits with its status. The display's number starts from one of its own
+# (xvfb-run -a alone: two tests started together may pick the same free number).
 window_test_run() {
-    timeout "$1" xvfb-run -a -s "-screen 0 1280x800x24" sh "$TMP/inner.sh" "$B" "$TMP" "$WINDOW_INNER"
+    timeout "$1" xvfb-run -a -n $((100 + $$ % 400)) -s "-screen 0 ${2:-1280x800}x24" sh "$TMP/inner.sh" "$B" "$TMP" "$WINDOW_INNER"
     rc=$?
     [ $rc -eq 124 ] && echo "$name: FAIL: timed out after $1 s"
     exit $rc

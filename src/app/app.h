@@ -26,8 +26,10 @@ int app_run(const AppOptions *opt);
 // ms_per_frame (a fake clock: transitions, toasts and the two-digit window follow
 // it), and calls frame() after each frame is shown (it may push events and read the
 // renderer's pixels). busy: the next frame would come without an event (a transition,
-// a toast or an export is running). The program itself never sets it; the variable
-// ATTNVIZ_TEST_CLOCK=MS gives the same fake clock to the window tests under Xvfb.
+// a toast or an export is running). The program itself never sets it. The window
+// tests under Xvfb get the same fake clock from ATTNVIZ_TEST_CLOCK=MS, and with
+// ATTNVIZ_TEST_STATE=FILE the window rewrites FILE after each frame: "FRAMES EVENTS
+// BUSY STAGE" (frames drawn, events handled, 1 or 0, the stage on screen).
 struct SDL_Renderer;
 typedef struct AppTestFrame {
     struct SDL_Renderer *r;
