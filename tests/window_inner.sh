@@ -22,6 +22,8 @@ settle() {
     done
     fail "the window did not settle within 30 s (state: $(cat "$STATE" 2>/dev/null))"
 }
+# idle: wait (at most 30 s) until nothing moves, whatever the events
+idle() { MARK=-1; settle; }
 # key [--window W] KEYS...: xdotool key to the window (W, or $WID), then settle
 key() {
     w=$WID
@@ -57,7 +59,7 @@ window_start() {
 # window_quit [WHAT]: Esc must end the process with status 0 within 5 s
 window_quit() {
     what=${1:+$1: }
-    xdotool key --window "$WID" Escape
+    xdotool key --window "$WID" Escape 2>/dev/null # the window may be gone before the key-up
     for _ in $(seq 1 25); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
     kill -0 "$PID" 2>/dev/null && fail "${what}still running 5 s after Esc"
     wait "$PID"; rc=$?
