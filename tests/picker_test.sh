@@ -17,6 +17,7 @@ B=$1; TMP=$2; NAME=picker_test
 . "$3"
 alive() { kill -0 "$PID" 2>/dev/null || fail "attnviz exited: $(cat "$TMP/err.txt")"; }
 window_start "$TMP/out.txt" "$TMP/err.txt" --lang en --size 1280x720 --lessons "$TMP/more" lessons/arange-2x4x4.json
+idle
 shot en
 title_en=$(xdotool getwindowname "$WID")
 # L: Chinese, then English again (after the toast): the same picture as before

@@ -22,6 +22,22 @@ settle() {
     done
     fail "the window did not settle within 30 s (state: $(cat "$STATE" 2>/dev/null))"
 }
+# drawn N: wait (at most 30 s) until the window has handled an event since mark and
+# drawn N frames after it (for modes that keep drawing: the study mode holds a
+# transition while a question waits)
+drawn() {
+    f0= n=$1
+    for _ in $(seq 1 600); do
+        set -- $(cat "$STATE" 2>/dev/null)
+        if [ $# -ge 3 ] && [ "$2" -gt "$MARK" ]; then
+            [ -z "$f0" ] && f0=$1
+            [ "$1" -ge $((f0 + n)) ] && return 0
+        fi
+        kill -0 "$PID" 2>/dev/null || fail "attnviz exited while waiting for frames"
+        sleep 0.02
+    done
+    fail "the window drew no $n frames after an event within 30 s (state: $(cat "$STATE" 2>/dev/null))"
+}
 # idle: wait (at most 30 s) until nothing moves, whatever the events
 idle() { MARK=-1; settle; }
 # key [--window W] KEYS...: xdotool key to the window (W, or $WID), then settle
@@ -41,7 +57,8 @@ shot() { import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; 
 # differ A B: the screenshots differ
 differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
 # window_start OUT ERR ARGS...: attnviz ARGS in a window, stdout into OUT, stderr into
-# ERR; sets PID and WID, focuses it and keeps the pointer away from the cells.
+# ERR; sets PID and WID, focuses it and keeps the pointer away from the cells; returns
+# once it has drawn a frame (idle then waits until nothing moves).
 # Under ASan (make SAN=1) libdbus, libX11 and the X11 modules SDL dlopens leak a few
 # hundred bytes at exit, which LeakSanitizer would turn into exit status 1; leaks in
 # attnviz's own drawing code are checked by test_render. Other errors still fail.
@@ -52,9 +69,10 @@ window_start() {
     PID=$!
     WID=$(timeout 20 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
     [ -n "$WID" ] || fail "no window named attnviz within 20 s ($(cat "$err"))"
-    MARK=-1
     xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
-    pointer mousemove 5 795 # no tooltip
+    xdotool mousemove 5 795 # no tooltip
+    MARK=-1
+    drawn 1
 }
 # window_quit [WHAT]: Esc must end the process with status 0 within 5 s
 window_quit() {

@@ -19,6 +19,7 @@ mkdir -p "$ATTNVIZ_SAVE_DIR"
 L=lessons/arange-2x4x4.json
 sum_before=$(cksum <"$L")
 window_start "$TMP/out.txt" "$TMP/err.txt" --size 1280x720 "$L"
+idle
 shot start
 k() { key "$@"; }
 k Return Right Down

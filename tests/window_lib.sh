@@ -27,7 +27,7 @@ window_test_begin() {
 # SECONDS; exits with its status. The display's number starts from one of its own
 # (xvfb-run -a alone: two tests started together may pick the same free number).
 window_test_run() {
-    timeout "$1" xvfb-run -a -n $((100 + $$ % 400)) -s "-screen 0 ${2:-1280x800}x24" sh "$TMP/inner.sh" "$B" "$TMP" "$WINDOW_INNER"
+    timeout "$1" xvfb-run -a -n $((100 + $$ % 400)) -s "-screen 0 ${2:-1280x800}x24" sh ${WINDOW_X:-} "$TMP/inner.sh" "$B" "$TMP" "$WINDOW_INNER"
     rc=$?
     [ $rc -eq 124 ] && echo "$name: FAIL: timed out after $1 s"
     exit $rc

@@ -8,7 +8,7 @@
 #  - reopened, the answers are restored (N, "show the answer", finds nothing to give
 #    up: the file keeps every answer right), and the lesson picker opens;
 #  - a corrupt progress.json is reported on stderr and set aside, its bytes kept.
-# Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
+# Every wait is bounded and polls; skips (exit 77) only when xvfb-run is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_study_test xdotool import python3
 L=lessons/arange-2x4x4.json
@@ -39,7 +39,8 @@ P="$XDG_DATA_HOME/attnviz/progress.json"
 L=lessons/arange-2x4x4.json
 window_start "$TMP/out.txt" "$TMP/err.txt" --size 1280x720 --study "$L"
 k() { xdotool key --window "$WID" "$@"; }
-shot start 1
+# press KEYS: typed, then 10 frames drawn (the study mode keeps drawing: no settling)
+press() { mark; xdotool key --window "$WID" "$@"; drawn 10; }
 stage=0
 first=1
 while read -r s answer; do
@@ -48,10 +49,8 @@ while read -r s answer; do
     # a Q typed into an answer does not quit (E and X are part of answers)
     [ "$first" = 1 ] && xdotool type --window "$WID" -- "qQ" && first=0
     xdotool type --window "$WID" -- "$answer"
-    k Return
-    sleep 0.15
+    press Return
 done <"$TMP/answers.txt"
-shot done 2
 [ -f "$P" ] || fail "no $P after answering"
 python3 - "$P" "$TMP/answers.txt" <<'PY' || fail "progress.json does not hold every answer right: $(cat "$P")"
 import json, sys
@@ -65,11 +64,9 @@ window_quit "after answering"
 cp "$P" "$TMP/kept.json"
 # reopened: restored, nothing left to give up; the picker lists the lesson's score
 window_start "$TMP/out2.txt" "$TMP/err2.txt" --size 1280x720 --study "$L"
-shot reopened 1
-k n
-k o
-shot picker 0.6
-k Escape
+press n
+press o
+press Escape
 window_quit "reopened"
 python3 - "$P" "$TMP/answers.txt" <<'PY' || fail "reopening lost answers: $(cat "$P")"
 import json, sys
@@ -81,7 +78,6 @@ PY
 # a corrupt file: reported, set aside, its bytes kept
 printf '{"attnviz_progress": 1, "lessons": [' >"$P"
 window_start "$TMP/out3.txt" "$TMP/err3.txt" --size 1280x720 --study "$L"
-shot corrupt 1
 window_quit "corrupt progress"
 grep -q "progress.json: not valid JSON; set aside as" "$TMP/err3.txt" || fail "no report of the corrupt file: $(cat "$TMP/err3.txt")"
 aside=$(ls "$XDG_DATA_HOME"/attnviz/progress.json.corrupt-* 2>/dev/null | head -n 1)

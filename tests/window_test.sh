@@ -12,6 +12,7 @@ B=$1; TMP=$2; NAME=window_test
 . "$3"
 export ATTNVIZ_SAVE_DIR="$TMP"
 window_start "$TMP/out.txt" "$TMP/err.txt" --size 1280x720 lessons/arange-2x4x4.json
+idle
 shot s0
 prev=s0
 for i in 1 2 3 4 5; do
