@@ -3,11 +3,11 @@
 # (the test's name), B (the build directory) and TMP (its temporary directory).
 PID=
 fail() { echo "$NAME: FAIL: $*"; [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; exit 1; }
-# The window runs on a fake clock (ATTNVIZ_TEST_CLOCK: 16 ms a frame, so a 1.6 s
-# transition takes as long as 100 frames take to draw) and rewrites $STATE after each
+# The window runs on a fake clock (ATTNVIZ_TEST_CLOCK: 50 ms a frame, so a 1.6 s
+# transition takes as long as 32 frames take to draw) and rewrites $STATE after each
 # frame: "FRAMES EVENTS BUSY STAGE" (app.h). The tests wait for that, never a fixed time.
 STATE=$TMP/state
-export ATTNVIZ_TEST_CLOCK=16 ATTNVIZ_TEST_STATE="$STATE"
+export ATTNVIZ_TEST_CLOCK=50 ATTNVIZ_TEST_STATE="$STATE"
 MARK=-1
 # mark: remember how many events the window has handled (settle waits for more)
 mark() { MARK=$(awk '{ print $2 }' "$STATE" 2>/dev/null); MARK=${MARK:-0}; }
