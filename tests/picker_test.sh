@@ -4,7 +4,7 @@
 # Enter opens another lesson, a bad lesson from --lessons DIR is listed and
 # choosing it keeps the current lesson running (it still answers keys), Esc
 # closes the picker and then quits with status 0. Every wait is bounded and polls;
-# skips (exit 77) only when xvfb-run is missing.
+# skips (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin picker_test xdotool import
 mkdir "$TMP/more"

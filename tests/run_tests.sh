@@ -1,13 +1,14 @@
 #!/bin/sh
-# run_tests.sh BUILD: runs every test binary in BUILD/tests and the shell tests,
+# run_tests.sh BUILD [PATTERN]: runs every test binary in BUILD/tests and the shell tests,
 # two at a time (ATTNVIZ_TEST_JOBS=N for another number), and prints one block per
 # test as it ends (never interleaved): "== NAME: ok (S s)", or FAIL / SKIP followed by
 # the test's output. The closing line, alone on its line: "N passed, N failed, N skipped".
-# A test that cannot run (no xvfb-run, gdb, root, torch…) exits 77: skipped, not passed.
+# A test that cannot run (no Xvfb, gdb, root, torch…) exits 77: skipped, not passed.
 # ATTNVIZ_FULL=1 (make test-full) makes the tests sweep every frame of every lesson;
 # without it they check a representative sample. ATTNVIZ_TEST_VERBOSE=1 prints the
 # output of passing tests too. Each test's time goes to BUILD/tests/times.txt, and the
 # next run starts the slowest first (fewer seconds with one worker idle at the end).
+# PATTERN (a shell pattern, e.g. 'window*') runs only the tests whose names match.
 if [ "$1" = --one ]; then # (internal) --one BUILD LOGDIR TEST: run one test, print its block
     B=$2 D=$3 t=$4
     n=${t##*/}
@@ -38,6 +39,7 @@ if [ "$1" = --one ]; then # (internal) --one BUILD LOGDIR TEST: run one test, pr
 fi
 
 B=${1:-build}
+only=${2:-*}
 jobs=${ATTNVIZ_TEST_JOBS:-2}
 D=$(mktemp -d)
 trap 'rm -rf "$D"' EXIT INT TERM
@@ -45,6 +47,7 @@ list=
 for t in "$B"/tests/test_* tests/*_test.sh; do
     case "$t" in *.o|*.d|*.txt) continue ;; esac
     case "$t" in *.sh) [ -f "$t" ] || continue ;; *) [ -x "$t" ] || continue ;; esac
+    case "${t##*/}" in $only) ;; *) continue ;; esac
     list="$list $t"
 done
 # the order: the slowest of the last run first; without times, the window tests first
@@ -71,7 +74,7 @@ while read -r t; do
     *) fail=$((fail + 1)); failed="$failed $n" ;;
     esac
 done <"$D/order"
-cp "$D/times" "$times" 2>/dev/null
+[ "$only" = "*" ] && cp "$D/times" "$times" 2>/dev/null
 [ -n "$skipped" ] && echo "skipped:$skipped"
 [ -n "$failed" ] && echo "failed:$failed"
 echo "$pass passed, $fail failed, $skip skipped"

@@ -3,7 +3,9 @@
 // What the Xvfb tests checked with xdotool and fixed sleeps, checked frame by frame:
 //  - keys: two digits typed quickly reach steps 10 and 11 (1 then 0, 1 then 1); one
 //    digit alone still jumps at once; S names the stage it saves; hovering a softmax's
-//    Σ cell shows its tooltip; G cycles the attention colour scale (the frame changes).
+//    Σ cell shows its tooltip; G cycles the attention colour scale (the frame changes);
+//  - save: the window's own save (S) has the export's pixels at the same size (the
+//    scores of the classic lesson, against attnviz --export; ImageMagick's compare).
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,6 +22,7 @@
 #include "window_driver.h"
 
 static char save_dir[64];
+static char bin[512]; // the attnviz beside this test's directory (build/attnviz, build/san/attnviz)
 static Uint32 shot_a[WD_MAX_W * WD_MAX_H], shot_b[WD_MAX_W * WD_MAX_H];
 
 static AppOptions options(const char *lesson)
@@ -41,6 +44,8 @@ static int count_saves(void)
     closedir(dir);
     return n;
 }
+
+static char saved_path[512]; // the newest S-save
 
 // saved: S typed; the stage the new file names ("" when none appeared)
 static const char *saved(Driver *d)
@@ -69,6 +74,7 @@ static const char *saved(Driver *d)
         }
     }
     if (dir) closedir(dir);
+    snprintf(saved_path, sizeof saved_path, "%s/%s", save_dir, name);
     // attnviz-0010-residual_sum.png → residual_sum; attnviz-0010-residual_sum-2.png too
     const char *s = name + strlen("attnviz-NNNN-");
     snprintf(stage, sizeof stage, "%s", strlen(name) > 13 ? s : "");
@@ -140,19 +146,49 @@ static void test_keys(void **state)
     assert_int_equal(wd_run("keys", keys_script, &o), 0);
 }
 
+// ---- save -------------------------------------------------------------------------
+
+static void save_script(Driver *d)
+{
+    wd_settle(d);
+    for (int i = 0; i < 7; i++) wd_key(d, "Right"), wd_wait(d, 0.1);
+    wd_settle(d);
+    const char *st = saved(d);
+    if (strcmp(st, "scores") != 0) wd_fail(d, "7 × → showed %s, expected scores", st);
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+}
+
+static void test_save_matches_export(void **state)
+{
+    (void)state;
+    if (system("command -v compare >/dev/null 2>&1") != 0) skip(); // ImageMagick
+    AppOptions o = options("lessons/arange-2x4x4.json");
+    assert_int_equal(wd_run("save", save_script, &o), 0);
+    char cmd[2048], out[256] = "";
+    snprintf(cmd, sizeof cmd, "env -u DISPLAY %s --export %s/cli --stage scores lessons/arange-2x4x4.json >/dev/null 2>&1",
+             bin, save_dir);
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "compare -metric AE -fuzz 2%% %s %s/cli/0000-scores.png null: 2>&1", saved_path, save_dir);
+    FILE *p = popen(cmd, "r");
+    assert_non_null(p);
+    if (!fgets(out, sizeof out, p)) out[0] = 0;
+    pclose(p);
+    print_message("window save vs export (scores): %s pixels differ by more than 2%%\n", out);
+    char *end;
+    double n = strtod(out, &end);
+    assert_true(end != out);
+    assert_true(n < 100);
+}
+
 // ---- set-up -----------------------------------------------------------------------
 
+// everything in the save directory (saves, exports, the progress file) goes
 static int remove_saves(void)
 {
-    DIR *dir = opendir(save_dir);
-    for (struct dirent *e; dir && (e = readdir(dir));) {
-        if (e->d_name[0] == '.') continue;
-        char path[512];
-        snprintf(path, sizeof path, "%s/%s", save_dir, e->d_name);
-        remove(path);
-    }
-    if (dir) closedir(dir);
-    return 0;
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf %s/*", save_dir);
+    return system(cmd) == 0 ? 0 : -1;
 }
 
 static int setup(void **state)
@@ -161,8 +197,15 @@ static int setup(void **state)
     return remove_saves();
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    (void)argc;
+    // build/tests/test_window → build/attnviz
+    snprintf(bin, sizeof bin, "%s", argv[0]);
+    char *slash = strrchr(bin, '/');
+    if (slash) *slash = 0;
+    slash = strrchr(bin, '/');
+    snprintf(slash ? slash + 1 : bin, sizeof bin - (size_t)(slash ? slash + 1 - bin : 0), "attnviz");
     // no X: SDL's offscreen driver (SDL_VIDEODRIVER as given wins, e.g. x11 to watch)
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
     unsetenv("ATTNVIZ_TEST_CLOCK");
@@ -178,6 +221,7 @@ int main(void)
     setenv("XDG_DATA_HOME", data, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_keys, setup),
+        cmocka_unit_test_setup(test_save_matches_export, setup),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     remove_saves();

@@ -7,7 +7,7 @@
 #  2. resizing the window (and F) during an export changes nothing in it: every
 #     PNG has the size of the window when E was pressed, the same pixels as
 #     attnviz --export at that size, and frames.json says "complete": true.
-# Every wait is bounded and polls; skips (exit 77) only when xvfb-run is missing.
+# Every wait is bounded and polls; skips (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_export_test xdotool compare
 cat >"$TMP/inner.sh" <<'INNER'

@@ -12,11 +12,18 @@ MARK=-1
 # mark: remember how many events the window has handled (settle waits for more)
 mark() { MARK=$(awk '{ print $2 }' "$STATE" 2>/dev/null); MARK=${MARK:-0}; }
 # settle: wait (at most 30 s) until the window has handled an event since mark and
-# nothing moves (no transition, toast or export running)
+# nothing moves (no transition, toast or export running), the same for two polls in a
+# row (a key with Shift arrives as two events, maybe in two frames)
 settle() {
+    seen=
     for _ in $(seq 1 600); do
         set -- $(cat "$STATE" 2>/dev/null)
-        [ $# -ge 3 ] && [ "$2" -gt "$MARK" ] && [ "$3" = 0 ] && return 0
+        if [ $# -ge 3 ] && [ "$2" -gt "$MARK" ] && [ "$3" = 0 ]; then
+            [ "$seen" = "$2" ] && return 0
+            seen=$2
+        else
+            seen=
+        fi
         kill -0 "$PID" 2>/dev/null || fail "attnviz exited while waiting for it to settle"
         sleep 0.05
     done

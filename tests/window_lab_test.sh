@@ -7,7 +7,7 @@
 #  - on the masked scores, Space toggles the selected cell's mask (masked_scores[0,0]);
 #  - Ctrl+S saves a new lesson: --check accepts it and its --dump equals --dump of
 #    the original with the same edits as --set; the original file is unchanged.
-# Every wait is bounded and polls; skips (exit 77) only when xvfb-run is missing.
+# Every wait is bounded and polls; skips (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_lab_test xdotool import
 cat >"$TMP/inner.sh" <<'INNER'

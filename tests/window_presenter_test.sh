@@ -11,7 +11,7 @@
 #    presenter window's scrub bar moves it;
 #  - projector mode (--projector, 1024x768): → steps through a stage's parts, then on;
 #  - Esc exits 0 from the presenter window, and (last run) from the audience window.
-# Every wait is bounded and polls; skips (exit 77) only when xvfb-run is missing.
+# Every wait is bounded and polls; skips (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_presenter_test xdotool import convert
 cat >"$TMP/inner.sh" <<'INNER'
@@ -171,7 +171,4 @@ st=$(saved "$A"); [ "$st" = masked_scores ] || fail "projector: the second → s
 quit_from "$A" "Esc in the audience window"
 echo "window_presenter_test: ok"
 INNER
-timeout 120 xvfb-run -a -n $((100 + $$ % 400)) -s "-screen 0 2600x800x24" sh "$TMP/inner.sh" "$B" "$TMP" "$WINDOW_INNER"
-rc=$?
-[ $rc -eq 124 ] && echo "window_presenter_test: FAIL: timed out after 120 s"
-exit $rc
+window_test_run 120 2600x800

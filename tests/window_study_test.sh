@@ -8,7 +8,7 @@
 #  - reopened, the answers are restored (N, "show the answer", finds nothing to give
 #    up: the file keeps every answer right), and the lesson picker opens;
 #  - a corrupt progress.json is reported on stderr and set aside, its bytes kept.
-# Every wait is bounded and polls; skips (exit 77) only when xvfb-run is missing.
+# Every wait is bounded and polls; skips (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_study_test xdotool import python3
 L=lessons/arange-2x4x4.json

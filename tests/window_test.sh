@@ -3,7 +3,7 @@
 # help overlay, survives a resize, saves a PNG with S, exports the lesson with E,
 # zooms with the wheel (0 resets), and quits with status 0 on Esc.
 # Every wait is bounded and polls (the window's state file, files written); skips
-# (exit 77) only when xvfb-run is missing.
+# (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_test xdotool import
 cat >"$TMP/inner.sh" <<'INNER'
