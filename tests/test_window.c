@@ -215,6 +215,7 @@ int main(int argc, char **argv)
         return 1;
     }
     setenv("ATTNVIZ_SAVE_DIR", save_dir, 1);
+    setenv("ATTNVIZ_ASSETS", "assets", 0); // the tests run from the top of the tree
     // the study mode's progress file: a directory of its own
     char data[128];
     snprintf(data, sizeof data, "%s/data", save_dir);
