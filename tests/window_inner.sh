@@ -27,7 +27,7 @@ settle() {
         kill -0 "$PID" 2>/dev/null || fail "attnviz exited while waiting for it to settle"
         sleep 0.05
     done
-    fail "the window did not settle within 30 s (state: $(cat "$STATE" 2>/dev/null))"
+    fail "the window did not settle within 30 s after ${WHAT:-the last step} (state: $(cat "$STATE" 2>/dev/null), mark $MARK)"
 }
 # drawn N: wait (at most 30 s) until the window has handled an event since mark and
 # drawn N frames after it (for modes that keep drawing: the study mode holds a
@@ -46,19 +46,20 @@ drawn() {
     fail "the window drew no $n frames after an event within 30 s (state: $(cat "$STATE" 2>/dev/null))"
 }
 # idle: wait (at most 30 s) until nothing moves, whatever the events
-idle() { MARK=-1; settle; }
+idle() { MARK=-1; WHAT="waiting for stillness"; settle; }
 # key [--window W] KEYS...: xdotool key to the window (W, or $WID), then settle
 key() {
     w=$WID
     [ "$1" = --window ] && w=$2 && shift 2
     mark
+    WHAT="key $*"
     xdotool key --window "$w" "$@"
     settle
 }
 # typein TEXT: the characters typed into the window, then settle
-typein() { mark; xdotool type --window "$WID" -- "$1"; settle; }
+typein() { mark; WHAT="typing $1"; xdotool type --window "$WID" -- "$1"; settle; }
 # pointer XDOTOOL-MOUSE-ARGS...: xdotool mousemove … [click N] (screen pixels), then settle
-pointer() { mark; xdotool "$@"; settle; }
+pointer() { mark; WHAT="xdotool $*"; xdotool "$@"; settle; }
 # shot NAME: a screenshot of the whole screen into $TMP/NAME.png (after a settle)
 shot() { import -window root "$TMP/$1.png" 2>/dev/null || fail "screenshot $1"; }
 # differ A B: the screenshots differ
