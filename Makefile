@@ -131,6 +131,8 @@ $(B)/tests/%.o: tests/%.c tests/fuzz/fuzz_lesson.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
 
+# (kept: once their .d files name them, a deleted object would be rebuilt by the next make)
+.SECONDARY: $(TEST_BIN:=.o)
 $(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(APP_LIBS) $(CORE_LIBS) -o $@
 

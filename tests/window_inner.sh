@@ -75,8 +75,8 @@ window_start() {
     shift 2
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" "$@" >"$out" 2>"$err" &
     PID=$!
-    WID=$(timeout 20 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
-    [ -n "$WID" ] || fail "no window named attnviz within 20 s ($(cat "$err"))"
+    WID=$(timeout 60 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)
+    [ -n "$WID" ] || fail "no window named attnviz within 60 s ($(cat "$err"))"
     xdotool windowactivate --sync "$WID" >/dev/null 2>&1 || xdotool windowfocus "$WID" >/dev/null 2>&1
     xdotool mousemove 5 795 # no tooltip
     MARK=-1

@@ -25,7 +25,7 @@ presenter_start() {
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --presenter "$@" >"$TMP/out.txt" 2>"$TMP/err.txt" &
     PID=$!
     n=0
-    for _ in $(seq 1 100); do
+    for _ in $(seq 1 300); do # at most 60 s (a loaded machine, a sanitizer build)
         n=$(xdotool search --onlyvisible --pid "$PID" 2>/dev/null | wc -l)
         [ "$n" -ge 2 ] && break
         kill -0 "$PID" 2>/dev/null || fail "exited before its windows opened ($(cat "$TMP/err.txt"))"
@@ -171,4 +171,4 @@ st=$(saved "$A"); [ "$st" = masked_scores ] || fail "projector: the second → s
 quit_from "$A" "Esc in the audience window"
 echo "window_presenter_test: ok"
 INNER
-window_test_run 120 2600x800
+window_test_run 300 2600x800
