@@ -4,6 +4,14 @@
 //  - keys: two digits typed quickly reach steps 10 and 11 (1 then 0, 1 then 1); one
 //    digit alone still jumps at once; S names the stage it saves; hovering a softmax's
 //    Σ cell shows its tooltip; G cycles the attention colour scale (the frame changes);
+//  - lab: the what-if lab, keyboard only, as a student would: Enter selects the first
+//    editable cell, arrows move it, typing 7.5 + Enter edits input.query[0,1,1] (the
+//    frame changes); W opens the switches: scale 1 (the frame changes), Ctrl+Z undoes
+//    it (the frame before, pixel for pixel); mask causal from the switches on the last
+//    stage (S names the output), Ctrl+Z, Ctrl+Y, Ctrl+Z; on the masked scores, Space
+//    toggles the selected cell's mask; Ctrl+S saves a new lesson: --check accepts it,
+//    its --dump equals --dump of the original with the same edits as --set, the
+//    original file is unchanged;
 //  - save: the window's own save (S) has the export's pixels at the same size (the
 //    scores of the classic lesson, against attnviz --export; ImageMagick's compare).
 #include <setjmp.h>
@@ -16,6 +24,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "lesson.h"
@@ -36,7 +45,7 @@ static AppOptions options(const char *lesson)
 // which one is new.
 static int count_saves(void)
 {
-    DIR *dir = opendir(save_dir);
+    DIR *dir = opendir(getenv("ATTNVIZ_SAVE_DIR"));
     int n = 0;
     if (!dir) return 0;
     for (struct dirent *e; (e = readdir(dir));)
@@ -55,18 +64,18 @@ static const char *saved(Driver *d)
     int n = count_saves();
     wd_key(d, "S");
     if (count_saves() != n + 1) {
-        wd_fail(d, "S saved no new PNG in %s", save_dir);
+        wd_fail(d, "S saved no new PNG in %s", getenv("ATTNVIZ_SAVE_DIR"));
         return stage;
     }
     // the newest: the one with the newest mtime (ties: the longest name, a -K suffix)
-    DIR *dir = opendir(save_dir);
+    DIR *dir = opendir(getenv("ATTNVIZ_SAVE_DIR"));
     struct timespec best = {0, 0};
     char name[256] = "";
     for (struct dirent *e; dir && (e = readdir(dir));) {
         if (strncmp(e->d_name, "attnviz-", 8) != 0) continue;
         char path[512];
         struct stat st;
-        snprintf(path, sizeof path, "%s/%s", save_dir, e->d_name);
+        snprintf(path, sizeof path, "%s/%s", getenv("ATTNVIZ_SAVE_DIR"), e->d_name);
         if (stat(path, &st) != 0) continue;
         if (st.st_mtim.tv_sec > best.tv_sec || (st.st_mtim.tv_sec == best.tv_sec && st.st_mtim.tv_nsec >= best.tv_nsec)) {
             best = st.st_mtim;
@@ -74,7 +83,7 @@ static const char *saved(Driver *d)
         }
     }
     if (dir) closedir(dir);
-    snprintf(saved_path, sizeof saved_path, "%s/%s", save_dir, name);
+    snprintf(saved_path, sizeof saved_path, "%s/%s", getenv("ATTNVIZ_SAVE_DIR"), name);
     // attnviz-0010-residual_sum.png → residual_sum; attnviz-0010-residual_sum-2.png too
     const char *s = name + strlen("attnviz-NNNN-");
     snprintf(stage, sizeof stage, "%s", strlen(name) > 13 ? s : "");
@@ -144,6 +153,123 @@ static void test_keys(void **state)
     (void)state;
     AppOptions o = options("lessons/dk-dv-residual-ffn.json");
     assert_int_equal(wd_run("keys", keys_script, &o), 0);
+}
+
+// ---- lab --------------------------------------------------------------------------
+
+// The window's standard output goes to a file while it runs (it prints the paths it saves).
+static char out_path[128];
+static int saved_stdout = -1;
+
+static void stdout_to_file(void)
+{
+    snprintf(out_path, sizeof out_path, "%s/out.txt", save_dir);
+    fflush(stdout);
+    saved_stdout = dup(1);
+    FILE *f = freopen(out_path, "w", stdout);
+    assert_non_null(f);
+}
+
+static void stdout_back(void)
+{
+    fflush(stdout);
+    dup2(saved_stdout, 1);
+    close(saved_stdout);
+    clearerr(stdout);
+}
+
+static bool file_has(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) return false;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    return strstr(buf, text) != NULL;
+}
+
+static int run(const char *fmt, ...) // a shell command; its exit status
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int rc = system(cmd);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+#define K(name) (wd_key(d, name), wd_settle(d))
+#define CTRL(name) (wd_key_mod(d, name, KMOD_CTRL), wd_settle(d))
+
+static void lab_script(Driver *d)
+{
+    wd_settle(d);
+    static Uint32 start[WD_MAX_W * WD_MAX_H], selected[WD_MAX_W * WD_MAX_H], plain[WD_MAX_W * WD_MAX_H];
+    wd_shot(d, start);
+    K("Return"), K("Right"), K("Down");
+    wd_shot(d, selected);
+    if (wd_same(d, start, selected)) wd_fail(d, "Enter selected nothing (no frame drawn)");
+    wd_type(d, "7.5");
+    K("Return");
+    wd_shot(d, shot_a);
+    if (wd_same(d, selected, shot_a)) wd_fail(d, "typing 7.5 + Enter changed nothing");
+    K("Escape"); // the selection goes; Esc again would quit
+    wd_shot(d, plain);
+    // the switches: scale 1, then undo
+    K("W");
+    wd_shot(d, shot_a);
+    if (wd_same(d, plain, shot_a)) wd_fail(d, "W opened nothing");
+    K("Right"), K("Return"), K("Escape");
+    wd_shot(d, shot_a);
+    CTRL("Z");
+    wd_shot(d, shot_b);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "Ctrl+Z after scale 1 changed nothing");
+    if (!wd_same(d, plain, shot_b)) wd_fail(d, "Ctrl+Z did not bring back the frame before scale 1");
+    // mask causal from the switches on the last stage (the edit adds the mask stage before
+    // it: the frame stays on the output, S names it): Down Down to the mask row, Right to causal
+    K("End");
+    K("W"), K("Down"), K("Down"), K("Right"), K("Return"), K("Escape");
+    const char *st = saved(d);
+    if (strcmp(st, "output") != 0)
+        wd_fail(d, "after mask=causal on the last stage, S saved '%s', expected the output stage", saved_path);
+    CTRL("Z"), CTRL("Y"), CTRL("Z");
+    K("Home");
+    // step 5: the masked scores; Enter selects its first cell (it stands for mask[0,0,0]); Space toggles it
+    K("5");
+    K("Return"), K("Space");
+    CTRL("S");
+    K("Escape");
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+    if (!d->exited) wd_fail(d, "still running 5 frames after Esc");
+}
+
+static void test_lab(void **state)
+{
+    (void)state;
+    const char *L = "lessons/arange-2x4x4.json";
+    char saved_dir[128], lesson[256];
+    snprintf(saved_dir, sizeof saved_dir, "%s/saved", save_dir);
+    assert_int_equal(mkdir(saved_dir, 0755), 0);
+    setenv("ATTNVIZ_SAVE_DIR", saved_dir, 1);
+    assert_int_equal(run("cksum <%s >%s/sum-before", L, save_dir), 0);
+    AppOptions o = options(L);
+    stdout_to_file();
+    int fails = wd_run("lab", lab_script, &o);
+    stdout_back();
+    setenv("ATTNVIZ_SAVE_DIR", save_dir, 1);
+    assert_int_equal(fails, 0);
+    snprintf(lesson, sizeof lesson, "%s/arange-2x4x4-edited-1.json", saved_dir);
+    assert_int_equal(access(lesson, R_OK), 0); // Ctrl+S saved the lesson under that name
+    assert_true(file_has(out_path, lesson));   // and printed its path
+    assert_int_equal(run("%s --check %s >/dev/null", bin, lesson), 0);
+    assert_int_equal(run("%s --dump %s >%s/saved.dump", bin, lesson, save_dir), 0);
+    assert_int_equal(run("%s --dump %s --set 'input.query[0,1,1]=7.5' --set 'mask[0,0,0]=0' >%s/set.dump", bin, L, save_dir), 0);
+    // the saved lesson is the original with --set input.query[0,1,1]=7.5 mask[0,0,0]=0
+    assert_int_equal(run("cmp -s %s/saved.dump %s/set.dump", save_dir, save_dir), 0);
+    assert_int_equal(run("cksum <%s | cmp -s - %s/sum-before", L, save_dir), 0); // the original is unchanged
 }
 
 // ---- save -------------------------------------------------------------------------
@@ -222,6 +348,7 @@ int main(int argc, char **argv)
     setenv("XDG_DATA_HOME", data, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_keys, setup),
+        cmocka_unit_test_setup(test_lab, setup),
         cmocka_unit_test_setup(test_save_matches_export, setup),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
