@@ -12,6 +12,12 @@
 //    toggles the selected cell's mask; Ctrl+S saves a new lesson: --check accepts it,
 //    its --dump equals --dump of the original with the same edits as --set, the
 //    original file is unchanged;
+//  - study: --study opens the study mode; every question of the classic lesson is
+//    answered with the keys (the answers typed from `attnviz --quiz`, → to the next
+//    stage with questions, no pause after it); digits and Q typed into an answer do
+//    nothing else; progress.json then holds every answer, all right; reopened, the
+//    answers are restored (N finds nothing to give up) and the picker opens; a corrupt
+//    progress.json is reported on stderr and set aside, its bytes kept;
 //  - save: the window's own save (S) has the export's pixels at the same size (the
 //    scores of the classic lesson, against attnviz --export; ImageMagick's compare).
 #include <setjmp.h>
@@ -21,7 +27,9 @@
 
 #include <cmocka.h>
 
+#include <cJSON.h>
 #include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -161,21 +169,29 @@ static void test_keys(void **state)
 static char out_path[128];
 static int saved_stdout = -1;
 
+static char err_path[128];
+static int saved_stderr = -1;
+
 static void stdout_to_file(void)
 {
     snprintf(out_path, sizeof out_path, "%s/out.txt", save_dir);
+    snprintf(err_path, sizeof err_path, "%s/err.txt", save_dir);
     fflush(stdout);
+    fflush(stderr);
     saved_stdout = dup(1);
-    FILE *f = freopen(out_path, "w", stdout);
-    assert_non_null(f);
+    saved_stderr = dup(2);
+    int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644), e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    assert_true(o >= 0 && e >= 0);
+    dup2(o, 1), dup2(e, 2);
+    close(o), close(e);
 }
 
 static void stdout_back(void)
 {
     fflush(stdout);
-    dup2(saved_stdout, 1);
-    close(saved_stdout);
-    clearerr(stdout);
+    fflush(stderr);
+    dup2(saved_stdout, 1), dup2(saved_stderr, 2);
+    close(saved_stdout), close(saved_stderr);
 }
 
 static bool file_has(const char *path, const char *text)
@@ -272,6 +288,186 @@ static void test_lab(void **state)
     assert_int_equal(run("cksum <%s | cmp -s - %s/sum-before", L, save_dir), 0); // the original is unchanged
 }
 
+// ---- study ------------------------------------------------------------------------
+
+// The whole output of a command (NULL when it fails); the caller frees it.
+static char *output_of(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p) return NULL;
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    for (size_t got; buf && (got = fread(buf + n, 1, cap - n - 1, p)) > 0;) {
+        n += got;
+        if (n + 1 == cap) buf = realloc(buf, cap *= 2);
+    }
+    int rc = pclose(p);
+    if (buf) buf[n] = 0;
+    if (rc != 0) free(buf), buf = NULL;
+    return buf;
+}
+
+typedef struct Answer {
+    int stage;       // its stage's index in the trace
+    char text[128];  // as typed
+} Answer;
+static Answer answers[64];
+static int n_answers;
+
+// One answer per question of --quiz: its stage's index (from --dump) and the answer as
+// a student types it: a shape 2x4x4, a list "0 3", a whole number 3, else 4 decimals.
+static void read_answers(const char *lesson)
+{
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "%s --quiz %s", bin, lesson);
+    char *quiz = output_of(cmd);
+    snprintf(cmd, sizeof cmd, "%s --dump %s", bin, lesson);
+    char *dump = output_of(cmd);
+    assert_non_null(quiz);
+    assert_non_null(dump);
+    cJSON *qs = cJSON_Parse(quiz), *d = cJSON_Parse(dump);
+    assert_non_null(qs);
+    assert_non_null(d);
+    cJSON *stages = cJSON_GetObjectItem(d, "stages"), *q;
+    n_answers = 0;
+    cJSON_ArrayForEach(q, qs)
+    {
+        assert_true(n_answers < 64);
+        Answer *a = &answers[n_answers++];
+        const char *stage = cJSON_GetStringValue(cJSON_GetObjectItem(q, "stage"));
+        a->stage = -1;
+        int i = 0;
+        cJSON *st;
+        cJSON_ArrayForEach(st, stages)
+        {
+            if (strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(st, "name")), stage) == 0) a->stage = i;
+            i++;
+        }
+        assert_true(a->stage >= 0);
+        cJSON *ans = cJSON_GetObjectItem(q, "answer"), *x;
+        const bool shape = strcmp(cJSON_GetStringValue(cJSON_GetObjectItem(q, "kind")), "shape") == 0;
+        a->text[0] = 0;
+        if (cJSON_IsArray(ans)) {
+            cJSON_ArrayForEach(x, ans)
+            {
+                size_t n = strlen(a->text);
+                snprintf(a->text + n, sizeof a->text - n, "%s%d", n ? (shape ? "x" : " ") : "", (int)x->valuedouble);
+            }
+        } else if (ans->valuedouble == (double)(long)ans->valuedouble) {
+            snprintf(a->text, sizeof a->text, "%ld", (long)ans->valuedouble);
+        } else {
+            snprintf(a->text, sizeof a->text, "%.4f", ans->valuedouble);
+        }
+    }
+    cJSON_Delete(qs);
+    cJSON_Delete(d);
+    free(quiz);
+    free(dump);
+    assert_true(n_answers > 0);
+}
+
+// press KEY: then 10 frames (the study mode keeps drawing while a question waits)
+static void press(Driver *d, const char *key)
+{
+    wd_key(d, key);
+    wd_frames(d, 10);
+}
+
+static void quit(Driver *d)
+{
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+    if (!d->exited) wd_fail(d, "still running 5 frames after Esc");
+}
+
+static void study_script(Driver *d)
+{
+    int stage = 0;
+    bool first = true;
+    for (int i = 0; i < n_answers; i++) {
+        // no pause after →: the answer's first key may come in the same frame
+        while (stage < answers[i].stage) wd_key(d, "Right"), stage++;
+        // a Q typed into an answer does not quit (E and X are part of answers)
+        if (first) wd_type(d, "qQ"), first = false;
+        wd_type(d, answers[i].text);
+        press(d, "Return");
+    }
+    quit(d);
+}
+
+static void reopen_script(Driver *d)
+{
+    press(d, "N");
+    press(d, "O");
+    press(d, "Escape");
+    quit(d);
+}
+
+static void corrupt_script(Driver *d)
+{
+    wd_frames(d, 10);
+    quit(d);
+}
+
+// progress.json: one lesson, with ANSWERED answers and RIGHT of them right
+static void check_progress(const char *path, bool total)
+{
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    cJSON *p = cJSON_Parse(buf);
+    assert_non_null(p);
+    cJSON *lessons = cJSON_GetObjectItem(p, "lessons");
+    assert_int_equal(cJSON_GetArraySize(lessons), 1);
+    cJSON *l = cJSON_GetArrayItem(lessons, 0);
+    if (total) assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "total")), n_answers);
+    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "answered")), n_answers);
+    assert_int_equal((int)cJSON_GetNumberValue(cJSON_GetObjectItem(l, "right")), n_answers);
+    if (total) {
+        cJSON *as = cJSON_GetObjectItem(l, "answers"), *a;
+        assert_int_equal(cJSON_GetArraySize(as), n_answers);
+        cJSON_ArrayForEach(a, as) assert_true(cJSON_IsTrue(cJSON_GetObjectItem(a, "right")));
+    }
+    cJSON_Delete(p);
+}
+
+static void test_study(void **state)
+{
+    (void)state;
+    const char *L = "lessons/arange-2x4x4.json";
+    read_answers(L);
+    char progress[256];
+    snprintf(progress, sizeof progress, "%s/attnviz/progress.json", getenv("XDG_DATA_HOME"));
+    AppOptions o = options(L);
+    o.study = true;
+    assert_int_equal(wd_run("study", study_script, &o), 0);
+    assert_int_equal(access(progress, R_OK), 0);
+    check_progress(progress, true);
+    // reopened: restored, nothing left to give up; the picker lists the lesson's score
+    assert_int_equal(wd_run("study reopened", reopen_script, &o), 0);
+    check_progress(progress, false);
+    // a corrupt file: reported, set aside, its bytes kept
+    const char *bad = "{\"attnviz_progress\": 1, \"lessons\": [";
+    FILE *f = fopen(progress, "w");
+    assert_non_null(f);
+    fputs(bad, f);
+    fclose(f);
+    stdout_to_file();
+    int fails = wd_run("study corrupt", corrupt_script, &o);
+    stdout_back();
+    assert_int_equal(fails, 0);
+    assert_true(file_has(err_path, "progress.json: not valid JSON; set aside as"));
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cat %s.corrupt-* 2>/dev/null", progress);
+    char *aside = output_of(cmd);
+    assert_non_null(aside); // set aside
+    assert_string_equal(aside, bad); // its bytes kept
+    free(aside);
+}
+
 // ---- save -------------------------------------------------------------------------
 
 static void save_script(Driver *d)
@@ -349,6 +545,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_keys, setup),
         cmocka_unit_test_setup(test_lab, setup),
+        cmocka_unit_test_setup(test_study, setup),
         cmocka_unit_test_setup(test_save_matches_export, setup),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -110,10 +110,10 @@ static inline void wd_push(Driver *d, SDL_Event *e)
     if (SDL_PushEvent(e) != 1) wd_fail(d, "SDL_PushEvent: %s", SDL_GetError());
 }
 
-// wd_key NAME [MOD]: a key pressed and released as a keyboard sends it (SDL's key
-// names: "Right", "Return", "1", "S"…; a printable key also types its character,
-// unless Ctrl is held), then one frame.
-static inline void wd_key_mod(Driver *d, const char *name, Uint16 mod)
+// wd_key NAME / wd_key_mod NAME MOD: a key pressed and released as a keyboard sends
+// it (SDL's key names: "Right", "Return", "1", "S"…; a printable key also types its
+// character, unless Ctrl is held), then one frame. wd_key_text: with TEXT typed.
+static inline void wd_key_text(Driver *d, const char *name, Uint16 mod, const char *text)
 {
     SDL_Keycode sym = SDL_GetKeyFromName(name);
     if (sym == SDLK_UNKNOWN) {
@@ -129,12 +129,12 @@ static inline void wd_key_mod(Driver *d, const char *name, Uint16 mod)
     e.key.keysym.scancode = SDL_GetScancodeFromKey(sym);
     e.key.keysym.mod = mod;
     wd_push(d, &e);
-    if (strlen(name) == 1 && name[0] > ' ' && name[0] < 127 && !(mod & KMOD_CTRL)) {
+    if (text && *text) {
         SDL_Event t;
         memset(&t, 0, sizeof t);
         t.type = SDL_TEXTINPUT;
         t.text.windowID = d->window_id;
-        t.text.text[0] = (mod & KMOD_SHIFT) ? (char)SDL_toupper(name[0]) : (char)SDL_tolower(name[0]);
+        snprintf(t.text.text, sizeof t.text.text, "%s", text);
         wd_push(d, &t);
     }
     e.type = SDL_KEYUP;
@@ -142,14 +142,21 @@ static inline void wd_key_mod(Driver *d, const char *name, Uint16 mod)
     wd_push(d, &e);
     wd_frames(d, 1);
 }
+static inline void wd_key_mod(Driver *d, const char *name, Uint16 mod)
+{
+    char text[2] = {0, 0};
+    if (strlen(name) == 1 && name[0] > ' ' && name[0] < 127 && !(mod & KMOD_CTRL))
+        text[0] = (mod & KMOD_SHIFT) ? (char)SDL_toupper(name[0]) : (char)SDL_tolower(name[0]);
+    wd_key_text(d, name, mod, text);
+}
 #define wd_key(d, name) wd_key_mod(d, name, KMOD_NONE)
 
-// wd_type TEXT: each character's key, as `xdotool type`
+// wd_type TEXT: each character's key (ASCII), as `xdotool type`
 static inline void wd_type(Driver *d, const char *text)
 {
     for (const char *c = text; *c; c++) {
         char k[2] = {*c, 0};
-        wd_key_mod(d, k, (*c >= 'A' && *c <= 'Z') ? KMOD_SHIFT : KMOD_NONE);
+        wd_key_text(d, *c == ' ' ? "Space" : k, (*c >= 'A' && *c <= 'Z') ? KMOD_SHIFT : KMOD_NONE, k);
     }
 }
 
