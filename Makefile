@@ -2,7 +2,10 @@
 #
 #   make            build build/attnviz
 #   make run        open the default lesson in a window
-#   make test       build and run every test (in CI also under ASan+UBSan)
+#   make test       build and run every test, two at a time, on a sample of the
+#                   lessons (in CI also under ASan+UBSan)
+#   make test-full  the same with the full sweeps (every frame of every lesson,
+#                   ATTNVIZ_FULL=1), then every lesson under valgrind (CI runs both)
 #   make SAN=1 test the same with address + undefined sanitizers
 #   make deps       install missing Debian packages (apt-get; sudo when not root)
 #   make install    binary, assets, lessons, desktop entry, icons, man page, AppStream
@@ -75,7 +78,7 @@ PURE_TESTS := $(B)/tests/test_scene $(B)/tests/test_edit $(B)/tests/test_quiz $(
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 
-.PHONY: all run test test-run deps clean bench fuzz valgrind soak install uninstall icons FORCE
+.PHONY: all run test test-run test-full deps clean bench fuzz valgrind soak install uninstall icons FORCE
 all: $(B)/attnviz
 
 # Where `make install` puts things; the data directory is compiled into the
@@ -140,6 +143,8 @@ $(B)/tests/%.o: tests/%.c tests/fuzz/fuzz_lesson.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) $(call PC,--cflags,cmocka) -Isrc -Isrc/core -Isrc/view -Isrc/draw -c $< -o $@
 
+# (kept: once their .d files name them, a deleted object would be rebuilt by the next make)
+.SECONDARY: $(TEST_BIN:=.o)
 $(B)/tests/%: $(B)/tests/%.o $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(TEST_LIBS) $(APP_LIBS) $(CORE_LIBS) -o $@
 
@@ -184,6 +189,12 @@ endif
 
 test-run: $(B)/attnviz $(TEST_BIN)
 	@sh tests/run_tests.sh $(B)
+
+# The sweeps `make test` samples: every frame of every lesson, every lesson exported as
+# SVG and PDF (tests read ATTNVIZ_FULL), then every lesson's export under valgrind.
+test-full: deps
+	@ATTNVIZ_FULL=1 $(MAKE) --no-print-directory test-run
+	@$(MAKE) --no-print-directory valgrind
 
 # libFuzzer (clang; address + undefined sanitizers) on four targets: the lesson
 # loader (its corpus starts from lessons/, the references and the bad lessons), the

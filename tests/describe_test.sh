@@ -11,52 +11,63 @@ fails=0
 fail() { echo "FAIL $*"; fails=$((fails + 1)); }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
+# every lesson in both languages; one python checks them all (one start, not 88)
+i=0
+: >"$tmp/list"
 for lesson in lessons/*.json tests/ref/*.lesson.json tests/scene/*.json; do
+    i=$((i + 1))
     for lang in en zh; do
-        "$bin" --describe "$lesson" --lang "$lang" >"$tmp/d.json" 2>"$tmp/err" || { fail "$lesson $lang: exit $? $(cat "$tmp/err")"; continue; }
-        python3 - "$lesson" "$tmp/d.json" <<'PY' || fail "$lesson $lang"
-import json, sys
-lesson = json.load(open(sys.argv[1]))
-d = json.load(open(sys.argv[2]))
-model = lesson["model"]
-qkv_bias = model.get("qkv_bias", True)
-out_bias = model.get("out_bias", True)
-has_mask = lesson.get("mask") is not None
-bad = []
-stages = {f["stage"] for f in d["frames"]}
-for f in d["frames"]:
-    s, fx = f["stage"], f["formula"]
-    for k in ("formula", "narration", "alt"):
-        if not f[k]:
-            bad.append(f"{s}: empty {k}")
-    if "+ mask" in fx:
-        bad.append(f"{s}: '+ mask' in {fx}")
-    if s in ("q_proj", "k_proj", "v_proj") and (("+ b_" in fx) != qkv_bias):
-        bad.append(f"{s}: bias {qkv_bias} but {fx}")
-    if s == "output" and (("+ b_O" in fx) != out_bias):
-        bad.append(f"{s}: out_bias {out_bias} but {fx}")
-    if s == "masked_scores" and (("masked_fill" in fx) != has_mask):
-        bad.append(f"{s}: mask {has_mask} but {fx}")
-    if s == "k_proj" and "key_input" in stages and "key·" not in fx:
-        bad.append(f"{s}: cross-attention K not from the key input: {fx}")
-    groups = {}
-    for p in f["panels"]:
-        lo, hi = p["range"]
-        if not lo < hi:
-            bad.append(f"{s}: {p['title']} range {p['range']}")
-        if p["scale"] not in ("diverging", "sequential", "log", "mask"):
-            bad.append(f"{s}: {p['title']} scale {p['scale']}")
-        g = groups.setdefault(p["scale_group"], p["range"])
-        if g != p["range"]:
-            bad.append(f"{s}: group {p['scale_group']} has ranges {g} and {p['range']}")
-    if not any(p["result"] for p in f["panels"]):
-        bad.append(f"{s}: no result panel")
-for b in bad:
-    print(b)
-sys.exit(1 if bad else 0)
-PY
+        out="$tmp/d-$i-$lang.json"
+        "$bin" --describe "$lesson" --lang "$lang" >"$out" 2>"$tmp/err" || { fail "$lesson $lang: exit $? $(cat "$tmp/err")"; continue; }
+        printf '%s %s %s\n' "$lesson" "$lang" "$out" >>"$tmp/list"
     done
 done
+python3 - "$tmp/list" <<'PY' >"$tmp/bad" 2>&1 || fail "the describe checks: $(cat "$tmp/bad")"
+import json, sys
+n = 0
+for line in open(sys.argv[1]):
+    path, lang, out = line.split()
+    lesson = json.load(open(path))
+    d = json.load(open(out))
+    model = lesson["model"]
+    qkv_bias = model.get("qkv_bias", True)
+    out_bias = model.get("out_bias", True)
+    has_mask = lesson.get("mask") is not None
+    bad = []
+    stages = {f["stage"] for f in d["frames"]}
+    for f in d["frames"]:
+        s, fx = f["stage"], f["formula"]
+        for k in ("formula", "narration", "alt"):
+            if not f[k]:
+                bad.append(f"{s}: empty {k}")
+        if "+ mask" in fx:
+            bad.append(f"{s}: '+ mask' in {fx}")
+        if s in ("q_proj", "k_proj", "v_proj") and (("+ b_" in fx) != qkv_bias):
+            bad.append(f"{s}: bias {qkv_bias} but {fx}")
+        if s == "output" and (("+ b_O" in fx) != out_bias):
+            bad.append(f"{s}: out_bias {out_bias} but {fx}")
+        if s == "masked_scores" and (("masked_fill" in fx) != has_mask):
+            bad.append(f"{s}: mask {has_mask} but {fx}")
+        if s == "k_proj" and "key_input" in stages and "key·" not in fx:
+            bad.append(f"{s}: cross-attention K not from the key input: {fx}")
+        groups = {}
+        for p in f["panels"]:
+            lo, hi = p["range"]
+            if not lo < hi:
+                bad.append(f"{s}: {p['title']} range {p['range']}")
+            if p["scale"] not in ("diverging", "sequential", "log", "mask"):
+                bad.append(f"{s}: {p['title']} scale {p['scale']}")
+            g = groups.setdefault(p["scale_group"], p["range"])
+            if g != p["range"]:
+                bad.append(f"{s}: group {p['scale_group']} has ranges {g} and {p['range']}")
+        if not any(p["result"] for p in f["panels"]):
+            bad.append(f"{s}: no result panel")
+    for b in bad:
+        print(f"{path} {lang}: {b}")
+    n += 1
+assert n >= 2, "only %d descriptions checked" % n
+PY
+[ -s "$tmp/bad" ] && fail "$(cat "$tmp/bad")"
 
 # an export's frames.json describes its frames the same way
 "$bin" --export "$tmp/ex" lessons/cross-attention-padding.json --stage masked_scores --batch 1 >/dev/null 2>&1 || fail "export"

@@ -2,14 +2,7 @@
 # --export at its edges:
 #  1. a failure before anything is written (a missing --font) leaves no empty
 #     export directory behind: the directory is created last;
-#  2. a signal that arrives while frames.json is being written cannot make the
-#     exit status and frames.json disagree (130 with "complete": true); one that
-#     arrives while the last PNGs are finishing gives 130 and "complete": false.
-#     The signal is delivered at those points with gdb (skipped without gdb).
-#  3. issue 15, item 9: a signal very early, while the lesson loads (before the
-#     directory exists) or as the directory is being made, is caught too: exit
-#     130 with its one-line message, and no directory (or an empty one) left
-#     without a word; after the directory, frames.json says "complete": false.
+# (a signal at chosen points of an export, with gdb: export_signals_test.sh)
 B=${BUILD:-build}
 bin="$B/attnviz"
 lesson=lessons/arange-2x4x4.json
@@ -22,45 +15,6 @@ env -u DISPLAY "$bin" --font /nonexistent/font.ttf --export "$tmp/of" "$lesson" 
 [ "$rc" -eq 1 ] || fail "--font /nonexistent: exit $rc, expected 1"
 grep -q "/nonexistent/font.ttf" "$tmp/err" || fail "--font /nonexistent: message '$(cat "$tmp/err")'"
 [ -e "$tmp/of" ] && fail "--font /nonexistent left the export directory $tmp/of behind"
-
-# 2. SIGINT at a chosen point of the export's end: FUNCTION EXPECTED-EXIT EXPECTED-COMPLETE
-sig_at() {
-    rm -rf "$tmp/sig"
-    cat >"$tmp/gdb.cmd" <<EOF
-set pagination off
-handle SIGINT nostop pass
-tbreak $1
-run
-signal SIGINT
-EOF
-    # detect_leaks=0: LeakSanitizer does not run under ptrace
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 env -u DISPLAY \
-        timeout 60 gdb -q -batch -x "$tmp/gdb.cmd" --args "$bin" --export "$tmp/sig" "$lesson" >"$tmp/gdb.out" 2>&1
-    if ! grep -qi "breakpoint 1, .*$1" "$tmp/gdb.out"; then
-        echo "skip: gdb could not stop attnviz in $1: $(grep -m1 -iE 'error|warning|denied' "$tmp/gdb.out")"
-        return
-    fi
-    code=$(sed -n 's/.*\[Inferior 1 (process [0-9]*) exited with code \([0-7]*\)\].*/\1/p' "$tmp/gdb.out")
-    if [ -z "$code" ]; then
-        grep -q "exited normally" "$tmp/gdb.out" && code=0 || { fail "$1: no exit status: $(tail -3 "$tmp/gdb.out")"; return; }
-    fi
-    code=$((0$code))   # gdb prints it in octal
-    complete=$(grep -o '"complete": [a-z]*' "$tmp/sig/frames.json" 2>/dev/null | sed 's/.*: //')
-    [ "$code" -eq "$2" ] && [ "${complete:-none}" = "$3" ] ||
-        fail "SIGINT in $1: exit $code with \"complete\": ${complete:-(no frames.json)}, expected $2 and $3"
-    if [ "$code" -eq 130 ]; then
-        grep -q "export interrupted by SIGINT" "$tmp/gdb.out" || fail "SIGINT in $1: no message"
-    fi
-    if [ "$3" = none ] && [ -e "$tmp/sig" ]; then fail "SIGINT in $1: $tmp/sig left behind"; fi
-}
-if command -v gdb >/dev/null 2>&1; then
-    sig_at write_index 0 true        # frames.json already decided complete: the signal is ignored
-    sig_at encoders_stop 130 false   # before the decision: interrupted, and frames.json says so
-    sig_at session_create 130 none   # item 9: while loading: no directory, a message
-    sig_at prepare_dir 130 false     # item 9: as the directory is made: frames.json, not complete
-else
-    echo "skip: the signal-timing checks need gdb"
-fi
 
 echo "export edges: $fails failures"
 [ "$fails" -eq 0 ]

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Headless export: no DISPLAY, one PNG per stage at 1280×720 with a frames.json
 # that lists exactly them; --animate writes every frame; bad directories and
-# options give one-line errors; SIGINT leaves only complete PNGs, listed; and an
-# exported frame has the same pixels as the window's own save (S) at that size;
-# a full disk, a file-size limit and a read-only directory give one line and exit 1.
+# options give one-line errors; SIGINT leaves only complete PNGs, listed; a
+# file-size limit gives one line and exit 1. (A full disk and a read-only directory:
+# export_disk_test.sh; the window's own save (S) against an export: test_window.)
 B=${BUILD:-build}
 bin="$B/attnviz"
 lesson=lessons/arange-2x4x4.json
@@ -89,43 +89,5 @@ check_partial() { # dir
 [ "$rc" -eq 1 ] || fail "file-size limit: exit $rc, expected 1"
 grep -q "0000-input.png: File too large" "$tmp/err" || fail "file-size limit: message '$(cat "$tmp/err")'"
 check_partial "$tmp/big"
-# real: a full 150 KiB tmpfs and a read-only mount (needs root; CI is root)
-if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=150k tmpfs "$tmp/full" 2>/dev/null; then
-    env -u DISPLAY "$bin" --export "$tmp/full/out" "$lesson" >/dev/null 2>"$tmp/err"; rc=$?
-    [ "$rc" -eq 1 ] || fail "full disk: exit $rc, expected 1"
-    grep -q "No space left on device" "$tmp/err" || fail "full disk: message '$(cat "$tmp/err")'"
-    check_partial "$tmp/full/out"
-    mkdir "$tmp/full/ro" && mount -o remount,ro "$tmp/full" 2>/dev/null || fail "cannot remount read-only"
-    env -u DISPLAY "$bin" --export "$tmp/full/ro" "$lesson" >/dev/null 2>"$tmp/err"; rc=$?
-    [ "$rc" -eq 1 ] && grep -q "not writable: Read-only file system" "$tmp/err" || fail "read-only dir: exit $rc, '$(cat "$tmp/err")'"
-    umount "$tmp/full"
-else
-    echo "skip: full-disk and read-only tmpfs tests need root (the file-size-limit test ran)"
-fi
-
-# 7. the window's own save (S) has the export's pixels at the same size
-if command -v xvfb-run >/dev/null && command -v xdotool >/dev/null && command -v compare >/dev/null; then
-    mkdir -p "$tmp/win"
-    cat >"$tmp/win.sh" <<EOS
-"$bin" --size 1280x720 "$lesson" >"$tmp/win.out" 2>&1 &
-p=\$!
-xdotool search --sync --onlyvisible --name attnviz >/dev/null 2>&1
-xdotool mousemove 1279 799; sleep 1
-for k in Right Right Right Right Right Right Right; do xdotool key \$k; sleep 0.1; done
-sleep 3; xdotool key s; sleep 1; xdotool key Escape; wait \$p
-EOS
-    ATTNVIZ_SAVE_DIR="$tmp/win" timeout 60 xvfb-run -a -s "-screen 0 1280x800x24" sh "$tmp/win.sh"
-    saved=$(ls "$tmp/win"/*.png 2>/dev/null | head -1)
-    if [ -z "$saved" ]; then
-        fail "window did not save a frame: $(cat "$tmp/win.out")"
-    else
-        diff=$(compare -metric AE -fuzz 2% "$saved" "$tmp/still/0007-scores.png" null: 2>&1)
-        echo "window save vs export (scores): $diff pixels differ by more than 2%"
-        [ "${diff%%.*}" -lt 100 ] 2>/dev/null || fail "window and export differ in $diff pixels"
-    fi
-else
-    echo "skip: window comparison needs xvfb-run, xdotool and ImageMagick"
-fi
-
 echo "export: $fails failures"
 [ "$fails" -eq 0 ]

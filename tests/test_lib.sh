@@ -20,3 +20,15 @@ interrupt_export() {
     wait $pid
     rc=$?
 }
+
+# shipped_lessons: every lesson in lessons/ under make test-full (ATTNVIZ_FULL=1);
+# under make test a sample of its kinds: the classic lesson, cross-attention with
+# padding, KV-cache decoding, FlashAttention tiles and the Chinese sentence.
+shipped_lessons() {
+    if [ -n "$ATTNVIZ_FULL" ] && [ "$ATTNVIZ_FULL" != 0 ]; then
+        ls lessons/*.json
+    else
+        echo lessons/arange-2x4x4.json lessons/cross-attention-padding.json lessons/kv-cache-decoding.json \
+            lessons/flash-attention-tiles.json lessons/sentence-the-cat.json
+    fi
+}

@@ -7,7 +7,7 @@
 #  2. resizing the window (and F) during an export changes nothing in it: every
 #     PNG has the size of the window when E was pressed, the same pixels as
 #     attnviz --export at that size, and frames.json says "complete": true.
-# Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
+# Every wait is bounded and polls; skips (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_export_test xdotool compare
 cat >"$TMP/inner.sh" <<'INNER'
@@ -21,7 +21,6 @@ start() {
     mkdir -p "$1"
     export ATTNVIZ_SAVE_DIR="$1"
     window_start "$1/out.txt" "$1/err.txt" --size 1280x720 "$2"
-    sleep 0.5
 }
 # wait_file FILE SECONDS
 wait_file() {
@@ -37,19 +36,21 @@ squatted=
 for n in 1 2 3; do  # a new export folder per try, in case E outran the squatter
     EXP=$D/attnviz-export-arange-2x4x4-$n
     # a directory on the last frame's name as soon as E creates the folder
-    ( for _ in $(seq 1 3000); do
+    rm -f "$TMP/squatting"
+    ( : >"$TMP/squatting"
+      for _ in $(seq 1 3000); do
           mkdir "$EXP/$last" 2>/dev/null && exit 0
           [ -e "$EXP/$last" ] && exit 1     # the PNG got there first
       done; exit 1 ) &
     SQ=$!
-    sleep 0.1
+    for _ in $(seq 1 100); do [ -e "$TMP/squatting" ] && break; sleep 0.02; done # the squatter runs
     xdotool key --window "$WID" e 1
     wait "$SQ" && { squatted=1; break; }
     wait_file "$EXP/frames.json" 10 || fail "an export without the squatter did not finish"
 done
 [ -n "$squatted" ] || fail "could not put a directory on $last before E wrote it (3 tries)"
 wait_file "$EXP/frames.json" 10 || fail "no frames.json 10 s after a failed write (export hung?)"
-sleep 0.3
+for _ in $(seq 1 100); do grep -q "$last" "$D/err.txt" && break; sleep 0.05; done # its error line
 kill -0 "$PID" 2>/dev/null || fail "attnviz died after a failed export: $(cat "$D/err.txt")"
 grep -q "$last: Is a directory" "$D/err.txt" || fail "no error line naming $last and the cause: '$(cat "$D/err.txt")'"
 [ "$(grep -c . "$D/err.txt")" -eq 1 ] || fail "expected one error line, got: $(cat "$D/err.txt")"

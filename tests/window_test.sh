@@ -2,7 +2,8 @@
 # The real window under Xvfb: opens, changes stage by stage, shows and hides the
 # help overlay, survives a resize, saves a PNG with S, exports the lesson with E,
 # zooms with the wheel (0 resets), and quits with status 0 on Esc.
-# Every wait is bounded; skips (exit 0) only when xvfb-run is missing.
+# Every wait is bounded and polls (the window's state file, files written); skips
+# (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_test xdotool import
 cat >"$TMP/inner.sh" <<'INNER'
@@ -11,32 +12,32 @@ B=$1; TMP=$2; NAME=window_test
 . "$3"
 export ATTNVIZ_SAVE_DIR="$TMP"
 window_start "$TMP/out.txt" "$TMP/err.txt" --size 1280x720 lessons/arange-2x4x4.json
-shot s0 1
+idle
+shot s0
 prev=s0
 for i in 1 2 3 4 5; do
-    xdotool key --window "$WID" Right
-    shot "s$i" 2.2   # a transition lasts 1.6 s
+    key Right   # (settles: the 1.6 s transition is over)
+    shot "s$i"
     differ "$prev" "s$i" || fail "stage $i looks the same as the one before"
     prev="s$i"
 done
-xdotool key --window "$WID" question
-shot help 0.6
+key question
+shot help
 differ "$prev" help || fail "the help overlay did not appear on ?"
-xdotool key --window "$WID" question
-shot nohelp 0.6
+key question
+shot nohelp
 cmp -s "$TMP/$prev.png" "$TMP/nohelp.png" || differ help nohelp || fail "the help overlay did not go away"
 # the mouse wheel zooms the heatmap under the mouse; 0 shows the whole tensor again
-xdotool mousemove 1100 500
-shot zoom0 0.6
-xdotool click 4
-shot zoom1 0.6
+pointer mousemove 1100 500
+shot zoom0
+pointer click 4
+shot zoom1
 differ zoom0 zoom1 || fail "the wheel did not zoom"
-xdotool key --window "$WID" 0
-shot zoom2 0.6
+key 0
+shot zoom2
 cmp -s "$TMP/zoom0.png" "$TMP/zoom2.png" || fail "0 did not reset the zoom"
-xdotool mousemove 5 795
-xdotool key --window "$WID" s
-sleep 1
+pointer mousemove 5 795
+key s
 ls "$TMP"/attnviz-*.png >/dev/null 2>&1 || fail "S did not save a PNG in ATTNVIZ_SAVE_DIR"
 # E offers the formats; 1: the whole lesson as PNGs into a new folder, one per stage, and frames.json
 xdotool key --window "$WID" e 1
@@ -72,12 +73,13 @@ GF=$TMP/attnviz-export-arange-2x4x4-3
 for _ in $(seq 1 300); do [ -f "$GF/frames.json" ] && break; sleep 0.2; done
 n=$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of default=nw=1:nk=1 "$GF/frames.gif" 2>/dev/null)
 [ "$n" = $((stages * 48)) ] || fail "E 4: the GIF has $n frames, expected $((stages * 48))"
-xdotool key --window "$WID" e Escape
-sleep 0.5
+key e Escape
 kill -0 "$PID" 2>/dev/null || fail "Esc after E quit the app (it should only cancel the choice)"
 [ -e "$TMP/attnviz-export-arange-2x4x4-4" ] && fail "E then Esc exported"
+mark
 xdotool windowsize "$WID" 900 600
-shot resized 1
+settle
+shot resized
 kill -0 "$PID" 2>/dev/null || fail "attnviz died after a resize"
 differ nohelp resized || fail "nothing changed after the resize"
 window_quit

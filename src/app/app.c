@@ -64,7 +64,8 @@ typedef struct App {
     char toast[MSG_MAX];
     double toast_left; // seconds
     int digit;          // the step number typed so far (1 then 0 → step 10), 0 = none
-    Uint32 digit_ms;    // when it was typed
+    Uint64 digit_ms;    // when it was typed (app_ms)
+    double fake_ms_per_frame, fake_ms; // a fake clock (tests: app_test_hook, ATTNVIZ_TEST_CLOCK), 0: none
     bool quit;
     bool mouse_in;
     int mouse_wx, mouse_wy; // window coordinates
@@ -551,13 +552,21 @@ static void pan_by(App *a, int dx, int dy)
     layout_pan(&a->v, Lp, dx * step, dy * step);
 }
 
+const AppTestHook *app_test_hook;
+
+// Milliseconds: SDL's clock, or the fake clock of the tests (ms_per_frame a frame).
+static Uint64 app_ms(const App *a)
+{
+    return a->fake_ms_per_frame > 0.0 ? (Uint64)a->fake_ms : SDL_GetTicks64();
+}
+
 // Digits jump to a step of the timeline: 1–9 at once; a second digit typed
 // within a second makes a two-digit step (1 then 0 → step 10, 1 then 1 → 11),
 // as in presentation software. Returns false when the digit jumps nowhere.
 static bool step_digit(App *a, int d)
 {
     const Layout *Lp = current_layout(a);
-    Uint32 now = SDL_GetTicks();
+    Uint64 now = app_ms(a);
     int n = a->digit > 0 && now - a->digit_ms < 1000 ? a->digit * 10 + d : d;
     if (n < 1 || n > Lp->n_steps) n = d;
     a->digit = n <= 9 ? n : 0;
@@ -1119,16 +1128,20 @@ int app_run(const AppOptions *opt)
     const char *bench_first = getenv("ATTNVIZ_QUIT_AFTER_FIRST_FRAME");
     bool quit_after_first = bench_first && *bench_first && strcmp(bench_first, "0") != 0;
     long frames_drawn = 0;
+    const char *clock = getenv("ATTNVIZ_TEST_CLOCK"), *state = getenv("ATTNVIZ_TEST_STATE");
+    a->fake_ms_per_frame = app_test_hook ? app_test_hook->ms_per_frame : clock && *clock ? atof(clock) : 0.0;
+    long events = 0;
     while (!a->quit) {
         // Update (the first frame is drawn without waiting for an event)
         SDL_Event e;
         bool busy = frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
                     a->toast_left > 0.0 || a->export_job || a->lab.animating;
-        if (!busy && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e);
-        while (SDL_PollEvent(&e)) handle_event(a, &e);
+        if (!busy && !app_test_hook && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e), events++;
+        while (SDL_PollEvent(&e)) handle_event(a, &e), events++;
         Uint64 now = SDL_GetPerformanceCounter();
-        double dt = (double)(now - last) / (double)freq;
+        double dt = a->fake_ms_per_frame > 0.0 ? a->fake_ms_per_frame / 1000.0 : (double)(now - last) / (double)freq;
         last = now;
+        a->fake_ms += a->fake_ms_per_frame;
         playback_update(&a->pb, dt);
         lab_update(&a->lab, a->session, dt);
         { // the study mode: no stage past an unanswered question; a hidden result waits
@@ -1173,13 +1186,21 @@ int app_run(const AppOptions *opt)
         SDL_RenderPresent(a->r);
         present_frame(a);
         if (++frames_drawn == 1 && quit_after_first) a->quit = true;
+        if (app_test_hook || (state && *state)) {
+            busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
+                   a->export_job || a->lab.animating;
+            AppTestFrame f = {a->r, frames_drawn, busy, a->stage_name};
+            if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
+            FILE *sf = state && *state ? fopen(state, "w") : NULL; // the Xvfb tests poll it
+            if (sf) fprintf(sf, "%ld %ld %d %s\n", frames_drawn, events, busy, a->stage_name), fclose(sf);
+        }
         if (a->trim_pending) {
 #ifdef __GLIBC__
             malloc_trim(0);
 #endif
             a->trim_pending = false;
         }
-        if (software && !a->quit) SDL_Delay(10);
+        if (software && !a->quit && a->fake_ms_per_frame <= 0.0) SDL_Delay(10);
     }
     rc = 0;
 done:
