@@ -185,7 +185,8 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     if ((id == O_PRINT || id == O_HANDOUT || id == O_EXPORT || id == O_ICON || id == O_SAVE) &&
         (!v[0] || (v[0] == '-' && v[1] == '-')))
         return usage_error(err, "--%s needs %s", name_of(id), needs(id));
-    if (id != O_SET && seen[id - O_CHECK] && id != O_CHECK && id != O_DUMP && id != O_DESCRIBE && id != O_QUIZ)
+    // a second file for the same output is a slip (other options: the last one counts)
+    if (seen[id - O_CHECK] && (id == O_SAVE || id == O_PRINT || id == O_HANDOUT || id == O_EXPORT || id == O_ICON))
         return usage_error(err, "--%s given twice", name_of(id));
     seen[id - O_CHECK] = true;
     switch (id) {
@@ -224,6 +225,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     case O_SIZE:
         // WxH (the window, --export, --describe) or N (--icon): checked once the command is known
+        a->opt.width = a->opt.height = a->icon_size = 0; // (the last --size counts)
         if (parse_size(v, &a->opt.width, &a->opt.height) || parse_int(v, 16, 1024, &a->icon_size)) return 0;
         return usage_error(err, "--size: expected WxH from 64x64 to 8192x8192 (or N from 16 to 1024 with --icon), "
                                 "got \"%s\"", v);
