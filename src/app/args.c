@@ -344,12 +344,19 @@ int args_parse(Args *a, int argc, char **argv, FILE *err)
     a->paper = PAPER_A4;
     a->seed = 1;
     bool seen[O_HEAD - O_CHECK + 1] = {0};
+    if (!(a->lessons = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *a->lessons)))
+        return usage_error(err, "out of memory");
     opterr = 0;
     optind = 0; // (0: getopt starts afresh, GNU rules: operands are moved after the options)
     for (;;) {
         int prev = optind ? optind : 1, idx = -1;
-        int id = getopt_long(argc, argv, ":h", LONG, &idx);
+        // "-": operands come back in order as 1 (GNU order even with POSIXLY_CORRECT set)
+        int id = getopt_long(argc, argv, "-:h", LONG, &idx);
         if (id == -1) break;
+        if (id == 1) {
+            a->lessons[a->n_lessons++] = optarg;
+            continue;
+        }
         if (id == 'h') id = O_HELP;
         if (id == '?' || id == ':') {
             const char *arg = optind - 1 >= prev ? argv[optind - 1] : argv[prev];
@@ -364,8 +371,7 @@ int args_parse(Args *a, int argc, char **argv, FILE *err)
         if (take(a, id, optarg ? optarg : "", seen, err)) return 2;
     }
     if (a->cmd == CMD_HELP || a->cmd == CMD_VERSION) return 0;
-    a->lessons = argv + optind;
-    a->n_lessons = argc - optind;
+    while (optind < argc) a->lessons[a->n_lessons++] = argv[optind++]; // after "--"
     a->edits.set = a->sets;
     a->edits.n = a->n_sets;
     a->opt.edits = &a->edits;
@@ -375,5 +381,7 @@ int args_parse(Args *a, int argc, char **argv, FILE *err)
 void args_free(Args *a)
 {
     free(a->sets);
+    free(a->lessons);
     a->sets = NULL;
+    a->lessons = NULL;
 }
