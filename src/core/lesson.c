@@ -28,6 +28,9 @@ typedef struct Ctx {
     const char *file;
     char *err;
     size_t err_len;
+    // the file's numbers that read as the double FLT_MAX + 2^103 (the halfway point to
+    // infinity): some round to FLT_MAX as decimals (strtof), some to infinity
+    bool halfway_down, halfway_up;
 } Ctx;
 
 // The escaped width of s (see utf8_line_width).
@@ -213,6 +216,13 @@ static bool number_value(Ctx *c, const cJSON *j, const char *p, float *out)
 {
     if (!cJSON_IsNumber(j)) return fail(c, p, "expected a number, got %s", json_type_name(j));
     double v = j->valuedouble;
+    // cJSON reads doubles: a decimal just under the halfway point reads as it. The text
+    // decides (json_scan): when every such number of the file rounds down as a decimal,
+    // it is FLT_MAX (a file mixing both kinds is refused: they cannot be told apart here)
+    if (fabs(v) == FLOAT32_INF_FROM && c->halfway_down && !c->halfway_up) {
+        *out = v > 0 ? FLT_MAX : -FLT_MAX;
+        return true;
+    }
     if (!isfinite(v) || fabs(v) >= FLOAT32_INF_FROM)
         return fail(c, p, "number out of float32 range (it rounds to infinity); expected |x| <= 3.40282347e+38");
     *out = (float)v;
@@ -1174,6 +1184,7 @@ typedef struct Scan {
     size_t bad_number;   // the first number cJSON would take that JSON does not allow
                          // ("01", "1.", "-.5", "1.e5"), or len
     size_t values;       // an upper bound of the JSON values: commas + containers + 1
+    bool halfway_down, halfway_up; // numbers reading as the double FLT_MAX + 2^103 (see Ctx)
 } Scan;
 
 // One pass over the text before cJSON builds anything: brackets and commas
@@ -1181,7 +1192,7 @@ typedef struct Scan {
 // with strtod, which also takes "01").
 static Scan json_scan(const char *text, size_t len)
 {
-    Scan s = {false, len, len, 1};
+    Scan s = {false, len, len, 1, false, false};
     long depth = 0;
     bool in_str = false;
     for (size_t i = 0; i < len; i++) {
@@ -1202,6 +1213,15 @@ static Scan json_scan(const char *text, size_t len)
             size_t run = 1;
             while (i + run < len && number_char(text[i + run])) run++;
             if (json_number_len(text + i, run) != run && s.bad_number == len) s.bad_number = i;
+            if (run >= 6 && run < 400 && text[i + (text[i] == '-')] == '3') { // (3.40282…e38 or 34028…)
+                char num[400];
+                memcpy(num, text + i, run);
+                num[run] = '\0';
+                if (fabs(strtod(num, NULL)) == FLOAT32_INF_FROM) {
+                    if (isfinite(strtof(num, NULL))) s.halfway_down = true;
+                    else s.halfway_up = true;
+                }
+            }
             i += run - 1;
         }
     }
@@ -1250,7 +1270,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
                   size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
-    Ctx ctx = {name, err, err_len}, *c = &ctx;
+    Ctx ctx = {name, err, err_len, false, false}, *c = &ctx;
     if (err_len) err[0] = '\0';
     int line, col;
     if (len > LESSON_MAX_FILE_BYTES)
@@ -1279,6 +1299,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         u += run;
     }
     Scan scan = json_scan(text, len);
+    c->halfway_down = scan.halfway_down, c->halfway_up = scan.halfway_up;
     bool early = scan.early;
     if (scan.deep_at < len) {
         offset_to_line_col(text, scan.deep_at, &line, &col);
@@ -1447,7 +1468,7 @@ static char *read_fd(int fd, size_t max, size_t *n)
 bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
-    Ctx ctx = {path, err, err_len};
+    Ctx ctx = {path, err, err_len, false, false};
     size_t size = 0, n = 0;
     int fd = open_regular(&ctx, path, &size);
     if (fd < 0) return false;
@@ -1507,7 +1528,7 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
 {
     title[LANG_EN] = title[LANG_ZH] = NULL;
     if (err_len) err[0] = '\0';
-    Ctx ctx = {path, err, err_len};
+    Ctx ctx = {path, err, err_len, false, false};
     int fd = open_regular(&ctx, path, size);
     if (fd < 0) return false;
     size_t n = 0;
@@ -1533,7 +1554,7 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
             if (is_title) {
                 cJSON *j = cJSON_ParseWithLength(text + i, end - i);
                 char quiet[LESSON_ERR_MAX];
-                Ctx qc = {path, quiet, sizeof quiet};
+                Ctx qc = {path, quiet, sizeof quiet, false, false};
                 found = j && get_text(&qc, j, "title", false, title);
                 if (!found) free(title[LANG_EN]), free(title[LANG_ZH]), title[LANG_EN] = title[LANG_ZH] = NULL;
                 cJSON_Delete(j);
