@@ -1213,7 +1213,8 @@ static Scan json_scan(const char *text, size_t len)
             size_t run = 1;
             while (i + run < len && number_char(text[i + run])) run++;
             if (json_number_len(text + i, run) != run && s.bad_number == len) s.bad_number = i;
-            if (run >= 6 && run < 400 && text[i + (text[i] == '-')] == '3') { // (3.40282…e38 or 34028…)
+            // (within 2^74 of the halfway point takes 17 significant digits: 3.40282356779733…e38)
+            if (run >= 20 && run < 400 && text[i + (text[i] == '-')] == '3') {
                 char num[400];
                 memcpy(num, text + i, run);
                 num[run] = '\0';
