@@ -209,18 +209,21 @@ FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fsa
                 -fno-sanitize-recover=all $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/app
 FUZZ_EACH    := $(shell echo $$(( ($(FUZZ_SECONDS) + 3) / 4 )))
 FUZZ_RUN     := -max_total_time=$(FUZZ_EACH) -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10 -print_final_stats=1
-build/fuzz/fuzz_lesson: tests/fuzz/fuzz_lesson.c $(CORE_SRC) src/core/*.h
+# the sources under test compiled once (instrumented, not linked with the fuzzer's
+# main), each target linked against them
+FUZZ_SRC := $(CORE_SRC) $(VIEW_SRC) src/app/progress.c
+FUZZ_OBJ := $(FUZZ_SRC:src/%.c=build/fuzz/obj/%.o)
+build/fuzz/obj/%.o: src/%.c src/*/*.h
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_lesson.c $(CORE_SRC) $(CORE_LIBS) -o $@
-build/fuzz/fuzz_set: tests/fuzz/fuzz_set.c $(CORE_SRC) src/core/*.h
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) tests/fuzz/fuzz_set.c $(CORE_SRC) $(CORE_LIBS) -o $@
-build/fuzz/fuzz_quiz_answer build/fuzz/fuzz_progress: build/fuzz/%: tests/fuzz/%.c $(CORE_SRC) $(VIEW_SRC) src/app/progress.c src/*/*.h
-	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(FUZZ_FLAGS) $< $(CORE_SRC) $(VIEW_SRC) src/app/progress.c $(CORE_LIBS) -o $@
+	$(FUZZ_CC) $(subst -fsanitize=fuzzer,-fsanitize=fuzzer-no-link,$(FUZZ_FLAGS)) -c $< -o $@
+build/fuzz/libfuzzsrc.a: $(FUZZ_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c build/fuzz/libfuzzsrc.a
+	$(FUZZ_CC) $(FUZZ_FLAGS) $< build/fuzz/libfuzzsrc.a $(CORE_LIBS) -o $@
 
 fuzz: deps
-	@$(MAKE) --no-print-directory $(FUZZ_TARGETS:%=build/fuzz/%)
+	@$(MAKE) --no-print-directory -j2 $(FUZZ_TARGETS:%=build/fuzz/%)
 	@mkdir -p build/fuzz/corpus tests/fuzz/regressions $(foreach t,set quiz_answer progress,build/fuzz/corpus-$(t) tests/fuzz/regressions/$(t))
 	@cp lessons/*.json tests/ref/*.lesson.json tests/bad/*.json build/fuzz/corpus/ 2>/dev/null; true
 	@cp tests/fuzz/seeds/set/* build/fuzz/corpus-set/; cp tests/fuzz/seeds/quiz/* build/fuzz/corpus-quiz_answer/

@@ -45,6 +45,15 @@ echo keep >"$tmp/real.svg"; ln -s real.svg "$tmp/link.svg"
 [ -L "$tmp/link.svg" ] && grep -q '<svg' "$tmp/real.svg" || fail "item1: --icon replaced the link or did not write through it"
 ls "$tmp" | grep -q '\.tmp-' && fail "item1: temporary files left: $(ls "$tmp")"
 
+# an unwritable folder is named as the problem (not a temporary file); a missing one too
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+    mkdir "$tmp/ro"; chmod 755 "$tmp/ro"; chmod 755 "$tmp"; cp "$lesson" "$tmp/l.json"; chmod 644 "$tmp/l.json"
+    one_line "item1 --save into a folder not ours" 1 "ro/o.json: cannot write: no permission to create a file in its folder" \
+        setpriv --reuid=65534 --regid=65534 --clear-groups "$bin" --save "$tmp/ro/o.json" "$tmp/l.json"
+fi
+one_line "item1 --save into a missing folder" 1 "no/o.json: cannot write: its folder does not exist" \
+    "$bin" --save "$tmp/no/o.json" "$lesson"
+
 # --- item 5: --save does not swallow other commands ---------------------------------------
 "$bin" --set model.scale=1 --save "$tmp/o1.json" --quiz "$lesson" >"$tmp/quiz.json" 2>"$tmp/err" ||
     fail "item5 --save --quiz: exit $?: $(cat "$tmp/err")"

@@ -116,6 +116,13 @@ static void test_any_order(void **state)
     ok("-h", CMD_HELP);
     ok(L " --version", CMD_VERSION);
     ok("-- " L, CMD_WINDOW);
+    // GNU order even when POSIXLY_CORRECT asks getopt to stop at the first operand
+    setenv("POSIXLY_CORRECT", "1", 1);
+    ok(L " --describe --lang zh", CMD_DESCRIBE);
+    unsetenv("POSIXLY_CORRECT");
+    assert_int_equal(parse(&a, "--dump -- " L), 0);
+    assert_string_equal(a.opt.lesson_path, L);
+    args_free(&a);
 }
 
 static void test_usage_errors(void **state)

@@ -1,6 +1,8 @@
 // test_lab.c — the lab's input field, in-process (issue 27 item 6): a number longer
 // than the field is never cut and applied as a different number: the field says it
 // is too long and Enter refuses until Backspace makes what is shown what is applied.
+// The study mode's answer box the same way.
+#define _DEFAULT_SOURCE // mkdtemp, setenv
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,10 +11,12 @@
 #include <cmocka.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app/assets.h"
 #include "app/lab.h"
+#include "app/study_ui.h"
 #include "i18n.h"
 
 static SDL_KeyboardEvent key(SDL_Keycode sym)
@@ -67,10 +71,52 @@ static void test_long_number(void **state)
     i18n_free();
 }
 
+// The study mode's answer box likewise: an answer longer than the box is never cut
+// and checked as another answer.
+static void test_long_answer(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/attnviz-lab-XXXXXX", assets[1100], err[1200];
+    assert_non_null(mkdtemp(dir));
+    setenv("XDG_DATA_HOME", dir, 1); // (progress.json there, not in the real home)
+    assert_true(assets_find(assets, sizeof assets, err, sizeof err));
+    assert_true(i18n_load(assets, err, sizeof err));
+    Session *s = session_open("lessons/arange-2x4x4.json", NULL, err, sizeof err);
+    assert_non_null(s);
+    StudyUI *u = study_ui_create();
+    assert_non_null(u);
+    int stage = study_ui_begin(u, s, LANG_EN, 0);
+    stage = study_frontier(&u->st, s->trace.n);
+    study_enter(&u->st, stage);
+    assert_true(study_asking(&u->st));
+    int focus = u->st.focus;
+    View v;
+    memset(&v, 0, sizeof v);
+    v.lang = LANG_EN;
+    char answer[STUDY_TEXT_MAX + 20];
+    memset(answer, '1', sizeof answer - 1);
+    answer[sizeof answer - 1] = '\0';
+    assert_true(study_ui_text(u, answer));
+    assert_true(u->too_long);
+    assert_non_null(strstr(u->st.note, "too long"));
+    SDL_KeyboardEvent enter = key(SDLK_RETURN), back = key(SDLK_BACKSPACE);
+    assert_true(study_ui_key(u, s, &enter, stage, &v));
+    assert_false(u->st.a[focus].answered); // not checked as a cut answer
+    assert_true(study_ui_key(u, s, &back, stage, &v));
+    assert_false(u->too_long);
+    study_ui_destroy(u);
+    session_destroy(s);
+    i18n_free();
+    char cmd[200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_long_number),
+        cmocka_unit_test(test_long_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

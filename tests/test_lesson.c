@@ -353,6 +353,9 @@ static void test_float32_range_and_number_grammar(void **state)
         {"-3.40282356e38", "3.402823567e38", -FLT_MAX, FLT_MAX},     // just below FLT_MAX + half an ulp
         {"-1e9", "-0", -1e9f, -0.0f},
         {"-1e-50", "1E+2", -0.0f, 100.0f},                           // underflow to 0 is finite
+        // issue 27 item 9: within 2^74 below FLT_MAX + 2^103 a decimal reads as that
+        // halfway double, yet rounds to FLT_MAX as a decimal (strtof): accepted
+        {"-340282356779733652192806429718852141056", "3.4028235677973365e38", -FLT_MAX, FLT_MAX},
     };
     for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
         snprintf(json, sizeof json, FMT, ok[i].fill, ok[i].x);
@@ -361,13 +364,17 @@ static void test_float32_range_and_number_grammar(void **state)
         assert_true(L.in.query.data[0] == ok[i].want_x);
         lesson_free(&L);
     }
-    static const char *const inf[] = {"3.4028236e38", "-3.40282357e+38", "1e39", "-1e309"};
+    static const char *const inf[] = {"3.4028236e38", "-3.40282357e+38", "1e39", "-1e309",
+                                      "340282356779733661637539395458142568448"}; // (the halfway point itself)
     for (size_t i = 0; i < sizeof inf / sizeof inf[0]; i++) {
         snprintf(json, sizeof json, FMT, "-1e9", inf[i]);
         load_bad(json, "input.query[0][0]: number out of float32 range (it rounds to infinity)");
         snprintf(json, sizeof json, FMT, inf[i], "0");
         load_bad(json, "model.mask_fill: number out of float32 range");
     }
+    // both kinds in one file cannot be told apart once cJSON has read them: refused
+    snprintf(json, sizeof json, FMT, "-3.4028235677973365e38", "340282356779733661637539395458142568448");
+    load_bad(json, "number out of float32 range");
     static const char *const bad[] = {"01", "-01", "00", "1.", "-.5", "1.e5", "1e", "1e+", "--1", "1.5.5"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         snprintf(json, sizeof json, FMT, "-1e9", bad[i]);

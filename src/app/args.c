@@ -185,7 +185,8 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     if ((id == O_PRINT || id == O_HANDOUT || id == O_EXPORT || id == O_ICON || id == O_SAVE) &&
         (!v[0] || (v[0] == '-' && v[1] == '-')))
         return usage_error(err, "--%s needs %s", name_of(id), needs(id));
-    if (id != O_SET && seen[id - O_CHECK] && id != O_CHECK && id != O_DUMP && id != O_DESCRIBE && id != O_QUIZ)
+    // a second file for the same output is a slip (other options: the last one counts)
+    if (seen[id - O_CHECK] && (id == O_SAVE || id == O_PRINT || id == O_HANDOUT || id == O_EXPORT || id == O_ICON))
         return usage_error(err, "--%s given twice", name_of(id));
     seen[id - O_CHECK] = true;
     switch (id) {
@@ -224,6 +225,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     case O_SIZE:
         // WxH (the window, --export, --describe) or N (--icon): checked once the command is known
+        a->opt.width = a->opt.height = a->icon_size = 0; // (the last --size counts)
         if (parse_size(v, &a->opt.width, &a->opt.height) || parse_int(v, 16, 1024, &a->icon_size)) return 0;
         return usage_error(err, "--size: expected WxH from 64x64 to 8192x8192 (or N from 16 to 1024 with --icon), "
                                 "got \"%s\"", v);
@@ -342,12 +344,19 @@ int args_parse(Args *a, int argc, char **argv, FILE *err)
     a->paper = PAPER_A4;
     a->seed = 1;
     bool seen[O_HEAD - O_CHECK + 1] = {0};
+    if (!(a->lessons = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *a->lessons)))
+        return usage_error(err, "out of memory");
     opterr = 0;
     optind = 0; // (0: getopt starts afresh, GNU rules: operands are moved after the options)
     for (;;) {
         int prev = optind ? optind : 1, idx = -1;
-        int id = getopt_long(argc, argv, ":h", LONG, &idx);
+        // "-": operands come back in order as 1 (GNU order even with POSIXLY_CORRECT set)
+        int id = getopt_long(argc, argv, "-:h", LONG, &idx);
         if (id == -1) break;
+        if (id == 1) {
+            a->lessons[a->n_lessons++] = optarg;
+            continue;
+        }
         if (id == 'h') id = O_HELP;
         if (id == '?' || id == ':') {
             const char *arg = optind - 1 >= prev ? argv[optind - 1] : argv[prev];
@@ -362,8 +371,7 @@ int args_parse(Args *a, int argc, char **argv, FILE *err)
         if (take(a, id, optarg ? optarg : "", seen, err)) return 2;
     }
     if (a->cmd == CMD_HELP || a->cmd == CMD_VERSION) return 0;
-    a->lessons = argv + optind;
-    a->n_lessons = argc - optind;
+    while (optind < argc) a->lessons[a->n_lessons++] = argv[optind++]; // after "--"
     a->edits.set = a->sets;
     a->edits.n = a->n_sets;
     a->opt.edits = &a->edits;
@@ -373,5 +381,7 @@ int args_parse(Args *a, int argc, char **argv, FILE *err)
 void args_free(Args *a)
 {
     free(a->sets);
+    free(a->lessons);
     a->sets = NULL;
+    a->lessons = NULL;
 }

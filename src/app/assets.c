@@ -62,13 +62,13 @@ bool assets_find(char *out, size_t n, char *err, size_t err_len)
             SDL_free(base);
             return true;
         }
-        // a source checkout: build/attnviz or build/san/attnviz
+        // a source checkout: build/attnviz, build/san/attnviz, build/tests/test_x
         struct stat st;
         char self[1200], root[1200];
         snprintf(self, sizeof self, "%sattnviz", base);
         uid_t owner = stat(self, &st) == 0 ? st.st_uid : geteuid();
-        for (int up = 1; up <= 2; up++) {
-            snprintf(root, sizeof root, "%s%s", base, up == 1 ? ".." : "../..");
+        for (int up = 1; up <= 3; up++) { // (build/san/tests/test_x: three up)
+            snprintf(root, sizeof root, "%s%s", base, up == 1 ? ".." : up == 2 ? "../.." : "../../..");
             if (checkout_assets(root, owner, out, n)) {
                 SDL_free(base);
                 return true;

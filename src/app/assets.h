@@ -9,7 +9,7 @@
 // The asset directory: $ATTNVIZ_ASSETS (explicit), else inside the install
 // prefix relative to the executable (SDL_GetBasePath): ../share/attnviz/assets
 // beside its bin/ (a DESTDIR install, a moved tree); else, for build/attnviz and
-// build/san/attnviz, the source checkout's assets (only when ../ or ../../ is the
+// build/san/attnviz (and the test programs), the source checkout's assets (only when ../ to ../../../ is the
 // checkout: its Makefile and src/ are there, owned by root, this user or the
 // binary's owner); else the data directory compiled in from the Makefile's PREFIX.
 // Nothing else beside an install is read (a folder planted at PREFIX/../assets is not).

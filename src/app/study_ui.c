@@ -63,6 +63,8 @@ static void lesson_key(StudyUI *u, const Session *s)
 int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
 {
     study_ui_load_progress(u);
+    u->lang = lang;
+    u->too_long = false;
     progress_saver_wait(u->saver); // (switching lessons: the answers just given are in u->prog)
     study_ui_poll(u);
     lesson_key(u, s);
@@ -208,6 +210,8 @@ static bool answer_key(SDL_Keycode k)
 bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int stage, View *v)
 {
     Study *st = &u->st;
+    u->lang = v->lang;
+    if (!st->text[0]) u->too_long = false; // (another question: typing started over)
     if (!st->on) return false;
     // a key right after → (the same frame): the question of the stage it reached
     int f = study_frontier(st, s->trace.n);
@@ -224,9 +228,11 @@ bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int 
             if (n > 0) n = utf8_floor(st->text, n - 1);
             st->text[n] = '\0';
             st->note[0] = '\0';
+            u->too_long = false;
             return true;
         case SDLK_RETURN:
         case SDLK_KP_ENTER:
+            if (u->too_long) return true; // the note says why
             if (study_submit(st, v->lang)) answered(u, s, v->lang);
             return true;
         case SDLK_h:
@@ -240,6 +246,7 @@ bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int 
             if (n == 0 && !st->note[0]) return false; // nothing typed: quits, as always
             st->text[0] = '\0';
             st->note[0] = '\0';
+            u->too_long = false;
             return true;
         default: return false;
         }
@@ -280,10 +287,18 @@ bool study_ui_text(StudyUI *u, const char *text)
             memcpy(st->text + n, put, plen);
             n += plen;
             st->text[n] = '\0';
+        } else { // no room: said, and Enter waits for Backspace (never a cut answer checked)
+            u->too_long = true;
         }
         c += len;
     }
     st->note[0] = '\0';
+    if (u->too_long) {
+        char most[16];
+        snprintf(most, sizeof most, "%zu", sizeof st->text - 1);
+        const char *args[] = {most};
+        i18n_fmt(st->note, sizeof st->note, u->lang, "lab.too_long", 1, args);
+    }
     return true;
 }
 

@@ -29,6 +29,8 @@ typedef struct StudyUI {
     int shown_focus, shown_stage;  // the question whose (batch, head) the view was last given
     char msg[STUDY_MSG_MAX];       // a message for the toast (study_ui_take_message)
     bool msg_error, has_msg;
+    bool too_long;                 // a typed character did not fit: Enter waits for Backspace
+    Lang lang;                     // the language of the last key (the note of too_long)
 } StudyUI;
 
 StudyUI *study_ui_create(void);

@@ -1,10 +1,12 @@
 // jsonpath.c — reading JSON with its paths (see jsonpath.h).
 #include "jsonpath.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "utf8.h"
@@ -185,6 +187,13 @@ bool jsonpath_number(JsonCtx *c, const cJSON *j, const char *p, float *out)
 {
     if (!cJSON_IsNumber(j)) return jsonpath_fail(c, p, "expected a number, got %s", jsonpath_type(j));
     double v = j->valuedouble;
+    // cJSON reads doubles: a decimal just under the halfway point reads as it. The text
+    // decides (jsonpath_scan): when every such number of the file rounds down as a decimal,
+    // it is FLT_MAX (a file mixing both kinds is refused: they cannot be told apart here)
+    if (fabs(v) == FLOAT32_INF_FROM && c->halfway_down && !c->halfway_up) {
+        *out = v > 0 ? FLT_MAX : -FLT_MAX;
+        return true;
+    }
     if (!isfinite(v) || fabs(v) >= FLOAT32_INF_FROM)
         return jsonpath_fail(c, p, "number out of float32 range (it rounds to infinity); expected |x| <= 3.40282347e+38");
     *out = (float)v;
@@ -397,7 +406,7 @@ static bool number_char(char ch)
 // with strtod, which also takes "01").
 JsonScan jsonpath_scan(const char *text, size_t len, int max_nesting)
 {
-    JsonScan s = {false, len, len, 0, 1};
+    JsonScan s = {false, len, len, 0, 1, false, false};
     long depth = 0;
     bool in_str = false;
     for (size_t i = 0; i < len; i++) {
@@ -419,6 +428,16 @@ JsonScan jsonpath_scan(const char *text, size_t len, int max_nesting)
             while (i + run < len && number_char(text[i + run])) run++;
             if (json_number_len(text + i, run) != run && s.bad_number == len)
                 s.bad_number = i, s.bad_len = run < 24 ? run : 24;
+            // (within 2^74 of the halfway point takes 17 significant digits: 3.40282356779733…e38)
+            if (run >= 20 && run < 400 && text[i + (text[i] == '-')] == '3') {
+                char num[400];
+                memcpy(num, text + i, run);
+                num[run] = '\0';
+                if (fabs(strtod(num, NULL)) == FLOAT32_INF_FROM) {
+                    if (isfinite(strtof(num, NULL))) s.halfway_down = true;
+                    else s.halfway_up = true;
+                }
+            }
             i += run - 1;
         }
     }

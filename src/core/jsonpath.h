@@ -23,6 +23,9 @@ typedef struct JsonCtx {
     const char *file;
     char *err;
     size_t err_len;
+    // the file's numbers that read as the double FLT_MAX + 2^103 (the halfway point to
+    // infinity): some round to FLT_MAX as decimals (strtof), some to infinity
+    bool halfway_down, halfway_up;
 } JsonCtx;
 
 typedef struct JsonTensorOpts {
@@ -37,6 +40,7 @@ typedef struct JsonScan {
                          // ("01", "1.", "-.5", "1.e5"), or len
     size_t bad_len;      // its length (at most 24 bytes: enough to quote it)
     size_t values;       // an upper bound of the JSON values: commas + containers + 1
+    bool halfway_down, halfway_up; // numbers reading as the double FLT_MAX + 2^103 (see JsonCtx)
 } JsonScan;
 
 

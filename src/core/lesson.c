@@ -26,21 +26,6 @@ _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics fo
 #include <sys/stat.h>
 #include <unistd.h>
 
-
-
-
-
-
-
-
-
-// --- objects: known keys only, no duplicates ---------------------------------
-
-
-
-
-
-
 // --- text: "string" or {"en": ..., "zh": ...} ---------------------------------
 
 // Titles and tokens are one line: no control characters. Narration may hold
@@ -96,17 +81,6 @@ static bool get_text(JsonCtx *c, const cJSON *j, const char *path, bool multilin
     if (!out[LANG_EN] || (zh && !out[LANG_ZH])) return jsonpath_fail(c, path, "out of memory");
     return true;
 }
-
-// --- tensors -------------------------------------------------------------------
-// Nested arrays; {"shape": [...], "data": [flat]}; {"shape": [...], "arange": [start, stop, step]}.
-
-
-
-
-
-
-
-
 
 // --- weights: stages.h's slots ---------------------------------------------------
 
@@ -207,7 +181,6 @@ static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char
     }
     return true;
 }
-
 
 // --- the author's questions ("quiz") ---------------------------------------------
 
@@ -387,13 +360,6 @@ bool lesson_check_quiz(const Lesson *ls, const Trace *tr, char *err, size_t err_
 
 // --- the file as a whole ---------------------------------------------------------
 
-
-
-
-
-
-
-
 void lesson_free(Lesson *ls)
 {
     free(ls->path);
@@ -419,7 +385,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
                   size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
-    JsonCtx ctx = {name, err, err_len}, *c = &ctx;
+    JsonCtx ctx = {name, err, err_len, false, false}, *c = &ctx;
     if (err_len) err[0] = '\0';
     int line, col;
     if (len > LESSON_MAX_FILE_BYTES)
@@ -448,6 +414,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         u += run;
     }
     JsonScan scan = jsonpath_scan(text, len, LESSON_MAX_NESTING);
+    c->halfway_down = scan.halfway_down, c->halfway_up = scan.halfway_up;
     bool early = scan.early;
     if (scan.deep_at < len) {
         jsonpath_line_col(text, scan.deep_at, &line, &col);
@@ -615,7 +582,7 @@ static char *read_fd(int fd, size_t max, size_t *n)
 bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
-    JsonCtx ctx = {path, err, err_len};
+    JsonCtx ctx = {path, err, err_len, false, false};
     size_t size = 0, n = 0;
     int fd = open_regular(&ctx, path, &size);
     if (fd < 0) return false;
@@ -675,7 +642,7 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
 {
     title[LANG_EN] = title[LANG_ZH] = NULL;
     if (err_len) err[0] = '\0';
-    JsonCtx ctx = {path, err, err_len};
+    JsonCtx ctx = {path, err, err_len, false, false};
     int fd = open_regular(&ctx, path, size);
     if (fd < 0) return false;
     size_t n = 0;
@@ -701,7 +668,7 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
             if (is_title) {
                 cJSON *j = cJSON_ParseWithLength(text + i, end - i);
                 char quiet[LESSON_ERR_MAX];
-                JsonCtx qc = {path, quiet, sizeof quiet};
+                JsonCtx qc = {path, quiet, sizeof quiet, false, false};
                 found = j && get_text(&qc, j, "title", false, title);
                 if (!found) free(title[LANG_EN]), free(title[LANG_ZH]), title[LANG_EN] = title[LANG_ZH] = NULL;
                 cJSON_Delete(j);

@@ -96,7 +96,11 @@ FILE *temp_file_open_target(const char *path, char *tmp, size_t tmp_n)
     if (!temp_file_target(path, real, sizeof real)) return NULL;
     temp_file_clean_stale(real);
     int fd = create_fd(real, tmp, tmp_n);
-    if (fd < 0) return NULL;
+    if (fd < 0) { // the folder is the problem, not a temporary name: said so
+        if (errno == EACCES || errno == EPERM) errno = TEMP_FILE_EFOLDER;
+        else if (errno == ENOENT) errno = TEMP_FILE_ENOFOLDER;
+        return NULL;
+    }
     struct stat st;   // the target's mode is kept (a new file: 0666 less the umask, as open gave)
     if (stat(real, &st) == 0 && fchmod(fd, st.st_mode & 07777) != 0) {
         int e = errno;
@@ -136,6 +140,8 @@ const char *temp_file_strerror(int e)
 {
     if (e == TEMP_FILE_ENOTREG) return "it exists and is not a regular file";
     if (e == TEMP_FILE_EDANGLING) return "a symbolic link to a file that does not exist";
+    if (e == TEMP_FILE_EFOLDER) return "no permission to create a file in its folder";
+    if (e == TEMP_FILE_ENOFOLDER) return "its folder does not exist";
     return strerror(e);
 }
 

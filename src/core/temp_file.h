@@ -22,6 +22,8 @@
 // errno values of temp_file_open_target beyond the system's (temp_file_strerror).
 #define TEMP_FILE_ENOTREG 4096  // the path exists and is not a regular file
 #define TEMP_FILE_EDANGLING 4097 // a symbolic link to nothing (or a loop)
+#define TEMP_FILE_EFOLDER 4098   // no permission to create a file in the target's folder
+#define TEMP_FILE_ENOFOLDER 4099 // the target's folder does not exist
 
 // Creates "PATH.tmp-PID-XXXXXXXX" (random hex; another name is tried when one
 // exists) for writing and returns it as a stream, its name in tmp; NULL with
