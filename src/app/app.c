@@ -4,6 +4,7 @@
 // renderer, fonts. Update: events → UI state (Playback + View). Draw:
 // render_frame. De-initialization in reverse order.
 #include "app.h"
+#include "window.h"
 #include "user_dir.h"
 
 #include <SDL.h>
@@ -36,68 +37,7 @@
 #include "text.h"
 #include "view.h"
 
-#define TOAST_SECONDS 3.0
-#define MSG_MAX 1200
-
-static bool file_exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-typedef struct App {
-    const AppOptions *opt;
-    Session *session;          // the lesson on screen, its trace and its path
-    SDL_Window *win;
-    SDL_Renderer *r;
-    Fonts *fonts;
-    TextMeasure measure;       // layout measures text with the window's fonts
-    Overlays ov;               // what the window draws over the frame (tooltip, help, toast, picker, E)
-    Layout layout;             // the frame's layout, for drawing and hit-testing (current_layout)
-    View layout_view;          // the view and size it was computed for
-    int layout_w, layout_h;
-    bool layout_valid;
-    bool trim_pending;         // return freed pages to the system after the next frame (a resize)
-    TextMeasure export_measure; // and an E export with its own
-    Playback pb;
-    View v;
-    char toast[MSG_MAX];
-    double toast_left; // seconds
-    int digit;          // the step number typed so far (1 then 0 → step 10), 0 = none
-    Uint64 digit_ms;    // when it was typed (app_ms)
-    double fake_ms_per_frame, fake_ms; // a fake clock (tests: app_test_hook, ATTNVIZ_TEST_CLOCK), 0: none
-    bool quit;
-    bool mouse_in;
-    int mouse_wx, mouse_wy; // window coordinates
-    // the lesson picker (O, the "Lessons…" button) and where lessons are listed from
-    Picker picker;
-    char lessons_dir[1200];    // lessons/ next to the assets
-    // heatmaps drawn as images (large lessons), zoom/pan by dragging, export (E)
-    HeatmapCache *heatmaps;
-    DrawList draw;             // the frame's draw commands (paint.h), reused frame after frame
-    bool dragging;
-    int drag_x, drag_y;        // last drag position, renderer output pixels
-    ExportJob *export_job;     // an export in progress, drawn a few frames per loop
-    bool export_choose;        // E pressed: the next key picks the format
-    ExportTarget export_target; // where it draws: its own surface, renderer, fonts and heatmap
-                                // cache at the size of E, whatever the window does meanwhile
-    View export_view;          // what it exports (the view when E was pressed)
-    char export_dir[1200];
-    char export_title[LESSON_MAX_TEXT + 64];
-    Lab lab;                   // the what-if lab: selection, typing, switches, Δ, edit animation
-    unsigned layout_gen;       // lab.gen the layout was computed for
-    unsigned heatmap_gen;      // lab.gen the heatmap images were drawn for (values change in place)
-    bool title_edited;         // the window's title says "(edited)"
-    char stage_name[STAGE_NAME_MAX]; // the stage on screen, found again after an edit (sync_stage)
-    StudyUI *study;            // the study mode (T, the "Study" button, --study) and progress.json
-    Presenter *pres;           // the presenter window (--presenter, F5), NULL when closed
-    bool black;                // "." : the audience window shows black
-    PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
-    bool scrub_drag;           // the scrub bar's knob is being dragged
-    int part_next;             // projector mode: the part the next stage starts with (← enters a result)
-} App;
-
-static void toast(App *a, const char *key, const char *arg)
+void app_toast(App *a, const char *key, const char *arg)
 {
     const char *args[] = {arg};
     i18n_fmt(a->toast, sizeof a->toast, a->v.lang, key, 1, args);
@@ -106,7 +46,7 @@ static void toast(App *a, const char *key, const char *arg)
 
 // The Layout of the frame on screen: computed once, drawn with, and hit-tested
 // with until the view or the window size changes (then computed anew).
-static const Layout *current_layout(App *a)
+const Layout *app_layout(App *a)
 {
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
@@ -124,7 +64,7 @@ static const Layout *current_layout(App *a)
 }
 
 // Window coordinates → renderer output pixels (differ on HiDPI).
-static void to_output(App *a, int x, int y, int *ox, int *oy)
+void app_to_output(App *a, int x, int y, int *ox, int *oy)
 {
     int ww, wh, ow, oh;
     SDL_GetWindowSize(a->win, &ww, &wh);
@@ -140,13 +80,13 @@ static void save_frame(App *a)
     const Stage *st = &a->session->trace.stages[a->pb.stage];
     char path[1100], err[MSG_MAX];
     snprintf(path, sizeof path, "%s/attnviz-%04d-%s.png", dir, a->pb.stage + 1, st->name);
-    for (int k = 2; file_exists(path) && k < 1000; k++)
+    for (int k = 2; app_file_exists(path) && k < 1000; k++)
         snprintf(path, sizeof path, "%s/attnviz-%04d-%s-%d.png", dir, a->pb.stage + 1, st->name, k);
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
     SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGBA32);
     if (!s) {
-        toast(a, "app.save_failed", SDL_GetError());
+        app_toast(a, "app.save_failed", SDL_GetError());
         return;
     }
     // the frame as shown (a tooltip, help), without the toast of an earlier save and
@@ -156,14 +96,14 @@ static void save_frame(App *a)
     ov.picker = NULL;
     ov.lab = NULL;
     Canvas c = {a->r, a->fonts, a->heatmaps, NULL, &a->draw};
-    render_frame_laid_out(&c, current_layout(a), lab_trace(&a->lab, a->session), &a->v, &ov);
+    render_frame_laid_out(&c, app_layout(a), lab_trace(&a->lab, a->session), &a->v, &ov);
     if (SDL_RenderReadPixels(a->r, NULL, SDL_PIXELFORMAT_RGBA32, s->pixels, s->pitch) != 0) {
         snprintf(err, sizeof err, "%s: %s", path, SDL_GetError());
-        toast(a, "app.save_failed", err);
+        app_toast(a, "app.save_failed", err);
     } else if (!png_write_rgba(path, s->pixels, w, h, s->pitch, 6, false, err, sizeof err)) {
-        toast(a, "app.save_failed", err);
+        app_toast(a, "app.save_failed", err);
     } else {
-        toast(a, "app.saved", path);
+        app_toast(a, "app.saved", path);
         printf("%s\n", path);
         fflush(stdout);
     }
@@ -188,366 +128,18 @@ static void goto_step(App *a, StepId s)
     if (first >= 0) playback_goto(&a->pb, first, true);
 }
 
-// ---- export (E): the whole lesson as PNGs, a few frames per loop ----------------
-
-#define EXPORT_TOAST_SECONDS 8.0
-
-// DIR/attnviz-export-NAME-N: DIR = $ATTNVIZ_SAVE_DIR or ".", NAME the lesson file's
-// name without .json (letters, digits, - and _), N the first number not taken.
-static void export_dir_name(App *a, char *out, size_t n)
-{
-    const char *dir = getenv("ATTNVIZ_SAVE_DIR");
-    if (!dir || !*dir) dir = ".";
-    char name[64];
-    session_file_stem(a->session, name, sizeof name);
-    for (int i = 1; i < 10000; i++) {
-        snprintf(out, n, "%.900s/attnviz-export-%s-%d", dir, name, i);
-        if (!file_exists(out)) return;
-    }
-}
-
-static void export_start(App *a, ExportFormat format)
-{
-    if (a->export_job) return; // one at a time
-    if (a->study->st.on) { // every stage's result, answered or not: not while studying
-        toast(a, "study.no_export", NULL);
-        return;
-    }
-    ExportOptions o;
-    export_options_init(&o);
-    export_dir_name(a, a->export_dir, sizeof a->export_dir);
-    int w, h;
-    SDL_GetRendererOutputSize(a->r, &w, &h);
-    // GIF, MP4: the animation of every transition (H.264: an even size)
-    o.format = format;
-    o.animate = format == EXPORT_GIF || format == EXPORT_MP4;
-    if (format == EXPORT_MP4) w &= ~1, h &= ~1;
-    o.dir = a->export_dir;
-    o.lesson_path = a->session->path;
-    o.width = w, o.height = h;
-    o.lang = a->v.lang;
-    o.batch = a->v.batch, o.head = a->v.head;
-    o.threads = o.threads > 2 ? 2 : o.threads; // leave the window a core
-    // an edited lesson is exported as it is now (values, not the Δ view), marked edited
-    o.edited = session_edited(a->session), o.n_edits = a->session->log.applied;
-    o.ref = o.edited ? session_original_trace(a->session) : NULL;
-    o.title = session_title(a->session, a->v.lang, a->export_title, sizeof a->export_title);
-    char err[MSG_MAX];
-    // the frames are drawn offscreen, like --export at this size: a resize or F
-    // during the export changes nothing in them, and the window's caches stay
-    if (!export_target_create(&a->export_target, a->opt->font_path, a->v.lang, w, h, err, sizeof err)) {
-        toast(a, "app.export_failed", err);
-        a->toast_left = EXPORT_TOAST_SECONDS;
-        return;
-    }
-    a->export_job = export_job_begin(&o, &a->session->lesson, &a->session->trace, -1, err, sizeof err);
-    if (!a->export_job) {
-        export_target_destroy(&a->export_target);
-        toast(a, "app.export_failed", err);
-        a->toast_left = EXPORT_TOAST_SECONDS;
-        return;
-    }
-    a->export_view = a->v;
-    a->export_view.delta = false;
-    a->export_view.ref = o.ref;
-    a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
-    a->export_view.measure = &a->export_measure;
-}
-
-// The handout of the lesson as it is now (edits included), in the window's
-// language, batch and head: ATTNVIZ_SAVE_DIR (or .)/attnviz-handout-NAME-N.pdf.
-static void handout_start(App *a)
-{
-    const char *dir = getenv("ATTNVIZ_SAVE_DIR");
-    if (!dir || !*dir) dir = ".";
-    char name[64], path[1200], err[MSG_MAX];
-    session_file_stem(a->session, name, sizeof name);
-    for (int i = 1; i < 10000; i++) {
-        snprintf(path, sizeof path, "%.900s/attnviz-handout-%s-%d.pdf", dir, name, i);
-        if (!file_exists(path)) break;
-    }
-    HandoutOptions o = {path, a->session->path, a->opt->font_path, a->v.lang, PAPER_A4, a->v.batch, a->v.head, NULL};
-    int pages = 0;
-    if (!handout_write(&o, a->session, NULL, &pages, err, sizeof err)) {
-        fprintf(stderr, "attnviz: handout: %s\n", err);
-        toast(a, "app.export_failed", err);
-    } else {
-        toast(a, "app.saved", path);
-        printf("%s\n", path);
-        fflush(stdout);
-    }
-    a->toast_left = EXPORT_TOAST_SECONDS;
-}
-
-// E: the formats, chosen with the next key (1 PNG frames, 2 PDF handout, 3 MP4,
-// 4 GIF; anything else cancels).
-static void export_choose_key(App *a, SDL_Keycode sym)
-{
-    a->export_choose = false;
-    a->toast_left = 0;
-    switch (sym) {
-    case SDLK_1: case SDLK_KP_1: export_start(a, EXPORT_PNG); break;
-    case SDLK_2: case SDLK_KP_2: handout_start(a); break;
-    case SDLK_3: case SDLK_KP_3: export_start(a, EXPORT_MP4); break;
-    case SDLK_4: case SDLK_KP_4: export_start(a, EXPORT_GIF); break;
-    default: break;
-    }
-}
-
-// Ends the export: waits for the encoders, writes frames.json (listing what is
-// complete), frees the offscreen target, then a toast saying where the files are
-// or what failed (one line naming the file and the cause, also on stderr).
-static void export_end(App *a)
-{
-    int written = 0;
-    char err[MSG_MAX], n[16];
-    bool ok = export_job_finish(a->export_job, false, &written, err, sizeof err);
-    a->export_job = NULL;
-    export_target_destroy(&a->export_target);
-#ifdef __GLIBC__
-    // An export at 4K frees ~200 MB of frame buffers and a font set; give the
-    // pages back so a long class session keeps the footprint it started with.
-    malloc_trim(0);
-#endif
-    if (!ok) {
-        fprintf(stderr, "attnviz: export to %s: %s\n", a->export_dir, err);
-        toast(a, "app.export_failed", err);
-        a->toast_left = EXPORT_TOAST_SECONDS;
-        return;
-    }
-    snprintf(n, sizeof n, "%d", written);
-    const char *args[] = {n, a->export_dir};
-    i18n_fmt(a->toast, sizeof a->toast, a->v.lang, "app.exported", 2, args);
-    a->toast_left = EXPORT_TOAST_SECONDS;
-    printf("%s\n", a->export_dir);
-    fflush(stdout);
-}
-
-// Draws export frames offscreen for at most budget seconds, without waiting for
-// an encoder; ends the export on a failure or once every frame is settled
-// (written, or skipped after a failed write).
-static void export_update(App *a, double budget)
-{
-    if (!a->export_job) return;
-    ExportJob *j = a->export_job;
-    ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps, NULL, &t->draw};
-    Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
-    while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
-        if (!export_job_step(j, &c, &a->export_view)) break; // a failure: export_job_failed
-        if ((double)(SDL_GetPerformanceCounter() - t0) / (double)freq > budget) break;
-    }
-    if (export_job_failed(j) || export_job_settled(j) >= export_job_total(j)) export_end(a);
-}
-
-// Finishes a running export now (before the lesson changes or the window closes):
-// draws what is left, waiting on the encoders' condition variable for buffers,
-// then export_end joins them. Nothing polls; a failure ends it early.
-static void export_complete(App *a)
-{
-    if (!a->export_job) return;
-    ExportJob *j = a->export_job;
-    ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps, NULL, &t->draw};
-    while (export_job_step(j, &c, &a->export_view)) {}
-    export_end(a);
-}
-
-// ---- language (L), lesson picker (O, button), opening lessons (picker, drop) ----
-
-#define ERROR_TOAST_SECONDS 8.0
-
-static void set_window_title(App *a)
-{
-    char title[600], t[LESSON_MAX_TEXT + 64];
-    const char *args[] = {session_title(a->session, a->v.lang, t, sizeof t)};
-    i18n_fmt(title, sizeof title, a->v.lang, "app.title", 1, args);
-    SDL_SetWindowTitle(a->win, title);
-}
-
-// L: English ⇄ 中文. Every string is looked up per frame, so only the window
-// title needs setting; the fonts draw both languages (text.h).
-static void switch_lang(App *a)
-{
-    Lang next = a->v.lang == LANG_ZH ? LANG_EN : LANG_ZH;
-    if (fonts_usable_lang(a->fonts, next, stderr) != next) {
-        toast(a, "app.no_cjk_font", NULL);
-        return;
-    }
-    a->v.lang = next;
-    study_ui_relang(a->study, a->session, next, a->pb.stage);
-    set_window_title(a);
-    presenter_set_lang(a->pres, next);
-    toast(a, "app.lang", NULL);
-}
-
-// Replaces the lesson on screen by the one at path. The old session is
-// destroyed only once the new one is complete; on failure the error is shown
-// (toast and stderr) and the current lesson keeps running.
-static bool open_lesson(App *a, const char *path)
-{
-    char msg[LESSON_ERR_MAX + 64];
-    Session *s = session_create(path, msg, sizeof msg);
-    if (!s) goto fail;
-    if (s->trace.n == 0) {
-        snprintf(msg, sizeof msg, "%.400s: the lesson has no stages", path);
-        session_destroy(s);
-        goto fail;
-    }
-    export_complete(a); // it borrows the session about to be destroyed
-    lab_forget(&a->lab);
-    bool studying = a->study->st.on;
-    study_ui_end(a->study, a->session, a->pb.stage); // the old lesson's answers are kept
-    session_destroy(a->session);
-    a->session = s;
-    a->title_edited = session_edited(s);
-    // playback and view start over; language, palette, numbers and speed stay
-    float speed = a->pb.speed;
-    View old = a->v;
-    playback_init(&a->pb, a->session->trace.n);
-    playback_set_speed(&a->pb, speed);
-    view_init(&a->v, &a->session->lesson, old.lang);
-    a->v.palette = old.palette, a->v.show_values = old.show_values, a->v.prob_scale = old.prob_scale;
-    a->v.measure = old.measure;
-    fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
-    heatmap_cache_flush(a->heatmaps); // and its heatmap images
-    presenter_flush(a->pres);         // the presenter window's too
-    tools_clear(&a->tools);           // pins name cells of the old lesson's stages
-    a->picker.open = false;
-    set_window_title(a);
-    toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));
-    if (studying) playback_goto(&a->pb, study_ui_begin(a->study, a->session, a->v.lang, 0), false); // resumes
-    return true;
-fail:
-    cli_error(stderr, "%s", msg);
-    toast(a, "app.load_failed", msg);
-    a->toast_left = ERROR_TOAST_SECONDS;
-    return false;
-}
-
-static void picker_fit(App *a, PickerLayout *pl)
-{
-    int w, h;
-    SDL_GetRendererOutputSize(a->r, &w, &h);
-    picker_layout(&a->picker, pl, w, h, current_layout(a)->s);
-    picker_scroll_to_sel(&a->picker, pl->rows_fit);
-}
-
-// O or the button: lists lessons/ (next to the assets: the installed ones after
-// make install), the current lesson's directory, --lessons DIR, where Ctrl+S
-// saves and $XDG_DATA_HOME/attnviz/lessons (listed once when they are the same).
-static void open_picker(App *a)
-{
-    char cur_dir[SESSION_PATH_MAX];
-    snprintf(cur_dir, sizeof cur_dir, "%s", a->session->path);
-    char *slash = strrchr(cur_dir, '/');
-    if (slash) *slash = '\0';
-    else snprintf(cur_dir, sizeof cur_dir, ".");
-    char saved[1200], user[1200]; // where Ctrl+S puts edited lessons; the user's own lessons
-    lab_save_dir(saved, sizeof saved);
-    user_data_path("lessons", user, sizeof user); // ("" when there is none: skipped)
-    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved, user};
-    picker_scan(&a->picker, dirs, 5, a->session->path);
-    study_ui_load_progress(a->study); // each lesson's score in the study mode
-    study_ui_poll(a->study);
-    for (int i = 0; i < a->picker.n; i++) {
-        char key[PROGRESS_PATH_MAX];
-        PickerItem *it = &a->picker.items[i];
-        progress_key(it->path, key, sizeof key);
-        it->studied = progress_score(&a->study->prog, key, &it->study_right, &it->study_answered, &it->study_total);
-    }
-    a->picker.open = true;
-    PickerLayout pl;
-    picker_fit(a, &pl);
-}
-
-static void picker_choose(App *a)
-{
-    if (a->picker.sel < 0 || a->picker.sel >= a->picker.n) return;
-    char path[1100];
-    snprintf(path, sizeof path, "%s", a->picker.items[a->picker.sel].path);
-    open_lesson(a, path); // closes the picker on success; on failure it stays open
-}
-
-static void picker_key(App *a, SDL_Keycode sym)
-{
-    PickerLayout pl;
-    picker_fit(a, &pl);
-    switch (sym) {
-    case SDLK_ESCAPE:
-    case SDLK_o: a->picker.open = false; return;
-    case SDLK_UP: picker_move(&a->picker, -1); break;
-    case SDLK_DOWN: picker_move(&a->picker, 1); break;
-    case SDLK_PAGEUP: picker_move(&a->picker, -pl.rows_fit); break;
-    case SDLK_PAGEDOWN: picker_move(&a->picker, pl.rows_fit); break;
-    case SDLK_HOME: picker_select(&a->picker, 0); break;
-    case SDLK_END: picker_select(&a->picker, a->picker.n - 1); break;
-    case SDLK_RETURN:
-    case SDLK_KP_ENTER: picker_choose(a); return;
-    case SDLK_l: switch_lang(a); break;
-    default: return;
-    }
-    picker_scroll_to_sel(&a->picker, pl.rows_fit);
-}
-
-// Events for the picker and dropped files; true when consumed.
-static bool lessons_event(App *a, const SDL_Event *e)
-{
-    if (e->type == SDL_DROPFILE) {
-        if (e->drop.file) open_lesson(a, e->drop.file);
-        SDL_free(e->drop.file);
-        return true;
-    }
-    if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && !a->ov.help) {
-        int x, y;
-        to_output(a, e->button.x, e->button.y, &x, &y);
-        if (a->picker.open) {
-            PickerLayout pl;
-            picker_fit(a, &pl);
-            int i = picker_hit(&pl, &a->picker, x, y);
-            if (i >= 0) {
-                picker_select(&a->picker, i);
-                picker_choose(a);
-            } else if (!rect_contains(pl.box, x, y)) {
-                a->picker.open = false;
-            }
-            return true;
-        }
-        Rect b;
-        if (picker_button_rect(current_layout(a), &b) && rect_contains(b, x, y)) {
-            open_picker(a);
-            return true;
-        }
-        return false;
-    }
-    if (!a->picker.open) return false;
-    if (e->type == SDL_KEYDOWN) {
-        picker_key(a, e->key.keysym.sym);
-        return true;
-    }
-    if (e->type == SDL_MOUSEWHEEL) {
-        PickerLayout pl;
-        picker_fit(a, &pl);
-        int dy = e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e->wheel.y : e->wheel.y;
-        picker_move(&a->picker, -dy);
-        picker_scroll_to_sel(&a->picker, pl.rows_fit);
-        return true;
-    }
-    return e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP; // nothing under the overlay
-}
-
 // Zoom by factor at the mouse (over a heatmap) or at the result's centre.
 static void zoom_by(App *a, float factor)
 {
-    const Layout *Lp = current_layout(a);
+    const Layout *Lp = app_layout(a);
     int x = -1, y = -1;
-    if (a->mouse_in) to_output(a, a->mouse_wx, a->mouse_wy, &x, &y);
+    if (a->mouse_in) app_to_output(a, a->mouse_wx, a->mouse_wy, &x, &y);
     layout_zoom_at(&a->v, Lp, x, y, factor);
 }
 
 static void pan_by(App *a, int dx, int dy)
 {
-    const Layout *Lp = current_layout(a);
+    const Layout *Lp = app_layout(a);
     int step = (int)(120 * Lp->s);
     layout_pan(&a->v, Lp, dx * step, dy * step);
 }
@@ -565,7 +157,7 @@ static Uint64 app_ms(const App *a)
 // as in presentation software. Returns false when the digit jumps nowhere.
 static bool step_digit(App *a, int d)
 {
-    const Layout *Lp = current_layout(a);
+    const Layout *Lp = app_layout(a);
     Uint64 now = app_ms(a);
     int n = a->digit > 0 && now - a->digit_ms < 1000 ? a->digit * 10 + d : d;
     if (n < 1 || n > Lp->n_steps) n = d;
@@ -580,7 +172,7 @@ static bool step_digit(App *a, int d)
 // is finished first (edits during an E export would mix old and new frames).
 static void lab_before_edit(void *ctx)
 {
-    export_complete(ctx);
+    app_export_complete(ctx);
 }
 
 // After an edit, undo or redo: the stage on screen is found again by name (an edit
@@ -616,24 +208,24 @@ static void lab_after(App *a)
         char dir[1200], path[1400];
         lab_save_dir(dir, sizeof dir);
         if (lab_save(&a->lab, a->session, dir, path, sizeof path)) {
-            toast(a, "app.lesson_saved", path);
+            app_toast(a, "app.lesson_saved", path);
             printf("%s\n", path);
             fflush(stdout);
         } else {
             cli_error(stderr, "attnviz: %s", path);
-            toast(a, "app.lesson_save_failed", path);
+            app_toast(a, "app.lesson_save_failed", path);
             a->toast_left = ERROR_TOAST_SECONDS;
         }
     }
     bool error = false;
     const char *m = lab_take_message(&a->lab, &error);
     if (m) {
-        toast(a, "app.edited", m);
+        app_toast(a, "app.edited", m);
         if (error) a->toast_left = ERROR_TOAST_SECONDS;
     }
     if (session_edited(a->session) != a->title_edited) { // "(edited)" in the window's title
         a->title_edited = session_edited(a->session);
-        set_window_title(a);
+        app_lessons_set_title(a);
     }
 }
 
@@ -645,7 +237,7 @@ static void study_after(App *a)
     bool error = false;
     const char *m = study_ui_take_message(a->study, &error);
     if (!m) return;
-    toast(a, "app.edited", m);
+    app_toast(a, "app.edited", m);
     if (error) a->toast_left = ERROR_TOAST_SECONDS;
 }
 
@@ -653,12 +245,12 @@ static void toggle_study(App *a)
 {
     if (a->study->st.on) {
         study_ui_end(a->study, a->session, a->pb.stage);
-        toast(a, "study.off", NULL);
+        app_toast(a, "study.off", NULL);
         study_after(a);
         return;
     }
     if (a->pres) { // the presenter window previews the next stage: it would give answers away
-        toast(a, "study.not_with_presenter", NULL);
+        app_toast(a, "study.not_with_presenter", NULL);
         return;
     }
     // the lab steps aside: its switches, selection and Δ view
@@ -686,7 +278,7 @@ static bool lab_key_while_studying(const SDL_KeyboardEvent *k)
 static void present_from_start(App *a)
 {
     if (a->study->st.on) {
-        toast(a, "study.not_with_presenter", NULL);
+        app_toast(a, "study.not_with_presenter", NULL);
         return;
     }
     if (!a->pres) {
@@ -696,7 +288,7 @@ static void present_from_start(App *a)
         a->pres = presenter_create(a->win, a->opt->font_path, a->v.lang, w, h, err, sizeof err);
         if (!a->pres) {
             cli_error(stderr, "attnviz: %s", err);
-            toast(a, "app.presenter_failed", err);
+            app_toast(a, "app.presenter_failed", err);
             a->toast_left = ERROR_TOAST_SECONDS;
             return;
         }
@@ -778,7 +370,7 @@ static void toggle_projector(App *a)
     a->v.projector = !a->v.projector;
     a->v.part = 0;
     if (a->v.projector) a->v.palette = PALETTE_HIGH_CONTRAST;
-    toast(a, a->v.projector ? "app.projector_on" : "app.projector_off", NULL);
+    app_toast(a, a->v.projector ? "app.projector_on" : "app.projector_off", NULL);
 }
 
 // A key the modes above passed on: its action in the key table (keymap.h).
@@ -801,13 +393,13 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_VALUES: a->v.show_values = !a->v.show_values; break;
     case KEY_ACT_PALETTE:
         a->v.palette = (Palette)((a->v.palette + 1) % PALETTE_COUNT);
-        toast(a, "app.palette", i18n_get(a->v.lang, colormap_palette_key(a->v.palette)));
+        app_toast(a, "app.palette", i18n_get(a->v.lang, colormap_palette_key(a->v.palette)));
         break;
     case KEY_ACT_PROB_SCALE: { // how attention weights are coloured: auto → linear → log
         static const char *const keys[PROB_SCALE_COUNT] = {"app.prob_scale_auto", "app.prob_scale_linear",
                                                           "app.prob_scale_log"};
         a->v.prob_scale = (ProbScale)((a->v.prob_scale + 1) % PROB_SCALE_COUNT);
-        toast(a, keys[a->v.prob_scale], "");
+        app_toast(a, keys[a->v.prob_scale], "");
         break;
     }
     case KEY_ACT_FULLSCREEN: {
@@ -819,11 +411,11 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_EXPORT: // the formats, then a digit
         if (a->export_job) break;
         if (a->study->st.on) { // every stage's result, answered or not (frames, handout, video)
-            toast(a, "study.no_export", NULL);
+            app_toast(a, "study.no_export", NULL);
             break;
         }
         a->export_choose = true;
-        toast(a, "app.export_choose", "");
+        app_toast(a, "app.export_choose", "");
         a->toast_left = EXPORT_TOAST_SECONDS;
         break;
     case KEY_ACT_ZOOM_IN: zoom_by(a, 1.5f); break;
@@ -832,18 +424,18 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
         if (!step_digit(a, 0)) view_reset_zoom(&a->v); // 0 alone: the whole heatmap again
         break;
     case KEY_ACT_DIGIT: step_digit(a, (int)(sym - SDLK_0)); break;
-    case KEY_ACT_LANG: switch_lang(a); break;
+    case KEY_ACT_LANG: app_lessons_switch_lang(a); break;
     case KEY_ACT_LASER: a->tools.laser = !a->tools.laser; break; // the laser dot
     case KEY_ACT_SPOTLIGHT: a->tools.spotlight = !a->tools.spotlight; break;
     case KEY_ACT_HOLD: playback_hold(&a->pb, !a->pb.held); break; // pause inside the transition / go on
     case KEY_ACT_FRAME_BACK: playback_step_frame(&a->pb, -1); break; // the transition, frame by frame
     case KEY_ACT_FRAME_FORWARD: playback_step_frame(&a->pb, 1); break;
     case KEY_ACT_CLEAR_PINS: tools_clear(&a->tools); break;
-    case KEY_ACT_OPEN: open_picker(a); break;
+    case KEY_ACT_OPEN: app_lessons_open_picker(a); break;
     case KEY_ACT_PRESENT: present_from_start(a); break;
     case KEY_ACT_BLACK: // black screen, as in presentation software
         a->black = !a->black;
-        if (a->black) toast(a, "app.black", NULL);
+        if (a->black) app_toast(a, "app.black", NULL);
         else a->toast_left = 0.0;
         break;
     case KEY_ACT_PAN:   // (taken before the modes: on_key)
@@ -871,7 +463,7 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
         return;
     }
     if (a->export_choose && !shift_only) {
-        export_choose_key(a, sym);
+        app_export_choose_key(a, sym);
         return;
     }
     if (act == KEY_ACT_HELP && !a->lab.typing) {
@@ -887,7 +479,7 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
             return;
         }
         if (lab_key_while_studying(k)) {
-            toast(a, "study.no_edit", NULL);
+            app_toast(a, "study.no_edit", NULL);
             return;
         }
     } else {
@@ -896,7 +488,7 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
             return;
         }
         lab_begin(a);
-        if (lab_key(&a->lab, a->session, current_layout(a), &a->v, k)) {
+        if (lab_key(&a->lab, a->session, app_layout(a), &a->v, k)) {
             lab_after(a);
             return;
         }
@@ -907,8 +499,8 @@ static void on_key(App *a, const SDL_KeyboardEvent *k)
 static void on_click(App *a, int wx, int wy)
 {
     int x, y;
-    to_output(a, wx, wy, &x, &y);
-    const Layout *Lp = current_layout(a);
+    app_to_output(a, wx, wy, &x, &y);
+    const Layout *Lp = app_layout(a);
     int s = layout_hit_step(Lp, x, y), b = layout_hit_batch(Lp, x, y), h = layout_hit_head(Lp, x, y);
     if (s >= 0) goto_step(a, (StepId)s);
     if (b >= 0) set_batch(a, b);
@@ -923,7 +515,7 @@ static void handle_event(App *a, const SDL_Event *e)
         return;
     }
     if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) a->quit = true; // the audience's
-    if (lessons_event(a, e)) return;
+    if (app_lessons_event(a, e)) return;
     switch (e->type) {
     case SDL_QUIT: a->quit = true; break;
     case SDL_KEYDOWN: on_key(a, &e->key); break;
@@ -933,32 +525,32 @@ static void handle_event(App *a, const SDL_Event *e)
             break;
         }
         lab_begin(a);
-        if (!a->ov.help && lab_text(&a->lab, a->session, current_layout(a), &a->v, e->text.text)) lab_after(a);
+        if (!a->ov.help && lab_text(&a->lab, a->session, app_layout(a), &a->v, e->text.text)) lab_after(a);
         break;
     case SDL_MOUSEMOTION:
         a->mouse_in = true;
         a->mouse_wx = e->motion.x, a->mouse_wy = e->motion.y;
         if (a->scrub_drag) {
             int x, y;
-            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            app_to_output(a, e->motion.x, e->motion.y, &x, &y);
             Rect sb, st;
-            overlay_scrub_rect(current_layout(a), &sb, &st);
+            overlay_scrub_rect(app_layout(a), &sb, &st);
             playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
         } else if (a->tools.drag >= 0) { // a pinned tooltip's box follows the pointer
             int x, y, w, h;
-            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            app_to_output(a, e->motion.x, e->motion.y, &x, &y);
             SDL_GetRendererOutputSize(a->r, &w, &h);
             tools_drag(&a->tools, x, y, w, h);
         } else if (a->lab.press) { // a press on a value: dragging scrubs it
             int x, y;
-            to_output(a, e->motion.x, e->motion.y, &x, &y);
+            app_to_output(a, e->motion.x, e->motion.y, &x, &y);
             lab_begin(a);
             lab_drag(&a->lab, a->session, y, (SDL_GetModState() & KMOD_SHIFT) != 0, a->v.lang);
             lab_after(a);
         } else if (a->dragging) { // drag: the zoomed heatmaps follow the mouse
             int x, y;
-            to_output(a, e->motion.x, e->motion.y, &x, &y);
-            const Layout *Lp = current_layout(a);
+            app_to_output(a, e->motion.x, e->motion.y, &x, &y);
+            const Layout *Lp = app_layout(a);
             layout_pan(&a->v, Lp, x - a->drag_x, y - a->drag_y);
             a->drag_x = x, a->drag_y = y;
         }
@@ -968,8 +560,8 @@ static void handle_event(App *a, const SDL_Event *e)
             a->ov.help = false;
         } else if (e->button.button == SDL_BUTTON_LEFT) {
             int x, y;
-            to_output(a, e->button.x, e->button.y, &x, &y);
-            const Layout *Lp = current_layout(a);
+            app_to_output(a, e->button.x, e->button.y, &x, &y);
+            const Layout *Lp = app_layout(a);
             Rect sb, st, lb, stb;
             overlay_scrub_rect(Lp, &sb, &st);
             if (a->pb.held && rect_contains(sb, x, y)) { // the scrub bar: the knob follows the pointer
@@ -987,7 +579,7 @@ static void handle_event(App *a, const SDL_Event *e)
             } else if (a->study->st.on) { // a key column answers "which key"; the lab waits
                 used = study_ui_press(a->study, Lp, x, y);
                 if (!used && lab_button_rect(Lp, &lb) && rect_contains(lb, x, y)) {
-                    toast(a, "study.no_edit", NULL);
+                    app_toast(a, "study.no_edit", NULL);
                     used = true;
                 }
             } else {
@@ -996,10 +588,10 @@ static void handle_event(App *a, const SDL_Event *e)
                 lab_after(a); // Lp may be stale now: nothing below uses it after an edit
             }
             if (used) {
-            } else if (a->v.zoom > 1.0f && layout_hit_panel(current_layout(a), x, y) >= 0) {
+            } else if (a->v.zoom > 1.0f && layout_hit_panel(app_layout(a), x, y) >= 0) {
                 a->dragging = true;
                 a->drag_x = x, a->drag_y = y;
-            } else if (!tools_toggle_pin(&a->tools, current_layout(a), a->v.stage, x, y)) { // a cell the lab
+            } else if (!tools_toggle_pin(&a->tools, app_layout(a), a->v.stage, x, y)) { // a cell the lab
                 on_click(a, e->button.x, e->button.y);                                     // does not edit: pinned
             }
         }
@@ -1101,9 +693,9 @@ int app_run(const AppOptions *opt)
     a->title_edited = session_edited(a->session);
     a->measure = (TextMeasure){text_measure, a->fonts};
     a->v.measure = &a->measure;
-    set_window_title(a);
+    app_lessons_set_title(a);
     if (lang != (Lang)opt->lang) {
-        toast(a, "app.no_cjk_font", NULL);
+        app_toast(a, "app.no_cjk_font", NULL);
         a->toast_left = ERROR_TOAST_SECONDS;
     }
     snprintf(a->lessons_dir, sizeof a->lessons_dir, "%s/../lessons", assets);
@@ -1170,13 +762,13 @@ int app_run(const AppOptions *opt)
         a->ov.hover = a->mouse_in && !a->picker.open;
         a->ov.picker = &a->picker;
         a->ov.study = &a->study->st;
-        to_output(a, a->mouse_wx, a->mouse_wy, &a->ov.mouse_x, &a->ov.mouse_y);
-        export_update(a, 0.012); // export frames first: the window's frame overwrites them
+        app_to_output(a, a->mouse_wx, a->mouse_wy, &a->ov.mouse_x, &a->ov.mouse_y);
+        app_export_update(a, 0.012); // export frames first: the window's frame overwrites them
         a->ov.export_total = a->export_job ? export_job_total(a->export_job) : 0;
         a->ov.export_done = a->export_job ? export_job_written(a->export_job) : 0;
         // Draw: the frame's Layout is the one events are hit-tested with
         Canvas c = {a->r, a->fonts, a->heatmaps, NULL, &a->draw};
-        const Layout *Lp = current_layout(a);
+        const Layout *Lp = app_layout(a);
         lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
         a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->tools.drag < 0;
         present_tools(a);
@@ -1205,7 +797,7 @@ int app_run(const AppOptions *opt)
     rc = 0;
 done:
     // De-initialization
-    if (a->export_job) export_complete(a);
+    if (a->export_job) app_export_complete(a);
     if (a->study) study_ui_end(a->study, a->session, a->pb.stage); // the answers are kept
     presenter_destroy(a->pres);
     heatmap_cache_flush(a->heatmaps);

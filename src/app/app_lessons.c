@@ -1,0 +1,193 @@
+// app_lessons.c — the window's language (L), the lesson picker (O, the "Lessons…"
+// button) and opening lessons (the picker, a file dropped on the window).
+#include "window.h"
+
+#include "app.h" // AppOptions
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "i18n.h"
+#include "user_dir.h"
+
+void app_lessons_set_title(App *a)
+{
+    char title[600], t[LESSON_MAX_TEXT + 64];
+    const char *args[] = {session_title(a->session, a->v.lang, t, sizeof t)};
+    i18n_fmt(title, sizeof title, a->v.lang, "app.title", 1, args);
+    SDL_SetWindowTitle(a->win, title);
+}
+
+// L: English ⇄ 中文. Every string is looked up per frame, so only the window
+// title needs setting; the fonts draw both languages (text.h).
+void app_lessons_switch_lang(App *a)
+{
+    Lang next = a->v.lang == LANG_ZH ? LANG_EN : LANG_ZH;
+    if (fonts_usable_lang(a->fonts, next, stderr) != next) {
+        app_toast(a, "app.no_cjk_font", NULL);
+        return;
+    }
+    a->v.lang = next;
+    study_ui_relang(a->study, a->session, next, a->pb.stage);
+    app_lessons_set_title(a);
+    presenter_set_lang(a->pres, next);
+    app_toast(a, "app.lang", NULL);
+}
+
+// Replaces the lesson on screen by the one at path. The old session is
+// destroyed only once the new one is complete; on failure the error is shown
+// (toast and stderr) and the current lesson keeps running.
+static bool open_lesson(App *a, const char *path)
+{
+    char msg[LESSON_ERR_MAX + 64];
+    Session *s = session_create(path, msg, sizeof msg);
+    if (!s) goto fail;
+    if (s->trace.n == 0) {
+        snprintf(msg, sizeof msg, "%.400s: the lesson has no stages", path);
+        session_destroy(s);
+        goto fail;
+    }
+    app_export_complete(a); // it borrows the session about to be destroyed
+    lab_forget(&a->lab);
+    bool studying = a->study->st.on;
+    study_ui_end(a->study, a->session, a->pb.stage); // the old lesson's answers are kept
+    session_destroy(a->session);
+    a->session = s;
+    a->title_edited = session_edited(s);
+    // playback and view start over; language, palette, numbers and speed stay
+    float speed = a->pb.speed;
+    View old = a->v;
+    playback_init(&a->pb, a->session->trace.n);
+    playback_set_speed(&a->pb, speed);
+    view_init(&a->v, &a->session->lesson, old.lang);
+    a->v.palette = old.palette, a->v.show_values = old.show_values, a->v.prob_scale = old.prob_scale;
+    a->v.measure = old.measure;
+    fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
+    heatmap_cache_flush(a->heatmaps); // and its heatmap images
+    presenter_flush(a->pres);         // the presenter window's too
+    tools_clear(&a->tools);           // pins name cells of the old lesson's stages
+    a->picker.open = false;
+    app_lessons_set_title(a);
+    app_toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));
+    if (studying) playback_goto(&a->pb, study_ui_begin(a->study, a->session, a->v.lang, 0), false); // resumes
+    return true;
+fail:
+    cli_error(stderr, "%s", msg);
+    app_toast(a, "app.load_failed", msg);
+    a->toast_left = ERROR_TOAST_SECONDS;
+    return false;
+}
+
+static void picker_fit(App *a, PickerLayout *pl)
+{
+    int w, h;
+    SDL_GetRendererOutputSize(a->r, &w, &h);
+    picker_layout(&a->picker, pl, w, h, app_layout(a)->s);
+    picker_scroll_to_sel(&a->picker, pl->rows_fit);
+}
+
+// O or the button: lists lessons/ (next to the assets: the installed ones after
+// make install), the current lesson's directory, --lessons DIR, where Ctrl+S
+// saves and $XDG_DATA_HOME/attnviz/lessons (listed once when they are the same).
+void app_lessons_open_picker(App *a)
+{
+    char cur_dir[SESSION_PATH_MAX];
+    snprintf(cur_dir, sizeof cur_dir, "%s", a->session->path);
+    char *slash = strrchr(cur_dir, '/');
+    if (slash) *slash = '\0';
+    else snprintf(cur_dir, sizeof cur_dir, ".");
+    char saved[1200], user[1200]; // where Ctrl+S puts edited lessons; the user's own lessons
+    lab_save_dir(saved, sizeof saved);
+    user_data_path("lessons", user, sizeof user); // ("" when there is none: skipped)
+    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved, user};
+    picker_scan(&a->picker, dirs, 5, a->session->path);
+    study_ui_load_progress(a->study); // each lesson's score in the study mode
+    study_ui_poll(a->study);
+    for (int i = 0; i < a->picker.n; i++) {
+        char key[PROGRESS_PATH_MAX];
+        PickerItem *it = &a->picker.items[i];
+        progress_key(it->path, key, sizeof key);
+        it->studied = progress_score(&a->study->prog, key, &it->study_right, &it->study_answered, &it->study_total);
+    }
+    a->picker.open = true;
+    PickerLayout pl;
+    picker_fit(a, &pl);
+}
+
+static void picker_choose(App *a)
+{
+    if (a->picker.sel < 0 || a->picker.sel >= a->picker.n) return;
+    char path[1100];
+    snprintf(path, sizeof path, "%s", a->picker.items[a->picker.sel].path);
+    open_lesson(a, path); // closes the picker on success; on failure it stays open
+}
+
+static void picker_key(App *a, SDL_Keycode sym)
+{
+    PickerLayout pl;
+    picker_fit(a, &pl);
+    switch (sym) {
+    case SDLK_ESCAPE:
+    case SDLK_o: a->picker.open = false; return;
+    case SDLK_UP: picker_move(&a->picker, -1); break;
+    case SDLK_DOWN: picker_move(&a->picker, 1); break;
+    case SDLK_PAGEUP: picker_move(&a->picker, -pl.rows_fit); break;
+    case SDLK_PAGEDOWN: picker_move(&a->picker, pl.rows_fit); break;
+    case SDLK_HOME: picker_select(&a->picker, 0); break;
+    case SDLK_END: picker_select(&a->picker, a->picker.n - 1); break;
+    case SDLK_RETURN:
+    case SDLK_KP_ENTER: picker_choose(a); return;
+    case SDLK_l: app_lessons_switch_lang(a); break;
+    default: return;
+    }
+    picker_scroll_to_sel(&a->picker, pl.rows_fit);
+}
+
+// Events for the picker and dropped files; true when consumed.
+bool app_lessons_event(App *a, const SDL_Event *e)
+{
+    if (e->type == SDL_DROPFILE) {
+        if (e->drop.file) open_lesson(a, e->drop.file);
+        SDL_free(e->drop.file);
+        return true;
+    }
+    if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && !a->ov.help) {
+        int x, y;
+        app_to_output(a, e->button.x, e->button.y, &x, &y);
+        if (a->picker.open) {
+            PickerLayout pl;
+            picker_fit(a, &pl);
+            int i = picker_hit(&pl, &a->picker, x, y);
+            if (i >= 0) {
+                picker_select(&a->picker, i);
+                picker_choose(a);
+            } else if (!rect_contains(pl.box, x, y)) {
+                a->picker.open = false;
+            }
+            return true;
+        }
+        Rect b;
+        if (picker_button_rect(app_layout(a), &b) && rect_contains(b, x, y)) {
+            app_lessons_open_picker(a);
+            return true;
+        }
+        return false;
+    }
+    if (!a->picker.open) return false;
+    if (e->type == SDL_KEYDOWN) {
+        picker_key(a, e->key.keysym.sym);
+        return true;
+    }
+    if (e->type == SDL_MOUSEWHEEL) {
+        PickerLayout pl;
+        picker_fit(a, &pl);
+        int dy = e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e->wheel.y : e->wheel.y;
+        picker_move(&a->picker, -dy);
+        picker_scroll_to_sel(&a->picker, pl.rows_fit);
+        return true;
+    }
+    return e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP; // nothing under the overlay
+}

@@ -1,0 +1,108 @@
+// window.h — the window's state, shared by the files of the window (app.c: events,
+// the frame and the loop; app_export.c: E's exports; app_lessons.c: the language,
+// the lesson picker and opening lessons). Private to src/app.
+#ifndef ATTNVIZ_WINDOW_H
+#define ATTNVIZ_WINDOW_H
+
+#include <SDL.h>
+#include <stdbool.h>
+
+#include "export.h"
+#include "heatmap.h"
+#include "lab.h"
+#include "layout.h"
+#include "picker.h"
+#include "pins.h"
+#include "playback.h"
+#include "presenter.h"
+#include "session.h"
+#include "study_ui.h"
+#include "text.h"
+#include "view.h"
+
+struct AppOptions;
+
+#define TOAST_SECONDS 3.0
+#define MSG_MAX 1200
+#define EXPORT_TOAST_SECONDS 8.0
+#define ERROR_TOAST_SECONDS 8.0
+
+
+typedef struct App {
+    const struct AppOptions *opt;
+    Session *session;          // the lesson on screen, its trace and its path
+    SDL_Window *win;
+    SDL_Renderer *r;
+    Fonts *fonts;
+    TextMeasure measure;       // layout measures text with the window's fonts
+    Overlays ov;               // what the window draws over the frame (tooltip, help, toast, picker, E)
+    Layout layout;             // the frame's layout, for drawing and hit-testing (current_layout)
+    View layout_view;          // the view and size it was computed for
+    int layout_w, layout_h;
+    bool layout_valid;
+    bool trim_pending;         // return freed pages to the system after the next frame (a resize)
+    TextMeasure export_measure; // and an E export with its own
+    Playback pb;
+    View v;
+    char toast[MSG_MAX];
+    double toast_left; // seconds
+    int digit;          // the step number typed so far (1 then 0 → step 10), 0 = none
+    Uint64 digit_ms;    // when it was typed (app_ms)
+    double fake_ms_per_frame, fake_ms; // a fake clock (tests: app_test_hook, ATTNVIZ_TEST_CLOCK), 0: none
+    bool quit;
+    bool mouse_in;
+    int mouse_wx, mouse_wy; // window coordinates
+    // the lesson picker (O, the "Lessons…" button) and where lessons are listed from
+    Picker picker;
+    char lessons_dir[1200];    // lessons/ next to the assets
+    // heatmaps drawn as images (large lessons), zoom/pan by dragging, export (E)
+    HeatmapCache *heatmaps;
+    DrawList draw;             // the frame's draw commands (paint.h), reused frame after frame
+    bool dragging;
+    int drag_x, drag_y;        // last drag position, renderer output pixels
+    ExportJob *export_job;     // an export in progress, drawn a few frames per loop
+    bool export_choose;        // E pressed: the next key picks the format
+    ExportTarget export_target; // where it draws: its own surface, renderer, fonts and heatmap
+                                // cache at the size of E, whatever the window does meanwhile
+    View export_view;          // what it exports (the view when E was pressed)
+    char export_dir[1200];
+    char export_title[LESSON_MAX_TEXT + 64];
+    Lab lab;                   // the what-if lab: selection, typing, switches, Δ, edit animation
+    unsigned layout_gen;       // lab.gen the layout was computed for
+    unsigned heatmap_gen;      // lab.gen the heatmap images were drawn for (values change in place)
+    bool title_edited;         // the window's title says "(edited)"
+    char stage_name[STAGE_NAME_MAX]; // the stage on screen, found again after an edit (sync_stage)
+    StudyUI *study;            // the study mode (T, the "Study" button, --study) and progress.json
+    Presenter *pres;           // the presenter window (--presenter, F5), NULL when closed
+    bool black;                // "." : the audience window shows black
+    PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
+    bool scrub_drag;           // the scrub bar's knob is being dragged
+    int part_next;             // projector mode: the part the next stage starts with (← enters a result)
+} App;
+
+// A notice over the frame for TOAST_SECONDS: the string key with arg.
+void app_toast(App *a, const char *key, const char *arg);
+// The frame's layout (computed again when the view, the size or the lesson changed).
+const Layout *app_layout(App *a);
+// Whether something is at path (a name already taken).
+bool app_file_exists(const char *path);
+// Window coordinates to the renderer's output pixels.
+void app_to_output(App *a, int x, int y, int *ox, int *oy);
+
+// E: the key after E picks the format (1 PNG frames, 2 handout, 3 MP4, 4 GIF).
+void app_export_choose_key(App *a, SDL_Keycode sym);
+// Draws export frames for at most budget seconds; ends the export when it is done.
+void app_export_update(App *a, double budget);
+// Finishes a running export now (before the lesson changes or the window closes).
+void app_export_complete(App *a);
+
+// The window's title: the lesson's, "(edited)" after an edit.
+void app_lessons_set_title(App *a);
+// L: English / 中文 (every string, the narration too).
+void app_lessons_switch_lang(App *a);
+// O, the "Lessons…" button: the picker.
+void app_lessons_open_picker(App *a);
+// The picker's keys and clicks, and a .json file dropped on the window; true when taken.
+bool app_lessons_event(App *a, const SDL_Event *e);
+
+#endif
