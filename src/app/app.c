@@ -641,50 +641,73 @@ static bool open_window(App *a)
     return a->r != NULL;
 }
 
-int app_run(const AppOptions *opt)
+// De-initialization, in the reverse order (a half-open App too).
+static void app_close(App *a)
 {
-    // Initialization
+    if (a->export_job) app_export_complete(a);
+    if (a->study) study_ui_end(a->study, a->session, a->pb.stage); // the answers are kept
+    presenter_destroy(a->pres);
+    heatmap_cache_flush(a->heatmaps);
+    if (a->fonts) fonts_flush(a->fonts);
+    if (a->r) SDL_DestroyRenderer(a->r);
+    if (a->win) SDL_DestroyWindow(a->win);
+    fonts_destroy(a->fonts);
+    if (a->sdl_up) SDL_Quit();
+    lab_free(&a->lab);
+    session_destroy(a->session);
+    picker_free(&a->picker);
+    study_ui_destroy(a->study);
+    heatmap_cache_destroy(a->heatmaps);
+    draw_list_free(&a->draw);
+    i18n_free();
+    SDL_free(a);
+}
+
+// Initialization: assets and strings, the key table, the lesson and its trace, fonts,
+// SDL, the window and its renderer, the view, the modes asked for on the command
+// line. NULL (the reason on stderr) when the window cannot be opened.
+static App *app_open(const AppOptions *opt)
+{
     App *a = SDL_calloc(1, sizeof *a);
     if (!a) {
         fprintf(stderr, "attnviz: out of memory\n");
-        return 1;
+        return NULL;
     }
     a->opt = opt;
-    int rc = 1;
+    // Initialization
     char assets[1100], err[MSG_MAX], msg[LESSON_ERR_MAX + 200];
-    bool sdl_up = false;
     if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err) ||
         !keys_init(err, sizeof err)) {
         fprintf(stderr, "%s\n", err);
-        goto done;
+        goto fail;
     }
     a->session = session_open(opt->lesson_path, opt->edits, msg, sizeof msg);
     if (!a->session) {
         cli_error(stderr, "%s", msg);
-        goto done;
+        goto fail;
     }
     if (a->session->trace.n == 0) {
         fprintf(stderr, "%s: the lesson has no stages\n", opt->lesson_path);
-        goto done;
+        goto fail;
     }
     a->fonts = fonts_create(opt->font_path, (Lang)opt->lang, err, sizeof err);
     if (!a->fonts) {
         fprintf(stderr, "%s\n", err);
-        goto done;
+        goto fail;
     }
     if (SDL_Init(SDL_INIT_VIDEO) != 0) {
         fprintf(stderr, "attnviz: cannot open a window: %s\n", SDL_GetError());
-        goto done;
+        goto fail;
     }
-    sdl_up = true;
+    a->sdl_up = true;
     if (!open_window(a)) {
         fprintf(stderr, "attnviz: cannot open a window: %s\n", SDL_GetError());
-        goto done;
+        goto fail;
     }
     a->heatmaps = heatmap_cache_create();
     if (!a->heatmaps) {
         fprintf(stderr, "attnviz: out of memory\n");
-        goto done;
+        goto fail;
     }
     playback_init(&a->pb, a->session->trace.n);
     // zh without a Chinese font: English, with a warning on stderr and in the window
@@ -706,113 +729,109 @@ int app_run(const AppOptions *opt)
     a->study = study_ui_create();
     if (!a->study) {
         fprintf(stderr, "attnviz: out of memory\n");
-        goto done;
+        goto fail;
     }
     if (opt->study) toggle_study(a);
     if (opt->presenter) present_from_start(a);
     if (opt->projector) toggle_projector(a), a->toast_left = 0.0;
 
-    Uint64 freq = SDL_GetPerformanceFrequency(), last = SDL_GetPerformanceCounter();
-    bool software = false;
+    a->freq = SDL_GetPerformanceFrequency(), a->last = SDL_GetPerformanceCounter();
     SDL_RendererInfo info;
-    if (SDL_GetRendererInfo(a->r, &info) == 0) software = (info.flags & SDL_RENDERER_SOFTWARE) != 0;
+    if (SDL_GetRendererInfo(a->r, &info) == 0) a->software = (info.flags & SDL_RENDERER_SOFTWARE) != 0;
     // Benchmark hook (make bench): quit right after the first frame is shown.
     const char *bench_first = getenv("ATTNVIZ_QUIT_AFTER_FIRST_FRAME");
-    bool quit_after_first = bench_first && *bench_first && strcmp(bench_first, "0") != 0;
-    long frames_drawn = 0;
+    a->quit_after_first = bench_first && *bench_first && strcmp(bench_first, "0") != 0;
     const char *clock = getenv("ATTNVIZ_TEST_CLOCK"), *state = getenv("ATTNVIZ_TEST_STATE");
     a->fake_ms_per_frame = app_test_hook ? app_test_hook->ms_per_frame : clock && *clock ? atof(clock) : 0.0;
-    long events = 0;
-    while (!a->quit) {
-        // Update (the first frame is drawn without waiting for an event)
-        SDL_Event e;
-        bool busy = frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
-                    a->toast_left > 0.0 || a->export_job || a->lab.animating;
-        if (!busy && !app_test_hook && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e), events++;
-        while (SDL_PollEvent(&e)) handle_event(a, &e), events++;
-        Uint64 now = SDL_GetPerformanceCounter();
-        double dt = a->fake_ms_per_frame > 0.0 ? a->fake_ms_per_frame / 1000.0 : (double)(now - last) / (double)freq;
-        last = now;
-        a->fake_ms += a->fake_ms_per_frame;
-        playback_update(&a->pb, dt);
-        lab_update(&a->lab, a->session, dt);
-        { // the study mode: no stage past an unanswered question; a hidden result waits
-            bool hold;
-            int allowed = study_ui_frame(a->study, a->session, a->pb.stage, &a->v, &hold);
-            if (allowed != a->pb.stage) playback_goto(&a->pb, allowed, false);
-            if (hold) a->pb.t = 0.0;
-            study_after(a);
-        }
-        if (a->toast_left > 0.0) a->toast_left -= dt;
-        if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
-            view_reset_zoom(&a->v);
-            a->v.part = a->part_next; // (projector mode: its operands, or after ← its result)
-            a->part_next = 0;
-            a->dragging = false;
-            lab_deselect(&a->lab);
-        }
-        a->v.stage = a->pb.stage;
-        snprintf(a->stage_name, sizeof a->stage_name, "%s", a->session->trace.stages[a->pb.stage].name);
-        a->v.anim = playback_progress(&a->pb);
-        a->v.playing = a->pb.playing;
-        a->v.speed = a->pb.speed;
-        lab_view(&a->lab, a->session, &a->v);
-        a->ov.toast = a->toast_left > 0.0 ? a->toast : NULL;
-        a->ov.toast_alpha = (float)(a->toast_left > 0.5 ? 1.0 : a->toast_left / 0.5);
-        a->ov.hover = a->mouse_in && !a->picker.open;
-        a->ov.picker = &a->picker;
-        a->ov.study = &a->study->st;
-        app_to_output(a, a->mouse_wx, a->mouse_wy, &a->ov.mouse_x, &a->ov.mouse_y);
-        app_export_update(a, 0.012); // export frames first: the window's frame overwrites them
-        a->ov.export_total = a->export_job ? export_job_total(a->export_job) : 0;
-        a->ov.export_done = a->export_job ? export_job_written(a->export_job) : 0;
-        // Draw: the frame's Layout is the one events are hit-tested with
-        Canvas c = {a->r, a->fonts, a->heatmaps, NULL, &a->draw};
-        const Layout *Lp = app_layout(a);
-        lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
-        a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->tools.drag < 0;
-        present_tools(a);
-        if (a->black) paint_clear(&c, (Rgb){0, 0, 0});
-        else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
-        paint_flush(&c);
-        SDL_RenderPresent(a->r);
-        present_frame(a);
-        if (++frames_drawn == 1 && quit_after_first) a->quit = true;
-        if (app_test_hook || (state && *state)) {
-            busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
-                   a->export_job || a->lab.animating;
-            AppTestFrame f = {a->r, frames_drawn, busy, a->stage_name};
-            if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
-            FILE *sf = state && *state ? fopen(state, "w") : NULL; // the Xvfb tests poll it
-            if (sf) fprintf(sf, "%ld %ld %d %s\n", frames_drawn, events, busy, a->stage_name), fclose(sf);
-        }
-        if (a->trim_pending) {
-#ifdef __GLIBC__
-            malloc_trim(0);
-#endif
-            a->trim_pending = false;
-        }
-        if (software && !a->quit && a->fake_ms_per_frame <= 0.0) SDL_Delay(10);
+    a->state_path = state && *state ? state : NULL;
+    return a;
+fail:
+    app_close(a);
+    return NULL;
+}
+
+// One frame: the events that came, the clocks, the modes' updates, the frame drawn
+// and shown. The desktop loop calls it until it returns false (quit); a browser's
+// main loop calls it once a frame (with no_wait set: it never blocks).
+static bool app_frame(App *a)
+{
+    // Update (the first frame is drawn without waiting for an event)
+    SDL_Event e;
+    bool busy = a->frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
+                a->toast_left > 0.0 || a->export_job || a->lab.animating;
+    if (!busy && !app_test_hook && !a->no_wait && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e), a->events++;
+    while (SDL_PollEvent(&e)) handle_event(a, &e), a->events++;
+    Uint64 now = SDL_GetPerformanceCounter();
+    double dt = a->fake_ms_per_frame > 0.0 ? a->fake_ms_per_frame / 1000.0 : (double)(now - a->last) / (double)a->freq;
+    a->last = now;
+    a->fake_ms += a->fake_ms_per_frame;
+    playback_update(&a->pb, dt);
+    lab_update(&a->lab, a->session, dt);
+    { // the study mode: no stage past an unanswered question; a hidden result waits
+        bool hold;
+        int allowed = study_ui_frame(a->study, a->session, a->pb.stage, &a->v, &hold);
+        if (allowed != a->pb.stage) playback_goto(&a->pb, allowed, false);
+        if (hold) a->pb.t = 0.0;
+        study_after(a);
     }
-    rc = 0;
-done:
-    // De-initialization
-    if (a->export_job) app_export_complete(a);
-    if (a->study) study_ui_end(a->study, a->session, a->pb.stage); // the answers are kept
-    presenter_destroy(a->pres);
-    heatmap_cache_flush(a->heatmaps);
-    if (a->fonts) fonts_flush(a->fonts);
-    if (a->r) SDL_DestroyRenderer(a->r);
-    if (a->win) SDL_DestroyWindow(a->win);
-    fonts_destroy(a->fonts);
-    if (sdl_up) SDL_Quit();
-    lab_free(&a->lab);
-    session_destroy(a->session);
-    picker_free(&a->picker);
-    study_ui_destroy(a->study);
-    heatmap_cache_destroy(a->heatmaps);
-    draw_list_free(&a->draw);
-    i18n_free();
-    SDL_free(a);
-    return rc;
+    if (a->toast_left > 0.0) a->toast_left -= dt;
+    if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
+        view_reset_zoom(&a->v);
+        a->v.part = a->part_next; // (projector mode: its operands, or after ← its result)
+        a->part_next = 0;
+        a->dragging = false;
+        lab_deselect(&a->lab);
+    }
+    a->v.stage = a->pb.stage;
+    snprintf(a->stage_name, sizeof a->stage_name, "%s", a->session->trace.stages[a->pb.stage].name);
+    a->v.anim = playback_progress(&a->pb);
+    a->v.playing = a->pb.playing;
+    a->v.speed = a->pb.speed;
+    lab_view(&a->lab, a->session, &a->v);
+    a->ov.toast = a->toast_left > 0.0 ? a->toast : NULL;
+    a->ov.toast_alpha = (float)(a->toast_left > 0.5 ? 1.0 : a->toast_left / 0.5);
+    a->ov.hover = a->mouse_in && !a->picker.open;
+    a->ov.picker = &a->picker;
+    a->ov.study = &a->study->st;
+    app_to_output(a, a->mouse_wx, a->mouse_wy, &a->ov.mouse_x, &a->ov.mouse_y);
+    app_export_update(a, 0.012); // export frames first: the window's frame overwrites them
+    a->ov.export_total = a->export_job ? export_job_total(a->export_job) : 0;
+    a->ov.export_done = a->export_job ? export_job_written(a->export_job) : 0;
+    // Draw: the frame's Layout is the one events are hit-tested with
+    Canvas c = {a->r, a->fonts, a->heatmaps, NULL, &a->draw};
+    const Layout *Lp = app_layout(a);
+    lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
+    a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->tools.drag < 0;
+    present_tools(a);
+    if (a->black) paint_clear(&c, (Rgb){0, 0, 0});
+    else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
+    paint_flush(&c);
+    SDL_RenderPresent(a->r);
+    present_frame(a);
+    if (++a->frames_drawn == 1 && a->quit_after_first) a->quit = true;
+    if (app_test_hook || a->state_path) {
+        busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
+               a->export_job || a->lab.animating;
+        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name};
+        if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
+        FILE *sf = a->state_path ? fopen(a->state_path, "w") : NULL; // the Xvfb tests poll it
+        if (sf) fprintf(sf, "%ld %ld %d %s\n", a->frames_drawn, a->events, busy, a->stage_name), fclose(sf);
+    }
+    if (a->trim_pending) {
+#ifdef __GLIBC__
+        malloc_trim(0);
+#endif
+        a->trim_pending = false;
+    }
+    if (a->software && !a->quit && a->fake_ms_per_frame <= 0.0) SDL_Delay(10);
+    return !a->quit;
+}
+
+int app_run(const AppOptions *opt)
+{
+    App *a = app_open(opt);
+    if (!a) return 1;
+    while (app_frame(a)) {}
+    app_close(a);
+    return 0;
 }

@@ -78,6 +78,14 @@ typedef struct App {
     PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
     bool scrub_drag;           // the scrub bar's knob is being dragged
     int part_next;             // projector mode: the part the next stage starts with (← enters a result)
+    // the loop (app_frame)
+    bool sdl_up;               // SDL_Init succeeded (app_close quits it)
+    bool no_wait;              // never wait for an event inside a frame (a browser's main loop)
+    Uint64 freq, last;         // the performance counter's ticks a second, and at the last frame
+    bool software;             // a software renderer: a short sleep between frames
+    bool quit_after_first;     // make bench: quit once the first frame is shown
+    long frames_drawn, events;
+    const char *state_path;    // ATTNVIZ_TEST_STATE: the window tests under Xvfb poll it
 } App;
 
 // A notice over the frame for TOAST_SECONDS: the string key with arg.
