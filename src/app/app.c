@@ -1126,14 +1126,15 @@ int app_run(const AppOptions *opt)
     long frames_drawn = 0;
     const char *clock = getenv("ATTNVIZ_TEST_CLOCK"), *state = getenv("ATTNVIZ_TEST_STATE");
     a->fake_ms_per_frame = app_test_hook ? app_test_hook->ms_per_frame : clock && *clock ? atof(clock) : 0.0;
-    long events = 0;
+    long events = 0, keyups = 0;
     while (!a->quit) {
         // Update (the first frame is drawn without waiting for an event)
         SDL_Event e;
         bool busy = frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
                     a->toast_left > 0.0 || a->export_job || a->lab.animating;
-        if (!busy && !app_test_hook && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e), events++;
-        while (SDL_PollEvent(&e)) handle_event(a, &e), events++;
+        if (!busy && !app_test_hook && SDL_WaitEventTimeout(&e, 250))
+            handle_event(a, &e), events++, keyups += e.type == SDL_KEYUP;
+        while (SDL_PollEvent(&e)) handle_event(a, &e), events++, keyups += e.type == SDL_KEYUP;
         Uint64 now = SDL_GetPerformanceCounter();
         double dt = a->fake_ms_per_frame > 0.0 ? a->fake_ms_per_frame / 1000.0 : (double)(now - last) / (double)freq;
         last = now;
@@ -1187,7 +1188,7 @@ int app_run(const AppOptions *opt)
             AppTestFrame f = {a->r, frames_drawn, busy, a->stage_name};
             if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
             FILE *sf = state && *state ? fopen(state, "w") : NULL; // the Xvfb tests poll it
-            if (sf) fprintf(sf, "%ld %ld %d %s\n", frames_drawn, events, busy, a->stage_name), fclose(sf);
+            if (sf) fprintf(sf, "%ld %ld %d %s %ld\n", frames_drawn, events, busy, a->stage_name, keyups), fclose(sf);
         }
         if (a->trim_pending) {
 #ifdef __GLIBC__
