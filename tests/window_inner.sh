@@ -5,12 +5,17 @@ PID=
 fail() { echo "$NAME: FAIL: $*"; [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; exit 1; }
 # The window runs on a fake clock (ATTNVIZ_TEST_CLOCK: 50 ms a frame, so a 1.6 s
 # transition takes as long as 32 frames take to draw) and rewrites $STATE after each
-# frame: "FRAMES EVENTS BUSY STAGE" (app.h). The tests wait for that, never a fixed time.
+# frame: "FRAMES EVENTS BUSY STAGE KEYUPS" (app.h). The tests wait for that, never a
+# fixed time.
 STATE=$TMP/state
 export ATTNVIZ_TEST_CLOCK=50 ATTNVIZ_TEST_STATE="$STATE"
-MARK=-1
-# mark: remember how many events the window has handled (settle waits for more)
-mark() { MARK=$(awk '{ print $2 }' "$STATE" 2>/dev/null); MARK=${MARK:-0}; }
+MARK=-1 KEYS=0
+# mark: remember how many events (and key releases) the window has handled: settle
+# waits for more (and key waits for its keys' releases)
+mark() {
+    set -- $(cat "$STATE" 2>/dev/null)
+    MARK=${2:-0} KEYS=${5:-0}
+}
 # settle: wait (at most 30 s) until the window has handled an event since mark and
 # nothing moves (no transition, toast or export running), the same for two polls in a
 # row (a key with Shift arrives as two events, maybe in two frames)
@@ -18,7 +23,7 @@ settle() {
     seen=
     for _ in $(seq 1 600); do
         set -- $(cat "$STATE" 2>/dev/null)
-        if [ $# -ge 3 ] && [ "$2" -gt "$MARK" ] && [ "$3" = 0 ]; then
+        if [ $# -ge 5 ] && [ "$2" -gt "$MARK" ] && [ "$3" = 0 ] && [ "$5" -ge "$KEYS" ]; then
             [ "$seen" = "$2" ] && return 0
             seen=$2
         else
@@ -46,12 +51,15 @@ drawn() {
     fail "the window drew no $n frames after an event within 30 s (state: $(cat "$STATE" 2>/dev/null))"
 }
 # idle: wait (at most 30 s) until nothing moves, whatever the events
-idle() { MARK=-1; WHAT="waiting for stillness"; settle; }
-# key [--window W] KEYS...: xdotool key to the window (W, or $WID), then settle
+idle() { MARK=-1 KEYS=0; WHAT="waiting for stillness"; settle; }
+# key [--window W] KEYS...: xdotool key to the window (W, or $WID), then settle once
+# the last key is released (each KEY's own key comes up before its modifiers: Ctrl,
+# or the Shift of "question", are handled before it)
 key() {
     w=$WID
     [ "$1" = --window ] && w=$2 && shift 2
     mark
+    KEYS=$((KEYS + $#))
     WHAT="key $*"
     xdotool key --window "$w" "$@"
     settle

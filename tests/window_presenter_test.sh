@@ -31,7 +31,7 @@ presenter_start() {
         kill -0 "$PID" 2>/dev/null || fail "exited before its windows opened ($(cat "$TMP/err.txt"))"
         sleep 0.2
     done
-    [ "$n" -eq 2 ] || fail "$n top-level windows, expected 2 ($(cat "$TMP/err.txt"))"
+    [ "$n" -eq 2 ] || fail "$n top-level windows, expected 2 ($(cat "$TMP/err.txt"); the screen's: $(xwininfo -root -children 2>&1 | grep -c '"'))"
     A= P=
     for w in $(xdotool search --onlyvisible --pid "$PID"); do
         if xdotool getwindowname "$w" | grep -q presenter; then P=$w; else A=$w; fi

@@ -759,8 +759,9 @@ static bool app_frame(App *a)
     SDL_Event e;
     bool busy = a->frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
                 a->toast_left > 0.0 || a->export_job || a->lab.animating;
-    if (!busy && !app_test_hook && !a->no_wait && SDL_WaitEventTimeout(&e, 250)) handle_event(a, &e), a->events++;
-    while (SDL_PollEvent(&e)) handle_event(a, &e), a->events++;
+    if (!busy && !app_test_hook && !a->no_wait && SDL_WaitEventTimeout(&e, 250))
+        handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
+    while (SDL_PollEvent(&e)) handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
     Uint64 now = SDL_GetPerformanceCounter();
     double dt = a->fake_ms_per_frame > 0.0 ? a->fake_ms_per_frame / 1000.0 : (double)(now - a->last) / (double)a->freq;
     a->last = now;
@@ -815,7 +816,7 @@ static bool app_frame(App *a)
         AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name};
         if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
         FILE *sf = a->state_path ? fopen(a->state_path, "w") : NULL; // the Xvfb tests poll it
-        if (sf) fprintf(sf, "%ld %ld %d %s\n", a->frames_drawn, a->events, busy, a->stage_name), fclose(sf);
+        if (sf) fprintf(sf, "%ld %ld %d %s %ld\n", a->frames_drawn, a->events, busy, a->stage_name, a->keyups), fclose(sf);
     }
     if (a->trim_pending) {
 #ifdef __GLIBC__

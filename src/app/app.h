@@ -29,7 +29,8 @@ int app_run(const AppOptions *opt);
 // a toast or an export is running). The program itself never sets it. The window
 // tests under Xvfb get the same fake clock from ATTNVIZ_TEST_CLOCK=MS, and with
 // ATTNVIZ_TEST_STATE=FILE the window rewrites FILE after each frame: "FRAMES EVENTS
-// BUSY STAGE" (frames drawn, events handled, 1 or 0, the stage on screen).
+// BUSY STAGE KEYUPS" (frames drawn, events handled, 1 or 0, the stage on screen, key
+// releases handled).
 struct SDL_Renderer;
 typedef struct AppTestFrame {
     struct SDL_Renderer *r;

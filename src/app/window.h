@@ -84,7 +84,7 @@ typedef struct App {
     Uint64 freq, last;         // the performance counter's ticks a second, and at the last frame
     bool software;             // a software renderer: a short sleep between frames
     bool quit_after_first;     // make bench: quit once the first frame is shown
-    long frames_drawn, events;
+    long frames_drawn, events, keyups; // (keyups: key releases handled, for the window tests)
     const char *state_path;    // ATTNVIZ_TEST_STATE: the window tests under Xvfb poll it
 } App;
 
