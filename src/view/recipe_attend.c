@@ -128,17 +128,11 @@ static void tip_dot(TipOut *o, const TipCell *cell)
 {
     const Trace *tr = cell->tr;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int h = cell->h;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
     const int *op = cell->st->operands;
-    const Tensor *t0 = cell->t0;
-    const Tensor *t1 = cell->t1;
-    char a0[32];
-    char a1[32];
-    char a2[32];
+    int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
+    const Tensor *t0 = cell->t0, *t1 = cell->t1;
+    char a0[32], a1[32], a2[32];
     if (t0 && t1) {
         int dk = tip_last_dim(t0);
         const float *q = tip_row(t0, b, h, row), *k = tip_row(t1, b, trace_kv_head(tr, t1, h), col);
@@ -169,13 +163,9 @@ static void tip_pos_bias(TipOut *o, const TipCell *cell)
 {
     const Trace *tr = cell->tr;
     Lang lang = cell->lang;
-    int h = cell->h;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
-    char a0[32];
-    char a1[32];
-    char a2[32];
+    int h = cell->h, row = cell->row, col = cell->col;
+    char a0[32], a1[32], a2[32];
     double m = attn_alibi_slope(h, tr->n_heads);
     char mb[32];
     tip_number((float)m, mb, sizeof mb);
@@ -192,13 +182,10 @@ static void tip_mask_fill(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const PanelSpec *ps = cell->ps;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
     bool masked = cell->masked;
-    char a0[32];
-    char a1[32];
+    int b = cell->b, row = cell->row, col = cell->col;
+    char a0[32], a1[32];
     if (!ps->mask) {
         tip_key(o, lang, "tip.nomask", 0, NULL);
     } else {
@@ -215,11 +202,8 @@ static void tip_mask_fill(TipOut *o, const TipCell *cell)
 static void tip_softmax(TipOut *o, const TipCell *cell)
 {
     Lang lang = cell->lang;
-    int b = cell->b;
-    int h = cell->h;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
+    int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
     const Tensor *t0 = cell->t0;
     if (t0) {
         int lk = tip_last_dim(t0);
@@ -254,15 +238,10 @@ static void tip_weighted_sum(TipOut *o, const TipCell *cell)
 {
     const Trace *tr = cell->tr;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int h = cell->h;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
-    const Tensor *t0 = cell->t0;
-    const Tensor *t1 = cell->t1;
-    char a0[32];
-    char a1[32];
+    int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
+    const Tensor *t0 = cell->t0, *t1 = cell->t1;
+    char a0[32], a1[32];
     if (t0 && t1) {
         int lk = tip_last_dim(t0), dv = tip_last_dim(t1);
         const float *a = tip_row(t0, b, h, row), *vv = tip_row(t1, b, trace_kv_head(tr, t1, h), 0) + col;

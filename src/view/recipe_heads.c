@@ -72,15 +72,11 @@ static void tip_rope(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const PanelSpec *ps = cell->ps;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int h = cell->h;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
     const int *op = cell->st->operands;
+    int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
     const Tensor *t0 = cell->t0;
-    char a0[32];
-    char a1[32];
+    char a0[32], a1[32];
     if (t0 && ps->head >= 0) {
         // position row, dimension col: which pair, turned by which angle
         int d = tip_last_dim(t0), half = d / 2;
@@ -119,11 +115,8 @@ static void tip_copy_split(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const Stage *st = cell->st;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int h = cell->h;
-    int row = cell->row;
-    int col = cell->col;
     const int *op = cell->st->operands;
+    int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
     const Tensor *t0 = cell->t0;
     char a1[32];
     if (t0) {
@@ -138,10 +131,8 @@ static void tip_copy_concat(TipOut *o, const TipCell *cell)
 {
     const Trace *tr = cell->tr;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int row = cell->row;
-    int col = cell->col;
     const int *op = cell->st->operands;
+    int b = cell->b, row = cell->row, col = cell->col;
     const Tensor *t0 = cell->t0;
     char a1[32];
     if (t0) {

@@ -124,9 +124,7 @@ static void tip_linear_cell(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const Stage *st = cell->st;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int row = cell->row;
-    int col = cell->col;
+    int b = cell->b, row = cell->row, col = cell->col;
     const Tensor *t0 = cell->t0;
     if (t0 && st->weight) tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL);
 }
@@ -136,13 +134,10 @@ static void tip_linear_relu(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const Stage *st = cell->st;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
+    int b = cell->b, row = cell->row, col = cell->col;
     const Tensor *t0 = cell->t0;
-    char a0[32];
-    char a1[32];
+    char a0[32], a1[32];
     if (t0 && st->weight) {
         float s = tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL);
         tip_number(s, a0, sizeof a0), tip_number(val, a1, sizeof a1);
@@ -157,13 +152,10 @@ static void tip_linear_residual(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const Stage *st = cell->st;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
     const int *op = cell->st->operands;
-    const Tensor *t0 = cell->t0;
-    const Tensor *t1 = cell->t1;
+    int b = cell->b, row = cell->row, col = cell->col;
+    const Tensor *t0 = cell->t0, *t1 = cell->t1;
     if (t0 && t1 && st->weight) {
         tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL); // h·W₂ᵀ + b₂
         const float *zr = tip_row(t1, b, 0, row);
@@ -178,11 +170,8 @@ static void tip_linear_residual(TipOut *o, const TipCell *cell)
 
 static void tip_add(TipOut *o, const TipCell *cell)
 {
-    int b = cell->b;
-    int row = cell->row;
-    int col = cell->col;
-    const Tensor *t0 = cell->t0;
-    const Tensor *t1 = cell->t1;
+    int b = cell->b, row = cell->row, col = cell->col;
+    const Tensor *t0 = cell->t0, *t1 = cell->t1;
     if (t0 && t1) {
         tip_put(o, "= ");
         tip_num(o, tip_row(t0, b, 0, row)[col], false);
@@ -196,10 +185,8 @@ static void tip_norm_cell(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const Stage *st = cell->st;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
+    int b = cell->b, row = cell->row, col = cell->col;
     const Tensor *t0 = cell->t0;
     if (t0) tip_norm(o, lang, tip_row(t0, b, 0, row), tip_last_dim(t0), col, st, tr->norm_eps, val);
 }

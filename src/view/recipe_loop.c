@@ -62,11 +62,8 @@ static void tip_flash(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const Stage *st = cell->st;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int h = cell->h;
-    int row = cell->row;
-    int col = cell->col;
     float val = cell->val;
+    int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
     // the running value after key block col, from the one before and the tile's scores
     int ms = trace_find(tr, "masked_scores"), fm = trace_find(tr, "flash_max"), fl = trace_find(tr, "flash_sum");
     if (ms < 0 || fm < 0 || fl < 0 || tr->flash_block_k < 1) return;
@@ -98,11 +95,8 @@ static void tip_equal(TipOut *o, const TipCell *cell)
     const Trace *tr = cell->tr;
     const Stage *st = cell->st;
     Lang lang = cell->lang;
-    int b = cell->b;
-    int h = cell->h;
-    int row = cell->row;
-    int col = cell->col;
     const int *op = cell->st->operands;
+    int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
     // flash_out: head_out (operand 0); decode_output: output (operand 2)
     int other = st->kind == STAGE_KIND_FLASH_OUT ? op[0] : op[2];
     if (other < 0) return;
