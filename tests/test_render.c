@@ -720,6 +720,29 @@ static void test_frame_commands(void **state)
     lesson_free(&ls);
 }
 
+// A flush between a push and its pop (an image refilled inside a crop) keeps the
+// push: what is drawn after the flush is still clipped to it, and the pop restores.
+static void test_flush_inside_push(void **state)
+{
+    (void)state;
+    Target t;
+    target_init(&t, 100, 100);
+    const Rgb black = {0, 0, 0}, red = {230, 20, 30}, blue = {0, 0, 230};
+    paint_clear(&t.c, black);
+    paint_push(&t.c, (Rect){0, 0, 10, 10});
+    assert_true(paint_flush(&t.c));
+    paint_fill(&t.c, red, 255, 0, 0, 100, 100);
+    paint_pop(&t.c);
+    paint_fill(&t.c, blue, 255, 90, 90, 10, 10);
+    assert_true(paint_flush(&t.c));
+    Rgb in = pixel(&t, 5, 5), out = pixel(&t, 50, 50), after = pixel(&t, 95, 95);
+    assert_true(in.r == red.r && in.g == red.g && in.b == red.b);
+    assert_true(out.r == 0 && out.g == 0 && out.b == 0);
+    assert_true(after.b == blue.b && after.r == 0); // the pop let drawing reach everywhere again
+    assert_int_equal(t.dl.clips.depth, 0);
+    target_free(&t);
+}
+
 // The key table (keymap.h): every name resolves to an SDL key; keys find their
 // action (modifiers first, Shift passed through, Ctrl not); every action is bound;
 // the help lists each section's rows in both languages, one "label<TAB>text" a line.
@@ -1410,6 +1433,7 @@ int main(void)
         cmocka_unit_test(test_render_all_lessons),
         cmocka_unit_test(test_frame_commands),
         cmocka_unit_test(test_key_table),
+        cmocka_unit_test(test_flush_inside_push),
         cmocka_unit_test(test_render_overlays_and_determinism),
         cmocka_unit_test(test_tooltip_clear_of_operands),
         cmocka_unit_test(test_numbers_readable),

@@ -555,9 +555,24 @@ static void test_ranges_without_stats(void **state)
     globfree(&g);
 }
 
+// Every stage kind has its recipe, with panels and a formula (recipe.c's table).
+static void test_every_kind_has_a_recipe(void **state)
+{
+    (void)state;
+    for (int k = 0; k < STAGE_KIND_COUNT; k++) {
+        const StageRecipe *r = recipe_of((StageKind)k);
+        assert_non_null(r->panels);
+        assert_non_null(r->formula);
+        assert_true(!r->derive == !r->deriv_width); // a strip has both its width and its lines
+    }
+    for (int s = 0; s < STAGE_ID_COUNT; s++) // and every stage of the table a kind
+        assert_true((unsigned)STAGE_INFO[s].kind < STAGE_KIND_COUNT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_kind_has_a_recipe),
         cmocka_unit_test(test_scene_rules),
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),

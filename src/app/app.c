@@ -423,7 +423,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_ZERO:
         if (!step_digit(a, 0)) view_reset_zoom(&a->v); // 0 alone: the whole heatmap again
         break;
-    case KEY_ACT_DIGIT: step_digit(a, (int)(sym - SDLK_0)); break;
+    case KEY_ACT_DIGIT: step_digit(a, (int)(sym - SDLK_0)); break; // (its row binds "1" … "9" only)
     case KEY_ACT_LANG: app_lessons_switch_lang(a); break;
     case KEY_ACT_LASER: a->tools.laser = !a->tools.laser; break; // the laser dot
     case KEY_ACT_SPOTLIGHT: a->tools.spotlight = !a->tools.spotlight; break;
@@ -642,7 +642,7 @@ static bool open_window(App *a)
 }
 
 // De-initialization, in the reverse order (a half-open App too).
-static void app_close(App *a)
+static void app_destroy(App *a)
 {
     if (a->export_job) app_export_complete(a);
     if (a->study) study_ui_end(a->study, a->session, a->pb.stage); // the answers are kept
@@ -666,7 +666,7 @@ static void app_close(App *a)
 // Initialization: assets and strings, the key table, the lesson and its trace, fonts,
 // SDL, the window and its renderer, the view, the modes asked for on the command
 // line. NULL (the reason on stderr) when the window cannot be opened.
-static App *app_open(const AppOptions *opt)
+static App *app_create(const AppOptions *opt)
 {
     App *a = SDL_calloc(1, sizeof *a);
     if (!a) {
@@ -746,7 +746,7 @@ static App *app_open(const AppOptions *opt)
     a->state_path = state && *state ? state : NULL;
     return a;
 fail:
-    app_close(a);
+    app_destroy(a);
     return NULL;
 }
 
@@ -824,15 +824,15 @@ static bool app_frame(App *a)
 #endif
         a->trim_pending = false;
     }
-    if (a->software && !a->quit && a->fake_ms_per_frame <= 0.0) SDL_Delay(10);
+    if (a->software && !a->quit && a->fake_ms_per_frame <= 0.0 && !a->no_wait) SDL_Delay(10);
     return !a->quit;
 }
 
 int app_run(const AppOptions *opt)
 {
-    App *a = app_open(opt);
+    App *a = app_create(opt);
     if (!a) return 1;
     while (app_frame(a)) {}
-    app_close(a);
+    app_destroy(a);
     return 0;
 }

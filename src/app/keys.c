@@ -32,7 +32,12 @@ bool keys_init(char *err, size_t n)
             snprintf(name, sizeof name, "%s", k);
             if (name[0] >= 'A' && name[0] <= 'Z' && name[1] == '\0') name[0] = (char)(name[0] - 'A' + 'a');
             SDL_Keycode sym = SDL_GetKeyFromName(name);
-            if (sym == SDLK_UNKNOWN || n_table >= sizeof table / sizeof table[0]) {
+            if (n_table >= sizeof table / sizeof table[0]) {
+                snprintf(err, n, "attnviz: the key table has more bindings than keys.c holds (%zu)",
+                         sizeof table / sizeof table[0]);
+                return false;
+            }
+            if (sym == SDLK_UNKNOWN) {
                 snprintf(err, n, "attnviz: the key table names a key SDL does not know: \"%s\" (%s)",
                          KEYMAP_ROWS[r].bind[b].key, KEYMAP_ROWS[r].text);
                 return false;

@@ -80,7 +80,8 @@ typedef struct App {
     int part_next;             // projector mode: the part the next stage starts with (← enters a result)
     // the loop (app_frame)
     bool sdl_up;               // SDL_Init succeeded (app_close quits it)
-    bool no_wait;              // never wait for an event inside a frame (a browser's main loop)
+    bool no_wait;              // never wait or sleep inside a frame (a browser's main loop sets it; the
+                               // desktop loop does not)
     Uint64 freq, last;         // the performance counter's ticks a second, and at the last frame
     bool software;             // a software renderer: a short sleep between frames
     bool quit_after_first;     // make bench: quit once the first frame is shown

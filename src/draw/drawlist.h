@@ -44,7 +44,7 @@ typedef enum DrawOp {
     DRAW_POP,
     DRAW_FILL,  // r in col with opacity a
     DRAW_FRAME, // the outline of thickness t just inside r
-    DRAW_LINE,  // from the centre of pixel (r.x, r.y) to that of (x2, y2), t px wide
+    DRAW_LINE,  // from the centre of pixel (r.x, r.y) to that of (x2, y2), 1 px wide
     DRAW_TEXT,  // the text block (wrapped at wrap_w when > 0) with its top-left at (r.x, r.y);
                 // r.w, r.h > 0: cropped to that box (the vector backend: r.w + px wide)
     DRAW_IMAGE, // the top-left x2 × y2 pixels of img, opaque, scaled to r (mostly 1:1)
@@ -56,12 +56,23 @@ typedef struct DrawCmd {
     bool none;     // DRAW_CLIP: no clip rectangle
     Rgb col;
     Rect r;
-    int x2, y2, t; // DRAW_LINE's end and width; DRAW_FRAME's thickness
+    int x2, y2, t; // DRAW_LINE's end (t: 1); DRAW_FRAME's thickness; DRAW_IMAGE's source size (x2, y2)
     FontFace face; // DRAW_TEXT
     int px, wrap_w;
     uint32_t text; // offset of the NUL-terminated UTF-8 in DrawList.text
     const PaintImage *img; // DRAW_IMAGE (the image outlives the list's replay)
 } DrawCmd;
+
+#define DRAW_PUSH_MAX 16
+
+// What a replayer keeps of the pushes still open when a flush ends (a flush may come
+// between a push and its pop: an image refilled inside it): the clip before each.
+typedef struct DrawClips {
+    int depth;                       // pushes open
+    bool on[DRAW_PUSH_MAX];          // a clip was in force before push k
+    Rect before[DRAW_PUSH_MAX];      // and it was this
+    bool empty[DRAW_PUSH_MAX];       // push k left nothing to draw in
+} DrawClips;
 
 typedef struct DrawList {
     DrawCmd *cmd;
@@ -69,11 +80,12 @@ typedef struct DrawList {
     char *text; // every DRAW_TEXT's string, one after another
     size_t text_n, text_cap;
     bool oom;   // a command could not be kept (out of memory): the frame is incomplete
+    DrawClips clips; // the SDL replayer's open pushes, from one flush to the next
 } DrawList;
 
 void draw_list_init(DrawList *dl);
 void draw_list_free(DrawList *dl);
-// Empties the list, keeping its memory (and clearing oom).
+// Empties the list, keeping its memory (and clearing oom; pushes still open stay open).
 void draw_list_clear(DrawList *dl);
 // Appends c; false (and oom set) when there is no memory for it.
 bool draw_list_push(DrawList *dl, DrawCmd c);

@@ -72,9 +72,9 @@ void paint_frame(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h, int
     put(cv, (DrawCmd){.op = DRAW_FRAME, .col = col, .a = a, .r = {x, y, w, h}, .t = t});
 }
 
-void paint_line(Canvas *cv, Rgb col, uint8_t a, int x1, int y1, int x2, int y2, int t)
+void paint_line(Canvas *cv, Rgb col, uint8_t a, int x1, int y1, int x2, int y2)
 {
-    put(cv, (DrawCmd){.op = DRAW_LINE, .col = col, .a = a, .r = {x1, y1, 0, 0}, .x2 = x2, .y2 = y2, .t = t});
+    put(cv, (DrawCmd){.op = DRAW_LINE, .col = col, .a = a, .r = {x1, y1, 0, 0}, .x2 = x2, .y2 = y2, .t = 1});
 }
 
 void paint_corner_mark(Canvas *cv, int x, int y, int w, int n)
@@ -93,7 +93,7 @@ void paint_hatch(Canvas *cv, int x, int y, int w, int h, uint8_t a, float s)
     int step = m / 5 < 5 ? 5 : m / 5;
     int th = s >= 1.5f ? 2 : 1;
     for (int t = (int)(0.4f * (float)m); t < w + h; t += step)
-        for (int k = 0; k < th; k++) paint_line(cv, hc, a, x + t + k - h, y + h, x + t + k, y, 1);
+        for (int k = 0; k < th; k++) paint_line(cv, hc, a, x + t + k - h, y + h, x + t + k, y);
     paint_pop(cv);
 }
 

@@ -50,7 +50,7 @@ bool paint_flush(Canvas *cv);
 // before is drawn first, where it was meant to be.
 void paint_viewport(Canvas *cv, const Rect *r);
 // The replayers (paint_sdl.c; paint_vec.h has the vector one).
-void paint_sdl_replay(SDL_Renderer *r, Fonts *fonts, const DrawList *dl);
+void paint_sdl_replay(SDL_Renderer *r, Fonts *fonts, DrawList *dl);
 
 // The interface's colours, in one table. Data colours (heatmaps, heads, the
 // masked and NaN looks) come from colormap.h.
@@ -89,8 +89,8 @@ int paint_px(float s, float base);
 void paint_fill(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h);
 // The outline of thickness t just inside the w×h rectangle at (x, y).
 void paint_frame(Canvas *cv, Rgb col, uint8_t a, int x, int y, int w, int h, int t);
-// A line t px wide from the centre of pixel (x1, y1) to that of (x2, y2).
-void paint_line(Canvas *cv, Rgb col, uint8_t a, int x1, int y1, int x2, int y2, int t);
+// A 1-px line from the centre of pixel (x1, y1) to that of (x2, y2).
+void paint_line(Canvas *cv, Rgb col, uint8_t a, int x1, int y1, int x2, int y2);
 // A right triangle in the top-right corner of the w×h box at (x, y), legs n px:
 // the mark of a changed cell (white outline, THEME.changed inside).
 void paint_corner_mark(Canvas *cv, int x, int y, int w, int n);

@@ -3,6 +3,7 @@
 // images as streaming textures.
 #include "paint.h"
 
+#include <assert.h>
 #include <stdlib.h>
 
 #define IMAGE_ROUND 64 // images grow in steps of this many pixels
@@ -12,15 +13,11 @@ typedef struct Clip {
     SDL_Rect q;
 } Clip;
 
-#define PUSH_MAX 16
-
 typedef struct Replay {
     SDL_Renderer *r;
-    Clip clip;             // in force now
-    Clip saved[PUSH_MAX];  // before each open DRAW_PUSH
-    bool empty[PUSH_MAX];  // that push left nothing to draw in
-    int depth;
-    int skip;              // how many open pushes left nothing to draw in
+    Clip clip;         // in force now
+    DrawClips *open;   // the pushes open (kept in the list across flushes)
+    int skip;          // how many open pushes left nothing to draw in
 } Replay;
 
 static void set_clip(Replay *p, Clip c)
@@ -42,22 +39,27 @@ static void push(Replay *p, Rect q)
     bool empty = false;
     Clip c = {true, {q.x, q.y, q.w, q.h}};
     if (p->clip.on && !SDL_IntersectRect(&c.q, &p->clip.q, &c.q)) empty = true;
-    if (p->depth < PUSH_MAX) {
-        p->saved[p->depth] = p->clip;
-        p->empty[p->depth] = empty;
+    DrawClips *o = p->open;
+    assert(o->depth < DRAW_PUSH_MAX); // pushes nest a few deep (a crop inside a hatch at most)
+    if (o->depth < DRAW_PUSH_MAX) {
+        o->on[o->depth] = p->clip.on;
+        o->before[o->depth] = (Rect){p->clip.q.x, p->clip.q.y, p->clip.q.w, p->clip.q.h};
+        o->empty[o->depth] = empty;
     }
-    p->depth++;
+    o->depth++;
     if (empty) p->skip++;
     else set_clip(p, c);
 }
 
 static void pop(Replay *p)
 {
-    if (p->depth == 0) return;
-    p->depth--;
-    if (p->depth >= PUSH_MAX) return;
-    if (p->empty[p->depth]) p->skip--;
-    else set_clip(p, p->saved[p->depth]);
+    DrawClips *o = p->open;
+    if (o->depth == 0) return;
+    o->depth--;
+    if (o->depth >= DRAW_PUSH_MAX) return;
+    if (o->empty[o->depth]) p->skip--;
+    else set_clip(p, (Clip){o->on[o->depth], {o->before[o->depth].x, o->before[o->depth].y, o->before[o->depth].w,
+                                             o->before[o->depth].h}});
 }
 
 static void text(Replay *p, Fonts *fonts, const DrawCmd *c, const char *s)
@@ -75,11 +77,12 @@ static void text(Replay *p, Fonts *fonts, const DrawCmd *c, const char *s)
     SDL_RenderCopy(p->r, t, &(SDL_Rect){0, 0, w, h}, &(SDL_Rect){c->r.x, c->r.y, w, h});
 }
 
-void paint_sdl_replay(SDL_Renderer *r, Fonts *fonts, const DrawList *dl)
+void paint_sdl_replay(SDL_Renderer *r, Fonts *fonts, DrawList *dl)
 {
-    Replay p = {.r = r};
+    Replay p = {.r = r, .open = &dl->clips};
     p.clip.on = SDL_RenderIsClipEnabled(r);
     if (p.clip.on) SDL_RenderGetClipRect(r, &p.clip.q);
+    for (int k = 0; k < dl->clips.depth && k < DRAW_PUSH_MAX; k++) p.skip += dl->clips.empty[k];
     for (size_t i = 0; i < dl->n; i++) {
         const DrawCmd *c = &dl->cmd[i];
         if (p.skip > 0 && c->op != DRAW_PUSH && c->op != DRAW_POP) continue;
@@ -115,7 +118,6 @@ void paint_sdl_replay(SDL_Renderer *r, Fonts *fonts, const DrawList *dl)
             break;
         }
     }
-    while (p.depth > 0) pop(&p); // an unbalanced push does not outlive the list
 }
 
 // ---- retained images -------------------------------------------------------------

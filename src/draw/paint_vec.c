@@ -142,6 +142,7 @@ bool paint_vec_begin_page(PaintVec *v, FILE *out)
 bool paint_vec_end_page(PaintVec *v)
 {
     if (v->fmt == PAINT_VEC_PDF) {
+        while (v->depth > 0) vec_pop(v);
         cairo_show_page(v->cr);
         v->view = (Rect){0, 0, v->w, v->h};
         pdf_apply_view(v);
@@ -330,21 +331,18 @@ static void vec_push(PaintVec *v, Rect q)
         cairo_save(v->cr);
         cairo_rectangle(v->cr, q.x, q.y, q.w > 0 ? q.w : 0, q.h > 0 ? q.h : 0);
         cairo_clip(v->cr);
-        return;
+    } else {
+        svg_clip_path(v, q);
     }
-    svg_clip_path(v, q);
     v->depth++;
 }
 
 static void vec_pop(PaintVec *v)
 {
-    if (v->fmt == PAINT_VEC_PDF) {
-        cairo_restore(v->cr);
-        return;
-    }
-    if (v->depth <= 0) return;
-    fputs("</g>\n", v->out);
+    if (v->depth <= 0) return; // a pop without its push: nothing to end (cairo would fail the page)
     v->depth--;
+    if (v->fmt == PAINT_VEC_PDF) cairo_restore(v->cr);
+    else fputs("</g>\n", v->out);
 }
 
 static void vec_text(PaintVec *v, const TextRun *r, int x, int y, Rgb col, uint8_t a)

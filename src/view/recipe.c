@@ -1,6 +1,7 @@
 // recipe.c — the table of recipes and what recipes are written with (recipe.h).
 #include "recipe.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -253,5 +254,6 @@ static const StageRecipe *const RECIPES[STAGE_KIND_COUNT] = {
 
 const StageRecipe *recipe_of(StageKind k)
 {
+    assert((unsigned)k < STAGE_KIND_COUNT && RECIPES[k]); // every kind has its row (test_scene checks)
     return (unsigned)k < STAGE_KIND_COUNT && RECIPES[k] ? RECIPES[k] : &RECIPE_INPUT;
 }

@@ -11,10 +11,12 @@
 // derivation strip, the narration's variant, how the result appears (its
 // motion) and which study questions the stage asks. Nothing else in the view
 // switches on StageKind for these: scene.c, explain.c, quiz.c and the renderer
-// read the recipe (recipe_of).
+// read the recipe (recipe_of). (One exception left: quiz.c asks QUIZ_MASKED as two
+// questions, masked keys at the masking stage, NaN / uniform rows at softmax.)
 //
 // Adding a stage kind: a row in stages.h (core), the forward code that fills it,
-// a recipe in a family file (and its line in recipe.c's table), its language keys.
+// a recipe in a family file (its extern below and its line in recipe.c's table),
+// its language keys.
 //
 // Pure view code: no SDL, no allocation.
 #ifndef ATTNVIZ_RECIPE_H

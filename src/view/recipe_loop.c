@@ -37,7 +37,7 @@ static void formula_flash(const Trace *tr, int s, Lang lang, char *out, size_t n
     const Stage *st = &tr->stages[s];
     if (st->kind == STAGE_KIND_FLASH_OUT)
         snprintf(out, n, "flash_out = acc / l = head_out");
-    else if (!strcmp(st->name, "flash_max"))
+    else if (st->id == STAGE_FLASH_MAX)
         snprintf(out, n, "m = max(m_old, rowmax(S_tile))");
     else
         snprintf(out, n, "l = l_old·e^(m_old − m) + Σ e^(S_tile − m)");
@@ -74,7 +74,7 @@ static void tip_flash(TipOut *o, const TipCell *cell)
     for (int j = j0; j <= j1; j++) rmax = srow[j] > rmax ? srow[j] : rmax;
     char k0[16], k1[16], x0[32], x1[32], x2[32];
     snprintf(k0, sizeof k0, "%d", j0), snprintf(k1, sizeof k1, "%d", j1);
-    if (!strcmp(st->name, "flash_max")) {
+    if (st->id == STAGE_FLASH_MAX) {
         tip_number(mold, x0, sizeof x0), tip_number(rmax, x1, sizeof x1);
         const char *args[] = {k0, k1, x0, x1};
         tip_key(o, lang, "tip.flash_max", 4, args);

@@ -298,10 +298,10 @@ bool scene_edit_target(const Layout *L, const Trace *tr, const View *v, int p, i
         return true;
     }
     size_t off = (size_t)(cell - st->t.data);
-    static const struct { const char *stage; int tensor; } INPUTS[] = {
-        {"input", LT_QUERY}, {"key_input", LT_KEY}, {"value_input", LT_VALUE}, {"mask", LT_MASK}};
+    static const struct { StageId stage; int tensor; } INPUTS[] = {
+        {STAGE_INPUT, LT_QUERY}, {STAGE_KEY_INPUT, LT_KEY}, {STAGE_VALUE_INPUT, LT_VALUE}, {STAGE_MASK, LT_MASK}};
     for (size_t i = 0; i < sizeof INPUTS / sizeof INPUTS[0]; i++)
-        if (strcmp(st->name, INPUTS[i].stage) == 0) {
+        if (st->id == INPUTS[i].stage) {
             *tensor = INPUTS[i].tensor, *index = off;
             return true;
         }

@@ -6,12 +6,13 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "utf8.h"
 
 void tip_put(TipOut *o, const char *t)
 {
     size_t k = strlen(t);
     if (o->len + 1 >= o->n) return;
-    if (k > o->n - 1 - o->len) k = o->n - 1 - o->len;
+    if (k > o->n - 1 - o->len) k = utf8_floor(t, o->n - 1 - o->len); // cut, never inside a character
     memcpy(o->s + o->len, t, k);
     o->len += k;
     o->s[o->len] = '\0';
