@@ -54,6 +54,7 @@ void panel_transpose(PanelSpec *p)
     int t = p->rows;
     p->rows = p->cols, p->cols = t;
     t = p->rs, p->rs = p->cs, p->cs = t;
+    t = p->edit_rs, p->edit_rs = p->edit_cs, p->edit_cs = t;
     AxisKind a = p->row_axis;
     p->row_axis = p->col_axis, p->col_axis = a;
     p->transposed = !p->transposed;

@@ -73,6 +73,12 @@ typedef struct PanelSpec {
     int block_cols;             // columns per block
     bool neg_inf_masked;        // −∞ cells have the masked look (a running max before any key is seen)
     int tile_rows, tile_cols;   // >0: FlashAttention's tiles (block_q × block_k), outlined over the cells
+    // What the what-if lab edits through cell (r, c): element edit_base + r·edit_rs + c·edit_cs
+    // of the lesson's tensor edit_tensor (a LessonTensor of edit.h: an input, the mask, a
+    // weight), or -1: the panel is computed (its stage's own numbers), not editable.
+    int edit_tensor;
+    size_t edit_base;
+    int edit_rs, edit_cs;
     int kv_group;               // >0: shared K/V head(s) (GQA / MQA), each read by this many query
                                 // heads: drawn in ink, not in one query head's colour
     AxisKind row_axis, col_axis;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "edit.h"
 #include "i18n.h"
 
 static int imin(int a, int b) { return a < b ? a : b; }
@@ -42,6 +43,7 @@ PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads)
     p->decimals = -1;
     p->reads = reads;
     p->head = -1;
+    p->edit_tensor = -1;
     return p;
 }
 
@@ -71,6 +73,19 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
         panel_slice(&tmp, &tr->stages[mi].t, v->batch, 0);
         p->mask = tmp.data;
     }
+    // what the what-if lab edits through its cells: the lesson's inputs and mask are
+    // its own numbers; a cell of the masked scores (B, H, Lq, Lk) stands for its mask cell
+    static const struct { StageId stage; int tensor; } OWN[] = {
+        {STAGE_INPUT, LT_QUERY}, {STAGE_KEY_INPUT, LT_KEY}, {STAGE_VALUE_INPUT, LT_VALUE}, {STAGE_MASK, LT_MASK}};
+    for (size_t i = 0; i < sizeof OWN / sizeof OWN[0]; i++)
+        if (st->id == OWN[i].stage)
+            p->edit_tensor = OWN[i].tensor, p->edit_base = (size_t)(p->data - st->t.data), p->edit_rs = p->rs,
+            p->edit_cs = p->cs;
+    if (r->mask_look == MASK_LOOK_LESSON_MASK && st->t.rank == 4) {
+        size_t Lk = (size_t)st->t.shape[3], Lq = (size_t)st->t.shape[2], H = (size_t)st->t.shape[1];
+        size_t b = (size_t)(p->data - st->t.data) / (Lk * Lq * H);
+        p->edit_tensor = LT_MASK, p->edit_base = b * Lq * Lk, p->edit_rs = (int)Lk, p->edit_cs = 1;
+    }
     char key[48];
     snprintf(key, sizeof key, "name.%s", recipe_display_name(tr, stage, stage == v->stage));
     snprintf(p->title, sizeof p->title, "%s", i18n_get(v->lang, key));
@@ -96,6 +111,9 @@ PanelSpec *recipe_add_param(Layout *L, const Trace *tr, const View *v, int stage
     p->is_weight = true;
     p->is_bias = bias;
     p->vector = t->rank == 1;
+    WeightSlot slot = bias ? STAGE_INFO[st->id].bias : STAGE_INFO[st->id].weight;
+    if (slot != WEIGHT_NONE) // the lab edits the lesson's weight itself (transposed below with the panel)
+        p->edit_tensor = LT_WEIGHT0 + (int)slot, p->edit_base = 0, p->edit_rs = p->rs, p->edit_cs = p->cs;
     const StageName nm = recipe_name_of(tr, stage);
     snprintf(p->source, sizeof p->source, "%s", bias ? nm.bias : nm.weight);
     snprintf(p->title, sizeof p->title, "%s", bias ? nm.bsym : nm.wsym);

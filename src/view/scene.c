@@ -285,33 +285,13 @@ bool scene_cell_changed(const PanelSpec *ps, int row, int col)
 bool scene_edit_target(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, int *tensor,
                        size_t *index)
 {
+    (void)tr;
     if (p < 0 || p >= L->n_panels || v->delta) return false;
     const PanelSpec *ps = &L->spec[p];
-    if (row < 0 || col < 0 || row >= ps->rows || col >= ps->cols) return false;
-    const Stage *st = &tr->stages[ps->stage];
-    const float *cell = ps->data + (size_t)row * (size_t)ps->rs + (size_t)col * (size_t)ps->cs;
-    if (ps->is_weight) {
-        const Tensor *t = ps->is_bias ? st->bias : st->weight;
-        int k = lesson_tensor_find(ps->source);
-        if (!t || k < LT_WEIGHT0) return false;
-        *tensor = k, *index = (size_t)(cell - t->data);
-        return true;
-    }
-    size_t off = (size_t)(cell - st->t.data);
-    static const struct { StageId stage; int tensor; } INPUTS[] = {
-        {STAGE_INPUT, LT_QUERY}, {STAGE_KEY_INPUT, LT_KEY}, {STAGE_VALUE_INPUT, LT_VALUE}, {STAGE_MASK, LT_MASK}};
-    for (size_t i = 0; i < sizeof INPUTS / sizeof INPUTS[0]; i++)
-        if (st->id == INPUTS[i].stage) {
-            *tensor = INPUTS[i].tensor, *index = off;
-            return true;
-        }
-    if (recipe_of(st->kind)->mask_look == MASK_LOOK_LESSON_MASK && st->t.rank == 4) { // (B, H, Lq, Lk) → mask (B, Lq, Lk)
-        size_t Lk = (size_t)st->t.shape[3], Lq = (size_t)st->t.shape[2], H = (size_t)st->t.shape[1];
-        size_t j = off % Lk, i = off / Lk % Lq, b = off / (Lk * Lq * H);
-        *tensor = LT_MASK, *index = (b * Lq + i) * Lk + j;
-        return true;
-    }
-    return false;
+    if (row < 0 || col < 0 || row >= ps->rows || col >= ps->cols || ps->edit_tensor < 0) return false;
+    *tensor = ps->edit_tensor; // the panel says what it edits (recipe_add_stage, recipe_add_param)
+    *index = ps->edit_base + (size_t)row * (size_t)ps->edit_rs + (size_t)col * (size_t)ps->edit_cs;
+    return true;
 }
 
 void scene_build(Layout *L, const Trace *tr, const View *v)

@@ -79,7 +79,8 @@ bool scene_log_probs(const Trace *tr, const View *v);
 // The lesson number that cell (row, col) of panel p shows, as an edit target: the
 // tensor (LessonTensor of edit.h) and its flat index. Inputs, weights, biases, γ, β and
 // the mask are editable; a cell of the masked scores stands for its mask cell (a click
-// there toggles attend / masked). False for computed tensors.
+// there toggles attend / masked). False for computed tensors and in the Δ view. Read
+// from the panel (PanelSpec.edit_*), which its recipe filled when the frame was built.
 bool scene_edit_target(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, int *tensor,
                        size_t *index);
 // Whether cell (row, col) of panel p differs from the original lesson's (PanelSpec.ref).
