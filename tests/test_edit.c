@@ -764,10 +764,50 @@ static void test_edit_targets(void **state)
     session_destroy(s);
 }
 
+// The lab's typed value (edit_value): only the number is parsed, and the edit and its
+// errors are what --set gives for KEY=TEXT.
+static void test_typed_value(void **state)
+{
+    (void)state;
+    Session *s = open_session(CLASSIC);
+    const char *texts[] = {"0.5", "-3e-2", "abc", "", "1e99", "nan", "2"};
+    int tensors[] = {LT_QUERY, LT_WEIGHT0 + 1, LT_WEIGHT0 + 6};
+    for (size_t ti = 0; ti < sizeof tensors / sizeof tensors[0]; ti++)
+        for (size_t k = 0; k < sizeof texts / sizeof texts[0]; k++) {
+            Edit target, typed, parsed;
+            edit_element(&s->lesson, tensors[ti], 3, 0.0f, &target);
+            char key[EDIT_TEXT_MAX], arg[EDIT_TEXT_MAX + 64], e1[EDIT_ERR_MAX] = "", e2[EDIT_ERR_MAX] = "";
+            edit_key(&target, key, sizeof key);
+            assert_null(strchr(key, '='));
+            snprintf(arg, sizeof arg, "%s=%s", key, texts[k]);
+            typed = target;
+            bool a = edit_value(&s->lesson, &typed, texts[k], e1, sizeof e1);
+            bool b = edit_parse(&s->lesson, arg, &parsed, e2, sizeof e2);
+            assert_int_equal(a, b);
+            if (a) {
+                assert_int_equal(typed.index, parsed.index);
+                assert_true(typed.value == parsed.value);
+                assert_string_equal(typed.text, parsed.text);
+            } else {
+                assert_string_equal(e1, e2);
+                assert_true(typed.value == target.value); // unchanged
+            }
+        }
+    Edit sc;
+    edit_scale(&s->lesson, 1.0f, &sc);
+    char err[EDIT_ERR_MAX];
+    assert_true(edit_value(&s->lesson, &sc, "sqrt_dk", err, sizeof err));
+    assert_true(sc.kind == EDIT_SCALE && fabsf(sc.value - sqrtf((float)s->lesson.cfg.d_k)) == 0.0f);
+    assert_false(edit_value(&s->lesson, &sc, "-1", err, sizeof err));
+    assert_non_null(strstr(err, "model.scale=-1: expected a positive float32 divisor"));
+    session_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_element_edits),   cmocka_unit_test(test_switches),
+        cmocka_unit_test(test_typed_value),
         cmocka_unit_test(test_same_kind_tokens_aliases),
         cmocka_unit_test(test_undo_redo),       cmocka_unit_test(test_save_round_trip),
         cmocka_unit_test(test_save_round_trip_variants), cmocka_unit_test(test_save_errors),     cmocka_unit_test(test_bad_edits),

@@ -45,7 +45,7 @@ static void test_long_number(void **state)
     Layout L;
     memset(&L, 0, sizeof L);
     lab.typing = true; // what choosing "model.scale → custom" starts
-    snprintf(lab.key, sizeof lab.key, "model.scale");
+    edit_scale(&s->lesson, scale, &lab.target);
     const char *typed = "3.14159265358979323846264338327950288419716939937510e-3";
     assert_true(strlen(typed) >= sizeof lab.text);
     for (const char *c = typed; *c; c++) {

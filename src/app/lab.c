@@ -169,13 +169,13 @@ static bool apply(Lab *lab, Session *s, const Edit *e, bool merge, bool animate,
     return true;
 }
 
-// Parses "KEY=TEXT" and applies it; a refusal stays in the hint line (and typing goes on).
-static bool apply_text(Lab *lab, Session *s, const char *key, const char *text, Lang lang)
+// The typed number as the target's new value, applied; a refusal stays in the hint line
+// (and typing goes on).
+static bool apply_typed(Lab *lab, Session *s, const char *text, Lang lang)
 {
-    char arg[EDIT_TEXT_MAX + 64], err[EDIT_ERR_MAX];
-    snprintf(arg, sizeof arg, "%s=%s", key, text);
-    Edit e;
-    if (!edit_parse(&s->lesson, arg, &e, err, sizeof err)) {
+    char err[EDIT_ERR_MAX];
+    Edit e = lab->target;
+    if (!edit_value(&s->lesson, &e, text, err, sizeof err)) {
         snprintf(lab->hint, sizeof lab->hint, "%s", err);
         lab->hint_error = true;
         return false;
@@ -268,10 +268,12 @@ static void toggle_mask(Lab *lab, Session *s, size_t idx, Lang lang)
     apply(lab, s, &e, false, true, lang);
 }
 
-static void start_typing(Lab *lab, Session *s, const char *key, const char *first, Lang lang, float now)
+static void start_typing(Lab *lab, Session *s, const Edit *target, const char *first, Lang lang, float now)
 {
     lab->typing = true;
-    snprintf(lab->key, sizeof lab->key, "%s", key);
+    lab->target = *target;
+    char key[EDIT_TEXT_MAX];
+    edit_key(target, key, sizeof key);
     snprintf(lab->label, sizeof lab->label, "%s =", key);
     snprintf(lab->text, sizeof lab->text, "%s", first ? first : "");
     lab->too_long = false;
@@ -297,9 +299,7 @@ static bool type_into_selection(Lab *lab, Session *s, const Layout *L, const Vie
     }
     Edit e;
     edit_element(&s->lesson, t, idx, 0.0f, &e);
-    char *eq = strrchr(e.text, '=');
-    if (eq) *eq = '\0';
-    start_typing(lab, s, e.text, first, v->lang, current_value(s, t, idx));
+    start_typing(lab, s, &e, first, v->lang, current_value(s, t, idx));
     return true;
 }
 
@@ -351,7 +351,7 @@ static bool typing_key(Lab *lab, Session *s, const View *v, const SDL_KeyboardEv
     case SDLK_RETURN:
     case SDLK_KP_ENTER:
         if (lab->too_long) return true; // the hint says why: a cut number is never applied
-        if (apply_text(lab, s, lab->key, lab->text, v->lang)) {
+        if (apply_typed(lab, s, lab->text, v->lang)) {
             lab->typing = false;
             snprintf(lab->hint, sizeof lab->hint, "%s", i18n_get(v->lang, "lab.cell_hint"));
         }
@@ -408,7 +408,9 @@ static void menu_choose(Lab *lab, Session *s, const View *v, int row, int col)
         if (col == LAB_SCALE_CUSTOM) {
             lab->menu.open = false;
             lab->sel = false;
-            start_typing(lab, s, "model.scale", NULL, lang, s->lesson.cfg.scale);
+            Edit e;
+            edit_scale(&s->lesson, s->lesson.cfg.scale, &e);
+            start_typing(lab, s, &e, NULL, lang, s->lesson.cfg.scale);
             return;
         }
         arg = col == LAB_SCALE_SQRT ? "model.scale=sqrt_dk" : "model.scale=1";

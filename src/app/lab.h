@@ -24,9 +24,10 @@ typedef struct Lab {
     bool sel;
     char sel_source[24];
     int sel_head, sel_row, sel_col;
-    // a value being typed, for `key` ("weights.w_q[3,1]", "model.scale")
+    // a value being typed into `target` (an element edit or model.scale; only the
+    // number typed is parsed, edit_value), shown after `label` ("weights.w_q[3,1] =")
     bool typing;
-    char key[EDIT_TEXT_MAX];
+    Edit target;
     char label[EDIT_TEXT_MAX + 8];
     char text[48];
     bool too_long;                // a character did not fit: Enter refuses (never a cut number)

@@ -1,5 +1,7 @@
 // edit.c — the what-if engine (see edit.h).
 #include "edit.h"
+
+#include <assert.h>
 #include "utf8.h"
 
 #include <errno.h>
@@ -158,6 +160,43 @@ void edit_element(const Lesson *ls, int t, size_t i, float value, Edit *e)
     e->index = i;
     e->value = value;
     edit_text(ls, e);
+}
+
+void edit_scale(const Lesson *ls, float value, Edit *e)
+{
+    memset(e, 0, sizeof *e);
+    e->kind = EDIT_SCALE;
+    e->value = value;
+    edit_text(ls, e);
+}
+
+void edit_key(const Edit *e, char *buf, size_t n)
+{
+    const char *eq = strchr(e->text, '='); // the canonical text is KEY=VALUE, the key has no '='
+    size_t k = eq ? (size_t)(eq - e->text) : strlen(e->text);
+    if (n) snprintf(buf, n, "%.*s", (int)k, e->text);
+}
+
+bool edit_value(const Lesson *ls, Edit *e, const char *text, char *err, size_t n)
+{
+    char arg[EDIT_TEXT_MAX + 64], key[EDIT_TEXT_MAX];
+    edit_key(e, key, sizeof key);
+    snprintf(arg, sizeof arg, "%s=%s", key, text); // (for the message only)
+    float v;
+    if (e->kind == EDIT_SCALE) {
+        if (strcmp(text, "sqrt_dk") == 0) v = sqrtf((float)ls->cfg.d_k);
+        else if (!parse_float(text, &v) || !(v > 0.0f))
+            return edit_fail(err, n, arg, "expected a positive float32 divisor or sqrt_dk, got \"%.40s\"", text);
+    } else {
+        assert(e->kind == EDIT_ELEMENT);
+        if (!parse_float(text, &v))
+            return edit_fail(err, n, arg, "expected a finite float32 number, got \"%.40s\"", text);
+        if (e->tensor == LT_MASK && v != 0.0f && v != 1.0f)
+            return edit_fail(err, n, arg, "a mask cell is 0 (masked) or 1 (attend), got \"%.40s\"", text);
+    }
+    e->value = v;
+    edit_text(ls, e);
+    return true;
 }
 
 // Parses "[i,j,k]" (after the key) into idx; returns the count, -1 when malformed.

@@ -66,6 +66,14 @@ int lesson_tensor_find(const char *name);
 bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n);
 // An element edit of tensor t at flat index i (its text is filled in).
 void edit_element(const Lesson *ls, int t, size_t i, float value, Edit *e);
+// An edit of the scale's divisor (model.scale), its text filled in.
+void edit_scale(const Lesson *ls, float value, Edit *e);
+// What e edits, as its text names it: "weights.w_q[3,1]", "model.scale".
+void edit_key(const Edit *e, char *buf, size_t n);
+// The typed text as e's new value (e: an element edit or model.scale): only the number
+// is parsed (model.scale also takes sqrt_dk). False with the line edit_parse gives for
+// KEY=TEXT ("weights.w_q[3,1]=abc: expected a finite float32 number, …"); e unchanged.
+bool edit_value(const Lesson *ls, Edit *e, const char *text, char *err, size_t n);
 // Applies e to ls. False (ls unchanged, one line in err) when it does not apply:
 // an element of a tensor the lesson lacks, a mask value not 0/1, out of memory.
 // Self-attention: an edit of input.query also changes the key and the value that
