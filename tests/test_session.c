@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edit.h"
 #include "session.h"
 
 #define GOOD "lessons/dk-dv-residual-ffn.json"
@@ -117,10 +118,41 @@ static void test_bad_lessons(void **state)
     globfree(&g);
 }
 
+// The version a window watches: it changes with every edit, undo, redo and reset, and
+// not when nothing changes (the same value again, a reset with nothing to reset).
+static void test_version(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX];
+    Session *s = session_create("lessons/arange-2x4x4.json", err, sizeof err);
+    assert_non_null(s);
+    unsigned v0 = s->version;
+    Edit e;
+    assert_true(edit_parse(&s->lesson, "weights.w_q[0,0]=0.5", &e, err, sizeof err));
+    assert_true(session_edit(s, &e, false, NULL, err, sizeof err));
+    assert_true(s->version != v0);
+    unsigned v1 = s->version;
+    assert_true(session_edit(s, &e, false, NULL, err, sizeof err)); // the same value again: no change
+    assert_int_equal(s->version, v1);
+    assert_true(session_undo(s, NULL, err, sizeof err));
+    assert_true(s->version != v1);
+    unsigned v2 = s->version;
+    assert_true(session_redo(s, NULL, err, sizeof err));
+    assert_true(s->version != v2);
+    unsigned v3 = s->version;
+    assert_true(session_reset(s, NULL, err, sizeof err));
+    assert_true(s->version != v3);
+    unsigned v4 = s->version;
+    assert_false(session_reset(s, NULL, err, sizeof err)); // nothing left to reset: nothing changes
+    assert_int_equal(s->version, v4);
+    session_destroy(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_good_lesson),
+        cmocka_unit_test(test_version),
         cmocka_unit_test(test_two_sessions),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_bad_lessons),

@@ -175,20 +175,27 @@ static void lab_before_edit(void *ctx)
     app_export_complete(ctx);
 }
 
-// After an edit, undo or redo: the stage on screen is found again by name (an edit
-// can add or remove the mask stage), else the nearest one; playback knows the count.
-static void sync_stage(App *a)
+// The window watches the session's version: after an edit, undo, redo or reset the
+// stage on screen is found again by name (an edit can add or remove the mask stage),
+// else the nearest one (playback knows the count), and the title says "(edited)".
+static void watch_session(App *a)
 {
+    if (a->seen_session == a->session && a->seen_version == a->session->version) return;
+    a->seen_session = a->session, a->seen_version = a->session->version;
     const Trace *tr = &a->session->trace;
-    if (tr->n == a->pb.n_stages && a->pb.stage < tr->n && strcmp(tr->stages[a->pb.stage].name, a->stage_name) == 0)
-        return;
-    int i = trace_find(tr, a->stage_name);
-    if (i < 0) i = a->pb.stage < tr->n ? a->pb.stage : tr->n - 1;
-    if (tr->n != a->pb.n_stages) tools_clear(&a->tools); // the stages moved: pins name them by index
-    a->pb.n_stages = tr->n;
-    a->pb.stage = i;
-    a->v.stage = i;
-    snprintf(a->stage_name, sizeof a->stage_name, "%s", tr->stages[i].name);
+    if (tr->n != a->pb.n_stages || a->pb.stage >= tr->n || strcmp(tr->stages[a->pb.stage].name, a->stage_name) != 0) {
+        int i = trace_find(tr, a->stage_name);
+        if (i < 0) i = a->pb.stage < tr->n ? a->pb.stage : tr->n - 1;
+        if (tr->n != a->pb.n_stages) tools_clear(&a->tools); // the stages moved: pins name them by index
+        a->pb.n_stages = tr->n;
+        a->pb.stage = i;
+        a->v.stage = i;
+        snprintf(a->stage_name, sizeof a->stage_name, "%s", tr->stages[i].name);
+    }
+    if (session_edited(a->session) != a->title_edited) { // "(edited)" in the window's title
+        a->title_edited = session_edited(a->session);
+        app_lessons_set_title(a);
+    }
 }
 
 // Before the lab handles an event: which stage is on screen, by name.
@@ -202,7 +209,7 @@ static void lab_begin(App *a)
 // After the lab handled an event: its message as a toast, a requested save, the title.
 static void lab_after(App *a)
 {
-    sync_stage(a);
+    watch_session(a);
     if (a->lab.save_requested) {
         a->lab.save_requested = false;
         char dir[1200], path[1400];
@@ -222,10 +229,6 @@ static void lab_after(App *a)
     if (m) {
         app_toast(a, "app.edited", m);
         if (error) a->toast_left = ERROR_TOAST_SECONDS;
-    }
-    if (session_edited(a->session) != a->title_edited) { // "(edited)" in the window's title
-        a->title_edited = session_edited(a->session);
-        app_lessons_set_title(a);
     }
 }
 
@@ -714,6 +717,7 @@ static App *app_create(const AppOptions *opt)
     Lang lang = fonts_usable_lang(a->fonts, (Lang)opt->lang, stderr);
     view_init(&a->v, &a->session->lesson, lang);
     a->title_edited = session_edited(a->session);
+    a->seen_session = a->session, a->seen_version = a->session->version;
     a->measure = (TextMeasure){text_measure, a->fonts};
     a->v.measure = &a->measure;
     app_lessons_set_title(a);
@@ -762,6 +766,7 @@ static bool app_frame(App *a)
     if (!busy && !app_test_hook && !a->no_wait && SDL_WaitEventTimeout(&e, 250))
         handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
     while (SDL_PollEvent(&e)) handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
+    watch_session(a);
     Uint64 now = SDL_GetPerformanceCounter();
     double dt = a->fake_ms_per_frame > 0.0 ? a->fake_ms_per_frame / 1000.0 : (double)(now - a->last) / (double)a->freq;
     a->last = now;

@@ -56,6 +56,7 @@ static bool open_lesson(App *a, const char *path)
     study_ui_end(a->study, a->session, a->pb.stage); // the old lesson's answers are kept
     session_destroy(a->session);
     a->session = s;
+    a->seen_session = s, a->seen_version = s->version; // a new lesson starts at its first stage
     a->title_edited = session_edited(s);
     // playback and view start over; language, palette, numbers and speed stay
     float speed = a->pb.speed;

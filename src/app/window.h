@@ -71,6 +71,8 @@ typedef struct App {
     unsigned layout_gen;       // lab.gen the layout was computed for
     unsigned heatmap_gen;      // lab.gen the heatmap images were drawn for (values change in place)
     bool title_edited;         // the window's title says "(edited)"
+    const Session *seen_session; // the session and version the window last showed (watch_session)
+    unsigned seen_version;
     char stage_name[STAGE_NAME_MAX]; // the stage on screen, found again after an edit (sync_stage)
     StudyUI *study;            // the study mode (T, the "Study" button, --study) and progress.json
     Presenter *pres;           // the presenter window (--presenter, F5), NULL when closed

@@ -119,6 +119,7 @@ static bool recompute(Session *s, Trace *previous)
     else
         trace_free(&s->trace);
     s->trace = next;
+    s->version++;
     return true;
 }
 
@@ -169,6 +170,7 @@ bool session_edit(Session *s, const Edit *e, bool merge, Trace *previous, char *
         else
             trace_free(&s->trace);
         s->trace = next;
+        s->version++;
     } else {
         lesson_copy_values(&s->lesson, &before);
     }

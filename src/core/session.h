@@ -28,6 +28,9 @@ typedef struct Session {
     bool has_original;
     Lesson original;
     Trace original_trace;
+    // Changes whenever the lesson and its trace change (an edit, undo, redo, reset): what
+    // shows them watches it (the window: the stage on screen, the title, the caches).
+    unsigned version;
 } Session;
 
 // Loads path (lesson_load) and runs the forward pass (attn_forward). NULL on
