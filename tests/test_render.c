@@ -119,6 +119,22 @@ static void test_colormap_text(void **state)
 static void test_playback(void **state)
 {
     (void)state;
+    { // the lab's edit transition runs on the playback's clock: wall time, held or not
+        Playback e;
+        playback_init(&e, 5);
+        assert_false(playback_editing(&e));
+        assert_float_equal(playback_edit_progress(&e), 1.0f, 1e-6);
+        playback_start_edit(&e);
+        assert_true(playback_editing(&e));
+        assert_float_equal(playback_edit_progress(&e), 0.0f, 1e-6);
+        playback_hold(&e, true);
+        playback_set_speed(&e, 4.0f);
+        playback_update(&e, 0.2);
+        assert_float_equal(playback_edit_progress(&e), (float)(0.2 / PLAYBACK_EDIT_SECONDS), 1e-5);
+        playback_update(&e, 1.0);
+        assert_false(playback_editing(&e));
+        assert_float_equal(playback_edit_progress(&e), 1.0f, 1e-6);
+    }
     assert_float_equal(ease_in_out_cubic(0.0f), 0.0f, 1e-6);
     assert_float_equal(ease_in_out_cubic(1.0f), 1.0f, 1e-6);
     assert_float_equal(ease_in_out_cubic(0.5f), 0.5f, 1e-6);

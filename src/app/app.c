@@ -210,6 +210,7 @@ static void lab_begin(App *a)
 static void lab_after(App *a)
 {
     watch_session(a);
+    if (lab_take_edit_start(&a->lab)) playback_start_edit(&a->pb); // the playback keeps every clock
     if (a->lab.save_requested) {
         a->lab.save_requested = false;
         char dir[1200], path[1400];
@@ -772,7 +773,7 @@ static bool app_frame(App *a)
     a->last = now;
     a->fake_ms += a->fake_ms_per_frame;
     playback_update(&a->pb, dt);
-    lab_update(&a->lab, a->session, dt);
+    lab_update(&a->lab, a->session, playback_edit_progress(&a->pb));
     { // the study mode: no stage past an unanswered question; a hidden result waits
         bool hold;
         int allowed = study_ui_frame(a->study, a->session, a->pb.stage, &a->v, &hold);

@@ -15,7 +15,6 @@
 #include "scene.h"
 #include "trace_ops.h"
 
-#define LAB_ANIM_SECONDS 0.45f
 #define SCRUB_THRESHOLD 3 // pixels of vertical movement before a press becomes a scrub
 
 void lab_init(Lab *lab)
@@ -121,15 +120,21 @@ void lab_overlays(Lab *lab, const Session *s, const Layout *L, const View *v, Ov
     ov->lab = &lab->menu;
 }
 
-bool lab_update(Lab *lab, const Session *s, double dt)
+bool lab_take_edit_start(Lab *lab)
+{
+    bool started = lab->edit_started;
+    lab->edit_started = false;
+    return started;
+}
+
+bool lab_update(Lab *lab, const Session *s, float p)
 {
     if (!lab->animating) return false;
-    lab->t += (float)dt / LAB_ANIM_SECONDS;
-    if (lab->t >= 1.0f) {
+    if (p >= 1.0f) {
         stop_animation(lab);
         return false;
     }
-    float e = lab->t * lab->t * (3.0f - 2.0f * lab->t); // smoothstep
+    float e = p * p * (3.0f - 2.0f * p); // smoothstep
     trace_lerp(&lab->mid, &lab->from, &s->trace, e);
     lab->gen++;
     return true;
@@ -145,7 +150,7 @@ static void after_change(Lab *lab, const Session *s, Trace *before, bool animate
     if (animate && trace_clone(&lab->mid, &s->trace)) {
         lab->from = *before;
         lab->animating = true;
-        lab->t = 0.0f;
+        lab->edit_started = true; // the window starts the playback's edit clock
         trace_lerp(&lab->mid, &lab->from, &s->trace, 0.0f);
     } else {
         trace_free(before);

@@ -39,9 +39,9 @@ typedef struct Lab {
     float press_value, step;
     int tensor;
     size_t index;
-    // the edit's animation: `mid` goes from `from` (the trace before) to the session's
-    bool animating;
-    float t;
+    // the edit's animation: `mid` goes from `from` (the trace before) to the session's,
+    // on the playback's edit clock (playback_start_edit when edit_started)
+    bool animating, edit_started;
     Trace from, mid;
     // the Δ view's trace and the weights' differences (rebuilt after every edit)
     bool have_delta;
@@ -70,8 +70,11 @@ const Trace *lab_trace(const Lab *lab, const Session *s);
 void lab_view(const Lab *lab, const Session *s, View *v);
 // Fills ov's lab fields for the frame laid out as L.
 void lab_overlays(Lab *lab, const Session *s, const Layout *L, const View *v, Overlays *ov);
-// Advances the animation by dt seconds; true while it runs.
-bool lab_update(Lab *lab, const Session *s, double dt);
+// Whether an edit's animation started since the last call (the window then starts the
+// playback's edit clock: playback_start_edit).
+bool lab_take_edit_start(Lab *lab);
+// The animation at the playback's edit progress p (playback_edit_progress); true while it runs.
+bool lab_update(Lab *lab, const Session *s, float p);
 
 // Keys: true when the lab used the key. L is the frame's layout (hit-testing), v the view.
 bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_KeyboardEvent *k);

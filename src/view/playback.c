@@ -54,7 +54,14 @@ void playback_init(Playback *pb, int n_stages)
     pb->n_stages = n_stages > 0 ? n_stages : 1;
     pb->speed = 1.0f;
     pb->t = PLAYBACK_ANIM_SECONDS; // first stage shown settled
+    pb->edit_t = PLAYBACK_EDIT_SECONDS;
 }
+
+void playback_start_edit(Playback *pb) { pb->edit_t = 0.0; }
+
+float playback_edit_progress(const Playback *pb) { return ease_clamp01((float)(pb->edit_t / PLAYBACK_EDIT_SECONDS)); }
+
+bool playback_editing(const Playback *pb) { return pb->edit_t < PLAYBACK_EDIT_SECONDS; }
 
 void playback_goto(Playback *pb, int stage, bool animate)
 {
@@ -117,6 +124,7 @@ void playback_step_frame(Playback *pb, int dir)
 
 bool playback_update(Playback *pb, double dt)
 {
+    if (dt > 0.0 && playback_editing(pb)) pb->edit_t += dt; // an edit's transition: wall time
     if (pb->held) return false; // the scrub bar holds the time
     if (dt < 0.0) dt = 0.0;
     if (dt > 0.25) dt = 0.25; // a stalled frame does not skip stages

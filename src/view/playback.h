@@ -7,6 +7,7 @@
 
 #define PLAYBACK_ANIM_SECONDS 1.6   // one transition at speed 1
 #define PLAYBACK_DWELL_SECONDS 2.4  // settled time before auto-advance
+#define PLAYBACK_EDIT_SECONDS 0.45 // an edit's numbers turning from the old into the new (the lab)
 #define PLAYBACK_MIN_SPEED 0.25f
 #define PLAYBACK_MAX_SPEED 4.0f
 
@@ -16,6 +17,8 @@ typedef struct Playback {
     bool playing;
     float speed;
     bool held;      // time stands still inside the transition (the scrub bar, K, frame steps)
+    double edit_t;  // wall seconds since the what-if lab's last edit (its own transition: neither
+                    // held nor sped up); PLAYBACK_EDIT_SECONDS or more: none running
 } Playback;
 
 // Frames of one transition for stepping it frame by frame (30 per second at speed 1).
@@ -40,6 +43,11 @@ void playback_step_frame(Playback *pb, int dir);
 int playback_frame(const Playback *pb);
 // Advances by dt wall seconds; auto-advances when playing. Returns true if the stage changed.
 bool playback_update(Playback *pb, double dt);
+// An edit's transition starts now (the lab changed the numbers).
+void playback_start_edit(Playback *pb);
+// Its progress in [0, 1] (1: none running), and whether one is running.
+float playback_edit_progress(const Playback *pb);
+bool playback_editing(const Playback *pb);
 // Linear transition progress in [0,1].
 float playback_progress(const Playback *pb);
 bool playback_animating(const Playback *pb);
