@@ -95,20 +95,26 @@ void lab_view(const Lab *lab, const Session *s, View *v)
     v->ref = v->edited && !v->delta ? session_original_trace(s) : NULL;
 }
 
-// The panel of L showing the selection, or -1.
-static int sel_panel(const Lab *lab, const Layout *L)
+// Which tensor of its stage panel ps shows: 0 the stage's own, 1 its weight, 2 its bias.
+static int panel_param(const PanelSpec *ps) { return ps->is_weight ? (ps->is_bias ? 2 : 1) : 0; }
+
+// The panel of L (laid out from trace tr) showing the selection, or -1.
+static int sel_panel(const Lab *lab, const Trace *tr, const Layout *L)
 {
     if (!lab->sel) return -1;
-    for (int p = 0; p < L->n_panels; p++)
-        if (strcmp(L->spec[p].source, lab->sel_source) == 0 && L->spec[p].head == lab->sel_head &&
-            lab->sel_row < L->spec[p].rows && lab->sel_col < L->spec[p].cols)
+    for (int p = 0; p < L->n_panels; p++) {
+        const PanelSpec *ps = &L->spec[p];
+        if (ps->stage >= 0 && ps->stage < tr->n && tr->stages[ps->stage].id == lab->sel_stage &&
+            panel_param(ps) == lab->sel_param && ps->head == lab->sel_head && lab->sel_row < ps->rows &&
+            lab->sel_col < ps->cols)
             return p;
+    }
     return -1;
 }
 
 void lab_overlays(Lab *lab, const Session *s, const Layout *L, const View *v, Overlays *ov)
 {
-    int p = sel_panel(lab, L);
+    int p = sel_panel(lab, lab_trace(lab, s), L);
     ov->sel = p >= 0;
     ov->sel_panel = p, ov->sel_row = lab->sel_row, ov->sel_col = lab->sel_col;
     ov->edit_label = lab->typing ? lab->label : NULL;
@@ -238,7 +244,7 @@ static void set_delta(Lab *lab, const Session *s, bool on, Lang lang)
 
 static bool target_of(const Lab *lab, const Session *s, const Layout *L, const View *v, int *t, size_t *idx)
 {
-    int p = sel_panel(lab, L);
+    int p = sel_panel(lab, lab_trace(lab, s), L);
     return p >= 0 && scene_edit_target(L, lab_trace(lab, s), v, p, lab->sel_row, lab->sel_col, t, idx);
 }
 
@@ -246,10 +252,11 @@ static bool target_of(const Lab *lab, const Session *s, const Layout *L, const V
 static void select_cell(Lab *lab, const Session *s, const Layout *L, const View *v, int p, int row, int col)
 {
     const PanelSpec *ps = &L->spec[p];
-    bool moved = lab->sel && strcmp(lab->sel_source, ps->source) == 0;
+    StageId id = lab_trace(lab, s)->stages[ps->stage].id;
+    bool moved = lab->sel && lab->sel_stage == id && lab->sel_param == panel_param(ps);
     lab->sel = true;
     lab->typing = false;
-    snprintf(lab->sel_source, sizeof lab->sel_source, "%s", ps->source);
+    lab->sel_stage = id, lab->sel_param = panel_param(ps);
     lab->sel_head = ps->head, lab->sel_row = row, lab->sel_col = col;
     int t;
     size_t idx;
@@ -397,7 +404,7 @@ bool lab_text(Lab *lab, Session *s, const Layout *L, const View *v, const char *
         if (!lab->too_long) lab->hint_error = false;
         return true;
     }
-    if (!number || text[0] == 'e' || text[0] == 'E' || sel_panel(lab, L) < 0) return false;
+    if (!number || text[0] == 'e' || text[0] == 'E' || sel_panel(lab, lab_trace(lab, s), L) < 0) return false;
     return type_into_selection(lab, s, L, v, text) || true;
 }
 
@@ -486,7 +493,7 @@ bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_Key
         set_delta(lab, s, !lab->delta, v->lang);
         return true;
     }
-    int p = sel_panel(lab, L);
+    int p = sel_panel(lab, lab_trace(lab, s), L);
     if (p < 0) {
         lab->sel = false;
         if ((sym == SDLK_RETURN || sym == SDLK_KP_ENTER) && !v->delta) {

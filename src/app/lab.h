@@ -20,9 +20,11 @@
 typedef struct Lab {
     LabMenu menu;                 // the switches (W, the "What if…" button)
     bool delta;                   // D: the Δ view
-    // the selected cell: the panel (by its source and head) and the cell in it
+    // the selected cell: the panel (the stage it shows or whose parameter it is, which
+    // tensor of it: 0 the stage's own, 1 its weight, 2 its bias; the head) and the cell
     bool sel;
-    char sel_source[24];
+    StageId sel_stage;
+    int sel_param;
     int sel_head, sel_row, sel_col;
     // a value being typed into `target` (an element edit or model.scale; only the
     // number typed is parsed, edit_value), shown after `label` ("weights.w_q[3,1] =")
