@@ -450,54 +450,96 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     }
 }
 
-// A key goes to the modes from the top down, each taking it or passing it on: the
-// help overlay (any key closes it), E's format choice, the study box or the
-// what-if lab; then its action in the key table (keymap.h), which the help lists.
-static void on_key(App *a, const SDL_KeyboardEvent *k)
+// ---- keys: the modes as a stack of handlers, topmost first ------------------------------
+// Each takes the key (true) or passes it down; what no mode takes is the key table's
+// action (keymap.h). The key's action is looked up once, for every mode to read.
+
+static bool is_shift(SDL_Keycode sym) { return sym == SDLK_LSHIFT || sym == SDLK_RSHIFT; }
+
+// Shift + arrows pan a zoomed heatmap, over everything but the help.
+static bool mode_pan(App *a, const SDL_KeyboardEvent *k, KeyAction act)
 {
     SDL_Keycode sym = k->keysym.sym;
-    bool shift_only = sym == SDLK_LSHIFT || sym == SDLK_RSHIFT;
-    KeyAction act = keys_lookup(sym, k->keysym.mod);
-    if (act == KEY_ACT_PAN && !a->ov.help) { // Shift + arrows: the zoomed content moves with the arrow
-        pan_by(a, sym == SDLK_LEFT ? 1 : sym == SDLK_RIGHT ? -1 : 0, sym == SDLK_UP ? 1 : sym == SDLK_DOWN ? -1 : 0);
-        return;
+    if (act != KEY_ACT_PAN || a->ov.help) return false;
+    pan_by(a, sym == SDLK_LEFT ? 1 : sym == SDLK_RIGHT ? -1 : 0, sym == SDLK_UP ? 1 : sym == SDLK_DOWN ? -1 : 0);
+    return true;
+}
+
+// The help overlay: any key but Shift closes it.
+static bool mode_help(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)act;
+    if (!a->ov.help) return false;
+    if (!is_shift(k->keysym.sym)) a->ov.help = false;
+    return true;
+}
+
+// After E: the next key picks the format.
+static bool mode_export_choice(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)act;
+    if (!a->export_choose || is_shift(k->keysym.sym)) return false;
+    app_export_choose_key(a, k->keysym.sym);
+    return true;
+}
+
+// ? F1 open the help (not while a value is typed).
+static bool mode_open_help(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)k;
+    if (act != KEY_ACT_HELP || a->lab.typing) return false;
+    a->ov.help = true;
+    return true;
+}
+
+// The study mode: its box takes answers; T leaves; the lab's keys are refused.
+static bool mode_study(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    if (!a->study->st.on) return false;
+    bool used = study_ui_key(a->study, a->session, k, a->pb.stage, &a->v);
+    study_after(a);
+    if (used) return true;
+    if (act == KEY_ACT_STUDY) {
+        toggle_study(a);
+        return true;
     }
-    if (a->ov.help) {
-        if (!shift_only) a->ov.help = false;
-        return;
+    if (lab_key_while_studying(k)) {
+        app_toast(a, "study.no_edit", NULL);
+        return true;
     }
-    if (a->export_choose && !shift_only) {
-        app_export_choose_key(a, sym);
-        return;
-    }
-    if (act == KEY_ACT_HELP && !a->lab.typing) {
-        a->ov.help = true;
-        return;
-    }
-    if (a->study->st.on) {
-        bool used = study_ui_key(a->study, a->session, k, a->pb.stage, &a->v);
-        study_after(a);
-        if (used) return;
-        if (act == KEY_ACT_STUDY) {
-            toggle_study(a);
-            return;
-        }
-        if (lab_key_while_studying(k)) {
-            app_toast(a, "study.no_edit", NULL);
-            return;
-        }
-    } else {
-        if (act == KEY_ACT_STUDY && !a->lab.typing) {
-            toggle_study(a);
-            return;
-        }
-        lab_begin(a);
-        if (lab_key(&a->lab, a->session, app_layout(a), &a->v, k)) {
-            lab_after(a);
-            return;
-        }
-    }
-    key_action(a, act, sym);
+    return false;
+}
+
+// T enters the study mode (not while a value is typed).
+static bool mode_enter_study(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)k;
+    if (a->study->st.on || act != KEY_ACT_STUDY || a->lab.typing) return false;
+    toggle_study(a);
+    return true;
+}
+
+// The what-if lab: the selection, a value typed, its switches.
+static bool mode_lab(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)act;
+    if (a->study->st.on) return false;
+    lab_begin(a);
+    if (!lab_key(&a->lab, a->session, app_layout(a), &a->v, k)) return false;
+    lab_after(a);
+    return true;
+}
+
+typedef bool (*KeyMode)(App *a, const SDL_KeyboardEvent *k, KeyAction act);
+static const KeyMode KEY_MODES[] = {mode_pan,  mode_help,        mode_export_choice, mode_open_help,
+                                    mode_study, mode_enter_study, mode_lab};
+
+static void on_key(App *a, const SDL_KeyboardEvent *k)
+{
+    KeyAction act = keys_lookup(k->keysym.sym, k->keysym.mod);
+    for (size_t i = 0; i < sizeof KEY_MODES / sizeof KEY_MODES[0]; i++)
+        if (KEY_MODES[i](a, k, act)) return;
+    key_action(a, act, k->keysym.sym);
 }
 
 static void on_click(App *a, int wx, int wy)
