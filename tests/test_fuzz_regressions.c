@@ -13,28 +13,9 @@
 #include <cmocka.h>
 
 #include "fuzz/fuzz_lesson.c"
+#include "fuzz_replay.h"
 
-static int replay_dir(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.') continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        FILE *f = fopen(path, "rb");
-        assert_non_null(f);
-        static uint8_t buf[1 << 20];
-        size_t len = fread(buf, 1, sizeof buf, f);
-        fclose(f);
-        LLVMFuzzerTestOneInput(buf, len);   // traps on a violation
-        n++;
-    }
-    closedir(d);
-    return n;
-}
+static int replay_dir(const char *dir) { return fuzz_replay(dir, LLVMFuzzerTestOneInput); }
 
 static void test_replay(void **state)
 {

@@ -18,28 +18,8 @@
 #include "fuzz/fuzz_quiz_answer.c"
 #define FUZZ_PROGRESS_ENTRY fuzz_progress_one
 #include "fuzz/fuzz_progress.c"
+#include "fuzz_replay.h"
 
-static int replay(const char *dir, int (*one)(const uint8_t *, size_t))
-{
-    DIR *d = opendir(dir);
-    if (!d) return 0;
-    int n = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        if (de->d_name[0] == '.') continue;
-        char path[1024];
-        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        FILE *f = fopen(path, "rb");
-        assert_non_null(f);
-        static uint8_t buf[1 << 20];
-        size_t len = fread(buf, 1, sizeof buf, f);
-        fclose(f);
-        one(buf, len); // traps on a violation
-        n++;
-    }
-    closedir(d);
-    return n;
-}
 
 static int str(int (*one)(const uint8_t *, size_t), const char *s)
 {
@@ -49,10 +29,10 @@ static int str(int (*one)(const uint8_t *, size_t), const char *s)
 static void test_replay(void **state)
 {
     (void)state;
-    int set = replay("tests/fuzz/seeds/set", fuzz_set_one) + replay("tests/fuzz/regressions/set", fuzz_set_one);
-    int quiz = replay("tests/fuzz/seeds/quiz", fuzz_quiz_one) + replay("tests/fuzz/regressions/quiz_answer", fuzz_quiz_one);
-    int prog = replay("tests/fuzz/seeds/progress", fuzz_progress_one) +
-               replay("tests/fuzz/regressions/progress", fuzz_progress_one);
+    int set = fuzz_replay("tests/fuzz/seeds/set", fuzz_set_one) + fuzz_replay("tests/fuzz/regressions/set", fuzz_set_one);
+    int quiz = fuzz_replay("tests/fuzz/seeds/quiz", fuzz_quiz_one) + fuzz_replay("tests/fuzz/regressions/quiz_answer", fuzz_quiz_one);
+    int prog = fuzz_replay("tests/fuzz/seeds/progress", fuzz_progress_one) +
+               fuzz_replay("tests/fuzz/regressions/progress", fuzz_progress_one);
     print_message("replayed %d --set, %d answer and %d progress inputs\n", set, quiz, prog);
     assert_true(set >= 20 && quiz >= 5 && prog >= 2);
     // the cases found by hand in issue 27: an answer longer than a number's buffer is
