@@ -3,20 +3,10 @@
 # a full 150 KiB tmpfs and a read-only mount give one line on stderr and exit 1, and
 # what was written is complete and listed. Needs root to mount (CI is root): skipped
 # (exit 77) otherwise.
-B=${BUILD:-build}
-bin="$B/attnviz"
+. "$(dirname "$0")/test_lib.sh" # B, bin, fails, fail, tmp
+trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 lesson=lessons/arange-2x4x4.json
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 
-check_partial() { # dir
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$1: $(wc -l <"$tmp/err") lines on stderr: $(cat "$tmp/err")"
-    ls -a "$1" | grep -q tmp && fail "$1: temporary files left: $(ls -a "$1")"
-    listed=$(grep -o '"file": "[^"]*"' "$1/frames.json" 2>/dev/null | sed 's/.*: "//; s/"$//' | sort)
-    present=$(cd "$1" && ls *.png 2>/dev/null | sort)
-    [ "$listed" = "$present" ] || fail "$1: frames.json does not list exactly the PNGs"
-}
 # a full 150 KiB tmpfs and a read-only mount (needs root; CI is root)
 if [ "$(id -u)" != 0 ]; then
     echo "export_disk_test: SKIP: mounting a small tmpfs needs root (CI is root)"

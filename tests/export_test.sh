@@ -4,12 +4,9 @@
 # options give one-line errors; SIGINT leaves only complete PNGs, listed; a
 # file-size limit gives one line and exit 1. (A full disk and a read-only directory:
 # export_disk_test.sh; the window's own save (S) against an export: test_window.)
-B=${BUILD:-build}
-bin="$B/attnviz"
+. "$(dirname "$0")/test_lib.sh" # B, bin, fails, fail, tmp
+trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 lesson=lessons/arange-2x4x4.json
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 
 # PNG width and height from the IHDR chunk (bytes 16..23).
 png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ printf "%dx%d", $1*16777216+$2*65536+$3*256+$4, $5*16777216+$6*65536+$7*256+$8 }'; }
@@ -77,13 +74,6 @@ done
 
 # 6. a write that fails mid-export: one line naming the file and the cause, exit 1,
 #    and only complete PNGs, all listed in frames.json
-check_partial() { # dir
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$1: $(wc -l <"$tmp/err") lines on stderr: $(cat "$tmp/err")"
-    ls -a "$1" | grep -q tmp && fail "$1: temporary files left: $(ls -a "$1")"
-    listed=$(grep -o '"file": "[^"]*"' "$1/frames.json" 2>/dev/null | sed 's/.*: "//; s/"$//' | sort)
-    present=$(cd "$1" && ls *.png 2>/dev/null | sort)
-    [ "$listed" = "$present" ] || fail "$1: frames.json does not list exactly the PNGs"
-}
 # injected: a 40 KiB file-size limit makes the first PNG write fail with EFBIG
 ( ulimit -f 40; env -u DISPLAY "$bin" --export "$tmp/big" "$lesson" >/dev/null 2>"$tmp/err" ); rc=$?
 [ "$rc" -eq 1 ] || fail "file-size limit: exit $rc, expected 1"

@@ -9,21 +9,8 @@
 #  item8  --save over the LESSON: refused, the file and its mode as they were
 #  item9  a SIGKILLed --handout's temporary file is removed by the next one (one of a
 #         running process is not); --handout and --export to a full stdout: exit 1
-B=${BUILD:-build}
-bin="$B/attnviz"
+. "$(dirname "$0")/test_lib.sh" # B, bin, fails, fail, tmp
 lesson=lessons/arange-2x4x4.json
-fails=0
-fail() { printf "FAIL %s\n" "$*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-
-# one_line NAME EXPECTED-EXIT WANT-TEXT CMD...
-one_line() {
-    name=$1 want_rc=$2 want=$3; shift 3
-    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-    [ "$rc" -eq "$want_rc" ] || fail "$name: exit $rc, expected $want_rc ($(head -c 300 "$tmp/err"))"
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$name: $(wc -l <"$tmp/err") lines on stderr, expected 1: $(head -c 300 "$tmp/err")"
-    grep -qF -- "$want" "$tmp/err" || fail "$name: stderr lacks '$want': $(head -c 300 "$tmp/err")"
-}
 
 # --- item 1: output paths that are not files ---------------------------------------
 mkfifo "$tmp/fifo"

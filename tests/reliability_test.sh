@@ -9,24 +9,11 @@
 #  item7  newlines in --stage, --print's stage, an unknown option, --lessons and
 #         the export folder stay one escaped line
 #  item10 a FIFO as the lesson: one line at once, never a blocked --check
-B=${BUILD:-build}
-bin="$B/attnviz"
+. "$(dirname "$0")/test_lib.sh" # B, bin, fails, fail, tmp
 lesson=lessons/arange-2x4x4.json
-fails=0
-fail() { printf "FAIL %s\n" "$*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 nl='
 '
 
-# one_line NAME EXPECTED-EXIT WANT-TEXT CMD...: the command's stderr is exactly one
-# line containing WANT-TEXT, and it exits with EXPECTED-EXIT
-one_line() {
-    name=$1 want_rc=$2 want=$3; shift 3
-    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-    [ "$rc" -eq "$want_rc" ] || fail "$name: exit $rc, expected $want_rc ($(head -c 300 "$tmp/err"))"
-    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$name: $(wc -l <"$tmp/err") lines on stderr, expected 1: $(head -c 300 "$tmp/err")"
-    grep -qF -- "$want" "$tmp/err" || fail "$name: stderr lacks '$want': $(head -c 300 "$tmp/err")"
-}
 
 # --- item 4: write errors --------------------------------------------------------
 if [ -w /dev/full ]; then

@@ -167,6 +167,15 @@ static void test_lesson_library(void **state)
     assert_true(n >= 7);
 }
 
+// Loads the lesson at path and runs its forward pass into tr, or fails the test.
+static void load_forward(const char *path, Lesson *ls, Trace *tr)
+{
+    char err[LESSON_ERR_MAX];
+    if (!lesson_load(ls, path, err, sizeof err)) fail_msg("%s", err);
+    trace_init(tr);
+    assert_true(attn_forward(&ls->cfg, &ls->w, &ls->in, tr));
+}
+
 // stages.h's tables: names unique and found again; every stage a forward records
 // is its table row (name, kind, step) and applies the weights that row names.
 static void test_stage_table(void **state)
@@ -190,11 +199,8 @@ static void test_stage_table(void **state)
     bool seen[STAGE_ID_COUNT] = {0};
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Lesson ls;
-        char err[LESSON_ERR_MAX];
-        if (!lesson_load(&ls, g.gl_pathv[f], err, sizeof err)) fail_msg("%s", err);
         Trace tr;
-        trace_init(&tr);
-        assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+        load_forward(g.gl_pathv[f], &ls, &tr);
         for (int s = 0; s < tr.n; s++) {
             const Stage *st = &tr.stages[s];
             const StageInfo *in = &STAGE_INFO[st->id];
@@ -227,11 +233,8 @@ static void test_flash_and_decode_agree(void **state)
     const char *pairs[][2] = {{"flash_out", "head_out"}, {"decode_output", "output"}, {"cache_v", "v_heads"}};
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Lesson ls;
-        char err[LESSON_ERR_MAX];
-        if (!lesson_load(&ls, g.gl_pathv[f], err, sizeof err)) fail_msg("%s", err);
         Trace tr;
-        trace_init(&tr);
-        assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+        load_forward(g.gl_pathv[f], &ls, &tr);
         flash += trace_find(&tr, "flash_out") >= 0;
         decode += trace_find(&tr, "decode_output") >= 0;
         const Stage *ck = trace_get(&tr, "cache_k");

@@ -1,10 +1,11 @@
 # test_lib.sh — the common start of the command-line shell tests (sourced; not a
 # test itself): B (the build dir, $BUILD or build), bin (its attnviz), fails and
-# fail MESSAGE (counts a failure), tmp (a temporary directory removed on exit).
+# fail MESSAGE (counts a failure), tmp (a temporary directory removed on exit), and the
+# checks several tests make: one_line (a one-line error), check_partial (a failed export).
 B=${BUILD:-build}
 bin="$B/attnviz"
 fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+fail() { printf "FAIL %s\n" "$*"; fails=$((fails + 1)); } # (printf: backslashes in a message stay)
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 
 # interrupt_export DIR SECONDS ARGS...: `attnviz --export DIR ARGS` headless, SIGINT
@@ -31,4 +32,24 @@ shipped_lessons() {
         echo lessons/arange-2x4x4.json lessons/cross-attention-padding.json lessons/kv-cache-decoding.json \
             lessons/flash-attention-tiles.json lessons/sentence-the-cat.json
     fi
+}
+
+# one_line NAME EXPECTED-EXIT WANT-TEXT CMD...: the command's stderr is exactly one
+# line containing WANT-TEXT, and it exits with EXPECTED-EXIT
+one_line() {
+    name=$1 want_rc=$2 want=$3; shift 3
+    "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
+    [ "$rc" -eq "$want_rc" ] || fail "$name: exit $rc, expected $want_rc ($(head -c 300 "$tmp/err"))"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$name: $(wc -l <"$tmp/err") lines on stderr, expected 1: $(head -c 300 "$tmp/err")"
+    grep -qF -- "$want" "$tmp/err" || fail "$name: stderr lacks '$want': $(head -c 300 "$tmp/err")"
+}
+
+# check_partial DIR: after a failed export into DIR, one line on stderr ($tmp/err), no
+# temporary file left, and frames.json lists exactly the PNGs there.
+check_partial() { # dir
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "$1: $(wc -l <"$tmp/err") lines on stderr: $(cat "$tmp/err")"
+    ls -a "$1" | grep -q tmp && fail "$1: temporary files left: $(ls -a "$1")"
+    listed=$(grep -o '"file": "[^"]*"' "$1/frames.json" 2>/dev/null | sed 's/.*: "//; s/"$//' | sort)
+    present=$(cd "$1" && ls *.png 2>/dev/null | sort)
+    [ "$listed" = "$present" ] || fail "$1: frames.json does not list exactly the PNGs"
 }

@@ -154,8 +154,7 @@ static void tip_dot(TipOut *o, const TipCell *cell)
             tip_put(o, "\n");
             tip_key(o, lang, "tip.scores_bias", 0, NULL);
         }
-        tip_put(o, "\n= ");
-        tip_num(o, val, false);
+        tip_equals(o, val);
     }
 }
 
@@ -173,8 +172,7 @@ static void tip_pos_bias(TipOut *o, const TipCell *cell)
     snprintf(a2, sizeof a2, "%d", h);
     const char *args[] = {a2, mb, a0, a1};
     tip_key(o, lang, "tip.alibi", 4, args);
-    tip_put(o, "\n= ");
-    tip_num(o, val, false);
+    tip_equals(o, val);
 }
 
 static void tip_mask_fill(TipOut *o, const TipCell *cell)
@@ -225,8 +223,7 @@ static void tip_softmax(TipOut *o, const TipCell *cell)
         tip_num(o, mx, true);
         tip_put(o, ") / ");
         tip_num(o, sum, false);
-        tip_put(o, "\n= ");
-        tip_num(o, expf(x[col] - mx), false);
+        tip_equals(o, expf(x[col] - mx));
         tip_put(o, " / ");
         tip_num(o, sum, false);
         tip_put(o, " = ");
@@ -250,8 +247,7 @@ static void tip_weighted_sum(TipOut *o, const TipCell *cell)
         tip_key(o, lang, "tip.wsum", 2, args);
         tip_put(o, "\n= ");
         tip_terms(o, lang, a, 1, vv, dv, lk);
-        tip_put(o, "\n= ");
-        tip_num(o, val, false);
+        tip_equals(o, val);
     }
 }
 

@@ -97,16 +97,14 @@ static void tip_rope(TipOut *o, const TipCell *cell)
         const char *args2[] = {recipe_symbol(tr, op[0], lang), a0, a1};
         tip_put(o, "\n");
         tip_key(o, lang, first ? "tip.rope_first" : "tip.rope_second", 3, args2);
-        tip_put(o, "\n= ");
-        tip_num(o, x[col], false);
+        tip_equals(o, x[col]);
         tip_put(o, " · ");
         tip_num(o, c, true);
         tip_put(o, first ? " − " : " + ");
         tip_num(o, x[partner], true);
         tip_put(o, " · ");
         tip_num(o, sn, true);
-        tip_put(o, "\n= ");
-        tip_num(o, val, false);
+        tip_equals(o, val);
     }
 }
 

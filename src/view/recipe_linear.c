@@ -114,19 +114,14 @@ static float tip_linear(TipOut *o, Lang lang, const Trace *tr, const Tensor *x, 
         tip_num(o, *z, true);
         sum += *z;
     }
-    tip_put(o, "\n= ");
-    tip_num(o, sum, false);
+    tip_equals(o, sum);
     return sum;
 }
 
 static void tip_linear_cell(TipOut *o, const TipCell *cell)
 {
-    const Trace *tr = cell->tr;
-    const Stage *st = cell->st;
-    Lang lang = cell->lang;
-    int b = cell->b, row = cell->row, col = cell->col;
-    const Tensor *t0 = cell->t0;
-    if (t0 && st->weight) tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL);
+    if (cell->t0 && cell->st->weight)
+        tip_linear(o, cell->lang, cell->tr, cell->t0, cell->st, cell->b, cell->row, cell->col, NULL, NULL);
 }
 
 static void tip_linear_relu(TipOut *o, const TipCell *cell)
@@ -163,8 +158,7 @@ static void tip_linear_residual(TipOut *o, const TipCell *cell)
         tip_put(o, recipe_symbol(tr, op[1], lang));
         tip_put(o, " ");
         tip_num(o, zr[col], true);
-        tip_put(o, "\n= ");
-        tip_num(o, val, false);
+        tip_equals(o, val);
     }
 }
 
@@ -182,13 +176,10 @@ static void tip_add(TipOut *o, const TipCell *cell)
 
 static void tip_norm_cell(TipOut *o, const TipCell *cell)
 {
-    const Trace *tr = cell->tr;
-    const Stage *st = cell->st;
-    Lang lang = cell->lang;
-    float val = cell->val;
-    int b = cell->b, row = cell->row, col = cell->col;
-    const Tensor *t0 = cell->t0;
-    if (t0) tip_norm(o, lang, tip_row(t0, b, 0, row), tip_last_dim(t0), col, st, tr->norm_eps, val);
+    const Tensor *x = cell->t0;
+    if (x)
+        tip_norm(o, cell->lang, tip_row(x, cell->b, 0, cell->row), tip_last_dim(x), cell->col, cell->st,
+                 cell->tr->norm_eps, cell->val);
 }
 
 // LayerNorm: its ε.

@@ -86,8 +86,7 @@ static void tip_flash(TipOut *o, const TipCell *cell)
         const char *args[] = {k0, k1, x0, x1, x2};
         tip_key(o, lang, "tip.flash_sum", 5, args);
     }
-    tip_put(o, "\n= ");
-    tip_num(o, val, false);
+    tip_equals(o, val);
 }
 
 static void tip_equal(TipOut *o, const TipCell *cell)

@@ -31,6 +31,12 @@ void tip_num(TipOut *o, float x, bool paren_neg)
     }
 }
 
+void tip_equals(TipOut *o, float x)
+{
+    tip_put(o, "\n= ");
+    tip_num(o, x, false);
+}
+
 void tip_key(TipOut *o, Lang lang, const char *key, int nargs, const char *const *args)
 {
     char b[256];

@@ -41,6 +41,8 @@ void tip_paren_number(float x, char *buf, size_t n);
 void tip_put(TipOut *o, const char *t);
 // x as tip_number writes it; paren_neg: a negative one in parentheses.
 void tip_num(TipOut *o, float x, bool paren_neg);
+// A new line "= x": the result a derivation ends with.
+void tip_equals(TipOut *o, float x);
 // The language's template key with its arguments.
 void tip_key(TipOut *o, Lang lang, const char *key, int nargs, const char *const *args);
 // "a0×b0 + a1×b1 + … (n terms)" for n terms with strides.
