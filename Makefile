@@ -315,3 +315,5 @@ clean:
 	rm -rf build
 
 -include $(CORE_OBJ:.o=.d) $(VIEW_OBJ:.o=.d) $(DRAW_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+
+include src/web/web.mk

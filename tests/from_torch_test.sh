@@ -17,18 +17,18 @@ sys.path.insert(0, "lessons")
 from from_torch import lesson_from_module, save_lesson
 
 class HFStyle(nn.Module):
-"""Masks with torch.finfo(torch.float32).min, as Hugging Face code does."""
-def __init__(self):
-    super().__init__()
-    self.n_heads = 2
-    self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(4, 4) for _ in range(4))
-def forward(self, x, mask=None):
-    B, L, _ = x.shape
-    split = lambda t: t.view(B, L, 2, 2).transpose(1, 2)
-    s = split(self.q_proj(x)) @ split(self.k_proj(x)).transpose(-2, -1) / math.sqrt(2)
-    s = s.masked_fill(mask == 0, torch.finfo(torch.float32).min)
-    y = torch.softmax(s, -1) @ split(self.v_proj(x))
-    return self.out_proj(y.transpose(1, 2).reshape(B, L, 4))
+    """Masks with torch.finfo(torch.float32).min, as Hugging Face code does."""
+    def __init__(self):
+        super().__init__()
+        self.n_heads = 2
+        self.q_proj, self.k_proj, self.v_proj, self.out_proj = (nn.Linear(4, 4) for _ in range(4))
+    def forward(self, x, mask=None):
+        B, L, _ = x.shape
+        split = lambda t: t.view(B, L, 2, 2).transpose(1, 2)
+        s = split(self.q_proj(x)) @ split(self.k_proj(x)).transpose(-2, -1) / math.sqrt(2)
+        s = s.masked_fill(mask == 0, torch.finfo(torch.float32).min)
+        y = torch.softmax(s, -1) @ split(self.v_proj(x))
+        return self.out_proj(y.transpose(1, 2).reshape(B, L, 4))
 
 torch.manual_seed(0)
 m, x = HFStyle(), torch.randn(2, 3, 4)

@@ -151,6 +151,22 @@ static void test_usage_errors(void **state)
     usage("--lessons /nonexistent-dir " L, "is not a directory");
 }
 
+// Issue 24: a link to a frame (the browser's URL) opens the window at a stage and slice.
+static void test_window_at_stage(void **state)
+{
+    (void)state;
+    Args a;
+    assert_int_equal(parse(&a, "--stage attn --batch 1 --head 1 " L), 0);
+    assert_int_equal(a.cmd, CMD_WINDOW);
+    assert_string_equal(a.opt.stage, "attn");
+    assert_int_equal(a.opt.batch, 1);
+    assert_int_equal(a.opt.head, 1);
+    args_free(&a);
+    usage("--stage attn --dump " L, "--stage goes with --export and the window");
+    usage("--head 1 --dump " L, "--batch and --head go with");
+    usage("--stage attn --save o.json " L, "--stage goes with --export and the window");
+}
+
 // Issue 27 item 5: --save does not swallow the other commands, and every option is
 // checked before the save (main saves only once args_parse returned 0).
 static void test_save_with_commands(void **state)
@@ -222,6 +238,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_any_order),
+        cmocka_unit_test(test_window_at_stage),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_save_with_commands),
         cmocka_unit_test(test_save_over_lesson),

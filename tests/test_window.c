@@ -44,7 +44,7 @@ static Uint32 shot_a[WD_MAX_W * WD_MAX_H], shot_b[WD_MAX_W * WD_MAX_H];
 
 static AppOptions options(const char *lesson)
 {
-    AppOptions o = {lesson, NULL, NULL, LANG_EN, 1280, 720, false, false, false, false, NULL};
+    AppOptions o = {.lesson_path = lesson, .lang = LANG_EN, .width = 1280, .height = 720};
     return o;
 }
 

@@ -106,6 +106,7 @@ static void save_frame(App *a)
         app_toast(a, "app.saved", path);
         printf("%s\n", path);
         fflush(stdout);
+        if (app_on_saved) app_on_saved(path);
     }
     SDL_FreeSurface(s);
 }
@@ -145,6 +146,8 @@ static void pan_by(App *a, int dx, int dy)
 }
 
 const AppTestHook *app_test_hook;
+void (*app_on_saved)(const char *path);
+bool (*app_fetch_font)(void);
 
 // Milliseconds: SDL's clock, or the fake clock of the tests (ms_per_frame a frame).
 static Uint64 app_ms(const App *a)
@@ -219,6 +222,7 @@ static void lab_after(App *a)
             app_toast(a, "app.lesson_saved", path);
             printf("%s\n", path);
             fflush(stdout);
+            if (app_on_saved) app_on_saved(path);
         } else {
             cli_error(stderr, "attnviz: %s", path);
             app_toast(a, "app.lesson_save_failed", path);
@@ -231,6 +235,22 @@ static void lab_after(App *a)
         app_toast(a, "app.edited", m);
         if (error) a->toast_left = ERROR_TOAST_SECONDS;
     }
+}
+
+bool app_fonts_reload(App *a)
+{
+    char err[MSG_MAX];
+    Fonts *f = fonts_create(a->opt->font_path, a->v.lang, err, sizeof err);
+    if (!f) {
+        fprintf(stderr, "%s\n", err);
+        return false;
+    }
+    fonts_destroy(a->fonts);
+    a->fonts = f;
+    a->measure = (TextMeasure){text_measure, a->fonts};
+    a->v.measure = &a->measure;
+    a->layout_valid = false;
+    return true;
 }
 
 // ---- the study mode (T, the "Study" button) ---------------------------------------
@@ -668,7 +688,7 @@ static bool open_window(App *a)
     char title[600];
     const char *args[] = {lesson_title(&a->session->lesson, (Lang)o->lang)};
     i18n_fmt(title, sizeof title, (Lang)o->lang, "app.title", 1, args);
-    Uint32 flags = SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI |
+    Uint32 flags = SDL_WINDOW_RESIZABLE | (o->browser ? 0 : SDL_WINDOW_ALLOW_HIGHDPI) |
                    (o->fullscreen ? SDL_WINDOW_FULLSCREEN_DESKTOP : 0);
     // The window uses the same software renderer as the PNG export unless
     // SDL_RENDER_DRIVER says otherwise: identical pixels, a frame in under 1 ms at
@@ -688,7 +708,7 @@ static bool open_window(App *a)
 }
 
 // De-initialization, in the reverse order (a half-open App too).
-static void app_destroy(App *a)
+void app_destroy(App *a)
 {
     if (a->export_job) app_export_complete(a);
     if (a->study) study_ui_end(a->study, a->session, a->pb.stage); // the answers are kept
@@ -709,10 +729,31 @@ static void app_destroy(App *a)
     SDL_free(a);
 }
 
+// --stage, --batch, --head (a link to a frame, in the browser): where the window opens.
+static bool open_at(App *a, const AppOptions *opt)
+{
+    const Trace *tr = &a->session->trace;
+    if (opt->batch < 0 || opt->batch >= tr->batch || opt->head < 0 || opt->head >= (tr->n_heads > 0 ? tr->n_heads : 1)) {
+        cli_error(stderr, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d", opt->lesson_path,
+                  tr->batch - 1, tr->n_heads - 1);
+        return false;
+    }
+    a->v.batch = opt->batch, a->v.head = opt->head;
+    if (!opt->stage) return true;
+    int s = trace_find(tr, opt->stage);
+    if (s < 0) {
+        cli_error(stderr, "attnviz: --stage: %s has no stage \"%s\" (its first is \"%s\")", opt->lesson_path,
+                  opt->stage, tr->stages[0].name);
+        return false;
+    }
+    playback_goto(&a->pb, s, false);
+    return true;
+}
+
 // Initialization: assets and strings, the key table, the lesson and its trace, fonts,
 // SDL, the window and its renderer, the view, the modes asked for on the command
 // line. NULL (the reason on stderr) when the window cannot be opened.
-static App *app_create(const AppOptions *opt)
+App *app_create(const AppOptions *opt)
 {
     App *a = SDL_calloc(1, sizeof *a);
     if (!a) {
@@ -759,6 +800,7 @@ static App *app_create(const AppOptions *opt)
     // zh without a Chinese font: English, with a warning on stderr and in the window
     Lang lang = fonts_usable_lang(a->fonts, (Lang)opt->lang, stderr);
     view_init(&a->v, &a->session->lesson, lang);
+    if (!open_at(a, opt)) goto fail;
     a->title_edited = session_edited(a->session);
     a->seen_session = a->session, a->seen_version = a->session->version;
     a->measure = (TextMeasure){text_measure, a->fonts};
@@ -791,6 +833,7 @@ static App *app_create(const AppOptions *opt)
     const char *clock = getenv("ATTNVIZ_TEST_CLOCK"), *state = getenv("ATTNVIZ_TEST_STATE");
     a->fake_ms_per_frame = app_test_hook ? app_test_hook->ms_per_frame : clock && *clock ? atof(clock) : 0.0;
     a->state_path = state && *state ? state : NULL;
+    a->no_wait = opt->browser;
     return a;
 fail:
     app_destroy(a);
@@ -800,7 +843,7 @@ fail:
 // One frame: the events that came, the clocks, the modes' updates, the frame drawn
 // and shown. The desktop loop calls it until it returns false (quit); a browser's
 // main loop calls it once a frame (with no_wait set: it never blocks).
-static bool app_frame(App *a)
+bool app_frame(App *a)
 {
     // Update (the first frame is drawn without waiting for an event)
     SDL_Event e;
@@ -808,7 +851,15 @@ static bool app_frame(App *a)
                 a->toast_left > 0.0 || a->export_job || a->lab.animating;
     if (!busy && !app_test_hook && !a->no_wait && SDL_WaitEventTimeout(&e, 250))
         handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
+    long events_before = a->events;
     while (SDL_PollEvent(&e)) handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
+    // the browser calls every frame: one with no event, nothing moving and nothing
+    // changed is not drawn (the page idles; the desktop loop waited above instead)
+    if (a->no_wait && !busy && a->events == events_before && !a->quit && a->seen_version == a->session->version &&
+        a->seen_session == a->session && !a->export_choose) {
+        a->last = SDL_GetPerformanceCounter();
+        return true;
+    }
     watch_session(a);
     Uint64 now = SDL_GetPerformanceCounter();
     double dt = a->fake_ms_per_frame > 0.0 ? a->fake_ms_per_frame / 1000.0 : (double)(now - a->last) / (double)a->freq;

@@ -15,10 +15,39 @@ typedef struct AppOptions {
     bool presenter;            // --presenter: open the presenter window too (presenter.h)
     bool projector;            // --projector: projector mode (View.projector)
     const struct SessionEdits *edits; // --set edits applied on opening (NULL: none)
+    const char *stage;         // --stage NAME: open at this stage (NULL: the first)
+    int batch, head;           // --batch, --head: the slice shown first
+    // The browser build (src/web): frames come from the browser's main loop, so a
+    // frame never waits or sleeps, and one with nothing new to show is not drawn;
+    // the window's size is in output pixels (the page scales the canvas for HiDPI
+    // screens itself, so SDL does not).
+    bool browser;
 } AppOptions;
 
 // Runs the window until the user quits. Returns the process exit code.
 int app_run(const AppOptions *opt);
+
+// The same window frame by frame, for a main loop that is not app_run's (the
+// browser's): app_create opens it (NULL: the reason is on stderr), app_frame
+// handles the events that came and draws one frame (false once the user quit),
+// app_destroy closes it. opt must outlive the App.
+typedef struct App App;
+App *app_create(const AppOptions *opt);
+bool app_frame(App *a);
+void app_destroy(App *a);
+
+// Called with the path of every file the user asked for once it is complete
+// (S's frame, E's folder or handout, the lab's saved lesson); NULL: nothing. The
+// browser build hands each to the browser as a download.
+extern void (*app_on_saved)(const char *path);
+// Called when Chinese is asked for (L) and no Chinese font is loaded; true when
+// one is on its way (the browser fetches it only then; once it is in place the
+// page calls app_fonts_reload and switches). NULL: the usual "no Chinese font".
+extern bool (*app_fetch_font)(void);
+// The fonts looked up and opened again (a font file arrived); false: the old ones stay.
+bool app_fonts_reload(App *a);
+// L's switch between English and Chinese.
+void app_lessons_switch_lang(App *a);
 
 // Tests only. tests/test_window.c runs the window in-process (SDL's offscreen video
 // driver) and drives it frame by frame: with app_test_hook set, app_run never waits

@@ -105,6 +105,7 @@ static void handout_start(App *a)
         app_toast(a, "app.saved", path);
         printf("%s\n", path);
         fflush(stdout);
+        if (app_on_saved) app_on_saved(path);
     }
     a->toast_left = EXPORT_TOAST_SECONDS;
 }
@@ -151,6 +152,7 @@ static void export_end(App *a)
     a->toast_left = EXPORT_TOAST_SECONDS;
     printf("%s\n", a->export_dir);
     fflush(stdout);
+    if (app_on_saved) app_on_saved(a->export_dir);
 }
 
 // Draws export frames offscreen for at most budget seconds, without waiting for

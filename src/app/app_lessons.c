@@ -26,6 +26,10 @@ void app_lessons_set_title(App *a)
 void app_lessons_switch_lang(App *a)
 {
     Lang next = a->v.lang == LANG_ZH ? LANG_EN : LANG_ZH;
+    if (next == LANG_ZH && !fonts_have_cjk(a->fonts) && app_fetch_font && app_fetch_font()) {
+        app_toast(a, "app.loading_font", NULL); // (the browser: it arrives, then app_fonts_reload)
+        return;
+    }
     if (fonts_usable_lang(a->fonts, next, stderr) != next) {
         app_toast(a, "app.no_cjk_font", NULL);
         return;

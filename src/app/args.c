@@ -63,8 +63,8 @@ void args_usage(FILE *f)
           "                     DIR/frames.gif or DIR/frames.mp4 (H.264)\n"
           "  --animate          every frame of every transition (default: one still per stage)\n"
           "  --fps N            frames per second with --animate (default 30)\n"
-          "  --stage NAME       only this stage (e.g. scores)\n"
-          "  --batch N, --head N  the slice shown (default 0)\n"
+          "  --stage NAME       only this stage (e.g. scores); with the window: open at it\n"
+          "  --batch N, --head N  the slice shown (default 0); also with the window\n"
           "  --help, --version\n"
           "\n"
           "exit codes: 0 ok, 1 invalid lesson or runtime error, 2 usage error\n",
@@ -266,7 +266,8 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
 static int check_combination(Args *a, const bool seen[], FILE *err)
 {
     Command c = a->cmd;
-    bool export_only = SEEN(O_FORMAT) || SEEN(O_ANIMATE) || SEEN(O_FPS) || SEEN(O_STAGE);
+    bool export_only = SEEN(O_FORMAT) || SEEN(O_ANIMATE) || SEEN(O_FPS);
+    bool window = c == CMD_WINDOW && !a->save_path; // --stage, --batch, --head: where the window opens
     bool slice = SEEN(O_BATCH) || SEEN(O_HEAD);
     bool window_only = SEEN(O_STUDY) || SEEN(O_PRESENTER) || SEEN(O_FULLSCREEN) || SEEN(O_PROJECTOR) || SEEN(O_LESSONS);
     if (c == CMD_ICON) {
@@ -309,15 +310,16 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         return usage_error(err, "--save without a command saves and exits: --presenter, --projector, --fullscreen and "
                                 "--lessons go with the window");
     if (c == CMD_WINDOW && a->save_path && !lesson) return usage_error(err, "--save needs a LESSON");
-    if (export_only && c != CMD_EXPORT) {
+    if ((export_only || SEEN(O_STAGE)) && c == CMD_QUIZ)
+        return usage_error(err, "--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
+    if (export_only && c != CMD_EXPORT) return usage_error(err, "--animate, --fps and --format go with --export");
+    if (SEEN(O_STAGE) && c != CMD_EXPORT && !window)
+        return usage_error(err, "--stage goes with --export and the window");
+    if (slice && c != CMD_EXPORT && c != CMD_DESCRIBE && c != CMD_HANDOUT && !window) {
         if (c == CMD_QUIZ) return usage_error(err, "--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
-        return usage_error(err, "--animate, --fps, --stage and --format go with --export");
+        return usage_error(err, "--batch and --head go with --export, --describe, --handout and the window");
     }
-    if (slice && c != CMD_EXPORT && c != CMD_DESCRIBE && c != CMD_HANDOUT) {
-        if (c == CMD_QUIZ) return usage_error(err, "--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
-        return usage_error(err, "--animate, --fps, --stage, --format, --batch and --head go with --export (--batch, "
-                                "--head also with --describe and --handout)");
-    }
+    if (window) a->opt.stage = a->ex.stage, a->opt.batch = a->ex.batch, a->opt.head = a->ex.head;
     if (c == CMD_EXPORT) {
         if ((a->ex.format == EXPORT_GIF || a->ex.format == EXPORT_MP4) && !a->ex.animate)
             return usage_error(err, "--format %s needs --animate (an animation of the transitions)",

@@ -87,6 +87,13 @@ int cli_dump(const char *path, const SessionEdits *ed, FILE *out, FILE *err)
 {
     Session *ses = load(path, ed, err);
     if (!ses) return 1;
+    cli_dump_session(ses, out);
+    session_destroy(ses);
+    return cli_output_ok(out, "--dump", err) ? 0 : 1;
+}
+
+void cli_dump_session(const Session *ses, FILE *out)
+{
     const Trace *tr = &ses->trace;
     char title[LESSON_MAX_TEXT + 64];
     fputs("{\"title\": ", out);
@@ -106,8 +113,6 @@ int cli_dump(const char *path, const SessionEdits *ed, FILE *out, FILE *err)
         ok = !ferror(out);   // a full disk: stop at the first failed write
     }
     fputs("\n]}\n", out);
-    session_destroy(ses);
-    return cli_output_ok(out, "--dump", err) ? 0 : 1;
 }
 
 // --- a PyTorch-like tensor print ---------------------------------------------

@@ -22,6 +22,9 @@ int cli_check(int n, char **paths, FILE *out, FILE *err);
 // --set edits (ed, may be NULL) are applied first.
 // Writes every stage as JSON: {"title": ..., "stages": [{"name", "shape", "data"}]}.
 int cli_dump(const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
+// The same JSON for a session already open (its edits applied); stops at a failed write.
+struct Session;
+void cli_dump_session(const struct Session *ses, FILE *out);
 // Prints one stage like a PyTorch tensor print. Exit 1 for a bad lesson, 2 for an unknown stage.
 int cli_print(const char *stage, const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
 // Writes the study mode's questions (quiz.h) of the lesson in lang (a Lang) for seed as a

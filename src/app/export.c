@@ -127,42 +127,47 @@ static void frame_name(char *buf, size_t n, const char *dir, int index, const ch
         snprintf(buf, n, "%s/%04d-%s.%s", dir, index, stage, export_format_name(f));
 }
 
+// Takes the next frame handed over and writes it; false when there is none (wait:
+// first waits for one, and false once the export is closing and none is left).
+static bool encode_next(Encoder *e, bool wait)
+{
+    pthread_mutex_lock(&e->mu);
+    while (wait && e->count == 0 && !e->closing) pthread_cond_wait(&e->cv_job, &e->mu);
+    if (e->count == 0) {
+        pthread_mutex_unlock(&e->mu);
+        return false;
+    }
+    Job j = e->jobs[e->head];
+    e->head = (e->head + 1) % e->cap;
+    e->count--;
+    bool skip = e->err[0] != '\0';   // after a write error, stop writing
+    pthread_mutex_unlock(&e->mu);
+
+    bool ok = true;
+    char err[EXPORT_ERR_MAX] = "";
+    if (!skip) {
+        char path[4096];
+        frame_name(path, sizeof path, e->dir, j.frame, e->tr->stages[e->plan[j.frame].stage].name, EXPORT_PNG);
+        ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, false, err, sizeof err);
+    }
+    pthread_mutex_lock(&e->mu);
+    if (!skip && ok) {
+        e->done[j.frame] = true;
+        e->n_done++;
+    } else if (!skip && !e->err[0]) {
+        snprintf(e->err, sizeof e->err, "%s", err);
+    }
+    e->n_settled++;
+    e->free_slots[e->n_free++] = j.slot;
+    pthread_cond_broadcast(&e->cv_slot);
+    pthread_mutex_unlock(&e->mu);
+    return true;
+}
+
 static void *encoder_main(void *arg)
 {
-    Encoder *e = arg;
-    for (;;) {
-        pthread_mutex_lock(&e->mu);
-        while (e->count == 0 && !e->closing) pthread_cond_wait(&e->cv_job, &e->mu);
-        if (e->count == 0 && e->closing) {
-            pthread_mutex_unlock(&e->mu);
-            return NULL;
-        }
-        Job j = e->jobs[e->head];
-        e->head = (e->head + 1) % e->cap;
-        e->count--;
-        bool skip = e->err[0] != '\0';   // after a write error, stop writing
-        pthread_mutex_unlock(&e->mu);
-
-        bool ok = true;
-        char err[EXPORT_ERR_MAX] = "";
-        if (!skip) {
-            char path[4096];
-            frame_name(path, sizeof path, e->dir, j.frame, e->tr->stages[e->plan[j.frame].stage].name, EXPORT_PNG);
-            ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, false, err,
-                                sizeof err);
-        }
-        pthread_mutex_lock(&e->mu);
-        if (!skip && ok) {
-            e->done[j.frame] = true;
-            e->n_done++;
-        } else if (!skip && !e->err[0]) {
-            snprintf(e->err, sizeof e->err, "%s", err);
-        }
-        e->n_settled++;
-        e->free_slots[e->n_free++] = j.slot;
-        pthread_cond_broadcast(&e->cv_slot);
-        pthread_mutex_unlock(&e->mu);
-    }
+    while (encode_next(arg, true)) {}
+    return NULL;
 }
 
 // --- directory and frames.json -------------------------------------------------------
@@ -376,14 +381,14 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     export_plan(j->plan, j->n_frames, tr->n, stage_filter, o->animate, o->fps);
     // encoder threads and their buffers
     Encoder *e = &j->e;
-    int threads = o->threads < 1 ? 1 : o->threads > 8 ? 8 : o->threads;
+    int threads = o->threads < 0 ? 1 : o->threads > 8 ? 8 : o->threads; // 0: on the caller's thread
     e->w = o->width, e->h = o->height, e->level = o->zlib_level, e->dir = j->dir;
     e->plan = j->plan, e->tr = tr;
     e->format = o->format;
     bool vector = o->format == EXPORT_SVG || o->format == EXPORT_PDF;
     bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
     if (vector || video) threads = 0;   // drawn and written on the caller's thread
-    e->n_slots = vector || video ? 0 : threads * 2 + 1;
+    e->n_slots = vector || video ? 0 : threads * 2 + 1; // (no thread: one buffer, written at once)
     e->cap = e->n_slots;
     e->pix = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->pix);
     e->free_slots = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->free_slots);
@@ -407,11 +412,9 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     } else if (video) {
         j->rgba = malloc((size_t)o->width * (size_t)o->height * 4);
         if (!j->rgba) goto oom;
-    } else if (j->n_threads == 0) {
-        snprintf(err, n, "attnviz: cannot start encoder threads");
-        export_job_free(j);
-        return NULL;
     }
+    // no encoder thread could start (the browser without worker threads, a process
+    // at its thread limit): export_job_step writes each PNG itself
     // the directory last: nothing above leaves an empty one behind
     if ((j->dir_fd = prepare_dir(j->dir, err, n)) < 0) {
         export_job_free(j);
@@ -656,6 +659,7 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     e->count++;
     pthread_cond_signal(&e->cv_job);
     pthread_mutex_unlock(&e->mu);
+    if (j->n_threads == 0) encode_next(e, false);
     j->next++;
     return true;
 }

@@ -40,7 +40,8 @@ typedef struct ExportOptions {
     int batch, head;           // slice shown (default 0, 0)
     ExportFormat format;       // --format (default PNG)
     int zlib_level;            // 0..9 (default 1: fast)
-    int threads;               // PNG encoder threads (default: online CPUs)
+    int threads;               // PNG encoder threads (default: online CPUs; 0, or none could start:
+                               // each PNG is written by export_job_step itself)
     bool quiet;                // no progress bar or summary
     const struct SessionEdits *edits; // --set edits applied to the lesson first (NULL: none)
     bool edited;               // the lesson is edited (--set, the window's lab): frames say so

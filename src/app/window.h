@@ -7,6 +7,7 @@
 #include <SDL.h>
 #include <stdbool.h>
 
+#include "app.h"
 #include "export.h"
 #include "heatmap.h"
 #include "lab.h"
@@ -28,7 +29,7 @@ struct AppOptions;
 #define ERROR_TOAST_SECONDS 8.0
 
 
-typedef struct App {
+struct App {
     const struct AppOptions *opt;
     Session *session;          // the lesson on screen, its trace and its path
     SDL_Window *win;
@@ -89,7 +90,7 @@ typedef struct App {
     bool quit_after_first;     // make bench: quit once the first frame is shown
     long frames_drawn, events, keyups; // (keyups: key releases handled, for the window tests)
     const char *state_path;    // ATTNVIZ_TEST_STATE: the window tests under Xvfb poll it
-} App;
+};
 
 // A notice over the frame for TOAST_SECONDS: the string key with arg.
 void app_toast(App *a, const char *key, const char *arg);
@@ -109,8 +110,6 @@ void app_export_complete(App *a);
 
 // The window's title: the lesson's, "(edited)" after an edit.
 void app_lessons_set_title(App *a);
-// L: English / 中文 (every string, the narration too).
-void app_lessons_switch_lang(App *a);
 // O, the "Lessons…" button: the picker.
 void app_lessons_open_picker(App *a);
 // The picker's keys and clicks, and a .json file dropped on the window; true when taken.

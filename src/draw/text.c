@@ -1,11 +1,13 @@
-// text.c — fontconfig lookup, sized TTF_Font table, and the texture cache.
+// text.c — font lookup (fontconfig; a folder of known files in the browser build), sized TTF_Font table, and the texture cache.
 #include "text.h"
 
 #include "utf8.h"
 
 #include <SDL_ttf.h>
 #include <fcntl.h>
+#ifndef ATTNVIZ_FONT_DIR
 #include <fontconfig/fontconfig.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,6 +74,32 @@ struct Fonts {
     int n_mapped;
 };
 
+#ifdef ATTNVIZ_FONT_DIR
+// The browser build has no fontconfig: the fonts the page ships (Debian's files,
+// copied by make web) are in ATTNVIZ_FONT_DIR under these names; a family is
+// found when its file is there (the Chinese one arrives when Chinese is shown).
+typedef unsigned FcChar32;
+static bool lookup_begin(void) { return true; }
+static void lookup_end(void) {}
+static bool fc_find_ex(const char *pattern, bool any_family, FcChar32 needs, char *out, size_t n, int *index)
+{
+    static const struct { const char *pattern, *file; int index; } known[] = {
+        {"DejaVu Sans", "DejaVuSans.ttf", 0},          {"DejaVu Sans:bold", "DejaVuSans-Bold.ttf", 0},
+        {"DejaVu Sans Mono", "DejaVuSansMono.ttf", 0}, {"WenQuanYi Micro Hei", "wqy-microhei.ttc", 0},
+        {"WenQuanYi Micro Hei Mono", "wqy-microhei.ttc", 1}, {":lang=zh-cn", "wqy-microhei.ttc", 0},
+    };
+    (void)any_family, (void)needs; // (the CJK file is checked for Chinese glyphs after the lookup)
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
+        if (strcmp(pattern, known[i].pattern) != 0) continue;
+        snprintf(out, n, "%s/%s", ATTNVIZ_FONT_DIR, known[i].file);
+        *index = known[i].index;
+        return access(out, R_OK) == 0;
+    }
+    return false;
+}
+#else
+static bool lookup_begin(void) { return FcInit(); }
+static void lookup_end(void) { FcFini(); }
 // fontconfig: the file of the best match for pattern, or false. With
 // any_family, any match covering the code point `needs` is accepted.
 static bool fc_find_ex(const char *pattern, bool any_family, FcChar32 needs, char *out, size_t n,
@@ -110,6 +138,7 @@ static bool fc_find_ex(const char *pattern, bool any_family, FcChar32 needs, cha
     FcPatternDestroy(pat);
     return ok;
 }
+#endif
 
 static bool fc_find(const char *pattern, char *out, size_t n, int *index)
 {
@@ -195,12 +224,12 @@ Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len)
         return NULL;
     }
     f->ttf_inited = true;
-    bool fc = FcInit();
+    bool fc = lookup_begin();
     if (font_path) {
         FILE *fp = fopen(font_path, "rb");
         if (!fp) {
             snprintf(err, err_len, "%s: cannot open the font given with --font", font_path);
-            if (fc) FcFini();
+            if (fc) lookup_end();
             fonts_destroy(f);
             return NULL;
         }
@@ -235,12 +264,12 @@ Fonts *fonts_create(const char *font_path, Lang lang, char *err, size_t err_len)
                      "attnviz: font \"DejaVu Sans\" not found with fontconfig (install fonts-dejavu-core%s "
                      "or pass --font PATH)",
                      lang == LANG_ZH ? " and fonts-wqy-microhei" : "");
-            if (fc) FcFini();
+            if (fc) lookup_end();
             fonts_destroy(f);
             return NULL;
         }
     }
-    if (fc) FcFini(); // the lookup is done: release fontconfig's caches
+    if (fc) lookup_end(); // the lookup is done: release fontconfig's caches
     // open one size now so a broken font file fails here, with its path
     TTF_Font *probe = open_slot(f, L0 + FONT_SANS, 20);
     if (!probe) {

@@ -1,0 +1,95 @@
+#!/bin/sh
+# sysroot.sh — the libraries the browser build links, built for WebAssembly from
+# Debian's source packages with Debian's emscripten, into a sysroot cached under
+# build/ (make web calls it; a finished sysroot is reused until this script or the
+# package versions change).
+#
+#   sh src/web/sysroot.sh OUT      OUT/{include,lib} when done; OUT/stamp names what was built
+#
+# Offline by design: emscripten's own ports (-sUSE_SDL=2 …) download from the
+# internet; here every library is `apt-get source` of the Debian package (with
+# Debian's patches applied), configured for emscripten and installed into OUT.
+set -eu
+OUT=$(mkdir -p "$1" && cd "$1" && pwd)
+SRC=$OUT/src
+PREFIX=$OUT
+JOBS=${JOBS:-2}
+PKGS="zlib freetype harfbuzz libsdl2 libsdl2-ttf libspng cjson"
+say() { printf 'sysroot: %s\n' "$*"; }
+
+# The versions Debian has now: the stamp changes when one of them (or this script) does.
+versions=$(for p in $PKGS; do apt-cache showsrc "$p" 2>/dev/null | sed -n 's/^Version: //p' | head -1; done | tr '\n' ' ')
+stamp="$(cksum < "$0" | cut -d' ' -f1) $versions"
+if [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$stamp" ]; then exit 0; fi
+rm -rf "$OUT/include" "$OUT/lib" "$OUT/stamp" "$SRC"
+mkdir -p "$SRC" "$OUT/include" "$OUT/lib"
+
+# Debian's source packages need a deb-src line; added only when none is there.
+if ! apt-get source --print-uris zlib >/dev/null 2>&1; then
+    list=/etc/apt/sources.list.d/attnviz-deb-src.sources
+    say "no deb-src entry in apt's sources: adding $list (Debian's source packages)"
+    SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
+    sed -n 's/^Types:.*\bdeb\b.*/Types: deb-src/p; /^\(URIs\|Suites\|Components\|Signed-By\):/p; /^$/p' \
+        /etc/apt/sources.list.d/debian.sources | $SUDO tee "$list" >/dev/null
+    $SUDO apt-get update -qq
+fi
+cd "$SRC"
+for p in $PKGS; do
+    say "apt-get source $p"
+    apt-get source -qq "$p" >/dev/null 2>&1 || { apt-get source "$p" >&2; exit 1; }
+done
+dir() { for d in "$SRC"/$1-*/; do [ -d "$d" ] && { echo "${d%/}"; return; }; done; echo "no source of $1" >&2; exit 1; }
+
+export CFLAGS="-O2"
+# emcc links through node scripts that need acorn, which Debian ships here
+export NODE_PATH=/usr/share/nodejs
+EMCMAKE="emcmake cmake -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX=$PREFIX -DCMAKE_PREFIX_PATH=$PREFIX -DCMAKE_FIND_ROOT_PATH=$PREFIX -DBUILD_SHARED_LIBS=OFF"
+
+# zlib, cJSON, libspng: a few C files each, compiled as they are.
+lib_of_files() { # NAME SRCDIR FILES… (headers are installed by the caller)
+    name=$1 d=$2; shift 2
+    mkdir -p "$SRC/obj-$name"
+    objs=
+    for f in "$@"; do
+        o="$SRC/obj-$name/$(basename "$f" .c).o"
+        emcc $CFLAGS -I"$d" -I"$PREFIX/include" -c "$d/$f" -o "$o"
+        objs="$objs $o"
+    done
+    emar rcs "$PREFIX/lib/lib$name.a" $objs
+}
+say zlib
+Z=$(dir zlib)
+CFLAGS="$CFLAGS -DHAVE_UNISTD_H" lib_of_files z "$Z" adler32.c compress.c crc32.c deflate.c gzclose.c gzlib.c gzread.c gzwrite.c \
+    infback.c inffast.c inflate.c inftrees.c trees.c uncompr.c zutil.c
+cp "$Z/zlib.h" "$Z/zconf.h" "$PREFIX/include/"
+say cjson
+J=$(dir cjson)
+lib_of_files cjson "$J" cJSON.c
+mkdir -p "$PREFIX/include/cjson" && cp "$J/cJSON.h" "$PREFIX/include/cjson/"
+say libspng
+S=$(dir libspng)
+CFLAGS="$CFLAGS -DSPNG_STATIC -DSPNG_DISABLE_OPT" lib_of_files spng "$S/spng" spng.c
+cp "$S/spng/spng.h" "$PREFIX/include/"
+
+# FreeType, then HarfBuzz on it (SDL_ttf shapes with both): CMake, static, no other formats.
+cmake_lib() { # NAME SRCDIR CMAKE-OPTIONS…
+    name=$1 d=$2; shift 2
+    say "$name"
+    $EMCMAKE -S "$d" -B "$SRC/build-$name" "$@" >"$SRC/build-$name.log" 2>&1 &&
+        cmake --build "$SRC/build-$name" -j "$JOBS" >>"$SRC/build-$name.log" 2>&1 &&
+        cmake --install "$SRC/build-$name" >>"$SRC/build-$name.log" 2>&1 ||
+        { tail -30 "$SRC/build-$name.log" >&2; echo "sysroot: $name failed to build (log: $SRC/build-$name.log)" >&2; exit 1; }
+}
+cmake_lib freetype "$(dir freetype)" -DHAVE_UNISTD_H=1 -DHAVE_FCNTL_H=1 -DFT_DISABLE_BZIP2=ON -DFT_DISABLE_PNG=ON -DFT_DISABLE_BROTLI=ON \
+    -DFT_DISABLE_HARFBUZZ=ON -DFT_REQUIRE_ZLIB=ON -DZLIB_LIBRARY="$PREFIX/lib/libz.a" -DZLIB_INCLUDE_DIR="$PREFIX/include"
+cmake_lib harfbuzz "$(dir harfbuzz)" -DHB_HAVE_FREETYPE=ON -DHB_BUILD_SUBSET=OFF -DHB_HAVE_GLIB=OFF -DHB_HAVE_ICU=OFF \
+    -DHB_BUILD_UTILS=OFF -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2"
+# SDL: the browser's canvas, events and WebGL; no threads (plain static hosts
+# cannot serve the headers SharedArrayBuffer needs).
+cmake_lib sdl2 "$(dir libsdl2)" -DSDL_SHARED=OFF -DSDL_STATIC=ON -DSDL_PTHREADS=OFF -DSDL_TEST=OFF -DSDL2_DISABLE_SDL2MAIN=ON
+cmake_lib sdl2_ttf "$(dir libsdl2-ttf)" -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZZ=ON -DSDL2TTF_SAMPLES=OFF \
+    -DBUILD_SHARED_LIBS=OFF -DSDL2_DIR="$PREFIX/lib/cmake/SDL2" \
+    -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
+    -Dharfbuzz_LIBRARY="$PREFIX/lib/libharfbuzz.a" -Dharfbuzz_INCLUDE_DIR="$PREFIX/include/harfbuzz"
+printf '%s\n' "$stamp" > "$OUT/stamp"
+say "done: $OUT"

@@ -1,0 +1,24 @@
+// web.h — what the page (web.js) calls in the browser build (web_main.c). Each is
+// exported to JavaScript as Module._NAME; strings returned are the caller's to free.
+#ifndef ATTNVIZ_WEB_H
+#define ATTNVIZ_WEB_H
+
+// A file in the page's file system opened as if dropped on the window: a lesson
+// opens, or its one-line error shows and the lesson on screen stays.
+void attnviz_open(const char *path);
+// The canvas's new size in output pixels (the page's CSS size × devicePixelRatio).
+void attnviz_resize(int w, int h);
+// The Chinese font asked for (app_fetch_font) is in place: fonts reloaded, Chinese shown.
+void attnviz_font_arrived(void);
+// JSON: where the window is — lesson, stage, index, stages, lang, batch, head, busy,
+// frames, width, height, edited, toast, study {on, questions, answered, right,
+// asking, and while asking: question, list, answer}.
+char *attnviz_state(void);
+// JSON: the frame on screen, with the fields of one of --describe's frames.
+char *attnviz_frame(void);
+// JSON: the lesson on screen, its edits applied, exactly as --dump writes it.
+char *attnviz_dump(void);
+// JSON: the lesson's file, as `attnviz --describe --size WxH` in the window's language and slice.
+char *attnviz_describe(int w, int h);
+
+#endif

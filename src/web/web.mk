@@ -1,0 +1,98 @@
+# web.mk — the browser build (included by the Makefile).
+#
+#   make web         the static site in build/web/: index.html, web.js, attnviz.js,
+#                    attnviz.wasm, attnviz.data (strings, lessons, Latin fonts) and
+#                    fonts/wqy-microhei.ttc (fetched only when Chinese is shown)
+#   make serve-web   serve it on http://127.0.0.1:8080/ (PORT=…)
+#   make test-web    build it, then drive it in headless Chromium (tests/web/)
+#
+# The same sources as the desktop app, compiled by Debian's emscripten against a
+# sysroot of SDL2, SDL2_ttf, FreeType, HarfBuzz, zlib, libspng and cJSON built from
+# Debian's source packages (src/web/sysroot.sh, once; cached in build/web-sysroot).
+# Left out: paint_vec.c (cairo) with the handout, video.c (FFmpeg), main.c — their
+# places are taken by src/web/web_missing.c and src/web/web_main.c.
+
+WEB        := build/web
+WEB_OBJ    := build/web-obj
+WEB_SYS    := build/web-sysroot
+WEB_DATA   := build/web-data
+DEB_WEB    := emcc:emscripten chromium:chromium dpkg-source:dpkg-dev cmake:cmake ninja:ninja-build \
+              python3:python3
+WEB_FONTS  := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
+              /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
+WEB_CJK    := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
+WEB_SRC    := $(CORE_SRC) $(VIEW_SRC) $(filter-out src/draw/paint_vec.c,$(DRAW_SRC)) \
+              $(filter-out src/app/video.c src/app/handout.c,$(APP_SRC)) $(wildcard src/web/*.c)
+WEB_OBJS   := $(WEB_SRC:%.c=$(WEB_OBJ)/%.o)
+# emcc runs node scripts that need Debian's acorn
+WEB_ENV    := NODE_PATH=/usr/share/nodejs
+WEB_CFLAGS := -std=gnu11 -O2 $(filter-out -Wdouble-promotion,$(WARN)) -MMD -MP -I$(WEB_SYS)/include \
+              -I$(WEB_SYS)/include/SDL2 -DATTNVIZ_FONT_DIR='"/attnviz/fonts"' -I$(WEB_OBJ)/gen \
+              -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app
+WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lharfbuzz -lfreetype -lspng -lz -lcjson
+WEB_LDFLAGS := -O2 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sTOTAL_STACK=1MB -sENVIRONMENT=web \
+              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe \
+              -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,FS,callMain -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
+              -lidbfs.js --preload-file $(WEB_DATA)/attnviz@/attnviz
+
+.PHONY: web serve-web test-web web-deps
+web-deps:
+	@missing=""; \
+	for pair in $(DEB_WEB); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
+	for f in $(WEB_FONTS) $(WEB_CJK); do [ -f $$f ] || missing="$$missing fonts-dejavu-core fonts-wqy-microhei"; done; \
+	if [ -n "$$missing" ]; then \
+	  echo "attnviz: installing Debian packages for the web build:$$missing"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing \
+	    || { echo "attnviz: could not install:$$missing" >&2; exit 1; }; \
+	fi
+
+web: web-deps
+	@$(WEB_ENV) sh src/web/sysroot.sh $(WEB_SYS)
+	@$(MAKE) --no-print-directory $(WEB)/attnviz.js $(WEB)/index.html $(WEB)/web.js $(WEB)/fonts/wqy-microhei.ttc
+	@echo "attnviz: the site is in $(WEB)/ ($$(du -sh $(WEB) | cut -f1)); make serve-web to try it"
+
+$(WEB_OBJ)/gen/datadir.h:
+	@mkdir -p $(dir $@)
+	@printf '#define ATTNVIZ_DATADIR "/attnviz"\n' > $@
+$(WEB_OBJ)/src/app/assets.o: $(WEB_OBJ)/gen/datadir.h
+
+# the core with the desktop's flags for it: the same sums in the same order, so
+# the page's numbers are the desktop's bit for bit (tests/web checks --dump)
+$(WEB_OBJ)/src/core/%.o: src/core/%.c $(WEB_SYS)/stamp
+	@mkdir -p $(dir $@)
+	$(WEB_ENV) emcc $(WEB_CFLAGS) -O3 -ffp-contract=off -c $< -o $@
+# EM_ASM's JavaScript is a GNU extension: the glue is compiled without -Wpedantic
+$(WEB_OBJ)/src/web/%.o: src/web/%.c $(WEB_SYS)/stamp
+	@mkdir -p $(dir $@)
+	$(WEB_ENV) emcc $(filter-out -Wpedantic,$(WEB_CFLAGS)) -c $< -o $@
+$(WEB_OBJ)/%.o: %.c $(WEB_SYS)/stamp
+	@mkdir -p $(dir $@)
+	$(WEB_ENV) emcc $(WEB_CFLAGS) -c $< -o $@
+
+# what the page reads: strings, lessons, the Latin fonts (Chinese comes on demand)
+$(WEB_DATA)/stamp: $(wildcard assets/lang/*.txt) $(wildcard lessons/*.json) $(WEB_FONTS)
+	@rm -rf $(WEB_DATA) && mkdir -p $(WEB_DATA)/attnviz/assets/lang $(WEB_DATA)/attnviz/lessons $(WEB_DATA)/attnviz/fonts
+	cp assets/lang/*.txt $(WEB_DATA)/attnviz/assets/lang/
+	cp lessons/*.json $(WEB_DATA)/attnviz/lessons/
+	cp $(WEB_FONTS) $(WEB_DATA)/attnviz/fonts/
+	@touch $@
+
+$(WEB)/attnviz.js: $(WEB_OBJS) $(WEB_DATA)/stamp
+	@mkdir -p $(WEB)
+	$(WEB_ENV) emcc $(WEB_OBJS) $(WEB_LIBS) $(WEB_LDFLAGS) -o $@
+
+$(WEB)/index.html: src/web/index.html
+	@mkdir -p $(WEB) && cp $< $@
+$(WEB)/web.js: src/web/web.js
+	@mkdir -p $(WEB) && cp $< $@
+$(WEB)/fonts/wqy-microhei.ttc: $(WEB_CJK)
+	@mkdir -p $(dir $@) && cp $< $@
+
+PORT ?= 8080
+serve-web: web
+	@echo "attnviz: http://127.0.0.1:$(PORT)/ (Ctrl+C stops)"
+	@cd $(WEB) && python3 -m http.server --bind 127.0.0.1 $(PORT)
+
+-include $(WEB_OBJS:.o=.d)

@@ -1,0 +1,194 @@
+// web_main.c — the browser build's entry point (emscripten; only in `make web`).
+//
+// The page (web.js) turns the URL into a command line (?lesson=causal-decoder&
+// stage=attn&lang=zh → --stage attn --lang zh /attnviz/lessons/causal-decoder.json),
+// checked by the desktop's args.c, then the desktop's window runs one frame per
+// browser callback: emscripten_set_main_loop calls app_frame, which never waits
+// (AppOptions.browser) and draws nothing when nothing changed, so an idle page
+// costs nothing. Everything else is the desktop app: the same core, view, drawing
+// and window code. What the browser does differently is here and in web.js:
+//
+//   files the user asked for (S, Ctrl+S, E)  app_on_saved → a download (web.js)
+//   the Chinese font                          fetched the first time Chinese is shown
+//   the canvas size                           the page's size × devicePixelRatio
+//   numbers for tests and tools               window.attnviz.{state,frame,dump,describe}()
+//
+// Study progress and saved lessons are files in the user's data folder, which the
+// page keeps in IndexedDB (IDBFS, synced after each write).
+#include <emscripten.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+#include "args.h"
+#include "assets.h"
+#include "cli.h"
+#include "describe.h"
+#include "json_out.h"
+#include "study_ui.h"
+#include "web.h"
+#include "window.h"
+
+static Args args;
+static App *app;
+static char default_lesson[1200];
+
+// One browser frame. After Q (or the tab's close) the window is gone: the page
+// says so and offers to start again, never a blank canvas.
+static void frame(void)
+{
+    if (!app) return;
+    if (app_frame(app)) return;
+    app_destroy(app);
+    app = NULL;
+    emscripten_cancel_main_loop();
+    EM_ASM({ attnvizPage.closed(); });
+}
+
+static void saved(const char *path)
+{
+    EM_ASM({ attnvizPage.saved(UTF8ToString($0)); }, path);
+}
+
+static bool fetch_font(void)
+{
+    return EM_ASM_INT({ return attnvizPage.fetchFont(); }) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    int code = args_parse(&args, argc, argv, stderr);
+    if (code == 0 && args.cmd != CMD_WINDOW) {
+        fprintf(stderr, "attnviz: the page opens the window; --dump and the other commands are the desktop's\n");
+        code = 2;
+    }
+    if (code != 0) {
+        EM_ASM({ attnvizPage.failed(); });
+        return code;
+    }
+    args.opt.browser = true;
+    if (!args.opt.lesson_path) {
+        if (!assets_default_lesson(default_lesson, sizeof default_lesson)) {
+            fprintf(stderr, "%s\n", default_lesson);
+            EM_ASM({ attnvizPage.failed(); });
+            return 1;
+        }
+        args.opt.lesson_path = default_lesson;
+    }
+    app_on_saved = saved;
+    app_fetch_font = fetch_font;
+    app = app_create(&args.opt);
+    if (!app) {
+        EM_ASM({ attnvizPage.failed(); });
+        return 1;
+    }
+    emscripten_set_main_loop(frame, 0, 0); // (returns: the browser calls frame())
+    return 0;
+}
+
+// ---- called by web.js -------------------------------------------------------------
+
+// A file for the window as if dropped on it: a lesson opens, or its one-line error
+// shows and the lesson on screen stays.
+EMSCRIPTEN_KEEPALIVE void attnviz_open(const char *path)
+{
+    if (!app) return;
+    SDL_Event e = {0};
+    e.type = SDL_DROPFILE;
+    e.drop.file = SDL_strdup(path);
+    e.drop.windowID = SDL_GetWindowID(app->win);
+    if (e.drop.file && SDL_PushEvent(&e) != 1) SDL_free(e.drop.file);
+}
+
+// The canvas's new size in output pixels (its CSS size × devicePixelRatio).
+EMSCRIPTEN_KEEPALIVE void attnviz_resize(int w, int h)
+{
+    if (app && w >= 64 && h >= 64) SDL_SetWindowSize(app->win, w, h);
+}
+
+// The Chinese font is in place (fetchFont): load the fonts again and show Chinese.
+EMSCRIPTEN_KEEPALIVE void attnviz_font_arrived(void)
+{
+    if (!app) return;
+    if (app_fonts_reload(app) && app->v.lang != LANG_ZH) app_lessons_switch_lang(app);
+    SDL_Event e = {.type = SDL_USEREVENT}; // a frame to show it
+    SDL_PushEvent(&e);
+}
+
+// Text the caller frees (free), written by fn to a memory stream; NULL without memory.
+static char *to_string(void (*fn)(FILE *f))
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) return NULL;
+    fn(f);
+    fclose(f);
+    return buf;
+}
+
+static void write_state(FILE *f)
+{
+    const Trace *tr = &app->session->trace;
+    int w = 0, h = 0;
+    SDL_GetRendererOutputSize(app->r, &w, &h);
+    fputs("{\"lesson\": ", f);
+    json_write_string(f, app->session->path);
+    fprintf(f, ", \"stage\": \"%s\", \"index\": %d, \"stages\": %d, \"lang\": \"%s\", \"batch\": %d, \"head\": %d, ",
+            tr->stages[app->pb.stage].name, app->pb.stage, tr->n, app->v.lang == LANG_ZH ? "zh" : "en", app->v.batch,
+            app->v.head);
+    bool busy = (playback_animating(&app->pb) && !app->pb.held) || app->pb.playing || app->toast_left > 0.0 ||
+                app->export_job || app->lab.animating;
+    fprintf(f, "\"busy\": %s, \"frames\": %ld, \"width\": %d, \"height\": %d, \"edited\": %s, \"toast\": ",
+            busy ? "true" : "false", app->frames_drawn, w, h, session_edited(app->session) ? "true" : "false");
+    json_write_string(f, app->toast_left > 0.0 ? app->toast : "");
+    const Study *st = &app->study->st;
+    int right = 0, answered = 0;
+    for (int i = 0; i < st->n; i++) answered += st->a[i].answered, right += st->a[i].right;
+    fprintf(f, ", \"study\": {\"on\": %s, \"questions\": %d, \"answered\": %d, \"right\": %d, \"asking\": %s",
+            st->on ? "true" : "false", st->n, answered, right, st->on && study_asking(st) ? "true" : "false");
+    if (st->on && study_asking(st)) { // (for the page's tests: the question asked and its answer)
+        const QuizQuestion *q = &st->q[st->focus];
+        fputs(", \"question\": ", f);
+        json_write_string(f, q->question);
+        fprintf(f, ", \"list\": %s, \"answer\": [", q->list ? "true" : "false");
+        for (int i = 0; i < q->n_answer; i++) {
+            if (i) fputs(", ", f);
+            json_write_float(f, q->answer[i]);
+        }
+        fputs("]", f);
+    }
+    fputs("}}", f);
+}
+
+static void write_frame(FILE *f)
+{
+    int w = 0, h = 0;
+    SDL_GetRendererOutputSize(app->r, &w, &h);
+    fputc('{', f);
+    describe_frame_fields(f, lab_trace(&app->lab, app->session), &app->v, w, h);
+    fputc('}', f);
+}
+
+static void write_dump(FILE *f) { cli_dump_session(app->session, f); }
+
+// window.attnviz.state(): where the window is (stage, language, slice, study, toast).
+EMSCRIPTEN_KEEPALIVE char *attnviz_state(void) { return app ? to_string(write_state) : NULL; }
+// window.attnviz.frame(): the frame on screen as --describe writes a frame.
+EMSCRIPTEN_KEEPALIVE char *attnviz_frame(void) { return app ? to_string(write_frame) : NULL; }
+// window.attnviz.dump(): the lesson on screen, edits applied, as --dump writes it.
+EMSCRIPTEN_KEEPALIVE char *attnviz_dump(void) { return app ? to_string(write_dump) : NULL; }
+
+static int describe_w, describe_h;
+static void write_describe(FILE *f)
+{
+    describe_run(app->session->path, NULL, app->v.lang, app->v.batch, app->v.head, describe_w, describe_h, f, stderr);
+}
+// window.attnviz.describe(w, h): the lesson's file described as `--describe --size WxH`.
+EMSCRIPTEN_KEEPALIVE char *attnviz_describe(int w, int h)
+{
+    if (!app) return NULL;
+    describe_w = w, describe_h = h;
+    return to_string(write_describe);
+}
