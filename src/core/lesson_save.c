@@ -7,6 +7,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json_out.h"
@@ -224,7 +225,17 @@ static bool save(const Lesson *ls, const char *path, bool replace, char *err, si
     else { // link() never replaces: EEXIST when the name was taken meanwhile
         if (fflush(f) != 0 || fsync(fileno(f)) != 0) ok = false, e = errno;
         if (fclose(f) != 0 && ok) ok = false, e = errno;
-        if (ok && link(tmp, path) != 0) ok = false, e = errno;
+        if (ok && link(tmp, path) != 0) {
+            e = errno;
+            // a file system without hard links (FAT, the browser build's): the name is
+            // checked, then taken by rename (a name taken in between would be replaced)
+            struct stat st;
+            if ((e == EMLINK || e == EPERM || e == ENOSYS || e == EOPNOTSUPP) && lstat(path, &st) != 0 && errno == ENOENT)
+                e = rename(tmp, path) == 0 ? 0 : errno;
+            else if (e == EMLINK || e == EPERM || e == ENOSYS || e == EOPNOTSUPP)
+                e = EEXIST;
+            ok = e == 0;
+        }
         unlink(tmp);
     }
     if (!ok) snprintf(err, err_len, "%.400s: cannot write: %s", path, temp_file_strerror(e ? e : EIO));

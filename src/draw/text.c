@@ -555,14 +555,19 @@ static int break_lines(Mixed *m, const char *s, int wrap_w)
     return n;
 }
 
+static bool needs_mixed(TTF_Font *p, TTF_Font *fb, const char *s, bool wrap);
+
 // Renders s with per-run fonts into one white ARGB surface (NULL on failure).
-// The line box of composed text: the larger ascent and descent of the two fonts,
+// The line box of composed text: the larger ascent and descent of the two fonts
+// when s has a glyph of the fallback (else the primary's alone: English text sits
+// where it does whether or not a Chinese font is installed, or fetched yet),
 // the descent at least as deep as the underscore's ink (DejaVu Sans' "_" reaches a
 // pixel below the font's descent at some sizes, 11, 12, 15 and 24 px among them: it
 // was cut off the last line, "W_Q" read "W Q"), and the line skip.
-static void line_box(TTF_Font *p, TTF_Font *fb, int *asc, int *desc, int *skip)
+static void line_box(TTF_Font *p, TTF_Font *fb, const char *s, int *asc, int *desc, int *skip)
 {
     *asc = TTF_FontAscent(p), *desc = -TTF_FontDescent(p);
+    if (fb && !needs_mixed(p, fb, s, false)) fb = NULL;
     if (fb && TTF_FontAscent(fb) > *asc) *asc = TTF_FontAscent(fb);
     if (fb && -TTF_FontDescent(fb) > *desc) *desc = -TTF_FontDescent(fb);
     int minx, maxx, miny, maxy, adv;
@@ -578,7 +583,7 @@ static SDL_Surface *render_mixed(TTF_Font *p, TTF_Font *fb, int wrap_w, const ch
     int n = break_lines(m, s, wrap_w);
     const char *(*line)[2] = m->line;
     int asc, desc, skip;
-    line_box(p, fb, &asc, &desc, &skip);
+    line_box(p, fb, s, &asc, &desc, &skip);
     int w = 1;
     for (int i = 0; i < n; i++) {
         int lw = measure(m, line[i][0], line[i][1]);
@@ -598,7 +603,6 @@ static SDL_Surface *render_mixed(TTF_Font *p, TTF_Font *fb, int wrap_w, const ch
     return dst;
 }
 
-static bool needs_mixed(TTF_Font *p, TTF_Font *fb, const char *s, bool wrap);
 
 typedef struct RunCtx {
     Fonts *f;
@@ -640,10 +644,8 @@ bool text_runs(Fonts *f, FontFace face, int px, int wrap_w, const char *s, TextR
     if (wrap_w > 0 || needs_mixed(font, fb, s, false)) {
         // as render_mixed: lines of runs on a baseline common to both fonts
         int n = break_lines(m, s, wrap_w);
-        int asc = TTF_FontAscent(font), desc = -TTF_FontDescent(font);
-        if (fb && TTF_FontAscent(fb) > asc) asc = TTF_FontAscent(fb);
-        if (fb && -TTF_FontDescent(fb) > desc) desc = -TTF_FontDescent(fb);
-        int skip = TTF_FontLineSkip(font) > asc + desc ? TTF_FontLineSkip(font) : asc + desc;
+        int asc, desc, skip;
+        line_box(font, fb, s, &asc, &desc, &skip);
         rc.ascent = asc;
         for (int i = 0; i < n; i++) {
             rc.y = i * skip;
@@ -669,7 +671,7 @@ int text_wrapped_height(Fonts *f, FontFace face, int px, int wrap_w, const char 
     int n = break_lines(m, s, wrap_w);
     free(m);
     int asc, desc, skip;
-    line_box(font, fb, &asc, &desc, &skip);
+    line_box(font, fb, s, &asc, &desc, &skip);
     return (n - 1) * skip + asc + desc;
 }
 

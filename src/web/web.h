@@ -11,7 +11,8 @@ void attnviz_resize(int w, int h);
 // The Chinese font asked for (app_fetch_font) is in place: fonts reloaded, Chinese shown.
 void attnviz_font_arrived(void);
 // JSON: where the window is — lesson, stage, index, stages, lang, batch, head, busy,
-// frames, width, height, edited, toast, study {on, questions, answered, right,
+// frames, events (handled so far), width, height, edited, toast, hover (the cell under the mouse: panel,
+// row, col; or null), buttons (x, y, w, h around the window's own buttons), study {on, questions, answered, right,
 // asking, and while asking: question, list, answer}.
 char *attnviz_state(void);
 // JSON: the frame on screen, with the fields of one of --describe's frames.

@@ -9,7 +9,8 @@
 // the browser as downloads (E's folder of frames as one .zip), fetches the Chinese
 // font the first time Chinese is shown, opens a lesson file dropped on the page,
 // and offers window.attnviz for tests and tools:
-//   attnviz.ready      a Promise, resolved once the first frame is drawn
+//   attnviz.ready      a Promise, resolved once the first frame is drawn (rejected with
+//                      the program's one-line error when it cannot start)
 //   attnviz.state()    stage, language, slice, study, toast (JSON)
 //   attnviz.frame()    the frame on screen as --describe writes one
 //   attnviz.dump()     the lesson on screen (edits applied) as --dump writes it
@@ -29,8 +30,9 @@
   const CJK = '/attnviz/fonts/wqy-microhei.ttc';
   const errors = [];
   let fontState = 'none';                         // none, loading, here, failed
-  let readyResolve;
-  const ready = new Promise((r) => { readyResolve = r; });
+  let readyResolve, readyReject;
+  const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
+  ready.catch(() => {}); // (the page shows the reason; a caller of attnviz.ready gets it too)
 
   function flag(name) {
     const v = params.get(name);
@@ -245,7 +247,9 @@
       sync();
     },
     failed() {
-      showStatus(errors.join('\n') || 'attnviz could not start.', true);
+      const why = errors.join('\n') || 'attnviz could not start.';
+      showStatus(why, true);
+      readyReject(new Error(why));
     },
   };
 

@@ -90,6 +90,10 @@ $(WEB)/web.js: src/web/web.js
 $(WEB)/fonts/wqy-microhei.ttc: $(WEB_CJK)
 	@mkdir -p $(dir $@) && cp $< $@
 
+test-web: web
+	@$(MAKE) --no-print-directory $(B)/attnviz
+	@sh tests/web/test_web.sh $(B)
+
 PORT ?= 8080
 serve-web: web
 	@echo "attnviz: http://127.0.0.1:$(PORT)/ (Ctrl+C stops)"

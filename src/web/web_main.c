@@ -25,7 +25,10 @@
 #include "assets.h"
 #include "cli.h"
 #include "describe.h"
+#include "i18n.h"
 #include "json_out.h"
+#include "labmenu.h"
+#include "picker.h"
 #include "study_ui.h"
 #include "web.h"
 #include "window.h"
@@ -140,9 +143,28 @@ static void write_state(FILE *f)
             app->v.head);
     bool busy = (playback_animating(&app->pb) && !app->pb.held) || app->pb.playing || app->toast_left > 0.0 ||
                 app->export_job || app->lab.animating;
-    fprintf(f, "\"busy\": %s, \"frames\": %ld, \"width\": %d, \"height\": %d, \"edited\": %s, \"toast\": ",
-            busy ? "true" : "false", app->frames_drawn, w, h, session_edited(app->session) ? "true" : "false");
+    fprintf(f, "\"busy\": %s, \"frames\": %ld, \"events\": %ld, \"width\": %d, \"height\": %d, \"edited\": %s, \"toast\": ",
+            busy ? "true" : "false", app->frames_drawn, app->events, w, h, session_edited(app->session) ? "true" : "false");
     json_write_string(f, app->toast_left > 0.0 ? app->toast : "");
+    int mx = 0, my = 0, p = -1, row = -1, col = -1; // the cell under the mouse (its tooltip shows)
+    app_to_output(app, app->mouse_wx, app->mouse_wy, &mx, &my);
+    if (app->mouse_in && app->ov.hover && layout_hit_cell(app_layout(app), mx, my, &p, &row, &col))
+        fprintf(f, ", \"hover\": {\"panel\": %d, \"row\": %d, \"col\": %d}", p, row, col);
+    else
+        fputs(", \"hover\": null", f);
+    // the window's own buttons (Study, What if…, Lessons…), which S and exports leave out
+    Rect r[3], u = {0, 0, 0, 0};
+    const Layout *Lp = app_layout(app);
+    bool has[3] = {study_button_rect(Lp, &r[0]), lab_button_rect(Lp, &r[1]), picker_button_rect(Lp, &r[2])};
+    for (int i = 0; i < 3; i++) {
+        if (!has[i]) continue;
+        if (u.w == 0) { u = r[i]; continue; }
+        int x1 = u.x + u.w > r[i].x + r[i].w ? u.x + u.w : r[i].x + r[i].w;
+        int y1 = u.y + u.h > r[i].y + r[i].h ? u.y + u.h : r[i].y + r[i].h;
+        u.x = u.x < r[i].x ? u.x : r[i].x, u.y = u.y < r[i].y ? u.y : r[i].y;
+        u.w = x1 - u.x, u.h = y1 - u.y;
+    }
+    fprintf(f, ", \"buttons\": [%d, %d, %d, %d]", u.x, u.y, u.w, u.h);
     const Study *st = &app->study->st;
     int right = 0, answered = 0;
     for (int i = 0; i < st->n; i++) answered += st->a[i].answered, right += st->a[i].right;
@@ -184,6 +206,11 @@ static int describe_w, describe_h;
 static void write_describe(FILE *f)
 {
     describe_run(app->session->path, NULL, app->v.lang, app->v.batch, app->v.head, describe_w, describe_h, f, stderr);
+    // (describe_run, a command of its own, loads the strings and frees them when done:
+    // the window's are loaded again)
+    char assets[1100], err[1200];
+    if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err))
+        fprintf(stderr, "%s\n", err);
 }
 // window.attnviz.describe(w, h): the lesson's file described as `--describe --size WxH`.
 EMSCRIPTEN_KEEPALIVE char *attnviz_describe(int w, int h)

@@ -1,0 +1,35 @@
+#!/bin/sh
+# test_web.sh — make test-web: the browser build (build/web) driven in Debian's
+# headless Chromium by test_web.mjs, against the desktop binary's answers for the
+# same lesson: --dump, --describe, the exported frame of stage attn, the one-line
+# error of a broken lesson. Needs node and chromium (make web-deps installs them).
+set -eu
+B=${1:-build}
+site=build/web
+for t in node /usr/bin/chromium; do
+    command -v "$t" >/dev/null 2>&1 || { echo "test_web: SKIP: needs $t (make web-deps)"; exit 77; }
+done
+[ -f "$site/attnviz.wasm" ] || { echo "test_web: no $site/attnviz.wasm: run make web first" >&2; exit 1; }
+exp=$(mktemp -d)
+trap 'rm -rf "$exp"' EXIT
+L=lessons/arange-2x4x4.json
+"$B/attnviz" --dump "$L" > "$exp/dump.json"
+"$B/attnviz" --describe "$L" --size 1280x720 > "$exp/describe.json"
+"$B/attnviz" --export "$exp/frames" "$L" --stage attn --size 1280x720 >/dev/null
+cp "$exp"/frames/*-attn.png "$exp/attn.png"
+# the page's stages are named after /attnviz/lessons/…: the desktop's dump of the same
+# file names it by title only, so the bytes compare as they are
+cp tests/bad/arange-mismatch.json "$exp/broken.json"
+if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
+    echo "test_web: the broken lesson opened on the desktop" >&2; exit 1
+fi
+sed "s|$exp/broken.json|/tmp/drop/broken.json|g" "$exp/broken.err.native" > "$exp/broken.err"
+# playwright-core from the npm registry (package-lock.json), once, under build/
+node_dir=build/web-node
+if ! cmp -s tests/web/package-lock.json "$node_dir/package-lock.json" 2>/dev/null || [ ! -d "$node_dir/node_modules/playwright-core" ]; then
+    mkdir -p "$node_dir"
+    cp tests/web/package.json tests/web/package-lock.json "$node_dir/"
+    (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
+fi
+cp tests/web/test_web.mjs "$node_dir/"
+node "$node_dir/test_web.mjs" "$site" "$exp"
