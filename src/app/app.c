@@ -305,6 +305,11 @@ static void present_from_start(App *a)
         app_toast(a, "study.not_with_presenter", NULL);
         return;
     }
+    if (!a->pres && a->opt->browser) { // one canvas, one window: the page has no second one
+        app_toast(a, "app.presenter_failed", i18n_get(a->v.lang, "app.not_in_browser"));
+        a->toast_left = ERROR_TOAST_SECONDS;
+        return;
+    }
     if (!a->pres) {
         int w, h;
         SDL_GetWindowSize(a->win, &w, &h);

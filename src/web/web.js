@@ -291,8 +291,8 @@
         window.attnvizPage.failed();
         return;
       }
-      fitCanvas();
-      Module.callMain(args);
+      Module.callMain(args); // (SDL sizes the canvas in device pixels; its CSS size only after,
+      fitCanvas();           // or SDL would take the CSS size for the window's)
       if (errors.length && !Module._attnviz_state()) return; // (failed() showed them)
       statusBox.hidden = true;
       canvas.focus();

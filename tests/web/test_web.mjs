@@ -261,8 +261,42 @@ try {
   const bad = await page.evaluate(() => document.querySelector('#status pre').textContent);
   check(/--stage: .* has no stage "nosuch"/.test(bad) && bad.split('\n').length === 1, `?stage=nosuch: one line on the page (“${bad}”)`);
 
-  // ---- Q: never a blank page -------------------------------------------------------------
+  // ---- idle: nothing moves, nothing is drawn -----------------------------------------
   s = await open('');
+  s = await settled();
+  await page.waitForTimeout(1000);
+  const idle = await state();
+  check(idle.frames === s.frames, `idle: no frame drawn in a second with nothing moving (${idle.frames - s.frames})`);
+
+  // ---- E: the frames as one .zip; the presenter, GIF: a clear message -----------------
+  await press('e');
+  const zipDl = await download(() => page.keyboard.press('1'));
+  check(zipDl.name.endsWith('.zip') && zipDl.data.readUInt32LE(0) === 0x04034b50 && zipDl.data.includes('frames.json'),
+        `E 1: the PNG frames as one zip (${zipDl.name}, ${zipDl.data.length} bytes)`);
+  s = await settled(20000);
+  await page.keyboard.press('F5');
+  await page.waitForFunction(() => /not in the browser/.test(attnviz.state().toast), null, {timeout: 5000})
+    .then(() => check(true, 'F5 (presenter): “not in the browser version” said'), () => check(false, 'F5: no message'));
+  s = await settled();
+  await press('e');
+  await page.keyboard.press('4');
+  await page.waitForFunction(() => /not in the browser/.test(attnviz.state().toast), null, {timeout: 5000})
+    .then(() => check(true, 'E 4 (GIF): “not in the browser version” said'), () => check(false, 'E 4 (GIF): no message'));
+
+  // ---- HiDPI and resizing: the canvas in device pixels -------------------------------
+  const hi = await browser.newContext({viewport: {width: 800, height: 600}, deviceScaleFactor: 2});
+  const hp = await hi.newPage();
+  await hp.goto(base + 'index.html?stage=attn');
+  await hp.waitForFunction(() => window.attnviz !== undefined);
+  let hs = await hp.evaluate(() => attnviz.ready);
+  check(hs.width === 1600 && hs.height === 1200, `devicePixelRatio 2 at 800×600: drawn at ${hs.width}×${hs.height}`);
+  await hp.setViewportSize({width: 1024, height: 768});
+  await hp.waitForFunction(() => attnviz.state().width === 2048, null, {timeout: 5000}).catch(() => {});
+  hs = await hp.evaluate(() => attnviz.state());
+  check(hs.width === 2048 && hs.height === 1536, `resized to 1024×768: drawn at ${hs.width}×${hs.height}`);
+  await hi.close();
+
+  // ---- Q: never a blank page -------------------------------------------------------------
   await page.keyboard.press('q');
   await page.waitForFunction(() => !document.getElementById('status').hidden, null, {timeout: 5000});
   const closed = await page.evaluate(() => document.getElementById('status').innerText);
