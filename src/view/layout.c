@@ -28,11 +28,12 @@ static int int_digits(float m)
     return d;
 }
 
-void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
+// fill: the largest number size as a part of the cell's smaller side
+static void fit_numbers_in(float m, bool integers, int w, int h, float s, float fill, int *decimals, int *px)
 {
     int d0 = integers ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
     int min_px = imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s));
-    int max_px = (int)fminf(0.36f * (float)imin(w, h), 26.0f * s);
+    int max_px = (int)fminf(fill * (float)imin(w, h), 26.0f * s);
     *decimals = -1;
     *px = 0;
     for (int d = d0; d >= 0; d--) {
@@ -50,23 +51,28 @@ void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *deci
     }
 }
 
+void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
+{
+    fit_numbers_in(m, integers, w, h, s, LAYOUT_NUMBER_FILL, decimals, px);
+}
+
 // The cell width at which p's numbers (2 decimals) reach the largest size an h px tall cell allows.
-static int number_width(const PanelSpec *p, int h, float s)
+static int number_width(const PanelSpec *p, int h, float s, float fill)
 {
     float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f);
     int chars = p->mask == p->data ? 3 : 1 + int_digits(m) + (m >= 1000.0f ? 0 : m >= 100.0f ? 2 : 3);
-    float px = fminf(0.36f * (float)h, 26.0f * s);
+    float px = fminf(fill * (float)h, 26.0f * s);
     return (int)ceilf(0.62f * (float)chars * px) + 9;
 }
 
-static void fit_numbers(PanelSpec *p, int w, int h, float s)
+static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill)
 {
     float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
-    layout_fit_numbers(m, integers, w, h, s, &p->decimals, &p->px_cell);
+    fit_numbers_in(m, integers, w, h, s, fill, &p->decimals, &p->px_cell);
 }
 
 // ---- labels -------------------------------------------------------------------
@@ -268,8 +274,8 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             int dec = 0, npx = 0;
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
                 const PanelSpec *rp = &L->spec[L->result_panel];
-                layout_fit_numbers(rp->num_max, false, (int)(c2 / LAYOUT_Q),
-                                   (int)(c2 / LAYOUT_Q), ns, &dec, &npx);
+                fit_numbers_in(rp->num_max, false, (int)(c2 / LAYOUT_Q), (int)(c2 / LAYOUT_Q), ns,
+                               L->num_fill, &dec, &npx);
             }
             if (c2 < c && (c2 < (int64_t)(40 * s) * LAYOUT_Q || dec < 0)) {
                 strip = 0;
@@ -291,8 +297,9 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             // wider than tall where the width allows and the numbers then get larger
             // (their size is bound by the width): up to 1.5 × the height
             int want = 0, h = (int)(c / LAYOUT_Q);
-            for (int i = 0; i < L->n_panels; i++) want = imax(want, number_width(&L->spec[i], h, ns));
-            cwide = lmin(lmin(cw, c * 3 / 2), lmax(c, (int64_t)want * LAYOUT_Q));
+            for (int i = 0; i < L->n_panels; i++) want = imax(want, number_width(&L->spec[i], h, ns, L->num_fill));
+            // (projector mode: up to 2 ×, the large numbers' digits are what is wide)
+            cwide = lmin(lmin(cw, v->projector ? c * 2 : c * 3 / 2), lmax(c, (int64_t)want * LAYOUT_Q));
             cwide = lmax(c, cwide / LAYOUT_Q * LAYOUT_Q);
         }
         L->fit_wq = (int)cwide, L->fit_hq = (int)c;
@@ -350,10 +357,10 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
         p->decimals = -1;
         p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, ns);
+        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill);
         // projector mode, a panel too large even alone for its numbers at that size:
         // they keep the usual minimum rather than disappear
-        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s);
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, LAYOUT_NUMBER_FILL);
         L->sum_decimals[i] = -1;
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
@@ -362,7 +369,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
         if (p->row_sums && h >= LAYOUT_IMAGE_CELL)
-            layout_fit_numbers(1.0f, false, L->sum_w[i], h, ns, &L->sum_decimals[i], &L->sum_px[i]);
+            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, &L->sum_decimals[i], &L->sum_px[i]);
     }
 }
 
@@ -460,6 +467,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     if (s > 4.0f) s = 4.0f;
     L->s = s;
     L->num_s = v->projector ? s * (float)LAYOUT_PROJECTOR_NUMBER_PX / (float)LAYOUT_MIN_NUMBER_PX : s;
+    L->num_fill = v->projector ? LAYOUT_PROJECTOR_NUMBER_FILL : LAYOUT_NUMBER_FILL;
     L->px_title = even(24 * s);
     L->px_body = even(20 * s);
     L->px_small = even(16 * s);
