@@ -4,6 +4,7 @@
 //  - keys: two digits typed quickly reach steps 10 and 11 (1 then 0, 1 then 1); one
 //    digit alone still jumps at once; S names the stage it saves; hovering a softmax's
 //    Σ cell shows its tooltip; G cycles the attention colour scale (the frame changes);
+//  - projector: M on, then off, gives back the frame from before, palette included;
 //  - lab: the what-if lab, keyboard only, as a student would: Enter selects the first
 //    editable cell, arrows move it, typing 7.5 + Enter edits input.query[0,1,1] (the
 //    frame changes); W opens the switches: scale 1 (the frame changes), Ctrl+Z undoes
@@ -161,6 +162,35 @@ static void test_keys(void **state)
     (void)state;
     AppOptions o = options("lessons/dk-dv-residual-ffn.json");
     assert_int_equal(wd_run("keys", keys_script, &o), 0);
+}
+
+// ---- projector mode ---------------------------------------------------------------
+
+// M on, then off: the frame as it was, palette included (it stayed high-contrast).
+static void projector_script(Driver *d)
+{
+    static Uint32 before[WD_MAX_W * WD_MAX_H], on[WD_MAX_W * WD_MAX_H], after[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "6"); // the softmax
+    wd_settle(d);
+    wd_shot(d, before);
+    wd_key(d, "M");
+    wd_settle(d);
+    wd_shot(d, on);
+    if (wd_same(d, before, on)) wd_fail(d, "M changed nothing");
+    wd_key(d, "M");
+    wd_settle(d);
+    wd_shot(d, after);
+    if (!wd_same(d, before, after)) wd_fail(d, "M twice did not bring back the frame before (the palette?)");
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+}
+
+static void test_projector_off(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/arange-2x4x4.json");
+    assert_int_equal(wd_run("projector", projector_script, &o), 0);
 }
 
 // ---- lab --------------------------------------------------------------------------
@@ -544,6 +574,7 @@ int main(int argc, char **argv)
     setenv("XDG_DATA_HOME", data, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_keys, setup),
+        cmocka_unit_test_setup(test_projector_off, setup),
         cmocka_unit_test_setup(test_lab, setup),
         cmocka_unit_test_setup(test_study, setup),
         cmocka_unit_test_setup(test_save_matches_export, setup),
