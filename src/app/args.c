@@ -45,6 +45,7 @@ void args_usage(FILE *f)
           "                     display) and the presenter's (next stage, narration, notes, timer)\n"
           "  --projector        projector mode: numbers readable from the back row, a stage's operands\n"
           "                     then its result when they do not fit together, high-contrast palette\n"
+          "                     (also with --export: a frame a part)\n"
           "  --lessons DIR      also list the lessons in DIR in the lesson picker (O)\n"
           "  --set KEY=VALUE    edit the lesson first (repeatable; with the window, --dump, --print,\n"
           "                     --describe, --export, --quiz, --handout, --save), e.g. 'input.query[0,1,2]=5',\n"

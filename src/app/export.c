@@ -24,6 +24,7 @@
 #include "i18n.h"
 #include "describe.h"
 #include "json_out.h"
+#include "layout.h"
 #include "playback.h"
 #include "paint_vec.h"
 #include "png_write.h"
@@ -63,23 +64,38 @@ void export_options_init(ExportOptions *o)
     o->threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
-int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps)
+int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps,
+                const int *parts)
 {
     // A transition lasts PLAYBACK_ANIM_SECONDS; its frames run at 1/fps steps and
     // end settled (anim = 1), so stills are the last frame of each transition.
+    // A stage shown in parts: one settled frame more for each part after the first.
     int per = animate ? (int)ceil(PLAYBACK_ANIM_SECONDS * fps) : 1;
     if (per < 1) per = 1;
     int n = 0;
     for (int s = 0; s < n_stages; s++) {
         if (stage_filter >= 0 && s != stage_filter) continue;
-        for (int k = 0; k < per; k++, n++) {
+        int n_parts = parts && parts[s] > 1 ? parts[s] : 1;
+        for (int k = 0; k < per + n_parts - 1; k++, n++) {
             if (n >= max) continue;
             out[n].stage = s;
-            out[n].anim = (float)(k + 1) / (float)per;
+            out[n].part = k < per ? 0 : k - per + 1;
+            out[n].anim = k < per ? (float)(k + 1) / (float)per : 1.0f;
             out[n].time_s = animate ? (double)n / fps : (double)n;
         }
     }
     return n;
+}
+
+void export_parts(const Trace *tr, const View *base, int w, int h, int *parts)
+{
+    View v = *base;
+    v.anim = 1.0f, v.part = 0, v.playing = false;
+    view_reset_zoom(&v);
+    for (int s = 0; s < tr->n; s++) {
+        v.stage = s;
+        parts[s] = v.projector ? layout_projector_parts(tr, &v, w, h) : 1;
+    }
 }
 
 // --- the encoder queue -------------------------------------------------------------
@@ -264,6 +280,12 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         view_init(&v, ls, o->lang);
         v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head;
         v.edited = o->edited, v.n_edits = o->n_edits, v.ref = o->ref;
+        v.projector = o->projector, v.part = e->plan[i].part;
+        if (o->projector) {
+            v.palette = PALETTE_HIGH_CONTRAST;
+            int parts = layout_projector_parts(e->tr, &v, o->width, o->height);
+            if (parts > 1) fprintf(f, "\"part\": %d, \"parts\": %d, ", e->plan[i].part, parts);
+        }
         describe_frame_fields(f, e->tr, &v, o->width, o->height);
         fputs("}", f);
         first = false;
@@ -370,10 +392,11 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     j->o.dir = j->dir, j->o.lesson_path = j->lesson_path;
     j->o.stage = NULL;
     j->ls = ls, j->tr = tr;
-    j->n_frames = export_plan(NULL, 0, tr->n, stage_filter, o->animate, o->fps);
+    j->o.parts = NULL; // (borrowed until here)
+    j->n_frames = export_plan(NULL, 0, tr->n, stage_filter, o->animate, o->fps, o->parts);
     j->plan = calloc((size_t)(j->n_frames > 0 ? j->n_frames : 1), sizeof *j->plan);
     if (!j->plan) goto oom;
-    export_plan(j->plan, j->n_frames, tr->n, stage_filter, o->animate, o->fps);
+    export_plan(j->plan, j->n_frames, tr->n, stage_filter, o->animate, o->fps, o->parts);
     // encoder threads and their buffers
     Encoder *e = &j->e;
     int threads = o->threads < 1 ? 1 : o->threads > 8 ? 8 : o->threads;
@@ -619,6 +642,7 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     // not zoomed, not playing
     View v = *base;
     v.stage = j->plan[k].stage;
+    v.part = j->plan[k].part;
     v.anim = j->plan[k].anim;
     v.batch = j->o.batch, v.head = j->o.head;
     v.playing = false;
@@ -778,6 +802,7 @@ static int export_run_handled(const ExportOptions *o)
 
     ExportTarget t = {0};
     ExportJob *job = NULL;
+    int *parts = NULL;
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     double t0 = now_s(), last_bar = 0;
 
@@ -800,16 +825,28 @@ static int export_run_handled(const ExportOptions *o)
         code = interrupt_exit_code(interrupt_signal);
         goto fail;
     }
-    job = export_job_begin(&drawn, ls, tr, stage_filter, err, sizeof err);
-    if (!job) goto fail;
-    int n_frames = export_job_total(job);
-
-    t0 = now_s();
     View v;
     view_init(&v, ls, drawn.lang);
     v.edited = drawn.edited, v.n_edits = drawn.n_edits, v.ref = drawn.ref;
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
+    v.batch = o->batch, v.head = o->head;
+    if (o->projector) { // --projector: as M in the window, the high-contrast palette
+        v.projector = true;
+        v.palette = PALETTE_HIGH_CONTRAST;
+        parts = malloc(sizeof *parts * (size_t)(tr->n > 0 ? tr->n : 1));
+        if (!parts) {
+            snprintf(err, sizeof err, "attnviz: out of memory");
+            goto fail;
+        }
+        export_parts(tr, &v, o->width, o->height, parts);
+        drawn.parts = parts;
+    }
+    job = export_job_begin(&drawn, ls, tr, stage_filter, err, sizeof err);
+    if (!job) goto fail;
+    int n_frames = export_job_total(job);
+
+    t0 = now_s();
     Canvas c = {t.r, t.fonts, t.heatmaps, NULL, &t.draw};
     while (!interrupt_signal && export_job_step(job, &c, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
@@ -845,6 +882,7 @@ static int export_run_handled(const ExportOptions *o)
     }
 fail:
     if (err[0]) utf8_fputs_line(stderr, err);
+    free(parts);
     export_job_free(job);
     export_target_destroy(&t);
     i18n_free();

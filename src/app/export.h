@@ -47,6 +47,10 @@ typedef struct ExportOptions {
     int n_edits;
     const Trace *ref;          // the original's trace (changed cells marked), or NULL
     const char *title;         // the title frames.json gives (NULL: the lesson's)
+    bool projector;            // --projector: projector mode (View.projector), its palette; a
+                               // stage shown in parts is a frame a part
+    const int *parts;          // in how many parts each stage is shown (export_parts), or NULL:
+                               // one each; read by export_job_begin only
 } ExportOptions;
 
 void export_options_init(ExportOptions *o);
@@ -116,12 +120,20 @@ void export_job_free(ExportJob *j);
 // The frames an export writes, for the window's E key and the tests.
 typedef struct ExportFrame {
     int stage;       // trace index
+    int part;        // projector mode: the part of a stage shown in parts (View.part), else 0
     float anim;      // 0..1 transition progress (1 = settled)
     double time_s;   // time of the frame in the animation
 } ExportFrame;
 
-// Fills up to max frames for the plan (n_stages stages, stage_filter -1 = all);
-// returns how many frames the plan has (which may exceed max).
-int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps);
+// Fills up to max frames for the plan (n_stages stages, stage_filter -1 = all;
+// parts: in how many parts each stage is shown, NULL = one each: the parts after
+// the first follow the stage's settled frame); returns how many frames the plan has
+// (which may exceed max).
+int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps,
+                const int *parts);
+
+// Projector mode: in how many parts each stage of tr is shown at w×h from base
+// (projector mode off: 1 each). parts holds tr->n.
+void export_parts(const Trace *tr, const View *base, int w, int h, int *parts);
 
 #endif

@@ -75,6 +75,7 @@ static int run(Args *a)
         ex->width = o->width, ex->height = o->height;
         ex->lang = (Lang)o->lang;
         ex->edits = &a->edits;
+        ex->projector = o->projector;
         return finish_stdout(export_run(ex), "--export");
     }
     default: break;
