@@ -1003,6 +1003,75 @@ static int check_image_cells(const Target *t, const Layout *L, const char *what)
     return checked;
 }
 
+// The Σ column of a softmax shows its numbers wherever the result does, in every
+// palette, projector mode on and off, and at the projector sizes; its text contrasts
+// with its cell (issue 23: in the high-contrast palette at 1280x720 in projector
+// mode it was solid black, its numbers dropped). Checked on the pixels: in each Σ
+// cell, text pixels of the colour that contrasts with the cell's fill.
+static void test_row_sums_readable(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1280, 720}, {1024, 768}, {1920, 1080}};
+    glob_t g = lesson_files();
+    int checked = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        Trace tr;
+        assert_true(load(g.gl_pathv[f], &ls, &tr));
+        bool classic = strstr(g.gl_pathv[f], "arange-2x4x4") != NULL;
+        for (int st = 0; st < tr.n; st++)
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                for (int proj = 0; proj < 2; proj++)
+                    for (int pal = 0; pal < PALETTE_COUNT; pal++) {
+                        View v;
+                        view_init(&v, &ls, LANG_EN);
+                        v.stage = st, v.projector = proj, v.palette = (Palette)pal;
+                        TextMeasure m = {text_measure, fonts};
+                        v.measure = &m;
+                        int parts = proj ? layout_projector_parts(&tr, &v, sizes[z][0], sizes[z][1]) : 1;
+                        v.part = parts - 1; // the result
+                        Layout L;
+                        layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+                        int p = L.result_panel;
+                        if (p < 0 || !L.spec[p].row_sums || L.sum_w[p] <= 0) continue;
+                        if (L.spec[p].decimals >= 0 && !L.image[p] && L.sum_decimals[p] < 0)
+                            fail_msg("%s stage %s at %dx%d%s: the result has numbers, its Σ column none", g.gl_pathv[f],
+                                     tr.stages[st].name, sizes[z][0], sizes[z][1], proj ? " (projector)" : "");
+                        if (!classic || L.sum_decimals[p] < 0) continue;
+                        // the pixels: the classic lesson only (a frame each)
+                        Target t;
+                        target_init(&t, sizes[z][0], sizes[z][1]);
+                        render_frame(&t.c, &tr, &v, NULL);
+                        SDL_RenderFlush(t.r);
+                        int x0 = L.panel[p].x + L.panel[p].w + (int)(6 * L.s);
+                        for (int i = 0; i < L.spec[p].rows; i++) {
+                            int y0 = layout_row_y(&L, p, i), y1 = layout_row_y(&L, p, i + 1);
+                            int gap = render_cell_gap(L.sum_w[p] < y1 - y0 ? L.sum_w[p] : y1 - y0) + 1;
+                            Rgb fill = pixel(&t, x0 + gap, y0 + gap), ink = fill;
+                            float best = 1.0f;
+                            for (int y = y0 + gap; y < y1 - gap; y++)
+                                for (int x = x0 + gap; x < x0 + L.sum_w[p] - gap; x++) {
+                                    Rgb c = pixel(&t, x, y);
+                                    float k = contrast(c, fill);
+                                    if (k > best) best = k, ink = c;
+                                }
+                            if (best < 4.5f)
+                                fail_msg("%s at %dx%d%s, palette %d: Σ row %d: fill (%d,%d,%d), its text at most %.2f:1 "
+                                         "(ink %d,%d,%d)", tr.stages[st].name, sizes[z][0], sizes[z][1],
+                                         proj ? " (projector)" : "", pal, i, fill.r, fill.g, fill.b, (double)best,
+                                         ink.r, ink.g, ink.b);
+                            checked++;
+                        }
+                        target_free(&t);
+                    }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    globfree(&g);
+    print_message("Σ cells with readable numbers: %d\n", checked);
+    assert_true(checked >= 2 * 3 * 3 * 4);
+}
+
 // The text cache keeps a texture per colour a string is drawn in, with the
 // colour in its pixels: a covered pixel is exactly that colour, two colours of
 // one string are two textures, and measuring makes no texture (the first draw
@@ -1455,6 +1524,7 @@ int main(void)
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),
+        cmocka_unit_test(test_row_sums_readable),
         cmocka_unit_test(test_image_mode_pixels),
         cmocka_unit_test(test_image_mode_hover),
         cmocka_unit_test(test_zoom_and_pan),

@@ -368,8 +368,13 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)(76 * ns)), room));
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
-        if (p->row_sums && h >= LAYOUT_IMAGE_CELL)
+        if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
             fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, &L->sum_decimals[i], &L->sum_px[i]);
+            // projector mode, too small for its numbers: the usual minimum, as the cells
+            // beside it (a Σ column without numbers is a column of one colour)
+            if (L->sum_decimals[i] < 0 && ns != s)
+                fit_numbers_in(1.0f, false, L->sum_w[i], h, s, LAYOUT_NUMBER_FILL, &L->sum_decimals[i], &L->sum_px[i]);
+        }
     }
 }
 
