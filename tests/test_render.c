@@ -25,6 +25,8 @@
 #include "layout.h"
 #include "playback.h"
 #include "app/png_write.h"
+#include "app/presenter.h"
+#include "heatmap.h"
 #include "render.h"
 #include "study.h"
 #include "scene.h"
@@ -1072,6 +1074,74 @@ static void test_row_sums_readable(void **state)
     assert_true(checked >= 2 * 3 * 3 * 4);
 }
 
+// The presenter window's small copy of the audience's frame is that frame scaled down
+// (issue 23: laid out at its own small size it rounded −0.08, 0.40, 1.38 to "0 0 1"
+// and left W and b without numbers): its pixels are the audience frame's drawn at the
+// audience's size and scaled into the copy's rectangle, at the sizes projectors have.
+static void test_presenter_copy(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1280, 720}, {1024, 768}, {1920, 1080}, {3840, 2160}};
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        int aw = sizes[z][0], ah = sizes[z][1], cw, ch;
+        presenter_copy_size(aw, ah, &cw, &ch);
+        assert_true(cw == aw && ch == ah); // the audience's own size (up to 4096 px wide)
+        Target t;
+        target_init(&t, 1280, 720);
+        char err[600];
+        Presenter *pres = presenter_create_offscreen(t.r, NULL, LANG_EN, err, sizeof err);
+        assert_non_null(pres);
+        TextMeasure m = {text_measure, fonts};
+        View v;
+        view_init(&v, &ls, LANG_EN);
+        v.measure = &m;
+        v.stage = trace_find(&tr, "q_proj");
+        Overlays ov = {0};
+        PresenterFrame f = {&tr, &v, &ov, aw, ah, false, false, 0, "t"};
+        presenter_draw(pres, &f);
+        SDL_RenderFlush(t.r);
+        int x, y, w, h;
+        assert_true(presenter_copy_rect(pres, &x, &y, &w, &h));
+        size_t n = (size_t)w * (size_t)h;
+        Uint32 *got = malloc(n * 4), *want = malloc(n * 4);
+        assert_true(got && want);
+        SDL_Rect box = {x, y, w, h};
+        assert_int_equal(SDL_RenderReadPixels(t.r, &box, SDL_PIXELFORMAT_ARGB8888, got, w * 4), 0);
+        // the audience's frame at the copy's size, scaled the same way
+        SDL_Texture *full = SDL_CreateTexture(t.r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, cw, ch);
+        assert_non_null(full);
+        SDL_SetTextureScaleMode(full, SDL_ScaleModeLinear);
+        HeatmapCache *hc = heatmap_cache_create();
+        assert_true(SDL_SetRenderTarget(t.r, full) == 0);
+        Canvas c = {t.r, fonts, hc, NULL, &t.dl};
+        render_frame(&c, &tr, &v, &ov);
+        SDL_SetRenderTarget(t.r, NULL);
+        SDL_RenderCopy(t.r, full, NULL, &box);
+        SDL_RenderFlush(t.r);
+        assert_int_equal(SDL_RenderReadPixels(t.r, &box, SDL_PIXELFORMAT_ARGB8888, want, w * 4), 0);
+        long differ = 0;
+        for (size_t i = 0; i < n; i++) {
+            int d = 0;
+            for (int sh = 0; sh < 24; sh += 8) d += abs((int)((got[i] >> sh) & 255) - (int)((want[i] >> sh) & 255));
+            differ += d > 12;
+        }
+        print_message("presenter copy of a %dx%d frame (drawn at %dx%d, shown %dx%d): %ld of %zu pixels differ\n", aw,
+                      ah, cw, ch, w, h, differ, n);
+        assert_true(differ * 200 < (long)n); // under 0.5 %
+        heatmap_cache_flush(hc);
+        heatmap_cache_destroy(hc);
+        SDL_DestroyTexture(full);
+        free(got), free(want);
+        presenter_destroy(pres);
+        target_free(&t);
+    }
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 // The text cache keeps a texture per colour a string is drawn in, with the
 // colour in its pixels: a covered pixel is exactly that colour, two colours of
 // one string are two textures, and measuring makes no texture (the first draw
@@ -1525,6 +1595,7 @@ int main(void)
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),
         cmocka_unit_test(test_row_sums_readable),
+        cmocka_unit_test(test_presenter_copy),
         cmocka_unit_test(test_image_mode_pixels),
         cmocka_unit_test(test_image_mode_hover),
         cmocka_unit_test(test_zoom_and_pan),

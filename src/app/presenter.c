@@ -2,9 +2,11 @@
 // stage, narration + teacher's notes, the step list, elapsed time and the clock.
 //
 // Both small frames are drawn by render_frame into target textures of this
-// window's renderer (the single drawing path, at their own size: the layout
-// reflows, numbers are never drawn below their readable size); the rest is
-// paint primitives. Nothing here decides what a key does: the app does, for both
+// window's renderer (the single drawing path) at the audience's size (up to
+// PRES_COPY_MAX_W wide: a 4K projector's frame too; half a layout differs in a few
+// decimals), then scaled down: the copy is the audience's frame, the same numbers
+// with the same decimals, the same panels and parts, never a layout of its own that
+// would round differently or drop a panel's numbers; the rest is paint primitives. Nothing here decides what a key does: the app does, for both
 // windows.
 #include "presenter.h"
 
@@ -23,6 +25,7 @@
 #include "text.h"
 
 #define PRES_TEXT_MAX 4400
+#define PRES_COPY_MAX_W 4096 // the small frames are drawn at the audience's size up to this width
 
 typedef struct Presenter Presenter;
 static bool presenter_init(Presenter *p, const char *font_path, Lang lang, char *err, size_t err_len);
@@ -260,6 +263,7 @@ static void thumb_draw(Presenter *p, Thumb *t, int w, int h, const Trace *tr, co
         t->w = w, t->h = h;
         t->img = (PaintImage){t->tex, w, h, false};
         if (!t->tex) return;
+        SDL_SetTextureScaleMode(t->tex, SDL_ScaleModeLinear); // scaled down smoothly: text stays legible
     }
     if (SDL_SetRenderTarget(p->r, t->tex) != 0) return;
     Canvas c = {p->r, p->fonts, t->heatmaps, NULL, &p->draw};
@@ -303,6 +307,20 @@ static void draw_steps(Canvas *cv, Rect box, const Trace *tr, const View *v, flo
     }
 }
 
+void presenter_copy_size(int audience_w, int audience_h, int *w, int *h)
+{
+    *w = audience_w, *h = audience_h;
+    while (*w > PRES_COPY_MAX_W && *w % 2 == 0 && *h % 2 == 0) *w /= 2, *h /= 2; // (8K: half)
+    if (*w > PRES_COPY_MAX_W) *h = (int)((long)*h * PRES_COPY_MAX_W / *w), *w = PRES_COPY_MAX_W;
+}
+
+bool presenter_copy_rect(const Presenter *p, int *x, int *y, int *w, int *h)
+{
+    if (!p || p->now_box.w <= 0) return false;
+    *x = p->now_box.x, *y = p->now_box.y, *w = p->now_box.w, *h = p->now_box.h;
+    return true;
+}
+
 void presenter_draw(Presenter *p, const PresenterFrame *f)
 {
     const Trace *tr = f->tr;
@@ -335,13 +353,16 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         ov.export_total = 0, ov.edit_label = NULL;
         ov.pin_boxes = NULL; // the audience frame's boxes are the ones dragged
     }
-    if (!f->black) thumb_draw(p, &p->now, now_box.w, now_box.h, tr, v, &ov);
-    if (p->click) { // a click on the small frame: the cell under it in the frame as laid out there
+    int cw, ch;
+    presenter_copy_size(f->audience_w, f->audience_h, &cw, &ch);
+    if (!f->black) thumb_draw(p, &p->now, cw, ch, tr, v, &ov);
+    if (p->click && now_box.w > 0 && now_box.h > 0) { // a click on the small frame: the cell under it in the frame
         p->click = false;
         Layout *L = malloc(sizeof *L);
         if (L) {
-            layout_compute(L, tr, v, now_box.w, now_box.h);
-            if (layout_hit_cell(L, p->click_x, p->click_y, &p->pin_panel, &p->pin_row, &p->pin_col))
+            layout_compute(L, tr, v, cw, ch);
+            if (layout_hit_cell(L, p->click_x * cw / now_box.w, p->click_y * ch / now_box.h, &p->pin_panel,
+                                &p->pin_row, &p->pin_col))
                 p->pin = true, p->pin_stage = v->stage;
             free(L);
         }
@@ -355,9 +376,9 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         nv.stage = next_part ? v->stage : v->stage + 1, nv.part = next_part ? v->part + 1 : 0, nv.playing = false;
         view_reset_zoom(&nv);
         nv.speed = 1.0f;
-        if (!p->next.valid || p->next.w != next_box.w || p->next.h != next_box.h || p->next.drawn_tr != tr ||
+        if (!p->next.valid || p->next.w != cw || p->next.h != ch || p->next.drawn_tr != tr ||
             memcmp(&p->next.drawn, &nv, sizeof nv) != 0) {
-            thumb_draw(p, &p->next, next_box.w, next_box.h, tr, &nv, NULL);
+            thumb_draw(p, &p->next, cw, ch, tr, &nv, NULL);
             p->next.valid = p->next.tex != NULL, p->next.drawn = nv, p->next.drawn_tr = tr;
         }
     }

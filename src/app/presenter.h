@@ -58,6 +58,11 @@ typedef struct PresenterFrame {
 } PresenterFrame;
 // Draws one frame of the presenter window (and presents it when it is a window).
 void presenter_draw(Presenter *p, const PresenterFrame *f);
+// The size the small copy of an audience frame of w×h is drawn at, then scaled down:
+// the audience's own (up to 4096 px wide, 4K included; wider: halved until it is not).
+void presenter_copy_size(int audience_w, int audience_h, int *w, int *h);
+// Where the last frame drew the small copy of the audience's frame (output pixels).
+bool presenter_copy_rect(const Presenter *p, int *x, int *y, int *w, int *h);
 // The notes of v's stage (its own, else its step's), NULL when the lesson has none.
 const char *presenter_notes(const Trace *tr, const View *v);
 
