@@ -6,6 +6,7 @@
 #include "utf8.h"
 #include "i18n.h"
 #include "json_out.h"
+#include "layout.h"
 #include "scene.h"
 #include "session.h"
 
@@ -18,7 +19,9 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     for (int i = 0; i < L.n_steps; i++)
         if (L.step_id[i] == st->step) step = i + 1;
     char buf[600], alt[2048];
-    fprintf(f, "\"stage\": \"%s\", \"step\": %d, \"formula\": ", st->name, step);
+    fprintf(f, "\"stage\": \"%s\", \"step\": %d, ", st->name, step);
+    if (L.split) fprintf(f, "\"part\": %d, \"parts\": %d, ", L.part, L.n_parts); // projector mode: one part shown
+    fputs("\"formula\": ", f);
     json_write_string(f, L.formula);
     fputs(", \"note\": ", f);
     json_write_string(f, L.formula_note);
@@ -81,11 +84,16 @@ int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch,
     fprintf(out, ", \"lang\": \"%s\", \"batch\": %d, \"head\": %d, \"width\": %d, \"height\": %d, \"projector\": %s, "
                  "\"frames\": [",
             lang == LANG_ZH ? "zh" : "en", batch, head, w, h, projector ? "true" : "false");
+    bool first = true;
     for (int s = 0; s < tr->n; s++) {
-        v.stage = s;
-        fputs(s ? ",\n  {" : "\n  {", out);
-        describe_frame_fields(out, tr, &v, w, h);
-        fputs("}", out);
+        v.stage = s, v.part = 0;
+        int parts = layout_projector_parts(tr, &v, w, h); // projector mode: a frame a part
+        for (v.part = 0; v.part < parts; v.part++) {
+            fputs(first ? "\n  {" : ",\n  {", out);
+            describe_frame_fields(out, tr, &v, w, h);
+            fputs("}", out);
+            first = false;
+        }
     }
     fputs("\n]}\n", out);
     session_destroy(ses);

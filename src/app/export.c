@@ -281,11 +281,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head;
         v.edited = o->edited, v.n_edits = o->n_edits, v.ref = o->ref;
         v.projector = o->projector, v.part = e->plan[i].part;
-        if (o->projector) {
-            v.palette = PALETTE_HIGH_CONTRAST;
-            int parts = layout_projector_parts(e->tr, &v, o->width, o->height);
-            if (parts > 1) fprintf(f, "\"part\": %d, \"parts\": %d, ", e->plan[i].part, parts);
-        }
+        if (o->projector) v.palette = PALETTE_HIGH_CONTRAST; // (describe_frame_fields gives the part)
         describe_frame_fields(f, e->tr, &v, o->width, o->height);
         fputs("}", f);
         first = false;
