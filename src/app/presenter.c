@@ -69,6 +69,26 @@ static void thumb_free(Thumb *t)
     memset(t, 0, sizeof *t);
 }
 
+PresenterPlace presenter_place(int screen_w, int screen_h, int aw, int ah, int pw, int ph)
+{
+    enum { GAP = 8, MIN_W = 640, MIN_H = 400 };
+    PresenterPlace pl = {0, 0, aw, ah, 0, 0, pw, ph};
+    if (aw + GAP + pw > screen_w) pw = screen_w - aw - GAP; // the presenter window narrower
+    if (pw < MIN_W) {                                       // still too narrow: the audience's too
+        pw = screen_w >= 2 * MIN_W + GAP ? MIN_W : screen_w / 2 - GAP;
+        int w = screen_w - pw - GAP;
+        if (w < aw) pl.ah = (int)((long)ah * w / aw), pl.aw = w;
+    }
+    if (pl.ah > screen_h) pl.aw = (int)((long)pl.aw * screen_h / pl.ah), pl.ah = screen_h;
+    ph = ph > screen_h ? screen_h : ph < MIN_H && screen_h >= MIN_H ? MIN_H : ph;
+    pl.pw = pw, pl.ph = ph;
+    int total = pl.aw + GAP + pl.pw; // the pair centred across the screen, each centred down it
+    pl.ax = (screen_w - total) / 2, pl.ax = pl.ax < 0 ? 0 : pl.ax;
+    pl.px = pl.ax + pl.aw + GAP;
+    pl.ay = (screen_h - pl.ah) / 2, pl.py = (screen_h - pl.ph) / 2;
+    return pl;
+}
+
 Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang lang, int w, int h, char *err,
                             size_t err_len)
 {
@@ -89,8 +109,20 @@ Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang la
                               (int)SDL_WINDOWPOS_CENTERED_DISPLAY(other));
         SDL_SetWindowFullscreen(audience, SDL_WINDOW_FULLSCREEN_DESKTOP);
     }
-    p->win = SDL_CreateWindow(i18n_get(lang, "pres.title"), (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine), (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine),
-                              w, h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    int px = (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine), py = px;
+    if (displays < 2 && audience) { // one display: the two windows side by side, never on top of each other
+        int aw, ah;
+        SDL_GetWindowSize(audience, &aw, &ah);
+        SDL_Rect u;
+        if (SDL_GetDisplayUsableBounds(0, &u) != 0) SDL_GetDisplayBounds(0, &u);
+        if (!(SDL_GetWindowFlags(audience) & SDL_WINDOW_FULLSCREEN) && u.w > 0 && u.h > 0) {
+            PresenterPlace pl = presenter_place(u.w, u.h, aw, ah, w, h);
+            if (pl.aw != aw || pl.ah != ah) SDL_SetWindowSize(audience, pl.aw, pl.ah);
+            SDL_SetWindowPosition(audience, u.x + pl.ax, u.y + pl.ay);
+            px = u.x + pl.px, py = u.y + pl.py, w = pl.pw, h = pl.ph;
+        }
+    }
+    p->win = SDL_CreateWindow(i18n_get(lang, "pres.title"), px, py, w, h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (p->win) {
         SDL_SetWindowMinimumSize(p->win, 640, 400);
         p->r = SDL_CreateRenderer(p->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_TARGETTEXTURE);
