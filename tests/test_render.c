@@ -23,6 +23,7 @@
 #include "app/keys.h"
 #include "keymap.h"
 #include "layout.h"
+#include "overlay.h"
 #include "playback.h"
 #include "app/png_write.h"
 #include "app/presenter.h"
@@ -1162,6 +1163,68 @@ static void test_presenter_place(void **state)
         }
 }
 
+static bool rects_meet(Rect a, Rect b)
+{
+    return a.w > 0 && a.h > 0 && b.w > 0 && b.h > 0 && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h &&
+           b.y < a.y + a.h;
+}
+
+// The scrub bar (K) covers nothing a held transition is paused to explain: no panel,
+// caption or Σ column, not the derivation strip under the panels (issue 23: at 1280x720
+// it covered the softmax strip's Σ and ÷Σ lines, and attn·V's bottom row), not the
+// narration or legend; it is inside the frame and its track has room. Every stage of
+// every lesson at five sizes, projector mode on and off.
+static void test_scrub_bar_clear(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1280, 720}, {1024, 768}, {800, 600}, {1920, 1080}, {3840, 2160}};
+    glob_t g = lesson_files();
+    int checked = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        Trace tr;
+        assert_true(load(g.gl_pathv[f], &ls, &tr));
+        View v;
+        view_init(&v, &ls, LANG_EN);
+        TextMeasure m = {text_measure, fonts};
+        v.measure = &m;
+        for (int st = 0; st < tr.n; st++)
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                for (int proj = 0; proj < 2; proj++) {
+                    v.stage = st, v.projector = proj, v.part = 0;
+                    static Layout L;
+                    layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+                    Rect b, t;
+                    overlay_scrub_rect(&L, &b, &t);
+                    char where[300];
+                    snprintf(where, sizeof where, "%s stage %s at %dx%d%s", g.gl_pathv[f], tr.stages[st].name,
+                             sizes[z][0], sizes[z][1], proj ? " (projector)" : "");
+                    if (b.x < 0 || b.y < 0 || b.x + b.w > L.w || b.y + b.h > L.h || t.w < 100 * L.s)
+                        fail_msg("%s: the scrub bar %d,%d %dx%d (track %d px)", where, b.x, b.y, b.w, b.h, t.w);
+                    Rect keep[4 * LAYOUT_MAX_PANELS + 3];
+                    int n = 0;
+                    keep[n++] = L.deriv, keep[n++] = L.narration, keep[n++] = L.legend;
+                    for (int p = 0; p < L.n_panels; p++) {
+                        keep[n++] = L.panel[p], keep[n++] = L.caption[p];
+                        if (L.sum_w[p] > 0)
+                            keep[n++] = (Rect){L.panel[p].x + L.panel[p].w, L.panel[p].y - L.col_label_h,
+                                               L.sum_w[p] + (int)(8 * L.s), L.panel[p].h + L.col_label_h};
+                        keep[n++] = (Rect){L.panel[p].x - L.label_w[p], L.panel[p].y - L.col_label_h,
+                                           L.panel[p].w + L.label_w[p], L.col_label_h}; // column labels
+                    }
+                    for (int i = 0; i < n; i++)
+                        if (rects_meet(b, keep[i]))
+                            fail_msg("%s: the scrub bar %d,%d %dx%d covers %d,%d %dx%d (part %d of the frame)", where,
+                                     b.x, b.y, b.w, b.h, keep[i].x, keep[i].y, keep[i].w, keep[i].h, i);
+                    checked++;
+                }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    globfree(&g);
+    assert_true(checked > 1000);
+}
+
 // The text cache keeps a texture per colour a string is drawn in, with the
 // colour in its pixels: a covered pixel is exactly that colour, two colours of
 // one string are two textures, and measuring makes no texture (the first draw
@@ -1617,6 +1680,7 @@ int main(void)
         cmocka_unit_test(test_row_sums_readable),
         cmocka_unit_test(test_presenter_copy),
         cmocka_unit_test(test_presenter_place),
+        cmocka_unit_test(test_scrub_bar_clear),
         cmocka_unit_test(test_image_mode_pixels),
         cmocka_unit_test(test_image_mode_hover),
         cmocka_unit_test(test_zoom_and_pan),
