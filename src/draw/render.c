@@ -543,9 +543,16 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
             int cmin = cw / (nc > 0 ? nc : 1) < ch / (nr > 0 ? nr : 1) ? cw / (nc > 0 ? nc : 1) : ch / (nr > 0 ? nr : 1);
             if (render_cell_gap(cmin) > 0) paint_fill(cv, THEME.grid, 255, gx0 + dx, gy0 + dy, cw, ch);
         }
+        // concat: the last head's block first, so a block that has landed is drawn over
+        // one still flying in across it (a block at a time: the others are columns apart)
+        bool back_first = animate && k == ANIM_CONCAT && ps->block_cols > 0;
+        int bc = back_first ? ps->block_cols : c1 - c0 + 1, n_blocks = back_first ? (ps->cols + bc - 1) / bc : 1;
+        for (int b = n_blocks - 1; b >= 0; b--)
         for (int i = r0; i <= r1; i++) {
             int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
-            for (int j = c0; j <= c1; j++) {
+            int ja = back_first ? (b * bc > c0 ? b * bc : c0) : c0;
+            int jb = back_first ? ((b + 1) * bc - 1 < c1 ? (b + 1) * bc - 1 : c1) : c1;
+            for (int j = ja; j <= jb; j++) {
                 int x0 = layout_col_x(L, p, j), x1 = layout_col_x(L, p, j + 1);
                 CellLook look = render_cell_look(ps, i, j);
                 CellState cs = cell_state(L, k, p, i, j, e, animate);
@@ -850,7 +857,13 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
     chrome_draw_tabs(cv, L, tr, v, ov);
     if (ov) picker_draw_button(cv, L, v, ov->picker);
     draw_header(cv, L, tr, v);
-    for (int p = 0; p < L->n_panels; p++) draw_panel(cv, L, tr, v, p, e, mask_text);
+    // split: the panels of the heads last and the last head first, so a head that has
+    // landed is drawn over one still sliding out across it
+    bool split = recipe_of(tr->stages[v->stage].kind)->anim == ANIM_SPLIT && e < 1.0f;
+    for (int p = 0; p < L->n_panels; p++)
+        if (!split || !L->spec[p].result || L->spec[p].head < 0) draw_panel(cv, L, tr, v, p, e, mask_text);
+    for (int p = L->n_panels - 1; split && p >= 0; p--)
+        if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, tr, v, p, e, mask_text);
     draw_derivation(cv, L, tr, v, ov, e);
     draw_legend(cv, L, v, mask_text);
     if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
