@@ -55,8 +55,9 @@ void args_usage(FILE *f)
           "  --save FILE        write the (edited) lesson to FILE (never the LESSON itself); alone, saves\n"
           "                     and exits; with --dump, --print, --describe, --export, --quiz or --handout,\n"
           "                     saves, then runs that command\n"
-          "\n"
-          "export options:\n"
+          "\n",
+          f);
+    fputs("export options:\n"
           "  --size WxH         frame size (default 1280x720)\n"
           "  --lang en|zh       language of the frames\n"
           "  --format png|svg|pdf|gif|mp4\n"
@@ -66,6 +67,9 @@ void args_usage(FILE *f)
           "  --animate          every frame of every transition (default: one still per stage)\n"
           "  --fps N            frames per second with --animate (default 30)\n"
           "  --stage NAME       only this stage (e.g. scores)\n"
+          "  --hold SECONDS     GIF, MP4: hold each settled stage (and each part, with --projector)\n"
+          "                     this long (default 2; 0: no pause)\n"
+          "  --split            GIF, MP4: one file a stage, NNNN-STAGE.gif / .mp4 (a slide each)\n"
           "  --batch N, --head N  the slice shown (default 0)\n"
           "  --help, --version\n"
           "\n"
@@ -120,7 +124,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_END
 };
 
 static const struct option LONG[] = {
@@ -138,6 +142,7 @@ static const struct option LONG[] = {
     {"format", required_argument, NULL, O_FORMAT}, {"animate", no_argument, NULL, O_ANIMATE},
     {"fps", required_argument, NULL, O_FPS},       {"stage", required_argument, NULL, O_STAGE},
     {"batch", required_argument, NULL, O_BATCH},   {"head", required_argument, NULL, O_HEAD},
+    {"hold", required_argument, NULL, O_HOLD},     {"split", no_argument, NULL, O_SPLIT},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -159,6 +164,7 @@ static const char *needs(int id)
     case O_FORMAT: return "png, svg, pdf, gif or mp4";
     case O_FPS: return "a number of frames per second";
     case O_STAGE: return "a stage NAME";
+    case O_HOLD: return "a number of SECONDS";
     default: return "a whole number";
     }
 }
@@ -251,6 +257,16 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
             return usage_error(err, "--fps: expected a number of frames per second from 1 to 240");
         return 0;
     case O_STAGE: a->ex.stage = v; return 0;
+    case O_HOLD: {
+        char *end;
+        errno = 0;
+        double h = strtod(v, &end);
+        if (end == v || *end || errno || !(h >= 0.0 && h <= 60.0))
+            return usage_error(err, "--hold: expected SECONDS from 0 to 60, got \"%s\"", v);
+        a->ex.hold = h;
+        return 0;
+    }
+    case O_SPLIT: a->ex.split = true; return 0;
     case O_BATCH:
     case O_HEAD:
         if (!parse_int(v, 0, 1 << 20, id == O_BATCH ? &a->ex.batch : &a->ex.head))
@@ -272,7 +288,7 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     bool slice = SEEN(O_BATCH) || SEEN(O_HEAD);
     bool window_only = SEEN(O_STUDY) || SEEN(O_PRESENTER) || SEEN(O_FULLSCREEN) || SEEN(O_PROJECTOR) || SEEN(O_LESSONS);
     if (c == CMD_ICON) {
-        for (int id = O_CHECK; id <= O_HEAD; id++)
+        for (int id = O_CHECK; id < O_END; id++)
             if (SEEN(id) && id != O_ICON && id != O_SIZE) return usage_error(err, "--icon takes only FILE and --size N");
         if (a->n_lessons) return usage_error(err, "--icon takes only FILE and --size N, got \"%s\"", a->lessons[0]);
         if (SEEN(O_SIZE) && !a->icon_size)
@@ -320,6 +336,8 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         return usage_error(err, "--animate, --fps, --stage, --format, --batch and --head go with --export (--batch, "
                                 "--head also with --describe and --handout)");
     }
+    if ((SEEN(O_HOLD) || SEEN(O_SPLIT)) && (c != CMD_EXPORT || (a->ex.format != EXPORT_GIF && a->ex.format != EXPORT_MP4)))
+        return usage_error(err, "--%s goes with --export --format gif or mp4", SEEN(O_HOLD) ? "hold" : "split");
     if (c == CMD_EXPORT) {
         if ((a->ex.format == EXPORT_GIF || a->ex.format == EXPORT_MP4) && !a->ex.animate)
             return usage_error(err, "--format %s needs --animate (an animation of the transitions)",
@@ -345,7 +363,7 @@ int args_parse(Args *a, int argc, char **argv, FILE *err)
     export_options_init(&a->ex);
     a->paper = PAPER_A4;
     a->seed = 1;
-    bool seen[O_HEAD - O_CHECK + 1] = {0};
+    bool seen[O_END - O_CHECK] = {0};
     if (!(a->lessons = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *a->lessons)))
         return usage_error(err, "out of memory");
     opterr = 0;
