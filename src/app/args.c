@@ -29,7 +29,9 @@ void args_usage(FILE *f)
           "                                          tolerance, explanation (the same N gives the same questions)\n"
           "       attnviz --handout FILE.pdf LESSON [--lang en|zh] [--paper a4|letter] [--batch N] [--head N]\n"
           "                                          a printable handout: a title page, then a page a stage with\n"
-          "                                          the frame, the formula, the narration and the shapes\n"
+          "                                          the frame, the formula, the narration and the shapes;\n"
+          "                                          --worksheet: the study questions, the results' cells\n"
+          "                                          empty, the answers on the last page\n"
           "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
@@ -124,7 +126,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_END
 };
 
 static const struct option LONG[] = {
@@ -143,6 +145,7 @@ static const struct option LONG[] = {
     {"fps", required_argument, NULL, O_FPS},       {"stage", required_argument, NULL, O_STAGE},
     {"batch", required_argument, NULL, O_BATCH},   {"head", required_argument, NULL, O_HEAD},
     {"hold", required_argument, NULL, O_HOLD},     {"split", no_argument, NULL, O_SPLIT},
+    {"worksheet", no_argument, NULL, O_WORKSHEET},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -267,6 +270,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     }
     case O_SPLIT: a->ex.split = true; return 0;
+    case O_WORKSHEET: a->worksheet = true; return 0;
     case O_BATCH:
     case O_HEAD:
         if (!parse_int(v, 0, 1 << 20, id == O_BATCH ? &a->ex.batch : &a->ex.head))
@@ -318,6 +322,7 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     }
     if (SEEN(O_SEED) && c != CMD_QUIZ) return usage_error(err, "--seed goes with --quiz");
     if (SEEN(O_PAPER) && c != CMD_HANDOUT) return usage_error(err, "--paper goes with --handout");
+    if (SEEN(O_WORKSHEET) && c != CMD_HANDOUT) return usage_error(err, "--worksheet goes with --handout");
     if (a->opt.study && a->opt.presenter)
         return usage_error(err, "--study and --presenter do not go together (the presenter window previews the next stage)");
     if (a->opt.study && (c != CMD_WINDOW || a->save_path))

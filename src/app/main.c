@@ -64,7 +64,7 @@ static int run(Args *a)
                              "--describe");
     case CMD_HANDOUT: {
         HandoutOptions ho = {a->handout_path, o->lesson_path, o->font_path, (Lang)o->lang, a->paper,
-                             a->ex.batch, a->ex.head, &a->edits};
+                             a->ex.batch, a->ex.head, &a->edits, a->worksheet};
         return finish_stdout(handout_run(&ho), "--handout");
     }
     case CMD_EXPORT: {

@@ -205,7 +205,7 @@ static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, i
         if (p->row_sums) fixed += (int)(6 * s) + (int)(10 * s);
     }
     int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
-    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)(76 * L->num_s) * LAYOUT_Q);
+    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)((float)L->cell_cap * L->num_s) * LAYOUT_Q);
 }
 
 static void place_panels(Layout *L, const Trace *tr, const View *v)
@@ -267,10 +267,10 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         // (a pixel a panel kept free: each panel's width is rounded up)
         int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
         int64_t ch = column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap);
-        int64_t c = lmin(lmin(cw, ch), (int64_t)(76 * ns) * LAYOUT_Q);
+        int64_t c = lmin(lmin(cw, ch), (int64_t)((float)L->cell_cap * ns) * LAYOUT_Q);
         if (strip > 0) { // the strip only where the cells keep their size or stay large
             int64_t ch2 = column_cell_h(a.h - strip, n_cols, col_rows, col_n, cap + colh, stack_gap);
-            int64_t c2 = lmin(lmin(cw, ch2), (int64_t)(76 * ns) * LAYOUT_Q);
+            int64_t c2 = lmin(lmin(cw, ch2), (int64_t)((float)L->cell_cap * ns) * LAYOUT_Q);
             int dec = 0, npx = 0;
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
                 const PanelSpec *rp = &L->spec[L->result_panel];
@@ -365,7 +365,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
             int room = L->area.x + L->area.w - (L->panel[i].x + L->panel[i].w + (int)(6 * s));
-            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)(76 * ns)), room));
+            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)((float)L->cell_cap * ns)), room));
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
         if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
@@ -473,6 +473,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->s = s;
     L->num_s = v->projector ? s * (float)LAYOUT_PROJECTOR_NUMBER_PX / (float)LAYOUT_MIN_NUMBER_PX : s;
     L->num_fill = v->projector ? LAYOUT_PROJECTOR_NUMBER_FILL : LAYOUT_NUMBER_FILL;
+    L->cell_cap = v->print ? 2 * LAYOUT_MAX_CELL : LAYOUT_MAX_CELL; // printed: cells fill the page's width
     L->px_title = even(24 * s);
     L->px_body = even(20 * s);
     L->px_small = even(16 * s);
@@ -510,13 +511,21 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // header: stage name + shapes, then the formula
     int hy = ty + th + gap;
     L->header = (Rect){m, hy, w - 2 * m, (int)(L->px_title * 1.4f + L->px_formula * 1.4f)};
+    if (v->print) { // printed (the handout): none of the window's chrome, the page has its own header
+        L->timeline.h = L->tabs.h = L->header.h = 0;
+        L->header.y = m;
+        for (int i = 0; i < L->n_steps; i++) L->step_rect[i].h = 0;
+        L->n_batch_tabs = L->n_head_tabs = 0;
+        L->status = L->batch_label = L->head_label = (Rect){m, m, 0, 0};
+    }
 
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
     scene_build(L, tr, v);
     int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
+    if (v->print) bh = layout_legend_height(L); // (the page writes the narration)
     int by = h - m - bh;
     int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
-    L->narration = (Rect){m, by, w - 2 * m - legend_w - gap, bh};
+    L->narration = (Rect){m, by, v->print ? 0 : w - 2 * m - legend_w - gap, bh};
     L->legend = (Rect){w - m - legend_w, by, legend_w, bh};
 
     // heatmaps in between
@@ -524,7 +533,15 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
     place_panels(L, tr, v);
-    if (v->projector && projector_split(L, tr, v)) place_panels(L, tr, v);
+    if (v->projector && projector_split(L, tr, v)) {
+        place_panels(L, tr, v);
+    } else if (v->print_split && L->result_panel >= 0 && L->n_panels >= 2) { // the page: operands above the result
+        L->n_parts = 2;
+        L->part = v->part <= 0 ? 0 : 1;
+        keep_part(L, L->part, false);
+        L->split = true;
+        place_panels(L, tr, v);
+    }
 }
 
 int layout_legend_height(const Layout *L)
