@@ -3,7 +3,7 @@
 # --projector --size (number_px, the part of a split stage): at 1024x768, 1280x720,
 # 1920x1080 and 3840x2160 every number drawn in a cell is at least 28 / 35 / 52 /
 # 104 px (about 1/22 of the height), or the stage is shown in parts; only beside a
-# tensor too large for such numbers even alone (more than 4 rows or 6 columns) do
+# tensor too large for such numbers even alone (more than 5 rows or 6 columns) do
 # they keep the usual minimum. Every shipped lesson; the classic one without exception,
 # its Q/K/V projections and W_O in parts at every size.
 . "$(dirname "$0")/test_lib.sh"
@@ -20,7 +20,7 @@ ok, parts = True, {}
 for f in d["frames"]:
     if "part" in f:
         parts.setdefault(f["stage"], []).append(f["part"])
-    large = any(q["shape"][0] > 4 or q["shape"][1] > 6 for q in f["panels"])
+    large = any(q["shape"][0] > 5 or q["shape"][1] > 6 for q in f["panels"])
     for q in f["panels"]:
         px = q["number_px"]
         if px and px < want and (classic or not large):

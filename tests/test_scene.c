@@ -214,7 +214,7 @@ static void test_projector(void **state)
 {
     (void)state;
     static const struct { int w, h, px, rows; } size[] = {
-        {1024, 768, 28, 4}, {1280, 720, 35, 4}, {1920, 1080, 52, 4}, {3840, 2160, 104, 4}};
+        {1024, 768, 28, 5}, {1280, 720, 35, 5}, {1920, 1080, 52, 5}, {3840, 2160, 104, 5}};
     glob_t g;
     assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
     for (size_t z = 0; z < sizeof size / sizeof size[0]; z++) {
@@ -258,8 +258,8 @@ static void test_projector(void **state)
                         assert_int_equal(L.n_panels, whole.n_panels);
                     }
                     all = whole.n_panels;
-                    // the numbers need cells of about 2.2 × their size: about 4 rows fit under the
-                    // header. A taller (or wider) tensor, too large even alone, keeps its numbers
+                    // the numbers need cells of about twice their size: about 5 rows fit under
+                    // the header. A taller (or wider) tensor, too large even alone, keeps its numbers
                     // at the usual minimum (counted)
                     bool large = false;
                     for (int p = 0; p < L.n_panels; p++) large |= L.spec[p].rows > size[z].rows || L.spec[p].cols > 6;

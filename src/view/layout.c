@@ -63,6 +63,8 @@ static int number_width(const PanelSpec *p, int h, float s, float fill)
     if (p->mask) m = fmaxf(m, 9.9f);
     int chars = p->mask == p->data ? 3 : 1 + int_digits(m) + (m >= 1000.0f ? 0 : m >= 100.0f ? 2 : 3);
     float px = fminf(fill * (float)h, 26.0f * s);
+    // (projector mode: with the air layout_fit_numbers leaves a wide cell, an eighth)
+    if (fill != LAYOUT_NUMBER_FILL) return (int)ceilf(0.62f * (float)chars * px * 8.0f / 7.0f) + 2;
     return (int)ceilf(0.62f * (float)chars * px) + 9;
 }
 
@@ -298,8 +300,8 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             // (their size is bound by the width): up to 1.5 × the height
             int want = 0, h = (int)(c / LAYOUT_Q);
             for (int i = 0; i < L->n_panels; i++) want = imax(want, number_width(&L->spec[i], h, ns, L->num_fill));
-            // (projector mode: up to 2 ×, the large numbers' digits are what is wide)
-            cwide = lmin(lmin(cw, v->projector ? c * 2 : c * 3 / 2), lmax(c, (int64_t)want * LAYOUT_Q));
+            // (projector mode: up to 2.5 ×, the large numbers' digits are what is wide)
+            cwide = lmin(lmin(cw, v->projector ? c * 5 / 2 : c * 3 / 2), lmax(c, (int64_t)want * LAYOUT_Q));
             cwide = lmax(c, cwide / LAYOUT_Q * LAYOUT_Q);
         }
         L->fit_wq = (int)cwide, L->fit_hq = (int)c;

@@ -20,7 +20,7 @@
 #define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 10 px)
 #define LAYOUT_PROJECTOR_NUMBER_PX 35 // projector mode (View.projector): × UI scale (28 px at 1024×768)
 #define LAYOUT_NUMBER_FILL 0.36f    // numbers in cells at most this part of the cell's smaller side
-#define LAYOUT_PROJECTOR_NUMBER_FILL 0.45f // in projector mode: 35 px in a 78 px cell (4 rows fit at 16:9)
+#define LAYOUT_PROJECTOR_NUMBER_FILL 0.5f // in projector mode: 35 px in a 70 px cell (5 rows fit at 16:9)
 #define LAYOUT_MAX_CELL 76           // cells are at most this large (px × the numbers' scale)
 #define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
 
