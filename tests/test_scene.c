@@ -243,6 +243,7 @@ static void test_projector(void **state)
                     plain.projector = false, plain.part = 0;
                     layout_compute(&whole, tr, &plain, W, H);
                     if (split) assert_int_equal(L.n_parts, parts);
+                    assert_true(L.px_small > whole.px_small); // axis labels and legend larger too
                     if (split && parts == 2 && part == 0) { // the operands: every panel but the result, in order
                         assert_int_equal(L.result_panel, -1);
                         assert_int_equal(L.n_panels, whole.n_panels - 1);

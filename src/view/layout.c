@@ -478,7 +478,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->cell_cap = v->print ? 2 * LAYOUT_MAX_CELL : LAYOUT_MAX_CELL; // printed: cells fill the page's width
     L->px_title = even(24 * s);
     L->px_body = even(20 * s);
-    L->px_small = even(16 * s);
+    L->px_small = even((v->projector ? 18 : 16) * s); // (projector mode: axis labels, legend larger)
     L->px_formula = even(26 * s);
     L->px_op = even(34 * s);
     L->px_help = even(22 * s);
