@@ -6,8 +6,8 @@
 // PRES_COPY_MAX_W wide: a 4K projector's frame too; half a layout differs in a few
 // decimals), then scaled down: the copy is the audience's frame, the same numbers
 // with the same decimals, the same panels and parts, never a layout of its own that
-// would round differently or drop a panel's numbers; the rest is paint primitives. Nothing here decides what a key does: the app does, for both
-// windows.
+// would round differently or drop a panel's numbers; the rest is paint primitives.
+// Nothing here decides what a key does: the app does, for both windows.
 #include "presenter.h"
 
 #include <stdio.h>
