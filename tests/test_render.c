@@ -1099,8 +1099,16 @@ static void test_presenter_copy(void **state)
         View v;
         view_init(&v, &ls, LANG_EN);
         v.measure = &m;
-        v.stage = trace_find(&tr, "q_proj");
         Overlays ov = {0};
+        Pin pin = {0, 1, 1, 1, -1.0f, -1.0f}; // the attention weight (1, 1)
+        // three frames in a row: the copy follows the stage and a pin added (never stale),
+        // and a frame the same as the one before
+        Uint32 *prev = NULL;
+        size_t prev_n = 0;
+        for (int step = 0; step < 3; step++) {
+        v.stage = trace_find(&tr, step == 0 ? "q_proj" : "attn");
+        pin.stage = v.stage;
+        if (step == 2) ov.pins = &pin, ov.n_pins = 1;
         PresenterFrame f = {&tr, &v, &ov, aw, ah, false, false, 0, "t"};
         presenter_draw(pres, &f);
         SDL_RenderFlush(t.r);
@@ -1129,13 +1137,19 @@ static void test_presenter_copy(void **state)
             for (int sh = 0; sh < 24; sh += 8) d += abs((int)((got[i] >> sh) & 255) - (int)((want[i] >> sh) & 255));
             differ += d > 12;
         }
-        print_message("presenter copy of a %dx%d frame (drawn at %dx%d, shown %dx%d): %ld of %zu pixels differ\n", aw,
-                      ah, cw, ch, w, h, differ, n);
+        print_message("presenter copy of a %dx%d frame %d (drawn at %dx%d, shown %dx%d): %ld of %zu pixels differ\n",
+                      aw, ah, step, cw, ch, w, h, differ, n);
         assert_true(differ * 200 < (long)n); // under 0.5 %
         heatmap_cache_flush(hc);
         heatmap_cache_destroy(hc);
         SDL_DestroyTexture(full);
-        free(got), free(want);
+        if (step == 2) // the pin shows in the copy too
+            assert_true(prev_n == n && memcmp(prev, got, n * 4) != 0);
+        free(prev);
+        prev = got, prev_n = n;
+        free(want);
+        }
+        free(prev);
         presenter_destroy(pres);
         target_free(&t);
     }

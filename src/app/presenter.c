@@ -35,9 +35,11 @@ typedef struct Thumb {
     PaintImage img;      // tex, as paint.h draws it (not owned)
     int w, h;
     HeatmapCache *heatmaps;
-    bool valid;          // tex holds `drawn` (the next stage's preview: drawn again only when it changes)
+    bool valid;          // tex holds `drawn` (drawn again only when it changes: a settled frame once)
     View drawn;
     const Trace *drawn_tr;
+    Overlays drawn_ov;   // the audience's copy: its overlays, pins included, as drawn
+    Pin drawn_pins[PINS_MAX];
 } Thumb;
 
 struct Presenter {
@@ -360,7 +362,7 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
     if (f->gen != p->gen) { // the numbers changed in place: images drawn from them are stale
         heatmap_cache_flush(p->now.heatmaps);
         heatmap_cache_flush(p->next.heatmaps);
-        p->next.valid = false;
+        p->next.valid = p->now.valid = false;
         p->gen = f->gen;
     }
     int w, h;
@@ -387,7 +389,16 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
     }
     int cw, ch;
     presenter_copy_size(f->audience_w, f->audience_h, &cw, &ch);
-    if (!f->black) thumb_draw(p, &p->now, cw, ch, tr, v, &ov);
+    // drawn again only when something in it changed (a settled stage: once)
+    int n_pins = ov.pins && ov.n_pins > 0 ? (ov.n_pins < PINS_MAX ? ov.n_pins : PINS_MAX) : 0;
+    bool same = p->now.valid && p->now.w == cw && p->now.h == ch && p->now.drawn_tr == tr &&
+                memcmp(&p->now.drawn, v, sizeof *v) == 0 && memcmp(&p->now.drawn_ov, &ov, sizeof ov) == 0 &&
+                (n_pins == 0 || memcmp(p->now.drawn_pins, ov.pins, sizeof *ov.pins * (size_t)n_pins) == 0);
+    if (!f->black && !same) {
+        thumb_draw(p, &p->now, cw, ch, tr, v, &ov);
+        p->now.valid = p->now.tex != NULL, p->now.drawn = *v, p->now.drawn_tr = tr, p->now.drawn_ov = ov;
+        if (n_pins) memcpy(p->now.drawn_pins, ov.pins, sizeof *ov.pins * (size_t)n_pins);
+    }
     if (p->click && now_box.w > 0 && now_box.h > 0) { // a click on the small frame: the cell under it in the frame
         p->click = false;
         Layout *L = malloc(sizeof *L);
