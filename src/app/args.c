@@ -323,6 +323,8 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     if (SEEN(O_SEED) && c != CMD_QUIZ) return usage_error(err, "--seed goes with --quiz");
     if (SEEN(O_PAPER) && c != CMD_HANDOUT) return usage_error(err, "--paper goes with --handout");
     if (SEEN(O_WORKSHEET) && c != CMD_HANDOUT) return usage_error(err, "--worksheet goes with --handout");
+    if (SEEN(O_PROJECTOR) && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE) // (not silently ignored)
+        return usage_error(err, "--projector goes with the window, --export and --describe");
     if (a->opt.study && a->opt.presenter)
         return usage_error(err, "--study and --presenter do not go together (the presenter window previews the next stage)");
     if (a->opt.study && (c != CMD_WINDOW || a->save_path))
