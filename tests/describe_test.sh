@@ -79,6 +79,33 @@ assert f["stage"] == "masked_scores" and "masked_fill(mask == 0, −1e10)" in f[
 assert "Hatched" in f["alt"] and f["panels"] and all("range" in p for p in f["panels"]), f
 PY
 
+# every panel says how large its numbers are drawn and with how many decimals, at any
+# --size and with --projector (the projector's numbers are at least as large)
+for size in 800x600 1280x720; do
+    "$bin" --describe lessons/arange-2x4x4.json --size "$size" >"$tmp/n.json" 2>"$tmp/err" || fail "--size $size: $(cat "$tmp/err")"
+    "$bin" --describe lessons/arange-2x4x4.json --size "$size" --projector >"$tmp/p.json" 2>"$tmp/err" ||
+        fail "--projector --size $size: $(cat "$tmp/err")"
+    python3 - "$tmp/n.json" "$tmp/p.json" "$size" <<'PY' || fail "number_px / decimals at $size"
+import json, sys
+n, p = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+w, h = map(int, sys.argv[3].split("x"))
+assert (n["width"], n["height"], n["projector"], p["projector"]) == (w, h, False, True), (n["width"], p["projector"])
+for d in (n, p):
+    for f in d["frames"]:
+        for q in f["panels"]:
+            npx, dec = q["number_px"], q["decimals"]
+            assert isinstance(npx, int) and isinstance(dec, int), q
+            assert (npx == 0) == (dec == -1), (f["stage"], q)
+            assert npx == 0 or npx >= 10, (f["stage"], q)
+att_n = next(f for f in n["frames"] if f["stage"] == "attn")
+att_p = next(f for f in p["frames"] if f["stage"] == "attn")
+rn = next(q for q in att_n["panels"] if q["result"])
+rp = next((q for q in att_p["panels"] if q["result"]), att_p["panels"][-1])
+assert rn["number_px"] > 0 and rn["decimals"] >= 2, rn
+assert rp["number_px"] > rn["number_px"], (rn, rp)
+PY
+done
+
 # bad input: one line naming the file or the argument
 "$bin" --describe /nonexistent.json >/dev/null 2>"$tmp/err"; rc=$?
 [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q /nonexistent.json "$tmp/err" || fail "--describe /nonexistent.json: exit $rc, '$(cat "$tmp/err")'"

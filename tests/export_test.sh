@@ -2,8 +2,9 @@
 # Headless export: no DISPLAY, one PNG per stage at 1280×720 with a frames.json
 # that lists exactly them; --animate writes every frame; bad directories and
 # options give one-line errors; SIGINT leaves only complete PNGs, listed; a
-# file-size limit gives one line and exit 1. (A full disk and a read-only directory:
-# export_disk_test.sh; the window's own save (S) against an export: test_window.)
+# file-size limit gives one line and exit 1. --projector: its palette, numbers and parts, a frame a part.
+# (A full disk and a read-only directory: export_disk_test.sh; the window's own save (S)
+# against an export: test_window.)
 . "$(dirname "$0")/test_lib.sh" # B, bin, fails, fail, tmp
 trap 'umount "$tmp/full" 2>/dev/null; rm -rf "$tmp"' EXIT
 lesson=lessons/arange-2x4x4.json
@@ -79,5 +80,18 @@ done
 [ "$rc" -eq 1 ] || fail "file-size limit: exit $rc, expected 1"
 grep -q "0000-input.png: File too large" "$tmp/err" || fail "file-size limit: message '$(cat "$tmp/err")'"
 check_partial "$tmp/big"
+
+# 7. --projector (issue 23: it was ignored, the PNG identical): the high-contrast palette
+#    and projector-sized numbers, a stage shown in parts a frame a part (frames.json says
+#    which); at 1280x720 the projections of the classic lesson are in parts
+env -u DISPLAY "$bin" --export "$tmp/plain" --stage q_proj "$lesson" >/dev/null 2>&1
+env -u DISPLAY "$bin" --export "$tmp/proj" --stage q_proj --projector "$lesson" >/dev/null 2>"$tmp/err" ||
+    fail "--projector export failed: $(cat "$tmp/err")"
+n=$(ls "$tmp/proj"/*-q_proj.png 2>/dev/null | wc -l)
+[ "$n" -gt 1 ] || fail "--projector: the projection in $n frame(s), expected its parts"
+cmp -s "$tmp/plain/0000-q_proj.png" "$tmp/proj/0000-q_proj.png" && fail "--projector: the same PNG as without it"
+grep -q '"part": 0, "parts": '"$n" "$tmp/proj/frames.json" || fail "--projector: frames.json does not give the parts"
+last=$(ls "$tmp/proj"/*-q_proj.png | tail -1)
+cmp -s "$tmp/proj/0000-q_proj.png" "$last" && fail "--projector: the parts are the same picture"
 echo "export: $fails failures"
 [ "$fails" -eq 0 ]

@@ -1,10 +1,14 @@
 #!/bin/sh
 # --format gif|mp4 --animate (issue 14): one file for the lesson (or --stage)
-# with the right frame count and duration (ffprobe), H.264 High in yuv420p for
+# with the right frame count and duration (ffprobe); each settled stage held 2 s or
+# --hold SECONDS, --split a file a stage (issue 23); H.264 High in yuv420p for
 # the MP4; the GIF's settled frames keep the PNG's colours (one palette for the
 # whole animation, no dithering); every shipped lesson exports in both formats;
 # SIGINT leaves no partial file; usage errors are one line.
 . "$(dirname "$0")/test_lib.sh"
+for tool in ffprobe ffmpeg identify compare; do
+    command -v $tool >/dev/null 2>&1 || { echo "export video: no $tool (make deps installs it), skipped"; exit 77; }
+done
 lesson=lessons/arange-2x4x4.json
 stages=$("$bin" --dump "$lesson" | grep -c '"name"')
 per=$(awk 'BEGIN { printf "%d", 1.6 * 10 + 0.999 }')   # frames a transition at 10 fps
@@ -14,7 +18,7 @@ probe() { # file entry
     ffprobe -v error -count_frames -select_streams v:0 -show_entries "$2" -of default=nw=1:nk=1 "$1"
 }
 for fmt in gif mp4; do
-    env -u DISPLAY "$bin" --export "$tmp/$fmt" --format $fmt --animate --fps 10 --size 640x360 "$lesson" >/dev/null 2>"$tmp/err" ||
+    env -u DISPLAY "$bin" --export "$tmp/$fmt" --format $fmt --animate --fps 10 --size 640x360 --hold 0 "$lesson" >/dev/null 2>"$tmp/err" ||
         fail "$fmt export exited $?: $(cat "$tmp/err")"
     [ -s "$tmp/err" ] && fail "$fmt export wrote to stderr: $(head -2 "$tmp/err")"
     f="$tmp/$fmt/frames.$fmt"
@@ -52,8 +56,36 @@ psnr=$(compare -metric PSNR "$tmp/f-mp4.png" "$tmp/png/$ref" null: 2>&1)
 awk -v p="${psnr%% *}" 'BEGIN { exit !(p > 30) }' || fail "MP4 frame $k: PSNR $psnr dB against the PNG"
 
 # --stage: one transition
-env -u DISPLAY "$bin" --export "$tmp/one" --format mp4 --animate --fps 10 --size 640x360 --stage attn "$lesson" >/dev/null 2>&1
+env -u DISPLAY "$bin" --export "$tmp/one" --format mp4 --animate --fps 10 --size 640x360 --stage attn --hold 0 "$lesson" >/dev/null 2>&1
 [ "$(probe "$tmp/one/frames.mp4" stream=nb_read_frames)" = "$per" ] || fail "--stage attn: not $per frames"
+
+# holds (issue 23: a settled stage lasted 1/30 s, the lesson 20.8 s): by default each
+# settled stage is held 2 s, --hold SECONDS another time; the whole lesson lasts
+# stages × (transition + hold), and --split writes a file a stage, each one transition
+# and its hold
+duration() { ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 "$1"; }
+near() { awk -v d="$1" -v w="$2" 'BEGIN { exit !(d >= w - 0.05 && d <= w + 0.05) }'; }
+for fmt in gif mp4; do
+    env -u DISPLAY "$bin" --export "$tmp/hold-$fmt" --format $fmt --animate --fps 10 --size 320x180 "$lesson" >/dev/null 2>"$tmp/err" ||
+        fail "$fmt with the default hold: $(cat "$tmp/err")"
+    d=$(duration "$tmp/hold-$fmt/frames.$fmt")
+    w=$(awk -v n="$stages" -v p="$per" 'BEGIN { print n * (p / 10 + 2) }')
+    near "$d" "$w" || fail "$fmt with the default hold lasts $d s, expected $w s ($stages stages × ($per / 10 + 2 s))"
+    grep -q '"frames": 21' "$tmp/hold-$fmt/frames.json" || fail "$fmt: frames.json does not say a settled frame lasts 21 frames"
+done
+env -u DISPLAY "$bin" --export "$tmp/hold3" --format mp4 --animate --fps 10 --size 320x180 --hold 0.5 "$lesson" >/dev/null 2>&1
+d=$(duration "$tmp/hold3/frames.mp4"); w=$(awk -v n="$stages" -v p="$per" 'BEGIN { print n * (p / 10 + 0.5) }')
+near "$d" "$w" || fail "--hold 0.5: $d s, expected $w s"
+env -u DISPLAY "$bin" --export "$tmp/split" --format gif --animate --fps 10 --size 320x180 --split "$lesson" >/dev/null 2>"$tmp/err" ||
+    fail "--split: $(cat "$tmp/err")"
+n=$(ls "$tmp/split" | grep -c '^[0-9][0-9][0-9][0-9]-.*\.gif$')
+[ "$n" = "$stages" ] || fail "--split wrote $n GIFs, expected $stages"
+d=$(duration "$tmp/split/0007-scores.gif"); w=$(awk -v p="$per" 'BEGIN { print p / 10 + 2 }')
+near "$d" "$w" || fail "--split: 0007-scores.gif lasts $d s, expected $w s"
+grep -q '"file": "0007-scores.gif", "index": 0,' "$tmp/split/frames.json" || fail "--split: frames.json does not list 0007-scores.gif from its frame 0"
+one_line "--hold with PNG" 2 "--hold goes with --export --format gif or mp4" env -u DISPLAY "$bin" --export "$tmp/x" --hold 1 "$lesson"
+one_line "--hold -1" 2 "--hold: expected SECONDS" env -u DISPLAY "$bin" --export "$tmp/x" --format mp4 --animate --hold -1 "$lesson"
+[ -e "$tmp/x" ] && fail "a usage error made the directory"
 
 # every shipped lesson (make test: a sample, shipped_lessons), both formats (5 fps,
 # small: the frames are what is checked above)

@@ -3,7 +3,8 @@
 # US letter; each stage page's text (pdftotext) holds the stage's title, its
 # formula and the numbers --dump gives for its result (batch 0, head 0); Chinese
 # with --lang zh; fonts embedded; every shipped lesson; bad options are one line
-# and exit 2, a write that fails exits 1 and leaves no file.
+# and exit 2, a write that fails exits 1 and leaves no file. Issue 23: no window chrome,
+# the frames fill the page; --worksheet: questions, empty result cells, answers at the end.
 . "$(dirname "$0")/test_lib.sh"
 lesson=lessons/arange-2x4x4.json
 "$bin" --dump "$lesson" >"$tmp/dump.json"
@@ -36,6 +37,50 @@ for k, f in enumerate(frames, 2):
         missing = want - words
         assert not missing, "page %d (%s): numbers missing %s" % (k, f["stage"], sorted(missing)[:4])
 PY
+# the pages read like a printed worksheet (issue 23: about 60 % blank, "paused ×1" and
+# "? help" printed): no window chrome in any stage page's text, and the frames fill the
+# page: on average at most 30 % of a stage page's pixel rows are blank (white), none over 45 %
+for k in $(seq 2 14); do
+    pdftotext -f "$k" -l "$k" "$tmp/a4.pdf" - | grep -q -e 'paused' -e '? help' -e 'Batch *0 *1' && fail "page $k prints the window's chrome"
+done
+if command -v pdftoppm >/dev/null && command -v convert >/dev/null; then
+    pdftoppm -r 30 -gray -f 2 -l 14 "$tmp/a4.pdf" "$tmp/pg"
+    for p in "$tmp"/pg-*.pgm; do
+        convert "$p" -scale '1x!' -format '%c' histogram:info:- | awk '{ n += $1; if ($0 ~ /gray\(255\)/) w += $1 } END { print w / n }'
+    done >"$tmp/blank"
+    awk '{ s += $1; if ($1 > m) m = $1 } END { exit !(s / NR <= 0.30 && m <= 0.45) }' "$tmp/blank" ||
+        fail "handout pages too blank: $(tr '\n' ' ' <"$tmp/blank")"
+fi
+# --worksheet: each stage's study questions under its frames, its result's cells empty
+# (none of its numbers on the page), the answers (as --quiz gives them) on the last page
+env -u DISPLAY "$bin" --handout "$tmp/ws.pdf" --worksheet "$lesson" >/dev/null 2>"$tmp/err" || fail "--worksheet exited $?: $(cat "$tmp/err")"
+"$bin" --quiz --seed 1 "$lesson" >"$tmp/quiz.json"
+python3 - "$tmp/ws.pdf" "$tmp/dump.json" "$tmp/quiz.json" <<'PY' || fail "the worksheet does not hold the questions, blanks and answers"
+import json, re, subprocess, sys
+pdf, dump, quiz = sys.argv[1:4]
+stages = json.load(open(dump))["stages"]
+qs = json.load(open(quiz))
+def text(a, b=None):
+    return subprocess.run(["pdftotext", "-f", str(a), "-l", str(b or a), pdf, "-"], capture_output=True, text=True,
+                          check=True).stdout
+n_pages = int(re.search(r"Pages:\s*(\d+)", subprocess.run(["pdfinfo", pdf], capture_output=True, text=True).stdout).group(1))
+assert n_pages >= len(stages) + 2, n_pages
+flat = lambda t: " ".join(t.split())
+for k, st in enumerate(stages, 2):
+    t = flat(text(k))
+    asked = [q for q in qs if q["stage"] == st["name"]]
+    for q in asked:
+        assert flat(q["question"])[:40] in t, "page %d: question %r" % (k, q["question"])
+    if asked and st["name"] in ("q_proj", "scores"):
+        n = st["shape"][-1] * st["shape"][-2]
+        shown = set("%.2f" % v for v in st["data"][:n]) & set(t.split())
+        assert len(shown) <= 1, "page %d (%s): the hidden result's numbers %s" % (k, st["name"], sorted(shown)[:4])
+answers = flat(text(len(stages) + 2, n_pages))
+assert "Answers" in answers
+for i, q in enumerate(qs, 1):
+    assert "%d. " % i in answers, "answer %d missing" % i
+PY
+one_line "--worksheet without --handout" 2 "--worksheet goes with --handout" env -u DISPLAY "$bin" --export "$tmp/x" --worksheet "$lesson"
 env -u DISPLAY "$bin" --handout "$tmp/letter.pdf" --paper letter --lang zh "$lesson" >/dev/null 2>"$tmp/err" || fail "letter/zh exited $?"
 pdfinfo "$tmp/letter.pdf" | grep -q 'Page size: *612 x 792 pts (letter)' || fail "not letter"
 pdftotext -f 1 -l 1 "$tmp/letter.pdf" - | grep -q '目录' || fail "zh handout: no Chinese contents"

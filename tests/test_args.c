@@ -108,6 +108,9 @@ static void test_any_order(void **state)
     ok("--export d " L " --animate --fps 12 --stage scores --format gif", CMD_EXPORT);
     ok("--quiz " L " --lang zh --seed 7", CMD_QUIZ);
     ok("--handout h.pdf " L " --lang zh --paper letter --batch 1 --head 0", CMD_HANDOUT);
+    ok("--handout h.pdf " L " --worksheet", CMD_HANDOUT);
+    ok("--export d " L " --projector --format mp4 --animate --hold 0.5 --split", CMD_EXPORT);
+    ok("--describe " L " --projector --size 3840x2160", CMD_DESCRIBE);
     ok("--icon i.svg", CMD_ICON);
     ok("--icon i.png --size 64", CMD_ICON);
     ok("--size 64 --icon i.png", CMD_ICON);
@@ -149,6 +152,13 @@ static void test_usage_errors(void **state)
     usage("--quiz --batch 1 " L, "do not go with --quiz");
     usage("--study --presenter " L, "do not go together");
     usage("--lessons /nonexistent-dir " L, "is not a directory");
+    // issue 23: options that would be silently ignored
+    usage("--handout h.pdf --projector " L, "--projector goes with the window, --export and --describe");
+    usage("--quiz --projector " L, "--projector goes with");
+    usage("--export d --hold 2 " L, "--hold goes with --export --format gif or mp4");
+    usage("--export d --format pdf --split " L, "--split goes with --export --format gif or mp4");
+    usage("--export d --worksheet " L, "--worksheet goes with --handout");
+    usage("--export d --format mp4 --animate --hold 61 " L, "--hold: expected SECONDS from 0 to 60");
 }
 
 // Issue 24: a link to a frame (the browser's URL) opens the window at a stage and slice.

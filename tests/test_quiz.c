@@ -100,7 +100,8 @@ static void check_answer(const char *where, const Trace *tr, const QuizQuestion 
         if (!isfinite(x) || memcmp(&x, &q->answer[0], sizeof x) != 0)
             fail_msg("%s: %s value [%d,%d] is %g, the trace holds %g", where, q->id, q->cell[0], q->cell[1],
                      (double)q->answer[0], (double)x);
-        assert_true(q->tolerance == fmaxf(0.005f, 0.005f * fabsf(x)));
+        // at least 0.5 %; more where the operands as the cells show them give another answer (test_numbers)
+        assert_true(q->tolerance >= fmaxf(0.005f, 0.005f * fabsf(x)));
         break;
     }
     case QUIZ_ARGMAX: {

@@ -23,8 +23,11 @@
 #include "app/keys.h"
 #include "keymap.h"
 #include "layout.h"
+#include "overlay.h"
 #include "playback.h"
 #include "app/png_write.h"
+#include "app/presenter.h"
+#include "heatmap.h"
 #include "render.h"
 #include "study.h"
 #include "scene.h"
@@ -1003,6 +1006,307 @@ static int check_image_cells(const Target *t, const Layout *L, const char *what)
     return checked;
 }
 
+// The Σ column of a softmax shows its numbers wherever the result does, in every
+// palette, projector mode on and off, and at the projector sizes; its text contrasts
+// with its cell (issue 23: in the high-contrast palette at 1280x720 in projector
+// mode it was solid black, its numbers dropped). Checked on the pixels: in each Σ
+// cell, text pixels of the colour that contrasts with the cell's fill.
+static void test_row_sums_readable(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1280, 720}, {1024, 768}, {1920, 1080}};
+    glob_t g = lesson_files();
+    int checked = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        Trace tr;
+        assert_true(load(g.gl_pathv[f], &ls, &tr));
+        bool classic = strstr(g.gl_pathv[f], "arange-2x4x4") != NULL;
+        for (int st = 0; st < tr.n; st++)
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                for (int proj = 0; proj < 2; proj++)
+                    for (int pal = 0; pal < PALETTE_COUNT; pal++) {
+                        View v;
+                        view_init(&v, &ls, LANG_EN);
+                        v.stage = st, v.projector = proj, v.palette = (Palette)pal;
+                        TextMeasure m = {text_measure, fonts};
+                        v.measure = &m;
+                        int parts = proj ? layout_projector_parts(&tr, &v, sizes[z][0], sizes[z][1]) : 1;
+                        v.part = parts - 1; // the result
+                        Layout L;
+                        layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+                        int p = L.result_panel;
+                        if (p < 0 || !L.spec[p].row_sums || L.sum_w[p] <= 0) continue;
+                        if (L.spec[p].decimals >= 0 && !L.image[p] && L.sum_decimals[p] < 0)
+                            fail_msg("%s stage %s at %dx%d%s: the result has numbers, its Σ column none", g.gl_pathv[f],
+                                     tr.stages[st].name, sizes[z][0], sizes[z][1], proj ? " (projector)" : "");
+                        if (!classic || L.sum_decimals[p] < 0) continue;
+                        // the pixels: the classic lesson only (a frame each)
+                        Target t;
+                        target_init(&t, sizes[z][0], sizes[z][1]);
+                        render_frame(&t.c, &tr, &v, NULL);
+                        SDL_RenderFlush(t.r);
+                        int x0 = L.panel[p].x + L.panel[p].w + (int)(6 * L.s);
+                        for (int i = 0; i < L.spec[p].rows; i++) {
+                            int y0 = layout_row_y(&L, p, i), y1 = layout_row_y(&L, p, i + 1);
+                            int gap = render_cell_gap(L.sum_w[p] < y1 - y0 ? L.sum_w[p] : y1 - y0) + 1;
+                            Rgb fill = pixel(&t, x0 + gap, y0 + gap), ink = fill;
+                            float best = 1.0f;
+                            for (int y = y0 + gap; y < y1 - gap; y++)
+                                for (int x = x0 + gap; x < x0 + L.sum_w[p] - gap; x++) {
+                                    Rgb c = pixel(&t, x, y);
+                                    float k = contrast(c, fill);
+                                    if (k > best) best = k, ink = c;
+                                }
+                            if (best < 4.5f)
+                                fail_msg("%s at %dx%d%s, palette %d: Σ row %d: fill (%d,%d,%d), its text at most %.2f:1 "
+                                         "(ink %d,%d,%d)", tr.stages[st].name, sizes[z][0], sizes[z][1],
+                                         proj ? " (projector)" : "", pal, i, fill.r, fill.g, fill.b, (double)best,
+                                         ink.r, ink.g, ink.b);
+                            checked++;
+                        }
+                        target_free(&t);
+                    }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    globfree(&g);
+    print_message("Σ cells with readable numbers: %d\n", checked);
+    assert_true(checked >= 2 * 3 * 3 * 4);
+}
+
+// The presenter window's small copy of the audience's frame is that frame scaled down
+// (issue 23: laid out at its own small size it rounded −0.08, 0.40, 1.38 to "0 0 1"
+// and left W and b without numbers): its pixels are the audience frame's drawn at the
+// audience's size and scaled into the copy's rectangle, at the sizes projectors have.
+static void test_presenter_copy(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1280, 720}, {1024, 768}, {1920, 1080}, {3840, 2160}};
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        int aw = sizes[z][0], ah = sizes[z][1], cw, ch;
+        presenter_copy_size(aw, ah, &cw, &ch);
+        assert_true(cw == aw && ch == ah); // the audience's own size (up to 4096 px wide)
+        Target t;
+        target_init(&t, 1280, 720);
+        char err[600];
+        Presenter *pres = presenter_create_offscreen(t.r, NULL, LANG_EN, err, sizeof err);
+        assert_non_null(pres);
+        TextMeasure m = {text_measure, fonts};
+        View v;
+        view_init(&v, &ls, LANG_EN);
+        v.measure = &m;
+        Overlays ov = {0};
+        Pin pin = {0, 1, 1, 1, -1.0f, -1.0f}; // the attention weight (1, 1)
+        // three frames in a row: the copy follows the stage and a pin added (never stale),
+        // and a frame the same as the one before
+        Uint32 *prev = NULL;
+        size_t prev_n = 0;
+        for (int step = 0; step < 3; step++) {
+        v.stage = trace_find(&tr, step == 0 ? "q_proj" : "attn");
+        pin.stage = v.stage;
+        if (step == 2) ov.pins = &pin, ov.n_pins = 1;
+        PresenterFrame f = {&tr, &v, &ov, aw, ah, false, false, 0, "t"};
+        presenter_draw(pres, &f);
+        SDL_RenderFlush(t.r);
+        int x, y, w, h;
+        assert_true(presenter_copy_rect(pres, &x, &y, &w, &h));
+        size_t n = (size_t)w * (size_t)h;
+        Uint32 *got = malloc(n * 4), *want = malloc(n * 4);
+        assert_true(got && want);
+        SDL_Rect box = {x, y, w, h};
+        assert_int_equal(SDL_RenderReadPixels(t.r, &box, SDL_PIXELFORMAT_ARGB8888, got, w * 4), 0);
+        // the audience's frame at the copy's size, scaled the same way
+        SDL_Texture *full = SDL_CreateTexture(t.r, SDL_PIXELFORMAT_ARGB8888, SDL_TEXTUREACCESS_TARGET, cw, ch);
+        assert_non_null(full);
+        SDL_SetTextureScaleMode(full, SDL_ScaleModeLinear);
+        HeatmapCache *hc = heatmap_cache_create();
+        assert_true(SDL_SetRenderTarget(t.r, full) == 0);
+        Canvas c = {t.r, fonts, hc, NULL, &t.dl};
+        render_frame(&c, &tr, &v, &ov);
+        SDL_SetRenderTarget(t.r, NULL);
+        SDL_RenderCopy(t.r, full, NULL, &box);
+        SDL_RenderFlush(t.r);
+        assert_int_equal(SDL_RenderReadPixels(t.r, &box, SDL_PIXELFORMAT_ARGB8888, want, w * 4), 0);
+        long differ = 0;
+        for (size_t i = 0; i < n; i++) {
+            int d = 0;
+            for (int sh = 0; sh < 24; sh += 8) d += abs((int)((got[i] >> sh) & 255) - (int)((want[i] >> sh) & 255));
+            differ += d > 12;
+        }
+        print_message("presenter copy of a %dx%d frame %d (drawn at %dx%d, shown %dx%d): %ld of %zu pixels differ\n",
+                      aw, ah, step, cw, ch, w, h, differ, n);
+        assert_true(differ * 200 < (long)n); // under 0.5 %
+        heatmap_cache_flush(hc);
+        heatmap_cache_destroy(hc);
+        SDL_DestroyTexture(full);
+        if (step == 2) // the pin shows in the copy too
+            assert_true(prev_n == n && memcmp(prev, got, n * 4) != 0);
+        free(prev);
+        prev = got, prev_n = n;
+        free(want);
+        }
+        free(prev);
+        presenter_destroy(pres);
+        target_free(&t);
+    }
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+// One display: the audience and presenter windows side by side, never overlapping,
+// inside the screen (issue 23: both opened 1280x720 at the same place).
+static void test_presenter_place(void **state)
+{
+    (void)state;
+    static const int screens[][2] = {{3840, 2160}, {2560, 1440}, {1920, 1080}, {1366, 768}, {1280, 800}, {1024, 768}};
+    static const int wins[][2] = {{1280, 720}, {1024, 768}, {1920, 1080}, {800, 600}};
+    for (size_t i = 0; i < sizeof screens / sizeof screens[0]; i++)
+        for (size_t k = 0; k < sizeof wins / sizeof wins[0]; k++) {
+            int sw = screens[i][0], sh = screens[i][1], aw = wins[k][0], ah = wins[k][1];
+            PresenterPlace pl = presenter_place(sw, sh, aw, ah, aw, ah);
+            if (pl.ax + pl.aw > pl.px || pl.ax < 0 || pl.px + pl.pw > sw || pl.ay < 0 || pl.py < 0 ||
+                pl.ay + pl.ah > sh || pl.py + pl.ph > sh || pl.pw < 320 || pl.aw < 320)
+                fail_msg("screen %dx%d, windows %dx%d: audience %d,%d %dx%d, presenter %d,%d %dx%d", sw, sh, aw, ah,
+                         pl.ax, pl.ay, pl.aw, pl.ah, pl.px, pl.py, pl.pw, pl.ph);
+            if (aw * 2 + 8 <= sw) assert_true(pl.aw == aw && pl.pw == aw); // room for both: as they are
+            if (pl.aw != aw) assert_true(abs(pl.aw * ah - pl.ah * aw) <= aw); // smaller, its shape kept
+        }
+}
+
+static bool rects_meet(Rect a, Rect b)
+{
+    return a.w > 0 && a.h > 0 && b.w > 0 && b.h > 0 && a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h &&
+           b.y < a.y + a.h;
+}
+
+// The scrub bar (K) covers nothing a held transition is paused to explain: no panel,
+// caption or Σ column, not the derivation strip under the panels (issue 23: at 1280x720
+// it covered the softmax strip's Σ and ÷Σ lines, and attn·V's bottom row), not the
+// narration or legend; it is inside the frame and its track has room. Every stage of
+// every lesson at five sizes, projector mode on and off.
+static void test_scrub_bar_clear(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1280, 720}, {1024, 768}, {800, 600}, {1920, 1080}, {3840, 2160}};
+    glob_t g = lesson_files();
+    int checked = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Lesson ls;
+        Trace tr;
+        assert_true(load(g.gl_pathv[f], &ls, &tr));
+        View v;
+        view_init(&v, &ls, LANG_EN);
+        TextMeasure m = {text_measure, fonts};
+        v.measure = &m;
+        for (int st = 0; st < tr.n; st++)
+            for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
+                for (int proj = 0; proj < 2; proj++) {
+                    v.stage = st, v.projector = proj, v.part = 0;
+                    static Layout L;
+                    layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+                    Rect b, t;
+                    overlay_scrub_rect(&L, &b, &t);
+                    char where[300];
+                    snprintf(where, sizeof where, "%s stage %s at %dx%d%s", g.gl_pathv[f], tr.stages[st].name,
+                             sizes[z][0], sizes[z][1], proj ? " (projector)" : "");
+                    if (b.x < 0 || b.y < 0 || b.x + b.w > L.w || b.y + b.h > L.h || t.w < 100 * L.s)
+                        fail_msg("%s: the scrub bar %d,%d %dx%d (track %d px)", where, b.x, b.y, b.w, b.h, t.w);
+                    Rect keep[4 * LAYOUT_MAX_PANELS + 3];
+                    int n = 0;
+                    keep[n++] = L.deriv, keep[n++] = L.narration, keep[n++] = L.legend;
+                    for (int p = 0; p < L.n_panels; p++) {
+                        keep[n++] = L.panel[p], keep[n++] = L.caption[p];
+                        if (L.sum_w[p] > 0)
+                            keep[n++] = (Rect){L.panel[p].x + L.panel[p].w, L.panel[p].y - L.col_label_h,
+                                               L.sum_w[p] + (int)(8 * L.s), L.panel[p].h + L.col_label_h};
+                        keep[n++] = (Rect){L.panel[p].x - L.label_w[p], L.panel[p].y - L.col_label_h,
+                                           L.panel[p].w + L.label_w[p], L.col_label_h}; // column labels
+                    }
+                    for (int i = 0; i < n; i++)
+                        if (rects_meet(b, keep[i]))
+                            fail_msg("%s: the scrub bar %d,%d %dx%d covers %d,%d %dx%d (part %d of the frame)", where,
+                                     b.x, b.y, b.w, b.h, keep[i].x, keep[i].y, keep[i].w, keep[i].h, i);
+                    checked++;
+                }
+        trace_free(&tr);
+        lesson_free(&ls);
+    }
+    globfree(&g);
+    assert_true(checked > 1000);
+}
+
+// Head blocks flying in (concat) or out (split) never cover a head that has landed
+// (issue 23: in the concat transition head 1's cells flew over concat's head-0
+// columns): every frame of the two transitions of the classic lesson, the inside of
+// each cell of a landed head exactly as in the settled frame.
+static void test_heads_fly_under(void **state)
+{
+    (void)state;
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    Target t, ref;
+    target_init(&t, 1280, 720);
+    target_init(&ref, 1280, 720);
+    TextMeasure m = {text_measure, fonts};
+    const char *stages[] = {"concat", "q_heads"};
+    int checked = 0;
+    for (int k = 0; k < 2; k++) {
+        View v;
+        view_init(&v, &ls, LANG_EN);
+        v.measure = &m;
+        v.stage = trace_find(&tr, stages[k]);
+        assert_true(v.stage >= 0);
+        static Layout L;
+        layout_compute(&L, &tr, &v, 1280, 720);
+        render_frame(&ref.c, &tr, &v, NULL);
+        SDL_RenderFlush(ref.r);
+        for (int f = 1; f < PLAYBACK_SCRUB_FRAMES; f++) {
+            v.anim = (float)f / PLAYBACK_SCRUB_FRAMES;
+            render_frame(&t.c, &tr, &v, NULL);
+            SDL_RenderFlush(t.r);
+            float e = ease_in_out_cubic(v.anim);
+            for (int p = 0; p < L.n_panels; p++) {
+                const PanelSpec *ps = &L.spec[p];
+                if (!ps->result) continue;
+                int nb = ps->block_cols > 0 ? ps->cols / ps->block_cols : 1;
+                for (int h = 0; h < nb; h++) {
+                    // concat: block h of the result; split: the panel of head h (one block)
+                    int head = ps->block_cols > 0 ? h : ps->head;
+                    int n_heads = ps->block_cols > 0 ? nb : tr.n_heads;
+                    if (ease_stagger(e, head, n_heads, 0.4f) < 1.0f) continue; // still flying
+                    int c0 = ps->block_cols > 0 ? h * ps->block_cols : 0;
+                    int c1 = ps->block_cols > 0 ? c0 + ps->block_cols : ps->cols;
+                    for (int i = 0; i < ps->rows; i++)
+                        for (int j = c0; j < c1; j++) {
+                            Rect c;
+                            if (!layout_cell_rect(&L, p, i, j, &c)) continue;
+                            int g = render_cell_gap(c.w < c.h ? c.w : c.h) + 1;
+                            for (int y = c.y + g; y < c.y + c.h - g; y += 3)
+                                for (int x = c.x + g; x < c.x + c.w - g; x += 3)
+                                    if (!near(pixel(&t, x, y), pixel(&ref, x, y), 0)) {
+                                        fail_msg("%s frame %d/%d: head %d has landed, but its cell (%d,%d) of %s is "
+                                                 "covered at %d,%d", stages[k], f, PLAYBACK_SCRUB_FRAMES, head, i, j,
+                                                 ps->title, x, y);
+                                    }
+                            checked++;
+                        }
+                }
+            }
+        }
+    }
+    print_message("landed head cells checked: %d\n", checked);
+    assert_true(checked > 100);
+    target_free(&ref);
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 // The text cache keeps a texture per colour a string is drawn in, with the
 // colour in its pixels: a covered pixel is exactly that colour, two colours of
 // one string are two textures, and measuring makes no texture (the first draw
@@ -1455,6 +1759,11 @@ int main(void)
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),
+        cmocka_unit_test(test_row_sums_readable),
+        cmocka_unit_test(test_presenter_copy),
+        cmocka_unit_test(test_presenter_place),
+        cmocka_unit_test(test_scrub_bar_clear),
+        cmocka_unit_test(test_heads_fly_under),
         cmocka_unit_test(test_image_mode_pixels),
         cmocka_unit_test(test_image_mode_hover),
         cmocka_unit_test(test_zoom_and_pan),

@@ -204,83 +204,97 @@ static void test_scene_rules(void **state)
     assert_true(frames > 500);
 }
 
-// Projector mode at 1024x768: every number of every stage of every shipped lesson is at
-// least 28 px, with the decimals it has at the usual size; a stage whose panels do not
-// fit so together is shown in two parts, the operands, then the result alone.
+// Projector mode at the sizes projectors have (1024x768, 1280x720, 1920x1080, 3840x2160):
+// every number of every stage of every shipped lesson is at least 1/22 of the height
+// (28 / 35 / 52 / 104 px), with the decimals it has at the usual size; a stage whose
+// panels do not fit so together is shown in parts: the operands (together or one by
+// one), then the result alone. Only a tensor too large for such numbers even alone keeps
+// the usual minimum (counted; the classic lesson has none at any size).
 static void test_projector(void **state)
 {
     (void)state;
+    static const struct { int w, h, px, rows; } size[] = {
+        {1024, 768, 28, 5}, {1280, 720, 35, 5}, {1920, 1080, 52, 5}, {3840, 2160, 104, 5}};
     glob_t g;
     assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
-    int splits = 0, frames = 0, small = 0;
-    for (size_t f = 0; f < g.gl_pathc; f++) {
-        Session *ses = open_session(g.gl_pathv[f]);
-        const Trace *tr = &ses->trace;
-        View v;
-        view_init(&v, &ses->lesson, LANG_EN);
-        v.projector = true;
-        for (int st = 0; st < tr->n; st++) {
-            v.stage = st;
-            int parts = layout_projector_parts(tr, &v, 1024, 768);
-            bool split = parts > 1;
-            splits += split;
-            int operands = 0, all = 0; // one by one: every operand once
-            for (int part = 0; part < parts; part++) {
-                v.part = part;
-                Layout L, whole;
-                layout_compute(&L, tr, &v, 1024, 768);
-                assert_int_equal(L.split, split);
-                View plain = v;
-                plain.projector = false, plain.part = 0;
-                layout_compute(&whole, tr, &plain, 1024, 768);
-                if (split) assert_int_equal(L.n_parts, parts);
-                if (split && parts == 2 && part == 0) { // the operands: every panel but the result, in order
-                    assert_int_equal(L.result_panel, -1);
-                    assert_int_equal(L.n_panels, whole.n_panels - 1);
-                } else if (split && part < parts - 1) { // one operand (and the vectors under it)
-                    assert_int_equal(L.result_panel, -1);
-                    assert_true(L.n_panels >= 1);
-                    operands += L.n_panels;
-                } else if (split) { // the result alone
-                    assert_int_equal(L.n_panels, 1);
-                    assert_int_equal(L.result_panel, 0);
-                    assert_string_equal(L.spec[0].title, whole.spec[whole.result_panel].title);
-                } else {
-                    assert_int_equal(L.n_panels, whole.n_panels);
+    for (size_t z = 0; z < sizeof size / sizeof size[0]; z++) {
+        int W = size[z].w, H = size[z].h, want = size[z].px;
+        int splits = 0, frames = 0, small = 0;
+        for (size_t f = 0; f < g.gl_pathc; f++) {
+            Session *ses = open_session(g.gl_pathv[f]);
+            const Trace *tr = &ses->trace;
+            View v;
+            view_init(&v, &ses->lesson, LANG_EN);
+            v.projector = true;
+            bool classic = strstr(g.gl_pathv[f], "arange-2x4x4") != NULL;
+            for (int st = 0; st < tr->n; st++) {
+                v.stage = st;
+                v.part = 0;
+                int parts = layout_projector_parts(tr, &v, W, H);
+                bool split = parts > 1;
+                splits += split;
+                int operands = 0, all = 0; // one by one: every operand once
+                for (int part = 0; part < parts; part++) {
+                    v.part = part;
+                    Layout L, whole;
+                    layout_compute(&L, tr, &v, W, H);
+                    assert_int_equal(L.split, split);
+                    View plain = v;
+                    plain.projector = false, plain.part = 0;
+                    layout_compute(&whole, tr, &plain, W, H);
+                    if (split) assert_int_equal(L.n_parts, parts);
+                    assert_true(L.px_small > whole.px_small); // axis labels and legend larger too
+                    if (split && parts == 2 && part == 0) { // the operands: every panel but the result, in order
+                        assert_int_equal(L.result_panel, -1);
+                        assert_int_equal(L.n_panels, whole.n_panels - 1);
+                    } else if (split && part < parts - 1) { // one operand (and the vectors under it)
+                        assert_int_equal(L.result_panel, -1);
+                        assert_true(L.n_panels >= 1);
+                        operands += L.n_panels;
+                    } else if (split) { // the result alone
+                        assert_int_equal(L.n_panels, 1);
+                        assert_int_equal(L.result_panel, 0);
+                        assert_string_equal(L.spec[0].title, whole.spec[whole.result_panel].title);
+                    } else {
+                        assert_int_equal(L.n_panels, whole.n_panels);
+                    }
+                    all = whole.n_panels;
+                    // the numbers need cells of about twice their size: about 5 rows fit under
+                    // the header. A taller (or wider) tensor, too large even alone, keeps its numbers
+                    // at the usual minimum (counted)
+                    bool large = false;
+                    for (int p = 0; p < L.n_panels; p++) large |= L.spec[p].rows > size[z].rows || L.spec[p].cols > 6;
+                    for (int p = 0; p < L.n_panels; p++) {
+                        int px = L.spec[p].px_cell;
+                        if (L.spec[p].decimals < 0 || L.image[p]) continue; // (checked by the count below)
+                        if (L.spec[p].row_sums && L.sum_decimals[p] >= 0) px = px < L.sum_px[p] ? px : L.sum_px[p];
+                        if (px >= want) continue;
+                        if (classic)
+                            fail_msg("%s at %dx%d: stage %s part %d panel %s: numbers of %d px", g.gl_pathv[f], W, H,
+                                     tr->stages[st].name, part, L.spec[p].title, px);
+                        small++;
+                        if (!large) // (a vector under a tall weight shares its cells)
+                            fail_msg("%s at %dx%d: stage %s part %d panel %s (%dx%d): numbers of %d px", g.gl_pathv[f],
+                                     W, H, tr->stages[st].name, part, L.spec[p].title, L.spec[p].rows,
+                                     L.spec[p].cols, px);
+                    }
+                    int with_numbers = 0;
+                    for (int p = 0; p < L.n_panels; p++) with_numbers += L.spec[p].decimals >= 0 && !L.image[p];
+                    if (split && with_numbers != L.n_panels)
+                        fail_msg("%s at %dx%d: stage %s part %d: a panel without numbers", g.gl_pathv[f], W, H,
+                                 tr->stages[st].name, part);
+                    frames++;
                 }
-                all = whole.n_panels;
-                // 28 px needs cells of about 100 px: at 1024x768 about 4 rows fit under the header.
-                // The classic lesson (4 tokens, d_model 4) reaches it on every frame; a taller
-                // tensor, too tall even alone, keeps its numbers at the usual minimum (counted)
-                bool classic = strstr(g.gl_pathv[f], "arange-2x4x4") != NULL, large = false;
-                for (int p = 0; p < L.n_panels; p++) large |= L.spec[p].rows > 4 || L.spec[p].cols > 6;
-                for (int p = 0; p < L.n_panels; p++) {
-                    if (L.spec[p].decimals < 0 || L.image[p]) continue; // (checked by the count below)
-                    if (L.spec[p].px_cell >= 28) continue;
-                    if (classic)
-                        fail_msg("%s: stage %s panel %s: numbers of %d px", g.gl_pathv[f], tr->stages[st].name,
-                                 L.spec[p].title, L.spec[p].px_cell);
-                    small++;
-                    if (!large) // (a vector under a tall weight shares its cells)
-                        fail_msg("%s: stage %s part %d panel %s (%dx%d): numbers of %d px", g.gl_pathv[f],
-                                 tr->stages[st].name, part, L.spec[p].title, L.spec[p].rows, L.spec[p].cols,
-                                 L.spec[p].px_cell);
-                }
-                int with_numbers = 0;
-                for (int p = 0; p < L.n_panels; p++) with_numbers += L.spec[p].decimals >= 0 && !L.image[p];
-                if (split && with_numbers != L.n_panels)
-                    fail_msg("%s: stage %s part %d: a panel without numbers", g.gl_pathv[f], tr->stages[st].name, part);
-                frames++;
+                if (parts > 2) assert_int_equal(operands, all - 1);
             }
-            if (parts > 2) assert_int_equal(operands, all - 1);
+            session_destroy(ses);
         }
-        session_destroy(ses);
+        assert_true(splits > 10); // the classic lesson's products do not fit together at these sizes
+        print_message("projector mode at %dx%d: %d frames, %d split, %d panels under %d px (beside a tensor of more "
+                      "than %d rows or 6 columns)\n", W, H, frames, splits, small, want, size[z].rows);
+        assert_true(frames > 100);
     }
     globfree(&g);
-    assert_true(splits > 10); // the classic lesson's products do not fit together at 28 px
-    print_message("projector mode at 1024x768: %d frames, %d split, %d panels under 28 px (beside a tensor of more than 4 rows or 6 columns)\n",
-                  frames, splits, small);
-    assert_true(frames > 100);
 }
 
 // Lays out stage `name` of ses at 1280x720 into L; returns its formula.

@@ -4,6 +4,8 @@
 //  - keys: two digits typed quickly reach steps 10 and 11 (1 then 0, 1 then 1); one
 //    digit alone still jumps at once; S names the stage it saves; hovering a softmax's
 //    Σ cell shows its tooltip; G cycles the attention colour scale (the frame changes);
+//  - projector: M on, then off, gives back the frame from before, palette included;
+//    --projector at 1280x720 steps through the query projection's four parts;
 //  - lab: the what-if lab, keyboard only, as a student would: Enter selects the first
 //    editable cell, arrows move it, typing 7.5 + Enter edits input.query[0,1,1] (the
 //    frame changes); W opens the switches: scale 1 (the frame changes), Ctrl+Z undoes
@@ -161,6 +163,68 @@ static void test_keys(void **state)
     (void)state;
     AppOptions o = options("lessons/dk-dv-residual-ffn.json");
     assert_int_equal(wd_run("keys", keys_script, &o), 0);
+}
+
+// ---- projector mode ---------------------------------------------------------------
+
+// M on, then off: the frame as it was, palette included (it stayed high-contrast).
+static void projector_script(Driver *d)
+{
+    static Uint32 before[WD_MAX_W * WD_MAX_H], on[WD_MAX_W * WD_MAX_H], after[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "6"); // the softmax
+    wd_settle(d);
+    wd_shot(d, before);
+    wd_key(d, "M");
+    wd_settle(d);
+    wd_shot(d, on);
+    if (wd_same(d, before, on)) wd_fail(d, "M changed nothing");
+    wd_key(d, "M");
+    wd_settle(d);
+    wd_shot(d, after);
+    if (!wd_same(d, before, after)) wd_fail(d, "M twice did not bring back the frame before (the palette?)");
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+}
+
+// --projector at 1280x720 (issue 23: → went straight to the next stage): the query
+// projection of the classic lesson is shown in parts, x, W_Qᵀ, b_Q, then Q: three →
+// stay on it, each showing another picture, the fourth goes on to k_proj.
+static void parts_script(Driver *d)
+{
+    static Uint32 a[WD_MAX_W * WD_MAX_H], b[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "2");
+    wd_settle(d);
+    if (strcmp(d->stage, "q_proj") != 0) wd_fail(d, "2 showed %s, expected q_proj", d->stage);
+    for (int i = 0; i < 3; i++) {
+        wd_shot(d, a);
+        wd_key(d, "Right");
+        wd_settle(d);
+        wd_shot(d, b);
+        if (strcmp(d->stage, "q_proj") != 0) wd_fail(d, "→ %d left the projection's parts for %s", i + 1, d->stage);
+        if (wd_same(d, a, b)) wd_fail(d, "→ %d showed the same part again", i + 1);
+    }
+    wd_key(d, "Right");
+    wd_settle(d);
+    if (strcmp(d->stage, "k_proj") != 0) wd_fail(d, "the fourth → showed %s, expected k_proj", d->stage);
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+}
+
+static void test_projector_parts(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/arange-2x4x4.json");
+    o.projector = true;
+    assert_int_equal(wd_run("parts", parts_script, &o), 0);
+}
+
+static void test_projector_off(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/arange-2x4x4.json");
+    assert_int_equal(wd_run("projector", projector_script, &o), 0);
 }
 
 // ---- lab --------------------------------------------------------------------------
@@ -544,6 +608,8 @@ int main(int argc, char **argv)
     setenv("XDG_DATA_HOME", data, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_keys, setup),
+        cmocka_unit_test_setup(test_projector_off, setup),
+        cmocka_unit_test_setup(test_projector_parts, setup),
         cmocka_unit_test_setup(test_lab, setup),
         cmocka_unit_test_setup(test_study, setup),
         cmocka_unit_test_setup(test_save_matches_export, setup),

@@ -393,12 +393,18 @@ static void step_back(App *a)
     playback_prev(&a->pb);
 }
 
-// M (--projector): projector mode on / off; on, it starts with the high-contrast palette.
+// M (--projector): projector mode on / off; on, it starts with the high-contrast palette;
+// off, the palette from before comes back (unless C chose another meanwhile).
 static void toggle_projector(App *a)
 {
     a->v.projector = !a->v.projector;
     a->v.part = 0;
-    if (a->v.projector) a->v.palette = PALETTE_HIGH_CONTRAST;
+    if (a->v.projector) {
+        a->palette_before_projector = a->v.palette;
+        a->v.palette = PALETTE_HIGH_CONTRAST;
+    } else if (a->v.palette == PALETTE_HIGH_CONTRAST) {
+        a->v.palette = a->palette_before_projector;
+    }
     app_toast(a, a->v.projector ? "app.projector_on" : "app.projector_off", NULL);
 }
 

@@ -70,18 +70,25 @@ static void export_start(App *a, ExportFormat format)
         a->toast_left = EXPORT_TOAST_SECONDS;
         return;
     }
+    a->export_view = a->v;
+    a->export_view.delta = false;
+    a->export_view.ref = o.ref;
+    a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
+    a->export_view.measure = &a->export_measure;
+    // projector mode: every part of a stage shown in parts, each a frame
+    int *parts = NULL;
+    if (a->v.projector && (parts = malloc(sizeof *parts * (size_t)a->session->trace.n))) {
+        export_parts(&a->session->trace, &a->export_view, w, h, parts);
+        o.projector = true, o.parts = parts;
+    }
     a->export_job = export_job_begin(&o, &a->session->lesson, &a->session->trace, -1, err, sizeof err);
+    free(parts);
     if (!a->export_job) {
         export_target_destroy(&a->export_target);
         app_toast(a, "app.export_failed", err);
         a->toast_left = EXPORT_TOAST_SECONDS;
         return;
     }
-    a->export_view = a->v;
-    a->export_view.delta = false;
-    a->export_view.ref = o.ref;
-    a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
-    a->export_view.measure = &a->export_measure;
 }
 
 // The handout of the lesson as it is now (edits included), in the window's
@@ -96,7 +103,7 @@ static void handout_start(App *a)
         snprintf(path, sizeof path, "%.900s/attnviz-handout-%s-%d.pdf", dir, name, i);
         if (!app_file_exists(path)) break;
     }
-    HandoutOptions o = {path, a->session->path, a->opt->font_path, a->v.lang, PAPER_A4, a->v.batch, a->v.head, NULL};
+    HandoutOptions o = {path, a->session->path, a->opt->font_path, a->v.lang, PAPER_A4, a->v.batch, a->v.head, NULL, false};
     int pages = 0;
     if (!handout_write(&o, a->session, NULL, &pages, err, sizeof err)) {
         fprintf(stderr, "attnviz: handout: %s\n", err);

@@ -20,7 +20,8 @@ void args_usage(FILE *f)
           "       attnviz --dump LESSON              every stage as JSON on stdout\n"
           "       attnviz --print STAGE LESSON       one stage as a table, like a PyTorch print\n"
           "       attnviz --describe LESSON          every stage frame as JSON: formula, narration, alt text,\n"
-          "                                          panels with their colour ranges (--lang, --batch, --head, --size)\n"
+          "                                          panels with their colour ranges and the size and decimals\n"
+          "                                          of their numbers (--lang, --batch, --head, --size, --projector)\n"
           "       attnviz --export DIR LESSON [export options]\n"
           "                                          frames as PNG (or SVG, PDF) into DIR, headless (no display)\n"
           "       attnviz --quiz LESSON [--lang en|zh] [--seed N]\n"
@@ -28,7 +29,9 @@ void args_usage(FILE *f)
           "                                          tolerance, explanation (the same N gives the same questions)\n"
           "       attnviz --handout FILE.pdf LESSON [--lang en|zh] [--paper a4|letter] [--batch N] [--head N]\n"
           "                                          a printable handout: a title page, then a page a stage with\n"
-          "                                          the frame, the formula, the narration and the shapes\n"
+          "                                          the frame, the formula, the narration and the shapes;\n"
+          "                                          --worksheet: the study questions, the results' cells\n"
+          "                                          empty, the answers on the last page\n"
           "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
@@ -45,6 +48,7 @@ void args_usage(FILE *f)
           "                     display) and the presenter's (next stage, narration, notes, timer)\n"
           "  --projector        projector mode: numbers readable from the back row, a stage's operands\n"
           "                     then its result when they do not fit together, high-contrast palette\n"
+          "                     (also with --export: a frame a part)\n"
           "  --lessons DIR      also list the lessons in DIR in the lesson picker (O)\n"
           "  --set KEY=VALUE    edit the lesson first (repeatable; with the window, --dump, --print,\n"
           "                     --describe, --export, --quiz, --handout, --save), e.g. 'input.query[0,1,2]=5',\n"
@@ -53,8 +57,9 @@ void args_usage(FILE *f)
           "  --save FILE        write the (edited) lesson to FILE (never the LESSON itself); alone, saves\n"
           "                     and exits; with --dump, --print, --describe, --export, --quiz or --handout,\n"
           "                     saves, then runs that command\n"
-          "\n"
-          "export options:\n"
+          "\n",
+          f);
+    fputs("export options:\n"
           "  --size WxH         frame size (default 1280x720)\n"
           "  --lang en|zh       language of the frames\n"
           "  --format png|svg|pdf|gif|mp4\n"
@@ -64,6 +69,9 @@ void args_usage(FILE *f)
           "  --animate          every frame of every transition (default: one still per stage)\n"
           "  --fps N            frames per second with --animate (default 30)\n"
           "  --stage NAME       only this stage (e.g. scores); with the window: open at it\n"
+          "  --hold SECONDS     GIF, MP4: hold each settled stage (and each part, with --projector)\n"
+          "                     this long (default 2; 0: no pause)\n"
+          "  --split            GIF, MP4: one file a stage, NNNN-STAGE.gif / .mp4 (a slide each)\n"
           "  --batch N, --head N  the slice shown (default 0); also with the window\n"
           "  --help, --version\n"
           "\n"
@@ -118,7 +126,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_END
 };
 
 static const struct option LONG[] = {
@@ -136,6 +144,8 @@ static const struct option LONG[] = {
     {"format", required_argument, NULL, O_FORMAT}, {"animate", no_argument, NULL, O_ANIMATE},
     {"fps", required_argument, NULL, O_FPS},       {"stage", required_argument, NULL, O_STAGE},
     {"batch", required_argument, NULL, O_BATCH},   {"head", required_argument, NULL, O_HEAD},
+    {"hold", required_argument, NULL, O_HOLD},     {"split", no_argument, NULL, O_SPLIT},
+    {"worksheet", no_argument, NULL, O_WORKSHEET},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -157,6 +167,7 @@ static const char *needs(int id)
     case O_FORMAT: return "png, svg, pdf, gif or mp4";
     case O_FPS: return "a number of frames per second";
     case O_STAGE: return "a stage NAME";
+    case O_HOLD: return "a number of SECONDS";
     default: return "a whole number";
     }
 }
@@ -249,6 +260,17 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
             return usage_error(err, "--fps: expected a number of frames per second from 1 to 240");
         return 0;
     case O_STAGE: a->ex.stage = v; return 0;
+    case O_HOLD: {
+        char *end;
+        errno = 0;
+        double h = strtod(v, &end);
+        if (end == v || *end || errno || !(h >= 0.0 && h <= 60.0))
+            return usage_error(err, "--hold: expected SECONDS from 0 to 60, got \"%s\"", v);
+        a->ex.hold = h;
+        return 0;
+    }
+    case O_SPLIT: a->ex.split = true; return 0;
+    case O_WORKSHEET: a->worksheet = true; return 0;
     case O_BATCH:
     case O_HEAD:
         if (!parse_int(v, 0, 1 << 20, id == O_BATCH ? &a->ex.batch : &a->ex.head))
@@ -271,7 +293,7 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     bool slice = SEEN(O_BATCH) || SEEN(O_HEAD);
     bool window_only = SEEN(O_STUDY) || SEEN(O_PRESENTER) || SEEN(O_FULLSCREEN) || SEEN(O_PROJECTOR) || SEEN(O_LESSONS);
     if (c == CMD_ICON) {
-        for (int id = O_CHECK; id <= O_HEAD; id++)
+        for (int id = O_CHECK; id < O_END; id++)
             if (SEEN(id) && id != O_ICON && id != O_SIZE) return usage_error(err, "--icon takes only FILE and --size N");
         if (a->n_lessons) return usage_error(err, "--icon takes only FILE and --size N, got \"%s\"", a->lessons[0]);
         if (SEEN(O_SIZE) && !a->icon_size)
@@ -301,6 +323,9 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     }
     if (SEEN(O_SEED) && c != CMD_QUIZ) return usage_error(err, "--seed goes with --quiz");
     if (SEEN(O_PAPER) && c != CMD_HANDOUT) return usage_error(err, "--paper goes with --handout");
+    if (SEEN(O_WORKSHEET) && c != CMD_HANDOUT) return usage_error(err, "--worksheet goes with --handout");
+    if (SEEN(O_PROJECTOR) && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE) // (not silently ignored)
+        return usage_error(err, "--projector goes with the window, --export and --describe");
     if (a->opt.study && a->opt.presenter)
         return usage_error(err, "--study and --presenter do not go together (the presenter window previews the next stage)");
     if (a->opt.study && (c != CMD_WINDOW || a->save_path))
@@ -319,6 +344,8 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         if (c == CMD_QUIZ) return usage_error(err, "--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
         return usage_error(err, "--batch and --head go with --export, --describe, --handout and the window");
     }
+    if ((SEEN(O_HOLD) || SEEN(O_SPLIT)) && (c != CMD_EXPORT || (a->ex.format != EXPORT_GIF && a->ex.format != EXPORT_MP4)))
+        return usage_error(err, "--%s goes with --export --format gif or mp4", SEEN(O_HOLD) ? "hold" : "split");
     if (window) a->opt.stage = a->ex.stage, a->opt.batch = a->ex.batch, a->opt.head = a->ex.head;
     if (c == CMD_EXPORT) {
         if ((a->ex.format == EXPORT_GIF || a->ex.format == EXPORT_MP4) && !a->ex.animate)
@@ -345,7 +372,7 @@ int args_parse(Args *a, int argc, char **argv, FILE *err)
     export_options_init(&a->ex);
     a->paper = PAPER_A4;
     a->seed = 1;
-    bool seen[O_HEAD - O_CHECK + 1] = {0};
+    bool seen[O_END - O_CHECK] = {0};
     if (!(a->lessons = malloc((size_t)(argc > 0 ? argc : 1) * sizeof *a->lessons)))
         return usage_error(err, "out of memory");
     opterr = 0;

@@ -27,6 +27,7 @@ typedef struct Args {
     ExportOptions ex;            // --format, --animate, --fps, --stage, --batch, --head
     const char *export_dir, *handout_path, *icon_path, *print_stage, *save_path;
     Paper paper;
+    bool worksheet;            // --handout … --worksheet
     int icon_size;
     unsigned long long seed;
     char **lessons;              // the LESSON operands (--check takes several)

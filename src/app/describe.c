@@ -6,6 +6,7 @@
 #include "utf8.h"
 #include "i18n.h"
 #include "json_out.h"
+#include "layout.h"
 #include "scene.h"
 #include "session.h"
 
@@ -18,7 +19,9 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     for (int i = 0; i < L.n_steps; i++)
         if (L.step_id[i] == st->step) step = i + 1;
     char buf[600], alt[2048];
-    fprintf(f, "\"stage\": \"%s\", \"step\": %d, \"formula\": ", st->name, step);
+    fprintf(f, "\"stage\": \"%s\", \"step\": %d, ", st->name, step);
+    if (L.split) fprintf(f, "\"part\": %d, \"parts\": %d, ", L.part, L.n_parts); // projector mode: one part shown
+    fputs("\"formula\": ", f);
     json_write_string(f, L.formula);
     fputs(", \"note\": ", f);
     json_write_string(f, L.formula_note);
@@ -42,12 +45,15 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
         fprintf(f, "], \"scale\": \"%s\", \"scale_group\": %d, \"result\": %s, \"op\": ", scene_scale_name(g),
                 ps->group, ps->result ? "true" : "false");
         json_write_string(f, ps->op);
-        fputs("}", f);
+        // the numbers in its cells: their font size in px and decimals (0 and -1: none drawn)
+        bool numbers = v->show_values && !L.image[p] && ps->decimals >= 0 && ps->px_cell > 0;
+        fprintf(f, ", \"number_px\": %d, \"decimals\": %d}", numbers ? ps->px_cell : 0, numbers ? ps->decimals : -1);
     }
     fputs("]", f);
 }
 
-int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch, int head, int w, int h, FILE *out, FILE *err)
+int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch, int head, int w, int h, bool projector,
+                 FILE *out, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
     if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
@@ -69,18 +75,25 @@ int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch,
     View v;
     view_init(&v, &ses->lesson, lang);
     v.batch = batch, v.head = head;
+    if (projector) v.projector = true, v.palette = PALETTE_HIGH_CONTRAST; // as M turns it on
     v.edited = session_edited(ses), v.n_edits = ses->log.applied;
     v.ref = v.edited ? session_original_trace(ses) : NULL;
     char title[LESSON_MAX_TEXT + 64];
     fputs("{\"title\": ", out);
     json_write_string(out, session_title(ses, lang, title, sizeof title));
-    fprintf(out, ", \"lang\": \"%s\", \"batch\": %d, \"head\": %d, \"width\": %d, \"height\": %d, \"frames\": [",
-            lang == LANG_ZH ? "zh" : "en", batch, head, w, h);
+    fprintf(out, ", \"lang\": \"%s\", \"batch\": %d, \"head\": %d, \"width\": %d, \"height\": %d, \"projector\": %s, "
+                 "\"frames\": [",
+            lang == LANG_ZH ? "zh" : "en", batch, head, w, h, projector ? "true" : "false");
+    bool first = true;
     for (int s = 0; s < tr->n; s++) {
-        v.stage = s;
-        fputs(s ? ",\n  {" : "\n  {", out);
-        describe_frame_fields(out, tr, &v, w, h);
-        fputs("}", out);
+        v.stage = s, v.part = 0;
+        int parts = layout_projector_parts(tr, &v, w, h); // projector mode: a frame a part
+        for (v.part = 0; v.part < parts; v.part++) {
+            fputs(first ? "\n  {" : ",\n  {", out);
+            describe_frame_fields(out, tr, &v, w, h);
+            fputs("}", out);
+            first = false;
+        }
     }
     fputs("\n]}\n", out);
     session_destroy(ses);

@@ -15,11 +15,16 @@
 struct SessionEdits;
 
 // Writes the fields of v's frame (w×h), without braces:
-// "stage": …, "step": …, "formula": …, "note": …, "narration": …, "alt": …, "panels": […]
+// "stage": …, "step": …, "formula": …, "note": …, "narration": …, "alt": …, "panels": […];
+// a panel: title, source, shape, range, scale, scale_group, result, op, number_px (the
+// font size in px of the numbers drawn in its cells, 0 when none are) and decimals
+// (digits after the point in them, -1 when none are drawn)
 void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h);
 
-// attnviz --describe LESSON [--lang] [--batch] [--head] [--size]: one entry per settled
-// stage frame. Returns the exit code (0, 1 bad lesson / assets / write error, 2 bad slice).
-int describe_run(const char *path, const struct SessionEdits *ed, Lang lang, int batch, int head, int w, int h, FILE *out, FILE *err);
+// attnviz --describe LESSON [--lang] [--batch] [--head] [--size] [--projector]: one entry
+// per settled stage frame (projector mode: its first part). Returns the exit code (0, 1 bad
+// lesson / assets / write error, 2 bad slice).
+int describe_run(const char *path, const struct SessionEdits *ed, Lang lang, int batch, int head, int w, int h,
+                 bool projector, FILE *out, FILE *err);
 
 #endif

@@ -24,6 +24,7 @@
 #include "i18n.h"
 #include "describe.h"
 #include "json_out.h"
+#include "layout.h"
 #include "playback.h"
 #include "paint_vec.h"
 #include "png_write.h"
@@ -58,28 +59,58 @@ void export_options_init(ExportOptions *o)
     o->width = 1280;
     o->height = 720;
     o->fps = 30;
+    o->hold = -1.0;
     o->zlib_level = 1;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
 }
 
-int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps)
+int export_hold_ticks(const ExportOptions *o)
+{
+    if (o->format != EXPORT_GIF && o->format != EXPORT_MP4) return 0;
+    double hold = o->hold < 0.0 ? EXPORT_DEFAULT_HOLD : o->hold;
+    return (int)lround(hold * o->fps);
+}
+
+int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps,
+                const int *parts, int hold_ticks)
 {
     // A transition lasts PLAYBACK_ANIM_SECONDS; its frames run at 1/fps steps and
     // end settled (anim = 1), so stills are the last frame of each transition.
+    // A stage shown in parts: one settled frame more for each part after the first.
     int per = animate ? (int)ceil(PLAYBACK_ANIM_SECONDS * fps) : 1;
     if (per < 1) per = 1;
+    // A GIF or MP4 holds each settled frame hold_ticks frames longer (a part after the
+    // first: that long).
     int n = 0;
+    long t = 0; // 1/fps frames so far
     for (int s = 0; s < n_stages; s++) {
         if (stage_filter >= 0 && s != stage_filter) continue;
-        for (int k = 0; k < per; k++, n++) {
-            if (n >= max) continue;
-            out[n].stage = s;
-            out[n].anim = (float)(k + 1) / (float)per;
-            out[n].time_s = animate ? (double)n / fps : (double)n;
+        int n_parts = parts && parts[s] > 1 ? parts[s] : 1;
+        for (int k = 0; k < per + n_parts - 1; k++, n++) {
+            int ticks = k < per - 1 ? 1 : k == per - 1 ? 1 + hold_ticks : hold_ticks > 0 ? hold_ticks : 1;
+            if (n < max) {
+                out[n].stage = s;
+                out[n].part = k < per ? 0 : k - per + 1;
+                out[n].anim = k < per ? (float)(k + 1) / (float)per : 1.0f;
+                out[n].time_s = animate ? (double)t / fps : (double)n;
+                out[n].ticks = ticks;
+            }
+            t += ticks;
         }
     }
     return n;
+}
+
+void export_parts(const Trace *tr, const View *base, int w, int h, int *parts)
+{
+    View v = *base;
+    v.anim = 1.0f, v.part = 0, v.playing = false;
+    view_reset_zoom(&v);
+    for (int s = 0; s < tr->n; s++) {
+        v.stage = s;
+        parts[s] = v.projector ? layout_projector_parts(tr, &v, w, h) : 1;
+    }
 }
 
 // --- the encoder queue -------------------------------------------------------------
@@ -118,10 +149,11 @@ typedef struct Encoder {
 static bool one_file(ExportFormat f) { return f == EXPORT_PDF || f == EXPORT_GIF || f == EXPORT_MP4; }
 
 // A frame's file: NNNN-STAGE.png / .svg; every frame of a PDF, a GIF or an MP4
-// is in frames.pdf / .gif / .mp4.
+// is in frames.pdf / .gif / .mp4 (--split: a GIF or MP4 a stage, NNNN-STAGE.gif /
+// .mp4, NNNN its place in the trace).
 static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage, ExportFormat f)
 {
-    if (one_file(f))
+    if (f == EXPORT_PDF || (one_file(f) && index < 0))
         snprintf(buf, n, "%s/frames.%s", dir, export_format_name(f));
     else
         snprintf(buf, n, "%s/%04d-%s.%s", dir, index, stage, export_format_name(f));
@@ -257,11 +289,17 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         if (!e->done[i]) continue;
         char name[4096];
         const char *stage = e->tr->stages[e->plan[i].stage].name;
-        frame_name(name, sizeof name, ".", i, stage, o->format);
+        bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
+        frame_name(name, sizeof name, ".", video ? (o->split ? e->plan[i].stage : -1) : i, stage, o->format);
+        if (video && o->split && (i == 0 || e->plan[i - 1].stage != e->plan[i].stage)) page = 0; // a file a stage
         fprintf(f, "%s\n  {\"file\": ", first ? "" : ",");
         json_write_string(f, name + 2);
         if (o->format == EXPORT_PDF) fprintf(f, ", \"page\": %d", ++page);
-        if (o->format == EXPORT_GIF || o->format == EXPORT_MP4) fprintf(f, ", \"index\": %d", page++);
+        if (o->format == EXPORT_GIF || o->format == EXPORT_MP4) { // its first video frame, how many it lasts
+            fprintf(f, ", \"index\": %d", page);
+            if (e->plan[i].ticks > 1) fprintf(f, ", \"frames\": %d", e->plan[i].ticks);
+            page += e->plan[i].ticks;
+        }
         fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, o->head,
                 e->plan[i].time_s, (double)e->plan[i].anim);
         // what the frame shows, for slides' alt text: formula, narration, alt, panels
@@ -269,6 +307,8 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         view_init(&v, ls, o->lang);
         v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head;
         v.edited = o->edited, v.n_edits = o->n_edits, v.ref = o->ref;
+        v.projector = o->projector, v.part = e->plan[i].part;
+        if (o->projector) v.palette = PALETTE_HIGH_CONTRAST; // (describe_frame_fields gives the part)
         describe_frame_fields(f, e->tr, &v, o->width, o->height);
         fputs("}", f);
         first = false;
@@ -361,6 +401,7 @@ struct ExportJob {
     VideoWriter *video;
     unsigned char *rgba;       // the frame read back
     int observed;              // GIF: frames drawn for the palette so far
+    int video_first;           // the plan's first frame in the open video (--split: its stage's)
 };
 
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
@@ -375,10 +416,12 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     j->o.dir = j->dir, j->o.lesson_path = j->lesson_path;
     j->o.stage = NULL;
     j->ls = ls, j->tr = tr;
-    j->n_frames = export_plan(NULL, 0, tr->n, stage_filter, o->animate, o->fps);
+    j->o.parts = NULL; // (borrowed until here)
+    int hold = export_hold_ticks(o);
+    j->n_frames = export_plan(NULL, 0, tr->n, stage_filter, o->animate, o->fps, o->parts, hold);
     j->plan = calloc((size_t)(j->n_frames > 0 ? j->n_frames : 1), sizeof *j->plan);
     if (!j->plan) goto oom;
-    export_plan(j->plan, j->n_frames, tr->n, stage_filter, o->animate, o->fps);
+    export_plan(j->plan, j->n_frames, tr->n, stage_filter, o->animate, o->fps, o->parts, hold);
     // encoder threads and their buffers
     Encoder *e = &j->e;
     int threads = o->threads < 0 ? 1 : o->threads > 8 ? 8 : o->threads; // 0: on the caller's thread
@@ -444,9 +487,9 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
             return NULL;
         }
     }
-    if (video) {
+    if (video && !o->split) { // (--split: each stage's file opened at its first frame)
         char path[4200];
-        frame_name(path, sizeof path, j->dir, 0, "", o->format);
+        frame_name(path, sizeof path, j->dir, -1, "", o->format);
         j->video = video_open(path, o->format == EXPORT_GIF ? VIDEO_GIF : VIDEO_MP4, o->width, o->height, o->fps, err, n);
         if (!j->video) {
             export_job_free(j);
@@ -580,7 +623,7 @@ static bool video_step(ExportJob *j, Canvas *c)
     if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, e->w * 4) != 0)
         snprintf(err, sizeof err, "cannot read the frame's pixels: %s", SDL_GetError());
     else
-        video_add_frame(j->video, j->rgba, e->w * 4, err, sizeof err);
+        video_add_frame(j->video, j->rgba, e->w * 4, j->plan[j->next].ticks, err, sizeof err);
     return settle_frame(j, err); // counted as written; undone if the file does not end well
 }
 
@@ -593,12 +636,45 @@ static bool video_finish(ExportJob *j, bool complete)
     char err[EXPORT_ERR_MAX] = "";
     bool ok = video_close(j->video, complete, err, sizeof err) && complete;
     j->video = NULL;
-    if (!ok) {
-        memset(e->done, 0, sizeof *e->done * (size_t)(j->n_frames > 0 ? j->n_frames : 1));
-        e->n_done = 0;
+    if (!ok) { // the frames of this file are not written (--split: the files before it are)
+        pthread_mutex_lock(&e->mu);
+        for (int i = j->video_first; i < j->n_frames; i++)
+            if (e->done[i]) e->done[i] = false, e->n_done--;
         if (err[0] && !e->err[0]) snprintf(e->err, sizeof e->err, "%s", err);
+        pthread_mutex_unlock(&e->mu);
     }
     return ok || !complete;
+}
+
+// --split: the file of the stage of frame j->next, opened at its first frame (the
+// stage before it closed and renamed into place). False on a failure.
+static bool video_next_file(ExportJob *j)
+{
+    Encoder *e = &j->e;
+    int k = j->next;
+    if (j->video && j->plan[k].stage == j->plan[j->video_first].stage) return true;
+    if (j->video && !video_finish(j, true)) return false;
+    char path[4200], err[EXPORT_ERR_MAX] = "";
+    const char *stage = j->tr->stages[j->plan[k].stage].name;
+    frame_name(path, sizeof path, j->dir, j->plan[k].stage, stage, j->o.format);
+    j->video = video_open(path, j->o.format == EXPORT_GIF ? VIDEO_GIF : VIDEO_MP4, j->o.width, j->o.height, j->o.fps,
+                          err, sizeof err);
+    j->video_first = j->observed = k;
+    if (!j->video) {
+        pthread_mutex_lock(&e->mu);
+        if (!e->err[0]) snprintf(e->err, sizeof e->err, "%s", err);
+        pthread_mutex_unlock(&e->mu);
+        return false;
+    }
+    return true;
+}
+
+// The plan's first frame after k of another stage (the end of k's file with --split).
+static int stage_end(const ExportJob *j, int k)
+{
+    int s = j->plan[k].stage;
+    while (k < j->n_frames && j->plan[k].stage == s) k++;
+    return k;
 }
 
 bool export_job_step(ExportJob *j, Canvas *c, const View *base)
@@ -616,12 +692,16 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     }
     // GIF: first every planned frame once, one a call (the window stays
     // responsive), for the palette of the whole animation (video_observe)
-    bool observing = j->video && video_wants_observe(j->video) && j->observed < j->n_frames;
+    bool video = j->o.format == EXPORT_GIF || j->o.format == EXPORT_MP4;
+    if (video && j->o.split && !video_next_file(j)) return false;
+    int end = j->o.split ? stage_end(j, j->next) : j->n_frames; // the palette: of this file's frames
+    bool observing = j->video && video_wants_observe(j->video) && j->observed < end;
     int k = observing ? j->observed : j->next;
     // the frame alone (no overlays: render_frame gets none) at the plan's stage,
     // not zoomed, not playing
     View v = *base;
     v.stage = j->plan[k].stage;
+    v.part = j->plan[k].part;
     v.anim = j->plan[k].anim;
     v.batch = j->o.batch, v.head = j->o.head;
     v.playing = false;
@@ -782,6 +862,7 @@ static int export_run_handled(const ExportOptions *o)
 
     ExportTarget t = {0};
     ExportJob *job = NULL;
+    int *parts = NULL;
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     double t0 = now_s(), last_bar = 0;
 
@@ -804,16 +885,28 @@ static int export_run_handled(const ExportOptions *o)
         code = interrupt_exit_code(interrupt_signal);
         goto fail;
     }
-    job = export_job_begin(&drawn, ls, tr, stage_filter, err, sizeof err);
-    if (!job) goto fail;
-    int n_frames = export_job_total(job);
-
-    t0 = now_s();
     View v;
     view_init(&v, ls, drawn.lang);
     v.edited = drawn.edited, v.n_edits = drawn.n_edits, v.ref = drawn.ref;
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
+    v.batch = o->batch, v.head = o->head;
+    if (o->projector) { // --projector: as M in the window, the high-contrast palette
+        v.projector = true;
+        v.palette = PALETTE_HIGH_CONTRAST;
+        parts = malloc(sizeof *parts * (size_t)(tr->n > 0 ? tr->n : 1));
+        if (!parts) {
+            snprintf(err, sizeof err, "attnviz: out of memory");
+            goto fail;
+        }
+        export_parts(tr, &v, o->width, o->height, parts);
+        drawn.parts = parts;
+    }
+    job = export_job_begin(&drawn, ls, tr, stage_filter, err, sizeof err);
+    if (!job) goto fail;
+    int n_frames = export_job_total(job);
+
+    t0 = now_s();
     Canvas c = {t.r, t.fonts, t.heatmaps, NULL, &t.draw};
     while (!interrupt_signal && export_job_step(job, &c, &v)) {
         if (tty && now_s() - last_bar > 0.1) {
@@ -849,6 +942,7 @@ static int export_run_handled(const ExportOptions *o)
     }
 fail:
     if (err[0]) utf8_fputs_line(stderr, err);
+    free(parts);
     export_job_free(job);
     export_target_destroy(&t);
     i18n_free();

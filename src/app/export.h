@@ -48,6 +48,13 @@ typedef struct ExportOptions {
     int n_edits;
     const Trace *ref;          // the original's trace (changed cells marked), or NULL
     const char *title;         // the title frames.json gives (NULL: the lesson's)
+    double hold;               // GIF, MP4: seconds each settled stage (and each further part) is held
+                               // (--hold; export_options_init: -1 = EXPORT_DEFAULT_HOLD for GIF and MP4)
+    bool split;                // GIF, MP4 (--split): one file a stage, NNNN-STAGE.gif / .mp4
+    bool projector;            // --projector: projector mode (View.projector), its palette; a
+                               // stage shown in parts is a frame a part
+    const int *parts;          // in how many parts each stage is shown (export_parts), or NULL:
+                               // one each; read by export_job_begin only
 } ExportOptions;
 
 void export_options_init(ExportOptions *o);
@@ -117,12 +124,26 @@ void export_job_free(ExportJob *j);
 // The frames an export writes, for the window's E key and the tests.
 typedef struct ExportFrame {
     int stage;       // trace index
+    int part;        // projector mode: the part of a stage shown in parts (View.part), else 0
     float anim;      // 0..1 transition progress (1 = settled)
     double time_s;   // time of the frame in the animation
+    int ticks;       // how many 1/fps frames it lasts in a GIF or MP4 (1; more when held)
 } ExportFrame;
 
-// Fills up to max frames for the plan (n_stages stages, stage_filter -1 = all);
-// returns how many frames the plan has (which may exceed max).
-int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps);
+#define EXPORT_DEFAULT_HOLD 2.0 // seconds a GIF or MP4 holds each settled stage (--hold)
+
+// Fills up to max frames for the plan (n_stages stages, stage_filter -1 = all;
+// parts: in how many parts each stage is shown, NULL = one each: the parts after
+// the first follow the stage's settled frame; hold_ticks: 1/fps frames a settled
+// frame is held for, each part's too); returns how many frames the plan has (which
+// may exceed max).
+int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps,
+                const int *parts, int hold_ticks);
+// The hold of o in 1/fps frames: 0 but for a GIF or MP4.
+int export_hold_ticks(const ExportOptions *o);
+
+// Projector mode: in how many parts each stage of tr is shown at w×h from base
+// (projector mode off: 1 each). parts holds tr->n.
+void export_parts(const Trace *tr, const View *base, int w, int h, int *parts);
 
 #endif

@@ -18,6 +18,7 @@
 #include "icon.h"
 #include "layout.h"
 #include "paint_vec.h"
+#include "quiz.h"
 #include "render.h"
 #include "scene.h"
 #include "session.h"
@@ -26,8 +27,11 @@
 
 #define PAGE_W 1400                 // page width in layout pixels
 #define MARGIN 60
-#define FRAME_W 1280                // the frame as exported at 1280×720
-#define FRAME_H 720
+#define FRAME_W 1280                // the frame: the page's width inside the margins (1280 px, as exported)
+#define FRAME_H 720                 // at least this tall; taller where the page has room
+#define TEXT_ROOM 560               // under the frame: the formula, narration and shapes (or questions)
+#define STUDY_MAX_Q (QUIZ_MAX_QUESTIONS + LESSON_MAX_QUIZ)
+#define STUDY_SEED_HANDOUT 1u       // the study mode's questions (study.h's STUDY_SEED): a worksheet matches
 #define PATH_IN_MSG 400
 
 
@@ -37,6 +41,9 @@ typedef struct Page {
     int h;              // page height in layout pixels
     const char *title;  // the lesson's
     int number, pages;
+    bool worksheet;     // questions under each frame, its result's cells empty; answers at the end
+    const QuizQuestion *q;
+    int n_q;
 } Page;
 
 static void footer(const Page *pg)
@@ -62,7 +69,7 @@ static void title_page(Page *pg, const Trace *tr, int batch, int head)
     y += paint_text_wrapped(cv, FONT_BOLD, 56, 32, THEME.ink, 255, (Rect){MARGIN, y, PAGE_W - 2 * MARGIN, 220}, pg->title);
     y += 24;
     y += paint_text_wrapped(cv, FONT_SANS, 28, 20, THEME.muted, 255, (Rect){MARGIN, y, PAGE_W - 2 * MARGIN, 120},
-                            i18n_get(pg->lang, "handout.subtitle"));
+                            i18n_get(pg->lang, pg->worksheet ? "handout.worksheet" : "handout.subtitle"));
     char b[16], h[16], n[16], line[300];
     snprintf(b, sizeof b, "%d", batch);
     snprintf(h, sizeof h, "%d", head);
@@ -92,12 +99,43 @@ static void title_page(Page *pg, const Trace *tr, int batch, int head)
     footer(pg);
 }
 
+// An answer as the study mode takes it: numbers (a list: whole numbers, commas).
+static void answer_text(const QuizQuestion *q, char *buf, size_t n)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (int i = 0; i < q->n_answer && used < n; i++) {
+        float a = q->answer[i];
+        used += (size_t)(q->tolerance > 0.0f ? snprintf(buf + used, n - used, "%s%.4g", i ? ", " : "", (double)a)
+                                              : snprintf(buf + used, n - used, "%s%.0f", i ? ", " : "", (double)a));
+    }
+}
+
+// How tall a printed frame of v needs to be, at most h: its panels (centred in their
+// area: their captions to the derivation strip under them), then the legend.
+static int frame_need(Layout *T, const Trace *tr, const View *v, int h)
+{
+    layout_compute(T, tr, v, FRAME_W, h);
+    int top = h, end = 0;
+    for (int p = 0; p < T->n_panels; p++) {
+        if (T->caption[p].y < top) top = T->caption[p].y;
+        if (T->panel[p].y + T->panel[p].h > end) end = T->panel[p].y + T->panel[p].h;
+    }
+    if (T->deriv.w > 0 && T->deriv.y + T->deriv.h > end) end = T->deriv.y + T->deriv.h;
+    int need = T->area.y + (end - top) + 24 + (h - T->legend.y);
+    return need < 300 ? 300 : need > h ? h : need;
+}
+
 static void stage_page(Page *pg, const Trace *tr, const View *base, int stage)
 {
     Canvas *cv = pg->cv;
     View v = *base;
     v.stage = stage, v.anim = 1.0f, v.playing = false;
+    v.print = true; // no window chrome: the page has its own header
     view_reset_zoom(&v);
+    int n_here = 0;
+    for (int i = 0; i < pg->n_q; i++) n_here += pg->q[i].stage == stage;
+    v.hide_result = pg->worksheet && n_here > 0; // the result's cells empty, to be filled in
     paint_clear(cv, THEME.white);
     const Stage *st = &tr->stages[stage];
     char key[48], k[16], n[16], head[200];
@@ -110,23 +148,70 @@ static void stage_page(Page *pg, const Trace *tr, const View *base, int stage)
     snprintf(key, sizeof key, "title.%s", st->name);
     y += paint_text_wrapped(cv, FONT_BOLD, 34, 22, THEME.ink, 255, (Rect){MARGIN, y + 34, PAGE_W - 2 * MARGIN, 90},
                             i18n_get(pg->lang, key)) + 50;
-    // the frame, as --export draws it, framed
-    Rect fr = {(PAGE_W - FRAME_W) / 2, y, FRAME_W, FRAME_H};
-    paint_viewport(cv, &fr);
-    render_frame(cv, tr, &v, NULL);
-    paint_viewport(cv, NULL);
-    paint_frame(cv, THEME.grid, 255, fr.x - 2, fr.y - 2, fr.w + 4, fr.h + 4, 2);
-    y += FRAME_H + 40;
+    // the frame across the page's width without the window's chrome: the operands in
+    // one frame, the result in a second under it, each as large as the width allows and
+    // as tall as it needs, together at most what the page leaves for them
+    int bottom = pg->h - 100, avail = bottom - y - 40 - TEXT_ROOM;
+    if (avail < FRAME_H) avail = FRAME_H;
+    v.print_split = true, v.part = 0;
+    int n_frames = 1, need[2] = {avail, 0}, gap = 24;
+    Layout *T = malloc(sizeof *T);
+    if (T) {
+        layout_compute(T, tr, &v, FRAME_W, avail);
+        n_frames = T->split ? 2 : 1;
+        for (int f = 0; f < n_frames; f++) {
+            v.part = f;
+            need[f] = frame_need(T, tr, &v, avail);
+        }
+        free(T);
+    }
+    int sum = need[0] + (n_frames > 1 ? gap + need[1] : 0);
+    if (sum > avail) // smaller, in proportion
+        for (int f = 0; f < n_frames; f++) need[f] = (int)((long)need[f] * (avail - (n_frames - 1) * gap) / (sum - (n_frames - 1) * gap));
+    int frame_h = need[n_frames - 1];
+    for (int f = 0; f < n_frames; f++) {
+        v.part = f;
+        Rect fr = {(PAGE_W - FRAME_W) / 2, y, FRAME_W, need[f]};
+        paint_viewport(cv, &fr);
+        render_frame(cv, tr, &v, NULL);
+        paint_viewport(cv, NULL);
+        paint_frame(cv, THEME.grid, 255, fr.x - 2, fr.y - 2, fr.w + 4, fr.h + 4, 2);
+        y += need[f] + (f + 1 < n_frames ? gap : 40);
+    }
     // formula, narration and shapes, from the frame's own scene
     Layout L;
-    layout_compute(&L, tr, &v, FRAME_W, FRAME_H);
-    int w = PAGE_W - 2 * MARGIN, bottom = pg->h - 100;
+    v.print_split = false, v.part = 0; // (the whole stage's panels, for the shapes)
+    layout_compute(&L, tr, &v, FRAME_W, frame_h);
+    int w = PAGE_W - 2 * MARGIN;
     paint_text(cv, FONT_BOLD, 24, THEME.accent, 255, MARGIN, y, ALIGN_LEFT, i18n_get(pg->lang, "handout.formula"));
     y += 36;
     y += paint_text_wrapped(cv, FONT_SANS, 30, 18, THEME.ink, 255, (Rect){MARGIN, y, w, 90}, L.formula) + 6;
     if (L.formula_note[0])
         y += paint_text_wrapped(cv, FONT_SANS, 24, 16, THEME.muted, 255, (Rect){MARGIN, y, w, 60}, L.formula_note);
     y += 24;
+    if (pg->worksheet) { // the stage's questions, numbered through the lesson, with room to answer
+        if (n_here == 0) {
+            footer(pg);
+            return;
+        }
+        paint_text(cv, FONT_BOLD, 24, THEME.accent, 255, MARGIN, y, ALIGN_LEFT, i18n_get(pg->lang, "handout.questions"));
+        y += 40;
+        int room = (bottom - y) / n_here;
+        for (int i = 0, no = 0; i < pg->n_q; i++) {
+            if (pg->q[i].stage != stage) {
+                no += pg->q[i].stage < stage;
+                continue;
+            }
+            char line[600];
+            snprintf(line, sizeof line, "%d. %s", ++no, pg->q[i].question);
+            int th = paint_text_wrapped(cv, FONT_SANS, 26, 16, THEME.ink, 255, (Rect){MARGIN, y, w, room - 44},
+                                        line);
+            paint_fill(cv, THEME.muted, 255, MARGIN + 40, y + th + 34, w - 40, 1); // the line to write on
+            y += room > th + 50 ? room : th + 50;
+        }
+        footer(pg);
+        return;
+    }
     char narr[600];
     paint_text(cv, FONT_BOLD, 24, THEME.accent, 255, MARGIN, y, ALIGN_LEFT, i18n_get(pg->lang, "ui.what"));
     y += 36;
@@ -153,6 +238,34 @@ static void stage_page(Page *pg, const Trace *tr, const View *base, int stage)
     footer(pg);
 }
 
+// A worksheet's answers, from question `from` on as many as fit; returns the next one.
+// draw false: only measures (how many pages the answers take).
+static int answers_page(Page *pg, const Trace *tr, int from, bool draw)
+{
+    Canvas *cv = pg->cv;
+    int y = MARGIN, w = PAGE_W - 2 * MARGIN, bottom = pg->h - 110;
+    if (draw) {
+        paint_clear(cv, THEME.white);
+        paint_text(cv, FONT_BOLD, 34, THEME.ink, 255, MARGIN, y, ALIGN_LEFT, i18n_get(pg->lang, "handout.answers"));
+    }
+    y += 64;
+    int i = from;
+    for (; i < pg->n_q; i++) {
+        char no[16], ans[400], key[48], line[800];
+        snprintf(no, sizeof no, "%d", i + 1);
+        snprintf(key, sizeof key, "title.%s", tr->stages[pg->q[i].stage].name);
+        answer_text(&pg->q[i], ans, sizeof ans);
+        const char *args[] = {no, i18n_get(pg->lang, key), ans};
+        i18n_fmt(line, sizeof line, pg->lang, "handout.answer_item", 3, args);
+        int th = paint_text_wrapped_height(cv, FONT_SANS, 24, w, line);
+        if (y + th > bottom && i > from) break;
+        if (draw) paint_text_wrapped(cv, FONT_SANS, 24, 16, THEME.ink, 255, (Rect){MARGIN, y, w, bottom - y}, line);
+        y += th + 12;
+    }
+    if (draw) footer(pg);
+    return i;
+}
+
 bool handout_write(const HandoutOptions *o, const Session *ses, volatile const int *stop, int *pages, char *err,
                    size_t n)
 {
@@ -162,6 +275,7 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
     PaintVec *vec = NULL;
     ExportTarget t = {0};
     HeatmapCache *hc = NULL;
+    QuizQuestion *qs = NULL;
     const Trace *tr = &ses->trace;
     *pages = 0;
     err[0] = '\0';
@@ -189,7 +303,19 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
     char title[LESSON_MAX_TEXT + 64];
-    Page pg = {&cv, lang, page_h, session_title(ses, lang, title, sizeof title), 1, tr->n + 1};
+    Page pg = {&cv, lang, page_h, session_title(ses, lang, title, sizeof title), 1, tr->n + 1, o->worksheet, NULL, 0};
+    int answer_pages = 0;
+    if (o->worksheet) { // the study mode's questions (the same seed): a stage's under its frame
+        if (!(qs = malloc(sizeof *qs * STUDY_MAX_Q))) {
+            snprintf(err, n, "attnviz: out of memory");
+            goto done;
+        }
+        pg.q = qs;
+        pg.n_q = quiz_all(tr, &ses->lesson, lang, STUDY_SEED_HANDOUT, !session_edited(ses), qs, STUDY_MAX_Q);
+        for (int i = 0; i < pg.n_q; answer_pages++) i = answers_page(&pg, tr, i, false);
+        if (answer_pages == 0) answer_pages = 1;
+        pg.pages += answer_pages;
+    }
     bool good = paint_vec_begin_page(vec, NULL);
     title_page(&pg, tr, o->batch, o->head);
     good = paint_flush(&cv) && good;
@@ -198,6 +324,13 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
         pg.number = s + 2;
         good = paint_vec_begin_page(vec, NULL);
         stage_page(&pg, tr, &v, s);
+        good = paint_flush(&cv) && good;
+        good = paint_vec_end_page(vec) && good;
+    }
+    for (int i = 0, k = 0; pg.worksheet && k < answer_pages && good && !(stop && *stop); k++) {
+        pg.number = tr->n + 2 + k;
+        good = paint_vec_begin_page(vec, NULL);
+        i = answers_page(&pg, tr, i, true);
         good = paint_flush(&cv) && good;
         good = paint_vec_end_page(vec) && good;
     }
@@ -214,9 +347,10 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
         goto done;
     }
     tmp[0] = '\0';
-    *pages = tr->n + 1;
+    *pages = pg.pages;
     ok = true;
 done:
+    free(qs);
     paint_vec_destroy(vec);
     if (f) fclose(f);
     if (tmp[0]) unlink(tmp);

@@ -1,7 +1,8 @@
 // handout.h — attnviz --handout FILE.pdf LESSON: a printable handout (A4 or
 // US letter): a title page with the contents, then one page a stage with the
-// frame (the export's, through the vector backend: text stays text), the
-// formula, the narration and the shapes. Written under a temporary name and
+// frame (the export's panels and legend without the window's chrome, through the
+// vector backend: text stays text, across the page and as tall as it leaves room
+// for), the formula, the narration and the shapes; or a worksheet. Written under a temporary name and
 // renamed; SIGINT / SIGTERM leave no file.
 #ifndef ATTNVIZ_HANDOUT_H
 #define ATTNVIZ_HANDOUT_H
@@ -23,6 +24,8 @@ typedef struct HandoutOptions {
     Paper paper;
     int batch, head;
     const struct SessionEdits *edits;
+    bool worksheet;            // --worksheet: a stage's study questions under its frame, the result's
+                               // cells empty; the answers on the last page(s)
 } HandoutOptions;
 
 struct Session;

@@ -60,11 +60,11 @@ static int run(Args *a)
         return finish_stdout(cli_quiz(o->lesson_path, &a->edits, o->lang, a->seed, stdout, stderr), "--quiz");
     case CMD_DESCRIBE:
         return finish_stdout(describe_run(o->lesson_path, &a->edits, (Lang)o->lang, a->ex.batch, a->ex.head,
-                                          o->width, o->height, stdout, stderr),
+                                          o->width, o->height, o->projector, stdout, stderr),
                              "--describe");
     case CMD_HANDOUT: {
         HandoutOptions ho = {a->handout_path, o->lesson_path, o->font_path, (Lang)o->lang, a->paper,
-                             a->ex.batch, a->ex.head, &a->edits};
+                             a->ex.batch, a->ex.head, &a->edits, a->worksheet};
         return finish_stdout(handout_run(&ho), "--handout");
     }
     case CMD_EXPORT: {
@@ -75,6 +75,7 @@ static int run(Args *a)
         ex->width = o->width, ex->height = o->height;
         ex->lang = (Lang)o->lang;
         ex->edits = &a->edits;
+        ex->projector = o->projector;
         return finish_stdout(export_run(ex), "--export");
     }
     default: break;

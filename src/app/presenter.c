@@ -2,10 +2,12 @@
 // stage, narration + teacher's notes, the step list, elapsed time and the clock.
 //
 // Both small frames are drawn by render_frame into target textures of this
-// window's renderer (the single drawing path, at their own size: the layout
-// reflows, numbers are never drawn below their readable size); the rest is
-// paint primitives. Nothing here decides what a key does: the app does, for both
-// windows.
+// window's renderer (the single drawing path) at the audience's size (up to
+// PRES_COPY_MAX_W wide: a 4K projector's frame too; half a layout differs in a few
+// decimals), then scaled down: the copy is the audience's frame, the same numbers
+// with the same decimals, the same panels and parts, never a layout of its own that
+// would round differently or drop a panel's numbers; the rest is paint primitives.
+// Nothing here decides what a key does: the app does, for both windows.
 #include "presenter.h"
 
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "text.h"
 
 #define PRES_TEXT_MAX 4400
+#define PRES_COPY_MAX_W 4096 // the small frames are drawn at the audience's size up to this width
 
 typedef struct Presenter Presenter;
 static bool presenter_init(Presenter *p, const char *font_path, Lang lang, char *err, size_t err_len);
@@ -32,9 +35,11 @@ typedef struct Thumb {
     PaintImage img;      // tex, as paint.h draws it (not owned)
     int w, h;
     HeatmapCache *heatmaps;
-    bool valid;          // tex holds `drawn` (the next stage's preview: drawn again only when it changes)
+    bool valid;          // tex holds `drawn` (drawn again only when it changes: a settled frame once)
     View drawn;
     const Trace *drawn_tr;
+    Overlays drawn_ov;   // the audience's copy: its overlays, pins included, as drawn
+    Pin drawn_pins[PINS_MAX];
 } Thumb;
 
 struct Presenter {
@@ -66,6 +71,26 @@ static void thumb_free(Thumb *t)
     memset(t, 0, sizeof *t);
 }
 
+PresenterPlace presenter_place(int screen_w, int screen_h, int aw, int ah, int pw, int ph)
+{
+    enum { GAP = 8, MIN_W = 640, MIN_H = 400 };
+    PresenterPlace pl = {0, 0, aw, ah, 0, 0, pw, ph};
+    if (aw + GAP + pw > screen_w) pw = screen_w - aw - GAP; // the presenter window narrower
+    if (pw < MIN_W) {                                       // still too narrow: the audience's too
+        pw = screen_w >= 2 * MIN_W + GAP ? MIN_W : screen_w / 2 - GAP;
+        int w = screen_w - pw - GAP;
+        if (w < aw) pl.ah = (int)((long)ah * w / aw), pl.aw = w;
+    }
+    if (pl.ah > screen_h) pl.aw = (int)((long)pl.aw * screen_h / pl.ah), pl.ah = screen_h;
+    ph = ph > screen_h ? screen_h : ph < MIN_H && screen_h >= MIN_H ? MIN_H : ph;
+    pl.pw = pw, pl.ph = ph;
+    int total = pl.aw + GAP + pl.pw; // the pair centred across the screen, each centred down it
+    pl.ax = (screen_w - total) / 2, pl.ax = pl.ax < 0 ? 0 : pl.ax;
+    pl.px = pl.ax + pl.aw + GAP;
+    pl.ay = (screen_h - pl.ah) / 2, pl.py = (screen_h - pl.ph) / 2;
+    return pl;
+}
+
 Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang lang, int w, int h, char *err,
                             size_t err_len)
 {
@@ -86,8 +111,20 @@ Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang la
                               (int)SDL_WINDOWPOS_CENTERED_DISPLAY(other));
         SDL_SetWindowFullscreen(audience, SDL_WINDOW_FULLSCREEN_DESKTOP);
     }
-    p->win = SDL_CreateWindow(i18n_get(lang, "pres.title"), (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine), (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine),
-                              w, h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
+    int px = (int)SDL_WINDOWPOS_CENTERED_DISPLAY(mine), py = px;
+    if (displays < 2 && audience) { // one display: the two windows side by side, never on top of each other
+        int aw, ah;
+        SDL_GetWindowSize(audience, &aw, &ah);
+        SDL_Rect u;
+        if (SDL_GetDisplayUsableBounds(0, &u) != 0) SDL_GetDisplayBounds(0, &u);
+        if (!(SDL_GetWindowFlags(audience) & SDL_WINDOW_FULLSCREEN) && u.w > 0 && u.h > 0) {
+            PresenterPlace pl = presenter_place(u.w, u.h, aw, ah, w, h);
+            if (pl.aw != aw || pl.ah != ah) SDL_SetWindowSize(audience, pl.aw, pl.ah);
+            SDL_SetWindowPosition(audience, u.x + pl.ax, u.y + pl.ay);
+            px = u.x + pl.px, py = u.y + pl.py, w = pl.pw, h = pl.ph;
+        }
+    }
+    p->win = SDL_CreateWindow(i18n_get(lang, "pres.title"), px, py, w, h, SDL_WINDOW_RESIZABLE | SDL_WINDOW_ALLOW_HIGHDPI);
     if (p->win) {
         SDL_SetWindowMinimumSize(p->win, 640, 400);
         p->r = SDL_CreateRenderer(p->win, -1, SDL_RENDERER_ACCELERATED | SDL_RENDERER_TARGETTEXTURE);
@@ -260,6 +297,7 @@ static void thumb_draw(Presenter *p, Thumb *t, int w, int h, const Trace *tr, co
         t->w = w, t->h = h;
         t->img = (PaintImage){t->tex, w, h, false};
         if (!t->tex) return;
+        SDL_SetTextureScaleMode(t->tex, SDL_ScaleModeLinear); // scaled down smoothly: text stays legible
     }
     if (SDL_SetRenderTarget(p->r, t->tex) != 0) return;
     Canvas c = {p->r, p->fonts, t->heatmaps, NULL, &p->draw};
@@ -303,6 +341,20 @@ static void draw_steps(Canvas *cv, Rect box, const Trace *tr, const View *v, flo
     }
 }
 
+void presenter_copy_size(int audience_w, int audience_h, int *w, int *h)
+{
+    *w = audience_w, *h = audience_h;
+    while (*w > PRES_COPY_MAX_W && *w % 2 == 0 && *h % 2 == 0) *w /= 2, *h /= 2; // (8K: half)
+    if (*w > PRES_COPY_MAX_W) *h = (int)((long)*h * PRES_COPY_MAX_W / *w), *w = PRES_COPY_MAX_W;
+}
+
+bool presenter_copy_rect(const Presenter *p, int *x, int *y, int *w, int *h)
+{
+    if (!p || p->now_box.w <= 0) return false;
+    *x = p->now_box.x, *y = p->now_box.y, *w = p->now_box.w, *h = p->now_box.h;
+    return true;
+}
+
 void presenter_draw(Presenter *p, const PresenterFrame *f)
 {
     const Trace *tr = f->tr;
@@ -310,7 +362,7 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
     if (f->gen != p->gen) { // the numbers changed in place: images drawn from them are stale
         heatmap_cache_flush(p->now.heatmaps);
         heatmap_cache_flush(p->next.heatmaps);
-        p->next.valid = false;
+        p->next.valid = p->now.valid = false;
         p->gen = f->gen;
     }
     int w, h;
@@ -335,13 +387,25 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         ov.export_total = 0, ov.edit_label = NULL;
         ov.pin_boxes = NULL; // the audience frame's boxes are the ones dragged
     }
-    if (!f->black) thumb_draw(p, &p->now, now_box.w, now_box.h, tr, v, &ov);
-    if (p->click) { // a click on the small frame: the cell under it in the frame as laid out there
+    int cw, ch;
+    presenter_copy_size(f->audience_w, f->audience_h, &cw, &ch);
+    // drawn again only when something in it changed (a settled stage: once)
+    int n_pins = ov.pins && ov.n_pins > 0 ? (ov.n_pins < PINS_MAX ? ov.n_pins : PINS_MAX) : 0;
+    bool same = p->now.valid && p->now.w == cw && p->now.h == ch && p->now.drawn_tr == tr &&
+                memcmp(&p->now.drawn, v, sizeof *v) == 0 && memcmp(&p->now.drawn_ov, &ov, sizeof ov) == 0 &&
+                (n_pins == 0 || memcmp(p->now.drawn_pins, ov.pins, sizeof *ov.pins * (size_t)n_pins) == 0);
+    if (!f->black && !same) {
+        thumb_draw(p, &p->now, cw, ch, tr, v, &ov);
+        p->now.valid = p->now.tex != NULL, p->now.drawn = *v, p->now.drawn_tr = tr, p->now.drawn_ov = ov;
+        if (n_pins) memcpy(p->now.drawn_pins, ov.pins, sizeof *ov.pins * (size_t)n_pins);
+    }
+    if (p->click && now_box.w > 0 && now_box.h > 0) { // a click on the small frame: the cell under it in the frame
         p->click = false;
         Layout *L = malloc(sizeof *L);
         if (L) {
-            layout_compute(L, tr, v, now_box.w, now_box.h);
-            if (layout_hit_cell(L, p->click_x, p->click_y, &p->pin_panel, &p->pin_row, &p->pin_col))
+            layout_compute(L, tr, v, cw, ch);
+            if (layout_hit_cell(L, p->click_x * cw / now_box.w, p->click_y * ch / now_box.h, &p->pin_panel,
+                                &p->pin_row, &p->pin_col))
                 p->pin = true, p->pin_stage = v->stage;
             free(L);
         }
@@ -355,9 +419,9 @@ void presenter_draw(Presenter *p, const PresenterFrame *f)
         nv.stage = next_part ? v->stage : v->stage + 1, nv.part = next_part ? v->part + 1 : 0, nv.playing = false;
         view_reset_zoom(&nv);
         nv.speed = 1.0f;
-        if (!p->next.valid || p->next.w != next_box.w || p->next.h != next_box.h || p->next.drawn_tr != tr ||
+        if (!p->next.valid || p->next.w != cw || p->next.h != ch || p->next.drawn_tr != tr ||
             memcmp(&p->next.drawn, &nv, sizeof nv) != 0) {
-            thumb_draw(p, &p->next, next_box.w, next_box.h, tr, &nv, NULL);
+            thumb_draw(p, &p->next, cw, ch, tr, &nv, NULL);
             p->next.valid = p->next.tex != NULL, p->next.drawn = nv, p->next.drawn_tr = tr;
         }
     }

@@ -16,8 +16,21 @@
 
 typedef struct Presenter Presenter;
 
+// Where the two windows go on one display of screen_w×screen_h (usable area; offsets
+// from its corner): the audience window (aw×ah) on the left, the presenter window (pw×ph)
+// right of it, the pair centred. When both do not fit, the presenter window gets
+// narrower (down to 640 px), then the audience window smaller (its shape kept): they
+// never overlap on a screen at least 656 px wide.
+typedef struct PresenterPlace {
+    int ax, ay, aw, ah; // the audience window
+    int px, py, pw, ph; // the presenter window
+} PresenterPlace;
+PresenterPlace presenter_place(int screen_w, int screen_h, int aw, int ah, int pw, int ph);
+
 // Opens the presenter window w×h on the first display. With two displays or more,
-// the audience window is moved to the second one and made fullscreen (desktop).
+// the audience window is moved to the second one and made fullscreen (desktop). With
+// one (a laptop alone, or mirrored to a projector: SDL sees one display) the two are
+// placed side by side (presenter_place), never on top of each other.
 // NULL with one line in err on failure.
 Presenter *presenter_create(SDL_Window *audience, const char *font_path, Lang lang, int w, int h, char *err,
                             size_t err_len);
@@ -58,6 +71,11 @@ typedef struct PresenterFrame {
 } PresenterFrame;
 // Draws one frame of the presenter window (and presents it when it is a window).
 void presenter_draw(Presenter *p, const PresenterFrame *f);
+// The size the small copy of an audience frame of w×h is drawn at, then scaled down:
+// the audience's own (up to 4096 px wide, 4K included; wider: halved until it is not).
+void presenter_copy_size(int audience_w, int audience_h, int *w, int *h);
+// Where the last frame drew the small copy of the audience's frame (output pixels).
+bool presenter_copy_rect(const Presenter *p, int *x, int *y, int *w, int *h);
 // The notes of v's stage (its own, else its step's), NULL when the lesson has none.
 const char *presenter_notes(const Trace *tr, const View *v);
 

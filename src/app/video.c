@@ -539,7 +539,7 @@ static int encode(VideoWriter *v, AVFrame *frame)
     }
 }
 
-bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, char *err, size_t n)
+bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, int ticks, char *err, size_t n)
 {
     int rc = AV(av_frame_make_writable)(v->frame);
     if (rc < 0) {
@@ -550,7 +550,6 @@ bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, char 
         const uint8_t *src[1] = {rgba};
         int stride[1] = {pitch};
         AV(sws_scale)(v->sws, src, stride, 0, v->h, v->frame->data, v->frame->linesize);
-        v->frame->pts = v->frames;
     } else {
         if (!v->pal.ready) { // nothing observed: this frame's colours make the palette
             if (v->pal.n == 0) palette_observe(&v->pal, rgba, pitch, v->w, v->h);
@@ -562,13 +561,15 @@ bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, char 
         palette_map(&v->pal, rgba, pitch, v->w, v->h, v->frame->data[0], v->frame->linesize[0]);
         uint32_t *pal = (uint32_t *)(void *)v->frame->data[1];
         for (int i = 0; i < 256; i++) pal[i] = i < v->pal.n_pal ? 0xFF000000u | v->pal.pal[i] : 0; // 255: transparent
-        v->frame->pts = lround((double)v->frames * 100.0 / v->fps);
     }
-    if ((rc = encode(v, v->frame)) < 0) {
-        av_msg(err, n, v, "cannot encode a frame", rc);
-        return false;
+    for (int k = 0; k < (ticks < 1 ? 1 : ticks); k++) { // (the encoder keeps its own reference of the frame)
+        v->frame->pts = v->fmt == VIDEO_MP4 ? v->frames : lround((double)v->frames * 100.0 / v->fps);
+        if ((rc = encode(v, v->frame)) < 0) {
+            av_msg(err, n, v, "cannot encode a frame", rc);
+            return false;
+        }
+        v->frames++;
     }
-    v->frames++;
     return true;
 }
 

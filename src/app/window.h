@@ -81,6 +81,7 @@ struct App {
     PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
     bool scrub_drag;           // the scrub bar's knob is being dragged
     int part_next;             // projector mode: the part the next stage starts with (← enters a result)
+    Palette palette_before_projector; // M: the palette projector mode replaced, back when M turns it off
     // the loop (app_frame)
     bool sdl_up;               // SDL_Init succeeded (app_close quits it)
     bool no_wait;              // never wait or sleep inside a frame (a browser's main loop sets it; the

@@ -308,12 +308,14 @@ void overlay_laser(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
 
 void overlay_scrub_rect(const Layout *L, Rect *box, Rect *track)
 {
-    int h = L->px_small * 5 / 2, w = L->w * 60 / 100, gap = paint_px(L->s, 8);
-    int y = L->narration.y - gap - h;
-    if (y < L->area.y) y = L->area.y;
-    *box = (Rect){(L->w - w) / 2, y, w, h};
-    int label = L->px_small * 9; // "❚❚ 48 / 48"
-    *track = (Rect){box->x + label, y + h / 2 - paint_px(L->s, 4), w - label - 2 * gap, paint_px(L->s, 8)};
+    // over the status line right of the tabs (paused, speed, palette: what a held
+    // transition makes moot), else over the timeline: never over the panels, the
+    // derivation strip under them or the narration, which a paused transition is for
+    int gap = paint_px(L->s, 8), label = L->px_small * 9; // "❚❚ 48 / 48"
+    Rect b = L->status;
+    if (b.w < label + paint_px(L->s, 200)) b = L->timeline;
+    *box = b;
+    *track = (Rect){b.x + label, b.y + b.h / 2 - paint_px(L->s, 4), b.w - label - 2 * gap, paint_px(L->s, 8)};
 }
 
 // The scrub bar: the transition held at scrub_p, its frame number, a knob to drag.
@@ -324,7 +326,7 @@ void overlay_scrub(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
     Rect b, t;
     overlay_scrub_rect(L, &b, &t);
     paint_fill(cv, THEME.black, 40, b.x + 3, b.y + 3, b.w, b.h);
-    paint_fill(cv, THEME.white, 240, b.x, b.y, b.w, b.h);
+    paint_fill(cv, THEME.white, 255, b.x, b.y, b.w, b.h); // (opaque: the status under it does not show)
     paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 2));
     char lab[48];
     snprintf(lab, sizeof lab, "\u275A\u275A %d / %d", ov->scrub_frame, PLAYBACK_SCRUB_FRAMES);

@@ -503,6 +503,17 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         paint_text_centered(cv, FONT_SANS, opx, THEME.muted, 255, (Rect){o.x, o.y, o.w, o.h}, ps->op);
     }
     draw_caption(cv, L, v, k, p); // captions stay where their panel lands: no overlap while sliding
+    if (cellmark_hidden(v, ps) && v->print) { // a worksheet: empty cells to write the answers in
+        for (int i = 0; i < ps->rows; i++)
+            for (int j = 0; j < ps->cols; j++) {
+                Rect c;
+                if (!layout_cell_rect(L, p, i, j, &c)) continue;
+                paint_fill(cv, THEME.white, 255, c.x, c.y, c.w, c.h);
+                paint_frame(cv, THEME.muted, 255, c.x, c.y, c.w + 1, c.h + 1, 1);
+            }
+        draw_labels(cv, L, tr, v, p, 0, 0);
+        return;
+    }
     if (cellmark_hidden(v, ps)) { // the study mode: nothing of it shows until it is answered
         paint_fill(cv, THEME.empty, 255, q.x, q.y, q.w, q.h);
         paint_frame(cv, THEME.muted, 255, q.x, q.y, q.w, q.h, paint_px(L->s, 2));
@@ -543,9 +554,16 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
             int cmin = cw / (nc > 0 ? nc : 1) < ch / (nr > 0 ? nr : 1) ? cw / (nc > 0 ? nc : 1) : ch / (nr > 0 ? nr : 1);
             if (render_cell_gap(cmin) > 0) paint_fill(cv, THEME.grid, 255, gx0 + dx, gy0 + dy, cw, ch);
         }
+        // concat: the last head's block first, so a block that has landed is drawn over
+        // one still flying in across it (a block at a time: the others are columns apart)
+        bool back_first = animate && k == ANIM_CONCAT && ps->block_cols > 0;
+        int bc = back_first ? ps->block_cols : c1 - c0 + 1, n_blocks = back_first ? (ps->cols + bc - 1) / bc : 1;
+        for (int b = n_blocks - 1; b >= 0; b--)
         for (int i = r0; i <= r1; i++) {
             int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
-            for (int j = c0; j <= c1; j++) {
+            int ja = back_first ? (b * bc > c0 ? b * bc : c0) : c0;
+            int jb = back_first ? ((b + 1) * bc - 1 < c1 ? (b + 1) * bc - 1 : c1) : c1;
+            for (int j = ja; j <= jb; j++) {
                 int x0 = layout_col_x(L, p, j), x1 = layout_col_x(L, p, j + 1);
                 CellLook look = render_cell_look(ps, i, j);
                 CellState cs = cell_state(L, k, p, i, j, e, animate);
@@ -660,6 +678,12 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
     char line[160], fit[128];
     for (int k = 0; k < L->n_groups; k++, y += row_h) {
         const ScaleGroup *G = &L->group[k];
+        bool here = false; // a stage shown in parts: only the scales of this part's panels
+        for (int p = 0; p < L->n_panels; p++) here |= L->spec[p].group == k;
+        if (L->split && !here) {
+            y -= row_h;
+            continue;
+        }
         int ty = y + (row_h - L->px_small * 6 / 5) / 2;
         const char *name = paint_fit_text(cv, FONT_BOLD, L->px_small, G->label, label_w - pad, fit, sizeof fit);
         paint_text(cv, FONT_BOLD, L->px_small, ink, 255, g.x + pad, ty, ALIGN_LEFT, name);
@@ -846,15 +870,23 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
     float e = ease_in_out_cubic(v->anim);
     char mask_text[32];
     recipe_fill_text(tr->mask_fill, mask_text, sizeof mask_text);
-    chrome_draw_timeline(cv, L, tr, v);
-    chrome_draw_tabs(cv, L, tr, v, ov);
-    if (ov) picker_draw_button(cv, L, v, ov->picker);
-    draw_header(cv, L, tr, v);
-    for (int p = 0; p < L->n_panels; p++) draw_panel(cv, L, tr, v, p, e, mask_text);
+    if (!v->print) { // (printed: the page has its own header)
+        chrome_draw_timeline(cv, L, tr, v);
+        chrome_draw_tabs(cv, L, tr, v, ov);
+        if (ov) picker_draw_button(cv, L, v, ov->picker);
+        draw_header(cv, L, tr, v);
+    }
+    // split: the panels of the heads last and the last head first, so a head that has
+    // landed is drawn over one still sliding out across it
+    bool split = recipe_of(tr->stages[v->stage].kind)->anim == ANIM_SPLIT && e < 1.0f;
+    for (int p = 0; p < L->n_panels; p++)
+        if (!split || !L->spec[p].result || L->spec[p].head < 0) draw_panel(cv, L, tr, v, p, e, mask_text);
+    for (int p = L->n_panels - 1; split && p >= 0; p--)
+        if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, tr, v, p, e, mask_text);
     draw_derivation(cv, L, tr, v, ov, e);
     draw_legend(cv, L, v, mask_text);
     if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
-    else draw_narration(cv, L, tr, v);
+    else if (!v->print) draw_narration(cv, L, tr, v);
     if (!ov) return;
     for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) LAYERS[i](cv, L, tr, v, ov);
 }

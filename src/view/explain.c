@@ -24,10 +24,11 @@ static void index_str(const PanelSpec *ps, const Stage *st, int b, int r, int c,
         snprintf(buf, n, "%d,%d", r, c);
 }
 
-void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int row, int col,
-                  char *out, size_t n)
+static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout *L, int p, int row, int col)
 {
-    TipOut o = {out, n, 0};
+    TipOut o = *to;
+    char *out = o.s;
+    size_t n = o.n;
     if (n) out[0] = '\0';
     if (p < 0 || p >= L->n_panels) return;
     const PanelSpec *ps = &L->spec[p];
@@ -84,10 +85,10 @@ void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int ro
     if (r->tip) r->tip(&o, &cell);
 }
 
-void explain_row_sum(const Trace *tr, const View *v, const Layout *L, int p, int row, char *out, size_t n)
+static void write_row_sum(TipOut *to, const Trace *tr, const View *v, const Layout *L, int p, int row)
 {
-    TipOut o = {out, n, 0};
-    if (n) out[0] = '\0';
+    TipOut o = *to;
+    if (o.n) o.s[0] = '\0';
     if (p < 0 || p >= L->n_panels) return;
     const PanelSpec *ps = &L->spec[p];
     (void)tr;
@@ -112,6 +113,54 @@ void explain_row_sum(const Trace *tr, const View *v, const Layout *L, int p, int
         tip_put(&o, " + ");
         tip_key(&o, v->lang, "tip.terms", 1, a2);
     }
-    tip_put(&o, "\n= ");
-    tip_num(&o, sum, false);
+    tip_equals(&o, sum);
+}
+
+// Writes with the fewest operand decimals that make every worked sum add up.
+typedef void (*WriteFn)(TipOut *o, const Trace *tr, const View *v, const Layout *L, int p, int row, int col);
+
+static void write_adding_up(WriteFn fn, const Trace *tr, const View *v, const Layout *L, int p, int row, int col,
+                            char *out, size_t n)
+{
+    for (int d = TIP_DECIMALS; d <= TIP_MAX_DECIMALS; d++) {
+        TipOut o = tip_out(out, n);
+        o.dec = d;
+        fn(&o, tr, v, L, p, row, col);
+        if (tip_adds_up(out, NULL, 0)) return;
+    }
+    TipOut o = tip_out(out, n); // none: the result says it is approximate
+    o.approx = true;
+    fn(&o, tr, v, L, p, row, col);
+}
+
+static void row_sum_fn(TipOut *o, const Trace *tr, const View *v, const Layout *L, int p, int row, int col)
+{
+    (void)col;
+    write_row_sum(o, tr, v, L, p, row);
+}
+
+void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int row, int col, char *out, size_t n)
+{
+    write_adding_up(write_cell, tr, v, L, p, row, col, out, n);
+}
+
+void explain_row_sum(const Trace *tr, const View *v, const Layout *L, int p, int row, char *out, size_t n)
+{
+    write_adding_up(row_sum_fn, tr, v, L, p, row, 0, out, n);
+}
+
+void explain_cell_as_cells(const Trace *tr, const View *v, const Layout *L, int p, int row, int col, int dec,
+                           char *out, size_t n)
+{
+    TipOut o = tip_out(out, n);
+    o.dec = dec, o.cells = true;
+    write_cell(&o, tr, v, L, p, row, col);
+}
+
+void explain_row_sum_as_cells(const Trace *tr, const View *v, const Layout *L, int p, int row, int dec, char *out,
+                              size_t n)
+{
+    TipOut o = tip_out(out, n);
+    o.dec = dec, o.cells = true;
+    write_row_sum(&o, tr, v, L, p, row);
 }

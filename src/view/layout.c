@@ -28,11 +28,12 @@ static int int_digits(float m)
     return d;
 }
 
-void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
+// fill: the largest number size as a part of the cell's smaller side
+static void fit_numbers_in(float m, bool integers, int w, int h, float s, float fill, int *decimals, int *px)
 {
     int d0 = integers ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
     int min_px = imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s));
-    int max_px = (int)fminf(0.36f * (float)imin(w, h), 26.0f * s);
+    int max_px = (int)fminf(fill * (float)imin(w, h), 26.0f * s);
     *decimals = -1;
     *px = 0;
     for (int d = d0; d >= 0; d--) {
@@ -50,23 +51,30 @@ void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *deci
     }
 }
 
+void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
+{
+    fit_numbers_in(m, integers, w, h, s, LAYOUT_NUMBER_FILL, decimals, px);
+}
+
 // The cell width at which p's numbers (2 decimals) reach the largest size an h px tall cell allows.
-static int number_width(const PanelSpec *p, int h, float s)
+static int number_width(const PanelSpec *p, int h, float s, float fill)
 {
     float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f);
     int chars = p->mask == p->data ? 3 : 1 + int_digits(m) + (m >= 1000.0f ? 0 : m >= 100.0f ? 2 : 3);
-    float px = fminf(0.36f * (float)h, 26.0f * s);
+    float px = fminf(fill * (float)h, 26.0f * s);
+    // (projector mode: with the air layout_fit_numbers leaves a wide cell, an eighth)
+    if (fill != LAYOUT_NUMBER_FILL) return (int)ceilf(0.62f * (float)chars * px * 8.0f / 7.0f) + 2;
     return (int)ceilf(0.62f * (float)chars * px) + 9;
 }
 
-static void fit_numbers(PanelSpec *p, int w, int h, float s)
+static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill)
 {
     float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
-    layout_fit_numbers(m, integers, w, h, s, &p->decimals, &p->px_cell);
+    fit_numbers_in(m, integers, w, h, s, fill, &p->decimals, &p->px_cell);
 }
 
 // ---- labels -------------------------------------------------------------------
@@ -199,7 +207,7 @@ static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, i
         if (p->row_sums) fixed += (int)(6 * s) + (int)(10 * s);
     }
     int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
-    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)(76 * L->num_s) * LAYOUT_Q);
+    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)((float)L->cell_cap * L->num_s) * LAYOUT_Q);
 }
 
 static void place_panels(Layout *L, const Trace *tr, const View *v)
@@ -261,15 +269,15 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         // (a pixel a panel kept free: each panel's width is rounded up)
         int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
         int64_t ch = column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap);
-        int64_t c = lmin(lmin(cw, ch), (int64_t)(76 * ns) * LAYOUT_Q);
+        int64_t c = lmin(lmin(cw, ch), (int64_t)((float)L->cell_cap * ns) * LAYOUT_Q);
         if (strip > 0) { // the strip only where the cells keep their size or stay large
             int64_t ch2 = column_cell_h(a.h - strip, n_cols, col_rows, col_n, cap + colh, stack_gap);
-            int64_t c2 = lmin(lmin(cw, ch2), (int64_t)(76 * ns) * LAYOUT_Q);
+            int64_t c2 = lmin(lmin(cw, ch2), (int64_t)((float)L->cell_cap * ns) * LAYOUT_Q);
             int dec = 0, npx = 0;
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
                 const PanelSpec *rp = &L->spec[L->result_panel];
-                layout_fit_numbers(rp->num_max, false, (int)(c2 / LAYOUT_Q),
-                                   (int)(c2 / LAYOUT_Q), ns, &dec, &npx);
+                fit_numbers_in(rp->num_max, false, (int)(c2 / LAYOUT_Q), (int)(c2 / LAYOUT_Q), ns,
+                               L->num_fill, &dec, &npx);
             }
             if (c2 < c && (c2 < (int64_t)(40 * s) * LAYOUT_Q || dec < 0)) {
                 strip = 0;
@@ -291,8 +299,9 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             // wider than tall where the width allows and the numbers then get larger
             // (their size is bound by the width): up to 1.5 × the height
             int want = 0, h = (int)(c / LAYOUT_Q);
-            for (int i = 0; i < L->n_panels; i++) want = imax(want, number_width(&L->spec[i], h, ns));
-            cwide = lmin(lmin(cw, c * 3 / 2), lmax(c, (int64_t)want * LAYOUT_Q));
+            for (int i = 0; i < L->n_panels; i++) want = imax(want, number_width(&L->spec[i], h, ns, L->num_fill));
+            // (projector mode: up to 2.5 ×, the large numbers' digits are what is wide)
+            cwide = lmin(lmin(cw, v->projector ? c * 5 / 2 : c * 3 / 2), lmax(c, (int64_t)want * LAYOUT_Q));
             cwide = lmax(c, cwide / LAYOUT_Q * LAYOUT_Q);
         }
         L->fit_wq = (int)cwide, L->fit_hq = (int)c;
@@ -350,19 +359,24 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
         p->decimals = -1;
         p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, ns);
+        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill);
         // projector mode, a panel too large even alone for its numbers at that size:
         // they keep the usual minimum rather than disappear
-        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s);
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, LAYOUT_NUMBER_FILL);
         L->sum_decimals[i] = -1;
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
             int room = L->area.x + L->area.w - (L->panel[i].x + L->panel[i].w + (int)(6 * s));
-            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)(76 * ns)), room));
+            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)((float)L->cell_cap * ns)), room));
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
-        if (p->row_sums && h >= LAYOUT_IMAGE_CELL)
-            layout_fit_numbers(1.0f, false, L->sum_w[i], h, ns, &L->sum_decimals[i], &L->sum_px[i]);
+        if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
+            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, &L->sum_decimals[i], &L->sum_px[i]);
+            // projector mode, too small for its numbers: the usual minimum, as the cells
+            // beside it (a Σ column without numbers is a column of one colour)
+            if (L->sum_decimals[i] < 0 && ns != s)
+                fit_numbers_in(1.0f, false, L->sum_w[i], h, s, LAYOUT_NUMBER_FILL, &L->sum_decimals[i], &L->sum_px[i]);
+        }
     }
 }
 
@@ -460,9 +474,11 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     if (s > 4.0f) s = 4.0f;
     L->s = s;
     L->num_s = v->projector ? s * (float)LAYOUT_PROJECTOR_NUMBER_PX / (float)LAYOUT_MIN_NUMBER_PX : s;
+    L->num_fill = v->projector ? LAYOUT_PROJECTOR_NUMBER_FILL : LAYOUT_NUMBER_FILL;
+    L->cell_cap = v->print ? 2 * LAYOUT_MAX_CELL : LAYOUT_MAX_CELL; // printed: cells fill the page's width
     L->px_title = even(24 * s);
     L->px_body = even(20 * s);
-    L->px_small = even(16 * s);
+    L->px_small = even((v->projector ? 18 : 16) * s); // (projector mode: axis labels, legend larger)
     L->px_formula = even(26 * s);
     L->px_op = even(34 * s);
     L->px_help = even(22 * s);
@@ -497,13 +513,21 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // header: stage name + shapes, then the formula
     int hy = ty + th + gap;
     L->header = (Rect){m, hy, w - 2 * m, (int)(L->px_title * 1.4f + L->px_formula * 1.4f)};
+    if (v->print) { // printed (the handout): none of the window's chrome, the page has its own header
+        L->timeline.h = L->tabs.h = L->header.h = 0;
+        L->header.y = m;
+        for (int i = 0; i < L->n_steps; i++) L->step_rect[i].h = 0;
+        L->n_batch_tabs = L->n_head_tabs = 0;
+        L->status = L->batch_label = L->head_label = (Rect){m, m, 0, 0};
+    }
 
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
     scene_build(L, tr, v);
     int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
+    if (v->print) bh = layout_legend_height(L); // (the page writes the narration)
     int by = h - m - bh;
     int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
-    L->narration = (Rect){m, by, w - 2 * m - legend_w - gap, bh};
+    L->narration = (Rect){m, by, v->print ? 0 : w - 2 * m - legend_w - gap, bh};
     L->legend = (Rect){w - m - legend_w, by, legend_w, bh};
 
     // heatmaps in between
@@ -511,7 +535,15 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
     place_panels(L, tr, v);
-    if (v->projector && projector_split(L, tr, v)) place_panels(L, tr, v);
+    if (v->projector && projector_split(L, tr, v)) {
+        place_panels(L, tr, v);
+    } else if (v->print_split && L->result_panel >= 0 && L->n_panels >= 2) { // the page: operands above the result
+        L->n_parts = 2;
+        L->part = v->part <= 0 ? 0 : 1;
+        keep_part(L, L->part, false);
+        L->split = true;
+        place_panels(L, tr, v);
+    }
 }
 
 int layout_legend_height(const Layout *L)

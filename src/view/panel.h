@@ -19,6 +19,9 @@
 #define LAYOUT_IMAGE_CELL 10      // cells narrower or shorter than this (px) are drawn as an image
 #define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 10 px)
 #define LAYOUT_PROJECTOR_NUMBER_PX 35 // projector mode (View.projector): × UI scale (28 px at 1024×768)
+#define LAYOUT_NUMBER_FILL 0.36f    // numbers in cells at most this part of the cell's smaller side
+#define LAYOUT_PROJECTOR_NUMBER_FILL 0.5f // in projector mode: 35 px in a 70 px cell (5 rows fit at 16:9)
+#define LAYOUT_MAX_CELL 76           // cells are at most this large (px × the numbers' scale)
 #define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
 
 typedef struct Rect {
@@ -99,6 +102,8 @@ typedef struct Layout {
     int w, h;
     float s;                     // UI scale: 1 at 1280×720
     float num_s;                 // the scale numbers in cells are sized with: s, larger in projector mode
+    float num_fill;              // numbers at most this part of a cell's smaller side (LAYOUT_*NUMBER_FILL)
+    int cell_cap;                // cells at most this × num_s px (LAYOUT_MAX_CELL; printed: twice that)
     bool split;                  // projector mode: the stage shows one part of its panels (part)
     int part, n_parts;           // which of n_parts: operands (together or one by one), the result last
     int px_title, px_body, px_small, px_formula, px_op, px_help;

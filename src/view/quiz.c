@@ -68,7 +68,33 @@ static void frame(Ctx *c, int b, int h)
 {
     view_init(&c->v, c->ls, c->lang);
     c->v.stage = c->stage, c->v.batch = b < 0 ? 0 : b, c->v.head = h < 0 ? 0 : h;
+    // a shared K/V head h (GQA / MQA) is the one the first of its query heads reads
+    const Tensor *t = &c->st->t;
+    if (h > 0 && t->rank == 4 && t->shape[1] > 0 && t->shape[1] < c->tr->n_heads && c->tr->n_heads % t->shape[1] == 0)
+        c->v.head = h * (c->tr->n_heads / t->shape[1]);
     layout_compute(&c->L, c->tr, &c->v, 1280, 720);
+}
+
+// The fewest decimals the operands' cells show in the frame (at most TIP_DECIMALS):
+// what a student computing from the screen reads.
+static int operand_decimals(const Layout *L)
+{
+    int d = TIP_DECIMALS;
+    for (int p = 0; p < L->n_panels; p++)
+        if (p != L->result_panel && !L->image[p] && L->spec[p].decimals >= 0 && L->spec[p].decimals < d)
+            d = L->spec[p].decimals;
+    return d;
+}
+
+// A tolerance that accepts both the answer computed from the explanation (it adds up
+// to the answer as shown: within base) and the one computed from the operands as the
+// cells show them (cells_text, explain_*_as_cells): base beyond the latter's distance.
+static float screen_tolerance(float x, float base, const char *cells_text)
+{
+    double v, lo, hi;
+    if (!tip_bounds(cells_text, &v, &lo, &hi) || !isfinite(v)) return base;
+    float t = (float)fabs(v - (double)x) + base;
+    return t > base ? t : base;
 }
 
 static void fmt(char *out, size_t n, const Ctx *c, const char *key, int nargs, const char *const *args)
@@ -249,6 +275,10 @@ static bool ask_value(Ctx *c, QuizQuestion *q)
         fmt(q->question, sizeof q->question, c, "quiz.value", 3, qa);
         frame(c, b, h);
         explain_cell(c->tr, &c->v, &c->L, c->L.result_panel, r, col, q->explanation, sizeof q->explanation);
+        char cells[sizeof q->explanation];
+        explain_cell_as_cells(c->tr, &c->v, &c->L, c->L.result_panel, r, col, operand_decimals(&c->L), cells,
+                              sizeof cells);
+        q->tolerance = screen_tolerance(x, q->tolerance, cells);
         return true;
     }
     return false;
@@ -329,6 +359,11 @@ static bool ask_sum(Ctx *c, QuizQuestion *q)
         fmt(q->question, sizeof q->question, c, "quiz.sum", 4, qa);
         frame(c, b, h);
         explain_row_sum(c->tr, &c->v, &c->L, c->L.result_panel, r, q->explanation, sizeof q->explanation);
+        char cells[sizeof q->explanation]; // the row as its cells show it (the result's own decimals)
+        int rd = c->L.spec[c->L.result_panel].decimals;
+        explain_row_sum_as_cells(c->tr, &c->v, &c->L, c->L.result_panel, r, rd >= 0 && rd < TIP_DECIMALS ? rd : TIP_DECIMALS,
+                                 cells, sizeof cells);
+        q->tolerance = screen_tolerance(sum, q->tolerance, cells);
         char why[512];
         fmt(why, sizeof why, c, "quiz.sum_why", 0, NULL);
         append(q->explanation, sizeof q->explanation, "\n");

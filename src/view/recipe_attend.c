@@ -141,18 +141,20 @@ static void tip_dot(TipOut *o, const TipCell *cell)
         const char *args[] = {a0, a1, a2};
         bool scaled = tr->scale != 1.0f;
         tip_key(o, lang, scaled ? "tip.scores" : "tip.scores_noscale", 3, args);
+        if (op[2] >= 0) { // ALiBi: the position bias of this cell, added after the scale
+            tip_put(o, "\n");
+            tip_key(o, lang, "tip.scores_bias", 0, NULL);
+        }
         tip_put(o, scaled ? "\n= (" : "\n= ");
         tip_terms(o, lang, q, 1, k, 1, dk);
         if (scaled) {
             tip_put(o, ") / ");
-            tip_put(o, a2);
+            tip_num(o, tr->scale, false);
         }
-        if (op[2] >= 0) { // ALiBi: the position bias of this cell, added after the scale
+        if (op[2] >= 0) {
             const Tensor *pb = &tr->stages[op[2]].t;
             tip_put(o, " + ");
             tip_num(o, tip_row(pb, 0, h, row)[col], true);
-            tip_put(o, "\n");
-            tip_key(o, lang, "tip.scores_bias", 0, NULL);
         }
         tip_equals(o, val);
     }
@@ -223,11 +225,13 @@ static void tip_softmax(TipOut *o, const TipCell *cell)
         tip_num(o, mx, true);
         tip_put(o, ") / ");
         tip_num(o, sum, false);
-        tip_equals(o, expf(x[col] - mx));
+        tip_step(o, expf(x[col] - mx));
         tip_put(o, " / ");
         tip_num(o, sum, false);
-        tip_put(o, " = ");
-        tip_num(o, val, false);
+        char vb[32];
+        tip_number(val, vb, sizeof vb);
+        tip_put(o, o->approx ? " ≈ " : " = ");
+        tip_put(o, vb);
     }
 }
 

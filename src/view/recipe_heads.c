@@ -88,8 +88,8 @@ static void tip_rope(TipOut *o, const TipCell *cell)
         float ang = (float)row * inv, c = cosf(ang), sn = sinf(ang);
         const float *x = tip_row(t0, b, h, row);
         char ab[32], cb[32], sb[32], pb[16], rb[16], ib[32];
-        tip_number(ang, ab, sizeof ab), tip_number(c, cb, sizeof cb), tip_number(sn, sb, sizeof sb);
-        tip_number(inv, ib, sizeof ib);
+        tip_operand(o, ang, ab, sizeof ab), tip_operand(o, c, cb, sizeof cb), tip_operand(o, sn, sb, sizeof sb);
+        tip_operand(o, inv, ib, sizeof ib);
         snprintf(pb, sizeof pb, "%d", pair), snprintf(rb, sizeof rb, "%d", row);
         const char *args[] = {rb, pb, ib, ab, cb, sb};
         tip_key(o, lang, "tip.rope", 6, args);
@@ -97,7 +97,7 @@ static void tip_rope(TipOut *o, const TipCell *cell)
         const char *args2[] = {recipe_symbol(tr, op[0], lang), a0, a1};
         tip_put(o, "\n");
         tip_key(o, lang, first ? "tip.rope_first" : "tip.rope_second", 3, args2);
-        tip_equals(o, x[col]);
+        tip_step(o, x[col]);
         tip_put(o, " · ");
         tip_num(o, c, true);
         tip_put(o, first ? " − " : " + ");

@@ -152,13 +152,9 @@ static void tip_linear_residual(TipOut *o, const TipCell *cell)
     int b = cell->b, row = cell->row, col = cell->col;
     const Tensor *t0 = cell->t0, *t1 = cell->t1;
     if (t0 && t1 && st->weight) {
-        tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL); // h·W₂ᵀ + b₂
+        (void)val; // h·W₂ᵀ + b₂ + z, term by term
         const float *zr = tip_row(t1, b, 0, row);
-        tip_put(o, " + ");
-        tip_put(o, recipe_symbol(tr, op[1], lang));
-        tip_put(o, " ");
-        tip_num(o, zr[col], true);
-        tip_equals(o, val);
+        tip_linear(o, lang, tr, t0, st, b, row, col, recipe_symbol(tr, op[1], lang), &zr[col]);
     }
 }
 
@@ -171,6 +167,7 @@ static void tip_add(TipOut *o, const TipCell *cell)
         tip_num(o, tip_row(t0, b, 0, row)[col], false);
         tip_put(o, " + ");
         tip_num(o, tip_row(t1, b, 0, row)[col], true);
+        tip_equals(o, cell->val);
     }
 }
 

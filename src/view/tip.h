@@ -14,11 +14,25 @@
 
 #define TIP_MAX_TERMS 6  // terms written out before "… (n terms)"
 
-// Appends to a bounded buffer (always NUL-terminated, cut when full).
+#define TIP_DECIMALS 2     // a result's decimals in a tooltip (tip_number)
+#define TIP_MAX_DECIMALS 6 // an operand's most decimals (a worked sum that needs them to add up)
+
+// Appends to a bounded buffer (always NUL-terminated, cut when full). The operands of
+// a worked sum (tip_num, tip_terms) are written with `dec` decimals: explain_cell picks
+// the fewest (from TIP_DECIMALS) with which every worked sum adds up to its result as
+// shown (tip_adds_up); exact whole numbers without any ("28×0.3467"). `cells`: written
+// as the cells show them instead (fixed point, whole numbers too), for the interval of
+// answers a student computing from the screen can reach (tip_bounds).
 typedef struct TipOut {
     char *s;
     size_t n, len;
+    int dec;
+    bool cells;
+    bool approx;   // no decimals make it add up: results say "≈" (tip_equals)
 } TipOut;
+
+// A buffer for a tooltip: operands at TIP_DECIMALS.
+TipOut tip_out(char *s, size_t n);
 
 // The result cell a recipe explains, and what it is read from.
 typedef struct TipCell {
@@ -38,11 +52,36 @@ typedef struct TipCell {
 void tip_number(float x, char *buf, size_t n);
 // A number for inside a formula: negative ones in parentheses ("x − (−0.01)").
 void tip_paren_number(float x, char *buf, size_t n);
+// x with d decimals (tip_number's form otherwise: NaN, ∞, scientific when tiny or huge).
+void tip_number_dec(float x, int d, char *buf, size_t n);
 void tip_put(TipOut *o, const char *t);
-// x as tip_number writes it; paren_neg: a negative one in parentheses.
+// An operand of a worked sum, with o's decimals (see TipOut); paren_neg: a negative one
+// in parentheses.
 void tip_num(TipOut *o, float x, bool paren_neg);
-// A new line "= x": the result a derivation ends with.
+// x as an operand of o, into buf (tip_num without the parentheses).
+void tip_operand(const TipOut *o, float x, char *buf, size_t n);
+// A new line "= x": the result a worked sum ends with (TIP_DECIMALS).
 void tip_equals(TipOut *o, float x);
+// A new line "= " then x as an operand (a step of a chain: "= exp(…) / Σ\n= 0.37 / 1.50").
+void tip_step(TipOut *o, float x);
+
+// ---- worked sums that add up -------------------------------------------------------------
+// A worked sum is a chain of lines starting "= " (or pieces " = " on one line) ending in a
+// number: "= 28×(−0.1034) + 29×0.3467 + (−0.46)\n= 10.06". Each piece that is arithmetic
+// (numbers, + − × · /, parentheses, exp) is evaluated with its numbers as written.
+//
+// Evaluates one piece: its value with the numbers as written, and the interval it lies in
+// when each number stands for anything that rounds to it (half a unit of its last digit;
+// a whole number without a point is exact). False: not arithmetic.
+bool tip_eval(const char *piece, double *val, double *lo, double *hi);
+// Whether every worked sum in text adds up: each arithmetic piece of a chain, evaluated,
+// lies within half a unit of the last digit of the number the chain ends with. why (may
+// be NULL) names the first that does not.
+bool tip_adds_up(const char *text, char *why, size_t n);
+// The value (numbers as written) and interval (tip_eval) of the first arithmetic piece of
+// text's last chain with at least two numbers: the worked sum with its operands; false
+// when there is none.
+bool tip_bounds(const char *text, double *val, double *lo, double *hi);
 // The language's template key with its arguments.
 void tip_key(TipOut *o, Lang lang, const char *key, int nargs, const char *const *args);
 // "a0×b0 + a1×b1 + … (n terms)" for n terms with strides.

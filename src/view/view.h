@@ -119,6 +119,13 @@ typedef struct View {
     // (part 0) then the result (part 1), each a step of → (layout.h).
     bool projector;
     int part;
+    // A printed frame (the handout): no window chrome (timeline, tabs, status, the
+    // header and narration the page writes itself): the panels and the legend; with
+    // hide_result, the result's cells drawn empty, to be filled in (a worksheet).
+    bool print;
+    // Printed in two frames, one above the other (the handout): part 0 the operands,
+    // part 1 the result (View.part), each as large as the page's width allows.
+    bool print_split;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.

@@ -1,0 +1,213 @@
+// test_numbers.c — every number a student can check adds up (issue 22): every worked
+// sum a tooltip, the Σ column, the derivation strip, the study mode's feedback and
+// --quiz write adds up to its result at the precision it shows; and an answer computed
+// from the numbers on screen is accepted. Every shipped lesson, both languages.
+// SDL-free: the view layer only.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <glob.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "explain.h"
+#include "i18n.h"
+#include "layout.h"
+#include "quiz.h"
+#include "scene.h"
+#include "session.h"
+#include "tip.h"
+#include "view.h"
+
+#include "pure_support.h"
+
+#define assert_near(a, b, eps) assert_true(fabs((double)(a) - (double)(b)) <= (eps))
+
+static glob_t shipped_lessons(void)
+{
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    glob("lessons/*.json", 0, NULL, &g);
+    assert_true(g.gl_pathc >= 10);
+    return g;
+}
+
+// The checker itself: numbers as written, their precision, chains of "= " lines.
+static void test_evaluator(void **state)
+{
+    (void)state;
+    double v, lo, hi;
+    assert_true(tip_eval("28×(-0.10) + 29×0.35 + 30×0.33 + 31×(-0.21) + (-0.46)", &v, &lo, &hi));
+    assert_near(v, 10.28, 1e-9);
+    // 28 is exact, each 2-decimal number ±0.005
+    assert_near(hi - v, (28 + 29 + 30 + 31) * 0.005 + 0.005, 1e-9);
+    assert_true(tip_eval("exp(-1.00 − (-1.00)) / 2.0", &v, &lo, &hi));
+    assert_near(v, 0.5, 1e-12);
+    assert_true(tip_eval("1.71e-16 / 1", &v, &lo, &hi));
+    assert_near(hi - v, 0.005e-16, 1e-24);
+    assert_true(tip_eval("2 · 3 − 1", &v, &lo, &hi) && v == 5.0 && lo == 5.0);
+    assert_false(tip_eval("q1 · k2", &v, &lo, &hi));
+    assert_false(tip_eval("28 × …", &v, &lo, &hi));
+    char why[256];
+    // the issue's K[1,3,0]: its terms sum to 10.28, it said 10.06
+    assert_false(tip_adds_up("K[1,3,0] = 10.06\n= Σₖ x[3,k]·W_K[0,k] + b_K[0]\n"
+                             "= 28.00×(-0.10) + 29.00×0.35 + 30.00×0.33 + 31.00×(-0.21) + (-0.46)\n= 10.06",
+                             why, sizeof why));
+    assert_true(tip_adds_up("= 28×(-0.1044) + 29×0.3461 + 30×0.3263 + 31×(-0.2057) + (-0.4620)\n= 10.06", why,
+                            sizeof why));
+    // one line of pieces, the exp step compared with the result at the end
+    assert_true(tip_adds_up("= exp(1.000 − 1.000) / 2.000\n= 1.000 / 2.000 = 0.50", why, sizeof why));
+    assert_false(tip_adds_up("= exp(1.000 − 1.000) / 2.000\n= 1.000 / 2.000 = 0.52", why, sizeof why));
+    // a line that does not start with "= " begins another chain
+    assert_true(tip_adds_up("θ = 1 · 1.00 = 1.00 rad, cos θ = 0.54\n= 2 + 2\n= 4.00", why, sizeof why));
+    // said to be approximate
+    assert_true(tip_adds_up("= 2 + 2\n≈ 5.00", why, sizeof why));
+    double b0, b1;
+    assert_true(tip_bounds("x = 1\n= 2.00×3 + 1\n= 7.00", &v, &b0, &b1));
+    assert_near(v, 7.0, 1e-12);
+    assert_near(b1 - v, 0.015, 1e-12);
+}
+
+// Every cell of the shown slices' result panels, and the Σ column of a softmax.
+static int check_tooltips(const char *file, const Trace *tr, View *v, int *approx)
+{
+    int n = 0;
+    char tip[4096], why[600];
+    for (v->stage = 0; v->stage < tr->n; v->stage++) {
+        Layout L;
+        layout_compute(&L, tr, v, 1280, 720);
+        if (L.result_panel < 0) continue;
+        const PanelSpec *res = &L.spec[L.result_panel];
+        int rows = res->rows < 12 ? res->rows : 12, cols = res->cols < 12 ? res->cols : 12;
+        for (int r = 0; r < rows; r++) {
+            for (int c = 0; c < cols; c++) {
+                explain_cell(tr, v, &L, L.result_panel, r, c, tip, sizeof tip);
+                if (!tip_adds_up(tip, why, sizeof why))
+                    fail_msg("%s %s (%s, batch %d, head %d) cell [%d,%d]: %s\n%s", file, tr->stages[v->stage].name,
+                             v->lang == LANG_ZH ? "zh" : "en", v->batch, v->head, r, c, why, tip);
+                if (strstr(tip, "≈")) (*approx)++;
+                n++;
+            }
+            if (res->row_sums) {
+                explain_row_sum(tr, v, &L, L.result_panel, r, tip, sizeof tip);
+                if (!tip_adds_up(tip, why, sizeof why))
+                    fail_msg("%s %s row %d Σ: %s\n%s", file, tr->stages[v->stage].name, r, why, tip);
+                n++;
+            }
+        }
+    }
+    return n;
+}
+
+static void test_tooltips_add_up(void **state)
+{
+    (void)state;
+    glob_t g = shipped_lessons();
+    int n = 0, approx = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Session *ses = open_session(g.gl_pathv[f]);
+        const Trace *tr = &ses->trace;
+        for (int lang = 0; lang < LANG_COUNT; lang++)
+            for (int bh = 0; bh < 2; bh++) {
+                View v;
+                view_init(&v, &ses->lesson, (Lang)lang);
+                v.batch = bh ? tr->batch - 1 : 0, v.head = bh ? tr->n_heads - 1 : 0;
+                n += check_tooltips(g.gl_pathv[f], tr, &v, &approx);
+            }
+        session_destroy(ses);
+    }
+    globfree(&g);
+    print_message("%d tooltips add up (%d say ≈)\n", n, approx);
+    assert_true(n > 5000);
+    assert_true(approx * 100 <= n); // "≈" is the exception
+}
+
+// --quiz and the study mode: each value's explanation adds up, and the answer computed
+// from the operands as the cells show them is accepted; so is the explanation's own.
+static void test_quiz_accepts_the_screen(void **state)
+{
+    (void)state;
+    glob_t g = shipped_lessons();
+    static QuizQuestion qs[QUIZ_MAX_QUESTIONS + 8];
+    int checked = 0;
+    char why[600];
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Session *ses = open_session(g.gl_pathv[f]);
+        const Trace *tr = &ses->trace;
+        for (int lang = 0; lang < LANG_COUNT; lang++)
+            for (uint64_t seed = 0; seed < 4; seed++) {
+                int n = quiz_all(tr, &ses->lesson, (Lang)lang, seed, true, qs, QUIZ_MAX_QUESTIONS + 8);
+                for (int i = 0; i < n; i++) {
+                    QuizQuestion *q = &qs[i];
+                    if (q->kind != QUIZ_VALUE && q->kind != QUIZ_SUM) continue;
+                    if (!tip_adds_up(q->explanation, why, sizeof why))
+                        fail_msg("%s %s: %s\n%s", g.gl_pathv[f], q->id, why, q->explanation);
+                    double v, lo, hi;
+                    if (tip_bounds(q->explanation, &v, &lo, &hi)) {
+                        float given = (float)v;
+                        if (!quiz_check(q, &given, 1))
+                            fail_msg("%s %s: the explanation's %g is refused (answer %g ± %g)", g.gl_pathv[f], q->id,
+                                     v, (double)q->answer[0], (double)q->tolerance);
+                    }
+                    // the operands as the cells show them (2 decimals at 1280×720)
+                    View view;
+                    view_init(&view, &ses->lesson, (Lang)lang);
+                    view.stage = q->stage, view.batch = q->batch < 0 ? 0 : q->batch, view.head = q->head < 0 ? 0 : q->head;
+                    const Tensor *qt = &tr->stages[q->stage].t; // a shared K/V head: its first query head
+                    if (qt->rank == 4 && qt->shape[1] < tr->n_heads) view.head *= tr->n_heads / qt->shape[1];
+                    Layout L;
+                    layout_compute(&L, tr, &view, 1280, 720);
+                    char cells[2048];
+                    if (q->kind == QUIZ_VALUE)
+                        explain_cell_as_cells(tr, &view, &L, L.result_panel, q->cell[0], q->cell[1], 2, cells, sizeof cells);
+                    else
+                        explain_row_sum_as_cells(tr, &view, &L, L.result_panel, q->cell[0], 2, cells, sizeof cells);
+                    if (tip_bounds(cells, &v, &lo, &hi)) {
+                        float given = (float)v;
+                        if (!quiz_check(q, &given, 1))
+                            fail_msg("%s %s: %g computed from the screen is refused (answer %g ± %g)\n%s", g.gl_pathv[f],
+                                     q->id, v, (double)q->answer[0], (double)q->tolerance, cells);
+                        checked++;
+                    }
+                }
+            }
+        session_destroy(ses);
+    }
+    globfree(&g);
+    assert_true(checked > 100);
+}
+
+// The issue's examples, in the classic lesson: K[1,3,0] from the screen's 10.28 is accepted.
+static void test_classic_examples(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/arange-2x4x4.json");
+    static QuizQuestion qs[QUIZ_MAX_QUESTIONS];
+    int n = quiz_generate(&ses->trace, &ses->lesson, LANG_EN, 1, qs, QUIZ_MAX_QUESTIONS);
+    bool seen = false;
+    for (int i = 0; i < n; i++)
+        if (!strcmp(qs[i].id, "k_proj-value-b1-3-0")) {
+            float typed = 10.28f, wrong = 10.9f;
+            assert_true(quiz_check(&qs[i], &typed, 1));
+            assert_false(quiz_check(&qs[i], &wrong, 1));
+            seen = true;
+        }
+    assert_true(seen);
+    session_destroy(ses);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_evaluator),
+        cmocka_unit_test(test_tooltips_add_up),
+        cmocka_unit_test(test_quiz_accepts_the_screen),
+        cmocka_unit_test(test_classic_examples),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,54 @@
+#!/bin/sh
+# Presenter mode on one display (issue 23: both windows opened 1280x720 at the same
+# place, the presenter's hidden): under Xvfb (one 1920x1080 screen, no window manager)
+# the audience and presenter windows do not overlap and stay on the screen, whether
+# they fit side by side as they are (800x600) or not (1280x720: the presenter window
+# narrower, the audience's smaller). Every wait is bounded and polls; skips (exit 77)
+# only when Xvfb is missing.
+. "$(dirname "$0")/window_lib.sh"
+window_test_begin window_placement_test xdotool
+cat >"$TMP/inner.sh" <<'INNER'
+#!/bin/sh
+B=$1; TMP=$2; NAME=window_placement_test
+. "$3"
+# geometry WINDOW: "X Y W H" of a window on the screen
+geometry() {
+    xdotool getwindowgeometry --shell "$1" | awk -F= '/^X=/{x=$2} /^Y=/{y=$2} /^WIDTH=/{w=$2} /^HEIGHT=/{h=$2} END {print x, y, w, h}'
+}
+for size in 800x600 1280x720; do
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --presenter --size "$size" lessons/arange-2x4x4.json \
+        >"$TMP/out.txt" 2>"$TMP/err.txt" &
+    PID=$!
+    n=0
+    for _ in $(seq 1 300); do
+        n=$(xdotool search --onlyvisible --pid "$PID" 2>/dev/null | wc -l)
+        [ "$n" -ge 2 ] && break
+        kill -0 "$PID" 2>/dev/null || fail "exited before its windows opened ($(cat "$TMP/err.txt"))"
+        sleep 0.2
+    done
+    [ "$n" -eq 2 ] || fail "$size: $n top-level windows, expected 2"
+    A= P=
+    for w in $(xdotool search --onlyvisible --pid "$PID"); do
+        if xdotool getwindowname "$w" | grep -q presenter; then P=$w; else A=$w; fi
+    done
+    [ -n "$A" ] && [ -n "$P" ] || fail "$size: no audience and presenter window among the two"
+    idle
+    set -- $(geometry "$A") $(geometry "$P")
+    echo "$NAME: --size $size: audience $3x$4 at $1,$2; presenter $7x$8 at $5,$6"
+    # no overlap: one is left of, right of, above or below the other; both on the screen
+    [ $(($1 + $3)) -le "$5" ] || [ $(($5 + $7)) -le "$1" ] || [ $(($2 + $4)) -le "$6" ] || [ $(($6 + $8)) -le "$2" ] ||
+        fail "$size: the windows overlap (audience $3x$4 at $1,$2; presenter $7x$8 at $5,$6)"
+    for v in "$1" "$2" "$5" "$6"; do [ "$v" -ge 0 ] || fail "$size: a window off the screen"; done
+    [ $(($1 + $3)) -le 1920 ] && [ $(($5 + $7)) -le 1920 ] && [ $(($2 + $4)) -le 1080 ] && [ $(($6 + $8)) -le 1080 ] ||
+        fail "$size: a window off the 1920x1080 screen"
+    [ "$7" -ge 640 ] || fail "$size: the presenter window is only $7 px wide"
+    [ "$size" = 800x600 ] && { [ "$3x$4" = 800x600 ] || fail "800x600: the audience window became $3x$4 (room for both)"; }
+    xdotool key --window "$A" Escape 2>/dev/null
+    for _ in $(seq 1 25); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
+    kill -0 "$PID" 2>/dev/null && fail "$size: still running 5 s after Esc"
+    wait "$PID"
+    PID=
+done
+echo "window_placement_test: ok"
+INNER
+window_test_run 120 1920x1080
