@@ -205,7 +205,8 @@ EMSCRIPTEN_KEEPALIVE char *attnviz_dump(void) { return app ? to_string(write_dum
 static int describe_w, describe_h;
 static void write_describe(FILE *f)
 {
-    describe_run(app->session->path, NULL, app->v.lang, app->v.batch, app->v.head, describe_w, describe_h, f, stderr);
+    describe_run(app->session->path, NULL, app->v.lang, app->v.batch, app->v.head, describe_w, describe_h, false, f,
+                 stderr);
     // (describe_run, a command of its own, loads the strings and frees them when done:
     // the window's are loaded again)
     char assets[1100], err[1200];

@@ -46,9 +46,9 @@ VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps
 }
 bool video_wants_observe(const VideoWriter *v) { (void)v; return false; }
 void video_observe(VideoWriter *v, const unsigned char *rgba, int pitch) { (void)v, (void)rgba, (void)pitch; }
-bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, char *err, size_t n)
+bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, int ticks, char *err, size_t n)
 {
-    (void)v, (void)rgba, (void)pitch, (void)err, (void)n;
+    (void)v, (void)rgba, (void)pitch, (void)ticks, (void)err, (void)n;
     return false;
 }
 bool video_close(VideoWriter *v, bool keep, char *err, size_t n) { (void)v, (void)keep, (void)err, (void)n; return false; }
