@@ -174,6 +174,7 @@ bench:
 	  if [ "$${b##*/}" = bench_process ] && [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
 	    xvfb-run -a -s "-screen 0 1920x1080x24" $$b $(B)/attnviz || exit 1; \
 	  else $$b $(B)/attnviz || exit 1; fi; done
+	@$(MAKE) --no-print-directory bench-web
 
 run: deps
 	@$(MAKE) --no-print-directory $(B)/attnviz

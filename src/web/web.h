@@ -22,4 +22,7 @@ char *attnviz_dump(void);
 // JSON: the lesson's file, as `attnviz --describe --size WxH` in the window's language and slice.
 char *attnviz_describe(int w, int h);
 
+// JSON: how long each frame drawn since the last call took, in ms (make bench-web).
+char *attnviz_frame_times(void);
+
 #endif

@@ -15,6 +15,7 @@
 //   attnviz.frame()    the frame on screen as --describe writes one
 //   attnviz.dump()     the lesson on screen (edits applied) as --dump writes it
 //   attnviz.describe(w, h)   the lesson file as `--describe --size WxH`
+//   attnviz.frameTimes()     ms of each frame drawn since the last call (make bench-web)
 //   attnviz.open(path) a file in the page's file system, as if dropped
 //   attnviz.sync()     a Promise: the data folder written to IndexedDB
 //   attnviz.errors     the lines the program wrote to stderr
@@ -259,6 +260,7 @@
     frame: () => JSON.parse(cString(Module._attnviz_frame()) || 'null'),
     dump: () => cString(Module._attnviz_dump()),
     describe: (w, h) => cString(Module._attnviz_describe(w, h)),
+    frameTimes: () => JSON.parse(cString(Module._attnviz_frame_times()) || '[]'),
     open: (path) => withString(path, (p) => Module._attnviz_open(p)),
     sync,
   };

@@ -5,6 +5,7 @@
 #                    fonts/wqy-microhei.ttc (fetched only when Chinese is shown)
 #   make serve-web   serve it on http://127.0.0.1:8080/ (PORT=…)
 #   make test-web    build it, then drive it in headless Chromium (tests/web/)
+#   make bench-web   its speed: first frame, frame time, edit → frame, transfer
 #
 # The same sources as the desktop app, compiled by Debian's emscripten against a
 # sysroot of SDL2, SDL2_ttf, FreeType, HarfBuzz, zlib, libspng and cJSON built from
@@ -31,11 +32,11 @@ WEB_CFLAGS := -std=gnu11 -O2 $(filter-out -Wdouble-promotion,$(WARN)) -MMD -MP -
               -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app
 WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lharfbuzz -lfreetype -lspng -lz -lcjson
 WEB_LDFLAGS := -O2 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sTOTAL_STACK=1MB -sENVIRONMENT=web \
-              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe \
+              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times \
               -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,FS,callMain -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
               -lidbfs.js --preload-file $(WEB_DATA)/attnviz@/attnviz
 
-.PHONY: web serve-web test-web web-deps
+.PHONY: web serve-web test-web bench-web web-deps
 web-deps:
 	@missing=""; \
 	for pair in $(DEB_WEB); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
@@ -93,6 +94,11 @@ $(WEB)/fonts/wqy-microhei.ttc: $(WEB_CJK)
 test-web: web
 	@$(MAKE) --no-print-directory $(B)/attnviz
 	@sh tests/web/test_web.sh $(B)
+
+# the page's speed (make bench runs it after its own rows)
+bench-web: web
+	@node_dir=$$(sh tests/web/node_setup.sh) && cp tests/bench/bench_web.mjs $$node_dir/ && \
+	  node $$node_dir/bench_web.mjs $(WEB)
 
 PORT ?= 8080
 serve-web: web

@@ -36,13 +36,22 @@
 static Args args;
 static App *app;
 static char default_lesson[1200];
+// how long each drawn frame took (app_frame: events, update, draw), for make bench-web
+#define FRAME_TIMES 2048
+static float frame_ms[FRAME_TIMES];
+static int n_frame_ms;
 
 // One browser frame. After Q (or the tab's close) the window is gone: the page
 // says so and offers to start again, never a blank canvas.
 static void frame(void)
 {
     if (!app) return;
-    if (app_frame(app)) return;
+    long drawn = app->frames_drawn;
+    double t0 = emscripten_get_now();
+    bool going = app_frame(app);
+    if (going && app->frames_drawn > drawn && n_frame_ms < FRAME_TIMES)
+        frame_ms[n_frame_ms++] = (float)(emscripten_get_now() - t0);
+    if (going) return;
     app_destroy(app);
     app = NULL;
     emscripten_cancel_main_loop();
@@ -201,6 +210,16 @@ EMSCRIPTEN_KEEPALIVE char *attnviz_state(void) { return app ? to_string(write_st
 EMSCRIPTEN_KEEPALIVE char *attnviz_frame(void) { return app ? to_string(write_frame) : NULL; }
 // window.attnviz.dump(): the lesson on screen, edits applied, as --dump writes it.
 EMSCRIPTEN_KEEPALIVE char *attnviz_dump(void) { return app ? to_string(write_dump) : NULL; }
+
+static void write_frame_times(FILE *f)
+{
+    fputc('[', f);
+    for (int i = 0; i < n_frame_ms; i++) fprintf(f, i ? ", %.4f" : "%.4f", (double)frame_ms[i]);
+    fputc(']', f);
+    n_frame_ms = 0;
+}
+// window.attnviz.frameTimes(): the milliseconds each frame drawn since the last call took.
+EMSCRIPTEN_KEEPALIVE char *attnviz_frame_times(void) { return to_string(write_frame_times); }
 
 static int describe_w, describe_h;
 static void write_describe(FILE *f)

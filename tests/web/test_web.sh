@@ -24,12 +24,6 @@ if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
     echo "test_web: the broken lesson opened on the desktop" >&2; exit 1
 fi
 sed "s|$exp/broken.json|/tmp/drop/broken.json|g" "$exp/broken.err.native" > "$exp/broken.err"
-# playwright-core from the npm registry (package-lock.json), once, under build/
-node_dir=build/web-node
-if ! cmp -s tests/web/package-lock.json "$node_dir/package-lock.json" 2>/dev/null || [ ! -d "$node_dir/node_modules/playwright-core" ]; then
-    mkdir -p "$node_dir"
-    cp tests/web/package.json tests/web/package-lock.json "$node_dir/"
-    (cd "$node_dir" && npm ci --no-audit --no-fund --loglevel=error) >&2
-fi
+node_dir=$(sh tests/web/node_setup.sh) || exit 1
 cp tests/web/test_web.mjs "$node_dir/"
 node "$node_dir/test_web.mjs" "$site" "$exp"

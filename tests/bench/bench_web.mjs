@@ -1,0 +1,104 @@
+// bench_web.mjs — the browser build's speed in Debian's headless Chromium (make
+// bench-web; make bench runs it after the desktop rows). Prints rows of the same
+// table as the C benchmarks:
+//   first frame, cold cache (a new browser context each time), on 127.0.0.1
+//   frame time while transitions play at 1280×720 (every frame of → through the classic lesson)
+//   what-if edit → frame (the frame that applies the edit: recompute + draw)
+//   transfer of an English first visit, gzipped (what a static host that compresses sends)
+//
+//   node bench_web.mjs SITE
+import { chromium } from 'playwright-core';
+import http from 'node:http';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+
+const site = path.resolve(process.argv[2]);
+const types = {'.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm'};
+let served = 0; // bytes sent gzipped, as a compressing static host would
+const server = http.createServer((req, res) => {
+  const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  const file = path.join(site, rel.endsWith('/') ? rel + 'index.html' : rel);
+  fs.readFile(file, (err, data) => {
+    if (err || !file.startsWith(site)) { res.writeHead(404); res.end(); return; }
+    const gz = zlib.gzipSync(data, {level: 6});
+    served += gz.length;
+    res.writeHead(200, {'content-type': types[path.extname(file)] || 'application/octet-stream', 'content-encoding': 'gzip'});
+    res.end(gz);
+  });
+});
+await new Promise((r) => server.listen(0, '127.0.0.1', r));
+const base = `http://127.0.0.1:${server.address().port}/index.html`;
+
+function row(name, xs, target, unit) {
+  xs = xs.slice().sort((a, b) => a - b);
+  const med = xs[Math.floor(xs.length / 2)], p99 = xs[Math.floor((xs.length - 1) * 0.99)];
+  const ok = med <= target;
+  console.log(`| ${name.padEnd(48)} | ${med.toFixed(2).padStart(9)} ${unit.padEnd(4)} | ${p99.toFixed(2).padStart(9)} ${unit.padEnd(4)} | <= ${target} ${unit} | ${ok ? 'ok' : 'MISSED'} |`);
+}
+
+const browser = await chromium.launch({
+  executablePath: '/usr/bin/chromium',
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+         '--disable-component-update', '--disable-sync'],
+});
+async function fresh() {
+  const context = await browser.newContext({viewport: {width: 1280, height: 720}, deviceScaleFactor: 1});
+  const page = await context.newPage();
+  return {context, page};
+}
+
+// first frame, cold: a new context has an empty cache
+const first = [];
+let transfer = 0;
+for (let i = 0; i < 7; i++) {
+  const {context, page} = await fresh();
+  served = 0;
+  const t0 = Date.now();
+  await page.goto(base);
+  await page.waitForFunction(() => window.attnviz !== undefined);
+  await page.evaluate(() => attnviz.ready);
+  first.push(Date.now() - t0);
+  if (i === 0) transfer = served;
+  await context.close();
+}
+row('web: first frame, cold cache, localhost', first, 1000, 'ms');
+
+const {context, page} = await fresh();
+await page.goto(base);
+await page.waitForFunction(() => window.attnviz !== undefined);
+await page.evaluate(() => attnviz.ready);
+const settled = () => page.waitForFunction(() => !attnviz.state().busy, null, {polling: 50, timeout: 30000});
+// transitions: → through every stage, every frame timed
+await page.evaluate(() => attnviz.frameTimes());
+const n = (await page.evaluate(() => attnviz.state())).stages;
+for (let i = 1; i < n; i++) {
+  const e = (await page.evaluate(() => attnviz.state())).events;
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((k) => attnviz.state().events > k, e, {polling: 20});
+  await settled();
+}
+const frames = await page.evaluate(() => attnviz.frameTimes());
+row(`web: frame time, transitions, 1280×720 (${frames.length} frames)`, frames, 4, 'ms');
+
+// what-if: an edit of the first input cell, ten times: the frame that applies it
+await page.keyboard.press('Home');
+await settled();
+const edits = [];
+for (let i = 0; i < 10; i++) {
+  await page.keyboard.press('Enter');
+  await page.keyboard.type(String(i + 1));
+  await settled().catch(() => {});
+  await page.evaluate(() => attnviz.frameTimes());
+  const e = (await page.evaluate(() => attnviz.state())).events;
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((k) => attnviz.state().events > k, e, {polling: 10});
+  await page.waitForTimeout(100);
+  const t = await page.evaluate(() => attnviz.frameTimes());
+  edits.push(t[0]);
+}
+row('web: what-if edit → its frame, 1280×720', edits, 33, 'ms');
+await context.close();
+await browser.close();
+server.close();
+console.log(`| ${'web: transfer, English first visit, gzipped'.padEnd(48)} | ${(transfer / 1e6).toFixed(2).padStart(9)} MB   | ${''.padStart(14)} | <= 2.5 MB | ${transfer <= 2.5e6 ? 'ok' : 'MISSED'} |`);
