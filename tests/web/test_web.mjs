@@ -28,8 +28,10 @@ function check(ok, what) {
 const types = {'.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json'};
 const server = http.createServer((req, res) => {
   const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
-  const file = path.join(site, rel.endsWith('/') ? rel + 'index.html' : rel);
-  if (!file.startsWith(path.resolve(site))) { res.writeHead(403); res.end(); return; }
+  // /extra/NAME: the repository's lessons, as a lesson file on the same site
+  const root = rel.startsWith('/extra/') ? path.resolve('lessons') : site;
+  const file = path.join(root, rel.startsWith('/extra/') ? rel.slice(7) : rel.endsWith('/') ? rel + 'index.html' : rel);
+  if (!file.startsWith(root)) { res.writeHead(403); res.end(); return; }
   fs.readFile(file, (err, data) => {
     if (err) { res.writeHead(404); res.end(); return; }
     res.writeHead(200, {'content-type': types[path.extname(file)] || 'application/octet-stream'});
@@ -256,6 +258,11 @@ try {
   await page.waitForFunction(() => window.attnviz !== undefined);
   const why = await page.evaluate(() => attnviz.ready.then(() => 'opened', (e) => e.message));
   check(/--batch\/--head: .*causal-decoder.json has batches 0\.\.0/.test(why), `?batch=1 of a one-batch lesson: ready is rejected with the reason (“${why}”)`);
+  s = await open('lesson=extra/sentence-the-cat.json&stage=attn');
+  check(s.lesson === '/tmp/url/sentence-the-cat.json' && s.stage === 'attn', `?lesson=extra/sentence-the-cat.json: a lesson file on the same site (${s.lesson})`);
+  await page.goto(base + 'index.html?lesson=http://example.com/x.json');
+  const away = await page.evaluate(() => attnviz.ready.then(() => 'opened', (e) => e.message));
+  check(/must be on this site/.test(away), `?lesson= on another site is refused (“${away}”)`);
   await page.goto(base + 'index.html?stage=nosuch');
   await page.waitForFunction(() => !document.getElementById('status').hidden && document.querySelector('#status pre'), null, {timeout: 10000});
   const bad = await page.evaluate(() => document.querySelector('#status pre').textContent);
