@@ -26,19 +26,32 @@ mkdir -p "$SRC" "$OUT/include" "$OUT/lib"
 
 # Debian's source packages need a deb-src line; added only when none is there.
 if ! apt-get source --print-uris zlib >/dev/null 2>&1; then
-    list=/etc/apt/sources.list.d/attnviz-deb-src.sources
-    say "no deb-src entry in apt's sources: adding $list (Debian's source packages)"
     SUDO=; [ "$(id -u)" -eq 0 ] || SUDO=sudo
-    sed -n 's/^Types:.*\bdeb\b.*/Types: deb-src/p; /^\(URIs\|Suites\|Components\|Signed-By\):/p; /^$/p' \
-        /etc/apt/sources.list.d/debian.sources | $SUDO tee "$list" >/dev/null
+    if [ -f /etc/apt/sources.list.d/debian.sources ]; then # deb822 (Debian 12's default)
+        list=/etc/apt/sources.list.d/attnviz-deb-src.sources
+        say "no deb-src entry in apt's sources: adding $list (Debian's source packages)"
+        sed -n 's/^Types:.*\bdeb\b.*/Types: deb-src/p; /^\(URIs\|Suites\|Components\|Signed-By\):/p; /^$/p' \
+            /etc/apt/sources.list.d/debian.sources | $SUDO tee "$list" >/dev/null
+    else                                                  # one-line sources.list
+        list=/etc/apt/sources.list.d/attnviz-deb-src.list
+        say "no deb-src entry in apt's sources: adding $list (Debian's source packages)"
+        sed -n 's/^deb \(.*\)/deb-src \1/p' /etc/apt/sources.list | $SUDO tee "$list" >/dev/null
+    fi
     $SUDO apt-get update -qq
 fi
 cd "$SRC"
 for p in $PKGS; do
     say "apt-get source $p"
-    apt-get source -qq "$p" >/dev/null 2>&1 || { apt-get source "$p" >&2; exit 1; }
+    # the newest version, else an older one still on the mirror (a security update's
+    # files can be missing from it for a while)
+    got=no
+    for v in $(apt-cache showsrc "$p" | sed -n 's/^Version: //p' | sort -rV); do
+        if apt-get source -qq "$p=$v" >/dev/null 2>&1; then got=yes; break; fi
+        rm -rf "$SRC/$p"-[0-9]*/ "$SRC/$p"_[0-9]*
+    done
+    [ $got = yes ] || { apt-get source "$p" >&2; echo "sysroot: apt-get source $p failed" >&2; exit 1; }
 done
-dir() { for d in "$SRC"/$1-*/; do [ -d "$d" ] && { echo "${d%/}"; return; }; done; echo "no source of $1" >&2; exit 1; }
+dir() { for d in "$SRC"/$1-[0-9]*/; do [ -d "$d" ] && { echo "${d%/}"; return; }; done; echo "no source of $1" >&2; exit 1; }
 
 export CFLAGS="-O2"
 # emcc links through node scripts that need acorn, which Debian ships here

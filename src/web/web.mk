@@ -18,7 +18,7 @@ WEB_OBJ    := build/web-obj
 WEB_SYS    := build/web-sysroot
 WEB_DATA   := build/web-data
 DEB_WEB    := emcc:emscripten chromium:chromium dpkg-source:dpkg-dev cmake:cmake ninja:ninja-build \
-              python3:python3
+              node:nodejs npm:npm
 WEB_FONTS  := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
               /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
 WEB_CJK    := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
@@ -37,17 +37,8 @@ WEB_LDFLAGS := -O2 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sTOTAL_STACK=1
               -lidbfs.js --preload-file $(WEB_DATA)/attnviz@/attnviz
 
 .PHONY: web serve-web test-web bench-web web-deps
-web-deps:
-	@missing=""; \
-	for pair in $(DEB_WEB); do command -v $${pair%%:*} >/dev/null 2>&1 || missing="$$missing $${pair#*:}"; done; \
-	for f in $(WEB_FONTS) $(WEB_CJK); do [ -f $$f ] || missing="$$missing fonts-dejavu-core fonts-wqy-microhei"; done; \
-	if [ -n "$$missing" ]; then \
-	  echo "attnviz: installing Debian packages for the web build:$$missing"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing \
-	    || { echo "attnviz: could not install:$$missing" >&2; exit 1; }; \
-	fi
+web-deps: # the desktop's packages too: test-web compares the page with the desktop binary
+	@$(MAKE) --no-print-directory deps DEB_TOOLS="$(DEB_TOOLS) $(DEB_WEB)"
 
 web: web-deps
 	@$(WEB_ENV) sh src/web/sysroot.sh $(WEB_SYS)
