@@ -218,7 +218,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             label_w = imax(label_w, text_w(v, d.line[i].label, L->px_small));
             n_max = imax(n_max, d.line[i].n);
             for (int j = 0; j < d.line[i].n; j++) {
-                tip_number(d.line[i].v[j], num, sizeof num);
+                scene_derivation_text(&d, i, j, num, sizeof num);
                 value_w = imax(value_w, text_w(v, num, L->px_small));
             }
         }

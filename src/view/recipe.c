@@ -189,6 +189,11 @@ DerivLine *recipe_deriv_line(Derivation *d, const char *label, int n)
     return l;
 }
 
+void recipe_deriv_rel(DerivLine *l, DerivRel rel, int a, int b, int c, double k)
+{
+    l->rel = rel, l->a = a, l->b = b, l->c = c, l->k = k;
+}
+
 // "attn · h0, row 2" / "scores · h0, cell [2, 3]"
 void recipe_deriv_title(Derivation *d, const View *v, const PanelSpec *res, int row, int col)
 {

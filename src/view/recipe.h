@@ -71,12 +71,38 @@ typedef enum QuizKind {
 #define SCENE_DERIV_MAX_LINES 6
 #define SCENE_DERIV_MAX_VALUES 16
 
+// How a line follows from the lines above it (a, b, c: their indices; k: a constant
+// its label writes): scene_derivation gives each line the decimals with which every
+// relation holds for the values as written (scene_derivation_adds_up).
+typedef enum DerivRel {
+    DERIV_GIVEN,      // read from a panel
+    DERIV_PRODUCT,    // a[j] × b[j]
+    DERIV_SUM,        // Σ a[j]
+    DERIV_DIV_K,      // a[j] / k
+    DERIV_ADD_K,      // a[j] + k
+    DERIV_ADD,        // a[0] + b[0]
+    DERIV_MAX,        // max a[j]
+    DERIV_SUB,        // a[j] − b[0]
+    DERIV_EXP,        // exp(a[j])
+    DERIV_DIV,        // a[j] / b[0]
+    DERIV_MEAN,       // Σ a[j] / n
+    DERIV_VAR,        // Σ (a[j] − b[0])² / n
+    DERIV_NORM,       // (a[j] − b[0]) / √(c[0] + k)
+} DerivRel;
+
 typedef struct DerivLine {
     char label[64];   // "max", "x − max", "exp(x − max)", "Σ", "÷ Σ = attn", "q·k"
     int n;            // values on the line (1: a scalar)
     float v[SCENE_DERIV_MAX_VALUES];
     bool result;      // the line is the result row (coloured with the result's scale)
+    int dec;          // the decimals its values are written with (tip_number_dec)
+    DerivRel rel;
+    int a, b, c;
+    double k;
 } DerivLine;
+
+// Sets how line l follows from lines a, b, c (indices above it) and the constant k.
+void recipe_deriv_rel(DerivLine *l, DerivRel rel, int a, int b, int c, double k);
 
 typedef struct Derivation {
     char title[64];   // "attn row 2", "scores[2, 3]"
