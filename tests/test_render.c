@@ -656,6 +656,63 @@ static void test_tooltip_clear_of_operands(void **state)
 // for the classic lesson's scores: a clear first, balanced pushes, every text and
 // rectangle on the output, each cell's number as a text; the hover layer adds
 // the tooltip only without the help over it; a second frame reuses the memory.
+// While the transition into the softmax runs, a row not computed yet has no tooltip, and
+// neither has its Σ (issue 22 item 10: the Σ of a row still to come, over the strip);
+// a computed row's cell and Σ have theirs, settled every row has.
+static void test_hover_during_transition(void **state)
+{
+    (void)state;
+    Target t;
+    target_init(&t, 1280, 720);
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    View v;
+    Overlays ov = {0};
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "attn");
+    assert_true(v.stage >= 0);
+    Layout L;
+    layout_compute(&L, &tr, &v, t.w, t.h);
+    int r = L.result_panel, last = L.spec[r].rows - 1;
+    assert_true(L.sum_w[r] > 0);
+    // a moment of the transition when row 0 is computed and the last row not yet
+    float mid = -1.0f;
+    for (int i = 1; i < 40 && mid < 0.0f; i++) {
+        v.anim = (float)i / 40.0f;
+        if (render_cell_shown(&L, &tr, &v, r, 0, 0) && !render_cell_shown(&L, &tr, &v, r, last, 0)) mid = v.anim;
+    }
+    assert_true(mid > 0.0f);
+    for (int settled = 0; settled < 2; settled++) {
+        v.anim = settled ? 1.0f : mid;
+        for (int row = 0; row <= last; row += last) {
+            bool shown = render_cell_shown(&L, &tr, &v, r, row, 0);
+            assert_true(shown == (settled || row == 0));
+            assert_true(render_cell_shown(&L, &tr, &v, r, row, -1) == shown);
+            Rect q;
+            assert_true(layout_cell_rect(&L, r, row, 0, &q));
+            int sx = L.panel[r].x + L.panel[r].w + (int)(6 * L.s) + L.sum_w[r] / 2, sy = q.y + q.h / 2;
+            int xs[2] = {q.x + q.w / 2, sx}, ys[2] = {sy, sy};
+            for (int k = 0; k < 2; k++) {
+                ov.hover = false;
+                render_frame_record(&t.c, &L, &tr, &v, &ov);
+                size_t plain = t.dl.n;
+                paint_flush(&t.c);
+                ov.hover = true, ov.mouse_x = xs[k], ov.mouse_y = ys[k];
+                render_frame_record(&t.c, &L, &tr, &v, &ov);
+                size_t hovered = t.dl.n;
+                paint_flush(&t.c);
+                if ((hovered > plain) != shown)
+                    fail_msg("anim %.1f row %d %s: tooltip %s", (double)v.anim, row, k ? "Σ" : "cell",
+                             hovered > plain ? "drawn" : "missing");
+            }
+        }
+    }
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 static void test_frame_commands(void **state)
 {
     (void)state;
@@ -1452,6 +1509,7 @@ int main(void)
         cmocka_unit_test(test_flush_inside_push),
         cmocka_unit_test(test_render_overlays_and_determinism),
         cmocka_unit_test(test_tooltip_clear_of_operands),
+        cmocka_unit_test(test_hover_during_transition),
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),

@@ -202,6 +202,16 @@ static float cell_progress(AnimKind k, float e, int row, int c, int rows, int co
     }
 }
 
+bool render_cell_shown(const Layout *L, const Trace *tr, const View *v, int p, int row, int col)
+{
+    if (p < 0 || p >= L->n_panels || !L->spec[p].result || v->anim >= 1.0f || tr->n == 0) return true;
+    const PanelSpec *ps = &L->spec[p];
+    AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
+    float e = ease_in_out_cubic(v->anim);
+    if (col < 0) return cell_progress(k, e, row, 0, ps->rows, 1) >= 1.0f; // the Σ: once its row is done
+    return cell_progress(k, e, row, col, ps->rows, ps->cols) >= 1.0f;
+}
+
 // The result cell being computed at eased progress e (row-wise and cell-wise animations).
 static bool computing_cell(AnimKind k, float e, const PanelSpec *ps, int *row, int *c)
 {
@@ -465,7 +475,8 @@ static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const 
     AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
     int row = scene_derivation_row(L), col = 0, hp, hr, hc;
     float shown = 1.0f;
-    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result) {
+    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result &&
+        render_cell_shown(L, tr, v, hp, hr, hc)) { // (a row still to come is not written out ahead of time)
         row = hr, col = hc;
     } else if (e < 1.0f && computing_cell(k, e, res, &row, &col)) {
         shown = cell_progress(k, e, row, col < 0 ? 0 : col, res->rows, k == ANIM_CELLS ? res->cols : 1);
