@@ -556,6 +556,55 @@ static void test_ranges_without_stats(void **state)
 }
 
 // Every stage kind has its recipe, with panels and a formula (recipe.c's table).
+// The Δ view of the masked scores after an edit that changes the mask: a score masked
+// before or after it reads as masked (−∞: the masked look, its tooltip says so), not as a
+// difference of −1e9; the legend's range covers the finite differences only (issue 22
+// item 3: "-1000000000.00" spilled over its neighbours under a ±128.80 legend).
+static void test_delta_masked(void **state)
+{
+    (void)state;
+    const char *sets[] = {"mask[0,1,3]=1", "mask[0,3,1]=0"};
+    SessionEdits ed = {sets, 2};
+    char err[LESSON_ERR_MAX + 200];
+    Session *s = session_open("lessons/causal-decoder.json", &ed, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    Trace d;
+    AttnWeights w;
+    assert_true(session_delta(s, &d, &w));
+    View v;
+    view_init(&v, &s->lesson, LANG_EN);
+    v.delta = true, v.edited = true, v.n_edits = 2;
+    v.stage = trace_find(&d, "masked_scores");
+    assert_true(v.stage >= 0);
+    Layout L;
+    layout_compute(&L, &d, &v, 1280, 720);
+    const PanelSpec *res = &L.spec[L.result_panel];
+    assert_true(res->neg_inf_masked);
+    const Tensor *mo = &session_original_trace(s)->stages[v.stage].t, *me = &s->trace.stages[v.stage].t;
+    int masked = 0;
+    for (int r = 0; r < res->rows; r++)
+        for (int c = 0; c < res->cols; c++) {
+            float x = panel_value(res, r, c);
+            size_t k = ((size_t)res->head * (size_t)res->rows + (size_t)r) * (size_t)res->cols + (size_t)c; // batch 0
+            bool was = mo->data[k] == s->trace.mask_fill, is = me->data[k] == s->trace.mask_fill;
+            if (was || is) {
+                assert_true(isinf(x) && x < 0.0f);
+                masked++;
+                char tip[1024];
+                explain_cell(&d, &v, &L, L.result_panel, r, c, tip, sizeof tip);
+                assert_non_null(strstr(tip, "masked"));
+                assert_null(strstr(tip, "∞"));
+            } else {
+                assert_true(isfinite(x) && fabsf(x) < 1e6f);
+            }
+        }
+    assert_true(masked >= 10);
+    assert_true(L.group[res->group].scale.hi < 1e6f);
+    trace_free(&d);
+    attn_weights_free(&w);
+    session_destroy(s);
+}
+
 static void test_every_kind_has_a_recipe(void **state)
 {
     (void)state;
@@ -573,6 +622,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_kind_has_a_recipe),
+        cmocka_unit_test(test_delta_masked),
         cmocka_unit_test(test_scene_rules),
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),

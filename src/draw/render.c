@@ -179,8 +179,15 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     char formula[sizeof L->formula + sizeof L->formula_note + 4];
     snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
     if (v->hide_result) hide_shapes(formula);
-    paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10,
-               ALIGN_LEFT, formula);
+    // never cut at the right edge: smaller (down to the small text), then without the note
+    int fpx = L->px_formula, fw, fh;
+    paint_text_size(cv, FONT_SANS, fpx, formula, &fw, &fh);
+    while (fw > h.w && fpx > L->px_small) paint_text_size(cv, FONT_SANS, fpx -= 2, formula, &fw, &fh);
+    if (fw > h.w) {
+        snprintf(formula, sizeof formula, "%s", L->formula);
+        if (v->hide_result) hide_shapes(formula);
+    }
+    paint_text(cv, FONT_SANS, fpx, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10, ALIGN_LEFT, formula);
     paint_clip(cv, NULL);
 }
 
@@ -574,7 +581,8 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                     }
                 }
                 if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != ANIM_MASK || cs.masked)) {
-                    d.text = ps->decimals >= 0 && v->show_values ? mask_text : NULL;
+                    // (the Δ view: hatched only; the fill would read as a difference)
+                    d.text = ps->decimals >= 0 && v->show_values && !v->delta ? mask_text : NULL;
                 } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
                     format_cell(cs.val, ps->decimals, num, sizeof num);
                     d.text = num;

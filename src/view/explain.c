@@ -41,6 +41,8 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
     char idx[48], num[32];
     index_str(ps, st, b, row, col, idx, sizeof idx);
     tip_number(val, num, sizeof num);
+    if (v->delta && ps->neg_inf_masked && isinf(val) && val < 0.0f) // masked, not a difference of −∞
+        snprintf(num, sizeof num, "%s", i18n_get(lang, "tip.masked_word"));
     bool masked = ps->mask && ps->mask[(size_t)row * (size_t)ps->cols + (size_t)col] == 0.0f;
     // the symbol, not the caption ("s", not "s = output + x"; Q[b,h,i,j], the head in the index)
     char sym[80];
@@ -49,7 +51,8 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
     tip_key(&o, lang, "tip.cell", 3, hdr);
     if (v->delta) { // a difference: no derivation of its own
         tip_put(&o, "\n");
-        tip_key(&o, lang, "tip.delta", 0, NULL);
+        bool masked_delta = ps->neg_inf_masked && isinf(val) && val < 0.0f;
+        tip_key(&o, lang, masked_delta ? "tip.delta_masked" : "tip.delta", 0, NULL);
         return;
     }
     if (scene_cell_changed(ps, row, col)) { // the what-if lab: what it was

@@ -309,6 +309,8 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
         if (v->delta) { // a difference is a number everywhere (no masked look), and the
             q->mask = NULL; // operands' differences do not combine by the stage's operators
             q->op[0] = '\0';
+            // but a score masked before or after the edit is masked (trace_diff: −∞)
+            if (!q->is_weight && tr->stages[q->stage].kind == STAGE_KIND_MASKED) q->neg_inf_masked = true;
         }
         q->result = !q->is_weight && q->stage == v->stage;
         if (q->result && (L->result_panel < 0 || q->head == v->head)) L->result_panel = i;
