@@ -315,7 +315,9 @@ static int split_pieces(const char *text, Piece *out, int max)
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
         bool cont = len >= 2 && !strncmp(line, "= ", 2), approx = !strncmp(line, "≈ ", strlen("≈ "));
-        if (approx && n > chain0) {
+        const char *inl = strstr(line, " ≈ ");
+        bool inline_approx = inl && inl < line + len; // "… ≈ 2.58e-43": this chain says it is approximate
+        if ((approx || inline_approx) && n > chain0 && (cont || approx)) {
             for (int i = chain0; i < n; i++) out[i].approx = true;
         }
         if (!cont && !approx) chain0 = n;
@@ -328,7 +330,7 @@ static int split_pieces(const char *text, Piece *out, int max)
             memcpy(out[n].s, p, k);
             out[n].s[k] = '\0';
             out[n].chain_start = first;
-            out[n].approx = approx;
+            out[n].approx = approx || inline_approx;
             first = false;
             n++;
             p = eq + 3;
