@@ -948,8 +948,8 @@ static void test_numbers_readable(void **state)
                 v.stage = s;
                 Layout L;
                 layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
-                int min_px = (int)lrintf(LAYOUT_MIN_NUMBER_PX * L.s);
-                if (min_px < 10) min_px = 10;
+                int min_px = layout_min_number_px(L.s);
+                assert_true(min_px >= 10 && min_px >= (int)lrintf(LAYOUT_MIN_NUMBER_PX * fminf(L.s, 1.0f)));
                 for (int p = 0; p < L.n_panels; p++) {
                     const PanelSpec *ps = &L.spec[p];
                     if (ps->decimals < 0) continue;

@@ -28,10 +28,17 @@ static int int_digits(float m)
     return d;
 }
 
-void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
+int layout_min_number_px(float s)
+{
+    // 13 px at 1280×720; above it the floor grows at half the UI's rate (16 px at
+    // 1920×1080): a large screen's cells keep 2 decimals where they hold 16 px digits
+    float f = s <= 1.0f ? s : 1.0f + (s - 1.0f) * 0.5f;
+    return imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * f));
+}
+
+static void fit_numbers_floor(float m, bool integers, int w, int h, float s, int min_px, int *decimals, int *px)
 {
     int d0 = integers ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
-    int min_px = imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s));
     int max_px = (int)fminf(0.36f * (float)imin(w, h), 26.0f * s);
     *decimals = -1;
     *px = 0;
@@ -50,6 +57,11 @@ void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *deci
     }
 }
 
+void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
+{
+    fit_numbers_floor(m, integers, w, h, s, layout_min_number_px(s), decimals, px);
+}
+
 // The cell width at which p's numbers (2 decimals) reach the largest size an h px tall cell allows.
 static int number_width(const PanelSpec *p, int h, float s)
 {
@@ -60,13 +72,15 @@ static int number_width(const PanelSpec *p, int h, float s)
     return (int)ceilf(0.62f * (float)chars * px) + 9;
 }
 
-static void fit_numbers(PanelSpec *p, int w, int h, float s)
+// projector: the numbers' scale is projector mode's (its floor grows with it, linearly)
+static void fit_numbers(PanelSpec *p, int w, int h, float s, bool projector)
 {
     float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
-    layout_fit_numbers(m, integers, w, h, s, &p->decimals, &p->px_cell);
+    int min_px = projector ? imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s)) : layout_min_number_px(s);
+    fit_numbers_floor(m, integers, w, h, s, min_px, &p->decimals, &p->px_cell);
 }
 
 // ---- labels -------------------------------------------------------------------
@@ -350,10 +364,10 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
         p->decimals = -1;
         p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, ns);
+        if (!L->image[i]) fit_numbers(p, w, h, ns, ns != s);
         // projector mode, a panel too large even alone for its numbers at that size:
         // they keep the usual minimum rather than disappear
-        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s);
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, false);
         L->sum_decimals[i] = -1;
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
