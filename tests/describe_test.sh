@@ -106,6 +106,16 @@ assert rp["number_px"] > rn["number_px"], (rn, rp)
 PY
 done
 
+# the FFN's second layer has numbers at 1920×1080: h, W₂ᵀ, b₂, z and f with 2 decimals
+# (issue 22 item 4: W₂ᵀ and b₂ were blank, z and f had 1 decimal)
+"$bin" --describe lessons/dk-dv-residual-ffn.json --size 1920x1080 >"$tmp/ffn.json" 2>"$tmp/err" || fail "ffn: $(cat "$tmp/err")"
+python3 - "$tmp/ffn.json" <<'PY' || fail "the FFN's second layer at 1920x1080"
+import json, sys
+f = next(f for f in json.load(open(sys.argv[1]))["frames"] if f["stage"] == "ffn_sum")
+bad = [(p["title"], p["number_px"], p["decimals"]) for p in f["panels"] if p["number_px"] < 16 or p["decimals"] != 2]
+assert not bad, bad
+PY
+
 # bad input: one line naming the file or the argument
 "$bin" --describe /nonexistent.json >/dev/null 2>"$tmp/err"; rc=$?
 [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q /nonexistent.json "$tmp/err" || fail "--describe /nonexistent.json: exit $rc, '$(cat "$tmp/err")'"
