@@ -980,6 +980,66 @@ static void test_numbers_readable(void **state)
     assert_int_equal(d, 0);
 }
 
+// ALiBi's lesson (issue 22 item 5): where its tokens do not all fit over the columns,
+// every column is labelled with its index (every other token left "a … a" without
+// saying which key); the position bias has 2 decimals or none, never 1 (0.0, 0.2, 0.5,
+// 0.8 for steps of 0.25); a later key's tooltip says why its bias is positive.
+static void test_alibi_labels(void **state)
+{
+    (void)state;
+    Target t;
+    target_init(&t, 1280, 720);
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/alibi-linear-bias.json", &ls, &tr));
+    View v;
+    view_init(&v, &ls, LANG_EN);
+    TextMeasure tm = {text_measure, fonts};
+    v.measure = &tm;
+    const int sizes[][2] = {{800, 600}, {1024, 768}, {1280, 720}, {1920, 1080}};
+    for (int z = 0; z < 4; z++)
+        for (v.stage = 0; v.stage < tr.n; v.stage++) {
+            Layout L;
+            layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+            for (int p = 0; p < L.n_panels; p++)
+                if (L.spec[p].two_decimals) assert_true(L.spec[p].decimals == -1 || L.spec[p].decimals == 2);
+            if (strcmp(tr.stages[v.stage].name, "scores") || z != 2) continue;
+            int p = 2; // the position bias: its column labels
+            assert_true(L.spec[p].two_decimals);
+            render_frame_record(&t.c, &L, &tr, &v, NULL);
+            const DrawList *dl = &t.dl;
+            int indices = 0, tokens = 0;
+            Rect q = L.panel[p];
+            for (size_t k = 0; k < dl->n; k++) {
+                const DrawCmd *c = &dl->cmd[k];
+                if (c->op != DRAW_TEXT || c->r.y >= q.y || c->r.y < q.y - L.col_label_h - 4 || c->r.x < q.x - 20 ||
+                    c->r.x > q.x + q.w + 20)
+                    continue;
+                const char *s = draw_list_str(dl, c);
+                char ib[16];
+                bool idx = false;
+                for (int j = 0; j < L.spec[p].cols; j++) idx |= (snprintf(ib, sizeof ib, "%d", j), !strcmp(s, ib));
+                if (idx) indices++;
+                else tokens++;
+            }
+            paint_flush(&t.c);
+            if (!((indices == L.spec[p].cols && tokens == 0) || (tokens == L.spec[p].cols && indices == 0)))
+                fail_msg("position bias column labels: %d indices, %d tokens of %d columns", indices, tokens, L.spec[p].cols);
+        }
+    // the tooltip of a later key (row 1, key 4, head 0)
+    v.stage = trace_find(&tr, "position_bias");
+    Layout L;
+    layout_compute(&L, &tr, &v, 1280, 720);
+    char tip[1024];
+    explain_cell(&tr, &v, &L, L.result_panel, 1, 4, tip, sizeof tip);
+    assert_non_null(strstr(tip, "j > i"));
+    assert_non_null(strstr(tip, "= −0.25·(1 − 4)"));
+    assert_true(tip_adds_up(tip, NULL, 0));
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 // The row-label column fits the longest token as drawn ("black" was cut to "olack").
 static void test_labels_fit(void **state)
 {
@@ -1510,6 +1570,7 @@ int main(void)
         cmocka_unit_test(test_render_overlays_and_determinism),
         cmocka_unit_test(test_tooltip_clear_of_operands),
         cmocka_unit_test(test_hover_during_transition),
+        cmocka_unit_test(test_alibi_labels),
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),

@@ -304,13 +304,21 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     px = L->px_small;
     if (!L->image[p] && (float)px > col_w) px = col_w < 10.0f ? 10 : (int)col_w & ~1;
     int wmax = 0, tw, hh;
-    for (int j = c0; j <= c1; j += c1 - c0 > 64 ? (c1 - c0) / 64 : 1) {
-        paint_text_size(cv, FONT_SANS, px, layout_axis_label(v, ps->col_axis, j, b, sizeof b), &tw, &hh);
+    const View *lv = v; // whose labels: the lesson's tokens, or (NULL) the indices
+    for (int pass = 0; pass < 2; pass++) {
+        wmax = 0;
+        for (int j = c0; j <= c1; j += c1 - c0 > 64 ? (c1 - c0) / 64 : 1) {
+            paint_text_size(cv, FONT_SANS, px, layout_axis_label(lv, ps->col_axis, j, b, sizeof b), &tw, &hh);
+            if (tw > wmax) wmax = tw;
+        }
+        paint_text_size(cv, FONT_SANS, px, layout_axis_label(lv, ps->col_axis, c1, b, sizeof b), &tw, &hh);
         if (tw > wmax) wmax = tw;
+        every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
+        // tokens that do not all fit: indices instead (every other token left a repeated
+        // one, "a … a", without a way to tell which key it is)
+        if (every == 1 || lv == NULL || c1 - c0 > 64) break;
+        lv = NULL;
     }
-    paint_text_size(cv, FONT_SANS, px, layout_axis_label(v, ps->col_axis, c1, b, sizeof b), &tw, &hh);
-    if (tw > wmax) wmax = tw;
-    every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
     // labels may stick out past the ends, unless zoomed (scrolled-out labels) or the Σ column is there
     int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
     int right = ps->row_sums ? 2 : margin;
@@ -318,7 +326,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     int nt = tick_positions(c0, c1, every, col_w, (float)(wmax + 4), ticks, MAX_TICKS);
     for (int k = 0; k < nt; k++) {
         int j = ticks[k];
-        const char *t = layout_axis_label(v, ps->col_axis, j, b, sizeof b);
+        const char *t = layout_axis_label(lv, ps->col_axis, j, b, sizeof b);
         paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
         int x0 = layout_col_x(L, p, j) + dx, x1 = layout_col_x(L, p, j + 1) + dx;
         int cx = (x0 + x1) / 2;

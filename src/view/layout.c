@@ -81,6 +81,7 @@ static void fit_numbers(PanelSpec *p, int w, int h, float s, bool projector)
     if (integers) m = 1.0f;
     int min_px = projector ? imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s)) : layout_min_number_px(s);
     fit_numbers_floor(m, integers, w, h, s, min_px, &p->decimals, &p->px_cell);
+    if (p->two_decimals && p->decimals >= 0 && p->decimals < 2 && m < 100.0f) p->decimals = -1, p->px_cell = 0;
 }
 
 // ---- labels -------------------------------------------------------------------

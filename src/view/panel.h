@@ -85,6 +85,8 @@ typedef struct PanelSpec {
     ColorScale scale;
     char op[16];                // operator left of the panel ("·", "+", "=", "/1.41 =", "→", "")
     int decimals;               // digits after the point in cells; -1 = no numbers
+    bool two_decimals;          // 2 decimals or none (ALiBi's bias: its 0.25 steps at 1 decimal
+                                // read 0.0, 0.2, 0.5, 0.8 and hide the straight line it teaches)
     int px_cell;                // font size of the numbers
     bool any_masked, any_nan;   // some cell has the masked / NaN look
     // The what-if lab: the same slice of the original lesson (View.ref), read with the

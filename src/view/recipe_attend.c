@@ -170,11 +170,22 @@ static void tip_pos_bias(TipOut *o, const TipCell *cell)
     char a0[32], a1[32], a2[32];
     double m = attn_alibi_slope(h, tr->n_heads);
     char mb[32];
-    tip_number((float)m, mb, sizeof mb);
+    tip_operand(o, (float)m, mb, sizeof mb);
     snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
     snprintf(a2, sizeof a2, "%d", h);
     const char *args[] = {a2, mb, a0, a1};
     tip_key(o, lang, "tip.alibi", 4, args);
+    if (col > row) { // a later key: positive before the mask removes it
+        tip_put(o, "\n");
+        tip_key(o, lang, tr->mask_kind ? "tip.alibi_future" : "tip.alibi_future_nomask", 0, NULL);
+    }
+    tip_put(o, "\n= −"); // −m·(i − j), worked
+    tip_put(o, mb);
+    tip_put(o, "·(");
+    tip_put(o, a0);
+    tip_put(o, " − ");
+    tip_put(o, a1);
+    tip_put(o, ")");
     tip_equals(o, val);
 }
 
