@@ -92,6 +92,14 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
             if (ps->is_weight && qs->is_weight) same = ps->stage == qs->stage && ps->is_bias == qs->is_bias;
             bool pr = ps->addend || ps->result, qr = qs->addend || qs->result;
             if ((ps->addend && qr) || (qs->addend && pr)) same = true;
+            // the tensor the result is compared with shares the result's scale (issue 22 item 2)
+            const StageRecipe *rec = recipe_of(st->kind);
+            int cs = rec->compared ? rec->compared(tr, v->stage) : -1;
+            if (cs >= 0) {
+                bool pc = pr || (!ps->is_weight && root_of(tr, ps->stage) == root_of(tr, cs));
+                bool qc = qr || (!qs->is_weight && root_of(tr, qs->stage) == root_of(tr, cs));
+                if (pc && qc) same = true;
+            }
             if (same != (ps->group == qs->group))
                 fail_msg("%s: panels %s and %s %s one colour scale", where, qs->title, ps->title,
                          same ? "must share" : "must not share");
@@ -605,6 +613,42 @@ static void test_delta_masked(void **state)
     session_destroy(s);
 }
 
+// One value, one colour, in the study mode too: b_Q keeps its colours when the result is
+// revealed (it was coloured on ±0.35 before and on Q's ±35 after); the FFN's b₁ is on h's
+// scale as b₂ is on f's.
+static void test_one_colour(void **state)
+{
+    (void)state;
+    Session *s = open_session("lessons/arange-2x4x4.json");
+    View v;
+    view_init(&v, &s->lesson, LANG_EN);
+    v.stage = trace_find(&s->trace, "q_proj");
+    v.study = true;
+    float hi[2];
+    for (int k = 0; k < 2; k++) {
+        v.hide_result = k == 0;
+        Layout L;
+        layout_compute(&L, &s->trace, &v, 1280, 720);
+        int b = -1;
+        for (int p = 0; p < L.n_panels; p++)
+            if (L.spec[p].is_weight && L.spec[p].is_bias) b = p;
+        assert_true(b >= 0);
+        hi[k] = L.group[L.spec[b].group].scale.hi;
+    }
+    assert_true(hi[0] == hi[1]);
+    session_destroy(s);
+    s = open_session("lessons/dk-dv-residual-ffn.json");
+    view_init(&v, &s->lesson, LANG_EN);
+    v.stage = trace_find(&s->trace, "ffn_hidden");
+    Layout L;
+    layout_compute(&L, &s->trace, &v, 1280, 720);
+    int b = -1;
+    for (int p = 0; p < L.n_panels; p++)
+        if (L.spec[p].is_weight && L.spec[p].is_bias) b = p;
+    assert_true(b >= 0 && L.spec[b].group == L.spec[L.result_panel].group);
+    session_destroy(s);
+}
+
 static void test_every_kind_has_a_recipe(void **state)
 {
     (void)state;
@@ -623,6 +667,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_kind_has_a_recipe),
         cmocka_unit_test(test_delta_masked),
+        cmocka_unit_test(test_one_colour),
         cmocka_unit_test(test_scene_rules),
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),

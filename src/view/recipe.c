@@ -130,6 +130,9 @@ PanelSpec *recipe_add_param(Layout *L, const Trace *tr, const View *v, int stage
 
 // A term added into the result (its colours on the result's scale); a relu's bias is
 // not (relu comes after the sum: the result does not hold it).
+int recipe_compared_op0(const Trace *tr, int stage) { return tr->stages[stage].operands[0]; }
+int recipe_compared_op1(const Trace *tr, int stage) { return tr->stages[stage].operands[1]; }
+
 void recipe_mark_addend(PanelSpec *p, bool yes)
 {
     if (p) p->addend = yes;

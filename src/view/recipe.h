@@ -132,7 +132,17 @@ typedef struct StageRecipe {
     ScaleKind scale;
     bool view_of_operand; // a view of operand 0 (heads, concat, masked copy): coloured on its scale
     bool norm_affine;     // its weight and bias are LayerNorm's γ and β (γ's scale is around 1)
+    // The tensor its result is compared with (the stage index, -1 none): the two share one
+    // colour scale, so one value has one colour in both (RoPE's input and output, V and
+    // the head outputs that copy or blend its rows, FlashAttention's running max and the
+    // scores it reads). The rule: a stage whose narration compares two tensors shares
+    // their scale. NULL: none.
+    int (*compared)(const Trace *tr, int stage);
 } StageRecipe;
+
+// The compared tensors of the recipes: operand 0, operand 1.
+int recipe_compared_op0(const Trace *tr, int stage);
+int recipe_compared_op1(const Trace *tr, int stage);
 
 // The recipe of kind k (the input's for an unknown kind).
 const StageRecipe *recipe_of(StageKind k);

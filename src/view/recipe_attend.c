@@ -455,5 +455,5 @@ const StageRecipe RECIPE_SOFTMAX = {
 
 const StageRecipe RECIPE_WEIGHTED_SUM = {
     .panels = panels_wsum, .formula = formula_wsum, .tip = tip_weighted_sum, .anim = ANIM_ROWS,
-    .quiz = Q(SHAPE) | Q(VALUE),
+    .quiz = Q(SHAPE) | Q(VALUE), .compared = recipe_compared_op1, // V: a one-hot row copies one of its rows
 };

@@ -15,7 +15,8 @@ static void panels_linear(Layout *L, const Trace *tr, const View *v)
     const Stage *st = &tr->stages[v->stage];
     recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
     recipe_add_param(L, tr, v, v->stage, false, "·", READS_COL);
-    if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), st->kind != STAGE_KIND_FFN_HIDDEN);
+    // a bias is coloured on its layer's result scale (b₁ too, before relu: as b₂ on f's)
+    if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
     recipe_add_stage(L, tr, v, v->stage, v->head, st->kind == STAGE_KIND_FFN_HIDDEN ? "relu→" : "=", READS_NONE);
 }
 

@@ -144,8 +144,15 @@ static void note_cache(const Trace *tr, int s, Lang lang, char *out, size_t n)
     i18n_fmt(out, n, lang, "fx.cache", 2, args);
 }
 
+// The running max m is the largest score read so far: on the scores' scale (l is a sum of exps).
+static int compared_flash(const Trace *tr, int s)
+{
+    return tr->stages[s].id == STAGE_FLASH_MAX ? trace_find(tr, "masked_scores") : -1;
+}
+
 const StageRecipe RECIPE_FLASH_STAT = {
     .panels = panels_flash_stat, .formula = formula_flash, .note = note_flash, .tip = tip_flash, .anim = ANIM_CELLS,
+    .compared = compared_flash,
 };
 
 #define Q(k) QUIZ_BIT(QUIZ_##k)

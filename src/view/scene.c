@@ -163,8 +163,19 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         }
     }
     int r = L->result_panel;
+    // addends on the result's scale; not in the study mode, where the result's range is a
+    // secret until answered: b_Q on its own scale before and after the reveal, not ±0.35 then ±35
     for (int i = 0; i < L->n_panels; i++)
-        if (L->spec[i].addend && r >= 0) key[i] = key[r];
+        if (L->spec[i].addend && r >= 0 && !v->study) key[i] = key[r];
+    // compared tensors share one scale (StageRecipe.compared)
+    const StageRecipe *rec = r >= 0 ? recipe_of(tr->stages[L->spec[r].stage].kind) : NULL;
+    int cs = rec && rec->compared && !L->spec[r].is_weight ? rec->compared(tr, L->spec[r].stage) : -1;
+    if (cs >= 0 && !v->study) {
+        const Stage *cr = &tr->stages[scale_root(tr, cs)];
+        const void *rk = key[r];
+        for (int i = 0; i < L->n_panels; i++)
+            if (key[i] == rk && kind_of[i] == recipe_of(cr->kind)->scale) key[i] = &cr->t;
+    }
     L->n_groups = 0;
     const void *gkey[LAYOUT_MAX_PANELS];
     for (int i = 0; i < L->n_panels; i++) {
