@@ -61,6 +61,27 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
     if (L->n_panels < 1) fail_msg("%s: no panels", where);
     if (!L->formula[0]) fail_msg("%s: no formula", where);
     if (strstr(L->formula, "+ mask")) fail_msg("%s: \"+ mask\" in \"%s\"", where, L->formula);
+    // issue 22 item 6: every symbol defined (the decode formula divided by an "s"), and a
+    // head in a title is not written with the product's "·" ("Q · h0" read as Q times h0)
+    if (strstr(L->formula, " / s)") || strstr(L->formula, " / s +")) fail_msg("%s: undefined s in \"%s\"", where, L->formula);
+    for (int p = 0; p < L->n_panels; p++) {
+        if (strstr(L->spec[p].title, " · ")) fail_msg("%s: title \"%s\"", where, L->spec[p].title);
+        // the tooltip names a cell as its panel does (the softmax's operand "scores" was
+        // masked_scores in its tooltip), and has no empty last line
+        char tip[2048], want[80];
+        explain_cell(tr, v, L, p, 0, 0, tip, sizeof tip);
+        size_t tl = strlen(tip);
+        if (tl && tip[tl - 1] == '\n') fail_msg("%s: %s's tooltip ends with an empty line", where, L->spec[p].title);
+        if (st->kind == STAGE_KIND_SOFTMAX && p == 0 && v->lang == LANG_EN) {
+            snprintf(want, sizeof want, "%s[", tr->mask_kind ? "masked_scores" : "scores");
+            if (strncmp(tip, want, strlen(want)) != 0 || strncmp(L->spec[p].title, want, strlen(want) - 1) == 0) {
+                // the title says "scores" (no mask) or "masked scores"; the tooltip the same
+                bool masked_title = strncmp(L->spec[p].title, "masked", 6) == 0;
+                if (masked_title != (strncmp(tip, "masked_scores[", 14) == 0))
+                    fail_msg("%s: panel \"%s\" but its tooltip says \"%.40s\"", where, L->spec[p].title, tip);
+            }
+        }
+    }
     assert_true(L->n_groups >= 1 && L->n_groups <= L->n_panels);
     for (int p = 0; p < L->n_panels; p++) {
         const PanelSpec *ps = &L->spec[p];

@@ -379,7 +379,10 @@ static void draw_caption(Canvas *cv, const Layout *L, const View *v, AnimKind an
     if (head_panel && !ps->kv_group) nc = colormap_lerp(nc, THEME.black, 0.25f); // head colours are light for some heads
     int tw, th, dw, dh, gap = paint_px(L->s, 8);
     paint_text_size(cv, FONT_BOLD, L->px_body, name, &tw, &th);
-    if (tw > hi - lo && head_panel) snprintf(name, sizeof name, "h%d", ps->head % 1000);
+    paint_text_size(cv, FONT_SANS, L->px_small, dims, &dw, &dh);
+    // a head panel that does not fit with its shape says "h1" ("K/V 1") and keeps the shape
+    if (tw + gap + dw > hi - lo && head_panel)
+        snprintf(name, sizeof name, ps->kv_group ? "K/V %d" : "h%d", ps->head % 1000);
     char fit[sizeof name];
     const char *shown = paint_fit_text(cv, FONT_BOLD, L->px_body, name, hi - lo, fit, sizeof fit);
     if (shown != name) snprintf(name, sizeof name, "%s", shown);
@@ -681,8 +684,10 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
         paint_text_size(cv, FONT_MONO, L->px_small, hi, &tw, &th);
         if (tw + pad > num_w) num_w = tw + pad;
     }
-    if (label_w > g.w * 55 / 100) label_w = g.w * 55 / 100;
     if (num_w > g.w / 5) num_w = g.w / 5;
+    // the ramp keeps at least 30 % of the box (long names, "scores, masked scores", left it ~50 px)
+    int label_max = g.w - 2 * num_w - pad - g.w * 30 / 100;
+    if (label_w > label_max) label_w = label_max;
     int y = g.y + pad;
     char line[160], fit[128];
     for (int k = 0; k < L->n_groups; k++, y += row_h) {

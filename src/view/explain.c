@@ -46,7 +46,10 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
     bool masked = ps->mask && ps->mask[(size_t)row * (size_t)ps->cols + (size_t)col] == 0.0f;
     // the symbol, not the caption ("s", not "s = output + x"; Q[b,h,i,j], the head in the index)
     char sym[80];
-    snprintf(sym, sizeof sym, "%s%s", v->delta ? "Δ" : "", ps->is_weight ? ps->title : recipe_symbol(tr, ps->stage, lang));
+    // (as the panel's title names it: the softmax reads "scores" when there is no mask)
+    int named = ps->is_weight ? -1 : trace_find(tr, recipe_display_name(tr, ps->stage, ps->result));
+    snprintf(sym, sizeof sym, "%s%s", v->delta ? "Δ" : "",
+             ps->is_weight ? ps->title : recipe_symbol(tr, named >= 0 ? named : ps->stage, lang));
     const char *hdr[] = {sym, idx, num};
     tip_key(&o, lang, "tip.cell", 3, hdr);
     if (v->delta) { // a difference: no derivation of its own
@@ -86,6 +89,7 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
                     op[0] >= 0 ? &tr->stages[op[0]].t : NULL, op[1] >= 0 ? &tr->stages[op[1]].t : NULL};
     const StageRecipe *r = recipe_of(st->kind);
     if (r->tip) r->tip(&o, &cell);
+    while (o.len > 0 && o.s[o.len - 1] == '\n') o.s[--o.len] = '\0'; // no empty last line
 }
 
 static void write_row_sum(TipOut *to, const Trace *tr, const View *v, const Layout *L, int p, int row)

@@ -204,7 +204,7 @@ void recipe_add_head_panels(Layout *L, const Trace *tr, const View *v, int stage
 // ---- the derivation strip ---------------------------------------------------------------
 // A new line of d with n values.
 DerivLine *recipe_deriv_line(Derivation *d, const char *label, int n);
-// "attn · h0, row 2" / "scores · h0, cell [2, 3]" (col < 0: a row).
+// "attn (h0), row 2" / "scores (h0), cell [2, 3]" (col < 0: a row).
 void recipe_deriv_title(Derivation *d, const View *v, const PanelSpec *res, int row, int col);
 
 #endif

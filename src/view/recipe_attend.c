@@ -23,8 +23,8 @@ static void panels_scores(Layout *L, const Trace *tr, const View *v)
     if (k) {
         panel_transpose(k);
         size_t len = strlen(k->title);
-        // "K · h0" → "Kᵀ · h0"
-        const char *dot = strstr(k->title, " · ");
+        // "K (h0)" → "Kᵀ (h0)"
+        const char *dot = strstr(k->title, " (");
         if (dot && len + 4 < sizeof k->title) {
             size_t at = (size_t)(dot - k->title);
             memmove(k->title + at + 3, k->title + at, len - at + 1);
