@@ -1040,6 +1040,53 @@ static void test_alibi_labels(void **state)
     lesson_free(&ls);
 }
 
+// Small screens (issue 22 item 7): no text under 12 px at 800×600 or 1024×768, on any
+// settled frame of any shipped lesson, both languages (the narration was ~8 px, the strip ~9).
+static void test_small_screens(void **state)
+{
+    (void)state;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    glob("lessons/*.json", 0, NULL, &g);
+    const int sizes[][2] = {{800, 600}, {1024, 768}};
+    int frames = 0, bad = 0;
+    for (int z = 0; z < 2; z++) {
+        Target t;
+        target_init(&t, sizes[z][0], sizes[z][1]);
+        for (size_t f = 0; f < g.gl_pathc; f++) {
+            Lesson ls;
+            Trace tr;
+            assert_true(load(g.gl_pathv[f], &ls, &tr));
+            for (int lang = 0; lang < LANG_COUNT; lang++) {
+                View v;
+                view_init(&v, &ls, (Lang)lang);
+                TextMeasure tm = {text_measure, fonts};
+                v.measure = &tm;
+                for (v.stage = 0; v.stage < tr.n; v.stage++) {
+                    Layout L;
+                    layout_compute(&L, &tr, &v, t.w, t.h);
+                    render_frame_record(&t.c, &L, &tr, &v, NULL);
+                    for (size_t k = 0; k < t.dl.n; k++) {
+                        const DrawCmd *c = &t.dl.cmd[k];
+                        if (c->op == DRAW_TEXT && c->px < 12 && bad++ < 40)
+                            print_message("%s %s stage %s at %dx%d: \"%s\" at %d px\n", g.gl_pathv[f],
+                                          lang ? "zh" : "en", tr.stages[v.stage].name, t.w, t.h,
+                                          draw_list_str(&t.dl, c), c->px);
+                    }
+                    paint_flush(&t.c);
+                    frames++;
+                }
+            }
+            trace_free(&tr);
+            lesson_free(&ls);
+        }
+        target_free(&t);
+    }
+    globfree(&g);
+    assert_true(frames > 100);
+    assert_int_equal(bad, 0);
+}
+
 // The row-label column fits the longest token as drawn ("black" was cut to "olack").
 static void test_labels_fit(void **state)
 {
@@ -1571,6 +1618,7 @@ int main(void)
         cmocka_unit_test(test_tooltip_clear_of_operands),
         cmocka_unit_test(test_hover_during_transition),
         cmocka_unit_test(test_alibi_labels),
+        cmocka_unit_test(test_small_screens),
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),

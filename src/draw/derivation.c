@@ -58,7 +58,7 @@ void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float sho
             Rgb t = colormap_text_dark(c) ? THEME.black : THEME.white;
             int nw, nh, npx = px;
             paint_text_size(cv, FONT_MONO, npx, num, &nw, &nh);
-            while (nw > bw - 4 && npx > 9) paint_text_size(cv, FONT_MONO, --npx, num, &nw, &nh);
+            while (nw > bw - 4 && npx > LAYOUT_MIN_TEXT_PX) paint_text_size(cv, FONT_MONO, --npx, num, &nw, &nh);
             paint_text_centered(cv, FONT_MONO, npx, t, 255, (Rect){bx, y + 1, bw, lh - 2}, num);
         }
     }

@@ -273,7 +273,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     // rows: every row while they are tall enough, else every 2nd, 5th, 10th, …
     int px = L->px_small;
     if (ps->row_axis == AXIS_NONE) px = 0;
-    if (!L->image[p] && (float)px > row_h) px = row_h < 10.0f ? 10 : (int)row_h & ~1;
+    if (!L->image[p] && (float)px > row_h) px = row_h < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)row_h & ~1;
     int th = px * 13 / 10;
     int every = nice_step((int)ceilf((float)th / row_h));
     if (L->row_labels[p] && ps->row_axis != AXIS_NONE) {
@@ -302,7 +302,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     }
     // columns: as many as fit side by side
     px = L->px_small;
-    if (!L->image[p] && (float)px > col_w) px = col_w < 10.0f ? 10 : (int)col_w & ~1;
+    if (!L->image[p] && (float)px > col_w) px = col_w < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)col_w & ~1;
     int wmax = 0, tw, hh;
     const View *lv = v; // whose labels: the lesson's tokens, or (NULL) the indices
     for (int pass = 0; pass < 2; pass++) {
@@ -778,7 +778,7 @@ static int narration_px(Canvas *cv, const Layout *L, const Trace *tr, const View
     // a cheap estimate first (each text's one-line width over the box's width, with
     // the slack of wrapping at words), then the exact wrapped height at that size only:
     // measuring wrapped text at every size for every stage cost the first frame 20 ms
-    int px = L->px_body, min_px = L->px_small - 2;
+    int px = L->px_body, min_px = layout_narration_min_px(L);
     float w_body[TRACE_MAX_STAGES]; // one-line widths at the body size; text scales with its size
     for (int st = 0; st < tr->n; st++) {
         each.stage = st;

@@ -33,7 +33,7 @@ int layout_min_number_px(float s)
     // 13 px at 1280×720; above it the floor grows at half the UI's rate (16 px at
     // 1920×1080): a large screen's cells keep 2 decimals where they hold 16 px digits
     float f = s <= 1.0f ? s : 1.0f + (s - 1.0f) * 0.5f;
-    return imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * f));
+    return imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * f));
 }
 
 static void fit_numbers_floor(float m, bool integers, int w, int h, float s, int min_px, int *decimals, int *px)
@@ -79,7 +79,7 @@ static void fit_numbers(PanelSpec *p, int w, int h, float s, bool projector)
     if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
-    int min_px = projector ? imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s)) : layout_min_number_px(s);
+    int min_px = projector ? imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s)) : layout_min_number_px(s);
     fit_numbers_floor(m, integers, w, h, s, min_px, &p->decimals, &p->px_cell);
     if (p->two_decimals && p->decimals >= 0 && p->decimals < 2 && m < 100.0f) p->decimals = -1, p->px_cell = 0;
 }
@@ -455,6 +455,24 @@ static bool projector_split(Layout *L, const Trace *tr, const View *v)
     return true;
 }
 
+int layout_narration_min_px(const Layout *L) { return imax(LAYOUT_MIN_TEXT_PX, L->px_small - 2); }
+
+// The narration box's height that holds every stage's narration at its smallest size
+// (layout_narration_min_px) in a box w wide (the renderer's padding and heading).
+static int narration_height(const Layout *L, const Trace *tr, const View *v, int w)
+{
+    char buf[600];
+    View each = *v;
+    int px = layout_narration_min_px(L), lh = px * 6 / 5 + 1, pad = (int)lrintf(10 * L->s), lines = 1;
+    int inner = w - 2 * pad - (int)lrintf(4 * L->s);
+    for (int st = 0; st < tr->n && inner > 0; st++) {
+        each.stage = st;
+        int tw = text_w(&each, scene_narration(tr, &each, buf, sizeof buf), px);
+        lines = imax(lines, (int)ceilf((float)tw / (0.88f * (float)inner)));
+    }
+    return lines * lh + pad + L->px_small * 13 / 10 + pad / 2 + 2;
+}
+
 int layout_projector_parts(const Trace *tr, const View *v, int w, int h)
 {
     if (!v->projector) return 1;
@@ -475,10 +493,11 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     if (s > 4.0f) s = 4.0f;
     L->s = s;
     L->num_s = v->projector ? s * (float)LAYOUT_PROJECTOR_NUMBER_PX / (float)LAYOUT_MIN_NUMBER_PX : s;
-    L->px_title = even(24 * s);
-    L->px_body = even(20 * s);
-    L->px_small = even(16 * s);
-    L->px_formula = even(26 * s);
+    // no text under 12 px (LAYOUT_MIN_TEXT_PX) on small screens: 800×600 scales by 0.625
+    L->px_title = imax(even(24 * s), LAYOUT_MIN_TEXT_PX + 2);
+    L->px_body = imax(even(20 * s), LAYOUT_MIN_TEXT_PX);
+    L->px_small = imax(even(16 * s), LAYOUT_MIN_TEXT_PX);
+    L->px_formula = imax(even(26 * s), LAYOUT_MIN_TEXT_PX + 2);
     L->px_op = even(34 * s);
     L->px_help = even(22 * s);
     int m = (int)lrintf(10 * s), gap = (int)lrintf(6 * s);
@@ -516,8 +535,11 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
     scene_build(L, tr, v);
     int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
-    int by = h - m - bh;
     int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
+    // taller where the narration would otherwise be smaller than its minimum (up to a
+    // third of the window: small screens had ~8 px text under an empty band)
+    if (!v->study) bh = imax(bh, imin(narration_height(L, tr, v, w - 2 * m - legend_w - gap), h / 3));
+    int by = h - m - bh;
     L->narration = (Rect){m, by, w - 2 * m - legend_w - gap, bh};
     L->legend = (Rect){w - m - legend_w, by, legend_w, bh};
 

@@ -20,6 +20,9 @@
 // 1, or when its numbers do not all fit at the projector's size, the operands then the
 // result (2), or each operand then the result.
 int layout_projector_parts(const Trace *tr, const View *v, int w, int h);
+// The smallest size the narration is drawn at (never under 12 px); the narration box is
+// made tall enough for every stage's text at it (up to a third of the window).
+int layout_narration_min_px(const Layout *L);
 // Fills L for a w×h output showing v's stage of tr (the panels come from scene.h).
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h);
 // The rectangle of cell (row, col) of panel p (not clipped to the viewport);

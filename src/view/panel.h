@@ -17,7 +17,8 @@
 #define LAYOUT_MAX_HEAD_PANELS 8  // split/concat show at most this many heads
 #define LAYOUT_MAX_TABS 16        // batch or head tabs
 #define LAYOUT_IMAGE_CELL 10      // cells narrower or shorter than this (px) are drawn as an image
-#define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 10 px)
+#define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 12 px)
+#define LAYOUT_MIN_TEXT_PX 12     // no text is smaller, at any window size (800×600 included)
 #define LAYOUT_PROJECTOR_NUMBER_PX 35 // projector mode (View.projector): × UI scale (28 px at 1024×768)
 #define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
 
