@@ -1048,9 +1048,9 @@ static void test_small_screens(void **state)
     glob_t g;
     memset(&g, 0, sizeof g);
     glob("lessons/*.json", 0, NULL, &g);
-    const int sizes[][2] = {{800, 600}, {1024, 768}};
+    const int sizes[][2] = {{800, 600}, {1024, 768}, {1280, 720}};
     int frames = 0, bad = 0;
-    for (int z = 0; z < 2; z++) {
+    for (int z = 0; z < 3; z++) {
         Target t;
         target_init(&t, sizes[z][0], sizes[z][1]);
         for (size_t f = 0; f < g.gl_pathc; f++) {
@@ -1072,6 +1072,13 @@ static void test_small_screens(void **state)
                             print_message("%s %s stage %s at %dx%d: \"%s\" at %d px\n", g.gl_pathv[f],
                                           lang ? "zh" : "en", tr.stages[v.stage].name, t.w, t.h,
                                           draw_list_str(&t.dl, c), c->px);
+                        // the header's formula (and its note) is never cut at the right edge
+                        const char *str = c->op == DRAW_TEXT ? draw_list_str(&t.dl, c) : "";
+                        if (c->op == DRAW_TEXT && L.formula[0] && !strncmp(str, L.formula, strlen(L.formula)) &&
+                            c->r.y >= L.header.y && c->r.y < L.header.y + L.header.h &&
+                            c->r.x + text_measure(fonts, false, c->px, str) > L.header.x + L.header.w && bad++ < 40)
+                            print_message("%s stage %s at %dx%d: the formula \"%s\" is cut\n", g.gl_pathv[f],
+                                          tr.stages[v.stage].name, t.w, t.h, str);
                     }
                     paint_flush(&t.c);
                     frames++;
