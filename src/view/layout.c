@@ -242,7 +242,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
     }
     float s = L->s, ns = L->num_s; // ns: the scale of the numbers (projector mode: larger)
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
-    int opw = (int)(1.6f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
+    int opw = (int)(1.2f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
     int sum_gap = (int)(6 * s), sum_min = (int)(10 * s), stack_gap = (int)(8 * s);
 #define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, text_w(v, (p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
     // vectors go under their parameter only where that gives larger cells (a short
