@@ -1094,6 +1094,41 @@ static void test_small_screens(void **state)
     assert_int_equal(bad, 0);
 }
 
+// The legend's colour ramp keeps at least 30 % of the box under a long name ("scores,
+// masked scores" left it about 50 px; issue 22 item 6).
+static void test_legend_ramp(void **state)
+{
+    (void)state;
+    Target t;
+    target_init(&t, 1280, 720);
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/cross-attention-padding.json", &ls, &tr));
+    View v;
+    view_init(&v, &ls, LANG_EN);
+    TextMeasure tm = {text_measure, fonts};
+    v.measure = &tm;
+    v.stage = trace_find(&tr, "masked_scores");
+    Layout L;
+    layout_compute(&L, &tr, &v, t.w, t.h);
+    render_frame_record(&t.c, &L, &tr, &v, NULL);
+    // the ramp of the first row: the run of fills of one height inside the legend's first row
+    Rect g = L.legend;
+    int row_h = (int)((float)L.px_small * 1.45f), bar_h = row_h * 6 / 10, y0 = -1, w = 0;
+    for (size_t k = 0; k < t.dl.n; k++) {
+        const DrawCmd *c = &t.dl.cmd[k];
+        if (c->op != DRAW_FILL || c->r.h != bar_h || c->r.x < g.x || c->r.x + c->r.w > g.x + g.w || c->r.y < g.y)
+            continue;
+        if (y0 < 0) y0 = c->r.y;
+        if (c->r.y == y0) w += c->r.w;
+    }
+    paint_flush(&t.c);
+    if (w * 100 < g.w * 29) fail_msg("the ramp is %d px of a %d px legend", w, g.w);
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 // The row-label column fits the longest token as drawn ("black" was cut to "olack").
 static void test_labels_fit(void **state)
 {
@@ -1626,6 +1661,7 @@ int main(void)
         cmocka_unit_test(test_hover_during_transition),
         cmocka_unit_test(test_alibi_labels),
         cmocka_unit_test(test_small_screens),
+        cmocka_unit_test(test_legend_ramp),
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),

@@ -686,7 +686,7 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
     }
     if (num_w > g.w / 5) num_w = g.w / 5;
     // the ramp keeps at least 30 % of the box (long names, "scores, masked scores", left it ~50 px)
-    int label_max = g.w - 2 * num_w - pad - g.w * 30 / 100;
+    int label_max = g.w - 2 * num_w - 2 * pad - g.w * 30 / 100;
     if (label_w > label_max) label_w = label_max;
     int y = g.y + pad;
     char line[160], fit[128];
