@@ -117,6 +117,18 @@ bad = [(p["title"], p["number_px"], p["decimals"]) for p in f["panels"] if p["nu
 assert not bad, bad
 PY
 
+# --describe measures text as the frames are drawn: its number_px and decimals are the
+# export's (frames.json, written with the fonts) for the same frame
+"$bin" --describe lessons/alibi-linear-bias.json >"$tmp/al.json" 2>"$tmp/err" || fail "alibi: $(cat "$tmp/err")"
+"$bin" --export "$tmp/alx" lessons/alibi-linear-bias.json --stage scores >/dev/null 2>&1 || fail "alibi export"
+python3 - "$tmp/al.json" "$tmp/alx/frames.json" <<'PY' || fail "--describe's numbers are not the export's"
+import json, sys
+d = next(f for f in json.load(open(sys.argv[1]))["frames"] if f["stage"] == "scores")
+e = json.load(open(sys.argv[2]))["frames"][0]
+pick = lambda f: [(p["title"], p["number_px"], p["decimals"]) for p in f["panels"]]
+assert pick(d) == pick(e), (pick(d), pick(e))
+PY
+
 # bad input: one line naming the file or the argument
 "$bin" --describe /nonexistent.json >/dev/null 2>"$tmp/err"; rc=$?
 [ "$rc" -eq 1 ] && [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q /nonexistent.json "$tmp/err" || fail "--describe /nonexistent.json: exit $rc, '$(cat "$tmp/err")'"
