@@ -467,7 +467,8 @@ static int narration_height(const Layout *L, const Trace *tr, const View *v, int
     int inner = w - 2 * pad - (int)lrintf(4 * L->s);
     for (int st = 0; st < tr->n && inner > 0; st++) {
         each.stage = st;
-        int tw = text_w(&each, scene_narration(tr, &each, buf, sizeof buf), px);
+        // the estimate (never narrower than the drawn text): no font work in every frame's layout
+        int tw = layout_text_width_est(scene_narration(tr, &each, buf, sizeof buf), px);
         lines = imax(lines, (int)ceilf((float)tw / (0.88f * (float)inner)));
     }
     return lines * lh + pad + L->px_small * 13 / 10 + pad / 2 + 2;
