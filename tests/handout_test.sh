@@ -33,7 +33,11 @@ for k, f in enumerate(frames, 2):
     if f["stage"] in ("scores", "attn", "head_out", "q_proj"):
         st = stages[f["stage"]]
         n = st["shape"][-1] * st["shape"][-2]
-        want = set("0.00" if "%.2f" % v == "-0.00" else "%.2f" % v for v in st["data"][:n])
+        # with the decimals its cells have in the frame (--describe: 1 for scores past 100)
+        dec = next(p["decimals"] for p in f["panels"] if p["result"])
+        fmt = "%%.%df" % max(dec, 0)
+        zero = fmt % 0.0
+        want = set(zero if fmt % v == "-" + zero else fmt % v for v in st["data"][:n])
         missing = want - words
         assert not missing, "page %d (%s): numbers missing %s" % (k, f["stage"], sorted(missing)[:4])
 PY
