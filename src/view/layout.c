@@ -473,7 +473,13 @@ static bool projector_split(Layout *L, const Trace *tr, const View *v)
     return true;
 }
 
-int layout_narration_min_px(const Layout *L) { return imax(LAYOUT_MIN_TEXT_PX, L->px_small - 2); }
+int layout_narration_min_px(const Layout *L)
+{
+    // (projector mode: from the usual small size, not its enlarged one: the larger
+    // minimum grew the box into the panels' room, their numbers then under the projector's size)
+    int small = L->num_s != L->s ? imax(even(16 * L->s), LAYOUT_MIN_TEXT_PX) : L->px_small;
+    return imax(LAYOUT_MIN_TEXT_PX, small - 2);
+}
 
 // The narration box's height that holds every stage's narration at its smallest size
 // (layout_narration_min_px) in a box w wide (the renderer's padding and heading).
