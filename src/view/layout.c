@@ -378,8 +378,10 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         p->px_cell = 0;
         if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, ns != s);
         // projector mode, a panel too large even alone for its numbers at that size:
-        // they keep the usual minimum rather than disappear
-        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, LAYOUT_NUMBER_FILL, false);
+        // they keep the usual minimum rather than disappear, filling up to half a cell
+        // as the projector's numbers may (a 16-row weight alone at 1024×768 has 28 px
+        // tall cells: 10 px numbers at the usual fill, under the 12 px minimum)
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, L->num_fill, false);
         L->sum_decimals[i] = -1;
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
@@ -393,7 +395,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             // projector mode, too small for its numbers: the usual minimum, as the cells
             // beside it (a Σ column without numbers is a column of one colour)
             if (L->sum_decimals[i] < 0 && ns != s)
-                fit_numbers_in(1.0f, false, L->sum_w[i], h, s, LAYOUT_NUMBER_FILL, layout_min_number_px(s),
+                fit_numbers_in(1.0f, false, L->sum_w[i], h, s, L->num_fill, layout_min_number_px(s),
                                &L->sum_decimals[i], &L->sum_px[i]);
         }
     }
