@@ -102,9 +102,32 @@ att_p = next(f for f in p["frames"] if f["stage"] == "attn")
 rn = next(q for q in att_n["panels"] if q["result"])
 rp = next((q for q in att_p["panels"] if q["result"]), att_p["panels"][-1])
 assert rn["number_px"] > 0 and rn["decimals"] >= 2, rn
-assert rp["number_px"] > rn["number_px"], (rn, rp)
+# larger in projector mode (at 800x600 a panel too large for the projector's size keeps the usual one)
+assert rp["number_px"] > rn["number_px"] or (w < 1024 and rp["number_px"] == rn["number_px"]), (rn, rp)
 PY
 done
+
+# the FFN's second layer has numbers at 1920×1080: h, W₂ᵀ, b₂, z and f with 2 decimals
+# (issue 22 item 4: W₂ᵀ and b₂ were blank, z and f had 1 decimal)
+"$bin" --describe lessons/dk-dv-residual-ffn.json --size 1920x1080 >"$tmp/ffn.json" 2>"$tmp/err" || fail "ffn: $(cat "$tmp/err")"
+python3 - "$tmp/ffn.json" <<'PY' || fail "the FFN's second layer at 1920x1080"
+import json, sys
+f = next(f for f in json.load(open(sys.argv[1]))["frames"] if f["stage"] == "ffn_sum")
+bad = [(p["title"], p["number_px"], p["decimals"]) for p in f["panels"] if p["number_px"] < 16 or p["decimals"] != 2]
+assert not bad, bad
+PY
+
+# --describe measures text as the frames are drawn: its number_px and decimals are the
+# export's (frames.json, written with the fonts) for the same frame
+"$bin" --describe lessons/alibi-linear-bias.json >"$tmp/al.json" 2>"$tmp/err" || fail "alibi: $(cat "$tmp/err")"
+"$bin" --export "$tmp/alx" lessons/alibi-linear-bias.json --stage scores >/dev/null 2>&1 || fail "alibi export"
+python3 - "$tmp/al.json" "$tmp/alx/frames.json" <<'PY' || fail "--describe's numbers are not the export's"
+import json, sys
+d = next(f for f in json.load(open(sys.argv[1]))["frames"] if f["stage"] == "scores")
+e = json.load(open(sys.argv[2]))["frames"][0]
+pick = lambda f: [(p["title"], p["number_px"], p["decimals"]) for p in f["panels"]]
+assert pick(d) == pick(e), (pick(d), pick(e))
+PY
 
 # bad input: one line naming the file or the argument
 "$bin" --describe /nonexistent.json >/dev/null 2>"$tmp/err"; rc=$?

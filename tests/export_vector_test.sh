@@ -7,7 +7,8 @@
 # usage error. Rendered back (rsvg-convert, pdftoppm) a frame is the PNG's.
 . "$(dirname "$0")/test_lib.sh"
 
-# The result's numbers of each frame, as the cells show them at 1280x720 (2 decimals),
+# The result's numbers of each frame, as the cells show them at 1280x720 (the decimals
+# frames.json gives the result panel: 2, or 1 for scores past 100),
 # found in the texts of the SVG and in pdftotext's page.
 cat >"$tmp/check.py" <<'PY'
 import json, subprocess, sys, xml.etree.ElementTree as ET
@@ -18,9 +19,9 @@ assert idx["format"] == kind and idx["complete"], "frames.json: format/complete"
 frames = idx["frames"]
 n_stages = len(json.load(open(dump))["stages"])
 assert len(frames) == n_stages, "frames.json lists %d frames, expected %d" % (len(frames), n_stages)
-def cell(v):
-    s = "%.2f" % v
-    return "0.00" if s == "-0.00" else s
+def cell(v, dec=2):
+    s = "%.*f" % (dec, v)
+    return s[1:] if s.startswith("-") and not s.strip("-0.") else s
 def slice0(st):
     shape, data = st["shape"], st["data"]
     n = 1
@@ -39,7 +40,8 @@ for page, f in enumerate(frames, 1):
                              capture_output=True, text=True, check=True).stdout
         words = set(txt.split())
     if st not in stages: continue
-    want = set(cell(v) for v in slice0(d[st]))
+    dec = next((p["decimals"] for p in f["panels"] if p["result"]), 2)
+    want = set(cell(v, max(dec, 0)) for v in slice0(d[st]))
     missing = sorted(want - words)
     assert not missing, "%s frame %d (%s): numbers not in its text: %s" % (kind, page, st, missing[:5])
     checked += 1

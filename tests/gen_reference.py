@@ -116,16 +116,20 @@ _M64 = (1 << 64) - 1
 _G = 0x9E3779B97F4A7C15
 
 
+def _mix64(z):
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+    return z ^ (z >> 31)
+
+
 def init_tensor(seed, index, shape, fan_in):
-    s = (seed ^ (_G * (index + 1))) & _M64
+    # each tensor its own stream: a start hashed from the seed and the tensor's index
+    s = _mix64((seed ^ _mix64((0xD1B54A32D192ED03 * (index + 1)) & _M64)) & _M64)
     n = int(np.prod(shape)) if len(shape) else 1
     out = np.empty(n, dtype=np.float32)
     inv = math.sqrt(fan_in)
     for i in range(n):
-        z = (s + (i + 1) * _G) & _M64
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
-        z ^= z >> 31
+        z = _mix64((s + (i + 1) * _G) & _M64)
         u = (z >> 40) * 2.0 ** -24
         out[i] = np.float32((2.0 * u - 1.0) / inv)
     return torch.from_numpy(out.reshape(shape))

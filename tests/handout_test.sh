@@ -33,7 +33,11 @@ for k, f in enumerate(frames, 2):
     if f["stage"] in ("scores", "attn", "head_out", "q_proj"):
         st = stages[f["stage"]]
         n = st["shape"][-1] * st["shape"][-2]
-        want = set("0.00" if "%.2f" % v == "-0.00" else "%.2f" % v for v in st["data"][:n])
+        # with the decimals its cells have in the frame (--describe: 1 for scores past 100)
+        dec = next(p["decimals"] for p in f["panels"] if p["result"])
+        fmt = "%%.%df" % max(dec, 0)
+        zero = fmt % 0.0
+        want = set(zero if fmt % v == "-" + zero else fmt % v for v in st["data"][:n])
         missing = want - words
         assert not missing, "page %d (%s): numbers missing %s" % (k, f["stage"], sorted(missing)[:4])
 PY
@@ -55,14 +59,15 @@ fi
 # (none of its numbers on the page), the answers (as --quiz gives them) on the last page
 env -u DISPLAY "$bin" --handout "$tmp/ws.pdf" --worksheet "$lesson" >/dev/null 2>"$tmp/err" || fail "--worksheet exited $?: $(cat "$tmp/err")"
 "$bin" --quiz --seed 1 "$lesson" >"$tmp/quiz.json"
-python3 - "$tmp/ws.pdf" "$tmp/dump.json" "$tmp/quiz.json" <<'PY' || fail "the worksheet does not hold the questions, blanks and answers"
-import json, re, subprocess, sys
-pdf, dump, quiz = sys.argv[1:4]
+python3 - "$tmp/ws.pdf" "$tmp/dump.json" "$tmp/quiz.json" "$tmp/a4.pdf" "$tmp/desc.json" <<'PY' || fail "the worksheet does not hold the questions, blanks and answers"
+import collections, json, re, subprocess, sys
+pdf, dump, quiz, full, desc = sys.argv[1:6]
 stages = json.load(open(dump))["stages"]
+frames = json.load(open(desc))["frames"]
 qs = json.load(open(quiz))
-def text(a, b=None):
-    return subprocess.run(["pdftotext", "-f", str(a), "-l", str(b or a), pdf, "-"], capture_output=True, text=True,
-                          check=True).stdout
+def text(a, b=None, f=None):
+    return subprocess.run(["pdftotext", "-f", str(a), "-l", str(b or a), f or pdf, "-"], capture_output=True,
+                          text=True, check=True).stdout
 n_pages = int(re.search(r"Pages:\s*(\d+)", subprocess.run(["pdfinfo", pdf], capture_output=True, text=True).stdout).group(1))
 assert n_pages >= len(stages) + 2, n_pages
 flat = lambda t: " ".join(t.split())
@@ -72,9 +77,16 @@ for k, st in enumerate(stages, 2):
     for q in asked:
         assert flat(q["question"])[:40] in t, "page %d: question %r" % (k, q["question"])
     if asked and st["name"] in ("q_proj", "scores"):
+        # none of the result's numbers: a value the page shows only as often as the handout's
+        # page (the same frames with the result) shows it outside the result's cells, in an
+        # operand (the seeded weights print W_Q[0,0] -0.06 and b_Q[0] -0.40, as Q[0,3], Q[1,0])
         n = st["shape"][-1] * st["shape"][-2]
-        shown = set("%.2f" % v for v in st["data"][:n]) & set(t.split())
-        assert len(shown) <= 1, "page %d (%s): the hidden result's numbers %s" % (k, st["name"], sorted(shown)[:4])
+        dec = next(p["decimals"] for p in frames[k - 2]["panels"] if p["result"])
+        fmt = "%%.%df" % max(dec, 0)
+        result = collections.Counter(fmt % v for v in st["data"][:n])
+        here, whole = collections.Counter(t.split()), collections.Counter(text(k, f=full).split())
+        shown = sorted(v for v in result if here[v] > max(0, whole[v] - result[v]))
+        assert not shown, "page %d (%s): the hidden result's numbers %s" % (k, st["name"], shown[:4])
 answers = flat(text(len(stages) + 2, n_pages))
 assert "Answers" in answers
 for i, q in enumerate(qs, 1):

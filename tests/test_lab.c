@@ -71,6 +71,41 @@ static void test_long_number(void **state)
     i18n_free();
 }
 
+// After Enter applies a typed value the cell is let go: digits choose steps again
+// (issue 22 item 8: 4, 6, 9 typed "469" into the field, and Esc twice was needed).
+static void test_enter_lets_go(void **state)
+{
+    (void)state;
+    char assets[1100], err[1200];
+    assert_true(assets_find(assets, sizeof assets, err, sizeof err));
+    assert_true(i18n_load(assets, err, sizeof err));
+    Session *s = session_open("lessons/arange-2x4x4.json", NULL, err, sizeof err);
+    assert_non_null(s);
+    static Lab lab;
+    lab_init(&lab);
+    View v;
+    view_init(&v, &s->lesson, LANG_EN); // the input stage: x is editable
+    static Layout L;
+    layout_compute(&L, &s->trace, &v, 1280, 720);
+    SDL_KeyboardEvent enter = key(SDLK_RETURN), five = key(SDLK_5), four = key(SDLK_4);
+    assert_true(lab_key(&lab, s, &L, &v, &enter)); // selects the first editable cell
+    assert_true(lab.sel && !lab.typing);
+    assert_true(lab_key(&lab, s, &L, &v, &five)); // a digit types into it
+    assert_true(lab_text(&lab, s, &L, &v, "5"));
+    assert_true(lab.typing);
+    assert_true(lab_key(&lab, s, &L, &v, &enter)); // applied
+    assert_int_equal(s->log.applied, 1);
+    assert_false(lab.typing);
+    assert_false(lab.sel);
+    // the next digit is the window's (a step), not the field's
+    assert_false(lab_key(&lab, s, &L, &v, &four));
+    assert_false(lab_text(&lab, s, &L, &v, "4"));
+    assert_false(lab.typing);
+    lab_free(&lab);
+    session_destroy(s);
+    i18n_free();
+}
+
 // The study mode's answer box likewise: an answer longer than the box is never cut
 // and checked as another answer.
 static void test_long_answer(void **state)
@@ -117,6 +152,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_long_number),
         cmocka_unit_test(test_long_answer),
+        cmocka_unit_test(test_enter_lets_go),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

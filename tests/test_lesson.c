@@ -120,6 +120,20 @@ static void test_init_generator(void **state)
     assert_true(fabs(sum / 4000) < 0.01);
     assert_true(attn_init_value(42, 0, 0, 4) != attn_init_value(42, 1, 0, 4));
     assert_true(attn_init_value(42, 0, 0, 4) != attn_init_value(43, 0, 0, 4));
+    // independent streams: no two consecutive values of one tensor come again, in that
+    // order, in another (the old streams were one another shifted by an element: b_q[1:4]
+    // was w_k[0,0:3] in the classic lesson)
+    for (unsigned long long seed = 0; seed < 64; seed++)
+        for (int t = 0; t < 12; t++)
+            for (int t2 = 0; t2 < 12; t2++) {
+                if (t2 == t) continue;
+                for (size_t i = 0; i + 1 < 48; i++)
+                    for (size_t j = 0; j + 1 < 48; j++)
+                        if (attn_init_value(seed, t, i, 1) == attn_init_value(seed, t2, j, 1) &&
+                            attn_init_value(seed, t, i + 1, 1) == attn_init_value(seed, t2, j + 1, 1))
+                            fail_msg("seed %llu: tensor %d [%zu, %zu] repeats tensor %d [%zu, %zu]", seed, t, i, i + 1, t2,
+                                     j, j + 1);
+            }
     // explicit tensors override the generated ones
     load_ok("{\"title\": \"T\", \"model\": {\"d_model\": 2, \"n_heads\": 1}, \"input\": {\"query\": [[1,2]]},"
             " \"weights\": {\"init\": {\"seed\": 42}, \"w_k\": [[1,0],[0,1]]}}");

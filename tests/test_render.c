@@ -659,6 +659,63 @@ static void test_tooltip_clear_of_operands(void **state)
 // for the classic lesson's scores: a clear first, balanced pushes, every text and
 // rectangle on the output, each cell's number as a text; the hover layer adds
 // the tooltip only without the help over it; a second frame reuses the memory.
+// While the transition into the softmax runs, a row not computed yet has no tooltip, and
+// neither has its Σ (issue 22 item 10: the Σ of a row still to come, over the strip);
+// a computed row's cell and Σ have theirs, settled every row has.
+static void test_hover_during_transition(void **state)
+{
+    (void)state;
+    Target t;
+    target_init(&t, 1280, 720);
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    View v;
+    Overlays ov = {0};
+    view_init(&v, &ls, LANG_EN);
+    v.stage = trace_find(&tr, "attn");
+    assert_true(v.stage >= 0);
+    Layout L;
+    layout_compute(&L, &tr, &v, t.w, t.h);
+    int r = L.result_panel, last = L.spec[r].rows - 1;
+    assert_true(L.sum_w[r] > 0);
+    // a moment of the transition when row 0 is computed and the last row not yet
+    float mid = -1.0f;
+    for (int i = 1; i < 40 && mid < 0.0f; i++) {
+        v.anim = (float)i / 40.0f;
+        if (render_cell_shown(&L, &tr, &v, r, 0, 0) && !render_cell_shown(&L, &tr, &v, r, last, 0)) mid = v.anim;
+    }
+    assert_true(mid > 0.0f);
+    for (int settled = 0; settled < 2; settled++) {
+        v.anim = settled ? 1.0f : mid;
+        for (int row = 0; row <= last; row += last) {
+            bool shown = render_cell_shown(&L, &tr, &v, r, row, 0);
+            assert_true(shown == (settled || row == 0));
+            assert_true(render_cell_shown(&L, &tr, &v, r, row, -1) == shown);
+            Rect q;
+            assert_true(layout_cell_rect(&L, r, row, 0, &q));
+            int sx = L.panel[r].x + L.panel[r].w + (int)(6 * L.s) + L.sum_w[r] / 2, sy = q.y + q.h / 2;
+            int xs[2] = {q.x + q.w / 2, sx}, ys[2] = {sy, sy};
+            for (int k = 0; k < 2; k++) {
+                ov.hover = false;
+                render_frame_record(&t.c, &L, &tr, &v, &ov);
+                size_t plain = t.dl.n;
+                paint_flush(&t.c);
+                ov.hover = true, ov.mouse_x = xs[k], ov.mouse_y = ys[k];
+                render_frame_record(&t.c, &L, &tr, &v, &ov);
+                size_t hovered = t.dl.n;
+                paint_flush(&t.c);
+                if ((hovered > plain) != shown)
+                    fail_msg("anim %.1f row %d %s: tooltip %s", (double)v.anim, row, k ? "Σ" : "cell",
+                             hovered > plain ? "drawn" : "missing");
+            }
+        }
+    }
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 static void test_frame_commands(void **state)
 {
     (void)state;
@@ -894,8 +951,8 @@ static void test_numbers_readable(void **state)
                 v.stage = s;
                 Layout L;
                 layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
-                int min_px = (int)lrintf(LAYOUT_MIN_NUMBER_PX * L.s);
-                if (min_px < 10) min_px = 10;
+                int min_px = layout_min_number_px(L.s);
+                assert_true(min_px >= 10 && min_px >= (int)lrintf(LAYOUT_MIN_NUMBER_PX * fminf(L.s, 1.0f)));
                 for (int p = 0; p < L.n_panels; p++) {
                     const PanelSpec *ps = &L.spec[p];
                     if (ps->decimals < 0) continue;
@@ -924,6 +981,155 @@ static void test_numbers_readable(void **state)
     assert_int_equal(d, -1);
     layout_fit_numbers(1.0f, true, 40, 40, 1.0f, &d, &px); // the 0/1 mask: whole numbers
     assert_int_equal(d, 0);
+}
+
+// ALiBi's lesson (issue 22 item 5): where its tokens do not all fit over the columns,
+// every column is labelled with its index (every other token left "a … a" without
+// saying which key); the position bias has 2 decimals or none, never 1 (0.0, 0.2, 0.5,
+// 0.8 for steps of 0.25); a later key's tooltip says why its bias is positive.
+static void test_alibi_labels(void **state)
+{
+    (void)state;
+    Target t;
+    target_init(&t, 1280, 720);
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/alibi-linear-bias.json", &ls, &tr));
+    View v;
+    view_init(&v, &ls, LANG_EN);
+    TextMeasure tm = {text_measure, fonts};
+    v.measure = &tm;
+    const int sizes[][2] = {{800, 600}, {1024, 768}, {1280, 720}, {1920, 1080}};
+    for (int z = 0; z < 4; z++)
+        for (v.stage = 0; v.stage < tr.n; v.stage++) {
+            Layout L;
+            layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+            for (int p = 0; p < L.n_panels; p++)
+                if (L.spec[p].two_decimals) assert_true(L.spec[p].decimals == -1 || L.spec[p].decimals == 2);
+            if (strcmp(tr.stages[v.stage].name, "scores") || z != 2) continue;
+            int p = 2; // the position bias: its column labels
+            assert_true(L.spec[p].two_decimals);
+            render_frame_record(&t.c, &L, &tr, &v, NULL);
+            const DrawList *dl = &t.dl;
+            int indices = 0, tokens = 0;
+            Rect q = L.panel[p];
+            for (size_t k = 0; k < dl->n; k++) {
+                const DrawCmd *c = &dl->cmd[k];
+                if (c->op != DRAW_TEXT || c->r.y >= q.y || c->r.y < q.y - L.col_label_h - 4 || c->r.x < q.x - 20 ||
+                    c->r.x > q.x + q.w + 20)
+                    continue;
+                const char *s = draw_list_str(dl, c);
+                char ib[16];
+                bool idx = false;
+                for (int j = 0; j < L.spec[p].cols; j++) idx |= (snprintf(ib, sizeof ib, "%d", j), !strcmp(s, ib));
+                if (idx) indices++;
+                else tokens++;
+            }
+            paint_flush(&t.c);
+            if (!((indices == L.spec[p].cols && tokens == 0) || (tokens == L.spec[p].cols && indices == 0)))
+                fail_msg("position bias column labels: %d indices, %d tokens of %d columns", indices, tokens, L.spec[p].cols);
+        }
+    // the tooltip of a later key (row 1, key 4, head 0)
+    v.stage = trace_find(&tr, "position_bias");
+    Layout L;
+    layout_compute(&L, &tr, &v, 1280, 720);
+    char tip[1024];
+    explain_cell(&tr, &v, &L, L.result_panel, 1, 4, tip, sizeof tip);
+    assert_non_null(strstr(tip, "j > i"));
+    assert_non_null(strstr(tip, "= −0.25·(1 − 4)"));
+    assert_true(tip_adds_up(tip, NULL, 0));
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+// Small screens (issue 22 item 7): no text under 12 px at 800×600 or 1024×768, on any
+// settled frame of any shipped lesson, both languages (the narration was ~8 px, the strip ~9).
+static void test_small_screens(void **state)
+{
+    (void)state;
+    glob_t g;
+    memset(&g, 0, sizeof g);
+    glob("lessons/*.json", 0, NULL, &g);
+    const int sizes[][2] = {{800, 600}, {1024, 768}, {1280, 720}};
+    int frames = 0, bad = 0;
+    for (int z = 0; z < 3; z++) {
+        Target t;
+        target_init(&t, sizes[z][0], sizes[z][1]);
+        for (size_t f = 0; f < g.gl_pathc; f++) {
+            Lesson ls;
+            Trace tr;
+            assert_true(load(g.gl_pathv[f], &ls, &tr));
+            for (int lang = 0; lang < LANG_COUNT; lang++) {
+                View v;
+                view_init(&v, &ls, (Lang)lang);
+                TextMeasure tm = {text_measure, fonts};
+                v.measure = &tm;
+                for (v.stage = 0; v.stage < tr.n; v.stage++) {
+                    Layout L;
+                    layout_compute(&L, &tr, &v, t.w, t.h);
+                    render_frame_record(&t.c, &L, &tr, &v, NULL);
+                    for (size_t k = 0; k < t.dl.n; k++) {
+                        const DrawCmd *c = &t.dl.cmd[k];
+                        if (c->op == DRAW_TEXT && c->px < 12 && bad++ < 40)
+                            print_message("%s %s stage %s at %dx%d: \"%s\" at %d px\n", g.gl_pathv[f],
+                                          lang ? "zh" : "en", tr.stages[v.stage].name, t.w, t.h,
+                                          draw_list_str(&t.dl, c), c->px);
+                        // the header's formula (and its note) is never cut at the right edge
+                        const char *str = c->op == DRAW_TEXT ? draw_list_str(&t.dl, c) : "";
+                        if (c->op == DRAW_TEXT && L.formula[0] && !strncmp(str, L.formula, strlen(L.formula)) &&
+                            c->r.y >= L.header.y && c->r.y < L.header.y + L.header.h &&
+                            c->r.x + text_measure(fonts, false, c->px, str) > L.header.x + L.header.w && bad++ < 40)
+                            print_message("%s stage %s at %dx%d: the formula \"%s\" is cut\n", g.gl_pathv[f],
+                                          tr.stages[v.stage].name, t.w, t.h, str);
+                    }
+                    paint_flush(&t.c);
+                    frames++;
+                }
+            }
+            trace_free(&tr);
+            lesson_free(&ls);
+        }
+        target_free(&t);
+    }
+    globfree(&g);
+    assert_true(frames > 100);
+    assert_int_equal(bad, 0);
+}
+
+// The legend's colour ramp keeps at least 30 % of the box under a long name ("scores,
+// masked scores" left it about 50 px; issue 22 item 6).
+static void test_legend_ramp(void **state)
+{
+    (void)state;
+    Target t;
+    target_init(&t, 1280, 720);
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/cross-attention-padding.json", &ls, &tr));
+    View v;
+    view_init(&v, &ls, LANG_EN);
+    TextMeasure tm = {text_measure, fonts};
+    v.measure = &tm;
+    v.stage = trace_find(&tr, "masked_scores");
+    Layout L;
+    layout_compute(&L, &tr, &v, t.w, t.h);
+    render_frame_record(&t.c, &L, &tr, &v, NULL);
+    // the ramp of the first row: the run of fills of one height inside the legend's first row
+    Rect g = L.legend;
+    int row_h = (int)((float)L.px_small * 1.45f), bar_h = row_h * 6 / 10, y0 = -1, w = 0;
+    for (size_t k = 0; k < t.dl.n; k++) {
+        const DrawCmd *c = &t.dl.cmd[k];
+        if (c->op != DRAW_FILL || c->r.h != bar_h || c->r.x < g.x || c->r.x + c->r.w > g.x + g.w || c->r.y < g.y)
+            continue;
+        if (y0 < 0) y0 = c->r.y;
+        if (c->r.y == y0) w += c->r.w;
+    }
+    paint_flush(&t.c);
+    if (w * 100 < g.w * 29) fail_msg("the ramp is %d px of a %d px legend", w, g.w);
+    target_free(&t);
+    trace_free(&tr);
+    lesson_free(&ls);
 }
 
 // The row-label column fits the longest token as drawn ("black" was cut to "olack").
@@ -1756,6 +1962,10 @@ int main(void)
         cmocka_unit_test(test_flush_inside_push),
         cmocka_unit_test(test_render_overlays_and_determinism),
         cmocka_unit_test(test_tooltip_clear_of_operands),
+        cmocka_unit_test(test_hover_during_transition),
+        cmocka_unit_test(test_alibi_labels),
+        cmocka_unit_test(test_small_screens),
+        cmocka_unit_test(test_legend_ramp),
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),

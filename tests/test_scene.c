@@ -61,6 +61,27 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
     if (L->n_panels < 1) fail_msg("%s: no panels", where);
     if (!L->formula[0]) fail_msg("%s: no formula", where);
     if (strstr(L->formula, "+ mask")) fail_msg("%s: \"+ mask\" in \"%s\"", where, L->formula);
+    // issue 22 item 6: every symbol defined (the decode formula divided by an "s"), and a
+    // head in a title is not written with the product's "·" ("Q · h0" read as Q times h0)
+    if (strstr(L->formula, " / s)") || strstr(L->formula, " / s +")) fail_msg("%s: undefined s in \"%s\"", where, L->formula);
+    for (int p = 0; p < L->n_panels; p++) {
+        if (strstr(L->spec[p].title, " · ")) fail_msg("%s: title \"%s\"", where, L->spec[p].title);
+        // the tooltip names a cell as its panel does (the softmax's operand "scores" was
+        // masked_scores in its tooltip), and has no empty last line
+        char tip[2048], want[80];
+        explain_cell(tr, v, L, p, 0, 0, tip, sizeof tip);
+        size_t tl = strlen(tip);
+        if (tl && tip[tl - 1] == '\n') fail_msg("%s: %s's tooltip ends with an empty line", where, L->spec[p].title);
+        if (st->kind == STAGE_KIND_SOFTMAX && p == 0 && v->lang == LANG_EN) {
+            snprintf(want, sizeof want, "%s[", tr->mask_kind ? "masked_scores" : "scores");
+            if (strncmp(tip, want, strlen(want)) != 0 || strncmp(L->spec[p].title, want, strlen(want) - 1) == 0) {
+                // the title says "scores" (no mask) or "masked scores"; the tooltip the same
+                bool masked_title = strncmp(L->spec[p].title, "masked", 6) == 0;
+                if (masked_title != (strncmp(tip, "masked_scores[", 14) == 0))
+                    fail_msg("%s: panel \"%s\" but its tooltip says \"%.40s\"", where, L->spec[p].title, tip);
+            }
+        }
+    }
     assert_true(L->n_groups >= 1 && L->n_groups <= L->n_panels);
     for (int p = 0; p < L->n_panels; p++) {
         const PanelSpec *ps = &L->spec[p];
@@ -92,6 +113,14 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
             if (ps->is_weight && qs->is_weight) same = ps->stage == qs->stage && ps->is_bias == qs->is_bias;
             bool pr = ps->addend || ps->result, qr = qs->addend || qs->result;
             if ((ps->addend && qr) || (qs->addend && pr)) same = true;
+            // the tensor the result is compared with shares the result's scale (issue 22 item 2)
+            const StageRecipe *rec = recipe_of(st->kind);
+            int cs = rec->compared ? rec->compared(tr, v->stage) : -1;
+            if (cs >= 0) {
+                bool pc = pr || (!ps->is_weight && root_of(tr, ps->stage) == root_of(tr, cs));
+                bool qc = qr || (!qs->is_weight && root_of(tr, qs->stage) == root_of(tr, cs));
+                if (pc && qc) same = true;
+            }
             if (same != (ps->group == qs->group))
                 fail_msg("%s: panels %s and %s %s one colour scale", where, qs->title, ps->title,
                          same ? "must share" : "must not share");
@@ -570,6 +599,91 @@ static void test_ranges_without_stats(void **state)
 }
 
 // Every stage kind has its recipe, with panels and a formula (recipe.c's table).
+// The Δ view of the masked scores after an edit that changes the mask: a score masked
+// before or after it reads as masked (−∞: the masked look, its tooltip says so), not as a
+// difference of −1e9; the legend's range covers the finite differences only (issue 22
+// item 3: "-1000000000.00" spilled over its neighbours under a ±128.80 legend).
+static void test_delta_masked(void **state)
+{
+    (void)state;
+    const char *sets[] = {"mask[0,1,3]=1", "mask[0,3,1]=0"};
+    SessionEdits ed = {sets, 2};
+    char err[LESSON_ERR_MAX + 200];
+    Session *s = session_open("lessons/causal-decoder.json", &ed, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    Trace d;
+    AttnWeights w;
+    assert_true(session_delta(s, &d, &w));
+    View v;
+    view_init(&v, &s->lesson, LANG_EN);
+    v.delta = true, v.edited = true, v.n_edits = 2;
+    v.stage = trace_find(&d, "masked_scores");
+    assert_true(v.stage >= 0);
+    Layout L;
+    layout_compute(&L, &d, &v, 1280, 720);
+    const PanelSpec *res = &L.spec[L.result_panel];
+    assert_true(res->neg_inf_masked);
+    const Tensor *mo = &session_original_trace(s)->stages[v.stage].t, *me = &s->trace.stages[v.stage].t;
+    int masked = 0;
+    for (int r = 0; r < res->rows; r++)
+        for (int c = 0; c < res->cols; c++) {
+            float x = panel_value(res, r, c);
+            size_t k = ((size_t)res->head * (size_t)res->rows + (size_t)r) * (size_t)res->cols + (size_t)c; // batch 0
+            bool was = mo->data[k] == s->trace.mask_fill, is = me->data[k] == s->trace.mask_fill;
+            if (was || is) {
+                assert_true(isinf(x) && x < 0.0f);
+                masked++;
+                char tip[1024];
+                explain_cell(&d, &v, &L, L.result_panel, r, c, tip, sizeof tip);
+                assert_non_null(strstr(tip, "masked"));
+                assert_null(strstr(tip, "∞"));
+            } else {
+                assert_true(isfinite(x) && fabsf(x) < 1e6f);
+            }
+        }
+    assert_true(masked >= 10);
+    assert_true(L.group[res->group].scale.hi < 1e6f);
+    trace_free(&d);
+    attn_weights_free(&w);
+    session_destroy(s);
+}
+
+// One value, one colour, in the study mode too: b_Q keeps its colours when the result is
+// revealed (it was coloured on ±0.35 before and on Q's ±35 after); the FFN's b₁ is on h's
+// scale as b₂ is on f's.
+static void test_one_colour(void **state)
+{
+    (void)state;
+    Session *s = open_session("lessons/arange-2x4x4.json");
+    View v;
+    view_init(&v, &s->lesson, LANG_EN);
+    v.stage = trace_find(&s->trace, "q_proj");
+    v.study = true;
+    float hi[2];
+    for (int k = 0; k < 2; k++) {
+        v.hide_result = k == 0;
+        Layout L;
+        layout_compute(&L, &s->trace, &v, 1280, 720);
+        int b = -1;
+        for (int p = 0; p < L.n_panels; p++)
+            if (L.spec[p].is_weight && L.spec[p].is_bias) b = p;
+        assert_true(b >= 0);
+        hi[k] = L.group[L.spec[b].group].scale.hi;
+    }
+    assert_true(hi[0] == hi[1]);
+    session_destroy(s);
+    s = open_session("lessons/dk-dv-residual-ffn.json");
+    view_init(&v, &s->lesson, LANG_EN);
+    v.stage = trace_find(&s->trace, "ffn_hidden");
+    Layout L;
+    layout_compute(&L, &s->trace, &v, 1280, 720);
+    int b = -1;
+    for (int p = 0; p < L.n_panels; p++)
+        if (L.spec[p].is_weight && L.spec[p].is_bias) b = p;
+    assert_true(b >= 0 && L.spec[b].group == L.spec[L.result_panel].group);
+    session_destroy(s);
+}
+
 static void test_every_kind_has_a_recipe(void **state)
 {
     (void)state;
@@ -587,6 +701,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_kind_has_a_recipe),
+        cmocka_unit_test(test_delta_masked),
+        cmocka_unit_test(test_one_colour),
         cmocka_unit_test(test_scene_rules),
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),

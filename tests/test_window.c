@@ -295,7 +295,7 @@ static void lab_script(Driver *d)
     K("Return");
     wd_shot(d, shot_a);
     if (wd_same(d, selected, shot_a)) wd_fail(d, "typing 7.5 + Enter changed nothing");
-    K("Escape"); // the selection goes; Esc again would quit
+    // Enter let the cell go (issue 22 item 8): no Esc needed, and a digit is a step again
     wd_shot(d, plain);
     // the switches: scale 1, then undo
     K("W");

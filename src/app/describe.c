@@ -9,6 +9,7 @@
 #include "layout.h"
 #include "scene.h"
 #include "session.h"
+#include "text.h"
 
 void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h)
 {
@@ -52,8 +53,8 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     fputs("]", f);
 }
 
-int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch, int head, int w, int h, bool projector,
-                 FILE *out, FILE *err)
+int describe_run(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head, int w,
+                 int h, bool projector, FILE *out, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
     if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
@@ -74,6 +75,12 @@ int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch,
     }
     View v;
     view_init(&v, &ses->lesson, lang);
+    // text measured with the fonts the frames are drawn with (as the export and the window
+    // do), so number_px and the layout are theirs; without fonts, the layout's estimate
+    char ferr[400];
+    Fonts *fonts = fonts_create(font_path, lang, ferr, sizeof ferr);
+    TextMeasure measure = {text_measure, fonts};
+    if (fonts) v.measure = &measure;
     v.batch = batch, v.head = head;
     if (projector) v.projector = true, v.palette = PALETTE_HIGH_CONTRAST; // as M turns it on
     v.edited = session_edited(ses), v.n_edits = ses->log.applied;
@@ -96,6 +103,7 @@ int describe_run(const char *path, const SessionEdits *ed, Lang lang, int batch,
         }
     }
     fputs("\n]}\n", out);
+    fonts_destroy(fonts);
     session_destroy(ses);
     i18n_free();
     return cli_output_ok(out, "--describe", err) ? 0 : 1;

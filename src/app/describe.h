@@ -24,7 +24,9 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
 // attnviz --describe LESSON [--lang] [--batch] [--head] [--size] [--projector]: one entry
 // per settled stage frame (projector mode: its first part). Returns the exit code (0, 1 bad
 // lesson / assets / write error, 2 bad slice).
-int describe_run(const char *path, const struct SessionEdits *ed, Lang lang, int batch, int head, int w, int h,
-                 bool projector, FILE *out, FILE *err);
+// Text is measured with the fonts (font_path, NULL: found with fontconfig) as the export
+// draws them; without fonts, with the layout's estimate.
+int describe_run(const char *path, const char *font_path, const struct SessionEdits *ed, Lang lang, int batch, int head,
+                 int w, int h, bool projector, FILE *out, FILE *err);
 
 #endif

@@ -263,8 +263,8 @@ static int prepare_dir(const char *dir, char *err, size_t n)
 }
 
 // Writes DIR/frames.json listing exactly the complete frames (temp name + rename).
-static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *ls, int n_frames,
-                        bool interrupted, char *err, size_t n)
+static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *ls, const TextMeasure *measure,
+                        int n_frames, bool interrupted, char *err, size_t n)
 {
     char path[4096], tmp[4200];
     snprintf(path, sizeof path, "%s/frames.json", o->dir);
@@ -309,6 +309,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         v.edited = o->edited, v.n_edits = o->n_edits, v.ref = o->ref;
         v.projector = o->projector, v.part = e->plan[i].part;
         if (o->projector) v.palette = PALETTE_HIGH_CONTRAST; // (describe_frame_fields gives the part)
+        v.measure = measure;
         describe_frame_fields(f, e->tr, &v, o->width, o->height);
         fputs("}", f);
         first = false;
@@ -402,6 +403,8 @@ struct ExportJob {
     unsigned char *rgba;       // the frame read back
     int observed;              // GIF: frames drawn for the palette so far
     int video_first;           // the plan's first frame in the open video (--split: its stage's)
+    const TextMeasure *measure; // the fonts the frames were drawn with (export_job_step's View):
+                                // frames.json describes the frames as drawn
 };
 
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
@@ -681,6 +684,7 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
 {
     Encoder *e = &j->e;
     if (j->next >= j->n_frames) return false;
+    j->measure = base->measure;
     int w = 0, h = 0;
     SDL_GetRendererOutputSize(c->r, &w, &h);
     if (w != e->w || h != e->h) {
@@ -799,7 +803,7 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
     if (!vector_finish(j, !incomplete)) incomplete = true;
     if (!video_finish(j, !incomplete)) incomplete = true;
     char ierr[EXPORT_ERR_MAX] = "";
-    bool index_ok = write_index(e, &j->o, j->ls, j->n_frames, incomplete, ierr, sizeof ierr);
+    bool index_ok = write_index(e, &j->o, j->ls, j->measure, j->n_frames, incomplete, ierr, sizeof ierr);
     *written = e->n_done;
     bool ok = true;
     if (e->err[0]) {

@@ -364,7 +364,9 @@ static bool typing_key(Lab *lab, Session *s, const View *v, const SDL_KeyboardEv
     case SDLK_KP_ENTER:
         if (lab->too_long) return true; // the hint says why: a cut number is never applied
         if (apply_typed(lab, s, lab->text, v->lang)) {
-            lab->typing = false;
+            // applied: the field closes and the cell is let go, so digits choose steps
+            // again (4, 6, 9 typed "469" into the field); Enter or a click selects again
+            lab_deselect(lab);
             snprintf(lab->hint, sizeof lab->hint, "%s", i18n_get(v->lang, "lab.cell_hint"));
         }
         return true;

@@ -59,7 +59,7 @@ static int run(Args *a)
     case CMD_QUIZ:
         return finish_stdout(cli_quiz(o->lesson_path, &a->edits, o->lang, a->seed, stdout, stderr), "--quiz");
     case CMD_DESCRIBE:
-        return finish_stdout(describe_run(o->lesson_path, &a->edits, (Lang)o->lang, a->ex.batch, a->ex.head,
+        return finish_stdout(describe_run(o->lesson_path, o->font_path, &a->edits, (Lang)o->lang, a->ex.batch, a->ex.head,
                                           o->width, o->height, o->projector, stdout, stderr),
                              "--describe");
     case CMD_HANDOUT: {

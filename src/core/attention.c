@@ -318,13 +318,22 @@ Tensor *attn_weight(AttnWeights *w, int slot)
     return NULL;
 }
 
-float attn_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in)
+// splitmix64's output function (Steele, Lea & Flood 2014).
+static uint64_t mix64(uint64_t z)
 {
-    const uint64_t G = 0x9E3779B97F4A7C15ull;
-    uint64_t z = ((uint64_t)seed ^ (G * (uint64_t)(tensor_index + 1))) + (elem_index + 1) * G;
     z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
     z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z = z ^ (z >> 31);
+    return z ^ (z >> 31);
+}
+
+float attn_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in)
+{
+    // Each tensor its own stream: a start drawn by hashing the seed with the tensor's
+    // index, then splitmix64's steps from there. (Starting at seed ^ G·(index + 1) and
+    // stepping by G made stream t's element k stream t + 1's element k − 1: b_q repeated w_k.)
+    const uint64_t G = 0x9E3779B97F4A7C15ull;
+    uint64_t start = mix64((uint64_t)seed ^ mix64(0xD1B54A32D192ED03ull * (uint64_t)(tensor_index + 1)));
+    uint64_t z = mix64(start + (elem_index + 1) * G);
     double u = (double)(z >> 40) * (1.0 / 16777216.0);
     return (float)((2.0 * u - 1.0) / sqrt((double)fan_in));
 }

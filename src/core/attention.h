@@ -98,9 +98,11 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
 void attn_rope_row(float *y, const float *x, int d, int pos, RopeStyle style, float theta);
 // The weight tensor of slot `slot` (a WeightSlot of stages.h: w_q, b_q, …).
 Tensor *attn_weight(AttnWeights *w, int slot);
-// The documented deterministic generator behind a lesson's {"init": {"seed": N}}:
-// splitmix64 stream seeded with seed ^ (0x9E3779B97F4A7C15 * (index+1)) per
-// tensor index; value = (2u - 1) / sqrt(fan_in), u = (x >> 40) * 2^-24.
+// The documented deterministic generator behind a lesson's {"init": {"seed": N}}: per
+// tensor index a splitmix64 stream starting at mix(seed ^ mix(0xD1B54A32D192ED03 *
+// (index+1))) (mix: splitmix64's output function), element k = mix(start + (k+1) *
+// 0x9E3779B97F4A7C15); value = (2u - 1) / sqrt(fan_in), u = (x >> 40) * 2^-24. The
+// streams are independent: no tensor repeats another's values.
 float attn_init_value(unsigned long long seed, int tensor_index, size_t elem_index, int fan_in);
 
 #endif

@@ -61,9 +61,14 @@ void trace_diff(Trace *dst, const Trace *a, const Trace *b)
         const Stage *sb = &b->stages[i], *sa = match(a, sb);
         float *d = dst->stages[i].t.data;
         const float *y = sb->t.data;
+        bool masking = sb->kind == STAGE_KIND_MASKED;
         for (size_t k = 0; k < sb->t.size; k++) {
             float x = sa ? sa->t.data[k] : sb->kind == STAGE_KIND_MASK ? 1.0f : y[k];
-            d[k] = diff(x, y[k]);
+            // a score the mask filled, before or after the edit: no difference to show
+            if (masking && ((sa && a->mask_kind && x == a->mask_fill) || (b->mask_kind && y[k] == b->mask_fill)))
+                d[k] = -INFINITY;
+            else
+                d[k] = diff(x, y[k]);
         }
     }
     trace_compute_stats(dst);

@@ -18,7 +18,9 @@ void trace_lerp(Trace *dst, const Trace *a, const Trace *b, float t);
 
 // dst (a clone of b) = b − a element-wise: the change an edit made. A stage a lacks
 // is compared with what it means there: a mask that was not there was all 1.
-// NaN − NaN and equal infinities give 0 (unchanged); statistics are computed.
+// NaN − NaN and equal infinities give 0 (unchanged); a masked score (the mask's fill in
+// a or b) gives −∞: masked, no difference (the Δ view shows it masked); statistics are
+// computed.
 void trace_diff(Trace *dst, const Trace *a, const Trace *b);
 
 // Whether element k of stage s of b differs from a's (same name and shape; a stage

@@ -28,7 +28,7 @@ void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float sho
     int need = 0;
     for (int i = 0; i < d->n_lines; i++)
         for (int j = 0; j < d->line[i].n; j++) {
-            tip_number(d->line[i].v[j], num, sizeof num);
+            scene_derivation_text(d, i, j, num, sizeof num);
             paint_text_size(cv, FONT_MONO, px, num, &tw, &th);
             if (tw > need) need = tw;
         }
@@ -54,11 +54,11 @@ void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float sho
             Rgb c = l->result ? colormap_value(scale, l->v[j]) : THEME.white;
             paint_fill(cv, THEME.grid, 255, bx, y + 1, bw, lh - 2);
             paint_fill(cv, c, 255, bx + 1, y + 2, bw - 2, lh - 4);
-            tip_number(l->v[j], num, sizeof num);
+            scene_derivation_text(d, i, j, num, sizeof num);
             Rgb t = colormap_text_dark(c) ? THEME.black : THEME.white;
             int nw, nh, npx = px;
             paint_text_size(cv, FONT_MONO, npx, num, &nw, &nh);
-            while (nw > bw - 4 && npx > 9) paint_text_size(cv, FONT_MONO, --npx, num, &nw, &nh);
+            while (nw > bw - 4 && npx > LAYOUT_MIN_TEXT_PX) paint_text_size(cv, FONT_MONO, --npx, num, &nw, &nh);
             paint_text_centered(cv, FONT_MONO, npx, t, 255, (Rect){bx, y + 1, bw, lh - 2}, num);
         }
     }

@@ -7,6 +7,7 @@
 #include "cellmark.h"
 #include "explain.h"
 #include "playback.h"
+#include "render.h"
 #include "study.h"
 
 #define TIP_MAX 1024
@@ -105,19 +106,20 @@ void overlay_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
     Rect avoid[LAYOUT_MAX_PANELS + 3 + PINS_MAX];
     int n = 0;
     if (layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
-        if (cellmark_hidden(v, &L->spec[p])) return;
+        if (cellmark_hidden(v, &L->spec[p]) || !render_cell_shown(L, tr, v, p, row, -1)) return; // not yet summed
         Rect q = L->panel[p];
         int x = q.x + q.w + (int)(6 * L->s), y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
         paint_frame(cv, THEME.ink, 255, x - t, y0 - t, L->sum_w[p] + 2 * t, y1 - y0 + 2 * t, t);
         cellmark_frame(cv, L, p, q.x, y0, q.w, y1 - y0, t, THEME.hilite);
         avoid[n++] = (Rect){q.x - t, y0 - t, x + L->sum_w[p] - q.x + 2 * t, y1 - y0 + 2 * t};
+        if (L->deriv.w > 0) avoid[n++] = L->deriv; // the strip writes this row out too
         explain_row_sum(tr, v, L, p, row, tip, sizeof tip);
         draw_tip(cv, L, ov, tip, avoid[0], avoid, n);
         return;
     }
     if (!layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &p, &row, &c)) return;
     const PanelSpec *ps = &L->spec[p];
-    if (cellmark_hidden(v, ps)) return;
+    if (cellmark_hidden(v, ps) || !render_cell_shown(L, tr, v, p, row, c)) return; // not computed yet
     Rect q;
     layout_cell_rect(L, p, row, c, &q);
     // what it reads: the operands' rows, columns and cells (scene.h's rules)

@@ -179,8 +179,15 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     char formula[sizeof L->formula + sizeof L->formula_note + 4];
     snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
     if (v->hide_result) hide_shapes(formula);
-    paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10,
-               ALIGN_LEFT, formula);
+    // never cut at the right edge: smaller (down to the small text), then without the note
+    int fpx = L->px_formula, fw, fh;
+    paint_text_size(cv, FONT_SANS, fpx, formula, &fw, &fh);
+    while (fw > h.w && fpx > L->px_small) paint_text_size(cv, FONT_SANS, fpx -= 2, formula, &fw, &fh);
+    if (fw > h.w) {
+        snprintf(formula, sizeof formula, "%s", L->formula);
+        if (v->hide_result) hide_shapes(formula);
+    }
+    paint_text(cv, FONT_SANS, fpx, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10, ALIGN_LEFT, formula);
     paint_clip(cv, NULL);
 }
 
@@ -200,6 +207,16 @@ static float cell_progress(AnimKind k, float e, int row, int c, int rows, int co
     default:
         return e;
     }
+}
+
+bool render_cell_shown(const Layout *L, const Trace *tr, const View *v, int p, int row, int col)
+{
+    if (p < 0 || p >= L->n_panels || !L->spec[p].result || v->anim >= 1.0f || tr->n == 0) return true;
+    const PanelSpec *ps = &L->spec[p];
+    AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
+    float e = ease_in_out_cubic(v->anim);
+    if (col < 0) return cell_progress(k, e, row, 0, ps->rows, 1) >= 1.0f; // the Σ: once its row is done
+    return cell_progress(k, e, row, col, ps->rows, ps->cols) >= 1.0f;
 }
 
 // The result cell being computed at eased progress e (row-wise and cell-wise animations).
@@ -256,7 +273,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     // rows: every row while they are tall enough, else every 2nd, 5th, 10th, …
     int px = L->px_small;
     if (ps->row_axis == AXIS_NONE) px = 0;
-    if (!L->image[p] && (float)px > row_h) px = row_h < 10.0f ? 10 : (int)row_h & ~1;
+    if (!L->image[p] && (float)px > row_h) px = row_h < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)row_h & ~1;
     int th = px * 13 / 10;
     int every = nice_step((int)ceilf((float)th / row_h));
     if (L->row_labels[p] && ps->row_axis != AXIS_NONE) {
@@ -285,15 +302,23 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     }
     // columns: as many as fit side by side
     px = L->px_small;
-    if (!L->image[p] && (float)px > col_w) px = col_w < 10.0f ? 10 : (int)col_w & ~1;
+    if (!L->image[p] && (float)px > col_w) px = col_w < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)col_w & ~1;
     int wmax = 0, tw, hh;
-    for (int j = c0; j <= c1; j += c1 - c0 > 64 ? (c1 - c0) / 64 : 1) {
-        paint_text_size(cv, FONT_SANS, px, layout_axis_label(v, ps->col_axis, j, b, sizeof b), &tw, &hh);
+    const View *lv = v; // whose labels: the lesson's tokens, or (NULL) the indices
+    for (int pass = 0; pass < 2; pass++) {
+        wmax = 0;
+        for (int j = c0; j <= c1; j += c1 - c0 > 64 ? (c1 - c0) / 64 : 1) {
+            paint_text_size(cv, FONT_SANS, px, layout_axis_label(lv, ps->col_axis, j, b, sizeof b), &tw, &hh);
+            if (tw > wmax) wmax = tw;
+        }
+        paint_text_size(cv, FONT_SANS, px, layout_axis_label(lv, ps->col_axis, c1, b, sizeof b), &tw, &hh);
         if (tw > wmax) wmax = tw;
+        every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
+        // tokens that do not all fit: indices instead (every other token left a repeated
+        // one, "a … a", without a way to tell which key it is)
+        if (every == 1 || lv == NULL || c1 - c0 > 64) break;
+        lv = NULL;
     }
-    paint_text_size(cv, FONT_SANS, px, layout_axis_label(v, ps->col_axis, c1, b, sizeof b), &tw, &hh);
-    if (tw > wmax) wmax = tw;
-    every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
     // labels may stick out past the ends, unless zoomed (scrolled-out labels) or the Σ column is there
     int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
     int right = ps->row_sums ? 2 : margin;
@@ -301,7 +326,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     int nt = tick_positions(c0, c1, every, col_w, (float)(wmax + 4), ticks, MAX_TICKS);
     for (int k = 0; k < nt; k++) {
         int j = ticks[k];
-        const char *t = layout_axis_label(v, ps->col_axis, j, b, sizeof b);
+        const char *t = layout_axis_label(lv, ps->col_axis, j, b, sizeof b);
         paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
         int x0 = layout_col_x(L, p, j) + dx, x1 = layout_col_x(L, p, j + 1) + dx;
         int cx = (x0 + x1) / 2;
@@ -354,7 +379,10 @@ static void draw_caption(Canvas *cv, const Layout *L, const View *v, AnimKind an
     if (head_panel && !ps->kv_group) nc = colormap_lerp(nc, THEME.black, 0.25f); // head colours are light for some heads
     int tw, th, dw, dh, gap = paint_px(L->s, 8);
     paint_text_size(cv, FONT_BOLD, L->px_body, name, &tw, &th);
-    if (tw > hi - lo && head_panel) snprintf(name, sizeof name, "h%d", ps->head % 1000);
+    paint_text_size(cv, FONT_SANS, L->px_small, dims, &dw, &dh);
+    // a head panel that does not fit with its shape says "h1" ("K/V 1") and keeps the shape
+    if (tw + gap + dw > hi - lo && head_panel)
+        snprintf(name, sizeof name, ps->kv_group ? "K/V %d" : "h%d", ps->head % 1000);
     char fit[sizeof name];
     const char *shown = paint_fit_text(cv, FONT_BOLD, L->px_body, name, hi - lo, fit, sizeof fit);
     if (shown != name) snprintf(name, sizeof name, "%s", shown);
@@ -465,7 +493,8 @@ static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const 
     AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
     int row = scene_derivation_row(L), col = 0, hp, hr, hc;
     float shown = 1.0f;
-    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result) {
+    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result &&
+        render_cell_shown(L, tr, v, hp, hr, hc)) { // (a row still to come is not written out ahead of time)
         row = hr, col = hc;
     } else if (e < 1.0f && computing_cell(k, e, res, &row, &col)) {
         shown = cell_progress(k, e, row, col < 0 ? 0 : col, res->rows, k == ANIM_CELLS ? res->cols : 1);
@@ -581,7 +610,8 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                     }
                 }
                 if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != ANIM_MASK || cs.masked)) {
-                    d.text = ps->decimals >= 0 && v->show_values ? mask_text : NULL;
+                    // (the Δ view: hatched only; the fill would read as a difference)
+                    d.text = ps->decimals >= 0 && v->show_values && !v->delta ? mask_text : NULL;
                 } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
                     format_cell(cs.val, ps->decimals, num, sizeof num);
                     d.text = num;
@@ -672,8 +702,10 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
         paint_text_size(cv, FONT_MONO, L->px_small, hi, &tw, &th);
         if (tw + pad > num_w) num_w = tw + pad;
     }
-    if (label_w > g.w * 55 / 100) label_w = g.w * 55 / 100;
     if (num_w > g.w / 5) num_w = g.w / 5;
+    // the ramp keeps at least 30 % of the box (long names, "scores, masked scores", left it ~50 px)
+    int label_max = g.w - 2 * num_w - 2 * pad - g.w * 30 / 100;
+    if (label_w > label_max) label_w = label_max;
     int y = g.y + pad;
     char line[160], fit[128];
     for (int k = 0; k < L->n_groups; k++, y += row_h) {
@@ -770,7 +802,7 @@ static int narration_px(Canvas *cv, const Layout *L, const Trace *tr, const View
     // a cheap estimate first (each text's one-line width over the box's width, with
     // the slack of wrapping at words), then the exact wrapped height at that size only:
     // measuring wrapped text at every size for every stage cost the first frame 20 ms
-    int px = L->px_body, min_px = L->px_small - 2;
+    int px = L->px_body, min_px = layout_narration_min_px(L);
     float w_body[TRACE_MAX_STAGES]; // one-line widths at the body size; text scales with its size
     for (int st = 0; st < tr->n; st++) {
         each.stage = st;

@@ -41,15 +41,21 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
     char idx[48], num[32];
     index_str(ps, st, b, row, col, idx, sizeof idx);
     tip_number(val, num, sizeof num);
+    if (v->delta && ps->neg_inf_masked && isinf(val) && val < 0.0f) // masked, not a difference of −∞
+        snprintf(num, sizeof num, "%s", i18n_get(lang, "tip.masked_word"));
     bool masked = ps->mask && ps->mask[(size_t)row * (size_t)ps->cols + (size_t)col] == 0.0f;
     // the symbol, not the caption ("s", not "s = output + x"; Q[b,h,i,j], the head in the index)
     char sym[80];
-    snprintf(sym, sizeof sym, "%s%s", v->delta ? "Δ" : "", ps->is_weight ? ps->title : recipe_symbol(tr, ps->stage, lang));
+    // (as the panel's title names it: the softmax reads "scores" when there is no mask)
+    int named = ps->is_weight ? -1 : trace_find(tr, recipe_display_name(tr, ps->stage, ps->result));
+    snprintf(sym, sizeof sym, "%s%s", v->delta ? "Δ" : "",
+             ps->is_weight ? ps->title : recipe_symbol(tr, named >= 0 ? named : ps->stage, lang));
     const char *hdr[] = {sym, idx, num};
     tip_key(&o, lang, "tip.cell", 3, hdr);
     if (v->delta) { // a difference: no derivation of its own
         tip_put(&o, "\n");
-        tip_key(&o, lang, "tip.delta", 0, NULL);
+        bool masked_delta = ps->neg_inf_masked && isinf(val) && val < 0.0f;
+        tip_key(&o, lang, masked_delta ? "tip.delta_masked" : "tip.delta", 0, NULL);
         return;
     }
     if (scene_cell_changed(ps, row, col)) { // the what-if lab: what it was
@@ -83,6 +89,7 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
                     op[0] >= 0 ? &tr->stages[op[0]].t : NULL, op[1] >= 0 ? &tr->stages[op[1]].t : NULL};
     const StageRecipe *r = recipe_of(st->kind);
     if (r->tip) r->tip(&o, &cell);
+    while (o.len > 0 && o.s[o.len - 1] == '\n') o.s[--o.len] = '\0'; // no empty last line
 }
 
 static void write_row_sum(TipOut *to, const Trace *tr, const View *v, const Layout *L, int p, int row)

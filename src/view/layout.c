@@ -28,11 +28,25 @@ static int int_digits(float m)
     return d;
 }
 
-// fill: the largest number size as a part of the cell's smaller side
-static void fit_numbers_in(float m, bool integers, int w, int h, float s, float fill, int *decimals, int *px)
+int layout_min_number_px(float s)
+{
+    // 13 px at 1280×720; above it the floor grows at half the UI's rate (16 px at
+    // 1920×1080): a large screen's cells keep 2 decimals where they hold 16 px digits
+    float f = s <= 1.0f ? s : 1.0f + (s - 1.0f) * 0.5f;
+    return imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * f));
+}
+
+// The smallest number size at scale s: projector mode's floor grows with its scale linearly.
+static int min_number_px(float s, bool projector)
+{
+    return projector ? imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s)) : layout_min_number_px(s);
+}
+
+// fill: the largest number size as a part of the cell's smaller side; min_px: the smallest
+static void fit_numbers_in(float m, bool integers, int w, int h, float s, float fill, int min_px, int *decimals,
+                           int *px)
 {
     int d0 = integers ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
-    int min_px = imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s));
     int max_px = (int)fminf(fill * (float)imin(w, h), 26.0f * s);
     *decimals = -1;
     *px = 0;
@@ -53,7 +67,7 @@ static void fit_numbers_in(float m, bool integers, int w, int h, float s, float 
 
 void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
 {
-    fit_numbers_in(m, integers, w, h, s, LAYOUT_NUMBER_FILL, decimals, px);
+    fit_numbers_in(m, integers, w, h, s, LAYOUT_NUMBER_FILL, layout_min_number_px(s), decimals, px);
 }
 
 // The cell width at which p's numbers (2 decimals) reach the largest size an h px tall cell allows.
@@ -68,13 +82,16 @@ static int number_width(const PanelSpec *p, int h, float s, float fill)
     return (int)ceilf(0.62f * (float)chars * px) + 9;
 }
 
-static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill)
+// projector: the numbers' scale is projector mode's (its floor grows with it, linearly)
+static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill, bool projector)
 {
     float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
-    fit_numbers_in(m, integers, w, h, s, fill, &p->decimals, &p->px_cell);
+    fit_numbers_in(m, integers, w, h, s, fill, min_number_px(s, projector), &p->decimals, &p->px_cell);
+    // (projector mode: its numbers are shown in parts, large; one decimal there rather than none)
+    if (!projector && p->two_decimals && p->decimals >= 0 && p->decimals < 2 && m < 100.0f) p->decimals = -1, p->px_cell = 0;
 }
 
 // ---- labels -------------------------------------------------------------------
@@ -226,7 +243,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             label_w = imax(label_w, text_w(v, d.line[i].label, L->px_small));
             n_max = imax(n_max, d.line[i].n);
             for (int j = 0; j < d.line[i].n; j++) {
-                tip_number(d.line[i].v[j], num, sizeof num);
+                scene_derivation_text(&d, i, j, num, sizeof num);
                 value_w = imax(value_w, text_w(v, num, L->px_small));
             }
         }
@@ -235,7 +252,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
     }
     float s = L->s, ns = L->num_s; // ns: the scale of the numbers (projector mode: larger)
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
-    int opw = (int)(1.6f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
+    int opw = (int)(1.2f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
     int sum_gap = (int)(6 * s), sum_min = (int)(10 * s), stack_gap = (int)(8 * s);
 #define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, text_w(v, (p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
     // vectors go under their parameter only where that gives larger cells (a short
@@ -277,7 +294,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
                 const PanelSpec *rp = &L->spec[L->result_panel];
                 fit_numbers_in(rp->num_max, false, (int)(c2 / LAYOUT_Q), (int)(c2 / LAYOUT_Q), ns,
-                               L->num_fill, &dec, &npx);
+                               L->num_fill, min_number_px(ns, ns != s), &dec, &npx);
             }
             if (c2 < c && (c2 < (int64_t)(40 * s) * LAYOUT_Q || dec < 0)) {
                 strip = 0;
@@ -359,10 +376,12 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
         p->decimals = -1;
         p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill);
+        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, ns != s);
         // projector mode, a panel too large even alone for its numbers at that size:
-        // they keep the usual minimum rather than disappear
-        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, LAYOUT_NUMBER_FILL);
+        // they keep the usual minimum rather than disappear, filling up to half a cell
+        // as the projector's numbers may (a 16-row weight alone at 1024×768 has 28 px
+        // tall cells: 10 px numbers at the usual fill, under the 12 px minimum)
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, L->num_fill, false);
         L->sum_decimals[i] = -1;
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
@@ -371,11 +390,13 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
         if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
-            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, &L->sum_decimals[i], &L->sum_px[i]);
+            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, min_number_px(ns, ns != s),
+                           &L->sum_decimals[i], &L->sum_px[i]);
             // projector mode, too small for its numbers: the usual minimum, as the cells
             // beside it (a Σ column without numbers is a column of one colour)
             if (L->sum_decimals[i] < 0 && ns != s)
-                fit_numbers_in(1.0f, false, L->sum_w[i], h, s, LAYOUT_NUMBER_FILL, &L->sum_decimals[i], &L->sum_px[i]);
+                fit_numbers_in(1.0f, false, L->sum_w[i], h, s, L->num_fill, layout_min_number_px(s),
+                               &L->sum_decimals[i], &L->sum_px[i]);
         }
     }
 }
@@ -454,6 +475,31 @@ static bool projector_split(Layout *L, const Trace *tr, const View *v)
     return true;
 }
 
+int layout_narration_min_px(const Layout *L)
+{
+    // (projector mode: from the usual small size, not its enlarged one: the larger
+    // minimum grew the box into the panels' room, their numbers then under the projector's size)
+    int small = L->num_s != L->s ? imax(even(16 * L->s), LAYOUT_MIN_TEXT_PX) : L->px_small;
+    return imax(LAYOUT_MIN_TEXT_PX, small - 2);
+}
+
+// The narration box's height that holds every stage's narration at its smallest size
+// (layout_narration_min_px) in a box w wide (the renderer's padding and heading).
+static int narration_height(const Layout *L, const Trace *tr, const View *v, int w)
+{
+    char buf[600];
+    View each = *v;
+    int px = layout_narration_min_px(L), lh = px * 6 / 5 + 1, pad = (int)lrintf(10 * L->s), lines = 1;
+    int inner = w - 2 * pad - (int)lrintf(4 * L->s);
+    for (int st = 0; st < tr->n && inner > 0; st++) {
+        each.stage = st;
+        // the estimate (never narrower than the drawn text): no font work in every frame's layout
+        int tw = layout_text_width_est(scene_narration(tr, &each, buf, sizeof buf), px);
+        lines = imax(lines, (int)ceilf((float)tw / (0.88f * (float)inner)));
+    }
+    return lines * lh + pad + L->px_small * 13 / 10 + pad / 2 + 2;
+}
+
 int layout_projector_parts(const Trace *tr, const View *v, int w, int h)
 {
     if (!v->projector) return 1;
@@ -476,10 +522,11 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->num_s = v->projector ? s * (float)LAYOUT_PROJECTOR_NUMBER_PX / (float)LAYOUT_MIN_NUMBER_PX : s;
     L->num_fill = v->projector ? LAYOUT_PROJECTOR_NUMBER_FILL : LAYOUT_NUMBER_FILL;
     L->cell_cap = v->print ? 2 * LAYOUT_MAX_CELL : LAYOUT_MAX_CELL; // printed: cells fill the page's width
-    L->px_title = even(24 * s);
-    L->px_body = even(20 * s);
-    L->px_small = even((v->projector ? 18 : 16) * s); // (projector mode: axis labels, legend larger)
-    L->px_formula = even(26 * s);
+    // no text under 12 px (LAYOUT_MIN_TEXT_PX) on small screens: 800×600 scales by 0.625
+    L->px_title = imax(even(24 * s), LAYOUT_MIN_TEXT_PX + 2);
+    L->px_body = imax(even(20 * s), LAYOUT_MIN_TEXT_PX);
+    L->px_small = imax(even((v->projector ? 18 : 16) * s), LAYOUT_MIN_TEXT_PX); // (projector: axis labels, legend larger)
+    L->px_formula = imax(even(26 * s), LAYOUT_MIN_TEXT_PX + 2);
     L->px_op = even(34 * s);
     L->px_help = even(22 * s);
     int m = (int)lrintf(10 * s), gap = (int)lrintf(6 * s);
@@ -524,9 +571,15 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
     scene_build(L, tr, v);
     int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
-    if (v->print) bh = layout_legend_height(L); // (the page writes the narration)
-    int by = h - m - bh;
     int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
+    if (v->print) { // (the page writes the narration)
+        bh = layout_legend_height(L);
+    } else if (!v->study) {
+        // taller where the narration would otherwise be smaller than its minimum (up to a
+        // third of the window: small screens had ~8 px text under an empty band)
+        bh = imax(bh, imin(narration_height(L, tr, v, w - 2 * m - legend_w - gap), h / 3));
+    }
+    int by = h - m - bh;
     L->narration = (Rect){m, by, v->print ? 0 : w - 2 * m - legend_w - gap, bh};
     L->legend = (Rect){w - m - legend_w, by, legend_w, bh};
 

@@ -20,6 +20,9 @@
 // 1, or when its numbers do not all fit at the projector's size, the operands then the
 // result (2), or each operand then the result.
 int layout_projector_parts(const Trace *tr, const View *v, int w, int h);
+// The smallest size the narration is drawn at (never under 12 px); the narration box is
+// made tall enough for every stage's text at it (up to a third of the window).
+int layout_narration_min_px(const Layout *L);
 // Fills L for a w×h output showing v's stage of tr (the panels come from scene.h).
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h);
 // The rectangle of cell (row, col) of panel p (not clipped to the viewport);
@@ -59,6 +62,10 @@ int layout_text_width_est(const char *s, int px);
 // w×h cell at UI scale s: 2 decimals, else 1, else none (decimals -1), never
 // below LAYOUT_MIN_NUMBER_PX · s. integers: the values are whole numbers (0/1 mask).
 void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px);
+// The smallest numbers in cells at UI scale s (outside projector mode): 13 px at
+// 1280×720 (LAYOUT_MIN_NUMBER_PX), with the UI below it (at least 10 px), at half its
+// rate above it (16 px at 1920×1080).
+int layout_min_number_px(float s);
 // The step slot under (x, y) as a StepId, or -1.
 int layout_hit_step(const Layout *L, int x, int y);
 // Batch / head tab under (x, y), or -1.

@@ -17,7 +17,8 @@
 #define LAYOUT_MAX_HEAD_PANELS 8  // split/concat show at most this many heads
 #define LAYOUT_MAX_TABS 16        // batch or head tabs
 #define LAYOUT_IMAGE_CELL 10      // cells narrower or shorter than this (px) are drawn as an image
-#define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 10 px)
+#define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 12 px)
+#define LAYOUT_MIN_TEXT_PX 12     // no text is smaller, at any window size (800×600 included)
 #define LAYOUT_PROJECTOR_NUMBER_PX 35 // projector mode (View.projector): × UI scale (28 px at 1024×768)
 #define LAYOUT_NUMBER_FILL 0.36f    // numbers in cells at most this part of the cell's smaller side
 #define LAYOUT_PROJECTOR_NUMBER_FILL 0.5f // in projector mode: 35 px in a 70 px cell (5 rows fit at 16:9)
@@ -61,7 +62,7 @@ typedef struct PanelSpec {
     bool vector;                // a 1-row parameter (bias, γ, β): one element per column
     bool stacked;               // placed under the panel before it (a bias under its weight, β under γ):
                                 // the same columns, no width of its own
-    char title[64];             // caption, as the lesson names it ("Q · h1", "W_Qᵀ", "b_Q", "γ")
+    char title[64];             // caption, as the lesson names it ("Q (h1)", "W_Qᵀ", "b_Q", "γ")
     char source[24];            // stage name as in --dump, or the parameter's name ("w_q", "b_q")
     int group;                  // index into Layout.group: the colour scale it is drawn with
     float num_max;              // the largest |value| its numbers print (the shown batch's): their digits
@@ -88,6 +89,8 @@ typedef struct PanelSpec {
     ColorScale scale;
     char op[16];                // operator left of the panel ("·", "+", "=", "/1.41 =", "→", "")
     int decimals;               // digits after the point in cells; -1 = no numbers
+    bool two_decimals;          // 2 decimals or none (ALiBi's bias: its 0.25 steps at 1 decimal
+                                // read 0.0, 0.2, 0.5, 0.8 and hide the straight line it teaches)
     int px_cell;                // font size of the numbers
     bool any_masked, any_nan;   // some cell has the masked / NaN look
     // The what-if lab: the same slice of the original lesson (View.ref), read with the

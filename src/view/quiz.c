@@ -89,10 +89,12 @@ static int operand_decimals(const Layout *L)
 // A tolerance that accepts both the answer computed from the explanation (it adds up
 // to the answer as shown: within base) and the one computed from the operands as the
 // cells show them (cells_text, explain_*_as_cells): base beyond the latter's distance.
-static float screen_tolerance(float x, float base, const char *cells_text)
+// relu: the stage applies relu to that sum (the FFN's hidden layer).
+static float screen_tolerance(float x, float base, const char *cells_text, bool relu)
 {
     double v, lo, hi;
     if (!tip_bounds(cells_text, &v, &lo, &hi) || !isfinite(v)) return base;
+    if (relu && v < 0.0) v = 0.0;
     float t = (float)fabs(v - (double)x) + base;
     return t > base ? t : base;
 }
@@ -278,7 +280,7 @@ static bool ask_value(Ctx *c, QuizQuestion *q)
         char cells[sizeof q->explanation];
         explain_cell_as_cells(c->tr, &c->v, &c->L, c->L.result_panel, r, col, operand_decimals(&c->L), cells,
                               sizeof cells);
-        q->tolerance = screen_tolerance(x, q->tolerance, cells);
+        q->tolerance = screen_tolerance(x, q->tolerance, cells, c->st->kind == STAGE_KIND_FFN_HIDDEN);
         return true;
     }
     return false;
@@ -363,7 +365,7 @@ static bool ask_sum(Ctx *c, QuizQuestion *q)
         int rd = c->L.spec[c->L.result_panel].decimals;
         explain_row_sum_as_cells(c->tr, &c->v, &c->L, c->L.result_panel, r, rd >= 0 && rd < TIP_DECIMALS ? rd : TIP_DECIMALS,
                                  cells, sizeof cells);
-        q->tolerance = screen_tolerance(sum, q->tolerance, cells);
+        q->tolerance = screen_tolerance(sum, q->tolerance, cells, false);
         char why[512];
         fmt(why, sizeof why, c, "quiz.sum_why", 0, NULL);
         append(q->explanation, sizeof q->explanation, "\n");

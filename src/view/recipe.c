@@ -91,7 +91,8 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
     snprintf(p->title, sizeof p->title, "%s", i18n_get(v->lang, key));
     if (p->head >= 0) {
         size_t len = strlen(p->title);
-        snprintf(p->title + len, sizeof p->title - len, shared ? " · kv%d" : " · h%d", p->head % 1000);
+        // "Q (h0)": the head in parentheses ("Q · h0" read as a product, like Q·Kᵀ)
+        snprintf(p->title + len, sizeof p->title - len, shared ? " (kv%d)" : " (h%d)", p->head % 1000);
     }
     return p;
 }
@@ -130,6 +131,9 @@ PanelSpec *recipe_add_param(Layout *L, const Trace *tr, const View *v, int stage
 
 // A term added into the result (its colours on the result's scale); a relu's bias is
 // not (relu comes after the sum: the result does not hold it).
+int recipe_compared_op0(const Trace *tr, int stage) { return tr->stages[stage].operands[0]; }
+int recipe_compared_op1(const Trace *tr, int stage) { return tr->stages[stage].operands[1]; }
+
 void recipe_mark_addend(PanelSpec *p, bool yes)
 {
     if (p) p->addend = yes;
@@ -189,7 +193,12 @@ DerivLine *recipe_deriv_line(Derivation *d, const char *label, int n)
     return l;
 }
 
-// "attn · h0, row 2" / "scores · h0, cell [2, 3]"
+void recipe_deriv_rel(DerivLine *l, DerivRel rel, int a, int b, int c, double k)
+{
+    l->rel = rel, l->a = a, l->b = b, l->c = c, l->k = k;
+}
+
+// "attn (h0), row 2" / "scores (h0), cell [2, 3]"
 void recipe_deriv_title(Derivation *d, const View *v, const PanelSpec *res, int row, int col)
 {
     char a[16], b[16];

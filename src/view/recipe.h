@@ -71,12 +71,38 @@ typedef enum QuizKind {
 #define SCENE_DERIV_MAX_LINES 6
 #define SCENE_DERIV_MAX_VALUES 16
 
+// How a line follows from the lines above it (a, b, c: their indices; k: a constant
+// its label writes): scene_derivation gives each line the decimals with which every
+// relation holds for the values as written (scene_derivation_adds_up).
+typedef enum DerivRel {
+    DERIV_GIVEN,      // read from a panel
+    DERIV_PRODUCT,    // a[j] × b[j]
+    DERIV_SUM,        // Σ a[j]
+    DERIV_DIV_K,      // a[j] / k
+    DERIV_ADD_K,      // a[j] + k
+    DERIV_ADD,        // a[0] + b[0]
+    DERIV_MAX,        // max a[j]
+    DERIV_SUB,        // a[j] − b[0]
+    DERIV_EXP,        // exp(a[j])
+    DERIV_DIV,        // a[j] / b[0]
+    DERIV_MEAN,       // Σ a[j] / n
+    DERIV_VAR,        // Σ (a[j] − b[0])² / n
+    DERIV_NORM,       // (a[j] − b[0]) / √(c[0] + k)
+} DerivRel;
+
 typedef struct DerivLine {
     char label[64];   // "max", "x − max", "exp(x − max)", "Σ", "÷ Σ = attn", "q·k"
     int n;            // values on the line (1: a scalar)
     float v[SCENE_DERIV_MAX_VALUES];
     bool result;      // the line is the result row (coloured with the result's scale)
+    int dec;          // the decimals its values are written with (tip_number_dec)
+    DerivRel rel;
+    int a, b, c;
+    double k;
 } DerivLine;
+
+// Sets how line l follows from lines a, b, c (indices above it) and the constant k.
+void recipe_deriv_rel(DerivLine *l, DerivRel rel, int a, int b, int c, double k);
 
 typedef struct Derivation {
     char title[64];   // "attn row 2", "scores[2, 3]"
@@ -106,7 +132,17 @@ typedef struct StageRecipe {
     ScaleKind scale;
     bool view_of_operand; // a view of operand 0 (heads, concat, masked copy): coloured on its scale
     bool norm_affine;     // its weight and bias are LayerNorm's γ and β (γ's scale is around 1)
+    // The tensor its result is compared with (the stage index, -1 none): the two share one
+    // colour scale, so one value has one colour in both (RoPE's input and output, V and
+    // the head outputs that copy or blend its rows, FlashAttention's running max and the
+    // scores it reads). The rule: a stage whose narration compares two tensors shares
+    // their scale. NULL: none.
+    int (*compared)(const Trace *tr, int stage);
 } StageRecipe;
+
+// The compared tensors of the recipes: operand 0, operand 1.
+int recipe_compared_op0(const Trace *tr, int stage);
+int recipe_compared_op1(const Trace *tr, int stage);
 
 // The recipe of kind k (the input's for an unknown kind).
 const StageRecipe *recipe_of(StageKind k);
@@ -168,7 +204,7 @@ void recipe_add_head_panels(Layout *L, const Trace *tr, const View *v, int stage
 // ---- the derivation strip ---------------------------------------------------------------
 // A new line of d with n values.
 DerivLine *recipe_deriv_line(Derivation *d, const char *label, int n);
-// "attn · h0, row 2" / "scores · h0, cell [2, 3]" (col < 0: a row).
+// "attn (h0), row 2" / "scores (h0), cell [2, 3]" (col < 0: a row).
 void recipe_deriv_title(Derivation *d, const View *v, const PanelSpec *res, int row, int col);
 
 #endif

@@ -5,6 +5,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "attention.h"
@@ -22,8 +23,8 @@ static void panels_scores(Layout *L, const Trace *tr, const View *v)
     if (k) {
         panel_transpose(k);
         size_t len = strlen(k->title);
-        // "K · h0" → "Kᵀ · h0"
-        const char *dot = strstr(k->title, " · ");
+        // "K (h0)" → "Kᵀ (h0)"
+        const char *dot = strstr(k->title, " (");
         if (dot && len + 4 < sizeof k->title) {
             size_t at = (size_t)(dot - k->title);
             memmove(k->title + at + 3, k->title + at, len - at + 1);
@@ -169,11 +170,22 @@ static void tip_pos_bias(TipOut *o, const TipCell *cell)
     char a0[32], a1[32], a2[32];
     double m = attn_alibi_slope(h, tr->n_heads);
     char mb[32];
-    tip_number((float)m, mb, sizeof mb);
+    tip_operand(o, (float)m, mb, sizeof mb);
     snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
     snprintf(a2, sizeof a2, "%d", h);
     const char *args[] = {a2, mb, a0, a1};
     tip_key(o, lang, "tip.alibi", 4, args);
+    if (col > row) { // a later key: positive before the mask removes it
+        tip_put(o, "\n");
+        tip_key(o, lang, tr->mask_kind ? "tip.alibi_future" : "tip.alibi_future_nomask", 0, NULL);
+    }
+    tip_put(o, "\n= −"); // −m·(i − j), worked
+    tip_put(o, mb);
+    tip_put(o, "·(");
+    tip_put(o, a0);
+    tip_put(o, " − ");
+    tip_put(o, a1);
+    tip_put(o, ")");
     tip_equals(o, val);
 }
 
@@ -332,26 +344,38 @@ static bool derive_scores(const Layout *L, const Trace *tr, const View *v, int r
     l = recipe_deriv_line(d, b, n);
     memcpy(l->v, kr, (size_t)n * sizeof(float));
     l = recipe_deriv_line(d, "×", n);
+    recipe_deriv_rel(l, DERIV_PRODUCT, 0, 1, 0, 0.0);
     float sum = 0.0f;
     for (int i = 0; i < n; i++) l->v[i] = qr[i] * kr[i], sum += l->v[i];
-    recipe_deriv_line(d, "Σ", 1)->v[0] = sum;
+    l = recipe_deriv_line(d, "Σ", 1);
+    l->v[0] = sum;
+    recipe_deriv_rel(l, DERIV_SUM, 2, 0, 0, 0.0);
+    // a constant on a label: 6 significant digits, so what follows from it adds up
+    double scale = strtod((snprintf(b, sizeof b, "%.6g", (double)tr->scale), b), NULL);
     if (st->operands[2] >= 0) { // ALiBi: ÷ scale, then + the position bias (its value on the label)
         const Tensor *pb = &tr->stages[st->operands[2]].t;
         float bias = pb->data[((size_t)h * (size_t)pb->shape[2] + (size_t)row) * (size_t)pb->shape[3] + (size_t)col];
         if (tr->scale != 1.0f) {
-            snprintf(b, sizeof b, "÷ %.4g", (double)tr->scale);
-            recipe_deriv_line(d, b, 1)->v[0] = sum / tr->scale;
-            snprintf(b, sizeof b, "+ bias %.4g =", (double)bias);
+            snprintf(b, sizeof b, "÷ %.6g", (double)tr->scale);
+            l = recipe_deriv_line(d, b, 1);
+            l->v[0] = sum / tr->scale;
+            recipe_deriv_rel(l, DERIV_DIV_K, 3, 0, 0, scale);
+            snprintf(b, sizeof b, "+ bias %.6g =", (double)(bias == 0.0f ? 0.0f : bias)); // (never "-0")
+            l = recipe_deriv_line(d, b, 1);
+            recipe_deriv_rel(l, DERIV_ADD_K, 4, 0, 0, strtod(b + strlen("+ bias "), NULL));
         } else {
-            recipe_deriv_line(d, "+ bias", 1)->v[0] = bias;
-            snprintf(b, sizeof b, "=");
+            l = recipe_deriv_line(d, "+ bias", 1);
+            l->v[0] = bias;
+            l = recipe_deriv_line(d, "=", 1);
+            recipe_deriv_rel(l, DERIV_ADD, 3, 4, 0, 0.0);
         }
-        l = recipe_deriv_line(d, b, 1);
     } else if (tr->scale != 1.0f) {
-        snprintf(b, sizeof b, "÷ %.4g", (double)tr->scale);
+        snprintf(b, sizeof b, "÷ %.6g", (double)tr->scale);
         l = recipe_deriv_line(d, b, 1);
+        recipe_deriv_rel(l, DERIV_DIV_K, 3, 0, 0, scale);
     } else {
         l = recipe_deriv_line(d, "=", 1);
+        recipe_deriv_rel(l, DERIV_ADD_K, 3, 0, 0, 0.0);
     }
     l->v[0] = panel_value(res, row, col);
     l->result = true;
@@ -381,16 +405,23 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     const char *xs = recipe_name_of(tr, trace_find(tr, recipe_display_name(tr, st->operands[0], false))).sym;
     DerivLine *l = recipe_deriv_line(d, xs, n);
     for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
-    recipe_deriv_line(d, "max", 1)->v[0] = mx;
+    l = recipe_deriv_line(d, "max", 1);
+    l->v[0] = mx;
+    recipe_deriv_rel(l, DERIV_MAX, 0, 0, 0, 0.0);
     snprintf(b, sizeof b, "%s − max", xs);
     l = recipe_deriv_line(d, b, n);
+    recipe_deriv_rel(l, DERIV_SUB, 0, 1, 0, 0.0);
     for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j) - mx;
     snprintf(b, sizeof b, "exp(%s − max)", xs);
     l = recipe_deriv_line(d, b, n);
+    recipe_deriv_rel(l, DERIV_EXP, 2, 0, 0, 0.0);
     for (int j = 0; j < n; j++) l->v[j] = expf(panel_value(x, row, j) - mx), sum += l->v[j];
-    recipe_deriv_line(d, "Σ", 1)->v[0] = sum;
+    l = recipe_deriv_line(d, "Σ", 1);
+    l->v[0] = sum;
+    recipe_deriv_rel(l, DERIV_SUM, 3, 0, 0, 0.0);
     snprintf(b, sizeof b, "÷ Σ = %s", recipe_symbol(tr, v->stage, v->lang));
     l = recipe_deriv_line(d, b, n);
+    recipe_deriv_rel(l, DERIV_DIV, 3, 4, 0, 0.0);
     for (int j = 0; j < n; j++) l->v[j] = panel_value(res, row, j);
     l->result = true;
     return true;
@@ -424,5 +455,5 @@ const StageRecipe RECIPE_SOFTMAX = {
 
 const StageRecipe RECIPE_WEIGHTED_SUM = {
     .panels = panels_wsum, .formula = formula_wsum, .tip = tip_weighted_sum, .anim = ANIM_ROWS,
-    .quiz = Q(SHAPE) | Q(VALUE),
+    .quiz = Q(SHAPE) | Q(VALUE), .compared = recipe_compared_op1, // V: a one-hot row copies one of its rows
 };

@@ -192,5 +192,5 @@ const StageRecipe RECIPE_CONCAT = {
 
 const StageRecipe RECIPE_ROPE = {
     .panels = panels_rope, .formula = formula_rope, .note = note_rope, .tip = tip_rope, .anim = ANIM_ROWS,
-    .quiz = Q(VALUE),
+    .quiz = Q(VALUE), .compared = recipe_compared_op0, // before and after the turn
 };

@@ -15,7 +15,8 @@ static void panels_linear(Layout *L, const Trace *tr, const View *v)
     const Stage *st = &tr->stages[v->stage];
     recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
     recipe_add_param(L, tr, v, v->stage, false, "·", READS_COL);
-    if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), st->kind != STAGE_KIND_FFN_HIDDEN);
+    // a bias is coloured on its layer's result scale (b₁ too, before relu: as b₂ on f's)
+    if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
     recipe_add_stage(L, tr, v, v->stage, v->head, st->kind == STAGE_KIND_FFN_HIDDEN ? "relu→" : "=", READS_NONE);
 }
 
@@ -220,10 +221,15 @@ static bool derive_norm(const Layout *L, const Trace *tr, const View *v, int row
     recipe_deriv_title(d, v, res, row, -1);
     DerivLine *l = recipe_deriv_line(d, xs, n);
     for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
-    recipe_deriv_line(d, "mean", 1)->v[0] = mean;
-    recipe_deriv_line(d, "var", 1)->v[0] = var;
+    l = recipe_deriv_line(d, "mean", 1);
+    l->v[0] = mean;
+    recipe_deriv_rel(l, DERIV_MEAN, 0, 0, 0, 0.0);
+    l = recipe_deriv_line(d, "var", 1);
+    l->v[0] = var;
+    recipe_deriv_rel(l, DERIV_VAR, 0, 1, 0, 0.0);
     snprintf(b, sizeof b, "(%s − mean) / √(var + ε)", xs);
     l = recipe_deriv_line(d, b, n);
+    recipe_deriv_rel(l, DERIV_NORM, 0, 1, 2, (double)tr->norm_eps);
     for (int j = 0; j < n; j++) l->v[j] = (panel_value(x, row, j) - mean) * inv;
     snprintf(b, sizeof b, "· γ + β = %s", recipe_symbol(tr, v->stage, v->lang));
     l = recipe_deriv_line(d, b, n);

@@ -50,7 +50,12 @@ static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t 
     if (st->kind == STAGE_KIND_DECODE) {
         // the keys step t reads: all cached ones, or the last W of them (sliding window)
         const char *span = tr->mask_kind == MASK_SLIDING ? "t−W+1:t+1" : ":t+1";
-        snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ / s%s)·cache_v[%s]·W_Oᵀ", span,
+        // the divisor as the scores' formula names it (was an undefined "s")
+        char sc[32];
+        if (tr->scale == 1.0f) sc[0] = '\0';
+        else if (fabsf(tr->scale - sqrtf((float)tr->d_k)) < 1e-6f * tr->scale) snprintf(sc, sizeof sc, " / √d_k");
+        else snprintf(sc, sizeof sc, " / %.4g", (double)tr->scale);
+        snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ%s%s)·cache_v[%s]·W_Oᵀ", span, sc,
                  tr->alibi ? " + bias_t" : "", span);
     } else
         snprintf(out, n, "%s = cat(%s, %s_t) for t = 0 … %d", st->name, st->name, st->name[6] == 'k' ? "k" : "v",
@@ -144,8 +149,15 @@ static void note_cache(const Trace *tr, int s, Lang lang, char *out, size_t n)
     i18n_fmt(out, n, lang, "fx.cache", 2, args);
 }
 
+// The running max m is the largest score read so far: on the scores' scale (l is a sum of exps).
+static int compared_flash(const Trace *tr, int s)
+{
+    return tr->stages[s].id == STAGE_FLASH_MAX ? trace_find(tr, "masked_scores") : -1;
+}
+
 const StageRecipe RECIPE_FLASH_STAT = {
     .panels = panels_flash_stat, .formula = formula_flash, .note = note_flash, .tip = tip_flash, .anim = ANIM_CELLS,
+    .compared = compared_flash,
 };
 
 #define Q(k) QUIZ_BIT(QUIZ_##k)

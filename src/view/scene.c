@@ -6,6 +6,7 @@
 // the tensor itself, over the whole batch slice, so one value has one colour.
 #include "scene.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -162,8 +163,19 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         }
     }
     int r = L->result_panel;
+    // addends on the result's scale; not in the study mode, where the result's range is a
+    // secret until answered: b_Q on its own scale before and after the reveal, not ±0.35 then ±35
     for (int i = 0; i < L->n_panels; i++)
-        if (L->spec[i].addend && r >= 0) key[i] = key[r];
+        if (L->spec[i].addend && r >= 0 && !v->study) key[i] = key[r];
+    // compared tensors share one scale (StageRecipe.compared)
+    const StageRecipe *rec = r >= 0 ? recipe_of(tr->stages[L->spec[r].stage].kind) : NULL;
+    int cs = rec && rec->compared && !L->spec[r].is_weight ? rec->compared(tr, L->spec[r].stage) : -1;
+    if (cs >= 0 && !v->study) {
+        const Stage *cr = &tr->stages[scale_root(tr, cs)];
+        const void *rk = key[r];
+        for (int i = 0; i < L->n_panels; i++)
+            if (key[i] == rk && kind_of[i] == recipe_of(cr->kind)->scale) key[i] = &cr->t;
+    }
     L->n_groups = 0;
     const void *gkey[LAYOUT_MAX_PANELS];
     for (int i = 0; i < L->n_panels; i++) {
@@ -308,8 +320,11 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
         if (v->delta) { // a difference is a number everywhere (no masked look), and the
             q->mask = NULL; // operands' differences do not combine by the stage's operators
             q->op[0] = '\0';
+            // but a score masked before or after the edit is masked (trace_diff: −∞)
+            if (!q->is_weight && tr->stages[q->stage].kind == STAGE_KIND_MASKED) q->neg_inf_masked = true;
         }
         q->result = !q->is_weight && q->stage == v->stage;
+        q->two_decimals = !q->is_weight && tr->stages[q->stage].kind == STAGE_KIND_POS_BIAS;
         if (q->result && (L->result_panel < 0 || q->head == v->head)) L->result_panel = i;
         q->shown_rows = q->rows;
         q->shown_cols = q->cols;
@@ -525,6 +540,156 @@ bool scene_has_derivation(const Trace *tr, int s)
     return w > 0 && w <= SCENE_DERIV_MAX_VALUES && tr->len_q <= 32 && tr->len_k <= 32;
 }
 
+static double deriv_shown(const Derivation *d, const DerivLine *l, int j, double *half);
+
+void scene_derivation_text(const Derivation *d, int i, int j, char *buf, size_t n)
+{
+    const DerivLine *l = &d->line[i];
+    if (l->n == 1) j = 0;
+    double x = (double)l->v[j];
+    if (l->rel == DERIV_SUB && isfinite(x)) { // the difference of the two numbers as written
+        double h, a = deriv_shown(d, &d->line[l->a], j, &h), b = deriv_shown(d, &d->line[l->b], 0, &h);
+        if (isfinite(a - b)) x = a - b;
+    }
+    if (!isfinite(x) || fabs(x) >= 1e5) { // ∞, NaN, a masked score's −1e9
+        tip_number_dec(l->v[j], l->dec, buf, n);
+        return;
+    }
+    // fixed point, as the cells write numbers: a line's values share their last digit
+    snprintf(buf, n, "%.*f", l->dec, x == 0.0 ? 0.0 : x);
+    if (buf[0] == '-' && strspn(buf + 1, "0.") == strlen(buf + 1)) memmove(buf, buf + 1, strlen(buf)); // "-0.00"
+}
+
+// Element j of line l as written (its decimals), and half a unit of its last digit;
+// a non-finite one as it is (half 0).
+static double deriv_shown(const Derivation *d, const DerivLine *l, int j, double *half)
+{
+    char b[48];
+    double v, lo, hi;
+    if (l->n == 1) j = 0;
+    scene_derivation_text(d, (int)(l - d->line), j, b, sizeof b);
+    if (!isfinite(l->v[j]) || !tip_eval(b, &v, &lo, &hi)) {
+        *half = 0.0;
+        return (double)l->v[j];
+    }
+    *half = (hi - lo) / 2.0;
+    return v;
+}
+
+static bool deriv_uses_b(DerivRel r)
+{
+    return r == DERIV_PRODUCT || r == DERIV_ADD || r == DERIV_SUB || r == DERIV_DIV || r == DERIV_VAR || r == DERIV_NORM;
+}
+
+// Whether element j of line i follows from the lines it reads, all as written.
+// An operand as written; *mag: the largest read, for float32's own rounding of them.
+static double deriv_op(const Derivation *d, const DerivLine *l, int j, double *mag)
+{
+    double h, x = deriv_shown(d, l, j, &h);
+    *mag = fmax(*mag, fabs(x));
+    return x;
+}
+#define SHOWN(L_, J_) deriv_op(d, (L_), (J_), &mag)
+static bool deriv_holds(const Derivation *d, int i, int j)
+{
+    const DerivLine *l = &d->line[i], *A = &d->line[l->a], *B = &d->line[l->b], *C = &d->line[l->c];
+    double hw, want = deriv_shown(d, l, j, &hw), comp = 0.0, mag = 0.0;
+    switch (l->rel) {
+    case DERIV_GIVEN: return true;
+    case DERIV_PRODUCT: comp = SHOWN(A, j) * SHOWN(B, j); break;
+    case DERIV_SUM:
+    case DERIV_MEAN:
+        for (int k = 0; k < A->n; k++) comp += SHOWN(A, k);
+        if (l->rel == DERIV_MEAN) comp /= A->n;
+        break;
+    case DERIV_VAR: {
+        double m = SHOWN(B, 0);
+        for (int k = 0; k < A->n; k++) {
+            double x = SHOWN(A, k) - m;
+            comp += x * x;
+        }
+        comp /= A->n;
+        break;
+    }
+    case DERIV_MAX:
+        comp = -INFINITY;
+        for (int k = 0; k < A->n; k++) {
+            double x = SHOWN(A, k);
+            if (x > comp || isnan(x)) comp = x;
+        }
+        break;
+    case DERIV_DIV_K: comp = SHOWN(A, j) / l->k; break;
+    case DERIV_ADD_K: comp = SHOWN(A, j) + l->k; break;
+    case DERIV_ADD: comp = SHOWN(A, j) + SHOWN(B, j); break;
+    case DERIV_SUB: comp = SHOWN(A, j) - SHOWN(B, 0); break;
+    case DERIV_EXP: comp = exp(SHOWN(A, j)); break;
+    case DERIV_DIV: comp = SHOWN(A, j) / SHOWN(B, 0); break;
+    case DERIV_NORM: comp = (SHOWN(A, j) - SHOWN(B, 0)) / sqrt(SHOWN(C, 0) + l->k); break;
+    }
+    if (isnan(comp) || isnan(want)) return isnan(comp) && isnan(want);
+    if (isinf(comp) || isinf(want)) return comp == want;
+    // within half the last digit written, and float32's rounding of what the core computed
+    double flt = 4.0 * (double)FLT_EPSILON * fmax(mag, fmax(fabs(want), fabs(comp)));
+    return fabs(comp - want) <= hw * (1.0 + 1e-9) + flt;
+}
+#undef SHOWN
+
+static bool deriv_line_holds(const Derivation *d, int i)
+{
+    for (int j = 0; j < d->line[i].n; j++)
+        if (!deriv_holds(d, i, j)) return false;
+    return true;
+}
+
+// Each line's decimals: the result's as the tooltip's (TIP_DECIMALS); the lines a line
+// reads get more until it follows from them as written (from the last line up; a max
+// has its row's decimals).
+static void deriv_fit(Derivation *d)
+{
+    for (int i = 0; i < d->n_lines; i++) d->line[i].dec = TIP_DECIMALS;
+    for (int pass = 0; pass < 4; pass++) {
+        bool changed = false;
+        for (int i = d->n_lines - 1; i >= 0; i--) {
+            DerivLine *l = &d->line[i];
+            if (l->rel == DERIV_GIVEN) continue;
+            // a max has its row's decimals; a difference is that of its operands as written, with theirs
+            int *da = &d->line[l->a].dec, *db = &d->line[l->b].dec;
+            if (l->rel == DERIV_MAX && l->dec != *da) {
+                l->dec = *da = l->dec > *da ? l->dec : *da;
+                changed = true;
+            }
+            if (l->rel == DERIV_SUB && (l->dec != *da || l->dec != *db)) {
+                int m = l->dec > *da ? l->dec : *da;
+                l->dec = *da = *db = m > *db ? m : *db;
+                changed = true;
+            }
+            while (!deriv_line_holds(d, i)) {
+                int ops[3] = {l->a, deriv_uses_b(l->rel) ? l->b : -1, l->rel == DERIV_NORM ? l->c : -1};
+                bool raised = false;
+                for (int k = 0; k < 3; k++)
+                    if (ops[k] >= 0 && d->line[ops[k]].dec < TIP_MAX_DECIMALS) d->line[ops[k]].dec++, raised = true;
+                if (!raised) break;
+                changed = true;
+            }
+        }
+        if (!changed) break;
+    }
+}
+
+bool scene_derivation_adds_up(const Derivation *d, char *why, size_t n)
+{
+    for (int i = 0; i < d->n_lines; i++)
+        for (int j = 0; j < d->line[i].n; j++)
+            if (!deriv_holds(d, i, j)) {
+                char b[48];
+                scene_derivation_text(d, i, j, b, sizeof b);
+                if (why) snprintf(why, n, "line %d \"%s\" value %d (%s) does not follow from the lines it reads", i,
+                                  d->line[i].label, j, b);
+                return false;
+            }
+    return true;
+}
+
 bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d)
 {
     memset(d, 0, sizeof *d);
@@ -533,7 +698,9 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
     if (row < 0 || row >= res->rows) return false;
     d->row = row, d->col = -1;
     const StageRecipe *r = recipe_of(tr->stages[v->stage].kind);
-    return r->derive && r->derive(L, tr, v, row, col, d);
+    if (!r->derive || !r->derive(L, tr, v, row, col, d)) return false;
+    deriv_fit(d);
+    return true;
 }
 
 int scene_derivation_row(const Layout *L)

@@ -55,7 +55,15 @@ bool scene_has_derivation(const Trace *tr, int s);
 // The row a settled frame writes out when nothing is hovered: the first whose result
 // has a NaN (the one a lesson about it is about), else row 0.
 int scene_derivation_row(const Layout *L);
+// Each line's values are written with its own decimals (DerivLine.dec), enough for every
+// line to follow from the lines it reads as written.
 bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d);
+// Element j of line i as the strip writes it (its decimals; a difference as that of its
+// operands as written).
+void scene_derivation_text(const Derivation *d, int i, int j, char *buf, size_t n);
+// Whether every line of d follows from the lines it reads, the values as written (each
+// within half a unit of its last digit); why (may be NULL) names the first that does not.
+bool scene_derivation_adds_up(const Derivation *d, char *why, size_t n);
 
 // One paragraph saying what the frame shows (alt text for exports and --describe).
 void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);

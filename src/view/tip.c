@@ -302,7 +302,7 @@ bool tip_eval(const char *piece, double *val, double *lo, double *hi)
 // that start with "= "; its pieces are split at " = ". Lines starting "≈ " end a chain
 // that says it is approximate (approx).
 typedef struct Piece {
-    char s[480];
+    char s[320];      // (a longer piece is cut: not evaluated)
     bool chain_start; // the first piece of a chain
     bool approx;      // the chain ends in "≈ …"
 } Piece;
@@ -315,7 +315,9 @@ static int split_pieces(const char *text, Piece *out, int max)
         const char *end = strchr(line, '\n');
         size_t len = end ? (size_t)(end - line) : strlen(line);
         bool cont = len >= 2 && !strncmp(line, "= ", 2), approx = !strncmp(line, "≈ ", strlen("≈ "));
-        if (approx && n > chain0) {
+        const char *inl = strstr(line, " ≈ ");
+        bool inline_approx = inl && inl < line + len; // "… ≈ 2.58e-43": this chain says it is approximate
+        if ((approx || inline_approx) && n > chain0 && (cont || approx)) {
             for (int i = chain0; i < n; i++) out[i].approx = true;
         }
         if (!cont && !approx) chain0 = n;
@@ -327,8 +329,9 @@ static int split_pieces(const char *text, Piece *out, int max)
             size_t k = (size_t)(eq - p) < sizeof out[n].s - 1 ? (size_t)(eq - p) : sizeof out[n].s - 1;
             memcpy(out[n].s, p, k);
             out[n].s[k] = '\0';
+            if (k < (size_t)(eq - p)) snprintf(out[n].s, sizeof out[n].s, "…"); // cut: not arithmetic
             out[n].chain_start = first;
-            out[n].approx = approx;
+            out[n].approx = approx || inline_approx;
             first = false;
             n++;
             p = eq + 3;
@@ -352,11 +355,11 @@ static bool leading_number(const char *s, Iv *r)
     return !*e.p || *e.p == ' ' || *e.p == ',';
 }
 
-#define TIP_MAX_PIECES 48
+#define TIP_MAX_PIECES 40
 
 bool tip_adds_up(const char *text, char *why, size_t n)
 {
-    Piece pc[TIP_MAX_PIECES]; // (24 KB on the stack)
+    Piece pc[TIP_MAX_PIECES]; // (13 KB on the stack)
     int np = split_pieces(text, pc, TIP_MAX_PIECES);
     for (int i = 0; i < np; i++) {
         Iv a;
@@ -381,7 +384,7 @@ bool tip_adds_up(const char *text, char *why, size_t n)
 
 bool tip_bounds(const char *text, double *val, double *lo, double *hi)
 {
-    Piece pc[TIP_MAX_PIECES]; // (24 KB on the stack)
+    Piece pc[TIP_MAX_PIECES]; // (13 KB on the stack)
     int np = split_pieces(text, pc, TIP_MAX_PIECES), found = -1;
     for (int i = 0; i < np; i++) {
         Iv a;
