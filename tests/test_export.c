@@ -42,7 +42,7 @@ static void export_with(const char *dir, int threads)
 static void test_no_threads_same_files(void **state)
 {
     (void)state;
-    char base[] = "/tmp/attnviz-export-XXXXXX", a[600], b[600], pa[700], pb[700];
+    char base[] = "/tmp/attnviz-export-XXXXXX", a[600], b[600], pa[1024], pb[1024];
     assert_non_null(mkdtemp(base));
     snprintf(a, sizeof a, "%s/threads", base);
     snprintf(b, sizeof b, "%s/none", base);

@@ -412,7 +412,9 @@ static void toggle_projector(App *a)
 static void key_action(App *a, KeyAction act, SDL_Keycode sym)
 {
     switch (act) {
-    case KEY_ACT_QUIT: a->quit = true; break;
+    case KEY_ACT_QUIT: // (the page: Esc leaves the browser's fullscreen, never the session; Q ends it)
+        if (!(a->opt->browser && sym == SDLK_ESCAPE)) a->quit = true;
+        break;
     case KEY_ACT_NEXT: step_forward(a); break;
     case KEY_ACT_PREV: step_back(a); break;
     case KEY_ACT_PROJECTOR: toggle_projector(a); break;

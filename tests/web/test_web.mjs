@@ -171,7 +171,8 @@ try {
   check(s.edited && edited.stages[0].data[0] === 5, `what-if: the first input cell is 5 (state.edited ${s.edited})`);
   check(JSON.stringify(edited.stages.at(-1).data) !== JSON.stringify(JSON.parse(dump).stages.at(-1).data),
         'what-if: the output changed with it');
-  await press('Escape');
+  await press('Escape');                  // (nothing to cancel: on the desktop Esc would quit)
+  check((await state()) !== null, 'Esc does not end the session in the page');
   const lessonDl = await download(() => page.keyboard.press('Control+s'));
   check(lessonDl.name.endsWith('.json') && JSON.parse(lessonDl.data).input !== undefined,
         `Ctrl+S: the edited lesson downloads (${lessonDl.name})`);
