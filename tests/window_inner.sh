@@ -81,6 +81,7 @@ differ() { ! cmp -s "$TMP/$1.png" "$TMP/$2.png"; }
 window_start() {
     out=$1 err=$2
     shift 2
+    rm -f "$STATE" # (an earlier window's last state would pass for this one's: idle, mark)
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" "$@" >"$out" 2>"$err" &
     PID=$!
     WID=$(timeout 60 xdotool search --sync --onlyvisible --name attnviz 2>/dev/null | head -n 1)

@@ -16,6 +16,7 @@ geometry() {
     xdotool getwindowgeometry --shell "$1" | awk -F= '/^X=/{x=$2} /^Y=/{y=$2} /^WIDTH=/{w=$2} /^HEIGHT=/{h=$2} END {print x, y, w, h}'
 }
 for size in 800x600 1280x720; do
+    rm -f "$STATE" # (the first window's last state would pass for the second's: idle)
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --presenter --size "$size" lessons/arange-2x4x4.json \
         >"$TMP/out.txt" 2>"$TMP/err.txt" &
     PID=$!

@@ -22,6 +22,8 @@ export ATTNVIZ_SAVE_DIR="$TMP"
 # presenter_start ARGS...: sets PID, A (the audience window) and P (the presenter's)
 presenter_start() {
     # (under ASan, as window_start: the X11 libraries' own leaks at exit are not ours)
+    rm -f "$STATE" # the last window's state file: its "settled" would pass for this one's (idle,
+                   # mark), and the next key waited for more events than the new window had
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --presenter "$@" >"$TMP/out.txt" 2>"$TMP/err.txt" &
     PID=$!
     n=0
