@@ -178,6 +178,7 @@
   }
   function saved(path) {
     const FS = Module.FS, base = path.split('/').pop();
+    if (path.startsWith('./')) path = WORK + path.slice(1); // (S and E write in the working folder)
     try {
       const st = FS.stat(path);
       if (FS.isDir(st.mode)) {

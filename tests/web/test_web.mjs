@@ -183,6 +183,8 @@ try {
   for (let i = 0; i < names.indexOf('attn'); i++) s = await press('ArrowRight');
   check(s.stage === 'attn', `at stage attn (${s.stage})`);
   const frameDl = await download(() => page.keyboard.press('s'));
+  const left = await page.evaluate(() => Module.FS.readdir('/home/web_user/attnviz').filter((n) => n.endsWith('.png')));
+  check(left.length === 0, `S: the frame is not kept in the page's memory after its download (${left})`);
   const native = readPng(fs.readFileSync(path.join(expect, 'attn.png')));
   const saved = readPng(frameDl.data);
   const shotDir = process.env.ATTNVIZ_WEB_SHOTS; // (to look at: the frames compared)
