@@ -15,19 +15,34 @@ B=$1; TMP=$2; NAME=window_placement_test
 geometry() {
     xdotool getwindowgeometry --shell "$1" | awk -F= '/^X=/{x=$2} /^Y=/{y=$2} /^WIDTH=/{w=$2} /^HEIGHT=/{h=$2} END {print x, y, w, h}'
 }
-for size in 800x600 1280x720; do
-    rm -f "$STATE" # (the first window's last state would pass for the second's: idle)
-    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --presenter --size "$size" lessons/arange-2x4x4.json \
+# launch SIZE: attnviz --presenter at SIZE; PID, and N: its visible top-level windows
+# once there are two (or after 30 s). An X client holds the server while attnviz
+# connects: Xvfb resets whenever its last client leaves (after the previous window,
+# after each xdotool call), and a window opened during a reset could stay unseen.
+launch() {
+    xprop -root -spy >/dev/null 2>&1 &
+    HOLD=$!
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --presenter --size "$1" lessons/arange-2x4x4.json \
         >"$TMP/out.txt" 2>"$TMP/err.txt" &
     PID=$!
-    n=0
-    for _ in $(seq 1 300); do
-        n=$(xdotool search --onlyvisible --pid "$PID" 2>/dev/null | wc -l)
-        [ "$n" -ge 2 ] && break
-        kill -0 "$PID" 2>/dev/null || fail "exited before its windows opened ($(cat "$TMP/err.txt"))"
+    N=0
+    for _ in $(seq 1 150); do
+        N=$(xdotool search --onlyvisible --pid "$PID" 2>/dev/null | wc -l)
+        [ "$N" -ge 2 ] && break
+        kill -0 "$PID" 2>/dev/null || { kill "$HOLD" 2>/dev/null; fail "exited before its windows opened ($(cat "$TMP/err.txt"))"; }
         sleep 0.2
     done
-    [ "$n" -eq 2 ] || fail "$size: $n top-level windows, expected 2"
+    kill "$HOLD" 2>/dev/null
+}
+for size in 800x600 1280x720; do
+    rm -f "$STATE" # (the first window's last state would pass for the second's: idle)
+    launch "$size"
+    if [ "$N" -ne 2 ]; then # seen twice in CI, never reproduced: said, and tried once more
+        echo "$NAME: $size: $N top-level windows after 30 s (the screen has $(xwininfo -root -children 2>&1 | grep -c '"')); starting it again"
+        kill -9 "$PID" 2>/dev/null; wait "$PID" 2>/dev/null
+        launch "$size"
+    fi
+    [ "$N" -eq 2 ] || fail "$size: $N top-level windows, expected 2 ($(cat "$TMP/err.txt"))"
     A= P=
     for w in $(xdotool search --onlyvisible --pid "$PID"); do
         if xdotool getwindowname "$w" | grep -q presenter; then P=$w; else A=$w; fi

@@ -24,15 +24,20 @@ presenter_start() {
     # (under ASan, as window_start: the X11 libraries' own leaks at exit are not ours)
     rm -f "$STATE" # the last window's state file: its "settled" would pass for this one's (idle,
                    # mark), and the next key waited for more events than the new window had
+    # (an X client holds the server while it starts: Xvfb resets whenever its last client
+    # leaves, as between two windows; see window_placement_test.sh)
+    xprop -root -spy >/dev/null 2>&1 &
+    hold=$!
     ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 "$B/attnviz" --presenter "$@" >"$TMP/out.txt" 2>"$TMP/err.txt" &
     PID=$!
     n=0
     for _ in $(seq 1 300); do # at most 60 s (a loaded machine, a sanitizer build)
         n=$(xdotool search --onlyvisible --pid "$PID" 2>/dev/null | wc -l)
         [ "$n" -ge 2 ] && break
-        kill -0 "$PID" 2>/dev/null || fail "exited before its windows opened ($(cat "$TMP/err.txt"))"
+        kill -0 "$PID" 2>/dev/null || { kill "$hold"; fail "exited before its windows opened ($(cat "$TMP/err.txt"))"; }
         sleep 0.2
     done
+    kill "$hold" 2>/dev/null
     [ "$n" -eq 2 ] || fail "$n top-level windows, expected 2 ($(cat "$TMP/err.txt"); the screen's: $(xwininfo -root -children 2>&1 | grep -c '"'))"
     A= P=
     for w in $(xdotool search --onlyvisible --pid "$PID"); do
