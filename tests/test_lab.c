@@ -28,14 +28,21 @@ static SDL_KeyboardEvent key(SDL_Keycode sym)
     return k;
 }
 
-static void test_long_number(void **state)
+// The strings loaded and the classic lesson open (session_destroy and i18n_free after).
+static Session *open_classic(void)
 {
-    (void)state;
     char assets[1100], err[1200];
     assert_true(assets_find(assets, sizeof assets, err, sizeof err));
     assert_true(i18n_load(assets, err, sizeof err));
     Session *s = session_open("lessons/arange-2x4x4.json", NULL, err, sizeof err);
     assert_non_null(s);
+    return s;
+}
+
+static void test_long_number(void **state)
+{
+    (void)state;
+    Session *s = open_classic();
     float scale = s->lesson.cfg.scale;
     static Lab lab;
     lab_init(&lab);
@@ -76,11 +83,7 @@ static void test_long_number(void **state)
 static void test_enter_lets_go(void **state)
 {
     (void)state;
-    char assets[1100], err[1200];
-    assert_true(assets_find(assets, sizeof assets, err, sizeof err));
-    assert_true(i18n_load(assets, err, sizeof err));
-    Session *s = session_open("lessons/arange-2x4x4.json", NULL, err, sizeof err);
-    assert_non_null(s);
+    Session *s = open_classic();
     static Lab lab;
     lab_init(&lab);
     View v;
@@ -111,13 +114,10 @@ static void test_enter_lets_go(void **state)
 static void test_long_answer(void **state)
 {
     (void)state;
-    char dir[] = "/tmp/attnviz-lab-XXXXXX", assets[1100], err[1200];
+    char dir[] = "/tmp/attnviz-lab-XXXXXX";
     assert_non_null(mkdtemp(dir));
     setenv("XDG_DATA_HOME", dir, 1); // (progress.json there, not in the real home)
-    assert_true(assets_find(assets, sizeof assets, err, sizeof err));
-    assert_true(i18n_load(assets, err, sizeof err));
-    Session *s = session_open("lessons/arange-2x4x4.json", NULL, err, sizeof err);
-    assert_non_null(s);
+    Session *s = open_classic();
     StudyUI *u = study_ui_create();
     assert_non_null(u);
     int stage = study_ui_begin(u, s, LANG_EN, 0);

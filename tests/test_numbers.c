@@ -104,11 +104,12 @@ static int check_tooltips(const char *file, const Trace *tr, View *v, int *appro
     return n;
 }
 
-static void test_tooltips_add_up(void **state)
+// Every shipped lesson, in each language, at its first and at its last (batch, head)
+// slice: fn(path, trace, view, ctx) with the view at stage 0.
+typedef void (*ViewFn)(const char *path, const Trace *tr, View *v, void *ctx);
+static void each_view(ViewFn fn, void *ctx)
 {
-    (void)state;
     glob_t g = shipped_lessons();
-    int n = 0, approx = 0;
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Session *ses = open_session(g.gl_pathv[f]);
         const Trace *tr = &ses->trace;
@@ -117,58 +118,68 @@ static void test_tooltips_add_up(void **state)
                 View v;
                 view_init(&v, &ses->lesson, (Lang)lang);
                 v.batch = bh ? tr->batch - 1 : 0, v.head = bh ? tr->n_heads - 1 : 0;
-                n += check_tooltips(g.gl_pathv[f], tr, &v, &approx);
+                fn(g.gl_pathv[f], tr, &v, ctx);
             }
         session_destroy(ses);
     }
     globfree(&g);
-    print_message("%d tooltips add up (%d say ≈)\n", n, approx);
-    assert_true(n > 5000);
-    assert_true(approx * 100 <= n); // "≈" is the exception
+}
+
+typedef struct Counts {
+    int n, approx, drawn, wide;
+} Counts;
+
+static void tooltips_of(const char *path, const Trace *tr, View *v, void *ctx)
+{
+    Counts *c = ctx;
+    c->n += check_tooltips(path, tr, v, &c->approx);
+}
+
+static void test_tooltips_add_up(void **state)
+{
+    (void)state;
+    Counts c = {0};
+    each_view(tooltips_of, &c);
+    print_message("%d tooltips add up (%d say ≈)\n", c.n, c.approx);
+    assert_true(c.n > 5000);
+    assert_true(c.approx * 100 <= c.n); // "≈" is the exception
 }
 
 // The derivation strip: every line follows from the lines it reads, as written, at every
 // size the strip is drawn at (and every row, every score cell).
+static void strips_of(const char *path, const Trace *tr, View *v, void *ctx)
+{
+    static const int sizes[][2] = {{800, 600}, {1024, 768}, {1280, 720}, {1920, 1080}};
+    Counts *c = ctx;
+    char why[300];
+    for (v->stage = 0; v->stage < tr->n; v->stage++)
+        for (int z = 0; z < 4; z++) {
+            Layout L;
+            layout_compute(&L, tr, v, sizes[z][0], sizes[z][1]);
+            Derivation d;
+            if (!scene_derivation(&L, tr, v, 0, 0, &d)) break;
+            c->drawn += L.deriv.w > 0;
+            if (z) continue; // the numbers do not depend on the size
+            const PanelSpec *res = &L.spec[L.result_panel];
+            for (int r = 0; r < res->rows && r < 16; r++)
+                for (int col = 0; col < res->cols && col < 16; col++) {
+                    assert_true(scene_derivation(&L, tr, v, r, col, &d));
+                    if (!scene_derivation_adds_up(&d, why, sizeof why))
+                        fail_msg("%s %s row %d col %d: %s", path, tr->stages[v->stage].name, r, col, why);
+                    for (int i = 0; i < d.n_lines; i++) c->wide += d.line[i].dec > 4;
+                    c->n++;
+                    if (d.col < 0) break; // a row's strip
+                }
+        }
+}
+
 static void test_strips_add_up(void **state)
 {
     (void)state;
-    static const int sizes[][2] = {{800, 600}, {1024, 768}, {1280, 720}, {1920, 1080}};
-    glob_t g = shipped_lessons();
-    int n = 0, drawn = 0, wide = 0;
-    char why[300];
-    for (size_t f = 0; f < g.gl_pathc; f++) {
-        Session *ses = open_session(g.gl_pathv[f]);
-        const Trace *tr = &ses->trace;
-        for (int lang = 0; lang < LANG_COUNT; lang++)
-            for (int bh = 0; bh < 2; bh++) {
-                View v;
-                view_init(&v, &ses->lesson, (Lang)lang);
-                v.batch = bh ? tr->batch - 1 : 0, v.head = bh ? tr->n_heads - 1 : 0;
-                for (v.stage = 0; v.stage < tr->n; v.stage++)
-                    for (int z = 0; z < 4; z++) {
-                        Layout L;
-                        layout_compute(&L, tr, &v, sizes[z][0], sizes[z][1]);
-                        Derivation d;
-                        if (!scene_derivation(&L, tr, &v, 0, 0, &d)) break;
-                        drawn += L.deriv.w > 0;
-                        if (z) continue; // the numbers do not depend on the size
-                        const PanelSpec *res = &L.spec[L.result_panel];
-                        for (int r = 0; r < res->rows && r < 16; r++)
-                            for (int c = 0; c < res->cols && c < 16; c++) {
-                                assert_true(scene_derivation(&L, tr, &v, r, c, &d));
-                                if (!scene_derivation_adds_up(&d, why, sizeof why))
-                                    fail_msg("%s %s row %d col %d: %s", g.gl_pathv[f], tr->stages[v.stage].name, r, c, why);
-                                for (int i = 0; i < d.n_lines; i++) wide += d.line[i].dec > 4;
-                                n++;
-                                if (d.col < 0) break; // a row's strip
-                            }
-                    }
-            }
-        session_destroy(ses);
-    }
-    globfree(&g);
-    print_message("%d strips add up (%d drawn; %d lines with more than 4 decimals)\n", n, drawn, wide);
-    assert_true(n > 500 && drawn > 50);
+    Counts c = {0};
+    each_view(strips_of, &c);
+    print_message("%d strips add up (%d drawn; %d lines with more than 4 decimals)\n", c.n, c.drawn, c.wide);
+    assert_true(c.n > 500 && c.drawn > 50);
 }
 
 // --quiz and the study mode: each value's explanation adds up, and the answer computed
