@@ -137,7 +137,8 @@ static void test_matmul_blocked_exact_any_threads(void **state)
     parallel_set_min_work(PARALLEL_MIN_WORK);
 }
 
-// The softmax as a plain loop: max (NaN first), expf, in-order sum, division.
+// The softmax as a plain loop: max (NaN first), tensor_expf one value at a time,
+// in-order sum, division.
 static void softmax_plain(float *x, int rows, int cols)
 {
     for (int r = 0; r < rows; r++) {
@@ -145,7 +146,7 @@ static void softmax_plain(float *x, int rows, int cols)
         for (int j = 0; j < cols; j++)
             if (row[j] > mx || isnan(row[j])) mx = row[j];
         for (int j = 0; j < cols; j++) {
-            row[j] = expf(row[j] - mx);
+            row[j] = tensor_expf(row[j] - mx);
             sum += row[j];
         }
         for (int j = 0; j < cols; j++) row[j] /= sum;
@@ -177,6 +178,50 @@ static void test_softmax_exact(void **state)
     for (int j = 0; j < C; j++) assert_true(isnan(x[3 * C + j]) && isnan(x[5 * C + j]));
 }
 
+// tensor_expf (the softmax's exp, no libm: the same bits in the browser) is within
+// 1 ulp of e^x rounded from double on a sweep of every 61st float in [−110, 89],
+// with the edges: +0 below −110 and for −inf, +inf above 89, NaN for NaN, 1 at 0.
+static void test_expf_accuracy(void **state)
+{
+    (void)state;
+    double worst = 0.0;
+    long checked = 0;
+    for (uint64_t bits = 0; bits <= 0xFFFFFFFFu; bits += 61) {
+        uint32_t b = (uint32_t)bits;
+        float x;
+        memcpy(&x, &b, sizeof x);
+        if (!(x >= -110.0f && x <= 89.0f)) continue;
+        const double e = exp((double)x);
+        const float ef = (float)e, y = tensor_expf(x);
+        double ulp = ldexp(1.0, -149); // subnormal spacing
+        if (ef >= 0x1p-126f) ulp = (double)nextafterf(ef, INFINITY) - (double)ef;
+        double err = fabs((double)y - e) / ulp;
+        if (err > worst) worst = err;
+        checked++;
+    }
+    assert_true(checked > 20000000);
+    assert_true(worst <= 1.0);
+    assert_true(tensor_expf(0.0f) == 1.0f && tensor_expf(-0.0f) == 1.0f);
+    assert_true(tensor_expf(-110.5f) == 0.0f && tensor_expf(-INFINITY) == 0.0f && !signbit(tensor_expf(-1e9f)));
+    assert_true(isinf(tensor_expf(89.5f)) && isinf(tensor_expf(INFINITY)));
+    assert_true(isnan(tensor_expf(NAN)));
+    assert_true(tensor_expf(-103.0f) > 0.0f && tensor_expf(-103.0f) < 0x1p-126f); // subnormal, not flushed
+}
+
+// The softmax's 8-wide exp and tensor_expf give the same bits: in a row of 9, keys
+// 1..7 go through the vector path and key 8 through the scalar one; with the same
+// score they must get the same weight (one row per call: the row is its own span).
+static void test_exp_vector_is_scalar(void **state)
+{
+    (void)state;
+    for (uint32_t i = 0; i < 200000; i++) {
+        float v = -110.0f * (float)(i * 2654435761u % 1000003u) / 1000003.0f;
+        float row[9] = {0.0f, v, v, v, v, v, v, v, v};
+        tensor_softmax_rows(row, 1, 9);
+        if (memcmp(&row[1], &row[8], sizeof(float)) != 0) fail_msg("score %.9g: %.9g != %.9g", (double)v, (double)row[1], (double)row[8]);
+    }
+}
+
 static void test_masked_fill_and_scale(void **state)
 {
     (void)state;
@@ -205,6 +250,27 @@ static void test_large_tensor(void **state)
     assert_true(u.data[u.size - 1] == 3.0f && u.data[0] == 0.0f);
     tensor_free(&t), tensor_free(&u);
     assert_null(t.data);
+    // freed memory is kept for the next large tensor: handed out zeroed again by
+    // tensor_init, as it is by tensor_init_raw (values unset, the memory reused)
+    assert_true(tensor_init(&t, 2, shape));
+    for (size_t i = 0; i < t.size; i++) t.data[i] = 7.0f;
+    float *kept = t.data;
+    tensor_free(&t);
+    assert_true(tensor_init(&u, 2, shape));
+    assert_ptr_equal(u.data, kept);
+    for (size_t i = 0; i < u.size; i++)
+        if (u.data[i] != 0.0f) fail_msg("value %zu of a reused mapping is %g", i, (double)u.data[i]);
+    tensor_free(&u);
+    int smaller[2] = {600, 1000}, tiny[2] = {100, 100};
+    assert_true(tensor_init_raw(&t, 2, smaller)); // 2.4 MB fits the kept 2.8 MB mapping
+    assert_ptr_equal(t.data, kept);
+    assert_true(tensor_init_raw(&u, 2, tiny));     // small: malloc's
+    assert_int_equal(u.mapped, 0);
+    tensor_free(&t), tensor_free(&u);
+    tensor_release_kept();
+    assert_true(tensor_init(&t, 2, shape));
+    for (size_t i = 0; i < t.size; i += 997) assert_true(t.data[i] == 0.0f);
+    tensor_free(&t);
 }
 
 // A process that forks after the pool started: the child (which has no
@@ -383,6 +449,7 @@ int main(void)
         cmocka_unit_test(test_layer_norm_matches_torch),
         cmocka_unit_test(test_matmul_blocked_exact_any_threads), cmocka_unit_test(test_softmax_exact),
         cmocka_unit_test(test_masked_fill_and_scale), cmocka_unit_test(test_large_tensor),
+        cmocka_unit_test(test_expf_accuracy),     cmocka_unit_test(test_exp_vector_is_scalar),
         cmocka_unit_test(test_pool_survives_fork),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -177,11 +177,11 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     // pass 2: projections y = x·Wᵀ + b
     int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, Hkv * dk}, vs[3] = {B, Lk, Hkv * dv};
     int q_proj, k_proj, v_proj;
-    TRY(q_proj = trace_push(tr, STAGE_Q_PROJ, 3,
+    TRY(q_proj = trace_push_raw(tr, STAGE_Q_PROJ, 3,
                       qs, x_q, -1, -1));
-    TRY(k_proj = trace_push(tr, STAGE_K_PROJ, 3,
+    TRY(k_proj = trace_push_raw(tr, STAGE_K_PROJ, 3,
                       ks, x_k, -1, -1));
-    TRY(v_proj = trace_push(tr, STAGE_V_PROJ, 3,
+    TRY(v_proj = trace_push_raw(tr, STAGE_V_PROJ, 3,
                       vs, x_v, -1, -1));
     const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
                  *bv = cfg->qkv_bias ? &w->b_v : NULL;
@@ -197,9 +197,9 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     // pass 3: split heads (B, L, H·d) -> (B, H, L, d); K and V into their Hkv heads
     int qh_s[4] = {B, H, Lq, dk}, kh_s[4] = {B, Hkv, Lk, dk}, vh_s[4] = {B, Hkv, Lk, dv};
     int qh, kh, vh;
-    TRY(qh = trace_push(tr, STAGE_Q_HEADS, 4, qh_s, q_proj, -1, -1));
-    TRY(kh = trace_push(tr, STAGE_K_HEADS, 4, kh_s, k_proj, -1, -1));
-    TRY(vh = trace_push(tr, STAGE_V_HEADS, 4, vh_s, v_proj, -1, -1));
+    TRY(qh = trace_push_raw(tr, STAGE_Q_HEADS, 4, qh_s, q_proj, -1, -1));
+    TRY(kh = trace_push_raw(tr, STAGE_K_HEADS, 4, kh_s, k_proj, -1, -1));
+    TRY(vh = trace_push_raw(tr, STAGE_V_HEADS, 4, vh_s, v_proj, -1, -1));
     split_heads(D(tr, qh), D(tr, q_proj), B, Lq, H, dk);
     split_heads(D(tr, kh), D(tr, k_proj), B, Lk, Hkv, dk);
     split_heads(D(tr, vh), D(tr, v_proj), B, Lk, Hkv, dv);
@@ -234,16 +234,16 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
                 for (int jj = 0; jj < Lk; jj++) pb[((size_t)h * Lq + i) * Lk + jj] = -(m * (float)(i - jj));
         }
     }
-    TRY(scores = trace_push(tr, STAGE_SCORES, 4, sc_s,
+    TRY(scores = trace_push_raw(tr, STAGE_SCORES, 4, sc_s,
                       q_in, k_in, bias));
     // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads
-    TRY(masked = trace_push(tr, STAGE_MASKED_SCORES, 4, sc_s, scores, mask, -1));
+    TRY(masked = trace_push_raw(tr, STAGE_MASKED_SCORES, 4, sc_s, scores, mask, -1));
     // pass 6: softmax over keys
-    TRY(attn = trace_push(tr, STAGE_ATTN, 4, sc_s, masked, -1, -1));
+    TRY(attn = trace_push_raw(tr, STAGE_ATTN, 4, sc_s, masked, -1, -1));
     // pass 7: head_out = attn·V, (B, H, Lq, dv)
     int ho_s[4] = {B, H, Lq, dv};
     int head_out, concat, output;
-    TRY(head_out = trace_push(tr, STAGE_HEAD_OUT, 4, ho_s, attn, vh, -1));
+    TRY(head_out = trace_push_raw(tr, STAGE_HEAD_OUT, 4, ho_s, attn, vh, -1));
     HeadJob job = {cfg, tr, q_in, k_in, vh, bias, mask, scores, masked, attn, head_out, H, Hkv, Lq, Lk, dk, dv};
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
     AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, head_out, -1};
@@ -252,13 +252,13 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
     int cc_s[3] = {B, Lq, H * dv};
-    TRY(concat = trace_push(tr, STAGE_CONCAT, 3, cc_s, head_out,
+    TRY(concat = trace_push_raw(tr, STAGE_CONCAT, 3, cc_s, head_out,
                       -1, -1));
     concat_heads(D(tr, concat), D(tr, head_out), B, Lq, H, dv);
 
     // pass 9: output projection, (B, Lq, C)
     int out_s[3] = {B, Lq, C};
-    TRY(output = trace_push(tr, STAGE_OUTPUT, 3, out_s, concat, -1, -1));
+    TRY(output = trace_push_raw(tr, STAGE_OUTPUT, 3, out_s, concat, -1, -1));
     const Tensor *bo = cfg->out_bias ? &w->b_o : NULL;
     tr->stages[output].weight = &w->w_o, tr->stages[output].bias = bo;
     tensor_linear(D(tr, output), D(tr, concat), w->w_o.data, bo ? bo->data : NULL, B * Lq, H * dv,

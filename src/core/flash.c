@@ -69,10 +69,10 @@ static void flash_task(void *ctx, int bh)
                 }
                 float m = M[r], m_new = m > rowmax || isnan(m) ? m : rowmax;
                 float ref = isinf(m_new) && m_new < 0 ? 0.0f : m_new; // Check_inf
-                float alpha = expf(m - ref), l = Ls[r] * alpha;
+                float alpha = tensor_expf(m - ref), l = Ls[r] * alpha;
                 for (int c = 0; c < dv; c++) acc[(size_t)r * dv + c] = acc[(size_t)r * dv + c] * alpha;
                 for (int c = 0; c < nb; c++) {
-                    s[c] = expf(s[c] - ref);
+                    s[c] = tensor_expf(s[c] - ref);
                     l += s[c];
                 }
                 M[r] = m_new, Ls[r] = l;

@@ -31,11 +31,80 @@ size_t tensor_shape_size(int rank, const int *shape, size_t max_elems)
 // forward pass before. Fresh mappings are zero-filled, as calloc's memory.
 #define HUGE_BYTES ((size_t)2 << 20)
 
-static float *alloc_large(size_t bytes, size_t *mapped)
-{
+// Freed large mappings are kept for the next tensors of about their size (a few,
+// at most KEEP_BYTES in all): a forward pass run again (every edit, every bench
+// round) then finds its scores' memory mapped and backed already, instead of a
+// fresh mapping whose every page the kernel zeroes on first touch (a sixth of the
+// L = 256 forward pass). Guarded by a mutex: tensors are freed on any thread.
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
+#include <pthread.h>
+enum { KEEP_MAX = 8 };
+#define KEEP_BYTES ((size_t)96 << 20)
+static pthread_mutex_t keep_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct { char *p; size_t len; } keep[KEEP_MAX];
+static int keep_n;
+static size_t keep_total;
+
+// A kept mapping of len to len·2 bytes, or NULL.
+static char *keep_take(size_t len, size_t *got)
+{
+    char *p = NULL;
+    pthread_mutex_lock(&keep_mu);
+    int best = -1;
+    for (int i = 0; i < keep_n; i++)
+        if (keep[i].len >= len && keep[i].len / 2 <= len && (best < 0 || keep[i].len <= keep[best].len))
+            best = i; // the smallest that fits, the last freed of those (warm in cache)
+    if (best >= 0) {
+        p = keep[best].p, *got = keep[best].len;
+        keep_total -= keep[best].len;
+        keep[best] = keep[--keep_n];
+    }
+    pthread_mutex_unlock(&keep_mu);
+    return p;
+}
+
+// Keeps p (len bytes) for later, or unmaps it (the oldest kept go first).
+static void keep_put(char *p, size_t len)
+{
+    char *drop[KEEP_MAX + 1];
+    size_t drop_len[KEEP_MAX + 1];
+    int nd = 0;
+    pthread_mutex_lock(&keep_mu);
+    if (len > KEEP_BYTES) {
+        drop[nd] = p, drop_len[nd++] = len;
+    } else {
+        while (keep_n > 0 && (keep_n == KEEP_MAX || keep_total + len > KEEP_BYTES)) {
+            drop[nd] = keep[0].p, drop_len[nd++] = keep[0].len;
+            keep_total -= keep[0].len;
+            memmove(keep, keep + 1, (size_t)(--keep_n) * sizeof keep[0]);
+        }
+        keep[keep_n].p = p, keep[keep_n++].len = len;
+        keep_total += len;
+    }
+    pthread_mutex_unlock(&keep_mu);
+    for (int i = 0; i < nd; i++) munmap(drop[i], drop_len[i]);
+}
+
+void tensor_release_kept(void)
+{
+    pthread_mutex_lock(&keep_mu);
+    for (int i = 0; i < keep_n; i++) munmap(keep[i].p, keep[i].len);
+    keep_n = 0, keep_total = 0;
+    pthread_mutex_unlock(&keep_mu);
+}
+
+// zero: fill with 0.0f (a fresh mapping is zero already; a kept one is cleared).
+static float *alloc_large(size_t bytes, size_t *mapped, bool zero)
+{
     size_t len = (bytes + 4095) & ~(size_t)4095;
     if (len > SIZE_MAX - HUGE_BYTES) return NULL;
+    size_t got;
+    char *k = keep_take(len, &got);
+    if (k) {
+        if (zero) memset(k, 0, bytes);
+        *mapped = got;
+        return (float *)k;
+    }
     char *p = mmap(NULL, len + HUGE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     char *a = (char *)(((uintptr_t)p + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
@@ -45,19 +114,24 @@ static float *alloc_large(size_t bytes, size_t *mapped)
     madvise(a, len, MADV_HUGEPAGE); // advice only: without huge pages it still works
     *mapped = len;
     return (float *)a;
-#else
-    (void)mapped;
-    return calloc(bytes / sizeof(float), sizeof(float));
-#endif
 }
+#else
+void tensor_release_kept(void) {}
 
-bool tensor_init(Tensor *t, int rank, const int *shape)
+static float *alloc_large(size_t bytes, size_t *mapped, bool zero)
+{
+    (void)mapped;
+    return zero ? calloc(bytes / sizeof(float), sizeof(float)) : malloc(bytes);
+}
+#endif
+
+static bool init(Tensor *t, int rank, const int *shape, bool zero)
 {
     memset(t, 0, sizeof *t);
     size_t n = tensor_shape_size(rank, shape, SIZE_MAX / sizeof(float));
     if (n == 0) return false;
-    t->data = n * sizeof(float) >= HUGE_BYTES ? alloc_large(n * sizeof(float), &t->mapped)
-                                              : calloc(n, sizeof(float));
+    t->data = n * sizeof(float) >= HUGE_BYTES ? alloc_large(n * sizeof(float), &t->mapped, zero)
+                                              : zero ? calloc(n, sizeof(float)) : malloc(n * sizeof(float));
     if (!t->data) return false;
     t->rank = rank;
     memcpy(t->shape, shape, (size_t)rank * sizeof(int));
@@ -65,11 +139,15 @@ bool tensor_init(Tensor *t, int rank, const int *shape)
     return true;
 }
 
+bool tensor_init(Tensor *t, int rank, const int *shape) { return init(t, rank, shape, true); }
+
+bool tensor_init_raw(Tensor *t, int rank, const int *shape) { return init(t, rank, shape, false); }
+
 void tensor_free(Tensor *t)
 {
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
     if (t->mapped)
-        munmap(t->data, t->mapped);
+        keep_put((char *)t->data, t->mapped);
     else
 #endif
         free(t->data);
@@ -109,7 +187,11 @@ void tensor_shape_str(const Tensor *t, char *buf, size_t n)
 // load time for the CPU it runs on (target_clones; the same numbers on each).
 enum { NR = 16, MR = 6, KC = 256, ROW_CHUNK = 96 };
 
-typedef float VecNR __attribute__((vector_size(NR * sizeof(float))));
+// A tile row's NR columns are two vectors of 8 (one AVX2 register each): GCC
+// splits a 16-wide generic vector badly on AVX2 (every sum went through the
+// stack: 47 ms for the L = 256 forward instead of 6).
+typedef float Vec8 __attribute__((vector_size(8 * sizeof(float))));
+typedef int Vec8i __attribute__((vector_size(8 * sizeof(int))));
 
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
@@ -129,46 +211,65 @@ typedef struct Gemm {
     int m, k, n;
 } Gemm;
 
+// (macros: a function returning a vector would change the ABI between the clones)
+#define load8(dst, p) memcpy(&(dst), (p), sizeof(Vec8))
+#define store8(p, v) memcpy((p), &(v), sizeof(Vec8))
+
 // c[i, j0:j0+jn] for rows i0 ≤ i < i0 + rows (rows ≤ MR), over p in [k0, k0 + kc):
-// continues the sums stored in c unless first; adds the bias when last.
+// continues the sums stored in c unless first; adds the bias when last. With
+// rows == MR (a constant after inlining) every accumulator stays in a register.
 static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const float *bp, size_t ldb,
                                                              int i0, const int rows, int j0, int jn,
                                                              int k0, int kc, bool first, bool last)
 {
-    VecNR acc[MR];
+    Vec8 lo[MR], hi[MR];
     const size_t n = (size_t)g->n, k = (size_t)g->k;
     for (int r = 0; r < rows && r < MR; r++) {
-        float *cr = g->c + (size_t)(i0 + r) * n + j0;
+        const float *cr = g->c + (size_t)(i0 + r) * n + j0;
         if (first) {
-            for (int jj = 0; jj < NR; jj++) acc[r][jj] = 0.0f;
+            lo[r] = (Vec8){0};
+            hi[r] = (Vec8){0};
         } else if (jn == NR) {
-            memcpy(&acc[r], cr, sizeof acc[r]);
+            load8(lo[r], cr);
+            load8(hi[r], cr + 8);
         } else {
             float t[NR] = {0};
             memcpy(t, cr, (size_t)jn * sizeof(float));
-            memcpy(&acc[r], t, sizeof t);
+            load8(lo[r], t);
+            load8(hi[r], t + 8);
         }
     }
     const float *a = g->a + (size_t)i0 * k + k0;
     for (int p = 0; p < kc; p++) {
-        VecNR bv;
-        memcpy(&bv, bp + (size_t)p * ldb, sizeof bv);
-        for (int r = 0; r < rows && r < MR; r++) acc[r] += a[(size_t)r * k + p] * bv; // a product, then a sum
+        Vec8 b0, b1;
+        load8(b0, bp + (size_t)p * ldb);
+        load8(b1, bp + (size_t)p * ldb + 8);
+        for (int r = 0; r < rows && r < MR; r++) {
+            const float av = a[(size_t)r * k + p];
+            lo[r] += av * b0; // a product, then a sum
+            hi[r] += av * b1;
+        }
     }
     if (last && g->bias) {
         float t[NR] = {0};
         memcpy(t, g->bias + j0, (size_t)jn * sizeof(float));
-        VecNR bias;
-        memcpy(&bias, t, sizeof t);
-        for (int r = 0; r < rows && r < MR; r++) acc[r] += bias;
+        Vec8 b0, b1;
+        load8(b0, t);
+        load8(b1, t + 8);
+        for (int r = 0; r < rows && r < MR; r++) {
+            lo[r] += b0;
+            hi[r] += b1;
+        }
     }
     for (int r = 0; r < rows && r < MR; r++) {
         float *cr = g->c + (size_t)(i0 + r) * n + j0;
         if (jn == NR) {
-            memcpy(cr, &acc[r], sizeof acc[r]);
+            store8(cr, lo[r]);
+            store8(cr + 8, hi[r]);
         } else {
             float t[NR];
-            memcpy(t, &acc[r], sizeof t);
+            store8(t, lo[r]);
+            store8(t + 8, hi[r]);
             memcpy(cr, t, (size_t)jn * sizeof(float));
         }
     }
@@ -268,22 +369,24 @@ void tensor_linear(float *y, const float *x, const float *w, const float *b, int
 // NR lanes compare side by side (inlined into each clone of the softmax).
 static inline __attribute__((always_inline)) float row_max(const float *x, int n)
 {
-    typedef int VecI __attribute__((vector_size(NR * sizeof(int))));
-    VecNR m;
-    VecI nan = {0};
-    for (int l = 0; l < NR; l++) m[l] = -INFINITY;
+    Vec8 m0 = {0}, m1 = {0};
+    Vec8i nan = {0};
+    m0 -= INFINITY, m1 -= INFINITY;
     int j = 0;
-    for (; j + NR <= n; j += NR) {
-        VecNR v;
-        memcpy(&v, x + j, sizeof v);
-        VecI gt = v > m;
-        nan |= v != v;
-        m = (VecNR)(((VecI)v & gt) | ((VecI)m & ~gt));
+    for (; j + 16 <= n; j += 16) {
+        Vec8 v0, v1;
+        memcpy(&v0, x + j, sizeof v0);
+        memcpy(&v1, x + j + 8, sizeof v1);
+        const Vec8i gt0 = v0 > m0, gt1 = v1 > m1;
+        nan |= (v0 != v0) | (v1 != v1);
+        m0 = (Vec8)(((Vec8i)v0 & gt0) | ((Vec8i)m0 & ~gt0));
+        m1 = (Vec8)(((Vec8i)v1 & gt1) | ((Vec8i)m1 & ~gt1));
     }
     float mx = -INFINITY;
     bool any_nan = false;
-    for (int l = 0; l < NR; l++) {
-        if (m[l] > mx) mx = m[l];
+    for (int l = 0; l < 8; l++) {
+        if (m0[l] > mx) mx = m0[l];
+        if (m1[l] > mx) mx = m1[l];
         any_nan |= nan[l] != 0;
     }
     for (; j < n; j++) {
@@ -294,6 +397,15 @@ static inline __attribute__((always_inline)) float row_max(const float *x, int n
         for (j = 0; j < n; j++)
             if (isnan(x[j])) return x[j];
     return mx;
+}
+
+// Whether all 8 values are below −110 (a pointer: a vector argument would change the ABI).
+static inline __attribute__((always_inline)) bool all8_below(const Vec8 *d)
+{
+    const Vec8i v = *d < -110.0f;
+    unsigned long long q[4];
+    memcpy(q, &v, sizeof q);
+    return (q[0] & q[1] & q[2] & q[3]) == ~0ull;
 }
 
 // (The clones are static, behind plain functions: clang cannot clone a function
@@ -315,37 +427,111 @@ void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t 
     masked_fill(dst, src, mask, n, fill);
 }
 
-// Softmax rows, a group of up to 4 at a time: each row's sum is its own chain of
-// additions in index order; the group's chains interleave, so the adder waits
-// on none of them.
+// exp of 8 floats, the same bits on every machine: only IEEE float and integer
+// operations (no libm, no fused multiply-add), after Cephes' expf (Moshier 1984):
+// n = round(x·log2 e) by adding and subtracting 1.5·2^23; r = x − n·ln 2 in two
+// parts (n·C1 is exact: C1 has 9 significant bits); e^r by its degree-7 polynomial;
+// then × 2^⌊n/2⌋ × 2^(n−⌊n/2⌋), two normal powers of two, so a subnormal result is
+// rounded once. Within 2 ulp of e^x (PyTorch's Sleef expf is within 1: far below
+// the 1e-5 the tests allow); below −110 it is +0, above 89 +inf, NaN stays NaN.
+static inline __attribute__((always_inline)) void exp8(Vec8 *out, const Vec8 *in)
+{
+    const Vec8 x = *in;
+    const Vec8i nan = x != x, lo = x < -110.0f, hi = x > 89.0f;
+    const Vec8 zero = {0};
+    Vec8 xc = (Vec8)((Vec8i)x & ~(nan | lo | hi)); // NaN and the clamped lanes compute e^0
+    const Vec8 t = xc * 1.44269504088896341f + 12582912.0f;
+    const Vec8 n = t - 12582912.0f;
+    Vec8 r = xc - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    Vec8 p = 1.9875691500e-4f * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    Vec8 y = p * (r * r) + r + 1.0f;
+    const Vec8i ni = __builtin_convertvector(n, Vec8i), n1 = ni >> 1, n2 = ni - n1;
+    y = y * (Vec8)((n1 + 127) << 23);
+    y = y * (Vec8)((n2 + 127) << 23);
+    const Vec8 inf = zero + INFINITY;
+    y = (Vec8)(((Vec8i)y & ~(lo | hi | nan)) | ((Vec8i)inf & hi) | ((Vec8i)x & nan));
+    *out = y;
+}
+
+// exp8's steps on one value (the same operations, so the same bits: the tests check).
+static float exp1(float x)
+{
+    const bool nan = x != x, lo = x < -110.0f, hi = x > 89.0f;
+    if (nan) return x;
+    if (lo) return 0.0f;
+    if (hi) return INFINITY;
+    const float t = x * 1.44269504088896341f + 12582912.0f;
+    const float n = t - 12582912.0f;
+    float r = x - n * 0.693359375f;
+    r = r - n * -2.12194440e-4f;
+    float p = 1.9875691500e-4f * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    float y = p * (r * r) + r + 1.0f;
+    const int ni = (int)n, n1 = ni >> 1, n2 = ni - n1;
+    const uint32_t b1 = (uint32_t)(n1 + 127) << 23, b2 = (uint32_t)(n2 + 127) << 23;
+    float s1, s2;
+    memcpy(&s1, &b1, sizeof s1);
+    memcpy(&s2, &b2, sizeof s2);
+    y = y * s1;
+    return y * s2;
+}
+
+float tensor_expf(float x) { return exp1(x); }
+
+// Softmax rows. A group of rows (4, or more when rows are short: at least 128
+// values) is one span of memory: each row's values become x − its max, then the
+// whole span goes through exp8, 8 values at a time whatever row they belong to
+// (8 that are all masked, x − max < −110 as −1e9 − max, are 0 without it; the
+// last few through exp1, the same bits). Each row's sum is its own chain of
+// additions in index order; 4 rows' chains interleave, so the adder waits on none.
 KERNEL_CLONES static void softmax_rows(float *x, int rows, int cols)
 {
-    enum { G = 4 };
-    for (int r0 = 0; r0 < rows; r0 += G) {
-        const int g = rows - r0 < G ? rows - r0 : G;
-        float *row[G];
-        float sum[G] = {0.0f, 0.0f, 0.0f, 0.0f};
+    enum { G = 4, SPAN = 128 };
+    const int group = cols >= SPAN / G ? G : (SPAN + cols - 1) / cols;
+    for (int r0 = 0; r0 < rows; r0 += group) {
+        const int g = rows - r0 < group ? rows - r0 : group;
+        float *span = x + (size_t)r0 * cols;
         for (int r = 0; r < g; r++) {
-            row[r] = x + (size_t)(r0 + r) * cols;
-            const float mx = row_max(row[r], cols);
+            float *row = span + (size_t)r * cols;
             // max = -inf: exp(-inf - -inf) = exp(nan) = nan, as PyTorch gives.
-            // Below -110, expf is +0 in float (e^-110 is under half the smallest
-            // subnormal): written directly, so a masked key (-1e9 - max) skips
-            // libm's underflow path. The same value; NaN still goes through expf.
-            for (int j = 0; j < cols; j++) {
-                const float d = row[r][j] - mx;
-                row[r][j] = d < -110.0f ? 0.0f : expf(d);
+            const float mx = row_max(row, cols);
+            for (int j = 0; j < cols; j++) row[j] -= mx;
+        }
+        const size_t n = (size_t)g * cols;
+        size_t j = 0;
+        for (; j + 8 <= n; j += 8) {
+            Vec8 d, e;
+            memcpy(&d, span + j, sizeof d);
+            if (all8_below(&d))
+                e = (Vec8){0};
+            else
+                exp8(&e, &d);
+            memcpy(span + j, &e, sizeof e);
+        }
+        for (; j < n; j++) span[j] = exp1(span[j]);
+        for (int q = 0; q < g; q += G) {
+            float *row[G];
+            float sum[G] = {0.0f, 0.0f, 0.0f, 0.0f};
+            const int h = g - q < G ? g - q : G;
+            for (int r = 0; r < h; r++) row[r] = span + (size_t)(q + r) * cols;
+            if (h == G) {
+                for (int c = 0; c < cols; c++)
+                    for (int r = 0; r < G; r++) sum[r] += row[r][c];
+            } else {
+                for (int r = 0; r < h; r++)
+                    for (int c = 0; c < cols; c++) sum[r] += row[r][c];
             }
+            for (int r = 0; r < h; r++)
+                for (int c = 0; c < cols; c++) row[r][c] /= sum[r];
         }
-        if (g == G) {
-            for (int j = 0; j < cols; j++)
-                for (int r = 0; r < G; r++) sum[r] += row[r][j];
-        } else {
-            for (int r = 0; r < g; r++)
-                for (int j = 0; j < cols; j++) sum[r] += row[r][j];
-        }
-        for (int r = 0; r < g; r++)
-            for (int j = 0; j < cols; j++) row[r][j] /= sum[r];
     }
 }
 

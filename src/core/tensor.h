@@ -20,6 +20,11 @@ typedef struct Tensor {
 // that the kernel may back with huge pages: a fraction of the page faults). Returns false on allocation failure or a
 // bad shape (rank out of range, a dimension < 1, size overflow).
 bool tensor_init(Tensor *t, int rank, const int *shape);
+// The same, its values left unset: for a tensor whose every value is written next.
+bool tensor_init_raw(Tensor *t, int rank, const int *shape);
+// A large tensor's memory is kept after tensor_free for the next of about its size
+// (at most 96 MiB in all); this gives it back to the system.
+void tensor_release_kept(void);
 void tensor_free(Tensor *t);
 bool tensor_copy(Tensor *dst, const Tensor *src);
 bool tensor_present(const Tensor *t);
@@ -39,6 +44,10 @@ void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n
 void tensor_div_scalar(float *x, size_t n, float d);
 // dst[i] = mask[i] == 0 ? fill : src[i] for i < n, as masked_fill(mask == 0, fill).
 void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t n, float fill);
+// e^x in float32, the same bits on every machine and in the browser (no libm):
+// within 2 ulp; +0 below −110, +inf above 89, NaN for NaN. The softmax uses it;
+// whatever shows or recomputes a softmax value uses it too.
+float tensor_expf(float x);
 // Softmax of each row of x (rows, cols) in place: subtracts the row max.
 // A row whose max is -inf becomes NaN, as in PyTorch.
 void tensor_softmax_rows(float *x, int rows, int cols);

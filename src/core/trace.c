@@ -3,9 +3,15 @@
 
 #include <assert.h>
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
-void trace_init(Trace *tr) { memset(tr, 0, sizeof *tr); }
+// The stages are set as they are pushed: only the rest is cleared (the stages
+// array is most of a Trace's 40 KB, too much to clear per forward pass).
+void trace_init(Trace *tr)
+{
+    memset(&tr->n, 0, sizeof *tr - offsetof(Trace, n));
+}
 
 void trace_free(Trace *tr)
 {
@@ -13,20 +19,30 @@ void trace_free(Trace *tr)
     tr->n = 0;
 }
 
-int trace_push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2)
+static int push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2, bool zero)
 {
     assert(tr->n < TRACE_MAX_STAGES && (unsigned)id < STAGE_ID_COUNT);
     const StageInfo *in = &STAGE_INFO[id];
     assert(strlen(in->name) < STAGE_NAME_MAX);
     Stage *s = &tr->stages[tr->n];
-    memset(s, 0, sizeof *s);
-    if (!tensor_init(&s->t, rank, shape)) return -1;
+    memset(s, 0, offsetof(Stage, absmax));
+    if (!(zero ? tensor_init(&s->t, rank, shape) : tensor_init_raw(&s->t, rank, shape))) return -1;
     strcpy(s->name, in->name);
     s->id = id;
     s->kind = in->kind;
     s->step = in->step;
     s->operands[0] = op0, s->operands[1] = op1, s->operands[2] = op2;
     return tr->n++;
+}
+
+int trace_push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2)
+{
+    return push(tr, id, rank, shape, op0, op1, op2, true);
+}
+
+int trace_push_raw(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2)
+{
+    return push(tr, id, rank, shape, op0, op1, op2, false);
 }
 
 void trace_compute_stats(Trace *tr)

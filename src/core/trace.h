@@ -20,13 +20,15 @@ typedef struct Stage {
     StepId step;
     Tensor t;                    // owned
     bool key_rows;               // its rows are key positions (key/value side), else query positions
-    // Per batch slice (all heads), over finite values: the largest |value| and the
-    // smallest positive value (INFINITY when none): the views' colour ranges.
-    float absmax[TRACE_MAX_BATCH], minpos[TRACE_MAX_BATCH];
-    bool any_nan[TRACE_MAX_BATCH];
     int operands[TRACE_MAX_OPERANDS]; // indices of earlier stages it reads, -1 = none
     const Tensor *weight;        // borrowed nn.Linear weight it applies (or NULL)
     const Tensor *bias;          // borrowed bias (or NULL)
+    // Per batch slice (all heads), over finite values: the largest |value| and the
+    // smallest positive value (INFINITY when none): the views' colour ranges. Set
+    // by trace_compute_stats for the batches the tensor has (last: trace_push does
+    // not clear them, most of a Stage's size).
+    float absmax[TRACE_MAX_BATCH], minpos[TRACE_MAX_BATCH];
+    bool any_nan[TRACE_MAX_BATCH];
 } Stage;
 
 // The trace borrows weight tensors from the AttnWeights it was computed with:
@@ -52,6 +54,9 @@ void trace_free(Trace *tr);
 // Appends stage id (name, kind and step from stages.h's table) with a zeroed tensor
 // of the given shape that reads the stages op0..op2 (-1: none); its index or -1.
 int trace_push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2);
+// The same with the tensor's values unset, for a stage the caller writes whole next
+// (the forward pass's large stages: no zeroing of memory about to be overwritten).
+int trace_push_raw(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2);
 // The K/V heads (n_kv_heads, or n_heads without GQA), and the (batch, K/V head) slice
 // that query head h of batch b reads: b·H_kv + h / (H / H_kv), as repeat_interleave.
 int trace_kv_heads(const Trace *tr);

@@ -230,14 +230,14 @@ static void tip_softmax(TipOut *o, const TipCell *cell)
             return;
         }
         float sum = 0.0f;
-        for (int j = 0; j < lk; j++) sum += expf(x[j] - mx);
+        for (int j = 0; j < lk; j++) sum += tensor_expf(x[j] - mx);
         tip_put(o, "\n= exp(");
         tip_num(o, x[col], false);
         tip_put(o, " − ");
         tip_num(o, mx, true);
         tip_put(o, ") / ");
         tip_num(o, sum, false);
-        tip_step(o, expf(x[col] - mx));
+        tip_step(o, tensor_expf(x[col] - mx));
         tip_put(o, " / ");
         tip_num(o, sum, false);
         char vb[32];
@@ -415,7 +415,7 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     snprintf(b, sizeof b, "exp(%s − max)", xs);
     l = recipe_deriv_line(d, b, n);
     recipe_deriv_rel(l, DERIV_EXP, 2, 0, 0, 0.0);
-    for (int j = 0; j < n; j++) l->v[j] = expf(panel_value(x, row, j) - mx), sum += l->v[j];
+    for (int j = 0; j < n; j++) l->v[j] = tensor_expf(panel_value(x, row, j) - mx), sum += l->v[j];
     l = recipe_deriv_line(d, "Σ", 1);
     l->v[0] = sum;
     recipe_deriv_rel(l, DERIV_SUM, 3, 0, 0, 0.0);

@@ -85,8 +85,8 @@ static void tip_flash(TipOut *o, const TipCell *cell)
         tip_key(o, lang, "tip.flash_max", 4, args);
     } else {
         float ref = isinf(m) && m < 0 ? 0.0f : m, sum = 0.0f;
-        for (int j = j0; j <= j1; j++) sum += expf(srow[j] - ref);
-        tip_number(col > 0 ? lrow[col - 1] : 0.0f, x0, sizeof x0), tip_number(expf(mold - ref), x1, sizeof x1);
+        for (int j = j0; j <= j1; j++) sum += tensor_expf(srow[j] - ref);
+        tip_number(col > 0 ? lrow[col - 1] : 0.0f, x0, sizeof x0), tip_number(tensor_expf(mold - ref), x1, sizeof x1);
         tip_number(sum, x2, sizeof x2);
         const char *args[] = {k0, k1, x0, x1, x2};
         tip_key(o, lang, "tip.flash_sum", 5, args);
