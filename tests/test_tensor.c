@@ -178,6 +178,64 @@ static void test_softmax_exact(void **state)
     for (int j = 0; j < C; j++) assert_true(isnan(x[3 * C + j]) && isnan(x[5 * C + j]));
 }
 
+// c = a·b as the plain in-order loop (products then sums from +0): the bits every
+// product of the core must give.
+static void matmul_plain(float *c, const float *a, const float *b, int m, int k, int n)
+{
+    for (int i = 0; i < m; i++)
+        for (int j = 0; j < n; j++) {
+            float s = 0.0f;
+            for (int p = 0; p < k; p++) s += a[(size_t)i * k + p] * b[(size_t)p * n + j];
+            c[(size_t)i * n + j] = s;
+        }
+}
+
+// tensor_matmul_zero_tail (attn·V of a causal head) skips what follows a row
+// block's last nonzero weight; it must give tensor_matmul's bits in every case:
+// causal rows, rows of only zeros, −0 weights, products that are −0 (a sum from +0
+// stays +0), infinities and NaN in V past the cut (0·inf = NaN), any thread count.
+static void test_matmul_zero_tail_exact(void **state)
+{
+    (void)state;
+    enum { M = 101, K = 101, N = 35 };
+    float *a = malloc(sizeof(float) * M * K), *b = malloc(sizeof(float) * K * N);
+    float *want = malloc(sizeof(float) * M * N), *got = malloc(sizeof(float) * M * N);
+    assert_non_null(a), assert_non_null(b), assert_non_null(want), assert_non_null(got);
+    for (int variant = 0; variant < 4; variant++) {
+        for (int i = 0; i < M; i++)
+            for (int p = 0; p < K; p++) // causal: row i weighs keys 0..i, then +0 (or −0)
+                a[i * K + p] = p <= i ? (float)(val((unsigned)(i * K + p), 7) * 0.01f) : ((i + p) % 5 ? 0.0f : -0.0f);
+        for (int p = 0; p < K; p++) a[17 * K + p] = 0.0f; // a row of zeros
+        for (int i = 0; i < K * N; i++) b[i] = val((unsigned)i, 8);
+        if (variant >= 1) { // column 3: −0 where rows 36..41 (one block) weigh (+1), +0 after: +0 both ways
+            for (int p = 0; p < K; p++) {
+                for (int i = 36; i < 42; i++) a[i * K + p] = p == 0 ? 1.0f : 0.0f;
+                b[p * N + 3] = p == 0 ? -0.0f : 0.0f;
+            }
+        }
+        if (variant >= 2) b[90 * N + 5] = INFINITY; // past most rows' cut: their column 5 is NaN
+        if (variant == 3) b[99 * N + 6] = NAN;
+        matmul_plain(want, a, b, M, K, N);
+        for (int threads = 1; threads <= 2; threads++) {
+            parallel_set_threads(threads);
+            parallel_set_min_work(0);
+            memset(got, 0xAB, sizeof(float) * M * N);
+            tensor_matmul_zero_tail(got, a, b, M, K, N);
+            for (int i = 0; i < M * N; i++)
+                if (memcmp(&got[i], &want[i], sizeof(float)) != 0)
+                    fail_msg("variant %d, %d threads: c[%d][%d] = %g, the in-order loop gives %g", variant, threads,
+                             i / N, i % N, (double)got[i], (double)want[i]);
+            tensor_matmul(got, a, b, M, K, N);
+            assert_memory_equal(got, want, sizeof(float) * M * N);
+        }
+        if (variant >= 1) assert_true(want[40 * N + 3] == 0.0f && !signbit(want[40 * N + 3]));
+        if (variant >= 2) assert_true(isnan(want[20 * N + 5]));
+    }
+    parallel_set_threads(0);
+    parallel_set_min_work(PARALLEL_MIN_WORK);
+    free(a), free(b), free(want), free(got);
+}
+
 // tensor_expf (the softmax's exp, no libm: the same bits in the browser) is within
 // 1 ulp of e^x rounded from double on a sweep of every 61st float in [−110, 89],
 // with the edges: +0 below −110 and for −inf, +inf above 89, NaN for NaN, 1 at 0.
@@ -450,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_matmul_blocked_exact_any_threads), cmocka_unit_test(test_softmax_exact),
         cmocka_unit_test(test_masked_fill_and_scale), cmocka_unit_test(test_large_tensor),
         cmocka_unit_test(test_expf_accuracy),     cmocka_unit_test(test_exp_vector_is_scalar),
+        cmocka_unit_test(test_matmul_zero_tail_exact),
         cmocka_unit_test(test_pool_survives_fork),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

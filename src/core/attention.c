@@ -115,19 +115,13 @@ static void head_task(void *ctx, int bh)
     float *at = D(tr, j->attn) + (size_t)bh * n;
     tensor_matmul_bt(s, D(tr, j->qh) + (size_t)bh * Lq * j->dk, D(tr, j->kh) + bkv * Lk * j->dk,
                      Lq, j->dk, Lk);
-    tensor_div_scalar(s, n, j->cfg->scale);
-    if (j->bias >= 0) {
-        const float *pb = D(tr, j->bias) + (size_t)h * n;
-        for (size_t k = 0; k < n; k++) s[k] = s[k] + pb[k];
-    }
-    if (j->mask >= 0)
-        tensor_masked_fill(ms, s, D(tr, j->mask) + (size_t)b * n, n, j->cfg->mask_fill);
-    else
-        memcpy(ms, s, n * sizeof(float));
-    memcpy(at, ms, n * sizeof(float));
+    // scores / scale (+ position bias), masked_fill and the softmax's input in one pass
+    tensor_scale_mask(s, ms, at, j->bias >= 0 ? D(tr, j->bias) + (size_t)h * n : NULL,
+                      j->mask >= 0 ? D(tr, j->mask) + (size_t)b * n : NULL, n, j->cfg->scale, j->cfg->mask_fill);
     tensor_softmax_rows(at, Lq, Lk);
-    tensor_matmul(D(tr, j->head_out) + (size_t)bh * Lq * j->dv, at, D(tr, j->vh) + bkv * Lk * j->dv,
-                  Lq, Lk, j->dv);
+    // the weights past a causal row's last key are 0: their products are skipped (exactly)
+    tensor_matmul_zero_tail(D(tr, j->head_out) + (size_t)bh * Lq * j->dv, at, D(tr, j->vh) + bkv * Lk * j->dv,
+                            Lq, Lk, j->dv);
 }
 
 #define TRY(expr)                                                                                  \

@@ -25,20 +25,23 @@ size_t tensor_shape_size(int rank, const int *shape, size_t max_elems)
     return n;
 }
 
-// A large tensor (the scores of a long lesson are 2 MiB and more) is mapped on
-// its own, aligned to 2 MiB and marked for transparent huge pages: its first
-// touch then costs one page fault per 2 MiB instead of 512, a third of the L = 256
+// A tensor from 128 KiB is mapped on its own; from 2 MiB (the scores of a long
+// lesson) aligned to 2 MiB and marked for transparent huge pages: its first touch
+// then costs one page fault per 2 MiB instead of 512, a third of the L = 256
 // forward pass before. Fresh mappings are zero-filled, as calloc's memory.
 #define HUGE_BYTES ((size_t)2 << 20)
+// From this size a tensor has a mapping of its own (kept after it is freed, below).
+#define OWN_MAP_BYTES ((size_t)128 << 10)
 
-// Freed large mappings are kept for the next tensors of about their size (a few,
-// at most KEEP_BYTES in all): a forward pass run again (every edit, every bench
-// round) then finds its scores' memory mapped and backed already, instead of a
-// fresh mapping whose every page the kernel zeroes on first touch (a sixth of the
-// L = 256 forward pass). Guarded by a mutex: tensors are freed on any thread.
+// Freed mappings are kept for the next tensors of about their size (up to 32, at
+// most KEEP_BYTES in all): a forward pass run again (every edit, every bench round)
+// then finds its stages' memory mapped and backed already, instead of fresh
+// mappings whose every page the kernel zeroes on first touch (with malloc's memory,
+// which glibc maps and unmaps from 128 KiB, a third of the L = 256 forward pass:
+// 6.8 ms → 4.5 ms on one thread). Guarded by a mutex: tensors are freed on any thread.
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
 #include <pthread.h>
-enum { KEEP_MAX = 8 };
+enum { KEEP_MAX = 32 };
 #define KEEP_BYTES ((size_t)96 << 20)
 static pthread_mutex_t keep_mu = PTHREAD_MUTEX_INITIALIZER;
 static struct { char *p; size_t len; } keep[KEEP_MAX];
@@ -105,6 +108,12 @@ static float *alloc_large(size_t bytes, size_t *mapped, bool zero)
         *mapped = got;
         return (float *)k;
     }
+    if (len < HUGE_BYTES) {
+        char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) return NULL;
+        *mapped = len;
+        return (float *)p;
+    }
     char *p = mmap(NULL, len + HUGE_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) return NULL;
     char *a = (char *)(((uintptr_t)p + HUGE_BYTES - 1) & ~(uintptr_t)(HUGE_BYTES - 1));
@@ -130,7 +139,7 @@ static bool init(Tensor *t, int rank, const int *shape, bool zero)
     memset(t, 0, sizeof *t);
     size_t n = tensor_shape_size(rank, shape, SIZE_MAX / sizeof(float));
     if (n == 0) return false;
-    t->data = n * sizeof(float) >= HUGE_BYTES ? alloc_large(n * sizeof(float), &t->mapped, zero)
+    t->data = n * sizeof(float) >= OWN_MAP_BYTES ? alloc_large(n * sizeof(float), &t->mapped, zero)
                                               : zero ? calloc(n, sizeof(float)) : malloc(n * sizeof(float));
     if (!t->data) return false;
     t->rank = rank;
@@ -185,7 +194,7 @@ void tensor_shape_str(const Tensor *t, char *buf, size_t n)
 // a long K is walked in blocks of KC, the running sums kept in C between blocks.
 // The tile kernel is compiled for AVX-512, AVX2 and plain x86-64 and picked at
 // load time for the CPU it runs on (target_clones; the same numbers on each).
-enum { NR = 16, MR = 6, KC = 256, ROW_CHUNK = 96 };
+enum { NR = 16, MR = 6, KC = 256, MC = 96, PANELS = 16 };
 
 // A tile row's NR columns are two vectors of 8 (one AVX2 register each): GCC
 // splits a 16-wide generic vector badly on AVX2 (every sum went through the
@@ -209,6 +218,14 @@ typedef struct Gemm {
     const float *bias;  // (n) added to each finished sum, or NULL
     bool bt;
     int m, k, n;
+    int group;          // column panels per task (gemm)
+    // zero_tail: a tile of MR rows of a whose values from some p on are all ±0 (the
+    // softmax of causal scores) stops its sums there. Every later product is then
+    // ±0 where b is finite (b_finite_from ≤ p: 0·inf would be NaN), and adding ±0
+    // changes no sum: a nonzero s stays s, and a zero s is +0 (the sums start at +0,
+    // and in round-to-nearest x + y is −0 only when both are −0), which +0 + ±0 keeps.
+    bool zero_tail;
+    int b_finite_from;  // b's values for p ≥ this are all finite (zero_tail)
 } Gemm;
 
 // (macros: a function returning a vector would change the ABI between the clones)
@@ -218,12 +235,12 @@ typedef struct Gemm {
 // c[i, j0:j0+jn] for rows i0 ≤ i < i0 + rows (rows ≤ MR), over p in [k0, k0 + kc):
 // continues the sums stored in c unless first; adds the bias when last. With
 // rows == MR (a constant after inlining) every accumulator stays in a register.
-static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const float *bp, size_t ldb,
-                                                             int i0, const int rows, int j0, int jn,
-                                                             int k0, int kc, bool first, bool last)
+static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const float *ap, const float *bp,
+                                                             size_t ldb, int i0, const int rows, int j0, int jn,
+                                                             int kc, bool first, bool last)
 {
     Vec8 lo[MR], hi[MR];
-    const size_t n = (size_t)g->n, k = (size_t)g->k;
+    const size_t n = (size_t)g->n;
     for (int r = 0; r < rows && r < MR; r++) {
         const float *cr = g->c + (size_t)(i0 + r) * n + j0;
         if (first) {
@@ -239,13 +256,12 @@ static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const
             load8(hi[r], t + 8);
         }
     }
-    const float *a = g->a + (size_t)i0 * k + k0;
     for (int p = 0; p < kc; p++) {
         Vec8 b0, b1;
         load8(b0, bp + (size_t)p * ldb);
         load8(b1, bp + (size_t)p * ldb + 8);
         for (int r = 0; r < rows && r < MR; r++) {
-            const float av = a[(size_t)r * k + p];
+            const float av = ap[(size_t)p * MR + r];
             lo[r] += av * b0; // a product, then a sum
             hi[r] += av * b1;
         }
@@ -275,45 +291,84 @@ static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const
     }
 }
 
-// Rows [i0, i1) of the NR columns from j0.
-KERNEL_CLONES static void gemm_panel(const Gemm *g, int j0, int i0, int i1)
+// Rows [i0, i1) (at most MC) × the NR-column panels [p0, p1), one block of KC
+// values of k at a time: A's rows packed once per block into tiles of MR rows,
+// p-major (each tile's KC × MR values in the order the kernel reads them: one
+// stream, where reading C = 1024 rows 4 KiB apart fought over the same L1 sets),
+// then each panel of B packed (or read in place) and its tiles computed.
+KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int p1)
 {
-    const int jn = g->n - j0 < NR ? g->n - j0 : NR;
-    const size_t n = (size_t)g->n, k = (size_t)g->k;
+    static _Thread_local float apack[MC * KC];
     float pack[KC * NR]; // bᵀ[k0:k0+kc, j0:j0+NR], zero past jn
+    int tile_kc[MC / MR]; // the values of p each tile of rows sums in this block
+    const size_t n = (size_t)g->n, k = (size_t)g->k;
     for (int k0 = 0; k0 < g->k; k0 += KC) {
         const int kc = g->k - k0 < KC ? g->k - k0 : KC;
-        const float *bp = pack;
-        size_t ldb = NR;
-        if (g->bt) {
-            for (int p = 0; p < kc; p++) {
-                float *row = pack + (size_t)p * NR;
-                for (int jj = 0; jj < jn; jj++) row[jj] = g->b[(size_t)(j0 + jj) * k + (size_t)(k0 + p)];
-                for (int jj = jn; jj < NR; jj++) row[jj] = 0.0f;
+        for (int i = i0; i < i1; i += MR) {
+            float *t = apack + (size_t)(i - i0) * KC;
+            const int rows = i1 - i < MR ? i1 - i : MR;
+            int end = 0; // 1 + the last p of the block where a row of the tile is not ±0
+            for (int r = 0; r < rows; r++) {
+                const float *ar = g->a + (size_t)(i + r) * k + k0;
+                for (int p = 0; p < kc; p++) t[(size_t)p * MR + r] = ar[p];
+                if (g->zero_tail)
+                    for (int p = kc - 1; p >= end; p--)
+                        if (ar[p] != 0.0f) {
+                            end = p + 1;
+                            break;
+                        }
             }
-        } else if (jn == NR) { // b's rows are the panel's rows already
-            bp = g->b + (size_t)k0 * n + j0;
-            ldb = n;
-        } else {
-            for (int p = 0; p < kc; p++) {
-                float *row = pack + (size_t)p * NR;
-                memcpy(row, g->b + (size_t)(k0 + p) * n + j0, (size_t)jn * sizeof(float));
-                for (int jj = jn; jj < NR; jj++) row[jj] = 0.0f;
+            for (int r = rows; r < MR; r++)
+                for (int p = 0; p < kc; p++) t[(size_t)p * MR + r] = 0.0f;
+            if (g->zero_tail) {
+                if (end < g->b_finite_from - k0) end = g->b_finite_from - k0 < kc ? g->b_finite_from - k0 : kc;
+                tile_kc[(i - i0) / MR] = end;
+            } else {
+                tile_kc[(i - i0) / MR] = kc;
             }
         }
         const bool first = k0 == 0, last = k0 + kc >= g->k;
-        int i = i0;
-        for (; i + MR <= i1; i += MR) gemm_tile(g, bp, ldb, i, MR, j0, jn, k0, kc, first, last);
-        if (i < i1) gemm_tile(g, bp, ldb, i, i1 - i, j0, jn, k0, kc, first, last);
+        for (int pj = p0; pj < p1; pj++) {
+            const int j0 = pj * NR, jn = g->n - j0 < NR ? g->n - j0 : NR;
+            const float *bp = pack;
+            size_t ldb = NR;
+            if (g->bt) { // b's rows read along (16 rows 4 KiB apart, read across, share L1 sets)
+                for (int jj = 0; jj < NR; jj++) {
+                    const float *br = g->b + (size_t)(j0 + jj) * k + k0;
+                    if (jj < jn)
+                        for (int p = 0; p < kc; p++) pack[(size_t)p * NR + jj] = br[p];
+                    else
+                        for (int p = 0; p < kc; p++) pack[(size_t)p * NR + jj] = 0.0f;
+                }
+            } else if (jn == NR) { // b's rows are the panel's rows already
+                bp = g->b + (size_t)k0 * n + j0;
+                ldb = n;
+            } else {
+                for (int p = 0; p < kc; p++) {
+                    float *row = pack + (size_t)p * NR;
+                    memcpy(row, g->b + (size_t)(k0 + p) * n + j0, (size_t)jn * sizeof(float));
+                    for (int jj = jn; jj < NR; jj++) row[jj] = 0.0f;
+                }
+            }
+            int i = i0;
+            for (; i + MR <= i1; i += MR)
+                gemm_tile(g, apack + (size_t)(i - i0) * KC, bp, ldb, i, MR, j0, jn, tile_kc[(i - i0) / MR],
+                          first, last);
+            if (i < i1)
+                gemm_tile(g, apack + (size_t)(i - i0) * KC, bp, ldb, i, i1 - i, j0, jn, tile_kc[(i - i0) / MR],
+                          first, last);
+        }
     }
 }
 
+// Task t: the rows of chunk t / groups (MC rows each), the panels of group t % groups.
 static void gemm_task(void *ctx, int t)
 {
     const Gemm *g = ctx;
-    const int panels = (g->n + NR - 1) / NR;
-    const int i0 = t / panels * ROW_CHUNK, i1 = i0 + ROW_CHUNK < g->m ? i0 + ROW_CHUNK : g->m;
-    gemm_panel(g, t % panels * NR, i0, i1);
+    const int panels = (g->n + NR - 1) / NR, groups = (panels + g->group - 1) / g->group;
+    const int i0 = t / groups * MC, i1 = i0 + MC < g->m ? i0 + MC : g->m;
+    const int p0 = t % groups * g->group, p1 = p0 + g->group < panels ? p0 + g->group : panels;
+    gemm_block(g, i0, i1, p0, p1);
 }
 
 // The plain loops, for products too small to pay for packing: the same sums.
@@ -341,25 +396,46 @@ static void gemm(const Gemm *g)
         gemm_naive(g);
         return;
     }
-    const int panels = (g->n + NR - 1) / NR, chunks = (g->m + ROW_CHUNK - 1) / ROW_CHUNK;
-    parallel_for(panels * chunks, work, gemm_task, (void *)g);
+    // PANELS panels per task (A packed once for them), fewer when that would leave
+    // under 8 tasks to share among the threads (L = 256: 3 chunks of rows)
+    const int panels = (g->n + NR - 1) / NR, chunks = (g->m + MC - 1) / MC;
+    Gemm job = *g;
+    job.group = PANELS;
+    if (job.zero_tail) { // b's rows from b_finite_from on hold only finite values
+        job.b_finite_from = 0;
+        for (int p = g->k - 1; p >= 0 && job.b_finite_from == 0; p--)
+            for (int j = 0; j < g->n; j++)
+                if (!isfinite(g->bt ? g->b[(size_t)j * g->k + (size_t)p] : g->b[(size_t)p * g->n + (size_t)j])) {
+                    job.b_finite_from = p + 1;
+                    break;
+                }
+    }
+    while (job.group > 2 && chunks * ((panels + job.group - 1) / job.group) < 8) job.group /= 2;
+    const int groups = (panels + job.group - 1) / job.group;
+    parallel_for(groups * chunks, work, gemm_task, &job);
 }
 
 void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, true, m, k, n};
+    Gemm g = {c, a, b, NULL, true, m, k, n, 0, false, 0};
     gemm(&g);
 }
 
 void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, false, m, k, n};
+    Gemm g = {c, a, b, NULL, false, m, k, n, 0, false, 0};
+    gemm(&g);
+}
+
+void tensor_matmul_zero_tail(float *c, const float *a, const float *b, int m, int k, int n)
+{
+    Gemm g = {c, a, b, NULL, false, m, k, n, 0, true, 0};
     gemm(&g);
 }
 
 void tensor_linear(float *y, const float *x, const float *w, const float *b, int n, int in, int out)
 {
-    Gemm g = {y, x, w, b, true, n, in, out};
+    Gemm g = {y, x, w, b, true, n, in, out, 0, false, 0};
     gemm(&g);
 }
 
@@ -485,6 +561,25 @@ static float exp1(float x)
 }
 
 float tensor_expf(float x) { return exp1(x); }
+
+KERNEL_CLONES static void scale_mask(float *s, float *ms, float *at, const float *bias, const float *mask,
+                                    size_t n, float scale, float fill)
+{
+    for (size_t i = 0; i < n; i++) {
+        float v = s[i] / scale;
+        if (bias) v = v + bias[i];
+        s[i] = v;
+        v = mask && mask[i] == 0.0f ? fill : v;
+        ms[i] = v;
+        at[i] = v;
+    }
+}
+
+void tensor_scale_mask(float *s, float *ms, float *at, const float *bias, const float *mask, size_t n, float scale,
+                       float fill)
+{
+    scale_mask(s, ms, at, bias, mask, n, scale, fill);
+}
 
 // Softmax rows. A group of rows (4, or more when rows are short: at least 128
 // values) is one span of memory: each row's values become x − its max, then the

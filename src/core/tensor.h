@@ -22,7 +22,7 @@ typedef struct Tensor {
 bool tensor_init(Tensor *t, int rank, const int *shape);
 // The same, its values left unset: for a tensor whose every value is written next.
 bool tensor_init_raw(Tensor *t, int rank, const int *shape);
-// A large tensor's memory is kept after tensor_free for the next of about its size
+// A tensor's memory (from 128 KiB) is kept after tensor_free for the next of about its size
 // (at most 96 MiB in all); this gives it back to the system.
 void tensor_release_kept(void);
 void tensor_free(Tensor *t);
@@ -40,6 +40,10 @@ void tensor_linear(float *y, const float *x, const float *w, const float *b, int
 void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n);
 // c (M, N) = a (M, K) · b (K, N).
 void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n);
+// The same bits as tensor_matmul, faster when a's rows end in zeros (causal attention
+// weights: row i is 0 past key i): a block of rows stops its sums after its last
+// value that is not ±0 (exact: see tensor.c).
+void tensor_matmul_zero_tail(float *c, const float *a, const float *b, int m, int k, int n);
 // x[i] /= d for i < n (one IEEE division each).
 void tensor_div_scalar(float *x, size_t n, float d);
 // dst[i] = mask[i] == 0 ? fill : src[i] for i < n, as masked_fill(mask == 0, fill).
@@ -48,6 +52,11 @@ void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t 
 // within 2 ulp; +0 below −110, +inf above 89, NaN for NaN. The softmax uses it;
 // whatever shows or recomputes a softmax value uses it too.
 float tensor_expf(float x);
+// One pass of attention's pointwise steps over n scores: s[i] = s[i] / scale
+// (+ bias[i] when bias), then ms[i] = at[i] = (mask && mask[i] == 0 ? fill : s[i]):
+// the same values as tensor_div_scalar, the addition and tensor_masked_fill in turn.
+void tensor_scale_mask(float *s, float *ms, float *at, const float *bias, const float *mask, size_t n, float scale,
+                       float fill);
 // Softmax of each row of x (rows, cols) in place: subtracts the row max.
 // A row whose max is -inf becomes NaN, as in PyTorch.
 void tensor_softmax_rows(float *x, int rows, int cols);

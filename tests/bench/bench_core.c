@@ -2,11 +2,16 @@
 // bench_core — times the attention core's forward pass (no SDL).
 // Prints a table row per case: median and p99 over repeated runs.
 //   - the 2×4×4 lesson (must not get slower: no thread is woken for it);
-//   - B=1 L=256 C=256 H=8 causal, and PyTorch's time for the same forward
-//     (tests/bench/torch_forward.py, when python3-torch is installed), in
-//     alternating rounds so both see the same machine, and the ratio;
+//   - B=1 causal at L=256 (d_model 256, 8 heads) and L=1024 (d_model 1024, 4 heads):
+//     the core on one thread and on two, and PyTorch's nn.MultiheadAttention at its
+//     best thread setting (tests/bench/torch_forward.py, when python3-torch is
+//     installed; every pair of OpenBLAS threads 1/2 × torch.set_num_threads 1/2 is
+//     tried first, the winner printed), in alternating rounds so all see the same
+//     machine; the ratios PyTorch / core and one thread / two threads per round;
 //   - the largest legal lesson (every limit of lessons/README.md at once): its
-//     forward time and the peak memory of a process that loads and runs it.
+//     forward time on one thread and on two, and the peak memory of a process that
+//     loads and runs it.
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +26,7 @@
 #include "attention.h"
 #include "bench_common.h"
 #include "lesson.h"
+#include "parallel.h"
 
 // Times `reps` batches of `inner` forward passes; returns per-pass seconds in out[].
 static void time_forward(const Lesson *ls, int reps, int inner, double *out)
@@ -67,15 +73,22 @@ typedef struct Torch {
     char version[32], blas[32];
 } Torch;
 
-static bool torch_start(Torch *t, char *why, size_t why_len)
+// One PyTorch process whose OpenBLAS uses blas_threads threads.
+static bool torch_start(Torch *t, int blas_threads, char *why, size_t why_len)
 {
     int to[2], from[2];
     snprintf(why, why_len, "python3 not found");
     if (pipe(to) != 0 || pipe(from) != 0) return false;
+    // close-on-exec: the next PyTorch process must not inherit this one's pipe ends
+    // (it would hold its stdin open, and torch_stop's waitpid would never return)
+    for (int i = 0; i < 2; i++) fcntl(to[i], F_SETFD, FD_CLOEXEC), fcntl(from[i], F_SETFD, FD_CLOEXEC);
     const char *py = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
     t->pid = fork();
     if (t->pid < 0) return false;
     if (t->pid == 0) {
+        char env[16];
+        snprintf(env, sizeof env, "%d", blas_threads);
+        setenv("OPENBLAS_NUM_THREADS", env, 1);
         dup2(to[0], 0), dup2(from[1], 1);
         close(to[0]), close(to[1]), close(from[0]), close(from[1]);
         execlp(py, py, "tests/bench/torch_forward.py", (char *)NULL);
@@ -97,10 +110,11 @@ static bool torch_start(Torch *t, char *why, size_t why_len)
     return true;
 }
 
-// n forward passes in PyTorch; their times (ms) into out.
-static bool torch_run(Torch *t, int n, double *out)
+// n forward passes of kind ("mha" or "ops") in PyTorch with `threads` intra-op
+// threads, at B=1 L C H; their times (ms) into out.
+static bool torch_run(Torch *t, const char *kind, int threads, int L, int C, int H, int n, double *out)
 {
-    fprintf(t->in, "%d\n", n);
+    fprintf(t->in, "%s %d %d %d %d %d\n", kind, threads, L, C, H, n);
     fflush(t->in);
     for (int i = 0; i < n; i++)
         if (fscanf(t->out, "%lf", &out[i]) != 1) return false;
@@ -127,35 +141,120 @@ static const char *LARGEST =
     " \"residual_norm\": true, \"ffn_hidden\": 4096}, \"input\": {\"query\": {\"shape\": [1, 1024, 1024],"
     " \"arange\": [-1, 1, 0.0000019073486328125]}}, \"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 1}}}";
 
-static int bench_largest(void)
+// The largest lesson's forward at `threads` threads in a child process: its times
+// and its peak memory. 0 when measured.
+static int largest_child(int threads, double *t, int reps, double *maxrss_mib)
 {
-    enum { REPS = 3 };
     int fd[2];
     if (pipe(fd) != 0) return 1;
     pid_t pid = fork();
     if (pid < 0) return 1;
     if (pid == 0) {
         close(fd[0]);
+        parallel_set_threads(threads);
         Lesson ls;
         if (!parse(&ls, "largest", LARGEST)) _exit(1);
-        double t[REPS];
-        time_forward(&ls, REPS, 1, t);
-        if (write(fd[1], t, sizeof t) != (ssize_t)sizeof t) _exit(1);
+        time_forward(&ls, reps, 1, t);
+        if (write(fd[1], t, sizeof *t * (size_t)reps) != (ssize_t)(sizeof *t * (size_t)reps)) _exit(1);
         lesson_free(&ls);
         _exit(0);
     }
     close(fd[1]);
-    double t[REPS];
-    ssize_t got = read(fd[0], t, sizeof t);
+    ssize_t got = read(fd[0], t, sizeof *t * (size_t)reps);
     close(fd[0]);
     int status;
     struct rusage ru;
     if (wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
-        got != (ssize_t)sizeof t)
+        got != (ssize_t)(sizeof *t * (size_t)reps))
         return 1;
-    report("largest lesson, L=1024 C=1024 H=4 d=1024 F=4096", t, REPS, 1.0, "s", 1);
-    bench_info("peak memory (max RSS), largest lesson: load + forward", (double)ru.ru_maxrss / 1024.0, "MiB");
+    *maxrss_mib = (double)ru.ru_maxrss / 1024.0;
     return 0;
+}
+
+static int bench_largest(void)
+{
+    enum { REPS = 3 };
+    double t1[REPS], t2[REPS], rss1, rss2;
+    // one thread, then two (the default here), each in a fresh process
+    if (largest_child(1, t1, REPS, &rss1) || largest_child(0, t2, REPS, &rss2)) return 1;
+    char label[96];
+    snprintf(label, sizeof label, "largest lesson L=1024 C=1024 H=4 d=1024 F=4096, 1 thread");
+    report(label, t1, REPS, 1.5, "s", 1);
+    snprintf(label, sizeof label, "largest lesson, %d threads (default)", parallel_threads());
+    report(label, t2, REPS, 1.0, "s", 1);
+    bench_info("peak memory (max RSS), largest lesson: load + forward", rss2, "MiB");
+    return 0;
+}
+
+// ---- the core against nn.MultiheadAttention, alternating -----------------------
+
+typedef struct Setting {
+    int blas, threads; // OPENBLAS_NUM_THREADS, torch.set_num_threads
+} Setting;
+
+// One causal case: the core on 1 and on `threads` threads, PyTorch at its best setting.
+static void bench_case(int L, int C, int H, int rounds, int per, Torch *py, const bool *have, double target_ms)
+{
+    char json[512];
+    snprintf(json, sizeof json,
+             "{\"title\": \"bench\", \"model\": {\"d_model\": %d, \"n_heads\": %d},"
+             " \"input\": {\"query\": {\"shape\": [1, %d, %d], \"arange\": [-1, 1, %.17g]}},"
+             " \"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 1}}}",
+             C, H, L, C, 2.0 / ((double)L * C));
+    Lesson ls;
+    if (!parse(&ls, "bench", json)) exit(1);
+    const int threads = parallel_threads() > 1 ? parallel_threads() : 2;
+    // PyTorch's best setting: the lowest median of 9 runs (after 3 warm-ups) of each
+    Setting best = {0, 0};
+    double best_ms = INFINITY, calib[9];
+    for (int b = 1; b <= 2; b++)
+        for (int th = 1; th <= 2; th++) {
+            if (!have[b - 1]) continue;
+            if (!torch_run(&py[b - 1], "mha", th, L, C, H, 9, calib)) continue;
+            double m = median(calib, 9);
+            printf("|   nn.MultiheadAttention L=%d, OpenBLAS %d × torch %d thread(s): %.2f ms | | | | info |\n", L, b, th, m);
+            if (m < best_ms) best_ms = m, best = (Setting){b, th};
+        }
+    enum { MAXN = 256 };
+    static double c1[MAXN], c2[MAXN], pt[MAXN], ops[MAXN], ratio[32], gain[32];
+    bool torch_ok = best.blas > 0;
+    int n_ops = 0, n_ratio = 0;
+    for (int r = 0; r < rounds && r < 32 && (r + 1) * per <= MAXN; r++) {
+        parallel_set_threads(1);
+        time_forward(&ls, per, 1, c1 + r * per);
+        parallel_set_threads(threads);
+        time_forward(&ls, per, 1, c2 + r * per);
+        for (int i = 0; i < per; i++) c1[r * per + i] *= 1e3, c2[r * per + i] *= 1e3;
+        double a[64], b2[64], p[64];
+        memcpy(a, c1 + r * per, sizeof *a * (size_t)per);
+        memcpy(b2, c2 + r * per, sizeof *b2 * (size_t)per);
+        gain[r] = median(a, per) / median(b2, per);
+        if (torch_ok && !torch_run(&py[best.blas - 1], "mha", best.threads, L, C, H, per, pt + r * per)) {
+            printf("| PyTorch stopped answering: its rows are left out | | | | |\n");
+            torch_ok = false;
+        }
+        if (torch_ok) {
+            memcpy(p, pt + r * per, sizeof *p * (size_t)per);
+            memcpy(b2, c2 + r * per, sizeof *b2 * (size_t)per);
+            ratio[n_ratio++] = median(p, per) / median(b2, per);
+            if (r == 0 && torch_run(&py[best.blas - 1], "ops", best.threads, L, C, H, per, ops)) n_ops = per;
+        }
+    }
+    char label[192];
+    snprintf(label, sizeof label, "core forward: B=1 L=%d C=%d H=%d causal, 1 thread", L, C, H);
+    bench_row(label, c1, rounds * per, target_ms * threads, "ms", 1);
+    snprintf(label, sizeof label, "core forward: the same, %d threads (default)", threads);
+    bench_row(label, c2, rounds * per, target_ms, "ms", 1);
+    snprintf(label, sizeof label, "gain of %d threads: 1-thread / %d-thread time", threads, threads);
+    bench_row(label, gain, rounds, 1.0, "x", 0);
+    if (n_ratio > 0) {
+        snprintf(label, sizeof label, "nn.MultiheadAttention %s + %s, OpenBLAS %d × torch %d threads (best)",
+                 py[best.blas - 1].version, py[best.blas - 1].blas, best.blas, best.threads);
+        bench_info(label, median(pt, n_ratio * per), "ms");
+        if (n_ops) bench_info("PyTorch op by op, the core's stages (same setting)", median(ops, n_ops), "ms");
+        bench_row("ratio nn.MultiheadAttention / core (>= 1: core no slower)", ratio, n_ratio, 1.0, "x", 0);
+    }
+    lesson_free(&ls);
 }
 
 int main(void)
@@ -171,46 +270,16 @@ int main(void)
     double t[REPS];
     time_forward(&small, REPS, 2000, t);
     report("arange 2x4x4 (B=2 L=4 C=4 H=2)", t, REPS, 2.0, "us", 1e6);
-
-    const char *big_json = "{\"title\": \"bench\", \"model\": {\"d_model\": 256, \"n_heads\": 8},"
-                           " \"input\": {\"query\": {\"shape\": [1, 256, 256], \"arange\": [-1, 1, 0.000030517578125]}},"
-                           " \"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 1}}}";
-    Lesson big;
-    if (!parse(&big, "bench-big", big_json)) return 1;
-    // Rounds alternate the core and PyTorch (when present): the machine's load
-    // changes from second to second, so each round's ratio compares like with like.
-    enum { ROUNDS = 9, PER = 9 };
-    static double core[ROUNDS * PER], torch[ROUNDS * PER], ratio[ROUNDS];
-    Torch py;
-    char why[256];
-    bool have_torch = torch_start(&py, why, sizeof why);
-    for (int r = 0; r < ROUNDS; r++) {
-        time_forward(&big, PER, 1, core + r * PER);
-        for (int i = 0; i < PER; i++) core[r * PER + i] *= 1e3;
-        if (have_torch && !torch_run(&py, PER, torch + r * PER)) {
-            snprintf(why, sizeof why, "torch_forward.py stopped answering");
-            torch_stop(&py);
-            have_torch = false;
-        }
-        if (have_torch) {
-            double c[PER], p[PER];
-            memcpy(c, core + r * PER, sizeof c);
-            memcpy(p, torch + r * PER, sizeof p);
-            ratio[r] = median(p, PER) / median(c, PER);
-        }
-    }
-    bench_row("core forward: B=1 L=256 C=256 H=8, causal", core, ROUNDS * PER, 7.0, "ms", 1);
-    if (have_torch) {
-        torch_stop(&py);
-        char label[96];
-        snprintf(label, sizeof label, "PyTorch %s + %s, the same forward", py.version, py.blas);
-        bench_info(label, median(torch, ROUNDS * PER), "ms");
-        // per round: PyTorch's median / the core's median
-        bench_row("ratio PyTorch / core (>= 1: core no slower)", ratio, ROUNDS, 1.0, "x", 0);
-    } else {
-        printf("| PyTorch: skipped (%s) | | | | |\n", why);
-    }
     lesson_free(&small);
-    lesson_free(&big);
+
+    Torch py[2];
+    bool have[2];
+    char why[256] = "";
+    for (int b = 0; b < 2; b++) have[b] = torch_start(&py[b], b + 1, why, sizeof why);
+    if (!have[0] && !have[1]) printf("| PyTorch: skipped (%s) | | | | |\n", why);
+    bench_case(256, 256, 8, 9, 9, py, have, 4.0);
+    bench_case(1024, 1024, 4, 5, 3, py, have, 110.0);
+    for (int b = 0; b < 2; b++)
+        if (have[b]) torch_stop(&py[b]);
     return bench_largest();
 }

@@ -1,16 +1,25 @@
 #!/usr/bin/env python3
-"""PyTorch's time for the forward pass bench_core times: the same stages as the
-core computes them (x·Wᵀ + b, view/transpose into heads, Q·Kᵀ / √d_k,
-masked_fill(mask == 0, -1e9), softmax, attn·V, concat, the output projection),
-B=1 L=256 d_model=256 8 heads, causal, float32, no autograd. PyTorch's own
-thread settings are kept: on the 2-core machine of the README it runs one
-intra-op thread and its BLAS (OpenBLAS) threads the matrix products;
-torch.set_num_threads(2) made it ten times slower there.
+"""PyTorch's times for bench_core: the anchor, torch.nn.MultiheadAttention, and the
+op-by-op forward with the same stages as the core (x·Wᵀ + b, view/transpose into
+heads, Q·Kᵀ / √d_k, masked_fill(mask == 0, -1e9), softmax, attn·V, concat, the output
+projection). float32, B = 1, causal, no autograd.
 
-Protocol on stdin/stdout, so that bench_core can alternate rounds with the core
-on a noisy machine: prints "ready <torch version> <BLAS>", then for each line
-"N" read, runs N forwards and prints their times in ms on one line. Exits 3
-with a line "skip: ..." when torch is not installed (CI machines lack it).
+The anchor is what a user who wants attention numbers calls:
+    m = nn.MultiheadAttention(C, H, batch_first=True)
+    m(x, x, x, attn_mask=causal)        # x = randn(1, L, C), causal a bool (L, L) mask
+under torch.no_grad(), with its defaults (need_weights=True: it also returns the
+head-averaged weights).
+
+Threads: OpenBLAS reads OPENBLAS_NUM_THREADS once, when it is loaded, so bench_core
+starts one process of this script per BLAS thread count; torch.set_num_threads (the
+intra-op threads) is set per request. bench_core tries every pair and keeps the best.
+
+Protocol on stdin/stdout, so that bench_core can alternate rounds with the core on a
+noisy machine: prints "ready <torch version> <BLAS>", then for each line
+"KIND T L C H N" (KIND mha or ops, T intra-op threads) runs N forwards (after 3
+warm-ups the first time a KIND/T/shape is asked for) and prints their times in ms on
+one line. Exits 3 with a line "skip: ..." when torch is not installed (CI machines
+lack it).
 """
 import os
 import sys
@@ -41,9 +50,16 @@ def blas_name():
     return "reference-BLAS" if libs else "no-BLAS"
 
 
-def main():
-    B, L, C, H = 1, 256, 256, 8
-    d = C // H
+def make_mha(L, C, H):
+    torch.manual_seed(1)
+    m = torch.nn.MultiheadAttention(C, H, batch_first=True).eval()
+    x = torch.randn(1, L, C)
+    causal = torch.ones(L, L, dtype=torch.bool).triu(1)  # True: not allowed to attend
+    return lambda: m(x, x, x, attn_mask=causal)
+
+
+def make_ops(L, C, H):
+    B, d = 1, C // H
     g = torch.Generator().manual_seed(1)
     x = torch.linspace(-1, 1, B * L * C).reshape(B, L, C)
     bound = 1 / C ** 0.5
@@ -65,12 +81,23 @@ def main():
         concat = head_out.transpose(1, 2).contiguous().view(B, L, C)
         return F.linear(concat, wo, bo)
 
+    return forward
+
+
+def main():
+    made = {}
+    print("ready", torch.__version__.split("+")[0], blas_name(), flush=True)
     with torch.no_grad():
-        for _ in range(5):
-            forward()
-        print("ready", torch.__version__.split("+")[0], blas_name(), flush=True)
         for line in sys.stdin:
-            n = int(line)
+            kind, threads, L, C, H, n = line.split()
+            threads, L, C, H, n = int(threads), int(L), int(C), int(H), int(n)
+            torch.set_num_threads(threads)
+            key = (kind, threads, L, C, H)
+            if key not in made:
+                made[key] = (make_mha if kind == "mha" else make_ops)(L, C, H)
+                for _ in range(3):
+                    made[key]()
+            forward = made[key]
             times = []
             for _ in range(n):
                 t0 = time.perf_counter()
