@@ -23,11 +23,12 @@ static int push(Trace *tr, StageId id, int rank, const int *shape, int op0, int 
 {
     assert(tr->n < TRACE_MAX_STAGES && (unsigned)id < STAGE_ID_COUNT);
     const StageInfo *in = &STAGE_INFO[id];
-    assert(strlen(in->name) < STAGE_NAME_MAX);
+    const size_t len = strlen(in->name);
+    assert(len < STAGE_NAME_MAX);
     Stage *s = &tr->stages[tr->n];
     memset(s, 0, offsetof(Stage, absmax));
     if (!(zero ? tensor_init(&s->t, rank, shape) : tensor_init_raw(&s->t, rank, shape))) return -1;
-    strcpy(s->name, in->name);
+    memcpy(s->name, in->name, len + 1);
     s->id = id;
     s->kind = in->kind;
     s->step = in->step;

@@ -219,7 +219,19 @@ static void bench_case(int L, int C, int H, int rounds, int per, Torch *py, cons
     static double c1[MAXN], c2[MAXN], pt[MAXN], ops[MAXN], ratio[32], gain[32];
     bool torch_ok = best.blas > 0;
     int n_ops = 0, n_ratio = 0;
+    static double after[MAXN];
+    int n_after = 0;
     for (int r = 0; r < rounds && r < 32 && (r + 1) * per <= MAXN; r++) {
+        // PyTorch's OpenBLAS threads spin (busy-wait) for a while after each call:
+        // the core measured at once shares the 2 cores with them (measured once per
+        // round as an info row), the rows after a pause of 300 ms
+        if (r > 0 && torch_ok) {
+            parallel_set_threads(threads);
+            time_forward(&ls, per, 1, after + n_after);
+            for (int i = 0; i < per; i++) after[n_after + i] *= 1e3;
+            n_after += per;
+            usleep(300000);
+        }
         parallel_set_threads(1);
         time_forward(&ls, per, 1, c1 + r * per);
         parallel_set_threads(threads);
@@ -252,6 +264,10 @@ static void bench_case(int L, int C, int H, int rounds, int per, Torch *py, cons
                  py[best.blas - 1].version, py[best.blas - 1].blas, best.blas, best.threads);
         bench_info(label, median(pt, n_ratio * per), "ms");
         if (n_ops) bench_info("PyTorch op by op, the core's stages (same setting)", median(ops, n_ops), "ms");
+        if (n_after) {
+            snprintf(label, sizeof label, "core, %d threads, right after a PyTorch call (its threads spin)", threads);
+            bench_info(label, median(after, n_after), "ms");
+        }
         bench_row("ratio nn.MultiheadAttention / core (>= 1: core no slower)", ratio, n_ratio, 1.0, "x", 0);
     }
     lesson_free(&ls);
