@@ -296,9 +296,10 @@ static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const
 // p-major (each tile's KC × MR values in the order the kernel reads them: one
 // stream, where reading C = 1024 rows 4 KiB apart fought over the same L1 sets),
 // then each panel of B packed (or read in place) and its tiles computed.
+static _Thread_local float apack[MC * KC]; // each thread's packed rows (one for all the clones)
+
 KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int p1)
 {
-    static _Thread_local float apack[MC * KC];
     float pack[KC * NR]; // bᵀ[k0:k0+kc, j0:j0+NR], zero past jn
     int tile_kc[MC / MR]; // the values of p each tile of rows sums in this block
     const size_t n = (size_t)g->n, k = (size_t)g->k;

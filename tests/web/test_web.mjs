@@ -251,6 +251,19 @@ try {
   s = await state();
   check(s.lesson === stay.lesson && s.stage === stay.stage, 'a broken lesson: the lesson on screen stays');
 
+  // ---- a lesson big enough for the tiled kernels: the desktop's bytes -------------------
+  const big = fs.readFileSync(path.join(expect, 'big.json'));
+  await page.evaluate((bytes) => {
+    Module.FS.mkdirTree('/tmp/drop');
+    Module.FS.writeFile('/tmp/drop/big.json', new Uint8Array(bytes));
+    attnviz.errors.length = 0;
+    attnviz.open('/tmp/drop/big.json');
+  }, [...big]);
+  await page.waitForFunction(() => attnviz.state().lesson.endsWith('big.json') || attnviz.errors.length > 0, null, {timeout: 10000});
+  const bigDump = await page.evaluate(() => attnviz.dump());
+  check(bigDump === fs.readFileSync(path.join(expect, 'big.dump.json'), 'utf8'),
+        'a 2×40×48 causal lesson (tiled products, attn·V to the last nonzero weight): dump() equals the desktop --dump, byte for byte');
+
   // ---- a link to a frame ---------------------------------------------------------------
   s = await open('lesson=arange-2x4x4&stage=attn&batch=1&head=1&lang=zh');
   check(s.lesson.endsWith('arange-2x4x4.json') && s.stage === 'attn' && s.batch === 1 && s.head === 1 && s.lang === 'zh',

@@ -19,6 +19,15 @@ L=lessons/arange-2x4x4.json
 cp "$exp"/frames/*-attn.png "$exp/attn.png"
 # the page's stages are named after /attnviz/lessons/…: the desktop's dump of the same
 # file names it by title only, so the bytes compare as they are
+# a lesson large enough for the core's tiled kernels (a packed product, causal attn·V that
+# stops at the last nonzero weight, the softmax's 8-wide exp): the page's core (plain
+# WebAssembly) and the desktop's (AVX2 or AVX-512) must give the same bytes
+cat > "$exp/big.json" <<'JSON'
+{"title": "kernels", "model": {"d_model": 48, "n_heads": 3, "residual_norm": true, "ffn_hidden": 64},
+ "input": {"query": {"shape": [2, 40, 48], "arange": [-1, 1, 0.0005208333333333333]}},
+ "mask": "causal", "weights": {"init": {"seed": 7}}}
+JSON
+"$B/attnviz" --dump "$exp/big.json" > "$exp/big.dump.json"
 cp tests/bad/arange-mismatch.json "$exp/broken.json"
 if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
     echo "test_web: the broken lesson opened on the desktop" >&2; exit 1
