@@ -511,22 +511,30 @@ void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t 
 // then × 2^⌊n/2⌋ × 2^(n−⌊n/2⌋), two normal powers of two, so a subnormal result is
 // rounded once. Within 2 ulp of e^x (PyTorch's Sleef expf is within 1: far below
 // the 1e-5 the tests allow); below −110 it is +0, above 89 +inf, NaN stays NaN.
+// The steps exp8 and exp1 share, on a Vec8 or a float (the same operations in the
+// same order, so the same bits): n = round(x·log2 e) by adding and subtracting
+// 1.5·2^23, r = x − n·ln 2 in two parts, y = e^r by Cephes' polynomial.
+#define EXP_REDUCE_POLY(T, x, n, y)                                                               \
+    const T n = ((x) * 1.44269504088896341f + 12582912.0f) - 12582912.0f;                        \
+    T y;                                                                                          \
+    do {                                                                                          \
+        T r_ = (x) - n * 0.693359375f;                                                            \
+        r_ = r_ - n * -2.12194440e-4f;                                                            \
+        T p_ = 1.9875691500e-4f * r_ + 1.3981999507e-3f;                                          \
+        p_ = p_ * r_ + 8.3334519073e-3f;                                                          \
+        p_ = p_ * r_ + 4.1665795894e-2f;                                                          \
+        p_ = p_ * r_ + 1.6666665459e-1f;                                                          \
+        p_ = p_ * r_ + 5.0000001201e-1f;                                                          \
+        y = p_ * (r_ * r_) + r_ + 1.0f;                                                           \
+    } while (0)
+
 static inline __attribute__((always_inline)) void exp8(Vec8 *out, const Vec8 *in)
 {
     const Vec8 x = *in;
     const Vec8i nan = x != x, lo = x < -110.0f, hi = x > 89.0f;
     const Vec8 zero = {0};
     Vec8 xc = (Vec8)((Vec8i)x & ~(nan | lo | hi)); // NaN and the clamped lanes compute e^0
-    const Vec8 t = xc * 1.44269504088896341f + 12582912.0f;
-    const Vec8 n = t - 12582912.0f;
-    Vec8 r = xc - n * 0.693359375f;
-    r = r - n * -2.12194440e-4f;
-    Vec8 p = 1.9875691500e-4f * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    Vec8 y = p * (r * r) + r + 1.0f;
+    EXP_REDUCE_POLY(Vec8, xc, n, y);
     const Vec8i ni = __builtin_convertvector(n, Vec8i), n1 = ni >> 1, n2 = ni - n1;
     y = y * (Vec8)((n1 + 127) << 23);
     y = y * (Vec8)((n2 + 127) << 23);
@@ -542,16 +550,7 @@ static float exp1(float x)
     if (nan) return x;
     if (lo) return 0.0f;
     if (hi) return INFINITY;
-    const float t = x * 1.44269504088896341f + 12582912.0f;
-    const float n = t - 12582912.0f;
-    float r = x - n * 0.693359375f;
-    r = r - n * -2.12194440e-4f;
-    float p = 1.9875691500e-4f * r + 1.3981999507e-3f;
-    p = p * r + 8.3334519073e-3f;
-    p = p * r + 4.1665795894e-2f;
-    p = p * r + 1.6666665459e-1f;
-    p = p * r + 5.0000001201e-1f;
-    float y = p * (r * r) + r + 1.0f;
+    EXP_REDUCE_POLY(float, x, n, y);
     const int ni = (int)n, n1 = ni >> 1, n2 = ni - n1;
     const uint32_t b1 = (uint32_t)(n1 + 127) << 23, b2 = (uint32_t)(n2 + 127) << 23;
     float s1, s2;

@@ -122,6 +122,17 @@ async function press(key) {
   return settled();
 }
 async function typeKeys(text) { for (const c of text) await press(c); }
+// The expected-answers folder's lesson NAME, put in the page's files as a dropped file
+// is (/tmp/drop/NAME) and opened; the page's error list emptied first.
+async function dropLesson(name) {
+  const bytes = fs.readFileSync(path.join(expect, name));
+  await page.evaluate(([n, b]) => {
+    Module.FS.mkdirTree('/tmp/drop');
+    Module.FS.writeFile('/tmp/drop/' + n, new Uint8Array(b));
+    attnviz.errors.length = 0;
+    attnviz.open('/tmp/drop/' + n);
+  }, [name, [...bytes]]);
+}
 async function download(action) {
   const [d] = await Promise.all([page.waitForEvent('download', {timeout: 10000}), action()]);
   return {name: d.suggestedFilename(), data: fs.readFileSync(await d.path())};
@@ -237,13 +248,7 @@ try {
 
   // ---- a broken lesson dropped on the page: the desktop's error, the lesson stays -----
   const stay = await state();
-  const broken = fs.readFileSync(path.join(expect, 'broken.json'));
-  await page.evaluate((bytes) => {
-    Module.FS.mkdirTree('/tmp/drop');
-    Module.FS.writeFile('/tmp/drop/broken.json', new Uint8Array(bytes));
-    attnviz.errors.length = 0;
-    attnviz.open('/tmp/drop/broken.json');
-  }, [...broken]);
+  await dropLesson('broken.json');
   await page.waitForFunction(() => attnviz.errors.length > 0, null, {timeout: 5000});
   const errs = await page.evaluate(() => attnviz.errors.slice());
   const want = fs.readFileSync(path.join(expect, 'broken.err'), 'utf8').trim();
@@ -252,13 +257,7 @@ try {
   check(s.lesson === stay.lesson && s.stage === stay.stage, 'a broken lesson: the lesson on screen stays');
 
   // ---- a lesson big enough for the tiled kernels: the desktop's bytes -------------------
-  const big = fs.readFileSync(path.join(expect, 'big.json'));
-  await page.evaluate((bytes) => {
-    Module.FS.mkdirTree('/tmp/drop');
-    Module.FS.writeFile('/tmp/drop/big.json', new Uint8Array(bytes));
-    attnviz.errors.length = 0;
-    attnviz.open('/tmp/drop/big.json');
-  }, [...big]);
+  await dropLesson('big.json');
   await page.waitForFunction(() => attnviz.state().lesson.endsWith('big.json') || attnviz.errors.length > 0, null, {timeout: 10000});
   const bigDump = await page.evaluate(() => attnviz.dump());
   check(bigDump === fs.readFileSync(path.join(expect, 'big.dump.json'), 'utf8'),
