@@ -47,9 +47,10 @@ DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdo
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
 # Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
 DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev
-# `make bench` only: OpenBLAS, the BLAS PyTorch is compared with (python3-torch
-# itself is not installed: without it the PyTorch row says it was skipped).
-DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread
+# `make bench` only: PyTorch (the core is measured against nn.MultiheadAttention) and
+# OpenBLAS, the BLAS it runs with here (without torch the PyTorch rows say they were skipped).
+DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread \
+                   /usr/lib/python3/dist-packages/torch/__init__.py:python3-torch
 
 PC = $(shell pkg-config $(1) $(2) 2>/dev/null)
 CORE_CFLAGS := $(call PC,--cflags,libcjson)
