@@ -155,21 +155,80 @@ def rotate_every_two(x):
     return torch.stack((-x2, x1), dim=-1).flatten(-2)
 
 
-def rope_cos_sin(seq_len, dim, theta, style, dtype=torch.float32):
+def rope_inv_freq(dim, theta, scaling=None, seq_len=None):
+    """RoPE's frequencies and attention factor, as transformers' modeling_rope_utils
+    computes them (_compute_default / _linear_scaling / _dynamic_ntk / _yarn / _llama3
+    _parameters, written again here from their definitions): scaling is a lesson's
+    model.rope.scaling dict, seq_len the largest position + 1 (dynamic NTK)."""
+    def default(base):
+        return 1.0 / (base ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
+    if not scaling:
+        return default(theta), 1.0
+    kind, factor = scaling["type"], float(np.float32(scaling["factor"]))
+    if kind == "linear":
+        return default(theta) / factor, 1.0
+    max_pos = int(scaling["original_max_position_embeddings"])
+    if kind == "dynamic":
+        seq_len = seq_len if seq_len is not None and seq_len > max_pos else max_pos
+        base = theta * ((factor * seq_len / max_pos) - (factor - 1)) ** (dim / (dim - 2))
+        return default(float(np.float32(base))), 1.0
+    if kind == "llama3":
+        inv_freq = default(theta)
+        low, high = float(np.float32(scaling.get("low_freq_factor", 1))), float(np.float32(scaling.get("high_freq_factor", 4)))
+        low_freq_wavelen, high_freq_wavelen = max_pos / low, max_pos / high
+        wavelen = 2 * math.pi / inv_freq
+        inv_freq_llama = torch.where(wavelen > low_freq_wavelen, inv_freq / factor, inv_freq)
+        smooth_factor = (max_pos / wavelen - low) / (high - low)
+        smoothed = (1 - smooth_factor) * inv_freq_llama / factor + smooth_factor * inv_freq_llama
+        is_medium = ~(wavelen < high_freq_wavelen) * ~(wavelen > low_freq_wavelen)
+        return torch.where(is_medium, smoothed, inv_freq_llama), 1.0
+    if kind == "yarn":
+        beta_fast = float(np.float32(scaling.get("beta_fast", 32)))
+        beta_slow = float(np.float32(scaling.get("beta_slow", 1)))
+        att = scaling.get("attention_factor")
+        att = float(np.float32(att)) if att is not None else (0.1 * math.log(factor) + 1.0 if factor > 1 else 1.0)
+
+        def correction_dim(rot):
+            return (dim * math.log(max_pos / (rot * 2 * math.pi))) / (2 * math.log(theta))
+        lo = max(math.floor(correction_dim(beta_fast)), 0)
+        hi = min(math.ceil(correction_dim(beta_slow)), dim - 1)
+        if lo == hi:
+            hi += 0.001
+        ramp = torch.clamp((torch.arange(dim // 2, dtype=torch.float32) - lo) / (hi - lo), 0, 1)
+        pos_freqs = theta ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim)
+        extra, inter = 1.0 / pos_freqs, 1.0 / (factor * pos_freqs)
+        extra_factor = 1 - ramp
+        return inter * (1 - extra_factor) + extra * extra_factor, float(np.float32(att))
+    raise LessonError("model.rope.scaling.type: %s" % kind)
+
+
+def rope_cos_sin(seq_len, dim, theta, style, dtype=torch.float32, positions=None, scaling=None):
     """cos and sin (L, dim) of pos·theta^(-2i/dim): Llama repeats the frequencies over both
-    halves (torch.cat((freqs, freqs))); GPT-J / Meta interleave them (repeat_interleave(2))."""
-    inv_freq = 1.0 / (theta ** (torch.arange(0, dim, 2, dtype=torch.int64).float() / dim))
-    t = torch.arange(seq_len, dtype=torch.int64).float()
-    freqs = torch.outer(t, inv_freq)
+    halves (torch.cat((freqs, freqs))); GPT-J / Meta interleave them (repeat_interleave(2)).
+    positions (B, L): Hugging Face's position_ids (cos[position_ids]): (B, L, dim).
+    With rope_scaling, its frequencies, and cos and sin times its attention factor."""
+    longest = seq_len if positions is None else int(positions.max()) + 1
+    inv_freq, att = rope_inv_freq(dim, theta, scaling, longest)
+    t = torch.arange(seq_len, dtype=torch.int64).float() if positions is None else positions.float()
+    freqs = t[..., None] * inv_freq                     # torch.outer for one row of positions
     emb = torch.cat((freqs, freqs), dim=-1) if style == "half" else freqs.repeat_interleave(2, dim=-1)
-    return emb.cos().to(dtype), emb.sin().to(dtype)
+    cos, sin = emb.cos(), emb.sin()
+    if att != 1.0:
+        cos, sin = cos * att, sin * att
+    return cos.to(dtype), sin.to(dtype)
 
 
-def apply_rope(x, theta, style):
-    """x (B, H, L, d) at positions 0..L-1: x·cos + rotate(x)·sin."""
-    cos, sin = rope_cos_sin(x.shape[-2], x.shape[-1], theta, style, x.dtype)
-    rot = rotate_half(x) if style == "half" else rotate_every_two(x)
-    return (x * cos) + (rot * sin)
+def apply_rope(x, theta, style, rotary_dim=None, positions=None, scaling=None):
+    """x (B, H, L, d) at positions 0..L-1 (or positions (B, L)): x·cos + rotate(x)·sin on
+    the first rotary_dim values, the rest passed through (partial rotary: GPT-NeoX's
+    q_rot, q_pass = q[..., :rot], q[..., rot:] and GPT-J's rotary_dim)."""
+    rot_d = x.shape[-1] if rotary_dim is None else rotary_dim
+    xr, xp = x[..., :rot_d], x[..., rot_d:]
+    cos, sin = rope_cos_sin(x.shape[-2], rot_d, theta, style, x.dtype, positions, scaling)
+    if positions is not None:                           # (B, L, rot) -> (B, 1, L, rot): every head
+        cos, sin = cos.unsqueeze(1), sin.unsqueeze(1)
+    rot = rotate_half(xr) if style == "half" else rotate_every_two(xr)
+    return torch.cat(((xr * cos) + (rot * sin), xp), dim=-1)
 
 
 def alibi_slopes(n):
@@ -249,7 +308,8 @@ class MultiHeadAttention(nn.Module):
         self.d_v = d_v or self.d_k
         self.scale = math.sqrt(self.d_k) if scale is None else scale
         self.mask_fill = mask_fill
-        self.rope = rope            # None or (theta, "half" | "interleaved")
+        self.rope = rope            # None or (theta, "half" | "interleaved"[, rotary_dim])
+        self.position_ids = None    # (B, L) RoPE positions (Hugging Face's position_ids), else 0..L-1
         self.alibi = alibi
         self.flash = flash          # None or (block_q, block_k)
         self.decode = decode
@@ -277,9 +337,11 @@ class MultiHeadAttention(nn.Module):
         tr["q_heads"], tr["k_heads"], tr["v_heads"] = q, k, v
 
         if self.rope is not None:
-            theta, style = self.rope
-            q = apply_rope(q, theta, style)
-            k = apply_rope(k, theta, style)
+            theta, style = self.rope[:2]
+            rot_d = self.rope[2] if len(self.rope) > 2 else None
+            scaling = self.rope[3] if len(self.rope) > 3 else None
+            q = apply_rope(q, theta, style, rot_d, self.position_ids, scaling)
+            k = apply_rope(k, theta, style, rot_d, self.position_ids, scaling)
             tr["q_rope"], tr["k_rope"] = q, k
         if Hkv != H:                                        # repeat_kv: head h reads K/V h // (H / Hkv)
             k = k.repeat_interleave(H // Hkv, dim=1)
@@ -325,12 +387,26 @@ class MultiHeadAttention(nn.Module):
             k = self.w_k(xt).view(B, 1, Hkv, dk).transpose(1, 2)
             v = self.w_v(xt).view(B, 1, Hkv, dv).transpose(1, 2)
             if self.rope is not None:
-                theta, style = self.rope
-                cos, sin = rope_cos_sin(t + 1, dk, theta, style)
-                cos, sin = cos[t:t + 1], sin[t:t + 1]
-                rot = rotate_half if style == "half" else rotate_every_two
-                q = (q * cos) + (rot(q) * sin)
-                k = (k * cos) + (rot(k) * sin)
+                theta, style = self.rope[:2]
+                rot_d = self.rope[2] if len(self.rope) > 2 else None
+                scaling = self.rope[3] if len(self.rope) > 3 else None
+                pos = None if self.position_ids is None else self.position_ids[:, t:t + 1]
+                if pos is None:
+                    pos = torch.full((B, 1), t)
+                # dynamic NTK's length is the whole text's, as the full pass (the lesson's rule)
+                longest = L if self.position_ids is None else int(self.position_ids.max()) + 1
+                if scaling and scaling["type"] == "dynamic":
+                    inv, _ = rope_inv_freq(rot_d or dk, theta, scaling, longest)
+                    freqs = pos.float()[..., None] * inv
+                    emb = torch.cat((freqs, freqs), dim=-1) if style == "half" else freqs.repeat_interleave(2, dim=-1)
+                    cos, sin = emb.cos().unsqueeze(1), emb.sin().unsqueeze(1)
+                    rd = rot_d or dk
+                    rot = rotate_half if style == "half" else rotate_every_two
+                    q = torch.cat(((q[..., :rd] * cos) + (rot(q[..., :rd]) * sin), q[..., rd:]), dim=-1)
+                    k = torch.cat(((k[..., :rd] * cos) + (rot(k[..., :rd]) * sin), k[..., rd:]), dim=-1)
+                else:
+                    q = apply_rope(q, theta, style, rot_d, pos, scaling)
+                    k = apply_rope(k, theta, style, rot_d, pos, scaling)
             cache_k = torch.cat([cache_k, k], dim=2)                        # (B, Hkv, t+1, dk)
             cache_v = torch.cat([cache_v, v], dim=2)
             kk = cache_k.repeat_interleave(H // Hkv, dim=1)
@@ -579,7 +655,8 @@ def resolve_lesson(lesson):
         raise LessonError("model.n_kv_heads does not divide n_heads")
     rope = m.get("rope")
     if rope is not None:
-        rope = (float(np.float32(rope.get("theta", 10000))), rope.get("style", "half"))
+        rope = (float(np.float32(rope.get("theta", 10000))), rope.get("style", "half"),
+                int(rope.get("rotary_dim", d_k)), rope.get("scaling"))
     alibi = bool(m.get("alibi", False))
     decode = bool(m.get("decode", False))
     flash = m.get("flash")
@@ -607,6 +684,12 @@ def resolve_lesson(lesson):
         mask = None
     elif mj == "causal":
         mask = torch.tril(torch.ones(Lq, Lk))
+    elif isinstance(mj, dict) and "causal" in mj:
+        # "top_left": torch.tril, as SDPA's is_causal; "bottom_right": FlashAttention >= 2.1's
+        # alignment for Lq != Lk (flash_attn_func(causal=True)): query i sees keys j <= i + Lk - Lq
+        if mj["causal"] not in ("top_left", "bottom_right"):
+            raise LessonError("mask.causal: expected top_left or bottom_right")
+        mask = torch.tril(torch.ones(Lq, Lk), diagonal=Lk - Lq if mj["causal"] == "bottom_right" else 0)
     elif isinstance(mj, dict) and "sliding_window" in mj:
         mask = sliding_window_mask(Lq, int(mj["sliding_window"]))
     elif isinstance(mj, dict) and "key_padding" in mj:
@@ -668,8 +751,12 @@ def resolve_lesson(lesson):
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
                norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi, flash=flash,
                decode=decode)
+    pos = inp.get("position_ids")
+    if pos is not None:
+        pos = torch.tensor(pos, dtype=torch.int64)
+        pos = pos.expand(B, Lq) if pos.dim() == 1 else pos
     return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=w,
-                per_head_form=per_head_form)
+                per_head_form=per_head_form, position_ids=pos)
 
 
 def run_lesson(lesson, per_head=None):
@@ -679,6 +766,8 @@ def run_lesson(lesson, per_head=None):
         per_head = r["per_head_form"]
     block = make_block(per_head=per_head, **r["cfg"])
     block.load_lesson_weights(r["weights"])
+    if r["position_ids"] is not None:
+        block.attn.position_ids = r["position_ids"]
     with torch.no_grad():
         block(r["query"], r["key"], r["value"], r["mask"])
     return block.stages()
@@ -733,6 +822,8 @@ class Variant:
             inp["value"] = "query"
         else:
             inp["value"] = t(self.value)
+        if getattr(self.block.attn, "position_ids", None) is not None:
+            inp["position_ids"] = self.block.attn.position_ids.tolist()
         les = {"title": self.title, "model": self.model_json, "input": inp}
         if self.mask_lesson is not None:
             les["mask"] = self.mask_lesson
@@ -782,6 +873,63 @@ def variants():
                         "zh": "交叉注意力：3 个查询、5 个键，键填充掩码"},
                        {"d_model": 8, "n_heads": 2, "mask_fill": -1e10}, block, q, k, v,
                        mask=mask, mask_lesson={"key_padding": [5, 3]}))
+
+    # 3c. RoPE details: a partial rotary dimension (GPT-NeoX's rotate_half on the first
+    # rotary_dim values, GPT-J's interleaved rotary_dim), odd head counts, and position_ids:
+    # decoding after a prompt of P tokens (P, P+1, ...) and left padding (Hugging Face's
+    # position_ids = attention_mask.cumsum(-1) - 1, the pads at 1 as its masked_fill(…, 1))
+    torch.manual_seed(32)
+    block = make_block(18, 3, rope=(10000.0, "half", 4))
+    x = torch.randn(2, 5, 18)
+    out.append(Variant("rope-partial-half", "RoPE, rotate_half on 4 of d_k = 6 (partial rotary), 3 heads",
+                       {"d_model": 18, "n_heads": 3, "rope": {"style": "half", "rotary_dim": 4}}, block, x))
+    torch.manual_seed(33)
+    block = make_block(10, 1, d_k=10, d_v=4, rope=(500.0, "interleaved", 6), mask_fill=float("-inf"))
+    x = torch.randn(1, 7, 10)
+    block.attn.position_ids = torch.arange(7).view(1, 7) + 12         # after a prompt of 12 tokens
+    out.append(Variant("rope-interleaved-offset", "RoPE interleaved, rotary_dim 6 of 10, positions 12..18, causal",
+                       {"d_model": 10, "n_heads": 1, "d_k": 10, "d_v": 4, "mask_fill": "-inf",
+                        "rope": {"theta": 500, "style": "interleaved", "rotary_dim": 6}}, block, x,
+                       mask=torch.tril(torch.ones(7, 7)), mask_lesson="causal"))
+    torch.manual_seed(34)
+    block = make_block(8, 2, n_kv_heads=1, rope=(10000.0, "half"), decode=True)
+    x = torch.randn(2, 6, 8)
+    am = torch.tensor([[1, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, 1]])       # row 1 left-padded by 2
+    block.attn.position_ids = (am.cumsum(-1) - 1).masked_fill(am == 0, 1)
+    out.append(Variant("rope-left-padding-decode", "RoPE with left padding's position_ids, MQA, KV-cache decoding",
+                       {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"style": "half"}, "decode": True},
+                       block, x, mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal"))
+
+    # 3d. rope_scaling, Hugging Face's four types, each where it changes the numbers:
+    # positions past original_max_position_embeddings (dynamic NTK grows the base there)
+    for i, (kind, sc) in enumerate([
+            ("linear", {"type": "linear", "factor": 4.0}),
+            ("dynamic", {"type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4}),
+            ("yarn", {"type": "yarn", "factor": 8.0, "original_max_position_embeddings": 16}),
+            ("llama3", {"type": "llama3", "factor": 8.0, "original_max_position_embeddings": 16,
+                        "low_freq_factor": 1.0, "high_freq_factor": 4.0})]):
+        torch.manual_seed(40 + i)
+        block = make_block(16, 2, rope=(100.0, "half", 8, sc), mask_fill=float("-inf"))
+        x = torch.randn(1, 6, 16)
+        block.attn.position_ids = torch.arange(6).view(1, 6) + 3
+        out.append(Variant("rope-scaling-" + kind, "RoPE scaling: %s, positions 3..8" % kind,
+                           {"d_model": 16, "n_heads": 2, "mask_fill": "-inf",
+                            "rope": {"theta": 100, "style": "half", "scaling": sc}}, block, x,
+                           mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal"))
+
+    # 3b. causal aligned bottom-right: 3 new tokens after a prompt of 2 attend to all 5
+    # positions; FlashAttention >= 2.1 (flash_attn_func(causal=True), its README's example
+    # for seqlen_q = 2, seqlen_k = 5) lets query i see keys j <= i + Lk - Lq
+    torch.manual_seed(31)
+    block = make_block(8, 2)
+    x = torch.randn(2, 5, 8)
+    q = x[:, 2:].clone()
+    mask = torch.tril(torch.ones(3, 5), diagonal=5 - 3)
+    out.append(Variant("causal-bottom-right",
+                       {"en": "Causal aligned bottom-right: 3 queries after a prompt of 2, 5 keys",
+                        "zh": "右下角对齐的因果掩码：提示 2 个词元之后的 3 个查询，5 个键"},
+                       {"d_model": 8, "n_heads": 2}, block, q, x, x,
+                       mask=mask, mask_lesson={"causal": "bottom_right"}))
 
     # 4. causal decoder self-attention
     torch.manual_seed(4)

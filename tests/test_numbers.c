@@ -110,6 +110,10 @@ typedef void (*ViewFn)(const char *path, const Trace *tr, View *v, void *ctx);
 static void each_view(ViewFn fn, void *ctx)
 {
     glob_t g = shipped_lessons();
+    // and the reference lessons no shipped lesson covers yet: partial rotary, RoPE
+    // positions after a prompt and with left padding, a bottom-right causal mask
+    glob("tests/ref/rope-*.lesson.json", GLOB_APPEND, NULL, &g);
+    glob("tests/ref/causal-bottom-right.lesson.json", GLOB_APPEND, NULL, &g);
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Session *ses = open_session(g.gl_pathv[f]);
         const Trace *tr = &ses->trace;

@@ -9,6 +9,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 void attn_weights_free(AttnWeights *w)
@@ -25,6 +26,7 @@ void attn_inputs_free(AttnInputs *in)
     tensor_free(&in->key);
     tensor_free(&in->value);
     tensor_free(&in->mask);
+    tensor_free(&in->position_ids);
 }
 
 static const float *data_or_null(const Tensor *t) { return tensor_present(t) ? t->data : NULL; }
@@ -63,35 +65,14 @@ double attn_alibi_slope(int h, int H)
     return exp2(-8.0 * (2 * (h - P) + 1) / (2.0 * P));
 }
 
-float attn_rope_inv_freq(int i, int d, float theta)
+// (B, Hh, L, d): token l of batch b, every head, turned by its position · θ_p, into dst.
+static void rope_apply(float *dst, const float *src, const Trace *tr, int Hh, int d, const AttnConfig *cfg)
 {
-    // as Hugging Face computes it in float32: 1 / theta ** (arange(0, d, 2) / d)
-    float e = (float)(2 * i) / (float)d;
-    return 1.0f / powf(theta, e);
-}
-
-void attn_rope_row(float *y, const float *x, int d, int pos, RopeStyle style, float theta)
-{
-    const int half = d / 2;
-    for (int p = 0; p < half; p++) {
-        float ang = (float)pos * attn_rope_inv_freq(p, d, theta);
-        float c = cosf(ang), sn = sinf(ang);
-        int i0 = style == ROPE_HALF ? p : 2 * p, i1 = style == ROPE_HALF ? p + half : 2 * p + 1;
-        // x·cos + rotate(x)·sin, rotate(x) = (-x1, x0) on the pair
-        float a = x[i0] * c, b = -x[i1] * sn;
-        float a1 = x[i1] * c, b1 = x[i0] * sn;
-        y[i0] = a + b;
-        y[i1] = a1 + b1;
-    }
-}
-
-// (B, Hh, L, d): position l of every head turned by l·θ_p, into dst.
-static void rope_apply(float *dst, const float *src, int B, int Hh, int L, int d, RopeStyle style,
-                       float theta)
-{
+    const int B = tr->batch, L = tr->len_q;
     for (int bh = 0; bh < B * Hh; bh++)
         for (int l = 0; l < L; l++)
-            attn_rope_row(dst + ((size_t)bh * L + l) * d, src + ((size_t)bh * L + l) * d, d, l, style, theta);
+            attn_rope_row(dst + ((size_t)bh * L + l) * d, src + ((size_t)bh * L + l) * d, d, tr->rotary_dim,
+                          trace_position(tr, bh / Hh, l), cfg->rope, tr->rope_inv, tr->rope_att);
 }
 
 // Passes 4-7 for one (batch, head): its slices of scores, masked_scores, attn
@@ -140,6 +121,22 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->mask_kind = (int)in->mask_kind;
     tr->n_kv_heads = Hkv, tr->rope = (int)cfg->rope, tr->rope_theta = cfg->rope_theta;
     tr->alibi = cfg->alibi, tr->window = in->mask_kind == MASK_SLIDING ? in->window : 0;
+    tr->causal_offset = in->mask_kind == MASK_CAUSAL && in->causal_bottom_right ? Lk - Lq : 0;
+    tr->rotary_dim = cfg->rope != ROPE_NONE ? (cfg->rotary_dim > 0 ? cfg->rotary_dim : dk) : 0;
+    if (cfg->rope != ROPE_NONE) {
+        int longest = Lq; // the largest position + 1 (dynamic NTK's sequence length)
+        if (tensor_present(&in->position_ids)) { // RoPE's positions, the trace's own copy
+            tr->positions = malloc((size_t)B * Lq * sizeof(int));
+            if (!tr->positions) return false;
+            for (size_t i = 0; i < (size_t)B * Lq; i++) {
+                tr->positions[i] = (int)in->position_ids.data[i];
+                if (tr->positions[i] + 1 > longest) longest = tr->positions[i] + 1;
+            }
+        }
+        tr->rope_inv = malloc((size_t)(tr->rotary_dim / 2 + 1) * sizeof(float));
+        if (!tr->rope_inv) return false;
+        tr->rope_att = attn_rope_freqs(cfg, tr->rotary_dim, longest, tr->rope_inv);
+    }
     tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
 
     // pass 1: the inputs, as given
@@ -206,8 +203,8 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     if (cfg->rope != ROPE_NONE) {
         TRY(q_in = trace_push(tr, STAGE_Q_ROPE, 4, qh_s, qh, -1, -1));
         TRY(k_in = trace_push(tr, STAGE_K_ROPE, 4, kh_s, kh, -1, -1));
-        rope_apply(D(tr, q_in), D(tr, qh), B, H, Lq, dk, cfg->rope, cfg->rope_theta);
-        rope_apply(D(tr, k_in), D(tr, kh), B, Hkv, Lk, dk, cfg->rope, cfg->rope_theta);
+        rope_apply(D(tr, q_in), D(tr, qh), tr, H, dk, cfg);
+        rope_apply(D(tr, k_in), D(tr, kh), tr, Hkv, dk, cfg);
         tr->stages[k_in].key_rows = true;
     }
 

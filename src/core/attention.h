@@ -7,7 +7,7 @@
 
 typedef enum MaskKind {
     MASK_NONE,
-    MASK_CAUSAL,       // query i sees keys j <= i
+    MASK_CAUSAL,       // query i sees keys j <= i (+ Lk - Lq with AttnInputs.causal_bottom_right)
     MASK_TENSOR,       // explicit 0/1 tensor broadcast to (B, Lq, Lk)
     MASK_KEY_PADDING,  // per batch b, keys j >= len_b are masked
     MASK_SLIDING,      // query i sees keys j with i - W < j <= i (AttnInputs.window = W)
@@ -18,6 +18,25 @@ typedef enum RopeStyle {
     ROPE_HALF,         // Hugging Face Llama's rotate_half: pairs (i, i + d/2)
     ROPE_INTERLEAVED,  // Meta / GPT-J: pairs (2i, 2i + 1)
 } RopeStyle;
+
+// Hugging Face's rope_scaling (transformers' modeling_rope_utils): how a model trained on
+// original_max positions stretches RoPE to longer texts.
+typedef enum RopeScaleType {
+    ROPE_SCALE_NONE,
+    ROPE_SCALE_LINEAR,   // position interpolation: every frequency / factor
+    ROPE_SCALE_DYNAMIC,  // dynamic NTK: a larger base once L > original_max
+    ROPE_SCALE_YARN,     // YaRN: slow pairs interpolated, fast ones kept, cos/sin · attention factor
+    ROPE_SCALE_LLAMA3,   // Llama 3.1: long wavelengths / factor, short kept, smoothed between
+} RopeScaleType;
+
+typedef struct RopeScale {
+    RopeScaleType type;
+    float factor;                       // > 0 (the others: ≥ 1)
+    int original_max;                   // original_max_position_embeddings (dynamic, yarn, llama3)
+    float low_freq_factor, high_freq_factor; // llama3 (1 and 4 in Llama 3.1)
+    float beta_fast, beta_slow;         // yarn (32 and 1)
+    float attention_factor;             // yarn; 0: 0.1·ln(factor) + 1
+} RopeScale;
 
 typedef struct AttnConfig {
     int d_model, n_heads;
@@ -31,6 +50,9 @@ typedef struct AttnConfig {
     int n_kv_heads;          // K/V heads (divides n_heads; 1 = multi-query); n_heads = classic
     RopeStyle rope;          // rotary position embedding of the split Q and K
     float rope_theta;        // its base (10000)
+    RopeScale rope_scale;    // rope_scaling (type ROPE_SCALE_NONE: none)
+    int rotary_dim;          // RoPE turns the first rotary_dim of d_k dimensions, the rest pass
+                             // (GPT-J's rotary_dim, partial_rotary_factor·d_k); 0 = all d_k
     bool alibi;              // scores += -m_h·(i - j) (ALiBi), before the mask
     bool decode;             // also generate token by token from a K/V cache (decode.c)
     int flash_block_q, flash_block_k; // > 0: FlashAttention's tiled online softmax (flash.c)
@@ -63,6 +85,13 @@ typedef struct AttnInputs {
     MaskKind mask_kind;
     Tensor mask;             // (B, Lq, Lk) 0/1 when mask_kind != MASK_NONE
     int window;              // MASK_SLIDING: W
+    // MASK_CAUSAL aligned bottom-right (FlashAttention ≥ 2.1): query i sees keys
+    // j ≤ i + Lk − Lq, so the last query sees every key; top-left (false, PyTorch's
+    // SDPA is_causal): j ≤ i. The same mask when Lq = Lk.
+    bool causal_bottom_right;
+    Tensor position_ids;     // (B, L) RoPE's position of each token (Hugging Face's position_ids:
+                             // after a prompt of P tokens P, P+1, …; left padding shifts a row);
+                             // absent: 0 … L−1
 } AttnInputs;
 
 void attn_weights_free(AttnWeights *w);
@@ -94,8 +123,14 @@ bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr);
 // scores, softmax, attn·V and output from the cache. Pushes cache_k (B, Hkv, L, d_k),
 // cache_v (B, Hkv, L, d_v) and decode_output (B, L, C). False on allocation failure.
 bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *st, Trace *tr);
-// x rotated to position pos (RoPE, one head row of d values) into y.
-void attn_rope_row(float *y, const float *x, int d, int pos, RopeStyle style, float theta);
+// RoPE's frequencies for the first rot dimensions of a head (rope.c): inv[p] for p < rot/2,
+// theta^(−2p/rot) changed by cfg->rope_scale (dynamic NTK reads seq_len: the largest
+// position + 1); returns the factor cos and sin are multiplied by (YaRN's, else 1).
+float attn_rope_freqs(const AttnConfig *cfg, int rot, int seq_len, float *inv);
+// x rotated to position pos (RoPE, one head row of d values) into y: the first rot
+// values turn in pairs ((p, p + rot/2) for ROPE_HALF, (2p, 2p+1) interleaved) by
+// pos·inv[p] (cos and sin times att), the values from rot on are copied (partial rotary).
+void attn_rope_row(float *y, const float *x, int d, int rot, int pos, RopeStyle style, const float *inv, float att);
 // The weight tensor of slot `slot` (a WeightSlot of stages.h: w_q, b_q, …).
 Tensor *attn_weight(AttnWeights *w, int slot);
 // The documented deterministic generator behind a lesson's {"init": {"seed": N}}: per

@@ -10,6 +10,68 @@
 
 // --- model ---------------------------------------------------------------------
 
+// model.rope.scaling, as Hugging Face's rope_scaling: {"type": "linear" | "dynamic" |
+// "yarn" | "llama3", "factor": f, ...}; each type takes only its own keys.
+static bool scale_number(JsonCtx *c, const cJSON *o, const char *key, float *out, float min, bool above, float dflt)
+{
+    char p[JSONPATH_MAX];
+    snprintf(p, sizeof p, "model.rope.scaling.%s", key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = dflt;
+    if (!j) {
+        if (dflt >= 0.0f) return true;
+        return jsonpath_fail(c, p, "missing; expected a number %s %g", above ? "above" : "from", (double)min);
+    }
+    if (!jsonpath_number(c, j, p, out)) return false;
+    if (!(above ? *out > min : *out >= min) || !isfinite(*out))
+        return jsonpath_fail(c, p, "expected a number %s %g, got %g", above ? "above" : "from", (double)min, (double)*out);
+    return true;
+}
+
+static bool rope_scaling(JsonCtx *c, const cJSON *j, RopeScale *s)
+{
+    const char *P = "model.rope.scaling";
+    memset(s, 0, sizeof *s);
+    if (!j || cJSON_IsNull(j)) return true;
+    if (!cJSON_IsObject(j)) return jsonpath_fail(c, P, "expected {\"type\": \"linear\", \"factor\": 2} or another type, got %s",
+                                          jsonpath_type(j));
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "type");
+    static const char *const names[] = {"linear", "dynamic", "yarn", "llama3"};
+    static const RopeScaleType types[] = {ROPE_SCALE_LINEAR, ROPE_SCALE_DYNAMIC, ROPE_SCALE_YARN, ROPE_SCALE_LLAMA3};
+    static const char *const keys[][8] = {
+        {"type", "factor", NULL},
+        {"type", "factor", "original_max_position_embeddings", NULL},
+        {"type", "factor", "original_max_position_embeddings", "beta_fast", "beta_slow", "attention_factor", NULL},
+        {"type", "factor", "original_max_position_embeddings", "low_freq_factor", "high_freq_factor", NULL},
+    };
+    int k = -1;
+    for (int i = 0; i < 4; i++)
+        if (cJSON_IsString(t) && strcmp(t->valuestring, names[i]) == 0) k = i;
+    if (k < 0)
+        return jsonpath_fail(c, "model.rope.scaling.type", "expected \"linear\", \"dynamic\", \"yarn\" or \"llama3\" "
+                             "(Hugging Face's rope_type), got %s", cJSON_IsString(t) ? t->valuestring : (t ? jsonpath_type(t) : "nothing"));
+    if (!jsonpath_check_keys(c, j, P, keys[k])) return false;
+    s->type = types[k];
+    if (!scale_number(c, j, "factor", &s->factor, 0.0f, true, -1.0f)) return false;
+    if (k > 0) {
+        if (!jsonpath_int(c, j, P, "original_max_position_embeddings", &s->original_max, 1, LESSON_MAX_POSITION, true, 0))
+            return false;
+    }
+    if (s->type == ROPE_SCALE_YARN) {
+        if (!scale_number(c, j, "beta_fast", &s->beta_fast, 0.0f, true, 32.0f)) return false;
+        if (!scale_number(c, j, "beta_slow", &s->beta_slow, 0.0f, true, 1.0f)) return false;
+        if (!scale_number(c, j, "attention_factor", &s->attention_factor, 0.0f, true, 0.0f)) return false;
+    }
+    if (s->type == ROPE_SCALE_LLAMA3) {
+        if (!scale_number(c, j, "low_freq_factor", &s->low_freq_factor, 0.0f, true, 1.0f)) return false;
+        if (!scale_number(c, j, "high_freq_factor", &s->high_freq_factor, 0.0f, true, 4.0f)) return false;
+        if (!(s->high_freq_factor > s->low_freq_factor))
+            return jsonpath_fail(c, "model.rope.scaling.high_freq_factor", "expected above low_freq_factor %g, got %g",
+                                 (double)s->low_freq_factor, (double)s->high_freq_factor);
+    }
+    return true;
+}
+
 bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
 {
     const char *P = "model";
@@ -64,7 +126,7 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
         if (!cJSON_IsObject(rope))
             return jsonpath_fail(c, PR, "expected {\"theta\": 10000, \"style\": \"half\" or \"interleaved\"}, got %s",
                         jsonpath_type(rope));
-        static const char *const rkeys[] = {"theta", "style", NULL};
+        static const char *const rkeys[] = {"theta", "style", "rotary_dim", "scaling", NULL};
         if (!jsonpath_check_keys(c, rope, PR, rkeys)) return false;
         const cJSON *th = cJSON_GetObjectItemCaseSensitive(rope, "theta");
         if (th) {
@@ -83,8 +145,26 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
                                                    "(Meta / GPT-J pairs), got %s",
                             cJSON_IsString(st) ? "another string" : jsonpath_type(st));
         }
-        if (cfg->d_k % 2 != 0)
-            return jsonpath_fail(c, PR, "needs an even d_k (RoPE turns pairs of dimensions), got d_k %d", cfg->d_k);
+        if (!rope_scaling(c, cJSON_GetObjectItemCaseSensitive(rope, "scaling"), &cfg->rope_scale)) return false;
+        // partial rotary (GPT-J's rotary_dim, partial_rotary_factor·head_dim): the first R turn
+        cfg->rotary_dim = 0;
+        const cJSON *rd = cJSON_GetObjectItemCaseSensitive(rope, "rotary_dim");
+        if (rd) {
+            if (!cJSON_IsNumber(rd) || rd->valuedouble != floor(rd->valuedouble) || rd->valuedouble < 2 ||
+                rd->valuedouble > cfg->d_k || (long)rd->valuedouble % 2 != 0) {
+                char got[32];
+                if (cJSON_IsNumber(rd))
+                    snprintf(got, sizeof got, "%g", rd->valuedouble);
+                else
+                    snprintf(got, sizeof got, "%s", jsonpath_type(rd));
+                return jsonpath_fail(c, "model.rope.rotary_dim", "expected an even number of dimensions from 2 to d_k = %d "
+                                     "(RoPE turns pairs; the rest pass unturned), got %s", cfg->d_k, got);
+            }
+            cfg->rotary_dim = (int)rd->valuedouble;
+        } else if (cfg->d_k % 2 != 0) {
+            return jsonpath_fail(c, PR, "needs an even d_k (RoPE turns pairs of dimensions), got d_k %d; or turn "
+                                 "fewer with \"rotary_dim\"", cfg->d_k);
+        }
         if (cfg->alibi)
             return jsonpath_fail(c, "model.alibi", "RoPE and ALiBi are two ways of giving positions; expected one of them, not both");
     }
@@ -142,12 +222,57 @@ static bool input_tensor(JsonCtx *c, const cJSON *j, const char *p, int d_model,
     return true;
 }
 
+// input.position_ids: RoPE's position of each token, (B, L) or one row (L) for every
+// batch, as Hugging Face's position_ids (decoding after a prompt of P tokens: P, P+1, …;
+// left padding: a row starts later). Whole numbers from 0; only with RoPE.
+static bool position_ids(JsonCtx *c, const cJSON *j, const AttnConfig *cfg, AttnInputs *ai)
+{
+    const char *P = "input.position_ids";
+    if (!j || cJSON_IsNull(j)) return true;
+    if (cfg->rope == ROPE_NONE)
+        return jsonpath_fail(c, P, "only RoPE turns by position; expected it with \"model\": {\"rope\": {...}} "
+                             "(ALiBi and no positions use none)");
+    const int B = ai->query.shape[0], L = ai->query.shape[1];
+    JsonTensorOpts o = {true, LESSON_MAX_ELEMS};
+    Tensor t;
+    if (!jsonpath_tensor(c, j, P, &o, &t)) return false;
+    const bool row = t.rank == 1 && t.shape[0] == L, full = t.rank == 2 && t.shape[0] == B && t.shape[1] == L;
+    if (!row && !full) {
+        char got[64];
+        tensor_shape_str(&t, got, sizeof got);
+        tensor_free(&t);
+        return jsonpath_fail(c, P, "expected (B, L) = (%d,%d) or (L) = (%d) positions, got shape %s", B, L, L, got);
+    }
+    for (size_t i = 0; i < t.size; i++) {
+        const float v = t.data[i];
+        if (!(v >= 0.0f) || v != floorf(v) || v > (float)LESSON_MAX_POSITION) {
+            char p[JSONPATH_MAX];
+            if (row)
+                jsonpath_index(p, P, (int)i);
+            else
+                snprintf(p, sizeof p, "%s[%d][%d]", P, (int)(i / (size_t)L), (int)(i % (size_t)L));
+            tensor_free(&t);
+            return jsonpath_fail(c, p, "expected a whole position from 0 to %d, got %g%s", LESSON_MAX_POSITION, (double)v,
+                                 v < 0.0f ? " (an offset that makes a position negative)" : "");
+        }
+    }
+    int shape[2] = {B, L};
+    if (!tensor_init(&ai->position_ids, 2, shape)) {
+        tensor_free(&t);
+        return jsonpath_fail(c, P, "out of memory");
+    }
+    for (int b = 0; b < B; b++)
+        memcpy(ai->position_ids.data + (size_t)b * L, t.data + (row ? 0 : (size_t)b * L), (size_t)L * sizeof(float));
+    tensor_free(&t);
+    return true;
+}
+
 bool attn_json_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, AttnInputs *ai)
 {
     const char *P = "input";
     if (!in) return jsonpath_fail(c, P, "missing; expected an object with a \"query\" tensor");
     if (!cJSON_IsObject(in)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(in));
-    static const char *const keys[] = {"query", "key", "value", NULL};
+    static const char *const keys[] = {"query", "key", "value", "position_ids", NULL};
     if (!jsonpath_check_keys(c, in, P, keys)) return false;
     const cJSON *q = cJSON_GetObjectItemCaseSensitive(in, "query");
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(in, "key");
@@ -192,7 +317,7 @@ bool attn_json_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, AttnInp
     if (ai->value.shape[0] != ai->key.shape[0] || ai->value.shape[1] != ai->key.shape[1])
         return jsonpath_fail(c, "input.value", "has %d×%d positions but the key has %d×%d (B×L must match)",
                     ai->value.shape[0], ai->value.shape[1], ai->key.shape[0], ai->key.shape[1]);
-    return true;
+    return position_ids(c, cJSON_GetObjectItemCaseSensitive(in, "position_ids"), cfg, ai);
 }
 
 // --- mask ------------------------------------------------------------------------
@@ -205,7 +330,7 @@ bool attn_json_mask(JsonCtx *c, const cJSON *m, int B, int Lq, int Lk, AttnInput
     int full[3] = {B, Lq, Lk};
     if (cJSON_IsString(m)) {
         if (strcmp(m->valuestring, "causal") != 0)
-            return jsonpath_fail(c, P, "expected null, \"causal\", a 0/1 tensor, {\"key_padding\": [...]} or {\"sliding_window\": W}, got \"%.40s\"",
+            return jsonpath_fail(c, P, "expected null, \"causal\", {\"causal\": \"bottom_right\"}, a 0/1 tensor, {\"key_padding\": [...]} or {\"sliding_window\": W}, got \"%.40s\"",
                         m->valuestring);
         ai->mask_kind = MASK_CAUSAL;
         if (!tensor_init(&ai->mask, 3, full)) return jsonpath_fail(c, P, "out of memory");
@@ -258,12 +383,31 @@ bool attn_json_mask(JsonCtx *c, const cJSON *m, int B, int Lq, int Lk, AttnInput
         }
         return true;
     }
+    if (cJSON_IsObject(m) && cJSON_GetObjectItemCaseSensitive(m, "causal")) {
+        static const char *const keys[] = {"causal", NULL};
+        if (!jsonpath_check_keys(c, m, P, keys)) return false;
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(m, "causal");
+        const bool br = cJSON_IsString(a) && strcmp(a->valuestring, "bottom_right") == 0;
+        if (!br && !(cJSON_IsString(a) && strcmp(a->valuestring, "top_left") == 0))
+            return jsonpath_fail(c, "mask.causal", "expected \"top_left\" (query i sees keys j <= i, as PyTorch's SDPA) or "
+                                 "\"bottom_right\" (j <= i + Lk - Lq, as FlashAttention >= 2.1), got %s",
+                                 cJSON_IsString(a) ? a->valuestring : jsonpath_type(a));
+        ai->mask_kind = MASK_CAUSAL;
+        ai->causal_bottom_right = br;
+        const int off = br ? Lk - Lq : 0;
+        if (!tensor_init(&ai->mask, 3, full)) return jsonpath_fail(c, P, "out of memory");
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Lq; i++)
+                for (int j = 0; j < Lk; j++)
+                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j <= i + off ? 1.0f : 0.0f;
+        return true;
+    }
     // A 0/1 tensor broadcast (numpy rules, right-aligned) to (B, Lq, Lk); a rank-4
     // mask must have 1 in the head dimension: (B, 1, Lq, Lk) or (B, 1, 1, Lk).
     JsonTensorOpts o = {true, LESSON_MAX_ELEMS};
     Tensor t;
     if (!cJSON_IsArray(m) && !cJSON_IsObject(m))
-        return jsonpath_fail(c, P, "expected null, \"causal\", a 0/1 tensor, {\"key_padding\": [...]} or {\"sliding_window\": W}, got %s",
+        return jsonpath_fail(c, P, "expected null, \"causal\", {\"causal\": \"bottom_right\"}, a 0/1 tensor, {\"key_padding\": [...]} or {\"sliding_window\": W}, got %s",
                     jsonpath_type(m));
     if (!jsonpath_tensor(c, m, P, &o, &t)) return false;
     int s[3] = {1, 1, 1};

@@ -13,6 +13,7 @@
 // Documented limits (README "Lesson format" → "Limits"), with lesson.h's.
 #define LESSON_MAX_BATCH 64
 #define LESSON_MAX_LEN 1024
+#define LESSON_MAX_POSITION 1048576  // input.position_ids: RoPE positions up to 2^20 (exact in float)
 #define LESSON_MAX_D_MODEL 1024
 #define LESSON_MAX_HEADS 64
 #define LESSON_MAX_D_HEAD 1024

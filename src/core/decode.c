@@ -90,13 +90,15 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
                 const float *kt = k + ((size_t)b * L + t) * Hkv * dk, *vt = v + ((size_t)b * L + t) * Hkv * dv;
                 if (cfg->rope != ROPE_NONE)
                     for (int h = 0; h < H; h++) {
-                        attn_rope_row(rot, qt + (size_t)h * dk, dk, t, cfg->rope, cfg->rope_theta);
+                        attn_rope_row(rot, qt + (size_t)h * dk, dk, tr->rotary_dim, trace_position(tr, b, t), cfg->rope,
+                                      tr->rope_inv, tr->rope_att);
                         memcpy(qt + (size_t)h * dk, rot, (size_t)dk * sizeof(float));
                     }
                 for (int h = 0; h < Hkv; h++) {
                     float *dst = K + (((size_t)b * Hkv + h) * L + t) * dk;
                     if (cfg->rope != ROPE_NONE)
-                        attn_rope_row(dst, kt + (size_t)h * dk, dk, t, cfg->rope, cfg->rope_theta);
+                        attn_rope_row(dst, kt + (size_t)h * dk, dk, tr->rotary_dim, trace_position(tr, b, t), cfg->rope,
+                                      tr->rope_inv, tr->rope_att);
                     else
                         memcpy(dst, kt + (size_t)h * dk, (size_t)dk * sizeof(float));
                     memcpy(V + (((size_t)b * Hkv + h) * L + t) * dv, vt + (size_t)h * dv, (size_t)dv * sizeof(float));

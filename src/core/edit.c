@@ -367,10 +367,11 @@ bool lesson_ensure_mask(Lesson *ls)
 static void fill_mask(Lesson *ls, MaskKind kind, const int *lengths)
 {
     int B = ls->batch, Lq = ls->len_q, Lk = ls->len_k;
+    const int off = ls->in.causal_bottom_right ? Lk - Lq : 0; // (a causal edit needs Lq = Lk: 0)
     for (int b = 0; b < B; b++)
         for (int i = 0; i < Lq; i++)
             for (int j = 0; j < Lk; j++) {
-                bool on = kind == MASK_CAUSAL ? j <= i : kind == MASK_KEY_PADDING ? j < lengths[b] : true;
+                bool on = kind == MASK_CAUSAL ? j <= i + off : kind == MASK_KEY_PADDING ? j < lengths[b] : true;
                 ls->in.mask.data[((size_t)b * Lq + i) * Lk + j] = on ? 1.0f : 0.0f;
             }
     ls->in.mask_kind = kind;
@@ -601,8 +602,11 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     dst->in.value_is_key = src->in.value_is_key;
     dst->in.value_is_query = src->in.value_is_query;
     dst->in.mask_kind = src->in.mask_kind;
+    dst->in.window = src->in.window;
+    dst->in.causal_bottom_right = src->in.causal_bottom_right;
     for (int t = 0; t < LT_COUNT; t++)
         ok = ok && copy_tensor(lesson_tensor(dst, t), lesson_tensor((Lesson *)src, t));
+    ok = ok && copy_tensor(&dst->in.position_ids, &src->in.position_ids);
     dst->q_tokens = dup_strings(src->q_tokens, src->len_q, &ok);
     dst->k_tokens = dup_strings(src->k_tokens, src->len_k, &ok);
     dst->n_steps = src->n_steps;

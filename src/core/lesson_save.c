@@ -94,7 +94,26 @@ bool lesson_write(const Lesson *ls, FILE *f)
     if (c->rope != ROPE_NONE) {
         fputs(",\n            \"rope\": {\"theta\": ", f);
         json_write_float(f, c->rope_theta);
-        fprintf(f, ", \"style\": \"%s\"}", c->rope == ROPE_INTERLEAVED ? "interleaved" : "half");
+        fprintf(f, ", \"style\": \"%s\"", c->rope == ROPE_INTERLEAVED ? "interleaved" : "half");
+        if (c->rotary_dim > 0) fprintf(f, ", \"rotary_dim\": %d", c->rotary_dim);
+        const RopeScale *s = &c->rope_scale;
+        if (s->type != ROPE_SCALE_NONE) {
+            static const char *const names[] = {"", "linear", "dynamic", "yarn", "llama3"};
+            fprintf(f, ", \"scaling\": {\"type\": \"%s\", \"factor\": ", names[s->type]);
+            json_write_float(f, s->factor);
+            if (s->type != ROPE_SCALE_LINEAR) fprintf(f, ", \"original_max_position_embeddings\": %d", s->original_max);
+            if (s->type == ROPE_SCALE_YARN) {
+                fputs(", \"beta_fast\": ", f), json_write_float(f, s->beta_fast);
+                fputs(", \"beta_slow\": ", f), json_write_float(f, s->beta_slow);
+                if (s->attention_factor > 0.0f) fputs(", \"attention_factor\": ", f), json_write_float(f, s->attention_factor);
+            }
+            if (s->type == ROPE_SCALE_LLAMA3) {
+                fputs(", \"low_freq_factor\": ", f), json_write_float(f, s->low_freq_factor);
+                fputs(", \"high_freq_factor\": ", f), json_write_float(f, s->high_freq_factor);
+            }
+            fputc('}', f);
+        }
+        fputc('}', f);
     }
     if (c->alibi) fputs(", \"alibi\": true", f);
     if (c->decode) fputs(", \"decode\": true", f);
@@ -115,10 +134,14 @@ bool lesson_write(const Lesson *ls, FILE *f)
         fputs("\"query\"", f);
     else
         write_nested(f, &ls->in.value, 0, 0, 4);
+    if (tensor_present(&ls->in.position_ids)) {
+        fputs(",\n    \"position_ids\": ", f);
+        write_nested(f, &ls->in.position_ids, 0, 0, 4);
+    }
     fputs("\n  },\n  \"mask\": ", f);
     switch (ls->in.mask_kind) {
     case MASK_NONE: fputs("null", f); break;
-    case MASK_CAUSAL: fputs("\"causal\"", f); break;
+    case MASK_CAUSAL: fputs(ls->in.causal_bottom_right ? "{\"causal\": \"bottom_right\"}" : "\"causal\"", f); break;
     case MASK_SLIDING: fprintf(f, "{\"sliding_window\": %d}", ls->in.window); break;
     case MASK_KEY_PADDING:
         fputs("{\"key_padding\": [", f);

@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 // The stages are set as they are pushed: only the rest is cleared (the stages
@@ -17,6 +18,14 @@ void trace_free(Trace *tr)
 {
     for (int i = 0; i < tr->n; i++) tensor_free(&tr->stages[i].t);
     tr->n = 0;
+    free(tr->positions);
+    free(tr->rope_inv);
+    tr->positions = NULL, tr->rope_inv = NULL;
+}
+
+int trace_position(const Trace *tr, int b, int l)
+{
+    return tr->positions ? tr->positions[(size_t)b * tr->len_q + l] : l;
 }
 
 static int push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2, bool zero)

@@ -45,11 +45,18 @@ typedef struct Trace {
     float rope_theta;
     bool alibi;
     int window;                  // sliding window W (mask_kind MASK_SLIDING)
+    int causal_offset;           // MASK_CAUSAL: query i sees keys j <= i + causal_offset (Lk - Lq bottom-right, else 0)
+    int rotary_dim;              // RoPE: the first rotary_dim of d_k dimensions turn (0: no RoPE)
+    int *positions;              // (B, L) RoPE's positions when the lesson gives position_ids (owned), else NULL
+    float *rope_inv;             // RoPE: the frequency of each of the rotary_dim / 2 pairs (owned; rope_scaling applied)
+    float rope_att;              // RoPE: cos and sin are multiplied by it (YaRN's attention factor, else 1)
     int flash_block_q, flash_block_k; // tiles of the flash stages (0: none)
     bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
 } Trace;
 
 void trace_init(Trace *tr);
+// RoPE's position of token l of batch b: the lesson's position_ids, else l.
+int trace_position(const Trace *tr, int b, int l);
 void trace_free(Trace *tr);
 // Appends stage id (name, kind and step from stages.h's table) with a zeroed tensor
 // of the given shape that reads the stages op0..op2 (-1: none); its index or -1.

@@ -2,12 +2,22 @@
 #include "trace_ops.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 bool trace_clone(Trace *dst, const Trace *src)
 {
     *dst = *src;
     for (int i = 0; i < src->n; i++) memset(&dst->stages[i].t, 0, sizeof dst->stages[i].t);
+    dst->positions = NULL, dst->rope_inv = NULL; // the trace's own arrays: copied below
+    const size_t np = src->positions ? (size_t)src->batch * src->len_q : 0, ni = (size_t)src->rotary_dim / 2 + 1;
+    if ((np && !(dst->positions = malloc(np * sizeof(int)))) || (src->rope_inv && !(dst->rope_inv = malloc(ni * sizeof(float))))) {
+        dst->n = 0;
+        trace_free(dst);
+        return false;
+    }
+    if (np) memcpy(dst->positions, src->positions, np * sizeof(int));
+    if (src->rope_inv) memcpy(dst->rope_inv, src->rope_inv, ni * sizeof(float));
     for (int i = 0; i < src->n; i++) {
         if (!tensor_copy(&dst->stages[i].t, &src->stages[i].t)) {
             dst->n = i;

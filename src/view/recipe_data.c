@@ -18,10 +18,11 @@ static void formula_named(const Trace *tr, int s, Lang lang, char *out, size_t n
     snprintf(out, n, "%s", fx ? fx : recipe_name_of(tr, s).sym);
 }
 
-// The mask: the sliding window's narration says so.
+// The mask: the sliding window's and a bottom-right causal mask's narrations say so.
 static const char *narration_mask(const Trace *tr, int s)
 {
     (void)s;
+    if (tr->mask_kind == MASK_CAUSAL && tr->causal_offset != 0) return "_bottom_right";
     return tr->mask_kind == MASK_SLIDING ? "_sliding" : "";
 }
 

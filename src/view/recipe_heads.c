@@ -78,21 +78,43 @@ static void tip_rope(TipOut *o, const TipCell *cell)
     const Tensor *t0 = cell->t0;
     char a0[32], a1[32];
     if (t0 && ps->head >= 0) {
-        // position row, dimension col: which pair, turned by which angle
-        int d = tip_last_dim(t0), half = d / 2;
+        // token row, dimension col: which pair, turned by which angle (at the token's position)
+        int d = tip_last_dim(t0), rot = tr->rotary_dim > 0 && tr->rotary_dim < d ? tr->rotary_dim : d, half = rot / 2;
+        const float *x = tip_row(t0, b, h, row);
+        if (col >= rot) { // partial rotary: past the turned dimensions, the value passes
+            char rd[16];
+            snprintf(a0, sizeof a0, "%d", col), snprintf(rd, sizeof rd, "%d", rot);
+            const char *args[] = {recipe_symbol(tr, op[0], lang), a0, rd};
+            tip_key(o, lang, "tip.rope_pass", 3, args);
+            tip_put(o, "\n");
+            tip_step(o, x[col]);
+            tip_equals(o, val);
+            return;
+        }
         bool halves = tr->rope == ROPE_HALF;
         int pair = halves ? col % half : col / 2;
         bool first = halves ? col < half : col % 2 == 0;
         int partner = halves ? (first ? col + half : col - half) : (first ? col + 1 : col - 1);
-        float inv = attn_rope_inv_freq(pair, d, tr->rope_theta);
-        float ang = (float)row * inv, c = cosf(ang), sn = sinf(ang);
-        const float *x = tip_row(t0, b, h, row);
+        float inv = tr->rope_inv ? tr->rope_inv[pair] : attn_rope_inv_freq(pair, rot, tr->rope_theta);
+        const int pos = trace_position(tr, b, row);
+        const float att = tr->rope_inv ? tr->rope_att : 1.0f;
+        float ang = (float)pos * inv, c = cosf(ang), sn = sinf(ang);
+        if (att != 1.0f) c = c * att, sn = sn * att; // YaRN: cos and sin times its attention factor
         char ab[32], cb[32], sb[32], pb[16], rb[16], ib[32];
         tip_operand(o, ang, ab, sizeof ab), tip_operand(o, c, cb, sizeof cb), tip_operand(o, sn, sb, sizeof sb);
-        tip_operand(o, inv, ib, sizeof ib);
-        snprintf(pb, sizeof pb, "%d", pair), snprintf(rb, sizeof rb, "%d", row);
-        const char *args[] = {rb, pb, ib, ab, cb, sb};
-        tip_key(o, lang, "tip.rope", 6, args);
+        // θ_p with ⌈log10(2·pos)⌉ more decimals, so that position · θ_p as written is
+        // within half the last shown decimal of the angle as written (13 · 0.13 is not)
+        int digits = 0;
+        for (long p = 2L * pos - 1; p >= 1 && digits < 8; p /= 10) digits++;
+        if (digits)
+            tip_number_dec(inv, o->dec + digits, ib, sizeof ib);
+        else
+            tip_operand(o, inv, ib, sizeof ib);
+        snprintf(pb, sizeof pb, "%d", pair), snprintf(rb, sizeof rb, "%d", pos);
+        char fb[32];
+        tip_operand(o, att, fb, sizeof fb);
+        const char *args[] = {rb, pb, ib, ab, cb, sb, fb};
+        tip_key(o, lang, att != 1.0f ? "tip.rope_yarn" : "tip.rope", 7, args);
         snprintf(a0, sizeof a0, "%d", col), snprintf(a1, sizeof a1, "%d", partner);
         const char *args2[] = {recipe_symbol(tr, op[0], lang), a0, a1};
         tip_put(o, "\n");
@@ -160,13 +182,20 @@ static void note_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
     const Stage *st = &tr->stages[s];
     char t[32], pairs[96] = "";
     snprintf(t, sizeof t, "%g", (double)tr->rope_theta);
-    int d = st->t.shape[3], half = d / 2;
+    const int d = st->t.shape[3], rot = tr->rotary_dim > 0 && tr->rotary_dim < d ? tr->rotary_dim : d, half = rot / 2;
     size_t len = 0;
     for (int p = 0; p < half && p < 3 && len + 32 < sizeof pairs; p++)
         len += (size_t)snprintf(pairs + len, sizeof pairs - len, "%s(%d,%d) %.3g", p ? ", " : "",
                                 tr->rope == ROPE_HALF ? p : 2 * p, tr->rope == ROPE_HALF ? p + half : 2 * p + 1,
-                                (double)attn_rope_inv_freq(p, d, tr->rope_theta));
+                                (double)(tr->rope_inv ? tr->rope_inv[p] : attn_rope_inv_freq(p, rot, tr->rope_theta)));
     if (half > 3) snprintf(pairs + len, sizeof pairs - len, ", …");
+    if (rot < d) { // partial rotary
+        char r[16], dd[16];
+        snprintf(r, sizeof r, "%d", rot), snprintf(dd, sizeof dd, "%d", d);
+        const char *args[] = {r, dd, pairs};
+        i18n_fmt(out, n, lang, "fx.rope_partial", 3, args);
+        return;
+    }
     const char *args[] = {t, pairs};
     i18n_fmt(out, n, lang, "fx.rope", 2, args);
 }

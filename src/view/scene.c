@@ -515,9 +515,11 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
                                                                                      : tr->d_model);
     snprintf(b, sizeof b, "%d", tr->n_heads);
     snprintf(c, sizeof c, "%d", st->t.rank == 4 ? st->t.shape[3] : tr->d_k);
-    // {4}: the K/V heads; {5}: the sliding window (or the query heads sharing a K/V head)
+    // {4}: the K/V heads; {5}: the sliding window or a bottom-right causal mask's offset
+    // Lk − Lq (or the query heads sharing a K/V head)
     snprintf(d, sizeof d, "%d", tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads);
-    snprintf(e, sizeof e, "%d", recipe_of(st->kind)->mask_look == MASK_LOOK_SELF ? tr->window
+    snprintf(e, sizeof e, "%d", recipe_of(st->kind)->mask_look == MASK_LOOK_SELF
+                                    ? (tr->mask_kind == MASK_CAUSAL ? tr->causal_offset : tr->window)
                                 : tr->n_heads / (tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads));
     const char *args[] = {a, b, c, d, e};
     i18n_fmt(buf, n, v->lang, key, 5, args);
