@@ -2,8 +2,9 @@
 """Randomised acceptance check: attnviz --dump against PyTorch.
 
 For each trial, builds a random lesson (sizes, head split, d_k != d_v, bias
-flags, scale, mask kind (sliding window included) and fill, residual norm, FFN,
-K/V heads (GQA / MQA), RoPE (both styles, several bases) or ALiBi, FlashAttention tiles,
+flags, scale, mask kind (sliding window and bottom-right causal included) and fill,
+residual norm, FFN, K/V heads (GQA / MQA), RoPE (both styles, several bases, partial
+rotary_dim, position_ids, the four rope.scaling types) or ALiBi, FlashAttention tiles,
 KV-cache decoding, and the different ways
 the lesson format can spell tensors and weights), writes it to a temporary
 file, runs `attnviz --dump LESSON`, and compares every stage PyTorch computes
@@ -72,6 +73,11 @@ def random_mask(rng, B, Lq, Lk):
     if kind == "none":
         return (None if rng.random() < 0.5 else "omit"), "none"
     if kind == "causal":
+        r = rng.random()
+        if r < 0.25:                                  # FlashAttention >= 2.1's alignment
+            return {"causal": "bottom_right"}, "causal-bottom-right"
+        if r < 0.35:
+            return {"causal": "top_left"}, "causal-top-left"
         return "causal", "causal"
     if kind == "key_padding":
         lens = [int(rng.integers(1, Lk + 1)) for _ in range(B)]
@@ -189,14 +195,39 @@ def random_lesson(rng):
         model["n_kv_heads"] = Hkv
     self_attn = "key" not in inp or inp["key"] == "query"
     pos = ""
-    if self_attn and d_k % 2 == 0 and rng.random() < 0.35:
+    if self_attn and (d_k % 2 == 0 or d_k >= 3) and rng.random() < 0.35:
         rope = {}
         if rng.random() < 0.6:
             rope["style"] = str(rng.choice(["half", "interleaved"]))
         if rng.random() < 0.5:
             rope["theta"] = float(rng.choice([10000, 500, 1e6, 2.5]))
+        if d_k % 2 or rng.random() < 0.3:                    # partial rotary (an odd d_k needs it)
+            rope["rotary_dim"] = 2 * int(rng.integers(1, d_k // 2 + 1))
+        if rng.random() < 0.35:                             # Hugging Face's rope_scaling
+            kind = str(rng.choice(["linear", "dynamic", "yarn", "llama3"]))
+            if kind == "dynamic" and rope.get("rotary_dim", d_k) < 4:   # R/(R−2): refused (tests/bad)
+                kind = "linear"
+            sc = {"type": kind, "factor": float(rng.choice([0.5, 2.0, 4.0, 8.0, 32.0]))}
+            if kind != "linear":
+                sc["original_max_position_embeddings"] = int(rng.integers(1, 12))
+            if kind == "yarn" and rng.random() < 0.5:
+                sc["beta_fast"], sc["beta_slow"] = float(rng.choice([32, 8])), float(rng.choice([1, 0.5]))
+            if kind == "yarn" and rng.random() < 0.3:
+                sc["attention_factor"] = float(rng.choice([1.0, 1.3]))
+            if kind == "llama3" and rng.random() < 0.5:
+                sc["low_freq_factor"], sc["high_freq_factor"] = 2.0, 8.0
+            rope["scaling"] = sc
         model["rope"] = rope
-        pos = " rope=%s/%g" % (rope.get("style", "half"), rope.get("theta", 10000))
+        pos = " rope=%s/%g%s%s" % (rope.get("style", "half"), rope.get("theta", 10000),
+                                   "/rot%d" % rope["rotary_dim"] if "rotary_dim" in rope else "",
+                                   "/" + rope["scaling"]["type"] if "scaling" in rope else "")
+        if rng.random() < 0.4:                               # positions: an offset, or left padding
+            if rng.random() < 0.5:
+                inp["position_ids"] = [int(rng.integers(0, 50)) + i for i in range(Lq)]
+            else:
+                pads = [int(rng.integers(0, Lq)) for _ in range(B)]
+                inp["position_ids"] = [[max(0, i - p) if i >= p else 1 for i in range(Lq)] for p in pads]
+            pos += " position_ids"
     elif self_attn and rng.random() < 0.3:
         model["alibi"] = True
         pos = " alibi"
@@ -205,7 +236,7 @@ def random_lesson(rng):
         pos += " flash=%dx%d" % (model["flash"]["block_q"], model["flash"]["block_k"])
     plain_self = "key" not in inp or (inp["key"] == "query" and inp.get("value", "key") in ("key", "query"))
     plain_self = plain_self and not isinstance(inp.get("value"), (list, dict))
-    is_causal = mask == "causal" or (isinstance(mask, dict) and "sliding_window" in mask)
+    is_causal = mask == "causal" or (isinstance(mask, dict) and ("sliding_window" in mask or "causal" in mask))
     if plain_self and is_causal and rng.random() < 0.5:      # KV-cache decoding
         model["decode"] = True
         pos += " decode"

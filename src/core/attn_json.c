@@ -165,6 +165,9 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
             return jsonpath_fail(c, PR, "needs an even d_k (RoPE turns pairs of dimensions), got d_k %d; or turn "
                                  "fewer with \"rotary_dim\"", cfg->d_k);
         }
+        if (cfg->rope_scale.type == ROPE_SCALE_DYNAMIC && (cfg->rotary_dim > 0 ? cfg->rotary_dim : cfg->d_k) < 4)
+            return jsonpath_fail(c, "model.rope.scaling.type", "dynamic NTK raises the base to the power R/(R−2): "
+                                 "expected at least 4 rotary dimensions, got %d", cfg->rotary_dim > 0 ? cfg->rotary_dim : cfg->d_k);
         if (cfg->alibi)
             return jsonpath_fail(c, "model.alibi", "RoPE and ALiBi are two ways of giving positions; expected one of them, not both");
     }
