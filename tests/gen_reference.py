@@ -42,15 +42,17 @@ import torch.nn.functional as F
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF_DIR = os.path.join(HERE, "ref")
 
-STAGES = ["q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
+STAGES = ["attn_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
           "q_rope", "k_rope", "position_bias", "scores", "masked_scores", "attn", "head_out",
           "flash_max", "flash_sum", "flash_out", "concat", "output",
-          "residual_sum", "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out",
+          "residual_sum", "residual_norm", "ffn_norm", "ffn_gate", "ffn_hidden", "ffn_sum", "ffn_out",
           "cache_k", "cache_v", "decode_output"]
 
 # index order of the deterministic init generator
 INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
-              "ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2"]
+              "ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2",
+              "norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias",  # 1 and 0, never drawn
+              "ffn_w_gate", "ffn_b_gate"]
 NORM_NAMES = ["norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias"]
 
 
@@ -525,21 +527,78 @@ class PerHeadMultiHeadAttention(nn.Module):
         return out
 
 
-class AttentionBlock(nn.Module):
-    """Attention, then optional post-norm residual, then optional position-wise FFN."""
+class RMSNorm(nn.Module):
+    """transformers' LlamaRMSNorm (Debian's torch 1.13 has no nn.RMSNorm):
+    weight * (x * rsqrt(mean(x^2, -1) + eps))."""
 
-    def __init__(self, attn, d_model, residual_norm=False, norm_eps=1e-5, ffn_hidden=0):
+    def __init__(self, d, eps):
+        super().__init__()
+        self.weight = nn.Parameter(torch.ones(d))
+        self.eps = eps
+
+    def forward(self, x):
+        variance = x.pow(2).mean(-1, keepdim=True)
+        return self.weight * (x * torch.rsqrt(variance + self.eps))
+
+
+class AttentionBlock(nn.Module):
+    """Attention, then the optional residual and norms, then the optional position-wise FFN.
+
+    Post-norm (nn.TransformerEncoderLayer's default, "Attention Is All You Need"):
+        z = norm(x + attn(x)); y = norm(z + ffn(z)).
+    Pre-norm (norm_first: nn.TransformerEncoderLayer(norm_first=True), GPT-2, and
+    transformers' LlamaDecoderLayer.forward):
+        s = x + attn(input_layernorm(x)); y = s + mlp(post_attention_layernorm(s)).
+    norm "rms": RMSNorm above (transformers' LlamaRMSNorm; PyTorch >= 2.4's nn.RMSNorm).
+    activation: F.relu, F.gelu (approximate "none" / "tanh"), or "swiglu" as transformers'
+    LlamaMLP: down_proj(silu(gate_proj(x)) * up_proj(x)) (ffn_w1 = up, ffn_w2 = down,
+    ffn_w_gate = gate).
+    """
+
+    def __init__(self, attn, d_model, residual_norm=False, norm_eps=1e-5, ffn_hidden=0,
+                 norm="layer", norm_first=False, activation="relu", ffn_bias=True):
         super().__init__()
         self.attn = attn
-        self.norm = nn.LayerNorm(d_model, eps=norm_eps) if residual_norm else None
+        self.norm_kind, self.norm_first, self.activation = norm, norm_first, activation
+
+        def make_norm():
+            if norm == "rms":
+                return RMSNorm(d_model, norm_eps)
+            return nn.LayerNorm(d_model, eps=norm_eps)
+
+        self.norm = make_norm() if residual_norm else None
         self.ffn_hidden = ffn_hidden
         if ffn_hidden:
-            self.ffn_w1 = nn.Linear(d_model, ffn_hidden)
-            self.ffn_w2 = nn.Linear(ffn_hidden, d_model)
-            self.ffn_norm = nn.LayerNorm(d_model, eps=norm_eps)
+            self.ffn_w1 = nn.Linear(d_model, ffn_hidden, bias=ffn_bias)
+            self.ffn_w2 = nn.Linear(ffn_hidden, d_model, bias=ffn_bias)
+            self.ffn_gate = nn.Linear(d_model, ffn_hidden, bias=ffn_bias) if activation == "swiglu" else None
+            self.ffn_norm = make_norm()
         self.trace = {}
 
+    def ffn(self, x, tr):
+        if self.activation == "swiglu":
+            g = F.silu(self.ffn_gate(x))
+            tr["ffn_gate"] = g
+            h = self.ffn_w1(x) * g
+        elif self.activation == "relu":
+            h = F.relu(self.ffn_w1(x))
+        else:
+            h = F.gelu(self.ffn_w1(x), approximate="tanh" if self.activation == "gelu_tanh" else "none")
+        tr["ffn_hidden"] = h
+        return self.ffn_w2(h)
+
     def forward(self, query, key, value, mask=None):
+        if self.norm_first:
+            n1 = self.norm(query)
+            out = self.attn(n1, n1, n1, mask)
+            tr = self.trace = dict(self.attn.trace)
+            tr["attn_norm"] = n1
+            s = tr["residual_sum"] = query + out
+            if not self.ffn_hidden:
+                return s
+            n2 = tr["ffn_norm"] = self.ffn_norm(s)
+            y = tr["ffn_sum"] = s + self.ffn(n2, tr)
+            return y
         out = self.attn(query, key, value, mask)
         tr = self.trace = dict(self.attn.trace)
         x = out
@@ -548,9 +607,7 @@ class AttentionBlock(nn.Module):
             x = self.norm(tr["residual_sum"])
             tr["residual_norm"] = x
         if self.ffn_hidden:
-            h = F.relu(self.ffn_w1(x))
-            tr["ffn_hidden"] = h
-            tr["ffn_sum"] = self.ffn_w2(h) + x
+            tr["ffn_sum"] = self.ffn(x, tr) + x
             y = self.ffn_norm(tr["ffn_sum"])
             tr["ffn_out"] = y
             return y
@@ -562,34 +619,42 @@ class AttentionBlock(nn.Module):
     def load_lesson_weights(self, w):
         self.attn.load_lesson_weights(w)
         with torch.no_grad():
+            def norm(m, wn, bn):
+                m.weight.copy_(w[wn])
+                if self.norm_kind != "rms":
+                    m.bias.copy_(w[bn])
             if self.norm is not None:
-                self.norm.weight.copy_(w["norm_weight"])
-                self.norm.bias.copy_(w["norm_bias"])
+                norm(self.norm, "norm_weight", "norm_bias")
             if self.ffn_hidden:
-                self.ffn_w1.weight.copy_(w["ffn_w1"])
-                self.ffn_w1.bias.copy_(w["ffn_b1"])
-                self.ffn_w2.weight.copy_(w["ffn_w2"])
-                self.ffn_w2.bias.copy_(w["ffn_b2"])
-                self.ffn_norm.weight.copy_(w["ffn_norm_weight"])
-                self.ffn_norm.bias.copy_(w["ffn_norm_bias"])
+                for lin, wn, bn in [(self.ffn_w1, "ffn_w1", "ffn_b1"), (self.ffn_w2, "ffn_w2", "ffn_b2"),
+                                    (self.ffn_gate, "ffn_w_gate", "ffn_b_gate")]:
+                    if lin is None:
+                        continue
+                    lin.weight.copy_(w[wn])
+                    if lin.bias is not None:
+                        lin.bias.copy_(w[bn])
+                norm(self.ffn_norm, "ffn_norm_weight", "ffn_norm_bias")
 
     def lesson_weights(self):
-        """Weights for a lesson; LayerNorm parameters only when not the default 1/0."""
+        """Weights for a lesson; norm parameters only when not the default 1/0."""
         out = self.attn.lesson_weights()
 
         def norm(ln, wn, bn):
             if not torch.all(ln.weight == 1):
                 out[wn] = tensor_json(ln.weight)
-            if not torch.all(ln.bias == 0):
+            if self.norm_kind != "rms" and not torch.all(ln.bias == 0):
                 out[bn] = tensor_json(ln.bias)
 
         if self.norm is not None:
             norm(self.norm, "norm_weight", "norm_bias")
         if self.ffn_hidden:
-            out["ffn_w1"] = tensor_json(self.ffn_w1.weight)
-            out["ffn_b1"] = tensor_json(self.ffn_w1.bias)
-            out["ffn_w2"] = tensor_json(self.ffn_w2.weight)
-            out["ffn_b2"] = tensor_json(self.ffn_w2.bias)
+            for lin, wn, bn in [(self.ffn_w1, "ffn_w1", "ffn_b1"), (self.ffn_w2, "ffn_w2", "ffn_b2"),
+                                (self.ffn_gate, "ffn_w_gate", "ffn_b_gate")]:
+                if lin is None:
+                    continue
+                out[wn] = tensor_json(lin.weight)
+                if lin.bias is not None:
+                    out[bn] = tensor_json(lin.bias)
             norm(self.ffn_norm, "ffn_norm_weight", "ffn_norm_bias")
         return out
 
@@ -597,14 +662,15 @@ class AttentionBlock(nn.Module):
 def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=True,
                scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
                ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
-               decode=False):
+               decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True):
     modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode
     if per_head and not modern:
         attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
     else:
         attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
                                   n_kv_heads, rope, alibi, flash, decode)
-    return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden)
+    return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation,
+                          ffn_bias)
 
 
 # ----------------------------------------------------------------------------
@@ -650,6 +716,10 @@ def resolve_lesson(lesson):
     residual_norm = bool(m.get("residual_norm", False))
     eps = float(m.get("norm_eps", 1e-5))
     ffn = int(m.get("ffn_hidden", 0) or 0)
+    norm = m.get("norm", "layer")
+    norm_first = bool(m.get("norm_first", False))
+    activation = m.get("activation", "relu")
+    ffn_bias = bool(m.get("ffn_bias", True))
     Hkv = int(m.get("n_kv_heads", H))
     if H % Hkv:
         raise LessonError("model.n_kv_heads does not divide n_heads")
@@ -709,8 +779,10 @@ def resolve_lesson(lesson):
     shapes = {"w_q": (H * d_k, d_model), "b_q": (H * d_k,), "w_k": (Hkv * d_k, d_model),
               "b_k": (Hkv * d_k,), "w_v": (Hkv * d_v, d_model), "b_v": (Hkv * d_v,),
               "w_o": (d_model, H * d_v), "b_o": (d_model,), "ffn_w1": (ffn, d_model),
-              "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,)}
-    fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1"]}
+              "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,),
+              "ffn_w_gate": (ffn, d_model), "ffn_b_gate": (ffn,)}
+    fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1",
+                                   "ffn_w_gate", "ffn_b_gate"]}
     fan_in.update({"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn})
     needed = ["w_q", "w_k", "w_v", "w_o"]
     if qkv_bias:
@@ -718,7 +790,9 @@ def resolve_lesson(lesson):
     if out_bias:
         needed += ["b_o"]
     if ffn:
-        needed += ["ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2"]
+        needed += ["ffn_w1", "ffn_w2"] + (["ffn_w_gate"] if activation == "swiglu" else [])
+        if ffn_bias:
+            needed += ["ffn_b1", "ffn_b2"] + (["ffn_b_gate"] if activation == "swiglu" else [])
 
     wj = lesson["weights"]
     w = {}
@@ -750,7 +824,7 @@ def resolve_lesson(lesson):
     cfg = dict(d_model=d_model, n_heads=H, d_k=d_k, d_v=d_v, qkv_bias=qkv_bias,
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
                norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi, flash=flash,
-               decode=decode)
+               decode=decode, norm=norm, norm_first=norm_first, activation=activation, ffn_bias=ffn_bias)
     pos = inp.get("position_ids")
     if pos is not None:
         pos = torch.tensor(pos, dtype=torch.int64)
@@ -965,6 +1039,68 @@ def variants():
                        {"d_model": 6, "n_heads": 2, "d_k": 2, "d_v": 4, "qkv_bias": False,
                         "out_bias": False, "residual_norm": True, "norm_eps": 1e-6,
                         "ffn_hidden": 12}, block, x))
+
+    # 6b. today's blocks. A Llama-style decoder layer (transformers' LlamaDecoderLayer: pre-norm
+    # with RMSNorm, GQA with RoPE, no biases, SwiGLU's LlamaMLP), decoded token by token too;
+    # pre-norm with LayerNorm and exact GELU, checked against nn.TransformerEncoderLayer(
+    # norm_first=True, activation="gelu") with the same weights; post-norm with RMSNorm and
+    # GELU's tanh form, odd sizes, key padding.
+    def random_norms(block, d):
+        with torch.no_grad():
+            for ln in (block.norm, block.ffn_norm):
+                ln.weight.copy_(1 + 0.25 * torch.randn(d))
+                if getattr(ln, "bias", None) is not None:
+                    ln.bias.copy_(0.1 * torch.randn(d))
+
+    torch.manual_seed(61)
+    block = make_block(8, 4, n_kv_heads=2, qkv_bias=False, out_bias=False, rope=(10000.0, "half"),
+                       residual_norm=True, norm_eps=1e-6, ffn_hidden=12, norm="rms", norm_first=True,
+                       activation="swiglu", ffn_bias=False, decode=True, mask_fill=float("-inf"))
+    random_norms(block, 8)
+    x = torch.randn(2, 5, 8)
+    out.append(Variant("llama-block-decode",
+                       "A Llama-style block: RMSNorm, GQA with RoPE, SwiGLU, pre-norm; KV-cache decoding",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
+                        "mask_fill": "-inf", "rope": {"style": "half"}, "residual_norm": True, "norm_eps": 1e-6,
+                        "norm": "rms", "norm_first": True, "ffn_hidden": 12, "activation": "swiglu",
+                        "ffn_bias": False, "decode": True}, block, x,
+                       mask=torch.tril(torch.ones(5, 5)), mask_lesson="causal"))
+
+    torch.manual_seed(62)
+    block = make_block(6, 2, residual_norm=True, ffn_hidden=10, norm_first=True, activation="gelu")
+    random_norms(block, 6)
+    x = torch.randn(2, 4, 6)
+    # the same layer as PyTorch's own module: its output must equal ours
+    layer = nn.TransformerEncoderLayer(6, 2, dim_feedforward=10, dropout=0.0, activation="gelu",
+                                       batch_first=True, norm_first=True).eval()
+    with torch.no_grad():
+        a = block.attn
+        layer.self_attn.in_proj_weight.copy_(torch.cat([a.w_q.weight, a.w_k.weight, a.w_v.weight]))
+        layer.self_attn.in_proj_bias.copy_(torch.cat([a.w_q.bias, a.w_k.bias, a.w_v.bias]))
+        layer.self_attn.out_proj.weight.copy_(a.w_o.weight)
+        layer.self_attn.out_proj.bias.copy_(a.w_o.bias)
+        for mine, theirs in [(block.ffn_w1, layer.linear1), (block.ffn_w2, layer.linear2),
+                             (block.norm, layer.norm1), (block.ffn_norm, layer.norm2)]:
+            theirs.weight.copy_(mine.weight)
+            theirs.bias.copy_(mine.bias)
+        want = layer(x)
+        got = block(x, x, x, None)
+        assert torch.allclose(want, got, atol=1e-6, rtol=1e-5), (want - got).abs().max()
+    out.append(Variant("prenorm-gelu-layernorm",
+                       "Pre-norm with LayerNorm and GELU (nn.TransformerEncoderLayer(norm_first=True, activation=\"gelu\"))",
+                       {"d_model": 6, "n_heads": 2, "residual_norm": True, "ffn_hidden": 10, "norm_first": True,
+                        "activation": "gelu"}, block, x))
+
+    torch.manual_seed(63)
+    block = make_block(6, 3, residual_norm=True, ffn_hidden=10, norm="rms", activation="gelu_tanh",
+                       norm_eps=1e-5)
+    random_norms(block, 6)
+    x = torch.randn(2, 5, 6)
+    lens = torch.tensor([5, 3])
+    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
+    out.append(Variant("postnorm-rms-gelu-tanh", "Post-norm with RMSNorm and GELU (tanh), 3 heads, key padding",
+                       {"d_model": 6, "n_heads": 3, "residual_norm": True, "ffn_hidden": 10, "norm": "rms",
+                        "activation": "gelu_tanh"}, block, x, mask=mask, mask_lesson={"key_padding": [5, 3]}))
 
     # 7. a fully masked query row, once with -1e9 (uniform row), once with -inf (NaN row)
     mask = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]])

@@ -114,6 +114,10 @@ static void each_view(ViewFn fn, void *ctx)
     // positions after a prompt and with left padding, a bottom-right causal mask
     glob("tests/ref/rope-*.lesson.json", GLOB_APPEND, NULL, &g);
     glob("tests/ref/causal-bottom-right.lesson.json", GLOB_APPEND, NULL, &g);
+    // and today's blocks: pre-norm, RMSNorm, GELU (both forms), SwiGLU
+    glob("tests/ref/prenorm-*.lesson.json", GLOB_APPEND, NULL, &g);
+    glob("tests/ref/postnorm-*.lesson.json", GLOB_APPEND, NULL, &g);
+    glob("tests/ref/llama-block-*.lesson.json", GLOB_APPEND, NULL, &g);
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Session *ses = open_session(g.gl_pathv[f]);
         const Trace *tr = &ses->trace;
@@ -206,10 +210,9 @@ static void test_quiz_accepts_the_screen(void **state)
                     if (q->kind != QUIZ_VALUE && q->kind != QUIZ_SUM) continue;
                     if (!tip_adds_up(q->explanation, why, sizeof why))
                         fail_msg("%s %s: %s\n%s", g.gl_pathv[f], q->id, why, q->explanation);
-                    double v, lo, hi;
-                    bool relu = tr->stages[q->stage].kind == STAGE_KIND_FFN_HIDDEN; // relu(the sum)
-                    if (tip_bounds(q->explanation, &v, &lo, &hi)) {
-                        if (relu && v < 0.0) v = 0.0;
+                    double v;
+                    // the sum as written, then relu / gelu / silu of it or SwiGLU's product with the gate
+                    if (quiz_screen_value(tr, q->stage, q->explanation, &v)) {
                         float given = (float)v;
                         if (!quiz_check(q, &given, 1))
                             fail_msg("%s %s: the explanation's %g is refused (answer %g ± %g)", g.gl_pathv[f], q->id,
@@ -228,8 +231,7 @@ static void test_quiz_accepts_the_screen(void **state)
                         explain_cell_as_cells(tr, &view, &L, L.result_panel, q->cell[0], q->cell[1], 2, cells, sizeof cells);
                     else
                         explain_row_sum_as_cells(tr, &view, &L, L.result_panel, q->cell[0], 2, cells, sizeof cells);
-                    if (tip_bounds(cells, &v, &lo, &hi)) {
-                        if (relu && v < 0.0) v = 0.0;
+                    if (quiz_screen_value(tr, q->stage, cells, &v)) {
                         float given = (float)v;
                         if (!quiz_check(q, &given, 1))
                             fail_msg("%s %s: %g computed from the screen is refused (answer %g ± %g)\n%s", g.gl_pathv[f],

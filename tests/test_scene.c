@@ -159,12 +159,19 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
             fail_msg("%s: cross-attention K reads %s", where, x);
         if (st->kind == STAGE_KIND_FFN_HIDDEN && trace_find(tr, "residual_norm") >= 0 && strcmp(x, "z"))
             fail_msg("%s: the FFN reads %s, not z = LayerNorm(s)", where, x);
+        if (st->kind == STAGE_KIND_FFN_HIDDEN && tr->norm_first && strcmp(x, "n₂"))
+            fail_msg("%s: a pre-norm FFN reads %s, not n₂ = norm(s)", where, x);
+        if (!strcmp(st->name, "q_proj") && tr->norm_first && strcmp(x, "n₁"))
+            fail_msg("%s: pre-norm attention reads %s, not n₁ = norm(x)", where, x);
         break;
     }
     case STAGE_KIND_NORM: {
         int gb = 0;
         for (int p = 0; p < L->n_panels; p++) gb += L->spec[p].is_weight && L->spec[p].vector;
-        if (gb != 2 || !strstr(L->formula, "γ") || !strstr(L->formula, "β") || !strstr(L->formula, "var + ε"))
+        if (tr->norm_rms) { // RMSNorm: γ, no β, the mean of the squares
+            if (gb != 1 || !strstr(L->formula, "γ") || strstr(L->formula, "β") || !strstr(L->formula, "²) + ε"))
+                fail_msg("%s: RMSNorm without γ or ε, or with β: \"%s\" (%d vectors)", where, L->formula, gb);
+        } else if (gb != 2 || !strstr(L->formula, "γ") || !strstr(L->formula, "β") || !strstr(L->formula, "var + ε"))
             fail_msg("%s: LayerNorm without γ, β or ε: \"%s\" (%d vectors)", where, L->formula, gb);
         break;
     }

@@ -86,12 +86,11 @@ static void title_page(Page *pg, const Trace *tr, int batch, int head)
     if (row > 40) row = 40;
     int px = row * 2 / 3 < 14 ? 14 : row * 2 / 3 > 26 ? 26 : row * 2 / 3;
     for (int s = 0; s < tr->n; s++) {
-        char key[48], num[16], page[16], buf[160];
-        snprintf(key, sizeof key, "title.%s", tr->stages[s].name);
+        char num[16], page[16], buf[160];
         snprintf(num, sizeof num, "%d.", s + 1);
         snprintf(page, sizeof page, "%d", s + 2);
         paint_text(cv, FONT_SANS, px, THEME.muted, 255, MARGIN + 40, y, ALIGN_RIGHT, num);
-        const char *t = paint_fit_text(cv, FONT_SANS, px, i18n_get(pg->lang, key), PAGE_W - 2 * MARGIN - 160, buf, sizeof buf);
+        const char *t = paint_fit_text(cv, FONT_SANS, px, recipe_stage_text(tr, s, "title", true, pg->lang), PAGE_W - 2 * MARGIN - 160, buf, sizeof buf);
         paint_text(cv, FONT_SANS, px, THEME.ink, 255, MARGIN + 56, y, ALIGN_LEFT, t);
         paint_text(cv, FONT_SANS, px, THEME.muted, 255, PAGE_W - MARGIN, y, ALIGN_RIGHT, page);
         y += row;
@@ -138,16 +137,15 @@ static void stage_page(Page *pg, const Trace *tr, const View *base, int stage)
     v.hide_result = pg->worksheet && n_here > 0; // the result's cells empty, to be filled in
     paint_clear(cv, THEME.white);
     const Stage *st = &tr->stages[stage];
-    char key[48], k[16], n[16], head[200];
+    char k[16], n[16], head[200];
     snprintf(k, sizeof k, "%d", stage + 1);
     snprintf(n, sizeof n, "%d", tr->n);
     const char *args[] = {k, n};
     i18n_fmt(head, sizeof head, pg->lang, "handout.step", 2, args);
     int y = MARGIN - 10;
     paint_text(cv, FONT_SANS, 24, THEME.muted, 255, MARGIN, y, ALIGN_LEFT, head);
-    snprintf(key, sizeof key, "title.%s", st->name);
     y += paint_text_wrapped(cv, FONT_BOLD, 34, 22, THEME.ink, 255, (Rect){MARGIN, y + 34, PAGE_W - 2 * MARGIN, 90},
-                            i18n_get(pg->lang, key)) + 50;
+                            recipe_stage_text(tr, (int)(st - tr->stages), "title", true, pg->lang)) + 50;
     // the frame across the page's width without the window's chrome: the operands in
     // one frame, the result in a second under it, each as large as the width allows and
     // as tall as it needs, together at most what the page leaves for them
@@ -224,8 +222,7 @@ static void stage_page(Page *pg, const Trace *tr, const View *base, int stage)
     y += 36;
     char shape[64], line[200];
     tensor_shape_str(&st->t, shape, sizeof shape);
-    snprintf(key, sizeof key, "name.%s", st->name);
-    snprintf(line, sizeof line, "%s %s", i18n_get(pg->lang, key), shape);
+    snprintf(line, sizeof line, "%s %s", recipe_stage_text(tr, (int)(st - tr->stages), "name", true, pg->lang), shape);
     paint_text(cv, FONT_MONO, 24, THEME.ink, 255, MARGIN, y, ALIGN_LEFT, line);
     y += 32;
     for (int p = 0; p < L.n_panels && y < bottom; p++) {
@@ -251,11 +248,10 @@ static int answers_page(Page *pg, const Trace *tr, int from, bool draw)
     y += 64;
     int i = from;
     for (; i < pg->n_q; i++) {
-        char no[16], ans[400], key[48], line[800];
+        char no[16], ans[400], line[800];
         snprintf(no, sizeof no, "%d", i + 1);
-        snprintf(key, sizeof key, "title.%s", tr->stages[pg->q[i].stage].name);
         answer_text(&pg->q[i], ans, sizeof ans);
-        const char *args[] = {no, i18n_get(pg->lang, key), ans};
+        const char *args[] = {no, recipe_stage_text(tr, pg->q[i].stage, "title", true, pg->lang), ans};
         i18n_fmt(line, sizeof line, pg->lang, "handout.answer_item", 3, args);
         int th = paint_text_wrapped_height(cv, FONT_SANS, 24, w, line);
         if (y + th > bottom && i > from) break;

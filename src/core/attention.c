@@ -16,7 +16,8 @@ void attn_weights_free(AttnWeights *w)
 {
     Tensor *all[] = {&w->w_q, &w->b_q, &w->w_k, &w->b_k, &w->w_v, &w->b_v,
                      &w->w_o, &w->b_o, &w->norm_weight, &w->norm_bias, &w->ffn_w1, &w->ffn_b1,
-                     &w->ffn_w2, &w->ffn_b2, &w->ffn_norm_weight, &w->ffn_norm_bias};
+                     &w->ffn_w2, &w->ffn_b2, &w->ffn_norm_weight, &w->ffn_norm_bias, &w->ffn_w_gate,
+                     &w->ffn_b_gate};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tensor_free(all[i]);
 }
 
@@ -32,6 +33,17 @@ void attn_inputs_free(AttnInputs *in)
 static const float *data_or_null(const Tensor *t) { return tensor_present(t) ? t->data : NULL; }
 
 static float *D(Trace *tr, int i) { return tr->stages[i].t.data; }
+
+// One of the block's norms into stage dst (its γ and β borrowed): LayerNorm or RMSNorm.
+static void block_norm(Trace *tr, int dst, int src, const Tensor *g, const Tensor *b, int rows, int C,
+                       const AttnConfig *cfg)
+{
+    tr->stages[dst].weight = g, tr->stages[dst].bias = cfg->norm == NORM_RMS ? NULL : b;
+    if (cfg->norm == NORM_RMS)
+        tensor_rms_norm(D(tr, dst), D(tr, src), data_or_null(g), rows, C, cfg->norm_eps);
+    else
+        tensor_layer_norm(D(tr, dst), D(tr, src), data_or_null(g), data_or_null(b), rows, C, cfg->norm_eps);
+}
 
 // (B, L, H·d) -> (B, H, L, d)
 static void split_heads(float *dst, const float *src, int B, int L, int H, int d)
@@ -138,6 +150,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         tr->rope_att = attn_rope_freqs(cfg, tr->rotary_dim, longest, tr->rope_inv);
     }
     tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
+    tr->norm_rms = cfg->norm == NORM_RMS, tr->norm_first = cfg->norm_first, tr->ffn_act = (int)cfg->ffn_act;
 
     // pass 1: the inputs, as given
     int x_q, x_k, x_v, mask = -1;
@@ -164,6 +177,16 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
     if (x_k != x_q) tr->stages[x_k].key_rows = true;
     if (x_v != x_q) tr->stages[x_v].key_rows = true;
+
+    // pass 1b, pre-norm: attention reads the normalised input, n₁ = norm(x) (self-attention:
+    // the loader allows norm_first only then); the residual adds x itself
+    const int x_in = x_q;
+    if (cfg->norm_first) {
+        int xs[3] = {B, Lq, C};
+        TRY(x_q = trace_push_raw(tr, STAGE_ATTN_NORM, 3, xs, x_in, -1, -1));
+        block_norm(tr, x_q, x_in, &w->norm_weight, &w->norm_bias, B * Lq, C, cfg);
+        x_k = x_v = x_q;
+    }
 
     // pass 2: projections y = x·Wᵀ + b
     int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, Hkv * dk}, vs[3] = {B, Lk, Hkv * dv};
@@ -255,39 +278,58 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tensor_linear(D(tr, output), D(tr, concat), w->w_o.data, bo ? bo->data : NULL, B * Lq, H * dv,
                   C);
 
-    // pass 10: residual + LayerNorm, and the position-wise feed-forward block.
-    // Each LayerNorm is recorded as two stages: the sum it normalises, then
-    // LayerNorm(sum)·γ + β, so the picture can show both.
+    // pass 10: the residual connection and the norms, and the position-wise feed-forward
+    // block. Post-norm (nn.TransformerEncoderLayer's default): z = norm(x + output), then
+    // y = norm(z + ffn(z)), each norm recorded as two stages (the sum, then the norm).
+    // Pre-norm (Llama, GPT-2): s = x + output, then y = s + ffn(norm(s)), no final norm.
     int x = output;
     if (cfg->residual_norm) {
         int rs, rn;
-        TRY(rs = trace_push(tr, STAGE_RESIDUAL_SUM, 3, out_s, output, x_q, -1));
+        TRY(rs = trace_push(tr, STAGE_RESIDUAL_SUM, 3, out_s, output, x_in, -1));
         float *sum = D(tr, rs);
-        for (size_t i = 0; i < tr->stages[rs].t.size; i++) sum[i] = D(tr, output)[i] + D(tr, x_q)[i];
-        TRY(rn = trace_push(tr, STAGE_RESIDUAL_NORM, 3, out_s, rs, -1, -1));
-        tensor_layer_norm(D(tr, rn), D(tr, rs), data_or_null(&w->norm_weight), data_or_null(&w->norm_bias),
-                          B * Lq, C, cfg->norm_eps);
-        tr->stages[rn].weight = &w->norm_weight, tr->stages[rn].bias = &w->norm_bias;
-        x = rn;
+        for (size_t i = 0; i < tr->stages[rs].t.size; i++) sum[i] = D(tr, output)[i] + D(tr, x_in)[i];
+        x = rs;
+        if (!cfg->norm_first) {
+            TRY(rn = trace_push(tr, STAGE_RESIDUAL_NORM, 3, out_s, rs, -1, -1));
+            block_norm(tr, rn, rs, &w->norm_weight, &w->norm_bias, B * Lq, C, cfg);
+            x = rn;
+        }
     }
     if (cfg->ffn_hidden > 0) {
         const int F = cfg->ffn_hidden;
         int hs[3] = {B, Lq, F};
-        int fh, fs, fo;
-        TRY(fh = trace_push(tr, STAGE_FFN_HIDDEN, 3, hs, x, -1, -1));
-        tr->stages[fh].weight = &w->ffn_w1, tr->stages[fh].bias = &w->ffn_b1;
-        tensor_linear(D(tr, fh), D(tr, x), w->ffn_w1.data, w->ffn_b1.data, B * Lq, C, F);
-        for (size_t i = 0; i < tr->stages[fh].t.size; i++)
-            if (D(tr, fh)[i] < 0.0f) D(tr, fh)[i] = 0.0f;
-        TRY(fs = trace_push(tr, STAGE_FFN_SUM, 3, out_s, fh, x, -1));
-        tr->stages[fs].weight = &w->ffn_w2, tr->stages[fs].bias = &w->ffn_b2;
+        int fn = x, fg = -1, fh, fs, fo;
+        if (cfg->norm_first) { // n₂ = norm(s), the FFN's input; s is added back
+            TRY(fn = trace_push_raw(tr, STAGE_FFN_NORM, 3, out_s, x, -1, -1));
+            block_norm(tr, fn, x, &w->ffn_norm_weight, &w->ffn_norm_bias, B * Lq, C, cfg);
+        }
+        const Tensor *b1 = cfg->ffn_bias ? &w->ffn_b1 : NULL, *b2 = cfg->ffn_bias ? &w->ffn_b2 : NULL;
+        if (cfg->ffn_act == FFN_SWIGLU) { // g = silu(n·W_gᵀ + b_g)
+            const Tensor *bg = cfg->ffn_bias ? &w->ffn_b_gate : NULL;
+            TRY(fg = trace_push_raw(tr, STAGE_FFN_GATE, 3, hs, fn, -1, -1));
+            tr->stages[fg].weight = &w->ffn_w_gate, tr->stages[fg].bias = bg;
+            tensor_linear(D(tr, fg), D(tr, fn), w->ffn_w_gate.data, bg ? bg->data : NULL, B * Lq, C, F);
+            for (size_t i = 0; i < tr->stages[fg].t.size; i++) D(tr, fg)[i] = tensor_activation(FFN_SWIGLU, D(tr, fg)[i]);
+        }
+        // h = act(n·W₁ᵀ + b₁), or (n·W₁ᵀ + b₁) ⊙ g
+        TRY(fh = trace_push_raw(tr, STAGE_FFN_HIDDEN, 3, hs, fn, fg, -1));
+        tr->stages[fh].weight = &w->ffn_w1, tr->stages[fh].bias = b1;
+        tensor_linear(D(tr, fh), D(tr, fn), w->ffn_w1.data, b1 ? b1->data : NULL, B * Lq, C, F);
+        float *h = D(tr, fh);
+        if (fg >= 0)
+            for (size_t i = 0; i < tr->stages[fh].t.size; i++) h[i] *= D(tr, fg)[i];
+        else
+            for (size_t i = 0; i < tr->stages[fh].t.size; i++) h[i] = tensor_activation((int)cfg->ffn_act, h[i]);
+        // f = h·W₂ᵀ + b₂ + (the FFN's input: z post-norm, s pre-norm)
+        TRY(fs = trace_push_raw(tr, STAGE_FFN_SUM, 3, out_s, fh, x, -1));
+        tr->stages[fs].weight = &w->ffn_w2, tr->stages[fs].bias = b2;
         float *y = D(tr, fs);
-        tensor_linear(y, D(tr, fh), w->ffn_w2.data, w->ffn_b2.data, B * Lq, F, C);
+        tensor_linear(y, h, w->ffn_w2.data, b2 ? b2->data : NULL, B * Lq, F, C);
         for (size_t i = 0; i < tr->stages[fs].t.size; i++) y[i] += D(tr, x)[i];
-        TRY(fo = trace_push(tr, STAGE_FFN_OUT, 3, out_s, fs, -1, -1));
-        tensor_layer_norm(D(tr, fo), y, data_or_null(&w->ffn_norm_weight), data_or_null(&w->ffn_norm_bias),
-                          B * Lq, C, cfg->norm_eps);
-        tr->stages[fo].weight = &w->ffn_norm_weight, tr->stages[fo].bias = &w->ffn_norm_bias;
+        if (!cfg->norm_first) {
+            TRY(fo = trace_push_raw(tr, STAGE_FFN_OUT, 3, out_s, fs, -1, -1));
+            block_norm(tr, fo, fs, &w->ffn_norm_weight, &w->ffn_norm_bias, B * Lq, C, cfg);
+        }
     }
     // generation token by token from the K/V cache: decode_output must equal output
     ast.output = output;

@@ -38,6 +38,19 @@ typedef struct RopeScale {
     float attention_factor;             // yarn; 0: 0.1·ln(factor) + 1
 } RopeScale;
 
+// The norm of the block (both of them): LayerNorm (mean and variance, γ and β) or RMSNorm
+// (Zhang & Sennrich 2019, Llama: x / √(mean(x²) + ε) · γ, no β).
+typedef enum NormKind { NORM_LAYER, NORM_RMS } NormKind;
+
+// The feed-forward block's non-linearity: h = act(z·W₁ᵀ + b₁), or SwiGLU (Shazeer 2020, Llama):
+// h = (z·W₁ᵀ + b₁) ⊙ silu(z·W_gᵀ + b_g) (W₁ Llama's up_proj, W_g its gate_proj, W₂ down_proj).
+typedef enum FfnAct {
+    FFN_RELU,
+    FFN_GELU,       // x·Φ(x) = x/2·(1 + erf(x/√2)) (PyTorch's gelu, approximate="none")
+    FFN_GELU_TANH,  // x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (approximate="tanh", GPT-2's gelu_new)
+    FFN_SWIGLU,
+} FfnAct;
+
 typedef struct AttnConfig {
     int d_model, n_heads;
     int d_k, d_v;            // per head
@@ -46,7 +59,12 @@ typedef struct AttnConfig {
     float mask_fill;         // -1e9, -1e10, -INFINITY, ...
     bool residual_norm;      // residual_norm = LayerNorm(output + query)
     float norm_eps;
+    NormKind norm;           // LayerNorm or RMSNorm
+    bool norm_first;         // pre-norm (Llama, GPT-2, norm_first=True): s = x + attn(norm(x)),
+                             // y = s + ffn(norm(s)); post-norm: z = norm(x + attn(x)), y = norm(z + ffn(z))
     int ffn_hidden;          // 0 = no feed-forward block
+    FfnAct ffn_act;
+    bool ffn_bias;           // b₁, b₂ (and b_g) present (Llama: none)
     int n_kv_heads;          // K/V heads (divides n_heads; 1 = multi-query); n_heads = classic
     RopeStyle rope;          // rotary position embedding of the split Q and K
     float rope_theta;        // its base (10000)
@@ -74,6 +92,7 @@ typedef struct AttnWeights {
     Tensor ffn_w1, ffn_b1;   // (ffn_hidden, d_model), (ffn_hidden)
     Tensor ffn_w2, ffn_b2;   // (d_model, ffn_hidden), (d_model)
     Tensor ffn_norm_weight, ffn_norm_bias; // (d_model)
+    Tensor ffn_w_gate, ffn_b_gate; // SwiGLU's gate: (ffn_hidden, d_model), (ffn_hidden)
 } AttnWeights;
 
 typedef struct AttnInputs {
@@ -101,7 +120,9 @@ void attn_inputs_free(AttnInputs *in);
 // already be validated (the lesson loader does it); returns false only on
 // allocation failure. Stages: input [key_input value_input] [mask] q_proj k_proj
 // v_proj q_heads k_heads v_heads [q_rope k_rope] [position_bias] scores masked_scores
-// attn head_out concat output [residual_sum residual_norm] [ffn_hidden ffn_sum ffn_out].
+// attn head_out concat output [residual_sum residual_norm] [ffn_hidden ffn_sum ffn_out];
+// pre-norm: input [mask] attn_norm q_proj … output residual_sum [ffn_norm ffn_hidden ffn_sum];
+// SwiGLU: ffn_gate before ffn_hidden.
 // With n_kv_heads < n_heads, k_heads / v_heads (and k_rope) have n_kv_heads heads and
 // query head h reads K/V head h / (n_heads / n_kv_heads). With flash_block_k, after
 // head_out: flash_max flash_sum flash_out; with decode, at the end: cache_k cache_v

@@ -72,6 +72,20 @@ static bool rope_scaling(JsonCtx *c, const cJSON *j, RopeScale *s)
     return true;
 }
 
+// model.KEY as one of the strings of names (absent: the first); *out its index.
+static bool enum_key(JsonCtx *c, const cJSON *m, const char *key, const char *const *names, const char *expected, int *out)
+{
+    char p[JSONPATH_MAX];
+    snprintf(p, sizeof p, "model.%s", key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(m, key);
+    *out = 0;
+    if (!j) return true;
+    for (int i = 0; cJSON_IsString(j) && names[i]; i++)
+        if (strcmp(j->valuestring, names[i]) == 0) return *out = i, true;
+    if (cJSON_IsString(j)) return jsonpath_fail(c, p, "expected %s, got \"%.40s\"", expected, j->valuestring);
+    return jsonpath_fail(c, p, "expected %s, got %s", expected, jsonpath_type(j));
+}
+
 bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
 {
     const char *P = "model";
@@ -80,7 +94,7 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
     static const char *const keys[] = {"d_model", "n_heads", "d_k", "d_v", "qkv_bias",
                                        "out_bias", "scale", "mask_fill", "residual_norm",
                                        "norm_eps", "ffn_hidden", "n_kv_heads", "rope", "alibi", "decode",
-                                       "flash", NULL};
+                                       "flash", "norm", "norm_first", "activation", "ffn_bias", NULL};
     if (!jsonpath_check_keys(c, m, P, keys)) return false;
     if (!jsonpath_int(c, m, P, "d_model", &cfg->d_model, 1, LESSON_MAX_D_MODEL, true, 0)) return false;
     if (!jsonpath_int(c, m, P, "n_heads", &cfg->n_heads, 1, LESSON_MAX_HEADS, true, 0)) return false;
@@ -100,6 +114,26 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
     if (!jsonpath_bool(c, m, P, "residual_norm", &cfg->residual_norm, false)) return false;
     if (!jsonpath_int(c, m, P, "ffn_hidden", &cfg->ffn_hidden, 0, LESSON_MAX_FFN, false, 0))
         return false;
+    // the block's norms and feed-forward: "norm": "layer" | "rms", "norm_first", "activation", "ffn_bias"
+    static const char *const norms[] = {"layer", "rms", NULL};
+    static const char *const acts[] = {"relu", "gelu", "gelu_tanh", "swiglu", NULL};
+    int k;
+    if (!enum_key(c, m, "norm", norms, "\"layer\" (LayerNorm) or \"rms\" (RMSNorm)", &k)) return false;
+    cfg->norm = k == 1 ? NORM_RMS : NORM_LAYER;
+    if (!enum_key(c, m, "activation", acts, "\"relu\", \"gelu\", \"gelu_tanh\" or \"swiglu\"", &k)) return false;
+    cfg->ffn_act = (FfnAct)k;
+    if (!jsonpath_bool(c, m, P, "norm_first", &cfg->norm_first, false)) return false;
+    if (!jsonpath_bool(c, m, P, "ffn_bias", &cfg->ffn_bias, true)) return false;
+    if (cfg->norm_first && !cfg->residual_norm)
+        return jsonpath_fail(c, "model.norm_first", "a pre-norm block adds the residual after attention; expected "
+                             "\"residual_norm\": true with it");
+    if (cfg->norm == NORM_RMS && !cfg->residual_norm && cfg->ffn_hidden == 0)
+        return jsonpath_fail(c, "model.norm", "this lesson has no norm to make RMSNorm; expected \"residual_norm\": true "
+                             "or a feed-forward block (ffn_hidden)");
+    if (cJSON_GetObjectItemCaseSensitive(m, "activation") && cfg->ffn_hidden == 0)
+        return jsonpath_fail(c, "model.activation", "there is no feed-forward block; expected ffn_hidden above 0 with it");
+    if (cJSON_GetObjectItemCaseSensitive(m, "ffn_bias") && cfg->ffn_hidden == 0)
+        return jsonpath_fail(c, "model.ffn_bias", "there is no feed-forward block; expected ffn_hidden above 0 with it");
     // grouped-query attention: n_kv_heads K/V heads, each shared by n_heads / n_kv_heads query heads
     if (!jsonpath_int(c, m, P, "n_kv_heads", &cfg->n_kv_heads, 1, LESSON_MAX_HEADS, false, cfg->n_heads))
         return false;
@@ -470,25 +504,32 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
 
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
               F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
+    const bool fb = cfg->ffn_bias, rms = cfg->norm == NORM_RMS, glu = cfg->ffn_act == FFN_SWIGLU;
     // expected (rank, shape, fan_in, used) per tensor
     struct { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } spec[WEIGHT_COUNT] = {
         [WEIGHT_W_Q] = {2, {H * dk, C}, C, true, false},       [WEIGHT_B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
         [WEIGHT_W_K] = {2, {Hkv * dk, C}, C, true, false},     [WEIGHT_B_K] = {1, {Hkv * dk}, C, cfg->qkv_bias, false},
         [WEIGHT_W_V] = {2, {Hkv * dv, C}, C, true, false},     [WEIGHT_B_V] = {1, {Hkv * dv}, C, cfg->qkv_bias, false},
         [WEIGHT_W_O] = {2, {C, H * dv}, H * dv, true, false},  [WEIGHT_B_O] = {1, {C}, H * dv, cfg->out_bias, false},
-        [WEIGHT_FFN_W1] = {2, {F, C}, C, F > 0, false},        [WEIGHT_FFN_B1] = {1, {F}, C, F > 0, false},
-        [WEIGHT_FFN_W2] = {2, {C, F}, F, F > 0, false},        [WEIGHT_FFN_B2] = {1, {C}, F, F > 0, false},
+        [WEIGHT_FFN_W1] = {2, {F, C}, C, F > 0, false},        [WEIGHT_FFN_B1] = {1, {F}, C, F > 0 && fb, false},
+        [WEIGHT_FFN_W2] = {2, {C, F}, F, F > 0, false},        [WEIGHT_FFN_B2] = {1, {C}, F, F > 0 && fb, false},
         [WEIGHT_NORM_WEIGHT] = {1, {C}, 0, cfg->residual_norm, true},
-        [WEIGHT_NORM_BIAS] = {1, {C}, 0, cfg->residual_norm, true},
-        [WEIGHT_FFN_NORM_WEIGHT] = {1, {C}, 0, F > 0, true},        [WEIGHT_FFN_NORM_BIAS] = {1, {C}, 0, F > 0, true},
+        [WEIGHT_NORM_BIAS] = {1, {C}, 0, cfg->residual_norm && !rms, true},
+        [WEIGHT_FFN_NORM_WEIGHT] = {1, {C}, 0, F > 0, true},   [WEIGHT_FFN_NORM_BIAS] = {1, {C}, 0, F > 0 && !rms, true},
+        [WEIGHT_FFN_W_GATE] = {2, {F, C}, C, F > 0 && glu, false}, [WEIGHT_FFN_B_GATE] = {1, {F}, C, F > 0 && glu && fb, false},
     };
-    static const char *const why[WEIGHT_COUNT] = {
+    const char *const nofb = F == 0 ? "model.ffn_hidden is 0" : "model.ffn_bias is false";
+    const char *const why[WEIGHT_COUNT] = {
         [WEIGHT_B_Q] = "model.qkv_bias is false", [WEIGHT_B_K] = "model.qkv_bias is false",
         [WEIGHT_B_V] = "model.qkv_bias is false", [WEIGHT_B_O] = "model.out_bias is false",
-        [WEIGHT_FFN_W1] = "model.ffn_hidden is 0", [WEIGHT_FFN_B1] = "model.ffn_hidden is 0",
-        [WEIGHT_FFN_W2] = "model.ffn_hidden is 0", [WEIGHT_FFN_B2] = "model.ffn_hidden is 0",
-        [WEIGHT_NORM_WEIGHT] = "model.residual_norm is false", [WEIGHT_NORM_BIAS] = "model.residual_norm is false",
-        [WEIGHT_FFN_NORM_WEIGHT] = "model.ffn_hidden is 0", [WEIGHT_FFN_NORM_BIAS] = "model.ffn_hidden is 0",
+        [WEIGHT_FFN_W1] = "model.ffn_hidden is 0", [WEIGHT_FFN_B1] = nofb,
+        [WEIGHT_FFN_W2] = "model.ffn_hidden is 0", [WEIGHT_FFN_B2] = nofb,
+        [WEIGHT_NORM_WEIGHT] = "model.residual_norm is false",
+        [WEIGHT_NORM_BIAS] = !cfg->residual_norm ? "model.residual_norm is false" : "model.norm is \"rms\" (RMSNorm has no β)",
+        [WEIGHT_FFN_NORM_WEIGHT] = "model.ffn_hidden is 0",
+        [WEIGHT_FFN_NORM_BIAS] = F == 0 ? "model.ffn_hidden is 0" : "model.norm is \"rms\" (RMSNorm has no β)",
+        [WEIGHT_FFN_W_GATE] = F == 0 ? "model.ffn_hidden is 0" : "model.activation is not \"swiglu\"",
+        [WEIGHT_FFN_B_GATE] = F == 0 ? "model.ffn_hidden is 0" : !glu ? "model.activation is not \"swiglu\"" : nofb,
     };
 
     bool have_seed = false;

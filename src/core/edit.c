@@ -56,8 +56,13 @@ static const char *missing_because(int t)
     switch (t - LT_WEIGHT0) {
     case 1: case 3: case 5: return "model.qkv_bias is false";
     case 7: return "model.out_bias is false";
-    case 8: case 9: case 10: case 11: case 14: case 15: return "model.ffn_hidden is 0";
-    case 12: case 13: return "model.residual_norm is false";
+    case 8: case 10: case 14: return "model.ffn_hidden is 0";
+    case 9: case 11: return "model.ffn_hidden is 0 or model.ffn_bias is false";
+    case 15: return "model.ffn_hidden is 0 or model.norm is \"rms\" (no β)";
+    case 12: return "model.residual_norm is false";
+    case 13: return "model.residual_norm is false or model.norm is \"rms\" (no β)";
+    case 16: return "model.activation is not \"swiglu\"";
+    case 17: return "model.activation is not \"swiglu\" or model.ffn_bias is false";
     default: return "it is not part of this lesson";
     }
 }

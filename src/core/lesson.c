@@ -480,6 +480,11 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         jsonpath_fail(c, "model.decode", "generating token by token needs self-attention; expected no separate input.key or input.value");
         goto done;
     }
+    if (ls->cfg.norm_first && !(ls->in.key_is_query && ls->in.value_is_key)) {
+        jsonpath_fail(c, "model.norm_first", "a pre-norm block normalises the one input that attends to itself; expected "
+                                             "self-attention (no separate input.key or input.value)");
+        goto done;
+    }
     if ((ls->cfg.rope != ROPE_NONE || ls->cfg.alibi) && !ls->in.key_is_query) {
         jsonpath_fail(c, ls->cfg.rope != ROPE_NONE ? "model.rope" : "model.alibi",
              "positions 0..L-1 are those of one sequence; expected self-attention (no separate input.key)");

@@ -90,6 +90,11 @@ bool lesson_write(const Lesson *ls, FILE *f)
     fprintf(f, ", \"residual_norm\": %s, \"norm_eps\": ", c->residual_norm ? "true" : "false");
     json_write_float(f, c->norm_eps);
     fprintf(f, ", \"ffn_hidden\": %d", c->ffn_hidden);
+    if (c->norm == NORM_RMS) fputs(", \"norm\": \"rms\"", f);
+    if (c->norm_first) fputs(", \"norm_first\": true", f);
+    static const char *const acts[] = {"relu", "gelu", "gelu_tanh", "swiglu"};
+    if (c->ffn_hidden > 0 && c->ffn_act != FFN_RELU) fprintf(f, ", \"activation\": \"%s\"", acts[c->ffn_act]);
+    if (c->ffn_hidden > 0 && !c->ffn_bias) fputs(", \"ffn_bias\": false", f);
     if (c->n_kv_heads > 0 && c->n_kv_heads != c->n_heads) fprintf(f, ", \"n_kv_heads\": %d", c->n_kv_heads);
     if (c->rope != ROPE_NONE) {
         fputs(",\n            \"rope\": {\"theta\": ", f);

@@ -25,8 +25,10 @@ typedef enum StageKind {
     STAGE_KIND_CONCAT,       // concat: (B,H,Lq,d_v) -> (B,Lq,H·d_v)
     STAGE_KIND_OUT_PROJ,     // output = concat·W_Oᵀ + b_O
     STAGE_KIND_ADD,          // residual_sum = output + query
-    STAGE_KIND_NORM,         // residual_norm, ffn_out = LayerNorm(sum)·γ + β (weight γ, bias β)
-    STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = relu(z·W1ᵀ + b1)
+    STAGE_KIND_NORM,         // residual_norm, ffn_out = LayerNorm(sum)·γ + β (weight γ, bias β), or
+                             // RMSNorm(sum)·γ (Trace.norm_rms); pre-norm: attn_norm (of the input), ffn_norm
+    STAGE_KIND_FFN_HIDDEN,   // ffn_hidden = act(z·W1ᵀ + b1) (Trace.ffn_act: relu, gelu, gelu tanh);
+                             // SwiGLU: ffn_gate = silu(z·W_gᵀ + b_g), ffn_hidden = (z·W1ᵀ + b1) ⊙ ffn_gate
     STAGE_KIND_FFN_SUM,      // ffn_sum = h·W2ᵀ + b2 + z (operands h, z)
     STAGE_KIND_ROPE,         // q_rope, k_rope: each pair of the head turned by pos·θ_i
     STAGE_KIND_POS_BIAS,     // position_bias (1, H, Lq, Lk): ALiBi's -m_h·(i - j)
@@ -41,7 +43,7 @@ typedef enum StageKind {
 // The timeline: each step shows one or more stages. X(ID, name): the name is
 // the step's stable English id (a lesson's "steps" and "notes" keys, i18n keys).
 #define STEP_TABLE(X)                                                                                            \
-    X(INPUT, "input") X(PROJECTION, "projection") X(SPLIT, "split") X(ROPE, "rope") X(SCORES, "scores")          \
+    X(INPUT, "input") X(NORM, "norm") X(PROJECTION, "projection") X(SPLIT, "split") X(ROPE, "rope") X(SCORES, "scores")          \
     X(MASK, "mask") X(SOFTMAX, "softmax") X(WEIGHTED_SUM, "weighted_sum") X(FLASH, "flash")                      \
     X(CONCAT, "concat") X(OUTPUT, "output") X(ADD_NORM, "add_norm") X(FFN, "ffn") X(DECODE, "decode")
 
@@ -71,7 +73,9 @@ typedef enum StepId {
     X(NORM_WEIGHT, "norm_weight", norm_weight, "γ", "γ")                                                        \
     X(NORM_BIAS, "norm_bias", norm_bias, "β", "β")                                                              \
     X(FFN_NORM_WEIGHT, "ffn_norm_weight", ffn_norm_weight, "γ", "γ")                                            \
-    X(FFN_NORM_BIAS, "ffn_norm_bias", ffn_norm_bias, "β", "β")
+    X(FFN_NORM_BIAS, "ffn_norm_bias", ffn_norm_bias, "β", "β")                                                  \
+    X(FFN_W_GATE, "ffn_w_gate", ffn_w_gate, "W_gᵀ", "W_g")                                                      \
+    X(FFN_B_GATE, "ffn_b_gate", ffn_b_gate, "b_g", "b_g")
 
 typedef enum WeightSlot {
     WEIGHT_NONE = -1,
@@ -87,6 +91,7 @@ typedef enum WeightSlot {
     X(KEY_INPUT, "key_input", INPUT, INPUT, "key", NONE, NONE)                                                   \
     X(VALUE_INPUT, "value_input", INPUT, INPUT, "value", NONE, NONE)                                             \
     X(MASK, "mask", MASK, INPUT, "mask", NONE, NONE)                                                             \
+    X(ATTN_NORM, "attn_norm", NORM, NORM, "n₁", NORM_WEIGHT, NORM_BIAS)                                          \
     X(Q_PROJ, "q_proj", PROJECTION, PROJECTION, "Q", W_Q, B_Q)                                                   \
     X(K_PROJ, "k_proj", PROJECTION, PROJECTION, "K", W_K, B_K)                                                   \
     X(V_PROJ, "v_proj", PROJECTION, PROJECTION, "V", W_V, B_V)                                                   \
@@ -107,6 +112,8 @@ typedef enum WeightSlot {
     X(OUTPUT, "output", OUT_PROJ, OUTPUT, "output", W_O, B_O)                                                    \
     X(RESIDUAL_SUM, "residual_sum", ADD, ADD_NORM, "s", NONE, NONE)                                              \
     X(RESIDUAL_NORM, "residual_norm", NORM, ADD_NORM, "z", NORM_WEIGHT, NORM_BIAS)                               \
+    X(FFN_NORM, "ffn_norm", NORM, FFN, "n₂", FFN_NORM_WEIGHT, FFN_NORM_BIAS)                                     \
+    X(FFN_GATE, "ffn_gate", FFN_HIDDEN, FFN, "g", FFN_W_GATE, FFN_B_GATE)                                        \
     X(FFN_HIDDEN, "ffn_hidden", FFN_HIDDEN, FFN, "h", FFN_W1, FFN_B1)                                            \
     X(FFN_SUM, "ffn_sum", FFN_SUM, FFN, "f", FFN_W2, FFN_B2)                                                     \
     X(FFN_OUT, "ffn_out", NORM, FFN, "y", FFN_NORM_WEIGHT, FFN_NORM_BIAS)                                        \

@@ -730,3 +730,31 @@ void tensor_layer_norm(float *y, const float *x, const float *w, const float *b,
             yr[j] = fmaf(fmaf(xr[j], rstd, bias), w ? w[j] : 1.0f, b ? b[j] : 0.0f);
     }
 }
+
+float tensor_row_mean_square(const float *x, int n)
+{
+    double s = 0.0;
+    for (int j = 0; j < n; j++) s += (double)x[j] * (double)x[j];
+    return (float)(s / n);
+}
+
+void tensor_rms_norm(float *y, const float *x, const float *w, int rows, int cols, float eps)
+{
+    for (int r = 0; r < rows; r++) {
+        const float *xr = x + (size_t)r * cols;
+        float *yr = y + (size_t)r * cols;
+        float rstd = 1.0f / sqrtf(tensor_row_mean_square(xr, cols) + eps);
+        for (int j = 0; j < cols; j++) yr[j] = xr[j] * rstd * (w ? w[j] : 1.0f);
+    }
+}
+
+float tensor_activation(int act, float xf)
+{
+    const double x = xf;
+    switch (act) {
+    case 0: return xf < 0.0f ? 0.0f : xf;                                   // relu (NaN stays NaN)
+    case 1: return (float)(0.5 * x * (1.0 + erf(x * 0.70710678118654752440))); // gelu
+    case 2: return (float)(0.5 * x * (1.0 + tanh(0.79788456080286535588 * (x + 0.044715 * x * x * x))));
+    default: return (float)(x / (1.0 + exp(-x)));                            // silu
+    }
+}

@@ -71,5 +71,14 @@ void tensor_row_moments(const float *x, int n, float *mean, float *var);
 // moments above; LayerNorm of [3e38, −3e38, 3e38, −3e38] is NaN as in PyTorch.
 void tensor_layer_norm(float *y, const float *x, const float *w, const float *b, int rows, int cols,
                        float eps);
+// The mean of x² over n values (RMSNorm's), summed in double and rounded once to float.
+float tensor_row_mean_square(const float *x, int n);
+// RMSNorm over the last axis (nn.RMSNorm, Llama's LlamaRMSNorm): r = 1/sqrt(mean(x²) + eps),
+// y = (x·r)·w (w NULL: 1).
+void tensor_rms_norm(float *y, const float *x, const float *w, int rows, int cols, float eps);
+// The FFN's non-linearities, as float32 results of the double formula: relu, gelu (erf),
+// gelu with tanh (approximate="tanh") and silu (x·σ(x), SwiGLU's gate); act is an FfnAct
+// of attention.h without FFN_SWIGLU (FFN_SWIGLU here: silu).
+float tensor_activation(int act, float x);
 
 #endif

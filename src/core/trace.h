@@ -51,6 +51,9 @@ typedef struct Trace {
     float *rope_inv;             // RoPE: the frequency of each of the rotary_dim / 2 pairs (owned; rope_scaling applied)
     float rope_att;              // RoPE: cos and sin are multiplied by it (YaRN's attention factor, else 1)
     int flash_block_q, flash_block_k; // tiles of the flash stages (0: none)
+    bool norm_rms;               // the norms are RMSNorm (else LayerNorm)
+    bool norm_first;             // pre-norm block
+    int ffn_act;                 // FfnAct of attention.h
     bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
 } Trace;
 

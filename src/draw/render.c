@@ -119,25 +119,23 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     if (v->stage < 0 || v->stage >= tr->n) return;
     const Stage *st = &tr->stages[v->stage];
     Lang lang = v->lang;
-    char key[48], title[200], shape[32], badge[200];
-    snprintf(key, sizeof key, "title.%s", st->name);
-    snprintf(title, sizeof title, "%d/%d  %s", v->stage + 1, tr->n, i18n_get(lang, key));
+    char title[200], shape[32], badge[200];
+    snprintf(title, sizeof title, "%d/%d  %s", v->stage + 1, tr->n, recipe_stage_text(tr, v->stage, "title", true, lang));
     Rect h = L->header;
     paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
     int tw = paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
     // shape badge: "Q (2,4,4) → (2,2,4,2)"
     tensor_shape_str(&st->t, shape, sizeof shape);
     if (v->hide_result) snprintf(shape, sizeof shape, "(?)"); // a question may ask it
-    snprintf(key, sizeof key, "name.%s", st->name);
+    const char *own = recipe_stage_text(tr, v->stage, "name", true, lang);
     int o = st->operands[0];
     AnimKind anim = recipe_of(st->kind)->anim;
     if (o >= 0 && (anim == ANIM_SPLIT || anim == ANIM_CONCAT)) {
-        char os[32], ok[48];
+        char os[32];
         tensor_shape_str(&tr->stages[o].t, os, sizeof os);
-        snprintf(ok, sizeof ok, "name.%s", tr->stages[o].name);
-        snprintf(badge, sizeof badge, "%s %s → %s", i18n_get(lang, ok), os, shape);
+        snprintf(badge, sizeof badge, "%s %s → %s", recipe_stage_text(tr, o, "name", true, lang), os, shape);
     } else {
-        snprintf(badge, sizeof badge, "%s %s", i18n_get(lang, key), shape);
+        snprintf(badge, sizeof badge, "%s %s", own, shape);
     }
     int bw, bh;
     paint_text_size(cv, FONT_MONO, L->px_body, badge, &bw, &bh);

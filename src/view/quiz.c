@@ -89,14 +89,36 @@ static int operand_decimals(const Layout *L)
 // A tolerance that accepts both the answer computed from the explanation (it adds up
 // to the answer as shown: within base) and the one computed from the operands as the
 // cells show them (cells_text, explain_*_as_cells): base beyond the latter's distance.
-// relu: the stage applies relu to that sum (the FFN's hidden layer).
-static float screen_tolerance(float x, float base, const char *cells_text, bool relu)
+// The FFN's hidden layer applies its non-linearity to that sum, or multiplies it by the gate.
+static float screen_tolerance(float x, float base, const char *cells_text, const Trace *tr, int stage)
 {
-    double v, lo, hi;
-    if (!tip_bounds(cells_text, &v, &lo, &hi) || !isfinite(v)) return base;
-    if (relu && v < 0.0) v = 0.0;
+    double v;
+    if (!quiz_screen_value(tr, stage, cells_text, &v) || !isfinite(v)) return base;
     float t = (float)fabs(v - (double)x) + base;
     return t > base ? t : base;
+}
+
+bool quiz_screen_value(const Trace *tr, int stage, const char *text, double *val)
+{
+    char buf[4096];
+    snprintf(buf, sizeof buf, "%s", text);
+    // SwiGLU's "⊙ g[r,c] = s · g = h" line: the gate as written, and the sum above it
+    char *gl = strstr(buf, "\n⊙ ");
+    double g = 1.0, lo, hi;
+    if (gl) {
+        *gl = '\0';
+        const char *last = NULL, *prev = NULL;
+        for (const char *p = gl + 1; (p = strstr(p, " = ")) != NULL; p += 3) prev = last, last = p;
+        const char *dot = prev ? strstr(prev, " · ") : NULL;
+        if (!dot || dot > last) return false;
+        g = strtod(dot + strlen(" · "), NULL);
+    }
+    if (!tip_bounds(buf, val, &lo, &hi)) return false;
+    if (gl)
+        *val *= g;
+    else
+        recipe_activate(tr, stage, val);
+    return true;
 }
 
 static void fmt(char *out, size_t n, const Ctx *c, const char *key, int nargs, const char *const *args)
@@ -280,7 +302,7 @@ static bool ask_value(Ctx *c, QuizQuestion *q)
         char cells[sizeof q->explanation];
         explain_cell_as_cells(c->tr, &c->v, &c->L, c->L.result_panel, r, col, operand_decimals(&c->L), cells,
                               sizeof cells);
-        q->tolerance = screen_tolerance(x, q->tolerance, cells, c->st->kind == STAGE_KIND_FFN_HIDDEN);
+        q->tolerance = screen_tolerance(x, q->tolerance, cells, c->tr, c->stage);
         return true;
     }
     return false;
@@ -365,7 +387,7 @@ static bool ask_sum(Ctx *c, QuizQuestion *q)
         int rd = c->L.spec[c->L.result_panel].decimals;
         explain_row_sum_as_cells(c->tr, &c->v, &c->L, c->L.result_panel, r, rd >= 0 && rd < TIP_DECIMALS ? rd : TIP_DECIMALS,
                                  cells, sizeof cells);
-        q->tolerance = screen_tolerance(sum, q->tolerance, cells, false);
+        q->tolerance = screen_tolerance(sum, q->tolerance, cells, NULL, -1);
         char why[512];
         fmt(why, sizeof why, c, "quiz.sum_why", 0, NULL);
         append(q->explanation, sizeof q->explanation, "\n");

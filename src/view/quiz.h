@@ -69,6 +69,11 @@ int quiz_all(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, bool a
 // Whether the n numbers given answer q: one number within the tolerance; a list
 // equal element by element (as a set when q->unordered).
 bool quiz_check(const QuizQuestion *q, const float *given, int n);
+// The value a student gets computing along a tooltip's text (explain_cell, or its
+// as-the-cells-show-them form): its sum as written (tip_bounds), then what stage applies to
+// it — the FFN's relu / gelu / silu, or SwiGLU's product with the gate as the text writes
+// it ("⊙ g[r,c] = s · g = h"). stage -1: the sum. False when the text has no such sum.
+bool quiz_screen_value(const Trace *tr, int stage, const char *text, double *val);
 // Reads a typed answer: numbers separated by spaces, commas, "x", "×" or inside
 // ( ) / [ ] ("2x2x4x2", "(2, 4, 4)", "3", "-0.25"); false when it is not that.
 bool quiz_parse_answer(const char *text, float *out, int max, int *n);

@@ -34,6 +34,20 @@ const char *recipe_display_name(const Trace *tr, int s, bool result)
     return st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) && !result ? "scores" : st->name;
 }
 
+const char *recipe_stage_text(const Trace *tr, int s, const char *family, bool result, Lang lang)
+{
+    const StageRecipe *r = recipe_of(tr->stages[s].kind);
+    const char *nm = strcmp(family, "name") == 0 ? recipe_display_name(tr, s, result) : tr->stages[s].name;
+    char key[64];
+    if (r->narration && nm == tr->stages[s].name) {
+        snprintf(key, sizeof key, "%s.%s%s", family, nm, r->narration(tr, s));
+        const char *t = i18n_lookup(lang, key);
+        if (t) return t;
+    }
+    snprintf(key, sizeof key, "%s.%s", family, nm);
+    return i18n_get(lang, key);
+}
+
 PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads)
 {
     if (L->n_panels >= LAYOUT_MAX_PANELS) return NULL;
@@ -86,9 +100,7 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
         size_t b = (size_t)(p->data - st->t.data) / (Lk * Lq * H);
         p->edit_tensor = LT_MASK, p->edit_base = b * Lq * Lk, p->edit_rs = (int)Lk, p->edit_cs = 1;
     }
-    char key[48];
-    snprintf(key, sizeof key, "name.%s", recipe_display_name(tr, stage, stage == v->stage));
-    snprintf(p->title, sizeof p->title, "%s", i18n_get(v->lang, key));
+    snprintf(p->title, sizeof p->title, "%s", recipe_stage_text(tr, stage, "name", stage == v->stage, v->lang));
     if (p->head >= 0) {
         size_t len = strlen(p->title);
         // "Q (h0)": the head in parentheses ("Q · h0" read as a product, like Q·Kᵀ)

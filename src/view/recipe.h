@@ -88,6 +88,8 @@ typedef enum DerivRel {
     DERIV_MEAN,       // Σ a[j] / n
     DERIV_VAR,        // Σ (a[j] − b[0])² / n
     DERIV_NORM,       // (a[j] − b[0]) / √(c[0] + k)
+    DERIV_MEANSQ,     // Σ a[j]² / n
+    DERIV_RMS,        // a[j] / √(b[0] + k)
 } DerivRel;
 
 typedef struct DerivLine {
@@ -174,6 +176,13 @@ const char *recipe_op_sym(const Trace *tr, int s, int k);
 // The stage a panel of stage s is named after: masked_scores without a mask is the
 // scores where it is read (softmax), but keeps its name as the masking stage's result.
 const char *recipe_display_name(const Trace *tr, int s, bool result);
+// The text of family ("title", "name") for stage s in lang: FAMILY.NAME + the recipe's variant
+// for this lesson (narration's suffix: "_rms", "_gelu", ...) when the language has it, else
+// FAMILY.NAME; name uses recipe_display_name (result: the stage's own panel).
+const char *recipe_stage_text(const Trace *tr, int s, const char *family, bool result, Lang lang);
+// The FFN's non-linearity of stage s applied to *x (a pre-activation sum): false when s has
+// none (not the FFN's hidden layer, or SwiGLU's h, a product with the gate).
+bool recipe_activate(const Trace *tr, int s, double *x);
 // The mask fill as the lesson writes it: "−1e9", "−∞".
 void recipe_fill_text(float fill, char *buf, size_t n);
 // Whether key position j of batch b is padding (a key_padding mask masks it for every query).

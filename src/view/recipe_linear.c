@@ -9,7 +9,26 @@
 
 #include "i18n.h"
 
-// x·Wᵀ + b = y (projections, W_O, the FFN's first layer)
+// The FFN's non-linearity at stage s (an FFN_HIDDEN stage): FFN_RELU, FFN_GELU, FFN_GELU_TANH,
+// FFN_SWIGLU for SwiGLU's gate g = silu(…), or ACT_GATED for SwiGLU's h = (…) ⊙ g.
+enum { ACT_GATED = -1 };
+static int act_of(const Trace *tr, const Stage *st)
+{
+    if (tr->ffn_act != FFN_SWIGLU) return tr->ffn_act;
+    return st->operands[1] >= 0 ? ACT_GATED : FFN_SWIGLU;
+}
+static const char *const ACT_NAMES[] = {"relu", "gelu", "gelu_tanh", "silu"};
+
+bool recipe_activate(const Trace *tr, int s, double *x)
+{
+    if (!tr || s < 0 || s >= tr->n) return false;
+    const Stage *st = &tr->stages[s];
+    if (st->kind != STAGE_KIND_FFN_HIDDEN || act_of(tr, st) == ACT_GATED) return false;
+    *x = tensor_activation(act_of(tr, st), (float)*x);
+    return true;
+}
+
+// x·Wᵀ + b = y (projections, W_O, the FFN's first layer; SwiGLU's (x·W₁ᵀ + b₁) ⊙ g = h)
 static void panels_linear(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
@@ -17,7 +36,15 @@ static void panels_linear(Layout *L, const Trace *tr, const View *v)
     recipe_add_param(L, tr, v, v->stage, false, "·", READS_COL);
     // a bias is coloured on its layer's result scale (b₁ too, before relu: as b₂ on f's)
     if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
-    recipe_add_stage(L, tr, v, v->stage, v->head, st->kind == STAGE_KIND_FFN_HIDDEN ? "relu→" : "=", READS_NONE);
+    char op[16] = "=";
+    if (st->kind == STAGE_KIND_FFN_HIDDEN) {
+        int act = act_of(tr, st);
+        if (act == ACT_GATED)
+            recipe_add_stage(L, tr, v, st->operands[1], v->head, "⊙", READS_CELL);
+        else
+            snprintf(op, sizeof op, "%s→", ACT_NAMES[act]);
+    }
+    recipe_add_stage(L, tr, v, v->stage, v->head, op, READS_NONE);
 }
 
 // h·W₂ᵀ + b₂ + z = f
@@ -40,15 +67,15 @@ static void panels_add(Layout *L, const Trace *tr, const View *v)
     recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
 }
 
-// s → LayerNorm(s)·γ + β = z
+// s → LayerNorm(s)·γ + β = z, or RMS(s)·γ = z
 static void panels_norm(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
     recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
-    char op[16]; // "LN(s)·": the normalised sum, times γ
-    snprintf(op, sizeof op, "LN(%s)·", recipe_symbol(tr, st->operands[0], v->lang));
+    char op[24]; // "LN(s)·": the normalised sum, times γ
+    snprintf(op, sizeof op, "%s(%s)·", tr->norm_rms ? "RMS" : "LN", recipe_symbol(tr, st->operands[0], v->lang));
     recipe_add_param(L, tr, v, v->stage, false, op, READS_COL);
-    recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
+    if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
     recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
 }
 
@@ -59,8 +86,10 @@ static void formula_linear(const Trace *tr, int s, Lang lang, char *out, size_t 
     const StageName nm = recipe_name_of(tr, s);
     char b[32] = "";
     if (recipe_has_bias(st)) snprintf(b, sizeof b, " + %s", nm.bsym);
-    if (st->kind == STAGE_KIND_FFN_HIDDEN)
-        snprintf(out, n, "%s = relu(%s·%s%s)", nm.sym, recipe_op_sym(tr, s, 0), nm.wsym, b);
+    if (st->kind == STAGE_KIND_FFN_HIDDEN && act_of(tr, st) == ACT_GATED)
+        snprintf(out, n, "%s = (%s·%s%s) ⊙ %s", nm.sym, recipe_op_sym(tr, s, 0), nm.wsym, b, recipe_op_sym(tr, s, 1));
+    else if (st->kind == STAGE_KIND_FFN_HIDDEN)
+        snprintf(out, n, "%s = %s(%s·%s%s)", nm.sym, ACT_NAMES[act_of(tr, st)], recipe_op_sym(tr, s, 0), nm.wsym, b);
     else if (st->kind == STAGE_KIND_FFN_SUM)
         snprintf(out, n, "%s = %s·%s%s + %s", nm.sym, recipe_op_sym(tr, s, 0), nm.wsym, b, recipe_op_sym(tr, s, 1));
     else
@@ -77,7 +106,10 @@ static void formula_norm(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
     const char *x = recipe_op_sym(tr, s, 0);
-    snprintf(out, n, "%s = LayerNorm(%s) = (%s − mean) / √(var + ε) · γ + β", recipe_name_of(tr, s).sym, x, x);
+    if (tr->norm_rms)
+        snprintf(out, n, "%s = RMSNorm(%s) = %s / √(mean(%s²) + ε) · γ", recipe_name_of(tr, s).sym, x, x, x);
+    else
+        snprintf(out, n, "%s = LayerNorm(%s) = (%s − mean) / √(var + ε) · γ + β", recipe_name_of(tr, s).sym, x, x);
 }
 
 // x·Wᵀ + b for output feature c of row r; returns the pre-activation sum.
@@ -137,9 +169,23 @@ static void tip_linear_relu(TipOut *o, const TipCell *cell)
     if (t0 && st->weight) {
         float s = tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL);
         tip_number(s, a0, sizeof a0), tip_number(val, a1, sizeof a1);
-        const char *args[] = {a0, a1};
         tip_put(o, "\n");
-        tip_key(o, lang, "tip.relu", 2, args);
+        int act = act_of(tr, st);
+        if (act == ACT_GATED) { // (the sum) ⊙ g[row, col], as a product of the two as written
+            const Tensor *g = &tr->stages[st->operands[1]].t;
+            char r[16], c[16], x[32], y[32];
+            snprintf(r, sizeof r, "%d", row), snprintf(c, sizeof c, "%d", col);
+            tip_operand(o, s, x, sizeof x), tip_operand(o, tip_row(g, b, 0, row)[col], y, sizeof y);
+            const char *args[] = {r, c, x, y};
+            tip_key(o, lang, "tip.gated", 4, args);
+            tip_equals(o, val);
+        } else if (act == FFN_RELU) {
+            const char *args[] = {a0, a1};
+            tip_key(o, lang, "tip.relu", 2, args);
+        } else {
+            const char *args[] = {ACT_NAMES[act], a0, a1};
+            tip_key(o, lang, "tip.act", 3, args);
+        }
     }
 }
 
@@ -175,7 +221,10 @@ static void tip_add(TipOut *o, const TipCell *cell)
 static void tip_norm_cell(TipOut *o, const TipCell *cell)
 {
     const Tensor *x = cell->t0;
-    if (x)
+    if (x && cell->tr->norm_rms)
+        tip_rms_norm(o, cell->lang, tip_row(x, cell->b, 0, cell->row), tip_last_dim(x), cell->col, cell->st,
+                     cell->tr->norm_eps, cell->val);
+    else if (x)
         tip_norm(o, cell->lang, tip_row(x, cell->b, 0, cell->row), tip_last_dim(x), cell->col, cell->st,
                  cell->tr->norm_eps, cell->val);
 }
@@ -194,6 +243,32 @@ static void note_norm(const Trace *tr, int s, Lang lang, char *out, size_t n)
 static const char *narration_linear(const Trace *tr, int s)
 {
     return recipe_has_bias(&tr->stages[s]) ? "" : "_nobias";
+}
+
+// The FFN's hidden layer by its non-linearity (SwiGLU's gate is its own stage, ffn_gate).
+static const char *narration_ffn_hidden(const Trace *tr, int s)
+{
+    static const char *const suffix[] = {"", "_gelu", "_gelu_tanh", ""};
+    int act = act_of(tr, &tr->stages[s]);
+    return act == ACT_GATED ? "_swiglu" : suffix[act];
+}
+
+// RMSNorm's narration, name and title; pre-norm's residual sums.
+static const char *narration_norm(const Trace *tr, int s)
+{
+    (void)s;
+    return tr->norm_rms ? "_rms" : "";
+}
+
+static const char *narration_prenorm(const Trace *tr, int s)
+{
+    (void)s;
+    return tr->norm_first ? "_prenorm" : "";
+}
+
+static const char *narration_ffn_sum(const Trace *tr, int s)
+{
+    return tr->norm_first ? "_prenorm" : recipe_has_bias(&tr->stages[s]) ? "" : "_nobias";
 }
 
 // LayerNorm's strip: the row, its mean and variance, the normalised row, · γ + β.
@@ -215,6 +290,26 @@ static bool derive_norm(const Layout *L, const Trace *tr, const View *v, int row
     float rowv[1024], mean = 0.0f, var = 0.0f;
     if (n > 1024) return false;
     for (int j = 0; j < n; j++) rowv[j] = panel_value(x, row, j);
+    if (tr->norm_rms) { // x, mean(x²), x / √(mean(x²) + ε), · γ
+        float ms = tensor_row_mean_square(rowv, n), r = 1.0f / sqrtf(ms + tr->norm_eps);
+        const char *xs = recipe_symbol(tr, st->operands[0], v->lang);
+        recipe_deriv_title(d, v, res, row, -1);
+        DerivLine *l = recipe_deriv_line(d, xs, n);
+        for (int j = 0; j < n; j++) l->v[j] = rowv[j];
+        snprintf(b, sizeof b, "mean(%s²)", xs);
+        l = recipe_deriv_line(d, b, 1);
+        l->v[0] = ms;
+        recipe_deriv_rel(l, DERIV_MEANSQ, 0, 0, 0, 0.0);
+        snprintf(b, sizeof b, "%s / √(mean(%s²) + ε)", xs, xs);
+        l = recipe_deriv_line(d, b, n);
+        recipe_deriv_rel(l, DERIV_RMS, 0, 1, 0, (double)tr->norm_eps);
+        for (int j = 0; j < n; j++) l->v[j] = rowv[j] * r;
+        snprintf(b, sizeof b, "· γ = %s", recipe_symbol(tr, v->stage, v->lang));
+        l = recipe_deriv_line(d, b, n);
+        for (int j = 0; j < n; j++) l->v[j] = panel_value(res, row, j);
+        l->result = true;
+        return true;
+    }
     tensor_row_moments(rowv, n, &mean, &var);
     float inv = 1.0f / sqrtf(var + tr->norm_eps);
     const char *xs = recipe_symbol(tr, st->operands[0], v->lang);
@@ -251,21 +346,24 @@ const StageRecipe RECIPE_OUT_PROJ = {
 };
 
 const StageRecipe RECIPE_FFN_HIDDEN = {
-    .panels = panels_linear, .formula = formula_linear, .tip = tip_linear_relu, .anim = ANIM_ROWS,
+    .panels = panels_linear, .formula = formula_linear, .tip = tip_linear_relu, .narration = narration_ffn_hidden,
+    .anim = ANIM_ROWS,
     .quiz = Q(SHAPE) | Q(VALUE),
 };
 
 const StageRecipe RECIPE_FFN_SUM = {
-    .panels = panels_ffn_sum, .formula = formula_linear, .tip = tip_linear_residual, .anim = ANIM_ROWS,
+    .panels = panels_ffn_sum, .formula = formula_linear, .tip = tip_linear_residual, .narration = narration_ffn_sum,
+    .anim = ANIM_ROWS,
     .quiz = Q(VALUE),
 };
 
 const StageRecipe RECIPE_ADD = {
-    .panels = panels_add, .formula = formula_add, .tip = tip_add, .anim = ANIM_ROWS, .quiz = Q(VALUE),
+    .panels = panels_add, .formula = formula_add, .tip = tip_add, .narration = narration_prenorm, .anim = ANIM_ROWS,
+    .quiz = Q(VALUE),
 };
 
 const StageRecipe RECIPE_NORM = {
-    .panels = panels_norm, .formula = formula_norm, .note = note_norm, .tip = tip_norm_cell,
+    .panels = panels_norm, .formula = formula_norm, .note = note_norm, .tip = tip_norm_cell, .narration = narration_norm,
     .deriv_width = deriv_width_norm, .derive = derive_norm, .anim = ANIM_ROWS, .quiz = Q(VALUE),
     .norm_affine = true,
 };

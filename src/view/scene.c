@@ -187,9 +187,7 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         if (p->is_weight) {
             snprintf(base, sizeof base, "%s", p->title);
         } else {
-            char k[48];
-            snprintf(k, sizeof k, "name.%s", recipe_display_name(tr, p->stage, p->result));
-            snprintf(base, sizeof base, "%s", i18n_get(v->lang, k));
+            snprintf(base, sizeof base, "%s", recipe_stage_text(tr, p->stage, "name", p->result, v->lang));
         }
         if (g == L->n_groups) {
             gkey[g] = key[i];
@@ -435,11 +433,10 @@ void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_
     if (n) out[0] = '\0';
     if (v->stage < 0 || v->stage >= tr->n) return;
     const Stage *st = &tr->stages[v->stage];
-    char key[48], line[400], a[96], b[32], c[32], d[32];
-    snprintf(key, sizeof key, "title.%s", st->name);
+    char line[400], a[96], b[32], c[32], d[32];
     snprintf(a, sizeof a, "%d", v->batch);
     snprintf(b, sizeof b, "%d", v->head);
-    const char *args0[] = {i18n_get(v->lang, key), L->formula, a, b};
+    const char *args0[] = {recipe_stage_text(tr, v->stage, "title", true, v->lang), L->formula, a, b};
     i18n_fmt(line, sizeof line, v->lang, stage_has_heads(st) || recipe_of(st->kind)->anim == ANIM_CONCAT ? "alt.intro_head" : "alt.intro",
              4, args0);
     put(out, n, &len, line);
@@ -490,6 +487,7 @@ const char *scene_step_key(const Trace *tr, StepId step, char *buf, size_t n)
     const char *suffix = "";
     if (step == STEP_SCORES)
         suffix = tr->scale == 1.0f ? "_noscale" : !recipe_scale_is_sqrt_dk(tr) ? "_custom" : tr->alibi ? "_alibi" : "";
+    if (step == STEP_ADD_NORM && tr->norm_first) suffix = "_prenorm"; // the residual sum alone: its norm comes later
     snprintf(buf, n, "step.%s%s", step_name(step), suffix);
     return buf;
 }
@@ -580,7 +578,8 @@ static double deriv_shown(const Derivation *d, const DerivLine *l, int j, double
 
 static bool deriv_uses_b(DerivRel r)
 {
-    return r == DERIV_PRODUCT || r == DERIV_ADD || r == DERIV_SUB || r == DERIV_DIV || r == DERIV_VAR || r == DERIV_NORM;
+    return r == DERIV_PRODUCT || r == DERIV_ADD || r == DERIV_SUB || r == DERIV_DIV || r == DERIV_VAR || r == DERIV_NORM ||
+           r == DERIV_RMS;
 }
 
 // Whether element j of line i follows from the lines it reads, all as written.
@@ -627,6 +626,11 @@ static bool deriv_holds(const Derivation *d, int i, int j)
     case DERIV_EXP: comp = exp(SHOWN(A, j)); break;
     case DERIV_DIV: comp = SHOWN(A, j) / SHOWN(B, 0); break;
     case DERIV_NORM: comp = (SHOWN(A, j) - SHOWN(B, 0)) / sqrt(SHOWN(C, 0) + l->k); break;
+    case DERIV_MEANSQ:
+        for (int k = 0; k < A->n; k++) comp += SHOWN(A, k) * SHOWN(A, k);
+        comp /= A->n;
+        break;
+    case DERIV_RMS: comp = SHOWN(A, j) / sqrt(SHOWN(B, 0) + l->k); break;
     }
     if (isnan(comp) || isnan(want)) return isnan(comp) && isnan(want);
     if (isinf(comp) || isinf(want)) return comp == want;

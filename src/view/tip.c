@@ -146,6 +146,30 @@ void tip_norm(TipOut *o, Lang lang, const float *row, int n, int col, const Stag
     tip_put(o, v);
 }
 
+void tip_rms_norm(TipOut *o, Lang lang, const float *row, int n, int col, const Stage *st, float eps, float val)
+{
+    float ms = tensor_row_mean_square(row, n);   // as the core computes it
+    float xhat = row[col] / sqrtf(ms + eps);
+    float g = st->weight && tensor_present(st->weight) ? st->weight->data[col] : 1.0f;
+    char a[32], c[40], d[32], e[32], gg[32], h[32];
+    tip_number(ms, a, sizeof a);
+    tip_paren_number(row[col], c, sizeof c), tip_operand(o, xhat, d, sizeof d);
+    tip_operand(o, g, e, sizeof e);
+    snprintf(gg, sizeof gg, "%d", n), snprintf(h, sizeof h, "%d", col);
+    const char *args1[] = {gg, a};
+    tip_key(o, lang, "tip.rms_stats", 2, args1);
+    tip_put(o, "\n");
+    const char *args2[] = {c, a, d};
+    tip_key(o, lang, "tip.rms_hat", 3, args2);
+    tip_put(o, "\n");
+    const char *args3[] = {d, e, h};
+    tip_key(o, lang, "tip.rms_affine", 3, args3);
+    char v[32];
+    tip_number(val, v, sizeof v);
+    tip_put(o, o->approx ? " ≈ " : " = ");
+    tip_put(o, v);
+}
+
 void tip_number(float x, char *buf, size_t n) { tip_number_dec(x, TIP_DECIMALS, buf, n); }
 
 void tip_number_dec(float x, int d, char *buf, size_t n)

@@ -91,5 +91,7 @@ const float *tip_row(const Tensor *t, int b, int h, int r);
 int tip_last_dim(const Tensor *t);
 // LayerNorm of one row, every term: mean, variance, the normalised value, ·γ + β.
 void tip_norm(TipOut *o, Lang lang, const float *row, int n, int col, const Stage *st, float eps, float val);
+// RMSNorm of one row: the mean of the squares, the normalised value, · γ.
+void tip_rms_norm(TipOut *o, Lang lang, const float *row, int n, int col, const Stage *st, float eps, float val);
 
 #endif
