@@ -876,6 +876,159 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
 
 
 # ----------------------------------------------------------------------------
+# a Llama-style decoder layer
+# ----------------------------------------------------------------------------
+
+def _norm_parts(norm, what):
+    """(kind, weight, bias, eps) of an RMSNorm (LlamaRMSNorm, nn.RMSNorm) or nn.LayerNorm."""
+    if norm is None:
+        raise ValueError("%s: missing" % what)
+    eps = _num_attr(norm, ["variance_epsilon", "eps", "epsilon"])
+    if eps is None:
+        raise ValueError("%s: no eps / variance_epsilon attribute" % what)
+    w = getattr(norm, "weight", None)
+    if w is None:
+        raise ValueError("%s: no weight (elementwise_affine=False is not supported)" % what)
+    if isinstance(norm, nn.LayerNorm):
+        return "layer", w, norm.bias, float(eps)
+    if getattr(norm, "bias", None) is not None:
+        raise ValueError("%s: an RMSNorm with a bias" % what)
+    return "rms", w, None, float(eps)
+
+
+def _rope_tables(L, d, theta, scaling):
+    inv = 1.0 / (theta ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
+    if scaling:
+        if scaling.get("type") != "linear":
+            raise ValueError("rope scaling %r: the check knows \"linear\" only; pass check=False" % scaling.get("type"))
+        inv = inv / float(scaling["factor"])
+    ang = torch.arange(L, dtype=torch.float32)[:, None] * inv[None, :]
+    return ang.cos(), ang.sin()
+
+
+def llama_lesson_forward(lesson):
+    """The output of a lesson made by lesson_from_llama_layer, run in torch (RMSNorm, GQA with
+    RoPE, causal, SwiGLU, pre-norm), as transformers' LlamaDecoderLayer computes it."""
+    m = lesson["model"]
+    C, H = int(m["d_model"]), int(m["n_heads"])
+    Hkv, d = int(m.get("n_kv_heads", H)), int(m.get("d_k", C // H))
+    eps = float(m.get("norm_eps", 1e-5))
+    w = {n: _tensor(t) for n, t in lesson["weights"].items()}
+    x = _tensor(lesson["input"]["query"])
+    x = x.unsqueeze(0) if x.dim() == 2 else x
+    B, L = x.shape[0], x.shape[1]
+    F = torch.nn.functional
+
+    def norm(t, g, b):
+        if m.get("norm") == "rms":
+            return g * (t * torch.rsqrt(t.pow(2).mean(-1, keepdim=True) + eps))
+        return F.layer_norm(t, (C,), g, b, eps)
+
+    ones, zeros = torch.ones(C), torch.zeros(C)
+    n1 = norm(x, w.get("norm_weight", ones), w.get("norm_bias", zeros))
+    q = F.linear(n1, w["w_q"], w.get("b_q")).view(B, L, H, d).transpose(1, 2)
+    k = F.linear(n1, w["w_k"], w.get("b_k")).view(B, L, Hkv, d).transpose(1, 2)
+    v = F.linear(n1, w["w_v"], w.get("b_v")).view(B, L, Hkv, d).transpose(1, 2)
+    rope = m.get("rope")
+    if rope:
+        cos, sin = _rope_tables(L, d, float(rope.get("theta", 10000)), rope.get("scaling"))
+        if rope.get("style", "half") == "half":
+            cos, sin = torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)
+            turn = lambda t: torch.cat([-t[..., d // 2:], t[..., :d // 2]], -1)
+        else:
+            cos, sin = cos.repeat_interleave(2, -1), sin.repeat_interleave(2, -1)
+            turn = lambda t: torch.stack([-t[..., 1::2], t[..., ::2]], -1).flatten(-2)
+        q, k = q * cos + turn(q) * sin, k * cos + turn(k) * sin
+    k, v = k.repeat_interleave(H // Hkv, 1), v.repeat_interleave(H // Hkv, 1)
+    s = q @ k.transpose(-2, -1) / math.sqrt(d)
+    s = s.masked_fill(~torch.tril(torch.ones(L, L, dtype=torch.bool)), float("-inf"))
+    o = F.linear((torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, L, H * d), w["w_o"], w.get("b_o"))
+    s1 = x + o
+    n2 = norm(s1, w.get("ffn_norm_weight", ones), w.get("ffn_norm_bias", zeros))
+    h = F.silu(F.linear(n2, w["ffn_w_gate"], w.get("ffn_b_gate"))) * F.linear(n2, w["ffn_w1"], w.get("ffn_b1"))
+    return s1 + F.linear(h, w["ffn_w2"], w.get("ffn_b2"))
+
+
+def lesson_from_llama_layer(layer, x, rope=None, title=None, tokens=None, description=None, n_heads=None,
+                            n_kv_heads=None, check=True, forward=None):
+    """Builds a lesson from a Llama-style decoder layer written as modules, as transformers'
+    LlamaDecoderLayer: input_layernorm, self_attn with q_proj / k_proj / v_proj / o_proj,
+    post_attention_layernorm, mlp with gate_proj / up_proj / down_proj (silu), pre-norm,
+    causal self-attention. x: (B, L, C) or (L, C).
+
+    rope     {"theta": 10000, "style": "half" | "interleaved", "scaling": {...}} (as the
+             lesson's model.rope), or None for none; the layer itself does not say it
+    n_heads, n_kv_heads   when the attention module has no num_heads / num_key_value_heads
+    check    run the layer (forward(layer, x) if given, else layer(x); a tuple's first item)
+             and raise ValueError unless the lesson gives its output
+    """
+    att, mlp = getattr(layer, "self_attn", None), getattr(layer, "mlp", None)
+    if att is None or mlp is None:
+        raise ValueError("%s: expected self_attn and mlp submodules (a Llama-style decoder layer)" % _describe(layer))
+    lin = {}
+    for owner, names in ((att, ("q_proj", "k_proj", "v_proj", "o_proj")), (mlp, ("gate_proj", "up_proj", "down_proj"))):
+        for n in names:
+            lin[n] = _as_linear(getattr(owner, n, None))
+            if lin[n] is None:
+                raise ValueError("%s: no %s nn.Linear" % (_describe(owner), n))
+    cfg = getattr(att, "config", None)
+    H = n_heads or _int_attr(att, ["num_heads", "n_heads"])[0] or getattr(cfg, "num_attention_heads", None)
+    if not H:
+        raise ValueError("%s: no num_heads attribute; pass n_heads=" % _describe(att))
+    C = lin["q_proj"].in_features
+    d = lin["q_proj"].out_features // H
+    Hkv = n_kv_heads or _int_attr(att, ["num_key_value_heads", "n_kv_heads"])[0] or \
+        getattr(cfg, "num_key_value_heads", None) or lin["k_proj"].out_features // d
+    k1, g1, b1, e1 = _norm_parts(getattr(layer, "input_layernorm", None), "input_layernorm")
+    k2, g2, b2, e2 = _norm_parts(getattr(layer, "post_attention_layernorm", None), "post_attention_layernorm")
+    if k1 != k2 or e1 != e2:
+        raise ValueError("the two norms differ (%s eps %g, %s eps %g); a lesson has one kind and one eps" % (k1, e1, k2, e2))
+    x3 = x.detach().float()
+    x3 = x3.unsqueeze(0) if x3.dim() == 2 else x3
+    if x3.dim() != 3 or x3.shape[-1] != C:
+        raise ValueError("x: expected (B, L, %d) or (L, %d), got %s" % (C, C, list(x.shape)))
+    model = {"d_model": C, "n_heads": H}
+    if Hkv != H:
+        model["n_kv_heads"] = Hkv
+    if C % H or d != C // H:
+        model["d_k"] = d
+    model["qkv_bias"] = lin["q_proj"].bias is not None
+    model["out_bias"] = lin["o_proj"].bias is not None
+    model["mask_fill"] = "-inf"
+    if rope:
+        model["rope"] = dict(rope)
+    model.update({"residual_norm": True, "norm": k1, "norm_first": True, "norm_eps": e1,
+                  "ffn_hidden": lin["up_proj"].out_features, "activation": "swiglu",
+                  "ffn_bias": lin["up_proj"].bias is not None})
+    weights = {"w_q": _values(lin["q_proj"].weight), "w_k": _values(lin["k_proj"].weight),
+               "w_v": _values(lin["v_proj"].weight), "w_o": _values(lin["o_proj"].weight),
+               "ffn_w_gate": _values(lin["gate_proj"].weight), "ffn_w1": _values(lin["up_proj"].weight),
+               "ffn_w2": _values(lin["down_proj"].weight), "norm_weight": _values(g1), "ffn_norm_weight": _values(g2)}
+    for n, wn in (("q_proj", "b_q"), ("k_proj", "b_k"), ("v_proj", "b_v"), ("o_proj", "b_o"),
+                  ("gate_proj", "ffn_b_gate"), ("up_proj", "ffn_b1"), ("down_proj", "ffn_b2")):
+        if lin[n].bias is not None:
+            weights[wn] = _values(lin[n].bias)
+    if b1 is not None:
+        weights["norm_bias"], weights["ffn_norm_bias"] = _values(b1), _values(b2)
+    les = {"title": title or {"en": "From PyTorch: a Llama-style layer, d_model %d, %d heads" % (C, H),
+                              "zh": "来自 PyTorch：Llama 式层，d_model %d，%d 个头" % (C, H)}}
+    if description is not None:
+        les["description"] = description
+    les.update({"model": model, "input": {"query": _values(x3)}, "mask": "causal", "weights": weights})
+    if tokens is not None:
+        les["tokens"] = tokens
+    if check:
+        with torch.no_grad():
+            out = forward(layer, x3) if forward else layer(x3)
+        out = out[0] if isinstance(out, tuple) else out
+        p = _mismatch(llama_lesson_forward(json.loads(lesson_text(les))), out)
+        if p:
+            raise ValueError("the lesson does not reproduce %s: %s (is rope= the layer's? is it causal?)"
+                             % (_describe(layer), p))
+    return les
+
+
+# ----------------------------------------------------------------------------
 # demo
 # ----------------------------------------------------------------------------
 
