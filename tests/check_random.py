@@ -240,14 +240,34 @@ def random_lesson(rng):
     if plain_self and is_causal and rng.random() < 0.5:      # KV-cache decoding
         model["decode"] = True
         pos += " decode"
+    # today's blocks: RMSNorm, pre-norm, GELU (both forms) or SwiGLU, an FFN without biases
+    rms = bool(residual or ffn) and rng.random() < 0.35
+    if rms:
+        model["norm"] = "rms"
+        pos += " rms"
+    if residual and plain_self and rng.random() < 0.4:
+        model["norm_first"] = True
+        pos += " pre-norm"
+    act = "relu"
+    if ffn and rng.random() < 0.6:
+        act = ["relu", "gelu", "gelu_tanh", "swiglu"][int(rng.integers(0, 4))]
+        model["activation"] = act
+        pos += " " + act
+    fbias = not (ffn and rng.random() < 0.3)
+    if not fbias:
+        model["ffn_bias"] = False
+        pos += " no-ffn-bias"
 
     # weights
     shapes = {"w_q": (H * d_k, d), "b_q": (H * d_k,), "w_k": (Hkv * d_k, d), "b_k": (Hkv * d_k,),
               "w_v": (Hkv * d_v, d), "b_v": (Hkv * d_v,), "w_o": (d, H * d_v), "b_o": (d,),
-              "ffn_w1": (ffn, d), "ffn_b1": (ffn,), "ffn_w2": (d, ffn), "ffn_b2": (d,)}
+              "ffn_w1": (ffn, d), "ffn_b1": (ffn,), "ffn_w2": (d, ffn), "ffn_b2": (d,),
+              "ffn_w_gate": (ffn, d), "ffn_b_gate": (ffn,)}
     fan = {"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn}
     needed = ["w_q", "w_k", "w_v", "w_o"] + (["b_q", "b_k", "b_v"] if qkv_bias else []) \
-        + (["b_o"] if out_bias else []) + (["ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2"] if ffn else [])
+        + (["b_o"] if out_bias else []) + (["ffn_w1", "ffn_w2"] if ffn else []) \
+        + (["ffn_b1", "ffn_b2"] if ffn and fbias else []) + (["ffn_w_gate"] if ffn and act == "swiglu" else []) \
+        + (["ffn_b_gate"] if ffn and act == "swiglu" and fbias else [])
     use_init = rng.random() < 0.3
     per_head = rng.random() < 0.25
     weights = {}
@@ -268,6 +288,8 @@ def random_lesson(rng):
     if ffn:
         norms += ["ffn_norm_weight", "ffn_norm_bias"]
     for name in norms:
+        if rms and name.endswith("bias"):
+            continue
         if rng.random() < 0.5:
             base = 1.0 if name.endswith("weight") else 0.0
             weights[name] = tensor_form(rng, (base + f32(rng, (d,), 0.3)).astype(np.float32))
