@@ -69,6 +69,9 @@ def random_mask(rng, B, Lq, Lk):
         kind = "causal"
     if kind == "sliding_window":
         W = int(rng.integers(1, Lq + 2))
+        if rng.random() < 0.4:                               # StreamingLLM's kept first tokens
+            S = int(rng.integers(1, Lq + 1))
+            return {"sliding_window": W, "sink_tokens": S}, "sliding_window=%d sinks=%d" % (W, S)
         return {"sliding_window": W}, "sliding_window=%d" % W
     if kind == "none":
         return (None if rng.random() < 0.5 else "omit"), "none"

@@ -287,11 +287,13 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
     return torch.cat(ms, dim=-1), torch.cat(ls, dim=-1), acc / l
 
 
-def sliding_window_mask(L, W):
-    """Mistral: query i sees keys j with i - W < j <= i."""
+def sliding_window_mask(L, W, sinks=0):
+    """Mistral: query i sees keys j with i - W < j <= i; StreamingLLM (Xiao et al. 2023,
+    "Efficient Streaming Language Models with Attention Sinks") also keeps the first `sinks`
+    tokens: j < sinks, j <= i."""
     i = torch.arange(L)[:, None]
     j = torch.arange(L)[None, :]
-    return ((j <= i) & (j > i - W)).to(torch.float32)
+    return ((j <= i) & ((j > i - W) | (j < sinks))).to(torch.float32)
 
 
 class MultiHeadAttention(nn.Module):
@@ -761,7 +763,7 @@ def resolve_lesson(lesson):
             raise LessonError("mask.causal: expected top_left or bottom_right")
         mask = torch.tril(torch.ones(Lq, Lk), diagonal=Lk - Lq if mj["causal"] == "bottom_right" else 0)
     elif isinstance(mj, dict) and "sliding_window" in mj:
-        mask = sliding_window_mask(Lq, int(mj["sliding_window"]))
+        mask = sliding_window_mask(Lq, int(mj["sliding_window"]), int(mj.get("sink_tokens", 0)))
     elif isinstance(mj, dict) and "key_padding" in mj:
         lens = torch.tensor([int(x) for x in mj["key_padding"]])
         if lens.numel() != B:
@@ -1039,6 +1041,16 @@ def variants():
                        {"d_model": 6, "n_heads": 2, "d_k": 2, "d_v": 4, "qkv_bias": False,
                         "out_bias": False, "residual_norm": True, "norm_eps": 1e-6,
                         "ffn_hidden": 12}, block, x))
+
+    # 6c. StreamingLLM: a sliding window of 3 with the first 2 tokens kept as attention sinks,
+    # GQA with RoPE, decoded token by token (the cache's rows 0, 1 and the last 3 are read)
+    torch.manual_seed(64)
+    block = make_block(8, 2, n_kv_heads=1, rope=(10000.0, "half"), decode=True, mask_fill=float("-inf"))
+    x = torch.randn(2, 9, 8)
+    out.append(Variant("streaming-sinks-decode", "StreamingLLM: a window of 3 and 2 attention-sink tokens, MQA, RoPE, decoding",
+                       {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "mask_fill": "-inf", "rope": {"style": "half"},
+                        "decode": True}, block, x, mask=sliding_window_mask(9, 3, 2),
+                       mask_lesson={"sliding_window": 3, "sink_tokens": 2}))
 
     # 6b. today's blocks. A Llama-style decoder layer (transformers' LlamaDecoderLayer: pre-norm
     # with RMSNorm, GQA with RoPE, no biases, SwiGLU's LlamaMLP), decoded token by token too;

@@ -133,6 +133,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->mask_kind = (int)in->mask_kind;
     tr->n_kv_heads = Hkv, tr->rope = (int)cfg->rope, tr->rope_theta = cfg->rope_theta;
     tr->alibi = cfg->alibi, tr->window = in->mask_kind == MASK_SLIDING ? in->window : 0;
+    tr->sink_tokens = in->mask_kind == MASK_SLIDING ? in->sink_tokens : 0;
     tr->causal_offset = in->mask_kind == MASK_CAUSAL && in->causal_bottom_right ? Lk - Lq : 0;
     tr->rotary_dim = cfg->rope != ROPE_NONE ? (cfg->rotary_dim > 0 ? cfg->rotary_dim : dk) : 0;
     if (cfg->rope != ROPE_NONE) {

@@ -10,7 +10,8 @@ typedef enum MaskKind {
     MASK_CAUSAL,       // query i sees keys j <= i (+ Lk - Lq with AttnInputs.causal_bottom_right)
     MASK_TENSOR,       // explicit 0/1 tensor broadcast to (B, Lq, Lk)
     MASK_KEY_PADDING,  // per batch b, keys j >= len_b are masked
-    MASK_SLIDING,      // query i sees keys j with i - W < j <= i (AttnInputs.window = W)
+    MASK_SLIDING,      // query i sees keys j with i - W < j <= i (AttnInputs.window = W), and the
+                       // first AttnInputs.sink_tokens keys j <= i (StreamingLLM's attention sinks)
 } MaskKind;
 
 typedef enum RopeStyle {
@@ -104,6 +105,7 @@ typedef struct AttnInputs {
     MaskKind mask_kind;
     Tensor mask;             // (B, Lq, Lk) 0/1 when mask_kind != MASK_NONE
     int window;              // MASK_SLIDING: W
+    int sink_tokens;         // MASK_SLIDING: the first S tokens stay visible (StreamingLLM), 0: none
     // MASK_CAUSAL aligned bottom-right (FlashAttention ≥ 2.1): query i sees keys
     // j ≤ i + Lk − Lq, so the last query sees every key; top-left (false, PyTorch's
     // SDPA is_causal): j ≤ i. The same mask when Lq = Lk.

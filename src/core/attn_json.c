@@ -378,7 +378,7 @@ bool attn_json_mask(JsonCtx *c, const cJSON *m, int B, int Lq, int Lk, AttnInput
         return true;
     }
     if (cJSON_IsObject(m) && cJSON_GetObjectItemCaseSensitive(m, "sliding_window")) {
-        static const char *const keys[] = {"sliding_window", NULL};
+        static const char *const keys[] = {"sliding_window", "sink_tokens", NULL};
         if (!jsonpath_check_keys(c, m, P, keys)) return false;
         const cJSON *w = cJSON_GetObjectItemCaseSensitive(m, "sliding_window");
         const char *PW = "mask.sliding_window";
@@ -389,11 +389,14 @@ bool attn_json_mask(JsonCtx *c, const cJSON *m, int B, int Lq, int Lk, AttnInput
             return jsonpath_fail(c, PW, "needs as many queries as keys (self-attention), got %d queries and %d keys", Lq, Lk);
         ai->mask_kind = MASK_SLIDING;
         ai->window = (int)w->valuedouble;
+        // StreamingLLM (Xiao et al. 2023): the first S tokens stay visible to every later query
+        if (!jsonpath_int(c, m, P, "sink_tokens", &ai->sink_tokens, 1, LESSON_MAX_LEN, false, 0)) return false;
         if (!tensor_init(&ai->mask, 3, full)) return jsonpath_fail(c, P, "out of memory");
         for (int b = 0; b < B; b++)
             for (int i = 0; i < Lq; i++)
                 for (int j = 0; j < Lk; j++)
-                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] = j <= i && j > i - ai->window ? 1.0f : 0.0f;
+                    ai->mask.data[((size_t)b * Lq + i) * Lk + j] =
+                        j <= i && (j > i - ai->window || j < ai->sink_tokens) ? 1.0f : 0.0f;
         return true;
     }
     if (cJSON_IsObject(m) && cJSON_GetObjectItemCaseSensitive(m, "key_padding")) {

@@ -608,6 +608,7 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     dst->in.value_is_query = src->in.value_is_query;
     dst->in.mask_kind = src->in.mask_kind;
     dst->in.window = src->in.window;
+    dst->in.sink_tokens = src->in.sink_tokens;
     dst->in.causal_bottom_right = src->in.causal_bottom_right;
     for (int t = 0; t < LT_COUNT; t++)
         ok = ok && copy_tensor(lesson_tensor(dst, t), lesson_tensor((Lesson *)src, t));

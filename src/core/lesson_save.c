@@ -147,7 +147,12 @@ bool lesson_write(const Lesson *ls, FILE *f)
     switch (ls->in.mask_kind) {
     case MASK_NONE: fputs("null", f); break;
     case MASK_CAUSAL: fputs(ls->in.causal_bottom_right ? "{\"causal\": \"bottom_right\"}" : "\"causal\"", f); break;
-    case MASK_SLIDING: fprintf(f, "{\"sliding_window\": %d}", ls->in.window); break;
+    case MASK_SLIDING:
+        if (ls->in.sink_tokens > 0)
+            fprintf(f, "{\"sliding_window\": %d, \"sink_tokens\": %d}", ls->in.window, ls->in.sink_tokens);
+        else
+            fprintf(f, "{\"sliding_window\": %d}", ls->in.window);
+        break;
     case MASK_KEY_PADDING:
         fputs("{\"key_padding\": [", f);
         for (int b = 0; b < ls->batch; b++) {

@@ -23,6 +23,7 @@ static const char *narration_mask(const Trace *tr, int s)
 {
     (void)s;
     if (tr->mask_kind == MASK_CAUSAL && tr->causal_offset != 0) return "_bottom_right";
+    if (tr->mask_kind == MASK_SLIDING && tr->sink_tokens > 0) return "_sliding_sinks";
     return tr->mask_kind == MASK_SLIDING ? "_sliding" : "";
 }
 

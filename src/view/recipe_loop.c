@@ -49,14 +49,17 @@ static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t 
     const Stage *st = &tr->stages[s];
     if (st->kind == STAGE_KIND_DECODE) {
         // the keys step t reads: all cached ones, or the last W of them (sliding window)
-        const char *span = tr->mask_kind == MASK_SLIDING ? "t−W+1:t+1" : ":t+1";
+        // (StreamingLLM: and the first S, the attention sinks)
+        const bool sinks = tr->mask_kind == MASK_SLIDING && tr->sink_tokens > 0;
+        const char *span = tr->mask_kind != MASK_SLIDING ? ":t+1" : sinks ? ":S] ∪ cache_k[t−W+1:t+1" : "t−W+1:t+1";
+        const char *vspan = sinks ? ":S] ∪ cache_v[t−W+1:t+1" : span;
         // the divisor as the scores' formula names it (was an undefined "s")
         char sc[32];
         if (tr->scale == 1.0f) sc[0] = '\0';
         else if (fabsf(tr->scale - sqrtf((float)tr->d_k)) < 1e-6f * tr->scale) snprintf(sc, sizeof sc, " / √d_k");
         else snprintf(sc, sizeof sc, " / %.4g", (double)tr->scale);
         snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ%s%s)·cache_v[%s]·W_Oᵀ", span, sc,
-                 tr->alibi ? " + bias_t" : "", span);
+                 tr->alibi ? " + bias_t" : "", vspan);
     } else
         snprintf(out, n, "%s = cat(%s, %s_t) for t = 0 … %d", st->name, st->name, st->name[6] == 'k' ? "k" : "v",
                  st->t.shape[2] - 1);

@@ -507,7 +507,7 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     const char *text = ls ? lesson_step_text(ls, st->name, v->lang) : NULL;
     if (!text && ls) text = lesson_step_text(ls, step_name(st->step), v->lang);
     if (text) return text;
-    char key[64], a[16], b[16], c[16], d[16], e[16];
+    char key[64], a[16], b[16], c[16], d[16], e[16], f[16];
     snprintf(key, sizeof key, "narr.%s%s", st->name, narration_variant(tr, v->stage));
     snprintf(a, sizeof a, "%d", recipe_of(st->kind)->anim == ANIM_SPLIT && st->operands[0] >= 0 ? tr->stages[st->operands[0]].t.shape[2]
                                                                                      : tr->d_model);
@@ -519,8 +519,9 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     snprintf(e, sizeof e, "%d", recipe_of(st->kind)->mask_look == MASK_LOOK_SELF
                                     ? (tr->mask_kind == MASK_CAUSAL ? tr->causal_offset : tr->window)
                                 : tr->n_heads / (tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads));
-    const char *args[] = {a, b, c, d, e};
-    i18n_fmt(buf, n, v->lang, key, 5, args);
+    snprintf(f, sizeof f, "%d", tr->sink_tokens); // {6}: StreamingLLM's kept first tokens
+    const char *args[] = {a, b, c, d, e, f};
+    i18n_fmt(buf, n, v->lang, key, 6, args);
     return buf;
 }
 
