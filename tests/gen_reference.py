@@ -44,9 +44,9 @@ REF_DIR = os.path.join(HERE, "ref")
 
 STAGES = ["attn_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
           "q_rope", "k_rope", "position_bias", "scores", "masked_scores", "attn", "head_out",
-          "flash_max", "flash_sum", "flash_out", "concat", "output",
+          "flash_max", "flash_scale", "flash_p", "flash_sum", "flash_acc", "flash_out", "concat", "output",
           "residual_sum", "residual_norm", "ffn_norm", "ffn_gate", "ffn_hidden", "ffn_sum", "ffn_out",
-          "cache_k", "cache_v", "decode_output"]
+          "cache_k", "cache_v", "decode_scores", "decode_attn", "decode_output"]
 
 # index order of the deterministic init generator
 INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
@@ -255,8 +255,10 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
     """FlashAttention's online softmax over key blocks (Dao et al. 2022), written with
     torch ops: per block m = max(m_old, rowmax(S)), l = l_old·e^(m_old − m) + Σ e^(S − m),
     acc = acc·e^(m_old − m) + e^(S − m)·V; out = acc / l. A max still at −∞ is taken as
-    0 for the exponentials (FlashAttention's Check_inf). Returns the running max and sum
-    after each block, (B, H, Lq, n_blocks), and out (B, H, Lq, d_v)."""
+    0 for the exponentials (FlashAttention's Check_inf). Returns the running max, the
+    rescale e^(m_old − m) and the running sum after each block, (B, H, Lq, n_blocks), every
+    tile's p = e^(S − m) side by side (B, H, Lq, Lk), acc after each block (B, H, Lq,
+    n_blocks·d_v) and out (B, H, Lq, d_v)."""
     B, H, Lq, dk = q.shape
     Lk = k.shape[2]
     if k.shape[1] != H:
@@ -265,7 +267,7 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
     m = torch.full((B, H, Lq, 1), float("-inf"))
     l = torch.zeros(B, H, Lq, 1)
     acc = torch.zeros(B, H, Lq, v.shape[-1])
-    ms, ls = [], []
+    ms, ls, alphas, ps, accs = [], [], [], [], []
     for j0 in range(0, Lk, block_k):
         j1 = min(j0 + block_k, Lk)
         s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
@@ -284,7 +286,11 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
         m = m_new
         ms.append(m)
         ls.append(l)
-    return torch.cat(ms, dim=-1), torch.cat(ls, dim=-1), acc / l
+        alphas.append(alpha)
+        ps.append(p)
+        accs.append(acc)
+    return (torch.cat(ms, dim=-1), torch.cat(alphas, dim=-1), torch.cat(ps, dim=-1), torch.cat(ls, dim=-1),
+            torch.cat(accs, dim=-1), acc / l)
 
 
 def sliding_window_mask(L, W, sinks=0):
@@ -366,14 +372,16 @@ class MultiHeadAttention(nn.Module):
         x = torch.matmul(attn, v)                          # (B, H, Lq, d_v)
         tr["head_out"] = x
         if self.flash is not None:
-            tr["flash_max"], tr["flash_sum"], tr["flash_out"] = flash_attention(
+            (tr["flash_max"], tr["flash_scale"], tr["flash_p"], tr["flash_sum"], tr["flash_acc"],
+             tr["flash_out"]) = flash_attention(
                 q, k, v, self.scale, tr.get("position_bias"), mask, self.mask_fill, self.flash[1])
         x = x.transpose(1, 2).contiguous().view(B, Lq, H * self.d_v)
         tr["concat"] = x
         out = self.w_o(x)
         tr["output"] = out
         if self.decode:
-            tr["cache_k"], tr["cache_v"], tr["decode_output"] = self.generate(query, mask)
+            (tr["cache_k"], tr["cache_v"], tr["decode_scores"], tr["decode_attn"],
+             tr["decode_output"]) = self.generate(query, mask)
         return out
 
     def generate(self, x, mask):
@@ -385,6 +393,10 @@ class MultiHeadAttention(nn.Module):
         cache_k = torch.zeros(B, Hkv, 0, dk)
         cache_v = torch.zeros(B, Hkv, 0, dv)
         rows = []
+        # each step's one row of scores and its softmax; the keys after t (not cached yet) as the
+        # causal pass has them: the fill and 0
+        step_s = torch.full((B, H, L, L), self.mask_fill)
+        step_a = torch.zeros(B, H, L, L)
         for t in range(L):
             xt = x[:, t:t + 1]                                              # (B, 1, C)
             q = self.w_q(xt).view(B, 1, H, dk).transpose(1, 2)              # (B, H, 1, dk)
@@ -423,9 +435,11 @@ class MultiHeadAttention(nn.Module):
                     else torch.as_tensor(mask).expand(B, L, L).unsqueeze(1)
                 s = s.masked_fill(m[:, :, t:t + 1, :t + 1] == 0, self.mask_fill)
             a = F.softmax(s, dim=-1)
+            step_s[:, :, t, :t + 1] = s[:, :, 0]
+            step_a[:, :, t, :t + 1] = a[:, :, 0]
             o = torch.matmul(a, vv).transpose(1, 2).reshape(B, 1, H * dv)
             rows.append(self.w_o(o))
-        return cache_k, cache_v, torch.cat(rows, dim=1)
+        return cache_k, cache_v, step_s, step_a, torch.cat(rows, dim=1)
 
     # lesson <-> module weights
     def load_lesson_weights(self, w):

@@ -105,7 +105,7 @@ static void check_answer(const char *where, const Trace *tr, const QuizQuestion 
         break;
     }
     case QUIZ_ARGMAX: {
-        assert_true(st->kind == STAGE_KIND_SOFTMAX && q->n_cell == 1 && q->tolerance == 0.0f);
+        assert_true((st->kind == STAGE_KIND_SOFTMAX || st->kind == STAGE_KIND_DECODE_ATTN) && q->n_cell == 1 && q->tolerance == 0.0f);
         int r = q->cell[0], arg = (int)q->answer[0];
         assert_true(arg >= 0 && arg < t->shape[3]);
         for (int j = 0; j < t->shape[3]; j++)

@@ -442,7 +442,7 @@ static void test_derivations(void **state)
             Derivation d;
             bool has = scene_derivation(&L, tr, &v, 0, 0, &d);
             StageKind k = tr->stages[v.stage].kind;
-            bool sub = k == STAGE_KIND_SOFTMAX || k == STAGE_KIND_SCORES || k == STAGE_KIND_NORM;
+            bool sub = k == STAGE_KIND_SOFTMAX || k == STAGE_KIND_DECODE_ATTN || k == STAGE_KIND_SCORES || k == STAGE_KIND_NORM;
             assert_int_equal(has, sub && scene_has_derivation(tr, v.stage));
             if (!has) continue;
             // the strip is there only where the result keeps its numbers
@@ -470,7 +470,7 @@ static void test_derivations(void **state)
                         }
                         float eps = 1e-5f + 1e-5f * fabsf(score);
                         assert_float_equal(sum / tr->scale + bias, score, eps);
-                    } else if (k == STAGE_KIND_SOFTMAX) { // exp ÷ Σ is attn (bit-exact: the same order)
+                    } else if (k == STAGE_KIND_SOFTMAX || k == STAGE_KIND_DECODE_ATTN) { // exp ÷ Σ is attn (bit-exact: the same order)
                         const DerivLine *e = &d.line[3];
                         float sum = d.line[4].v[0];
                         for (int j = 0; j < e->n; j++)
@@ -489,6 +489,70 @@ static void test_derivations(void **state)
 
 // More heads than split / concat show: the run of 8 that holds the selected head,
 // the selected head's panel is the result, and no two shown heads share a colour.
+// Inside the loop (View.loop): FlashAttention's tiles in the kernel's order (each tile's cells
+// of P and acc computed at its step, none later), decoding's steps (the cache grows a row a
+// step; a window's dropped rows are GONE), and each step's text.
+static void test_loop_steps(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/flash-attention-tiles.json");
+    const Trace *tr = &ses->trace;
+    View v;
+    view_init(&v, &ses->lesson, LANG_EN);
+    const int bq = tr->flash_block_q, bk = tr->flash_block_k, nkb = (tr->len_k + bk - 1) / bk;
+    const int nqb = (tr->len_q + bq - 1) / bq;
+    v.stage = trace_find(tr, "flash_p");
+    assert_int_equal(recipe_loop_steps(tr, v.stage), nqb * nkb);
+    assert_int_equal(recipe_loop_steps(tr, trace_find(tr, "attn")), 0);
+    int seen[64 * 64] = {0};
+    for (v.loop = 0; v.loop < nqb * nkb; v.loop++) {
+        Layout L;
+        layout_compute(&L, tr, &v, 1280, 720);
+        const PanelSpec *p = &L.spec[L.result_panel];
+        int now = 0, later = 0;
+        for (int i = 0; i < p->rows; i++)
+            for (int j = 0; j < p->cols; j++) {
+                LoopCell c = recipe_loop_cell(tr, &v, p, i, j);
+                if (c == LOOP_NOW) now++, seen[i * p->cols + j]++;
+                later += c == LOOP_LATER;
+                // a cell is computed at the tile that holds it: queries i / bq, keys j / bk
+                assert_int_equal(c == LOOP_NOW, (i / bq) * nkb + j / bk == v.loop);
+            }
+        int q0 = v.loop / nkb * bq, k0 = v.loop % nkb * bk;
+        int nq = (q0 + bq < tr->len_q ? q0 + bq : tr->len_q) - q0, nk = (k0 + bk < tr->len_k ? k0 + bk : tr->len_k) - k0;
+        assert_int_equal(now, nq * nk);
+        assert_int_equal(later, p->rows * p->cols - (v.loop / nkb * bq) * tr->len_k - nq * (k0 + nk));
+        assert_non_null(strstr(L.formula_note, "In fast memory") ? L.formula_note : strstr(L.formula_note, "out = acc / l"));
+    }
+    for (int c = 0; c < tr->len_q * tr->len_k; c++) assert_int_equal(seen[c], 1); // every cell at one tile
+    session_destroy(ses);
+
+    ses = open_session("lessons/streaming-sinks.json"); // window W and S sinks
+    tr = &ses->trace;
+    view_init(&v, &ses->lesson, LANG_EN);
+    v.stage = trace_find(tr, "cache_k");
+    const int L0 = tr->len_q, W = tr->window, S = tr->sink_tokens;
+    assert_true(W > 0 && S > 0 && L0 > S + W);
+    assert_int_equal(recipe_loop_steps(tr, v.stage), L0);
+    for (v.loop = 0; v.loop < L0; v.loop++) {
+        Layout L;
+        layout_compute(&L, tr, &v, 1280, 720);
+        const PanelSpec *p = &L.spec[L.result_panel];
+        for (int r = 0; r < p->rows; r++) {
+            LoopCell c = recipe_loop_cell(tr, &v, p, r, 0), want = r == v.loop ? LOOP_NOW : r > v.loop ? LOOP_LATER
+                                                                 : (r < S || r > v.loop - W) ? LOOP_DONE : LOOP_GONE;
+            assert_int_equal(c, want);
+        }
+        assert_non_null(strstr(L.formula_note, "slot"));
+        if (v.loop >= S + W) assert_non_null(strstr(L.formula_note, "replacing token"));
+    }
+    v.loop = -1; // the whole loop: everything computed
+    Layout L;
+    layout_compute(&L, tr, &v, 1280, 720);
+    assert_int_equal(recipe_loop_cell(tr, &v, &L.spec[L.result_panel], L0 - 1, 0), LOOP_DONE);
+    session_destroy(ses);
+}
+
 // FlashAttention: each running max / sum cell frames the tile it has just read (one query
 // row of one key block), and its value follows from that tile and the cell before it.
 // Shared K/V heads: the K panel of the scores is the K/V head the query head reads.
@@ -715,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_derivations),
         cmocka_unit_test(test_many_heads),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),
+        cmocka_unit_test(test_loop_steps),
         cmocka_unit_test(test_projector),
         cmocka_unit_test(test_ranges_without_stats),
     };

@@ -408,6 +408,22 @@ static void toggle_projector(App *a)
     app_toast(a, a->v.projector ? "app.projector_on" : "app.projector_off", NULL);
 }
 
+// N / Shift+N: the next (previous) step of the stage's loop — decoding's steps, FlashAttention's
+// tiles —; past either end, the whole loop again. The stage settles and stays (no auto-advance).
+static void step_loop(App *a, int dir)
+{
+    int n = recipe_loop_steps(&a->session->trace, a->pb.stage);
+    if (n == 0) {
+        app_toast(a, "app.loop_none", NULL);
+        return;
+    }
+    int k = a->v.loop < 0 ? (dir > 0 ? 0 : n - 1) : a->v.loop + dir;
+    a->v.loop = k >= 0 && k < n ? k : -1;
+    playback_goto(&a->pb, a->pb.stage, false);
+    if (a->pb.playing) playback_toggle(&a->pb);
+    if (a->v.loop < 0) app_toast(a, "app.loop_all", NULL);
+}
+
 // A key the modes above passed on: its action in the key table (keymap.h).
 static void key_action(App *a, KeyAction act, SDL_Keycode sym)
 {
@@ -465,6 +481,8 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_LASER: a->tools.laser = !a->tools.laser; break; // the laser dot
     case KEY_ACT_SPOTLIGHT: a->tools.spotlight = !a->tools.spotlight; break;
     case KEY_ACT_HOLD: playback_hold(&a->pb, !a->pb.held); break; // pause inside the transition / go on
+    case KEY_ACT_LOOP_NEXT: step_loop(a, 1); break;
+    case KEY_ACT_LOOP_PREV: step_loop(a, -1); break;
     case KEY_ACT_FRAME_BACK: playback_step_frame(&a->pb, -1); break; // the transition, frame by frame
     case KEY_ACT_FRAME_FORWARD: playback_step_frame(&a->pb, 1); break;
     case KEY_ACT_CLEAR_PINS: tools_clear(&a->tools); break;
@@ -890,6 +908,11 @@ bool app_frame(App *a)
     if (a->toast_left > 0.0) a->toast_left -= dt;
     if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
         view_reset_zoom(&a->v);
+        // the same loop's stages keep the step (cache → scores → weights at step t)
+        int n = recipe_loop_steps(&a->session->trace, a->pb.stage);
+        if (a->v.loop >= n || a->v.stage < 0 || a->v.stage >= a->session->trace.n ||
+            recipe_loop_steps(&a->session->trace, a->v.stage) != n)
+            a->v.loop = -1;
         a->v.part = a->part_next; // (projector mode: its operands, or after ← its result)
         a->part_next = 0;
         a->dragging = false;

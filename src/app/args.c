@@ -126,7 +126,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_END
 };
 
 static const struct option LONG[] = {
@@ -145,7 +145,7 @@ static const struct option LONG[] = {
     {"fps", required_argument, NULL, O_FPS},       {"stage", required_argument, NULL, O_STAGE},
     {"batch", required_argument, NULL, O_BATCH},   {"head", required_argument, NULL, O_HEAD},
     {"hold", required_argument, NULL, O_HOLD},     {"split", no_argument, NULL, O_SPLIT},
-    {"worksheet", no_argument, NULL, O_WORKSHEET},
+    {"worksheet", no_argument, NULL, O_WORKSHEET}, {"loop", required_argument, NULL, O_LOOP},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -270,6 +270,9 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     }
     case O_SPLIT: a->ex.split = true; return 0;
+    case O_LOOP:
+        if (!parse_int(v, 0, 1 << 20, &a->ex.loop)) return usage_error(err, "--loop: expected a whole number from 0");
+        return 0;
     case O_WORKSHEET: a->worksheet = true; return 0;
     case O_BATCH:
     case O_HEAD:
@@ -344,6 +347,10 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         if (c == CMD_QUIZ) return usage_error(err, "--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
         return usage_error(err, "--batch and --head go with --export, --describe, --handout and the window");
     }
+    if (SEEN(O_LOOP) && c != CMD_EXPORT && c != CMD_DESCRIBE)
+        return usage_error(err, "--loop goes with --export (and --stage) and --describe");
+    if (SEEN(O_LOOP) && c == CMD_EXPORT && !SEEN(O_STAGE))
+        return usage_error(err, "--loop needs --stage: the stage inside the loop (decode_scores, flash_p, …)");
     if ((SEEN(O_HOLD) || SEEN(O_SPLIT)) && (c != CMD_EXPORT || (a->ex.format != EXPORT_GIF && a->ex.format != EXPORT_MP4)))
         return usage_error(err, "--%s goes with --export --format gif or mp4", SEEN(O_HOLD) ? "hold" : "split");
     if (window) a->opt.stage = a->ex.stage, a->opt.batch = a->ex.batch, a->opt.head = a->ex.head;

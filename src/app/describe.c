@@ -22,6 +22,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     char buf[600], alt[2048];
     fprintf(f, "\"stage\": \"%s\", \"step\": %d, ", st->name, step);
     if (L.split) fprintf(f, "\"part\": %d, \"parts\": %d, ", L.part, L.n_parts); // projector mode: one part shown
+    if (v->loop >= 0) fprintf(f, "\"loop\": %d, \"loop_steps\": %d, ", v->loop, recipe_loop_steps(tr, v->stage));
     fputs("\"formula\": ", f);
     json_write_string(f, L.formula);
     fputs(", \"note\": ", f);
@@ -53,7 +54,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     fputs("]", f);
 }
 
-int describe_run(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head, int w,
+int describe_run(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head, int loop, int w,
                  int h, bool projector, FILE *out, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
@@ -70,6 +71,14 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     if (batch < 0 || batch >= tr->batch || head < 0 || head >= tr->n_heads) {
         cli_error(err, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d", path, tr->batch - 1,
                   tr->n_heads - 1);
+        session_destroy(ses);
+        return 2;
+    }
+    int most = 0; // --loop: the stages inside a loop are described at that step
+    for (int s = 0; s < tr->n; s++) most = recipe_loop_steps(tr, s) > most ? recipe_loop_steps(tr, s) : most;
+    if (loop >= most) {
+        if (most) cli_error(err, "attnviz: --loop: %s has loop steps 0..%d (decoding, FlashAttention's tiles)", path, most - 1);
+        else cli_error(err, "attnviz: --loop: %s has no loop (its lesson decodes from a cache or tiles with flash)", path);
         session_destroy(ses);
         return 2;
     }
@@ -94,6 +103,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     bool first = true;
     for (int s = 0; s < tr->n; s++) {
         v.stage = s, v.part = 0;
+        v.loop = loop >= 0 && loop < recipe_loop_steps(tr, s) ? loop : -1;
         int parts = layout_projector_parts(tr, &v, w, h); // projector mode: a frame a part
         for (v.part = 0; v.part < parts; v.part++) {
             fputs(first ? "\n  {" : ",\n  {", out);

@@ -27,6 +27,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
 // Text is measured with the fonts (font_path, NULL: found with fontconfig) as the export
 // draws them; without fonts, with the layout's estimate.
 int describe_run(const char *path, const char *font_path, const struct SessionEdits *ed, Lang lang, int batch, int head,
+                 int loop,
                  int w, int h, bool projector, FILE *out, FILE *err);
 
 #endif

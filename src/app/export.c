@@ -28,6 +28,7 @@
 #include "playback.h"
 #include "paint_vec.h"
 #include "png_write.h"
+#include "recipe.h"
 #include "video.h"
 #include "render.h"
 #include "session.h"
@@ -60,6 +61,7 @@ void export_options_init(ExportOptions *o)
     o->height = 720;
     o->fps = 30;
     o->hold = -1.0;
+    o->loop = -1;
     o->zlib_level = 1;
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     o->threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
@@ -305,7 +307,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         // what the frame shows, for slides' alt text: formula, narration, alt, panels
         View v;
         view_init(&v, ls, o->lang);
-        v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head;
+        v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head, v.loop = o->loop;
         v.edited = o->edited, v.n_edits = o->n_edits, v.ref = o->ref;
         v.projector = o->projector, v.part = e->plan[i].part;
         if (o->projector) v.palette = PALETTE_HIGH_CONTRAST; // (describe_frame_fields gives the part)
@@ -707,7 +709,7 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     v.stage = j->plan[k].stage;
     v.part = j->plan[k].part;
     v.anim = j->plan[k].anim;
-    v.batch = j->o.batch, v.head = j->o.head;
+    v.batch = j->o.batch, v.head = j->o.head, v.loop = j->o.loop;
     v.playing = false;
     view_reset_zoom(&v);
     if (j->vec) return vector_step(j, c, &v);
@@ -853,6 +855,16 @@ static int export_run_handled(const ExportOptions *o)
                 used += snprintf(names + used, sizeof names - (size_t)used, " %s", tr->stages[i].name);
             cli_error(stderr, "attnviz: --stage: no stage \"%s\" in %s; stages are:%s", o->stage,
                       o->lesson_path, names);
+            session_destroy(ses);
+            return 2;
+        }
+    }
+    if (o->loop >= 0) { // (args: --loop comes with --stage)
+        int n = stage_filter >= 0 ? recipe_loop_steps(tr, stage_filter) : 0;
+        if (n == 0 || o->loop >= n) {
+            if (n) cli_error(stderr, "attnviz: --loop: stage %s of %s has steps 0..%d", o->stage, o->lesson_path, n - 1);
+            else cli_error(stderr, "attnviz: --loop: stage %s of %s is not inside a loop (the decode and flash stages are)",
+                           o->stage ? o->stage : "?", o->lesson_path);
             session_destroy(ses);
             return 2;
         }

@@ -38,6 +38,8 @@ typedef struct ExportOptions {
     int fps;                   // with animate (default 30)
     const char *stage;         // only this stage (name), or NULL for all
     int batch, head;           // slice shown (default 0, 0)
+    int loop;                  // --loop: the step (tile) shown of a stage inside a loop, -1 the whole
+                               // loop (View.loop); needs stage
     ExportFormat format;       // --format (default PNG)
     int zlib_level;            // 0..9 (default 1: fast)
     int threads;               // PNG encoder threads (default: online CPUs; 0, or none could start:

@@ -261,7 +261,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     TRY(head_out = trace_push_raw(tr, STAGE_HEAD_OUT, 4, ho_s, attn, vh, -1));
     HeadJob job = {cfg, tr, q_in, k_in, vh, bias, mask, scores, masked, attn, head_out, H, Hkv, Lq, Lk, dk, dv};
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
-    AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, head_out, -1};
+    AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, masked, head_out, -1};
     // FlashAttention: the same head_out again, tile by tile with an online softmax
     if (cfg->flash_block_k > 0 && !attn_flash(cfg, &ast, tr)) return false;
 

@@ -133,18 +133,21 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
 // The stage indices the variants below read (-1: absent).
 typedef struct AttnStages {
-    int x_q, q_in, k_in, vh, bias, mask, head_out, output;
+    int x_q, q_in, k_in, vh, bias, mask, masked, head_out, output;
 } AttnStages;
 
 // FlashAttention's tiled online softmax (flash.c): the scores are visited one key block
 // at a time per query row; the running max m, the running sum l and the rescaled partial
-// output are kept, never the Lq×Lk matrix. Pushes flash_max, flash_sum (B, H, Lq, n_key_blocks)
-// and flash_out (B, H, Lq, d_v). False on allocation failure.
+// output are kept, never the Lq×Lk matrix. Pushes flash_max, flash_scale, flash_sum
+// (B, H, Lq, n_key_blocks), flash_p (B, H, Lq, Lk), flash_acc (B, H, Lq, n_key_blocks·d_v)
+// and flash_out (B, H, Lq, d_v): every number of the loop, tile by tile. False on
+// allocation failure.
 bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr);
 // Generation token by token from a K/V cache (decode.c): step t projects token t alone,
 // turns its q and k to position t, appends k and v to the cache and computes one row of
 // scores, softmax, attn·V and output from the cache. Pushes cache_k (B, Hkv, L, d_k),
-// cache_v (B, Hkv, L, d_v) and decode_output (B, L, C). False on allocation failure.
+// cache_v (B, Hkv, L, d_v), decode_scores and decode_attn (B, H, L, L: row t is step t's,
+// the fill and 0 past t) and decode_output (B, L, C). False on allocation failure.
 bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *st, Trace *tr);
 // RoPE's frequencies for the first rot dimensions of a head (rope.c): inv[p] for p < rot/2,
 // theta^(−2p/rot) changed by cfg->rope_scale (dynamic NTK reads seq_len: the largest

@@ -11,7 +11,9 @@
 // from the full pass. The projections of all steps' tokens are made in one call (a row's
 // projection reads only that row: the numbers are those of one row at a time), and the
 // heads run on the core's threads; a step reads only the cache rows of the steps before
-// it and its own.
+// it and its own. Each step's row of scores (masked as the window says) and its softmax
+// are kept (decode_scores, decode_attn): row t holds step t's, the keys after t (not in
+// the cache yet) the mask's fill and 0, as the causal pass writes them.
 #include "attention.h"
 
 #include "parallel.h"
@@ -26,7 +28,7 @@ typedef struct DecodeJob {
     const AttnConfig *cfg;
     Trace *tr;
     const AttnStages *st;
-    int ck, cv;
+    int ck, cv, ds, da;
     const float *q;          // (B, L, H·d_k): every step's query, turned to its position
     float *cat;              // (B, L, H·d_v): every step's heads side by side
     float *rows;             // per (batch, head): one row of L scores
@@ -53,7 +55,11 @@ static void decode_task(void *ctx, int bh)
             if (bias) row[k] = row[k] + bias[(size_t)t * L + k];
             if (mask && mask[(size_t)t * L + k] == 0.0f) row[k] = cfg->mask_fill; // the sliding window
         }
+        float *srow = D(tr, j->ds) + ((size_t)bh * L + t) * L, *arow = D(tr, j->da) + ((size_t)bh * L + t) * L;
+        memcpy(srow, row, (size_t)(t + 1) * sizeof(float));
         tensor_softmax_rows(row, 1, t + 1);
+        memcpy(arow, row, (size_t)(t + 1) * sizeof(float));
+        for (int k = t + 1; k < L; k++) srow[k] = cfg->mask_fill, arow[k] = 0.0f; // not in the cache yet: as the causal mask writes them
         tensor_matmul(j->cat + ((size_t)b * L + t) * H * dv + (size_t)h * dv, row, Vc, 1, t + 1, dv);
     }
 }
@@ -62,10 +68,12 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
 {
     const int B = tr->batch, L = tr->len_q, C = tr->d_model, H = tr->n_heads;
     const int Hkv = trace_kv_heads(tr), dk = tr->d_k, dv = tr->d_v;
-    int ks[4] = {B, Hkv, L, dk}, vs[4] = {B, Hkv, L, dv}, os[3] = {B, L, C};
-    int ck, cv, dout;
+    int ks[4] = {B, Hkv, L, dk}, vs[4] = {B, Hkv, L, dv}, os[3] = {B, L, C}, ss[4] = {B, H, L, L};
+    int ck, cv, ds, da, dout;
     if ((ck = trace_push(tr, STAGE_CACHE_K, 4, ks, st->k_in, -1, -1)) < 0) return false;
     if ((cv = trace_push(tr, STAGE_CACHE_V, 4, vs, st->vh, -1, -1)) < 0) return false;
+    if ((ds = trace_push(tr, STAGE_DECODE_SCORES, 4, ss, st->q_in, ck, st->bias)) < 0) return false;
+    if ((da = trace_push(tr, STAGE_DECODE_ATTN, 4, ss, ds, cv, -1)) < 0) return false;
     if ((dout = trace_push(tr, STAGE_DECODE_OUTPUT, 3, os, ck, cv, st->output)) < 0) return false;
     tr->stages[ck].key_rows = tr->stages[cv].key_rows = true;
     const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
@@ -106,7 +114,7 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
             }
         // 3. step by step, per head: one row of scores against the cache so far, softmax,
         // attn·V. Step t reads cache rows 0..t only, which steps 0..t wrote.
-        DecodeJob job = {cfg, tr, st, ck, cv, q, cat, rows};
+        DecodeJob job = {cfg, tr, st, ck, cv, ds, da, q, cat, rows};
         parallel_for(B * H, (double)B * H * L * L * (dk + dv) / 2, decode_task, &job);
         // 4. each step's output row: its heads side by side, · W_Oᵀ + b_O
         tensor_linear(D(tr, dout), cat, w->w_o.data, bo ? bo->data : NULL, (int)BL, H * dv, C);

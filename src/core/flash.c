@@ -10,6 +10,11 @@
 //     acc   = acc   · e^(m_old − m_new) + Σ_j e^(s_j − m_new) · v_j
 //     out   = acc / l                      (after the last block)
 //
+// Every number of the loop is recorded, tile by tile: m and l after each key block
+// (flash_max, flash_sum), the rescale α = e^(m_old − m_new) (flash_scale), the tile's
+// P = e^(s − m_new) (flash_p: each score belongs to exactly one tile, so P is Lq × Lk)
+// and acc after each key block (flash_acc, d_v numbers per block).
+//
 // The scores of a tile are computed from Q and K here (·/scale, + ALiBi's bias, the
 // mask's fill), not read from the scores stage. A block whose keys are all masked with
 // −∞ leaves m at −∞; then e^(s − m) is taken against 0 instead (FlashAttention's
@@ -30,7 +35,7 @@ typedef struct FlashJob {
     const AttnConfig *cfg;
     Trace *tr;
     const AttnStages *st;
-    int fm, fl, fo, nkb, bq, bk;   // bq, bk: the tile, at most Lq × Lk
+    int fm, fs, fp, fl, fa, fo, nkb, bq, bk;   // bq, bk: the tile, at most Lq × Lk
     float *scratch;                // per (batch, head): bq·bk scores, bq·d_v acc and p·V, bq m and l
 } FlashJob;
 
@@ -78,10 +83,15 @@ static void flash_task(void *ctx, int bh)
                 M[r] = m_new, Ls[r] = l;
                 size_t at = ((size_t)bh * Lq + i) * nkb + kb;
                 D(tr, j->fm)[at] = m_new;
+                D(tr, j->fs)[at] = alpha;
                 D(tr, j->fl)[at] = l;
+                memcpy(D(tr, j->fp) + ((size_t)bh * Lq + i) * Lk + j0, s, (size_t)nb * sizeof(float));
             }
             tensor_matmul(pv, S, V + (size_t)j0 * dv, nq, nb, dv); // Σ_j e^(s_j − m)·v_j, per row
             for (size_t c = 0; c < (size_t)nq * dv; c++) acc[c] += pv[c];
+            for (int r = 0; r < nq; r++)
+                memcpy(D(tr, j->fa) + (((size_t)bh * Lq + i0 + r) * nkb + kb) * dv, acc + (size_t)r * dv,
+                       (size_t)dv * sizeof(float));
         }
         for (int r = 0; r < nq; r++) {
             float *out = D(tr, j->fo) + ((size_t)bh * Lq + i0 + r) * dv;
@@ -94,15 +104,18 @@ bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr)
 {
     const int B = tr->batch, H = tr->n_heads, Lq = tr->len_q, Lk = tr->len_k, dk = tr->d_k, dv = tr->d_v;
     const int bk = cfg->flash_block_k, nkb = (Lk + bk - 1) / bk;
-    int ms[4] = {B, H, Lq, nkb}, os[4] = {B, H, Lq, dv};
-    int fm, fl, fo;
+    int ms[4] = {B, H, Lq, nkb}, os[4] = {B, H, Lq, dv}, ps[4] = {B, H, Lq, Lk}, as[4] = {B, H, Lq, nkb * dv};
+    int fm, fs, fp, fl, fa, fo;
     if ((fm = trace_push(tr, STAGE_FLASH_MAX, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
+    if ((fs = trace_push(tr, STAGE_FLASH_SCALE, 4, ms, fm, -1, -1)) < 0) return false;
+    if ((fp = trace_push(tr, STAGE_FLASH_P, 4, ps, st->masked, fm, -1)) < 0) return false;
     if ((fl = trace_push(tr, STAGE_FLASH_SUM, 4, ms, st->q_in, st->k_in, -1)) < 0) return false;
+    if ((fa = trace_push(tr, STAGE_FLASH_ACC, 4, as, fp, st->vh, fs)) < 0) return false;
     if ((fo = trace_push(tr, STAGE_FLASH_OUT, 4, os, st->head_out, fl, st->vh)) < 0) return false;
     const int bqc = cfg->flash_block_q < Lq ? cfg->flash_block_q : Lq, bkc = bk < Lk ? bk : Lk;
     float *scratch = malloc((size_t)B * H * ((size_t)bqc * bkc + 2 * (size_t)bqc * dv + 2 * (size_t)bqc) * sizeof(float));
     if (!scratch) return false;
-    FlashJob job = {cfg, tr, st, fm, fl, fo, nkb, bqc, bkc, scratch};
+    FlashJob job = {cfg, tr, st, fm, fs, fp, fl, fa, fo, nkb, bqc, bkc, scratch};
     // the (batch, head) pairs are independent: shared among the core's threads
     parallel_for(B * H, (double)B * H * Lq * Lk * (dk + dv), flash_task, &job);
     free(scratch);

@@ -37,6 +37,14 @@ typedef enum StageKind {
     STAGE_KIND_CACHE,        // cache_k, cache_v (B, Hkv, L, d): the K/V cache after the last step
     STAGE_KIND_DECODE,       // decode_output (B, L, C): one row per generation step, = output
                              // (operands cache_k, cache_v, output)
+    STAGE_KIND_DECODE_SCORES,// decode_scores (B, H, L, L): row t is step t's one row of scores q_t·cache_kᵀ,
+                             // masked as the window / sinks say; the keys after t are not in the cache
+                             // yet (the fill, as the causal pass has them); operands q, cache_k, ALiBi's bias
+    STAGE_KIND_DECODE_ATTN,  // decode_attn (B, H, L, L): row t = softmax of step t's scores (0 past t)
+    STAGE_KIND_FLASH_P,      // flash_scale (B, H, Lq, n_key_blocks): α = e^(m_old − m_new) per tile;
+                             // flash_p (B, H, Lq, Lk): P = e^(s − m_new) of each score's tile
+    STAGE_KIND_FLASH_ACC,    // flash_acc (B, H, Lq, n_key_blocks·d_v): acc = acc_old·α + P_tile·V_tile
+                             // after each key block (operands flash_p, v, flash_scale)
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -106,7 +114,10 @@ typedef enum WeightSlot {
     X(ATTN, "attn", SOFTMAX, SOFTMAX, "attn", NONE, NONE)                                                        \
     X(HEAD_OUT, "head_out", WEIGHTED_SUM, WEIGHTED_SUM, "head_out", NONE, NONE)                                  \
     X(FLASH_MAX, "flash_max", FLASH_STAT, FLASH, "m", NONE, NONE)                                                \
+    X(FLASH_SCALE, "flash_scale", FLASH_P,    FLASH, "α", NONE, NONE)                                            \
+    X(FLASH_P, "flash_p", FLASH_P, FLASH, "P", NONE, NONE)                                                    \
     X(FLASH_SUM, "flash_sum", FLASH_STAT, FLASH, "l", NONE, NONE)                                                \
+    X(FLASH_ACC, "flash_acc", FLASH_ACC, FLASH, "acc", NONE, NONE)                                              \
     X(FLASH_OUT, "flash_out", FLASH_OUT, FLASH, "flash_out", NONE, NONE)                                         \
     X(CONCAT, "concat", CONCAT, CONCAT, "concat", NONE, NONE)                                                    \
     X(OUTPUT, "output", OUT_PROJ, OUTPUT, "output", W_O, B_O)                                                    \
@@ -119,6 +130,8 @@ typedef enum WeightSlot {
     X(FFN_OUT, "ffn_out", NORM, FFN, "y", FFN_NORM_WEIGHT, FFN_NORM_BIAS)                                        \
     X(CACHE_K, "cache_k", CACHE, DECODE, "cache_k", NONE, NONE)                                                  \
     X(CACHE_V, "cache_v", CACHE, DECODE, "cache_v", NONE, NONE)                                                  \
+    X(DECODE_SCORES, "decode_scores", DECODE_SCORES, DECODE, "s_t", NONE, NONE)                                    \
+    X(DECODE_ATTN, "decode_attn", DECODE_ATTN, DECODE, "a_t", NONE, NONE)                                        \
     X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)
 
 typedef enum StageId {

@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+// every stage of the table fits in one trace (a lesson records each at most once)
+_Static_assert(STAGE_ID_COUNT <= TRACE_MAX_STAGES, "TRACE_MAX_STAGES below the stage table");
+
 // The stages are set as they are pushed: only the rest is cleared (the stages
 // array is most of a Trace's 40 KB, too much to clear per forward pass).
 void trace_init(Trace *tr)

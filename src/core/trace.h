@@ -7,7 +7,7 @@
 #include "stages.h"
 #include "tensor.h"
 
-#define TRACE_MAX_STAGES 32
+#define TRACE_MAX_STAGES 40
 #define TRACE_MAX_OPERANDS 3
 #define STAGE_NAME_MAX 24
 #define TRACE_MAX_BATCH 64   // = LESSON_MAX_BATCH

@@ -8,6 +8,7 @@
 // for cells, heatmap.h).
 #include "render.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,6 +210,9 @@ static float cell_progress(AnimKind k, float e, int row, int c, int rows, int co
 
 bool render_cell_shown(const Layout *L, const Trace *tr, const View *v, int p, int row, int col)
 {
+    if (p >= 0 && p < L->n_panels && v->loop >= 0 && tr->n > 0 && // a later step's cell: not computed yet
+        recipe_loop_cell(tr, v, &L->spec[p], row, col < 0 ? 0 : col) == LOOP_LATER)
+        return false;
     if (p < 0 || p >= L->n_panels || !L->spec[p].result || v->anim >= 1.0f || tr->n == 0) return true;
     const PanelSpec *ps = &L->spec[p];
     AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
@@ -584,6 +588,8 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         // concat: the last head's block first, so a block that has landed is drawn over
         // one still flying in across it (a block at a time: the others are columns apart)
         bool back_first = animate && k == ANIM_CONCAT && ps->block_cols > 0;
+        // inside a loop (View.loop): later steps' cells empty, this step's framed, a window's dropped rows hatched
+        int nr0 = INT_MAX, nr1 = -1, nc0 = INT_MAX, nc1 = -1;
         int bc = back_first ? ps->block_cols : c1 - c0 + 1, n_blocks = back_first ? (ps->cols + bc - 1) / bc : 1;
         for (int b = n_blocks - 1; b >= 0; b--)
         for (int i = r0; i <= r1; i++) {
@@ -596,6 +602,14 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                 CellState cs = cell_state(L, k, p, i, j, e, animate);
                 CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
                               NULL, ps->px_cell};
+                LoopCell lc = v->loop >= 0 ? recipe_loop_cell(tr, v, ps, i, j) : LOOP_DONE;
+                if (lc == LOOP_LATER) {
+                    d.show = 0.0f, d.masked = d.nan = false;
+                    draw_cell(cv, &d, L->s);
+                    continue;
+                }
+                if (lc == LOOP_GONE) d.masked = true;
+                if (lc == LOOP_NOW) nr0 = i < nr0 ? i : nr0, nr1 = i > nr1 ? i : nr1, nc0 = j < nc0 ? j : nc0, nc1 = j > nc1 ? j : nc1;
                 if (animate && k == ANIM_CONCAT && ps->block_cols > 0) {
                     // block h of the result arrives from the panel of head h (when shown)
                     int h = j / ps->block_cols, hp = -1;
@@ -623,6 +637,14 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
             }
         }
         if (zoomed) paint_clip(cv, NULL);
+        if (nr1 >= 0) { // the cells this step computes or reads
+            int t = paint_px(L->s, 3);
+            int fx0 = layout_col_x(L, p, nc0) + dx, fx1 = layout_col_x(L, p, nc1 + 1) + dx;
+            int fy0 = layout_row_y(L, p, nr0) + dy, fy1 = layout_row_y(L, p, nr1 + 1) + dy;
+            paint_clip(cv, &clip);
+            paint_frame(cv, THEME.hilite, 255, fx0 - t / 2, fy0 - t / 2, fx1 - fx0 + t, fy1 - fy0 + t, t);
+            paint_clip(cv, NULL);
+        }
     }
     if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, v, p, k, e, animate);
     // FlashAttention's tiles: block_q × block_k outlines over the scores

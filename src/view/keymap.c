@@ -62,6 +62,7 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_PRESENT, "keys.spotlight", {B("H", SPOTLIGHT)}},
     {KEYS_PRESENT, "keys.laser", {B("Ctrl+L", LASER)}},
     {KEYS_PRESENT, "keys.hold", {B("K", HOLD)}},
+    {KEYS_PRESENT, "keys.loop", {B("N", LOOP_NEXT), B("Shift+N", LOOP_PREV)}},
     {KEYS_PRESENT, "keys.frames", {B("Ctrl+Left", FRAME_BACK), B("Ctrl+Right", FRAME_FORWARD)}},
     {KEYS_PRESENT, "keys.projector", {B("M", PROJECTOR)}},
 };

@@ -7,6 +7,7 @@ void view_init(View *v, const Lesson *ls, Lang lang)
 {
     *v = (View){0};
     v->anim = 1.0f;
+    v->loop = -1;
     v->show_values = true;
     v->lang = lang;
     v->speed = 1.0f;

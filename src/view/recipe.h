@@ -155,6 +155,28 @@ extern const StageRecipe RECIPE_PROJECTION, RECIPE_OUT_PROJ, RECIPE_FFN_HIDDEN, 
 extern const StageRecipe RECIPE_SPLIT, RECIPE_CONCAT, RECIPE_ROPE;
 extern const StageRecipe RECIPE_SCORES, RECIPE_POS_BIAS, RECIPE_MASKED, RECIPE_SOFTMAX, RECIPE_WEIGHTED_SUM;
 extern const StageRecipe RECIPE_FLASH_STAT, RECIPE_FLASH_OUT, RECIPE_CACHE, RECIPE_DECODE;
+extern const StageRecipe RECIPE_DECODE_SCORES, RECIPE_DECODE_ATTN, RECIPE_FLASH_P, RECIPE_FLASH_ACC;
+// Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
+// panels and a score's dot product; softmax's panels, tooltip and derivation strip.
+void recipe_panels_scores(Layout *L, const Trace *tr, const View *v);
+void recipe_tip_dot(TipOut *o, const TipCell *c);
+void recipe_panels_softmax(Layout *L, const Trace *tr, const View *v);
+void recipe_tip_softmax(TipOut *o, const TipCell *c);
+int recipe_deriv_width_softmax(const Trace *tr, int stage);
+bool recipe_derive_softmax(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d);
+
+// ---- inside the loop, one step at a time (View.loop) ----------------------------------------
+// KV-cache decoding step by step (the steps t = 0 … L−1) and FlashAttention tile by tile (the
+// tiles in the kernel's order: query block by query block, each over the key blocks).
+// How many steps stage s's loop has: 0 when it is not in one (steps "decode" and "flash").
+int recipe_loop_steps(const Trace *tr, int stage);
+// Where cell (row, col) of panel ps stands at v's step v->loop: computed before it, at this
+// step, not yet, or (a window's cache) dropped again. LOOP_DONE when v->loop < 0.
+typedef enum LoopCell { LOOP_DONE, LOOP_NOW, LOOP_LATER, LOOP_GONE } LoopCell;
+LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, int row, int col);
+// What happens at step v->loop, in v's language ("" when none): the keys a decoding step
+// reads and the cache slot it writes; the tile's queries and keys and what is in fast memory.
+void recipe_loop_text(const Trace *tr, const View *v, char *out, size_t n);
 
 // ---- names and symbols (stages.h's table, as formulas write them) ---------------------
 // How stage s and its parameters are written (stages.h's table).

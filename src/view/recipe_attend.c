@@ -427,6 +427,16 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     return true;
 }
 
+void recipe_panels_scores(Layout *L, const Trace *tr, const View *v) { panels_scores(L, tr, v); }
+void recipe_tip_dot(TipOut *o, const TipCell *c) { tip_dot(o, c); }
+void recipe_panels_softmax(Layout *L, const Trace *tr, const View *v) { panels_softmax(L, tr, v); }
+void recipe_tip_softmax(TipOut *o, const TipCell *c) { tip_softmax(o, c); }
+int recipe_deriv_width_softmax(const Trace *tr, int s) { return deriv_width_softmax(tr, s); }
+bool recipe_derive_softmax(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d)
+{
+    return derive_softmax(L, tr, v, row, col, d);
+}
+
 #define Q(k) QUIZ_BIT(QUIZ_##k)
 
 const StageRecipe RECIPE_SCORES = {

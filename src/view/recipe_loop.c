@@ -176,3 +176,330 @@ const StageRecipe RECIPE_CACHE = {
 const StageRecipe RECIPE_DECODE = {
     .panels = panels_equal, .formula = formula_decode, .tip = tip_equal, .anim = ANIM_ROWS, .quiz = Q(VALUE),
 };
+
+// ---- step by step: decoding's one row of scores per step, FlashAttention's tiles ----------
+
+// Whether step `row` of batch b reads key `col` (the lesson's causal / window / sinks mask).
+static bool decode_reads(const Trace *tr, int b, int row, int col)
+{
+    int m = trace_find(tr, "mask");
+    if (m < 0) return col <= row;
+    const Tensor *t = &tr->stages[m].t;
+    return t->data[((size_t)b * t->shape[1] + row) * t->shape[2] + col] != 0.0f;
+}
+
+static void formula_decode_step(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    if (tr->stages[s].kind == STAGE_KIND_DECODE_ATTN) {
+        snprintf(out, n, "a_t = softmax(s_t)   (the keys not read: 0)");
+        return;
+    }
+    char sc[32];
+    if (tr->scale == 1.0f) sc[0] = '\0';
+    else if (recipe_scale_is_sqrt_dk(tr)) snprintf(sc, sizeof sc, " / √d_k");
+    else snprintf(sc, sizeof sc, " / %.4g", (double)tr->scale);
+    const bool sinks = tr->mask_kind == MASK_SLIDING && tr->sink_tokens > 0;
+    const char *span = tr->mask_kind != MASK_SLIDING ? ":t+1" : sinks ? ":S] ∪ cache_k[t−W+1:t+1" : "t−W+1:t+1";
+    snprintf(out, n, "s_t = q_t·cache_k[%s]ᵀ%s%s", span, sc, tr->alibi ? " + bias_t" : "");
+}
+
+// A key step t does not read: not in the cache yet, or out of its window — the fill.
+static void tip_decode_scores(TipOut *o, const TipCell *cell)
+{
+    int b = cell->b, row = cell->row, col = cell->col;
+    if (decode_reads(cell->tr, b, row, col)) {
+        recipe_tip_dot(o, cell);
+        return;
+    }
+    char t[16], j[16], f[32];
+    snprintf(t, sizeof t, "%d", row), snprintf(j, sizeof j, "%d", col);
+    recipe_fill_text(cell->tr->mask_fill, f, sizeof f);
+    const char *args[] = {t, j, f};
+    tip_key(o, cell->lang, col > row ? "tip.decode_future" : "tip.decode_evicted", 3, args);
+}
+
+static void tip_decode_attn(TipOut *o, const TipCell *cell)
+{
+    char t[16], n[16];
+    snprintf(t, sizeof t, "%d", cell->row), snprintf(n, sizeof n, "%d", cell->row + 1);
+    const char *args[] = {t, n};
+    tip_key(o, cell->lang, "tip.decode_attn", 2, args);
+    tip_put(o, "\n");
+    recipe_tip_softmax(o, cell);
+}
+
+// The memory a step reads: the cache rows so far (a window keeps W of them, and the sinks).
+static void note_decode_step(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)s;
+    char a[16], b[16], c[16];
+    snprintf(a, sizeof a, "%d", tr->len_q), snprintf(b, sizeof b, "%d", tr->window);
+    snprintf(c, sizeof c, "%d", tr->sink_tokens);
+    const char *args[] = {a, b, c};
+    const char *key = tr->mask_kind != MASK_SLIDING ? "fx.decode_rows" : tr->sink_tokens > 0 ? "fx.decode_sinks" : "fx.decode_window";
+    i18n_fmt(out, n, lang, key, 3, args);
+}
+
+// ---- FlashAttention's tiles -----------------------------------------------------------------
+
+static void panels_flash_p(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    const int bq = tr->flash_block_q, bk = tr->flash_block_k;
+    if (st->id == STAGE_FLASH_SCALE) { // α from m: this block's max against the one before
+        PanelSpec *m = recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL);
+        if (m) m->neg_inf_masked = true, m->tile_rows = bq, m->tile_cols = 1;
+        PanelSpec *r = recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+        if (r) r->tile_rows = bq, r->tile_cols = 1;
+        return;
+    }
+    PanelSpec *s = recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL);
+    if (s) s->tile_rows = bq, s->tile_cols = bk;
+    PanelSpec *m = recipe_add_stage(L, tr, v, st->operands[1], v->head, "−", READS_NONE);
+    if (m) m->neg_inf_masked = true, m->tile_rows = bq, m->tile_cols = 1;
+    PanelSpec *r = recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    if (r) r->tile_rows = bq, r->tile_cols = bk;
+}
+
+static void panels_flash_acc(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    const int bq = tr->flash_block_q, bk = tr->flash_block_k;
+    PanelSpec *p = recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    if (p) p->tile_rows = bq, p->tile_cols = bk;
+    PanelSpec *vv = recipe_add_stage(L, tr, v, st->operands[1], v->head, "·", READS_NONE);
+    if (vv) vv->tile_rows = bk;
+    PanelSpec *a = recipe_add_stage(L, tr, v, st->operands[2], v->head, "α", READS_NONE);
+    if (a) a->tile_rows = bq, a->tile_cols = 1;
+    PanelSpec *r = recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+    if (r) r->tile_rows = bq, r->tile_cols = tr->d_v;
+}
+
+static void formula_flash_tile(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    switch (tr->stages[s].id) {
+    case STAGE_FLASH_SCALE: snprintf(out, n, "α = e^(m_old − m)   (m_old = −∞ before the first block: α = 0)"); break;
+    case STAGE_FLASH_P: snprintf(out, n, "P_tile = e^(S_tile − m)"); break;
+    default: snprintf(out, n, "acc = acc_old·α + P_tile·V_tile"); break;
+    }
+}
+
+// The running max of row i after key block kb, as the kernel takes it (Check_inf: −∞ as 0).
+static float flash_ref(const Trace *tr, int b, int h, int i, int kb, float *mold)
+{
+    const Tensor *M = &tr->stages[trace_find(tr, "flash_max")].t;
+    const float *mrow = tip_row(M, b, h, i);
+    if (mold) *mold = kb > 0 ? mrow[kb - 1] : -INFINITY;
+    return isinf(mrow[kb]) && mrow[kb] < 0 ? 0.0f : mrow[kb];
+}
+
+static void tip_flash_tile(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const Stage *st = cell->st;
+    Lang lang = cell->lang;
+    int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
+    const int bq = tr->flash_block_q > 0 ? tr->flash_block_q : 1, bk = tr->flash_block_k > 0 ? tr->flash_block_k : 1;
+    if (trace_find(tr, "flash_max") < 0) return;
+    char qb[16], kbs[16], k0[16], k1[16];
+    if (st->id == STAGE_FLASH_SCALE) {
+        float mold, ref = flash_ref(tr, b, h, row, col, &mold);
+        snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", col);
+        snprintf(k0, sizeof k0, "%d", col * bk), snprintf(k1, sizeof k1, "%d", imin(col * bk + bk, tr->len_k) - 1);
+        const char *args[] = {k0, k1};
+        if (isinf(mold) && mold < 0) {
+            tip_key(o, lang, col == 0 ? "tip.flash_scale_first" : "tip.flash_scale_inf", 2, args);
+            return;
+        }
+        tip_key(o, lang, "tip.flash_scale", 2, args);
+        tip_put(o, "\n= exp(");
+        tip_num(o, mold, false);
+        tip_put(o, " − ");
+        tip_num(o, ref, true);
+        tip_put(o, ")");
+        tip_equals(o, cell->val);
+        return;
+    }
+    if (st->id == STAGE_FLASH_P) {
+        const int kb = col / bk;
+        float ref = flash_ref(tr, b, h, row, kb, NULL);
+        float s = tip_row(cell->t0, b, h, row)[col];
+        snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", kb);
+        const char *args[] = {qb, kbs};
+        if (isinf(s) && s < 0) {
+            tip_key(o, lang, "tip.flash_p_masked", 2, args);
+            return;
+        }
+        tip_key(o, lang, "tip.flash_p", 2, args);
+        tip_put(o, "\n= exp(");
+        tip_num(o, s, false);
+        tip_put(o, " − ");
+        tip_num(o, ref, true);
+        tip_put(o, ")");
+        tip_equals(o, cell->val);
+        return;
+    }
+    // acc[i, kb, d] = acc[i, kb − 1, d]·α + Σ_j P[i, j]·V[j, d] over the block's keys
+    const int dv = tr->d_v, kb = col / dv, d = col % dv, j0 = kb * bk, nb = imin(j0 + bk, tr->len_k) - j0;
+    const Stage *A = st, *S = &tr->stages[st->operands[2]];
+    const Tensor *V = &tr->stages[st->operands[1]].t;
+    const float *arow = tip_row(&A->t, b, h, row), *prow = tip_row(cell->t0, b, h, row);
+    const float *vrow = tip_row(V, b, trace_kv_head(tr, V, h), 0);
+    float alpha = tip_row(&S->t, b, h, row)[kb], old = kb > 0 ? arow[(kb - 1) * dv + d] : 0.0f;
+    snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", kb);
+    snprintf(k0, sizeof k0, "%d", j0), snprintf(k1, sizeof k1, "%d", j0 + nb - 1);
+    const char *args[] = {qb, kbs, k0, k1};
+    tip_key(o, lang, "tip.flash_acc", 4, args);
+    tip_put(o, "\n= ");
+    tip_num(o, old, true);
+    tip_put(o, "×");
+    tip_num(o, alpha, false);
+    tip_put(o, " + ");
+    tip_terms(o, lang, prow + j0, 1, vrow + (size_t)j0 * dv + d, dv, nb);
+    tip_equals(o, cell->val);
+}
+
+// What lives in fast memory for one tile: a block of Q, of K and V, the tile's S and P, and
+// per query row m, l and acc.
+static void note_flash_tile(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)s;
+    char a[16], b[16], c[16], d[24];
+    snprintf(a, sizeof a, "%d", tr->flash_block_q), snprintf(b, sizeof b, "%d", tr->flash_block_k);
+    snprintf(c, sizeof c, "%d", tr->d_v);
+    long long fast = (long long)tr->flash_block_q * tr->d_k + (long long)tr->flash_block_k * (tr->d_k + tr->d_v) +
+                     2LL * tr->flash_block_q * tr->flash_block_k + (long long)tr->flash_block_q * (tr->d_v + 2);
+    snprintf(d, sizeof d, "%lld", fast);
+    const char *args[] = {a, b, c, d};
+    i18n_fmt(out, n, lang, "fx.flash_fast", 4, args);
+}
+
+const StageRecipe RECIPE_DECODE_SCORES = {
+    .panels = recipe_panels_scores, .formula = formula_decode_step, .note = note_decode_step, .tip = tip_decode_scores,
+    .anim = ANIM_ROWS, .quiz = Q(VALUE), .key_cols = true, .mask_look = MASK_LOOK_LESSON_MASK,
+};
+
+const StageRecipe RECIPE_DECODE_ATTN = {
+    .panels = recipe_panels_softmax, .formula = formula_decode_step, .note = note_decode_step, .tip = tip_decode_attn,
+    .deriv_width = recipe_deriv_width_softmax, .derive = recipe_derive_softmax, .anim = ANIM_SOFTMAX,
+    .quiz = Q(ARGMAX) | Q(VALUE), .key_cols = true, .scale = SCALE_PROBABILITY,
+};
+
+const StageRecipe RECIPE_FLASH_P = {
+    .panels = panels_flash_p, .formula = formula_flash_tile, .note = note_flash_tile, .tip = tip_flash_tile,
+    .anim = ANIM_CELLS, .quiz = Q(VALUE), .scale = SCALE_PROBABILITY,
+};
+
+const StageRecipe RECIPE_FLASH_ACC = {
+    .panels = panels_flash_acc, .formula = formula_flash_tile, .note = note_flash_tile, .tip = tip_flash_tile,
+    .anim = ANIM_ROWS, .quiz = Q(VALUE),
+};
+
+// ---- the loop, one step at a time (View.loop) ---------------------------------------------
+
+static int flash_key_blocks(const Trace *tr)
+{
+    return tr->flash_block_k > 0 ? (tr->len_k + tr->flash_block_k - 1) / tr->flash_block_k : 0;
+}
+
+int recipe_loop_steps(const Trace *tr, int stage)
+{
+    if (stage < 0 || stage >= tr->n) return 0;
+    StepId step = STAGE_INFO[tr->stages[stage].id].step;
+    if (step == STEP_DECODE) return tr->len_q;
+    if (step == STEP_FLASH && tr->flash_block_q > 0 && tr->flash_block_k > 0)
+        return (tr->len_q + tr->flash_block_q - 1) / tr->flash_block_q * flash_key_blocks(tr);
+    return 0;
+}
+
+static LoopCell order(int idx, int now) { return idx < now ? LOOP_DONE : idx == now ? LOOP_NOW : LOOP_LATER; }
+
+LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, int row, int col)
+{
+    if (v->loop < 0 || ps->is_weight || recipe_loop_steps(tr, v->stage) == 0) return LOOP_DONE;
+    const int r = ps->transposed ? col : row, c = ps->transposed ? row : col, k = v->loop;
+    const StageId id = tr->stages[ps->stage].id;
+    if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) { // step t = k
+        switch (id) {
+        case STAGE_CACHE_K:
+        case STAGE_CACHE_V: // row r: token r's k (v), appended at step r; a window drops it again
+            if (r == k) return LOOP_NOW;
+            if (r > k) return LOOP_LATER;
+            return decode_reads(tr, v->batch, k, r) ? LOOP_DONE : LOOP_GONE;
+        case STAGE_MASK:
+            return LOOP_DONE;
+        default: // rows are steps: q_t, the step's scores, weights, output
+            return order(r, k);
+        }
+    }
+    const int bq = tr->flash_block_q, bk = tr->flash_block_k, nkb = flash_key_blocks(tr), dv = tr->d_v;
+    const int kb = k % nkb, qrow = r / bq * nkb;
+    switch (id) {
+    case STAGE_MASKED_SCORES:
+    case STAGE_FLASH_P: return order(qrow + c / bk, k);
+    case STAGE_FLASH_MAX:
+    case STAGE_FLASH_SCALE:
+    case STAGE_FLASH_SUM: return order(qrow + c, k);
+    case STAGE_FLASH_ACC: return order(qrow + c / dv, k);
+    case STAGE_FLASH_OUT:
+    case STAGE_HEAD_OUT: return order(qrow + nkb - 1, k);
+    case STAGE_V_HEADS:
+    case STAGE_K_HEADS:
+    case STAGE_K_ROPE: return r / bk == kb ? LOOP_NOW : LOOP_DONE; // the block the tile reads
+    default: return LOOP_DONE;
+    }
+}
+
+// "0–3, 7" : the keys step t of batch b reads
+static void keys_read(const Trace *tr, int b, int t, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = '\0';
+    for (int j = 0; j <= t && len + 24 < n; j++) {
+        if (!decode_reads(tr, b, t, j) || (j > 0 && decode_reads(tr, b, t, j - 1))) continue;
+        int e = j;
+        while (e + 1 <= t && decode_reads(tr, b, t, e + 1)) e++;
+        len += (size_t)snprintf(out + len, n - len, e > j ? "%s%d–%d" : "%s%d", len ? ", " : "", j, e);
+    }
+}
+
+void recipe_loop_text(const Trace *tr, const View *v, char *out, size_t n)
+{
+    out[0] = '\0';
+    int steps = recipe_loop_steps(tr, v->stage);
+    if (v->loop < 0 || v->loop >= steps) return;
+    const int k = v->loop;
+    char a[16], b[16], c[16], d[16], e[16], f[16], g[16], keys[96], rep[64] = "";
+    snprintf(a, sizeof a, "%d", k), snprintf(b, sizeof b, "%d", steps);
+    if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) {
+        keys_read(tr, v->batch, k, keys, sizeof keys);
+        if (tr->mask_kind != MASK_SLIDING) {
+            snprintf(c, sizeof c, "%d", k + 1);
+            const char *args[] = {a, b, c, keys};
+            i18n_fmt(out, n, v->lang, "loop.decode", 4, args);
+            return;
+        }
+        // the rolling buffer: S sink slots, then W slots reused in turn
+        const int S = tr->sink_tokens, W = tr->window;
+        int slot = k < S ? k : S + (k - S) % W, gone = k - W >= S ? k - W : -1;
+        snprintf(c, sizeof c, "%d", slot), snprintf(d, sizeof d, "%d", S + W);
+        if (gone >= 0) {
+            snprintf(e, sizeof e, "%d", gone);
+            const char *ra[] = {e};
+            rep[0] = ' '; // (the language file trims a value's leading space)
+            i18n_fmt(rep + 1, sizeof rep - 1, v->lang, "loop.replaces", 1, ra);
+        }
+        const char *args[] = {a, b, c, keys, d, rep};
+        i18n_fmt(out, n, v->lang, "loop.decode_slot", 6, args);
+        return;
+    }
+    const int bq = tr->flash_block_q, bk = tr->flash_block_k, nkb = flash_key_blocks(tr);
+    const int q0 = k / nkb * bq, k0 = k % nkb * bk;
+    snprintf(c, sizeof c, "%d", q0), snprintf(d, sizeof d, "%d", imin(q0 + bq, tr->len_q) - 1);
+    snprintf(e, sizeof e, "%d", k0), snprintf(f, sizeof f, "%d", imin(k0 + bk, tr->len_k) - 1);
+    snprintf(g, sizeof g, "%d", imin(q0 + bq, tr->len_q) - q0);
+    const char *args[] = {a, b, c, d, e, f, g};
+    i18n_fmt(out, n, v->lang, k % nkb == nkb - 1 ? "loop.flash_last" : "loop.flash", 7, args);
+}

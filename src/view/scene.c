@@ -350,6 +350,11 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
         i18n_fmt(L->formula, sizeof L->formula, v->lang, "fx.delta", 1, args);
         snprintf(L->formula_note, sizeof L->formula_note, "%s", was);
     }
+    if (v->loop >= 0 && !v->delta) { // one step of the loop: what it does, instead of the note
+        char step[sizeof L->formula_note];
+        recipe_loop_text(tr, v, step, sizeof step);
+        if (step[0]) snprintf(L->formula_note, sizeof L->formula_note, "%s", step);
+    }
     if (extra[0]) {
         size_t len = strlen(L->formula_note);
         snprintf(L->formula_note + len, sizeof L->formula_note - len, "%s%s", len ? "  " : "", extra);

@@ -79,6 +79,9 @@ typedef struct View {
     int stage;           // index into Trace.stages
     int batch, head;     // which slice of (B, H, ...) tensors
     float anim;          // linear progress of the transition into `stage`: 0 start, 1 settled
+    // Inside a loop (recipe_loop_steps: KV-cache decoding, FlashAttention): the step shown,
+    // 0 … steps − 1 (what it computes framed, what comes later empty), or -1: the whole loop.
+    int loop;
     Palette palette;
     ProbScale prob_scale;
     bool show_values;    // numbers printed in cells
