@@ -260,17 +260,21 @@ def random_lesson(rng):
     if not fbias:
         model["ffn_bias"] = False
         pos += " no-ffn-bias"
+    sinks = "flash" not in model and rng.random() < 0.25   # gpt-oss's learned sink logit per head
+    if sinks:
+        model["attn_sinks"] = True
+        pos += " sinks"
 
     # weights
     shapes = {"w_q": (H * d_k, d), "b_q": (H * d_k,), "w_k": (Hkv * d_k, d), "b_k": (Hkv * d_k,),
               "w_v": (Hkv * d_v, d), "b_v": (Hkv * d_v,), "w_o": (d, H * d_v), "b_o": (d,),
               "ffn_w1": (ffn, d), "ffn_b1": (ffn,), "ffn_w2": (d, ffn), "ffn_b2": (d,),
-              "ffn_w_gate": (ffn, d), "ffn_b_gate": (ffn,)}
-    fan = {"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn}
+              "ffn_w_gate": (ffn, d), "ffn_b_gate": (ffn,), "sinks": (H,)}
+    fan = {"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn, "sinks": 0.25}
     needed = ["w_q", "w_k", "w_v", "w_o"] + (["b_q", "b_k", "b_v"] if qkv_bias else []) \
         + (["b_o"] if out_bias else []) + (["ffn_w1", "ffn_w2"] if ffn else []) \
         + (["ffn_b1", "ffn_b2"] if ffn and fbias else []) + (["ffn_w_gate"] if ffn and act == "swiglu" else []) \
-        + (["ffn_b_gate"] if ffn and act == "swiglu" and fbias else [])
+        + (["ffn_b_gate"] if ffn and act == "swiglu" and fbias else []) + (["sinks"] if sinks else [])
     use_init = rng.random() < 0.3
     per_head = rng.random() < 0.25
     weights = {}

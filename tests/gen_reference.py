@@ -52,7 +52,7 @@ STAGES = ["attn_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_he
 INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
               "ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2",
               "norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias",  # 1 and 0, never drawn
-              "ffn_w_gate", "ffn_b_gate"]
+              "ffn_w_gate", "ffn_b_gate", "sinks"]
 NORM_NAMES = ["norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias"]
 
 
@@ -310,7 +310,7 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model, n_heads, d_k=None, d_v=None, qkv_bias=True,
                  out_bias=True, scale=None, mask_fill=-1e9, n_kv_heads=None, rope=None,
-                 alibi=False, flash=None, decode=False):
+                 alibi=False, flash=None, decode=False, attn_sinks=False):
         super().__init__()
         self.n_heads = n_heads
         self.n_kv_heads = n_kv_heads or n_heads
@@ -327,7 +327,20 @@ class MultiHeadAttention(nn.Module):
         self.w_k = nn.Linear(d_model, self.n_kv_heads * self.d_k, bias=qkv_bias)
         self.w_v = nn.Linear(d_model, self.n_kv_heads * self.d_v, bias=qkv_bias)
         self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=out_bias)
+        # gpt-oss: a learned logit per head that joins the softmax and takes weight without a value
+        self.sinks = nn.Parameter(torch.zeros(n_heads)) if attn_sinks else None
         self.trace = {}
+
+    def softmax(self, s):
+        """Softmax over the keys; with sinks as transformers' GptOss eager_attention_forward:
+        cat([scores, sink]), minus the max, softmax, the sink's column dropped."""
+        if self.sinks is None:
+            return F.softmax(s, dim=-1)
+        B, H, Lq, _ = s.shape
+        sk = self.sinks.reshape(1, -1, 1, 1).expand(B, -1, Lq, -1)
+        combined = torch.cat([s, sk], dim=-1)
+        combined = combined - combined.max(dim=-1, keepdim=True).values
+        return F.softmax(combined, dim=-1)[..., :-1]
 
     def forward(self, query, key, value, mask=None):
         # mask: broadcastable to (B, H, Lq, Lk), e.g. (B, 1, 1, Lk) or (Lq, Lk); 0 = masked
@@ -367,7 +380,7 @@ class MultiHeadAttention(nn.Module):
             scores = scores.masked_fill(mask == 0, self.mask_fill)
         tr["masked_scores"] = scores
 
-        attn = F.softmax(scores, dim=-1)
+        attn = self.softmax(scores)
         tr["attn"] = attn
         x = torch.matmul(attn, v)                          # (B, H, Lq, d_v)
         tr["head_out"] = x
@@ -434,7 +447,7 @@ class MultiHeadAttention(nn.Module):
                 m = torch.as_tensor(mask).expand(B, 1, L, L) if torch.as_tensor(mask).dim() == 4 \
                     else torch.as_tensor(mask).expand(B, L, L).unsqueeze(1)
                 s = s.masked_fill(m[:, :, t:t + 1, :t + 1] == 0, self.mask_fill)
-            a = F.softmax(s, dim=-1)
+            a = self.softmax(s)
             step_s[:, :, t, :t + 1] = s[:, :, 0]
             step_a[:, :, t, :t + 1] = a[:, :, 0]
             o = torch.matmul(a, vv).transpose(1, 2).reshape(B, 1, H * dv)
@@ -449,6 +462,8 @@ class MultiHeadAttention(nn.Module):
                 lin.weight.copy_(w["w_" + name])
                 if lin.bias is not None:
                     lin.bias.copy_(w["b_" + name])
+            if self.sinks is not None:
+                self.sinks.copy_(w["sinks"])
 
     def lesson_weights(self):
         out = {}
@@ -457,6 +472,8 @@ class MultiHeadAttention(nn.Module):
             out["w_" + name] = tensor_json(lin.weight)
             if lin.bias is not None:
                 out["b_" + name] = tensor_json(lin.bias)
+        if self.sinks is not None:
+            out["sinks"] = tensor_json(self.sinks)
         return out
 
 
@@ -678,13 +695,13 @@ class AttentionBlock(nn.Module):
 def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=True,
                scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
                ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
-               decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True):
-    modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode
+               decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False):
+    modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks
     if per_head and not modern:
         attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
     else:
         attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
-                                  n_kv_heads, rope, alibi, flash, decode)
+                                  n_kv_heads, rope, alibi, flash, decode, attn_sinks)
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation,
                           ffn_bias)
 
@@ -736,6 +753,7 @@ def resolve_lesson(lesson):
     norm_first = bool(m.get("norm_first", False))
     activation = m.get("activation", "relu")
     ffn_bias = bool(m.get("ffn_bias", True))
+    attn_sinks = bool(m.get("attn_sinks", False))
     Hkv = int(m.get("n_kv_heads", H))
     if H % Hkv:
         raise LessonError("model.n_kv_heads does not divide n_heads")
@@ -796,15 +814,17 @@ def resolve_lesson(lesson):
               "b_k": (Hkv * d_k,), "w_v": (Hkv * d_v, d_model), "b_v": (Hkv * d_v,),
               "w_o": (d_model, H * d_v), "b_o": (d_model,), "ffn_w1": (ffn, d_model),
               "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,),
-              "ffn_w_gate": (ffn, d_model), "ffn_b_gate": (ffn,)}
+              "ffn_w_gate": (ffn, d_model), "ffn_b_gate": (ffn,), "sinks": (H,)}
     fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1",
                                    "ffn_w_gate", "ffn_b_gate"]}
-    fan_in.update({"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn})
+    fan_in.update({"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn, "sinks": 1})
     needed = ["w_q", "w_k", "w_v", "w_o"]
     if qkv_bias:
         needed += ["b_q", "b_k", "b_v"]
     if out_bias:
         needed += ["b_o"]
+    if attn_sinks:
+        needed += ["sinks"]
     if ffn:
         needed += ["ffn_w1", "ffn_w2"] + (["ffn_w_gate"] if activation == "swiglu" else [])
         if ffn_bias:
@@ -840,7 +860,8 @@ def resolve_lesson(lesson):
     cfg = dict(d_model=d_model, n_heads=H, d_k=d_k, d_v=d_v, qkv_bias=qkv_bias,
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
                norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi, flash=flash,
-               decode=decode, norm=norm, norm_first=norm_first, activation=activation, ffn_bias=ffn_bias)
+               decode=decode, norm=norm, norm_first=norm_first, activation=activation, ffn_bias=ffn_bias,
+               attn_sinks=attn_sinks)
     pos = inp.get("position_ids")
     if pos is not None:
         pos = torch.tensor(pos, dtype=torch.int64)
@@ -1065,6 +1086,31 @@ def variants():
                        {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "mask_fill": "-inf", "rope": {"style": "half"},
                         "decode": True}, block, x, mask=sliding_window_mask(9, 3, 2),
                        mask_lesson={"sliding_window": 3, "sink_tokens": 2}))
+
+    # 6d. gpt-oss's attention sinks (transformers' GptOssAttention, eager_attention_forward): a
+    # learned logit per head joins each softmax and takes weight without a value, so rows sum to
+    # less than 1; GQA with RoPE and a sliding window of 3 as gpt-oss's alternate layers, -inf,
+    # decoded token by token too. The sinks are set apart (one large, one very negative).
+    torch.manual_seed(65)
+    block = make_block(8, 4, n_kv_heads=2, rope=(10000.0, "half"), decode=True, mask_fill=float("-inf"),
+                       attn_sinks=True)
+    with torch.no_grad():
+        block.attn.sinks.copy_(torch.tensor([1.5, -0.5, 0.25, -4.0]))
+    x = torch.randn(2, 6, 8)
+    out.append(Variant("gpt-oss-sinks-decode", "gpt-oss's sink logits: GQA 4/2, RoPE, a window of 3, decoding",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "mask_fill": "-inf", "rope": {"style": "half"},
+                        "attn_sinks": True, "decode": True}, block, x, mask=sliding_window_mask(6, 3),
+                       mask_lesson={"sliding_window": 3}))
+    # ... and in a plain fully masked row (-inf): the sink takes all, the row is 0, not NaN
+    torch.manual_seed(66)
+    block = make_block(4, 2, mask_fill=float("-inf"), attn_sinks=True)
+    with torch.no_grad():
+        block.attn.sinks.copy_(torch.tensor([0.0, 2.0]))
+    x = torch.randn(1, 3, 4)
+    m = torch.tensor([[1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
+    out.append(Variant("gpt-oss-sinks-masked-row", "gpt-oss's sink logits with a fully masked row (-inf)",
+                       {"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "attn_sinks": True}, block, x, mask=m,
+                       mask_lesson=[[1, 1, 0], [0, 0, 0], [1, 1, 1]]))
 
     # 6b. today's blocks. A Llama-style decoder layer (transformers' LlamaDecoderLayer: pre-norm
     # with RMSNorm, GQA with RoPE, no biases, SwiGLU's LlamaMLP), decoded token by token too;

@@ -209,7 +209,8 @@ static void test_stage_table(void **state)
             assert_int_equal(st->kind, in->kind);
             assert_int_equal(st->step, in->step);
             if (st->weight) assert_ptr_equal(st->weight, lesson_weight(&ls.w, in->weight));
-            else assert_int_equal(in->weight, WEIGHT_NONE);
+            else // (a slot the lesson leaves out: attn without gpt-oss's sinks)
+                assert_true(in->weight == WEIGHT_NONE || !tensor_present(lesson_weight(&ls.w, in->weight)));
             if (st->bias) assert_ptr_equal(st->bias, lesson_weight(&ls.w, in->bias));
         }
         trace_free(&tr);

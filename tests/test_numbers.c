@@ -119,6 +119,7 @@ static void each_view(ViewFn fn, void *ctx)
     glob("tests/ref/postnorm-*.lesson.json", GLOB_APPEND, NULL, &g);
     glob("tests/ref/llama-block-*.lesson.json", GLOB_APPEND, NULL, &g);
     glob("tests/ref/streaming-sinks-*.lesson.json", GLOB_APPEND, NULL, &g);
+    glob("tests/ref/gpt-oss-*.lesson.json", GLOB_APPEND, NULL, &g);
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Session *ses = open_session(g.gl_pathv[f]);
         const Trace *tr = &ses->trace;

@@ -118,7 +118,10 @@ static void check_answer(const char *where, const Trace *tr, const QuizQuestion 
         float s = 0.0f;
         for (int j = 0; j < t->shape[3]; j++) s += at(t, b, h, q->cell[0], j);
         if (!(fabsf(s - q->answer[0]) <= 1e-6f)) fail_msg("%s: %s: sum %g, generated %g", where, q->id, (double)s, (double)q->answer[0]);
-        assert_true(fabsf(q->answer[0] - 1.0f) <= 1e-4f); // a softmax row
+        if (st->weight) // gpt-oss's sink takes a share: less than 1
+            assert_true(q->answer[0] >= 0.0f && q->answer[0] < 1.0f);
+        else
+            assert_true(fabsf(q->answer[0] - 1.0f) <= 1e-4f); // a softmax row
         break;
     }
     case QUIZ_MASKED: {

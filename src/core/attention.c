@@ -17,7 +17,7 @@ void attn_weights_free(AttnWeights *w)
     Tensor *all[] = {&w->w_q, &w->b_q, &w->w_k, &w->b_k, &w->w_v, &w->b_v,
                      &w->w_o, &w->b_o, &w->norm_weight, &w->norm_bias, &w->ffn_w1, &w->ffn_b1,
                      &w->ffn_w2, &w->ffn_b2, &w->ffn_norm_weight, &w->ffn_norm_bias, &w->ffn_w_gate,
-                     &w->ffn_b_gate};
+                     &w->ffn_b_gate, &w->sinks};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tensor_free(all[i]);
 }
 
@@ -94,6 +94,7 @@ typedef struct HeadJob {
     Trace *tr;
     int qh, kh, vh, bias, mask, scores, masked, attn, head_out; // stage indices (bias, mask -1: none)
     int H, Hkv, Lq, Lk, dk, dv;
+    const float *sinks; // (H) gpt-oss's sink logits, or NULL
 } HeadJob;
 
 static void head_task(void *ctx, int bh)
@@ -111,7 +112,8 @@ static void head_task(void *ctx, int bh)
     // scores / scale (+ position bias), masked_fill and the softmax's input in one pass
     tensor_scale_mask(s, ms, at, j->bias >= 0 ? D(tr, j->bias) + (size_t)h * n : NULL,
                       j->mask >= 0 ? D(tr, j->mask) + (size_t)b * n : NULL, n, j->cfg->scale, j->cfg->mask_fill);
-    tensor_softmax_rows(at, Lq, Lk);
+    if (j->sinks) tensor_softmax_rows_sink(at, Lq, Lk, j->sinks[h]); // gpt-oss: one more logit, no value
+    else tensor_softmax_rows(at, Lq, Lk);
     // the weights past a causal row's last key are 0: their products are skipped (exactly)
     tensor_matmul_zero_tail(D(tr, j->head_out) + (size_t)bh * Lq * j->dv, at, D(tr, j->vh) + bkv * Lk * j->dv,
                             Lq, Lk, j->dv);
@@ -259,7 +261,9 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     int ho_s[4] = {B, H, Lq, dv};
     int head_out, concat, output;
     TRY(head_out = trace_push_raw(tr, STAGE_HEAD_OUT, 4, ho_s, attn, vh, -1));
-    HeadJob job = {cfg, tr, q_in, k_in, vh, bias, mask, scores, masked, attn, head_out, H, Hkv, Lq, Lk, dk, dv};
+    HeadJob job = {cfg, tr, q_in, k_in, vh, bias, mask, scores, masked, attn, head_out, H, Hkv, Lq, Lk, dk, dv,
+                   cfg->attn_sinks ? w->sinks.data : NULL};
+    if (cfg->attn_sinks) tr->stages[attn].weight = &w->sinks; // the view reads each head's sink from it
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
     AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, masked, head_out, -1};
     // FlashAttention: the same head_out again, tile by tile with an online softmax

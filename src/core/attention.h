@@ -74,6 +74,9 @@ typedef struct AttnConfig {
                              // (GPT-J's rotary_dim, partial_rotary_factor·d_k); 0 = all d_k
     bool alibi;              // scores += -m_h·(i - j) (ALiBi), before the mask
     bool decode;             // also generate token by token from a K/V cache (decode.c)
+    bool attn_sinks;         // gpt-oss: each head's learned sink logit joins its softmax as one more
+                             // key without a value (weights.sinks): softmax over [scores, sink], the
+                             // sink's column dropped, so a row sums to less than 1
     int flash_block_q, flash_block_k; // > 0: FlashAttention's tiled online softmax (flash.c)
 } AttnConfig;
 
@@ -94,6 +97,7 @@ typedef struct AttnWeights {
     Tensor ffn_w2, ffn_b2;   // (d_model, ffn_hidden), (d_model)
     Tensor ffn_norm_weight, ffn_norm_bias; // (d_model)
     Tensor ffn_w_gate, ffn_b_gate; // SwiGLU's gate: (ffn_hidden, d_model), (ffn_hidden)
+    Tensor sinks;            // (n_heads): gpt-oss's learned sink logit per head (model.attn_sinks)
 } AttnWeights;
 
 typedef struct AttnInputs {

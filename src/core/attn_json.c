@@ -94,7 +94,7 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
     static const char *const keys[] = {"d_model", "n_heads", "d_k", "d_v", "qkv_bias",
                                        "out_bias", "scale", "mask_fill", "residual_norm",
                                        "norm_eps", "ffn_hidden", "n_kv_heads", "rope", "alibi", "decode",
-                                       "flash", "norm", "norm_first", "activation", "ffn_bias", NULL};
+                                       "flash", "norm", "norm_first", "activation", "ffn_bias", "attn_sinks", NULL};
     if (!jsonpath_check_keys(c, m, P, keys)) return false;
     if (!jsonpath_int(c, m, P, "d_model", &cfg->d_model, 1, LESSON_MAX_D_MODEL, true, 0)) return false;
     if (!jsonpath_int(c, m, P, "n_heads", &cfg->n_heads, 1, LESSON_MAX_HEADS, true, 0)) return false;
@@ -142,6 +142,8 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
                     cfg->n_kv_heads, cfg->n_heads);
     if (!jsonpath_bool(c, m, P, "alibi", &cfg->alibi, false)) return false;
     if (!jsonpath_bool(c, m, P, "decode", &cfg->decode, false)) return false;
+    // gpt-oss: a learned logit per head (weights.sinks) joins each softmax
+    if (!jsonpath_bool(c, m, P, "attn_sinks", &cfg->attn_sinks, false)) return false;
     const cJSON *fl = cJSON_GetObjectItemCaseSensitive(m, "flash");
     cfg->flash_block_q = cfg->flash_block_k = 0;
     if (fl && !cJSON_IsNull(fl)) {
@@ -151,6 +153,9 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
         if (!jsonpath_check_keys(c, fl, "model.flash", fkeys)) return false;
         if (!jsonpath_int(c, fl, "model.flash", "block_q", &cfg->flash_block_q, 1, LESSON_MAX_LEN, true, 0)) return false;
         if (!jsonpath_int(c, fl, "model.flash", "block_k", &cfg->flash_block_k, 1, LESSON_MAX_LEN, true, 0)) return false;
+        if (cfg->attn_sinks)
+            return jsonpath_fail(c, "model.attn_sinks", "FlashAttention's tiles are drawn without sink logits; expected "
+                                 "no model.flash with it (the standard pass and decoding take the sinks)");
     }
     const cJSON *rope = cJSON_GetObjectItemCaseSensitive(m, "rope");
     cfg->rope = ROPE_NONE;
@@ -520,6 +525,7 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
         [WEIGHT_NORM_BIAS] = {1, {C}, 0, cfg->residual_norm && !rms, true},
         [WEIGHT_FFN_NORM_WEIGHT] = {1, {C}, 0, F > 0, true},   [WEIGHT_FFN_NORM_BIAS] = {1, {C}, 0, F > 0 && !rms, true},
         [WEIGHT_FFN_W_GATE] = {2, {F, C}, C, F > 0 && glu, false}, [WEIGHT_FFN_B_GATE] = {1, {F}, C, F > 0 && glu && fb, false},
+        [WEIGHT_SINKS] = {1, {H}, 1, cfg->attn_sinks, false},
     };
     const char *const nofb = F == 0 ? "model.ffn_hidden is 0" : "model.ffn_bias is false";
     const char *const why[WEIGHT_COUNT] = {
@@ -533,6 +539,7 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
         [WEIGHT_FFN_NORM_BIAS] = F == 0 ? "model.ffn_hidden is 0" : "model.norm is \"rms\" (RMSNorm has no β)",
         [WEIGHT_FFN_W_GATE] = F == 0 ? "model.ffn_hidden is 0" : "model.activation is not \"swiglu\"",
         [WEIGHT_FFN_B_GATE] = F == 0 ? "model.ffn_hidden is 0" : !glu ? "model.activation is not \"swiglu\"" : nofb,
+        [WEIGHT_SINKS] = "model.attn_sinks is false",
     };
 
     bool have_seed = false;

@@ -32,6 +32,7 @@ typedef struct DecodeJob {
     const float *q;          // (B, L, H·d_k): every step's query, turned to its position
     float *cat;              // (B, L, H·d_v): every step's heads side by side
     float *rows;             // per (batch, head): one row of L scores
+    const float *sinks;      // (H) gpt-oss's sink logits, or NULL
 } DecodeJob;
 
 // One (batch, head), step by step: step t's query against the t + 1 cached keys.
@@ -57,7 +58,8 @@ static void decode_task(void *ctx, int bh)
         }
         float *srow = D(tr, j->ds) + ((size_t)bh * L + t) * L, *arow = D(tr, j->da) + ((size_t)bh * L + t) * L;
         memcpy(srow, row, (size_t)(t + 1) * sizeof(float));
-        tensor_softmax_rows(row, 1, t + 1);
+        if (cfg->attn_sinks) tensor_softmax_rows_sink(row, 1, t + 1, j->sinks[h]); // gpt-oss's sink logit
+        else tensor_softmax_rows(row, 1, t + 1);
         memcpy(arow, row, (size_t)(t + 1) * sizeof(float));
         for (int k = t + 1; k < L; k++) srow[k] = cfg->mask_fill, arow[k] = 0.0f; // not in the cache yet: as the causal mask writes them
         tensor_matmul(j->cat + ((size_t)b * L + t) * H * dv + (size_t)h * dv, row, Vc, 1, t + 1, dv);
@@ -114,7 +116,8 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
             }
         // 3. step by step, per head: one row of scores against the cache so far, softmax,
         // attn·V. Step t reads cache rows 0..t only, which steps 0..t wrote.
-        DecodeJob job = {cfg, tr, st, ck, cv, ds, da, q, cat, rows};
+        DecodeJob job = {cfg, tr, st, ck, cv, ds, da, q, cat, rows, cfg->attn_sinks ? w->sinks.data : NULL};
+        if (cfg->attn_sinks) tr->stages[da].weight = &w->sinks;
         parallel_for(B * H, (double)B * H * L * L * (dk + dv) / 2, decode_task, &job);
         // 4. each step's output row: its heads side by side, · W_Oᵀ + b_O
         tensor_linear(D(tr, dout), cat, w->w_o.data, bo ? bo->data : NULL, (int)BL, H * dv, C);

@@ -63,6 +63,7 @@ static const char *missing_because(int t)
     case 13: return "model.residual_norm is false or model.norm is \"rms\" (no β)";
     case 16: return "model.activation is not \"swiglu\"";
     case 17: return "model.activation is not \"swiglu\" or model.ffn_bias is false";
+    case 18: return "model.attn_sinks is false";
     default: return "it is not part of this lesson";
     }
 }

@@ -95,6 +95,7 @@ bool lesson_write(const Lesson *ls, FILE *f)
     static const char *const acts[] = {"relu", "gelu", "gelu_tanh", "swiglu"};
     if (c->ffn_hidden > 0 && c->ffn_act != FFN_RELU) fprintf(f, ", \"activation\": \"%s\"", acts[c->ffn_act]);
     if (c->ffn_hidden > 0 && !c->ffn_bias) fputs(", \"ffn_bias\": false", f);
+    if (c->attn_sinks) fputs(", \"attn_sinks\": true", f);
     if (c->n_kv_heads > 0 && c->n_kv_heads != c->n_heads) fprintf(f, ", \"n_kv_heads\": %d", c->n_kv_heads);
     if (c->rope != ROPE_NONE) {
         fputs(",\n            \"rope\": {\"theta\": ", f);

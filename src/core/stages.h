@@ -83,7 +83,8 @@ typedef enum StepId {
     X(FFN_NORM_WEIGHT, "ffn_norm_weight", ffn_norm_weight, "γ", "γ")                                            \
     X(FFN_NORM_BIAS, "ffn_norm_bias", ffn_norm_bias, "β", "β")                                                  \
     X(FFN_W_GATE, "ffn_w_gate", ffn_w_gate, "W_gᵀ", "W_g")                                                      \
-    X(FFN_B_GATE, "ffn_b_gate", ffn_b_gate, "b_g", "b_g")
+    X(FFN_B_GATE, "ffn_b_gate", ffn_b_gate, "b_g", "b_g")                                                      \
+    X(SINKS, "sinks", sinks, "sinks", "sinks")
 
 typedef enum WeightSlot {
     WEIGHT_NONE = -1,
@@ -111,7 +112,7 @@ typedef enum WeightSlot {
     X(POSITION_BIAS, "position_bias", POS_BIAS, SCORES, "position_bias", NONE, NONE)                             \
     X(SCORES, "scores", SCORES, SCORES, "scores", NONE, NONE)                                                    \
     X(MASKED_SCORES, "masked_scores", MASKED, MASK, "masked_scores", NONE, NONE)                                 \
-    X(ATTN, "attn", SOFTMAX, SOFTMAX, "attn", NONE, NONE)                                                        \
+    X(ATTN, "attn", SOFTMAX, SOFTMAX, "attn", SINKS, NONE)                                                       \
     X(HEAD_OUT, "head_out", WEIGHTED_SUM, WEIGHTED_SUM, "head_out", NONE, NONE)                                  \
     X(FLASH_MAX, "flash_max", FLASH_STAT, FLASH, "m", NONE, NONE)                                                \
     X(FLASH_SCALE, "flash_scale", FLASH_P,    FLASH, "α", NONE, NONE)                                            \
@@ -131,7 +132,7 @@ typedef enum WeightSlot {
     X(CACHE_K, "cache_k", CACHE, DECODE, "cache_k", NONE, NONE)                                                  \
     X(CACHE_V, "cache_v", CACHE, DECODE, "cache_v", NONE, NONE)                                                  \
     X(DECODE_SCORES, "decode_scores", DECODE_SCORES, DECODE, "s_t", NONE, NONE)                                    \
-    X(DECODE_ATTN, "decode_attn", DECODE_ATTN, DECODE, "a_t", NONE, NONE)                                        \
+    X(DECODE_ATTN, "decode_attn", DECODE_ATTN, DECODE, "a_t", SINKS, NONE)                                     \
     X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)
 
 typedef enum StageId {

@@ -632,6 +632,17 @@ KERNEL_CLONES static void softmax_rows(float *x, int rows, int cols)
 
 void tensor_softmax_rows(float *x, int rows, int cols) { softmax_rows(x, rows, cols); }
 
+void tensor_softmax_rows_sink(float *x, int rows, int cols, float sink)
+{
+    for (int r = 0; r < rows; r++) {
+        float *row = x + (size_t)r * cols, mx = row_max(row, cols), sum = 0.0f;
+        if (sink > mx || isnan(sink)) mx = isnan(mx) ? mx : sink;
+        for (int j = 0; j < cols; j++) sum += row[j] = exp1(row[j] - mx);
+        sum += exp1(sink - mx);
+        for (int j = 0; j < cols; j++) row[j] /= sum;
+    }
+}
+
 // The moments round every operation to float32 on its own (GCC contracts
 // nothing in ISO C mode, -std=c11; clang is told so); the normalisation itself
 // uses fmaf, as PyTorch's vectorised loop is compiled with fused multiply-adds

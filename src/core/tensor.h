@@ -60,6 +60,11 @@ void tensor_scale_mask(float *s, float *ms, float *at, const float *bias, const 
 // Softmax of each row of x (rows, cols) in place: subtracts the row max.
 // A row whose max is -inf becomes NaN, as in PyTorch.
 void tensor_softmax_rows(float *x, int rows, int cols);
+// gpt-oss's softmax with a sink: each row as softmax([row, sink]) with the sink's own
+// weight dropped (Hugging Face's eager_attention_forward for GptOss): the max is taken
+// over the row and the sink, the sum adds e^(sink − max) after the row's terms, so a row
+// sums to 1 − e^(sink − max) / sum. A row all −∞ gives 0s (the sink takes everything).
+void tensor_softmax_rows_sink(float *x, int rows, int cols, float sink);
 // The mean and biased variance of x[0..n) as torch.nn.LayerNorm's CPU kernel
 // computes them in float32: Welford's update in 8 lanes (x[j] goes to lane j % 8
 // for the first n - n % 8 values, in chunks of 16 per lane combined pairwise),

@@ -454,7 +454,7 @@ static Rgb image_color(const void *ctx, int row, int col)
 }
 
 // The Σ column of a softmax result: each row's sum, shown once the row is a distribution.
-static void draw_row_sums(Canvas *cv, const Layout *L, const View *v, int p, AnimKind k, float e,
+static void draw_row_sums(Canvas *cv, const Layout *L, const Trace *tr, const View *v, int p, AnimKind k, float e,
                           bool animate)
 {
     const PanelSpec *ps = &L->spec[p];
@@ -473,6 +473,7 @@ static void draw_row_sums(Canvas *cv, const Layout *L, const View *v, int p, Ani
         // a row still showing scores has no sum yet: Σ appears with the distribution
         float pr = animate ? cell_progress(k, e, i, 0, ps->rows, 1) : 1.0f;
         float show = ease_clamp01((pr - 0.5f) * 2.0f);
+        if (v->loop >= 0 && recipe_loop_cell(tr, v, ps, i, 0) == LOOP_LATER) show = 0.0f; // a later step's row
         float sum = 0.0f;
         for (int j = 0; j < ps->cols; j++) sum += panel_value(ps, i, j);
         CellDraw d = {x, y0, sw, y1 - y0, colormap_value(&ps->scale, sum), show, false, isnan(sum), NULL,
@@ -495,6 +496,12 @@ static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const 
     AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
     int row = scene_derivation_row(L), col = 0, hp, hr, hc;
     float shown = 1.0f;
+    if (v->loop >= 0) // inside a loop: the step's own row
+        for (int r = 0; r < res->rows; r++)
+            if (recipe_loop_cell(tr, v, res, r, 0) == LOOP_NOW) {
+                row = r;
+                break;
+            }
     if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result &&
         render_cell_shown(L, tr, v, hp, hr, hc)) { // (a row still to come is not written out ahead of time)
         row = hr, col = hc;
@@ -646,7 +653,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
             paint_clip(cv, NULL);
         }
     }
-    if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, v, p, k, e, animate);
+    if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, tr, v, p, k, e, animate);
     // FlashAttention's tiles: block_q × block_k outlines over the scores
     if (ps->tile_rows > 0 && ps->tile_cols > 0) {
         int t = paint_px(L->s, 2);

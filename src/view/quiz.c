@@ -454,6 +454,7 @@ static bool ask_masked_rows(Ctx *c, QuizQuestion *q, int mi)
     PanelSpec p;
     for (int pass = 0; pass < 2; pass++) { // NaN rows first, else uniform rows
         bool nan = pass == 0;
+        if (!nan && c->st->weight) break; // gpt-oss's sink: a row masked whole is 0s, not uniform
         while (walk_next(c, &w, &b, &h, &p)) {
             PanelSpec m = mi >= 0 ? slice_of(c->tr, mi, b, 0) : p;
             float rows[QUIZ_MAX_LIST];

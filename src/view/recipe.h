@@ -163,6 +163,8 @@ void recipe_tip_dot(TipOut *o, const TipCell *c);
 void recipe_panels_softmax(Layout *L, const Trace *tr, const View *v);
 void recipe_tip_softmax(TipOut *o, const TipCell *c);
 int recipe_deriv_width_softmax(const Trace *tr, int stage);
+// gpt-oss: head h's sink logit of softmax stage s (attn, decode_attn) into *out; false: none.
+bool recipe_sink(const Trace *tr, int s, int h, float *out);
 bool recipe_derive_softmax(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d);
 
 // ---- inside the loop, one step at a time (View.loop) ----------------------------------------

@@ -110,7 +110,43 @@ static void formula_softmax(const Trace *tr, int s, Lang lang, char *out, size_t
 {
     (void)lang;
     const char *x = recipe_name_of(tr, trace_find(tr, recipe_display_name(tr, tr->stages[s].operands[0], false))).sym;
-    snprintf(out, n, "%s = softmax(%s, dim=−1)", recipe_name_of(tr, s).sym, x);
+    float sink = 0.0f;
+    if (recipe_sink(tr, s, 0, &sink)) // gpt-oss: one more logit per head, its weight dropped
+        snprintf(out, n, "%s = softmax([%s, sink_h], dim=−1)[…, :−1]", recipe_name_of(tr, s).sym, x);
+    else
+        snprintf(out, n, "%s = softmax(%s, dim=−1)", recipe_name_of(tr, s).sym, x);
+}
+
+// gpt-oss: the sink logits of the heads shown, and what they do to a row's sum
+static void note_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    out[0] = '\0';
+    const Tensor *w = tr->stages[s].weight;
+    float sink = 0.0f;
+    if (!recipe_sink(tr, s, 0, &sink)) return;
+    char list[160] = "";
+    size_t len = 0;
+    for (int h = 0; h < (int)w->size && len + 40 < sizeof list; h++) {
+        char x[32];
+        tip_number(w->data[h], x, sizeof x);
+        len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", h ? ", " : "", x);
+    }
+    const char *args[] = {list};
+    i18n_fmt(out, n, lang, "fx.sinks", 1, args);
+}
+
+static const char *narration_softmax(const Trace *tr, int s)
+{
+    float sink = 0.0f;
+    return recipe_sink(tr, s, 0, &sink) ? "_sinks" : "";
+}
+
+bool recipe_sink(const Trace *tr, int s, int h, float *out)
+{
+    const Stage *st = &tr->stages[s];
+    if (!st->weight || STAGE_INFO[st->id].weight != WEIGHT_SINKS || h < 0 || (size_t)h >= st->weight->size) return false;
+    *out = st->weight->data[h];
+    return true;
 }
 
 static void formula_wsum(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -223,6 +259,9 @@ static void tip_softmax(TipOut *o, const TipCell *cell)
         float mx = -INFINITY;
         for (int j = 0; j < lk; j++) // as tensor_softmax_rows: a NaN score makes the max NaN
             if (x[j] > mx || isnan(x[j])) mx = x[j];
+        float sink = 0.0f;
+        const bool has_sink = recipe_sink(cell->tr, (int)(cell->st - cell->tr->stages), h, &sink);
+        if (has_sink && (sink > mx || isnan(sink))) mx = isnan(mx) ? mx : sink; // (tensor_softmax_rows_sink)
         tip_key(o, lang, "tip.softmax", 0, NULL);
         if (isinf(mx) && mx < 0) {
             tip_put(o, "\n");
@@ -231,6 +270,15 @@ static void tip_softmax(TipOut *o, const TipCell *cell)
         }
         float sum = 0.0f;
         for (int j = 0; j < lk; j++) sum += tensor_expf(x[j] - mx);
+        if (has_sink) { // one more term, a weight that reaches no value
+            float e = tensor_expf(sink - mx);
+            sum += e;
+            char hb[16], sb[32], eb[32];
+            snprintf(hb, sizeof hb, "%d", h), tip_number(sink, sb, sizeof sb), tip_number(e, eb, sizeof eb);
+            const char *args[] = {hb, sb, eb};
+            tip_put(o, "\n");
+            tip_key(o, lang, "tip.softmax_sink", 3, args);
+        }
         tip_put(o, "\n= exp(");
         tip_num(o, x[col], false);
         tip_put(o, " − ");
@@ -384,8 +432,8 @@ static bool derive_scores(const Layout *L, const Trace *tr, const View *v, int r
 
 static int deriv_width_softmax(const Trace *tr, int s)
 {
-    (void)s;
-    return tr->len_k;
+    float sink = 0.0f;
+    return tr->len_k + (recipe_sink(tr, s, 0, &sink) ? 1 : 0); // gpt-oss: the sink's logit last
 }
 
 // The same steps, in the same order, as tensor_softmax_rows.
@@ -394,35 +442,43 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     (void)col;
     const Stage *st = &tr->stages[v->stage];
     const PanelSpec *res = &L->spec[L->result_panel];
-    int n = deriv_width_softmax(tr, v->stage);
+    // gpt-oss: the head's sink logit is one more value after the row's, up to Σ
+    float sink = 0.0f;
+    const bool has_sink = recipe_sink(tr, v->stage, res->head, &sink);
+    const int n = tr->len_k + (has_sink ? 1 : 0), nr = tr->len_k;
     char b[64];
     const PanelSpec *x = &L->spec[0];
-    float mx = -INFINITY, sum = 0.0f;
-    for (int j = 0; j < n; j++)
-        if (panel_value(x, row, j) > mx || isnan(panel_value(x, row, j))) mx = panel_value(x, row, j);
+    float xv[SCENE_DERIV_MAX_VALUES + 1], mx = -INFINITY, sum = 0.0f;
+    if (n > SCENE_DERIV_MAX_VALUES) return false;
+    for (int j = 0; j < n; j++) {
+        xv[j] = j < nr ? panel_value(x, row, j) : sink;
+        if (xv[j] > mx || isnan(xv[j])) mx = xv[j];
+    }
     recipe_deriv_title(d, v, res, row, -1);
     // the row named as its panel is: scores (or masked_scores)
     const char *xs = recipe_name_of(tr, trace_find(tr, recipe_display_name(tr, st->operands[0], false))).sym;
-    DerivLine *l = recipe_deriv_line(d, xs, n);
-    for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j);
+    char x0[64];
+    snprintf(x0, sizeof x0, has_sink ? "%s, sink" : "%s", xs);
+    DerivLine *l = recipe_deriv_line(d, x0, n);
+    for (int j = 0; j < n; j++) l->v[j] = xv[j];
     l = recipe_deriv_line(d, "max", 1);
     l->v[0] = mx;
     recipe_deriv_rel(l, DERIV_MAX, 0, 0, 0, 0.0);
     snprintf(b, sizeof b, "%s − max", xs);
     l = recipe_deriv_line(d, b, n);
     recipe_deriv_rel(l, DERIV_SUB, 0, 1, 0, 0.0);
-    for (int j = 0; j < n; j++) l->v[j] = panel_value(x, row, j) - mx;
+    for (int j = 0; j < n; j++) l->v[j] = xv[j] - mx;
     snprintf(b, sizeof b, "exp(%s − max)", xs);
     l = recipe_deriv_line(d, b, n);
     recipe_deriv_rel(l, DERIV_EXP, 2, 0, 0, 0.0);
-    for (int j = 0; j < n; j++) l->v[j] = tensor_expf(panel_value(x, row, j) - mx), sum += l->v[j];
+    for (int j = 0; j < n; j++) l->v[j] = tensor_expf(xv[j] - mx), sum += l->v[j];
     l = recipe_deriv_line(d, "Σ", 1);
     l->v[0] = sum;
     recipe_deriv_rel(l, DERIV_SUM, 3, 0, 0, 0.0);
     snprintf(b, sizeof b, "÷ Σ = %s", recipe_symbol(tr, v->stage, v->lang));
-    l = recipe_deriv_line(d, b, n);
+    l = recipe_deriv_line(d, b, nr);
     recipe_deriv_rel(l, DERIV_DIV, 3, 4, 0, 0.0);
-    for (int j = 0; j < n; j++) l->v[j] = panel_value(res, row, j);
+    for (int j = 0; j < nr; j++) l->v[j] = panel_value(res, row, j);
     l->result = true;
     return true;
 }
@@ -458,8 +514,8 @@ const StageRecipe RECIPE_MASKED = {
 };
 
 const StageRecipe RECIPE_SOFTMAX = {
-    .panels = panels_softmax, .formula = formula_softmax, .tip = tip_softmax, .deriv_width = deriv_width_softmax,
-    .derive = derive_softmax, .anim = ANIM_SOFTMAX, .quiz = Q(MASKED) | Q(ARGMAX) | Q(SUM) | Q(VALUE),
+    .panels = panels_softmax, .formula = formula_softmax, .note = note_softmax, .tip = tip_softmax,
+    .deriv_width = deriv_width_softmax, .derive = derive_softmax, .narration = narration_softmax, .anim = ANIM_SOFTMAX, .quiz = Q(MASKED) | Q(ARGMAX) | Q(SUM) | Q(VALUE),
     .key_cols = true, .scale = SCALE_PROBABILITY,
 };
 

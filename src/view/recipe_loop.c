@@ -192,7 +192,9 @@ static void formula_decode_step(const Trace *tr, int s, Lang lang, char *out, si
 {
     (void)lang;
     if (tr->stages[s].kind == STAGE_KIND_DECODE_ATTN) {
-        snprintf(out, n, "a_t = softmax(s_t)   (the keys not read: 0)");
+        float sink = 0.0f;
+        snprintf(out, n, recipe_sink(tr, s, 0, &sink) ? "a_t = softmax([s_t, sink_h])[…, :−1]   (the keys not read: 0)"
+                                                      : "a_t = softmax(s_t)   (the keys not read: 0)");
         return;
     }
     char sc[32];
@@ -269,7 +271,7 @@ static void panels_flash_acc(Layout *L, const Trace *tr, const View *v)
     PanelSpec *p = recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
     if (p) p->tile_rows = bq, p->tile_cols = bk;
     PanelSpec *vv = recipe_add_stage(L, tr, v, st->operands[1], v->head, "·", READS_NONE);
-    if (vv) vv->tile_rows = bk;
+    if (vv) vv->tile_rows = bk, vv->tile_cols = tr->d_v; // its key blocks
     PanelSpec *a = recipe_add_stage(L, tr, v, st->operands[2], v->head, "α", READS_NONE);
     if (a) a->tile_rows = bq, a->tile_cols = 1;
     PanelSpec *r = recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
@@ -295,6 +297,18 @@ static float flash_ref(const Trace *tr, int b, int h, int i, int kb, float *mold
     return isinf(mrow[kb]) && mrow[kb] < 0 ? 0.0f : mrow[kb];
 }
 
+// key's two-argument line, then "= exp(a − b)" and the cell's value
+static void tip_exp_diff(TipOut *o, const TipCell *cell, const char *key, const char *const *args, float a, float b)
+{
+    tip_key(o, cell->lang, key, 2, args);
+    tip_put(o, "\n= exp(");
+    tip_num(o, a, false);
+    tip_put(o, " − ");
+    tip_num(o, b, true);
+    tip_put(o, ")");
+    tip_equals(o, cell->val);
+}
+
 static void tip_flash_tile(TipOut *o, const TipCell *cell)
 {
     const Trace *tr = cell->tr;
@@ -313,13 +327,7 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
             tip_key(o, lang, col == 0 ? "tip.flash_scale_first" : "tip.flash_scale_inf", 2, args);
             return;
         }
-        tip_key(o, lang, "tip.flash_scale", 2, args);
-        tip_put(o, "\n= exp(");
-        tip_num(o, mold, false);
-        tip_put(o, " − ");
-        tip_num(o, ref, true);
-        tip_put(o, ")");
-        tip_equals(o, cell->val);
+        tip_exp_diff(o, cell, "tip.flash_scale", args, mold, ref);
         return;
     }
     if (st->id == STAGE_FLASH_P) {
@@ -332,13 +340,7 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
             tip_key(o, lang, "tip.flash_p_masked", 2, args);
             return;
         }
-        tip_key(o, lang, "tip.flash_p", 2, args);
-        tip_put(o, "\n= exp(");
-        tip_num(o, s, false);
-        tip_put(o, " − ");
-        tip_num(o, ref, true);
-        tip_put(o, ")");
-        tip_equals(o, cell->val);
+        tip_exp_diff(o, cell, "tip.flash_p", args, s, ref);
         return;
     }
     // acc[i, kb, d] = acc[i, kb − 1, d]·α + Σ_j P[i, j]·V[j, d] over the block's keys
