@@ -165,6 +165,69 @@ static void test_keys(void **state)
     assert_int_equal(wd_run("keys", keys_script, &o), 0);
 }
 
+// ---- inside a loop ------------------------------------------------------------------
+
+// N steps through decoding (6 tokens): each step another picture on the same stage, the 7th
+// N the whole loop again (the first picture); Shift+N from there the last step; the stage the
+// step moves to (←) keeps it; N where there is no loop stays there.
+static void loop_script(Driver *d)
+{
+    static Uint32 whole[WD_MAX_W * WD_MAX_H], a[WD_MAX_W * WD_MAX_H], b[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "End");
+    wd_settle(d);
+    if (strcmp(d->stage, "decode_output") != 0) wd_fail(d, "End showed %s, expected decode_output", d->stage);
+    wd_shot(d, whole);
+    memcpy(a, whole, sizeof a);
+    for (int t = 0; t < 6; t++) {
+        wd_key(d, "N");
+        wd_settle(d);
+        wd_shot(d, b);
+        if (strcmp(d->stage, "decode_output") != 0) wd_fail(d, "N %d left the stage for %s", t + 1, d->stage);
+        if (d->loop != t) wd_fail(d, "N %d showed step %d", t + 1, d->loop);
+        if (wd_same(d, a, b)) wd_fail(d, "N %d showed the same picture again", t + 1);
+        memcpy(a, b, sizeof a);
+    }
+    wd_key(d, "N");
+    wd_settle(d);
+    wd_shot(d, b);
+    if (!wd_same(d, whole, b)) wd_fail(d, "N past the last step did not show the whole loop again");
+    wd_key_mod(d, "N", KMOD_LSHIFT);
+    wd_settle(d);
+    wd_shot(d, b);
+    if (!wd_same(d, a, b)) wd_fail(d, "Shift+N from the whole loop did not show the last step");
+    wd_key(d, "Left"); // decode_attn at the same step
+    wd_settle(d);
+    if (strcmp(d->stage, "decode_attn") != 0 || d->loop != 5) wd_fail(d, "← showed %s at step %d, expected decode_attn at 5", d->stage, d->loop);
+    wd_shot(d, a);
+    wd_key_mod(d, "N", KMOD_LSHIFT); // step 4
+    wd_settle(d);
+    wd_shot(d, b);
+    if (d->loop != 4 || wd_same(d, a, b)) wd_fail(d, "Shift+N showed step %d, the same picture as step 5", d->loop);
+    for (int i = 0; i < 3; i++) { // decode_scores, cache_v, cache_k: the same loop, the same step
+        wd_key(d, "Left");
+        wd_settle(d);
+        if (d->loop != 4) wd_fail(d, "%s lost the loop's step (%d)", d->stage, d->loop);
+    }
+    wd_key(d, "Left"); // the stage before the loop: the step forgotten
+    wd_settle(d);
+    if (d->loop != -1) wd_fail(d, "%s kept the loop's step %d", d->stage, d->loop);
+    wd_key(d, "1");
+    wd_settle(d);
+    wd_key(d, "N"); // (a toast says there is no loop here)
+    wd_settle(d);
+    if (strcmp(d->stage, "input") != 0 || d->loop != -1) wd_fail(d, "N at the input (no loop) moved to %s, step %d", d->stage, d->loop);
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+}
+
+static void test_loop(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/kv-cache-decoding.json");
+    assert_int_equal(wd_run("loop", loop_script, &o), 0);
+}
+
 // ---- projector mode ---------------------------------------------------------------
 
 // M on, then off: the frame as it was, palette included (it stayed high-contrast).
@@ -608,6 +671,7 @@ int main(int argc, char **argv)
     setenv("XDG_DATA_HOME", data, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_keys, setup),
+        cmocka_unit_test_setup(test_loop, setup),
         cmocka_unit_test_setup(test_projector_off, setup),
         cmocka_unit_test_setup(test_projector_parts, setup),
         cmocka_unit_test_setup(test_lab, setup),

@@ -32,6 +32,7 @@ struct Driver {
     long frame;                 // frames drawn so far
     bool busy;                  // the last frame: an animation, toast or export runs
     char stage[64];             // the stage on screen
+    int loop;                   // its loop's step (View.loop), -1 the whole loop
     Uint32 window_id;
     bool want_pixels;           // the next frame copies its pixels into px
     Uint32 *px;                 // ARGB8888, w * h
@@ -58,6 +59,7 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     d->frame = f->frame;
     d->busy = f->busy;
     snprintf(d->stage, sizeof d->stage, "%s", f->stage);
+    d->loop = f->loop;
     d->window_id = SDL_GetWindowID(SDL_RenderGetWindow(f->r));
     if (d->want_pixels) {
         SDL_GetRendererOutputSize(f->r, &d->w, &d->h);

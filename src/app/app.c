@@ -948,7 +948,7 @@ bool app_frame(App *a)
     if (app_test_hook || a->state_path) {
         busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
                a->export_job || a->lab.animating;
-        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name};
+        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop};
         if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
         FILE *sf = a->state_path ? fopen(a->state_path, "w") : NULL; // the Xvfb tests poll it
         if (sf) fprintf(sf, "%ld %ld %d %s %ld\n", a->frames_drawn, a->events, busy, a->stage_name, a->keyups), fclose(sf);

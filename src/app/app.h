@@ -66,6 +66,7 @@ typedef struct AppTestFrame {
     long frame;              // frames drawn so far, this one included
     bool busy;
     const char *stage;       // the stage on screen
+    int loop;                // its loop's step shown (View.loop), -1 the whole loop
 } AppTestFrame;
 typedef struct AppTestHook {
     double ms_per_frame;
