@@ -13,6 +13,8 @@
 Supported modules:
   * torch.nn.MultiheadAttention (batch_first or not, with or without bias;
     kdim = vdim = embed_dim only; no add_bias_kv, no add_zero_attn);
+  * torch.nn.TransformerEncoderLayer (post-norm or norm_first, relu / gelu / gelu tanh), and
+    an nn.TransformerEncoder of one such layer (lesson_from_encoder_layer);
   * any module with separate q/k/v/out nn.Linear layers, found by name
     (q_proj/k_proj/v_proj/out_proj, w_q/w_k/w_v/w_o, query/key/value/out, W_q..., linear_q...,
     to_q/to_k/to_v/to_out, ...), or with one fused q|k|v nn.Linear (qkv, to_qkv, c_attn, ...),
@@ -39,7 +41,8 @@ import sys
 import torch
 import torch.nn as nn
 
-__all__ = ["lesson_from_module", "save_lesson", "lesson_text", "lesson_forward", "demo_lesson"]
+__all__ = ["lesson_from_module", "lesson_from_encoder_layer", "lesson_from_llama_layer", "save_lesson", "lesson_text",
+           "lesson_forward", "block_lesson_forward", "demo_lesson"]
 
 ATOL, RTOL = 1e-5, 1e-4
 
@@ -714,6 +717,19 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
     forward          callable(module, query, key, value, mask) -> output, to run a custom module
                      whose forward takes other arguments
     """
+    if isinstance(module, nn.TransformerEncoder):
+        layers = list(module.layers)
+        if len(layers) != 1 or module.norm is not None:
+            raise ValueError("nn.TransformerEncoder with %d layers%s: a lesson holds one layer today (several "
+                             "layers are issue 25's); convert module.layers[i] one at a time"
+                             % (len(layers), " and a final norm" if module.norm is not None else ""))
+        module = layers[0]
+    if isinstance(module, nn.TransformerEncoderLayer):
+        if key is not None or value is not None:
+            raise ValueError("nn.TransformerEncoderLayer attends to its own input: give query only")
+        return lesson_from_encoder_layer(module, query, mask=mask, src_key_padding_mask=key_padding_mask,
+                                         title=title, tokens=tokens, steps=steps, description=description,
+                                         check=check)
     if isinstance(module, nn.MultiheadAttention):
         parts = _parts_mha(module)
         batch_first = bool(getattr(module, "batch_first", False))
@@ -873,6 +889,123 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
                 "mask value: pass scale=, mask_fill=, mask_convention=.")
     raise ValueError("the lesson does not reproduce %s: %s.%s"
                      % (parts["what"], "; ".join(problems), hint))
+
+
+# ----------------------------------------------------------------------------
+# nn.TransformerEncoderLayer: attention, residual, LayerNorm and the feed-forward block
+# ----------------------------------------------------------------------------
+
+def _activation_name(act):
+    """nn.TransformerEncoderLayer's activation (a function or a module) as a lesson's name."""
+    F = torch.nn.functional
+    if act is F.relu or isinstance(act, nn.ReLU) or act == "relu":
+        return "relu"
+    if act is F.gelu or act == "gelu" or (isinstance(act, nn.GELU) and act.approximate == "none"):
+        return "gelu"
+    if isinstance(act, nn.GELU) and act.approximate == "tanh":
+        return "gelu_tanh"
+    raise ValueError("activation %r: a lesson has relu, gelu and gelu_tanh (nn.GELU(approximate='tanh'))" % (act,))
+
+
+def block_lesson_forward(lesson):
+    """A lesson with residual_norm and a feed-forward block, run in torch: the attention of
+    lesson_forward, then post-norm z = LN(x + attn), y = LN(z + FFN(z)) or pre-norm
+    s = x + attn(LN(x)), y = s + FFN(LN(s)), as nn.TransformerEncoderLayer computes them."""
+    m = lesson["model"]
+    C, eps = int(m["d_model"]), float(m.get("norm_eps", 1e-5))
+    w = {n: _tensor(t) for n, t in lesson["weights"].items() if n != "init"}
+    x = _tensor(lesson["input"]["query"])
+    x = x.unsqueeze(0) if x.dim() == 2 else x
+    F = torch.nn.functional
+    acts = {"relu": F.relu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh")}
+    act = acts[m.get("activation", "relu")]
+    ln = lambda t, g, b: F.layer_norm(t, (C,), w[g], w.get(b), eps)
+    ffn = lambda t: F.linear(act(F.linear(t, w["ffn_w1"], w.get("ffn_b1"))), w["ffn_w2"], w.get("ffn_b2"))
+
+    def attention(inp):
+        les = dict(lesson)
+        les["input"] = dict(lesson["input"], query=inp.tolist())
+        return lesson_forward(les)["output"]
+    if m.get("norm_first"):
+        s = x + attention(ln(x, "norm_weight", "norm_bias"))
+        return s + ffn(ln(s, "ffn_norm_weight", "ffn_norm_bias"))
+    z = ln(x + attention(x), "norm_weight", "norm_bias")
+    return ln(z + ffn(z), "ffn_norm_weight", "ffn_norm_bias")
+
+
+def lesson_from_encoder_layer(layer, src, mask=None, src_key_padding_mask=None, title=None, tokens=None,
+                              steps=None, description=None, check=True):
+    """Builds a lesson from nn.TransformerEncoderLayer (post-norm or norm_first, relu or gelu)
+    and its input src ((B, L, C) with batch_first, else (L, B, C); or (L, C)). mask and
+    src_key_padding_mask as the layer takes them (bool True = masked, or float additive; or
+    mask="causal"). Checked against the layer in eval mode (no dropout) unless check=False."""
+    parts = _parts_mha(layer.self_attn)
+    batch_first = bool(getattr(layer.self_attn, "batch_first", False))
+    C, H = parts["d_model"], parts["H"]
+    x = _as_input(src, "src", batch_first, C)
+    batched = x.dim() == 3
+    B, L = (x.shape[0] if batched else 1), x.shape[-2]
+    mask_json, keep, mod_mask, mod_kpm = _mha_masks(mask, src_key_padding_mask, B, H, L, L, batched)
+    n1, n2 = layer.norm1, layer.norm2
+    if not (isinstance(n1, nn.LayerNorm) and isinstance(n2, nn.LayerNorm)):
+        raise ValueError("%s: norm1 and norm2 must be nn.LayerNorm" % _describe(layer))
+    if n1.eps != n2.eps:
+        raise ValueError("norm1 eps %g and norm2 eps %g differ; a lesson has one norm_eps" % (n1.eps, n2.eps))
+    if n1.weight is None:
+        raise ValueError("LayerNorm(elementwise_affine=False) is not supported")
+    act = _activation_name(layer.activation)
+    l1, l2 = layer.linear1, layer.linear2
+    model = {"d_model": C, "n_heads": H}
+    if not parts["qkv_bias"]:
+        model["qkv_bias"] = False
+    if not parts["out_bias"]:
+        model["out_bias"] = False
+    model.update({"mask_fill": "-inf", "residual_norm": True, "norm_eps": float(n1.eps), "ffn_hidden": l1.out_features})
+    if act != "relu":
+        model["activation"] = act
+    if l1.bias is None:
+        model["ffn_bias"] = False
+    if getattr(layer, "norm_first", False):
+        model["norm_first"] = True
+    weights = {n: _values(t) for n, t in parts["weights"].items()}
+    weights.update({"ffn_w1": _values(l1.weight), "ffn_w2": _values(l2.weight),
+                    "norm_weight": _values(n1.weight), "ffn_norm_weight": _values(n2.weight)})
+    if l1.bias is not None:
+        weights.update({"ffn_b1": _values(l1.bias), "ffn_b2": _values(l2.bias)})
+    if n1.bias is not None:
+        weights.update({"norm_bias": _values(n1.bias), "ffn_norm_bias": _values(n2.bias)})
+    les = {"title": title or {"en": "From PyTorch: nn.TransformerEncoderLayer, d_model %d, %d heads%s"
+                              % (C, H, ", norm_first" if model.get("norm_first") else ""),
+                              "zh": "来自 PyTorch：nn.TransformerEncoderLayer，d_model %d，%d 个头%s"
+                              % (C, H, "，norm_first" if model.get("norm_first") else "")}}
+    if description is not None:
+        les["description"] = description
+    les.update({"model": model, "input": {"query": _values(x)}})
+    if mask_json is not None:
+        les["mask"] = mask_json
+    les["weights"] = weights
+    if tokens is not None:
+        les["tokens"] = tokens
+    if steps is not None:
+        les["steps"] = steps
+    if check:
+        was = layer.training
+        layer.eval()
+        try:
+            # with gradients on, as the layer's Python code reads: PyTorch's inference fast path
+            # (eval, no grad) runs its own kernel, which in 1.13 takes any nn.GELU as exact GELU
+            with torch.enable_grad():
+                raw = src if isinstance(src, torch.Tensor) else torch.as_tensor(src)
+                out = layer(raw.float(), src_mask=mod_mask, src_key_padding_mask=mod_kpm).detach()
+        finally:
+            layer.train(was)
+        if out.dim() == 3 and not batch_first:
+            out = out.transpose(0, 1)
+        out = out.unsqueeze(0) if out.dim() == 2 else out
+        p = _mismatch(block_lesson_forward(json.loads(lesson_text(les))), out)
+        if p:
+            raise ValueError("the lesson does not reproduce %s: %s" % (_describe(layer), p))
+    return les
 
 
 # ----------------------------------------------------------------------------

@@ -123,5 +123,56 @@ with torch.no_grad():
 assert torch.allclose(got, want, atol=1e-5, rtol=1e-4), (got - want).abs().max()
 PY
 
+# --- issue 25, item 6: nn.TransformerEncoderLayer and a one-layer nn.TransformerEncoder ---
+/usr/bin/python3 - "$bin" "$tmp/encoder.json" >"$tmp/py3.out" 2>&1 <<'PY' || fail "encoder layer: $(tail -3 "$tmp/py3.out")"
+import json, subprocess, sys
+import torch, torch.nn as nn
+sys.path.insert(0, "lessons")
+from from_torch import lesson_from_module, save_lesson
+binary, out = sys.argv[1], sys.argv[2]
+torch.manual_seed(3)
+cases = [
+    ("post-relu", nn.TransformerEncoderLayer(8, 2, dim_feedforward=12, dropout=0.1, batch_first=True), {}),
+    ("pre-gelu", nn.TransformerEncoderLayer(8, 4, dim_feedforward=6, activation="gelu", norm_first=True, batch_first=True), {"mask": "causal"}),
+    ("seq-first-padding", nn.TransformerEncoderLayer(6, 3, dim_feedforward=10, layer_norm_eps=1e-6), {"key_padding_mask": torch.tensor([[False]*5, [False]*3 + [True]*2])}),
+    ("encoder-1-layer", nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, dim_feedforward=8, activation=nn.GELU(approximate="tanh"), batch_first=True), 1), {}),
+]
+for name, layer, kw in cases:
+    C = layer.layers[0].self_attn.embed_dim if isinstance(layer, nn.TransformerEncoder) else layer.self_attn.embed_dim
+    bf = (layer.layers[0] if isinstance(layer, nn.TransformerEncoder) else layer).self_attn.batch_first
+    x = torch.randn(2, 5, C) if bf else torch.randn(5, 2, C)
+    les = lesson_from_module(layer, x, **kw)
+    save_lesson(les, out)
+    dump = json.loads(subprocess.run([binary, "--dump", out], check=True, capture_output=True).stdout)
+    last = dump["stages"][-1]
+    got = torch.tensor(last["data"]).view(last["shape"])
+    layer.eval()
+    with torch.enable_grad():
+        m = kw.get("mask")
+        mm = torch.triu(torch.ones(5, 5, dtype=torch.bool), 1) if m == "causal" else None
+        if isinstance(layer, nn.TransformerEncoder):
+            want = layer(x, mask=mm, src_key_padding_mask=kw.get("key_padding_mask"))
+        else:
+            want = layer(x, src_mask=mm, src_key_padding_mask=kw.get("key_padding_mask"))
+    want = want.detach()
+    if not bf:
+        want = want.transpose(0, 1)
+    assert last["name"] in ("ffn_out", "ffn_sum"), last["name"]
+    assert torch.allclose(got, want, atol=1e-5, rtol=1e-4), (name, (got - want).abs().max())
+    print(name, last["name"], "max diff %.2g" % float((got - want).abs().max()))
+# a wrong activation is caught by the check
+layer = nn.TransformerEncoderLayer(8, 2, dim_feedforward=12, batch_first=True)
+layer.activation = torch.nn.functional.silu
+try:
+    lesson_from_module(layer, torch.randn(1, 3, 8)); raise SystemExit("silu accepted")
+except ValueError as e:
+    assert "activation" in str(e), e
+try:
+    lesson_from_module(nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True), 2), torch.randn(1, 3, 8)); raise SystemExit("2 layers accepted")
+except ValueError as e:
+    assert "2 layers" in str(e), e
+print("ok")
+PY
+
 echo "from_torch: $fails failures"
 [ "$fails" -eq 0 ]
