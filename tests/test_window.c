@@ -188,6 +188,13 @@ static void loop_script(Driver *d)
         if (wd_same(d, a, b)) wd_fail(d, "N %d showed the same picture again", t + 1);
         memcpy(a, b, sizeof a);
     }
+    // the step bar: a click at its left end shows step 0, at its right end the last
+    wd_mouse(d, d->bar_track.x + 1, d->bar.y + d->bar.h / 2, SDL_BUTTON_LEFT);
+    wd_settle(d);
+    if (d->loop != 0) wd_fail(d, "a click at the step bar's left end showed step %d", d->loop);
+    wd_mouse(d, d->bar_track.x + d->bar_track.w - 2, d->bar.y + d->bar.h / 2, SDL_BUTTON_LEFT);
+    wd_settle(d);
+    if (d->loop != 5) wd_fail(d, "a click at the step bar's right end showed step %d", d->loop);
     wd_key(d, "N");
     wd_settle(d);
     wd_shot(d, b);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "app/app.h"
+#include "draw/overlay.h"
 
 #define WD_MS_PER_FRAME 16.0
 #define WD_MAX_W 2000
@@ -33,6 +34,7 @@ struct Driver {
     bool busy;                  // the last frame: an animation, toast or export runs
     char stage[64];             // the stage on screen
     int loop;                   // its loop's step (View.loop), -1 the whole loop
+    Rect bar, bar_track;        // where the scrub bar and the loop's step bar go (output pixels)
     Uint32 window_id;
     bool want_pixels;           // the next frame copies its pixels into px
     Uint32 *px;                 // ARGB8888, w * h
@@ -60,6 +62,7 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     d->busy = f->busy;
     snprintf(d->stage, sizeof d->stage, "%s", f->stage);
     d->loop = f->loop;
+    overlay_scrub_rect(f->layout, &d->bar, &d->bar_track);
     d->window_id = SDL_GetWindowID(SDL_RenderGetWindow(f->r));
     if (d->want_pixels) {
         SDL_GetRendererOutputSize(f->r, &d->w, &d->h);

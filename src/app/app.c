@@ -344,6 +344,7 @@ static void present_tools(App *a)
     float scrub; // dragged in the presenter window (shown from the next frame on)
     if (presenter_take_scrub(a->pres, &scrub)) playback_scrub(&a->pb, scrub);
     a->ov.scrub = a->pb.held;
+    a->ov.loop_steps = recipe_loop_steps(&a->session->trace, a->pb.stage);
     a->ov.scrub_p = playback_progress(&a->pb);
     a->ov.scrub_frame = playback_frame(&a->pb);
 }
@@ -604,6 +605,30 @@ static void on_click(App *a, int wx, int wy)
     if (h >= 0) set_head(a, h);
 }
 
+// A press on the scrub bar (a held transition) or on the loop's step bar: the knob, or the
+// step, follows the pointer until the button is released.
+static bool bar_press(App *a, const SDL_Event *e)
+{
+    if (e->type != SDL_MOUSEBUTTONDOWN || e->button.button != SDL_BUTTON_LEFT || a->ov.help) return false;
+    int x, y;
+    app_to_output(a, e->button.x, e->button.y, &x, &y);
+    const Layout *Lp = app_layout(a);
+    Rect sb, st;
+    overlay_scrub_rect(Lp, &sb, &st);
+    if (!rect_contains(sb, x, y)) return false;
+    if (a->pb.held) {
+        a->scrub_drag = true;
+        playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
+        return true;
+    }
+    if (a->v.loop >= 0 && a->ov.loop_steps > 0) {
+        a->loop_drag = true;
+        a->v.loop = overlay_loop_step_at(Lp, a->ov.loop_steps, x);
+        return true;
+    }
+    return false;
+}
+
 static void handle_event(App *a, const SDL_Event *e)
 {
     // the presenter window's mouse and window events are its own; its keys are ours
@@ -612,6 +637,7 @@ static void handle_event(App *a, const SDL_Event *e)
         return;
     }
     if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) a->quit = true; // the audience's
+    if (bar_press(a, e)) return; // (drawn over the buttons of the status line: before them)
     if (app_lessons_event(a, e)) return;
     switch (e->type) {
     case SDL_QUIT: a->quit = true; break;
@@ -633,6 +659,10 @@ static void handle_event(App *a, const SDL_Event *e)
             Rect sb, st;
             overlay_scrub_rect(app_layout(a), &sb, &st);
             playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
+        } else if (a->loop_drag) { // the loop's step bar: the step under the pointer
+            int x, y;
+            app_to_output(a, e->motion.x, e->motion.y, &x, &y);
+            a->v.loop = overlay_loop_step_at(app_layout(a), a->ov.loop_steps, x);
         } else if (a->tools.drag >= 0) { // a pinned tooltip's box follows the pointer
             int x, y, w, h;
             app_to_output(a, e->motion.x, e->motion.y, &x, &y);
@@ -659,13 +689,7 @@ static void handle_event(App *a, const SDL_Event *e)
             int x, y;
             app_to_output(a, e->button.x, e->button.y, &x, &y);
             const Layout *Lp = app_layout(a);
-            Rect sb, st, lb, stb;
-            overlay_scrub_rect(Lp, &sb, &st);
-            if (a->pb.held && rect_contains(sb, x, y)) { // the scrub bar: the knob follows the pointer
-                a->scrub_drag = true;
-                playback_scrub(&a->pb, st.w > 0 ? (float)(x - st.x) / (float)st.w : 0.0f);
-                break;
-            }
+            Rect lb, stb;
             // a pinned tooltip's box is dragged; Ctrl+click pins any cell (editable ones too)
             if (tools_press_box(&a->tools, a->v.stage, x, y)) break;
             if ((SDL_GetModState() & KMOD_CTRL) && tools_toggle_pin(&a->tools, Lp, a->v.stage, x, y)) break;
@@ -695,7 +719,7 @@ static void handle_event(App *a, const SDL_Event *e)
         break;
     case SDL_MOUSEBUTTONUP:
         if (e->button.button == SDL_BUTTON_LEFT) a->dragging = false, lab_release(&a->lab), tools_release(&a->tools),
-            a->scrub_drag = false;
+            a->scrub_drag = a->loop_drag = false;
         break;
     case SDL_MOUSEWHEEL: {
         if (a->ov.help) break;
@@ -948,7 +972,7 @@ bool app_frame(App *a)
     if (app_test_hook || a->state_path) {
         busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
                a->export_job || a->lab.animating;
-        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop};
+        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop, app_layout(a)};
         if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
         FILE *sf = a->state_path ? fopen(a->state_path, "w") : NULL; // the Xvfb tests poll it
         if (sf) fprintf(sf, "%ld %ld %d %s %ld\n", a->frames_drawn, a->events, busy, a->stage_name, a->keyups), fclose(sf);

@@ -67,6 +67,7 @@ typedef struct AppTestFrame {
     bool busy;
     const char *stage;       // the stage on screen
     int loop;                // its loop's step shown (View.loop), -1 the whole loop
+    const struct Layout *layout; // the frame's layout (valid during the call)
 } AppTestFrame;
 typedef struct AppTestHook {
     double ms_per_frame;

@@ -80,6 +80,7 @@ struct App {
     bool black;                // "." : the audience window shows black
     PresentTools tools;        // pinned tooltips, spotlight, laser (pins.h)
     bool scrub_drag;           // the scrub bar's knob is being dragged
+    bool loop_drag;            // the loop's step bar is being dragged (View.loop follows)
     int part_next;             // projector mode: the part the next stage starts with (← enters a result)
     Palette palette_before_projector; // M: the palette projector mode replaced, back when M turns it off
     // the loop (app_frame)

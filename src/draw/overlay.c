@@ -320,6 +320,41 @@ void overlay_scrub_rect(const Layout *L, Rect *box, Rect *track)
     *track = (Rect){b.x + label, b.y + b.h / 2 - paint_px(L->s, 4), b.w - label - 2 * gap, paint_px(L->s, 8)};
 }
 
+int overlay_loop_step_at(const Layout *L, int steps, int x)
+{
+    Rect b, t;
+    overlay_scrub_rect(L, &b, &t);
+    if (steps < 1 || t.w < 1) return 0;
+    int k = (int)((long)(x - t.x) * steps / t.w);
+    return k < 0 ? 0 : k >= steps ? steps - 1 : k;
+}
+
+void overlay_loop(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+{
+    (void)tr;
+    if (ov->scrub || ov->help || v->loop < 0 || ov->loop_steps < 1 || v->loop >= ov->loop_steps) return;
+    Rect b, t;
+    overlay_scrub_rect(L, &b, &t);
+    paint_fill(cv, THEME.black, 40, b.x + 3, b.y + 3, b.w, b.h);
+    paint_fill(cv, THEME.white, 255, b.x, b.y, b.w, b.h);
+    paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 2));
+    char k[16], n[16], lab[64];
+    snprintf(k, sizeof k, "%d", v->loop), snprintf(n, sizeof n, "%d", ov->loop_steps);
+    const char *args[] = {k, n};
+    i18n_fmt(lab, sizeof lab, v->lang, "loop.bar", 2, args);
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.ink, 255, b.x + paint_px(L->s, 10), b.y + (b.h - L->px_small * 5 / 4) / 2,
+               ALIGN_LEFT, lab);
+    // a segment per step (a gap between them while they are at least 4 px wide)
+    int th = paint_px(L->s, 12), ty = b.y + (b.h - th) / 2;
+    for (int i = 0; i < ov->loop_steps; i++) {
+        int x0 = t.x + (int)((long)t.w * i / ov->loop_steps), x1 = t.x + (int)((long)t.w * (i + 1) / ov->loop_steps);
+        int gap = x1 - x0 >= 4 ? 1 : 0;
+        Rgb c = i < v->loop ? THEME.muted : i == v->loop ? THEME.accent : THEME.slot;
+        paint_fill(cv, c, 255, x0, i == v->loop ? ty - paint_px(L->s, 3) : ty, x1 - x0 - gap,
+                   i == v->loop ? th + 2 * paint_px(L->s, 3) : th);
+    }
+}
+
 // The scrub bar: the transition held at scrub_p, its frame number, a knob to drag.
 void overlay_scrub(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {

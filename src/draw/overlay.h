@@ -33,5 +33,9 @@ void overlay_laser(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
 // Where the scrub bar is drawn on a frame laid out as L, and the part of it that
 // stands for the transition from 0 to 1 (for dragging).
 void overlay_scrub_rect(const Layout *L, Rect *box, Rect *track);
+// The loop's step bar (View.loop of Overlays.loop_steps), in the scrub bar's place: a
+// segment per step, the steps done, this one, the ones to come; the step under x.
+void overlay_loop(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov);
+int overlay_loop_step_at(const Layout *L, int steps, int x);
 
 #endif

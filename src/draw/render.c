@@ -904,7 +904,7 @@ static void layer_picker(Canvas *cv, const Layout *L, const Trace *tr, const Vie
 // marks; the buttons, help and picker; the scrub bar and the laser on top.
 static const OverlayDrawFn LAYERS[] = {
     overlay_spotlight, overlay_pins, layer_toast, overlay_hover, overlay_selection, overlay_study_marks,
-    layer_buttons,     layer_help,   layer_picker, overlay_scrub, overlay_laser,
+    layer_buttons,     layer_help,   layer_picker, overlay_scrub, overlay_loop, overlay_laser,
 };
 
 void render_frame(Canvas *cv, const Trace *tr, const View *v, const Overlays *ov)

@@ -73,6 +73,9 @@ typedef struct Overlays {
     bool scrub;
     float scrub_p;
     int scrub_frame;
+    // the step bar of a loop (N, dragged): shown, where the scrub bar goes, while View.loop
+    // shows one of loop_steps steps (decoding, FlashAttention's tiles) and no transition is held
+    int loop_steps;
 } Overlays;
 
 typedef struct View {
