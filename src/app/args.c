@@ -73,6 +73,8 @@ void args_usage(FILE *f)
           "                     this long (default 2; 0: no pause)\n"
           "  --split            GIF, MP4: one file a stage, NNNN-STAGE.gif / .mp4 (a slide each)\n"
           "  --batch N, --head N  the slice shown (default 0); also with the window\n"
+          "  --loop N           with --stage (a decode or flash stage): step (tile) N of its loop,\n"
+          "                     from 0; with --describe: every stage inside a loop at step N\n"
           "  --help, --version\n"
           "\n"
           "exit codes: 0 ok, 1 invalid lesson or runtime error, 2 usage error\n",

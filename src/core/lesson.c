@@ -16,6 +16,7 @@ _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics fo
 #include <errno.h>
 #include <fcntl.h>
 #include <float.h>
+#include <stdint.h>
 #include <assert.h>
 #include <math.h>
 #include <stdarg.h>
@@ -512,6 +513,18 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
             jsonpath_fail(c, "model.ffn_hidden", "the feed-forward layer would have B·Lq·F = %d·%d·%d elements, over the limit of %u",
                  s3[0], s3[1], s3[2], LESSON_MAX_ELEMS);
             goto done;
+        }
+        // FlashAttention's accumulator after each key block: (B, H, Lq, n_key_blocks·d_v)
+        const int bk = ls->cfg.flash_block_k;
+        if (bk > 0) {
+            long nkb = ((long)ls->len_k + bk - 1) / bk;
+            int s4[4] = {ls->batch, ls->cfg.n_heads, ls->len_q, nkb * ls->cfg.d_v > INT32_MAX ? INT32_MAX : (int)(nkb * ls->cfg.d_v)};
+            if (!tensor_shape_size(4, s4, LESSON_MAX_ELEMS)) {
+                jsonpath_fail(c, "model.flash.block_k", "%d: the accumulator after each key block would have "
+                              "B·H·Lq·(Lk/block_k)·d_v = %d·%d·%d·%ld·%d elements, over the limit of %u; expected "
+                              "larger blocks", bk, s4[0], s4[1], s4[2], nkb, ls->cfg.d_v, LESSON_MAX_ELEMS);
+                goto done;
+            }
         }
     }
     if (!attn_json_mask(c, cJSON_GetObjectItemCaseSensitive(root, "mask"), ls->batch, ls->len_q,

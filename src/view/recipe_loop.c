@@ -224,7 +224,9 @@ static void tip_decode_scores(TipOut *o, const TipCell *cell)
 static void tip_decode_attn(TipOut *o, const TipCell *cell)
 {
     char t[16], n[16];
-    snprintf(t, sizeof t, "%d", cell->row), snprintf(n, sizeof n, "%d", cell->row + 1);
+    int read = 0; // the keys step t reads: t + 1, or a window's (and its sinks)
+    for (int j = 0; j <= cell->row; j++) read += decode_reads(cell->tr, cell->b, cell->row, j);
+    snprintf(t, sizeof t, "%d", cell->row), snprintf(n, sizeof n, "%d", read);
     const char *args[] = {t, n};
     tip_key(o, cell->lang, "tip.decode_attn", 2, args);
     tip_put(o, "\n");
@@ -420,7 +422,7 @@ static LoopCell order(int idx, int now) { return idx < now ? LOOP_DONE : idx == 
 
 LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, int row, int col)
 {
-    if (v->loop < 0 || ps->is_weight || recipe_loop_steps(tr, v->stage) == 0) return LOOP_DONE;
+    if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE;
     const int r = ps->transposed ? col : row, c = ps->transposed ? row : col, k = v->loop;
     const StageId id = tr->stages[ps->stage].id;
     if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) { // step t = k

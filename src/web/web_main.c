@@ -224,7 +224,7 @@ EMSCRIPTEN_KEEPALIVE char *attnviz_frame_times(void) { return to_string(write_fr
 static int describe_w, describe_h;
 static void write_describe(FILE *f)
 {
-    describe_run(app->session->path, app->opt->font_path, NULL, app->v.lang, app->v.batch, app->v.head, describe_w,
+    describe_run(app->session->path, app->opt->font_path, NULL, app->v.lang, app->v.batch, app->v.head, -1, describe_w,
                  describe_h, false, f,
                  stderr);
     // (describe_run, a command of its own, loads the strings and frees them when done:
