@@ -689,6 +689,23 @@ def _as_input(t, what, batch_first, d_model):
     return t.contiguous()
 
 
+def _assemble(title, description, model, inp, mask_json, weights, tokens, steps):
+    """A lesson dict, its keys in the format's order (the optional ones only when given)."""
+    les = {"title": title}
+    if description is not None:
+        les["description"] = description
+    les["model"] = model
+    les["input"] = inp
+    if mask_json is not None:
+        les["mask"] = mask_json
+    les["weights"] = weights
+    if tokens is not None:
+        les["tokens"] = tokens
+    if steps is not None:
+        les["steps"] = steps
+    return les
+
+
 def lesson_from_module(module, query, key=None, value=None, mask=None, key_padding_mask=None,
                        n_heads=None, title=None, mask_fill=None, scale=None, tokens=None,
                        steps=None, description=None, names=None, mask_convention="keep",
@@ -846,19 +863,7 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
             mod["scale"] = sc
         if fill != DEFAULT_FILL:
             mod["mask_fill"] = fill
-        les = {"title": title}
-        if description is not None:
-            les["description"] = description
-        les["model"] = mod
-        les["input"] = inp
-        if mask_json is not None:
-            les["mask"] = mask_json
-        les["weights"] = weights
-        if tokens is not None:
-            les["tokens"] = tokens
-        if steps is not None:
-            les["steps"] = steps
-        return les
+        return _assemble(title, description, mod, inp, mask_json, weights, tokens, steps)
 
     candidates = [(s, f) for s in scales for f in fills]
     if not check:
@@ -978,16 +983,7 @@ def lesson_from_encoder_layer(layer, src, mask=None, src_key_padding_mask=None, 
                               % (C, H, ", norm_first" if model.get("norm_first") else ""),
                               "zh": "来自 PyTorch：nn.TransformerEncoderLayer，d_model %d，%d 个头%s"
                               % (C, H, "，norm_first" if model.get("norm_first") else "")}}
-    if description is not None:
-        les["description"] = description
-    les.update({"model": model, "input": {"query": _values(x)}})
-    if mask_json is not None:
-        les["mask"] = mask_json
-    les["weights"] = weights
-    if tokens is not None:
-        les["tokens"] = tokens
-    if steps is not None:
-        les["steps"] = steps
+    les = _assemble(les["title"], description, model, {"query": _values(x)}, mask_json, weights, tokens, steps)
     if check:
         was = layer.training
         layer.eval()
