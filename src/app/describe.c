@@ -78,7 +78,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     for (int s = 0; s < tr->n; s++) most = recipe_loop_steps(tr, s) > most ? recipe_loop_steps(tr, s) : most;
     if (loop >= most) {
         if (most) cli_error(err, "attnviz: --loop: %s has loop steps 0..%d (decoding, FlashAttention's tiles)", path, most - 1);
-        else cli_error(err, "attnviz: --loop: %s has no loop (its lesson decodes from a cache or tiles with flash)", path);
+        else cli_error(err, "attnviz: --loop: %s has no loop (a lesson with model.decode or model.flash has one)", path);
         session_destroy(ses);
         return 2;
     }
