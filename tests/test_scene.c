@@ -490,8 +490,6 @@ static void test_derivations(void **state)
     assert_true(strips > 10);
 }
 
-// More heads than split / concat show: the run of 8 that holds the selected head,
-// the selected head's panel is the result, and no two shown heads share a colour.
 // Inside the loop (View.loop): FlashAttention's tiles in the kernel's order (each tile's cells
 // of P and acc computed at its step, none later), decoding's steps (the cache grows a row a
 // step; a window's dropped rows are GONE), and each step's text.
@@ -610,6 +608,8 @@ static void test_flash_tiles_and_kv_heads(void **state)
     print_message("%d running-max cells checked against their tiles\n", checked);
 }
 
+// More heads than split / concat show: the run of 8 that holds the selected head,
+// the selected head's panel is the result, and no two shown heads share a colour.
 static void test_many_heads(void **state)
 {
     (void)state;
