@@ -706,6 +706,70 @@ def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=Tru
                           ffn_bias)
 
 
+def block_output(block):
+    """The name of a block's last stage, its output and what the next layer reads: ffn_sum
+    (pre-norm) or ffn_out (post-norm) with a feed-forward block, else residual_sum (pre-norm) or
+    residual_norm (post-norm), else the attention's output."""
+    if block.ffn_hidden:
+        return "ffn_sum" if block.norm_first else "ffn_out"
+    if block.norm_first:
+        return "residual_sum"
+    return "residual_norm" if block.norm is not None else "output"
+
+
+class BlockStack(nn.Module):
+    """Several blocks one after another, as nn.TransformerEncoder runs its layers (and GPT-2,
+    Llama their decoder layers): layer 0 reads the input, layer l > 0 reads layer l − 1's
+    output; every layer attends to its own input under the same mask. A lesson's
+    model.n_layers; the stages of layer l are named "l<l>." + the one-layer names."""
+
+    def __init__(self, blocks):
+        super().__init__()
+        self.layers = nn.ModuleList(blocks)
+
+    @property
+    def attn(self):
+        return self.layers[0].attn
+
+    def forward(self, query, key, value, mask=None):
+        x = query
+        for i, block in enumerate(self.layers):
+            y = block(x, x, x, mask) if i else block(query, key, value, mask)
+            x = block.trace[block_output(block)]
+            assert y is x, "the block returns its last stage"
+        return x
+
+    def stages(self):
+        return [("l%d.%s" % (i, n), t) for i, block in enumerate(self.layers) for n, t in block.stages()]
+
+    def lesson_weights(self):
+        return {"layers": [block.lesson_weights() for block in self.layers]}
+
+
+def init_block(block, seed, layer=0):
+    """Sets a block's linear layers (and sinks) from the init generator, as a lesson's
+    {"init": {"seed": seed}} does, read from the module itself: layer l's tensor in slot i of
+    INIT_ORDER is the generator's tensor i + 64·l, its fan-in the nn.Linear's in_features (1 for
+    the sinks). Norms keep their 1 and 0."""
+    a = block.attn
+    lins = [("w_q", "b_q", a.w_q), ("w_k", "b_k", a.w_k), ("w_v", "b_v", a.w_v), ("w_o", "b_o", a.w_o)]
+    if block.ffn_hidden:
+        lins += [("ffn_w1", "ffn_b1", block.ffn_w1), ("ffn_w2", "ffn_b2", block.ffn_w2)]
+        if block.ffn_gate is not None:
+            lins.append(("ffn_w_gate", "ffn_b_gate", block.ffn_gate))
+    seed &= _M64
+    with torch.no_grad():
+        for wn, bn, lin in lins:
+            lin.weight.copy_(init_tensor(seed, INIT_ORDER.index(wn) + 64 * layer, tuple(lin.weight.shape),
+                                         lin.in_features))
+            if lin.bias is not None:
+                lin.bias.copy_(init_tensor(seed, INIT_ORDER.index(bn) + 64 * layer, tuple(lin.bias.shape),
+                                           lin.in_features))
+        if a.sinks is not None:
+            a.sinks.copy_(init_tensor(seed, INIT_ORDER.index("sinks") + 64 * layer, tuple(a.sinks.shape), 1))
+    return block
+
+
 # ----------------------------------------------------------------------------
 # lesson interpreter (independent of the modules above)
 # ----------------------------------------------------------------------------
@@ -734,7 +798,8 @@ def parse_tensor(v, what):
 
 
 def resolve_lesson(lesson):
-    """Lesson dict -> dict(cfg=..., query, key, value, mask, weights, per_head_form)."""
+    """Lesson dict -> dict(cfg=..., query, key, value, mask, weights, layers, n_layers, per_head_form):
+    layers holds one weights dict a layer (model.n_layers), weights is layer 0's."""
     m = lesson["model"]
     d_model = int(m["d_model"])
     H = int(m["n_heads"])
@@ -766,6 +831,11 @@ def resolve_lesson(lesson):
     flash = m.get("flash")
     if flash is not None:
         flash = (int(flash["block_q"]), int(flash["block_k"]))
+    n_layers = m.get("n_layers", 1)
+    if isinstance(n_layers, bool) or not isinstance(n_layers, (int, float)) or n_layers != int(n_layers) \
+            or not 1 <= n_layers <= 8:
+        raise LessonError("model.n_layers: a whole number 1..8")
+    n_layers = int(n_layers)
 
     def as3(t, what):
         if t.dim() == 2:
@@ -782,6 +852,9 @@ def resolve_lesson(lesson):
     v = {"query": q, "key": k}.get(vref) if isinstance(vref, str) else \
         as3(parse_tensor(vref, "input.value"), "input.value")
     B, Lq, Lk = q.shape[0], q.shape[1], k.shape[1]
+    if n_layers > 1 and (not isinstance(kref, str) or not isinstance(vref, str)):
+        raise LessonError("model.n_layers > 1: self-attention only (a layer reads the one before), "
+                          "no input.key / input.value tensors")
 
     mj = lesson.get("mask")
     if mj is None:
@@ -830,32 +903,50 @@ def resolve_lesson(lesson):
         if ffn_bias:
             needed += ["ffn_b1", "ffn_b2"] + (["ffn_b_gate"] if activation == "swiglu" else [])
 
+    # weights: one flat object, or with several layers {"init"} alone or {"layers": [one object a
+    # layer], "init"}; layer l's seeded tensor in slot i is the generator's tensor i + 64·l
     wj = lesson["weights"]
-    w = {}
-    if "init" in wj:
-        seed = int(wj["init"]["seed"]) & _M64
-        for t, name in enumerate(INIT_ORDER):
-            if name in needed:
-                w[name] = init_tensor(seed, t, shapes[name], fan_in[name])
+    seed = int(wj["init"]["seed"]) & _M64 if "init" in wj else None
+    flat = [name for name in wj if name not in ("init", "layers")]
+    if "layers" in wj:
+        objs = wj["layers"]
+        if not isinstance(objs, list) or len(objs) != n_layers:
+            raise LessonError("weights.layers: need %d layer objects (model.n_layers)" % n_layers)
+        if flat:
+            raise LessonError("weights.%s: with weights.layers each tensor goes in its layer's object" % flat[0])
+        where = ["weights.layers[%d]." % l for l in range(n_layers)]
+    else:
+        if n_layers > 1 and flat:
+            raise LessonError("weights.%s: with model.n_layers > 1 give weights.layers (or init alone)" % flat[0])
+        objs = [{name: wj[name] for name in flat}] * n_layers
+        where = ["weights."] * n_layers
     per_head_form = False
-    for name, val in wj.items():
-        if name == "init":
-            continue
-        t = parse_tensor(val, "weights." + name)
-        if name in ("w_q", "w_k", "w_v") and t.dim() == 3:
-            per_head_form = True
-            t = t.reshape(-1, t.shape[-1])
-        elif name in ("b_q", "b_k", "b_v") and t.dim() == 2:
-            t = t.reshape(-1)
-        w[name] = t
-    for name in needed:
-        if name not in w:
-            raise LessonError("weights.%s missing" % name)
-        if tuple(w[name].shape) != shapes[name]:
-            raise LessonError("weights.%s: shape %s, want %s" % (name, list(w[name].shape), shapes[name]))
-    for name in NORM_NAMES:
-        if name not in w:
-            w[name] = (torch.ones if name.endswith("weight") else torch.zeros)(d_model)
+    layers = []
+    for l, obj in enumerate(objs):
+        if not isinstance(obj, dict) or "init" in obj:
+            raise LessonError("%s: a layer's object holds tensors only (init stands beside layers)" % where[l][:-1])
+        w = {}
+        if seed is not None:
+            for t, name in enumerate(INIT_ORDER):
+                if name in needed:
+                    w[name] = init_tensor(seed, t + 64 * l, shapes[name], fan_in[name])
+        for name, val in obj.items():
+            t = parse_tensor(val, where[l] + name)
+            if name in ("w_q", "w_k", "w_v") and t.dim() == 3:
+                per_head_form = True
+                t = t.reshape(-1, t.shape[-1])
+            elif name in ("b_q", "b_k", "b_v") and t.dim() == 2:
+                t = t.reshape(-1)
+            w[name] = t
+        for name in needed:
+            if name not in w:
+                raise LessonError("%s%s missing" % (where[l], name))
+            if tuple(w[name].shape) != shapes[name]:
+                raise LessonError("%s%s: shape %s, want %s" % (where[l], name, list(w[name].shape), shapes[name]))
+        for name in NORM_NAMES:
+            if name not in w:
+                w[name] = (torch.ones if name.endswith("weight") else torch.zeros)(d_model)
+        layers.append(w)
 
     cfg = dict(d_model=d_model, n_heads=H, d_k=d_k, d_v=d_v, qkv_bias=qkv_bias,
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
@@ -866,8 +957,21 @@ def resolve_lesson(lesson):
     if pos is not None:
         pos = torch.tensor(pos, dtype=torch.int64)
         pos = pos.expand(B, Lq) if pos.dim() == 1 else pos
-    return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=w,
-                per_head_form=per_head_form, position_ids=pos)
+    return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=layers[0], layers=layers,
+                n_layers=n_layers, per_head_form=per_head_form, position_ids=pos)
+
+
+def lesson_module(r, per_head):
+    """The block of a resolved lesson with its weights, or with model.n_layers > 1 a BlockStack
+    of one block a layer."""
+    blocks = []
+    for w in r["layers"]:
+        block = make_block(per_head=per_head, **r["cfg"])
+        block.load_lesson_weights(w)
+        if r["position_ids"] is not None:
+            block.attn.position_ids = r["position_ids"]
+        blocks.append(block)
+    return blocks[0] if r["n_layers"] == 1 else BlockStack(blocks)
 
 
 def run_lesson(lesson, per_head=None):
@@ -875,13 +979,10 @@ def run_lesson(lesson, per_head=None):
     r = resolve_lesson(lesson)
     if per_head is None:
         per_head = r["per_head_form"]
-    block = make_block(per_head=per_head, **r["cfg"])
-    block.load_lesson_weights(r["weights"])
-    if r["position_ids"] is not None:
-        block.attn.position_ids = r["position_ids"]
+    module = lesson_module(r, per_head)
     with torch.no_grad():
-        block(r["query"], r["key"], r["value"], r["mask"])
-    return block.stages()
+        module(r["query"], r["key"], r["value"], r["mask"])
+    return module.stages()
 
 
 # ----------------------------------------------------------------------------
@@ -899,7 +1000,7 @@ ARANGE_LESSON_TEXT = (
 class Variant:
     def __init__(self, name, title, model_json, block, query, key=None, value=None,
                  mask=None, mask_lesson=None, query_2d=False, key_ref=None, tokens=None,
-                 lesson_text=None):
+                 lesson_text=None, weights=None):
         self.name, self.title, self.model_json, self.block = name, title, model_json, block
         self.query = query
         self.key = query if key is None else key
@@ -907,6 +1008,7 @@ class Variant:
         self.mask, self.mask_lesson = mask, mask_lesson
         self.query_2d, self.key_ref, self.tokens = query_2d, key_ref, tokens
         self.lesson_text = lesson_text
+        self.weights = weights          # the lesson's weights object, when not the module's tensors
 
     def run(self, dtype=torch.float32):
         block = self.block.to(dtype)
@@ -938,7 +1040,7 @@ class Variant:
         les = {"title": self.title, "model": self.model_json, "input": inp}
         if self.mask_lesson is not None:
             les["mask"] = self.mask_lesson
-        les["weights"] = self.block.lesson_weights()
+        les["weights"] = self.block.lesson_weights() if self.weights is None else self.weights
         if self.tokens:
             les["tokens"] = self.tokens
         return les
@@ -947,6 +1049,20 @@ class Variant:
         if self.lesson_text is not None:
             return self.lesson_text
         return to_json(self.lesson()) + "\n"
+
+
+def copy_to_encoder_layer(block, layer):
+    """Copies a block's weights (LayerNorm, biases) into an nn.TransformerEncoderLayer."""
+    with torch.no_grad():
+        a = block.attn
+        layer.self_attn.in_proj_weight.copy_(torch.cat([a.w_q.weight, a.w_k.weight, a.w_v.weight]))
+        layer.self_attn.in_proj_bias.copy_(torch.cat([a.w_q.bias, a.w_k.bias, a.w_v.bias]))
+        layer.self_attn.out_proj.weight.copy_(a.w_o.weight)
+        layer.self_attn.out_proj.bias.copy_(a.w_o.bias)
+        for mine, theirs in [(block.ffn_w1, layer.linear1), (block.ffn_w2, layer.linear2),
+                             (block.norm, layer.norm1), (block.ffn_norm, layer.norm2)]:
+            theirs.weight.copy_(mine.weight)
+            theirs.bias.copy_(mine.bias)
 
 
 def variants():
@@ -1146,15 +1262,7 @@ def variants():
     layer = nn.TransformerEncoderLayer(6, 2, dim_feedforward=10, dropout=0.0, activation="gelu",
                                        batch_first=True, norm_first=True).eval()
     with torch.no_grad():
-        a = block.attn
-        layer.self_attn.in_proj_weight.copy_(torch.cat([a.w_q.weight, a.w_k.weight, a.w_v.weight]))
-        layer.self_attn.in_proj_bias.copy_(torch.cat([a.w_q.bias, a.w_k.bias, a.w_v.bias]))
-        layer.self_attn.out_proj.weight.copy_(a.w_o.weight)
-        layer.self_attn.out_proj.bias.copy_(a.w_o.bias)
-        for mine, theirs in [(block.ffn_w1, layer.linear1), (block.ffn_w2, layer.linear2),
-                             (block.norm, layer.norm1), (block.ffn_norm, layer.norm2)]:
-            theirs.weight.copy_(mine.weight)
-            theirs.bias.copy_(mine.bias)
+        copy_to_encoder_layer(block, layer)
         want = layer(x)
         got = block(x, x, x, None)
         assert torch.allclose(want, got, atol=1e-6, rtol=1e-5), (want - got).abs().max()
@@ -1353,6 +1461,64 @@ def variants():
                        {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"theta": 100, "style": "interleaved"},
                         "decode": True, "flash": {"block_q": 2, "block_k": 2}}, block, x,
                        mask=mask, mask_lesson="causal"))
+
+    # 25. several layers (model.n_layers, issue 25): layer 0 reads the input, layer l > 0 the
+    # output of layer l − 1 (its last stage), each layer with its own weights (a seed gives layer
+    # l the generator's tensors i + 64·l) and the same mask; the stages are named l0.…, l1.….
+    # Post-norm with ReLU over the classic arange input, causal, checked against
+    # nn.TransformerEncoder with the same two layers
+    blocks = [init_block(make_block(4, 2, residual_norm=True, ffn_hidden=8), 42, l) for l in range(2)]
+    stack = BlockStack(blocks)
+    x = torch.arange(0, 32, dtype=torch.float32).view(2, 4, 4)
+    mask = torch.tril(torch.ones(4, 4))
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.0, batch_first=True),
+                                2, enable_nested_tensor=False).eval()
+    for block, layer in zip(blocks, enc.layers):
+        copy_to_encoder_layer(block, layer)
+    with torch.no_grad():
+        got = stack(x, x, x, mask)
+    with torch.enable_grad():               # the layers' Python code, not 1.13's inference fast path
+        want = enc(x, mask=torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)).detach()
+    assert torch.allclose(want, got, atol=1e-5, rtol=1e-4), (want - got).abs().max()
+    out.append(Variant("stack-2-post", "Two layers, post-norm with ReLU: arange(0,32) as 2×4×4, causal",
+                       {"d_model": 4, "n_heads": 2, "n_layers": 2, "residual_norm": True, "ffn_hidden": 8},
+                       stack, x, mask=mask, mask_lesson="causal", weights={"init": {"seed": 42}}))
+
+    # ... three Llama-style layers (pre-norm, RMSNorm, SwiGLU, GQA with RoPE), each decoded token
+    # by token on its own input
+    torch.manual_seed(71)
+    stack = BlockStack([init_block(make_block(8, 4, n_kv_heads=2, rope=(10000.0, "half"), residual_norm=True,
+                                              ffn_hidden=12, norm="rms", norm_first=True, activation="swiglu",
+                                              ffn_bias=False, decode=True), 7, l) for l in range(3)])
+    x = torch.randn(1, 6, 8)
+    out.append(Variant("stack-3-prenorm-rope-gqa-decode",
+                       "Three pre-norm layers: RMSNorm, SwiGLU, GQA 4/2 with RoPE, causal, KV-cache decoding",
+                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "n_layers": 3, "rope": {"style": "half"},
+                        "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 12,
+                        "activation": "swiglu", "ffn_bias": False, "decode": True}, stack, x,
+                       mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal", weights={"init": {"seed": 7}}))
+
+    # ... two pre-norm layers with LayerNorm and GELU, ALiBi, FlashAttention tiles 2×2, key padding;
+    # weights.layers: layer 0 gives its own w_q, layer 1 its own norm_weight, the rest is seeded
+    torch.manual_seed(72)
+    blocks = [init_block(make_block(6, 2, alibi=True, flash=(2, 2), residual_norm=True, ffn_hidden=10,
+                                    norm_first=True, activation="gelu"), 9, l) for l in range(2)]
+    w_q = 0.5 * torch.randn(6, 6)
+    g = 1 + 0.25 * torch.randn(6)
+    with torch.no_grad():
+        blocks[0].attn.w_q.weight.copy_(w_q)
+        blocks[1].norm.weight.copy_(g)
+    x = torch.randn(2, 5, 6)
+    lens = torch.tensor([5, 3])
+    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
+    out.append(Variant("stack-2-flash-alibi-layers",
+                       "Two pre-norm layers, LayerNorm and GELU, ALiBi, FlashAttention tiles 2×2, key padding; "
+                       "weights per layer",
+                       {"d_model": 6, "n_heads": 2, "n_layers": 2, "alibi": True, "flash": {"block_q": 2, "block_k": 2},
+                        "residual_norm": True, "norm_first": True, "ffn_hidden": 10, "activation": "gelu"},
+                       BlockStack(blocks), x, mask=mask, mask_lesson={"key_padding": [5, 3]},
+                       weights={"layers": [{"w_q": tensor_json(w_q)}, {"norm_weight": tensor_json(g)}],
+                                "init": {"seed": 9}}))
     return out
 
 
@@ -1372,17 +1538,27 @@ def lesson_stages(lesson):
     fused projection of the same weights computes."""
     r = resolve_lesson(lesson)
     per_head = r["per_head_form"]
-    block = make_block(per_head=per_head, **r["cfg"])
-    block.load_lesson_weights(r["weights"])
+    module = lesson_module(r, per_head)
+    blocks = list(module.layers) if r["n_layers"] > 1 else [module]
+    out = []
     with torch.no_grad():
-        block(r["query"], r["key"], r["value"], r["mask"])
-        stages = dict(block.stages())
-        if per_head:
-            heads = block.attn.heads
-            stages["q_proj"] = torch.cat([h.query(r["query"]) for h in heads], -1)
-            stages["k_proj"] = torch.cat([h.key(r["key"]) for h in heads], -1)
-            stages["v_proj"] = torch.cat([h.value(r["value"]) for h in heads], -1)
-    return [(n, stages[n]) for n in STAGES if n in stages]
+        module(r["query"], r["key"], r["value"], r["mask"])
+        for i, block in enumerate(blocks):
+            stages = dict(block.stages())
+            if per_head:
+                # the attention's inputs: the lesson's (layer 0) or the layer before's output,
+                # normed first in a pre-norm block
+                q, k, v = (r["query"], r["key"], r["value"]) if i == 0 else \
+                    (blocks[i - 1].trace[block_output(blocks[i - 1])],) * 3
+                if block.norm_first:
+                    q = k = v = block.trace["attn_norm"]
+                heads = block.attn.heads
+                stages["q_proj"] = torch.cat([h.query(q) for h in heads], -1)
+                stages["k_proj"] = torch.cat([h.key(k) for h in heads], -1)
+                stages["v_proj"] = torch.cat([h.value(v) for h in heads], -1)
+            prefix = "l%d." % i if r["n_layers"] > 1 else ""
+            out += [(prefix + n, stages[n]) for n in STAGES if n in stages]
+    return out
 
 
 def lesson_references(out_dir, lessons_dir=LESSONS_DIR):
@@ -1641,6 +1817,37 @@ def same_bits(a, b):
     return bool(torch.equal(nan, torch.isnan(b)) and torch.equal(a[~nan], b[~nan]))
 
 
+def layer_by_layer(lesson, stages):
+    """Checks a lesson of several layers against one-layer lessons; returns what differs.
+    The lesson cut to its first layer (n_layers 1, weights.layers[:1] or the same seed) must give
+    the l0. stages under today's names, and every layer l must give, bit for bit, the stages of a
+    one-layer lesson holding layer l's weights whose input is layer l − 1's output."""
+    r = resolve_lesson(lesson)
+    got = dict(stages)
+    bad = []
+
+    def compare(l, one):
+        ones = run_lesson(one)
+        mine = [(n[len("l%d." % l):], t) for n, t in stages if n.startswith("l%d." % l)]
+        if [n for n, _ in ones] != [n for n, _ in mine]:
+            bad.append("layer %d: stages %s, one layer %s" % (l, [n for n, _ in mine], [n for n, _ in ones]))
+        bad.extend("l%d.%s" % (l, n) for n, t in ones if not same_bits(t, got.get("l%d.%s" % (l, n), torch.empty(0))))
+        return dict(ones)
+
+    wj = lesson["weights"]
+    first = dict(lesson, model=dict(lesson["model"], n_layers=1),
+                 weights=dict(wj, layers=wj["layers"][:1]) if "layers" in wj else wj)
+    compare(0, first)
+    model = {k: v for k, v in lesson["model"].items() if k != "n_layers"}
+    last = block_output(make_block(**r["cfg"]))
+    x = r["query"]
+    for l, w in enumerate(r["layers"]):
+        one = dict(lesson, title="layer %d" % l, model=model, input=dict(lesson["input"], query=tensor_json(x)),
+                   weights={n: tensor_json(t) for n, t in w.items()})
+        x = compare(l, one)[last]
+    return bad
+
+
 def layernorm_edges(out_dir):
     """tests/ref/layernorm-edges.json: torch.nn.LayerNorm on rows where float32
     overflows inside its kernel (issue 15, item 8: [3e38, -3e38, 3e38, -3e38] is
@@ -1717,6 +1924,10 @@ def main():
                 ok = False
             if not same_bits(t, again[name]):
                 print("%s: %s differs when re-run from the lesson file" % (var.name, name))
+                ok = False
+        if int(var.model_json.get("n_layers", 1)) > 1:
+            for what in layer_by_layer(json.loads(lesson_text), stages):
+                print("%s: %s differs from the one-layer lessons" % (var.name, what))
                 ok = False
         print("%-24s %s" % (var.name, " ".join(names)))
 
