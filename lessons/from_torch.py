@@ -13,8 +13,10 @@
 Supported modules:
   * torch.nn.MultiheadAttention (batch_first or not, with or without bias;
     kdim = vdim = embed_dim only; no add_bias_kv, no add_zero_attn);
-  * torch.nn.TransformerEncoderLayer (post-norm or norm_first, relu / gelu / gelu tanh), and
-    an nn.TransformerEncoder of one such layer (lesson_from_encoder_layer);
+  * torch.nn.TransformerEncoderLayer (post-norm or norm_first, relu / gelu / gelu tanh)
+    (lesson_from_encoder_layer), and an nn.TransformerEncoder of 1 to 8 such layers of one
+    configuration, without a final norm (lesson_from_encoder): model.n_layers and
+    weights.layers, each layer reading the one before's output;
   * any module with separate q/k/v/out nn.Linear layers, found by name
     (q_proj/k_proj/v_proj/out_proj, w_q/w_k/w_v/w_o, query/key/value/out, W_q..., linear_q...,
     to_q/to_k/to_v/to_out, ...), or with one fused q|k|v nn.Linear (qkv, to_qkv, c_attn, ...),
@@ -41,8 +43,8 @@ import sys
 import torch
 import torch.nn as nn
 
-__all__ = ["lesson_from_module", "lesson_from_encoder_layer", "lesson_from_llama_layer", "save_lesson", "lesson_text",
-           "lesson_forward", "block_lesson_forward", "demo_lesson"]
+__all__ = ["lesson_from_module", "lesson_from_encoder_layer", "lesson_from_encoder", "lesson_from_llama_layer",
+           "save_lesson", "lesson_text", "lesson_forward", "block_lesson_forward", "demo_lesson"]
 
 ATOL, RTOL = 1e-5, 1e-4
 
@@ -735,12 +737,10 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
                      whose forward takes other arguments
     """
     if isinstance(module, nn.TransformerEncoder):
-        layers = list(module.layers)
-        if len(layers) != 1 or module.norm is not None:
-            raise ValueError("nn.TransformerEncoder with %d layers%s: a lesson holds one layer today (several "
-                             "layers are issue 25's); convert module.layers[i] one at a time"
-                             % (len(layers), " and a final norm" if module.norm is not None else ""))
-        module = layers[0]
+        if key is not None or value is not None:
+            raise ValueError("nn.TransformerEncoder attends to its own input: give query only")
+        return lesson_from_encoder(module, query, mask=mask, src_key_padding_mask=key_padding_mask, title=title,
+                                   tokens=tokens, steps=steps, description=description, check=check)
     if isinstance(module, nn.TransformerEncoderLayer):
         if key is not None or value is not None:
             raise ValueError("nn.TransformerEncoderLayer attends to its own input: give query only")
@@ -915,12 +915,22 @@ def _activation_name(act):
 def block_lesson_forward(lesson):
     """A lesson with residual_norm and a feed-forward block, run in torch: the attention of
     lesson_forward, then post-norm z = LN(x + attn), y = LN(z + FFN(z)) or pre-norm
-    s = x + attn(LN(x)), y = s + FFN(LN(s)), as nn.TransformerEncoderLayer computes them."""
-    m = lesson["model"]
-    C, eps = int(m["d_model"]), float(m.get("norm_eps", 1e-5))
-    w = {n: _tensor(t) for n, t in lesson["weights"].items() if n != "init"}
+    s = x + attn(LN(x)), y = s + FFN(LN(s)), as nn.TransformerEncoderLayer computes them.
+    With model.n_layers > 1, layer by layer with weights.layers[l], each reading the one
+    before's output, as nn.TransformerEncoder runs its layers."""
     x = _tensor(lesson["input"]["query"])
     x = x.unsqueeze(0) if x.dim() == 2 else x
+    wj = lesson["weights"]
+    for layer in wj["layers"] if "layers" in wj else [wj]:
+        x = _block_forward(lesson, layer, x)
+    return x
+
+
+def _block_forward(lesson, weights, x):
+    """One layer of block_lesson_forward: its weights (a flat weights object) on x (B, L, C)."""
+    m = lesson["model"]
+    C, eps = int(m["d_model"]), float(m.get("norm_eps", 1e-5))
+    w = {n: _tensor(t) for n, t in weights.items() if n != "init"}
     F = torch.nn.functional
     acts = {"relu": F.relu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh")}
     act = acts[m.get("activation", "relu")]
@@ -928,7 +938,7 @@ def block_lesson_forward(lesson):
     ffn = lambda t: F.linear(act(F.linear(t, w["ffn_w1"], w.get("ffn_b1"))), w["ffn_w2"], w.get("ffn_b2"))
 
     def attention(inp):
-        les = dict(lesson)
+        les = dict(lesson, weights=weights)
         les["input"] = dict(lesson["input"], query=inp.tolist())
         return lesson_forward(les)["output"]
     if m.get("norm_first"):
@@ -938,19 +948,10 @@ def block_lesson_forward(lesson):
     return ln(z + ffn(z), "ffn_norm_weight", "ffn_norm_bias")
 
 
-def lesson_from_encoder_layer(layer, src, mask=None, src_key_padding_mask=None, title=None, tokens=None,
-                              steps=None, description=None, check=True):
-    """Builds a lesson from nn.TransformerEncoderLayer (post-norm or norm_first, relu or gelu)
-    and its input src ((B, L, C) with batch_first, else (L, B, C); or (L, C)). mask and
-    src_key_padding_mask as the layer takes them (bool True = masked, or float additive; or
-    mask="causal"). Checked against the layer in eval mode (no dropout) unless check=False."""
+def _encoder_layer_parts(layer):
+    """nn.TransformerEncoderLayer -> (model dict, weights dict, batch_first)."""
     parts = _parts_mha(layer.self_attn)
-    batch_first = bool(getattr(layer.self_attn, "batch_first", False))
     C, H = parts["d_model"], parts["H"]
-    x = _as_input(src, "src", batch_first, C)
-    batched = x.dim() == 3
-    B, L = (x.shape[0] if batched else 1), x.shape[-2]
-    mask_json, keep, mod_mask, mod_kpm = _mha_masks(mask, src_key_padding_mask, B, H, L, L, batched)
     n1, n2 = layer.norm1, layer.norm2
     if not (isinstance(n1, nn.LayerNorm) and isinstance(n2, nn.LayerNorm)):
         raise ValueError("%s: norm1 and norm2 must be nn.LayerNorm" % _describe(layer))
@@ -979,29 +980,96 @@ def lesson_from_encoder_layer(layer, src, mask=None, src_key_padding_mask=None, 
         weights.update({"ffn_b1": _values(l1.bias), "ffn_b2": _values(l2.bias)})
     if n1.bias is not None:
         weights.update({"norm_bias": _values(n1.bias), "ffn_norm_bias": _values(n2.bias)})
-    les = {"title": title or {"en": "From PyTorch: nn.TransformerEncoderLayer, d_model %d, %d heads%s"
-                              % (C, H, ", norm_first" if model.get("norm_first") else ""),
-                              "zh": "来自 PyTorch：nn.TransformerEncoderLayer，d_model %d，%d 个头%s"
-                              % (C, H, "，norm_first" if model.get("norm_first") else "")}}
+    return model, weights, bool(getattr(layer.self_attn, "batch_first", False))
+
+
+def _encoder_lesson(module, layers, src, mask, src_key_padding_mask, title, tokens, steps, description, check):
+    """The lesson of nn.TransformerEncoderLayer layers run one after another (one layer: the flat
+    weights; several: model.n_layers and weights.layers), checked against module (the layer or
+    the encoder), which is called as module(src, mask, src_key_padding_mask)."""
+    N = len(layers)
+    if N > 8:
+        raise ValueError("nn.TransformerEncoder with %d layers: a lesson holds 1 to 8 (model.n_layers)" % N)
+    configs = [_encoder_layer_parts(layer) for layer in layers]
+    model, _, batch_first = configs[0]
+    defaults = {"qkv_bias": True, "out_bias": True, "activation": "relu", "ffn_bias": True, "norm_first": False}
+    for i, (m, _, bf) in enumerate(configs[1:], 1):
+        first, this = dict(defaults, batch_first=batch_first, **model), dict(defaults, batch_first=bf, **m)
+        diff = [k for k in first if first[k] != this[k]]
+        if diff:
+            raise ValueError("nn.TransformerEncoder: layer %d's %s is %s, layer 0's %s; the layers of a lesson "
+                             "share one configuration" % (i, diff[0], this[diff[0]], first[diff[0]]))
+    C, H = model["d_model"], model["n_heads"]
+    x = _as_input(src, "src", batch_first, C)
+    batched = x.dim() == 3
+    B, L = (x.shape[0] if batched else 1), x.shape[-2]
+    mask_json, keep, mod_mask, mod_kpm = _mha_masks(mask, src_key_padding_mask, B, H, L, L, batched)
+    if N == 1:
+        weights = configs[0][1]
+    else:
+        items = list(model.items())
+        model = dict(items[:2] + [("n_layers", N)] + items[2:])        # after d_model, n_heads
+        weights = {"layers": [w for _, w, _ in configs]}
+    if N == 1 and module is layers[0]:
+        what_en = what_zh = "nn.TransformerEncoderLayer"
+    else:
+        what_en = "nn.TransformerEncoder, %d layer%s" % (N, "s" if N > 1 else "")
+        what_zh = "nn.TransformerEncoder，%d 层" % N
+    les = {"title": title or {"en": "From PyTorch: %s, d_model %d, %d heads%s"
+                              % (what_en, C, H, ", norm_first" if model.get("norm_first") else ""),
+                              "zh": "来自 PyTorch：%s，d_model %d，%d 个头%s"
+                              % (what_zh, C, H, "，norm_first" if model.get("norm_first") else "")}}
     les = _assemble(les["title"], description, model, {"query": _values(x)}, mask_json, weights, tokens, steps)
     if check:
-        was = layer.training
-        layer.eval()
+        was = module.training
+        module.eval()
         try:
             # with gradients on, as the layer's Python code reads: PyTorch's inference fast path
             # (eval, no grad) runs its own kernel, which in 1.13 takes any nn.GELU as exact GELU
+            # (and nn.TransformerEncoder's would pack a padded batch into a nested tensor)
             with torch.enable_grad():
                 raw = src if isinstance(src, torch.Tensor) else torch.as_tensor(src)
-                out = layer(raw.float(), src_mask=mod_mask, src_key_padding_mask=mod_kpm).detach()
+                out = module(raw.float(), mod_mask, mod_kpm).detach()
         finally:
-            layer.train(was)
+            module.train(was)
         if out.dim() == 3 and not batch_first:
             out = out.transpose(0, 1)
         out = out.unsqueeze(0) if out.dim() == 2 else out
         p = _mismatch(block_lesson_forward(json.loads(lesson_text(les))), out)
         if p:
-            raise ValueError("the lesson does not reproduce %s: %s" % (_describe(layer), p))
+            raise ValueError("the lesson does not reproduce %s: %s" % (_describe(module), p))
     return les
+
+
+def lesson_from_encoder_layer(layer, src, mask=None, src_key_padding_mask=None, title=None, tokens=None,
+                              steps=None, description=None, check=True):
+    """Builds a lesson from nn.TransformerEncoderLayer (post-norm or norm_first, relu or gelu)
+    and its input src ((B, L, C) with batch_first, else (L, B, C); or (L, C)). mask and
+    src_key_padding_mask as the layer takes them (bool True = masked, or float additive; or
+    mask="causal"). Checked against the layer in eval mode (no dropout) unless check=False."""
+    return _encoder_lesson(layer, [layer], src, mask, src_key_padding_mask, title, tokens, steps, description,
+                           check)
+
+
+def lesson_from_encoder(encoder, src, mask=None, src_key_padding_mask=None, title=None, tokens=None,
+                        steps=None, description=None, check=True):
+    """Builds a lesson from nn.TransformerEncoder: its layers (1 to 8, all of one configuration:
+    d_model, heads, norm_first, activation, feed-forward size, eps, biases) become model.n_layers
+    and weights.layers (one layer: a one-layer lesson, as lesson_from_encoder_layer), each layer
+    reading the one before's output. src, mask and src_key_padding_mask as for
+    lesson_from_encoder_layer. A final norm (nn.TransformerEncoder(norm=...)) is refused: a
+    lesson has no stage after the last layer. Checked against the encoder unless check=False."""
+    layers = list(encoder.layers)
+    if encoder.norm is not None:
+        raise ValueError("nn.TransformerEncoder(norm=%s): a final norm after the last layer is not in the "
+                         "lesson format yet; convert an encoder without it (norm=None)" % type(encoder.norm).__name__)
+    if not layers:
+        raise ValueError("nn.TransformerEncoder with no layers")
+    for i, layer in enumerate(layers):
+        if not isinstance(layer, nn.TransformerEncoderLayer):
+            raise ValueError("nn.TransformerEncoder: layer %d is %s, not nn.TransformerEncoderLayer" % (i, _describe(layer)))
+    return _encoder_lesson(encoder, layers, src, mask, src_key_padding_mask, title, tokens, steps, description,
+                           check)
 
 
 # ----------------------------------------------------------------------------
@@ -1212,7 +1280,10 @@ def demo_lesson(kind="mha", seed=0):
 def main(argv=None):
     ap = argparse.ArgumentParser(
         description="Turn a PyTorch attention module into an attnviz lesson. As a library: "
-                    "from from_torch import lesson_from_module, save_lesson (see lessons/README.md).")
+                    "from from_torch import lesson_from_module, save_lesson (see lessons/README.md). "
+                    "It converts nn.MultiheadAttention, hand-written attention modules, "
+                    "nn.TransformerEncoderLayer and an nn.TransformerEncoder of several layers "
+                    "(1 to 8 of one configuration, no final norm: model.n_layers).")
     ap.add_argument("--demo", metavar="OUT.json", required=True,
                     help="build a demo module and write its lesson to OUT.json")
     ap.add_argument("--kind", choices=["mha", "custom"], default="mha",
