@@ -167,10 +167,70 @@ try:
     lesson_from_module(layer, torch.randn(1, 3, 8)); raise SystemExit("silu accepted")
 except ValueError as e:
     assert "activation" in str(e), e
+# an encoder's final norm, and layers of different configurations, are refused with one line
 try:
-    lesson_from_module(nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True), 2), torch.randn(1, 3, 8)); raise SystemExit("2 layers accepted")
+    lesson_from_module(nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True), 2, norm=nn.LayerNorm(8)), torch.randn(1, 3, 8)); raise SystemExit("final norm accepted")
 except ValueError as e:
-    assert "2 layers" in str(e), e
+    assert "final norm" in str(e) and "\n" not in str(e), e
+mixed = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, batch_first=True), 2)
+mixed.layers[1] = nn.TransformerEncoderLayer(8, 2, batch_first=True, norm_first=True)
+try:
+    lesson_from_module(mixed, torch.randn(1, 3, 8)); raise SystemExit("mixed layers accepted")
+except ValueError as e:
+    assert "layer 1's norm_first" in str(e) and "\n" not in str(e), e
+print("ok")
+PY
+
+# --- issue 25, items 1 and 6: an nn.TransformerEncoder of several layers -----------------
+# model.n_layers and weights.layers; the last layer's last stage (l2.ffn_sum pre-norm,
+# l1.ffn_out post-norm) is the encoder's output
+/usr/bin/python3 - "$bin" "$tmp/stack.json" >"$tmp/py4.out" 2>&1 <<'PY' || fail "encoder of several layers: $(tail -3 "$tmp/py4.out")"
+import json, subprocess, sys
+import torch, torch.nn as nn
+sys.path.insert(0, "lessons")
+from from_torch import lesson_from_module, save_lesson
+binary, out = sys.argv[1], sys.argv[2]
+torch.manual_seed(25)
+
+def own_weights(enc):
+    # nn.TransformerEncoder copies one layer N times: give each layer numbers of its own
+    with torch.no_grad():
+        for p in enc.parameters():
+            p.add_(0.2 * torch.randn_like(p))
+    return enc
+
+causal = torch.triu(torch.ones(5, 5, dtype=torch.bool), 1)
+pad = torch.tensor([[False] * 5, [False] * 3 + [True] * 2])
+cases = [
+    ("3-prenorm-gelu", own_weights(nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, dim_feedforward=12, activation="gelu", norm_first=True, batch_first=True), 3)),
+     torch.randn(2, 5, 8), {}, "l2.ffn_sum"),
+    ("2-postnorm-relu-padding", own_weights(nn.TransformerEncoder(nn.TransformerEncoderLayer(6, 3, dim_feedforward=10), 2)),
+     torch.randn(5, 2, 6), {"key_padding_mask": pad}, "l1.ffn_out"),
+    ("2-postnorm-relu-causal", own_weights(nn.TransformerEncoder(nn.TransformerEncoderLayer(
+        8, 2, dim_feedforward=12, batch_first=True), 2)), torch.randn(2, 5, 8), {"mask": causal}, "l1.ffn_out"),
+]
+for name, enc, x, kw, last_name in cases:
+    n = len(enc.layers)
+    les = lesson_from_module(enc, x, **kw)
+    assert les["model"]["n_layers"] == n and len(les["weights"]["layers"]) == n, (name, les["model"])
+    save_lesson(les, out)
+    dump = json.loads(subprocess.run([binary, "--dump", out], check=True, capture_output=True).stdout)
+    names = [s["name"] for s in dump["stages"]]
+    assert names[0] == "input" and names[-1] == last_name, (name, names)
+    for l in range(n):             # every layer's stages, layer after layer
+        mine = [i for i, s in enumerate(names) if s.startswith("l%d." % l)]
+        assert mine and mine == list(range(mine[0], mine[0] + len(mine))), (name, l, names)
+        assert names[mine[-1]] == "l%d.%s" % (l, last_name[3:]), (name, l, names)
+    last = dump["stages"][-1]
+    got = torch.tensor(last["data"]).view(last["shape"])
+    enc.eval()
+    with torch.enable_grad():     # the layers' Python code, not 1.13's inference fast path
+        want = enc(x, mask=kw.get("mask"), src_key_padding_mask=kw.get("key_padding_mask")).detach()
+    if not enc.layers[0].self_attn.batch_first:
+        want = want.transpose(0, 1)
+    assert torch.allclose(got, want, atol=1e-5, rtol=1e-4), (name, (got - want).abs().max())
+    print(name, last["name"], "max diff %.2g" % float((got - want).abs().max()))
 print("ok")
 PY
 
