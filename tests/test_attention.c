@@ -67,7 +67,7 @@ static int compare_variant(const char *lesson_path, const char *expected_path)
     if (!lesson_load(&ls, lesson_path, err, sizeof err)) fail_msg("%s", err);
     Trace tr;
     trace_init(&tr);
-    assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+    assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
     char *text = read_all(expected_path);
     assert_non_null(text);
     cJSON *root = cJSON_Parse(text);
@@ -108,12 +108,16 @@ static int compare_variant(const char *lesson_path, const char *expected_path)
     assert_true(stages >= 9);   // per-head references have no fused q_proj
     // the stages every PyTorch implementation computes must be among those compared
     const char *must[] = {"scores", "masked_scores", "attn", "head_out", "concat", "output"};
-    for (int k = 0; k < 6; k++) {
-        bool found = false;
-        cJSON_ArrayForEach(st, cJSON_GetObjectItem(root, "stages"))
-        found = found || strcmp(cJSON_GetObjectItem(st, "name")->valuestring, must[k]) == 0;
-        if (!found) fail_msg("%s: no expected %s", expected_path, must[k]);
-    }
+    for (int l = 0; l < tr.n_layers; l++) // (a model of several layers: each layer's, "l1.scores")
+        for (int k = 0; k < 6; k++) {
+            char want[STAGE_NAME_MAX];
+            if (tr.n_layers > 1) snprintf(want, sizeof want, "l%d.%s", l, must[k]);
+            else snprintf(want, sizeof want, "%s", must[k]);
+            bool found = false;
+            cJSON_ArrayForEach(st, cJSON_GetObjectItem(root, "stages"))
+            found = found || strcmp(cJSON_GetObjectItem(st, "name")->valuestring, want) == 0;
+            if (!found) fail_msg("%s: no expected %s", expected_path, want);
+        }
     cJSON_Delete(root);
     free(text);
     trace_free(&tr);
@@ -173,7 +177,7 @@ static void load_forward(const char *path, Lesson *ls, Trace *tr)
     char err[LESSON_ERR_MAX];
     if (!lesson_load(ls, path, err, sizeof err)) fail_msg("%s", err);
     trace_init(tr);
-    assert_true(attn_forward(&ls->cfg, &ls->w, &ls->in, tr));
+    assert_true(attn_forward(&ls->cfg, ls->w, &ls->in, tr));
 }
 
 // stages.h's tables: names unique and found again; every stage a forward records
@@ -205,13 +209,23 @@ static void test_stage_table(void **state)
             const Stage *st = &tr.stages[s];
             const StageInfo *in = &STAGE_INFO[st->id];
             seen[st->id] = true;
-            assert_string_equal(st->name, in->name);
+            // one layer: the table's name; several: "l{layer}." before it, the model's own (input,
+            // mask) without; a layer's stages apply that layer's weights, and come in layer order
+            char want[STAGE_NAME_MAX];
+            if (tr.n_layers > 1 && st->layer >= 0) snprintf(want, sizeof want, "l%d.%s", st->layer, in->name);
+            else snprintf(want, sizeof want, "%s", in->name);
+            assert_string_equal(st->name, want);
+            assert_true(st->layer >= -1 && st->layer < tr.n_layers);
+            if (in->step == STEP_INPUT) assert_int_equal(st->layer, -1);
+            else assert_true(st->layer >= 0);
+            if (s > 0) assert_true(st->layer >= tr.stages[s - 1].layer);
             assert_int_equal(st->kind, in->kind);
             assert_int_equal(st->step, in->step);
-            if (st->weight) assert_ptr_equal(st->weight, lesson_weight(&ls.w, in->weight));
+            AttnWeights *w = &ls.w[st->layer > 0 ? st->layer : 0];
+            if (st->weight) assert_ptr_equal(st->weight, lesson_weight(w, in->weight));
             else // (a slot the lesson leaves out: attn without gpt-oss's sinks)
-                assert_true(in->weight == WEIGHT_NONE || !tensor_present(lesson_weight(&ls.w, in->weight)));
-            if (st->bias) assert_ptr_equal(st->bias, lesson_weight(&ls.w, in->bias));
+                assert_true(in->weight == WEIGHT_NONE || !tensor_present(lesson_weight(w, in->weight)));
+            if (st->bias) assert_ptr_equal(st->bias, lesson_weight(w, in->bias));
         }
         trace_free(&tr);
         lesson_free(&ls);
@@ -236,24 +250,26 @@ static void test_flash_and_decode_agree(void **state)
         Lesson ls;
         Trace tr;
         load_forward(g.gl_pathv[f], &ls, &tr);
-        flash += trace_find(&tr, "flash_out") >= 0;
-        decode += trace_find(&tr, "decode_output") >= 0;
-        const Stage *ck = trace_get(&tr, "cache_k");
-        if (ck) { // the cache holds the keys the scores used: k_rope with RoPE, else k_heads
-            const Stage *kk = trace_get(&tr, ls.cfg.rope != ROPE_NONE ? "k_rope" : "k_heads");
-            assert_int_equal(ck->t.size, kk->t.size);
-            for (size_t i = 0; i < ck->t.size; i++)
-                if (!close_enough(ck->t.data[i], kk->t.data[i])) fail_msg("%s: cache_k[%zu]", g.gl_pathv[f], i);
-        }
-        for (int p = 0; p < 3; p++) {
-            const Stage *a = trace_get(&tr, pairs[p][0]), *b = trace_get(&tr, pairs[p][1]);
-            if (!a) continue;
-            assert_non_null(b);
+        // (every layer of a model of several: each stage with its own layer's partner)
+        for (int s = 0; s < tr.n; s++) {
+            const Stage *a = &tr.stages[s];
+            flash += a->id == STAGE_FLASH_OUT && a->layer <= 0;
+            decode += a->id == STAGE_DECODE_OUTPUT && a->layer <= 0;
+            const char *partner = NULL;
+            if (a->id == STAGE_CACHE_K) // the cache holds the keys the scores used: k_rope with RoPE, else k_heads
+                partner = ls.cfg.rope != ROPE_NONE ? "k_rope" : "k_heads";
+            for (int p = 0; p < 3; p++)
+                if (strcmp(STAGE_INFO[a->id].name, pairs[p][0]) == 0) partner = pairs[p][1];
+            if (!partner) continue;
+            int bi = trace_find_near(&tr, s, partner);
+            assert_true(bi >= 0);
+            const Stage *b = &tr.stages[bi];
+            assert_int_equal(b->layer, a->layer);
             assert_int_equal(a->t.size, b->t.size);
             for (size_t i = 0; i < a->t.size; i++)
                 if (!close_enough(a->t.data[i], b->t.data[i]))
-                    fail_msg("%s: %s[%zu] = %.9g but %s %.9g", g.gl_pathv[f], pairs[p][0], i, (double)a->t.data[i],
-                             pairs[p][1], (double)b->t.data[i]);
+                    fail_msg("%s: %s[%zu] = %.9g but %s %.9g", g.gl_pathv[f], a->name, i, (double)a->t.data[i],
+                             b->name, (double)b->t.data[i]);
         }
         trace_free(&tr);
         lesson_free(&ls);
@@ -292,7 +308,7 @@ static bool forward_text(const char *json, Lesson *ls, Trace *tr)
         return false;
     }
     trace_init(tr);
-    return attn_forward(&ls->cfg, &ls->w, &ls->in, tr);
+    return attn_forward(&ls->cfg, ls->w, &ls->in, tr);
 }
 
 static const float *stage(const Trace *tr, const char *name)
@@ -466,7 +482,7 @@ static void test_stage_order_and_names(void **state)
     assert_true(lesson_load(&ls, REF_DIR "/dk-dv-ffn-norm.lesson.json", err, sizeof err));
     Trace tr;
     trace_init(&tr);
-    assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+    assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
     const char *order[] = {"q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads", "scores",
                            "masked_scores", "attn", "head_out", "concat", "output", "residual_sum",
                            "residual_norm", "ffn_hidden", "ffn_sum", "ffn_out"};
@@ -506,12 +522,12 @@ static void check_threads(const char *name, const Lesson *ls)
     Trace one, many;
     parallel_set_threads(1);
     trace_init(&one);
-    assert_true(attn_forward(&ls->cfg, &ls->w, &ls->in, &one));
+    assert_true(attn_forward(&ls->cfg, ls->w, &ls->in, &one));
     parallel_set_min_work(0);
     for (int th = 2; th <= 5; th++) {
         parallel_set_threads(th);
         trace_init(&many);
-        assert_true(attn_forward(&ls->cfg, &ls->w, &ls->in, &many));
+        assert_true(attn_forward(&ls->cfg, ls->w, &ls->in, &many));
         assert_true(same_stages(name, &one, &many, th));
         trace_free(&many);
     }

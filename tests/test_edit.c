@@ -87,11 +87,11 @@ static void test_element_edits(void **state)
     // a weight in nn.Linear layout (out, in): w_q[3,1] is flat 3·4 + 1
     float before = stage(s, "q_proj")[3];
     set(s, "weights.w_q[3,1]=-0.25");
-    assert_true(s->lesson.w.w_q.data[13] == -0.25f);
+    assert_true(s->lesson.w[0].w_q.data[13] == -0.25f);
     assert_true(stage(s, "q_proj")[3] != before); // Q[0,0,3] = Σ_k x[0,0,k]·W_Q[3,k] + b: x[0,0,1] = 1
     // a bias: every element, no index
     set(s, "weights.b_o=1");
-    for (int j = 0; j < 4; j++) assert_true(s->lesson.w.b_o.data[j] == 1.0f);
+    for (int j = 0; j < 4; j++) assert_true(s->lesson.w[0].b_o.data[j] == 1.0f);
     assert_int_equal(s->log.applied, 3);
     assert_true(session_edited(s));
     session_destroy(s);
@@ -110,11 +110,11 @@ static void test_element_edits(void **state)
     set(s, "weights.norm_weight[2]=3");
     set(s, "weights.ffn_norm_bias[0]=-1");
     set(s, "weights.ffn_w1[0,0]=0.5");
-    assert_true(s->lesson.w.norm_weight.data[2] == 3.0f);
-    assert_true(s->lesson.w.ffn_norm_bias.data[0] == -1.0f);
+    assert_true(s->lesson.w[0].norm_weight.data[2] == 3.0f);
+    assert_true(s->lesson.w[0].ffn_norm_bias.data[0] == -1.0f);
     const Stage *rn = trace_get(&s->trace, "residual_norm");
     assert_non_null(rn);
-    assert_true(rn->weight == &s->lesson.w.norm_weight); // the trace borrows the edited tensor in place
+    assert_true(rn->weight == &s->lesson.w[0].norm_weight); // the trace borrows the edited tensor in place
     session_destroy(s);
 }
 
@@ -276,9 +276,9 @@ static void test_undo_redo(void **state)
         assert_true(session_edit(s, &e, k > 1, NULL, err, sizeof err));
     }
     assert_int_equal(s->log.n, 3);
-    assert_true(s->lesson.w.w_v.data[0] == 5.0f);
+    assert_true(s->lesson.w[0].w_v.data[0] == 5.0f);
     assert_true(session_undo(s, NULL, err, sizeof err));
-    assert_true(s->lesson.w.w_v.data[0] == fresh->lesson.w.w_v.data[0]);
+    assert_true(s->lesson.w[0].w_v.data[0] == fresh->lesson.w[0].w_v.data[0]);
     session_destroy(three);
     session_destroy(fresh);
     session_destroy(s);
@@ -647,8 +647,8 @@ static void test_delta_and_lerp(void **state)
     set(s, "weights.w_q[0,0]=1");
     set(s, "mask=causal");             // the original has no mask
     Trace d;
-    AttnWeights dw;
-    assert_true(session_delta(s, &d, &dw));
+    AttnWeights dw[LESSON_MAX_LAYERS];
+    assert_true(session_delta(s, &d, dw));
     const Trace *o = session_original_trace(s);
     for (int i = 0; i < d.n; i++) {
         const Stage *ds = &d.stages[i], *cs = &s->trace.stages[i];
@@ -667,9 +667,9 @@ static void test_delta_and_lerp(void **state)
     assert_true(trace_get(&d, "input")->t.data[1] == 2.0f);
     assert_true(trace_get(&d, "mask")->t.data[1] == -1.0f); // query 0 no longer sees key 1
     const Stage *q = trace_get(&d, "q_proj");
-    assert_true(q->weight->data[0] == 1.0f - s->original.w.w_q.data[0]);
+    assert_true(q->weight->data[0] == 1.0f - s->original.w[0].w_q.data[0]);
     trace_free(&d);
-    attn_weights_free(&dw);
+    for (int l = 0; l < LESSON_MAX_LAYERS; l++) attn_weights_free(&dw[l]);
 
     // the animation: t = 0 is the trace before, t = 1 the trace after
     Trace before, mid;

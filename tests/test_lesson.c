@@ -91,15 +91,15 @@ static void test_model_options(void **state)
     assert_false(L.cfg.qkv_bias);
     assert_true(isinf(L.cfg.mask_fill) && L.cfg.mask_fill < 0);
     assert_true(L.cfg.scale == 1.0f && L.cfg.norm_eps == 1e-6f);
-    assert_int_equal(L.w.w_q.shape[0], 12);
-    assert_int_equal(L.w.w_v.shape[0], 20);
-    assert_int_equal(L.w.w_o.shape[1], 20);
-    assert_int_equal(L.w.ffn_w1.shape[0], 12);
-    assert_false(tensor_present(&L.w.b_q));
+    assert_int_equal(L.w[0].w_q.shape[0], 12);
+    assert_int_equal(L.w[0].w_v.shape[0], 20);
+    assert_int_equal(L.w[0].w_o.shape[1], 20);
+    assert_int_equal(L.w[0].ffn_w1.shape[0], 12);
+    assert_false(tensor_present(&L.w[0].b_q));
     for (int i = 0; i < 6; i++) {
-        assert_true(L.w.norm_weight.data[i] == 1.0f);     // LayerNorm default weight
-        assert_true(L.w.norm_bias.data[i] == 1.0f);       // explicit override
-        assert_true(L.w.ffn_norm_bias.data[i] == 0.0f);
+        assert_true(L.w[0].norm_weight.data[i] == 1.0f);     // LayerNorm default weight
+        assert_true(L.w[0].norm_bias.data[i] == 1.0f);       // explicit override
+        assert_true(L.w[0].ffn_norm_bias.data[i] == 0.0f);
     }
     assert_string_equal(lesson_title(&L, LANG_ZH), "中");
     assert_string_equal(lesson_title(&L, LANG_EN), "E");
@@ -137,9 +137,9 @@ static void test_init_generator(void **state)
     // explicit tensors override the generated ones
     load_ok("{\"title\": \"T\", \"model\": {\"d_model\": 2, \"n_heads\": 1}, \"input\": {\"query\": [[1,2]]},"
             " \"weights\": {\"init\": {\"seed\": 42}, \"w_k\": [[1,0],[0,1]]}}");
-    assert_true(L.w.w_k.data[0] == 1.0f && L.w.w_k.data[1] == 0.0f);
-    assert_true(L.w.w_q.data[0] == attn_init_value(42, 0, 0, 2));
-    assert_true(L.w.b_o.data[1] == attn_init_value(42, 7, 1, 2));
+    assert_true(L.w[0].w_k.data[0] == 1.0f && L.w[0].w_k.data[1] == 0.0f);
+    assert_true(L.w[0].w_q.data[0] == attn_init_value(42, 0, 0, 2));
+    assert_true(L.w[0].b_o.data[1] == attn_init_value(42, 7, 1, 2));
     lesson_free(&L);
 }
 

@@ -157,7 +157,7 @@ static void check_answer(const char *where, const Trace *tr, const QuizQuestion 
         assert_true(st->kind == STAGE_KIND_CONCAT && q->n_cell == 2 && q->list && q->n_answer == 2);
         int r = q->cell[0], col = q->cell[1];
         assert_true(q->answer[0] == (float)(col / tr->d_v) && q->answer[1] == (float)(col % tr->d_v));
-        const Tensor *ho = &tr->stages[trace_find(tr, "head_out")].t;
+        const Tensor *ho = &tr->stages[trace_find_near(tr, q->stage, "head_out")].t;
         float a = at(t, b, 0, r, col), o = at(ho, b, col / tr->d_v, r, col % tr->d_v);
         assert_memory_equal(&a, &o, sizeof a);
         break;

@@ -263,7 +263,7 @@ static bool load(const char *path, Lesson *ls, Trace *tr)
         return false;
     }
     trace_init(tr);
-    if (attn_forward(&ls->cfg, &ls->w, &ls->in, tr)) {
+    if (attn_forward(&ls->cfg, ls->w, &ls->in, tr)) {
         trace_compute_stats(tr); // as a Session does
         return true;
     }
@@ -844,12 +844,14 @@ static void test_key_table(void **state)
     assert_int_equal(keys_lookup(SDLK_q, KMOD_LCTRL), KEY_ACT_QUIT);
     assert_int_equal(keys_lookup(SDLK_n, KMOD_NONE), KEY_ACT_LOOP_NEXT);
     assert_int_equal(keys_lookup(SDLK_n, KMOD_LSHIFT), KEY_ACT_LOOP_PREV);
+    assert_int_equal(keys_lookup(SDLK_j, KMOD_NONE), KEY_ACT_LAYER_NEXT);
+    assert_int_equal(keys_lookup(SDLK_j, KMOD_LSHIFT), KEY_ACT_LAYER_PREV);
     bool bound[KEY_ACTION_COUNT] = {false};
     for (size_t r = 0; r < KEYMAP_N_ROWS; r++)
         for (int b = 0; b < KEYMAP_MAX_BINDINGS && KEYMAP_ROWS[r].bind[b].key; b++) bound[KEYMAP_ROWS[r].bind[b].action] = true;
     for (int k = KEY_ACT_NONE + 1; k < KEY_ACTION_COUNT; k++)
         if (!bound[k]) fail_msg("key action %d has no key", k);
-    const int rows[KEY_SECTION_COUNT] = {23, 12, 6, 10};
+    const int rows[KEY_SECTION_COUNT] = {24, 12, 6, 10};
     for (int l = 0; l < LANG_COUNT; l++)
         for (int sct = 0; sct < KEY_SECTION_COUNT; sct++) {
             char help[2048];

@@ -686,8 +686,8 @@ static void test_delta_masked(void **state)
     Session *s = session_open("lessons/causal-decoder.json", &ed, err, sizeof err);
     if (!s) fail_msg("%s", err);
     Trace d;
-    AttnWeights w;
-    assert_true(session_delta(s, &d, &w));
+    AttnWeights w[LESSON_MAX_LAYERS];
+    assert_true(session_delta(s, &d, w));
     View v;
     view_init(&v, &s->lesson, LANG_EN);
     v.delta = true, v.edited = true, v.n_edits = 2;
@@ -718,7 +718,7 @@ static void test_delta_masked(void **state)
     assert_true(masked >= 10);
     assert_true(L.group[res->group].scale.hi < 1e6f);
     trace_free(&d);
-    attn_weights_free(&w);
+    for (int l = 0; l < LESSON_MAX_LAYERS; l++) attn_weights_free(&w[l]);
     session_destroy(s);
 }
 

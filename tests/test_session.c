@@ -22,7 +22,7 @@
 // Every weight and bias a stage borrows lies inside the session's own weights.
 static void check_borrows(const Session *s)
 {
-    const char *lo = (const char *)&s->lesson.w, *hi = lo + sizeof s->lesson.w;
+    const char *lo = (const char *)s->lesson.w, *hi = lo + sizeof s->lesson.w;
     for (int i = 0; i < s->trace.n; i++) {
         const Tensor *t[2] = {s->trace.stages[i].weight, s->trace.stages[i].bias};
         for (int k = 0; k < 2; k++) {
@@ -44,9 +44,9 @@ static void test_good_lesson(void **state)
     assert_true(s->trace.n > 0);
     int q = trace_find(&s->trace, "q_proj"), h = trace_find(&s->trace, "ffn_hidden");
     assert_true(q >= 0 && h >= 0);
-    assert_ptr_equal(s->trace.stages[q].weight, &s->lesson.w.w_q);
-    assert_ptr_equal(s->trace.stages[h].weight, &s->lesson.w.ffn_w1);
-    assert_ptr_equal(s->trace.stages[h].bias, &s->lesson.w.ffn_b1);
+    assert_ptr_equal(s->trace.stages[q].weight, &s->lesson.w[0].w_q);
+    assert_ptr_equal(s->trace.stages[h].weight, &s->lesson.w[0].ffn_w1);
+    assert_ptr_equal(s->trace.stages[h].bias, &s->lesson.w[0].ffn_b1);
     check_borrows(s);
 
     // the same numbers as the core's forward pass on the same file
@@ -54,7 +54,7 @@ static void test_good_lesson(void **state)
     Trace tr;
     assert_true(lesson_load(&ls, GOOD, err, sizeof err));
     trace_init(&tr);
-    assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+    assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
     assert_int_equal(tr.n, s->trace.n);
     for (int i = 0; i < tr.n; i++) {
         const Tensor *a = &tr.stages[i].t, *b = &s->trace.stages[i].t;
@@ -80,9 +80,9 @@ static void test_two_sessions(void **state)
     assert_non_null(b);
     assert_ptr_not_equal(a, b);
     int q = trace_find(&b->trace, "q_proj");
-    float w0 = b->lesson.w.w_q.data[0];
+    float w0 = b->lesson.w[0].w_q.data[0];
     session_destroy(a);
-    assert_ptr_equal(b->trace.stages[q].weight, &b->lesson.w.w_q);
+    assert_ptr_equal(b->trace.stages[q].weight, &b->lesson.w[0].w_q);
     assert_true(b->trace.stages[q].weight->data[0] == w0);
     check_borrows(b);
     session_destroy(b);

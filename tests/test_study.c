@@ -383,7 +383,7 @@ static void test_authored_quiz(void **state)
     assert_string_equal(ls.quiz[1].id, "authored-2");
     Trace tr;
     trace_init(&tr);
-    assert_true(attn_forward(&ls.cfg, &ls.w, &ls.in, &tr));
+    assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
     assert_true(lesson_check_quiz(&ls, &tr, err, sizeof err));
     QuizQuestion *qs = calloc(STUDY_MAX, sizeof *qs);
     assert_non_null(qs);

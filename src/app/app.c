@@ -123,9 +123,20 @@ static void set_batch(App *a, int b)
     a->v.batch = ((b % n) + n) % n;
 }
 
+// The same stage in layer l (a model of several layers), wrapping around.
+static void set_layer(App *a, int l)
+{
+    const Trace *tr = &a->session->trace;
+    if (tr->n_layers <= 1) return;
+    l = ((l % tr->n_layers) + tr->n_layers) % tr->n_layers;
+    int s = trace_same_in_layer(tr, a->v.stage, l);
+    if (s >= 0 && s != a->v.stage) playback_goto(&a->pb, s, true);
+}
+
 static void goto_step(App *a, StepId s)
 {
-    int first = trace_step_first(&a->session->trace, s);
+    const Trace *tr = &a->session->trace;
+    int first = trace_step_first(tr, trace_layer_at(tr, a->v.stage), s);
     if (first >= 0) playback_goto(&a->pb, first, true);
 }
 
@@ -439,6 +450,8 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_LAST: playback_goto(&a->pb, a->session->trace.n - 1, false); break;
     case KEY_ACT_PLAY: playback_toggle(&a->pb); break;
     case KEY_ACT_HEAD_NEXT: set_head(a, a->v.head + 1); break;
+    case KEY_ACT_LAYER_NEXT: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) + 1); break;
+    case KEY_ACT_LAYER_PREV: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) - 1); break;
     case KEY_ACT_HEAD_PREV: set_head(a, a->v.head - 1); break;
     case KEY_ACT_BATCH_NEXT: set_batch(a, a->v.batch + 1); break;
     case KEY_ACT_BATCH_PREV: set_batch(a, a->v.batch - 1); break;
@@ -600,9 +613,11 @@ static void on_click(App *a, int wx, int wy)
     app_to_output(a, wx, wy, &x, &y);
     const Layout *Lp = app_layout(a);
     int s = layout_hit_step(Lp, x, y), b = layout_hit_batch(Lp, x, y), h = layout_hit_head(Lp, x, y);
+    int l = layout_hit_layer(Lp, x, y);
     if (s >= 0) goto_step(a, (StepId)s);
     if (b >= 0) set_batch(a, b);
     if (h >= 0) set_head(a, h);
+    if (l >= 0) set_layer(a, l);
 }
 
 // A press on the scrub bar (a held transition) or on the loop's step bar: the knob, or the

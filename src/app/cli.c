@@ -62,7 +62,7 @@ int cli_check(int n, char **paths, FILE *out, FILE *err)
             if (ls.n_quiz > 0) {
                 Trace tr;
                 trace_init(&tr);
-                if (!attn_forward(&ls.cfg, &ls.w, &ls.in, &tr))
+                if (!attn_forward(&ls.cfg, ls.w, &ls.in, &tr))
                     ok = false, snprintf(msg, sizeof msg, "%s: out of memory computing the forward pass", paths[i]);
                 else
                     ok = lesson_check_quiz(&ls, &tr, msg, sizeof msg);

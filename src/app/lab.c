@@ -36,7 +36,7 @@ static void drop_delta(Lab *lab)
 {
     if (!lab->have_delta) return;
     trace_free(&lab->dtrace);
-    attn_weights_free(&lab->dweights);
+    for (int l = 0; l < LESSON_MAX_LAYERS; l++) attn_weights_free(&lab->dweights[l]);
     lab->have_delta = false;
     lab->gen++;
 }
@@ -162,7 +162,7 @@ static void after_change(Lab *lab, const Session *s, Trace *before, bool animate
         trace_free(before);
     }
     drop_delta(lab);
-    if (lab->delta) lab->have_delta = session_delta(s, &lab->dtrace, &lab->dweights);
+    if (lab->delta) lab->have_delta = session_delta(s, &lab->dtrace, lab->dweights);
     lab->gen++;
 }
 
@@ -234,7 +234,7 @@ static void set_delta(Lab *lab, const Session *s, bool on, Lang lang)
 {
     lab->delta = on;
     drop_delta(lab);
-    if (on) lab->have_delta = session_delta(s, &lab->dtrace, &lab->dweights);
+    if (on) lab->have_delta = session_delta(s, &lab->dtrace, lab->dweights);
     lab_deselect(lab);
     message(lab, lang, false, on ? "app.delta_on" : "app.delta_off", NULL);
     lab->gen++;

@@ -48,7 +48,7 @@ typedef struct Lab {
     // the Δ view's trace and the weights' differences (rebuilt after every edit)
     bool have_delta;
     Trace dtrace;
-    AttnWeights dweights;
+    AttnWeights dweights[LESSON_MAX_LAYERS];
     unsigned gen;                 // changes whenever the trace to draw changes
     // called before an edit changes the session (the window finishes an export that
     // borrows the trace), NULL: nothing

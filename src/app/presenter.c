@@ -281,9 +281,7 @@ void presenter_restart_clock(Presenter *p)
 const char *presenter_notes(const Trace *tr, const View *v)
 {
     if (!v->lesson || v->stage < 0 || v->stage >= tr->n) return NULL;
-    const Stage *st = &tr->stages[v->stage];
-    const char *n = lesson_note_text(v->lesson, st->name, v->lang);
-    return n ? n : lesson_note_text(v->lesson, step_name(st->step), v->lang);
+    return lesson_stage_note(v->lesson, tr, v->stage, v->lang);
 }
 
 // Renders v (with ov) into t at w×h: the same render_frame as the audience window.

@@ -124,63 +124,15 @@ static void head_task(void *ctx, int bh)
         if ((expr) < 0) return false;                                                              \
     } while (0)
 
-bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr)
+// One block: attention (with its variants), the residual and norms, the feed-forward, on
+// the stages x_q, x_k, x_v (the model's input, or the previous layer's output), recording
+// into tr->layer. *out: the block's output (its last stage before the decode loop).
+static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_q, int x_k, int x_v,
+                          int mask, int *out)
 {
-    const int B = in->query.shape[0], Lq = in->query.shape[1], Lk = in->key.shape[1];
+    const int B = tr->batch, Lq = tr->len_q, Lk = tr->len_k;
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v;
     const int Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : H;
-    tr->batch = B, tr->len_q = Lq, tr->len_k = Lk, tr->d_model = C;
-    tr->n_heads = H, tr->d_k = dk, tr->d_v = dv;
-    tr->scale = cfg->scale, tr->mask_fill = cfg->mask_fill, tr->norm_eps = cfg->norm_eps;
-    tr->mask_kind = (int)in->mask_kind;
-    tr->n_kv_heads = Hkv, tr->rope = (int)cfg->rope, tr->rope_theta = cfg->rope_theta;
-    tr->alibi = cfg->alibi, tr->window = in->mask_kind == MASK_SLIDING ? in->window : 0;
-    tr->sink_tokens = in->mask_kind == MASK_SLIDING ? in->sink_tokens : 0;
-    tr->causal_offset = in->mask_kind == MASK_CAUSAL && in->causal_bottom_right ? Lk - Lq : 0;
-    tr->rotary_dim = cfg->rope != ROPE_NONE ? (cfg->rotary_dim > 0 ? cfg->rotary_dim : dk) : 0;
-    if (cfg->rope != ROPE_NONE) {
-        int longest = Lq; // the largest position + 1 (dynamic NTK's sequence length)
-        if (tensor_present(&in->position_ids)) { // RoPE's positions, the trace's own copy
-            tr->positions = malloc((size_t)B * Lq * sizeof(int));
-            if (!tr->positions) return false;
-            for (size_t i = 0; i < (size_t)B * Lq; i++) {
-                tr->positions[i] = (int)in->position_ids.data[i];
-                if (tr->positions[i] + 1 > longest) longest = tr->positions[i] + 1;
-            }
-        }
-        tr->rope_inv = malloc((size_t)(tr->rotary_dim / 2 + 1) * sizeof(float));
-        if (!tr->rope_inv) return false;
-        tr->rope_att = attn_rope_freqs(cfg, tr->rotary_dim, longest, tr->rope_inv);
-    }
-    tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
-    tr->norm_rms = cfg->norm == NORM_RMS, tr->norm_first = cfg->norm_first, tr->ffn_act = (int)cfg->ffn_act;
-
-    // pass 1: the inputs, as given
-    int x_q, x_k, x_v, mask = -1;
-    TRY(x_q = trace_push(tr, STAGE_INPUT, 3, in->query.shape, -1,
-                   -1, -1));
-    memcpy(D(tr, x_q), in->query.data, in->query.size * sizeof(float));
-    x_k = x_q;
-    if (!in->key_is_query) {
-        TRY(x_k = trace_push(tr, STAGE_KEY_INPUT, 3, in->key.shape, -1,
-                       -1, -1));
-        memcpy(D(tr, x_k), in->key.data, in->key.size * sizeof(float));
-    }
-    x_v = x_k;
-    if (!in->value_is_key) {
-        TRY(x_v = trace_push(tr, STAGE_VALUE_INPUT, 3,
-                       in->value.shape, -1, -1, -1));
-        memcpy(D(tr, x_v), in->value.data, in->value.size * sizeof(float));
-    }
-    if (in->mask_kind != MASK_NONE) {
-        int ms[3] = {B, Lq, Lk};
-        TRY(mask = trace_push(tr, STAGE_MASK, 3, ms, -1, -1, -1));
-        memcpy(D(tr, mask), in->mask.data, in->mask.size * sizeof(float));
-    }
-
-    if (x_k != x_q) tr->stages[x_k].key_rows = true;
-    if (x_v != x_q) tr->stages[x_v].key_rows = true;
-
     // pass 1b, pre-norm: attention reads the normalised input, n₁ = norm(x) (self-attention:
     // the loader allows norm_first only then); the residual adds x itself
     const int x_in = x_q;
@@ -335,10 +287,86 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
             TRY(fo = trace_push_raw(tr, STAGE_FFN_OUT, 3, out_s, fs, -1, -1));
             block_norm(tr, fo, fs, &w->ffn_norm_weight, &w->ffn_norm_bias, B * Lq, C, cfg);
         }
+        x = cfg->norm_first ? fs : fo;
     }
+    *out = x;
     // generation token by token from the K/V cache: decode_output must equal output
     ast.output = output;
     if (cfg->decode && !attn_decode(cfg, w, &ast, tr)) return false;
+    return true;
+}
+
+bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr)
+{
+    const int B = in->query.shape[0], Lq = in->query.shape[1], Lk = in->key.shape[1];
+    const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v;
+    const int Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : H;
+    tr->batch = B, tr->len_q = Lq, tr->len_k = Lk, tr->d_model = C;
+    tr->n_heads = H, tr->d_k = dk, tr->d_v = dv;
+    tr->scale = cfg->scale, tr->mask_fill = cfg->mask_fill, tr->norm_eps = cfg->norm_eps;
+    tr->mask_kind = (int)in->mask_kind;
+    tr->n_kv_heads = Hkv, tr->rope = (int)cfg->rope, tr->rope_theta = cfg->rope_theta;
+    tr->alibi = cfg->alibi, tr->window = in->mask_kind == MASK_SLIDING ? in->window : 0;
+    tr->sink_tokens = in->mask_kind == MASK_SLIDING ? in->sink_tokens : 0;
+    tr->causal_offset = in->mask_kind == MASK_CAUSAL && in->causal_bottom_right ? Lk - Lq : 0;
+    tr->rotary_dim = cfg->rope != ROPE_NONE ? (cfg->rotary_dim > 0 ? cfg->rotary_dim : dk) : 0;
+    if (cfg->rope != ROPE_NONE) {
+        int longest = Lq; // the largest position + 1 (dynamic NTK's sequence length)
+        if (tensor_present(&in->position_ids)) { // RoPE's positions, the trace's own copy
+            tr->positions = malloc((size_t)B * Lq * sizeof(int));
+            if (!tr->positions) return false;
+            for (size_t i = 0; i < (size_t)B * Lq; i++) {
+                tr->positions[i] = (int)in->position_ids.data[i];
+                if (tr->positions[i] + 1 > longest) longest = tr->positions[i] + 1;
+            }
+        }
+        tr->rope_inv = malloc((size_t)(tr->rotary_dim / 2 + 1) * sizeof(float));
+        if (!tr->rope_inv) return false;
+        tr->rope_att = attn_rope_freqs(cfg, tr->rotary_dim, longest, tr->rope_inv);
+    }
+    tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
+    tr->norm_rms = cfg->norm == NORM_RMS, tr->norm_first = cfg->norm_first, tr->ffn_act = (int)cfg->ffn_act;
+    const int n_layers = cfg->n_layers > 1 ? cfg->n_layers : 1;
+    tr->n_layers = n_layers;
+    tr->layer = -1;
+    // every stage the model can record, before the first: no stage moves while it runs
+    if (!trace_reserve(tr, 4 + n_layers * STAGE_ID_COUNT)) return false;
+
+    // pass 1: the inputs, as given
+    int x_q, x_k, x_v, mask = -1;
+    TRY(x_q = trace_push(tr, STAGE_INPUT, 3, in->query.shape, -1,
+                   -1, -1));
+    memcpy(D(tr, x_q), in->query.data, in->query.size * sizeof(float));
+    x_k = x_q;
+    if (!in->key_is_query) {
+        TRY(x_k = trace_push(tr, STAGE_KEY_INPUT, 3, in->key.shape, -1,
+                       -1, -1));
+        memcpy(D(tr, x_k), in->key.data, in->key.size * sizeof(float));
+    }
+    x_v = x_k;
+    if (!in->value_is_key) {
+        TRY(x_v = trace_push(tr, STAGE_VALUE_INPUT, 3,
+                       in->value.shape, -1, -1, -1));
+        memcpy(D(tr, x_v), in->value.data, in->value.size * sizeof(float));
+    }
+    if (in->mask_kind != MASK_NONE) {
+        int ms[3] = {B, Lq, Lk};
+        TRY(mask = trace_push(tr, STAGE_MASK, 3, ms, -1, -1, -1));
+        memcpy(D(tr, mask), in->mask.data, in->mask.size * sizeof(float));
+    }
+
+    if (x_k != x_q) tr->stages[x_k].key_rows = true;
+    if (x_v != x_q) tr->stages[x_v].key_rows = true;
+
+    // the layers, each reading the one before (several layers: self-attention only, the
+    // loader's rule); the model's own stages (input, mask) have no layer
+    for (int l = 0; l < n_layers; l++) {
+        tr->layer = l;
+        int out;
+        if (!layer_forward(cfg, &w[l], tr, x_q, x_k, x_v, mask, &out)) return false;
+        x_q = x_k = x_v = out;
+    }
+    tr->layer = -1;
     return true;
 }
 

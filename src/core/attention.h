@@ -53,6 +53,7 @@ typedef enum FfnAct {
 } FfnAct;
 
 typedef struct AttnConfig {
+    int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
     int d_model, n_heads;
     int d_k, d_v;            // per head
     bool qkv_bias, out_bias;
@@ -122,7 +123,11 @@ typedef struct AttnInputs {
 void attn_weights_free(AttnWeights *w);
 void attn_inputs_free(AttnInputs *in);
 
-// Computes every stage into tr (which must be freshly initialised). Shapes must
+// Computes every stage into tr (which must be freshly initialised), w holding
+// cfg->n_layers layers' weights (one when n_layers ≤ 1). With several layers the
+// stages below are recorded per layer, named "l{l}." + name, layer l > 0 reading
+// layer l − 1's output (ffn_out, ffn_sum, residual_norm, residual_sum or output: the
+// block's last); input and mask come once, first. Shapes must
 // already be validated (the lesson loader does it); returns false only on
 // allocation failure. Stages: input [key_input value_input] [mask] q_proj k_proj
 // v_proj q_heads k_heads v_heads [q_rope k_rope] [position_bias] scores masked_scores

@@ -91,11 +91,12 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
     const char *P = "model";
     if (!m) return jsonpath_fail(c, P, "missing; expected an object with d_model and n_heads");
     if (!cJSON_IsObject(m)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(m));
-    static const char *const keys[] = {"d_model", "n_heads", "d_k", "d_v", "qkv_bias",
+    static const char *const keys[] = {"n_layers", "d_model", "n_heads", "d_k", "d_v", "qkv_bias",
                                        "out_bias", "scale", "mask_fill", "residual_norm",
                                        "norm_eps", "ffn_hidden", "n_kv_heads", "rope", "alibi", "decode",
                                        "flash", "norm", "norm_first", "activation", "ffn_bias", "attn_sinks", NULL};
     if (!jsonpath_check_keys(c, m, P, keys)) return false;
+    if (!jsonpath_int(c, m, P, "n_layers", &cfg->n_layers, 1, LESSON_MAX_LAYERS, false, 1)) return false;
     if (!jsonpath_int(c, m, P, "d_model", &cfg->d_model, 1, LESSON_MAX_D_MODEL, true, 0)) return false;
     if (!jsonpath_int(c, m, P, "n_heads", &cfg->n_heads, 1, LESSON_MAX_HEADS, true, 0)) return false;
     bool has_dk = cJSON_GetObjectItemCaseSensitive(m, "d_k") != NULL;
@@ -492,24 +493,26 @@ bool attn_json_mask(JsonCtx *c, const cJSON *m, int B, int Lq, int Lk, AttnInput
 
 // --- weights ---------------------------------------------------------------------
 
-// The keys of "weights": every slot of stages.h's table, and "init".
-static const char *const weight_names[WEIGHT_COUNT + 2] = {
+// The keys of "weights": every slot of stages.h's table, "init" and "layers" (a layer's
+// object: the slots alone).
+static const char *const weight_names[WEIGHT_COUNT + 3] = {
 #define WEIGHT_KEY(id, json, field, sym, plain) json,
     WEIGHT_TABLE(WEIGHT_KEY)
 #undef WEIGHT_KEY
-    "init", NULL};
+    "init", "layers", NULL};
+static const char *const layer_names[WEIGHT_COUNT + 1] = {
+#define WEIGHT_KEY(id, json, field, sym, plain) json,
+    WEIGHT_TABLE(WEIGHT_KEY)
+#undef WEIGHT_KEY
+    NULL};
 
+_Static_assert(WEIGHT_COUNT <= LESSON_LAYER_SEED_STRIDE, "weights.init's layer stride below the weight table");
 
-
-
-
-bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnWeights *w)
+// Layer `layer`'s tensors from the object jl (at path P; NULL: none given), the rest
+// seeded (have_seed) or, for the norms, 1 and 0.
+static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const AttnConfig *cfg, AttnWeights *w,
+                          bool have_seed, double seed, int layer)
 {
-    const char *P = "weights";
-    if (!jw) return jsonpath_fail(c, P, "missing; expected the weight tensors or {\"init\": {\"seed\": N}}");
-    if (!cJSON_IsObject(jw)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(jw));
-    if (!jsonpath_check_keys(c, jw, P, weight_names)) return false;
-
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
               F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
     const bool fb = cfg->ffn_bias, rms = cfg->norm == NORM_RMS, glu = cfg->ffn_act == FFN_SWIGLU;
@@ -542,27 +545,10 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
         [WEIGHT_SINKS] = "model.attn_sinks is false",
     };
 
-    bool have_seed = false;
-    double seed = 0;
-    const cJSON *init = cJSON_GetObjectItemCaseSensitive(jw, "init");
-    if (init) {
-        static const char *const keys[] = {"seed", NULL};
-        if (!cJSON_IsObject(init))
-            return jsonpath_fail(c, "weights.init", "expected {\"seed\": N}, got %s", jsonpath_type(init));
-        if (!jsonpath_check_keys(c, init, "weights.init", keys)) return false;
-        const cJSON *s = cJSON_GetObjectItemCaseSensitive(init, "seed");
-        if (!cJSON_IsNumber(s) || s->valuedouble != floor(s->valuedouble) || s->valuedouble < 0 ||
-            s->valuedouble > 9007199254740992.0)
-            return jsonpath_fail(c, "weights.init.seed", "expected a whole number from 0 to 2^53, got %s",
-                        cJSON_IsNumber(s) ? "another number" : jsonpath_type(s));
-        have_seed = true;
-        seed = s->valuedouble;
-    }
-
     for (int i = 0; i < WEIGHT_COUNT; i++) {
         char p[JSONPATH_MAX];
         jsonpath_key(p, P, weight_names[i]);
-        const cJSON *j = cJSON_GetObjectItemCaseSensitive(jw, weight_names[i]);
+        const cJSON *j = jl ? cJSON_GetObjectItemCaseSensitive(jl, weight_names[i]) : NULL;
         Tensor *t = attn_weight(w, i);
         if (j && !spec[i].used) return jsonpath_fail(c, p, "given but not used: %s", why[i]);
         if (!spec[i].used) continue;
@@ -594,7 +580,66 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
                         spec[i].shape[0], spec[i].rank == 2 ? "," : "",
                         spec[i].rank == 2 ? spec[i].shape[1] : 0);
         for (size_t k = 0; k < t->size; k++)
-            t->data[k] = attn_init_value((unsigned long long)seed, i, k, spec[i].fan_in);
+            t->data[k] = attn_init_value((unsigned long long)seed, i + LESSON_LAYER_SEED_STRIDE * layer, k,
+                                         spec[i].fan_in);
+    }
+    return true;
+}
+
+bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnWeights *w)
+{
+    const char *P = "weights";
+    if (!jw) return jsonpath_fail(c, P, "missing; expected the weight tensors or {\"init\": {\"seed\": N}}");
+    if (!cJSON_IsObject(jw)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(jw));
+    if (!jsonpath_check_keys(c, jw, P, weight_names)) return false;
+    bool have_seed = false;
+    double seed = 0;
+    const cJSON *init = cJSON_GetObjectItemCaseSensitive(jw, "init");
+    if (init) {
+        static const char *const keys[] = {"seed", NULL};
+        if (!cJSON_IsObject(init))
+            return jsonpath_fail(c, "weights.init", "expected {\"seed\": N}, got %s", jsonpath_type(init));
+        if (!jsonpath_check_keys(c, init, "weights.init", keys)) return false;
+        const cJSON *s = cJSON_GetObjectItemCaseSensitive(init, "seed");
+        if (!cJSON_IsNumber(s) || s->valuedouble != floor(s->valuedouble) || s->valuedouble < 0 ||
+            s->valuedouble > 9007199254740992.0)
+            return jsonpath_fail(c, "weights.init.seed", "expected a whole number from 0 to 2^53, got %s",
+                        cJSON_IsNumber(s) ? "another number" : jsonpath_type(s));
+        have_seed = true;
+        seed = s->valuedouble;
+    }
+
+    const int NL = cfg->n_layers > 1 ? cfg->n_layers : 1;
+    const cJSON *layers = cJSON_GetObjectItemCaseSensitive(jw, "layers");
+    if (!layers) {
+        if (NL > 1)
+            for (const cJSON *k = jw->child; k; k = k->next)
+                if (strcmp(k->string, "init") != 0) {
+                    char p[JSONPATH_MAX];
+                    jsonpath_key(p, P, k->string);
+                    return jsonpath_fail(c, p, "model.n_layers is %d: each layer's tensors go in weights.layers[l]", NL);
+                }
+        for (int l = 0; l < NL; l++)
+            if (!layer_weights(c, NL > 1 ? NULL : jw, P, cfg, &w[l], have_seed, seed, l)) return false;
+        return true;
+    }
+    if (!cJSON_IsArray(layers) || cJSON_GetArraySize(layers) != NL)
+        return jsonpath_fail(c, "weights.layers", "expected an array of %d object%s (model.n_layers), got %s", NL,
+                             NL == 1 ? "" : "s",
+                             cJSON_IsArray(layers) ? "another length" : jsonpath_type(layers));
+    for (const cJSON *k = jw->child; k; k = k->next)
+        if (strcmp(k->string, "init") != 0 && strcmp(k->string, "layers") != 0) {
+            char p[JSONPATH_MAX];
+            jsonpath_key(p, P, k->string);
+            return jsonpath_fail(c, p, "given beside weights.layers; expected it in weights.layers[l]");
+        }
+    int l = 0;
+    for (const cJSON *jl = layers->child; jl; jl = jl->next, l++) {
+        char p[JSONPATH_MAX];
+        jsonpath_index(p, "weights.layers", l);
+        if (!cJSON_IsObject(jl)) return jsonpath_fail(c, p, "expected an object, got %s", jsonpath_type(jl));
+        if (!jsonpath_check_keys(c, jl, p, layer_names)) return false;
+        if (!layer_weights(c, jl, p, cfg, &w[l], have_seed, seed, l)) return false;
     }
     return true;
 }

@@ -11,6 +11,8 @@
 #include "attention.h"
 
 // Documented limits (README "Lesson format" → "Limits"), with lesson.h's.
+#define LESSON_MAX_LAYERS 8          // model.n_layers (= TRACE_MAX_LAYERS)
+#define LESSON_LAYER_SEED_STRIDE 64  // weights.init: layer l's slot i is the generator's tensor i + 64·l
 #define LESSON_MAX_BATCH 64
 #define LESSON_MAX_LEN 1024
 #define LESSON_MAX_POSITION 1048576  // input.position_ids: RoPE positions up to 2^20 (exact in float)
@@ -28,6 +30,8 @@ bool attn_json_model(JsonCtx *c, const struct cJSON *m, AttnConfig *cfg);
 bool attn_json_input(JsonCtx *c, const struct cJSON *in, const AttnConfig *cfg, AttnInputs *ai);
 // The mask of a B×Lq×Lk example (absent: none).
 bool attn_json_mask(JsonCtx *c, const struct cJSON *m, int B, int Lq, int Lk, AttnInputs *ai);
+// The weights of cfg->n_layers layers into w[0 .. n_layers − 1]: one layer's tensors as
+// the object's keys, or "layers": [{…}, …] (one object per layer); "init" fills the rest.
 bool attn_json_weights(JsonCtx *c, const struct cJSON *jw, const AttnConfig *cfg, AttnWeights *w);
 
 #endif

@@ -16,7 +16,7 @@
 
 const char *lesson_tensor_name(int t)
 {
-    static char names[LESSON_N_WEIGHTS][32];
+    static char names[LESSON_MAX_LAYERS * LESSON_N_WEIGHTS][40];
     switch (t) {
     case LT_QUERY: return "input.query";
     case LT_KEY: return "input.key";
@@ -26,7 +26,10 @@ const char *lesson_tensor_name(int t)
     }
     if (t < LT_WEIGHT0 || t >= LT_COUNT) return NULL;
     char *s = names[t - LT_WEIGHT0];
-    if (!s[0]) snprintf(s, sizeof names[0], "weights.%s", lesson_weight_name(t - LT_WEIGHT0));
+    // layer 0: "weights.w_q" (also in a lesson of several layers); layer l: "weights.layers[l].w_q"
+    const int l = (t - LT_WEIGHT0) / LESSON_N_WEIGHTS, k = (t - LT_WEIGHT0) % LESSON_N_WEIGHTS;
+    if (!s[0] && l == 0) snprintf(s, sizeof names[0], "weights.%s", lesson_weight_name(k));
+    if (!s[0] && l > 0) snprintf(s, sizeof names[0], "weights.layers[%d].%s", l, lesson_weight_name(k));
     return s;
 }
 
@@ -37,7 +40,7 @@ Tensor *lesson_tensor(Lesson *ls, int t)
     case LT_KEY: return &ls->in.key;
     case LT_VALUE: return &ls->in.value;
     case LT_MASK: return &ls->in.mask;
-    default: return lesson_weight(&ls->w, t - LT_WEIGHT0);
+    default: return lesson_weight(&ls->w[(t - LT_WEIGHT0) / LESSON_N_WEIGHTS], (t - LT_WEIGHT0) % LESSON_N_WEIGHTS);
     }
 }
 
@@ -45,15 +48,21 @@ int lesson_tensor_find(const char *name)
 {
     for (int t = 0; t < LT_COUNT; t++) {
         if (strcmp(lesson_tensor_name(t), name) == 0) return t;
-        if (t >= LT_WEIGHT0 && strcmp(lesson_weight_name(t - LT_WEIGHT0), name) == 0) return t;
+        if (t >= LT_WEIGHT0 && t < LT_WEIGHT0 + LESSON_N_WEIGHTS) {
+            char alias[48]; // layer 0 as the file of several layers writes it
+            snprintf(alias, sizeof alias, "weights.layers[0].%s", lesson_weight_name(t - LT_WEIGHT0));
+            if (strcmp(lesson_weight_name(t - LT_WEIGHT0), name) == 0 || strcmp(alias, name) == 0) return t;
+        }
     }
     return -1;
 }
 
 // The switch that a missing tensor depends on, for the error message.
-static const char *missing_because(int t)
+static const char *missing_because(const Lesson *ls, int t)
 {
-    switch (t - LT_WEIGHT0) {
+    if (t >= LT_WEIGHT0 && (t - LT_WEIGHT0) / LESSON_N_WEIGHTS >= (ls->cfg.n_layers > 1 ? ls->cfg.n_layers : 1))
+        return "that layer is past model.n_layers";
+    switch ((t - LT_WEIGHT0) % LESSON_N_WEIGHTS) {
     case 1: case 3: case 5: return "model.qkv_bias is false";
     case 7: return "model.out_bias is false";
     case 8: case 10: case 14: return "model.ffn_hidden is 0";
@@ -238,7 +247,13 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
     if (!eq)
         return edit_fail(err, n, arg, "expected KEY=VALUE, e.g. weights.w_q[3,1]=-0.25 or model.scale=1");
     const char *val = eq + 1;
-    const char *br = memchr(arg, '[', (size_t)(eq - arg));
+    // a layer's weight: "weights.layers[l].NAME[...]": its index starts after the name
+    const char *from = arg;
+    if (strncmp(arg, "weights.layers[", 15) == 0) {
+        const char *close = memchr(arg, ']', (size_t)(eq - arg));
+        if (close && close[1] == '.') from = close + 2;
+    }
+    const char *br = memchr(from, '[', (size_t)(eq - from));
     const char *key_end = br ? br : eq;
     char key[48];
     size_t kl = (size_t)(key_end - arg);
@@ -316,7 +331,7 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
         return true;
     }
     if (t != LT_MASK && !tensor_present(tt))
-        return edit_fail(err, n, arg, "this lesson has no %s (%s)", key, missing_because(t));
+        return edit_fail(err, n, arg, "this lesson has no %s (%s)", key, missing_because(ls, t));
     if (t == LT_KEY && ls->in.key_is_query)
         return edit_fail(err, n, arg, "the key is the query in this lesson (self-attention); edit input.query");
     if (t == LT_VALUE && (ls->in.value_is_key || ls->in.value_is_query)) {
@@ -480,7 +495,7 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
     for (int a = 0; a < na; a++) {
         Tensor *t = lesson_tensor(ls, ts[a]);
         if (!tensor_present(t) || (e->kind == EDIT_ELEMENT && e->index >= t->size))
-            return edit_fail(err, n, e->text, "this lesson has no such element (%s)", missing_because(e->tensor));
+            return edit_fail(err, n, e->text, "this lesson has no such element (%s)", missing_because(ls, e->tensor));
     }
     for (int a = 0; a < na; a++) {
         Tensor *t = lesson_tensor(ls, ts[a]);

@@ -31,8 +31,8 @@
 // The tensors an edit can name, in the order of lesson_tensor_name.
 typedef enum LessonTensor {
     LT_QUERY, LT_KEY, LT_VALUE, LT_MASK,
-    LT_WEIGHT0,                       // LT_WEIGHT0 + i: weight slot i of lesson_weight()
-    LT_COUNT = LT_WEIGHT0 + LESSON_N_WEIGHTS
+    LT_WEIGHT0,                       // LT_WEIGHT0 + l·LESSON_N_WEIGHTS + i: weight slot i of layer l
+    LT_COUNT = LT_WEIGHT0 + LESSON_MAX_LAYERS * LESSON_N_WEIGHTS
 } LessonTensor;
 
 typedef enum EditKind {

@@ -155,16 +155,45 @@ static const char *const step_keys_allowed[] = {
 #undef STAGE_KEY
     NULL};
 
+#define N_STEP_KEYS (sizeof step_keys_allowed / sizeof *step_keys_allowed - 1)
+
+// The keys of "steps" and "notes" in a lesson of n_layers: the table's, and with several
+// layers each of them for one layer, "l{l}.name" (into keys, NULL-terminated; names
+// hold the strings). False when out of memory.
+static const char **layer_keys(int n_layers, char (**names)[STAGE_NAME_MAX])
+{
+    size_t n = N_STEP_KEYS * (size_t)(n_layers > 1 ? n_layers + 1 : 1);
+    const char **keys = calloc(n + 1, sizeof *keys);
+    *names = n_layers > 1 ? calloc(N_STEP_KEYS * (size_t)n_layers, sizeof **names) : NULL;
+    if (!keys || (n_layers > 1 && !*names)) return free(keys), free(*names), NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < N_STEP_KEYS; i++) keys[k++] = step_keys_allowed[i];
+    for (int l = 0; n_layers > 1 && l < n_layers; l++)
+        for (size_t i = 0; i < N_STEP_KEYS; i++) {
+            char *nm = (*names)[(size_t)l * N_STEP_KEYS + i];
+            snprintf(nm, STAGE_NAME_MAX, "l%d.%s", l, step_keys_allowed[i]);
+            keys[k++] = nm;
+        }
+    return keys;
+}
+
 // "steps" (narration) and "notes" (the teacher's notes): an object from a step or
-// stage name to a text, into *n, *keys and text[lang] (arrays of *n + 1).
-static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char *what, int *n_out,
+// stage name (with several layers, also one layer's: "l1.attn", "l1.softmax") to a
+// text, into *n, *keys and text[lang] (arrays of *n + 1).
+static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char *what, int n_layers, int *n_out,
                         char ***keys_out, char **text_out[LANG_COUNT])
 {
     if (!j) return true;
     if (!cJSON_IsObject(j))
         return jsonpath_fail(c, name, "expected an object mapping a stage name to its %s, got %s", what,
                     jsonpath_type(j));
-    if (!jsonpath_check_keys(c, j, name, step_keys_allowed)) return false;
+    char (*names)[STAGE_NAME_MAX] = NULL;
+    const char **allowed = layer_keys(n_layers, &names);
+    if (!allowed) return jsonpath_fail(c, name, "out of memory");
+    bool known = jsonpath_check_keys(c, j, name, allowed);
+    free(allowed);
+    free(names);
+    if (!known) return false;
     int n = cJSON_GetArraySize(j);
     *keys_out = calloc((size_t)n + 1, sizeof(char *));
     for (int l = 0; l < LANG_COUNT; l++) text_out[l] = calloc((size_t)n + 1, sizeof(char *));
@@ -365,7 +394,7 @@ void lesson_free(Lesson *ls)
 {
     free(ls->path);
     for (int l = 0; l < LANG_COUNT; l++) free(ls->title[l]), free(ls->description[l]);
-    attn_weights_free(&ls->w);
+    for (int l = 0; l < LESSON_MAX_LAYERS; l++) attn_weights_free(&ls->w[l]);
     attn_inputs_free(&ls->in);
     free_strings(ls->q_tokens, ls->len_q);
     free_strings(ls->k_tokens, ls->len_k);
@@ -481,6 +510,11 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         jsonpath_fail(c, "model.decode", "generating token by token needs self-attention; expected no separate input.key or input.value");
         goto done;
     }
+    if (ls->cfg.n_layers > 1 && !(ls->in.key_is_query && ls->in.value_is_key)) {
+        jsonpath_fail(c, "model.n_layers", "%d: each layer attends over the one before's output; expected self-attention "
+                                           "(no separate input.key or input.value)", ls->cfg.n_layers);
+        goto done;
+    }
     if (ls->cfg.norm_first && !(ls->in.key_is_query && ls->in.value_is_key)) {
         jsonpath_fail(c, "model.norm_first", "a pre-norm block normalises the one input that attends to itself; expected "
                                              "self-attention (no separate input.key or input.value)");
@@ -501,6 +535,17 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         if (!tensor_shape_size(4, s1, LESSON_MAX_ELEMS)) {
             jsonpath_fail(c, "input", "the scores would have B·H·Lq·Lk = %d·%d·%d·%d elements, over the limit of %u",
                  s1[0], s1[1], s1[2], s1[3], LESSON_MAX_ELEMS);
+            goto done;
+        }
+        // several layers: all of them together within the limit of one (the memory of a model
+        // stays that of a one-layer lesson's largest few stages)
+        const int NL = ls->cfg.n_layers > 1 ? ls->cfg.n_layers : 1;
+        if (NL > 1 && (!tensor_shape_size(4, s1, LESSON_MAX_ELEMS / (unsigned)NL) ||
+                       !tensor_shape_size(4, s2, LESSON_MAX_ELEMS / (unsigned)NL) ||
+                       !tensor_shape_size(3, s3, LESSON_MAX_ELEMS / (unsigned)NL))) {
+            jsonpath_fail(c, "model.n_layers", "%d layers of scores, heads and feed-forward layers (B·H·Lq·Lk = %d·%d·%d·%d) "
+                          "would pass the limit of %u elements for all layers together; expected fewer layers or a "
+                          "smaller input", NL, s1[0], s1[1], s1[2], s1[3], LESSON_MAX_ELEMS);
             goto done;
         }
         if (!tensor_shape_size(4, s2, LESSON_MAX_ELEMS)) {
@@ -535,14 +580,14 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
                                 "{\"sliding_window\": W}");
         goto done;
     }
-    if (!attn_json_weights(c, cJSON_GetObjectItemCaseSensitive(root, "weights"), &ls->cfg, &ls->w))
+    if (!attn_json_weights(c, cJSON_GetObjectItemCaseSensitive(root, "weights"), &ls->cfg, ls->w))
         goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
-    if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), "steps", "narration", &ls->n_steps,
+    if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), "steps", "narration", ls->cfg.n_layers, &ls->n_steps,
                      &ls->step_keys, ls->step_text))
         goto done;
     if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "notes"), "notes", "teacher's notes",
-                     &ls->n_notes, &ls->note_keys, ls->note_text))
+                     ls->cfg.n_layers, &ls->n_notes, &ls->note_keys, ls->note_text))
         goto done;
     if (!parse_quiz(c, cJSON_GetObjectItemCaseSensitive(root, "quiz"), ls)) goto done;
     ls->path = strdup(name);
@@ -721,6 +766,34 @@ static const char *keyed_text(int n, char *const *keys, char **const text[LANG_C
 const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
 {
     return keyed_text(ls->n_steps, ls->step_keys, ls->step_text, key, lang);
+}
+
+// The text for stage s of tr: its name ("l1.attn"), its layer's step ("l1.softmax"),
+// the table's name ("attn": every layer) and the step ("softmax"), the first there is.
+static const char *stage_keyed(int n, char *const *keys, char **const text[LANG_COUNT], const Trace *tr, int s,
+                               Lang lang)
+{
+    if (s < 0 || s >= tr->n) return NULL;
+    const Stage *st = &tr->stages[s];
+    char k[STAGE_NAME_MAX + 16];
+    const char *t = keyed_text(n, keys, text, st->name, lang);
+    if (!t && tr->n_layers > 1 && st->layer >= 0) {
+        snprintf(k, sizeof k, "l%d.%s", st->layer, step_name(st->step));
+        t = keyed_text(n, keys, text, k, lang);
+    }
+    if (!t) t = keyed_text(n, keys, text, STAGE_INFO[st->id].name, lang);
+    if (!t) t = keyed_text(n, keys, text, step_name(st->step), lang);
+    return t;
+}
+
+const char *lesson_stage_text(const Lesson *ls, const Trace *tr, int s, Lang lang)
+{
+    return stage_keyed(ls->n_steps, ls->step_keys, ls->step_text, tr, s, lang);
+}
+
+const char *lesson_stage_note(const Lesson *ls, const Trace *tr, int s, Lang lang)
+{
+    return stage_keyed(ls->n_notes, ls->note_keys, ls->note_text, tr, s, lang);
 }
 
 const char *lesson_note_text(const Lesson *ls, const char *key, Lang lang)

@@ -46,7 +46,7 @@ typedef struct Lesson {
     char *title[LANG_COUNT];          // zh may be NULL (falls back to en)
     char *description[LANG_COUNT];    // for authors; both NULL when absent, zh may be NULL
     AttnConfig cfg;
-    AttnWeights w;
+    AttnWeights w[LESSON_MAX_LAYERS]; // cfg.n_layers of them (one when n_layers ≤ 1)
     AttnInputs in;
     int batch, len_q, len_k;
     char **q_tokens;                  // len_q labels or NULL
@@ -92,6 +92,11 @@ bool lesson_check_quiz(const Lesson *ls, const struct Trace *tr, char *err, size
 const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang);
 // The teacher's notes for a stage or step name; NULL when the lesson has none.
 const char *lesson_note_text(const Lesson *ls, const char *key, Lang lang);
+// The narration (notes) for stage s of tr: keyed by its name ("l1.attn"), its layer's
+// step ("l1.softmax"), its name in any layer ("attn"), or its step ("softmax"), the
+// first the lesson has; NULL when none.
+const char *lesson_stage_text(const Lesson *ls, const struct Trace *tr, int s, Lang lang);
+const char *lesson_stage_note(const Lesson *ls, const struct Trace *tr, int s, Lang lang);
 
 // The weight tensors of a lesson, by slot: w_q b_q w_k b_k w_v b_v w_o b_o ffn_w1 ffn_b1
 // ffn_w2 ffn_b2 norm_weight norm_bias ffn_norm_weight ffn_norm_bias ffn_w_gate ffn_b_gate sinks

@@ -80,7 +80,9 @@ bool lesson_write(const Lesson *ls, FILE *f)
         fputs(",\n  \"description\": ", f);
         write_text(f, ls->description);
     }
-    fprintf(f, ",\n  \"model\": {\"d_model\": %d, \"n_heads\": %d, \"d_k\": %d, \"d_v\": %d, "
+    fputs(",\n  \"model\": {", f);
+    if (c->n_layers > 1) fprintf(f, "\"n_layers\": %d, ", c->n_layers);
+    fprintf(f, "\"d_model\": %d, \"n_heads\": %d, \"d_k\": %d, \"d_v\": %d, "
                "\"qkv_bias\": %s, \"out_bias\": %s,\n            \"scale\": ",
             c->d_model, c->n_heads, c->d_k, c->d_v, c->qkv_bias ? "true" : "false",
             c->out_bias ? "true" : "false");
@@ -166,16 +168,23 @@ bool lesson_write(const Lesson *ls, FILE *f)
         break;
     case MASK_TENSOR: write_nested(f, &ls->in.mask, 0, 0, 2); break;
     }
-    fputs(",\n  \"weights\": {", f);
-    bool first = true;
-    for (int i = 0; i < LESSON_N_WEIGHTS; i++) {
-        const Tensor *t = lesson_weight((AttnWeights *)&ls->w, i);
-        if (!tensor_present(t)) continue;
-        fprintf(f, "%s\n    \"%s\": ", first ? "" : ",", lesson_weight_name(i));
-        write_nested(f, t, 0, 0, 4);
-        first = false;
+    // one layer: its tensors as the keys of "weights"; several: "layers": [{…}, …]
+    const int NL = c->n_layers > 1 ? c->n_layers : 1;
+    fputs(NL > 1 ? ",\n  \"weights\": {\"layers\": [" : ",\n  \"weights\": {", f);
+    for (int l = 0; l < NL; l++) {
+        const char *ind = NL > 1 ? "      " : "    ";
+        if (NL > 1) fputs(l ? ", {" : "{", f);
+        bool first = true;
+        for (int i = 0; i < LESSON_N_WEIGHTS; i++) {
+            const Tensor *t = lesson_weight((AttnWeights *)&ls->w[l], i);
+            if (!tensor_present(t)) continue;
+            fprintf(f, "%s\n%s\"%s\": ", first ? "" : ",", ind, lesson_weight_name(i));
+            write_nested(f, t, 0, 0, NL > 1 ? 6 : 4);
+            first = false;
+        }
+        if (NL > 1) fputs("\n    }", f);
     }
-    fputs("\n  }", f);
+    fputs(NL > 1 ? "]\n  }" : "\n  }", f);
     if (ls->q_tokens) {
         fputs(",\n  \"tokens\": ", f);
         if (ls->in.key_is_query || !ls->k_tokens) {

@@ -13,7 +13,7 @@
 static bool forward(const Lesson *ls, Trace *out)
 {
     trace_init(out);
-    if (!attn_forward(&ls->cfg, &ls->w, &ls->in, out)) {
+    if (!attn_forward(&ls->cfg, ls->w, &ls->in, out)) {
         trace_free(out);
         return false;
     }
@@ -82,15 +82,17 @@ void session_destroy(Session *s)
     free(s);
 }
 
-// Points every weight of tr that borrows from `from` at the same slot of `to`.
+// Points every weight of tr that borrows from `from` (LESSON_MAX_LAYERS layers) at the
+// same slot of the same layer of `to`.
 static void rebase_weights(Trace *tr, AttnWeights *from, AttnWeights *to)
 {
     for (int i = 0; i < tr->n; i++) {
         Stage *st = &tr->stages[i];
-        for (int k = 0; k < LESSON_N_WEIGHTS; k++) {
-            if (st->weight == lesson_weight(from, k)) st->weight = lesson_weight(to, k);
-            if (st->bias == lesson_weight(from, k)) st->bias = lesson_weight(to, k);
-        }
+        for (int l = 0; l < LESSON_MAX_LAYERS; l++)
+            for (int k = 0; k < LESSON_N_WEIGHTS; k++) {
+                if (st->weight == lesson_weight(&from[l], k)) st->weight = lesson_weight(&to[l], k);
+                if (st->bias == lesson_weight(&from[l], k)) st->bias = lesson_weight(&to[l], k);
+            }
     }
 }
 
@@ -104,7 +106,7 @@ static bool keep_original(Session *s)
         lesson_free(&s->original);
         return false;
     }
-    rebase_weights(&s->original_trace, &s->lesson.w, &s->original.w);
+    rebase_weights(&s->original_trace, s->lesson.w, s->original.w);
     s->has_original = true;
     return true;
 }
@@ -232,25 +234,26 @@ const Trace *session_original_trace(const Session *s)
     return s->has_original ? &s->original_trace : &s->trace;
 }
 
-bool session_delta(const Session *s, Trace *out, AttnWeights *w)
+bool session_delta(const Session *s, Trace *out, AttnWeights w[LESSON_MAX_LAYERS])
 {
-    memset(w, 0, sizeof *w);
+    memset(w, 0, LESSON_MAX_LAYERS * sizeof *w);
     if (!trace_clone(out, &s->trace)) return false;
     trace_diff(out, session_original_trace(s), &s->trace);
-    const AttnWeights *orig = s->has_original ? &s->original.w : &s->lesson.w;
-    for (int k = 0; k < LESSON_N_WEIGHTS; k++) {
-        const Tensor *cur = lesson_weight((AttnWeights *)&s->lesson.w, k);
-        const Tensor *was = lesson_weight((AttnWeights *)orig, k);
-        Tensor *d = lesson_weight(w, k);
-        if (!tensor_present(cur)) continue;
-        if (!tensor_copy(d, cur)) {
-            attn_weights_free(w);
-            trace_free(out);
-            return false;
+    const AttnWeights *orig = s->has_original ? s->original.w : s->lesson.w;
+    for (int l = 0; l < LESSON_MAX_LAYERS; l++)
+        for (int k = 0; k < LESSON_N_WEIGHTS; k++) {
+            const Tensor *cur = lesson_weight((AttnWeights *)&s->lesson.w[l], k);
+            const Tensor *was = lesson_weight((AttnWeights *)&orig[l], k);
+            Tensor *d = lesson_weight(&w[l], k);
+            if (!tensor_present(cur)) continue;
+            if (!tensor_copy(d, cur)) {
+                for (int m = 0; m <= l; m++) attn_weights_free(&w[m]);
+                trace_free(out);
+                return false;
+            }
+            for (size_t i = 0; i < d->size; i++) d->data[i] = cur->data[i] - was->data[i];
         }
-        for (size_t i = 0; i < d->size; i++) d->data[i] = cur->data[i] - was->data[i];
-    }
-    rebase_weights(out, (AttnWeights *)&s->lesson.w, w);
+    rebase_weights(out, (AttnWeights *)s->lesson.w, w);
     return true;
 }
 

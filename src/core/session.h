@@ -19,7 +19,7 @@
 
 typedef struct Session {
     Lesson lesson;                 // owned: the lesson with the applied edits
-    Trace trace;                   // owned; borrows weights from lesson.w
+    Trace trace;                   // owned; borrows weights from lesson.w[]
     char path[SESSION_PATH_MAX];   // the path it was loaded from, as given
     // The what-if lab. Until the first edit, `original` is empty (has_original false):
     // the lesson is the original. From then on it holds the lesson as loaded and its
@@ -70,8 +70,9 @@ const char *session_file_stem(const Session *s, char *out, size_t n);
 const Trace *session_original_trace(const Session *s);
 
 // The Δ view: out = this trace − the original's, stage by stage, with the weights'
-// differences in w (both freed by the caller: trace_free, attn_weights_free).
-bool session_delta(const Session *s, Trace *out, AttnWeights *w);
+// differences in w, layer by layer (both freed by the caller: trace_free, and
+// attn_weights_free of each of the LESSON_MAX_LAYERS).
+bool session_delta(const Session *s, Trace *out, AttnWeights w[LESSON_MAX_LAYERS]);
 
 // Writes the edited lesson to path (lesson_save): every number explicit, the title
 // marked edited, and (when edited) without the lesson's own narration, which

@@ -4,23 +4,35 @@
 #include <assert.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-// every stage of the table fits in one trace (a lesson records each at most once)
-_Static_assert(STAGE_ID_COUNT <= TRACE_MAX_STAGES, "TRACE_MAX_STAGES below the stage table");
+// every stage of the table fits in one layer (a layer records each at most once)
+_Static_assert(STAGE_ID_COUNT <= TRACE_LAYER_STAGES, "TRACE_LAYER_STAGES below the stage table");
 
-// The stages are set as they are pushed: only the rest is cleared (the stages
-// array is most of a Trace's 40 KB, too much to clear per forward pass).
 void trace_init(Trace *tr)
 {
-    memset(&tr->n, 0, sizeof *tr - offsetof(Trace, n));
+    memset(tr, 0, sizeof *tr);
+    tr->n_layers = 1;
+    tr->layer = -1;
+}
+
+bool trace_reserve(Trace *tr, int n)
+{
+    if (n <= tr->cap) return true;
+    Stage *s = realloc(tr->stages, (size_t)n * sizeof *s);
+    if (!s) return false;
+    tr->stages = s, tr->cap = n;
+    return true;
 }
 
 void trace_free(Trace *tr)
 {
     for (int i = 0; i < tr->n; i++) tensor_free(&tr->stages[i].t);
     tr->n = 0;
+    free(tr->stages);
+    tr->stages = NULL, tr->cap = 0;
     free(tr->positions);
     free(tr->rope_inv);
     tr->positions = NULL, tr->rope_inv = NULL;
@@ -33,14 +45,17 @@ int trace_position(const Trace *tr, int b, int l)
 
 static int push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2, bool zero)
 {
-    assert(tr->n < TRACE_MAX_STAGES && (unsigned)id < STAGE_ID_COUNT);
+    assert((unsigned)id < STAGE_ID_COUNT);
+    if (tr->n == tr->cap && !trace_reserve(tr, tr->cap < 24 ? 48 : 2 * tr->cap)) return -1;
     const StageInfo *in = &STAGE_INFO[id];
-    const size_t len = strlen(in->name);
-    assert(len < STAGE_NAME_MAX);
     Stage *s = &tr->stages[tr->n];
     memset(s, 0, offsetof(Stage, absmax));
     if (!(zero ? tensor_init(&s->t, rank, shape) : tensor_init_raw(&s->t, rank, shape))) return -1;
-    memcpy(s->name, in->name, len + 1);
+    s->layer = tr->layer;
+    if (tr->n_layers > 1 && tr->layer >= 0)
+        snprintf(s->name, sizeof s->name, "l%d.%s", tr->layer, in->name);
+    else
+        snprintf(s->name, sizeof s->name, "%s", in->name);
     s->id = id;
     s->kind = in->kind;
     s->step = in->step;
@@ -94,17 +109,46 @@ const Stage *trace_get(const Trace *tr, const char *name)
     return i < 0 ? NULL : &tr->stages[i];
 }
 
-int trace_step_first(const Trace *tr, StepId s)
+int trace_find_near(const Trace *tr, int s, const char *base)
 {
-    for (int i = 0; i < tr->n; i++)
-        if (tr->stages[i].step == s) return i;
+    int layer = s >= 0 && s < tr->n ? tr->stages[s].layer : -1;
+    for (int i = 0; i < tr->n; i++) {
+        const Stage *st = &tr->stages[i];
+        if ((st->layer == layer || st->layer < 0) && strcmp(STAGE_INFO[st->id].name, base) == 0) return i;
+    }
     return -1;
 }
 
-int trace_step_count(const Trace *tr, StepId s)
+int trace_layer_at(const Trace *tr, int s)
+{
+    return s >= 0 && s < tr->n && tr->stages[s].layer > 0 ? tr->stages[s].layer : 0;
+}
+
+int trace_same_in_layer(const Trace *tr, int s, int layer)
+{
+    if (tr->n_layers <= 1 || s < 0 || s >= tr->n) return s;
+    int first = -1;
+    for (int i = 0; i < tr->n; i++) {
+        if (tr->stages[i].layer != layer) continue;
+        if (first < 0) first = i;
+        if (tr->stages[i].id == tr->stages[s].id) return i;
+    }
+    return first >= 0 ? first : s;
+}
+
+static bool in_layer(const Stage *st, int layer) { return st->layer < 0 || st->layer == layer; }
+
+int trace_step_first(const Trace *tr, int layer, StepId s)
+{
+    for (int i = 0; i < tr->n; i++)
+        if (tr->stages[i].step == s && in_layer(&tr->stages[i], layer)) return i;
+    return -1;
+}
+
+int trace_step_count(const Trace *tr, int layer, StepId s)
 {
     int c = 0;
-    for (int i = 0; i < tr->n; i++) c += tr->stages[i].step == s;
+    for (int i = 0; i < tr->n; i++) c += tr->stages[i].step == s && in_layer(&tr->stages[i], layer);
     return c;
 }
 

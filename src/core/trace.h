@@ -7,15 +7,19 @@
 #include "stages.h"
 #include "tensor.h"
 
-#define TRACE_MAX_STAGES 40
+#define TRACE_LAYER_STAGES 40  // stages one layer records at most (every row of stages.h's table)
+#define TRACE_MAX_LAYERS 8     // = LESSON_MAX_LAYERS
+#define TRACE_MAX_STAGES (TRACE_MAX_LAYERS * TRACE_LAYER_STAGES) // a whole model's, at most
 #define TRACE_MAX_OPERANDS 3
 #define STAGE_NAME_MAX 24
 #define TRACE_MAX_BATCH 64   // = LESSON_MAX_BATCH
 
 
 typedef struct Stage {
-    char name[STAGE_NAME_MAX];   // "q_proj", "scores", ... (STAGE_INFO[id].name)
+    char name[STAGE_NAME_MAX];   // "q_proj", "scores", ... (STAGE_INFO[id].name); in a model of
+                                 // several layers, layer l's stages are "l{l}.q_proj", ...
     StageId id;                  // its row of stages.h's table
+    int layer;                   // the layer it belongs to; -1: the model's own (input, mask)
     StageKind kind;
     StepId step;
     Tensor t;                    // owned
@@ -34,8 +38,10 @@ typedef struct Stage {
 // The trace borrows weight tensors from the AttnWeights it was computed with:
 // they must outlive it and never move (the app keeps both in one Session, session.h).
 typedef struct Trace {
-    Stage stages[TRACE_MAX_STAGES];
-    int n;
+    Stage *stages;               // n of cap (owned; grows as stages are pushed)
+    int n, cap;
+    int n_layers;                // layers of the model (1: today's single block, names unprefixed)
+    int layer;                   // the layer trace_push records into (-1: the model's own stages)
     // Facts of the forward pass the views explain (copied from the config).
     int batch, len_q, len_k, d_model, n_heads, d_k, d_v;
     float scale, mask_fill, norm_eps;
@@ -62,8 +68,12 @@ void trace_init(Trace *tr);
 // RoPE's position of token l of batch b: the lesson's position_ids, else l.
 int trace_position(const Trace *tr, int b, int l);
 void trace_free(Trace *tr);
-// Appends stage id (name, kind and step from stages.h's table) with a zeroed tensor
-// of the given shape that reads the stages op0..op2 (-1: none); its index or -1.
+// Room for n stages in all (attn_forward reserves a whole model's before its first push,
+// so that no pointer into stages moves while it runs). False on allocation failure.
+bool trace_reserve(Trace *tr, int n);
+// Appends stage id (name, kind and step from stages.h's table, in tr->layer: "l{layer}."
+// before the name when the model has several layers) with a zeroed tensor of the given
+// shape that reads the stages op0..op2 (-1: none); its index or -1.
 int trace_push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2);
 // The same with the tensor's values unset, for a stage the caller writes whole next
 // (the forward pass's large stages: no zeroing of memory about to be overwritten).
@@ -76,12 +86,21 @@ size_t trace_kv_slice(const Trace *tr, int b, int h);
 // of attn_forward (its speed is the core's); a Session computes them once per lesson,
 // and a view of a trace without them measures the tensors itself.
 void trace_compute_stats(Trace *tr);
-// Index of the stage with this name, or -1.
+// Index of the stage with this (full) name, or -1.
 int trace_find(const Trace *tr, const char *name);
 const Stage *trace_get(const Trace *tr, const char *name);
-// Number of stages in step s, and the first one's index (-1 when the step is absent).
-int trace_step_first(const Trace *tr, StepId s);
-int trace_step_count(const Trace *tr, StepId s);
+// The stage of table name `base` ("mask", "masked_scores") that stage s reads in its own
+// layer: in s's layer, or of the model's own (input, mask); -1 when there is none.
+int trace_find_near(const Trace *tr, int s, const char *base);
+// The layer a view at stage s shows: its layer, or 0 for the model's own stages.
+int trace_layer_at(const Trace *tr, int s);
+// The stage of layer `layer` with stage s's table row (the same step of another layer),
+// else that layer's first stage; s itself when the trace has one layer.
+int trace_same_in_layer(const Trace *tr, int s, int layer);
+// Number of stages in step s of layer `layer` (with the model's own stages), and the
+// first one's index (-1 when the step is absent there).
+int trace_step_first(const Trace *tr, int layer, StepId s);
+int trace_step_count(const Trace *tr, int layer, StepId s);
 const char *step_name(StepId s);
 // The head of t that query head h reads: with grouped K/V heads (t (B, Hkv, L, d),
 // Hkv < n_heads) head h / (n_heads / Hkv); h itself otherwise.

@@ -8,8 +8,12 @@
 bool trace_clone(Trace *dst, const Trace *src)
 {
     *dst = *src;
-    for (int i = 0; i < src->n; i++) memset(&dst->stages[i].t, 0, sizeof dst->stages[i].t);
+    dst->stages = NULL, dst->cap = 0, dst->n = 0;
     dst->positions = NULL, dst->rope_inv = NULL; // the trace's own arrays: copied below
+    if (!trace_reserve(dst, src->n)) return false;
+    if (src->n) memcpy(dst->stages, src->stages, (size_t)src->n * sizeof *dst->stages);
+    for (int i = 0; i < src->n; i++) memset(&dst->stages[i].t, 0, sizeof dst->stages[i].t);
+    dst->n = src->n;
     const size_t np = src->positions ? (size_t)src->batch * src->len_q : 0, ni = (size_t)src->rotary_dim / 2 + 1;
     if ((np && !(dst->positions = malloc(np * sizeof(int)))) || (src->rope_inv && !(dst->rope_inv = malloc(ni * sizeof(float))))) {
         dst->n = 0;

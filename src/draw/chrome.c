@@ -66,7 +66,8 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
         }
         paint_clip(cv, NULL);
         // one dot per stage of the step, the current one filled
-        int first = trace_step_first(tr, id), n = trace_step_count(tr, id);
+        const int layer = trace_layer_at(tr, v->stage);
+        int first = trace_step_first(tr, layer, id), n = trace_step_count(tr, layer, id);
         int dot = paint_px(L->s, 7), gap = paint_px(L->s, 5);
         int x0 = q.x + (q.w - n * dot - (n - 1) * gap) / 2, y0 = q.y + q.h - dot - paint_px(L->s, 5);
         for (int k = 0; k < n; k++) {
@@ -103,6 +104,17 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
         paint_text_centered(cv, on ? FONT_BOLD : FONT_SANS, L->px_body,
                             on ? THEME.white : heads_matter ? THEME.ink : THEME.muted, 255,
                             (Rect){q.x, q.y, q.w, q.h - bar}, b);
+    }
+    if (L->n_layer_tabs) {
+        paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->layer_label, i18n_get(v->lang, "ui.layer"));
+        const int here = trace_layer_at(tr, v->stage);
+        for (int i = 0; i < L->n_layer_tabs; i++) {
+            Rect q = L->layer_tab[i];
+            bool on = i == here;
+            paint_fill(cv, on ? THEME.accent : THEME.slot, 255, q.x, q.y, q.w, q.h);
+            snprintf(b, sizeof b, "%d", i);
+            paint_text_centered(cv, on ? FONT_BOLD : FONT_SANS, L->px_body, on ? THEME.white : ink, 255, q, b);
+        }
     }
     // status, right-aligned: play state, palette, help hint
     char sp[16], line[200], pal[96];

@@ -47,7 +47,7 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
     // the symbol, not the caption ("s", not "s = output + x"; Q[b,h,i,j], the head in the index)
     char sym[80];
     // (as the panel's title names it: the softmax reads "scores" when there is no mask)
-    int named = ps->is_weight ? -1 : trace_find(tr, recipe_display_name(tr, ps->stage, ps->result));
+    int named = ps->is_weight ? -1 : trace_find_near(tr, ps->stage, recipe_display_name(tr, ps->stage, ps->result));
     snprintf(sym, sizeof sym, "%s%s", v->delta ? "Δ" : "",
              ps->is_weight ? ps->title : recipe_symbol(tr, named >= 0 ? named : ps->stage, lang));
     const char *hdr[] = {sym, idx, num};

@@ -534,7 +534,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // timeline: one slot per step present in the trace
     L->timeline = (Rect){m, m, w - 2 * m, (int)(48 * s)};
     for (int st = 0; st < STEP_COUNT; st++)
-        if (trace_step_count(tr, (StepId)st) > 0) L->step_id[L->n_steps++] = (StepId)st;
+        if (trace_step_count(tr, trace_layer_at(tr, v->stage), (StepId)st) > 0) L->step_id[L->n_steps++] = (StepId)st;
     for (int i = 0; i < L->n_steps; i++) {
         int x0 = L->timeline.x + L->timeline.w * i / L->n_steps;
         int x1 = L->timeline.x + L->timeline.w * (i + 1) / L->n_steps;
@@ -554,6 +554,14 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     x += lw;
     L->n_head_tabs = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
     for (int i = 0; i < L->n_head_tabs; i++, x += tw + 2) L->head_tab[i] = (Rect){x, ty, tw, th};
+    // a model of several layers: a tab per layer, the one on screen lit
+    L->n_layer_tabs = tr->n_layers > 1 ? imin(tr->n_layers, LAYOUT_MAX_TABS) : 0;
+    if (L->n_layer_tabs) {
+        x += (int)(24 * s);
+        L->layer_label = (Rect){x, ty, lw, th};
+        x += lw;
+        for (int i = 0; i < L->n_layer_tabs; i++, x += tw + 2) L->layer_tab[i] = (Rect){x, ty, tw, th};
+    }
     x += (int)(16 * s);
     L->status = (Rect){x, ty, imax(0, w - m - x), th};
 
@@ -564,8 +572,8 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         L->timeline.h = L->tabs.h = L->header.h = 0;
         L->header.y = m;
         for (int i = 0; i < L->n_steps; i++) L->step_rect[i].h = 0;
-        L->n_batch_tabs = L->n_head_tabs = 0;
-        L->status = L->batch_label = L->head_label = (Rect){m, m, 0, 0};
+        L->n_batch_tabs = L->n_head_tabs = L->n_layer_tabs = 0;
+        L->status = L->batch_label = L->head_label = L->layer_label = (Rect){m, m, 0, 0};
     }
 
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
@@ -769,5 +777,12 @@ int layout_hit_head(const Layout *L, int x, int y)
 {
     for (int i = 0; i < L->n_head_tabs; i++)
         if (rect_contains(L->head_tab[i], x, y)) return i;
+    return -1;
+}
+
+int layout_hit_layer(const Layout *L, int x, int y)
+{
+    for (int i = 0; i < L->n_layer_tabs; i++)
+        if (rect_contains(L->layer_tab[i], x, y)) return i;
     return -1;
 }

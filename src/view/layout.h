@@ -71,6 +71,8 @@ int layout_hit_step(const Layout *L, int x, int y);
 // Batch / head tab under (x, y), or -1.
 int layout_hit_batch(const Layout *L, int x, int y);
 int layout_hit_head(const Layout *L, int x, int y);
+// The layer tab at (x, y) (a model of several layers), or -1.
+int layout_hit_layer(const Layout *L, int x, int y);
 // Room a panel's legend rows need below the narration strip (legend height in px).
 int layout_legend_height(const Layout *L);
 

@@ -115,9 +115,9 @@ typedef struct Layout {
     StepId step_id[STEP_COUNT];
     Rect step_rect[STEP_COUNT];
     Rect tabs;
-    int n_batch_tabs, n_head_tabs;
-    Rect batch_label, head_label;
-    Rect batch_tab[LAYOUT_MAX_TABS], head_tab[LAYOUT_MAX_TABS];
+    int n_batch_tabs, n_head_tabs, n_layer_tabs; // (layer tabs: a model of several layers only)
+    Rect batch_label, head_label, layer_label;
+    Rect batch_tab[LAYOUT_MAX_TABS], head_tab[LAYOUT_MAX_TABS], layer_tab[LAYOUT_MAX_TABS];
     Rect status;                 // play/speed/palette, right of the tabs
     Rect header;                 // stage name, shapes, formula
     Rect area;                   // where the heatmaps go

@@ -31,15 +31,32 @@ static bool trace_has_mask(const Trace *tr) { return tr->mask_kind != 0; }
 const char *recipe_display_name(const Trace *tr, int s, bool result)
 {
     const Stage *st = &tr->stages[s];
-    return st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) && !result ? "scores" : st->name;
+    return st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) && !result ? "scores" : STAGE_INFO[st->id].name;
 }
 
+static const char *stage_text(const Trace *tr, int s, const char *family, bool result, Lang lang);
+
+// A title in a model of several layers says the layer: "Layer 1 · Softmax".
 const char *recipe_stage_text(const Trace *tr, int s, const char *family, bool result, Lang lang)
 {
+    const char *t = stage_text(tr, s, family, result, lang);
+    if (tr->n_layers <= 1 || tr->stages[s].layer < 0 || strcmp(family, "title") != 0) return t;
+    static _Thread_local char buf[4][256]; // a few titles may be in use at once (a frame's badges)
+    static _Thread_local int next;
+    char *out = buf[next++ & 3], l[12];
+    snprintf(l, sizeof l, "%d", tr->stages[s].layer);
+    const char *args[] = {l, t};
+    i18n_fmt(out, sizeof buf[0], lang, "ui.layer_title", 2, args);
+    return out;
+}
+
+static const char *stage_text(const Trace *tr, int s, const char *family, bool result, Lang lang)
+{
     const StageRecipe *r = recipe_of(tr->stages[s].kind);
-    const char *nm = strcmp(family, "name") == 0 ? recipe_display_name(tr, s, result) : tr->stages[s].name;
+    const char *base = STAGE_INFO[tr->stages[s].id].name;
+    const char *nm = strcmp(family, "name") == 0 ? recipe_display_name(tr, s, result) : base;
     char key[64];
-    if (r->narration && nm == tr->stages[s].name) {
+    if (r->narration && nm == base) {
         snprintf(key, sizeof key, "%s.%s%s", family, nm, r->narration(tr, s));
         const char *t = i18n_lookup(lang, key);
         if (t) return t;

@@ -109,7 +109,7 @@ static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t 
 static void formula_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    const char *x = recipe_name_of(tr, trace_find(tr, recipe_display_name(tr, tr->stages[s].operands[0], false))).sym;
+    const char *x = recipe_name_of(tr, trace_find_near(tr, s, recipe_display_name(tr, tr->stages[s].operands[0], false))).sym;
     float sink = 0.0f;
     if (recipe_sink(tr, s, 0, &sink)) // gpt-oss: one more logit per head, its weight dropped
         snprintf(out, n, "%s = softmax([%s, sink_h], dim=−1)[…, :−1]", recipe_name_of(tr, s).sym, x);
@@ -456,7 +456,7 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     }
     recipe_deriv_title(d, v, res, row, -1);
     // the row named as its panel is: scores (or masked_scores)
-    const char *xs = recipe_name_of(tr, trace_find(tr, recipe_display_name(tr, st->operands[0], false))).sym;
+    const char *xs = recipe_name_of(tr, trace_find_near(tr, st->operands[0], recipe_display_name(tr, st->operands[0], false))).sym;
     char x0[64];
     snprintf(x0, sizeof x0, has_sink ? "%s, sink" : "%s", xs);
     DerivLine *l = recipe_deriv_line(d, x0, n);

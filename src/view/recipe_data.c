@@ -12,7 +12,7 @@
 static void formula_named(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     char key[48];
-    snprintf(key, sizeof key, "formula.%s", tr->stages[s].name);
+    snprintf(key, sizeof key, "formula.%s", STAGE_INFO[tr->stages[s].id].name);
     const char *fx = i18n_lookup(LANG_EN, key); // formulas are code: the same in every language
     (void)lang;
     snprintf(out, n, "%s", fx ? fx : recipe_name_of(tr, s).sym);

@@ -16,7 +16,7 @@ static int imax(int a, int b) { return a > b ? a : b; }
 // masked scores → m (or l) per key block: the tiles of each row, visited in order
 static void panels_flash_stat(Layout *L, const Trace *tr, const View *v)
 {
-    PanelSpec *s = recipe_add_stage(L, tr, v, trace_find(tr, "masked_scores"), v->head, "", READS_TILE);
+    PanelSpec *s = recipe_add_stage(L, tr, v, trace_find_near(tr, v->stage, "masked_scores"), v->head, "", READS_TILE);
     if (s) s->tile_rows = tr->flash_block_q, s->tile_cols = tr->flash_block_k;
     PanelSpec *p = recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
     // m = −∞ while every key so far is masked with −∞: drawn as masked, not as a colour
@@ -61,7 +61,7 @@ static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t 
         snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ%s%s)·cache_v[%s]·W_Oᵀ", span, sc,
                  tr->alibi ? " + bias_t" : "", vspan);
     } else
-        snprintf(out, n, "%s = cat(%s, %s_t) for t = 0 … %d", st->name, st->name, st->name[6] == 'k' ? "k" : "v",
+        snprintf(out, n, "%s = cat(%s, %s_t) for t = 0 … %d", st->name, st->name, st->id == STAGE_CACHE_K ? "k" : "v",
                  st->t.shape[2] - 1);
 }
 
@@ -73,7 +73,9 @@ static void tip_flash(TipOut *o, const TipCell *cell)
     float val = cell->val;
     int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
     // the running value after key block col, from the one before and the tile's scores
-    int ms = trace_find(tr, "masked_scores"), fm = trace_find(tr, "flash_max"), fl = trace_find(tr, "flash_sum");
+    const int s = (int)(st - tr->stages);
+    int ms = trace_find_near(tr, s, "masked_scores"), fm = trace_find_near(tr, s, "flash_max"),
+        fl = trace_find_near(tr, s, "flash_sum");
     if (ms < 0 || fm < 0 || fl < 0 || tr->flash_block_k < 1) return;
     const Tensor *S = &tr->stages[ms].t, *M = &tr->stages[fm].t, *Ls = &tr->stages[fl].t;
     int bk = tr->flash_block_k, j0 = col * bk, j1 = imin(j0 + bk, tr->len_k) - 1;
@@ -155,7 +157,7 @@ static void note_cache(const Trace *tr, int s, Lang lang, char *out, size_t n)
 // The running max m is the largest score read so far: on the scores' scale (l is a sum of exps).
 static int compared_flash(const Trace *tr, int s)
 {
-    return tr->stages[s].id == STAGE_FLASH_MAX ? trace_find(tr, "masked_scores") : -1;
+    return tr->stages[s].id == STAGE_FLASH_MAX ? trace_find_near(tr, s, "masked_scores") : -1;
 }
 
 const StageRecipe RECIPE_FLASH_STAT = {
@@ -291,9 +293,9 @@ static void formula_flash_tile(const Trace *tr, int s, Lang lang, char *out, siz
 }
 
 // The running max of row i after key block kb, as the kernel takes it (Check_inf: −∞ as 0).
-static float flash_ref(const Trace *tr, int b, int h, int i, int kb, float *mold)
+static float flash_ref(const Trace *tr, int s, int b, int h, int i, int kb, float *mold)
 {
-    const Tensor *M = &tr->stages[trace_find(tr, "flash_max")].t;
+    const Tensor *M = &tr->stages[trace_find_near(tr, s, "flash_max")].t;
     const float *mrow = tip_row(M, b, h, i);
     if (mold) *mold = kb > 0 ? mrow[kb - 1] : -INFINITY;
     return isinf(mrow[kb]) && mrow[kb] < 0 ? 0.0f : mrow[kb];
@@ -318,10 +320,11 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
     Lang lang = cell->lang;
     int b = cell->b, h = cell->h, row = cell->row, col = cell->col;
     const int bq = tr->flash_block_q > 0 ? tr->flash_block_q : 1, bk = tr->flash_block_k > 0 ? tr->flash_block_k : 1;
-    if (trace_find(tr, "flash_max") < 0) return;
+    const int si = (int)(st - tr->stages);
+    if (trace_find_near(tr, si, "flash_max") < 0) return;
     char qb[16], kbs[16], k0[16], k1[16];
     if (st->id == STAGE_FLASH_SCALE) {
-        float mold, ref = flash_ref(tr, b, h, row, col, &mold);
+        float mold, ref = flash_ref(tr, si, b, h, row, col, &mold);
         snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", col);
         snprintf(k0, sizeof k0, "%d", col * bk), snprintf(k1, sizeof k1, "%d", imin(col * bk + bk, tr->len_k) - 1);
         const char *args[] = {k0, k1};
@@ -334,7 +337,7 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
     }
     if (st->id == STAGE_FLASH_P) {
         const int kb = col / bk;
-        float ref = flash_ref(tr, b, h, row, kb, NULL);
+        float ref = flash_ref(tr, si, b, h, row, kb, NULL);
         float s = tip_row(cell->t0, b, h, row)[col];
         snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", kb);
         const char *args[] = {qb, kbs};

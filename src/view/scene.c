@@ -509,11 +509,10 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     // an edited lesson: the lesson's own text was written about the original numbers,
     // so the narration is the generated one, true for the numbers on screen
     const Lesson *ls = v->edited ? NULL : v->lesson;
-    const char *text = ls ? lesson_step_text(ls, st->name, v->lang) : NULL;
-    if (!text && ls) text = lesson_step_text(ls, step_name(st->step), v->lang);
+    const char *text = ls ? lesson_stage_text(ls, tr, v->stage, v->lang) : NULL;
     if (text) return text;
     char key[64], a[16], b[16], c[16], d[16], e[16], f[16];
-    snprintf(key, sizeof key, "narr.%s%s", st->name, narration_variant(tr, v->stage));
+    snprintf(key, sizeof key, "narr.%s%s", STAGE_INFO[st->id].name, narration_variant(tr, v->stage));
     snprintf(a, sizeof a, "%d", recipe_of(st->kind)->anim == ANIM_SPLIT && st->operands[0] >= 0 ? tr->stages[st->operands[0]].t.shape[2]
                                                                                      : tr->d_model);
     snprintf(b, sizeof b, "%d", tr->n_heads);

@@ -36,7 +36,7 @@ static void time_forward(const Lesson *ls, int reps, int inner, double *out)
         for (int k = 0; k < inner; k++) {
             Trace tr;
             trace_init(&tr);
-            if (!attn_forward(&ls->cfg, &ls->w, &ls->in, &tr)) {
+            if (!attn_forward(&ls->cfg, ls->w, &ls->in, &tr)) {
                 fprintf(stderr, "bench_core: out of memory\n");
                 exit(1);
             }

@@ -92,7 +92,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (work < (1u << 20)) {
         Trace tr;
         trace_init(&tr);
-        if (!attn_forward(&ls.cfg, &ls.w, &ls.in, &tr)) __builtin_trap();
+        if (!attn_forward(&ls.cfg, ls.w, &ls.in, &tr)) __builtin_trap();
         // the lesson's own questions against its trace: accepted, or one line naming the input
         if (!lesson_check_quiz(&ls, &tr, err, sizeof err) && (strncmp(err, "fuzz.json: ", 11) != 0 || strchr(err, '\n')))
             __builtin_trap();

@@ -75,7 +75,7 @@ int FUZZ_SET_ENTRY(const uint8_t *data, size_t size)
     if (edit_apply(&ls, &e, msg, sizeof msg)) {
         Trace tr;
         trace_init(&tr);
-        if (!attn_forward(&ls.cfg, &ls.w, &ls.in, &tr)) __builtin_trap();
+        if (!attn_forward(&ls.cfg, ls.w, &ls.in, &tr)) __builtin_trap();
         trace_free(&tr);
         char *buf = NULL;
         size_t len = 0;
