@@ -690,6 +690,60 @@ static void test_delta_and_lerp(void **state)
     session_destroy(s);
 }
 
+// ---- a model of several layers: each layer's weights, edited by name and on screen -------
+
+static void test_layer_edits(void **state)
+{
+    (void)state;
+    Session *s = open_session("tests/ref/stack-2-post.lesson.json");
+    assert_int_equal(s->trace.n_layers, 2);
+    View v;
+    view_init(&v, &s->lesson, LANG_EN);
+    Layout L;
+    int found[2] = {0, 0};
+    for (v.stage = 0; v.stage < s->trace.n; v.stage++) {
+        layout_compute(&L, &s->trace, &v, 1280, 720);
+        for (int p = 0; p < L.n_panels; p++) {
+            const PanelSpec *ps = &L.spec[p];
+            for (int r = 0; r < ps->rows; r++)
+                for (int c = 0; c < ps->cols; c++) {
+                    int t;
+                    size_t idx;
+                    if (!scene_edit_target(&L, &s->trace, &v, p, r, c, &t, &idx) || t < LT_WEIGHT0) continue;
+                    // a weight panel of layer l's stage is layer l's tensor, the value on screen
+                    int layer = (t - LT_WEIGHT0) / LESSON_N_WEIGHTS;
+                    assert_int_equal(layer, s->trace.stages[ps->stage].layer);
+                    const Tensor *tt = lesson_tensor(&s->lesson, t);
+                    assert_true(idx < tt->size && tt->data[idx] == panel_value(ps, r, c));
+                    found[layer]++;
+                }
+        }
+    }
+    assert_true(found[0] > 0 && found[0] == found[1]);
+    // layer 1's W_Q by name: layer 0 unchanged, layer 1 from its queries on
+    Trace before;
+    assert_true(trace_clone(&before, &s->trace));
+    set(s, "weights.layers[1].w_q[0,0]=3");
+    assert_true(s->lesson.w[1].w_q.data[0] == 3.0f && s->lesson.w[0].w_q.data[0] != 3.0f);
+    for (int i = 0; i < s->trace.n; i++) {
+        const Stage *a = &before.stages[i], *b = &s->trace.stages[i];
+        bool same = memcmp(a->t.data, b->t.data, a->t.size * sizeof(float)) == 0;
+        if (b->layer < 1 || b->id == STAGE_K_PROJ || b->id == STAGE_V_PROJ || b->id == STAGE_K_HEADS || b->id == STAGE_V_HEADS)
+            assert_true(same);
+        else if (b->id == STAGE_Q_PROJ)
+            assert_false(same);
+    }
+    trace_free(&before);
+    // "weights.layers[0].NAME" is layer 0's "weights.NAME"; a layer past the model's is refused
+    Edit e;
+    char err[EDIT_ERR_MAX];
+    assert_true(edit_parse(&s->lesson, "weights.layers[0].b_o[1]=2", &e, err, sizeof err));
+    assert_string_equal(e.text, "weights.b_o[1]=2");
+    assert_false(edit_parse(&s->lesson, "weights.layers[2].b_o[1]=2", &e, err, sizeof err));
+    assert_non_null(strstr(err, "past model.n_layers"));
+    session_destroy(s);
+}
+
 // ---- the window's edit targets: a cell on screen is the lesson number it shows ------------
 
 static void test_edit_targets(void **state)
@@ -815,7 +869,7 @@ int main(void)
         cmocka_unit_test(test_same_kind_tokens_aliases),
         cmocka_unit_test(test_undo_redo),       cmocka_unit_test(test_save_round_trip),
         cmocka_unit_test(test_save_round_trip_variants), cmocka_unit_test(test_save_errors),     cmocka_unit_test(test_bad_edits),
-        cmocka_unit_test(test_delta_and_lerp),  cmocka_unit_test(test_edit_targets), cmocka_unit_test(test_key_padding_combines), cmocka_unit_test(test_set_near_flt_max),
+        cmocka_unit_test(test_delta_and_lerp),  cmocka_unit_test(test_edit_targets), cmocka_unit_test(test_layer_edits), cmocka_unit_test(test_key_padding_combines), cmocka_unit_test(test_set_near_flt_max),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -235,6 +235,52 @@ static void test_loop(void **state)
     assert_int_equal(wd_run("loop", loop_script, &o), 0);
 }
 
+// ---- a model of several layers ------------------------------------------------------
+
+// J and Shift+J move to the same stage of the next / previous layer, wrapping; a click on
+// a layer tab does too; → from a layer's last stage goes on to the next layer's first.
+static void layers_script(Driver *d)
+{
+    wd_settle(d);
+    wd_key(d, "6"); // layer 0's scores (input, norm, Q K V, heads, RoPE, scores)
+    wd_settle(d);
+    if (strcmp(d->stage, "l0.scores") != 0) wd_fail(d, "6 showed %s, expected l0.scores", d->stage);
+    if (d->n_layer_tabs != 3) wd_fail(d, "%d layer tabs, expected 3", d->n_layer_tabs);
+    wd_key(d, "J");
+    wd_settle(d);
+    if (strcmp(d->stage, "l1.scores") != 0) wd_fail(d, "J showed %s, expected l1.scores", d->stage);
+    wd_key_mod(d, "J", KMOD_LSHIFT);
+    wd_key_mod(d, "J", KMOD_LSHIFT);
+    wd_settle(d);
+    if (strcmp(d->stage, "l2.scores") != 0) wd_fail(d, "Shift+J twice from layer 1 showed %s, expected l2.scores", d->stage);
+    wd_key(d, "6"); // the timeline's steps are the layer's own
+    wd_settle(d);
+    if (strcmp(d->stage, "l2.scores") != 0) wd_fail(d, "6 in layer 2 showed %s", d->stage);
+    if (d->n_layer_tabs == 3) {
+        Rect q = d->layer_tab[1];
+        wd_mouse(d, q.x + q.w / 2, q.y + q.h / 2, SDL_BUTTON_LEFT);
+        wd_settle(d);
+        if (strcmp(d->stage, "l1.scores") != 0) wd_fail(d, "a click on layer tab 1 showed %s", d->stage);
+    }
+    wd_key(d, "End");
+    wd_settle(d);
+    wd_key(d, "J"); // from the last layer's last stage: the first layer's same stage
+    wd_settle(d);
+    if (strncmp(d->stage, "l0.", 3) != 0) wd_fail(d, "J from the last layer showed %s", d->stage);
+    wd_key(d, "1"); // the model's input: layer 0's timeline
+    wd_settle(d);
+    if (strcmp(d->stage, "input") != 0) wd_fail(d, "1 showed %s", d->stage);
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+}
+
+static void test_layers(void **state)
+{
+    (void)state;
+    AppOptions o = options("tests/ref/stack-3-prenorm-rope-gqa-decode.lesson.json");
+    assert_int_equal(wd_run("layers", layers_script, &o), 0);
+}
+
 // ---- projector mode ---------------------------------------------------------------
 
 // M on, then off: the frame as it was, palette included (it stayed high-contrast).
@@ -679,6 +725,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_keys, setup),
         cmocka_unit_test_setup(test_loop, setup),
+        cmocka_unit_test_setup(test_layers, setup),
         cmocka_unit_test_setup(test_projector_off, setup),
         cmocka_unit_test_setup(test_projector_parts, setup),
         cmocka_unit_test_setup(test_lab, setup),

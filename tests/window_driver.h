@@ -35,6 +35,8 @@ struct Driver {
     char stage[64];             // the stage on screen
     int loop;                   // its loop's step (View.loop), -1 the whole loop
     Rect bar, bar_track;        // where the scrub bar and the loop's step bar go (output pixels)
+    int n_layer_tabs;           // a model of several layers: its layer tabs (output pixels)
+    Rect layer_tab[8];
     Uint32 window_id;
     bool want_pixels;           // the next frame copies its pixels into px
     Uint32 *px;                 // ARGB8888, w * h
@@ -63,6 +65,8 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     snprintf(d->stage, sizeof d->stage, "%s", f->stage);
     d->loop = f->loop;
     overlay_scrub_rect(f->layout, &d->bar, &d->bar_track);
+    d->n_layer_tabs = f->layout->n_layer_tabs < 8 ? f->layout->n_layer_tabs : 8;
+    for (int i = 0; i < d->n_layer_tabs; i++) d->layer_tab[i] = f->layout->layer_tab[i];
     d->window_id = SDL_GetWindowID(SDL_RenderGetWindow(f->r));
     if (d->want_pixels) {
         SDL_GetRendererOutputSize(f->r, &d->w, &d->h);

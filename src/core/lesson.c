@@ -187,6 +187,16 @@ static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char
     if (!cJSON_IsObject(j))
         return jsonpath_fail(c, name, "expected an object mapping a stage name to its %s, got %s", what,
                     jsonpath_type(j));
+    for (const cJSON *e = j->child; e; e = e->next) { // "l7.attn": a layer the model has?
+        int layer, used = 0;
+        if (sscanf(e->string, "l%d.%n", &layer, &used) == 1 && used > 0 && (layer < 0 || layer >= (n_layers > 1 ? n_layers : 0))) {
+            char p[JSONPATH_MAX];
+            jsonpath_key(p, name, e->string);
+            return n_layers > 1 ? jsonpath_fail(c, p, "layer %d is past model.n_layers %d; expected l0. to l%d. before a step or stage name",
+                                                layer, n_layers, n_layers - 1)
+                                : jsonpath_fail(c, p, "the lesson has one layer (no model.n_layers); expected a step or stage name without l%d.", layer);
+        }
+    }
     char (*names)[STAGE_NAME_MAX] = NULL;
     const char **allowed = layer_keys(n_layers, &names);
     if (!allowed) return jsonpath_fail(c, name, "out of memory");

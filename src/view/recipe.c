@@ -143,9 +143,13 @@ PanelSpec *recipe_add_param(Layout *L, const Trace *tr, const View *v, int stage
     p->vector = t->rank == 1;
     WeightSlot slot = bias ? STAGE_INFO[st->id].bias : STAGE_INFO[st->id].weight;
     if (slot != WEIGHT_NONE) // the lab edits the lesson's weight itself (transposed below with the panel)
-        p->edit_tensor = LT_WEIGHT0 + (int)slot, p->edit_base = 0, p->edit_rs = p->rs, p->edit_cs = p->cs;
+        p->edit_tensor = LT_WEIGHT0 + (st->layer > 0 ? st->layer : 0) * LESSON_N_WEIGHTS + (int)slot, p->edit_base = 0,
+        p->edit_rs = p->rs, p->edit_cs = p->cs;
     const StageName nm = recipe_name_of(tr, stage);
-    snprintf(p->source, sizeof p->source, "%s", bias ? nm.bias : nm.weight);
+    if (tr->n_layers > 1 && st->layer >= 0) // a layer's own weight: "l1.w_q", as its stages are named
+        snprintf(p->source, sizeof p->source, "l%d.%s", st->layer, bias ? nm.bias : nm.weight);
+    else
+        snprintf(p->source, sizeof p->source, "%s", bias ? nm.bias : nm.weight);
     snprintf(p->title, sizeof p->title, "%s", bias ? nm.bsym : nm.wsym);
     p->row_axis = p->vector ? AXIS_NONE : AXIS_INDEX;
     p->col_axis = AXIS_INDEX;
