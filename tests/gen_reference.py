@@ -797,6 +797,148 @@ def parse_tensor(v, what):
     return torch.from_numpy(arr.astype(np.float32))
 
 
+# ---- language-model lessons: a vocab, token ids in, logits and probabilities out ----------
+
+LM_MODEL_KEYS = ["positions", "max_positions", "final_norm", "tie_embeddings", "temperature"]
+LM_WEIGHTS = ["embed", "pos_embed", "final_norm_weight", "final_norm_bias", "lm_head"]
+LM_INIT_INDEX = {"embed": 1000, "pos_embed": 1001, "lm_head": 1002}   # the generator's tensor index
+
+
+def tokenize(text, vocab, tokenizer, what):
+    """A text's token ids. "char": each Unicode character (each code point, as Python iterates a
+    str: a JSON surrogate pair is one character, a combining accent its own) is one token; "word":
+    the text split on the space character alone, text.split(" ") with the empty pieces of repeated,
+    leading or trailing spaces dropped (a tab or newline stays inside its word). Every piece must
+    be a vocab entry."""
+    if not isinstance(text, str):
+        raise LessonError("%s: a string" % what)
+    pieces = list(text) if tokenizer == "char" else [w for w in text.split(" ") if w != ""]
+    index = {s: i for i, s in enumerate(vocab)}
+    for piece in pieces:
+        if piece not in index:
+            raise LessonError("%s: %s is not in the vocab" % (what, json.dumps(piece, ensure_ascii=False)))
+    return [index[piece] for piece in pieces]
+
+
+def resolve_lm_input(lesson, d_model):
+    """The vocab, the token ids (B, L) from input.text or input.ids, and model's language-model keys."""
+    vocab = lesson["vocab"]
+    if not isinstance(vocab, list) or not 1 <= len(vocab) <= 1024 or \
+            not all(isinstance(s, str) and s != "" for s in vocab):
+        raise LessonError("vocab: 1 to 1024 non-empty strings")
+    if len(set(vocab)) != len(vocab):
+        raise LessonError("vocab: the strings must be distinct")
+    tokenizer = lesson.get("tokenizer", "char")
+    if tokenizer not in ("char", "word"):
+        raise LessonError("tokenizer: char or word")
+    if "tokens" in lesson:
+        raise LessonError("tokens: a language-model lesson's labels are its vocab strings")
+    inp = lesson["input"]
+    for key in inp:
+        if key not in ("text", "ids", "position_ids"):
+            raise LessonError("input.%s: with a vocab the input is text or ids" % key)
+    if ("text" in inp) == ("ids" in inp):
+        raise LessonError("input: text or ids, one of them")
+    if "text" in inp:
+        texts = inp["text"] if isinstance(inp["text"], list) else [inp["text"]]
+        rows = [tokenize(t, vocab, tokenizer, "input.text[%d]" % i if isinstance(inp["text"], list) else "input.text")
+                for i, t in enumerate(texts)]
+    else:
+        rows = inp["ids"]
+        if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):
+            raise LessonError("input.ids: (B, L) whole numbers")
+        for r in rows:
+            for i in r:
+                if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(vocab):
+                    raise LessonError("input.ids: whole numbers 0..%d" % (len(vocab) - 1))
+    if not rows or not rows[0] or any(len(r) != len(rows[0]) for r in rows):
+        raise LessonError("input: every text the same number of tokens, at least one")
+    ids = torch.tensor(rows, dtype=torch.int64)
+    m = lesson["model"]
+    positions = m.get("positions", "none")
+    if positions not in ("none", "learned", "sinusoidal"):
+        raise LessonError("model.positions: none, learned or sinusoidal")
+    L = ids.shape[1]
+    max_pos = int(m.get("max_positions", L))
+    if positions == "learned" and max_pos < L:
+        raise LessonError("model.max_positions: %d is fewer than the %d tokens" % (max_pos, L))
+    if positions == "sinusoidal" and d_model % 2:
+        raise LessonError("model.positions sinusoidal: d_model must be even")
+    temperature = float(np.float32(m.get("temperature", 1)))
+    if not temperature > 0:
+        raise LessonError("model.temperature: above 0")
+    return dict(vocab=vocab, ids=ids, positions=positions, max_positions=max_pos,
+                final_norm=bool(m.get("final_norm", True)), tie=bool(m.get("tie_embeddings", False)),
+                temperature=temperature)
+
+
+def sinusoidal_positions(L, C):
+    """The Annotated Transformer's PositionalEncoding, (L, C), in float32:
+    pe[pos, 2i] = sin(pos·div_i), pe[pos, 2i+1] = cos(pos·div_i), div = exp(2i·(−ln 10000 / C))."""
+    pe = torch.zeros(L, C)
+    position = torch.arange(0, L).unsqueeze(1).to(torch.float32)
+    div = torch.exp(torch.arange(0, C, 2, dtype=torch.float32) * (-math.log(10000.0) / C))
+    pe[:, 0::2] = torch.sin(position * div)
+    pe[:, 1::2] = torch.cos(position * div)
+    return pe
+
+
+def lm_weights(lm, lesson, wj, seed, d_model, norm, eps):
+    """Reads the language model's own tensors (weights.embed, pos_embed, final_norm_weight,
+    final_norm_bias, lm_head: given, else seeded as tensors 1000, 1001, 1002, the norm's 1 and 0)
+    and makes the stages before the layers: token_embed, and with positions pos_embed and
+    embedding (B, L, C)."""
+    V, C = len(lm["vocab"]), d_model
+    P = lm["max_positions"]
+    shapes = {"embed": (V, C), "pos_embed": (P, C), "final_norm_weight": (C,), "final_norm_bias": (C,),
+              "lm_head": (V, C)}
+    used = ["embed"] + (["pos_embed"] if lm["positions"] == "learned" else []) + \
+        (["final_norm_weight"] + (["final_norm_bias"] if norm != "rms" else []) if lm["final_norm"] else []) + \
+        ([] if lm["tie"] else ["lm_head"])
+    w = {}
+    for name in LM_WEIGHTS:
+        if name in wj:
+            if name not in used:
+                raise LessonError("weights.%s: this model has no such tensor" % name)
+            w[name] = parse_tensor(wj[name], "weights." + name)
+        elif name in LM_INIT_INDEX and name in used:
+            if seed is None:
+                raise LessonError("weights.%s missing" % name)
+            w[name] = init_tensor(seed, LM_INIT_INDEX[name], shapes[name], C if name == "lm_head" else 1)
+        elif name in used:
+            w[name] = (torch.ones if name.endswith("weight") else torch.zeros)(C)
+        if name in w and tuple(w[name].shape) != shapes[name]:
+            raise LessonError("weights.%s: shape %s, want %s" % (name, list(w[name].shape), list(shapes[name])))
+    ids = lm["ids"]
+    B, L = ids.shape
+    x = w["embed"][ids]                                         # (B, L, C)
+    stages = [("token_embed", x)]
+    if lm["positions"] != "none":
+        pe = w["pos_embed"][:L] if lm["positions"] == "learned" else sinusoidal_positions(L, C)
+        pe = pe.unsqueeze(0).expand(B, L, C)
+        stages += [("pos_embed", pe), ("embedding", x + pe)]
+    lm.update(stages=stages, weights=w, norm=norm, norm_eps=eps,
+              w_u=w["embed"] if lm["tie"] else w["lm_head"])
+
+
+def lm_tail(lm, x):
+    """The stages after the last layer's output x: final_norm (LayerNorm or RMSNorm with the
+    model's eps), logits = x·W_Uᵀ (lm_head, or embed when tied; no bias) and
+    probs = softmax(logits / temperature) over the vocab (a true division by the float32
+    temperature, not a product with its reciprocal)."""
+    out = []
+    if lm["final_norm"]:
+        w = lm["weights"]
+        if lm["norm"] == "rms":
+            x = w["final_norm_weight"] * (x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + lm["norm_eps"]))
+        else:
+            x = F.layer_norm(x, x.shape[-1:], w["final_norm_weight"], w["final_norm_bias"], lm["norm_eps"])
+        out.append(("final_norm", x))
+    logits = torch.matmul(x, lm["w_u"].t())
+    out += [("logits", logits), ("probs", F.softmax(logits / lm["temperature"], dim=-1))]
+    return out
+
+
 def resolve_lesson(lesson):
     """Lesson dict -> dict(cfg=..., query, key, value, mask, weights, layers, n_layers, per_head_form):
     layers holds one weights dict a layer (model.n_layers), weights is layer 0's."""
@@ -845,13 +987,24 @@ def resolve_lesson(lesson):
         return t
 
     inp = lesson["input"]
-    q = as3(parse_tensor(inp["query"], "input.query"), "input.query")
-    kref = inp.get("key", "query")
-    k = q if kref == "query" else as3(parse_tensor(kref, "input.key"), "input.key")
-    vref = inp.get("value", "key")
-    v = {"query": q, "key": k}.get(vref) if isinstance(vref, str) else \
-        as3(parse_tensor(vref, "input.value"), "input.value")
-    B, Lq, Lk = q.shape[0], q.shape[1], k.shape[1]
+    lm = resolve_lm_input(lesson, d_model) if "vocab" in lesson else None
+    if lm is not None:
+        # a language model: the layers read the embedding, made below once the weights are known
+        q = k = v = None
+        kref = vref = "query"
+        B, Lq = lm["ids"].shape
+        Lk = Lq
+    else:
+        for key in LM_MODEL_KEYS:
+            if key in m:
+                raise LessonError("model.%s: only with a vocab (a language-model lesson)" % key)
+        q = as3(parse_tensor(inp["query"], "input.query"), "input.query")
+        kref = inp.get("key", "query")
+        k = q if kref == "query" else as3(parse_tensor(kref, "input.key"), "input.key")
+        vref = inp.get("value", "key")
+        v = {"query": q, "key": k}.get(vref) if isinstance(vref, str) else \
+            as3(parse_tensor(vref, "input.value"), "input.value")
+        B, Lq, Lk = q.shape[0], q.shape[1], k.shape[1]
     if n_layers > 1 and (not isinstance(kref, str) or not isinstance(vref, str)):
         raise LessonError("model.n_layers > 1: self-attention only (a layer reads the one before), "
                           "no input.key / input.value tensors")
@@ -907,7 +1060,11 @@ def resolve_lesson(lesson):
     # layer], "init"}; layer l's seeded tensor in slot i is the generator's tensor i + 64·l
     wj = lesson["weights"]
     seed = int(wj["init"]["seed"]) & _M64 if "init" in wj else None
-    flat = [name for name in wj if name not in ("init", "layers")]
+    flat = [name for name in wj if name not in ("init", "layers") and name not in LM_WEIGHTS]
+    if lm is None:
+        for name in LM_WEIGHTS:
+            if name in wj:
+                raise LessonError("weights.%s: only with a vocab (a language-model lesson)" % name)
     if "layers" in wj:
         objs = wj["layers"]
         if not isinstance(objs, list) or len(objs) != n_layers:
@@ -925,6 +1082,9 @@ def resolve_lesson(lesson):
     for l, obj in enumerate(objs):
         if not isinstance(obj, dict) or "init" in obj:
             raise LessonError("%s: a layer's object holds tensors only (init stands beside layers)" % where[l][:-1])
+        for name in LM_WEIGHTS:
+            if name in obj:
+                raise LessonError("%s%s: the model's own tensors stand beside weights.layers" % (where[l], name))
         w = {}
         if seed is not None:
             for t, name in enumerate(INIT_ORDER):
@@ -957,8 +1117,11 @@ def resolve_lesson(lesson):
     if pos is not None:
         pos = torch.tensor(pos, dtype=torch.int64)
         pos = pos.expand(B, Lq) if pos.dim() == 1 else pos
+    if lm is not None:
+        lm_weights(lm, lesson, wj, seed, d_model, norm, eps)
+        q = k = v = lm["stages"][-1][1]         # the embedding, or token_embed without positions
     return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=layers[0], layers=layers,
-                n_layers=n_layers, per_head_form=per_head_form, position_ids=pos)
+                n_layers=n_layers, per_head_form=per_head_form, position_ids=pos, lm=lm)
 
 
 def lesson_module(r, per_head):
@@ -975,14 +1138,19 @@ def lesson_module(r, per_head):
 
 
 def run_lesson(lesson, per_head=None):
-    """Interpret a lesson dict and run it in torch; returns [(stage, tensor)]."""
+    """Interpret a lesson dict and run it in torch; returns [(stage, tensor)]. A language-model
+    lesson (a vocab) runs its embedding and head around the layers, as resolve_lesson and
+    lm_tail read them."""
     r = resolve_lesson(lesson)
     if per_head is None:
         per_head = r["per_head_form"]
     module = lesson_module(r, per_head)
     with torch.no_grad():
-        module(r["query"], r["key"], r["value"], r["mask"])
-    return module.stages()
+        y = module(r["query"], r["key"], r["value"], r["mask"])
+    if r["lm"] is None:
+        return module.stages()
+    # a language model: the embedding's stages, the layers, then final_norm, logits, probs
+    return r["lm"]["stages"] + module.stages() + lm_tail(r["lm"], y)
 
 
 # ----------------------------------------------------------------------------
@@ -1519,6 +1687,7 @@ def variants():
                        BlockStack(blocks), x, mask=mask, mask_lesson={"key_padding": [5, 3]},
                        weights={"layers": [{"w_q": tensor_json(w_q)}, {"norm_weight": tensor_json(g)}],
                                 "init": {"seed": 9}}))
+
     return out
 
 
@@ -1540,9 +1709,9 @@ def lesson_stages(lesson):
     per_head = r["per_head_form"]
     module = lesson_module(r, per_head)
     blocks = list(module.layers) if r["n_layers"] > 1 else [module]
-    out = []
+    out = [] if r["lm"] is None else list(r["lm"]["stages"])
     with torch.no_grad():
-        module(r["query"], r["key"], r["value"], r["mask"])
+        y = module(r["query"], r["key"], r["value"], r["mask"])
         for i, block in enumerate(blocks):
             stages = dict(block.stages())
             if per_head:
@@ -1558,7 +1727,7 @@ def lesson_stages(lesson):
                 stages["v_proj"] = torch.cat([h.value(v) for h in heads], -1)
             prefix = "l%d." % i if r["n_layers"] > 1 else ""
             out += [(prefix + n, stages[n]) for n in STAGES if n in stages]
-    return out
+    return out if r["lm"] is None else out + lm_tail(r["lm"], y)
 
 
 def lesson_references(out_dir, lessons_dir=LESSONS_DIR):
@@ -1827,7 +1996,7 @@ def layer_by_layer(lesson, stages):
     bad = []
 
     def compare(l, one):
-        ones = run_lesson(one)
+        ones = [(n, t) for n, t in run_lesson(one) if n in STAGES]     # (a language model's own stages aside)
         mine = [(n[len("l%d." % l):], t) for n, t in stages if n.startswith("l%d." % l)]
         if [n for n, _ in ones] != [n for n, _ in mine]:
             bad.append("layer %d: stages %s, one layer %s" % (l, [n for n, _ in mine], [n for n, _ in ones]))
@@ -1838,11 +2007,14 @@ def layer_by_layer(lesson, stages):
     first = dict(lesson, model=dict(lesson["model"], n_layers=1),
                  weights=dict(wj, layers=wj["layers"][:1]) if "layers" in wj else wj)
     compare(0, first)
-    model = {k: v for k, v in lesson["model"].items() if k != "n_layers"}
+    model = {k: v for k, v in lesson["model"].items() if k != "n_layers" and k not in LM_MODEL_KEYS}
     last = block_output(make_block(**r["cfg"]))
     x = r["query"]
+    # a language model's layer l: a lesson without the vocab whose input is the embedding (l = 0)
+    plain = {k: v for k, v in lesson.items() if k not in ("vocab", "tokenizer")}
+    inp = {k: v for k, v in lesson["input"].items() if k not in ("text", "ids")}
     for l, w in enumerate(r["layers"]):
-        one = dict(lesson, title="layer %d" % l, model=model, input=dict(lesson["input"], query=tensor_json(x)),
+        one = dict(plain, title="layer %d" % l, model=model, input=dict(inp, query=tensor_json(x)),
                    weights={n: tensor_json(t) for n, t in w.items()})
         x = compare(l, one)[last]
     return bad
