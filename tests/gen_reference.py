@@ -770,6 +770,83 @@ def init_block(block, seed, layer=0):
     return block
 
 
+class PositionalEncoding(nn.Module):
+    """The Annotated Transformer's sinusoidal positions, added to the token embeddings
+    (its dropout left out): a buffer pe (1, max_len, d_model)."""
+
+    def __init__(self, d_model, max_len):
+        super().__init__()
+        pe = torch.zeros(max_len, d_model)
+        position = torch.arange(0, max_len).unsqueeze(1)
+        div_term = torch.exp(torch.arange(0, d_model, 2, dtype=torch.float32) * -(math.log(10000.0) / d_model))
+        pe[:, 0::2] = torch.sin(position * div_term)
+        pe[:, 1::2] = torch.cos(position * div_term)
+        self.register_buffer("pe", pe.unsqueeze(0))
+
+    def forward(self, x):
+        return self.pe[:, : x.size(1)]
+
+
+class LanguageModel(nn.Module):
+    """A decoder-only language model around a block (or a BlockStack), as nanoGPT writes one:
+    token ids -> nn.Embedding (+ learned positions, an nn.Embedding over 0..L-1, or the
+    sinusoidal ones) -> the layers -> a final norm (GPT-2's ln_f, Llama's norm) -> lm_head, an
+    nn.Linear without bias (or the token embedding's matrix: tied, GPT-2's wte) -> logits,
+    softmax(logits / temperature). The stages: token_embed, pos_embed, embedding, the layers',
+    final_norm, logits, probs."""
+
+    def __init__(self, body, vocab_size, d_model, positions="none", max_positions=None, seq_len=None,
+                 final_norm=True, norm="layer", norm_eps=1e-5, tie=False, temperature=1.0):
+        super().__init__()
+        self.tok = nn.Embedding(vocab_size, d_model)
+        self.positions = positions
+        self.pos = nn.Embedding(max_positions, d_model) if positions == "learned" else \
+            PositionalEncoding(d_model, seq_len) if positions == "sinusoidal" else None
+        self.body = body
+        self.norm_kind = norm
+        self.final_norm = (RMSNorm(d_model, norm_eps) if norm == "rms" else nn.LayerNorm(d_model, eps=norm_eps)) \
+            if final_norm else None
+        self.lm_head = None if tie else nn.Linear(d_model, vocab_size, bias=False)
+        self.temperature = temperature
+        self.trace = {}
+
+    def forward(self, ids, mask=None):
+        tr = self.trace = {}
+        B, L = ids.shape
+        x = tr["token_embed"] = self.tok(ids)
+        if self.pos is not None:
+            p = self.pos(torch.arange(L)).unsqueeze(0) if self.positions == "learned" else self.pos(x)
+            tr["pos_embed"] = p.expand(B, L, -1)
+            x = tr["embedding"] = x + p
+        x = self.body(x, x, x, mask)
+        if self.final_norm is not None:
+            x = tr["final_norm"] = self.final_norm(x)
+        logits = tr["logits"] = self.lm_head(x) if self.lm_head is not None else F.linear(x, self.tok.weight)
+        tr["probs"] = F.softmax(logits / self.temperature, dim=-1)
+        return logits
+
+    def stages(self):
+        def own(names):
+            return [(n, self.trace[n].detach().clone()) for n in names if n in self.trace]
+        return own(["token_embed", "pos_embed", "embedding"]) + self.body.stages() + \
+            own(["final_norm", "logits", "probs"])
+
+
+def init_lm(lm, seed):
+    """The language model's own tensors from the init generator, as a lesson's {"init": {"seed"}}:
+    the token embedding tensor 1000 and learned positions 1001 (fan-in 1), lm_head 1002 (fan-in
+    d_model); the final norm keeps its 1 and 0."""
+    seed &= _M64
+    with torch.no_grad():
+        lm.tok.weight.copy_(init_tensor(seed, 1000, tuple(lm.tok.weight.shape), 1))
+        if lm.positions == "learned":
+            lm.pos.weight.copy_(init_tensor(seed, 1001, tuple(lm.pos.weight.shape), 1))
+        if lm.lm_head is not None:
+            lm.lm_head.weight.copy_(init_tensor(seed, 1002, tuple(lm.lm_head.weight.shape),
+                                                lm.lm_head.in_features))
+    return lm
+
+
 # ----------------------------------------------------------------------------
 # lesson interpreter (independent of the modules above)
 # ----------------------------------------------------------------------------
@@ -1217,6 +1294,83 @@ class Variant:
         if self.lesson_text is not None:
             return self.lesson_text
         return to_json(self.lesson()) + "\n"
+
+
+class LMVariant(Variant):
+    """A language-model variant: a LanguageModel run on token ids; its lesson holds the vocab,
+    the tokenizer and the input as text (each text tokenized again must give the ids) or ids."""
+
+    def __init__(self, name, title, model_json, lm, vocab, ids, text=None, tokenizer=None,
+                 mask=None, mask_lesson=None, weights=None):
+        super().__init__(name, title, model_json, lm, ids, mask=mask, mask_lesson=mask_lesson, weights=weights)
+        self.vocab, self.ids, self.text, self.tokenizer = vocab, ids, text, tokenizer
+        if text is not None:
+            texts = text if isinstance(text, list) else [text]
+            assert [tokenize(t, vocab, tokenizer or "char", "text") for t in texts] == ids.tolist(), text
+
+    def run(self, dtype=torch.float32):
+        lm = self.block.to(dtype)
+        with torch.no_grad():
+            lm(self.ids, self.mask)
+        stages = lm.stages()
+        self.block.to(torch.float32)
+        return stages
+
+    def lesson(self):
+        les = {"title": self.title, "vocab": self.vocab}
+        if self.tokenizer is not None:
+            les["tokenizer"] = self.tokenizer
+        les["model"] = self.model_json
+        les["input"] = {"text": self.text} if self.text is not None else {"ids": self.ids.tolist()}
+        pos = getattr(self.block.body.attn, "position_ids", None)
+        if pos is not None:
+            les["input"]["position_ids"] = pos.tolist()
+        if self.mask_lesson is not None:
+            les["mask"] = self.mask_lesson
+        les["weights"] = self.weights
+        return les
+
+
+def rope_lm_by_hand(lm, ids, eps):
+    """The logits of lm-rope-attn-only written out again with plain torch, apart from the
+    modules: nn.Embedding, then per layer RMSNorm as x / sqrt(mean(x²) + eps)·γ, F.linear
+    projections, RoPE as a complex product (the pair (x_i, x_{i+d/2}) times e^{i·pos·θ_i}, in
+    float64), repeat_kv, a causal -inf softmax and the residual; the final RMSNorm and an
+    nn.Linear head. Returns the logits and each layer's attention output."""
+    B, L = ids.shape
+    emb = nn.Embedding.from_pretrained(lm.tok.weight.detach().clone())
+    head = nn.Linear(lm.tok.embedding_dim, lm.tok.num_embeddings, bias=False)
+    with torch.no_grad():
+        head.weight.copy_(lm.lm_head.weight)
+
+    def rms(x, g):
+        return x / torch.sqrt(x.pow(2).mean(-1, keepdim=True) + eps) * g
+
+    causal = torch.ones(L, L, dtype=torch.bool).tril()
+    outs = []
+    with torch.no_grad():
+        x = emb(ids)
+        for block in lm.body.layers:
+            a = block.attn
+            H, Hkv, d = a.n_heads, a.n_kv_heads, a.d_k
+            h = rms(x, block.norm.weight)
+            q = F.linear(h, a.w_q.weight, a.w_q.bias).view(B, L, H, d).transpose(1, 2)
+            k = F.linear(h, a.w_k.weight, a.w_k.bias).view(B, L, Hkv, d).transpose(1, 2)
+            v = F.linear(h, a.w_v.weight, a.w_v.bias).view(B, L, Hkv, d).transpose(1, 2)
+            ang = torch.arange(L, dtype=torch.float64)[:, None] * 10000.0 ** (-torch.arange(0, d, 2).double() / d)
+            turn = torch.polar(torch.ones_like(ang), ang)
+
+            def rope(t):
+                c = torch.complex(t[..., : d // 2].double(), t[..., d // 2:].double()) * turn
+                return torch.cat([c.real, c.imag], dim=-1).float()
+            q, k = rope(q), rope(k)
+            s = q @ repeat_kv(k, H // Hkv).transpose(-2, -1) / math.sqrt(d)
+            p = F.softmax(s.masked_fill(~causal, float("-inf")), dim=-1)
+            o = (p @ repeat_kv(v, H // Hkv)).transpose(1, 2).reshape(B, L, H * d)
+            o = F.linear(o, a.w_o.weight, a.w_o.bias)
+            outs.append(o)
+            x = x + o
+        return head(rms(x, lm.final_norm.weight)), outs
 
 
 def copy_to_encoder_layer(block, layer):
@@ -1688,6 +1842,110 @@ def variants():
                        weights={"layers": [{"w_q": tensor_json(w_q)}, {"norm_weight": tensor_json(g)}],
                                 "init": {"seed": 9}}))
 
+    # 26. language models (a vocab): token ids -> embedding (+ positions) -> the layers -> final
+    # norm -> logits -> probs. Each is also checked against plain torch: nn.Embedding,
+    # nn.TransformerEncoder's layers (or the layers written out by hand), the norm, a linear head.
+    # Characters, learned positions, two pre-norm GELU layers, a final LayerNorm, an untied head;
+    # weights.layers gives layer 0 its norm_weight and layer 1 its ffn_norm_bias, the final norm
+    # stands beside them, the rest is seeded
+    torch.manual_seed(81)
+    vocab = list("abcdefg") + [" "]
+    text = "abcab cab"
+    ids = torch.tensor([tokenize(text, vocab, "char", "text")])
+    blocks = [init_block(make_block(8, 2, residual_norm=True, ffn_hidden=16, norm_first=True, activation="gelu"), 81, l)
+              for l in range(2)]
+    lm = init_lm(LanguageModel(BlockStack(blocks), len(vocab), 8, "learned", max_positions=12), 81)
+    g0, b1 = 1 + 0.25 * torch.randn(8), 0.1 * torch.randn(8)
+    fg, fb = 1 + 0.25 * torch.randn(8), 0.1 * torch.randn(8)
+    with torch.no_grad():
+        blocks[0].norm.weight.copy_(g0)
+        blocks[1].ffn_norm.bias.copy_(b1)
+        lm.final_norm.weight.copy_(fg)
+        lm.final_norm.bias.copy_(fb)
+    L = ids.shape[1]
+    enc = nn.TransformerEncoder(nn.TransformerEncoderLayer(8, 2, dim_feedforward=16, dropout=0.0, activation="gelu",
+                                                           batch_first=True, norm_first=True),
+                                2, norm=nn.LayerNorm(8), enable_nested_tensor=False).eval()
+    for block, layer in zip(blocks, enc.layers):
+        copy_to_encoder_layer(block, layer)
+    emb, pos, head = nn.Embedding(8, 8), nn.Embedding(12, 8), nn.Linear(8, 8, bias=False)
+    with torch.no_grad():
+        for mine, theirs in [(lm.tok, emb), (lm.pos, pos), (lm.final_norm, enc.norm), (lm.lm_head, head)]:
+            theirs.load_state_dict(mine.state_dict())
+        got = lm(ids, torch.tril(torch.ones(L, L)))
+    with torch.enable_grad():               # the layers' Python code, not 1.13's inference fast path
+        want = head(enc(emb(ids) + pos(torch.arange(L)),
+                        mask=torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1))).detach()
+    assert torch.allclose(want, got, atol=1e-5, rtol=1e-4), (want - got).abs().max()
+    assert torch.allclose(F.softmax(want, dim=-1), lm.trace["probs"], atol=1e-6)
+    out.append(LMVariant("lm-char-2-layer",
+                         "A character language model: learned positions, two pre-norm GELU layers, final LayerNorm, "
+                         "causal",
+                         {"d_model": 8, "n_heads": 2, "n_layers": 2, "residual_norm": True, "norm_first": True,
+                          "ffn_hidden": 16, "activation": "gelu", "positions": "learned", "max_positions": 12},
+                         lm, vocab, ids, text=text, mask=torch.tril(torch.ones(L, L)), mask_lesson="causal",
+                         weights={"init": {"seed": 81},
+                                  "layers": [{"norm_weight": tensor_json(g0)}, {"ffn_norm_bias": tensor_json(b1)}],
+                                  "final_norm_weight": tensor_json(fg), "final_norm_bias": tensor_json(fb)}))
+
+    # ... words (split on spaces: the double space and the leading one give no token), a batch of
+    # two texts, sinusoidal positions, one post-norm ReLU layer and no final norm (final_norm
+    # false: a post-norm layer already ends in a norm), the head tied to a given embedding,
+    # temperature 0.7
+    torch.manual_seed(82)
+    vocab = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "to", "park"]
+    texts = ["the cat sat on  mat", " a dog ran to park"]
+    ids = torch.tensor([tokenize(t, vocab, "word", "text") for t in texts])
+    L = ids.shape[1]
+    block = init_block(make_block(6, 2, residual_norm=True, ffn_hidden=12), 82)
+    lm = LanguageModel(block, len(vocab), 6, "sinusoidal", seq_len=L, final_norm=False, tie=True, temperature=0.7)
+    E = 0.8 * torch.randn(len(vocab), 6)
+    with torch.no_grad():
+        lm.tok.weight.copy_(E)
+        got = lm(ids, torch.tril(torch.ones(L, L)))
+    layer = nn.TransformerEncoderLayer(6, 2, dim_feedforward=12, dropout=0.0, batch_first=True).eval()
+    copy_to_encoder_layer(block, layer)
+    emb = nn.Embedding.from_pretrained(E.clone())
+    # the positions in float64 from the paper's formula: PE(pos, 2i) = sin(pos / 10000^(2i/d)), cos at 2i+1
+    i2 = torch.arange(0, 6, 2, dtype=torch.float64)
+    angle = torch.arange(L, dtype=torch.float64)[:, None] / 10000.0 ** (i2 / 6)
+    pe = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(-2).float()
+    with torch.enable_grad():
+        want = F.linear(layer(emb(ids) + pe, src_mask=torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)),
+                        emb.weight).detach()
+    assert torch.allclose(want, got, atol=1e-5, rtol=1e-4), (want - got).abs().max()
+    assert torch.allclose(F.softmax(want / 0.7, dim=-1), lm.trace["probs"], atol=1e-6)
+    out.append(LMVariant("lm-word-sinusoidal-tied",
+                         "A word language model: two texts, sinusoidal positions, one post-norm layer, tied "
+                         "embeddings, temperature 0.7",
+                         {"d_model": 6, "n_heads": 2, "residual_norm": True, "ffn_hidden": 12,
+                          "positions": "sinusoidal", "final_norm": False, "tie_embeddings": True, "temperature": 0.7},
+                         lm, vocab, ids, text=texts, tokenizer="word", mask=torch.tril(torch.ones(L, L)),
+                         mask_lesson="causal", weights={"init": {"seed": 82}, "embed": tensor_json(E)}))
+
+    # ... token ids in, no positions but RoPE, two pre-norm attention-only layers (RMSNorm, GQA
+    # 4/2), each decoded token by token, a final RMSNorm, every tensor seeded
+    g = torch.Generator().manual_seed(83)
+    vocab = ["<s>", "up", "down", "left", "right"]
+    ids = torch.randint(0, len(vocab), (1, 7), generator=g)
+    L = ids.shape[1]
+    blocks = [init_block(make_block(8, 4, n_kv_heads=2, rope=(10000.0, "half"), residual_norm=True, norm="rms",
+                                    norm_first=True, decode=True), 83, l) for l in range(2)]
+    lm = init_lm(LanguageModel(BlockStack(blocks), len(vocab), 8, norm="rms"), 83)
+    with torch.no_grad():
+        got = lm(ids, torch.tril(torch.ones(L, L)))
+    want, outs = rope_lm_by_hand(lm, ids, 1e-5)
+    assert torch.allclose(want, got, atol=1e-5, rtol=1e-4), (want - got).abs().max()
+    for block, o in zip(blocks, outs):
+        assert torch.allclose(o, block.trace["output"], atol=1e-5, rtol=1e-4)
+        assert torch.allclose(block.trace["decode_output"], block.trace["output"], atol=1e-5, rtol=1e-4)
+    out.append(LMVariant("lm-rope-attn-only",
+                         "A language model on token ids: RoPE, two pre-norm attention-only layers, GQA 4/2, "
+                         "final RMSNorm, KV-cache decoding",
+                         {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "n_layers": 2, "rope": {"style": "half"},
+                          "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 0, "decode": True},
+                         lm, vocab, ids, mask=torch.tril(torch.ones(L, L)), mask_lesson="causal",
+                         weights={"init": {"seed": 83}}))
     return out
 
 
