@@ -17,7 +17,8 @@ void attn_weights_free(AttnWeights *w)
     Tensor *all[] = {&w->w_q, &w->b_q, &w->w_k, &w->b_k, &w->w_v, &w->b_v,
                      &w->w_o, &w->b_o, &w->norm_weight, &w->norm_bias, &w->ffn_w1, &w->ffn_b1,
                      &w->ffn_w2, &w->ffn_b2, &w->ffn_norm_weight, &w->ffn_norm_bias, &w->ffn_w_gate,
-                     &w->ffn_b_gate, &w->sinks};
+                     &w->ffn_b_gate, &w->sinks, &w->embed, &w->pos_embed, &w->final_norm_weight,
+                     &w->final_norm_bias, &w->lm_head};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tensor_free(all[i]);
 }
 
@@ -28,6 +29,7 @@ void attn_inputs_free(AttnInputs *in)
     tensor_free(&in->value);
     tensor_free(&in->mask);
     tensor_free(&in->position_ids);
+    tensor_free(&in->ids);
 }
 
 static const float *data_or_null(const Tensor *t) { return tensor_present(t) ? t->data : NULL; }
@@ -296,9 +298,72 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     return true;
 }
 
+// A language model's first stages: token_embed = E[ids], [pos_embed, embedding = e + p]; the
+// stage layer 0 reads into *x (-1 on allocation failure).
+static int embed_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr)
+{
+    const int B = tr->batch, L = tr->len_q, C = cfg->d_model;
+    int s3[3] = {B, L, C}, te, pe, x;
+    tr->vocab_size = cfg->vocab_size, tr->pos_kind = (int)cfg->positions, tr->temperature = cfg->temperature;
+    tr->tied = cfg->tie_embeddings;
+    if (!(tr->ids = malloc((size_t)B * L * sizeof(int)))) return -1;
+    for (int r = 0; r < B * L; r++) tr->ids[r] = (int)in->ids.data[r];
+    if ((te = trace_push_raw(tr, STAGE_TOKEN_EMBED, 3, s3, -1, -1, -1)) < 0) return -1;
+    tr->stages[te].weight = &w->embed;
+    for (int r = 0; r < B * L; r++)
+        memcpy(D(tr, te) + (size_t)r * C, w->embed.data + (size_t)in->ids.data[r] * C, (size_t)C * sizeof(float));
+    if (cfg->positions == POS_NONE) return te;
+    if ((pe = trace_push_raw(tr, STAGE_POS_EMBED, 3, s3, -1, -1, -1)) < 0) return -1;
+    float *p = D(tr, pe);
+    for (int b = 0; b < B; b++)
+        for (int l = 0; l < L; l++) {
+            float *row = p + ((size_t)b * L + l) * C;
+            if (cfg->positions == POS_LEARNED) {
+                memcpy(row, w->pos_embed.data + (size_t)l * C, (size_t)C * sizeof(float));
+                continue;
+            }
+            // sinusoidal (Vaswani et al. 2017), as the Annotated Transformer computes it in
+            // float32: div_i = exp(2i·(−ln 10000 / C)), sin(l·div_i) and cos(l·div_i)
+            for (int i = 0; 2 * i < C; i++) {
+                float div = expf((float)(2 * i) * (float)(-log(10000.0) / C)), a = (float)l * div;
+                row[2 * i] = sinf(a);
+                if (2 * i + 1 < C) row[2 * i + 1] = cosf(a);
+            }
+        }
+    if (cfg->positions == POS_LEARNED) tr->stages[pe].weight = &w->pos_embed;
+    if ((x = trace_push_raw(tr, STAGE_EMBEDDING, 3, s3, te, pe, -1)) < 0) return -1;
+    for (size_t i = 0; i < tr->stages[x].t.size; i++) D(tr, x)[i] = D(tr, te)[i] + p[i];
+    return x;
+}
+
+// A language model's last stages: [final_norm], logits = x·W_Uᵀ, probs = softmax(logits / T).
+static bool predict_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x)
+{
+    const int B = tr->batch, L = tr->len_q, C = cfg->d_model, V = cfg->vocab_size;
+    int s3[3] = {B, L, C}, sv[3] = {B, L, V}, lg, pr;
+    if (cfg->final_norm) {
+        int fn;
+        TRY(fn = trace_push_raw(tr, STAGE_FINAL_NORM, 3, s3, x, -1, -1));
+        block_norm(tr, fn, x, &w->final_norm_weight, &w->final_norm_bias, B * L, C, cfg);
+        x = fn;
+    }
+    const Tensor *wu = cfg->tie_embeddings ? &w->embed : &w->lm_head;
+    TRY(lg = trace_push_raw(tr, STAGE_LOGITS, 3, sv, x, -1, -1));
+    tr->stages[lg].weight = wu;
+    tensor_linear(D(tr, lg), D(tr, x), wu->data, NULL, B * L, C, V);
+    TRY(pr = trace_push_raw(tr, STAGE_PROBS, 3, sv, lg, -1, -1));
+    const float *z = D(tr, lg);
+    float *p = D(tr, pr);
+    for (size_t i = 0; i < tr->stages[pr].t.size; i++) p[i] = z[i] / cfg->temperature;
+    tensor_softmax_rows(p, B * L, V);
+    return true;
+}
+
 bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr)
 {
-    const int B = in->query.shape[0], Lq = in->query.shape[1], Lk = in->key.shape[1];
+    const bool lm = cfg->vocab_size > 0; // a language model: token ids in (query empty)
+    const int B = lm ? in->ids.shape[0] : in->query.shape[0], Lq = lm ? in->ids.shape[1] : in->query.shape[1],
+              Lk = lm ? Lq : in->key.shape[1];
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v;
     const int Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : H;
     tr->batch = B, tr->len_q = Lq, tr->len_k = Lk, tr->d_model = C;
@@ -334,17 +399,20 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
     // pass 1: the inputs, as given
     int x_q, x_k, x_v, mask = -1;
-    TRY(x_q = trace_push(tr, STAGE_INPUT, 3, in->query.shape, -1,
-                   -1, -1));
-    memcpy(D(tr, x_q), in->query.data, in->query.size * sizeof(float));
+    if (lm) { // a language model's input is its embedding
+        TRY(x_q = embed_forward(cfg, w, in, tr));
+    } else {
+        TRY(x_q = trace_push(tr, STAGE_INPUT, 3, in->query.shape, -1, -1, -1));
+        memcpy(D(tr, x_q), in->query.data, in->query.size * sizeof(float));
+    }
     x_k = x_q;
-    if (!in->key_is_query) {
+    if (!lm && !in->key_is_query) {
         TRY(x_k = trace_push(tr, STAGE_KEY_INPUT, 3, in->key.shape, -1,
                        -1, -1));
         memcpy(D(tr, x_k), in->key.data, in->key.size * sizeof(float));
     }
     x_v = x_k;
-    if (!in->value_is_key) {
+    if (!lm && !in->value_is_key) {
         TRY(x_v = trace_push(tr, STAGE_VALUE_INPUT, 3,
                        in->value.shape, -1, -1, -1));
         memcpy(D(tr, x_v), in->value.data, in->value.size * sizeof(float));
@@ -367,7 +435,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         x_q = x_k = x_v = out;
     }
     tr->layer = -1;
-    return true;
+    return !lm || predict_forward(cfg, w, tr, x_q);
 }
 
 // ---- the weights by slot (stages.h), and the seeded generator ----------------------

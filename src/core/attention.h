@@ -52,6 +52,9 @@ typedef enum FfnAct {
     FFN_SWIGLU,
 } FfnAct;
 
+// A language model's positions added to the token embedding (RoPE is AttnConfig.rope).
+typedef enum PosKind { POS_NONE, POS_LEARNED, POS_SINUSOIDAL } PosKind;
+
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
     int d_model, n_heads;
@@ -79,6 +82,14 @@ typedef struct AttnConfig {
                              // key without a value (weights.sinks): softmax over [scores, sink], the
                              // sink's column dropped, so a row sums to less than 1
     int flash_block_q, flash_block_k; // > 0: FlashAttention's tiled online softmax (flash.c)
+    // a language model (vocab_size > 0): token ids in, embedding, the layers, the final
+    // norm, logits over the vocabulary and their softmax at a temperature
+    int vocab_size;
+    PosKind positions;
+    int max_positions;       // learned positions: rows of pos_embed (≥ L)
+    bool final_norm;         // the norm (model.norm, norm_eps) of the last layer's output
+    bool tie_embeddings;     // logits = x·Eᵀ (no lm_head)
+    float temperature;       // probs = softmax(logits / temperature)
 } AttnConfig;
 
 // The ALiBi slope of head h of H (the paper's rule, also for H not a power of two).
@@ -99,7 +110,11 @@ typedef struct AttnWeights {
     Tensor ffn_norm_weight, ffn_norm_bias; // (d_model)
     Tensor ffn_w_gate, ffn_b_gate; // SwiGLU's gate: (ffn_hidden, d_model), (ffn_hidden)
     Tensor sinks;            // (n_heads): gpt-oss's learned sink logit per head (model.attn_sinks)
+    // a language model's own (layer 0's AttnWeights only): embedding (V, C), learned positions
+    // (P, C), the final norm's γ and β (C), the unembedding (V, C) unless tied to embed
+    Tensor embed, pos_embed, final_norm_weight, final_norm_bias, lm_head;
 } AttnWeights;
+
 
 typedef struct AttnInputs {
     Tensor query;            // (B, Lq, d_model)
@@ -115,6 +130,7 @@ typedef struct AttnInputs {
     // j ≤ i + Lk − Lq, so the last query sees every key; top-left (false, PyTorch's
     // SDPA is_causal): j ≤ i. The same mask when Lq = Lk.
     bool causal_bottom_right;
+    Tensor ids;              // a language model's input: (B, L) token ids (whole floats); query is empty
     Tensor position_ids;     // (B, L) RoPE's position of each token (Hugging Face's position_ids:
                              // after a prompt of P tokens P, P+1, …; left padding shifts a row);
                              // absent: 0 … L−1

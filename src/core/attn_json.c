@@ -2,11 +2,13 @@
 #include "attn_json.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "jsonpath.h"
+#include "utf8.h"
 
 // --- model ---------------------------------------------------------------------
 
@@ -86,6 +88,44 @@ static bool enum_key(JsonCtx *c, const cJSON *m, const char *key, const char *co
     return jsonpath_fail(c, p, "expected %s, got %s", expected, jsonpath_type(j));
 }
 
+// A language model's keys (cfg->vocab_size set from the lesson's "vocab" before): the
+// positions, the final norm, tied embeddings, the temperature.
+static bool lm_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    static const char *const lm_keys[] = {"positions", "max_positions", "final_norm", "tie_embeddings", "temperature", NULL};
+    if (cfg->vocab_size == 0) {
+        for (int i = 0; lm_keys[i]; i++)
+            if (cJSON_GetObjectItemCaseSensitive(m, lm_keys[i])) {
+                char p[JSONPATH_MAX];
+                jsonpath_key(p, "model", lm_keys[i]);
+                return jsonpath_fail(c, p, "a language model's; expected a top-level \"vocab\" with it");
+            }
+        return true;
+    }
+    static const char *const pos[] = {"none", "learned", "sinusoidal", NULL};
+    int k;
+    if (!enum_key(c, m, "positions", pos, "\"none\", \"learned\" or \"sinusoidal\"", &k)) return false;
+    cfg->positions = (PosKind)k;
+    if (cfg->positions == POS_SINUSOIDAL && cfg->d_model % 2 != 0)
+        return jsonpath_fail(c, "model.positions", "sinusoidal positions pair sin and cos; expected an even d_model, got %d",
+                             cfg->d_model);
+    if (cfg->positions == POS_SINUSOIDAL && cfg->rope != ROPE_NONE)
+        return jsonpath_fail(c, "model.positions", "RoPE already gives the positions; expected \"none\" with model.rope");
+    if (!jsonpath_int(c, m, "model", "max_positions", &cfg->max_positions, 1, LESSON_MAX_LEN, false, 0)) return false;
+    if (cfg->max_positions && cfg->positions != POS_LEARNED)
+        return jsonpath_fail(c, "model.max_positions", "the rows of learned positions; expected \"positions\": \"learned\" with it");
+    if (!jsonpath_bool(c, m, "model", "final_norm", &cfg->final_norm, true)) return false;
+    if (!jsonpath_bool(c, m, "model", "tie_embeddings", &cfg->tie_embeddings, false)) return false;
+    cfg->temperature = 1.0f;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(m, "temperature");
+    if (t) {
+        if (!jsonpath_number(c, t, "model.temperature", &cfg->temperature)) return false;
+        if (!(cfg->temperature >= 1e-3f && cfg->temperature <= 1e3f))
+            return jsonpath_fail(c, "model.temperature", "expected a number from 0.001 to 1000, got %g", (double)cfg->temperature);
+    }
+    return true;
+}
+
 bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
 {
     const char *P = "model";
@@ -94,7 +134,8 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
     static const char *const keys[] = {"n_layers", "d_model", "n_heads", "d_k", "d_v", "qkv_bias",
                                        "out_bias", "scale", "mask_fill", "residual_norm",
                                        "norm_eps", "ffn_hidden", "n_kv_heads", "rope", "alibi", "decode",
-                                       "flash", "norm", "norm_first", "activation", "ffn_bias", "attn_sinks", NULL};
+                                       "flash", "norm", "norm_first", "activation", "ffn_bias", "attn_sinks",
+                                       "positions", "max_positions", "final_norm", "tie_embeddings", "temperature", NULL};
     if (!jsonpath_check_keys(c, m, P, keys)) return false;
     if (!jsonpath_int(c, m, P, "n_layers", &cfg->n_layers, 1, LESSON_MAX_LAYERS, false, 1)) return false;
     if (!jsonpath_int(c, m, P, "d_model", &cfg->d_model, 1, LESSON_MAX_D_MODEL, true, 0)) return false;
@@ -240,7 +281,7 @@ bool attn_json_model(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
             return jsonpath_fail(c, "model.norm_eps", "expected a small positive number, got %g",
                         (double)cfg->norm_eps);
     }
-    return true;
+    return lm_model(c, m, cfg);
 }
 
 // --- input -----------------------------------------------------------------------
@@ -275,7 +316,8 @@ static bool position_ids(JsonCtx *c, const cJSON *j, const AttnConfig *cfg, Attn
     if (cfg->rope == ROPE_NONE)
         return jsonpath_fail(c, P, "only RoPE turns by position; expected it with \"model\": {\"rope\": {...}} "
                              "(ALiBi and no positions use none)");
-    const int B = ai->query.shape[0], L = ai->query.shape[1];
+    const Tensor *x = tensor_present(&ai->query) ? &ai->query : &ai->ids; // (a language model's: its ids)
+    const int B = x->shape[0], L = x->shape[1];
     JsonTensorOpts o = {true, LESSON_MAX_ELEMS};
     Tensor t;
     if (!jsonpath_tensor(c, j, P, &o, &t)) return false;
@@ -360,6 +402,102 @@ bool attn_json_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, AttnInp
     if (ai->value.shape[0] != ai->key.shape[0] || ai->value.shape[1] != ai->key.shape[1])
         return jsonpath_fail(c, "input.value", "has %d×%d positions but the key has %d×%d (B×L must match)",
                     ai->value.shape[0], ai->value.shape[1], ai->key.shape[0], ai->key.shape[1]);
+    return position_ids(c, cJSON_GetObjectItemCaseSensitive(in, "position_ids"), cfg, ai);
+}
+
+// --- a language model's input: text or token ids -----------------------------------
+
+// Text (a string, or an array of them: a batch) split by the tokenizer into vocabulary
+// ids, or the ids themselves; every row the same length.
+bool attn_json_lm_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, char *const *vocab, bool words,
+                        AttnInputs *ai)
+{
+    const char *P = "input";
+    const int V = cfg->vocab_size;
+    if (!in) return jsonpath_fail(c, P, "missing; expected {\"text\": \"…\"} or {\"ids\": [[…]]}");
+    if (!cJSON_IsObject(in)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(in));
+    static const char *const keys[] = {"text", "ids", "position_ids", NULL};
+    for (const cJSON *k = in->child; k; k = k->next)
+        if (!strcmp(k->string, "query") || !strcmp(k->string, "key") || !strcmp(k->string, "value")) {
+            char p[JSONPATH_MAX];
+            jsonpath_key(p, P, k->string);
+            return jsonpath_fail(c, p, "a language model reads tokens; expected input.text or input.ids");
+        }
+    if (!jsonpath_check_keys(c, in, P, keys)) return false;
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(in, "text"), *ids = cJSON_GetObjectItemCaseSensitive(in, "ids");
+    if (!text == !ids) return jsonpath_fail(c, P, "expected one of input.text and input.ids");
+    ai->key_is_query = ai->value_is_key = true;
+    if (ids) {
+        JsonTensorOpts o = {true, LESSON_MAX_ELEMS};
+        if (!jsonpath_tensor(c, ids, "input.ids", &o, &ai->ids)) return false;
+        if (ai->ids.rank == 1) ai->ids.rank = 2, ai->ids.shape[1] = ai->ids.shape[0], ai->ids.shape[0] = 1;
+        if (ai->ids.rank != 2) return jsonpath_fail(c, "input.ids", "expected (B, L) token ids, got rank %d", ai->ids.rank);
+        for (size_t i = 0; i < ai->ids.size; i++) {
+            const float v = ai->ids.data[i];
+            if (!(v >= 0.0f && v < (float)V && v == floorf(v))) {
+                char p[JSONPATH_MAX];
+                snprintf(p, sizeof p, "input.ids[%d][%d]", (int)(i / (size_t)ai->ids.shape[1]), (int)(i % (size_t)ai->ids.shape[1]));
+                return jsonpath_fail(c, p, "expected a token id from 0 to %d (the vocab's), got %g", V - 1, (double)v);
+            }
+        }
+    } else {
+        const int B = cJSON_IsArray(text) ? cJSON_GetArraySize(text) : 1;
+        if (B < 1 || B > LESSON_MAX_BATCH)
+            return jsonpath_fail(c, "input.text", "expected a string or 1 to %d strings (a batch), got %d", LESSON_MAX_BATCH, B);
+        int L = -1, *row = malloc(sizeof(int) * (LESSON_MAX_LEN + 1));
+        if (!row) return jsonpath_fail(c, P, "out of memory");
+        for (int b = 0; b < B; b++) {
+            const cJSON *t = cJSON_IsArray(text) ? cJSON_GetArrayItem(text, b) : text;
+            char p[JSONPATH_MAX];
+            if (cJSON_IsArray(text)) jsonpath_index(p, "input.text", b);
+            else snprintf(p, sizeof p, "input.text");
+            if (!cJSON_IsString(t)) return free(row), jsonpath_fail(c, p, "expected a string, got %s", jsonpath_type(t));
+            const char *s = t->valuestring;
+            int n = 0;
+            size_t i = 0, len = strlen(s);
+            while (i < len) {
+                size_t tl;
+                if (words) { // the words between spaces (runs of spaces separate as one)
+                    if (s[i] == ' ') { i++; continue; }
+                    tl = strcspn(s + i, " ");
+                } else {     // one character (a Unicode code point) a token
+                    utf8_next(s + i, &tl);
+                    if (tl == 0) tl = 1;
+                }
+                int id = -1;
+                for (int v = 0; v < V; v++)
+                    if (strlen(vocab[v]) == tl && memcmp(vocab[v], s + i, tl) == 0) { id = v; break; }
+                if (id < 0) {
+                    free(row);
+                    return jsonpath_fail(c, p, "%s %d, \"%.*s\", is not in the vocab", words ? "word" : "character", n + 1,
+                                         (int)(tl > 40 ? 40 : tl), s + i);
+                }
+                if (n == LESSON_MAX_LEN) {
+                    free(row);
+                    return jsonpath_fail(c, p, "more than %d tokens", LESSON_MAX_LEN);
+                }
+                row[n++] = id;
+                i += tl;
+            }
+            if (n == 0) return free(row), jsonpath_fail(c, p, "empty: expected at least one token");
+            if (cfg->positions == POS_LEARNED && cfg->max_positions && n > cfg->max_positions) {
+                free(row);
+                return jsonpath_fail(c, p, "%d tokens, longer than the model's context (model.max_positions %d)", n,
+                                     cfg->max_positions);
+            }
+            if (L >= 0 && n != L) {
+                free(row);
+                return jsonpath_fail(c, p, "%d tokens, but text 0 has %d; expected texts of one length", n, L);
+            }
+            if (L < 0) {
+                L = n;
+                int shape[2] = {B, L};
+                if (!tensor_init(&ai->ids, 2, shape)) return free(row), jsonpath_fail(c, P, "out of memory");
+            }
+            for (int l = 0; l < L; l++) ai->ids.data[(size_t)b * L + l] = (float)row[l];
+        }
+        free(row);
+    }
     return position_ids(c, cJSON_GetObjectItemCaseSensitive(in, "position_ids"), cfg, ai);
 }
 
@@ -500,7 +638,7 @@ static const char *const weight_names[WEIGHT_COUNT + 3] = {
     WEIGHT_TABLE(WEIGHT_KEY)
 #undef WEIGHT_KEY
     "init", "layers", NULL};
-static const char *const layer_names[WEIGHT_COUNT + 1] = {
+static const char *const layer_names[WEIGHT_COUNT + 1] = { // (the model's own are refused before)
 #define WEIGHT_KEY(id, json, field, sym, plain) json,
     WEIGHT_TABLE(WEIGHT_KEY)
 #undef WEIGHT_KEY
@@ -509,10 +647,13 @@ static const char *const layer_names[WEIGHT_COUNT + 1] = {
 _Static_assert(WEIGHT_COUNT <= LESSON_LAYER_SEED_STRIDE, "weights.init's layer stride below the weight table");
 
 // Layer `layer`'s tensors from the object jl (at path P; NULL: none given), the rest
-// seeded (have_seed) or, for the norms, 1 and 0.
+// seeded (have_seed) or, for the norms, 1 and 0; with `model`, the model's own instead
+// (a language model's embedding, final norm, unembedding: layer 0's, at the top level).
 static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const AttnConfig *cfg, AttnWeights *w,
-                          bool have_seed, double seed, int layer)
+                          bool have_seed, double seed, int layer, bool model)
 {
+    const int V = cfg->vocab_size, Pn = cfg->max_positions;
+    const bool lm = V > 0;
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
               F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
     const bool fb = cfg->ffn_bias, rms = cfg->norm == NORM_RMS, glu = cfg->ffn_act == FFN_SWIGLU;
@@ -529,7 +670,16 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         [WEIGHT_FFN_NORM_WEIGHT] = {1, {C}, 0, F > 0, true},   [WEIGHT_FFN_NORM_BIAS] = {1, {C}, 0, F > 0 && !rms, true},
         [WEIGHT_FFN_W_GATE] = {2, {F, C}, C, F > 0 && glu, false}, [WEIGHT_FFN_B_GATE] = {1, {F}, C, F > 0 && glu && fb, false},
         [WEIGHT_SINKS] = {1, {H}, 1, cfg->attn_sinks, false},
+        [WEIGHT_EMBED] = {2, {V, C}, 1, lm, false},
+        [WEIGHT_POS_EMBED] = {2, {Pn, C}, 1, lm && cfg->positions == POS_LEARNED, false},
+        [WEIGHT_FINAL_NORM_WEIGHT] = {1, {C}, 0, lm && cfg->final_norm, true},
+        [WEIGHT_FINAL_NORM_BIAS] = {1, {C}, 0, lm && cfg->final_norm && !rms, true},
+        [WEIGHT_LM_HEAD] = {2, {V, C}, C, lm && !cfg->tie_embeddings, false},
     };
+    // the model's own tensors' streams of weights.init (a layer's: slot + 64·layer)
+    int seed_index[WEIGHT_COUNT] = {[WEIGHT_EMBED] = 1000, [WEIGHT_POS_EMBED] = 1001, [WEIGHT_LM_HEAD] = 1002};
+    for (int i = 0; i < WEIGHT_EMBED; i++) seed_index[i] = i + LESSON_LAYER_SEED_STRIDE * layer;
+    const char *const nolm = "the lesson has no vocab (it is not a language model)";
     const char *const nofb = F == 0 ? "model.ffn_hidden is 0" : "model.ffn_bias is false";
     const char *const why[WEIGHT_COUNT] = {
         [WEIGHT_B_Q] = "model.qkv_bias is false", [WEIGHT_B_K] = "model.qkv_bias is false",
@@ -543,9 +693,14 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         [WEIGHT_FFN_W_GATE] = F == 0 ? "model.ffn_hidden is 0" : "model.activation is not \"swiglu\"",
         [WEIGHT_FFN_B_GATE] = F == 0 ? "model.ffn_hidden is 0" : !glu ? "model.activation is not \"swiglu\"" : nofb,
         [WEIGHT_SINKS] = "model.attn_sinks is false",
+        [WEIGHT_EMBED] = nolm,
+        [WEIGHT_POS_EMBED] = !lm ? nolm : "model.positions is not \"learned\"",
+        [WEIGHT_FINAL_NORM_WEIGHT] = !lm ? nolm : "model.final_norm is false",
+        [WEIGHT_FINAL_NORM_BIAS] = !lm ? nolm : !cfg->final_norm ? "model.final_norm is false" : "model.norm is \"rms\" (RMSNorm has no β)",
+        [WEIGHT_LM_HEAD] = !lm ? nolm : "model.tie_embeddings is true (the logits use weights.embed)",
     };
 
-    for (int i = 0; i < WEIGHT_COUNT; i++) {
+    for (int i = model ? WEIGHT_EMBED : 0; i < (model ? WEIGHT_COUNT : WEIGHT_EMBED); i++) {
         char p[JSONPATH_MAX];
         jsonpath_key(p, P, weight_names[i]);
         const cJSON *j = jl ? cJSON_GetObjectItemCaseSensitive(jl, weight_names[i]) : NULL;
@@ -571,7 +726,7 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         }
         if (!tensor_init(t, spec[i].rank, spec[i].shape)) return jsonpath_fail(c, p, "out of memory");
         if (spec[i].is_norm) {
-            float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT) ? 1.0f : 0.0f;
+            float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT || i == WEIGHT_FINAL_NORM_WEIGHT) ? 1.0f : 0.0f;
             for (size_t k = 0; k < t->size; k++) t->data[k] = v;
             continue;
         }
@@ -580,8 +735,7 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
                         spec[i].shape[0], spec[i].rank == 2 ? "," : "",
                         spec[i].rank == 2 ? spec[i].shape[1] : 0);
         for (size_t k = 0; k < t->size; k++)
-            t->data[k] = attn_init_value((unsigned long long)seed, i + LESSON_LAYER_SEED_STRIDE * layer, k,
-                                         spec[i].fan_in);
+            t->data[k] = attn_init_value((unsigned long long)seed, seed_index[i], k, spec[i].fan_in);
     }
     return true;
 }
@@ -609,18 +763,20 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
         seed = s->valuedouble;
     }
 
+    // the model's own tensors: at the top level, whatever the layers
+    if (!layer_weights(c, jw, P, cfg, &w[0], have_seed, seed, 0, true)) return false;
     const int NL = cfg->n_layers > 1 ? cfg->n_layers : 1;
     const cJSON *layers = cJSON_GetObjectItemCaseSensitive(jw, "layers");
     if (!layers) {
         if (NL > 1)
             for (const cJSON *k = jw->child; k; k = k->next)
-                if (strcmp(k->string, "init") != 0) {
+                if (strcmp(k->string, "init") != 0 && weight_slot_of(k->string) < WEIGHT_EMBED) {
                     char p[JSONPATH_MAX];
                     jsonpath_key(p, P, k->string);
                     return jsonpath_fail(c, p, "model.n_layers is %d: each layer's tensors go in weights.layers[l]", NL);
                 }
         for (int l = 0; l < NL; l++)
-            if (!layer_weights(c, NL > 1 ? NULL : jw, P, cfg, &w[l], have_seed, seed, l)) return false;
+            if (!layer_weights(c, NL > 1 ? NULL : jw, P, cfg, &w[l], have_seed, seed, l, false)) return false;
         return true;
     }
     if (!cJSON_IsArray(layers) || cJSON_GetArraySize(layers) != NL)
@@ -628,7 +784,7 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
                              NL == 1 ? "" : "s",
                              cJSON_IsArray(layers) ? "another length" : jsonpath_type(layers));
     for (const cJSON *k = jw->child; k; k = k->next)
-        if (strcmp(k->string, "init") != 0 && strcmp(k->string, "layers") != 0) {
+        if (strcmp(k->string, "init") != 0 && strcmp(k->string, "layers") != 0 && weight_slot_of(k->string) < WEIGHT_EMBED) {
             char p[JSONPATH_MAX];
             jsonpath_key(p, P, k->string);
             return jsonpath_fail(c, p, "given beside weights.layers; expected it in weights.layers[l]");
@@ -638,8 +794,14 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
         char p[JSONPATH_MAX];
         jsonpath_index(p, "weights.layers", l);
         if (!cJSON_IsObject(jl)) return jsonpath_fail(c, p, "expected an object, got %s", jsonpath_type(jl));
+        for (const cJSON *k = jl->child; k; k = k->next)
+            if (weight_slot_of(k->string) >= WEIGHT_EMBED) {
+                char pk[JSONPATH_MAX];
+                jsonpath_key(pk, p, k->string);
+                return jsonpath_fail(c, pk, "the model's own tensor, not a layer's; expected it at weights.%s", k->string);
+            }
         if (!jsonpath_check_keys(c, jl, p, layer_names)) return false;
-        if (!layer_weights(c, jl, p, cfg, &w[l], have_seed, seed, l)) return false;
+        if (!layer_weights(c, jl, p, cfg, &w[l], have_seed, seed, l, false)) return false;
     }
     return true;
 }

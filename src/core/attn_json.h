@@ -28,6 +28,10 @@ typedef struct JsonCtx JsonCtx;
 bool attn_json_model(JsonCtx *c, const struct cJSON *m, AttnConfig *cfg);
 // The inputs for cfg; the batch and lengths they have are in ai's tensors.
 bool attn_json_input(JsonCtx *c, const struct cJSON *in, const AttnConfig *cfg, AttnInputs *ai);
+// A language model's input (cfg->vocab_size entries in vocab; words: the word tokenizer,
+// else one character a token): input.text or input.ids into ai->ids (B, L), self-attention.
+bool attn_json_lm_input(JsonCtx *c, const struct cJSON *in, const AttnConfig *cfg, char *const *vocab, bool words,
+                        AttnInputs *ai);
 // The mask of a B×Lq×Lk example (absent: none).
 bool attn_json_mask(JsonCtx *c, const struct cJSON *m, int B, int Lq, int Lk, AttnInputs *ai);
 // The weights of cfg->n_layers layers into w[0 .. n_layers − 1]: one layer's tensors as

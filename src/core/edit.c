@@ -629,6 +629,9 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     for (int t = 0; t < LT_COUNT; t++)
         ok = ok && copy_tensor(lesson_tensor(dst, t), lesson_tensor((Lesson *)src, t));
     ok = ok && copy_tensor(&dst->in.position_ids, &src->in.position_ids);
+    ok = ok && copy_tensor(&dst->in.ids, &src->in.ids);
+    dst->n_vocab = src->n_vocab, dst->word_tokens = src->word_tokens;
+    dst->vocab = dup_strings(src->vocab, src->n_vocab, &ok);
     dst->q_tokens = dup_strings(src->q_tokens, src->len_q, &ok);
     dst->k_tokens = dup_strings(src->k_tokens, src->len_k, &ok);
     dst->n_steps = src->n_steps;

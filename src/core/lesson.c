@@ -222,6 +222,51 @@ static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char
     return true;
 }
 
+// --- a language model's vocabulary -------------------------------------------------
+
+#define LESSON_MAX_VOCAB 1024
+
+// "vocab": distinct non-empty token strings, and "tokenizer": "char" (the default) or "word".
+static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "vocab"), *t = cJSON_GetObjectItemCaseSensitive(root, "tokenizer");
+    if (!v) return t ? jsonpath_fail(c, "tokenizer", "splits text into a vocabulary's tokens; expected a \"vocab\" with it") : true;
+    const int V = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
+    if (V < 1 || V > LESSON_MAX_VOCAB)
+        return jsonpath_fail(c, "vocab", "expected an array of 1 to %d token strings, got %s", LESSON_MAX_VOCAB,
+                             cJSON_IsArray(v) ? "an empty or longer one" : jsonpath_type(v));
+    if (t) {
+        if (cJSON_IsString(t) && strcmp(t->valuestring, "word") == 0) ls->word_tokens = true;
+        else if (!cJSON_IsString(t) || strcmp(t->valuestring, "char") != 0)
+            return jsonpath_fail(c, "tokenizer", "expected \"char\" (a character a token) or \"word\" (split at spaces)");
+    }
+    ls->n_vocab = V; // (before: what token_list allocated is freed on an error)
+    if (!token_list(c, v, "vocab", V, &ls->vocab)) return false;
+    for (int i = 0; i < V; i++) {
+        char p[JSONPATH_MAX];
+        jsonpath_index(p, "vocab", i);
+        // (an entry of several characters is fine: input.ids may name it; the char tokenizer never makes it)
+        if (!ls->vocab[i][0]) return jsonpath_fail(c, p, "empty; expected a token");
+        if (ls->word_tokens && strchr(ls->vocab[i], ' '))
+            return jsonpath_fail(c, p, "\"%s\" has a space; the word tokenizer splits there", ls->vocab[i]);
+        for (int j = 0; j < i; j++)
+            if (strcmp(ls->vocab[j], ls->vocab[i]) == 0)
+                return jsonpath_fail(c, p, "\"%s\" again (vocab[%d]); expected distinct tokens", ls->vocab[i], j);
+    }
+    return true;
+}
+
+const char *lesson_token_label(const Lesson *ls, int b, int l)
+{
+    if (l < 0 || l >= ls->len_q) return NULL;
+    if (ls->vocab && tensor_present(&ls->in.ids)) {
+        if (b < 0 || b >= ls->batch) b = 0;
+        int id = (int)ls->in.ids.data[(size_t)b * ls->len_q + l];
+        return id >= 0 && id < ls->n_vocab ? ls->vocab[id] : NULL;
+    }
+    return ls->q_tokens ? ls->q_tokens[l] : NULL;
+}
+
 // --- the author's questions ("quiz") ---------------------------------------------
 
 static const char *const quiz_keys_allowed[] = {"id", "stage", "question", "answer", "tolerance", "unordered",
@@ -408,6 +453,7 @@ void lesson_free(Lesson *ls)
     attn_inputs_free(&ls->in);
     free_strings(ls->q_tokens, ls->len_q);
     free_strings(ls->k_tokens, ls->len_k);
+    free_strings(ls->vocab, ls->n_vocab);
     free_strings(ls->step_keys, ls->n_steps);
     for (int l = 0; l < LANG_COUNT; l++) free_strings(ls->step_text[l], ls->n_steps);
     for (int i = 0; i < ls->n_quiz; i++) {
@@ -497,7 +543,7 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
         jsonpath_fail(c, NULL, "expected a JSON object at the top level, got %s", jsonpath_type(root));
         goto done;
     }
-    static const char *const keys[] = {"title", "description", "model", "input", "mask",
+    static const char *const keys[] = {"title", "description", "vocab", "tokenizer", "model", "input", "mask",
                                        "weights", "tokens", "steps", "notes", "quiz", NULL};
     if (!jsonpath_check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
@@ -510,12 +556,31 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     if (desc) {
         if (!get_text(c, desc, "description", true, ls->description)) goto done;
     }
+    if (!parse_vocab(c, root, ls)) goto done;
+    ls->cfg.vocab_size = ls->n_vocab;
     if (!attn_json_model(c, cJSON_GetObjectItemCaseSensitive(root, "model"), &ls->cfg)) goto done;
-    if (!attn_json_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, &ls->in))
-        goto done;
-    ls->batch = ls->in.query.shape[0];
-    ls->len_q = ls->in.query.shape[1];
-    ls->len_k = ls->in.key.shape[1];
+    if (ls->vocab) { // a language model: text or token ids in
+        if (!attn_json_lm_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, ls->vocab, ls->word_tokens,
+                                &ls->in))
+            goto done;
+        ls->batch = ls->in.ids.shape[0];
+        ls->len_q = ls->len_k = ls->in.ids.shape[1];
+        if (ls->cfg.positions == POS_LEARNED && ls->cfg.max_positions == 0) ls->cfg.max_positions = ls->len_q;
+        if (ls->cfg.positions == POS_LEARNED && ls->len_q > ls->cfg.max_positions) {
+            jsonpath_fail(c, "input", "%d tokens, longer than the model's context (model.max_positions %d)", ls->len_q,
+                          ls->cfg.max_positions);
+            goto done;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(root, "tokens")) {
+            jsonpath_fail(c, "tokens", "a language model's labels are its tokens (the vocab's); expected no \"tokens\"");
+            goto done;
+        }
+    } else {
+        if (!attn_json_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, &ls->in)) goto done;
+        ls->batch = ls->in.query.shape[0];
+        ls->len_q = ls->in.query.shape[1];
+        ls->len_k = ls->in.key.shape[1];
+    }
     if (ls->cfg.decode && !(ls->in.key_is_query && ls->in.value_is_key)) {
         jsonpath_fail(c, "model.decode", "generating token by token needs self-attention; expected no separate input.key or input.value");
         goto done;

@@ -51,6 +51,12 @@ typedef struct Lesson {
     int batch, len_q, len_k;
     char **q_tokens;                  // len_q labels or NULL
     char **k_tokens;                  // len_k labels or NULL
+    // A language model ("vocab"): its n_vocab token strings (cfg.vocab_size of them) and the
+    // tokenizer of input.text (words: split at spaces; else a character a token). The
+    // token labels are vocab[in.ids[b, l]] (per batch: lesson_token_label).
+    char **vocab;
+    int n_vocab;
+    bool word_tokens;
     // Narration keyed by stage or step name ("scores", "projection", ...).
     int n_steps;
     char **step_keys;
@@ -82,6 +88,9 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
                        size_t err_len);
 
 const char *lesson_title(const Lesson *ls, Lang lang);
+// The label of position l of batch b: a language model's token (its vocab string), the
+// lesson's tokens (query side), or NULL when the lesson has none.
+const char *lesson_token_label(const Lesson *ls, int b, int l);
 
 struct Trace;
 // Whether the authored questions fit the lesson's trace: each stage exists, the batch,
@@ -101,7 +110,7 @@ const char *lesson_stage_note(const Lesson *ls, const struct Trace *tr, int s, L
 // The weight tensors of a lesson, by slot: w_q b_q w_k b_k w_v b_v w_o b_o ffn_w1 ffn_b1
 // ffn_w2 ffn_b2 norm_weight norm_bias ffn_norm_weight ffn_norm_bias ffn_w_gate ffn_b_gate sinks
 // (the JSON names).
-#define LESSON_N_WEIGHTS 19
+#define LESSON_N_WEIGHTS 24
 const char *lesson_weight_name(int i);
 Tensor *lesson_weight(AttnWeights *w, int i);
 

@@ -80,6 +80,11 @@ bool lesson_write(const Lesson *ls, FILE *f)
         fputs(",\n  \"description\": ", f);
         write_text(f, ls->description);
     }
+    if (ls->vocab) { // a language model
+        fputs(",\n  \"vocab\": ", f);
+        write_tokens(f, ls->vocab, ls->n_vocab);
+        if (ls->word_tokens) fputs(",\n  \"tokenizer\": \"word\"", f);
+    }
     fputs(",\n  \"model\": {", f);
     if (c->n_layers > 1) fprintf(f, "\"n_layers\": %d, ", c->n_layers);
     fprintf(f, "\"d_model\": %d, \"n_heads\": %d, \"d_k\": %d, \"d_v\": %d, "
@@ -126,7 +131,25 @@ bool lesson_write(const Lesson *ls, FILE *f)
     if (c->alibi) fputs(", \"alibi\": true", f);
     if (c->decode) fputs(", \"decode\": true", f);
     if (c->flash_block_k > 0) fprintf(f, ", \"flash\": {\"block_q\": %d, \"block_k\": %d}", c->flash_block_q, c->flash_block_k);
+    if (ls->vocab) {
+        static const char *const pos[] = {"none", "learned", "sinusoidal"};
+        fprintf(f, ",\n            \"positions\": \"%s\"", pos[c->positions]);
+        if (c->positions == POS_LEARNED) fprintf(f, ", \"max_positions\": %d", c->max_positions);
+        fprintf(f, ", \"final_norm\": %s, \"tie_embeddings\": %s, \"temperature\": ", c->final_norm ? "true" : "false",
+                c->tie_embeddings ? "true" : "false");
+        json_write_float(f, c->temperature);
+    }
     fputs("},\n", f);
+    if (ls->vocab) { // the token ids (what the text was split into)
+        fputs("  \"input\": {\n    \"ids\": ", f);
+        write_nested(f, &ls->in.ids, 0, 0, 4);
+        if (tensor_present(&ls->in.position_ids)) {
+            fputs(",\n    \"position_ids\": ", f);
+            write_nested(f, &ls->in.position_ids, 0, 0, 4);
+        }
+        fputs("\n  },\n  \"mask\": ", f);
+        goto mask;
+    }
 
     fputs("  \"input\": {\n    \"query\": ", f);
     write_nested(f, &ls->in.query, 0, 0, 4);
@@ -147,6 +170,7 @@ bool lesson_write(const Lesson *ls, FILE *f)
         write_nested(f, &ls->in.position_ids, 0, 0, 4);
     }
     fputs("\n  },\n  \"mask\": ", f);
+mask:
     switch (ls->in.mask_kind) {
     case MASK_NONE: fputs("null", f); break;
     case MASK_CAUSAL: fputs(ls->in.causal_bottom_right ? "{\"causal\": \"bottom_right\"}" : "\"causal\"", f); break;
@@ -175,7 +199,7 @@ bool lesson_write(const Lesson *ls, FILE *f)
         const char *ind = NL > 1 ? "      " : "    ";
         if (NL > 1) fputs(l ? ", {" : "{", f);
         bool first = true;
-        for (int i = 0; i < LESSON_N_WEIGHTS; i++) {
+        for (int i = 0; i < (NL > 1 ? WEIGHT_EMBED : LESSON_N_WEIGHTS); i++) { // (several: the model's own after)
             const Tensor *t = lesson_weight((AttnWeights *)&ls->w[l], i);
             if (!tensor_present(t)) continue;
             fprintf(f, "%s\n%s\"%s\": ", first ? "" : ",", ind, lesson_weight_name(i));
@@ -184,7 +208,16 @@ bool lesson_write(const Lesson *ls, FILE *f)
         }
         if (NL > 1) fputs("\n    }", f);
     }
-    fputs(NL > 1 ? "]\n  }" : "\n  }", f);
+    if (NL > 1) {
+        fputs("]", f);
+        for (int i = WEIGHT_EMBED; i < LESSON_N_WEIGHTS; i++) {
+            const Tensor *t = lesson_weight((AttnWeights *)&ls->w[0], i);
+            if (!tensor_present(t)) continue;
+            fprintf(f, ",\n    \"%s\": ", lesson_weight_name(i));
+            write_nested(f, t, 0, 0, 4);
+        }
+    }
+    fputs("\n  }", f);
     if (ls->q_tokens) {
         fputs(",\n  \"tokens\": ", f);
         if (ls->in.key_is_query || !ls->k_tokens) {

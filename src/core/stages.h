@@ -45,15 +45,19 @@ typedef enum StageKind {
                              // flash_p (B, H, Lq, Lk): P = e^(s − m_new) of each score's tile
     STAGE_KIND_FLASH_ACC,    // flash_acc (B, H, Lq, n_key_blocks·d_v): acc = acc_old·α + P_tile·V_tile
                              // after each key block (operands flash_p, v, flash_scale)
+    STAGE_KIND_EMBED,        // token_embed (B, L, C): row ids[b, l] of the embedding E (weight embed)
+    STAGE_KIND_POS_EMBED,    // pos_embed (B, L, C): learned rows P[l] (weight pos_embed) or sinusoidal
+    STAGE_KIND_VOCAB_SOFTMAX,// probs (B, L, V): softmax(logits / temperature) over the vocabulary
     STAGE_KIND_COUNT
 } StageKind;
 
 // The timeline: each step shows one or more stages. X(ID, name): the name is
 // the step's stable English id (a lesson's "steps" and "notes" keys, i18n keys).
 #define STEP_TABLE(X)                                                                                            \
-    X(INPUT, "input") X(NORM, "norm") X(PROJECTION, "projection") X(SPLIT, "split") X(ROPE, "rope") X(SCORES, "scores")          \
+    X(INPUT, "input") X(EMBED, "embed") X(NORM, "norm") X(PROJECTION, "projection") X(SPLIT, "split") X(ROPE, "rope") X(SCORES, "scores")          \
     X(MASK, "mask") X(SOFTMAX, "softmax") X(WEIGHTED_SUM, "weighted_sum") X(FLASH, "flash")                      \
-    X(CONCAT, "concat") X(OUTPUT, "output") X(ADD_NORM, "add_norm") X(FFN, "ffn") X(DECODE, "decode")
+    X(CONCAT, "concat") X(OUTPUT, "output") X(ADD_NORM, "add_norm") X(FFN, "ffn") X(DECODE, "decode")                \
+    X(PREDICT, "predict")
 
 typedef enum StepId {
 #define STEP_ENUM(id, name) STEP_##id,
@@ -63,7 +67,9 @@ typedef enum StepId {
 } StepId;
 
 // The weight slots, in the order the seeded generator numbers them (never
-// reorder: a lesson's "init" weights depend on it). X(ID, JSON name, field of
+// reorder: a lesson's "init" weights depend on it). From WEIGHT_EMBED on, the model's
+// own (a language model's embedding, final norm and unembedding): they live in layer
+// 0's AttnWeights only, at the top level of "weights", seeded as tensors 1000 + k. X(ID, JSON name, field of
 // AttnWeights, symbol as a formula shows it, symbol as PyTorch stores it (out, in)).
 #define WEIGHT_TABLE(X)                                                                                          \
     X(W_Q, "w_q", w_q, "W_Qᵀ", "W_Q")                                                                           \
@@ -84,7 +90,12 @@ typedef enum StepId {
     X(FFN_NORM_BIAS, "ffn_norm_bias", ffn_norm_bias, "β", "β")                                                  \
     X(FFN_W_GATE, "ffn_w_gate", ffn_w_gate, "W_gᵀ", "W_g")                                                      \
     X(FFN_B_GATE, "ffn_b_gate", ffn_b_gate, "b_g", "b_g")                                                      \
-    X(SINKS, "sinks", sinks, "sinks", "sinks")
+    X(SINKS, "sinks", sinks, "sinks", "sinks")                                                                  \
+    X(EMBED, "embed", embed, "E", "E")                                                                          \
+    X(POS_EMBED, "pos_embed", pos_embed, "P", "P")                                                              \
+    X(FINAL_NORM_WEIGHT, "final_norm_weight", final_norm_weight, "γ", "γ")                                      \
+    X(FINAL_NORM_BIAS, "final_norm_bias", final_norm_bias, "β", "β")                                            \
+    X(LM_HEAD, "lm_head", lm_head, "W_Uᵀ", "W_U")
 
 typedef enum WeightSlot {
     WEIGHT_NONE = -1,
@@ -100,6 +111,9 @@ typedef enum WeightSlot {
     X(KEY_INPUT, "key_input", INPUT, INPUT, "key", NONE, NONE)                                                   \
     X(VALUE_INPUT, "value_input", INPUT, INPUT, "value", NONE, NONE)                                             \
     X(MASK, "mask", MASK, INPUT, "mask", NONE, NONE)                                                             \
+    X(TOKEN_EMBED, "token_embed", EMBED, EMBED, "e", EMBED, NONE)                                               \
+    X(POS_EMBED, "pos_embed", POS_EMBED, EMBED, "p", POS_EMBED, NONE)                                           \
+    X(EMBEDDING, "embedding", ADD, EMBED, "x", NONE, NONE)                                                       \
     X(ATTN_NORM, "attn_norm", NORM, NORM, "n₁", NORM_WEIGHT, NORM_BIAS)                                          \
     X(Q_PROJ, "q_proj", PROJECTION, PROJECTION, "Q", W_Q, B_Q)                                                   \
     X(K_PROJ, "k_proj", PROJECTION, PROJECTION, "K", W_K, B_K)                                                   \
@@ -133,7 +147,10 @@ typedef enum WeightSlot {
     X(CACHE_V, "cache_v", CACHE, DECODE, "cache_v", NONE, NONE)                                                  \
     X(DECODE_SCORES, "decode_scores", DECODE_SCORES, DECODE, "s_t", NONE, NONE)                                    \
     X(DECODE_ATTN, "decode_attn", DECODE_ATTN, DECODE, "a_t", SINKS, NONE)                                     \
-    X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)
+    X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)                               \
+    X(FINAL_NORM, "final_norm", NORM, PREDICT, "h", FINAL_NORM_WEIGHT, FINAL_NORM_BIAS)                           \
+    X(LOGITS, "logits", PROJECTION, PREDICT, "logits", LM_HEAD, NONE)                                            \
+    X(PROBS, "probs", VOCAB_SOFTMAX, PREDICT, "probs", NONE, NONE)
 
 typedef enum StageId {
 #define STAGE_ENUM(id, name, kind, step, sym, w, b) STAGE_##id,

@@ -35,7 +35,8 @@ void trace_free(Trace *tr)
     tr->stages = NULL, tr->cap = 0;
     free(tr->positions);
     free(tr->rope_inv);
-    tr->positions = NULL, tr->rope_inv = NULL;
+    free(tr->ids);
+    tr->positions = NULL, tr->rope_inv = NULL, tr->ids = NULL;
 }
 
 int trace_position(const Trace *tr, int b, int l)

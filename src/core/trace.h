@@ -7,7 +7,7 @@
 #include "stages.h"
 #include "tensor.h"
 
-#define TRACE_LAYER_STAGES 40  // stages one layer records at most (every row of stages.h's table)
+#define TRACE_LAYER_STAGES 48  // stages one layer records at most (every row of stages.h's table)
 #define TRACE_MAX_LAYERS 8     // = LESSON_MAX_LAYERS
 #define TRACE_MAX_STAGES (TRACE_MAX_LAYERS * TRACE_LAYER_STAGES) // a whole model's, at most
 #define TRACE_MAX_OPERANDS 3
@@ -61,6 +61,11 @@ typedef struct Trace {
     bool norm_rms;               // the norms are RMSNorm (else LayerNorm)
     bool norm_first;             // pre-norm block
     int ffn_act;                 // FfnAct of attention.h
+    int vocab_size;              // a language model's vocabulary (0: not one)
+    int *ids;                    // (B, L) its token ids (owned), else NULL
+    int pos_kind;                // PosKind of attention.h: its positions
+    float temperature;           // probs = softmax(logits / temperature)
+    bool tied;                   // logits use the embedding (tie_embeddings)
     bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
 } Trace;
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define I18N_MAX_KEYS 512
+#define I18N_MAX_KEYS 1024
 
 typedef struct Entry {
     const char *key, *text; // point into Table.buf

@@ -99,6 +99,10 @@ static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill, bool pr
 const char *layout_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n)
 {
     const Lesson *ls = v ? v->lesson : NULL;
+    const char *t = NULL;
+    if (ls && a == AXIS_VOCAB && ls->vocab && i >= 0 && i < ls->n_vocab) t = ls->vocab[i];
+    if (ls && ls->vocab && (a == AXIS_QUERY || a == AXIS_KEY)) t = lesson_token_label(ls, v->batch, i); // the batch's own
+    if (t) return strcmp(t, " ") == 0 ? "\xE2\x90\xA3" : t; // a language model's token; the space token drawn ␣
     if (ls && a == AXIS_QUERY && ls->q_tokens && i < ls->len_q) return ls->q_tokens[i];
     if (ls && a == AXIS_KEY && ls->k_tokens && i < ls->len_k) return ls->k_tokens[i];
     snprintf(buf, n, "%d", i);
@@ -143,7 +147,8 @@ static int label_width(const Layout *L, const View *v, const PanelSpec *p)
     char b[24];
     int w = 0;
     bool tokens = v && v->lesson &&
-                  ((p->row_axis == AXIS_QUERY && v->lesson->q_tokens) || (p->row_axis == AXIS_KEY && v->lesson->k_tokens));
+                  ((p->row_axis == AXIS_QUERY && v->lesson->q_tokens) || (p->row_axis == AXIS_KEY && v->lesson->k_tokens) ||
+                   (v->lesson->vocab && p->row_axis != AXIS_INDEX));
     if (tokens) {
         for (int i = 0; i < p->rows; i++)
             w = imax(w, text_w(v, layout_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));

@@ -29,7 +29,8 @@ typedef struct Rect {
     int x, y, w, h;
 } Rect;
 
-typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE } AxisKind; // NONE: no labels (a vector)
+// NONE: no labels (a vector); VOCAB: a language model's vocabulary (its token strings)
+typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB } AxisKind;
 
 // How a panel relates to result cell (i, j) (hover and animation highlight it):
 typedef enum Reads {

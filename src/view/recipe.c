@@ -97,6 +97,7 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
     const StageRecipe *r = recipe_of(st->kind);
     p->row_axis = st->key_rows ? AXIS_KEY : AXIS_QUERY;
     p->col_axis = r->key_cols ? AXIS_KEY : AXIS_INDEX;
+    if (st->id == STAGE_LOGITS || st->id == STAGE_PROBS) p->col_axis = AXIS_VOCAB; // a column per token of the vocab
     if (r->mask_look == MASK_LOOK_SELF) p->mask = p->data; // 0 cells get the masked look
     int mi = trace_find(tr, "mask");
     if (r->mask_look == MASK_LOOK_LESSON_MASK && mi >= 0) {
@@ -142,6 +143,7 @@ PanelSpec *recipe_add_param(Layout *L, const Trace *tr, const View *v, int stage
     p->is_bias = bias;
     p->vector = t->rank == 1;
     WeightSlot slot = bias ? STAGE_INFO[st->id].bias : STAGE_INFO[st->id].weight;
+    if (st->id == STAGE_LOGITS && tr->tied) slot = WEIGHT_EMBED; // tied: the unembedding is E itself
     if (slot != WEIGHT_NONE) // the lab edits the lesson's weight itself (transposed below with the panel)
         p->edit_tensor = LT_WEIGHT0 + (st->layer > 0 ? st->layer : 0) * LESSON_N_WEIGHTS + (int)slot, p->edit_base = 0,
         p->edit_rs = p->rs, p->edit_cs = p->cs;
@@ -153,6 +155,7 @@ PanelSpec *recipe_add_param(Layout *L, const Trace *tr, const View *v, int stage
     snprintf(p->title, sizeof p->title, "%s", bias ? nm.bsym : nm.wsym);
     p->row_axis = p->vector ? AXIS_NONE : AXIS_INDEX;
     p->col_axis = AXIS_INDEX;
+    if (st->id == STAGE_LOGITS) p->row_axis = AXIS_VOCAB; // W_U (V, C): a row per token; Wᵀ a column
     if (!p->vector) panel_transpose(p); // (out, in) → Wᵀ (in, out): x·Wᵀ reads as row · column
     // a vector goes under the parameter before it when their columns match (b under
     // Wᵀ, β under γ): every term stays on screen without taking width
@@ -314,6 +317,9 @@ static const StageRecipe *const RECIPES[STAGE_KIND_COUNT] = {
     [STAGE_KIND_DECODE_ATTN] = &RECIPE_DECODE_ATTN,
     [STAGE_KIND_FLASH_P] = &RECIPE_FLASH_P,
     [STAGE_KIND_FLASH_ACC] = &RECIPE_FLASH_ACC,
+    [STAGE_KIND_EMBED] = &RECIPE_EMBED,
+    [STAGE_KIND_POS_EMBED] = &RECIPE_POS_EMBED,
+    [STAGE_KIND_VOCAB_SOFTMAX] = &RECIPE_VOCAB_SOFTMAX,
 };
 
 const StageRecipe *recipe_of(StageKind k)

@@ -5,6 +5,7 @@
 //   recipe_heads.c   the head axis: split, concat, RoPE
 //   recipe_attend.c  attention itself: scores, the position bias, masking, softmax, attn·V
 //   recipe_loop.c    inside the loop: FlashAttention's tiles, the K/V cache, decoding
+//   recipe_lm.c      a language model's own: the token embedding, positions, the softmax over the vocabulary
 // Each recipe says which panels a frame shows (operands, parameters, result) and
 // how each reads a result cell, the formula and the numbers it uses, the tooltip
 // of a result cell (how it was computed, with the numbers), the sub-steps of the
@@ -156,6 +157,7 @@ extern const StageRecipe RECIPE_SPLIT, RECIPE_CONCAT, RECIPE_ROPE;
 extern const StageRecipe RECIPE_SCORES, RECIPE_POS_BIAS, RECIPE_MASKED, RECIPE_SOFTMAX, RECIPE_WEIGHTED_SUM;
 extern const StageRecipe RECIPE_FLASH_STAT, RECIPE_FLASH_OUT, RECIPE_CACHE, RECIPE_DECODE;
 extern const StageRecipe RECIPE_DECODE_SCORES, RECIPE_DECODE_ATTN, RECIPE_FLASH_P, RECIPE_FLASH_ACC;
+extern const StageRecipe RECIPE_EMBED, RECIPE_POS_EMBED, RECIPE_VOCAB_SOFTMAX;
 // Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
 // panels and a score's dot product; softmax's panels, tooltip and derivation strip.
 void recipe_panels_scores(Layout *L, const Trace *tr, const View *v);

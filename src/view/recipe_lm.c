@@ -1,0 +1,157 @@
+// recipe_lm.c — a language model's own stages: the token embedding (a row of E per
+// token), the positions added to it, and the softmax over the vocabulary at a
+// temperature. (The sum e + p is an add, the final norm a norm and the logits a
+// linear layer: recipe_linear.c's.) recipe.h says what a recipe holds.
+#include "recipe.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attention.h"
+#include "i18n.h"
+#include "lesson.h"
+#include "tensor.h"
+
+// The token id at position l of batch b (-1 when the trace has none).
+static int token_id(const Trace *tr, int b, int l)
+{
+    if (!tr->ids || b < 0 || b >= tr->batch || l < 0 || l >= tr->len_q) return -1;
+    return tr->ids[(size_t)b * tr->len_q + l];
+}
+
+// A (V, C) or (P, C) table as its rows (not transposed: a row is looked up).
+static PanelSpec *add_table(Layout *L, const Trace *tr, const View *v, int s, AxisKind rows, const char *op)
+{
+    PanelSpec *p = recipe_add_param(L, tr, v, s, false, op, READS_NONE);
+    if (p && p->transposed) panel_transpose(p); // (recipe_add_param shows Wᵀ, as x·Wᵀ reads)
+    if (p) p->row_axis = rows, p->col_axis = AXIS_INDEX;
+    return p;
+}
+
+// E (a row per vocabulary token) → e: row l is E's row of token l.
+static void panels_embed(Layout *L, const Trace *tr, const View *v)
+{
+    add_table(L, tr, v, v->stage, AXIS_VOCAB, "");
+    recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
+}
+
+// Learned: P (a row per position) → p; sinusoidal: p alone (computed, no table).
+static void panels_pos_embed(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    if (st->weight) add_table(L, tr, v, v->stage, AXIS_INDEX, "");
+    recipe_add_stage(L, tr, v, v->stage, v->head, st->weight ? "→" : "", READS_NONE);
+}
+
+static void formula_embed(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)tr, (void)s, (void)lang;
+    snprintf(out, n, "e[l] = E[token_l]");
+}
+
+static void formula_pos_embed(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    if (tr->stages[s].weight)
+        snprintf(out, n, "p[l] = P[l]");
+    else
+        snprintf(out, n, "p[l, 2i] = sin(l·10000^(−2i/%d)),  p[l, 2i+1] = cos(l·10000^(−2i/%d))", tr->d_model, tr->d_model);
+}
+
+static void tip_embed(TipOut *o, const TipCell *cell)
+{
+    const int id = token_id(cell->tr, cell->b, cell->row);
+    if (id < 0) return;
+    const char *tok = lesson_token_label(cell->v->lesson, cell->b, cell->row);
+    char ib[16], cb[16];
+    snprintf(ib, sizeof ib, "%d", id), snprintf(cb, sizeof cb, "%d", cell->col);
+    const char *args[] = {tok ? tok : "?", ib, cb};
+    tip_key(o, cell->lang, "tip.token_embed", 3, args);
+    tip_equals(o, cell->val);
+}
+
+static void tip_pos_embed(TipOut *o, const TipCell *cell)
+{
+    char lb[16], cb[16];
+    snprintf(lb, sizeof lb, "%d", cell->row), snprintf(cb, sizeof cb, "%d", cell->col);
+    if (cell->st->weight) { // learned: a row of P
+        const char *args[] = {lb, cb};
+        tip_key(o, cell->lang, "tip.pos_embed_learned", 2, args);
+        tip_equals(o, cell->val);
+        return;
+    }
+    // sinusoidal: the angle l·10000^(−2i/C), then its sin (even column) or cos (odd)
+    const int i2 = cell->col & ~1, C = cell->tr->d_model;
+    const float div = expf((float)i2 * (float)(-log(10000.0) / C)), a = (float)cell->row * div;
+    char ib[16], ab[24];
+    snprintf(ib, sizeof ib, "%d", i2);
+    tip_number(a, ab, sizeof ab);
+    const char *args[] = {lb, ib, cell->col & 1 ? "cos" : "sin", ab};
+    tip_key(o, cell->lang, "tip.pos_embed_sin", 4, args);
+    tip_equals(o, cell->val);
+}
+
+// probs = softmax(logits / T): the panels of the scores' softmax, over the vocabulary.
+static void panels_probs(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    char op[32];
+    if (tr->temperature == 1.0f) snprintf(op, sizeof op, "softmax→");
+    else snprintf(op, sizeof op, "softmax(·/%.3g)→", (double)tr->temperature);
+    recipe_add_stage(L, tr, v, v->stage, v->head, op, READS_NONE);
+}
+
+static void formula_probs(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)s, (void)lang;
+    if (tr->temperature == 1.0f)
+        snprintf(out, n, "probs = softmax(logits, dim=−1)");
+    else
+        snprintf(out, n, "probs = softmax(logits / T, dim=−1),  T = %.4g", (double)tr->temperature);
+}
+
+// As the core computes it: y = logits / T, then exp(y − max y) / Σ exp(y − max y).
+static void tip_probs(TipOut *o, const TipCell *cell)
+{
+    const Tensor *z = cell->t0;
+    if (!z) return;
+    const int V = tip_last_dim(z);
+    const float *row = tip_row(z, cell->b, 0, cell->row), T = cell->tr->temperature;
+    float mx = -INFINITY, sum = 0.0f;
+    for (int j = 0; j < V; j++)
+        if (row[j] / T > mx || isnan(row[j])) mx = row[j] / T;
+    for (int j = 0; j < V; j++) sum += tensor_expf(row[j] / T - mx);
+    const char *tok = cell->v && cell->v->lesson && cell->v->lesson->vocab && cell->col < cell->v->lesson->n_vocab
+                          ? cell->v->lesson->vocab[cell->col] : "?";
+    char tb[16];
+    snprintf(tb, sizeof tb, "%.4g", (double)T);
+    const char *args[] = {tok, tb};
+    tip_key(o, cell->lang, T == 1.0f ? "tip.probs" : "tip.probs_t", 2, args);
+    tip_put(o, "\n= exp(");
+    tip_num(o, row[cell->col] / T, false);
+    tip_put(o, " − ");
+    tip_num(o, mx, true);
+    tip_put(o, ") / ");
+    tip_num(o, sum, false);
+    tip_step(o, tensor_expf(row[cell->col] / T - mx));
+    tip_put(o, " / ");
+    tip_num(o, sum, false);
+    tip_equals(o, cell->val);
+}
+
+const StageRecipe RECIPE_EMBED = {
+    .panels = panels_embed, .formula = formula_embed, .tip = tip_embed, .anim = ANIM_ROWS,
+    .quiz = QUIZ_BIT(QUIZ_SHAPE) | QUIZ_BIT(QUIZ_VALUE),
+};
+
+const StageRecipe RECIPE_POS_EMBED = {
+    .panels = panels_pos_embed, .formula = formula_pos_embed, .tip = tip_pos_embed, .anim = ANIM_ROWS,
+    .quiz = QUIZ_BIT(QUIZ_VALUE),
+};
+
+const StageRecipe RECIPE_VOCAB_SOFTMAX = {
+    .panels = panels_probs, .formula = formula_probs, .tip = tip_probs, .anim = ANIM_SOFTMAX,
+    .quiz = QUIZ_BIT(QUIZ_SHAPE) | QUIZ_BIT(QUIZ_VALUE), .scale = SCALE_PROBABILITY,
+};
