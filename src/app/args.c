@@ -54,6 +54,9 @@ void args_usage(FILE *f)
           "                     --describe, --export, --quiz, --handout, --save), e.g. 'input.query[0,1,2]=5',\n"
           "                     'weights.w_q[3,1]=-0.25', 'mask[0,2,3]=0', mask=causal, model.scale=1,\n"
           "                     model.mask_fill=-inf (see README, \"What-if lab\")\n"
+          "  --text \"...\"       a language model's input (a lesson with a \"vocab\"): the text, split by its\n"
+          "                     tokenizer, instead of the file's (with the window, --dump, --print,\n"
+          "                     --describe, --export, --quiz, --handout, --save)\n"
           "  --save FILE        write the (edited) lesson to FILE (never the LESSON itself); alone, saves\n"
           "                     and exits; with --dump, --print, --describe, --export, --quiz or --handout,\n"
           "                     saves, then runs that command\n"
@@ -128,7 +131,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_END
 };
 
 static const struct option LONG[] = {
@@ -148,6 +151,7 @@ static const struct option LONG[] = {
     {"batch", required_argument, NULL, O_BATCH},   {"head", required_argument, NULL, O_HEAD},
     {"hold", required_argument, NULL, O_HOLD},     {"split", no_argument, NULL, O_SPLIT},
     {"worksheet", no_argument, NULL, O_WORKSHEET}, {"loop", required_argument, NULL, O_LOOP},
+    {"text", required_argument, NULL, O_TEXT},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -161,6 +165,7 @@ static const char *needs(int id)
     case O_PAPER: return "a4 or letter";
     case O_SEED: return "a whole number";
     case O_SET: return "KEY=VALUE";
+    case O_TEXT: return "a text";
     case O_SAVE: return "a FILE";
     case O_FONT: return "a PATH";
     case O_LANG: return "en or zh";
@@ -230,6 +235,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     }
     case O_SAVE: a->save_path = v; return 0;
+    case O_TEXT: a->edits.text = v; return 0;
     case O_FONT: a->opt.font_path = v; return 0;
     case O_LANG:
         if (strcmp(v, "en") == 0) a->opt.lang = LANG_EN;
@@ -310,7 +316,7 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         return usage_error(err, "--size: expected WxH from 64x64 to 8192x8192, got a single number");
     if (!a->opt.width) a->opt.width = 1280, a->opt.height = 720;
     if (c == CMD_CHECK) {
-        if ((SEEN(O_SET) || SEEN(O_SAVE))) return usage_error(err, "--set and --save do not go with --check");
+        if ((SEEN(O_SET) || SEEN(O_SAVE) || SEEN(O_TEXT))) return usage_error(err, "--set, --text and --save do not go with --check");
         if (!a->n_lessons) return usage_error(err, "--check needs at least one LESSON");
         return 0;
     }

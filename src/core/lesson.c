@@ -467,8 +467,18 @@ void lesson_free(Lesson *ls)
     memset(ls, 0, sizeof *ls);
 }
 
-bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
-                  size_t err_len)
+// lesson_parse; typed (non-NULL): a language model's input is this text instead of the
+// file's (--text, the window's text field), its errors named "--text".
+static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const char *typed, char *err,
+                       size_t err_len);
+
+bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err, size_t err_len)
+{
+    return parse_with(ls, name, text, len, NULL, err, err_len);
+}
+
+static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const char *typed, char *err,
+                       size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
     JsonCtx ctx = {name, err, err_len, false, false}, *c = &ctx;
@@ -559,10 +569,30 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     if (!parse_vocab(c, root, ls)) goto done;
     ls->cfg.vocab_size = ls->n_vocab;
     if (!attn_json_model(c, cJSON_GetObjectItemCaseSensitive(root, "model"), &ls->cfg)) goto done;
-    if (ls->vocab) { // a language model: text or token ids in
+    if (typed && !ls->vocab) {
+        c->file = "--text";
+        jsonpath_fail(c, NULL, "%s is not a language model (it has no \"vocab\"); expected a lesson that reads text", name);
+        goto done;
+    }
+    if (ls->vocab && typed) { // the text typed instead of the file's input (its errors: the argument's)
+        cJSON *in = cJSON_CreateObject();
+        if (!in || !cJSON_AddStringToObject(in, "text", typed)) {
+            cJSON_Delete(in);
+            jsonpath_fail(c, NULL, "out of memory");
+            goto done;
+        }
+        c->file = "--text";
+        bool ok_in = attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, &ls->in);
+        c->file = name;
+        cJSON_Delete(in);
+        if (!ok_in) goto done;
+        ls->typed = true;
+    } else if (ls->vocab) { // a language model: text or token ids in
         if (!attn_json_lm_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, ls->vocab, ls->word_tokens,
                                 &ls->in))
             goto done;
+    }
+    if (ls->vocab) {
         ls->batch = ls->in.ids.shape[0];
         ls->len_q = ls->len_k = ls->in.ids.shape[1];
         if (ls->cfg.positions == POS_LEARNED && ls->cfg.max_positions == 0) ls->cfg.max_positions = ls->len_q;
@@ -665,6 +695,15 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
                      ls->cfg.n_layers, &ls->n_notes, &ls->note_keys, ls->note_text))
         goto done;
     if (!parse_quiz(c, cJSON_GetObjectItemCaseSensitive(root, "quiz"), ls)) goto done;
+    if (typed) { // the author's questions are about the file's input, not the text typed
+        for (int i = 0; i < ls->n_quiz; i++) {
+            LessonQuiz *q = &ls->quiz[i];
+            free(q->id), free(q->stage);
+            for (int l = 0; l < LANG_COUNT; l++) free(q->question[l]), free(q->explanation[l]);
+        }
+        free(ls->quiz);
+        ls->quiz = NULL, ls->n_quiz = 0;
+    }
     ls->path = strdup(name);
     ok = ls->path != NULL;
     if (!ok) jsonpath_fail(c, NULL, "out of memory");
@@ -717,7 +756,7 @@ static char *read_fd(int fd, size_t max, size_t *n)
     return buf;
 }
 
-bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
+bool lesson_load_typed(Lesson *ls, const char *path, const char *typed, char *err, size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
     JsonCtx ctx = {path, err, err_len, false, false};
@@ -734,9 +773,14 @@ bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
     int e = errno;
     close(fd);
     if (!buf) return jsonpath_fail(&ctx, NULL, e ? "cannot read: %s" : "out of memory%s", e ? strerror(e) : "");
-    bool ok = lesson_parse(ls, path, buf, n, err, err_len);
+    bool ok = parse_with(ls, path, buf, n, typed, err, err_len);
     free(buf);
     return ok;
+}
+
+bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
+{
+    return lesson_load_typed(ls, path, NULL, err, err_len);
 }
 
 // --- a title without reading the file -------------------------------------------

@@ -57,6 +57,7 @@ typedef struct Lesson {
     char **vocab;
     int n_vocab;
     bool word_tokens;
+    bool typed;                       // its input is text typed in (not the file's): the narration is generated
     // Narration keyed by stage or step name ("scores", "projection", ...).
     int n_steps;
     char **step_keys;
@@ -73,6 +74,10 @@ typedef struct Lesson {
 // Loads and validates path. On failure returns false and writes one line
 // "path: json.path: what was expected" into err (no trailing newline).
 bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len);
+// The same with a language model's input replaced by the text typed (--text, the
+// window's text field), tokenized as the lesson says: an error in it is named
+// "--text: input.text: ..."; ls->typed is set. A lesson without a vocab is refused.
+bool lesson_load_typed(Lesson *ls, const char *path, const char *typed, char *err, size_t err_len);
 // Same, from a buffer in memory (name is used in messages).
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
                   size_t err_len);

@@ -21,14 +21,18 @@ static bool forward(const Lesson *ls, Trace *out)
     return true;
 }
 
-Session *session_create(const char *path, char *err, size_t n)
+static Session *create(const char *path, const char *typed, char *err, size_t n);
+
+Session *session_create(const char *path, char *err, size_t n) { return create(path, NULL, err, n); }
+
+static Session *create(const char *path, const char *typed, char *err, size_t n)
 {
     Session *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, n, "%s: out of memory loading the lesson", path);
         return NULL;
     }
-    if (!lesson_load(&s->lesson, path, err, n)) {
+    if (!lesson_load_typed(&s->lesson, path, typed, err, n)) {
         free(s);
         return NULL;
     }
@@ -55,7 +59,7 @@ Session *session_create(const char *path, char *err, size_t n)
 
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)
 {
-    Session *s = session_create(path, err, n);
+    Session *s = create(path, ed ? ed->text : NULL, err, n);
     for (int i = 0; s && ed && i < ed->n; i++) {
         Edit e;
         char msg[EDIT_ERR_MAX + 200];

@@ -41,8 +41,9 @@ Session *session_create(const char *path, char *err, size_t n);
 typedef struct SessionEdits {
     const char *const *set;
     int n;
+    const char *text;   // --text: a language model's input (lesson_load_typed), NULL: the file's
 } SessionEdits;
-// session_create, then every edit of ed (NULL: none). A bad edit fails with
+// session_create (with ed->text: lesson_load_typed), then every edit of ed (NULL: none). A bad edit fails with
 // "attnviz: --set KEY=VALUE: what is wrong; expected ..." in err.
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n);
 // Frees the lesson, the trace and the session; NULL is fine.
