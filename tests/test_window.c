@@ -270,6 +270,27 @@ static void layers_script(Driver *d)
     wd_key(d, "1"); // the model's input: layer 0's timeline
     wd_settle(d);
     if (strcmp(d->stage, "input") != 0) wd_fail(d, "1 showed %s", d->stage);
+    // A: the model view, a map per layer and head; a click on the last opens layer 2's
+    // attention weights at head 3, A again closes it
+    static Uint32 before[WD_MAX_W * WD_MAX_H], grid[WD_MAX_W * WD_MAX_H];
+    wd_shot(d, before);
+    wd_key(d, "A");
+    wd_settle(d);
+    wd_shot(d, grid);
+    if (d->mv_layers != 3 || d->mv_heads != 4) wd_fail(d, "A: a grid of %d × %d maps, expected 3 × 4", d->mv_layers, d->mv_heads);
+    if (wd_same(d, before, grid)) wd_fail(d, "A changed nothing on screen");
+    if (d->mv_layers == 3) {
+        wd_mouse(d, d->mv_last.x + d->mv_last.w / 2, d->mv_last.y + d->mv_last.h / 2, SDL_BUTTON_LEFT);
+        wd_settle(d);
+        if (strcmp(d->stage, "l2.attn") != 0 || d->head != 3 || d->mv_layers != 0)
+            wd_fail(d, "a click on layer 2's head 3 showed %s, head %d (model view %s)", d->stage, d->head,
+                    d->mv_layers ? "still on" : "off");
+    }
+    wd_key(d, "A");
+    wd_settle(d);
+    wd_key(d, "A");
+    wd_settle(d);
+    if (d->mv_layers != 0) wd_fail(d, "A twice left the model view on");
     wd_key(d, "Escape");
     wd_frames(d, 5);
 }

@@ -37,6 +37,9 @@ struct Driver {
     Rect bar, bar_track;        // where the scrub bar and the loop's step bar go (output pixels)
     int n_layer_tabs;           // a model of several layers: its layer tabs (output pixels)
     Rect layer_tab[8];
+    int mv_layers, mv_heads;    // the model view on screen: its grid (0: not shown), the last map
+    Rect mv_last;
+    int head;                   // the head shown
     Uint32 window_id;
     bool want_pixels;           // the next frame copies its pixels into px
     Uint32 *px;                 // ARGB8888, w * h
@@ -67,6 +70,9 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     overlay_scrub_rect(f->layout, &d->bar, &d->bar_track);
     d->n_layer_tabs = f->layout->n_layer_tabs < 8 ? f->layout->n_layer_tabs : 8;
     for (int i = 0; i < d->n_layer_tabs; i++) d->layer_tab[i] = f->layout->layer_tab[i];
+    d->mv_layers = f->layout->mv_layers, d->mv_heads = f->layout->mv_heads;
+    if (d->mv_layers > 0) d->mv_last = f->layout->mv_map[d->mv_layers - 1][d->mv_heads - 1];
+    d->head = f->head;
     d->window_id = SDL_GetWindowID(SDL_RenderGetWindow(f->r));
     if (d->want_pixels) {
         SDL_GetRendererOutputSize(f->r, &d->w, &d->h);

@@ -450,6 +450,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_LAST: playback_goto(&a->pb, a->session->trace.n - 1, false); break;
     case KEY_ACT_PLAY: playback_toggle(&a->pb); break;
     case KEY_ACT_HEAD_NEXT: set_head(a, a->v.head + 1); break;
+    case KEY_ACT_MODEL_VIEW: a->v.model_view = !a->v.model_view; break;
     case KEY_ACT_LAYER_NEXT: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) + 1); break;
     case KEY_ACT_LAYER_PREV: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) - 1); break;
     case KEY_ACT_HEAD_PREV: set_head(a, a->v.head - 1); break;
@@ -613,7 +614,13 @@ static void on_click(App *a, int wx, int wy)
     app_to_output(a, wx, wy, &x, &y);
     const Layout *Lp = app_layout(a);
     int s = layout_hit_step(Lp, x, y), b = layout_hit_batch(Lp, x, y), h = layout_hit_head(Lp, x, y);
-    int l = layout_hit_layer(Lp, x, y);
+    int l = layout_hit_layer(Lp, x, y), ml, mh;
+    if (a->v.model_view && layout_hit_model_view(Lp, x, y, &ml, &mh)) { // a map: open its walkthrough
+        a->v.model_view = false;
+        a->v.head = mh;
+        if (Lp->mv_stage[ml] != a->v.stage) playback_goto(&a->pb, Lp->mv_stage[ml], true);
+        return;
+    }
     if (s >= 0) goto_step(a, (StepId)s);
     if (b >= 0) set_batch(a, b);
     if (h >= 0) set_head(a, h);
@@ -893,6 +900,7 @@ App *app_create(const AppOptions *opt)
     if (opt->study) toggle_study(a);
     if (opt->presenter) present_from_start(a);
     if (opt->projector) toggle_projector(a), a->toast_left = 0.0;
+    if (opt->model_view) a->v.model_view = true;
 
     a->freq = SDL_GetPerformanceFrequency(), a->last = SDL_GetPerformanceCounter();
     SDL_RendererInfo info;
@@ -987,7 +995,7 @@ bool app_frame(App *a)
     if (app_test_hook || a->state_path) {
         busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
                a->export_job || a->lab.animating;
-        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop, app_layout(a)};
+        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop, app_layout(a), a->v.head};
         if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
         FILE *sf = a->state_path ? fopen(a->state_path, "w") : NULL; // the Xvfb tests poll it
         if (sf) fprintf(sf, "%ld %ld %d %s %ld\n", a->frames_drawn, a->events, busy, a->stage_name, a->keyups), fclose(sf);

@@ -14,6 +14,7 @@ typedef struct AppOptions {
     bool study;                // --study: open in the study mode
     bool presenter;            // --presenter: open the presenter window too (presenter.h)
     bool projector;            // --projector: projector mode (View.projector)
+    bool model_view;           // --model-view: open in the model view (View.model_view)
     const struct SessionEdits *edits; // --set edits applied on opening (NULL: none)
     const char *stage;         // --stage NAME: open at this stage (NULL: the first)
     int batch, head;           // --batch, --head: the slice shown first
@@ -68,6 +69,7 @@ typedef struct AppTestFrame {
     const char *stage;       // the stage on screen
     int loop;                // its loop's step shown (View.loop), -1 the whole loop
     const struct Layout *layout; // the frame's layout (valid during the call)
+    int head;                // the head shown (View.head)
 } AppTestFrame;
 typedef struct AppTestHook {
     double ms_per_frame;

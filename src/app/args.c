@@ -54,6 +54,8 @@ void args_usage(FILE *f)
           "                     --describe, --export, --quiz, --handout, --save), e.g. 'input.query[0,1,2]=5',\n"
           "                     'weights.w_q[3,1]=-0.25', 'mask[0,2,3]=0', mask=causal, model.scale=1,\n"
           "                     model.mask_fill=-inf (see README, \"What-if lab\")\n"
+          "  --model-view       every layer and head at a glance (the window's A): with the window,\n"
+          "                     --export (one frame, NNNN-model-view.png/svg/pdf) and --describe\n"
           "  --text \"...\"       a language model's input (a lesson with a \"vocab\"): the text, split by its\n"
           "                     tokenizer, instead of the file's (with the window, --dump, --print,\n"
           "                     --describe, --export, --quiz, --handout, --save)\n"
@@ -131,7 +133,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_END
 };
 
 static const struct option LONG[] = {
@@ -151,7 +153,7 @@ static const struct option LONG[] = {
     {"batch", required_argument, NULL, O_BATCH},   {"head", required_argument, NULL, O_HEAD},
     {"hold", required_argument, NULL, O_HOLD},     {"split", no_argument, NULL, O_SPLIT},
     {"worksheet", no_argument, NULL, O_WORKSHEET}, {"loop", required_argument, NULL, O_LOOP},
-    {"text", required_argument, NULL, O_TEXT},
+    {"text", required_argument, NULL, O_TEXT},     {"model-view", no_argument, NULL, O_MODEL_VIEW},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -236,6 +238,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     }
     case O_SAVE: a->save_path = v; return 0;
     case O_TEXT: a->edits.text = v; return 0;
+    case O_MODEL_VIEW: a->ex.model_view = a->opt.model_view = true; return 0;
     case O_FONT: a->opt.font_path = v; return 0;
     case O_LANG:
         if (strcmp(v, "en") == 0) a->opt.lang = LANG_EN;
@@ -355,6 +358,10 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         if (c == CMD_QUIZ) return usage_error(err, "--animate, --fps, --stage, --format, --batch and --head do not go with --quiz");
         return usage_error(err, "--batch and --head go with --export, --describe, --handout and the window");
     }
+    if (SEEN(O_MODEL_VIEW) && c != CMD_EXPORT && c != CMD_DESCRIBE && !window)
+        return usage_error(err, "--model-view goes with the window, --export and --describe");
+    if (SEEN(O_MODEL_VIEW) && (SEEN(O_LOOP) || SEEN(O_STAGE) || SEEN(O_ANIMATE)))
+        return usage_error(err, "--model-view is one frame of every layer and head: no --stage, --loop or --animate");
     if (SEEN(O_LOOP) && c != CMD_EXPORT && c != CMD_DESCRIBE)
         return usage_error(err, "--loop goes with --export (and --stage) and --describe");
     if (SEEN(O_LOOP) && c == CMD_EXPORT && !SEEN(O_STAGE))

@@ -23,15 +23,44 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     fprintf(f, "\"stage\": \"%s\", \"step\": %d, ", st->name, step);
     if (L.split) fprintf(f, "\"part\": %d, \"parts\": %d, ", L.part, L.n_parts); // projector mode: one part shown
     if (v->loop >= 0) fprintf(f, "\"loop\": %d, \"loop_steps\": %d, ", v->loop, recipe_loop_steps(tr, v->stage));
+    if (v->model_view) { // the model view's own formula and alt text
+        char nl[12], nh[12], bb[12], fl[12], fh[12];
+        snprintf(nl, sizeof nl, "%d", L.mv_layers), snprintf(nh, sizeof nh, "%d", L.mv_heads);
+        snprintf(bb, sizeof bb, "%d", v->batch), snprintf(fl, sizeof fl, "%d", trace_layer_at(tr, v->stage));
+        snprintf(fh, sizeof fh, "%d", v->head);
+        snprintf(L.formula, sizeof L.formula, "%s", i18n_get(v->lang, "formula.model_view"));
+        L.formula_note[0] = '\0';
+        const char *args[] = {nl, nh, bb, fl, fh};
+        i18n_fmt(alt, sizeof alt, v->lang, "alt.model_view", 5, args);
+    }
     fputs("\"formula\": ", f);
     json_write_string(f, L.formula);
     fputs(", \"note\": ", f);
     json_write_string(f, L.formula_note);
     fputs(", \"narration\": ", f);
     json_write_string(f, scene_narration(tr, v, buf, sizeof buf));
-    scene_alt(&L, tr, v, alt, sizeof alt);
+    if (!v->model_view) scene_alt(&L, tr, v, alt, sizeof alt);
     fputs(", \"alt\": ", f);
     json_write_string(f, alt);
+    if (v->model_view) { // each map: its layer, head and stage, and the key each query looks at most
+        fputs(", \"maps\": [", f);
+        for (int l = 0; l < L.mv_layers; l++)
+            for (int hd = 0; hd < L.mv_heads; hd++) {
+                const Tensor *t = &tr->stages[L.mv_stage[l]].t;
+                fprintf(f, "%s{\"layer\": %d, \"head\": %d, \"stage\": \"%s\", \"argmax\": [", l || hd ? ", " : "", l, hd,
+                        tr->stages[L.mv_stage[l]].name);
+                const int Lq = t->shape[2], Lk = t->shape[3];
+                for (int i = 0; i < Lq; i++) {
+                    const float *row = t->data + (((size_t)v->batch * t->shape[1] + (size_t)hd) * Lq + (size_t)i) * Lk;
+                    int best = 0;
+                    for (int j = 1; j < Lk; j++)
+                        if (row[j] > row[best]) best = j;
+                    fprintf(f, "%s%d", i ? ", " : "", best);
+                }
+                fputs("]}", f);
+            }
+        fputs("]", f);
+    }
     fputs(", \"panels\": [", f);
     for (int p = 0; p < L.n_panels; p++) {
         const PanelSpec *ps = &L.spec[p];
@@ -55,7 +84,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
 }
 
 int describe_run(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head, int loop, int w,
-                 int h, bool projector, FILE *out, FILE *err)
+                 int h, bool projector, bool model_view, FILE *out, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
     if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
@@ -101,7 +130,15 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
                  "\"frames\": [",
             lang == LANG_ZH ? "zh" : "en", batch, head, w, h, projector ? "true" : "false");
     bool first = true;
-    for (int s = 0; s < tr->n; s++) {
+    if (model_view) { // one frame: every layer's and head's map
+        v.model_view = true;
+        for (int s = 0; s < tr->n && v.stage == 0; s++)
+            if (tr->stages[s].id == STAGE_ATTN) v.stage = s;
+        fputs("\n  {", out);
+        describe_frame_fields(out, tr, &v, w, h);
+        fputs("}", out);
+    }
+    for (int s = 0; s < tr->n && !model_view; s++) {
         v.stage = s, v.part = 0;
         v.loop = loop >= 0 && loop < recipe_loop_steps(tr, s) ? loop : -1;
         int parts = layout_projector_parts(tr, &v, w, h); // projector mode: a frame a part

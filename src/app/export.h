@@ -53,6 +53,7 @@ typedef struct ExportOptions {
     double hold;               // GIF, MP4: seconds each settled stage (and each further part) is held
                                // (--hold; export_options_init: -1 = EXPORT_DEFAULT_HOLD for GIF and MP4)
     bool split;                // GIF, MP4 (--split): one file a stage, NNNN-STAGE.gif / .mp4
+    bool model_view;           // --model-view: one frame, the model view (View.model_view), NNNN-model-view.EXT
     bool projector;            // --projector: projector mode (View.projector), its palette; a
                                // stage shown in parts is a frame a part
     const int *parts;          // in how many parts each stage is shown (export_parts), or NULL:

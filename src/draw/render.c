@@ -18,6 +18,7 @@
 #include "chrome.h"
 #include "derivation.h"
 #include "explain.h"
+#include "modelview.h"
 #include "scene.h"
 #include "study.h"
 #include "i18n.h"
@@ -123,6 +124,16 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     char title[200], shape[32], badge[200];
     snprintf(title, sizeof title, "%d/%d  %s", v->stage + 1, tr->n, recipe_stage_text(tr, v->stage, "title", true, lang));
     Rect h = L->header;
+    if (v->model_view) { // the model view: what it shows, and the batch
+        char bb[12];
+        snprintf(bb, sizeof bb, "%d", v->batch);
+        const char *args[] = {bb};
+        i18n_fmt(title, sizeof title, lang, "title.model_view", 1, args);
+        paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
+        paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT,
+                   i18n_get(lang, "formula.model_view"));
+        return;
+    }
     paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
     int tw = paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
     // shape badge: "Q (2,4,4) → (2,2,4,2)"
@@ -934,6 +945,13 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
         chrome_draw_tabs(cv, L, tr, v, ov);
         if (ov) picker_draw_button(cv, L, v, ov->picker);
         draw_header(cv, L, tr, v);
+    }
+    if (v->model_view) { // every layer and head at a glance: the maps instead of the panels
+        modelview_draw(cv, L, tr, v);
+        if (!v->print) draw_narration(cv, L, tr, v);
+        if (!ov) return;
+        for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) LAYERS[i](cv, L, tr, v, ov);
+        return;
     }
     // split: the panels of the heads last and the last head first, so a head that has
     // landed is drawn over one still sliding out across it

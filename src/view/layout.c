@@ -516,6 +516,41 @@ int layout_projector_parts(const Trace *tr, const View *v, int w, int h)
     return n;
 }
 
+// The model view's grid in L->area: a square map per layer and head, labels left and above.
+static void place_model_view(Layout *L, const Trace *tr)
+{
+    L->n_panels = 0, L->n_groups = 0, L->result_panel = -1;
+    L->mv_layers = L->mv_heads = 0;
+    for (int l = 0; l < TRACE_MAX_LAYERS && l < (tr->n_layers > 1 ? tr->n_layers : 1); l++) {
+        L->mv_stage[l] = -1;
+        for (int s = 0; s < tr->n; s++)
+            if (tr->stages[s].id == STAGE_ATTN && (tr->stages[s].layer == l || (tr->n_layers <= 1 && l == 0))) L->mv_stage[l] = s;
+        if (L->mv_stage[l] < 0) return; // (every layer has attn)
+        L->mv_layers = l + 1;
+    }
+    L->mv_heads = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
+    const int lw = (int)(90 * L->s), lh = (int)(L->px_small * 1.6f), gap = imax(2, (int)(10 * L->s));
+    const Rect a = L->area;
+    int side = imin((a.w - lw - gap * L->mv_heads) / L->mv_heads, (a.h - lh - gap * L->mv_layers) / L->mv_layers);
+    side = imax(side, 4);
+    const int gw = lw + L->mv_heads * (side + gap), gh = lh + L->mv_layers * (side + gap);
+    const int x0 = a.x + imax(0, (a.w - gw) / 2), y0 = a.y + imax(0, (a.h - gh) / 2);
+    for (int h = 0; h < L->mv_heads; h++) L->mv_col_label[h] = (Rect){x0 + lw + h * (side + gap), y0, side, lh};
+    for (int l = 0; l < L->mv_layers; l++) {
+        const int y = y0 + lh + l * (side + gap);
+        L->mv_row_label[l] = (Rect){x0, y, lw - gap, side};
+        for (int h = 0; h < L->mv_heads; h++) L->mv_map[l][h] = (Rect){x0 + lw + h * (side + gap), y, side, side};
+    }
+}
+
+bool layout_hit_model_view(const Layout *L, int x, int y, int *layer, int *head)
+{
+    for (int l = 0; l < L->mv_layers; l++)
+        for (int h = 0; h < L->mv_heads; h++)
+            if (rect_contains(L->mv_map[l][h], x, y)) return *layer = l, *head = h, true;
+    return false;
+}
+
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
 {
     memset(L, 0, sizeof *L);
@@ -600,6 +635,10 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     int ay = L->header.y + L->header.h + gap;
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
+    if (v->model_view) {
+        place_model_view(L, tr);
+        return;
+    }
     place_panels(L, tr, v);
     if (v->projector && projector_split(L, tr, v)) {
         place_panels(L, tr, v);

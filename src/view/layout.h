@@ -71,6 +71,8 @@ int layout_hit_step(const Layout *L, int x, int y);
 // Batch / head tab under (x, y), or -1.
 int layout_hit_batch(const Layout *L, int x, int y);
 int layout_hit_head(const Layout *L, int x, int y);
+// The model view's map at (x, y): its layer and head; false when none.
+bool layout_hit_model_view(const Layout *L, int x, int y, int *layer, int *head);
 // The layer tab at (x, y) (a model of several layers), or -1.
 int layout_hit_layer(const Layout *L, int x, int y);
 // Room a panel's legend rows need below the narration strip (legend height in px).

@@ -124,6 +124,12 @@ typedef struct Layout {
     Rect area;                   // where the heatmaps go
     int n_panels;
     PanelSpec spec[LAYOUT_MAX_PANELS];
+    // The model view (View.model_view; no panels then): a map per layer (row) and head
+    // (column) of its attention weights, batch View.batch; mv_stage: each layer's attn.
+    int mv_layers, mv_heads;
+    Rect mv_map[TRACE_MAX_LAYERS][LAYOUT_MAX_TABS];
+    Rect mv_row_label[TRACE_MAX_LAYERS], mv_col_label[LAYOUT_MAX_TABS];
+    int mv_stage[TRACE_MAX_LAYERS];
     Rect panel[LAYOUT_MAX_PANELS];    // the viewport of the cells (all of them when not zoomed)
     Rect caption[LAYOUT_MAX_PANELS];  // name + shape above
     Rect op[LAYOUT_MAX_PANELS];       // the operator left of the panel

@@ -506,6 +506,10 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
         i18n_fmt(buf, n, v->lang, "narr.delta", 0, NULL);
         return buf;
     }
+    if (v->model_view) {
+        i18n_fmt(buf, n, v->lang, "narr.model_view", 0, NULL);
+        return buf;
+    }
     // an edited lesson: the lesson's own text was written about the original numbers,
     // so the narration is the generated one, true for the numbers on screen
     // (and text typed in: the lesson's narration is about its own input)

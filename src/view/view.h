@@ -132,6 +132,9 @@ typedef struct View {
     // Printed in two frames, one above the other (the handout): part 0 the operands,
     // part 1 the result (View.part), each as large as the page's width allows.
     bool print_split;
+    // The model view (A, --model-view): every layer × head as a small map of its attention
+    // weights (BertViz's model view) instead of the stage's panels; a click opens one.
+    bool model_view;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.
