@@ -268,7 +268,7 @@ static void test_nan_and_uniform_rows(void **state)
     (void)state;
     for (int edited = 0; edited < 2; edited++) {
         const char *fill[] = {"model.mask_fill=-1e9"};
-        const SessionEdits e = {fill, 1};
+        const SessionEdits e = {fill, 1, NULL};
         char err[LESSON_ERR_MAX + 200];
         Session *ses = session_open("lessons/pitfalls-masked-row.json", edited ? &e : NULL, err, sizeof err);
         assert_non_null(ses);

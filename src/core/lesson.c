@@ -306,8 +306,12 @@ static bool parse_one_quiz(JsonCtx *c, const cJSON *j, const char *p, int index,
     const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "stage");
     jsonpath_key(pk, p, "stage");
     if (!st) return jsonpath_fail(c, pk, "missing; expected the name of the stage that asks it, e.g. \"attn\"");
-    if (!cJSON_IsString(st) || strlen(st->valuestring) >= 24 || !plain_name(st->valuestring))
-        return jsonpath_fail(c, pk, "expected a stage name such as \"attn\", got %s", jsonpath_type(st));
+    // (a layer's stage in a model of several: "l1.attn"; lesson_check_quiz finds it in the trace)
+    const char *sn = cJSON_IsString(st) ? st->valuestring : "";
+    int layer, used = 0;
+    if (sscanf(sn, "l%d.%n", &layer, &used) == 1 && used > 0 && layer >= 0 && layer < LESSON_MAX_LAYERS) sn += used;
+    if (!cJSON_IsString(st) || strlen(st->valuestring) >= 24 || !plain_name(sn))
+        return jsonpath_fail(c, pk, "expected a stage name such as \"attn\" or \"l1.attn\", got %s", jsonpath_type(st));
     q->stage = strdup(st->valuestring);
     const cJSON *qt = cJSON_GetObjectItemCaseSensitive(j, "question");
     jsonpath_key(pk, p, "question");
