@@ -82,7 +82,8 @@ def check(lesson, lang, qpath, dpath, bad):
                 if k == "argmax" and row.index(max(row)) != a: bad.append(f"{i}: argmax {a} of {row}")
                 if k == "sum" and abs(sum(row) - a) > 1e-5: bad.append(f"{i}: sum {a} vs {sum(row)}")
         elif k == "source":
-            dv = stages["head_out"]["shape"][3]
+            # (a model of several layers: the layer of the concat asked about, "l1.concat" → "l1.head_out")
+            dv = stages[q["stage"][: -len("concat")] + "head_out"]["shape"][3]
             if a != [c[1] // dv, c[1] % dv]: bad.append(f"{i}: source {a}")
         elif k == "masked":
             if not isinstance(a, list) or not a or not q["unordered"]: bad.append(f"{i}: masked {a}")

@@ -328,7 +328,7 @@ static void test_save_round_trip(void **state)
         Session *s = open_session(g.gl_pathv[i]);
         assert_round_trip(s, g.gl_pathv[i]); // unedited: seeds and aranges written out
         // an edit of every kind the lesson has
-        set(s, "input.query[0,0,0]=0.125");
+        set(s, s->lesson.vocab ? "weights.embed[0,0]=0.125" : "input.query[0,0,0]=0.125"); // (a language model: token ids in)
         set(s, "weights.w_o[0,0]=-3");
         set(s, "model.scale=0.7");
         set(s, "model.mask_fill=-inf");

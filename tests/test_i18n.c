@@ -169,7 +169,7 @@ static void test_dynamic_keys_exist(void **state)
             const Stage *st = &tr->stages[k];
             const char *fams[] = {"title", "name", "narr"};
             for (int j = 0; j < 3; j++) {
-                snprintf(key, sizeof key, "%s.%s", fams[j], st->name);
+                snprintf(key, sizeof key, "%s.%s", fams[j], STAGE_INFO[st->id].name); // (a layer's: its table name)
                 if (!has_key(LANG_EN, key)) fprintf(stderr, "%s: missing %s\n", g.gl_pathv[i], key), bad++;
             }
         }
