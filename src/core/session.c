@@ -59,7 +59,7 @@ static Session *create(const char *path, const char *typed, char *err, size_t n)
 
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)
 {
-    Session *s = create(path, ed ? ed->text : NULL, err, n);
+    Session *s = ed && ed->text ? create(path, ed->text, err, n) : session_create(path, err, n);
     for (int i = 0; s && ed && i < ed->n; i++) {
         Edit e;
         char msg[EDIT_ERR_MAX + 200];
