@@ -302,6 +302,46 @@ static void test_layers(void **state)
     assert_int_equal(wd_run("layers", layers_script, &o), 0);
 }
 
+// I: a language model's text typed in. A character outside the vocabulary is refused
+// (the lesson on screen stays: Esc shows the frame from before); a text that reads is
+// computed at once, at the same stage.
+static void text_script(Driver *d)
+{
+    static Uint32 s0[WD_MAX_W * WD_MAX_H], s1[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "End"); // the next-token probabilities
+    wd_settle(d);
+    if (strcmp(d->stage, "probs") != 0) wd_fail(d, "End showed %s, expected probs", d->stage);
+    wd_shot(d, s0);
+    wd_key(d, "I");
+    wd_settle(d);
+    wd_shot(d, s1);
+    if (wd_same(d, s0, s1)) wd_fail(d, "I opened no text box");
+    wd_type(d, "Z"); // not in the vocabulary (its 12 lowercase letters)
+    wd_settle(d);
+    wd_key(d, "Escape");
+    wd_settle(d);
+    wd_shot(d, s1);
+    if (!wd_same(d, s0, s1)) wd_fail(d, "a character outside the vocabulary changed the lesson on screen");
+    wd_key(d, "I");
+    wd_key(d, "BackSpace"); // "qkdmbxqkdmb": 11 tokens, computed at once
+    wd_settle(d);
+    wd_key(d, "Return");
+    wd_settle(d);
+    wd_shot(d, s1);
+    if (strcmp(d->stage, "probs") != 0) wd_fail(d, "after typing, the stage is %s, expected probs", d->stage);
+    if (wd_same(d, s0, s1)) wd_fail(d, "a shorter text showed the same frame");
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+}
+
+static void test_text(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/induction-heads.json");
+    assert_int_equal(wd_run("text", text_script, &o), 0);
+}
+
 // ---- projector mode ---------------------------------------------------------------
 
 // M on, then off: the frame as it was, palette included (it stayed high-contrast).
@@ -747,6 +787,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_keys, setup),
         cmocka_unit_test_setup(test_loop, setup),
         cmocka_unit_test_setup(test_layers, setup),
+        cmocka_unit_test_setup(test_text, setup),
         cmocka_unit_test_setup(test_projector_off, setup),
         cmocka_unit_test_setup(test_projector_parts, setup),
         cmocka_unit_test_setup(test_lab, setup),

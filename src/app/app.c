@@ -451,6 +451,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_PLAY: playback_toggle(&a->pb); break;
     case KEY_ACT_HEAD_NEXT: set_head(a, a->v.head + 1); break;
     case KEY_ACT_MODEL_VIEW: a->v.model_view = !a->v.model_view; break;
+    case KEY_ACT_TEXT: app_text_open(a); break;
     case KEY_ACT_LAYER_NEXT: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) + 1); break;
     case KEY_ACT_LAYER_PREV: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) - 1); break;
     case KEY_ACT_HEAD_PREV: set_head(a, a->v.head - 1); break;
@@ -597,7 +598,14 @@ static bool mode_lab(App *a, const SDL_KeyboardEvent *k, KeyAction act)
 }
 
 typedef bool (*KeyMode)(App *a, const SDL_KeyboardEvent *k, KeyAction act);
-static const KeyMode KEY_MODES[] = {mode_pan,  mode_help,        mode_export_choice, mode_open_help,
+// The text box (I) takes every key while it is open.
+static bool mode_text(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)act;
+    return app_text_key(a, k);
+}
+
+static const KeyMode KEY_MODES[] = {mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,
                                     mode_study, mode_enter_study, mode_lab};
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
@@ -665,6 +673,7 @@ static void handle_event(App *a, const SDL_Event *e)
     case SDL_QUIT: a->quit = true; break;
     case SDL_KEYDOWN: on_key(a, &e->key); break;
     case SDL_TEXTINPUT: // the characters of a value typed into a cell (any keyboard layout)
+        if (app_text_input(a, e->text.text)) break; // a language model's text (I)
         if (a->study->st.on) { // or of an answer
             if (!a->ov.help) study_ui_text(a->study, e->text.text);
             break;
@@ -931,6 +940,7 @@ bool app_frame(App *a)
         handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
     long events_before = a->events;
     while (SDL_PollEvent(&e)) handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
+    a->text_skip = false; // (the I that opened the text box came with this frame's events)
     // the browser calls every frame: one with no event, nothing moving and nothing
     // changed is not drawn (the page idles; the desktop loop waited above instead)
     if (a->no_wait && !busy && a->events == events_before && !a->quit && a->seen_version == a->session->version &&
@@ -972,6 +982,8 @@ bool app_frame(App *a)
     a->v.speed = a->pb.speed;
     lab_view(&a->lab, a->session, &a->v);
     a->ov.toast = a->toast_left > 0.0 ? a->toast : NULL;
+    a->ov.text_box = a->text_open ? a->text : NULL;
+    a->ov.text_error = a->text_error;
     a->ov.toast_alpha = (float)(a->toast_left > 0.5 ? 1.0 : a->toast_left / 0.5);
     a->ov.hover = a->mouse_in && !a->picker.open;
     a->ov.picker = &a->picker;

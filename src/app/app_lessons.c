@@ -41,6 +41,40 @@ void app_lessons_switch_lang(App *a)
     app_toast(a, "app.lang", NULL);
 }
 
+void app_replace_session(App *a, Session *s, bool keep_place)
+{
+    app_export_complete(a); // it borrows the session about to be destroyed
+    lab_forget(&a->lab);
+    bool studying = a->study->st.on;
+    study_ui_end(a->study, a->session, a->pb.stage); // the old lesson's answers are kept
+    session_destroy(a->session);
+    a->session = s;
+    a->seen_session = s, a->seen_version = s->version; // a new lesson starts at its first stage
+    a->title_edited = session_edited(s);
+    // playback and view start over (or stay where they were: the same lesson, another text);
+    // language, palette, numbers and speed stay
+    float speed = a->pb.speed;
+    int stage = a->pb.stage;
+    View old = a->v;
+    playback_init(&a->pb, a->session->trace.n);
+    playback_set_speed(&a->pb, speed);
+    view_init(&a->v, &a->session->lesson, old.lang);
+    a->v.palette = old.palette, a->v.show_values = old.show_values, a->v.prob_scale = old.prob_scale;
+    a->v.measure = old.measure, a->v.projector = old.projector;
+    if (keep_place && stage < a->session->trace.n) {
+        playback_goto(&a->pb, stage, false);
+        a->v.stage = stage, a->v.head = old.head, a->v.model_view = old.model_view;
+        a->v.batch = old.batch < a->session->trace.batch ? old.batch : 0;
+    }
+    fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
+    heatmap_cache_flush(a->heatmaps); // and its heatmap images
+    presenter_flush(a->pres);         // the presenter window's too
+    tools_clear(&a->tools);           // pins name cells of the old lesson's stages
+    a->picker.open = false;
+    app_lessons_set_title(a);
+    if (studying) playback_goto(&a->pb, study_ui_begin(a->study, a->session, a->v.lang, 0), false); // resumes
+}
+
 // Replaces the lesson on screen by the one at path. The old session is
 // destroyed only once the new one is complete; on failure the error is shown
 // (toast and stderr) and the current lesson keeps running.
@@ -54,30 +88,8 @@ static bool open_lesson(App *a, const char *path)
         session_destroy(s);
         goto fail;
     }
-    app_export_complete(a); // it borrows the session about to be destroyed
-    lab_forget(&a->lab);
-    bool studying = a->study->st.on;
-    study_ui_end(a->study, a->session, a->pb.stage); // the old lesson's answers are kept
-    session_destroy(a->session);
-    a->session = s;
-    a->seen_session = s, a->seen_version = s->version; // a new lesson starts at its first stage
-    a->title_edited = session_edited(s);
-    // playback and view start over; language, palette, numbers and speed stay
-    float speed = a->pb.speed;
-    View old = a->v;
-    playback_init(&a->pb, a->session->trace.n);
-    playback_set_speed(&a->pb, speed);
-    view_init(&a->v, &a->session->lesson, old.lang);
-    a->v.palette = old.palette, a->v.show_values = old.show_values, a->v.prob_scale = old.prob_scale;
-    a->v.measure = old.measure;
-    fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
-    heatmap_cache_flush(a->heatmaps); // and its heatmap images
-    presenter_flush(a->pres);         // the presenter window's too
-    tools_clear(&a->tools);           // pins name cells of the old lesson's stages
-    a->picker.open = false;
-    app_lessons_set_title(a);
+    app_replace_session(a, s, false);
     app_toast(a, "app.loaded", lesson_title(&a->session->lesson, a->v.lang));
-    if (studying) playback_goto(&a->pb, study_ui_begin(a->study, a->session, a->v.lang, 0), false); // resumes
     return true;
 fail:
     cli_error(stderr, "%s", msg);

@@ -82,6 +82,12 @@ struct App {
     bool scrub_drag;           // the scrub bar's knob is being dragged
     bool loop_drag;            // the loop's step bar is being dragged (View.loop follows)
     int part_next;             // projector mode: the part the next stage starts with (← enters a result)
+    // the text box (I): a language model's input typed in; every change that reads is
+    // computed at once, one that does not keeps the last that did (text_error says why)
+    bool text_open;
+    bool text_skip;            // the I that opened it: its character (this frame's events) is not typed
+    char text[LESSON_MAX_TEXT + 1];
+    char text_error[LESSON_ERR_MAX + 200];
     Palette palette_before_projector; // M: the palette projector mode replaced, back when M turns it off
     // the loop (app_frame)
     bool sdl_up;               // SDL_Init succeeded (app_close quits it)
@@ -112,6 +118,15 @@ void app_export_complete(App *a);
 
 // The window's title: the lesson's, "(edited)" after an edit.
 void app_lessons_set_title(App *a);
+// Puts session s (complete) on screen in place of the current one, which is destroyed;
+// keep_place: the same stage, head, batch and model view (another text of the same
+// lesson), else from the start.
+void app_replace_session(App *a, Session *s, bool keep_place);
+// The text box (textbox.c, I): opens it on a language model's text (false, a toast, on
+// another lesson); its keys and typed characters while it is open (false: closed).
+bool app_text_open(App *a);
+bool app_text_key(App *a, const SDL_KeyboardEvent *k);
+bool app_text_input(App *a, const char *utf8);
 // O, the "Lessons…" button: the picker.
 void app_lessons_open_picker(App *a);
 // The picker's keys and clicks, and a .json file dropped on the window; true when taken.

@@ -284,6 +284,30 @@ void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov)
     paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.white, a, bx + pad, by + pad, ov->toast);
 }
 
+// The text box (I): "Your text:", what is typed with a caret, and why it cannot be read
+// (the lesson on screen stays the last text that could), over the header.
+void chrome_draw_text_box(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
+{
+    if (!ov->text_box) return;
+    const int pad = paint_px(L->s, 10), px = L->px_title;
+    const bool bad = ov->text_error && ov->text_error[0];
+    const int lines = bad ? 3 : 2, bh = pad * 2 + lines * px * 14 / 10;
+    Rect b = {L->header.x, L->header.y, L->header.w, bh};
+    paint_fill(cv, THEME.black, 60, b.x + 3, b.y + 3, b.w, b.h);
+    paint_fill(cv, THEME.white, 255, b.x, b.y, b.w, b.h);
+    paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 2));
+    int y = b.y + pad;
+    paint_text(cv, FONT_BOLD, L->px_body, THEME.accent, 255, b.x + pad, y, ALIGN_LEFT, i18n_get(v->lang, "ui.text_box"));
+    y += px * 14 / 10;
+    char line[4200]; // (a text of LESSON_MAX_TEXT bytes and the caret)
+    snprintf(line, sizeof line, "%s\xE2\x96\x8F", ov->text_box); // ▏ the caret after the text
+    paint_clip(cv, &b);
+    paint_text(cv, FONT_MONO, px, THEME.ink, 255, b.x + pad, y, ALIGN_LEFT, line);
+    paint_clip(cv, NULL);
+    if (bad)
+        paint_text(cv, FONT_SANS, L->px_body, THEME.error_ink, 255, b.x + pad, y + px * 14 / 10, ALIGN_LEFT, ov->text_error);
+}
+
 // The window's export (E): frames done of total, over the heatmaps.
 void chrome_draw_export_progress(Canvas *cv, const Layout *L, const View *v, const Overlays *ov)
 {

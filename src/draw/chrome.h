@@ -22,6 +22,8 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
 void chrome_draw_help(Canvas *cv, const Layout *L, const View *v);
 // ov->toast above the narration, fading with ov->toast_alpha (nothing when unset).
 void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov);
+// The text box of a language model's input (Overlays.text_box), over the header.
+void chrome_draw_text_box(Canvas *cv, const Layout *L, const View *v, const Overlays *ov);
 // The window's export (E): frames done of total, over the heatmaps (nothing
 // when ov->export_total is 0).
 // A button of the status row ("Lessons…", "What if…"): pressed (on) or not.

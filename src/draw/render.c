@@ -885,7 +885,8 @@ static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const V
 
 static void layer_toast(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
-    (void)tr, (void)v;
+    (void)tr;
+    if (!ov->help) chrome_draw_text_box(cv, L, v, ov);
     if (!ov->help) chrome_draw_toast(cv, L, ov);
 }
 

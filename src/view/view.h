@@ -73,6 +73,10 @@ typedef struct Overlays {
     bool scrub;
     float scrub_p;
     int scrub_frame;
+    // a language model's text typed in (I): the text so far and, when it cannot be read
+    // (a character outside the vocab, too long, …), why; NULL: the box is closed
+    const char *text_box;
+    const char *text_error;
     // the step bar of a loop (N, dragged): shown, where the scrub bar goes, while View.loop
     // shows one of loop_steps steps (decoding, FlashAttention's tiles) and no transition is held
     int loop_steps;
