@@ -608,6 +608,47 @@ static void test_flash_tiles_and_kv_heads(void **state)
     print_message("%d running-max cells checked against their tiles\n", checked);
 }
 
+// A language model: the next-token bars stand right of the probs stage's panels (and only
+// there), inside the frame; the model view's maps are a grid of layers × heads inside the
+// area, with no panels.
+static void test_language_model_frames(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/induction-heads.json");
+    const Trace *tr = &ses->trace;
+    View v;
+    view_init(&v, &ses->lesson, LANG_EN);
+    const int sizes[][2] = {{800, 600}, {1280, 720}, {3840, 2160}};
+    for (int k = 0; k < 3; k++)
+        for (v.stage = 0; v.stage < tr->n; v.stage++) {
+            Layout L;
+            layout_compute(&L, tr, &v, sizes[k][0], sizes[k][1]);
+            bool probs = tr->stages[v.stage].id == STAGE_PROBS;
+            assert_int_equal(L.bars.w > 0, probs);
+            if (!probs) continue;
+            assert_true(L.bars.x + L.bars.w <= sizes[k][0] && L.bars.y + L.bars.h <= sizes[k][1]);
+            for (int p = 0; p < L.n_panels; p++) assert_true(L.panel[p].x + L.panel[p].w <= L.bars.x);
+        }
+    v.model_view = true;
+    Layout L;
+    layout_compute(&L, tr, &v, 1280, 720);
+    assert_int_equal(L.n_panels, 0);
+    assert_int_equal(L.mv_layers, 2);
+    assert_int_equal(L.mv_heads, 2);
+    for (int l = 0; l < 2; l++)
+        for (int h = 0; h < 2; h++) {
+            Rect q = L.mv_map[l][h];
+            assert_true(q.w > 40 && q.x >= L.area.x && q.y >= L.area.y && q.x + q.w <= L.area.x + L.area.w &&
+                        q.y + q.h <= L.area.y + L.area.h);
+            assert_int_equal(tr->stages[L.mv_stage[l]].id, STAGE_ATTN);
+            assert_int_equal(tr->stages[L.mv_stage[l]].layer, l);
+            int hl, hh;
+            assert_true(layout_hit_model_view(&L, q.x + q.w / 2, q.y + q.h / 2, &hl, &hh));
+            assert_true(hl == l && hh == h);
+        }
+    session_destroy(ses);
+}
+
 // More heads than split / concat show: the run of 8 that holds the selected head,
 // the selected head's panel is the result, and no two shown heads share a colour.
 static void test_many_heads(void **state)
@@ -780,7 +821,7 @@ int main(void)
         cmocka_unit_test(test_scene_rules),
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),
-        cmocka_unit_test(test_many_heads),
+        cmocka_unit_test(test_many_heads), cmocka_unit_test(test_language_model_frames),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),
         cmocka_unit_test(test_loop_steps),
         cmocka_unit_test(test_projector),

@@ -331,6 +331,16 @@ static void text_script(Driver *d)
     wd_shot(d, s1);
     if (strcmp(d->stage, "probs") != 0) wd_fail(d, "after typing, the stage is %s, expected probs", d->stage);
     if (wd_same(d, s0, s1)) wd_fail(d, "a shorter text showed the same frame");
+    // Ctrl+↑: a warmer softmax (T 1 → 1.5), an edit: the probabilities and their bars change;
+    // Ctrl+Z takes it back
+    wd_key_mod(d, "Up", KMOD_LCTRL);
+    wd_wait(d, 2.0);
+    wd_shot(d, s0);
+    if (wd_same(d, s0, s1)) wd_fail(d, "Ctrl+Up changed nothing on the probabilities");
+    wd_key_mod(d, "Z", KMOD_LCTRL);
+    wd_wait(d, 6.0); // (its toast gone)
+    wd_shot(d, s0);
+    if (!wd_same(d, s0, s1)) wd_fail(d, "Ctrl+Z did not take the temperature back");
     wd_key(d, "Escape");
     wd_frames(d, 5);
 }

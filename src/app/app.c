@@ -123,6 +123,35 @@ static void set_batch(App *a, int b)
     a->v.batch = ((b % n) + n) % n;
 }
 
+static void lab_begin(App *a);
+static void lab_after(App *a);
+
+// Ctrl+↑ / Ctrl+↓: a language model's temperature one step up or down the ladder below, as
+// a what-if edit (model.temperature: one undo step, the probabilities animate).
+static void step_temperature(App *a, int dir)
+{
+    static const float LADDER[] = {0.1f, 0.25f, 0.5f, 0.75f, 1.0f, 1.5f, 2.0f, 3.0f, 5.0f, 10.0f};
+    const int n = (int)(sizeof LADDER / sizeof LADDER[0]);
+    if (!a->session->lesson.vocab) {
+        app_toast(a, "app.no_text", NULL);
+        return;
+    }
+    const float t = a->session->lesson.cfg.temperature;
+    float next = t;
+    for (int i = 0; i < n; i++) {
+        const float c = LADDER[dir > 0 ? i : n - 1 - i];
+        if (dir > 0 ? c > t : c < t) {
+            next = c;
+            break;
+        }
+    }
+    if (next == t) return; // (the end of the ladder)
+    char arg[48];
+    snprintf(arg, sizeof arg, "model.temperature=%g", (double)next);
+    lab_begin(a);
+    if (lab_apply_text(&a->lab, a->session, arg, a->v.lang)) lab_after(a);
+}
+
 // The same stage in layer l (a model of several layers), wrapping around.
 static void set_layer(App *a, int l)
 {
@@ -452,6 +481,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_HEAD_NEXT: set_head(a, a->v.head + 1); break;
     case KEY_ACT_MODEL_VIEW: a->v.model_view = !a->v.model_view; break;
     case KEY_ACT_TEXT: app_text_open(a); break;
+    case KEY_ACT_WARMER: case KEY_ACT_COOLER: step_temperature(a, act == KEY_ACT_WARMER ? 1 : -1); break;
     case KEY_ACT_LAYER_NEXT: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) + 1); break;
     case KEY_ACT_LAYER_PREV: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) - 1); break;
     case KEY_ACT_HEAD_PREV: set_head(a, a->v.head - 1); break;

@@ -447,14 +447,19 @@ static void menu_choose(Lab *lab, Session *s, const View *v, int row, int col)
         return;
     default: return;
     }
+    lab_apply_text(lab, s, arg, lang);
+}
+
+bool lab_apply_text(Lab *lab, Session *s, const char *arg, Lang lang)
+{
     Edit e;
     char err[EDIT_ERR_MAX];
     if (!edit_parse(&s->lesson, arg, &e, err, sizeof err)) {
         message(lab, lang, true, "app.edit_refused", err);
-        return;
+        return false;
     }
-    if (edit_is_noop(&s->lesson, &e)) return;
-    apply(lab, s, &e, false, true, lang);
+    if (edit_is_noop(&s->lesson, &e)) return true;
+    return apply(lab, s, &e, false, true, lang);
 }
 
 bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_KeyboardEvent *k)

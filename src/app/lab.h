@@ -79,6 +79,9 @@ bool lab_take_edit_start(Lab *lab);
 bool lab_update(Lab *lab, const Session *s, float p);
 
 // Keys: true when the lab used the key. L is the frame's layout (hit-testing), v the view.
+// The edit arg ("model.temperature=0.5", as --set writes it) applied as one undo step
+// and animated; a refusal is the lab's message. False when refused.
+bool lab_apply_text(Lab *lab, Session *s, const char *arg, Lang lang);
 bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_KeyboardEvent *k);
 // A left press at output pixel (x, y): the "What if…" button, the switches, or a cell.
 // True when the lab used it.

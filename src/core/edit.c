@@ -157,6 +157,7 @@ static void edit_text(const Lesson *ls, Edit *e)
     case EDIT_SCALE: snprintf(e->text, sizeof e->text, "model.scale=%s", v); break;
     case EDIT_MASK_FILL: snprintf(e->text, sizeof e->text, "model.mask_fill=%s", v); break;
     case EDIT_NORM_EPS: snprintf(e->text, sizeof e->text, "model.norm_eps=%s", v); break;
+    case EDIT_TEMPERATURE: snprintf(e->text, sizeof e->text, "model.temperature=%s", v); break;
     case EDIT_MASK_KIND:
         snprintf(e->text, sizeof e->text, "mask=%s",
                  e->mask_kind == MASK_CAUSAL ? "causal" : e->mask_kind == MASK_KEY_PADDING ? "key_padding" : "none");
@@ -288,9 +289,14 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
             e->kind = EDIT_NORM_EPS;
             if (!parse_float(val, &e->value) || !(e->value > 0.0f))
                 return edit_fail(err, n, arg, "expected a small positive float32 number, got \"%.40s\"", val);
+        } else if (strcmp(key, "model.temperature") == 0) {
+            e->kind = EDIT_TEMPERATURE;
+            if (!ls->vocab) return edit_fail(err, n, arg, "this lesson is not a language model (it has no vocab)");
+            if (!parse_float(val, &e->value) || !(e->value >= 1e-3f && e->value <= 1e3f))
+                return edit_fail(err, n, arg, "expected a temperature from 0.001 to 1000, got \"%.40s\"", val);
         } else {
             return edit_fail(err, n, arg, "unknown key; the model's editable switches are model.scale, "
-                                          "model.mask_fill and model.norm_eps (sizes cannot change)");
+                                          "model.mask_fill, model.norm_eps and model.temperature (sizes cannot change)");
         }
         edit_text(ls, e);
         return true;
@@ -431,6 +437,7 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
     case EDIT_SCALE: ls->cfg.scale = e->value; return true;
     case EDIT_MASK_FILL: ls->cfg.mask_fill = e->value; return true;
     case EDIT_NORM_EPS: ls->cfg.norm_eps = e->value; return true;
+    case EDIT_TEMPERATURE: ls->cfg.temperature = e->value; return true;
     case EDIT_MASK_KIND: {
         if (ls->cfg.decode && e->mask_kind != MASK_CAUSAL && (int)ls->in.mask_kind != e->mask_kind)
             return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
@@ -518,6 +525,7 @@ bool edit_is_noop(const Lesson *ls, const Edit *e)
     case EDIT_SCALE: return same_float(ls->cfg.scale, e->value);
     case EDIT_MASK_FILL: return same_float(ls->cfg.mask_fill, e->value);
     case EDIT_NORM_EPS: return same_float(ls->cfg.norm_eps, e->value);
+    case EDIT_TEMPERATURE: return same_float(ls->cfg.temperature, e->value);
     case EDIT_MASK_KIND: return (int)ls->in.mask_kind == e->mask_kind; // a named kind is its tensor
     case EDIT_KEY_PADDING: {
         if (ls->in.mask_kind != MASK_KEY_PADDING) return false;

@@ -43,6 +43,7 @@ typedef enum EditKind {
     EDIT_NORM_EPS,     // model.norm_eps = value
     EDIT_MASK_KIND,    // mask = none | causal | key_padding
     EDIT_KEY_PADDING,  // mask.key_padding[index] = value (a key length)
+    EDIT_TEMPERATURE,  // model.temperature = value (a language model's softmax over the vocabulary)
 } EditKind;
 
 typedef struct Edit {

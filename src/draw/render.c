@@ -881,6 +881,60 @@ static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const V
     paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, text);
 }
 
+// The next-token bar chart (a language model's probs): the most likely tokens after the
+// text's last position, longest first, each bar as long as its probability of 1, the
+// probability written at its end (as the cells write it: two decimals).
+#define BARS_MAX 10
+static void draw_bars(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+{
+    const Rect g = L->bars;
+    if (g.w <= 0 || v->stage < 0 || v->stage >= tr->n) return;
+    const Tensor *t = &tr->stages[v->stage].t;
+    if (t->rank != 3) return;
+    const int Lq = t->shape[1], V = t->shape[2], b = v->batch < t->shape[0] ? v->batch : 0;
+    const float *p = t->data + ((size_t)b * Lq + (size_t)(Lq - 1)) * V;
+    int top[BARS_MAX], n = 0;
+    for (int k = 0; k < BARS_MAX && k < V; k++) { // the k-th largest (ties: the lower id first)
+        int best = -1;
+        for (int j = 0; j < V; j++) {
+            bool used = false;
+            for (int i = 0; i < n; i++) used |= top[i] == j;
+            if (!used && (best < 0 || p[j] > p[best])) best = j;
+        }
+        top[n++] = best;
+    }
+    const int pad = paint_px(L->s, 10), row_h = L->px_body * 17 / 10;
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    char title[160], tb[16], lb[40];
+    const char *last = lesson_token_label(v->lesson, b, Lq - 1);
+    snprintf(lb, sizeof lb, "%s", last ? (strcmp(last, " ") == 0 ? "\xE2\x90\xA3" : last) : "?");
+    snprintf(tb, sizeof tb, "%.3g", (double)tr->temperature);
+    const char *args[] = {lb, tb};
+    i18n_fmt(title, sizeof title, v->lang, "ui.next_after", 2, args);
+    paint_clip(cv, &g);
+    paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, g.x + pad, g.y + pad, ALIGN_LEFT, title);
+    const int label_w = paint_px(L->s, 48), num_w = paint_px(L->s, 52);
+    const int bx = g.x + pad + label_w, bw = g.w - 2 * pad - label_w - num_w;
+    ColorScale cs = {v->palette, true, false, 0.0f, 1.0f, 0.0f};
+    for (int i = 0; i < n; i++) {
+        const int y = g.y + pad + row_h * 3 / 2 + i * row_h;
+        if (y + row_h > g.y + g.h) break;
+        const char *tok = v->lesson && v->lesson->vocab && top[i] < v->lesson->n_vocab ? v->lesson->vocab[top[i]] : "?";
+        if (strcmp(tok, " ") == 0) tok = "\xE2\x90\xA3";
+        paint_text(cv, FONT_MONO, L->px_body, THEME.ink, 255, bx - paint_px(L->s, 6), y + (row_h - L->px_body) / 2 - 2,
+                   ALIGN_RIGHT, tok);
+        const float q = p[top[i]];
+        const int w = bw > 0 && q > 0.0f ? (int)lrintf((float)bw * (q < 1.0f ? q : 1.0f)) : 0;
+        paint_fill(cv, THEME.slot, 255, bx, y + row_h / 6, bw > 0 ? bw : 0, row_h * 2 / 3);
+        if (w > 0) paint_fill(cv, colormap_value(&cs, q), 255, bx, y + row_h / 6, w, row_h * 2 / 3);
+        char num[16];
+        snprintf(num, sizeof num, "%.2f", (double)q); // (as the cells: 0.00 for a tiny one)
+        paint_text(cv, FONT_MONO, L->px_small, THEME.ink, 255, bx + bw + paint_px(L->s, 6), y + (row_h - L->px_small) / 2,
+                   ALIGN_LEFT, num);
+    }
+    paint_clip(cv, NULL);
+}
+
 // ---- over the frame: the window's layers, bottom to top ---------------------------
 
 static void layer_toast(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
@@ -962,6 +1016,7 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
     for (int p = L->n_panels - 1; split && p >= 0; p--)
         if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, tr, v, p, e, mask_text);
     draw_derivation(cv, L, tr, v, ov, e);
+    draw_bars(cv, L, tr, v);
     draw_legend(cv, L, v, mask_text);
     if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
     else if (!v->print) draw_narration(cv, L, tr, v);

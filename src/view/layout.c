@@ -635,6 +635,12 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     int ay = L->header.y + L->header.h + gap;
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
+    if (!v->print && !v->model_view && v->stage >= 0 && v->stage < tr->n && tr->stages[v->stage].id == STAGE_PROBS &&
+        tr->vocab_size > 0 && !(v->study && v->hide_result)) { // the bar chart of the next token, right
+        const int bw = imin(imax((int)(260 * s), L->area.w / 4), L->area.w / 2);
+        L->bars = (Rect){L->area.x + L->area.w - bw, L->area.y, bw, L->area.h};
+        L->area.w -= bw + gap;
+    }
     if (v->model_view) {
         place_model_view(L, tr);
         return;

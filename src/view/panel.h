@@ -130,6 +130,9 @@ typedef struct Layout {
     Rect mv_map[TRACE_MAX_LAYERS][LAYOUT_MAX_TABS];
     Rect mv_row_label[TRACE_MAX_LAYERS], mv_col_label[LAYOUT_MAX_TABS];
     int mv_stage[TRACE_MAX_LAYERS];
+    // a language model's next-token probabilities (the probs stage): a bar per most likely
+    // token after the text's last position, right of the panels (w = 0: none)
+    Rect bars;
     Rect panel[LAYOUT_MAX_PANELS];    // the viewport of the cells (all of them when not zoomed)
     Rect caption[LAYOUT_MAX_PANELS];  // name + shape above
     Rect op[LAYOUT_MAX_PANELS];       // the operator left of the panel

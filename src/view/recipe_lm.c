@@ -97,10 +97,7 @@ static void panels_probs(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
     recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
-    char op[32];
-    if (tr->temperature == 1.0f) snprintf(op, sizeof op, "softmax→");
-    else snprintf(op, sizeof op, "softmax(·/%.3g)→", (double)tr->temperature);
-    recipe_add_stage(L, tr, v, v->stage, v->head, op, READS_NONE);
+    recipe_add_stage(L, tr, v, v->stage, v->head, "softmax→", READS_NONE); // (T: in the formula)
 }
 
 static void formula_probs(const Trace *tr, int s, Lang lang, char *out, size_t n)
