@@ -252,13 +252,13 @@ static void test_edited_lessons(void **state)
 {
     (void)state;
     const char *causal[] = {"mask=causal", "input.query[0,1,2]=5"};
-    const SessionEdits e1 = {causal, 2};
+    const SessionEdits e1 = {causal, 2, NULL};
     check_file("lessons/arange-2x4x4.json", &e1);
     const char *fill[] = {"model.mask_fill=-1e9"};
-    const SessionEdits e2 = {fill, 1};
+    const SessionEdits e2 = {fill, 1, NULL};
     check_file("lessons/pitfalls-masked-row.json", &e2);
     const char *scale[] = {"model.scale=1", "mask[0,1,0]=0"};
-    const SessionEdits e3 = {scale, 2};
+    const SessionEdits e3 = {scale, 2, NULL};
     check_file("lessons/causal-decoder.json", &e3);
 }
 
