@@ -2,6 +2,9 @@
 // frame (the first frame of the edit's animation, as the window draws it), for every
 // shipped lesson and the L = 256 lesson, at 1280×720 on the software renderer; and
 // scrubbing one value on the L = 256 lesson (merged edits, no animation) in frames/s.
+// A language model's (issue 25): a character typed → the lesson read again with the text
+// and every layer computed → its first frame (as the window's text box does); the model
+// view's frame.
 #include <SDL.h>
 #include <glob.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include "session.h"
 #include "text.h"
 #include "trace_ops.h"
+#include "utf8.h"
 #include "view.h"
 
 enum { EDITS = 60 };
@@ -40,13 +44,17 @@ static int bench(const char *path, const char *stage, const char *label, double 
     TextMeasure m = {text_measure, fonts};
     v.measure = &m;
     int st = trace_find(&s->trace, stage);
+    for (int k = 0; k < s->trace.n && st < 0; k++) // (a model of several layers: layer 0's)
+        if (STAGE_INFO[s->trace.stages[k].id].name == STAGE_INFO[stage_id_of(stage) >= 0 ? stage_id_of(stage) : 0].name) st = k;
     v.stage = st >= 0 ? st : 0;
     render_frame(&c, &s->trace, &v, NULL); // warm the caches, as a window has
     static double t[EDITS];
-    float x0 = s->lesson.in.query.data[0];
+    // the input's first number (a language model's: its embedding's, it reads token ids)
+    const int target_t = s->lesson.vocab ? LT_WEIGHT0 + WEIGHT_EMBED : LT_QUERY;
+    float x0 = lesson_tensor(&s->lesson, target_t)->data[0];
     for (int i = 0; i < EDITS; i++) {
         Edit e;
-        edit_element(&s->lesson, LT_QUERY, 0, x0 + 0.01f * (float)(i + 1), &e);
+        edit_element(&s->lesson, target_t, 0, x0 + 0.01f * (float)(i + 1), &e);
         double t0 = bench_now();
         Trace before, mid;
         if (!session_edit(s, &e, scrub, scrub ? NULL : &before, err, sizeof err)) {
@@ -78,6 +86,71 @@ static int bench(const char *path, const char *stage, const char *label, double 
     return 0;
 }
 
+// A character typed into a language model's text box, then taken back, EDITS times: the
+// lesson read again with the text (session_open, as the window does), every layer computed,
+// the first frame at `stage` drawn.
+static int bench_typing(const char *path, const char *stage, const char *label, Fonts *fonts, SDL_Renderer *r)
+{
+    char err[LESSON_ERR_MAX + 200];
+    Session *s = session_create(path, err, sizeof err);
+    if (!s) return fprintf(stderr, "%s\n", err), 1;
+    char text[LESSON_MAX_TEXT + 8] = "";
+    for (int l = 0; l < s->lesson.len_q; l++) { // the lesson's own text, and its first token again
+        const char *tok = lesson_token_label(&s->lesson, 0, l);
+        snprintf(text + strlen(text), sizeof text - strlen(text), "%s%s", s->lesson.word_tokens && l ? " " : "", tok);
+    }
+    const size_t n0 = strlen(text);
+    char first[72]; // (a copy: the session it is read from is replaced below)
+    snprintf(first, sizeof first, "%s", lesson_token_label(&s->lesson, 0, 0));
+    HeatmapCache *hc = heatmap_cache_create();
+    DrawList dl;
+    draw_list_init(&dl);
+    Canvas c = {r, fonts, hc, NULL, &dl};
+    TextMeasure m = {text_measure, fonts};
+    static double t[EDITS];
+    for (int i = 0; i < EDITS; i++) {
+        // odd: the text as it was; even: one more token (one fewer when the context is full)
+        text[n0] = '\0';
+        if (i % 2 == 0 && s->lesson.len_q < s->lesson.cfg.max_positions)
+            snprintf(text + n0, sizeof text - n0, "%s%s", s->lesson.word_tokens ? " " : "", first);
+        else if (i % 2 == 0)
+            text[utf8_floor(text, n0 - 1)] = '\0';
+        double t0 = bench_now();
+        const SessionEdits ed = {NULL, 0, text};
+        Session *next = session_open(path, &ed, err, sizeof err);
+        if (!next) return fprintf(stderr, "%s\n", err), 1;
+        session_destroy(s);
+        s = next;
+        View v;
+        view_init(&v, &s->lesson, LANG_EN);
+        v.measure = &m;
+        v.stage = trace_find(&s->trace, stage) >= 0 ? trace_find(&s->trace, stage) : 0;
+        heatmap_cache_flush(hc);
+        render_frame(&c, &s->trace, &v, NULL);
+        SDL_RenderFlush(r);
+        t[i] = (bench_now() - t0) * 1e3;
+    }
+    bench_row(label, t, EDITS, 16.0, "ms", 1);
+    // the model view: one frame of every layer's and head's map
+    View v;
+    view_init(&v, &s->lesson, LANG_EN);
+    v.measure = &m, v.model_view = true;
+    render_frame(&c, &s->trace, &v, NULL);
+    for (int i = 0; i < EDITS; i++) {
+        double t0 = bench_now();
+        render_frame(&c, &s->trace, &v, NULL);
+        SDL_RenderFlush(r);
+        t[i] = (bench_now() - t0) * 1e3;
+    }
+    char mv[96];
+    snprintf(mv, sizeof mv, "model view frame, %.30s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    bench_row(mv, t, EDITS, 4.0, "ms", 1);
+    draw_list_free(&dl);
+    heatmap_cache_destroy(hc);
+    session_destroy(s);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     (void)argc, (void)argv;
@@ -97,6 +170,21 @@ int main(int argc, char **argv)
         const char *base = strrchr(g.gl_pathv[i], '/');
         snprintf(label, sizeof label, "edit → frame, %.30s", base ? base + 1 : g.gl_pathv[i]);
         rc |= bench(g.gl_pathv[i], "attn", label, 16.0, false, fonts, r);
+    }
+    globfree(&g);
+    // a character typed into every language model's text box (the lessons with a vocab)
+    glob("lessons/*.json", 0, NULL, &g);
+    for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
+        Lesson ls;
+        char lerr[LESSON_ERR_MAX];
+        if (!lesson_load(&ls, g.gl_pathv[i], lerr, sizeof lerr)) continue;
+        bool lm = ls.vocab != NULL;
+        lesson_free(&ls);
+        if (!lm) continue;
+        char label[96];
+        const char *base = strrchr(g.gl_pathv[i], '/');
+        snprintf(label, sizeof label, "a character typed → frame, %.22s", base ? base + 1 : g.gl_pathv[i]);
+        rc |= bench_typing(g.gl_pathv[i], "probs", label, fonts, r);
     }
     globfree(&g);
     rc |= bench("tests/big/long-256.json", "attn", "edit → frame, L=256", 33.0, false, fonts, r);
