@@ -286,11 +286,19 @@ static void layers_script(Driver *d)
             wd_fail(d, "a click on layer 2's head 3 showed %s, head %d (model view %s)", d->stage, d->head,
                     d->mv_layers ? "still on" : "off");
     }
-    wd_key(d, "A");
+    wd_key(d, "A"); // the model view again
     wd_settle(d);
-    wd_key(d, "A");
+    wd_key(d, "A"); // then the head view: layer 2's head 3 as lines
     wd_settle(d);
-    if (d->mv_layers != 0) wd_fail(d, "A twice left the model view on");
+    wd_shot(d, before);
+    if (d->mv_layers != 0 || d->hv_n != 6) wd_fail(d, "A twice: model view %d, head view of %d tokens (expected 6)", d->mv_layers, d->hv_n);
+    wd_key(d, "Tab"); // another head: other lines
+    wd_settle(d);
+    wd_shot(d, grid);
+    if (wd_same(d, before, grid)) wd_fail(d, "Tab in the head view changed nothing");
+    wd_key(d, "A"); // back to the stage
+    wd_settle(d);
+    if (d->mv_layers != 0 || d->hv_n != 0) wd_fail(d, "A three times did not go back to the stage");
     wd_key(d, "Escape");
     wd_frames(d, 5);
 }

@@ -479,7 +479,11 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_LAST: playback_goto(&a->pb, a->session->trace.n - 1, false); break;
     case KEY_ACT_PLAY: playback_toggle(&a->pb); break;
     case KEY_ACT_HEAD_NEXT: set_head(a, a->v.head + 1); break;
-    case KEY_ACT_MODEL_VIEW: a->v.model_view = !a->v.model_view; break;
+    case KEY_ACT_MODEL_VIEW: // the stage's panels → the model view → the head view → the panels
+        if (a->v.model_view) a->v.model_view = false, a->v.head_view = true;
+        else if (a->v.head_view) a->v.head_view = false;
+        else a->v.model_view = true;
+        break;
     case KEY_ACT_TEXT: app_text_open(a); break;
     case KEY_ACT_WARMER: case KEY_ACT_COOLER: step_temperature(a, act == KEY_ACT_WARMER ? 1 : -1); break;
     case KEY_ACT_LAYER_NEXT: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) + 1); break;
@@ -940,6 +944,7 @@ App *app_create(const AppOptions *opt)
     if (opt->presenter) present_from_start(a);
     if (opt->projector) toggle_projector(a), a->toast_left = 0.0;
     if (opt->model_view) a->v.model_view = true;
+    if (opt->head_view) a->v.head_view = true;
 
     a->freq = SDL_GetPerformanceFrequency(), a->last = SDL_GetPerformanceCounter();
     SDL_RendererInfo info;

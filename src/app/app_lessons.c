@@ -63,7 +63,7 @@ void app_replace_session(App *a, Session *s, bool keep_place)
     a->v.measure = old.measure, a->v.projector = old.projector;
     if (keep_place && stage < a->session->trace.n) {
         playback_goto(&a->pb, stage, false);
-        a->v.stage = stage, a->v.head = old.head, a->v.model_view = old.model_view;
+        a->v.stage = stage, a->v.head = old.head, a->v.model_view = old.model_view, a->v.head_view = old.head_view;
         a->v.batch = old.batch < a->session->trace.batch ? old.batch : 0;
     }
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)

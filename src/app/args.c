@@ -56,6 +56,9 @@ void args_usage(FILE *f)
           "                     model.mask_fill=-inf (see README, \"What-if lab\")\n"
           "  --model-view       every layer and head at a glance (the window's A): with the window,\n"
           "                     --export (one frame, NNNN-model-view.png/svg/pdf) and --describe\n"
+          "  --head-view        one head as lines from each query to each key (the window's A twice):\n"
+          "                     --stage's layer (else the first), --head's head; with the window,\n"
+          "                     --export (one frame, NNNN-head-view) and --describe\n"
           "  --text \"...\"       a language model's input (a lesson with a \"vocab\"): the text, split by its\n"
           "                     tokenizer, instead of the file's (with the window, --dump, --print,\n"
           "                     --describe, --export, --quiz, --handout, --save)\n"
@@ -133,7 +136,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_END
 };
 
 static const struct option LONG[] = {
@@ -154,6 +157,7 @@ static const struct option LONG[] = {
     {"hold", required_argument, NULL, O_HOLD},     {"split", no_argument, NULL, O_SPLIT},
     {"worksheet", no_argument, NULL, O_WORKSHEET}, {"loop", required_argument, NULL, O_LOOP},
     {"text", required_argument, NULL, O_TEXT},     {"model-view", no_argument, NULL, O_MODEL_VIEW},
+    {"head-view", no_argument, NULL, O_HEAD_VIEW},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -239,6 +243,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     case O_SAVE: a->save_path = v; return 0;
     case O_TEXT: a->edits.text = v; return 0;
     case O_MODEL_VIEW: a->ex.model_view = a->opt.model_view = true; return 0;
+    case O_HEAD_VIEW: a->ex.head_view = a->opt.head_view = true; return 0;
     case O_FONT: a->opt.font_path = v; return 0;
     case O_LANG:
         if (strcmp(v, "en") == 0) a->opt.lang = LANG_EN;
@@ -360,8 +365,12 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     }
     if (SEEN(O_MODEL_VIEW) && c != CMD_EXPORT && c != CMD_DESCRIBE && !window)
         return usage_error(err, "--model-view goes with the window, --export and --describe");
-    if (SEEN(O_MODEL_VIEW) && (SEEN(O_LOOP) || SEEN(O_STAGE) || SEEN(O_ANIMATE)))
-        return usage_error(err, "--model-view is one frame of every layer and head: no --stage, --loop or --animate");
+    if (SEEN(O_MODEL_VIEW) && (SEEN(O_LOOP) || SEEN(O_STAGE) || SEEN(O_ANIMATE) || SEEN(O_HEAD_VIEW)))
+        return usage_error(err, "--model-view is one frame of every layer and head: no --stage, --loop, --animate or --head-view");
+    if (SEEN(O_HEAD_VIEW) && c != CMD_EXPORT && c != CMD_DESCRIBE && !window)
+        return usage_error(err, "--head-view goes with the window, --export and --describe");
+    if (SEEN(O_HEAD_VIEW) && (SEEN(O_LOOP) || SEEN(O_ANIMATE)))
+        return usage_error(err, "--head-view is one frame (its layer: --stage's, its head: --head): no --loop or --animate");
     if (SEEN(O_LOOP) && c != CMD_EXPORT && c != CMD_DESCRIBE)
         return usage_error(err, "--loop goes with --export (and --stage) and --describe");
     if (SEEN(O_LOOP) && c == CMD_EXPORT && !SEEN(O_STAGE))

@@ -23,6 +23,15 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     fprintf(f, "\"stage\": \"%s\", \"step\": %d, ", st->name, step);
     if (L.split) fprintf(f, "\"part\": %d, \"parts\": %d, ", L.part, L.n_parts); // projector mode: one part shown
     if (v->loop >= 0) fprintf(f, "\"loop\": %d, \"loop_steps\": %d, ", v->loop, recipe_loop_steps(tr, v->stage));
+    if (v->head_view) { // the head view's formula and alt text
+        char lb[12], hb[12], bb[12];
+        snprintf(lb, sizeof lb, "%d", L.hv_layer), snprintf(hb, sizeof hb, "%d", v->head);
+        snprintf(bb, sizeof bb, "%d", v->batch);
+        snprintf(L.formula, sizeof L.formula, "%s", i18n_get(v->lang, "formula.head_view"));
+        L.formula_note[0] = '\0';
+        const char *args[] = {lb, hb, bb};
+        i18n_fmt(alt, sizeof alt, v->lang, "alt.head_view", 3, args);
+    }
     if (v->model_view) { // the model view's own formula and alt text
         char nl[12], nh[12], bb[12], fl[12], fh[12];
         snprintf(nl, sizeof nl, "%d", L.mv_layers), snprintf(nh, sizeof nh, "%d", L.mv_heads);
@@ -39,7 +48,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     json_write_string(f, L.formula_note);
     fputs(", \"narration\": ", f);
     json_write_string(f, scene_narration(tr, v, buf, sizeof buf));
-    if (!v->model_view) scene_alt(&L, tr, v, alt, sizeof alt);
+    if (!v->model_view && !v->head_view) scene_alt(&L, tr, v, alt, sizeof alt);
     fputs(", \"alt\": ", f);
     json_write_string(f, alt);
     if (v->model_view) { // each map: its layer, head and stage, and the key each query looks at most
@@ -60,6 +69,23 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
                 fputs("]}", f);
             }
         fputs("]", f);
+    }
+    if (v->head_view && L.hv_stage >= 0) { // the lines: each query's keys with a weight from 0.01
+        const Tensor *t = &tr->stages[L.hv_stage].t;
+        const int Lq = t->shape[2], Lk = t->shape[3], H = t->shape[1];
+        fprintf(f, ", \"head_view\": {\"stage\": \"%s\", \"layer\": %d, \"head\": %d, \"lines\": [",
+                tr->stages[L.hv_stage].name, L.hv_layer, v->head);
+        bool first = true;
+        for (int i = 0; i < Lq; i++)
+            for (int j = 0; j < Lk; j++) {
+                const float wt = t->data[((((size_t)v->batch * H + (size_t)v->head) * Lq) + (size_t)i) * Lk + (size_t)j];
+                if (!(wt >= 0.01f)) continue;
+                fprintf(f, "%s[%d, %d, ", first ? "" : ", ", i, j);
+                json_write_float(f, wt);
+                fputc(']', f);
+                first = false;
+            }
+        fputs("]}", f);
     }
     fputs(", \"panels\": [", f);
     for (int p = 0; p < L.n_panels; p++) {
@@ -84,7 +110,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
 }
 
 int describe_run(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head, int loop, int w,
-                 int h, bool projector, bool model_view, FILE *out, FILE *err)
+                 int h, bool projector, int glance, FILE *out, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
     if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
@@ -130,8 +156,9 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
                  "\"frames\": [",
             lang == LANG_ZH ? "zh" : "en", batch, head, w, h, projector ? "true" : "false");
     bool first = true;
-    if (model_view) { // one frame: every layer's and head's map
-        v.model_view = true;
+    const bool model_view = glance != 0;
+    if (glance) { // one frame: every layer's and head's map, or one head's lines
+        v.model_view = glance == 1, v.head_view = glance == 2;
         for (int s = 0; s < tr->n && v.stage == 0; s++)
             if (tr->stages[s].id == STAGE_ATTN) v.stage = s;
         fputs("\n  {", out);

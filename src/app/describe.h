@@ -22,13 +22,14 @@ struct SessionEdits;
 void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h);
 
 // attnviz --describe LESSON [--lang] [--batch] [--head] [--size] [--projector]: one entry
-// per settled stage frame (projector mode: its first part); model_view: one frame, the
-// model view (View.model_view) with every layer's and head's map described. Returns the exit code (0, 1 bad
+// per settled stage frame (projector mode: its first part); glance 1: one frame, the
+// model view (View.model_view) with every layer's and head's map described; glance 2: the
+// head view (View.head_view) of the first layer, head `head`, with its lines. Returns the exit code (0, 1 bad
 // lesson / assets / write error, 2 bad slice).
 // Text is measured with the fonts (font_path, NULL: found with fontconfig) as the export
 // draws them; without fonts, with the layout's estimate.
 int describe_run(const char *path, const char *font_path, const struct SessionEdits *ed, Lang lang, int batch, int head,
                  int loop,
-                 int w, int h, bool projector, bool model_view, FILE *out, FILE *err);
+                 int w, int h, bool projector, int glance, FILE *out, FILE *err);
 
 #endif

@@ -54,6 +54,8 @@ typedef struct ExportOptions {
                                // (--hold; export_options_init: -1 = EXPORT_DEFAULT_HOLD for GIF and MP4)
     bool split;                // GIF, MP4 (--split): one file a stage, NNNN-STAGE.gif / .mp4
     bool model_view;           // --model-view: one frame, the model view (View.model_view), NNNN-model-view.EXT
+    bool head_view;            // --head-view: one frame, the head view (View.head_view) of --stage's layer (else
+                               // the first), head --head, NNNN-head-view.EXT
     bool projector;            // --projector: projector mode (View.projector), its palette; a
                                // stage shown in parts is a frame a part
     const int *parts;          // in how many parts each stage is shown (export_parts), or NULL:

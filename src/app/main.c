@@ -60,7 +60,8 @@ static int run(Args *a)
         return finish_stdout(cli_quiz(o->lesson_path, &a->edits, o->lang, a->seed, stdout, stderr), "--quiz");
     case CMD_DESCRIBE:
         return finish_stdout(describe_run(o->lesson_path, o->font_path, &a->edits, (Lang)o->lang, a->ex.batch, a->ex.head,
-                                          a->ex.loop, o->width, o->height, o->projector, o->model_view, stdout, stderr),
+                                          a->ex.loop, o->width, o->height, o->projector, o->model_view ? 1 : o->head_view ? 2 : 0, stdout,
+                                          stderr),
                              "--describe");
     case CMD_HANDOUT: {
         HandoutOptions ho = {a->handout_path, o->lesson_path, o->font_path, (Lang)o->lang, a->paper,

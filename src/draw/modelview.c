@@ -1,13 +1,18 @@
-// modelview.c — the model view (View.model_view): every layer × head as a small map of
-// its attention weights, the rows the queries and the columns the keys, on the
-// probability palette from 0 to 1 (BertViz's model view, with attnviz's numbers). The
-// layer and head on screen before are framed; the layout (layout.c) placed the maps.
+// modelview.c — attention at a glance: the model view (View.model_view), every layer ×
+// head as a small map of its attention weights, the rows the queries and the columns the
+// keys, on the probability palette from 0 to 1 (BertViz's model view, with attnviz's
+// numbers), the layer and head on screen before framed; and the head view
+// (View.head_view), one head's weights as lines from each query token to each key token,
+// as opaque as the weight (BertViz's head view). The layout (layout.c) placed both.
 #include "modelview.h"
 
 #include <stdio.h>
 
 #include "i18n.h"
 #include "recipe.h"
+
+static int imin_(int a, int b) { return a < b ? a : b; }
+static int imax_(int a, int b) { return a > b ? a : b; }
 
 // One map: cell (i, j) of attention slice (batch b, head h) of stage s.
 static void draw_map(Canvas *cv, const Trace *tr, const View *v, int s, int h, Rect q)
@@ -68,4 +73,55 @@ void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
     for (int x = 0; x < bw; x++) paint_fill(cv, colormap_value(&cs, (float)x / (float)(bw > 1 ? bw - 1 : 1)), 255, bx + x, by, 1, bar_h);
     paint_text(cv, FONT_MONO, L->px_small, THEME.muted, 255, bx, by + bar_h + 2, ALIGN_LEFT, "0");
     paint_text(cv, FONT_MONO, L->px_small, THEME.muted, 255, bx + bw, by + bar_h + 2, ALIGN_RIGHT, "1");
+}
+
+void headview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+{
+    if (L->hv_stage < 0 || L->hv_n <= 0) return;
+    const Tensor *t = &tr->stages[L->hv_stage].t;
+    const int Lq = t->shape[2], Lk = t->shape[3], H = t->shape[1];
+    const int b = v->batch < t->shape[0] ? v->batch : 0, h = v->head < H ? v->head : 0;
+    const float *a = t->data + (((size_t)b * H + (size_t)h) * Lq) * Lk;
+    const Rgb col = colormap_head(h);
+    const int gap = paint_px(L->s, 10), px = imin_(L->px_body, imax_(L->hv_dy * 3 / 4, 6));
+    char lb[64];
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.muted, 255, L->hv_xq, L->hv_y0 - L->hv_dy / 2 - L->col_label_h, ALIGN_RIGHT,
+               i18n_get(v->lang, "ui.hv_queries"));
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.muted, 255, L->hv_xk, L->hv_y0 - L->hv_dy / 2 - L->col_label_h, ALIGN_LEFT,
+               i18n_get(v->lang, "ui.hv_keys"));
+    // the lines: light ones first, so the strong ones are drawn over them
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < Lq; i++)
+            for (int j = 0; j < Lk; j++) {
+                const float w = a[(size_t)i * Lk + j];
+                if (!(w >= 0.01f) || (pass == 0) != (w < 0.5f)) continue; // (NaN: no line)
+                const int y1 = L->hv_y0 + i * L->hv_dy, y2 = L->hv_y0 + j * L->hv_dy;
+                const uint8_t al = (uint8_t)(40.0f + 215.0f * (w < 1.0f ? w : 1.0f));
+                const int thick = w >= 0.5f ? 3 : w >= 0.2f ? 2 : 1;
+                for (int k = 0; k < thick; k++)
+                    paint_line(cv, col, al, L->hv_xq + gap, y1 + k - thick / 2, L->hv_xk - gap, y2 + k - thick / 2);
+            }
+    for (int i = 0; i < Lq; i++) {
+        const char *q = layout_axis_label(v, AXIS_QUERY, i, lb, sizeof lb);
+        paint_text(cv, FONT_MONO, px, THEME.ink, 255, L->hv_xq, L->hv_y0 + i * L->hv_dy - px / 2 - 1, ALIGN_RIGHT, q);
+    }
+    for (int j = 0; j < Lk; j++) {
+        const char *k = layout_axis_label(v, AXIS_KEY, j, lb, sizeof lb);
+        paint_text(cv, FONT_MONO, px, THEME.ink, 255, L->hv_xk, L->hv_y0 + j * L->hv_dy - px / 2 - 1, ALIGN_LEFT, k);
+    }
+    // the legend: what a line's strength means
+    Rect g = L->legend;
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    const int pad = paint_px(L->s, 10), lx = g.x + pad, ly = g.y + pad + L->px_small * 2;
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.ink, 255, lx, g.y + pad, ALIGN_LEFT, i18n_get(v->lang, "ui.hv_legend"));
+    static const float ws[] = {0.05f, 0.25f, 0.5f, 1.0f};
+    const int seg = (g.w - 2 * pad) / 4;
+    for (int k = 0; k < 4; k++) {
+        const int thick = ws[k] >= 0.5f ? 3 : ws[k] >= 0.2f ? 2 : 1;
+        for (int d = 0; d < thick; d++)
+            paint_line(cv, col, (uint8_t)(40.0f + 215.0f * ws[k]), lx + k * seg, ly + d, lx + k * seg + seg * 2 / 3, ly + d);
+        char wb[16];
+        snprintf(wb, sizeof wb, "%.2f", (double)ws[k]);
+        paint_text(cv, FONT_MONO, L->px_small, THEME.muted, 255, lx + k * seg, ly + paint_px(L->s, 8), ALIGN_LEFT, wb);
+    }
 }

@@ -543,6 +543,25 @@ static void place_model_view(Layout *L, const Trace *tr)
     }
 }
 
+// The head view in L->area: the query tokens in a column at the left third, the keys at
+// the right third, a row each (at most the area's height: the rows shrink to 3 px).
+static void place_head_view(Layout *L, const Trace *tr, const View *v)
+{
+    L->n_panels = 0, L->n_groups = 0, L->result_panel = -1;
+    L->hv_stage = trace_find_near(tr, v->stage, "attn");
+    if (L->hv_stage < 0) // (the model's own stages: the first layer's)
+        for (int s = 0; s < tr->n && L->hv_stage < 0; s++)
+            if (tr->stages[s].id == STAGE_ATTN) L->hv_stage = s;
+    if (L->hv_stage < 0) return;
+    const Tensor *t = &tr->stages[L->hv_stage].t;
+    L->hv_layer = tr->stages[L->hv_stage].layer > 0 ? tr->stages[L->hv_stage].layer : 0;
+    L->hv_n = t->shape[2];
+    const Rect a = L->area;
+    L->hv_dy = imax(3, imin((int)(34 * L->s), (a.h - L->col_label_h) / imax(1, imax(t->shape[2], t->shape[3]))));
+    L->hv_y0 = a.y + L->col_label_h + L->hv_dy / 2;
+    L->hv_xq = a.x + a.w / 3, L->hv_xk = a.x + a.w * 2 / 3;
+}
+
 bool layout_hit_model_view(const Layout *L, int x, int y, int *layer, int *head)
 {
     for (int l = 0; l < L->mv_layers; l++)
@@ -643,6 +662,10 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     }
     if (v->model_view) {
         place_model_view(L, tr);
+        return;
+    }
+    if (v->head_view) {
+        place_head_view(L, tr, v);
         return;
     }
     place_panels(L, tr, v);

@@ -133,6 +133,10 @@ typedef struct Layout {
     // a language model's next-token probabilities (the probs stage): a bar per most likely
     // token after the text's last position, right of the panels (w = 0: none)
     Rect bars;
+    // the head view (View.head_view; no panels): layer hv_layer's attention (stage hv_stage),
+    // query token i at (hv_xq, hv_y0 + i·hv_dy), key token j at (hv_xk, …), labels beside
+    int hv_stage, hv_layer, hv_n;
+    int hv_xq, hv_xk, hv_y0, hv_dy;
     Rect panel[LAYOUT_MAX_PANELS];    // the viewport of the cells (all of them when not zoomed)
     Rect caption[LAYOUT_MAX_PANELS];  // name + shape above
     Rect op[LAYOUT_MAX_PANELS];       // the operator left of the panel

@@ -506,8 +506,8 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
         i18n_fmt(buf, n, v->lang, "narr.delta", 0, NULL);
         return buf;
     }
-    if (v->model_view) {
-        i18n_fmt(buf, n, v->lang, "narr.model_view", 0, NULL);
+    if (v->model_view || v->head_view) {
+        i18n_fmt(buf, n, v->lang, v->model_view ? "narr.model_view" : "narr.head_view", 0, NULL);
         return buf;
     }
     // an edited lesson: the lesson's own text was written about the original numbers,

@@ -139,6 +139,9 @@ typedef struct View {
     // The model view (A, --model-view): every layer × head as a small map of its attention
     // weights (BertViz's model view) instead of the stage's panels; a click opens one.
     bool model_view;
+    // The head view (A again, --head-view): the stage's layer's head View.head as lines from
+    // each query token to each key token, as strong as its weight (BertViz's head view).
+    bool head_view;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.
