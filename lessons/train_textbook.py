@@ -9,8 +9,8 @@ The task (a textbook one, chosen because its learned attention is a shape anyone
 read): a training text is six random letters (repeats allowed), a separator "|", the same
 six letters reversed and "|" again, as "stream|maerts|". The model reads the first 13
 tokens and predicts each next one (loss on every position). Before the first "|" the next
-letter is random and cannot be predicted; after it, the letter to write at position i
-stands at position 11 - i, its mirror image about the separator. Since the letters are
+letter is random and cannot be predicted; after it, the letter that follows position i
+(position i + 1) is a copy of the one at 11 - i, its mirror image about the "|" at 6. Since the letters are
 random and may repeat, only the position tells where to look: the model learns a head
 whose weights lie on the anti-diagonal of the heatmap, rows 6-11.
 
@@ -351,15 +351,16 @@ def texts(r):
                   "becomes nearly all of the weight.",
             "zh": "每行分数变成和为 1 的权重；分数上领先几分，就几乎拿走全部权重。"},
         "attn": {
-            "en": "Head %d reverses: rows 6 to 11 put %s on average on key 11 − i, the mirror image "
-                  "about “|” (at least %s) — the anti-diagonal from (6, 5) to (11, 0). Row 8 (“a”) gives "
+            "en": "Head %d reverses: rows 6 to 11 put %s on average on key 11 − i, where the next "
+                  "token i + 1 stands mirrored about the “|” at 6 (at least %s) — the anti-diagonal from (6, 5) to (11, 0). Row 8 (“a”) gives "
                   "%s to key 3 (“e”), the next letter to write. It is position, not letters: on 4096 "
                   "held-out random texts the anti-diagonal averages %s, and on “eeeeee|eeeeee” it is "
                   "still at least %s. Rows 0–4 have nothing to look up (on average %s on key 0); row 5 only has "
                   "to predict “|” and rests on key 4 (%s). Head %d does not reverse: %s on the anti-diagonal."
                   % (rh, mean, lo, w83, held, f2(r["same_mir"]), f2(r["rest0"]), f2(r["row5"]), oh,
                      f2(r["other_mir"])),
-            "zh": "头 %d 负责倒序：第 6 到 11 行平均把 %s 放在键 11 − i 上，即关于“|”的镜像位置（最少 %s）——"
+            "zh": "头 %d 负责倒序：第 6 到 11 行平均把 %s 放在键 11 − i 上，即下一个词元 i + 1 关于位置 6 的“|”"
+                  "的镜像位置（最少 %s）——"
                   "从 (6, 5) 到 (11, 0) 的反对角线。第 8 行（“a”）给键 3（“e”）%s，也就是接下来要写的字母。"
                   "起作用的是位置而不是字母：在 4096 段没见过的随机文本上，反对角线平均为 %s；在"
                   "“eeeeee|eeeeee”上也至少有 %s。第 0–4 行没有要查的东西（平均 %s 在键 0 上）；第 5 行只需预测“|”，"
@@ -473,10 +474,10 @@ def texts(r):
          "question": {"en": "Head %d, row 8 (“a”): which key gets the most weight?" % rh,
                       "zh": "头 %d，第 8 行（“a”）：哪个键得到的权重最多？" % rh},
          "answer": 3,
-         "explanation": {"en": "Key 3, “e”, with %s: 8 and 3 lie mirrored about the “|” at 6 (8 + 3 = 11), "
-                               "and “e” is the letter to write next." % w83,
-                         "zh": "键 3，“e”，%s：8 和 3 关于位置 6 的“|”对称（8 + 3 = 11），“e”正是接下来要写的字母。"
-                               % w83}},
+         "explanation": {"en": "Key 3, “e”, with %s: row 8 predicts token 9, and 9 and 3 lie mirrored "
+                               "about the “|” at 6 (9 + 3 = 12): “e” is the letter to write next." % w83,
+                         "zh": "键 3，“e”，%s：第 8 行预测的是词元 9，而 9 和 3 关于位置 6 的“|”对称（9 + 3 = 12）："
+                               "“e”正是接下来要写的字母。" % w83}},
     ]
     return title, description, steps, notes, quiz
 
