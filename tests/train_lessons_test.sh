@@ -22,5 +22,14 @@ if [ -f "$tmp/induction-heads.json" ]; then
 fi
 tail -8 "$tmp/train.out"
 
+# lessons/train_textbook.py: the reversal model (about 15 s), lessons/reversal-anti-diagonal.json
+/usr/bin/python3 lessons/train_textbook.py --out "$tmp/reversal-anti-diagonal.json" >"$tmp/textbook.out" 2>&1 ||
+    fail "train_textbook.py failed: $(tail -3 "$tmp/textbook.out")"
+if [ -f "$tmp/reversal-anti-diagonal.json" ]; then
+    cmp -s "$tmp/reversal-anti-diagonal.json" lessons/reversal-anti-diagonal.json ||
+        fail "lessons/reversal-anti-diagonal.json differs from a rerun of lessons/train_textbook.py: $(cmp "$tmp/reversal-anti-diagonal.json" lessons/reversal-anti-diagonal.json)"
+fi
+tail -4 "$tmp/textbook.out"
+
 echo "train_lessons: $fails failures"
 [ "$fails" -eq 0 ]
