@@ -55,6 +55,11 @@ N_MIN, N_MAX = 2, 7            # length of the repeated block
 TEXT = "qkdmbx" * 2            # the shipped input: 6 letters, then the same 6 again
 PERIOD = 6
 DEFAULT_OUT = os.path.join(HERE, "induction-heads.json")
+# the weights kept for the training slider (attnviz's "checkpoints"): dense where the
+# induction head forms, the last one the trained model; each with the loss on a fixed
+# held-out batch (512 sequences of another generator)
+CKPT_STEPS = [0, 50, 100, 150, 200, 250, 300, 350, 400, 450, 500, 600, 700, 800, 1000, 1500, 2000, 3000, 4500, 6000]
+CKPT_BATCH = 512
 
 
 # ----------------------------------------------------------------------------
@@ -121,13 +126,32 @@ def make_batch(gen, B):
     return toks[:, :P], toks[:, 1:], copyable
 
 
+def checkpoint(model, step, held):
+    """The weights as the lesson writes them, and the loss on the held-out batch."""
+    x, y, _ = held
+    with torch.no_grad():
+        logits, _ = model(x)
+        loss = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1))
+        # (for the log: layer 1's strongest weight on "the token after the earlier copy",
+        # rows 6-11 of the shipped text, the best head)
+        _, attns = model(torch.tensor([[VOCAB.index(ch) for ch in TEXT]]))
+        a1 = attns[1][0]
+        rows = range(PERIOD, len(TEXT))
+        ind = max(float(sum(a1[h, i, i - PERIOD + 1] for i in rows)) / len(rows) for h in range(H))
+    model.ckpt_log.append((step, float(loss), ind))
+    return {"step": step, "loss": float(loss), "weights": weights_json(model)}
+
+
 def train(log=print):
     torch.manual_seed(SEED)
     model = AttnOnly()
     gen = torch.Generator().manual_seed(SEED + 1)
+    held = make_batch(torch.Generator().manual_seed(SEED + 3000), CKPT_BATCH)
     opt = torch.optim.Adam(model.parameters(), lr=LR)
     t0 = time.time()
     run_loss, run_acc, every = 0.0, 0.0, 500
+    model.ckpt_log = []
+    model.checkpoints = [checkpoint(model, 0, held)]
     for step in range(1, STEPS + 1):
         x, y, copyable = make_batch(gen, BATCH)
         logits, _ = model(x)
@@ -139,6 +163,8 @@ def train(log=print):
             g["lr"] = LR * 0.5 * (1 + math.cos(math.pi * step / STEPS))
         run_loss += loss.item()
         run_acc += (logits.argmax(-1) == y)[copyable].float().mean().item()
+        if step in CKPT_STEPS:
+            model.checkpoints.append(checkpoint(model, step, held))
         if step % every == 0:
             log("step %5d  loss %.3f  copyable accuracy %.3f  (%.0f s)"
                 % (step, run_loss / every, run_acc / every, time.time() - t0))
@@ -153,6 +179,8 @@ def train(log=print):
             % (-lp.mean(), -lp[copyable].mean(), -lp[~copyable].mean(), math.log(V),
                (logits.argmax(-1) == y)[copyable].float().mean()))
     log("trained in %.0f s" % (time.time() - t0))
+    for step, loss, ind in model.ckpt_log:
+        log("checkpoint step %5d  held-out loss %.3f  induction weight (layer 1, best head) %.2f" % (step, loss, ind))
     return model
 
 
@@ -522,8 +550,7 @@ def values(t):
     return t.detach().to(torch.float32).tolist()
 
 
-def build_lesson(model, r):
-    title, description, steps, notes, quiz = texts(r)
+def weights_json(model):
     layers = []
     for b in model.layers:
         layers.append({"w_q": values(b.w_q.weight), "b_q": values(b.w_q.bias),
@@ -531,6 +558,14 @@ def build_lesson(model, r):
                        "w_v": values(b.w_v.weight), "b_v": values(b.w_v.bias),
                        "w_o": values(b.w_o.weight), "b_o": values(b.w_o.bias),
                        "norm_weight": values(b.norm.weight), "norm_bias": values(b.norm.bias)})
+    return {"embed": values(model.embed.weight), "pos_embed": values(model.pos_embed),
+            "final_norm_weight": values(model.final_norm.weight),
+            "final_norm_bias": values(model.final_norm.bias),
+            "lm_head": values(model.lm_head.weight), "layers": layers}
+
+
+def build_lesson(model, r):
+    title, description, steps, notes, quiz = texts(r)
     return {
         "title": title,
         "description": description,
@@ -541,10 +576,8 @@ def build_lesson(model, r):
                   "final_norm": True, "qkv_bias": True, "out_bias": True, "norm_eps": EPS},
         "input": {"text": TEXT},
         "mask": "causal",
-        "weights": {"embed": values(model.embed.weight), "pos_embed": values(model.pos_embed),
-                    "final_norm_weight": values(model.final_norm.weight),
-                    "final_norm_bias": values(model.final_norm.bias),
-                    "lm_head": values(model.lm_head.weight), "layers": layers},
+        "weights": weights_json(model),
+        "checkpoints": model.checkpoints,
         "steps": steps,
         "notes": notes,
         "quiz": quiz,

@@ -353,6 +353,42 @@ static void text_script(Driver *d)
     wd_frames(d, 5);
 }
 
+// The training slider: Shift+U from the trained weights goes to the last checkpoint, U and
+// Shift+U step along; a click at the loss curve's left end picks checkpoint 0, whose
+// (untrained) attention looks nothing like the trained one.
+static void checkpoints_script(Driver *d)
+{
+    static Uint32 s0[WD_MAX_W * WD_MAX_H], s1[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "End");
+    wd_settle(d);
+    if (d->checkpoint != -1 || d->curve.w <= 0) wd_fail(d, "opened at checkpoint %d, curve %d px wide", d->checkpoint, d->curve.w);
+    wd_shot(d, s0);
+    wd_key_mod(d, "U", KMOD_LSHIFT);
+    wd_settle(d);
+    if (d->checkpoint != 19) wd_fail(d, "Shift+U from the trained weights showed checkpoint %d, expected 19", d->checkpoint);
+    wd_key_mod(d, "U", KMOD_LSHIFT);
+    wd_settle(d);
+    wd_key(d, "U");
+    wd_settle(d);
+    if (d->checkpoint != 19) wd_fail(d, "Shift+U then U showed checkpoint %d, expected 19", d->checkpoint);
+    wd_mouse(d, d->curve.x + 2, d->curve.y + d->curve.h / 2, SDL_BUTTON_LEFT);
+    wd_settle(d);
+    wd_shot(d, s1);
+    if (d->checkpoint != 0) wd_fail(d, "a click at the loss curve's left end showed checkpoint %d", d->checkpoint);
+    if (strcmp(d->stage, "probs") != 0) wd_fail(d, "the checkpoint moved the stage to %s", d->stage);
+    if (wd_same(d, s0, s1)) wd_fail(d, "checkpoint 0 looks like the trained model");
+    wd_key(d, "Escape");
+    wd_frames(d, 5);
+}
+
+static void test_checkpoints(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/induction-heads.json");
+    assert_int_equal(wd_run("checkpoints", checkpoints_script, &o), 0);
+}
+
 static void test_text(void **state)
 {
     (void)state;
@@ -806,6 +842,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_loop, setup),
         cmocka_unit_test_setup(test_layers, setup),
         cmocka_unit_test_setup(test_text, setup),
+        cmocka_unit_test_setup(test_checkpoints, setup),
         cmocka_unit_test_setup(test_projector_off, setup),
         cmocka_unit_test_setup(test_projector_parts, setup),
         cmocka_unit_test_setup(test_lab, setup),

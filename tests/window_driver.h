@@ -41,6 +41,8 @@ struct Driver {
     Rect mv_last;
     int head;                   // the head shown
     int hv_n;                   // the head view on screen: its query tokens (0: not shown)
+    int checkpoint;             // the lesson's checkpoint computed (-1: its "weights")
+    Rect curve;                 // the loss curve (w 0: none)
     Uint32 window_id;
     bool want_pixels;           // the next frame copies its pixels into px
     Uint32 *px;                 // ARGB8888, w * h
@@ -74,6 +76,7 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     d->mv_layers = f->layout->mv_layers, d->mv_heads = f->layout->mv_heads;
     if (d->mv_layers > 0) d->mv_last = f->layout->mv_map[d->mv_layers - 1][d->mv_heads - 1];
     d->head = f->head;
+    d->checkpoint = f->checkpoint, d->curve = f->layout->curve;
     d->hv_n = f->layout->n_panels == 0 && f->layout->mv_layers == 0 ? f->layout->hv_n : 0;
     d->window_id = SDL_GetWindowID(SDL_RenderGetWindow(f->r));
     if (d->want_pixels) {

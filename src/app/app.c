@@ -485,6 +485,13 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
         else a->v.model_view = true;
         break;
     case KEY_ACT_TEXT: app_text_open(a); break;
+    case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
+        const Lesson *ls = &a->session->lesson;
+        int k = ls->checkpoint < 0 ? ls->n_checkpoints - 1 : ls->checkpoint; // ("weights": after the last)
+        if (ls->checkpoint < 0 && act == KEY_ACT_CKPT_NEXT) break;
+        app_set_checkpoint(a, act == KEY_ACT_CKPT_NEXT ? k + 1 : ls->checkpoint < 0 ? k : k - 1);
+        break;
+    }
     case KEY_ACT_WARMER: case KEY_ACT_COOLER: step_temperature(a, act == KEY_ACT_WARMER ? 1 : -1); break;
     case KEY_ACT_LAYER_NEXT: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) + 1); break;
     case KEY_ACT_LAYER_PREV: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) - 1); break;
@@ -663,6 +670,8 @@ static void on_click(App *a, int wx, int wy)
         if (Lp->mv_stage[ml] != a->v.stage) playback_goto(&a->pb, Lp->mv_stage[ml], true);
         return;
     }
+    int ck = layout_hit_checkpoint(Lp, &a->v, x, y);
+    if (ck >= 0) app_set_checkpoint(a, ck);
     if (s >= 0) goto_step(a, (StepId)s);
     if (b >= 0) set_batch(a, b);
     if (h >= 0) set_head(a, h);
@@ -1042,7 +1051,8 @@ bool app_frame(App *a)
     if (app_test_hook || a->state_path) {
         busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
                a->export_job || a->lab.animating;
-        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop, app_layout(a), a->v.head};
+        AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop, app_layout(a), a->v.head,
+                          a->session->lesson.checkpoint};
         if (app_test_hook) app_test_hook->frame(app_test_hook->ctx, &f);
         FILE *sf = a->state_path ? fopen(a->state_path, "w") : NULL; // the Xvfb tests poll it
         if (sf) fprintf(sf, "%ld %ld %d %s %ld\n", a->frames_drawn, a->events, busy, a->stage_name, a->keyups), fclose(sf);

@@ -71,6 +71,7 @@ typedef struct AppTestFrame {
     int loop;                // its loop's step shown (View.loop), -1 the whole loop
     const struct Layout *layout; // the frame's layout (valid during the call)
     int head;                // the head shown (View.head)
+    int checkpoint;          // the lesson's checkpoint computed (Lesson.checkpoint, -1: its "weights")
 } AppTestFrame;
 typedef struct AppTestHook {
     double ms_per_frame;

@@ -37,8 +37,9 @@ void args_usage(FILE *f)
           "                                          write the edited lesson to FILE (every number explicit)\n"
           "\n"
           "Options go before or after the command and its operands, in any order; -- ends them.\n"
-          "\n"
-          "options:\n"
+          "\n",
+          f);
+    fputs("options:\n"
           "  --font PATH        TrueType/OpenType font to use (default: found with fontconfig)\n"
           "  --lang en|zh       interface and narration language (default: from LANG)\n"
           "  --size WxH         initial window size (default 1280x720)\n"
@@ -62,6 +63,8 @@ void args_usage(FILE *f)
           "  --text \"...\"       a language model's input (a lesson with a \"vocab\"): the text, split by its\n"
           "                     tokenizer, instead of the file's (with the window, --dump, --print,\n"
           "                     --describe, --export, --quiz, --handout, --save)\n"
+          "  --checkpoint N     a lesson with checkpoints: compute checkpoint N's weights (a point of its\n"
+          "                     training, from 0; the window's training slider) instead of the final ones\n"
           "  --save FILE        write the (edited) lesson to FILE (never the LESSON itself); alone, saves\n"
           "                     and exits; with --dump, --print, --describe, --export, --quiz or --handout,\n"
           "                     saves, then runs that command\n"
@@ -136,7 +139,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_END
 };
 
 static const struct option LONG[] = {
@@ -157,7 +160,7 @@ static const struct option LONG[] = {
     {"hold", required_argument, NULL, O_HOLD},     {"split", no_argument, NULL, O_SPLIT},
     {"worksheet", no_argument, NULL, O_WORKSHEET}, {"loop", required_argument, NULL, O_LOOP},
     {"text", required_argument, NULL, O_TEXT},     {"model-view", no_argument, NULL, O_MODEL_VIEW},
-    {"head-view", no_argument, NULL, O_HEAD_VIEW},
+    {"head-view", no_argument, NULL, O_HEAD_VIEW}, {"checkpoint", required_argument, NULL, O_CHECKPOINT},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -172,6 +175,7 @@ static const char *needs(int id)
     case O_SEED: return "a whole number";
     case O_SET: return "KEY=VALUE";
     case O_TEXT: return "a text";
+    case O_CHECKPOINT: return "a checkpoint number";
     case O_SAVE: return "a FILE";
     case O_FONT: return "a PATH";
     case O_LANG: return "en or zh";
@@ -242,6 +246,11 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     }
     case O_SAVE: a->save_path = v; return 0;
     case O_TEXT: a->edits.text = v; return 0;
+    case O_CHECKPOINT:
+        if (!parse_int(v, 0, LESSON_MAX_CHECKPOINTS - 1, &a->edits.checkpoint))
+            return usage_error(err, "--checkpoint: expected a whole number from 0 to %d", LESSON_MAX_CHECKPOINTS - 1);
+        a->edits.has_checkpoint = true;
+        return 0;
     case O_MODEL_VIEW: a->ex.model_view = a->opt.model_view = true; return 0;
     case O_HEAD_VIEW: a->ex.head_view = a->opt.head_view = true; return 0;
     case O_FONT: a->opt.font_path = v; return 0;
@@ -324,7 +333,8 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         return usage_error(err, "--size: expected WxH from 64x64 to 8192x8192, got a single number");
     if (!a->opt.width) a->opt.width = 1280, a->opt.height = 720;
     if (c == CMD_CHECK) {
-        if ((SEEN(O_SET) || SEEN(O_SAVE) || SEEN(O_TEXT))) return usage_error(err, "--set, --text and --save do not go with --check");
+        if ((SEEN(O_SET) || SEEN(O_SAVE) || SEEN(O_TEXT) || SEEN(O_CHECKPOINT)))
+            return usage_error(err, "--set, --text, --checkpoint and --save do not go with --check");
         if (!a->n_lessons) return usage_error(err, "--check needs at least one LESSON");
         return 0;
     }

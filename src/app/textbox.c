@@ -1,4 +1,5 @@
-// textbox.c — a language model's input typed in the window (I): the text box opens with
+// textbox.c — what the window reads the lesson file again for: a language model's input
+// typed in (I), and a checkpoint of its training (U, the loss curve). The text box (I): the text box opens with
 // the lesson's text; every change is read at once with the lesson's tokenizer
 // (session_open with SessionEdits.text, as --text does) and, when it reads, put on screen
 // in place of the session before, at the same stage (app_replace_session); when it does
@@ -30,8 +31,7 @@ static void current_text(const Lesson *ls, char *out, size_t n)
 static void apply(App *a)
 {
     char msg[LESSON_ERR_MAX + 200];
-    const SessionEdits ed = {NULL, 0, a->text};
-    Session *s = session_open(a->session->path, &ed, msg, sizeof msg);
+    Session *s = session_retext(a->session, a->text, msg, sizeof msg); // (the checkpoint on screen stays)
     if (!s) { // the last text that read stays on screen
         const char *m = strncmp(msg, "--text: ", 8) == 0 ? msg + 8 : msg; // (the argument's name: not here)
         snprintf(a->text_error, sizeof a->text_error, "%s", m);
@@ -39,6 +39,25 @@ static void apply(App *a)
     }
     a->text_error[0] = '\0';
     app_replace_session(a, s, true);
+}
+
+bool app_set_checkpoint(App *a, int k)
+{
+    const Lesson *ls = &a->session->lesson;
+    if (ls->n_checkpoints == 0) {
+        app_toast(a, "app.no_checkpoints", NULL);
+        return false;
+    }
+    if (k < 0 || k >= ls->n_checkpoints || k == ls->checkpoint) return false;
+    char msg[LESSON_ERR_MAX + 200];
+    const SessionEdits ed = {NULL, 0, ls->typed ? a->text : NULL, true, k}; // (a typed text stays)
+    Session *s = session_open(a->session->path, &ed, msg, sizeof msg);
+    if (!s) {
+        app_toast(a, "app.load_failed", msg);
+        return false;
+    }
+    app_replace_session(a, s, true);
+    return true;
 }
 
 bool app_text_open(App *a)

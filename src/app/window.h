@@ -125,6 +125,9 @@ void app_replace_session(App *a, Session *s, bool keep_place);
 // The text box (textbox.c, I): opens it on a language model's text (false, a toast, on
 // another lesson); its keys and typed characters while it is open (false: closed).
 bool app_text_open(App *a);
+// The lesson's checkpoint k computed (U, Shift+U, a click on the loss curve), at the same
+// stage, a typed text kept; false (nothing changed) when out of range or the same.
+bool app_set_checkpoint(App *a, int k);
 bool app_text_key(App *a, const SDL_KeyboardEvent *k);
 bool app_text_input(App *a, const char *utf8);
 // O, the "Lessons…" button: the picker.

@@ -742,7 +742,13 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
 
 bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnWeights *w)
 {
-    const char *P = "weights";
+    return attn_json_weights_at(c, jw, "weights", cfg, w);
+}
+
+bool attn_json_weights_at(JsonCtx *c, const cJSON *jw, const char *P, const AttnConfig *cfg, AttnWeights *w)
+{
+    char p_init[JSONPATH_MAX], p_seed[JSONPATH_MAX], p_layers[JSONPATH_MAX];
+    jsonpath_key(p_init, P, "init"), jsonpath_key(p_seed, p_init, "seed"), jsonpath_key(p_layers, P, "layers");
     if (!jw) return jsonpath_fail(c, P, "missing; expected the weight tensors or {\"init\": {\"seed\": N}}");
     if (!cJSON_IsObject(jw)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(jw));
     if (!jsonpath_check_keys(c, jw, P, weight_names)) return false;
@@ -752,12 +758,12 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
     if (init) {
         static const char *const keys[] = {"seed", NULL};
         if (!cJSON_IsObject(init))
-            return jsonpath_fail(c, "weights.init", "expected {\"seed\": N}, got %s", jsonpath_type(init));
-        if (!jsonpath_check_keys(c, init, "weights.init", keys)) return false;
+            return jsonpath_fail(c, p_init, "expected {\"seed\": N}, got %s", jsonpath_type(init));
+        if (!jsonpath_check_keys(c, init, p_init, keys)) return false;
         const cJSON *s = cJSON_GetObjectItemCaseSensitive(init, "seed");
         if (!cJSON_IsNumber(s) || s->valuedouble != floor(s->valuedouble) || s->valuedouble < 0 ||
             s->valuedouble > 9007199254740992.0)
-            return jsonpath_fail(c, "weights.init.seed", "expected a whole number from 0 to 2^53, got %s",
+            return jsonpath_fail(c, p_seed, "expected a whole number from 0 to 2^53, got %s",
                         cJSON_IsNumber(s) ? "another number" : jsonpath_type(s));
         have_seed = true;
         seed = s->valuedouble;
@@ -780,7 +786,7 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
         return true;
     }
     if (!cJSON_IsArray(layers) || cJSON_GetArraySize(layers) != NL)
-        return jsonpath_fail(c, "weights.layers", "expected an array of %d object%s (model.n_layers), got %s", NL,
+        return jsonpath_fail(c, p_layers, "expected an array of %d object%s (model.n_layers), got %s", NL,
                              NL == 1 ? "" : "s",
                              cJSON_IsArray(layers) ? "another length" : jsonpath_type(layers));
     for (const cJSON *k = jw->child; k; k = k->next)
@@ -792,7 +798,7 @@ bool attn_json_weights(JsonCtx *c, const cJSON *jw, const AttnConfig *cfg, AttnW
     int l = 0;
     for (const cJSON *jl = layers->child; jl; jl = jl->next, l++) {
         char p[JSONPATH_MAX];
-        jsonpath_index(p, "weights.layers", l);
+        jsonpath_index(p, p_layers, l);
         if (!cJSON_IsObject(jl)) return jsonpath_fail(c, p, "expected an object, got %s", jsonpath_type(jl));
         for (const cJSON *k = jl->child; k; k = k->next)
             if (weight_slot_of(k->string) >= WEIGHT_EMBED) {

@@ -640,6 +640,17 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     ok = ok && copy_tensor(&dst->in.ids, &src->in.ids);
     dst->n_vocab = src->n_vocab, dst->word_tokens = src->word_tokens;
     dst->vocab = dup_strings(src->vocab, src->n_vocab, &ok);
+    dst->n_checkpoints = src->n_checkpoints, dst->checkpoint = src->checkpoint, dst->typed = src->typed;
+    dst->other_weights = src->other_weights;
+    if (ok && src->n_checkpoints > 0) {
+        dst->ckpt_step = malloc((size_t)src->n_checkpoints * sizeof *dst->ckpt_step);
+        dst->ckpt_loss = malloc((size_t)src->n_checkpoints * sizeof *dst->ckpt_loss);
+        ok = dst->ckpt_step && dst->ckpt_loss;
+        if (ok) {
+            memcpy(dst->ckpt_step, src->ckpt_step, (size_t)src->n_checkpoints * sizeof *dst->ckpt_step);
+            memcpy(dst->ckpt_loss, src->ckpt_loss, (size_t)src->n_checkpoints * sizeof *dst->ckpt_loss);
+        }
+    }
     dst->q_tokens = dup_strings(src->q_tokens, src->len_q, &ok);
     dst->k_tokens = dup_strings(src->k_tokens, src->len_k, &ok);
     dst->n_steps = src->n_steps;

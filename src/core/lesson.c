@@ -267,6 +267,138 @@ const char *lesson_token_label(const Lesson *ls, int b, int l)
     return ls->q_tokens ? ls->q_tokens[l] : NULL;
 }
 
+// --- another text for a language model -----------------------------------------------
+
+bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
+{
+    JsonCtx ctx = {"--text", err, err_len, false, false}, *c = &ctx;
+    if (err_len) err[0] = '\0';
+    if (!ls->vocab)
+        return jsonpath_fail(c, NULL, "%s is not a language model (it has no \"vocab\"); expected a lesson that reads text",
+                             ls->path ? ls->path : "the lesson");
+    // the mask again, of the new length: the kinds that say how, not which cells
+    cJSON *in = cJSON_CreateObject(), *mask = NULL;
+    switch (ls->in.mask_kind) {
+    case MASK_NONE: break;
+    case MASK_CAUSAL:
+        mask = ls->in.causal_bottom_right ? cJSON_CreateObject() : cJSON_CreateString("causal");
+        if (mask && ls->in.causal_bottom_right) cJSON_AddStringToObject(mask, "causal", "bottom_right");
+        break;
+    case MASK_SLIDING:
+        mask = cJSON_CreateObject();
+        if (mask) cJSON_AddNumberToObject(mask, "sliding_window", ls->in.window);
+        if (mask && ls->in.sink_tokens > 0) cJSON_AddNumberToObject(mask, "sink_tokens", ls->in.sink_tokens);
+        break;
+    default:
+        cJSON_Delete(in);
+        return jsonpath_fail(c, NULL, "the lesson's mask names cells of its own input (a 0/1 tensor or key padding); "
+                                      "expected a causal, sliding-window or no mask to type another text");
+    }
+    AttnInputs ai = {0};
+    bool ok = in && (ls->in.mask_kind == MASK_NONE || mask) && cJSON_AddStringToObject(in, "text", text);
+    if (!ok) jsonpath_fail(c, NULL, "out of memory");
+    ok = ok && attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, &ai);
+    const int L = ok ? ai.ids.shape[1] : 0;
+    if (ok && ls->cfg.positions == POS_LEARNED && L > ls->cfg.max_positions)
+        ok = jsonpath_fail(c, "input.text", "%d tokens, longer than the model's context (model.max_positions %d)", L,
+                           ls->cfg.max_positions);
+    ok = ok && attn_json_mask(c, mask, 1, L, L, &ai);
+    cJSON_Delete(in), cJSON_Delete(mask);
+    if (!ok) {
+        attn_inputs_free(&ai);
+        return false;
+    }
+    attn_inputs_free(&ls->in);
+    ai.window = ls->in.window, ai.sink_tokens = ls->in.sink_tokens, ai.causal_bottom_right = ls->in.causal_bottom_right;
+    ls->in = ai;
+    ls->batch = 1, ls->len_q = ls->len_k = L;
+    ls->typed = true;
+    for (int i = 0; i < ls->n_quiz; i++) { // (about the file's input)
+        LessonQuiz *q = &ls->quiz[i];
+        free(q->id), free(q->stage);
+        for (int l = 0; l < LANG_COUNT; l++) free(q->question[l]), free(q->explanation[l]);
+    }
+    free(ls->quiz);
+    ls->quiz = NULL, ls->n_quiz = 0;
+    return true;
+}
+
+// --- checkpoints: the weights at points of training -------------------------------
+
+// "checkpoints": [{"step": N, "loss": x, "weights": {…}}, …] (steps rising); the weights
+// computed: the override's checkpoint, else "weights", else the last checkpoint. Every
+// checkpoint's weights are read (and checked) on a plain load; with an override, only
+// the one computed.
+static bool parse_checkpoints(JsonCtx *c, const cJSON *root, const LessonOverride *o, Lesson *ls)
+{
+    const cJSON *cks = cJSON_GetObjectItemCaseSensitive(root, "checkpoints");
+    const cJSON *jw = cJSON_GetObjectItemCaseSensitive(root, "weights");
+    ls->checkpoint = -1;
+    if (!cks) {
+        if (o && o->has_checkpoint) {
+            const char *name = c->file;
+            c->file = "--checkpoint";
+            return jsonpath_fail(c, NULL, "%d: %s has no checkpoints (no \"checkpoints\")", o->checkpoint, name);
+        }
+        return attn_json_weights(c, jw, &ls->cfg, ls->w);
+    }
+    const int K = cJSON_IsArray(cks) ? cJSON_GetArraySize(cks) : 0;
+    if (K < 1 || K > LESSON_MAX_CHECKPOINTS)
+        return jsonpath_fail(c, "checkpoints", "expected an array of 1 to %d {\"step\", \"loss\", \"weights\"} objects, got %s",
+                             LESSON_MAX_CHECKPOINTS, cJSON_IsArray(cks) ? "an empty or longer one" : jsonpath_type(cks));
+    ls->ckpt_step = calloc((size_t)K, sizeof *ls->ckpt_step);
+    ls->ckpt_loss = calloc((size_t)K, sizeof *ls->ckpt_loss);
+    if (!ls->ckpt_step || !ls->ckpt_loss) return jsonpath_fail(c, "checkpoints", "out of memory");
+    ls->n_checkpoints = K;
+    const int dflt = jw ? -1 : K - 1;
+    int sel = o && o->has_checkpoint ? o->checkpoint : dflt;
+    ls->other_weights = sel != dflt;
+    if (sel < -1 || sel >= K) {
+        const char *name = c->file;
+        c->file = "--checkpoint";
+        return jsonpath_fail(c, NULL, "%d is out of range; %s has checkpoints 0 to %d", sel, name, K - 1);
+    }
+    static const char *const keys[] = {"step", "loss", "weights", NULL};
+    int k = 0;
+    for (const cJSON *ck = cks->child; ck; ck = ck->next, k++) {
+        char p[JSONPATH_MAX], pw[JSONPATH_MAX];
+        jsonpath_index(p, "checkpoints", k);
+        if (!cJSON_IsObject(ck)) return jsonpath_fail(c, p, "expected {\"step\", \"loss\", \"weights\"}, got %s", jsonpath_type(ck));
+        if (!jsonpath_check_keys(c, ck, p, keys)) return false;
+        if (!jsonpath_int(c, ck, p, "step", &ls->ckpt_step[k], 0, 1 << 30, true, 0)) return false;
+        if (k > 0 && ls->ckpt_step[k] <= ls->ckpt_step[k - 1]) {
+            jsonpath_key(pw, p, "step");
+            return jsonpath_fail(c, pw, "%d; expected steps that rise (checkpoint %d is at step %d)", ls->ckpt_step[k], k - 1,
+                                 ls->ckpt_step[k - 1]);
+        }
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(ck, "loss");
+        jsonpath_key(pw, p, "loss");
+        if (!l) return jsonpath_fail(c, pw, "missing; expected the training loss at this step");
+        if (!jsonpath_number(c, l, pw, &ls->ckpt_loss[k])) return false;
+        if (!(ls->ckpt_loss[k] >= 0.0f) || isinf(ls->ckpt_loss[k]))
+            return jsonpath_fail(c, pw, "expected a finite loss from 0, got %g", (double)ls->ckpt_loss[k]);
+        const cJSON *w = cJSON_GetObjectItemCaseSensitive(ck, "weights");
+        jsonpath_key(pw, p, "weights");
+        if (!w) return jsonpath_fail(c, pw, "missing; expected the weights at this step");
+        if (k != sel && o && (o->has_checkpoint || o->text)) continue; // (checked on the plain load)
+        // read into the model's own (the one computed) or into a scratch copy, checked and freed
+        JsonCtx cc = *c;
+        char where[JSONPATH_MAX];
+        snprintf(where, sizeof where, "%s", p);
+        if (k == sel) {
+            if (!attn_json_weights_at(&cc, w, pw, &ls->cfg, ls->w)) return false;
+        } else {
+            AttnWeights scratch[LESSON_MAX_LAYERS];
+            memset(scratch, 0, sizeof scratch);
+            bool ok = attn_json_weights_at(&cc, w, pw, &ls->cfg, scratch);
+            for (int l2 = 0; l2 < LESSON_MAX_LAYERS; l2++) attn_weights_free(&scratch[l2]);
+            if (!ok) return false;
+        }
+    }
+    ls->checkpoint = sel;
+    return sel >= 0 || attn_json_weights(c, jw, &ls->cfg, ls->w);
+}
+
 // --- the author's questions ("quiz") ---------------------------------------------
 
 static const char *const quiz_keys_allowed[] = {"id", "stage", "question", "answer", "tolerance", "unordered",
@@ -458,6 +590,8 @@ void lesson_free(Lesson *ls)
     free_strings(ls->q_tokens, ls->len_q);
     free_strings(ls->k_tokens, ls->len_k);
     free_strings(ls->vocab, ls->n_vocab);
+    free(ls->ckpt_step);
+    free(ls->ckpt_loss);
     free_strings(ls->step_keys, ls->n_steps);
     for (int l = 0; l < LANG_COUNT; l++) free_strings(ls->step_text[l], ls->n_steps);
     for (int i = 0; i < ls->n_quiz; i++) {
@@ -471,9 +605,8 @@ void lesson_free(Lesson *ls)
     memset(ls, 0, sizeof *ls);
 }
 
-// lesson_parse; typed (non-NULL): a language model's input is this text instead of the
-// file's (--text, the window's text field), its errors named "--text".
-static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const char *typed, char *err,
+// lesson_parse, with o's text and checkpoint instead of the file's (o NULL: none).
+static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
                        size_t err_len);
 
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err, size_t err_len)
@@ -481,9 +614,10 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     return parse_with(ls, name, text, len, NULL, err, err_len);
 }
 
-static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const char *typed, char *err,
+static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
                        size_t err_len)
 {
+    const char *typed = o ? o->text : NULL;
     memset(ls, 0, sizeof *ls);
     JsonCtx ctx = {name, err, err_len, false, false}, *c = &ctx;
     if (err_len) err[0] = '\0';
@@ -558,7 +692,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
         goto done;
     }
     static const char *const keys[] = {"title", "description", "vocab", "tokenizer", "model", "input", "mask",
-                                       "weights", "tokens", "steps", "notes", "quiz", NULL};
+                                       "weights", "checkpoints", "tokens", "steps", "notes", "quiz", NULL};
     if (!jsonpath_check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title) {
@@ -689,8 +823,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
                                 "{\"sliding_window\": W}");
         goto done;
     }
-    if (!attn_json_weights(c, cJSON_GetObjectItemCaseSensitive(root, "weights"), &ls->cfg, ls->w))
-        goto done;
+    if (!parse_checkpoints(c, root, o, ls)) goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
     if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), "steps", "narration", ls->cfg.n_layers, &ls->n_steps,
                      &ls->step_keys, ls->step_text))
@@ -699,7 +832,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
                      ls->cfg.n_layers, &ls->n_notes, &ls->note_keys, ls->note_text))
         goto done;
     if (!parse_quiz(c, cJSON_GetObjectItemCaseSensitive(root, "quiz"), ls)) goto done;
-    if (typed) { // the author's questions are about the file's input, not the text typed
+    if (typed || ls->other_weights) { // the author's questions are about the file's input and weights
         for (int i = 0; i < ls->n_quiz; i++) {
             LessonQuiz *q = &ls->quiz[i];
             free(q->id), free(q->stage);
@@ -760,7 +893,7 @@ static char *read_fd(int fd, size_t max, size_t *n)
     return buf;
 }
 
-bool lesson_load_typed(Lesson *ls, const char *path, const char *typed, char *err, size_t err_len)
+bool lesson_load_with(Lesson *ls, const char *path, const LessonOverride *o, char *err, size_t err_len)
 {
     memset(ls, 0, sizeof *ls);
     JsonCtx ctx = {path, err, err_len, false, false};
@@ -777,14 +910,14 @@ bool lesson_load_typed(Lesson *ls, const char *path, const char *typed, char *er
     int e = errno;
     close(fd);
     if (!buf) return jsonpath_fail(&ctx, NULL, e ? "cannot read: %s" : "out of memory%s", e ? strerror(e) : "");
-    bool ok = parse_with(ls, path, buf, n, typed, err, err_len);
+    bool ok = parse_with(ls, path, buf, n, o, err, err_len);
     free(buf);
     return ok;
 }
 
 bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len)
 {
-    return lesson_load_typed(ls, path, NULL, err, err_len);
+    return lesson_load_with(ls, path, NULL, err, err_len);
 }
 
 // --- a title without reading the file -------------------------------------------

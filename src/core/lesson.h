@@ -58,6 +58,15 @@ typedef struct Lesson {
     int n_vocab;
     bool word_tokens;
     bool typed;                       // its input is text typed in (not the file's): the narration is generated
+                                      // (and the author's questions, about the file's input, are left out)
+    // Checkpoints ("checkpoints"): the weights at n_checkpoints points of training, each
+    // with its step and loss; the model computed is checkpoint `checkpoint` (the last when
+    // the file has no "weights"), or -1: the file's "weights".
+    int n_checkpoints;
+    int checkpoint;
+    bool other_weights;               // a checkpoint other than the file's default: the narration is generated
+    int *ckpt_step;
+    float *ckpt_loss;
     // Narration keyed by stage or step name ("scores", "projection", ...).
     int n_steps;
     char **step_keys;
@@ -74,10 +83,23 @@ typedef struct Lesson {
 // Loads and validates path. On failure returns false and writes one line
 // "path: json.path: what was expected" into err (no trailing newline).
 bool lesson_load(Lesson *ls, const char *path, char *err, size_t err_len);
-// The same with a language model's input replaced by the text typed (--text, the
-// window's text field), tokenized as the lesson says: an error in it is named
-// "--text: input.text: ..."; ls->typed is set. A lesson without a vocab is refused.
-bool lesson_load_typed(Lesson *ls, const char *path, const char *typed, char *err, size_t err_len);
+// What the command line or the window sets instead of the file: a language model's input
+// typed (--text, the window's text box; NULL: the file's), tokenized as the lesson says,
+// an error in it named "--text: input.text: ...", ls->typed set, a lesson without a vocab
+// refused; the checkpoint whose weights are computed (--checkpoint, the training slider;
+// has_checkpoint false: the file's default), one out of range refused naming --checkpoint.
+typedef struct LessonOverride {
+    const char *text;
+    bool has_checkpoint;
+    int checkpoint;
+} LessonOverride;
+#define LESSON_MAX_CHECKPOINTS 64
+// ls (a language model) with `text` as its input instead: tokenized, batch 1, its mask
+// (causal, sliding window or none) built for the new length, the author's questions left
+// out, typed set — without reading the file again (the window's text box, as you type).
+// False with one line "--text: input.text: ..." in err, ls unchanged.
+bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len);
+bool lesson_load_with(Lesson *ls, const char *path, const LessonOverride *o, char *err, size_t err_len);
 // Same, from a buffer in memory (name is used in messages).
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
                   size_t err_len);

@@ -21,18 +21,18 @@ static bool forward(const Lesson *ls, Trace *out)
     return true;
 }
 
-static Session *create(const char *path, const char *typed, char *err, size_t n);
+static Session *create(const char *path, const LessonOverride *o, char *err, size_t n);
 
 Session *session_create(const char *path, char *err, size_t n) { return create(path, NULL, err, n); }
 
-static Session *create(const char *path, const char *typed, char *err, size_t n)
+static Session *create(const char *path, const LessonOverride *o, char *err, size_t n)
 {
     Session *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, n, "%s: out of memory loading the lesson", path);
         return NULL;
     }
-    if (!lesson_load_typed(&s->lesson, path, typed, err, n)) {
+    if (!lesson_load_with(&s->lesson, path, o, err, n)) {
         free(s);
         return NULL;
     }
@@ -57,9 +57,38 @@ static Session *create(const char *path, const char *typed, char *err, size_t n)
     return s;
 }
 
+Session *session_retext(const Session *from, const char *text, char *err, size_t n)
+{
+    Session *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, n, "%s: out of memory", from->path);
+        return NULL;
+    }
+    const Lesson *src = from->has_original ? &from->original : &from->lesson; // (the lab's edits: not carried)
+    if (!lesson_clone(&s->lesson, src)) {
+        snprintf(err, n, "%s: out of memory", from->path);
+        free(s);
+        return NULL;
+    }
+    if (!lesson_retext(&s->lesson, text, err, n)) {
+        lesson_free(&s->lesson);
+        free(s);
+        return NULL;
+    }
+    memcpy(s->path, from->path, sizeof s->path);
+    edit_log_init(&s->log);
+    if (!forward(&s->lesson, &s->trace)) {
+        snprintf(err, n, "%s: out of memory computing the forward pass", s->path);
+        session_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)
 {
-    Session *s = ed && ed->text ? create(path, ed->text, err, n) : session_create(path, err, n);
+    const LessonOverride o = {ed ? ed->text : NULL, ed && ed->has_checkpoint, ed ? ed->checkpoint : 0};
+    Session *s = o.text || o.has_checkpoint ? create(path, &o, err, n) : session_create(path, err, n);
     for (int i = 0; s && ed && i < ed->n; i++) {
         Edit e;
         char msg[EDIT_ERR_MAX + 200];

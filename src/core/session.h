@@ -41,11 +41,17 @@ Session *session_create(const char *path, char *err, size_t n);
 typedef struct SessionEdits {
     const char *const *set;
     int n;
-    const char *text;   // --text: a language model's input (lesson_load_typed), NULL: the file's
+    const char *text;   // --text: a language model's input (lesson_load_with), NULL: the file's
+    bool has_checkpoint; // --checkpoint: the checkpoint's weights are computed (the training slider)
+    int checkpoint;
 } SessionEdits;
-// session_create (with ed->text: lesson_load_typed), then every edit of ed (NULL: none). A bad edit fails with
+// session_create (with ed->text or ed->checkpoint: lesson_load_with), then every edit of ed (NULL: none). A bad edit fails with
 // "attnviz: --set KEY=VALUE: what is wrong; expected ..." in err.
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n);
+// A new session of from's lesson (as loaded: the lab's edits are not carried over) with a
+// language model's input `text` instead (lesson_retext): no file read. NULL with one line
+// in err ("--text: input.text: …") when the text does not read.
+Session *session_retext(const Session *from, const char *text, char *err, size_t n);
 // Frees the lesson, the trace and the session; NULL is fine.
 void session_destroy(Session *s);
 

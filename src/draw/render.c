@@ -116,8 +116,47 @@ static void hide_shapes(char *s)
         }
 }
 
+// A lesson with checkpoints: its training's loss at each checkpoint as a curve (steps on a
+// square-root axis), the checkpoint computed as a dot, "step S · loss X" under it.
+static void draw_curve(Canvas *cv, const Layout *L, const View *v)
+{
+    const Lesson *ls = v->lesson;
+    const Rect g = L->curve;
+    if (!ls || g.w <= 0 || ls->n_checkpoints < 2) return;
+    const int pad = paint_px(L->s, 8), x0 = g.x + pad, x1 = g.x + g.w - pad;
+    const int lab = L->px_small * 13 / 10, y0 = g.y + pad / 2, y1 = g.y + g.h - lab - pad / 2;
+    float lo = ls->ckpt_loss[0], hi = lo;
+    for (int k = 1; k < ls->n_checkpoints; k++) lo = fminf(lo, ls->ckpt_loss[k]), hi = fmaxf(hi, ls->ckpt_loss[k]);
+    if (!(hi > lo)) hi = lo + 1.0f;
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    int px = 0, py = 0;
+    for (int k = 0; k < ls->n_checkpoints; k++) {
+        const int x = layout_checkpoint_x(ls, k, x0, x1);
+        const int y = y1 - (int)lroundf((ls->ckpt_loss[k] - lo) / (hi - lo) * (float)(y1 - y0));
+        if (k) {
+            paint_line(cv, THEME.accent, 255, px, py, x, y);
+            paint_line(cv, THEME.accent, 255, px, py + 1, x, y + 1);
+        }
+        px = x, py = y;
+    }
+    const int sel = ls->checkpoint >= 0 ? ls->checkpoint : ls->n_checkpoints - 1;
+    const int sx = layout_checkpoint_x(ls, sel, x0, x1);
+    const int sy = y1 - (int)lroundf((ls->ckpt_loss[sel] - lo) / (hi - lo) * (float)(y1 - y0)), d = paint_px(L->s, 5);
+    paint_fill(cv, THEME.hilite, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1);
+    paint_frame(cv, THEME.ink, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1, 1);
+    char sb[16], lb[16], kb[16], nb[16], line[160];
+    snprintf(sb, sizeof sb, "%d", ls->ckpt_step[sel]), snprintf(lb, sizeof lb, "%.3f", (double)ls->ckpt_loss[sel]);
+    snprintf(kb, sizeof kb, "%d", sel), snprintf(nb, sizeof nb, "%d", ls->n_checkpoints - 1);
+    const char *args[] = {sb, lb, kb, nb};
+    i18n_fmt(line, sizeof line, v->lang, ls->checkpoint >= 0 ? "ui.checkpoint" : "ui.checkpoint_final", 4, args);
+    paint_clip(cv, &g);
+    paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2, ALIGN_LEFT, line);
+    paint_clip(cv, NULL);
+}
+
 static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
+    draw_curve(cv, L, v);
     if (v->stage < 0 || v->stage >= tr->n) return;
     const Stage *st = &tr->stages[v->stage];
     Lang lang = v->lang;
@@ -153,9 +192,11 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     int bw, bh;
     paint_text_size(cv, FONT_MONO, L->px_body, badge, &bw, &bh);
     int bx = h.x + tw + paint_px(L->s, 20), pad = paint_px(L->s, 6);
-    paint_fill(cv, THEME.accent_light, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
-    paint_text(cv, FONT_MONO, L->px_body, THEME.accent, 255, bx + pad,
-               h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
+    if (bx + bw + 2 * pad <= h.x + h.w) { // (a badge cut short would misstate the shape: left out)
+        paint_fill(cv, THEME.accent_light, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
+        paint_text(cv, FONT_MONO, L->px_body, THEME.accent, 255, bx + pad,
+                   h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
+    }
     int ex = bx + bw + 2 * pad + paint_px(L->s, 12);
     if (v->study) { // the study mode: right answers so far
         char r[16], t[16], sb[120];

@@ -627,6 +627,14 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // header: stage name + shapes, then the formula
     int hy = ty + th + gap;
     L->header = (Rect){m, hy, w - 2 * m, (int)(L->px_title * 1.4f + L->px_formula * 1.4f)};
+    if (v->lesson && v->lesson->n_checkpoints > 1 && !v->print) { // the training's loss curve, right
+        char sample[160]; // the widest its label gets: "19/19 · step 000000 · loss 0.000"
+        const char *args[] = {"000000", "0.000", "00", "00"};
+        i18n_fmt(sample, sizeof sample, v->lang, "ui.checkpoint", 4, args);
+        const int cw = imin(imax((int)(300 * s), text_w(v, sample, L->px_small) + (int)(20 * s)), L->header.w / 2);
+        L->curve = (Rect){L->header.x + L->header.w - cw, hy, cw, L->header.h};
+        L->header.w -= cw + gap;
+    }
     if (v->print) { // printed (the handout): none of the window's chrome, the page has its own header
         L->timeline.h = L->tabs.h = L->header.h = 0;
         L->header.y = m;
@@ -851,6 +859,24 @@ int layout_hit_head(const Layout *L, int x, int y)
     for (int i = 0; i < L->n_head_tabs; i++)
         if (rect_contains(L->head_tab[i], x, y)) return i;
     return -1;
+}
+
+int layout_hit_checkpoint(const Layout *L, const View *v, int x, int y)
+{
+    const Lesson *ls = v ? v->lesson : NULL;
+    if (!ls || L->curve.w <= 0 || !rect_contains(L->curve, x, y) || ls->n_checkpoints < 2) return -1;
+    const int x0 = L->curve.x + (int)(8 * L->s), x1 = L->curve.x + L->curve.w - (int)(8 * L->s);
+    int best = 0;
+    for (int k = 1; k < ls->n_checkpoints; k++) // (steps on a square-root axis: the early ones apart)
+        if (abs(layout_checkpoint_x(ls, k, x0, x1) - x) < abs(layout_checkpoint_x(ls, best, x0, x1) - x)) best = k;
+    return best;
+}
+
+int layout_checkpoint_x(const Lesson *ls, int k, int x0, int x1)
+{
+    const double last = sqrt((double)ls->ckpt_step[ls->n_checkpoints - 1]), first = sqrt((double)ls->ckpt_step[0]);
+    const double f = last > first ? (sqrt((double)ls->ckpt_step[k]) - first) / (last - first) : 0.0;
+    return x0 + (int)lround(f * (x1 - x0));
 }
 
 int layout_hit_layer(const Layout *L, int x, int y)

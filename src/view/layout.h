@@ -73,6 +73,11 @@ int layout_hit_batch(const Layout *L, int x, int y);
 int layout_hit_head(const Layout *L, int x, int y);
 // The model view's map at (x, y): its layer and head; false when none.
 bool layout_hit_model_view(const Layout *L, int x, int y, int *layer, int *head);
+// The checkpoint whose point of the loss curve (Layout.curve) is nearest x, or -1 when
+// (x, y) is not on the curve; and the x of checkpoint k's point between x0 and x1 (steps
+// on a square-root axis, so the early, fast-changing checkpoints stand apart).
+int layout_hit_checkpoint(const Layout *L, const View *v, int x, int y);
+int layout_checkpoint_x(const Lesson *ls, int k, int x0, int x1);
 // The layer tab at (x, y) (a model of several layers), or -1.
 int layout_hit_layer(const Layout *L, int x, int y);
 // Room a panel's legend rows need below the narration strip (legend height in px).

@@ -133,6 +133,9 @@ typedef struct Layout {
     // a language model's next-token probabilities (the probs stage): a bar per most likely
     // token after the text's last position, right of the panels (w = 0: none)
     Rect bars;
+    // a lesson with checkpoints: the loss curve of its training with the checkpoint computed,
+    // right of the header (w = 0: none); a click picks the checkpoint nearest in x
+    Rect curve;
     // the head view (View.head_view; no panels): layer hv_layer's attention (stage hv_stage),
     // query token i at (hv_xq, hv_y0 + i·hv_dy), key token j at (hv_xk, …), labels beside
     int hv_stage, hv_layer, hv_n;

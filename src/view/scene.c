@@ -513,7 +513,8 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     // an edited lesson: the lesson's own text was written about the original numbers,
     // so the narration is the generated one, true for the numbers on screen
     // (and text typed in: the lesson's narration is about its own input)
-    const Lesson *ls = v->edited || (v->lesson && v->lesson->typed) ? NULL : v->lesson;
+    // (or weights of another checkpoint: the lesson's text is about the trained ones)
+    const Lesson *ls = v->edited || (v->lesson && (v->lesson->typed || v->lesson->other_weights)) ? NULL : v->lesson;
     const char *text = ls ? lesson_stage_text(ls, tr, v->stage, v->lang) : NULL;
     if (text) return text;
     char key[64], a[16], b[16], c[16], d[16], e[16], f[16];

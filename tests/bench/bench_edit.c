@@ -2,9 +2,9 @@
 // frame (the first frame of the edit's animation, as the window draws it), for every
 // shipped lesson and the L = 256 lesson, at 1280×720 on the software renderer; and
 // scrubbing one value on the L = 256 lesson (merged edits, no animation) in frames/s.
-// A language model's (issue 25): a character typed → the lesson read again with the text
-// and every layer computed → its first frame (as the window's text box does); the model
-// view's frame.
+// A language model's (issue 25): a character typed → the lesson with the text, every layer
+// computed → its first frame (as the window's text box does); a checkpoint of the training
+// slider → its frame (the file read again, that checkpoint's weights); the model view's frame.
 #include <SDL.h>
 #include <glob.h>
 #include <stdio.h>
@@ -87,8 +87,8 @@ static int bench(const char *path, const char *stage, const char *label, double 
 }
 
 // A character typed into a language model's text box, then taken back, EDITS times: the
-// lesson read again with the text (session_open, as the window does), every layer computed,
-// the first frame at `stage` drawn.
+// lesson with the text (session_retext, as the window does: no file read), every layer
+// computed, the first frame at `stage` drawn.
 static int bench_typing(const char *path, const char *stage, const char *label, Fonts *fonts, SDL_Renderer *r)
 {
     char err[LESSON_ERR_MAX + 200];
@@ -116,8 +116,7 @@ static int bench_typing(const char *path, const char *stage, const char *label, 
         else if (i % 2 == 0)
             text[utf8_floor(text, n0 - 1)] = '\0';
         double t0 = bench_now();
-        const SessionEdits ed = {NULL, 0, text};
-        Session *next = session_open(path, &ed, err, sizeof err);
+        Session *next = session_retext(s, text, err, sizeof err); // (as the window's text box)
         if (!next) return fprintf(stderr, "%s\n", err), 1;
         session_destroy(s);
         s = next;
@@ -131,6 +130,27 @@ static int bench_typing(const char *path, const char *stage, const char *label, 
         t[i] = (bench_now() - t0) * 1e3;
     }
     bench_row(label, t, EDITS, 16.0, "ms", 1);
+    // the training slider: the next checkpoint (back and forth between two) → its frame
+    const int K = s->lesson.n_checkpoints;
+    for (int i = 0; K > 1 && i < EDITS; i++) {
+        double t0 = bench_now();
+        const SessionEdits ed = {NULL, 0, NULL, true, K / 2 + i % 2};
+        Session *next = session_open(path, &ed, err, sizeof err);
+        if (!next) return fprintf(stderr, "%s\n", err), 1;
+        session_destroy(s);
+        s = next;
+        View vk;
+        view_init(&vk, &s->lesson, LANG_EN);
+        vk.measure = &m;
+        vk.stage = trace_find(&s->trace, stage) >= 0 ? trace_find(&s->trace, stage) : 0;
+        heatmap_cache_flush(hc);
+        render_frame(&c, &s->trace, &vk, NULL);
+        SDL_RenderFlush(r);
+        t[i] = (bench_now() - t0) * 1e3;
+    }
+    char ck[96];
+    snprintf(ck, sizeof ck, "a checkpoint → frame, %.30s", strrchr(path, '/') ? strrchr(path, '/') + 1 : path);
+    if (K > 1) bench_row(ck, t, EDITS, 33.0, "ms", 1);
     // the model view: one frame of every layer's and head's map
     View v;
     view_init(&v, &s->lesson, LANG_EN);
