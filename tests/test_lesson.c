@@ -326,7 +326,7 @@ static void test_one_line_promise(void **state)
     assert_false(lesson_parse(&L, "mem.json", json, strlen(json), err, sizeof err));
     assert_printable_line(err);
     assert_non_null(strstr(err, "...: unknown key; expected one of: title, description, vocab, tokenizer, model, input, "
-                                "mask, weights, tokens, steps, notes"));
+                                "mask, weights, checkpoints, tokens, steps, notes"));
     // escaping a long path of control characters (×4 or ×6 each) keeps the message whole
     strcpy(json, "{\"");
     for (int i = 0; i < 150; i++) strcat(json, i % 2 ? "\\u0001" : "\\u0085");
@@ -334,7 +334,7 @@ static void test_one_line_promise(void **state)
     assert_false(lesson_parse(&L, "mem.json", json, strlen(json), err, sizeof err));
     assert_printable_line(err);
     assert_non_null(strstr(err, "unknown key; expected one of: title, description, vocab, tokenizer, model, input, "
-                                "mask, weights, tokens, steps, notes"));
+                                "mask, weights, checkpoints, tokens, steps, notes"));
     // a file name with a newline, C1 controls and bytes that are not UTF-8, long
     char name[400];
     memset(name, 'x', sizeof name);
@@ -343,7 +343,7 @@ static void test_one_line_promise(void **state)
     assert_printable_line(err);
     assert_non_null(strstr(err, "\\n\\u0085\\xff\\x01/a.json: "));
     assert_non_null(strstr(err, "unknown key; expected one of: title, description, vocab, tokenizer, model, input, "
-                                "mask, weights, tokens, steps, notes"));
+                                "mask, weights, checkpoints, tokens, steps, notes"));
     // a small buffer still gets one valid line
     char small[40];
     assert_false(lesson_parse(&L, name, json, strlen(json), small, sizeof small));
