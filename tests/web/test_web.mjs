@@ -267,6 +267,20 @@ try {
   s = await open('lesson=arange-2x4x4&stage=attn&batch=1&head=1&lang=zh');
   check(s.lesson.endsWith('arange-2x4x4.json') && s.stage === 'attn' && s.batch === 1 && s.head === 1 && s.lang === 'zh',
         `?lesson=arange-2x4x4&stage=attn&batch=1&head=1&lang=zh opens there (${s.stage}, ${s.batch}, ${s.head}, ${s.lang})`);
+  // ---- a trained language model: type a letter (I), every stage again; the model view (A) --------
+  s = await open('lesson=induction-heads&stage=probs');
+  await settled();
+  await press('i');
+  await press('z'); // "qkdmbxqkdmbx" + "z": 13 tokens, computed at once
+  await press('Enter');
+  const typed = JSON.parse(await page.evaluate(() => attnviz.dump()));
+  const emb = typed.stages.find((t) => t.name === 'token_embed');
+  s = await state();
+  check(s.stage === 'probs' && emb && emb.shape[1] === 13,
+        `I, then z: the induction lesson computed again for 13 tokens, at the same stage (${s.stage}, ${emb && emb.shape})`);
+  const beforeMv = await page.screenshot();
+  await press('a');
+  check(!beforeMv.equals(await page.screenshot()), 'A: the model view replaces the panels');
   const shipped = await open('lesson=causal-decoder&projector=1');
   check(shipped.lesson.endsWith('causal-decoder.json'), `?lesson=causal-decoder&projector=1 opens it (${shipped.lesson})`);
   await page.goto(base + 'index.html?lesson=causal-decoder&batch=1');
