@@ -649,6 +649,34 @@ static void test_language_model_frames(void **state)
     session_destroy(ses);
 }
 
+// A column of a panel and the vectors stacked under it (b₂ under W₂ᵀ) stays inside the
+// area: each panel's height is rounded up on its own, a pixel each is kept for it (this
+// lesson's ffn_sum ended a pixel below the area at 800×600).
+static void test_stacked_column_inside(void **state)
+{
+    (void)state;
+    Session *ses = open_session("tests/scene/stacked-ffn.json");
+    const Trace *tr = &ses->trace;
+    View v;
+    view_init(&v, &ses->lesson, LANG_EN);
+    const int sizes[][2] = {{800, 600}, {1280, 720}, {1024, 768}};
+    int stacked = 0;
+    for (int k = 0; k < 3; k++)
+        for (v.stage = 0; v.stage < tr->n; v.stage++) {
+            Layout L;
+            layout_compute(&L, tr, &v, sizes[k][0], sizes[k][1]);
+            for (int p = 0; p < L.n_panels; p++) {
+                const Rect a = L.panel[p];
+                stacked += L.spec[p].stacked;
+                if (a.x < L.area.x || a.y < L.area.y || a.x + a.w > L.area.x + L.area.w || a.y + a.h > L.area.y + L.area.h)
+                    fail_msg("stage %s at %dx%d: panel %d (%d,%d %dx%d) outside the area (%d,%d %dx%d)", tr->stages[v.stage].name,
+                             sizes[k][0], sizes[k][1], p, a.x, a.y, a.w, a.h, L.area.x, L.area.y, L.area.w, L.area.h);
+            }
+        }
+    assert_true(stacked > 0);
+    session_destroy(ses);
+}
+
 // More heads than split / concat show: the run of 8 that holds the selected head,
 // the selected head's panel is the result, and no two shown heads share a colour.
 static void test_many_heads(void **state)
@@ -822,6 +850,7 @@ int main(void)
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),
         cmocka_unit_test(test_many_heads), cmocka_unit_test(test_language_model_frames),
+        cmocka_unit_test(test_stacked_column_inside),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),
         cmocka_unit_test(test_loop_steps),
         cmocka_unit_test(test_projector),

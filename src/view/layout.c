@@ -203,7 +203,8 @@ static int64_t column_cell_h(int hh, int n_cols, const int *col_rows, const int 
 {
     int64_t m = INT64_MAX;
     for (int k = 0; k < n_cols; k++)
-        m = lmin(m, (int64_t)(hh - col_n[k] * caption - (col_n[k] - 1) * gap) * LAYOUT_Q / imax(1, col_rows[k]));
+        // (a pixel each: every panel's height is rounded up on its own, as the width keeps one a panel)
+        m = lmin(m, (int64_t)(hh - col_n[k] * caption - (col_n[k] - 1) * gap - col_n[k]) * LAYOUT_Q / imax(1, col_rows[k]));
     return m == INT64_MAX ? 1 : m;
 }
 
