@@ -27,7 +27,6 @@ torch interpreter (run_lesson) and compared with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """
 
-import argparse
 import json
 import math
 import os
@@ -40,7 +39,8 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from from_torch import lesson_text, save_lesson  # noqa: E402  (the lessons' JSON writer)
+from from_torch import lesson_text  # noqa: E402  (the lessons' JSON text)
+import trained  # noqa: E402  (the command line and the write, shared)
 
 SEED = 3
 LETTERS = list("adeilmnorst")  # 11 letters
@@ -556,29 +556,18 @@ def check(lesson, model, r):
     return problems, max(diffs)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description="Train the reversal model and write its lesson.")
-    ap.add_argument("--out", default=DEFAULT_OUT, help="the lesson to write (default %(default)s)")
-    ap.add_argument("--quiet", action="store_true", help="print only errors")
-    args = ap.parse_args(argv)
-    log = (lambda *a: None) if args.quiet else print
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
+def make(log):
     log("training %d steps of %d texts, seed %d (torch %s)" % (STEPS, BATCH, SEED, torch.__version__))
     model = train(log)
     r = measure(model)
     report(r, log)
     lesson = build_lesson(model, r)
     problems, diff = check(lesson, model, r)
-    if problems:
-        for p in problems:
-            print("train_textbook.py: %s" % p, file=sys.stderr)
-        return 1
-    log("the lesson run from its JSON matches the model (max diff %.2g)" % diff)
-    save_lesson(lesson, args.out)
-    log("wrote %s (%d bytes)" % (args.out, os.path.getsize(args.out)))
-    return 0
+    return lesson, problems, diff
 
+
+def main(argv=None):
+    return trained.run("train_textbook.py", "Train the reversal model and write its lesson.", DEFAULT_OUT, make, argv)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -35,7 +35,6 @@ compares it with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """
 
-import argparse
 import json
 import math
 import os
@@ -49,7 +48,8 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from from_torch import lesson_text, save_lesson  # noqa: E402  (the lessons' JSON writer)
+from from_torch import lesson_text  # noqa: E402  (the lessons' JSON text)
+import trained  # noqa: E402  (the command line and the write, shared)
 
 SEED = 1
 FORTUNE_DIR = "/usr/share/games/fortunes"
@@ -366,7 +366,7 @@ def texts(r):
     pr, a0, a1, probs, top = r["profile"], r["attns"][0], r["attns"][1], r["probs"], r["top"]
     wh, w1 = r["ws_head"], r["ws1_head"]
     others1 = [h for h in range(H) if h != w1]
-    loss, uni, unif = f2(r["held_loss"]), f2(r["unigram_loss"]), f2(math.log(V))
+    loss, uni = f2(r["held_loss"]), f2(r["unigram_loss"])
     vid = VOCAB.index
 
     def topline(i, lang):
@@ -678,14 +678,7 @@ def check(lesson, model, r):
     return problems, max(diffs)
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description="Train the tiny character language model and write its lesson.")
-    ap.add_argument("--out", default=DEFAULT_OUT, help="the lesson to write (default %(default)s)")
-    ap.add_argument("--quiet", action="store_true", help="print only errors")
-    args = ap.parse_args(argv)
-    log = (lambda *a: None) if args.quiet else print
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
+def make(log):
     train_text, held_text, n = load_corpus()
     train_ids, held_ids = encode(train_text), encode(held_text)
     log("%d sayings: %d characters to train on, %d held out" % (n, len(train_text), len(held_text)))
@@ -695,15 +688,12 @@ def main(argv=None):
     report(r, log)
     lesson = build_lesson(model, r)
     problems, diff = check(lesson, model, r)
-    if problems:
-        for p in problems:
-            print("train_tiny_lm.py: %s" % p, file=sys.stderr)
-        return 1
-    log("the lesson run from its JSON matches the model (max diff %.2g)" % diff)
-    save_lesson(lesson, args.out)
-    log("wrote %s (%d bytes)" % (args.out, os.path.getsize(args.out)))
-    return 0
+    return lesson, problems, diff
 
+
+def main(argv=None):
+    return trained.run("train_tiny_lm.py", "Train the tiny character language model and write its lesson.", DEFAULT_OUT,
+                       make, argv)
 
 if __name__ == "__main__":
     sys.exit(main())
