@@ -152,6 +152,7 @@ key --window "$P" k
 wshot "$A" held1; MARK=-1; drawn 4; wshot "$A" held2
 cmp -s "$TMP/held1.png" "$TMP/held2.png" || fail "K did not hold the transition (the frame still moves)"
 key --window "$P" ctrl+Right
+MARK=-1; drawn 3 # (frames drawn since: the stepped one is on the screen before the shot, under load too)
 wshot "$A" step1
 differ held2 step1 || fail "Ctrl+→ did not step the held transition"
 # the presenter's bar is under its small frame: drag from its left end to the right
