@@ -736,6 +736,10 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
     forward          callable(module, query, key, value, mask) -> output, to run a custom module
                      whose forward takes other arguments
     """
+    if isinstance(getattr(getattr(module, "transformer", module), "wte", None), nn.Embedding): # a GPT-style model
+        if key is not None or value is not None or mask is not None:
+            raise ValueError("a GPT-style model reads token ids, causally: give query (the ids) only")
+        return lesson_from_gpt(module, query, n_heads=n_heads, title=title, description=description, check=check)
     if isinstance(module, nn.TransformerEncoder):
         if key is not None or value is not None:
             raise ValueError("nn.TransformerEncoder attends to its own input: give query only")
@@ -1070,6 +1074,134 @@ def lesson_from_encoder(encoder, src, mask=None, src_key_padding_mask=None, titl
             raise ValueError("nn.TransformerEncoder: layer %d is %s, not nn.TransformerEncoderLayer" % (i, _describe(layer)))
     return _encoder_lesson(encoder, layers, src, mask, src_key_padding_mask, title, tokens, steps, description,
                            check)
+
+
+# ----------------------------------------------------------------------------
+# a GPT-style model: token and position embeddings, pre-norm blocks, final norm, lm_head
+# ----------------------------------------------------------------------------
+
+def _gpt_parts(model):
+    """The parts of a GPT-style module, in nanoGPT's names (model.transformer.wte, .wpe, .h,
+    .ln_f and model.lm_head; the same without .transformer), each block ln_1, attn.c_attn (q|k|v
+    fused) and attn.c_proj, ln_2, mlp.c_fc and mlp.c_proj. None when the module has no wte."""
+    t = getattr(model, "transformer", model)
+    wte, wpe, h = (getattr(t, n, None) for n in ("wte", "wpe", "h"))
+    ln_f, head = getattr(t, "ln_f", None), getattr(model, "lm_head", None)
+    if not isinstance(wte, nn.Embedding):
+        return None
+    if not isinstance(wpe, nn.Embedding) or h is None or not isinstance(ln_f, nn.LayerNorm) or not isinstance(head, nn.Linear):
+        raise ValueError("%s: a GPT-style model needs wte and wpe (nn.Embedding), h (its blocks), ln_f "
+                         "(nn.LayerNorm) and lm_head (nn.Linear)" % _describe(model))
+    return wte, wpe, list(h), ln_f, head
+
+
+def _gpt_block(block, C, n_head, i):
+    """One nanoGPT block -> (model keys, layer weights)."""
+    need = ("ln_1", "attn", "ln_2", "mlp")
+    if any(getattr(block, n, None) is None for n in need):
+        raise ValueError("block %d: expected ln_1, attn (c_attn, c_proj), ln_2, mlp (c_fc, c_proj)" % i)
+    ca, cp = getattr(block.attn, "c_attn", None), getattr(block.attn, "c_proj", None)
+    fc, fp = getattr(block.mlp, "c_fc", None), getattr(block.mlp, "c_proj", None)
+    if not all(isinstance(l, nn.Linear) for l in (ca, cp, fc, fp)) or ca.out_features != 3 * C:
+        raise ValueError("block %d: expected nn.Linear attn.c_attn (%d -> %d), attn.c_proj, mlp.c_fc and mlp.c_proj"
+                         % (i, C, 3 * C))
+    acts = [m for m in block.mlp.modules() if isinstance(m, nn.GELU)]
+    act = "gelu" if not acts or acts[0].approximate == "none" else "gelu_tanh"
+    n1, n2 = block.ln_1, block.ln_2
+    if not (isinstance(n1, nn.LayerNorm) and isinstance(n2, nn.LayerNorm)) or n1.eps != n2.eps:
+        raise ValueError("block %d: ln_1 and ln_2 must be nn.LayerNorm with one eps" % i)
+    wq, wk, wv = ca.weight.split(C, 0)
+    w = {"w_q": _values(wq), "w_k": _values(wk), "w_v": _values(wv), "w_o": _values(cp.weight),
+         "norm_weight": _values(n1.weight), "ffn_norm_weight": _values(n2.weight),
+         "ffn_w1": _values(fc.weight), "ffn_w2": _values(fp.weight)}
+    bias = ca.bias is not None
+    if bias:
+        bq, bk, bv = ca.bias.split(C, 0)
+        w.update({"b_q": _values(bq), "b_k": _values(bk), "b_v": _values(bv), "b_o": _values(cp.bias),
+                  "ffn_b1": _values(fc.bias), "ffn_b2": _values(fp.bias)})
+    if n1.bias is not None:
+        w.update({"norm_bias": _values(n1.bias), "ffn_norm_bias": _values(n2.bias)})
+    model = {"n_heads": n_head, "qkv_bias": bias, "out_bias": bias, "ffn_bias": bias, "norm_eps": float(n1.eps),
+             "ffn_hidden": fc.out_features, "activation": act}
+    return model, w
+
+
+def lm_lesson_forward(lesson):
+    """A language-model lesson of pre-norm blocks (lesson_from_gpt's) run in torch: its logits
+    (B, L, V) from its input ids, embeddings, blocks (block_lesson_forward's layers), final norm."""
+    m, wj = lesson["model"], lesson["weights"]
+    F = torch.nn.functional
+    ids = torch.tensor(lesson["input"]["ids"])
+    x = _tensor(wj["embed"])[ids] + _tensor(wj["pos_embed"])[torch.arange(ids.shape[1])]
+    for layer in wj["layers"] if "layers" in wj else [wj]:
+        x = _block_forward(lesson, layer, x)
+    x = F.layer_norm(x, (x.shape[-1],), _tensor(wj["final_norm_weight"]), _tensor(wj["final_norm_bias"]),
+                     float(m.get("norm_eps", 1e-5)))
+    return F.linear(x, _tensor(wj["embed"] if m.get("tie_embeddings") else wj["lm_head"]))
+
+
+def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, description=None, check=True):
+    """Builds a language-model lesson from a GPT-style module (nanoGPT's names: transformer.wte,
+    .wpe, .h[i] with ln_1, attn.c_attn / c_proj, ln_2, mlp.c_fc / c_proj, transformer.ln_f,
+    lm_head; lm_head tied to wte or not) and the token ids it reads ((B, L) or (L)): vocab
+    (V strings; default "0", "1", …), learned positions, 1 to 8 pre-norm causal blocks, the
+    final norm, the logits. Heads: n_heads, else the attention's n_head / n_heads / config.n_head.
+    Checked against model(ids) (its logits: the output, or the output's first item) unless check=False."""
+    wte, wpe, blocks, ln_f, head = _gpt_parts(model)
+    V, C = wte.weight.shape
+    if not 1 <= len(blocks) <= 8:
+        raise ValueError("%d blocks: a lesson holds 1 to 8 (model.n_layers)" % len(blocks))
+    ids = torch.as_tensor(ids)
+    ids = ids.unsqueeze(0) if ids.dim() == 1 else ids
+    H = n_heads or _int_attr(blocks[0].attn, ("n_head", "n_heads", "num_heads"))[0] \
+        or getattr(getattr(model, "config", None), "n_head", None)
+    if not H:
+        raise ValueError("the number of heads: give n_heads (the attention has no n_head attribute)")
+    configs = [_gpt_block(b, C, int(H), i) for i, b in enumerate(blocks)]
+    for i, (mc, _) in enumerate(configs[1:], 1):
+        diff = [k for k in mc if mc[k] != configs[0][0][k]]
+        if diff:
+            raise ValueError("block %d's %s differs from block 0's; the layers of a lesson share one configuration"
+                             % (i, diff[0]))
+    tied = head.weight is wte.weight or (head.weight.shape == wte.weight.shape and torch.equal(head.weight, wte.weight))
+    if head.bias is not None:
+        raise ValueError("lm_head has a bias; a lesson's logits have none")
+    vocab = list(vocab) if vocab is not None else [str(i) for i in range(V)]
+    if len(vocab) != V:
+        raise ValueError("vocab has %d entries, wte %d rows" % (len(vocab), V))
+    model_json = {"n_layers": len(blocks), "d_model": C}
+    model_json.update(configs[0][0])
+    model_json.update({"mask_fill": "-inf", "residual_norm": True, "norm_first": True, "positions": "learned",
+                       "max_positions": wpe.weight.shape[0], "final_norm": True, "tie_embeddings": bool(tied)})
+    if ln_f.eps != model_json["norm_eps"]:
+        raise ValueError("ln_f's eps %g differs from the blocks' %g; a lesson has one norm_eps" % (ln_f.eps, model_json["norm_eps"]))
+    weights = {"embed": _values(wte.weight), "pos_embed": _values(wpe.weight),
+               "final_norm_weight": _values(ln_f.weight), "final_norm_bias": _values(ln_f.bias)}
+    if not tied:
+        weights["lm_head"] = _values(head.weight)
+    if len(blocks) == 1:
+        weights.update(configs[0][1])
+    else:
+        weights["layers"] = [w for _, w in configs]
+    les = {"title": title or {"en": "From PyTorch: a GPT-style model, %d layer%s, d_model %d, %d heads"
+                              % (len(blocks), "s" if len(blocks) > 1 else "", C, int(H)),
+                              "zh": "来自 PyTorch：GPT 式模型，%d 层，d_model %d，%d 个头" % (len(blocks), C, int(H))}}
+    if description:
+        les["description"] = description
+    les.update({"vocab": vocab, "model": model_json, "input": {"ids": ids.tolist()}, "mask": "causal", "weights": weights})
+    if check:
+        was = model.training
+        model.eval()
+        try:
+            with torch.no_grad():
+                out = model(ids)
+        finally:
+            model.train(was)
+        out = out[0] if isinstance(out, (tuple, list)) else out
+        p = _mismatch(lm_lesson_forward(json.loads(lesson_text(les))), out.detach())
+        if p:
+            raise ValueError("the lesson does not reproduce %s: %s" % (_describe(model), p))
+    return les
 
 
 # ----------------------------------------------------------------------------

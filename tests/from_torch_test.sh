@@ -234,5 +234,71 @@ for name, enc, x, kw, last_name in cases:
 print("ok")
 PY
 
+# --- issue 25, item 6: a GPT-style model (nanoGPT's names and code at toy size) --------------
+# three blocks, tied and untied lm_head, exact and tanh GELU: attnviz --dump's logits equal the model's
+for variant in "none tied" "tanh untied"; do
+    # shellcheck disable=SC2086
+    /usr/bin/python3 - "$bin" "$tmp/gpt.json" $variant >"$tmp/py4.out" 2>&1 <<'PY' || fail "GPT-style ($variant): $(tail -3 "$tmp/py4.out")"
+import json, math, subprocess, sys
+import torch, torch.nn as nn, torch.nn.functional as F
+sys.path.insert(0, "lessons")
+from from_torch import lesson_from_module, save_lesson
+
+# nanoGPT's model at toy size (its names and its code, written out: no nanoGPT in Debian)
+class CausalSelfAttention(nn.Module):
+    def __init__(self, C, n_head):
+        super().__init__()
+        self.c_attn, self.c_proj, self.n_head = nn.Linear(C, 3 * C), nn.Linear(C, C), n_head
+    def forward(self, x):
+        B, T, C = x.size()
+        q, k, v = self.c_attn(x).split(C, dim=2)
+        q, k, v = (t.view(B, T, self.n_head, C // self.n_head).transpose(1, 2) for t in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(torch.tril(torch.ones(T, T)) == 0, float("-inf"))
+        y = F.softmax(att, dim=-1) @ v
+        return self.c_proj(y.transpose(1, 2).contiguous().view(B, T, C))
+class MLP(nn.Module):
+    def __init__(self, C):
+        super().__init__()
+        self.c_fc, self.gelu, self.c_proj = nn.Linear(C, 4 * C), nn.GELU(approximate=sys.argv[3]), nn.Linear(4 * C, C)
+    def forward(self, x):
+        return self.c_proj(self.gelu(self.c_fc(x)))
+class Block(nn.Module):
+    def __init__(self, C, n_head):
+        super().__init__()
+        self.ln_1, self.attn, self.ln_2, self.mlp = nn.LayerNorm(C), CausalSelfAttention(C, n_head), nn.LayerNorm(C), MLP(C)
+    def forward(self, x):
+        x = x + self.attn(self.ln_1(x))
+        return x + self.mlp(self.ln_2(x))
+class GPT(nn.Module):
+    def __init__(self, V, P, C, n_layer, n_head, tied):
+        super().__init__()
+        self.transformer = nn.ModuleDict(dict(wte=nn.Embedding(V, C), wpe=nn.Embedding(P, C),
+                                              h=nn.ModuleList([Block(C, n_head) for _ in range(n_layer)]), ln_f=nn.LayerNorm(C)))
+        self.lm_head = nn.Linear(C, V, bias=False)
+        if tied:
+            self.transformer.wte.weight = self.lm_head.weight
+    def forward(self, idx):
+        T = idx.size(1)
+        x = self.transformer.wte(idx) + self.transformer.wpe(torch.arange(T))
+        for b in self.transformer.h:
+            x = b(x)
+        return self.lm_head(self.transformer.ln_f(x)), None
+
+torch.manual_seed(0)
+tied = sys.argv[4] == "tied"
+m, ids = GPT(7, 10, 8, 3, 2, tied), torch.tensor([[1, 5, 2, 2, 6, 0], [3, 3, 1, 4, 0, 2]])
+les = lesson_from_module(m, ids)
+assert les["model"]["n_layers"] == 3 and les["model"]["tie_embeddings"] == tied, les["model"]
+save_lesson(les, sys.argv[2])
+dump = json.loads(subprocess.run([sys.argv[1], "--dump", sys.argv[2]], check=True, capture_output=True).stdout)
+st = {s["name"]: s for s in dump["stages"]}
+got = torch.tensor(st["logits"]["data"]).view(2, 6, 7)
+want = m(ids)[0].detach()
+assert torch.allclose(got, want, atol=1e-5, rtol=1e-4), (got - want).abs().max()
+assert all(n in st for n in ("token_embed", "pos_embed", "embedding", "l0.attn", "l2.ffn_sum", "final_norm", "probs"))
+PY
+done
+
 echo "from_torch: $fails failures"
 [ "$fails" -eq 0 ]
