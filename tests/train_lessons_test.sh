@@ -1,14 +1,15 @@
 #!/bin/sh
-# The trained lessons are reproducible: lessons/train_induction.py and
-# lessons/train_tiny_lm.py, rerun into a temporary directory, write exactly the shipped
-# lessons/induction-heads.json and lessons/tiny-lm-fortunes.json (the same weights, byte for
-# byte, and the narration written from them). They train for about 40 s and 90 s (2 min together here), so
-# this runs under make test-full only (ATTNVIZ_FULL=1), and needs /usr/bin/python3 with
-# torch: skipped (exit 77) otherwise. The tiny language model also needs its text, Debian's
-# fortunes-min: without it that lesson is skipped (said in the output), the other still
-# checked. See lessons/README.md, "Trained lessons".
+# The trained lessons are reproducible: lessons/train_induction.py, train_textbook.py and
+# train_tiny_lm.py, rerun into a temporary directory, write exactly the shipped
+# lessons/induction-heads.json, reversal-anti-diagonal.json and tiny-lm-fortunes.json (the
+# same weights and checkpoints, byte for byte, and the narration written from them). They
+# train for about 35 s, 15 s and 90 s (2.5 min together here), so this runs under make
+# test-full only (ATTNVIZ_FULL=1), and needs /usr/bin/python3 with torch: skipped (exit 77)
+# otherwise. The tiny language model also needs its text, Debian's fortunes-min: without it
+# that lesson is skipped (said in the output), the others still checked. See
+# lessons/README.md, "Trained lessons".
 if [ -z "$ATTNVIZ_FULL" ] || [ "$ATTNVIZ_FULL" = 0 ]; then
-    echo "train_lessons_test: SKIP: retrains two models (about 2 min); runs under make test-full (ATTNVIZ_FULL=1)"
+    echo "train_lessons_test: SKIP: retrains three models (about 2.5 min); runs under make test-full (ATTNVIZ_FULL=1)"
     exit 77
 fi
 if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
