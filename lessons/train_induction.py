@@ -23,7 +23,7 @@ and deterministic algorithms: running it twice writes byte-identical JSON
 
 The lesson's input is the 12 letters "qkdmbxqkdmbx". The narration and the quiz are
 written from the numbers the trained model gives on it, and the lesson is run again from
-its own JSON by a small torch interpreter (lesson_lm_forward) and compared with the model.
+its own JSON by a small torch interpreter (trained.lesson_lm_forward) and compared with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """
 
@@ -66,34 +66,12 @@ CKPT_BATCH = 512
 # the model, with the lesson's names
 # ----------------------------------------------------------------------------
 
-class Block(nn.Module):
-    """Pre-norm causal self-attention, no feed-forward: x + W_O·attn(LayerNorm(x))."""
-
-    def __init__(self):
-        super().__init__()
-        self.norm = nn.LayerNorm(C, eps=EPS)
-        self.w_q, self.w_k, self.w_v, self.w_o = (nn.Linear(C, C) for _ in range(4))
-
-    def forward(self, x):
-        B, L, _ = x.shape
-        n = self.norm(x)
-
-        def split(t):
-            return t.view(B, L, H, D_K).transpose(1, 2)
-        q, k, v = split(self.w_q(n)), split(self.w_k(n)), split(self.w_v(n))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(D_K)
-        keep = torch.tril(torch.ones(L, L, dtype=torch.bool))
-        attn = torch.softmax(scores.masked_fill(~keep, FILL), dim=-1)
-        concat = (attn @ v).transpose(1, 2).reshape(B, L, C)
-        return x + self.w_o(concat), attn
-
-
 class AttnOnly(nn.Module):
     def __init__(self):
         super().__init__()
         self.embed = nn.Embedding(V, C)
         self.pos_embed = nn.Parameter(0.5 * torch.randn(P, C))
-        self.layers = nn.ModuleList(Block() for _ in range(N_LAYERS))
+        self.layers = nn.ModuleList(trained.Block(C, H, EPS, FILL) for _ in range(N_LAYERS))
         self.final_norm = nn.LayerNorm(C, eps=EPS)
         self.lm_head = nn.Linear(C, V, bias=False)
 
@@ -101,7 +79,7 @@ class AttnOnly(nn.Module):
         x = self.embed(ids) + self.pos_embed[: ids.shape[1]]
         attns = []
         for layer in self.layers:
-            x, a = layer(x)
+            x, a, _ = layer(x)
             attns.append(a)
         return self.lm_head(self.final_norm(x)), attns
 
@@ -188,35 +166,6 @@ def train(log=print):
 # the lesson, run from its own JSON
 # ----------------------------------------------------------------------------
 
-def lesson_lm_forward(lesson):
-    """Runs the lesson dict as the lesson format describes it (char tokenizer, learned
-    positions, pre-norm attention-only layers, final norm, lm_head, softmax), with torch
-    functions only: returns {"attn": [per layer (1, H, L, L)], "probs": (1, L, V)}."""
-    m, w = lesson["model"], lesson["weights"]
-    C_, H_, eps = m["d_model"], m["n_heads"], m["norm_eps"]
-    d = C_ // H_
-    t = lambda v: torch.tensor(v, dtype=torch.float32)  # noqa: E731
-    ids = torch.tensor([[lesson["vocab"].index(ch) for ch in lesson["input"]["text"]]])
-    L = ids.shape[1]
-    x = t(w["embed"])[ids] + t(w["pos_embed"])[:L]
-    keep = torch.tril(torch.ones(L, L, dtype=torch.bool))
-    attns = []
-    for lw in w["layers"]:
-        n = F.layer_norm(x, (C_,), t(lw["norm_weight"]), t(lw["norm_bias"]), eps)
-        q, k, v = (F.linear(n, t(lw["w_" + c]), t(lw["b_" + c])).view(1, L, H_, d).transpose(1, 2)
-                   for c in "qkv")
-        scores = (q @ k.transpose(-2, -1) / math.sqrt(d)).masked_fill(~keep, m.get("mask_fill", FILL))
-        a = torch.softmax(scores, -1)
-        attns.append(a)
-        x = x + F.linear((a @ v).transpose(1, 2).reshape(1, L, H_ * d), t(lw["w_o"]), t(lw["b_o"]))
-    x = F.layer_norm(x, (C_,), t(w["final_norm_weight"]), t(w["final_norm_bias"]), eps)
-    logits = F.linear(x, t(w["lm_head"]))
-    return {"attn": attns, "logits": logits, "probs": torch.softmax(logits, -1)}
-
-
-# ----------------------------------------------------------------------------
-# measurements on the shipped text
-# ----------------------------------------------------------------------------
 
 def measure(model):
     ids = torch.tensor([[VOCAB.index(ch) for ch in TEXT]])
@@ -225,7 +174,7 @@ def measure(model):
         logits, attns = model(ids)
         # layer 1's scaled scores (before the mask), for the induction head's narration
         x = model.embed(ids) + model.pos_embed[:L]
-        x, _ = model.layers[0](x)
+        x, _, _ = model.layers[0](x)
         blk = model.layers[1]
         nn1 = blk.norm(x)
         q = blk.w_q(nn1).view(1, L, H, D_K).transpose(1, 2)
@@ -597,13 +546,8 @@ def check(lesson, model, r):
     a0, a1 = r["a0"], r["a1"]
     if int(a0[r["ph"], 3].argmax()) != 2 or int(a1[r["ih"], 8].argmax()) != 3:
         problems.append("the quiz answers do not hold")
-    for key, t in list(lesson["steps"].items()) + list(lesson["notes"].items()):
-        for lang in ("en", "zh"):
-            if len(t[lang].encode("utf-8")) > 4000:
-                problems.append("%s.%s: over 4000 bytes" % (key, lang))
-    if set(lesson["steps"]) != set(lesson["notes"]):
-        problems.append("steps and notes differ in keys")
-    got = lesson_lm_forward(json.loads(lesson_text(lesson)))
+    problems += trained.text_problems(lesson)
+    got = trained.lesson_lm_forward(json.loads(lesson_text(lesson)))
     ids = torch.tensor([[VOCAB.index(ch) for ch in TEXT]])
     with torch.no_grad():
         logits, attns = model(ids)

@@ -23,7 +23,7 @@ and deterministic algorithms: running it twice writes byte-identical JSON
 The lesson's input is "stream|maerts". The narration and the quiz are written from the
 numbers the trained model gives on it and on held-out random texts; the script writes
 nothing if a claim does not hold. The lesson is run again from its own JSON by a small
-torch interpreter (run_lesson) and compared with the model.
+torch interpreter (trained.lesson_lm_forward) and compared with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """
 
@@ -69,34 +69,12 @@ def mirror(i):
 # the model, with the lesson's names
 # ----------------------------------------------------------------------------
 
-class Block(nn.Module):
-    """Pre-norm causal self-attention, no feed-forward: x + W_O·attn(LayerNorm(x))."""
-
-    def __init__(self):
-        super().__init__()
-        self.norm = nn.LayerNorm(C, eps=EPS)
-        self.w_q, self.w_k, self.w_v, self.w_o = (nn.Linear(C, C) for _ in range(4))
-
-    def forward(self, x):
-        B, L, _ = x.shape
-        n = self.norm(x)
-
-        def heads(t):
-            return t.view(B, L, H, D_K).transpose(1, 2)
-        q, k, v = heads(self.w_q(n)), heads(self.w_k(n)), heads(self.w_v(n))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(D_K)
-        future = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)
-        attn = torch.softmax(scores.masked_fill(future, FILL), dim=-1)
-        out = self.w_o((attn @ v).transpose(1, 2).reshape(B, L, C))
-        return x + out, attn, scores
-
-
 class Reverser(nn.Module):
     def __init__(self):
         super().__init__()
         self.embed = nn.Embedding(V, C)
         self.pos_embed = nn.Parameter(0.5 * torch.randn(P, C))
-        self.block = Block()
+        self.block = trained.Block(C, H, EPS, FILL)
         self.final_norm = nn.LayerNorm(C, eps=EPS)
         self.lm_head = nn.Linear(C, V, bias=False)
 
@@ -150,36 +128,6 @@ def train(log=print):
 # the lesson, run from its own JSON
 # ----------------------------------------------------------------------------
 
-def run_lesson(lesson):
-    """Runs the lesson dict as the lesson format describes it (char tokenizer, learned
-    positions, pre-norm attention-only layers, final norm, lm_head, softmax), with torch
-    functions only: {"attn": [per layer (1, H, L, L)], "logits", "probs": (1, L, V)}."""
-    m, w = lesson["model"], lesson["weights"]
-    c, h, eps = m["d_model"], m["n_heads"], m["norm_eps"]
-    d = c // h
-
-    def t(v):
-        return torch.tensor(v, dtype=torch.float32)
-    ids = torch.tensor([[lesson["vocab"].index(ch) for ch in lesson["input"]["text"]]])
-    L = ids.shape[1]
-    x = t(w["embed"])[ids] + t(w["pos_embed"])[:L]
-    future = torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1)
-    attns = []
-    for lw in w["layers"]:
-        n = F.layer_norm(x, (c,), t(lw["norm_weight"]), t(lw["norm_bias"]), eps)
-        q, k, v = (F.linear(n, t(lw["w_" + z]), t(lw["b_" + z])).view(1, L, h, d).transpose(1, 2)
-                   for z in "qkv")
-        a = torch.softmax((q @ k.transpose(-2, -1) / math.sqrt(d)).masked_fill(future, m["mask_fill"]), -1)
-        attns.append(a)
-        x = x + F.linear((a @ v).transpose(1, 2).reshape(1, L, c), t(lw["w_o"]), t(lw["b_o"]))
-    x = F.layer_norm(x, (c,), t(w["final_norm_weight"]), t(w["final_norm_bias"]), eps)
-    logits = F.linear(x, t(w["lm_head"]))
-    return {"attn": attns, "logits": logits, "probs": torch.softmax(logits, -1)}
-
-
-# ----------------------------------------------------------------------------
-# measurements: the shipped text and held-out random texts
-# ----------------------------------------------------------------------------
 
 def ids_of(text):
     return torch.tensor([[VOCAB.index(ch) for ch in text]])
@@ -536,16 +484,8 @@ def check(lesson, model, r):
         problems.append("held-out accuracy too low (%.4f, %.4f)" % (r["held_pos"], r["held_seq"]))
     if int(r["a"][r["rh"], 8].argmax()) != 3:
         problems.append("the quiz answer does not hold")
-    texts_ = [("title", lesson["title"]), ("description", lesson["description"])]
-    texts_ += [("steps." + k, t) for k, t in lesson["steps"].items()]
-    texts_ += [("notes." + k, t) for k, t in lesson["notes"].items()]
-    for key, t in texts_:
-        for lang in ("en", "zh"):
-            if len(t[lang].encode("utf-8")) > 4000:
-                problems.append("%s.%s: over 4000 bytes" % (key, lang))
-    if set(lesson["steps"]) != set(lesson["notes"]):
-        problems.append("steps and notes differ in keys")
-    got = run_lesson(json.loads(lesson_text(lesson)))
+    problems += trained.text_problems(lesson)
+    got = trained.lesson_lm_forward(json.loads(lesson_text(lesson)))
     with torch.no_grad():
         logits, attn, _ = model(ids_of(TEXT))
     diffs = [float((got["logits"] - logits).abs().max()),

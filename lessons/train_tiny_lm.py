@@ -30,7 +30,7 @@ test-full).
 The lesson's input is "to be or not to be" (Hamlet, in the riddles file). The narration
 is written from the numbers the trained model gives on it and on held-out text; the
 script refuses to write the lesson if a claim of the narration does not hold, and runs the
-lesson again from its own JSON with a small torch interpreter (lesson_lm_forward) and
+lesson again from its own JSON with a small torch interpreter (trained.lesson_lm_forward) and
 compares it with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """
@@ -111,36 +111,12 @@ def windows(gen, stream, B, L=P + 1):
 # the model, with the lesson's names
 # ----------------------------------------------------------------------------
 
-class Block(nn.Module):
-    """Pre-norm: s = x + W_O·attn(LayerNorm(x)), then s + W2·gelu(W1·LayerNorm(s))."""
-
-    def __init__(self):
-        super().__init__()
-        self.norm = nn.LayerNorm(C, eps=EPS)
-        self.w_q, self.w_k, self.w_v, self.w_o = (nn.Linear(C, C) for _ in range(4))
-        self.ffn_norm = nn.LayerNorm(C, eps=EPS)
-        self.ffn_w1, self.ffn_w2 = nn.Linear(C, FFN), nn.Linear(FFN, C)
-
-    def forward(self, x):
-        B, L, _ = x.shape
-        n = self.norm(x)
-
-        def split(t):
-            return t.view(B, L, H, D_K).transpose(1, 2)
-        q, k, v = split(self.w_q(n)), split(self.w_k(n)), split(self.w_v(n))
-        scores = q @ k.transpose(-2, -1) / math.sqrt(D_K)
-        keep = torch.tril(torch.ones(L, L, dtype=torch.bool))
-        attn = torch.softmax(scores.masked_fill(~keep, FILL), dim=-1)
-        s = x + self.w_o((attn @ v).transpose(1, 2).reshape(B, L, C))
-        return s + self.ffn_w2(F.gelu(self.ffn_w1(self.ffn_norm(s)))), attn
-
-
 class TinyLM(nn.Module):
     def __init__(self):
         super().__init__()
         self.embed = nn.Embedding(V, C)
         self.pos_embed = nn.Parameter(0.1 * torch.randn(P, C))
-        self.layers = nn.ModuleList(Block() for _ in range(N_LAYERS))
+        self.layers = nn.ModuleList(trained.Block(C, H, EPS, FILL, FFN) for _ in range(N_LAYERS))
         self.final_norm = nn.LayerNorm(C, eps=EPS)
         self.lm_head = nn.Linear(C, V, bias=False)
 
@@ -148,7 +124,7 @@ class TinyLM(nn.Module):
         x = self.embed(ids) + self.pos_embed[: ids.shape[1]]
         attns = []
         for layer in self.layers:
-            x, a = layer(x)
+            x, a, _ = layer(x)
             attns.append(a)
         return self.lm_head(self.final_norm(x)), attns
 
@@ -200,38 +176,6 @@ def train(train_ids, held_ids, log=print):
 # the lesson, run from its own JSON
 # ----------------------------------------------------------------------------
 
-def lesson_lm_forward(lesson):
-    """Runs the lesson dict as the lesson format describes it (char tokenizer, learned
-    positions, pre-norm layers with a GELU feed-forward, final norm, lm_head, softmax),
-    with torch functions only: {"attn": [per layer (1, H, L, L)], "logits", "probs"}."""
-    m, w = lesson["model"], lesson["weights"]
-    C_, H_, eps = m["d_model"], m["n_heads"], m["norm_eps"]
-    d = C_ // H_
-    t = lambda v: torch.tensor(v, dtype=torch.float32)  # noqa: E731
-    ids = torch.tensor([[lesson["vocab"].index(ch) for ch in lesson["input"]["text"]]])
-    L = ids.shape[1]
-    x = t(w["embed"])[ids] + t(w["pos_embed"])[:L]
-    keep = torch.tril(torch.ones(L, L, dtype=torch.bool))
-    attns = []
-    for lw in w["layers"]:
-        n = F.layer_norm(x, (C_,), t(lw["norm_weight"]), t(lw["norm_bias"]), eps)
-        q, k, v = (F.linear(n, t(lw["w_" + c]), t(lw["b_" + c])).view(1, L, H_, d).transpose(1, 2)
-                   for c in "qkv")
-        scores = (q @ k.transpose(-2, -1) / math.sqrt(d)).masked_fill(~keep, m.get("mask_fill", FILL))
-        a = torch.softmax(scores, -1)
-        attns.append(a)
-        s = x + F.linear((a @ v).transpose(1, 2).reshape(1, L, H_ * d), t(lw["w_o"]), t(lw["b_o"]))
-        n2 = F.layer_norm(s, (C_,), t(lw["ffn_norm_weight"]), t(lw["ffn_norm_bias"]), eps)
-        hid = F.gelu(F.linear(n2, t(lw["ffn_w1"]), t(lw["ffn_b1"])))
-        x = s + F.linear(hid, t(lw["ffn_w2"]), t(lw["ffn_b2"]))
-    x = F.layer_norm(x, (C_,), t(w["final_norm_weight"]), t(w["final_norm_bias"]), eps)
-    logits = F.linear(x, t(w["lm_head"]))
-    return {"attn": attns, "logits": logits, "probs": torch.softmax(logits, -1)}
-
-
-# ----------------------------------------------------------------------------
-# measurements: the heads on held-out text, the predictions on the shipped text
-# ----------------------------------------------------------------------------
 
 def head_profile(model, held_ids, n=512):
     """Per layer and head, averaged over n held-out windows (rows 3..P-1, so that every
@@ -654,19 +598,14 @@ def check(lesson, model, r):
         problems.append("the counts in the text the narration names changed")
     if top[ROW_T2][0][0] != "h":
         problems.append("row %d: 'h' is not the top prediction" % ROW_T2)
-    for key, t in list(lesson["steps"].items()) + list(lesson["notes"].items()):
-        for lang in ("en", "zh"):
-            if len(t[lang].encode("utf-8")) > 4000:
-                problems.append("%s.%s: over 4000 bytes" % (key, lang))
+    problems += trained.text_problems(lesson)
     # the narration box is as tall as the longest narration; longer ones than these made it
     # taller, and then at 640x400 the layout put the stacked b2 of ffn_sum 1 px outside its
     # area (tests/test_render.c, test_layout)
     for key, t in lesson["steps"].items():
         if max(text_width(t["en"]), text_width(t["zh"])) > 350:
             problems.append("steps.%s: wider than 350 (a CJK character counts 2)" % key)
-    if set(lesson["steps"]) != set(lesson["notes"]):
-        problems.append("steps and notes differ in keys")
-    got = lesson_lm_forward(json.loads(lesson_text(lesson)))
+    got = trained.lesson_lm_forward(json.loads(lesson_text(lesson)))
     ids = encode(TEXT)[None]
     with torch.no_grad():
         logits, attns = model(ids)

@@ -1,14 +1,17 @@
 """What the training scripts of lessons/ share (train_induction.py, train_textbook.py,
 train_tiny_lm.py): the command line (--out, --quiet), one thread and deterministic
-algorithms (so a rerun writes the same bytes), and writing the lesson only when every
-claim its narration makes holds and the lesson, run from its own JSON, reproduces the
-model."""
+algorithms (so a rerun writes the same bytes), writing the lesson only when every claim its
+narration makes holds and the lesson, run from its own JSON (lesson_lm_forward), reproduces
+the model; the models' pre-norm Block; the checks of the lessons' texts."""
 
 import argparse
+import math
 import os
 import sys
 
 import torch
+import torch.nn as nn
+import torch.nn.functional as F
 
 from from_torch import save_lesson  # the lessons' JSON writer
 
@@ -32,3 +35,86 @@ def run(script, description, default_out, make, argv=None):
     save_lesson(lesson, args.out)
     log("wrote %s (%d bytes)" % (args.out, os.path.getsize(args.out)))
     return 0
+
+
+# ----------------------------------------------------------------------------
+# the models' block and the lessons' interpreter
+# ----------------------------------------------------------------------------
+
+class Block(nn.Module):
+    """Pre-norm causal self-attention with the lesson's names: s = x + W_O·attn(LayerNorm(x))
+    (norm, w_q, w_k, w_v, w_o), then, with ffn > 0, s + W2·gelu(W1·LayerNorm(s)) (ffn_norm,
+    ffn_w1, ffn_w2). The parameters are made in that order (a seed gives the same weights).
+    forward(x) -> (y, attn, scores)."""
+
+    def __init__(self, C, H, eps, fill, ffn=0):
+        super().__init__()
+        self.C, self.H, self.fill = C, H, fill
+        self.norm = nn.LayerNorm(C, eps=eps)
+        self.w_q, self.w_k, self.w_v, self.w_o = (nn.Linear(C, C) for _ in range(4))
+        if ffn:
+            self.ffn_norm = nn.LayerNorm(C, eps=eps)
+            self.ffn_w1, self.ffn_w2 = nn.Linear(C, ffn), nn.Linear(ffn, C)
+        self.ffn = ffn
+
+    def forward(self, x):
+        B, L, _ = x.shape
+        d = self.C // self.H
+        n = self.norm(x)
+
+        def split(t):
+            return t.view(B, L, self.H, d).transpose(1, 2)
+        q, k, v = split(self.w_q(n)), split(self.w_k(n)), split(self.w_v(n))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(d)
+        keep = torch.tril(torch.ones(L, L, dtype=torch.bool))
+        attn = torch.softmax(scores.masked_fill(~keep, self.fill), dim=-1)
+        s = x + self.w_o((attn @ v).transpose(1, 2).reshape(B, L, self.C))
+        if not self.ffn:
+            return s, attn, scores
+        return s + self.ffn_w2(F.gelu(self.ffn_w1(self.ffn_norm(s)))), attn, scores
+
+
+def lesson_lm_forward(lesson):
+    """Runs a trained lesson dict as the lesson format describes it (char tokenizer, learned
+    positions, pre-norm layers: weights.layers or one flat layer, a GELU feed-forward where
+    a layer has ffn_w1, final norm, lm_head, softmax) with torch functions only:
+    {"attn": [per layer (1, H, L, L)], "logits", "probs": (1, L, V)}."""
+    m, w = lesson["model"], lesson["weights"]
+    C, H, eps = m["d_model"], m["n_heads"], m["norm_eps"]
+    d = C // H
+
+    def t(v):
+        return torch.tensor(v, dtype=torch.float32)
+    ids = torch.tensor([[lesson["vocab"].index(ch) for ch in lesson["input"]["text"]]])
+    L = ids.shape[1]
+    x = t(w["embed"])[ids] + t(w["pos_embed"])[:L]
+    keep = torch.tril(torch.ones(L, L, dtype=torch.bool))
+    attns = []
+    for lw in w.get("layers", [w]):
+        n = F.layer_norm(x, (C,), t(lw["norm_weight"]), t(lw["norm_bias"]), eps)
+        q, k, v = (F.linear(n, t(lw["w_" + c]), t(lw["b_" + c])).view(1, L, H, d).transpose(1, 2) for c in "qkv")
+        scores = (q @ k.transpose(-2, -1) / math.sqrt(d)).masked_fill(~keep, m.get("mask_fill", -1e9))
+        a = torch.softmax(scores, -1)
+        attns.append(a)
+        x = x + F.linear((a @ v).transpose(1, 2).reshape(1, L, H * d), t(lw["w_o"]), t(lw["b_o"]))
+        if "ffn_w1" in lw:
+            n2 = F.layer_norm(x, (C,), t(lw["ffn_norm_weight"]), t(lw["ffn_norm_bias"]), eps)
+            x = x + F.linear(F.gelu(F.linear(n2, t(lw["ffn_w1"]), t(lw["ffn_b1"]))), t(lw["ffn_w2"]), t(lw["ffn_b2"]))
+    x = F.layer_norm(x, (C,), t(w["final_norm_weight"]), t(w["final_norm_bias"]), eps)
+    logits = F.linear(x, t(w["lm_head"]))
+    return {"attn": attns, "logits": logits, "probs": torch.softmax(logits, -1)}
+
+
+def text_problems(lesson, limit=4000):
+    """What a lesson's texts break: one over limit bytes, "steps" and "notes" not keyed alike."""
+    problems = []
+    texts = [("title", lesson["title"])] + ([("description", lesson["description"])] if "description" in lesson else [])
+    texts += [("steps." + k, t) for k, t in lesson["steps"].items()]
+    texts += [("notes." + k, t) for k, t in lesson["notes"].items()]
+    for key, t in texts:
+        for lang in ("en", "zh"):
+            if len(t[lang].encode("utf-8")) > limit:
+                problems.append("%s.%s: over %d bytes" % (key, lang, limit))
+    if set(lesson["steps"]) != set(lesson["notes"]):
+        problems.append("steps and notes differ in keys")
+    return problems

@@ -18,33 +18,22 @@ if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
 fi
 . "$(dirname "$0")/test_lib.sh"
 
-/usr/bin/python3 lessons/train_induction.py --out "$tmp/induction-heads.json" >"$tmp/train.out" 2>&1 ||
-    fail "train_induction.py failed: $(tail -3 "$tmp/train.out")"
-if [ -f "$tmp/induction-heads.json" ]; then
-    cmp -s "$tmp/induction-heads.json" lessons/induction-heads.json ||
-        fail "lessons/induction-heads.json differs from a rerun of lessons/train_induction.py: $(cmp "$tmp/induction-heads.json" lessons/induction-heads.json)"
-fi
-tail -8 "$tmp/train.out"
+# retrain SCRIPT LESSON LINES: lessons/SCRIPT rerun into $tmp writes exactly lessons/LESSON
+# (its last LINES lines of output shown: what it measured)
+retrain() {
+    /usr/bin/python3 "lessons/$1" --out "$tmp/$2" >"$tmp/$1.out" 2>&1 || fail "$1 failed: $(tail -3 "$tmp/$1.out")"
+    if [ -f "$tmp/$2" ]; then
+        cmp -s "$tmp/$2" "lessons/$2" || fail "lessons/$2 differs from a rerun of lessons/$1: $(cmp "$tmp/$2" "lessons/$2")"
+    fi
+    tail -"$3" "$tmp/$1.out"
+}
 
-# lessons/train_textbook.py: the reversal model (about 15 s), lessons/reversal-anti-diagonal.json
-/usr/bin/python3 lessons/train_textbook.py --out "$tmp/reversal-anti-diagonal.json" >"$tmp/textbook.out" 2>&1 ||
-    fail "train_textbook.py failed: $(tail -3 "$tmp/textbook.out")"
-if [ -f "$tmp/reversal-anti-diagonal.json" ]; then
-    cmp -s "$tmp/reversal-anti-diagonal.json" lessons/reversal-anti-diagonal.json ||
-        fail "lessons/reversal-anti-diagonal.json differs from a rerun of lessons/train_textbook.py: $(cmp "$tmp/reversal-anti-diagonal.json" lessons/reversal-anti-diagonal.json)"
-fi
-tail -4 "$tmp/textbook.out"
-
-# lessons/tiny-lm-fortunes.json: trained on /usr/share/games/fortunes/{fortunes,literature,riddles}
+retrain train_induction.py induction-heads.json 8
+retrain train_textbook.py reversal-anti-diagonal.json 4   # the reversal model (about 15 s)
+# tiny-lm-fortunes.json: trained on /usr/share/games/fortunes/{fortunes,literature,riddles}
 if [ -f /usr/share/games/fortunes/riddles ] && [ -f /usr/share/games/fortunes/literature ] &&
     [ -f /usr/share/games/fortunes/fortunes ]; then
-    /usr/bin/python3 lessons/train_tiny_lm.py --out "$tmp/tiny-lm-fortunes.json" >"$tmp/tiny.out" 2>&1 ||
-        fail "train_tiny_lm.py failed: $(tail -3 "$tmp/tiny.out")"
-    if [ -f "$tmp/tiny-lm-fortunes.json" ]; then
-        cmp -s "$tmp/tiny-lm-fortunes.json" lessons/tiny-lm-fortunes.json ||
-            fail "lessons/tiny-lm-fortunes.json differs from a rerun of lessons/train_tiny_lm.py: $(cmp "$tmp/tiny-lm-fortunes.json" lessons/tiny-lm-fortunes.json)"
-    fi
-    tail -4 "$tmp/tiny.out"
+    retrain train_tiny_lm.py tiny-lm-fortunes.json 4
 else
     echo "train_lessons_test: tiny-lm-fortunes.json not retrained: its text is missing (apt-get install fortunes-min)"
 fi
