@@ -572,5 +572,6 @@ def main(argv=None):
     return trained.run("train_induction.py", "Train the induction-heads model and write its lesson.", DEFAULT_OUT,
                        make, argv)
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -509,5 +509,6 @@ def make(log):
 def main(argv=None):
     return trained.run("train_textbook.py", "Train the reversal model and write its lesson.", DEFAULT_OUT, make, argv)
 
+
 if __name__ == "__main__":
     sys.exit(main())

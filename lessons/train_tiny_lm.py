@@ -634,5 +634,6 @@ def main(argv=None):
     return trained.run("train_tiny_lm.py", "Train the tiny character language model and write its lesson.", DEFAULT_OUT,
                        make, argv)
 
+
 if __name__ == "__main__":
     sys.exit(main())
