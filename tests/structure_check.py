@@ -1,0 +1,232 @@
+#!/usr/bin/env python3
+"""structure_check.py — the shape of src/ that must not regrow silently (run by
+tests/structure_test.sh in `make test`; plain python3, no packages).
+
+Checks, each failing with one line that names the file:
+  layers    an #include "x.h" reaches only its own layer or one below it:
+            core -> view -> draw -> app -> web (nothing upward)
+  circles   no include circle between modules (a module: a .c and its .h; A uses B
+            when A.c or A.h includes B.h), within a layer or across layers
+  lines     no file in src/ over MAX_LINES lines
+  functions no function over MAX_FUNC lines (from its '{' line to its '}' line at
+            column 0, the project's style)
+  keys      the keys table in README.md and the KEYS section of the man page are the
+            ones tests/keys_doc.py generates from src/view/keymap.c (+ assets/lang/en.txt)
+
+ALLOWED below lists what stands today and is to be taken apart (issue 37), each with its
+reason: an entry may only shrink. A listed file or function that is now within the limit,
+or a listed circle that is gone, fails too, so the list is kept short and true.
+"""
+import os
+import re
+import subprocess
+import sys
+
+MAX_LINES = 900
+MAX_FUNC = 150
+LAYERS = ["core", "view", "draw", "app", "web"]
+
+# what may stand for now (issue 37 takes each apart); the reason after each
+ALLOWED_LINES = {
+    "src/app/app.c": "the window: issue 37 splits it into small parts",
+    "src/draw/render.c": "animation timing moves to view/anim.c, chrome to chrome.c (issue 37)",
+    "src/core/lesson.c": "the model-key table replaces its hand-written checks (issue 37)",
+    "src/app/export.c": "the export-format table with one writer each (issue 37)",
+}
+ALLOWED_FUNCS = {
+    "parse_with": "the model-key table (issue 37)",
+    "lesson_write": "the model-key table writes every key (issue 37)",
+    "draw_panel": "issue 37: the view hands draw a prepared panel",
+    "presenter_draw": "issue 37: presenting in its own small parts",
+    "place_panels": "issue 37: view kinds as a table",
+    "layer_forward": "issue 37: one block's stages as a loop over a table",
+    "attn_json_model": "the model-key table (issue 37)",
+}
+# circles as sorted module lists
+ALLOWED_CIRCLES = {
+    ("overlay", "render"): "animation timing moves from render.c to view/anim.c (issue 37)",
+}
+
+
+def fail(msg, out):
+    out.append(msg)
+
+
+def src_files(root):
+    for layer in LAYERS:
+        d = os.path.join(root, "src", layer)
+        if not os.path.isdir(d):
+            continue
+        for name in sorted(os.listdir(d)):
+            if name.endswith((".c", ".h")):
+                yield layer, os.path.join("src", layer, name)
+
+
+def includes(path):
+    with open(path, encoding="utf-8") as f:
+        for n, line in enumerate(f, 1):
+            m = re.match(r'\s*#\s*include\s+"([^"]+)"', line)
+            if m:
+                yield n, m.group(1)
+
+
+def check_layers_and_circles(root, out):
+    where = {}  # header name -> layer
+    for layer, p in src_files(root):
+        if p.endswith(".h"):
+            where.setdefault(os.path.basename(p), layer)
+    direct = {}  # module (layer/stem) -> modules whose header its files include
+    has_c = set()
+    for layer, p in src_files(root):
+        mod = layer + "/" + os.path.splitext(os.path.basename(p))[0]
+        direct.setdefault(mod, set())
+        if p.endswith(".c"):
+            has_c.add(mod)
+        for n, inc in includes(os.path.join(root, p)):
+            name = os.path.basename(inc)
+            lay = where.get(name)
+            if lay is None:
+                continue  # a generated header (datadir.h) or a system one in quotes
+            if LAYERS.index(lay) > LAYERS.index(layer):
+                fail(f"{p}:{n}: includes {name} from src/{lay}/, a layer above src/{layer}/ "
+                     f"(the order is {' -> '.join(LAYERS)})", out)
+            dep = lay + "/" + os.path.splitext(name)[0]
+            if dep != mod:
+                direct[mod].add(dep)
+    # the nodes are modules with a .c file; a header-only module (window.h, view.h) stands
+    # for what it includes, so a .c file's own private header makes no circle with it
+    uses = {}
+    for mod in has_c:
+        reach, todo = set(), list(direct[mod])
+        while todo:
+            d = todo.pop()
+            if d in reach or d == mod:
+                continue
+            reach.add(d)
+            if d not in has_c:
+                todo.extend(direct.get(d, ()))
+        uses[mod] = {d for d in reach if d in has_c}
+    # strongly connected components (Tarjan, iterative enough for a few hundred modules)
+    index, low, on, stack, comps = {}, {}, set(), [], []
+    counter = [0]
+
+    def strong(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(uses.get(v, ())):
+            if w not in uses:
+                continue
+            if w not in index:
+                strong(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                comps.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(uses):
+        if v not in index:
+            strong(v)
+    seen = set()
+    for comp in comps:
+        key = tuple(sorted(c.split("/")[1] for c in comp))
+        seen.add(key)
+        if key not in ALLOWED_CIRCLES:
+            fail(f"src/{comp[0]}.c: an include circle: {' <-> '.join(comp)} "
+                 f"(a module includes, directly or not, one that includes it)", out)
+    for key in ALLOWED_CIRCLES:
+        if key not in seen:
+            fail(f"tests/structure_check.py: the allowed circle {' <-> '.join(key)} is gone: "
+                 f"remove it from ALLOWED_CIRCLES", out)
+
+
+def check_lines(root, out):
+    over = set()
+    for _, p in src_files(root):
+        with open(os.path.join(root, p), encoding="utf-8") as f:
+            n = sum(1 for _ in f)
+        if n > MAX_LINES:
+            over.add(p)
+            if p not in ALLOWED_LINES:
+                fail(f"{p}: {n} lines, over {MAX_LINES}: split it by what it owns", out)
+    for p, why in ALLOWED_LINES.items():
+        if p not in over:
+            fail(f"tests/structure_check.py: {p} is within {MAX_LINES} lines now: "
+                 f"remove it from ALLOWED_LINES", out)
+
+
+FUNC_HEAD = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(")
+
+
+def functions(path):
+    """(name, first line, length) of each function defined at column 0 with its
+    opening brace alone on the next line (the project's style)."""
+    with open(path, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    i = 0
+    while i < len(lines):
+        if lines[i] == "{":
+            # the head: the lines above back to one starting at column 0 with a name and '('
+            j = i - 1
+            while j >= 0 and lines[j][:1] in (" ", "\t") and j > i - 8:
+                j -= 1
+            m = FUNC_HEAD.match(lines[j]) if j >= 0 else None
+            k = i + 1
+            while k < len(lines) and lines[k] != "}":
+                k += 1
+            if m and not lines[j].startswith(("typedef", "struct", "enum", "union", "static const", "const")):
+                yield m.group(1), j + 1, k - j + 1
+            i = k
+        i += 1
+
+
+def check_functions(root, out):
+    over = set()
+    for _, p in src_files(root):
+        if not p.endswith(".c"):
+            continue
+        for name, line, n in functions(os.path.join(root, p)):
+            if n > MAX_FUNC:
+                over.add(name)
+                if name not in ALLOWED_FUNCS:
+                    fail(f"{p}:{line}: {name} is {n} lines, over {MAX_FUNC}: split it", out)
+    for name in ALLOWED_FUNCS:
+        if name not in over:
+            fail(f"tests/structure_check.py: {name} is within {MAX_FUNC} lines now (or gone): "
+                 f"remove it from ALLOWED_FUNCS", out)
+
+
+def check_keys(root, out):
+    r = subprocess.run([sys.executable, os.path.join(root, "tests", "keys_doc.py"), "--check"],
+                       cwd=root, capture_output=True, text=True)
+    if r.returncode != 0:
+        fail((r.stdout + r.stderr).strip().splitlines()[0] if (r.stdout + r.stderr).strip()
+             else "tests/keys_doc.py --check failed", out)
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else "."
+    out = []
+    check_layers_and_circles(root, out)
+    check_lines(root, out)
+    check_functions(root, out)
+    check_keys(root, out)
+    for line in out:
+        print(line)
+    print(f"structure: {len(out)} problem(s)" if out else "structure: ok")
+    return 1 if out else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
