@@ -43,7 +43,8 @@ DEB_LIBS  := libsdl2-dev libsdl2-ttf-dev libcjson-dev libcmocka-dev libspng-dev 
 # Tools the tests use (command -> package) and fonts (fc-list family -> package).
 DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdotool:xdotool import:imagemagick \
              xwininfo:x11-utils fc-list:fontconfig gdb:gdb desktop-file-validate:desktop-file-utils \
-             appstreamcli:appstream man:man-db pdftotext:poppler-utils rsvg-convert:librsvg2-bin ffprobe:ffmpeg
+             appstreamcli:appstream man:man-db pdftotext:poppler-utils rsvg-convert:librsvg2-bin ffprobe:ffmpeg \
+             qemu-x86_64:qemu-user
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
 # Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
 DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev

@@ -10,6 +10,7 @@
 #include "assets.h"
 #include "cli.h"
 #include "describe.h"
+#include "tensor.h"
 
 // The last flush and close of stdout, for the commands that write there: a
 // failed write (a full disk, /dev/full) exits 1 with one line, never 0.
@@ -43,7 +44,9 @@ static int run(Args *a)
     AppOptions *o = &a->opt;
     switch (a->cmd) {
     case CMD_HELP: args_usage(stdout); return finish_stdout(0, "--help");
-    case CMD_VERSION: puts("attnviz " ATTNVIZ_VERSION); return finish_stdout(0, "--version");
+    case CMD_VERSION:
+        printf("attnviz %s\ncore kernels: %s\n", ATTNVIZ_VERSION, tensor_kernels());
+        return finish_stdout(0, "--version");
     case CMD_ICON: return cli_icon(a->icon_path, a->icon_size, stderr);
     case CMD_CHECK: return finish_stdout(cli_check(a->n_lessons, a->lessons, stdout, stderr), "--check");
     default: break;

@@ -562,6 +562,20 @@ static float exp1(float x)
 
 float tensor_expf(float x) { return exp1(x); }
 
+const char *tensor_kernels(void)
+{
+#if defined(__x86_64__) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+    // the order of KERNEL_CLONES' list: GCC's resolver takes the first one supported
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx512f")) return "avx512f";
+    if (__builtin_cpu_supports("avx2")) return "avx2";
+    return "default";
+#endif
+#endif
+    return "portable";
+}
+
 KERNEL_CLONES static void scale_mask(float *s, float *ms, float *at, const float *bias, const float *mask,
                                     size_t n, float scale, float fill)
 {

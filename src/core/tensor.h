@@ -52,6 +52,11 @@ void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t 
 // within 2 ulp; +0 below −110, +inf above 89, NaN for NaN. The softmax uses it;
 // whatever shows or recomputes a softmax value uses it too.
 float tensor_expf(float x);
+// The clone of the kernels (gemm, softmax, masking) that runs on this CPU: "avx512f",
+// "avx2" or "default" (x86-64: target_clones picks it at load time by the same rule,
+// the first the CPU supports), "portable" elsewhere (one plain build, e.g. WebAssembly).
+// Every clone gives the same numbers bit for bit (tests/clones_test.sh).
+const char *tensor_kernels(void);
 // One pass of attention's pointwise steps over n scores: s[i] = s[i] / scale
 // (+ bias[i] when bias), then ms[i] = at[i] = (mask && mask[i] == 0 ? fill : s[i]):
 // the same values as tensor_div_scalar, the addition and tensor_masked_fill in turn.

@@ -276,6 +276,9 @@ static void bench_case(int L, int C, int H, int rounds, int per, Torch *py, cons
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN); // a PyTorch child that dies is reported, not fatal
+    // which of the core's kernel clones these rows measure (the CPU picks it at load time)
+    printf("| core kernels: the %s clone (target_clones avx512f / avx2 / default) | | | | info |\n",
+           tensor_kernels());
     Lesson small;
     char err[LESSON_ERR_MAX];
     if (!lesson_load(&small, "lessons/arange-2x4x4.json", err, sizeof err)) {

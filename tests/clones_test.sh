@@ -1,0 +1,58 @@
+#!/bin/sh
+# clones_test.sh — the core's kernels are compiled three times (target_clones: avx512f,
+# avx2, default) and the CPU picks one at load time; each must give the same numbers bit
+# for bit. This runs `attnviz --dump` with every clone this machine can run — natively
+# (the CPU's own: `attnviz --version` names it) and under qemu-x86_64's emulated CPUs:
+# `-cpu max` (AVX2, no AVX-512: TCG has none) and `-cpu qemu64` (neither: the default
+# clone) — and compares the bytes. Lessons: a sample under make test (the full list and
+# tests/big/long-256.json under make test-full), plus a generated lesson whose sums are
+# longer than a kernel block (d_model 320 > KC 256, a feed-forward of 640, 5 heads of 64,
+# causal, pre-norm, 40 tokens), so the blocked paths and the tile edges run too.
+. "$(dirname "$0")/test_lib.sh"
+case "$(uname -m)" in x86_64) ;; *) echo "clones_test: not x86-64: one portable build, nothing to compare (skipped)"; exit 77 ;; esac
+command -v qemu-x86_64 >/dev/null 2>&1 || { echo "clones_test: no qemu-x86_64 (Debian's qemu-user; make deps installs it) (skipped)"; exit 77; }
+[ -x "$bin" ] || { echo "clones_test: no $bin"; exit 1; }
+
+native=$("$bin" --version | sed -n 's/^core kernels: //p')
+case "$native" in avx512f | avx2 | default) ;; *) echo "clones_test: --version names no kernel clone: '$native'"; exit 1 ;; esac
+
+# the generated lesson (deterministic: Python's own generator, seed 7)
+python3 - "$tmp/long-k.json" <<'EOF' || { echo "clones_test: could not write the generated lesson"; exit 1; }
+import json, random, sys
+random.seed(7)
+L, C = 40, 320
+data = [round(random.gauss(0, 1), 4) for _ in range(L * C)]
+lesson = {"title": {"en": "kernel clones: d_model 320", "zh": "kernel clones: d_model 320"},
+          "model": {"d_model": C, "n_heads": 5, "residual_norm": True, "norm_first": True,
+                    "ffn_hidden": 640, "activation": "gelu"},
+          "input": {"query": {"shape": [1, L, C], "data": data}},
+          "mask": "causal", "weights": {"init": {"seed": 11}}}
+json.dump(lesson, open(sys.argv[1], "w"))
+EOF
+"$bin" --check "$tmp/long-k.json" >/dev/null || { fail "the generated lesson does not load"; exit 1; }
+
+if [ -n "$ATTNVIZ_FULL" ] && [ "$ATTNVIZ_FULL" != 0 ]; then
+    list="$(ls lessons/*.json) tests/big/long-256.json"
+else
+    list="$(shipped_lessons) lessons/induction-heads.json lessons/tiny-lm-fortunes.json lessons/llama-block.json"
+fi
+list="$list $tmp/long-k.json"
+
+n=0
+for l in $list; do
+    "$bin" --dump "$l" >"$tmp/native.json" 2>"$tmp/err" || { fail "$l: --dump failed natively: $(cat "$tmp/err")"; continue; }
+    for cpu in max qemu64; do
+        case $cpu in max) want=avx2 ;; qemu64) want=default ;; esac
+        got=$(qemu-x86_64 -cpu $cpu "$bin" --version 2>/dev/null | sed -n 's/^core kernels: //p')
+        [ "$got" = "$want" ] || { fail "qemu -cpu $cpu runs the '$got' clone, not '$want'"; continue; }
+        qemu-x86_64 -cpu $cpu "$bin" --dump "$l" >"$tmp/emu.json" 2>"$tmp/err" ||
+            { fail "$l: --dump failed under qemu -cpu $cpu: $(head -c 300 "$tmp/err")"; continue; }
+        if cmp -s "$tmp/native.json" "$tmp/emu.json"; then
+            n=$((n + 1))
+        else
+            fail "$l: the $want clone's --dump differs from the $native clone's ($(cmp "$tmp/native.json" "$tmp/emu.json" | head -n 1))"
+        fi
+    done
+done
+echo "clones_test: $n dumps of the avx2 and default clones equal to the $native clone's"
+[ "$fails" = 0 ] || exit 1
