@@ -622,6 +622,12 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
     return parse_with(ls, name, text, len, NULL, err, err_len);
 }
 
+bool lesson_parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
+                       size_t err_len)
+{
+    return parse_with(ls, name, text, len, o, err, err_len);
+}
+
 static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
                        size_t err_len)
 {

@@ -107,6 +107,9 @@ bool lesson_load_with(Lesson *ls, const char *path, const LessonOverride *o, cha
 // Same, from a buffer in memory (name is used in messages).
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
                   size_t err_len);
+// lesson_parse with what the command line or the window sets instead (lesson_load_with).
+bool lesson_parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
+                       size_t err_len);
 void lesson_free(Lesson *ls);
 
 // The titles of path's lesson from its first max bytes alone (for the lesson
