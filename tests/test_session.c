@@ -205,11 +205,12 @@ static void test_retext_limits(void **state)
     }
 }
 
-// Reads path back as a lesson (fails the test when it does not read).
-static void reload(Lesson *ls, const char *path)
+// s saved to path (replacing it) and read back into back (fails the test when either fails).
+static void save_reload(const Session *s, const char *path, Lesson *back)
 {
-    char err[LESSON_ERR_MAX];
-    if (!lesson_load(ls, path, err, sizeof err)) fail_msg("%s", err);
+    char err[LESSON_ERR_MAX + 200];
+    if (!session_save(s, path, true, err, sizeof err)) fail_msg("%s", err);
+    if (!lesson_load(back, path, err, sizeof err)) fail_msg("%s", err);
 }
 
 // Issue 36, item 5: a session with a typed text or another checkpoint saves without the
@@ -225,34 +226,45 @@ static void test_save_other_numbers(void **state)
     if (!s) fail_msg("%s", err);
     assert_true(s->lesson.n_steps > 0 && s->lesson.n_notes > 0 && s->lesson.n_checkpoints == 20);
     write_lesson(out, "");
-    assert_true(session_save(s, out, true, err, sizeof err));
-    reload(&back, out);
+    save_reload(s, out, &back);
     assert_int_equal(back.n_checkpoints, 20); // a plain copy: everything kept
     assert_int_equal(back.n_steps, s->lesson.n_steps);
     assert_int_equal(back.checkpoint, -1);
     lesson_free(&back);
-    Session *t = session_retext(s, "abab", err, sizeof err); // the text box
-    if (!t) fail_msg("%s", err);
-    assert_true(session_save(t, out, true, err, sizeof err));
-    reload(&back, out);
-    assert_int_equal(back.n_steps, 0);
-    assert_int_equal(back.n_notes, 0);
-    assert_int_equal(back.n_quiz, 0);
-    assert_int_equal(back.n_checkpoints, 20);
-    lesson_free(&back);
-    session_destroy(t);
+    Session *t[2] = {session_retext(s, "abab", err, sizeof err), NULL}; // the text box
+    if (!t[0]) fail_msg("%s", err);
     const SessionEdits ed = {NULL, 0, NULL, true, 0}; // the slider's checkpoint 0
-    t = session_open("lessons/induction-heads.json", &ed, err, sizeof err);
-    if (!t) fail_msg("%s", err);
-    assert_true(session_save(t, out, true, err, sizeof err));
-    reload(&back, out);
-    assert_int_equal(back.n_steps, 0);
-    assert_int_equal(back.n_notes, 0);
-    assert_int_equal(back.n_checkpoints, 20);
-    assert_memory_equal(back.w[0].w_q.data, t->lesson.w[0].w_q.data, t->lesson.w[0].w_q.size * sizeof(float));
-    lesson_free(&back);
-    session_destroy(t);
+    t[1] = session_open("lessons/induction-heads.json", &ed, err, sizeof err);
+    if (!t[1]) fail_msg("%s", err);
+    for (int k = 0; k < 2; k++) {
+        save_reload(t[k], out, &back);
+        assert_true(back.n_steps == 0 && back.n_notes == 0 && back.n_quiz == 0);
+        assert_int_equal(back.n_checkpoints, 20);
+        assert_memory_equal(back.w[0].w_q.data, t[k]->lesson.w[0].w_q.data, t[k]->lesson.w[0].w_q.size * sizeof(float));
+        session_destroy(t[k]);
+        lesson_free(&back);
+    }
     session_destroy(s);
+    // no "weights": the last checkpoint is the model; a copy keeps it so, an edit is written
+    char path[64];
+    write_lesson(path, "{\"title\": \"ck\", \"vocab\": [\"a\", \"b\"], \"model\": {\"d_model\": 4, \"n_heads\": 1, "
+                       "\"positions\": \"none\"}, \"input\": {\"text\": \"ab\"}, \"steps\": {\"attn\": \"about these\"}, "
+                       "\"checkpoints\": [{\"step\": 0, \"loss\": 1, \"weights\": {\"init\": {\"seed\": 1}}}, "
+                       "{\"step\": 5, \"loss\": 0.5, \"weights\": {\"init\": {\"seed\": 2}}}]}");
+    s = session_create(path, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    save_reload(s, out, &back);
+    assert_true(back.checkpoint == 1 && back.n_checkpoints == 2 && back.n_steps == 1);
+    lesson_free(&back);
+    Edit e;
+    assert_true(edit_parse(&s->lesson, "weights.w_q[0,0]=5", &e, err, sizeof err));
+    assert_true(session_edit(s, &e, false, NULL, err, sizeof err));
+    save_reload(s, out, &back);
+    assert_true(back.checkpoint == -1 && back.n_checkpoints == 2 && back.n_steps == 0);
+    assert_true(back.w[0].w_q.data[0] == 5.0f);
+    lesson_free(&back);
+    session_destroy(s);
+    unlink(path);
     unlink(out);
 }
 
