@@ -18,7 +18,7 @@
 #define LESSON_MAX_VALUES (1u << 21)         // JSON values in one file (2,097,152), counted before parsing
 #define LESSON_MAX_TEXT 4096                 // bytes of one title / narration / token
 // All weights and all checkpoints together, in floats (64 MiB), counted from the model
-// before any is read or generated (README "Limits" says why this number).
+// before any is read or generated (lessons/README.md, "Limits", says why this number).
 #define LESSON_MAX_WEIGHT_FLOATS (1u << 24)
 
 typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
