@@ -1,6 +1,6 @@
-// Replays the seeds and every crash kept of the three newer fuzz targets (the --set
-// grammar, the study mode's answer parser, the progress file's reader and writer;
-// issue 27) through the targets' own oracles, built with the normal compiler: `make
+// Replays the seeds and every crash kept of the newer fuzz targets (the --set grammar,
+// the study mode's answer parser, the progress file's reader and writer: issue 27; a
+// language-model lesson through load → retext → forward, the tokenizer: issue 36) through the targets' own oracles, built with the normal compiler: `make
 // test` covers them without clang. Plus the inputs those oracles were written for.
 #include <dirent.h>
 #include <setjmp.h>
@@ -18,6 +18,10 @@
 #include "fuzz/fuzz_quiz_answer.c"
 #define FUZZ_PROGRESS_ENTRY fuzz_progress_one
 #include "fuzz/fuzz_progress.c"
+#define FUZZ_LM_ENTRY fuzz_lm_one
+#include "fuzz/fuzz_lm.c"
+#define FUZZ_TOKENIZER_ENTRY fuzz_tokenizer_one
+#include "fuzz/fuzz_tokenizer.c"
 #include "fuzz_replay.h"
 
 
@@ -33,8 +37,12 @@ static void test_replay(void **state)
     int quiz = fuzz_replay("tests/fuzz/seeds/quiz", fuzz_quiz_one) + fuzz_replay("tests/fuzz/regressions/quiz_answer", fuzz_quiz_one);
     int prog = fuzz_replay("tests/fuzz/seeds/progress", fuzz_progress_one) +
                fuzz_replay("tests/fuzz/regressions/progress", fuzz_progress_one);
-    print_message("replayed %d --set, %d answer and %d progress inputs\n", set, quiz, prog);
-    assert_true(set >= 20 && quiz >= 5 && prog >= 2);
+    int lm = fuzz_replay("tests/fuzz/seeds/lm", fuzz_lm_one) + fuzz_replay("tests/fuzz/regressions/lm", fuzz_lm_one);
+    int tok = fuzz_replay("tests/fuzz/seeds/tokenizer", fuzz_tokenizer_one) +
+              fuzz_replay("tests/fuzz/regressions/tokenizer", fuzz_tokenizer_one);
+    print_message("replayed %d --set, %d answer, %d progress, %d language-model and %d tokenizer inputs\n", set, quiz,
+                  prog, lm, tok);
+    assert_true(set >= 20 && quiz >= 5 && prog >= 2 && lm >= 12 && tok >= 10);
     // the cases found by hand in issue 27: an answer longer than a number's buffer is
     // refused, never read as two numbers; the near-FLT_MAX decimal as --set
     float v[4];

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "edit.h"
 #include "session.h"
@@ -148,6 +149,125 @@ static void test_version(void **state)
     session_destroy(s);
 }
 
+// Writes text to a new temporary lesson file; its path into path (PATH_MAX).
+static void write_lesson(char *path, const char *text)
+{
+    snprintf(path, 64, "/tmp/attnviz-test-session-XXXXXX");
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+// Issue 36, item 1: every path that changes the input passes the same size checks before
+// computing. The text box (session_retext) refuses a text whose FlashAttention accumulator
+// (block_k 1, d_v 1024: B·H·L·L·d_v) or whose 8 layers × 64 heads of scores pass the limit,
+// with the same line as --text (session_open), and the session before stays as it was.
+static void test_retext_limits(void **state)
+{
+    (void)state;
+    static const char *const lessons[] = {
+        "{\"title\": \"flash\", \"vocab\": [\"a\", \"b\"], \"model\": {\"d_model\": 8, \"n_heads\": 1, \"d_k\": 4, "
+        "\"d_v\": 1024, \"positions\": \"none\", \"flash\": {\"block_q\": 1, \"block_k\": 1}}, \"input\": {\"text\": \"ab\"}, "
+        "\"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 1}}}",
+        "{\"title\": \"deep\", \"vocab\": [\"a\", \"b\"], \"model\": {\"n_layers\": 8, \"d_model\": 64, \"n_heads\": 64, "
+        "\"positions\": \"none\"}, \"input\": {\"text\": \"ab\"}, \"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 1}}}",
+    };
+    static const char *const want[] = {"--text: model.flash.block_k: 1: the accumulator after each key block would have",
+                                       "--text: model.n_layers: 8 layers of scores"};
+    char text[130];
+    for (int i = 0; i < 128; i++) text[i] = "ab"[i % 2];
+    text[128] = '\0';
+    for (int k = 0; k < 2; k++) {
+        char path[64], err[LESSON_ERR_MAX + 200] = "", err2[LESSON_ERR_MAX + 200] = "";
+        write_lesson(path, lessons[k]);
+        Session *s = session_create(path, err, sizeof err);
+        if (!s) fail_msg("%s", err);
+        const unsigned v = s->version;
+        const int L = s->lesson.len_q;
+        assert_null(session_retext(s, text, err, sizeof err));
+        if (strncmp(err, want[k], strlen(want[k])) != 0) fail_msg("the text box: %s", err);
+        assert_non_null(strstr(err, "limit of 4194304"));
+        assert_null(strchr(err, '\n'));
+        assert_true(s->version == v && s->lesson.len_q == L && s->trace.n > 0); // the last good state stays
+        // --text: the same line
+        const SessionEdits ed = {NULL, 0, text, false, 0};
+        assert_null(session_open(path, &ed, err2, sizeof err2));
+        assert_string_equal(err, err2);
+        // a shorter text still reads
+        Session *t = session_retext(s, "abba", err, sizeof err);
+        if (!t) fail_msg("%s", err);
+        session_destroy(t);
+        session_destroy(s);
+        unlink(path);
+    }
+}
+
+// s saved to path (replacing it) and read back into back (fails the test when either fails).
+static void save_reload(const Session *s, const char *path, Lesson *back)
+{
+    char err[LESSON_ERR_MAX + 200];
+    if (!session_save(s, path, true, err, sizeof err)) fail_msg("%s", err);
+    if (!lesson_load(back, path, err, sizeof err)) fail_msg("%s", err);
+}
+
+// Issue 36, item 5: a session with a typed text or another checkpoint saves without the
+// author's narration, notes and questions (about the file's text and weights), its
+// checkpoints kept; a plain one keeps both; an edited one at the default checkpoint of a
+// lesson without "weights" keeps its edited weights.
+static void test_save_other_numbers(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX + 200], out[64];
+    Lesson back;
+    Session *s = session_create("lessons/induction-heads.json", err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    assert_true(s->lesson.n_steps > 0 && s->lesson.n_notes > 0 && s->lesson.n_checkpoints == 20);
+    write_lesson(out, "");
+    save_reload(s, out, &back);
+    assert_int_equal(back.n_checkpoints, 20); // a plain copy: everything kept
+    assert_int_equal(back.n_steps, s->lesson.n_steps);
+    assert_int_equal(back.checkpoint, -1);
+    lesson_free(&back);
+    Session *t[2] = {session_retext(s, "abab", err, sizeof err), NULL}; // the text box
+    if (!t[0]) fail_msg("%s", err);
+    const SessionEdits ed = {NULL, 0, NULL, true, 0}; // the slider's checkpoint 0
+    t[1] = session_open("lessons/induction-heads.json", &ed, err, sizeof err);
+    if (!t[1]) fail_msg("%s", err);
+    for (int k = 0; k < 2; k++) {
+        save_reload(t[k], out, &back);
+        assert_true(back.n_steps == 0 && back.n_notes == 0 && back.n_quiz == 0);
+        assert_int_equal(back.n_checkpoints, 20);
+        assert_memory_equal(back.w[0].w_q.data, t[k]->lesson.w[0].w_q.data, t[k]->lesson.w[0].w_q.size * sizeof(float));
+        session_destroy(t[k]);
+        lesson_free(&back);
+    }
+    session_destroy(s);
+    // no "weights": the last checkpoint is the model; a copy keeps it so, an edit is written
+    char path[64];
+    write_lesson(path, "{\"title\": \"ck\", \"vocab\": [\"a\", \"b\"], \"model\": {\"d_model\": 4, \"n_heads\": 1, "
+                       "\"positions\": \"none\"}, \"input\": {\"text\": \"ab\"}, \"steps\": {\"attn\": \"about these\"}, "
+                       "\"checkpoints\": [{\"step\": 0, \"loss\": 1, \"weights\": {\"init\": {\"seed\": 1}}}, "
+                       "{\"step\": 5, \"loss\": 0.5, \"weights\": {\"init\": {\"seed\": 2}}}]}");
+    s = session_create(path, err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    save_reload(s, out, &back);
+    assert_true(back.checkpoint == 1 && back.n_checkpoints == 2 && back.n_steps == 1);
+    lesson_free(&back);
+    Edit e;
+    assert_true(edit_parse(&s->lesson, "weights.w_q[0,0]=5", &e, err, sizeof err));
+    assert_true(session_edit(s, &e, false, NULL, err, sizeof err));
+    save_reload(s, out, &back);
+    assert_true(back.checkpoint == -1 && back.n_checkpoints == 2 && back.n_steps == 0);
+    assert_true(back.w[0].w_q.data[0] == 5.0f);
+    lesson_free(&back);
+    session_destroy(s);
+    unlink(path);
+    unlink(out);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -156,6 +276,8 @@ int main(void)
         cmocka_unit_test(test_two_sessions),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_bad_lessons),
+        cmocka_unit_test(test_retext_limits),
+        cmocka_unit_test(test_save_other_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

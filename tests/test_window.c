@@ -353,6 +353,48 @@ static void text_script(Driver *d)
     wd_frames(d, 5);
 }
 
+// Issue 36, item 1: the text box passes the size checks --text passes. The lesson's text
+// (64 tokens) has FlashAttention's accumulator at the limit (B·H·L·L·d_v = 64·64·1024); one
+// more character would pass it: the box says why (it grows by the reason's lines) and the
+// lesson on screen stays (Esc shows the frame from before).
+static void text_limits_script(Driver *d)
+{
+    static Uint32 s0[WD_MAX_W * WD_MAX_H], s1[WD_MAX_W * WD_MAX_H], s2[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_shot(d, s0);
+    wd_key(d, "I");
+    wd_settle(d);
+    wd_shot(d, s1); // the box, no reason
+    wd_type(d, "a");
+    wd_settle(d);
+    wd_shot(d, s2);
+    if (wd_same(d, s1, s2)) wd_fail(d, "a text over the limit: the box said nothing");
+    wd_key(d, "Escape");
+    wd_settle(d);
+    wd_shot(d, s1);
+    if (!wd_same(d, s0, s1)) wd_fail(d, "a text over the limit changed the lesson on screen");
+    wd_frames(d, 5);
+}
+
+static void test_text_limits(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/attnviz-test-window-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    FILE *f = fdopen(fd, "w");
+    assert_non_null(f);
+    fputs("{\"title\": \"flash at the limit\", \"vocab\": [\"a\", \"b\"], \"model\": {\"d_model\": 8, \"n_heads\": 1, \"d_k\": 4, "
+          "\"d_v\": 1024, \"positions\": \"none\", \"flash\": {\"block_q\": 1, \"block_k\": 1}}, \"input\": {\"text\": \"", f);
+    for (int i = 0; i < 64; i++) fputc("ab"[i % 2], f);
+    fputs("\"}, \"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 1}}}", f);
+    fclose(f);
+    AppOptions o = options(path);
+    int rc = wd_run("text_limits", text_limits_script, &o);
+    unlink(path);
+    assert_int_equal(rc, 0);
+}
+
 // The training slider: Shift+U from the trained weights goes to the last checkpoint, U and
 // Shift+U step along; a click at the loss curve's left end picks checkpoint 0, whose
 // (untrained) attention looks nothing like the trained one.
@@ -842,6 +884,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_loop, setup),
         cmocka_unit_test_setup(test_layers, setup),
         cmocka_unit_test_setup(test_text, setup),
+        cmocka_unit_test_setup(test_text_limits, setup),
         cmocka_unit_test_setup(test_checkpoints, setup),
         cmocka_unit_test_setup(test_projector_off, setup),
         cmocka_unit_test_setup(test_projector_parts, setup),

@@ -149,7 +149,8 @@ static void step_temperature(App *a, int dir)
     char arg[48];
     snprintf(arg, sizeof arg, "model.temperature=%g", (double)next);
     lab_begin(a);
-    if (lab_apply_text(&a->lab, a->session, arg, a->v.lang)) lab_after(a);
+    lab_apply_text(&a->lab, a->session, arg, a->v.lang);
+    lab_after(a); // (a refusal too: its message as a toast, the numbers as they were)
 }
 
 // The same stage in layer l (a model of several layers), wrapping around.

@@ -646,11 +646,10 @@ static const char *const layer_names[WEIGHT_COUNT + 1] = { // (the model's own a
 
 _Static_assert(WEIGHT_COUNT <= LESSON_LAYER_SEED_STRIDE, "weights.init's layer stride below the weight table");
 
-// Layer `layer`'s tensors from the object jl (at path P; NULL: none given), the rest
-// seeded (have_seed) or, for the norms, 1 and 0; with `model`, the model's own instead
-// (a language model's embedding, final norm, unembedding: layer 0's, at the top level).
-static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const AttnConfig *cfg, AttnWeights *w,
-                          bool have_seed, double seed, int layer, bool model)
+// What slot i of cfg's model is: (rank, shape, fan_in), whether cfg uses it, whether it is a
+// norm's (1 and 0 when not given). One table for the reader and the budget (attn_json_weight_floats).
+typedef struct WeightSpec { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } WeightSpec;
+static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
 {
     const int V = cfg->vocab_size, Pn = cfg->max_positions;
     const bool lm = V > 0;
@@ -658,7 +657,7 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
               F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
     const bool fb = cfg->ffn_bias, rms = cfg->norm == NORM_RMS, glu = cfg->ffn_act == FFN_SWIGLU;
     // expected (rank, shape, fan_in, used) per tensor
-    struct { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } spec[WEIGHT_COUNT] = {
+    const WeightSpec table[WEIGHT_COUNT] = {
         [WEIGHT_W_Q] = {2, {H * dk, C}, C, true, false},       [WEIGHT_B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
         [WEIGHT_W_K] = {2, {Hkv * dk, C}, C, true, false},     [WEIGHT_B_K] = {1, {Hkv * dk}, C, cfg->qkv_bias, false},
         [WEIGHT_W_V] = {2, {Hkv * dv, C}, C, true, false},     [WEIGHT_B_V] = {1, {Hkv * dv}, C, cfg->qkv_bias, false},
@@ -676,6 +675,34 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         [WEIGHT_FINAL_NORM_BIAS] = {1, {C}, 0, lm && cfg->final_norm && !rms, true},
         [WEIGHT_LM_HEAD] = {2, {V, C}, C, lm && !cfg->tie_embeddings, false},
     };
+    memcpy(spec, table, sizeof table);
+}
+
+size_t attn_json_weight_floats(const AttnConfig *cfg)
+{
+    WeightSpec spec[WEIGHT_COUNT];
+    weight_specs(cfg, spec);
+    const size_t NL = cfg->n_layers > 1 ? (size_t)cfg->n_layers : 1;
+    size_t total = 0;
+    for (int i = 0; i < WEIGHT_COUNT; i++) {
+        if (!spec[i].used) continue;
+        size_t n = (size_t)spec[i].shape[0] * (size_t)(spec[i].rank == 2 ? spec[i].shape[1] : 1);
+        total += i < WEIGHT_EMBED ? n * NL : n; // (a layer's slots: every layer's; the model's own once)
+    }
+    return total;
+}
+
+// Layer `layer`'s tensors from the object jl (at path P; NULL: none given), the rest
+// seeded (have_seed) or, for the norms, 1 and 0; with `model`, the model's own instead
+// (a language model's embedding, final norm, unembedding: layer 0's, at the top level).
+static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const AttnConfig *cfg, AttnWeights *w,
+                          bool have_seed, double seed, int layer, bool model)
+{
+    const int V = cfg->vocab_size, F = cfg->ffn_hidden, H = cfg->n_heads,
+              Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
+    const bool lm = V > 0, glu = cfg->ffn_act == FFN_SWIGLU;
+    WeightSpec spec[WEIGHT_COUNT];
+    weight_specs(cfg, spec);
     // the model's own tensors' streams of weights.init (a layer's: slot + 64·layer)
     int seed_index[WEIGHT_COUNT] = {[WEIGHT_EMBED] = 1000, [WEIGHT_POS_EMBED] = 1001, [WEIGHT_LM_HEAD] = 1002};
     for (int i = 0; i < WEIGHT_EMBED; i++) seed_index[i] = i + LESSON_LAYER_SEED_STRIDE * layer;

@@ -7,6 +7,7 @@
 #define ATTNVIZ_ATTN_JSON_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "attention.h"
 
@@ -37,6 +38,9 @@ bool attn_json_mask(JsonCtx *c, const struct cJSON *m, int B, int Lq, int Lk, At
 // The weights of cfg->n_layers layers into w[0 .. n_layers − 1]: one layer's tensors as
 // the object's keys, or "layers": [{…}, …] (one object per layer); "init" fills the rest.
 bool attn_json_weights(JsonCtx *c, const struct cJSON *jw, const AttnConfig *cfg, AttnWeights *w);
+// The floats cfg's weights take: every used tensor of every layer and the model's own
+// (what weights.init would generate; the weight budget, lesson.h, counts with it).
+size_t attn_json_weight_floats(const AttnConfig *cfg);
 // The same at JSON path P ("checkpoints[3].weights": a checkpoint's).
 bool attn_json_weights_at(JsonCtx *c, const struct cJSON *jw, const char *P, const AttnConfig *cfg, AttnWeights *w);
 

@@ -304,6 +304,11 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
                            ls->cfg.max_positions);
     ok = ok && attn_json_mask(c, mask, 1, L, L, &ai);
     cJSON_Delete(in), cJSON_Delete(mask);
+    if (ok) { // the sizes of the forward pass this input would run (as --text's)
+        Lesson probe = *ls;
+        probe.batch = 1, probe.len_q = probe.len_k = L;
+        ok = lesson_check_size(&probe, "--text", "input.text", err, err_len);
+    }
     if (!ok) {
         attn_inputs_free(&ai);
         return false;
@@ -348,7 +353,8 @@ static bool parse_checkpoints(JsonCtx *c, const cJSON *root, const LessonOverrid
                              LESSON_MAX_CHECKPOINTS, cJSON_IsArray(cks) ? "an empty or longer one" : jsonpath_type(cks));
     ls->ckpt_step = calloc((size_t)K, sizeof *ls->ckpt_step);
     ls->ckpt_loss = calloc((size_t)K, sizeof *ls->ckpt_loss);
-    if (!ls->ckpt_step || !ls->ckpt_loss) return jsonpath_fail(c, "checkpoints", "out of memory");
+    ls->ckpt_weights = calloc((size_t)K, sizeof *ls->ckpt_weights);
+    if (!ls->ckpt_step || !ls->ckpt_loss || !ls->ckpt_weights) return jsonpath_fail(c, "checkpoints", "out of memory");
     ls->n_checkpoints = K;
     const int dflt = jw ? -1 : K - 1;
     int sel = o && o->has_checkpoint ? o->checkpoint : dflt;
@@ -380,6 +386,7 @@ static bool parse_checkpoints(JsonCtx *c, const cJSON *root, const LessonOverrid
         const cJSON *w = cJSON_GetObjectItemCaseSensitive(ck, "weights");
         jsonpath_key(pw, p, "weights");
         if (!w) return jsonpath_fail(c, pw, "missing; expected the weights at this step");
+        if (!(ls->ckpt_weights[k] = cJSON_PrintUnformatted(w))) return jsonpath_fail(c, pw, "out of memory"); // (lesson_write's)
         if (k != sel && o && (o->has_checkpoint || o->text)) continue; // (checked on the plain load)
         // read into the model's own (the one computed) or into a scratch copy, checked and freed
         JsonCtx cc = *c;
@@ -592,6 +599,7 @@ void lesson_free(Lesson *ls)
     free_strings(ls->vocab, ls->n_vocab);
     free(ls->ckpt_step);
     free(ls->ckpt_loss);
+    free_strings(ls->ckpt_weights, ls->n_checkpoints);
     free_strings(ls->step_keys, ls->n_steps);
     for (int l = 0; l < LANG_COUNT; l++) free_strings(ls->step_text[l], ls->n_steps);
     for (int i = 0; i < ls->n_quiz; i++) {
@@ -612,6 +620,12 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err, size_t err_len)
 {
     return parse_with(ls, name, text, len, NULL, err, err_len);
+}
+
+bool lesson_parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
+                       size_t err_len)
+{
+    return parse_with(ls, name, text, len, o, err, err_len);
 }
 
 static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
@@ -768,52 +782,13 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
              "positions 0..L-1 are those of one sequence; expected self-attention (no separate input.key)");
         goto done;
     }
-    {
-        // every stage must fit the element limit: the largest are scores (B,H,Lq,Lk),
-        // the projections and the FFN hidden layer.
-        int dmax = ls->cfg.d_k > ls->cfg.d_v ? ls->cfg.d_k : ls->cfg.d_v;
-        int s1[4] = {ls->batch, ls->cfg.n_heads, ls->len_q, ls->len_k};
-        int s2[4] = {ls->batch, ls->cfg.n_heads, ls->len_q > ls->len_k ? ls->len_q : ls->len_k, dmax};
-        int s3[3] = {ls->batch, ls->len_q, ls->cfg.ffn_hidden > 0 ? ls->cfg.ffn_hidden : 1};
-        if (!tensor_shape_size(4, s1, LESSON_MAX_ELEMS)) {
-            jsonpath_fail(c, "input", "the scores would have B·H·Lq·Lk = %d·%d·%d·%d elements, over the limit of %u",
-                 s1[0], s1[1], s1[2], s1[3], LESSON_MAX_ELEMS);
+    if (!lesson_check_size(ls, typed ? "--text" : c->file, typed ? "input.text" : "input", c->err, c->err_len)) goto done;
+    {   // the weights' budget, before any is read or generated
+        const cJSON *cks = cJSON_GetObjectItemCaseSensitive(root, "checkpoints");
+        const int K = cJSON_IsArray(cks) ? cJSON_GetArraySize(cks) : 0;
+        if (!lesson_check_weights(&ls->cfg, K > LESSON_MAX_CHECKPOINTS ? 0 : K,
+                                  cJSON_GetObjectItemCaseSensitive(root, "weights") != NULL, c->file, c->err, c->err_len))
             goto done;
-        }
-        // several layers: all of them together within the limit of one (the memory of a model
-        // stays that of a one-layer lesson's largest few stages)
-        const int NL = ls->cfg.n_layers > 1 ? ls->cfg.n_layers : 1;
-        if (NL > 1 && (!tensor_shape_size(4, s1, LESSON_MAX_ELEMS / (unsigned)NL) ||
-                       !tensor_shape_size(4, s2, LESSON_MAX_ELEMS / (unsigned)NL) ||
-                       !tensor_shape_size(3, s3, LESSON_MAX_ELEMS / (unsigned)NL))) {
-            jsonpath_fail(c, "model.n_layers", "%d layers of scores, heads and feed-forward layers (B·H·Lq·Lk = %d·%d·%d·%d) "
-                          "would pass the limit of %u elements for all layers together; expected fewer layers or a "
-                          "smaller input", NL, s1[0], s1[1], s1[2], s1[3], LESSON_MAX_ELEMS);
-            goto done;
-        }
-        if (!tensor_shape_size(4, s2, LESSON_MAX_ELEMS)) {
-            jsonpath_fail(c, ls->cfg.d_k >= ls->cfg.d_v ? "model.d_k" : "model.d_v",
-                 "the heads would have B·H·L·d = %d·%d·%d·%d elements, over the limit of %u", s2[0],
-                 s2[1], s2[2], s2[3], LESSON_MAX_ELEMS);
-            goto done;
-        }
-        if (!tensor_shape_size(3, s3, LESSON_MAX_ELEMS)) {
-            jsonpath_fail(c, "model.ffn_hidden", "the feed-forward layer would have B·Lq·F = %d·%d·%d elements, over the limit of %u",
-                 s3[0], s3[1], s3[2], LESSON_MAX_ELEMS);
-            goto done;
-        }
-        // FlashAttention's accumulator after each key block: (B, H, Lq, n_key_blocks·d_v)
-        const int bk = ls->cfg.flash_block_k;
-        if (bk > 0) {
-            long nkb = ((long)ls->len_k + bk - 1) / bk;
-            int s4[4] = {ls->batch, ls->cfg.n_heads, ls->len_q, nkb * ls->cfg.d_v > INT32_MAX ? INT32_MAX : (int)(nkb * ls->cfg.d_v)};
-            if (!tensor_shape_size(4, s4, LESSON_MAX_ELEMS)) {
-                jsonpath_fail(c, "model.flash.block_k", "%d: the accumulator after each key block would have "
-                              "B·H·Lq·(Lk/block_k)·d_v = %d·%d·%d·%ld·%d elements, over the limit of %u; expected "
-                              "larger blocks", bk, s4[0], s4[1], s4[2], nkb, ls->cfg.d_v, LESSON_MAX_ELEMS);
-                goto done;
-            }
-        }
     }
     if (!attn_json_mask(c, cJSON_GetObjectItemCaseSensitive(root, "mask"), ls->batch, ls->len_q,
                     ls->len_k, &ls->in))

@@ -17,6 +17,9 @@
 #define LESSON_MAX_NESTING 16
 #define LESSON_MAX_VALUES (1u << 21)         // JSON values in one file (2,097,152), counted before parsing
 #define LESSON_MAX_TEXT 4096                 // bytes of one title / narration / token
+// All weights and all checkpoints together, in floats (64 MiB), counted from the model
+// before any is read or generated (lessons/README.md, "Limits", says why this number).
+#define LESSON_MAX_WEIGHT_FLOATS (1u << 24)
 
 typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
 
@@ -67,6 +70,7 @@ typedef struct Lesson {
     bool other_weights;               // a checkpoint other than the file's default: the narration is generated
     int *ckpt_step;
     float *ckpt_loss;
+    char **ckpt_weights;              // each checkpoint's "weights" as JSON text (as read: an "init" stays one), for lesson_write
     // Narration keyed by stage or step name ("scores", "projection", ...).
     int n_steps;
     char **step_keys;
@@ -103,6 +107,9 @@ bool lesson_load_with(Lesson *ls, const char *path, const LessonOverride *o, cha
 // Same, from a buffer in memory (name is used in messages).
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
                   size_t err_len);
+// lesson_parse with what the command line or the window sets instead (lesson_load_with).
+bool lesson_parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
+                       size_t err_len);
 void lesson_free(Lesson *ls);
 
 // The titles of path's lesson from its first max bytes alone (for the lesson
@@ -118,6 +125,19 @@ const char *lesson_title(const Lesson *ls, Lang lang);
 // The label of position l of batch b: a language model's token (its vocab string), the
 // lesson's tokens (query side), or NULL when the lesson has none.
 const char *lesson_token_label(const Lesson *ls, int b, int l);
+
+// The sizes of the forward pass ls would run (its model and its input as they are now),
+// checked before it runs: no stage over LESSON_MAX_ELEMS elements (the scores, heads,
+// feed-forward layer, hidden states, a language model's logits, FlashAttention's
+// accumulator), N layers' together within the limit of one. False with one line
+// "FILE: PATH: the logits would have B·L·V = … elements, over the limit of …" in err;
+// PATH is input_path ("input"; the text box's "input.text") when the input is the cause.
+bool lesson_check_size(const Lesson *ls, const char *file, const char *input_path, char *err, size_t err_len);
+// The weight budget: cfg's weights (attn_json_weight_floats) times the sets of them the
+// file holds (each checkpoint, and "weights"), at most LESSON_MAX_WEIGHT_FLOATS; checked
+// before any is generated. False with one line naming file and "weights" or "checkpoints".
+bool lesson_check_weights(const AttnConfig *cfg, int n_checkpoints, bool has_weights, const char *file, char *err,
+                          size_t err_len);
 
 struct Trace;
 // Whether the authored questions fit the lesson's trace: each stage exists, the batch,
@@ -141,8 +161,10 @@ const char *lesson_stage_note(const Lesson *ls, const struct Trace *tr, int s, L
 const char *lesson_weight_name(int i);
 Tensor *lesson_weight(AttnWeights *w, int i);
 
-// Writes ls as a complete lesson file (every number explicit: no init, no arange),
-// which lesson_load reads back to the same numbers bit for bit. False on a write error.
+// Writes ls as a complete lesson file (every number explicit: no init, no arange; the
+// checkpoints' weights as the file gave them), which lesson_load reads back to the same
+// numbers bit for bit. "weights" are written unless they are the default checkpoint's
+// (checkpoint = the last, not other_weights: the file had none). False on a write error.
 bool lesson_write(const Lesson *ls, FILE *f);
 // Writes ls to path atomically: a temporary file created exclusively beside it, then
 // renamed over it. False with one line in err ("path: cannot write: ...").

@@ -71,6 +71,39 @@ static void write_tokens(FILE *f, char *const *tok, int n)
     fputc(']', f);
 }
 
+// ",\n  \"weights\": {…}": one layer's tensors as its keys; several: "layers": [{…}, …] —
+// unless they are the default checkpoint's (the file had no "weights": the last one computed).
+static void write_weights(FILE *f, const Lesson *ls)
+{
+    const AttnConfig *c = &ls->cfg;
+    if (ls->n_checkpoints > 0 && ls->ckpt_weights && ls->checkpoint == ls->n_checkpoints - 1 && !ls->other_weights) return;
+    const int NL = c->n_layers > 1 ? c->n_layers : 1;
+    fputs(NL > 1 ? ",\n  \"weights\": {\"layers\": [" : ",\n  \"weights\": {", f);
+    for (int l = 0; l < NL; l++) {
+        const char *ind = NL > 1 ? "      " : "    ";
+        if (NL > 1) fputs(l ? ", {" : "{", f);
+        bool first = true;
+        for (int i = 0; i < (NL > 1 ? WEIGHT_EMBED : LESSON_N_WEIGHTS); i++) { // (several: the model's own after)
+            const Tensor *t = lesson_weight((AttnWeights *)&ls->w[l], i);
+            if (!tensor_present(t)) continue;
+            fprintf(f, "%s\n%s\"%s\": ", first ? "" : ",", ind, lesson_weight_name(i));
+            write_nested(f, t, 0, 0, NL > 1 ? 6 : 4);
+            first = false;
+        }
+        if (NL > 1) fputs("\n    }", f);
+    }
+    if (NL > 1) {
+        fputs("]", f);
+        for (int i = WEIGHT_EMBED; i < LESSON_N_WEIGHTS; i++) {
+            const Tensor *t = lesson_weight((AttnWeights *)&ls->w[0], i);
+            if (!tensor_present(t)) continue;
+            fprintf(f, ",\n    \"%s\": ", lesson_weight_name(i));
+            write_nested(f, t, 0, 0, 4);
+        }
+    }
+    fputs("\n  }", f);
+}
+
 bool lesson_write(const Lesson *ls, FILE *f)
 {
     const AttnConfig *c = &ls->cfg;
@@ -192,32 +225,16 @@ mask:
         break;
     case MASK_TENSOR: write_nested(f, &ls->in.mask, 0, 0, 2); break;
     }
-    // one layer: its tensors as the keys of "weights"; several: "layers": [{…}, …]
-    const int NL = c->n_layers > 1 ? c->n_layers : 1;
-    fputs(NL > 1 ? ",\n  \"weights\": {\"layers\": [" : ",\n  \"weights\": {", f);
-    for (int l = 0; l < NL; l++) {
-        const char *ind = NL > 1 ? "      " : "    ";
-        if (NL > 1) fputs(l ? ", {" : "{", f);
-        bool first = true;
-        for (int i = 0; i < (NL > 1 ? WEIGHT_EMBED : LESSON_N_WEIGHTS); i++) { // (several: the model's own after)
-            const Tensor *t = lesson_weight((AttnWeights *)&ls->w[l], i);
-            if (!tensor_present(t)) continue;
-            fprintf(f, "%s\n%s\"%s\": ", first ? "" : ",", ind, lesson_weight_name(i));
-            write_nested(f, t, 0, 0, NL > 1 ? 6 : 4);
-            first = false;
+    write_weights(f, ls);
+    if (ls->n_checkpoints > 0 && ls->ckpt_weights) {
+        fputs(",\n  \"checkpoints\": [", f);
+        for (int k = 0; k < ls->n_checkpoints; k++) {
+            fprintf(f, "%s\n    {\"step\": %d, \"loss\": ", k ? "," : "", ls->ckpt_step[k]);
+            json_write_float(f, ls->ckpt_loss[k]);
+            fprintf(f, ", \"weights\": %s}", ls->ckpt_weights[k]);
         }
-        if (NL > 1) fputs("\n    }", f);
+        fputs("\n  ]", f);
     }
-    if (NL > 1) {
-        fputs("]", f);
-        for (int i = WEIGHT_EMBED; i < LESSON_N_WEIGHTS; i++) {
-            const Tensor *t = lesson_weight((AttnWeights *)&ls->w[0], i);
-            if (!tensor_present(t)) continue;
-            fprintf(f, ",\n    \"%s\": ", lesson_weight_name(i));
-            write_nested(f, t, 0, 0, 4);
-        }
-    }
-    fputs("\n  }", f);
     if (ls->q_tokens) {
         fputs(",\n  \"tokens\": ", f);
         if (ls->in.key_is_query || !ls->k_tokens) {

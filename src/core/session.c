@@ -9,11 +9,16 @@
 #include "trace_ops.h"
 #include "utf8.h"
 
-// A fresh forward pass of s->lesson into out, with the colour statistics.
-static bool forward(const Lesson *ls, Trace *out)
+// A fresh forward pass of ls into out, with the colour statistics; its sizes checked first
+// (lesson_check_size: every path that changes the input or the model comes here).
+// False with one line in err ("FILE: PATH: …", or out of memory).
+static bool forward(const Lesson *ls, Trace *out, char *err, size_t n)
 {
     trace_init(out);
+    const char *file = ls->path ? ls->path : "the lesson";
+    if (!lesson_check_size(ls, ls->typed ? "--text" : file, ls->typed ? "input.text" : "input", err, n)) return false;
     if (!attn_forward(&ls->cfg, ls->w, &ls->in, out)) {
+        snprintf(err, n, "%s: out of memory computing the forward pass", file);
         trace_free(out);
         return false;
     }
@@ -45,8 +50,7 @@ static Session *create(const char *path, const LessonOverride *o, char *err, siz
     }
     memcpy(s->path, path, strlen(path) + 1);
     edit_log_init(&s->log);
-    if (!forward(&s->lesson, &s->trace)) {
-        snprintf(err, n, "%s: out of memory computing the forward pass", path);
+    if (!forward(&s->lesson, &s->trace, err, n)) {
         session_destroy(s);
         return NULL;
     }
@@ -77,8 +81,7 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
     }
     memcpy(s->path, from->path, sizeof s->path);
     edit_log_init(&s->log);
-    if (!forward(&s->lesson, &s->trace)) {
-        snprintf(err, n, "%s: out of memory computing the forward pass", s->path);
+    if (!forward(&s->lesson, &s->trace, err, n)) {
         session_destroy(s);
         return NULL;
     }
@@ -145,10 +148,10 @@ static bool keep_original(Session *s)
 }
 
 // Recomputes the trace of the (changed) lesson; the old one goes to previous or is freed.
-static bool recompute(Session *s, Trace *previous)
+static bool recompute(Session *s, Trace *previous, char *err, size_t n)
 {
     Trace next;
-    if (!forward(&s->lesson, &next)) return false;
+    if (!forward(&s->lesson, &next, err, n)) return false;
     if (previous)
         *previous = s->trace;
     else
@@ -165,10 +168,7 @@ static bool replay(Session *s, int applied, Trace *previous, char *err, size_t n
     for (int i = 0; i < applied; i++)
         if (!edit_apply(&s->lesson, &s->log.items[i], err, n)) return false;
     s->log.applied = applied;
-    if (!recompute(s, previous)) {
-        snprintf(err, n, "%s: out of memory computing the forward pass", s->path);
-        return false;
-    }
+    if (!recompute(s, previous, err, n)) return false;
     return true;
 }
 
@@ -191,8 +191,9 @@ bool session_edit(Session *s, const Edit *e, bool merge, Trace *previous, char *
     }
     Trace next;
     bool ok = edit_apply(&s->lesson, e, err, n);
-    if (ok && !forward(&s->lesson, &next)) {
-        snprintf(err, n, "%s: out of memory computing the forward pass", e->text);
+    char why[LESSON_ERR_MAX];
+    if (ok && !forward(&s->lesson, &next, why, sizeof why)) {
+        snprintf(err, n, "%s: %s", e->text, why);
         ok = false;
     } else if (ok && !edit_log_push(&s->log, e, merging)) {
         snprintf(err, n, "%s: out of memory", e->text);
@@ -227,10 +228,7 @@ bool session_redo(Session *s, Trace *previous, char *err, size_t n)
     int applied = s->log.applied;
     if (!edit_apply(&s->lesson, &s->log.items[applied], err, n)) return false;
     s->log.applied = applied + 1;
-    if (!recompute(s, previous)) {
-        snprintf(err, n, "%s: out of memory computing the forward pass", s->path);
-        return false;
-    }
+    if (!recompute(s, previous, err, n)) return false;
     return true;
 }
 
@@ -318,13 +316,22 @@ const char *session_title(const Session *s, Lang lang, char *buf, size_t n)
 bool session_save(const Session *s, const char *path, bool replace, char *err, size_t n)
 {
     bool (*save)(const Lesson *, const char *, char *, size_t) = replace ? lesson_save : lesson_save_new;
-    if (!session_edited(s)) return save(&s->lesson, path, err, n);
-    // a shallow copy with the title marked and without the narration and the teacher's
-    // notes of the original (both were written about its numbers)
+    const bool edited = session_edited(s);
+    // another input (--text, the text box) or other weights (--checkpoint, the slider) than the
+    // file's: its narration, notes and questions were written about numbers this lesson no
+    // longer computes
+    const bool other = s->lesson.typed || s->lesson.other_weights;
+    if (!edited && !other) return save(&s->lesson, path, err, n);
+    // a shallow copy without the narration and the teacher's notes of the original (both
+    // were written about its numbers; the generated narration, which reads the numbers,
+    // stands in), the title marked when edited
     Lesson out = s->lesson;
     char title[LANG_COUNT][LESSON_MAX_TEXT + 64];
-    for (int l = 0; l < LANG_COUNT; l++)
-        if (s->lesson.title[l]) out.title[l] = (char *)session_title(s, (Lang)l, title[l], sizeof title[l]);
+    if (edited) {
+        for (int l = 0; l < LANG_COUNT; l++)
+            if (s->lesson.title[l]) out.title[l] = (char *)session_title(s, (Lang)l, title[l], sizeof title[l]);
+        out.checkpoint = -1; // the edited weights are written as "weights" (lesson_write)
+    }
     out.n_steps = 0;
     out.n_quiz = 0; // the author's questions are about the original numbers too
     out.n_notes = 0;

@@ -81,9 +81,10 @@ const Trace *session_original_trace(const Session *s);
 // attn_weights_free of each of the LESSON_MAX_LAYERS).
 bool session_delta(const Session *s, Trace *out, AttnWeights w[LESSON_MAX_LAYERS]);
 
-// Writes the edited lesson to path (lesson_save): every number explicit, the title
-// marked edited, and (when edited) without the lesson's own narration, which
-// described the original numbers: the saved lesson shows what the window showed.
+// Writes the edited lesson to path (lesson_save): every number explicit, its checkpoints,
+// the title marked edited, and (when edited, typed or at another checkpoint) without the
+// lesson's own narration, notes and questions, which described the file's numbers: the
+// saved lesson shows what the window showed, with the generated narration.
 // replace false: never over an existing file (lesson_save_new; errno EEXIST).
 bool session_save(const Session *s, const char *path, bool replace, char *err, size_t n);
 

@@ -291,7 +291,10 @@ void chrome_draw_text_box(Canvas *cv, const Layout *L, const View *v, const Over
     if (!ov->text_box) return;
     const int pad = paint_px(L->s, 10), px = L->px_title;
     const bool bad = ov->text_error && ov->text_error[0];
-    const int lines = bad ? 3 : 2, bh = pad * 2 + lines * px * 14 / 10;
+    // why it cannot be read, wrapped to the box (a size limit's reason takes two lines or three)
+    const int wrap = L->header.w - 2 * pad;
+    const int why_h = bad ? paint_text_wrapped_height(cv, FONT_SANS, L->px_body, wrap, ov->text_error) : 0;
+    const int bh = pad * 2 + 2 * px * 14 / 10 + why_h;
     Rect b = {L->header.x, L->header.y, L->header.w, bh};
     paint_fill(cv, THEME.black, 60, b.x + 3, b.y + 3, b.w, b.h);
     paint_fill(cv, THEME.white, 255, b.x, b.y, b.w, b.h);
@@ -304,8 +307,7 @@ void chrome_draw_text_box(Canvas *cv, const Layout *L, const View *v, const Over
     paint_clip(cv, &b);
     paint_text(cv, FONT_MONO, px, THEME.ink, 255, b.x + pad, y, ALIGN_LEFT, line);
     paint_clip(cv, NULL);
-    if (bad)
-        paint_text(cv, FONT_SANS, L->px_body, THEME.error_ink, 255, b.x + pad, y + px * 14 / 10, ALIGN_LEFT, ov->text_error);
+    if (bad) paint_text_block(cv, FONT_SANS, L->px_body, wrap, THEME.error_ink, 255, b.x + pad, y + px * 14 / 10, ov->text_error);
 }
 
 // The window's export (E): frames done of total, over the heatmaps.
