@@ -37,6 +37,7 @@ import argparse
 import inspect
 import json
 import math
+import os
 import struct
 import sys
 
@@ -70,61 +71,10 @@ MASK_PARAMS = ("mask", "attn_mask", "attention_mask", "src_mask", "tgt_mask")
 DEFAULT_FILL = -1e9
 
 
-# ----------------------------------------------------------------------------
-# JSON output (the same layout as tests/gen_reference.py)
-# ----------------------------------------------------------------------------
-
-def _num(x):
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    if isinstance(x, int):
-        return str(x)
-    x = float(x)
-    if math.isnan(x) or math.isinf(x):
-        raise ValueError("a lesson holds finite numbers only, got %r" % x)
-    return "%.9g" % x
-
-
-def compact_json(obj, num=_num):
-    """obj as one line of JSON, numbers written by num."""
-    if obj is None:
-        return "null"
-    if isinstance(obj, str):
-        return json.dumps(obj, ensure_ascii=False)
-    if isinstance(obj, dict):
-        return "{" + ", ".join(json.dumps(k, ensure_ascii=False) + ": " + compact_json(v, num)
-                               for k, v in obj.items()) + "}"
-    if isinstance(obj, (list, tuple)):
-        return "[" + ", ".join(compact_json(v, num) for v in obj) + "]"
-    return num(obj)
-
-
-def to_json(obj, indent=0, width=100, num=_num):
-    """Readable, deterministic JSON: containers that fit stay on one line, a row
-    of numbers always stays on one line. tests/gen_reference.py writes with it too."""
-    compact = compact_json(obj, num)
-    if not isinstance(obj, (dict, list, tuple)) or len(compact) + indent <= width:
-        return compact
-    pad = " " * (indent + 2)
-    if isinstance(obj, dict):
-        items = [pad + json.dumps(k, ensure_ascii=False) + ": " + to_json(v, indent + 2, width, num)
-                 for k, v in obj.items()]
-        return "{\n" + ",\n".join(items) + "\n" + " " * indent + "}"
-    if all(not isinstance(v, (dict, list, tuple)) for v in obj):
-        return compact
-    items = [pad + to_json(v, indent + 2, width, num) for v in obj]
-    return "[\n" + ",\n".join(items) + "\n" + " " * indent + "]"
-
-
-def lesson_text(lesson):
-    """The lesson as JSON text: numbers with '%.9g' (float32 values round-trip exactly)."""
-    return to_json(lesson) + "\n"
-
-
-def save_lesson(lesson, path):
-    """Writes the lesson dict to path (UTF-8 JSON)."""
-    with open(path, "w", encoding="utf-8", newline="\n") as f:
-        f.write(lesson_text(lesson))
+# the lessons' JSON text, the loader's limits and the atomic write: lessons/lesson_file.py
+if os.path.dirname(os.path.abspath(__file__)) not in [os.path.abspath(p) for p in sys.path]:
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from lesson_file import check_lesson, check_target, compact_json, lesson_text, save_lesson, to_json  # noqa: E402,F401
 
 
 def _f32(x):
@@ -686,6 +636,9 @@ def _as_input(t, what, batch_first, d_model):
         raise ValueError("%s: shape %s; expected (B, L, %d) or (L, %d)%s"
                          % (what, list(t.shape), d_model, d_model,
                             "" if batch_first else " (sequence first: (L, B, %d))" % d_model))
+    if t.numel() == 0:
+        raise ValueError("%s: shape %s is empty; a lesson's input has at least one position of one batch"
+                         % (what, list(t.shape)))
     if not bool(torch.isfinite(t).all()):
         raise ValueError("%s: holds non-finite values" % what)
     return t.contiguous()
@@ -705,7 +658,7 @@ def _assemble(title, description, model, inp, mask_json, weights, tokens, steps)
         les["tokens"] = tokens
     if steps is not None:
         les["steps"] = steps
-    return les
+    return check_lesson(les)
 
 
 def lesson_from_module(module, query, key=None, value=None, mask=None, key_padding_mask=None,
@@ -1140,6 +1093,26 @@ def lm_lesson_forward(lesson):
     return F.linear(x, _tensor(wj["embed"] if m.get("tie_embeddings") else wj["lm_head"]))
 
 
+def _gpt_ids(ids, V, P):
+    """The token ids a GPT-style model reads, (B, L) int64, checked against its vocabulary and positions."""
+    try:
+        t = torch.as_tensor(ids)
+    except (TypeError, ValueError, RuntimeError) as e:
+        raise ValueError("ids: not token ids (%s)" % e) from None
+    t = t.unsqueeze(0) if t.dim() == 1 else t
+    if t.dim() != 2 or t.numel() == 0:
+        raise ValueError("ids: shape %s; expected (B, L) or (L) token ids, at least one" % list(t.shape))
+    if t.dtype.is_floating_point or t.dtype == torch.bool or t.is_complex():
+        raise ValueError("ids: dtype %s; expected whole numbers (token ids)" % t.dtype)
+    bad = (t < 0) | (t >= V)
+    if bool(bad.any()):
+        b, i = (int(x) for x in bad.nonzero()[0])
+        raise ValueError("ids[%d][%d]: %d is outside the vocabulary (0 to %d, wte's rows)" % (b, i, int(t[b, i]), V - 1))
+    if t.shape[1] > P:
+        raise ValueError("ids: %d tokens, more than the model's %d positions (wpe's rows)" % (t.shape[1], P))
+    return t.to(torch.int64)
+
+
 def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, description=None, check=True):
     """Builds a language-model lesson from a GPT-style module (nanoGPT's names: transformer.wte,
     .wpe, .h[i] with ln_1, attn.c_attn / c_proj, ln_2, mlp.c_fc / c_proj, transformer.ln_f,
@@ -1151,12 +1124,13 @@ def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, descriptio
     V, C = wte.weight.shape
     if not 1 <= len(blocks) <= 8:
         raise ValueError("%d blocks: a lesson holds 1 to 8 (model.n_layers)" % len(blocks))
-    ids = torch.as_tensor(ids)
-    ids = ids.unsqueeze(0) if ids.dim() == 1 else ids
+    ids = _gpt_ids(ids, V, wpe.weight.shape[0])
     H = n_heads or _int_attr(blocks[0].attn, ("n_head", "n_heads", "num_heads"))[0] \
         or getattr(getattr(model, "config", None), "n_head", None)
     if not H:
         raise ValueError("the number of heads: give n_heads (the attention has no n_head attribute)")
+    if isinstance(H, bool) or not isinstance(H, int) or H < 1 or C % H:
+        raise ValueError("n_heads=%r: expected a whole number of heads that divides d_model %d" % (H, C))
     configs = [_gpt_block(b, C, int(H), i) for i, b in enumerate(blocks)]
     for i, (mc, _) in enumerate(configs[1:], 1):
         diff = [k for k in mc if mc[k] != configs[0][0][k]]
@@ -1189,12 +1163,16 @@ def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, descriptio
     if description:
         les["description"] = description
     les.update({"vocab": vocab, "model": model_json, "input": {"ids": ids.tolist()}, "mask": "causal", "weights": weights})
+    check_lesson(les)
     if check:
         was = model.training
         model.eval()
         try:
             with torch.no_grad():
                 out = model(ids)
+        except Exception as e:
+            raise ValueError("could not run %s to check the lesson (%s: %s); pass check=False"
+                             % (_describe(model), type(e).__name__, e)) from None
         finally:
             model.train(was)
         out = out[0] if isinstance(out, (tuple, list)) else out
@@ -1305,9 +1283,17 @@ def lesson_from_llama_layer(layer, x, rope=None, title=None, tokens=None, descri
     if not H:
         raise ValueError("%s: no num_heads attribute; pass n_heads=" % _describe(att))
     C = lin["q_proj"].in_features
+    if isinstance(H, bool) or not isinstance(H, int) or H < 1 or lin["q_proj"].out_features % H:
+        raise ValueError("n_heads=%r: expected a whole number of heads that divides q_proj's %d outputs"
+                         % (H, lin["q_proj"].out_features))
     d = lin["q_proj"].out_features // H
     Hkv = n_kv_heads or _int_attr(att, ["num_key_value_heads", "n_kv_heads"])[0] or \
         getattr(cfg, "num_key_value_heads", None) or lin["k_proj"].out_features // d
+    if isinstance(Hkv, bool) or not isinstance(Hkv, int) or Hkv < 1 or H % Hkv or \
+            lin["k_proj"].out_features != Hkv * d or lin["v_proj"].out_features != Hkv * d:
+        raise ValueError("n_kv_heads=%r: expected a divisor of n_heads %d with k_proj and v_proj of n_kv_heads x %d "
+                         "outputs (they have %d and %d)" % (Hkv, H, d, lin["k_proj"].out_features,
+                                                             lin["v_proj"].out_features))
     k1, g1, b1, e1 = _norm_parts(getattr(layer, "input_layernorm", None), "input_layernorm")
     k2, g2, b2, e2 = _norm_parts(getattr(layer, "post_attention_layernorm", None), "post_attention_layernorm")
     if k1 != k2 or e1 != e2:
@@ -1346,6 +1332,7 @@ def lesson_from_llama_layer(layer, x, rope=None, title=None, tokens=None, descri
     les.update({"model": model, "input": {"query": _values(x3)}, "mask": "causal", "weights": weights})
     if tokens is not None:
         les["tokens"] = tokens
+    check_lesson(les)
     if check:
         with torch.no_grad():
             out = forward(layer, x3) if forward else layer(x3)
@@ -1425,10 +1412,10 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         lesson = demo_lesson(args.kind, args.seed)
+        save_lesson(lesson, args.demo)
     except ValueError as e:
         print("from_torch.py: %s" % e, file=sys.stderr)
         return 1
-    save_lesson(lesson, args.demo)
     print("wrote %s (check it with: build/attnviz --check %s)" % (args.demo, args.demo))
     return 0
 

@@ -13,7 +13,7 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from from_torch import save_lesson  # the lessons' JSON writer
+from lesson_file import check_target, save_lesson  # the lessons' checks and atomic write
 
 
 def run(script, description, default_out, make, argv=None):
@@ -24,6 +24,11 @@ def run(script, description, default_out, make, argv=None):
     ap.add_argument("--quiet", action="store_true", help="print only errors")
     args = ap.parse_args(argv)
     log = (lambda *a: None) if args.quiet else print
+    try:
+        check_target(args.out)                # before minutes of training, not after
+    except ValueError as e:
+        print("%s: --out %s" % (script, e), file=sys.stderr)
+        return 1
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     lesson, problems, diff = make(log)
@@ -32,7 +37,11 @@ def run(script, description, default_out, make, argv=None):
             print("%s: %s" % (script, p), file=sys.stderr)
         return 1
     log("the lesson run from its JSON matches the model (max diff %.2g)" % diff)
-    save_lesson(lesson, args.out)
+    try:
+        save_lesson(lesson, args.out)
+    except ValueError as e:
+        print("%s: %s" % (script, e), file=sys.stderr)
+        return 1
     log("wrote %s (%d bytes)" % (args.out, os.path.getsize(args.out)))
     return 0
 
