@@ -25,8 +25,8 @@ Supported modules:
     Separate k/v layers with fewer outputs than the q layer are grouped K/V heads (GQA / MQA,
     Hugging Face's repeat_kv): n_kv_heads = k outputs / d_k. RoPE and ALiBi are not detected.
 
-The lesson is checked before it is returned: it is run by a small torch interpreter of
-the lesson format and compared with the module itself (output, and for
+The lesson is checked before it is returned: it is run by lessons/lesson_torch.py (the
+Python interpreter of the lesson format) and compared with the module itself (output, and for
 nn.MultiheadAttention also the per-head attention weights), atol 1e-5 + rtol 1e-4.
 
 Command line:  lessons/from_torch.py --demo OUT.json [--kind mha|custom]
@@ -38,7 +38,6 @@ import inspect
 import json
 import math
 import os
-import struct
 import sys
 
 import torch
@@ -74,14 +73,8 @@ DEFAULT_FILL = -1e9
 # the lessons' JSON text, the loader's limits and the atomic write: lessons/lesson_file.py
 if os.path.dirname(os.path.abspath(__file__)) not in [os.path.abspath(p) for p in sys.path]:
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import lesson_torch  # noqa: E402  (the lesson format's interpreter, for the checks)
 from lesson_file import check_lesson, check_target, compact_json, lesson_text, save_lesson, to_json  # noqa: E402,F401
-
-
-def _f32(x):
-    """x rounded to float32 as attnviz reads a lesson's number: '%.9g' writes
-    torch.finfo(torch.float32).min as -3.40282347e+38, a little past -FLT_MAX as a
-    double (masked_fill would refuse it), which rounds to exactly -FLT_MAX."""
-    return struct.unpack("f", struct.pack("f", float(x)))[0]
 
 
 def _values(t):
@@ -474,68 +467,28 @@ def _custom_masks(mask, convention, B, Lq, Lk):
 
 
 # ----------------------------------------------------------------------------
-# a small torch interpreter of the lesson (the forms this file writes)
+# the checks: the lesson run by lessons/lesson_torch.py, compared with the module
 # ----------------------------------------------------------------------------
 
-def _tensor(v):
-    if isinstance(v, dict):
-        return torch.tensor(v["data"], dtype=torch.float32).view(v["shape"])
-    return torch.tensor(v, dtype=torch.float32)
-
-
 def lesson_forward(lesson):
-    """Runs a lesson dict in torch; returns {"attn": (B, H, Lq, Lk), "output": (B, Lq, C), ...}."""
-    m = lesson["model"]
-    C, H = int(m["d_model"]), int(m["n_heads"])
-    Hkv = int(m.get("n_kv_heads", H))
-    d_k = int(m.get("d_k", C // H))
-    d_v = int(m.get("d_v", d_k))
-    scale = float(m.get("scale", math.sqrt(d_k)))
-    fill = m.get("mask_fill", DEFAULT_FILL)
-    fill = float("-inf") if fill == "-inf" else _f32(fill)
-    inp = lesson["input"]
+    """Runs a lesson dict in torch (lesson_torch.run_lesson, the one Python interpreter of the
+    format): {stage name: tensor}, e.g. "attn" (B, H, Lq, Lk) and "output" (B, Lq, C)."""
+    return dict(lesson_torch.run_lesson(lesson))
 
-    def as3(t):
-        return t.unsqueeze(0) if t.dim() == 2 else t
-    q = as3(_tensor(inp["query"]))
-    kj = inp.get("key", "query")
-    k = q if kj == "query" else as3(_tensor(kj))
-    vj = inp.get("value", "key")
-    v = {"query": q, "key": k}[vj] if isinstance(vj, str) else as3(_tensor(vj))
-    B, Lq, Lk = q.shape[0], q.shape[1], k.shape[1]
-    w = {n: _tensor(t) for n, t in lesson["weights"].items()}
-    for n in ("w_q", "w_k", "w_v"):
-        if w[n].dim() == 3:
-            w[n] = w[n].reshape(-1, C)
-    for n in ("b_q", "b_k", "b_v"):
-        if n in w and w[n].dim() == 2:
-            w[n] = w[n].reshape(-1)
-    F = torch.nn.functional
-    Q = F.linear(q, w["w_q"], w.get("b_q")).view(B, Lq, H, d_k).transpose(1, 2)
-    K = F.linear(k, w["w_k"], w.get("b_k")).view(B, Lk, Hkv, d_k).transpose(1, 2)
-    V = F.linear(v, w["w_v"], w.get("b_v")).view(B, Lk, Hkv, d_v).transpose(1, 2)
-    # grouped K/V heads: query head h reads K/V head h // (H / Hkv)
-    Kh, Vh = K.repeat_interleave(H // Hkv, dim=1), V.repeat_interleave(H // Hkv, dim=1)
-    scores = Q @ Kh.transpose(-2, -1) / scale
-    mj = lesson.get("mask")
-    if mj is None:
-        keep = None
-    elif mj == "causal":
-        keep = torch.tril(torch.ones(Lq, Lk, dtype=torch.bool)).expand(B, Lq, Lk)
-    elif isinstance(mj, dict) and "key_padding" in mj:
-        lens = torch.tensor(mj["key_padding"])
-        keep = (torch.arange(Lk)[None, :] < lens[:, None])[:, None, :].expand(B, Lq, Lk)
-    else:
-        mt = _tensor(mj) != 0
-        keep = (mt[:, 0] if mt.dim() == 4 else mt).expand(B, Lq, Lk)
-    masked_scores = scores if keep is None else scores.masked_fill(~keep[:, None], fill)
-    attn = torch.softmax(masked_scores, dim=-1)
-    head_out = attn @ Vh
-    concat = head_out.transpose(1, 2).reshape(B, Lq, H * d_v)
-    out = F.linear(concat, w["w_o"], w.get("b_o"))
-    return {"q_heads": Q, "k_heads": K, "v_heads": V, "scores": scores,
-            "masked_scores": masked_scores, "attn": attn, "head_out": head_out,
-            "concat": concat, "output": out}
+
+def block_lesson_forward(lesson):
+    """A lesson of one or more layers (model.n_layers), run in torch: its last layer's last
+    stage (ffn_sum pre-norm, ffn_out post-norm), as nn.TransformerEncoder's output."""
+    return lesson_torch.run_lesson(lesson)[-1][1]
+
+
+def _run_lesson(les, what):
+    """The lesson, written and read back as JSON, run stage by stage: [(name, tensor)].
+    ValueError (one line) when the interpreter cannot run it."""
+    try:
+        return lesson_torch.run_lesson(json.loads(lesson_text(les)))
+    except (lesson_torch.LessonError, RuntimeError, KeyError, IndexError, TypeError) as e:
+        raise ValueError("the lesson made from %s cannot be run (%s: %s)" % (what, type(e).__name__, e)) from None
 
 
 def _mismatch(got, want):
@@ -836,7 +789,7 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
     problems = []
     for sc, fill in candidates:
         les = build(sc, fill)
-        got = lesson_forward(json.loads(lesson_text(les)))
+        got = dict(_run_lesson(les, parts["what"]))
         p = _mismatch(got["output"], out)
         if p is None and attn is not None:
             p = _mismatch(got["attn"], attn)
@@ -867,42 +820,6 @@ def _activation_name(act):
     if isinstance(act, nn.GELU) and act.approximate == "tanh":
         return "gelu_tanh"
     raise ValueError("activation %r: a lesson has relu, gelu and gelu_tanh (nn.GELU(approximate='tanh'))" % (act,))
-
-
-def block_lesson_forward(lesson):
-    """A lesson with residual_norm and a feed-forward block, run in torch: the attention of
-    lesson_forward, then post-norm z = LN(x + attn), y = LN(z + FFN(z)) or pre-norm
-    s = x + attn(LN(x)), y = s + FFN(LN(s)), as nn.TransformerEncoderLayer computes them.
-    With model.n_layers > 1, layer by layer with weights.layers[l], each reading the one
-    before's output, as nn.TransformerEncoder runs its layers."""
-    x = _tensor(lesson["input"]["query"])
-    x = x.unsqueeze(0) if x.dim() == 2 else x
-    wj = lesson["weights"]
-    for layer in wj["layers"] if "layers" in wj else [wj]:
-        x = _block_forward(lesson, layer, x)
-    return x
-
-
-def _block_forward(lesson, weights, x):
-    """One layer of block_lesson_forward: its weights (a flat weights object) on x (B, L, C)."""
-    m = lesson["model"]
-    C, eps = int(m["d_model"]), float(m.get("norm_eps", 1e-5))
-    w = {n: _tensor(t) for n, t in weights.items() if n != "init"}
-    F = torch.nn.functional
-    acts = {"relu": F.relu, "gelu": F.gelu, "gelu_tanh": lambda t: F.gelu(t, approximate="tanh")}
-    act = acts[m.get("activation", "relu")]
-    ln = lambda t, g, b: F.layer_norm(t, (C,), w[g], w.get(b), eps)
-    ffn = lambda t: F.linear(act(F.linear(t, w["ffn_w1"], w.get("ffn_b1"))), w["ffn_w2"], w.get("ffn_b2"))
-
-    def attention(inp):
-        les = dict(lesson, weights=weights)
-        les["input"] = dict(lesson["input"], query=inp.tolist())
-        return lesson_forward(les)["output"]
-    if m.get("norm_first"):
-        s = x + attention(ln(x, "norm_weight", "norm_bias"))
-        return s + ffn(ln(s, "ffn_norm_weight", "ffn_norm_bias"))
-    z = ln(x + attention(x), "norm_weight", "norm_bias")
-    return ln(z + ffn(z), "ffn_norm_weight", "ffn_norm_bias")
 
 
 def _encoder_layer_parts(layer):
@@ -992,7 +909,7 @@ def _encoder_lesson(module, layers, src, mask, src_key_padding_mask, title, toke
         if out.dim() == 3 and not batch_first:
             out = out.transpose(0, 1)
         out = out.unsqueeze(0) if out.dim() == 2 else out
-        p = _mismatch(block_lesson_forward(json.loads(lesson_text(les))), out)
+        p = _mismatch(_run_lesson(les, _describe(module))[-1][1], out)
         if p:
             raise ValueError("the lesson does not reproduce %s: %s" % (_describe(module), p))
     return les
@@ -1079,20 +996,6 @@ def _gpt_block(block, C, n_head, i):
     return model, w
 
 
-def lm_lesson_forward(lesson):
-    """A language-model lesson of pre-norm blocks (lesson_from_gpt's) run in torch: its logits
-    (B, L, V) from its input ids, embeddings, blocks (block_lesson_forward's layers), final norm."""
-    m, wj = lesson["model"], lesson["weights"]
-    F = torch.nn.functional
-    ids = torch.tensor(lesson["input"]["ids"])
-    x = _tensor(wj["embed"])[ids] + _tensor(wj["pos_embed"])[torch.arange(ids.shape[1])]
-    for layer in wj["layers"] if "layers" in wj else [wj]:
-        x = _block_forward(lesson, layer, x)
-    x = F.layer_norm(x, (x.shape[-1],), _tensor(wj["final_norm_weight"]), _tensor(wj["final_norm_bias"]),
-                     float(m.get("norm_eps", 1e-5)))
-    return F.linear(x, _tensor(wj["embed"] if m.get("tie_embeddings") else wj["lm_head"]))
-
-
 def _gpt_ids(ids, V, P):
     """The token ids a GPT-style model reads, (B, L) int64, checked against its vocabulary and positions."""
     try:
@@ -1176,7 +1079,7 @@ def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, descriptio
         finally:
             model.train(was)
         out = out[0] if isinstance(out, (tuple, list)) else out
-        p = _mismatch(lm_lesson_forward(json.loads(lesson_text(les))), out.detach())
+        p = _mismatch(dict(_run_lesson(les, _describe(model)))["logits"], out.detach())
         if p:
             raise ValueError("the lesson does not reproduce %s: %s" % (_describe(model), p))
     return les
@@ -1201,59 +1104,6 @@ def _norm_parts(norm, what):
     if getattr(norm, "bias", None) is not None:
         raise ValueError("%s: an RMSNorm with a bias" % what)
     return "rms", w, None, float(eps)
-
-
-def _rope_tables(L, d, theta, scaling):
-    inv = 1.0 / (theta ** (torch.arange(0, d, 2, dtype=torch.int64).float() / d))
-    if scaling:
-        if scaling.get("type") != "linear":
-            raise ValueError("rope scaling %r: the check knows \"linear\" only; pass check=False" % scaling.get("type"))
-        inv = inv / float(scaling["factor"])
-    ang = torch.arange(L, dtype=torch.float32)[:, None] * inv[None, :]
-    return ang.cos(), ang.sin()
-
-
-def llama_lesson_forward(lesson):
-    """The output of a lesson made by lesson_from_llama_layer, run in torch (RMSNorm, GQA with
-    RoPE, causal, SwiGLU, pre-norm), as transformers' LlamaDecoderLayer computes it."""
-    m = lesson["model"]
-    C, H = int(m["d_model"]), int(m["n_heads"])
-    Hkv, d = int(m.get("n_kv_heads", H)), int(m.get("d_k", C // H))
-    eps = float(m.get("norm_eps", 1e-5))
-    w = {n: _tensor(t) for n, t in lesson["weights"].items()}
-    x = _tensor(lesson["input"]["query"])
-    x = x.unsqueeze(0) if x.dim() == 2 else x
-    B, L = x.shape[0], x.shape[1]
-    F = torch.nn.functional
-
-    def norm(t, g, b):
-        if m.get("norm") == "rms":
-            return g * (t * torch.rsqrt(t.pow(2).mean(-1, keepdim=True) + eps))
-        return F.layer_norm(t, (C,), g, b, eps)
-
-    ones, zeros = torch.ones(C), torch.zeros(C)
-    n1 = norm(x, w.get("norm_weight", ones), w.get("norm_bias", zeros))
-    q = F.linear(n1, w["w_q"], w.get("b_q")).view(B, L, H, d).transpose(1, 2)
-    k = F.linear(n1, w["w_k"], w.get("b_k")).view(B, L, Hkv, d).transpose(1, 2)
-    v = F.linear(n1, w["w_v"], w.get("b_v")).view(B, L, Hkv, d).transpose(1, 2)
-    rope = m.get("rope")
-    if rope:
-        cos, sin = _rope_tables(L, d, float(rope.get("theta", 10000)), rope.get("scaling"))
-        if rope.get("style", "half") == "half":
-            cos, sin = torch.cat([cos, cos], -1), torch.cat([sin, sin], -1)
-            turn = lambda t: torch.cat([-t[..., d // 2:], t[..., :d // 2]], -1)
-        else:
-            cos, sin = cos.repeat_interleave(2, -1), sin.repeat_interleave(2, -1)
-            turn = lambda t: torch.stack([-t[..., 1::2], t[..., ::2]], -1).flatten(-2)
-        q, k = q * cos + turn(q) * sin, k * cos + turn(k) * sin
-    k, v = k.repeat_interleave(H // Hkv, 1), v.repeat_interleave(H // Hkv, 1)
-    s = q @ k.transpose(-2, -1) / math.sqrt(d)
-    s = s.masked_fill(~torch.tril(torch.ones(L, L, dtype=torch.bool)), float("-inf"))
-    o = F.linear((torch.softmax(s, -1) @ v).transpose(1, 2).reshape(B, L, H * d), w["w_o"], w.get("b_o"))
-    s1 = x + o
-    n2 = norm(s1, w.get("ffn_norm_weight", ones), w.get("ffn_norm_bias", zeros))
-    h = F.silu(F.linear(n2, w["ffn_w_gate"], w.get("ffn_b_gate"))) * F.linear(n2, w["ffn_w1"], w.get("ffn_b1"))
-    return s1 + F.linear(h, w["ffn_w2"], w.get("ffn_b2"))
 
 
 def lesson_from_llama_layer(layer, x, rope=None, title=None, tokens=None, description=None, n_heads=None,
@@ -1334,10 +1184,14 @@ def lesson_from_llama_layer(layer, x, rope=None, title=None, tokens=None, descri
         les["tokens"] = tokens
     check_lesson(les)
     if check:
-        with torch.no_grad():
-            out = forward(layer, x3) if forward else layer(x3)
+        try:
+            with torch.no_grad():
+                out = forward(layer, x3) if forward else layer(x3)
+        except Exception as e:
+            raise ValueError("could not run %s to check the lesson (%s: %s); pass forward= or check=False"
+                             % (_describe(layer), type(e).__name__, e)) from None
         out = out[0] if isinstance(out, tuple) else out
-        p = _mismatch(llama_lesson_forward(json.loads(lesson_text(les))), out)
+        p = _mismatch(_run_lesson(les, _describe(layer))[-1][1], out)
         if p:
             raise ValueError("the lesson does not reproduce %s: %s (is rope= the layer's? is it causal?)"
                              % (_describe(layer), p))
