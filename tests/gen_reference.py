@@ -267,195 +267,294 @@ def copy_to_encoder_layer(block, layer):
             theirs.bias.copy_(mine.bias)
 
 
-def variants():
-    out = []
+NEG_INF = float("-inf")
 
-    # 1. the classic arange example, weights from the init generator
+# One row per single-block variant, built by variant_from_row in this order (each seeds torch
+# first, so the rows are independent):
+#   name, title      the reference's name (tests/ref/NAME.*) and its lesson's title
+#   seed             torch.manual_seed before the block is made (its weights), then the inputs
+#   block            make_block's arguments: the module, written as tutorial PyTorch code
+#   model            the lesson's model object, written independently of block (the round trip
+#                    through the lesson file checks that they agree, bit for bit)
+#   x                the input's shape (self-attention), or q / k / v: the shapes drawn in that
+#                    order (k and v default to the query, v to k)
+#   mask             "causal"; {"key_padding": lens}; {"sliding_window": W[, "sink_tokens": S]};
+#                    a 0/1 list (the lesson holds the same numbers), with "view" its shape
+#   norms            the block's norms drawn around 1 and 0 (before the input)
+#   sinks            gpt-oss's sink logits per head
+#   positions        position_ids: {"offset": P} (P, P+1, …) or {"left_padding": attention_mask}
+#   query_2d, key_ref, tokens   as Variant's
+VARIANT_ROWS = [
+    dict(name="fused-padding-mask", title="Fused multi-head attention with a (B,1,1,Lk) padding mask", seed=2,
+         block=dict(d_model=8, n_heads=2, mask_fill=-1e9), model={"d_model": 8, "n_heads": 2, "mask_fill": -1e9},
+         x=(2, 5, 8), mask={"tensor": [[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]], "view": (2, 1, 1, 5)}),
+    dict(name="cross-key-padding", title={"en": "Cross-attention: 3 queries, 5 keys, key padding",
+                                          "zh": "交叉注意力：3 个查询、5 个键，键填充掩码"}, seed=3,
+         block=dict(d_model=8, n_heads=2, mask_fill=-1e10), model={"d_model": 8, "n_heads": 2, "mask_fill": -1e10},
+         q=(2, 3, 8), k=(2, 5, 8), v=(2, 5, 8), mask={"key_padding": [5, 3]}),
+    # RoPE details: a partial rotary dimension (GPT-NeoX's rotate_half on the first rotary_dim
+    # values, GPT-J's interleaved rotary_dim), odd head counts, and position_ids: decoding after a
+    # prompt of P tokens (P, P+1, ...) and left padding (Hugging Face's position_ids =
+    # attention_mask.cumsum(-1) - 1, the pads at 1 as its masked_fill(…, 1))
+    dict(name="rope-partial-half", title="RoPE, rotate_half on 4 of d_k = 6 (partial rotary), 3 heads", seed=32,
+         block=dict(d_model=18, n_heads=3, rope=(10000.0, "half", 4)),
+         model={"d_model": 18, "n_heads": 3, "rope": {"style": "half", "rotary_dim": 4}}, x=(2, 5, 18)),
+    dict(name="rope-interleaved-offset", title="RoPE interleaved, rotary_dim 6 of 10, positions 12..18, causal", seed=33,
+         block=dict(d_model=10, n_heads=1, d_k=10, d_v=4, rope=(500.0, "interleaved", 6), mask_fill=NEG_INF),
+         model={"d_model": 10, "n_heads": 1, "d_k": 10, "d_v": 4, "mask_fill": "-inf",
+                "rope": {"theta": 500, "style": "interleaved", "rotary_dim": 6}},
+         x=(1, 7, 10), positions={"offset": 12}, mask="causal"),
+    dict(name="rope-left-padding-decode", title="RoPE with left padding's position_ids, MQA, KV-cache decoding", seed=34,
+         block=dict(d_model=8, n_heads=2, n_kv_heads=1, rope=(10000.0, "half"), decode=True),
+         model={"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"style": "half"}, "decode": True},
+         x=(2, 6, 8), positions={"left_padding": [[1, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, 1]]}, mask="causal"),
+] + [
+    # rope_scaling, Hugging Face's four types, each where it changes the numbers: positions past
+    # original_max_position_embeddings (dynamic NTK grows the base there)
+    dict(name="rope-scaling-" + kind, title="RoPE scaling: %s, positions 3..8" % kind, seed=40 + i,
+         block=dict(d_model=16, n_heads=2, rope=(100.0, "half", 8, sc), mask_fill=NEG_INF),
+         model={"d_model": 16, "n_heads": 2, "mask_fill": "-inf", "rope": {"theta": 100, "style": "half", "scaling": sc}},
+         x=(1, 6, 16), positions={"offset": 3}, mask="causal")
+    for i, (kind, sc) in enumerate([
+        ("linear", {"type": "linear", "factor": 4.0}),
+        ("dynamic", {"type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4}),
+        ("yarn", {"type": "yarn", "factor": 8.0, "original_max_position_embeddings": 16}),
+        ("llama3", {"type": "llama3", "factor": 8.0, "original_max_position_embeddings": 16,
+                    "low_freq_factor": 1.0, "high_freq_factor": 4.0})])
+] + [
+    "causal-bottom-right",
+    dict(name="causal-decoder", title="Causal (decoder) self-attention", seed=4,
+         block=dict(d_model=8, n_heads=2, mask_fill=-1e10), model={"d_model": 8, "n_heads": 2, "mask_fill": -1e10},
+         x=(2, 6, 8), mask="causal"),
+    dict(name="per-head-causal-neginf", title={"en": "Separate head modules (nn.ModuleList), causal mask with -inf",
+                                               "zh": "每个头一个模块（nn.ModuleList），-inf 因果掩码"}, seed=5,
+         block=dict(d_model=6, n_heads=3, qkv_bias=False, mask_fill=NEG_INF, per_head=True),
+         model={"d_model": 6, "n_heads": 3, "qkv_bias": False, "mask_fill": "-inf"}, x=(2, 5, 6), mask="causal"),
+    dict(name="dk-dv-ffn-norm", title="d_k=2 but d_v=4, no biases, residual + LayerNorm, feed-forward", seed=6,
+         block=dict(d_model=6, n_heads=2, d_k=2, d_v=4, qkv_bias=False, out_bias=False, residual_norm=True,
+                    norm_eps=1e-6, ffn_hidden=12),
+         model={"d_model": 6, "n_heads": 2, "d_k": 2, "d_v": 4, "qkv_bias": False, "out_bias": False,
+                "residual_norm": True, "norm_eps": 1e-6, "ffn_hidden": 12}, norms=True, x=(2, 4, 6)),
+    # StreamingLLM: a sliding window of 3 with the first 2 tokens kept as attention sinks, GQA with
+    # RoPE, decoded token by token (the cache's rows 0, 1 and the last 3 are read)
+    dict(name="streaming-sinks-decode",
+         title="StreamingLLM: a window of 3 and 2 attention-sink tokens, MQA, RoPE, decoding", seed=64,
+         block=dict(d_model=8, n_heads=2, n_kv_heads=1, rope=(10000.0, "half"), decode=True, mask_fill=NEG_INF),
+         model={"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "mask_fill": "-inf", "rope": {"style": "half"},
+                "decode": True}, x=(2, 9, 8), mask={"sliding_window": 3, "sink_tokens": 2}),
+    # gpt-oss's attention sinks (transformers' GptOssAttention, eager_attention_forward): a learned
+    # logit per head joins each softmax and takes weight without a value, so rows sum to less
+    # than 1; GQA with RoPE and a sliding window of 3 as gpt-oss's alternate layers, -inf, decoded
+    # token by token too. The sinks are set apart (one large, one very negative). Then in a plain
+    # fully masked row (-inf): the sink takes all, the row is 0, not NaN
+    dict(name="gpt-oss-sinks-decode", title="gpt-oss's sink logits: GQA 4/2, RoPE, a window of 3, decoding", seed=65,
+         block=dict(d_model=8, n_heads=4, n_kv_heads=2, rope=(10000.0, "half"), decode=True, mask_fill=NEG_INF,
+                    attn_sinks=True),
+         model={"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "mask_fill": "-inf", "rope": {"style": "half"},
+                "attn_sinks": True, "decode": True}, sinks=[1.5, -0.5, 0.25, -4.0], x=(2, 6, 8),
+         mask={"sliding_window": 3}),
+    dict(name="gpt-oss-sinks-masked-row", title="gpt-oss's sink logits with a fully masked row (-inf)", seed=66,
+         block=dict(d_model=4, n_heads=2, mask_fill=NEG_INF, attn_sinks=True),
+         model={"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "attn_sinks": True}, sinks=[0.0, 2.0], x=(1, 3, 4),
+         mask={"tensor": [[1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]}),
+    # today's blocks. A Llama-style decoder layer (transformers' LlamaDecoderLayer: pre-norm with
+    # RMSNorm, GQA with RoPE, no biases, SwiGLU's LlamaMLP), decoded token by token too; pre-norm
+    # with LayerNorm and exact GELU, checked against nn.TransformerEncoderLayer(norm_first=True,
+    # activation="gelu") with the same weights; post-norm with RMSNorm and GELU's tanh form, odd
+    # sizes, key padding.
+    dict(name="llama-block-decode",
+         title="A Llama-style block: RMSNorm, GQA with RoPE, SwiGLU, pre-norm; KV-cache decoding", seed=61,
+         block=dict(d_model=8, n_heads=4, n_kv_heads=2, qkv_bias=False, out_bias=False, rope=(10000.0, "half"),
+                    residual_norm=True, norm_eps=1e-6, ffn_hidden=12, norm="rms", norm_first=True,
+                    activation="swiglu", ffn_bias=False, decode=True, mask_fill=NEG_INF),
+         model={"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
+                "mask_fill": "-inf", "rope": {"style": "half"}, "residual_norm": True, "norm_eps": 1e-6,
+                "norm": "rms", "norm_first": True, "ffn_hidden": 12, "activation": "swiglu",
+                "ffn_bias": False, "decode": True}, norms=True, x=(2, 5, 8), mask="causal"),
+    "prenorm-gelu-layernorm",
+    dict(name="postnorm-rms-gelu-tanh", title="Post-norm with RMSNorm and GELU (tanh), 3 heads, key padding", seed=63,
+         block=dict(d_model=6, n_heads=3, residual_norm=True, ffn_hidden=10, norm="rms", activation="gelu_tanh",
+                    norm_eps=1e-5),
+         model={"d_model": 6, "n_heads": 3, "residual_norm": True, "ffn_hidden": 10, "norm": "rms",
+                "activation": "gelu_tanh"}, norms=True, x=(2, 5, 6), mask={"key_padding": [5, 3]}),
+] + [
+    # a fully masked query row, once with -1e9 (uniform row), once with -inf (NaN row)
+    dict(name=name, title="A fully masked query row: " + what, seed=7, block=dict(d_model=4, n_heads=2, mask_fill=fill),
+         model={"d_model": 4, "n_heads": 2, "mask_fill": fill_json}, x=(2, 4, 4),
+         mask={"tensor": [[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]]})
+    for name, fill, fill_json, what in [("masked-row-1e9", -1e9, -1e9, "-1e9 gives a uniform row"),
+                                         ("masked-row-neginf", NEG_INF, "-inf", "-inf gives a NaN row")]
+] + [
+    # no sqrt(d_k) scaling, and a custom divisor
+    dict(name=name, title=title, seed=8, block=dict(d_model=4, n_heads=2, scale=scale),
+         model={"d_model": 4, "n_heads": 2, "scale": scale}, x=(2, 3, 4))
+    for name, scale, title in [("no-scale", 1, "No scaling: scores = QKᵀ (scale 1)"),
+                               ("scale-3", 3, "Custom scale: scores = QKᵀ / 3")]
+] + [
+    # qkv bias but no output bias; 2-D query (B = 1); value separate from key
+    dict(name="no-out-bias-2d", title="Unbatched input (Lq, d_model), separate value, no output bias", seed=9,
+         block=dict(d_model=6, n_heads=2, qkv_bias=True, out_bias=False),
+         model={"d_model": 6, "n_heads": 2, "qkv_bias": True, "out_bias": False}, q=(4, 6), v=(4, 6),
+         query_2d=True, key_ref="query", tokens={"query": ["the", "cat", "sat", "down"]}),
+    dict(name="ffn-key-padding", title="Feed-forward after attention (no residual norm), key padding", seed=10,
+         block=dict(d_model=8, n_heads=4, ffn_hidden=16), model={"d_model": 8, "n_heads": 4, "ffn_hidden": 16},
+         x=(2, 5, 8), mask={"key_padding": [3, 5]}),
+    dict(name="big-causal", title="Bigger: 3 sequences of 7, d_model 12, 3 heads, causal", seed=11,
+         block=dict(d_model=12, n_heads=3, mask_fill=-1e9, residual_norm=True),
+         model={"d_model": 12, "n_heads": 3, "mask_fill": -1e9, "residual_norm": True}, x=(3, 7, 12), mask="causal"),
+    # Llama-style: GQA (4 query heads, 2 K/V heads), RoPE rotate_half, causal, no biases
+    dict(name="gqa-rope-causal", title="Llama-style: GQA 4/2 heads, RoPE (rotate_half), causal", seed=12,
+         block=dict(d_model=16, n_heads=4, qkv_bias=False, out_bias=False, mask_fill=NEG_INF, n_kv_heads=2,
+                    rope=(10000.0, "half")),
+         model={"d_model": 16, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
+                "mask_fill": "-inf", "rope": {"theta": 10000, "style": "half"}}, x=(2, 6, 16), mask="causal"),
+    # multi-query attention, RoPE interleaved (GPT-J / Meta pairs), theta 500, no mask
+    dict(name="mqa-rope-interleaved", title="MQA (3 query heads, 1 K/V head), d_k 4, d_v 2, RoPE interleaved", seed=13,
+         block=dict(d_model=12, n_heads=3, d_k=4, d_v=2, n_kv_heads=1, rope=(500.0, "interleaved")),
+         model={"d_model": 12, "n_heads": 3, "d_k": 4, "d_v": 2, "n_kv_heads": 1,
+                "rope": {"theta": 500, "style": "interleaved"}}, x=(1, 9, 12)),
+    # Mistral-style: GQA + RoPE + sliding window 3 over 8 tokens
+    dict(name="sliding-window-gqa", title="Mistral-style: sliding window 3, GQA 4/2, RoPE", seed=14,
+         block=dict(d_model=8, n_heads=4, qkv_bias=False, out_bias=False, mask_fill=NEG_INF, n_kv_heads=2,
+                    rope=(10000.0, "half")),
+         model={"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
+                "mask_fill": "-inf", "rope": {"style": "half"}}, x=(2, 8, 8), mask={"sliding_window": 3}),
+    # ALiBi, 4 heads (a power of two), causal with -1e9; then 6 heads (not a power of two: the
+    # paper's interleaved slopes), no mask
+    dict(name="alibi-causal", title="ALiBi, 4 heads, causal", seed=15, block=dict(d_model=8, n_heads=4, alibi=True),
+         model={"d_model": 8, "n_heads": 4, "alibi": True}, x=(2, 6, 8), mask="causal"),
+    dict(name="alibi-6-heads-gqa", title="ALiBi with 6 heads (not a power of two), GQA 6/3, residual + LayerNorm",
+         seed=16, block=dict(d_model=12, n_heads=6, alibi=True, n_kv_heads=3, residual_norm=True),
+         model={"d_model": 12, "n_heads": 6, "n_kv_heads": 3, "alibi": True, "residual_norm": True}, x=(1, 5, 12)),
+    # GQA in cross-attention with key padding, biases, d_k != d_v; sliding window 1
+    dict(name="gqa-cross-padding", title="GQA 4/2 in cross-attention, key padding, d_k 2, d_v 3", seed=17,
+         block=dict(d_model=8, n_heads=4, d_k=2, d_v=3, n_kv_heads=2, mask_fill=-1e10),
+         model={"d_model": 8, "n_heads": 4, "d_k": 2, "d_v": 3, "n_kv_heads": 2, "mask_fill": -1e10},
+         q=(2, 3, 8), k=(2, 5, 8), mask={"key_padding": [4, 2]}),
+    dict(name="sliding-window-1", title="Sliding window 1: each token sees only itself", seed=18,
+         block=dict(d_model=4, n_heads=2), model={"d_model": 4, "n_heads": 2}, x=(1, 4, 4),
+         mask={"sliding_window": 1}),
+    # FlashAttention tiles: causal, key blocks of 3 over 7 keys (a short last block); over a sliding
+    # window with -inf: whole blocks masked (the running max stays -inf: Check_inf), GQA and RoPE;
+    # with a fully masked row (-inf: NaN, as the standard pass) and ALiBi
+    dict(name="flash-causal", title="FlashAttention tiles 2×3, causal", seed=19,
+         block=dict(d_model=8, n_heads=2, flash=(2, 3)),
+         model={"d_model": 8, "n_heads": 2, "flash": {"block_q": 2, "block_k": 3}}, x=(2, 7, 8), mask="causal"),
+    dict(name="flash-window-neginf", title="FlashAttention tiles 4×2 over a sliding window 2 with -inf, GQA, RoPE",
+         seed=20, block=dict(d_model=8, n_heads=4, n_kv_heads=2, rope=(10000.0, "half"), mask_fill=NEG_INF, flash=(4, 2)),
+         model={"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "mask_fill": "-inf", "rope": {"style": "half"},
+                "flash": {"block_q": 4, "block_k": 2}}, x=(1, 8, 8), mask={"sliding_window": 2}),
+    dict(name="flash-masked-row-alibi", title="FlashAttention tiles 1×4, ALiBi, a fully masked row with -inf", seed=21,
+         block=dict(d_model=4, n_heads=2, mask_fill=NEG_INF, alibi=True, flash=(1, 4)),
+         model={"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "alibi": True, "flash": {"block_q": 1, "block_k": 4}},
+         x=(1, 5, 4), mask={"tensor": [[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [1, 1, 1, 1, 0],
+                                       [1, 1, 1, 1, 1]]}),
+    # KV-cache decoding, Llama-style: GQA + RoPE + causal; with ALiBi over a sliding window, biases,
+    # d_k != d_v, residual + LayerNorm; and MQA with interleaved RoPE and FlashAttention tiles
+    dict(name="decode-gqa-rope", title="KV-cache decoding: GQA 4/2, RoPE, causal", seed=22,
+         block=dict(d_model=8, n_heads=4, qkv_bias=False, out_bias=False, mask_fill=NEG_INF, n_kv_heads=2,
+                    rope=(10000.0, "half"), decode=True),
+         model={"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
+                "mask_fill": "-inf", "rope": {"style": "half"}, "decode": True}, x=(2, 6, 8), mask="causal"),
+    dict(name="decode-alibi-window", title="KV-cache decoding: ALiBi, sliding window 3, d_k 2, d_v 3", seed=23,
+         block=dict(d_model=6, n_heads=3, d_k=2, d_v=3, alibi=True, decode=True, residual_norm=True),
+         model={"d_model": 6, "n_heads": 3, "d_k": 2, "d_v": 3, "alibi": True, "decode": True,
+                "residual_norm": True}, x=(2, 5, 6), mask={"sliding_window": 3}),
+    dict(name="decode-mqa-flash",
+         title="KV-cache decoding and FlashAttention tiles: MQA, interleaved RoPE (theta 100)", seed=24,
+         block=dict(d_model=8, n_heads=2, n_kv_heads=1, rope=(100.0, "interleaved"), decode=True, flash=(2, 2)),
+         model={"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"theta": 100, "style": "interleaved"},
+                "decode": True, "flash": {"block_q": 2, "block_k": 2}}, x=(1, 5, 8), mask="causal"),
+    # several layers and language models: code below (each checked against PyTorch's own modules)
+    "stack-2-post", "stack-3-prenorm-rope-gqa-decode", "stack-2-flash-alibi-layers",
+    "lm-char-2-layer", "lm-word-sinusoidal-tied", "lm-rope-attn-only",
+]
+
+
+def random_norms(block, d):
+    """The block's norms drawn around 1 (weight) and 0 (bias), norm then ffn_norm."""
+    with torch.no_grad():
+        for ln in (block.norm, block.ffn_norm):
+            ln.weight.copy_(1 + 0.25 * torch.randn(d))
+            if getattr(ln, "bias", None) is not None:
+                ln.bias.copy_(0.1 * torch.randn(d))
+
+
+def key_padding_mask(lens, Lk):
+    """(B, 1, 1, Lk): key j of batch b is kept when j < lens[b]."""
+    lens = torch.tensor(lens)
+    return (torch.arange(Lk)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
+
+
+def variant_from_row(row):
+    """A Variant from a row of VARIANT_ROWS (see there)."""
+    torch.manual_seed(row["seed"])
+    block = make_block(**row["block"])
+    d = row["block"]["d_model"]
+    if row.get("norms"):
+        random_norms(block, d)
+    if "sinks" in row:
+        with torch.no_grad():
+            block.attn.sinks.copy_(torch.tensor(row["sinks"]))
+    if "x" in row:
+        q = k = v = torch.randn(*row["x"])
+    else:
+        q = torch.randn(*row["q"])
+        k = torch.randn(*row["k"]) if "k" in row else q
+        v = torch.randn(*row["v"]) if "v" in row else k
+    Lq, Lk = q.shape[-2], k.shape[-2]
+    pos = row.get("positions")
+    if pos and "offset" in pos:
+        block.attn.position_ids = torch.arange(Lq).view(1, Lq) + pos["offset"]
+    elif pos:
+        am = torch.tensor(pos["left_padding"])
+        block.attn.position_ids = (am.cumsum(-1) - 1).masked_fill(am == 0, 1)
+    spec = row.get("mask")
+    mask = mask_lesson = None
+    if spec == "causal":
+        mask, mask_lesson = torch.tril(torch.ones(Lq, Lk)), "causal"
+    elif isinstance(spec, dict) and "key_padding" in spec:
+        mask, mask_lesson = key_padding_mask(spec["key_padding"], Lk), spec
+    elif isinstance(spec, dict) and "sliding_window" in spec:
+        mask, mask_lesson = sliding_window_mask(Lq, spec["sliding_window"], spec.get("sink_tokens", 0)), spec
+    elif spec is not None:
+        mask = torch.tensor(spec["tensor"])
+        mask = mask.view(*spec["view"]) if "view" in spec else mask
+        mask_lesson = mask_json(mask)
+    return Variant(row["name"], row["title"], row["model"], block, q, k, v, mask=mask, mask_lesson=mask_lesson,
+                   query_2d=row.get("query_2d", False), key_ref=row.get("key_ref"), tokens=row.get("tokens"))
+
+
+# The classic arange example, weights from the init generator
+def variant_arange_2x4x4():
     les = json.loads(ARANGE_LESSON_TEXT)
     r = resolve_lesson(les)
     block = make_block(4, 2)
     block.load_lesson_weights(r["weights"])
     x = torch.arange(0, 32, dtype=torch.float32).view(2, 4, 4)
-    out.append(Variant("arange-2x4x4", les["title"], les["model"], block, x,
-                       lesson_text=ARANGE_LESSON_TEXT))
+    return Variant("arange-2x4x4", les["title"], les["model"], block, x,
+                   lesson_text=ARANGE_LESSON_TEXT)
 
-    # 2. classic fused MHA, padding-style (B, 1, 1, Lk) 0/1 mask
-    torch.manual_seed(2)
-    block = make_block(8, 2, mask_fill=-1e9)
-    x = torch.randn(2, 5, 8)
-    mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]).view(2, 1, 1, 5)
-    out.append(Variant("fused-padding-mask",
-                       "Fused multi-head attention with a (B,1,1,Lk) padding mask",
-                       {"d_model": 8, "n_heads": 2, "mask_fill": -1e9}, block, x,
-                       mask=mask, mask_lesson=mask_json(mask)))
 
-    # 3. cross-attention, separate key and value, key_padding lengths
-    torch.manual_seed(3)
-    block = make_block(8, 2, mask_fill=-1e10)
-    q = torch.randn(2, 3, 8)
-    k = torch.randn(2, 5, 8)
-    v = torch.randn(2, 5, 8)
-    lens = torch.tensor([5, 3])
-    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)   # (B,1,1,Lk)
-    out.append(Variant("cross-key-padding",
-                       {"en": "Cross-attention: 3 queries, 5 keys, key padding",
-                        "zh": "交叉注意力：3 个查询、5 个键，键填充掩码"},
-                       {"d_model": 8, "n_heads": 2, "mask_fill": -1e10}, block, q, k, v,
-                       mask=mask, mask_lesson={"key_padding": [5, 3]}))
-
-    # 3c. RoPE details: a partial rotary dimension (GPT-NeoX's rotate_half on the first
-    # rotary_dim values, GPT-J's interleaved rotary_dim), odd head counts, and position_ids:
-    # decoding after a prompt of P tokens (P, P+1, ...) and left padding (Hugging Face's
-    # position_ids = attention_mask.cumsum(-1) - 1, the pads at 1 as its masked_fill(…, 1))
-    torch.manual_seed(32)
-    block = make_block(18, 3, rope=(10000.0, "half", 4))
-    x = torch.randn(2, 5, 18)
-    out.append(Variant("rope-partial-half", "RoPE, rotate_half on 4 of d_k = 6 (partial rotary), 3 heads",
-                       {"d_model": 18, "n_heads": 3, "rope": {"style": "half", "rotary_dim": 4}}, block, x))
-    torch.manual_seed(33)
-    block = make_block(10, 1, d_k=10, d_v=4, rope=(500.0, "interleaved", 6), mask_fill=float("-inf"))
-    x = torch.randn(1, 7, 10)
-    block.attn.position_ids = torch.arange(7).view(1, 7) + 12         # after a prompt of 12 tokens
-    out.append(Variant("rope-interleaved-offset", "RoPE interleaved, rotary_dim 6 of 10, positions 12..18, causal",
-                       {"d_model": 10, "n_heads": 1, "d_k": 10, "d_v": 4, "mask_fill": "-inf",
-                        "rope": {"theta": 500, "style": "interleaved", "rotary_dim": 6}}, block, x,
-                       mask=torch.tril(torch.ones(7, 7)), mask_lesson="causal"))
-    torch.manual_seed(34)
-    block = make_block(8, 2, n_kv_heads=1, rope=(10000.0, "half"), decode=True)
-    x = torch.randn(2, 6, 8)
-    am = torch.tensor([[1, 1, 1, 1, 1, 1], [0, 0, 1, 1, 1, 1]])       # row 1 left-padded by 2
-    block.attn.position_ids = (am.cumsum(-1) - 1).masked_fill(am == 0, 1)
-    out.append(Variant("rope-left-padding-decode", "RoPE with left padding's position_ids, MQA, KV-cache decoding",
-                       {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"style": "half"}, "decode": True},
-                       block, x, mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal"))
-
-    # 3d. rope_scaling, Hugging Face's four types, each where it changes the numbers:
-    # positions past original_max_position_embeddings (dynamic NTK grows the base there)
-    for i, (kind, sc) in enumerate([
-            ("linear", {"type": "linear", "factor": 4.0}),
-            ("dynamic", {"type": "dynamic", "factor": 2.0, "original_max_position_embeddings": 4}),
-            ("yarn", {"type": "yarn", "factor": 8.0, "original_max_position_embeddings": 16}),
-            ("llama3", {"type": "llama3", "factor": 8.0, "original_max_position_embeddings": 16,
-                        "low_freq_factor": 1.0, "high_freq_factor": 4.0})]):
-        torch.manual_seed(40 + i)
-        block = make_block(16, 2, rope=(100.0, "half", 8, sc), mask_fill=float("-inf"))
-        x = torch.randn(1, 6, 16)
-        block.attn.position_ids = torch.arange(6).view(1, 6) + 3
-        out.append(Variant("rope-scaling-" + kind, "RoPE scaling: %s, positions 3..8" % kind,
-                           {"d_model": 16, "n_heads": 2, "mask_fill": "-inf",
-                            "rope": {"theta": 100, "style": "half", "scaling": sc}}, block, x,
-                           mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal"))
-
-    # 3b. causal aligned bottom-right: 3 new tokens after a prompt of 2 attend to all 5
-    # positions; FlashAttention >= 2.1 (flash_attn_func(causal=True), its README's example
-    # for seqlen_q = 2, seqlen_k = 5) lets query i see keys j <= i + Lk - Lq
+# Causal aligned bottom-right: 3 new tokens after a prompt of 2 attend to all 5
+# positions; FlashAttention >= 2.1 (flash_attn_func(causal=True), its README's example
+# for seqlen_q = 2, seqlen_k = 5) lets query i see keys j <= i + Lk - Lq
+def variant_causal_bottom_right():
     torch.manual_seed(31)
     block = make_block(8, 2)
     x = torch.randn(2, 5, 8)
     q = x[:, 2:].clone()
     mask = torch.tril(torch.ones(3, 5), diagonal=5 - 3)
-    out.append(Variant("causal-bottom-right",
-                       {"en": "Causal aligned bottom-right: 3 queries after a prompt of 2, 5 keys",
-                        "zh": "右下角对齐的因果掩码：提示 2 个词元之后的 3 个查询，5 个键"},
-                       {"d_model": 8, "n_heads": 2}, block, q, x, x,
-                       mask=mask, mask_lesson={"causal": "bottom_right"}))
+    return Variant("causal-bottom-right",
+                   {"en": "Causal aligned bottom-right: 3 queries after a prompt of 2, 5 keys",
+                    "zh": "右下角对齐的因果掩码：提示 2 个词元之后的 3 个查询，5 个键"},
+                   {"d_model": 8, "n_heads": 2}, block, q, x, x,
+                   mask=mask, mask_lesson={"causal": "bottom_right"})
 
-    # 4. causal decoder self-attention
-    torch.manual_seed(4)
-    block = make_block(8, 2, mask_fill=-1e10)
-    x = torch.randn(2, 6, 8)
-    mask = torch.tril(torch.ones(6, 6))
-    out.append(Variant("causal-decoder", "Causal (decoder) self-attention",
-                       {"d_model": 8, "n_heads": 2, "mask_fill": -1e10}, block, x,
-                       mask=mask, mask_lesson="causal"))
 
-    # 5. per-head modules (ModuleList of heads), causal with -inf
-    torch.manual_seed(5)
-    block = make_block(6, 3, qkv_bias=False, mask_fill=float("-inf"), per_head=True)
-    x = torch.randn(2, 5, 6)
-    mask = torch.tril(torch.ones(5, 5))
-    out.append(Variant("per-head-causal-neginf",
-                       {"en": "Separate head modules (nn.ModuleList), causal mask with -inf",
-                        "zh": "每个头一个模块（nn.ModuleList），-inf 因果掩码"},
-                       {"d_model": 6, "n_heads": 3, "qkv_bias": False, "mask_fill": "-inf"},
-                       block, x, mask=mask, mask_lesson="causal"))
-
-    # 6. d_k != d_v, no attention biases, residual + LayerNorm, FFN
-    torch.manual_seed(6)
-    block = make_block(6, 2, d_k=2, d_v=4, qkv_bias=False, out_bias=False,
-                       residual_norm=True, norm_eps=1e-6, ffn_hidden=12)
-    with torch.no_grad():
-        for ln in (block.norm, block.ffn_norm):
-            ln.weight.copy_(1 + 0.25 * torch.randn(6))
-            ln.bias.copy_(0.1 * torch.randn(6))
-    x = torch.randn(2, 4, 6)
-    out.append(Variant("dk-dv-ffn-norm",
-                       "d_k=2 but d_v=4, no biases, residual + LayerNorm, feed-forward",
-                       {"d_model": 6, "n_heads": 2, "d_k": 2, "d_v": 4, "qkv_bias": False,
-                        "out_bias": False, "residual_norm": True, "norm_eps": 1e-6,
-                        "ffn_hidden": 12}, block, x))
-
-    # 6c. StreamingLLM: a sliding window of 3 with the first 2 tokens kept as attention sinks,
-    # GQA with RoPE, decoded token by token (the cache's rows 0, 1 and the last 3 are read)
-    torch.manual_seed(64)
-    block = make_block(8, 2, n_kv_heads=1, rope=(10000.0, "half"), decode=True, mask_fill=float("-inf"))
-    x = torch.randn(2, 9, 8)
-    out.append(Variant("streaming-sinks-decode", "StreamingLLM: a window of 3 and 2 attention-sink tokens, MQA, RoPE, decoding",
-                       {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "mask_fill": "-inf", "rope": {"style": "half"},
-                        "decode": True}, block, x, mask=sliding_window_mask(9, 3, 2),
-                       mask_lesson={"sliding_window": 3, "sink_tokens": 2}))
-
-    # 6d. gpt-oss's attention sinks (transformers' GptOssAttention, eager_attention_forward): a
-    # learned logit per head joins each softmax and takes weight without a value, so rows sum to
-    # less than 1; GQA with RoPE and a sliding window of 3 as gpt-oss's alternate layers, -inf,
-    # decoded token by token too. The sinks are set apart (one large, one very negative).
-    torch.manual_seed(65)
-    block = make_block(8, 4, n_kv_heads=2, rope=(10000.0, "half"), decode=True, mask_fill=float("-inf"),
-                       attn_sinks=True)
-    with torch.no_grad():
-        block.attn.sinks.copy_(torch.tensor([1.5, -0.5, 0.25, -4.0]))
-    x = torch.randn(2, 6, 8)
-    out.append(Variant("gpt-oss-sinks-decode", "gpt-oss's sink logits: GQA 4/2, RoPE, a window of 3, decoding",
-                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "mask_fill": "-inf", "rope": {"style": "half"},
-                        "attn_sinks": True, "decode": True}, block, x, mask=sliding_window_mask(6, 3),
-                       mask_lesson={"sliding_window": 3}))
-    # ... and in a plain fully masked row (-inf): the sink takes all, the row is 0, not NaN
-    torch.manual_seed(66)
-    block = make_block(4, 2, mask_fill=float("-inf"), attn_sinks=True)
-    with torch.no_grad():
-        block.attn.sinks.copy_(torch.tensor([0.0, 2.0]))
-    x = torch.randn(1, 3, 4)
-    m = torch.tensor([[1.0, 1.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
-    out.append(Variant("gpt-oss-sinks-masked-row", "gpt-oss's sink logits with a fully masked row (-inf)",
-                       {"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "attn_sinks": True}, block, x, mask=m,
-                       mask_lesson=[[1, 1, 0], [0, 0, 0], [1, 1, 1]]))
-
-    # 6b. today's blocks. A Llama-style decoder layer (transformers' LlamaDecoderLayer: pre-norm
-    # with RMSNorm, GQA with RoPE, no biases, SwiGLU's LlamaMLP), decoded token by token too;
-    # pre-norm with LayerNorm and exact GELU, checked against nn.TransformerEncoderLayer(
-    # norm_first=True, activation="gelu") with the same weights; post-norm with RMSNorm and
-    # GELU's tanh form, odd sizes, key padding.
-    def random_norms(block, d):
-        with torch.no_grad():
-            for ln in (block.norm, block.ffn_norm):
-                ln.weight.copy_(1 + 0.25 * torch.randn(d))
-                if getattr(ln, "bias", None) is not None:
-                    ln.bias.copy_(0.1 * torch.randn(d))
-
-    torch.manual_seed(61)
-    block = make_block(8, 4, n_kv_heads=2, qkv_bias=False, out_bias=False, rope=(10000.0, "half"),
-                       residual_norm=True, norm_eps=1e-6, ffn_hidden=12, norm="rms", norm_first=True,
-                       activation="swiglu", ffn_bias=False, decode=True, mask_fill=float("-inf"))
-    random_norms(block, 8)
-    x = torch.randn(2, 5, 8)
-    out.append(Variant("llama-block-decode",
-                       "A Llama-style block: RMSNorm, GQA with RoPE, SwiGLU, pre-norm; KV-cache decoding",
-                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
-                        "mask_fill": "-inf", "rope": {"style": "half"}, "residual_norm": True, "norm_eps": 1e-6,
-                        "norm": "rms", "norm_first": True, "ffn_hidden": 12, "activation": "swiglu",
-                        "ffn_bias": False, "decode": True}, block, x,
-                       mask=torch.tril(torch.ones(5, 5)), mask_lesson="causal"))
-
+# Pre-norm with LayerNorm and exact GELU, checked against nn.TransformerEncoderLayer(
+# norm_first=True, activation="gelu") with the same weights
+def variant_prenorm_gelu_layernorm():
     torch.manual_seed(62)
     block = make_block(6, 2, residual_norm=True, ffn_hidden=10, norm_first=True, activation="gelu")
     random_norms(block, 6)
@@ -468,207 +567,18 @@ def variants():
         want = layer(x)
         got = block(x, x, x, None)
         assert torch.allclose(want, got, atol=1e-6, rtol=1e-5), (want - got).abs().max()
-    out.append(Variant("prenorm-gelu-layernorm",
-                       "Pre-norm with LayerNorm and GELU (nn.TransformerEncoderLayer(norm_first=True, activation=\"gelu\"))",
-                       {"d_model": 6, "n_heads": 2, "residual_norm": True, "ffn_hidden": 10, "norm_first": True,
-                        "activation": "gelu"}, block, x))
+    return Variant("prenorm-gelu-layernorm",
+                   "Pre-norm with LayerNorm and GELU (nn.TransformerEncoderLayer(norm_first=True, activation=\"gelu\"))",
+                   {"d_model": 6, "n_heads": 2, "residual_norm": True, "ffn_hidden": 10, "norm_first": True,
+                    "activation": "gelu"}, block, x)
 
-    torch.manual_seed(63)
-    block = make_block(6, 3, residual_norm=True, ffn_hidden=10, norm="rms", activation="gelu_tanh",
-                       norm_eps=1e-5)
-    random_norms(block, 6)
-    x = torch.randn(2, 5, 6)
-    lens = torch.tensor([5, 3])
-    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
-    out.append(Variant("postnorm-rms-gelu-tanh", "Post-norm with RMSNorm and GELU (tanh), 3 heads, key padding",
-                       {"d_model": 6, "n_heads": 3, "residual_norm": True, "ffn_hidden": 10, "norm": "rms",
-                        "activation": "gelu_tanh"}, block, x, mask=mask, mask_lesson={"key_padding": [5, 3]}))
 
-    # 7. a fully masked query row, once with -1e9 (uniform row), once with -inf (NaN row)
-    mask = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]])
-    for name, fill, fill_json, what in [("masked-row-1e9", -1e9, -1e9, "-1e9 gives a uniform row"),
-                                         ("masked-row-neginf", float("-inf"), "-inf",
-                                          "-inf gives a NaN row")]:
-        torch.manual_seed(7)
-        block = make_block(4, 2, mask_fill=fill)
-        x = torch.randn(2, 4, 4)
-        out.append(Variant(name, "A fully masked query row: " + what,
-                           {"d_model": 4, "n_heads": 2, "mask_fill": fill_json}, block, x,
-                           mask=mask, mask_lesson=mask_json(mask)))
-
-    # 8. no sqrt(d_k) scaling, and a custom divisor
-    for name, scale, title in [("no-scale", 1, "No scaling: scores = QKᵀ (scale 1)"),
-                               ("scale-3", 3, "Custom scale: scores = QKᵀ / 3")]:
-        torch.manual_seed(8)
-        block = make_block(4, 2, scale=scale)
-        x = torch.randn(2, 3, 4)
-        out.append(Variant(name, title, {"d_model": 4, "n_heads": 2, "scale": scale}, block, x))
-
-    # 9. qkv bias but no output bias; 2-D query (B = 1); value separate from key
-    torch.manual_seed(9)
-    block = make_block(6, 2, qkv_bias=True, out_bias=False)
-    x = torch.randn(4, 6)
-    v = torch.randn(4, 6)
-    out.append(Variant("no-out-bias-2d",
-                       "Unbatched input (Lq, d_model), separate value, no output bias",
-                       {"d_model": 6, "n_heads": 2, "qkv_bias": True, "out_bias": False},
-                       block, x, x, v, query_2d=True, key_ref="query",
-                       tokens={"query": ["the", "cat", "sat", "down"]}))
-
-    # 10. FFN without residual_norm, default mask_fill, key padding
-    torch.manual_seed(10)
-    block = make_block(8, 4, ffn_hidden=16)
-    x = torch.randn(2, 5, 8)
-    lens = torch.tensor([3, 5])
-    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
-    out.append(Variant("ffn-key-padding",
-                       "Feed-forward after attention (no residual norm), key padding",
-                       {"d_model": 8, "n_heads": 4, "ffn_hidden": 16}, block, x,
-                       mask=mask, mask_lesson={"key_padding": [3, 5]}))
-
-    # 11. a bigger one
-    torch.manual_seed(11)
-    block = make_block(12, 3, mask_fill=-1e9, residual_norm=True)
-    x = torch.randn(3, 7, 12)
-    mask = torch.tril(torch.ones(7, 7))
-    out.append(Variant("big-causal", "Bigger: 3 sequences of 7, d_model 12, 3 heads, causal",
-                       {"d_model": 12, "n_heads": 3, "mask_fill": -1e9, "residual_norm": True},
-                       block, x, mask=mask, mask_lesson="causal"))
-
-    # 12. Llama-style: GQA (4 query heads, 2 K/V heads), RoPE rotate_half, causal, no biases
-    torch.manual_seed(12)
-    block = make_block(16, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
-                       n_kv_heads=2, rope=(10000.0, "half"))
-    x = torch.randn(2, 6, 16)
-    mask = torch.tril(torch.ones(6, 6))
-    out.append(Variant("gqa-rope-causal", "Llama-style: GQA 4/2 heads, RoPE (rotate_half), causal",
-                       {"d_model": 16, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False,
-                        "out_bias": False, "mask_fill": "-inf",
-                        "rope": {"theta": 10000, "style": "half"}},
-                       block, x, mask=mask, mask_lesson="causal"))
-
-    # 13. multi-query attention, RoPE interleaved (GPT-J / Meta pairs), theta 500, no mask
-    torch.manual_seed(13)
-    block = make_block(12, 3, d_k=4, d_v=2, n_kv_heads=1, rope=(500.0, "interleaved"))
-    x = torch.randn(1, 9, 12)
-    out.append(Variant("mqa-rope-interleaved", "MQA (3 query heads, 1 K/V head), d_k 4, d_v 2, RoPE interleaved",
-                       {"d_model": 12, "n_heads": 3, "d_k": 4, "d_v": 2, "n_kv_heads": 1,
-                        "rope": {"theta": 500, "style": "interleaved"}}, block, x))
-
-    # 14. Mistral-style: GQA + RoPE + sliding window 3 over 8 tokens
-    torch.manual_seed(14)
-    block = make_block(8, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
-                       n_kv_heads=2, rope=(10000.0, "half"))
-    x = torch.randn(2, 8, 8)
-    mask = sliding_window_mask(8, 3)
-    out.append(Variant("sliding-window-gqa", "Mistral-style: sliding window 3, GQA 4/2, RoPE",
-                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False,
-                        "out_bias": False, "mask_fill": "-inf", "rope": {"style": "half"}},
-                       block, x, mask=mask, mask_lesson={"sliding_window": 3}))
-
-    # 15. ALiBi, 4 heads (a power of two), causal with -1e9
-    torch.manual_seed(15)
-    block = make_block(8, 4, alibi=True)
-    x = torch.randn(2, 6, 8)
-    mask = torch.tril(torch.ones(6, 6))
-    out.append(Variant("alibi-causal", "ALiBi, 4 heads, causal",
-                       {"d_model": 8, "n_heads": 4, "alibi": True}, block, x,
-                       mask=mask, mask_lesson="causal"))
-
-    # 16. ALiBi with 6 heads (not a power of two: the paper's interleaved slopes), no mask,
-    # sliding window 1 is a separate case below
-    torch.manual_seed(16)
-    block = make_block(12, 6, alibi=True, n_kv_heads=3, residual_norm=True)
-    x = torch.randn(1, 5, 12)
-    out.append(Variant("alibi-6-heads-gqa", "ALiBi with 6 heads (not a power of two), GQA 6/3, residual + LayerNorm",
-                       {"d_model": 12, "n_heads": 6, "n_kv_heads": 3, "alibi": True,
-                        "residual_norm": True}, block, x))
-
-    # 17. GQA in cross-attention with key padding, biases, d_k != d_v; sliding window 1
-    torch.manual_seed(17)
-    block = make_block(8, 4, d_k=2, d_v=3, n_kv_heads=2, mask_fill=-1e10)
-    q = torch.randn(2, 3, 8)
-    k = torch.randn(2, 5, 8)
-    lens = torch.tensor([4, 2])
-    mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
-    out.append(Variant("gqa-cross-padding", "GQA 4/2 in cross-attention, key padding, d_k 2, d_v 3",
-                       {"d_model": 8, "n_heads": 4, "d_k": 2, "d_v": 3, "n_kv_heads": 2,
-                        "mask_fill": -1e10}, block, q, k,
-                       mask=mask, mask_lesson={"key_padding": [4, 2]}))
-    torch.manual_seed(18)
-    block = make_block(4, 2)
-    x = torch.randn(1, 4, 4)
-    mask = sliding_window_mask(4, 1)
-    out.append(Variant("sliding-window-1", "Sliding window 1: each token sees only itself",
-                       {"d_model": 4, "n_heads": 2}, block, x,
-                       mask=mask, mask_lesson={"sliding_window": 1}))
-
-    # 19. FlashAttention tiles: causal, key blocks of 3 over 7 keys (a short last block)
-    torch.manual_seed(19)
-    block = make_block(8, 2, flash=(2, 3))
-    x = torch.randn(2, 7, 8)
-    mask = torch.tril(torch.ones(7, 7))
-    out.append(Variant("flash-causal", "FlashAttention tiles 2×3, causal",
-                       {"d_model": 8, "n_heads": 2, "flash": {"block_q": 2, "block_k": 3}}, block, x,
-                       mask=mask, mask_lesson="causal"))
-
-    # 20. tiles over a sliding window with -inf: whole blocks masked (the running max stays
-    # -inf: Check_inf), GQA and RoPE
-    torch.manual_seed(20)
-    block = make_block(8, 4, n_kv_heads=2, rope=(10000.0, "half"), mask_fill=float("-inf"),
-                       flash=(4, 2))
-    x = torch.randn(1, 8, 8)
-    mask = sliding_window_mask(8, 2)
-    out.append(Variant("flash-window-neginf", "FlashAttention tiles 4×2 over a sliding window 2 with -inf, GQA, RoPE",
-                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "mask_fill": "-inf",
-                        "rope": {"style": "half"}, "flash": {"block_q": 4, "block_k": 2}}, block, x,
-                       mask=mask, mask_lesson={"sliding_window": 2}))
-
-    # 21. tiles with a fully masked row (-inf: NaN, as the standard pass) and ALiBi
-    torch.manual_seed(21)
-    block = make_block(4, 2, mask_fill=float("-inf"), alibi=True, flash=(1, 4))
-    x = torch.randn(1, 5, 4)
-    mask = torch.tensor([[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [1, 1, 1, 1, 0], [1, 1, 1, 1, 1]])
-    out.append(Variant("flash-masked-row-alibi", "FlashAttention tiles 1×4, ALiBi, a fully masked row with -inf",
-                       {"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "alibi": True,
-                        "flash": {"block_q": 1, "block_k": 4}}, block, x,
-                       mask=mask, mask_lesson=mask_json(mask)))
-
-    # 22. KV-cache decoding, Llama-style: GQA + RoPE + causal
-    torch.manual_seed(22)
-    block = make_block(8, 4, qkv_bias=False, out_bias=False, mask_fill=float("-inf"),
-                       n_kv_heads=2, rope=(10000.0, "half"), decode=True)
-    x = torch.randn(2, 6, 8)
-    mask = torch.tril(torch.ones(6, 6))
-    out.append(Variant("decode-gqa-rope", "KV-cache decoding: GQA 4/2, RoPE, causal",
-                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "qkv_bias": False, "out_bias": False,
-                        "mask_fill": "-inf", "rope": {"style": "half"}, "decode": True}, block, x,
-                       mask=mask, mask_lesson="causal"))
-
-    # 23. decoding with ALiBi over a sliding window, biases, d_k != d_v, residual + LayerNorm,
-    # interleaved-free; and MQA with interleaved RoPE
-    torch.manual_seed(23)
-    block = make_block(6, 3, d_k=2, d_v=3, alibi=True, decode=True, residual_norm=True)
-    x = torch.randn(2, 5, 6)
-    mask = sliding_window_mask(5, 3)
-    out.append(Variant("decode-alibi-window", "KV-cache decoding: ALiBi, sliding window 3, d_k 2, d_v 3",
-                       {"d_model": 6, "n_heads": 3, "d_k": 2, "d_v": 3, "alibi": True, "decode": True,
-                        "residual_norm": True}, block, x,
-                       mask=mask, mask_lesson={"sliding_window": 3}))
-    torch.manual_seed(24)
-    block = make_block(8, 2, n_kv_heads=1, rope=(100.0, "interleaved"), decode=True, flash=(2, 2))
-    x = torch.randn(1, 5, 8)
-    mask = torch.tril(torch.ones(5, 5))
-    out.append(Variant("decode-mqa-flash", "KV-cache decoding and FlashAttention tiles: MQA, interleaved RoPE (theta 100)",
-                       {"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"theta": 100, "style": "interleaved"},
-                        "decode": True, "flash": {"block_q": 2, "block_k": 2}}, block, x,
-                       mask=mask, mask_lesson="causal"))
-
-    # 25. several layers (model.n_layers, issue 25): layer 0 reads the input, layer l > 0 the
-    # output of layer l − 1 (its last stage), each layer with its own weights (a seed gives layer
-    # l the generator's tensors i + 64·l) and the same mask; the stages are named l0.…, l1.….
-    # Post-norm with ReLU over the classic arange input, causal, checked against
-    # nn.TransformerEncoder with the same two layers
+# Several layers (model.n_layers, issue 25): layer 0 reads the input, layer l > 0 the
+# output of layer l − 1 (its last stage), each layer with its own weights (a seed gives layer
+# l the generator's tensors i + 64·l) and the same mask; the stages are named l0.…, l1.….
+# Post-norm with ReLU over the classic arange input, causal, checked against
+# nn.TransformerEncoder with the same two layers
+def variant_stack_2_post():
     blocks = [init_block(make_block(4, 2, residual_norm=True, ffn_hidden=8), 42, l) for l in range(2)]
     stack = BlockStack(blocks)
     x = torch.arange(0, 32, dtype=torch.float32).view(2, 4, 4)
@@ -682,26 +592,30 @@ def variants():
     with torch.enable_grad():               # the layers' Python code, not 1.13's inference fast path
         want = enc(x, mask=torch.triu(torch.ones(4, 4, dtype=torch.bool), diagonal=1)).detach()
     assert torch.allclose(want, got, atol=1e-5, rtol=1e-4), (want - got).abs().max()
-    out.append(Variant("stack-2-post", "Two layers, post-norm with ReLU: arange(0,32) as 2×4×4, causal",
-                       {"d_model": 4, "n_heads": 2, "n_layers": 2, "residual_norm": True, "ffn_hidden": 8},
-                       stack, x, mask=mask, mask_lesson="causal", weights={"init": {"seed": 42}}))
+    return Variant("stack-2-post", "Two layers, post-norm with ReLU: arange(0,32) as 2×4×4, causal",
+                   {"d_model": 4, "n_heads": 2, "n_layers": 2, "residual_norm": True, "ffn_hidden": 8},
+                   stack, x, mask=mask, mask_lesson="causal", weights={"init": {"seed": 42}})
 
-    # ... three Llama-style layers (pre-norm, RMSNorm, SwiGLU, GQA with RoPE), each decoded token
-    # by token on its own input
+
+# Three Llama-style layers (pre-norm, RMSNorm, SwiGLU, GQA with RoPE), each decoded token
+# by token on its own input
+def variant_stack_3_prenorm_rope_gqa_decode():
     torch.manual_seed(71)
     stack = BlockStack([init_block(make_block(8, 4, n_kv_heads=2, rope=(10000.0, "half"), residual_norm=True,
                                               ffn_hidden=12, norm="rms", norm_first=True, activation="swiglu",
                                               ffn_bias=False, decode=True), 7, l) for l in range(3)])
     x = torch.randn(1, 6, 8)
-    out.append(Variant("stack-3-prenorm-rope-gqa-decode",
-                       "Three pre-norm layers: RMSNorm, SwiGLU, GQA 4/2 with RoPE, causal, KV-cache decoding",
-                       {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "n_layers": 3, "rope": {"style": "half"},
-                        "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 12,
-                        "activation": "swiglu", "ffn_bias": False, "decode": True}, stack, x,
-                       mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal", weights={"init": {"seed": 7}}))
+    return Variant("stack-3-prenorm-rope-gqa-decode",
+                   "Three pre-norm layers: RMSNorm, SwiGLU, GQA 4/2 with RoPE, causal, KV-cache decoding",
+                   {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "n_layers": 3, "rope": {"style": "half"},
+                    "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 12,
+                    "activation": "swiglu", "ffn_bias": False, "decode": True}, stack, x,
+                   mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal", weights={"init": {"seed": 7}})
 
-    # ... two pre-norm layers with LayerNorm and GELU, ALiBi, FlashAttention tiles 2×2, key padding;
-    # weights.layers: layer 0 gives its own w_q, layer 1 its own norm_weight, the rest is seeded
+
+# Two pre-norm layers with LayerNorm and GELU, ALiBi, FlashAttention tiles 2×2, key padding;
+# weights.layers: layer 0 gives its own w_q, layer 1 its own norm_weight, the rest is seeded
+def variant_stack_2_flash_alibi_layers():
     torch.manual_seed(72)
     blocks = [init_block(make_block(6, 2, alibi=True, flash=(2, 2), residual_norm=True, ffn_hidden=10,
                                     norm_first=True, activation="gelu"), 9, l) for l in range(2)]
@@ -713,21 +627,23 @@ def variants():
     x = torch.randn(2, 5, 6)
     lens = torch.tensor([5, 3])
     mask = (torch.arange(5)[None, :] < lens[:, None]).unsqueeze(1).unsqueeze(2)
-    out.append(Variant("stack-2-flash-alibi-layers",
-                       "Two pre-norm layers, LayerNorm and GELU, ALiBi, FlashAttention tiles 2×2, key padding; "
-                       "weights per layer",
-                       {"d_model": 6, "n_heads": 2, "n_layers": 2, "alibi": True, "flash": {"block_q": 2, "block_k": 2},
-                        "residual_norm": True, "norm_first": True, "ffn_hidden": 10, "activation": "gelu"},
-                       BlockStack(blocks), x, mask=mask, mask_lesson={"key_padding": [5, 3]},
-                       weights={"layers": [{"w_q": tensor_json(w_q)}, {"norm_weight": tensor_json(g)}],
-                                "init": {"seed": 9}}))
+    return Variant("stack-2-flash-alibi-layers",
+                   "Two pre-norm layers, LayerNorm and GELU, ALiBi, FlashAttention tiles 2×2, key padding; "
+                   "weights per layer",
+                   {"d_model": 6, "n_heads": 2, "n_layers": 2, "alibi": True, "flash": {"block_q": 2, "block_k": 2},
+                    "residual_norm": True, "norm_first": True, "ffn_hidden": 10, "activation": "gelu"},
+                   BlockStack(blocks), x, mask=mask, mask_lesson={"key_padding": [5, 3]},
+                   weights={"layers": [{"w_q": tensor_json(w_q)}, {"norm_weight": tensor_json(g)}],
+                            "init": {"seed": 9}})
 
-    # 26. language models (a vocab): token ids -> embedding (+ positions) -> the layers -> final
-    # norm -> logits -> probs. Each is also checked against plain torch: nn.Embedding,
-    # nn.TransformerEncoder's layers (or the layers written out by hand), the norm, a linear head.
-    # Characters, learned positions, two pre-norm GELU layers, a final LayerNorm, an untied head;
-    # weights.layers gives layer 0 its norm_weight and layer 1 its ffn_norm_bias, the final norm
-    # stands beside them, the rest is seeded
+
+# Language models (a vocab): token ids -> embedding (+ positions) -> the layers -> final
+# norm -> logits -> probs. Each is also checked against plain torch: nn.Embedding,
+# nn.TransformerEncoder's layers (or the layers written out by hand), the norm, a linear head.
+# Characters, learned positions, two pre-norm GELU layers, a final LayerNorm, an untied head;
+# weights.layers gives layer 0 its norm_weight and layer 1 its ffn_norm_bias, the final norm
+# stands beside them, the rest is seeded
+def variant_lm_char_2_layer():
     torch.manual_seed(81)
     vocab = list("abcdefg") + [" "]
     text = "abcab cab"
@@ -758,20 +674,22 @@ def variants():
                         mask=torch.triu(torch.ones(L, L, dtype=torch.bool), diagonal=1))).detach()
     assert torch.allclose(want, got, atol=1e-5, rtol=1e-4), (want - got).abs().max()
     assert torch.allclose(F.softmax(want, dim=-1), lm.trace["probs"], atol=1e-6)
-    out.append(LMVariant("lm-char-2-layer",
-                         "A character language model: learned positions, two pre-norm GELU layers, final LayerNorm, "
-                         "causal",
-                         {"d_model": 8, "n_heads": 2, "n_layers": 2, "residual_norm": True, "norm_first": True,
-                          "ffn_hidden": 16, "activation": "gelu", "positions": "learned", "max_positions": 12},
-                         lm, vocab, ids, text=text, mask=torch.tril(torch.ones(L, L)), mask_lesson="causal",
-                         weights={"init": {"seed": 81},
-                                  "layers": [{"norm_weight": tensor_json(g0)}, {"ffn_norm_bias": tensor_json(b1)}],
-                                  "final_norm_weight": tensor_json(fg), "final_norm_bias": tensor_json(fb)}))
+    return LMVariant("lm-char-2-layer",
+                     "A character language model: learned positions, two pre-norm GELU layers, final LayerNorm, "
+                     "causal",
+                     {"d_model": 8, "n_heads": 2, "n_layers": 2, "residual_norm": True, "norm_first": True,
+                      "ffn_hidden": 16, "activation": "gelu", "positions": "learned", "max_positions": 12},
+                     lm, vocab, ids, text=text, mask=torch.tril(torch.ones(L, L)), mask_lesson="causal",
+                     weights={"init": {"seed": 81},
+                              "layers": [{"norm_weight": tensor_json(g0)}, {"ffn_norm_bias": tensor_json(b1)}],
+                              "final_norm_weight": tensor_json(fg), "final_norm_bias": tensor_json(fb)})
 
-    # ... words (split on spaces: the double space and the leading one give no token), a batch of
-    # two texts, sinusoidal positions, one post-norm ReLU layer and no final norm (final_norm
-    # false: a post-norm layer already ends in a norm), the head tied to a given embedding,
-    # temperature 0.7
+
+# Words (split on spaces: the double space and the leading one give no token), a batch of
+# two texts, sinusoidal positions, one post-norm ReLU layer and no final norm (final_norm
+# false: a post-norm layer already ends in a norm), the head tied to a given embedding,
+# temperature 0.7
+def variant_lm_word_sinusoidal_tied():
     torch.manual_seed(82)
     vocab = ["the", "cat", "sat", "on", "mat", "a", "dog", "ran", "to", "park"]
     texts = ["the cat sat on  mat", " a dog ran to park"]
@@ -795,16 +713,18 @@ def variants():
                         emb.weight).detach()
     assert torch.allclose(want, got, atol=1e-5, rtol=1e-4), (want - got).abs().max()
     assert torch.allclose(F.softmax(want / 0.7, dim=-1), lm.trace["probs"], atol=1e-6)
-    out.append(LMVariant("lm-word-sinusoidal-tied",
-                         "A word language model: two texts, sinusoidal positions, one post-norm layer, tied "
-                         "embeddings, temperature 0.7",
-                         {"d_model": 6, "n_heads": 2, "residual_norm": True, "ffn_hidden": 12,
-                          "positions": "sinusoidal", "final_norm": False, "tie_embeddings": True, "temperature": 0.7},
-                         lm, vocab, ids, text=texts, tokenizer="word", mask=torch.tril(torch.ones(L, L)),
-                         mask_lesson="causal", weights={"init": {"seed": 82}, "embed": tensor_json(E)}))
+    return LMVariant("lm-word-sinusoidal-tied",
+                     "A word language model: two texts, sinusoidal positions, one post-norm layer, tied "
+                     "embeddings, temperature 0.7",
+                     {"d_model": 6, "n_heads": 2, "residual_norm": True, "ffn_hidden": 12,
+                      "positions": "sinusoidal", "final_norm": False, "tie_embeddings": True, "temperature": 0.7},
+                     lm, vocab, ids, text=texts, tokenizer="word", mask=torch.tril(torch.ones(L, L)),
+                     mask_lesson="causal", weights={"init": {"seed": 82}, "embed": tensor_json(E)})
 
-    # ... token ids in, no positions but RoPE, two pre-norm attention-only layers (RMSNorm, GQA
-    # 4/2), each decoded token by token, a final RMSNorm, every tensor seeded
+
+# Token ids in, no positions but RoPE, two pre-norm attention-only layers (RMSNorm, GQA
+# 4/2), each decoded token by token, a final RMSNorm, every tensor seeded
+def variant_lm_rope_attn_only():
     g = torch.Generator().manual_seed(83)
     vocab = ["<s>", "up", "down", "left", "right"]
     ids = torch.randint(0, len(vocab), (1, 7), generator=g)
@@ -819,13 +739,23 @@ def variants():
     for block, o in zip(blocks, outs):
         assert torch.allclose(o, block.trace["output"], atol=1e-5, rtol=1e-4)
         assert torch.allclose(block.trace["decode_output"], block.trace["output"], atol=1e-5, rtol=1e-4)
-    out.append(LMVariant("lm-rope-attn-only",
-                         "A language model on token ids: RoPE, two pre-norm attention-only layers, GQA 4/2, "
-                         "final RMSNorm, KV-cache decoding",
-                         {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "n_layers": 2, "rope": {"style": "half"},
-                          "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 0, "decode": True},
-                         lm, vocab, ids, mask=torch.tril(torch.ones(L, L)), mask_lesson="causal",
-                         weights={"init": {"seed": 83}}))
+    return LMVariant("lm-rope-attn-only",
+                     "A language model on token ids: RoPE, two pre-norm attention-only layers, GQA 4/2, "
+                     "final RMSNorm, KV-cache decoding",
+                     {"d_model": 8, "n_heads": 4, "n_kv_heads": 2, "n_layers": 2, "rope": {"style": "half"},
+                      "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 0, "decode": True},
+                     lm, vocab, ids, mask=torch.tril(torch.ones(L, L)), mask_lesson="causal",
+                     weights={"init": {"seed": 83}})
+
+
+VARIANT_CODE = {"arange-2x4x4": variant_arange_2x4x4, "causal-bottom-right": variant_causal_bottom_right, "prenorm-gelu-layernorm": variant_prenorm_gelu_layernorm, "stack-2-post": variant_stack_2_post, "stack-3-prenorm-rope-gqa-decode": variant_stack_3_prenorm_rope_gqa_decode, "stack-2-flash-alibi-layers": variant_stack_2_flash_alibi_layers, "lm-char-2-layer": variant_lm_char_2_layer, "lm-word-sinusoidal-tied": variant_lm_word_sinusoidal_tied, "lm-rope-attn-only": variant_lm_rope_attn_only}
+
+
+def variants():
+    """Every variant: the table's rows, and by name the builders that need code (VARIANT_CODE)."""
+    out = [VARIANT_CODE["arange-2x4x4"]()]
+    for row in VARIANT_ROWS:
+        out.append(VARIANT_CODE[row]() if isinstance(row, str) else variant_from_row(row))
     return out
 
 
