@@ -32,6 +32,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import gen_reference as ref  # noqa: E402  (its writer; it puts lessons/ on the path)
 import lesson_torch as lt  # noqa: E402  (the lesson format's interpreter)
+import torch_modules as tm  # noqa: E402  (its modules)
 
 ATOL, RTOL = 1e-5, 1e-4
 
@@ -281,7 +282,7 @@ def random_lesson(rng):
     weights = {}
     if use_init:
         weights["init"] = {"seed": int(rng.integers(0, 2 ** 40))}
-    for name in lt.INIT_ORDER:
+    for name in tm.INIT_ORDER:
         if name not in needed or (use_init and rng.random() < 0.8):
             continue
         arr = f32(rng, shapes[name], 1.0 / math.sqrt(fan.get(name, d)), uniform=True)

@@ -56,11 +56,12 @@ def _lessons_module(name):
         sys.dont_write_bytecode = no_cache
 
 
-# the lesson format's interpreter and its modules (lessons/lesson_torch.py)
+# the lesson format's modules and interpreter (lessons/torch_modules.py, lessons/lesson_torch.py)
+_lessons_module("torch_modules")
 _lessons_module("lesson_torch")
-from lesson_torch import (STAGES, LM_MODEL_KEYS, BlockStack, LanguageModel, PerHeadMultiHeadAttention,  # noqa: E402
-                          block_output, init_block, init_lm, lesson_module, lm_tail, make_block, mask_json,
-                          resolve_lesson, run_lesson, sliding_window_mask, tensor_json, tokenize)
+from torch_modules import (STAGES, BlockStack, LanguageModel, PerHeadMultiHeadAttention, block_output,  # noqa: E402
+                           init_block, init_lm, make_block, mask_json, sliding_window_mask, tensor_json)
+from lesson_torch import LM_MODEL_KEYS, lesson_module, lm_tail, resolve_lesson, run_lesson, tokenize  # noqa: E402
 
 
 # ----------------------------------------------------------------------------
