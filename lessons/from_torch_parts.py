@@ -304,6 +304,16 @@ def _mask_json(t):
     return t.to(torch.int64).tolist()
 
 
+def _masked_cells(mask, what, expected):
+    """nn.MultiheadAttention's bool (or uint8) mask, or float additive one, as bool: True where masked."""
+    t = mask.detach().cpu()
+    if t.dtype == torch.bool or t.dtype == torch.uint8:
+        return t != 0
+    if t.is_floating_point():
+        return _float_additive(t, what)
+    raise ValueError("%s: dtype %s; %s" % (what, t.dtype, expected))
+
+
 def _mha_masks(mask, key_padding_mask, B, H, Lq, Lk, batched):
     """PyTorch's conventions -> (lesson mask json, keep (B, Lq, Lk) bool, attn_mask, kpm for the module)."""
     masked = torch.zeros(B, Lq, Lk, dtype=torch.bool)
@@ -316,14 +326,7 @@ def _mha_masks(mask, key_padding_mask, B, H, Lq, Lk, batched):
         masked |= mod_attn
         attn_json = "causal"
     elif mask is not None:
-        t = mask.detach().cpu()
-        if t.dtype == torch.bool or t.dtype == torch.uint8:
-            m = t != 0
-        elif t.is_floating_point():
-            m = _float_additive(t, "attn_mask")
-        else:
-            raise ValueError("attn_mask: dtype %s; PyTorch takes bool (True = masked) or float "
-                             "(additive)" % t.dtype)
+        m = _masked_cells(mask, "attn_mask", "PyTorch takes bool (True = masked) or float (additive)")
         if m.dim() == 2:
             if tuple(m.shape) != (Lq, Lk):
                 raise ValueError("attn_mask: shape %s, want (%d, %d)" % (list(m.shape), Lq, Lk))
@@ -342,13 +345,7 @@ def _mha_masks(mask, key_padding_mask, B, H, Lq, Lk, batched):
         else:
             raise ValueError("attn_mask: rank %d; PyTorch takes (L, S) or (N·num_heads, L, S)" % m.dim())
     if key_padding_mask is not None:
-        t = key_padding_mask.detach().cpu()
-        if t.dtype == torch.bool or t.dtype == torch.uint8:
-            p = t != 0
-        elif t.is_floating_point():
-            p = _float_additive(t, "key_padding_mask")
-        else:
-            raise ValueError("key_padding_mask: dtype %s; expected bool (True = padding)" % t.dtype)
+        p = _masked_cells(key_padding_mask, "key_padding_mask", "expected bool (True = padding)")
         if not batched and p.dim() == 1:
             p = p.unsqueeze(0)
         if tuple(p.shape) != (B, Lk):

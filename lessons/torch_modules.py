@@ -582,6 +582,11 @@ class AttentionBlock(nn.Module):
     def stages(self):
         return [(n, self.trace[n].detach().clone()) for n in STAGES if n in self.trace]
 
+    def _ffn_linears(self):
+        """(layer, weight name, bias name) of the feed-forward's linear layers, in the lesson's order."""
+        return [(lin, wn, bn) for lin, wn, bn in [(self.ffn_w1, "ffn_w1", "ffn_b1"), (self.ffn_w2, "ffn_w2", "ffn_b2"),
+                                                  (self.ffn_gate, "ffn_w_gate", "ffn_b_gate")] if lin is not None]
+
     def load_lesson_weights(self, w):
         self.attn.load_lesson_weights(w)
         with torch.no_grad():
@@ -592,10 +597,7 @@ class AttentionBlock(nn.Module):
             if self.norm is not None:
                 norm(self.norm, "norm_weight", "norm_bias")
             if self.ffn_hidden:
-                for lin, wn, bn in [(self.ffn_w1, "ffn_w1", "ffn_b1"), (self.ffn_w2, "ffn_w2", "ffn_b2"),
-                                    (self.ffn_gate, "ffn_w_gate", "ffn_b_gate")]:
-                    if lin is None:
-                        continue
+                for lin, wn, bn in self._ffn_linears():
                     lin.weight.copy_(w[wn])
                     if lin.bias is not None:
                         lin.bias.copy_(w[bn])
@@ -614,10 +616,7 @@ class AttentionBlock(nn.Module):
         if self.norm is not None:
             norm(self.norm, "norm_weight", "norm_bias")
         if self.ffn_hidden:
-            for lin, wn, bn in [(self.ffn_w1, "ffn_w1", "ffn_b1"), (self.ffn_w2, "ffn_w2", "ffn_b2"),
-                                (self.ffn_gate, "ffn_w_gate", "ffn_b_gate")]:
-                if lin is None:
-                    continue
+            for lin, wn, bn in self._ffn_linears():
                 out[wn] = tensor_json(lin.weight)
                 if lin.bias is not None:
                     out[bn] = tensor_json(lin.bias)
