@@ -10,7 +10,8 @@ limits, and written to disk the way attnviz writes a file (src/core/temp_file.c)
     save_lesson(lesson, path)  all of the above, then a temporary file created exclusively in the
                                target's folder, fsync'ed and renamed over the target; a target
                                that exists and is not a regular file (a FIFO, a device, a folder)
-                               is refused, a symbolic link is written through (never replaced)
+                               is refused, a symbolic link is written through (never replaced);
+                               temporary files a killed writer left beside it are removed
 
 Used by lessons/from_torch.py and every training script (through lessons/trained.py).
 """
@@ -366,6 +367,34 @@ def _create_temp(real, path):
     raise ValueError("%s: cannot write: no free temporary name beside it" % path)
 
 
+def _clean_stale(real):
+    """Removes REAL.tmp-PID-HEX beside real whose process is gone (what a killed writer left),
+    as temp_file_clean_stale does."""
+    folder, base = os.path.split(real)
+    try:
+        names = os.listdir(folder or ".")
+    except OSError:
+        return
+    for n in names:
+        rest = n[len(base) + 5:] if n.startswith(base + ".tmp-") else ""
+        pid, _, tail = rest.partition("-")
+        if not (pid.isdigit() and len(tail) == 8 and all(c in "0123456789abcdef" for c in tail)):
+            continue
+        if int(pid) == os.getpid() or int(pid) <= 0:
+            continue
+        try:
+            os.kill(int(pid), 0)
+            continue                                 # still running (or not ours to ask)
+        except ProcessLookupError:
+            pass
+        except OSError:
+            continue
+        try:
+            os.unlink(os.path.join(folder, n))
+        except OSError:
+            pass
+
+
 def check_target(path):
     """ValueError (one line) unless a lesson can be written to path: the target is a regular
     file, a link to one or a new name, and a file can be created in its folder. For the
@@ -383,6 +412,7 @@ def save_lesson(lesson, path):
     untouched when the lesson or the target is refused."""
     data = lesson_text(check_lesson(lesson)).encode("utf-8")
     real = _target(path)
+    _clean_stale(real)
     fd, tmp = _create_temp(real, path)
     try:
         try:

@@ -259,6 +259,18 @@ def finding6():
     if os.path.exists(os.path.join(folder, "nowhere.json")):
         fail("save through a dangling link: created the file it names")
     no_temp_files("the writes", folder)
+    # a temporary file a killed writer left (its process is gone) is removed; a running one's kept
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = os.path.join(folder, "real.json.tmp-%d-0123abcd" % gone.pid)
+    alive = os.path.join(folder, "real.json.tmp-%d-0123abcd" % os.getppid())
+    for f in (stale, alive):
+        open(f, "w").close()
+    ft.save_lesson(good, link)
+    if os.path.exists(stale) or not os.path.exists(alive):
+        fail("stale temporary files: removed %s, kept %s (want the dead writer's removed, the live one's kept)"
+             % (not os.path.exists(stale), os.path.exists(alive)))
+    os.unlink(alive)
 
     # every training script: --out is checked before training (its make() never called)
     import contextlib
