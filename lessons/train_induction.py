@@ -23,7 +23,7 @@ and deterministic algorithms: running it twice writes byte-identical JSON
 
 The lesson's input is the 12 letters "qkdmbxqkdmbx". The narration and the quiz are
 written from the numbers the trained model gives on it, and the lesson is run again from
-its own JSON by a small torch interpreter (trained.lesson_lm_forward) and compared with the model.
+its own JSON by lessons/lesson_torch.py (trained.lesson_lm_forward) and compared with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """
 

@@ -22,8 +22,8 @@ and deterministic algorithms: running it twice writes byte-identical JSON
 
 The lesson's input is "stream|maerts". The narration and the quiz are written from the
 numbers the trained model gives on it and on held-out random texts; the script writes
-nothing if a claim does not hold. The lesson is run again from its own JSON by a small
-torch interpreter (trained.lesson_lm_forward) and compared with the model.
+nothing if a claim does not hold. The lesson is run again from its own JSON by
+lessons/lesson_torch.py (trained.lesson_lm_forward) and compared with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """
 

@@ -30,7 +30,7 @@ test-full).
 The lesson's input is "to be or not to be" (Hamlet, in the riddles file). The narration
 is written from the numbers the trained model gives on it and on held-out text; the
 script refuses to write the lesson if a claim of the narration does not hold, and runs the
-lesson again from its own JSON with a small torch interpreter (trained.lesson_lm_forward) and
+lesson again from its own JSON with lessons/lesson_torch.py (trained.lesson_lm_forward) and
 compares it with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """

@@ -13,7 +13,8 @@ import torch
 import torch.nn as nn
 import torch.nn.functional as F
 
-from from_torch import save_lesson  # the lessons' JSON writer
+import lesson_torch  # the lessons' interpreter
+from lesson_file import check_target, save_lesson  # the lessons' checks and atomic write
 
 
 def run(script, description, default_out, make, argv=None):
@@ -24,6 +25,11 @@ def run(script, description, default_out, make, argv=None):
     ap.add_argument("--quiet", action="store_true", help="print only errors")
     args = ap.parse_args(argv)
     log = (lambda *a: None) if args.quiet else print
+    try:
+        check_target(args.out)                # before minutes of training, not after
+    except ValueError as e:
+        print("%s: --out %s" % (script, e), file=sys.stderr)
+        return 1
     torch.set_num_threads(1)
     torch.use_deterministic_algorithms(True)
     lesson, problems, diff = make(log)
@@ -32,13 +38,17 @@ def run(script, description, default_out, make, argv=None):
             print("%s: %s" % (script, p), file=sys.stderr)
         return 1
     log("the lesson run from its JSON matches the model (max diff %.2g)" % diff)
-    save_lesson(lesson, args.out)
+    try:
+        save_lesson(lesson, args.out)
+    except ValueError as e:
+        print("%s: %s" % (script, e), file=sys.stderr)
+        return 1
     log("wrote %s (%d bytes)" % (args.out, os.path.getsize(args.out)))
     return 0
 
 
 # ----------------------------------------------------------------------------
-# the models' block and the lessons' interpreter
+# the models' block and the lessons run from their JSON
 # ----------------------------------------------------------------------------
 
 class Block(nn.Module):
@@ -75,34 +85,13 @@ class Block(nn.Module):
 
 
 def lesson_lm_forward(lesson):
-    """Runs a trained lesson dict as the lesson format describes it (char tokenizer, learned
-    positions, pre-norm layers: weights.layers or one flat layer, a GELU feed-forward where
-    a layer has ffn_w1, final norm, lm_head, softmax) with torch functions only:
+    """Runs a trained lesson dict as the lesson format describes it, with lessons/lesson_torch.py
+    (the one Python interpreter of the format, also tests/gen_reference.py's):
     {"attn": [per layer (1, H, L, L)], "logits", "probs": (1, L, V)}."""
-    m, w = lesson["model"], lesson["weights"]
-    C, H, eps = m["d_model"], m["n_heads"], m["norm_eps"]
-    d = C // H
-
-    def t(v):
-        return torch.tensor(v, dtype=torch.float32)
-    ids = torch.tensor([[lesson["vocab"].index(ch) for ch in lesson["input"]["text"]]])
-    L = ids.shape[1]
-    x = t(w["embed"])[ids] + t(w["pos_embed"])[:L]
-    keep = torch.tril(torch.ones(L, L, dtype=torch.bool))
-    attns = []
-    for lw in w.get("layers", [w]):
-        n = F.layer_norm(x, (C,), t(lw["norm_weight"]), t(lw["norm_bias"]), eps)
-        q, k, v = (F.linear(n, t(lw["w_" + c]), t(lw["b_" + c])).view(1, L, H, d).transpose(1, 2) for c in "qkv")
-        scores = (q @ k.transpose(-2, -1) / math.sqrt(d)).masked_fill(~keep, m.get("mask_fill", -1e9))
-        a = torch.softmax(scores, -1)
-        attns.append(a)
-        x = x + F.linear((a @ v).transpose(1, 2).reshape(1, L, H * d), t(lw["w_o"]), t(lw["b_o"]))
-        if "ffn_w1" in lw:
-            n2 = F.layer_norm(x, (C,), t(lw["ffn_norm_weight"]), t(lw["ffn_norm_bias"]), eps)
-            x = x + F.linear(F.gelu(F.linear(n2, t(lw["ffn_w1"]), t(lw["ffn_b1"]))), t(lw["ffn_w2"]), t(lw["ffn_b2"]))
-    x = F.layer_norm(x, (C,), t(w["final_norm_weight"]), t(w["final_norm_bias"]), eps)
-    logits = F.linear(x, t(w["lm_head"]))
-    return {"attn": attns, "logits": logits, "probs": torch.softmax(logits, -1)}
+    stages = lesson_torch.run_lesson(lesson)
+    named = dict(stages)
+    return {"attn": [t for n, t in stages if n == "attn" or n.endswith(".attn")],
+            "logits": named["logits"], "probs": named["probs"]}
 
 
 def text_problems(lesson, limit=4000):

@@ -8,7 +8,7 @@ rotary_dim, position_ids, the four rope.scaling types) or ALiBi, FlashAttention 
 KV-cache decoding, and the different ways
 the lesson format can spell tensors and weights), writes it to a temporary
 file, runs `attnviz --dump LESSON`, and compares every stage PyTorch computes
-(see gen_reference.py) with atol 1e-5, rtol 1e-4; NaN and +-inf positions must
+(lessons/lesson_torch.py's run_lesson) with atol 1e-5, rtol 1e-4; NaN and +-inf positions must
 match exactly.  Prints one line per failing trial and finally
 "N passed, M failed"; exits 1 if anything failed.  Lessons of failing trials
 are kept (the path is printed).
@@ -30,7 +30,9 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-import gen_reference as ref  # noqa: E402
+import gen_reference as ref  # noqa: E402  (its writer; it puts lessons/ on the path)
+import lesson_torch as lt  # noqa: E402  (the lesson format's interpreter)
+import torch_modules as tm  # noqa: E402  (its modules)
 
 ATOL, RTOL = 1e-5, 1e-4
 
@@ -280,7 +282,7 @@ def random_lesson(rng):
     weights = {}
     if use_init:
         weights["init"] = {"seed": int(rng.integers(0, 2 ** 40))}
-    for name in ref.INIT_ORDER:
+    for name in tm.INIT_ORDER:
         if name not in needed or (use_init and rng.random() < 0.8):
             continue
         arr = f32(rng, shapes[name], 1.0 / math.sqrt(fan.get(name, d)), uniform=True)
@@ -411,7 +413,7 @@ def main():
         ref.write_text(path, ref.to_json(lesson) + "\n")
         problems = []
         try:
-            want = ref.run_lesson(lesson, per_head=False)
+            want = lt.run_lesson(lesson, per_head=False)
         except Exception as e:  # a generator bug, not an attnviz failure
             problems.append("torch reference failed: %r" % e)
             want = []

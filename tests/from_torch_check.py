@@ -37,6 +37,7 @@ sys.path.insert(0, os.path.join(ROOT, "lessons"))
 import check_random as cr  # noqa: E402
 import gen_reference as ref  # noqa: E402
 import from_torch as ft  # noqa: E402
+import torch_modules as tm  # noqa: E402
 
 CASES = []
 
@@ -230,7 +231,7 @@ def traced_case(name, module, q, k=None, v=None, mask=None, call_2d=False, want_
 @case
 def ref_fused_padding():
     torch.manual_seed(2)
-    m = ref.MultiHeadAttention(8, 2, mask_fill=-1e9)
+    m = tm.MultiHeadAttention(8, 2, mask_fill=-1e9)
     x = torch.randn(2, 5, 8)
     mask = torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]).view(2, 1, 1, 5)
     return traced_case("custom fused-padding-mask (w_q..w_o, (B,1,1,Lk) mask)", m, x, mask=mask,
@@ -240,7 +241,7 @@ def ref_fused_padding():
 @case
 def ref_cross_key_padding():
     torch.manual_seed(3)
-    m = ref.MultiHeadAttention(8, 2, mask_fill=-1e10)
+    m = tm.MultiHeadAttention(8, 2, mask_fill=-1e10)
     q, k, v = torch.randn(2, 3, 8), torch.randn(2, 5, 8), torch.randn(2, 5, 8)
     mask = (torch.arange(5)[None, :] < torch.tensor([5, 3])[:, None]).view(2, 1, 1, 5)
     return traced_case("custom cross-key-padding (bool keep mask, fill -1e10)", m, q, k, v, mask=mask,
@@ -250,7 +251,7 @@ def ref_cross_key_padding():
 @case
 def ref_causal_decoder():
     torch.manual_seed(4)
-    m = ref.MultiHeadAttention(8, 2, mask_fill=-1e10)
+    m = tm.MultiHeadAttention(8, 2, mask_fill=-1e10)
     return traced_case("custom causal-decoder (tril mask -> causal)", m, torch.randn(2, 6, 8),
                        mask=torch.tril(torch.ones(6, 6)), want_mask="causal")
 
@@ -258,7 +259,7 @@ def ref_causal_decoder():
 @case
 def ref_per_head_causal_neginf():
     torch.manual_seed(5)
-    m = ref.PerHeadMultiHeadAttention(6, 3, qkv_bias=False, mask_fill=float("-inf"))
+    m = tm.PerHeadMultiHeadAttention(6, 3, qkv_bias=False, mask_fill=float("-inf"))
     return traced_case("custom per-head-causal-neginf (ModuleList of heads)", m, torch.randn(2, 5, 6),
                        mask=torch.tril(torch.ones(5, 5)), want_mask="causal")
 
@@ -266,14 +267,14 @@ def ref_per_head_causal_neginf():
 @case
 def ref_per_head_bias_dk_dv():
     torch.manual_seed(55)
-    m = ref.PerHeadMultiHeadAttention(6, 2, d_k=2, d_v=3, qkv_bias=True, mask_fill=-1e9)
+    m = tm.PerHeadMultiHeadAttention(6, 2, d_k=2, d_v=3, qkv_bias=True, mask_fill=-1e9)
     return traced_case("custom per-head with biases, d_k 2, d_v 3, no mask", m, torch.randn(2, 4, 6))
 
 
 @case
 def ref_gqa_causal():
     torch.manual_seed(61)
-    m = ref.MultiHeadAttention(8, 4, qkv_bias=False, mask_fill=float("-inf"), n_kv_heads=2)
+    m = tm.MultiHeadAttention(8, 4, qkv_bias=False, mask_fill=float("-inf"), n_kv_heads=2)
     return traced_case("custom GQA 4/2 (smaller w_k, w_v -> n_kv_heads), causal", m, torch.randn(2, 5, 8),
                        mask=torch.tril(torch.ones(5, 5)), want_mask="causal")
 
@@ -281,21 +282,21 @@ def ref_gqa_causal():
 @case
 def ref_mqa_dk_dv_bias():
     torch.manual_seed(62)
-    m = ref.MultiHeadAttention(12, 3, d_k=2, d_v=4, n_kv_heads=1, mask_fill=-1e9)
+    m = tm.MultiHeadAttention(12, 3, d_k=2, d_v=4, n_kv_heads=1, mask_fill=-1e9)
     return traced_case("custom MQA 3/1 with biases, d_k 2, d_v 4, no mask", m, torch.randn(2, 4, 12))
 
 
 @case
 def ref_dk_dv():
     torch.manual_seed(6)
-    m = ref.MultiHeadAttention(6, 2, d_k=2, d_v=4, qkv_bias=False, out_bias=False)
+    m = tm.MultiHeadAttention(6, 2, d_k=2, d_v=4, qkv_bias=False, out_bias=False)
     return traced_case("custom dk-dv (d_k 2, d_v 4, no biases)", m, torch.randn(2, 4, 6))
 
 
 @case
 def ref_masked_row_1e9():
     torch.manual_seed(7)
-    m = ref.MultiHeadAttention(4, 2, mask_fill=-1e9)
+    m = tm.MultiHeadAttention(4, 2, mask_fill=-1e9)
     mask = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]])
     return traced_case("custom masked-row-1e9 (uniform row)", m, torch.randn(2, 4, 4), mask=mask,
                        want_mask=mask.tolist())
@@ -304,7 +305,7 @@ def ref_masked_row_1e9():
 @case
 def ref_masked_row_neginf():
     torch.manual_seed(7)
-    m = ref.MultiHeadAttention(4, 2, mask_fill=float("-inf"))
+    m = tm.MultiHeadAttention(4, 2, mask_fill=float("-inf"))
     mask = torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]])
     return traced_case("custom masked-row-neginf (NaN row)", m, torch.randn(2, 4, 4), mask=mask,
                        want_mask=mask.tolist())
@@ -313,21 +314,21 @@ def ref_masked_row_neginf():
 @case
 def ref_no_scale():
     torch.manual_seed(8)
-    m = ref.MultiHeadAttention(4, 2, scale=1)
+    m = tm.MultiHeadAttention(4, 2, scale=1)
     return traced_case("custom no-scale (scale attribute 1)", m, torch.randn(2, 3, 4))
 
 
 @case
 def ref_scale_3():
     torch.manual_seed(8)
-    m = ref.MultiHeadAttention(4, 2, scale=3)
+    m = tm.MultiHeadAttention(4, 2, scale=3)
     return traced_case("custom scale-3 (scale attribute 3)", m, torch.randn(2, 3, 4))
 
 
 @case
 def ref_no_out_bias_2d():
     torch.manual_seed(9)
-    m = ref.MultiHeadAttention(6, 2, qkv_bias=True, out_bias=False)
+    m = tm.MultiHeadAttention(6, 2, qkv_bias=True, out_bias=False)
     x, v = torch.randn(4, 6), torch.randn(4, 6)
     c = traced_case("custom no-out-bias-2d (2-D query, module wants (B,L,C))", m, x, None, v,
                     call_2d=True)
@@ -337,7 +338,7 @@ def ref_no_out_bias_2d():
 @case
 def ref_ffn_key_padding_attention():
     torch.manual_seed(10)
-    m = ref.MultiHeadAttention(8, 4)
+    m = tm.MultiHeadAttention(8, 4)
     mask = (torch.arange(5)[None, :] < torch.tensor([3, 5])[:, None]).unsqueeze(1).unsqueeze(2)
     return traced_case("custom ffn-key-padding's attention (4 heads)", m, torch.randn(2, 5, 8),
                        mask=mask, want_mask={"key_padding": [3, 5]})
@@ -346,7 +347,7 @@ def ref_ffn_key_padding_attention():
 @case
 def ref_big_causal():
     torch.manual_seed(11)
-    m = ref.MultiHeadAttention(12, 3, mask_fill=-1e9)
+    m = tm.MultiHeadAttention(12, 3, mask_fill=-1e9)
     return traced_case("custom big-causal (3x7x12, 3 heads)", m, torch.randn(3, 7, 12),
                        mask=torch.tril(torch.ones(7, 7)), want_mask="causal")
 
@@ -634,7 +635,7 @@ REJECTIONS = [
     ("custom without linears", lambda: (NoLinears(), dict(query=torch.randn(1, 3, 4))), "nn.Linear"),
     ("custom n_heads not dividing", lambda: (ProjStyle(6, 2), dict(query=torch.randn(1, 3, 6),
                                                                    n_heads=4)), "does not divide"),
-    ("custom keep-mask that is not 0/1", lambda: (ref.MultiHeadAttention(4, 2), dict(
+    ("custom keep-mask that is not 0/1", lambda: (tm.MultiHeadAttention(4, 2), dict(
         query=torch.randn(1, 3, 4), mask=torch.full((3, 3), 0.5))), "must be 0/1"),
     ("custom module the lesson cannot reproduce (no mask given to a causal module)",
      lambda: (NanoGPTStyle(4, 2), dict(query=torch.randn(1, 4, 4))), "does not reproduce"),

@@ -33,6 +33,12 @@ out="$tmp/frames"
     fail "installed --describe (reads the assets) failed from /: $(cat "$tmp/err")"
 grep -q '缩放' "$tmp/desc" || grep -q '注意力' "$tmp/desc" || fail "installed --describe --lang zh has no Chinese text"
 (cd / && "$bin" --check "$share"/attnviz/lessons/*.json >/dev/null 2>"$tmp/err") || fail "installed lessons do not --check: $(cat "$tmp/err")"
+# the installed from_torch.py finds its modules beside it (from_torch_parts.py, from_torch_blocks.py,
+# lesson_file.py, lesson_torch.py, torch_modules.py); needs torch
+if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+    { (cd / && /usr/bin/python3 -B "$share/attnviz/lessons/from_torch.py" --demo "$tmp/demo.json" >/dev/null 2>"$tmp/err") &&
+        "$bin" --check "$tmp/demo.json" >/dev/null 2>>"$tmp/err"; } || fail "installed from_torch.py --demo: $(tail -3 "$tmp/err")"
+fi
 
 # 1b. issue 27 item 4: files planted beside the install are never read: PREFIX/assets
 # and PREFIX/../assets (bindir/../assets, bindir/../../assets) with a language file
