@@ -16,6 +16,19 @@ if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
     echo "train_lessons_test: SKIP: needs /usr/bin/python3 with torch (python3-torch)"
     exit 77
 fi
+# The shipped lessons were trained with ATen's AVX2 kernels and OpenBLAS's Haswell kernels
+# (an AVX2 machine's): pinned here, so a CPU with AVX-512 (whose kernels round otherwise)
+# reproduces them too. Needs OpenBLAS as the BLAS (Debian's reference BLAS rounds otherwise).
+export ATEN_CPU_CAPABILITY=avx2 OPENBLAS_CORETYPE=Haswell
+if ! grep -qw avx2 /proc/cpuinfo 2>/dev/null; then
+    echo "train_lessons_test: SKIP: the lessons were trained with AVX2 kernels; this CPU has none"
+    exit 77
+fi
+case "$(readlink -f /usr/lib/"$(uname -m)"-linux-gnu/libblas.so.3 2>/dev/null)" in
+*openblas*) ;;
+*) echo "train_lessons_test: SKIP: the BLAS is not OpenBLAS (apt-get install libopenblas0-pthread; make bench installs it)"
+   exit 77 ;;
+esac
 . "$(dirname "$0")/test_lib.sh"
 
 # retrain SCRIPT LESSON LINES: lessons/SCRIPT rerun into $tmp writes exactly lessons/LESSON
