@@ -198,22 +198,23 @@ test-full: deps
 	@ATTNVIZ_FULL=1 $(MAKE) --no-print-directory test-run
 	@$(MAKE) --no-print-directory valgrind
 
-# libFuzzer (clang; address + undefined sanitizers) on four targets: the lesson
+# libFuzzer (clang; address + undefined sanitizers) on five targets: the lesson
 # loader (its corpus starts from lessons/, the references and the bad lessons), the
-# --set grammar, the study mode's answer parser and the progress file's reader and
-# writer (tests/fuzz/seeds/). Each runs FUZZ_SECONDS/4. Every crash found is kept in
+# --set grammar, the study mode's answer parser, the progress file's reader and
+# writer, and the page's address read as its command line (src/app/url_args.c)
+# (tests/fuzz/seeds/). Each runs FUZZ_SECONDS/5. Every crash found is kept in
 # tests/fuzz/regressions/ (the lesson's) or tests/fuzz/regressions/TARGET/ and
 # replayed by `make test` (test_fuzz_regressions, test_fuzz_targets).
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := fuzz_lesson fuzz_set fuzz_quiz_answer fuzz_progress
+FUZZ_TARGETS := fuzz_lesson fuzz_set fuzz_quiz_answer fuzz_progress fuzz_url_args
 FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/app
-FUZZ_EACH    := $(shell echo $$(( ($(FUZZ_SECONDS) + 3) / 4 )))
+FUZZ_EACH    := $(shell echo $$(( ($(FUZZ_SECONDS) + 4) / 5 )))
 FUZZ_RUN     := -max_total_time=$(FUZZ_EACH) -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10 -print_final_stats=1
 # the sources under test compiled once (instrumented, not linked with the fuzzer's
 # main), each target linked against them
-FUZZ_SRC := $(CORE_SRC) $(VIEW_SRC) src/app/progress.c
+FUZZ_SRC := $(CORE_SRC) $(VIEW_SRC) src/app/progress.c src/app/url_args.c
 FUZZ_OBJ := $(FUZZ_SRC:src/%.c=build/fuzz/obj/%.o)
 build/fuzz/obj/%.o: src/%.c src/*/*.h
 	@mkdir -p $(dir $@)
@@ -226,10 +227,10 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c build/fuzz/libfuzzsrc.a
 
 fuzz: deps
 	@$(MAKE) --no-print-directory -j2 $(FUZZ_TARGETS:%=build/fuzz/%)
-	@mkdir -p build/fuzz/corpus tests/fuzz/regressions $(foreach t,set quiz_answer progress,build/fuzz/corpus-$(t) tests/fuzz/regressions/$(t))
+	@mkdir -p build/fuzz/corpus tests/fuzz/regressions $(foreach t,set quiz_answer progress url_args,build/fuzz/corpus-$(t) tests/fuzz/regressions/$(t))
 	@cp lessons/*.json tests/ref/*.lesson.json tests/bad/*.json build/fuzz/corpus/ 2>/dev/null; true
 	@cp tests/fuzz/seeds/set/* build/fuzz/corpus-set/; cp tests/fuzz/seeds/quiz/* build/fuzz/corpus-quiz_answer/
-	@cp tests/fuzz/seeds/progress/* build/fuzz/corpus-progress/
+	@cp tests/fuzz/seeds/progress/* build/fuzz/corpus-progress/; cp tests/fuzz/seeds/url/* build/fuzz/corpus-url_args/
 	build/fuzz/fuzz_lesson $(FUZZ_RUN) -max_len=65536 -dict=tests/fuzz/lesson.dict \
 	  -artifact_prefix=tests/fuzz/regressions/ build/fuzz/corpus
 	build/fuzz/fuzz_set $(FUZZ_RUN) -max_len=201 -dict=tests/fuzz/set.dict \
@@ -238,6 +239,8 @@ fuzz: deps
 	  build/fuzz/corpus-quiz_answer
 	build/fuzz/fuzz_progress $(FUZZ_RUN) -max_len=16384 -dict=tests/fuzz/progress.dict \
 	  -artifact_prefix=tests/fuzz/regressions/progress/ build/fuzz/corpus-progress
+	build/fuzz/fuzz_url_args $(FUZZ_RUN) -max_len=8208 -dict=tests/fuzz/url.dict \
+	  -artifact_prefix=tests/fuzz/regressions/url_args/ build/fuzz/corpus-url_args
 
 # valgrind: the core tests, and an export of every lesson (no leak, no invalid access).
 VG := valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect

@@ -1,6 +1,6 @@
-// Replays the seeds and every crash kept of the three newer fuzz targets (the --set
+// Replays the seeds and every crash kept of the newer fuzz targets (the --set
 // grammar, the study mode's answer parser, the progress file's reader and writer;
-// issue 27) through the targets' own oracles, built with the normal compiler: `make
+// issue 27; the page's address read as its command line, issue 36) through the targets' own oracles, built with the normal compiler: `make
 // test` covers them without clang. Plus the inputs those oracles were written for.
 #include <dirent.h>
 #include <setjmp.h>
@@ -18,6 +18,8 @@
 #include "fuzz/fuzz_quiz_answer.c"
 #define FUZZ_PROGRESS_ENTRY fuzz_progress_one
 #include "fuzz/fuzz_progress.c"
+#define FUZZ_URL_ENTRY fuzz_url_one
+#include "fuzz/fuzz_url_args.c"
 #include "fuzz_replay.h"
 
 
@@ -33,8 +35,9 @@ static void test_replay(void **state)
     int quiz = fuzz_replay("tests/fuzz/seeds/quiz", fuzz_quiz_one) + fuzz_replay("tests/fuzz/regressions/quiz_answer", fuzz_quiz_one);
     int prog = fuzz_replay("tests/fuzz/seeds/progress", fuzz_progress_one) +
                fuzz_replay("tests/fuzz/regressions/progress", fuzz_progress_one);
-    print_message("replayed %d --set, %d answer and %d progress inputs\n", set, quiz, prog);
-    assert_true(set >= 20 && quiz >= 5 && prog >= 2);
+    int url = fuzz_replay("tests/fuzz/seeds/url", fuzz_url_one) + fuzz_replay("tests/fuzz/regressions/url_args", fuzz_url_one);
+    print_message("replayed %d --set, %d answer, %d progress and %d address inputs\n", set, quiz, prog, url);
+    assert_true(set >= 20 && quiz >= 5 && prog >= 2 && url >= 6);
     // the cases found by hand in issue 27: an answer longer than a number's buffer is
     // refused, never read as two numbers; the near-FLT_MAX decimal as --set
     float v[4];
