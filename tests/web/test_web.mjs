@@ -405,15 +405,19 @@ try {
 
   // ---- no key ends the session; the address bar follows the window (issue 35, 5) ------
   s = await open('lesson=causal-decoder');
-  for (const k of ['q', 'Shift+Q', 'Control+q', 'Escape', 'Escape']) {
-    s = await press(k);
-    const shown = await page.evaluate(() => document.getElementById('status').hidden && !document.getElementById('canvas').hidden);
-    if (!(s && shown)) { check(false, `${k} ended the session`); break; }
+  try {
+    for (const k of ['q', 'Shift+Q', 'Control+q', 'Escape', 'Escape']) {
+      s = await press(k);
+      const shown = await page.evaluate(() => document.getElementById('status').hidden && !document.getElementById('canvas').hidden);
+      if (!(s && shown)) throw new Error(`${k} ended the session`);
+    }
+    await page.keyboard.press('q');
+    await page.waitForFunction(() => /close the browser tab/.test(attnviz.state().toast), null, {timeout: 5000});
+    check(true, 'q, Q, Ctrl+Q, Esc: the session goes on; q says how to leave');
+  } catch (e) {
+    check(false, 'q, Q, Ctrl+Q, Esc: ' + e.message.split('\n')[0]);
   }
-  await page.keyboard.press('q');
-  await page.waitForFunction(() => /close the browser tab/.test(attnviz.state().toast), null, {timeout: 5000})
-    .then(() => check(true, 'q, Q, Ctrl+Q, Esc: the session goes on; q says how to leave'), () => check(false, 'q: no word on how to leave'));
-  s = await settled();
+  s = await open('lesson=causal-decoder');
   for (let i = 0; i < 4; i++) s = await press('ArrowRight');
   s = await press('Tab');
   const where = {lesson: s.lesson, stage: s.stage, batch: s.batch, head: s.head};
@@ -440,11 +444,12 @@ try {
     await page.goto(base + 'index.html?' + query);
     await page.waitForFunction(() => window.attnviz !== undefined);
     const e = await page.evaluate(() => attnviz.ready.then(() => 'opened', (x) => x.message));
-    await page.waitForFunction(() => !document.getElementById('status').hidden && document.querySelector('#status .why'), null, {timeout: 10000});
+    await page.waitForFunction(() => !document.getElementById('status').hidden && document.querySelector('#status .why'), null, {timeout: 10000})
+      .catch(() => {}); // (none: the checks below say so)
     return {error: e, ...(await page.evaluate(() => ({
-      why: document.querySelector('#status .why').textContent,
-      detail: document.querySelector('#status pre').textContent,
-      first: document.querySelector('#status a.first').getAttribute('href'),
+      why: document.querySelector('#status .why')?.textContent || '',
+      detail: document.querySelector('#status pre')?.textContent || '',
+      first: document.querySelector('#status a.first')?.getAttribute('href') || '',
       lessons: [...document.querySelectorAll('#status ul.lessons a')].map((a) => [a.getAttribute('href'), a.textContent]),
     })))};
   };
@@ -456,10 +461,12 @@ try {
         pr.lessons.every(([h, t]) => /^\?lesson=[A-Za-z0-9_-]+&lang=en$/.test(h) && t.length > 3),
         `?stage=nosuch: a link to the first lesson and to all ${pr.lessons.length} lessons (“${pr.lessons.slice(0, 2).map((x) => x[1]).join('”, “')}”…)`);
   if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-mistyped.png'), fullPage: true});
-  await page.click('#status a.first');
-  await page.waitForFunction(() => window.attnviz !== undefined);
-  s = await page.evaluate(() => attnviz.ready);
-  check(s.stage === 'input', `the first lesson's link opens it (${s.lesson})`);
+  if (pr.first) {
+    await page.click('#status a.first');
+    await page.waitForFunction(() => window.attnviz !== undefined);
+    s = await page.evaluate(() => attnviz.ready);
+  }
+  check(pr.first && s.stage === 'input', `the first lesson's link opens it (${s.lesson})`);
   pr = await problem('lesson=casual-decoder');
   check(/no lesson called “casual-decoder”/.test(pr.why), `?lesson=casual-decoder: “${pr.why}”`);
   pr = await problem('lesson=course3/lesson.json');
