@@ -199,24 +199,25 @@ test-full: deps
 	@ATTNVIZ_FULL=1 $(MAKE) --no-print-directory test-run
 	@$(MAKE) --no-print-directory valgrind
 
-# libFuzzer (clang; address + undefined sanitizers) on six targets: the lesson
+# libFuzzer (clang; address + undefined sanitizers) on seven targets: the lesson
 # loader (its corpus starts from lessons/, the references and the bad lessons), the
 # --set grammar, the study mode's answer parser, the progress file's reader and
 # writer, a language-model lesson with a typed text and a checkpoint through load →
-# retext → forward (its corpus also starts from the shipped language models) and the
-# tokenizer on arbitrary bytes (tests/fuzz/seeds/). Each runs FUZZ_SECONDS/6. Every crash found is kept in
+# retext → forward (its corpus also starts from the shipped language models), the
+# tokenizer on arbitrary bytes, and the page's address read as its command line
+# (src/app/url_args.c) (tests/fuzz/seeds/). Each runs FUZZ_SECONDS/7. Every crash found is kept in
 # tests/fuzz/regressions/ (the lesson's) or tests/fuzz/regressions/TARGET/ and
 # replayed by `make test` (test_fuzz_regressions, test_fuzz_targets).
 FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
-FUZZ_TARGETS := fuzz_lesson fuzz_set fuzz_quiz_answer fuzz_progress fuzz_lm fuzz_tokenizer
+FUZZ_TARGETS := fuzz_lesson fuzz_set fuzz_quiz_answer fuzz_progress fuzz_lm fuzz_tokenizer fuzz_url_args
 FUZZ_FLAGS   := -std=c11 -D_POSIX_C_SOURCE=200809L -g -O1 -ffp-contract=off -fsanitize=fuzzer,address,undefined \
                 -fno-sanitize-recover=all $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/app
-FUZZ_EACH    := $(shell echo $$(( ($(FUZZ_SECONDS) + 5) / 6 )))
+FUZZ_EACH    := $(shell echo $$(( ($(FUZZ_SECONDS) + 6) / 7 )))
 FUZZ_RUN     := -max_total_time=$(FUZZ_EACH) -rss_limit_mb=2048 -malloc_limit_mb=512 -timeout=10 -print_final_stats=1
 # the sources under test compiled once (instrumented, not linked with the fuzzer's
 # main), each target linked against them
-FUZZ_SRC := $(CORE_SRC) $(VIEW_SRC) src/app/progress.c
+FUZZ_SRC := $(CORE_SRC) $(VIEW_SRC) src/app/progress.c src/app/url_args.c
 FUZZ_OBJ := $(FUZZ_SRC:src/%.c=build/fuzz/obj/%.o)
 build/fuzz/obj/%.o: src/%.c src/*/*.h
 	@mkdir -p $(dir $@)
@@ -229,10 +230,10 @@ build/fuzz/fuzz_%: tests/fuzz/fuzz_%.c build/fuzz/libfuzzsrc.a
 
 fuzz: deps
 	@$(MAKE) --no-print-directory -j2 $(FUZZ_TARGETS:%=build/fuzz/%)
-	@mkdir -p build/fuzz/corpus tests/fuzz/regressions $(foreach t,set quiz_answer progress lm tokenizer,build/fuzz/corpus-$(t) tests/fuzz/regressions/$(t))
+	@mkdir -p build/fuzz/corpus tests/fuzz/regressions $(foreach t,set quiz_answer progress lm tokenizer url_args,build/fuzz/corpus-$(t) tests/fuzz/regressions/$(t))
 	@cp lessons/*.json tests/ref/*.lesson.json tests/bad/*.json build/fuzz/corpus/ 2>/dev/null; true
 	@cp tests/fuzz/seeds/set/* build/fuzz/corpus-set/; cp tests/fuzz/seeds/quiz/* build/fuzz/corpus-quiz_answer/
-	@cp tests/fuzz/seeds/progress/* build/fuzz/corpus-progress/
+	@cp tests/fuzz/seeds/progress/* build/fuzz/corpus-progress/; cp tests/fuzz/seeds/url/* build/fuzz/corpus-url_args/
 	@cp tests/fuzz/seeds/lm/* build/fuzz/corpus-lm/; cp tests/fuzz/seeds/tokenizer/* build/fuzz/corpus-tokenizer/
 	@for l in $$(grep -l '"vocab"' lessons/*.json); do [ $$(wc -c <$$l) -le 131072 ] && cp $$l build/fuzz/corpus-lm/; done; true
 	build/fuzz/fuzz_lesson $(FUZZ_RUN) -max_len=65536 -dict=tests/fuzz/lesson.dict \
@@ -247,6 +248,8 @@ fuzz: deps
 	  -artifact_prefix=tests/fuzz/regressions/lm/ build/fuzz/corpus-lm
 	build/fuzz/fuzz_tokenizer $(FUZZ_RUN) -max_len=4097 -artifact_prefix=tests/fuzz/regressions/tokenizer/ \
 	  build/fuzz/corpus-tokenizer
+	build/fuzz/fuzz_url_args $(FUZZ_RUN) -max_len=8208 -dict=tests/fuzz/url.dict \
+	  -artifact_prefix=tests/fuzz/regressions/url_args/ build/fuzz/corpus-url_args
 
 # valgrind: the core tests, and an export of every lesson (no leak, no invalid access).
 VG := valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite,indirect

@@ -6,7 +6,9 @@
 //     export option is a usage error (main then writes nothing), --save with a command
 //     runs both; --save over the LESSON itself is refused;
 //   - with no LESSON the window's lesson is the one beside the assets, never
-//     ./lessons/ of the working directory.
+//     ./lessons/ of the working directory;
+//   - the page's address read as its command line (url_args.h, issue 36): each field
+//     as a browser reads it, a value never taken for an option, written back the same.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,6 +25,7 @@
 
 #include "app/args.h"
 #include "app/assets.h"
+#include "app/url_args.h"
 
 #define L "lessons/arange-2x4x4.json"
 
@@ -244,6 +247,71 @@ static void test_default_lesson(void **state)
     rmdir(dir);
 }
 
+// The address (nav: the browser's language) through url_args_parse, then args_parse.
+static int parse_url(Args *a, UrlArgs *u, const char *query, const char *nav)
+{
+    char err[256];
+    if (!url_args_parse(u, query, nav, err, sizeof err)) fail_msg("%s: refused: %s", query, err);
+    char *argv[URL_ARGS_ARGV_MAX + 2] = {"attnviz"};
+    for (int i = 0; i < u->argc; i++) argv[i + 1] = (char *)u->argv[i];
+    FILE *f = tmpfile();
+    assert_non_null(f);
+    int rc = args_parse(a, u->argc + 1, argv, f);
+    fclose(f);
+    return rc;
+}
+
+static void url_refused(const char *query, const char *want)
+{
+    UrlArgs u;
+    char err[256];
+    assert_false(url_args_parse(&u, query, NULL, err, sizeof err));
+    if (!strstr(err, want)) fail_msg("%s: \"%s\" (expected \"%s\")", query, err, want);
+    assert_int_equal(u.argc, 0);
+}
+
+static void test_page_address(void **state)
+{
+    (void)state;
+    Args a;
+    static UrlArgs u;
+    assert_int_equal(parse_url(&a, &u, "?lesson=causal-decoder&stage=attn&lang=zh&batch=1&head=0&projector=1&study=1", NULL), 0);
+    assert_int_equal(a.cmd, CMD_WINDOW);
+    assert_string_equal(a.opt.lesson_path, "/attnviz/lessons/causal-decoder.json");
+    assert_string_equal(a.opt.stage, "attn");
+    assert_int_equal(a.opt.batch, 1);
+    assert_int_equal(a.opt.head, 0);
+    assert_true(a.opt.lang == LANG_ZH && a.opt.projector && a.opt.study);
+    args_free(&a);
+    // a value is a value, never an option; '+' a space, %XX a byte, the first one counts
+    assert_int_equal(parse_url(&a, &u, "stage=--help&stage=attn", "en-GB"), 0);
+    assert_int_equal(a.cmd, CMD_WINDOW);
+    assert_string_equal(a.opt.stage, "--help");
+    args_free(&a);
+    assert_int_equal(parse_url(&a, &u, "stage=a+b%20c%2&projector=0&study=no", NULL), 0);
+    assert_string_equal(a.opt.stage, "a b c%2");
+    assert_false(a.opt.projector || a.opt.study || a.opt.lesson_path);
+    args_free(&a);
+    // lesson=: a shipped name, else a file the page fetches (not on the command line)
+    assert_int_equal(parse_url(&a, &u, "lesson=course1/lesson.json&projector", "zh-TW"), 0);
+    assert_true(!u.shipped && strcmp(u.lesson, "course1/lesson.json") == 0 && !a.opt.lesson_path);
+    assert_true(a.opt.projector && a.opt.lang == LANG_ZH);
+    args_free(&a);
+    assert_int_equal(parse_url(&a, &u, "lesson=..%2Fetc&lang=EN", "zh-CN"), 0);
+    assert_true(!u.shipped && !a.opt.lesson_path && a.opt.lang == LANG_EN);
+    args_free(&a);
+    url_refused("stage=%00", "stage= holds a zero byte");
+    char big[1200] = "lesson=";
+    memset(big + 7, 'x', 1100);
+    url_refused(big, "lesson= is too long");
+    // written back: the same fields, percent-encoded where needed
+    assert_true(url_args_parse(&u, "lesson=causal-decoder&stage=a%20b%26c&batch=1&head=0&lang=zh&study=1", NULL, errbuf,
+                               sizeof errbuf));
+    char q[URL_ARGS_QUERY_MAX + 1];
+    assert_true(url_args_query(&u, q, sizeof q) > 0);
+    assert_string_equal(q, "lesson=causal-decoder&stage=a%20b%26c&batch=1&head=0&lang=zh&study=1");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -253,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_save_with_commands),
         cmocka_unit_test(test_save_over_lesson),
         cmocka_unit_test(test_default_lesson),
+        cmocka_unit_test(test_page_address),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

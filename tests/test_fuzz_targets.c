@@ -1,6 +1,8 @@
 // Replays the seeds and every crash kept of the newer fuzz targets (the --set grammar,
 // the study mode's answer parser, the progress file's reader and writer: issue 27; a
-// language-model lesson through load → retext → forward, the tokenizer: issue 36) through the targets' own oracles, built with the normal compiler: `make
+// language-model lesson through load → retext → forward, the tokenizer, the page's
+// address read as its command line: issue 36) through the targets' own oracles, built
+// with the normal compiler: `make
 // test` covers them without clang. Plus the inputs those oracles were written for.
 #include <dirent.h>
 #include <setjmp.h>
@@ -22,6 +24,8 @@
 #include "fuzz/fuzz_lm.c"
 #define FUZZ_TOKENIZER_ENTRY fuzz_tokenizer_one
 #include "fuzz/fuzz_tokenizer.c"
+#define FUZZ_URL_ENTRY fuzz_url_one
+#include "fuzz/fuzz_url_args.c"
 #include "fuzz_replay.h"
 
 
@@ -40,9 +44,10 @@ static void test_replay(void **state)
     int lm = fuzz_replay("tests/fuzz/seeds/lm", fuzz_lm_one) + fuzz_replay("tests/fuzz/regressions/lm", fuzz_lm_one);
     int tok = fuzz_replay("tests/fuzz/seeds/tokenizer", fuzz_tokenizer_one) +
               fuzz_replay("tests/fuzz/regressions/tokenizer", fuzz_tokenizer_one);
-    print_message("replayed %d --set, %d answer, %d progress, %d language-model and %d tokenizer inputs\n", set, quiz,
-                  prog, lm, tok);
-    assert_true(set >= 20 && quiz >= 5 && prog >= 2 && lm >= 12 && tok >= 10);
+    int url = fuzz_replay("tests/fuzz/seeds/url", fuzz_url_one) + fuzz_replay("tests/fuzz/regressions/url_args", fuzz_url_one);
+    print_message("replayed %d --set, %d answer, %d progress, %d language-model, %d tokenizer and %d address inputs\n",
+                  set, quiz, prog, lm, tok, url);
+    assert_true(set >= 20 && quiz >= 5 && prog >= 2 && lm >= 12 && tok >= 10 && url >= 6);
     // the cases found by hand in issue 27: an answer longer than a number's buffer is
     // refused, never read as two numbers; the near-FLT_MAX decimal as --set
     float v[4];

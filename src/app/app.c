@@ -470,8 +470,9 @@ static void step_loop(App *a, int dir)
 static void key_action(App *a, KeyAction act, SDL_Keycode sym)
 {
     switch (act) {
-    case KEY_ACT_QUIT: // (the page: Esc leaves the browser's fullscreen, never the session; Q ends it)
-        if (!(a->opt->browser && sym == SDLK_ESCAPE)) a->quit = true;
+    case KEY_ACT_QUIT: // (the page never ends itself on a key: its tab is closed; Esc leaves its fullscreen)
+        if (!a->opt->browser) a->quit = true;
+        else if (sym != SDLK_ESCAPE) app_toast(a, "app.quit_in_browser", NULL);
         break;
     case KEY_ACT_NEXT: step_forward(a); break;
     case KEY_ACT_PREV: step_back(a); break;
@@ -525,8 +526,8 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
             app_toast(a, "study.no_export", NULL);
             break;
         }
-        a->export_choose = true;
-        app_toast(a, "app.export_choose", "");
+        a->export_choose = true; // (the page: only what it can make)
+        app_toast(a, a->opt->browser ? "app.export_choose_web" : "app.export_choose", "");
         a->toast_left = EXPORT_TOAST_SECONDS;
         break;
     case KEY_ACT_ZOOM_IN: zoom_by(a, 1.5f); break;

@@ -118,11 +118,12 @@ static void handout_start(App *a)
 }
 
 // E: the formats, chosen with the next key (1 PNG frames, 2 PDF handout, 3 MP4,
-// 4 GIF; anything else cancels).
+// 4 GIF; anything else cancels; in the page only 1).
 void app_export_choose_key(App *a, SDL_Keycode sym)
 {
     a->export_choose = false;
     a->toast_left = 0;
+    if (a->opt->browser && !(sym == SDLK_1 || sym == SDLK_KP_1)) return; // (the page makes PNG frames only)
     switch (sym) {
     case SDLK_1: case SDLK_KP_1: export_start(a, EXPORT_PNG); break;
     case SDLK_2: case SDLK_KP_2: handout_start(a); break;

@@ -78,7 +78,7 @@ void app_replace_session(App *a, Session *s, bool keep_place)
 // Replaces the lesson on screen by the one at path. The old session is
 // destroyed only once the new one is complete; on failure the error is shown
 // (toast and stderr) and the current lesson keeps running.
-static bool open_lesson(App *a, const char *path)
+bool app_lessons_open(App *a, const char *path)
 {
     char msg[LESSON_ERR_MAX + 64];
     Session *s = session_create(path, msg, sizeof msg);
@@ -139,7 +139,7 @@ static void picker_choose(App *a)
     if (a->picker.sel < 0 || a->picker.sel >= a->picker.n) return;
     char path[1100];
     snprintf(path, sizeof path, "%s", a->picker.items[a->picker.sel].path);
-    open_lesson(a, path); // closes the picker on success; on failure it stays open
+    app_lessons_open(a, path); // closes the picker on success; on failure it stays open
 }
 
 static void picker_key(App *a, SDL_Keycode sym)
@@ -167,7 +167,7 @@ static void picker_key(App *a, SDL_Keycode sym)
 bool app_lessons_event(App *a, const SDL_Event *e)
 {
     if (e->type == SDL_DROPFILE) {
-        if (e->drop.file) open_lesson(a, e->drop.file);
+        if (e->drop.file) app_lessons_open(a, e->drop.file);
         SDL_free(e->drop.file);
         return true;
     }

@@ -7,7 +7,9 @@
 //                "answers": {"q_proj-shape": {"right": true, "given": "2x4x4",
 //                                              "hinted": false, "gave_up": false}, …}}}}
 //
-// Lessons are keyed by their real path; answers by question id (quiz.h), so a
+// Lessons are keyed by their real path (in the page, src/web/web.js, a lesson= file's
+// copy is at /url/HOST/PATH, its URL, and a dropped file's at /tmp/drop-HASH/NAME,
+// a hash of its content: no two lessons share a key); answers by question id (quiz.h), so a
 // lesson changed since keeps the answers whose questions are still asked. Written
 // atomically (temp_file.h). A file that is not such a file is never overwritten:
 // it is renamed aside (progress.json.corrupt-YYYYMMDD-HHMMSS) and reported.

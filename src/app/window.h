@@ -132,6 +132,10 @@ bool app_text_key(App *a, const SDL_KeyboardEvent *k);
 bool app_text_input(App *a, const char *utf8);
 // O, the "Lessons…" button: the picker.
 void app_lessons_open_picker(App *a);
+// Opens the lesson file at path in place of the one on screen (its title as a toast);
+// false when it cannot be opened: its one-line error on stderr and as a toast, the
+// lesson on screen stays.
+bool app_lessons_open(App *a, const char *path);
 // The picker's keys and clicks, and a .json file dropped on the window; true when taken.
 bool app_lessons_event(App *a, const SDL_Event *e);
 

@@ -3,9 +3,15 @@
 #ifndef ATTNVIZ_WEB_H
 #define ATTNVIZ_WEB_H
 
-// A file in the page's file system opened as if dropped on the window: a lesson
-// opens, or its one-line error shows and the lesson on screen stays.
-void attnviz_open(const char *path);
+// A file in the page's file system opened now as if dropped on the window: a lesson
+// opens (1), or its one-line error shows and the lesson on screen stays (0).
+int attnviz_open(const char *path);
+// The page's address (location.search, navigator.language) as the command line:
+// JSON {args, lesson, fetch, lang, error} (url_args.h).
+char *attnviz_url(const char *query, const char *nav_lang);
+// The address's query that opens the window where it is now (lesson, stage, slice,
+// language, study, projector); NULL before the window opens.
+char *attnviz_here(void);
 // The canvas's new size in output pixels (the page's CSS size × devicePixelRatio).
 void attnviz_resize(int w, int h);
 // The Chinese font asked for (app_fetch_font) is in place: fonts reloaded, Chinese shown.

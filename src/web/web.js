@@ -1,9 +1,16 @@
 // web.js — the page around attnviz.wasm (the browser build; see web_main.c).
 //
-// The URL is the command line:
+// The URL is the command line (read by the C program: src/app/url_args.h):
 //   index.html?lesson=causal-decoder&stage=attn&lang=zh&batch=1&head=0&projector=1&study=1
 //   lesson=NAME            a shipped lesson (lessons/NAME.json)
-//   lesson=path/x.json     a lesson file on the same site (fetched; another site is refused)
+//   lesson=path/x.json     a lesson file on the same site (fetched; another site, or a
+//                          redirect to one, is refused). Its copy is kept at
+//                          /url/HOST/PATH (its query a folder of its own): the copy's
+//                          path, which keys the study progress, is the URL's
+// The address bar follows the window (lesson, stage, slice, language): a reload comes
+// back where the student was. No key ends the session (the tab is closed instead).
+// A link that cannot open shows why in plain words, with links to the first lesson
+// and to every shipped lesson.
 // It sizes the canvas to the page × devicePixelRatio, keeps the user's data folder
 // (study progress, saved lessons) in IndexedDB, hands the files the user saves to
 // the browser as downloads (E's folder of frames as one .zip), fetches the Chinese
@@ -16,15 +23,16 @@
 //   attnviz.dump()     the lesson on screen (edits applied) as --dump writes it
 //   attnviz.describe(w, h)   the lesson file as `--describe --size WxH`
 //   attnviz.frameTimes()     ms of each frame drawn since the last call (make bench-web)
-//   attnviz.open(path) a file in the page's file system, as if dropped
+//   attnviz.open(path) a file in the page's file system opened now, as if dropped (1: opened)
+//   attnviz.here()     the address's query that opens the window where it is now
 //   attnviz.sync()     a Promise: the data folder written to IndexedDB
 //   attnviz.errors     the lines the program wrote to stderr
 'use strict';
 (function () {
-  const params = new URLSearchParams(location.search);
   const canvas = document.getElementById('canvas');
   const statusBox = document.getElementById('status');
   const statusText = document.getElementById('status-text');
+  const SHIPPED = '/attnviz/lessons/';
   const HOME = '/home/web_user';
   const DATA = HOME + '/.local/share/attnviz';   // user_dir.c's folder: progress.json, lessons/
   const WORK = HOME + '/attnviz';                 // where S and E write before the download
@@ -35,25 +43,10 @@
   const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
   ready.catch(() => {}); // (the page shows the reason; a caller of attnviz.ready gets it too)
 
-  function flag(name) {
-    const v = params.get(name);
-    return v !== null && v !== '0' && v !== 'false' && v !== 'no';
-  }
+  let plan = null; // the address as the C program read it: {args, lesson, fetch, lang, error}
   function lang() {
-    const v = (params.get('lang') || '').toLowerCase();
-    if (v === 'zh' || v === 'en') return v;
+    if (plan && plan.lang) return plan.lang;
     return (navigator.language || '').toLowerCase().startsWith('zh') ? 'zh' : 'en';
-  }
-  function showStatus(html, isError) {
-    statusText.textContent = '';
-    if (isError) {
-      const pre = document.createElement('pre');
-      pre.textContent = html;
-      statusText.appendChild(pre);
-    } else {
-      statusText.textContent = html;
-    }
-    statusBox.hidden = false;
   }
 
   // The canvas: the page's CSS size, drawn at device pixels (crisp on HiDPI).
@@ -82,18 +75,30 @@
     });
   });
 
-  // The lesson named in the URL: a shipped one, or a .json on the same site.
-  async function lessonPath() {
-    const v = params.get('lesson');
-    if (!v) return null;
-    if (/^[A-Za-z0-9_-]+$/.test(v)) return '/attnviz/lessons/' + v + '.json';
-    const url = new URL(v, location.href);
-    if (url.origin !== location.origin) throw new Error('lesson=' + v + ': a lesson file must be on this site (' + location.origin + ')');
-    const res = await fetch(url);
-    if (!res.ok) throw new Error('lesson=' + v + ': ' + res.status + ' ' + res.statusText);
-    const name = decodeURIComponent(url.pathname.split('/').pop() || 'lesson.json').replace(/[^A-Za-z0-9_.-]/g, '_');
-    Module.FS.mkdirTree('/tmp/url');
-    const path = '/tmp/url/' + name;
+  // lesson=path/x.json: fetched from this site (a redirect may stay on it, never leave
+  // it: the address fetched in the end is checked) and copied to the path its URL names.
+  class LinkError extends Error {
+    constructor(kind, message) { super(message); this.kind = kind; }
+  }
+  async function fetchLesson(v) {
+    const url = new URL(v, location.href), away = 'lesson=' + v + ': a lesson file must be on this site (' + location.origin + ')';
+    if (url.origin !== location.origin) throw new LinkError('away', away);
+    let res;
+    try {
+      res = await fetch(url);
+    } catch (e) {
+      throw new LinkError('fetch', 'lesson=' + v + ': could not be fetched (' + e.message + ')');
+    }
+    const final = new URL(res.url || url.href);
+    if (final.origin !== location.origin)
+      throw new LinkError('redirect', 'lesson=' + v + ': redirected to ' + final.origin + ', another site: a lesson file must be on this site (' + location.origin + ')');
+    if (!res.ok) throw new LinkError(res.status === 404 ? 'missing' : 'fetch', 'lesson=' + v + ': ' + res.status + ' ' + res.statusText);
+    const dirs = ['url', final.host, ...final.pathname.split('/').filter((p) => p !== '')];
+    let name = final.pathname.endsWith('/') ? 'lesson.json' : dirs.pop();
+    if (final.search) dirs.push(encodeURIComponent(final.search));
+    const dir = '/' + dirs.map((d) => d.replace(/[\0]/g, '_')).join('/');
+    Module.FS.mkdirTree(dir);
+    const path = dir + '/' + name;
     Module.FS.writeFile(path, new Uint8Array(await res.arrayBuffer()));
     return path;
   }
@@ -198,20 +203,41 @@
     sync();
   }
 
-  // A lesson file dropped on the page opens like one dropped on the desktop window.
-  let dropN = 0;
+  // A lesson file dropped on the page opens like one dropped on the desktop window. Its
+  // copy, /tmp/drop-HASH/NAME (HASH: 64 bits of its content, crc32 and FNV-1a: a dropped
+  // file has no address, so its study progress is keyed by what it holds), stays only
+  // while it is the lesson on screen (the text box, the checkpoints and E read the
+  // file again); every other copy is removed.
+  function contentHash(b) {
+    let h = 0x811C9DC5;
+    for (let i = 0; i < b.length; i++) h = Math.imul(h ^ b[i], 0x01000193);
+    const hex = (x) => (x >>> 0).toString(16).padStart(8, '0');
+    return hex(crc32(b)) + hex(h);
+  }
+  function removeDrops() {
+    const FS = Module.FS, s = Module._attnviz_state && window.attnviz.state();
+    const keep = s ? s.lesson : '';
+    for (const n of FS.readdir('/tmp')) {
+      const dir = '/tmp/' + n;
+      if (!/^drop-[0-9a-f]{16}$/.test(n) || keep.startsWith(dir + '/')) continue;
+      for (const f of FS.readdir(dir)) if (f !== '.' && f !== '..') FS.unlink(dir + '/' + f);
+      FS.rmdir(dir);
+    }
+  }
   document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dragging'); });
   document.addEventListener('dragleave', () => document.body.classList.remove('dragging'));
   document.addEventListener('drop', async (e) => {
     e.preventDefault();
     document.body.classList.remove('dragging');
     const file = e.dataTransfer && e.dataTransfer.files[0];
-    if (!file || !Module._attnviz_open) return;
-    const dir = '/tmp/drop' + (++dropN);
+    if (!file || !Module._attnviz_state || !window.attnviz.state()) return;
+    const bytes = new Uint8Array(await file.arrayBuffer()), dir = '/tmp/drop-' + contentHash(bytes);
     Module.FS.mkdirTree(dir);
-    const path = dir + '/' + file.name.replace(/[\/\0]/g, '_');
-    Module.FS.writeFile(path, new Uint8Array(await file.arrayBuffer()));
-    Module._attnviz_open(path);
+    const path = dir + '/' + (file.name.replace(/[\/\0]/g, '_') || 'lesson.json');
+    Module.FS.writeFile(path, bytes);
+    window.attnviz.open(path);
+    removeDrops();
+    canvas.focus();
   });
 
   function cString(p) {
@@ -227,6 +253,118 @@
     try { return fn(p); } finally { Module._free(p); }
   }
 
+  // The page's own words (the window's are in assets/lang/*.txt).
+  const WORDS = {
+    en: {
+      title: 'This link did not open a lesson',
+      stage: (s, t) => `This link asks for the step “${s}”, but the lesson “${t}” has no step by that name.`,
+      slice: (t) => `This link asks for an example (batch) or a head that the lesson “${t}” does not have.`,
+      noLesson: (n) => `There is no lesson called “${n}”. Perhaps the link was mistyped.`,
+      missing: (p) => `The lesson file “${p}” is not on this site. Perhaps the link was mistyped.`,
+      away: 'A link can only open a lesson file from this site, and this one is on another site.',
+      redirect: 'The lesson file’s address leads to another site, so it was not opened: a link can only open a lesson from this site.',
+      fetch: (p) => `The lesson file “${p}” could not be downloaded. Check your connection and try again.`,
+      unreadable: (p) => `The lesson file “${p}” is not a lesson attnviz can read.`,
+      address: 'Part of this link is mistyped: attnviz cannot read it.',
+      other: 'attnviz could not start with this link.',
+      details: 'Details (for your teacher):',
+      first: 'Open the first lesson',
+      list: 'Or choose a lesson:',
+      closed: 'attnviz has closed.',
+      again: 'Start again where you were',
+    },
+    zh: {
+      title: '这个链接没有打开课程',
+      stage: (s, t) => `这个链接要打开步骤“${s}”，但课程“${t}”中没有这个步骤。`,
+      slice: (t) => `这个链接要打开的样本（batch）或注意力头，课程“${t}”中没有。`,
+      noLesson: (n) => `没有名为“${n}”的课程。链接可能输错了。`,
+      missing: (p) => `本站没有课程文件“${p}”。链接可能输错了。`,
+      away: '链接只能打开本站的课程文件，而这个文件在其他网站上。',
+      redirect: '这个课程文件的地址会转到其他网站，因此没有打开：链接只能打开本站的课程。',
+      fetch: (p) => `无法下载课程文件“${p}”。请检查网络后重试。`,
+      unreadable: (p) => `课程文件“${p}”不是 attnviz 能读取的课程。`,
+      address: '这个链接有一部分输错了，attnviz 无法读取。',
+      other: 'attnviz 无法用这个链接启动。',
+      details: '详细信息（供老师参考）：',
+      first: '打开第一课',
+      list: '或者选择一课：',
+      closed: 'attnviz 已关闭。',
+      again: '回到刚才的位置重新开始',
+    },
+  };
+  const words = () => WORDS[lang()];
+
+  // A lesson file's title in the page's language (its name when it has none).
+  function lessonTitle(path) {
+    try {
+      const t = JSON.parse(new TextDecoder().decode(Module.FS.readFile(path))).title;
+      const v = typeof t === 'string' ? t : t && (t[lang()] || t.en);
+      if (typeof v === 'string' && v) return v;
+    } catch (e) { /* (its name, then) */ }
+    return path.split('/').pop();
+  }
+  // The shipped lessons, the first lesson first: [{name, title}].
+  function shippedLessons() {
+    let names = [];
+    try { names = Module.FS.readdir(SHIPPED).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).sort(); } catch (e) { /* none */ }
+    const first = 'arange-2x4x4';
+    names.sort((a, b) => (b === first) - (a === first));
+    return names.map((name) => ({name, title: lessonTitle(SHIPPED + name + '.json')}));
+  }
+  function link(query, text) {
+    const a = document.createElement('a');
+    a.href = '?' + query;
+    a.textContent = text;
+    return a;
+  }
+  // Why the link did not open, in a student's words: the program's line (why) read.
+  function explain(why, kind) {
+    const w = words(), v = plan ? plan.lesson : '';
+    let m;
+    if (kind && w[kind]) return typeof w[kind] === 'function' ? w[kind](v) : w[kind];
+    if ((m = /--stage: (.+) has no stage "(.*)" \(/.exec(why))) return w.stage(m[2], lessonTitle(m[1]));
+    if ((m = /--batch\/--head: (.+) has batches/.exec(why))) return w.slice(lessonTitle(m[1]));
+    if (plan && plan.lesson && !plan.fetch && why.includes(SHIPPED + plan.lesson + '.json'))
+      return /No such file|cannot open/.test(why) ? w.noLesson(plan.lesson) : w.unreadable(plan.lesson);
+    if (plan && plan.fetch && /^attnviz: \//.test(why)) return w.unreadable(v);
+    if (/^attnviz: (--|the address)/.test(why)) return w.address;
+    return w.other;
+  }
+  // The page instead of the canvas: why (plain words, then the program's line) and where to go.
+  function showProblem(why, kind) {
+    const w = words(), l = 'lang=' + lang();
+    document.documentElement.lang = lang() === 'zh' ? 'zh-CN' : 'en';
+    statusText.textContent = '';
+    const box = document.createElement('div');
+    box.className = 'problem';
+    const h = document.createElement('h1');
+    h.textContent = w.title;
+    const p = document.createElement('p');
+    p.className = 'why';
+    p.textContent = explain(why, kind);
+    const first = link(l, w.first);
+    first.className = 'first';
+    const d = document.createElement('p');
+    d.className = 'details';
+    d.textContent = w.details;
+    const pre = document.createElement('pre');
+    pre.textContent = why;
+    const lp = document.createElement('p');
+    lp.textContent = w.list;
+    const ul = document.createElement('ul');
+    ul.className = 'lessons';
+    for (const x of shippedLessons()) {
+      const li = document.createElement('li');
+      li.append(link('lesson=' + x.name + '&' + l, x.title));
+      ul.append(li);
+    }
+    box.append(h, p, first, lp, ul, d, pre);
+    statusText.append(box);
+    statusBox.hidden = false;
+    statusBox.classList.add('scroll');
+    canvas.hidden = true;
+  }
+
   // What web_main.c calls.
   window.attnvizPage = {
     saved,
@@ -236,21 +374,21 @@
       loadCjk().then((ok) => { if (ok && Module._attnviz_font_arrived) Module._attnviz_font_arrived(); });
       return 1;
     },
-    closed() {
+    closed(here) { // (nothing in the page ends the session; should the window end, back to where it was)
       statusText.textContent = '';
       const p = document.createElement('p');
-      p.textContent = 'attnviz has closed.';
+      p.textContent = words().closed;
       const b = document.createElement('button');
-      b.textContent = 'Start again';
-      b.onclick = () => location.reload();
+      b.textContent = words().again;
+      b.onclick = () => { location.search = '?' + here; };
       statusText.append(p, b);
       statusBox.hidden = false;
       canvas.hidden = true;
       sync();
     },
-    failed() {
+    failed(kind) {
       const why = errors.join('\n') || 'attnviz could not start.';
-      showStatus(why, true);
+      showProblem(why, kind);
       readyReject(new Error(why));
     },
   };
@@ -263,6 +401,7 @@
     describe: (w, h) => cString(Module._attnviz_describe(w, h)),
     frameTimes: () => JSON.parse(cString(Module._attnviz_frame_times()) || '[]'),
     open: (path) => withString(path, (p) => Module._attnviz_open(p)),
+    here: () => cString(Module._attnviz_here()),
     sync,
   };
 
@@ -281,22 +420,24 @@
       syncData(true).then(() => Module.removeRunDependency('idbfs'));
     }],
     onRuntimeInitialized: async () => {
-      const args = ['--size', w0 + 'x' + h0, '--lang', lang()];
-      for (const k of ['stage', 'batch', 'head']) if (params.has(k)) args.push('--' + k, params.get(k));
-      if (flag('projector')) args.push('--projector');
-      if (flag('study')) args.push('--study');
+      plan = JSON.parse(withString(location.search, (q) => withString(navigator.language || '', (n) => cString(Module._attnviz_url(q, n)))));
+      if (plan.error) {
+        errors.push('attnviz: ' + plan.error);
+        window.attnvizPage.failed('address');
+        return;
+      }
+      const args = ['--size', w0 + 'x' + h0, ...plan.args];
       try {
         if (lang() === 'zh') await loadCjk();
-        const path = await lessonPath();
-        if (path) args.push(path);
+        if (plan.fetch) args.push('--', await fetchLesson(plan.lesson));
       } catch (e) {
         errors.push('attnviz: ' + e.message);
-        window.attnvizPage.failed();
+        window.attnvizPage.failed(e.kind);
         return;
       }
       Module.callMain(args); // (SDL sizes the canvas in device pixels; its CSS size only after,
       fitCanvas();           // or SDL would take the CSS size for the window's)
-      if (errors.length && !Module._attnviz_state()) return; // (failed() showed them)
+      if (!window.attnviz.state()) return; // (failed() showed why)
       statusBox.hidden = true;
       canvas.focus();
       const wait = () => {
@@ -305,6 +446,11 @@
       };
       wait();
       setInterval(sync, 3000); // progress.json after an answer, a saved lesson
+      setInterval(() => { // the address bar where the window is; a dropped copy no longer on screen removed
+        const here = window.attnviz.here();
+        if (here !== null && '?' + here !== location.search) history.replaceState(null, '', '?' + here);
+        removeDrops();
+      }, 1000);
       document.addEventListener('visibilitychange', () => { if (document.hidden) sync(); });
     },
   };

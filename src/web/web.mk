@@ -32,7 +32,7 @@ WEB_CFLAGS := -std=gnu11 -O2 $(filter-out -Wdouble-promotion,$(WARN)) -MMD -MP -
               -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app
 WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lharfbuzz -lfreetype -lspng -lz -lcjson
 WEB_LDFLAGS := -O2 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sTOTAL_STACK=1MB -sENVIRONMENT=web \
-              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times \
+              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times,_attnviz_url,_attnviz_here \
               -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,FS,callMain -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
               -lidbfs.js --preload-file $(WEB_DATA)/attnviz@/attnviz
 
@@ -63,10 +63,15 @@ $(WEB_OBJ)/%.o: %.c $(WEB_SYS)/stamp
 	@mkdir -p $(dir $@)
 	$(WEB_ENV) emcc $(WEB_CFLAGS) -c $< -o $@
 
-# what the page reads: strings, lessons, the Latin fonts (Chinese comes on demand)
+# what the page reads: strings, lessons, the Latin fonts (Chinese comes on demand).
+# A string KEY with a KEY_web variant takes the variant in the page (what the page
+# does instead: E makes PNG frames only, no key ends the session).
+WEB_STRINGS := awk 'NR == FNR { i = index($$0, "_web = "); if (i) web[substr($$0, 1, i - 1)] = substr($$0, i + 7); next } \
+                    { i = index($$0, " = "); k = substr($$0, 1, i - 1); if (i && (k in web)) print k " = " web[k]; else print }'
+
 $(WEB_DATA)/stamp: $(wildcard assets/lang/*.txt) $(wildcard lessons/*.json) $(WEB_FONTS)
 	@rm -rf $(WEB_DATA) && mkdir -p $(WEB_DATA)/attnviz/assets/lang $(WEB_DATA)/attnviz/lessons $(WEB_DATA)/attnviz/fonts
-	cp assets/lang/*.txt $(WEB_DATA)/attnviz/assets/lang/
+	for f in assets/lang/*.txt; do $(WEB_STRINGS) "$$f" "$$f" > $(WEB_DATA)/attnviz/assets/lang/$${f##*/} || exit 1; done
 	cp lessons/*.json $(WEB_DATA)/attnviz/lessons/
 	cp $(WEB_FONTS) $(WEB_DATA)/attnviz/fonts/
 	@touch $@

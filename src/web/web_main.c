@@ -16,6 +16,7 @@
 // Study progress and saved lessons are files in the user's data folder, which the
 // page keeps in IndexedDB (IDBFS, synced after each write).
 #include <emscripten.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,19 +31,63 @@
 #include "labmenu.h"
 #include "picker.h"
 #include "study_ui.h"
+#include "url_args.h"
 #include "web.h"
 #include "window.h"
 
 static Args args;
 static App *app;
+static UrlArgs url; // the page's address, read by attnviz_url
 static char default_lesson[1200];
 // how long each drawn frame took (app_frame: events, update, draw), for make bench-web
 #define FRAME_TIMES 2048
 static float frame_ms[FRAME_TIMES];
 static int n_frame_ms;
 
-// One browser frame. After Q (or the tab's close) the window is gone: the page
-// says so and offers to start again, never a blank canvas.
+// Text the caller frees (free), written by fn to a memory stream; NULL without memory.
+static char *to_string(void (*fn)(FILE *f))
+{
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    if (!f) return NULL;
+    fn(f);
+    fclose(f);
+    return buf;
+}
+
+// The address that opens the window where it is: the lesson (a shipped one by its
+// name, the address's own lesson= file), stage, slice, language, study, projector. A
+// lesson no address opens (a dropped file, one saved with Ctrl+S): the address as
+// given, in the window's language.
+static void write_here(char *out, size_t n)
+{
+    UrlArgs u = url;
+    char real[PATH_MAX]; // (the default lesson is /attnviz/assets/../lessons/…)
+    const char *path = realpath(app->session->path, real) ? real : app->session->path, *dir = "/attnviz/lessons/";
+    size_t len = strlen(path), d = strlen(dir);
+    bool here = strncmp(path, "/url/", 5) == 0; // (the address's lesson= file)
+    if (strncmp(path, dir, d) == 0 && len > d + 5 && len - d - 5 < sizeof u.lesson &&
+        strcmp(path + len - 5, ".json") == 0) { // a shipped lesson, maybe from the picker
+        snprintf(u.lesson, sizeof u.lesson, "%.*s", (int)(len - d - 5), path + d);
+        u.shipped = here = url_args_shipped_name(u.lesson);
+    }
+    if (!here) u = url;
+    else {
+        snprintf(u.stage, sizeof u.stage, "%s", app->session->trace.stages[app->pb.stage].name);
+        snprintf(u.batch, sizeof u.batch, "%d", app->v.batch);
+        snprintf(u.head, sizeof u.head, "%d", app->v.head);
+        u.has_stage = u.has_batch = u.has_head = true;
+    }
+    memcpy(u.lang, app->v.lang == LANG_ZH ? "zh" : "en", 3);
+    u.study = app->study->st.on;
+    u.projector = app->v.projector;
+    url_args_query(&u, out, n);
+}
+
+// One browser frame. Nothing in the page ends the session (no key quits: the tab is
+// closed instead); should the window end, the page says so and offers to start
+// again where it was, never a blank canvas.
 static void frame(void)
 {
     if (!app) return;
@@ -52,10 +97,12 @@ static void frame(void)
     if (going && app->frames_drawn > drawn && n_frame_ms < FRAME_TIMES)
         frame_ms[n_frame_ms++] = (float)(emscripten_get_now() - t0);
     if (going) return;
+    static char here[URL_ARGS_QUERY_MAX + 64];
+    write_here(here, sizeof here);
     app_destroy(app);
     app = NULL;
     emscripten_cancel_main_loop();
-    EM_ASM({ attnvizPage.closed(); });
+    EM_ASM({ attnvizPage.closed(UTF8ToString($0)); }, here);
 }
 
 static void saved(const char *path)
@@ -101,16 +148,48 @@ int main(int argc, char **argv)
 
 // ---- called by web.js -------------------------------------------------------------
 
-// A file for the window as if dropped on it: a lesson opens, or its one-line error
-// shows and the lesson on screen stays.
-EMSCRIPTEN_KEEPALIVE void attnviz_open(const char *path)
+static const char *url_query, *url_nav;
+static void write_url(FILE *f)
 {
-    if (!app) return;
-    SDL_Event e = {0};
-    e.type = SDL_DROPFILE;
-    e.drop.file = SDL_strdup(path);
-    e.drop.windowID = SDL_GetWindowID(app->win);
-    if (e.drop.file && SDL_PushEvent(&e) != 1) SDL_free(e.drop.file);
+    char err[256];
+    bool ok = url_args_parse(&url, url_query, url_nav, err, sizeof err);
+    fputs("{\"args\": [", f);
+    for (int i = 0; ok && i < url.argc; i++) {
+        if (i) fputs(", ", f);
+        json_write_string(f, url.argv[i]);
+    }
+    fputs("], \"lesson\": ", f);
+    json_write_string(f, url.lesson);
+    fprintf(f, ", \"fetch\": %s, \"lang\": \"%s\", \"error\": ", ok && url.lesson[0] && !url.shipped ? "true" : "false",
+            ok ? url.lang : "en");
+    if (ok) fputs("null", f);
+    else json_write_string(f, err);
+    fputs("}", f);
+}
+// The page's address as the command line (url_args.h): JSON {args, lesson, fetch (lesson=
+// is a file on the site to fetch first), lang, error (null, or why the address is refused)}.
+EMSCRIPTEN_KEEPALIVE char *attnviz_url(const char *query, const char *nav_lang)
+{
+    url_query = query, url_nav = nav_lang;
+    return to_string(write_url);
+}
+
+// The address's query that opens the window where it is now (the page keeps it in the
+// address bar: a reload comes back here); NULL before the window opens.
+EMSCRIPTEN_KEEPALIVE char *attnviz_here(void)
+{
+    if (!app) return NULL;
+    char *out = malloc(URL_ARGS_QUERY_MAX + 64);
+    if (out) write_here(out, URL_ARGS_QUERY_MAX + 64);
+    return out;
+}
+
+// A file for the window as if dropped on it, opened now: a lesson opens (1), or its
+// one-line error shows and the lesson on screen stays (0).
+EMSCRIPTEN_KEEPALIVE int attnviz_open(const char *path)
+{
+    if (!app || !path) return 0;
+    return app_lessons_open(app, path) ? 1 : 0;
 }
 
 // The canvas's new size in output pixels (its CSS size × devicePixelRatio).
@@ -126,18 +205,6 @@ EMSCRIPTEN_KEEPALIVE void attnviz_font_arrived(void)
     if (app_fonts_reload(app) && app->v.lang != LANG_ZH) app_lessons_switch_lang(app);
     SDL_Event e = {.type = SDL_USEREVENT}; // a frame to show it
     SDL_PushEvent(&e);
-}
-
-// Text the caller frees (free), written by fn to a memory stream; NULL without memory.
-static char *to_string(void (*fn)(FILE *f))
-{
-    char *buf = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&buf, &n);
-    if (!f) return NULL;
-    fn(f);
-    fclose(f);
-    return buf;
 }
 
 static void write_state(FILE *f)

@@ -10,9 +10,13 @@
 // and in the picker's folder after a reload), saves a frame (S) and compares it
 // and a screenshot with the native export of the same frame (within 2/255 per
 // channel), switches to Chinese (the font arrives on demand), answers a study
-// question and finds the progress after a reload, drops a broken lesson (the
-// desktop's one-line error; the lesson on screen stays), opens a link to a stage,
-// and quits (Q leaves a page that says so, not a blank one).
+// question and finds the progress after a reload, drops lesson files as a browser
+// delivers them (a DataTransfer on a drop event: they open, a broken one gives the
+// desktop's one-line error and the lesson on screen stays; no copy is kept but the
+// lesson on screen's), opens links to a stage (the address bar follows the window:
+// a reload comes back there), keeps two lessons of the same file name apart in the
+// study progress, refuses a lesson that a redirect brings from another site, explains
+// a mistyped link in plain words with links to the lessons, and never ends on a key.
 import { chromium } from 'playwright-core';
 import http from 'node:http';
 import fs from 'node:fs';
@@ -26,8 +30,24 @@ function check(ok, what) {
   if (!ok) fails++;
 }
 const types = {'.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm', '.json': 'application/json'};
+// Two lessons of the same file name in two folders (issue 36, 8): the classic, and the
+// classic with another title and another first input (the same questions, other answers)
+const classic = JSON.parse(fs.readFileSync('lessons/arange-2x4x4.json', 'utf8'));
+const course = {
+  '/course1/lesson.json': JSON.stringify(classic),
+  '/course2/lesson.json': JSON.stringify({...classic, title: 'Course 2: another lesson of the same file name'}),
+};
+// another site (another origin: another port) that lets any site read its lesson
+const other = http.createServer((req, res) => {
+  res.writeHead(200, {'content-type': 'application/json', 'access-control-allow-origin': '*'});
+  res.end(JSON.stringify({...classic, title: 'from another site'}));
+});
+await new Promise((r) => other.listen(0, '127.0.0.1', r));
+const otherSite = `http://127.0.0.1:${other.address().port}`;
 const server = http.createServer((req, res) => {
-  const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+  const u = new URL(req.url, 'http://x'), rel = decodeURIComponent(u.pathname);
+  if (rel === '/go') { res.writeHead(302, {location: u.searchParams.get('to')}); res.end(); return; } // an open redirect
+  if (course[rel]) { res.writeHead(200, {'content-type': 'application/json'}); res.end(course[rel]); return; }
   // /extra/NAME: the repository's lessons, as a lesson file on the same site
   const root = rel.startsWith('/extra/') ? path.resolve('lessons') : site;
   const file = path.join(root, rel.startsWith('/extra/') ? rel.slice(7) : rel.endsWith('/') ? rel + 'index.html' : rel);
@@ -122,17 +142,24 @@ async function press(key) {
   return settled();
 }
 async function typeKeys(text) { for (const c of text) await press(c); }
-// The expected-answers folder's lesson NAME, put in the page's files as a dropped file
-// is (/tmp/drop/NAME) and opened; the page's error list emptied first.
-async function dropLesson(name) {
-  const bytes = fs.readFileSync(path.join(expect, name));
+// The expected-answers folder's lesson NAME dropped on the page as a browser delivers
+// a file (a DataTransfer holding a File, on a drop event); the page's error list
+// emptied first. Resolves once it opened or an error line came.
+async function dropLesson(name, bytes = fs.readFileSync(path.join(expect, name))) {
+  const before = (await state()).lesson;
   await page.evaluate(([n, b]) => {
-    Module.FS.mkdirTree('/tmp/drop');
-    Module.FS.writeFile('/tmp/drop/' + n, new Uint8Array(b));
     attnviz.errors.length = 0;
-    attnviz.open('/tmp/drop/' + n);
+    const dt = new DataTransfer();
+    dt.items.add(new File([new Uint8Array(b)], n, {type: 'application/json'}));
+    document.getElementById('canvas').dispatchEvent(new DragEvent('drop', {dataTransfer: dt, bubbles: true, cancelable: true}));
   }, [name, [...bytes]]);
+  await page.waitForFunction((l) => attnviz.state().lesson !== l || attnviz.errors.length > 0, before, {timeout: 10000})
+    .catch(() => {});
+  return state();
 }
+// The dropped files' copies in the page's memory (/tmp/drop…/NAME).
+const dropCopies = () => page.evaluate(() => Module.FS.readdir('/tmp').filter((n) => n.startsWith('drop'))
+  .flatMap((d) => Module.FS.readdir('/tmp/' + d).filter((f) => f[0] !== '.').map((f) => '/tmp/' + d + '/' + f)));
 async function download(action) {
   const [d] = await Promise.all([page.waitForEvent('download', {timeout: 10000}), action()]);
   return {name: d.suggestedFilename(), data: fs.readFileSync(await d.path())};
@@ -246,22 +273,33 @@ try {
   check(savedLessons.some((n) => n.endsWith('.json')), `Ctrl+S's lesson is kept after a reload (${savedLessons.filter((n) => n.endsWith('.json'))})`);
   s = await press('t');
 
-  // ---- a broken lesson dropped on the page: the desktop's error, the lesson stays -----
+  // ---- lesson files dropped on the page (issue 36, 2) ------------------------------------
   const stay = await state();
+  s = await dropLesson('big.json');
+  check(s.lesson.endsWith('/big.json') && (await page.evaluate(() => attnviz.errors.length)) === 0,
+        `a dropped lesson opens (${s.lesson}${await page.evaluate(() => attnviz.errors.join(' '))})`);
+  const bigDump = await page.evaluate(() => attnviz.dump());
+  check(bigDump === fs.readFileSync(path.join(expect, 'big.dump.json'), 'utf8'),
+        'a 2×40×48 causal lesson (tiled products, attn·V to the last nonzero weight): dump() equals the desktop --dump, byte for byte');
+  let copies = await dropCopies();
+  check(copies.length === 1 && copies[0] === s.lesson, `dropped: only the copy of the lesson on screen is kept (${copies})`);
+  const bigAt = s.lesson;
+  s = await dropLesson('lesson.json', Buffer.from(JSON.stringify(classic)));
+  copies = await dropCopies();
+  check(s.lesson.endsWith('/lesson.json') && copies.length === 1 && copies[0] === s.lesson,
+        `a second drop: it opens, the first one's copy is removed (${copies})`);
+  const onScreen = s;
   await dropLesson('broken.json');
   await page.waitForFunction(() => attnviz.errors.length > 0, null, {timeout: 5000});
   const errs = await page.evaluate(() => attnviz.errors.slice());
   const want = fs.readFileSync(path.join(expect, 'broken.err'), 'utf8').trim();
-  check(errs.length === 1 && errs[0] === want, `a broken lesson: one line, the desktop's (“${errs[0]}”)`);
+  const got = (errs[0] || '').replace(/\/tmp\/drop-[0-9a-f]{16}\//g, '/tmp/drop/');
+  check(errs.length === 1 && got === want, `a broken lesson dropped: one line, the desktop's (“${errs[0]}”)`);
   s = await state();
-  check(s.lesson === stay.lesson && s.stage === stay.stage, 'a broken lesson: the lesson on screen stays');
-
-  // ---- a lesson big enough for the tiled kernels: the desktop's bytes -------------------
-  await dropLesson('big.json');
-  await page.waitForFunction(() => attnviz.state().lesson.endsWith('big.json') || attnviz.errors.length > 0, null, {timeout: 10000});
-  const bigDump = await page.evaluate(() => attnviz.dump());
-  check(bigDump === fs.readFileSync(path.join(expect, 'big.dump.json'), 'utf8'),
-        'a 2×40×48 causal lesson (tiled products, attn·V to the last nonzero weight): dump() equals the desktop --dump, byte for byte');
+  copies = await dropCopies();
+  check(s.lesson === onScreen.lesson && s.stage === onScreen.stage && copies.length === 1 && copies[0] === s.lesson,
+        `a broken lesson dropped: the lesson on screen stays, the broken copy is removed (${copies})`);
+  check(bigAt.endsWith('/big.json') && stay.lesson !== bigAt, 'the drops: done');
 
   // ---- a link to a frame ---------------------------------------------------------------
   s = await open('lesson=arange-2x4x4&stage=attn&batch=1&head=1&lang=zh');
@@ -287,8 +325,34 @@ try {
   await page.waitForFunction(() => window.attnviz !== undefined);
   const why = await page.evaluate(() => attnviz.ready.then(() => 'opened', (e) => e.message));
   check(/--batch\/--head: .*causal-decoder.json has batches 0\.\.0/.test(why), `?batch=1 of a one-batch lesson: ready is rejected with the reason (“${why}”)`);
+  const host = new URL(base).host;
   s = await open('lesson=extra/sentence-the-cat.json&stage=attn');
-  check(s.lesson === '/tmp/url/sentence-the-cat.json' && s.stage === 'attn', `?lesson=extra/sentence-the-cat.json: a lesson file on the same site (${s.lesson})`);
+  check(s.lesson === `/url/${host}/extra/sentence-the-cat.json` && s.stage === 'attn', `?lesson=extra/sentence-the-cat.json: a lesson file on the same site (${s.lesson})`);
+  // ---- a redirect may stay on the site, never leave it (issue 36, 9) ------------------
+  s = await open('lesson=' + encodeURIComponent('go?to=/extra/sentence-the-cat.json'));
+  check(s.lesson === `/url/${host}/extra/sentence-the-cat.json`, `a same-site redirect: the lesson it leads to, by its own address (${s.lesson})`);
+  await page.goto(base + 'index.html?lesson=' + encodeURIComponent('go?to=' + otherSite + '/x.json'));
+  await page.waitForFunction(() => window.attnviz !== undefined);
+  const redirected = await page.evaluate(() => attnviz.ready.then(() => 'opened ' + attnviz.state().lesson, (e) => e.message));
+  const redirectedWhy = await page.evaluate(() => document.querySelector('#status .why') && document.querySelector('#status .why').textContent);
+  check(/another site/.test(redirected) && /another site/.test(redirectedWhy || ''),
+        `?lesson=go?to=${otherSite}/x.json (an open redirect to another site) is refused (“${redirected}”; “${redirectedWhy}”)`);
+  // ---- two lessons of the same file name keep their own progress (issue 36, 8) ----------
+  s = await open('lesson=course1/lesson.json&study=1');
+  for (let i = 0; i < 12 && !s.study.asking; i++) s = await press('ArrowRight');
+  const ans1 = s.study.list ? s.study.answer.map((v) => Math.round(v)).join(', ')
+                            : String(Math.round(s.study.answer[0] * 1e4) / 1e4);
+  await typeKeys(ans1);
+  s = await press('Enter');
+  await press('t');
+  await page.evaluate(() => attnviz.sync());
+  check(s.study.answered === 1, `course1/lesson.json: one question answered (${s.study.answered})`);
+  s = await open('lesson=course2/lesson.json&study=1');
+  check(s.study.on && s.study.answered === 0,
+        `course2/lesson.json, another lesson of the same file name: none answered (${s.study.answered} answered, ${s.study.right} right; ${s.lesson})`);
+  s = await open('lesson=course1/lesson.json&study=1');
+  check(s.study.answered === 1, `course1/lesson.json again: its answer is kept (${s.study.answered})`);
+  await press('t');
   await page.goto(base + 'index.html?lesson=http://example.com/x.json');
   const away = await page.evaluate(() => attnviz.ready.then(() => 'opened', (e) => e.message));
   check(/must be on this site/.test(away), `?lesson= on another site is refused (“${away}”)`);
@@ -304,20 +368,27 @@ try {
   const idle = await state();
   check(idle.frames === s.frames, `idle: no frame drawn in a second with nothing moving (${idle.frames - s.frames})`);
 
-  // ---- E: the frames as one .zip; the presenter, GIF: a clear message -----------------
-  await press('e');
+  // ---- E: only what the page makes, the frames as one .zip (issue 35, 11) ------------
+  await page.keyboard.press('e');
+  await page.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
+  s = await state();
+  check(/PNG/.test(s.toast) && !/PDF|MP4|GIF|not in the browser/.test(s.toast), `E offers only what the page makes (“${s.toast}”)`);
+  if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-E.png')});
   const zipDl = await download(() => page.keyboard.press('1'));
   check(zipDl.name.endsWith('.zip') && zipDl.data.readUInt32LE(0) === 0x04034b50 && zipDl.data.includes('frames.json'),
         `E 1: the PNG frames as one zip (${zipDl.name}, ${zipDl.data.length} bytes)`);
   s = await settled(20000);
+  await page.keyboard.press('e');
+  await page.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
+  await page.keyboard.press('4');
+  await page.waitForTimeout(500);
+  s = await state();
+  check(!/not in the browser|failed/.test(s.toast), `E 4: nothing offered, nothing refused (“${s.toast}”)`);
+  s = await settled();
   await page.keyboard.press('F5');
   await page.waitForFunction(() => /not in the browser/.test(attnviz.state().toast), null, {timeout: 5000})
     .then(() => check(true, 'F5 (presenter): “not in the browser version” said'), () => check(false, 'F5: no message'));
   s = await settled();
-  await press('e');
-  await page.keyboard.press('4');
-  await page.waitForFunction(() => /not in the browser/.test(attnviz.state().toast), null, {timeout: 5000})
-    .then(() => check(true, 'E 4 (GIF): “not in the browser version” said'), () => check(false, 'E 4 (GIF): no message'));
 
   // ---- HiDPI and resizing: the canvas in device pixels -------------------------------
   const hi = await browser.newContext({viewport: {width: 800, height: 600}, deviceScaleFactor: 2});
@@ -332,11 +403,77 @@ try {
   check(hs.width === 2048 && hs.height === 1536, `resized to 1024×768: drawn at ${hs.width}×${hs.height}`);
   await hi.close();
 
-  // ---- Q: never a blank page -------------------------------------------------------------
-  await page.keyboard.press('q');
-  await page.waitForFunction(() => !document.getElementById('status').hidden, null, {timeout: 5000});
-  const closed = await page.evaluate(() => document.getElementById('status').innerText);
-  check(/closed/.test(closed) && /Start again/.test(closed), `Q: the page says so (“${closed.replace(/\n/g, ' ')}”)`);
+  // ---- no key ends the session; the address bar follows the window (issue 35, 5) ------
+  s = await open('lesson=causal-decoder');
+  try {
+    for (const k of ['q', 'Shift+Q', 'Control+q', 'Escape', 'Escape']) {
+      s = await press(k);
+      const shown = await page.evaluate(() => document.getElementById('status').hidden && !document.getElementById('canvas').hidden);
+      if (!(s && shown)) throw new Error(`${k} ended the session`);
+    }
+    await page.keyboard.press('q');
+    await page.waitForFunction(() => /close the browser tab/.test(attnviz.state().toast), null, {timeout: 5000});
+    check(true, 'q, Q, Ctrl+Q, Esc: the session goes on; q says how to leave');
+  } catch (e) {
+    check(false, 'q, Q, Ctrl+Q, Esc: ' + e.message.split('\n')[0]);
+  }
+  s = await open('lesson=causal-decoder');
+  for (let i = 0; i < 4; i++) s = await press('ArrowRight');
+  s = await press('Tab');
+  const where = {lesson: s.lesson, stage: s.stage, batch: s.batch, head: s.head};
+  const wantHere = `stage=${s.stage}&batch=${s.batch}&head=${s.head}&`;
+  await page.waitForFunction((w) => location.search.includes(w), wantHere, {timeout: 5000}).catch(() => {});
+  const address = await page.evaluate(() => location.search);
+  await page.reload();
+  await page.waitForFunction(() => window.attnviz !== undefined);
+  s = await page.evaluate(() => attnviz.ready);
+  check(s.lesson === where.lesson && s.stage === where.stage && s.batch === where.batch && s.head === where.head,
+        `a reload comes back to the same lesson, stage and slice (${address} → ${s.stage}, batch ${s.batch}, head ${s.head}; was ${where.stage}, ${where.head})`);
+
+  s = await open('');
+  s = await press('ArrowRight');
+  s = await press('ArrowRight');
+  await page.waitForFunction((st) => location.search.includes('stage=' + st + '&'), s.stage, {timeout: 5000}).catch(() => {});
+  await page.reload();
+  await page.waitForFunction(() => window.attnviz !== undefined);
+  const back = await page.evaluate(() => attnviz.ready);
+  check(back.lesson.endsWith('/lessons/arange-2x4x4.json') && back.stage === s.stage, `the first lesson, reloaded: back at ${back.stage} (was ${s.stage}; ${await page.evaluate(() => location.search)})`);
+
+  // ---- a mistyped link: why in plain words, and where to go (issue 35, 11) ------------
+  const problem = async (query) => {
+    await page.goto(base + 'index.html?' + query);
+    await page.waitForFunction(() => window.attnviz !== undefined);
+    const e = await page.evaluate(() => attnviz.ready.then(() => 'opened', (x) => x.message));
+    await page.waitForFunction(() => !document.getElementById('status').hidden && document.querySelector('#status .why'), null, {timeout: 10000})
+      .catch(() => {}); // (none: the checks below say so)
+    return {error: e, ...(await page.evaluate(() => ({
+      why: document.querySelector('#status .why')?.textContent || '',
+      detail: document.querySelector('#status pre')?.textContent || '',
+      first: document.querySelector('#status a.first')?.getAttribute('href') || '',
+      lessons: [...document.querySelectorAll('#status ul.lessons a')].map((a) => [a.getAttribute('href'), a.textContent]),
+    })))};
+  };
+  const shippedN = fs.readdirSync('lessons').filter((n) => n.endsWith('.json')).length;
+  let pr = await problem('stage=nosuch');
+  check(/--stage: .* has no stage "nosuch"/.test(pr.error) && pr.detail === pr.error, `?stage=nosuch: the program's line kept as details (“${pr.detail}”)`);
+  check(/asks for the step “nosuch”/.test(pr.why) && !/--stage/.test(pr.why), `?stage=nosuch: said in plain words (“${pr.why}”)`);
+  check(pr.first === '?lang=en' && pr.lessons.length === shippedN && pr.lessons[0][0] === '?lesson=arange-2x4x4&lang=en' &&
+        pr.lessons.every(([h, t]) => /^\?lesson=[A-Za-z0-9_-]+&lang=en$/.test(h) && t.length > 3),
+        `?stage=nosuch: a link to the first lesson and to all ${pr.lessons.length} lessons (“${pr.lessons.slice(0, 2).map((x) => x[1]).join('”, “')}”…)`);
+  if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-mistyped.png'), fullPage: true});
+  if (pr.first) {
+    await page.click('#status a.first');
+    await page.waitForFunction(() => window.attnviz !== undefined);
+    s = await page.evaluate(() => attnviz.ready);
+  }
+  check(pr.first && s.stage === 'input', `the first lesson's link opens it (${s.lesson})`);
+  pr = await problem('lesson=casual-decoder');
+  check(/no lesson called “casual-decoder”/.test(pr.why), `?lesson=casual-decoder: “${pr.why}”`);
+  pr = await problem('lesson=course3/lesson.json');
+  check(/is not on this site/.test(pr.why), `?lesson=course3/lesson.json (404): “${pr.why}”`);
+  pr = await problem('lesson=causal-decoder&stage=nosuch&lang=zh');
+  check(/nosuch/.test(pr.why) && /[\u4e00-\u9fff]/.test(pr.why) && pr.first === '?lang=zh', `?…&lang=zh: in Chinese (“${pr.why}”)`);
+  if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-mistyped-zh.png'), fullPage: true});
   check(pageErrors.length === 0, `no JavaScript errors${pageErrors.length ? ': ' + pageErrors.join('; ') : ''}`);
 } catch (e) {
   check(false, 'the run stopped: ' + (e && e.stack || e));
