@@ -18,7 +18,8 @@
 //    answered with the keys (the answers typed from `attnviz --quiz`, → to the next
 //    stage with questions, no pause after it); digits and Q typed into an answer do
 //    nothing else; progress.json then holds every answer, all right; reopened, the
-//    answers are restored (N finds nothing to give up) and the picker opens; a corrupt
+//    answers are restored (N finds nothing to give up: it says so in the study box,
+//    no toast) and the picker opens; a corrupt
 //    progress.json is reported on stderr and set aside, its bytes kept;
 //  - save: the window's own save (S) has the export's pixels at the same size (the
 //    scores of the classic lesson, against attnviz --export; ImageMagick's compare).
@@ -686,13 +687,24 @@ static void study_script(Driver *d)
         if (first) wd_type(d, "qQ"), first = false;
         wd_type(d, answers[i].text);
         press(d, "Return");
+        // its feedback shows at once; Enter goes on to the stage's next question
+        if (i + 1 < n_answers && answers[i + 1].stage == answers[i].stage) press(d, "Return");
     }
     quit(d);
 }
 
+static Uint32 shot_a[WD_MAX_W * WD_MAX_H], shot_b[WD_MAX_W * WD_MAX_H];
+
 static void reopen_script(Driver *d)
 {
+    // N with every question answered, at a stage without a loop: its note in the study
+    // box (the frame changes), no toast over the legend (issue 35)
+    wd_settle(d);
+    wd_shot(d, shot_a);
     press(d, "N");
+    if (d->busy) wd_fail(d, "N at %s (no loop, nothing to show) put up a toast", d->stage);
+    wd_shot(d, shot_b);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "N at %s said nothing", d->stage);
     press(d, "O");
     press(d, "Escape");
     quit(d);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "recipe.h"
 #include "utf8.h"
 
 StudyUI *study_ui_create(void)
@@ -255,6 +256,13 @@ bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int 
         int first = study_stage_questions(st, stage, NULL);
         if (first < 0) return false;
         study_focus_step(st, sym == SDLK_UP ? -1 : 1);
+        return true;
+    }
+    if (sym == SDLK_RETURN || sym == SDLK_KP_ENTER) return study_next(st); // the feedback read: the next question
+    if (sym == SDLK_n && recipe_loop_steps(&s->trace, stage) == 0) {
+        // nothing to show and no loop to step: said in the study box's key line, which
+        // covers nothing (a toast would cover the legend), until the focus or stage moves
+        snprintf(st->note, sizeof st->note, "%s", i18n_get(v->lang, "study.n_nothing"));
         return true;
     }
     return false;
