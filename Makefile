@@ -288,7 +288,7 @@ install: $(B)/attnviz $(B)/icons/stamp
 	  $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps
 	install -m 755 $(B)/attnviz $(DESTDIR)$(BINDIR)/attnviz
 	install -m 644 assets/lang/*.txt $(DESTDIR)$(PKGDATADIR)/assets/lang/
-	install -m 644 lessons/*.json lessons/README.md $(DESTDIR)$(PKGDATADIR)/lessons/
+	install -m 644 lessons/*.json lessons/order.txt lessons/README.md $(DESTDIR)$(PKGDATADIR)/lessons/
 	install -m 755 lessons/from_torch.py $(DESTDIR)$(PKGDATADIR)/lessons/
 	install -m 644 assets/install/$(APP_ID).desktop $(DESTDIR)$(DATAROOT)/applications/
 	install -m 644 assets/install/$(APP_ID).metainfo.xml $(DESTDIR)$(DATAROOT)/metainfo/

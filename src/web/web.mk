@@ -64,10 +64,10 @@ $(WEB_OBJ)/%.o: %.c $(WEB_SYS)/stamp
 	$(WEB_ENV) emcc $(WEB_CFLAGS) -c $< -o $@
 
 # what the page reads: strings, lessons, the Latin fonts (Chinese comes on demand)
-$(WEB_DATA)/stamp: $(wildcard assets/lang/*.txt) $(wildcard lessons/*.json) $(WEB_FONTS)
+$(WEB_DATA)/stamp: $(wildcard assets/lang/*.txt) $(wildcard lessons/*.json) lessons/order.txt $(WEB_FONTS)
 	@rm -rf $(WEB_DATA) && mkdir -p $(WEB_DATA)/attnviz/assets/lang $(WEB_DATA)/attnviz/lessons $(WEB_DATA)/attnviz/fonts
 	cp assets/lang/*.txt $(WEB_DATA)/attnviz/assets/lang/
-	cp lessons/*.json $(WEB_DATA)/attnviz/lessons/
+	cp lessons/*.json lessons/order.txt $(WEB_DATA)/attnviz/lessons/
 	cp $(WEB_FONTS) $(WEB_DATA)/attnviz/fonts/
 	@touch $@
 
