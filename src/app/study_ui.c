@@ -69,6 +69,10 @@ int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
     progress_saver_wait(u->saver); // (switching lessons: the answers just given are in u->prog)
     study_ui_poll(u);
     lesson_key(u, s);
+    char last[sizeof u->st.q[0].id] = ""; // T off and on again: the feedback last read reopens
+    if (u->st.last >= 0 && u->st.last < u->st.n && !strcmp(u->key, u->last_key))
+        snprintf(last, sizeof last, "%s", u->st.q[u->st.last].id);
+    snprintf(u->last_key, sizeof u->last_key, "%s", u->key);
     memset(u->st.a, 0, sizeof u->st.a);
     u->st.n = 0;
     study_load(&u->st, &s->trace, &s->lesson, lang, !session_edited(s), stage);
@@ -81,6 +85,8 @@ int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
         int i = name ? trace_find(&s->trace, name) : -1;
         if (i >= 0) resume = i;
     }
+    for (int i = 0; last[0] && i < u->st.n; i++)
+        if (!strcmp(u->st.q[i].id, last) && u->st.a[i].answered) u->st.last = i;
     int right, answered;
     study_score(&u->st, &right, &answered);
     u->done_told = answered == u->st.n;
