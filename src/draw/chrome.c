@@ -449,9 +449,16 @@ void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View 
         y += paint_text_wrapped(cv, FONT_BOLD, L->px_small, L->px_small - 2, THEME.error_ink, 255,
                                 (Rect){x, y, w, th * 2}, slip) + pad / 4;
     Rect ebox = {x, y, w, ky - y - pad / 4};
-    if (q->explanation[0]) paint_text_wrapped(cv, FONT_SANS, L->px_small, L->px_small - 4, THEME.ink, 255, ebox, q->explanation);
+    // the derivation once the stage's result shows: before, its numbers would answer the
+    // stage's other questions (a row's weights, the largest of them)
+    bool pending = study_pending(s, v->stage);
+    if (pending)
+        paint_text_wrapped(cv, FONT_SANS, L->px_small, L->px_small - 4, THEME.muted, 255, ebox,
+                           i18n_get(v->lang, "study.derivation_later"));
+    else if (q->explanation[0])
+        paint_text_wrapped(cv, FONT_SANS, L->px_small, L->px_small - 4, THEME.ink, 255, ebox, q->explanation);
     // the keys: the next question while the stage has one, else the stage's others and the next stage
-    const char *keys_key = study_pending(s, v->stage) ? "study.keys_next"
+    const char *keys_key = pending ? "study.keys_next"
                            : count > 1                 ? "study.keys_feedback_more"
                                                        : "study.keys_feedback";
     if (s->note[0]) paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, ky, ALIGN_LEFT, s->note);
