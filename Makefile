@@ -300,7 +300,7 @@ install: $(B)/attnviz $(B)/icons/stamp
 	  $(DESTDIR)$(DATAROOT)/icons/hicolor/scalable/apps
 	install -m 755 $(B)/attnviz $(DESTDIR)$(BINDIR)/attnviz
 	install -m 644 assets/lang/*.txt $(DESTDIR)$(PKGDATADIR)/assets/lang/
-	install -m 644 lessons/*.json lessons/README.md $(DESTDIR)$(PKGDATADIR)/lessons/
+	install -m 644 lessons/*.json lessons/order.txt lessons/README.md $(DESTDIR)$(PKGDATADIR)/lessons/
 	install -m 755 lessons/from_torch.py $(DESTDIR)$(PKGDATADIR)/lessons/
 	install -m 644 lessons/from_torch_parts.py lessons/from_torch_blocks.py lessons/lesson_file.py \
 	  lessons/lesson_torch.py lessons/torch_modules.py $(DESTDIR)$(PKGDATADIR)/lessons/

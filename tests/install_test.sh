@@ -22,6 +22,7 @@ share="$root$prefix/share"
 for l in lessons/*.json; do
     [ -f "$share/attnviz/lessons/$(basename "$l")" ] || fail "lesson $l not installed"
 done
+[ -f "$share/attnviz/lessons/order.txt" ] || fail "lessons/order.txt (the picker's teaching order) not installed"
 [ -f "$share/attnviz/assets/lang/en.txt" ] && [ -f "$share/attnviz/assets/lang/zh.txt" ] || fail "assets not installed"
 
 # 1. from /, with nothing of the repository in reach (ATTNVIZ_ASSETS unset)

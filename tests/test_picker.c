@@ -277,6 +277,70 @@ static void test_huge_files_cost_little(void **state)
     picker_free(&p);
 }
 
+// A folder's order.txt puts its lessons first, in its order (comments, blank lines, spaces
+// and names of no lesson ignored); the rest follow by name. Each item's line under the title
+// is its file name without ".json" (its path only where two share a name).
+static void test_teaching_order(void **state)
+{
+    (void)state;
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/ordered", tmp);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    write_file(dir, "a-first.json", LESSON("\"A\""));
+    write_file(dir, "b-second.json", LESSON("\"B\""));
+    write_file(dir, "c-third.json", LESSON("\"C\""));
+    write_file(dir, "d-fourth.json", LESSON("\"D\""));
+    write_file(dir, "order.txt", "# the order we teach\n\n  c-third.json  \nzz-gone.json\na-first.json # then this\r\n");
+    Picker p;
+    picker_init(&p);
+    const char *dirs[] = {dir, tmp2}; // tmp2 has an a-first.json too, and no order
+    assert_int_equal(picker_scan(&p, dirs, 2, NULL), 5);
+    assert_string_equal(p.items[0].name, "c-third.json");
+    assert_int_equal(p.items[0].order, 1);
+    assert_string_equal(p.items[1].name, "a-first.json");
+    assert_int_equal(p.items[1].order, 2);
+    assert_non_null(strstr(p.items[1].path, "/ordered/"));
+    // then by name: a-first (tmp2), b-second, d-fourth
+    assert_string_equal(p.items[2].name, "a-first.json");
+    assert_non_null(strstr(p.items[2].path, "/more/"));
+    assert_int_equal(p.items[2].order, 0);
+    assert_string_equal(p.items[3].name, "b-second.json");
+    assert_string_equal(p.items[4].name, "d-fourth.json");
+    // short names: no path, no ".json"; two a-first.json: their paths
+    assert_string_equal(p.items[0].short_name, "c-third");
+    assert_string_equal(p.items[3].short_name, "b-second");
+    assert_string_equal(p.items[1].short_name, p.items[1].shown);
+    assert_string_equal(p.items[2].short_name, p.items[2].shown);
+    assert_true(strcmp(p.items[1].short_name, p.items[2].short_name) != 0);
+    picker_free(&p);
+}
+
+// The shipped lessons: order.txt names every one of them (a new lesson is given its place),
+// the classic lesson first; each listed by its title with its short name, never a path.
+static void test_shipped_order(void **state)
+{
+    (void)state;
+    char cwd[1024];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    char lessons[1100];
+    snprintf(lessons, sizeof lessons, "%s/lessons", cwd); // absolute, as the installed lessons are
+    Picker p;
+    picker_init(&p);
+    const char *dirs[] = {lessons};
+    int n = picker_scan(&p, dirs, 1, NULL);
+    assert_true(n >= 20);
+    assert_string_equal(p.items[0].name, "arange-2x4x4.json");
+    assert_string_equal(p.items[0].short_name, "arange-2x4x4");
+    for (int i = 0; i < n; i++) {
+        if (p.items[i].order != i + 1) fail_msg("%s is not in lessons/order.txt (place %d)", p.items[i].name, p.items[i].order);
+        assert_null(p.items[i].error);
+        assert_null(strchr(p.items[i].short_name, '/'));
+        assert_null(strstr(p.items[i].short_name, ".json"));
+        assert_true(strcmp(picker_title(&p.items[i], LANG_EN), p.items[i].name) != 0); // its title
+    }
+    picker_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +348,8 @@ int main(void)
         cmocka_unit_test(test_move_scroll_layout_hit),
         cmocka_unit_test(test_display_path),
         cmocka_unit_test(test_huge_files_cost_little),
+        cmocka_unit_test(test_teaching_order),
+        cmocka_unit_test(test_shipped_order),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -321,6 +321,102 @@ static void test_check_and_parse(void **state)
     assert_false(quiz_check(&q, set, 3));
 }
 
+static bool shape_of(const Tensor *t, const Tensor *u)
+{
+    if (t->rank != u->rank) return false;
+    for (int d = 0; d < t->rank; d++)
+        if (t->shape[d] != u->shape[d]) return false;
+    return true;
+}
+
+// Issue 35: 9 of the classic lesson's 19 questions asked a shape, most of them the same
+// transform again (k_proj and v_proj after q_proj, k_heads and v_heads after q_heads). A
+// shape is asked once for a kind of stage making it from the same shapes, never for a
+// projection that keeps its input's shape.
+static void test_shapes_not_repeated(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        char err[LESSON_ERR_MAX + 200];
+        Session *ses = session_open(g.gl_pathv[f], NULL, err, sizeof err);
+        if (!ses) fail_msg("%s", err);
+        const Trace *tr = &ses->trace;
+        int n = quiz_generate(tr, &ses->lesson, LANG_EN, 1, qa, QUIZ_MAX_QUESTIONS), shapes = 0;
+        for (int i = 0; i < n; i++) {
+            if (qa[i].kind != QUIZ_SHAPE) continue;
+            shapes++;
+            const Stage *st = &tr->stages[qa[i].stage];
+            int o0 = st->operands[0];
+            if (st->kind == STAGE_KIND_PROJECTION && o0 >= 0 && st->operands[1] < 0 && shape_of(&tr->stages[o0].t, &st->t))
+                fail_msg("%s: %s asks a projection's shape, the same as its input's", g.gl_pathv[f], qa[i].id);
+            for (int j = 0; j < i; j++) {
+                if (qa[j].kind != QUIZ_SHAPE) continue;
+                const Stage *sj = &tr->stages[qa[j].stage];
+                bool same = sj->kind == st->kind && shape_of(&sj->t, &st->t);
+                for (int k = 0; k < TRACE_MAX_OPERANDS && same; k++) {
+                    int a = sj->operands[k], b = st->operands[k];
+                    same = (a < 0) == (b < 0) && (a < 0 || shape_of(&tr->stages[a].t, &tr->stages[b].t));
+                }
+                if (same) fail_msg("%s: %s asks again what %s asked", g.gl_pathv[f], qa[i].id, qa[j].id);
+            }
+        }
+        if (strstr(g.gl_pathv[f], "arange-2x4x4") && shapes != 4) // split, scores, head_out, concat (9 before)
+            fail_msg("%s: %d of %d questions ask a shape", g.gl_pathv[f], shapes, n);
+        session_destroy(ses);
+    }
+    globfree(&g);
+}
+
+// A wrong shape that leaves out the batch dimension says so (issue 35), in both languages;
+// the heads dimension left out, the sizes in another order too; a right answer or another
+// mistake says nothing.
+static void test_shape_mistakes(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX + 200];
+    Session *ses = session_open("lessons/arange-2x4x4.json", NULL, err, sizeof err);
+    assert_non_null(ses);
+    for (int lang = 0; lang < LANG_COUNT; lang++) {
+        int n = quiz_generate(&ses->trace, &ses->lesson, (Lang)lang, 1, qa, QUIZ_MAX_QUESTIONS);
+        const QuizQuestion *split = NULL, *concat = NULL;
+        for (int i = 0; i < n; i++)
+            if (qa[i].kind == QUIZ_SHAPE && !strcmp(ses->trace.stages[qa[i].stage].name, "q_heads")) split = &qa[i];
+            else if (qa[i].kind == QUIZ_SHAPE && !strcmp(ses->trace.stages[qa[i].stage].name, "concat")) concat = &qa[i];
+        assert_non_null(split);
+        assert_non_null(concat);
+        char why[300];
+        const float no_batch[] = {2, 4, 2}, right[] = {2, 2, 4, 2}, order[] = {2, 4, 2, 2}, other[] = {2, 4, 4};
+        const float concat_no_batch[] = {4, 4}, no_heads_5[] = {2, 4, 2, 9};
+        quiz_shape_mistake(split, no_batch, 3, (Lang)lang, why, sizeof why);
+        if (lang == LANG_EN) assert_string_equal(why, "You left out the batch dimension B=2: PyTorch keeps it first, even for one example");
+        else assert_non_null(strstr(why, "批次维度 B=2"));
+        quiz_shape_mistake(concat, concat_no_batch, 2, (Lang)lang, why, sizeof why);
+        assert_non_null(strstr(why, "B=2"));
+        quiz_shape_mistake(split, order, 4, (Lang)lang, why, sizeof why);
+        assert_non_null(strstr(why, "(B, H, L, d)"));
+        quiz_shape_mistake(split, right, 4, (Lang)lang, why, sizeof why);
+        assert_string_equal(why, "");
+        quiz_shape_mistake(split, other, 3, (Lang)lang, why, sizeof why);
+        assert_string_equal(why, "");
+        quiz_shape_mistake(split, no_heads_5, 4, (Lang)lang, why, sizeof why);
+        assert_string_equal(why, "");
+        // the heads dimension left out of a shape whose batch and heads differ
+        QuizQuestion h = *split;
+        h.answer[0] = 3, h.answer[1] = 2;
+        const float no_heads[] = {3, 4, 2};
+        quiz_shape_mistake(&h, no_heads, 3, (Lang)lang, why, sizeof why);
+        assert_non_null(strstr(why, "H=2"));
+        // another kind: nothing
+        QuizQuestion v = *split;
+        v.kind = QUIZ_VALUE;
+        quiz_shape_mistake(&v, no_batch, 3, (Lang)lang, why, sizeof why);
+        assert_string_equal(why, "");
+    }
+    session_destroy(ses);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +424,8 @@ int main(void)
         cmocka_unit_test(test_edited_lessons),
         cmocka_unit_test(test_nan_and_uniform_rows),
         cmocka_unit_test(test_check_and_parse),
+        cmocka_unit_test(test_shapes_not_repeated),
+        cmocka_unit_test(test_shape_mistakes),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

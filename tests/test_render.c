@@ -1896,6 +1896,27 @@ static void test_study_hides_result(void **state)
                 if (!shown && !same) fail_msg("%s: stage %s: the hidden result shows through", g.gl_pathv[f], sg->name);
                 if (shown && !same) checked++; // (a palindromic slice looks the same reversed)
             }
+            // an answer's feedback at once, its derivation only once the stage shows: its numbers
+            // would answer the stage's other questions (issue 35)
+            int n_here;
+            study_stage_questions(st, q->stage, &n_here);
+            ov.hover = false, v.hide_result = true;
+            for (int k = 0; k < n_here && n_here > 1; k++) {
+                study_give_up(st);
+                v.hide_result = study_pending(st, q->stage);
+                render_frame_record(&t.c, &L, &tr, &v, &ov);
+                const char *ex = st->q[st->focus].explanation; // a line drawn that is its start (not the formula)
+                size_t first = strcspn(ex, "\n"), least = first < 30 ? first : 30;
+                bool said = false;
+                for (size_t c = 0; c < t.dl.n; c++) {
+                    const char *line = t.dl.text + t.dl.cmd[c].text;
+                    size_t len = strlen(line), m = len < first ? len : first; // (a block: its first line)
+                    said |= t.dl.cmd[c].op == DRAW_TEXT && m >= least && !strncmp(line, ex, m);
+                }
+                paint_flush(&t.c);
+                if (said == v.hide_result) fail_msg("%s: %s: the derivation %s", g.gl_pathv[f], st->q[st->focus].id, said ? "before the result shows" : "missing");
+                study_next(st);
+            }
         }
         trace_free(&tr);
         lesson_free(&ls);

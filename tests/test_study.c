@@ -95,13 +95,24 @@ static void walk_lesson(const char *path, Lang lang)
             right++;
         }
         answered++;
+        // the feedback of this answer shows at once, whether or not the stage has more
+        assert_int_equal(study.focus, i);
+        assert_false(study_asking(&study));
         if (i + 1 < study.n && study.q[i + 1].stage == q->stage) {
             assert_true(study_pending(&study, q->stage)); // the stage stays hidden
+            assert_true(study_next(&study));              // Enter: the next question
             assert_int_equal(study.focus, i + 1);
             assert_true(study_asking(&study));
+            study_enter(&study, q->stage); // (as the window re-enters it: the question, not the feedback)
+            assert_int_equal(study.focus, i + 1);
         } else {
-            assert_false(study_pending(&study, q->stage)); // revealed: the feedback from its first
-            assert_false(study_asking(&study));
+            assert_false(study_pending(&study, q->stage)); // revealed
+            assert_false(study_next(&study));              // nothing left to ask here
+            assert_int_equal(study.focus, i);
+            // leaving the stage and coming back: the feedback just read, not the stage's first
+            study_enter(&study, q->stage + 1 < s->trace.n ? q->stage + 1 : 0);
+            study_enter(&study, q->stage);
+            assert_int_equal(study.focus, i);
         }
         int r, a;
         study_score(&study, &r, &a);
@@ -288,10 +299,12 @@ static void test_progress_two_windows(void **state)
     assert_int_equal(n, 1);
     progress_free(&a);
     // a hand-edited file: the same lesson twice, scores out of range, a long given cut on a character
-    write_file(path, "{\"attnviz_progress\": 1, \"lessons\": {"
-                     "\"/x.json\": {\"right\": 1e300, \"answered\": -5, \"total\": 1e300, \"answers\": {\"q_proj-shape\": "
-                     "{\"right\": true, \"given\": \"一二三四五六七八九十一二三四五六七八九十一二三四五六七八九十\"}}},"
-                     "\"/x.json\": {\"right\": 2, \"answered\": 2, \"total\": 3, \"answers\": {}}}}");
+    char text[1400];
+    snprintf(text, sizeof text, "{\"attnviz_progress\": 1, \"lessons\": {"
+             "\"/x.json\": {\"right\": 1e300, \"answered\": -5, \"total\": 1e300, \"answers\": {\"%s\": "
+             "{\"right\": true, \"given\": \"一二三四五六七八九十一二三四五六七八九十一二三四五六七八九十\"}}},"
+             "\"/x.json\": {\"right\": 2, \"answered\": 2, \"total\": 3, \"answers\": {}}}}", study.q[0].id);
+    write_file(path, text);
     assert_true(progress_load(&a, path, note, sizeof note));
     assert_true(progress_score(&a, "/x.json", &r, &n, &t));
     assert_true(r >= 0 && r <= n && n <= t && t <= 1000000);
@@ -648,7 +661,9 @@ static void test_progress_saver(void **state)
     progress_free(&p);
     // queued answers are written before the thread ends
     answer_three(s);
+    study_enter(&study, study.q[3].stage); // (the third's feedback shows: the fourth asked)
     study_give_up(&study);
+    assert_true(study.a[3].gave_up);
     assert_true(progress_saver_submit(sv, path, key, &study, "scores", "The classic"));
     progress_saver_stop(sv);
     assert_true(progress_load(&p, path, note, sizeof note));

@@ -16,9 +16,11 @@
 //    original file is unchanged;
 //  - study: --study opens the study mode; every question of the classic lesson is
 //    answered with the keys (the answers typed from `attnviz --quiz`, → to the next
-//    stage with questions, no pause after it); digits and Q typed into an answer do
+//    stage with questions, no pause after it; Enter after each feedback to the stage's
+//    next question; T twice after a stage's last answer reopens its feedback); digits and Q typed into an answer do
 //    nothing else; progress.json then holds every answer, all right; reopened, the
-//    answers are restored (N finds nothing to give up) and the picker opens; a corrupt
+//    answers are restored (N finds nothing to give up: it says so in the study box,
+//    no toast) and the picker opens; a corrupt
 //    progress.json is reported on stderr and set aside, its bytes kept;
 //  - save: the window's own save (S) has the export's pixels at the same size (the
 //    scores of the classic lesson, against attnviz --export; ImageMagick's compare).
@@ -717,10 +719,12 @@ static void quit(Driver *d)
     if (!d->exited) wd_fail(d, "still running 5 frames after Esc");
 }
 
+static Uint32 shot_a[WD_MAX_W * WD_MAX_H], shot_b[WD_MAX_W * WD_MAX_H];
+
 static void study_script(Driver *d)
 {
     int stage = 0;
-    bool first = true;
+    bool first = true, reopened = false;
     for (int i = 0; i < n_answers; i++) {
         // no pause after →: the answer's first key may come in the same frame
         while (stage < answers[i].stage) wd_key(d, "Right"), stage++;
@@ -728,13 +732,35 @@ static void study_script(Driver *d)
         if (first) wd_type(d, "qQ"), first = false;
         wd_type(d, answers[i].text);
         press(d, "Return");
+        // its feedback shows at once; Enter goes on to the stage's next question
+        if (i + 1 < n_answers && answers[i + 1].stage == answers[i].stage) press(d, "Return");
+        else if (!reopened && i > 0 && answers[i - 1].stage == answers[i].stage) {
+            // the last of a stage's questions answered: T off and on again reopens its feedback
+            // (not the stage's first question's)
+            reopened = true;
+            wd_settle(d);
+            wd_shot(d, shot_a);
+            press(d, "T");
+            wd_settle(d);
+            press(d, "T");
+            wd_settle(d);
+            wd_shot(d, shot_b);
+            if (!wd_same(d, shot_a, shot_b)) wd_fail(d, "T, T at %s did not reopen the feedback just read", d->stage);
+        }
     }
     quit(d);
 }
 
 static void reopen_script(Driver *d)
 {
+    // N with every question answered, at a stage without a loop: its note in the study
+    // box (the frame changes), no toast over the legend (issue 35)
+    wd_settle(d);
+    wd_shot(d, shot_a);
     press(d, "N");
+    if (d->busy) wd_fail(d, "N at %s (no loop, nothing to show) put up a toast", d->stage);
+    wd_shot(d, shot_b);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "N at %s said nothing", d->stage);
     press(d, "O");
     press(d, "Escape");
     quit(d);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "recipe.h"
 #include "utf8.h"
 
 StudyUI *study_ui_create(void)
@@ -68,6 +69,10 @@ int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
     progress_saver_wait(u->saver); // (switching lessons: the answers just given are in u->prog)
     study_ui_poll(u);
     lesson_key(u, s);
+    char last[sizeof u->st.q[0].id] = ""; // T off and on again: the feedback last read reopens
+    if (u->st.last >= 0 && u->st.last < u->st.n && !strcmp(u->key, u->last_key))
+        snprintf(last, sizeof last, "%s", u->st.q[u->st.last].id);
+    snprintf(u->last_key, sizeof u->last_key, "%s", u->key);
     memset(u->st.a, 0, sizeof u->st.a);
     u->st.n = 0;
     study_load(&u->st, &s->trace, &s->lesson, lang, !session_edited(s), stage);
@@ -80,6 +85,8 @@ int study_ui_begin(StudyUI *u, const Session *s, Lang lang, int stage)
         int i = name ? trace_find(&s->trace, name) : -1;
         if (i >= 0) resume = i;
     }
+    for (int i = 0; last[0] && i < u->st.n; i++)
+        if (!strcmp(u->st.q[i].id, last) && u->st.a[i].answered) u->st.last = i;
     int right, answered;
     study_score(&u->st, &right, &answered);
     u->done_told = answered == u->st.n;
@@ -255,6 +262,13 @@ bool study_ui_key(StudyUI *u, const Session *s, const SDL_KeyboardEvent *k, int 
         int first = study_stage_questions(st, stage, NULL);
         if (first < 0) return false;
         study_focus_step(st, sym == SDLK_UP ? -1 : 1);
+        return true;
+    }
+    if (sym == SDLK_RETURN || sym == SDLK_KP_ENTER) return study_next(st); // the feedback read: the next question
+    if (sym == SDLK_n && recipe_loop_steps(&s->trace, stage) == 0) {
+        // nothing to show and no loop to step: said in the study box's key line, which
+        // covers nothing (a toast would cover the legend), until the focus or stage moves
+        snprintf(st->note, sizeof st->note, "%s", i18n_get(v->lang, "study.n_nothing"));
         return true;
     }
     return false;

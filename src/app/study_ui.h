@@ -25,6 +25,7 @@ typedef struct StudyUI {
     bool prog_loaded;
     ProgressSaver *saver;          // writes progress.json off the frame (started at the first save)
     char key[PROGRESS_PATH_MAX];   // the lesson's key in the progress; "" while it is edited (not kept)
+    char last_key[PROGRESS_PATH_MAX]; // the lesson st.last is about (study_ui_begin: the same lesson again)
     bool done_told;                // "every question answered" was said
     int shown_focus, shown_stage;  // the question whose (batch, head) the view was last given
     char msg[STUDY_MSG_MAX];       // a message for the toast (study_ui_take_message)

@@ -384,9 +384,9 @@ void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View 
     snprintf(k1, sizeof k1, "%d", s->focus - first + 1);
     snprintf(k2, sizeof k2, "%d", count);
     const char *args[] = {k1, k2};
-    if (first < 0) { // nothing asked here: the narration, under the study mode's line
+    if (first < 0) { // nothing asked here: the narration, under the study mode's line (or N's note)
         i18n_fmt(head, sizeof head, v->lang, "study.none_here", 0, NULL);
-        paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, y, ALIGN_LEFT, head);
+        paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, y, ALIGN_LEFT, s->note[0] ? s->note : head);
         char buf[600];
         const char *text = scene_narration(tr, v, buf, sizeof buf);
         Rect box = {x, y + th, w, g.h - pad - th - (y - g.y)};
@@ -442,9 +442,28 @@ void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View 
     paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, x, y, ALIGN_LEFT, line);
     y += L->px_body * 13 / 10;
     int ky = g.y + g.h - pad / 2 - th;
+    float got[QUIZ_MAX_LIST];
+    int n_got = 0;
+    char slip[300] = ""; // a common slip named ("You left out the batch dimension B=2")
+    if (!a->right && !a->gave_up && quiz_parse_answer(a->given, got, QUIZ_MAX_LIST, &n_got))
+        quiz_shape_mistake(q, got, n_got, v->lang, slip, sizeof slip);
+    if (slip[0])
+        y += paint_text_wrapped(cv, FONT_BOLD, L->px_small, L->px_small - 2, THEME.error_ink, 255,
+                                (Rect){x, y, w, th * 2}, slip) + pad / 4;
     Rect ebox = {x, y, w, ky - y - pad / 4};
-    if (q->explanation[0]) paint_text_wrapped(cv, FONT_SANS, L->px_small, L->px_small - 4, THEME.ink, 255, ebox, q->explanation);
-    paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, x, ky, ALIGN_LEFT,
-               i18n_get(v->lang, count > 1 ? "study.keys_feedback_more" : "study.keys_feedback"));
+    // the derivation once the stage's result shows: before, its numbers would answer the
+    // stage's other questions (a row's weights, the largest of them)
+    bool pending = study_pending(s, v->stage);
+    if (pending)
+        paint_text_wrapped(cv, FONT_SANS, L->px_small, L->px_small - 4, THEME.muted, 255, ebox,
+                           i18n_get(v->lang, "study.derivation_later"));
+    else if (q->explanation[0])
+        paint_text_wrapped(cv, FONT_SANS, L->px_small, L->px_small - 4, THEME.ink, 255, ebox, q->explanation);
+    // the keys: the next question while the stage has one, else the stage's others and the next stage
+    const char *keys_key = pending ? "study.keys_next"
+                           : count > 1                 ? "study.keys_feedback_more"
+                                                       : "study.keys_feedback";
+    if (s->note[0]) paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, ky, ALIGN_LEFT, s->note);
+    else paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, x, ky, ALIGN_LEFT, i18n_get(v->lang, keys_key));
     paint_clip(cv, NULL);
 }

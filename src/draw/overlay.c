@@ -12,41 +12,13 @@
 
 #define TIP_MAX 1024
 
-// The tooltip box goes where it covers none of the cells it explains: beside the
-// pointer, beside the hovered cell (right, left, below, above), else above or below
-// the heatmaps, else where it covers the least of them.
-static void place_tip(const Layout *L, const Overlays *ov, Rect cell, int bw, int bh, const Rect *avoid, int n_avoid,
-                      int *bx, int *by)
-{
-    int g = paint_px(L->s, 18);
-    int mx = ov->mouse_x, my = ov->mouse_y;
-    int cx[7] = {mx + g, cell.x + cell.w + g, cell.x - g - bw, mx - bw / 2, mx - bw / 2, mx - bw / 2, mx - bw / 2};
-    int cy[7] = {my + g, cell.y, cell.y, cell.y + cell.h + g, cell.y - g - bh, L->area.y + L->area.h + g / 2,
-                 L->area.y - bh - g / 2};
-    long best = -1;
-    for (int i = 0; i < 7; i++) {
-        int x = cx[i] < 0 ? 0 : cx[i] + bw > L->w ? L->w - bw : cx[i];
-        int y = cy[i] < 0 ? 0 : cy[i] + bh > L->h ? L->h - bh : cy[i];
-        Rect box = {x, y, bw, bh};
-        long cover = 0;
-        for (int k = 0; k < n_avoid; k++)
-            if (rect_overlap(box, avoid[k])) {
-                int ox = (x + bw < avoid[k].x + avoid[k].w ? x + bw : avoid[k].x + avoid[k].w) - (x > avoid[k].x ? x : avoid[k].x);
-                int oy = (y + bh < avoid[k].y + avoid[k].h ? y + bh : avoid[k].y + avoid[k].h) - (y > avoid[k].y ? y : avoid[k].y);
-                cover += (long)ox * oy + 1;
-            }
-        if (best < 0 || cover < best) best = cover, *bx = x, *by = y;
-        if (cover == 0) return;
-    }
-}
-
-static void draw_tip(Canvas *cv, const Layout *L, const Overlays *ov, const char *tip, Rect cell,
+static void draw_tip(Canvas *cv, const Layout *L, const char *tip, Rect cell,
                      const Rect *avoid, int n_avoid)
 {
     int wrap = L->w * 45 / 100, tw, th;
     if (!paint_text_block_size(cv, FONT_SANS, L->px_body, wrap, tip, &tw, &th)) return;
     int pad = paint_px(L->s, 10), bx = 0, by = 0;
-    place_tip(L, ov, cell, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by);
+    tip_place(L, cell, tw + 2 * pad, th + 2 * pad, avoid, n_avoid, &bx, &by); // beside the cell, covering least
     paint_fill(cv, THEME.black, 40, bx + 3, by + 3, tw + 2 * pad, th + 2 * pad);
     paint_fill(cv, THEME.tip_bg, 255, bx, by, tw + 2 * pad, th + 2 * pad);
     paint_frame(cv, THEME.ink, 255, bx, by, tw + 2 * pad, th + 2 * pad, 1);
@@ -114,7 +86,7 @@ void overlay_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
         avoid[n++] = (Rect){q.x - t, y0 - t, x + L->sum_w[p] - q.x + 2 * t, y1 - y0 + 2 * t};
         if (L->deriv.w > 0) avoid[n++] = L->deriv; // the strip writes this row out too
         explain_row_sum(tr, v, L, p, row, tip, sizeof tip);
-        draw_tip(cv, L, ov, tip, avoid[0], avoid, n);
+        draw_tip(cv, L, tip, avoid[0], avoid, n);
         return;
     }
     if (!layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &p, &row, &c)) return;
@@ -134,7 +106,7 @@ void overlay_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
         if (ov->pin_boxes[i].w > 0)
             avoid[n++] = (Rect){ov->pin_boxes[i].x, ov->pin_boxes[i].y, ov->pin_boxes[i].w, ov->pin_boxes[i].h};
     explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
-    draw_tip(cv, L, ov, tip, q, avoid, n);
+    draw_tip(cv, L, tip, q, avoid, n);
 }
 
 // The study mode's frames: the cell (row) the focused question is about, and with
@@ -283,9 +255,7 @@ void overlay_pins(Canvas *cv, const Layout *L, const Trace *tr, const View *v, c
             bx = bx + bw > L->w ? L->w - bw : bx, by = by + bh > L->h ? L->h - bh : by;
             bx = bx < 0 ? 0 : bx, by = by < 0 ? 0 : by;
         } else {
-            Overlays at = *ov;
-            at.mouse_x = q.x + q.w / 2, at.mouse_y = q.y + q.h / 2;
-            place_tip(L, &at, q, bw, bh, avoid, n, &bx, &by);
+            tip_place(L, q, bw, bh, avoid, n, &bx, &by);
         }
         avoid[n++] = (Rect){bx, by, bw, bh};
         paint_fill(cv, THEME.black, 40, bx + 3, by + 3, bw, bh);

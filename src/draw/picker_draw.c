@@ -54,11 +54,14 @@ void picker_draw(Canvas *cv, const Layout *L, const View *v, const Picker *picke
                        ALIGN_RIGHT, cur);
             cw += pad;
         }
-        const char *title = picker_title(it, v->lang);
+        // "3. Pitfall: …": a lesson of the suggested order with its place (they come first)
+        char title[1200];
+        if (it->order > 0) snprintf(title, sizeof title, "%d. %s", k + 1, picker_title(it, v->lang));
+        else snprintf(title, sizeof title, "%s", picker_title(it, v->lang));
         FontFace face = sel && !bad ? FONT_BOLD : FONT_SANS;
         paint_text(cv, face, pl.px_row, bad ? THEME.greyed : THEME.ink, 255, x, y1, ALIGN_LEFT,
                    paint_fit_text(cv, face, pl.px_row, title, w - cw, cut, sizeof cut));
-        // line 2: the file, or the file and why it cannot be opened
+        // line 2: the file's short name, or the file and why it cannot be opened
         if (bad) {
             const char *args[] = {it->error};
             i18n_fmt(line, sizeof line, v->lang, "picker.invalid", 1, args);
@@ -76,7 +79,8 @@ void picker_draw(Canvas *cv, const Layout *L, const View *v, const Picker *picke
                 sw = paint_text(cv, FONT_BOLD, pl.px_small, THEME.accent, 255, x + w, y2, ALIGN_RIGHT, score) + pad;
             }
             paint_text(cv, FONT_SANS, pl.px_small, THEME.muted, 255, x, y2, ALIGN_LEFT,
-                       paint_fit_text(cv, FONT_SANS, pl.px_small, it->shown, w - sw, cut, sizeof cut));
+                       paint_fit_text(cv, FONT_SANS, pl.px_small, it->short_name ? it->short_name : it->shown, w - sw,
+                                      cut, sizeof cut));
         }
     }
     // scroll marks when there is more above / below

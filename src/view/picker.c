@@ -20,6 +20,7 @@ static void item_free(PickerItem *it)
 {
     free(it->path);
     free(it->shown);
+    free(it->short_name);
     for (int l = 0; l < LANG_COUNT; l++) free(it->title[l]);
     free(it->error);
 }
@@ -124,11 +125,57 @@ static bool item_load(PickerItem *it, const char *dir, const char *name, const c
     return it->title[LANG_EN] || it->error;
 }
 
+// The place of each item of dir (items[first..n), the dir-th directory listed) in dir's
+// order file, if it has one: a line is a file name (spaces around it and "#…" ignored); at
+// most PICKER_ORDER_BYTES read.
+static void read_order(const char *dir, PickerItem *items, int first, int n, int dir_index)
+{
+    for (int i = first; i < n; i++) items[i].dir = dir_index;
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, PICKER_ORDER_FILE);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return; // (not a FIFO: never blocks)
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    size_t read = 0;
+    for (int k = 1; read < PICKER_ORDER_BYTES && fgets(line, sizeof line, f);) {
+        read += strlen(line);
+        char *hash = strchr(line, '#');
+        if (hash) *hash = '\0';
+        char *b = line, *e = line + strlen(line);
+        while (*b == ' ' || *b == '\t') b++;
+        while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r')) e--;
+        *e = '\0';
+        if (!*b) continue;
+        for (int i = first; i < n; i++)
+            if (!items[i].order && strcmp(items[i].name, b) == 0) items[i].order = k++;
+    }
+    fclose(f);
+}
+
 static int item_cmp(const void *a, const void *b)
 {
     const PickerItem *x = a, *y = b;
+    if ((x->order > 0) != (y->order > 0)) return x->order > 0 ? -1 : 1; // the suggested order first
+    if (x->order && x->dir != y->dir) return x->dir < y->dir ? -1 : 1;
+    if (x->order != y->order) return x->order < y->order ? -1 : 1;
     int c = strcmp(x->name, y->name);
     return c ? c : strcmp(x->path, y->path);
+}
+
+// The line under each title: the file name without ".json", or its path where two
+// items share a name (NULL when out of memory).
+static void short_names(Picker *p)
+{
+    for (int i = 0; i < p->n; i++) {
+        PickerItem *it = &p->items[i];
+        bool twin = false;
+        for (int j = 0; j < p->n && !twin; j++) twin = j != i && strcmp(p->items[j].name, it->name) == 0;
+        size_t len = strlen(it->name) - 5; // (ends_with_json)
+        it->short_name = twin ? dup_str(it->shown) : malloc(len + 1);
+        if (it->short_name && !twin) memcpy(it->short_name, it->name, len), it->short_name[len] = '\0';
+    }
 }
 
 static bool same_file(const char *a, const char *b)
@@ -160,6 +207,7 @@ int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *curr
         if (w > 0) used = used + (size_t)w < sizeof p->looked_in ? used + (size_t)w : sizeof p->looked_in - 1;
         DIR *dh = opendir(dirs[d]);
         if (!dh) continue;
+        int first = p->n;
         for (struct dirent *e; (e = readdir(dh)) && p->n < PICKER_MAX_ITEMS;) {
             if (!ends_with_json(e->d_name)) continue;
             char path[PATH_MAX + 256];
@@ -178,8 +226,10 @@ int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *curr
                 item_free(&p->items[p->n]);
         }
         closedir(dh);
+        read_order(dirs[d], p->items, first, p->n, n_seen - 1);
     }
     if (p->n > 1) qsort(p->items, (size_t)p->n, sizeof p->items[0], item_cmp);
+    short_names(p); // (out of memory: the items without one show their path)
     for (int i = 0; i < p->n && p->current < 0; i++)
         if (same_file(p->items[i].path, current_path)) p->current = i;
     p->sel = p->n == 0 ? -1 : p->current >= 0 ? p->current : 0;

@@ -20,11 +20,19 @@
 #define PICKER_PEEK_BYTES (16u << 10)
 #define PICKER_CHECK_BYTES (256u << 10)
 #define PICKER_CHECK_TOTAL (8u << 20)
+// A directory's suggested teaching order: a text file of lesson file names, one a line
+// ("#" starts a comment); lessons/README.md gives the shipped order.
+#define PICKER_ORDER_FILE "order.txt"
+#define PICKER_ORDER_BYTES (64u << 10)
 
 typedef struct PickerItem {
     char *path;               // directory + "/" + name, as it is opened
     const char *name;         // the file name, inside path
     char *shown;              // path as shown: "dir/../" folded, relative to the working directory
+    char *short_name;         // what the picker writes under the title: the file name without
+                              // ".json", or `shown` when another item has the same name
+    int order;                // its place in its directory's suggested order (PICKER_ORDER_FILE), from 1; 0 none
+    int dir;                  // the directory it was listed from (its index among those scanned)
     char *title[LANG_COUNT];  // NULL when invalid; zh NULL falls back to en
     char *error;              // lesson_load's one-line error; NULL when valid (or unchecked)
     bool unchecked;           // too large to check in the picker: its title only, checked when opened
@@ -49,9 +57,10 @@ void picker_free(Picker *p);
 // directories and directories already listed (same device and inode) are
 // skipped), reads each one's titles from its start (lesson_peek_title) and
 // checks it with lesson_load when it is small enough (PICKER_CHECK_*) for its
-// error, sorts
-// them by file name (then by path), marks and selects current_path (else the
-// first item). Replaces what was listed before. Returns the number of items.
+// error, sorts them — the lessons a directory's PICKER_ORDER_FILE names first, in
+// its order (the first directory's first), then the others by file name (then by
+// path) —, marks and selects current_path (else the first item). Replaces what was
+// listed before. Returns the number of items.
 int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *current_path);
 
 // path with "." and "dir/.." folded away (lexically) and, when it lies under

@@ -251,10 +251,48 @@ static bool row_has_nan(const PanelSpec *p, int r)
 
 // ---- the kinds ----------------------------------------------------------------------------
 
+static bool same_shape(const Tensor *a, const Tensor *b)
+{
+    if (a->rank != b->rank) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    return true;
+}
+
+// Whether a shape question at stage s would repeat: a projection keeps its input's shape
+// (x·Wᵀ + b with a square W: nothing to work out), or an earlier stage of its kind
+// makes the same shape from the same shapes (k_proj after q_proj, k_heads and v_heads after
+// q_heads, layer 1 after layer 0): that shape was asked there. (Issue 35: 9 of the classic
+// lesson's 19 questions asked a shape, most of them the same one again.)
+static bool shape_repeats(const Trace *tr, int s)
+{
+    const Stage *st = &tr->stages[s];
+    bool as_operands = true, any = false;
+    for (int k = 0; k < TRACE_MAX_OPERANDS; k++) {
+        int o = st->operands[k];
+        if (o < 0 || !tensor_present(&tr->stages[o].t)) continue;
+        any = true;
+        as_operands &= same_shape(&tr->stages[o].t, &st->t);
+    }
+    if (any && as_operands && st->kind == STAGE_KIND_PROJECTION) return true;
+    for (int e = 0; e < s; e++) {
+        const Stage *ea = &tr->stages[e];
+        if (ea->kind != st->kind || !tensor_present(&ea->t) || !same_shape(&ea->t, &st->t)) continue;
+        bool same = true;
+        for (int k = 0; k < TRACE_MAX_OPERANDS && same; k++) {
+            int a = ea->operands[k], b = st->operands[k];
+            if ((a < 0) != (b < 0)) same = false;
+            else if (a >= 0) same = same_shape(&tr->stages[a].t, &tr->stages[b].t);
+        }
+        if (same) return true;
+    }
+    return false;
+}
+
 static bool ask_shape(Ctx *c, QuizQuestion *q)
 {
     const Tensor *t = &c->st->t;
-    if (!tensor_present(t)) return false;
+    if (!tensor_present(t) || shape_repeats(c->tr, c->stage)) return false;
     begin(c, q, QUIZ_SHAPE, -1, -1, 0, 0, 0);
     q->list = true, q->n_answer = t->rank;
     for (int d = 0; d < t->rank; d++) q->answer[d] = (float)t->shape[d];
@@ -624,6 +662,34 @@ bool quiz_check(const QuizQuestion *q, const float *given, int n)
     for (int i = 0; i < n; i++)
         if (a[i] != g[i]) return false;
     return true;
+}
+
+void quiz_shape_mistake(const QuizQuestion *q, const float *given, int n, Lang lang, char *out, size_t len)
+{
+    out[0] = '\0';
+    if (q->kind != QUIZ_SHAPE || n < 1 || n > QUIZ_MAX_LIST || quiz_check(q, given, n)) return;
+    const int r = q->n_answer;
+    // one size left out: the first such dimension (the batch before the heads)
+    for (int d = 0; n == r - 1 && d < r; d++) {
+        bool match = true;
+        for (int i = 0, k = 0; i < r && match; i++)
+            if (i != d) match = given[k++] == q->answer[i];
+        if (!match) continue;
+        if (d > 1 || (d == 1 && r != 4)) return; // (no common name to give it)
+        char size[16];
+        snprintf(size, sizeof size, "%d", (int)q->answer[d]);
+        const char *args[] = {size};
+        i18n_fmt(out, len, lang, d == 0 ? "quiz.shape_no_batch" : "quiz.shape_no_heads", 1, args);
+        return;
+    }
+    if (n != r || (r != 3 && r != 4)) return;
+    float a[QUIZ_MAX_LIST], g[QUIZ_MAX_LIST]; // the same sizes in another order
+    memcpy(a, q->answer, (size_t)n * sizeof(float));
+    memcpy(g, given, (size_t)n * sizeof(float));
+    sort_floats(a, n), sort_floats(g, n);
+    if (memcmp(a, g, (size_t)n * sizeof(float)) != 0) return;
+    const char *args[] = {r == 4 ? "(B, H, L, d)" : "(B, L, C)"};
+    i18n_fmt(out, len, lang, "quiz.shape_order", 1, args);
 }
 
 bool quiz_parse_answer(const char *text, float *out, int max, int *n)

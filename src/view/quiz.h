@@ -74,6 +74,11 @@ bool quiz_check(const QuizQuestion *q, const float *given, int n);
 // it — the FFN's relu / gelu / silu, or SwiGLU's product with the gate as the text writes
 // it ("⊙ g[r,c] = s · g = h"). stage -1: the sum. False when the text has no such sum.
 bool quiz_screen_value(const Trace *tr, int stage, const char *text, double *val);
+// Why a wrong answer to a shape question is wrong, when it is a slip students make: the
+// batch dimension left out ("You left out the batch dimension B=2"), the heads dimension
+// left out (a 4-D shape), the right sizes in another order. "" otherwise (right, another
+// kind, another mistake).
+void quiz_shape_mistake(const QuizQuestion *q, const float *given, int n, Lang lang, char *out, size_t len);
 // Reads a typed answer: numbers separated by spaces, commas, "x", "×" or inside
 // ( ) / [ ] ("2x2x4x2", "(2, 4, 4)", "3", "-0.25"); false when it is not that.
 bool quiz_parse_answer(const char *text, float *out, int max, int *n);

@@ -14,6 +14,7 @@ void study_clear(Study *s)
     s->text[0] = '\0';
     s->note[0] = '\0';
     s->hint = false;
+    s->last = -1;
 }
 
 void study_load(Study *s, const Trace *tr, const Lesson *ls, Lang lang, bool authored, int stage)
@@ -26,12 +27,15 @@ void study_load(Study *s, const Trace *tr, const Lesson *ls, Lang lang, bool aut
         old_a[i] = s->a[i];
         memcpy(old_id[i], s->q[i].id, sizeof old_id[i]);
     }
+    int old_last = s->last;
     s->n = quiz_all(tr, ls, lang, STUDY_SEED, authored, s->q, STUDY_MAX);
     memset(s->a, 0, sizeof s->a);
+    s->last = -1;
     for (int i = 0; i < s->n; i++)
         for (int j = 0; j < old_n; j++)
             if (strcmp(s->q[i].id, old_id[j]) == 0) {
                 s->a[i] = old_a[j];
+                if (j == old_last) s->last = i;
                 break;
             }
     study_enter(s, stage);
@@ -73,7 +77,8 @@ void study_enter(Study *s, int stage)
     s->hint = false;
     int n, first = study_stage_questions(s, stage, &n);
     if (first < 0) return;
-    s->focus = first;
+    // the question last answered here (its feedback is what the student was reading)
+    s->focus = s->last >= first && s->last < first + n ? s->last : first;
     for (int i = first; i < first + n; i++)
         if (!s->a[i].answered) {
             s->focus = i;
@@ -86,19 +91,32 @@ bool study_asking(const Study *s)
     return s->focus >= 0 && s->focus < s->n && !s->a[s->focus].answered;
 }
 
-// After an answer: the next unanswered question of the stage, else (the stage is
-// revealed) the first question of the stage, so the feedback reads from the top.
-static void advance(Study *s)
+// After an answer: its feedback stays in focus (study_next goes on to the next question).
+static void answered(Study *s)
 {
-    int n, first = study_stage_questions(s, s->stage, &n);
+    s->last = s->focus;
     s->text[0] = '\0';
+    s->note[0] = '\0';
     s->hint = false;
-    for (int i = first; i >= 0 && i < first + n; i++)
+}
+
+bool study_next(Study *s)
+{
+    if (study_asking(s)) return false;
+    int n, first = study_stage_questions(s, s->stage, &n);
+    if (first < 0) return false;
+    int from = s->focus >= first && s->focus < first + n ? s->focus - first : n - 1;
+    for (int k = 1; k <= n; k++) {
+        int i = first + (from + k) % n;
         if (!s->a[i].answered) {
             s->focus = i;
-            return;
+            s->text[0] = '\0';
+            s->note[0] = '\0';
+            s->hint = false;
+            return true;
         }
-    s->focus = first;
+    }
+    return false;
 }
 
 bool study_submit(Study *s, Lang lang)
@@ -126,8 +144,7 @@ bool study_submit(Study *s, Lang lang)
     a->gave_up = false;
     a->hinted = s->hint;
     snprintf(a->given, sizeof a->given, "%s", s->text);
-    s->note[0] = '\0';
-    advance(s);
+    answered(s);
     return true;
 }
 
@@ -140,8 +157,7 @@ void study_give_up(Study *s)
     a->gave_up = true;
     a->hinted = s->hint;
     a->given[0] = '\0';
-    s->note[0] = '\0';
-    advance(s);
+    answered(s);
 }
 
 void study_focus_step(Study *s, int delta)
@@ -152,6 +168,9 @@ void study_focus_step(Study *s, int delta)
     int k = s->focus - first + delta;
     k = ((k % n) + n) % n;
     s->focus = first + k;
+    s->text[0] = '\0';
+    s->note[0] = '\0';
+    s->hint = false;
 }
 
 bool study_pick_key(Study *s, int row, int col)

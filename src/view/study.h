@@ -1,7 +1,7 @@
 // study.h — the study mode: predict, then reveal. At a stage with questions
 // (quiz.h) the stage's result stays hidden until every question of the stage is
-// answered; then the transition plays and each answer gets its feedback (right or
-// not, the answer, the derivation). Stages after an unanswered one cannot be
+// answered, then the transition plays. Each answer gets its feedback at once (right or
+// not, the answer, the derivation, a common slip named). Stages after an unanswered one cannot be
 // reached (their operands would give the answer away): study_frontier.
 //
 // Plain state and pure functions, no SDL: the window feeds it keys and clicks
@@ -37,7 +37,8 @@ typedef struct Study {
     QuizQuestion q[STUDY_MAX];
     StudyAnswer a[STUDY_MAX];
     int stage;                    // the stage study_enter was called for
-    int focus;                    // the question asked (or, all answered, shown), -1: none at this stage
+    int focus;                    // the question asked, or the answered one whose feedback shows; -1: none here
+    int last;                     // the question answered last (its feedback reopens with its stage), -1: none
     char text[STUDY_TEXT_MAX];    // the answer being typed
     bool hint;                    // H: the operands of the asked cell are highlighted
     char note[STUDY_NOTE_MAX];    // why the typed answer was not read, or "" (study_submit)
@@ -58,17 +59,23 @@ bool study_pending(const Study *s, int stage);
 // last stage (n_stages − 1) when every question is answered. Only when s->on.
 int study_frontier(const Study *s, int n_stages);
 // The stage on screen is now `stage`: the focus goes to its first unanswered
-// question, else to its first question; typing and the hint start over.
+// question, else to the question answered last when it is of this stage, else to its
+// first question; typing and the hint start over.
 void study_enter(Study *s, int stage);
 // Whether the focus is a question still to answer.
 bool study_asking(const Study *s);
 
 // Enter: reads s->text as an answer to the focused question. False (and s->note says
-// why) when the text is not an answer of the asked form; true when it was recorded.
+// why) when the text is not an answer of the asked form; true when it was recorded. The
+// focus stays on it: its feedback shows at once (study_next goes on).
 bool study_submit(Study *s, Lang lang);
+// Enter after a feedback: the focus to the stage's next unanswered question (after the
+// focused one, round the stage); false when every question of the stage is answered.
+bool study_next(Study *s);
 // N: gives the focused question up (recorded as not right, the answer shown).
 void study_give_up(Study *s);
-// ↑ / ↓ once the stage is answered: the feedback of the previous / next question.
+// ↑ / ↓ while a feedback shows: the previous / next question of the stage (its feedback,
+// or the question itself when it is not answered yet).
 void study_focus_step(Study *s, int delta);
 // A click on key column col of query row `row` (argmax: that key is the answer
 // typed; masked keys: toggles it in the list). False when the question takes no click.

@@ -430,3 +430,86 @@ bool tip_bounds(const char *text, double *val, double *lo, double *hi)
     }
     return found >= 0;
 }
+
+// ---- where the box goes ------------------------------------------------------------------
+
+static long overlap_area(Rect a, Rect b)
+{
+    int x0 = a.x > b.x ? a.x : b.x, x1 = a.x + a.w < b.x + b.w ? a.x + a.w : b.x + b.w;
+    int y0 = a.y > b.y ? a.y : b.y, y1 = a.y + a.h < b.y + b.h ? a.y + a.h : b.y + b.h;
+    return x1 > x0 && y1 > y0 ? (long)(x1 - x0) * (y1 - y0) : 0;
+}
+
+TipCover tip_cover(const Layout *L, Rect box, const Rect *avoid, int n_avoid)
+{
+    TipCover c = {0, 0};
+    for (int k = 0; k < n_avoid; k++) c.hard += overlap_area(box, avoid[k]);
+    for (int p = 0; p < L->n_panels; p++) c.hard += overlap_area(box, L->caption[p]); // the titles
+    if (L->result_panel >= 0 && L->result_panel < L->n_panels) {
+        Rect r = L->panel[L->result_panel];
+        long on = overlap_area(box, r), all = (long)r.w * r.h;
+        if (3 * on > all) c.hard += on; // a third of the result, or more
+    }
+    // what else it covers, by what a reader loses: the numbers most, then the formula and the
+    // controls, then the narration
+    for (int p = 0; p < L->n_panels; p++) c.soft += overlap_area(box, L->panel[p]) * (p == L->result_panel ? 4 : 3);
+    c.soft += 2 * (overlap_area(box, L->header) + overlap_area(box, L->timeline) + overlap_area(box, L->tabs));
+    c.soft += overlap_area(box, L->narration) + overlap_area(box, L->legend);
+    return c;
+}
+
+// Inside the output (the box as large as it is: its top-left corner first).
+static Rect clamp_box(const Layout *L, int x, int y, int bw, int bh)
+{
+    x = x + bw > L->w ? L->w - bw : x, y = y + bh > L->h ? L->h - bh : y;
+    return (Rect){x < 0 ? 0 : x, y < 0 ? 0 : y, bw, bh};
+}
+
+// The cost of a box: what it must not cover first, then what it covers, then how far from the cell.
+static bool better(TipCover c, long dist, TipCover best, long best_dist)
+{
+    if (c.hard != best.hard) return c.hard < best.hard;
+    return c.soft + dist < best.soft + best_dist;
+}
+
+void tip_place(const Layout *L, Rect cell, int bw, int bh, const Rect *avoid, int n_avoid, int *bx, int *by)
+{
+    int g = (int)lrintf(18 * L->s), cx = cell.x + cell.w / 2, cy = cell.y + cell.h / 2;
+    TipCover best = {-1, 0};
+    long best_dist = 0;
+    // beside the cell (right, left), then below and above it, slid along it (the box always
+    // across the cell's middle line) to where it covers least; only when each of those covers
+    // what it must not, under or over the heatmaps, then anywhere
+    enum { SLIDE = 9 };
+    for (int side = 0; side < 4 + 2 && (side < 4 || best.hard > 0); side++)
+        for (int k = 0; k < SLIDE; k++) {
+            int x, y;
+            if (side < 2) { // right, left: y from the box's top at the cell's middle to its bottom there
+                x = side == 0 ? cell.x + cell.w + g : cell.x - g - bw;
+                y = cy - bh + (bh * k) / (SLIDE - 1);
+                if (k == 0) y = cell.y; // (first: level with the cell)
+            } else if (side < 4) { // below, above: x likewise
+                y = side == 2 ? cell.y + cell.h + g : cell.y - g - bh;
+                x = cx - bw + (bw * k) / (SLIDE - 1);
+                if (k == 0) x = cell.x;
+            } else { // under, over the heatmaps
+                y = side == 4 ? L->area.y + L->area.h + g / 2 : L->area.y - bh - g / 2;
+                x = cx - bw + (bw * k) / (SLIDE - 1);
+            }
+            Rect b = clamp_box(L, x, y, bw, bh);
+            TipCover c = tip_cover(L, b, avoid, n_avoid);
+            long dist = labs((long)(b.x + bw / 2 - cx)) + labs((long)(b.y + bh / 2 - cy));
+            if (best.hard < 0 || better(c, dist, best, best_dist)) best = c, best_dist = dist, *bx = b.x, *by = b.y;
+        }
+    if (best.hard == 0) return;
+    // none keeps clear of what it must: the nearest place anywhere that does (or covers least
+    // of it), on a grid of 1/64 of the output
+    int sx = L->w / 64 > 1 ? L->w / 64 : 1, sy = L->h / 64 > 1 ? L->h / 64 : 1;
+    for (int y = 0; y <= L->h - bh + sy - 1; y += sy)
+        for (int x = 0; x <= L->w - bw + sx - 1; x += sx) {
+            Rect b = clamp_box(L, x, y, bw, bh);
+            TipCover c = tip_cover(L, b, avoid, n_avoid);
+            long dist = labs((long)(b.x + bw / 2 - cx)) + labs((long)(b.y + bh / 2 - cy));
+            if (better(c, dist, best, best_dist)) best = c, best_dist = dist, *bx = b.x, *by = b.y;
+        }
+}

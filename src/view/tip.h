@@ -94,4 +94,21 @@ void tip_norm(TipOut *o, Lang lang, const float *row, int n, int col, const Stag
 // RMSNorm of one row: the mean of the squares, the normalised value, · γ.
 void tip_rms_norm(TipOut *o, Lang lang, const float *row, int n, int col, const Stage *st, float eps, float val);
 
+// ---- where the box goes ------------------------------------------------------------------
+// What a tooltip box covers. hard: what it must not — the cells it explains (avoid: the
+// hovered cell, the operands' rows and columns it reads, the strip that writes it out, pinned
+// boxes), every panel's title, and a third of the result panel or more (all it covers of it,
+// then); soft: the rest, weighted by what a reader loses (the result's numbers 4, an operand's
+// 3, the header, timeline and tabs 2, the narration and legend 1), in pixels.
+typedef struct TipCover {
+    long hard, soft;
+} TipCover;
+TipCover tip_cover(const Layout *L, Rect box, const Rect *avoid, int n_avoid);
+// The top-left corner of a bw×bh tooltip for `cell` in L's output: beside the cell (right,
+// left) or below or above it, slid along it (always across its middle line), the place that
+// covers least (tip_cover: nothing hard first, then the least soft, then the nearest); when
+// each covers something hard, under or over the heatmaps, then the nearest place anywhere
+// that does not (or covers least of it). Inside the output when the box fits in it.
+void tip_place(const Layout *L, Rect cell, int bw, int bh, const Rect *avoid, int n_avoid, int *bx, int *by);
+
 #endif

@@ -69,10 +69,10 @@ $(WEB_OBJ)/%.o: %.c $(WEB_SYS)/stamp
 WEB_STRINGS := awk 'NR == FNR { i = index($$0, "_web = "); if (i) web[substr($$0, 1, i - 1)] = substr($$0, i + 7); next } \
                     { i = index($$0, " = "); k = substr($$0, 1, i - 1); if (i && (k in web)) print k " = " web[k]; else print }'
 
-$(WEB_DATA)/stamp: $(wildcard assets/lang/*.txt) $(wildcard lessons/*.json) $(WEB_FONTS)
+$(WEB_DATA)/stamp: $(wildcard assets/lang/*.txt) $(wildcard lessons/*.json) lessons/order.txt $(WEB_FONTS)
 	@rm -rf $(WEB_DATA) && mkdir -p $(WEB_DATA)/attnviz/assets/lang $(WEB_DATA)/attnviz/lessons $(WEB_DATA)/attnviz/fonts
 	for f in assets/lang/*.txt; do $(WEB_STRINGS) "$$f" "$$f" > $(WEB_DATA)/attnviz/assets/lang/$${f##*/} || exit 1; done
-	cp lessons/*.json $(WEB_DATA)/attnviz/lessons/
+	cp lessons/*.json lessons/order.txt $(WEB_DATA)/attnviz/lessons/
 	cp $(WEB_FONTS) $(WEB_DATA)/attnviz/fonts/
 	@touch $@
 
