@@ -123,7 +123,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
         return 1;
     }
     const Trace *tr = &ses->trace;
-    if (batch < 0 || batch >= tr->batch || head < 0 || head >= tr->n_heads) {
+    if (batch < 0 || batch >= tr->batch || head < -1 || head >= tr->n_heads) {
         cli_error(err, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d", path, tr->batch - 1,
                   tr->n_heads - 1);
         session_destroy(ses);
@@ -145,6 +145,8 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     Fonts *fonts = fonts_create(font_path, lang, ferr, sizeof ferr);
     TextMeasure measure = {text_measure, fonts};
     if (fonts) v.measure = &measure;
+    const int chosen = head; // -1: each stage on its narration's head (scene_stage_head), else 0
+    if (head < 0) head = 0;
     v.batch = batch, v.head = head;
     if (projector) v.projector = true, v.palette = PALETTE_HIGH_CONTRAST; // as M turns it on
     v.edited = session_edited(ses), v.n_edits = ses->log.applied;
@@ -166,7 +168,8 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
         fputs("}", out);
     }
     for (int s = 0; s < tr->n && !model_view; s++) {
-        v.stage = s, v.part = 0;
+        v.stage = s, v.part = 0, v.head = head;
+        v.head = scene_stage_head(tr, &v, chosen);
         v.loop = loop >= 0 && loop < recipe_loop_steps(tr, s) ? loop : -1;
         int parts = layout_projector_parts(tr, &v, w, h); // projector mode: a frame a part
         for (v.part = 0; v.part < parts; v.part++) {

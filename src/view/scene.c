@@ -497,6 +497,23 @@ const char *scene_step_key(const Trace *tr, StepId step, char *buf, size_t n)
     return buf;
 }
 
+// The lesson whose text narrates v (NULL: the narration is generated): an edited lesson's
+// text was written about the original numbers, so the narration is the generated one,
+// true for the numbers on screen (and text typed in: the lesson's narration is about its
+// own input; or weights of another checkpoint: the lesson's text is about the trained ones)
+static const Lesson *narration_lesson(const View *v)
+{
+    return v->edited || (v->lesson && (v->lesson->typed || v->lesson->other_weights)) ? NULL : v->lesson;
+}
+
+int scene_stage_head(const Trace *tr, const View *v, int chosen)
+{
+    if (chosen >= 0) return chosen;
+    const Lesson *ls = narration_lesson(v);
+    int h = ls && !v->model_view && !v->head_view ? lesson_stage_head(ls, tr, v->stage) : -1;
+    return h >= 0 && h < tr->n_heads ? h : v->head;
+}
+
 const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
@@ -510,11 +527,7 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
         i18n_fmt(buf, n, v->lang, v->model_view ? "narr.model_view" : "narr.head_view", 0, NULL);
         return buf;
     }
-    // an edited lesson: the lesson's own text was written about the original numbers,
-    // so the narration is the generated one, true for the numbers on screen
-    // (and text typed in: the lesson's narration is about its own input)
-    // (or weights of another checkpoint: the lesson's text is about the trained ones)
-    const Lesson *ls = v->edited || (v->lesson && (v->lesson->typed || v->lesson->other_weights)) ? NULL : v->lesson;
+    const Lesson *ls = narration_lesson(v);
     const char *text = ls ? lesson_stage_text(ls, tr, v->stage, v->lang) : NULL;
     if (text) return text;
     char key[64], a[16], b[16], c[16], d[16], e[16], f[16];
