@@ -114,6 +114,49 @@ sys.exit(0 if ok else 1)
 PY
 done
 
+# the model view labels its tokens and says what each head looks at; a checkpoint's
+# narration comes from that checkpoint's numbers: the step, the loss, the head that changed
+# most since the checkpoint before (the one the stage opens on) and what it looks at now
+for lang in en zh; do
+    "$bin" --describe --model-view lessons/induction-heads.json --lang $lang >"$tmp/mv.json" 2>&1 || fail "--model-view $lang"
+    for k in 5 6 7; do
+        "$bin" --describe --checkpoint $k lessons/induction-heads.json --lang $lang >"$tmp/ck$k.json" 2>&1 || fail "--checkpoint $k"
+    done
+    python3 - "$tmp" $lang <<'PY' || fail "model view / checkpoint narration ($lang)"
+import json, os, re, sys
+tmp, lang = sys.argv[1], sys.argv[2]
+ok = True
+def check(cond, what):
+    global ok
+    if not cond:
+        print(what)
+        ok = False
+mv = json.load(open(os.path.join(tmp, "mv.json")))["frames"][0]
+check(mv.get("token_px", 0) >= 8 and mv.get("token_step") == 1, "model view tokens: %s %s" % (mv.get("token_px"), mv.get("token_step")))
+heads = re.findall(r"Layer (\d) head (\d) looks most at" if lang == "en" else r"第 (\d) 层头 (\d) 最常看", mv["narration"])
+check(len(heads) == 4, "the model view names %d of 4 heads: %s" % (len(heads), mv["narration"]))
+check("key i − 5" in mv["narration"] or "键 i − 5" in mv["narration"], "the induction head's pattern: " + mv["narration"])
+seen = set()
+for k, step in ((5, 250), (6, 300), (7, 350)):
+    fr = {f["stage"]: f for f in json.load(open(os.path.join(tmp, "ck%d.json" % k)))["frames"]}
+    n = fr["l1.attn"]["narration"]
+    want = ("Step %d of 6000 (checkpoint %d of 20), loss " % (step, k + 1)) if lang == "en" else \
+           ("第 %d 步，共 6000 步（检查点 %d/20），损失 " % (step, k + 1))
+    check(n.startswith(want), "checkpoint %d: %s" % (k, n[:120]))
+    m = re.search(r"layer 1 head (\d) changed most" if lang == "en" else r"第 1 层头 (\d) 变化最大", n)
+    check(m is not None, "checkpoint %d names no changed head: %s" % (k, n[:200]))
+    if m:
+        check(all("(h%s)" % m.group(1) in p["title"] for p in fr["l1.attn"]["panels"]),
+              "checkpoint %d: the narration is about head %s, not on screen" % (k, m.group(1)))
+    seen.add(n)
+check(len(seen) == 3, "the checkpoints' narrations are the same")
+fr = {f["stage"]: f for f in json.load(open(os.path.join(tmp, "ck6.json")))["frames"]}
+check("key i − 5" in fr["l1.attn"]["narration"] or "键 i − 5" in fr["l1.attn"]["narration"],
+      "step 300: the induction head's key i − 5: " + fr["l1.attn"]["narration"])
+sys.exit(0 if ok else 1)
+PY
+done
+
 # a step's "head": checked (one line naming it), kept by --save
 python3 -c '
 import json, sys

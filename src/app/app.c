@@ -224,6 +224,7 @@ static void lab_before_edit(void *ctx)
 static void watch_session(App *a)
 {
     if (a->seen_session == a->session && a->seen_version == a->session->version) return;
+    if (a->seen_session != a->session) app_checkpoint_before(a); // (the first lesson)
     a->seen_session = a->session, a->seen_version = a->session->version;
     const Trace *tr = &a->session->trace;
     if (tr->n != a->pb.n_stages || a->pb.stage >= tr->n || strcmp(tr->stages[a->pb.stage].name, a->stage_name) != 0) {
@@ -849,6 +850,7 @@ void app_destroy(App *a)
     fonts_destroy(a->fonts);
     if (a->sdl_up) SDL_Quit();
     lab_free(&a->lab);
+    session_destroy(a->ckpt_before);
     session_destroy(a->session);
     picker_free(&a->picker);
     study_ui_destroy(a->study);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scene.h"
 #include "typed.h"
 #include "utf8.h"
 
@@ -61,6 +62,7 @@ bool app_set_checkpoint(App *a, int k)
         return false;
     }
     app_replace_session(a, s, true);
+    if (!a->v.model_view) a->v.head = scene_stage_head(&a->session->trace, &a->v, -1); // the head its narration names
     return true;
 }
 

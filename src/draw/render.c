@@ -124,7 +124,7 @@ static void draw_curve(Canvas *cv, const Layout *L, const View *v)
     const Rect g = L->curve;
     if (!ls || g.w <= 0 || ls->n_checkpoints < 2) return;
     const int pad = paint_px(L->s, 8), x0 = g.x + pad, x1 = g.x + g.w - pad;
-    const int lab = L->px_small * 13 / 10, y0 = g.y + pad / 2, y1 = g.y + g.h - lab - pad / 2;
+    const int lab = L->px_small * 13 / 10, y0 = g.y + pad / 2, y1 = g.y + g.h - 2 * lab - pad / 2; // two label lines
     float lo = ls->ckpt_loss[0], hi = lo;
     for (int k = 1; k < ls->n_checkpoints; k++) lo = fminf(lo, ls->ckpt_loss[k]), hi = fmaxf(hi, ls->ckpt_loss[k]);
     if (!(hi > lo)) hi = lo + 1.0f;
@@ -144,13 +144,16 @@ static void draw_curve(Canvas *cv, const Layout *L, const View *v)
     const int sy = y1 - (int)lroundf((ls->ckpt_loss[sel] - lo) / (hi - lo) * (float)(y1 - y0)), d = paint_px(L->s, 5);
     paint_fill(cv, THEME.hilite, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1);
     paint_frame(cv, THEME.ink, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1, 1);
-    char sb[16], lb[16], kb[16], nb[16], line[160];
+    char sb[16], lb[16], kb[16], nb[16], last[16], line[160]; // "step 250 of 6000 (checkpoint 6 of 20)"
     snprintf(sb, sizeof sb, "%d", ls->ckpt_step[sel]), snprintf(lb, sizeof lb, "%.3f", (double)ls->ckpt_loss[sel]);
-    snprintf(kb, sizeof kb, "%d", sel), snprintf(nb, sizeof nb, "%d", ls->n_checkpoints - 1);
-    const char *args[] = {sb, lb, kb, nb};
-    i18n_fmt(line, sizeof line, v->lang, ls->checkpoint >= 0 ? "ui.checkpoint" : "ui.checkpoint_final", 4, args);
+    snprintf(kb, sizeof kb, "%d", sel + 1), snprintf(nb, sizeof nb, "%d", ls->n_checkpoints);
+    snprintf(last, sizeof last, "%d", ls->ckpt_step[ls->n_checkpoints - 1]);
+    const char *args[] = {sb, lb, kb, nb, last};
+    i18n_fmt(line, sizeof line, v->lang, ls->checkpoint >= 0 ? "ui.checkpoint" : "ui.checkpoint_final", 5, args);
     paint_clip(cv, &g);
     paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2, ALIGN_LEFT, line);
+    i18n_fmt(line, sizeof line, v->lang, "ui.checkpoint_loss", 5, args);
+    paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2 + lab, ALIGN_LEFT, line);
     paint_clip(cv, NULL);
 }
 
