@@ -1015,9 +1015,9 @@ bool app_frame(App *a)
     if (a->toast_left > 0.0) a->toast_left -= dt;
     if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
         view_reset_zoom(&a->v);
-        View nv = a->v; // on the head its narration is about, if it names one
+        View nv = a->v; // on the head its narration is about, if it names one (studying: the question's)
         nv.stage = a->pb.stage;
-        a->v.head = scene_stage_head(&a->session->trace, &nv, -1);
+        if (!a->study->st.on) a->v.head = scene_stage_head(&a->session->trace, &nv, -1);
         // the same loop's stages keep the step (cache → scores → weights at step t)
         int n = recipe_loop_steps(&a->session->trace, a->pb.stage);
         if (a->v.loop >= n || a->v.stage < 0 || a->v.stage >= a->session->trace.n ||
