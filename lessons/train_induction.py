@@ -329,7 +329,8 @@ def texts(r):
                   % (ih, s_83, j_next, TEXT[j_next], s_next, s_84),
             "zh": "第 1 层头 %d，第 8 行（第二个“d”）：键 3（“m”）的分数是 %s；其次是键 %d（“%s”），%s。"
                   "键 2，即第一个“d”本身，只有 %s：这个头找的不是同一个字母，而是前一个字母为“d”的位置。"
-                  % (ih, s_83, j_next, TEXT[j_next], s_next, s_84)},
+                  % (ih, s_83, j_next, TEXT[j_next], s_next, s_84),
+            "head": ih},
         "softmax": {
             "en": "Each row of scores becomes weights that sum to 1; a lead of a few points in the scores "
                   "becomes nearly all of the weight.",
@@ -347,14 +348,22 @@ def texts(r):
                   "在另外 256 段训练类型的文本上，这条带平均为 %s，所以它是由位置行构成的。头 %d 做的是别的事："
                   "平均把 %s 放在对角线上，即词元自己，在 i − 1 上只有 %s。"
                   % (ph, prev, f2(r["prev_min"]), f2(r["prev_max"]), f2(r["prev_self"]), w_dm,
-                     f2(r["prev_other_texts"]), oh0, f2(r["other0_diag"]), f2(r["other0_prev"]))},
-        "weighted_sum": {
+                     f2(r["prev_other_texts"]), oh0, f2(r["other0_diag"]), f2(r["other0_prev"])),
+            "head": ph},
+        "l0.weighted_sum": {
             "en": "attn·V: each row takes the values of the keys it attends to. In layer 0's head %d, "
                   "row 3 (“m”) mostly takes the value of “d”: after this layer, position 3 carries "
                   "“the letter before me was d”."
                   % ph,
             "zh": "attn·V：每行取它所关注的键的值。在第 0 层的头 %d 中，第 3 行（“m”）主要取“d”的值：这一层"
-                  "之后，位置 3 带着“我前面的字母是 d”这一信息。" % ph},
+                  "之后，位置 3 带着“我前面的字母是 d”这一信息。" % ph,
+            "head": ph},
+        "l1.weighted_sum": {
+            "en": "attn·V in layer 1: each row takes the values of the keys it attends to. The induction "
+                  "head's rows 6–11 take the value of the key after the earlier copy: what came next last time.",
+            "zh": "第 1 层的 attn·V：每行取它所关注的键的值。归纳头的第 6–11 行取的是前一次出现之后那个键的值："
+                  "上次接下来是什么。",
+            "head": ih},
         "concat": {
             "en": "The two heads' 8 columns side by side again: 16 columns.",
             "zh": "两个头的 8 列重新并排：16 列。"},
@@ -376,7 +385,8 @@ def texts(r):
                   "后面的字母。第 6–11 行平均把 %s 放在键 i − 5 上，即前一次出现之后的那个词元（最少 %s）。"
                   "第 0–5 行没有更早的副本，就停在键 0 上（平均 %s）。头 %d 不复制：第 6–11 行在键 i − 5 上平均只有 "
                   "%s。"
-                  % (ih, w_ind8, ind, f2(r["ind_min"]), f2(r["sink"]), oh1, f2(r["other1_ind"]))},
+                  % (ih, w_ind8, ind, f2(r["ind_min"]), f2(r["sink"]), oh1, f2(r["other1_ind"])),
+            "head": ih},
         "final_norm": {
             "en": "The final LayerNorm before the unembedding, as in GPT-2.",
             "zh": "反嵌入之前的最终 LayerNorm，与 GPT-2 相同。"},
@@ -443,9 +453,13 @@ def texts(r):
                   % (ph, oh0),
             "zh": "沿着头 %d 对角线正下方的那条带指一遍。问一个要复制文本的模型为什么需要它。切换到头 %d 对比。"
                   % (ph, oh0)},
-        "weighted_sum": {
+        "l0.weighted_sum": {
             "en": "Say it in words: “position 3 now remembers d”. Ask where that will be used (layer 1's keys).",
             "zh": "用话说出来：“位置 3 现在记住了 d”。问这会在哪里用到（第 1 层的键）。"},
+        "l1.weighted_sum": {
+            "en": "Point at rows 6–11: each copies the value of the letter that followed last time; the "
+                  "logits turn it into the prediction.",
+            "zh": "指着第 6–11 行：每一行都复制了上次跟在后面的那个字母的值；logits 把它变成预测。"},
         "concat": {
             "en": "Nothing new is computed here; it is bookkeeping.",
             "zh": "这里没有新的计算，只是整理。"},

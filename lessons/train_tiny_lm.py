@@ -382,7 +382,8 @@ def texts(r):
                   "空格都看自己（%s）。头 %d 中单词的首字母看它前面的空格（%s）：这里第 %d 行（“not”的“n”）给它 %s，"
                   "第 %d 行（第二个“t”）%s。"
                   % (span(pr["local"][0]), span(pr["space_self"][0]), wh, f2(pr["word_start_prev"][0, wh]),
-                     ROW_NOT, f2(a0[wh, ROW_NOT, ROW_NOT - 1]), ROW_T2, f2(a0[wh, ROW_T2, ROW_T2 - 1]))},
+                     ROW_NOT, f2(a0[wh, ROW_NOT, ROW_NOT - 1]), ROW_T2, f2(a0[wh, ROW_T2, ROW_T2 - 1])),
+            "head": wh},
         "weighted_sum": {
             "en": "attn·V: each row takes the values of the characters it attends to, so after layer 0 "
                   "a position also carries its neighbours: the end of the word so far.",
@@ -415,7 +416,8 @@ def texts(r):
                   "这里第 %s 行（“b”、“n”、“t”、“b”）给前面的空格 %s；第 %d 行，“or”的“o”，把 %s 留给自己。"
                   % (w1, f2(pr["word_start_prev"][1, w1]), f2(pr["word_start_self"][1, w1]),
                      span(pr["word_start_prev"][1, others1]), "、".join(map(str, WORD_ROWS)),
-                     "、".join(f2(a1[w1, i, i - 1]) for i in WORD_ROWS), ROW_OR, f2(a1[w1, ROW_OR, ROW_OR]))},
+                     "、".join(f2(a1[w1, i, i - 1]) for i in WORD_ROWS), ROW_OR, f2(a1[w1, ROW_OR, ROW_OR])),
+            "head": w1},
         "final_norm": {
             "en": "The final LayerNorm before the unembedding, as in GPT-2.",
             "zh": "反嵌入之前的最终 LayerNorm，与 GPT-2 相同。"},

@@ -22,11 +22,12 @@ assert len(frames) == n_stages, "frames.json lists %d frames, expected %d" % (le
 def cell(v, dec=2):
     s = "%.*f" % (dec, v)
     return s[1:] if s.startswith("-") and not s.strip("-0.") else s
-def slice0(st):
+def slice0(st, h):
     shape, data = st["shape"], st["data"]
     n = 1
     for k in shape[-2:]: n *= k
-    return data[:n]      # batch 0 (and head 0 for (B, H, L, d))
+    h = h if len(shape) == 4 else 0
+    return data[h * n:(h + 1) * n]  # batch 0 (and the frame's head for (B, H, L, d))
 checked = 0
 for page, f in enumerate(frames, 1):
     st = f["stage"]
@@ -41,7 +42,7 @@ for page, f in enumerate(frames, 1):
         words = set(txt.split())
     if st not in stages: continue
     dec = next((p["decimals"] for p in f["panels"] if p["result"]), 2)
-    want = set(cell(v, max(dec, 0)) for v in slice0(d[st]))
+    want = set(cell(v, max(dec, 0)) for v in slice0(d[st], f["head"]))
     missing = sorted(want - words)
     assert not missing, "%s frame %d (%s): numbers not in its text: %s" % (kind, page, st, missing[:5])
     checked += 1

@@ -1,7 +1,7 @@
 #!/bin/sh
 # --handout FILE.pdf LESSON (issue 14): a title page and one page a stage, A4 or
 # US letter; each stage page's text (pdftotext) holds the stage's title, its
-# formula and the numbers --dump gives for its result (batch 0, head 0); Chinese
+# formula and the numbers --dump gives for its result (batch 0, the head it opens on); Chinese
 # with --lang zh; fonts embedded; every shipped lesson; bad options are one line
 # and exit 2, a write that fails exits 1 and leaves no file. Issue 23: no window chrome,
 # the frames fill the page; --worksheet: questions, empty result cells, answers at the end.
@@ -15,7 +15,7 @@ pdfinfo "$tmp/a4.pdf" | grep -q 'Pages: *14' || fail "A4 handout: not 14 pages (
 pdfinfo "$tmp/a4.pdf" | grep -q 'Page size: *595.* x 841.* (A4)' || fail "not A4: $(pdfinfo "$tmp/a4.pdf" | grep 'Page size')"
 pdffonts "$tmp/a4.pdf" | awk 'NR > 2 && $(NF-4) != "yes" { bad = 1 } END { exit bad }' || fail "a font is not embedded"
 python3 - "$tmp/a4.pdf" "$tmp/dump.json" "$tmp/desc.json" <<'PY' || fail "handout text does not match the lesson"
-import json, subprocess, sys
+import json, re, subprocess, sys
 pdf, dump, desc = sys.argv[1:4]
 stages = {s["name"]: s for s in json.load(open(dump))["stages"]}
 frames = json.load(open(desc))["frames"]
@@ -37,7 +37,10 @@ for k, f in enumerate(frames, 2):
         dec = next(p["decimals"] for p in f["panels"] if p["result"])
         fmt = "%%.%df" % max(dec, 0)
         zero = fmt % 0.0
-        want = set(zero if fmt % v == "-" + zero else fmt % v for v in st["data"][:n])
+        # the head the stage is shown on (--describe's result title "(h1)": its narration's)
+        m = re.search(r"\(h(\d+)\)", next(p["title"] for p in f["panels"] if p["result"]))
+        h = int(m.group(1)) if m and len(st["shape"]) == 4 else 0
+        want = set(zero if fmt % v == "-" + zero else fmt % v for v in st["data"][h * n:(h + 1) * n])
         missing = want - words
         assert not missing, "page %d (%s): numbers missing %s" % (k, f["stage"], sorted(missing)[:4])
 PY

@@ -22,6 +22,7 @@
 #include "layout.h"
 #include "render.h"
 #include "text.h"
+#include "typed.h"
 #include "view.h"
 
 #include "draw_support.h"
@@ -93,7 +94,7 @@ static bool known_prefix(const char *key)
 {
     static const char *const prefixes[] = {"app.",  "step.", "ui.",  "palette.", "name.",   "wname.",
                                            "title.", "fx.",  "narr.", "tip.",    "help.",   "picker.",
-                                           "formula.", "pres."};
+                                           "formula.", "pres.", "text."};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(key, prefixes[i], strlen(prefixes[i])) == 0) return true;
     return false;
@@ -357,6 +358,29 @@ static void test_no_cjk_font_falls_back(void **state)
     assert_int_equal(fonts_usable_lang(fonts, LANG_ZH, NULL), LANG_ZH);
 }
 
+// The window's text box says in plain words, in its language, why a text cannot be read:
+// the position, the character and the characters the model knows (issue 35), no JSON path.
+static void test_typed_text_problem(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX];
+    Lesson ls;
+    assert_true(lesson_load(&ls, "lessons/tiny-lm-fortunes.json", err, sizeof err));
+    char out[1200];
+    assert_false(typed_text_problem(&ls, "to be or not to be", LANG_EN, out, sizeof out));
+    assert_string_equal(out, "");
+    assert_true(typed_text_problem(&ls, "to be or not te bex", LANG_EN, out, sizeof out));
+    assert_string_equal(out, "Character 19, “x”, is not one this model knows. It knows: a b c d e f g h i k l m n o p r s "
+                             "t u v w y, space.");
+    assert_true(typed_text_problem(&ls, "to be or not te bex", LANG_ZH, out, sizeof out));
+    assert_string_equal(out, "第 19 个字符“x”不是这个模型认识的字符。它认识：a b c d e f g h i k l m n o p r s t u v w y, 空格。");
+    assert_true(typed_text_problem(&ls, "", LANG_ZH, out, sizeof out));
+    assert_string_equal(out, "请至少输入一个字符。");
+    assert_true(typed_text_problem(&ls, "to be or not to be or", LANG_EN, out, sizeof out)); // 21 of 20 positions
+    assert_string_equal(out, "That is 21 characters; this model reads at most 20.");
+    lesson_free(&ls);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -367,6 +391,7 @@ int main(void)
         cmocka_unit_test(test_mixed_text_and_wrapping),
         cmocka_unit_test(test_render_zh),
         cmocka_unit_test(test_no_cjk_font_falls_back),
+        cmocka_unit_test(test_typed_text_problem),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chrome.h"
 #include "colormap.h"
 #include "explain.h"
 #include "i18n.h"
@@ -1165,7 +1166,7 @@ static void test_labels_fit(void **state)
                 const PanelSpec *ps = &L.spec[p];
                 for (int i = 0; i < ps->rows; i++) {
                     char b[24];
-                    const char *lab = layout_axis_label(&v, ps->row_axis, i, b, sizeof b);
+                    const char *lab = panel_axis_label(&v, ps->row_axis, i, b, sizeof b);
                     int tw, th;
                     text_size(fonts, t.r, FONT_SANS, L.px_small, lab, &tw, &th);
                     if (tw > layout_text_width_est(lab, L.px_small))
@@ -1930,6 +1931,38 @@ static void test_study_hides_result(void **state)
 
 // ---- PNG ------------------------------------------------------------------------
 
+// The help overlay in Chinese is drawn at least as large as the English one and from
+// 1024x768 up at 12 px or more (issue 35: ~11 px in Chinese).
+static void test_help_size_zh(void **state)
+{
+    (void)state;
+    if (!fonts_have_cjk(fonts)) skip();
+    char err[600];
+    assert_true(i18n_load("assets", err, sizeof err)); // (test_i18n left a Chinese table of its own)
+    Lesson ls;
+    Trace tr;
+    assert_true(load("lessons/arange-2x4x4.json", &ls, &tr));
+    static const int size[][2] = {{1280, 720}, {1920, 1080}, {1024, 768}, {800, 600}};
+    for (size_t k = 0; k < sizeof size / sizeof size[0]; k++) {
+        Target t;
+        target_init(&t, size[k][0], size[k][1]);
+        int px[LANG_COUNT];
+        for (int l = 0; l < LANG_COUNT; l++) {
+            View v;
+            view_init(&v, &ls, (Lang)l);
+            Layout L;
+            layout_compute(&L, &tr, &v, size[k][0], size[k][1]);
+            px[l] = chrome_help_px(&t.c, &L, &v);
+        }
+        if (px[LANG_ZH] < px[LANG_EN] || (px[LANG_ZH] < 12 && size[k][0] >= 1024))
+            fail_msg("%dx%d: the help is %d px in Chinese, %d px in English", size[k][0], size[k][1], px[LANG_ZH],
+                     px[LANG_EN]);
+        target_free(&t);
+    }
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 static void test_png_write(void **state)
 {
     (void)state;
@@ -2009,6 +2042,7 @@ int main(void)
         cmocka_unit_test(test_export_overlay),
         cmocka_unit_test(test_study_hides_result),
         cmocka_unit_test(test_png_write),
+        cmocka_unit_test(test_help_size_zh),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

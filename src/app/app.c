@@ -225,6 +225,7 @@ static void lab_before_edit(void *ctx)
 static void watch_session(App *a)
 {
     if (a->seen_session == a->session && a->seen_version == a->session->version) return;
+    if (a->seen_session != a->session) app_checkpoint_before(a); // (the first lesson)
     a->seen_session = a->session, a->seen_version = a->session->version;
     const Trace *tr = &a->session->trace;
     if (tr->n != a->pb.n_stages || a->pb.stage >= tr->n || strcmp(tr->stages[a->pb.stage].name, a->stage_name) != 0) {
@@ -851,6 +852,7 @@ void app_destroy(App *a)
     fonts_destroy(a->fonts);
     if (a->sdl_up) SDL_Quit();
     lab_free(&a->lab);
+    session_destroy(a->ckpt_before);
     session_destroy(a->session);
     picker_free(&a->picker);
     study_ui_destroy(a->study);
@@ -878,6 +880,10 @@ static bool open_at(App *a, const AppOptions *opt)
         return false;
     }
     playback_goto(&a->pb, s, false);
+    View nv = a->v; // (a->v.stage follows pb.stage in the first frame, keeping this head)
+    nv.stage = s;
+    a->v.head = scene_stage_head(tr, &nv, opt->head_set ? opt->head : -1);
+    a->v.stage = s;
     return true;
 }
 
@@ -1011,6 +1017,9 @@ bool app_frame(App *a)
     if (a->toast_left > 0.0) a->toast_left -= dt;
     if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
         view_reset_zoom(&a->v);
+        View nv = a->v; // on the head its narration is about, if it names one (studying: the question's)
+        nv.stage = a->pb.stage;
+        if (!a->study->st.on) a->v.head = scene_stage_head(&a->session->trace, &nv, -1);
         // the same loop's stages keep the step (cache → scores → weights at step t)
         int n = recipe_loop_steps(&a->session->trace, a->pb.stage);
         if (a->v.loop >= n || a->v.stage < 0 || a->v.stage >= a->session->trace.n ||

@@ -19,6 +19,7 @@ typedef struct AppOptions {
     const struct SessionEdits *edits; // --set edits applied on opening (NULL: none)
     const char *stage;         // --stage NAME: open at this stage (NULL: the first)
     int batch, head;           // --batch, --head: the slice shown first
+    bool head_set;             // --head given (else the stage opens on its narration's head)
     // The browser build (src/web): frames come from the browser's main loop, so a
     // frame never waits or sleeps, and one with nothing new to show is not drawn;
     // the window's size is in output pixels (the page scales the canvas for HiDPI

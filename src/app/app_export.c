@@ -103,7 +103,7 @@ static void handout_start(App *a)
         snprintf(path, sizeof path, "%.900s/attnviz-handout-%s-%d.pdf", dir, name, i);
         if (!app_file_exists(path)) break;
     }
-    HandoutOptions o = {path, a->session->path, a->opt->font_path, a->v.lang, PAPER_A4, a->v.batch, a->v.head, NULL, false};
+    HandoutOptions o = {path, a->session->path, a->opt->font_path, a->v.lang, PAPER_A4, a->v.batch, a->v.head, NULL, false, false};
     int pages = 0;
     if (!handout_write(&o, a->session, NULL, &pages, err, sizeof err)) {
         fprintf(stderr, "attnviz: handout: %s\n", err);

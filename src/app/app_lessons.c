@@ -41,6 +41,13 @@ void app_lessons_switch_lang(App *a)
     app_toast(a, "app.lang", NULL);
 }
 
+void app_checkpoint_before(App *a)
+{
+    session_destroy(a->ckpt_before);
+    a->ckpt_before = session_checkpoint_before(a->session);
+    a->v.ckpt_prev = a->ckpt_before ? &a->ckpt_before->trace : NULL;
+}
+
 void app_replace_session(App *a, Session *s, bool keep_place)
 {
     app_export_complete(a); // it borrows the session about to be destroyed
@@ -61,6 +68,7 @@ void app_replace_session(App *a, Session *s, bool keep_place)
     view_init(&a->v, &a->session->lesson, old.lang);
     a->v.palette = old.palette, a->v.show_values = old.show_values, a->v.prob_scale = old.prob_scale;
     a->v.measure = old.measure, a->v.projector = old.projector;
+    app_checkpoint_before(a); // at a checkpoint: the one before, for the narration's "since step …"
     if (keep_place && stage < a->session->trace.n) {
         playback_goto(&a->pb, stage, false);
         a->v.stage = stage, a->v.head = old.head, a->v.model_view = old.model_view, a->v.head_view = old.head_view;

@@ -303,6 +303,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     case O_HEAD:
         if (!parse_int(v, 0, 1 << 20, id == O_BATCH ? &a->ex.batch : &a->ex.head))
             return usage_error(err, "--%s: expected a whole number from 0", name_of(id));
+        if (id == O_HEAD) a->ex.head_set = true;
         return 0;
     case O_VERSION: if (a->cmd != CMD_HELP) a->cmd = CMD_VERSION; return 0;
     case O_HELP: a->cmd = CMD_HELP; return 0;
@@ -387,7 +388,7 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         return usage_error(err, "--loop needs --stage: the stage inside the loop (decode_scores, flash_p, …)");
     if ((SEEN(O_HOLD) || SEEN(O_SPLIT)) && (c != CMD_EXPORT || (a->ex.format != EXPORT_GIF && a->ex.format != EXPORT_MP4)))
         return usage_error(err, "--%s goes with --export --format gif or mp4", SEEN(O_HOLD) ? "hold" : "split");
-    if (window) a->opt.stage = a->ex.stage, a->opt.batch = a->ex.batch, a->opt.head = a->ex.head;
+    if (window) a->opt.stage = a->ex.stage, a->opt.batch = a->ex.batch, a->opt.head = a->ex.head, a->opt.head_set = a->ex.head_set;
     if (c == CMD_EXPORT) {
         if ((a->ex.format == EXPORT_GIF || a->ex.format == EXPORT_MP4) && !a->ex.animate)
             return usage_error(err, "--format %s needs --animate (an animation of the transitions)",

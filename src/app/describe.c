@@ -52,6 +52,8 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     fputs(", \"alt\": ", f);
     json_write_string(f, alt);
     if (v->model_view) { // each map: its layer, head and stage, and the key each query looks at most
+        // (the token labels: their size, and every how many rows and columns)
+        fprintf(f, ", \"token_px\": %d, \"token_step\": %d", L.mv_tok_px, L.mv_tok_step);
         fputs(", \"maps\": [", f);
         for (int l = 0; l < L.mv_layers; l++)
             for (int hd = 0; hd < L.mv_heads; hd++) {
@@ -123,7 +125,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
         return 1;
     }
     const Trace *tr = &ses->trace;
-    if (batch < 0 || batch >= tr->batch || head < 0 || head >= tr->n_heads) {
+    if (batch < 0 || batch >= tr->batch || head < -1 || head >= tr->n_heads) {
         cli_error(err, "attnviz: --batch/--head: %s has batches 0..%d and heads 0..%d", path, tr->batch - 1,
                   tr->n_heads - 1);
         session_destroy(ses);
@@ -137,6 +139,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
         session_destroy(ses);
         return 2;
     }
+    Session *before = session_checkpoint_before(ses); // (a checkpoint: "since step …")
     View v;
     view_init(&v, &ses->lesson, lang);
     // text measured with the fonts the frames are drawn with (as the export and the window
@@ -145,7 +148,10 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     Fonts *fonts = fonts_create(font_path, lang, ferr, sizeof ferr);
     TextMeasure measure = {text_measure, fonts};
     if (fonts) v.measure = &measure;
+    const int chosen = head; // -1: each stage on its narration's head (scene_stage_head), else 0
+    if (head < 0) head = 0;
     v.batch = batch, v.head = head;
+    v.ckpt_prev = before ? &before->trace : NULL;
     if (projector) v.projector = true, v.palette = PALETTE_HIGH_CONTRAST; // as M turns it on
     v.edited = session_edited(ses), v.n_edits = ses->log.applied;
     v.ref = v.edited ? session_original_trace(ses) : NULL;
@@ -166,7 +172,8 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
         fputs("}", out);
     }
     for (int s = 0; s < tr->n && !model_view; s++) {
-        v.stage = s, v.part = 0;
+        v.stage = s, v.part = 0, v.head = head;
+        v.head = scene_stage_head(tr, &v, chosen);
         v.loop = loop >= 0 && loop < recipe_loop_steps(tr, s) ? loop : -1;
         int parts = layout_projector_parts(tr, &v, w, h); // projector mode: a frame a part
         for (v.part = 0; v.part < parts; v.part++) {
@@ -178,6 +185,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     }
     fputs("\n]}\n", out);
     fonts_destroy(fonts);
+    session_destroy(before);
     session_destroy(ses);
     i18n_free();
     return cli_output_ok(out, "--describe", err) ? 0 : 1;

@@ -28,6 +28,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
 // lesson / assets / write error, 2 bad slice).
 // Text is measured with the fonts (font_path, NULL: found with fontconfig) as the export
 // draws them; without fonts, with the layout's estimate.
+// head -1: each stage on the head its narration is about (scene_stage_head), else head 0.
 int describe_run(const char *path, const char *font_path, const struct SessionEdits *ed, Lang lang, int batch, int head,
                  int loop,
                  int w, int h, bool projector, int glance, FILE *out, FILE *err);

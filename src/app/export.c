@@ -29,6 +29,7 @@
 #include "paint_vec.h"
 #include "png_write.h"
 #include "recipe.h"
+#include "scene.h"
 #include "video.h"
 #include "render.h"
 #include "session.h"
@@ -305,12 +306,14 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
             if (e->plan[i].ticks > 1) fprintf(f, ", \"frames\": %d", e->plan[i].ticks);
             page += e->plan[i].ticks;
         }
-        fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, o->head,
-                e->plan[i].time_s, (double)e->plan[i].anim);
         // what the frame shows, for slides' alt text: formula, narration, alt, panels
         View v;
         view_init(&v, ls, o->lang);
         v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head, v.loop = o->loop, v.model_view = o->model_view;
+        v.ckpt_prev = o->ckpt_prev;
+        v.head = scene_stage_head(e->tr, &v, o->head_set ? o->head : -1);
+        fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, v.head,
+                e->plan[i].time_s, (double)e->plan[i].anim);
         v.head_view = o->head_view;
         v.edited = o->edited, v.n_edits = o->n_edits, v.ref = o->ref;
         v.projector = o->projector, v.part = e->plan[i].part;
@@ -715,6 +718,7 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     v.anim = j->plan[k].anim;
     v.batch = j->o.batch, v.head = j->o.head, v.loop = j->o.loop, v.model_view = j->o.model_view;
     v.head_view = j->o.head_view;
+    v.head = scene_stage_head(j->tr, &v, j->o.head_set ? j->o.head : -1);
     v.playing = false;
     view_reset_zoom(&v);
     if (j->vec) return vector_step(j, c, &v);
@@ -851,6 +855,7 @@ static int export_run_handled(const ExportOptions *o)
     }
     const Lesson *ls = &ses->lesson;
     const Trace *tr = &ses->trace;
+    Session *before = NULL;
     int code = 1, stage_filter = -1;
     if (o->stage) {
         stage_filter = trace_find(tr, o->stage);
@@ -899,6 +904,8 @@ static int export_run_handled(const ExportOptions *o)
     // zh without a Chinese font draws English (one warning line): frames.json says so
     ExportOptions drawn = *o;
     drawn.lang = fonts_usable_lang(t.fonts, o->lang, stderr);
+    before = session_checkpoint_before(ses); // a checkpoint's narration: "since step …"
+    drawn.ckpt_prev = before ? &before->trace : NULL;
     char title[LESSON_MAX_TEXT + 64];
     drawn.edited = session_edited(ses), drawn.n_edits = ses->log.applied;
     drawn.ref = drawn.edited ? session_original_trace(ses) : NULL;
@@ -915,6 +922,7 @@ static int export_run_handled(const ExportOptions *o)
     TextMeasure measure = {text_measure, t.fonts};
     v.measure = &measure;
     v.batch = o->batch, v.head = o->head;
+    v.ckpt_prev = drawn.ckpt_prev;
     if (o->projector) { // --projector: as M in the window, the high-contrast palette
         v.projector = true;
         v.palette = PALETTE_HIGH_CONTRAST;
@@ -970,6 +978,7 @@ fail:
     export_job_free(job);
     export_target_destroy(&t);
     i18n_free();
+    session_destroy(before);
     session_destroy(ses);
     return code;
 }

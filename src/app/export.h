@@ -38,6 +38,9 @@ typedef struct ExportOptions {
     int fps;                   // with animate (default 30)
     const char *stage;         // only this stage (name), or NULL for all
     int batch, head;           // slice shown (default 0, 0)
+    const struct Trace *ckpt_prev; // at a checkpoint of training: the one before's trace (View.ckpt_prev), or NULL
+    bool head_set;             // --head given: every stage in head, else a stage opens on the head its
+                               // narration is about (scene_stage_head)
     int loop;                  // --loop: the step (tile) shown of a stage inside a loop, -1 the whole
                                // loop (View.loop); needs stage
     ExportFormat format;       // --format (default PNG)

@@ -319,7 +319,9 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
     for (int s = 0; s < tr->n && good && !(stop && *stop); s++) {
         pg.number = s + 2;
         good = paint_vec_begin_page(vec, NULL);
-        stage_page(&pg, tr, &v, s);
+        View vs = v; // the stage on the head its narration is about (unless --head)
+        vs.stage = s, vs.head = scene_stage_head(tr, &vs, o->head_set ? o->head : -1);
+        stage_page(&pg, tr, &vs, s);
         good = paint_flush(&cv) && good;
         good = paint_vec_end_page(vec) && good;
     }

@@ -26,6 +26,7 @@ typedef struct HandoutOptions {
     const struct SessionEdits *edits;
     bool worksheet;            // --worksheet: a stage's study questions under its frame, the result's
                                // cells empty; the answers on the last page(s)
+    bool head_set;             // --head given: every stage in head, else on its narration's head
 } HandoutOptions;
 
 struct Session;

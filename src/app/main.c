@@ -62,13 +62,14 @@ static int run(Args *a)
     case CMD_QUIZ:
         return finish_stdout(cli_quiz(o->lesson_path, &a->edits, o->lang, a->seed, stdout, stderr), "--quiz");
     case CMD_DESCRIBE:
-        return finish_stdout(describe_run(o->lesson_path, o->font_path, &a->edits, (Lang)o->lang, a->ex.batch, a->ex.head,
+        return finish_stdout(describe_run(o->lesson_path, o->font_path, &a->edits, (Lang)o->lang, a->ex.batch,
+                                          a->ex.head_set ? a->ex.head : -1,
                                           a->ex.loop, o->width, o->height, o->projector, o->model_view ? 1 : o->head_view ? 2 : 0, stdout,
                                           stderr),
                              "--describe");
     case CMD_HANDOUT: {
         HandoutOptions ho = {a->handout_path, o->lesson_path, o->font_path, (Lang)o->lang, a->paper,
-                             a->ex.batch, a->ex.head, &a->edits, a->worksheet};
+                             a->ex.batch, a->ex.head, &a->edits, a->worksheet, a->ex.head_set};
         return finish_stdout(handout_run(&ho), "--handout");
     }
     case CMD_EXPORT: {

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "scene.h"
+#include "typed.h"
 #include "utf8.h"
 
 // The lesson's text of batch 0: its tokens, joined by a space for the word tokenizer.
@@ -31,8 +33,11 @@ static void current_text(const Lesson *ls, char *out, size_t n)
 static void apply(App *a)
 {
     char msg[LESSON_ERR_MAX + 200];
+    // what a student can fix, in plain words and the window's language (not the lesson
+    // rules' JSON path); the last text that read stays on screen
+    if (typed_text_problem(&a->session->lesson, a->text, a->v.lang, a->text_error, sizeof a->text_error)) return;
     Session *s = session_retext(a->session, a->text, msg, sizeof msg); // (the checkpoint on screen stays)
-    if (!s) { // the last text that read stays on screen
+    if (!s) { // (anything else: the rules' message)
         const char *m = strncmp(msg, "--text: ", 8) == 0 ? msg + 8 : msg; // (the argument's name: not here)
         snprintf(a->text_error, sizeof a->text_error, "%s", m);
         return;
@@ -57,6 +62,7 @@ bool app_set_checkpoint(App *a, int k)
         return false;
     }
     app_replace_session(a, s, true);
+    if (!a->v.model_view) a->v.head = scene_stage_head(&a->session->trace, &a->v, -1); // the head its narration names
     return true;
 }
 

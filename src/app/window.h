@@ -32,6 +32,7 @@ struct AppOptions;
 struct App {
     const struct AppOptions *opt;
     Session *session;          // the lesson on screen, its trace and its path
+    Session *ckpt_before;      // at a checkpoint of training: the one before (View.ckpt_prev), or NULL
     SDL_Window *win;
     SDL_Renderer *r;
     Fonts *fonts;
@@ -122,6 +123,9 @@ void app_lessons_set_title(App *a);
 // keep_place: the same stage, head, batch and model view (another text of the same
 // lesson), else from the start.
 void app_replace_session(App *a, Session *s, bool keep_place);
+// At a checkpoint of training, opens the one before (App.ckpt_before, View.ckpt_prev) for
+// the narration's "since step …"; else none.
+void app_checkpoint_before(App *a);
 // The text box (textbox.c, I): opens it on a language model's text (false, a toast, on
 // another lesson); its keys and typed characters while it is open (false: closed).
 bool app_text_open(App *a);

@@ -407,6 +407,53 @@ bool attn_json_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, AttnInp
 
 // --- a language model's input: text or token ids -----------------------------------
 
+int attn_tokenize(const char *s, char *const *vocab, int V, bool words, int *ids, int max, AttnTokenError *e)
+{
+    int n = 0;
+    size_t i = 0, len = strlen(s);
+    while (i < len) {
+        size_t tl;
+        if (words) { // the words between spaces (runs of spaces separate as one)
+            if (s[i] == ' ') { i++; continue; }
+            tl = strcspn(s + i, " ");
+        } else {     // one character (a Unicode code point) a token
+            utf8_next(s + i, &tl);
+            if (tl == 0) tl = 1;
+        }
+        int id = -1;
+        for (int v = 0; v < V; v++)
+            if (strlen(vocab[v]) == tl && memcmp(vocab[v], s + i, tl) == 0) { id = v; break; }
+        if (id < 0) {
+            if (e) e->index = n, e->at = i, e->len = tl;
+            return -1;
+        }
+        if (n == max) return -2;
+        if (ids) ids[n] = id;
+        n++;
+        i += tl;
+    }
+    return n;
+}
+
+size_t attn_vocab_list(char *const *vocab, int V, const char *space, int most, char *out, size_t n)
+{
+    size_t k = 0;
+    if (n) out[0] = '\0';
+    bool has_space = false;
+    for (int v = 0, shown = 0; v < V && shown < most && n; v++) {
+        if (strcmp(vocab[v], " ") == 0) { has_space = true; continue; }
+        int w = snprintf(out + k, n - k, "%s%s", shown++ ? " " : "", vocab[v]);
+        if (w < 0 || (size_t)w >= n - k) return k;
+        k += (size_t)w;
+    }
+    for (int v = 0; v < V && !has_space; v++) has_space = strcmp(vocab[v], " ") == 0;
+    if (has_space && n) { // the space last, by name
+        int w = snprintf(out + k, n - k, "%s%s", k ? ", " : "", space);
+        if (w > 0 && (size_t)w < n - k) k += (size_t)w;
+    }
+    return k;
+}
+
 // Text (a string, or an array of them: a batch) split by the tokenizer into vocabulary
 // ids, or the ids themselves; every row the same length.
 bool attn_json_lm_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, char *const *vocab, bool words,
@@ -453,31 +500,19 @@ bool attn_json_lm_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, char
             else snprintf(p, sizeof p, "input.text");
             if (!cJSON_IsString(t)) return free(row), jsonpath_fail(c, p, "expected a string, got %s", jsonpath_type(t));
             const char *s = t->valuestring;
-            int n = 0;
-            size_t i = 0, len = strlen(s);
-            while (i < len) {
-                size_t tl;
-                if (words) { // the words between spaces (runs of spaces separate as one)
-                    if (s[i] == ' ') { i++; continue; }
-                    tl = strcspn(s + i, " ");
-                } else {     // one character (a Unicode code point) a token
-                    utf8_next(s + i, &tl);
-                    if (tl == 0) tl = 1;
-                }
-                int id = -1;
-                for (int v = 0; v < V; v++)
-                    if (strlen(vocab[v]) == tl && memcmp(vocab[v], s + i, tl) == 0) { id = v; break; }
-                if (id < 0) {
-                    free(row);
-                    return jsonpath_fail(c, p, "%s %d, \"%.*s\", is not in the vocab", words ? "word" : "character", n + 1,
-                                         (int)(tl > 40 ? 40 : tl), s + i);
-                }
-                if (n == LESSON_MAX_LEN) {
-                    free(row);
-                    return jsonpath_fail(c, p, "more than %d tokens", LESSON_MAX_LEN);
-                }
-                row[n++] = id;
-                i += tl;
+            AttnTokenError te;
+            int n = attn_tokenize(s, vocab, V, words, row, LESSON_MAX_LEN, &te);
+            if (n == -1) {
+                char known[200];
+                size_t k = attn_vocab_list(vocab, V, "space", 40, known, sizeof known);
+                free(row);
+                return jsonpath_fail(c, p, "%s %d, \"%.*s\", is not in the vocab; expected one of its %d: %s%s",
+                                     words ? "word" : "character", te.index + 1, (int)(te.len > 40 ? 40 : te.len), s + te.at,
+                                     V, known, V > 40 || k + 1 >= sizeof known ? " …" : "");
+            }
+            if (n == -2) {
+                free(row);
+                return jsonpath_fail(c, p, "more than %d tokens", LESSON_MAX_LEN);
             }
             if (n == 0) return free(row), jsonpath_fail(c, p, "empty: expected at least one token");
             if (cfg->positions == POS_LEARNED && cfg->max_positions && n > cfg->max_positions) {

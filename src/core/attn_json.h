@@ -31,6 +31,18 @@ bool attn_json_model(JsonCtx *c, const struct cJSON *m, AttnConfig *cfg);
 bool attn_json_input(JsonCtx *c, const struct cJSON *in, const AttnConfig *cfg, AttnInputs *ai);
 // A language model's input (cfg->vocab_size entries in vocab; words: the word tokenizer,
 // else one character a token): input.text or input.ids into ai->ids (B, L), self-attention.
+// The tokenizer of a language model's text: the words between spaces (words), else a
+// character (a Unicode code point) a token, each looked up in vocab (V tokens) into ids
+// (may be NULL), at most max. Returns how many; -1 when a token is not in vocab (its
+// index from 0 and its bytes s[e->at, e->at + e->len) in *e, may be NULL); -2 past max.
+typedef struct AttnTokenError {
+    int index;
+    size_t at, len;
+} AttnTokenError;
+int attn_tokenize(const char *s, char *const *vocab, int V, bool words, int *ids, int max, AttnTokenError *e);
+// The first `most` tokens of vocab as a reader reads them, "a b c …, space" (the token " "
+// last, written as `space`), into out; returns its length.
+size_t attn_vocab_list(char *const *vocab, int V, const char *space, int most, char *out, size_t n);
 bool attn_json_lm_input(JsonCtx *c, const struct cJSON *in, const AttnConfig *cfg, char *const *vocab, bool words,
                         AttnInputs *ai);
 // The mask of a B×Lq×Lk example (absent: none).

@@ -657,6 +657,11 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     dst->n_steps = src->n_steps;
     dst->step_keys = dup_strings(src->step_keys, src->n_steps, &ok);
     for (int l = 0; l < LANG_COUNT; l++) dst->step_text[l] = dup_strings(src->step_text[l], src->n_steps, &ok);
+    if (ok && src->step_head) {
+        dst->step_head = malloc(((size_t)src->n_steps + 1) * sizeof *dst->step_head);
+        ok = dst->step_head != NULL;
+        if (ok) memcpy(dst->step_head, src->step_head, ((size_t)src->n_steps + 1) * sizeof *dst->step_head);
+    }
     if (ok && src->n_quiz > 0) {
         dst->quiz = calloc((size_t)src->n_quiz, sizeof *dst->quiz);
         ok = dst->quiz != NULL;

@@ -180,8 +180,32 @@ static const char **layer_keys(int n_layers, char (**names)[STAGE_NAME_MAX])
 // "steps" (narration) and "notes" (the teacher's notes): an object from a step or
 // stage name (with several layers, also one layer's: "l1.attn", "l1.softmax") to a
 // text, into *n, *keys and text[lang] (arrays of *n + 1).
-static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char *what, int n_layers, int *n_out,
-                        char ***keys_out, char **text_out[LANG_COUNT])
+// A step's "head": the head its narration is about, the one the stage opens on (0 ≤ head <
+// n_heads), into *head; the object without it into *text_obj (a copy the caller deletes).
+static bool step_head(JsonCtx *c, const cJSON *e, const char *p, int n_heads, int *head, cJSON **text_obj)
+{
+    *head = -1, *text_obj = NULL;
+    const cJSON *h = cJSON_IsObject(e) ? cJSON_GetObjectItemCaseSensitive(e, "head") : NULL;
+    if (!h) return true;
+    char ph[JSONPATH_MAX];
+    jsonpath_key(ph, p, "head");
+    if (!cJSON_IsNumber(h) || h->valuedouble != (double)(int)h->valuedouble || h->valuedouble < 0 ||
+        h->valuedouble >= n_heads)
+        return cJSON_IsNumber(h) ? jsonpath_fail(c, ph, "expected the head the narration is about, a whole number from 0 to %d "
+                                                       "(model.n_heads %d), got %g", n_heads - 1, n_heads, h->valuedouble)
+                                 : jsonpath_fail(c, ph, "expected the head the narration is about, a whole number from 0 to %d, "
+                                                       "got %s", n_heads - 1, jsonpath_type(h));
+    *head = (int)h->valuedouble;
+    *text_obj = cJSON_Duplicate(e, 1);
+    if (!*text_obj) return jsonpath_fail(c, p, "out of memory");
+    cJSON_DeleteItemFromObjectCaseSensitive(*text_obj, "head");
+    return true;
+}
+
+// n_heads > 0 ("steps"): a text may be {"en": …, "zh": …, "head": H} (step_head), into
+// (*heads_out)[i] (-1: none).
+static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char *what, int n_layers, int n_heads,
+                        int *n_out, char ***keys_out, char **text_out[LANG_COUNT], int **heads_out)
 {
     if (!j) return true;
     if (!cJSON_IsObject(j))
@@ -207,12 +231,20 @@ static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char
     int n = cJSON_GetArraySize(j);
     *keys_out = calloc((size_t)n + 1, sizeof(char *));
     for (int l = 0; l < LANG_COUNT; l++) text_out[l] = calloc((size_t)n + 1, sizeof(char *));
-    if (!*keys_out || !text_out[LANG_EN] || !text_out[LANG_ZH]) return jsonpath_fail(c, name, "out of memory");
+    if (heads_out) *heads_out = calloc((size_t)n + 1, sizeof(int));
+    if (!*keys_out || !text_out[LANG_EN] || !text_out[LANG_ZH] || (heads_out && !*heads_out))
+        return jsonpath_fail(c, name, "out of memory");
     for (const cJSON *e = j->child; e; e = e->next) {
         char p[JSONPATH_MAX];
         jsonpath_key(p, name, e->string);
         char *text[LANG_COUNT];
-        if (!get_text(c, e, p, true, text)) return false;
+        int head = -1;
+        cJSON *plain = NULL;
+        if (heads_out && !step_head(c, e, p, n_heads, &head, &plain)) return false;
+        bool got = get_text(c, plain ? plain : e, p, true, text);
+        cJSON_Delete(plain);
+        if (!got) return false;
+        if (heads_out) (*heads_out)[*n_out] = head;
         int i = (*n_out)++;
         (*keys_out)[i] = strdup(e->string);
         text_out[LANG_EN][i] = text[LANG_EN];
@@ -601,6 +633,7 @@ void lesson_free(Lesson *ls)
     free(ls->ckpt_loss);
     free_strings(ls->ckpt_weights, ls->n_checkpoints);
     free_strings(ls->step_keys, ls->n_steps);
+    free(ls->step_head);
     for (int l = 0; l < LANG_COUNT; l++) free_strings(ls->step_text[l], ls->n_steps);
     for (int i = 0; i < ls->n_quiz; i++) {
         LessonQuiz *q = &ls->quiz[i];
@@ -800,11 +833,11 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
     }
     if (!parse_checkpoints(c, root, o, ls)) goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
-    if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), "steps", "narration", ls->cfg.n_layers, &ls->n_steps,
-                     &ls->step_keys, ls->step_text))
+    if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), "steps", "narration", ls->cfg.n_layers, ls->cfg.n_heads,
+                     &ls->n_steps, &ls->step_keys, ls->step_text, &ls->step_head))
         goto done;
     if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "notes"), "notes", "teacher's notes",
-                     ls->cfg.n_layers, &ls->n_notes, &ls->note_keys, ls->note_text))
+                     ls->cfg.n_layers, 0, &ls->n_notes, &ls->note_keys, ls->note_text, NULL))
         goto done;
     if (!parse_quiz(c, cJSON_GetObjectItemCaseSensitive(root, "quiz"), ls)) goto done;
     if (typed || ls->other_weights) { // the author's questions are about the file's input and weights
@@ -983,15 +1016,24 @@ const char *lesson_title(const Lesson *ls, Lang lang)
     return ls->title[LANG_EN] ? ls->title[LANG_EN] : "";
 }
 
+static int keyed_index(int n, char *const *keys, const char *key)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(keys[i], key) == 0) return i;
+    return -1;
+}
+
+static const char *text_at(char **const text[LANG_COUNT], int i, Lang lang)
+{
+    if (i < 0) return NULL;
+    if ((unsigned)lang < LANG_COUNT && text[lang][i]) return text[lang][i];
+    return text[LANG_EN][i];
+}
+
 static const char *keyed_text(int n, char *const *keys, char **const text[LANG_COUNT], const char *key,
                               Lang lang)
 {
-    for (int i = 0; i < n; i++) {
-        if (strcmp(keys[i], key) != 0) continue;
-        if ((unsigned)lang < LANG_COUNT && text[lang][i]) return text[lang][i];
-        return text[LANG_EN][i];
-    }
-    return NULL;
+    return text_at(text, keyed_index(n, keys, key), lang);
 }
 
 const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
@@ -1000,31 +1042,37 @@ const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
 }
 
 // The text for stage s of tr: its name ("l1.attn"), its layer's step ("l1.softmax"),
-// the table's name ("attn": every layer) and the step ("softmax"), the first there is.
-static const char *stage_keyed(int n, char *const *keys, char **const text[LANG_COUNT], const Trace *tr, int s,
-                               Lang lang)
+// the table's name ("attn": every layer) and the step ("softmax"), the first there is
+// (its index in keys; -1: none).
+static int stage_keyed(int n, char *const *keys, const Trace *tr, int s)
 {
-    if (s < 0 || s >= tr->n) return NULL;
+    if (s < 0 || s >= tr->n) return -1;
     const Stage *st = &tr->stages[s];
     char k[STAGE_NAME_MAX + 16];
-    const char *t = keyed_text(n, keys, text, st->name, lang);
-    if (!t && tr->n_layers > 1 && st->layer >= 0) {
+    int i = keyed_index(n, keys, st->name);
+    if (i < 0 && tr->n_layers > 1 && st->layer >= 0) {
         snprintf(k, sizeof k, "l%d.%s", st->layer, step_name(st->step));
-        t = keyed_text(n, keys, text, k, lang);
+        i = keyed_index(n, keys, k);
     }
-    if (!t) t = keyed_text(n, keys, text, STAGE_INFO[st->id].name, lang);
-    if (!t) t = keyed_text(n, keys, text, step_name(st->step), lang);
-    return t;
+    if (i < 0) i = keyed_index(n, keys, STAGE_INFO[st->id].name);
+    if (i < 0) i = keyed_index(n, keys, step_name(st->step));
+    return i;
 }
 
 const char *lesson_stage_text(const Lesson *ls, const Trace *tr, int s, Lang lang)
 {
-    return stage_keyed(ls->n_steps, ls->step_keys, ls->step_text, tr, s, lang);
+    return text_at(ls->step_text, stage_keyed(ls->n_steps, ls->step_keys, tr, s), lang);
+}
+
+int lesson_stage_head(const Lesson *ls, const Trace *tr, int s)
+{
+    int i = stage_keyed(ls->n_steps, ls->step_keys, tr, s);
+    return i >= 0 && ls->step_head ? ls->step_head[i] : -1;
 }
 
 const char *lesson_stage_note(const Lesson *ls, const Trace *tr, int s, Lang lang)
 {
-    return stage_keyed(ls->n_notes, ls->note_keys, ls->note_text, tr, s, lang);
+    return text_at(ls->note_text, stage_keyed(ls->n_notes, ls->note_keys, tr, s), lang);
 }
 
 const char *lesson_note_text(const Lesson *ls, const char *key, Lang lang)

@@ -75,6 +75,7 @@ typedef struct Lesson {
     int n_steps;
     char **step_keys;
     char **step_text[LANG_COUNT];
+    int *step_head;                   // the head a step's narration is about ("head"), the one its stage opens on; -1: any
     // The author's questions ("quiz"), next to the generated ones (quiz.h).
     int n_quiz;
     LessonQuiz *quiz;
@@ -152,6 +153,9 @@ const char *lesson_note_text(const Lesson *ls, const char *key, Lang lang);
 // step ("l1.softmax"), its name in any layer ("attn"), or its step ("softmax"), the
 // first the lesson has; NULL when none.
 const char *lesson_stage_text(const Lesson *ls, const struct Trace *tr, int s, Lang lang);
+// The head stage s's narration is about (its text's "head"), the head the stage opens on;
+// -1 when the text names none (or there is no text).
+int lesson_stage_head(const Lesson *ls, const struct Trace *tr, int s);
 const char *lesson_stage_note(const Lesson *ls, const struct Trace *tr, int s, Lang lang);
 
 // The weight tensors of a lesson, by slot: w_q b_q w_k b_k w_v b_v w_o b_o ffn_w1 ffn_b1

@@ -13,22 +13,27 @@
 #include "json_out.h"
 #include "temp_file.h"
 
-static void write_text(FILE *f, char *const text[LANG_COUNT])
+// A text: "…", or {"en": …, "zh": …} (with "head": H when head ≥ 0, a step's head).
+static void write_text_head(FILE *f, char *const text[LANG_COUNT], int head)
 {
-    if (!text[LANG_ZH]) {
+    if (!text[LANG_ZH] && head < 0) {
         json_write_string(f, text[LANG_EN]);
         return;
     }
     fputs("{\"en\": ", f);
     json_write_string(f, text[LANG_EN]);
-    fputs(", \"zh\": ", f);
-    json_write_string(f, text[LANG_ZH]);
+    if (text[LANG_ZH]) fputs(", \"zh\": ", f), json_write_string(f, text[LANG_ZH]);
+    if (head >= 0) fprintf(f, ", \"head\": %d", head);
     fputc('}', f);
 }
 
+static void write_text(FILE *f, char *const text[LANG_COUNT]) { write_text_head(f, text, -1); }
+
 // Nested arrays, the innermost on one line: [[0, 1], [2, 3]].
 // "steps" or "notes": an object from a step or stage name to its text.
-static void write_keyed(FILE *f, const char *name, int n, char *const *keys, char **const text[LANG_COUNT])
+// heads (may be NULL): a text's "head" (-1: none), written inside its {"en", "zh"}
+static void write_keyed(FILE *f, const char *name, int n, char *const *keys, char **const text[LANG_COUNT],
+                        const int *heads)
 {
     if (n <= 0) return;
     fprintf(f, ",\n  \"%s\": {", name);
@@ -37,7 +42,7 @@ static void write_keyed(FILE *f, const char *name, int n, char *const *keys, cha
         json_write_string(f, keys[i]);
         fputs(": ", f);
         char *t[LANG_COUNT] = {text[LANG_EN][i], text[LANG_ZH][i]};
-        write_text(f, t);
+        write_text_head(f, t, heads ? heads[i] : -1);
     }
     fputs("\n  }", f);
 }
@@ -257,8 +262,8 @@ mask:
         write_tokens(f, ls->k_tokens, ls->len_k);
         fputc('}', f);
     }
-    write_keyed(f, "steps", ls->n_steps, ls->step_keys, ls->step_text);
-    write_keyed(f, "notes", ls->n_notes, ls->note_keys, ls->note_text);
+    write_keyed(f, "steps", ls->n_steps, ls->step_keys, ls->step_text, ls->step_head);
+    write_keyed(f, "notes", ls->n_notes, ls->note_keys, ls->note_text, NULL);
     if (ls->n_quiz > 0) {
         fputs(",\n  \"quiz\": [", f);
         for (int i = 0; i < ls->n_quiz; i++) {

@@ -105,6 +105,16 @@ Session *session_open(const char *path, const SessionEdits *ed, char *err, size_
     return s;
 }
 
+Session *session_checkpoint_before(const Session *s)
+{
+    const Lesson *ls = &s->lesson;
+    const int k = ls->checkpoint >= 0 ? ls->checkpoint : ls->n_checkpoints - 1;
+    if (ls->n_checkpoints < 2 || k < 1 || ls->typed) return NULL;
+    char err[LESSON_ERR_MAX + 200];
+    const SessionEdits ed = {NULL, 0, NULL, true, k - 1};
+    return session_open(s->path, &ed, err, sizeof err);
+}
+
 void session_destroy(Session *s)
 {
     if (!s) return;

@@ -52,6 +52,10 @@ Session *session_open(const char *path, const SessionEdits *ed, char *err, size_
 // language model's input `text` instead (lesson_retext): no file read. NULL with one line
 // in err ("--text: input.text: …") when the text does not read.
 Session *session_retext(const Session *from, const char *text, char *err, size_t n);
+// The checkpoint of training before s's (its lesson's file, the file's input), for the
+// narration's "since step …" (story.h); NULL when there is none: no checkpoints, the first,
+// a typed text, or it cannot be read.
+Session *session_checkpoint_before(const Session *s);
 // Frees the lesson, the trace and the session; NULL is fine.
 void session_destroy(Session *s);
 

@@ -144,36 +144,80 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
     paint_clip(cv, NULL);
 }
 
-// One column of the help: "keys\tmeaning" lines at px; returns the height used.
-static int help_column(Canvas *cv, const char *body, int px, int x, int y, int w, bool draw)
+// One "keys<TAB>meaning" row of the help at px (n bytes of row), the keys in the first
+// 27 % of w (a longer key: its meaning on the next line); returns the height it takes.
+static int help_row(Canvas *cv, const char *row, size_t n, int px, int x, int y, int w, bool draw)
 {
-    int keyw = w * 34 / 100, y0 = y;
     char line[400];
-    for (const char *p = body; *p;) {
-        const char *nl = strchr(p, '\n');
-        size_t n = nl ? (size_t)(nl - p) : strlen(p);
-        if (n >= sizeof line) n = sizeof line - 1;
-        memcpy(line, p, n);
-        line[n] = '\0';
-        char *tab = strchr(line, '\t');
-        if (tab) *tab = '\0';
-        int used = px * 13 / 10, kw, kh, below = 0;
-        paint_text_size(cv, FONT_BOLD, px, line, &kw, &kh);
-        if (tab && kw > keyw - px / 2) below = px * 13 / 10; // a long key: its meaning on the next line
-        if (tab) {
-            used = paint_text_wrapped_height(cv, FONT_SANS, px, w - keyw, tab + 1);
-            if (used < px * 13 / 10) used = px * 13 / 10;
-        }
-        if (draw) {
-            paint_text(cv, FONT_BOLD, px, THEME.ink, 255, x, y, ALIGN_LEFT, line);
-            if (tab)
-                paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, (Rect){x + keyw, y + below, w - keyw, used},
-                                   tab + 1);
-        }
-        y += used + below + px / 4;
-        p = nl ? nl + 1 : p + n;
+    if (n >= sizeof line) n = sizeof line - 1;
+    memcpy(line, row, n);
+    line[n] = '\0';
+    char *tab = strchr(line, '\t');
+    if (tab) *tab = '\0';
+    int keyw = w * 27 / 100, used = px * 13 / 10, kw, kh, below = 0;
+    paint_text_size(cv, FONT_BOLD, px, line, &kw, &kh);
+    if (tab && kw > keyw - px / 2) below = px * 13 / 10;
+    if (tab) {
+        used = paint_text_wrapped_height(cv, FONT_SANS, px, w - keyw, tab + 1);
+        if (used < px * 13 / 10) used = px * 13 / 10;
     }
-    return y - y0;
+    if (draw) {
+        paint_text(cv, FONT_BOLD, px, THEME.ink, 255, x, y, ALIGN_LEFT, line);
+        if (tab)
+            paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, (Rect){x + keyw, y + below, w - keyw, used}, tab + 1);
+    }
+    return used + below + px / 4;
+}
+
+// The sections, each under its title: viewing; the what-if lab; the study mode; presenting.
+enum { SECTIONS = 4, HELP_COLUMNS = 3 };
+static const KeySection section[SECTIONS] = {KEYS_VIEW, KEYS_LAB, KEYS_STUDY, KEYS_PRESENT};
+static const char *const title_key[SECTIONS] = {"help.title", "help.lab_title", "ui.study", "help.present_title"};
+
+// The help's box and its rows at px, flowing down three columns like a newspaper's (a row
+// that does not fit starts the next column; a title stays with its first row); draws
+// them when draw. False when they do not fit in the three columns.
+static bool help_flow(Canvas *cv, const Layout *L, const View *v, int px, bool draw)
+{
+    int bw = L->w * 92 / 100, bh = L->h * 90 / 100;
+    int bx = (L->w - bw) / 2, by = (L->h - bh) / 2, pad = paint_px(L->s, 20);
+    int colw = (bw - (HELP_COLUMNS + 1) * pad) / HELP_COLUMNS, head = L->px_title * 17 / 10, gap = L->px_title / 2;
+    int top = by + pad, bottom = by + bh - pad - L->px_small * 2;
+    int c = 0, y = top;
+    for (int k = 0; k < SECTIONS; k++) {
+        char body[2048]; // the section's rows of the key table (keymap.h)
+        keymap_help(section[k], v->lang, body, sizeof body);
+        bool titled = false;
+        for (const char *p = body; *p;) {
+            const char *nl = strchr(p, '\n');
+            size_t n = nl ? (size_t)(nl - p) : strlen(p);
+            int above = titled ? 0 : (y > top ? gap : 0) + head; // the title before the section's first row
+            int h = help_row(cv, p, n, px, 0, 0, colw, false);
+            if (y + above + h > bottom && y > top) { // the next column
+                if (++c >= HELP_COLUMNS) return false;
+                y = top;
+                above = titled ? 0 : head;
+            }
+            if (y + above + h > bottom) return false; // taller than a column
+            int x = bx + pad + c * (colw + pad);
+            if (!titled && draw)
+                paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, x, y + above - head, ALIGN_LEFT,
+                           i18n_get(v->lang, title_key[k]));
+            y += above;
+            titled = true;
+            if (draw) help_row(cv, p, n, px, x, y, colw, true);
+            y += h;
+            p = nl ? nl + 1 : p + n;
+        }
+    }
+    return true;
+}
+
+int chrome_help_px(Canvas *cv, const Layout *L, const View *v)
+{
+    int px = L->px_help;
+    while (px > 10 && !help_flow(cv, L, v, px, false)) px--; // the largest size at which every row fits
+    return px;
 }
 
 void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
@@ -183,33 +227,8 @@ void chrome_draw_help(Canvas *cv, const Layout *L, const View *v)
     int bx = (L->w - bw) / 2, by = (L->h - bh) / 2, pad = paint_px(L->s, 20);
     paint_fill(cv, THEME.white, 255, bx, by, bw, bh);
     paint_frame(cv, THEME.accent, 255, bx, by, bw, bh, paint_px(L->s, 3));
-    // three columns, each section under its title: viewing; the what-if lab and the
-    // study mode; presenting. The largest size at which every column fits.
-    enum { SECTIONS = 4 };
-    static const KeySection section[SECTIONS] = {KEYS_VIEW, KEYS_LAB, KEYS_STUDY, KEYS_PRESENT};
-    static const char *const title_key[SECTIONS] = {"help.title", "help.lab_title", "ui.study", "help.present_title"};
-    static const int column[SECTIONS] = {0, 1, 1, 2};
-    int colw = (bw - 4 * pad) / 3, head = L->px_title * 17 / 10, gap = L->px_title / 2;
-    int avail = by + bh - pad - L->px_small * 2 - (by + pad);
-    int px = L->px_help;
-    char body[SECTIONS][2048]; // each section's rows of the key table (keymap.h)
-    for (int k = 0; k < SECTIONS; k++) keymap_help(section[k], v->lang, body[k], sizeof body[k]);
-    for (; px > 10; px--) {
-        int h[3] = {0, 0, 0};
-        for (int k = 0; k < SECTIONS; k++)
-            h[column[k]] += (h[column[k]] ? gap : 0) + head +
-                            help_column(cv, body[k], px, 0, 0, colw, false);
-        if (h[0] <= avail && h[1] <= avail && h[2] <= avail) break;
-    }
     paint_clip(cv, &(Rect){bx, by, bw, bh});
-    int y[3] = {by + pad, by + pad, by + pad};
-    for (int k = 0; k < SECTIONS; k++) {
-        int c = column[k], x = bx + pad + c * (colw + pad);
-        if (y[c] > by + pad) y[c] += gap;
-        paint_text(cv, FONT_BOLD, L->px_title, THEME.accent, 255, x, y[c], ALIGN_LEFT, i18n_get(v->lang, title_key[k]));
-        y[c] += head;
-        y[c] += help_column(cv, body[k], px, x, y[c], colw, true);
-    }
+    help_flow(cv, L, v, chrome_help_px(cv, L, v), true);
     paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, bx + bw / 2, by + bh - pad - L->px_small * 13 / 10,
                ALIGN_CENTER, i18n_get(v->lang, "help.close"));
     paint_clip(cv, NULL);

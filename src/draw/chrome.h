@@ -20,6 +20,9 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
 void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov);
 // The help overlay listing every key, shrunk to fit the window.
 void chrome_draw_help(Canvas *cv, const Layout *L, const View *v);
+// The size the help's key table is drawn at: the largest (from L->px_help down) at which
+// its three columns fit.
+int chrome_help_px(Canvas *cv, const Layout *L, const View *v);
 // ov->toast above the narration, fading with ov->toast_alpha (nothing when unset).
 void chrome_draw_toast(Canvas *cv, const Layout *L, const Overlays *ov);
 // The text box of a language model's input (Overlays.text_box), over the header.

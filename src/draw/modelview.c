@@ -31,6 +31,32 @@ static void draw_map(Canvas *cv, const Trace *tr, const View *v, int s, int h, R
     }
 }
 
+// The tokens: the queries left of each layer's first map, the keys above each head's top
+// map (every L->mv_tok_step-th), at L->mv_tok_px.
+static void draw_tokens(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+{
+    const Tensor *t = &tr->stages[L->mv_stage[0]].t;
+    const int Lq = t->shape[2], Lk = t->shape[3], px = L->mv_tok_px, step = L->mv_tok_step;
+    if (px <= 0 || L->mv_layers < 1 || L->mv_heads < 1) return;
+    char lb[64];
+    for (int l = 0; l < L->mv_layers; l++) {
+        const Rect q = L->mv_map[l][0];
+        for (int i = 0; i < Lq; i += step) {
+            const int y = q.y + (q.h * i + q.h * (i + 1)) / (2 * Lq) - px * 6 / 10;
+            paint_text(cv, FONT_SANS, px, THEME.ink, 255, q.x - paint_px(L->s, 4), y, ALIGN_RIGHT,
+                       panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb));
+        }
+    }
+    for (int h = 0; h < L->mv_heads; h++) {
+        const Rect q = L->mv_map[0][h];
+        for (int j = 0; j < Lk; j += step) {
+            const int x = q.x + (q.w * j + q.w * (j + 1)) / (2 * Lk);
+            paint_text(cv, FONT_SANS, px, THEME.ink, 255, x, q.y - px * 13 / 10, ALIGN_CENTER,
+                       panel_axis_label(v, AXIS_KEY, j, lb, sizeof lb));
+        }
+    }
+}
+
 void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
     char b[48];
@@ -63,6 +89,7 @@ void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
                 paint_frame(cv, THEME.grid, 255, q.x - 1, q.y - 1, q.w + 2, q.h + 2, 1);
         }
     }
+    draw_tokens(cv, L, tr, v);
     // the legend: the probability scale from 0 to 1
     Rect g = L->legend;
     paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
@@ -102,11 +129,11 @@ void headview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
                     paint_line(cv, col, al, L->hv_xq + gap, y1 + k - thick / 2, L->hv_xk - gap, y2 + k - thick / 2);
             }
     for (int i = 0; i < Lq; i++) {
-        const char *q = layout_axis_label(v, AXIS_QUERY, i, lb, sizeof lb);
+        const char *q = panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb);
         paint_text(cv, FONT_MONO, px, THEME.ink, 255, L->hv_xq, L->hv_y0 + i * L->hv_dy - px / 2 - 1, ALIGN_RIGHT, q);
     }
     for (int j = 0; j < Lk; j++) {
-        const char *k = layout_axis_label(v, AXIS_KEY, j, lb, sizeof lb);
+        const char *k = panel_axis_label(v, AXIS_KEY, j, lb, sizeof lb);
         paint_text(cv, FONT_MONO, px, THEME.ink, 255, L->hv_xk, L->hv_y0 + j * L->hv_dy - px / 2 - 1, ALIGN_LEFT, k);
     }
     // the legend: what a line's strength means

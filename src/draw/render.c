@@ -124,7 +124,7 @@ static void draw_curve(Canvas *cv, const Layout *L, const View *v)
     const Rect g = L->curve;
     if (!ls || g.w <= 0 || ls->n_checkpoints < 2) return;
     const int pad = paint_px(L->s, 8), x0 = g.x + pad, x1 = g.x + g.w - pad;
-    const int lab = L->px_small * 13 / 10, y0 = g.y + pad / 2, y1 = g.y + g.h - lab - pad / 2;
+    const int lab = L->px_small * 13 / 10, y0 = g.y + pad / 2, y1 = g.y + g.h - 2 * lab - pad / 2; // two label lines
     float lo = ls->ckpt_loss[0], hi = lo;
     for (int k = 1; k < ls->n_checkpoints; k++) lo = fminf(lo, ls->ckpt_loss[k]), hi = fmaxf(hi, ls->ckpt_loss[k]);
     if (!(hi > lo)) hi = lo + 1.0f;
@@ -144,13 +144,16 @@ static void draw_curve(Canvas *cv, const Layout *L, const View *v)
     const int sy = y1 - (int)lroundf((ls->ckpt_loss[sel] - lo) / (hi - lo) * (float)(y1 - y0)), d = paint_px(L->s, 5);
     paint_fill(cv, THEME.hilite, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1);
     paint_frame(cv, THEME.ink, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1, 1);
-    char sb[16], lb[16], kb[16], nb[16], line[160];
+    char sb[16], lb[16], kb[16], nb[16], last[16], line[160]; // "step 250 of 6000 (checkpoint 6 of 20)"
     snprintf(sb, sizeof sb, "%d", ls->ckpt_step[sel]), snprintf(lb, sizeof lb, "%.3f", (double)ls->ckpt_loss[sel]);
-    snprintf(kb, sizeof kb, "%d", sel), snprintf(nb, sizeof nb, "%d", ls->n_checkpoints - 1);
-    const char *args[] = {sb, lb, kb, nb};
-    i18n_fmt(line, sizeof line, v->lang, ls->checkpoint >= 0 ? "ui.checkpoint" : "ui.checkpoint_final", 4, args);
+    snprintf(kb, sizeof kb, "%d", sel + 1), snprintf(nb, sizeof nb, "%d", ls->n_checkpoints);
+    snprintf(last, sizeof last, "%d", ls->ckpt_step[ls->n_checkpoints - 1]);
+    const char *args[] = {sb, lb, kb, nb, last};
+    i18n_fmt(line, sizeof line, v->lang, ls->checkpoint >= 0 ? "ui.checkpoint" : "ui.checkpoint_final", 5, args);
     paint_clip(cv, &g);
     paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2, ALIGN_LEFT, line);
+    i18n_fmt(line, sizeof line, v->lang, "ui.checkpoint_loss", 5, args);
+    paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2 + lab, ALIGN_LEFT, line);
     paint_clip(cv, NULL);
 }
 
@@ -338,7 +341,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         int nt = tick_positions(r0, r1, every, row_h, (float)th, ticks, MAX_TICKS);
         for (int k = 0; k < nt; k++) {
             int i = ticks[k];
-            const char *label = layout_axis_label(v, ps->row_axis, i, b, sizeof b);
+            const char *label = panel_axis_label(v, ps->row_axis, i, b, sizeof b);
             const char *t = paint_fit_text(cv, FONT_SANS, px, label, lw, fit, sizeof fit);
             int tw, hh;
             paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
@@ -363,10 +366,10 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     for (int pass = 0; pass < 2; pass++) {
         wmax = 0;
         for (int j = c0; j <= c1; j += c1 - c0 > 64 ? (c1 - c0) / 64 : 1) {
-            paint_text_size(cv, FONT_SANS, px, layout_axis_label(lv, ps->col_axis, j, b, sizeof b), &tw, &hh);
+            paint_text_size(cv, FONT_SANS, px, panel_axis_label(lv, ps->col_axis, j, b, sizeof b), &tw, &hh);
             if (tw > wmax) wmax = tw;
         }
-        paint_text_size(cv, FONT_SANS, px, layout_axis_label(lv, ps->col_axis, c1, b, sizeof b), &tw, &hh);
+        paint_text_size(cv, FONT_SANS, px, panel_axis_label(lv, ps->col_axis, c1, b, sizeof b), &tw, &hh);
         if (tw > wmax) wmax = tw;
         every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
         // tokens that do not all fit: indices instead (every other token left a repeated
@@ -381,7 +384,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     int nt = tick_positions(c0, c1, every, col_w, (float)(wmax + 4), ticks, MAX_TICKS);
     for (int k = 0; k < nt; k++) {
         int j = ticks[k];
-        const char *t = layout_axis_label(lv, ps->col_axis, j, b, sizeof b);
+        const char *t = panel_axis_label(lv, ps->col_axis, j, b, sizeof b);
         paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
         int x0 = layout_col_x(L, p, j) + dx, x1 = layout_col_x(L, p, j + 1) + dx;
         int cx = (x0 + x1) / 2;

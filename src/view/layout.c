@@ -96,19 +96,6 @@ static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill, bool pr
 
 // ---- labels -------------------------------------------------------------------
 
-const char *layout_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n)
-{
-    const Lesson *ls = v ? v->lesson : NULL;
-    const char *t = NULL;
-    if (ls && a == AXIS_VOCAB && ls->vocab && i >= 0 && i < ls->n_vocab) t = ls->vocab[i];
-    if (ls && ls->vocab && (a == AXIS_QUERY || a == AXIS_KEY)) t = lesson_token_label(ls, v->batch, i); // the batch's own
-    if (t) return strcmp(t, " ") == 0 ? "\xE2\x90\xA3" : t; // a language model's token; the space token drawn ␣
-    if (ls && a == AXIS_QUERY && ls->q_tokens && i < ls->len_q) return ls->q_tokens[i];
-    if (ls && a == AXIS_KEY && ls->k_tokens && i < ls->len_k) return ls->k_tokens[i];
-    snprintf(buf, n, "%d", i);
-    return buf;
-}
-
 int layout_text_width_est(const char *s, int px)
 {
     // advance widths of DejaVu Sans in em, rounded up by class
@@ -151,9 +138,9 @@ static int label_width(const Layout *L, const View *v, const PanelSpec *p)
                    (v->lesson->vocab && p->row_axis != AXIS_INDEX));
     if (tokens) {
         for (int i = 0; i < p->rows; i++)
-            w = imax(w, text_w(v, layout_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
+            w = imax(w, text_w(v, panel_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
     } else {
-        w = text_w(v, layout_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
+        w = text_w(v, panel_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
     }
     int gap = (int)lrintf(6 * L->s) + 4;
     return imin(imax(w + gap, (int)(16 * L->s)), (int)(170 * L->s));
@@ -517,8 +504,19 @@ int layout_projector_parts(const Trace *tr, const View *v, int w, int h)
     return n;
 }
 
-// The model view's grid in L->area: a square map per layer and head, labels left and above.
-static void place_model_view(Layout *L, const Trace *tr)
+// The widest token label of attention t (keys: its keys only) at px.
+static int widest_token(const View *v, const Tensor *t, int px, bool keys)
+{
+    char lb[64];
+    int w = 0;
+    for (int i = 0; i < t->shape[3]; i++) w = imax(w, text_w(v, panel_axis_label(v, AXIS_KEY, i, lb, sizeof lb), px));
+    for (int i = 0; i < t->shape[2] && !keys; i++) w = imax(w, text_w(v, panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb), px));
+    return w;
+}
+
+// The model view's grid in L->area: a square map per layer and head, labels left and above
+// (the layer and head, then the tokens).
+static void place_model_view(Layout *L, const Trace *tr, const View *v)
 {
     L->n_panels = 0, L->n_groups = 0, L->result_panel = -1;
     L->mv_layers = L->mv_heads = 0;
@@ -530,16 +528,25 @@ static void place_model_view(Layout *L, const Trace *tr)
         L->mv_layers = l + 1;
     }
     L->mv_heads = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
-    const int lw = (int)(90 * L->s), lh = (int)(L->px_small * 1.6f), gap = imax(2, (int)(10 * L->s));
+    const Tensor *t = &tr->stages[L->mv_stage[0]].t;
+    const int n_tok = imax(t->shape[2], t->shape[3]), tw = imin(widest_token(v, t, L->px_small, false), (int)(80 * L->s));
+    const int gap = imax(2, (int)(10 * L->s)), lh = (int)(L->px_small * 1.6f), th = L->px_small * 14 / 10;
+    const int lw = (int)(90 * L->s) + tw + gap;
     const Rect a = L->area;
-    int side = imin((a.w - lw - gap * L->mv_heads) / L->mv_heads, (a.h - lh - gap * L->mv_layers) / L->mv_layers);
+    int side = imin((a.w - lw - gap * L->mv_heads) / L->mv_heads, (a.h - lh - th - gap * L->mv_layers) / L->mv_layers);
     side = imax(side, 4);
-    const int gw = lw + L->mv_heads * (side + gap), gh = lh + L->mv_layers * (side + gap);
+    // the token labels: as large as a row is high (at most px_small; from 8 px every k-th,
+    // a key's label no wider than its columns)
+    const int pitch = imax(side / imax(n_tok, 1), 1);
+    L->mv_tok_px = imin(L->px_small, imax(8, pitch * 9 / 10));
+    L->mv_tok_step = imax((L->mv_tok_px * 11 / 10 + pitch - 1) / pitch, (widest_token(v, t, L->mv_tok_px, true) + pitch - 1) / pitch);
+    L->mv_tok_step = imax(L->mv_tok_step, 1);
+    const int gw = lw + L->mv_heads * (side + gap), gh = lh + th + L->mv_layers * (side + gap);
     const int x0 = a.x + imax(0, (a.w - gw) / 2), y0 = a.y + imax(0, (a.h - gh) / 2);
     for (int h = 0; h < L->mv_heads; h++) L->mv_col_label[h] = (Rect){x0 + lw + h * (side + gap), y0, side, lh};
     for (int l = 0; l < L->mv_layers; l++) {
-        const int y = y0 + lh + l * (side + gap);
-        L->mv_row_label[l] = (Rect){x0, y, lw - gap, side};
+        const int y = y0 + lh + th + l * (side + gap);
+        L->mv_row_label[l] = (Rect){x0, y, lw - tw - 2 * gap, side};
         for (int h = 0; h < L->mv_heads; h++) L->mv_map[l][h] = (Rect){x0 + lw + h * (side + gap), y, side, side};
     }
 }
@@ -629,9 +636,9 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     int hy = ty + th + gap;
     L->header = (Rect){m, hy, w - 2 * m, (int)(L->px_title * 1.4f + L->px_formula * 1.4f)};
     if (v->lesson && v->lesson->n_checkpoints > 1 && !v->print) { // the training's loss curve, right
-        char sample[160]; // the widest its label gets: "19/19 · step 000000 · loss 0.000"
-        const char *args[] = {"000000", "0.000", "00", "00"};
-        i18n_fmt(sample, sizeof sample, v->lang, "ui.checkpoint", 4, args);
+        char sample[160]; // the widest its label gets: "trained: step 000000 of 000000 (checkpoint 00 of 00)"
+        const char *args[] = {"000000", "0.000", "00", "00", "000000"};
+        i18n_fmt(sample, sizeof sample, v->lang, "ui.checkpoint_final", 5, args);
         const int cw = imin(imax((int)(300 * s), text_w(v, sample, L->px_small) + (int)(20 * s)), L->header.w / 2);
         L->curve = (Rect){L->header.x + L->header.w - cw, hy, cw, L->header.h};
         L->header.w -= cw + gap;
@@ -670,7 +677,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         L->area.w -= bw + gap;
     }
     if (v->model_view) {
-        place_model_view(L, tr);
+        place_model_view(L, tr, v);
         return;
     }
     if (v->head_view) {

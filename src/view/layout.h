@@ -52,8 +52,6 @@ bool layout_zoom_at(View *v, const Layout *L, int x, int y, float factor);
 bool layout_pan(View *v, const Layout *L, int dx, int dy);
 // The largest useful zoom of panel p (its cells then are about 100 px × UI scale).
 float layout_max_zoom(const Layout *L, int p);
-// Label of position i on an axis: the lesson's token, or the index.
-const char *layout_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n);
 // A generous estimate of the width of s drawn at px (DejaVu Sans metrics; CJK
 // full width). Layout uses it for label columns; the renderer ellipsizes the rare
 // label that is wider still.

@@ -1,6 +1,9 @@
 // panel.c — the functions of panel.h.
 #include "panel.h"
 
+#include <stdio.h>
+#include <string.h>
+
 bool rect_contains(Rect r, int x, int y)
 {
     return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
@@ -58,4 +61,17 @@ void panel_transpose(PanelSpec *p)
     AxisKind a = p->row_axis;
     p->row_axis = p->col_axis, p->col_axis = a;
     p->transposed = !p->transposed;
+}
+
+const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n)
+{
+    const Lesson *ls = v ? v->lesson : NULL;
+    const char *t = NULL;
+    if (ls && a == AXIS_VOCAB && ls->vocab && i >= 0 && i < ls->n_vocab) t = ls->vocab[i];
+    if (ls && ls->vocab && (a == AXIS_QUERY || a == AXIS_KEY)) t = lesson_token_label(ls, v->batch, i); // the batch's own
+    if (t) return strcmp(t, " ") == 0 ? "\xE2\x90\xA3" : t; // a language model's token; the space token drawn ␣
+    if (ls && a == AXIS_QUERY && ls->q_tokens && i < ls->len_q) return ls->q_tokens[i];
+    if (ls && a == AXIS_KEY && ls->k_tokens && i < ls->len_k) return ls->k_tokens[i];
+    snprintf(buf, n, "%d", i);
+    return buf;
 }

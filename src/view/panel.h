@@ -130,6 +130,9 @@ typedef struct Layout {
     Rect mv_map[TRACE_MAX_LAYERS][LAYOUT_MAX_TABS];
     Rect mv_row_label[TRACE_MAX_LAYERS], mv_col_label[LAYOUT_MAX_TABS];
     int mv_stage[TRACE_MAX_LAYERS];
+    // its token labels: the queries left of each layer's first map, the keys above each
+    // head's top map, at mv_tok_px (0: none), every mv_tok_step-th when a row is thinner
+    int mv_tok_px, mv_tok_step;
     // a language model's next-token probabilities (the probs stage): a bar per most likely
     // token after the text's last position, right of the panels (w = 0: none)
     Rect bars;
@@ -180,5 +183,9 @@ bool stage_has_heads(const Stage *st);
 void panel_slice(PanelSpec *p, const Tensor *t, int b, int h);
 // Swaps p's rows and columns (Kᵀ, Wᵀ).
 void panel_transpose(PanelSpec *p);
+
+// Label of position i on an axis: the lesson's token (a language model's space drawn ␣),
+// or the index.
+const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n);
 
 #endif

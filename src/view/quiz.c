@@ -140,7 +140,7 @@ static void pos_label(const Ctx *c, bool key, int i, char *buf, size_t n)
     char tmp[16];
     View v;
     view_init(&v, c->ls, c->lang);
-    const char *tok = layout_axis_label(&v, key ? AXIS_KEY : AXIS_QUERY, i, tmp, sizeof tmp);
+    const char *tok = panel_axis_label(&v, key ? AXIS_KEY : AXIS_QUERY, i, tmp, sizeof tmp);
     if (tok == tmp) {
         snprintf(buf, n, "%s", ib);
     } else {

@@ -192,11 +192,10 @@ static bool decode_reads(const Trace *tr, int b, int row, int col)
 
 static void formula_decode_step(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
-    (void)lang;
     if (tr->stages[s].kind == STAGE_KIND_DECODE_ATTN) {
         float sink = 0.0f;
-        snprintf(out, n, recipe_sink(tr, s, 0, &sink) ? "a_t = softmax([s_t, sink_h])[…, :−1]   (the keys not read: 0)"
-                                                      : "a_t = softmax(s_t)   (the keys not read: 0)");
+        snprintf(out, n, "%s   %s", recipe_sink(tr, s, 0, &sink) ? "a_t = softmax([s_t, sink_h])[…, :−1]" : "a_t = softmax(s_t)",
+                 i18n_get(lang, "fx.decode_unread"));
         return;
     }
     char sc[32];
@@ -284,9 +283,8 @@ static void panels_flash_acc(Layout *L, const Trace *tr, const View *v)
 
 static void formula_flash_tile(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
-    (void)lang;
     switch (tr->stages[s].id) {
-    case STAGE_FLASH_SCALE: snprintf(out, n, "α = e^(m_old − m)   (m_old = −∞ before the first block: α = 0)"); break;
+    case STAGE_FLASH_SCALE: snprintf(out, n, "α = e^(m_old − m)   %s", i18n_get(lang, "fx.flash_first_block")); break;
     case STAGE_FLASH_P: snprintf(out, n, "P_tile = e^(S_tile − m)"); break;
     default: snprintf(out, n, "acc = acc_old·α + P_tile·V_tile"); break;
     }

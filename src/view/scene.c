@@ -13,6 +13,7 @@
 
 #include "edit.h"
 #include "i18n.h"
+#include "story.h"
 #include "trace_ops.h"
 
 
@@ -497,6 +498,28 @@ const char *scene_step_key(const Trace *tr, StepId step, char *buf, size_t n)
     return buf;
 }
 
+// The lesson whose text narrates v (NULL: the narration is generated): an edited lesson's
+// text was written about the original numbers, so the narration is the generated one,
+// true for the numbers on screen (and text typed in: the lesson's narration is about its
+// own input; or weights of another checkpoint: the lesson's text is about the trained ones)
+static const Lesson *narration_lesson(const View *v)
+{
+    return v->edited || (v->lesson && (v->lesson->typed || v->lesson->other_weights)) ? NULL : v->lesson;
+}
+
+int scene_stage_head(const Trace *tr, const View *v, int chosen)
+{
+    if (chosen >= 0) return chosen;
+    if (v->lesson && v->lesson->other_weights && !v->edited && v->ckpt_prev && v->stage >= 0 && v->stage < tr->n &&
+        !v->model_view && !v->head_view) { // a checkpoint: the head that changed most (its narration's)
+        const int h = story_changed_head(tr, v, v->ckpt_prev, tr->stages[v->stage].layer);
+        return h >= 0 ? h : v->head;
+    }
+    const Lesson *ls = narration_lesson(v);
+    int h = ls && !v->model_view && !v->head_view ? lesson_stage_head(ls, tr, v->stage) : -1;
+    return h >= 0 && h < tr->n_heads ? h : v->head;
+}
+
 const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';
@@ -506,15 +529,12 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
         i18n_fmt(buf, n, v->lang, "narr.delta", 0, NULL);
         return buf;
     }
-    if (v->model_view || v->head_view) {
-        i18n_fmt(buf, n, v->lang, v->model_view ? "narr.model_view" : "narr.head_view", 0, NULL);
+    if (v->model_view) return story_model_view(tr, v, v->ckpt_prev, buf, n); // what each head looks at
+    if (v->head_view) {
+        i18n_fmt(buf, n, v->lang, "narr.head_view", 0, NULL);
         return buf;
     }
-    // an edited lesson: the lesson's own text was written about the original numbers,
-    // so the narration is the generated one, true for the numbers on screen
-    // (and text typed in: the lesson's narration is about its own input)
-    // (or weights of another checkpoint: the lesson's text is about the trained ones)
-    const Lesson *ls = v->edited || (v->lesson && (v->lesson->typed || v->lesson->other_weights)) ? NULL : v->lesson;
+    const Lesson *ls = narration_lesson(v);
     const char *text = ls ? lesson_stage_text(ls, tr, v->stage, v->lang) : NULL;
     if (text) return text;
     char key[64], a[16], b[16], c[16], d[16], e[16], f[16];
@@ -531,6 +551,11 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
                                 : tr->n_heads / (tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads));
     snprintf(f, sizeof f, "%d", tr->sink_tokens); // {6}: StreamingLLM's kept first tokens
     const char *args[] = {a, b, c, d, e, f};
+    if (v->lesson && v->lesson->other_weights && !v->edited) { // a checkpoint of training: its numbers first
+        char generic[LESSON_MAX_TEXT];
+        i18n_fmt(generic, sizeof generic, v->lang, key, 6, args);
+        return story_checkpoint(tr, v, v->ckpt_prev, generic, buf, n);
+    }
     i18n_fmt(buf, n, v->lang, key, 6, args);
     return buf;
 }

@@ -71,6 +71,9 @@ void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_
 // The narration of v's stage: the lesson's text for the stage or its step, else
 // the generic one (written into buf). Never NULL.
 const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n);
+// The head v's stage opens on: chosen when ≥ 0 (--head), else the head its narration is
+// about (the lesson's text's "head", when that text is shown), else v->head.
+int scene_stage_head(const Trace *tr, const View *v, int chosen);
 
 // The i18n key of a timeline step's label, true for this lesson ("step.scores_noscale"
 // reads QKᵀ when the scores are not divided). buf holds it.

@@ -96,6 +96,9 @@ typedef struct View {
     bool playing;        // status bar shows play/pause and the speed
     float speed;         // playback speed factor (1 = normal)
     const Lesson *lesson; // tokens, title, narration (may be NULL)
+    // At a checkpoint of training: the trace of the checkpoint before (NULL: none), so the
+    // narration can say which head changed since (story.h)
+    const struct Trace *ckpt_prev;
     // Zoom and pan of the heatmaps (layout_zoom_at / layout_pan change them; reset
     // on stage change). The zoom follows one panel's axes: every panel whose rows
     // (columns) have the same count and kind as zoom_rows/zoom_row_axis

@@ -1,0 +1,201 @@
+// story.c — narration from a model's own numbers (see story.h).
+#include "story.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "i18n.h"
+#include "panel.h"
+
+#define STORY_MAX_HEADS 8 // heads the model view's narration names (then "…")
+
+// Layer l's attention weights (attn), or -1.
+static int attn_stage(const Trace *tr, int l)
+{
+    for (int s = 0; s < tr->n; s++)
+        if (tr->stages[s].id == STAGE_ATTN && (tr->stages[s].layer == l || (tr->n_layers <= 1 && l == 0))) return s;
+    return -1;
+}
+
+static const float *attn_row(const Tensor *t, int b, int h, int i)
+{
+    return t->data + ((((size_t)b * (size_t)t->shape[1] + (size_t)h) * (size_t)t->shape[2]) + (size_t)i) * (size_t)t->shape[3];
+}
+
+static int row_argmax(const float *a, int n)
+{
+    int best = 0;
+    for (int j = 1; j < n; j++)
+        if (a[j] > a[best]) best = j;
+    return best;
+}
+
+void story_head_pattern(const Trace *tr, int s, int b, int h, HeadPattern *p)
+{
+    const Tensor *t = &tr->stages[s].t;
+    const int Lq = t->shape[2], Lk = t->shape[3], off = Lk - Lq; // (queries the last Lq positions)
+    *p = (HeadPattern){0, 0, 0, Lq, 0.0f};
+    int best_back = 0, back_rows = -1, best_key = 0, key_rows = -1;
+    for (int d = 0; d < Lk; d++) { // key i − d: in how many of the rows that have it
+        int n = 0;
+        for (int i = 0; i < Lq; i++) n += i + off - d >= 0 && row_argmax(attn_row(t, b, h, i), Lk) == i + off - d;
+        if (n > back_rows) back_rows = n, best_back = d;
+    }
+    for (int k = 0; k < Lk; k++) { // one key for every row
+        int n = 0;
+        for (int i = 0; i < Lq; i++) n += row_argmax(attn_row(t, b, h, i), Lk) == k;
+        if (n > key_rows) key_rows = n, best_key = k;
+    }
+    const bool back = back_rows >= key_rows;
+    p->back = back ? best_back : -1, p->key = best_key, p->rows = back ? back_rows : key_rows;
+    p->of = 0;
+    double sum = 0.0;
+    for (int i = 0; i < Lq; i++) {
+        const int j = back ? i + off - best_back : best_key;
+        if (j < 0) continue;
+        p->of++;
+        const float *a = attn_row(t, b, h, i);
+        if (row_argmax(a, Lk) == j) sum += (double)a[j];
+    }
+    p->weight = p->rows > 0 ? (float)(sum / p->rows) : 0.0f;
+}
+
+// "key i − 5 in 6 of 7 rows (0.93 on average)"
+static void pattern_text(const HeadPattern *p, const View *v, char *out, size_t n)
+{
+    char a[16], r[16], of[16], w[16], lb[64];
+    snprintf(r, sizeof r, "%d", p->rows), snprintf(of, sizeof of, "%d", p->of), snprintf(w, sizeof w, "%.2f", (double)p->weight);
+    snprintf(a, sizeof a, "%d", p->back >= 0 ? p->back : p->key);
+    const char *args[] = {a, r, of, w, p->back < 0 ? panel_axis_label(v, AXIS_KEY, p->key, lb, sizeof lb) : ""};
+    i18n_fmt(out, n, v->lang, p->back > 0 ? "story.looks_back" : p->back == 0 ? "story.looks_self" : "story.looks_key", 5,
+             args);
+}
+
+static void put(char *buf, size_t n, size_t *len, const char *s)
+{
+    if (*len >= n) return;
+    int w = snprintf(buf + *len, n - *len, "%s%s", *len ? " " : "", s);
+    if (w > 0) *len += (size_t)w < n - *len ? (size_t)w : n - *len - 1;
+}
+
+// "Step 250 of 6000 (checkpoint 6 of 20), loss 2.10 (step 200: 2.31)."
+static void step_text(const View *v, char *out, size_t n)
+{
+    const Lesson *ls = v->lesson;
+    out[0] = '\0';
+    if (!ls || ls->n_checkpoints < 1) return;
+    const int k = ls->checkpoint >= 0 ? ls->checkpoint : ls->n_checkpoints - 1, K = ls->n_checkpoints;
+    char st[16], last[16], kb[16], kn[16], loss[16], pst[16], pl[16];
+    snprintf(st, sizeof st, "%d", ls->ckpt_step[k]), snprintf(last, sizeof last, "%d", ls->ckpt_step[K - 1]);
+    snprintf(kb, sizeof kb, "%d", k + 1), snprintf(kn, sizeof kn, "%d", K);
+    snprintf(loss, sizeof loss, "%.3f", (double)ls->ckpt_loss[k]); // (as the loss curve writes it)
+    snprintf(pst, sizeof pst, "%d", k > 0 ? ls->ckpt_step[k - 1] : 0);
+    snprintf(pl, sizeof pl, "%.3f", (double)ls->ckpt_loss[k > 0 ? k - 1 : 0]);
+    const char *args[] = {st, last, kb, kn, loss, pst, pl};
+    i18n_fmt(out, n, v->lang, k > 0 ? "story.step_prev" : "story.step", 7, args);
+}
+
+// The head (of layer `only`, or any: -1) whose rows moved most between prev and tr: the
+// average over its rows of half the sum of |a − a_prev| (0: the same, 1: all moved).
+// False when prev is not the same shape.
+static bool most_changed(const Trace *tr, const Trace *prev, int b, int only, int *layer, int *head, float *moved)
+{
+    *moved = -1.0f;
+    const int layers = tr->n_layers > 1 ? tr->n_layers : 1;
+    for (int l = 0; l < layers; l++) {
+        if (only >= 0 && l != only) continue;
+        const int s = attn_stage(tr, l), sp = prev ? attn_stage(prev, l) : -1;
+        if (s < 0 || sp < 0) continue;
+        const Tensor *t = &tr->stages[s].t, *u = &prev->stages[sp].t;
+        if (memcmp(t->shape, u->shape, sizeof t->shape) != 0 || t->rank != 4) return false;
+        for (int h = 0; h < t->shape[1]; h++) {
+            double m = 0.0;
+            for (int i = 0; i < t->shape[2]; i++) {
+                const float *a = attn_row(t, b, h, i), *c = attn_row(u, b, h, i);
+                double d = 0.0;
+                for (int j = 0; j < t->shape[3]; j++) d += fabs((double)a[j] - (double)c[j]);
+                m += d / 2.0;
+            }
+            m /= t->shape[2];
+            if (m > (double)*moved) *moved = (float)m, *layer = l, *head = h;
+        }
+    }
+    return *moved >= 0.0f;
+}
+
+int story_changed_head(const Trace *tr, const View *v, const Trace *prev, int layer)
+{
+    int l, h;
+    float moved;
+    return prev && most_changed(tr, prev, v->batch < tr->batch ? v->batch : 0, layer, &l, &h, &moved) ? h : -1;
+}
+
+// "Since step 200, layer 1 head 1 changed most (…); its largest weight is now on key i − 5 …"
+static void changed_text(const Trace *tr, const View *v, const Trace *prev, int only, bool brief, char *out, size_t n)
+{
+    out[0] = '\0';
+    const Lesson *ls = v->lesson;
+    const int b = v->batch < tr->batch ? v->batch : 0;
+    int l = 0, h = 0;
+    float moved;
+    if (!ls || ls->n_checkpoints < 2 || !prev || !most_changed(tr, prev, b, only, &l, &h, &moved)) return;
+    const int k = ls->checkpoint >= 0 ? ls->checkpoint : ls->n_checkpoints - 1;
+    if (k < 1) return;
+    HeadPattern p;
+    story_head_pattern(tr, attn_stage(tr, l), b, h, &p);
+    char pst[16], lb[16], hb[16], mv[16], pat[200];
+    snprintf(pst, sizeof pst, "%d", ls->ckpt_step[k - 1]), snprintf(lb, sizeof lb, "%d", l), snprintf(hb, sizeof hb, "%d", h);
+    snprintf(mv, sizeof mv, "%.2f", (double)moved);
+    pattern_text(&p, v, pat, sizeof pat);
+    const char *args[] = {pst, lb, hb, mv, pat};
+    i18n_fmt(out, n, v->lang, brief ? "story.changed_short" : "story.changed", 5, args); // (brief: the model view says what)
+}
+
+const char *story_model_view(const Trace *tr, const View *v, const Trace *prev, char *buf, size_t n)
+{
+    size_t len = 0;
+    char line[600];
+    if (n) buf[0] = '\0';
+    if (v->lesson && v->lesson->n_checkpoints > 0) {
+        step_text(v, line, sizeof line);
+        put(buf, n, &len, line);
+        changed_text(tr, v, prev, -1, true, line, sizeof line);
+        if (line[0]) put(buf, n, &len, line);
+    }
+    const int layers = tr->n_layers > 1 ? tr->n_layers : 1, b = v->batch < tr->batch ? v->batch : 0;
+    int named = 0;
+    for (int l = 0; l < layers; l++) {
+        const int s = attn_stage(tr, l);
+        for (int h = 0; s >= 0 && h < tr->stages[s].t.shape[1]; h++) {
+            if (named++ == STORY_MAX_HEADS) {
+                put(buf, n, &len, "…");
+                break;
+            }
+            HeadPattern p;
+            story_head_pattern(tr, s, b, h, &p);
+            char pat[200], lb[16], hb[16];
+            pattern_text(&p, v, pat, sizeof pat);
+            snprintf(lb, sizeof lb, "%d", l), snprintf(hb, sizeof hb, "%d", h);
+            const char *args[] = {lb, hb, pat};
+            i18n_fmt(line, sizeof line, v->lang, "story.head", 3, args);
+            put(buf, n, &len, line);
+        }
+    }
+    return buf;
+}
+
+const char *story_checkpoint(const Trace *tr, const View *v, const Trace *prev, const char *generic, char *buf,
+                             size_t n)
+{
+    size_t len = 0;
+    char line[600];
+    if (n) buf[0] = '\0';
+    step_text(v, line, sizeof line);
+    put(buf, n, &len, line);
+    const int layer = v->stage >= 0 && v->stage < tr->n ? tr->stages[v->stage].layer : -1;
+    changed_text(tr, v, prev, layer, false, line, sizeof line);
+    if (line[0]) put(buf, n, &len, line);
+    put(buf, n, &len, generic);
+    return buf;
+}
