@@ -124,6 +124,10 @@ typedef struct Layout {
     Rect area;                   // where the heatmaps go
     int n_panels;
     PanelSpec spec[LAYOUT_MAX_PANELS];
+    // The stage's first panel as its recipe builds it (its input: what a derivation strip's
+    // first line reads), kept when only a part of the panels is shown (split): the strip
+    // of the result's part is then the one the whole frame shows. rows 0: none.
+    PanelSpec input;
     // The model view (View.model_view; no panels then): a map per layer (row) and head
     // (column) of its attention weights, batch View.batch; mv_stage: each layer's attn.
     int mv_layers, mv_heads;

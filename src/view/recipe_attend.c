@@ -447,7 +447,7 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     const bool has_sink = recipe_sink(tr, v->stage, res->head, &sink);
     const int n = tr->len_k + (has_sink ? 1 : 0), nr = tr->len_k;
     char b[64];
-    const PanelSpec *x = &L->spec[0];
+    const PanelSpec *x = &L->input; // (the whole stage's, also when a split shows the result alone)
     float xv[SCENE_DERIV_MAX_VALUES + 1], mx = -INFINITY, sum = 0.0f;
     if (n > SCENE_DERIV_MAX_VALUES) return false;
     for (int j = 0; j < n; j++) {

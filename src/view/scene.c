@@ -309,6 +309,7 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
     L->n_panels = 0;
     L->result_panel = -1;
     L->n_groups = 0;
+    L->input.rows = 0;
     L->formula[0] = L->formula_note[0] = '\0';
     if (v->stage < 0 || v->stage >= tr->n) return;
     const Stage *st = &tr->stages[v->stage];
@@ -329,6 +330,7 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
     }
     build_groups(L, tr, v);
     if (v->ref && !v->delta) set_refs(L, tr, v);
+    L->input = L->n_panels > 0 ? L->spec[0] : (PanelSpec){0};
     scene_formula(tr, v->stage, v->lang, L->formula, sizeof L->formula);
     formula_note(tr, v->stage, v->lang, L->formula_note, sizeof L->formula_note);
     // what the frame leaves out or colours unusually, said next to the formula
@@ -720,12 +722,21 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
     return true;
 }
 
-int scene_derivation_row(const Layout *L)
+int scene_derivation_row(const Layout *L, const Trace *tr, const View *v)
 {
     if (L->result_panel < 0) return 0;
     const PanelSpec *res = &L->spec[L->result_panel];
+    if (v->loop >= 0) // inside a loop: the step's own row
+        for (int r = 0; r < res->rows; r++)
+            if (recipe_loop_cell(tr, v, res, r, 0) == LOOP_NOW) return r;
     for (int r = 0; r < res->rows; r++)
         for (int c = 0; c < res->cols; c++)
             if (isnan(panel_value(res, r, c))) return r;
     return 0;
+}
+
+bool scene_strip(const Layout *L, const Trace *tr, const View *v, Derivation *d)
+{
+    if (L->deriv.w <= 0 || L->result_panel < 0 || v->hide_result) return false;
+    return scene_derivation(L, tr, v, scene_derivation_row(L, tr, v), 0, d);
 }

@@ -50,11 +50,16 @@ bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight 
 // Whether stage s's frames have a derivation strip (its recipe has sub-steps and the
 // rows are short enough to write out).
 bool scene_has_derivation(const Trace *tr, int s);
+// The row a settled frame writes out when nothing is hovered: inside a loop, the step's
+// own row; else the first whose result has a NaN (the one a lesson about it is about),
+// else row 0.
+int scene_derivation_row(const Layout *L, const Trace *tr, const View *v);
+// The strip a settled frame of L shows (nothing hovered): false when it shows none
+// (no room, or its result hidden). The window, exports, --describe and the handout all
+// write this one.
+bool scene_strip(const Layout *L, const Trace *tr, const View *v, Derivation *d);
 // The derivation of result cell (row, col) of L's result panel (col is ignored for
 // row-wise stages). False when the stage has none.
-// The row a settled frame writes out when nothing is hovered: the first whose result
-// has a NaN (the one a lesson about it is about), else row 0.
-int scene_derivation_row(const Layout *L);
 // Each line's values are written with its own decimals (DerivLine.dec), enough for every
 // line to follow from the lines it reads as written.
 bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d);
