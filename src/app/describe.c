@@ -11,8 +11,8 @@
 #include "session.h"
 #include "text.h"
 
-// The derivation strip the frame shows (scene_strip): its title and each line's label
-// then its values, as written; shown false: the one it writes where it has room (a
+// The derivation strip the frame shows (scene_strip): its title, each line's label then
+// its values as written, the panel each line writes out; shown false: the one it writes where it has room (a
 // larger frame, a printed page), null: none.
 static void describe_strip(FILE *f, const Layout *L, const Trace *tr, const View *v)
 {
@@ -37,6 +37,8 @@ static void describe_strip(FILE *f, const Layout *L, const Trace *tr, const View
         }
         fputs("]", f);
     }
+    fputs("], \"panels\": [", f); // the panel each line writes out (its index in "panels"), or -1
+    for (int i = 0; i < d.n_lines; i++) fprintf(f, i ? ", %d" : "%d", scene_strip_line_panel(L, &d, i));
     fputs("]}", f);
 }
 

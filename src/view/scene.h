@@ -70,6 +70,20 @@ void scene_derivation_text(const Derivation *d, int i, int j, char *buf, size_t 
 // within half a unit of its last digit); why (may be NULL) names the first that does not.
 bool scene_derivation_adds_up(const Derivation *d, char *why, size_t n);
 
+// One value, one rounding (called by layout_compute once the numbers are sized): a panel
+// whose numbers the shown strip writes out (its input row, a q or k row, the result)
+// shows them with the strip's decimals where they fit at the minimum size (the scores'
+// cells wrote 0.9 beside the strip's 0.85).
+void scene_match_strip_decimals(Layout *L, const Trace *tr, const View *v);
+// The panel whose numbers line i of strip d writes out (its input row, a q or k row, the
+// result), or -1.
+int scene_strip_line_panel(const Layout *L, const Derivation *d, int i);
+// What rounding leaves, said in the formula's note (called once at the end of
+// layout_compute): a strip line with more digits than its panel's cells can hold; a Σ
+// column beside cells whose row as shown does not add up to it (sentence-the-cat's
+// "sat" row: 0.98 beside 1.00).
+void scene_note_rounding(Layout *L, const Trace *tr, const View *v);
+
 // One paragraph saying what the frame shows (alt text for exports and --describe).
 void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
 
