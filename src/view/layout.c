@@ -691,6 +691,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         return;
     }
     place_panels(L, tr, v);
+    if (v->projector || v->print_split) scene_mark_strip_decimals(L, tr, v); // (kept by a split's parts)
     if (v->projector && projector_split(L, tr, v)) {
         place_panels(L, tr, v);
     } else if (v->print_split && L->result_panel >= 0 && L->n_panels >= 2) { // the page: operands above the result

@@ -93,6 +93,8 @@ typedef struct PanelSpec {
     bool two_decimals;          // 2 decimals or none (ALiBi's bias: its 0.25 steps at 1 decimal
                                 // read 0.0, 0.2, 0.5, 0.8 and hide the straight line it teaches)
     int px_cell;                // font size of the numbers
+    int strip_dec;              // the decimals the stage's derivation strip writes this panel's numbers
+                                // with (0: none); its cells take them where they fit (one rounding)
     bool any_masked, any_nan;   // some cell has the masked / NaN look
     // The what-if lab: the same slice of the original lesson (View.ref), read with the
     // same strides, to mark the cells an edit changed; ref_one: the original had no

@@ -328,6 +328,7 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
         if (q->result && (L->result_panel < 0 || q->head == v->head)) L->result_panel = i;
         q->shown_rows = q->rows;
         q->shown_cols = q->cols;
+        q->strip_dec = 0;
     }
     build_groups(L, tr, v);
     if (v->ref && !v->delta) set_refs(L, tr, v);
@@ -771,20 +772,33 @@ int scene_strip_line_panel(const Layout *L, const Derivation *d, int i)
     return -1;
 }
 
+static void mark_strip_decimals(Layout *L, const Derivation *d)
+{
+    for (int i = 0; i < d->n_lines; i++) {
+        int p = scene_strip_line_panel(L, d, i);
+        if (p >= 0 && L->spec[p].strip_dec < d->line[i].dec) L->spec[p].strip_dec = d->line[i].dec;
+    }
+}
+
+void scene_mark_strip_decimals(Layout *L, const Trace *tr, const View *v)
+{
+    Derivation d;
+    if (!v->hide_result && scene_derivation(L, tr, v, scene_derivation_row(L, tr, v), 0, &d)) mark_strip_decimals(L, &d);
+}
+
 void scene_match_strip_decimals(Layout *L, const Trace *tr, const View *v)
 {
     Derivation d;
-    if (!scene_strip(L, tr, v, &d)) return;
+    if (scene_strip(L, tr, v, &d)) mark_strip_decimals(L, &d);
     float ns = L->num_s;
     bool projector = ns != L->s;
-    for (int i = 0; i < d.n_lines; i++) {
-        int p = scene_strip_line_panel(L, &d, i), dec = d.line[i].dec;
-        if (p < 0 || L->image[p] || L->spec[p].decimals < 0 || L->spec[p].decimals >= dec) continue;
+    for (int p = 0; p < L->n_panels; p++) {
         PanelSpec *ps = &L->spec[p];
+        if (L->image[p] || ps->decimals < 0 || ps->decimals >= ps->strip_dec) continue;
         int w = L->cell_wq[p] / LAYOUT_Q, h = L->cell_hq[p] / LAYOUT_Q;
         float m = ps->mask ? fmaxf(ps->num_max, 9.9f) : ps->num_max;
-        int px = layout_number_px_at_least(m, dec, w, h, ns, L->num_fill, projector);
-        if (px > 0) ps->decimals = dec, ps->px_cell = ps->px_cell < px ? ps->px_cell : px;
+        int px = layout_number_px_at_least(m, ps->strip_dec, w, h, ns, L->num_fill, projector);
+        if (px > 0) ps->decimals = ps->strip_dec, ps->px_cell = ps->px_cell < px ? ps->px_cell : px;
     }
 }
 
