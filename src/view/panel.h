@@ -88,7 +88,7 @@ typedef struct PanelSpec {
                                 // heads: drawn in ink, not in one query head's colour
     AxisKind row_axis, col_axis;
     ColorScale scale;
-    char op[16];                // operator left of the panel ("·", "+", "=", "/1.41 =", "→", "")
+    char op[16];                // operator left of the panel ("·", "+", "=", "/1.41421 =", "→", "")
     int decimals;               // digits after the point in cells; -1 = no numbers
     bool two_decimals;          // 2 decimals or none (ALiBi's bias: its 0.25 steps at 1 decimal
                                 // read 0.0, 0.2, 0.5, 0.8 and hide the straight line it teaches)
@@ -172,7 +172,7 @@ typedef struct Layout {
     int deriv_line_h;                 // the height of one of its lines
     bool deriv_shrank;                // the strip made the cells smaller (only while they keep numbers)
     char formula[320];                // the stage's formula, true for this lesson (scene.h)
-    char formula_note[400];           // the numbers it uses ("√d_k = √2 = 1.414")
+    char formula_note[400];           // the numbers it uses ("√d_k = √2 = 1.41421")
     Rect narration, legend;
 } Layout;
 
