@@ -77,8 +77,9 @@ flat = lambda t: " ".join(t.split())
 for k, st in enumerate(stages, 2):
     t = flat(text(k))
     asked = [q for q in qs if q["stage"] == st["name"]]
-    for q in asked:
-        assert flat(q["question"])[:40] in t, "page %d: question %r" % (k, q["question"])
+    for q in asked: # (--quiz asks about any slice; the worksheet about its own: batch 0, head 0)
+        if q["kind"] in ("shape", "value") and q["batch"] in (None, 0) and q["head"] in (None, 0):
+            assert flat(q["question"])[:40] in t, "page %d: question %r" % (k, q["question"])
     if asked and st["name"] in ("q_proj", "scores"):
         # none of the result's numbers: a value the page shows only as often as the handout's
         # page (the same frames with the result) shows it outside the result's cells, in an
@@ -95,6 +96,69 @@ assert "Answers" in answers
 for i, q in enumerate(qs, 1):
     assert "%d. " % i in answers, "answer %d missing" % i
 PY
+# issue 35, item 2: a worksheet asks only about the slice it prints (it printed batch 0,
+# head 0 and asked about batch 1 or head 1 in 10 of 19 questions), and its answer key writes
+# each answer as its question asks ("to 2 decimals": 0.00, not 7.154e-21; -19.70, not -19.7).
+# Every sampled lesson, both languages, the first and the last slice: every batch and head a
+# question names (its words, or its index [b,h,r,c] / [b,r,c]) is the page's; every answer to
+# a "2 decimals" question has exactly 2 decimals, the others are whole numbers.
+cat >"$tmp/slice.py" <<'PY'
+import json, re, subprocess, sys
+pdf, dump, b, h, lang = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
+d = json.load(open(dump))
+stages, H = d["stages"], max((s["shape"][1] for s in d["stages"] if len(s["shape"]) == 4 and s["name"].endswith("attn")), default=1)
+text = lambda k: subprocess.run(["pdftotext", "-f", str(k), "-l", str(k), pdf, "-"], capture_output=True, text=True,
+                                check=True).stdout
+n_pages = int(re.search(r"Pages:\s*(\d+)", subprocess.run(["pdfinfo", pdf], capture_output=True, text=True).stdout).group(1))
+head_q = "问题" if lang == "zh" else "Questions"
+two = "保留 2 位小数" if lang == "zh" else "to 2 decimals"
+B = r"批次 (\d+)" if lang == "zh" else r"\b[Bb]atch (\d+)"
+Hd = r"第 (\d+) 个头|头 (\d+)" if lang == "zh" else r"\b[Hh]ead (\d+)"
+bad, asked = [], []
+for k, st in enumerate(stages, 2):
+    t = " ".join(text(k).split())
+    if head_q not in t:
+        continue
+    qs = re.split(r"(?:^| )(\d+)\. ", t[t.index(head_q):].rsplit(" — ", 1)[0])[1:]
+    for no, q in zip(qs[0::2], qs[1::2]):
+        asked.append((int(no), two in q))
+        hs = [int(x or y) for x, y in re.findall(Hd, q)] if lang == "zh" else [int(x) for x in re.findall(Hd, q)]
+        bs = [int(x) for x in re.findall(B, q)]
+        kv = h * st["shape"][1] // H if len(st["shape"]) == 4 and st["shape"][1] < H else h
+        for idx in re.findall(r"\[(\d+(?:,\d+)+)\]", q):
+            ix = [int(x) for x in idx.split(",")]
+            bs.append(ix[0])
+            if len(ix) == 4 and len(st["shape"]) == 4:
+                hs.append(h if ix[1] == kv else -1)
+        if any(x != b for x in bs) or any(x != h for x in hs):
+            bad.append("page %d, question %s (%s) asks about batch %s / head %s; the page prints batch %d, head %d"
+                       % (k, no, q[:90], bs, hs, b, h))
+ans = " ".join(" ".join(text(k).split()).rsplit(" — ", 1)[0] for k in range(len(stages) + 2, n_pages + 1))
+for no, decimals in asked:
+    m = re.search(r"(?:^| )%d\. .*?[:：] ?((?:\(?-?[\d.]+(?:e[-+]\d+)?\)?(?:, | × )?)+)(?= |$)" % no, ans)
+    if not m:
+        bad.append("answer %d not found" % no)
+        continue
+    for a in re.findall(r"-?[\d.]+(?:e[-+]\d+)?", m.group(1)):
+        ok = re.fullmatch(r"-?\d+\.\d\d", a) if decimals else re.fullmatch(r"-?\d+", a)
+        if not ok:
+            bad.append("answer %d: %r, its question asks for %s" % (no, a, "2 decimals" if decimals else "a whole number"))
+print("\n".join(bad))
+sys.exit(1 if bad or not asked else 0)
+PY
+for l in $(shipped_lessons); do
+    "$bin" --dump "$l" >"$tmp/d.json" 2>/dev/null || { fail "$l: --dump"; continue; }
+    last=$(python3 -c "import json,sys; d=json.load(open(sys.argv[1])); s=[x['shape'] for x in d['stages'] if x['name'].endswith('attn') and len(x['shape'])==4][0]; print(s[0]-1, s[1]-1)" "$tmp/d.json")
+    for sl in "0 0" "$last"; do
+        set -- $sl
+        for lang in en zh; do
+            env -u DISPLAY "$bin" --handout "$tmp/s.pdf" --worksheet --lang "$lang" --batch "$1" --head "$2" "$l" >/dev/null 2>"$tmp/err" ||
+                { fail "$l: worksheet --batch $1 --head $2 exited: $(cat "$tmp/err")"; continue; }
+            python3 "$tmp/slice.py" "$tmp/s.pdf" "$tmp/d.json" "$1" "$2" "$lang" >"$tmp/out" ||
+                fail "$l ($lang, batch $1, head $2): the worksheet's questions and answers: $(head -c 600 "$tmp/out")"
+        done
+    done
+done
 one_line "--worksheet without --handout" 2 "--worksheet goes with --handout" env -u DISPLAY "$bin" --export "$tmp/x" --worksheet "$lesson"
 env -u DISPLAY "$bin" --handout "$tmp/letter.pdf" --paper letter --lang zh "$lesson" >/dev/null 2>"$tmp/err" || fail "letter/zh exited $?"
 pdfinfo "$tmp/letter.pdf" | grep -q 'Page size: *612 x 792 pts (letter)' || fail "not letter"

@@ -286,6 +286,51 @@ static void test_nan_and_uniform_rows(void **state)
     }
 }
 
+// A worksheet's questions (issue 35, item 2): only about the slice it prints, every
+// lesson, every slice; its answers written as the question asks (2 decimals: "0.00").
+static void test_slice_and_answer_text(void **state)
+{
+    (void)state;
+    static QuizQuestion qs[QUIZ_MAX_QUESTIONS + LESSON_MAX_QUIZ];
+    glob_t g;
+    assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        char err[LESSON_ERR_MAX + 200];
+        Session *ses = session_open(g.gl_pathv[f], NULL, err, sizeof err);
+        assert_non_null(ses);
+        const Trace *tr = &ses->trace;
+        for (int b = 0; b < tr->batch; b++)
+            for (int h = 0; h < tr->n_heads; h++) {
+                int n = quiz_all_in_slice(tr, &ses->lesson, LANG_EN, 1, true, b, h, qs, QUIZ_MAX_QUESTIONS + LESSON_MAX_QUIZ);
+                assert_true(n > 0);
+                for (int i = 0; i < n; i++) {
+                    const QuizQuestion *q = &qs[i];
+                    const Tensor *t = &tr->stages[q->stage].t;
+                    int kv = t->rank == 4 && t->shape[1] < tr->n_heads ? h / (tr->n_heads / t->shape[1]) : h;
+                    if (q->batch >= 0 && q->batch != b) fail_msg("%s b%d h%d: %s asks about batch %d", g.gl_pathv[f], b, h, q->id, q->batch);
+                    if (q->head >= 0 && q->head != (q->kind == QUIZ_AUTHORED ? h : kv))
+                        fail_msg("%s b%d h%d: %s asks about head %d", g.gl_pathv[f], b, h, q->id, q->head);
+                }
+            }
+        session_destroy(ses);
+    }
+    globfree(&g);
+    QuizQuestion q = {.kind = QUIZ_VALUE, .n_answer = 1, .answer = {7.154e-21f}, .tolerance = 0.005f,
+                      .decimals = QUIZ_ASK_DECIMALS};
+    char b[64];
+    quiz_answer_text(&q, b, sizeof b);
+    assert_string_equal(b, "0.00");
+    q.answer[0] = -19.703804f, q.tolerance = 0.15f;
+    quiz_answer_text(&q, b, sizeof b);
+    assert_string_equal(b, "-19.70");
+    q.answer[0] = -1e-4f;
+    quiz_answer_text(&q, b, sizeof b);
+    assert_string_equal(b, "0.00"); // (never "-0.00")
+    QuizQuestion shape = {.kind = QUIZ_SHAPE, .list = true, .n_answer = 3, .answer = {2, 4, 4}, .decimals = -1};
+    quiz_answer_text(&shape, b, sizeof b);
+    assert_string_equal(b, "2 × 4 × 4");
+}
+
 static void test_check_and_parse(void **state)
 {
     (void)state;
@@ -423,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_every_lesson),
         cmocka_unit_test(test_edited_lessons),
         cmocka_unit_test(test_nan_and_uniform_rows),
+        cmocka_unit_test(test_slice_and_answer_text),
         cmocka_unit_test(test_check_and_parse),
         cmocka_unit_test(test_shapes_not_repeated),
         cmocka_unit_test(test_shape_mistakes),

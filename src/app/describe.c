@@ -11,6 +11,37 @@
 #include "session.h"
 #include "text.h"
 
+// The derivation strip the frame shows (scene_strip): its title, each line's label then
+// its values as written, the panel each line writes out; shown false: the one it writes where it has room (a
+// larger frame, a printed page), null: none.
+static void describe_strip(FILE *f, const Layout *L, const Trace *tr, const View *v)
+{
+    Derivation d;
+    bool shown = scene_strip(L, tr, v, &d);
+    fputs(", \"strip\": ", f);
+    if (!shown && (v->hide_result || !scene_derivation(L, tr, v, scene_derivation_row(L, tr, v), 0, &d))) {
+        fputs("null", f);
+        return;
+    }
+    fprintf(f, "{\"shown\": %s, \"title\": ", shown ? "true" : "false");
+    json_write_string(f, d.title);
+    fputs(", \"lines\": [", f);
+    for (int i = 0; i < d.n_lines; i++) {
+        fputs(i ? ", [" : "[", f);
+        json_write_string(f, d.line[i].label);
+        for (int j = 0; j < d.line[i].n; j++) {
+            char num[48];
+            scene_derivation_text(&d, i, j, num, sizeof num);
+            fputs(", ", f);
+            json_write_string(f, num);
+        }
+        fputs("]", f);
+    }
+    fputs("], \"panels\": [", f); // the panel each line writes out (its index in "panels"), or -1
+    for (int i = 0; i < d.n_lines; i++) fprintf(f, i ? ", %d" : "%d", scene_strip_line_panel(L, &d, i));
+    fputs("]}", f);
+}
+
 void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h)
 {
     Layout L;
@@ -109,6 +140,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
         fprintf(f, ", \"number_px\": %d, \"decimals\": %d}", numbers ? ps->px_cell : 0, numbers ? ps->decimals : -1);
     }
     fputs("]", f);
+    describe_strip(f, &L, tr, v);
 }
 
 int describe_run(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head, int loop, int w,

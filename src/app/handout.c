@@ -98,18 +98,6 @@ static void title_page(Page *pg, const Trace *tr, int batch, int head)
     footer(pg);
 }
 
-// An answer as the study mode takes it: numbers (a list: whole numbers, commas).
-static void answer_text(const QuizQuestion *q, char *buf, size_t n)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (int i = 0; i < q->n_answer && used < n; i++) {
-        float a = q->answer[i];
-        used += (size_t)(q->tolerance > 0.0f ? snprintf(buf + used, n - used, "%s%.4g", i ? ", " : "", (double)a)
-                                              : snprintf(buf + used, n - used, "%s%.0f", i ? ", " : "", (double)a));
-    }
-}
-
 // How tall a printed frame of v needs to be, at most h: its panels (centred in their
 // area: their captions to the derivation strip under them), then the legend.
 static int frame_need(Layout *T, const Trace *tr, const View *v, int h)
@@ -250,7 +238,7 @@ static int answers_page(Page *pg, const Trace *tr, int from, bool draw)
     for (; i < pg->n_q; i++) {
         char no[16], ans[400], line[800];
         snprintf(no, sizeof no, "%d", i + 1);
-        answer_text(&pg->q[i], ans, sizeof ans);
+        quiz_answer_text(&pg->q[i], ans, sizeof ans);
         const char *args[] = {no, recipe_stage_text(tr, pg->q[i].stage, "title", true, pg->lang), ans};
         i18n_fmt(line, sizeof line, pg->lang, "handout.answer_item", 3, args);
         int th = paint_text_wrapped_height(cv, FONT_SANS, 24, w, line);
@@ -307,7 +295,9 @@ bool handout_write(const HandoutOptions *o, const Session *ses, volatile const i
             goto done;
         }
         pg.q = qs;
-        pg.n_q = quiz_all(tr, &ses->lesson, lang, STUDY_SEED_HANDOUT, !session_edited(ses), qs, STUDY_MAX_Q);
+        // (only about the slice the pages print)
+        pg.n_q = quiz_all_in_slice(tr, &ses->lesson, lang, STUDY_SEED_HANDOUT, !session_edited(ses), o->batch, o->head, qs,
+                                   STUDY_MAX_Q);
         for (int i = 0; i < pg.n_q; answer_pages++) i = answers_page(&pg, tr, i, false);
         if (answer_pages == 0) answer_pages = 1;
         pg.pages += answer_pages;

@@ -361,28 +361,6 @@ void chrome_draw_study_button(Canvas *cv, const Layout *L, const View *v, const 
         chrome_draw_button(cv, L, b, ov->study->on, i18n_get(v->lang, "ui.study"));
 }
 
-// An answer as a student would write it: "2 × 4 × 4" (a shape), "1, 3" (a list),
-// "−15.51" (a number to 2 decimals, or as many digits as the tolerance asks).
-static void answer_text(const QuizQuestion *q, char *out, size_t n)
-{
-    out[0] = '\0';
-    for (int i = 0; i < q->n_answer; i++) {
-        char b[40];
-        float a = q->answer[i];
-        if (isnan(a)) snprintf(b, sizeof b, "NaN");
-        else if (a == floorf(a) && fabsf(a) < 1e7f) snprintf(b, sizeof b, "%d", (int)a);
-        else if (q->tolerance >= 0.005f) snprintf(b, sizeof b, "%.2f", (double)a);
-        else snprintf(b, sizeof b, "%.6g", (double)a);
-        size_t len = strlen(out);
-        snprintf(out + len, n - len, "%s%s", i == 0 ? "" : q->kind == QUIZ_SHAPE ? " × " : ", ", b);
-    }
-    size_t len = strlen(out);
-    if ((q->kind == QUIZ_SOURCE || (q->list && q->kind == QUIZ_AUTHORED && !q->unordered)) && len + 3 <= n) {
-        memmove(out + 1, out, len + 1); // "(head, column)"
-        out[0] = '(', out[len + 1] = ')', out[len + 2] = '\0';
-    }
-}
-
 void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Study *s)
 {
     (void)tr;
@@ -455,7 +433,7 @@ void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View 
                                 (Rect){x, y, w, th * 2}, q->question);
     y += qh + pad / 4;
     char ans[200], line[400];
-    answer_text(q, ans, sizeof ans);
+    quiz_answer_text(q, ans, sizeof ans);
     const char *a2[] = {a->gave_up ? "—" : a->given, ans};
     i18n_fmt(line, sizeof line, v->lang, a->hinted ? "study.answers_hinted" : "study.answers", 2, a2);
     paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, x, y, ALIGN_LEFT, line);

@@ -550,14 +550,8 @@ static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const 
     if (L->deriv.w <= 0 || L->result_panel < 0 || v->hide_result) return;
     const PanelSpec *res = &L->spec[L->result_panel];
     AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
-    int row = scene_derivation_row(L), col = 0, hp, hr, hc;
+    int row = scene_derivation_row(L, tr, v), col = 0, hp, hr, hc;
     float shown = 1.0f;
-    if (v->loop >= 0) // inside a loop: the step's own row
-        for (int r = 0; r < res->rows; r++)
-            if (recipe_loop_cell(tr, v, res, r, 0) == LOOP_NOW) {
-                row = r;
-                break;
-            }
     if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result &&
         render_cell_shown(L, tr, v, hp, hr, hc)) { // (a row still to come is not written out ahead of time)
         row = hr, col = hc;
@@ -567,7 +561,8 @@ static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const 
         shown = e;
     }
     Derivation d;
-    if (scene_derivation(L, tr, v, row, col, &d)) derivation_draw(cv, L, &d, shown);
+    bool settled = e >= 1.0f && row == scene_derivation_row(L, tr, v) && col == 0; // (scene_strip: the one every output writes)
+    if (settled ? scene_strip(L, tr, v, &d) : scene_derivation(L, tr, v, row, col, &d)) derivation_draw(cv, L, &d, shown);
 }
 
 static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View *v,

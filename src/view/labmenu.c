@@ -22,13 +22,13 @@ void labmenu_fill(LabMenu *m, const Trace *tr, bool delta, bool can_undo, bool c
     memset(m->n_opts, 0, sizeof m->n_opts);
     char buf[40];
     float sq = sqrtf((float)tr->d_k);
-    snprintf(buf, sizeof buf, "√d_k = %.3g", (double)sq);
+    snprintf(buf, sizeof buf, "√d_k = %.6g", (double)sq); // (recipe_scale_text's rounding: the frame's)
     set(m, LAB_ROW_SCALE, LAB_SCALE_SQRT, buf, true);
     set(m, LAB_ROW_SCALE, LAB_SCALE_ONE, i18n_get(lang, "lab.scale_one"), true);
     bool custom = tr->scale != sq && tr->scale != 1.0f;
     if (custom) {
         char num[24];
-        snprintf(num, sizeof num, "%.4g", (double)tr->scale);
+        recipe_scale_text(tr, num, sizeof num);
         const char *args[] = {num};
         i18n_fmt(buf, sizeof buf, lang, "lab.scale_is", 1, args);
     }

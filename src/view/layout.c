@@ -43,18 +43,24 @@ static int min_number_px(float s, bool projector)
 }
 
 // fill: the largest number size as a part of the cell's smaller side; min_px: the smallest
+// The size numbers up to m with d decimals get in a w × h cell.
+static int number_px_for(float m, int d, int w, int h, float s, float fill)
+{
+    int max_px = (int)fminf(fill * (float)imin(w, h), 26.0f * s);
+    int chars = 1 + int_digits(m) + (d > 0 ? d + 1 : 0);
+    if (chars < 3) chars = 3; // "NaN"
+    int margin = w >= 60 ? w / 8 : 4; // large numbers get some air
+    return imin(max_px, (int)((float)(w - margin) / (0.62f * (float)chars)));
+}
+
 static void fit_numbers_in(float m, bool integers, int w, int h, float s, float fill, int min_px, int *decimals,
                            int *px)
 {
     int d0 = integers ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
-    int max_px = (int)fminf(fill * (float)imin(w, h), 26.0f * s);
     *decimals = -1;
     *px = 0;
     for (int d = d0; d >= 0; d--) {
-        int chars = 1 + int_digits(m) + (d > 0 ? d + 1 : 0);
-        if (chars < 3) chars = 3; // "NaN"
-        int margin = w >= 60 ? w / 8 : 4; // large numbers get some air
-        int fit = imin(max_px, (int)((float)(w - margin) / (0.62f * (float)chars)));
+        int fit = number_px_for(m, d, w, h, s, fill);
         if (d == 0 && m < 10.0f && !integers) break; // 0 decimals would print 0.3 as "0": show no numbers
         if (d < 2 && m < 1.0f && !integers) break;   // 1 decimal would print −0.04 as "0.0": show no numbers
         if (fit >= min_px) {
@@ -63,6 +69,12 @@ static void fit_numbers_in(float m, bool integers, int w, int h, float s, float 
             return;
         }
     }
+}
+
+int layout_number_px_at_least(float m, int d, int w, int h, float s, float fill, bool projector)
+{
+    int px = number_px_for(m, d, w, h, s, fill);
+    return px >= min_number_px(s, projector) ? px : 0;
 }
 
 void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
@@ -392,6 +404,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
                                &L->sum_decimals[i], &L->sum_px[i]);
         }
     }
+    scene_match_strip_decimals(L, tr, v);
 }
 
 // Projector mode: whether every panel with numbers keeps them (not drawn as an image,
@@ -685,6 +698,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         return;
     }
     place_panels(L, tr, v);
+    if (v->projector || v->print_split) scene_mark_strip_decimals(L, tr, v); // (kept by a split's parts)
     if (v->projector && projector_split(L, tr, v)) {
         place_panels(L, tr, v);
     } else if (v->print_split && L->result_panel >= 0 && L->n_panels >= 2) { // the page: operands above the result
@@ -694,6 +708,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         L->split = true;
         place_panels(L, tr, v);
     }
+    scene_note_rounding(L, tr, v);
 }
 
 int layout_legend_height(const Layout *L)

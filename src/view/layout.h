@@ -60,6 +60,9 @@ int layout_text_width_est(const char *s, int px);
 // w×h cell at UI scale s: 2 decimals, else 1, else none (decimals -1), never
 // below LAYOUT_MIN_NUMBER_PX · s. integers: the values are whole numbers (0/1 mask).
 void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px);
+// The size of numbers up to m with d decimals in a w × h cell at numbers' scale s (fill:
+// their largest part of the cell); 0 when that is under the minimum (projector mode's).
+int layout_number_px_at_least(float m, int d, int w, int h, float s, float fill, bool projector);
 // The smallest numbers in cells at UI scale s (outside projector mode): 13 px at
 // 1280×720 (LAYOUT_MIN_NUMBER_PX), with the UI below it (at least 10 px), at half its
 // rate above it (16 px at 1920×1080).

@@ -88,11 +88,13 @@ typedef struct PanelSpec {
                                 // heads: drawn in ink, not in one query head's colour
     AxisKind row_axis, col_axis;
     ColorScale scale;
-    char op[16];                // operator left of the panel ("·", "+", "=", "/1.41 =", "→", "")
+    char op[16];                // operator left of the panel ("·", "+", "=", "/1.41421 =", "→", "")
     int decimals;               // digits after the point in cells; -1 = no numbers
     bool two_decimals;          // 2 decimals or none (ALiBi's bias: its 0.25 steps at 1 decimal
                                 // read 0.0, 0.2, 0.5, 0.8 and hide the straight line it teaches)
     int px_cell;                // font size of the numbers
+    int strip_dec;              // the decimals the stage's derivation strip writes this panel's numbers
+                                // with (0: none); its cells take them where they fit (one rounding)
     bool any_masked, any_nan;   // some cell has the masked / NaN look
     // The what-if lab: the same slice of the original lesson (View.ref), read with the
     // same strides, to mark the cells an edit changed; ref_one: the original had no
@@ -124,6 +126,10 @@ typedef struct Layout {
     Rect area;                   // where the heatmaps go
     int n_panels;
     PanelSpec spec[LAYOUT_MAX_PANELS];
+    // The stage's first panel as its recipe builds it (its input: what a derivation strip's
+    // first line reads), kept when only a part of the panels is shown (split): the strip
+    // of the result's part is then the one the whole frame shows. rows 0: none.
+    PanelSpec input;
     // The model view (View.model_view; no panels then): a map per layer (row) and head
     // (column) of its attention weights, batch View.batch; mv_stage: each layer's attn.
     int mv_layers, mv_heads;
@@ -169,7 +175,7 @@ typedef struct Layout {
     int deriv_line_h;                 // the height of one of its lines
     bool deriv_shrank;                // the strip made the cells smaller (only while they keep numbers)
     char formula[320];                // the stage's formula, true for this lesson (scene.h)
-    char formula_note[400];           // the numbers it uses ("√d_k = √2 = 1.414")
+    char formula_note[400];           // the numbers it uses ("√d_k = √2 = 1.41421")
     Rect narration, legend;
 } Layout;
 

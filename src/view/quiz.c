@@ -48,6 +48,7 @@ typedef struct Ctx {
     int stage;
     const Stage *st;
     Rng rng;
+    int only_b, only_h; // the slice a printed page shows (a query head), the only one asked about; -1: any
     Layout L;   // the frame a question is about (explain_cell reads it)
     View v;
 } Ctx;
@@ -173,16 +174,28 @@ static void begin(Ctx *c, QuizQuestion *q, QuizKind k, int b, int h, int n_cell,
     memset(q, 0, sizeof *q);
     q->stage = c->stage, q->kind = k, q->batch = b, q->head = h;
     q->n_cell = n_cell, q->cell[0] = r, q->cell[1] = col;
+    q->decimals = -1;
     int len = snprintf(q->id, sizeof q->id, "%s-%s", c->st->name, quiz_kind_name(k));
     if (b >= 0) len += snprintf(q->id + len, sizeof q->id - (size_t)len, "-b%d", b);
     if (h >= 0) len += snprintf(q->id + len, sizeof q->id - (size_t)len, "-h%d", h);
     for (int i = 0; i < n_cell; i++) len += snprintf(q->id + len, sizeof q->id - (size_t)len, "-%d", q->cell[i]);
 }
 
+// The stage's head that query head h shows (a shared K/V head: GQA / MQA).
+static int stage_head(const Ctx *c, int h)
+{
+    int H = n_heads_of(c->st);
+    return H < c->tr->n_heads && H > 0 && c->tr->n_heads % H == 0 ? h / (c->tr->n_heads / H) : h;
+}
+
+// A random slice, or the only one asked about (drawn all the same: the other choices
+// stay those of the unrestricted questions).
 static void pick_slice(Ctx *c, int *b, int *h)
 {
     *b = rng_below(&c->rng, c->tr->batch);
     *h = c->st->t.rank == 4 ? rng_below(&c->rng, n_heads_of(c->st)) : -1;
+    if (c->only_b >= 0) *b = c->only_b;
+    if (c->only_h >= 0 && *h >= 0) *h = stage_head(c, c->only_h);
 }
 
 // Every (batch, head) slice of the stage once, from a random one on: where a question
@@ -195,6 +208,7 @@ static void walk_start(Ctx *c, SliceWalk *w)
 {
     pick_slice(c, &w->b0, &w->h0);
     w->H = n_heads_of(c->st), w->n = c->tr->batch * w->H, w->k = 0;
+    if (c->only_b >= 0 && (c->only_h >= 0 || w->H == 1)) w->n = 1; // the printed slice alone
 }
 
 // The next slice (b, h; h -1 without heads) and its panel; false when all were seen
@@ -205,7 +219,7 @@ static bool walk_next(const Ctx *c, SliceWalk *w, int *b, int *h, PanelSpec *p)
         w->k = 0;
         return false;
     }
-    int sl = (w->b0 * w->H + (w->h0 < 0 ? 0 : w->h0) + w->k++) % w->n;
+    int sl = (w->b0 * w->H + (w->h0 < 0 ? 0 : w->h0) + w->k++) % (c->tr->batch * w->H);
     *b = sl / w->H, *h = c->st->t.rank == 4 ? sl % w->H : -1;
     *p = slice_of(c->tr, c->stage, *b, *h);
     return true;
@@ -328,7 +342,7 @@ static bool ask_value(Ctx *c, QuizQuestion *q)
         float x = panel_value(&p, r, col);
         if (!isfinite(x)) continue; // NaN is asked about by the masked kind, never typed as a value
         begin(c, q, QUIZ_VALUE, b, h, 2, r, col);
-        q->n_answer = 1, q->answer[0] = x;
+        q->n_answer = 1, q->answer[0] = x, q->decimals = QUIZ_ASK_DECIMALS;
         q->tolerance = fmaxf(QUIZ_VALUE_TOLERANCE, QUIZ_VALUE_TOLERANCE * fabsf(x));
         char fx[320], idx[64];
         scene_formula(c->tr, c->stage, c->lang, fx, sizeof fx);
@@ -414,7 +428,7 @@ static bool ask_sum(Ctx *c, QuizQuestion *q)
         float sum = 0.0f; // in index order, as the Σ column adds them
         for (int j = 0; j < p->cols; j++) sum += panel_value(p, r, j);
         begin(c, q, QUIZ_SUM, b, h, 1, r, 0);
-        q->n_answer = 1, q->answer[0] = sum, q->tolerance = QUIZ_VALUE_TOLERANCE;
+        q->n_answer = 1, q->answer[0] = sum, q->tolerance = QUIZ_VALUE_TOLERANCE, q->decimals = QUIZ_ASK_DECIMALS;
         char rb[16], bb[16], hb[16];
         snprintf(rb, sizeof rb, "%d", r), snprintf(bb, sizeof bb, "%d", b), snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h);
         const char *qa[] = {rb, bb, hb, c->st->name};
@@ -449,7 +463,7 @@ static bool ask_masked_row(Ctx *c, QuizQuestion *q, int mi)
     int b0, h;
     pick_slice(c, &b0, &h);
     int r0 = rng_below(&c->rng, c->tr->len_q);
-    for (int k = 0; k < c->tr->batch; k++) {
+    for (int k = 0; k < (c->only_b >= 0 ? 1 : c->tr->batch); k++) {
         int b = (b0 + k) % c->tr->batch;
         PanelSpec m = slice_of(c->tr, mi, b, 0);
         for (int i = 0; i < m.rows; i++) {
@@ -543,6 +557,7 @@ static bool ask_source(Ctx *c, QuizQuestion *q)
     int dv = c->tr->stages[o].t.shape[3];
     int b = rng_below(&c->rng, c->tr->batch);
     int r = rng_below(&c->rng, c->st->t.shape[1]), col = rng_below(&c->rng, c->st->t.shape[2]);
+    if (c->only_b >= 0) b = c->only_b;
     begin(c, q, QUIZ_SOURCE, b, -1, 2, r, col);
     q->list = true, q->n_answer = 2;
     q->answer[0] = (float)(col / dv), q->answer[1] = (float)(col % dv);
@@ -569,11 +584,13 @@ static const AskFn ASK[QUIZ_KIND_COUNT] = {
 
 // ---- the list -----------------------------------------------------------------------------
 
-int quiz_stage(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int stage, QuizQuestion *out, int max)
+static int stage_questions(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int stage, int only_b, int only_h,
+                           QuizQuestion *out, int max)
 {
     if (stage < 0 || stage >= tr->n || max <= 0) return 0;
     Ctx c; // ~7 KB with its frame: on the stack, nothing allocated
     c.tr = tr, c.ls = ls, c.lang = lang, c.stage = stage, c.st = &tr->stages[stage];
+    c.only_b = only_b, c.only_h = only_h;
     unsigned kinds = recipe_of(c.st->kind)->quiz;
     int n = 0, cap = max < QUIZ_MAX_PER_STAGE ? max : QUIZ_MAX_PER_STAGE;
     for (int k = 0; k < QUIZ_KIND_COUNT && n < cap; k++) {
@@ -585,12 +602,23 @@ int quiz_stage(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int 
     return n;
 }
 
-int quiz_generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, QuizQuestion *out, int max)
+int quiz_stage(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int stage, QuizQuestion *out, int max)
+{
+    return stage_questions(tr, ls, lang, seed, stage, -1, -1, out, max);
+}
+
+static int generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int only_b, int only_h, QuizQuestion *out,
+                    int max)
 {
     if (max > QUIZ_MAX_QUESTIONS) max = QUIZ_MAX_QUESTIONS;
     int n = 0;
-    for (int s = 0; s < tr->n && n < max; s++) n += quiz_stage(tr, ls, lang, seed, s, out + n, max - n);
+    for (int s = 0; s < tr->n && n < max; s++) n += stage_questions(tr, ls, lang, seed, s, only_b, only_h, out + n, max - n);
     return n;
+}
+
+int quiz_generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, QuizQuestion *out, int max)
+{
+    return generate(tr, ls, lang, seed, -1, -1, out, max);
 }
 
 int quiz_authored(const Trace *tr, const Lesson *ls, Lang lang, QuizQuestion *out, int max)
@@ -614,6 +642,7 @@ int quiz_authored(const Trace *tr, const Lesson *ls, Lang lang, QuizQuestion *ou
         memcpy(q->answer, a->answer, (size_t)q->n_answer * sizeof(float));
         q->tolerance = a->tolerance;
         q->unordered = a->unordered;
+        q->decimals = -1;
         const char *qt = a->question[lang] ? a->question[lang] : a->question[LANG_EN];
         const char *ex = a->explanation[lang] ? a->explanation[lang] : a->explanation[LANG_EN];
         snprintf(q->question, sizeof q->question, "%s", qt ? qt : "");
@@ -624,9 +653,22 @@ int quiz_authored(const Trace *tr, const Lesson *ls, Lang lang, QuizQuestion *ou
 
 int quiz_all(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, bool authored, QuizQuestion *out, int max)
 {
-    int n = quiz_generate(tr, ls, lang, seed, out, max);
+    return quiz_all_in_slice(tr, ls, lang, seed, authored, -1, -1, out, max);
+}
+
+int quiz_all_in_slice(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, bool authored, int batch, int head,
+                      QuizQuestion *out, int max)
+{
+    int n = generate(tr, ls, lang, seed, batch, head, out, max);
     if (!authored || n >= max) return n;
     int k = quiz_authored(tr, ls, lang, out + n, max - n);
+    int kept = 0;
+    for (int i = n; i < n + k; i++) { // an author's question about another slice: not asked
+        const QuizQuestion *a = &out[i];
+        if ((batch < 0 || a->batch < 0 || a->batch == batch) && (head < 0 || a->head < 0 || a->head == head))
+            out[n + kept++] = *a;
+    }
+    k = kept;
     // each authored question moves back to the end of its stage's (stable insertion)
     for (int i = n; i < n + k; i++) {
         QuizQuestion t = out[i];
@@ -641,6 +683,28 @@ int quiz_all(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, bool a
 }
 
 // ---- answers ------------------------------------------------------------------------------
+
+void quiz_answer_text(const QuizQuestion *q, char *out, size_t n)
+{
+    out[0] = '\0';
+    for (int i = 0; i < q->n_answer; i++) {
+        char b[48];
+        float a = q->answer[i];
+        if (isnan(a)) snprintf(b, sizeof b, "NaN");
+        else if (q->decimals >= 0) snprintf(b, sizeof b, "%.*f", q->decimals, (double)a);
+        else if (a == floorf(a) && fabsf(a) < 1e7f) snprintf(b, sizeof b, "%d", (int)a);
+        else if (q->tolerance >= 0.005f) snprintf(b, sizeof b, "%.2f", (double)a);
+        else snprintf(b, sizeof b, "%.6g", (double)a);
+        if (b[0] == '-' && strspn(b + 1, "0.") == strlen(b + 1)) memmove(b, b + 1, strlen(b)); // "-0.00"
+        size_t len = strlen(out);
+        snprintf(out + len, n - len, "%s%s", i == 0 ? "" : q->kind == QUIZ_SHAPE ? " × " : ", ", b);
+    }
+    size_t len = strlen(out);
+    if ((q->kind == QUIZ_SOURCE || (q->list && q->kind == QUIZ_AUTHORED && !q->unordered)) && len + 3 <= n) {
+        memmove(out + 1, out, len + 1); // "(head, column)"
+        out[0] = '(', out[len + 1] = ')', out[len + 2] = '\0';
+    }
+}
 
 static void sort_floats(float *v, int n)
 {

@@ -32,6 +32,7 @@
 #define QUIZ_MAX_PER_STAGE 3
 #define QUIZ_MAX_LIST 32          // numbers in one answer (a list of rows or keys, a shape)
 #define QUIZ_VALUE_TOLERANCE 0.005f
+#define QUIZ_ASK_DECIMALS 2       // a value's or a sum's question asks for it "to 2 decimals" (quiz.value, quiz.sum)
 
 
 typedef struct QuizQuestion {
@@ -46,6 +47,7 @@ typedef struct QuizQuestion {
     float answer[QUIZ_MAX_LIST]; // exactly the trace's value(s); indices and sizes as whole numbers
     float tolerance;      // |given − answer| ≤ tolerance accepts a number; 0 for indices, lists and shapes
     bool unordered;       // a list of indices whose order does not matter (rows, keys)
+    int decimals;         // the digits after the point its question asks for (QUIZ_ASK_DECIMALS); -1: none said
     char question[512];
     char explanation[1536];
 } QuizQuestion;
@@ -65,6 +67,15 @@ int quiz_authored(const Trace *tr, const Lesson *ls, Lang lang, QuizQuestion *ou
 // What a student is asked: the generated questions and, when `authored`, the
 // lesson's own, in stage order (a stage's generated ones first). At most max.
 int quiz_all(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, bool authored, QuizQuestion *out, int max);
+// The same, asking only about batch `batch` and query head `head` (a printed worksheet's
+// slice; a shared K/V stage: the K/V head it reads; -1: any): an author's question about
+// another slice is left out.
+int quiz_all_in_slice(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, bool authored, int batch, int head,
+                      QuizQuestion *out, int max);
+// An answer as its question asks for it: a shape "2 × 4 × 4", a list "1, 3", "(head,
+// column)", a value or a sum with the question's decimals ("0.00", never "7.154e-21"),
+// an author's number with the digits its tolerance asks.
+void quiz_answer_text(const QuizQuestion *q, char *out, size_t n);
 
 // Whether the n numbers given answer q: one number within the tolerance; a list
 // equal element by element (as a set when q->unordered).

@@ -214,6 +214,12 @@ const char *recipe_op_sym(const Trace *tr, int s, int k)
     return s >= 0 && s < tr->n ? recipe_name_of(tr, tr->stages[s].operands[k]).sym : "?";
 }
 
+const char *recipe_scale_text(const Trace *tr, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.6g", (double)tr->scale);
+    return buf;
+}
+
 bool recipe_scale_is_sqrt_dk(const Trace *tr)
 {
     float sq = sqrtf((float)tr->d_k);

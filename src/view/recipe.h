@@ -216,6 +216,10 @@ bool recipe_key_is_padding(const Trace *tr, int b, int j);
 bool recipe_has_bias(const Stage *st);
 // The scale is 1/√d_k's reciprocal: √d_k (what PyTorch uses by default).
 bool recipe_scale_is_sqrt_dk(const Trace *tr);
+// The scale as every text of a frame writes it (the operator, the formula and its note,
+// the strip's ÷, the tooltip, the lab menu): one rounding, 6 significant digits ("1.41421"),
+// what the strip's division needs to add up. Returns buf.
+const char *recipe_scale_text(const Trace *tr, char *buf, size_t n);
 
 // ---- building a frame's panels --------------------------------------------------------
 PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads);

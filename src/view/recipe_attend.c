@@ -33,12 +33,12 @@ static void panels_scores(Layout *L, const Trace *tr, const View *v)
             memcpy(k->title + len, "ᵀ", 4);
         }
     }
-    char op[24];
+    char op[24], sc[24];
     bool bias = st->operands[2] >= 0; // ALiBi: + position_bias after the scale
     if (tr->scale == 1.0f)
         snprintf(op, sizeof op, bias ? "+" : "=");
     else
-        snprintf(op, sizeof op, bias ? "/%.3g +" : "/%.3g =", (double)tr->scale);
+        snprintf(op, sizeof op, bias ? "/%s +" : "/%s =", recipe_scale_text(tr, sc, sizeof sc));
     if (bias) {
         recipe_mark_addend(recipe_add_stage(L, tr, v, st->operands[2], v->head, op, READS_CELL), true);
         snprintf(op, sizeof op, "=");
@@ -89,8 +89,10 @@ static void formula_scores(const Trace *tr, int s, Lang lang, char *out, size_t 
         snprintf(out, n, "%s = %s·%sᵀ%s", r, q, k, bias);
     else if (recipe_scale_is_sqrt_dk(tr))
         snprintf(out, n, "%s = %s·%sᵀ / √d_k%s", r, q, k, bias);
-    else
-        snprintf(out, n, "%s = %s·%sᵀ / %g%s", r, q, k, (double)tr->scale, bias);
+    else {
+        char sc[24];
+        snprintf(out, n, "%s = %s·%sᵀ / %s%s", r, q, k, recipe_scale_text(tr, sc, sizeof sc), bias);
+    }
 }
 
 static void formula_masked(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -174,7 +176,7 @@ static void tip_dot(TipOut *o, const TipCell *cell)
         int dk = tip_last_dim(t0);
         const float *q = tip_row(t0, b, h, row), *k = tip_row(t1, b, trace_kv_head(tr, t1, h), col);
         snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
-        tip_number(tr->scale, a2, sizeof a2);
+        recipe_scale_text(tr, a2, sizeof a2);
         const char *args[] = {a0, a1, a2};
         bool scaled = tr->scale != 1.0f;
         tip_key(o, lang, scaled ? "tip.scores" : "tip.scores_noscale", 3, args);
@@ -186,7 +188,7 @@ static void tip_dot(TipOut *o, const TipCell *cell)
         tip_terms(o, lang, q, 1, k, 1, dk);
         if (scaled) {
             tip_put(o, ") / ");
-            tip_num(o, tr->scale, false);
+            tip_put(o, a2);
         }
         if (op[2] >= 0) {
             const Tensor *pb = &tr->stages[op[2]].t;
@@ -324,11 +326,11 @@ static void note_scores(const Trace *tr, int s, Lang lang, char *out, size_t n)
         i18n_fmt(out, n, lang, "fx.scale_one", 0, NULL);
     } else if (recipe_scale_is_sqrt_dk(tr)) {
         snprintf(a, sizeof a, "%d", tr->d_k);
-        snprintf(b, sizeof b, "%.3f", (double)tr->scale);
+        recipe_scale_text(tr, b, sizeof b);
         const char *args[] = {a, b};
         i18n_fmt(out, n, lang, "fx.scale_sqrt", 2, args);
     } else {
-        snprintf(a, sizeof a, "%g", (double)tr->scale);
+        recipe_scale_text(tr, a, sizeof a);
         const char *args[] = {a};
         i18n_fmt(out, n, lang, "fx.scale_custom", 1, args);
     }
@@ -399,12 +401,13 @@ static bool derive_scores(const Layout *L, const Trace *tr, const View *v, int r
     l->v[0] = sum;
     recipe_deriv_rel(l, DERIV_SUM, 2, 0, 0, 0.0);
     // a constant on a label: 6 significant digits, so what follows from it adds up
-    double scale = strtod((snprintf(b, sizeof b, "%.6g", (double)tr->scale), b), NULL);
+    char sc[24];
+    double scale = strtod(recipe_scale_text(tr, sc, sizeof sc), NULL);
     if (st->operands[2] >= 0) { // ALiBi: ÷ scale, then + the position bias (its value on the label)
         const Tensor *pb = &tr->stages[st->operands[2]].t;
         float bias = pb->data[((size_t)h * (size_t)pb->shape[2] + (size_t)row) * (size_t)pb->shape[3] + (size_t)col];
         if (tr->scale != 1.0f) {
-            snprintf(b, sizeof b, "÷ %.6g", (double)tr->scale);
+            snprintf(b, sizeof b, "÷ %s", sc);
             l = recipe_deriv_line(d, b, 1);
             l->v[0] = sum / tr->scale;
             recipe_deriv_rel(l, DERIV_DIV_K, 3, 0, 0, scale);
@@ -418,7 +421,7 @@ static bool derive_scores(const Layout *L, const Trace *tr, const View *v, int r
             recipe_deriv_rel(l, DERIV_ADD, 3, 4, 0, 0.0);
         }
     } else if (tr->scale != 1.0f) {
-        snprintf(b, sizeof b, "÷ %.6g", (double)tr->scale);
+        snprintf(b, sizeof b, "÷ %s", sc);
         l = recipe_deriv_line(d, b, 1);
         recipe_deriv_rel(l, DERIV_DIV_K, 3, 0, 0, scale);
     } else {
@@ -447,7 +450,7 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     const bool has_sink = recipe_sink(tr, v->stage, res->head, &sink);
     const int n = tr->len_k + (has_sink ? 1 : 0), nr = tr->len_k;
     char b[64];
-    const PanelSpec *x = &L->spec[0];
+    const PanelSpec *x = &L->input; // (the whole stage's, also when a split shows the result alone)
     float xv[SCENE_DERIV_MAX_VALUES + 1], mx = -INFINITY, sum = 0.0f;
     if (n > SCENE_DERIV_MAX_VALUES) return false;
     for (int j = 0; j < n; j++) {

@@ -286,7 +286,7 @@ static bool derive_norm(const Layout *L, const Trace *tr, const View *v, int row
     int n = deriv_width_norm(tr, v->stage);
     char b[64];
     // the mean and variance exactly as tensor_layer_norm (PyTorch) computes them
-    const PanelSpec *x = &L->spec[0];
+    const PanelSpec *x = &L->input; // (the whole stage's, also when a split shows the result alone)
     float rowv[1024], mean = 0.0f, var = 0.0f;
     if (n > 1024) return false;
     for (int j = 0; j < n; j++) rowv[j] = panel_value(x, row, j);

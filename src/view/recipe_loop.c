@@ -57,7 +57,10 @@ static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t 
         char sc[32];
         if (tr->scale == 1.0f) sc[0] = '\0';
         else if (fabsf(tr->scale - sqrtf((float)tr->d_k)) < 1e-6f * tr->scale) snprintf(sc, sizeof sc, " / √d_k");
-        else snprintf(sc, sizeof sc, " / %.4g", (double)tr->scale);
+        else {
+            char t[24];
+            snprintf(sc, sizeof sc, " / %s", recipe_scale_text(tr, t, sizeof t));
+        }
         snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ%s%s)·cache_v[%s]·W_Oᵀ", span, sc,
                  tr->alibi ? " + bias_t" : "", vspan);
     } else
@@ -201,7 +204,10 @@ static void formula_decode_step(const Trace *tr, int s, Lang lang, char *out, si
     char sc[32];
     if (tr->scale == 1.0f) sc[0] = '\0';
     else if (recipe_scale_is_sqrt_dk(tr)) snprintf(sc, sizeof sc, " / √d_k");
-    else snprintf(sc, sizeof sc, " / %.4g", (double)tr->scale);
+    else {
+        char t[24];
+        snprintf(sc, sizeof sc, " / %s", recipe_scale_text(tr, t, sizeof t));
+    }
     const bool sinks = tr->mask_kind == MASK_SLIDING && tr->sink_tokens > 0;
     const char *span = tr->mask_kind != MASK_SLIDING ? ":t+1" : sinks ? ":S] ∪ cache_k[t−W+1:t+1" : "t−W+1:t+1";
     snprintf(out, n, "s_t = q_t·cache_k[%s]ᵀ%s%s", span, sc, tr->alibi ? " + bias_t" : "");

@@ -14,6 +14,7 @@
 #include "edit.h"
 #include "i18n.h"
 #include "story.h"
+#include "layout.h"
 #include "trace_ops.h"
 
 
@@ -310,6 +311,7 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
     L->n_panels = 0;
     L->result_panel = -1;
     L->n_groups = 0;
+    L->input.rows = 0;
     L->formula[0] = L->formula_note[0] = '\0';
     if (v->stage < 0 || v->stage >= tr->n) return;
     const Stage *st = &tr->stages[v->stage];
@@ -327,9 +329,11 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
         if (q->result && (L->result_panel < 0 || q->head == v->head)) L->result_panel = i;
         q->shown_rows = q->rows;
         q->shown_cols = q->cols;
+        q->strip_dec = 0;
     }
     build_groups(L, tr, v);
     if (v->ref && !v->delta) set_refs(L, tr, v);
+    L->input = L->n_panels > 0 ? L->spec[0] : (PanelSpec){0};
     scene_formula(tr, v->stage, v->lang, L->formula, sizeof L->formula);
     formula_note(tr, v->stage, v->lang, L->formula_note, sizeof L->formula_note);
     // what the frame leaves out or colours unusually, said next to the formula
@@ -745,12 +749,138 @@ bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, 
     return true;
 }
 
-int scene_derivation_row(const Layout *L)
+int scene_derivation_row(const Layout *L, const Trace *tr, const View *v)
 {
     if (L->result_panel < 0) return 0;
     const PanelSpec *res = &L->spec[L->result_panel];
+    if (v->loop >= 0) // inside a loop: the step's own row
+        for (int r = 0; r < res->rows; r++)
+            if (recipe_loop_cell(tr, v, res, r, 0) == LOOP_NOW) return r;
     for (int r = 0; r < res->rows; r++)
         for (int c = 0; c < res->cols; c++)
             if (isnan(panel_value(res, r, c))) return r;
     return 0;
+}
+
+bool scene_strip(const Layout *L, const Trace *tr, const View *v, Derivation *d)
+{
+    if (L->deriv.w <= 0 || L->result_panel < 0 || v->hide_result) return false;
+    return scene_derivation(L, tr, v, scene_derivation_row(L, tr, v), 0, d);
+}
+
+// ---- one value, one rounding ------------------------------------------------------------
+
+// Whether line l of d writes out row `row` (or, for a transposed operand, column `col`)
+// of panel p: the same numbers.
+static bool line_restates(const DerivLine *l, const PanelSpec *p, int row, int col)
+{
+    bool as_row = p->cols == l->n && row >= 0 && row < p->rows, as_col = p->rows == l->n && col >= 0 && col < p->cols;
+    for (int j = 0; j < l->n && (as_row || as_col); j++) {
+        float x = l->v[j];
+        if (as_row && !(panel_value(p, row, j) == x || (isnan(x) && isnan(panel_value(p, row, j))))) as_row = false;
+        if (as_col && !(panel_value(p, j, col) == x || (isnan(x) && isnan(panel_value(p, j, col))))) as_col = false;
+    }
+    return as_row || as_col;
+}
+
+int scene_strip_line_panel(const Layout *L, const Derivation *d, int i)
+{
+    const DerivLine *l = &d->line[i];
+    if (l->rel != DERIV_GIVEN && !l->result) return -1;
+    for (int p = 0; p < L->n_panels; p++) {
+        const PanelSpec *ps = &L->spec[p];
+        bool same = l->n == 1 ? l->result && p == L->result_panel && d->col >= 0 && d->col < ps->cols &&
+                                    d->row < ps->rows && panel_value(ps, d->row, d->col) == l->v[0]
+                              : line_restates(l, ps, d->row, d->col);
+        if (same) return p;
+    }
+    return -1;
+}
+
+static void mark_strip_decimals(Layout *L, const Derivation *d)
+{
+    for (int i = 0; i < d->n_lines; i++) {
+        int p = scene_strip_line_panel(L, d, i);
+        if (p >= 0 && L->spec[p].strip_dec < d->line[i].dec) L->spec[p].strip_dec = d->line[i].dec;
+    }
+}
+
+void scene_mark_strip_decimals(Layout *L, const Trace *tr, const View *v)
+{
+    Derivation d;
+    if (!v->hide_result && scene_derivation(L, tr, v, scene_derivation_row(L, tr, v), 0, &d)) mark_strip_decimals(L, &d);
+}
+
+void scene_match_strip_decimals(Layout *L, const Trace *tr, const View *v)
+{
+    Derivation d;
+    if (scene_strip(L, tr, v, &d)) mark_strip_decimals(L, &d);
+    float ns = L->num_s;
+    bool projector = ns != L->s;
+    for (int p = 0; p < L->n_panels; p++) {
+        PanelSpec *ps = &L->spec[p];
+        if (L->image[p] || ps->decimals < 0 || ps->decimals >= ps->strip_dec) continue;
+        int w = L->cell_wq[p] / LAYOUT_Q, h = L->cell_hq[p] / LAYOUT_Q;
+        float m = ps->mask ? fmaxf(ps->num_max, 9.9f) : ps->num_max;
+        int px = layout_number_px_at_least(m, ps->strip_dec, w, h, ns, L->num_fill, projector);
+        if (px > 0) ps->decimals = ps->strip_dec, ps->px_cell = ps->px_cell < px ? ps->px_cell : px;
+    }
+}
+
+static void note_add(Layout *L, const char *note)
+{
+    size_t len = strlen(L->formula_note);
+    snprintf(L->formula_note + len, sizeof L->formula_note - len, "%s%s", len ? "  " : "", note);
+}
+
+// The strip writes a panel's numbers with more digits than its cells can (they would not
+// fit): said in the note, once.
+static void note_strip_digits(Layout *L, const Trace *tr, const View *v)
+{
+    Derivation d;
+    if (!scene_strip(L, tr, v, &d)) return;
+    for (int i = 0; i < d.n_lines; i++) {
+        int p = scene_strip_line_panel(L, &d, i);
+        if (p < 0 || L->image[p] || L->spec[p].decimals < 0 || L->spec[p].decimals >= d.line[i].dec) continue;
+        char a[16], b[16], note[240];
+        snprintf(a, sizeof a, "%d", d.line[i].dec), snprintf(b, sizeof b, "%d", L->spec[p].decimals);
+        const char *args[] = {L->spec[p].title, a, b};
+        i18n_fmt(note, sizeof note, v->lang, "fx.strip_digits", 3, args);
+        note_add(L, note);
+        return;
+    }
+}
+
+void scene_note_rounding(Layout *L, const Trace *tr, const View *v)
+{
+    if (v->hide_result || v->delta) return;
+    note_strip_digits(L, tr, v);
+    for (int p = 0; p < L->n_panels; p++) {
+        const PanelSpec *ps = &L->spec[p];
+        int dc = ps->decimals, ds = L->sum_decimals[p];
+        if (!ps->row_sums || L->image[p] || dc < 0 || ds < 0) continue;
+        for (int r = 0; r < ps->rows; r++) {
+            double shown = 0.0, exact = 0.0, k = pow(10.0, dc), ks = pow(10.0, ds);
+            for (int j = 0; j < ps->cols; j++) {
+                float x = panel_value(ps, r, j);
+                exact += (double)x, shown += round((double)x * k) / k;
+            }
+            if (!isfinite(exact) || lround(shown * ks) == lround(exact * ks)) continue;
+            // the first such row, named as its axis labels it
+            char d[16], row[96], idx[16], lab[48], add[32], sum[32], note[240];
+            const char *name = layout_axis_label(v, ps->row_axis, r, lab, sizeof lab);
+            snprintf(d, sizeof d, "%d", dc), snprintf(idx, sizeof idx, "%d", r);
+            if (name == lab) { // an index
+                snprintf(row, sizeof row, "%s", idx);
+            } else { // "2 (“sat”)", as a question names a position
+                const char *ra[] = {idx, name};
+                i18n_fmt(row, sizeof row, v->lang, "quiz.token", 2, ra);
+            }
+            snprintf(add, sizeof add, "%.*f", ds, shown), snprintf(sum, sizeof sum, "%.*f", ds, exact);
+            const char *args[] = {d, row, add, sum};
+            i18n_fmt(note, sizeof note, v->lang, "fx.sum_rounded", 4, args);
+            note_add(L, note);
+            return;
+        }
+    }
 }

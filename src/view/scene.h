@@ -50,11 +50,16 @@ bool scene_highlight(const Layout *L, int r, int row, int col, int p, Highlight 
 // Whether stage s's frames have a derivation strip (its recipe has sub-steps and the
 // rows are short enough to write out).
 bool scene_has_derivation(const Trace *tr, int s);
+// The row a settled frame writes out when nothing is hovered: inside a loop, the step's
+// own row; else the first whose result has a NaN (the one a lesson about it is about),
+// else row 0.
+int scene_derivation_row(const Layout *L, const Trace *tr, const View *v);
+// The strip a settled frame of L shows (nothing hovered): false when it shows none
+// (no room, or its result hidden). The window, exports, --describe and the handout all
+// write this one.
+bool scene_strip(const Layout *L, const Trace *tr, const View *v, Derivation *d);
 // The derivation of result cell (row, col) of L's result panel (col is ignored for
 // row-wise stages). False when the stage has none.
-// The row a settled frame writes out when nothing is hovered: the first whose result
-// has a NaN (the one a lesson about it is about), else row 0.
-int scene_derivation_row(const Layout *L);
 // Each line's values are written with its own decimals (DerivLine.dec), enough for every
 // line to follow from the lines it reads as written.
 bool scene_derivation(const Layout *L, const Trace *tr, const View *v, int row, int col, Derivation *d);
@@ -64,6 +69,24 @@ void scene_derivation_text(const Derivation *d, int i, int j, char *buf, size_t 
 // Whether every line of d follows from the lines it reads, the values as written (each
 // within half a unit of its last digit); why (may be NULL) names the first that does not.
 bool scene_derivation_adds_up(const Derivation *d, char *why, size_t n);
+
+// One value, one rounding (called by layout_compute once the numbers are sized): a panel
+// whose numbers the shown strip writes out (its input row, a q or k row, the result)
+// shows them with the strip's decimals where they fit at the minimum size (the scores'
+// cells wrote 0.9 beside the strip's 0.85).
+void scene_match_strip_decimals(Layout *L, const Trace *tr, const View *v);
+// Before a stage is split into parts (the page, projector mode): marks the panels the
+// strip writes out, so each part's cells keep the strip's decimals (the strip is under
+// the result's part; the operands' part has none of its own).
+void scene_mark_strip_decimals(Layout *L, const Trace *tr, const View *v);
+// The panel whose numbers line i of strip d writes out (its input row, a q or k row, the
+// result), or -1.
+int scene_strip_line_panel(const Layout *L, const Derivation *d, int i);
+// What rounding leaves, said in the formula's note (called once at the end of
+// layout_compute): a strip line with more digits than its panel's cells can hold; a Σ
+// column beside cells whose row as shown does not add up to it (sentence-the-cat's
+// "sat" row: 0.98 beside 1.00).
+void scene_note_rounding(Layout *L, const Trace *tr, const View *v);
 
 // One paragraph saying what the frame shows (alt text for exports and --describe).
 void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
