@@ -868,7 +868,7 @@ void scene_note_rounding(Layout *L, const Trace *tr, const View *v)
             if (!isfinite(exact) || lround(shown * ks) == lround(exact * ks)) continue;
             // the first such row, named as its axis labels it
             char d[16], row[96], idx[16], lab[48], add[32], sum[32], note[240];
-            const char *name = layout_axis_label(v, ps->row_axis, r, lab, sizeof lab);
+            const char *name = panel_axis_label(v, ps->row_axis, r, lab, sizeof lab);
             snprintf(d, sizeof d, "%d", dc), snprintf(idx, sizeof idx, "%d", r);
             if (name == lab) { // an index
                 snprintf(row, sizeof row, "%s", idx);
