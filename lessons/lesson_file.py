@@ -247,13 +247,21 @@ def check_lesson(lesson):
     _check_texts(lesson["title"], "title", False)
     if "description" in lesson:
         _check_texts(lesson["description"], "description", True)
+    H = _check_model(lesson.get("model"))
     for part in ("steps", "notes"):
         if part in lesson:
             if not isinstance(lesson[part], dict):
                 raise ValueError("%s: expected an object, got %s" % (part, _type(lesson[part])))
             for k, v in lesson[part].items():
-                _check_texts(v, "%s.%s" % (part, k), True)
-    H = _check_model(lesson.get("model"))
+                path = "%s.%s" % (part, k)
+                if part == "steps" and isinstance(v, dict) and "head" in v:
+                    # the head the narration is about, the one the stage opens on (lesson.c step_head)
+                    h = v["head"]
+                    if isinstance(h, bool) or not isinstance(h, int) or not 0 <= h < H:
+                        raise ValueError("%s.head: expected the head the narration is about, a whole number "
+                                         "from 0 to %d, got %r" % (path, H - 1, h))
+                    v = {key: t for key, t in v.items() if key != "head"}
+                _check_texts(v, path, True)
     m, inp = lesson["model"], lesson.get("input")
     if not isinstance(inp, dict):
         raise ValueError("input: expected an object, got %s" % _type(inp))
