@@ -589,6 +589,9 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (ps->op[0] && L->op[p].w > 0) {
         Rect o = L->op[p];
         int opx = strlen(ps->op) > 3 ? L->px_body : L->px_op, ow, oh;
+        // projector mode: the product's "·", a dot a third of an em wide, twice the size
+        // (at the operators' size it read as a speck beside 50 px numbers)
+        if (v->projector && strcmp(ps->op, "\xC2\xB7") == 0) opx *= 2;
         paint_text_size(cv, FONT_SANS, opx, ps->op, &ow, &oh);
         if (ow > o.w) opx = L->px_body; // a narrow place (the label column beside a stacked vector)
         paint_text_centered(cv, FONT_SANS, opx, THEME.muted, 255, (Rect){o.x, o.y, o.w, o.h}, ps->op);

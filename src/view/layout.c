@@ -36,10 +36,14 @@ int layout_min_number_px(float s)
     return imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * f));
 }
 
-// The smallest number size at scale s: projector mode's floor grows with its scale linearly.
-static int min_number_px(float s, bool projector)
+// The smallest number size in L's cells. Projector mode: LAYOUT_PROJECTOR_MIN_NUMBER_PX
+// × the UI scale, the same part of the height at every resolution (a projected image is
+// as large at 4K as at 720p); the numbers grow from it up to the projector's size where
+// the cells allow.
+static int min_number_px(const Layout *L)
 {
-    return projector ? imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s)) : layout_min_number_px(s);
+    if (L->num_s == L->s) return layout_min_number_px(L->s);
+    return imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_PROJECTOR_MIN_NUMBER_PX * L->s));
 }
 
 // fill: the largest number size as a part of the cell's smaller side; min_px: the smallest
@@ -82,14 +86,14 @@ static int number_width(const PanelSpec *p, int h, float s, float fill)
     return (int)ceilf(0.62f * (float)chars * px) + 9;
 }
 
-// projector: the numbers' scale is projector mode's (its floor grows with it, linearly)
-static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill, bool projector)
+// min_px: the smallest size (min_number_px); projector: in projector mode
+static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill, int min_px, bool projector)
 {
     float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
-    fit_numbers_in(m, integers, w, h, s, fill, min_number_px(s, projector), &p->decimals, &p->px_cell);
+    fit_numbers_in(m, integers, w, h, s, fill, min_px, &p->decimals, &p->px_cell);
     // (projector mode: its numbers are shown in parts, large; one decimal there rather than none)
     if (!projector && p->two_decimals && p->decimals >= 0 && p->decimals < 2 && m < 100.0f) p->decimals = -1, p->px_cell = 0;
 }
@@ -230,7 +234,11 @@ static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, i
         if (p->row_sums) fixed += (int)(6 * s) + (int)(10 * s);
     }
     int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
-    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)((float)L->cell_cap * L->num_s) * LAYOUT_Q);
+    int64_t c = lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)((float)L->cell_cap * L->num_s) * LAYOUT_Q);
+    if (!v->projector) return c;
+    // projector mode: the size of its numbers, which cells up to 2.5 × as wide as tall
+    // hold (a bias under its weight: fewer columns, wider cells, larger numbers)
+    return lmin((int64_t)((float)c * L->num_fill), lmin(cw, c * 5 / 2) * 7 / (int64_t)(8 * 0.62f * 6));
 }
 
 static void place_panels(Layout *L, const Trace *tr, const View *v)
@@ -299,10 +307,13 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             int dec = 0, npx = 0;
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
                 const PanelSpec *rp = &L->spec[L->result_panel];
-                fit_numbers_in(rp->num_max, false, (int)(c2 / LAYOUT_Q), (int)(c2 / LAYOUT_Q), ns,
-                               L->num_fill, min_number_px(ns, ns != s), &dec, &npx);
+                // (projector mode: as wide as its cells may get, 2.5 × their height)
+                int64_t c2w = v->projector ? lmin(cw, c2 * 5 / 2) : c2;
+                fit_numbers_in(rp->num_max, false, (int)(c2w / LAYOUT_Q), (int)(c2 / LAYOUT_Q), ns,
+                               L->num_fill, min_number_px(L), &dec, &npx);
             }
-            if (c2 < c && (c2 < (int64_t)(40 * s) * LAYOUT_Q || dec < 0)) {
+            // (projector mode: wherever the result keeps numbers of its minimum size)
+            if (c2 < c && ((c2 < (int64_t)(40 * s) * LAYOUT_Q && !v->projector) || dec < 0)) {
                 strip = 0;
             } else {
                 L->deriv_shrank = c2 < c;
@@ -382,12 +393,12 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
         p->decimals = -1;
         p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, ns != s);
+        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, min_number_px(L), ns != s);
         // projector mode, a panel too large even alone for its numbers at that size:
         // they keep the usual minimum rather than disappear, filling up to half a cell
         // as the projector's numbers may (a 16-row weight alone at 1024×768 has 28 px
         // tall cells: 10 px numbers at the usual fill, under the 12 px minimum)
-        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, L->num_fill, false);
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, L->num_fill, layout_min_number_px(s), false);
         L->sum_decimals[i] = -1;
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
@@ -396,7 +407,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
         if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
-            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, min_number_px(ns, ns != s),
+            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, min_number_px(L),
                            &L->sum_decimals[i], &L->sum_px[i]);
             // projector mode, too small for its numbers: the usual minimum, as the cells
             // beside it (a Σ column without numbers is a column of one colour)
@@ -407,6 +418,21 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
     }
 }
 
+// Projector mode: the operators between the panels (· + = →) as large as the numbers
+// beside them (a quarter larger), as far as their columns allow (the widest symbol is
+// about 0.9 em); words ("/1.41 =") stay at body size.
+static void scale_operators(Layout *L)
+{
+    int num = 0, room = INT32_MAX;
+    for (int i = 0; i < L->n_panels; i++) {
+        num = imax(num, L->spec[i].px_cell);
+        if (i > 0 && L->spec[i].op[0] && strlen(L->spec[i].op) <= 3 && !L->spec[i].stacked) room = imin(room, L->op[i].w);
+    }
+    int want = even(1.25f * (float)num);
+    if (room != INT32_MAX) want = imin(want, even((float)room / 0.9f - 1.0f));
+    L->px_op = imax(L->px_op, want);
+}
+
 // Projector mode: whether every panel with numbers keeps them (not drawn as an image,
 // numbers not dropped) at the projector's minimum size.
 static bool numbers_fit(const Layout *L)
@@ -414,7 +440,7 @@ static bool numbers_fit(const Layout *L)
     for (int i = 0; i < L->n_panels; i++) {
         const PanelSpec *p = &L->spec[i];
         if (L->image[i] || p->decimals < 0) return false;
-        if (p->px_cell < imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * L->num_s))) return false; // (the fallback size)
+        if (p->px_cell < min_number_px(L)) return false; // (the fallback size)
         // and with the digits they have at the usual size: fewer decimals would shrink
         // what the numbers say (layout_fit_numbers drops them to make room)
         float m = p->mask ? fmaxf(p->num_max, 9.9f) : p->num_max;
@@ -472,6 +498,10 @@ static bool projector_split(Layout *L, const Trace *tr, const View *v)
     int n_ops = operand_columns(L);
     bool fits = part_fits(L, tr, v, trial, 1, false); // the result alone
     bool each = fits && n_ops > 1 && !part_fits(L, tr, v, trial, 0, false);
+    // one by one only where each operand keeps its numbers alone (a 16×16 weight at
+    // 1024×768 does not: its part would be a numberless image between two with numbers)
+    for (int k = 0; each && fits && k < n_ops; k++) fits = part_fits(L, tr, v, trial, k, true);
+    if (fits && n_ops == 1) fits = part_fits(L, tr, v, trial, 0, false); // (every part: the operand too)
     free(trial);
     if (!fits) return false; // too large even alone: as without projector mode (images, zoom)
     L->n_parts = each ? n_ops + 1 : 2;
@@ -680,6 +710,9 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     place_panels(L, tr, v);
     if (v->projector && projector_split(L, tr, v)) {
         place_panels(L, tr, v);
+        scale_operators(L);
+    } else if (v->projector) {
+        scale_operators(L);
     } else if (v->print_split && L->result_panel >= 0 && L->n_panels >= 2) { // the page: operands above the result
         L->n_parts = 2;
         L->part = v->part <= 0 ? 0 : 1;
