@@ -329,10 +329,20 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     int px = L->px_small;
     if (ps->row_axis == AXIS_NONE) px = 0;
     if (!L->image[p] && (float)px > row_h) px = row_h < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)row_h & ~1;
+    // a token axis: every row, its label as small as the rows need (not under 12 px), and
+    // its index right of it (issue 35: every other row of 19 px rows was labelled)
+    const bool tok_rows = layout_axis_has_tokens(v, ps->row_axis) && L->token_index;
+    const int ipx = layout_index_px(L), igap = paint_px(L->s, 4);
+    if (tok_rows && !L->image[p] && (float)(px * 13 / 10) > row_h)
+        px = (int)(row_h * 10.0f / 13.0f) < LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)(row_h * 10.0f / 13.0f);
     int th = px * 13 / 10;
     int every = nice_step((int)ceilf((float)th / row_h));
     if (L->row_labels[p] && ps->row_axis != AXIS_NONE) {
-        int lw = L->label_w[p] - paint_px(L->s, 6) - 3;
+        int iw = 0;
+        if (tok_rows) paint_text_size(cv, FONT_SANS, ipx, layout_axis_label(NULL, AXIS_INDEX, ps->rows - 1, b, sizeof b), &iw, &(int){0});
+        int ix = q.x - paint_px(L->s, 6); // the index's right edge; the token's, left of it
+        int lx = tok_rows ? ix - iw - igap : ix;
+        int lw = L->label_w[p] - paint_px(L->s, 6) - 3 - (tok_rows ? iw + igap : 0);
         int margin = L->zoom_y[p] ? 0 : th / 2;
         paint_clip(cv, &(Rect){q.x - L->label_w[p], q.y - margin, L->label_w[p] - 3, q.h + 2 * margin});
         int nt = tick_positions(r0, r1, every, row_h, (float)th, ticks, MAX_TICKS);
@@ -345,17 +355,22 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
             bool pad = ps->row_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, i);
-            paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, q.x - paint_px(L->s, 6), (y0 + y1 - hh) / 2,
-                       ALIGN_RIGHT, t);
+            paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, lx, (y0 + y1 - hh) / 2, ALIGN_RIGHT, t);
             if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
                 int sw = tw > px ? tw : px;
-                paint_fill(cv, THEME.pad_ink, 255, q.x - paint_px(L->s, 6) - tw / 2 - sw / 2, (y0 + y1) / 2, sw,
-                           paint_px(L->s, 2));
+                paint_fill(cv, THEME.pad_ink, 255, lx - tw / 2 - sw / 2, (y0 + y1) / 2, sw, paint_px(L->s, 2));
+            }
+            if (tok_rows) { // the index, smaller and fainter, on the token's baseline
+                int iw2, ih;
+                const char *it = layout_axis_label(NULL, AXIS_INDEX, i, b, sizeof b);
+                paint_text_size(cv, FONT_SANS, ipx, it, &iw2, &ih);
+                paint_text(cv, FONT_SANS, ipx, m, 160, ix, (y0 + y1 + hh) / 2 - ih, ALIGN_RIGHT, it);
             }
         }
         paint_clip(cv, NULL);
     }
     // columns: as many as fit side by side
+    const bool tok_cols = layout_axis_has_tokens(v, ps->col_axis);
     px = L->px_small;
     if (!L->image[p] && (float)px > col_w) px = col_w < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)col_w & ~1;
     int wmax = 0, tw, hh;
@@ -369,11 +384,25 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         paint_text_size(cv, FONT_SANS, px, layout_axis_label(lv, ps->col_axis, c1, b, sizeof b), &tw, &hh);
         if (tw > wmax) wmax = tw;
         every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
+        // a token axis: smaller tokens (not under 12 px) rather than every other one
+        if (every > 1 && lv && tok_cols && px > LAYOUT_MIN_TEXT_PX && c1 - c0 <= 64) {
+            px--;
+            pass--;
+            continue;
+        }
         // tokens that do not all fit: indices instead (every other token left a repeated
         // one, "a … a", without a way to tell which key it is)
         if (every == 1 || lv == NULL || c1 - c0 > 64) break;
         lv = NULL;
     }
+    // a token axis with its tokens shown: the index under each, smaller and fainter
+    const bool col_index = tok_cols && lv != NULL && L->token_index;
+    int every_i = 1, iwmax = 0;
+    if (col_index) {
+        paint_text_size(cv, FONT_SANS, ipx, layout_axis_label(NULL, AXIS_INDEX, c1, b, sizeof b), &iwmax, &hh);
+        every_i = nice_step((int)ceilf((float)(iwmax + 2) / col_w));
+    }
+    const int tok_h = col_index ? L->col_label_h - ipx * 6 / 5 : L->col_label_h; // the token line
     // labels may stick out past the ends, unless zoomed (scrolled-out labels) or the Σ column is there
     int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
     int right = ps->row_sums ? 2 : margin;
@@ -389,11 +418,24 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
         if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
         bool pad = ps->col_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, j);
-        int ty = q.y - L->col_label_h + (L->col_label_h - hh) / 2;
+        int ty = q.y - L->col_label_h + (tok_h - hh) / 2;
         paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
         if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
             int sw = tw > px ? tw : px;
             paint_fill(cv, THEME.pad_ink, 255, cx - sw / 2, ty + hh / 2, sw, paint_px(L->s, 2));
+        }
+    }
+    if (col_index) {
+        nt = tick_positions(c0, c1, every_i, col_w, (float)(iwmax + 2), ticks, MAX_TICKS);
+        for (int k = 0; k < nt; k++) {
+            int j = ticks[k];
+            const char *t = layout_axis_label(NULL, AXIS_INDEX, j, b, sizeof b);
+            paint_text_size(cv, FONT_SANS, ipx, t, &tw, &hh);
+            int cx = (layout_col_x(L, p, j) + layout_col_x(L, p, j + 1)) / 2 + dx;
+            if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
+            if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
+            paint_text(cv, FONT_SANS, ipx, m, 160, cx, q.y - L->col_label_h + tok_h + (L->col_label_h - tok_h - hh) / 2,
+                       ALIGN_CENTER, t);
         }
     }
     paint_clip(cv, NULL);

@@ -52,6 +52,9 @@ static void fit_numbers_in(float m, bool integers, int w, int h, float s, float 
 {
     int d0 = integers ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
     int max_px = (int)fminf(fill * (float)imin(w, h), 26.0f * s);
+    // fill is how large numbers grow; at the minimum size they may fill half a cell (a
+    // 12×12 attention at 1920×1080 has 40 px tall cells: 14 px at the fill, under 16)
+    if (max_px < min_px && 2 * min_px <= imin(w, h)) max_px = min_px;
     *decimals = -1;
     *px = 0;
     for (int d = d0; d >= 0; d--) {
@@ -113,6 +116,18 @@ const char *layout_axis_label(const View *v, AxisKind a, int i, char *buf, size_
     return buf;
 }
 
+bool layout_axis_has_tokens(const View *v, AxisKind a)
+{
+    const Lesson *ls = v ? v->lesson : NULL;
+    if (!ls) return false;
+    if (a == AXIS_VOCAB) return ls->vocab != NULL;
+    if (a == AXIS_QUERY) return ls->vocab || ls->q_tokens;
+    if (a == AXIS_KEY) return ls->vocab || ls->k_tokens;
+    return false;
+}
+
+int layout_index_px(const Layout *L) { return imax(LAYOUT_MIN_TEXT_PX, L->px_small * 3 / 4); }
+
 int layout_text_width_est(const char *s, int px)
 {
     // advance widths of DejaVu Sans in em, rounded up by class
@@ -150,12 +165,11 @@ static int label_width(const Layout *L, const View *v, const PanelSpec *p)
     if (p->row_axis == AXIS_NONE) return (int)(8 * L->s);
     char b[24];
     int w = 0;
-    bool tokens = v && v->lesson &&
-                  ((p->row_axis == AXIS_QUERY && v->lesson->q_tokens) || (p->row_axis == AXIS_KEY && v->lesson->k_tokens) ||
-                   (v->lesson->vocab && p->row_axis != AXIS_INDEX));
-    if (tokens) {
+    if (layout_axis_has_tokens(v, p->row_axis)) { // the token, then its index (smaller)
         for (int i = 0; i < p->rows; i++)
             w = imax(w, text_w(v, layout_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
+        if (L->token_index)
+            w += (int)lrintf(4 * L->s) + text_w(v, layout_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), layout_index_px(L));
     } else {
         w = text_w(v, layout_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
     }
@@ -612,6 +626,9 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->num_s = v->projector ? s * (float)LAYOUT_PROJECTOR_NUMBER_PX / (float)LAYOUT_MIN_NUMBER_PX : s;
     L->num_fill = v->projector ? LAYOUT_PROJECTOR_NUMBER_FILL : LAYOUT_NUMBER_FILL;
     L->cell_cap = v->print ? 2 * LAYOUT_MAX_CELL : LAYOUT_MAX_CELL; // printed: cells fill the page's width
+    // (below 1280×720 the index's width and line took the last pixels of the tiny LM's
+    // FFN cells, drawn as an image at 800×600)
+    L->token_index = s >= 1.0f;
     // no text under 12 px (LAYOUT_MIN_TEXT_PX) on small screens: 800×600 scales by 0.625
     L->px_title = imax(even(24 * s), LAYOUT_MIN_TEXT_PX + 2);
     L->px_body = imax(even(20 * s), LAYOUT_MIN_TEXT_PX);
@@ -693,6 +710,11 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     int ay = L->header.y + L->header.h + gap;
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
+    for (int i = 0; i < L->n_panels && L->token_index; i++) // a token axis: a second line, the index
+        if (layout_axis_has_tokens(v, L->spec[i].col_axis)) {
+            L->col_label_h += layout_index_px(L) * 6 / 5;
+            break;
+        }
     if (!v->print && !v->model_view && v->stage >= 0 && v->stage < tr->n && tr->stages[v->stage].id == STAGE_PROBS &&
         tr->vocab_size > 0 && !(v->study && v->hide_result)) { // the bar chart of the next token, right
         const int bw = imin(imax((int)(260 * s), L->area.w / 4), L->area.w / 2);

@@ -54,6 +54,11 @@ bool layout_pan(View *v, const Layout *L, int dx, int dy);
 float layout_max_zoom(const Layout *L, int p);
 // Label of position i on an axis: the lesson's token, or the index.
 const char *layout_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n);
+// Whether axis a of v's lesson is labelled with tokens (its query / key tokens, a language
+// model's text or vocabulary): its rows and columns then carry the index too, at
+// layout_index_px, so "row 8, key 3" in a narration is found on screen.
+bool layout_axis_has_tokens(const View *v, AxisKind a);
+int layout_index_px(const Layout *L);
 // A generous estimate of the width of s drawn at px (DejaVu Sans metrics; CJK
 // full width). Layout uses it for label columns; the renderer ellipsizes the rare
 // label that is wider still.

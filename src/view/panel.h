@@ -111,6 +111,8 @@ typedef struct Layout {
     int cell_cap;                // cells at most this × num_s px (LAYOUT_MAX_CELL; printed: twice that)
     bool split;                  // projector mode: the stage shows one part of its panels (part)
     int part, n_parts;           // which of n_parts: operands (together or one by one), the result last
+    bool token_index;            // token axes show each row's and column's index beside its token
+                                 // (from 1280×720 up; below, the room goes to the cells)
     int px_title, px_body, px_small, px_formula, px_op, px_help;
     Rect timeline;
     int n_steps;
