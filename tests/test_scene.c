@@ -554,6 +554,68 @@ static void test_derivations(void **state)
 // Inside the loop (View.loop): FlashAttention's tiles in the kernel's order (each tile's cells
 // of P and acc computed at its step, none later), decoding's steps (the cache grows a row a
 // step; a window's dropped rows are GONE), and each step's text.
+// KV-cache and FlashAttention steps count from 1 as the step bar does ("step 3 of 6"), the
+// narration follows the step (its query, the keys it reads, the one it weighs most), and a
+// key not in the cache yet is drawn empty, not as a masked −∞ key (issue 35, item 15: the
+// label read "step 2 of 6" at the third step, the narration was the same at every step and
+// the keys after t were hatched −∞ like the window's masked keys).
+static void test_loop_labels(void **state)
+{
+    (void)state;
+    static const char *lessons[] = {"lessons/kv-cache-decoding.json", "lessons/streaming-sinks.json",
+                                    "lessons/flash-attention-tiles.json"};
+    for (size_t f = 0; f < sizeof lessons / sizeof *lessons; f++) {
+        Session *ses = open_session(lessons[f]);
+        const Trace *tr = &ses->trace;
+        View v;
+        view_init(&v, &ses->lesson, LANG_EN);
+        bool flash = strstr(lessons[f], "flash") != NULL;
+        v.stage = trace_find(tr, flash ? "flash_max" : "decode_attn");
+        assert_true(v.stage >= 0);
+        int steps = recipe_loop_steps(tr, v.stage);
+        assert_true(steps > 2);
+        char prev[600] = "";
+        for (v.loop = 0; v.loop < steps; v.loop++) {
+            Layout L;
+            layout_compute(&L, tr, &v, 1280, 720);
+            char want[64], narr[600];
+            snprintf(want, sizeof want, flash ? "tile %d of %d" : "step %d of %d", v.loop + 1, steps);
+            if (!strstr(L.formula_note, want)) fail_msg("%s step %d: \"%s\" without \"%s\"", lessons[f], v.loop, L.formula_note, want);
+            snprintf(want, sizeof want, flash ? "Tile %d of %d" : "Step %d of %d", v.loop + 1, steps);
+            char nb[600];
+            snprintf(narr, sizeof narr, "%s", scene_narration(tr, &v, nb, sizeof nb));
+            if (strncmp(narr, want, strlen(want)) != 0) fail_msg("%s step %d: narration \"%s\"", lessons[f], v.loop, narr);
+            assert_true(strcmp(narr, prev) != 0); // a step of its own
+            snprintf(prev, sizeof prev, "%s", narr);
+            if (flash) continue;
+            // the result's keys after the step's query: not in the cache yet (empty), never masked
+            const PanelSpec *p = &L.spec[L.result_panel];
+            for (int r = 0; r < p->rows; r++)
+                for (int c = 0; c < p->cols; c++) {
+                    LoopCell lc = recipe_loop_cell(tr, &v, p, r, c);
+                    assert_int_equal(lc == LOOP_ABSENT, c > r);
+                }
+        }
+        if (!flash) { // the whole loop too; and the masked keys of a window stay masked, hatched
+            v.loop = -1;
+            Layout L;
+            layout_compute(&L, tr, &v, 1280, 720);
+            const PanelSpec *p = &L.spec[0]; // the step scores beside the weights
+            assert_string_equal(p->source, "decode_scores");
+            int masked = 0;
+            for (int r = 0; r < p->rows; r++)
+                for (int c = 0; c < p->cols; c++) {
+                    assert_int_equal(recipe_loop_cell(tr, &v, p, r, c) == LOOP_ABSENT, c > r);
+                    assert_int_equal(recipe_loop_cell(tr, &v, &L.spec[L.result_panel], r, c) == LOOP_ABSENT, c > r);
+                    masked += c <= r && p->mask && p->mask[(size_t)r * (size_t)p->cols + (size_t)c] == 0.0f;
+                }
+            if (tr->mask_kind == MASK_SLIDING) assert_true(masked > 0 && p->any_masked);
+            else assert_false(p->any_masked); // (the legend shows no masked swatch)
+        }
+        session_destroy(ses);
+    }
+}
+
 static void test_loop_steps(void **state)
 {
     (void)state;
@@ -914,6 +976,7 @@ int main(void)
         cmocka_unit_test(test_stacked_column_inside),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),
         cmocka_unit_test(test_loop_steps),
+        cmocka_unit_test(test_loop_labels),
         cmocka_unit_test(test_projector),
         cmocka_unit_test(test_numbers_where_they_fit),
         cmocka_unit_test(test_ranges_without_stats),

@@ -263,9 +263,10 @@ static float cell_progress(AnimKind k, float e, int row, int c, int rows, int co
 
 bool render_cell_shown(const Layout *L, const Trace *tr, const View *v, int p, int row, int col)
 {
-    if (p >= 0 && p < L->n_panels && v->loop >= 0 && tr->n > 0 && // a later step's cell: not computed yet
-        recipe_loop_cell(tr, v, &L->spec[p], row, col < 0 ? 0 : col) == LOOP_LATER)
-        return false;
+    if (p >= 0 && p < L->n_panels && tr->n > 0) { // a later step's cell: not computed yet; a key not cached yet
+        LoopCell lc = recipe_loop_cell(tr, v, &L->spec[p], row, col < 0 ? 0 : col);
+        if (lc == LOOP_ABSENT || (v->loop >= 0 && lc == LOOP_LATER)) return false;
+    }
     if (p < 0 || p >= L->n_panels || !L->spec[p].result || v->anim >= 1.0f || tr->n == 0) return true;
     const PanelSpec *ps = &L->spec[p];
     AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
@@ -707,8 +708,9 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                 CellState cs = cell_state(L, k, p, i, j, e, animate);
                 CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
                               NULL, ps->px_cell};
-                LoopCell lc = v->loop >= 0 ? recipe_loop_cell(tr, v, ps, i, j) : LOOP_DONE;
-                if (lc == LOOP_LATER) {
+                LoopCell lc = recipe_loop_cell(tr, v, ps, i, j);
+                if (v->loop < 0 && lc != LOOP_ABSENT) lc = LOOP_DONE;
+                if (lc == LOOP_LATER || lc == LOOP_ABSENT) { // (not computed yet; a key not in the cache yet)
                     d.show = 0.0f, d.masked = d.nan = false;
                     draw_cell(cv, &d, L->s);
                     continue;

@@ -252,7 +252,8 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
             for (int c = 0; c < p->cols; c++) {
                 if ((p->mask && p->mask[(size_t)rr * (size_t)p->cols + (size_t)c] == 0.0f) ||
                     (p->neg_inf_masked && isinf(panel_value(p, rr, c)) && panel_value(p, rr, c) < 0)) {
-                    p->any_masked = true;
+                    // (a key not in the decoding cache yet is drawn empty, not masked)
+                    p->any_masked |= recipe_loop_cell(tr, v, p, rr, c) != LOOP_ABSENT;
                     continue;
                 }
                 if (nan_possible && isnan(panel_value(p, rr, c))) p->any_nan = true;
@@ -516,6 +517,12 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     // (or weights of another checkpoint: the lesson's text is about the trained ones)
     const Lesson *ls = v->edited || (v->lesson && (v->lesson->typed || v->lesson->other_weights)) ? NULL : v->lesson;
     const char *text = ls ? lesson_stage_text(ls, tr, v->stage, v->lang) : NULL;
+    char lead[240]; // one step of a loop: the narration starts with that step's numbers
+    recipe_loop_narration(tr, v, lead, sizeof lead);
+    if (text && lead[0]) {
+        snprintf(buf, n, "%s %s", lead, text);
+        return buf;
+    }
     if (text) return text;
     char key[64], a[16], b[16], c[16], d[16], e[16], f[16];
     snprintf(key, sizeof key, "narr.%s%s", STAGE_INFO[st->id].name, narration_variant(tr, v->stage));
@@ -531,7 +538,9 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
                                 : tr->n_heads / (tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads));
     snprintf(f, sizeof f, "%d", tr->sink_tokens); // {6}: StreamingLLM's kept first tokens
     const char *args[] = {a, b, c, d, e, f};
-    i18n_fmt(buf, n, v->lang, key, 6, args);
+    size_t len = 0;
+    if (lead[0]) len = (size_t)snprintf(buf, n, "%s ", lead), len = len < n ? len : n;
+    i18n_fmt(buf + len, n - len, v->lang, key, 6, args);
     return buf;
 }
 
