@@ -515,6 +515,15 @@ static void check_cells(const Target *t, const Layout *L, const char *what)
                 Rgb want = render_cell_color(ps, i, j);
                 CellLook look = render_cell_look(ps, i, j);
                 float v = panel_value(ps, i, j);
+                // a decoding step's key not in the cache yet: empty (issue 35), not a masked −∞
+                bool absent = (strstr(ps->source, "decode_scores") || strstr(ps->source, "decode_attn")) && j > i;
+                if (absent) {
+                    Rgb got = pixel(t, c.x + g + 1, c.y + g + 1);
+                    if (!near(got, THEME.empty, 2))
+                        fail_msg("%s: panel %d cell (%d,%d), a key not cached yet: pixel %d,%d,%d, not empty", what, p, i,
+                                 j, got.r, got.g, got.b);
+                    continue;
+                }
                 if (isnan(v) && !(ps->mask && ps->mask[(size_t)i * (size_t)ps->cols + (size_t)j] == 0.0f))
                     assert_int_equal(look, CELL_NAN);
                 if (ps->mask && ps->mask[(size_t)i * (size_t)ps->cols + (size_t)j] == 0.0f)
