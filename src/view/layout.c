@@ -4,6 +4,7 @@
 // header (name, shapes, formula) | heatmaps in a row with operators between |
 // narration (left) and legend (right).
 #include "layout.h"
+#include "layout_parts.h"
 
 #include "explain.h"
 #include "scene.h"
@@ -40,7 +41,7 @@ int layout_min_number_px(float s)
 // × the UI scale, the same part of the height at every resolution (a projected image is
 // as large at 4K as at 720p); the numbers grow from it up to the projector's size where
 // the cells allow.
-static int min_number_px(const Layout *L)
+int layout_number_floor(const Layout *L)
 {
     if (L->num_s == L->s) return layout_min_number_px(L->s);
     return imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_PROJECTOR_MIN_NUMBER_PX * L->s));
@@ -255,7 +256,7 @@ static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, i
     return lmin((int64_t)((float)c * L->num_fill), lmin(cw, c * 5 / 2) * 7 / (int64_t)(8 * 0.62f * 6));
 }
 
-static void place_panels(Layout *L, const Trace *tr, const View *v)
+void layout_place_panels(Layout *L, const Trace *tr, const View *v)
 {
     Rect a = L->area;
     // the derivation strip (sub-steps with their numbers) takes its lines off the
@@ -324,7 +325,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
                 // (projector mode: as wide as its cells may get, 2.5 × their height)
                 int64_t c2w = v->projector ? lmin(cw, c2 * 5 / 2) : c2;
                 fit_numbers_in(rp->num_max, false, (int)(c2w / LAYOUT_Q), (int)(c2 / LAYOUT_Q), ns,
-                               L->num_fill, min_number_px(L), &dec, &npx);
+                               L->num_fill, layout_number_floor(L), &dec, &npx);
             }
             // (projector mode: wherever the result keeps numbers of its minimum size)
             if (c2 < c && ((c2 < (int64_t)(40 * s) * LAYOUT_Q && !v->projector) || dec < 0)) {
@@ -407,7 +408,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
         p->decimals = -1;
         p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, min_number_px(L), ns != s);
+        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, layout_number_floor(L), ns != s);
         // projector mode, a panel too large even alone for its numbers at that size:
         // they keep the usual minimum rather than disappear, filling up to half a cell
         // as the projector's numbers may (a 16-row weight alone at 1024×768 has 28 px
@@ -421,7 +422,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
         if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
-            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, min_number_px(L),
+            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, layout_number_floor(L),
                            &L->sum_decimals[i], &L->sum_px[i]);
             // projector mode, too small for its numbers: the usual minimum, as the cells
             // beside it (a Σ column without numbers is a column of one colour)
@@ -430,99 +431,6 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
                                &L->sum_decimals[i], &L->sum_px[i]);
         }
     }
-}
-
-// Projector mode: the operators between the panels (· + = →) as large as the numbers
-// beside them (a quarter larger), as far as their columns allow (the widest symbol is
-// about 0.9 em); words ("/1.41 =") stay at body size.
-static void scale_operators(Layout *L)
-{
-    int num = 0, room = INT32_MAX;
-    for (int i = 0; i < L->n_panels; i++) {
-        num = imax(num, L->spec[i].px_cell);
-        if (i > 0 && L->spec[i].op[0] && strlen(L->spec[i].op) <= 3 && !L->spec[i].stacked) room = imin(room, L->op[i].w);
-    }
-    int want = even(1.25f * (float)num);
-    if (room != INT32_MAX) want = imin(want, even((float)room / 0.9f - 1.0f));
-    L->px_op = imax(L->px_op, want);
-}
-
-// Projector mode: whether every panel with numbers keeps them (not drawn as an image,
-// numbers not dropped) at the projector's minimum size.
-static bool numbers_fit(const Layout *L)
-{
-    for (int i = 0; i < L->n_panels; i++) {
-        const PanelSpec *p = &L->spec[i];
-        if (L->image[i] || p->decimals < 0) return false;
-        if (p->px_cell < min_number_px(L)) return false; // (the fallback size)
-        // and with the digits they have at the usual size: fewer decimals would shrink
-        // what the numbers say (layout_fit_numbers drops them to make room)
-        float m = p->mask ? fmaxf(p->num_max, 9.9f) : p->num_max;
-        int want = p->mask == p->data ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
-        if (p->decimals < want) return false;
-    }
-    return true;
-}
-
-// The operand columns of L (a panel and the vectors stacked under it), not the result.
-static int operand_columns(const Layout *L)
-{
-    int n = 0;
-    for (int i = 0; i < L->n_panels; i++)
-        if (i != L->result_panel && !(L->spec[i].stacked && i > 0)) n++;
-    return n;
-}
-
-// Keeps one part of L's panels, in their order: with `each`, part k < the number of
-// operand columns is operand column k alone; without, part 0 is every operand. The
-// last part is the result alone.
-static void keep_part(Layout *L, int part, bool each)
-{
-    int n_ops = each ? operand_columns(L) : 1, n = 0, col = -1;
-    bool result_part = part >= n_ops;
-    for (int i = 0; i < L->n_panels; i++) {
-        bool result = i == L->result_panel;
-        if (!result && !(L->spec[i].stacked && i > 0)) col++;
-        bool keep = result_part ? result : !result && (!each || col == part);
-        if (keep) L->spec[n++] = L->spec[i];
-    }
-    L->n_panels = n;
-    L->result_panel = result_part && n > 0 ? 0 : -1;
-}
-
-// Whether part `part` of L (keep_part) keeps its numbers at the projector's size.
-static bool part_fits(const Layout *L, const Trace *tr, const View *v, Layout *trial, int part, bool each)
-{
-    *trial = *L;
-    keep_part(trial, part, each);
-    place_panels(trial, tr, v);
-    return numbers_fit(trial);
-}
-
-// Projector mode, laid out with every panel: when their numbers do not all fit at the
-// projector's size but the result's alone do, the stage is shown in parts rather than
-// shrunk: the operands, then the result; or, when the operands do not fit together
-// either, each operand, then the result. True when L now holds part View.part of them
-// (L->n_parts; to be placed again).
-static bool projector_split(Layout *L, const Trace *tr, const View *v)
-{
-    if (!v->show_values || numbers_fit(L) || L->result_panel < 0 || L->n_panels < 2) return false;
-    Layout *trial = malloc(sizeof *trial);
-    if (!trial) return false;
-    int n_ops = operand_columns(L);
-    bool fits = part_fits(L, tr, v, trial, 1, false); // the result alone
-    bool each = fits && n_ops > 1 && !part_fits(L, tr, v, trial, 0, false);
-    // one by one only where each operand keeps its numbers alone (a 16×16 weight at
-    // 1024×768 does not: its part would be a numberless image between two with numbers)
-    for (int k = 0; each && fits && k < n_ops; k++) fits = part_fits(L, tr, v, trial, k, true);
-    if (fits && n_ops == 1) fits = part_fits(L, tr, v, trial, 0, false); // (every part: the operand too)
-    free(trial);
-    if (!fits) return false; // too large even alone: as without projector mode (images, zoom)
-    L->n_parts = each ? n_ops + 1 : 2;
-    L->part = v->part < 0 ? 0 : v->part >= L->n_parts ? L->n_parts - 1 : v->part;
-    keep_part(L, L->part, each);
-    L->split = true;
-    return true;
 }
 
 int layout_narration_min_px(const Layout *L)
@@ -548,17 +456,6 @@ static int narration_height(const Layout *L, const Trace *tr, const View *v, int
         lines = imax(lines, (int)ceilf((float)tw / (0.88f * (float)inner)));
     }
     return lines * lh + pad + L->px_small * 13 / 10 + pad / 2 + 2;
-}
-
-int layout_projector_parts(const Trace *tr, const View *v, int w, int h)
-{
-    if (!v->projector) return 1;
-    Layout *L = malloc(sizeof *L);
-    if (!L) return 1;
-    layout_compute(L, tr, v, w, h);
-    int n = L->split ? L->n_parts : 1;
-    free(L);
-    return n;
 }
 
 // The model view's grid in L->area: a square map per layer and head, labels left and above.
@@ -729,18 +626,18 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         place_head_view(L, tr, v);
         return;
     }
-    place_panels(L, tr, v);
-    if (v->projector && projector_split(L, tr, v)) {
-        place_panels(L, tr, v);
-        scale_operators(L);
+    layout_place_panels(L, tr, v);
+    if (v->projector && layout_projector_split(L, tr, v)) {
+        layout_place_panels(L, tr, v);
+        layout_scale_operators(L);
     } else if (v->projector) {
-        scale_operators(L);
+        layout_scale_operators(L);
     } else if (v->print_split && L->result_panel >= 0 && L->n_panels >= 2) { // the page: operands above the result
         L->n_parts = 2;
         L->part = v->part <= 0 ? 0 : 1;
-        keep_part(L, L->part, false);
+        layout_keep_part(L, L->part, false);
         L->split = true;
-        place_panels(L, tr, v);
+        layout_place_panels(L, tr, v);
     }
 }
 
