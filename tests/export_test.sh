@@ -83,9 +83,11 @@ check_partial "$tmp/big"
 
 # 7. --projector (issue 23: it was ignored, the PNG identical): the high-contrast palette
 #    and projector-sized numbers, a stage shown in parts a frame a part (frames.json says
-#    which); at 1280x720 the projections of the classic lesson are in parts
-env -u DISPLAY "$bin" --export "$tmp/plain" --stage q_proj "$lesson" >/dev/null 2>&1
-env -u DISPLAY "$bin" --export "$tmp/proj" --stage q_proj --projector "$lesson" >/dev/null 2>"$tmp/err" ||
+#    which); at 1280x720 the projections of the 8-token ALiBi lesson are in parts, the
+#    classic lesson's fit whole (issue 35: x·Wᵀ + b = Q together), at 1920x1080 too
+alibi=lessons/alibi-linear-bias.json
+env -u DISPLAY "$bin" --export "$tmp/plain" --stage q_proj "$alibi" >/dev/null 2>&1
+env -u DISPLAY "$bin" --export "$tmp/proj" --stage q_proj --projector "$alibi" >/dev/null 2>"$tmp/err" ||
     fail "--projector export failed: $(cat "$tmp/err")"
 n=$(ls "$tmp/proj"/*-q_proj.png 2>/dev/null | wc -l)
 [ "$n" -gt 1 ] || fail "--projector: the projection in $n frame(s), expected its parts"
@@ -93,5 +95,11 @@ cmp -s "$tmp/plain/0000-q_proj.png" "$tmp/proj/0000-q_proj.png" && fail "--proje
 grep -q '"part": 0, "parts": '"$n" "$tmp/proj/frames.json" || fail "--projector: frames.json does not give the parts"
 last=$(ls "$tmp/proj"/*-q_proj.png | tail -1)
 cmp -s "$tmp/proj/0000-q_proj.png" "$last" && fail "--projector: the parts are the same picture"
+for size in 1280x720 1920x1080; do
+    rm -rf "$tmp/whole" && mkdir "$tmp/whole"
+    env -u DISPLAY "$bin" --export "$tmp/whole" --size $size --stage q_proj --projector "$lesson" >/dev/null 2>&1
+    n=$(ls "$tmp/whole"/*-q_proj.png 2>/dev/null | wc -l)
+    [ "$n" -eq 1 ] || fail "--projector --size $size: the classic projection in $n frame(s), expected it whole"
+done
 echo "export: $fails failures"
 [ "$fails" -eq 0 ]

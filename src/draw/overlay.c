@@ -309,7 +309,7 @@ void overlay_loop(Canvas *cv, const Layout *L, const Trace *tr, const View *v, c
     paint_fill(cv, THEME.white, 255, b.x, b.y, b.w, b.h);
     paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 2));
     char k[16], n[16], lab[64];
-    snprintf(k, sizeof k, "%d", v->loop), snprintf(n, sizeof n, "%d", ov->loop_steps);
+    snprintf(k, sizeof k, "%d", v->loop + 1), snprintf(n, sizeof n, "%d", ov->loop_steps); // (from 1, as the step text)
     const char *args[] = {k, n};
     i18n_fmt(lab, sizeof lab, v->lang, "loop.bar", 2, args);
     paint_text(cv, FONT_BOLD, L->px_small, THEME.ink, 255, b.x + paint_px(L->s, 10), b.y + (b.h - L->px_small * 5 / 4) / 2,

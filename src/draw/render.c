@@ -266,9 +266,10 @@ static float cell_progress(AnimKind k, float e, int row, int c, int rows, int co
 
 bool render_cell_shown(const Layout *L, const Trace *tr, const View *v, int p, int row, int col)
 {
-    if (p >= 0 && p < L->n_panels && v->loop >= 0 && tr->n > 0 && // a later step's cell: not computed yet
-        recipe_loop_cell(tr, v, &L->spec[p], row, col < 0 ? 0 : col) == LOOP_LATER)
-        return false;
+    if (p >= 0 && p < L->n_panels && tr->n > 0) { // a later step's cell: not computed yet; a key not cached yet
+        LoopCell lc = recipe_loop_cell(tr, v, &L->spec[p], row, col < 0 ? 0 : col);
+        if (lc == LOOP_ABSENT || (v->loop >= 0 && lc == LOOP_LATER)) return false;
+    }
     if (p < 0 || p >= L->n_panels || !L->spec[p].result || v->anim >= 1.0f || tr->n == 0) return true;
     const PanelSpec *ps = &L->spec[p];
     AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
@@ -332,10 +333,20 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
     int px = L->px_small;
     if (ps->row_axis == AXIS_NONE) px = 0;
     if (!L->image[p] && (float)px > row_h) px = row_h < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)row_h & ~1;
+    // a token axis: every row, its label as small as the rows need (not under 12 px), and
+    // its index right of it (issue 35: every other row of 19 px rows was labelled)
+    const bool tok_rows = layout_axis_has_tokens(v, ps->row_axis) && L->token_index;
+    const int ipx = layout_index_px(L), igap = paint_px(L->s, 4);
+    if (tok_rows && !L->image[p] && (float)(px * 13 / 10) > row_h)
+        px = (int)(row_h * 10.0f / 13.0f) < LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)(row_h * 10.0f / 13.0f);
     int th = px * 13 / 10;
     int every = nice_step((int)ceilf((float)th / row_h));
     if (L->row_labels[p] && ps->row_axis != AXIS_NONE) {
-        int lw = L->label_w[p] - paint_px(L->s, 6) - 3;
+        int iw = 0;
+        if (tok_rows) paint_text_size(cv, FONT_SANS, ipx, panel_axis_label(NULL, AXIS_INDEX, ps->rows - 1, b, sizeof b), &iw, &(int){0});
+        int ix = q.x - paint_px(L->s, 6); // the index's right edge; the token's, left of it
+        int lx = tok_rows ? ix - iw - igap : ix;
+        int lw = L->label_w[p] - paint_px(L->s, 6) - 3 - (tok_rows ? iw + igap : 0);
         int margin = L->zoom_y[p] ? 0 : th / 2;
         paint_clip(cv, &(Rect){q.x - L->label_w[p], q.y - margin, L->label_w[p] - 3, q.h + 2 * margin});
         int nt = tick_positions(r0, r1, every, row_h, (float)th, ticks, MAX_TICKS);
@@ -348,17 +359,22 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
             bool pad = ps->row_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, i);
-            paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, q.x - paint_px(L->s, 6), (y0 + y1 - hh) / 2,
-                       ALIGN_RIGHT, t);
+            paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, lx, (y0 + y1 - hh) / 2, ALIGN_RIGHT, t);
             if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
                 int sw = tw > px ? tw : px;
-                paint_fill(cv, THEME.pad_ink, 255, q.x - paint_px(L->s, 6) - tw / 2 - sw / 2, (y0 + y1) / 2, sw,
-                           paint_px(L->s, 2));
+                paint_fill(cv, THEME.pad_ink, 255, lx - tw / 2 - sw / 2, (y0 + y1) / 2, sw, paint_px(L->s, 2));
+            }
+            if (tok_rows) { // the index, smaller and fainter, on the token's baseline
+                int iw2, ih;
+                const char *it = panel_axis_label(NULL, AXIS_INDEX, i, b, sizeof b);
+                paint_text_size(cv, FONT_SANS, ipx, it, &iw2, &ih);
+                paint_text(cv, FONT_SANS, ipx, m, 160, ix, (y0 + y1 + hh) / 2 - ih, ALIGN_RIGHT, it);
             }
         }
         paint_clip(cv, NULL);
     }
     // columns: as many as fit side by side
+    const bool tok_cols = layout_axis_has_tokens(v, ps->col_axis);
     px = L->px_small;
     if (!L->image[p] && (float)px > col_w) px = col_w < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)col_w & ~1;
     int wmax = 0, tw, hh;
@@ -372,11 +388,25 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         paint_text_size(cv, FONT_SANS, px, panel_axis_label(lv, ps->col_axis, c1, b, sizeof b), &tw, &hh);
         if (tw > wmax) wmax = tw;
         every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
+        // a token axis: smaller tokens (not under 12 px) rather than every other one
+        if (every > 1 && lv && tok_cols && px > LAYOUT_MIN_TEXT_PX && c1 - c0 <= 64) {
+            px--;
+            pass--;
+            continue;
+        }
         // tokens that do not all fit: indices instead (every other token left a repeated
         // one, "a … a", without a way to tell which key it is)
         if (every == 1 || lv == NULL || c1 - c0 > 64) break;
         lv = NULL;
     }
+    // a token axis with its tokens shown: the index under each, smaller and fainter
+    const bool col_index = tok_cols && lv != NULL && L->token_index;
+    int every_i = 1, iwmax = 0;
+    if (col_index) {
+        paint_text_size(cv, FONT_SANS, ipx, panel_axis_label(NULL, AXIS_INDEX, c1, b, sizeof b), &iwmax, &hh);
+        every_i = nice_step((int)ceilf((float)(iwmax + 2) / col_w));
+    }
+    const int tok_h = col_index ? L->col_label_h - ipx * 6 / 5 : L->col_label_h; // the token line
     // labels may stick out past the ends, unless zoomed (scrolled-out labels) or the Σ column is there
     int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
     int right = ps->row_sums ? 2 : margin;
@@ -392,11 +422,24 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
         if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
         bool pad = ps->col_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, j);
-        int ty = q.y - L->col_label_h + (L->col_label_h - hh) / 2;
+        int ty = q.y - L->col_label_h + (tok_h - hh) / 2;
         paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
         if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
             int sw = tw > px ? tw : px;
             paint_fill(cv, THEME.pad_ink, 255, cx - sw / 2, ty + hh / 2, sw, paint_px(L->s, 2));
+        }
+    }
+    if (col_index) {
+        nt = tick_positions(c0, c1, every_i, col_w, (float)(iwmax + 2), ticks, MAX_TICKS);
+        for (int k = 0; k < nt; k++) {
+            int j = ticks[k];
+            const char *t = panel_axis_label(NULL, AXIS_INDEX, j, b, sizeof b);
+            paint_text_size(cv, FONT_SANS, ipx, t, &tw, &hh);
+            int cx = (layout_col_x(L, p, j) + layout_col_x(L, p, j + 1)) / 2 + dx;
+            if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
+            if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
+            paint_text(cv, FONT_SANS, ipx, m, 160, cx, q.y - L->col_label_h + tok_h + (L->col_label_h - tok_h - hh) / 2,
+                       ALIGN_CENTER, t);
         }
     }
     paint_clip(cv, NULL);
@@ -587,6 +630,9 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (ps->op[0] && L->op[p].w > 0) {
         Rect o = L->op[p];
         int opx = strlen(ps->op) > 3 ? L->px_body : L->px_op, ow, oh;
+        // projector mode: the product's "·", a dot a third of an em wide, twice the size
+        // (at the operators' size it read as a speck beside 50 px numbers)
+        if (v->projector && strcmp(ps->op, "\xC2\xB7") == 0) opx *= 2;
         paint_text_size(cv, FONT_SANS, opx, ps->op, &ow, &oh);
         if (ow > o.w) opx = L->px_body; // a narrow place (the label column beside a stacked vector)
         paint_text_centered(cv, FONT_SANS, opx, THEME.muted, 255, (Rect){o.x, o.y, o.w, o.h}, ps->op);
@@ -660,8 +706,9 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                 CellState cs = cell_state(L, k, p, i, j, e, animate);
                 CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
                               NULL, ps->px_cell};
-                LoopCell lc = v->loop >= 0 ? recipe_loop_cell(tr, v, ps, i, j) : LOOP_DONE;
-                if (lc == LOOP_LATER) {
+                LoopCell lc = recipe_loop_cell(tr, v, ps, i, j);
+                if (v->loop < 0 && lc != LOOP_ABSENT) lc = LOOP_DONE;
+                if (lc == LOOP_LATER || lc == LOOP_ABSENT) { // (not computed yet; a key not in the cache yet)
                     d.show = 0.0f, d.masked = d.nan = false;
                     draw_cell(cv, &d, L->s);
                     continue;

@@ -4,6 +4,7 @@
 // header (name, shapes, formula) | heatmaps in a row with operators between |
 // narration (left) and legend (right).
 #include "layout.h"
+#include "layout_inner.h"
 
 #include "explain.h"
 #include "scene.h"
@@ -36,23 +37,30 @@ int layout_min_number_px(float s)
     return imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * f));
 }
 
-// The smallest number size at scale s: projector mode's floor grows with its scale linearly.
-static int min_number_px(float s, bool projector)
+// The smallest number size in L's cells. Projector mode: LAYOUT_PROJECTOR_MIN_NUMBER_PX
+// × the UI scale, the same part of the height at every resolution (a projected image is
+// as large at 4K as at 720p); the numbers grow from it up to the projector's size where
+// the cells allow.
+int layout_number_floor(const Layout *L)
 {
-    return projector ? imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * s)) : layout_min_number_px(s);
+    if (L->num_s == L->s) return layout_min_number_px(L->s);
+    return imax(LAYOUT_MIN_TEXT_PX, (int)lrintf((float)LAYOUT_PROJECTOR_MIN_NUMBER_PX * L->s));
 }
 
-// fill: the largest number size as a part of the cell's smaller side; min_px: the smallest
-// The size numbers up to m with d decimals get in a w × h cell.
-static int number_px_for(float m, int d, int w, int h, float s, float fill)
+// The size numbers up to m with d decimals get in a w × h cell: up to fill of the cell's
+// smaller side; at the minimum size min_px they may fill half a cell (a 12×12 attention at
+// 1920×1080 has 40 px tall cells: 14 px at the fill, under 16).
+static int number_px_for(float m, int d, int w, int h, float s, float fill, int min_px)
 {
     int max_px = (int)fminf(fill * (float)imin(w, h), 26.0f * s);
+    if (max_px < min_px && 2 * min_px <= imin(w, h)) max_px = min_px;
     int chars = 1 + int_digits(m) + (d > 0 ? d + 1 : 0);
     if (chars < 3) chars = 3; // "NaN"
     int margin = w >= 60 ? w / 8 : 4; // large numbers get some air
     return imin(max_px, (int)((float)(w - margin) / (0.62f * (float)chars)));
 }
 
+// fill: the largest number size as a part of the cell's smaller side; min_px: the smallest
 static void fit_numbers_in(float m, bool integers, int w, int h, float s, float fill, int min_px, int *decimals,
                            int *px)
 {
@@ -60,7 +68,7 @@ static void fit_numbers_in(float m, bool integers, int w, int h, float s, float 
     *decimals = -1;
     *px = 0;
     for (int d = d0; d >= 0; d--) {
-        int fit = number_px_for(m, d, w, h, s, fill);
+        int fit = number_px_for(m, d, w, h, s, fill, min_px);
         if (d == 0 && m < 10.0f && !integers) break; // 0 decimals would print 0.3 as "0": show no numbers
         if (d < 2 && m < 1.0f && !integers) break;   // 1 decimal would print −0.04 as "0.0": show no numbers
         if (fit >= min_px) {
@@ -71,10 +79,10 @@ static void fit_numbers_in(float m, bool integers, int w, int h, float s, float 
     }
 }
 
-int layout_number_px_at_least(float m, int d, int w, int h, float s, float fill, bool projector)
+int layout_number_px_at_least(float m, int d, int w, int h, float s, float fill, int min_px)
 {
-    int px = number_px_for(m, d, w, h, s, fill);
-    return px >= min_number_px(s, projector) ? px : 0;
+    int px = number_px_for(m, d, w, h, s, fill, min_px);
+    return px >= min_px ? px : 0;
 }
 
 void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px)
@@ -94,19 +102,31 @@ static int number_width(const PanelSpec *p, int h, float s, float fill)
     return (int)ceilf(0.62f * (float)chars * px) + 9;
 }
 
-// projector: the numbers' scale is projector mode's (its floor grows with it, linearly)
-static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill, bool projector)
+// min_px: the smallest size (min_number_px); projector: in projector mode
+static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill, int min_px, bool projector)
 {
     float m = p->num_max;
     if (p->mask) m = fmaxf(m, 9.9f); // masked cells print short labels like −1e9
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
-    fit_numbers_in(m, integers, w, h, s, fill, min_number_px(s, projector), &p->decimals, &p->px_cell);
+    fit_numbers_in(m, integers, w, h, s, fill, min_px, &p->decimals, &p->px_cell);
     // (projector mode: its numbers are shown in parts, large; one decimal there rather than none)
     if (!projector && p->two_decimals && p->decimals >= 0 && p->decimals < 2 && m < 100.0f) p->decimals = -1, p->px_cell = 0;
 }
 
 // ---- labels -------------------------------------------------------------------
+
+bool layout_axis_has_tokens(const View *v, AxisKind a)
+{
+    const Lesson *ls = v ? v->lesson : NULL;
+    if (!ls) return false;
+    if (a == AXIS_VOCAB) return ls->vocab != NULL;
+    if (a == AXIS_QUERY) return ls->vocab || ls->q_tokens;
+    if (a == AXIS_KEY) return ls->vocab || ls->k_tokens;
+    return false;
+}
+
+int layout_index_px(const Layout *L) { return imax(LAYOUT_MIN_TEXT_PX, L->px_small * 3 / 4); }
 
 int layout_text_width_est(const char *s, int px)
 {
@@ -133,7 +153,7 @@ int layout_text_width_est(const char *s, int px)
 }
 
 // Width of s drawn at px: measured by the fonts when the view has them.
-static int text_w(const View *v, const char *s, int px)
+int layout_text_w(const View *v, const char *s, int px)
 {
     if (v && v->measure && v->measure->width) return v->measure->width(v->measure->ctx, false, px, s) + 1;
     return layout_text_width_est(s, px);
@@ -145,14 +165,13 @@ static int label_width(const Layout *L, const View *v, const PanelSpec *p)
     if (p->row_axis == AXIS_NONE) return (int)(8 * L->s);
     char b[24];
     int w = 0;
-    bool tokens = v && v->lesson &&
-                  ((p->row_axis == AXIS_QUERY && v->lesson->q_tokens) || (p->row_axis == AXIS_KEY && v->lesson->k_tokens) ||
-                   (v->lesson->vocab && p->row_axis != AXIS_INDEX));
-    if (tokens) {
+    if (layout_axis_has_tokens(v, p->row_axis)) { // the token, then its index (smaller)
         for (int i = 0; i < p->rows; i++)
-            w = imax(w, text_w(v, panel_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
+            w = imax(w, layout_text_w(v, panel_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
+        if (L->token_index)
+            w += (int)lrintf(4 * L->s) + layout_text_w(v, panel_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), layout_index_px(L));
     } else {
-        w = text_w(v, panel_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
+        w = layout_text_w(v, panel_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
     }
     int gap = (int)lrintf(6 * L->s) + 4;
     return imin(imax(w + gap, (int)(16 * L->s)), (int)(170 * L->s));
@@ -222,17 +241,21 @@ static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, i
         }
         col_rows[n_cols] = p->rows, col_n[n_cols] = 1, n_cols++;
         bool labels = !shares_rows(L, i) && p->row_axis != AXIS_NONE;
-        int op = p->op[0] ? (strlen(p->op) > 3 ? imax(opw_long, text_w(v, p->op, L->px_body) + opw / 2) : opw)
+        int op = p->op[0] ? (strlen(p->op) > 3 ? imax(opw_long, layout_text_w(v, p->op, L->px_body) + opw / 2) : opw)
                           : (int)(10 * s);
         fixed += (labels ? label_width(L, v, p) : (int)(8 * s)) + (i > 0 ? op : 0);
         sum_cols += p->cols + (p->row_sums ? 1 : 0);
         if (p->row_sums) fixed += (int)(6 * s) + (int)(10 * s);
     }
     int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
-    return lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)((float)L->cell_cap * L->num_s) * LAYOUT_Q);
+    int64_t c = lmin(lmin(cw, column_cell_h(a.h, n_cols, col_rows, col_n, cap + colh, stack_gap)), (int64_t)((float)L->cell_cap * L->num_s) * LAYOUT_Q);
+    if (!v->projector) return c;
+    // projector mode: the size of its numbers, which cells up to 2.5 × as wide as tall
+    // hold (a bias under its weight: fewer columns, wider cells, larger numbers)
+    return lmin((int64_t)((float)c * L->num_fill), lmin(cw, c * 5 / 2) * 7 / (int64_t)(8 * 0.62f * 6));
 }
 
-static void place_panels(Layout *L, const Trace *tr, const View *v)
+void layout_place_panels(Layout *L, const Trace *tr, const View *v)
 {
     Rect a = L->area;
     // the derivation strip (sub-steps with their numbers) takes its lines off the
@@ -245,21 +268,21 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         int label_w = 0, value_w = 0, n_max = 1;
         char num[32];
         for (int i = 0; i < d.n_lines; i++) {
-            label_w = imax(label_w, text_w(v, d.line[i].label, L->px_small));
+            label_w = imax(label_w, layout_text_w(v, d.line[i].label, L->px_small));
             n_max = imax(n_max, d.line[i].n);
             for (int j = 0; j < d.line[i].n; j++) {
                 scene_derivation_text(&d, i, j, num, sizeof num);
-                value_w = imax(value_w, text_w(v, num, L->px_small));
+                value_w = imax(value_w, layout_text_w(v, num, L->px_small));
             }
         }
-        int need = text_w(v, d.title, L->px_small) + label_w + n_max * (value_w + (int)(10 * L->s)) + (int)(40 * L->s);
+        int need = layout_text_w(v, d.title, L->px_small) + label_w + n_max * (value_w + (int)(10 * L->s)) + (int)(40 * L->s);
         if (strip * 2 > a.h || need > a.w) strip = 0;
     }
     float s = L->s, ns = L->num_s; // ns: the scale of the numbers (projector mode: larger)
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(1.2f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
     int sum_gap = (int)(6 * s), sum_min = (int)(10 * s), stack_gap = (int)(8 * s);
-#define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, text_w(v, (p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
+#define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, layout_text_w(v, (p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
     // vectors go under their parameter only where that gives larger cells (a short
     // weight leaves room below it; a tall one is better beside its bias)
     bool any_stacked = false;
@@ -298,10 +321,13 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             int dec = 0, npx = 0;
             if (c2 < c && L->result_panel >= 0) { // the result must keep its numbers
                 const PanelSpec *rp = &L->spec[L->result_panel];
-                fit_numbers_in(rp->num_max, false, (int)(c2 / LAYOUT_Q), (int)(c2 / LAYOUT_Q), ns,
-                               L->num_fill, min_number_px(ns, ns != s), &dec, &npx);
+                // (projector mode: as wide as its cells may get, 2.5 × their height)
+                int64_t c2w = v->projector ? lmin(cw, c2 * 5 / 2) : c2;
+                fit_numbers_in(rp->num_max, false, (int)(c2w / LAYOUT_Q), (int)(c2 / LAYOUT_Q), ns,
+                               L->num_fill, layout_number_floor(L), &dec, &npx);
             }
-            if (c2 < c && (c2 < (int64_t)(40 * s) * LAYOUT_Q || dec < 0)) {
+            // (projector mode: wherever the result keeps numbers of its minimum size)
+            if (c2 < c && ((c2 < (int64_t)(40 * s) * LAYOUT_Q && !v->projector) || dec < 0)) {
                 strip = 0;
             } else {
                 L->deriv_shrank = c2 < c;
@@ -381,12 +407,12 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
         L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
         p->decimals = -1;
         p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, ns != s);
+        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, layout_number_floor(L), ns != s);
         // projector mode, a panel too large even alone for its numbers at that size:
         // they keep the usual minimum rather than disappear, filling up to half a cell
         // as the projector's numbers may (a 16-row weight alone at 1024×768 has 28 px
         // tall cells: 10 px numbers at the usual fill, under the 12 px minimum)
-        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, L->num_fill, false);
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, L->num_fill, layout_min_number_px(s), false);
         L->sum_decimals[i] = -1;
         L->sum_px[i] = 0;
         if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
@@ -395,7 +421,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
             L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
         }
         if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
-            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, min_number_px(ns, ns != s),
+            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, layout_number_floor(L),
                            &L->sum_decimals[i], &L->sum_px[i]);
             // projector mode, too small for its numbers: the usual minimum, as the cells
             // beside it (a Σ column without numbers is a column of one colour)
@@ -404,81 +430,7 @@ static void place_panels(Layout *L, const Trace *tr, const View *v)
                                &L->sum_decimals[i], &L->sum_px[i]);
         }
     }
-    scene_match_strip_decimals(L, tr, v);
-}
-
-// Projector mode: whether every panel with numbers keeps them (not drawn as an image,
-// numbers not dropped) at the projector's minimum size.
-static bool numbers_fit(const Layout *L)
-{
-    for (int i = 0; i < L->n_panels; i++) {
-        const PanelSpec *p = &L->spec[i];
-        if (L->image[i] || p->decimals < 0) return false;
-        if (p->px_cell < imax(10, (int)lrintf((float)LAYOUT_MIN_NUMBER_PX * L->num_s))) return false; // (the fallback size)
-        // and with the digits they have at the usual size: fewer decimals would shrink
-        // what the numbers say (layout_fit_numbers drops them to make room)
-        float m = p->mask ? fmaxf(p->num_max, 9.9f) : p->num_max;
-        int want = p->mask == p->data ? 0 : m >= 1000.0f ? 0 : m >= 100.0f ? 1 : 2;
-        if (p->decimals < want) return false;
-    }
-    return true;
-}
-
-// The operand columns of L (a panel and the vectors stacked under it), not the result.
-static int operand_columns(const Layout *L)
-{
-    int n = 0;
-    for (int i = 0; i < L->n_panels; i++)
-        if (i != L->result_panel && !(L->spec[i].stacked && i > 0)) n++;
-    return n;
-}
-
-// Keeps one part of L's panels, in their order: with `each`, part k < the number of
-// operand columns is operand column k alone; without, part 0 is every operand. The
-// last part is the result alone.
-static void keep_part(Layout *L, int part, bool each)
-{
-    int n_ops = each ? operand_columns(L) : 1, n = 0, col = -1;
-    bool result_part = part >= n_ops;
-    for (int i = 0; i < L->n_panels; i++) {
-        bool result = i == L->result_panel;
-        if (!result && !(L->spec[i].stacked && i > 0)) col++;
-        bool keep = result_part ? result : !result && (!each || col == part);
-        if (keep) L->spec[n++] = L->spec[i];
-    }
-    L->n_panels = n;
-    L->result_panel = result_part && n > 0 ? 0 : -1;
-}
-
-// Whether part `part` of L (keep_part) keeps its numbers at the projector's size.
-static bool part_fits(const Layout *L, const Trace *tr, const View *v, Layout *trial, int part, bool each)
-{
-    *trial = *L;
-    keep_part(trial, part, each);
-    place_panels(trial, tr, v);
-    return numbers_fit(trial);
-}
-
-// Projector mode, laid out with every panel: when their numbers do not all fit at the
-// projector's size but the result's alone do, the stage is shown in parts rather than
-// shrunk: the operands, then the result; or, when the operands do not fit together
-// either, each operand, then the result. True when L now holds part View.part of them
-// (L->n_parts; to be placed again).
-static bool projector_split(Layout *L, const Trace *tr, const View *v)
-{
-    if (!v->show_values || numbers_fit(L) || L->result_panel < 0 || L->n_panels < 2) return false;
-    Layout *trial = malloc(sizeof *trial);
-    if (!trial) return false;
-    int n_ops = operand_columns(L);
-    bool fits = part_fits(L, tr, v, trial, 1, false); // the result alone
-    bool each = fits && n_ops > 1 && !part_fits(L, tr, v, trial, 0, false);
-    free(trial);
-    if (!fits) return false; // too large even alone: as without projector mode (images, zoom)
-    L->n_parts = each ? n_ops + 1 : 2;
-    L->part = v->part < 0 ? 0 : v->part >= L->n_parts ? L->n_parts - 1 : v->part;
-    keep_part(L, L->part, each);
-    L->split = true;
-    return true;
+    layout_match_strip_decimals(L, tr, v);
 }
 
 int layout_narration_min_px(const Layout *L)
@@ -506,91 +458,6 @@ static int narration_height(const Layout *L, const Trace *tr, const View *v, int
     return lines * lh + pad + L->px_small * 13 / 10 + pad / 2 + 2;
 }
 
-int layout_projector_parts(const Trace *tr, const View *v, int w, int h)
-{
-    if (!v->projector) return 1;
-    Layout *L = malloc(sizeof *L);
-    if (!L) return 1;
-    layout_compute(L, tr, v, w, h);
-    int n = L->split ? L->n_parts : 1;
-    free(L);
-    return n;
-}
-
-// The widest token label of attention t (keys: its keys only) at px.
-static int widest_token(const View *v, const Tensor *t, int px, bool keys)
-{
-    char lb[64];
-    int w = 0;
-    for (int i = 0; i < t->shape[3]; i++) w = imax(w, text_w(v, panel_axis_label(v, AXIS_KEY, i, lb, sizeof lb), px));
-    for (int i = 0; i < t->shape[2] && !keys; i++) w = imax(w, text_w(v, panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb), px));
-    return w;
-}
-
-// The model view's grid in L->area: a square map per layer and head, labels left and above
-// (the layer and head, then the tokens).
-static void place_model_view(Layout *L, const Trace *tr, const View *v)
-{
-    L->n_panels = 0, L->n_groups = 0, L->result_panel = -1;
-    L->mv_layers = L->mv_heads = 0;
-    for (int l = 0; l < TRACE_MAX_LAYERS && l < (tr->n_layers > 1 ? tr->n_layers : 1); l++) {
-        L->mv_stage[l] = -1;
-        for (int s = 0; s < tr->n; s++)
-            if (tr->stages[s].id == STAGE_ATTN && (tr->stages[s].layer == l || (tr->n_layers <= 1 && l == 0))) L->mv_stage[l] = s;
-        if (L->mv_stage[l] < 0) return; // (every layer has attn)
-        L->mv_layers = l + 1;
-    }
-    L->mv_heads = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
-    const Tensor *t = &tr->stages[L->mv_stage[0]].t;
-    const int n_tok = imax(t->shape[2], t->shape[3]), tw = imin(widest_token(v, t, L->px_small, false), (int)(80 * L->s));
-    const int gap = imax(2, (int)(10 * L->s)), lh = (int)(L->px_small * 1.6f), th = L->px_small * 14 / 10;
-    const int lw = (int)(90 * L->s) + tw + gap;
-    const Rect a = L->area;
-    int side = imin((a.w - lw - gap * L->mv_heads) / L->mv_heads, (a.h - lh - th - gap * L->mv_layers) / L->mv_layers);
-    side = imax(side, 4);
-    // the token labels: as large as a row is high (at most px_small; from 8 px every k-th,
-    // a key's label no wider than its columns)
-    const int pitch = imax(side / imax(n_tok, 1), 1);
-    L->mv_tok_px = imin(L->px_small, imax(8, pitch * 9 / 10));
-    L->mv_tok_step = imax((L->mv_tok_px * 11 / 10 + pitch - 1) / pitch, (widest_token(v, t, L->mv_tok_px, true) + pitch - 1) / pitch);
-    L->mv_tok_step = imax(L->mv_tok_step, 1);
-    const int gw = lw + L->mv_heads * (side + gap), gh = lh + th + L->mv_layers * (side + gap);
-    const int x0 = a.x + imax(0, (a.w - gw) / 2), y0 = a.y + imax(0, (a.h - gh) / 2);
-    for (int h = 0; h < L->mv_heads; h++) L->mv_col_label[h] = (Rect){x0 + lw + h * (side + gap), y0, side, lh};
-    for (int l = 0; l < L->mv_layers; l++) {
-        const int y = y0 + lh + th + l * (side + gap);
-        L->mv_row_label[l] = (Rect){x0, y, lw - tw - 2 * gap, side};
-        for (int h = 0; h < L->mv_heads; h++) L->mv_map[l][h] = (Rect){x0 + lw + h * (side + gap), y, side, side};
-    }
-}
-
-// The head view in L->area: the query tokens in a column at the left third, the keys at
-// the right third, a row each (at most the area's height: the rows shrink to 3 px).
-static void place_head_view(Layout *L, const Trace *tr, const View *v)
-{
-    L->n_panels = 0, L->n_groups = 0, L->result_panel = -1;
-    L->hv_stage = trace_find_near(tr, v->stage, "attn");
-    if (L->hv_stage < 0) // (the model's own stages: the first layer's)
-        for (int s = 0; s < tr->n && L->hv_stage < 0; s++)
-            if (tr->stages[s].id == STAGE_ATTN) L->hv_stage = s;
-    if (L->hv_stage < 0) return;
-    const Tensor *t = &tr->stages[L->hv_stage].t;
-    L->hv_layer = tr->stages[L->hv_stage].layer > 0 ? tr->stages[L->hv_stage].layer : 0;
-    L->hv_n = t->shape[2];
-    const Rect a = L->area;
-    L->hv_dy = imax(3, imin((int)(34 * L->s), (a.h - L->col_label_h) / imax(1, imax(t->shape[2], t->shape[3]))));
-    L->hv_y0 = a.y + L->col_label_h + L->hv_dy / 2;
-    L->hv_xq = a.x + a.w / 3, L->hv_xk = a.x + a.w * 2 / 3;
-}
-
-bool layout_hit_model_view(const Layout *L, int x, int y, int *layer, int *head)
-{
-    for (int l = 0; l < L->mv_layers; l++)
-        for (int h = 0; h < L->mv_heads; h++)
-            if (rect_contains(L->mv_map[l][h], x, y)) return *layer = l, *head = h, true;
-    return false;
-}
-
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
 {
     memset(L, 0, sizeof *L);
@@ -602,6 +469,9 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->num_s = v->projector ? s * (float)LAYOUT_PROJECTOR_NUMBER_PX / (float)LAYOUT_MIN_NUMBER_PX : s;
     L->num_fill = v->projector ? LAYOUT_PROJECTOR_NUMBER_FILL : LAYOUT_NUMBER_FILL;
     L->cell_cap = v->print ? 2 * LAYOUT_MAX_CELL : LAYOUT_MAX_CELL; // printed: cells fill the page's width
+    // (below 1280×720 the index's width and line took the last pixels of the tiny LM's
+    // FFN cells, drawn as an image at 800×600)
+    L->token_index = s >= 1.0f;
     // no text under 12 px (LAYOUT_MIN_TEXT_PX) on small screens: 800×600 scales by 0.625
     L->px_title = imax(even(24 * s), LAYOUT_MIN_TEXT_PX + 2);
     L->px_body = imax(even(20 * s), LAYOUT_MIN_TEXT_PX);
@@ -652,7 +522,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         char sample[160]; // the widest its label gets: "trained: step 000000 of 000000 (checkpoint 00 of 00)"
         const char *args[] = {"000000", "0.000", "00", "00", "000000"};
         i18n_fmt(sample, sizeof sample, v->lang, "ui.checkpoint_final", 5, args);
-        const int cw = imin(imax((int)(300 * s), text_w(v, sample, L->px_small) + (int)(20 * s)), L->header.w / 2);
+        const int cw = imin(imax((int)(300 * s), layout_text_w(v, sample, L->px_small) + (int)(20 * s)), L->header.w / 2);
         L->curve = (Rect){L->header.x + L->header.w - cw, hy, cw, L->header.h};
         L->header.w -= cw + gap;
     }
@@ -683,6 +553,11 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     int ay = L->header.y + L->header.h + gap;
     L->area = (Rect){m, ay, w - 2 * m, imax(0, by - gap - ay)};
     L->col_label_h = (int)(L->px_small * 1.3f);
+    for (int i = 0; i < L->n_panels && L->token_index; i++) // a token axis: a second line, the index
+        if (layout_axis_has_tokens(v, L->spec[i].col_axis)) {
+            L->col_label_h += layout_index_px(L) * 6 / 5;
+            break;
+        }
     if (!v->print && !v->model_view && v->stage >= 0 && v->stage < tr->n && tr->stages[v->stage].id == STAGE_PROBS &&
         tr->vocab_size > 0 && !(v->study && v->hide_result)) { // the bar chart of the next token, right
         const int bw = imin(imax((int)(260 * s), L->area.w / 4), L->area.w / 2);
@@ -690,23 +565,26 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         L->area.w -= bw + gap;
     }
     if (v->model_view) {
-        place_model_view(L, tr, v);
+        layout_place_model_view(L, tr, v);
         return;
     }
     if (v->head_view) {
-        place_head_view(L, tr, v);
+        layout_place_head_view(L, tr, v);
         return;
     }
-    place_panels(L, tr, v);
-    if (v->projector || v->print_split) scene_mark_strip_decimals(L, tr, v); // (kept by a split's parts)
-    if (v->projector && projector_split(L, tr, v)) {
-        place_panels(L, tr, v);
+    layout_place_panels(L, tr, v);
+    if (v->projector || v->print_split) layout_mark_strip_decimals(L, tr, v); // (kept by a split's parts)
+    if (v->projector && layout_projector_split(L, tr, v)) {
+        layout_place_panels(L, tr, v);
+        layout_scale_operators(L);
+    } else if (v->projector) {
+        layout_scale_operators(L);
     } else if (v->print_split && L->result_panel >= 0 && L->n_panels >= 2) { // the page: operands above the result
         L->n_parts = 2;
         L->part = v->part <= 0 ? 0 : 1;
-        keep_part(L, L->part, false);
+        layout_keep_part(L, L->part, false);
         L->split = true;
-        place_panels(L, tr, v);
+        layout_place_panels(L, tr, v);
     }
     scene_note_rounding(L, tr, v);
 }

@@ -52,6 +52,11 @@ bool layout_zoom_at(View *v, const Layout *L, int x, int y, float factor);
 bool layout_pan(View *v, const Layout *L, int dx, int dy);
 // The largest useful zoom of panel p (its cells then are about 100 px × UI scale).
 float layout_max_zoom(const Layout *L, int p);
+// Whether axis a of v's lesson is labelled with tokens (its query / key tokens, a language
+// model's text or vocabulary): its rows and columns then carry the index too, at
+// layout_index_px, so "row 8, key 3" in a narration is found on screen.
+bool layout_axis_has_tokens(const View *v, AxisKind a);
+int layout_index_px(const Layout *L);
 // A generous estimate of the width of s drawn at px (DejaVu Sans metrics; CJK
 // full width). Layout uses it for label columns; the renderer ellipsizes the rare
 // label that is wider still.
@@ -61,8 +66,8 @@ int layout_text_width_est(const char *s, int px);
 // below LAYOUT_MIN_NUMBER_PX · s. integers: the values are whole numbers (0/1 mask).
 void layout_fit_numbers(float m, bool integers, int w, int h, float s, int *decimals, int *px);
 // The size of numbers up to m with d decimals in a w × h cell at numbers' scale s (fill:
-// their largest part of the cell); 0 when that is under the minimum (projector mode's).
-int layout_number_px_at_least(float m, int d, int w, int h, float s, float fill, bool projector);
+// their largest part of the cell); 0 when that is under min_px (layout_number_floor).
+int layout_number_px_at_least(float m, int d, int w, int h, float s, float fill, int min_px);
 // The smallest numbers in cells at UI scale s (outside projector mode): 13 px at
 // 1280×720 (LAYOUT_MIN_NUMBER_PX), with the UI below it (at least 10 px), at half its
 // rate above it (16 px at 1920×1080).

@@ -20,6 +20,7 @@
 #define LAYOUT_MIN_NUMBER_PX 13   // numbers in cells are never smaller (× UI scale, at least 12 px)
 #define LAYOUT_MIN_TEXT_PX 12     // no text is smaller, at any window size (800×600 included)
 #define LAYOUT_PROJECTOR_NUMBER_PX 35 // projector mode (View.projector): × UI scale (28 px at 1024×768)
+#define LAYOUT_PROJECTOR_MIN_NUMBER_PX 15 // and never smaller than this × UI scale: a stage is split below it
 #define LAYOUT_NUMBER_FILL 0.36f    // numbers in cells at most this part of the cell's smaller side
 #define LAYOUT_PROJECTOR_NUMBER_FILL 0.5f // in projector mode: 35 px in a 70 px cell (5 rows fit at 16:9)
 #define LAYOUT_MAX_CELL 76           // cells are at most this large (px × the numbers' scale)
@@ -112,6 +113,8 @@ typedef struct Layout {
     int cell_cap;                // cells at most this × num_s px (LAYOUT_MAX_CELL; printed: twice that)
     bool split;                  // projector mode: the stage shows one part of its panels (part)
     int part, n_parts;           // which of n_parts: operands (together or one by one), the result last
+    bool token_index;            // token axes show each row's and column's index beside its token
+                                 // (from 1280×720 up; below, the room goes to the cells)
     int px_title, px_body, px_small, px_formula, px_op, px_help;
     Rect timeline;
     int n_steps;

@@ -175,12 +175,18 @@ bool recipe_derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
 // How many steps stage s's loop has: 0 when it is not in one (steps "decode" and "flash").
 int recipe_loop_steps(const Trace *tr, int stage);
 // Where cell (row, col) of panel ps stands at v's step v->loop: computed before it, at this
-// step, not yet, or (a window's cache) dropped again. LOOP_DONE when v->loop < 0.
-typedef enum LoopCell { LOOP_DONE, LOOP_NOW, LOOP_LATER, LOOP_GONE } LoopCell;
+// step, not yet, or (a window's cache) dropped again. LOOP_DONE when v->loop < 0, except
+// LOOP_ABSENT: a decoding step's score or weight for a key not in the cache yet at that
+// step (col > row), with or without a step shown: drawn empty, as a later step, not as a
+// masked −∞ key (one the cache holds but the mask hides).
+typedef enum LoopCell { LOOP_DONE, LOOP_NOW, LOOP_LATER, LOOP_GONE, LOOP_ABSENT } LoopCell;
 LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, int row, int col);
 // What happens at step v->loop, in v's language ("" when none): the keys a decoding step
 // reads and the cache slot it writes; the tile's queries and keys and what is in fast memory.
 void recipe_loop_text(const Trace *tr, const View *v, char *out, size_t n);
+// The narration's first sentence at step v->loop ("" when none): a decoding step's query,
+// how many cached keys it reads and the one it weighs most; a tile's queries and keys.
+void recipe_loop_narration(const Trace *tr, const View *v, char *out, size_t n);
 
 // ---- names and symbols (stages.h's table, as formulas write them) ---------------------
 // How stage s and its parameters are written (stages.h's table).

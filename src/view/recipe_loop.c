@@ -9,6 +9,7 @@
 
 #include "attention.h"
 #include "i18n.h"
+#include "layout.h"
 
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
@@ -429,6 +430,9 @@ static LoopCell order(int idx, int now) { return idx < now ? LOOP_DONE : idx == 
 
 LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, int row, int col)
 {
+    const StageId pid = ps->stage >= 0 && ps->stage < tr->n ? tr->stages[ps->stage].id : STAGE_INPUT;
+    if (!ps->is_weight && (pid == STAGE_DECODE_SCORES || pid == STAGE_DECODE_ATTN) && (ps->transposed ? row > col : col > row))
+        return LOOP_ABSENT; // step t's cache holds keys 0 … t
     if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE;
     const int r = ps->transposed ? col : row, c = ps->transposed ? row : col, k = v->loop;
     const StageId id = tr->stages[ps->stage].id;
@@ -482,28 +486,30 @@ void recipe_loop_text(const Trace *tr, const View *v, char *out, size_t n)
     int steps = recipe_loop_steps(tr, v->stage);
     if (v->loop < 0 || v->loop >= steps) return;
     const int k = v->loop;
-    char a[16], b[16], c[16], d[16], e[16], f[16], g[16], keys[96], rep[64] = "";
-    snprintf(a, sizeof a, "%d", k), snprintf(b, sizeof b, "%d", steps);
+    char a[16], b[16], c[16], d[16], e[16], f[16], g[16], t[16], keys[96], rep[64] = "";
+    // steps and tiles count from 1, as the step bar does ("step 3 of 6"); tokens, keys
+    // and queries keep their indices, as the axes label them
+    snprintf(a, sizeof a, "%d", k + 1), snprintf(b, sizeof b, "%d", steps), snprintf(t, sizeof t, "%d", k);
     if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) {
         keys_read(tr, v->batch, k, keys, sizeof keys);
         if (tr->mask_kind != MASK_SLIDING) {
             snprintf(c, sizeof c, "%d", k + 1);
-            const char *args[] = {a, b, c, keys};
-            i18n_fmt(out, n, v->lang, "loop.decode", 4, args);
+            const char *args[] = {a, b, c, keys, "", "", t};
+            i18n_fmt(out, n, v->lang, "loop.decode", 7, args);
             return;
         }
         // the rolling buffer: S sink slots, then W slots reused in turn
         const int S = tr->sink_tokens, W = tr->window;
         int slot = k < S ? k : S + (k - S) % W, gone = k - W >= S ? k - W : -1;
-        snprintf(c, sizeof c, "%d", slot), snprintf(d, sizeof d, "%d", S + W);
+        snprintf(c, sizeof c, "%d", slot + 1), snprintf(d, sizeof d, "%d", S + W); // (slot 1 of S + W)
         if (gone >= 0) {
             snprintf(e, sizeof e, "%d", gone);
             const char *ra[] = {e};
             rep[0] = ' '; // (the language file trims a value's leading space)
             i18n_fmt(rep + 1, sizeof rep - 1, v->lang, "loop.replaces", 1, ra);
         }
-        const char *args[] = {a, b, c, keys, d, rep};
-        i18n_fmt(out, n, v->lang, "loop.decode_slot", 6, args);
+        const char *args[] = {a, b, c, keys, d, rep, t};
+        i18n_fmt(out, n, v->lang, "loop.decode_slot", 7, args);
         return;
     }
     const int bq = tr->flash_block_q, bk = tr->flash_block_k, nkb = flash_key_blocks(tr);
@@ -513,4 +519,42 @@ void recipe_loop_text(const Trace *tr, const View *v, char *out, size_t n)
     snprintf(g, sizeof g, "%d", imin(q0 + bq, tr->len_q) - q0);
     const char *args[] = {a, b, c, d, e, f, g};
     i18n_fmt(out, n, v->lang, k % nkb == nkb - 1 ? "loop.flash_last" : "loop.flash", 7, args);
+}
+
+void recipe_loop_narration(const Trace *tr, const View *v, char *out, size_t n)
+{
+    out[0] = '\0';
+    const int steps = recipe_loop_steps(tr, v->stage), k = v->loop;
+    if (k < 0 || k >= steps) return;
+    char a[16], b[16], c[16], d[16], e[16], f[16], tq[48] = "", tk[48] = "", w[24], lb[24];
+    snprintf(a, sizeof a, "%d", k + 1), snprintf(b, sizeof b, "%d", steps);
+    if (STAGE_INFO[tr->stages[v->stage].id].step != STEP_DECODE) { // a tile: its queries and keys
+        const int bq = tr->flash_block_q, bk = tr->flash_block_k, nkb = flash_key_blocks(tr);
+        const int q0 = k / nkb * bq, k0 = k % nkb * bk;
+        snprintf(c, sizeof c, "%d", q0), snprintf(d, sizeof d, "%d", imin(q0 + bq, tr->len_q) - 1);
+        snprintf(e, sizeof e, "%d", k0), snprintf(f, sizeof f, "%d", imin(k0 + bk, tr->len_k) - 1);
+        const char *args[] = {a, b, c, d, e, f};
+        i18n_fmt(out, n, v->lang, "loop.narr_flash", 6, args);
+        return;
+    }
+    // step t = k: the weights q_t gives the cached keys (decode_attn, the head on screen)
+    const int s = trace_find_near(tr, v->stage, "decode_attn");
+    if (s < 0) return;
+    const Tensor *t = &tr->stages[s].t;
+    if (t->rank != 4 || k >= t->shape[2]) return;
+    const int bb = imin(imax(v->batch, 0), t->shape[0] - 1), h = imin(imax(v->head, 0), t->shape[1] - 1);
+    const float *row = t->data + (((size_t)bb * t->shape[1] + h) * t->shape[2] + k) * t->shape[3];
+    int best = 0, read = 0;
+    for (int j = 0; j <= k && j < t->shape[3]; j++) {
+        read += decode_reads(tr, bb, k, j);
+        if (row[j] > row[best]) best = j;
+    }
+    const char *lq = panel_axis_label(v, AXIS_QUERY, k, lb, sizeof lb);
+    if (layout_axis_has_tokens(v, AXIS_QUERY)) snprintf(tq, sizeof tq, " (\u201C%s\u201D)", lq);
+    const char *lk = panel_axis_label(v, AXIS_KEY, best, lb, sizeof lb);
+    if (layout_axis_has_tokens(v, AXIS_KEY)) snprintf(tk, sizeof tk, " (\u201C%s\u201D)", lk);
+    snprintf(c, sizeof c, "%d", k), snprintf(d, sizeof d, "%d", read), snprintf(e, sizeof e, "%d", best);
+    snprintf(w, sizeof w, "%.2f", (double)row[best]);
+    const char *args[] = {a, b, c, tq, d, w, e, tk};
+    i18n_fmt(out, n, v->lang, "loop.narr_decode", 8, args);
 }

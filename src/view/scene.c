@@ -14,7 +14,6 @@
 #include "edit.h"
 #include "i18n.h"
 #include "story.h"
-#include "layout.h"
 #include "trace_ops.h"
 
 
@@ -254,7 +253,8 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
             for (int c = 0; c < p->cols; c++) {
                 if ((p->mask && p->mask[(size_t)rr * (size_t)p->cols + (size_t)c] == 0.0f) ||
                     (p->neg_inf_masked && isinf(panel_value(p, rr, c)) && panel_value(p, rr, c) < 0)) {
-                    p->any_masked = true;
+                    // (a key not in the decoding cache yet is drawn empty, not masked)
+                    p->any_masked |= recipe_loop_cell(tr, v, p, rr, c) != LOOP_ABSENT;
                     continue;
                 }
                 if (nan_possible && isnan(panel_value(p, rr, c))) p->any_nan = true;
@@ -540,6 +540,12 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     }
     const Lesson *ls = narration_lesson(v);
     const char *text = ls ? lesson_stage_text(ls, tr, v->stage, v->lang) : NULL;
+    char lead[240]; // one step of a loop: the narration starts with that step's numbers
+    recipe_loop_narration(tr, v, lead, sizeof lead);
+    if (text && lead[0]) {
+        snprintf(buf, n, "%s %s", lead, text);
+        return buf;
+    }
     if (text) return text;
     char key[64], a[16], b[16], c[16], d[16], e[16], f[16];
     snprintf(key, sizeof key, "narr.%s%s", STAGE_INFO[st->id].name, narration_variant(tr, v->stage));
@@ -555,12 +561,14 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
                                 : tr->n_heads / (tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads));
     snprintf(f, sizeof f, "%d", tr->sink_tokens); // {6}: StreamingLLM's kept first tokens
     const char *args[] = {a, b, c, d, e, f};
+    size_t len = 0;
+    if (lead[0]) len = (size_t)snprintf(buf, n, "%s ", lead), len = len < n ? len : n;
     if (v->lesson && v->lesson->other_weights && !v->edited) { // a checkpoint of training: its numbers first
         char generic[LESSON_MAX_TEXT];
         i18n_fmt(generic, sizeof generic, v->lang, key, 6, args);
         return story_checkpoint(tr, v, v->ckpt_prev, generic, buf, n);
     }
-    i18n_fmt(buf, n, v->lang, key, 6, args);
+    i18n_fmt(buf + len, n - len, v->lang, key, 6, args);
     return buf;
 }
 
@@ -795,36 +803,6 @@ int scene_strip_line_panel(const Layout *L, const Derivation *d, int i)
         if (same) return p;
     }
     return -1;
-}
-
-static void mark_strip_decimals(Layout *L, const Derivation *d)
-{
-    for (int i = 0; i < d->n_lines; i++) {
-        int p = scene_strip_line_panel(L, d, i);
-        if (p >= 0 && L->spec[p].strip_dec < d->line[i].dec) L->spec[p].strip_dec = d->line[i].dec;
-    }
-}
-
-void scene_mark_strip_decimals(Layout *L, const Trace *tr, const View *v)
-{
-    Derivation d;
-    if (!v->hide_result && scene_derivation(L, tr, v, scene_derivation_row(L, tr, v), 0, &d)) mark_strip_decimals(L, &d);
-}
-
-void scene_match_strip_decimals(Layout *L, const Trace *tr, const View *v)
-{
-    Derivation d;
-    if (scene_strip(L, tr, v, &d)) mark_strip_decimals(L, &d);
-    float ns = L->num_s;
-    bool projector = ns != L->s;
-    for (int p = 0; p < L->n_panels; p++) {
-        PanelSpec *ps = &L->spec[p];
-        if (L->image[p] || ps->decimals < 0 || ps->decimals >= ps->strip_dec) continue;
-        int w = L->cell_wq[p] / LAYOUT_Q, h = L->cell_hq[p] / LAYOUT_Q;
-        float m = ps->mask ? fmaxf(ps->num_max, 9.9f) : ps->num_max;
-        int px = layout_number_px_at_least(m, ps->strip_dec, w, h, ns, L->num_fill, projector);
-        if (px > 0) ps->decimals = ps->strip_dec, ps->px_cell = ps->px_cell < px ? ps->px_cell : px;
-    }
 }
 
 static void note_add(Layout *L, const char *note)

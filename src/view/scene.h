@@ -70,15 +70,6 @@ void scene_derivation_text(const Derivation *d, int i, int j, char *buf, size_t 
 // within half a unit of its last digit); why (may be NULL) names the first that does not.
 bool scene_derivation_adds_up(const Derivation *d, char *why, size_t n);
 
-// One value, one rounding (called by layout_compute once the numbers are sized): a panel
-// whose numbers the shown strip writes out (its input row, a q or k row, the result)
-// shows them with the strip's decimals where they fit at the minimum size (the scores'
-// cells wrote 0.9 beside the strip's 0.85).
-void scene_match_strip_decimals(Layout *L, const Trace *tr, const View *v);
-// Before a stage is split into parts (the page, projector mode): marks the panels the
-// strip writes out, so each part's cells keep the strip's decimals (the strip is under
-// the result's part; the operands' part has none of its own).
-void scene_mark_strip_decimals(Layout *L, const Trace *tr, const View *v);
 // The panel whose numbers line i of strip d writes out (its input row, a q or k row, the
 // result), or -1.
 int scene_strip_line_panel(const Layout *L, const Derivation *d, int i);
