@@ -121,7 +121,7 @@ for k, st in enumerate(stages, 2):
         continue
     qs = re.split(r"(?:^| )(\d+)\. ", t[t.index(head_q):].rsplit(" — ", 1)[0])[1:]
     for no, q in zip(qs[0::2], qs[1::2]):
-        asked.append((int(no), two in q))
+        asked.append((int(no), two.replace(" ", "") in q.replace(" ", ""))) # (a line break may fall inside it)
         hs = [int(x or y) for x, y in re.findall(Hd, q)] if lang == "zh" else [int(x) for x in re.findall(Hd, q)]
         bs = [int(x) for x in re.findall(B, q)]
         kv = h * st["shape"][1] // H if len(st["shape"]) == 4 and st["shape"][1] < H else h
