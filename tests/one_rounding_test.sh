@@ -49,8 +49,9 @@ for f in desc["frames"]:
     if res and st and res[0]["number_px"] > 0 and f["stage"].split(".")[-1] == "attn" and len(st["shape"]) == 4 \
             and res[0]["shape"] == st["shape"][2:]:
         L, K, d = st["shape"][2], st["shape"][3], res[0]["decimals"]
+        o = (desc["batch"] * st["shape"][1] + f.get("head", 0)) * L * K  # the slice the frame shows
         for r in range(L):
-            row = [x for x in st["data"][r * K:(r + 1) * K]]
+            row = [x for x in st["data"][o + r * K:o + (r + 1) * K]]
             if any(isinstance(x, str) for x in row):
                 continue
             shown = sum(round(x, d) for x in row)

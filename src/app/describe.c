@@ -51,7 +51,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     for (int i = 0; i < L.n_steps; i++)
         if (L.step_id[i] == st->step) step = i + 1;
     char buf[600], alt[2048];
-    fprintf(f, "\"stage\": \"%s\", \"step\": %d, ", st->name, step);
+    fprintf(f, "\"stage\": \"%s\", \"step\": %d, \"head\": %d, ", st->name, step, v->head);
     if (L.split) fprintf(f, "\"part\": %d, \"parts\": %d, ", L.part, L.n_parts); // projector mode: one part shown
     if (v->loop >= 0) fprintf(f, "\"loop\": %d, \"loop_steps\": %d, ", v->loop, recipe_loop_steps(tr, v->stage));
     if (v->head_view) { // the head view's formula and alt text
