@@ -60,7 +60,7 @@ static int run(Args *a)
         return finish_stdout(cli_quiz(o->lesson_path, &a->edits, o->lang, a->seed, stdout, stderr), "--quiz");
     case CMD_DESCRIBE:
         return finish_stdout(describe_run(o->lesson_path, o->font_path, &a->edits, (Lang)o->lang, a->ex.batch, a->ex.head,
-                                          a->ex.loop, o->width, o->height, o->projector, o->model_view ? 1 : o->head_view ? 2 : 0, stdout,
+                                          a->ex.loop, o->width, o->height, o->projector, o->presenter ? DESCRIBE_PRESENTER : o->model_view ? 1 : o->head_view ? 2 : 0, stdout,
                                           stderr),
                              "--describe");
     case CMD_HANDOUT: {
