@@ -1372,22 +1372,26 @@ static void test_presenter_copy(void **state)
 }
 
 // One display: the audience and presenter windows side by side, never overlapping,
-// inside the screen (issue 23: both opened 1280x720 at the same place).
+// inside the screen (issue 23: both opened 1280x720 at the same place); from 1280 px
+// wide the audience window keeps 800 px or more and its height (issue 35: 640x360 on
+// 1280x720, the presenter window 8 px off the screen), the presenter's at least 440.
 static void test_presenter_place(void **state)
 {
     (void)state;
-    static const int screens[][2] = {{3840, 2160}, {2560, 1440}, {1920, 1080}, {1366, 768}, {1280, 800}, {1024, 768}};
+    static const int screens[][2] = {{3840, 2160}, {2560, 1440}, {1920, 1080}, {1366, 768}, {1280, 800},
+                                     {1280, 720}, {1024, 768}};
     static const int wins[][2] = {{1280, 720}, {1024, 768}, {1920, 1080}, {800, 600}};
     for (size_t i = 0; i < sizeof screens / sizeof screens[0]; i++)
         for (size_t k = 0; k < sizeof wins / sizeof wins[0]; k++) {
             int sw = screens[i][0], sh = screens[i][1], aw = wins[k][0], ah = wins[k][1];
             PresenterPlace pl = presenter_place(sw, sh, aw, ah, aw, ah);
             if (pl.ax + pl.aw > pl.px || pl.ax < 0 || pl.px + pl.pw > sw || pl.ay < 0 || pl.py < 0 ||
-                pl.ay + pl.ah > sh || pl.py + pl.ph > sh || pl.pw < 320 || pl.aw < 320)
+                pl.ay + pl.ah > sh || pl.py + pl.ph > sh || pl.pw < 320 || pl.aw < 320 ||
+                (sw >= 1280 && (pl.pw < PRESENTER_MIN_W || pl.aw < PRESENTER_AUDIENCE_MIN_W)))
                 fail_msg("screen %dx%d, windows %dx%d: audience %d,%d %dx%d, presenter %d,%d %dx%d", sw, sh, aw, ah,
                          pl.ax, pl.ay, pl.aw, pl.ah, pl.px, pl.py, pl.pw, pl.ph);
-            if (aw * 2 + 8 <= sw) assert_true(pl.aw == aw && pl.pw == aw); // room for both: as they are
-            if (pl.aw != aw) assert_true(abs(pl.aw * ah - pl.ah * aw) <= aw); // smaller, its shape kept
+            if (aw + 8 + PRESENTER_MIN_W <= sw) assert_true(pl.aw == aw && pl.ah == (ah < sh ? ah : sh)); // as it is
+            if (ah <= sh) assert_int_equal(pl.ah, ah); // narrower, never lower
         }
 }
 
