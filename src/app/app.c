@@ -241,6 +241,66 @@ static void watch_session(App *a)
     }
 }
 
+// Ctrl+S (and S when quitting asks): the edited lesson saved as a new file; its path
+// on stdout and in a toast. False (said in a toast and on stderr) when it was not.
+static bool save_lesson(App *a)
+{
+    char dir[1200], path[1400];
+    lab_save_dir(dir, sizeof dir);
+    if (!lab_save(&a->lab, a->session, dir, path, sizeof path)) {
+        cli_error(stderr, "attnviz: %s", path);
+        app_toast(a, "app.lesson_save_failed", path);
+        a->toast_left = ERROR_TOAST_SECONDS;
+        return false;
+    }
+    app_toast(a, "app.lesson_saved", path);
+    printf("%s\n", path);
+    fflush(stdout);
+    if (app_on_saved) app_on_saved(path);
+    a->saved_session = a->session, a->saved_version = a->session->version;
+    return true;
+}
+
+// Whether the lesson on screen has edits that were not saved since it was opened.
+static bool unsaved_edits(const App *a)
+{
+    return session_edited(a->session) && !(a->saved_session == a->session && a->saved_version == a->session->version);
+}
+
+// Q, Ctrl+Q, closing the window: quits, or first asks (save / discard / stay) when the
+// edits would be lost. Asked already (a second close, a second Ctrl+C): quits.
+static void request_quit(App *a)
+{
+    if (a->quit_ask || a->opt->browser || !unsaved_edits(a)) {
+        a->quit = true;
+        return;
+    }
+    a->quit_ask = true;
+    a->ov.help = false, a->export_choose = false;
+    char n[16];
+    snprintf(n, sizeof n, "%d", a->session->log.applied);
+    const char *args[] = {n};
+    i18n_fmt(a->toast, sizeof a->toast, a->v.lang, a->session->log.applied == 1 ? "app.quit_ask1" : "app.quit_ask", 1, args);
+    a->toast_left = QUIT_ASK_SECONDS;
+}
+
+// Esc: out of fullscreen, else what is open closes (the modes before took theirs: the
+// help, E's choice, the lab's typing and selection, the text box, the picker); it never
+// quits, and says how to. (The page: the browser takes Esc for its own fullscreen.)
+static void escape(App *a)
+{
+    if (a->opt->browser) return;
+    if (SDL_GetWindowFlags(a->win) & SDL_WINDOW_FULLSCREEN) {
+        SDL_SetWindowFullscreen(a->win, 0);
+        return;
+    }
+    if (a->toast_left > 0.0) { // a notice: gone
+        a->toast_left = 0.0;
+        return;
+    }
+    app_toast(a, "app.esc_no_quit", NULL);
+}
+
 // Before the lab handles an event: which stage is on screen, by name.
 static void lab_begin(App *a)
 {
@@ -256,18 +316,7 @@ static void lab_after(App *a)
     if (lab_take_edit_start(&a->lab)) playback_start_edit(&a->pb); // the playback keeps every clock
     if (a->lab.save_requested) {
         a->lab.save_requested = false;
-        char dir[1200], path[1400];
-        lab_save_dir(dir, sizeof dir);
-        if (lab_save(&a->lab, a->session, dir, path, sizeof path)) {
-            app_toast(a, "app.lesson_saved", path);
-            printf("%s\n", path);
-            fflush(stdout);
-            if (app_on_saved) app_on_saved(path);
-        } else {
-            cli_error(stderr, "attnviz: %s", path);
-            app_toast(a, "app.lesson_save_failed", path);
-            a->toast_left = ERROR_TOAST_SECONDS;
-        }
+        save_lesson(a);
     }
     bool error = false;
     const char *m = lab_take_message(&a->lab, &error);
@@ -469,9 +518,8 @@ static void step_loop(App *a, int dir)
 static void key_action(App *a, KeyAction act, SDL_Keycode sym)
 {
     switch (act) {
-    case KEY_ACT_QUIT: // (the page: Esc leaves the browser's fullscreen, never the session; Q ends it)
-        if (!(a->opt->browser && sym == SDLK_ESCAPE)) a->quit = true;
-        break;
+    case KEY_ACT_QUIT: request_quit(a); break;
+    case KEY_ACT_ESCAPE: escape(a); break;
     case KEY_ACT_NEXT: step_forward(a); break;
     case KEY_ACT_PREV: step_back(a); break;
     case KEY_ACT_PROJECTOR: toggle_projector(a); break;
@@ -638,6 +686,20 @@ static bool mode_lab(App *a, const SDL_KeyboardEvent *k, KeyAction act)
     return true;
 }
 
+// Quitting asked (request_quit): S saves and quits (stays when the save fails), D
+// discards the edits and quits, Esc (or N, C) stays; nothing else happens meanwhile.
+static bool mode_quit_ask(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)act;
+    if (!a->quit_ask) return false;
+    SDL_Keycode sym = k->keysym.sym;
+    if (sym == SDLK_s || sym == SDLK_d || sym == SDLK_ESCAPE || sym == SDLK_n || sym == SDLK_c) {
+        a->quit_ask = false, a->toast_left = 0.0;
+        if (sym == SDLK_d || (sym == SDLK_s && save_lesson(a))) a->quit = true;
+    }
+    return true;
+}
+
 typedef bool (*KeyMode)(App *a, const SDL_KeyboardEvent *k, KeyAction act);
 // The text box (I) takes every key while it is open.
 static bool mode_text(App *a, const SDL_KeyboardEvent *k, KeyAction act)
@@ -646,7 +708,7 @@ static bool mode_text(App *a, const SDL_KeyboardEvent *k, KeyAction act)
     return app_text_key(a, k);
 }
 
-static const KeyMode KEY_MODES[] = {mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,
+static const KeyMode KEY_MODES[] = {mode_quit_ask, mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,
                                     mode_study, mode_enter_study, mode_lab};
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
@@ -709,11 +771,14 @@ static void handle_event(App *a, const SDL_Event *e)
         if (presenter_event(a->pres, e)) presenter_destroy(a->pres), a->pres = NULL;
         return;
     }
-    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) a->quit = true; // the audience's
+    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) { // the audience's
+        request_quit(a);
+        return;
+    }
     if (bar_press(a, e)) return; // (drawn over the buttons of the status line: before them)
     if (app_lessons_event(a, e)) return;
     switch (e->type) {
-    case SDL_QUIT: a->quit = true; break;
+    case SDL_QUIT: request_quit(a); break; // (Ctrl+C in the terminal: twice quits without asking)
     case SDL_KEYDOWN: on_key(a, &e->key); break;
     case SDL_TEXTINPUT: // the characters of a value typed into a cell (any keyboard layout)
         if (app_text_input(a, e->text.text)) break; // a language model's text (I)
@@ -932,6 +997,7 @@ App *app_create(const AppOptions *opt)
     if (!open_at(a, opt)) goto fail;
     a->title_edited = session_edited(a->session);
     a->seen_session = a->session, a->seen_version = a->session->version;
+    a->saved_session = a->session, a->saved_version = a->session->version; // (--set: the edits asked for)
     a->measure = (TextMeasure){text_measure, a->fonts};
     a->v.measure = &a->measure;
     app_lessons_set_title(a);
@@ -979,7 +1045,7 @@ bool app_frame(App *a)
     // Update (the first frame is drawn without waiting for an event)
     SDL_Event e;
     bool busy = a->frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
-                a->toast_left > 0.0 || a->export_job || a->lab.animating;
+                (a->toast_left > 0.0 && !a->quit_ask) || a->export_job || a->lab.animating;
     if (!busy && !app_test_hook && !a->no_wait && SDL_WaitEventTimeout(&e, 250))
         handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
     long events_before = a->events;
@@ -1006,7 +1072,7 @@ bool app_frame(App *a)
         if (hold) a->pb.t = 0.0;
         study_after(a);
     }
-    if (a->toast_left > 0.0) a->toast_left -= dt;
+    if (a->toast_left > 0.0 && !a->quit_ask) a->toast_left -= dt; // (the question stays until answered)
     if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
         view_reset_zoom(&a->v);
         // the same loop's stages keep the step (cache → scores → weights at step t)
@@ -1049,7 +1115,7 @@ bool app_frame(App *a)
     present_frame(a);
     if (++a->frames_drawn == 1 && a->quit_after_first) a->quit = true;
     if (app_test_hook || a->state_path) {
-        busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
+        busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || (a->toast_left > 0.0 && !a->quit_ask) ||
                a->export_job || a->lab.animating;
         AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop, app_layout(a), a->v.head,
                           a->session->lesson.checkpoint};

@@ -27,6 +27,7 @@ struct AppOptions;
 #define MSG_MAX 1200
 #define EXPORT_TOAST_SECONDS 8.0
 #define ERROR_TOAST_SECONDS 8.0
+#define QUIT_ASK_SECONDS 1.0 // (kept while the question is open)
 
 
 struct App {
@@ -51,6 +52,9 @@ struct App {
     Uint64 digit_ms;    // when it was typed (app_ms)
     double fake_ms_per_frame, fake_ms; // a fake clock (tests: app_test_hook, ATTNVIZ_TEST_CLOCK), 0: none
     bool quit;
+    bool quit_ask;             // quitting would lose edits: save / discard / stay asked (request_quit)
+    const Session *saved_session; // the session and version last saved (or opened): unsaved edits
+    unsigned saved_version;    // are edits made since
     bool mouse_in;
     int mouse_wx, mouse_wy; // window coordinates
     // the lesson picker (O, the "Lessons…" button) and where lessons are listed from
