@@ -6,6 +6,7 @@
 #include "layout.h"
 
 #include "explain.h"
+#include "i18n.h"
 #include "scene.h"
 #include "utf8.h"
 
@@ -595,6 +596,15 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->timeline = (Rect){m, m, w - 2 * m, (int)(48 * s)};
     for (int st = 0; st < STEP_COUNT; st++)
         if (trace_step_count(tr, trace_layer_at(tr, v->stage), (StepId)st) > 0) L->step_id[L->n_steps++] = (StepId)st;
+    // a step's "N Name" wider than its slot at the small size goes on two lines
+    // (chrome_draw_timeline): the timeline is then tall enough for both and the dots under them
+    int slot_w = L->timeline.w / imax(1, L->n_steps) - 2 - (int)lrintf(8 * s);
+    for (int i = 0; i < L->n_steps; i++) {
+        char key[40], label[120];
+        snprintf(label, sizeof label, "%d %s", i + 1, i18n_get(v->lang, scene_step_key(tr, L->step_id[i], key, sizeof key)));
+        if (text_w(v, label, L->px_small) > slot_w)
+            L->timeline.h = imax(L->timeline.h, 2 * (L->px_small * 6 / 5) + (int)lrintf(12 * s) + 2);
+    }
     for (int i = 0; i < L->n_steps; i++) {
         int x0 = L->timeline.x + L->timeline.w * i / L->n_steps;
         int x1 = L->timeline.x + L->timeline.w * (i + 1) / L->n_steps;
@@ -646,8 +656,12 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
 
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
     scene_build(L, tr, v);
-    int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
     int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
+    // a name that does not fit beside its ramp (at most ~35 % of the box: the numbers and the
+    // ramp keep the rest) goes on a line of its own, never cut ("scores, masked scores")
+    for (int k = 0; k < L->n_groups; k++)
+        if (text_w(v, L->group[k].label, L->px_small) * 11 / 10 > legend_w * 35 / 100) L->legend_stacked = true;
+    int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
     if (v->print) { // (the page writes the narration)
         bh = layout_legend_height(L);
     } else if (!v->study) {
@@ -695,7 +709,7 @@ int layout_legend_height(const Layout *L)
     for (int i = 0; i < L->n_panels; i++)
         special |= L->spec[i].any_nan || (L->spec[i].any_masked && !L->group[L->spec[i].group].mask01);
     int row = (int)((float)L->px_small * 1.45f), pad = (int)lrintf(8 * L->s);
-    return 2 * pad + row * (L->n_groups + (special ? 1 : 0));
+    return 2 * pad + row * (L->n_groups * (L->legend_stacked ? 2 : 1) + (special ? 1 : 0));
 }
 
 int layout_col_x(const Layout *L, int p, int col)
