@@ -924,6 +924,8 @@ static void test_key_table(void **state)
     assert_int_equal(keys_lookup(SDLK_SLASH, KMOD_NONE), KEY_ACT_NONE);
     assert_int_equal(keys_lookup(SDLK_7, KMOD_NONE), KEY_ACT_DIGIT);
     assert_int_equal(keys_lookup(SDLK_q, KMOD_LCTRL), KEY_ACT_QUIT);
+    assert_int_equal(keys_lookup(SDLK_q, KMOD_NONE), KEY_ACT_QUIT);
+    assert_int_equal(keys_lookup(SDLK_ESCAPE, KMOD_NONE), KEY_ACT_ESCAPE); // never quits (issue 35)
     assert_int_equal(keys_lookup(SDLK_n, KMOD_NONE), KEY_ACT_LOOP_NEXT);
     assert_int_equal(keys_lookup(SDLK_n, KMOD_LSHIFT), KEY_ACT_LOOP_PREV);
     assert_int_equal(keys_lookup(SDLK_j, KMOD_NONE), KEY_ACT_LAYER_NEXT);
@@ -937,7 +939,7 @@ static void test_key_table(void **state)
         for (int b = 0; b < KEYMAP_MAX_BINDINGS && KEYMAP_ROWS[r].bind[b].key; b++) bound[KEYMAP_ROWS[r].bind[b].action] = true;
     for (int k = KEY_ACT_NONE + 1; k < KEY_ACTION_COUNT; k++)
         if (!bound[k]) fail_msg("key action %d has no key", k);
-    const int rows[KEY_SECTION_COUNT] = {28, 12, 6, 10};
+    const int rows[KEY_SECTION_COUNT] = {29, 12, 6, 10};
     for (int l = 0; l < LANG_COUNT; l++)
         for (int sct = 0; sct < KEY_SECTION_COUNT; sct++) {
             char help[2048];

@@ -241,66 +241,6 @@ static void watch_session(App *a)
     }
 }
 
-// Ctrl+S (and S when quitting asks): the edited lesson saved as a new file; its path
-// on stdout and in a toast. False (said in a toast and on stderr) when it was not.
-static bool save_lesson(App *a)
-{
-    char dir[1200], path[1400];
-    lab_save_dir(dir, sizeof dir);
-    if (!lab_save(&a->lab, a->session, dir, path, sizeof path)) {
-        cli_error(stderr, "attnviz: %s", path);
-        app_toast(a, "app.lesson_save_failed", path);
-        a->toast_left = ERROR_TOAST_SECONDS;
-        return false;
-    }
-    app_toast(a, "app.lesson_saved", path);
-    printf("%s\n", path);
-    fflush(stdout);
-    if (app_on_saved) app_on_saved(path);
-    a->saved_session = a->session, a->saved_version = a->session->version;
-    return true;
-}
-
-// Whether the lesson on screen has edits that were not saved since it was opened.
-static bool unsaved_edits(const App *a)
-{
-    return session_edited(a->session) && !(a->saved_session == a->session && a->saved_version == a->session->version);
-}
-
-// Q, Ctrl+Q, closing the window: quits, or first asks (save / discard / stay) when the
-// edits would be lost. Asked already (a second close, a second Ctrl+C): quits.
-static void request_quit(App *a)
-{
-    if (a->quit_ask || a->opt->browser || !unsaved_edits(a)) {
-        a->quit = true;
-        return;
-    }
-    a->quit_ask = true;
-    a->ov.help = false, a->export_choose = false;
-    char n[16];
-    snprintf(n, sizeof n, "%d", a->session->log.applied);
-    const char *args[] = {n};
-    i18n_fmt(a->toast, sizeof a->toast, a->v.lang, a->session->log.applied == 1 ? "app.quit_ask1" : "app.quit_ask", 1, args);
-    a->toast_left = QUIT_ASK_SECONDS;
-}
-
-// Esc: out of fullscreen, else what is open closes (the modes before took theirs: the
-// help, E's choice, the lab's typing and selection, the text box, the picker); it never
-// quits, and says how to. (The page: the browser takes Esc for its own fullscreen.)
-static void escape(App *a)
-{
-    if (a->opt->browser) return;
-    if (SDL_GetWindowFlags(a->win) & SDL_WINDOW_FULLSCREEN) {
-        SDL_SetWindowFullscreen(a->win, 0);
-        return;
-    }
-    if (a->toast_left > 0.0) { // a notice: gone
-        a->toast_left = 0.0;
-        return;
-    }
-    app_toast(a, "app.esc_no_quit", NULL);
-}
-
 // Before the lab handles an event: which stage is on screen, by name.
 static void lab_begin(App *a)
 {
@@ -316,7 +256,7 @@ static void lab_after(App *a)
     if (lab_take_edit_start(&a->lab)) playback_start_edit(&a->pb); // the playback keeps every clock
     if (a->lab.save_requested) {
         a->lab.save_requested = false;
-        save_lesson(a);
+        app_save_lesson(a);
     }
     bool error = false;
     const char *m = lab_take_message(&a->lab, &error);
@@ -518,8 +458,8 @@ static void step_loop(App *a, int dir)
 static void key_action(App *a, KeyAction act, SDL_Keycode sym)
 {
     switch (act) {
-    case KEY_ACT_QUIT: request_quit(a); break;
-    case KEY_ACT_ESCAPE: escape(a); break;
+    case KEY_ACT_QUIT: app_request_quit(a); break;
+    case KEY_ACT_ESCAPE: app_escape(a); break;
     case KEY_ACT_NEXT: step_forward(a); break;
     case KEY_ACT_PREV: step_back(a); break;
     case KEY_ACT_PROJECTOR: toggle_projector(a); break;
@@ -686,26 +626,19 @@ static bool mode_lab(App *a, const SDL_KeyboardEvent *k, KeyAction act)
     return true;
 }
 
-// Quitting asked (request_quit): S saves and quits (stays when the save fails), D
-// discards the edits and quits, Esc (or N, C) stays; nothing else happens meanwhile.
-static bool mode_quit_ask(App *a, const SDL_KeyboardEvent *k, KeyAction act)
-{
-    (void)act;
-    if (!a->quit_ask) return false;
-    SDL_Keycode sym = k->keysym.sym;
-    if (sym == SDLK_s || sym == SDLK_d || sym == SDLK_ESCAPE || sym == SDLK_n || sym == SDLK_c) {
-        a->quit_ask = false, a->toast_left = 0.0;
-        if (sym == SDLK_d || (sym == SDLK_s && save_lesson(a))) a->quit = true;
-    }
-    return true;
-}
-
 typedef bool (*KeyMode)(App *a, const SDL_KeyboardEvent *k, KeyAction act);
 // The text box (I) takes every key while it is open.
 static bool mode_text(App *a, const SDL_KeyboardEvent *k, KeyAction act)
 {
     (void)act;
     return app_text_key(a, k);
+}
+
+// Quitting asked: its question takes every key (app_quit.c).
+static bool mode_quit_ask(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)act;
+    return app_quit_ask_key(a, k);
 }
 
 static const KeyMode KEY_MODES[] = {mode_quit_ask, mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,
@@ -772,13 +705,13 @@ static void handle_event(App *a, const SDL_Event *e)
         return;
     }
     if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) { // the audience's
-        request_quit(a);
+        app_request_quit(a);
         return;
     }
     if (bar_press(a, e)) return; // (drawn over the buttons of the status line: before them)
     if (app_lessons_event(a, e)) return;
     switch (e->type) {
-    case SDL_QUIT: request_quit(a); break; // (Ctrl+C in the terminal: twice quits without asking)
+    case SDL_QUIT: app_request_quit(a); break; // (Ctrl+C in the terminal: twice quits without asking)
     case SDL_KEYDOWN: on_key(a, &e->key); break;
     case SDL_TEXTINPUT: // the characters of a value typed into a cell (any keyboard layout)
         if (app_text_input(a, e->text.text)) break; // a language model's text (I)

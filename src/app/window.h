@@ -113,6 +113,18 @@ bool app_file_exists(const char *path);
 // Window coordinates to the renderer's output pixels.
 void app_to_output(App *a, int x, int y, int *ox, int *oy);
 
+// app_quit.c. Ctrl+S (and S when quitting asks): the edited lesson saved as a new file, its
+// path on stdout and in a toast; false (a toast, stderr) when it was not.
+bool app_save_lesson(App *a);
+// Q, Ctrl+Q, closing the window: quits, or first asks (save / discard / stay) when edits
+// would be lost; asked already (a second close, a second Ctrl+C): quits.
+void app_request_quit(App *a);
+// Esc: out of fullscreen, else a notice closes, else it says how to quit; never quits.
+void app_escape(App *a);
+// The question's keys while quitting asks (S, D, Esc; every other key does nothing): true
+// while it is open.
+bool app_quit_ask_key(App *a, const SDL_KeyboardEvent *k);
+
 // E: the key after E picks the format (1 PNG frames, 2 handout, 3 MP4, 4 GIF).
 void app_export_choose_key(App *a, SDL_Keycode sym);
 // Draws export frames for at most budget seconds; ends the export when it is done.

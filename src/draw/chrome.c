@@ -59,6 +59,7 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
             memcpy(l1, label, cut);
             l1[cut] = '\0';
             const char *l2 = label[cut] ? label + cut + 1 : "";
+            while (px > LAYOUT_MIN_TEXT_PX && 2 * (px * 6 / 5) + dots_h > q.h) px--; // above the dots
             int lh = px * 6 / 5, y = q.y + (q.h - dots_h - 2 * lh) / 2;
             if (y < q.y) y = q.y;
             paint_text_centered(cv, face, px, tc, 255, (Rect){q.x, y, q.w, lh}, l1);

@@ -597,13 +597,14 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     for (int st = 0; st < STEP_COUNT; st++)
         if (trace_step_count(tr, trace_layer_at(tr, v->stage), (StepId)st) > 0) L->step_id[L->n_steps++] = (StepId)st;
     // a step's "N Name" wider than its slot at the small size goes on two lines
-    // (chrome_draw_timeline): the timeline is then tall enough for both and the dots under them
+    // (chrome_draw_timeline; smaller, down to 12 px, until they fit above the dots): the
+    // timeline is then tall enough for both at 12 px and the dots under them
     int slot_w = L->timeline.w / imax(1, L->n_steps) - 2 - (int)lrintf(8 * s);
     for (int i = 0; i < L->n_steps; i++) {
         char key[40], label[120];
         snprintf(label, sizeof label, "%d %s", i + 1, i18n_get(v->lang, scene_step_key(tr, L->step_id[i], key, sizeof key)));
         if (text_w(v, label, L->px_small) > slot_w)
-            L->timeline.h = imax(L->timeline.h, 2 * (L->px_small * 6 / 5) + (int)lrintf(12 * s) + 2);
+            L->timeline.h = imax(L->timeline.h, 2 * (LAYOUT_MIN_TEXT_PX * 6 / 5) + (int)lrintf(12 * s) + 2);
     }
     for (int i = 0; i < L->n_steps; i++) {
         int x0 = L->timeline.x + L->timeline.w * i / L->n_steps;
@@ -657,10 +658,6 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
     scene_build(L, tr, v);
     int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
-    // a name that does not fit beside its ramp (at most ~35 % of the box: the numbers and the
-    // ramp keep the rest) goes on a line of its own, never cut ("scores, masked scores")
-    for (int k = 0; k < L->n_groups; k++)
-        if (text_w(v, L->group[k].label, L->px_small) * 11 / 10 > legend_w * 35 / 100) L->legend_stacked = true;
     int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
     if (v->print) { // (the page writes the narration)
         bh = layout_legend_height(L);
@@ -669,6 +666,13 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         // third of the window: small screens had ~8 px text under an empty band)
         bh = imax(bh, imin(narration_height(L, tr, v, w - 2 * m - legend_w - gap), h / 3));
     }
+    // a name that does not fit beside its ramp (at most ~35 % of the box: the numbers and the
+    // ramp keep the rest) goes on a line of its own ("scores, masked scores"), the band taller
+    // if need be; in projector mode only where the band has the room (the numbers' size first)
+    for (int k = 0; k < L->n_groups; k++)
+        if (text_w(v, L->group[k].label, L->px_small) * 11 / 10 > legend_w * 35 / 100) L->legend_stacked = true;
+    if (L->legend_stacked && v->projector && layout_legend_height(L) > bh) L->legend_stacked = false;
+    bh = imax(bh, layout_legend_height(L));
     int by = h - m - bh;
     L->narration = (Rect){m, by, v->print ? 0 : w - 2 * m - legend_w - gap, bh};
     L->legend = (Rect){w - m - legend_w, by, legend_w, bh};
