@@ -783,8 +783,9 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
         if (tw + pad > num_w) num_w = tw + pad;
     }
     if (num_w > g.w / 5) num_w = g.w / 5;
-    // the ramp keeps at least 30 % of the box (long names, "scores, masked scores", left it ~50 px)
-    int label_max = g.w - 2 * num_w - 2 * pad - g.w * 30 / 100;
+    // the ramp keeps at least 15 % of the box (long names, "scores, masked scores", left it ~50 px;
+    // those go on lines of their own: Layout.legend_stacked, and the ramp gets the whole width)
+    int label_max = g.w - 2 * num_w - 2 * pad - g.w * 15 / 100;
     if (label_w > label_max) label_w = label_max;
     if (L->legend_stacked) label_w = pad; // each name on its own line, the ramp under it
     int y = g.y + pad;

@@ -666,11 +666,17 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         // third of the window: small screens had ~8 px text under an empty band)
         bh = imax(bh, imin(narration_height(L, tr, v, w - 2 * m - legend_w - gap), h / 3));
     }
-    // a name that does not fit beside its ramp (at most ~35 % of the box: the numbers and the
-    // ramp keep the rest) goes on a line of its own ("scores, masked scores"), the band taller
-    // if need be; in projector mode only where the band has the room (the numbers' size first)
-    for (int k = 0; k < L->n_groups; k++)
-        if (text_w(v, L->group[k].label, L->px_small) * 11 / 10 > legend_w * 35 / 100) L->legend_stacked = true;
+    // a name that may not fit beside its ramp (draw_legend: the numbers up to 20 % of the box
+    // each, the ramp 30 %, the margins) goes on a line of its own ("scores, masked scores"), the
+    // band taller if need be; in projector mode only where the band has the room (the numbers'
+    // size first)
+    int pad = (int)lrintf(8 * s);
+    for (int k = 0; k < L->n_groups; k++) {
+        const char *name = L->group[k].label;
+        int bw = v->measure && v->measure->width ? v->measure->width(v->measure->ctx, true, L->px_small, name)
+                                                 : text_w(v, name, L->px_small) * 11 / 10;
+        if (bw > legend_w * 30 / 100 - 3 * pad) L->legend_stacked = true;
+    }
     if (L->legend_stacked && v->projector && layout_legend_height(L) > bh) L->legend_stacked = false;
     bh = imax(bh, layout_legend_height(L));
     int by = h - m - bh;
