@@ -65,7 +65,7 @@ random_phase() {
         r=$(rand 100)
         if [ "$r" -lt 55 ]; then
             i=$(( $(rand $nkeys) + 1 )); k=$(echo $keys | cut -d' ' -f$i)
-            # never Escape or q here: they quit (the end of the test checks Esc)
+            # never q here: it quits (the end of the test checks Esc and Q)
             kw=$wid; [ -n "$pwid" ] && [ "$(rand 2)" = 0 ] && kw=$pwid # keys in either window drive both
             xdotool key --window "$kw" "$k" 2>/dev/null
         elif [ "$r" -lt 70 ]; then
@@ -136,14 +136,20 @@ if cmp -s "$tmp/a.png" "$tmp/b.png"; then
     import -window root "$tmp/a.png"; xdotool key --window "$wid" Right; sleep 2.5; import -window root "$tmp/b.png"
     cmp -s "$tmp/a.png" "$tmp/b.png" && { echo "soak: the screen no longer changes on a key"; exit 1; }
 fi
-# Esc closes an open overlay first (the picker, the switches, a value being typed, a
-# selection), then quits: at most five presses
+# Esc closes an open overlay (the picker, the switches, a value being typed, a
+# selection) and never quits; then Q quits (asking first when the random keys left an
+# unsaved edit: D discards it)
 for n in 1 2 3 4 5; do
-    alive || break
+    alive || { echo "soak: Esc quit"; exit 1; }
     xdotool key --window "$wid" Escape
+    sleep 0.2
+done
+for k in q d; do
+    alive || break
+    xdotool key --window "$wid" "$k"
     for i in $(seq 1 20); do alive || break; sleep 0.1; done
 done
-if alive; then echo "soak: Esc did not quit"; kill $pid; exit 1; fi
+if alive; then echo "soak: Q (then D) did not quit"; kill $pid; exit 1; fi
 wait $pid; rc=$?
 echo "soak: $events events in ${secs}s, RSS after each third $r1 -> $r2 -> $r3 KB (growth $g1 then $g2 KB; limit $maxgrow KB), exit $rc"
 [ "$rc" -eq 0 ] || { echo "soak: exit status $rc"; cat "$tmp/app.log"; exit 1; }

@@ -37,7 +37,6 @@ ALLOWED_FUNCS = {
     "parse_with": "the model-key table (issue 37)",
     "lesson_write": "the model-key table writes every key (issue 37)",
     "draw_panel": "issue 37: the view hands draw a prepared panel",
-    "presenter_draw": "issue 37: presenting in its own small parts",
     "layout_place_panels": "issue 37: view kinds as a table, the panels' geometry in parts",
     "layer_forward": "issue 37: one block's stages as a loop over a table",
     "attn_json_model": "the model-key table (issue 37)",

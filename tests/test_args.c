@@ -103,6 +103,7 @@ static void test_any_order(void **state)
     ok("--font x.ttf --lang en --size 800x600 --fullscreen --projector --lessons lessons " L, CMD_WINDOW);
     ok("--study " L, CMD_WINDOW);
     ok("--presenter " L, CMD_WINDOW);
+    ok("--describe --presenter --size 640x720 " L, CMD_DESCRIBE);
     ok("--check " L " " L, CMD_CHECK);
     ok(L " " L " --check", CMD_CHECK);
     ok("--dump " L, CMD_DUMP);
@@ -154,6 +155,8 @@ static void test_usage_errors(void **state)
     usage("--size 12x12 " L, "--size");
     usage("--quiz --batch 1 " L, "do not go with --quiz");
     usage("--study --presenter " L, "do not go together");
+    usage("--export d --presenter " L, "--presenter goes with the window and --describe");
+    usage("--quiz --presenter " L, "--presenter goes with the window and --describe");
     usage("--lessons /nonexistent-dir " L, "is not a directory");
     // issue 23: options that would be silently ignored
     usage("--handout h.pdf --projector " L, "--projector goes with the window, --export and --describe");

@@ -23,6 +23,8 @@
 #include "i18n.h"
 #include "app/keys.h"
 #include "keymap.h"
+#include "labmenu.h"
+#include "picker.h"
 #include "layout.h"
 #include "overlay.h"
 #include "playback.h"
@@ -726,6 +728,86 @@ static void test_hover_during_transition(void **state)
     lesson_free(&ls);
 }
 
+// Issue 35, item 12: at 800x600 and 1024x768 the window's chrome (with its buttons, as the
+// window draws it) keeps what it shows whole and apart, for every stage: a step's label
+// (two lines where it is narrow) above its sub-step dots; the status line's texts whole
+// (not "aused") and clear of the buttons; the Study, What if… and Lessons… buttons there
+// (language-model lessons too); no legend name cut ("scores, mas…").
+static void test_small_chrome(void **state)
+{
+    (void)state;
+    static const char *lessons[] = {"lessons/tiny-lm-fortunes.json", "lessons/llama-block.json",
+                                    "lessons/dk-dv-residual-ffn.json", "lessons/arange-2x4x4.json",
+                                    "lessons/causal-decoder.json"};
+    static const int sizes[][2] = {{800, 600}, {1024, 768}};
+    static Picker picker;
+    static LabMenu lab;
+    static Study study;
+    for (size_t li = 0; li < sizeof lessons / sizeof lessons[0]; li++)
+        for (size_t si = 0; si < 2; si++)
+            for (int lang = 0; lang < 2; lang++) {
+                Lesson ls;
+                Trace tr;
+                assert_true(load(lessons[li], &ls, &tr));
+                const int w = sizes[si][0], h = sizes[si][1];
+                Target t;
+                target_init(&t, w, h);
+                TextMeasure measure = {text_measure, fonts};
+                View v;
+                view_init(&v, &ls, lang ? LANG_ZH : LANG_EN);
+                v.measure = &measure;
+                v.anim = 1.0f;
+                Overlays ov = {0};
+                ov.picker = &picker, ov.lab = &lab, ov.study = &study;
+                for (v.stage = 0; v.stage < tr.n; v.stage++) {
+                    Layout *L = malloc(sizeof *L);
+                    assert_non_null(L);
+                    layout_compute(L, &tr, &v, w, h);
+                    render_frame_record(&t.c, L, &tr, &v, &ov);
+                    Rect btn[3];
+                    bool have = picker_button_rect(L, &btn[0]) && lab_button_rect(L, &btn[1]) && study_button_rect(L, &btn[2]);
+                    if (!have) fail_msg("%s %dx%d %s: a button is missing (Study, What if…, Lessons…)", lessons[li], w, h,
+                                        tr.stages[v.stage].name);
+                    int dot = paint_px(L->s, 7);
+                    const DrawList *dl = &t.dl;
+                    for (size_t i = 0; i < dl->n; i++) {
+                        const DrawCmd *c = &dl->cmd[i];
+                        if (c->op != DRAW_TEXT || c->wrap_w > 0) continue;
+                        const char *str = draw_list_str(dl, c);
+                        int tw, th;
+                        paint_text_size(&t.c, c->face, c->px, str, &tw, &th);
+                        Rect e = {c->r.x, c->r.y, tw, th};
+                        for (int k = 0; k < L->n_steps; k++) { // above the dots of its step
+                            Rect q = L->step_rect[k];
+                            if (!rect_contains(q, e.x + e.w / 2, e.y + e.h / 2)) continue;
+                            int dots_top = q.y + q.h - dot - paint_px(L->s, 5);
+                            if (e.y + e.h > dots_top + 1)
+                                fail_msg("%s %dx%d %s: the step label \"%s\" (y %d-%d) runs into its dots (from y %d)",
+                                         lessons[li], w, h, tr.stages[v.stage].name, str, e.y, e.y + e.h, dots_top);
+                        }
+                        if (rect_contains(L->status, e.x + e.w / 2, e.y + e.h / 2)) { // whole, beside the buttons
+                            bool button = false;
+                            for (int b = 0; b < 3; b++) button |= rect_contains(btn[b], e.x + e.w / 2, e.y + e.h / 2);
+                            if (!button && (e.x < L->status.x || e.x + e.w > L->status.x + L->status.w))
+                                fail_msg("%s %dx%d %s: \"%s\" cut at the status line's edge", lessons[li], w, h,
+                                         tr.stages[v.stage].name, str);
+                            for (int b = 0; b < 3 && !button; b++)
+                                if (rect_overlap(e, btn[b]))
+                                    fail_msg("%s %dx%d %s: \"%s\" under a button", lessons[li], w, h, tr.stages[v.stage].name, str);
+                        }
+                        size_t n = strlen(str);
+                        if (rect_contains(L->legend, e.x, e.y) && n >= 3 && strcmp(str + n - 3, "…") == 0)
+                            fail_msg("%s %dx%d %s: a legend name cut: \"%s\"", lessons[li], w, h, tr.stages[v.stage].name, str);
+                    }
+                    draw_list_clear(&t.dl);
+                    free(L);
+                }
+                target_free(&t);
+                trace_free(&tr);
+                lesson_free(&ls);
+            }
+}
+
 static void test_frame_commands(void **state)
 {
     (void)state;
@@ -852,6 +934,8 @@ static void test_key_table(void **state)
     assert_int_equal(keys_lookup(SDLK_SLASH, KMOD_NONE), KEY_ACT_NONE);
     assert_int_equal(keys_lookup(SDLK_7, KMOD_NONE), KEY_ACT_DIGIT);
     assert_int_equal(keys_lookup(SDLK_q, KMOD_LCTRL), KEY_ACT_QUIT);
+    assert_int_equal(keys_lookup(SDLK_q, KMOD_NONE), KEY_ACT_QUIT);
+    assert_int_equal(keys_lookup(SDLK_ESCAPE, KMOD_NONE), KEY_ACT_ESCAPE); // never quits (issue 35)
     assert_int_equal(keys_lookup(SDLK_n, KMOD_NONE), KEY_ACT_LOOP_NEXT);
     assert_int_equal(keys_lookup(SDLK_n, KMOD_LSHIFT), KEY_ACT_LOOP_PREV);
     assert_int_equal(keys_lookup(SDLK_j, KMOD_NONE), KEY_ACT_LAYER_NEXT);
@@ -865,7 +949,7 @@ static void test_key_table(void **state)
         for (int b = 0; b < KEYMAP_MAX_BINDINGS && KEYMAP_ROWS[r].bind[b].key; b++) bound[KEYMAP_ROWS[r].bind[b].action] = true;
     for (int k = KEY_ACT_NONE + 1; k < KEY_ACTION_COUNT; k++)
         if (!bound[k]) fail_msg("key action %d has no key", k);
-    const int rows[KEY_SECTION_COUNT] = {28, 12, 6, 10};
+    const int rows[KEY_SECTION_COUNT] = {29, 12, 6, 10};
     for (int l = 0; l < LANG_COUNT; l++)
         for (int sct = 0; sct < KEY_SECTION_COUNT; sct++) {
             char help[2048];
@@ -1461,22 +1545,26 @@ static void test_presenter_copy(void **state)
 }
 
 // One display: the audience and presenter windows side by side, never overlapping,
-// inside the screen (issue 23: both opened 1280x720 at the same place).
+// inside the screen (issue 23: both opened 1280x720 at the same place); from 1280 px
+// wide the audience window keeps 800 px or more and its height (issue 35: 640x360 on
+// 1280x720, the presenter window 8 px off the screen), the presenter's at least 440.
 static void test_presenter_place(void **state)
 {
     (void)state;
-    static const int screens[][2] = {{3840, 2160}, {2560, 1440}, {1920, 1080}, {1366, 768}, {1280, 800}, {1024, 768}};
+    static const int screens[][2] = {{3840, 2160}, {2560, 1440}, {1920, 1080}, {1366, 768}, {1280, 800},
+                                     {1280, 720}, {1024, 768}};
     static const int wins[][2] = {{1280, 720}, {1024, 768}, {1920, 1080}, {800, 600}};
     for (size_t i = 0; i < sizeof screens / sizeof screens[0]; i++)
         for (size_t k = 0; k < sizeof wins / sizeof wins[0]; k++) {
             int sw = screens[i][0], sh = screens[i][1], aw = wins[k][0], ah = wins[k][1];
             PresenterPlace pl = presenter_place(sw, sh, aw, ah, aw, ah);
             if (pl.ax + pl.aw > pl.px || pl.ax < 0 || pl.px + pl.pw > sw || pl.ay < 0 || pl.py < 0 ||
-                pl.ay + pl.ah > sh || pl.py + pl.ph > sh || pl.pw < 320 || pl.aw < 320)
+                pl.ay + pl.ah > sh || pl.py + pl.ph > sh || pl.pw < 320 || pl.aw < 320 ||
+                (sw >= 1280 && (pl.pw < PRESENTER_MIN_W || pl.aw < PRESENTER_AUDIENCE_MIN_W)))
                 fail_msg("screen %dx%d, windows %dx%d: audience %d,%d %dx%d, presenter %d,%d %dx%d", sw, sh, aw, ah,
                          pl.ax, pl.ay, pl.aw, pl.ah, pl.px, pl.py, pl.pw, pl.ph);
-            if (aw * 2 + 8 <= sw) assert_true(pl.aw == aw && pl.pw == aw); // room for both: as they are
-            if (pl.aw != aw) assert_true(abs(pl.aw * ah - pl.ah * aw) <= aw); // smaller, its shape kept
+            if (aw + 8 + PRESENTER_MIN_W <= sw) assert_true(pl.aw == aw && pl.ah == (ah < sh ? ah : sh)); // as it is
+            if (ah <= sh) assert_int_equal(pl.ah, ah); // narrower, never lower
         }
 }
 
@@ -2123,6 +2211,7 @@ int main(void)
         cmocka_unit_test(test_row_sums_readable),
         cmocka_unit_test(test_presenter_copy),
         cmocka_unit_test(test_presenter_place),
+        cmocka_unit_test(test_small_chrome),
         cmocka_unit_test(test_scrub_bar_clear),
         cmocka_unit_test(test_heads_fly_under),
         cmocka_unit_test(test_image_mode_pixels),

@@ -155,9 +155,9 @@ static void keys_script(Driver *d)
     wd_frames(d, 2);
     wd_shot(d, shot_b);
     if (wd_same(d, shot_a, shot_b)) wd_fail(d, "G changed nothing");
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
-    if (!d->exited) wd_fail(d, "still running 5 frames after Esc");
+    if (!d->exited) wd_fail(d, "still running 5 frames after Ctrl+Q");
 }
 
 static void test_keys(void **state)
@@ -226,7 +226,7 @@ static void loop_script(Driver *d)
     wd_key(d, "N"); // (a toast says there is no loop here)
     wd_settle(d);
     if (strcmp(d->stage, "input") != 0 || d->loop != -1) wd_fail(d, "N at the input (no loop) moved to %s, step %d", d->stage, d->loop);
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
 }
 
@@ -301,7 +301,7 @@ static void layers_script(Driver *d)
     wd_key(d, "A"); // back to the stage
     wd_settle(d);
     if (d->mv_layers != 0 || d->hv_n != 0) wd_fail(d, "A three times did not go back to the stage");
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
 }
 
@@ -351,7 +351,7 @@ static void text_script(Driver *d)
     wd_wait(d, 6.0); // (its toast gone)
     wd_shot(d, s0);
     if (!wd_same(d, s0, s1)) wd_fail(d, "Ctrl+Z did not take the temperature back");
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
 }
 
@@ -422,7 +422,7 @@ static void checkpoints_script(Driver *d)
     if (d->checkpoint != 0) wd_fail(d, "a click at the loss curve's left end showed checkpoint %d", d->checkpoint);
     if (strcmp(d->stage, "probs") != 0) wd_fail(d, "the checkpoint moved the stage to %s", d->stage);
     if (wd_same(d, s0, s1)) wd_fail(d, "checkpoint 0 looks like the trained model");
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
 }
 
@@ -458,7 +458,7 @@ static void projector_script(Driver *d)
     wd_settle(d);
     wd_shot(d, after);
     if (!wd_same(d, before, after)) wd_fail(d, "M twice did not bring back the frame before (the palette?)");
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
 }
 
@@ -484,7 +484,7 @@ static void parts_script(Driver *d)
     wd_key(d, "Right");
     wd_settle(d);
     if (strcmp(d->stage, "k_proj") != 0) wd_fail(d, "the third → showed %s, expected k_proj", d->stage);
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
 }
 
@@ -597,9 +597,99 @@ static void lab_script(Driver *d)
     K("Return"), K("Space");
     CTRL("S");
     K("Escape");
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
-    if (!d->exited) wd_fail(d, "still running 5 frames after Esc");
+    if (!d->exited) wd_fail(d, "still running 5 frames after Ctrl+Q");
+}
+
+// ---- no surprise exits (issue 35, item 5) ---------------------------------------------
+
+static bool fullscreen(Driver *d)
+{
+    return (SDL_GetWindowFlags(SDL_GetWindowFromID(d->window_id)) & SDL_WINDOW_FULLSCREEN) != 0;
+}
+
+// A what-if edit: the input's first cell set to 7.5 ("edited: 1 change").
+static void edit_one(Driver *d)
+{
+    K("Return"), K("Right"), K("Down");
+    wd_type(d, "7.5");
+    K("Return");
+}
+
+// F then Esc leaves fullscreen and goes on; Esc again (and again) never quits, with an
+// unsaved edit neither; Ctrl+Q with it asks, and Esc there stays; Ctrl+Q then S saves and quits.
+static void quit_script(Driver *d)
+{
+    K("F");
+    if (!fullscreen(d)) wd_fail(d, "F did not go fullscreen");
+    K("Escape");
+    if (d->exited) { wd_fail(d, "F then Esc quit"); return; }
+    if (fullscreen(d)) wd_fail(d, "Esc did not leave fullscreen");
+    K("Escape"), K("Escape");
+    if (d->exited) { wd_fail(d, "Esc out of fullscreen quit"); return; }
+    edit_one(d);
+    K("Escape"), K("Escape"), K("Escape");
+    if (d->exited) { wd_fail(d, "Esc with an unsaved edit quit (the edit lost)"); return; }
+    static Uint32 before[WD_MAX_W * WD_MAX_H], asked[WD_MAX_W * WD_MAX_H];
+    wd_shot(d, before);
+    wd_key_mod(d, "Q", KMOD_CTRL);
+    wd_frames(d, 5);
+    if (d->exited) { wd_fail(d, "Ctrl+Q with an unsaved edit quit without asking"); return; }
+    wd_shot(d, asked);
+    if (wd_same(d, before, asked)) wd_fail(d, "Ctrl+Q with an unsaved edit showed no question");
+    K("Right"); // (nothing else happens while it asks)
+    if (d->exited) { wd_fail(d, "a key while asking quit"); return; }
+    K("Escape"); // stay
+    wd_frames(d, 5);
+    if (d->exited) { wd_fail(d, "Esc at the question quit"); return; }
+    K("Q");
+    if (d->exited) { wd_fail(d, "Q after staying quit without asking again"); return; }
+    K("S"); // save and quit
+    wd_frames(d, 5);
+    if (!d->exited) wd_fail(d, "S at the question did not quit");
+}
+
+// The window closed (its close button) with an unsaved edit asks too; D discards and quits.
+static void close_script(Driver *d)
+{
+    edit_one(d);
+    SDL_Event e;
+    memset(&e, 0, sizeof e);
+    e.type = SDL_WINDOWEVENT;
+    e.window.event = SDL_WINDOWEVENT_CLOSE;
+    e.window.windowID = d->window_id;
+    wd_push(d, &e);
+    wd_frames(d, 5);
+    if (d->exited) { wd_fail(d, "closing the window with an unsaved edit quit without asking"); return; }
+    K("D");
+    wd_frames(d, 5);
+    if (!d->exited) wd_fail(d, "D at the question did not quit");
+}
+
+static void test_quit(void **state)
+{
+    (void)state;
+    char dir[160], cmd[400];
+    snprintf(dir, sizeof dir, "%s/quit", save_dir);
+    assert_int_equal(mkdir(dir, 0755), 0);
+    setenv("ATTNVIZ_SAVE_DIR", dir, 1);
+    AppOptions o = options("lessons/arange-2x4x4.json");
+    stdout_to_file();
+    int fails = wd_run("quit", quit_script, &o);
+    stdout_back();
+    assert_int_equal(fails, 0);
+    snprintf(cmd, sizeof cmd, "test -s %s/arange-2x4x4-edited-1.json", dir); // S saved the edit
+    assert_int_equal(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "rm -f %s/*", dir);
+    assert_int_equal(system(cmd), 0);
+    stdout_to_file();
+    fails = wd_run("close", close_script, &o);
+    stdout_back();
+    setenv("ATTNVIZ_SAVE_DIR", save_dir, 1);
+    assert_int_equal(fails, 0);
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls %s)\"", dir); // D saved nothing
+    assert_int_equal(system(cmd), 0);
 }
 
 static void test_lab(void **state)
@@ -715,9 +805,9 @@ static void press(Driver *d, const char *key)
 
 static void quit(Driver *d)
 {
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
-    if (!d->exited) wd_fail(d, "still running 5 frames after Esc");
+    if (!d->exited) wd_fail(d, "still running 5 frames after Ctrl+Q");
 }
 
 static Uint32 shot_a[WD_MAX_W * WD_MAX_H], shot_b[WD_MAX_W * WD_MAX_H];
@@ -841,7 +931,7 @@ static void save_script(Driver *d)
     wd_settle(d);
     const char *st = saved(d);
     if (strcmp(st, "scores") != 0) wd_fail(d, "7 × → showed %s, expected scores", st);
-    wd_key(d, "Escape");
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
     wd_frames(d, 5);
 }
 
@@ -916,6 +1006,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_projector_off, setup),
         cmocka_unit_test_setup(test_projector_parts, setup),
         cmocka_unit_test_setup(test_lab, setup),
+        cmocka_unit_test_setup(test_quit, setup),
         cmocka_unit_test_setup(test_study, setup),
         cmocka_unit_test_setup(test_save_matches_export, setup),
     };

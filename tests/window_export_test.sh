@@ -3,7 +3,7 @@
 #  1. a PNG write that fails near the end (a directory squatting on the last
 #     frame's name, so its rename fails with EISDIR) ends the export with one
 #     error line naming the file and the cause, writes frames.json for what is
-#     complete, and the window keeps answering keys and quits on Esc (status 0);
+#     complete, and the window keeps answering keys and quits on Ctrl+Q (status 0);
 #  2. resizing the window (and F) during an export changes nothing in it: every
 #     PNG has the size of the window when E was pressed, the same pixels as
 #     attnviz --export at that size, and frames.json says "complete": true.

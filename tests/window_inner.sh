@@ -91,13 +91,13 @@ window_start() {
     MARK=-1
     drawn 1
 }
-# window_quit [WHAT]: Esc must end the process with status 0 within 5 s
+# window_quit [WHAT]: Ctrl+Q must end the process with status 0 within 5 s (Esc never quits)
 window_quit() {
     what=${1:+$1: }
-    xdotool key --window "$WID" Escape 2>/dev/null # the window may be gone before the key-up
+    xdotool key --window "$WID" ctrl+q 2>/dev/null # the window may be gone before the key-up
     for _ in $(seq 1 25); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
-    kill -0 "$PID" 2>/dev/null && fail "${what}still running 5 s after Esc"
+    kill -0 "$PID" 2>/dev/null && fail "${what}still running 5 s after Ctrl+Q"
     wait "$PID"; rc=$?
-    [ "$rc" -eq 0 ] || fail "${what}exit status $rc after Esc"
+    [ "$rc" -eq 0 ] || fail "${what}exit status $rc after Ctrl+Q"
     PID=
 }

@@ -3,14 +3,22 @@
 # place, the presenter's hidden): under Xvfb (one 1920x1080 screen, no window manager)
 # the audience and presenter windows do not overlap and stay on the screen, whether
 # they fit side by side as they are (800x600) or not (1280x720: the presenter window
-# narrower, the audience's smaller). Every wait is bounded and polls; skips (exit 77)
-# only when Xvfb is missing.
+# narrower, the audience's smaller). Then the same on one 1280x720 screen (issue 35: the
+# audience window shrank to 640x360 and the presenter window ran 8 px off the screen):
+# the audience window keeps at least 800 px and its height, the presenter's 440 px.
+# Every wait is bounded and polls; skips (exit 77) only when Xvfb is missing.
+if [ -z "${PLACE_SCREEN:-}" ]; then
+    PLACE_SCREEN=1280x720 sh "$0" || exit $?
+    PLACE_SCREEN=1920x1080
+fi
+export PLACE_SCREEN
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_placement_test xdotool
 cat >"$TMP/inner.sh" <<'INNER'
 #!/bin/sh
-B=$1; TMP=$2; NAME=window_placement_test
+B=$1; TMP=$2; NAME="window_placement_test ($PLACE_SCREEN)"
 . "$3"
+SW=${PLACE_SCREEN%x*} SH=${PLACE_SCREEN#*x}
 # geometry WINDOW: "X Y W H" of a window on the screen
 geometry() {
     xdotool getwindowgeometry --shell "$1" | awk -F= '/^X=/{x=$2} /^Y=/{y=$2} /^WIDTH=/{w=$2} /^HEIGHT=/{h=$2} END {print x, y, w, h}'
@@ -55,16 +63,18 @@ for size in 800x600 1280x720; do
     [ $(($1 + $3)) -le "$5" ] || [ $(($5 + $7)) -le "$1" ] || [ $(($2 + $4)) -le "$6" ] || [ $(($6 + $8)) -le "$2" ] ||
         fail "$size: the windows overlap (audience $3x$4 at $1,$2; presenter $7x$8 at $5,$6)"
     for v in "$1" "$2" "$5" "$6"; do [ "$v" -ge 0 ] || fail "$size: a window off the screen"; done
-    [ $(($1 + $3)) -le 1920 ] && [ $(($5 + $7)) -le 1920 ] && [ $(($2 + $4)) -le 1080 ] && [ $(($6 + $8)) -le 1080 ] ||
-        fail "$size: a window off the 1920x1080 screen"
-    [ "$7" -ge 640 ] || fail "$size: the presenter window is only $7 px wide"
+    [ $(($1 + $3)) -le "$SW" ] && [ $(($5 + $7)) -le "$SW" ] && [ $(($2 + $4)) -le "$SH" ] && [ $(($6 + $8)) -le "$SH" ] ||
+        fail "$size: a window off the $PLACE_SCREEN screen (audience $3x$4 at $1,$2; presenter $7x$8 at $5,$6)"
+    [ "$7" -ge 440 ] || fail "$size: the presenter window is only $7 px wide"
+    [ "$3" -ge 800 ] || fail "$size: the audience window is only $3 px wide"
+    [ "$4" -eq "${size#*x}" ] || fail "$size: the audience window became $3x$4 (its height kept)"
     [ "$size" = 800x600 ] && { [ "$3x$4" = 800x600 ] || fail "800x600: the audience window became $3x$4 (room for both)"; }
-    xdotool key --window "$A" Escape 2>/dev/null
+    xdotool key --window "$A" ctrl+q 2>/dev/null
     for _ in $(seq 1 25); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
-    kill -0 "$PID" 2>/dev/null && fail "$size: still running 5 s after Esc"
+    kill -0 "$PID" 2>/dev/null && fail "$size: still running 5 s after Ctrl+Q"
     wait "$PID"
     PID=
 done
 echo "window_placement_test: ok"
 INNER
-window_test_run 120 1920x1080
+window_test_run 120 "$PLACE_SCREEN"

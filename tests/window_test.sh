@@ -1,7 +1,7 @@
 #!/bin/sh
 # The real window under Xvfb: opens, changes stage by stage, shows and hides the
 # help overlay, survives a resize, saves a PNG with S, exports the lesson with E,
-# zooms with the wheel (0 resets), and quits with status 0 on Esc.
+# zooms with the wheel (0 resets), and quits with status 0 on Ctrl+Q (Esc never quits).
 # Every wait is bounded and polls (the window's state file, files written); skips
 # (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"

@@ -258,18 +258,7 @@ static void lab_after(App *a)
     if (lab_take_edit_start(&a->lab)) playback_start_edit(&a->pb); // the playback keeps every clock
     if (a->lab.save_requested) {
         a->lab.save_requested = false;
-        char dir[1200], path[1400];
-        lab_save_dir(dir, sizeof dir);
-        if (lab_save(&a->lab, a->session, dir, path, sizeof path)) {
-            app_toast(a, "app.lesson_saved", path);
-            printf("%s\n", path);
-            fflush(stdout);
-            if (app_on_saved) app_on_saved(path);
-        } else {
-            cli_error(stderr, "attnviz: %s", path);
-            app_toast(a, "app.lesson_save_failed", path);
-            a->toast_left = ERROR_TOAST_SECONDS;
-        }
+        app_save_lesson(a);
     }
     bool error = false;
     const char *m = lab_take_message(&a->lab, &error);
@@ -471,10 +460,8 @@ static void step_loop(App *a, int dir)
 static void key_action(App *a, KeyAction act, SDL_Keycode sym)
 {
     switch (act) {
-    case KEY_ACT_QUIT: // (the page never ends itself on a key: its tab is closed; Esc leaves its fullscreen)
-        if (!a->opt->browser) a->quit = true;
-        else if (sym != SDLK_ESCAPE) app_toast(a, "app.quit_in_browser", NULL);
-        break;
+    case KEY_ACT_QUIT: app_request_quit(a); break;
+    case KEY_ACT_ESCAPE: app_escape(a); break;
     case KEY_ACT_NEXT: step_forward(a); break;
     case KEY_ACT_PREV: step_back(a); break;
     case KEY_ACT_PROJECTOR: toggle_projector(a); break;
@@ -649,7 +636,14 @@ static bool mode_text(App *a, const SDL_KeyboardEvent *k, KeyAction act)
     return app_text_key(a, k);
 }
 
-static const KeyMode KEY_MODES[] = {mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,
+// Quitting asked: its question takes every key (app_quit.c).
+static bool mode_quit_ask(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)act;
+    return app_quit_ask_key(a, k);
+}
+
+static const KeyMode KEY_MODES[] = {mode_quit_ask, mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,
                                     mode_study, mode_enter_study, mode_lab};
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
@@ -712,11 +706,14 @@ static void handle_event(App *a, const SDL_Event *e)
         if (presenter_event(a->pres, e)) presenter_destroy(a->pres), a->pres = NULL;
         return;
     }
-    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) a->quit = true; // the audience's
+    if (e->type == SDL_WINDOWEVENT && e->window.event == SDL_WINDOWEVENT_CLOSE) { // the audience's
+        app_request_quit(a);
+        return;
+    }
     if (bar_press(a, e)) return; // (drawn over the buttons of the status line: before them)
     if (app_lessons_event(a, e)) return;
     switch (e->type) {
-    case SDL_QUIT: a->quit = true; break;
+    case SDL_QUIT: app_request_quit(a); break; // (Ctrl+C in the terminal: twice quits without asking)
     case SDL_KEYDOWN: on_key(a, &e->key); break;
     case SDL_TEXTINPUT: // the characters of a value typed into a cell (any keyboard layout)
         if (app_text_input(a, e->text.text)) break; // a language model's text (I)
@@ -940,6 +937,7 @@ App *app_create(const AppOptions *opt)
     if (!open_at(a, opt)) goto fail;
     a->title_edited = session_edited(a->session);
     a->seen_session = a->session, a->seen_version = a->session->version;
+    a->saved_session = a->session, a->saved_version = a->session->version; // (--set: the edits asked for)
     a->measure = (TextMeasure){text_measure, a->fonts};
     a->v.measure = &a->measure;
     app_lessons_set_title(a);
@@ -987,7 +985,7 @@ bool app_frame(App *a)
     // Update (the first frame is drawn without waiting for an event)
     SDL_Event e;
     bool busy = a->frames_drawn == 0 || (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing ||
-                a->toast_left > 0.0 || a->export_job || a->lab.animating;
+                (a->toast_left > 0.0 && !a->quit_ask) || a->export_job || a->lab.animating;
     if (!busy && !app_test_hook && !a->no_wait && SDL_WaitEventTimeout(&e, 250))
         handle_event(a, &e), a->events++, a->keyups += e.type == SDL_KEYUP;
     long events_before = a->events;
@@ -1014,7 +1012,7 @@ bool app_frame(App *a)
         if (hold) a->pb.t = 0.0;
         study_after(a);
     }
-    if (a->toast_left > 0.0) a->toast_left -= dt;
+    if (a->toast_left > 0.0 && !a->quit_ask) a->toast_left -= dt; // (the question stays until answered)
     if (a->v.stage != a->pb.stage) { // a new stage starts with the whole tensor
         view_reset_zoom(&a->v);
         View nv = a->v; // on the head its narration is about, if it names one (studying: the question's)
@@ -1060,7 +1058,7 @@ bool app_frame(App *a)
     present_frame(a);
     if (++a->frames_drawn == 1 && a->quit_after_first) a->quit = true;
     if (app_test_hook || a->state_path) {
-        busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || a->toast_left > 0.0 ||
+        busy = (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || (a->toast_left > 0.0 && !a->quit_ask) ||
                a->export_job || a->lab.animating;
         AppTestFrame f = {a->r, a->frames_drawn, busy, a->stage_name, a->v.loop, app_layout(a), a->v.head,
                           a->session->lesson.checkpoint};

@@ -57,6 +57,7 @@ void app_replace_session(App *a, Session *s, bool keep_place)
     session_destroy(a->session);
     a->session = s;
     a->seen_session = s, a->seen_version = s->version; // a new lesson starts at its first stage
+    a->saved_session = s, a->saved_version = s->version; // (its edits: none yet, or the ones asked for)
     a->title_edited = session_edited(s);
     // playback and view start over (or stay where they were: the same lesson, another text);
     // language, palette, numbers and speed stay

@@ -21,7 +21,9 @@ void args_usage(FILE *f)
           "       attnviz --print STAGE LESSON       one stage as a table, like a PyTorch print\n"
           "       attnviz --describe LESSON          every stage frame as JSON: formula, narration, alt text,\n"
           "                                          panels with their colour ranges and the size and decimals\n"
-          "                                          of their numbers (--lang, --batch, --head, --size, --projector)\n"
+          "                                          of their numbers (--lang, --batch, --head, --size, --projector);\n"
+          "                                          with --presenter: the presenter window at --size, each stage:\n"
+          "                                          its text sizes, what is off the window or cut, narration, notes\n"
           "       attnviz --export DIR LESSON [export options]\n"
           "                                          frames as PNG (or SVG, PDF) into DIR, headless (no display)\n"
           "       attnviz --quiz LESSON [--lang en|zh] [--seed N]\n"
@@ -356,6 +358,8 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     if (SEEN(O_WORKSHEET) && c != CMD_HANDOUT) return usage_error(err, "--worksheet goes with --handout");
     if (SEEN(O_PROJECTOR) && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE) // (not silently ignored)
         return usage_error(err, "--projector goes with the window, --export and --describe");
+    if (SEEN(O_PRESENTER) && c != CMD_WINDOW && c != CMD_DESCRIBE)
+        return usage_error(err, "--presenter goes with the window and --describe");
     if (a->opt.study && a->opt.presenter)
         return usage_error(err, "--study and --presenter do not go together (the presenter window previews the next stage)");
     if (a->opt.study && (c != CMD_WINDOW || a->save_path))

@@ -7,6 +7,7 @@
 #include "i18n.h"
 #include "json_out.h"
 #include "layout.h"
+#include "presenter.h"
 #include "scene.h"
 #include "session.h"
 #include "text.h"
@@ -143,9 +144,39 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     describe_strip(f, &L, tr, v);
 }
 
+// The presenter window's frame of each stage at w×h (audience 1280×720): what it shows.
+static int describe_presenter(const Session *ses, View *v, const char *font_path, int w, int h, FILE *out, FILE *err)
+{
+    const Trace *tr = &ses->trace;
+    char msg[400], title[LESSON_MAX_TEXT + 64];
+    SDL_Surface *surf = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGBA32);
+    SDL_Renderer *r = surf ? SDL_CreateSoftwareRenderer(surf) : NULL;
+    Presenter *p = r ? presenter_create_offscreen(r, font_path, v->lang, msg, sizeof msg) : NULL;
+    if (!p) {
+        cli_error(err, "attnviz: --describe --presenter: %s", r ? msg : SDL_GetError());
+        if (r) SDL_DestroyRenderer(r);
+        if (surf) SDL_FreeSurface(surf);
+        return 1;
+    }
+    session_title(ses, v->lang, title, sizeof title);
+    for (int s = 0; s < tr->n; s++) {
+        v->stage = s, v->part = 0;
+        PresenterFrame f = {tr, v, NULL, PRESENTER_DESCRIBE_AUDIENCE_W, PRESENTER_DESCRIBE_AUDIENCE_H, false,
+                            v->edited, 0, title};
+        fprintf(out, "%s\n  {\"stage\": \"%s\", ", s ? "," : "", tr->stages[s].name);
+        presenter_describe(p, &f, out);
+        fputs("}", out);
+    }
+    presenter_destroy(p);
+    SDL_DestroyRenderer(r);
+    SDL_FreeSurface(surf);
+    return 0;
+}
+
 int describe_run(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head, int loop, int w,
                  int h, bool projector, int glance, FILE *out, FILE *err)
 {
+    const bool presenter = glance == DESCRIBE_PRESENTER;
     char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
     if (!assets_find(assets, sizeof assets, aerr, sizeof aerr) || !i18n_load(assets, aerr, sizeof aerr)) {
         utf8_fputs_line(err, aerr);
@@ -194,6 +225,8 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
                  "\"frames\": [",
             lang == LANG_ZH ? "zh" : "en", batch, head, w, h, projector ? "true" : "false");
     bool first = true;
+    int rc = presenter ? describe_presenter(ses, &v, font_path, w, h, out, err) : 0;
+    if (presenter) glance = 0;
     const bool model_view = glance != 0;
     if (glance) { // one frame: every layer's and head's map, or one head's lines
         v.model_view = glance == 1, v.head_view = glance == 2;
@@ -203,7 +236,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
         describe_frame_fields(out, tr, &v, w, h);
         fputs("}", out);
     }
-    for (int s = 0; s < tr->n && !model_view; s++) {
+    for (int s = 0; s < tr->n && !model_view && !presenter; s++) {
         v.stage = s, v.part = 0, v.head = head;
         v.head = scene_stage_head(tr, &v, chosen);
         v.loop = loop >= 0 && loop < recipe_loop_steps(tr, s) ? loop : -1;
@@ -220,5 +253,5 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     session_destroy(before);
     session_destroy(ses);
     i18n_free();
-    return cli_output_ok(out, "--describe", err) ? 0 : 1;
+    return cli_output_ok(out, "--describe", err) && rc == 0 ? 0 : 1;
 }

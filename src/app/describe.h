@@ -26,11 +26,14 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
 // model view (View.model_view) with every layer's and head's map described; glance 2: the
 // head view (View.head_view) of the first layer, head `head`, with its lines. Returns the exit code (0, 1 bad
 // lesson / assets / write error, 2 bad slice).
+// glance DESCRIBE_PRESENTER (--presenter): one entry per stage, {"stage": …, "presenter": {…}}, the presenter window
+// at w×h (presenter_describe) beside an audience frame of 1280×720.
 // Text is measured with the fonts (font_path, NULL: found with fontconfig) as the export
 // draws them; without fonts, with the layout's estimate.
 // head -1: each stage on the head its narration is about (scene_stage_head), else head 0.
 int describe_run(const char *path, const char *font_path, const struct SessionEdits *ed, Lang lang, int batch, int head,
                  int loop,
                  int w, int h, bool projector, int glance, FILE *out, FILE *err);
+#define DESCRIBE_PRESENTER 3 // glance: the presenter window
 
 #endif

@@ -10,6 +10,7 @@
 
 #include <SDL.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "trace.h"
 #include "view.h"
@@ -18,9 +19,16 @@ typedef struct Presenter Presenter;
 
 // Where the two windows go on one display of screen_w×screen_h (usable area; offsets
 // from its corner): the audience window (aw×ah) on the left, the presenter window (pw×ph)
-// right of it, the pair centred. When both do not fit, the presenter window gets
-// narrower (down to 640 px), then the audience window smaller (its shape kept): they
-// never overlap on a screen at least 656 px wide.
+// right of it, the pair centred. The audience window keeps its size when the presenter
+// window has at least PRESENTER_MIN_W beside it (the presenter's then narrower than pw
+// if need be); else the presenter window is PRESENTER_MIN_W wide and the audience window
+// takes the rest of the width at its own height (1280×720 alone: 832×720 beside 440×720),
+// so the frame keeps its numbers and narration; below PRESENTER_AUDIENCE_MIN_W for it (a
+// screen under 1248 px) the presenter window gets a third. Never on top of each other,
+// never off the screen.
+#define PRESENTER_MIN_W 440
+#define PRESENTER_MIN_H 400
+#define PRESENTER_AUDIENCE_MIN_W 800
 typedef struct PresenterPlace {
     int ax, ay, aw, ah; // the audience window
     int px, py, pw, ph; // the presenter window
@@ -69,8 +77,20 @@ typedef struct PresenterFrame {
     unsigned gen;           // changes when the numbers change in place (an edit): caches are flushed
     const char *title;      // the lesson's title as the audience window shows it
 } PresenterFrame;
-// Draws one frame of the presenter window (and presents it when it is a window).
+// Draws one frame of the presenter window (and presents it when it is a window). At least
+// PRES_WIDE_MIN_W (960 px) wide: two columns (the copy, the narration and the notes; the
+// next stage and the step list); narrower: one (the next stage in words, no step list).
+// No text below 12 px (narration and notes 14); the narration and the notes are wrapped
+// and scroll with the wheel over them ("▼ scroll" says there is more), whole lines only.
 void presenter_draw(Presenter *p, const PresenterFrame *f);
+// Draws f and writes what the window shows as JSON fields, without braces ("presenter":
+// {width, height, layout, texts, min_text_px (the smallest text drawn), outside (texts
+// drawn past the window), cropped (texts cut by their box), clock, title, now, scrub
+// ([x, y, w, h]), narration and notes ({px, lines_shown, more_lines, box, text_area,
+// text})}): --describe --presenter.
+void presenter_describe(Presenter *p, const PresenterFrame *f, FILE *out);
+#define PRESENTER_DESCRIBE_AUDIENCE_W 1280 // the audience frame --describe --presenter shows
+#define PRESENTER_DESCRIBE_AUDIENCE_H 720
 // The size the small copy of an audience frame of w×h is drawn at, then scaled down:
 // the audience's own (up to 4096 px wide, 4K included; wider: halved until it is not).
 void presenter_copy_size(int audience_w, int audience_h, int *w, int *h);

@@ -27,6 +27,7 @@ struct AppOptions;
 #define MSG_MAX 1200
 #define EXPORT_TOAST_SECONDS 8.0
 #define ERROR_TOAST_SECONDS 8.0
+#define QUIT_ASK_SECONDS 1.0 // (kept while the question is open)
 
 
 struct App {
@@ -52,6 +53,9 @@ struct App {
     Uint64 digit_ms;    // when it was typed (app_ms)
     double fake_ms_per_frame, fake_ms; // a fake clock (tests: app_test_hook, ATTNVIZ_TEST_CLOCK), 0: none
     bool quit;
+    bool quit_ask;             // quitting would lose edits: save / discard / stay asked (request_quit)
+    const Session *saved_session; // the session and version last saved (or opened): unsaved edits
+    unsigned saved_version;    // are edits made since
     bool mouse_in;
     int mouse_wx, mouse_wy; // window coordinates
     // the lesson picker (O, the "Lessons…" button) and where lessons are listed from
@@ -109,6 +113,18 @@ const Layout *app_layout(App *a);
 bool app_file_exists(const char *path);
 // Window coordinates to the renderer's output pixels.
 void app_to_output(App *a, int x, int y, int *ox, int *oy);
+
+// app_quit.c. Ctrl+S (and S when quitting asks): the edited lesson saved as a new file, its
+// path on stdout and in a toast; false (a toast, stderr) when it was not.
+bool app_save_lesson(App *a);
+// Q, Ctrl+Q, closing the window: quits, or first asks (save / discard / stay) when edits
+// would be lost; asked already (a second close, a second Ctrl+C): quits.
+void app_request_quit(App *a);
+// Esc: out of fullscreen, else a notice closes, else it says how to quit; never quits.
+void app_escape(App *a);
+// The question's keys while quitting asks (S, D, Esc; every other key does nothing): true
+// while it is open.
+bool app_quit_ask_key(App *a, const SDL_KeyboardEvent *k);
 
 // E: the key after E picks the format (1 PNG frames, 2 handout, 3 MP4, 4 GIF).
 void app_export_choose_key(App *a, SDL_Keycode sym);

@@ -59,6 +59,7 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
             memcpy(l1, label, cut);
             l1[cut] = '\0';
             const char *l2 = label[cut] ? label + cut + 1 : "";
+            while (px > LAYOUT_MIN_TEXT_PX && 2 * (px * 6 / 5) + dots_h > q.h) px--; // above the dots
             int lh = px * 6 / 5, y = q.y + (q.h - dots_h - 2 * lh) / 2;
             if (y < q.y) y = q.y;
             paint_text_centered(cv, face, px, tc, 255, (Rect){q.x, y, q.w, lh}, l1);
@@ -127,21 +128,27 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
     Rect lb;
     if (ov && ov->lab && lab_button_rect(L, &lb)) s.w = lb.x - paint_px(L->s, 16) - s.x; // and "What if…"
     if (ov && ov->study && ov->picker && study_button_rect(L, &lb)) s.w = lb.x - paint_px(L->s, 16) - s.x; // and "Study"
-    int x = s.x + s.w;
-    paint_clip(cv, &(Rect){s.x, s.y, s.w, s.h});
-    int tw, th;
-    const char *hint = i18n_get(v->lang, "ui.help_hint");
-    paint_text_size(cv, FONT_BOLD, L->px_small, hint, &tw, &th);
-    x -= tw;
-    paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, s.y + (s.h - th) / 2, ALIGN_LEFT, hint);
-    paint_text_size(cv, FONT_SANS, L->px_small, pal, &tw, &th);
-    x -= tw + paint_px(L->s, 18);
-    paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, x, s.y + (s.h - th) / 2, ALIGN_LEFT, pal);
-    paint_text_size(cv, FONT_SANS, L->px_small, line, &tw, &th);
-    x -= tw + paint_px(L->s, 18);
-    paint_text(cv, FONT_SANS, L->px_small, v->playing ? THEME.accent : THEME.muted, 255, x,
-               s.y + (s.h - th) / 2, ALIGN_LEFT, line);
-    paint_clip(cv, NULL);
+    // right to left, each whole or not at all (never cut): the help hint, the play state,
+    // the palette's name (C names it in a toast too)
+    const char *text[] = {i18n_get(v->lang, "ui.help_hint"), line, pal};
+    const FontFace face[] = {FONT_BOLD, FONT_SANS, FONT_SANS};
+    const Rgb col[] = {THEME.accent, v->playing ? THEME.accent : THEME.muted, THEME.muted};
+    const int order[] = {0, 2, 1}; // drawn right to left: hint, palette, play state
+    bool show[3];
+    int x = s.x + s.w, room = s.w, tw, th;
+    for (int k = 0; k < 3; k++) { // what fits, by importance: the hint, the play state, the palette
+        paint_text_size(cv, face[k], L->px_small, text[k], &tw, &th);
+        int need = tw + (k ? paint_px(L->s, 18) : 0);
+        show[k] = need <= room;
+        if (show[k]) room -= need;
+    }
+    for (int i = 0; i < 3; i++) {
+        int k = order[i];
+        if (!show[k]) continue;
+        paint_text_size(cv, face[k], L->px_small, text[k], &tw, &th);
+        x -= tw + (i ? paint_px(L->s, 18) : 0);
+        paint_text(cv, face[k], L->px_small, col[k], 255, x, s.y + (s.h - th) / 2, ALIGN_LEFT, text[k]);
+    }
 }
 
 // One "keys<TAB>meaning" row of the help at px (n bytes of row), the keys in the first

@@ -828,9 +828,11 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
         if (tw + pad > num_w) num_w = tw + pad;
     }
     if (num_w > g.w / 5) num_w = g.w / 5;
-    // the ramp keeps at least 30 % of the box (long names, "scores, masked scores", left it ~50 px)
-    int label_max = g.w - 2 * num_w - 2 * pad - g.w * 30 / 100;
+    // the ramp keeps at least 15 % of the box (long names, "scores, masked scores", left it ~50 px;
+    // those go on lines of their own: Layout.legend_stacked, and the ramp gets the whole width)
+    int label_max = g.w - 2 * num_w - 2 * pad - g.w * 15 / 100;
     if (label_w > label_max) label_w = label_max;
+    if (L->legend_stacked) label_w = pad; // each name on its own line, the ramp under it
     int y = g.y + pad;
     char line[160], fit[128];
     for (int k = 0; k < L->n_groups; k++, y += row_h) {
@@ -842,12 +844,14 @@ static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
             continue;
         }
         int ty = y + (row_h - L->px_small * 6 / 5) / 2;
-        const char *name = paint_fit_text(cv, FONT_BOLD, L->px_small, G->label, label_w - pad, fit, sizeof fit);
+        const char *name = paint_fit_text(cv, FONT_BOLD, L->px_small, G->label,
+                                          L->legend_stacked ? g.w - 2 * pad : label_w - pad, fit, sizeof fit);
         paint_text(cv, FONT_BOLD, L->px_small, ink, 255, g.x + pad, ty, ALIGN_LEFT, name);
+        if (L->legend_stacked) y += row_h, ty += row_h; // the ramp on the next line
         int x = g.x + pad + label_w, bar_h = row_h * 6 / 10, by = y + (row_h - bar_h) / 2;
-        if (G->mask01) { // its meanings follow its own name
+        if (G->mask01) { // its meanings follow its own name (stacked: on the line under it)
             paint_text_size(cv, FONT_BOLD, L->px_small, name, &tw, &th);
-            x = g.x + 2 * pad + tw;
+            x = L->legend_stacked ? g.x + pad : g.x + 2 * pad + tw;
             paint_fill(cv, colormap_sequential(G->scale.palette, 1.0f), 255, x, by, sw, bar_h);
             x += sw + pad / 2;
             x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_one"));

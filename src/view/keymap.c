@@ -37,7 +37,8 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_VIEW, "keys.pan", {B("Shift+Left", PAN), B("Shift+Right", PAN), B("Shift+Up", PAN), B("Shift+Down", PAN)}},
     {KEYS_VIEW, "keys.zoom_reset", {B("0", ZERO), B("Keypad 0", ZERO)}},
     {KEYS_VIEW, "keys.help", {B("?", HELP), B("Shift+/", HELP), B("F1", HELP)}},
-    {KEYS_VIEW, "keys.quit", {B("Escape", QUIT), B("Q", QUIT), B("Ctrl+Q", QUIT)}},
+    {KEYS_VIEW, "keys.escape", {B("Escape", ESCAPE)}},
+    {KEYS_VIEW, "keys.quit", {B("Q", QUIT), B("Ctrl+Q", QUIT)}},
     {KEYS_VIEW, "keys.mouse", {{NULL, KEY_ACT_NONE}}},
     // the what-if lab (lab.c handles its keys)
     {KEYS_LAB, "keys.lab_select", {{NULL, KEY_ACT_NONE}}},

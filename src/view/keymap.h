@@ -55,6 +55,7 @@ typedef enum KeyAction {
     KEY_ACT_PAN,       // Shift + an arrow: the content moves with the arrow
     KEY_ACT_HELP,
     KEY_ACT_QUIT,
+    KEY_ACT_ESCAPE, // fullscreen off, what is open closed; never quits
     KEY_ACT_STUDY,
     KEY_ACT_PRESENT,
     KEY_ACT_BLACK,

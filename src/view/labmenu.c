@@ -130,7 +130,7 @@ bool lab_button_rect(const Layout *L, Rect *out)
     Rect p;
     if (!picker_button_rect(L, &p)) return false;
     int bw = (int)lrintf(108 * L->s), gap = (int)lrintf(10 * L->s);
-    if (L->status.w < 2 * bw + gap + (int)lrintf(300 * L->s)) return false;
+    if (L->status.w < 2 * bw + gap + (int)lrintf(160 * L->s)) return false; // (the status keeps "? help")
     *out = (Rect){p.x - gap - bw, p.y, bw, p.h};
     return true;
 }

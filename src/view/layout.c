@@ -7,6 +7,7 @@
 #include "layout_inner.h"
 
 #include "explain.h"
+#include "i18n.h"
 #include "scene.h"
 #include "utf8.h"
 
@@ -458,6 +459,37 @@ static int narration_height(const Layout *L, const Trace *tr, const View *v, int
     return lines * lh + pad + L->px_small * 13 / 10 + pad / 2 + 2;
 }
 
+// A step's "N Name" wider than its slot at the small size goes on two lines
+// (chrome_draw_timeline; smaller, down to 12 px, until they fit above the dots): the
+// timeline is then tall enough for both at 12 px and the dots under them.
+static void timeline_fit_labels(Layout *L, const Trace *tr, const View *v, float s)
+{
+    int slot_w = L->timeline.w / imax(1, L->n_steps) - 2 - (int)lrintf(8 * s);
+    for (int i = 0; i < L->n_steps; i++) {
+        char key[40], label[120];
+        snprintf(label, sizeof label, "%d %s", i + 1, i18n_get(v->lang, scene_step_key(tr, L->step_id[i], key, sizeof key)));
+        if (layout_text_w(v, label, L->px_small) > slot_w)
+            L->timeline.h = imax(L->timeline.h, 2 * (LAYOUT_MIN_TEXT_PX * 6 / 5) + (int)lrintf(12 * s) + 2);
+    }
+}
+
+// A legend name that may not fit beside its ramp (draw_legend: the numbers up to 20 % of
+// the box each, the ramp 30 %, the margins) goes on a line of its own ("scores, masked
+// scores"), the band (bh) taller if need be; in projector mode only where the band has the
+// room (the numbers' size first). Returns the band's height.
+static int legend_stack_names(Layout *L, const View *v, int legend_w, int bh)
+{
+    int pad = (int)lrintf(8 * L->s);
+    for (int k = 0; k < L->n_groups; k++) {
+        const char *name = L->group[k].label;
+        int bw = v->measure && v->measure->width ? v->measure->width(v->measure->ctx, true, L->px_small, name)
+                                                 : layout_text_w(v, name, L->px_small) * 11 / 10;
+        if (bw > legend_w * 30 / 100 - 3 * pad) L->legend_stacked = true;
+    }
+    if (L->legend_stacked && v->projector && layout_legend_height(L) > bh) L->legend_stacked = false;
+    return imax(bh, layout_legend_height(L));
+}
+
 void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
 {
     memset(L, 0, sizeof *L);
@@ -485,6 +517,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->timeline = (Rect){m, m, w - 2 * m, (int)(48 * s)};
     for (int st = 0; st < STEP_COUNT; st++)
         if (trace_step_count(tr, trace_layer_at(tr, v->stage), (StepId)st) > 0) L->step_id[L->n_steps++] = (StepId)st;
+    timeline_fit_labels(L, tr, v, s);
     for (int i = 0; i < L->n_steps; i++) {
         int x0 = L->timeline.x + L->timeline.w * i / L->n_steps;
         int x1 = L->timeline.x + L->timeline.w * (i + 1) / L->n_steps;
@@ -536,8 +569,8 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
 
     // bottom: narration and legend (one row per colour scale, one for the masked / NaN looks)
     scene_build(L, tr, v);
-    int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
     int legend_w = imin((int)(440 * s), (w - 2 * m) * 2 / 5);
+    int bh = imax((int)((v->study ? 200 : 118) * s), layout_legend_height(L));
     if (v->print) { // (the page writes the narration)
         bh = layout_legend_height(L);
     } else if (!v->study) {
@@ -545,6 +578,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         // third of the window: small screens had ~8 px text under an empty band)
         bh = imax(bh, imin(narration_height(L, tr, v, w - 2 * m - legend_w - gap), h / 3));
     }
+    bh = legend_stack_names(L, v, legend_w, bh);
     int by = h - m - bh;
     L->narration = (Rect){m, by, v->print ? 0 : w - 2 * m - legend_w - gap, bh};
     L->legend = (Rect){w - m - legend_w, by, legend_w, bh};
@@ -595,7 +629,7 @@ int layout_legend_height(const Layout *L)
     for (int i = 0; i < L->n_panels; i++)
         special |= L->spec[i].any_nan || (L->spec[i].any_masked && !L->group[L->spec[i].group].mask01);
     int row = (int)((float)L->px_small * 1.45f), pad = (int)lrintf(8 * L->s);
-    return 2 * pad + row * (L->n_groups + (special ? 1 : 0));
+    return 2 * pad + row * (L->n_groups * (L->legend_stacked ? 2 : 1) + (special ? 1 : 0));
 }
 
 int layout_col_x(const Layout *L, int p, int col)

@@ -180,6 +180,8 @@ typedef struct Layout {
     char formula[320];                // the stage's formula, true for this lesson (scene.h)
     char formula_note[400];           // the numbers it uses ("√d_k = √2 = 1.41421")
     Rect narration, legend;
+    bool legend_stacked;              // a scale's name too long beside its ramp: each name on a
+                                      // line of its own, the ramp and its range under it
 } Layout;
 
 bool rect_contains(Rect r, int x, int y);

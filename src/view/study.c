@@ -230,7 +230,7 @@ bool study_button_rect(const Layout *L, Rect *out)
     Rect lb;
     if (!lab_button_rect(L, &lb)) return false;
     int bw = (int)lrintf(108 * L->s), gap = (int)lrintf(10 * L->s);
-    if (L->status.w < 3 * bw + 2 * gap + (int)lrintf(300 * L->s)) return false;
+    if (L->status.w < 3 * bw + 2 * gap + (int)lrintf(160 * L->s)) return false; // (the status keeps "? help")
     *out = (Rect){lb.x - gap - bw, lb.y, bw, lb.h};
     return true;
 }

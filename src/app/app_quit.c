@@ -1,0 +1,85 @@
+// app_quit.c — saving the edited lesson, quitting and Esc in the window (see window.h):
+// Esc never quits; Q, Ctrl+Q and closing the window ask first when edits are not saved.
+#include <stdio.h>
+
+#include "cli.h"
+#include "i18n.h"
+#include "window.h"
+
+// Ctrl+S (and S when quitting asks): the edited lesson saved as a new file; its path
+// on stdout and in a toast. False (said in a toast and on stderr) when it was not.
+bool app_save_lesson(App *a)
+{
+    char dir[1200], path[1400];
+    lab_save_dir(dir, sizeof dir);
+    if (!lab_save(&a->lab, a->session, dir, path, sizeof path)) {
+        cli_error(stderr, "attnviz: %s", path);
+        app_toast(a, "app.lesson_save_failed", path);
+        a->toast_left = ERROR_TOAST_SECONDS;
+        return false;
+    }
+    app_toast(a, "app.lesson_saved", path);
+    printf("%s\n", path);
+    fflush(stdout);
+    if (app_on_saved) app_on_saved(path);
+    a->saved_session = a->session, a->saved_version = a->session->version;
+    return true;
+}
+
+// Whether the lesson on screen has edits that were not saved since it was opened.
+static bool unsaved_edits(const App *a)
+{
+    return session_edited(a->session) && !(a->saved_session == a->session && a->saved_version == a->session->version);
+}
+
+// Q, Ctrl+Q, closing the window: quits, or first asks (save / discard / stay) when the
+// edits would be lost. Asked already (a second close, a second Ctrl+C): quits.
+void app_request_quit(App *a)
+{
+    if (a->opt->browser) { // the page never ends itself on a key: its tab is closed
+        app_toast(a, "app.quit_in_browser", NULL);
+        return;
+    }
+    if (a->quit_ask || !unsaved_edits(a)) {
+        a->quit = true;
+        return;
+    }
+    a->quit_ask = true;
+    a->ov.help = false, a->export_choose = false;
+    char n[16];
+    snprintf(n, sizeof n, "%d", a->session->log.applied);
+    const char *args[] = {n};
+    i18n_fmt(a->toast, sizeof a->toast, a->v.lang, a->session->log.applied == 1 ? "app.quit_ask1" : "app.quit_ask", 1, args);
+    a->toast_left = QUIT_ASK_SECONDS;
+}
+
+// Esc: out of fullscreen, else what is open closes (the modes before took theirs: the
+// help, E's choice, the lab's typing and selection, the text box, the picker); it never
+// quits, and says how to. (The page: the browser takes Esc for its own fullscreen.)
+void app_escape(App *a)
+{
+    if (a->opt->browser) return;
+    if (SDL_GetWindowFlags(a->win) & SDL_WINDOW_FULLSCREEN) {
+        SDL_SetWindowFullscreen(a->win, 0);
+        return;
+    }
+    if (a->toast_left > 0.0) { // a notice: gone
+        a->toast_left = 0.0;
+        return;
+    }
+    app_toast(a, "app.esc_no_quit", NULL);
+}
+
+// Quitting asked (app_request_quit): S saves and quits (stays when the save fails), D
+// discards the edits and quits, Esc (or N, C) stays; nothing else happens meanwhile.
+bool app_quit_ask_key(App *a, const SDL_KeyboardEvent *k)
+{
+    if (!a->quit_ask) return false;
+    SDL_Keycode sym = k->keysym.sym;
+    if (sym == SDLK_s || sym == SDLK_d || sym == SDLK_ESCAPE || sym == SDLK_n || sym == SDLK_c) {
+        a->quit_ask = false, a->toast_left = 0.0;
+        if (sym == SDLK_d || (sym == SDLK_s && app_save_lesson(a))) a->quit = true;
+    }
+    return true;
+}
+
