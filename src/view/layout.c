@@ -572,7 +572,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         layout_place_head_view(L, tr, v);
         return;
     }
-    layout_place_panels(L, tr, v);
+    if (!layout_place_panels_in_rows(L, tr, v)) layout_place_panels(L, tr, v);
     if (v->projector || v->print_split) layout_mark_strip_decimals(L, tr, v); // (kept by a split's parts)
     if (v->projector && layout_projector_split(L, tr, v)) {
         layout_place_panels(L, tr, v);

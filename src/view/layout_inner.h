@@ -12,6 +12,11 @@
 
 // Places L's panels (L->spec, n_panels) in L->area: cells, numbers, labels, the strip.
 void layout_place_panels(Layout *L, const Trace *tr, const View *v);
+// Outside projector mode and print: where L's panels (not yet placed) in one row would
+// leave a panel without numbers but two rows give every panel numbers, places them in two
+// (the split whose smallest numbers are largest; the second row starts with its operator
+// and ends with the result and the strip) and returns true; else false (one row: place them).
+bool layout_place_panels_in_rows(Layout *L, const Trace *tr, const View *v);
 // The smallest number size in L's cells (projector mode: LAYOUT_PROJECTOR_MIN_NUMBER_PX × scale).
 int layout_number_floor(const Layout *L);
 // Keeps one part of L's panels, in their order: with `each`, part k < the number of
