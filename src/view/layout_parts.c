@@ -259,7 +259,8 @@ bool layout_place_panels_in_rows(Layout *L, const Trace *tr, const View *v)
     if (!every_panel_numbered(t)) {
         *base = *L;
         layout_mark_strip_decimals(base, tr, v);
-        for (int k = 1; k < L->n_panels; k++) {
+        // (from the operands above the result down: on a tie, the fewer panels beside the result)
+        for (int k = L->n_panels - 1; k >= 1; k--) {
             if (L->spec[k].stacked) continue; // (a vector stays under its parameter)
             place_two_rows(base, tr, &flat, k, t + 1);
             int px = rows_number_px(t + 1);
@@ -273,8 +274,9 @@ bool layout_place_panels_in_rows(Layout *L, const Trace *tr, const View *v)
     place_two_rows(base, tr, v, best, t + 1);
     const Layout *top = &t[1], *bottom = &t[2];
     int n = L->n_panels, result = L->result_panel;
+    Rect area = L->area;
     *L = *top;
-    L->n_panels = n, L->result_panel = result;
+    L->n_panels = n, L->result_panel = result, L->area = area;
     for (int i = best; i < n; i++) take_panel(L, i, bottom, i - best);
     L->row_label_w = imax(top->row_label_w, bottom->row_label_w);
     L->fit_wq = bottom->fit_wq, L->fit_hq = bottom->fit_hq; // (the result's row: zoom's reference)
