@@ -1,5 +1,6 @@
 // layout_parts.c — projector mode's parts: a stage too large for the projector's numbers
-// shown in parts (its operands, then its result), and the operators sized with the numbers.
+// shown in parts (its operands, then its result), and the operators sized with the numbers;
+// outside projector mode, two rows where one row would leave a panel without numbers.
 // (layout.c places the panels; these choose which of them a frame shows.)
 #include "layout.h"
 #include "layout_inner.h"
@@ -181,13 +182,6 @@ static void place_row(const Layout *L, const Trace *tr, const View *v, Layout *r
     layout_place_panels(row, tr, v);
 }
 
-// The width of the operator left of the first panel of a row (place_panels' columns).
-static int row_operator_w(const Layout *L, const View *v, const PanelSpec *p)
-{
-    int opw = (int)(1.2f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
-    return strlen(p->op) > 3 ? imax(opw_long, layout_text_w(v, p->op, L->px_body) + opw / 2) : opw;
-}
-
 // Moves the rectangles of panels from..to-1 of L down by dy.
 static void shift_row(Layout *L, int from, int to, int dy)
 {
@@ -225,7 +219,7 @@ static void place_two_rows(const Layout *L, const Trace *tr, const View *v, int 
     int r0 = row_cells(L, 0, k), r1 = row_cells(L, k, L->n_panels);
     int h0 = head + (int)((int64_t)imax(0, a.h - gap - 2 * head) * r0 / imax(1, r0 + r1));
     place_row(L, tr, v, &rows[0], 0, k, (Rect){a.x, a.y, a.w, h0});
-    int opw = L->spec[k].op[0] ? row_operator_w(L, v, &L->spec[k]) : 0;
+    int opw = L->spec[k].op[0] ? layout_operator_w(L, v, &L->spec[k]) : 0;
     place_row(L, tr, v, &rows[1], k, L->n_panels, (Rect){a.x + opw, a.y + h0 + gap, a.w - opw, a.h - h0 - gap});
     Layout *b = &rows[1];
     int ph = 0;
