@@ -394,6 +394,97 @@ static void test_numbers_where_they_fit(void **state)
     assert_true(checked > 1000);
 }
 
+// Whether r lies inside a.
+static bool rect_inside(Rect r, Rect a) { return r.x >= a.x && r.y >= a.y && r.x + r.w <= a.x + a.w && r.y + r.h <= a.y + a.h; }
+
+// A stage laid out in two rows (layout_place_panels_in_rows): every panel keeps its numbers at
+// the usual minimum, operators and captions cover nothing, everything stays in the area, and a
+// click on a cell finds that cell (check_frame: panels, captions and the strip do not overlap).
+static void check_two_rows(const Layout *L, const char *what)
+{
+    int min_px = layout_min_number_px(L->s);
+    for (int p = 0; p < L->n_panels; p++) {
+        if (L->image[p] || L->spec[p].decimals < 0 || L->spec[p].px_cell < min_px)
+            fail_msg("%s: panel %s without numbers of %d px (%d)", what, L->spec[p].title, min_px, L->spec[p].px_cell);
+        if (!rect_inside(L->panel[p], L->area) || !rect_inside(L->caption[p], L->area) || !rect_inside(L->op[p], L->area))
+            fail_msg("%s: panel %s outside the area", what, L->spec[p].title);
+        for (int q = 0; q < L->n_panels; q++) { // (panels, captions and the strip: check_frame)
+            if (q != p && L->op[p].w > 0 && rect_overlap(L->op[p], L->panel[q]))
+                fail_msg("%s: the operator of %s covers %s", what, L->spec[p].title, L->spec[q].title);
+            if (q > p && rect_overlap(L->caption[p], L->caption[q]))
+                fail_msg("%s: captions of %s and %s overlap", what, L->spec[p].title, L->spec[q].title);
+        }
+        int hp, hr, hc;
+        Rect c;
+        assert_true(layout_cell_rect(L, p, L->spec[p].rows - 1, L->spec[p].cols - 1, &c));
+        assert_true(layout_hit_cell(L, c.x + c.w / 2, c.y + c.h / 2, &hp, &hr, &hc));
+        assert_int_equal(hp, p);
+        assert_int_equal(hr, L->spec[p].rows - 1);
+        assert_int_equal(hc, L->spec[p].cols - 1);
+    }
+}
+
+// Whether L's panels are in two rows: a panel (not a vector under its parameter) below the first.
+static bool in_two_rows(const Layout *L)
+{
+    for (int p = 1; p < L->n_panels; p++)
+        if (!L->spec[p].stacked && L->panel[p].y != L->panel[0].y) return true;
+    return false;
+}
+
+// Issue 35 item 7: llama-block's SwiGLU (n₂ · W₁ᵀ ⊙ g = h, 5×8 panels) showed no numbers in one
+// row of 32 columns; where two rows give every panel numbers at the usual minimum it is laid
+// out in two (a 4:3 projector, 1280×1024). At 1280×720 the area (404 px) cannot hold the 13
+// rows of two rows at 26 px (plus two captions): it stays in one row, unchanged. Every stage of
+// every lesson laid out in two rows keeps its numbers, nothing overlapping, inside the area.
+static void test_two_rows_where_one_drops_numbers(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/llama-block.json");
+    View v;
+    view_init(&v, &ses->lesson, LANG_EN);
+    v.stage = trace_find(&ses->trace, "ffn_hidden");
+    assert_true(v.stage >= 0);
+    Layout L;
+    static const int tall[][2] = {{1024, 768}, {1280, 1024}};
+    for (int z = 0; z < 2; z++) {
+        layout_compute(&L, &ses->trace, &v, tall[z][0], tall[z][1]);
+        assert_int_equal(L.n_panels, 4);
+        assert_true(in_two_rows(&L));
+        check_frame("lessons/llama-block.json", &ses->trace, &v, &L);
+        check_two_rows(&L, "llama-block ffn_hidden");
+        // the second row opens with its operator (⊙), left of g's labels
+        assert_true(L.op[2].w > 0 && L.op[2].x + L.op[2].w <= L.panel[2].x);
+    }
+    layout_compute(&L, &ses->trace, &v, 1280, 720);
+    assert_false(in_two_rows(&L));
+    session_destroy(ses);
+
+    static const int size[][2] = {{800, 600}, {1024, 768}, {1280, 720}, {1280, 1024}, {1920, 1080}};
+    glob_t g;
+    assert_int_equal(glob("lessons/*.json", 0, NULL, &g), 0);
+    int two = 0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        ses = open_session(g.gl_pathv[f]);
+        view_init(&v, &ses->lesson, LANG_EN);
+        for (size_t z = 0; z < sizeof size / sizeof size[0]; z++)
+            for (int st = 0; st < ses->trace.n; st++) {
+                v.stage = st;
+                layout_compute(&L, &ses->trace, &v, size[z][0], size[z][1]);
+                if (!in_two_rows(&L)) continue;
+                char what[160];
+                snprintf(what, sizeof what, "%s at %dx%d, stage %s", g.gl_pathv[f], size[z][0], size[z][1],
+                         ses->trace.stages[st].name);
+                check_frame(g.gl_pathv[f], &ses->trace, &v, &L);
+                check_two_rows(&L, what);
+                two++;
+            }
+        session_destroy(ses);
+    }
+    globfree(&g);
+    assert_true(two >= 20);
+}
+
 // Lays out stage `name` of ses at 1280x720 into L; returns its formula.
 static const char *formula_of(Session *ses, View *v, Layout *L, const char *name)
 {
@@ -979,6 +1070,7 @@ int main(void)
         cmocka_unit_test(test_loop_labels),
         cmocka_unit_test(test_projector),
         cmocka_unit_test(test_numbers_where_they_fit),
+        cmocka_unit_test(test_two_rows_where_one_drops_numbers),
         cmocka_unit_test(test_ranges_without_stats),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

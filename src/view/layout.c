@@ -1,7 +1,8 @@
 // layout.c — the scene of each stage (which heatmaps) and its geometry.
 //
 // Screen, top to bottom: timeline of steps | batch/head tabs + status |
-// header (name, shapes, formula) | heatmaps in a row with operators between |
+// header (name, shapes, formula) | heatmaps in a row with operators between (two rows
+// where only two keep every panel's numbers: layout_parts.c) |
 // narration (left) and legend (right).
 #include "layout.h"
 #include "layout_inner.h"
@@ -185,6 +186,13 @@ static int64_t ceil_div(int64_t a, int64_t b) { return -floor_div(-a, b); }
 static int64_t lmin(int64_t a, int64_t b) { return a < b ? a : b; }
 static int64_t lmax(int64_t a, int64_t b) { return a > b ? a : b; }
 
+int layout_operator_w(const Layout *L, const View *v, const PanelSpec *p)
+{
+    int opw = (int)(1.2f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
+    if (!p->op[0]) return (int)(10 * L->s);
+    return strlen(p->op) > 3 ? imax(opw_long, layout_text_w(v, p->op, L->px_body) + opw / 2) : opw;
+}
+
 // Does panel i read its rows from the panel to its left (same rows, no operator between)?
 static bool shares_rows(const Layout *L, int i)
 {
@@ -283,7 +291,7 @@ void layout_place_panels(Layout *L, const Trace *tr, const View *v)
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(1.2f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
     int sum_gap = (int)(6 * s), sum_min = (int)(10 * s), stack_gap = (int)(8 * s);
-#define OPW(p) ((p)->op[0] ? (strlen((p)->op) > 3 ? imax(opw_long, layout_text_w(v, (p)->op, L->px_body) + opw / 2) : opw) : (int)(10 * s))
+#define OPW(p) layout_operator_w(L, v, (p))
     // vectors go under their parameter only where that gives larger cells (a short
     // weight leaves room below it; a tall one is better beside its bias)
     bool any_stacked = false;
@@ -606,7 +614,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
         layout_place_head_view(L, tr, v);
         return;
     }
-    layout_place_panels(L, tr, v);
+    if (!layout_place_panels_in_rows(L, tr, v)) layout_place_panels(L, tr, v);
     if (v->projector || v->print_split) layout_mark_strip_decimals(L, tr, v); // (kept by a split's parts)
     if (v->projector && layout_projector_split(L, tr, v)) {
         layout_place_panels(L, tr, v);

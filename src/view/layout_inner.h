@@ -1,6 +1,6 @@
 // layout_inner.h — inside the layout, one module in three files that only they include:
 // placing the panels (layout.c), choosing the part of a stage a frame shows
-// (layout_parts.c: projector mode, the printed page's split; the strip's decimals) and
+// (layout_parts.c: projector mode, the printed page's split, two rows; the strip's decimals) and
 // the model and head views' geometry (layout_views.c).
 // Not for outside src/view: layout.h is the layout's interface.
 #ifndef ATTNVIZ_LAYOUT_INNER_H
@@ -12,6 +12,13 @@
 
 // Places L's panels (L->spec, n_panels) in L->area: cells, numbers, labels, the strip.
 void layout_place_panels(Layout *L, const Trace *tr, const View *v);
+// Outside projector mode and print: where L's panels (not yet placed) in one row would
+// leave a panel without numbers but two rows give every panel numbers, places them in two
+// (the split whose smallest numbers are largest; the second row starts with its operator
+// and ends with the result and the strip) and returns true; else false (one row: place them).
+bool layout_place_panels_in_rows(Layout *L, const Trace *tr, const View *v);
+// The width of the column of the operator left of panel p (10 px × scale without one).
+int layout_operator_w(const Layout *L, const View *v, const PanelSpec *p);
 // The smallest number size in L's cells (projector mode: LAYOUT_PROJECTOR_MIN_NUMBER_PX × scale).
 int layout_number_floor(const Layout *L);
 // Keeps one part of L's panels, in their order: with `each`, part k < the number of
