@@ -76,6 +76,8 @@ xdotool key --window "$WID" f
 wait_file "$EXP/frames.json" 30 || fail "the export did not finish within 30 s: $(cat "$R/err.txt")"
 grep -qi 'export' "$R/err.txt" && fail "the resized export failed: $(cat "$R/err.txt")"
 grep -q '"complete": true' "$EXP/frames.json" || fail "resized export: frames.json not complete"
+# (the line is printed once frames.json is in place: poll for it, as for the file)
+i=0; while [ $i -lt 25 ] && ! grep -q "$EXP" "$R/out.txt"; do sleep 0.2; i=$((i + 1)); done
 grep -q "$EXP" "$R/out.txt" || fail "resized export: the folder was not printed"
 env -u DISPLAY "$B/attnviz" --export "$TMP/cli" --size 1280x720 tests/big/long-256.json >/dev/null 2>&1 ||
     fail "attnviz --export of tests/big/long-256.json failed"
