@@ -5,23 +5,10 @@
 # and panels; every panel a range, a scale kind and a group whose panels share that
 # range; "+ b" exactly when the lesson has biases; no "+ mask"; masked_fill exactly
 # with a mask; an export's frames.json carries the same. Bad input: one line, exit 1/2.
-B=${BUILD:-build}
-bin="$B/attnviz"
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 
 # every lesson in both languages; one python checks them all (one start, not 88)
-i=0
-: >"$tmp/list"
-for lesson in lessons/*.json tests/ref/*.lesson.json tests/scene/*.json; do
-    i=$((i + 1))
-    for lang in en zh; do
-        out="$tmp/d-$i-$lang.json"
-        "$bin" --describe "$lesson" --lang "$lang" >"$out" 2>"$tmp/err" || { fail "$lesson $lang: exit $? $(cat "$tmp/err")"; continue; }
-        printf '%s %s %s\n' "$lesson" "$lang" "$out" >>"$tmp/list"
-    done
-done
+describe_lessons lessons/*.json tests/ref/*.lesson.json tests/scene/*.json
 python3 - "$tmp/list" <<'PY' >"$tmp/bad" 2>&1 || fail "the describe checks: $(cat "$tmp/bad")"
 import json, sys
 n = 0

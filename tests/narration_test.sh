@@ -3,23 +3,10 @@
 # head opens on the head its narration is about (the first head it names), in every
 # shipped lesson and both languages; the K and V projections have narration of their own
 # (not the query's). Chinese frames and questions have no English left.
-B=${BUILD:-build}
-bin="$B/attnviz"
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh"
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 
-: >"$tmp/list"
-i=0
-for lesson in lessons/*.json; do
-    i=$((i + 1))
-    for lang in en zh; do
-        out="$tmp/d-$i-$lang.json"
-        "$bin" --describe "$lesson" --lang "$lang" >"$out" 2>"$tmp/err" || { fail "$lesson $lang: exit $? $(cat "$tmp/err")"; continue; }
-        printf '%s %s %s\n' "$lesson" "$lang" "$out" >>"$tmp/list"
-    done
-done
+describe_lessons lessons/*.json
 
 # the head a stage's narration is about is the one its panels show
 python3 - "$tmp/list" <<'PY' || fail "narration about a head not on screen"

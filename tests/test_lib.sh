@@ -53,3 +53,19 @@ check_partial() { # dir
     present=$(cd "$1" && ls *.png 2>/dev/null | sort)
     [ "$listed" = "$present" ] || fail "$1: frames.json does not list exactly the PNGs"
 }
+
+# describe_lessons LESSON...: `attnviz --describe` of each lesson in both languages into
+# $tmp, each listed in $tmp/list as "LESSON LANG FILE" (for one python to check them all);
+# a lesson that fails is a failure, not listed.
+describe_lessons() {
+    : >"$tmp/list"
+    n=0
+    for lesson in "$@"; do
+        n=$((n + 1))
+        for lang in en zh; do
+            out="$tmp/d-$n-$lang.json"
+            "$bin" --describe "$lesson" --lang "$lang" >"$out" 2>"$tmp/err" || { fail "$lesson $lang: exit $? $(cat "$tmp/err")"; continue; }
+            printf '%s %s %s\n' "$lesson" "$lang" "$out" >>"$tmp/list"
+        done
+    done
+}
