@@ -220,6 +220,10 @@ try {
   s = await press('Control+r');            // back to the original lesson
   for (let i = 0; i < names.indexOf('attn'); i++) s = await press('ArrowRight');
   check(s.stage === 'attn', `at stage attn (${s.stage})`);
+  // (attn·V's narration is about head 1, so the walk above left the window on head 1; the
+  // native export opens attn on head 0)
+  for (let i = 0; i < 4 && s.head !== 0; i++) s = await press('Tab');
+  check(s.head === 0, `Tab back to head 0 (${s.head})`);
   const frameDl = await download(() => page.keyboard.press('s'));
   const left = await page.evaluate(() => Module.FS.readdir('/home/web_user/attnviz').filter((n) => n.endsWith('.png')));
   check(left.length === 0, `S: the frame is not kept in the page's memory after its download (${left})`);
