@@ -14,8 +14,9 @@ Checks, each failing with one line that names the file:
             ones tests/keys_doc.py generates from src/view/keymap.c (+ assets/lang/en.txt)
 
 ALLOWED below lists what stands today and is to be taken apart (issue 37), each with its
-reason: an entry may only shrink. A listed file or function that is now within the limit,
-or a listed circle that is gone, fails too, so the list is kept short and true.
+size today and its reason: an entry may only shrink (a listed file or function that grows
+past its recorded size fails). A listed file or function that is now within the limit, or
+a listed circle that is gone, fails too, so the list is kept short and true.
 """
 import os
 import re
@@ -27,19 +28,19 @@ MAX_FUNC = 150
 LAYERS = ["core", "view", "draw", "app", "web"]
 
 # what may stand for now (issue 37 takes each apart); the reason after each
-ALLOWED_LINES = {
-    "src/app/app.c": "the window: issue 37 splits it into small parts",
-    "src/draw/render.c": "animation timing moves to view/anim.c, chrome to chrome.c (issue 37)",
-    "src/core/lesson.c": "the model-key table replaces its hand-written checks (issue 37)",
-    "src/app/export.c": "the export-format table with one writer each (issue 37)",
+ALLOWED_LINES = {  # path: (its lines today, a ceiling it may not pass; the reason)
+    "src/app/app.c": (1086, "the window: issue 37 splits it into small parts"),
+    "src/draw/render.c": (1117, "animation timing moves to view/anim.c, chrome to chrome.c (issue 37)"),
+    "src/core/lesson.c": (1081, "the model-key table replaces its hand-written checks (issue 37)"),
+    "src/app/export.c": (984, "the export-format table with one writer each (issue 37)"),
 }
-ALLOWED_FUNCS = {
-    "parse_with": "the model-key table (issue 37)",
-    "lesson_write": "the model-key table writes every key (issue 37)",
-    "draw_panel": "issue 37: the view hands draw a prepared panel",
-    "layout_place_panels": "issue 37: view kinds as a table, the panels' geometry in parts",
-    "layer_forward": "issue 37: one block's stages as a loop over a table",
-    "attn_json_model": "the model-key table (issue 37)",
+ALLOWED_FUNCS = {  # name: (its lines today, a ceiling; the reason)
+    "parse_with": (196, "the model-key table (issue 37)"),
+    "lesson_write": (187, "the model-key table writes every key (issue 37)"),
+    "draw_panel": (182, "issue 37: the view hands draw a prepared panel"),
+    "layout_place_panels": (177, "issue 37: view kinds as a table, the panels' geometry in parts"),
+    "layer_forward": (168, "issue 37: one block's stages as a loop over a table"),
+    "attn_json_model": (157, "the model-key table (issue 37)"),
 }
 # circles as sorted module lists
 ALLOWED_CIRCLES = {
@@ -159,6 +160,9 @@ def check_lines(root, out):
             over.add(p)
             if p not in ALLOWED_LINES:
                 fail(f"{p}: {n} lines, over {MAX_LINES}: split it by what it owns", out)
+            elif n > ALLOWED_LINES[p][0]:
+                fail(f"{p}: {n} lines, over its allowed {ALLOWED_LINES[p][0]} (it may only shrink): split it "
+                     f"by what it owns", out)
     for p, why in ALLOWED_LINES.items():
         if p not in over:
             fail(f"tests/structure_check.py: {p} is within {MAX_LINES} lines now: "
@@ -200,6 +204,9 @@ def check_functions(root, out):
                 over.add(name)
                 if name not in ALLOWED_FUNCS:
                     fail(f"{p}:{line}: {name} is {n} lines, over {MAX_FUNC}: split it", out)
+                elif n > ALLOWED_FUNCS[name][0]:
+                    fail(f"{p}:{line}: {name} is {n} lines, over its allowed {ALLOWED_FUNCS[name][0]} "
+                         f"(it may only shrink): split it", out)
     for name in ALLOWED_FUNCS:
         if name not in over:
             fail(f"tests/structure_check.py: {name} is within {MAX_FUNC} lines now (or gone): "
