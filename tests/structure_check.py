@@ -151,22 +151,32 @@ def check_layers_and_circles(root, out):
                  f"remove it from ALLOWED_CIRCLES", out)
 
 
-def check_lines(root, out):
+def check_sizes(found, limit, allowed, table, what, out):
+    """found: (where, key, size) of everything over limit; allowed: key -> (ceiling, reason)
+    in ALLOWED_<table>. One line for each new one, each one past its ceiling, and each
+    allowed one no longer over the limit."""
     over = set()
+    for where, key, n in found:
+        over.add(key)
+        if key not in allowed:
+            fail(f"{where}: {what(key)} {n} lines, over {limit}: split it", out)
+        elif n > allowed[key][0]:
+            fail(f"{where}: {what(key)} {n} lines, over its allowed {allowed[key][0]} (it may only shrink): "
+                 f"split it", out)
+    for key in allowed:
+        if key not in over:
+            fail(f"tests/structure_check.py: {key} is within {limit} lines now (or gone): "
+                 f"remove it from ALLOWED_{table}", out)
+
+
+def check_lines(root, out):
+    found = []
     for _, p in src_files(root):
         with open(os.path.join(root, p), encoding="utf-8") as f:
             n = sum(1 for _ in f)
         if n > MAX_LINES:
-            over.add(p)
-            if p not in ALLOWED_LINES:
-                fail(f"{p}: {n} lines, over {MAX_LINES}: split it by what it owns", out)
-            elif n > ALLOWED_LINES[p][0]:
-                fail(f"{p}: {n} lines, over its allowed {ALLOWED_LINES[p][0]} (it may only shrink): split it "
-                     f"by what it owns", out)
-    for p, why in ALLOWED_LINES.items():
-        if p not in over:
-            fail(f"tests/structure_check.py: {p} is within {MAX_LINES} lines now: "
-                 f"remove it from ALLOWED_LINES", out)
+            found.append((p, p, n))
+    check_sizes(found, MAX_LINES, ALLOWED_LINES, "LINES", lambda key: "has", out)
 
 
 FUNC_HEAD = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(")
@@ -195,22 +205,11 @@ def functions(path):
 
 
 def check_functions(root, out):
-    over = set()
+    found = []
     for _, p in src_files(root):
-        if not p.endswith(".c"):
-            continue
-        for name, line, n in functions(os.path.join(root, p)):
-            if n > MAX_FUNC:
-                over.add(name)
-                if name not in ALLOWED_FUNCS:
-                    fail(f"{p}:{line}: {name} is {n} lines, over {MAX_FUNC}: split it", out)
-                elif n > ALLOWED_FUNCS[name][0]:
-                    fail(f"{p}:{line}: {name} is {n} lines, over its allowed {ALLOWED_FUNCS[name][0]} "
-                         f"(it may only shrink): split it", out)
-    for name in ALLOWED_FUNCS:
-        if name not in over:
-            fail(f"tests/structure_check.py: {name} is within {MAX_FUNC} lines now (or gone): "
-                 f"remove it from ALLOWED_FUNCS", out)
+        if p.endswith(".c"):
+            found += [(f"{p}:{line}", name, n) for name, line, n in functions(os.path.join(root, p)) if n > MAX_FUNC]
+    check_sizes(found, MAX_FUNC, ALLOWED_FUNCS, "FUNCS", lambda key: f"{key} is", out)
 
 
 def check_keys(root, out):
