@@ -843,7 +843,7 @@ static void test_language_model_frames(void **state)
             assert_true(L.bars.x + L.bars.w <= sizes[k][0] && L.bars.y + L.bars.h <= sizes[k][1]);
             for (int p = 0; p < L.n_panels; p++) assert_true(L.panel[p].x + L.panel[p].w <= L.bars.x);
         }
-    v.model_view = true;
+    v.kind = VIEW_MODEL;
     Layout L;
     layout_compute(&L, tr, &v, 1280, 720);
     assert_int_equal(L.n_panels, 0);

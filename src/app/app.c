@@ -470,9 +470,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_PLAY: playback_toggle(&a->pb); break;
     case KEY_ACT_HEAD_NEXT: set_head(a, a->v.head + 1); break;
     case KEY_ACT_MODEL_VIEW: // the stage's panels → the model view → the head view → the panels
-        if (a->v.model_view) a->v.model_view = false, a->v.head_view = true;
-        else if (a->v.head_view) a->v.head_view = false;
-        else a->v.model_view = true;
+        a->v.kind = a->v.kind == VIEW_PANELS ? VIEW_MODEL : a->v.kind == VIEW_MODEL ? VIEW_HEADS : VIEW_PANELS;
         break;
     case KEY_ACT_TEXT: app_text_open(a); break;
     case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
@@ -661,8 +659,8 @@ static void on_click(App *a, int wx, int wy)
     const Layout *Lp = app_layout(a);
     int s = layout_hit_step(Lp, x, y), b = layout_hit_batch(Lp, x, y), h = layout_hit_head(Lp, x, y);
     int l = layout_hit_layer(Lp, x, y), ml, mh;
-    if (a->v.model_view && layout_hit_model_view(Lp, x, y, &ml, &mh)) { // a map: open its walkthrough
-        a->v.model_view = false;
+    if (a->v.kind == VIEW_MODEL && layout_hit_model_view(Lp, x, y, &ml, &mh)) { // a map: open its walkthrough
+        a->v.kind = VIEW_PANELS;
         a->v.head = mh;
         if (Lp->mv_stage[ml] != a->v.stage) playback_goto(&a->pb, Lp->mv_stage[ml], true);
         return;
@@ -958,8 +956,7 @@ App *app_create(const AppOptions *opt)
     if (opt->study) toggle_study(a);
     if (opt->presenter) present_from_start(a);
     if (opt->projector) toggle_projector(a), a->toast_left = 0.0;
-    if (opt->model_view) a->v.model_view = true;
-    if (opt->head_view) a->v.head_view = true;
+    a->v.kind = (ViewKind)opt->view;
 
     a->freq = SDL_GetPerformanceFrequency(), a->last = SDL_GetPerformanceCounter();
     SDL_RendererInfo info;

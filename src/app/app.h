@@ -14,8 +14,7 @@ typedef struct AppOptions {
     bool study;                // --study: open in the study mode
     bool presenter;            // --presenter: open the presenter window too (presenter.h)
     bool projector;            // --projector: projector mode (View.projector)
-    bool model_view;           // --model-view: open in the model view (View.model_view)
-    bool head_view;            // --head-view: open in the head view (View.head_view)
+    int view;                  // ViewKind of view.h: --model-view, --head-view open in that view
     const struct SessionEdits *edits; // --set edits applied on opening (NULL: none)
     const char *stage;         // --stage NAME: open at this stage (NULL: the first)
     int batch, head;           // --batch, --head: the slice shown first

@@ -72,7 +72,7 @@ void app_replace_session(App *a, Session *s, bool keep_place)
     app_checkpoint_before(a); // at a checkpoint: the one before, for the narration's "since step …"
     if (keep_place && stage < a->session->trace.n) {
         playback_goto(&a->pb, stage, false);
-        a->v.stage = stage, a->v.head = old.head, a->v.model_view = old.model_view, a->v.head_view = old.head_view;
+        a->v.stage = stage, a->v.head = old.head, a->v.kind = old.kind;
         a->v.batch = old.batch < a->session->trace.batch ? old.batch : 0;
     }
     fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)

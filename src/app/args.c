@@ -253,8 +253,10 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
             return usage_error(err, "--checkpoint: expected a whole number from 0 to %d", LESSON_MAX_CHECKPOINTS - 1);
         a->edits.has_checkpoint = true;
         return 0;
-    case O_MODEL_VIEW: a->ex.model_view = a->opt.model_view = true; return 0;
-    case O_HEAD_VIEW: a->ex.head_view = a->opt.head_view = true; return 0;
+    case O_MODEL_VIEW: a->ex.view = a->opt.view = VIEW_MODEL; return 0;
+    case O_HEAD_VIEW: // the model view wins when both are given
+        if (a->opt.view != VIEW_MODEL) a->ex.view = a->opt.view = VIEW_HEADS;
+        return 0;
     case O_FONT: a->opt.font_path = v; return 0;
     case O_LANG:
         if (strcmp(v, "en") == 0) a->opt.lang = LANG_EN;

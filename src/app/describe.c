@@ -55,7 +55,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     fprintf(f, "\"stage\": \"%s\", \"step\": %d, \"head\": %d, ", st->name, step, v->head);
     if (L.split) fprintf(f, "\"part\": %d, \"parts\": %d, ", L.part, L.n_parts); // projector mode: one part shown
     if (v->loop >= 0) fprintf(f, "\"loop\": %d, \"loop_steps\": %d, ", v->loop, recipe_loop_steps(tr, v->stage));
-    if (v->head_view) { // the head view's formula and alt text
+    if (v->kind == VIEW_HEADS) { // the head view's formula and alt text
         char lb[12], hb[12], bb[12];
         snprintf(lb, sizeof lb, "%d", L.hv_layer), snprintf(hb, sizeof hb, "%d", v->head);
         snprintf(bb, sizeof bb, "%d", v->batch);
@@ -64,7 +64,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
         const char *args[] = {lb, hb, bb};
         i18n_fmt(alt, sizeof alt, v->lang, "alt.head_view", 3, args);
     }
-    if (v->model_view) { // the model view's own formula and alt text
+    if (v->kind == VIEW_MODEL) { // the model view's own formula and alt text
         char nl[12], nh[12], bb[12], fl[12], fh[12];
         snprintf(nl, sizeof nl, "%d", L.mv_layers), snprintf(nh, sizeof nh, "%d", L.mv_heads);
         snprintf(bb, sizeof bb, "%d", v->batch), snprintf(fl, sizeof fl, "%d", trace_layer_at(tr, v->stage));
@@ -80,10 +80,10 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     json_write_string(f, L.formula_note);
     fputs(", \"narration\": ", f);
     json_write_string(f, scene_narration(tr, v, buf, sizeof buf));
-    if (!v->model_view && !v->head_view) scene_alt(&L, tr, v, alt, sizeof alt);
+    if (v->kind == VIEW_PANELS) scene_alt(&L, tr, v, alt, sizeof alt);
     fputs(", \"alt\": ", f);
     json_write_string(f, alt);
-    if (v->model_view) { // each map: its layer, head and stage, and the key each query looks at most
+    if (v->kind == VIEW_MODEL) { // each map: its layer, head and stage, and the key each query looks at most
         // (the token labels: their size, and every how many rows and columns)
         fprintf(f, ", \"token_px\": %d, \"token_step\": %d", L.mv_tok_px, L.mv_tok_step);
         fputs(", \"maps\": [", f);
@@ -104,7 +104,7 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
             }
         fputs("]", f);
     }
-    if (v->head_view && L.hv_stage >= 0) { // the lines: each query's keys with a weight from 0.01
+    if (v->kind == VIEW_HEADS && L.hv_stage >= 0) { // the lines: each query's keys with a weight from 0.01
         const Tensor *t = &tr->stages[L.hv_stage].t;
         const int Lq = t->shape[2], Lk = t->shape[3], H = t->shape[1];
         fprintf(f, ", \"head_view\": {\"stage\": \"%s\", \"layer\": %d, \"head\": %d, \"lines\": [",
@@ -227,16 +227,16 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     bool first = true;
     int rc = presenter ? describe_presenter(ses, &v, font_path, w, h, out, err) : 0;
     if (presenter) glance = 0;
-    const bool model_view = glance != 0;
+    const bool glance_frame = glance != VIEW_PANELS;
     if (glance) { // one frame: every layer's and head's map, or one head's lines
-        v.model_view = glance == 1, v.head_view = glance == 2;
+        v.kind = (ViewKind)glance;
         for (int s = 0; s < tr->n && v.stage == 0; s++)
             if (tr->stages[s].id == STAGE_ATTN) v.stage = s;
         fputs("\n  {", out);
         describe_frame_fields(out, tr, &v, w, h);
         fputs("}", out);
     }
-    for (int s = 0; s < tr->n && !model_view && !presenter; s++) {
+    for (int s = 0; s < tr->n && !glance_frame && !presenter; s++) {
         v.stage = s, v.part = 0, v.head = head;
         v.head = scene_stage_head(tr, &v, chosen);
         v.loop = loop >= 0 && loop < recipe_loop_steps(tr, s) ? loop : -1;

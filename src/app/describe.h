@@ -23,8 +23,8 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
 
 // attnviz --describe LESSON [--lang] [--batch] [--head] [--size] [--projector]: one entry
 // per settled stage frame (projector mode: its first part); glance 1: one frame, the
-// model view (View.model_view) with every layer's and head's map described; glance 2: the
-// head view (View.head_view) of the first layer, head `head`, with its lines. Returns the exit code (0, 1 bad
+// model view (View.kind VIEW_MODEL) with every layer's and head's map described; glance 2: the
+// head view (View.kind VIEW_HEADS) of the first layer, head `head`, with its lines. Returns the exit code (0, 1 bad
 // lesson / assets / write error, 2 bad slice).
 // glance DESCRIBE_PRESENTER (--presenter): one entry per stage, {"stage": …, "presenter": {…}}, the presenter window
 // at w×h (presenter_describe) beside an audience frame of 1280×720.

@@ -130,8 +130,7 @@ typedef struct Encoder {
     const char *dir;
     const ExportFrame *plan;
     const Trace *tr;
-    bool model_view;      // the frame is the model view: named NNNN-model-view
-    bool head_view;       // the head view: NNNN-head-view
+    ViewKind view;        // the frame is the model view: named NNNN-model-view; the head view: NNNN-head-view
     // pixel buffers
     int n_slots;
     unsigned char **pix;
@@ -184,7 +183,7 @@ static bool encode_next(Encoder *e, bool wait)
     char err[EXPORT_ERR_MAX] = "";
     if (!skip) {
         char path[4096];
-        frame_name(path, sizeof path, e->dir, j.frame, e->model_view ? "model-view" : e->head_view ? "head-view" : e->tr->stages[e->plan[j.frame].stage].name,
+        frame_name(path, sizeof path, e->dir, j.frame, e->view == VIEW_MODEL ? "model-view" : e->view == VIEW_HEADS ? "head-view" : e->tr->stages[e->plan[j.frame].stage].name,
                    EXPORT_PNG);
         ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, false, err, sizeof err);
     }
@@ -294,7 +293,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
     for (int i = 0; i < n_frames; i++) {
         if (!e->done[i]) continue;
         char name[4096];
-        const char *stage = o->model_view ? "model-view" : o->head_view ? "head-view" : e->tr->stages[e->plan[i].stage].name;
+        const char *stage = o->view == VIEW_MODEL ? "model-view" : o->view == VIEW_HEADS ? "head-view" : e->tr->stages[e->plan[i].stage].name;
         bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
         frame_name(name, sizeof name, ".", video ? (o->split ? e->plan[i].stage : -1) : i, stage, o->format);
         if (video && o->split && (i == 0 || e->plan[i - 1].stage != e->plan[i].stage)) page = 0; // a file a stage
@@ -309,12 +308,11 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         // what the frame shows, for slides' alt text: formula, narration, alt, panels
         View v;
         view_init(&v, ls, o->lang);
-        v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head, v.loop = o->loop, v.model_view = o->model_view;
+        v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head, v.loop = o->loop, v.kind = o->view;
         v.ckpt_prev = o->ckpt_prev;
         v.head = scene_stage_head(e->tr, &v, o->head_set ? o->head : -1);
         fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, v.head,
                 e->plan[i].time_s, (double)e->plan[i].anim);
-        v.head_view = o->head_view;
         v.edited = o->edited, v.n_edits = o->n_edits, v.ref = o->ref;
         v.projector = o->projector, v.part = e->plan[i].part;
         if (o->projector) v.palette = PALETTE_HIGH_CONTRAST; // (describe_frame_fields gives the part)
@@ -438,7 +436,7 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     Encoder *e = &j->e;
     int threads = o->threads < 0 ? 1 : o->threads > 8 ? 8 : o->threads; // 0: on the caller's thread
     e->w = o->width, e->h = o->height, e->level = o->zlib_level, e->dir = j->dir;
-    e->plan = j->plan, e->tr = tr, e->model_view = o->model_view, e->head_view = o->head_view;
+    e->plan = j->plan, e->tr = tr, e->view = o->view;
     e->format = o->format;
     bool vector = o->format == EXPORT_SVG || o->format == EXPORT_PDF;
     bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
@@ -583,7 +581,7 @@ static bool vector_step(ExportJob *j, Canvas *c, const View *v)
     char path[4400], tmp[4500] = "", err[EXPORT_ERR_MAX] = "";
     FILE *f = NULL;
     bool svg = j->o.format == EXPORT_SVG;
-    frame_name(path, sizeof path, j->dir, j->next, v->model_view ? "model-view" : v->head_view ? "head-view" : j->tr->stages[v->stage].name, j->o.format);
+    frame_name(path, sizeof path, j->dir, j->next, v->kind == VIEW_MODEL ? "model-view" : v->kind == VIEW_HEADS ? "head-view" : j->tr->stages[v->stage].name, j->o.format);
     if (svg && !(f = temp_file_create(path, tmp, sizeof tmp))) {
         snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
     } else {
@@ -716,8 +714,7 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     v.stage = j->plan[k].stage;
     v.part = j->plan[k].part;
     v.anim = j->plan[k].anim;
-    v.batch = j->o.batch, v.head = j->o.head, v.loop = j->o.loop, v.model_view = j->o.model_view;
-    v.head_view = j->o.head_view;
+    v.batch = j->o.batch, v.head = j->o.head, v.loop = j->o.loop, v.kind = j->o.view;
     v.head = scene_stage_head(j->tr, &v, j->o.head_set ? j->o.head : -1);
     v.playing = false;
     view_reset_zoom(&v);
@@ -869,7 +866,7 @@ static int export_run_handled(const ExportOptions *o)
             return 2;
         }
     }
-    if ((o->model_view || o->head_view) && stage_filter < 0) // one frame, at the first layer's attention
+    if ((o->view != VIEW_PANELS) && stage_filter < 0) // one frame, at the first layer's attention
         for (int s = 0; s < tr->n && stage_filter < 0; s++)
             if (tr->stages[s].id == STAGE_ATTN) stage_filter = s;
     if (o->loop >= 0) { // (args: --loop comes with --stage)

@@ -56,9 +56,9 @@ typedef struct ExportOptions {
     double hold;               // GIF, MP4: seconds each settled stage (and each further part) is held
                                // (--hold; export_options_init: -1 = EXPORT_DEFAULT_HOLD for GIF and MP4)
     bool split;                // GIF, MP4 (--split): one file a stage, NNNN-STAGE.gif / .mp4
-    bool model_view;           // --model-view: one frame, the model view (View.model_view), NNNN-model-view.EXT
-    bool head_view;            // --head-view: one frame, the head view (View.head_view) of --stage's layer (else
-                               // the first), head --head, NNNN-head-view.EXT
+    ViewKind view;             // --model-view: one frame, the model view (View.kind), NNNN-model-view.EXT;
+                               // --head-view: the head view of --stage's layer (else the first), head
+                               // --head, NNNN-head-view.EXT
     bool projector;            // --projector: projector mode (View.projector), its palette; a
                                // stage shown in parts is a frame a part
     const int *parts;          // in how many parts each stage is shown (export_parts), or NULL:

@@ -64,7 +64,7 @@ static int run(Args *a)
     case CMD_DESCRIBE:
         return finish_stdout(describe_run(o->lesson_path, o->font_path, &a->edits, (Lang)o->lang, a->ex.batch,
                                           a->ex.head_set ? a->ex.head : -1,
-                                          a->ex.loop, o->width, o->height, o->projector, o->presenter ? DESCRIBE_PRESENTER : o->model_view ? 1 : o->head_view ? 2 : 0, stdout,
+                                          a->ex.loop, o->width, o->height, o->projector, o->presenter ? DESCRIBE_PRESENTER : (int)o->view, stdout,
                                           stderr),
                              "--describe");
     case CMD_HANDOUT: {

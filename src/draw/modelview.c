@@ -1,8 +1,8 @@
-// modelview.c — attention at a glance: the model view (View.model_view), every layer ×
+// modelview.c — attention at a glance: the model view (View.kind VIEW_MODEL), every layer ×
 // head as a small map of its attention weights, the rows the queries and the columns the
 // keys, on the probability palette from 0 to 1 (BertViz's model view, with attnviz's
 // numbers), the layer and head on screen before framed; and the head view
-// (View.head_view), one head's weights as lines from each query token to each key token,
+// (View.kind VIEW_HEADS), one head's weights as lines from each query token to each key token,
 // as opaque as the weight (BertViz's head view). The layout (layout.c) placed both.
 #include "modelview.h"
 

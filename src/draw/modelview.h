@@ -1,5 +1,5 @@
 // modelview.h — the model view: a small map of attention weights per layer and head
-// (View.model_view), drawn where a stage's panels go (layout.c places the maps).
+// (View.kind VIEW_MODEL), drawn where a stage's panels go (layout.c places the maps).
 #ifndef ATTNVIZ_MODELVIEW_H
 #define ATTNVIZ_MODELVIEW_H
 

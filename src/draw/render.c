@@ -166,15 +166,15 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     char title[200], shape[32], badge[200];
     snprintf(title, sizeof title, "%d/%d  %s", v->stage + 1, tr->n, recipe_stage_text(tr, v->stage, "title", true, lang));
     Rect h = L->header;
-    if (v->model_view || v->head_view) { // the model / head view: what it shows, the layer, head and batch
+    if (v->kind != VIEW_PANELS) { // the model / head view: what it shows, the layer, head and batch
         char bb[12], lb[12], hb[12];
         snprintf(bb, sizeof bb, "%d", v->batch), snprintf(lb, sizeof lb, "%d", L->hv_layer);
         snprintf(hb, sizeof hb, "%d", v->head);
         const char *args[] = {bb, lb, hb};
-        i18n_fmt(title, sizeof title, lang, v->model_view ? "title.model_view" : "title.head_view", 3, args);
+        i18n_fmt(title, sizeof title, lang, v->kind == VIEW_MODEL ? "title.model_view" : "title.head_view", 3, args);
         paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
         paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT,
-                   i18n_get(lang, v->model_view ? "formula.model_view" : "formula.head_view"));
+                   i18n_get(lang, v->kind == VIEW_MODEL ? "formula.model_view" : "formula.head_view"));
         return;
     }
     paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
@@ -1092,8 +1092,8 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
         if (ov) picker_draw_button(cv, L, v, ov->picker);
         draw_header(cv, L, tr, v);
     }
-    if (v->model_view || v->head_view) { // attention at a glance: the maps or the lines instead of the panels
-        if (v->model_view) modelview_draw(cv, L, tr, v);
+    if (v->kind != VIEW_PANELS) { // attention at a glance: the maps or the lines instead of the panels
+        if (v->kind == VIEW_MODEL) modelview_draw(cv, L, tr, v);
         else headview_draw(cv, L, tr, v);
         if (!v->print) draw_narration(cv, L, tr, v);
         if (!ov) return;

@@ -600,17 +600,17 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
             L->col_label_h += layout_index_px(L) * 6 / 5;
             break;
         }
-    if (!v->print && !v->model_view && v->stage >= 0 && v->stage < tr->n && tr->stages[v->stage].id == STAGE_PROBS &&
+    if (!v->print && v->kind != VIEW_MODEL && v->stage >= 0 && v->stage < tr->n && tr->stages[v->stage].id == STAGE_PROBS &&
         tr->vocab_size > 0 && !(v->study && v->hide_result)) { // the bar chart of the next token, right
         const int bw = imin(imax((int)(260 * s), L->area.w / 4), L->area.w / 2);
         L->bars = (Rect){L->area.x + L->area.w - bw, L->area.y, bw, L->area.h};
         L->area.w -= bw + gap;
     }
-    if (v->model_view) {
+    if (v->kind == VIEW_MODEL) {
         layout_place_model_view(L, tr, v);
         return;
     }
-    if (v->head_view) {
+    if (v->kind == VIEW_HEADS) {
         layout_place_head_view(L, tr, v);
         return;
     }

@@ -41,7 +41,7 @@ void layout_match_strip_decimals(Layout *L, const Trace *tr, const View *v);
 void layout_mark_strip_decimals(Layout *L, const Trace *tr, const View *v);
 // The width of s drawn at px: measured by the view's fonts when it has them, else estimated.
 int layout_text_w(const View *v, const char *s, int px);
-// The model view's grid in L->area (View.model_view); the head view's rows (View.head_view).
+// The model view's grid in L->area (View.kind VIEW_MODEL); the head view's rows (View.kind VIEW_HEADS).
 void layout_place_model_view(Layout *L, const Trace *tr, const View *v);
 void layout_place_head_view(Layout *L, const Trace *tr, const View *v);
 

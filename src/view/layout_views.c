@@ -1,7 +1,7 @@
 // layout_views.c — the geometry of the views that are not a stage's panels: the model
 // view (a map per layer and head, token labels) and the head view (lines from each query
 // to each key), and hit-testing the model view's maps. (layout.c lays out a stage's
-// panels and calls these for View.model_view / View.head_view.)
+// panels and calls these for View.kind VIEW_MODEL / View.kind VIEW_HEADS.)
 #include "layout.h"
 #include "layout_inner.h"
 

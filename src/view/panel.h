@@ -133,7 +133,7 @@ typedef struct Layout {
     // first line reads), kept when only a part of the panels is shown (split): the strip
     // of the result's part is then the one the whole frame shows. rows 0: none.
     PanelSpec input;
-    // The model view (View.model_view; no panels then): a map per layer (row) and head
+    // The model view (View.kind VIEW_MODEL; no panels then): a map per layer (row) and head
     // (column) of its attention weights, batch View.batch; mv_stage: each layer's attn.
     int mv_layers, mv_heads;
     Rect mv_map[TRACE_MAX_LAYERS][LAYOUT_MAX_TABS];
@@ -148,7 +148,7 @@ typedef struct Layout {
     // a lesson with checkpoints: the loss curve of its training with the checkpoint computed,
     // right of the header (w = 0: none); a click picks the checkpoint nearest in x
     Rect curve;
-    // the head view (View.head_view; no panels): layer hv_layer's attention (stage hv_stage),
+    // the head view (View.kind VIEW_HEADS; no panels): layer hv_layer's attention (stage hv_stage),
     // query token i at (hv_xq, hv_y0 + i·hv_dy), key token j at (hv_xk, …), labels beside
     int hv_stage, hv_layer, hv_n;
     int hv_xq, hv_xk, hv_y0, hv_dy;

@@ -13,6 +13,10 @@
 // How probabilities (attention weights) are coloured: linear [0, 1], or log
 // (which shows the structure of long rows of small weights); auto = log when
 // rows are longer than 32 keys. The legend says which.
+// What a frame shows: the stage's panels (the walkthrough), or one of the glances over
+// the whole model (View.kind).
+typedef enum ViewKind { VIEW_PANELS, VIEW_MODEL, VIEW_HEADS, VIEW_KIND_COUNT } ViewKind;
+
 typedef enum ProbScale { PROB_SCALE_AUTO, PROB_SCALE_LINEAR, PROB_SCALE_LOG, PROB_SCALE_COUNT } ProbScale;
 
 // How wide a line of text is drawn, measured by the draw layer's fonts
@@ -139,12 +143,12 @@ typedef struct View {
     // Printed in two frames, one above the other (the handout): part 0 the operands,
     // part 1 the result (View.part), each as large as the page's width allows.
     bool print_split;
-    // The model view (A, --model-view): every layer × head as a small map of its attention
-    // weights (BertViz's model view) instead of the stage's panels; a click opens one.
-    bool model_view;
-    // The head view (A again, --head-view): the stage's layer's head View.head as lines from
-    // each query token to each key token, as strong as its weight (BertViz's head view).
-    bool head_view;
+    // What the frame shows (A cycles them): the stage's panels; the model view
+    // (--model-view: every layer × head as a small map of its attention weights, BertViz's
+    // model view, instead of the panels; a click opens one); or the head view (--head-view:
+    // the stage's layer's head View.head as lines from each query token to each key token,
+    // as strong as its weight, BertViz's head view).
+    ViewKind kind;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.

@@ -291,8 +291,8 @@ EMSCRIPTEN_KEEPALIVE char *attnviz_frame_times(void) { return to_string(write_fr
 static int describe_w, describe_h;
 static void write_describe(FILE *f)
 {
-    describe_run(app->session->path, app->opt->font_path, NULL, app->v.lang, app->v.batch, app->v.head_view ? app->v.head : -1, -1, describe_w,
-                 describe_h, false, app->v.model_view ? 1 : app->v.head_view ? 2 : 0, f,
+    describe_run(app->session->path, app->opt->font_path, NULL, app->v.lang, app->v.batch, app->v.kind == VIEW_HEADS ? app->v.head : -1, -1, describe_w,
+                 describe_h, false, (int)app->v.kind, f,
                  stderr);
     // (describe_run, a command of its own, loads the strings and frees them when done:
     // the window's are loaded again)

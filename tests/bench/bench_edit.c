@@ -154,7 +154,7 @@ static int bench_typing(const char *path, const char *stage, const char *label, 
     // the model view: one frame of every layer's and head's map
     View v;
     view_init(&v, &s->lesson, LANG_EN);
-    v.measure = &m, v.model_view = true;
+    v.measure = &m, v.kind = VIEW_MODEL;
     render_frame(&c, &s->trace, &v, NULL);
     for (int i = 0; i < EDITS; i++) {
         double t0 = bench_now();
