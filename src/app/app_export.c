@@ -128,9 +128,10 @@ void app_export_choose_key(App *a, SDL_Keycode sym)
     int digit = sym >= SDLK_1 && sym <= SDLK_9       ? (int)(sym - SDLK_0)
                 : sym >= SDLK_KP_1 && sym <= SDLK_KP_9 ? (int)(sym - SDLK_KP_1) + 1
                                                        : 0;
-    const ExportFormatInfo *fmt = export_format_menu(digit);
-    if (fmt && (fmt->in_page || !a->opt->browser)) export_start(a, fmt->format);
-    else if (digit == EXPORT_MENU_HANDOUT && !a->opt->browser) handout_start(a);
+    bool handout;
+    const ExportFormatInfo *fmt = export_format_menu(digit, a->opt->browser, &handout);
+    if (fmt) export_start(a, fmt->format);
+    else if (handout) handout_start(a);
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is

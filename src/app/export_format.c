@@ -34,10 +34,11 @@ bool export_format_parse(const char *s, ExportFormat *f)
     return false;
 }
 
-const ExportFormatInfo *export_format_menu(int digit)
+const ExportFormatInfo *export_format_menu(int digit, bool browser, bool *handout)
 {
+    *handout = digit == EXPORT_MENU_HANDOUT && !browser; // (the page has no handout: no cairo)
     for (int i = 0; digit > 0 && i < EXPORT_FORMAT_COUNT; i++)
-        if (formats[i].menu_key == digit) return &formats[i];
+        if (formats[i].menu_key == digit && (formats[i].in_page || !browser)) return &formats[i];
     return NULL;
 }
 

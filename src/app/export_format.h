@@ -104,8 +104,10 @@ const ExportFormatInfo *export_format_info(ExportFormat f);
 // "png", "svg", "pdf", "gif", "mp4"; and back (false for another name).
 const char *export_format_name(ExportFormat f);
 bool export_format_parse(const char *s, ExportFormat *f);
-// The E menu's row for digit (NULL: none; EXPORT_MENU_HANDOUT is the handout's).
-const ExportFormatInfo *export_format_menu(int digit);
+// What digit picks in the window's E menu: a format's row, or NULL with *handout true
+// for the handout (EXPORT_MENU_HANDOUT), or NULL and false for nothing (another key
+// cancels). The page (browser) offers only the rows it makes.
+const ExportFormatInfo *export_format_menu(int digit, bool browser, bool *handout);
 // The names of the formats (only the animated ones: animated_only) as a list for a
 // message: "png, svg, pdf, gif or mp4".
 void export_format_list(char *out, size_t n, bool animated_only);
