@@ -1,4 +1,5 @@
-// export.c — headless frames to PNG with a drawing thread and encoder threads.
+// export.c — the export job: each planned frame drawn and handed to its format's writer
+// (export_format.h; PNG through encoder threads), the locked directory and frames.json.
 #include "export.h"
 #include "interrupt.h"
 
