@@ -32,7 +32,6 @@ ALLOWED_LINES = {  # path: (its lines today, a ceiling it may not pass; the reas
     "src/app/app.c": (1086, "the window: issue 37 splits it into small parts"),
     "src/draw/render.c": (1117, "animation timing moves to view/anim.c, chrome to chrome.c (issue 37)"),
     "src/core/lesson.c": (1081, "the model-key table replaces its hand-written checks (issue 37)"),
-    "src/app/export.c": (984, "the export-format table with one writer each (issue 37)"),
 }
 ALLOWED_FUNCS = {  # name: (its lines today, a ceiling; the reason)
     "parse_with": (196, "the model-key table (issue 37)"),

@@ -49,9 +49,10 @@ static void export_start(App *a, ExportFormat format)
     int w, h;
     SDL_GetRendererOutputSize(a->r, &w, &h);
     // GIF, MP4: the animation of every transition (H.264: an even size)
+    const ExportFormatInfo *fmt = export_format_info(format);
     o.format = format;
-    o.animate = format == EXPORT_GIF || format == EXPORT_MP4;
-    if (format == EXPORT_MP4) w &= ~1, h &= ~1;
+    o.animate = fmt->animated;
+    if (fmt->even_size) w &= ~1, h &= ~1;
     o.dir = a->export_dir;
     o.lesson_path = a->session->path;
     o.width = w, o.height = h;
@@ -117,20 +118,20 @@ static void handout_start(App *a)
     a->toast_left = EXPORT_TOAST_SECONDS;
 }
 
-// E: the formats, chosen with the next key (1 PNG frames, 2 PDF handout, 3 MP4,
-// 4 GIF; anything else cancels; in the page only 1).
+// E: the formats, chosen with the next key: the export-format table's menu rows (1 PNG
+// frames, 3 MP4, 4 GIF) and 2 the PDF handout; anything else cancels; in the page only
+// the rows the page makes (PNG frames).
 void app_export_choose_key(App *a, SDL_Keycode sym)
 {
     a->export_choose = false;
     a->toast_left = 0;
-    if (a->opt->browser && !(sym == SDLK_1 || sym == SDLK_KP_1)) return; // (the page makes PNG frames only)
-    switch (sym) {
-    case SDLK_1: case SDLK_KP_1: export_start(a, EXPORT_PNG); break;
-    case SDLK_2: case SDLK_KP_2: handout_start(a); break;
-    case SDLK_3: case SDLK_KP_3: export_start(a, EXPORT_MP4); break;
-    case SDLK_4: case SDLK_KP_4: export_start(a, EXPORT_GIF); break;
-    default: break;
-    }
+    int digit = sym >= SDLK_1 && sym <= SDLK_9       ? (int)(sym - SDLK_0)
+                : sym >= SDLK_KP_1 && sym <= SDLK_KP_9 ? (int)(sym - SDLK_KP_1) + 1
+                                                       : 0;
+    bool handout;
+    const ExportFormatInfo *fmt = export_format_menu(digit, a->opt->browser, &handout);
+    if (fmt) export_start(a, fmt->format);
+    else if (handout) handout_start(a);
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is

@@ -183,7 +183,11 @@ static const char *needs(int id)
     case O_LANG: return "en or zh";
     case O_SIZE: return "WxH";
     case O_LESSONS: return "a DIR";
-    case O_FORMAT: return "png, svg, pdf, gif or mp4";
+    case O_FORMAT: { // the export-format table's names
+        static char names[128];
+        export_format_list(names, sizeof names, false);
+        return names;
+    }
     case O_FPS: return "a number of frames per second";
     case O_STAGE: return "a stage NAME";
     case O_HOLD: return "a number of SECONDS";
@@ -280,8 +284,11 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     case O_PRESENTER: a->opt.presenter = true; return 0;
     case O_PROJECTOR: a->opt.projector = true; return 0;
     case O_FORMAT:
-        if (!export_format_parse(v, &a->ex.format))
-            return usage_error(err, "--format: expected png, svg, pdf, gif or mp4, got \"%s\"", v);
+        if (!export_format_parse(v, &a->ex.format)) {
+            char names[128];
+            export_format_list(names, sizeof names, false);
+            return usage_error(err, "--format: expected %s, got \"%s\"", names, v);
+        }
         return 0;
     case O_ANIMATE: a->ex.animate = true; return 0;
     case O_FPS:
@@ -392,16 +399,19 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         return usage_error(err, "--loop goes with --export (and --stage) and --describe");
     if (SEEN(O_LOOP) && c == CMD_EXPORT && !SEEN(O_STAGE))
         return usage_error(err, "--loop needs --stage: the stage inside the loop (decode_scores, flash_p, …)");
-    if ((SEEN(O_HOLD) || SEEN(O_SPLIT)) && (c != CMD_EXPORT || (a->ex.format != EXPORT_GIF && a->ex.format != EXPORT_MP4)))
-        return usage_error(err, "--%s goes with --export --format gif or mp4", SEEN(O_HOLD) ? "hold" : "split");
+    const ExportFormatInfo *fmt = export_format_info(a->ex.format);
+    if ((SEEN(O_HOLD) || SEEN(O_SPLIT)) && (c != CMD_EXPORT || !fmt->animated)) {
+        char names[128];
+        export_format_list(names, sizeof names, true);
+        return usage_error(err, "--%s goes with --export --format %s", SEEN(O_HOLD) ? "hold" : "split", names);
+    }
     if (window) a->opt.stage = a->ex.stage, a->opt.batch = a->ex.batch, a->opt.head = a->ex.head, a->opt.head_set = a->ex.head_set;
     if (c == CMD_EXPORT) {
-        if ((a->ex.format == EXPORT_GIF || a->ex.format == EXPORT_MP4) && !a->ex.animate)
-            return usage_error(err, "--format %s needs --animate (an animation of the transitions)",
-                               export_format_name(a->ex.format));
-        if (a->ex.format == EXPORT_MP4 && (a->opt.width % 2 || a->opt.height % 2))
-            return usage_error(err, "--format mp4: H.264 needs an even width and height (got %dx%d; try --size %dx%d)",
-                               a->opt.width, a->opt.height, a->opt.width + a->opt.width % 2,
+        if (fmt->animated && !a->ex.animate)
+            return usage_error(err, "--format %s needs --animate (an animation of the transitions)", fmt->ext);
+        if (fmt->even_size && (a->opt.width % 2 || a->opt.height % 2))
+            return usage_error(err, "--format %s: H.264 needs an even width and height (got %dx%d; try --size %dx%d)",
+                               fmt->ext, a->opt.width, a->opt.height, a->opt.width + a->opt.width % 2,
                                a->opt.height + a->opt.height % 2);
     }
     // saving over the lesson itself would drop what --save does not write (steps, notes, quiz)
