@@ -13,8 +13,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "attn_names.h"
 #include "edit.h"
 #include "lesson.h"
+#include "model_keys.h"
 
 // json read, written and read again; *a the first reading, *b the second.
 static void round_trip(const char *json, Lesson *a, Lesson *b)
@@ -162,12 +164,188 @@ static void test_every_key_off_default(void **state)
     lesson_free(&a), lesson_free(&b);
 }
 
+// --- over the tables ---------------------------------------------------------------
+
+// A lesson that sets model key k away from its default (and what that needs), for every row:
+// a row added without one fails test_every_row.
+#define LM_LESSON(model) "{\"title\": \"t\", \"vocab\": [\"a\", \"b\", \"c\"], \"model\": {\"d_model\": 4, \"n_heads\": 2" \
+    model "}, \"input\": {\"text\": \"abca\"}, \"weights\": {\"init\": {\"seed\": 1}}}"
+#define PLAIN_LESSON(model) "{\"title\": \"t\", \"model\": {\"d_model\": 8, \"n_heads\": 2" model "}, " PLAIN_INPUT \
+    ", \"mask\": \"causal\"}"
+static const char *const OFF_DEFAULT[MK_COUNT] = {
+    [MK_N_LAYERS] = PLAIN_LESSON(", \"n_layers\": 3"),
+    [MK_D_MODEL] = PLAIN_LESSON(""),
+    [MK_N_HEADS] = PLAIN_LESSON(""),
+    [MK_D_K] = PLAIN_LESSON(", \"d_k\": 6"),
+    [MK_D_V] = PLAIN_LESSON(", \"d_v\": 7"),
+    [MK_QKV_BIAS] = PLAIN_LESSON(", \"qkv_bias\": false"),
+    [MK_OUT_BIAS] = PLAIN_LESSON(", \"out_bias\": false"),
+    [MK_SCALE] = PLAIN_LESSON(", \"scale\": 0.25"),
+    [MK_MASK_FILL] = PLAIN_LESSON(", \"mask_fill\": -3.5"),
+    [MK_RESIDUAL_NORM] = PLAIN_LESSON(", \"residual_norm\": true"),
+    [MK_NORM_EPS] = PLAIN_LESSON(", \"norm_eps\": 0.001"),
+    [MK_FFN_HIDDEN] = PLAIN_LESSON(", \"ffn_hidden\": 5"),
+    [MK_NORM] = PLAIN_LESSON(", \"residual_norm\": true, \"norm\": \"rms\""),
+    [MK_NORM_FIRST] = PLAIN_LESSON(", \"residual_norm\": true, \"norm_first\": true"),
+    [MK_ACTIVATION] = PLAIN_LESSON(", \"ffn_hidden\": 5, \"activation\": \"gelu_tanh\""),
+    [MK_FFN_BIAS] = PLAIN_LESSON(", \"ffn_hidden\": 5, \"ffn_bias\": false"),
+    [MK_ATTN_SINKS] = PLAIN_LESSON(", \"attn_sinks\": true"),
+    [MK_N_KV_HEADS] = PLAIN_LESSON(", \"n_kv_heads\": 1"),
+    [MK_ROPE] = PLAIN_LESSON(", \"rope\": {\"theta\": 100, \"style\": \"interleaved\", \"rotary_dim\": 2}"),
+    [MK_ALIBI] = PLAIN_LESSON(", \"alibi\": true"),
+    [MK_DECODE] = PLAIN_LESSON(", \"decode\": true"),
+    [MK_FLASH] = PLAIN_LESSON(", \"flash\": {\"block_q\": 3, \"block_k\": 2}"),
+    [MK_POSITIONS] = LM_LESSON(", \"positions\": \"sinusoidal\""),
+    [MK_MAX_POSITIONS] = LM_LESSON(", \"positions\": \"learned\", \"max_positions\": 9"),
+    [MK_FINAL_NORM] = LM_LESSON(", \"final_norm\": false"),
+    [MK_TIE_EMBEDDINGS] = LM_LESSON(", \"tie_embeddings\": true"),
+    [MK_TEMPERATURE] = LM_LESSON(", \"temperature\": 2.5"),
+};
+
+static bool field_is_default(const Lesson *ls, int k)
+{
+    Lesson d;
+    char err[LESSON_ERR_MAX];
+    const char *json = MODEL_KEYS[k].flags & MK_LM ? LM_LESSON("") : PLAIN_LESSON("");
+    if (!lesson_parse(&d, "default.json", json, strlen(json), err, sizeof err)) fail_msg("%s", err);
+    // (an OBJECT: its first field, rope's style, flash's block_q)
+    const size_t at = MODEL_KEYS[k].offset, size = MODEL_KEYS[k].type == MK_BOOL ? sizeof(bool) : sizeof(int);
+    const bool same = memcmp((const char *)&ls->cfg + at, (const char *)&d.cfg + at, size) == 0;
+    lesson_free(&d);
+    return same;
+}
+
+// every row: a file that sets it reads it (away from the default), lesson_write writes it
+// (by its name), and the file written reads back to the same model
+static void test_every_row(void **state)
+{
+    (void)state;
+    for (int k = 0; k < MK_COUNT; k++) {
+        if (!OFF_DEFAULT[k]) fail_msg("model key %s: no lesson in OFF_DEFAULT sets it", MODEL_KEYS[k].name);
+        Lesson a, b;
+        round_trip(OFF_DEFAULT[k], &a, &b);
+        if (!(MODEL_KEYS[k].flags & MK_REQUIRED) && field_is_default(&b, k))
+            fail_msg("model key %s: read back as its default", MODEL_KEYS[k].name);
+        char *buf = NULL, want[40];
+        size_t n = 0;
+        FILE *f = open_memstream(&buf, &n);
+        assert_true(lesson_write(&a, f));
+        fclose(f);
+        snprintf(want, sizeof want, "\"%s\": ", MODEL_KEYS[k].name);
+        if (!strstr(buf, want)) fail_msg("model key %s: not written\n%s", MODEL_KEYS[k].name, buf);
+        free(buf);
+        lesson_free(&a), lesson_free(&b);
+    }
+}
+
+// every named value of every enum a model key takes: read as its value, and back
+static void test_every_enum_value(void **state)
+{
+    (void)state;
+    for (int k = 0; k < MK_COUNT; k++) {
+        if (MODEL_KEYS[k].type != MK_ENUM) continue;
+        const AttnNames *e = k == MK_NORM ? &ATTN_NAMES_NORM : k == MK_ACTIVATION ? &ATTN_NAMES_FFN_ACT : &ATTN_NAMES_POS;
+        assert_true(k == MK_NORM || k == MK_ACTIVATION || k == MK_POSITIONS); // (a new ENUM row: name its list here)
+        for (int v = 0; v < e->n; v++) {
+            char json[600], extra[160];
+            snprintf(extra, sizeof extra, ", \"residual_norm\": true, \"ffn_hidden\": 4, \"%s\": \"%s\"", MODEL_KEYS[k].name,
+                     attn_names_name(e, v));
+            if (MODEL_KEYS[k].flags & MK_LM)
+                snprintf(json, sizeof json, "{\"title\": \"t\", \"vocab\": [\"a\", \"b\"], \"model\": {\"d_model\": 4, "
+                         "\"n_heads\": 2%s}, \"input\": {\"text\": \"ab\"}, \"weights\": {\"init\": {\"seed\": 1}}}", extra);
+            else
+                lesson_with(json, sizeof json, extra, "null");
+            Lesson a, b;
+            round_trip(json, &a, &b);
+            int got;
+            memcpy(&got, (const char *)&b.cfg + MODEL_KEYS[k].offset, sizeof got);
+            assert_int_equal(got, v);
+            lesson_free(&a), lesson_free(&b);
+        }
+    }
+    // the RoPE styles and scalings, the causal alignments: each named value read as itself
+    for (int v = 0; v < ATTN_NAMES_ROPE_STYLE.n; v++) {
+        const char *name = attn_names_name(&ATTN_NAMES_ROPE_STYLE, v);
+        if (!name) continue;
+        char extra[120], json[600];
+        snprintf(extra, sizeof extra, ", \"rope\": {\"style\": \"%s\"}", name);
+        lesson_with(json, sizeof json, extra, "null");
+        Lesson a, b;
+        round_trip(json, &a, &b);
+        assert_int_equal(b.cfg.rope, v);
+        lesson_free(&a), lesson_free(&b);
+    }
+    for (int v = 0; v < ATTN_NAMES_ROPE_SCALE.n; v++) {
+        const char *name = attn_names_name(&ATTN_NAMES_ROPE_SCALE, v);
+        if (!name) continue;
+        char extra[300], json[800];
+        snprintf(extra, sizeof extra, ", \"rope\": {\"scaling\": {\"type\": \"%s\", \"factor\": 2%s}}", name,
+                 v == ROPE_SCALE_LINEAR ? "" : ", \"original_max_position_embeddings\": 2");
+        lesson_with(json, sizeof json, extra, "null");
+        Lesson a, b;
+        round_trip(json, &a, &b);
+        assert_int_equal(b.cfg.rope_scale.type, v);
+        lesson_free(&a), lesson_free(&b);
+    }
+    for (int v = 0; v < ATTN_NAMES_CAUSAL.n; v++) {
+        char mask[80], json[600];
+        snprintf(mask, sizeof mask, "{\"causal\": \"%s\"}", attn_names_name(&ATTN_NAMES_CAUSAL, v));
+        lesson_with(json, sizeof json, "", mask);
+        Lesson a, b;
+        round_trip(json, &a, &b);
+        assert_int_equal(b.in.causal_bottom_right, v == CAUSAL_BOTTOM_RIGHT);
+        lesson_free(&a), lesson_free(&b);
+    }
+}
+
+// the editable keys: --set applies each, and refuses a value out of the range the reader
+// refuses too (one range, one place)
+static void test_editable_keys(void **state)
+{
+    (void)state;
+    for (int k = 0; k < MK_COUNT; k++) {
+        if (!MODEL_KEYS[k].editable) continue;
+        const bool lm = MODEL_KEYS[k].flags & MK_LM;
+        const char *json = lm ? LM_LESSON("") : PLAIN_LESSON("");
+        Lesson ls;
+        char err[EDIT_ERR_MAX], arg[64];
+        assert_true(lesson_parse(&ls, "mem.json", json, strlen(json), err, sizeof err));
+        Edit e;
+        snprintf(arg, sizeof arg, "model.%s=0.5", MODEL_KEYS[k].name);
+        if (!edit_parse(&ls, arg, &e, err, sizeof err)) fail_msg("%s", err);
+        assert_int_equal(edit_model_key(e.kind), k);
+        assert_string_equal(e.text, arg);
+        assert_true(edit_apply(&ls, &e, err, sizeof err));
+        assert_true(model_key_get(&ls.cfg, k) == 0.5f);
+        assert_true(edit_is_noop(&ls, &e));
+        if (MODEL_KEYS[k].lo > -INFINITY) { // below the range: refused by --set and by the reader
+            snprintf(arg, sizeof arg, "model.%s=%g", MODEL_KEYS[k].name, (double)MODEL_KEYS[k].lo / 2.0 - 1.0);
+            assert_false(edit_parse(&ls, arg, &e, err, sizeof err));
+            char bad[600], model[80];
+            snprintf(model, sizeof model, ", \"%s\": %g", MODEL_KEYS[k].name, (double)MODEL_KEYS[k].lo / 2.0 - 1.0);
+            if (lm)
+                snprintf(bad, sizeof bad, "{\"title\": \"t\", \"vocab\": [\"a\"], \"model\": {\"d_model\": 4, \"n_heads\": 2%s}, "
+                         "\"input\": {\"text\": \"a\"}, \"weights\": {\"init\": {\"seed\": 1}}}", model);
+            else
+                lesson_with(bad, sizeof bad, model, "null");
+            Lesson b;
+            char lerr[LESSON_ERR_MAX];
+            assert_false(lesson_parse(&b, "mem.json", bad, strlen(bad), lerr, sizeof lerr));
+            char want_path[60];
+            snprintf(want_path, sizeof want_path, "model.%s: expected", MODEL_KEYS[k].name);
+            if (!strstr(lerr, want_path)) fail_msg("%s", lerr);
+        }
+        lesson_free(&ls);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_activations),       cmocka_unit_test(test_norms_and_positions),
         cmocka_unit_test(test_rope_styles_and_scalings), cmocka_unit_test(test_causal_alignments),
-        cmocka_unit_test(test_every_key_off_default),
+        cmocka_unit_test(test_every_key_off_default), cmocka_unit_test(test_every_row),
+        cmocka_unit_test(test_every_enum_value),  cmocka_unit_test(test_editable_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
