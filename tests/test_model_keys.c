@@ -298,6 +298,22 @@ static void test_every_enum_value(void **state)
     }
 }
 
+// an unknown model key's message lists every key of the table (it was cut at 256 bytes,
+// in the middle of tie_embeddings, without temperature)
+static void test_unknown_key_lists_every_key(void **state)
+{
+    (void)state;
+    const char *json = PLAIN_LESSON(", \"bogus\": 1");
+    Lesson ls;
+    char err[LESSON_ERR_MAX];
+    assert_false(lesson_parse(&ls, "mem.json", json, strlen(json), err, sizeof err));
+    for (int k = 0; k < MK_COUNT; k++) {
+        char want[40];
+        snprintf(want, sizeof want, "%s%s", MODEL_KEYS[k].name, k == MK_COUNT - 1 ? "" : ",");
+        if (!strstr(err, want)) fail_msg("%s: not listed in \"%s\"", MODEL_KEYS[k].name, err);
+    }
+}
+
 // the editable keys: --set applies each, and refuses a value out of the range the reader
 // refuses too (one range, one place)
 static void test_editable_keys(void **state)
@@ -345,7 +361,8 @@ int main(void)
         cmocka_unit_test(test_activations),       cmocka_unit_test(test_norms_and_positions),
         cmocka_unit_test(test_rope_styles_and_scalings), cmocka_unit_test(test_causal_alignments),
         cmocka_unit_test(test_every_key_off_default), cmocka_unit_test(test_every_row),
-        cmocka_unit_test(test_every_enum_value),  cmocka_unit_test(test_editable_keys),
+        cmocka_unit_test(test_every_enum_value),  cmocka_unit_test(test_unknown_key_lists_every_key),
+        cmocka_unit_test(test_editable_keys),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
