@@ -479,3 +479,8 @@ const char *model_key_edit_expect(int k)
 {
     return HOOKS[k].edit_expect ? HOOKS[k].edit_expect : "a finite float32 number";
 }
+
+const AttnNames *model_key_names(int k)
+{
+    return HOOKS[k].names;
+}

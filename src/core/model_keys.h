@@ -97,6 +97,8 @@ bool model_key_in_range(int k, float v);
 // A FLOAT key's word for a value as --set takes it ("-inf" for mask_fill, "sqrt_dk" for
 // scale: its default): true with *v when text is that word.
 bool model_key_word(const AttnConfig *cfg, int k, const char *text, float *v);
+// An ENUM key's names (attn_names.h), NULL for another type.
+const struct AttnNames *model_key_names(int k);
 // What --set's error for a bad value of FLOAT key k expects: "a positive float32 divisor or sqrt_dk".
 const char *model_key_edit_expect(int k);
 
