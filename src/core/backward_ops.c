@@ -1,5 +1,6 @@
 // backward_ops.c — the chain rule of each kind of stage, one function a kind: the
-// derivatives written out by hand (backward.h). Sums are kept in double and rounded once.
+// derivatives written out by hand (backward.h). The matrix products sum in float as torch's
+// do; a norm's and a softmax row's reductions in double, rounded once.
 #include "backward.h"
 
 #include <math.h>
@@ -10,12 +11,12 @@ void backward_linear(float *dx, float *dw, float *db, const float *dy, const flo
 {
     for (int r = 0; r < n; r++) {
         const float *g = dy + (size_t)r * out, *xr = x + (size_t)r * in;
-        if (dx) { // dx[r, i] += Σ_o dy[r, o]·W[o, i]
+        if (dx) { // dx[r, i] += Σ_o dy[r, o]·W[o, i], W's rows in turn (contiguous: vectorised)
             float *d = dx + (size_t)r * in;
-            for (int i = 0; i < in; i++) {
-                double s = 0.0;
-                for (int o = 0; o < out; o++) s += (double)g[o] * (double)w[(size_t)o * in + i];
-                d[i] += (float)s;
+            for (int o = 0; o < out; o++) {
+                const float go = g[o], *wo = w + (size_t)o * in;
+                if (go == 0.0f) continue;
+                for (int i = 0; i < in; i++) d[i] += go * wo[i];
             }
         }
         if (db)
