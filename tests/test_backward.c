@@ -24,23 +24,6 @@
 #define ATOL 1e-5
 #define RTOL 1e-4
 
-static char *read_all(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    if (buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        buf = NULL;
-    }
-    if (buf) buf[n] = '\0';
-    fclose(f);
-    return buf;
-}
-
 typedef struct Run {
     Lesson ls;
     Trace tr;
@@ -79,8 +62,12 @@ static const Tensor *grad_named(const Run *r, const char *want)
 // Returns the mismatching values; *worst: the largest |C − torch| / (ATOL + RTOL·|torch|).
 static int compare_reference(const char *grad_path, double *worst, double *worst_abs)
 {
-    char *text = read_all(grad_path);
-    assert_non_null(text);
+    FILE *f = fopen(grad_path, "rb");
+    char *text = NULL;
+    size_t cap = 0;
+    assert_non_null(f);
+    assert_true(getdelim(&text, &cap, '\0', f) > 0); // the whole file (it holds no NUL)
+    fclose(f);
     cJSON *root = cJSON_Parse(text);
     assert_non_null(root);
     const char *lesson = cJSON_GetObjectItem(root, "lesson")->valuestring;
