@@ -290,9 +290,9 @@ static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
 
 const char *lesson_token_label(const Lesson *ls, int b, int l)
 {
-    if (l < 0 || l >= ls->len_q) return NULL;
+    if (l < 0 || l >= ls->len_q) return NULL; // panel_axis_label's key axis is len_k long, not len_q
     if (ls->vocab && tensor_present(&ls->in.ids)) {
-        if (b < 0 || b >= ls->batch) b = 0;
+        if (b < 0 || b >= ls->batch) b = 0; // a View's batch: clamped as render.c clamps it (lessons differ in batches)
         int id = (int)ls->in.ids.data[(size_t)b * ls->len_q + l];
         return id >= 0 && id < ls->n_vocab ? ls->vocab[id] : NULL;
     }
@@ -1012,8 +1012,8 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
 
 const char *lesson_title(const Lesson *ls, Lang lang)
 {
-    if ((unsigned)lang < LANG_COUNT && ls->title[lang]) return ls->title[lang];
-    return ls->title[LANG_EN] ? ls->title[LANG_EN] : "";
+    assert((unsigned)lang < LANG_COUNT); // a Lang (args.c and url_args.c parse the names)
+    return ls->title[lang] ? ls->title[lang] : ls->title[LANG_EN] ? ls->title[LANG_EN] : "";
 }
 
 static int keyed_index(int n, char *const *keys, const char *key)
@@ -1025,9 +1025,9 @@ static int keyed_index(int n, char *const *keys, const char *key)
 
 static const char *text_at(char **const text[LANG_COUNT], int i, Lang lang)
 {
-    if (i < 0) return NULL;
-    if ((unsigned)lang < LANG_COUNT && text[lang][i]) return text[lang][i];
-    return text[LANG_EN][i];
+    if (i < 0) return NULL; // no text for it (keyed_index's -1)
+    assert((unsigned)lang < LANG_COUNT);
+    return text[lang][i] ? text[lang][i] : text[LANG_EN][i];
 }
 
 static const char *keyed_text(int n, char *const *keys, char **const text[LANG_COUNT], const char *key,
@@ -1046,7 +1046,7 @@ const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
 // (its index in keys; -1: none).
 static int stage_keyed(int n, char *const *keys, const Trace *tr, int s)
 {
-    if (s < 0 || s >= tr->n) return -1;
+    assert(s >= 0 && s < tr->n); // View.stage (scene.c, presenter.c)
     const Stage *st = &tr->stages[s];
     char k[STAGE_NAME_MAX + 16];
     int i = keyed_index(n, keys, st->name);

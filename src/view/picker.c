@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -240,7 +241,8 @@ int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *curr
 const char *picker_title(const PickerItem *it, Lang lang)
 {
     if (!it->title[LANG_EN]) return it->name;
-    if ((unsigned)lang < LANG_COUNT && it->title[lang]) return it->title[lang];
+    assert((unsigned)lang < LANG_COUNT);
+    if (it->title[lang]) return it->title[lang];
     return it->title[LANG_EN];
 }
 

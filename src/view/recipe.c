@@ -13,7 +13,8 @@ static int imin(int a, int b) { return a < b ? a : b; }
 
 StageName recipe_name_of(const Trace *tr, int s)
 {
-    if (s < 0 || s >= tr->n) return (StageName){"?", "weight", "W", "bias", "b", "W"};
+    if (s < 0) return (StageName){"?", "weight", "W", "bias", "b", "W"}; // absent: trace_find_near's -1
+    assert(s < tr->n);
     const StageInfo *in = &STAGE_INFO[tr->stages[s].id];
     const WeightInfo *w = in->weight != WEIGHT_NONE ? &WEIGHT_INFO[in->weight] : NULL;
     const WeightInfo *b = in->bias != WEIGHT_NONE ? &WEIGHT_INFO[in->bias] : NULL;
@@ -82,7 +83,8 @@ PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads)
 PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage, int head, const char *op,
                             Reads reads)
 {
-    if (stage < 0 || stage >= tr->n) return NULL;
+    if (stage < 0) return NULL; // absent: trace_find_near's -1 (a lesson without that stage)
+    assert(stage < tr->n);
     const Stage *st = &tr->stages[stage];
     if (!tensor_present(&st->t)) return NULL;
     PanelSpec *p = recipe_new_panel(L, op, reads);
