@@ -30,9 +30,11 @@
 #include "quiz.h"
 #include "recipe.h"
 #include "session.h"
+#include "story.h"
 #include "study.h"
 #include "tip.h"
 #include "trace.h"
+#include "trace_ops.h"
 #include "view.h"
 
 #include "pure_support.h"
@@ -98,6 +100,25 @@ static void tip_head_past_end(const Session *s)
     (void)tip_row(t, 0, t->shape[1], 0);
 }
 
+static void step_past_end(const Session *s) { (void)s, (void)step_name(STEP_COUNT); }
+
+static void pattern_head_past_end(const Session *s)
+{
+    int a = trace_find(&s->trace, "attn");
+    if (a < 0) _exit(0); // (the lesson has one: this breach then counts as silent)
+    HeadPattern p;
+    story_head_pattern(&s->trace, a, 0, s->trace.stages[a].t.shape[1], &p);
+}
+
+static void lerp_into_other(const Session *s)
+{
+    char err[LESSON_ERR_MAX];
+    Session *o = session_create("lessons/arange-2x4x4.json", err, sizeof err); // (other stages, other sizes)
+    Trace mid;
+    if (!o || !trace_clone(&mid, &o->trace)) _exit(0);
+    trace_lerp(&mid, &s->trace, &s->trace, 0.5f); // mid: a clone of another trace
+}
+
 static View view_at(const Session *s, const char *stage)
 {
     View v;
@@ -125,13 +146,23 @@ static void explain_panel_past_end(const Session *s)
     explain_cell(&s->trace, &v, &L, L.n_panels, 0, 0, out, sizeof out);
 }
 
+static void loop_cell_past_end(const Session *s)
+{
+    static Layout L;
+    View v = view_at(s, "scores");
+    layout_compute(&L, &s->trace, &v, 1280, 720);
+    PanelSpec ps = L.spec[L.result_panel];
+    ps.stage = s->trace.n;
+    (void)recipe_loop_cell(&s->trace, &v, &ps, 0, 0);
+}
+
 static void test_breaches_abort(void **state)
 {
     (void)state;
 #ifdef NDEBUG
     skip();
 #endif
-    Session *s = open_session("lessons/llama-block.json"); // two layers: stages of each
+    Session *s = open_session("lessons/llama-block.json"); // a pre-norm RoPE block: stages of most kinds
     const struct {
         const char *what;
         Breach f;
@@ -152,6 +183,10 @@ static void test_breaches_abort(void **state)
         {"tip_row(head H)", tip_head_past_end},
         {"panel_value(rows)", panel_value_past_end},
         {"explain_cell(n_panels)", explain_panel_past_end},
+        {"step_name(STEP_COUNT)", step_past_end},
+        {"story_head_pattern(head H)", pattern_head_past_end},
+        {"trace_lerp into a clone of another trace", lerp_into_other},
+        {"recipe_loop_cell(panel of stage n)", loop_cell_past_end},
     };
     int quiet = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)

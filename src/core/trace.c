@@ -160,7 +160,8 @@ int trace_step_count(const Trace *tr, int layer, StepId s)
 
 const char *step_name(StepId s)
 {
-    return (unsigned)s < STEP_COUNT ? STEP_NAMES[s] : "?";
+    assert((unsigned)s < STEP_COUNT); // a stage's step (stages.h's table) or a layout's
+    return STEP_NAMES[s];
 }
 
 int trace_kv_head(const Trace *tr, const Tensor *t, int h)

@@ -68,7 +68,7 @@ static const char *stage_text(const Trace *tr, int s, const char *family, bool r
 
 PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads)
 {
-    if (L->n_panels >= LAYOUT_MAX_PANELS) return NULL;
+    if (L->n_panels >= LAYOUT_MAX_PANELS) return NULL; // a lesson of many heads (up to 64) asks for more: skipped
     PanelSpec *p = &L->spec[L->n_panels++];
     memset(p, 0, sizeof *p);
     snprintf(p->op, sizeof p->op, "%s", op);
@@ -294,7 +294,7 @@ bool recipe_key_is_padding(const Trace *tr, int b, int j)
     int mi = trace_find(tr, "mask");
     if (mi < 0) return false;
     const Tensor *m = &tr->stages[mi].t; // (B, Lq, Lk)
-    if (b < 0 || b >= m->shape[0] || j < 0 || j >= m->shape[2]) return false;
+    if (b < 0 || b >= m->shape[0] || j < 0 || j >= m->shape[2]) return false; // a key axis of any panel (the lab sets padding on any lesson)
     return m->data[(size_t)b * (size_t)m->shape[1] * (size_t)m->shape[2] + (size_t)j] == 0.0f;
 }
 

@@ -144,6 +144,7 @@ static const char *narration_softmax(const Trace *tr, int s)
 bool recipe_sink(const Trace *tr, int s, int h, float *out)
 {
     const Stage *st = &tr->stages[s];
+    // h: a result panel's head, -1 on a panel without heads
     if (!st->weight || STAGE_INFO[st->id].weight != WEIGHT_SINKS || h < 0 || (size_t)h >= st->weight->size) return false;
     *out = st->weight->data[h];
     return true;

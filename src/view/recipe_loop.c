@@ -431,7 +431,8 @@ static LoopCell order(int idx, int now) { return idx < now ? LOOP_DONE : idx == 
 
 LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, int row, int col)
 {
-    const StageId pid = ps->stage >= 0 && ps->stage < tr->n ? tr->stages[ps->stage].id : STAGE_INPUT;
+    assert(ps->stage >= 0 && ps->stage < tr->n); // a panel's stage: of the trace it was laid out from
+    const StageId pid = tr->stages[ps->stage].id;
     if (!ps->is_weight && (pid == STAGE_DECODE_SCORES || pid == STAGE_DECODE_ATTN) && (ps->transposed ? row > col : col > row))
         return LOOP_ABSENT; // step t's cache holds keys 0 … t
     if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE;
