@@ -101,6 +101,8 @@ static void tip_head_past_end(const Session *s)
 }
 
 static void step_past_end(const Session *s) { (void)s, (void)step_name(STEP_COUNT); }
+static void kind_past_end(const Session *s) { (void)s, (void)quiz_kind_name(QUIZ_KIND_COUNT); }
+static void op_sym_past_end(const Session *s) { (void)recipe_op_sym(&s->trace, s->trace.n, 0); }
 
 static void pattern_head_past_end(const Session *s)
 {
@@ -184,6 +186,8 @@ static void test_breaches_abort(void **state)
         {"panel_value(rows)", panel_value_past_end},
         {"explain_cell(n_panels)", explain_panel_past_end},
         {"step_name(STEP_COUNT)", step_past_end},
+        {"quiz_kind_name(QUIZ_KIND_COUNT)", kind_past_end},
+        {"recipe_op_sym(n)", op_sym_past_end},
         {"story_head_pattern(head H)", pattern_head_past_end},
         {"trace_lerp into a clone of another trace", lerp_into_other},
         {"recipe_loop_cell(panel of stage n)", loop_cell_past_end},

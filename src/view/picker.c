@@ -71,7 +71,7 @@ void picker_display_path(const char *path, const char *cwd, char *out, size_t n)
     norm[0] = '\0';
     for (int i = 0; i < k; i++) {
         int w = snprintf(norm + len, sizeof norm - len, "%s%s", i || abs ? "/" : "", seg[i]);
-        if (w < 0 || (size_t)w >= sizeof norm - len) break;
+        if (w < 0 || (size_t)w >= sizeof norm - len) break; // a path longer than PATH_MAX (a folder's, a file's name)
         len += (size_t)w;
     }
     size_t cl = cwd ? strlen(cwd) : 0;

@@ -21,7 +21,11 @@
 static const char *const KIND_NAMES[QUIZ_KIND_COUNT] = {"masked", "argmax", "sum",  "source",
                                                          "shape",  "value",  "authored"};
 
-const char *quiz_kind_name(QuizKind k) { return (unsigned)k < QUIZ_KIND_COUNT ? KIND_NAMES[k] : "?"; }
+const char *quiz_kind_name(QuizKind k)
+{
+    assert((unsigned)k < QUIZ_KIND_COUNT); // a question's kind (authored ones too)
+    return KIND_NAMES[k];
+}
 
 // ---- splitmix64 ---------------------------------------------------------------------------
 

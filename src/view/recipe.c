@@ -213,7 +213,8 @@ void recipe_add_head_panels(Layout *L, const Trace *tr, const View *v, int stage
 
 const char *recipe_op_sym(const Trace *tr, int s, int k)
 {
-    return s >= 0 && s < tr->n ? recipe_name_of(tr, tr->stages[s].operands[k]).sym : "?";
+    assert(s >= 0 && s < tr->n && k >= 0 && k < TRACE_MAX_OPERANDS); // a formula's own stage (scene_formula checks)
+    return recipe_name_of(tr, tr->stages[s].operands[k]).sym;
 }
 
 const char *recipe_scale_text(const Trace *tr, char *buf, size_t n)

@@ -435,7 +435,7 @@ LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, i
     const StageId pid = tr->stages[ps->stage].id;
     if (!ps->is_weight && (pid == STAGE_DECODE_SCORES || pid == STAGE_DECODE_ATTN) && (ps->transposed ? row > col : col > row))
         return LOOP_ABSENT; // step t's cache holds keys 0 … t
-    if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE;
+    if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE; // (--loop, the L key)
     const int r = ps->transposed ? col : row, c = ps->transposed ? row : col, k = v->loop;
     const StageId id = tr->stages[ps->stage].id;
     if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) { // step t = k

@@ -196,7 +196,8 @@ const char *story_checkpoint(const Trace *tr, const View *v, const Trace *prev, 
     if (n) buf[0] = '\0';
     step_text(v, line, sizeof line);
     put(buf, n, &len, line);
-    const int layer = v->stage >= 0 && v->stage < tr->n ? tr->stages[v->stage].layer : -1;
+    assert(v->stage >= 0 && v->stage < tr->n); // scene.c's narration of the view's stage
+    const int layer = tr->stages[v->stage].layer;
     changed_text(tr, v, prev, layer, false, line, sizeof line);
     if (line[0]) put(buf, n, &len, line);
     put(buf, n, &len, generic);
