@@ -844,6 +844,7 @@ static void test_language_model_frames(void **state)
             for (int p = 0; p < L.n_panels; p++) assert_true(L.panel[p].x + L.panel[p].w <= L.bars.x);
         }
     v.kind = VIEW_MODEL;
+    v.stage = 0; // (the loop left it one past the last stage: trace_layer_at asserts a stage of the trace)
     Layout L;
     layout_compute(&L, tr, &v, 1280, 720);
     assert_int_equal(L.n_panels, 0);

@@ -292,9 +292,9 @@ static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
 
 const char *lesson_token_label(const Lesson *ls, int b, int l)
 {
-    if (l < 0 || l >= ls->len_q) return NULL;
+    if (l < 0 || l >= ls->len_q) return NULL; // panel_axis_label's key axis is len_k long, not len_q
     if (ls->vocab && tensor_present(&ls->in.ids)) {
-        if (b < 0 || b >= ls->batch) b = 0;
+        if (b < 0 || b >= ls->batch) b = 0; // a View's batch: clamped as render.c clamps it (lessons differ in batches)
         int id = (int)ls->in.ids.data[(size_t)b * ls->len_q + l];
         return id >= 0 && id < ls->n_vocab ? ls->vocab[id] : NULL;
     }

@@ -2,14 +2,15 @@
 // the teacher's notes ("notes") of a stage, a step or a layer's stage (lesson.h).
 #include "lesson.h"
 
+#include <assert.h>
 #include <string.h>
 
 #include "trace.h"
 
 const char *lesson_title(const Lesson *ls, Lang lang)
 {
-    if ((unsigned)lang < LANG_COUNT && ls->title[lang]) return ls->title[lang];
-    return ls->title[LANG_EN] ? ls->title[LANG_EN] : "";
+    assert((unsigned)lang < LANG_COUNT); // a Lang (args.c and url_args.c parse the names)
+    return ls->title[lang] ? ls->title[lang] : ls->title[LANG_EN] ? ls->title[LANG_EN] : "";
 }
 
 static int keyed_index(int n, char *const *keys, const char *key)
@@ -21,9 +22,9 @@ static int keyed_index(int n, char *const *keys, const char *key)
 
 static const char *text_at(char **const text[LANG_COUNT], int i, Lang lang)
 {
-    if (i < 0) return NULL;
-    if ((unsigned)lang < LANG_COUNT && text[lang][i]) return text[lang][i];
-    return text[LANG_EN][i];
+    if (i < 0) return NULL; // no text for it (keyed_index's -1)
+    assert((unsigned)lang < LANG_COUNT);
+    return text[lang][i] ? text[lang][i] : text[LANG_EN][i];
 }
 
 static const char *keyed_text(int n, char *const *keys, char **const text[LANG_COUNT], const char *key,
@@ -42,7 +43,7 @@ const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
 // (its index in keys; -1: none).
 static int stage_keyed(int n, char *const *keys, const Trace *tr, int s)
 {
-    if (s < 0 || s >= tr->n) return -1;
+    assert(s >= 0 && s < tr->n); // View.stage (scene.c, presenter.c)
     const Stage *st = &tr->stages[s];
     char k[STAGE_NAME_MAX + 16];
     int i = keyed_index(n, keys, st->name);

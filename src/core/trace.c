@@ -47,6 +47,8 @@ int trace_position(const Trace *tr, int b, int l)
 static int push(Trace *tr, StageId id, int rank, const int *shape, int op0, int op1, int op2, bool zero)
 {
     assert((unsigned)id < STAGE_ID_COUNT);
+    // operands are stages pushed before this one (or -1): the forward pass's own indices
+    assert(op0 >= -1 && op0 < tr->n && op1 >= -1 && op1 < tr->n && op2 >= -1 && op2 < tr->n);
     if (tr->n == tr->cap && !trace_reserve(tr, tr->cap < 24 ? 48 : 2 * tr->cap)) return -1;
     const StageInfo *in = &STAGE_INFO[id];
     Stage *s = &tr->stages[tr->n];
@@ -112,7 +114,8 @@ const Stage *trace_get(const Trace *tr, const char *name)
 
 int trace_find_near(const Trace *tr, int s, const char *base)
 {
-    int layer = s >= 0 && s < tr->n ? tr->stages[s].layer : -1;
+    assert(s >= 0 && s < tr->n); // a view's stage, a panel's or its operand: the caller's stage
+    int layer = tr->stages[s].layer;
     for (int i = 0; i < tr->n; i++) {
         const Stage *st = &tr->stages[i];
         if ((st->layer == layer || st->layer < 0) && strcmp(STAGE_INFO[st->id].name, base) == 0) return i;
@@ -122,12 +125,14 @@ int trace_find_near(const Trace *tr, int s, const char *base)
 
 int trace_layer_at(const Trace *tr, int s)
 {
-    return s >= 0 && s < tr->n && tr->stages[s].layer > 0 ? tr->stages[s].layer : 0;
+    assert(s >= 0 && s < tr->n); // View.stage: the app keeps it in range (watch_session, app_lessons)
+    return tr->stages[s].layer > 0 ? tr->stages[s].layer : 0;
 }
 
 int trace_same_in_layer(const Trace *tr, int s, int layer)
 {
-    if (tr->n_layers <= 1 || s < 0 || s >= tr->n) return s;
+    assert(s >= 0 && s < tr->n); // View.stage (app.c's set_layer)
+    if (tr->n_layers <= 1) return s;
     int first = -1;
     for (int i = 0; i < tr->n; i++) {
         if (tr->stages[i].layer != layer) continue;
@@ -155,7 +160,8 @@ int trace_step_count(const Trace *tr, int layer, StepId s)
 
 const char *step_name(StepId s)
 {
-    return (unsigned)s < STEP_COUNT ? STEP_NAMES[s] : "?";
+    assert((unsigned)s < STEP_COUNT); // a stage's step (stages.h's table) or a layout's
+    return STEP_NAMES[s];
 }
 
 int trace_kv_head(const Trace *tr, const Tensor *t, int h)
@@ -171,5 +177,6 @@ int trace_kv_heads(const Trace *tr) { return tr->n_kv_heads > 0 ? tr->n_kv_heads
 size_t trace_kv_slice(const Trace *tr, int b, int h)
 {
     int kvh = trace_kv_heads(tr);
+    assert(b >= 0 && b < tr->batch && h >= 0 && h < tr->n_heads && kvh > 0 && tr->n_heads % kvh == 0);
     return (size_t)b * (size_t)kvh + (size_t)(h / (tr->n_heads / kvh));
 }

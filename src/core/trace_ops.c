@@ -1,6 +1,7 @@
 // trace_ops.c — copies, differences and in-betweens of traces (see trace_ops.h).
 #include "trace_ops.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +46,10 @@ static const Stage *match(const Trace *a, const Stage *s)
 
 void trace_lerp(Trace *dst, const Trace *a, const Trace *b, float t)
 {
-    for (int i = 0; i < b->n && i < dst->n; i++) {
+    assert(dst->n == b->n); // dst: a clone of b (lab.c and session_delta clone it just before)
+    for (int i = 0; i < b->n; i++) {
         const Stage *sb = &b->stages[i], *sa = match(a, sb);
+        assert(dst->stages[i].t.size == sb->t.size);
         float *d = dst->stages[i].t.data;
         const float *y = sb->t.data;
         if (!sa || sb->kind == STAGE_KIND_MASK) {
@@ -74,8 +77,10 @@ static float diff(float a, float b)
 
 void trace_diff(Trace *dst, const Trace *a, const Trace *b)
 {
-    for (int i = 0; i < b->n && i < dst->n; i++) {
+    assert(dst->n == b->n); // dst: a clone of b (lab.c and session_delta clone it just before)
+    for (int i = 0; i < b->n; i++) {
         const Stage *sb = &b->stages[i], *sa = match(a, sb);
+        assert(dst->stages[i].t.size == sb->t.size);
         float *d = dst->stages[i].t.data;
         const float *y = sb->t.data;
         bool masking = sb->kind == STAGE_KIND_MASKED;

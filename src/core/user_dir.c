@@ -11,7 +11,7 @@ bool user_data_path(const char *name, char *out, size_t n)
     int len = x && *x == '/'         ? snprintf(out, n, "%s/attnviz%s%s", x, sep, nm)
               : home && *home == '/' ? snprintf(out, n, "%s/.local/share/attnviz%s%s", home, sep, nm)
                                      : -1;
-    if (len < 0 || (size_t)len >= n) {
+    if (len < 0 || (size_t)len >= n) { // no or a relative XDG_DATA_HOME / HOME, or one too long
         if (n) out[0] = '\0';
         return false;
     }

@@ -1,6 +1,7 @@
 // heatmap.c — heatmaps as images (see heatmap.h).
 #include "heatmap.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -125,8 +126,9 @@ static void fill_pixels(unsigned char *px, int pitch, const void *fill_ctx)
 void heatmap_draw_image(Canvas *cv, const Layout *L, int p, int dx, int dy, const float anim_key[4],
                         HeatmapColorFn color, const void *ctx)
 {
+    assert(p >= 0 && p < L->n_panels); // render.c's loop over the layout's panels
     Rect q = L->panel[p];
-    if (q.w <= 0 || q.h <= 0 || q.w > IMG_MAX || q.h > IMG_MAX) return;
+    if (q.w <= 0 || q.h <= 0 || q.w > IMG_MAX || q.h > IMG_MAX) return; // the window size and the zoom make it (IMG_MAX: the largest image)
     // 64 KiB each: kept out of the stack, allocated once (SDL renderers are used from one thread)
     static _Thread_local Runs ry, rx;
     int r0, r1, c0, c1;

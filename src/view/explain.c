@@ -1,6 +1,7 @@
 // explain.c — how each cell was computed, with the numbers (see explain.h).
 #include "explain.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,7 +31,8 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
     char *out = o.s;
     size_t n = o.n;
     if (n) out[0] = '\0';
-    if (p < 0 || p >= L->n_panels) return;
+    if (p < 0) return; // a frame without a result panel (quiz.c passes L->result_panel)
+    assert(p < L->n_panels); // a hit panel, a pin's (checked against the layout), the result
     const PanelSpec *ps = &L->spec[p];
     const Stage *st = &tr->stages[ps->stage];
     Lang lang = v->lang;
@@ -96,7 +98,8 @@ static void write_row_sum(TipOut *to, const Trace *tr, const View *v, const Layo
 {
     TipOut o = *to;
     if (o.n) o.s[0] = '\0';
-    if (p < 0 || p >= L->n_panels) return;
+    if (p < 0) return; // a frame without a result panel (quiz.c passes L->result_panel)
+    assert(p < L->n_panels); // a hit Σ column's panel, or the result
     const PanelSpec *ps = &L->spec[p];
     (void)tr;
     char rb[16];

@@ -2,6 +2,7 @@
 #include "i18n.h"
 #include "utf8.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -158,7 +159,8 @@ static const char *find(const Table *t, const char *key)
 
 const char *i18n_lookup(Lang lang, const char *key)
 {
-    const char *s = (unsigned)lang < LANG_COUNT ? find(&tables[lang], key) : NULL;
+    assert((unsigned)lang < LANG_COUNT); // a Lang: args.c, url_args.c and the L key make only these
+    const char *s = find(&tables[lang], key);
     return s ? s : find(&tables[LANG_EN], key);
 }
 
@@ -168,11 +170,16 @@ const char *i18n_get(Lang lang, const char *key)
     return s ? s : key;
 }
 
-int i18n_count(Lang lang) { return (unsigned)lang < LANG_COUNT ? tables[lang].n : 0; }
+int i18n_count(Lang lang)
+{
+    assert((unsigned)lang < LANG_COUNT);
+    return tables[lang].n;
+}
 
 const char *i18n_key_at(Lang lang, int i)
 {
-    return i >= 0 && i < i18n_count(lang) ? tables[lang].e[i].key : NULL;
+    assert(i >= 0 && i < i18n_count(lang)); // callers count up to i18n_count
+    return tables[lang].e[i].key;
 }
 
 void i18n_format(char *out, size_t n, const char *tpl, int nargs, const char *const *args)

@@ -1,6 +1,7 @@
 // labmenu.c — the what-if lab's switches (see labmenu.h).
 #include "labmenu.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -62,7 +63,8 @@ void labmenu_fill(LabMenu *m, const Trace *tr, bool delta, bool can_undo, bool c
     set(m, LAB_ROW_ACTIONS, LAB_ACT_RESET, i18n_get(lang, "lab.reset"), can_undo);
     set(m, LAB_ROW_ACTIONS, LAB_ACT_SAVE, i18n_get(lang, "lab.save"), true);
     m->current[LAB_ROW_ACTIONS] = -1;
-    if (m->row < 0 || m->row >= LAB_ROWS) m->row = 0;
+    assert(m->row >= 0 && m->row < LAB_ROWS); // labmenu_move wraps it; lab.c sets a hit row
+    // the rows' buttons change with the trace (a tensor mask or an odd fill adds the last one)
     if (m->col < 0 || m->col >= m->n_opts[m->row]) m->col = 0;
 }
 

@@ -1,6 +1,7 @@
 // panel.c — the functions of panel.h.
 #include "panel.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ static int imax(int a, int b) { return a > b ? a : b; }
 
 float panel_value(const PanelSpec *ps, int r, int c)
 {
+    assert(r >= 0 && r < ps->rows && c >= 0 && c < ps->cols); // a cell of the panel (callers loop over its rows, cols)
     return ps->data[(size_t)r * (size_t)ps->rs + (size_t)c * (size_t)ps->cs];
 }
 

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <math.h>
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,7 @@ void picker_display_path(const char *path, const char *cwd, char *out, size_t n)
     norm[0] = '\0';
     for (int i = 0; i < k; i++) {
         int w = snprintf(norm + len, sizeof norm - len, "%s%s", i || abs ? "/" : "", seg[i]);
-        if (w < 0 || (size_t)w >= sizeof norm - len) break;
+        if (w < 0 || (size_t)w >= sizeof norm - len) break; // a path longer than PATH_MAX (a folder's, a file's name)
         len += (size_t)w;
     }
     size_t cl = cwd ? strlen(cwd) : 0;
@@ -240,7 +241,8 @@ int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *curr
 const char *picker_title(const PickerItem *it, Lang lang)
 {
     if (!it->title[LANG_EN]) return it->name;
-    if ((unsigned)lang < LANG_COUNT && it->title[lang]) return it->title[lang];
+    assert((unsigned)lang < LANG_COUNT);
+    if (it->title[lang]) return it->title[lang];
     return it->title[LANG_EN];
 }
 

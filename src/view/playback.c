@@ -66,6 +66,8 @@ bool playback_editing(const Playback *pb) { return pb->edit_t < PLAYBACK_EDIT_SE
 
 void playback_goto(Playback *pb, int stage, bool animate)
 {
+    // clamped: playback_prev at the first stage asks for -1; a number key or the scrub bar
+    // may name a stage past the last
     if (stage < 0) stage = 0;
     if (stage > pb->n_stages - 1) stage = pb->n_stages - 1;
     pb->stage = stage;

@@ -7,6 +7,7 @@
 // reads after answering is the one the window shows on hover.
 #include "quiz.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,11 @@
 static const char *const KIND_NAMES[QUIZ_KIND_COUNT] = {"masked", "argmax", "sum",  "source",
                                                          "shape",  "value",  "authored"};
 
-const char *quiz_kind_name(QuizKind k) { return (unsigned)k < QUIZ_KIND_COUNT ? KIND_NAMES[k] : "?"; }
+const char *quiz_kind_name(QuizKind k)
+{
+    assert((unsigned)k < QUIZ_KIND_COUNT); // a question's kind (authored ones too)
+    return KIND_NAMES[k];
+}
 
 // ---- splitmix64 ---------------------------------------------------------------------------
 
@@ -587,7 +592,8 @@ static const AskFn ASK[QUIZ_KIND_COUNT] = {
 static int stage_questions(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed, int stage, int only_b, int only_h,
                            QuizQuestion *out, int max)
 {
-    if (stage < 0 || stage >= tr->n || max <= 0) return 0;
+    assert(stage >= 0 && stage < tr->n); // generate's loop; quiz_stage's caller's stage
+    if (max <= 0) return 0; // the list is full
     Ctx c; // ~7 KB with its frame: on the stack, nothing allocated
     c.tr = tr, c.ls = ls, c.lang = lang, c.stage = stage, c.st = &tr->stages[stage];
     c.only_b = only_b, c.only_h = only_h;

@@ -13,7 +13,8 @@ static int imin(int a, int b) { return a < b ? a : b; }
 
 StageName recipe_name_of(const Trace *tr, int s)
 {
-    if (s < 0 || s >= tr->n) return (StageName){"?", "weight", "W", "bias", "b", "W"};
+    if (s < 0) return (StageName){"?", "weight", "W", "bias", "b", "W"}; // absent: trace_find_near's -1
+    assert(s < tr->n);
     const StageInfo *in = &STAGE_INFO[tr->stages[s].id];
     const WeightInfo *w = in->weight != WEIGHT_NONE ? &WEIGHT_INFO[in->weight] : NULL;
     const WeightInfo *b = in->bias != WEIGHT_NONE ? &WEIGHT_INFO[in->bias] : NULL;
@@ -67,7 +68,7 @@ static const char *stage_text(const Trace *tr, int s, const char *family, bool r
 
 PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads)
 {
-    if (L->n_panels >= LAYOUT_MAX_PANELS) return NULL;
+    if (L->n_panels >= LAYOUT_MAX_PANELS) return NULL; // a lesson of many heads (up to 64) asks for more: skipped
     PanelSpec *p = &L->spec[L->n_panels++];
     memset(p, 0, sizeof *p);
     snprintf(p->op, sizeof p->op, "%s", op);
@@ -82,7 +83,8 @@ PanelSpec *recipe_new_panel(Layout *L, const char *op, Reads reads)
 PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage, int head, const char *op,
                             Reads reads)
 {
-    if (stage < 0 || stage >= tr->n) return NULL;
+    if (stage < 0) return NULL; // absent: trace_find_near's -1 (a lesson without that stage)
+    assert(stage < tr->n);
     const Stage *st = &tr->stages[stage];
     if (!tensor_present(&st->t)) return NULL;
     PanelSpec *p = recipe_new_panel(L, op, reads);
@@ -211,7 +213,8 @@ void recipe_add_head_panels(Layout *L, const Trace *tr, const View *v, int stage
 
 const char *recipe_op_sym(const Trace *tr, int s, int k)
 {
-    return s >= 0 && s < tr->n ? recipe_name_of(tr, tr->stages[s].operands[k]).sym : "?";
+    assert(s >= 0 && s < tr->n && k >= 0 && k < TRACE_MAX_OPERANDS); // a formula's own stage (scene_formula checks)
+    return recipe_name_of(tr, tr->stages[s].operands[k]).sym;
 }
 
 const char *recipe_scale_text(const Trace *tr, char *buf, size_t n)
@@ -292,7 +295,7 @@ bool recipe_key_is_padding(const Trace *tr, int b, int j)
     int mi = trace_find(tr, "mask");
     if (mi < 0) return false;
     const Tensor *m = &tr->stages[mi].t; // (B, Lq, Lk)
-    if (b < 0 || b >= m->shape[0] || j < 0 || j >= m->shape[2]) return false;
+    if (b < 0 || b >= m->shape[0] || j < 0 || j >= m->shape[2]) return false; // a key axis of any panel (the lab sets padding on any lesson)
     return m->data[(size_t)b * (size_t)m->shape[1] * (size_t)m->shape[2] + (size_t)j] == 0.0f;
 }
 

@@ -3,6 +3,7 @@
 // (recipe.h says what a recipe holds; each kind's whole recipe is here.)
 #include "recipe.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -78,10 +79,7 @@ static void panels_wsum(Layout *L, const Trace *tr, const View *v)
 static void formula_scores(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    if (s < 0 || s >= tr->n) {
-        if (n) out[0] = '\0';
-        return;
-    }
+    assert(s >= 0 && s < tr->n); // (scene_formula's stage, checked there)
     const char *r = recipe_name_of(tr, s).sym, *q = recipe_op_sym(tr, s, 0), *k = recipe_op_sym(tr, s, 1);
     char bias[40] = "";
     if (tr->stages[s].operands[2] >= 0) snprintf(bias, sizeof bias, " + %s", recipe_op_sym(tr, s, 2));
@@ -146,6 +144,7 @@ static const char *narration_softmax(const Trace *tr, int s)
 bool recipe_sink(const Trace *tr, int s, int h, float *out)
 {
     const Stage *st = &tr->stages[s];
+    // h: a result panel's head, -1 on a panel without heads
     if (!st->weight || STAGE_INFO[st->id].weight != WEIGHT_SINKS || h < 0 || (size_t)h >= st->weight->size) return false;
     *out = st->weight->data[h];
     return true;
@@ -378,7 +377,7 @@ static bool derive_scores(const Layout *L, const Trace *tr, const View *v, int r
     const PanelSpec *res = &L->spec[L->result_panel];
     int n = deriv_width_scores(tr, v->stage);
     char b[64];
-    if (col < 0 || col >= res->cols) col = 0;
+    if (col < 0 || col >= res->cols) col = 0; // -1: a row being computed (render.c's computing_cell)
     d->col = col;
     const Tensor *q = &tr->stages[st->operands[0]].t, *k = &tr->stages[st->operands[1]].t;
     int b0 = imin(imax(v->batch, 0), q->shape[0] - 1), h = res->head < 0 ? 0 : res->head;

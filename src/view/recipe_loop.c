@@ -3,6 +3,7 @@
 // (recipe.h says what a recipe holds; each kind's whole recipe is here.)
 #include "recipe.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -418,7 +419,7 @@ static int flash_key_blocks(const Trace *tr)
 
 int recipe_loop_steps(const Trace *tr, int stage)
 {
-    if (stage < 0 || stage >= tr->n) return 0;
+    assert(stage >= 0 && stage < tr->n); // a view's stage, or --stage's found by name (export.c)
     StepId step = STAGE_INFO[tr->stages[stage].id].step;
     if (step == STEP_DECODE) return tr->len_q;
     if (step == STEP_FLASH && tr->flash_block_q > 0 && tr->flash_block_k > 0)
@@ -430,10 +431,11 @@ static LoopCell order(int idx, int now) { return idx < now ? LOOP_DONE : idx == 
 
 LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, int row, int col)
 {
-    const StageId pid = ps->stage >= 0 && ps->stage < tr->n ? tr->stages[ps->stage].id : STAGE_INPUT;
+    assert(ps->stage >= 0 && ps->stage < tr->n); // a panel's stage: of the trace it was laid out from
+    const StageId pid = tr->stages[ps->stage].id;
     if (!ps->is_weight && (pid == STAGE_DECODE_SCORES || pid == STAGE_DECODE_ATTN) && (ps->transposed ? row > col : col > row))
         return LOOP_ABSENT; // step t's cache holds keys 0 … t
-    if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE;
+    if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE; // (--loop, the L key)
     const int r = ps->transposed ? col : row, c = ps->transposed ? row : col, k = v->loop;
     const StageId id = tr->stages[ps->stage].id;
     if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) { // step t = k
@@ -484,7 +486,7 @@ void recipe_loop_text(const Trace *tr, const View *v, char *out, size_t n)
 {
     out[0] = '\0';
     int steps = recipe_loop_steps(tr, v->stage);
-    if (v->loop < 0 || v->loop >= steps) return;
+    if (v->loop < 0 || v->loop >= steps) return; // not stepping (-1), or a stage of other steps (--loop, the L key)
     const int k = v->loop;
     char a[16], b[16], c[16], d[16], e[16], f[16], g[16], t[16], keys[96], rep[64] = "";
     // steps and tiles count from 1, as the step bar does ("step 3 of 6"); tokens, keys
@@ -525,7 +527,7 @@ void recipe_loop_narration(const Trace *tr, const View *v, char *out, size_t n)
 {
     out[0] = '\0';
     const int steps = recipe_loop_steps(tr, v->stage), k = v->loop;
-    if (k < 0 || k >= steps) return;
+    if (k < 0 || k >= steps) return; // not stepping (-1), or a stage of other steps (--loop, the L key)
     char a[16], b[16], c[16], d[16], e[16], f[16], tq[48] = "", tk[48] = "", w[24], lb[24];
     snprintf(a, sizeof a, "%d", k + 1), snprintf(b, sizeof b, "%d", steps);
     if (STAGE_INFO[tr->stages[v->stage].id].step != STEP_DECODE) { // a tile: its queries and keys

@@ -1,6 +1,7 @@
 // story.c — narration from a model's own numbers (see story.h).
 #include "story.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,9 @@ static int row_argmax(const float *a, int n)
 
 void story_head_pattern(const Trace *tr, int s, int b, int h, HeadPattern *p)
 {
+    assert(s >= 0 && s < tr->n); // attn_stage of a layer most_changed found, or of the loop's layer
     const Tensor *t = &tr->stages[s].t;
+    assert(t->rank == 4 && b >= 0 && b < t->shape[0] && h >= 0 && h < t->shape[1]); // an attn stage's (b, h)
     const int Lq = t->shape[2], Lk = t->shape[3], off = Lk - Lq; // (queries the last Lq positions)
     *p = (HeadPattern){0, 0, 0, Lq, 0.0f};
     int best_back = 0, back_rows = -1, best_key = 0, key_rows = -1;
@@ -193,7 +196,8 @@ const char *story_checkpoint(const Trace *tr, const View *v, const Trace *prev, 
     if (n) buf[0] = '\0';
     step_text(v, line, sizeof line);
     put(buf, n, &len, line);
-    const int layer = v->stage >= 0 && v->stage < tr->n ? tr->stages[v->stage].layer : -1;
+    assert(v->stage >= 0 && v->stage < tr->n); // scene.c's narration of the view's stage
+    const int layer = tr->stages[v->stage].layer;
     changed_text(tr, v, prev, layer, false, line, sizeof line);
     if (line[0]) put(buf, n, &len, line);
     put(buf, n, &len, generic);

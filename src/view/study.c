@@ -1,6 +1,7 @@
 // study.c — the study mode's state (see study.h).
 #include "study.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -220,7 +221,8 @@ void study_score(const Study *s, int *right, int *answered)
 void study_question_slice(const Study *s, int *batch, int *head)
 {
     *batch = -1, *head = -1;
-    if (s->focus < 0 || s->focus >= s->n) return;
+    if (s->focus < 0) return; // no question in focus
+    assert(s->focus < s->n);
     *batch = s->q[s->focus].batch;
     *head = s->q[s->focus].head;
 }

@@ -1,6 +1,7 @@
 // tip.c — the tooltip writer of tip.h.
 #include "tip.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,10 @@ void tip_terms(TipOut *o, Lang lang, const float *a, int as, const float *b, int
 // Pointer to row r of the (b, h) slice of a stage tensor.
 const float *tip_row(const Tensor *t, int b, int h, int r)
 {
+    // the cell a tooltip explains is one of the tensor's (the caller's own indices)
+    assert(t->rank < 2 || (r >= 0 && r < t->shape[t->rank - 2]));
+    assert(t->rank < 3 || (b >= 0 && b < t->shape[0]));
+    assert(t->rank < 4 || (h >= 0 && h < t->shape[1]));
     if (t->rank == 4)
         return t->data + ((((size_t)b * (size_t)t->shape[1] + (size_t)h) * (size_t)t->shape[2]) +
                           (size_t)r) * (size_t)t->shape[3];
