@@ -36,6 +36,7 @@
 #include "temp_file.h"
 #include "text.h"
 #include "view.h"
+#include "viewkind.h"
 
 #define EXPORT_ERR_MAX 600
 
@@ -183,7 +184,7 @@ static bool encode_next(Encoder *e, bool wait)
     char err[EXPORT_ERR_MAX] = "";
     if (!skip) {
         char path[4096];
-        frame_name(path, sizeof path, e->dir, j.frame, e->view == VIEW_MODEL ? "model-view" : e->view == VIEW_HEADS ? "head-view" : e->tr->stages[e->plan[j.frame].stage].name,
+        frame_name(path, sizeof path, e->dir, j.frame, viewkind_frame_name(e->view, e->tr, e->plan[j.frame].stage),
                    EXPORT_PNG);
         ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, false, err, sizeof err);
     }
@@ -293,7 +294,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
     for (int i = 0; i < n_frames; i++) {
         if (!e->done[i]) continue;
         char name[4096];
-        const char *stage = o->view == VIEW_MODEL ? "model-view" : o->view == VIEW_HEADS ? "head-view" : e->tr->stages[e->plan[i].stage].name;
+        const char *stage = viewkind_frame_name(o->view, e->tr, e->plan[i].stage);
         bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
         frame_name(name, sizeof name, ".", video ? (o->split ? e->plan[i].stage : -1) : i, stage, o->format);
         if (video && o->split && (i == 0 || e->plan[i - 1].stage != e->plan[i].stage)) page = 0; // a file a stage
@@ -581,7 +582,7 @@ static bool vector_step(ExportJob *j, Canvas *c, const View *v)
     char path[4400], tmp[4500] = "", err[EXPORT_ERR_MAX] = "";
     FILE *f = NULL;
     bool svg = j->o.format == EXPORT_SVG;
-    frame_name(path, sizeof path, j->dir, j->next, v->kind == VIEW_MODEL ? "model-view" : v->kind == VIEW_HEADS ? "head-view" : j->tr->stages[v->stage].name, j->o.format);
+    frame_name(path, sizeof path, j->dir, j->next, viewkind_frame_name(v->kind, j->tr, v->stage), j->o.format);
     if (svg && !(f = temp_file_create(path, tmp, sizeof tmp))) {
         snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
     } else {
@@ -866,7 +867,7 @@ static int export_run_handled(const ExportOptions *o)
             return 2;
         }
     }
-    if ((o->view != VIEW_PANELS) && stage_filter < 0) // one frame, at the first layer's attention
+    if (!viewkind_of(o->view)->panels && stage_filter < 0) // a glance: one frame, at the first layer's attention
         for (int s = 0; s < tr->n && stage_filter < 0; s++)
             if (tr->stages[s].id == STAGE_ATTN) stage_filter = s;
     if (o->loop >= 0) { // (args: --loop comes with --stage)

@@ -11,6 +11,7 @@
 #include "i18n.h"
 #include "scene.h"
 #include "utf8.h"
+#include "viewkind.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -600,20 +601,17 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
             L->col_label_h += layout_index_px(L) * 6 / 5;
             break;
         }
-    if (!v->print && v->kind != VIEW_MODEL && v->stage >= 0 && v->stage < tr->n && tr->stages[v->stage].id == STAGE_PROBS &&
-        tr->vocab_size > 0 && !(v->study && v->hide_result)) { // the bar chart of the next token, right
-        const int bw = imin(imax((int)(260 * s), L->area.w / 4), L->area.w / 2);
-        L->bars = (Rect){L->area.x + L->area.w - bw, L->area.y, bw, L->area.h};
-        L->area.w -= bw + gap;
-    }
-    if (v->kind == VIEW_MODEL) {
-        layout_place_model_view(L, tr, v);
-        return;
-    }
-    if (v->kind == VIEW_HEADS) {
-        layout_place_head_view(L, tr, v);
-        return;
-    }
+    // the stage's extra beside its panels (its recipe's: a language model's next-token bars),
+    // not printed, nor while it would give away a hidden result
+    const ViewKindInfo *vk = viewkind_of(v->kind);
+    const StageRecipe *r = v->stage >= 0 && v->stage < tr->n ? recipe_of(tr->stages[v->stage].kind) : NULL;
+    if (r && r->extra && vk->panels && !v->print && !(v->study && v->hide_result)) r->extra(L, tr, v, gap);
+    L->kind = v->kind;
+    vk->place(L, tr, v);
+}
+
+void layout_place_stage(Layout *L, const Trace *tr, const View *v)
+{
     if (!layout_place_panels_in_rows(L, tr, v)) layout_place_panels(L, tr, v);
     if (v->projector || v->print_split) layout_mark_strip_decimals(L, tr, v); // (kept by a split's parts)
     if (v->projector && layout_projector_split(L, tr, v)) {
