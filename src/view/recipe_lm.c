@@ -1,7 +1,8 @@
 // recipe_lm.c — a language model's own stages: the token embedding (a row of E per
 // token), the positions added to it, and the softmax over the vocabulary at a
-// temperature. (The sum e + p is an add, the final norm a norm and the logits a
-// linear layer: recipe_linear.c's.) recipe.h says what a recipe holds.
+// temperature with its extra, the next-token bars. (The sum e + p is an add, the final
+// norm a norm and the logits a linear layer: recipe_linear.c's.) recipe.h says what a
+// recipe holds.
 #include "recipe.h"
 
 #include <math.h>
