@@ -30,6 +30,7 @@
 #include "layout.h"
 #include "scene.h"
 #include "view.h"
+#include "viewkind.h"
 
 #include "pure_support.h"
 
@@ -822,9 +823,12 @@ static void test_flash_tiles_and_kv_heads(void **state)
     print_message("%d running-max cells checked against their tiles\n", checked);
 }
 
-// A language model: the next-token bars stand right of the probs stage's panels (and only
-// there), inside the frame; the model view's maps are a grid of layers × heads inside the
-// area, with no panels.
+// A language model: the next-token bars (the probs recipe's extra) stand right of the probs
+// stage's panels (and only there), inside the frame, with the ten most likely tokens after the
+// text, most likely first, written as the cells write them; the head view at probs draws no
+// bars and keeps the whole area (it left the bars' room empty); the model view's maps are a
+// grid of layers × heads inside the area, with no panels, and a click on one opens its layer's
+// attention at its head.
 static void test_language_model_frames(void **state)
 {
     (void)state;
@@ -838,29 +842,95 @@ static void test_language_model_frames(void **state)
             Layout L;
             layout_compute(&L, tr, &v, sizes[k][0], sizes[k][1]);
             bool probs = tr->stages[v.stage].id == STAGE_PROBS;
-            assert_int_equal(L.bars.w > 0, probs);
+            const Rect b = L.bars.r;
+            assert_int_equal(b.w > 0, probs);
             if (!probs) continue;
-            assert_true(L.bars.x + L.bars.w <= sizes[k][0] && L.bars.y + L.bars.h <= sizes[k][1]);
-            for (int p = 0; p < L.n_panels; p++) assert_true(L.panel[p].x + L.panel[p].w <= L.bars.x);
+            assert_true(b.x + b.w <= sizes[k][0] && b.y + b.h <= sizes[k][1]);
+            for (int p = 0; p < L.n_panels; p++) assert_true(L.panel[p].x + L.panel[p].w <= b.x);
+            const Tensor *t = &tr->stages[v.stage].t;
+            const int Lq = t->shape[1], V = t->shape[2];
+            const float *row = t->data + (size_t)(Lq - 1) * V; // (batch 0's last position)
+            assert_int_equal(L.bars.n, V < LAYOUT_MAX_BARS ? V : LAYOUT_MAX_BARS);
+            for (int i = 0; i < L.bars.n; i++) {
+                int above = 0; // tokens more likely than the i-th bar's: exactly i
+                for (int j = 0; j < V; j++) above += row[j] > L.bars.value[i];
+                assert_true(above <= i);
+                if (i) assert_true(L.bars.value[i] <= L.bars.value[i - 1]);
+                char num[16];
+                snprintf(num, sizeof num, "%.2f", (double)L.bars.value[i]);
+                assert_string_equal(L.bars.number[i], num);
+            }
+            v.kind = VIEW_HEADS; // the head view at probs: no bars, the whole area
+            Layout H, A;
+            layout_compute(&H, tr, &v, sizes[k][0], sizes[k][1]);
+            const int probs_stage = v.stage;
+            v.stage = trace_find(tr, "l1.attn");
+            layout_compute(&A, tr, &v, sizes[k][0], sizes[k][1]);
+            v.stage = probs_stage, v.kind = VIEW_PANELS;
+            assert_int_equal(H.bars.r.w, 0);
+            assert_int_equal(H.area.w, A.area.w);
+            assert_int_equal(H.view.heads.xk, A.view.heads.xk);
         }
     v.kind = VIEW_MODEL;
     v.stage = 0; // (the loop left it one past the last stage: trace_layer_at asserts a stage of the trace)
     Layout L;
     layout_compute(&L, tr, &v, 1280, 720);
+    assert_int_equal(L.kind, VIEW_MODEL);
     assert_int_equal(L.n_panels, 0);
-    assert_int_equal(L.mv_layers, 2);
-    assert_int_equal(L.mv_heads, 2);
+    const ModelViewLayout *M = &L.view.model;
+    assert_int_equal(M->layers, 2);
+    assert_int_equal(M->heads, 2);
     for (int l = 0; l < 2; l++)
         for (int h = 0; h < 2; h++) {
-            Rect q = L.mv_map[l][h];
+            Rect q = M->map[l][h];
             assert_true(q.w > 40 && q.x >= L.area.x && q.y >= L.area.y && q.x + q.w <= L.area.x + L.area.w &&
                         q.y + q.h <= L.area.y + L.area.h);
-            assert_int_equal(tr->stages[L.mv_stage[l]].id, STAGE_ATTN);
-            assert_int_equal(tr->stages[L.mv_stage[l]].layer, l);
-            int hl, hh;
-            assert_true(layout_hit_model_view(&L, q.x + q.w / 2, q.y + q.h / 2, &hl, &hh));
-            assert_true(hl == l && hh == h);
+            assert_int_equal(tr->stages[M->stage[l]].id, STAGE_ATTN);
+            assert_int_equal(tr->stages[M->stage[l]].layer, l);
+            int hs, hh;
+            assert_true(viewkind_of(VIEW_MODEL)->hit(&L, q.x + q.w / 2, q.y + q.h / 2, &hs, &hh));
+            assert_true(hs == M->stage[l] && hh == h);
         }
+    session_destroy(ses);
+}
+
+// The view-kind table: A visits every kind once and comes back to the panels; each glance
+// has its own file name, header (in both languages), place and painter-independent hooks;
+// its frame carries its title and formula (what the header draws and --describe writes).
+static void test_view_kinds(void **state)
+{
+    (void)state;
+    ViewKind k = VIEW_PANELS;
+    int seen = 0;
+    for (int i = 0; i < VIEW_KIND_COUNT; i++, k = viewkind_of(k)->next) seen |= 1 << k;
+    assert_int_equal(k, VIEW_PANELS);
+    assert_int_equal(seen, (1 << VIEW_KIND_COUNT) - 1);
+    assert_null(viewkind_of(VIEW_PANELS)->file_stem);
+    assert_true(viewkind_of(VIEW_PANELS)->panels);
+    Session *ses = open_session("lessons/induction-heads.json");
+    const Trace *tr = &ses->trace;
+    for (int a = VIEW_PANELS + 1; a < VIEW_KIND_COUNT; a++) {
+        const ViewKindInfo *vk = viewkind_of((ViewKind)a);
+        assert_false(vk->panels);
+        assert_non_null(vk->file_stem);
+        for (int b = a + 1; b < VIEW_KIND_COUNT; b++) assert_string_not_equal(vk->file_stem, viewkind_of((ViewKind)b)->file_stem);
+        assert_non_null(vk->narration);
+        assert_non_null(vk->alt);
+        for (int lang = 0; lang < 2; lang++) {
+            assert_string_not_equal(i18n_get((Lang)lang, vk->title_key), vk->title_key); // (a key missing: the key)
+            assert_string_not_equal(i18n_get((Lang)lang, vk->formula_key), vk->formula_key);
+            View v;
+            view_init(&v, &ses->lesson, (Lang)lang);
+            v.kind = (ViewKind)a, v.stage = trace_find(tr, "l1.attn");
+            Layout L;
+            layout_compute(&L, tr, &v, 1280, 720);
+            assert_int_equal(L.kind, a);
+            assert_string_equal(L.formula, i18n_get((Lang)lang, vk->formula_key));
+            assert_true(L.title[0] != '\0');
+            assert_string_equal(L.formula_note, "");
+            assert_string_equal(viewkind_frame_name((ViewKind)a, tr, v.stage), vk->file_stem);
+        }
+    }
     session_destroy(ses);
 }
 
@@ -1065,6 +1135,7 @@ int main(void)
         cmocka_unit_test(test_teacher_examples),
         cmocka_unit_test(test_derivations),
         cmocka_unit_test(test_many_heads), cmocka_unit_test(test_language_model_frames),
+        cmocka_unit_test(test_view_kinds),
         cmocka_unit_test(test_stacked_column_inside),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),
         cmocka_unit_test(test_loop_steps),

@@ -73,11 +73,12 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     overlay_scrub_rect(f->layout, &d->bar, &d->bar_track);
     d->n_layer_tabs = f->layout->n_layer_tabs < 8 ? f->layout->n_layer_tabs : 8;
     for (int i = 0; i < d->n_layer_tabs; i++) d->layer_tab[i] = f->layout->layer_tab[i];
-    d->mv_layers = f->layout->mv_layers, d->mv_heads = f->layout->mv_heads;
-    if (d->mv_layers > 0) d->mv_last = f->layout->mv_map[d->mv_layers - 1][d->mv_heads - 1];
+    const bool model = f->layout->kind == VIEW_MODEL, heads = f->layout->kind == VIEW_HEADS;
+    d->mv_layers = model ? f->layout->view.model.layers : 0, d->mv_heads = model ? f->layout->view.model.heads : 0;
+    if (d->mv_layers > 0) d->mv_last = f->layout->view.model.map[d->mv_layers - 1][d->mv_heads - 1];
     d->head = f->head;
     d->checkpoint = f->checkpoint, d->curve = f->layout->curve;
-    d->hv_n = f->layout->n_panels == 0 && f->layout->mv_layers == 0 ? f->layout->hv_n : 0;
+    d->hv_n = heads ? f->layout->view.heads.n : 0;
     d->window_id = SDL_GetWindowID(SDL_RenderGetWindow(f->r));
     if (d->want_pixels) {
         SDL_GetRendererOutputSize(f->r, &d->w, &d->h);

@@ -36,6 +36,7 @@
 #include "study_ui.h"
 #include "text.h"
 #include "view.h"
+#include "viewkind.h"
 
 void app_toast(App *a, const char *key, const char *arg)
 {
@@ -470,7 +471,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_PLAY: playback_toggle(&a->pb); break;
     case KEY_ACT_HEAD_NEXT: set_head(a, a->v.head + 1); break;
     case KEY_ACT_MODEL_VIEW: // the stage's panels → the model view → the head view → the panels
-        a->v.kind = a->v.kind == VIEW_PANELS ? VIEW_MODEL : a->v.kind == VIEW_MODEL ? VIEW_HEADS : VIEW_PANELS;
+        a->v.kind = viewkind_of(a->v.kind)->next;
         break;
     case KEY_ACT_TEXT: app_text_open(a); break;
     case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
@@ -658,11 +659,12 @@ static void on_click(App *a, int wx, int wy)
     app_to_output(a, wx, wy, &x, &y);
     const Layout *Lp = app_layout(a);
     int s = layout_hit_step(Lp, x, y), b = layout_hit_batch(Lp, x, y), h = layout_hit_head(Lp, x, y);
-    int l = layout_hit_layer(Lp, x, y), ml, mh;
-    if (a->v.kind == VIEW_MODEL && layout_hit_model_view(Lp, x, y, &ml, &mh)) { // a map: open its walkthrough
+    int l = layout_hit_layer(Lp, x, y), hs, hh;
+    const ViewKindInfo *vk = viewkind_of(a->v.kind);
+    if (vk->hit && vk->hit(Lp, x, y, &hs, &hh)) { // a glance's map: open its walkthrough
         a->v.kind = VIEW_PANELS;
-        a->v.head = mh;
-        if (Lp->mv_stage[ml] != a->v.stage) playback_goto(&a->pb, Lp->mv_stage[ml], true);
+        a->v.head = hh;
+        if (hs != a->v.stage) playback_goto(&a->pb, hs, true);
         return;
     }
     int ck = layout_hit_checkpoint(Lp, &a->v, x, y);

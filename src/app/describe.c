@@ -11,6 +11,7 @@
 #include "scene.h"
 #include "session.h"
 #include "text.h"
+#include "viewkind.h"
 
 // The derivation strip the frame shows (scene_strip): its title, each line's label then
 // its values as written, the panel each line writes out; shown false: the one it writes where it has room (a
@@ -55,72 +56,17 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
     fprintf(f, "\"stage\": \"%s\", \"step\": %d, \"head\": %d, ", st->name, step, v->head);
     if (L.split) fprintf(f, "\"part\": %d, \"parts\": %d, ", L.part, L.n_parts); // projector mode: one part shown
     if (v->loop >= 0) fprintf(f, "\"loop\": %d, \"loop_steps\": %d, ", v->loop, recipe_loop_steps(tr, v->stage));
-    if (v->kind == VIEW_HEADS) { // the head view's formula and alt text
-        char lb[12], hb[12], bb[12];
-        snprintf(lb, sizeof lb, "%d", L.hv_layer), snprintf(hb, sizeof hb, "%d", v->head);
-        snprintf(bb, sizeof bb, "%d", v->batch);
-        snprintf(L.formula, sizeof L.formula, "%s", i18n_get(v->lang, "formula.head_view"));
-        L.formula_note[0] = '\0';
-        const char *args[] = {lb, hb, bb};
-        i18n_fmt(alt, sizeof alt, v->lang, "alt.head_view", 3, args);
-    }
-    if (v->kind == VIEW_MODEL) { // the model view's own formula and alt text
-        char nl[12], nh[12], bb[12], fl[12], fh[12];
-        snprintf(nl, sizeof nl, "%d", L.mv_layers), snprintf(nh, sizeof nh, "%d", L.mv_heads);
-        snprintf(bb, sizeof bb, "%d", v->batch), snprintf(fl, sizeof fl, "%d", trace_layer_at(tr, v->stage));
-        snprintf(fh, sizeof fh, "%d", v->head);
-        snprintf(L.formula, sizeof L.formula, "%s", i18n_get(v->lang, "formula.model_view"));
-        L.formula_note[0] = '\0';
-        const char *args[] = {nl, nh, bb, fl, fh};
-        i18n_fmt(alt, sizeof alt, v->lang, "alt.model_view", 5, args);
-    }
     fputs("\"formula\": ", f);
     json_write_string(f, L.formula);
     fputs(", \"note\": ", f);
     json_write_string(f, L.formula_note);
     fputs(", \"narration\": ", f);
     json_write_string(f, scene_narration(tr, v, buf, sizeof buf));
-    if (v->kind == VIEW_PANELS) scene_alt(&L, tr, v, alt, sizeof alt);
+    const ViewKindInfo *vk = viewkind_of(v->kind); // (a glance: its own alt text and fields)
+    (vk->alt ? vk->alt : scene_alt)(&L, tr, v, alt, sizeof alt);
     fputs(", \"alt\": ", f);
     json_write_string(f, alt);
-    if (v->kind == VIEW_MODEL) { // each map: its layer, head and stage, and the key each query looks at most
-        // (the token labels: their size, and every how many rows and columns)
-        fprintf(f, ", \"token_px\": %d, \"token_step\": %d", L.mv_tok_px, L.mv_tok_step);
-        fputs(", \"maps\": [", f);
-        for (int l = 0; l < L.mv_layers; l++)
-            for (int hd = 0; hd < L.mv_heads; hd++) {
-                const Tensor *t = &tr->stages[L.mv_stage[l]].t;
-                fprintf(f, "%s{\"layer\": %d, \"head\": %d, \"stage\": \"%s\", \"argmax\": [", l || hd ? ", " : "", l, hd,
-                        tr->stages[L.mv_stage[l]].name);
-                const int Lq = t->shape[2], Lk = t->shape[3];
-                for (int i = 0; i < Lq; i++) {
-                    const float *row = t->data + (((size_t)v->batch * t->shape[1] + (size_t)hd) * Lq + (size_t)i) * Lk;
-                    int best = 0;
-                    for (int j = 1; j < Lk; j++)
-                        if (row[j] > row[best]) best = j;
-                    fprintf(f, "%s%d", i ? ", " : "", best);
-                }
-                fputs("]}", f);
-            }
-        fputs("]", f);
-    }
-    if (v->kind == VIEW_HEADS && L.hv_stage >= 0) { // the lines: each query's keys with a weight from 0.01
-        const Tensor *t = &tr->stages[L.hv_stage].t;
-        const int Lq = t->shape[2], Lk = t->shape[3], H = t->shape[1];
-        fprintf(f, ", \"head_view\": {\"stage\": \"%s\", \"layer\": %d, \"head\": %d, \"lines\": [",
-                tr->stages[L.hv_stage].name, L.hv_layer, v->head);
-        bool first = true;
-        for (int i = 0; i < Lq; i++)
-            for (int j = 0; j < Lk; j++) {
-                const float wt = t->data[((((size_t)v->batch * H + (size_t)v->head) * Lq) + (size_t)i) * Lk + (size_t)j];
-                if (!(wt >= 0.01f)) continue;
-                fprintf(f, "%s[%d, %d, ", first ? "" : ", ", i, j);
-                json_write_float(f, wt);
-                fputc(']', f);
-                first = false;
-            }
-        fputs("]}", f);
-    }
+    if (vk->describe) vk->describe(f, &L, tr, v);
     fputs(", \"panels\": [", f);
     for (int p = 0; p < L.n_panels; p++) {
         const PanelSpec *ps = &L.spec[p];

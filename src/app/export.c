@@ -30,6 +30,7 @@
 #include "temp_file.h"
 #include "text.h"
 #include "view.h"
+#include "viewkind.h"
 
 #define EXPORT_ERR_MAX 600
 
@@ -77,11 +78,6 @@ static void frame_name(char *buf, size_t n, const char *dir, int index, const ch
 }
 
 // The name a frame of stage s gives its file: the stage's, or the view's.
-static const char *frame_stage(const Encoder *e, int s)
-{
-    return e->view == VIEW_MODEL ? "model-view" : e->view == VIEW_HEADS ? "head-view" : e->tr->stages[s].name;
-}
-
 // Takes the next frame handed over and writes it; false when there is none (wait:
 // first waits for one, and false once the export is closing and none is left).
 static bool encode_next(Encoder *e, bool wait)
@@ -102,7 +98,7 @@ static bool encode_next(Encoder *e, bool wait)
     char err[EXPORT_ERR_MAX] = "";
     if (!skip) {
         char path[4096];
-        frame_name(path, sizeof path, e->dir, j.frame, frame_stage(e, e->plan[j.frame].stage), e->fmt);
+        frame_name(path, sizeof path, e->dir, j.frame, viewkind_frame_name(e->view, e->tr, e->plan[j.frame].stage), e->fmt);
         ok = e->fmt->writer->pixels(e->sink, path, e->pix[j.slot], e->w * 4, 1, err, sizeof err);
     }
     pthread_mutex_lock(&e->mu);
@@ -213,7 +209,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         if (!e->done[i]) continue;
         char name[4096];
         frame_name(name, sizeof name, ".", video ? (o->split ? e->plan[i].stage : -1) : i,
-                   frame_stage(e, e->plan[i].stage), fmt);
+                   viewkind_frame_name(e->view, e->tr, e->plan[i].stage), fmt);
         if (video && o->split && (i == 0 || e->plan[i - 1].stage != e->plan[i].stage)) page = 0; // a file a stage
         fprintf(f, "%s\n  {\"file\": ", first ? "" : ",");
         json_write_string(f, name + 2);
@@ -485,7 +481,7 @@ static void frame_draw(Canvas *c, void *ctx)
 static bool vector_step(ExportJob *j, Canvas *c, const View *v)
 {
     char path[4400], err[EXPORT_ERR_MAX] = "";
-    frame_name(path, sizeof path, j->dir, j->next, frame_stage(&j->e, v->stage), j->fmt);
+    frame_name(path, sizeof path, j->dir, j->next, viewkind_frame_name(v->kind, j->tr, v->stage), j->fmt);
     FrameDraw d = {j->tr, v};
     j->fmt->writer->draw(&j->sink, path, c, frame_draw, &d, err, sizeof err);
     return settle_frame(j, err);
@@ -723,7 +719,7 @@ static int export_run_handled(const ExportOptions *o)
             return 2;
         }
     }
-    if (o->view != VIEW_PANELS && stage_filter < 0) // one frame, at the first layer's attention
+    if (!viewkind_of(o->view)->panels && stage_filter < 0) // a glance: one frame, at the first layer's attention
         for (int s = 0; s < tr->n && stage_filter < 0; s++)
             if (tr->stages[s].id == STAGE_ATTN) stage_filter = s;
     if (o->loop >= 0) { // (args: --loop comes with --stage)

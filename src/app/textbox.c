@@ -62,7 +62,7 @@ bool app_set_checkpoint(App *a, int k)
         return false;
     }
     app_replace_session(a, s, true);
-    if (a->v.kind != VIEW_MODEL) a->v.head = scene_stage_head(&a->session->trace, &a->v, -1); // the head its narration names
+    a->v.head = scene_stage_head(&a->session->trace, &a->v, -1); // the head its narration names (a glance: kept)
     return true;
 }
 

@@ -1,18 +1,12 @@
-// modelview.c — attention at a glance: the model view (View.kind VIEW_MODEL), every layer ×
-// head as a small map of its attention weights, the rows the queries and the columns the
-// keys, on the probability palette from 0 to 1 (BertViz's model view, with attnviz's
-// numbers), the layer and head on screen before framed; and the head view
-// (View.kind VIEW_HEADS), one head's weights as lines from each query token to each key token,
-// as opaque as the weight (BertViz's head view). The layout (layout.c) placed both.
-#include "modelview.h"
+// modelview.c — painting the model view (View.kind VIEW_MODEL, its row of viewdraw.c): every
+// layer × head as a small map of its attention weights, the rows the queries and the columns
+// the keys, on the probability palette from 0 to 1 (BertViz's model view, with attnviz's
+// numbers), the layer and head on screen before framed. src/view/view_model.c placed it.
+#include "viewdraw.h"
 
 #include <stdio.h>
 
 #include "i18n.h"
-#include "recipe.h"
-
-static int imin_(int a, int b) { return a < b ? a : b; }
-static int imax_(int a, int b) { return a > b ? a : b; }
 
 // One map: cell (i, j) of attention slice (batch b, head h) of stage s.
 static void draw_map(Canvas *cv, const Trace *tr, const View *v, int s, int h, Rect q)
@@ -32,23 +26,24 @@ static void draw_map(Canvas *cv, const Trace *tr, const View *v, int s, int h, R
 }
 
 // The tokens: the queries left of each layer's first map, the keys above each head's top
-// map (every L->mv_tok_step-th), at L->mv_tok_px.
+// map (every tok_step-th), at tok_px.
 static void draw_tokens(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
-    const Tensor *t = &tr->stages[L->mv_stage[0]].t;
-    const int Lq = t->shape[2], Lk = t->shape[3], px = L->mv_tok_px, step = L->mv_tok_step;
-    if (px <= 0 || L->mv_layers < 1 || L->mv_heads < 1) return;
+    const ModelViewLayout *M = &L->view.model;
+    const Tensor *t = &tr->stages[M->stage[0]].t;
+    const int Lq = t->shape[2], Lk = t->shape[3], px = M->tok_px, step = M->tok_step;
+    if (px <= 0 || M->layers < 1 || M->heads < 1) return;
     char lb[64];
-    for (int l = 0; l < L->mv_layers; l++) {
-        const Rect q = L->mv_map[l][0];
+    for (int l = 0; l < M->layers; l++) {
+        const Rect q = M->map[l][0];
         for (int i = 0; i < Lq; i += step) {
             const int y = q.y + (q.h * i + q.h * (i + 1)) / (2 * Lq) - px * 6 / 10;
             paint_text(cv, FONT_SANS, px, THEME.ink, 255, q.x - paint_px(L->s, 4), y, ALIGN_RIGHT,
                        panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb));
         }
     }
-    for (int h = 0; h < L->mv_heads; h++) {
-        const Rect q = L->mv_map[0][h];
+    for (int h = 0; h < M->heads; h++) {
+        const Rect q = M->map[0][h];
         for (int j = 0; j < Lk; j += step) {
             const int x = q.x + (q.w * j + q.w * (j + 1)) / (2 * Lk);
             paint_text(cv, FONT_SANS, px, THEME.ink, 255, x, q.y - px * 13 / 10, ALIGN_CENTER,
@@ -59,29 +54,30 @@ static void draw_tokens(Canvas *cv, const Layout *L, const Trace *tr, const View
 
 void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
 {
+    const ModelViewLayout *M = &L->view.model;
     char b[48];
     const int here_l = trace_layer_at(tr, v->stage);
-    for (int h = 0; h < L->mv_heads; h++) {
+    for (int h = 0; h < M->heads; h++) {
         const char *args[] = {b};
         char hb[12];
         snprintf(hb, sizeof hb, "%d", h);
         args[0] = hb;
         i18n_fmt(b, sizeof b, v->lang, "ui.mv_head", 1, args);
-        paint_fill(cv, colormap_head(h), 255, L->mv_col_label[h].x, L->mv_col_label[h].y + L->mv_col_label[h].h - 3,
-                   L->mv_col_label[h].w, 3);
-        paint_text_centered(cv, FONT_SANS, L->px_small, THEME.ink, 255, L->mv_col_label[h], b);
+        paint_fill(cv, colormap_head(h), 255, M->col_label[h].x, M->col_label[h].y + M->col_label[h].h - 3,
+                   M->col_label[h].w, 3);
+        paint_text_centered(cv, FONT_SANS, L->px_small, THEME.ink, 255, M->col_label[h], b);
     }
-    for (int l = 0; l < L->mv_layers; l++) {
+    for (int l = 0; l < M->layers; l++) {
         char lb[12];
         snprintf(lb, sizeof lb, "%d", l);
         const char *args[] = {lb};
         i18n_fmt(b, sizeof b, v->lang, "ui.mv_layer", 1, args);
-        Rect r = L->mv_row_label[l];
+        Rect r = M->row_label[l];
         paint_text(cv, l == here_l ? FONT_BOLD : FONT_SANS, L->px_small, THEME.ink, 255, r.x + r.w,
                    r.y + (r.h - L->px_small) / 2, ALIGN_RIGHT, b);
-        for (int h = 0; h < L->mv_heads; h++) {
-            Rect q = L->mv_map[l][h];
-            draw_map(cv, tr, v, L->mv_stage[l], h, q);
+        for (int h = 0; h < M->heads; h++) {
+            Rect q = M->map[l][h];
+            draw_map(cv, tr, v, M->stage[l], h, q);
             const int t = paint_px(L->s, 3);
             if (l == here_l && h == v->head) // the layer and head on screen before
                 paint_frame(cv, THEME.accent, 255, q.x - t - 1, q.y - t - 1, q.w + 2 * t + 2, q.h + 2 * t + 2, t);
@@ -100,55 +96,4 @@ void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
     for (int x = 0; x < bw; x++) paint_fill(cv, colormap_value(&cs, (float)x / (float)(bw > 1 ? bw - 1 : 1)), 255, bx + x, by, 1, bar_h);
     paint_text(cv, FONT_MONO, L->px_small, THEME.muted, 255, bx, by + bar_h + 2, ALIGN_LEFT, "0");
     paint_text(cv, FONT_MONO, L->px_small, THEME.muted, 255, bx + bw, by + bar_h + 2, ALIGN_RIGHT, "1");
-}
-
-void headview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
-{
-    if (L->hv_stage < 0 || L->hv_n <= 0) return;
-    const Tensor *t = &tr->stages[L->hv_stage].t;
-    const int Lq = t->shape[2], Lk = t->shape[3], H = t->shape[1];
-    const int b = v->batch < t->shape[0] ? v->batch : 0, h = v->head < H ? v->head : 0;
-    const float *a = t->data + (((size_t)b * H + (size_t)h) * Lq) * Lk;
-    const Rgb col = colormap_head(h);
-    const int gap = paint_px(L->s, 10), px = imin_(L->px_body, imax_(L->hv_dy * 3 / 4, 6));
-    char lb[64];
-    paint_text(cv, FONT_BOLD, L->px_small, THEME.muted, 255, L->hv_xq, L->hv_y0 - L->hv_dy / 2 - L->col_label_h, ALIGN_RIGHT,
-               i18n_get(v->lang, "ui.hv_queries"));
-    paint_text(cv, FONT_BOLD, L->px_small, THEME.muted, 255, L->hv_xk, L->hv_y0 - L->hv_dy / 2 - L->col_label_h, ALIGN_LEFT,
-               i18n_get(v->lang, "ui.hv_keys"));
-    // the lines: light ones first, so the strong ones are drawn over them
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < Lq; i++)
-            for (int j = 0; j < Lk; j++) {
-                const float w = a[(size_t)i * Lk + j];
-                if (!(w >= 0.01f) || (pass == 0) != (w < 0.5f)) continue; // (NaN: no line)
-                const int y1 = L->hv_y0 + i * L->hv_dy, y2 = L->hv_y0 + j * L->hv_dy;
-                const uint8_t al = (uint8_t)(40.0f + 215.0f * (w < 1.0f ? w : 1.0f));
-                const int thick = w >= 0.5f ? 3 : w >= 0.2f ? 2 : 1;
-                for (int k = 0; k < thick; k++)
-                    paint_line(cv, col, al, L->hv_xq + gap, y1 + k - thick / 2, L->hv_xk - gap, y2 + k - thick / 2);
-            }
-    for (int i = 0; i < Lq; i++) {
-        const char *q = panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb);
-        paint_text(cv, FONT_MONO, px, THEME.ink, 255, L->hv_xq, L->hv_y0 + i * L->hv_dy - px / 2 - 1, ALIGN_RIGHT, q);
-    }
-    for (int j = 0; j < Lk; j++) {
-        const char *k = panel_axis_label(v, AXIS_KEY, j, lb, sizeof lb);
-        paint_text(cv, FONT_MONO, px, THEME.ink, 255, L->hv_xk, L->hv_y0 + j * L->hv_dy - px / 2 - 1, ALIGN_LEFT, k);
-    }
-    // the legend: what a line's strength means
-    Rect g = L->legend;
-    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
-    const int pad = paint_px(L->s, 10), lx = g.x + pad, ly = g.y + pad + L->px_small * 2;
-    paint_text(cv, FONT_BOLD, L->px_small, THEME.ink, 255, lx, g.y + pad, ALIGN_LEFT, i18n_get(v->lang, "ui.hv_legend"));
-    static const float ws[] = {0.05f, 0.25f, 0.5f, 1.0f};
-    const int seg = (g.w - 2 * pad) / 4;
-    for (int k = 0; k < 4; k++) {
-        const int thick = ws[k] >= 0.5f ? 3 : ws[k] >= 0.2f ? 2 : 1;
-        for (int d = 0; d < thick; d++)
-            paint_line(cv, col, (uint8_t)(40.0f + 215.0f * ws[k]), lx + k * seg, ly + d, lx + k * seg + seg * 2 / 3, ly + d);
-        char wb[16];
-        snprintf(wb, sizeof wb, "%.2f", (double)ws[k]);
-        paint_text(cv, FONT_MONO, L->px_small, THEME.muted, 255, lx + k * seg, ly + paint_px(L->s, 8), ALIGN_LEFT, wb);
-    }
 }

@@ -14,13 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bars.h"
 #include "cellmark.h"
 #include "chrome.h"
 #include "derivation.h"
 #include "explain.h"
-#include "modelview.h"
 #include "scene.h"
 #include "study.h"
+#include "viewdraw.h"
+#include "viewkind.h"
 #include "i18n.h"
 #include "overlay.h"
 #include "picker_draw.h"
@@ -166,15 +168,9 @@ static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     char title[200], shape[32], badge[200];
     snprintf(title, sizeof title, "%d/%d  %s", v->stage + 1, tr->n, recipe_stage_text(tr, v->stage, "title", true, lang));
     Rect h = L->header;
-    if (v->kind != VIEW_PANELS) { // the model / head view: what it shows, the layer, head and batch
-        char bb[12], lb[12], hb[12];
-        snprintf(bb, sizeof bb, "%d", v->batch), snprintf(lb, sizeof lb, "%d", L->hv_layer);
-        snprintf(hb, sizeof hb, "%d", v->head);
-        const char *args[] = {bb, lb, hb};
-        i18n_fmt(title, sizeof title, lang, v->kind == VIEW_MODEL ? "title.model_view" : "title.head_view", 3, args);
-        paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
-        paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT,
-                   i18n_get(lang, v->kind == VIEW_MODEL ? "formula.model_view" : "formula.head_view"));
+    if (!viewkind_of(v->kind)->panels) { // a glance: the title and formula its view wrote
+        paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, L->title);
+        paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT, L->formula);
         return;
     }
     paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
@@ -972,60 +968,6 @@ static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const V
     paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, text);
 }
 
-// The next-token bar chart (a language model's probs): the most likely tokens after the
-// text's last position, longest first, each bar as long as its probability of 1, the
-// probability written at its end (as the cells write it: two decimals).
-#define BARS_MAX 10
-static void draw_bars(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
-{
-    const Rect g = L->bars;
-    if (g.w <= 0 || v->stage < 0 || v->stage >= tr->n) return;
-    const Tensor *t = &tr->stages[v->stage].t;
-    if (t->rank != 3) return;
-    const int Lq = t->shape[1], V = t->shape[2], b = v->batch < t->shape[0] ? v->batch : 0;
-    const float *p = t->data + ((size_t)b * Lq + (size_t)(Lq - 1)) * V;
-    int top[BARS_MAX], n = 0;
-    for (int k = 0; k < BARS_MAX && k < V; k++) { // the k-th largest (ties: the lower id first)
-        int best = -1;
-        for (int j = 0; j < V; j++) {
-            bool used = false;
-            for (int i = 0; i < n; i++) used |= top[i] == j;
-            if (!used && (best < 0 || p[j] > p[best])) best = j;
-        }
-        top[n++] = best;
-    }
-    const int pad = paint_px(L->s, 10), row_h = L->px_body * 17 / 10;
-    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
-    char title[160], tb[16], lb[40];
-    const char *last = lesson_token_label(v->lesson, b, Lq - 1);
-    snprintf(lb, sizeof lb, "%s", last ? (strcmp(last, " ") == 0 ? "\xE2\x90\xA3" : last) : "?");
-    snprintf(tb, sizeof tb, "%.3g", (double)tr->temperature);
-    const char *args[] = {lb, tb};
-    i18n_fmt(title, sizeof title, v->lang, "ui.next_after", 2, args);
-    paint_clip(cv, &g);
-    paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, g.x + pad, g.y + pad, ALIGN_LEFT, title);
-    const int label_w = paint_px(L->s, 48), num_w = paint_px(L->s, 52);
-    const int bx = g.x + pad + label_w, bw = g.w - 2 * pad - label_w - num_w;
-    ColorScale cs = {v->palette, true, false, 0.0f, 1.0f, 0.0f};
-    for (int i = 0; i < n; i++) {
-        const int y = g.y + pad + row_h * 3 / 2 + i * row_h;
-        if (y + row_h > g.y + g.h) break;
-        const char *tok = v->lesson && v->lesson->vocab && top[i] < v->lesson->n_vocab ? v->lesson->vocab[top[i]] : "?";
-        if (strcmp(tok, " ") == 0) tok = "\xE2\x90\xA3";
-        paint_text(cv, FONT_MONO, L->px_body, THEME.ink, 255, bx - paint_px(L->s, 6), y + (row_h - L->px_body) / 2 - 2,
-                   ALIGN_RIGHT, tok);
-        const float q = p[top[i]];
-        const int w = bw > 0 && q > 0.0f ? (int)lrintf((float)bw * (q < 1.0f ? q : 1.0f)) : 0;
-        paint_fill(cv, THEME.slot, 255, bx, y + row_h / 6, bw > 0 ? bw : 0, row_h * 2 / 3);
-        if (w > 0) paint_fill(cv, colormap_value(&cs, q), 255, bx, y + row_h / 6, w, row_h * 2 / 3);
-        char num[16];
-        snprintf(num, sizeof num, "%.2f", (double)q); // (as the cells: 0.00 for a tiny one)
-        paint_text(cv, FONT_MONO, L->px_small, THEME.ink, 255, bx + bw + paint_px(L->s, 6), y + (row_h - L->px_small) / 2,
-                   ALIGN_LEFT, num);
-    }
-    paint_clip(cv, NULL);
-}
-
 // ---- over the frame: the window's layers, bottom to top ---------------------------
 
 static void layer_toast(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
@@ -1092,9 +1034,8 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
         if (ov) picker_draw_button(cv, L, v, ov->picker);
         draw_header(cv, L, tr, v);
     }
-    if (v->kind != VIEW_PANELS) { // attention at a glance: the maps or the lines instead of the panels
-        if (v->kind == VIEW_MODEL) modelview_draw(cv, L, tr, v);
-        else headview_draw(cv, L, tr, v);
+    if (!viewkind_of(v->kind)->panels) { // attention at a glance: the maps or the lines instead of the panels
+        viewdraw_glance(cv, L, tr, v);
         if (!v->print) draw_narration(cv, L, tr, v);
         if (!ov) return;
         for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) LAYERS[i](cv, L, tr, v, ov);
@@ -1108,7 +1049,7 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
     for (int p = L->n_panels - 1; split && p >= 0; p--)
         if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, tr, v, p, e, mask_text);
     draw_derivation(cv, L, tr, v, ov, e);
-    draw_bars(cv, L, tr, v);
+    bars_draw(cv, L, v);
     draw_legend(cv, L, v, mask_text);
     if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
     else if (!v->print) draw_narration(cv, L, tr, v);

@@ -11,6 +11,7 @@
 #include "i18n.h"
 #include "scene.h"
 #include "utf8.h"
+#include "viewkind.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -264,29 +265,72 @@ static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, i
     return lmin((int64_t)((float)c * L->num_fill), lmin(cw, c * 5 / 2) * 7 / (int64_t)(8 * 0.62f * 6));
 }
 
+// The height the derivation strip (sub-steps with their numbers) takes off the bottom of
+// area a, lines of line_h: 0 unless it leaves the panels at least half of it and its
+// numbers fit side by side (readable text only).
+static int strip_height(const Layout *L, const Trace *tr, const View *v, Rect a, int line_h)
+{
+    Derivation d;
+    if (L->px_small < 12 || !scene_derivation(L, tr, v, 0, 0, &d)) return 0;
+    int strip = d.n_lines * line_h + (int)(12 * L->s);
+    int label_w = 0, value_w = 0, n_max = 1;
+    char num[32];
+    for (int i = 0; i < d.n_lines; i++) {
+        label_w = imax(label_w, layout_text_w(v, d.line[i].label, L->px_small));
+        n_max = imax(n_max, d.line[i].n);
+        for (int j = 0; j < d.line[i].n; j++) {
+            scene_derivation_text(&d, i, j, num, sizeof num);
+            value_w = imax(value_w, layout_text_w(v, num, L->px_small));
+        }
+    }
+    int need = layout_text_w(v, d.title, L->px_small) + label_w + n_max * (value_w + (int)(10 * L->s)) + (int)(40 * L->s);
+    return strip * 2 > a.h || need > a.w ? 0 : strip;
+}
+
+// Once the panels are placed and zoomed: each one's cell side, whether it is drawn as an
+// image, the size and decimals of its numbers and of its Σ column's.
+static void size_numbers(Layout *L)
+{
+    const float s = L->s, ns = L->num_s;
+    for (int i = 0; i < L->n_panels; i++) {
+        PanelSpec *p = &L->spec[i];
+        int w = L->cell_wq[i] / LAYOUT_Q, h = L->cell_hq[i] / LAYOUT_Q;
+        L->cell[i] = imin(w, h);
+        L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
+        p->decimals = -1;
+        p->px_cell = 0;
+        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, layout_number_floor(L), ns != s);
+        // projector mode, a panel too large even alone for its numbers at that size:
+        // they keep the usual minimum rather than disappear, filling up to half a cell
+        // as the projector's numbers may (a 16-row weight alone at 1024×768 has 28 px
+        // tall cells: 10 px numbers at the usual fill, under the 12 px minimum)
+        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, L->num_fill, layout_min_number_px(s), false);
+        L->sum_decimals[i] = -1;
+        L->sum_px[i] = 0;
+        if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
+            int room = L->area.x + L->area.w - (L->panel[i].x + L->panel[i].w + (int)(6 * s));
+            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)((float)L->cell_cap * ns)), room));
+            L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
+        }
+        if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
+            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, layout_number_floor(L),
+                           &L->sum_decimals[i], &L->sum_px[i]);
+            // projector mode, too small for its numbers: the usual minimum, as the cells
+            // beside it (a Σ column without numbers is a column of one colour)
+            if (L->sum_decimals[i] < 0 && ns != s)
+                fit_numbers_in(1.0f, false, L->sum_w[i], h, s, L->num_fill, layout_min_number_px(s),
+                               &L->sum_decimals[i], &L->sum_px[i]);
+        }
+    }
+}
+
 void layout_place_panels(Layout *L, const Trace *tr, const View *v)
 {
     Rect a = L->area;
-    // the derivation strip (sub-steps with their numbers) takes its lines off the
-    // bottom of the area when it leaves the panels at least half of it
-    // (only where its numbers fit side by side and the panels keep theirs)
-    Derivation d;
-    int strip = 0, line_h = (int)((float)L->px_small * 1.55f);
-    if (L->px_small >= 12 && scene_derivation(L, tr, v, 0, 0, &d)) { // (readable text only)
-        strip = d.n_lines * line_h + (int)(12 * L->s);
-        int label_w = 0, value_w = 0, n_max = 1;
-        char num[32];
-        for (int i = 0; i < d.n_lines; i++) {
-            label_w = imax(label_w, layout_text_w(v, d.line[i].label, L->px_small));
-            n_max = imax(n_max, d.line[i].n);
-            for (int j = 0; j < d.line[i].n; j++) {
-                scene_derivation_text(&d, i, j, num, sizeof num);
-                value_w = imax(value_w, layout_text_w(v, num, L->px_small));
-            }
-        }
-        int need = layout_text_w(v, d.title, L->px_small) + label_w + n_max * (value_w + (int)(10 * L->s)) + (int)(40 * L->s);
-        if (strip * 2 > a.h || need > a.w) strip = 0;
-    }
+    // the derivation strip takes its lines off the bottom of the area (only where the
+    // panels keep their numbers: below)
+    const int line_h = (int)((float)L->px_small * 1.55f);
+    int strip = strip_height(L, tr, v, a, line_h);
     float s = L->s, ns = L->num_s; // ns: the scale of the numbers (projector mode: larger)
     int cap = (int)(1.5f * (float)L->px_body), colh = L->col_label_h;
     int opw = (int)(1.2f * (float)L->px_op), opw_long = (int)(2.6f * (float)L->px_op);
@@ -409,36 +453,7 @@ void layout_place_panels(Layout *L, const Trace *tr, const View *v)
     }
 #undef OPW
     apply_zoom(L, v);
-    for (int i = 0; i < L->n_panels; i++) {
-        PanelSpec *p = &L->spec[i];
-        int w = L->cell_wq[i] / LAYOUT_Q, h = L->cell_hq[i] / LAYOUT_Q;
-        L->cell[i] = imin(w, h);
-        L->image[i] = L->cell_wq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q || L->cell_hq[i] < LAYOUT_IMAGE_CELL * LAYOUT_Q;
-        p->decimals = -1;
-        p->px_cell = 0;
-        if (!L->image[i]) fit_numbers(p, w, h, ns, L->num_fill, layout_number_floor(L), ns != s);
-        // projector mode, a panel too large even alone for its numbers at that size:
-        // they keep the usual minimum rather than disappear, filling up to half a cell
-        // as the projector's numbers may (a 16-row weight alone at 1024×768 has 28 px
-        // tall cells: 10 px numbers at the usual fill, under the 12 px minimum)
-        if (!L->image[i] && p->decimals < 0 && ns != s) fit_numbers(p, w, h, s, L->num_fill, layout_min_number_px(s), false);
-        L->sum_decimals[i] = -1;
-        L->sum_px[i] = 0;
-        if (p->row_sums && L->zoom_x[i]) { // zoomed: the Σ column widens like the cells, as far as there is room
-            int room = L->area.x + L->area.w - (L->panel[i].x + L->panel[i].w + (int)(6 * s));
-            L->sum_w[i] = imax(L->sum_w[i], imin(imin(w, (int)((float)L->cell_cap * ns)), room));
-            L->caption[i].w = L->panel[i].x + L->panel[i].w + (int)(6 * s) + L->sum_w[i] - L->caption[i].x;
-        }
-        if (p->row_sums && h >= LAYOUT_IMAGE_CELL) {
-            fit_numbers_in(1.0f, false, L->sum_w[i], h, ns, L->num_fill, layout_number_floor(L),
-                           &L->sum_decimals[i], &L->sum_px[i]);
-            // projector mode, too small for its numbers: the usual minimum, as the cells
-            // beside it (a Σ column without numbers is a column of one colour)
-            if (L->sum_decimals[i] < 0 && ns != s)
-                fit_numbers_in(1.0f, false, L->sum_w[i], h, s, L->num_fill, layout_min_number_px(s),
-                               &L->sum_decimals[i], &L->sum_px[i]);
-        }
-    }
+    size_numbers(L);
     layout_match_strip_decimals(L, tr, v);
 }
 
@@ -600,20 +615,17 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
             L->col_label_h += layout_index_px(L) * 6 / 5;
             break;
         }
-    if (!v->print && v->kind != VIEW_MODEL && v->stage >= 0 && v->stage < tr->n && tr->stages[v->stage].id == STAGE_PROBS &&
-        tr->vocab_size > 0 && !(v->study && v->hide_result)) { // the bar chart of the next token, right
-        const int bw = imin(imax((int)(260 * s), L->area.w / 4), L->area.w / 2);
-        L->bars = (Rect){L->area.x + L->area.w - bw, L->area.y, bw, L->area.h};
-        L->area.w -= bw + gap;
-    }
-    if (v->kind == VIEW_MODEL) {
-        layout_place_model_view(L, tr, v);
-        return;
-    }
-    if (v->kind == VIEW_HEADS) {
-        layout_place_head_view(L, tr, v);
-        return;
-    }
+    // the stage's extra beside its panels (its recipe's: a language model's next-token bars),
+    // not printed, nor while it would give away a hidden result
+    const ViewKindInfo *vk = viewkind_of(v->kind);
+    const StageRecipe *r = v->stage >= 0 && v->stage < tr->n ? recipe_of(tr->stages[v->stage].kind) : NULL;
+    if (r && r->extra && vk->panels && !v->print && !(v->study && v->hide_result)) r->extra(L, tr, v, gap);
+    L->kind = v->kind;
+    vk->place(L, tr, v);
+}
+
+void layout_place_stage(Layout *L, const Trace *tr, const View *v)
+{
     if (!layout_place_panels_in_rows(L, tr, v)) layout_place_panels(L, tr, v);
     if (v->projector || v->print_split) layout_mark_strip_decimals(L, tr, v); // (kept by a split's parts)
     if (v->projector && layout_projector_split(L, tr, v)) {

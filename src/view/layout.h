@@ -77,8 +77,6 @@ int layout_hit_step(const Layout *L, int x, int y);
 // Batch / head tab under (x, y), or -1.
 int layout_hit_batch(const Layout *L, int x, int y);
 int layout_hit_head(const Layout *L, int x, int y);
-// The model view's map at (x, y): its layer and head; false when none.
-bool layout_hit_model_view(const Layout *L, int x, int y, int *layer, int *head);
 // The checkpoint whose point of the loss curve (Layout.curve) is nearest x, or -1 when
 // (x, y) is not on the curve; and the x of checkpoint k's point between x0 and x1 (steps
 // on a square-root axis, so the early, fast-changing checkpoints stand apart).

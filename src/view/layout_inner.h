@@ -1,7 +1,7 @@
 // layout_inner.h — inside the layout, one module in three files that only they include:
 // placing the panels (layout.c), choosing the part of a stage a frame shows
 // (layout_parts.c: projector mode, the printed page's split, two rows; the strip's decimals) and
-// the model and head views' geometry (layout_views.c).
+// the glances' geometry (view_model.c, view_heads.c: viewkind.h).
 // Not for outside src/view: layout.h is the layout's interface.
 #ifndef ATTNVIZ_LAYOUT_INNER_H
 #define ATTNVIZ_LAYOUT_INNER_H
@@ -41,8 +41,8 @@ void layout_match_strip_decimals(Layout *L, const Trace *tr, const View *v);
 void layout_mark_strip_decimals(Layout *L, const Trace *tr, const View *v);
 // The width of s drawn at px: measured by the view's fonts when it has them, else estimated.
 int layout_text_w(const View *v, const char *s, int px);
-// The model view's grid in L->area (View.kind VIEW_MODEL); the head view's rows (View.kind VIEW_HEADS).
-void layout_place_model_view(Layout *L, const Trace *tr, const View *v);
-void layout_place_head_view(Layout *L, const Trace *tr, const View *v);
+// The stage's panels in L->area (the place of VIEW_PANELS' row, viewkind.c): in one row or
+// two, projector mode's and the printed page's parts, the strip's decimals.
+void layout_place_stage(Layout *L, const Trace *tr, const View *v);
 
 #endif

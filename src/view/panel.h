@@ -105,6 +105,39 @@ typedef struct PanelSpec {
     bool any_changed;           // some cell differs from the original (the legend explains the mark)
 } PanelSpec;
 
+// The model view's part of a Layout (View.kind VIEW_MODEL, view_model.c): a map per layer
+// (row) and head (column) of its attention weights, batch View.batch; stage: each layer's attn.
+typedef struct ModelViewLayout {
+    int layers, heads;
+    Rect map[TRACE_MAX_LAYERS][LAYOUT_MAX_TABS];
+    Rect row_label[TRACE_MAX_LAYERS], col_label[LAYOUT_MAX_TABS];
+    int stage[TRACE_MAX_LAYERS];
+    // its token labels: the queries left of each layer's first map, the keys above each
+    // head's top map, at tok_px (0: none), every tok_step-th when a row is thinner
+    int tok_px, tok_step;
+} ModelViewLayout;
+
+// The head view's part (View.kind VIEW_HEADS, view_heads.c): layer `layer`'s attention
+// (stage `stage`, -1: none), query token i at (xq, y0 + i·dy), key token j at (xk, …),
+// n query tokens, labels beside.
+typedef struct HeadViewLayout {
+    int stage, layer, n;
+    int xq, xk, y0, dy;
+} HeadViewLayout;
+
+// A bar chart beside the panels (Layout.bars): a bar per label, as long as its value of 1
+// (on the probability palette), the value as written at its end. Labels are borrowed (the
+// lesson's strings).
+#define LAYOUT_MAX_BARS 10
+typedef struct BarChart {
+    Rect r;
+    char title[160];
+    int n;
+    const char *label[LAYOUT_MAX_BARS];
+    float value[LAYOUT_MAX_BARS];
+    char number[LAYOUT_MAX_BARS][16];
+} BarChart;
+
 typedef struct Layout {
     int w, h;
     float s;                     // UI scale: 1 at 1280×720
@@ -133,25 +166,21 @@ typedef struct Layout {
     // first line reads), kept when only a part of the panels is shown (split): the strip
     // of the result's part is then the one the whole frame shows. rows 0: none.
     PanelSpec input;
-    // The model view (View.kind VIEW_MODEL; no panels then): a map per layer (row) and head
-    // (column) of its attention weights, batch View.batch; mv_stage: each layer's attn.
-    int mv_layers, mv_heads;
-    Rect mv_map[TRACE_MAX_LAYERS][LAYOUT_MAX_TABS];
-    Rect mv_row_label[TRACE_MAX_LAYERS], mv_col_label[LAYOUT_MAX_TABS];
-    int mv_stage[TRACE_MAX_LAYERS];
-    // its token labels: the queries left of each layer's first map, the keys above each
-    // head's top map, at mv_tok_px (0: none), every mv_tok_step-th when a row is thinner
-    int mv_tok_px, mv_tok_step;
-    // a language model's next-token probabilities (the probs stage): a bar per most likely
-    // token after the text's last position, right of the panels (w = 0: none)
-    Rect bars;
+    // A stage's extra beside its panels, placed and filled by its recipe's extra hook
+    // (recipe.h; a language model's next-token bars), r.w = 0: none
+    BarChart bars;
     // a lesson with checkpoints: the loss curve of its training with the checkpoint computed,
     // right of the header (w = 0: none); a click picks the checkpoint nearest in x
     Rect curve;
-    // the head view (View.kind VIEW_HEADS; no panels): layer hv_layer's attention (stage hv_stage),
-    // query token i at (hv_xq, hv_y0 + i·hv_dy), key token j at (hv_xk, …), labels beside
-    int hv_stage, hv_layer, hv_n;
-    int hv_xq, hv_xk, hv_y0, hv_dy;
+    // The view L lays out (View.kind, viewkind.h): the stage's panels, or a glance over the
+    // model in L->area (no panels then) with its own header (title, formula) and its own
+    // part of the layout below.
+    ViewKind kind;
+    char title[200];                  // a glance's header title ("" for the stage's panels)
+    union {
+        ModelViewLayout model;        // VIEW_MODEL
+        HeadViewLayout heads;         // VIEW_HEADS
+    } view;
     Rect panel[LAYOUT_MAX_PANELS];    // the viewport of the cells (all of them when not zoomed)
     Rect caption[LAYOUT_MAX_PANELS];  // name + shape above
     Rect op[LAYOUT_MAX_PANELS];       // the operator left of the panel

@@ -10,7 +10,7 @@
 // how each reads a result cell, the formula and the numbers it uses, the tooltip
 // of a result cell (how it was computed, with the numbers), the sub-steps of the
 // derivation strip, the narration's variant, how the result appears (its
-// motion) and which study questions the stage asks. Nothing else in the view
+// motion), which study questions the stage asks and its extra beside the panels. Nothing else in the view
 // switches on StageKind for these: scene.c, explain.c, quiz.c and the renderer
 // read the recipe (recipe_of). (One exception left: quiz.c asks QUIZ_MASKED as two
 // questions, masked keys at the masking stage, NaN / uniform rows at softmax.)
@@ -141,6 +141,10 @@ typedef struct StageRecipe {
     // scores it reads). The rule: a stage whose narration compares two tensors shares
     // their scale. NULL: none.
     int (*compared)(const Trace *tr, int stage);
+    // An extra beside the panels (a language model's next-token bars, Layout.bars): takes its
+    // room from the right of L->area (and gap px between) and fills what it shows; NULL: none.
+    // Not called for a printed frame, a hidden result or a glance (layout.c).
+    void (*extra)(Layout *L, const Trace *tr, const View *v, int gap);
 } StageRecipe;
 
 // The compared tensors of the recipes: operand 0, operand 1.

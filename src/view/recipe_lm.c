@@ -1,7 +1,8 @@
 // recipe_lm.c — a language model's own stages: the token embedding (a row of E per
 // token), the positions added to it, and the softmax over the vocabulary at a
-// temperature. (The sum e + p is an add, the final norm a norm and the logits a
-// linear layer: recipe_linear.c's.) recipe.h says what a recipe holds.
+// temperature with its extra, the next-token bars. (The sum e + p is an add, the final
+// norm a norm and the logits a linear layer: recipe_linear.c's.) recipe.h says what a
+// recipe holds.
 #include "recipe.h"
 
 #include <math.h>
@@ -12,6 +13,9 @@
 #include "i18n.h"
 #include "lesson.h"
 #include "tensor.h"
+
+static int imin_(int a, int b) { return a < b ? a : b; }
+static int imax_(int a, int b) { return a > b ? a : b; }
 
 // The token id at position l of batch b (-1 when the trace has none).
 static int token_id(const Trace *tr, int b, int l)
@@ -138,6 +142,42 @@ static void tip_probs(TipOut *o, const TipCell *cell)
     tip_equals(o, cell->val);
 }
 
+// The next-token bars (probs' extra, right of the panels): the most likely tokens after the
+// text's last position, most likely first, each as long as its probability of 1, written as
+// the cells write it (two decimals: 0.00 for a tiny one).
+static void extra_next_token(Layout *L, const Trace *tr, const View *v, int gap)
+{
+    const Tensor *t = &tr->stages[v->stage].t;
+    if (tr->vocab_size <= 0 || t->rank != 3) return; // ((B, L, V): a language model's probs)
+    const int bw = imin_(imax_((int)(260 * L->s), L->area.w / 4), L->area.w / 2);
+    BarChart *c = &L->bars;
+    c->r = (Rect){L->area.x + L->area.w - bw, L->area.y, bw, L->area.h};
+    L->area.w -= bw + gap;
+    const int Lq = t->shape[1], V = t->shape[2], b = v->batch < t->shape[0] ? v->batch : 0;
+    const float *p = t->data + ((size_t)b * Lq + (size_t)(Lq - 1)) * V;
+    char tb[16], lb[40];
+    const char *last = lesson_token_label(v->lesson, b, Lq - 1);
+    snprintf(lb, sizeof lb, "%s", last ? (strcmp(last, " ") == 0 ? "\xE2\x90\xA3" : last) : "?");
+    snprintf(tb, sizeof tb, "%.3g", (double)tr->temperature);
+    const char *args[] = {lb, tb};
+    i18n_fmt(c->title, sizeof c->title, v->lang, "ui.next_after", 2, args);
+    int top[LAYOUT_MAX_BARS];
+    for (int k = 0; k < LAYOUT_MAX_BARS && k < V; k++) { // the k-th largest (ties: the lower id first)
+        int best = -1;
+        for (int j = 0; j < V; j++) {
+            bool used = false;
+            for (int i = 0; i < c->n; i++) used |= top[i] == j;
+            if (!used && (best < 0 || p[j] > p[best])) best = j;
+        }
+        top[c->n] = best;
+        const char *tok = v->lesson && v->lesson->vocab && best < v->lesson->n_vocab ? v->lesson->vocab[best] : "?";
+        c->label[c->n] = strcmp(tok, " ") == 0 ? "\xE2\x90\xA3" : tok;
+        c->value[c->n] = p[best];
+        snprintf(c->number[c->n], sizeof c->number[c->n], "%.2f", (double)p[best]);
+        c->n++;
+    }
+}
+
 const StageRecipe RECIPE_EMBED = {
     .panels = panels_embed, .formula = formula_embed, .tip = tip_embed, .anim = ANIM_ROWS,
     .quiz = QUIZ_BIT(QUIZ_SHAPE) | QUIZ_BIT(QUIZ_VALUE),
@@ -150,5 +190,5 @@ const StageRecipe RECIPE_POS_EMBED = {
 
 const StageRecipe RECIPE_VOCAB_SOFTMAX = {
     .panels = panels_probs, .formula = formula_probs, .tip = tip_probs, .anim = ANIM_SOFTMAX,
-    .quiz = QUIZ_BIT(QUIZ_SHAPE) | QUIZ_BIT(QUIZ_VALUE), .scale = SCALE_PROBABILITY,
+    .quiz = QUIZ_BIT(QUIZ_SHAPE) | QUIZ_BIT(QUIZ_VALUE), .scale = SCALE_PROBABILITY, .extra = extra_next_token,
 };

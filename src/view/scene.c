@@ -15,6 +15,7 @@
 #include "i18n.h"
 #include "story.h"
 #include "trace_ops.h"
+#include "viewkind.h"
 
 
 
@@ -515,12 +516,12 @@ int scene_stage_head(const Trace *tr, const View *v, int chosen)
 {
     if (chosen >= 0) return chosen;
     if (v->lesson && v->lesson->other_weights && !v->edited && v->ckpt_prev && v->stage >= 0 && v->stage < tr->n &&
-        v->kind == VIEW_PANELS) { // a checkpoint: the head that changed most (its narration's)
+        viewkind_of(v->kind)->narrated_head) { // a checkpoint: the head that changed most (its narration's)
         const int h = story_changed_head(tr, v, v->ckpt_prev, tr->stages[v->stage].layer);
         return h >= 0 ? h : v->head;
     }
     const Lesson *ls = narration_lesson(v);
-    int h = ls && v->kind == VIEW_PANELS ? lesson_stage_head(ls, tr, v->stage) : -1;
+    int h = ls && viewkind_of(v->kind)->narrated_head ? lesson_stage_head(ls, tr, v->stage) : -1;
     return h >= 0 && h < tr->n_heads ? h : v->head;
 }
 
@@ -533,11 +534,8 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
         i18n_fmt(buf, n, v->lang, "narr.delta", 0, NULL);
         return buf;
     }
-    if (v->kind == VIEW_MODEL) return story_model_view(tr, v, v->ckpt_prev, buf, n); // what each head looks at
-    if (v->kind == VIEW_HEADS) {
-        i18n_fmt(buf, n, v->lang, "narr.head_view", 0, NULL);
-        return buf;
-    }
+    const ViewKindInfo *vk = viewkind_of(v->kind);
+    if (vk->narration) return vk->narration(tr, v, buf, n); // a glance's own
     const Lesson *ls = narration_lesson(v);
     const char *text = ls ? lesson_stage_text(ls, tr, v->stage, v->lang) : NULL;
     char lead[240]; // one step of a loop: the narration starts with that step's numbers

@@ -1,0 +1,112 @@
+// view_model.c — the model view (View.kind VIEW_MODEL, its row of viewkind.c): every layer ×
+// head as a small map of its attention weights (BertViz's model view, with attnviz's
+// numbers): the grid's geometry, a click on a map, the narration, the alt text and
+// --describe's maps. src/draw/modelview.c paints it.
+#include "viewkind.h"
+
+#include "i18n.h"
+#include "layout_inner.h"
+#include "story.h"
+
+static int imin(int a, int b) { return a < b ? a : b; }
+static int imax(int a, int b) { return a > b ? a : b; }
+
+// The widest token label of attention t (keys: its keys only) at px.
+static int widest_token(const View *v, const Tensor *t, int px, bool keys)
+{
+    char lb[64];
+    int w = 0;
+    for (int i = 0; i < t->shape[3]; i++) w = imax(w, layout_text_w(v, panel_axis_label(v, AXIS_KEY, i, lb, sizeof lb), px));
+    for (int i = 0; i < t->shape[2] && !keys; i++) w = imax(w, layout_text_w(v, panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb), px));
+    return w;
+}
+
+// The model view's grid in L->area: a square map per layer and head, labels left and above
+// (the layer and head, then the tokens).
+void view_model_place(Layout *L, const Trace *tr, const View *v)
+{
+    ModelViewLayout *M = &L->view.model;
+    L->n_panels = 0, L->n_groups = 0, L->result_panel = -1;
+    viewkind_heading(L, v, VIEW_MODEL, 0);
+    M->layers = M->heads = 0;
+    for (int l = 0; l < TRACE_MAX_LAYERS && l < (tr->n_layers > 1 ? tr->n_layers : 1); l++) {
+        M->stage[l] = -1;
+        for (int s = 0; s < tr->n; s++)
+            if (tr->stages[s].id == STAGE_ATTN && (tr->stages[s].layer == l || (tr->n_layers <= 1 && l == 0))) M->stage[l] = s;
+        if (M->stage[l] < 0) return; // (every layer has attn)
+        M->layers = l + 1;
+    }
+    M->heads = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
+    const Tensor *t = &tr->stages[M->stage[0]].t;
+    const int n_tok = imax(t->shape[2], t->shape[3]), tw = imin(widest_token(v, t, L->px_small, false), (int)(80 * L->s));
+    const int gap = imax(2, (int)(10 * L->s)), lh = (int)(L->px_small * 1.6f), th = L->px_small * 14 / 10;
+    const int lw = (int)(90 * L->s) + tw + gap;
+    const Rect a = L->area;
+    int side = imin((a.w - lw - gap * M->heads) / M->heads, (a.h - lh - th - gap * M->layers) / M->layers);
+    side = imax(side, 4);
+    // the token labels: as large as a row is high (at most px_small; from 8 px every k-th,
+    // a key's label no wider than its columns)
+    const int pitch = imax(side / imax(n_tok, 1), 1);
+    M->tok_px = imin(L->px_small, imax(8, pitch * 9 / 10));
+    M->tok_step = imax((M->tok_px * 11 / 10 + pitch - 1) / pitch, (widest_token(v, t, M->tok_px, true) + pitch - 1) / pitch);
+    M->tok_step = imax(M->tok_step, 1);
+    const int gw = lw + M->heads * (side + gap), gh = lh + th + M->layers * (side + gap);
+    const int x0 = a.x + imax(0, (a.w - gw) / 2), y0 = a.y + imax(0, (a.h - gh) / 2);
+    for (int h = 0; h < M->heads; h++) M->col_label[h] = (Rect){x0 + lw + h * (side + gap), y0, side, lh};
+    for (int l = 0; l < M->layers; l++) {
+        const int y = y0 + lh + th + l * (side + gap);
+        M->row_label[l] = (Rect){x0, y, lw - tw - 2 * gap, side};
+        for (int h = 0; h < M->heads; h++) M->map[l][h] = (Rect){x0 + lw + h * (side + gap), y, side, side};
+    }
+}
+
+// A map: its layer's attention stage and its head (the window opens its walkthrough).
+bool view_model_hit(const Layout *L, int x, int y, int *stage, int *head)
+{
+    const ModelViewLayout *M = &L->view.model;
+    for (int l = 0; l < M->layers; l++)
+        for (int h = 0; h < M->heads; h++)
+            if (rect_contains(M->map[l][h], x, y)) return *stage = M->stage[l], *head = h, true;
+    return false;
+}
+
+// What each head looks at (story.h), and at a checkpoint which changed since the last.
+const char *view_model_narration(const Trace *tr, const View *v, char *buf, size_t n)
+{
+    return story_model_view(tr, v, v->ckpt_prev, buf, n);
+}
+
+void view_model_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n)
+{
+    char nl[12], nh[12], bb[12], fl[12], fh[12];
+    snprintf(nl, sizeof nl, "%d", L->view.model.layers), snprintf(nh, sizeof nh, "%d", L->view.model.heads);
+    snprintf(bb, sizeof bb, "%d", v->batch), snprintf(fl, sizeof fl, "%d", trace_layer_at(tr, v->stage));
+    snprintf(fh, sizeof fh, "%d", v->head);
+    const char *args[] = {nl, nh, bb, fl, fh};
+    i18n_fmt(out, n, v->lang, "alt.model_view", 5, args);
+}
+
+// Each map: its layer, head and stage, and the key each query looks at most (the token
+// labels: their size, and every how many rows and columns).
+void view_model_describe(FILE *f, const Layout *L, const Trace *tr, const View *v)
+{
+    const ModelViewLayout *M = &L->view.model;
+    fprintf(f, ", \"token_px\": %d, \"token_step\": %d", M->tok_px, M->tok_step);
+    fputs(", \"maps\": [", f);
+    for (int l = 0; l < M->layers; l++)
+        for (int hd = 0; hd < M->heads; hd++) {
+            const Tensor *t = &tr->stages[M->stage[l]].t;
+            fprintf(f, "%s{\"layer\": %d, \"head\": %d, \"stage\": \"%s\", \"argmax\": [", l || hd ? ", " : "", l, hd,
+                    tr->stages[M->stage[l]].name);
+            const int Lq = t->shape[2], Lk = t->shape[3];
+            for (int i = 0; i < Lq; i++) {
+                const float *row = t->data + (((size_t)v->batch * t->shape[1] + (size_t)hd) * Lq + (size_t)i) * Lk;
+                int best = 0;
+                for (int j = 1; j < Lk; j++)
+                    if (row[j] > row[best]) best = j;
+                fprintf(f, "%s%d", i ? ", " : "", best);
+            }
+            fputs("]}", f);
+        }
+    fputs("]", f);
+}

@@ -1,0 +1,46 @@
+// viewkind.c — the table of view kinds (see viewkind.h).
+#include "viewkind.h"
+
+#include <assert.h>
+
+#include "i18n.h"
+#include "layout_inner.h"
+
+static const ViewKindInfo VIEW_KINDS[VIEW_KIND_COUNT] = {
+    [VIEW_PANELS] = {
+        .next = VIEW_MODEL, .panels = true, .narrated_head = true, .place = layout_place_stage,
+    },
+    [VIEW_MODEL] = {
+        .file_stem = "model-view", .next = VIEW_HEADS, .title_key = "title.model_view",
+        .formula_key = "formula.model_view", .place = view_model_place, .hit = view_model_hit,
+        .narration = view_model_narration, .alt = view_model_alt, .describe = view_model_describe,
+    },
+    [VIEW_HEADS] = {
+        .file_stem = "head-view", .next = VIEW_PANELS, .title_key = "title.head_view",
+        .formula_key = "formula.head_view", .place = view_heads_place, .narration = view_heads_narration,
+        .alt = view_heads_alt, .describe = view_heads_describe,
+    },
+};
+
+const ViewKindInfo *viewkind_of(ViewKind k)
+{
+    assert(k >= 0 && k < VIEW_KIND_COUNT && VIEW_KINDS[k].place);
+    return &VIEW_KINDS[k];
+}
+
+const char *viewkind_frame_name(ViewKind k, const Trace *tr, int s)
+{
+    const char *stem = viewkind_of(k)->file_stem;
+    return stem ? stem : tr->stages[s].name;
+}
+
+void viewkind_heading(Layout *L, const View *v, ViewKind k, int layer)
+{
+    const ViewKindInfo *vk = viewkind_of(k);
+    char bb[12], lb[12], hb[12];
+    snprintf(bb, sizeof bb, "%d", v->batch), snprintf(lb, sizeof lb, "%d", layer), snprintf(hb, sizeof hb, "%d", v->head);
+    const char *args[] = {bb, lb, hb};
+    i18n_fmt(L->title, sizeof L->title, v->lang, vk->title_key, 3, args);
+    snprintf(L->formula, sizeof L->formula, "%s", i18n_get(v->lang, vk->formula_key));
+    L->formula_note[0] = '\0';
+}
