@@ -14,21 +14,9 @@
 #include <unistd.h>
 
 #include "app/export.h"
+#include "file_support.h"
 
 #define L "lessons/arange-2x4x4.json"
-
-static long slurp(const char *path, char **out)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    *out = malloc((size_t)n + 1);
-    if (fread(*out, 1, (size_t)n, f) != (size_t)n) n = -1;
-    fclose(f);
-    return n;
-}
 
 static void export_with(const char *dir, int threads)
 {

@@ -39,6 +39,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "file_support.h"
 #include "lesson.h"
 #include "window_driver.h"
 
@@ -976,12 +977,7 @@ static int setup(void **state)
 int main(int argc, char **argv)
 {
     (void)argc;
-    // build/tests/test_window → build/attnviz
-    snprintf(bin, sizeof bin, "%s", argv[0]);
-    char *slash = strrchr(bin, '/');
-    if (slash) *slash = 0;
-    slash = strrchr(bin, '/');
-    snprintf(slash ? slash + 1 : bin, sizeof bin - (size_t)(slash ? slash + 1 - bin : 0), "attnviz");
+    test_bin_path(bin, sizeof bin, argv[0]); // build/tests/test_window → build/attnviz
     // no X: SDL's offscreen driver (SDL_VIDEODRIVER as given wins, e.g. x11 to watch)
     setenv("SDL_VIDEODRIVER", "offscreen", 0);
     unsetenv("ATTNVIZ_TEST_CLOCK");

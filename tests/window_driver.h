@@ -1,7 +1,7 @@
 // window_driver.h — the window in-process, as SDL's own tests drive it: SDL's
 // offscreen video driver (no X), events pushed with SDL_PushEvent, a fake clock
 // (16 ms a frame, whatever the machine's speed), frame by frame (app.h's
-// app_test_hook). Included by tests/test_window.c only.
+// app_test_hook). Included by tests/test_window.c and tests/test_export_formats.c.
 //
 // A script runs on its own thread in lock step with the window's loop (which keeps
 // the main thread, as SDL wants): each wd_frames() lets the window draw frames and

@@ -1,5 +1,6 @@
-// app_export.c — E in the window (its state: ExportUI, app_export.h): the whole lesson as frames, a handout, a video, a few
-// frames a loop on its own surface (export.h), with its progress over the frame.
+// app_export.c — E in the window (its state: ExportUI, app_export.h): the whole lesson
+// as frames, a handout, a video, a few frames a loop on its own surface (export.h), with
+// its progress over the frame.
 #include "app_export.h"
 
 #include "app_options.h" // app_on_saved
@@ -49,9 +50,10 @@ static void export_start(ExportUI *x, ExportFormat format, const ExportFrom *fro
     export_dir_name(ses, x->dir, sizeof x->dir);
     int w = from->w, h = from->h;
     // GIF, MP4: the animation of every transition (H.264: an even size)
+    const ExportFormatInfo *fmt = export_format_info(format);
     o.format = format;
-    o.animate = format == EXPORT_GIF || format == EXPORT_MP4;
-    if (format == EXPORT_MP4) w &= ~1, h &= ~1;
+    o.animate = fmt->animated;
+    if (fmt->even_size) w &= ~1, h &= ~1;
     o.dir = x->dir;
     o.lesson_path = ses->path;
     o.width = w, o.height = h;
@@ -131,18 +133,19 @@ void export_ui_ask(ExportUI *x, const ExportFrom *from, Toast *t)
     t->left = EXPORT_TOAST_SECONDS;
 }
 
+// The export-format table's menu rows (1 PNG frames, 3 MP4, 4 GIF) and 2 the PDF
+// handout; anything else cancels; in the page only the rows the page makes (PNG frames).
 void export_ui_choose_key(ExportUI *x, SDL_Keycode sym, const ExportFrom *from, Toast *t)
 {
     x->choose = false;
     t->left = 0;
-    if (from->browser && !(sym == SDLK_1 || sym == SDLK_KP_1)) return; // (the page makes PNG frames only)
-    switch (sym) {
-    case SDLK_1: case SDLK_KP_1: export_start(x, EXPORT_PNG, from, t); break;
-    case SDLK_2: case SDLK_KP_2: handout_start(from, t); break;
-    case SDLK_3: case SDLK_KP_3: export_start(x, EXPORT_MP4, from, t); break;
-    case SDLK_4: case SDLK_KP_4: export_start(x, EXPORT_GIF, from, t); break;
-    default: break;
-    }
+    int digit = sym >= SDLK_1 && sym <= SDLK_9       ? (int)(sym - SDLK_0)
+                : sym >= SDLK_KP_1 && sym <= SDLK_KP_9 ? (int)(sym - SDLK_KP_1) + 1
+                                                       : 0;
+    bool handout;
+    const ExportFormatInfo *fmt = export_format_menu(digit, from->browser, &handout);
+    if (fmt) export_start(x, fmt->format, from, t);
+    else if (handout) handout_start(from, t);
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is

@@ -18,6 +18,7 @@ void args_usage(FILE *f)
           "                                          in a window\n"
           "       attnviz --check LESSON...          validate lessons (exit 0 if all are valid)\n"
           "       attnviz --dump LESSON              every stage as JSON on stdout\n"
+          "       attnviz --dump --backward LESSON   and one training step's loss and gradients (a language model)\n"
           "       attnviz --print STAGE LESSON       one stage as a table, like a PyTorch print\n"
           "       attnviz --describe LESSON          every stage frame as JSON: formula, narration, alt text,\n"
           "                                          panels with their colour ranges and the size and decimals\n"
@@ -141,7 +142,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_END
 };
 
 static const struct option LONG[] = {
@@ -163,6 +164,7 @@ static const struct option LONG[] = {
     {"worksheet", no_argument, NULL, O_WORKSHEET}, {"loop", required_argument, NULL, O_LOOP},
     {"text", required_argument, NULL, O_TEXT},     {"model-view", no_argument, NULL, O_MODEL_VIEW},
     {"head-view", no_argument, NULL, O_HEAD_VIEW}, {"checkpoint", required_argument, NULL, O_CHECKPOINT},
+    {"backward", no_argument, NULL, O_BACKWARD},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -183,7 +185,11 @@ static const char *needs(int id)
     case O_LANG: return "en or zh";
     case O_SIZE: return "WxH";
     case O_LESSONS: return "a DIR";
-    case O_FORMAT: return "png, svg, pdf, gif or mp4";
+    case O_FORMAT: { // the export-format table's names
+        static char names[128];
+        export_format_list(names, sizeof names, false);
+        return names;
+    }
     case O_FPS: return "a number of frames per second";
     case O_STAGE: return "a stage NAME";
     case O_HOLD: return "a number of SECONDS";
@@ -280,8 +286,11 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     case O_PRESENTER: a->opt.presenter = true; return 0;
     case O_PROJECTOR: a->opt.projector = true; return 0;
     case O_FORMAT:
-        if (!export_format_parse(v, &a->ex.format))
-            return usage_error(err, "--format: expected png, svg, pdf, gif or mp4, got \"%s\"", v);
+        if (!export_format_parse(v, &a->ex.format)) {
+            char names[128];
+            export_format_list(names, sizeof names, false);
+            return usage_error(err, "--format: expected %s, got \"%s\"", names, v);
+        }
         return 0;
     case O_ANIMATE: a->ex.animate = true; return 0;
     case O_FPS:
@@ -299,6 +308,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     }
     case O_SPLIT: a->ex.split = true; return 0;
+    case O_BACKWARD: a->backward = true; return 0;
     case O_LOOP:
         if (!parse_int(v, 0, 1 << 20, &a->ex.loop)) return usage_error(err, "--loop: expected a whole number from 0");
         return 0;
@@ -356,6 +366,7 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     default: break;
     }
     if (SEEN(O_SEED) && c != CMD_QUIZ) return usage_error(err, "--seed goes with --quiz");
+    if (SEEN(O_BACKWARD) && c != CMD_DUMP) return usage_error(err, "--backward goes with --dump");
     if (SEEN(O_PAPER) && c != CMD_HANDOUT) return usage_error(err, "--paper goes with --handout");
     if (SEEN(O_WORKSHEET) && c != CMD_HANDOUT) return usage_error(err, "--worksheet goes with --handout");
     if (SEEN(O_PROJECTOR) && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE) // (not silently ignored)
@@ -392,16 +403,19 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         return usage_error(err, "--loop goes with --export (and --stage) and --describe");
     if (SEEN(O_LOOP) && c == CMD_EXPORT && !SEEN(O_STAGE))
         return usage_error(err, "--loop needs --stage: the stage inside the loop (decode_scores, flash_p, …)");
-    if ((SEEN(O_HOLD) || SEEN(O_SPLIT)) && (c != CMD_EXPORT || (a->ex.format != EXPORT_GIF && a->ex.format != EXPORT_MP4)))
-        return usage_error(err, "--%s goes with --export --format gif or mp4", SEEN(O_HOLD) ? "hold" : "split");
+    const ExportFormatInfo *fmt = export_format_info(a->ex.format);
+    if ((SEEN(O_HOLD) || SEEN(O_SPLIT)) && (c != CMD_EXPORT || !fmt->animated)) {
+        char names[128];
+        export_format_list(names, sizeof names, true);
+        return usage_error(err, "--%s goes with --export --format %s", SEEN(O_HOLD) ? "hold" : "split", names);
+    }
     if (window) a->opt.stage = a->ex.stage, a->opt.batch = a->ex.batch, a->opt.head = a->ex.head, a->opt.head_set = a->ex.head_set;
     if (c == CMD_EXPORT) {
-        if ((a->ex.format == EXPORT_GIF || a->ex.format == EXPORT_MP4) && !a->ex.animate)
-            return usage_error(err, "--format %s needs --animate (an animation of the transitions)",
-                               export_format_name(a->ex.format));
-        if (a->ex.format == EXPORT_MP4 && (a->opt.width % 2 || a->opt.height % 2))
-            return usage_error(err, "--format mp4: H.264 needs an even width and height (got %dx%d; try --size %dx%d)",
-                               a->opt.width, a->opt.height, a->opt.width + a->opt.width % 2,
+        if (fmt->animated && !a->ex.animate)
+            return usage_error(err, "--format %s needs --animate (an animation of the transitions)", fmt->ext);
+        if (fmt->even_size && (a->opt.width % 2 || a->opt.height % 2))
+            return usage_error(err, "--format %s: H.264 needs an even width and height (got %dx%d; try --size %dx%d)",
+                               fmt->ext, a->opt.width, a->opt.height, a->opt.width + a->opt.width % 2,
                                a->opt.height + a->opt.height % 2);
     }
     // saving over the lesson itself would drop what --save does not write (steps, notes, quiz)

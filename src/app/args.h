@@ -28,6 +28,7 @@ typedef struct Args {
     const char *export_dir, *handout_path, *icon_path, *print_stage, *save_path;
     Paper paper;
     bool worksheet;            // --handout … --worksheet
+    bool backward;             // --dump --backward: the loss and the gradients too
     int icon_size;
     unsigned long long seed;
     char **lessons;              // the LESSON operands (--check takes several)

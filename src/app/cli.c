@@ -99,20 +99,21 @@ void cli_dump_session(const Session *ses, FILE *out)
     fputs("{\"title\": ", out);
     json_write_string(out, session_title(ses, LANG_EN, title, sizeof title));
     fputs(", \"stages\": [", out);
-    bool ok = true;
-    for (int i = 0; i < tr->n && ok; i++) {
-        const Stage *s = &tr->stages[i];
-        fprintf(out, "%s\n  {\"name\": \"%s\", \"shape\": [", i ? "," : "", s->name);
-        for (int d = 0; d < s->t.rank; d++) fprintf(out, d ? ", %d" : "%d", s->t.shape[d]);
-        fputs("], \"data\": [", out);
-        for (size_t k = 0; k < s->t.size; k++) {
-            if (k) fputs(", ", out);
-            json_write_float(out, s->t.data[k]);
-        }
-        fputs("]}", out);
-        ok = !ferror(out);   // a full disk: stop at the first failed write
-    }
+    for (int i = 0; i < tr->n && !ferror(out); i++) // a full disk: stop at the first failed write
+        cli_dump_tensor(out, i == 0, tr->stages[i].name, &tr->stages[i].t);
     fputs("\n]}\n", out);
+}
+
+void cli_dump_tensor(FILE *out, bool first, const char *name, const Tensor *t)
+{
+    fprintf(out, "%s\n  {\"name\": \"%s\", \"shape\": [", first ? "" : ",", name);
+    for (int d = 0; d < t->rank; d++) fprintf(out, d ? ", %d" : "%d", t->shape[d]);
+    fputs("], \"data\": [", out);
+    for (size_t k = 0; k < t->size; k++) {
+        if (k) fputs(", ", out);
+        json_write_float(out, t->data[k]);
+    }
+    fputs("]}", out);
 }
 
 // --- a PyTorch-like tensor print ---------------------------------------------

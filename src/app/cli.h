@@ -25,6 +25,13 @@ int cli_dump(const char *path, const struct SessionEdits *ed, FILE *out, FILE *e
 // The same JSON for a session already open (its edits applied); stops at a failed write.
 struct Session;
 void cli_dump_session(const struct Session *ses, FILE *out);
+// One {"name", "shape", "data"} object of that JSON (after a comma and a newline unless first).
+struct Tensor;
+void cli_dump_tensor(FILE *out, bool first, const char *name, const struct Tensor *t);
+// --dump --backward (cli_backward.c): the same JSON with the loss, the targets and after the
+// stages every gradient of backward.h ("grad.logits", …, "grad.l0.w_q"). Exit 1 with one
+// line for a bad lesson or one that is not a language model.
+int cli_dump_backward(const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
 // Prints one stage like a PyTorch tensor print. Exit 1 for a bad lesson, 2 for an unknown stage.
 int cli_print(const char *stage, const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
 // Writes the study mode's questions (quiz.h) of the lesson in lang (a Lang) for seed as a

@@ -1,12 +1,11 @@
-// export.c — headless frames to PNG with a drawing thread and encoder threads.
+// export.c — the export job: each planned frame drawn and handed to its format's writer
+// (export_format.h; PNG through encoder threads), the locked directory and frames.json.
 #include "export.h"
 #include "interrupt.h"
 
 #include <SDL.h>
 #include <errno.h>
-#include <math.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +23,8 @@
 #include "i18n.h"
 #include "describe.h"
 #include "json_out.h"
-#include "layout.h"
-#include "playback.h"
-#include "paint_vec.h"
-#include "png_write.h"
 #include "recipe.h"
 #include "scene.h"
-#include "video.h"
 #include "render.h"
 #include "session.h"
 #include "temp_file.h"
@@ -38,83 +32,6 @@
 #include "view.h"
 
 #define EXPORT_ERR_MAX 600
-
-const char *export_format_name(ExportFormat f)
-{
-    static const char *const names[] = {"png", "svg", "pdf", "gif", "mp4"};
-    return names[f];
-}
-
-bool export_format_parse(const char *s, ExportFormat *f)
-{
-    for (int i = EXPORT_PNG; i <= EXPORT_MP4; i++)
-        if (strcmp(s, export_format_name((ExportFormat)i)) == 0) {
-            *f = (ExportFormat)i;
-            return true;
-        }
-    return false;
-}
-
-void export_options_init(ExportOptions *o)
-{
-    memset(o, 0, sizeof *o);
-    o->width = 1280;
-    o->height = 720;
-    o->fps = 30;
-    o->hold = -1.0;
-    o->loop = -1;
-    o->zlib_level = 1;
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    o->threads = n < 1 ? 1 : n > 8 ? 8 : (int)n;
-}
-
-int export_hold_ticks(const ExportOptions *o)
-{
-    if (o->format != EXPORT_GIF && o->format != EXPORT_MP4) return 0;
-    double hold = o->hold < 0.0 ? EXPORT_DEFAULT_HOLD : o->hold;
-    return (int)lround(hold * o->fps);
-}
-
-int export_plan(ExportFrame *out, int max, int n_stages, int stage_filter, bool animate, int fps,
-                const int *parts, int hold_ticks)
-{
-    // A transition lasts PLAYBACK_ANIM_SECONDS; its frames run at 1/fps steps and
-    // end settled (anim = 1), so stills are the last frame of each transition.
-    // A stage shown in parts: one settled frame more for each part after the first.
-    int per = animate ? (int)ceil(PLAYBACK_ANIM_SECONDS * fps) : 1;
-    if (per < 1) per = 1;
-    // A GIF or MP4 holds each settled frame hold_ticks frames longer (a part after the
-    // first: that long).
-    int n = 0;
-    long t = 0; // 1/fps frames so far
-    for (int s = 0; s < n_stages; s++) {
-        if (stage_filter >= 0 && s != stage_filter) continue;
-        int n_parts = parts && parts[s] > 1 ? parts[s] : 1;
-        for (int k = 0; k < per + n_parts - 1; k++, n++) {
-            int ticks = k < per - 1 ? 1 : k == per - 1 ? 1 + hold_ticks : hold_ticks > 0 ? hold_ticks : 1;
-            if (n < max) {
-                out[n].stage = s;
-                out[n].part = k < per ? 0 : k - per + 1;
-                out[n].anim = k < per ? (float)(k + 1) / (float)per : 1.0f;
-                out[n].time_s = animate ? (double)t / fps : (double)n;
-                out[n].ticks = ticks;
-            }
-            t += ticks;
-        }
-    }
-    return n;
-}
-
-void export_parts(const Trace *tr, const View *base, int w, int h, int *parts)
-{
-    View v = *base;
-    v.anim = 1.0f, v.part = 0, v.playing = false;
-    view_reset_zoom(&v);
-    for (int s = 0; s < tr->n; s++) {
-        v.stage = s;
-        parts[s] = v.projector ? layout_projector_parts(tr, &v, w, h) : 1;
-    }
-}
 
 // --- the encoder queue -------------------------------------------------------------
 
@@ -131,6 +48,8 @@ typedef struct Encoder {
     const ExportFrame *plan;
     const Trace *tr;
     ViewKind view;        // the frame is the model view: named NNNN-model-view; the head view: NNNN-head-view
+    const ExportFormatInfo *fmt;
+    ExportSink *sink;     // the format's writer writes there
     // pixel buffers
     int n_slots;
     unsigned char **pix;
@@ -143,24 +62,24 @@ typedef struct Encoder {
     // drawing side can tell when nothing is left in flight
     bool *done;
     int n_done, n_settled;
-    ExportFormat format;
     char err[EXPORT_ERR_MAX];   // first error (writing, drawing or reading a frame)
 } Encoder;
 
-#define PDF_NAME "frames.pdf"
-
-// One file for every frame: a PDF, a GIF, an MP4.
-static bool one_file(ExportFormat f) { return f == EXPORT_PDF || f == EXPORT_GIF || f == EXPORT_MP4; }
-
-// A frame's file: NNNN-STAGE.png / .svg; every frame of a PDF, a GIF or an MP4
-// is in frames.pdf / .gif / .mp4 (--split: a GIF or MP4 a stage, NNNN-STAGE.gif /
-// .mp4, NNNN its place in the trace).
-static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage, ExportFormat f)
+// A frame's file: NNNN-STAGE.EXT a frame (PNG, SVG); every frame of a format of one
+// file is in frames.EXT (PDF; an animation: index -1, with --split a stage a file,
+// NNNN-STAGE.gif / .mp4, index its place in the trace).
+static void frame_name(char *buf, size_t n, const char *dir, int index, const char *stage, const ExportFormatInfo *f)
 {
-    if (f == EXPORT_PDF || (one_file(f) && index < 0))
-        snprintf(buf, n, "%s/frames.%s", dir, export_format_name(f));
+    if (f->files == EXPORT_ONE_FILE && (!f->animated || index < 0))
+        snprintf(buf, n, "%s/frames.%s", dir, f->ext);
     else
-        snprintf(buf, n, "%s/%04d-%s.%s", dir, index, stage, export_format_name(f));
+        snprintf(buf, n, "%s/%04d-%s.%s", dir, index, stage, f->ext);
+}
+
+// The name a frame of stage s gives its file: the stage's, or the view's.
+static const char *frame_stage(const Encoder *e, int s)
+{
+    return e->view == VIEW_MODEL ? "model-view" : e->view == VIEW_HEADS ? "head-view" : e->tr->stages[s].name;
 }
 
 // Takes the next frame handed over and writes it; false when there is none (wait:
@@ -183,9 +102,8 @@ static bool encode_next(Encoder *e, bool wait)
     char err[EXPORT_ERR_MAX] = "";
     if (!skip) {
         char path[4096];
-        frame_name(path, sizeof path, e->dir, j.frame, e->view == VIEW_MODEL ? "model-view" : e->view == VIEW_HEADS ? "head-view" : e->tr->stages[e->plan[j.frame].stage].name,
-                   EXPORT_PNG);
-        ok = png_write_rgba(path, e->pix[j.slot], e->w, e->h, e->w * 4, e->level, false, err, sizeof err);
+        frame_name(path, sizeof path, e->dir, j.frame, frame_stage(e, e->plan[j.frame].stage), e->fmt);
+        ok = e->fmt->writer->pixels(e->sink, path, e->pix[j.slot], e->w * 4, 1, err, sizeof err);
     }
     pthread_mutex_lock(&e->mu);
     if (!skip && ok) {
@@ -209,8 +127,7 @@ static void *encoder_main(void *arg)
 
 // --- directory and frames.json -------------------------------------------------------
 
-// Messages name a path and a reason; paths longer than the message are cut.
-#define PATH_IN_MSG 400
+#define PATH_IN_MSG EXPORT_PATH_IN_MSG
 
 // Creates dir when its parent exists, then locks it for this export: flock on
 // the directory itself (nothing is left behind), non-blocking, so a second
@@ -290,17 +207,18 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
             o->fps, export_format_name(o->format), interrupted ? "false" : "true");
     bool first = true;
     int page = 0;
+    const ExportFormatInfo *fmt = e->fmt;
+    bool video = fmt->animated, pages = fmt->files == EXPORT_ONE_FILE && !video;
     for (int i = 0; i < n_frames; i++) {
         if (!e->done[i]) continue;
         char name[4096];
-        const char *stage = o->view == VIEW_MODEL ? "model-view" : o->view == VIEW_HEADS ? "head-view" : e->tr->stages[e->plan[i].stage].name;
-        bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
-        frame_name(name, sizeof name, ".", video ? (o->split ? e->plan[i].stage : -1) : i, stage, o->format);
+        frame_name(name, sizeof name, ".", video ? (o->split ? e->plan[i].stage : -1) : i,
+                   frame_stage(e, e->plan[i].stage), fmt);
         if (video && o->split && (i == 0 || e->plan[i - 1].stage != e->plan[i].stage)) page = 0; // a file a stage
         fprintf(f, "%s\n  {\"file\": ", first ? "" : ",");
         json_write_string(f, name + 2);
-        if (o->format == EXPORT_PDF) fprintf(f, ", \"page\": %d", ++page);
-        if (o->format == EXPORT_GIF || o->format == EXPORT_MP4) { // its first video frame, how many it lasts
+        if (pages) fprintf(f, ", \"page\": %d", ++page);
+        if (video) { // its first video frame, how many it lasts
             fprintf(f, ", \"index\": %d", page);
             if (e->plan[i].ticks > 1) fprintf(f, ", \"frames\": %d", e->plan[i].ticks);
             page += e->plan[i].ticks;
@@ -400,19 +318,18 @@ struct ExportJob {
     int n_threads;
     bool sync_ok;              // mutex and condition variables initialised
     int dir_fd;                // the export directory, locked (flock) until the job is freed; -1
-    // SVG, PDF: frames drawn on the main thread through the vector backend
-    PaintVec *vec;
-    HeatmapCache *vec_heatmaps; // large heatmaps as images, for this backend
-    FILE *pdf;                 // PDF: the document, under a temporary name until it is complete
-    char pdf_tmp[4200];
-    // GIF, MP4: frames drawn like PNGs, encoded in order on the caller's thread
-    VideoWriter *video;
+    const ExportFormatInfo *fmt; // the format's row (export_format.h)
+    ExportSink sink;           // its writer's (state set while a file is open: a PDF, a video, the vector canvas)
+    // an animation: frames drawn like PNGs, encoded in order on the caller's thread
     unsigned char *rgba;       // the frame read back
     int observed;              // GIF: frames drawn for the palette so far
-    int video_first;           // the plan's first frame in the open video (--split: its stage's)
+    int file_first;            // the plan's first frame in the open file (--split: its stage's)
     const TextMeasure *measure; // the fonts the frames were drawn with (export_job_step's View):
                                 // frames.json describes the frames as drawn
 };
+
+// --split: an animation a file a stage.
+static bool split_files(const ExportJob *j) { return j->o.split && j->fmt->animated; }
 
 ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trace *tr, int stage_filter,
                             char *err, size_t n)
@@ -437,11 +354,12 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     int threads = o->threads < 0 ? 1 : o->threads > 8 ? 8 : o->threads; // 0: on the caller's thread
     e->w = o->width, e->h = o->height, e->level = o->zlib_level, e->dir = j->dir;
     e->plan = j->plan, e->tr = tr, e->view = o->view;
-    e->format = o->format;
-    bool vector = o->format == EXPORT_SVG || o->format == EXPORT_PDF;
-    bool video = o->format == EXPORT_GIF || o->format == EXPORT_MP4;
-    if (vector || video) threads = 0;   // drawn and written on the caller's thread
-    e->n_slots = vector || video ? 0 : threads * 2 + 1; // (no thread: one buffer, written at once)
+    const ExportFormatInfo *fmt = j->fmt = export_format_info(o->format);
+    j->sink = (ExportSink){o->width, o->height, o->fps, o->zlib_level, NULL};
+    e->fmt = fmt, e->sink = &j->sink;
+    bool raster = fmt->kind == EXPORT_RASTER;
+    if (!raster) threads = 0;   // drawn and written on the caller's thread
+    e->n_slots = raster ? threads * 2 + 1 : 0; // (no thread: one buffer, written at once)
     e->cap = e->n_slots;
     e->pix = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->pix);
     e->free_slots = calloc((size_t)(e->n_slots > 0 ? e->n_slots : 1), sizeof *e->free_slots);
@@ -459,13 +377,7 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
     j->sync_ok = true;
     for (int i = 0; i < threads; i++)
         if (pthread_create(&j->threads[j->n_threads], NULL, encoder_main, e) == 0) j->n_threads++;
-    if (vector) {
-        j->vec_heatmaps = heatmap_cache_create();
-        if (!j->vec_heatmaps) goto oom;
-    } else if (video) {
-        j->rgba = malloc((size_t)o->width * (size_t)o->height * 4);
-        if (!j->rgba) goto oom;
-    }
+    if (fmt->kind == EXPORT_VIDEO && !(j->rgba = malloc((size_t)o->width * (size_t)o->height * 4))) goto oom;
     // no encoder thread could start (the browser without worker threads, a process
     // at its thread limit): export_job_step writes each PNG itself
     // the directory last: nothing above leaves an empty one behind
@@ -482,26 +394,12 @@ ExportJob *export_job_begin(const ExportOptions *o, const Lesson *ls, const Trac
         export_job_free(j);
         return NULL;
     }
-    if (vector) {
+    // the file every frame goes to, or what a file a frame needs (--split: each
+    // stage's file opened at its first frame)
+    if (fmt->writer->open && !split_files(j)) {
         char path[4200];
-        snprintf(path, sizeof path, "%s/" PDF_NAME, j->dir);
-        if (o->format == EXPORT_PDF && !(j->pdf = temp_file_create(path, j->pdf_tmp, sizeof j->pdf_tmp))) {
-            snprintf(err, n, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
-            export_job_free(j);
-            return NULL;
-        }
-        j->vec = paint_vec_create(o->format == EXPORT_PDF ? PAINT_VEC_PDF : PAINT_VEC_SVG, j->pdf, o->width,
-                                  o->height, err, n);
-        if (!j->vec) {
-            export_job_free(j);
-            return NULL;
-        }
-    }
-    if (video && !o->split) { // (--split: each stage's file opened at its first frame)
-        char path[4200];
-        frame_name(path, sizeof path, j->dir, -1, "", o->format);
-        j->video = video_open(path, o->format == EXPORT_GIF ? VIDEO_GIF : VIDEO_MP4, o->width, o->height, o->fps, err, n);
-        if (!j->video) {
+        frame_name(path, sizeof path, j->dir, -1, "", fmt);
+        if (!fmt->writer->open(&j->sink, fmt->files == EXPORT_ONE_FILE ? path : NULL, err, n)) {
             export_job_free(j);
             return NULL;
         }
@@ -547,7 +445,7 @@ bool export_job_failed(ExportJob *j)
 bool export_job_ready(ExportJob *j)
 {
     pthread_mutex_lock(&j->e.mu);
-    // SVG, PDF, GIF, MP4 are written by the step itself: never waits
+    // vector and video formats are written by the step itself: never waits
     bool ready = j->e.n_slots == 0 || j->e.n_free > 0 || j->e.err[0];
     pthread_mutex_unlock(&j->e.mu);
     return ready;
@@ -572,60 +470,28 @@ static bool settle_frame(ExportJob *j, const char *err)
     return true;
 }
 
-// One frame through the vector backend: an SVG file (temporary name, then
-// renamed) or a page of the PDF. The frame is complete on disk when this returns
-// true (a PDF's pages when the document is finished).
+typedef struct FrameDraw {
+    const Trace *tr;
+    const View *v;
+} FrameDraw;
+
+static void frame_draw(Canvas *c, void *ctx)
+{
+    const FrameDraw *d = ctx;
+    render_frame(c, d->tr, d->v, NULL);
+}
+
+// A vector format: the frame drawn on its writer's canvas, into its file or a page.
 static bool vector_step(ExportJob *j, Canvas *c, const View *v)
 {
-    Canvas vc = {c->r, c->fonts, j->vec_heatmaps, j->vec, c->list};
-    char path[4400], tmp[4500] = "", err[EXPORT_ERR_MAX] = "";
-    FILE *f = NULL;
-    bool svg = j->o.format == EXPORT_SVG;
-    frame_name(path, sizeof path, j->dir, j->next, v->kind == VIEW_MODEL ? "model-view" : v->kind == VIEW_HEADS ? "head-view" : j->tr->stages[v->stage].name, j->o.format);
-    if (svg && !(f = temp_file_create(path, tmp, sizeof tmp))) {
-        snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(errno));
-    } else {
-        bool ok = paint_vec_begin_page(j->vec, f);
-        render_frame(&vc, j->tr, v, NULL);
-        ok = paint_vec_end_page(j->vec) && ok;
-        int e_no = ok ? 0 : svg ? errno : paint_vec_errno(j->vec);
-        if (svg) {
-            if (fclose(f) != 0 && ok) ok = false, e_no = errno;
-            if (ok && rename(tmp, path) != 0) ok = false, e_no = errno;
-            if (!ok) unlink(tmp);
-        }
-        if (!ok) snprintf(err, sizeof err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(e_no ? e_no : EIO));
-    }
+    char path[4400], err[EXPORT_ERR_MAX] = "";
+    frame_name(path, sizeof path, j->dir, j->next, frame_stage(&j->e, v->stage), j->fmt);
+    FrameDraw d = {j->tr, v};
+    j->fmt->writer->draw(&j->sink, path, c, frame_draw, &d, err, sizeof err);
     return settle_frame(j, err);
 }
 
-// PDF: ends the document and renames it into place when every page is there;
-// otherwise removes it (an interrupted or failed export leaves no partial file)
-// and no frame counts as written. False with e->err set when the write failed.
-static bool vector_finish(ExportJob *j, bool complete)
-{
-    Encoder *e = &j->e;
-    if (!j->pdf) return true;
-    bool ok = complete && paint_vec_finish(j->vec);
-    int e_no = ok ? 0 : paint_vec_errno(j->vec);
-    paint_vec_destroy(j->vec);
-    j->vec = NULL;
-    if (fclose(j->pdf) != 0 && ok) ok = false, e_no = errno;
-    j->pdf = NULL;
-    char path[4400];
-    snprintf(path, sizeof path, "%s/" PDF_NAME, j->dir);
-    if (ok && rename(j->pdf_tmp, path) != 0) ok = false, e_no = errno;
-    if (!ok) {
-        unlink(j->pdf_tmp);
-        memset(e->done, 0, sizeof *e->done * (size_t)(j->n_frames > 0 ? j->n_frames : 1));
-        e->n_done = 0;
-        if (complete && !e->err[0])
-            snprintf(e->err, sizeof e->err, "%.*s: cannot write: %s", PATH_IN_MSG, path, strerror(e_no ? e_no : EIO));
-    }
-    return ok || !complete;
-}
-
-// The frame just drawn on c, read back and encoded into the animation.
+// An animation: the frame just drawn on c, read back and encoded into it.
 static bool video_step(ExportJob *j, Canvas *c)
 {
     Encoder *e = &j->e;
@@ -633,22 +499,23 @@ static bool video_step(ExportJob *j, Canvas *c)
     if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, e->w * 4) != 0)
         snprintf(err, sizeof err, "cannot read the frame's pixels: %s", SDL_GetError());
     else
-        video_add_frame(j->video, j->rgba, e->w * 4, j->plan[j->next].ticks, err, sizeof err);
+        j->fmt->writer->pixels(&j->sink, NULL, j->rgba, e->w * 4, j->plan[j->next].ticks, err, sizeof err);
     return settle_frame(j, err); // counted as written; undone if the file does not end well
 }
 
-// GIF, MP4: ends the file and renames it into place when every frame is in;
-// otherwise removes it and no frame counts as written.
-static bool video_finish(ExportJob *j, bool complete)
+// Ends the open file (a PDF, an animation: renamed into place when complete; SVG:
+// its canvas); when it did not end well, the frames in it count as not written
+// (--split: the files before it stay). False with e->err set when the write failed.
+static bool file_close(ExportJob *j, bool complete)
 {
     Encoder *e = &j->e;
-    if (!j->video) return true;
+    if (!j->sink.state) return true;
     char err[EXPORT_ERR_MAX] = "";
-    bool ok = video_close(j->video, complete, err, sizeof err) && complete;
-    j->video = NULL;
-    if (!ok) { // the frames of this file are not written (--split: the files before it are)
+    bool ok = j->fmt->writer->close(&j->sink, complete, err, sizeof err) && complete;
+    j->sink.state = NULL;
+    if (!ok && j->fmt->files == EXPORT_ONE_FILE) {
         pthread_mutex_lock(&e->mu);
-        for (int i = j->video_first; i < j->n_frames; i++)
+        for (int i = j->file_first; i < j->n_frames; i++)
             if (e->done[i]) e->done[i] = false, e->n_done--;
         if (err[0] && !e->err[0]) snprintf(e->err, sizeof e->err, "%s", err);
         pthread_mutex_unlock(&e->mu);
@@ -658,19 +525,18 @@ static bool video_finish(ExportJob *j, bool complete)
 
 // --split: the file of the stage of frame j->next, opened at its first frame (the
 // stage before it closed and renamed into place). False on a failure.
-static bool video_next_file(ExportJob *j)
+static bool next_file(ExportJob *j)
 {
     Encoder *e = &j->e;
     int k = j->next;
-    if (j->video && j->plan[k].stage == j->plan[j->video_first].stage) return true;
-    if (j->video && !video_finish(j, true)) return false;
+    if (j->sink.state && j->plan[k].stage == j->plan[j->file_first].stage) return true;
+    if (j->sink.state && !file_close(j, true)) return false;
     char path[4200], err[EXPORT_ERR_MAX] = "";
     const char *stage = j->tr->stages[j->plan[k].stage].name;
-    frame_name(path, sizeof path, j->dir, j->plan[k].stage, stage, j->o.format);
-    j->video = video_open(path, j->o.format == EXPORT_GIF ? VIDEO_GIF : VIDEO_MP4, j->o.width, j->o.height, j->o.fps,
-                          err, sizeof err);
-    j->video_first = j->observed = k;
-    if (!j->video) {
+    frame_name(path, sizeof path, j->dir, j->plan[k].stage, stage, j->fmt);
+    bool ok = j->fmt->writer->open(&j->sink, path, err, sizeof err);
+    j->file_first = j->observed = k;
+    if (!ok) {
         pthread_mutex_lock(&e->mu);
         if (!e->err[0]) snprintf(e->err, sizeof e->err, "%s", err);
         pthread_mutex_unlock(&e->mu);
@@ -703,10 +569,10 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     }
     // GIF: first every planned frame once, one a call (the window stays
     // responsive), for the palette of the whole animation (video_observe)
-    bool video = j->o.format == EXPORT_GIF || j->o.format == EXPORT_MP4;
-    if (video && j->o.split && !video_next_file(j)) return false;
+    const ExportWriter *wr = j->fmt->writer;
+    if (split_files(j) && !next_file(j)) return false;
     int end = j->o.split ? stage_end(j, j->next) : j->n_frames; // the palette: of this file's frames
-    bool observing = j->video && video_wants_observe(j->video) && j->observed < end;
+    bool observing = j->sink.state && wr->wants_observe && wr->wants_observe(&j->sink) && j->observed < end;
     int k = observing ? j->observed : j->next;
     // the frame alone (no overlays: render_frame gets none) at the plan's stage,
     // not zoomed, not playing
@@ -718,7 +584,7 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
     v.head = scene_stage_head(j->tr, &v, j->o.head_set ? j->o.head : -1);
     v.playing = false;
     view_reset_zoom(&v);
-    if (j->vec) return vector_step(j, c, &v);
+    if (j->fmt->kind == EXPORT_VECTOR) return vector_step(j, c, &v);
     render_frame(c, j->tr, &v, NULL);
     if (observing) {
         if (SDL_RenderReadPixels(c->r, NULL, SDL_PIXELFORMAT_RGBA32, j->rgba, e->w * 4) != 0) {
@@ -727,11 +593,11 @@ bool export_job_step(ExportJob *j, Canvas *c, const View *base)
             pthread_mutex_unlock(&e->mu);
             return false;
         }
-        video_observe(j->video, j->rgba, e->w * 4);
+        wr->observe(&j->sink, j->rgba, e->w * 4);
         j->observed++;
         return true;
     }
-    if (j->video) return video_step(j, c);
+    if (j->fmt->kind == EXPORT_VIDEO) return video_step(j, c);
     // wait for a free buffer, then hand the pixels to an encoder
     pthread_mutex_lock(&e->mu);
     while (e->n_free == 0 && !e->err[0]) pthread_cond_wait(&e->cv_slot, &e->mu);
@@ -782,15 +648,7 @@ void export_job_free(ExportJob *j)
         pthread_cond_destroy(&e->cv_job);
         pthread_cond_destroy(&e->cv_slot);
     }
-    if (j->pdf) { // never finished: no partial PDF
-        paint_vec_destroy(j->vec);
-        j->vec = NULL;
-        fclose(j->pdf);
-        unlink(j->pdf_tmp);
-    }
-    paint_vec_destroy(j->vec);
-    heatmap_cache_destroy(j->vec_heatmaps);
-    video_close(j->video, false, NULL, 0);   // never finished: removed
+    if (j->sink.state) j->fmt->writer->close(&j->sink, false, NULL, 0); // never finished: removed
     free(j->rgba);
     if (e->pix)
         for (int i = 0; i < e->n_slots; i++) free(e->pix[i]);
@@ -808,8 +666,7 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
     Encoder *e = &j->e;
     encoders_stop(j); // finish what was handed over
     bool incomplete = interrupted || e->err[0] || j->next < j->n_frames;
-    if (!vector_finish(j, !incomplete)) incomplete = true;
-    if (!video_finish(j, !incomplete)) incomplete = true;
+    if (!file_close(j, !incomplete)) incomplete = true;
     char ierr[EXPORT_ERR_MAX] = "";
     bool index_ok = write_index(e, &j->o, j->ls, j->measure, j->n_frames, incomplete, ierr, sizeof ierr);
     *written = e->n_done;
@@ -866,7 +723,7 @@ static int export_run_handled(const ExportOptions *o)
             return 2;
         }
     }
-    if ((o->view != VIEW_PANELS) && stage_filter < 0) // one frame, at the first layer's attention
+    if (o->view != VIEW_PANELS && stage_filter < 0) // one frame, at the first layer's attention
         for (int s = 0; s < tr->n && stage_filter < 0; s++)
             if (tr->stages[s].id == STAGE_ATTN) stage_filter = s;
     if (o->loop >= 0) { // (args: --loop comes with --stage)

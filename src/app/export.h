@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "export_format.h"
 #include "heatmap.h"
 #include "lesson.h"
 #include "paint.h"
@@ -18,15 +19,10 @@
 #include "trace.h"
 #include "view.h"
 
-// What an export writes: PNG frames (the default), one SVG a frame, one PDF
-// (DIR/frames.pdf) with a page a frame, or one animation (DIR/frames.gif,
-// DIR/frames.mp4: video.h). SVG and PDF replay each frame through the vector
-// backend of paint.h (paint_vec.h): text stays text.
-typedef enum ExportFormat { EXPORT_PNG, EXPORT_SVG, EXPORT_PDF, EXPORT_GIF, EXPORT_MP4 } ExportFormat;
-
-// "png", "svg", "pdf", "gif", "mp4"; and back (false for another name).
-const char *export_format_name(ExportFormat f);
-bool export_format_parse(const char *s, ExportFormat *f);
+// What an export writes (ExportFormat, export_format.h's table): PNG frames (the
+// default), one SVG a frame, one PDF (DIR/frames.pdf) with a page a frame, or one
+// animation (DIR/frames.gif, DIR/frames.mp4: video.h). SVG and PDF replay each frame
+// through the vector backend of paint.h (paint_vec.h): text stays text.
 
 typedef struct ExportOptions {
     const char *dir;           // output directory (created when its parent exists)

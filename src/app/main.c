@@ -56,7 +56,9 @@ static int run(Args *a)
         if (a->cmd == CMD_WINDOW) return 0; // --save alone: saved, done
     }
     switch (a->cmd) {
-    case CMD_DUMP: return finish_stdout(cli_dump(o->lesson_path, &a->edits, stdout, stderr), "--dump");
+    case CMD_DUMP:
+        return finish_stdout((a->backward ? cli_dump_backward : cli_dump)(o->lesson_path, &a->edits, stdout, stderr),
+                             "--dump");
     case CMD_PRINT:
         return finish_stdout(cli_print(a->print_stage, o->lesson_path, &a->edits, stdout, stderr), "--print");
     case CMD_QUIZ:

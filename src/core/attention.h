@@ -5,30 +5,40 @@
 #include "tensor.h"
 #include "trace.h"
 
-typedef enum MaskKind {
-    MASK_NONE,
-    MASK_CAUSAL,       // query i sees keys j <= i (+ Lk - Lq with AttnInputs.causal_bottom_right)
-    MASK_TENSOR,       // explicit 0/1 tensor broadcast to (B, Lq, Lk)
-    MASK_KEY_PADDING,  // per batch b, keys j >= len_b are masked
-    MASK_SLIDING,      // query i sees keys j with i - W < j <= i (AttnInputs.window = W), and the
-                       // first AttnInputs.sink_tokens keys j <= i (StreamingLLM's attention sinks)
-} MaskKind;
+// The enums a lesson names, one X-macro each: X(ID, name in lesson files and --set (NULL: none),
+// gloss after the name in messages, …). Reader, writer, edits and view read the names from
+// these lines (attn_names.h), so they cannot disagree.
+#define ATTN_ENUM_ID(id, ...) id,
+#define ATTN_ENUM_ONE(id, ...) +1   // (a count apart from the enum: switches stay complete)
 
-typedef enum RopeStyle {
-    ROPE_NONE,
-    ROPE_HALF,         // Hugging Face Llama's rotate_half: pairs (i, i + d/2)
-    ROPE_INTERLEAVED,  // Meta / GPT-J: pairs (2i, 2i + 1)
-} RopeStyle;
+// MASK_CAUSAL: query i sees keys j <= i (+ Lk - Lq with AttnInputs.causal_bottom_right);
+// MASK_TENSOR: an explicit 0/1 tensor broadcast to (B, Lq, Lk); MASK_KEY_PADDING: per batch b,
+// keys j >= len_b are masked; MASK_SLIDING: query i sees keys j with i - W < j <= i
+// (AttnInputs.window = W), and the first AttnInputs.sink_tokens keys j <= i (StreamingLLM's
+// attention sinks). The names are --set's (mask=causal); a file writes the mask's own form.
+#define MASK_KIND_TABLE(X)                                                                                       \
+    X(MASK_NONE, "none", "") X(MASK_CAUSAL, "causal", "") X(MASK_TENSOR, NULL, "")                               \
+    X(MASK_KEY_PADDING, "key_padding", "") X(MASK_SLIDING, NULL, "")
+typedef enum MaskKind { MASK_KIND_TABLE(ATTN_ENUM_ID) } MaskKind;
+enum { MASK_KIND_COUNT = 0 MASK_KIND_TABLE(ATTN_ENUM_ONE) };
+
+#define ROPE_STYLE_TABLE(X)                                                                                      \
+    X(ROPE_NONE, NULL, "")                                                                                       \
+    X(ROPE_HALF, "half", " (Llama's rotate_half)")          /* Hugging Face Llama's: pairs (i, i + d/2) */       \
+    X(ROPE_INTERLEAVED, "interleaved", " (Meta / GPT-J pairs)") /* Meta / GPT-J: pairs (2i, 2i + 1) */
+typedef enum RopeStyle { ROPE_STYLE_TABLE(ATTN_ENUM_ID) } RopeStyle;
+enum { ROPE_STYLE_COUNT = 0 ROPE_STYLE_TABLE(ATTN_ENUM_ONE) };
 
 // Hugging Face's rope_scaling (transformers' modeling_rope_utils): how a model trained on
 // original_max positions stretches RoPE to longer texts.
-typedef enum RopeScaleType {
-    ROPE_SCALE_NONE,
-    ROPE_SCALE_LINEAR,   // position interpolation: every frequency / factor
-    ROPE_SCALE_DYNAMIC,  // dynamic NTK: a larger base once L > original_max
-    ROPE_SCALE_YARN,     // YaRN: slow pairs interpolated, fast ones kept, cos/sin · attention factor
-    ROPE_SCALE_LLAMA3,   // Llama 3.1: long wavelengths / factor, short kept, smoothed between
-} RopeScaleType;
+#define ROPE_SCALE_TABLE(X)                                                                                      \
+    X(ROPE_SCALE_NONE, NULL, "")                                                                                 \
+    X(ROPE_SCALE_LINEAR, "linear", "")   /* position interpolation: every frequency / factor */                  \
+    X(ROPE_SCALE_DYNAMIC, "dynamic", "") /* dynamic NTK: a larger base once L > original_max */                  \
+    X(ROPE_SCALE_YARN, "yarn", "")       /* YaRN: slow pairs interpolated, fast ones kept, cos/sin · attention factor */ \
+    X(ROPE_SCALE_LLAMA3, "llama3", "")   /* Llama 3.1: long wavelengths / factor, short kept, smoothed between */
+typedef enum RopeScaleType { ROPE_SCALE_TABLE(ATTN_ENUM_ID) } RopeScaleType;
+enum { ROPE_SCALE_COUNT = 0 ROPE_SCALE_TABLE(ATTN_ENUM_ONE) };
 
 typedef struct RopeScale {
     RopeScaleType type;
@@ -41,19 +51,25 @@ typedef struct RopeScale {
 
 // The norm of the block (both of them): LayerNorm (mean and variance, γ and β) or RMSNorm
 // (Zhang & Sennrich 2019, Llama: x / √(mean(x²) + ε) · γ, no β).
-typedef enum NormKind { NORM_LAYER, NORM_RMS } NormKind;
+#define NORM_KIND_TABLE(X) X(NORM_LAYER, "layer", " (LayerNorm)") X(NORM_RMS, "rms", " (RMSNorm)")
+typedef enum NormKind { NORM_KIND_TABLE(ATTN_ENUM_ID) } NormKind;
+enum { NORM_KIND_COUNT = 0 NORM_KIND_TABLE(ATTN_ENUM_ONE) };
 
 // The feed-forward block's non-linearity: h = act(z·W₁ᵀ + b₁), or SwiGLU (Shazeer 2020, Llama):
 // h = (z·W₁ᵀ + b₁) ⊙ silu(z·W_gᵀ + b_g) (W₁ Llama's up_proj, W_g its gate_proj, W₂ down_proj).
-typedef enum FfnAct {
-    FFN_RELU,
-    FFN_GELU,       // x·Φ(x) = x/2·(1 + erf(x/√2)) (PyTorch's gelu, approximate="none")
-    FFN_GELU_TANH,  // x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (approximate="tanh", GPT-2's gelu_new)
-    FFN_SWIGLU,
-} FfnAct;
+// X(ID, name, gloss, the function a stage applies as formulas name it: SwiGLU's gate applies silu)
+#define FFN_ACT_TABLE(X)                                                                                         \
+    X(FFN_RELU, "relu", "", "relu")                                                                              \
+    X(FFN_GELU, "gelu", "", "gelu")  /* x·Φ(x) = x/2·(1 + erf(x/√2)) (PyTorch's gelu, approximate="none") */      \
+    X(FFN_GELU_TANH, "gelu_tanh", "", "gelu_tanh") /* x/2·(1 + tanh(√(2/π)·(x + 0.044715·x³))) (approximate="tanh", GPT-2's gelu_new) */ \
+    X(FFN_SWIGLU, "swiglu", "", "silu")
+typedef enum FfnAct { FFN_ACT_TABLE(ATTN_ENUM_ID) } FfnAct;
+enum { FFN_ACT_COUNT = 0 FFN_ACT_TABLE(ATTN_ENUM_ONE) };
 
 // A language model's positions added to the token embedding (RoPE is AttnConfig.rope).
-typedef enum PosKind { POS_NONE, POS_LEARNED, POS_SINUSOIDAL } PosKind;
+#define POS_KIND_TABLE(X) X(POS_NONE, "none", "") X(POS_LEARNED, "learned", "") X(POS_SINUSOIDAL, "sinusoidal", "")
+typedef enum PosKind { POS_KIND_TABLE(ATTN_ENUM_ID) } PosKind;
+enum { POS_KIND_COUNT = 0 POS_KIND_TABLE(ATTN_ENUM_ONE) };
 
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
@@ -116,6 +132,14 @@ typedef struct AttnWeights {
 } AttnWeights;
 
 
+// The causal mask's alignment as a lesson names it ({"causal": "bottom_right"}), indexed by
+// AttnInputs.causal_bottom_right.
+#define CAUSAL_ALIGN_TABLE(X)                                                                                    \
+    X(CAUSAL_TOP_LEFT, "top_left", " (query i sees keys j <= i, as PyTorch's SDPA)")                             \
+    X(CAUSAL_BOTTOM_RIGHT, "bottom_right", " (j <= i + Lk - Lq, as FlashAttention >= 2.1)")
+typedef enum CausalAlign { CAUSAL_ALIGN_TABLE(ATTN_ENUM_ID) } CausalAlign;
+enum { CAUSAL_ALIGN_COUNT = 0 CAUSAL_ALIGN_TABLE(ATTN_ENUM_ONE) };
+
 typedef struct AttnInputs {
     Tensor query;            // (B, Lq, d_model)
     Tensor key;              // (B, Lk, d_model)
@@ -128,7 +152,7 @@ typedef struct AttnInputs {
     int sink_tokens;         // MASK_SLIDING: the first S tokens stay visible (StreamingLLM), 0: none
     // MASK_CAUSAL aligned bottom-right (FlashAttention ≥ 2.1): query i sees keys
     // j ≤ i + Lk − Lq, so the last query sees every key; top-left (false, PyTorch's
-    // SDPA is_causal): j ≤ i. The same mask when Lq = Lk.
+    // SDPA is_causal): j ≤ i. The same mask when Lq = Lk. (Its names: CAUSAL_ALIGN_TABLE.)
     bool causal_bottom_right;
     Tensor ids;              // a language model's input: (B, L) token ids (whole floats); query is empty
     Tensor position_ids;     // (B, L) RoPE's position of each token (Hugging Face's position_ids:

@@ -1,8 +1,8 @@
 // attn_json.h — the numbers of one attention example from a lesson's JSON, each
-// error naming the JSON path (jsonpath.h): "model" (AttnConfig), "input" (query,
-// key, value), "mask" (causal, sliding window, padding, 0/1 tensors) and
-// "weights" (tensors, or {"init": {"seed": N}}: attn_init_value). lesson.c reads
-// the rest of a lesson (title, tokens, narration, notes, questions).
+// error naming the JSON path (jsonpath.h): "input" (query, key, value), "mask" (causal,
+// sliding window, padding, 0/1 tensors) and "weights" (tensors, or {"init": {"seed": N}}:
+// attn_init_value); "model" is model_keys.h's table. lesson.c reads the rest of a lesson
+// (title, tokens, narration, notes, questions).
 #ifndef ATTNVIZ_ATTN_JSON_H
 #define ATTNVIZ_ATTN_JSON_H
 
@@ -26,7 +26,6 @@
 struct cJSON;
 typedef struct JsonCtx JsonCtx;
 
-bool attn_json_model(JsonCtx *c, const struct cJSON *m, AttnConfig *cfg);
 // The inputs for cfg; the batch and lengths they have are in ai's tensors.
 bool attn_json_input(JsonCtx *c, const struct cJSON *in, const AttnConfig *cfg, AttnInputs *ai);
 // A language model's input (cfg->vocab_size entries in vocab; words: the word tokenizer,

@@ -2,6 +2,7 @@
 #include "edit.h"
 
 #include <assert.h>
+#include "attn_names.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -98,6 +99,27 @@ edit_fail(char *err, size_t n, const char *arg, const char *fmt, ...)
     return false;
 }
 
+// ---- the model keys' edits (model_keys.h's EDITABLE rows) ---------------------------
+
+#define EDIT_KEY_OF_EDITABLE(id) [EDIT_##id] = MK_##id + 1,
+#define EDIT_KEY_OF_FIXED(id)
+#define EDIT_KEY_OF(id, json, field, type, lo, hi, dflt, flags, ed) EDIT_KEY_OF_##ed(id)
+static const int KEY_OF_KIND[EDIT_KEY_PADDING + 1 + MK_COUNT] = {MODEL_KEY_TABLE(EDIT_KEY_OF)}; // (+ 1: 0 is none)
+#undef EDIT_KEY_OF
+
+int edit_model_key(EditKind kind)
+{
+    return (unsigned)kind < sizeof KEY_OF_KIND / sizeof KEY_OF_KIND[0] ? KEY_OF_KIND[kind] - 1 : -1;
+}
+
+static EditKind kind_of_model_key(int k)
+{
+    for (int kind = 0; kind < (int)(sizeof KEY_OF_KIND / sizeof KEY_OF_KIND[0]); kind++)
+        if (KEY_OF_KIND[kind] == k + 1) return (EditKind)kind;
+    assert(!"an editable model key has its kind");
+    return EDIT_ELEMENT;
+}
+
 // ---- parsing ---------------------------------------------------------------------
 
 // A float32 value: a decimal number that rounds to a finite float32.
@@ -154,17 +176,15 @@ static void edit_text(const Lesson *ls, Edit *e)
         break;
     }
     case EDIT_FILL: snprintf(e->text, sizeof e->text, "%s=%s", lesson_tensor_name(e->tensor), v); break;
-    case EDIT_SCALE: snprintf(e->text, sizeof e->text, "model.scale=%s", v); break;
-    case EDIT_MASK_FILL: snprintf(e->text, sizeof e->text, "model.mask_fill=%s", v); break;
-    case EDIT_NORM_EPS: snprintf(e->text, sizeof e->text, "model.norm_eps=%s", v); break;
-    case EDIT_TEMPERATURE: snprintf(e->text, sizeof e->text, "model.temperature=%s", v); break;
-    case EDIT_MASK_KIND:
-        snprintf(e->text, sizeof e->text, "mask=%s",
-                 e->mask_kind == MASK_CAUSAL ? "causal" : e->mask_kind == MASK_KEY_PADDING ? "key_padding" : "none");
+    case EDIT_MASK_KIND: {
+        const char *kind = attn_names_name(&ATTN_NAMES_MASK, e->mask_kind);
+        snprintf(e->text, sizeof e->text, "mask=%s", kind ? kind : "none");
         break;
+    }
     case EDIT_KEY_PADDING:
         snprintf(e->text, sizeof e->text, "mask.key_padding[%zu]=%d", e->index, (int)e->value);
         break;
+    default: snprintf(e->text, sizeof e->text, "model.%s=%s", MODEL_KEYS[edit_model_key(e->kind)].name, v); break;
     }
 }
 
@@ -176,6 +196,28 @@ void edit_element(const Lesson *ls, int t, size_t i, float value, Edit *e)
     e->index = i;
     e->value = value;
     edit_text(ls, e);
+}
+
+// "model.scale, model.mask_fill, … and model.temperature": the keys --set may change.
+static void editable_keys(char *out, size_t n)
+{
+    int editable = 0, listed = 0;
+    for (int k = 0; k < MK_COUNT; k++) editable += MODEL_KEYS[k].editable;
+    size_t used = 0;
+    out[0] = '\0';
+    for (int k = 0; k < MK_COUNT && used < n; k++) {
+        if (!MODEL_KEYS[k].editable) continue;
+        const char *sep = listed == 0 ? "" : listed == editable - 1 ? " and " : ", ";
+        int w = snprintf(out + used, n - used, "%smodel.%s", sep, MODEL_KEYS[k].name);
+        if (w < 0) break;
+        used += (size_t)w, listed++;
+    }
+}
+
+// The value of model key k that text gives: its word ("sqrt_dk", "-inf") or a float32 in range.
+static bool model_value(const Lesson *ls, int k, const char *text, float *v)
+{
+    return model_key_word(&ls->cfg, k, text, v) || (parse_float(text, v) && model_key_in_range(k, *v));
 }
 
 void edit_scale(const Lesson *ls, float value, Edit *e)
@@ -199,10 +241,10 @@ bool edit_value(const Lesson *ls, Edit *e, const char *text, char *err, size_t n
     edit_key(e, key, sizeof key);
     snprintf(arg, sizeof arg, "%s=%s", key, text); // (for the message only)
     float v;
-    if (e->kind == EDIT_SCALE) {
-        if (strcmp(text, "sqrt_dk") == 0) v = sqrtf((float)ls->cfg.d_k);
-        else if (!parse_float(text, &v) || !(v > 0.0f))
-            return edit_fail(err, n, arg, "expected a positive float32 divisor or sqrt_dk, got \"%.40s\"", text);
+    const int k = edit_model_key(e->kind);
+    if (k >= 0) {
+        if (!model_value(ls, k, text, &v))
+            return edit_fail(err, n, arg, "expected %s, got \"%.40s\"", model_key_edit_expect(k), text);
     } else {
         assert(e->kind == EDIT_ELEMENT);
         if (!parse_float(text, &v))
@@ -272,32 +314,17 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
     // switches of the model
     if (strncmp(key, "model.", 6) == 0) {
         if (ni) return edit_fail(err, n, arg, "%s takes no index", key);
-        if (strcmp(key, "model.scale") == 0) {
-            e->kind = EDIT_SCALE;
-            if (strcmp(val, "sqrt_dk") == 0) {
-                e->value = sqrtf((float)ls->cfg.d_k);
-            } else if (!parse_float(val, &e->value) || !(e->value > 0.0f)) {
-                return edit_fail(err, n, arg, "expected a positive float32 divisor or sqrt_dk, got \"%.40s\"", val);
-            }
-        } else if (strcmp(key, "model.mask_fill") == 0) {
-            e->kind = EDIT_MASK_FILL;
-            if (strcmp(val, "-inf") == 0)
-                e->value = -INFINITY;
-            else if (!parse_float(val, &e->value))
-                return edit_fail(err, n, arg, "expected a float32 number or -inf, got \"%.40s\"", val);
-        } else if (strcmp(key, "model.norm_eps") == 0) {
-            e->kind = EDIT_NORM_EPS;
-            if (!parse_float(val, &e->value) || !(e->value > 0.0f))
-                return edit_fail(err, n, arg, "expected a small positive float32 number, got \"%.40s\"", val);
-        } else if (strcmp(key, "model.temperature") == 0) {
-            e->kind = EDIT_TEMPERATURE;
-            if (!ls->vocab) return edit_fail(err, n, arg, "this lesson is not a language model (it has no vocab)");
-            if (!parse_float(val, &e->value) || !(e->value >= 1e-3f && e->value <= 1e3f))
-                return edit_fail(err, n, arg, "expected a temperature from 0.001 to 1000, got \"%.40s\"", val);
-        } else {
-            return edit_fail(err, n, arg, "unknown key; the model's editable switches are model.scale, "
-                                          "model.mask_fill, model.norm_eps and model.temperature (sizes cannot change)");
+        const int k = model_key_find(key + 6);
+        if (k < 0 || !MODEL_KEYS[k].editable) {
+            char keys[200];
+            editable_keys(keys, sizeof keys);
+            return edit_fail(err, n, arg, "unknown key; the model's editable switches are %s (sizes cannot change)", keys);
         }
+        e->kind = kind_of_model_key(k);
+        if ((MODEL_KEYS[k].flags & MK_LM) && !ls->vocab)
+            return edit_fail(err, n, arg, "this lesson is not a language model (it has no vocab)");
+        if (!model_value(ls, k, val, &e->value))
+            return edit_fail(err, n, arg, "expected %s, got \"%.40s\"", model_key_edit_expect(k), val);
         edit_text(ls, e);
         return true;
     }
@@ -322,13 +349,8 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
     const Tensor *tt = lesson_tensor((Lesson *)ls, t);
     if (t == LT_MASK && ni == 0 && !parse_float(val, &e->value)) {
         e->kind = EDIT_MASK_KIND;
-        if (strcmp(val, "none") == 0 || strcmp(val, "null") == 0)
-            e->mask_kind = MASK_NONE;
-        else if (strcmp(val, "causal") == 0)
-            e->mask_kind = MASK_CAUSAL;
-        else if (strcmp(val, "key_padding") == 0)
-            e->mask_kind = MASK_KEY_PADDING;
-        else
+        e->mask_kind = strcmp(val, "null") == 0 ? MASK_NONE : attn_names_find(&ATTN_NAMES_MASK, val);
+        if (e->mask_kind < 0)
             return edit_fail(err, n, arg, "expected none, causal, key_padding, 0 or 1, got \"%.40s\"", val);
         if (e->mask_kind == MASK_CAUSAL && ls->len_q != ls->len_k)
             return edit_fail(err, n, arg, "a causal mask needs as many queries as keys (%d ≠ %d)",
@@ -433,11 +455,12 @@ static int aliases(const Lesson *ls, int t, int *out)
 
 bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
 {
+    const int key = edit_model_key(e->kind);
+    if (key >= 0) {
+        model_key_set(&ls->cfg, key, e->value);
+        return true;
+    }
     switch (e->kind) {
-    case EDIT_SCALE: ls->cfg.scale = e->value; return true;
-    case EDIT_MASK_FILL: ls->cfg.mask_fill = e->value; return true;
-    case EDIT_NORM_EPS: ls->cfg.norm_eps = e->value; return true;
-    case EDIT_TEMPERATURE: ls->cfg.temperature = e->value; return true;
     case EDIT_MASK_KIND: {
         if (ls->cfg.decode && e->mask_kind != MASK_CAUSAL && (int)ls->in.mask_kind != e->mask_kind)
             return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
@@ -482,8 +505,7 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
         fill_mask(ls, MASK_KEY_PADDING, lengths);
         return true;
     }
-    case EDIT_ELEMENT:
-    case EDIT_FILL: break;
+    default: break; // (an element or a fill)
     }
     if (e->tensor < 0 || e->tensor >= LT_COUNT) return edit_fail(err, n, e->text, "unknown tensor");
     if (e->tensor == LT_MASK) {
@@ -521,11 +543,9 @@ static bool same_float(float a, float b)
 
 bool edit_is_noop(const Lesson *ls, const Edit *e)
 {
+    const int k = edit_model_key(e->kind);
+    if (k >= 0) return same_float(model_key_get(&ls->cfg, k), e->value);
     switch (e->kind) {
-    case EDIT_SCALE: return same_float(ls->cfg.scale, e->value);
-    case EDIT_MASK_FILL: return same_float(ls->cfg.mask_fill, e->value);
-    case EDIT_NORM_EPS: return same_float(ls->cfg.norm_eps, e->value);
-    case EDIT_TEMPERATURE: return same_float(ls->cfg.temperature, e->value);
     case EDIT_MASK_KIND: return (int)ls->in.mask_kind == e->mask_kind; // a named kind is its tensor
     case EDIT_KEY_PADDING: {
         if (ls->in.mask_kind != MASK_KEY_PADDING) return false;
@@ -538,9 +558,8 @@ bool edit_is_noop(const Lesson *ls, const Edit *e)
         const Tensor *t = lesson_tensor((Lesson *)ls, e->tensor);
         return tensor_present(t) && e->index < t->size && same_float(t->data[e->index], e->value);
     }
-    case EDIT_FILL: return false;
+    default: return false; // (a fill)
     }
-    return false;
 }
 
 // ---- the log ---------------------------------------------------------------------

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "lesson.h"
+#include "model_keys.h"
 
 #define EDIT_TEXT_MAX 160
 #define EDIT_ERR_MAX 400
@@ -35,16 +36,21 @@ typedef enum LessonTensor {
     LT_COUNT = LT_WEIGHT0 + LESSON_MAX_LAYERS * LESSON_N_WEIGHTS
 } LessonTensor;
 
+// The model keys --set and the lab edit are model_keys.h's EDITABLE rows: each is a kind,
+// EDIT_<ID> (EDIT_SCALE: model.scale = value, EDIT_MASK_FILL (may be -inf), EDIT_NORM_EPS,
+// EDIT_TEMPERATURE: a language model's softmax over the vocabulary).
+#define EDIT_MODEL_KIND_EDITABLE(id) EDIT_##id,
+#define EDIT_MODEL_KIND_FIXED(id)
+#define EDIT_MODEL_KIND(id, json, field, type, lo, hi, dflt, flags, ed) EDIT_MODEL_KIND_##ed(id)
 typedef enum EditKind {
     EDIT_ELEMENT,      // tensor[index] = value
     EDIT_FILL,         // every element of tensor = value
-    EDIT_SCALE,        // model.scale = value
-    EDIT_MASK_FILL,    // model.mask_fill = value (may be -inf)
-    EDIT_NORM_EPS,     // model.norm_eps = value
     EDIT_MASK_KIND,    // mask = none | causal | key_padding
     EDIT_KEY_PADDING,  // mask.key_padding[index] = value (a key length)
-    EDIT_TEMPERATURE,  // model.temperature = value (a language model's softmax over the vocabulary)
+    MODEL_KEY_TABLE(EDIT_MODEL_KIND)  // model.KEY = value
 } EditKind;
+// The model key (model_keys.h's row) an edit of this kind sets, or -1 (not a model key's).
+int edit_model_key(EditKind kind);
 
 typedef struct Edit {
     EditKind kind;

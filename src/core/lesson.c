@@ -6,7 +6,9 @@
 #include "lesson.h"
 
 #include "attn_json.h"
+#include "attn_names.h"
 #include "jsonpath.h"
+#include "model_keys.h"
 
 _Static_assert(LESSON_MAX_BATCH <= TRACE_MAX_BATCH, "a trace keeps statistics for every batch a lesson may have");
 #include "trace.h"
@@ -54,7 +56,7 @@ static bool text_check(JsonCtx *c, const cJSON *j, const char *p, bool multiline
     return no_controls(c, j->valuestring, p, multiline);
 }
 
-static bool get_text(JsonCtx *c, const cJSON *j, const char *path, bool multiline, char *out[LANG_COUNT])
+bool lesson_read_text(JsonCtx *c, const cJSON *j, const char *path, bool multiline, char *out[LANG_COUNT])
 {
     out[LANG_EN] = out[LANG_ZH] = NULL;
     if (cJSON_IsString(j)) {
@@ -241,7 +243,7 @@ static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char
         int head = -1;
         cJSON *plain = NULL;
         if (heads_out && !step_head(c, e, p, n_heads, &head, &plain)) return false;
-        bool got = get_text(c, plain ? plain : e, p, true, text);
+        bool got = lesson_read_text(c, plain ? plain : e, p, true, text);
         cJSON_Delete(plain);
         if (!got) return false;
         if (heads_out) (*heads_out)[*n_out] = head;
@@ -314,7 +316,8 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
     case MASK_NONE: break;
     case MASK_CAUSAL:
         mask = ls->in.causal_bottom_right ? cJSON_CreateObject() : cJSON_CreateString("causal");
-        if (mask && ls->in.causal_bottom_right) cJSON_AddStringToObject(mask, "causal", "bottom_right");
+        if (mask && ls->in.causal_bottom_right)
+            cJSON_AddStringToObject(mask, "causal", attn_names_name(&ATTN_NAMES_CAUSAL, CAUSAL_BOTTOM_RIGHT));
         break;
     case MASK_SLIDING:
         mask = cJSON_CreateObject();
@@ -438,186 +441,6 @@ static bool parse_checkpoints(JsonCtx *c, const cJSON *root, const LessonOverrid
     return sel >= 0 || attn_json_weights(c, jw, &ls->cfg, ls->w);
 }
 
-// --- the author's questions ("quiz") ---------------------------------------------
-
-static const char *const quiz_keys_allowed[] = {"id", "stage", "question", "answer", "tolerance", "unordered",
-                                                "explanation", "batch", "head", "cell", NULL};
-
-static bool plain_name(const char *s)
-{
-    if (!*s) return false;
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_' || *s == '-')) return false;
-    return true;
-}
-
-static bool parse_one_quiz(JsonCtx *c, const cJSON *j, const char *p, int index, LessonQuiz *q)
-{
-    char pk[JSONPATH_MAX];
-    if (!cJSON_IsObject(j)) return jsonpath_fail(c, p, "expected an object {\"stage\", \"question\", \"answer\", ...}, got %s", jsonpath_type(j));
-    if (!jsonpath_check_keys(c, j, p, quiz_keys_allowed)) return false;
-    q->batch = q->head = -1;
-    const cJSON *id = cJSON_GetObjectItemCaseSensitive(j, "id");
-    jsonpath_key(pk, p, "id");
-    if (id && (!cJSON_IsString(id) || strlen(id->valuestring) > 48 || !plain_name(id->valuestring)))
-        return jsonpath_fail(c, pk, "expected up to 48 of a-z, 0-9, _ and -");
-    char idbuf[32];
-    if (id) { // the generated questions' ids are STAGE-KIND…: answers are kept by id, so never the same
-        static const char *const kinds[] = {"-shape", "-value", "-argmax", "-masked", "-sum", "-source"};
-        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
-            const char *at = strstr(id->valuestring, kinds[k]);
-            size_t after = at ? strlen(kinds[k]) : 0;
-            if (at && (at[after] == '\0' || at[after] == '-'))
-                return jsonpath_fail(c, pk, "\"%s\" has the form of a generated question's id (STAGE%s…); expected another name",
-                            id->valuestring, kinds[k]);
-        }
-    }
-    snprintf(idbuf, sizeof idbuf, "authored-%d", index + 1);
-    q->id = strdup(id ? id->valuestring : idbuf);
-    const cJSON *st = cJSON_GetObjectItemCaseSensitive(j, "stage");
-    jsonpath_key(pk, p, "stage");
-    if (!st) return jsonpath_fail(c, pk, "missing; expected the name of the stage that asks it, e.g. \"attn\"");
-    // (a layer's stage in a model of several: "l1.attn"; lesson_check_quiz finds it in the trace)
-    const char *sn = cJSON_IsString(st) ? st->valuestring : "";
-    int layer, used = 0;
-    if (sscanf(sn, "l%d.%n", &layer, &used) == 1 && used > 0 && layer >= 0 && layer < LESSON_MAX_LAYERS) sn += used;
-    if (!cJSON_IsString(st) || strlen(st->valuestring) >= 24 || !plain_name(sn))
-        return jsonpath_fail(c, pk, "expected a stage name such as \"attn\" or \"l1.attn\", got %s", jsonpath_type(st));
-    q->stage = strdup(st->valuestring);
-    const cJSON *qt = cJSON_GetObjectItemCaseSensitive(j, "question");
-    jsonpath_key(pk, p, "question");
-    if (!qt) return jsonpath_fail(c, pk, "missing; expected a string or {\"en\": ..., \"zh\": ...}");
-    if (!get_text(c, qt, pk, true, q->question)) return false;
-    for (int l = 0; l < LANG_COUNT; l++) // what the study box and --quiz hold (quiz.h)
-        if (q->question[l] && (!q->question[l][0] || strlen(q->question[l]) > LESSON_QUIZ_MAX_QUESTION))
-            return jsonpath_fail(c, pk, "%s text %s; expected 1 to %d bytes", l == LANG_EN ? "the English" : "the Chinese",
-                        q->question[l][0] ? "too long" : "empty", LESSON_QUIZ_MAX_QUESTION);
-    const cJSON *ex = cJSON_GetObjectItemCaseSensitive(j, "explanation");
-    jsonpath_key(pk, p, "explanation");
-    if (ex && !get_text(c, ex, pk, true, q->explanation)) return false;
-    for (int l = 0; l < LANG_COUNT; l++)
-        if (q->explanation[l] && strlen(q->explanation[l]) > LESSON_QUIZ_MAX_EXPLANATION)
-            return jsonpath_fail(c, pk, "%s text too long; expected at most %d bytes", l == LANG_EN ? "the English" : "the Chinese",
-                        LESSON_QUIZ_MAX_EXPLANATION);
-    const cJSON *an = cJSON_GetObjectItemCaseSensitive(j, "answer");
-    jsonpath_key(pk, p, "answer");
-    if (!an) return jsonpath_fail(c, pk, "missing; expected a number or a list of numbers");
-    if (cJSON_IsArray(an)) {
-        int n = cJSON_GetArraySize(an);
-        if (n < 1 || n > LESSON_QUIZ_MAX_ANSWER)
-            return jsonpath_fail(c, pk, "expected 1 to %d numbers, got %d", LESSON_QUIZ_MAX_ANSWER, n);
-        q->list = true;
-        int i = 0;
-        for (const cJSON *e = an->child; e; e = e->next, i++) {
-            char pi[JSONPATH_MAX];
-            jsonpath_index(pi, pk, i);
-            if (!jsonpath_number(c, e, pi, &q->answer[i])) return false;
-        }
-        q->n_answer = n;
-    } else {
-        if (!jsonpath_number(c, an, pk, &q->answer[0])) return false;
-        q->n_answer = 1;
-    }
-    const cJSON *tol = cJSON_GetObjectItemCaseSensitive(j, "tolerance");
-    jsonpath_key(pk, p, "tolerance");
-    if (tol) {
-        if (!jsonpath_number(c, tol, pk, &q->tolerance)) return false;
-        if (q->tolerance < 0) return jsonpath_fail(c, pk, "expected a number >= 0");
-        q->has_tolerance = true;
-    } else {
-        q->tolerance = q->list ? 0.0f : 0.005f;
-    }
-    if (!jsonpath_bool(c, j, p, "unordered", &q->unordered, false)) return false;
-    jsonpath_key(pk, p, "unordered");
-    if (q->unordered && !q->list) return jsonpath_fail(c, pk, "only a list answer can be unordered");
-    if (!jsonpath_int(c, j, p, "batch", &q->batch, 0, LESSON_MAX_BATCH - 1, false, -1)) return false;
-    if (!jsonpath_int(c, j, p, "head", &q->head, 0, LESSON_MAX_HEADS - 1, false, -1)) return false;
-    const cJSON *cell = cJSON_GetObjectItemCaseSensitive(j, "cell");
-    jsonpath_key(pk, p, "cell");
-    if (cell) {
-        int n = cJSON_IsArray(cell) ? cJSON_GetArraySize(cell) : -1;
-        if (n < 1 || n > 2) return jsonpath_fail(c, pk, "expected [row] or [row, column]");
-        int i = 0;
-        for (const cJSON *e = cell->child; e; e = e->next, i++) {
-            if (!cJSON_IsNumber(e) || e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
-                e->valuedouble > LESSON_MAX_ELEMS)
-                return jsonpath_fail(c, pk, "expected [row] or [row, column] of whole numbers >= 0");
-            q->cell[i] = (int)e->valuedouble;
-        }
-        q->n_cell = n;
-    }
-    if (!q->id || !q->stage) return jsonpath_fail(c, p, "out of memory");
-    return true;
-}
-
-static bool parse_quiz(JsonCtx *c, const cJSON *j, Lesson *ls)
-{
-    if (!j) return true;
-    if (!cJSON_IsArray(j)) return jsonpath_fail(c, "quiz", "expected a list of questions, got %s", jsonpath_type(j));
-    int n = cJSON_GetArraySize(j);
-    if (n > LESSON_MAX_QUIZ) return jsonpath_fail(c, "quiz", "%d questions; expected at most %d", n, LESSON_MAX_QUIZ);
-    if (n == 0) return true;
-    ls->quiz = calloc((size_t)n, sizeof *ls->quiz);
-    if (!ls->quiz) return jsonpath_fail(c, "quiz", "out of memory");
-    int i = 0;
-    for (const cJSON *e = j->child; e; e = e->next, i++) {
-        char p[JSONPATH_MAX];
-        jsonpath_index(p, "quiz", i);
-        ls->n_quiz = i + 1;
-        if (!parse_one_quiz(c, e, p, i, &ls->quiz[i])) return false;
-        for (int k = 0; k < i; k++)
-            if (strcmp(ls->quiz[k].id, ls->quiz[i].id) == 0) {
-                char pk[JSONPATH_MAX], pi[JSONPATH_MAX];
-                if (!cJSON_GetObjectItemCaseSensitive(e, "id")) {
-                    // quiz[i] has no id: its name authored-(i+1) was written as quiz[k]'s id
-                    jsonpath_index(pi, "quiz", k);
-                    jsonpath_key(pk, pi, "id");
-                    return jsonpath_fail(c, pk, "\"%s\" is the name of quiz[%d], which has no id of its own; expected "
-                                "another id", ls->quiz[i].id, i);
-                }
-                jsonpath_key(pk, p, "id");
-                return jsonpath_fail(c, pk, "\"%s\" is used twice; expected a different id for each question", ls->quiz[i].id);
-            }
-    }
-    return true;
-}
-
-bool lesson_check_quiz(const Lesson *ls, const Trace *tr, char *err, size_t err_len)
-{
-    JsonCtx cc = {0};
-    JsonCtx *c = &cc;
-    c->file = ls->path ? ls->path : "lesson", c->err = err, c->err_len = err_len;
-    for (int i = 0; i < ls->n_quiz; i++) {
-        const LessonQuiz *q = &ls->quiz[i];
-        char p[JSONPATH_MAX], pk[JSONPATH_MAX];
-        jsonpath_index(p, "quiz", i);
-        int s = trace_find(tr, q->stage);
-        jsonpath_key(pk, p, "stage");
-        if (s < 0) {
-            char list[400] = "";
-            size_t used = 0;
-            for (int k = 0; k < tr->n && used < sizeof list; k++)
-                used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", k ? ", " : "", tr->stages[k].name);
-            return jsonpath_fail(c, pk, "\"%s\" is not a stage of this lesson; expected one of: %s", q->stage, list);
-        }
-        const Tensor *t = &tr->stages[s].t;
-        int rows = t->rank >= 2 ? t->shape[t->rank - 2] : 1, cols = t->shape[t->rank - 1];
-        jsonpath_key(pk, p, "batch");
-        if (q->batch >= 0 && q->batch >= t->shape[0])
-            return jsonpath_fail(c, pk, "%d is out of range; expected 0 to %d", q->batch, t->shape[0] - 1);
-        jsonpath_key(pk, p, "head");
-        if (q->head >= 0 && (t->rank != 4 || q->head >= t->shape[1]))
-            return t->rank != 4 ? jsonpath_fail(c, pk, "stage %s has no heads", q->stage)
-                                : jsonpath_fail(c, pk, "%d is out of range; expected 0 to %d", q->head, t->shape[1] - 1);
-        jsonpath_key(pk, p, "cell");
-        if (q->n_cell >= 1 && q->cell[0] >= rows)
-            return jsonpath_fail(c, pk, "row %d is out of range; expected 0 to %d", q->cell[0], rows - 1);
-        if (q->n_cell == 2 && q->cell[1] >= cols)
-            return jsonpath_fail(c, pk, "column %d is out of range; expected 0 to %d", q->cell[1], cols - 1);
-    }
-    return true;
-}
-
 // --- the file as a whole ---------------------------------------------------------
 
 void lesson_free(Lesson *ls)
@@ -661,13 +484,28 @@ bool lesson_parse_with(Lesson *ls, const char *name, const char *text, size_t le
     return parse_with(ls, name, text, len, o, err, err_len);
 }
 
-static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
-                       size_t err_len)
+// The model's variants that need one sequence attending to itself (self-attention).
+static bool check_self_attention(JsonCtx *c, const Lesson *ls)
 {
-    const char *typed = o ? o->text : NULL;
-    memset(ls, 0, sizeof *ls);
-    JsonCtx ctx = {name, err, err_len, false, false}, *c = &ctx;
-    if (err_len) err[0] = '\0';
+    if (ls->cfg.decode && !(ls->in.key_is_query && ls->in.value_is_key))
+        return jsonpath_fail(c, "model.decode", "generating token by token needs self-attention; expected no separate input.key or input.value");
+    if (ls->cfg.n_layers > 1 && !(ls->in.key_is_query && ls->in.value_is_key))
+        return jsonpath_fail(c, "model.n_layers", "%d: each layer attends over the one before's output; expected self-attention "
+                                           "(no separate input.key or input.value)", ls->cfg.n_layers);
+    if (ls->cfg.norm_first && !(ls->in.key_is_query && ls->in.value_is_key))
+        return jsonpath_fail(c, "model.norm_first", "a pre-norm block normalises the one input that attends to itself; expected "
+                                             "self-attention (no separate input.key or input.value)");
+    if ((ls->cfg.rope != ROPE_NONE || ls->cfg.alibi) && !ls->in.key_is_query)
+        return jsonpath_fail(c, ls->cfg.rope != ROPE_NONE ? "model.rope" : "model.alibi",
+             "positions 0..L-1 are those of one sequence; expected self-attention (no separate input.key)");
+    return true;
+}
+
+// The file's text as JSON into *out (false with the error in c): the checks a text needs
+// before cJSON reads it (size, NUL, UTF-8, nesting, the count of values, JSON's number
+// grammar), then cJSON, then nothing after the value.
+static bool parse_json(JsonCtx *c, const char *text, size_t len, cJSON **out)
+{
     int line, col;
     if (len > LESSON_MAX_FILE_BYTES)
         return jsonpath_fail(c, NULL, "file is larger than %u MiB, the limit for a lesson",
@@ -733,6 +571,19 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
             return jsonpath_fail(c, NULL, "%d:%d: unexpected text after the JSON value", line, col);
         }
     }
+    *out = root;
+    return true;
+}
+
+static bool parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
+                       size_t err_len)
+{
+    const char *typed = o ? o->text : NULL;
+    memset(ls, 0, sizeof *ls);
+    JsonCtx ctx = {name, err, err_len, false, false}, *c = &ctx;
+    if (err_len) err[0] = '\0';
+    cJSON *root = NULL;
+    if (!parse_json(c, text, len, &root)) return false;
     bool ok = false;
     if (!cJSON_IsObject(root)) {
         jsonpath_fail(c, NULL, "expected a JSON object at the top level, got %s", jsonpath_type(root));
@@ -746,14 +597,14 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
         jsonpath_fail(c, "title", "missing; expected a string or {\"en\": ..., \"zh\": ...}");
         goto done;
     }
-    if (!get_text(c, title, "title", false, ls->title)) goto done;
+    if (!lesson_read_text(c, title, "title", false, ls->title)) goto done;
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(root, "description");
     if (desc) {
-        if (!get_text(c, desc, "description", true, ls->description)) goto done;
+        if (!lesson_read_text(c, desc, "description", true, ls->description)) goto done;
     }
     if (!parse_vocab(c, root, ls)) goto done;
     ls->cfg.vocab_size = ls->n_vocab;
-    if (!attn_json_model(c, cJSON_GetObjectItemCaseSensitive(root, "model"), &ls->cfg)) goto done;
+    if (!model_keys_read(c, cJSON_GetObjectItemCaseSensitive(root, "model"), &ls->cfg)) goto done;
     if (typed && !ls->vocab) {
         c->file = "--text";
         jsonpath_fail(c, NULL, "%s is not a language model (it has no \"vocab\"); expected a lesson that reads text", name);
@@ -796,25 +647,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
         ls->len_q = ls->in.query.shape[1];
         ls->len_k = ls->in.key.shape[1];
     }
-    if (ls->cfg.decode && !(ls->in.key_is_query && ls->in.value_is_key)) {
-        jsonpath_fail(c, "model.decode", "generating token by token needs self-attention; expected no separate input.key or input.value");
-        goto done;
-    }
-    if (ls->cfg.n_layers > 1 && !(ls->in.key_is_query && ls->in.value_is_key)) {
-        jsonpath_fail(c, "model.n_layers", "%d: each layer attends over the one before's output; expected self-attention "
-                                           "(no separate input.key or input.value)", ls->cfg.n_layers);
-        goto done;
-    }
-    if (ls->cfg.norm_first && !(ls->in.key_is_query && ls->in.value_is_key)) {
-        jsonpath_fail(c, "model.norm_first", "a pre-norm block normalises the one input that attends to itself; expected "
-                                             "self-attention (no separate input.key or input.value)");
-        goto done;
-    }
-    if ((ls->cfg.rope != ROPE_NONE || ls->cfg.alibi) && !ls->in.key_is_query) {
-        jsonpath_fail(c, ls->cfg.rope != ROPE_NONE ? "model.rope" : "model.alibi",
-             "positions 0..L-1 are those of one sequence; expected self-attention (no separate input.key)");
-        goto done;
-    }
+    if (!check_self_attention(c, ls)) goto done;
     if (!lesson_check_size(ls, typed ? "--text" : c->file, typed ? "input.text" : "input", c->err, c->err_len)) goto done;
     {   // the weights' budget, before any is read or generated
         const cJSON *cks = cJSON_GetObjectItemCaseSensitive(root, "checkpoints");
@@ -839,7 +672,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
     if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "notes"), "notes", "teacher's notes",
                      ls->cfg.n_layers, 0, &ls->n_notes, &ls->note_keys, ls->note_text, NULL))
         goto done;
-    if (!parse_quiz(c, cJSON_GetObjectItemCaseSensitive(root, "quiz"), ls)) goto done;
+    if (!lesson_read_quiz(c, cJSON_GetObjectItemCaseSensitive(root, "quiz"), ls)) goto done;
     if (typed || ls->other_weights) { // the author's questions are about the file's input and weights
         for (int i = 0; i < ls->n_quiz; i++) {
             LessonQuiz *q = &ls->quiz[i];
@@ -996,7 +829,7 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
                 cJSON *j = cJSON_ParseWithLength(text + i, end - i);
                 char quiet[LESSON_ERR_MAX];
                 JsonCtx qc = {path, quiet, sizeof quiet, false, false};
-                found = j && get_text(&qc, j, "title", false, title);
+                found = j && lesson_read_text(&qc, j, "title", false, title);
                 if (!found) free(title[LANG_EN]), free(title[LANG_ZH]), title[LANG_EN] = title[LANG_ZH] = NULL;
                 cJSON_Delete(j);
                 break;
@@ -1008,74 +841,4 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
     }
     free(text);
     return found;
-}
-
-const char *lesson_title(const Lesson *ls, Lang lang)
-{
-    if ((unsigned)lang < LANG_COUNT && ls->title[lang]) return ls->title[lang];
-    return ls->title[LANG_EN] ? ls->title[LANG_EN] : "";
-}
-
-static int keyed_index(int n, char *const *keys, const char *key)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(keys[i], key) == 0) return i;
-    return -1;
-}
-
-static const char *text_at(char **const text[LANG_COUNT], int i, Lang lang)
-{
-    if (i < 0) return NULL;
-    if ((unsigned)lang < LANG_COUNT && text[lang][i]) return text[lang][i];
-    return text[LANG_EN][i];
-}
-
-static const char *keyed_text(int n, char *const *keys, char **const text[LANG_COUNT], const char *key,
-                              Lang lang)
-{
-    return text_at(text, keyed_index(n, keys, key), lang);
-}
-
-const char *lesson_step_text(const Lesson *ls, const char *key, Lang lang)
-{
-    return keyed_text(ls->n_steps, ls->step_keys, ls->step_text, key, lang);
-}
-
-// The text for stage s of tr: its name ("l1.attn"), its layer's step ("l1.softmax"),
-// the table's name ("attn": every layer) and the step ("softmax"), the first there is
-// (its index in keys; -1: none).
-static int stage_keyed(int n, char *const *keys, const Trace *tr, int s)
-{
-    if (s < 0 || s >= tr->n) return -1;
-    const Stage *st = &tr->stages[s];
-    char k[STAGE_NAME_MAX + 16];
-    int i = keyed_index(n, keys, st->name);
-    if (i < 0 && tr->n_layers > 1 && st->layer >= 0) {
-        snprintf(k, sizeof k, "l%d.%s", st->layer, step_name(st->step));
-        i = keyed_index(n, keys, k);
-    }
-    if (i < 0) i = keyed_index(n, keys, STAGE_INFO[st->id].name);
-    if (i < 0) i = keyed_index(n, keys, step_name(st->step));
-    return i;
-}
-
-const char *lesson_stage_text(const Lesson *ls, const Trace *tr, int s, Lang lang)
-{
-    return text_at(ls->step_text, stage_keyed(ls->n_steps, ls->step_keys, tr, s), lang);
-}
-
-int lesson_stage_head(const Lesson *ls, const Trace *tr, int s)
-{
-    int i = stage_keyed(ls->n_steps, ls->step_keys, tr, s);
-    return i >= 0 && ls->step_head ? ls->step_head[i] : -1;
-}
-
-const char *lesson_stage_note(const Lesson *ls, const Trace *tr, int s, Lang lang)
-{
-    return text_at(ls->note_text, stage_keyed(ls->n_notes, ls->note_keys, tr, s), lang);
-}
-
-const char *lesson_note_text(const Lesson *ls, const char *key, Lang lang)
-{
-    return keyed_text(ls->n_notes, ls->note_keys, ls->note_text, key, lang);
 }

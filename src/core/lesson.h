@@ -141,6 +141,10 @@ bool lesson_check_weights(const AttnConfig *cfg, int n_checkpoints, bool has_wei
                           size_t err_len);
 
 struct Trace;
+// The reader's parts in other files: a text ("…" or {"en": …, "zh": …}) at path into out
+// (multiline: newlines allowed); "quiz" (lesson_quiz.c) into ls->quiz. False with the error in c.
+bool lesson_read_text(JsonCtx *c, const struct cJSON *j, const char *path, bool multiline, char *out[LANG_COUNT]);
+bool lesson_read_quiz(JsonCtx *c, const struct cJSON *j, Lesson *ls);
 // Whether the authored questions fit the lesson's trace: each stage exists, the batch,
 // head and cell lie inside that stage's tensor. False with one line in err
 // ("path: quiz[1].stage: ...") otherwise. session_create calls it after the forward pass.

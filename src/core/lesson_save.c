@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "attn_names.h"
 #include "json_out.h"
+#include "model_keys.h"
 #include "temp_file.h"
 
 // A text: "…", or {"en": …, "zh": …} (with "head": H when head ≥ 0, a step's head).
@@ -124,59 +126,7 @@ bool lesson_write(const Lesson *ls, FILE *f)
         if (ls->word_tokens) fputs(",\n  \"tokenizer\": \"word\"", f);
     }
     fputs(",\n  \"model\": {", f);
-    if (c->n_layers > 1) fprintf(f, "\"n_layers\": %d, ", c->n_layers);
-    fprintf(f, "\"d_model\": %d, \"n_heads\": %d, \"d_k\": %d, \"d_v\": %d, "
-               "\"qkv_bias\": %s, \"out_bias\": %s,\n            \"scale\": ",
-            c->d_model, c->n_heads, c->d_k, c->d_v, c->qkv_bias ? "true" : "false",
-            c->out_bias ? "true" : "false");
-    json_write_float(f, c->scale);
-    fputs(", \"mask_fill\": ", f);
-    json_write_float(f, c->mask_fill);   // -inf as the string "-inf", as the format has it
-    fprintf(f, ", \"residual_norm\": %s, \"norm_eps\": ", c->residual_norm ? "true" : "false");
-    json_write_float(f, c->norm_eps);
-    fprintf(f, ", \"ffn_hidden\": %d", c->ffn_hidden);
-    if (c->norm == NORM_RMS) fputs(", \"norm\": \"rms\"", f);
-    if (c->norm_first) fputs(", \"norm_first\": true", f);
-    static const char *const acts[] = {"relu", "gelu", "gelu_tanh", "swiglu"};
-    if (c->ffn_hidden > 0 && c->ffn_act != FFN_RELU) fprintf(f, ", \"activation\": \"%s\"", acts[c->ffn_act]);
-    if (c->ffn_hidden > 0 && !c->ffn_bias) fputs(", \"ffn_bias\": false", f);
-    if (c->attn_sinks) fputs(", \"attn_sinks\": true", f);
-    if (c->n_kv_heads > 0 && c->n_kv_heads != c->n_heads) fprintf(f, ", \"n_kv_heads\": %d", c->n_kv_heads);
-    if (c->rope != ROPE_NONE) {
-        fputs(",\n            \"rope\": {\"theta\": ", f);
-        json_write_float(f, c->rope_theta);
-        fprintf(f, ", \"style\": \"%s\"", c->rope == ROPE_INTERLEAVED ? "interleaved" : "half");
-        if (c->rotary_dim > 0) fprintf(f, ", \"rotary_dim\": %d", c->rotary_dim);
-        const RopeScale *s = &c->rope_scale;
-        if (s->type != ROPE_SCALE_NONE) {
-            static const char *const names[] = {"", "linear", "dynamic", "yarn", "llama3"};
-            fprintf(f, ", \"scaling\": {\"type\": \"%s\", \"factor\": ", names[s->type]);
-            json_write_float(f, s->factor);
-            if (s->type != ROPE_SCALE_LINEAR) fprintf(f, ", \"original_max_position_embeddings\": %d", s->original_max);
-            if (s->type == ROPE_SCALE_YARN) {
-                fputs(", \"beta_fast\": ", f), json_write_float(f, s->beta_fast);
-                fputs(", \"beta_slow\": ", f), json_write_float(f, s->beta_slow);
-                if (s->attention_factor > 0.0f) fputs(", \"attention_factor\": ", f), json_write_float(f, s->attention_factor);
-            }
-            if (s->type == ROPE_SCALE_LLAMA3) {
-                fputs(", \"low_freq_factor\": ", f), json_write_float(f, s->low_freq_factor);
-                fputs(", \"high_freq_factor\": ", f), json_write_float(f, s->high_freq_factor);
-            }
-            fputc('}', f);
-        }
-        fputc('}', f);
-    }
-    if (c->alibi) fputs(", \"alibi\": true", f);
-    if (c->decode) fputs(", \"decode\": true", f);
-    if (c->flash_block_k > 0) fprintf(f, ", \"flash\": {\"block_q\": %d, \"block_k\": %d}", c->flash_block_q, c->flash_block_k);
-    if (ls->vocab) {
-        static const char *const pos[] = {"none", "learned", "sinusoidal"};
-        fprintf(f, ",\n            \"positions\": \"%s\"", pos[c->positions]);
-        if (c->positions == POS_LEARNED) fprintf(f, ", \"max_positions\": %d", c->max_positions);
-        fprintf(f, ", \"final_norm\": %s, \"tie_embeddings\": %s, \"temperature\": ", c->final_norm ? "true" : "false",
-                c->tie_embeddings ? "true" : "false");
-        json_write_float(f, c->temperature);
-    }
+    model_keys_write(f, c, ls->vocab != NULL);
     fputs("},\n", f);
     if (ls->vocab) { // the token ids (what the text was split into)
         fputs("  \"input\": {\n    \"ids\": ", f);
@@ -211,7 +161,12 @@ bool lesson_write(const Lesson *ls, FILE *f)
 mask:
     switch (ls->in.mask_kind) {
     case MASK_NONE: fputs("null", f); break;
-    case MASK_CAUSAL: fputs(ls->in.causal_bottom_right ? "{\"causal\": \"bottom_right\"}" : "\"causal\"", f); break;
+    case MASK_CAUSAL: // "causal" (top-left), or {"causal": "bottom_right"}
+        if (ls->in.causal_bottom_right)
+            fprintf(f, "{\"causal\": \"%s\"}", attn_names_name(&ATTN_NAMES_CAUSAL, CAUSAL_BOTTOM_RIGHT));
+        else
+            fputs("\"causal\"", f);
+        break;
     case MASK_SLIDING:
         if (ls->in.sink_tokens > 0)
             fprintf(f, "{\"sliding_window\": %d, \"sink_tokens\": %d}", ls->in.window, ls->in.sink_tokens);

@@ -17,7 +17,10 @@ static int act_of(const Trace *tr, const Stage *st)
     if (tr->ffn_act != FFN_SWIGLU) return tr->ffn_act;
     return st->operands[1] >= 0 ? ACT_GATED : FFN_SWIGLU;
 }
-static const char *const ACT_NAMES[] = {"relu", "gelu", "gelu_tanh", "silu"};
+// the function each applies as formulas name it (attention.h's FFN_ACT_TABLE: SwiGLU's gate is silu)
+#define ACT_FUNCTION(id, name, gloss, function) [id] = function,
+static const char *const ACT_NAMES[] = {FFN_ACT_TABLE(ACT_FUNCTION)};
+#undef ACT_FUNCTION
 
 bool recipe_activate(const Trace *tr, int s, double *x)
 {

@@ -1,0 +1,486 @@
+// model_keys.c — a lesson's "model" keys from one table (model_keys.h): read, written, edited.
+#include "model_keys.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "attn_json.h"
+#include "attn_names.h"
+#include "json_out.h"
+#include "jsonpath.h"
+
+// --- the rows --------------------------------------------------------------------
+
+#define MK_EDITABLE_EDITABLE true
+#define MK_EDITABLE_FIXED false
+const ModelKey MODEL_KEYS[MK_COUNT] = {
+#define MODEL_KEY_ROW(id, json, field, type, lo, hi, dflt, flags, ed)                                            \
+    [MK_##id] = {json, offsetof(AttnConfig, field), MK_##type, (float)(lo), (float)(hi), (float)(dflt), flags,     \
+                 MK_EDITABLE_##ed},
+    MODEL_KEY_TABLE(MODEL_KEY_ROW)
+#undef MODEL_KEY_ROW
+};
+
+// each field holds what its type reads and writes (an ENUM: an int-sized enum)
+#define MK_FITS_INT(f) (sizeof(f) == sizeof(int))
+#define MK_FITS_ENUM(f) (sizeof(f) == sizeof(int))
+#define MK_FITS_BOOL(f) (sizeof(f) == sizeof(bool))
+#define MK_FITS_FLOAT(f) (sizeof(f) == sizeof(float))
+#define MK_FITS_OBJECT(f) 1
+#define MODEL_KEY_FITS(id, json, field, type, ...)                                                              \
+    _Static_assert(MK_FITS_##type(((AttnConfig *)0)->field), "model key " json ": its field's size is not its type's");
+MODEL_KEY_TABLE(MODEL_KEY_FITS)
+#undef MODEL_KEY_FITS
+
+// --- the hooks: what a row cannot say ------------------------------------------------
+
+static double dflt_d_k(const AttnConfig *cfg) { return cfg->d_model / cfg->n_heads; }
+static double dflt_d_v(const AttnConfig *cfg) { return cfg->d_k; }
+static double dflt_scale(const AttnConfig *cfg) { return sqrtf((float)cfg->d_k); }
+static double dflt_n_kv_heads(const AttnConfig *cfg) { return cfg->n_heads; }
+
+static bool check_n_heads(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    if (!cJSON_GetObjectItemCaseSensitive(m, "d_k") && cfg->d_model % cfg->n_heads != 0)
+        return jsonpath_fail(c, "model.n_heads", "%d does not divide d_model %d (or give model.d_k)", cfg->n_heads,
+                             cfg->d_model);
+    return true;
+}
+
+static bool check_d_v(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if ((long)cfg->n_heads * cfg->d_k > LESSON_MAX_D_MODEL * 4L || (long)cfg->n_heads * cfg->d_v > LESSON_MAX_D_MODEL * 4L)
+        return jsonpath_fail(c, "model", "n_heads·d_k and n_heads·d_v must be at most %d", LESSON_MAX_D_MODEL * 4);
+    return true;
+}
+
+static bool check_norm(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if (cfg->norm == NORM_RMS && !cfg->residual_norm && cfg->ffn_hidden == 0)
+        return jsonpath_fail(c, "model.norm", "this lesson has no norm to make RMSNorm; expected \"residual_norm\": true "
+                             "or a feed-forward block (ffn_hidden)");
+    return true;
+}
+
+static bool check_norm_first(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if (cfg->norm_first && !cfg->residual_norm)
+        return jsonpath_fail(c, "model.norm_first", "a pre-norm block adds the residual after attention; expected "
+                             "\"residual_norm\": true with it");
+    return true;
+}
+
+// grouped-query attention: n_kv_heads K/V heads, each shared by n_heads / n_kv_heads query heads
+static bool check_n_kv_heads(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if (cfg->n_heads % cfg->n_kv_heads != 0)
+        return jsonpath_fail(c, "model.n_kv_heads", "%d does not divide n_heads %d; expected a divisor (1 = multi-query)",
+                             cfg->n_kv_heads, cfg->n_heads);
+    return true;
+}
+
+static bool check_alibi(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if (cfg->alibi && cfg->rope != ROPE_NONE)
+        return jsonpath_fail(c, "model.alibi", "RoPE and ALiBi are two ways of giving positions; expected one of them, not both");
+    return true;
+}
+
+static bool check_positions(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if (cfg->positions == POS_SINUSOIDAL && cfg->d_model % 2 != 0)
+        return jsonpath_fail(c, "model.positions", "sinusoidal positions pair sin and cos; expected an even d_model, got %d",
+                             cfg->d_model);
+    if (cfg->positions == POS_SINUSOIDAL && cfg->rope != ROPE_NONE)
+        return jsonpath_fail(c, "model.positions", "RoPE already gives the positions; expected \"none\" with model.rope");
+    return true;
+}
+
+static bool check_max_positions(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if (cfg->max_positions && cfg->positions != POS_LEARNED)
+        return jsonpath_fail(c, "model.max_positions", "the rows of learned positions; expected \"positions\": \"learned\" with it");
+    return true;
+}
+
+// model.rope.scaling, as Hugging Face's rope_scaling: {"type": "linear" | "dynamic" |
+// "yarn" | "llama3", "factor": f, ...}; each type takes only its own keys.
+static bool scale_number(JsonCtx *c, const cJSON *o, const char *key, float *out, float min, bool above, float dflt)
+{
+    char p[JSONPATH_MAX];
+    snprintf(p, sizeof p, "model.rope.scaling.%s", key);
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    *out = dflt;
+    if (!j) {
+        if (dflt >= 0.0f) return true;
+        return jsonpath_fail(c, p, "missing; expected a number %s %g", above ? "above" : "from", (double)min);
+    }
+    if (!jsonpath_number(c, j, p, out)) return false;
+    if (!(above ? *out > min : *out >= min) || !isfinite(*out))
+        return jsonpath_fail(c, p, "expected a number %s %g, got %g", above ? "above" : "from", (double)min, (double)*out);
+    return true;
+}
+
+static bool rope_scaling(JsonCtx *c, const cJSON *j, RopeScale *s)
+{
+    const char *P = "model.rope.scaling";
+    memset(s, 0, sizeof *s);
+    if (!j || cJSON_IsNull(j)) return true;
+    if (!cJSON_IsObject(j)) return jsonpath_fail(c, P, "expected {\"type\": \"linear\", \"factor\": 2} or another type, got %s",
+                                          jsonpath_type(j));
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(j, "type");
+    static const char *const keys[ROPE_SCALE_COUNT][8] = {
+        [ROPE_SCALE_LINEAR] = {"type", "factor", NULL},
+        [ROPE_SCALE_DYNAMIC] = {"type", "factor", "original_max_position_embeddings", NULL},
+        [ROPE_SCALE_YARN] = {"type", "factor", "original_max_position_embeddings", "beta_fast", "beta_slow",
+                             "attention_factor", NULL},
+        [ROPE_SCALE_LLAMA3] = {"type", "factor", "original_max_position_embeddings", "low_freq_factor",
+                               "high_freq_factor", NULL},
+    };
+    const int k = attn_names_find(&ATTN_NAMES_ROPE_SCALE, cJSON_IsString(t) ? t->valuestring : NULL);
+    if (k < 0) {
+        char expected[160];
+        attn_names_expected(&ATTN_NAMES_ROPE_SCALE, expected, sizeof expected);
+        return jsonpath_fail(c, "model.rope.scaling.type", "expected %s (Hugging Face's rope_type), got %s", expected,
+                             cJSON_IsString(t) ? t->valuestring : (t ? jsonpath_type(t) : "nothing"));
+    }
+    if (!jsonpath_check_keys(c, j, P, keys[k])) return false;
+    s->type = (RopeScaleType)k;
+    if (!scale_number(c, j, "factor", &s->factor, 0.0f, true, -1.0f)) return false;
+    if (s->type != ROPE_SCALE_LINEAR) {
+        if (!jsonpath_int(c, j, P, "original_max_position_embeddings", &s->original_max, 1, LESSON_MAX_POSITION, true, 0))
+            return false;
+    }
+    if (s->type == ROPE_SCALE_YARN) {
+        if (!scale_number(c, j, "beta_fast", &s->beta_fast, 0.0f, true, 32.0f)) return false;
+        if (!scale_number(c, j, "beta_slow", &s->beta_slow, 0.0f, true, 1.0f)) return false;
+        if (!scale_number(c, j, "attention_factor", &s->attention_factor, 0.0f, true, 0.0f)) return false;
+    }
+    if (s->type == ROPE_SCALE_LLAMA3) {
+        if (!scale_number(c, j, "low_freq_factor", &s->low_freq_factor, 0.0f, true, 1.0f)) return false;
+        if (!scale_number(c, j, "high_freq_factor", &s->high_freq_factor, 0.0f, true, 4.0f)) return false;
+        if (!(s->high_freq_factor > s->low_freq_factor))
+            return jsonpath_fail(c, "model.rope.scaling.high_freq_factor", "expected above low_freq_factor %g, got %g",
+                                 (double)s->low_freq_factor, (double)s->high_freq_factor);
+    }
+    return true;
+}
+
+// partial rotary (GPT-J's rotary_dim, partial_rotary_factor·head_dim): the first R turn
+static bool rotary_dim(JsonCtx *c, const cJSON *rd, AttnConfig *cfg)
+{
+    cfg->rotary_dim = 0;
+    if (rd) {
+        if (!cJSON_IsNumber(rd) || rd->valuedouble != floor(rd->valuedouble) || rd->valuedouble < 2 ||
+            rd->valuedouble > cfg->d_k || (long)rd->valuedouble % 2 != 0) {
+            char got[32];
+            if (cJSON_IsNumber(rd))
+                snprintf(got, sizeof got, "%g", rd->valuedouble);
+            else
+                snprintf(got, sizeof got, "%s", jsonpath_type(rd));
+            return jsonpath_fail(c, "model.rope.rotary_dim", "expected an even number of dimensions from 2 to d_k = %d "
+                                 "(RoPE turns pairs; the rest pass unturned), got %s", cfg->d_k, got);
+        }
+        cfg->rotary_dim = (int)rd->valuedouble;
+    } else if (cfg->d_k % 2 != 0) {
+        return jsonpath_fail(c, "model.rope", "needs an even d_k (RoPE turns pairs of dimensions), got d_k %d; or turn "
+                             "fewer with \"rotary_dim\"", cfg->d_k);
+    }
+    return true;
+}
+
+static bool read_rope(JsonCtx *c, const cJSON *rope, AttnConfig *cfg)
+{
+    cfg->rope = ROPE_NONE;
+    cfg->rope_theta = 10000.0f;
+    if (!rope || cJSON_IsNull(rope)) return true;
+    const char *PR = "model.rope";
+    if (!cJSON_IsObject(rope))
+        return jsonpath_fail(c, PR, "expected {\"theta\": 10000, \"style\": \"half\" or \"interleaved\"}, got %s",
+                             jsonpath_type(rope));
+    static const char *const rkeys[] = {"theta", "style", "rotary_dim", "scaling", NULL};
+    if (!jsonpath_check_keys(c, rope, PR, rkeys)) return false;
+    const cJSON *th = cJSON_GetObjectItemCaseSensitive(rope, "theta");
+    if (th) {
+        if (!jsonpath_number(c, th, "model.rope.theta", &cfg->rope_theta)) return false;
+        if (!(cfg->rope_theta > 1.0f))
+            return jsonpath_fail(c, "model.rope.theta", "expected a base above 1 (Llama: 10000), got %g", (double)cfg->rope_theta);
+    }
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(rope, "style");
+    cfg->rope = ROPE_HALF;
+    if (st) {
+        const int k = attn_names_find(&ATTN_NAMES_ROPE_STYLE, cJSON_IsString(st) ? st->valuestring : NULL);
+        if (k < 0) {
+            char expected[160];
+            attn_names_expected(&ATTN_NAMES_ROPE_STYLE, expected, sizeof expected);
+            return jsonpath_fail(c, "model.rope.style", "expected %s, got %s", expected,
+                                 cJSON_IsString(st) ? "another string" : jsonpath_type(st));
+        }
+        cfg->rope = (RopeStyle)k;
+    }
+    if (!rope_scaling(c, cJSON_GetObjectItemCaseSensitive(rope, "scaling"), &cfg->rope_scale)) return false;
+    if (!rotary_dim(c, cJSON_GetObjectItemCaseSensitive(rope, "rotary_dim"), cfg)) return false;
+    if (cfg->rope_scale.type == ROPE_SCALE_DYNAMIC && (cfg->rotary_dim > 0 ? cfg->rotary_dim : cfg->d_k) < 4)
+        return jsonpath_fail(c, "model.rope.scaling.type", "dynamic NTK raises the base to the power R/(R−2): "
+                             "expected at least 4 rotary dimensions, got %d", cfg->rotary_dim > 0 ? cfg->rotary_dim : cfg->d_k);
+    return true;
+}
+
+static bool rope_unset(const AttnConfig *cfg) { return cfg->rope == ROPE_NONE; }
+
+static void write_rope(FILE *f, const AttnConfig *c)
+{
+    fputs("{\"theta\": ", f);
+    json_write_float(f, c->rope_theta);
+    fprintf(f, ", \"style\": \"%s\"", attn_names_name(&ATTN_NAMES_ROPE_STYLE, c->rope));
+    if (c->rotary_dim > 0) fprintf(f, ", \"rotary_dim\": %d", c->rotary_dim);
+    const RopeScale *s = &c->rope_scale;
+    if (s->type != ROPE_SCALE_NONE) {
+        fprintf(f, ", \"scaling\": {\"type\": \"%s\", \"factor\": ", attn_names_name(&ATTN_NAMES_ROPE_SCALE, s->type));
+        json_write_float(f, s->factor);
+        if (s->type != ROPE_SCALE_LINEAR) fprintf(f, ", \"original_max_position_embeddings\": %d", s->original_max);
+        if (s->type == ROPE_SCALE_YARN) {
+            fputs(", \"beta_fast\": ", f), json_write_float(f, s->beta_fast);
+            fputs(", \"beta_slow\": ", f), json_write_float(f, s->beta_slow);
+            if (s->attention_factor > 0.0f) fputs(", \"attention_factor\": ", f), json_write_float(f, s->attention_factor);
+        }
+        if (s->type == ROPE_SCALE_LLAMA3) {
+            fputs(", \"low_freq_factor\": ", f), json_write_float(f, s->low_freq_factor);
+            fputs(", \"high_freq_factor\": ", f), json_write_float(f, s->high_freq_factor);
+        }
+        fputc('}', f);
+    }
+    fputc('}', f);
+}
+
+static bool read_flash(JsonCtx *c, const cJSON *fl, AttnConfig *cfg)
+{
+    cfg->flash_block_q = cfg->flash_block_k = 0;
+    if (!fl || cJSON_IsNull(fl)) return true;
+    if (!cJSON_IsObject(fl))
+        return jsonpath_fail(c, "model.flash", "expected {\"block_q\": a, \"block_k\": b}, got %s", jsonpath_type(fl));
+    static const char *const fkeys[] = {"block_q", "block_k", NULL};
+    if (!jsonpath_check_keys(c, fl, "model.flash", fkeys)) return false;
+    if (!jsonpath_int(c, fl, "model.flash", "block_q", &cfg->flash_block_q, 1, LESSON_MAX_LEN, true, 0)) return false;
+    if (!jsonpath_int(c, fl, "model.flash", "block_k", &cfg->flash_block_k, 1, LESSON_MAX_LEN, true, 0)) return false;
+    if (cfg->attn_sinks)
+        return jsonpath_fail(c, "model.attn_sinks", "FlashAttention's tiles are drawn without sink logits; expected "
+                             "no model.flash with it (the standard pass and decoding take the sinks)");
+    return true;
+}
+
+static bool flash_unset(const AttnConfig *cfg) { return cfg->flash_block_k <= 0; }
+
+static void write_flash(FILE *f, const AttnConfig *c)
+{
+    fprintf(f, "{\"block_q\": %d, \"block_k\": %d}", c->flash_block_q, c->flash_block_k);
+}
+
+typedef struct ModelKeyHooks {
+    const AttnNames *names;                                  // ENUM: its names
+    double (*dflt)(const AttnConfig *cfg);                   // a default read from the keys before
+    bool (*check)(JsonCtx *c, const cJSON *m, AttnConfig *cfg); // after the value: checks across keys
+    bool (*read)(JsonCtx *c, const cJSON *j, AttnConfig *cfg);  // OBJECT (j NULL when absent)
+    bool (*unset)(const AttnConfig *cfg);                    // OBJECT: nothing to write
+    void (*write)(FILE *f, const AttnConfig *cfg);           // OBJECT: its value
+    const char *expect;      // FLOAT: the reader's "expected …, got %g" when out of range
+    const char *edit_expect; // FLOAT, editable: --set's "expected …, got \"TEXT\""
+    const char *word;        // FLOAT: a word for a value in --set ("sqrt_dk": the default)
+    bool word_in_file;       // … and in the file, as word_value ("-inf")
+    float word_value;
+} ModelKeyHooks;
+
+static const ModelKeyHooks HOOKS[MK_COUNT] = {
+    [MK_N_HEADS] = {.check = check_n_heads},
+    [MK_D_K] = {.dflt = dflt_d_k},
+    [MK_D_V] = {.dflt = dflt_d_v, .check = check_d_v},
+    [MK_SCALE] = {.dflt = dflt_scale, .expect = "a positive divisor (default sqrt(d_k))",
+                  .edit_expect = "a positive float32 divisor or sqrt_dk", .word = "sqrt_dk"},
+    [MK_MASK_FILL] = {.edit_expect = "a float32 number or -inf", .word = "-inf", .word_in_file = true,
+                      .word_value = -INFINITY},
+    [MK_NORM_EPS] = {.expect = "a small positive number", .edit_expect = "a small positive float32 number"},
+    [MK_NORM] = {.names = &ATTN_NAMES_NORM, .check = check_norm},
+    [MK_NORM_FIRST] = {.check = check_norm_first},
+    [MK_ACTIVATION] = {.names = &ATTN_NAMES_FFN_ACT},
+    [MK_N_KV_HEADS] = {.dflt = dflt_n_kv_heads, .check = check_n_kv_heads},
+    [MK_ROPE] = {.read = read_rope, .unset = rope_unset, .write = write_rope},
+    [MK_ALIBI] = {.check = check_alibi},
+    [MK_FLASH] = {.read = read_flash, .unset = flash_unset, .write = write_flash},
+    [MK_POSITIONS] = {.names = &ATTN_NAMES_POS, .check = check_positions},
+    [MK_MAX_POSITIONS] = {.check = check_max_positions},
+    [MK_TEMPERATURE] = {.expect = "a number from 0.001 to 1000", .edit_expect = "a temperature from 0.001 to 1000"},
+};
+
+// --- reading ---------------------------------------------------------------------
+
+static double dflt_of(const AttnConfig *cfg, int k)
+{
+    return HOOKS[k].dflt ? HOOKS[k].dflt(cfg) : (double)MODEL_KEYS[k].dflt;
+}
+
+static bool read_float(JsonCtx *c, const cJSON *j, const char *p, int k, AttnConfig *cfg)
+{
+    const ModelKeyHooks *h = &HOOKS[k];
+    float v = (float)dflt_of(cfg, k);
+    if (j && h->word_in_file && cJSON_IsString(j)) {
+        if (strcmp(j->valuestring, h->word) != 0)
+            return jsonpath_fail(c, p, "expected a number or \"%s\", got \"%.40s\"", h->word, j->valuestring);
+        v = h->word_value;
+    } else if (j) {
+        if (!jsonpath_number(c, j, p, &v)) return false;
+        if (!model_key_in_range(k, v)) return jsonpath_fail(c, p, "expected %s, got %g", h->expect, (double)v);
+    }
+    model_key_set(cfg, k, v);
+    return true;
+}
+
+static bool read_enum(JsonCtx *c, const cJSON *j, const char *p, int k, int *out)
+{
+    const AttnNames *e = HOOKS[k].names;
+    *out = (int)MODEL_KEYS[k].dflt;
+    if (!j) return true;
+    const int v = attn_names_find(e, cJSON_IsString(j) ? j->valuestring : NULL);
+    if (v >= 0) return *out = v, true;
+    char expected[160];
+    attn_names_expected(e, expected, sizeof expected);
+    if (cJSON_IsString(j)) return jsonpath_fail(c, p, "expected %s, got \"%.40s\"", expected, j->valuestring);
+    return jsonpath_fail(c, p, "expected %s, got %s", expected, jsonpath_type(j));
+}
+
+static bool read_key(JsonCtx *c, const cJSON *m, int k, AttnConfig *cfg)
+{
+    const ModelKey *r = &MODEL_KEYS[k];
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(m, r->name);
+    char p[JSONPATH_MAX];
+    jsonpath_key(p, "model", r->name);
+    if ((r->flags & MK_LM) && cfg->vocab_size == 0) // (its field stays 0)
+        return !j || jsonpath_fail(c, p, "a language model's; expected a top-level \"vocab\" with it");
+    void *field = (char *)cfg + r->offset;
+    bool ok = false;
+    switch (r->type) {
+    case MK_INT:
+        ok = jsonpath_int(c, m, "model", r->name, field, (int)r->lo, (int)r->hi, r->flags & MK_REQUIRED, (int)dflt_of(cfg, k));
+        break;
+    case MK_BOOL: ok = jsonpath_bool(c, m, "model", r->name, field, r->dflt != 0.0f); break;
+    case MK_FLOAT: ok = read_float(c, j, p, k, cfg); break;
+    case MK_ENUM: ok = read_enum(c, j, p, k, field); break;
+    case MK_OBJECT: ok = HOOKS[k].read(c, j, cfg); break;
+    }
+    if (!ok) return false;
+    if (j && (r->flags & MK_FFN) && cfg->ffn_hidden == 0)
+        return jsonpath_fail(c, p, "there is no feed-forward block; expected ffn_hidden above 0 with it");
+    return !HOOKS[k].check || HOOKS[k].check(c, m, cfg);
+}
+
+bool model_keys_read(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    const char *P = "model";
+    if (!m) return jsonpath_fail(c, P, "missing; expected an object with d_model and n_heads");
+    if (!cJSON_IsObject(m)) return jsonpath_fail(c, P, "expected an object, got %s", jsonpath_type(m));
+    static const char *const keys[MK_COUNT + 1] = {
+#define MODEL_KEY_NAME(id, json, ...) json,
+        MODEL_KEY_TABLE(MODEL_KEY_NAME)
+#undef MODEL_KEY_NAME
+        NULL};
+    if (!jsonpath_check_keys(c, m, P, keys)) return false;
+    for (int k = 0; k < MK_COUNT; k++)
+        if (!read_key(c, m, k, cfg)) return false;
+    return true;
+}
+
+// --- writing ---------------------------------------------------------------------
+
+// Whether key k of cfg is written: always, or when set and not its default.
+static bool written(const AttnConfig *cfg, int k, bool lm)
+{
+    const ModelKey *r = &MODEL_KEYS[k];
+    if ((r->flags & MK_LM) && !lm) return false;
+    if ((r->flags & MK_FFN) && cfg->ffn_hidden <= 0) return false;
+    if (r->type == MK_OBJECT) return !HOOKS[k].unset(cfg);
+    if (r->flags & (MK_ALWAYS | MK_REQUIRED)) return true;
+    const void *field = (const char *)cfg + r->offset;
+    switch (r->type) {
+    case MK_INT: {
+        const int v = *(const int *)field;
+        return v >= (int)r->lo && v != (int)dflt_of(cfg, k);
+    }
+    case MK_ENUM: return *(const int *)field != (int)dflt_of(cfg, k);
+    case MK_BOOL: return *(const bool *)field != (dflt_of(cfg, k) != 0.0);
+    case MK_FLOAT: return model_key_get(cfg, k) != (float)dflt_of(cfg, k);
+    case MK_OBJECT: break;
+    }
+    return true;
+}
+
+void model_keys_write(FILE *f, const AttnConfig *cfg, bool lm)
+{
+    bool first = true;
+    for (int k = 0; k < MK_COUNT; k++) {
+        if (!written(cfg, k, lm)) continue;
+        const ModelKey *r = &MODEL_KEYS[k];
+        fprintf(f, "%s\"%s\": ", first ? "" : r->flags & MK_NEWLINE ? ",\n            " : ", ", r->name);
+        first = false;
+        const void *field = (const char *)cfg + r->offset;
+        switch (r->type) {
+        case MK_INT: fprintf(f, "%d", *(const int *)field); break;
+        case MK_BOOL: fputs(*(const bool *)field ? "true" : "false", f); break;
+        case MK_FLOAT: json_write_float(f, model_key_get(cfg, k)); break; // -inf as the string "-inf"
+        case MK_ENUM: fprintf(f, "\"%s\"", attn_names_name(HOOKS[k].names, *(const int *)field)); break;
+        case MK_OBJECT: HOOKS[k].write(f, cfg); break;
+        }
+    }
+}
+
+// --- the edits -------------------------------------------------------------------
+
+int model_key_find(const char *name)
+{
+    for (int k = 0; name && k < MK_COUNT; k++)
+        if (strcmp(MODEL_KEYS[k].name, name) == 0) return k;
+    return -1;
+}
+
+float model_key_get(const AttnConfig *cfg, int k)
+{
+    float v;
+    memcpy(&v, (const char *)cfg + MODEL_KEYS[k].offset, sizeof v);
+    return v;
+}
+
+void model_key_set(AttnConfig *cfg, int k, float v)
+{
+    memcpy((char *)cfg + MODEL_KEYS[k].offset, &v, sizeof v);
+}
+
+bool model_key_in_range(int k, float v)
+{
+    const ModelKey *r = &MODEL_KEYS[k];
+    return (r->flags & MK_ABOVE ? v > r->lo : v >= r->lo) && v <= r->hi;
+}
+
+bool model_key_word(const AttnConfig *cfg, int k, const char *text, float *v)
+{
+    const ModelKeyHooks *h = &HOOKS[k];
+    if (!h->word || strcmp(text, h->word) != 0) return false;
+    *v = h->word_in_file ? h->word_value : (float)dflt_of(cfg, k);
+    return true;
+}
+
+const char *model_key_edit_expect(int k)
+{
+    return HOOKS[k].edit_expect ? HOOKS[k].edit_expect : "a finite float32 number";
+}
+
+const AttnNames *model_key_names(int k)
+{
+    return HOOKS[k].names;
+}

@@ -1,0 +1,105 @@
+// model_keys.h — the keys of a lesson's "model" object, one row each in MODEL_KEY_TABLE:
+// the JSON name, the AttnConfig field, its type, range, default, whether --set and the lab
+// may edit it and whether only a language model takes it. From it come the reader's allowed
+// keys and each value's checks (model_keys_read), the writer (model_keys_write, for
+// lesson_write), the edits' keys, parsing and ranges (edit.c, EditKind), and the round-trip
+// test over every row (tests/test_model_keys.c).
+//
+// Adding a model key is one row; a default that depends on the keys before it, a check
+// across keys or an object's reading and writing is a hook in model_keys.c's HOOKS.
+#ifndef ATTNVIZ_MODEL_KEYS_H
+#define ATTNVIZ_MODEL_KEYS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "attention.h"
+
+struct cJSON;
+typedef struct JsonCtx JsonCtx;
+
+// Flags of a row.
+#define MK_REQUIRED 1u  // the file must give it
+#define MK_ALWAYS 2u    // always written (otherwise only when set and not its default)
+#define MK_LM 4u        // a language model's (a lesson with a "vocab"): refused without one, not written
+#define MK_FFN 8u       // the feed-forward block's: refused, and not written, with ffn_hidden 0
+#define MK_NEWLINE 16u  // the writer starts a new line before it
+#define MK_ABOVE 32u    // FLOAT: above lo (lo itself out of range)
+
+// X(ID, JSON name, AttnConfig field, type, lo, hi, default, flags, EDITABLE or FIXED), in the
+// order the writer writes them and the reader checks them (a key's checks read the keys
+// before it). Types: INT (range [lo, hi]), BOOL, FLOAT ([lo, hi], (lo, hi] with MK_ABOVE),
+// ENUM (its names: HOOKS' names), OBJECT (read and written by its HOOKS). The limits are
+// attn_json.h's (expanded where the table is).
+#define MODEL_KEY_TABLE(X)                                                                                              \
+    X(N_LAYERS, "n_layers", n_layers, INT, 1, LESSON_MAX_LAYERS, 1, 0, FIXED)                                          \
+    X(D_MODEL, "d_model", d_model, INT, 1, LESSON_MAX_D_MODEL, 0, MK_REQUIRED | MK_ALWAYS, FIXED)                      \
+    X(N_HEADS, "n_heads", n_heads, INT, 1, LESSON_MAX_HEADS, 0, MK_REQUIRED | MK_ALWAYS, FIXED)                        \
+    X(D_K, "d_k", d_k, INT, 1, LESSON_MAX_D_HEAD, 0 /* d_model / n_heads */, MK_ALWAYS, FIXED)                         \
+    X(D_V, "d_v", d_v, INT, 1, LESSON_MAX_D_HEAD, 0 /* d_k */, MK_ALWAYS, FIXED)                                       \
+    X(QKV_BIAS, "qkv_bias", qkv_bias, BOOL, 0, 1, 1, MK_ALWAYS, FIXED)                                                  \
+    X(OUT_BIAS, "out_bias", out_bias, BOOL, 0, 1, 1, MK_ALWAYS, FIXED)                                                  \
+    X(SCALE, "scale", scale, FLOAT, 0, INFINITY, 0 /* sqrt(d_k) */, MK_ALWAYS | MK_NEWLINE | MK_ABOVE, EDITABLE)       \
+    X(MASK_FILL, "mask_fill", mask_fill, FLOAT, -INFINITY, INFINITY, -1e9, MK_ALWAYS, EDITABLE)                         \
+    X(RESIDUAL_NORM, "residual_norm", residual_norm, BOOL, 0, 1, 0, MK_ALWAYS, FIXED)                                   \
+    X(NORM_EPS, "norm_eps", norm_eps, FLOAT, 0, INFINITY, 1e-5, MK_ALWAYS | MK_ABOVE, EDITABLE)                         \
+    X(FFN_HIDDEN, "ffn_hidden", ffn_hidden, INT, 0, LESSON_MAX_FFN, 0, MK_ALWAYS, FIXED)                                \
+    X(NORM, "norm", norm, ENUM, 0, 0, NORM_LAYER, 0, FIXED)                                                              \
+    X(NORM_FIRST, "norm_first", norm_first, BOOL, 0, 1, 0, 0, FIXED)                                                     \
+    X(ACTIVATION, "activation", ffn_act, ENUM, 0, 0, FFN_RELU, MK_FFN, FIXED)                                           \
+    X(FFN_BIAS, "ffn_bias", ffn_bias, BOOL, 0, 1, 1, MK_FFN, FIXED)                                                     \
+    X(ATTN_SINKS, "attn_sinks", attn_sinks, BOOL, 0, 1, 0, 0, FIXED)                                                     \
+    X(N_KV_HEADS, "n_kv_heads", n_kv_heads, INT, 1, LESSON_MAX_HEADS, 0 /* n_heads */, 0, FIXED)                       \
+    X(ROPE, "rope", rope, OBJECT, 0, 0, 0, MK_NEWLINE, FIXED)                                                            \
+    X(ALIBI, "alibi", alibi, BOOL, 0, 1, 0, 0, FIXED)                                                                    \
+    X(DECODE, "decode", decode, BOOL, 0, 1, 0, 0, FIXED)                                                                 \
+    X(FLASH, "flash", flash_block_q, OBJECT, 0, 0, 0, 0, FIXED)                                                          \
+    X(POSITIONS, "positions", positions, ENUM, 0, 0, POS_NONE, MK_LM | MK_ALWAYS | MK_NEWLINE, FIXED)                   \
+    X(MAX_POSITIONS, "max_positions", max_positions, INT, 1, LESSON_MAX_LEN, 0, MK_LM, FIXED)                           \
+    X(FINAL_NORM, "final_norm", final_norm, BOOL, 0, 1, 1, MK_LM | MK_ALWAYS, FIXED)                                    \
+    X(TIE_EMBEDDINGS, "tie_embeddings", tie_embeddings, BOOL, 0, 1, 0, MK_LM | MK_ALWAYS, FIXED)                        \
+    X(TEMPERATURE, "temperature", temperature, FLOAT, 1e-3, 1e3, 1, MK_LM | MK_ALWAYS, EDITABLE)
+
+typedef enum ModelKeyId {
+#define MODEL_KEY_ENUM(id, ...) MK_##id,
+    MODEL_KEY_TABLE(MODEL_KEY_ENUM)
+#undef MODEL_KEY_ENUM
+    MK_COUNT
+} ModelKeyId;
+
+typedef enum ModelKeyType { MK_INT, MK_BOOL, MK_FLOAT, MK_ENUM, MK_OBJECT } ModelKeyType;
+
+typedef struct ModelKey {
+    const char *name;     // "scale" (model.scale)
+    size_t offset;        // of its field in AttnConfig
+    ModelKeyType type;
+    float lo, hi, dflt;   // range (INT, FLOAT) and the default when it depends on no other key
+    unsigned flags;       // MK_*
+    bool editable;        // by --set and the lab (a FLOAT: EditKind has EDIT_<ID> for it)
+} ModelKey;
+
+extern const ModelKey MODEL_KEYS[MK_COUNT];
+
+// "model" (absent: an error) into cfg, whose vocab_size is set from the lesson's "vocab"
+// before; every error names its path ("model.scale: expected a positive divisor …").
+bool model_keys_read(JsonCtx *c, const struct cJSON *m, AttnConfig *cfg);
+// The keys of cfg, "\"d_model\": 4, \"n_heads\": 2, …" (between the braces): the required and
+// MK_ALWAYS ones, the others when set and not their default; a language model's with lm.
+void model_keys_write(FILE *f, const AttnConfig *cfg, bool lm);
+// The row named name ("scale"), or -1.
+int model_key_find(const char *name);
+// A FLOAT key's value in cfg, and set.
+float model_key_get(const AttnConfig *cfg, int k);
+void model_key_set(AttnConfig *cfg, int k, float v);
+// Whether v is in the range of FLOAT key k (one check for the reader and the edits).
+bool model_key_in_range(int k, float v);
+// A FLOAT key's word for a value as --set takes it ("-inf" for mask_fill, "sqrt_dk" for
+// scale: its default): true with *v when text is that word.
+bool model_key_word(const AttnConfig *cfg, int k, const char *text, float *v);
+// An ENUM key's names (attn_names.h), NULL for another type.
+const struct AttnNames *model_key_names(int k);
+// What --set's error for a bad value of FLOAT key k expects: "a positive float32 divisor or sqrt_dk".
+const char *model_key_edit_expect(int k);
+
+#endif

@@ -1,0 +1,234 @@
+// The backward pass (src/core/backward.c) against torch.autograd: the loss and every
+// gradient of every reference in tests/ref/backward/ (made by tests/gen_backward.py with
+// python3-torch: the shipped trained lessons and random lessons of each variant), within
+// |C − torch| ≤ 1e-5 + 1e-4·|torch| (float32, the forward's tolerance); the set of gradients
+// must be the same. Then the checks that need no reference: the gradient of one weight
+// against a finite difference of the loss, the softmax Jacobian's rank-one term, and the
+// lessons that have no loss (not a language model, no next token, targets outside the vocab).
+#include <cjson/cJSON.h>
+#include <glob.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "attention.h"
+#include "backward.h"
+#include "lesson.h"
+
+#define ATOL 1e-5
+#define RTOL 1e-4
+
+typedef struct Run {
+    Lesson ls;
+    Trace tr;
+    Grads g;
+} Run;
+
+static void run_lesson(Run *r, const char *path)
+{
+    char err[LESSON_ERR_MAX];
+    if (!lesson_load(&r->ls, path, err, sizeof err)) fail_msg("%s", err);
+    trace_init(&r->tr);
+    assert_true(attn_forward(&r->ls.cfg, r->ls.w, &r->ls.in, &r->tr));
+    if (!attn_backward(&r->ls.cfg, r->ls.w, &r->tr, NULL, &r->g, path, err, sizeof err)) fail_msg("%s", err);
+}
+
+static void run_free(Run *r)
+{
+    grads_free(&r->g);
+    trace_free(&r->tr);
+    lesson_free(&r->ls);
+}
+
+// C's gradient of this name, or NULL.
+static const Tensor *grad_named(const Run *r, const char *want)
+{
+    for (int k = 0, n = grads_count(&r->g); k < n; k++) {
+        char name[GRAD_NAME_MAX];
+        int st, sl, ly;
+        const Tensor *t = grads_item(&r->g, &r->tr, k, name, &st, &sl, &ly);
+        if (strcmp(name, want) == 0) return t;
+    }
+    return NULL;
+}
+
+// One reference file: every gradient within the tolerance, the same names on both sides.
+// Returns the mismatching values; *worst: the largest |C − torch| / (ATOL + RTOL·|torch|).
+static int compare_reference(const char *grad_path, double *worst, double *worst_abs)
+{
+    FILE *f = fopen(grad_path, "rb");
+    char *text = NULL;
+    size_t cap = 0;
+    assert_non_null(f);
+    assert_true(getdelim(&text, &cap, '\0', f) > 0); // the whole file (it holds no NUL)
+    fclose(f);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    const char *lesson = cJSON_GetObjectItem(root, "lesson")->valuestring;
+    Run r;
+    run_lesson(&r, lesson);
+    double want_loss = cJSON_GetObjectItem(root, "loss")->valuedouble;
+    if (fabs((double)r.g.loss - want_loss) > ATOL + RTOL * fabs(want_loss))
+        fail_msg("%s: loss %.9g, torch %.9g", lesson, (double)r.g.loss, want_loss);
+    // the targets: the same positions counted, the same next tokens
+    const cJSON *rows = cJSON_GetObjectItem(root, "targets"), *row, *v;
+    int k = 0;
+    cJSON_ArrayForEach(row, rows) cJSON_ArrayForEach(v, row) assert_int_equal(r.g.targets[k++], v->valueint);
+    assert_int_equal(k, r.tr.batch * r.tr.len_q);
+    int bad = 0, n_ref = 0;
+    const cJSON *gr;
+    cJSON_ArrayForEach(gr, cJSON_GetObjectItem(root, "grads"))
+    {
+        const char *name = cJSON_GetObjectItem(gr, "name")->valuestring;
+        const Tensor *t = grad_named(&r, name);
+        n_ref++;
+        if (!t) {
+            print_error("%s: %s: torch has it, attnviz not\n", lesson, name);
+            bad++;
+            continue;
+        }
+        const cJSON *data = cJSON_GetObjectItem(gr, "data");
+        assert_int_equal((size_t)cJSON_GetArraySize(data), t->size);
+        size_t i = 0;
+        int shown = 0;
+        cJSON_ArrayForEach(v, data)
+        {
+            const double want = v->valuedouble, got = (double)t->data[i], e = fabs(got - want);
+            *worst = fmax(*worst, e / (ATOL + RTOL * fabs(want)));
+            *worst_abs = fmax(*worst_abs, e);
+            if (!(e <= ATOL + RTOL * fabs(want))) {
+                if (shown++ < 5) print_error("%s: %s[%zu] = %.9g, torch %.9g\n", lesson, name, i, got, want);
+                bad++;
+            }
+            i++;
+        }
+    }
+    if (grads_count(&r.g) != n_ref) {
+        print_error("%s: attnviz has %d gradients, torch %d\n", lesson, grads_count(&r.g), n_ref);
+        bad++;
+    }
+    run_free(&r);
+    cJSON_Delete(root);
+    free(text);
+    return bad;
+}
+
+static void test_against_torch(void **state)
+{
+    (void)state;
+    glob_t gl;
+    assert_int_equal(glob("tests/ref/backward/*.grad.json", 0, NULL, &gl), 0);
+    assert_true(gl.gl_pathc >= 9); // the 3 trained lessons and 6 variants
+    int bad = 0;
+    for (size_t i = 0; i < gl.gl_pathc; i++) {
+        double worst = 0.0, worst_abs = 0.0;
+        int b = compare_reference(gl.gl_pathv[i], &worst, &worst_abs);
+        printf("%s: max |C − torch| %.3g (%.2f of the tolerance)%s\n", gl.gl_pathv[i], worst_abs, worst,
+               b ? " FAIL" : "");
+        bad += b;
+    }
+    globfree(&gl);
+    assert_int_equal(bad, 0);
+}
+
+// The loss of r's lesson with weight tensor w's element k moved by h (forward again).
+static double loss_moved(Run *r, Tensor *w, size_t k, float h)
+{
+    const float keep = w->data[k];
+    w->data[k] = keep + h;
+    Trace tr;
+    Grads g;
+    char err[LESSON_ERR_MAX];
+    trace_init(&tr);
+    assert_true(attn_forward(&r->ls.cfg, r->ls.w, &r->ls.in, &tr));
+    assert_true(attn_backward(&r->ls.cfg, r->ls.w, &tr, NULL, &g, "x", err, sizeof err));
+    double loss = g.loss;
+    grads_free(&g);
+    trace_free(&tr);
+    w->data[k] = keep;
+    return loss;
+}
+
+// Without torch: dL/dW_Q of layer 1 of the induction lesson against (L(w + h) − L(w − h)) / 2h.
+static void test_finite_difference(void **state)
+{
+    (void)state;
+    Run r;
+    run_lesson(&r, "lessons/induction-heads.json");
+    Tensor *w = &r.ls.w[1].w_q;
+    const Tensor *dw = &r.g.dw[1][WEIGHT_W_Q];
+    assert_true(tensor_present(dw));
+    int checked = 0;
+    for (size_t k = 0; k < w->size; k += 37) {
+        const float h = 1e-2f;
+        double fd = (loss_moved(&r, w, k, h) - loss_moved(&r, w, k, -h)) / (2.0 * (double)h);
+        assert_true(fabs(fd - (double)dw->data[k]) <= 2e-3 + 2e-2 * fabs(fd));
+        checked++;
+    }
+    assert_true(checked >= 5);
+    run_free(&r);
+}
+
+// The softmax's Jacobian: a ⊙ (da − rowsum(da ⊙ a)); a uniform da gives 0 (softmax ignores a
+// constant), and a one-hot da at j gives a_j(1 − a_j) there and −a_j·a_i elsewhere.
+static void test_softmax_jacobian(void **state)
+{
+    (void)state;
+    const float a[3] = {0.5f, 0.3f, 0.2f}, ones[3] = {1, 1, 1}, hot[3] = {0, 1, 0};
+    float ds[3];
+    backward_softmax(ds, ones, a, 1, 3, NULL);
+    for (int j = 0; j < 3; j++) assert_true(fabsf(ds[j]) < 1e-7f);
+    backward_softmax(ds, hot, a, 1, 3, NULL);
+    assert_true(fabsf(ds[1] - 0.3f * 0.7f) < 1e-7f);
+    assert_true(fabsf(ds[0] + 0.5f * 0.3f) < 1e-7f && fabsf(ds[2] + 0.2f * 0.3f) < 1e-7f);
+}
+
+static void expect_refused(const char *json, const int *targets, const char *want)
+{
+    Lesson ls;
+    Trace tr;
+    Grads g;
+    char err[LESSON_ERR_MAX] = "";
+    if (!lesson_parse(&ls, "t.json", json, strlen(json), err, sizeof err)) fail_msg("%s", err);
+    trace_init(&tr);
+    assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
+    assert_false(attn_backward(&ls.cfg, ls.w, &tr, targets, &g, "t.json", err, sizeof err));
+    if (!strstr(err, want)) fail_msg("the message \"%s\" lacks \"%s\"", err, want);
+    assert_null(strchr(err, '\n'));
+    assert_int_equal(grads_count(&g), 0);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+static void test_bad_input(void **state)
+{
+    (void)state;
+    expect_refused("{\"title\": \"x\", \"model\": {\"d_model\": 4, \"n_heads\": 2}, "
+                   "\"input\": {\"query\": {\"shape\": [1, 2, 4], \"arange\": [0, 8]}}, \"weights\": {\"init\": {\"seed\": 1}}}",
+                   NULL, "t.json: vocab: the backward pass needs a language model");
+    const char *one = "{\"title\": \"x\", \"vocab\": [\"a\", \"b\"], \"model\": {\"d_model\": 4, \"n_heads\": 2}, "
+                      "\"input\": {\"text\": \"a\"}, \"weights\": {\"init\": {\"seed\": 1}}}";
+    expect_refused(one, NULL, "t.json: input: the backward pass needs a position with a next token");
+    const char *two = "{\"title\": \"x\", \"vocab\": [\"a\", \"b\"], \"model\": {\"d_model\": 4, \"n_heads\": 2}, "
+                      "\"input\": {\"text\": \"ab\"}, \"weights\": {\"init\": {\"seed\": 1}}}";
+    const int outside[2] = {2, -1}, none[2] = {-1, -1};
+    expect_refused(two, outside, "t.json: targets[0][0]: 2 is not a token id (0..1");
+    expect_refused(two, none, "t.json: targets: no position has a target");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_against_torch),
+        cmocka_unit_test(test_finite_difference),
+        cmocka_unit_test(test_softmax_jacobian),
+        cmocka_unit_test(test_bad_input),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
