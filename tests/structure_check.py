@@ -10,6 +10,13 @@ Checks, each failing with one line that names the file:
   lines     no file in src/ over MAX_LINES lines
   functions no function over MAX_FUNC lines (from its '{' line to its '}' line at
             column 0, the project's style)
+  parts     each function of src/app/X.c is declared in X.h (or nowhere: main; without an
+            X.h, X = Y_part may be a part of module Y: in Y.h), never in another
+            file's header: the window's parts then call each other only
+            through the headers they include, so a call circle among them is an
+            include circle above (window.h once declared every part's functions, and
+            app.c, app_export.c, app_lessons.c and textbox.c called round in a circle
+            that no include showed)
   keys      the keys table in README.md and the KEYS section of the man page are the
             ones tests/keys_doc.py generates from src/view/keymap.c (+ assets/lang/en.txt)
 
@@ -29,7 +36,6 @@ LAYERS = ["core", "view", "draw", "app", "web"]
 
 # what may stand for now (issue 37 takes each apart); the reason after each
 ALLOWED_LINES = {  # path: (its lines today, a ceiling it may not pass; the reason)
-    "src/app/app.c": (1086, "the window: issue 37 splits it into small parts"),
     "src/draw/render.c": (1058, "animation timing moves to view/anim.c, chrome to chrome.c (issue 37)"),
 }
 ALLOWED_FUNCS = {  # name: (its lines today, a ceiling; the reason)
@@ -173,6 +179,81 @@ def check_lines(root, out):
     check_sizes(found, MAX_LINES, ALLOWED_LINES, "LINES", lambda key: "has", out)
 
 
+def strip_c(text):
+    """text without comments, string literals' contents and preprocessor lines."""
+    text = re.sub(r"/\*.*?\*/", lambda m: "\n" * m.group(0).count("\n"), text, flags=re.S)
+    text = re.sub(r"//[^\n]*", "", text)
+    text = re.sub(r'"(\\.|[^"\\\n])*"', '""', text)
+    return re.sub(r"(?m)^\s*#[^\n]*(\\\n[^\n]*)*", "", text)
+
+
+def declared(path):
+    """Names of the functions a header declares (prototypes at file scope)."""
+    with open(path, encoding="utf-8") as f:
+        text = strip_c(f.read())
+    names, depth, stmt = set(), 0, ""
+    for ch in text:
+        if ch == "{":
+            depth += 1
+        elif ch == "}":
+            depth -= 1
+        elif depth == 0:
+            if ch == ";":
+                st = " ".join(stmt.split())
+                m = re.match(r"(?!typedef\b|extern\b)[A-Za-z_][\w \*]*?\b([A-Za-z_]\w*)\s*\(", st)
+                if m:
+                    names.add(m.group(1))
+                stmt = ""
+            else:
+                stmt += ch
+        if depth == 0 and ch == "}":
+            stmt = ""
+    return names
+
+
+DEF_HEAD = re.compile(r"^(?!static\b|typedef\b|extern\b|struct\b|enum\b|union\b)[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(")
+
+
+def defined(path):
+    """(name, line) of the functions a .c file defines with external linkage."""
+    with open(path, encoding="utf-8") as f:
+        lines = strip_c(f.read()).split("\n")
+    for i, line in enumerate(lines):
+        m = DEF_HEAD.match(line)
+        if not m:
+            continue
+        rest = "\n".join(lines[i:i + 8])
+        b, sc = rest.find("{"), rest.find(";")
+        if b >= 0 and (sc < 0 or b < sc):
+            yield m.group(1), i + 1
+
+
+def check_parts(root, out, layer="app"):
+    d = os.path.join(root, "src", layer)
+    if not os.path.isdir(d):
+        return
+    owner = {}  # function name -> the headers declaring it
+    for name in sorted(os.listdir(d)):
+        if name.endswith(".h"):
+            for fn in declared(os.path.join(d, name)):
+                owner.setdefault(fn, []).append(name)
+    headers = {n for n in os.listdir(d) if n.endswith(".h")}
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".c"):
+            continue
+        stem = os.path.splitext(name)[0]
+        own = stem + ".h"
+        # without a header of its own, X_part.c may be a part of module X (export_plan.c
+        # of export.h, cli_backward.c of cli.h): declared in X.h
+        mine = {own} if own in headers else {h for h in headers if stem.startswith(h[:-2] + "_")}
+        for fn, line in defined(os.path.join(d, name)):
+            others = [h for h in owner.get(fn, ()) if h not in mine]
+            if others:
+                fail(f"src/{layer}/{name}:{line}: {fn} is declared in {others[0]}, not in {own}: each part "
+                     f"declares its functions in its own header (else a call circle hides from the include check)",
+                     out)
+
+
 FUNC_HEAD = re.compile(r"^[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(")
 
 
@@ -214,12 +295,60 @@ def check_keys(root, out):
              else "tests/keys_doc.py --check failed", out)
 
 
+# made-up trees for --self-test: src/app files, and the line the checks must print (None: none)
+SELF_TESTS = {
+    "two parts including each other's header": ({
+        "app_a.h": "void app_a(void);\n",
+        "app_a.c": '#include "app_a.h"\n#include "app_b.h"\nvoid app_a(void)\n{\n    app_b();\n}\n',
+        "app_b.h": "void app_b(void);\n",
+        "app_b.c": '#include "app_b.h"\n#include "app_a.h"\nvoid app_b(void)\n{\n    app_a();\n}\n',
+    }, "src/app/app_a.c: an include circle: app/app_a <-> app/app_b"),
+    "two parts calling each other through one shared header": ({
+        "window.h": "typedef struct App App;\nvoid app_a(App *a);\nvoid app_b(App *a);\n",
+        "app_a.c": '#include "window.h"\nvoid app_a(App *a)\n{\n    app_b(a);\n}\n',
+        "app_b.c": '#include "window.h"\nvoid app_b(App *a)\n{\n    app_a(a);\n}\n',
+    }, "src/app/app_a.c:2: app_a is declared in window.h, not in app_a.h"),
+    "parts in order (a calls b, b calls nothing above it)": ({
+        "window.h": "typedef struct App App;\nstruct App {\n    int n;\n};\n",
+        "app_a.h": '#include "window.h"\nvoid app_a(App *a);\n',
+        "app_a.c": '#include "app_a.h"\n#include "app_b.h"\nvoid app_a(App *a)\n{\n    app_b(a);\n}\n',
+        "app_b.h": '#include "window.h"\nvoid app_b(App *a);\n',
+        "app_b.c": '#include "app_b.h"\nvoid app_b(App *a) { a->n++; }\n',
+    }, None),
+}
+
+
+def self_test():
+    """The circle and parts checks on SELF_TESTS' made-up trees: each must print its line."""
+    import tempfile
+    bad = 0
+    for name, (files, want) in SELF_TESTS.items():
+        with tempfile.TemporaryDirectory() as root:
+            os.makedirs(os.path.join(root, "src", "app"))
+            for fname, text in files.items():
+                with open(os.path.join(root, "src", "app", fname), "w", encoding="utf-8") as f:
+                    f.write(text)
+            out = []
+            check_layers_and_circles(root, out)
+            check_parts(root, out)
+            out = [o for o in out if "ALLOWED_CIRCLES" not in o]  # (the real tree's allowed circle)
+            ok = any(o.startswith(want) for o in out) if want else not out
+            if not ok:
+                bad += 1
+                print(f"structure_check --self-test: {name}: expected {want or 'no problem'}, got {out}")
+    print("structure self-test: ok" if not bad else f"structure self-test: {bad} failed")
+    return 1 if bad else 0
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        return self_test()
     root = sys.argv[1] if len(sys.argv) > 1 else "."
     out = []
     check_layers_and_circles(root, out)
     check_lines(root, out)
     check_functions(root, out)
+    check_parts(root, out)
     check_keys(root, out)
     for line in out:
         print(line)

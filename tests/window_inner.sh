@@ -5,7 +5,7 @@ PID=
 fail() { echo "$NAME: FAIL: $*"; [ -n "$PID" ] && kill -9 "$PID" 2>/dev/null; exit 1; }
 # The window runs on a fake clock (ATTNVIZ_TEST_CLOCK: 50 ms a frame, so a 1.6 s
 # transition takes as long as 32 frames take to draw) and rewrites $STATE after each
-# frame: "FRAMES EVENTS BUSY STAGE KEYUPS" (app.h). The tests wait for that, never a
+# frame: "FRAMES EVENTS BUSY STAGE KEYUPS" (probe.h). The tests wait for that, never a
 # fixed time.
 STATE=$TMP/state
 export ATTNVIZ_TEST_CLOCK=50 ATTNVIZ_TEST_STATE="$STATE"

@@ -1,8 +1,9 @@
-// app_export.c — E in the window: the whole lesson as frames, a handout, a video, a few
-// frames a loop on its own surface (export.h), with its progress over the frame.
-#include "window.h"
+// app_export.c — E in the window (its state: ExportUI, app_export.h): the whole lesson
+// as frames, a handout, a video, a few frames a loop on its own surface (export.h), with
+// its progress over the frame.
+#include "app_export.h"
 
-#include "app.h" // AppOptions
+#include "app_options.h" // app_on_saved
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -12,9 +13,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "i18n.h"
 #include "handout.h"
-#include "user_dir.h"
+#include "text.h"
 
 bool app_file_exists(const char *path)
 {
@@ -24,172 +24,185 @@ bool app_file_exists(const char *path)
 
 // DIR/attnviz-export-NAME-N: DIR = $ATTNVIZ_SAVE_DIR or ".", NAME the lesson file's
 // name without .json (letters, digits, - and _), N the first number not taken.
-static void export_dir_name(App *a, char *out, size_t n)
+static void export_dir_name(const Session *ses, char *out, size_t n)
 {
     const char *dir = getenv("ATTNVIZ_SAVE_DIR");
     if (!dir || !*dir) dir = ".";
     char name[64];
-    session_file_stem(a->session, name, sizeof name);
+    session_file_stem(ses, name, sizeof name);
     for (int i = 1; i < 10000; i++) {
         snprintf(out, n, "%.900s/attnviz-export-%s-%d", dir, name, i);
         if (!app_file_exists(out)) return;
     }
 }
 
-static void export_start(App *a, ExportFormat format)
+static void export_start(ExportUI *x, ExportFormat format, const ExportFrom *from, Toast *t)
 {
-    if (a->export_job) return; // one at a time
-    if (a->study->st.on) { // every stage's result, answered or not: not while studying
-        app_toast(a, "study.no_export", NULL);
+    if (x->job) return; // one at a time
+    const Session *ses = from->session;
+    const View *v = from->view;
+    if (from->studying) { // every stage's result, answered or not: not while studying
+        toast_show(t, v->lang, "study.no_export", NULL);
         return;
     }
     ExportOptions o;
     export_options_init(&o);
-    export_dir_name(a, a->export_dir, sizeof a->export_dir);
-    int w, h;
-    SDL_GetRendererOutputSize(a->r, &w, &h);
+    export_dir_name(ses, x->dir, sizeof x->dir);
+    int w = from->w, h = from->h;
     // GIF, MP4: the animation of every transition (H.264: an even size)
     const ExportFormatInfo *fmt = export_format_info(format);
     o.format = format;
     o.animate = fmt->animated;
     if (fmt->even_size) w &= ~1, h &= ~1;
-    o.dir = a->export_dir;
-    o.lesson_path = a->session->path;
+    o.dir = x->dir;
+    o.lesson_path = ses->path;
     o.width = w, o.height = h;
-    o.lang = a->v.lang;
-    o.batch = a->v.batch, o.head = a->v.head;
+    o.lang = v->lang;
+    o.batch = v->batch, o.head = v->head;
     o.threads = o.threads > 2 ? 2 : o.threads; // leave the window a core
     // an edited lesson is exported as it is now (values, not the Δ view), marked edited
-    o.edited = session_edited(a->session), o.n_edits = a->session->log.applied;
-    o.ref = o.edited ? session_original_trace(a->session) : NULL;
-    o.title = session_title(a->session, a->v.lang, a->export_title, sizeof a->export_title);
+    o.edited = session_edited(ses), o.n_edits = ses->log.applied;
+    o.ref = o.edited ? session_original_trace(ses) : NULL;
+    o.title = session_title(ses, v->lang, x->title, sizeof x->title);
     char err[MSG_MAX];
     // the frames are drawn offscreen, like --export at this size: a resize or F
     // during the export changes nothing in them, and the window's caches stay
-    if (!export_target_create(&a->export_target, a->opt->font_path, a->v.lang, w, h, err, sizeof err)) {
-        app_toast(a, "app.export_failed", err);
-        a->toast_left = EXPORT_TOAST_SECONDS;
+    if (!export_target_create(&x->target, from->font_path, v->lang, w, h, err, sizeof err)) {
+        toast_show(t, v->lang, "app.export_failed", err);
+        t->left = EXPORT_TOAST_SECONDS;
         return;
     }
-    a->export_view = a->v;
-    a->export_view.delta = false;
-    a->export_view.ref = o.ref;
-    a->export_measure = (TextMeasure){text_measure, a->export_target.fonts};
-    a->export_view.measure = &a->export_measure;
+    x->view = *v;
+    x->view.delta = false;
+    x->view.ref = o.ref;
+    x->measure = (TextMeasure){text_measure, x->target.fonts};
+    x->view.measure = &x->measure;
     // projector mode: every part of a stage shown in parts, each a frame
     int *parts = NULL;
-    if (a->v.projector && (parts = malloc(sizeof *parts * (size_t)a->session->trace.n))) {
-        export_parts(&a->session->trace, &a->export_view, w, h, parts);
+    if (v->projector && (parts = malloc(sizeof *parts * (size_t)ses->trace.n))) {
+        export_parts(&ses->trace, &x->view, w, h, parts);
         o.projector = true, o.parts = parts;
     }
-    a->export_job = export_job_begin(&o, &a->session->lesson, &a->session->trace, -1, err, sizeof err);
+    x->job = export_job_begin(&o, &ses->lesson, &ses->trace, -1, err, sizeof err);
     free(parts);
-    if (!a->export_job) {
-        export_target_destroy(&a->export_target);
-        app_toast(a, "app.export_failed", err);
-        a->toast_left = EXPORT_TOAST_SECONDS;
+    if (!x->job) {
+        export_target_destroy(&x->target);
+        toast_show(t, v->lang, "app.export_failed", err);
+        t->left = EXPORT_TOAST_SECONDS;
         return;
     }
 }
 
 // The handout of the lesson as it is now (edits included), in the window's
 // language, batch and head: ATTNVIZ_SAVE_DIR (or .)/attnviz-handout-NAME-N.pdf.
-static void handout_start(App *a)
+static void handout_start(const ExportFrom *from, Toast *t)
 {
+    const Session *ses = from->session;
+    const View *v = from->view;
     const char *dir = getenv("ATTNVIZ_SAVE_DIR");
     if (!dir || !*dir) dir = ".";
     char name[64], path[1200], err[MSG_MAX];
-    session_file_stem(a->session, name, sizeof name);
+    session_file_stem(ses, name, sizeof name);
     for (int i = 1; i < 10000; i++) {
         snprintf(path, sizeof path, "%.900s/attnviz-handout-%s-%d.pdf", dir, name, i);
         if (!app_file_exists(path)) break;
     }
-    HandoutOptions o = {path, a->session->path, a->opt->font_path, a->v.lang, PAPER_A4, a->v.batch, a->v.head, NULL, false, false};
+    HandoutOptions o = {path, ses->path, from->font_path, v->lang, PAPER_A4, v->batch, v->head, NULL, false, false};
     int pages = 0;
-    if (!handout_write(&o, a->session, NULL, &pages, err, sizeof err)) {
+    if (!handout_write(&o, ses, NULL, &pages, err, sizeof err)) {
         fprintf(stderr, "attnviz: handout: %s\n", err);
-        app_toast(a, "app.export_failed", err);
+        toast_show(t, v->lang, "app.export_failed", err);
     } else {
-        app_toast(a, "app.saved", path);
+        toast_show(t, v->lang, "app.saved", path);
         printf("%s\n", path);
         fflush(stdout);
         if (app_on_saved) app_on_saved(path);
     }
-    a->toast_left = EXPORT_TOAST_SECONDS;
+    t->left = EXPORT_TOAST_SECONDS;
 }
 
-// E: the formats, chosen with the next key: the export-format table's menu rows (1 PNG
-// frames, 3 MP4, 4 GIF) and 2 the PDF handout; anything else cancels; in the page only
-// the rows the page makes (PNG frames).
-void app_export_choose_key(App *a, SDL_Keycode sym)
+void export_ui_ask(ExportUI *x, const ExportFrom *from, Toast *t)
 {
-    a->export_choose = false;
-    a->toast_left = 0;
+    if (x->job) return;
+    if (from->studying) { // every stage's result, answered or not (frames, handout, video)
+        toast_show(t, from->view->lang, "study.no_export", NULL);
+        return;
+    }
+    x->choose = true; // (the page: only what it can make)
+    toast_show(t, from->view->lang, from->browser ? "app.export_choose_web" : "app.export_choose", "");
+    t->left = EXPORT_TOAST_SECONDS;
+}
+
+// The export-format table's menu rows (1 PNG frames, 3 MP4, 4 GIF) and 2 the PDF
+// handout; anything else cancels; in the page only the rows the page makes (PNG frames).
+void export_ui_choose_key(ExportUI *x, SDL_Keycode sym, const ExportFrom *from, Toast *t)
+{
+    x->choose = false;
+    t->left = 0;
     int digit = sym >= SDLK_1 && sym <= SDLK_9       ? (int)(sym - SDLK_0)
                 : sym >= SDLK_KP_1 && sym <= SDLK_KP_9 ? (int)(sym - SDLK_KP_1) + 1
                                                        : 0;
     bool handout;
-    const ExportFormatInfo *fmt = export_format_menu(digit, a->opt->browser, &handout);
-    if (fmt) export_start(a, fmt->format);
-    else if (handout) handout_start(a);
+    const ExportFormatInfo *fmt = export_format_menu(digit, from->browser, &handout);
+    if (fmt) export_start(x, fmt->format, from, t);
+    else if (handout) handout_start(from, t);
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is
 // complete), frees the offscreen target, then a toast saying where the files are
 // or what failed (one line naming the file and the cause, also on stderr).
-static void export_end(App *a)
+static void export_end(ExportUI *x, Lang lang, Toast *t)
 {
     int written = 0;
     char err[MSG_MAX], n[16];
-    bool ok = export_job_finish(a->export_job, false, &written, err, sizeof err);
-    a->export_job = NULL;
-    export_target_destroy(&a->export_target);
+    bool ok = export_job_finish(x->job, false, &written, err, sizeof err);
+    x->job = NULL;
+    export_target_destroy(&x->target);
 #ifdef __GLIBC__
     // An export at 4K frees ~200 MB of frame buffers and a font set; give the
     // pages back so a long class session keeps the footprint it started with.
     malloc_trim(0);
 #endif
     if (!ok) {
-        fprintf(stderr, "attnviz: export to %s: %s\n", a->export_dir, err);
-        app_toast(a, "app.export_failed", err);
-        a->toast_left = EXPORT_TOAST_SECONDS;
+        fprintf(stderr, "attnviz: export to %s: %s\n", x->dir, err);
+        toast_show(t, lang, "app.export_failed", err);
+        t->left = EXPORT_TOAST_SECONDS;
         return;
     }
     snprintf(n, sizeof n, "%d", written);
-    const char *args[] = {n, a->export_dir};
-    i18n_fmt(a->toast, sizeof a->toast, a->v.lang, "app.exported", 2, args);
-    a->toast_left = EXPORT_TOAST_SECONDS;
-    printf("%s\n", a->export_dir);
+    const char *args[] = {n, x->dir};
+    toast_say(t, lang, "app.exported", 2, args, EXPORT_TOAST_SECONDS);
+    printf("%s\n", x->dir);
     fflush(stdout);
-    if (app_on_saved) app_on_saved(a->export_dir);
+    if (app_on_saved) app_on_saved(x->dir);
 }
 
 // Draws export frames offscreen for at most budget seconds, without waiting for
 // an encoder; ends the export on a failure or once every frame is settled
 // (written, or skipped after a failed write).
-void app_export_update(App *a, double budget)
+void export_ui_update(ExportUI *x, double budget, Lang lang, Toast *t)
 {
-    if (!a->export_job) return;
-    ExportJob *j = a->export_job;
-    ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps, NULL, &t->draw};
+    if (!x->job) return;
+    ExportJob *j = x->job;
+    ExportTarget *tg = &x->target;
+    Canvas c = {tg->r, tg->fonts, tg->heatmaps, NULL, &tg->draw};
     Uint64 freq = SDL_GetPerformanceFrequency(), t0 = SDL_GetPerformanceCounter();
     while (export_job_drawn(j) < export_job_total(j) && export_job_ready(j)) {
-        if (!export_job_step(j, &c, &a->export_view)) break; // a failure: export_job_failed
+        if (!export_job_step(j, &c, &x->view)) break; // a failure: export_job_failed
         if ((double)(SDL_GetPerformanceCounter() - t0) / (double)freq > budget) break;
     }
-    if (export_job_failed(j) || export_job_settled(j) >= export_job_total(j)) export_end(a);
+    if (export_job_failed(j) || export_job_settled(j) >= export_job_total(j)) export_end(x, lang, t);
 }
 
 // Finishes a running export now (before the lesson changes or the window closes):
 // draws what is left, waiting on the encoders' condition variable for buffers,
 // then export_end joins them. Nothing polls; a failure ends it early.
-void app_export_complete(App *a)
+void export_ui_complete(ExportUI *x, Lang lang, Toast *t)
 {
-    if (!a->export_job) return;
-    ExportJob *j = a->export_job;
-    ExportTarget *t = &a->export_target;
-    Canvas c = {t->r, t->fonts, t->heatmaps, NULL, &t->draw};
-    while (export_job_step(j, &c, &a->export_view)) {}
-    export_end(a);
+    if (!x->job) return;
+    ExportJob *j = x->job;
+    ExportTarget *tg = &x->target;
+    Canvas c = {tg->r, tg->fonts, tg->heatmaps, NULL, &tg->draw};
+    while (export_job_step(j, &c, &x->view)) {}
+    export_end(x, lang, t);
 }

@@ -1,8 +1,8 @@
-// app_lessons.c — the window's language (L), the lesson picker (O, the "Lessons…"
-// button) and opening lessons (the picker, a file dropped on the window).
-#include "window.h"
-
-#include "app.h" // AppOptions
+// app_lessons.c — the lesson on screen: the window's language (L), the lesson picker (O,
+// the "Lessons…" button), opening lessons (the picker, a file dropped on the window), what
+// the window reads the lesson file again for (a language model's input typed in, I; a
+// checkpoint of its training, U, the loss curve), and watching the session for edits.
+#include "app_lessons.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "i18n.h"
+#include "scene.h"
 #include "user_dir.h"
 
 void app_lessons_set_title(App *a)
@@ -18,7 +19,7 @@ void app_lessons_set_title(App *a)
     char title[600], t[LESSON_MAX_TEXT + 64];
     const char *args[] = {session_title(a->session, a->v.lang, t, sizeof t)};
     i18n_fmt(title, sizeof title, a->v.lang, "app.title", 1, args);
-    SDL_SetWindowTitle(a->win, title);
+    SDL_SetWindowTitle(a->screen.win, title);
 }
 
 // L: English ⇄ 中文. Every string is looked up per frame, so only the window
@@ -26,39 +27,39 @@ void app_lessons_set_title(App *a)
 void app_lessons_switch_lang(App *a)
 {
     Lang next = a->v.lang == LANG_ZH ? LANG_EN : LANG_ZH;
-    if (next == LANG_ZH && !fonts_have_cjk(a->fonts) && app_fetch_font && app_fetch_font()) {
+    if (next == LANG_ZH && !fonts_have_cjk(a->screen.fonts) && app_fetch_font && app_fetch_font()) {
         app_toast(a, "app.loading_font", NULL); // (the browser: it arrives, then app_fonts_reload)
         return;
     }
-    if (fonts_usable_lang(a->fonts, next, stderr) != next) {
+    if (fonts_usable_lang(a->screen.fonts, next, stderr) != next) {
         app_toast(a, "app.no_cjk_font", NULL);
         return;
     }
     a->v.lang = next;
     study_ui_relang(a->study, a->session, next, a->pb.stage);
     app_lessons_set_title(a);
-    presenter_set_lang(a->pres, next);
+    presenter_set_lang(a->present.pres, next);
     app_toast(a, "app.lang", NULL);
 }
 
 void app_checkpoint_before(App *a)
 {
-    session_destroy(a->ckpt_before);
-    a->ckpt_before = session_checkpoint_before(a->session);
-    a->v.ckpt_prev = a->ckpt_before ? &a->ckpt_before->trace : NULL;
+    session_destroy(a->lessons.ckpt_before);
+    a->lessons.ckpt_before = session_checkpoint_before(a->session);
+    a->v.ckpt_prev = a->lessons.ckpt_before ? &a->lessons.ckpt_before->trace : NULL;
 }
 
 void app_replace_session(App *a, Session *s, bool keep_place)
 {
-    app_export_complete(a); // it borrows the session about to be destroyed
+    export_ui_complete(&a->exp, a->v.lang, &a->toast); // it borrows the session about to be destroyed
     lab_forget(&a->lab);
     bool studying = a->study->st.on;
     study_ui_end(a->study, a->session, a->pb.stage); // the old lesson's answers are kept
     session_destroy(a->session);
     a->session = s;
-    a->seen_session = s, a->seen_version = s->version; // a new lesson starts at its first stage
-    a->saved_session = s, a->saved_version = s->version; // (its edits: none yet, or the ones asked for)
-    a->title_edited = session_edited(s);
+    a->seen.session = s, a->seen.version = s->version; // a new lesson starts at its first stage
+    a->quit.saved_session = s, a->quit.saved_version = s->version; // (its edits: none yet, or the ones asked for)
+    a->seen.title_edited = session_edited(s);
     // playback and view start over (or stay where they were: the same lesson, another text);
     // language, palette, numbers and speed stay
     float speed = a->pb.speed;
@@ -75,11 +76,11 @@ void app_replace_session(App *a, Session *s, bool keep_place)
         a->v.stage = stage, a->v.head = old.head, a->v.kind = old.kind;
         a->v.batch = old.batch < a->session->trace.batch ? old.batch : 0;
     }
-    fonts_flush(a->fonts); // cached texts of the old lesson (tokens, title, narration)
-    heatmap_cache_flush(a->heatmaps); // and its heatmap images
-    presenter_flush(a->pres);         // the presenter window's too
-    tools_clear(&a->tools);           // pins name cells of the old lesson's stages
-    a->picker.open = false;
+    fonts_flush(a->screen.fonts); // cached texts of the old lesson (tokens, title, narration)
+    heatmap_cache_flush(a->screen.heatmaps); // and its heatmap images
+    presenter_flush(a->present.pres);         // the presenter window's too
+    tools_clear(&a->present.tools);           // pins name cells of the old lesson's stages
+    a->lessons.picker.open = false;
     app_lessons_set_title(a);
     if (studying) playback_goto(&a->pb, study_ui_begin(a->study, a->session, a->v.lang, 0), false); // resumes
 }
@@ -103,16 +104,90 @@ bool app_lessons_open(App *a, const char *path)
 fail:
     cli_error(stderr, "%s", msg);
     app_toast(a, "app.load_failed", msg);
-    a->toast_left = ERROR_TOAST_SECONDS;
+    a->toast.left = ERROR_TOAST_SECONDS;
     return false;
+}
+
+// The window watches the session's version: after an edit, undo, redo or reset the
+// stage on screen is found again by name (an edit can add or remove the mask stage),
+// else the nearest one (playback knows the count), and the title says "(edited)".
+void app_watch_session(App *a)
+{
+    if (a->seen.session == a->session && a->seen.version == a->session->version) return;
+    if (a->seen.session != a->session) app_checkpoint_before(a); // (the first lesson)
+    a->seen.session = a->session, a->seen.version = a->session->version;
+    const Trace *tr = &a->session->trace;
+    if (tr->n != a->pb.n_stages || a->pb.stage >= tr->n || strcmp(tr->stages[a->pb.stage].name, a->seen.stage_name) != 0) {
+        int i = trace_find(tr, a->seen.stage_name);
+        if (i < 0) i = a->pb.stage < tr->n ? a->pb.stage : tr->n - 1;
+        if (tr->n != a->pb.n_stages) tools_clear(&a->present.tools); // the stages moved: pins name them by index
+        a->pb.n_stages = tr->n;
+        a->pb.stage = i;
+        a->v.stage = i;
+        snprintf(a->seen.stage_name, sizeof a->seen.stage_name, "%s", tr->stages[i].name);
+    }
+    if (session_edited(a->session) != a->seen.title_edited) { // "(edited)" in the window's title
+        a->seen.title_edited = session_edited(a->session);
+        app_lessons_set_title(a);
+    }
+}
+
+// ---- read again: a typed text (I, textbox.c), a checkpoint (U) ---------------------------
+
+bool app_set_checkpoint(App *a, int k)
+{
+    const Lesson *ls = &a->session->lesson;
+    if (ls->n_checkpoints == 0) {
+        app_toast(a, "app.no_checkpoints", NULL);
+        return false;
+    }
+    if (k < 0 || k >= ls->n_checkpoints || k == ls->checkpoint) return false;
+    char msg[LESSON_ERR_MAX + 200];
+    const SessionEdits ed = {NULL, 0, ls->typed ? a->text.text : NULL, true, k}; // (a typed text stays)
+    Session *s = session_open(a->session->path, &ed, msg, sizeof msg);
+    if (!s) {
+        app_toast(a, "app.load_failed", msg);
+        return false;
+    }
+    app_replace_session(a, s, true);
+    a->v.head = scene_stage_head(&a->session->trace, &a->v, -1); // the head its narration names (a glance: kept)
+    return true;
+}
+
+bool app_text_open(App *a)
+{
+    if (textbox_open(&a->text, &a->session->lesson)) return true;
+    app_toast(a, "app.no_text", NULL);
+    return false;
+}
+
+// The text changed: when it reads, on screen in place of the session before.
+static void text_changed(App *a, bool changed)
+{
+    Session *s = changed ? textbox_read(&a->text, a->session, a->v.lang) : NULL;
+    if (s) app_replace_session(a, s, true);
+}
+
+bool app_text_key(App *a, const SDL_KeyboardEvent *k)
+{
+    bool changed, taken = textbox_key(&a->text, k, &changed);
+    text_changed(a, changed);
+    return taken;
+}
+
+bool app_text_input(App *a, const char *utf8)
+{
+    bool changed, taken = textbox_input(&a->text, utf8, &changed);
+    text_changed(a, changed);
+    return taken;
 }
 
 static void picker_fit(App *a, PickerLayout *pl)
 {
     int w, h;
-    SDL_GetRendererOutputSize(a->r, &w, &h);
-    picker_layout(&a->picker, pl, w, h, app_layout(a)->s);
-    picker_scroll_to_sel(&a->picker, pl->rows_fit);
+    SDL_GetRendererOutputSize(a->screen.r, &w, &h);
+    picker_layout(&a->lessons.picker, pl, w, h, app_layout(a)->s);
+    picker_scroll_to_sel(&a->lessons.picker, pl->rows_fit);
 }
 
 // O or the button: lists lessons/ (next to the assets: the installed ones after
@@ -128,26 +203,26 @@ void app_lessons_open_picker(App *a)
     char saved[1200], user[1200]; // where Ctrl+S puts edited lessons; the user's own lessons
     lab_save_dir(saved, sizeof saved);
     user_data_path("lessons", user, sizeof user); // ("" when there is none: skipped)
-    const char *dirs[] = {a->lessons_dir, cur_dir, a->opt->lessons_dir, saved, user};
-    picker_scan(&a->picker, dirs, 5, a->session->path);
+    const char *dirs[] = {a->lessons.dir, cur_dir, a->opt->lessons_dir, saved, user};
+    picker_scan(&a->lessons.picker, dirs, 5, a->session->path);
     study_ui_load_progress(a->study); // each lesson's score in the study mode
     study_ui_poll(a->study);
-    for (int i = 0; i < a->picker.n; i++) {
+    for (int i = 0; i < a->lessons.picker.n; i++) {
         char key[PROGRESS_PATH_MAX];
-        PickerItem *it = &a->picker.items[i];
+        PickerItem *it = &a->lessons.picker.items[i];
         progress_key(it->path, key, sizeof key);
         it->studied = progress_score(&a->study->prog, key, &it->study_right, &it->study_answered, &it->study_total);
     }
-    a->picker.open = true;
+    a->lessons.picker.open = true;
     PickerLayout pl;
     picker_fit(a, &pl);
 }
 
 static void picker_choose(App *a)
 {
-    if (a->picker.sel < 0 || a->picker.sel >= a->picker.n) return;
+    if (a->lessons.picker.sel < 0 || a->lessons.picker.sel >= a->lessons.picker.n) return;
     char path[1100];
-    snprintf(path, sizeof path, "%s", a->picker.items[a->picker.sel].path);
+    snprintf(path, sizeof path, "%s", a->lessons.picker.items[a->lessons.picker.sel].path);
     app_lessons_open(a, path); // closes the picker on success; on failure it stays open
 }
 
@@ -157,19 +232,19 @@ static void picker_key(App *a, SDL_Keycode sym)
     picker_fit(a, &pl);
     switch (sym) {
     case SDLK_ESCAPE:
-    case SDLK_o: a->picker.open = false; return;
-    case SDLK_UP: picker_move(&a->picker, -1); break;
-    case SDLK_DOWN: picker_move(&a->picker, 1); break;
-    case SDLK_PAGEUP: picker_move(&a->picker, -pl.rows_fit); break;
-    case SDLK_PAGEDOWN: picker_move(&a->picker, pl.rows_fit); break;
-    case SDLK_HOME: picker_select(&a->picker, 0); break;
-    case SDLK_END: picker_select(&a->picker, a->picker.n - 1); break;
+    case SDLK_o: a->lessons.picker.open = false; return;
+    case SDLK_UP: picker_move(&a->lessons.picker, -1); break;
+    case SDLK_DOWN: picker_move(&a->lessons.picker, 1); break;
+    case SDLK_PAGEUP: picker_move(&a->lessons.picker, -pl.rows_fit); break;
+    case SDLK_PAGEDOWN: picker_move(&a->lessons.picker, pl.rows_fit); break;
+    case SDLK_HOME: picker_select(&a->lessons.picker, 0); break;
+    case SDLK_END: picker_select(&a->lessons.picker, a->lessons.picker.n - 1); break;
     case SDLK_RETURN:
     case SDLK_KP_ENTER: picker_choose(a); return;
     case SDLK_l: app_lessons_switch_lang(a); break;
     default: return;
     }
-    picker_scroll_to_sel(&a->picker, pl.rows_fit);
+    picker_scroll_to_sel(&a->lessons.picker, pl.rows_fit);
 }
 
 // Events for the picker and dropped files; true when consumed.
@@ -183,15 +258,15 @@ bool app_lessons_event(App *a, const SDL_Event *e)
     if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && !a->ov.help) {
         int x, y;
         app_to_output(a, e->button.x, e->button.y, &x, &y);
-        if (a->picker.open) {
+        if (a->lessons.picker.open) {
             PickerLayout pl;
             picker_fit(a, &pl);
-            int i = picker_hit(&pl, &a->picker, x, y);
+            int i = picker_hit(&pl, &a->lessons.picker, x, y);
             if (i >= 0) {
-                picker_select(&a->picker, i);
+                picker_select(&a->lessons.picker, i);
                 picker_choose(a);
             } else if (!rect_contains(pl.box, x, y)) {
-                a->picker.open = false;
+                a->lessons.picker.open = false;
             }
             return true;
         }
@@ -202,7 +277,7 @@ bool app_lessons_event(App *a, const SDL_Event *e)
         }
         return false;
     }
-    if (!a->picker.open) return false;
+    if (!a->lessons.picker.open) return false;
     if (e->type == SDL_KEYDOWN) {
         picker_key(a, e->key.keysym.sym);
         return true;
@@ -211,8 +286,8 @@ bool app_lessons_event(App *a, const SDL_Event *e)
         PickerLayout pl;
         picker_fit(a, &pl);
         int dy = e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e->wheel.y : e->wheel.y;
-        picker_move(&a->picker, -dy);
-        picker_scroll_to_sel(&a->picker, pl.rows_fit);
+        picker_move(&a->lessons.picker, -dy);
+        picker_scroll_to_sel(&a->lessons.picker, pl.rows_fit);
         return true;
     }
     return e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP; // nothing under the overlay

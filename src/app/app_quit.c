@@ -1,10 +1,10 @@
-// app_quit.c — saving the edited lesson, quitting and Esc in the window (see window.h):
+// app_quit.c — saving the edited lesson, quitting and Esc in the window (app_quit.h):
 // Esc never quits; Q, Ctrl+Q and closing the window ask first when edits are not saved.
+#include "app_quit.h"
+
 #include <stdio.h>
 
 #include "cli.h"
-#include "i18n.h"
-#include "window.h"
 
 // Ctrl+S (and S when quitting asks): the edited lesson saved as a new file; its path
 // on stdout and in a toast. False (said in a toast and on stderr) when it was not.
@@ -15,21 +15,21 @@ bool app_save_lesson(App *a)
     if (!lab_save(&a->lab, a->session, dir, path, sizeof path)) {
         cli_error(stderr, "attnviz: %s", path);
         app_toast(a, "app.lesson_save_failed", path);
-        a->toast_left = ERROR_TOAST_SECONDS;
+        a->toast.left = ERROR_TOAST_SECONDS;
         return false;
     }
     app_toast(a, "app.lesson_saved", path);
     printf("%s\n", path);
     fflush(stdout);
     if (app_on_saved) app_on_saved(path);
-    a->saved_session = a->session, a->saved_version = a->session->version;
+    a->quit.saved_session = a->session, a->quit.saved_version = a->session->version;
     return true;
 }
 
 // Whether the lesson on screen has edits that were not saved since it was opened.
 static bool unsaved_edits(const App *a)
 {
-    return session_edited(a->session) && !(a->saved_session == a->session && a->saved_version == a->session->version);
+    return session_edited(a->session) && !(a->quit.saved_session == a->session && a->quit.saved_version == a->session->version);
 }
 
 // Q, Ctrl+Q, closing the window: quits, or first asks (save / discard / stay) when the
@@ -40,17 +40,17 @@ void app_request_quit(App *a)
         app_toast(a, "app.quit_in_browser", NULL);
         return;
     }
-    if (a->quit_ask || !unsaved_edits(a)) {
-        a->quit = true;
+    if (a->quit.ask || !unsaved_edits(a)) {
+        a->quit.quit = true;
         return;
     }
-    a->quit_ask = true;
-    a->ov.help = false, a->export_choose = false;
+    a->quit.ask = true;
+    a->ov.help = false, a->exp.choose = false;
     char n[16];
     snprintf(n, sizeof n, "%d", a->session->log.applied);
     const char *args[] = {n};
-    i18n_fmt(a->toast, sizeof a->toast, a->v.lang, a->session->log.applied == 1 ? "app.quit_ask1" : "app.quit_ask", 1, args);
-    a->toast_left = QUIT_ASK_SECONDS;
+    toast_say(&a->toast, a->v.lang, a->session->log.applied == 1 ? "app.quit_ask1" : "app.quit_ask", 1, args,
+              QUIT_ASK_SECONDS);
 }
 
 // Esc: out of fullscreen, else what is open closes (the modes before took theirs: the
@@ -59,12 +59,12 @@ void app_request_quit(App *a)
 void app_escape(App *a)
 {
     if (a->opt->browser) return;
-    if (SDL_GetWindowFlags(a->win) & SDL_WINDOW_FULLSCREEN) {
-        SDL_SetWindowFullscreen(a->win, 0);
+    if (SDL_GetWindowFlags(a->screen.win) & SDL_WINDOW_FULLSCREEN) {
+        SDL_SetWindowFullscreen(a->screen.win, 0);
         return;
     }
-    if (a->toast_left > 0.0) { // a notice: gone
-        a->toast_left = 0.0;
+    if (a->toast.left > 0.0) { // a notice: gone
+        a->toast.left = 0.0;
         return;
     }
     app_toast(a, "app.esc_no_quit", NULL);
@@ -74,11 +74,11 @@ void app_escape(App *a)
 // discards the edits and quits, Esc (or N, C) stays; nothing else happens meanwhile.
 bool app_quit_ask_key(App *a, const SDL_KeyboardEvent *k)
 {
-    if (!a->quit_ask) return false;
+    if (!a->quit.ask) return false;
     SDL_Keycode sym = k->keysym.sym;
     if (sym == SDLK_s || sym == SDLK_d || sym == SDLK_ESCAPE || sym == SDLK_n || sym == SDLK_c) {
-        a->quit_ask = false, a->toast_left = 0.0;
-        if (sym == SDLK_d || (sym == SDLK_s && app_save_lesson(a))) a->quit = true;
+        a->quit.ask = false, a->toast.left = 0.0;
+        if (sym == SDLK_d || (sym == SDLK_s && app_save_lesson(a))) a->quit.quit = true;
     }
     return true;
 }

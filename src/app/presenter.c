@@ -21,6 +21,7 @@
 #include "layout.h"
 #include "paint.h"
 #include "playback.h"
+#include "recipe.h"
 #include "render.h"
 #include "scene.h"
 #include "text.h"
@@ -788,4 +789,69 @@ void presenter_describe(Presenter *p, const PresenterFrame *f, FILE *out)
     json_text_box(out, "narration", &p->narr, p->narr_text);
     json_text_box(out, "notes", &p->notes, presenter_notes(f->tr, f->v));
     fputc('}', out);
+}
+
+// ---- presenting (presenter.h) ------------------------------------------------------------
+
+void presenting_init(Presenting *p)
+{
+    memset(p, 0, sizeof *p);
+    tools_init(&p->tools);
+}
+
+void presenting_close(Presenting *p)
+{
+    presenter_destroy(p->pres);
+    p->pres = NULL;
+}
+
+bool presenting_start(Presenting *p, SDL_Window *audience, const char *font_path, Lang lang, char *err, size_t n)
+{
+    if (!p->pres) {
+        int w, h;
+        SDL_GetWindowSize(audience, &w, &h);
+        p->pres = presenter_create(audience, font_path, lang, w, h, err, n);
+        if (!p->pres) return false;
+        SDL_RaiseWindow(audience);
+    }
+    p->black = false;
+    presenter_restart_clock(p->pres);
+    return true;
+}
+
+bool presenting_event(Presenting *p, const SDL_Event *e)
+{
+    if (!p->pres || !presenter_owns_event(p->pres, e)) return false;
+    if (presenter_event(p->pres, e)) presenting_close(p);
+    return true;
+}
+
+void presenting_toggle_projector(Presenting *p, View *v)
+{
+    v->projector = !v->projector;
+    v->part = 0;
+    if (v->projector) {
+        p->palette_before = v->palette;
+        v->palette = PALETTE_HIGH_CONTRAST;
+    } else if (v->palette == PALETTE_HIGH_CONTRAST) {
+        v->palette = p->palette_before;
+    }
+}
+
+void presenting_overlays(Presenting *p, Overlays *ov, Playback *pb, const Trace *tr, int stage, bool mouse_in, int w,
+                         int h)
+{
+    float px = -1.0f, py = -1.0f;
+    if (mouse_in && w > 0 && h > 0) px = (float)ov->mouse_x / (float)w, py = (float)ov->mouse_y / (float)h;
+    else if (!presenter_point(p->pres, &px, &py)) px = py = -1.0f;
+    int ps, pp, pr, pc;
+    if (presenter_take_pin(p->pres, &ps, &pp, &pr, &pc) && ps == stage) // clicked on its small frame
+        tools_toggle_cell(&p->tools, ps, pp, pr, pc);
+    tools_overlays(&p->tools, ov, px, py);
+    float scrub; // dragged in the presenter window (shown from the next frame on)
+    if (presenter_take_scrub(p->pres, &scrub)) playback_scrub(pb, scrub);
+    ov->scrub = pb->held;
+    ov->loop_steps = recipe_loop_steps(tr, pb->stage);
+    ov->scrub_p = playback_progress(pb);
+    ov->scrub_frame = playback_frame(pb);
 }

@@ -12,6 +12,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "pins.h"
+#include "playback.h"
 #include "trace.h"
 #include "view.h"
 
@@ -98,5 +100,30 @@ void presenter_copy_size(int audience_w, int audience_h, int *w, int *h);
 bool presenter_copy_rect(const Presenter *p, int *x, int *y, int *w, int *h);
 // The notes of v's stage (its own, else its step's), NULL when the lesson has none.
 const char *presenter_notes(const Trace *tr, const View *v);
+
+// ---- presenting: the window's state for it (F5, ".", the tools, projector mode) ----------
+typedef struct Presenting {
+    Presenter *pres;          // the presenter window (--presenter, F5), NULL when closed
+    bool black;               // "." : the audience window shows black
+    PresentTools tools;       // pinned tooltips, spotlight, laser (pins.h)
+    Palette palette_before;   // M: the palette projector mode replaced, back when M turns it off
+    int part_next;            // projector mode: the part the next stage starts with (← enters a result)
+} Presenting;
+void presenting_init(Presenting *p);
+// Closes the presenter window.
+void presenting_close(Presenting *p);
+// F5: opens the presenter window beside audience (if it is not open), the screen shown
+// again (not black) and the elapsed timer from 0; false (err) when it cannot open.
+bool presenting_start(Presenting *p, SDL_Window *audience, const char *font_path, Lang lang, char *err, size_t n);
+// An event of the presenter window's own (its mouse, its close button): true when it was.
+bool presenting_event(Presenting *p, const SDL_Event *e);
+// M: projector mode on / off in v; on, it starts with the high-contrast palette; off, the
+// palette from before comes back (unless C chose another meanwhile).
+void presenting_toggle_projector(Presenting *p, View *v);
+// The tools into the overlays (the point: the pointer on the audience window of w×h,
+// mouse_in, else on the presenter window's small frame; a cell clicked there pinned), a
+// scrub dragged there into pb, and the scrub bar's state for the frame.
+void presenting_overlays(Presenting *p, Overlays *ov, Playback *pb, const Trace *tr, int stage, bool mouse_in, int w,
+                         int h);
 
 #endif

@@ -1,18 +1,15 @@
-// textbox.c — what the window reads the lesson file again for: a language model's input
-// typed in (I), and a checkpoint of its training (U, the loss curve). The text box (I): the text box opens with
-// the lesson's text; every change is read at once with the lesson's tokenizer
-// (session_open with SessionEdits.text, as --text does) and, when it reads, put on screen
-// in place of the session before, at the same stage (app_replace_session); when it does
-// not (a character outside the vocabulary, an empty text, one longer than the model's
-// context), the box says why and the last text that read stays on screen. Enter or Esc
-// closes the box. Edits of the what-if lab are not carried over: the text starts from the
-// lesson's file.
-#include "window.h"
+// textbox.c — the text box (I, textbox.h): the text box opens with the lesson's text;
+// every change is read at once with the lesson's tokenizer (session_retext, as --text
+// does) and, when it reads, the window puts it on screen in place of the session before,
+// at the same stage (app_lessons.c); when it does not (a character outside the
+// vocabulary, an empty text, one longer than the model's context), the box says why and
+// the last text that read stays on screen. Enter or Esc closes the box. Edits of the
+// what-if lab are not carried over: the text starts from the lesson's file.
+#include "textbox.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "scene.h"
 #include "typed.h"
 #include "utf8.h"
 
@@ -30,65 +27,42 @@ static void current_text(const Lesson *ls, char *out, size_t n)
     }
 }
 
-static void apply(App *a)
+Session *textbox_read(TextBox *t, const Session *from, Lang lang)
 {
     char msg[LESSON_ERR_MAX + 200];
     // what a student can fix, in plain words and the window's language (not the lesson
     // rules' JSON path); the last text that read stays on screen
-    if (typed_text_problem(&a->session->lesson, a->text, a->v.lang, a->text_error, sizeof a->text_error)) return;
-    Session *s = session_retext(a->session, a->text, msg, sizeof msg); // (the checkpoint on screen stays)
+    if (typed_text_problem(&from->lesson, t->text, lang, t->error, sizeof t->error)) return NULL;
+    Session *s = session_retext(from, t->text, msg, sizeof msg); // (the checkpoint on screen stays)
     if (!s) { // (anything else: the rules' message)
         const char *m = strncmp(msg, "--text: ", 8) == 0 ? msg + 8 : msg; // (the argument's name: not here)
-        snprintf(a->text_error, sizeof a->text_error, "%s", m);
-        return;
+        snprintf(t->error, sizeof t->error, "%s", m);
+        return NULL;
     }
-    a->text_error[0] = '\0';
-    app_replace_session(a, s, true);
+    t->error[0] = '\0';
+    return s;
 }
 
-bool app_set_checkpoint(App *a, int k)
+bool textbox_open(TextBox *t, const Lesson *ls)
 {
-    const Lesson *ls = &a->session->lesson;
-    if (ls->n_checkpoints == 0) {
-        app_toast(a, "app.no_checkpoints", NULL);
-        return false;
-    }
-    if (k < 0 || k >= ls->n_checkpoints || k == ls->checkpoint) return false;
-    char msg[LESSON_ERR_MAX + 200];
-    const SessionEdits ed = {NULL, 0, ls->typed ? a->text : NULL, true, k}; // (a typed text stays)
-    Session *s = session_open(a->session->path, &ed, msg, sizeof msg);
-    if (!s) {
-        app_toast(a, "app.load_failed", msg);
-        return false;
-    }
-    app_replace_session(a, s, true);
-    a->v.head = scene_stage_head(&a->session->trace, &a->v, -1); // the head its narration names (a glance: kept)
+    if (!ls->vocab) return false;
+    current_text(ls, t->text, sizeof t->text);
+    t->error[0] = '\0';
+    t->open = t->skip = true;
     return true;
 }
 
-bool app_text_open(App *a)
+bool textbox_key(TextBox *t, const SDL_KeyboardEvent *k, bool *changed)
 {
-    const Lesson *ls = &a->session->lesson;
-    if (!ls->vocab) {
-        app_toast(a, "app.no_text", NULL);
-        return false;
-    }
-    current_text(ls, a->text, sizeof a->text);
-    a->text_error[0] = '\0';
-    a->text_open = a->text_skip = true;
-    return true;
-}
-
-bool app_text_key(App *a, const SDL_KeyboardEvent *k)
-{
-    if (!a->text_open) return false;
+    *changed = false;
+    if (!t->open) return false;
     switch (k->keysym.sym) {
-    case SDLK_ESCAPE: case SDLK_RETURN: case SDLK_KP_ENTER: a->text_open = false; break;
+    case SDLK_ESCAPE: case SDLK_RETURN: case SDLK_KP_ENTER: t->open = false; break;
     case SDLK_BACKSPACE: {
-        size_t n = strlen(a->text);
+        size_t n = strlen(t->text);
         if (n == 0) break;
-        a->text[utf8_floor(a->text, n - 1)] = '\0'; // the last character, whole
-        apply(a);
+        t->text[utf8_floor(t->text, n - 1)] = '\0'; // the last character, whole
+        *changed = true;
         break;
     }
     default: break; // (the characters come as text input; no other key acts while typing)
@@ -96,13 +70,14 @@ bool app_text_key(App *a, const SDL_KeyboardEvent *k)
     return true;
 }
 
-bool app_text_input(App *a, const char *utf8)
+bool textbox_input(TextBox *t, const char *utf8, bool *changed)
 {
-    if (!a->text_open) return false;
-    if (a->text_skip && (strcmp(utf8, "i") == 0 || strcmp(utf8, "I") == 0)) return a->text_skip = false, true;
-    size_t n = strlen(a->text), add = strlen(utf8);
-    if (n + add >= sizeof a->text) return true;
-    memcpy(a->text + n, utf8, add + 1);
-    apply(a);
+    *changed = false;
+    if (!t->open) return false;
+    if (t->skip && (strcmp(utf8, "i") == 0 || strcmp(utf8, "I") == 0)) return t->skip = false, true;
+    size_t n = strlen(t->text), add = strlen(utf8);
+    if (n + add >= sizeof t->text) return true;
+    memcpy(t->text + n, utf8, add + 1);
+    *changed = true;
     return true;
 }

@@ -30,10 +30,12 @@
 #include "json_out.h"
 #include "labmenu.h"
 #include "picker.h"
-#include "study_ui.h"
+#include "layout.h"
+#include "session.h"
+#include "study.h"
 #include "url_args.h"
+#include "view.h"
 #include "web.h"
-#include "window.h"
 
 static Args args;
 static App *app;
@@ -63,8 +65,9 @@ static char *to_string(void (*fn)(FILE *f))
 static void write_here(char *out, size_t n)
 {
     UrlArgs u = url;
+    const AppStatus st = app_status(app);
     char real[PATH_MAX]; // (the default lesson is /attnviz/assets/../lessons/…)
-    const char *path = realpath(app->session->path, real) ? real : app->session->path, *dir = "/attnviz/lessons/";
+    const char *path = realpath(st.session->path, real) ? real : st.session->path, *dir = "/attnviz/lessons/";
     size_t len = strlen(path), d = strlen(dir);
     bool here = strncmp(path, "/url/", 5) == 0; // (the address's lesson= file)
     if (strncmp(path, dir, d) == 0 && len > d + 5 && len - d - 5 < sizeof u.lesson &&
@@ -74,14 +77,14 @@ static void write_here(char *out, size_t n)
     }
     if (!here) u = url;
     else {
-        snprintf(u.stage, sizeof u.stage, "%s", app->session->trace.stages[app->pb.stage].name);
-        snprintf(u.batch, sizeof u.batch, "%d", app->v.batch);
-        snprintf(u.head, sizeof u.head, "%d", app->v.head);
+        snprintf(u.stage, sizeof u.stage, "%s", st.session->trace.stages[st.stage].name);
+        snprintf(u.batch, sizeof u.batch, "%d", st.view->batch);
+        snprintf(u.head, sizeof u.head, "%d", st.view->head);
         u.has_stage = u.has_batch = u.has_head = true;
     }
-    memcpy(u.lang, app->v.lang == LANG_ZH ? "zh" : "en", 3);
-    u.study = app->study->st.on;
-    u.projector = app->v.projector;
+    memcpy(u.lang, st.view->lang == LANG_ZH ? "zh" : "en", 3);
+    u.study = st.study->on;
+    u.projector = st.view->projector;
     url_args_query(&u, out, n);
 }
 
@@ -91,10 +94,10 @@ static void write_here(char *out, size_t n)
 static void frame(void)
 {
     if (!app) return;
-    long drawn = app->frames_drawn;
+    long drawn = app_frames_drawn(app);
     double t0 = emscripten_get_now();
     bool going = app_frame(app);
-    if (going && app->frames_drawn > drawn && n_frame_ms < FRAME_TIMES)
+    if (going && app_frames_drawn(app) > drawn && n_frame_ms < FRAME_TIMES)
         frame_ms[n_frame_ms++] = (float)(emscripten_get_now() - t0);
     if (going) return;
     static char here[URL_ARGS_QUERY_MAX + 64];
@@ -189,48 +192,45 @@ EMSCRIPTEN_KEEPALIVE char *attnviz_here(void)
 EMSCRIPTEN_KEEPALIVE int attnviz_open(const char *path)
 {
     if (!app || !path) return 0;
-    return app_lessons_open(app, path) ? 1 : 0;
+    return app_open(app, path) ? 1 : 0;
 }
 
 // The canvas's new size in output pixels (its CSS size × devicePixelRatio).
 EMSCRIPTEN_KEEPALIVE void attnviz_resize(int w, int h)
 {
-    if (app && w >= 64 && h >= 64) SDL_SetWindowSize(app->win, w, h);
+    if (app && w >= 64 && h >= 64) app_resize(app, w, h);
 }
 
 // The Chinese font is in place (fetchFont): load the fonts again and show Chinese.
 EMSCRIPTEN_KEEPALIVE void attnviz_font_arrived(void)
 {
     if (!app) return;
-    if (app_fonts_reload(app) && app->v.lang != LANG_ZH) app_lessons_switch_lang(app);
+    if (app_fonts_reload(app) && app_status(app).view->lang != LANG_ZH) app_switch_lang(app);
     SDL_Event e = {.type = SDL_USEREVENT}; // a frame to show it
     SDL_PushEvent(&e);
 }
 
 static void write_state(FILE *f)
 {
-    const Trace *tr = &app->session->trace;
-    int w = 0, h = 0;
-    SDL_GetRendererOutputSize(app->r, &w, &h);
+    const AppStatus st = app_status(app);
+    const Trace *tr = &st.session->trace;
+    const View *v = st.view;
     fputs("{\"lesson\": ", f);
-    json_write_string(f, app->session->path);
+    json_write_string(f, st.session->path);
     fprintf(f, ", \"stage\": \"%s\", \"index\": %d, \"stages\": %d, \"lang\": \"%s\", \"batch\": %d, \"head\": %d, ",
-            tr->stages[app->pb.stage].name, app->pb.stage, tr->n, app->v.lang == LANG_ZH ? "zh" : "en", app->v.batch,
-            app->v.head);
-    bool busy = (playback_animating(&app->pb) && !app->pb.held) || app->pb.playing || app->toast_left > 0.0 ||
-                app->export_job || app->lab.animating;
+            tr->stages[st.stage].name, st.stage, tr->n, v->lang == LANG_ZH ? "zh" : "en", v->batch, v->head);
     fprintf(f, "\"busy\": %s, \"frames\": %ld, \"events\": %ld, \"width\": %d, \"height\": %d, \"edited\": %s, \"toast\": ",
-            busy ? "true" : "false", app->frames_drawn, app->events, w, h, session_edited(app->session) ? "true" : "false");
-    json_write_string(f, app->toast_left > 0.0 ? app->toast : "");
-    int mx = 0, my = 0, p = -1, row = -1, col = -1; // the cell under the mouse (its tooltip shows)
-    app_to_output(app, app->mouse_wx, app->mouse_wy, &mx, &my);
-    if (app->mouse_in && app->ov.hover && layout_hit_cell(app_layout(app), mx, my, &p, &row, &col))
+            st.busy ? "true" : "false", st.frames, st.events, st.width, st.height,
+            session_edited(st.session) ? "true" : "false");
+    json_write_string(f, st.toast ? st.toast : "");
+    int p = -1, row = -1, col = -1; // the cell under the mouse (its tooltip shows)
+    if (st.hover && layout_hit_cell(st.layout, st.mouse_x, st.mouse_y, &p, &row, &col))
         fprintf(f, ", \"hover\": {\"panel\": %d, \"row\": %d, \"col\": %d}", p, row, col);
     else
         fputs(", \"hover\": null", f);
     // the window's own buttons (Study, What if…, Lessons…), which S and exports leave out
     Rect r[3], u = {0, 0, 0, 0};
-    const Layout *Lp = app_layout(app);
+    const Layout *Lp = st.layout;
     bool has[3] = {study_button_rect(Lp, &r[0]), lab_button_rect(Lp, &r[1]), picker_button_rect(Lp, &r[2])};
     for (int i = 0; i < 3; i++) {
         if (!has[i]) continue;
@@ -241,13 +241,13 @@ static void write_state(FILE *f)
         u.w = x1 - u.x, u.h = y1 - u.y;
     }
     fprintf(f, ", \"buttons\": [%d, %d, %d, %d]", u.x, u.y, u.w, u.h);
-    const Study *st = &app->study->st;
+    const Study *sd = st.study;
     int right = 0, answered = 0;
-    for (int i = 0; i < st->n; i++) answered += st->a[i].answered, right += st->a[i].right;
+    for (int i = 0; i < sd->n; i++) answered += sd->a[i].answered, right += sd->a[i].right;
     fprintf(f, ", \"study\": {\"on\": %s, \"questions\": %d, \"answered\": %d, \"right\": %d, \"asking\": %s",
-            st->on ? "true" : "false", st->n, answered, right, st->on && study_asking(st) ? "true" : "false");
-    if (st->on && study_asking(st)) { // (for the page's tests: the question asked and its answer)
-        const QuizQuestion *q = &st->q[st->focus];
+            sd->on ? "true" : "false", sd->n, answered, right, sd->on && study_asking(sd) ? "true" : "false");
+    if (sd->on && study_asking(sd)) { // (for the page's tests: the question asked and its answer)
+        const QuizQuestion *q = &sd->q[sd->focus];
         fputs(", \"question\": ", f);
         json_write_string(f, q->question);
         fprintf(f, ", \"list\": %s, \"answer\": [", q->list ? "true" : "false");
@@ -262,14 +262,13 @@ static void write_state(FILE *f)
 
 static void write_frame(FILE *f)
 {
-    int w = 0, h = 0;
-    SDL_GetRendererOutputSize(app->r, &w, &h);
+    const AppStatus st = app_status(app);
     fputc('{', f);
-    describe_frame_fields(f, lab_trace(&app->lab, app->session), &app->v, w, h);
+    describe_frame_fields(f, st.shown, st.view, st.width, st.height);
     fputc('}', f);
 }
 
-static void write_dump(FILE *f) { cli_dump_session(app->session, f); }
+static void write_dump(FILE *f) { cli_dump_session(app_status(app).session, f); }
 
 // window.attnviz.state(): where the window is (stage, language, slice, study, toast).
 EMSCRIPTEN_KEEPALIVE char *attnviz_state(void) { return app ? to_string(write_state) : NULL; }
@@ -291,9 +290,10 @@ EMSCRIPTEN_KEEPALIVE char *attnviz_frame_times(void) { return to_string(write_fr
 static int describe_w, describe_h;
 static void write_describe(FILE *f)
 {
-    describe_run(app->session->path, app->opt->font_path, NULL, app->v.lang, app->v.batch, app->v.kind == VIEW_HEADS ? app->v.head : -1, -1, describe_w,
-                 describe_h, false, (int)app->v.kind, f,
-                 stderr);
+    const AppStatus st = app_status(app);
+    const View *v = st.view;
+    describe_run(st.session->path, st.font_path, NULL, v->lang, v->batch, v->kind == VIEW_HEADS ? v->head : -1, -1,
+                 describe_w, describe_h, false, (int)v->kind, f, stderr);
     // (describe_run, a command of its own, loads the strings and frees them when done:
     // the window's are loaded again)
     char assets[1100], err[1200];

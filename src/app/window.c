@@ -1,0 +1,46 @@
+// window.c — what every part of the window that works on App uses (window.h): the
+// notice, the frame's layout, pointer coordinates, E's source.
+#include "window.h"
+
+void (*app_on_saved)(const char *path);
+bool (*app_fetch_font)(void);
+
+void app_toast(App *a, const char *key, const char *arg)
+{
+    toast_show(&a->toast, a->v.lang, key, arg);
+}
+
+void app_output_size(App *a, int *w, int *h)
+{
+    SDL_GetRendererOutputSize(a->screen.r, w, h);
+}
+
+// The Layout of the frame on screen: computed once, drawn with, and hit-tested with
+// until the view, the window size or the lesson's numbers change (then computed anew).
+const Layout *app_layout(App *a)
+{
+    int w, h;
+    app_output_size(a, &w, &h);
+    if (layout_cache_stale(&a->layout, &a->v, w, h, a->lab.gen) && a->screen.heatmap_gen != a->lab.gen) {
+        heatmap_cache_flush(a->screen.heatmaps); // an edit changes numbers at the same addresses
+        a->screen.heatmap_gen = a->lab.gen;
+    }
+    return layout_cache_get(&a->layout, lab_trace(&a->lab, a->session), &a->v, w, h, a->lab.gen);
+}
+
+// Window coordinates → renderer output pixels (differ on HiDPI).
+void app_to_output(App *a, int x, int y, int *ox, int *oy)
+{
+    int ww, wh, ow, oh;
+    SDL_GetWindowSize(a->screen.win, &ww, &wh);
+    app_output_size(a, &ow, &oh);
+    *ox = ww > 0 ? x * ow / ww : x;
+    *oy = wh > 0 ? y * oh / wh : y;
+}
+
+ExportFrom app_export_from(App *a)
+{
+    ExportFrom f = {a->session, &a->v, a->opt->font_path, 0, 0, a->opt->browser, a->study->st.on};
+    app_output_size(a, &f.w, &f.h);
+    return f;
+}
