@@ -226,6 +226,7 @@ typedef struct Gemm {
     // and in round-to-nearest x + y is −0 only when both are −0), which +0 + ±0 keeps.
     bool zero_tail;
     int b_finite_from;  // b's values for p ≥ this are all finite (zero_tail)
+    float *bpack;       // bt: bᵀ packed in panels of NR columns (pack_bt_task), else NULL
 } Gemm;
 
 // (macros: a function returning a vector would change the ABI between the clones)
@@ -261,7 +262,7 @@ static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const
         load8(b0, bp + (size_t)p * ldb);
         load8(b1, bp + (size_t)p * ldb + 8);
         for (int r = 0; r < rows && r < MR; r++) {
-            const float av = ap[(size_t)p * MR + r];
+            const float av = ap[(size_t)r * KC + p]; // one address register: r·KC is a displacement
             lo[r] += av * b0; // a product, then a sum
             hi[r] += av * b1;
         }
@@ -292,15 +293,33 @@ static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const
 }
 
 // Rows [i0, i1) (at most MC) × the NR-column panels [p0, p1), one block of KC
-// values of k at a time: A's rows packed once per block into tiles of MR rows,
-// p-major (each tile's KC × MR values in the order the kernel reads them: one
-// stream, where reading C = 1024 rows 4 KiB apart fought over the same L1 sets),
-// then each panel of B packed (or read in place) and its tiles computed.
-static _Thread_local float apack[MC * KC]; // each thread's packed rows (one for all the clones)
+// values of k at a time: A's rows copied once per block (each row's kc values at
+// KC apart, so the kernel reads a tile's MR rows from one address register plus
+// constant offsets, and rows of 4 KiB in a (C = 1024) never fight over L1 sets),
+// then each panel of B (packed by gemm when bt, else read in place or packed here)
+// and its tiles computed.
+static _Thread_local float apack[MC * KC]; // each thread's copied rows (one for all the clones)
+
+// 1 + the last p in [from, kc) where ar[p] is not ±0, or from (8 values compared at once).
+static inline __attribute__((always_inline)) int last_nonzero(const float *ar, int from, int kc)
+{
+    int p = kc;
+    for (; p - 8 >= from; p -= 8) {
+        Vec8 v;
+        load8(v, ar + p - 8);
+        const Vec8i nz = v != (Vec8){0};
+        unsigned long long q[4];
+        memcpy(q, &nz, sizeof q);
+        if (q[0] | q[1] | q[2] | q[3]) break;
+    }
+    for (; p > from; p--)
+        if (ar[p - 1] != 0.0f) break;
+    return p;
+}
 
 KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int p1)
 {
-    float pack[KC * NR]; // bᵀ[k0:k0+kc, j0:j0+NR], zero past jn
+    float pack[KC * NR]; // b[k0:k0+kc, j0:j0+NR] of a last, narrower panel, zero past jn
     int tile_kc[MC / MR]; // the values of p each tile of rows sums in this block
     const size_t n = (size_t)g->n, k = (size_t)g->k;
     for (int k0 = 0; k0 < g->k; k0 += KC) {
@@ -311,16 +330,9 @@ KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int 
             int end = 0; // 1 + the last p of the block where a row of the tile is not ±0
             for (int r = 0; r < rows; r++) {
                 const float *ar = g->a + (size_t)(i + r) * k + k0;
-                for (int p = 0; p < kc; p++) t[(size_t)p * MR + r] = ar[p];
-                if (g->zero_tail)
-                    for (int p = kc - 1; p >= end; p--)
-                        if (ar[p] != 0.0f) {
-                            end = p + 1;
-                            break;
-                        }
+                memcpy(t + (size_t)r * KC, ar, (size_t)kc * sizeof(float));
+                if (g->zero_tail) end = last_nonzero(ar, end, kc);
             }
-            for (int r = rows; r < MR; r++)
-                for (int p = 0; p < kc; p++) t[(size_t)p * MR + r] = 0.0f;
             if (g->zero_tail) {
                 if (end < g->b_finite_from - k0) end = g->b_finite_from - k0 < kc ? g->b_finite_from - k0 : kc;
                 tile_kc[(i - i0) / MR] = end;
@@ -333,14 +345,8 @@ KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int 
             const int j0 = pj * NR, jn = g->n - j0 < NR ? g->n - j0 : NR;
             const float *bp = pack;
             size_t ldb = NR;
-            if (g->bt) { // b's rows read along (16 rows 4 KiB apart, read across, share L1 sets)
-                for (int jj = 0; jj < NR; jj++) {
-                    const float *br = g->b + (size_t)(j0 + jj) * k + k0;
-                    if (jj < jn)
-                        for (int p = 0; p < kc; p++) pack[(size_t)p * NR + jj] = br[p];
-                    else
-                        for (int p = 0; p < kc; p++) pack[(size_t)p * NR + jj] = 0.0f;
-                }
+            if (g->bpack) { // bᵀ's panel, packed once for every task (gemm)
+                bp = g->bpack + ((size_t)pj * k + (size_t)k0) * NR;
             } else if (jn == NR) { // b's rows are the panel's rows already
                 bp = g->b + (size_t)k0 * n + j0;
                 ldb = n;
@@ -360,6 +366,28 @@ KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int 
                           first, last);
         }
     }
+}
+
+// Panels [t·PANELS, (t+1)·PANELS) of bᵀ (b is (n, k)): panel pj holds bᵀ[0:k, pj·NR : pj·NR + NR]
+// p-major, zero past n. Packed once per product, not once per task (L = 256: 3 times fewer copies).
+static void pack_bt_task(void *ctx, int t)
+{
+    const Gemm *g = ctx;
+    const int panels = (g->n + NR - 1) / NR, p1 = (t + 1) * PANELS < panels ? (t + 1) * PANELS : panels;
+    const size_t k = (size_t)g->k;
+    for (int pj = t * PANELS; pj < p1; pj++)
+        for (size_t k0 = 0; k0 < k; k0 += KC) { // KC rows of the panel (16 KiB) at a time: they stay in L1
+            const size_t kc = k - k0 < KC ? k - k0 : KC;
+            float *dst = g->bpack + ((size_t)pj * k + k0) * NR;
+            for (int jj = 0; jj < NR; jj++) {
+                const int j = pj * NR + jj;
+                const float *br = g->b + (size_t)j * k + k0;
+                if (j < g->n)
+                    for (size_t p = 0; p < kc; p++) dst[p * NR + (size_t)jj] = br[p];
+                else
+                    for (size_t p = 0; p < kc; p++) dst[p * NR + (size_t)jj] = 0.0f;
+            }
+        }
 }
 
 // Task t: the rows of chunk t / groups (MC rows each), the panels of group t % groups.
@@ -413,30 +441,41 @@ static void gemm(const Gemm *g)
     }
     while (job.group > 2 && chunks * ((panels + job.group - 1) / job.group) < 8) job.group /= 2;
     const int groups = (panels + job.group - 1) / job.group;
+    Tensor packed = {0};
+    if (g->bt) {
+        const int shape[2] = {panels * NR, g->k};
+        if (!tensor_init_raw(&packed, 2, shape)) { // out of memory: the plain loops need none
+            gemm_naive(g);
+            return;
+        }
+        job.bpack = packed.data;
+        parallel_for((panels + PANELS - 1) / PANELS, (double)panels * NR * g->k, pack_bt_task, &job);
+    }
     parallel_for(groups * chunks, work, gemm_task, &job);
+    tensor_free(&packed);
 }
 
 void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, true, m, k, n, 0, false, 0};
+    Gemm g = {c, a, b, NULL, true, m, k, n, 0, false, 0, NULL};
     gemm(&g);
 }
 
 void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, false, m, k, n, 0, false, 0};
+    Gemm g = {c, a, b, NULL, false, m, k, n, 0, false, 0, NULL};
     gemm(&g);
 }
 
 void tensor_matmul_zero_tail(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, false, m, k, n, 0, true, 0};
+    Gemm g = {c, a, b, NULL, false, m, k, n, 0, true, 0, NULL};
     gemm(&g);
 }
 
 void tensor_linear(float *y, const float *x, const float *w, const float *b, int n, int in, int out)
 {
-    Gemm g = {y, x, w, b, true, n, in, out, 0, false, 0};
+    Gemm g = {y, x, w, b, true, n, in, out, 0, false, 0, NULL};
     gemm(&g);
 }
 
