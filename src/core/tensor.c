@@ -202,9 +202,15 @@ enum { NR = 16, MR = 6, KC = 256, MC = 96, PANELS = 16 };
 typedef float Vec8 __attribute__((vector_size(8 * sizeof(float))));
 typedef int Vec8i __attribute__((vector_size(8 * sizeof(int))));
 
+// TENSOR_AVX2_AT_MOST (make bench's bench_core_avx2 only): no avx512f clone, so that an
+// AVX-512 machine runs and times the avx2 one, the clone of the AVX2-only machines.
 #if defined(__x86_64__) && defined(__has_attribute)
 #if __has_attribute(target_clones)
+#ifdef TENSOR_AVX2_AT_MOST
+#define KERNEL_CLONES __attribute__((target_clones("avx2", "default")))
+#else
 #define KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
 #endif
 #endif
 #ifndef KERNEL_CLONES
@@ -607,7 +613,9 @@ const char *tensor_kernels(void)
 #if __has_attribute(target_clones)
     // the order of KERNEL_CLONES' list: GCC's resolver takes the first one supported
     __builtin_cpu_init();
+#ifndef TENSOR_AVX2_AT_MOST
     if (__builtin_cpu_supports("avx512f")) return "avx512f";
+#endif
     if (__builtin_cpu_supports("avx2")) return "avx2";
     return "default";
 #endif
