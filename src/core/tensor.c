@@ -374,27 +374,56 @@ KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int 
     }
 }
 
-// Panels [t·PANELS, (t+1)·PANELS) of bᵀ (b is (n, k)): panel pj holds bᵀ[0:k, pj·NR : pj·NR + NR]
-// p-major, zero past n. Packed once per product, not once per task (L = 256: 3 times fewer copies).
-static void pack_bt_task(void *ctx, int t)
+// r[0..7] (8 rows of 8) transposed in place: r[q][i] becomes the old r[i][q].
+static inline __attribute__((always_inline)) void transpose8(Vec8 *r)
 {
-    const Gemm *g = ctx;
+    Vec8 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+        t[i] = __builtin_shufflevector(r[i], r[i + 1], 0, 8, 1, 9, 4, 12, 5, 13);
+        t[i + 1] = __builtin_shufflevector(r[i], r[i + 1], 2, 10, 3, 11, 6, 14, 7, 15);
+    }
+    for (int i = 0; i < 8; i += 4)
+        for (int h = 0; h < 2; h++) {
+            u[i + h * 2] = __builtin_shufflevector(t[i + h], t[i + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
+            u[i + h * 2 + 1] = __builtin_shufflevector(t[i + h], t[i + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
+        }
+    for (int q = 0; q < 4; q++) {
+        r[q] = __builtin_shufflevector(u[q], u[q + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+        r[q + 4] = __builtin_shufflevector(u[q], u[q + 4], 4, 5, 6, 7, 12, 13, 14, 15);
+    }
+}
+
+// Panels [t·PANELS, (t+1)·PANELS) of bᵀ (b is (n, k)): panel pj holds bᵀ[0:k, pj·NR : pj·NR + NR]
+// p-major, zero past n. Packed once per product, not once per task (L = 256: 3 times fewer
+// copies), 8 × 8 values at a time (a transposition in registers; 16 values of a row, one
+// cache line, read together).
+KERNEL_CLONES static void pack_bt(const Gemm *g, int t)
+{
     const int panels = (g->n + NR - 1) / NR, p1 = (t + 1) * PANELS < panels ? (t + 1) * PANELS : panels;
     const size_t k = (size_t)g->k;
-    for (int pj = t * PANELS; pj < p1; pj++)
-        for (size_t k0 = 0; k0 < k; k0 += KC) { // KC rows of the panel (16 KiB) at a time: they stay in L1
-            const size_t kc = k - k0 < KC ? k - k0 : KC;
-            float *dst = g->bpack + ((size_t)pj * k + k0) * NR;
-            for (int jj = 0; jj < NR; jj++) {
-                const int j = pj * NR + jj;
-                const float *br = g->b + (size_t)j * k + k0;
-                if (j < g->n)
-                    for (size_t p = 0; p < kc; p++) dst[p * NR + (size_t)jj] = br[p];
-                else
-                    for (size_t p = 0; p < kc; p++) dst[p * NR + (size_t)jj] = 0.0f;
-            }
-        }
+    for (int pj = t * PANELS; pj < p1; pj++) {
+        float *dst = g->bpack + (size_t)pj * k * NR;
+        const float *b = g->b + (size_t)pj * NR * k;
+        const int jn = g->n - pj * NR < NR ? g->n - pj * NR : NR;
+        size_t p = 0;
+        for (; p + 16 <= k; p += 16)
+            for (int half = 0; half < NR; half += 8)
+                for (size_t sub = p; sub < p + 16; sub += 8) {
+                    Vec8 r[8];
+                    for (int q = 0; q < 8; q++)
+                        if (half + q < jn)
+                            load8(r[q], b + (size_t)(half + q) * k + sub);
+                        else
+                            r[q] = (Vec8){0};
+                    transpose8(r);
+                    for (int q = 0; q < 8; q++) store8(dst + (sub + (size_t)q) * NR + half, r[q]);
+                }
+        for (; p < k; p++)
+            for (int jj = 0; jj < NR; jj++) dst[p * NR + (size_t)jj] = jj < jn ? b[(size_t)jj * k + p] : 0.0f;
+    }
 }
+
+static void pack_bt_task(void *ctx, int t) { pack_bt(ctx, t); }
 
 // Task t: the rows of chunk t / groups (MC rows each), the panels of group t % groups.
 static void gemm_task(void *ctx, int t)
@@ -673,20 +702,30 @@ KERNEL_CLONES static void softmax_rows(float *x, int rows, int cols)
             memcpy(span + j, &e, sizeof e);
         }
         for (; j < n; j++) span[j] = exp1(span[j]);
+        // A row's values after its last nonzero one (a causal row's masked keys) are +0:
+        // adding +0 changes no sum (the sums start at +0), and +0 / sum stays +0 unless the
+        // sum is NaN (then the whole row is divided: NaN, as PyTorch gives).
         for (int q = 0; q < g; q += G) {
             float *row[G];
+            int end[G], most = 0;
             float sum[G] = {0.0f, 0.0f, 0.0f, 0.0f};
             const int h = g - q < G ? g - q : G;
-            for (int r = 0; r < h; r++) row[r] = span + (size_t)(q + r) * cols;
+            for (int r = 0; r < h; r++) {
+                row[r] = span + (size_t)(q + r) * cols;
+                end[r] = last_nonzero(row[r], 0, cols);
+                if (end[r] > most) most = end[r];
+            }
             if (h == G) {
-                for (int c = 0; c < cols; c++)
+                for (int c = 0; c < most; c++)
                     for (int r = 0; r < G; r++) sum[r] += row[r][c];
             } else {
                 for (int r = 0; r < h; r++)
-                    for (int c = 0; c < cols; c++) sum[r] += row[r][c];
+                    for (int c = 0; c < end[r]; c++) sum[r] += row[r][c];
             }
-            for (int r = 0; r < h; r++)
-                for (int c = 0; c < cols; c++) row[r][c] /= sum[r];
+            for (int r = 0; r < h; r++) {
+                const int stop = isnan(sum[r]) ? cols : end[r];
+                for (int c = 0; c < stop; c++) row[r][c] /= sum[r];
+            }
         }
     }
 }
