@@ -169,13 +169,13 @@ $(B)/bench/%.o: tests/bench/%.c
 $(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
-$(B)/bench/tensor_avx2.o: src/core/tensor.c
+$(B)/bench/%_avx2.o: src/core/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(CORE_OPT) $(CORE_CFLAGS) -DTENSOR_AVX2_AT_MOST -Isrc/core -c $< -o $@
 
-# (tensor_avx2.o defines every symbol of tensor.c, so the library's tensor.o is never linked)
-$(B)/bench/bench_core_avx2: $(B)/bench/bench_core.o $(B)/bench/tensor_avx2.o $(B)/libattnapp.a $(B)/libattndraw.a \
-                            $(B)/libattnview.a $(B)/libattncore.a
+# (the two objects define every symbol of tensor.c and tensor_gemm.c: the library's are never linked)
+$(B)/bench/bench_core_avx2: $(B)/bench/bench_core.o $(B)/bench/tensor_avx2.o $(B)/bench/tensor_gemm_avx2.o \
+                            $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
 # Speed is measured here, never in timed tests: one table for the whole app.
@@ -342,6 +342,6 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(CORE_OBJ:.o=.d) $(VIEW_OBJ:.o=.d) $(DRAW_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(B)/bench/tensor_avx2.d
+-include $(CORE_OBJ:.o=.d) $(VIEW_OBJ:.o=.d) $(DRAW_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(B)/bench/tensor_avx2.d $(B)/bench/tensor_gemm_avx2.d
 
 include src/web/web.mk
