@@ -40,66 +40,65 @@ typedef struct Gemm {
     bool zero_tail;
     int b_finite_from;  // b's values for p ≥ this are all finite (zero_tail)
     float *bpack;       // bt: bᵀ packed in panels of NR columns (pack_bt_task), else NULL
+    bool wide;          // the 16-wide kernel (AVX-512)
 } Gemm;
 
 // c[i, j0:j0+jn] for rows i0 ≤ i < i0 + rows (rows ≤ MR), over p in [k0, k0 + kc):
 // continues the sums stored in c unless first; adds the bias when last. With
 // rows == MR (a constant after inlining) every accumulator stays in a register.
-static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const float *ap, const float *bp,
-                                                             size_t ldb, int i0, const int rows, int j0, int jn,
-                                                             int kc, bool first, bool last)
-{
-    Vec8 lo[MR], hi[MR];
-    const size_t n = (size_t)g->n;
-    for (int r = 0; r < rows && r < MR; r++) {
-        const float *cr = g->c + (size_t)(i0 + r) * n + j0;
-        if (first) {
-            lo[r] = (Vec8){0};
-            hi[r] = (Vec8){0};
-        } else if (jn == NR) {
-            load8(lo[r], cr);
-            load8(hi[r], cr + 8);
-        } else {
-            float t[NR] = {0};
-            memcpy(t, cr, (size_t)jn * sizeof(float));
-            load8(lo[r], t);
-            load8(hi[r], t + 8);
-        }
+// A row's NR columns are NR / width vectors VT: two Vec8 (AVX2's registers; GCC splits a
+// 16-wide generic vector badly on AVX2: every sum went through the stack, 47 ms for the
+// L = 256 forward instead of 6), or one Vec16 in the AVX-512 kernel (half the instructions:
+// a broadcast and a load serve 16 columns). The same products and sums in the same order.
+#define GEMM_TILE(NAME, VT, MR)                                                                            \
+    static inline __attribute__((always_inline)) void NAME(const Gemm *g, const float *ap, const float *bp, \
+                                                           size_t ldb, int i0, const int rows, int j0,   \
+                                                           int jn, int kc, bool first, bool last)        \
+    {                                                                                                    \
+        enum { NV = NR * sizeof(float) / sizeof(VT) };                                                   \
+        VT acc[MR][NV], b[NV];                                                                           \
+        const size_t n = (size_t)g->n;                                                                   \
+        for (int r = 0; r < rows && r < MR; r++) {                                                       \
+            const float *cr = g->c + (size_t)(i0 + r) * n + j0;                                          \
+            if (first) {                                                                                 \
+                for (int v = 0; v < NV; v++) acc[r][v] = (VT){0};                                        \
+            } else if (jn == NR) {                                                                       \
+                memcpy(acc[r], cr, sizeof acc[r]);                                                       \
+            } else {                                                                                     \
+                float t[NR] = {0};                                                                       \
+                memcpy(t, cr, (size_t)jn * sizeof(float));                                               \
+                memcpy(acc[r], t, sizeof acc[r]);                                                        \
+            }                                                                                            \
+        }                                                                                                \
+        for (int p = 0; p < kc; p++) {                                                                   \
+            memcpy(b, bp + (size_t)p * ldb, sizeof b);                                                   \
+            for (int r = 0; r < rows && r < MR; r++) {                                                   \
+                const float av = ap[(size_t)r * KC + p]; /* one address register: r·KC a displacement */ \
+                for (int v = 0; v < NV; v++) acc[r][v] += av * b[v]; /* a product, then a sum */         \
+            }                                                                                            \
+        }                                                                                                \
+        if (last && g->bias) {                                                                           \
+            float t[NR] = {0};                                                                           \
+            memcpy(t, g->bias + j0, (size_t)jn * sizeof(float));                                         \
+            memcpy(b, t, sizeof b);                                                                      \
+            for (int r = 0; r < rows && r < MR; r++)                                                     \
+                for (int v = 0; v < NV; v++) acc[r][v] += b[v];                                          \
+        }                                                                                                \
+        for (int r = 0; r < rows && r < MR; r++) {                                                       \
+            float *cr = g->c + (size_t)(i0 + r) * n + j0;                                                \
+            if (jn == NR) {                                                                              \
+                memcpy(cr, acc[r], sizeof acc[r]);                                                       \
+            } else {                                                                                     \
+                float t[NR];                                                                             \
+                memcpy(t, acc[r], sizeof t);                                                             \
+                memcpy(cr, t, (size_t)jn * sizeof(float));                                               \
+            }                                                                                            \
+        }                                                                                                \
     }
-    for (int p = 0; p < kc; p++) {
-        Vec8 b0, b1;
-        load8(b0, bp + (size_t)p * ldb);
-        load8(b1, bp + (size_t)p * ldb + 8);
-        for (int r = 0; r < rows && r < MR; r++) {
-            const float av = ap[(size_t)r * KC + p]; // one address register: r·KC is a displacement
-            lo[r] += av * b0; // a product, then a sum
-            hi[r] += av * b1;
-        }
-    }
-    if (last && g->bias) {
-        float t[NR] = {0};
-        memcpy(t, g->bias + j0, (size_t)jn * sizeof(float));
-        Vec8 b0, b1;
-        load8(b0, t);
-        load8(b1, t + 8);
-        for (int r = 0; r < rows && r < MR; r++) {
-            lo[r] += b0;
-            hi[r] += b1;
-        }
-    }
-    for (int r = 0; r < rows && r < MR; r++) {
-        float *cr = g->c + (size_t)(i0 + r) * n + j0;
-        if (jn == NR) {
-            store8(cr, lo[r]);
-            store8(cr + 8, hi[r]);
-        } else {
-            float t[NR];
-            store8(t, lo[r]);
-            store8(t + 8, hi[r]);
-            memcpy(cr, t, (size_t)jn * sizeof(float));
-        }
-    }
-}
+
+typedef float Vec16 __attribute__((vector_size(16 * sizeof(float))));
+GEMM_TILE(gemm_tile, Vec8, MR)
+GEMM_TILE(gemm_tile16, Vec16, 2 * MR)
 
 // Rows [i0, i1) (at most MC) × the NR-column panels [p0, p1), one block of KC
 // values of k at a time: A's rows copied once per block (each row's kc values at
@@ -109,7 +108,8 @@ static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const
 // and its tiles computed.
 static _Thread_local float apack[MC * KC]; // each thread's copied rows (one for all the clones)
 
-KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int p1)
+static inline __attribute__((always_inline)) void gemm_block_body(const Gemm *g, int i0, int i1, int p0, int p1,
+                                                                   const bool wide)
 {
     float pack[KC * NR]; // b[k0:k0+kc, j0:j0+NR] of a last, narrower panel, zero past jn
     int tile_kc[MC / MR]; // the values of p each tile of rows sums in this block
@@ -150,15 +150,45 @@ KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int 
                 }
             }
             int i = i0;
-            for (; i + MR <= i1; i += MR)
-                gemm_tile(g, apack + (size_t)(i - i0) * KC, bp, ldb, i, MR, j0, jn, tile_kc[(i - i0) / MR],
-                          first, last);
-            if (i < i1)
-                gemm_tile(g, apack + (size_t)(i - i0) * KC, bp, ldb, i, i1 - i, j0, jn, tile_kc[(i - i0) / MR],
-                          first, last);
+            if (wide)
+                for (; i + 2 * MR <= i1; i += 2 * MR) {
+                    const int t = (i - i0) / MR, tk = tile_kc[t] > tile_kc[t + 1] ? tile_kc[t] : tile_kc[t + 1];
+                    gemm_tile16(g, apack + (size_t)(i - i0) * KC, bp, ldb, i, 2 * MR, j0, jn, tk, first, last);
+                }
+            for (; i + MR <= i1; i += MR) {
+                const float *ap = apack + (size_t)(i - i0) * KC;
+                if (wide)
+                    gemm_tile16(g, ap, bp, ldb, i, MR, j0, jn, tile_kc[(i - i0) / MR], first, last);
+                else
+                    gemm_tile(g, ap, bp, ldb, i, MR, j0, jn, tile_kc[(i - i0) / MR], first, last);
+            }
+            if (i < i1) {
+                const float *ap = apack + (size_t)(i - i0) * KC;
+                if (wide)
+                    gemm_tile16(g, ap, bp, ldb, i, i1 - i, j0, jn, tile_kc[(i - i0) / MR], first, last);
+                else
+                    gemm_tile(g, ap, bp, ldb, i, i1 - i, j0, jn, tile_kc[(i - i0) / MR], first, last);
+            }
         }
     }
 }
+
+// The 8-wide kernel, one clone per CPU (target_clones); the 16-wide one for AVX-512 CPUs
+// (unless TENSOR_AVX2_AT_MOST), compiled for AVX-512 only and picked by gemm.
+KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int p1)
+{
+    gemm_block_body(g, i0, i1, p0, p1, false);
+}
+
+#if defined(__x86_64__) && !defined(TENSOR_AVX2_AT_MOST) && defined(__has_attribute)
+#if __has_attribute(target_clones)
+#define GEMM_WIDE 1
+__attribute__((target("avx512f"))) static void gemm_block_wide(const Gemm *g, int i0, int i1, int p0, int p1)
+{
+    gemm_block_body(g, i0, i1, p0, p1, true);
+}
+#endif
+#endif
 
 // r[0..7] (8 rows of 8) transposed in place: r[q][i] becomes the old r[i][q].
 static inline __attribute__((always_inline)) void transpose8(Vec8 *r)
@@ -218,6 +248,12 @@ static void gemm_task(void *ctx, int t)
     const int panels = (g->n + NR - 1) / NR, groups = (panels + g->group - 1) / g->group;
     const int i0 = t / groups * MC, i1 = i0 + MC < g->m ? i0 + MC : g->m;
     const int p0 = t % groups * g->group, p1 = p0 + g->group < panels ? p0 + g->group : panels;
+#ifdef GEMM_WIDE
+    if (g->wide) {
+        gemm_block_wide(g, i0, i1, p0, p1);
+        return;
+    }
+#endif
     gemm_block(g, i0, i1, p0, p1);
 }
 
@@ -251,6 +287,10 @@ static void gemm(const Gemm *g)
     const int panels = (g->n + NR - 1) / NR, chunks = (g->m + MC - 1) / MC;
     Gemm job = *g;
     job.group = PANELS;
+#ifdef GEMM_WIDE
+    __builtin_cpu_init();
+    job.wide = __builtin_cpu_supports("avx512f");
+#endif
     if (job.zero_tail) { // b's rows from b_finite_from on hold only finite values
         job.b_finite_from = 0;
         for (int p = g->k - 1; p >= 0 && job.b_finite_from == 0; p--)
@@ -278,24 +318,24 @@ static void gemm(const Gemm *g)
 
 void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, true, m, k, n, 0, false, 0, NULL};
+    Gemm g = {c, a, b, NULL, true, m, k, n, 0, false, 0, NULL, false};
     gemm(&g);
 }
 
 void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, false, m, k, n, 0, false, 0, NULL};
+    Gemm g = {c, a, b, NULL, false, m, k, n, 0, false, 0, NULL, false};
     gemm(&g);
 }
 
 void tensor_matmul_zero_tail(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, false, m, k, n, 0, true, 0, NULL};
+    Gemm g = {c, a, b, NULL, false, m, k, n, 0, true, 0, NULL, false};
     gemm(&g);
 }
 
 void tensor_linear(float *y, const float *x, const float *w, const float *b, int n, int in, int out)
 {
-    Gemm g = {y, x, w, b, true, n, in, out, 0, false, 0, NULL};
+    Gemm g = {y, x, w, b, true, n, in, out, 0, false, 0, NULL, false};
     gemm(&g);
 }
