@@ -316,6 +316,9 @@ const char *tensor_kernels(void)
     return "default";
 #endif
 #endif
+#if defined(__wasm_simd128__)
+    return "simd128"; // WebAssembly with its 128-bit vectors (the page: -msimd128)
+#endif
     return "portable";
 }
 

@@ -193,6 +193,17 @@ static int bench_largest(void)
 
 // ---- the core against nn.MultiheadAttention, alternating -----------------------
 
+// The causal case's lesson: B = 1, L tokens of C values (an arange over [-1, 1]), H heads,
+// weights from seed 1 (make bench-web runs the same text in the page: --lesson-json).
+static void causal_json(char *json, size_t n, int L, int C, int H)
+{
+    snprintf(json, n,
+             "{\"title\": \"bench\", \"model\": {\"d_model\": %d, \"n_heads\": %d},"
+             " \"input\": {\"query\": {\"shape\": [1, %d, %d], \"arange\": [-1, 1, %.17g]}},"
+             " \"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 1}}}",
+             C, H, L, C, 2.0 / ((double)L * C));
+}
+
 typedef struct Setting {
     int blas, threads; // OPENBLAS_NUM_THREADS, torch.set_num_threads
 } Setting;
@@ -202,11 +213,7 @@ static void bench_case(int L, int C, int H, int rounds, int per, Torch *py, cons
                        double target_ratio)
 {
     char json[512];
-    snprintf(json, sizeof json,
-             "{\"title\": \"bench\", \"model\": {\"d_model\": %d, \"n_heads\": %d},"
-             " \"input\": {\"query\": {\"shape\": [1, %d, %d], \"arange\": [-1, 1, %.17g]}},"
-             " \"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 1}}}",
-             C, H, L, C, 2.0 / ((double)L * C));
+    causal_json(json, sizeof json, L, C, H);
     Lesson ls;
     if (!parse(&ls, "bench", json)) exit(1);
     const int threads = parallel_threads() > 1 ? parallel_threads() : 2;
@@ -314,9 +321,38 @@ static int avx2_forced(void)
 #endif
 }
 
+// make bench-web's native side: `--lesson-json L C H` prints the causal case's lesson
+// (`--largest-json` the largest lesson's);
+// `--forward L C H N` times N forward passes of it on one thread (ms, one line). 2: not these.
+static int bench_web_side(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "--largest-json") == 0) {
+        printf("%s\n", LARGEST);
+        return 0;
+    }
+    if (argc < 5 || (strcmp(argv[1], "--lesson-json") != 0 && strcmp(argv[1], "--forward") != 0)) return 2;
+    const int L = atoi(argv[2]), C = atoi(argv[3]), H = atoi(argv[4]), n = argc > 5 ? atoi(argv[5]) : 0;
+    char json[512];
+    causal_json(json, sizeof json, L, C, H);
+    if (strcmp(argv[1], "--lesson-json") == 0) {
+        printf("%s\n", json);
+        return 0;
+    }
+    Lesson ls;
+    if (n < 1 || n > 1000 || !parse(&ls, "bench", json)) return 1;
+    parallel_set_threads(1);
+    double t[1000];
+    time_forward(&ls, n, 1, t);
+    for (int i = 0; i < n; i++) printf(i ? " %.4f" : "%.4f", t[i] * 1e3);
+    printf("\n");
+    lesson_free(&ls);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
-    (void)argc;
+    const int side = bench_web_side(argc, argv);
+    if (side != 2) return side;
     signal(SIGPIPE, SIG_IGN); // a PyTorch child that dies is reported, not fatal
     const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
     const bool avx2_only = strcmp(self, "bench_core_avx2") == 0;
