@@ -29,7 +29,9 @@ WEB_OBJS   := $(WEB_SRC:%.c=$(WEB_OBJ)/%.o)
 WEB_ENV    := NODE_PATH=/usr/share/nodejs
 # -msimd128: WebAssembly's 128-bit vectors (Chrome 91, Firefox 89, Safari 16.4 and later): the
 # core's 8-wide vectors become two of them; IEEE operations lane by lane, so the same bits
-WEB_CFLAGS := -std=gnu11 -O2 -msimd128 $(filter-out -Wdouble-promotion,$(WARN)) -MMD -MP -I$(WEB_SYS)/include \
+# (make web WEB_SIMD= WEB=… WEB_OBJ=… builds a page without them, to compare)
+WEB_SIMD   := -msimd128
+WEB_CFLAGS := -std=gnu11 -O2 $(WEB_SIMD) $(filter-out -Wdouble-promotion,$(WARN)) -MMD -MP -I$(WEB_SYS)/include \
               -I$(WEB_SYS)/include/SDL2 -DATTNVIZ_FONT_DIR='"/attnviz/fonts"' -I$(WEB_OBJ)/gen \
               -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app
 WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lharfbuzz -lfreetype -lspng -lz -lcjson
