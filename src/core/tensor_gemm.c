@@ -50,50 +50,50 @@ typedef struct Gemm {
 // 16-wide generic vector badly on AVX2: every sum went through the stack, 47 ms for the
 // L = 256 forward instead of 6), or one Vec16 in the AVX-512 kernel (half the instructions:
 // a broadcast and a load serve 16 columns). The same products and sums in the same order.
-#define GEMM_TILE(NAME, VT, MR)                                                                            \
+#define GEMM_TILE(NAME, VT, MR)                                                                             \
     static inline __attribute__((always_inline)) void NAME(const Gemm *g, const float *ap, const float *bp, \
-                                                           size_t ldb, int i0, const int rows, int j0,   \
-                                                           int jn, int kc, bool first, bool last)        \
-    {                                                                                                    \
-        enum { NV = NR * sizeof(float) / sizeof(VT) };                                                   \
-        VT acc[MR][NV], b[NV];                                                                           \
-        const size_t n = (size_t)g->n;                                                                   \
-        for (int r = 0; r < rows && r < MR; r++) {                                                       \
-            const float *cr = g->c + (size_t)(i0 + r) * n + j0;                                          \
-            if (first) {                                                                                 \
-                for (int v = 0; v < NV; v++) acc[r][v] = (VT){0};                                        \
-            } else if (jn == NR) {                                                                       \
-                memcpy(acc[r], cr, sizeof acc[r]);                                                       \
-            } else {                                                                                     \
-                float t[NR] = {0};                                                                       \
-                memcpy(t, cr, (size_t)jn * sizeof(float));                                               \
-                memcpy(acc[r], t, sizeof acc[r]);                                                        \
-            }                                                                                            \
-        }                                                                                                \
-        for (int p = 0; p < kc; p++) {                                                                   \
-            memcpy(b, bp + (size_t)p * ldb, sizeof b);                                                   \
-            for (int r = 0; r < rows && r < MR; r++) {                                                   \
-                const float av = ap[(size_t)r * KC + p]; /* one address register: r·KC a displacement */ \
-                for (int v = 0; v < NV; v++) acc[r][v] += av * b[v]; /* a product, then a sum */         \
-            }                                                                                            \
-        }                                                                                                \
-        if (last && g->bias) {                                                                           \
-            float t[NR] = {0};                                                                           \
-            memcpy(t, g->bias + j0, (size_t)jn * sizeof(float));                                         \
-            memcpy(b, t, sizeof b);                                                                      \
-            for (int r = 0; r < rows && r < MR; r++)                                                     \
-                for (int v = 0; v < NV; v++) acc[r][v] += b[v];                                          \
-        }                                                                                                \
-        for (int r = 0; r < rows && r < MR; r++) {                                                       \
-            float *cr = g->c + (size_t)(i0 + r) * n + j0;                                                \
-            if (jn == NR) {                                                                              \
-                memcpy(cr, acc[r], sizeof acc[r]);                                                       \
-            } else {                                                                                     \
-                float t[NR];                                                                             \
-                memcpy(t, acc[r], sizeof t);                                                             \
-                memcpy(cr, t, (size_t)jn * sizeof(float));                                               \
-            }                                                                                            \
-        }                                                                                                \
+                                                           size_t ldb, int i0, const int rows, int j0,      \
+                                                           int jn, int kc, bool first, bool last)           \
+    {                                                                                                       \
+        enum { NV = NR * sizeof(float) / sizeof(VT), VW = sizeof(VT) / sizeof(float) };                     \
+        VT acc[MR][NV], b[NV];                                                                              \
+        const size_t n = (size_t)g->n;                                                                      \
+        for (int r = 0; r < rows && r < MR; r++) {                                                          \
+            const float *cr = g->c + (size_t)(i0 + r) * n + j0;                                             \
+            if (first) {                                                                                    \
+                for (int v = 0; v < NV; v++) acc[r][v] = (VT){0};                                           \
+            } else if (jn == NR) {                                                                          \
+                for (int v = 0; v < NV; v++) memcpy(&acc[r][v], cr + v * VW, sizeof(VT));                   \
+            } else {                                                                                        \
+                float t[NR] = {0};                                                                          \
+                memcpy(t, cr, (size_t)jn * sizeof(float));                                                  \
+                for (int v = 0; v < NV; v++) memcpy(&acc[r][v], t + v * VW, sizeof(VT));                    \
+            }                                                                                               \
+        }                                                                                                   \
+        for (int p = 0; p < kc; p++) {                                                                      \
+            for (int v = 0; v < NV; v++) memcpy(&b[v], bp + (size_t)p * ldb + v * VW, sizeof(VT));          \
+            for (int r = 0; r < rows && r < MR; r++) {                                                      \
+                const float av = ap[(size_t)r * KC + p]; /* one address register: r·KC a displacement */    \
+                for (int v = 0; v < NV; v++) acc[r][v] += av * b[v]; /* a product, then a sum */            \
+            }                                                                                               \
+        }                                                                                                   \
+        if (last && g->bias) {                                                                              \
+            float t[NR] = {0};                                                                              \
+            memcpy(t, g->bias + j0, (size_t)jn * sizeof(float));                                            \
+            for (int v = 0; v < NV; v++) memcpy(&b[v], t + v * VW, sizeof(VT));                             \
+            for (int r = 0; r < rows && r < MR; r++)                                                        \
+                for (int v = 0; v < NV; v++) acc[r][v] += b[v];                                             \
+        }                                                                                                   \
+        for (int r = 0; r < rows && r < MR; r++) {                                                          \
+            float *cr = g->c + (size_t)(i0 + r) * n + j0;                                                   \
+            if (jn == NR) {                                                                                 \
+                for (int v = 0; v < NV; v++) memcpy(cr + v * VW, &acc[r][v], sizeof(VT));                   \
+            } else {                                                                                        \
+                float t[NR];                                                                                \
+                for (int v = 0; v < NV; v++) memcpy(t + v * VW, &acc[r][v], sizeof(VT));                    \
+                memcpy(cr, t, (size_t)jn * sizeof(float));                                                  \
+            }                                                                                               \
+        }                                                                                                   \
     }
 
 typedef float Vec16 __attribute__((vector_size(16 * sizeof(float))));
