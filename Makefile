@@ -79,6 +79,9 @@ TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 PURE_TESTS := $(B)/tests/test_scene $(B)/tests/test_edit $(B)/tests/test_quiz $(B)/tests/test_study $(B)/tests/test_numbers
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
+# bench_core again with tensor.c built without its avx512f clone: an AVX-512 machine times
+# the avx2 clone (the AVX2-only machines') natively too (where the CPU has no AVX-512 it says so)
+BENCH_BIN += $(B)/bench/bench_core_avx2
 
 .PHONY: all run test test-run test-full deps clean bench fuzz valgrind soak install uninstall icons FORCE
 all: $(B)/attnviz
@@ -164,6 +167,15 @@ $(B)/bench/%.o: tests/bench/%.c
 	$(CC) $(CFLAGS) $(APP_CFLAGS) $(CORE_CFLAGS) -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app -c $< -o $@
 
 $(B)/bench/%: $(B)/bench/%.o $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
+	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
+
+$(B)/bench/%_avx2.o: src/core/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CORE_OPT) $(CORE_CFLAGS) -DTENSOR_AVX2_AT_MOST -Isrc/core -c $< -o $@
+
+# (the two objects define every symbol of tensor.c and tensor_gemm.c: the library's are never linked)
+$(B)/bench/bench_core_avx2: $(B)/bench/bench_core.o $(B)/bench/tensor_avx2.o $(B)/bench/tensor_gemm_avx2.o \
+                            $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
 # Speed is measured here, never in timed tests: one table for the whole app.
@@ -330,6 +342,6 @@ uninstall:
 clean:
 	rm -rf build
 
--include $(CORE_OBJ:.o=.d) $(VIEW_OBJ:.o=.d) $(DRAW_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d)
+-include $(CORE_OBJ:.o=.d) $(VIEW_OBJ:.o=.d) $(DRAW_OBJ:.o=.d) $(APP_OBJ:.o=.d) $(B)/src/app/main.d $(TEST_BIN:=.d) $(BENCH_BIN:=.d) $(B)/bench/tensor_avx2.d $(B)/bench/tensor_gemm_avx2.d
 
 include src/web/web.mk

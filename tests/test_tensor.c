@@ -171,11 +171,17 @@ static void test_softmax_exact(void **state)
     x[5 * C + 7] = NAN;                                             // a NaN score
     for (int j = 0; j < C; j++) x[7 * C + j] = -(float)j * 3.0f;     // e^-108 … : the underflow edge
     x[9 * C] = 0.0f, x[9 * C + 1] = -0.0f;                          // signed zeros
+    // causal rows (keys after the 20th masked): the sum stops at the last nonzero weight;
+    // with +inf among the keys the sum is NaN, and the masked tail must be NaN too (0 / NaN)
+    for (int r = 11; r <= 12; r++)
+        for (int j = 0; j < C; j++) x[r * C + j] = j < 20 ? val((unsigned)(r * C + j), 5) : -1e9f;
+    x[12 * C + 4] = INFINITY;
     memcpy(y, x, sizeof x);
     softmax_plain(y, R, C);
     tensor_softmax_rows(x, R, C);
     assert_memory_equal(x, y, sizeof x);
-    for (int j = 0; j < C; j++) assert_true(isnan(x[3 * C + j]) && isnan(x[5 * C + j]));
+    for (int j = 0; j < C; j++) assert_true(isnan(x[3 * C + j]) && isnan(x[5 * C + j]) && isnan(x[12 * C + j]));
+    assert_true(x[11 * C + 30] == 0.0f && !signbit(x[11 * C + 30]) && x[11 * C + 3] > 0.0f);
 }
 
 // c = a·b as the plain in-order loop (products then sums from +0): the bits every

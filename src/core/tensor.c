@@ -2,7 +2,7 @@
 #define _DEFAULT_SOURCE // MAP_ANONYMOUS, MADV_HUGEPAGE
 #include "tensor.h"
 
-#include "parallel.h"
+#include "tensor_simd.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -181,265 +181,6 @@ void tensor_shape_str(const Tensor *t, char *buf, size_t n)
     if (used < n) snprintf(buf + used, n - used, ")");
 }
 
-// Matrix products keep every output's sum in index order (p = 0, 1, ..., K-1),
-// exactly like a plain dot product: each output starts at 0.0f and adds the
-// products a·b one by one, each product and each sum rounded to float (the core
-// is compiled with -ffp-contract=off, so no multiply-add is ever fused). Results
-// therefore do not depend on the blocking, on the vector width or on the number
-// of threads: every path below gives the in-order dot product bit for bit.
-//
-// Speed comes from computing a tile of MR rows × NR columns at once: the NR
-// columns side by side in vector registers, the MR rows as independent sums (no
-// reassociation anywhere). B is packed into panels of NR columns, (KC, NR) each;
-// a long K is walked in blocks of KC, the running sums kept in C between blocks.
-// The tile kernel is compiled for AVX-512, AVX2 and plain x86-64 and picked at
-// load time for the CPU it runs on (target_clones; the same numbers on each).
-enum { NR = 16, MR = 6, KC = 256, MC = 96, PANELS = 16 };
-
-// A tile row's NR columns are two vectors of 8 (one AVX2 register each): GCC
-// splits a 16-wide generic vector badly on AVX2 (every sum went through the
-// stack: 47 ms for the L = 256 forward instead of 6).
-typedef float Vec8 __attribute__((vector_size(8 * sizeof(float))));
-typedef int Vec8i __attribute__((vector_size(8 * sizeof(int))));
-
-#if defined(__x86_64__) && defined(__has_attribute)
-#if __has_attribute(target_clones)
-#define KERNEL_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#endif
-#endif
-#ifndef KERNEL_CLONES
-#define KERNEL_CLONES
-#endif
-
-typedef struct Gemm {
-    float *c;           // (m, n)
-    const float *a;     // (m, k)
-    const float *b;     // (n, k) when bt, else (k, n)
-    const float *bias;  // (n) added to each finished sum, or NULL
-    bool bt;
-    int m, k, n;
-    int group;          // column panels per task (gemm)
-    // zero_tail: a tile of MR rows of a whose values from some p on are all ±0 (the
-    // softmax of causal scores) stops its sums there. Every later product is then
-    // ±0 where b is finite (b_finite_from ≤ p: 0·inf would be NaN), and adding ±0
-    // changes no sum: a nonzero s stays s, and a zero s is +0 (the sums start at +0,
-    // and in round-to-nearest x + y is −0 only when both are −0), which +0 + ±0 keeps.
-    bool zero_tail;
-    int b_finite_from;  // b's values for p ≥ this are all finite (zero_tail)
-} Gemm;
-
-// (macros: a function returning a vector would change the ABI between the clones)
-#define load8(dst, p) memcpy(&(dst), (p), sizeof(Vec8))
-#define store8(p, v) memcpy((p), &(v), sizeof(Vec8))
-
-// c[i, j0:j0+jn] for rows i0 ≤ i < i0 + rows (rows ≤ MR), over p in [k0, k0 + kc):
-// continues the sums stored in c unless first; adds the bias when last. With
-// rows == MR (a constant after inlining) every accumulator stays in a register.
-static inline __attribute__((always_inline)) void gemm_tile(const Gemm *g, const float *ap, const float *bp,
-                                                             size_t ldb, int i0, const int rows, int j0, int jn,
-                                                             int kc, bool first, bool last)
-{
-    Vec8 lo[MR], hi[MR];
-    const size_t n = (size_t)g->n;
-    for (int r = 0; r < rows && r < MR; r++) {
-        const float *cr = g->c + (size_t)(i0 + r) * n + j0;
-        if (first) {
-            lo[r] = (Vec8){0};
-            hi[r] = (Vec8){0};
-        } else if (jn == NR) {
-            load8(lo[r], cr);
-            load8(hi[r], cr + 8);
-        } else {
-            float t[NR] = {0};
-            memcpy(t, cr, (size_t)jn * sizeof(float));
-            load8(lo[r], t);
-            load8(hi[r], t + 8);
-        }
-    }
-    for (int p = 0; p < kc; p++) {
-        Vec8 b0, b1;
-        load8(b0, bp + (size_t)p * ldb);
-        load8(b1, bp + (size_t)p * ldb + 8);
-        for (int r = 0; r < rows && r < MR; r++) {
-            const float av = ap[(size_t)p * MR + r];
-            lo[r] += av * b0; // a product, then a sum
-            hi[r] += av * b1;
-        }
-    }
-    if (last && g->bias) {
-        float t[NR] = {0};
-        memcpy(t, g->bias + j0, (size_t)jn * sizeof(float));
-        Vec8 b0, b1;
-        load8(b0, t);
-        load8(b1, t + 8);
-        for (int r = 0; r < rows && r < MR; r++) {
-            lo[r] += b0;
-            hi[r] += b1;
-        }
-    }
-    for (int r = 0; r < rows && r < MR; r++) {
-        float *cr = g->c + (size_t)(i0 + r) * n + j0;
-        if (jn == NR) {
-            store8(cr, lo[r]);
-            store8(cr + 8, hi[r]);
-        } else {
-            float t[NR];
-            store8(t, lo[r]);
-            store8(t + 8, hi[r]);
-            memcpy(cr, t, (size_t)jn * sizeof(float));
-        }
-    }
-}
-
-// Rows [i0, i1) (at most MC) × the NR-column panels [p0, p1), one block of KC
-// values of k at a time: A's rows packed once per block into tiles of MR rows,
-// p-major (each tile's KC × MR values in the order the kernel reads them: one
-// stream, where reading C = 1024 rows 4 KiB apart fought over the same L1 sets),
-// then each panel of B packed (or read in place) and its tiles computed.
-static _Thread_local float apack[MC * KC]; // each thread's packed rows (one for all the clones)
-
-KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int p1)
-{
-    float pack[KC * NR]; // bᵀ[k0:k0+kc, j0:j0+NR], zero past jn
-    int tile_kc[MC / MR]; // the values of p each tile of rows sums in this block
-    const size_t n = (size_t)g->n, k = (size_t)g->k;
-    for (int k0 = 0; k0 < g->k; k0 += KC) {
-        const int kc = g->k - k0 < KC ? g->k - k0 : KC;
-        for (int i = i0; i < i1; i += MR) {
-            float *t = apack + (size_t)(i - i0) * KC;
-            const int rows = i1 - i < MR ? i1 - i : MR;
-            int end = 0; // 1 + the last p of the block where a row of the tile is not ±0
-            for (int r = 0; r < rows; r++) {
-                const float *ar = g->a + (size_t)(i + r) * k + k0;
-                for (int p = 0; p < kc; p++) t[(size_t)p * MR + r] = ar[p];
-                if (g->zero_tail)
-                    for (int p = kc - 1; p >= end; p--)
-                        if (ar[p] != 0.0f) {
-                            end = p + 1;
-                            break;
-                        }
-            }
-            for (int r = rows; r < MR; r++)
-                for (int p = 0; p < kc; p++) t[(size_t)p * MR + r] = 0.0f;
-            if (g->zero_tail) {
-                if (end < g->b_finite_from - k0) end = g->b_finite_from - k0 < kc ? g->b_finite_from - k0 : kc;
-                tile_kc[(i - i0) / MR] = end;
-            } else {
-                tile_kc[(i - i0) / MR] = kc;
-            }
-        }
-        const bool first = k0 == 0, last = k0 + kc >= g->k;
-        for (int pj = p0; pj < p1; pj++) {
-            const int j0 = pj * NR, jn = g->n - j0 < NR ? g->n - j0 : NR;
-            const float *bp = pack;
-            size_t ldb = NR;
-            if (g->bt) { // b's rows read along (16 rows 4 KiB apart, read across, share L1 sets)
-                for (int jj = 0; jj < NR; jj++) {
-                    const float *br = g->b + (size_t)(j0 + jj) * k + k0;
-                    if (jj < jn)
-                        for (int p = 0; p < kc; p++) pack[(size_t)p * NR + jj] = br[p];
-                    else
-                        for (int p = 0; p < kc; p++) pack[(size_t)p * NR + jj] = 0.0f;
-                }
-            } else if (jn == NR) { // b's rows are the panel's rows already
-                bp = g->b + (size_t)k0 * n + j0;
-                ldb = n;
-            } else {
-                for (int p = 0; p < kc; p++) {
-                    float *row = pack + (size_t)p * NR;
-                    memcpy(row, g->b + (size_t)(k0 + p) * n + j0, (size_t)jn * sizeof(float));
-                    for (int jj = jn; jj < NR; jj++) row[jj] = 0.0f;
-                }
-            }
-            int i = i0;
-            for (; i + MR <= i1; i += MR)
-                gemm_tile(g, apack + (size_t)(i - i0) * KC, bp, ldb, i, MR, j0, jn, tile_kc[(i - i0) / MR],
-                          first, last);
-            if (i < i1)
-                gemm_tile(g, apack + (size_t)(i - i0) * KC, bp, ldb, i, i1 - i, j0, jn, tile_kc[(i - i0) / MR],
-                          first, last);
-        }
-    }
-}
-
-// Task t: the rows of chunk t / groups (MC rows each), the panels of group t % groups.
-static void gemm_task(void *ctx, int t)
-{
-    const Gemm *g = ctx;
-    const int panels = (g->n + NR - 1) / NR, groups = (panels + g->group - 1) / g->group;
-    const int i0 = t / groups * MC, i1 = i0 + MC < g->m ? i0 + MC : g->m;
-    const int p0 = t % groups * g->group, p1 = p0 + g->group < panels ? p0 + g->group : panels;
-    gemm_block(g, i0, i1, p0, p1);
-}
-
-// The plain loops, for products too small to pay for packing: the same sums.
-static void gemm_naive(const Gemm *g)
-{
-    for (int i = 0; i < g->m; i++)
-        for (int j = 0; j < g->n; j++) {
-            const float *ai = g->a + (size_t)i * g->k;
-            float s = 0.0f;
-            if (g->bt) {
-                const float *bj = g->b + (size_t)j * g->k;
-                for (int p = 0; p < g->k; p++) s += ai[p] * bj[p];
-            } else {
-                for (int p = 0; p < g->k; p++) s += ai[p] * g->b[(size_t)p * g->n + j];
-            }
-            if (g->bias) s += g->bias[j];
-            g->c[(size_t)i * g->n + j] = s;
-        }
-}
-
-static void gemm(const Gemm *g)
-{
-    const double work = (double)g->m * g->n * g->k;
-    if (work < 4096) {
-        gemm_naive(g);
-        return;
-    }
-    // PANELS panels per task (A packed once for them), fewer when that would leave
-    // under 8 tasks to share among the threads (L = 256: 3 chunks of rows)
-    const int panels = (g->n + NR - 1) / NR, chunks = (g->m + MC - 1) / MC;
-    Gemm job = *g;
-    job.group = PANELS;
-    if (job.zero_tail) { // b's rows from b_finite_from on hold only finite values
-        job.b_finite_from = 0;
-        for (int p = g->k - 1; p >= 0 && job.b_finite_from == 0; p--)
-            for (int j = 0; j < g->n; j++)
-                if (!isfinite(g->bt ? g->b[(size_t)j * g->k + (size_t)p] : g->b[(size_t)p * g->n + (size_t)j])) {
-                    job.b_finite_from = p + 1;
-                    break;
-                }
-    }
-    while (job.group > 2 && chunks * ((panels + job.group - 1) / job.group) < 8) job.group /= 2;
-    const int groups = (panels + job.group - 1) / job.group;
-    parallel_for(groups * chunks, work, gemm_task, &job);
-}
-
-void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n)
-{
-    Gemm g = {c, a, b, NULL, true, m, k, n, 0, false, 0};
-    gemm(&g);
-}
-
-void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n)
-{
-    Gemm g = {c, a, b, NULL, false, m, k, n, 0, false, 0};
-    gemm(&g);
-}
-
-void tensor_matmul_zero_tail(float *c, const float *a, const float *b, int m, int k, int n)
-{
-    Gemm g = {c, a, b, NULL, false, m, k, n, 0, true, 0};
-    gemm(&g);
-}
-
-void tensor_linear(float *y, const float *x, const float *w, const float *b, int n, int in, int out)
-{
-    Gemm g = {y, x, w, b, true, n, in, out, 0, false, 0};
-    gemm(&g);
-}
-
 // The row's max as the loop `if (x > mx || isnan(x)) mx = x` finds it: the
 // first NaN when there is one, else the largest value (which of +0 and -0
 // when they tie does not matter: x - (+0) and x - (-0) have the same expf).
@@ -568,10 +309,15 @@ const char *tensor_kernels(void)
 #if __has_attribute(target_clones)
     // the order of KERNEL_CLONES' list: GCC's resolver takes the first one supported
     __builtin_cpu_init();
+#ifndef TENSOR_AVX2_AT_MOST
     if (__builtin_cpu_supports("avx512f")) return "avx512f";
+#endif
     if (__builtin_cpu_supports("avx2")) return "avx2";
     return "default";
 #endif
+#endif
+#if defined(__wasm_simd128__)
+    return "simd128"; // WebAssembly with its 128-bit vectors (the page: -msimd128)
 #endif
     return "portable";
 }
@@ -626,20 +372,30 @@ KERNEL_CLONES static void softmax_rows(float *x, int rows, int cols)
             memcpy(span + j, &e, sizeof e);
         }
         for (; j < n; j++) span[j] = exp1(span[j]);
+        // A row's values after its last nonzero one (a causal row's masked keys) are +0:
+        // adding +0 changes no sum (the sums start at +0), and +0 / sum stays +0 unless the
+        // sum is NaN (then the whole row is divided: NaN, as PyTorch gives).
         for (int q = 0; q < g; q += G) {
             float *row[G];
+            int end[G], most = 0;
             float sum[G] = {0.0f, 0.0f, 0.0f, 0.0f};
             const int h = g - q < G ? g - q : G;
-            for (int r = 0; r < h; r++) row[r] = span + (size_t)(q + r) * cols;
+            for (int r = 0; r < h; r++) {
+                row[r] = span + (size_t)(q + r) * cols;
+                end[r] = last_nonzero(row[r], 0, cols);
+                if (end[r] > most) most = end[r];
+            }
             if (h == G) {
-                for (int c = 0; c < cols; c++)
+                for (int c = 0; c < most; c++)
                     for (int r = 0; r < G; r++) sum[r] += row[r][c];
             } else {
                 for (int r = 0; r < h; r++)
-                    for (int c = 0; c < cols; c++) sum[r] += row[r][c];
+                    for (int c = 0; c < end[r]; c++) sum[r] += row[r][c];
             }
-            for (int r = 0; r < h; r++)
-                for (int c = 0; c < cols; c++) row[r][c] /= sum[r];
+            for (int r = 0; r < h; r++) {
+                const int stop = isnan(sum[r]) ? cols : end[r];
+                for (int c = 0; c < stop; c++) row[r][c] /= sum[r];
+            }
         }
     }
 }

@@ -54,7 +54,7 @@ void tensor_masked_fill(float *dst, const float *src, const float *mask, size_t 
 float tensor_expf(float x);
 // The clone of the kernels (gemm, softmax, masking) that runs on this CPU: "avx512f",
 // "avx2" or "default" (x86-64: target_clones picks it at load time by the same rule,
-// the first the CPU supports), "portable" elsewhere (one plain build, e.g. WebAssembly).
+// the first the CPU supports), "simd128" in WebAssembly built with its vectors (the page), "portable" elsewhere (one plain build).
 // Every clone gives the same numbers bit for bit (tests/clones_test.sh).
 const char *tensor_kernels(void);
 // One pass of attention's pointwise steps over n scores: s[i] = s[i] / scale

@@ -27,6 +27,9 @@ char *attnviz_frame(void);
 char *attnviz_dump(void);
 // JSON: the lesson's file, as `attnviz --describe --size WxH` in the window's language and slice.
 char *attnviz_describe(int w, int h);
+// make bench-web (web_bench.c): n forward passes of the lesson text json, their times in ms
+// space-separated, or "error: …".
+char *attnviz_bench_forward(const char *json, int n);
 
 // JSON: how long each frame drawn since the last call took, in ms (make bench-web).
 char *attnviz_frame_times(void);

@@ -23,6 +23,7 @@
 //   attnviz.dump()     the lesson on screen (edits applied) as --dump writes it
 //   attnviz.describe(w, h)   the lesson file as `--describe --size WxH`
 //   attnviz.frameTimes()     ms of each frame drawn since the last call (make bench-web)
+//   attnviz.benchForward(json, n)   ms of each of n forward passes of that lesson (make bench-web)
 //   attnviz.open(path) a file in the page's file system opened now, as if dropped (1: opened)
 //   attnviz.here()     the address's query that opens the window where it is now
 //   attnviz.sync()     a Promise: the data folder written to IndexedDB
@@ -400,6 +401,7 @@
     dump: () => cString(Module._attnviz_dump()),
     describe: (w, h) => cString(Module._attnviz_describe(w, h)),
     frameTimes: () => JSON.parse(cString(Module._attnviz_frame_times()) || '[]'),
+    benchForward: (json, n) => withString(json, (p) => cString(Module._attnviz_bench_forward(p, n))),
     open: (path) => withString(path, (p) => Module._attnviz_open(p)),
     here: () => cString(Module._attnviz_here()),
     sync,

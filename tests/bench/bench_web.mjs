@@ -5,15 +5,20 @@
 //   frame time while transitions play at 1280×720 (every frame of → through the classic lesson)
 //   what-if edit → frame (the frame that applies the edit: recompute + draw)
 //   transfer of an English first visit, gzipped (what a static host that compresses sends)
+//   the page's core: the forward pass of bench_core's causal L = 256 lesson in the page
+//     against bench_core's own on one native thread, alternating 5 rounds (the ratio per
+//     round); the largest legal lesson's forward in the page
 //
-//   node bench_web.mjs SITE
+//   node bench_web.mjs SITE BENCH_CORE (bench_core: the native side and the lessons' text)
 import { chromium } from 'playwright-core';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import {execFileSync} from 'node:child_process';
 
 const site = path.resolve(process.argv[2]);
+const benchCore = process.argv[3] ? path.resolve(process.argv[3]) : null;
 const types = {'.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm'};
 let served = 0; // bytes sent gzipped, as a compressing static host would
 const server = http.createServer((req, res) => {
@@ -98,6 +103,31 @@ for (let i = 0; i < 10; i++) {
   edits.push(t[0]);
 }
 row('web: what-if edit → its frame, 1280×720', edits, 33, 'ms');
+
+// the page's core against the native one (one thread each), alternating rounds
+const median = (xs) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const times = (text, what) => {
+  if (!text || text.startsWith('error')) throw new Error(`${what}: ${text}`);
+  return text.trim().split(' ').map(Number);
+};
+if (benchCore) {
+  const run = (...a) => execFileSync(benchCore, a, {cwd: process.cwd()}).toString();
+  const json = run('--lesson-json', '256', '256', '8').trim();
+  const web = [], native = [], ratio = [];
+  for (let r = 0; r < 5; r++) {
+    const w = times(await page.evaluate(([j, n]) => attnviz.benchForward(j, n), [json, 9]), 'page');
+    const c = times(run('--forward', '256', '256', '8', '9'), 'native');
+    web.push(...w), native.push(...c), ratio.push(median(w) / median(c));
+  }
+  row('web: core forward, L=256 C=256 H=8 causal (1 thread)', web, 10, 'ms');
+  row('native: the same, 1 thread, same rounds', native, 4, 'ms');
+  row(`ratio page / native (5 rounds: ${ratio.map((x) => x.toFixed(2)).join(' ')})`, ratio, 2.5, 'x');
+  const largest = times(await page.evaluate(([j, n]) => attnviz.benchForward(j, n), [run('--largest-json').trim(), 2]),
+                        'page, largest lesson');
+  row('web: core forward, largest lesson (L=1024 C=1024 H=4 d=512 F=3072)', largest.map((x) => x / 1e3), 2, 's');
+} else {
+  console.log('| web: core forward: skipped (no bench_core given) | | | | |');
+}
 await context.close();
 await browser.close();
 server.close();
