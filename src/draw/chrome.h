@@ -1,5 +1,5 @@
-// chrome.h — the window's chrome around the heatmaps: the timeline of steps,
-// the batch and head tabs with the status line, and the window's overlays (help,
+// chrome.h — the chrome around the heatmaps: the header, the legend, the narration,
+// the timeline of steps, the batch and head tabs with the status line, and the window's overlays (help,
 // toast, export progress: Overlays of view.h). render_frame calls them in its draw order; each draws
 // through paint.h only, from the Layout of the frame.
 #ifndef ATTNVIZ_CHROME_H
@@ -10,6 +10,15 @@
 #include "trace.h"
 #include "view.h"
 
+// The header: the stage's title, its shape badge, the study and lab badges, the formula
+// with its numbers (a lesson with checkpoints: the loss curve beside it).
+void chrome_draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View *v);
+// One row per colour scale of the frame (name, lowest value, ramp, highest value), then
+// swatches for the masked, NaN and changed looks the frame shows (mask_text: the masked
+// cells' text, "−∞").
+void chrome_draw_legend(Canvas *cv, const Layout *L, const View *v, const char *mask_text);
+// The stage's narration in its box, at one size for the whole lesson.
+void chrome_draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const View *v);
 // One slot per step ("N  Name", shrunk, then on two lines as room runs out),
 // past steps tinted, the current one in the accent colour, and one dot per
 // stage of the step with the current stage's filled.

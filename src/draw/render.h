@@ -30,10 +30,6 @@ typedef enum CellLook { CELL_VALUE, CELL_MASKED, CELL_NAN } CellLook;
 CellLook render_cell_look(const PanelSpec *ps, int row, int col);
 // The colour a settled cell's background has (its corners; text is drawn in the middle).
 Rgb render_cell_color(const PanelSpec *ps, int row, int col);
-// Whether cell (row, col) of panel p shows its value in v's frame: false while the
-// transition into the stage has not computed it yet (a result row, cell or Σ still to
-// come: it has no tooltip either). col -1: the row's Σ.
-bool render_cell_shown(const Layout *L, const Trace *tr, const View *v, int p, int row, int col);
 // Inset from each cell edge that the renderer leaves as a gap (background).
 int render_cell_gap(int cell);
 // The page background colour.
