@@ -16,7 +16,7 @@
 #include "study.h"
 #include "tip.h"
 
-void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+void chrome_draw_timeline(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v)
 {
     StepId cur = v->stage >= 0 && v->stage < tr->n ? tr->stages[v->stage].step : STEP_INPUT;
     for (int i = 0; i < L->n_steps; i++) {
@@ -24,8 +24,8 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
         StepId id = L->step_id[i];
         bool on = id == cur, past = id < cur;
         paint_fill(cv, on ? THEME.accent : past ? THEME.accent_light : THEME.slot, 255, q.x, q.y, q.w, q.h);
-        char key[40], label[120], num[12];
-        const char *name = i18n_get(v->lang, scene_step_key(tr, id, key, sizeof key));
+        char label[120], num[12];
+        const char *name = i18n_get(v->lang, F->step_key[i]);
         snprintf(num, sizeof num, "%d", i + 1);
         snprintf(label, sizeof label, "%s  %s", num, name);
         Rgb tc = on ? THEME.white : THEME.ink;
@@ -81,7 +81,8 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
     }
 }
 
-void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+void chrome_draw_tabs(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v,
+                      const Overlays *ov)
 {
     Rgb ink = THEME.ink;
     paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->batch_label, i18n_get(v->lang, "ui.batch"));
@@ -96,7 +97,7 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
                             on ? THEME.white : ink, 255, q, b);
     }
     const Stage *st = v->stage >= 0 && v->stage < tr->n ? &tr->stages[v->stage] : NULL;
-    bool heads_matter = st && (st->t.rank == 4 || recipe_of(st->kind)->anim == ANIM_CONCAT);
+    bool heads_matter = st && (st->t.rank == 4 || F->anim.kind == ANIM_CONCAT);
     for (int i = 0; i < L->n_head_tabs; i++) {
         Rect q = L->head_tab[i];
         bool on = i == v->head;
@@ -370,7 +371,8 @@ void chrome_draw_study_button(Canvas *cv, const Layout *L, const View *v, const 
         chrome_draw_button(cv, L, b, ov->study->on, i18n_get(v->lang, "ui.study"));
 }
 
-void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Study *s)
+void chrome_draw_study(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v,
+                       const Study *s)
 {
     (void)tr;
     Rect g = L->narration;
@@ -393,8 +395,7 @@ void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (first < 0) { // nothing asked here: the narration, under the study mode's line (or N's note)
         i18n_fmt(head, sizeof head, v->lang, "study.none_here", 0, NULL);
         paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, y, ALIGN_LEFT, s->note[0] ? s->note : head);
-        char buf[600];
-        const char *text = scene_narration(tr, v, buf, sizeof buf);
+        const char *text = F->narration;
         Rect box = {x, y + th, w, g.h - pad - th - (y - g.y)};
         paint_text_wrapped(cv, FONT_SANS, L->px_body, L->px_small - 2, THEME.ink, 255, box, text);
         paint_clip(cv, NULL);
@@ -534,14 +535,14 @@ static void draw_curve(Canvas *cv, const Layout *L, const View *v)
     paint_clip(cv, NULL);
 }
 
-void chrome_draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+void chrome_draw_header(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v)
 {
     draw_curve(cv, L, v);
     if (v->stage < 0 || v->stage >= tr->n) return;
     const Stage *st = &tr->stages[v->stage];
     Lang lang = v->lang;
     char title[200], shape[32], badge[200];
-    snprintf(title, sizeof title, "%d/%d  %s", v->stage + 1, tr->n, recipe_stage_text(tr, v->stage, "title", true, lang));
+    snprintf(title, sizeof title, "%s", F->title);
     Rect h = L->header;
     if (v->kind != VIEW_PANELS) { // the model / head view: what it shows, the layer, head and batch
         char bb[12], lb[12], hb[12];
@@ -559,13 +560,12 @@ void chrome_draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View
     // shape badge: "Q (2,4,4) → (2,2,4,2)"
     tensor_shape_str(&st->t, shape, sizeof shape);
     if (v->hide_result) snprintf(shape, sizeof shape, "(?)"); // a question may ask it
-    const char *own = recipe_stage_text(tr, v->stage, "name", true, lang);
-    int o = st->operands[0];
-    AnimKind anim = recipe_of(st->kind)->anim;
-    if (o >= 0 && (anim == ANIM_SPLIT || anim == ANIM_CONCAT)) {
+    const char *own = F->name;
+    int o = F->from_stage;
+    if (o >= 0) {
         char os[32];
         tensor_shape_str(&tr->stages[o].t, os, sizeof os);
-        snprintf(badge, sizeof badge, "%s %s → %s", recipe_stage_text(tr, o, "name", true, lang), os, shape);
+        snprintf(badge, sizeof badge, "%s %s → %s", F->from_name, os, shape);
     } else {
         snprintf(badge, sizeof badge, "%s %s", own, shape);
     }
@@ -745,24 +745,20 @@ void chrome_draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
 // which every stage's text fits its box, so the text does not jump between slides.
 // Remembered for the last set of texts (a hash of them) and box: computed anew when
 // either changes (one drawing thread per process: the window's, or the export's).
-static int narration_px(Canvas *cv, const Layout *L, const Trace *tr, const View *v, Rect box)
+static int narration_px(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v, Rect box)
 {
     static struct {
         unsigned long long hash;
         int w, h, px_body, px;
     } memo;
-    char buf[600];
-    View each = *v;
-    unsigned long long hash = 1469598103934665603ULL;
-    for (int st = 0; st < tr->n; st++) {
-        each.stage = st;
-        for (const unsigned char *c = (const unsigned char *)scene_narration(tr, &each, buf, sizeof buf); *c; c++)
-            hash = (hash ^ *c) * 1099511628211ULL;
-    }
+    const unsigned long long hash = F->narration_hash;
     if (memo.hash == hash && memo.w == box.w && memo.h == box.h && memo.px_body == L->px_body) return memo.px;
     // a cheap estimate first (each text's one-line width over the box's width, with
     // the slack of wrapping at words), then the exact wrapped height at that size only:
     // measuring wrapped text at every size for every stage cost the first frame 20 ms
+    // (a new lesson, size or language: every stage's text is measured, the view asked for each)
+    char buf[sizeof F->narration_buf];
+    View each = *v;
     int px = L->px_body, min_px = layout_narration_min_px(L);
     float w_body[TRACE_MAX_STAGES]; // one-line widths at the body size; text scales with its size
     for (int st = 0; st < tr->n; st++) {
@@ -786,20 +782,19 @@ static int narration_px(Canvas *cv, const Layout *L, const Trace *tr, const View
     return px;
 }
 
-void chrome_draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+void chrome_draw_narration(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v)
 {
     if (v->stage < 0 || v->stage >= tr->n) return;
     Rect g = L->narration;
     int pad = paint_px(L->s, 10);
     paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
     paint_fill(cv, THEME.accent, 255, g.x, g.y, paint_px(L->s, 4), g.h);
-    char buf[600];
-    const char *text = scene_narration(tr, v, buf, sizeof buf);
+    const char *text = F->narration;
     int x = g.x + pad + paint_px(L->s, 4);
     int th = L->px_small * 13 / 10;
     paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, g.y + pad / 2, ALIGN_LEFT,
                i18n_get(v->lang, "ui.what"));
     Rect box = {x, g.y + pad / 2 + th, g.w - (x - g.x) - pad, g.h - pad - th};
-    int px = narration_px(cv, L, tr, v, box);
+    int px = narration_px(cv, L, F, tr, v, box);
     paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, text);
 }

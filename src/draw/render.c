@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "anim.h"
 #include "cellmark.h"
 #include "chrome.h"
 #include "derivation.h"
 #include "explain.h"
+#include "frame.h"
 #include "modelview.h"
 #include "scene.h"
 #include "study.h"
@@ -127,8 +127,7 @@ static int tick_positions(int i0, int i1, int every, float cell, float need, int
 
 #define MAX_TICKS 200
 
-static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View *v, int p, int dx,
-                        int dy)
+static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View *v, int p, int dx, int dy)
 {
     int ticks[MAX_TICKS];
     const PanelSpec *ps = &L->spec[p];
@@ -168,7 +167,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
             paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
-            bool pad = ps->row_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, i);
+            bool pad = ps->row_axis == AXIS_KEY && frame_key_padded(F, i);
             paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, lx, (y0 + y1 - hh) / 2, ALIGN_RIGHT, t);
             if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
                 int sw = tw > px ? tw : px;
@@ -231,7 +230,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         // the last label may end at the panel's edge instead of sticking out (never cut)
         if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
         if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
-        bool pad = ps->col_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, j);
+        bool pad = ps->col_axis == AXIS_KEY && frame_key_padded(F, j);
         int ty = q.y - L->col_label_h + (tok_h - hh) / 2;
         paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
         if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
@@ -396,35 +395,12 @@ static void draw_row_sums(Canvas *cv, const Layout *L, const Trace *tr, const Vi
     paint_clip(cv, NULL);
 }
 
-// The sub-steps of one result row or cell under the panels: the hovered one, else
-// the one being computed (its lines appear as it is), else the first.
-static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov,
-                            AnimFrame a)
-{
-    if (L->deriv.w <= 0 || L->result_panel < 0 || v->hide_result) return;
-    const PanelSpec *res = &L->spec[L->result_panel];
-    const AnimKind k = a.kind;
-    const float e = a.e;
-    int row = scene_derivation_row(L, tr, v), col = 0, hp, hr, hc;
-    float shown = 1.0f;
-    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result &&
-        anim_cell_shown(L, tr, v, hp, hr, hc)) { // (a row still to come is not written out ahead of time)
-        row = hr, col = hc;
-    } else if (e < 1.0f && anim_computing_cell(k, e, res, &row, &col)) {
-        shown = anim_cell_progress(k, e, row, col < 0 ? 0 : col, res->rows, k == ANIM_CELLS ? res->cols : 1);
-    } else if (e < 1.0f) {
-        shown = e;
-    }
-    Derivation d;
-    bool settled = e >= 1.0f && row == scene_derivation_row(L, tr, v) && col == 0; // (scene_strip: the one every output writes)
-    if (settled ? scene_strip(L, tr, v, &d) : scene_derivation(L, tr, v, row, col, &d)) derivation_draw(cv, L, &d, shown);
-}
-
 // The cells of panel p one by one (cells of at least LAYOUT_IMAGE_CELL px), shifted by
 // (dx, dy) while sliding: their colours, numbers, loop states and the lab's marks.
-static void draw_cells(Canvas *cv, const Layout *L, const Trace *tr, const View *v, int p, AnimFrame a, int dx,
-                       int dy, const char *mask_text)
+static void draw_cells(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v, int p, int dx,
+                       int dy)
 {
+    const AnimFrame a = F->anim;
     const PanelSpec *ps = &L->spec[p];
     const AnimKind k = a.kind;
     const float e = a.e;
@@ -481,7 +457,7 @@ static void draw_cells(Canvas *cv, const Layout *L, const Trace *tr, const View 
             }
             if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != ANIM_MASK || cs.masked)) {
                 // (the Δ view: hatched only; the fill would read as a difference)
-                d.text = ps->decimals >= 0 && v->show_values && !v->delta ? mask_text : NULL;
+                d.text = ps->decimals >= 0 && v->show_values && !v->delta ? F->mask_text : NULL;
             } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
                 format_cell(cs.val, ps->decimals, num, sizeof num);
                 d.text = num;
@@ -527,9 +503,9 @@ static void draw_computing(Canvas *cv, const Layout *L, int p, AnimFrame a)
     }
 }
 
-static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View *v,
-                       int p, AnimFrame a, const char *mask_text)
+static void draw_panel(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v, int p)
 {
+    const AnimFrame a = F->anim;
     const PanelSpec *ps = &L->spec[p];
     const AnimKind k = a.kind;
     const float e = a.e;
@@ -566,7 +542,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                 paint_fill(cv, THEME.white, 255, c.x, c.y, c.w, c.h);
                 paint_frame(cv, THEME.muted, 255, c.x, c.y, c.w + 1, c.h + 1, 1);
             }
-        draw_labels(cv, L, tr, v, p, 0, 0);
+        draw_labels(cv, L, F, v, p, 0, 0);
         return;
     }
     if (cellmark_hidden(v, ps)) { // the study mode: nothing of it shows until it is answered
@@ -576,7 +552,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         if (px >= 8) paint_text_centered(cv, FONT_BOLD, px, THEME.muted, 255, q, "?");
         return;
     }
-    if (dx == 0 && dy == 0) draw_labels(cv, L, tr, v, p, dx, dy); // not while sliding
+    if (dx == 0 && dy == 0) draw_labels(cv, L, F, v, p, dx, dy); // not while sliding
 
     // head-coloured blocks over the columns (split source, concat result)
     if (ps->head_blocks > 0 && ps->block_cols > 0) {
@@ -596,7 +572,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         const float key[4] = {animate ? e : 1.0f, (float)k, animate ? 1.0f : 0.0f, (float)v->stage};
         heatmap_draw_image(cv, L, p, dx, dy, key, image_color, &ic);
     } else {
-        draw_cells(cv, L, tr, v, p, a, dx, dy, mask_text);
+        draw_cells(cv, L, F, tr, v, p, dx, dy);
     }
     if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, tr, v, p, k, e, animate);
     // FlashAttention's tiles: block_q × block_k outlines over the scores
@@ -731,19 +707,19 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
 {
     paint_clear(cv, THEME.bg);
     if (tr->n == 0) return;
-    const AnimFrame a = anim_frame(tr, v);
-    char mask_text[32];
-    recipe_fill_text(tr->mask_fill, mask_text, sizeof mask_text);
+    Frame F; // everything the view says about this frame, before the first paint call
+    frame_prepare(&F, L, tr, v, ov);
+    const AnimFrame a = F.anim;
     if (!v->print) { // (printed: the page has its own header)
-        chrome_draw_timeline(cv, L, tr, v);
-        chrome_draw_tabs(cv, L, tr, v, ov);
+        chrome_draw_timeline(cv, L, &F, tr, v);
+        chrome_draw_tabs(cv, L, &F, tr, v, ov);
         if (ov) picker_draw_button(cv, L, v, ov->picker);
-        chrome_draw_header(cv, L, tr, v);
+        chrome_draw_header(cv, L, &F, tr, v);
     }
     if (v->kind != VIEW_PANELS) { // attention at a glance: the maps or the lines instead of the panels
         if (v->kind == VIEW_MODEL) modelview_draw(cv, L, tr, v);
         else headview_draw(cv, L, tr, v);
-        if (!v->print) chrome_draw_narration(cv, L, tr, v);
+        if (!v->print) chrome_draw_narration(cv, L, &F, tr, v);
         if (!ov) return;
         for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) LAYERS[i](cv, L, tr, v, ov);
         return;
@@ -752,14 +728,14 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
     // landed is drawn over one still sliding out across it
     bool split = a.kind == ANIM_SPLIT && a.e < 1.0f;
     for (int p = 0; p < L->n_panels; p++)
-        if (!split || !L->spec[p].result || L->spec[p].head < 0) draw_panel(cv, L, tr, v, p, a, mask_text);
+        if (!split || !L->spec[p].result || L->spec[p].head < 0) draw_panel(cv, L, &F, tr, v, p);
     for (int p = L->n_panels - 1; split && p >= 0; p--)
-        if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, tr, v, p, a, mask_text);
-    draw_derivation(cv, L, tr, v, ov, a);
+        if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, &F, tr, v, p);
+    if (F.has_deriv) derivation_draw(cv, L, &F.deriv, F.deriv_shown);
     draw_bars(cv, L, tr, v);
-    chrome_draw_legend(cv, L, v, mask_text);
-    if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
-    else if (!v->print) chrome_draw_narration(cv, L, tr, v);
+    chrome_draw_legend(cv, L, v, F.mask_text);
+    if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, &F, tr, v, ov->study);
+    else if (!v->print) chrome_draw_narration(cv, L, &F, tr, v);
     if (!ov) return;
     for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) LAYERS[i](cv, L, tr, v, ov);
 }
