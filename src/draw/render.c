@@ -3,7 +3,9 @@
 // Draw order: background | timeline | tabs + status | header (title, shapes,
 // formula) | heatmaps with operators, animated by View.anim | legend |
 // narration | toast | hover highlight + tooltip | help overlay | picker |
-// export progress. The timeline, tabs and overlays are chrome.c's; everything
+// export progress. The timeline, tabs, header, legend, narration and the window's
+// overlays are chrome.c's; what the view says about the frame (animation, texts, the
+// strip) comes prepared in a Frame (view/frame.h), filled before the first paint; everything
 // goes through paint.h (rectangles, text, and images for heatmaps too large
 // for cells, heatmap.h).
 #include "render.h"

@@ -3,8 +3,9 @@
 // software renderer on an SDL_Surface (SDL_CreateSoftwareRenderer) for PNG
 // export and tests. It reads the size from the canvas, reads no clock (time is
 // View.anim) and allocates nothing once its texts are cached, so the same View
-// gives the same pixels in the window and in a file. The window's chrome
-// (timeline, tabs, help, toast, export progress) is chrome.h's.
+// gives the same pixels in the window and in a file. The chrome (header, legend,
+// narration, timeline, tabs, help, toast, export progress) is chrome.h's; the cells'
+// timing is view/anim.h's.
 #ifndef ATTNVIZ_RENDER_H
 #define ATTNVIZ_RENDER_H
 
