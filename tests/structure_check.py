@@ -17,6 +17,9 @@ Checks, each failing with one line that names the file:
             include circle above (window.h once declared every part's functions, and
             app.c, app_export.c, app_lessons.c and textbox.c called round in a circle
             that no include showed)
+  asks      src/draw paints what the view prepared (view/frame.h, view/anim.h): a call from
+            a src/draw/*.c file to a function of view/recipe.h or view/scene.h is listed
+            in ALLOWED_ASKS with its reason (a new one, or more calls than listed, fails)
   keys      the keys table in README.md and the KEYS section of the man page are the
             ones tests/keys_doc.py generates from src/view/keymap.c (+ assets/lang/en.txt)
 
@@ -36,15 +39,26 @@ LAYERS = ["core", "view", "draw", "app", "web"]
 
 # what may stand for now (issue 37 takes each apart); the reason after each
 ALLOWED_LINES = {  # path: (its lines today, a ceiling it may not pass; the reason)
-    "src/draw/render.c": (1058, "animation timing moves to view/anim.c, chrome to chrome.c (issue 37)"),
 }
 ALLOWED_FUNCS = {  # name: (its lines today, a ceiling; the reason)
-    "draw_panel": (182, "issue 37: the view hands draw a prepared panel"),
     "layer_forward": (168, "issue 37: one block's stages as a loop over a table"),
 }
 # circles as sorted module lists
 ALLOWED_CIRCLES = {
-    ("overlay", "render"): "animation timing moves from render.c to view/anim.c (issue 37)",
+}
+# calls from src/draw into the recipes and the scene while painting, per (file, function):
+# (the call sites today, a ceiling; the reason it stays)
+ALLOWED_ASKS = {
+    ("render.c", "recipe_loop_cell"): (2, "each cell's state inside a loop (View.loop): a per-cell "
+                                          "table for every visible cell would be a per-frame buffer"),
+    ("render.c", "scene_cell_changed"): (1, "the lab's mark: reads the panel's own data per cell"),
+    ("render.c", "scene_highlight"): (1, "the operands of the row being computed: a pure relation of "
+                                         "the panels, also asked for any hovered cell"),
+    ("cellmark.c", "scene_highlight"): (1, "what a framed cell reads, for any cell (hover, study, pins)"),
+    ("overlay.c", "scene_highlight"): (1, "the hovered cell's operands: the cell is the mouse's"),
+    ("derivation.c", "scene_derivation_text"): (2, "formats a line of the strip the view prepared"),
+    ("chrome.c", "scene_narration"): (2, "one narration size for the lesson: every stage's text "
+                                         "measured when the lesson, size or language changes"),
 }
 
 
@@ -338,6 +352,36 @@ def self_test():
                 print(f"structure_check --self-test: {name}: expected {want or 'no problem'}, got {out}")
     print("structure self-test: ok" if not bad else f"structure self-test: {bad} failed")
     return 1 if bad else 0
+def view_asks(root):
+    """The functions view/recipe.h and view/scene.h declare."""
+    names = set()
+    for h in ("recipe.h", "scene.h"):
+        with open(os.path.join(root, "src", "view", h), encoding="utf-8") as f:
+            names |= {m.group(1) for m in re.finditer(r"^[A-Za-z_][\w \t\*]*?\b([a-z_]\w*)\s*\(", f.read(), re.M)}
+    return names
+
+
+def check_asks(root, out):
+    names, found = view_asks(root), {}
+    d = os.path.join(root, "src", "draw")
+    for name in sorted(os.listdir(d)):
+        if not name.endswith(".c"):
+            continue
+        with open(os.path.join(d, name), encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                for m in re.finditer(r"\b([a-z_]\w*)\s*\(", line.split("//")[0]):
+                    if m.group(1) in names:
+                        found.setdefault((name, m.group(1)), []).append(n)
+    for key, lines in sorted(found.items()):
+        allowed = ALLOWED_ASKS.get(key)
+        if allowed is None or len(lines) > allowed[0]:
+            fail(f"src/draw/{key[0]}:{lines[-1]}: calls {key[1]} (view/recipe.h, scene.h) while painting"
+                 f"{'' if allowed is None else f' {len(lines)} times, over its allowed {allowed[0]}'}: "
+                 f"let view/frame.c prepare it (Frame)", out)
+    for key in ALLOWED_ASKS:
+        if key not in found:
+            fail(f"tests/structure_check.py: src/draw/{key[0]} no longer calls {key[1]}: "
+                 f"remove it from ALLOWED_ASKS", out)
 
 
 def main():
@@ -349,6 +393,7 @@ def main():
     check_lines(root, out)
     check_functions(root, out)
     check_parts(root, out)
+    check_asks(root, out)
     check_keys(root, out)
     for line in out:
         print(line)

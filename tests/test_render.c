@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "anim.h"
 #include "chrome.h"
 #include "colormap.h"
 #include "explain.h"
@@ -695,15 +696,15 @@ static void test_hover_during_transition(void **state)
     float mid = -1.0f;
     for (int i = 1; i < 40 && mid < 0.0f; i++) {
         v.anim = (float)i / 40.0f;
-        if (render_cell_shown(&L, &tr, &v, r, 0, 0) && !render_cell_shown(&L, &tr, &v, r, last, 0)) mid = v.anim;
+        if (anim_cell_shown(&L, &tr, &v, r, 0, 0) && !anim_cell_shown(&L, &tr, &v, r, last, 0)) mid = v.anim;
     }
     assert_true(mid > 0.0f);
     for (int settled = 0; settled < 2; settled++) {
         v.anim = settled ? 1.0f : mid;
         for (int row = 0; row <= last; row += last) {
-            bool shown = render_cell_shown(&L, &tr, &v, r, row, 0);
+            bool shown = anim_cell_shown(&L, &tr, &v, r, row, 0);
             assert_true(shown == (settled || row == 0));
-            assert_true(render_cell_shown(&L, &tr, &v, r, row, -1) == shown);
+            assert_true(anim_cell_shown(&L, &tr, &v, r, row, -1) == shown);
             Rect q;
             assert_true(layout_cell_rect(&L, r, row, 0, &q));
             int sx = L.panel[r].x + L.panel[r].w + (int)(6 * L.s) + L.sum_w[r] / 2, sy = q.y + q.h / 2;

@@ -8,6 +8,7 @@
 
 #include "attention.h"
 #include "attn_json.h"
+#include "lang.h"
 
 #define LESSON_ERR_MAX 512
 
@@ -21,7 +22,6 @@
 // before any is read or generated (lessons/README.md, "Limits", says why this number).
 #define LESSON_MAX_WEIGHT_FLOATS (1u << 24)
 
-typedef enum Lang { LANG_EN, LANG_ZH, LANG_COUNT } Lang;
 
 // A question the lesson's author adds to the generated ones ("quiz" in the file):
 // asked at `stage` in the study mode, answered by a number or a list of numbers.

@@ -1,11 +1,12 @@
-// chrome.c — the window's chrome: timeline, tabs + status, help, toast,
-// export progress (see chrome.h).
+// chrome.c — the chrome around the heatmaps: timeline, tabs + status, help, toast,
+// export progress; the header, the legend and the narration (see chrome.h).
 #include "chrome.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "cellmark.h"
 #include "i18n.h"
 #include "keymap.h"
 #include "labmenu.h"
@@ -13,8 +14,10 @@
 #include "playback.h"
 #include "scene.h"
 #include "study.h"
+#include "tip.h"
+#include "viewkind.h"
 
-void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
+void chrome_draw_timeline(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v)
 {
     StepId cur = v->stage >= 0 && v->stage < tr->n ? tr->stages[v->stage].step : STEP_INPUT;
     for (int i = 0; i < L->n_steps; i++) {
@@ -22,8 +25,8 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
         StepId id = L->step_id[i];
         bool on = id == cur, past = id < cur;
         paint_fill(cv, on ? THEME.accent : past ? THEME.accent_light : THEME.slot, 255, q.x, q.y, q.w, q.h);
-        char key[40], label[120], num[12];
-        const char *name = i18n_get(v->lang, scene_step_key(tr, id, key, sizeof key));
+        char label[120], num[12];
+        const char *name = i18n_get(v->lang, F->step_key[i]);
         snprintf(num, sizeof num, "%d", i + 1);
         snprintf(label, sizeof label, "%s  %s", num, name);
         Rgb tc = on ? THEME.white : THEME.ink;
@@ -79,7 +82,8 @@ void chrome_draw_timeline(Canvas *cv, const Layout *L, const Trace *tr, const Vi
     }
 }
 
-void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+void chrome_draw_tabs(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v,
+                      const Overlays *ov)
 {
     Rgb ink = THEME.ink;
     paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->batch_label, i18n_get(v->lang, "ui.batch"));
@@ -94,7 +98,7 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Trace *tr, const View *
                             on ? THEME.white : ink, 255, q, b);
     }
     const Stage *st = v->stage >= 0 && v->stage < tr->n ? &tr->stages[v->stage] : NULL;
-    bool heads_matter = st && (st->t.rank == 4 || recipe_of(st->kind)->anim == ANIM_CONCAT);
+    bool heads_matter = st && (st->t.rank == 4 || F->anim.kind == ANIM_CONCAT);
     for (int i = 0; i < L->n_head_tabs; i++) {
         Rect q = L->head_tab[i];
         bool on = i == v->head;
@@ -368,7 +372,8 @@ void chrome_draw_study_button(Canvas *cv, const Layout *L, const View *v, const 
         chrome_draw_button(cv, L, b, ov->study->on, i18n_get(v->lang, "ui.study"));
 }
 
-void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Study *s)
+void chrome_draw_study(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v,
+                       const Study *s)
 {
     (void)tr;
     Rect g = L->narration;
@@ -391,8 +396,7 @@ void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (first < 0) { // nothing asked here: the narration, under the study mode's line (or N's note)
         i18n_fmt(head, sizeof head, v->lang, "study.none_here", 0, NULL);
         paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, y, ALIGN_LEFT, s->note[0] ? s->note : head);
-        char buf[600];
-        const char *text = scene_narration(tr, v, buf, sizeof buf);
+        const char *text = F->narration;
         Rect box = {x, y + th, w, g.h - pad - th - (y - g.y)};
         paint_text_wrapped(cv, FONT_SANS, L->px_body, L->px_small - 2, THEME.ink, 255, box, text);
         paint_clip(cv, NULL);
@@ -470,4 +474,322 @@ void chrome_draw_study(Canvas *cv, const Layout *L, const Trace *tr, const View 
     if (s->note[0]) paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, ky, ALIGN_LEFT, s->note);
     else paint_text(cv, FONT_SANS, L->px_small, THEME.muted, 255, x, ky, ALIGN_LEFT, i18n_get(v->lang, keys_key));
     paint_clip(cv, NULL);
+}
+
+// ---- around the panels: the header, the legend, the narration -------------------------
+
+// The study mode hides the stage's result until its questions are answered (study.h).
+
+// "Q.view(2, 4, 2, 2)" → "Q.view(?)", "reshape(2, 4, 4)" → "reshape(?)": a hidden
+// result's shape is a question of the study mode (transpose(1, 2) stays: it names dims).
+static void hide_shapes(char *s)
+{
+    static const char *const calls[] = {"view(", "reshape("};
+    for (size_t k = 0; k < sizeof calls / sizeof *calls; k++)
+        for (char *p = strstr(s, calls[k]); p; p = strstr(p, calls[k])) {
+            p += strlen(calls[k]);
+            char *end = strchr(p, ')');
+            if (!end) break;
+            memmove(p + 1, end, strlen(end) + 1);
+            *p = '?';
+        }
+}
+
+// A lesson with checkpoints: its training's loss at each checkpoint as a curve (steps on a
+// square-root axis), the checkpoint computed as a dot, "step S · loss X" under it.
+static void draw_curve(Canvas *cv, const Layout *L, const View *v)
+{
+    const Lesson *ls = v->lesson;
+    const Rect g = L->curve;
+    if (!ls || g.w <= 0 || ls->n_checkpoints < 2) return;
+    const int pad = paint_px(L->s, 8), x0 = g.x + pad, x1 = g.x + g.w - pad;
+    const int lab = L->px_small * 13 / 10, y0 = g.y + pad / 2, y1 = g.y + g.h - 2 * lab - pad / 2; // two label lines
+    float lo = ls->ckpt_loss[0], hi = lo;
+    for (int k = 1; k < ls->n_checkpoints; k++) lo = fminf(lo, ls->ckpt_loss[k]), hi = fmaxf(hi, ls->ckpt_loss[k]);
+    if (!(hi > lo)) hi = lo + 1.0f;
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    int px = 0, py = 0;
+    for (int k = 0; k < ls->n_checkpoints; k++) {
+        const int x = layout_checkpoint_x(ls, k, x0, x1);
+        const int y = y1 - (int)lroundf((ls->ckpt_loss[k] - lo) / (hi - lo) * (float)(y1 - y0));
+        if (k) {
+            paint_line(cv, THEME.accent, 255, px, py, x, y);
+            paint_line(cv, THEME.accent, 255, px, py + 1, x, y + 1);
+        }
+        px = x, py = y;
+    }
+    const int sel = ls->checkpoint >= 0 ? ls->checkpoint : ls->n_checkpoints - 1;
+    const int sx = layout_checkpoint_x(ls, sel, x0, x1);
+    const int sy = y1 - (int)lroundf((ls->ckpt_loss[sel] - lo) / (hi - lo) * (float)(y1 - y0)), d = paint_px(L->s, 5);
+    paint_fill(cv, THEME.hilite, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1);
+    paint_frame(cv, THEME.ink, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1, 1);
+    char sb[16], lb[16], kb[16], nb[16], last[16], line[160]; // "step 250 of 6000 (checkpoint 6 of 20)"
+    snprintf(sb, sizeof sb, "%d", ls->ckpt_step[sel]), snprintf(lb, sizeof lb, "%.3f", (double)ls->ckpt_loss[sel]);
+    snprintf(kb, sizeof kb, "%d", sel + 1), snprintf(nb, sizeof nb, "%d", ls->n_checkpoints);
+    snprintf(last, sizeof last, "%d", ls->ckpt_step[ls->n_checkpoints - 1]);
+    const char *args[] = {sb, lb, kb, nb, last};
+    i18n_fmt(line, sizeof line, v->lang, ls->checkpoint >= 0 ? "ui.checkpoint" : "ui.checkpoint_final", 5, args);
+    paint_clip(cv, &g);
+    paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2, ALIGN_LEFT, line);
+    i18n_fmt(line, sizeof line, v->lang, "ui.checkpoint_loss", 5, args);
+    paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2 + lab, ALIGN_LEFT, line);
+    paint_clip(cv, NULL);
+}
+
+void chrome_draw_header(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v)
+{
+    draw_curve(cv, L, v);
+    if (v->stage < 0 || v->stage >= tr->n) return;
+    const Stage *st = &tr->stages[v->stage];
+    Lang lang = v->lang;
+    char title[200], shape[32], badge[200];
+    snprintf(title, sizeof title, "%s", F->title);
+    Rect h = L->header;
+    if (!viewkind_of(v->kind)->panels) { // a glance: the title and formula its view wrote
+        paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, L->title);
+        paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT, L->formula);
+        return;
+    }
+    paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
+    int tw = paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
+    // shape badge: "Q (2,4,4) → (2,2,4,2)"
+    tensor_shape_str(&st->t, shape, sizeof shape);
+    if (v->hide_result) snprintf(shape, sizeof shape, "(?)"); // a question may ask it
+    const char *own = F->name;
+    int o = F->from_stage;
+    if (o >= 0) {
+        char os[32];
+        tensor_shape_str(&tr->stages[o].t, os, sizeof os);
+        snprintf(badge, sizeof badge, "%s %s → %s", F->from_name, os, shape);
+    } else {
+        snprintf(badge, sizeof badge, "%s %s", own, shape);
+    }
+    int bw, bh;
+    paint_text_size(cv, FONT_MONO, L->px_body, badge, &bw, &bh);
+    int bx = h.x + tw + paint_px(L->s, 20), pad = paint_px(L->s, 6);
+    if (bx + bw + 2 * pad <= h.x + h.w) { // (a badge cut short would misstate the shape: left out)
+        paint_fill(cv, THEME.accent_light, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
+        paint_text(cv, FONT_MONO, L->px_body, THEME.accent, 255, bx + pad,
+                   h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
+    }
+    int ex = bx + bw + 2 * pad + paint_px(L->s, 12);
+    if (v->study) { // the study mode: right answers so far
+        char r[16], t[16], sb[120];
+        snprintf(r, sizeof r, "%d", v->study_right);
+        snprintf(t, sizeof t, "%d", v->study_total);
+        const char *args[] = {r, t};
+        i18n_fmt(sb, sizeof sb, lang, "ui.badge_study", 2, args);
+        int sw2, sh2;
+        paint_text_size(cv, FONT_BOLD, L->px_body, sb, &sw2, &sh2);
+        if (ex + sw2 + 2 * pad > h.x + h.w) { // a long title: "study 7/19"
+            i18n_fmt(sb, sizeof sb, lang, "ui.badge_study_short", 2, args);
+            paint_text_size(cv, FONT_BOLD, L->px_body, sb, &sw2, &sh2);
+        }
+        paint_fill(cv, THEME.accent, 255, ex, h.y + (L->px_title * 13 / 10 - sh2) / 2 - 2, sw2 + 2 * pad, sh2 + 4);
+        paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - sh2) / 2,
+                   ALIGN_LEFT, sb);
+        ex += sw2 + 2 * pad + paint_px(L->s, 12);
+    }
+    if (v->edited || v->delta) { // the what-if lab: these are not the lesson's numbers
+        char n[16], ed[120];
+        snprintf(n, sizeof n, "%d", v->n_edits);
+        const char *args[] = {n};
+        i18n_fmt(ed, sizeof ed, lang, v->delta ? "ui.badge_delta" : v->n_edits == 1 ? "ui.badge_edited1" : "ui.badge_edited",
+                 1, args);
+        int ew, eh;
+        paint_text_size(cv, FONT_BOLD, L->px_body, ed, &ew, &eh);
+        paint_fill(cv, THEME.changed, 255, ex, h.y + (L->px_title * 13 / 10 - eh) / 2 - 2, ew + 2 * pad, eh + 4);
+        paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - eh) / 2,
+                   ALIGN_LEFT, ed);
+    }
+    // the formula, true for this lesson, and the numbers it uses
+    char formula[sizeof L->formula + sizeof L->formula_note + 4];
+    snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
+    if (v->hide_result) hide_shapes(formula);
+    // never cut at the right edge: smaller (down to the small text), then without the note
+    int fpx = L->px_formula, fw, fh;
+    paint_text_size(cv, FONT_SANS, fpx, formula, &fw, &fh);
+    while (fw > h.w && fpx > L->px_small) paint_text_size(cv, FONT_SANS, fpx -= 2, formula, &fw, &fh);
+    if (fw > h.w) {
+        snprintf(formula, sizeof formula, "%s", L->formula);
+        if (v->hide_result) hide_shapes(formula);
+    }
+    paint_text(cv, FONT_SANS, fpx, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10, ALIGN_LEFT, formula);
+    paint_clip(cv, NULL);
+}
+
+// The ends of a legend row: the range, or "≤1e-4 … 1 log" on a log scale.
+static void legend_numbers(const ScaleGroup *G, char *lo, size_t nlo, char *hi, size_t nhi)
+{
+    if (G->scale.log) {
+        snprintf(lo, nlo, "≤%g", (double)G->scale.lo);
+        snprintf(hi, nhi, "%g log", (double)G->scale.hi);
+    } else {
+        tip_number(G->scale.lo, lo, nlo);
+        tip_number(G->scale.hi, hi, nhi);
+    }
+}
+
+// One row per colour scale of the frame: its name, lowest value, the colour ramp,
+// highest value (a log scale says so); the mask row shows 1 = attend / 0 = masked;
+// last, swatches for the masked and NaN looks the frame shows.
+void chrome_draw_legend(Canvas *cv, const Layout *L, const View *v, const char *mask_text)
+{
+    Rect g = L->legend;
+    if (L->n_panels == 0) return;
+    int pad = paint_px(L->s, 8), row_h = (int)((float)L->px_small * 1.45f), sw = paint_px(L->s, 18);
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    Rect gclip = {g.x, g.y, g.w, g.h};
+    paint_clip(cv, &gclip);
+    Rgb ink = THEME.ink;
+    // the names get what they need (up to half the box), the numbers theirs, the ramp the rest
+    int label_w = 0, num_w = 0, tw, th;
+    char lo[32], hi[32];
+    for (int k = 0; k < L->n_groups; k++) {
+        paint_text_size(cv, FONT_BOLD, L->px_small, L->group[k].label, &tw, &th);
+        if (tw + pad > label_w) label_w = tw + pad;
+        legend_numbers(&L->group[k], lo, sizeof lo, hi, sizeof hi);
+        paint_text_size(cv, FONT_MONO, L->px_small, lo, &tw, &th);
+        if (tw + pad > num_w) num_w = tw + pad;
+        paint_text_size(cv, FONT_MONO, L->px_small, hi, &tw, &th);
+        if (tw + pad > num_w) num_w = tw + pad;
+    }
+    if (num_w > g.w / 5) num_w = g.w / 5;
+    // the ramp keeps at least 15 % of the box (long names, "scores, masked scores", left it ~50 px;
+    // those go on lines of their own: Layout.legend_stacked, and the ramp gets the whole width)
+    int label_max = g.w - 2 * num_w - 2 * pad - g.w * 15 / 100;
+    if (label_w > label_max) label_w = label_max;
+    if (L->legend_stacked) label_w = pad; // each name on its own line, the ramp under it
+    int y = g.y + pad;
+    char line[160], fit[128];
+    for (int k = 0; k < L->n_groups; k++, y += row_h) {
+        const ScaleGroup *G = &L->group[k];
+        bool here = false; // a stage shown in parts: only the scales of this part's panels
+        for (int p = 0; p < L->n_panels; p++) here |= L->spec[p].group == k;
+        if (L->split && !here) {
+            y -= row_h;
+            continue;
+        }
+        int ty = y + (row_h - L->px_small * 6 / 5) / 2;
+        const char *name = paint_fit_text(cv, FONT_BOLD, L->px_small, G->label,
+                                          L->legend_stacked ? g.w - 2 * pad : label_w - pad, fit, sizeof fit);
+        paint_text(cv, FONT_BOLD, L->px_small, ink, 255, g.x + pad, ty, ALIGN_LEFT, name);
+        if (L->legend_stacked) y += row_h, ty += row_h; // the ramp on the next line
+        int x = g.x + pad + label_w, bar_h = row_h * 6 / 10, by = y + (row_h - bar_h) / 2;
+        if (G->mask01) { // its meanings follow its own name (stacked: on the line under it)
+            paint_text_size(cv, FONT_BOLD, L->px_small, name, &tw, &th);
+            x = L->legend_stacked ? g.x + pad : g.x + 2 * pad + tw;
+            paint_fill(cv, colormap_sequential(G->scale.palette, 1.0f), 255, x, by, sw, bar_h);
+            x += sw + pad / 2;
+            x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_one"));
+            x += pad;
+            paint_fill(cv, colormap_masked(), 255, x, by, sw, bar_h);
+            paint_hatch(cv, x, by, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s);
+            x += sw + pad / 2;
+            paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_zero"));
+            continue;
+        }
+        legend_numbers(G, lo, sizeof lo, hi, sizeof hi);
+        bool shown = false; // the range of the hidden result alone is hidden (scene.c leaves it out of shared ones)
+        for (int p = 0; p < L->n_panels; p++) shown |= L->spec[p].group == k && !cellmark_hidden(v, &L->spec[p]);
+        if (!shown) snprintf(lo, sizeof lo, "?"), snprintf(hi, sizeof hi, "?");
+        paint_text(cv, FONT_MONO, L->px_small, ink, 255, x + num_w - pad / 2, ty, ALIGN_RIGHT, lo);
+        int bx = x + num_w, bw = g.x + g.w - pad - num_w - bx;
+        const int N = 32;
+        for (int i = 0; i < N && bw > 0; i++) {
+            float t = ((float)i + 0.5f) / (float)N;
+            Rgb c = G->scale.sequential ? colormap_sequential(G->scale.palette, t)
+                                        : colormap_diverging(G->scale.palette, 2.0f * t - 1.0f);
+            int x0 = bx + bw * i / N, x1 = bx + bw * (i + 1) / N;
+            paint_fill(cv, c, 255, x0, by, x1 - x0, bar_h);
+        }
+        paint_text(cv, FONT_MONO, L->px_small, ink, 255, bx + bw + pad / 2, ty, ALIGN_LEFT, hi);
+    }
+    // swatches for the special looks present in this frame
+    bool any_mask = false, any_nan = false, any_changed = false;
+    for (int p = 0; p < L->n_panels; p++) {
+        any_mask |= L->spec[p].any_masked && !L->group[L->spec[p].group].mask01 && !cellmark_hidden(v, &L->spec[p]);
+        any_nan |= L->spec[p].any_nan && !cellmark_hidden(v, &L->spec[p]);
+        any_changed |= L->spec[p].any_changed && !L->image[p];
+    }
+    int x = g.x + pad, ty = y + (row_h - L->px_small * 6 / 5) / 2, bar_h = row_h * 7 / 10;
+    if (any_mask) {
+        paint_fill(cv, colormap_masked(), 255, x, y, sw, bar_h);
+        paint_hatch(cv, x, y, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s);
+        const char *a2[] = {mask_text};
+        i18n_fmt(line, sizeof line, v->lang, "ui.masked", 1, a2);
+        x += sw + pad / 2;
+        x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, line) + pad * 2;
+    }
+    if (any_nan) {
+        snprintf(line, sizeof line, "NaN = %s", i18n_get(v->lang, "ui.nan"));
+        paint_fill(cv, colormap_nan(), 255, x, y, sw, bar_h);
+        x += sw + pad / 2;
+        x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, line) + pad * 2;
+    }
+    if (any_changed) { // the what-if lab's mark
+        paint_fill(cv, THEME.empty, 255, x, y, sw, bar_h);
+        paint_corner_mark(cv, x, y, sw, bar_h);
+        x += sw + pad / 2;
+        paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.changed"));
+    }
+    paint_clip(cv, NULL);
+}
+
+// One narration size for the whole lesson at this size and language: the largest at
+// which every stage's text fits its box, so the text does not jump between slides.
+// Remembered for the last set of texts (a hash of them) and box: computed anew when
+// either changes (one drawing thread per process: the window's, or the export's).
+static int narration_px(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v, Rect box)
+{
+    static struct {
+        unsigned long long hash;
+        int w, h, px_body, px;
+    } memo;
+    const unsigned long long hash = F->narration_hash;
+    if (memo.hash == hash && memo.w == box.w && memo.h == box.h && memo.px_body == L->px_body) return memo.px;
+    // a cheap estimate first (each text's one-line width over the box's width, with
+    // the slack of wrapping at words), then the exact wrapped height at that size only:
+    // measuring wrapped text at every size for every stage cost the first frame 20 ms
+    // (a new lesson, size or language: every stage's text is measured, the view asked for each)
+    char buf[sizeof F->narration_buf];
+    View each = *v;
+    int px = L->px_body, min_px = layout_narration_min_px(L);
+    float w_body[TRACE_MAX_STAGES]; // one-line widths at the body size; text scales with its size
+    for (int st = 0; st < tr->n; st++) {
+        each.stage = st;
+        w_body[st] = (float)paint_text_width(cv, FONT_SANS, px, scene_narration(tr, &each, buf, sizeof buf));
+    }
+    for (; px > min_px; px--) {
+        int lh = px * 6 / 5 + 1, fits = 1;
+        for (int st = 0; st < tr->n && fits; st++) {
+            int lines = (int)ceilf(w_body[st] * (float)px / (float)L->px_body / (0.88f * (float)box.w));
+            fits = lines * lh <= box.h;
+        }
+        if (fits) break;
+    }
+    for (int st = 0; st < tr->n; st++) { // exactly, at the size chosen (rarely one smaller)
+        each.stage = st;
+        const char *text = scene_narration(tr, &each, buf, sizeof buf);
+        while (px > min_px && paint_text_wrapped_height(cv, FONT_SANS, px, box.w, text) > box.h) px--;
+    }
+    memo.hash = hash, memo.w = box.w, memo.h = box.h, memo.px_body = L->px_body, memo.px = px;
+    return px;
+}
+
+void chrome_draw_narration(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v)
+{
+    if (v->stage < 0 || v->stage >= tr->n) return;
+    Rect g = L->narration;
+    int pad = paint_px(L->s, 10);
+    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
+    paint_fill(cv, THEME.accent, 255, g.x, g.y, paint_px(L->s, 4), g.h);
+    const char *text = F->narration;
+    int x = g.x + pad + paint_px(L->s, 4);
+    int th = L->px_small * 13 / 10;
+    paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, g.y + pad / 2, ALIGN_LEFT,
+               i18n_get(v->lang, "ui.what"));
+    Rect box = {x, g.y + pad / 2 + th, g.w - (x - g.x) - pad, g.h - pad - th};
+    int px = narration_px(cv, L, F, tr, v, box);
+    paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, text);
 }

@@ -21,8 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "colormap.h"
-#include "layout.h"
+#include "geom.h" // Rect, Rgb
 
 // The faces of the interface's fonts (text.h finds the files).
 typedef enum FontFace { FONT_SANS, FONT_BOLD, FONT_MONO, FONT_FACE_COUNT } FontFace;

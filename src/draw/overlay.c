@@ -4,10 +4,10 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "anim.h"
 #include "cellmark.h"
 #include "explain.h"
 #include "playback.h"
-#include "render.h"
 #include "study.h"
 
 #define TIP_MAX 1024
@@ -78,7 +78,7 @@ void overlay_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
     Rect avoid[LAYOUT_MAX_PANELS + 3 + PINS_MAX];
     int n = 0;
     if (layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
-        if (cellmark_hidden(v, &L->spec[p]) || !render_cell_shown(L, tr, v, p, row, -1)) return; // not yet summed
+        if (cellmark_hidden(v, &L->spec[p]) || !anim_cell_shown(L, tr, v, p, row, -1)) return; // not yet summed
         Rect q = L->panel[p];
         int x = q.x + q.w + (int)(6 * L->s), y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
         paint_frame(cv, THEME.ink, 255, x - t, y0 - t, L->sum_w[p] + 2 * t, y1 - y0 + 2 * t, t);
@@ -91,7 +91,7 @@ void overlay_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
     }
     if (!layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &p, &row, &c)) return;
     const PanelSpec *ps = &L->spec[p];
-    if (cellmark_hidden(v, ps) || !render_cell_shown(L, tr, v, p, row, c)) return; // not computed yet
+    if (cellmark_hidden(v, ps) || !anim_cell_shown(L, tr, v, p, row, c)) return; // not computed yet
     Rect q;
     layout_cell_rect(L, p, row, c, &q);
     // what it reads: the operands' rows, columns and cells (scene.h's rules)

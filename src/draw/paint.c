@@ -256,6 +256,49 @@ const char *paint_fit_text(Canvas *cv, FontFace face, int px, const char *s, int
 
 // ---- retained images -------------------------------------------------------------
 
+#define IMAGE_ROUND 64 // images grow in steps of this many pixels
+
+// An image about to be rewritten or freed is first drawn where the list wants it.
+static void settle(Canvas *cv, const PaintImage *img)
+{
+    if (cv->list && draw_list_uses_image(cv->list, img)) paint_flush(cv);
+}
+
+int paint_image_reserve(Canvas *cv, PaintImage *img, int w, int h)
+{
+    if (img->handle && img->w >= w && img->h >= h) return 0;
+    settle(cv, img);
+    paint_image_free(img);
+    int tw = (w + IMAGE_ROUND - 1) / IMAGE_ROUND * IMAGE_ROUND, th = (h + IMAGE_ROUND - 1) / IMAGE_ROUND * IMAGE_ROUND;
+    // (a failed attempt left w = h = 0)
+    if (img->w > tw) tw = img->w;
+    if (img->h > th) th = img->h;
+    // the vector backend: pixels in memory, embedded when drawn; SDL: a streaming texture
+    void *px = cv->vec ? malloc((size_t)tw * (size_t)th * 4) : paint_sdl_texture_create(cv->r, tw, th);
+    if (!px) {
+        img->w = img->h = 0;
+        return -1;
+    }
+    img->handle = px, img->w = tw, img->h = th, img->mem = cv->vec != NULL;
+    return 1;
+}
+
+bool paint_image_fill(Canvas *cv, PaintImage *img, int w, int h, PaintPixelsFn fill_px, const void *ctx)
+{
+    settle(cv, img);
+    if (!img->mem) return paint_sdl_texture_fill(img->handle, w, h, fill_px, ctx);
+    if (!img->handle) return false;
+    fill_px(img->handle, img->w * 4, ctx);
+    return true;
+}
+
+void paint_image_free(PaintImage *img)
+{
+    if (img->handle && img->mem) free(img->handle);
+    else if (img->handle) paint_sdl_texture_free(img->handle);
+    img->handle = NULL;
+}
+
 void paint_image_draw(Canvas *cv, const PaintImage *img, int w, int h, int x, int y)
 {
     if (!img->handle) return;

@@ -156,5 +156,11 @@ void paint_image_draw(Canvas *cv, const PaintImage *img, int w, int h, int x, in
 // The top-left w×h pixels scaled to fill dst (the presenter's small copy of a frame).
 void paint_image_draw_scaled(Canvas *cv, const PaintImage *img, int w, int h, Rect dst);
 void paint_image_free(PaintImage *img);
+// The SDL backend's textures that hold an image (paint_sdl.c; paint.c's images call them):
+// a w×h streaming RGBA32 texture (NULL when it cannot be made), its top-left w×h pixels
+// written with fill (false when it cannot be locked), freed.
+void *paint_sdl_texture_create(SDL_Renderer *r, int w, int h);
+bool paint_sdl_texture_fill(void *tex, int w, int h, PaintPixelsFn fill, const void *ctx);
+void paint_sdl_texture_free(void *tex);
 
 #endif

@@ -1,12 +1,11 @@
 // paint_sdl.c — the SDL backend of paint.h: replays a DrawList with an
-// SDL_Renderer (text as the cached textures of text.h), and keeps retained
-// images as streaming textures.
+// SDL_Renderer (text as the cached textures of text.h), and makes, fills and frees
+// the streaming textures that hold paint.c's retained images. It calls nothing of
+// paint.c: paint_flush calls it.
 #include "paint.h"
 
 #include <assert.h>
 #include <stdlib.h>
-
-#define IMAGE_ROUND 64 // images grow in steps of this many pixels
 
 typedef struct Clip {
     bool on; // a clip rectangle is in force
@@ -120,63 +119,26 @@ void paint_sdl_replay(SDL_Renderer *r, Fonts *fonts, DrawList *dl)
     }
 }
 
-// ---- retained images -------------------------------------------------------------
+// ---- the textures of retained images (paint.c owns the images) -----------------------
 
-// An image about to be rewritten or freed is first drawn where the list wants it.
-static void settle(Canvas *cv, const PaintImage *img)
+void *paint_sdl_texture_create(SDL_Renderer *r, int w, int h)
 {
-    if (cv->list && draw_list_uses_image(cv->list, img)) paint_flush(cv);
-}
-
-int paint_image_reserve(Canvas *cv, PaintImage *img, int w, int h)
-{
-    if (img->handle && img->w >= w && img->h >= h) return 0;
-    settle(cv, img);
-    paint_image_free(img);
-    int tw = (w + IMAGE_ROUND - 1) / IMAGE_ROUND * IMAGE_ROUND, th = (h + IMAGE_ROUND - 1) / IMAGE_ROUND * IMAGE_ROUND;
-    // (a failed attempt left w = h = 0)
-    if (img->w > tw) tw = img->w;
-    if (img->h > th) th = img->h;
-    if (cv->vec) { // pixels in memory, embedded when drawn
-        void *px = malloc((size_t)tw * (size_t)th * 4);
-        if (!px) {
-            img->w = img->h = 0;
-            return -1;
-        }
-        img->handle = px, img->w = tw, img->h = th, img->mem = true;
-        return 1;
-    }
-    SDL_Texture *t = SDL_CreateTexture(cv->r, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, tw, th);
-    if (!t) {
-        img->w = img->h = 0;
-        return -1;
-    }
+    SDL_Texture *t = SDL_CreateTexture(r, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STREAMING, w, h);
+    if (!t) return NULL;
     SDL_SetTextureBlendMode(t, SDL_BLENDMODE_NONE);
     SDL_SetTextureScaleMode(t, SDL_ScaleModeNearest);
-    img->handle = t, img->w = tw, img->h = th, img->mem = false;
-    return 1;
+    return t;
 }
 
-bool paint_image_fill(Canvas *cv, PaintImage *img, int w, int h, PaintPixelsFn fill_px, const void *ctx)
+bool paint_sdl_texture_fill(void *tex, int w, int h, PaintPixelsFn fill_px, const void *ctx)
 {
-    settle(cv, img);
-    if (img->mem) {
-        if (!img->handle) return false;
-        fill_px(img->handle, img->w * 4, ctx);
-        return true;
-    }
     void *px;
     int pitch;
     SDL_Rect area = {0, 0, w, h};
-    if (!img->handle || SDL_LockTexture(img->handle, &area, &px, &pitch) != 0) return false;
+    if (!tex || SDL_LockTexture(tex, &area, &px, &pitch) != 0) return false;
     fill_px(px, pitch, ctx);
-    SDL_UnlockTexture(img->handle);
+    SDL_UnlockTexture(tex);
     return true;
 }
 
-void paint_image_free(PaintImage *img)
-{
-    if (img->handle && img->mem) free(img->handle);
-    else if (img->handle) SDL_DestroyTexture(img->handle);
-    img->handle = NULL;
-}
+void paint_sdl_texture_free(void *tex) { SDL_DestroyTexture(tex); }

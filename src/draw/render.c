@@ -3,7 +3,9 @@
 // Draw order: background | timeline | tabs + status | header (title, shapes,
 // formula) | heatmaps with operators, animated by View.anim | legend |
 // narration | toast | hover highlight + tooltip | help overlay | picker |
-// export progress. The timeline, tabs and overlays are chrome.c's; everything
+// export progress. The timeline, tabs, header, legend, narration and the window's
+// overlays are chrome.c's; what the view says about the frame (animation, texts, the
+// strip) comes prepared in a Frame (view/frame.h), filled before the first paint; everything
 // goes through paint.h (rectangles, text, and images for heatmaps too large
 // for cells, heatmap.h).
 #include "render.h"
@@ -19,6 +21,7 @@
 #include "chrome.h"
 #include "derivation.h"
 #include "explain.h"
+#include "frame.h"
 #include "scene.h"
 #include "study.h"
 #include "viewdraw.h"
@@ -101,191 +104,6 @@ static void draw_cell(Canvas *cv, const CellDraw *d, float s)
 
 // ---- scene pieces -------------------------------------------------------------
 
-// The study mode hides the stage's result until its questions are answered (study.h).
-
-// "Q.view(2, 4, 2, 2)" → "Q.view(?)", "reshape(2, 4, 4)" → "reshape(?)": a hidden
-// result's shape is a question of the study mode (transpose(1, 2) stays: it names dims).
-static void hide_shapes(char *s)
-{
-    static const char *const calls[] = {"view(", "reshape("};
-    for (size_t k = 0; k < sizeof calls / sizeof *calls; k++)
-        for (char *p = strstr(s, calls[k]); p; p = strstr(p, calls[k])) {
-            p += strlen(calls[k]);
-            char *end = strchr(p, ')');
-            if (!end) break;
-            memmove(p + 1, end, strlen(end) + 1);
-            *p = '?';
-        }
-}
-
-// A lesson with checkpoints: its training's loss at each checkpoint as a curve (steps on a
-// square-root axis), the checkpoint computed as a dot, "step S · loss X" under it.
-static void draw_curve(Canvas *cv, const Layout *L, const View *v)
-{
-    const Lesson *ls = v->lesson;
-    const Rect g = L->curve;
-    if (!ls || g.w <= 0 || ls->n_checkpoints < 2) return;
-    const int pad = paint_px(L->s, 8), x0 = g.x + pad, x1 = g.x + g.w - pad;
-    const int lab = L->px_small * 13 / 10, y0 = g.y + pad / 2, y1 = g.y + g.h - 2 * lab - pad / 2; // two label lines
-    float lo = ls->ckpt_loss[0], hi = lo;
-    for (int k = 1; k < ls->n_checkpoints; k++) lo = fminf(lo, ls->ckpt_loss[k]), hi = fmaxf(hi, ls->ckpt_loss[k]);
-    if (!(hi > lo)) hi = lo + 1.0f;
-    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
-    int px = 0, py = 0;
-    for (int k = 0; k < ls->n_checkpoints; k++) {
-        const int x = layout_checkpoint_x(ls, k, x0, x1);
-        const int y = y1 - (int)lroundf((ls->ckpt_loss[k] - lo) / (hi - lo) * (float)(y1 - y0));
-        if (k) {
-            paint_line(cv, THEME.accent, 255, px, py, x, y);
-            paint_line(cv, THEME.accent, 255, px, py + 1, x, y + 1);
-        }
-        px = x, py = y;
-    }
-    const int sel = ls->checkpoint >= 0 ? ls->checkpoint : ls->n_checkpoints - 1;
-    const int sx = layout_checkpoint_x(ls, sel, x0, x1);
-    const int sy = y1 - (int)lroundf((ls->ckpt_loss[sel] - lo) / (hi - lo) * (float)(y1 - y0)), d = paint_px(L->s, 5);
-    paint_fill(cv, THEME.hilite, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1);
-    paint_frame(cv, THEME.ink, 255, sx - d, sy - d, 2 * d + 1, 2 * d + 1, 1);
-    char sb[16], lb[16], kb[16], nb[16], last[16], line[160]; // "step 250 of 6000 (checkpoint 6 of 20)"
-    snprintf(sb, sizeof sb, "%d", ls->ckpt_step[sel]), snprintf(lb, sizeof lb, "%.3f", (double)ls->ckpt_loss[sel]);
-    snprintf(kb, sizeof kb, "%d", sel + 1), snprintf(nb, sizeof nb, "%d", ls->n_checkpoints);
-    snprintf(last, sizeof last, "%d", ls->ckpt_step[ls->n_checkpoints - 1]);
-    const char *args[] = {sb, lb, kb, nb, last};
-    i18n_fmt(line, sizeof line, v->lang, ls->checkpoint >= 0 ? "ui.checkpoint" : "ui.checkpoint_final", 5, args);
-    paint_clip(cv, &g);
-    paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2, ALIGN_LEFT, line);
-    i18n_fmt(line, sizeof line, v->lang, "ui.checkpoint_loss", 5, args);
-    paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, y1 + pad / 2 + lab, ALIGN_LEFT, line);
-    paint_clip(cv, NULL);
-}
-
-static void draw_header(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
-{
-    draw_curve(cv, L, v);
-    if (v->stage < 0 || v->stage >= tr->n) return;
-    const Stage *st = &tr->stages[v->stage];
-    Lang lang = v->lang;
-    char title[200], shape[32], badge[200];
-    snprintf(title, sizeof title, "%d/%d  %s", v->stage + 1, tr->n, recipe_stage_text(tr, v->stage, "title", true, lang));
-    Rect h = L->header;
-    if (!viewkind_of(v->kind)->panels) { // a glance: the title and formula its view wrote
-        paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, L->title);
-        paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT, L->formula);
-        return;
-    }
-    paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
-    int tw = paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, title);
-    // shape badge: "Q (2,4,4) → (2,2,4,2)"
-    tensor_shape_str(&st->t, shape, sizeof shape);
-    if (v->hide_result) snprintf(shape, sizeof shape, "(?)"); // a question may ask it
-    const char *own = recipe_stage_text(tr, v->stage, "name", true, lang);
-    int o = st->operands[0];
-    AnimKind anim = recipe_of(st->kind)->anim;
-    if (o >= 0 && (anim == ANIM_SPLIT || anim == ANIM_CONCAT)) {
-        char os[32];
-        tensor_shape_str(&tr->stages[o].t, os, sizeof os);
-        snprintf(badge, sizeof badge, "%s %s → %s", recipe_stage_text(tr, o, "name", true, lang), os, shape);
-    } else {
-        snprintf(badge, sizeof badge, "%s %s", own, shape);
-    }
-    int bw, bh;
-    paint_text_size(cv, FONT_MONO, L->px_body, badge, &bw, &bh);
-    int bx = h.x + tw + paint_px(L->s, 20), pad = paint_px(L->s, 6);
-    if (bx + bw + 2 * pad <= h.x + h.w) { // (a badge cut short would misstate the shape: left out)
-        paint_fill(cv, THEME.accent_light, 255, bx, h.y + (L->px_title * 13 / 10 - bh) / 2 - 2, bw + 2 * pad, bh + 4);
-        paint_text(cv, FONT_MONO, L->px_body, THEME.accent, 255, bx + pad,
-                   h.y + (L->px_title * 13 / 10 - bh) / 2, ALIGN_LEFT, badge);
-    }
-    int ex = bx + bw + 2 * pad + paint_px(L->s, 12);
-    if (v->study) { // the study mode: right answers so far
-        char r[16], t[16], sb[120];
-        snprintf(r, sizeof r, "%d", v->study_right);
-        snprintf(t, sizeof t, "%d", v->study_total);
-        const char *args[] = {r, t};
-        i18n_fmt(sb, sizeof sb, lang, "ui.badge_study", 2, args);
-        int sw2, sh2;
-        paint_text_size(cv, FONT_BOLD, L->px_body, sb, &sw2, &sh2);
-        if (ex + sw2 + 2 * pad > h.x + h.w) { // a long title: "study 7/19"
-            i18n_fmt(sb, sizeof sb, lang, "ui.badge_study_short", 2, args);
-            paint_text_size(cv, FONT_BOLD, L->px_body, sb, &sw2, &sh2);
-        }
-        paint_fill(cv, THEME.accent, 255, ex, h.y + (L->px_title * 13 / 10 - sh2) / 2 - 2, sw2 + 2 * pad, sh2 + 4);
-        paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - sh2) / 2,
-                   ALIGN_LEFT, sb);
-        ex += sw2 + 2 * pad + paint_px(L->s, 12);
-    }
-    if (v->edited || v->delta) { // the what-if lab: these are not the lesson's numbers
-        char n[16], ed[120];
-        snprintf(n, sizeof n, "%d", v->n_edits);
-        const char *args[] = {n};
-        i18n_fmt(ed, sizeof ed, lang, v->delta ? "ui.badge_delta" : v->n_edits == 1 ? "ui.badge_edited1" : "ui.badge_edited",
-                 1, args);
-        int ew, eh;
-        paint_text_size(cv, FONT_BOLD, L->px_body, ed, &ew, &eh);
-        paint_fill(cv, THEME.changed, 255, ex, h.y + (L->px_title * 13 / 10 - eh) / 2 - 2, ew + 2 * pad, eh + 4);
-        paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - eh) / 2,
-                   ALIGN_LEFT, ed);
-    }
-    // the formula, true for this lesson, and the numbers it uses
-    char formula[sizeof L->formula + sizeof L->formula_note + 4];
-    snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
-    if (v->hide_result) hide_shapes(formula);
-    // never cut at the right edge: smaller (down to the small text), then without the note
-    int fpx = L->px_formula, fw, fh;
-    paint_text_size(cv, FONT_SANS, fpx, formula, &fw, &fh);
-    while (fw > h.w && fpx > L->px_small) paint_text_size(cv, FONT_SANS, fpx -= 2, formula, &fw, &fh);
-    if (fw > h.w) {
-        snprintf(formula, sizeof formula, "%s", L->formula);
-        if (v->hide_result) hide_shapes(formula);
-    }
-    paint_text(cv, FONT_SANS, fpx, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10, ALIGN_LEFT, formula);
-    paint_clip(cv, NULL);
-}
-
-// Per-cell progress of the result's animation at eased progress e.
-static float cell_progress(AnimKind k, float e, int row, int c, int rows, int cols)
-{
-    switch (k) {
-    case ANIM_ROWS:
-    case ANIM_SOFTMAX:
-        return ease_stagger(e, row, rows, 0.35f);
-    case ANIM_CELLS:
-        return ease_stagger(e, row * cols + c, rows * cols, 0.75f);
-    case ANIM_SPLIT:
-    case ANIM_CONCAT:
-    case ANIM_MASK:
-        return 1.0f;
-    default:
-        return e;
-    }
-}
-
-bool render_cell_shown(const Layout *L, const Trace *tr, const View *v, int p, int row, int col)
-{
-    if (p >= 0 && p < L->n_panels && tr->n > 0) { // a later step's cell: not computed yet; a key not cached yet
-        LoopCell lc = recipe_loop_cell(tr, v, &L->spec[p], row, col < 0 ? 0 : col);
-        if (lc == LOOP_ABSENT || (v->loop >= 0 && lc == LOOP_LATER)) return false;
-    }
-    if (p < 0 || p >= L->n_panels || !L->spec[p].result || v->anim >= 1.0f || tr->n == 0) return true;
-    const PanelSpec *ps = &L->spec[p];
-    AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
-    float e = ease_in_out_cubic(v->anim);
-    if (col < 0) return cell_progress(k, e, row, 0, ps->rows, 1) >= 1.0f; // the Σ: once its row is done
-    return cell_progress(k, e, row, col, ps->rows, ps->cols) >= 1.0f;
-}
-
-// The result cell being computed at eased progress e (row-wise and cell-wise animations).
-static bool computing_cell(AnimKind k, float e, const PanelSpec *ps, int *row, int *c)
-{
-    if (ps->rows <= 0 || ps->cols <= 0 || (k != ANIM_ROWS && k != ANIM_SOFTMAX && k != ANIM_CELLS)) return false;
-    int n = k == ANIM_CELLS ? ps->rows * ps->cols : ps->rows;
-    int idx = (int)(e * (float)n);
-    if (idx >= n) idx = n - 1;
-    *row = k == ANIM_CELLS ? idx / ps->cols : idx;
-    *c = k == ANIM_CELLS ? idx % ps->cols : -1;
-    return true;
-}
-
 // 1, 2, 5, 10, 20, 50, … : the smallest at least n (label spacing)
 static int nice_step(int n)
 {
@@ -313,8 +131,7 @@ static int tick_positions(int i0, int i1, int every, float cell, float need, int
 
 #define MAX_TICKS 200
 
-static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View *v, int p, int dx,
-                        int dy)
+static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View *v, int p, int dx, int dy)
 {
     int ticks[MAX_TICKS];
     const PanelSpec *ps = &L->spec[p];
@@ -354,7 +171,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
             paint_text_size(cv, FONT_SANS, px, t, &tw, &hh);
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
-            bool pad = ps->row_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, i);
+            bool pad = ps->row_axis == AXIS_KEY && frame_key_padded(F, i);
             paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, lx, (y0 + y1 - hh) / 2, ALIGN_RIGHT, t);
             if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
                 int sw = tw > px ? tw : px;
@@ -417,7 +234,7 @@ static void draw_labels(Canvas *cv, const Layout *L, const Trace *tr, const View
         // the last label may end at the panel's edge instead of sticking out (never cut)
         if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
         if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
-        bool pad = ps->col_axis == AXIS_KEY && recipe_key_is_padding(tr, v->batch, j);
+        bool pad = ps->col_axis == AXIS_KEY && frame_key_padded(F, j);
         int ty = q.y - L->col_label_h + (tok_h - hh) / 2;
         paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
         if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
@@ -514,7 +331,7 @@ static CellState cell_state(const Layout *L, AnimKind k, int p, int i, int j, fl
     CellLook look = render_cell_look(ps, i, j);
     CellState cs = {render_cell_color(ps, i, j), 1.0f, look == CELL_MASKED, panel_value(ps, i, j)};
     if (!animate) return cs;
-    cs.show = cell_progress(k, e, i, j, ps->rows, ps->cols);
+    cs.show = anim_cell_progress(k, e, i, j, ps->rows, ps->cols);
     if (k == ANIM_CONCAT && L->image[p] && ps->block_cols > 0) {
         // head blocks fade in one after another (cells fly in only when drawn as cells)
         cs.show = ease_in_out_cubic(ease_stagger(e, j / ps->block_cols, ps->head_blocks, 0.4f));
@@ -566,7 +383,7 @@ static void draw_row_sums(Canvas *cv, const Layout *L, const Trace *tr, const Vi
         int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
         if (y1 <= y0) continue;
         // a row still showing scores has no sum yet: Σ appears with the distribution
-        float pr = animate ? cell_progress(k, e, i, 0, ps->rows, 1) : 1.0f;
+        float pr = animate ? anim_cell_progress(k, e, i, 0, ps->rows, 1) : 1.0f;
         float show = ease_clamp01((pr - 0.5f) * 2.0f);
         if (v->loop >= 0 && recipe_loop_cell(tr, v, ps, i, 0) == LOOP_LATER) show = 0.0f; // a later step's row
         float sum = 0.0f;
@@ -582,33 +399,120 @@ static void draw_row_sums(Canvas *cv, const Layout *L, const Trace *tr, const Vi
     paint_clip(cv, NULL);
 }
 
-// The sub-steps of one result row or cell under the panels: the hovered one, else
-// the one being computed (its lines appear as it is), else the first.
-static void draw_derivation(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov, float e)
+// The cells of panel p one by one (cells of at least LAYOUT_IMAGE_CELL px), shifted by
+// (dx, dy) while sliding: their colours, numbers, loop states and the lab's marks.
+static void draw_cells(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v, int p, int dx,
+                       int dy)
 {
-    if (L->deriv.w <= 0 || L->result_panel < 0 || v->hide_result) return;
-    const PanelSpec *res = &L->spec[L->result_panel];
-    AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
-    int row = scene_derivation_row(L, tr, v), col = 0, hp, hr, hc;
-    float shown = 1.0f;
-    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result &&
-        render_cell_shown(L, tr, v, hp, hr, hc)) { // (a row still to come is not written out ahead of time)
-        row = hr, col = hc;
-    } else if (e < 1.0f && computing_cell(k, e, res, &row, &col)) {
-        shown = cell_progress(k, e, row, col < 0 ? 0 : col, res->rows, k == ANIM_CELLS ? res->cols : 1);
-    } else if (e < 1.0f) {
-        shown = e;
+    const AnimFrame a = F->anim;
+    const PanelSpec *ps = &L->spec[p];
+    const AnimKind k = a.kind;
+    const float e = a.e;
+    const bool animate = ps->result && e < 1.0f, zoomed = L->zoom_x[p] || L->zoom_y[p];
+    const Rect q = L->panel[p], clip = {q.x + dx, q.y + dy, q.w, q.h};
+    char num[32];
+    int r0, r1, c0, c1;
+    layout_visible(L, p, &r0, &r1, &c0, &c1);
+    if (zoomed) paint_clip(cv, &clip);
+    // the grid under the cells (shows through the 1 px gaps of cells >= 10 px)
+    if (!animate || (k != ANIM_CONCAT && k != ANIM_SPLIT)) {
+        int gx0 = layout_col_x(L, p, c0), gx1 = layout_col_x(L, p, c1 + 1);
+        int gy0 = layout_row_y(L, p, r0), gy1 = layout_row_y(L, p, r1 + 1);
+        int cw = gx1 - gx0, ch = gy1 - gy0, nc = c1 - c0 + 1, nr = r1 - r0 + 1;
+        int cmin = cw / (nc > 0 ? nc : 1) < ch / (nr > 0 ? nr : 1) ? cw / (nc > 0 ? nc : 1) : ch / (nr > 0 ? nr : 1);
+        if (render_cell_gap(cmin) > 0) paint_fill(cv, THEME.grid, 255, gx0 + dx, gy0 + dy, cw, ch);
     }
-    Derivation d;
-    bool settled = e >= 1.0f && row == scene_derivation_row(L, tr, v) && col == 0; // (scene_strip: the one every output writes)
-    if (settled ? scene_strip(L, tr, v, &d) : scene_derivation(L, tr, v, row, col, &d)) derivation_draw(cv, L, &d, shown);
+    // concat: the last head's block first, so a block that has landed is drawn over
+    // one still flying in across it (a block at a time: the others are columns apart)
+    bool back_first = animate && k == ANIM_CONCAT && ps->block_cols > 0;
+    // inside a loop (View.loop): later steps' cells empty, this step's framed, a window's dropped rows hatched
+    int nr0 = INT_MAX, nr1 = -1, nc0 = INT_MAX, nc1 = -1;
+    int bc = back_first ? ps->block_cols : c1 - c0 + 1, n_blocks = back_first ? (ps->cols + bc - 1) / bc : 1;
+    for (int b = n_blocks - 1; b >= 0; b--)
+    for (int i = r0; i <= r1; i++) {
+        int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
+        int ja = back_first ? (b * bc > c0 ? b * bc : c0) : c0;
+        int jb = back_first ? ((b + 1) * bc - 1 < c1 ? (b + 1) * bc - 1 : c1) : c1;
+        for (int j = ja; j <= jb; j++) {
+            int x0 = layout_col_x(L, p, j), x1 = layout_col_x(L, p, j + 1);
+            CellLook look = render_cell_look(ps, i, j);
+            CellState cs = cell_state(L, k, p, i, j, e, animate);
+            CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
+                          NULL, ps->px_cell};
+            LoopCell lc = recipe_loop_cell(tr, v, ps, i, j);
+            if (v->loop < 0 && lc != LOOP_ABSENT) lc = LOOP_DONE;
+            if (lc == LOOP_LATER || lc == LOOP_ABSENT) { // (not computed yet; a key not in the cache yet)
+                d.show = 0.0f, d.masked = d.nan = false;
+                draw_cell(cv, &d, L->s);
+                continue;
+            }
+            if (lc == LOOP_GONE) d.masked = true;
+            if (lc == LOOP_NOW) nr0 = i < nr0 ? i : nr0, nr1 = i > nr1 ? i : nr1, nc0 = j < nc0 ? j : nc0, nc1 = j > nc1 ? j : nc1;
+            if (animate && k == ANIM_CONCAT && ps->block_cols > 0) {
+                // block h of the result arrives from the panel of head h (when shown)
+                int h = j / ps->block_cols, hp = -1;
+                for (int o = 0; o < L->n_panels; o++)
+                    if (!L->spec[o].result && L->spec[o].head == h) hp = o;
+                if (hp >= 0) {
+                    float ek = ease_in_out_cubic(ease_stagger(e, h, ps->head_blocks, 0.4f));
+                    d.x += (int)lrintf((float)(layout_col_x(L, hp, j % ps->block_cols) - x0) * (1.0f - ek));
+                    d.y += (int)lrintf((float)(layout_row_y(L, hp, i) - y0) * (1.0f - ek));
+                }
+            }
+            if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != ANIM_MASK || cs.masked)) {
+                // (the Δ view: hatched only; the fill would read as a difference)
+                d.text = ps->decimals >= 0 && v->show_values && !v->delta ? F->mask_text : NULL;
+            } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
+                format_cell(cs.val, ps->decimals, num, sizeof num);
+                d.text = num;
+            }
+            draw_cell(cv, &d, L->s);
+            if (ps->any_changed && d.show >= 1.0f && scene_cell_changed(ps, i, j)) {
+                int side = d.w < d.h ? d.w : d.h, n = side / 4;
+                if (n > paint_px(L->s, 14)) n = paint_px(L->s, 14);
+                if (n >= 4) paint_corner_mark(cv, d.x, d.y + render_cell_gap(side), d.w - render_cell_gap(side), n);
+            }
+        }
+    }
+    if (zoomed) paint_clip(cv, NULL);
+    if (nr1 >= 0) { // the cells this step computes or reads
+        int t = paint_px(L->s, 3);
+        int fx0 = layout_col_x(L, p, nc0) + dx, fx1 = layout_col_x(L, p, nc1 + 1) + dx;
+        int fy0 = layout_row_y(L, p, nr0) + dy, fy1 = layout_row_y(L, p, nr1 + 1) + dy;
+        paint_clip(cv, &clip);
+        paint_frame(cv, THEME.hilite, 255, fx0 - t / 2, fy0 - t / 2, fx1 - fx0 + t, fy1 - fy0 + t, t);
+        paint_clip(cv, NULL);
+    }
 }
 
-static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View *v,
-                       int p, float e, const char *mask_text)
+// The row (or cell) being computed while the result animates, and what it reads.
+static void draw_computing(Canvas *cv, const Layout *L, int p, AnimFrame a)
 {
+    int row, c;
+    if (!anim_computing_cell(a.kind, a.e, &L->spec[p], &row, &c)) return;
+    int t = paint_px(L->s, 3);
+    Highlight me = {row, c, 1};
+    Rect hr = cellmark_rect(L, p, me);
+    cellmark_frame(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.hilite);
+    Rect unused[LAYOUT_MAX_PANELS];
+    if (c >= 0) {
+        cellmark_operands(cv, L, p, row, c, t, unused, LAYOUT_MAX_PANELS);
+    } else { // a whole row: what its operands' rows are
+        for (int o = 0; o < L->n_panels; o++) {
+            Highlight h;
+            if (o == p || !scene_highlight(L, p, row, 0, o, &h) || L->spec[o].reads == READS_COL) continue;
+            Rect oq = cellmark_rect(L, o, (Highlight){h.row, -1, 1});
+            cellmark_frame(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
+        }
+    }
+}
+
+static void draw_panel(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v, int p)
+{
+    const AnimFrame a = F->anim;
     const PanelSpec *ps = &L->spec[p];
-    AnimKind k = recipe_of(tr->stages[v->stage].kind)->anim;
+    const AnimKind k = a.kind;
+    const float e = a.e;
     Rect q = L->panel[p];
     bool animate = ps->result && e < 1.0f;
     // split: whole head blocks slide out of the source into their panels
@@ -642,7 +546,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
                 paint_fill(cv, THEME.white, 255, c.x, c.y, c.w, c.h);
                 paint_frame(cv, THEME.muted, 255, c.x, c.y, c.w + 1, c.h + 1, 1);
             }
-        draw_labels(cv, L, tr, v, p, 0, 0);
+        draw_labels(cv, L, F, v, p, 0, 0);
         return;
     }
     if (cellmark_hidden(v, ps)) { // the study mode: nothing of it shows until it is answered
@@ -652,7 +556,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         if (px >= 8) paint_text_centered(cv, FONT_BOLD, px, THEME.muted, 255, q, "?");
         return;
     }
-    if (dx == 0 && dy == 0) draw_labels(cv, L, tr, v, p, dx, dy); // not while sliding
+    if (dx == 0 && dy == 0) draw_labels(cv, L, F, v, p, dx, dy); // not while sliding
 
     // head-coloured blocks over the columns (split source, concat result)
     if (ps->head_blocks > 0 && ps->block_cols > 0) {
@@ -667,85 +571,12 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         }
     }
     Rect clip = {q.x + dx, q.y + dy, q.w, q.h};
-    bool zoomed = L->zoom_x[p] || L->zoom_y[p];
     if (L->image[p]) {
         ImageCtx ic = {L, k, p, e, animate};
         const float key[4] = {animate ? e : 1.0f, (float)k, animate ? 1.0f : 0.0f, (float)v->stage};
         heatmap_draw_image(cv, L, p, dx, dy, key, image_color, &ic);
     } else {
-        char num[32];
-        int r0, r1, c0, c1;
-        layout_visible(L, p, &r0, &r1, &c0, &c1);
-        if (zoomed) paint_clip(cv, &clip);
-        // the grid under the cells (shows through the 1 px gaps of cells >= 10 px)
-        if (!animate || (k != ANIM_CONCAT && k != ANIM_SPLIT)) {
-            int gx0 = layout_col_x(L, p, c0), gx1 = layout_col_x(L, p, c1 + 1);
-            int gy0 = layout_row_y(L, p, r0), gy1 = layout_row_y(L, p, r1 + 1);
-            int cw = gx1 - gx0, ch = gy1 - gy0, nc = c1 - c0 + 1, nr = r1 - r0 + 1;
-            int cmin = cw / (nc > 0 ? nc : 1) < ch / (nr > 0 ? nr : 1) ? cw / (nc > 0 ? nc : 1) : ch / (nr > 0 ? nr : 1);
-            if (render_cell_gap(cmin) > 0) paint_fill(cv, THEME.grid, 255, gx0 + dx, gy0 + dy, cw, ch);
-        }
-        // concat: the last head's block first, so a block that has landed is drawn over
-        // one still flying in across it (a block at a time: the others are columns apart)
-        bool back_first = animate && k == ANIM_CONCAT && ps->block_cols > 0;
-        // inside a loop (View.loop): later steps' cells empty, this step's framed, a window's dropped rows hatched
-        int nr0 = INT_MAX, nr1 = -1, nc0 = INT_MAX, nc1 = -1;
-        int bc = back_first ? ps->block_cols : c1 - c0 + 1, n_blocks = back_first ? (ps->cols + bc - 1) / bc : 1;
-        for (int b = n_blocks - 1; b >= 0; b--)
-        for (int i = r0; i <= r1; i++) {
-            int y0 = layout_row_y(L, p, i), y1 = layout_row_y(L, p, i + 1);
-            int ja = back_first ? (b * bc > c0 ? b * bc : c0) : c0;
-            int jb = back_first ? ((b + 1) * bc - 1 < c1 ? (b + 1) * bc - 1 : c1) : c1;
-            for (int j = ja; j <= jb; j++) {
-                int x0 = layout_col_x(L, p, j), x1 = layout_col_x(L, p, j + 1);
-                CellLook look = render_cell_look(ps, i, j);
-                CellState cs = cell_state(L, k, p, i, j, e, animate);
-                CellDraw d = {x0 + dx, y0 + dy, x1 - x0, y1 - y0, cs.color, cs.show, cs.masked, look == CELL_NAN,
-                              NULL, ps->px_cell};
-                LoopCell lc = recipe_loop_cell(tr, v, ps, i, j);
-                if (v->loop < 0 && lc != LOOP_ABSENT) lc = LOOP_DONE;
-                if (lc == LOOP_LATER || lc == LOOP_ABSENT) { // (not computed yet; a key not in the cache yet)
-                    d.show = 0.0f, d.masked = d.nan = false;
-                    draw_cell(cv, &d, L->s);
-                    continue;
-                }
-                if (lc == LOOP_GONE) d.masked = true;
-                if (lc == LOOP_NOW) nr0 = i < nr0 ? i : nr0, nr1 = i > nr1 ? i : nr1, nc0 = j < nc0 ? j : nc0, nc1 = j > nc1 ? j : nc1;
-                if (animate && k == ANIM_CONCAT && ps->block_cols > 0) {
-                    // block h of the result arrives from the panel of head h (when shown)
-                    int h = j / ps->block_cols, hp = -1;
-                    for (int o = 0; o < L->n_panels; o++)
-                        if (!L->spec[o].result && L->spec[o].head == h) hp = o;
-                    if (hp >= 0) {
-                        float ek = ease_in_out_cubic(ease_stagger(e, h, ps->head_blocks, 0.4f));
-                        d.x += (int)lrintf((float)(layout_col_x(L, hp, j % ps->block_cols) - x0) * (1.0f - ek));
-                        d.y += (int)lrintf((float)(layout_row_y(L, hp, i) - y0) * (1.0f - ek));
-                    }
-                }
-                if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != ANIM_MASK || cs.masked)) {
-                    // (the Δ view: hatched only; the fill would read as a difference)
-                    d.text = ps->decimals >= 0 && v->show_values && !v->delta ? mask_text : NULL;
-                } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
-                    format_cell(cs.val, ps->decimals, num, sizeof num);
-                    d.text = num;
-                }
-                draw_cell(cv, &d, L->s);
-                if (ps->any_changed && d.show >= 1.0f && scene_cell_changed(ps, i, j)) {
-                    int side = d.w < d.h ? d.w : d.h, n = side / 4;
-                    if (n > paint_px(L->s, 14)) n = paint_px(L->s, 14);
-                    if (n >= 4) paint_corner_mark(cv, d.x, d.y + render_cell_gap(side), d.w - render_cell_gap(side), n);
-                }
-            }
-        }
-        if (zoomed) paint_clip(cv, NULL);
-        if (nr1 >= 0) { // the cells this step computes or reads
-            int t = paint_px(L->s, 3);
-            int fx0 = layout_col_x(L, p, nc0) + dx, fx1 = layout_col_x(L, p, nc1 + 1) + dx;
-            int fy0 = layout_row_y(L, p, nr0) + dy, fy1 = layout_row_y(L, p, nr1 + 1) + dy;
-            paint_clip(cv, &clip);
-            paint_frame(cv, THEME.hilite, 255, fx0 - t / 2, fy0 - t / 2, fx1 - fx0 + t, fy1 - fy0 + t, t);
-            paint_clip(cv, NULL);
-        }
+        draw_cells(cv, L, F, tr, v, p, dx, dy);
     }
     if (ps->row_sums && L->sum_w[p] > 0) draw_row_sums(cv, L, tr, v, p, k, e, animate);
     // FlashAttention's tiles: block_q × block_k outlines over the scores
@@ -766,206 +597,7 @@ static void draw_panel(Canvas *cv, const Layout *L, const Trace *tr, const View 
         paint_frame(cv, ps->kv_group ? THEME.ink : colormap_head(ps->head), 255, q.x + dx - t, q.y + dy - t, q.w + 2 * t,
                     q.h + 2 * t, t);
     }
-    // the row (or cell) being computed while animating, and what it reads
-    int row, c;
-    if (animate && computing_cell(k, e, ps, &row, &c)) {
-        int t = paint_px(L->s, 3);
-        Highlight me = {row, c, 1};
-        Rect hr = cellmark_rect(L, p, me);
-        cellmark_frame(cv, L, p, hr.x, hr.y, hr.w, hr.h, t, THEME.hilite);
-        Rect unused[LAYOUT_MAX_PANELS];
-        if (c >= 0) {
-            cellmark_operands(cv, L, p, row, c, t, unused, LAYOUT_MAX_PANELS);
-        } else { // a whole row: what its operands' rows are
-            for (int o = 0; o < L->n_panels; o++) {
-                Highlight h;
-                if (o == p || !scene_highlight(L, p, row, 0, o, &h) || L->spec[o].reads == READS_COL) continue;
-                Rect oq = cellmark_rect(L, o, (Highlight){h.row, -1, 1});
-                cellmark_frame(cv, L, o, oq.x, oq.y, oq.w, oq.h, t, THEME.hilite);
-            }
-        }
-    }
-}
-
-// The ends of a legend row: the range, or "≤1e-4 … 1 log" on a log scale.
-static void legend_numbers(const ScaleGroup *G, char *lo, size_t nlo, char *hi, size_t nhi)
-{
-    if (G->scale.log) {
-        snprintf(lo, nlo, "≤%g", (double)G->scale.lo);
-        snprintf(hi, nhi, "%g log", (double)G->scale.hi);
-    } else {
-        tip_number(G->scale.lo, lo, nlo);
-        tip_number(G->scale.hi, hi, nhi);
-    }
-}
-
-// One row per colour scale of the frame: its name, lowest value, the colour ramp,
-// highest value (a log scale says so); the mask row shows 1 = attend / 0 = masked;
-// last, swatches for the masked and NaN looks the frame shows.
-static void draw_legend(Canvas *cv, const Layout *L, const View *v, const char *mask_text)
-{
-    Rect g = L->legend;
-    if (L->n_panels == 0) return;
-    int pad = paint_px(L->s, 8), row_h = (int)((float)L->px_small * 1.45f), sw = paint_px(L->s, 18);
-    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
-    Rect gclip = {g.x, g.y, g.w, g.h};
-    paint_clip(cv, &gclip);
-    Rgb ink = THEME.ink;
-    // the names get what they need (up to half the box), the numbers theirs, the ramp the rest
-    int label_w = 0, num_w = 0, tw, th;
-    char lo[32], hi[32];
-    for (int k = 0; k < L->n_groups; k++) {
-        paint_text_size(cv, FONT_BOLD, L->px_small, L->group[k].label, &tw, &th);
-        if (tw + pad > label_w) label_w = tw + pad;
-        legend_numbers(&L->group[k], lo, sizeof lo, hi, sizeof hi);
-        paint_text_size(cv, FONT_MONO, L->px_small, lo, &tw, &th);
-        if (tw + pad > num_w) num_w = tw + pad;
-        paint_text_size(cv, FONT_MONO, L->px_small, hi, &tw, &th);
-        if (tw + pad > num_w) num_w = tw + pad;
-    }
-    if (num_w > g.w / 5) num_w = g.w / 5;
-    // the ramp keeps at least 15 % of the box (long names, "scores, masked scores", left it ~50 px;
-    // those go on lines of their own: Layout.legend_stacked, and the ramp gets the whole width)
-    int label_max = g.w - 2 * num_w - 2 * pad - g.w * 15 / 100;
-    if (label_w > label_max) label_w = label_max;
-    if (L->legend_stacked) label_w = pad; // each name on its own line, the ramp under it
-    int y = g.y + pad;
-    char line[160], fit[128];
-    for (int k = 0; k < L->n_groups; k++, y += row_h) {
-        const ScaleGroup *G = &L->group[k];
-        bool here = false; // a stage shown in parts: only the scales of this part's panels
-        for (int p = 0; p < L->n_panels; p++) here |= L->spec[p].group == k;
-        if (L->split && !here) {
-            y -= row_h;
-            continue;
-        }
-        int ty = y + (row_h - L->px_small * 6 / 5) / 2;
-        const char *name = paint_fit_text(cv, FONT_BOLD, L->px_small, G->label,
-                                          L->legend_stacked ? g.w - 2 * pad : label_w - pad, fit, sizeof fit);
-        paint_text(cv, FONT_BOLD, L->px_small, ink, 255, g.x + pad, ty, ALIGN_LEFT, name);
-        if (L->legend_stacked) y += row_h, ty += row_h; // the ramp on the next line
-        int x = g.x + pad + label_w, bar_h = row_h * 6 / 10, by = y + (row_h - bar_h) / 2;
-        if (G->mask01) { // its meanings follow its own name (stacked: on the line under it)
-            paint_text_size(cv, FONT_BOLD, L->px_small, name, &tw, &th);
-            x = L->legend_stacked ? g.x + pad : g.x + 2 * pad + tw;
-            paint_fill(cv, colormap_sequential(G->scale.palette, 1.0f), 255, x, by, sw, bar_h);
-            x += sw + pad / 2;
-            x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_one"));
-            x += pad;
-            paint_fill(cv, colormap_masked(), 255, x, by, sw, bar_h);
-            paint_hatch(cv, x, by, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s);
-            x += sw + pad / 2;
-            paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.mask_zero"));
-            continue;
-        }
-        legend_numbers(G, lo, sizeof lo, hi, sizeof hi);
-        bool shown = false; // the range of the hidden result alone is hidden (scene.c leaves it out of shared ones)
-        for (int p = 0; p < L->n_panels; p++) shown |= L->spec[p].group == k && !cellmark_hidden(v, &L->spec[p]);
-        if (!shown) snprintf(lo, sizeof lo, "?"), snprintf(hi, sizeof hi, "?");
-        paint_text(cv, FONT_MONO, L->px_small, ink, 255, x + num_w - pad / 2, ty, ALIGN_RIGHT, lo);
-        int bx = x + num_w, bw = g.x + g.w - pad - num_w - bx;
-        const int N = 32;
-        for (int i = 0; i < N && bw > 0; i++) {
-            float t = ((float)i + 0.5f) / (float)N;
-            Rgb c = G->scale.sequential ? colormap_sequential(G->scale.palette, t)
-                                        : colormap_diverging(G->scale.palette, 2.0f * t - 1.0f);
-            int x0 = bx + bw * i / N, x1 = bx + bw * (i + 1) / N;
-            paint_fill(cv, c, 255, x0, by, x1 - x0, bar_h);
-        }
-        paint_text(cv, FONT_MONO, L->px_small, ink, 255, bx + bw + pad / 2, ty, ALIGN_LEFT, hi);
-    }
-    // swatches for the special looks present in this frame
-    bool any_mask = false, any_nan = false, any_changed = false;
-    for (int p = 0; p < L->n_panels; p++) {
-        any_mask |= L->spec[p].any_masked && !L->group[L->spec[p].group].mask01 && !cellmark_hidden(v, &L->spec[p]);
-        any_nan |= L->spec[p].any_nan && !cellmark_hidden(v, &L->spec[p]);
-        any_changed |= L->spec[p].any_changed && !L->image[p];
-    }
-    int x = g.x + pad, ty = y + (row_h - L->px_small * 6 / 5) / 2, bar_h = row_h * 7 / 10;
-    if (any_mask) {
-        paint_fill(cv, colormap_masked(), 255, x, y, sw, bar_h);
-        paint_hatch(cv, x, y, sw < 16 ? 16 : sw, bar_h < 16 ? 16 : bar_h, 255, L->s);
-        const char *a2[] = {mask_text};
-        i18n_fmt(line, sizeof line, v->lang, "ui.masked", 1, a2);
-        x += sw + pad / 2;
-        x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, line) + pad * 2;
-    }
-    if (any_nan) {
-        snprintf(line, sizeof line, "NaN = %s", i18n_get(v->lang, "ui.nan"));
-        paint_fill(cv, colormap_nan(), 255, x, y, sw, bar_h);
-        x += sw + pad / 2;
-        x += paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, line) + pad * 2;
-    }
-    if (any_changed) { // the what-if lab's mark
-        paint_fill(cv, THEME.empty, 255, x, y, sw, bar_h);
-        paint_corner_mark(cv, x, y, sw, bar_h);
-        x += sw + pad / 2;
-        paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.changed"));
-    }
-    paint_clip(cv, NULL);
-}
-
-// One narration size for the whole lesson at this size and language: the largest at
-// which every stage's text fits its box, so the text does not jump between slides.
-// Remembered for the last set of texts (a hash of them) and box: computed anew when
-// either changes (one drawing thread per process: the window's, or the export's).
-static int narration_px(Canvas *cv, const Layout *L, const Trace *tr, const View *v, Rect box)
-{
-    static struct {
-        unsigned long long hash;
-        int w, h, px_body, px;
-    } memo;
-    char buf[600];
-    View each = *v;
-    unsigned long long hash = 1469598103934665603ULL;
-    for (int st = 0; st < tr->n; st++) {
-        each.stage = st;
-        for (const unsigned char *c = (const unsigned char *)scene_narration(tr, &each, buf, sizeof buf); *c; c++)
-            hash = (hash ^ *c) * 1099511628211ULL;
-    }
-    if (memo.hash == hash && memo.w == box.w && memo.h == box.h && memo.px_body == L->px_body) return memo.px;
-    // a cheap estimate first (each text's one-line width over the box's width, with
-    // the slack of wrapping at words), then the exact wrapped height at that size only:
-    // measuring wrapped text at every size for every stage cost the first frame 20 ms
-    int px = L->px_body, min_px = layout_narration_min_px(L);
-    float w_body[TRACE_MAX_STAGES]; // one-line widths at the body size; text scales with its size
-    for (int st = 0; st < tr->n; st++) {
-        each.stage = st;
-        w_body[st] = (float)paint_text_width(cv, FONT_SANS, px, scene_narration(tr, &each, buf, sizeof buf));
-    }
-    for (; px > min_px; px--) {
-        int lh = px * 6 / 5 + 1, fits = 1;
-        for (int st = 0; st < tr->n && fits; st++) {
-            int lines = (int)ceilf(w_body[st] * (float)px / (float)L->px_body / (0.88f * (float)box.w));
-            fits = lines * lh <= box.h;
-        }
-        if (fits) break;
-    }
-    for (int st = 0; st < tr->n; st++) { // exactly, at the size chosen (rarely one smaller)
-        each.stage = st;
-        const char *text = scene_narration(tr, &each, buf, sizeof buf);
-        while (px > min_px && paint_text_wrapped_height(cv, FONT_SANS, px, box.w, text) > box.h) px--;
-    }
-    memo.hash = hash, memo.w = box.w, memo.h = box.h, memo.px_body = L->px_body, memo.px = px;
-    return px;
-}
-
-static void draw_narration(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
-{
-    if (v->stage < 0 || v->stage >= tr->n) return;
-    Rect g = L->narration;
-    int pad = paint_px(L->s, 10);
-    paint_fill(cv, THEME.narr_bg, 255, g.x, g.y, g.w, g.h);
-    paint_fill(cv, THEME.accent, 255, g.x, g.y, paint_px(L->s, 4), g.h);
-    char buf[600];
-    const char *text = scene_narration(tr, v, buf, sizeof buf);
-    int x = g.x + pad + paint_px(L->s, 4);
-    int th = L->px_small * 13 / 10;
-    paint_text(cv, FONT_BOLD, L->px_small, THEME.accent, 255, x, g.y + pad / 2, ALIGN_LEFT,
-               i18n_get(v->lang, "ui.what"));
-    Rect box = {x, g.y + pad / 2 + th, g.w - (x - g.x) - pad, g.h - pad - th};
-    int px = narration_px(cv, L, tr, v, box);
-    paint_text_wrapped(cv, FONT_SANS, px, px, THEME.ink, 255, box, text);
+    if (animate) draw_computing(cv, L, p, a);
 }
 
 // ---- over the frame: the window's layers, bottom to top ---------------------------
@@ -1025,34 +657,34 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
 {
     paint_clear(cv, THEME.bg);
     if (tr->n == 0) return;
-    float e = ease_in_out_cubic(v->anim);
-    char mask_text[32];
-    recipe_fill_text(tr->mask_fill, mask_text, sizeof mask_text);
+    Frame F; // everything the view says about this frame, before the first paint call
+    frame_prepare(&F, L, tr, v, ov);
+    const AnimFrame a = F.anim;
     if (!v->print) { // (printed: the page has its own header)
-        chrome_draw_timeline(cv, L, tr, v);
-        chrome_draw_tabs(cv, L, tr, v, ov);
+        chrome_draw_timeline(cv, L, &F, tr, v);
+        chrome_draw_tabs(cv, L, &F, tr, v, ov);
         if (ov) picker_draw_button(cv, L, v, ov->picker);
-        draw_header(cv, L, tr, v);
+        chrome_draw_header(cv, L, &F, tr, v);
     }
     if (!viewkind_of(v->kind)->panels) { // attention at a glance: the maps or the lines instead of the panels
         viewdraw_glance(cv, L, tr, v);
-        if (!v->print) draw_narration(cv, L, tr, v);
+        if (!v->print) chrome_draw_narration(cv, L, &F, tr, v);
         if (!ov) return;
         for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) LAYERS[i](cv, L, tr, v, ov);
         return;
     }
     // split: the panels of the heads last and the last head first, so a head that has
     // landed is drawn over one still sliding out across it
-    bool split = recipe_of(tr->stages[v->stage].kind)->anim == ANIM_SPLIT && e < 1.0f;
+    bool split = a.kind == ANIM_SPLIT && a.e < 1.0f;
     for (int p = 0; p < L->n_panels; p++)
-        if (!split || !L->spec[p].result || L->spec[p].head < 0) draw_panel(cv, L, tr, v, p, e, mask_text);
+        if (!split || !L->spec[p].result || L->spec[p].head < 0) draw_panel(cv, L, &F, tr, v, p);
     for (int p = L->n_panels - 1; split && p >= 0; p--)
-        if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, tr, v, p, e, mask_text);
-    draw_derivation(cv, L, tr, v, ov, e);
+        if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, &F, tr, v, p);
+    if (F.has_deriv) derivation_draw(cv, L, &F.deriv, F.deriv_shown);
     bars_draw(cv, L, v);
-    draw_legend(cv, L, v, mask_text);
-    if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, tr, v, ov->study);
-    else if (!v->print) draw_narration(cv, L, tr, v);
+    chrome_draw_legend(cv, L, v, F.mask_text);
+    if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, &F, tr, v, ov->study);
+    else if (!v->print) chrome_draw_narration(cv, L, &F, tr, v);
     if (!ov) return;
     for (size_t i = 0; i < sizeof LAYERS / sizeof LAYERS[0]; i++) LAYERS[i](cv, L, tr, v, ov);
 }

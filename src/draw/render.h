@@ -3,8 +3,9 @@
 // software renderer on an SDL_Surface (SDL_CreateSoftwareRenderer) for PNG
 // export and tests. It reads the size from the canvas, reads no clock (time is
 // View.anim) and allocates nothing once its texts are cached, so the same View
-// gives the same pixels in the window and in a file. The window's chrome
-// (timeline, tabs, help, toast, export progress) is chrome.h's.
+// gives the same pixels in the window and in a file. The chrome (header, legend,
+// narration, timeline, tabs, help, toast, export progress) is chrome.h's; the cells'
+// timing is view/anim.h's.
 #ifndef ATTNVIZ_RENDER_H
 #define ATTNVIZ_RENDER_H
 
@@ -30,10 +31,6 @@ typedef enum CellLook { CELL_VALUE, CELL_MASKED, CELL_NAN } CellLook;
 CellLook render_cell_look(const PanelSpec *ps, int row, int col);
 // The colour a settled cell's background has (its corners; text is drawn in the middle).
 Rgb render_cell_color(const PanelSpec *ps, int row, int col);
-// Whether cell (row, col) of panel p shows its value in v's frame: false while the
-// transition into the stage has not computed it yet (a result row, cell or Σ still to
-// come: it has no tooltip either). col -1: the row's Σ.
-bool render_cell_shown(const Layout *L, const Trace *tr, const View *v, int p, int row, int col);
 // Inset from each cell edge that the renderer leaves as a gap (background).
 int render_cell_gap(int cell);
 // The page background colour.

@@ -14,7 +14,7 @@
 #include <stdio.h>
 
 #include "drawlist.h" // FontFace, TextAlign
-#include "lesson.h"
+#include "lang.h"
 
 typedef struct Fonts Fonts;
 

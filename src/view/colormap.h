@@ -7,9 +7,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-typedef struct Rgb {
-    uint8_t r, g, b;
-} Rgb;
+#include "geom.h" // Rgb
 
 // Colour-blind-safe pairs (diverging / sequential); C cycles them.
 typedef enum Palette {

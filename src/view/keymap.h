@@ -14,7 +14,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "lesson.h" // Lang
+#include "lang.h"
 
 // The help overlay's sections (its columns: viewing | what if…, study | presenting).
 typedef enum KeySection { KEYS_VIEW, KEYS_LAB, KEYS_STUDY, KEYS_PRESENT, KEY_SECTION_COUNT } KeySection;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "colormap.h"
+#include "geom.h" // Rect
 #include "trace.h"
 #include "view.h"
 
@@ -25,10 +26,6 @@
 #define LAYOUT_PROJECTOR_NUMBER_FILL 0.5f // in projector mode: 35 px in a 70 px cell (5 rows fit at 16:9)
 #define LAYOUT_MAX_CELL 76           // cells are at most this large (px × the numbers' scale)
 #define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
-
-typedef struct Rect {
-    int x, y, w, h;
-} Rect;
 
 // NONE: no labels (a vector); VOCAB: a language model's vocabulary (its token strings)
 typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB } AxisKind;

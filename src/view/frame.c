@@ -1,0 +1,83 @@
+// frame.c — what the view hands draw for one frame (see frame.h).
+#include "frame.h"
+
+#include <stdio.h>
+
+#include "scene.h"
+
+// The strip under the panels: the hovered result cell's (once computed), else the one
+// being computed (its lines appear as it is), else the settled frame's (scene_strip, the
+// one every output writes).
+static void prepare_derivation(Frame *F, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+{
+    F->has_deriv = false;
+    if (v->kind != VIEW_PANELS || L->deriv.w <= 0 || L->result_panel < 0 || v->hide_result) return;
+    const PanelSpec *res = &L->spec[L->result_panel];
+    const AnimKind k = F->anim.kind;
+    const float e = F->anim.e;
+    const int row0 = scene_derivation_row(L, tr, v);
+    int row = row0, col = 0, hp, hr, hc;
+    float shown = 1.0f;
+    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result &&
+        anim_cell_shown(L, tr, v, hp, hr, hc)) { // (a row still to come is not written out ahead of time)
+        row = hr, col = hc;
+    } else if (e < 1.0f && anim_computing_cell(k, e, res, &row, &col)) {
+        shown = anim_cell_progress(k, e, row, col < 0 ? 0 : col, res->rows, k == ANIM_CELLS ? res->cols : 1);
+    } else if (e < 1.0f) {
+        shown = e;
+    }
+    bool settled = e >= 1.0f && row == row0 && col == 0;
+    F->has_deriv = settled ? scene_strip(L, tr, v, &F->deriv) : scene_derivation(L, tr, v, row, col, &F->deriv);
+    F->deriv_shown = shown;
+}
+
+static void prepare_header(Frame *F, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    snprintf(F->title, sizeof F->title, "%d/%d  %s", v->stage + 1, tr->n,
+             recipe_stage_text(tr, v->stage, "title", true, v->lang));
+    snprintf(F->name, sizeof F->name, "%s", recipe_stage_text(tr, v->stage, "name", true, v->lang));
+    const int o = st->operands[0];
+    F->from_name[0] = '\0', F->from_stage = -1;
+    if (o >= 0 && (F->anim.kind == ANIM_SPLIT || F->anim.kind == ANIM_CONCAT)) {
+        F->from_stage = o;
+        snprintf(F->from_name, sizeof F->from_name, "%s", recipe_stage_text(tr, o, "name", true, v->lang));
+    }
+}
+
+static void prepare_narration(Frame *F, const Trace *tr, const View *v)
+{
+    char buf[sizeof F->narration_buf];
+    View each = *v;
+    unsigned long long hash = 1469598103934665603ULL;
+    for (int st = 0; st < tr->n && !v->print; st++) { // (printed: the page has no narration box)
+        each.stage = st;
+        for (const unsigned char *c = (const unsigned char *)scene_narration(tr, &each, buf, sizeof buf); *c; c++)
+            hash = (hash ^ *c) * 1099511628211ULL;
+    }
+    F->narration_hash = hash;
+    F->narration = scene_narration(tr, v, F->narration_buf, sizeof F->narration_buf);
+}
+
+void frame_prepare(Frame *F, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
+{
+    F->anim = anim_frame(tr, v);
+    recipe_fill_text(tr->mask_fill, F->mask_text, sizeof F->mask_text);
+    for (int i = 0; i < L->n_steps && i < STEP_COUNT; i++)
+        scene_step_key(tr, L->step_id[i], F->step_key[i], sizeof F->step_key[i]);
+    F->key_pad = NULL, F->n_keys = 0;
+    const int mi = tr->mask_kind == MASK_KEY_PADDING ? trace_find(tr, "mask") : -1;
+    if (mi >= 0 && v->batch >= 0 && v->batch < tr->stages[mi].t.shape[0]) { // (B, Lq, Lk): row 0 of batch b
+        const Tensor *m = &tr->stages[mi].t;
+        F->key_pad = m->data + (size_t)v->batch * (size_t)m->shape[1] * (size_t)m->shape[2];
+        F->n_keys = m->shape[2];
+    }
+    F->title[0] = F->name[0] = F->from_name[0] = F->narration_buf[0] = '\0';
+    F->narration = F->narration_buf;
+    F->narration_hash = 0, F->from_stage = -1;
+    F->has_deriv = false;
+    if (v->stage < 0 || v->stage >= tr->n) return;
+    prepare_header(F, tr, v);
+    prepare_narration(F, tr, v);
+    prepare_derivation(F, L, tr, v, ov);
+}
