@@ -31,6 +31,18 @@ done
 cmp -s "$tmp/c0.json" "$tmp/b.json" && fail "--checkpoint 0 gives the last checkpoint's gradients"
 "$bin" --dump --backward --text "qkdm" lessons/induction-heads.json >/dev/null || fail "--text"
 
+# "targets" (issue 38): the lesson's own are the loss's (null / -1 not counted), --save keeps
+# them, --text (another input) leaves them out
+printf '%s\n' '{"title": "t", "vocab": ["a", "b", "c"], "model": {"d_model": 4, "n_heads": 2},' \
+    ' "input": {"ids": [[0, 1, 2], [2, 1, 0]]}, "mask": "causal", "weights": {"init": {"seed": 1}},' \
+    ' "targets": [[1, 2, -1], [null, 0, 1]]}' >"$tmp/t.json"
+"$bin" --dump --backward "$tmp/t.json" >"$tmp/t.out" || fail "targets: exit $?"
+grep -qF '"n_targets": 4, "targets": [[1, 2, -1], [-1, 0, 1]]' "$tmp/t.out" || fail "targets: not the lesson's"
+"$bin" --save "$tmp/saved.json" "$tmp/t.json" && grep -qF '"targets": [[1, 2, -1], [-1, 0, 1]]' "$tmp/saved.json" ||
+    fail "targets: --save lost them"
+"$bin" --dump --backward "$tmp/saved.json" | cmp -s - "$tmp/t.out" || fail "targets: the saved lesson's loss differs"
+"$bin" --dump --backward --text "ab" "$tmp/t.json" | grep -qF '"targets": [[1, -1]]' || fail "targets: --text kept them"
+
 bad() { # bad WANT ARGS...: exit 1, one line naming WANT, nothing on stdout
     want=$1; shift
     "$bin" --dump --backward "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?

@@ -36,6 +36,7 @@ static void run_lesson(Run *r, const char *path)
     if (!lesson_load(&r->ls, path, err, sizeof err)) fail_msg("%s", err);
     trace_init(&r->tr);
     assert_true(attn_forward(&r->ls.cfg, r->ls.w, &r->ls.in, &r->tr));
+    grads_init(&r->g);
     if (!attn_backward(&r->ls.cfg, r->ls.w, &r->tr, NULL, &r->g, path, err, sizeof err)) fail_msg("%s", err);
 }
 
@@ -144,6 +145,7 @@ static double loss_moved(Run *r, Tensor *w, size_t k, float h)
     w->data[k] = keep + h;
     Trace tr;
     Grads g;
+    grads_init(&g);
     char err[LESSON_ERR_MAX];
     trace_init(&tr);
     assert_true(attn_forward(&r->ls.cfg, r->ls.w, &r->ls.in, &tr));
@@ -189,11 +191,40 @@ static void test_softmax_jacobian(void **state)
     assert_true(fabsf(ds[0] + 0.5f * 0.3f) < 1e-7f && fabsf(ds[2] + 0.2f * 0.3f) < 1e-7f);
 }
 
+// A Grads reused (a training loop's steps): the second call over a trace of the same shapes
+// keeps every buffer (nothing allocated) and gives the fresh call's numbers bit for bit.
+static void test_reuse(void **state)
+{
+    (void)state;
+    Run r;
+    run_lesson(&r, "tests/ref/backward/pre-rms-swiglu-gqa-rope-tied.lesson.json");
+    Grads g;
+    grads_init(&g);
+    char err[LESSON_ERR_MAX];
+    assert_true(attn_backward(&r.ls.cfg, r.ls.w, &r.tr, NULL, &g, "x", err, sizeof err));
+    const float *first = g.d[r.tr.n - 2].data, *dw = g.dw[0][WEIGHT_W_Q].data;
+    assert_true(attn_backward(&r.ls.cfg, r.ls.w, &r.tr, NULL, &g, "x", err, sizeof err));
+    assert_ptr_equal(g.d[r.tr.n - 2].data, first);
+    assert_ptr_equal(g.dw[0][WEIGHT_W_Q].data, dw);
+    assert_int_equal(grads_count(&g), grads_count(&r.g));
+    assert_true(g.loss == r.g.loss);
+    for (int k = 0, n = grads_count(&g); k < n; k++) {
+        char a[GRAD_NAME_MAX], b[GRAD_NAME_MAX];
+        int st, sl, ly;
+        const Tensor *x = grads_item(&g, &r.tr, k, a, &st, &sl, &ly), *y = grads_item(&r.g, &r.tr, k, b, &st, &sl, &ly);
+        assert_string_equal(a, b);
+        assert_memory_equal(x->data, y->data, x->size * sizeof *x->data);
+    }
+    grads_free(&g);
+    run_free(&r);
+}
+
 static void expect_refused(const char *json, const int *targets, const char *want)
 {
     Lesson ls;
     Trace tr;
     Grads g;
+    grads_init(&g);
     char err[LESSON_ERR_MAX] = "";
     if (!lesson_parse(&ls, "t.json", json, strlen(json), err, sizeof err)) fail_msg("%s", err);
     trace_init(&tr);
@@ -228,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_against_torch),
         cmocka_unit_test(test_finite_difference),
         cmocka_unit_test(test_softmax_jacobian),
+        cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

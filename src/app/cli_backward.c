@@ -18,7 +18,8 @@ int cli_dump_backward(const char *path, const SessionEdits *ed, FILE *out, FILE 
     }
     const Trace *tr = &ses->trace;
     Grads g;
-    if (!attn_backward(&ses->lesson.cfg, ses->lesson.w, tr, NULL, &g, path, msg, sizeof msg)) {
+    grads_init(&g);
+    if (!attn_backward(&ses->lesson.cfg, ses->lesson.w, tr, ses->lesson.targets, &g, path, msg, sizeof msg)) {
         utf8_fputs_line(err, msg);
         session_destroy(ses);
         return 1;
