@@ -220,34 +220,44 @@ static bool forward_backward(Trainer *t, const AttnConfig *cfg, AttnWeights *w, 
     return attn_backward(cfg, w, &t->tr, targets, &t->g, file, err, err_len);
 }
 
+// The forward and backward pass of w, checked: a loss, gradient or weight that is not finite
+// (after a step: w back to the weights before it) is false with err set.
+static bool checked_pass(Trainer *t, const AttnConfig *cfg, AttnWeights *w, const AttnInputs *in, const int *targets,
+                         const char *file, char *err, size_t err_len)
+{
+    char name[GRAD_NAME_MAX];
+    bool ok = forward_backward(t, cfg, w, in, targets, file, err, err_len);
+    const char *bad = !ok ? NULL : isfinite(t->g.loss) ? not_finite(t, w, name) : "the loss";
+    if (bad && t->steps_done == 0)
+        snprintf(err, err_len, "%s: %s is not finite with the lesson's own weights; expected weights that give a "
+                 "finite loss to train", file, bad);
+    else if (bad)
+        snprintf(err, err_len, "%s: step %d: %s is not finite after it (try a smaller lr); the weights before it kept",
+                 file, t->steps_done, bad);
+    if ((!ok || bad) && t->steps_done > 0) keep_weights(t, w, false); // (copies back: allocates nothing)
+    return ok && !bad;
+}
+
+bool trainer_step(Trainer *t, const AttnConfig *cfg, AttnWeights *w, const AttnInputs *in, const int *targets,
+                  float *loss, const char *file, char *err, size_t err_len)
+{
+    if (!checked_pass(t, cfg, w, in, targets, file, err, err_len)) return false;
+    if (loss) *loss = t->g.loss;
+    if (!keep_weights(t, w, true) || !optim_step(&t->opt, w, &t->g)) {
+        snprintf(err, err_len, "%s: out of memory at training step %d", file, t->steps_done + 1);
+        return false;
+    }
+    t->steps_done++;
+    return true;
+}
+
 bool trainer_run(Trainer *t, const AttnConfig *cfg, AttnWeights *w, const AttnInputs *in, const int *targets,
                  float *losses, const char *file, char *err, size_t err_len)
 {
     const int steps = t->opt.cfg.steps;
-    char name[GRAD_NAME_MAX];
-    for (int k = 0; k <= steps; k++) {
-        if (!forward_backward(t, cfg, w, in, targets, file, err, err_len)) goto undo;
-        const char *bad = isfinite(t->g.loss) ? not_finite(t, w, name) : "the loss";
-        if (bad && k == 0) {
-            snprintf(err, err_len, "%s: %s is not finite with the lesson's own weights; expected weights that give a "
-                     "finite loss to train", file, bad);
-            return false;
-        }
-        if (bad) {
-            snprintf(err, err_len, "%s: step %d of %d: %s is not finite after it (try a smaller lr); the weights "
-                     "before it kept", file, t->steps_done, steps, bad);
-            goto undo;
-        }
-        if (losses) losses[k] = t->g.loss;
-        if (k == steps) break;
-        if (!keep_weights(t, w, true) || !optim_step(&t->opt, w, &t->g)) {
-            snprintf(err, err_len, "%s: out of memory at training step %d", file, t->steps_done + 1);
-            return false;
-        }
-        t->steps_done++;
-    }
+    for (int k = 0; k < steps; k++)
+        if (!trainer_step(t, cfg, w, in, targets, losses ? &losses[k] : NULL, file, err, err_len)) return false;
+    if (!checked_pass(t, cfg, w, in, targets, file, err, err_len)) return false;
+    if (losses) losses[steps] = t->g.loss;
     return true;
-undo:
-    if (t->steps_done > 0) keep_weights(t, w, false); // (copies back: allocates nothing)
-    return false;
 }

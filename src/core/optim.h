@@ -68,11 +68,18 @@ typedef struct Trainer {
 
 void trainer_init(Trainer *t, const OptimConfig *cfg);
 void trainer_free(Trainer *t);
-// cfg->steps steps (o's) of w on in and targets (NULL: the default, backward.h); losses
-// (cfg->steps + 1 floats, may be NULL): the loss before each step, then after the last. A
-// loss, gradient or weight that is not finite stops it: false with one line naming `file`,
-// the step and what went wrong, w back to the last good weights (the step before). False
-// too for a lesson the backward pass refuses, or out of memory.
+// One step: the forward and backward pass of w on in and targets (NULL: the default,
+// backward.h), *loss (may be NULL) its loss, then the optimizer's update of w. The inputs may
+// change from step to step (a new batch each: the buffers are reused while the shapes stay).
+// A loss, gradient or weight that is not finite stops it: false with one line naming `file`,
+// the step ("step 3: the loss is not finite after it …") and what went wrong, w back to the
+// weights before the step that broke them. False too for a lesson the backward pass refuses,
+// or out of memory.
+bool trainer_step(Trainer *t, const AttnConfig *cfg, AttnWeights *w, const AttnInputs *in, const int *targets,
+                  float *loss, const char *file, char *err, size_t err_len);
+// t's optimizer's cfg.steps steps on the same inputs, then the forward and backward pass of the
+// new weights (t->tr, t->g); losses (steps + 1 floats, may be NULL): the loss before each step,
+// then after the last. False as trainer_step.
 bool trainer_run(Trainer *t, const AttnConfig *cfg, AttnWeights *w, const AttnInputs *in, const int *targets,
                  float *losses, const char *file, char *err, size_t err_len);
 
