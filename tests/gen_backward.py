@@ -137,15 +137,20 @@ def backward_lesson(lesson):
     return float(loss), m.targets, grads
 
 
-def grad_json(lesson_path, loss, targets, grads):
+def tensors_json(named):
+    """[(name, tensor)] as the lines of a JSON list of {"name", "shape", "data"} (float32)."""
     parts = []
-    for name, t in grads:
+    for name, t in named:
         t = t.detach().to(torch.float32)
         data = ", ".join(ref.fmt_num(v) for v in t.reshape(-1).tolist())
         parts.append('  {"name": "%s", "shape": %s, "data": [%s]}' % (name, json.dumps(list(t.shape)), data))
+    return ",\n".join(parts)
+
+
+def grad_json(lesson_path, loss, targets, grads):
     return ('{"lesson": %s, "loss": %s, "targets": %s,\n"grads": [\n' % (
         json.dumps(lesson_path), ref.fmt_num(np.float32(loss)), json.dumps(targets.tolist()))
-        + ",\n".join(parts) + "\n]}\n")
+        + tensors_json(grads) + "\n]}\n")
 
 
 # ---- random lessons: one a variant, small shapes --------------------------------------------

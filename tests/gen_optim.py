@@ -92,14 +92,9 @@ def train(lesson, spec):
 
 
 def case_json(path, spec, losses, weights):
-    parts = []
-    for name, t in weights:
-        t = t.detach().to(torch.float32)
-        data = ", ".join(ref.fmt_num(v) for v in t.reshape(-1).tolist())
-        parts.append('  {"name": "%s", "shape": %s, "data": [%s]}' % (name, json.dumps(list(t.shape)), data))
     return ('{"lesson": %s, "optimizer": %s, "losses": [%s],\n"weights": [\n' % (
         json.dumps(path), json.dumps(spec), ", ".join(ref.fmt_num(np.float32(v)) for v in losses))
-        + ",\n".join(parts) + "\n]}\n")
+        + gb.tensors_json(weights) + "\n]}\n")
 
 
 def flat(weights, b_k=True):

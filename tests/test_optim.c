@@ -22,35 +22,18 @@
 #include "lesson.h"
 #include "optim.h"
 
-#define ATOL 1e-5
-#define RTOL 1e-4
+#include "ref_support.h"
 
-static cJSON *read_json(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    char *text = NULL;
-    size_t cap = 0;
-    assert_non_null(f);
-    assert_true(getdelim(&text, &cap, '\0', f) > 0); // the whole file (it holds no NUL)
-    fclose(f);
-    cJSON *root = cJSON_Parse(text);
-    free(text);
-    assert_non_null(root);
-    return root;
-}
-
-// |got − want| against the tolerance: counts a miss, keeps the worst (absolute and in tolerances).
-static int check(double got, double want, double *worst, double *worst_abs)
-{
-    const double e = fabs(got - want);
-    *worst = fmax(*worst, e / (ATOL + RTOL * fabs(want)));
-    *worst_abs = fmax(*worst_abs, e);
-    return !(e <= ATOL + RTOL * fabs(want));
-}
+typedef struct Trained {
+    Trainer *t;
+    Lesson *ls;
+} Trained;
 
 // The weight the trainer updated under this name ("w_q", "l1.w_q", "model.embed"), or NULL.
-static const Tensor *weight_named(Trainer *t, Lesson *ls, const char *want)
+static const Tensor *weight_named(void *ctx, const char *want)
 {
+    Trainer *t = ((Trained *)ctx)->t;
+    Lesson *ls = ((Trained *)ctx)->ls;
     for (int k = 0, n = grads_count(&t->g); k < n; k++) {
         char name[GRAD_NAME_MAX];
         int st, sl, ly;
@@ -60,9 +43,9 @@ static const Tensor *weight_named(Trainer *t, Lesson *ls, const char *want)
     return NULL;
 }
 
-static int compare_case(const char *path, double *worst, double *worst_abs)
+static int compare_case(const char *path, RefWorst *w)
 {
-    cJSON *root = read_json(path);
+    cJSON *root = ref_read_json(path);
     const char *lesson = cJSON_GetObjectItem(root, "lesson")->valuestring;
     const char *spec = cJSON_GetObjectItem(root, "optimizer")->valuestring;
     char err[LESSON_ERR_MAX];
@@ -75,37 +58,16 @@ static int compare_case(const char *path, double *worst, double *worst_abs)
     float *losses = calloc((size_t)oc.steps + 1, sizeof *losses);
     if (!trainer_run(&t, &ls.cfg, ls.w, &ls.in, ls.targets, losses, lesson, err, sizeof err)) fail_msg("%s", err);
     int bad = 0, k = 0, n_ref = 0, n_c = 0;
-    const cJSON *v, *wj;
+    const cJSON *v;
     cJSON_ArrayForEach(v, cJSON_GetObjectItem(root, "losses"))
     {
-        if (check(losses[k], v->valuedouble, worst, worst_abs))
+        if (ref_check((double)losses[k], v->valuedouble, w))
             print_error("%s: loss %d = %.9g, torch %.9g\n", path, k, (double)losses[k], v->valuedouble), bad++;
         k++;
     }
     assert_int_equal(k, oc.steps + 1);
-    cJSON_ArrayForEach(wj, cJSON_GetObjectItem(root, "weights"))
-    {
-        const char *name = cJSON_GetObjectItem(wj, "name")->valuestring;
-        const Tensor *w = weight_named(&t, &ls, name);
-        n_ref++;
-        if (!w) {
-            print_error("%s: %s: torch updated it, attnviz not\n", path, name);
-            bad++;
-            continue;
-        }
-        const cJSON *data = cJSON_GetObjectItem(wj, "data");
-        assert_int_equal((size_t)cJSON_GetArraySize(data), w->size);
-        size_t i = 0;
-        int shown = 0;
-        cJSON_ArrayForEach(v, data)
-        {
-            if (check(w->data[i], v->valuedouble, worst, worst_abs)) {
-                if (shown++ < 5) print_error("%s: %s[%zu] = %.9g, torch %.9g\n", path, name, i, (double)w->data[i], v->valuedouble);
-                bad++;
-            }
-            i++;
-        }
-    }
+    Trained ctx = {&t, &ls};
+    bad += ref_compare_list(cJSON_GetObjectItem(root, "weights"), weight_named, &ctx, path, &n_ref, w);
     for (int j = 0, n = grads_count(&t.g); j < n; j++) {
         char name[GRAD_NAME_MAX];
         int st, sl, ly;
@@ -128,9 +90,9 @@ static void test_against_torch(void **state)
     int bad = 0, cases = 0;
     for (size_t i = 0; i < gl.gl_pathc; i++) {
         if (strstr(gl.gl_pathv[i], ".lesson.json")) continue;
-        double worst = 0.0, worst_abs = 0.0;
-        int b = compare_case(gl.gl_pathv[i], &worst, &worst_abs);
-        printf("%s: max |C − torch| %.3g (%.2f of the tolerance)%s\n", gl.gl_pathv[i], worst_abs, worst, b ? " FAIL" : "");
+        RefWorst w = {0, 0};
+        int b = compare_case(gl.gl_pathv[i], &w);
+        printf("%s: max |C − torch| %.3g (%.2f of the tolerance)%s\n", gl.gl_pathv[i], w.abs, w.rel, b ? " FAIL" : "");
         bad += b, cases++;
     }
     globfree(&gl);
@@ -241,7 +203,7 @@ static void test_reuse(void **state)
 static void test_induction_50(void **state)
 {
     (void)state;
-    cJSON *root = read_json("tests/ref/train/induction-50.json");
+    cJSON *root = ref_read_json("tests/ref/train/induction-50.json");
     char err[LESSON_ERR_MAX];
     Lesson ls, ck;
     const LessonOverride at50 = {NULL, true, cJSON_GetObjectItem(root, "checkpoint")->valueint};
@@ -255,7 +217,8 @@ static void test_induction_50(void **state)
     trainer_init(&t, &oc);
     const cJSON *batch, *losses = cJSON_GetObjectItem(root, "losses");
     int step = 0, bad = 0;
-    double worst = 0.0, worst_abs = 0.0, loss_abs = 0.0, worst_bk = 0.0;
+    RefWorst lw = {0, 0}, ww = {0, 0};
+    double worst_bk = 0.0;
     cJSON_ArrayForEach(batch, cJSON_GetObjectItem(root, "batches"))
     {
         // this step's 64 sequences: 14 input tokens, the targets the 14 after them
@@ -276,12 +239,10 @@ static void test_induction_50(void **state)
         float loss;
         if (!trainer_step(&t, &ls.cfg, ls.w, &ls.in, ls.targets, &loss, "induction", err, sizeof err)) fail_msg("%s", err);
         const double want = cJSON_GetArrayItem(losses, step)->valuedouble;
-        loss_abs = fmax(loss_abs, fabs((double)loss - want));
-        if (check(loss, want, &worst, &worst_abs)) print_error("step %d: loss %.9g, torch %.9g\n", step + 1, (double)loss, want), bad++;
+        if (ref_check((double)loss, want, &lw)) print_error("step %d: loss %.9g, torch %.9g\n", step + 1, (double)loss, want), bad++;
         step++;
     }
     assert_int_equal(step, 50);
-    double w_abs = 0.0, w_worst = 0.0;
     for (int l = 0; l < ls.cfg.n_layers; l++)
         for (int s = 0; s < WEIGHT_COUNT; s++) {
             const Tensor *a = attn_weight(&ls.w[l], s), *b = attn_weight(&ck.w[l], s);
@@ -292,13 +253,13 @@ static void test_induction_50(void **state)
                     worst_bk = fmax(worst_bk, fabs((double)a->data[i] - (double)b->data[i]));
                     continue;
                 }
-                if (check(a->data[i], b->data[i], &w_worst, &w_abs) && bad++ < 5)
+                if (ref_check((double)a->data[i], (double)b->data[i], &ww) && bad++ < 5)
                     print_error("l%d %s[%zu] = %.9g, torch %.9g\n", l, WEIGHT_INFO[s].name, i, (double)a->data[i],
                                 (double)b->data[i]);
             }
         }
     printf("induction, 50 steps: max |loss C − torch| %.3g; max |weight C − torch| %.3g (%.2f of the tolerance); "
-           "b_k apart: %.3g\n", loss_abs, w_abs, w_worst, worst_bk);
+           "b_k apart: %.3g\n", lw.abs, ww.abs, ww.rel, worst_bk);
     assert_int_equal(bad, 0);
     assert_true(worst_bk < 50 * lr); // (at most a step of lr each)
     trainer_free(&t);
