@@ -69,63 +69,88 @@ def attr(obj, path):
     return obj
 
 
+def lesson_targets(lesson, ids):
+    """The lesson's "targets" (null: -1, not counted), else the default (default_targets)."""
+    if "targets" in lesson:
+        return torch.tensor([[-1 if t is None else t for t in row] for row in lesson["targets"]], dtype=torch.int64)
+    return default_targets(ids, lesson.get("mask"))
+
+
+class Model:
+    """A lesson's torch model with gradients on: its parameters under attnviz's names
+    ("w_q", "l1.w_q", "model.embed"; `params`), and loss() = one forward pass, its stages
+    (`stages`, each retaining its gradient) and the cross-entropy against the targets."""
+
+    def __init__(self, lesson):
+        self.r = lt.resolve_lesson(lesson)
+        self.lm = self.r["lm"]
+        assert self.lm is not None, "a language model"
+        self.module = lt.lesson_module(self.r, False)
+        for p in self.module.parameters():
+            p.requires_grad_(True)
+        self.w = self.lm["weights"]
+        for t in self.w.values():
+            t.requires_grad_(True)
+        self.blocks = [self.module] if self.r["n_layers"] == 1 else list(self.module.layers)
+        self.targets = lesson_targets(lesson, self.lm["ids"])
+        self.params = [("model." + n, self.w[n]) for n in ["embed", "pos_embed", "final_norm_weight",
+                                                           "final_norm_bias", "lm_head"] if n in self.w]
+        for i, block in enumerate(self.blocks):
+            prefix = "" if self.r["n_layers"] == 1 else "l%d." % i
+            self.params += [(prefix + name, attr(block, path)) for path, name in BLOCK_PARAMS
+                            if attr(block, path) is not None]
+
+    def loss(self):
+        r, lm, w = self.r, self.lm, self.w
+        # the embedding's stages again, from the weights that now take gradients (lm_weights made
+        # them before): token_embed = E[ids], pos_embed, embedding
+        ids = lm["ids"]
+        B, L = ids.shape
+        stages = {"token_embed": w["embed"][ids]}
+        x = stages["token_embed"]
+        if lm["positions"] != "none":
+            pe = w["pos_embed"][:L] if lm["positions"] == "learned" else lt.sinusoidal_positions(L, x.shape[-1])
+            stages["pos_embed"] = pe.unsqueeze(0).expand(B, L, x.shape[-1])
+            x = stages["embedding"] = x + stages["pos_embed"]
+        y = self.module(x, x, x, r["mask"])
+        for i, block in enumerate(self.blocks):
+            prefix = "" if r["n_layers"] == 1 else "l%d." % i
+            stages.update((prefix + n, t) for n, t in block.trace.items())
+        stages.update(lt.lm_tail(lm, y))
+        for t in stages.values():
+            if t.requires_grad:
+                t.retain_grad()
+        self.stages = stages
+        logits = stages["logits"]
+        return F.cross_entropy((logits / lm["temperature"]).reshape(B * L, -1), self.targets.reshape(-1),
+                               ignore_index=-1)
+
+
 def backward_lesson(lesson):
     """[(name, gradient)], the loss and the targets of one lesson, by torch.autograd."""
-    r = lt.resolve_lesson(lesson)
-    lm = r["lm"]
-    assert lm is not None, "a language model"
-    module = lt.lesson_module(r, False)
-    for p in module.parameters():
-        p.requires_grad_(True)
-    w = lm["weights"]
-    for t in w.values():
-        t.requires_grad_(True)
-    # the embedding's stages again, from the weights that now take gradients (lm_weights made
-    # them before): token_embed = E[ids], pos_embed, embedding
-    ids = lm["ids"]
-    B, L = ids.shape
-    stages = {"token_embed": w["embed"][ids]}
-    x = stages["token_embed"]
-    if lm["positions"] != "none":
-        pe = w["pos_embed"][:L] if lm["positions"] == "learned" else lt.sinusoidal_positions(L, x.shape[-1])
-        stages["pos_embed"] = pe.unsqueeze(0).expand(B, L, x.shape[-1])
-        x = stages["embedding"] = x + stages["pos_embed"]
-    y = module(x, x, x, r["mask"])
-    blocks = [module] if r["n_layers"] == 1 else list(module.layers)
-    for i, block in enumerate(blocks):
-        prefix = "" if r["n_layers"] == 1 else "l%d." % i
-        stages.update((prefix + n, t) for n, t in block.trace.items())
-    stages.update(lt.lm_tail(lm, y))
-    for t in stages.values():
-        if t.requires_grad:
-            t.retain_grad()
-    T = lm["temperature"]
-    targets = default_targets(ids, lesson.get("mask"))
-    logits = stages["logits"]
-    loss = F.cross_entropy((logits / T).reshape(B * L, -1), targets.reshape(-1), ignore_index=-1)
+    m = Model(lesson)
+    loss = m.loss()
     loss.backward()
-    grads = [("grad." + n, t.grad) for n, t in reversed(list(stages.items())) if t.requires_grad and t.grad is not None]
-    for name in ["embed", "pos_embed", "final_norm_weight", "final_norm_bias", "lm_head"]:
-        if name in w and w[name].grad is not None:
-            grads.append(("grad.model." + name, w[name].grad))
-    for i, block in enumerate(blocks):
-        prefix = "" if r["n_layers"] == 1 else "l%d." % i
-        for path, name in BLOCK_PARAMS:
-            p = attr(block, path)
-            if p is not None and p.grad is not None:
-                grads.append(("grad." + prefix + name, p.grad))
-    return float(loss), targets, grads
+    grads = [("grad." + n, t.grad) for n, t in reversed(list(m.stages.items())) if t.requires_grad and t.grad is not None]
+    # the model's own weights, then each layer's (as attnviz lists them)
+    grads += [("grad." + n, p.grad) for n, p in m.params if p.grad is not None]
+    return float(loss), m.targets, grads
 
 
-def grad_json(lesson_path, loss, targets, grads):
+def tensors_json(named):
+    """[(name, tensor)] as the lines of a JSON list of {"name", "shape", "data"} (float32)."""
     parts = []
-    for name, t in grads:
+    for name, t in named:
         t = t.detach().to(torch.float32)
         data = ", ".join(ref.fmt_num(v) for v in t.reshape(-1).tolist())
         parts.append('  {"name": "%s", "shape": %s, "data": [%s]}' % (name, json.dumps(list(t.shape)), data))
+    return ",\n".join(parts)
+
+
+def grad_json(lesson_path, loss, targets, grads):
     return ('{"lesson": %s, "loss": %s, "targets": %s,\n"grads": [\n' % (
         json.dumps(lesson_path), ref.fmt_num(np.float32(loss)), json.dumps(targets.tolist()))
-        + ",\n".join(parts) + "\n]}\n")
+        + tensors_json(grads) + "\n]}\n")
 
 
 # ---- random lessons: one a variant, small shapes --------------------------------------------
@@ -170,8 +195,8 @@ VARIANTS = {
 }
 
 
-def random_lesson(name, seed):
-    model, mask, B = VARIANTS[name]
+def random_lesson(name, seed, variant=None):
+    model, mask, B = variant or VARIANTS[name]
     rng = np.random.default_rng(seed)
     V, L = 7, 6
     vocab = list("abcdefg")

@@ -21,8 +21,7 @@
 #include "backward.h"
 #include "lesson.h"
 
-#define ATOL 1e-5
-#define RTOL 1e-4
+#include "ref_support.h"
 
 typedef struct Run {
     Lesson ls;
@@ -36,6 +35,7 @@ static void run_lesson(Run *r, const char *path)
     if (!lesson_load(&r->ls, path, err, sizeof err)) fail_msg("%s", err);
     trace_init(&r->tr);
     assert_true(attn_forward(&r->ls.cfg, r->ls.w, &r->ls.in, &r->tr));
+    grads_init(&r->g);
     if (!attn_backward(&r->ls.cfg, r->ls.w, &r->tr, NULL, &r->g, path, err, sizeof err)) fail_msg("%s", err);
 }
 
@@ -58,64 +58,31 @@ static const Tensor *grad_named(const Run *r, const char *want)
     return NULL;
 }
 
+static const Tensor *lookup_grad(void *r, const char *name) { return grad_named(r, name); }
+
 // One reference file: every gradient within the tolerance, the same names on both sides.
-// Returns the mismatching values; *worst: the largest |C − torch| / (ATOL + RTOL·|torch|).
-static int compare_reference(const char *grad_path, double *worst, double *worst_abs)
+// Returns the mismatching values; w: the largest |C − torch|, and in tolerances.
+static int compare_reference(const char *grad_path, RefWorst *w)
 {
-    FILE *f = fopen(grad_path, "rb");
-    char *text = NULL;
-    size_t cap = 0;
-    assert_non_null(f);
-    assert_true(getdelim(&text, &cap, '\0', f) > 0); // the whole file (it holds no NUL)
-    fclose(f);
-    cJSON *root = cJSON_Parse(text);
-    assert_non_null(root);
+    cJSON *root = ref_read_json(grad_path);
     const char *lesson = cJSON_GetObjectItem(root, "lesson")->valuestring;
     Run r;
     run_lesson(&r, lesson);
     double want_loss = cJSON_GetObjectItem(root, "loss")->valuedouble;
-    if (fabs((double)r.g.loss - want_loss) > ATOL + RTOL * fabs(want_loss))
+    if (fabs((double)r.g.loss - want_loss) > REF_ATOL + REF_RTOL * fabs(want_loss))
         fail_msg("%s: loss %.9g, torch %.9g", lesson, (double)r.g.loss, want_loss);
     // the targets: the same positions counted, the same next tokens
     const cJSON *rows = cJSON_GetObjectItem(root, "targets"), *row, *v;
-    int k = 0;
+    int k = 0, n_ref = 0;
     cJSON_ArrayForEach(row, rows) cJSON_ArrayForEach(v, row) assert_int_equal(r.g.targets[k++], v->valueint);
     assert_int_equal(k, r.tr.batch * r.tr.len_q);
-    int bad = 0, n_ref = 0;
-    const cJSON *gr;
-    cJSON_ArrayForEach(gr, cJSON_GetObjectItem(root, "grads"))
-    {
-        const char *name = cJSON_GetObjectItem(gr, "name")->valuestring;
-        const Tensor *t = grad_named(&r, name);
-        n_ref++;
-        if (!t) {
-            print_error("%s: %s: torch has it, attnviz not\n", lesson, name);
-            bad++;
-            continue;
-        }
-        const cJSON *data = cJSON_GetObjectItem(gr, "data");
-        assert_int_equal((size_t)cJSON_GetArraySize(data), t->size);
-        size_t i = 0;
-        int shown = 0;
-        cJSON_ArrayForEach(v, data)
-        {
-            const double want = v->valuedouble, got = (double)t->data[i], e = fabs(got - want);
-            *worst = fmax(*worst, e / (ATOL + RTOL * fabs(want)));
-            *worst_abs = fmax(*worst_abs, e);
-            if (!(e <= ATOL + RTOL * fabs(want))) {
-                if (shown++ < 5) print_error("%s: %s[%zu] = %.9g, torch %.9g\n", lesson, name, i, got, want);
-                bad++;
-            }
-            i++;
-        }
-    }
+    int bad = ref_compare_list(cJSON_GetObjectItem(root, "grads"), lookup_grad, &r, lesson, &n_ref, w);
     if (grads_count(&r.g) != n_ref) {
         print_error("%s: attnviz has %d gradients, torch %d\n", lesson, grads_count(&r.g), n_ref);
         bad++;
     }
     run_free(&r);
     cJSON_Delete(root);
-    free(text);
     return bad;
 }
 
@@ -127,10 +94,9 @@ static void test_against_torch(void **state)
     assert_true(gl.gl_pathc >= 9); // the 3 trained lessons and 6 variants
     int bad = 0;
     for (size_t i = 0; i < gl.gl_pathc; i++) {
-        double worst = 0.0, worst_abs = 0.0;
-        int b = compare_reference(gl.gl_pathv[i], &worst, &worst_abs);
-        printf("%s: max |C − torch| %.3g (%.2f of the tolerance)%s\n", gl.gl_pathv[i], worst_abs, worst,
-               b ? " FAIL" : "");
+        RefWorst w = {0, 0};
+        int b = compare_reference(gl.gl_pathv[i], &w);
+        printf("%s: max |C − torch| %.3g (%.2f of the tolerance)%s\n", gl.gl_pathv[i], w.abs, w.rel, b ? " FAIL" : "");
         bad += b;
     }
     globfree(&gl);
@@ -144,6 +110,7 @@ static double loss_moved(Run *r, Tensor *w, size_t k, float h)
     w->data[k] = keep + h;
     Trace tr;
     Grads g;
+    grads_init(&g);
     char err[LESSON_ERR_MAX];
     trace_init(&tr);
     assert_true(attn_forward(&r->ls.cfg, r->ls.w, &r->ls.in, &tr));
@@ -189,11 +156,40 @@ static void test_softmax_jacobian(void **state)
     assert_true(fabsf(ds[0] + 0.5f * 0.3f) < 1e-7f && fabsf(ds[2] + 0.2f * 0.3f) < 1e-7f);
 }
 
+// A Grads reused (a training loop's steps): the second call over a trace of the same shapes
+// keeps every buffer (nothing allocated) and gives the fresh call's numbers bit for bit.
+static void test_reuse(void **state)
+{
+    (void)state;
+    Run r;
+    run_lesson(&r, "tests/ref/backward/pre-rms-swiglu-gqa-rope-tied.lesson.json");
+    Grads g;
+    grads_init(&g);
+    char err[LESSON_ERR_MAX];
+    assert_true(attn_backward(&r.ls.cfg, r.ls.w, &r.tr, NULL, &g, "x", err, sizeof err));
+    const float *first = g.d[r.tr.n - 2].data, *dw = g.dw[0][WEIGHT_W_Q].data;
+    assert_true(attn_backward(&r.ls.cfg, r.ls.w, &r.tr, NULL, &g, "x", err, sizeof err));
+    assert_ptr_equal(g.d[r.tr.n - 2].data, first);
+    assert_ptr_equal(g.dw[0][WEIGHT_W_Q].data, dw);
+    assert_int_equal(grads_count(&g), grads_count(&r.g));
+    assert_true(g.loss == r.g.loss);
+    for (int k = 0, n = grads_count(&g); k < n; k++) {
+        char a[GRAD_NAME_MAX], b[GRAD_NAME_MAX];
+        int st, sl, ly;
+        const Tensor *x = grads_item(&g, &r.tr, k, a, &st, &sl, &ly), *y = grads_item(&r.g, &r.tr, k, b, &st, &sl, &ly);
+        assert_string_equal(a, b);
+        assert_memory_equal(x->data, y->data, x->size * sizeof *x->data);
+    }
+    grads_free(&g);
+    run_free(&r);
+}
+
 static void expect_refused(const char *json, const int *targets, const char *want)
 {
     Lesson ls;
     Trace tr;
     Grads g;
+    grads_init(&g);
     char err[LESSON_ERR_MAX] = "";
     if (!lesson_parse(&ls, "t.json", json, strlen(json), err, sizeof err)) fail_msg("%s", err);
     trace_init(&tr);
@@ -228,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_against_torch),
         cmocka_unit_test(test_finite_difference),
         cmocka_unit_test(test_softmax_jacobian),
+        cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_bad_input),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,8 @@ void args_usage(FILE *f)
           "       attnviz --check LESSON...          validate lessons (exit 0 if all are valid)\n"
           "       attnviz --dump LESSON              every stage as JSON on stdout\n"
           "       attnviz --dump --backward LESSON   and one training step's loss and gradients (a language model)\n"
+          "       attnviz --dump --backward --step adamw:lr=0.01[,steps=N] LESSON\n"
+          "                                          N optimizer steps: the losses, the new weights and forward\n"
           "       attnviz --print STAGE LESSON       one stage as a table, like a PyTorch print\n"
           "       attnviz --describe LESSON          every stage frame as JSON: formula, narration, alt text,\n"
           "                                          panels with their colour ranges and the size and decimals\n"
@@ -71,6 +73,10 @@ void args_usage(FILE *f)
           "  --save FILE        write the (edited) lesson to FILE (never the LESSON itself); alone, saves\n"
           "                     and exits; with --dump, --print, --describe, --export, --quiz or --handout,\n"
           "                     saves, then runs that command\n"
+          "  --step SPEC        train a language model first: sgd or adamw as torch.optim's, then\n"
+          "                     :key=value,… of lr, steps (1 to 10000; default 1), weight_decay, momentum\n"
+          "                     (sgd), beta1, beta2, eps (adamw); torch's defaults otherwise (lr 0.001);\n"
+          "                     with --dump --backward and/or --save (the lesson with the new weights)\n"
           "\n",
           f);
     fputs("export options:\n"
@@ -142,7 +148,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_STEP, O_END
 };
 
 static const struct option LONG[] = {
@@ -164,7 +170,7 @@ static const struct option LONG[] = {
     {"worksheet", no_argument, NULL, O_WORKSHEET}, {"loop", required_argument, NULL, O_LOOP},
     {"text", required_argument, NULL, O_TEXT},     {"model-view", no_argument, NULL, O_MODEL_VIEW},
     {"head-view", no_argument, NULL, O_HEAD_VIEW}, {"checkpoint", required_argument, NULL, O_CHECKPOINT},
-    {"backward", no_argument, NULL, O_BACKWARD},
+    {"backward", no_argument, NULL, O_BACKWARD},    {"step", required_argument, NULL, O_STEP},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -180,6 +186,7 @@ static const char *needs(int id)
     case O_SET: return "KEY=VALUE";
     case O_TEXT: return "a text";
     case O_CHECKPOINT: return "a checkpoint number";
+    case O_STEP: return "an optimizer: sgd or adamw[:lr=X,steps=N,…]";
     case O_SAVE: return "a FILE";
     case O_FONT: return "a PATH";
     case O_LANG: return "en or zh";
@@ -309,6 +316,12 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
     }
     case O_SPLIT: a->ex.split = true; return 0;
     case O_BACKWARD: a->backward = true; return 0;
+    case O_STEP: {
+        char msg[300];
+        if (!optim_parse(&a->step, v, "--step", msg, sizeof msg)) return usage_error(err, "%s", msg);
+        a->has_step = true;
+        return 0;
+    }
     case O_LOOP:
         if (!parse_int(v, 0, 1 << 20, &a->ex.loop)) return usage_error(err, "--loop: expected a whole number from 0");
         return 0;
@@ -367,6 +380,8 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     }
     if (SEEN(O_SEED) && c != CMD_QUIZ) return usage_error(err, "--seed goes with --quiz");
     if (SEEN(O_BACKWARD) && c != CMD_DUMP) return usage_error(err, "--backward goes with --dump");
+    if (SEEN(O_STEP) && !(c == CMD_DUMP && a->backward) && !(c == CMD_WINDOW && a->save_path))
+        return usage_error(err, "--step goes with --dump --backward and/or --save FILE");
     if (SEEN(O_PAPER) && c != CMD_HANDOUT) return usage_error(err, "--paper goes with --handout");
     if (SEEN(O_WORKSHEET) && c != CMD_HANDOUT) return usage_error(err, "--worksheet goes with --handout");
     if (SEEN(O_PROJECTOR) && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE) // (not silently ignored)

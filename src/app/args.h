@@ -11,6 +11,7 @@
 #include "app.h"
 #include "export.h"
 #include "handout.h"
+#include "optim.h"
 #include "session.h"
 
 #define ATTNVIZ_VERSION "0.1.0"
@@ -29,6 +30,8 @@ typedef struct Args {
     Paper paper;
     bool worksheet;            // --handout … --worksheet
     bool backward;             // --dump --backward: the loss and the gradients too
+    bool has_step;             // --step SPEC: train the weights first (optim.h), then --dump --backward / --save
+    OptimConfig step;
     int icon_size;
     unsigned long long seed;
     char **lessons;              // the LESSON operands (--check takes several)

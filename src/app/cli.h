@@ -32,6 +32,15 @@ void cli_dump_tensor(FILE *out, bool first, const char *name, const struct Tenso
 // stages every gradient of backward.h ("grad.logits", …, "grad.l0.w_q"). Exit 1 with one
 // line for a bad lesson or one that is not a language model.
 int cli_dump_backward(const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
+// --step (optim.h's spec, parsed): oc->steps steps of training the lesson's weights, then the
+// lesson with the new weights saved to save_path (NULL: not) and/or (dump) the JSON of
+// --dump --backward at the new weights, with "optimizer", its settings, "loss_before",
+// "losses" (before each step, then after the last) and "weights" (those the steps changed).
+// Exit 1 with one line, nothing written, for a lesson that cannot train or a step that makes
+// a number infinite.
+struct OptimConfig;
+int cli_train(const char *path, const struct SessionEdits *ed, const struct OptimConfig *oc, const char *save_path,
+              bool dump, FILE *out, FILE *err);
 // Prints one stage like a PyTorch tensor print. Exit 1 for a bad lesson, 2 for an unknown stage.
 int cli_print(const char *stage, const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
 // Writes the study mode's questions (quiz.h) of the lesson in lang (a Lang) for seed as a

@@ -51,6 +51,9 @@ static int run(Args *a)
     case CMD_CHECK: return finish_stdout(cli_check(a->n_lessons, a->lessons, stdout, stderr), "--check");
     default: break;
     }
+    if (a->has_step) // train first, then save and/or dump the new weights
+        return finish_stdout(cli_train(o->lesson_path, &a->edits, &a->step, a->save_path, a->cmd == CMD_DUMP, stdout,
+                                       stderr), "--step");
     if (a->save_path) {
         if (!save(a)) return 1;
         if (a->cmd == CMD_WINDOW) return 0; // --save alone: saved, done

@@ -19,7 +19,54 @@ void grads_free(Grads *g)
     for (int l = 0; l < TRACE_MAX_LAYERS; l++)
         for (int s = 0; s < WEIGHT_COUNT; s++) tensor_free(&g->dw[l][s]);
     free(g->targets);
+    free(g->scratch);
     grads_init(g);
+}
+
+static bool same_shape(const Tensor *a, const Tensor *b)
+{
+    return !tensor_present(a) || (b && a->rank == b->rank && !memcmp(a->shape, b->shape, (size_t)a->rank * sizeof *a->shape));
+}
+
+// g ready for a backward pass over tr (weights w): an earlier result of the same shapes zeroed
+// in place, anything else freed; targets with room for B·L. False when out of memory.
+static bool grads_prepare(Grads *g, const Trace *tr, const AttnWeights *w)
+{
+    const int BL = tr->batch * tr->len_q;
+    bool same = g->d && g->n == tr->n && g->n_layers == tr->n_layers && g->n_rows == BL;
+    for (int i = 0; same && i < g->n; i++) same = same_shape(&g->d[i], &tr->stages[i].t);
+    for (int l = 0; same && l < g->n_layers; l++)
+        for (int s = 0; same && s < WEIGHT_COUNT; s++) same = same_shape(&g->dw[l][s], attn_weight((AttnWeights *)&w[l], s));
+    if (!same) {
+        float *scratch = g->scratch;
+        size_t cap = g->scratch_cap;
+        g->scratch = NULL;
+        grads_free(g);
+        g->scratch = scratch, g->scratch_cap = cap;
+        g->n_layers = tr->n_layers, g->n_rows = BL;
+        g->targets = malloc((size_t)(BL > 0 ? BL : 1) * sizeof *g->targets);
+        g->d = calloc((size_t)(tr->n > 0 ? tr->n : 1), sizeof *g->d);
+        g->n = tr->n;
+        return g->targets && g->d;
+    }
+    for (int i = 0; i < g->n; i++)
+        if (tensor_present(&g->d[i])) memset(g->d[i].data, 0, g->d[i].size * sizeof *g->d[i].data);
+    for (int l = 0; l < TRACE_MAX_LAYERS; l++)
+        for (int s = 0; s < WEIGHT_COUNT; s++)
+            if (tensor_present(&g->dw[l][s])) memset(g->dw[l][s].data, 0, g->dw[l][s].size * sizeof(float));
+    g->n_targets = 0, g->loss = 0.0f;
+    return true;
+}
+
+// n floats of g's scratch (kept for the next call); NULL when out of memory.
+static float *grads_scratch(Grads *g, size_t n)
+{
+    if (n > g->scratch_cap) {
+        float *p = realloc(g->scratch, n * sizeof *p);
+        if (!p) return NULL;
+        g->scratch = p, g->scratch_cap = n;
+    }
+    return g->scratch;
 }
 
 bool backward_default_targets(const Trace *tr, int *targets, const char *file, char *err, size_t err_len)
@@ -214,10 +261,9 @@ static void rope_backward(Ctx *c, int s)
     const Trace *tr = c->tr;
     const Stage *st = &tr->stages[s];
     const int src = st->operands[0], Hh = st->t.shape[1], L = st->t.shape[2], d = st->t.shape[3];
-    float *dx = G(c, src), *row = malloc((size_t)d * sizeof *row);
+    float *dx = G(c, src), *row = grads_scratch(c->g, (size_t)d);
     if (!dx || !row) {
         c->oom = c->oom || !row;
-        free(row);
         return;
     }
     for (int bh = 0; bh < tr->batch * Hh; bh++)
@@ -227,15 +273,14 @@ static void rope_backward(Ctx *c, int s)
                           (RopeStyle)tr->rope, tr->rope_inv, tr->rope_att);
             add_into(dx + off, row, (size_t)d);
         }
-    free(row);
 }
 
 // ---- the feed-forward block and the other stages with weights ------------------------------
 
-// The pre-activation u = x·Wᵀ + b of FFN stage s (not recorded: recomputed), into a new buffer.
+// The pre-activation u = x·Wᵀ + b of FFN stage s (not recorded: recomputed), into the scratch.
 static float *ffn_pre(Ctx *c, const Stage *st, int rows, int in, int out)
 {
-    float *u = malloc((size_t)rows * out * sizeof *u);
+    float *u = grads_scratch(c->g, (size_t)rows * out);
     if (!u) {
         c->oom = true;
         return NULL;
@@ -250,10 +295,7 @@ static void ffn_backward(Ctx *c, int s, int rows, int C)
     const Stage *st = &c->tr->stages[s];
     const int F = st->t.shape[2], gate = st->id == STAGE_FFN_HIDDEN ? st->operands[1] : -1;
     float *u = ffn_pre(c, st, rows, C, F), *dg = gate >= 0 ? G(c, gate) : NULL;
-    if (!u || (gate >= 0 && !dg)) {
-        free(u);
-        return;
-    }
+    if (!u || (gate >= 0 && !dg)) return;
     const float *dh = c->g->d[s].data;
     for (size_t k = 0; k < (size_t)rows * F; k++) {
         if (gate >= 0) { // d(u ⊙ g): du = dh ⊙ g, dg += dh ⊙ u
@@ -265,7 +307,6 @@ static void ffn_backward(Ctx *c, int s, int rows, int C)
     }
     const int x = st->operands[0];
     backward_linear(G(c, x), GW(c, st->weight), GW(c, st->bias), u, X(c, x), st->weight->data, rows, C, F);
-    free(u);
 }
 
 // token_embed = E[ids]: each row's gradient goes to its token's row of E; pos_embed's
@@ -350,10 +391,8 @@ static void stage_backward(Ctx *c, int s)
 bool attn_backward(const AttnConfig *cfg, const AttnWeights *w, const Trace *tr, const int *targets, Grads *g,
                    const char *file, char *err, size_t err_len)
 {
-    grads_init(g);
     const int BL = tr->batch * tr->len_q, lg = trace_find(tr, "logits"), pr = trace_find(tr, "probs");
-    g->n_layers = tr->n_layers;
-    if (!(g->targets = malloc((size_t)(BL > 0 ? BL : 1) * sizeof *g->targets))) goto oom;
+    if (!grads_prepare(g, tr, w)) goto oom;
     if (!targets) {
         if (!backward_default_targets(tr, g->targets, file, err, err_len)) goto fail;
     } else if (tr->vocab_size <= 0 || lg < 0 || pr < 0) {
@@ -374,8 +413,6 @@ bool attn_backward(const AttnConfig *cfg, const AttnWeights *w, const Trace *tr,
         snprintf(err, err_len, "%s: targets: no position has a target (all -1)", file);
         goto fail;
     }
-    if (!(g->d = calloc((size_t)tr->n, sizeof *g->d))) goto oom;
-    g->n = tr->n;
     Ctx c = {cfg, w, tr, g, false};
     loss_backward(&c, lg, pr);
     for (int s = tr->n - 1; s >= 0 && !c.oom; s--)

@@ -35,6 +35,9 @@ typedef struct Grads {
     int *targets;           // (B, L) the next token of each position, -1: not counted (owned)
     int n_targets;          // positions counted (the mean's divisor)
     float loss;             // the mean cross-entropy
+    int n_rows;             // B·L: the positions targets has room for
+    float *scratch;         // the FFN's pre-activation and RoPE's row, kept for the next call (owned)
+    size_t scratch_cap;     // floats in scratch
 } Grads;
 
 void grads_init(Grads *g);
@@ -46,8 +49,10 @@ void grads_free(Grads *g);
 // language model's (no vocab) or no position has a next token.
 bool backward_default_targets(const Trace *tr, int *targets, const char *file, char *err, size_t err_len);
 
-// The backward pass: the loss and every gradient into g (freshly initialised), from the
-// forward trace tr computed with cfg and w (cfg->n_layers layers' weights). targets (B·L,
+// The backward pass: the loss and every gradient into g, from the forward trace tr computed
+// with cfg and w (cfg->n_layers layers' weights). g is initialised (grads_init) or holds an
+// earlier call's result: a trace of the same shapes reuses its buffers (zeroed, nothing
+// allocated: a training loop's steps), others are freed and allocated again. targets (B·L,
 // -1 = not counted) NULL: the default. False with one line in err naming `file` for a
 // trace that is not a language model's, targets outside the vocabulary, no counted
 // position, or out of memory (g then holds nothing).

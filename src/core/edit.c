@@ -659,6 +659,11 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     ok = ok && copy_tensor(&dst->in.ids, &src->in.ids);
     dst->n_vocab = src->n_vocab, dst->word_tokens = src->word_tokens;
     dst->vocab = dup_strings(src->vocab, src->n_vocab, &ok);
+    if (ok && src->targets) {
+        const size_t n = (size_t)src->batch * src->len_q * sizeof *dst->targets;
+        ok = (dst->targets = malloc(n)) != NULL;
+        if (ok) memcpy(dst->targets, src->targets, n);
+    }
     dst->n_checkpoints = src->n_checkpoints, dst->checkpoint = src->checkpoint, dst->typed = src->typed;
     dst->other_weights = src->other_weights;
     if (ok && src->n_checkpoints > 0) {

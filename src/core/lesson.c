@@ -353,6 +353,8 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
     ls->in = ai;
     ls->batch = 1, ls->len_q = ls->len_k = L;
     ls->typed = true;
+    free(ls->targets); // (about the file's input)
+    ls->targets = NULL;
     for (int i = 0; i < ls->n_quiz; i++) { // (about the file's input)
         LessonQuiz *q = &ls->quiz[i];
         free(q->id), free(q->stage);
@@ -452,6 +454,7 @@ void lesson_free(Lesson *ls)
     free_strings(ls->q_tokens, ls->len_q);
     free_strings(ls->k_tokens, ls->len_k);
     free_strings(ls->vocab, ls->n_vocab);
+    free(ls->targets);
     free(ls->ckpt_step);
     free(ls->ckpt_loss);
     free_strings(ls->ckpt_weights, ls->n_checkpoints);
@@ -590,7 +593,8 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
         goto done;
     }
     static const char *const keys[] = {"title", "description", "vocab", "tokenizer", "model", "input", "mask",
-                                       "weights", "checkpoints", "tokens", "steps", "notes", "quiz", NULL};
+                                       "weights", "checkpoints", "tokens", "steps", "notes", "quiz", "targets",
+                                       NULL};
     if (!jsonpath_check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title) {
@@ -665,6 +669,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
         goto done;
     }
     if (!parse_checkpoints(c, root, o, ls)) goto done;
+    if (!lesson_read_targets(c, cJSON_GetObjectItemCaseSensitive(root, "targets"), ls)) goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
     if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), "steps", "narration", ls->cfg.n_layers, ls->cfg.n_heads,
                      &ls->n_steps, &ls->step_keys, ls->step_text, &ls->step_head))

@@ -60,6 +60,9 @@ typedef struct Lesson {
     char **vocab;
     int n_vocab;
     bool word_tokens;
+    // "targets" (lesson_targets.c): (B, L) the token each position is trained to predict, -1:
+    // not counted; NULL: the default, the input shifted by one (backward.h)
+    int *targets;
     bool typed;                       // its input is text typed in (not the file's): the narration is generated
                                       // (and the author's questions, about the file's input, are left out)
     // Checkpoints ("checkpoints"): the weights at n_checkpoints points of training, each
@@ -145,6 +148,10 @@ struct Trace;
 // (multiline: newlines allowed); "quiz" (lesson_quiz.c) into ls->quiz. False with the error in c.
 bool lesson_read_text(JsonCtx *c, const struct cJSON *j, const char *path, bool multiline, char *out[LANG_COUNT]);
 bool lesson_read_quiz(JsonCtx *c, const struct cJSON *j, Lesson *ls);
+// "targets" (lesson_targets.c) into ls->targets (after the input: its batch and length), and
+// written by lesson_write when the lesson has them.
+bool lesson_read_targets(JsonCtx *c, const struct cJSON *j, Lesson *ls);
+void lesson_write_targets(FILE *f, const Lesson *ls);
 // Whether the authored questions fit the lesson's trace: each stage exists, the batch,
 // head and cell lie inside that stage's tensor. False with one line in err
 // ("path: quiz[1].stage: ...") otherwise. session_create calls it after the forward pass.

@@ -185,6 +185,7 @@ mask:
         break;
     case MASK_TENSOR: write_nested(f, &ls->in.mask, 0, 0, 2); break;
     }
+    lesson_write_targets(f, ls);
     write_weights(f, ls);
     if (ls->n_checkpoints > 0 && ls->ckpt_weights) {
         fputs(",\n  \"checkpoints\": [", f);
