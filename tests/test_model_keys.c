@@ -45,17 +45,24 @@ static void lesson_with(char *out, size_t n, const char *model_extra, const char
              model_extra, mask);
 }
 
+// round_trip of lesson_with(model_extra, mask)
+static void round_trip_with(const char *model_extra, const char *mask, Lesson *a, Lesson *b)
+{
+    char json[1024];
+    lesson_with(json, sizeof json, model_extra, mask);
+    round_trip(json, a, b);
+}
+
 static void test_activations(void **state)
 {
     (void)state;
     const struct { const char *name; FfnAct act; } acts[] = {
         {"relu", FFN_RELU}, {"gelu", FFN_GELU}, {"gelu_tanh", FFN_GELU_TANH}, {"swiglu", FFN_SWIGLU}};
     for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++) {
-        char extra[128], json[512];
+        char extra[128];
         snprintf(extra, sizeof extra, ", \"ffn_hidden\": 4, \"activation\": \"%s\"", acts[i].name);
-        lesson_with(json, sizeof json, extra, "null");
         Lesson a, b;
-        round_trip(json, &a, &b);
+        round_trip_with(extra, "null", &a, &b);
         assert_int_equal(a.cfg.ffn_act, acts[i].act);
         assert_int_equal(b.cfg.ffn_act, acts[i].act);
         lesson_free(&a), lesson_free(&b);
@@ -68,10 +75,8 @@ static void test_norms_and_positions(void **state)
     const struct { const char *extra; NormKind norm; } norms[] = {
         {", \"residual_norm\": true, \"norm\": \"layer\"", NORM_LAYER}, {", \"residual_norm\": true, \"norm\": \"rms\"", NORM_RMS}};
     for (size_t i = 0; i < 2; i++) {
-        char json[512];
-        lesson_with(json, sizeof json, norms[i].extra, "null");
         Lesson a, b;
-        round_trip(json, &a, &b);
+        round_trip_with(norms[i].extra, "null", &a, &b);
         assert_int_equal(a.cfg.norm, norms[i].norm);
         assert_int_equal(b.cfg.norm, norms[i].norm);
         lesson_free(&a), lesson_free(&b);
@@ -109,11 +114,10 @@ static void test_rope_styles_and_scalings(void **state)
          "\"low_freq_factor\": 1, \"high_freq_factor\": 4}}", ROPE_HALF, ROPE_SCALE_LLAMA3},
     };
     for (size_t i = 0; i < sizeof r / sizeof r[0]; i++) {
-        char extra[300], json[800];
+        char extra[300];
         snprintf(extra, sizeof extra, ", \"rope\": %s", r[i].rope);
-        lesson_with(json, sizeof json, extra, "\"causal\"");
         Lesson a, b;
-        round_trip(json, &a, &b);
+        round_trip_with(extra, "\"causal\"", &a, &b);
         assert_int_equal(a.cfg.rope, r[i].style);
         assert_int_equal(b.cfg.rope, r[i].style);
         assert_int_equal(a.cfg.rope_scale.type, r[i].type);
@@ -128,10 +132,8 @@ static void test_causal_alignments(void **state)
     const char *masks[] = {"\"causal\"", "{\"causal\": \"top_left\"}", "{\"causal\": \"bottom_right\"}"};
     const bool br[] = {false, false, true};
     for (int i = 0; i < 3; i++) {
-        char json[512];
-        lesson_with(json, sizeof json, "", masks[i]);
         Lesson a, b;
-        round_trip(json, &a, &b);
+        round_trip_with("", masks[i], &a, &b);
         assert_int_equal(a.in.mask_kind, MASK_CAUSAL);
         assert_int_equal(b.in.causal_bottom_right, br[i]);
         lesson_free(&a), lesson_free(&b);
@@ -267,11 +269,10 @@ static void test_every_enum_value(void **state)
     for (int v = 0; v < ATTN_NAMES_ROPE_STYLE.n; v++) {
         const char *name = attn_names_name(&ATTN_NAMES_ROPE_STYLE, v);
         if (!name) continue;
-        char extra[120], json[600];
+        char extra[120];
         snprintf(extra, sizeof extra, ", \"rope\": {\"style\": \"%s\"}", name);
-        lesson_with(json, sizeof json, extra, "null");
         Lesson a, b;
-        round_trip(json, &a, &b);
+        round_trip_with(extra, "null", &a, &b);
         assert_int_equal(b.cfg.rope, v);
         lesson_free(&a), lesson_free(&b);
     }
