@@ -23,11 +23,19 @@ Supported modules:
     or with an nn.ModuleList of single-head modules (heads, attention_heads, ...), each with
     its own q/k/v layers; other names with names={"q": ..., "k": ..., "v": ..., "o": ...}.
     Separate k/v layers with fewer outputs than the q layer are grouped K/V heads (GQA / MQA,
-    Hugging Face's repeat_kv): n_kv_heads = k outputs / d_k. RoPE and ALiBi are not detected.
+    Hugging Face's repeat_kv): n_kv_heads = k outputs / d_k. RoPE and ALiBi are not detected;
+  * a language model (any module with an nn.Embedding; lesson_from_gpt): a token nn.Embedding,
+    learned positions, 1 to 8 blocks — karpathy/nanoGPT's (its own LayerNorm, bias or not),
+    transformers' GPT2Block (Conv1D, NewGELUActivation) or nn.TransformerEncoderLayer —, a final
+    norm and a head without bias (or tied to the token embedding), read by type and name;
+  * a Llama-style decoder layer (self_attn, mlp, input_layernorm; lesson_from_llama_layer), with
+    rope= as the lesson's model.rope.
+All of them through lesson_from_module(module, input, ...).
 
 The lesson is checked before it is returned: it is run by lessons/lesson_torch.py (the
 Python interpreter of the lesson format) and compared with the module itself (output, and for
-nn.MultiheadAttention also the per-head attention weights), atol 1e-5 + rtol 1e-4.
+nn.MultiheadAttention also the per-head attention weights; for a language model each block's
+output, the logits and the loss its forward returns), atol 1e-5 + rtol 1e-4.
 
 Command line:  lessons/from_torch.py --demo OUT.json [--kind mha|custom]
 Documentation: lessons/README.md, section "From PyTorch: from_torch.py".
@@ -65,13 +73,25 @@ from from_torch_blocks import (lesson_from_encoder, lesson_from_encoder_layer, l
 def lesson_from_module(module, query, key=None, value=None, mask=None, key_padding_mask=None,
                        n_heads=None, title=None, mask_fill=None, scale=None, tokens=None,
                        steps=None, description=None, names=None, mask_convention="keep",
-                       check=True, forward=None):
-    """Builds an attnviz lesson (a dict) from an attention module and its input.
+                       check=True, forward=None, rope=None, vocab=None):
+    """Builds an attnviz lesson (a dict) from a module and its input: one entry point for every
+    kind the converter knows, each passed on to its own function:
+
+      a language model (any nn.Embedding in it)        lesson_from_gpt(module, query = the ids,
+                                                         vocab, n_heads, title, description, check)
+      nn.TransformerEncoder / nn.TransformerEncoderLayer lesson_from_encoder / _encoder_layer
+      a Llama-style decoder layer (self_attn, mlp,     lesson_from_llama_layer(module, query,
+        input_layernorm)                                 rope, title, tokens, description, n_heads,
+                                                         check, forward(layer, x))
+      an attention module                               below
 
     module           nn.MultiheadAttention, or a module with q/k/v/out nn.Linear layers
                      (separate, fused q|k|v, or an nn.ModuleList of head modules)
     query            (B, Lq, C) or (Lq, C); for nn.MultiheadAttention with batch_first=False
-                     (Lq, B, C) as the module takes it
+                     (Lq, B, C) as the module takes it; a language model's token ids (B, L)
+    rope             a Llama-style layer's rotary positions, {"theta": …, "style": …} (the layer
+                     does not say them); refused for the other kinds
+    vocab            a language model's V token strings (default "0", "1", …)
     key, value       the same layouts (default: key = query, value = key)
     mask             nn.MultiheadAttention: its attn_mask, (Lq, Lk) or (B·H, Lq, Lk), bool
                      (True = masked) or float (0 / -inf); or the string "causal".
@@ -90,10 +110,24 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
     forward          callable(module, query, key, value, mask) -> output, to run a custom module
                      whose forward takes other arguments
     """
-    if isinstance(getattr(getattr(module, "transformer", module), "wte", None), nn.Embedding): # a GPT-style model
-        if key is not None or value is not None or mask is not None:
-            raise ValueError("a GPT-style model reads token ids, causally: give query (the ids) only")
-        return lesson_from_gpt(module, query, n_heads=n_heads, title=title, description=description, check=check)
+    if any(isinstance(m, nn.Embedding) for m in module.modules()):          # a language model
+        if key is not None or value is not None or mask not in (None, "causal") or rope is not None:
+            raise ValueError("%s reads token ids, causally: give query (the ids) only (no key, value, mask or rope)"
+                             % type(module).__name__)
+        return lesson_from_gpt(module, query, vocab=vocab, n_heads=n_heads, title=title, description=description,
+                               check=check)
+    if vocab is not None:
+        raise ValueError("vocab= is for a language model (a module with an nn.Embedding); %s has none"
+                         % type(module).__name__)
+    if all(getattr(module, n, None) is not None for n in ("self_attn", "mlp", "input_layernorm")):
+        if key is not None or value is not None or mask not in (None, "causal"):
+            raise ValueError("a Llama-style layer attends to its own input, causally: give query only (no key, value "
+                             "or mask)")
+        return lesson_from_llama_layer(module, query, rope=rope, title=title, tokens=tokens, description=description,
+                                       n_heads=n_heads, check=check, forward=forward)
+    if rope is not None:
+        raise ValueError("rope= is for a Llama-style decoder layer (self_attn, mlp, input_layernorm); %s is not one"
+                         % type(module).__name__)
     if isinstance(module, nn.TransformerEncoder):
         if key is not None or value is not None:
             raise ValueError("nn.TransformerEncoder attends to its own input: give query only")
@@ -311,8 +345,10 @@ def main(argv=None):
         description="Turn a PyTorch attention module into an attnviz lesson. As a library: "
                     "from from_torch import lesson_from_module, save_lesson (see lessons/README.md). "
                     "It converts nn.MultiheadAttention, hand-written attention modules, "
-                    "nn.TransformerEncoderLayer and an nn.TransformerEncoder of several layers "
-                    "(1 to 8 of one configuration, no final norm: model.n_layers).")
+                    "nn.TransformerEncoderLayer, an nn.TransformerEncoder of several layers "
+                    "(1 to 8 of one configuration, no final norm: model.n_layers), GPT-style "
+                    "language models (nanoGPT, transformers' GPT-2, nn.TransformerEncoderLayer "
+                    "blocks) and Llama-style decoder layers.")
     ap.add_argument("--demo", metavar="OUT.json", required=True,
                     help="build a demo module and write its lesson to OUT.json")
     ap.add_argument("--kind", choices=["mha", "custom"], default="mha",

@@ -55,6 +55,27 @@ def _as_linear(obj):
     return None
 
 
+def _is_conv1d(obj):
+    """Hugging Face's Conv1D (transformers.pytorch_utils, GPT-2's layers): a linear layer whose
+    weight is stored transposed, (in, out), y = x·W + b. Told by its class name and nf (its
+    output features), as transformers is not imported here."""
+    w = getattr(obj, "weight", None)
+    return type(obj).__name__ == "Conv1D" and isinstance(getattr(obj, "nf", None), int) and \
+        isinstance(w, torch.Tensor) and w.dim() == 2 and w.shape[1] == obj.nf
+
+
+def _linear_params(obj):
+    """(weight, bias or None) of a linear layer, the weight in nn.Linear's (out, in) layout:
+    nn.Linear, nn.Sequential(Linear, Dropout...) or Hugging Face's Conv1D (its weight
+    transposed). None for anything else."""
+    if _is_conv1d(obj):
+        return obj.weight.detach().t(), (obj.bias.detach() if obj.bias is not None else None)
+    lin = _as_linear(obj)
+    if lin is None:
+        return None
+    return lin.weight.detach(), (lin.bias.detach() if lin.bias is not None else None)
+
+
 def _get(module, path):
     obj = module
     for part in path.split("."):
