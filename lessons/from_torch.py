@@ -78,7 +78,8 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
     kind the converter knows, each passed on to its own function:
 
       a language model (any nn.Embedding in it)        lesson_from_gpt(module, query = the ids,
-                                                         vocab, n_heads, title, description, check)
+                                                         vocab, n_heads, title, description, check,
+                                                         mask_fill)
       nn.TransformerEncoder / nn.TransformerEncoderLayer lesson_from_encoder / _encoder_layer
       a Llama-style decoder layer (self_attn, mlp,     lesson_from_llama_layer(module, query,
         input_layernorm)                                 rope, title, tokens, description, n_heads,
@@ -115,7 +116,7 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
             raise ValueError("%s reads token ids, causally: give query (the ids) only (no key, value, mask or rope)"
                              % type(module).__name__)
         return lesson_from_gpt(module, query, vocab=vocab, n_heads=n_heads, title=title, description=description,
-                               check=check)
+                               check=check, mask_fill=mask_fill)
     if vocab is not None:
         raise ValueError("vocab= is for a language model (a module with an nn.Embedding); %s has none"
                          % type(module).__name__)

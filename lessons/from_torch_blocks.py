@@ -495,7 +495,7 @@ def _lm_check(model, les, ids, p, batch_first):
                 raise ValueError("the lesson does not reproduce %s: the loss of %s: %s" % (what, call, bad))
 
 
-def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, description=None, check=True):
+def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, description=None, check=True, mask_fill=None):
     """Builds a language-model lesson from a GPT-style module and the token ids it reads ((B, L)
     or (L)): a token nn.Embedding, learned positions (an nn.Embedding, or none), 1 to 8 blocks of
     one configuration, a final norm (or none) and the head (a linear layer d_model -> vocabulary
@@ -505,6 +505,8 @@ def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, descriptio
     nn.TransformerEncoderLayer (pre- or post-norm; the model calls them with a causal mask). The
     parts are found by type, and by name (lessons/README.md) where several fit. vocab: V strings
     (default "0", "1", …). Heads: n_heads, else the attention's n_head / n_heads / num_heads.
+    mask_fill: the masked scores' number, "-inf" or a finite number (default: the module's, see
+    _mask_fill_of; the check still compares the outputs).
     Checked against the model unless check=False (_lm_check: each block's output, the logits and
     the loss the forward returns)."""
     p = _lm_parts(model)
@@ -525,6 +527,13 @@ def lesson_from_gpt(model, ids, vocab=None, n_heads=None, title=None, descriptio
     if len(vocab) != V:
         raise ValueError("vocab has %d entries, the token embedding %s %d rows" % (len(vocab), p["tok"][0], V))
     fill = cfg.pop("mask_fill")
+    if mask_fill is not None:
+        if isinstance(mask_fill, float) and math.isinf(mask_fill) and mask_fill < 0:
+            mask_fill = "-inf"
+        if mask_fill != "-inf" and (isinstance(mask_fill, bool) or not isinstance(mask_fill, (int, float))
+                                    or not math.isfinite(mask_fill)):
+            raise ValueError("mask_fill: %r; use a finite number or '-inf'" % (mask_fill,))
+        fill = mask_fill
     model_json = {"n_layers": N, "d_model": C}
     model_json.update(cfg)
     model_json.update({"mask_fill": fill, "residual_norm": True, "norm_first": cfg.get("norm_first", True)})

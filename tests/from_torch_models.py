@@ -245,6 +245,11 @@ def hf():
         scores = st.get("l0.masked_scores")
         if scores is None or float(scores[0, 0, 0, 1]) != FLOAT32_MIN:
             fail("%s: the masked scores are not float32's lowest, as GPT2Attention writes them" % name)
+    les = convert("hf-gpt2 mask_fill='-inf'", model, ids, mask_fill="-inf")   # shown as −∞, the same outputs
+    if les is not None and les["model"]["mask_fill"] != "-inf":
+        fail("hf-gpt2 mask_fill='-inf': the lesson's is %r" % les["model"]["mask_fill"])
+    refused("hf-gpt2 mask_fill=0 (which would let the future in)", lambda: ft.lesson_from_module(model, ids, mask_fill=0),
+            "does not reproduce")
     torch.manual_seed(41)
     model = hf_gpt2.GPT2LMHeadModel(hf_gpt2.GPT2Config(vocab_size=13, n_positions=12, n_embd=8, n_layer=2, n_head=2,
                                                        scale_attn_by_inverse_layer_idx=True))
