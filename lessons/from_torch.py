@@ -74,17 +74,9 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
                        n_heads=None, title=None, mask_fill=None, scale=None, tokens=None,
                        steps=None, description=None, names=None, mask_convention="keep",
                        check=True, forward=None, rope=None, vocab=None):
-    """Builds an attnviz lesson (a dict) from a module and its input: one entry point for every
-    kind the converter knows, each passed on to its own function:
-
-      a language model (any nn.Embedding in it)        lesson_from_gpt(module, query = the ids,
-                                                         vocab, n_heads, title, description, check,
-                                                         mask_fill)
-      nn.TransformerEncoder / nn.TransformerEncoderLayer lesson_from_encoder / _encoder_layer
-      a Llama-style decoder layer (self_attn, mlp,     lesson_from_llama_layer(module, query,
-        input_layernorm)                                 rope, title, tokens, description, n_heads,
-                                                         check, forward(layer, x))
-      an attention module                               below
+    """Builds an attnviz lesson (a dict) from a module and its input: the one entry point for a
+    language model, nn.TransformerEncoder(Layer) and a Llama-style layer (_lesson_from_whole
+    passes them on to their functions), and for an attention module, below.
 
     module           nn.MultiheadAttention, or a module with q/k/v/out nn.Linear layers
                      (separate, fused q|k|v, or an nn.ModuleList of head modules)
@@ -111,35 +103,11 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
     forward          callable(module, query, key, value, mask) -> output, to run a custom module
                      whose forward takes other arguments
     """
-    if any(isinstance(m, nn.Embedding) for m in module.modules()):          # a language model
-        if key is not None or value is not None or mask not in (None, "causal") or rope is not None:
-            raise ValueError("%s reads token ids, causally: give query (the ids) only (no key, value, mask or rope)"
-                             % type(module).__name__)
-        return lesson_from_gpt(module, query, vocab=vocab, n_heads=n_heads, title=title, description=description,
-                               check=check, mask_fill=mask_fill)
-    if vocab is not None:
-        raise ValueError("vocab= is for a language model (a module with an nn.Embedding); %s has none"
-                         % type(module).__name__)
-    if all(getattr(module, n, None) is not None for n in ("self_attn", "mlp", "input_layernorm")):
-        if key is not None or value is not None or mask not in (None, "causal"):
-            raise ValueError("a Llama-style layer attends to its own input, causally: give query only (no key, value "
-                             "or mask)")
-        return lesson_from_llama_layer(module, query, rope=rope, title=title, tokens=tokens, description=description,
-                                       n_heads=n_heads, check=check, forward=forward)
-    if rope is not None:
-        raise ValueError("rope= is for a Llama-style decoder layer (self_attn, mlp, input_layernorm); %s is not one"
-                         % type(module).__name__)
-    if isinstance(module, nn.TransformerEncoder):
-        if key is not None or value is not None:
-            raise ValueError("nn.TransformerEncoder attends to its own input: give query only")
-        return lesson_from_encoder(module, query, mask=mask, src_key_padding_mask=key_padding_mask, title=title,
-                                   tokens=tokens, steps=steps, description=description, check=check)
-    if isinstance(module, nn.TransformerEncoderLayer):
-        if key is not None or value is not None:
-            raise ValueError("nn.TransformerEncoderLayer attends to its own input: give query only")
-        return lesson_from_encoder_layer(module, query, mask=mask, src_key_padding_mask=key_padding_mask,
-                                         title=title, tokens=tokens, steps=steps, description=description,
-                                         check=check)
+    whole = _lesson_from_whole(module, query, key, value, mask, key_padding_mask, rope, vocab, dict(
+        n_heads=n_heads, title=title, tokens=tokens, steps=steps, description=description, check=check,
+        forward=forward, mask_fill=mask_fill))
+    if whole is not None:
+        return whole
     if isinstance(module, nn.MultiheadAttention):
         parts = _parts_mha(module)
         batch_first = bool(getattr(module, "batch_first", False))
@@ -287,6 +255,39 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
                 "mask value: pass scale=, mask_fill=, mask_convention=.")
     raise ValueError("the lesson does not reproduce %s: %s.%s"
                      % (parts["what"], "; ".join(problems), hint))
+
+
+def _lesson_from_whole(module, query, key, value, mask, key_padding_mask, rope, vocab, a):
+    """lesson_from_module's other kinds than an attention module — a language model, a Llama-style
+    layer, nn.TransformerEncoder, nn.TransformerEncoderLayer — passed on to their functions with
+    the arguments they take (a: n_heads, title, tokens, steps, description, check, forward,
+    mask_fill); None for an attention module."""
+    name = type(module).__name__
+    if any(isinstance(m, nn.Embedding) for m in module.modules()):          # a language model
+        if key is not None or value is not None or mask not in (None, "causal") or rope is not None:
+            raise ValueError("%s reads token ids, causally: give query (the ids) only (no key, value, mask or rope)"
+                             % name)
+        return lesson_from_gpt(module, query, vocab=vocab, n_heads=a["n_heads"], title=a["title"],
+                               description=a["description"], check=a["check"], mask_fill=a["mask_fill"])
+    if vocab is not None:
+        raise ValueError("vocab= is for a language model (a module with an nn.Embedding); %s has none" % name)
+    if all(getattr(module, n, None) is not None for n in ("self_attn", "mlp", "input_layernorm")):
+        if key is not None or value is not None or mask not in (None, "causal"):
+            raise ValueError("a Llama-style layer attends to its own input, causally: give query only (no key, value "
+                             "or mask)")
+        return lesson_from_llama_layer(module, query, rope=rope, title=a["title"], tokens=a["tokens"],
+                                       description=a["description"], n_heads=a["n_heads"], check=a["check"],
+                                       forward=a["forward"])
+    if rope is not None:
+        raise ValueError("rope= is for a Llama-style decoder layer (self_attn, mlp, input_layernorm); %s is not one"
+                         % name)
+    if isinstance(module, (nn.TransformerEncoder, nn.TransformerEncoderLayer)):
+        if key is not None or value is not None:
+            raise ValueError("nn.%s attends to its own input: give query only" % name)
+        convert = lesson_from_encoder if isinstance(module, nn.TransformerEncoder) else lesson_from_encoder_layer
+        return convert(module, query, mask=mask, src_key_padding_mask=key_padding_mask, title=a["title"],
+                       tokens=a["tokens"], steps=a["steps"], description=a["description"], check=a["check"])
+    return None
 
 
 # ----------------------------------------------------------------------------
