@@ -228,9 +228,10 @@ def _lm_parts(model):
                          "with c_fc and c_proj)" % what)
     kinds = [_block_kind(b) for b in blocks]
     if len(set(kinds)) > 1:
-        i = kinds.index(kinds[-1])
-        raise ValueError("%s.%d is a %s block, %s.0 a %s one; the layers of a lesson share one configuration"
-                         % (bpath, i, kinds[i], bpath, kinds[0]))
+        i = next(j for j, k in enumerate(kinds) if k != kinds[0])
+        kind = {"gpt": "a GPT block (ln_1, attn, ln_2, mlp)", "encoder": "an nn.TransformerEncoderLayer"}
+        raise ValueError("%s.%d is %s, %s.0 %s; the layers of a lesson share one configuration"
+                         % (bpath, i, kind[kinds[i]], bpath, kind[kinds[0]]))
     embeds, norms, lins = [], [], []
     for path, m in model.named_modules():
         if not path or path == bpath or path.startswith(bpath + "."):
@@ -245,6 +246,9 @@ def _lm_parts(model):
             raise ValueError("%s (%s): a module with weights the lesson has no place for; a language model here is a "
                              "token nn.Embedding, learned positions (nn.Embedding), the blocks, a final norm and the head"
                              % (path, _describe(m)))
+    if not embeds:
+        raise ValueError("%s: no nn.Embedding outside %s; a language model here reads its token ids with one"
+                         % (what, bpath))
     tok = _pick(embeds, TOKEN_EMBED_NAMES) or embeds[0]
     rest = [e for e in embeds if e is not tok]
     pos = _pick(rest, POS_EMBED_NAMES) or (rest[0] if len(rest) == 1 else None)

@@ -200,6 +200,13 @@ def encoder_gpt():
     model.blocks[1] = nn.TransformerEncoderLayer(8, 2, 32, activation="gelu", batch_first=True)
     refused("encoder-gpt blocks of two kinds", lambda: ft.lesson_from_module(model, [1, 2]),
             "blocks.1's norm_first is False, blocks.0's True")
+    model = EncoderGPT(13, 12, 8, 2, 3)
+    model.blocks[2] = model.blocks[2].self_attn          # neither kind of block: no blocks found
+    refused("encoder-gpt with an attention module among the blocks", lambda: ft.lesson_from_module(model, [1, 2]),
+            "EncoderGPT: no blocks found")
+    model.blocks[2] = hf_gpt2.GPT2Block(hf_gpt2.GPT2Config(n_embd=8, n_head=2, n_positions=12))
+    refused("encoder-gpt with a GPT2Block among the blocks", lambda: ft.lesson_from_module(model, [1, 2]),
+            "blocks.2 is a GPT block (ln_1, attn, ln_2, mlp), blocks.0 an nn.TransformerEncoderLayer")
     model = EncoderGPT(13, 12, 8, 2, 2)
     model.proj = nn.Linear(8, 8)
     refused("encoder-gpt an extra layer", lambda: ft.lesson_from_module(model, [1, 2]), "linear layer proj besides")
