@@ -208,6 +208,11 @@ def encoder_gpt():
     refused("encoder-gpt with a GPT2Block among the blocks", lambda: ft.lesson_from_module(model, [1, 2]),
             "blocks.2 is a GPT block (ln_1, attn, ln_2, mlp), blocks.0 an nn.TransformerEncoderLayer")
     model = EncoderGPT(13, 12, 8, 2, 2)
+    del model.tok_emb, model.pos_emb
+    model.blocks[0].rel_pos = nn.Embedding(3, 8)          # an embedding only inside a block
+    refused("encoder-gpt without an embedding of its own", lambda: ft.lesson_from_module(model, [1, 2]),
+            "EncoderGPT: no nn.Embedding outside blocks")
+    model = EncoderGPT(13, 12, 8, 2, 2)
     model.proj = nn.Linear(8, 8)
     refused("encoder-gpt an extra layer", lambda: ft.lesson_from_module(model, [1, 2]), "linear layer proj besides")
     model = EncoderGPT(13, 12, 8, 2, 2)
