@@ -5,6 +5,7 @@
 // render_frame. De-initialization in reverse order. The parts below it (window.h):
 // app_events.c (keys, the mouse), app_lessons.c (the lesson on screen), app_quit.c,
 // window.c; the parts with their own state (textbox, app_export, presenter, probe, …).
+#include "app_train.h"
 #include "app.h"
 
 #include <SDL.h>
@@ -58,7 +59,7 @@ void app_resize(App *a, int w, int h) { SDL_SetWindowSize(a->screen.win, w, h); 
 bool app_busy(const App *a)
 {
     return (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || (a->toast.left > 0.0 && !a->quit.ask) ||
-           a->exp.job || a->lab.animating;
+           a->exp.job || a->lab.animating || a->train.running;
 }
 
 long app_frames_drawn(const App *a) { return a->probe.frames; }
@@ -124,6 +125,7 @@ void app_destroy(App *a)
     fonts_destroy(a->screen.fonts);
     if (a->loop.sdl_up) SDL_Quit();
     lab_free(&a->lab);
+    if (a->train.on) train_free(&a->train.run); // (quitting asked to save them)
     session_destroy(a->lessons.ckpt_before);
     session_destroy(a->session);
     picker_free(&a->lessons.picker);
@@ -268,6 +270,7 @@ bool app_frame(App *a)
         a->loop.last = SDL_GetPerformanceCounter();
         return true;
     }
+    app_train_frame(a); // (R: a slice of training steps; the trace follows)
     app_watch_session(a);
     Uint64 now = SDL_GetPerformanceCounter();
     double dt = probe_frame_dt(&a->probe, (double)(now - a->loop.last) / (double)a->loop.freq);
