@@ -263,12 +263,60 @@ static void test_breaks(void **state)
     lesson_free(&ls);
 }
 
+// One optimizer step shown: its panels add up — SGD's new W is old W − η·dW bit for bit, AdamW's
+// old W·(1 − ηλ) − η·m̂/(√v̂ + ε) within float32 rounding —, the loss before is the step's, the
+// loss after is the batch's with the new weights, the attention row's change is its Σ|Δ|.
+static void test_show_step(void **state)
+{
+    (void)state;
+    static const char *const specs[] = {"sgd:lr=0.05", "adamw:lr=0.01,weight_decay=0.1"};
+    for (int k = 0; k < 2; k++) {
+        Lesson ls;
+        load(&ls, "lessons/reversal-anti-diagonal.json", -1);
+        OptimConfig oc;
+        char err[LESSON_ERR_MAX];
+        assert_true(optim_parse(&oc, specs[k], "--step", err, sizeof err));
+        TrainRun r;
+        if (!train_start(&r, &ls, &oc, 10, false, 0, "rev", err, sizeof err)) fail_msg("%s", err);
+        TrainShown s;
+        assert_false(train_show_step(&r, &ls, 0, WEIGHT_W_Q, &s, err, sizeof err)); // (no step yet)
+        for (int i = 0; i < 3; i++) assert_true(train_step(&r, &ls, err, sizeof err));
+        if (!train_show_step(&r, &ls, 0, WEIGHT_W_Q, &s, err, sizeof err)) fail_msg("%s", err);
+        assert_int_equal(s.step, 3);
+        assert_int_equal(s.w_old.rank, 2);
+        assert_int_equal(s.w_old.shape[0], ls.w[0].w_q.shape[0]);
+        double worst = 0.0;
+        for (size_t i = 0; i < s.w_old.size; i++) {
+            const float w = s.w_old.data[i], d = s.dw.data[i], n = s.w_new.data[i];
+            if (k == 0) {
+                assert_true(n == w + (float)-oc.lr * d);
+            } else {
+                const double want = (double)w * (1.0 - oc.lr * oc.weight_decay) -
+                                    oc.lr * (double)s.m_hat.data[i] / (sqrt((double)s.v_hat.data[i]) + oc.eps);
+                worst = fmax(worst, fabs((double)n - want));
+            }
+        }
+        assert_true(worst <= 1e-6); // (a step is about lr = 0.01)
+        assert_true(s.loss_before == r.losses[2] && isfinite(s.loss_after) && s.loss_after != s.loss_before);
+        float sum = 0.0f;
+        for (int j = 0; j < s.att_before.shape[1]; j++) sum += fabsf(s.att_after.data[j] - s.att_before.data[j]);
+        assert_true(sum == s.att_change && s.att_change > 0.0f);
+        printf("%s: step 3's W_Q update (%d×%d), AdamW max |new − formula| %.3g; loss %.4f → %.4f; attention row "
+               "l%d h%d b%d q%d changed by %.4f\n", specs[k], s.w_old.shape[0], s.w_old.shape[1], worst,
+               (double)s.loss_before, (double)s.loss_after, s.att_layer, s.att_head, s.att_batch, s.att_row,
+               (double)s.att_change);
+        train_shown_free(&s);
+        train_free(&r);
+        lesson_free(&ls);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_induction_batches), cmocka_unit_test(test_script_batches),
         cmocka_unit_test(test_train_50),          cmocka_unit_test(test_task_key),
-        cmocka_unit_test(test_breaks),
+        cmocka_unit_test(test_breaks),            cmocka_unit_test(test_show_step),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

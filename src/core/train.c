@@ -1,6 +1,7 @@
 // train.c — a lesson's model trained on its task (train.h).
 #include "train.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,4 +154,81 @@ bool train_apply(TrainRun *r, Lesson *ls, char *err, size_t err_len)
     ls->checkpoint = -1;      // the model computed: the file's "weights", the trained ones
     ls->other_weights = true; // (the lesson's narration was about the old weights)
     return true;
+}
+
+// ---- one optimizer step shown -----------------------------------------------------------------
+
+void train_shown_free(TrainShown *s)
+{
+    Tensor *t[] = {&s->w_old, &s->dw, &s->w_new, &s->m_hat, &s->v_hat, &s->att_before, &s->att_after};
+    for (size_t k = 0; k < sizeof t / sizeof *t; k++) tensor_free(t[k]);
+}
+
+// dst = src · k as a (rows, cols) matrix (a vector as one row); false when out of memory.
+static bool as_matrix(Tensor *dst, const Tensor *src, double k)
+{
+    const int shape[2] = {src->rank >= 2 ? src->shape[0] : 1, src->rank >= 2 ? (int)(src->size / (size_t)src->shape[0])
+                                                                             : (int)src->size};
+    if (!tensor_init_raw(dst, 2, shape)) return false;
+    for (size_t i = 0; i < src->size; i++) dst->data[i] = k == 1.0 ? src->data[i] : (float)((double)src->data[i] / k);
+    return true;
+}
+
+// The attention row (over every layer's attn) that differs most between tr0 and tr1.
+static void most_changed_row(TrainShown *s, const Trace *tr0, const Trace *tr1)
+{
+    s->att_change = -1.0f;
+    for (int i = 0; i < tr0->n && i < tr1->n; i++) {
+        const Stage *a = &tr0->stages[i], *b = &tr1->stages[i];
+        if (a->id != STAGE_ATTN || a->t.rank != 4 || b->t.size != a->t.size) continue;
+        const int B = a->t.shape[0], H = a->t.shape[1], Lq = a->t.shape[2], Lk = a->t.shape[3];
+        for (int r = 0; r < B * H * Lq; r++) {
+            float d = 0.0f;
+            for (int j = 0; j < Lk; j++) d += fabsf(b->t.data[(size_t)r * Lk + j] - a->t.data[(size_t)r * Lk + j]);
+            if (d > s->att_change) {
+                s->att_change = d, s->att_layer = a->layer > 0 ? a->layer : 0;
+                s->att_batch = r / (H * Lq), s->att_head = r / Lq % H, s->att_row = r % Lq;
+                tensor_free(&s->att_before), tensor_free(&s->att_after);
+                const int shape[2] = {1, Lk};
+                if (!tensor_init_raw(&s->att_before, 2, shape) || !tensor_init_raw(&s->att_after, 2, shape)) return;
+                memcpy(s->att_before.data, a->t.data + (size_t)r * Lk, (size_t)Lk * sizeof(float));
+                memcpy(s->att_after.data, b->t.data + (size_t)r * Lk, (size_t)Lk * sizeof(float));
+            }
+        }
+    }
+}
+
+bool train_show_step(const TrainRun *r, const Lesson *ls, int layer, int slot, TrainShown *s, char *err,
+                     size_t err_len)
+{
+    memset(s, 0, sizeof *s);
+    if (err_len) err[0] = '\0';
+    const Trainer *t = &r->tr;
+    if (r->step == 0 || layer < 0 || layer >= TRACE_MAX_LAYERS || slot < 0 || slot >= WEIGHT_COUNT ||
+        !tensor_present(&t->g.dw[layer][slot]) || !tensor_present(&t->keep[layer][slot])) {
+        snprintf(err, err_len, "%s: no step of this weight to show yet", r->file);
+        return false;
+    }
+    s->step = r->step, s->layer = layer, s->slot = slot, s->oc = t->opt.cfg;
+    s->bc1 = 1.0 - pow(s->oc.beta1, t->opt.t), s->bc2 = 1.0 - pow(s->oc.beta2, t->opt.t);
+    const bool adamw = s->oc.kind == OPTIM_ADAMW;
+    bool ok = as_matrix(&s->w_old, &t->keep[layer][slot], 1.0) && as_matrix(&s->dw, &t->g.dw[layer][slot], 1.0) &&
+              as_matrix(&s->w_new, attn_weight((AttnWeights *)&ls->w[layer], slot), 1.0);
+    if (ok && adamw)
+        ok = as_matrix(&s->m_hat, &t->opt.m[layer][slot], s->bc1) && as_matrix(&s->v_hat, &t->opt.v[layer][slot], s->bc2);
+    s->loss_before = r->losses[r->step - 1];
+    Trace after;
+    Grads g;
+    trace_init(&after);
+    grads_init(&g);
+    ok = ok && attn_forward(&ls->cfg, ls->w, &r->in, &after) &&
+         attn_backward(&ls->cfg, ls->w, &after, r->targets, &g, r->file, err, err_len);
+    if (ok) s->loss_after = g.loss, most_changed_row(s, &t->tr, &after);
+    trace_free(&after);
+    grads_free(&g);
+    if (!ok) {
+        if (!err[0]) snprintf(err, err_len, "%s: out of memory showing step %d", r->file, r->step);
+        train_shown_free(s);
+    }
+    return ok;
 }

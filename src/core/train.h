@@ -50,6 +50,31 @@ bool train_at_checkpoint(const TrainRun *r);
 // Records ls's weights as a checkpoint of the current step with its held-out loss (*loss, may be
 // NULL); past LESSON_MAX_CHECKPOINTS the latest replaces the last. False when out of memory.
 bool train_checkpoint(TrainRun *r, Lesson *ls, float *loss, char *err, size_t err_len);
+// One optimizer step shown (issue 38 item 3): the latest step's update of one weight, the loss
+// of its batch before and after it, and the attention row it changed most.
+typedef struct TrainShown {
+    int step;                // the step shown (1-based)
+    int layer, slot;         // the weight: layer `layer`'s WeightSlot `slot`
+    OptimConfig oc;          // the optimizer and the lr of that step
+    double bc1, bc2;         // AdamW's bias corrections 1 − β₁ᵗ, 1 − β₂ᵗ (t = step)
+    Tensor w_old, dw, w_new; // (rows, cols): a vector weight as one row
+    Tensor m_hat, v_hat;     // AdamW: m / bc1, v / bc2 (the moments after the step); SGD: empty
+    float loss_before, loss_after; // the batch's loss with the weights before and after the step
+    // the attention row of the batch that changed most (Σ_j |after − before|): its layer, head,
+    // batch row and query, and the two rows
+    int att_layer, att_head, att_batch, att_row;
+    float att_change;
+    Tensor att_before, att_after; // (1, Lk)
+} TrainShown;
+
+// The latest step's update of layer `layer`'s weight `slot` (one the model trains) into *s
+// (tensors allocated: train_shown_free), the batch's forward pass run again with the new
+// weights. False with one line in err: no step taken yet, a weight without a gradient, out of
+// memory.
+bool train_show_step(const TrainRun *r, const Lesson *ls, int layer, int slot, TrainShown *s, char *err,
+                     size_t err_len);
+void train_shown_free(TrainShown *s);
+
 // Puts the run's checkpoints into ls (replacing its own) with its weights as the file's
 // "weights": what --save then writes. False when out of memory (ls unchanged).
 bool train_apply(TrainRun *r, Lesson *ls, char *err, size_t err_len);
