@@ -946,6 +946,7 @@ static void test_key_table(void **state)
     assert_int_equal(keys_lookup(SDLK_i, KMOD_NONE), KEY_ACT_TEXT);
     assert_int_equal(keys_lookup(SDLK_j, KMOD_LSHIFT), KEY_ACT_LAYER_PREV);
     assert_int_equal(keys_lookup(SDLK_r, KMOD_NONE), KEY_ACT_TRAIN);
+    assert_int_equal(keys_lookup(SDLK_r, KMOD_LSHIFT), KEY_ACT_TRAIN_STEP);
     assert_int_equal(keys_lookup(SDLK_r, KMOD_LCTRL), KEY_ACT_NONE); // (the lab's reset)
     bool bound[KEY_ACTION_COUNT] = {false};
     for (size_t r = 0; r < KEYMAP_N_ROWS; r++)

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "i18n.h"
 #include "keys.h"
+#include "optstep.h"
 #include "render.h"
 #include "scene.h"
 #include "window.h"
@@ -125,7 +126,7 @@ void app_destroy(App *a)
     fonts_destroy(a->screen.fonts);
     if (a->loop.sdl_up) SDL_Quit();
     lab_free(&a->lab);
-    if (a->train.on) train_free(&a->train.run); // (quitting asked to save them)
+    if (a->train.on) train_free(&a->train.run), train_shown_free(&a->train.step); // (quitting asked to save them)
     session_destroy(a->lessons.ckpt_before);
     session_destroy(a->session);
     picker_free(&a->lessons.picker);
@@ -326,6 +327,8 @@ bool app_frame(App *a)
     app_output_size(a, &w, &h);
     presenting_overlays(&a->present, &a->ov, &a->pb, &a->session->trace, a->v.stage, a->pointer.in, w, h);
     if (a->present.black) paint_clear(&c, (Rgb){0, 0, 0});
+    else if (a->train.show_step) optstep_draw(&c, w, h, Lp->s, &a->train.step, a->session->lesson.vocab, // (Shift+R)
+                                                a->session->lesson.n_vocab, a->v.lang, a->v.palette);
     else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
     paint_flush(&c);
     SDL_RenderPresent(a->screen.r);

@@ -313,6 +313,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
         break;
     case KEY_ACT_TEXT: app_text_open(a); break;
     case KEY_ACT_TRAIN: app_train_toggle(a); break;
+    case KEY_ACT_TRAIN_STEP: app_train_show_step(a); break;
     case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
         const Lesson *ls = &a->session->lesson;
         int k = ls->checkpoint < 0 ? ls->n_checkpoints - 1 : ls->checkpoint; // ("weights": after the last)
@@ -480,8 +481,7 @@ static bool mode_quit_ask(App *a, const SDL_KeyboardEvent *k, KeyAction act)
 // Training running (R): Space and Esc pause it (app_train.c).
 static bool mode_train(App *a, const SDL_KeyboardEvent *k, KeyAction act)
 {
-    (void)act;
-    return app_train_key(a, k->keysym.sym);
+    return app_train_key(a, k->keysym.sym, act == KEY_ACT_TRAIN_STEP);
 }
 
 static const KeyMode KEY_MODES[] = {mode_quit_ask, mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,

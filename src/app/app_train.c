@@ -119,9 +119,48 @@ void app_train_frame(App *a)
     say_progress(a);
 }
 
-bool app_train_key(App *a, int sym)
+// The weight whose step is shown: the stage on screen's own (the layer's W_Q when it has none).
+static void shown_weight(const App *a, int *layer, int *slot)
+{
+    const Trace *tr = &a->session->trace;
+    const Stage *st = a->v.stage >= 0 && a->v.stage < tr->n ? &tr->stages[a->v.stage] : NULL;
+    *layer = st && st->layer > 0 ? st->layer : 0, *slot = WEIGHT_W_Q;
+    for (int l = 0; st && st->weight && l < TRACE_MAX_LAYERS; l++)
+        for (int k = 0; k < WEIGHT_COUNT; k++)
+            if (st->weight == attn_weight((AttnWeights *)&a->session->lesson.w[l], k)) *layer = l, *slot = k;
+}
+
+void app_train_show_step(App *a)
 {
     Training *t = &a->train;
+    if (t->show_step) {
+        t->show_step = false;
+        return;
+    }
+    if (!t->on || t->session != a->session || t->run.step == 0) {
+        app_toast(a, "train.step_none", NULL);
+        return;
+    }
+    app_train_pause(a);
+    char msg[LESSON_ERR_MAX + 300];
+    int layer, slot;
+    shown_weight(a, &layer, &slot);
+    train_shown_free(&t->step);
+    if (!train_show_step(&t->run, &a->session->lesson, layer, slot, &t->step, msg, sizeof msg)) {
+        say_error(a, msg);
+        return;
+    }
+    t->show_step = true;
+    a->toast.left = 0.0;
+}
+
+bool app_train_key(App *a, int sym, bool step_key)
+{
+    Training *t = &a->train;
+    if (t->show_step && (sym == SDLK_ESCAPE || step_key || sym == SDLK_r)) { // (R: closed, then R's own)
+        t->show_step = false;
+        return sym != SDLK_r || step_key;
+    }
     if (!t->on || !t->running || t->session != a->session || (sym != SDLK_SPACE && sym != SDLK_ESCAPE)) return false;
     app_train_pause(a);
     return true;
@@ -141,6 +180,7 @@ void app_train_stop(App *a)
     app_train_pause(a);
     if (t->session == a->session && app_train_unsaved(a)) app_save_lesson(a); // (its notice says where)
     train_free(&t->run);
-    t->on = t->running = false;
+    train_shown_free(&t->step);
+    t->on = t->running = t->show_step = false;
     t->session = NULL;
 }

@@ -28,8 +28,12 @@ void app_train_toggle(App *a);
 void app_train_frame(App *a);
 // Pauses a running run: the weights of this step become a checkpoint, the trace shows them.
 void app_train_pause(App *a);
-// The keys of a running run: Space and Esc pause it (true: taken).
-bool app_train_key(App *a, int sym);
+// Shift+R: the last step's update of one weight (the stage's own, else its layer's W_Q) over
+// the frame (optstep.h), training paused; again (or Esc, R) closes it.
+void app_train_show_step(App *a);
+// The keys of a running run: Space and Esc pause it; of the step shown: Esc and Shift+R close
+// it (step_key: the key is Shift+R's). True: taken.
+bool app_train_key(App *a, int sym, bool step_key);
 // Before the session is replaced or the window closes: the run ends, its weights saved first
 // when they were not (a notice says where).
 void app_train_stop(App *a);

@@ -160,7 +160,7 @@ bool train_apply(TrainRun *r, Lesson *ls, char *err, size_t err_len)
 
 void train_shown_free(TrainShown *s)
 {
-    Tensor *t[] = {&s->w_old, &s->dw, &s->w_new, &s->m_hat, &s->v_hat, &s->att_before, &s->att_after};
+    Tensor *t[] = {&s->w_old, &s->dw, &s->w_new, &s->m_hat, &s->v_hat, &s->att_before, &s->att_after, &s->att_ids};
     for (size_t k = 0; k < sizeof t / sizeof *t; k++) tensor_free(t[k]);
 }
 
@@ -224,6 +224,12 @@ bool train_show_step(const TrainRun *r, const Lesson *ls, int layer, int slot, T
     ok = ok && attn_forward(&ls->cfg, ls->w, &r->in, &after) &&
          attn_backward(&ls->cfg, ls->w, &after, r->targets, &g, r->file, err, err_len);
     if (ok) s->loss_after = g.loss, most_changed_row(s, &t->tr, &after);
+    if (ok && s->att_before.rank == 2 && r->in.ids.rank == 2 && r->in.ids.shape[1] == s->att_before.shape[1]) {
+        ok = as_matrix(&s->att_ids, &r->in.ids, 1.0);
+        if (ok) memmove(s->att_ids.data, s->att_ids.data + (size_t)s->att_batch * s->att_ids.shape[1],
+                        (size_t)s->att_ids.shape[1] * sizeof(float));
+        s->att_ids.shape[0] = 1, s->att_ids.size = (size_t)s->att_ids.shape[1];
+    }
     trace_free(&after);
     grads_free(&g);
     if (!ok) {

@@ -65,6 +65,7 @@ typedef struct TrainShown {
     int att_layer, att_head, att_batch, att_row;
     float att_change;
     Tensor att_before, att_after; // (1, Lk)
+    Tensor att_ids;          // (1, Lk): that text's token ids (the keys' labels)
 } TrainShown;
 
 // The latest step's update of layer `layer`'s weight `slot` (one the model trains) into *s
