@@ -2,7 +2,8 @@
 // SDL's offscreen driver and the fake clock (window_driver.h):
 //  - train: the induction lesson from its first checkpoint; R trains, the model view and the
 //    loss curve show and the frame changes as it learns; Space pauses, → then walks the stages
-//    of that step's forward pass; Q asks (the trained model is not saved), S saves it: the
+//    of that step's forward pass; Shift+R shows the last step's update over the frame, Esc gives
+//    the frame back; Q asks (the trained model is not saved), S saves it: the
 //    file reads back with its task and the checkpoints of this training, and its weights are
 //    not the ones it started from;
 //  - keep: Shift+U (another checkpoint: the lesson on screen replaced) while training keeps a
@@ -61,6 +62,16 @@ static void train_script(Driver *d)
     wd_settle(d);
     if (!strcmp(d->stage, before)) wd_fail(d, "→ at a pause did not walk to the next stage (%s)", d->stage);
     if (d->busy) wd_fail(d, "still busy when paused");
+    // Shift+R: the last step's update over the frame; Esc: the frame as it was
+    wd_shot(d, shot_a);
+    wd_key_mod(d, "R", KMOD_LSHIFT);
+    wd_frames(d, 2);
+    wd_shot(d, shot_b);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "Shift+R did not show the optimizer step");
+    wd_key(d, "Escape");
+    wd_settle(d);
+    wd_shot(d, shot_b);
+    if (!wd_same(d, shot_a, shot_b)) wd_fail(d, "Esc from the optimizer step did not give the frame back");
     wd_key(d, "Escape"); // (never quits, never loses the weights)
     wd_frames(d, 3);
     wd_key(d, "Q");
