@@ -46,8 +46,10 @@ DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdo
              appstreamcli:appstream man:man-db pdftotext:poppler-utils rsvg-convert:librsvg2-bin ffprobe:ffmpeg \
              qemu-x86_64:qemu-user
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
-# Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
-DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev
+# Files (shell glob -> package): libFuzzer's runtime for `make fuzz`; the tiny language model's
+# corpus, which its task's generator reads (test_task, bench_train, --train on tiny-lm-fortunes).
+DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev \
+             /usr/share/games/fortunes/riddles:fortunes-min
 # `make bench` only: PyTorch (the core is measured against nn.MultiheadAttention) and
 # OpenBLAS, the BLAS it runs with here (without torch the PyTorch rows say they were skipped).
 DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread \
