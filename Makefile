@@ -46,8 +46,10 @@ DEB_TOOLS := pkg-config:pkg-config python3:python3 clang:clang xvfb-run:xvfb xdo
              appstreamcli:appstream man:man-db pdftotext:poppler-utils rsvg-convert:librsvg2-bin ffprobe:ffmpeg \
              qemu-x86_64:qemu-user
 DEB_FONTS := DejaVuSans.ttf:fonts-dejavu-core wqy-microhei:fonts-wqy-microhei
-# Files (shell glob -> package): libFuzzer's runtime for `make fuzz`.
-DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev
+# Files (shell glob -> package): libFuzzer's runtime for `make fuzz`; the tiny language model's
+# corpus, which its task's generator reads (test_task, bench_train, --train on tiny-lm-fortunes).
+DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libclang-rt-14-dev \
+             /usr/share/games/fortunes/riddles:fortunes-min
 # `make bench` only: PyTorch (the core is measured against nn.MultiheadAttention) and
 # OpenBLAS, the BLAS it runs with here (without torch the PyTorch rows say they were skipped).
 DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread \
@@ -76,7 +78,8 @@ APP_OBJ  := $(APP_SRC:%.c=$(B)/%.o)
 TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 # Tests of the pure layers: built and linked without SDL (the view, the core and the session).
-PURE_TESTS := $(B)/tests/test_scene $(B)/tests/test_edit $(B)/tests/test_quiz $(B)/tests/test_study $(B)/tests/test_numbers
+PURE_TESTS := $(B)/tests/test_scene $(B)/tests/test_edit $(B)/tests/test_quiz $(B)/tests/test_study $(B)/tests/test_numbers \
+              $(B)/tests/test_task
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 # bench_core again with tensor.c built without its avx512f clone: an AVX-512 machine times

@@ -539,6 +539,8 @@ def build_lesson(model, r):
                   "final_norm": True, "qkv_bias": True, "out_bias": True, "norm_eps": EPS},
         "input": {"text": TEXT},
         "mask": "causal",
+        # the data of make_batch for attnviz --train (lessons/README.md, "Training")
+        "task": {"kind": "induction", "length": P, "batch": BATCH, "seed": SEED + 1},
         "weights": weights_json(model),
         "checkpoints": model.checkpoints,
         "steps": steps,

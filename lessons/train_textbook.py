@@ -453,6 +453,8 @@ def build_lesson(model, r):
                   "mask_fill": FILL},
         "input": {"text": TEXT},
         "mask": "causal",
+        # the data of make_batch for attnviz --train (lessons/README.md, "Training")
+        "task": {"kind": "reversal", "length": P, "batch": BATCH, "seed": SEED + 1},
         "weights": {"embed": values(model.embed.weight), "pos_embed": values(model.pos_embed),
                     "final_norm_weight": values(model.final_norm.weight),
                     "final_norm_bias": values(model.final_norm.bias),

@@ -556,6 +556,8 @@ def build_lesson(model, r):
                   "max_positions": P, "final_norm": True, "qkv_bias": True, "out_bias": True, "norm_eps": EPS},
         "input": {"text": TEXT},
         "mask": "causal",
+        # the data of make_batch for attnviz --train (lessons/README.md, "Training")
+        "task": {"kind": "corpus", "length": P, "batch": BATCH, "seed": SEED + 1},
         "weights": {"embed": values(model.embed.weight), "pos_embed": values(model.pos_embed),
                     "final_norm_weight": values(model.final_norm.weight),
                     "final_norm_bias": values(model.final_norm.bias),

@@ -141,6 +141,12 @@ static void test_parse(void **state)
     expect_spec("sgd:beta1=0.9", "beta1=0.9: unknown key; expected key=value with a key of sgd: lr, momentum");
     expect_spec("adamw:momentum=0.9", "momentum=0.9: unknown key");
     expect_spec("adamw:lr", "lr: no value");
+    expect_spec("adamw:cosine=6000", NULL); // the training scripts' decay (optim_lr_at)
+    expect_spec("sgd:cosine=0", "cosine=0: expected a whole number of steps from 1 to 1000000");
+    expect_spec("sgd:cosine=1000001", "cosine=1000001: expected a whole number");
+    assert_true(optim_parse(&o, "adamw:lr=3e-3,cosine=6000", "--step", err, sizeof err));
+    assert_true(optim_lr_at(&o, 0) == 3e-3 && optim_lr_at(&o, 3000) == 3e-3 * 0.5 * (1.0 + cos(3.14159265358979323846 / 2)));
+    assert_true(optim_lr_at(&o, 6000) == 0.0 && optim_lr_at(&o, 9000) == 0.0);
     expect_spec("adamw:", ": unknown key");
 }
 

@@ -5,6 +5,7 @@
 // render_frame. De-initialization in reverse order. The parts below it (window.h):
 // app_events.c (keys, the mouse), app_lessons.c (the lesson on screen), app_quit.c,
 // window.c; the parts with their own state (textbox, app_export, presenter, probe, …).
+#include "app_train.h"
 #include "app.h"
 
 #include <SDL.h>
@@ -21,6 +22,7 @@
 #include "cli.h"
 #include "i18n.h"
 #include "keys.h"
+#include "optstep.h"
 #include "render.h"
 #include "scene.h"
 #include "window.h"
@@ -58,7 +60,7 @@ void app_resize(App *a, int w, int h) { SDL_SetWindowSize(a->screen.win, w, h); 
 bool app_busy(const App *a)
 {
     return (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || (a->toast.left > 0.0 && !a->quit.ask) ||
-           a->exp.job || a->lab.animating;
+           a->exp.job || a->lab.animating || a->train.running;
 }
 
 long app_frames_drawn(const App *a) { return a->probe.frames; }
@@ -124,6 +126,7 @@ void app_destroy(App *a)
     fonts_destroy(a->screen.fonts);
     if (a->loop.sdl_up) SDL_Quit();
     lab_free(&a->lab);
+    if (a->train.on) train_free(&a->train.run), train_shown_free(&a->train.step); // (quitting asked to save them)
     session_destroy(a->lessons.ckpt_before);
     session_destroy(a->session);
     picker_free(&a->lessons.picker);
@@ -268,6 +271,7 @@ bool app_frame(App *a)
         a->loop.last = SDL_GetPerformanceCounter();
         return true;
     }
+    app_train_frame(a); // (R: a slice of training steps; the trace follows)
     app_watch_session(a);
     Uint64 now = SDL_GetPerformanceCounter();
     double dt = probe_frame_dt(&a->probe, (double)(now - a->loop.last) / (double)a->loop.freq);
@@ -323,6 +327,8 @@ bool app_frame(App *a)
     app_output_size(a, &w, &h);
     presenting_overlays(&a->present, &a->ov, &a->pb, &a->session->trace, a->v.stage, a->pointer.in, w, h);
     if (a->present.black) paint_clear(&c, (Rgb){0, 0, 0});
+    else if (a->train.show_step) optstep_draw(&c, w, h, Lp->s, &a->train.step, a->session->lesson.vocab, // (Shift+R)
+                                                a->session->lesson.n_vocab, a->v.lang, a->v.palette);
     else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
     paint_flush(&c);
     SDL_RenderPresent(a->screen.r);

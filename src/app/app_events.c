@@ -1,6 +1,7 @@
 // app_events.c — the window's input: keys (a stack of modes, then the key table's
 // action, keymap.h) and the mouse (clicks, the wheel, one drag at a time: Pointer.drag),
 // and what they start: the study mode, presenting, projector mode, a saved frame.
+#include "app_train.h"
 #include "app_events.h"
 
 #include <SDL.h>
@@ -311,6 +312,8 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
         a->v.kind = viewkind_of(a->v.kind)->next;
         break;
     case KEY_ACT_TEXT: app_text_open(a); break;
+    case KEY_ACT_TRAIN: app_train_toggle(a); break;
+    case KEY_ACT_TRAIN_STEP: app_train_show_step(a); break;
     case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
         const Lesson *ls = &a->session->lesson;
         int k = ls->checkpoint < 0 ? ls->n_checkpoints - 1 : ls->checkpoint; // ("weights": after the last)
@@ -475,8 +478,14 @@ static bool mode_quit_ask(App *a, const SDL_KeyboardEvent *k, KeyAction act)
     return app_quit_ask_key(a, k);
 }
 
+// Training running (R): Space and Esc pause it (app_train.c).
+static bool mode_train(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    return app_train_key(a, k->keysym.sym, act == KEY_ACT_TRAIN_STEP);
+}
+
 static const KeyMode KEY_MODES[] = {mode_quit_ask, mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,
-                                    mode_study, mode_enter_study, mode_lab};
+                                    mode_train, mode_study, mode_enter_study, mode_lab};
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {

@@ -2,6 +2,7 @@
 // the "Lessons…" button), opening lessons (the picker, a file dropped on the window), what
 // the window reads the lesson file again for (a language model's input typed in, I; a
 // checkpoint of its training, U, the loss curve), and watching the session for edits.
+#include "app_train.h"
 #include "app_lessons.h"
 
 #include <stdio.h>
@@ -51,6 +52,7 @@ void app_checkpoint_before(App *a)
 
 void app_replace_session(App *a, Session *s, bool keep_place)
 {
+    app_train_stop(a); // (trained weights not saved: saved first)
     export_ui_complete(&a->exp, a->v.lang, &a->toast); // it borrows the session about to be destroyed
     lab_forget(&a->lab);
     bool studying = a->study->st.on;

@@ -4,32 +4,14 @@
 
 #include <stdio.h>
 
+#include "app_train.h"
 #include "cli.h"
-
-// Ctrl+S (and S when quitting asks): the edited lesson saved as a new file; its path
-// on stdout and in a toast. False (said in a toast and on stderr) when it was not.
-bool app_save_lesson(App *a)
-{
-    char dir[1200], path[1400];
-    lab_save_dir(dir, sizeof dir);
-    if (!lab_save(&a->lab, a->session, dir, path, sizeof path)) {
-        cli_error(stderr, "attnviz: %s", path);
-        app_toast(a, "app.lesson_save_failed", path);
-        a->toast.left = ERROR_TOAST_SECONDS;
-        return false;
-    }
-    app_toast(a, "app.lesson_saved", path);
-    printf("%s\n", path);
-    fflush(stdout);
-    if (app_on_saved) app_on_saved(path);
-    a->quit.saved_session = a->session, a->quit.saved_version = a->session->version;
-    return true;
-}
 
 // Whether the lesson on screen has edits that were not saved since it was opened.
 static bool unsaved_edits(const App *a)
 {
-    return session_edited(a->session) && !(a->quit.saved_session == a->session && a->quit.saved_version == a->session->version);
+    return (session_edited(a->session) && !(a->quit.saved_session == a->session && a->quit.saved_version == a->session->version)) ||
+           app_train_unsaved(a);
 }
 
 // Q, Ctrl+Q, closing the window: quits, or first asks (save / discard / stay) when the
@@ -47,9 +29,11 @@ void app_request_quit(App *a)
     a->quit.ask = true;
     a->ov.help = false, a->exp.choose = false;
     char n[16];
-    snprintf(n, sizeof n, "%d", a->session->log.applied);
+    const bool trained = app_train_unsaved(a); // (training pauses while asked)
+    if (trained) app_train_pause(a);
+    snprintf(n, sizeof n, "%d", trained ? a->train.run.step : a->session->log.applied);
     const char *args[] = {n};
-    toast_say(&a->toast, a->v.lang, a->session->log.applied == 1 ? "app.quit_ask1" : "app.quit_ask", 1, args,
+    toast_say(&a->toast, a->v.lang, trained ? "train.quit_ask" : a->session->log.applied == 1 ? "app.quit_ask1" : "app.quit_ask", 1, args,
               QUIT_ASK_SECONDS);
 }
 

@@ -5,9 +5,6 @@
 
 #include "window.h"
 
-// Ctrl+S (and S when quitting asks): the edited lesson saved as a new file, its
-// path on stdout and in a toast; false (a toast, stderr) when it was not.
-bool app_save_lesson(App *a);
 // Q, Ctrl+Q, closing the window: quits, or first asks (save / discard / stay) when edits
 // would be lost; asked already (a second close, a second Ctrl+C): quits.
 void app_request_quit(App *a);

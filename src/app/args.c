@@ -21,6 +21,10 @@ void args_usage(FILE *f)
           "       attnviz --dump --backward LESSON   and one training step's loss and gradients (a language model)\n"
           "       attnviz --dump --backward --step adamw:lr=0.01[,steps=N] LESSON\n"
           "                                          N optimizer steps: the losses, the new weights and forward\n"
+          "       attnviz --train STEPS --save FILE [--step SPEC] [--seed N] LESSON\n"
+          "                                          train a lesson with a \"task\" on its task's batches, in C:\n"
+          "                                          the loss every STEPS/20 steps, FILE the trained lesson\n"
+          "                                          with its checkpoints\n"
           "       attnviz --print STAGE LESSON       one stage as a table, like a PyTorch print\n"
           "       attnviz --describe LESSON          every stage frame as JSON: formula, narration, alt text,\n"
           "                                          panels with their colour ranges and the size and decimals\n"
@@ -76,7 +80,10 @@ void args_usage(FILE *f)
           "  --step SPEC        train a language model first: sgd or adamw as torch.optim's, then\n"
           "                     :key=value,… of lr, steps (1 to 10000; default 1), weight_decay, momentum\n"
           "                     (sgd), beta1, beta2, eps (adamw); torch's defaults otherwise (lr 0.001);\n"
-          "                     with --dump --backward and/or --save (the lesson with the new weights)\n"
+          "                     with --dump --backward and/or --save (the lesson with the new weights);\n"
+          "                     with --train, its optimizer (cosine=N: the lr decays to 0 over N steps)\n"
+          "  --train STEPS      train for STEPS steps (1 to 1000000) on the lesson's task; --seed N: the\n"
+          "                     data generator's seed instead of the task's\n"
           "\n",
           f);
     fputs("export options:\n"
@@ -148,7 +155,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_STEP, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_STEP, O_TRAIN, O_END
 };
 
 static const struct option LONG[] = {
@@ -171,6 +178,7 @@ static const struct option LONG[] = {
     {"text", required_argument, NULL, O_TEXT},     {"model-view", no_argument, NULL, O_MODEL_VIEW},
     {"head-view", no_argument, NULL, O_HEAD_VIEW}, {"checkpoint", required_argument, NULL, O_CHECKPOINT},
     {"backward", no_argument, NULL, O_BACKWARD},    {"step", required_argument, NULL, O_STEP},
+    {"train", required_argument, NULL, O_TRAIN},
     {NULL, 0, NULL, 0}};
 
 // What an option's value is, for "--X needs ...".
@@ -187,6 +195,7 @@ static const char *needs(int id)
     case O_TEXT: return "a text";
     case O_CHECKPOINT: return "a checkpoint number";
     case O_STEP: return "an optimizer: sgd or adamw[:lr=X,steps=N,…]";
+    case O_TRAIN: return "a number of steps";
     case O_SAVE: return "a FILE";
     case O_FONT: return "a PATH";
     case O_LANG: return "en or zh";
@@ -250,6 +259,7 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         errno = 0;
         if (!isdigit((unsigned char)v[0]) || (a->seed = strtoull(v, &end, 10), *end || errno))
             return usage_error(err, "--seed: expected a whole number from 0 to 18446744073709551615");
+        a->has_seed = true;
         return 0;
     }
     case O_SET: {
@@ -322,6 +332,10 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         a->has_step = true;
         return 0;
     }
+    case O_TRAIN:
+        if (!parse_int(v, 1, OPTIM_MAX_TRAIN, &a->train_steps))
+            return usage_error(err, "--train: %s: expected a whole number of steps from 1 to %d", v, OPTIM_MAX_TRAIN);
+        return 0;
     case O_LOOP:
         if (!parse_int(v, 0, 1 << 20, &a->ex.loop)) return usage_error(err, "--loop: expected a whole number from 0");
         return 0;
@@ -378,7 +392,9 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     case CMD_EXPORT: if (!lesson) return usage_error(err, "--export needs DIR and LESSON"); break;
     default: break;
     }
-    if (SEEN(O_SEED) && c != CMD_QUIZ) return usage_error(err, "--seed goes with --quiz");
+    if (SEEN(O_SEED) && c != CMD_QUIZ && !SEEN(O_TRAIN)) return usage_error(err, "--seed goes with --quiz or --train");
+    if (SEEN(O_TRAIN) && !(c == CMD_WINDOW && a->save_path && lesson))
+        return usage_error(err, "--train goes with --save FILE and a LESSON (the trained lesson is written to FILE)");
     if (SEEN(O_BACKWARD) && c != CMD_DUMP) return usage_error(err, "--backward goes with --dump");
     if (SEEN(O_STEP) && !(c == CMD_DUMP && a->backward) && !(c == CMD_WINDOW && a->save_path))
         return usage_error(err, "--step goes with --dump --backward and/or --save FILE");

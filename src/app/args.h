@@ -32,8 +32,10 @@ typedef struct Args {
     bool backward;             // --dump --backward: the loss and the gradients too
     bool has_step;             // --step SPEC: train the weights first (optim.h), then --dump --backward / --save
     OptimConfig step;
+    int train_steps;           // --train STEPS (0: not given): train on the lesson's task, then --save
     int icon_size;
     unsigned long long seed;
+    bool has_seed;               // --seed given
     char **lessons;              // the LESSON operands (--check takes several)
     int n_lessons;
     const char **sets;           // --set KEY=VALUE, in order

@@ -41,6 +41,22 @@ int cli_dump_backward(const char *path, const struct SessionEdits *ed, FILE *out
 struct OptimConfig;
 int cli_train(const char *path, const struct SessionEdits *ed, const struct OptimConfig *oc, const char *save_path,
               bool dump, FILE *out, FILE *err);
+// --train STEPS --save FILE: the lesson's model trained on its "task" (train.h) with oc (NULL:
+// adamw at torch's defaults), seed (has_seed) the data generator's instead of the task's; a
+// line per checkpoint on out (the step, the batch's loss, the lr, the held-out loss, seconds),
+// FILE the trained lesson with its checkpoints (atomically). Exit 1 with one line on err for a
+// lesson that cannot train (no task, no vocab), or a step that makes a number not finite (the
+// step and the stage named; FILE then holds the weights before that step).
+typedef struct CliTrain {
+    const char *path;
+    const struct SessionEdits *edits;
+    const struct OptimConfig *oc;
+    int steps;
+    bool has_seed;
+    unsigned long long seed;
+    const char *save_path;
+} CliTrain;
+int cli_train_task(const CliTrain *c, FILE *out, FILE *err);
 // Prints one stage like a PyTorch tensor print. Exit 1 for a bad lesson, 2 for an unknown stage.
 int cli_print(const char *stage, const char *path, const struct SessionEdits *ed, FILE *out, FILE *err);
 // Writes the study mode's questions (quiz.h) of the lesson in lang (a Lang) for seed as a

@@ -51,6 +51,11 @@ static int run(Args *a)
     case CMD_CHECK: return finish_stdout(cli_check(a->n_lessons, a->lessons, stdout, stderr), "--check");
     default: break;
     }
+    if (a->train_steps) { // train on the lesson's task, then save
+        const CliTrain ct = {o->lesson_path, &a->edits, a->has_step ? &a->step : NULL, a->train_steps, a->has_seed,
+                             a->seed, a->save_path};
+        return finish_stdout(cli_train_task(&ct, stdout, stderr), "--train");
+    }
     if (a->has_step) // train first, then save and/or dump the new weights
         return finish_stdout(cli_train(o->lesson_path, &a->edits, &a->step, a->save_path, a->cmd == CMD_DUMP, stdout,
                                        stderr), "--step");

@@ -2,6 +2,10 @@
 // notice, the frame's layout, pointer coordinates, E's source.
 #include "window.h"
 
+#include <stdio.h>
+
+#include "cli.h"
+
 void (*app_on_saved)(const char *path);
 bool (*app_fetch_font)(void);
 
@@ -43,4 +47,24 @@ ExportFrom app_export_from(App *a)
     ExportFrom f = {a->session, &a->v, a->opt->font_path, 0, 0, a->opt->browser, a->study->st.on};
     app_output_size(a, &f.w, &f.h);
     return f;
+}
+
+// Ctrl+S (and S when quitting asks): the edited lesson saved as a new file; its path
+// on stdout and in a toast. False (said in a toast and on stderr) when it was not.
+bool app_save_lesson(App *a)
+{
+    char dir[1200], path[1400];
+    lab_save_dir(dir, sizeof dir);
+    if (!lab_save(&a->lab, a->session, dir, path, sizeof path)) {
+        cli_error(stderr, "attnviz: %s", path);
+        app_toast(a, "app.lesson_save_failed", path);
+        a->toast.left = ERROR_TOAST_SECONDS;
+        return false;
+    }
+    app_toast(a, "app.lesson_saved", path);
+    printf("%s\n", path);
+    fflush(stdout);
+    if (app_on_saved) app_on_saved(path);
+    a->quit.saved_session = a->session, a->quit.saved_version = a->session->version;
+    return true;
 }

@@ -25,6 +25,7 @@
 #include "study_ui.h"
 #include "text.h"
 #include "textbox.h"
+#include "train.h"
 #include "toast.h"
 #include "view.h"
 
@@ -93,6 +94,19 @@ typedef struct StepDigit {
     Uint64 ms;                 // when it was typed (probe_ms)
 } StepDigit;
 
+// The window's training mode (R; app_train.c): the lesson's model trained between frames.
+typedef struct Training {
+    bool on;                 // a run exists (the session's lesson is being trained)
+    bool running;            // steps between frames; false: paused
+    TrainRun run;
+    const Session *session;  // the session trained
+    double step_ms;          // the last step's time: the next slice's estimate
+    double worst_ms;         // the longest slice so far
+    double shown;            // when the trace last followed the weights (ms)
+    bool show_step;          // Shift+R: the last step's update drawn over the frame (optstep.h)
+    TrainShown step;         // what it draws
+} Training;
+
 typedef struct App App; // (app.h names it too)
 struct App {
     const AppOptions *opt;
@@ -115,6 +129,7 @@ struct App {
     TextBox text;              // I: a language model's input
     Loop loop;
     Probe probe;               // the tests' clock and counters
+    Training train;            // R: the lesson's model trained live (app_train.c)
 };
 
 // window.c. A notice over the frame for TOAST_SECONDS: the string key with arg.
@@ -127,5 +142,8 @@ void app_to_output(App *a, int x, int y, int *ox, int *oy);
 void app_output_size(App *a, int *w, int *h);
 // What E exports now: the lesson and view on screen at the output size.
 ExportFrom app_export_from(App *a);
+// Ctrl+S (and S when quitting asks, a training's weights kept): the lesson saved as a new
+// file, its path on stdout and in a toast; false (a toast, stderr) when it was not.
+bool app_save_lesson(App *a);
 
 #endif

@@ -594,7 +594,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
     }
     static const char *const keys[] = {"title", "description", "vocab", "tokenizer", "model", "input", "mask",
                                        "weights", "checkpoints", "tokens", "steps", "notes", "quiz", "targets",
-                                       NULL};
+                                       "task", NULL};
     if (!jsonpath_check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title) {
@@ -670,6 +670,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
     }
     if (!parse_checkpoints(c, root, o, ls)) goto done;
     if (!lesson_read_targets(c, cJSON_GetObjectItemCaseSensitive(root, "targets"), ls)) goto done;
+    if (!lesson_read_task(c, cJSON_GetObjectItemCaseSensitive(root, "task"), ls)) goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;
     if (!parse_texts(c, cJSON_GetObjectItemCaseSensitive(root, "steps"), "steps", "narration", ls->cfg.n_layers, ls->cfg.n_heads,
                      &ls->n_steps, &ls->step_keys, ls->step_text, &ls->step_head))

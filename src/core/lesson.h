@@ -9,6 +9,7 @@
 #include "attention.h"
 #include "attn_json.h"
 #include "lang.h"
+#include "task.h"
 
 #define LESSON_ERR_MAX 512
 
@@ -63,6 +64,7 @@ typedef struct Lesson {
     // "targets" (lesson_targets.c): (B, L) the token each position is trained to predict, -1:
     // not counted; NULL: the default, the input shifted by one (backward.h)
     int *targets;
+    TaskSpec task;                    // "task" (lesson_task.c): the data its training draws; kind TASK_NONE: none
     bool typed;                       // its input is text typed in (not the file's): the narration is generated
                                       // (and the author's questions, about the file's input, are left out)
     // Checkpoints ("checkpoints"): the weights at n_checkpoints points of training, each
@@ -152,6 +154,9 @@ bool lesson_read_quiz(JsonCtx *c, const struct cJSON *j, Lesson *ls);
 // written by lesson_write when the lesson has them.
 bool lesson_read_targets(JsonCtx *c, const struct cJSON *j, Lesson *ls);
 void lesson_write_targets(FILE *f, const Lesson *ls);
+// "task" (lesson_task.c) into ls->task, written by lesson_write when the lesson has one.
+bool lesson_read_task(JsonCtx *c, const struct cJSON *j, Lesson *ls);
+void lesson_write_task(FILE *f, const Lesson *ls);
 // Whether the authored questions fit the lesson's trace: each stage exists, the batch,
 // head and cell lie inside that stage's tensor. False with one line in err
 // ("path: quiz[1].stage: ...") otherwise. session_create calls it after the forward pass.
@@ -181,6 +186,9 @@ Tensor *lesson_weight(AttnWeights *w, int i);
 // numbers bit for bit. "weights" are written unless they are the default checkpoint's
 // (checkpoint = the last, not other_weights: the file had none). False on a write error.
 bool lesson_write(const Lesson *ls, FILE *f);
+// ls's model's weights w as the JSON object a checkpoint's "weights" holds (every number
+// explicit, %.9g): newly allocated, NULL when out of memory.
+char *lesson_weights_json(const Lesson *ls, const AttnWeights *w);
 // Writes ls to path atomically: a temporary file created exclusively beside it, then
 // renamed over it. False with one line in err ("path: cannot write: ...").
 bool lesson_save(const Lesson *ls, const char *path, char *err, size_t err_len);

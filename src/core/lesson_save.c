@@ -80,35 +80,56 @@ static void write_tokens(FILE *f, char *const *tok, int n)
 
 // ",\n  \"weights\": {…}": one layer's tensors as its keys; several: "layers": [{…}, …] —
 // unless they are the default checkpoint's (the file had no "weights": the last one computed).
-static void write_weights(FILE *f, const Lesson *ls)
+// The weights w of ls's model as a "weights" object (indent: the spaces before its closing brace).
+static void write_weights_object(FILE *f, const Lesson *ls, const AttnWeights *w, int indent)
 {
     const AttnConfig *c = &ls->cfg;
-    if (ls->n_checkpoints > 0 && ls->ckpt_weights && ls->checkpoint == ls->n_checkpoints - 1 && !ls->other_weights) return;
     const int NL = c->n_layers > 1 ? c->n_layers : 1;
-    fputs(NL > 1 ? ",\n  \"weights\": {\"layers\": [" : ",\n  \"weights\": {", f);
+    fputs(NL > 1 ? "{\"layers\": [" : "{", f);
     for (int l = 0; l < NL; l++) {
-        const char *ind = NL > 1 ? "      " : "    ";
         if (NL > 1) fputs(l ? ", {" : "{", f);
         bool first = true;
         for (int i = 0; i < (NL > 1 ? WEIGHT_EMBED : LESSON_N_WEIGHTS); i++) { // (several: the model's own after)
-            const Tensor *t = lesson_weight((AttnWeights *)&ls->w[l], i);
+            const Tensor *t = lesson_weight((AttnWeights *)&w[l], i);
             if (!tensor_present(t)) continue;
-            fprintf(f, "%s\n%s\"%s\": ", first ? "" : ",", ind, lesson_weight_name(i));
-            write_nested(f, t, 0, 0, NL > 1 ? 6 : 4);
+            fprintf(f, "%s\n%*s\"%s\": ", first ? "" : ",", indent + (NL > 1 ? 4 : 2), "", lesson_weight_name(i));
+            write_nested(f, t, 0, 0, indent + (NL > 1 ? 4 : 2));
             first = false;
         }
-        if (NL > 1) fputs("\n    }", f);
+        if (NL > 1) fprintf(f, "\n%*s}", indent + 2, "");
     }
     if (NL > 1) {
         fputs("]", f);
         for (int i = WEIGHT_EMBED; i < LESSON_N_WEIGHTS; i++) {
-            const Tensor *t = lesson_weight((AttnWeights *)&ls->w[0], i);
+            const Tensor *t = lesson_weight((AttnWeights *)&w[0], i);
             if (!tensor_present(t)) continue;
-            fprintf(f, ",\n    \"%s\": ", lesson_weight_name(i));
-            write_nested(f, t, 0, 0, 4);
+            fprintf(f, ",\n%*s\"%s\": ", indent + 2, "", lesson_weight_name(i));
+            write_nested(f, t, 0, 0, indent + 2);
         }
     }
-    fputs("\n  }", f);
+    fprintf(f, "\n%*s}", indent, "");
+}
+
+static void write_weights(FILE *f, const Lesson *ls)
+{
+    if (ls->n_checkpoints > 0 && ls->ckpt_weights && ls->checkpoint == ls->n_checkpoints - 1 && !ls->other_weights) return;
+    fputs(",\n  \"weights\": ", f);
+    write_weights_object(f, ls, ls->w, 2);
+}
+
+char *lesson_weights_json(const Lesson *ls, const AttnWeights *w)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f) return NULL;
+    write_weights_object(f, ls, w, 4);
+    const bool bad = ferror(f) != 0;
+    if (fclose(f) != 0 || bad) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
 }
 
 bool lesson_write(const Lesson *ls, FILE *f)
@@ -186,6 +207,7 @@ mask:
     case MASK_TENSOR: write_nested(f, &ls->in.mask, 0, 0, 2); break;
     }
     lesson_write_targets(f, ls);
+    lesson_write_task(f, ls);
     write_weights(f, ls);
     if (ls->n_checkpoints > 0 && ls->ckpt_weights) {
         fputs(",\n  \"checkpoints\": [", f);

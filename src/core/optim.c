@@ -22,7 +22,7 @@ static bool parse_pair(OptimConfig *o, const char *pair, size_t n, const char *a
         {"lr", offsetof(OptimConfig, lr), 0},         {"weight_decay", offsetof(OptimConfig, weight_decay), 0},
         {"momentum", offsetof(OptimConfig, momentum), 1}, {"beta1", offsetof(OptimConfig, beta1), 2},
         {"beta2", offsetof(OptimConfig, beta2), 2},   {"eps", offsetof(OptimConfig, eps), 2},
-        {"steps", 0, 0},
+        {"steps", 0, 0},                              {"cosine", 0, 0},
     };
     int k = 0, nk = (int)(sizeof KEYS / sizeof KEYS[0]);
     while (k < nk && !((int)strlen(KEYS[k].key) == klen && !strncmp(KEYS[k].key, pair, (size_t)klen))) k++;
@@ -30,7 +30,8 @@ static bool parse_pair(OptimConfig *o, const char *pair, size_t n, const char *a
     if (k == nk || (KEYS[k].kind && KEYS[k].kind != want) || !eq) {
         snprintf(err, err_len, "%s: %.*s: %s; expected key=value with a key of %s: %s", arg, (int)n, pair,
                  k == nk || (KEYS[k].kind && KEYS[k].kind != want) ? "unknown key" : "no value", optim_kind_name(o->kind),
-                 o->kind == OPTIM_SGD ? "lr, momentum, weight_decay, steps" : "lr, beta1, beta2, eps, weight_decay, steps");
+                 o->kind == OPTIM_SGD ? "lr, momentum, weight_decay, steps, cosine"
+                                      : "lr, beta1, beta2, eps, weight_decay, steps, cosine");
         return false;
     }
     char val[64];
@@ -38,14 +39,15 @@ static bool parse_pair(OptimConfig *o, const char *pair, size_t n, const char *a
     snprintf(val, sizeof val, "%.*s", vlen < 63 ? vlen : 63, eq + 1);
     char *end = NULL;
     errno = 0;
-    if (!strcmp(KEYS[k].key, "steps")) {
-        long s = strtol(val, &end, 10);
-        if (vlen == 0 || vlen > 63 || *end || errno || s < 1 || s > OPTIM_MAX_STEPS) {
-            snprintf(err, err_len, "%s: steps=%s: expected a whole number of steps from 1 to %d", arg, val,
-                     OPTIM_MAX_STEPS);
+    if (KEYS[k].key[0] == 's' || KEYS[k].key[0] == 'c') { // steps, cosine: a count of steps
+        const bool steps = KEYS[k].key[0] == 's';
+        const long max = steps ? OPTIM_MAX_STEPS : OPTIM_MAX_TRAIN, s = strtol(val, &end, 10);
+        if (vlen == 0 || vlen > 63 || *end || errno || s < 1 || s > max) {
+            snprintf(err, err_len, "%s: %s=%s: expected a whole number of steps from 1 to %ld", arg, KEYS[k].key, val,
+                     max);
             return false;
         }
-        o->steps = (int)s;
+        *(steps ? &o->steps : &o->cosine) = (int)s;
         return true;
     }
     const double d = strtod(val, &end);
@@ -68,9 +70,9 @@ bool optim_parse(OptimConfig *o, const char *spec, const char *arg, char *err, s
     const size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
     memset(o, 0, sizeof *o);
     if (nlen == 3 && !strncmp(spec, "sgd", 3)) {
-        *o = (OptimConfig){OPTIM_SGD, 1e-3, 0.0, 0.0, 0.9, 0.999, 1e-8, 1};
+        *o = (OptimConfig){OPTIM_SGD, 1e-3, 0.0, 0.0, 0.9, 0.999, 1e-8, 1, 0};
     } else if (nlen == 5 && !strncmp(spec, "adamw", 5)) {
-        *o = (OptimConfig){OPTIM_ADAMW, 1e-3, 0.0, 1e-2, 0.9, 0.999, 1e-8, 1};
+        *o = (OptimConfig){OPTIM_ADAMW, 1e-3, 0.0, 1e-2, 0.9, 0.999, 1e-8, 1, 0};
     } else {
         snprintf(err, err_len, "%s: %.*s: unknown optimizer; expected sgd or adamw, then optionally :key=value,… "
                  "(e.g. adamw:lr=0.01,steps=5)", arg, (int)(nlen < 40 ? nlen : 40), spec);
@@ -83,6 +85,13 @@ bool optim_parse(OptimConfig *o, const char *spec, const char *arg, char *err, s
         p = comma ? comma + 1 : NULL;
     }
     return true;
+}
+
+double optim_lr_at(const OptimConfig *cfg, int done)
+{
+    if (cfg->cosine <= 0) return cfg->lr;
+    const int s = done < cfg->cosine ? done : cfg->cosine;
+    return cfg->lr * 0.5 * (1.0 + cos(3.14159265358979323846 * s / cfg->cosine));
 }
 
 // ---- the optimizer ------------------------------------------------------------------------

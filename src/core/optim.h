@@ -30,15 +30,21 @@ typedef struct OptimConfig {
     // eps 1e-8, weight_decay 1e-2. Doubles: the values Python holds.
     double lr, momentum, weight_decay, beta1, beta2, eps;
     int steps;              // training steps (forward, backward, step), 1 by default
+    int cosine;             // 0: lr stays; N: after step s the lr is lr·(1 + cos(π·s/N))/2, the training
+                            // scripts' cosine decay to 0 over N steps (optim_lr_at)
 } OptimConfig;
 
 // "sgd" or "adamw", then optionally ":" and key=value pairs separated by commas: lr, steps,
 // weight_decay (both), momentum (sgd), beta1, beta2, eps (adamw), e.g. "adamw:lr=0.01,steps=5".
 // False with one line in err naming `arg` (the option, "--step") and what was expected: an
 // unknown optimizer or key, a value that is not a number, lr or eps not finite or ≤ 0,
-// momentum or a beta outside [0, 1), weight_decay < 0, steps outside 1..OPTIM_MAX_STEPS.
+// momentum or a beta outside [0, 1), weight_decay < 0, steps outside 1..OPTIM_MAX_STEPS, cosine
+// (the decay's length in steps) outside 1..OPTIM_MAX_TRAIN.
 bool optim_parse(OptimConfig *o, const char *spec, const char *arg, char *err, size_t err_len);
 const char *optim_kind_name(OptimKind k);
+#define OPTIM_MAX_TRAIN 1000000   // --train's steps, and cosine's
+// The lr for the step after `done` steps: cfg->lr, or with cosine its decay as Python computes it.
+double optim_lr_at(const OptimConfig *cfg, int done);
 
 // An optimizer's state: SGD's momentum buffers, AdamW's m and v, one per weight, allocated
 // at the first step and reused by the next.

@@ -249,6 +249,8 @@ bool session_reset(Session *s, Trace *previous, char *err, size_t n)
     return replay(s, 0, previous, err, n);
 }
 
+bool session_refresh(Session *s, char *err, size_t n) { return recompute(s, NULL, err, n); }
+
 bool session_edited(const Session *s)
 {
     return s->has_original && s->log.applied > 0;

@@ -69,6 +69,9 @@ bool session_edit(Session *s, const Edit *e, bool merge, Trace *previous, char *
 bool session_undo(Session *s, Trace *previous, char *err, size_t n);
 bool session_redo(Session *s, Trace *previous, char *err, size_t n);
 bool session_reset(Session *s, Trace *previous, char *err, size_t n);
+// The lesson's numbers changed in place (training, train.h): its trace computed again (the
+// version changes). False with one line in err when memory runs out (the trace as it was).
+bool session_refresh(Session *s, char *err, size_t n);
 // Whether any edit is applied.
 bool session_edited(const Session *s);
 // The lesson's title in lang, marked " (edited)" / "（已修改）" once edited (a title
