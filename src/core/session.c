@@ -249,6 +249,13 @@ bool session_reset(Session *s, Trace *previous, char *err, size_t n)
     return replay(s, 0, previous, err, n);
 }
 
+bool session_ablate(Session *s, const AttnAblation *a, char *err, size_t n)
+{
+    s->lesson.cfg.ablate = *a;
+    if (s->has_original) s->original.cfg.ablate = *a; // (an undo keeps it)
+    return recompute(s, NULL, err, n);
+}
+
 bool session_edited(const Session *s)
 {
     return s->has_original && s->log.applied > 0;

@@ -69,6 +69,9 @@ bool session_edit(Session *s, const Edit *e, bool merge, Trace *previous, char *
 bool session_undo(Session *s, Trace *previous, char *err, size_t n);
 bool session_redo(Session *s, Trace *previous, char *err, size_t n);
 bool session_reset(Session *s, Trace *previous, char *err, size_t n);
+// An experiment's ablation of one head (experiment.h; kind ABLATE_NONE: none) set in the model
+// and the trace computed again. False with one line in err (out of memory).
+bool session_ablate(Session *s, const AttnAblation *a, char *err, size_t n);
 // Whether any edit is applied.
 bool session_edited(const Session *s);
 // The lesson's title in lang, marked " (edited)" / "（已修改）" once edited (a title
