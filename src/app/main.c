@@ -58,7 +58,12 @@ static int run(Args *a)
         if (!save(a)) return 1;
         if (a->cmd == CMD_WINDOW) return 0; // --save alone: saved, done
     }
+    if (a->compare) // --dump or --describe (args.c)
+        return finish_stdout(cli_compare(o->lesson_path, &a->edits, a->compare, a->cmd == CMD_DUMP, o->lang, stdout,
+                                         stderr), a->cmd == CMD_DUMP ? "--dump" : "--describe");
     switch (a->cmd) {
+    case CMD_EXPERIMENT:
+        return finish_stdout(cli_experiment(o->lesson_path, &a->edits, a->experiment, stdout, stderr), "--experiment");
     case CMD_DUMP:
         return finish_stdout((a->backward ? cli_dump_backward : cli_dump)(o->lesson_path, &a->edits, stdout, stderr),
                              "--dump");
