@@ -56,6 +56,21 @@ for i, p in enumerate(last):
     assert p == max(row) and ll["top"][-1][i] == row.index(max(row)), i
 PY
 
+# the compare view exported: a frame a stage of A (A | B | Δ), in both languages; a B that cannot
+# be made writes nothing (no directory)
+for lang in en zh; do
+    "$bin" --export "$tmp/x-$lang" --lang $lang --compare ablate:l1.h1 lessons/induction-heads.json >/dev/null 2>"$tmp/err" ||
+        fail "--export --compare --lang $lang: $(cat "$tmp/err")"
+    n=$(ls "$tmp/x-$lang"/*.png 2>/dev/null | wc -l)
+    [ "$n" = 35 ] || fail "--export --compare --lang $lang: $n frames, expected 35 (every stage of A)"
+done
+"$bin" --export "$tmp/x-head" --stage l1.head_out --head 1 --compare ablate:l1.h1 lessons/induction-heads.json >/dev/null ||
+    fail "--export --compare --stage --head"
+[ -f "$tmp/x-head/0000-l1.head_out.png" ] || fail "--export --compare --stage: no frame"
+"$bin" --export "$tmp/x-bad" --compare ablate:l5.h0 lessons/induction-heads.json >/dev/null 2>"$tmp/err" && fail "a bad ablation exported"
+grep -qF 'no such head' "$tmp/err" || fail "--export --compare ablate:l5.h0: \"$(cat "$tmp/err")\""
+[ -e "$tmp/x-bad" ] && fail "--export --compare: a bad B made the directory"
+
 bad() { # bad RC WANT ARGS...: exit RC, one line naming WANT, nothing on stdout
     rc_want=$1 want=$2; shift 2
     "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
@@ -70,7 +85,7 @@ bad 1 'no such head: the model has 2 layers of 2 heads (l0.h0 … l1.h1)' --comp
 bad 1 'model.flash: an ablation changes head_out' --compare ablate:h0 --describe lessons/flash-attention-tiles.json
 bad 1 '--compare text:ab c: input.text' --compare 'text:ab c' --dump $I
 bad 2 '--compare: "swap:1": expected set:KEY=VALUE' --compare swap:1 --dump $I
-bad 2 '--compare goes with --dump and --describe' --compare set:mask=causal --quiz $I
+bad 2 '--compare goes with --dump, --describe and --export' --compare set:mask=causal --quiz $I
 bad 2 '--experiment: expected ablation, ablation-mean or logit-lens' --experiment lens $I
 bad 1 'the logit lens reads the residual stream through the unembedding: a language model' --experiment logit-lens lessons/arange-2x4x4.json
 bad 1 'ranks heads by the next-token loss' --experiment ablation lessons/arange-2x4x4.json

@@ -38,11 +38,12 @@ void args_usage(FILE *f)
           "                                          the frame, the formula, the narration and the shapes;\n"
           "                                          --worksheet: the study questions, the results' cells\n"
           "                                          empty, the answers on the last page\n"
-          "       attnviz --compare SPEC --dump|--describe LESSON\n"
+          "       attnviz --compare SPEC --dump|--describe|--export DIR LESSON\n"
           "                                          A (the LESSON) against B, A changed by SPEC: set:KEY=VALUE,\n"
           "                                          lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH (a head's\n"
           "                                          output zeroed) or ablate-mean:lL.hH; Δ = B − A stage by stage,\n"
-          "                                          which stages are identical (--dump: the Δ tensors)\n"
+          "                                          which stages are identical (--dump: the Δ tensors; --export:\n"
+          "                                          a frame a stage of its result in A, in B and Δ)\n"
           "       attnviz --experiment ablation|ablation-mean|logit-lens LESSON\n"
           "                                          a language model's experiment as JSON: every head ranked by\n"
           "                                          the loss change when ablated; the logit lens (each layer's\n"
@@ -406,11 +407,12 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     default: break;
     }
     if (SEEN(O_SEED) && c != CMD_QUIZ) return usage_error(err, "--seed goes with --quiz");
-    if (SEEN(O_COMPARE) && c != CMD_DUMP && c != CMD_DESCRIBE) return usage_error(err, "--compare goes with --dump and --describe");
+    if (SEEN(O_COMPARE) && c != CMD_DUMP && c != CMD_DESCRIBE && c != CMD_EXPORT)
+        return usage_error(err, "--compare goes with --dump, --describe and --export");
     if (SEEN(O_COMPARE) && (SEEN(O_BACKWARD) || SEEN(O_STEP) || SEEN(O_SAVE) || SEEN(O_MODEL_VIEW) || SEEN(O_HEAD_VIEW) ||
-                            SEEN(O_PRESENTER) || SEEN(O_PROJECTOR) || SEEN(O_LOOP) || slice))
+                            SEEN(O_PRESENTER) || SEEN(O_PROJECTOR) || SEEN(O_LOOP) || (slice && c != CMD_EXPORT)))
         return usage_error(err, "--compare compares every stage of A and B: no --backward, --step, --save, --model-view, "
-                                "--head-view, --presenter, --projector, --loop, --batch or --head");
+                                "--head-view, --presenter, --projector or --loop (--batch and --head: with --export)");
     if (c == CMD_EXPERIMENT && (SEEN(O_SAVE) || SEEN(O_STEP) || SEEN(O_STAGE) || slice || window_only || export_only))
         return usage_error(err, "--experiment takes only --set, --text, --checkpoint and --lang");
     if (SEEN(O_BACKWARD) && c != CMD_DUMP) return usage_error(err, "--backward goes with --dump");

@@ -65,7 +65,7 @@ int cli_compare(const char *path, const struct SessionEdits *ed, const char *spe
     }
     static char summary[4096];
     char title[LESSON_MAX_TEXT + 64];
-    compare_text_summary(&c, &a->trace, &b->trace, spec, (Lang)lang, summary, sizeof summary);
+    compare_text_summary(&c, &a->trace, &b->trace, spec, true, (Lang)lang, summary, sizeof summary);
     fputs("{\"a\": ", out);
     json_write_string(out, session_title(a, LANG_EN, title, sizeof title));
     fputs(", \"b\": ", out);

@@ -58,7 +58,7 @@ static int run(Args *a)
         if (!save(a)) return 1;
         if (a->cmd == CMD_WINDOW) return 0; // --save alone: saved, done
     }
-    if (a->compare) // --dump or --describe (args.c)
+    if (a->compare && a->cmd != CMD_EXPORT) // --dump or --describe (args.c)
         return finish_stdout(cli_compare(o->lesson_path, &a->edits, a->compare, a->cmd == CMD_DUMP, o->lang, stdout,
                                          stderr), a->cmd == CMD_DUMP ? "--dump" : "--describe");
     switch (a->cmd) {
@@ -91,6 +91,7 @@ static int run(Args *a)
         ex->lang = (Lang)o->lang;
         ex->edits = &a->edits;
         ex->projector = o->projector;
+        ex->compare = a->compare;
         return finish_stdout(export_run(ex), "--export");
     }
     default: break;

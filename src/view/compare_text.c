@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "i18n.h"
+#include "recipe.h"
 
 #define SUMMARY_DIFFER_SHOWN 8
 
@@ -23,24 +24,34 @@ static void append(char *buf, size_t n, const char *s)
     if (used + 1 < n) snprintf(buf + used, n - used, "%s", s);
 }
 
-static const char *name_of(const CompareStage *s, const Trace *a, const Trace *b)
+// The stage's name: its id ("l1.masked_scores"), or (ids false: a frame's narration) its name in
+// the language after the layer ("l1.masked scores", "l1.掩码后的分数").
+static const char *name_of(const CompareStage *s, const Trace *a, const Trace *b, bool ids, Lang lang)
 {
-    return s->a >= 0 ? a->stages[s->a].name : b->stages[s->b].name;
+    const Trace *tr = s->a >= 0 ? a : b;
+    const int i = s->a >= 0 ? s->a : s->b;
+    if (ids) return tr->stages[i].name;
+    static _Thread_local char buf[2][STAGE_NAME_MAX + 120];
+    static _Thread_local int next;
+    char *out = buf[next++ & 1];
+    const char *name = recipe_stage_text(tr, i, "name", false, lang), *dot = strchr(tr->stages[i].name, '.');
+    snprintf(out, sizeof buf[0], "%.*s%s", dot ? (int)(dot - tr->stages[i].name + 1) : 0, tr->stages[i].name, name);
+    return out;
 }
 
 static bool identical(const CompareStage *s) { return s->a >= 0 && s->b >= 0 && s->n_diff == 0; }
 
 // The identical stages as runs of consecutive ones: "input … l0.scores, l1.q_proj".
-static void identical_runs(const Compare *c, const Trace *a, const Trace *b, Lang lang, char *buf, size_t n)
+static void identical_runs(const Compare *c, const Trace *a, const Trace *b, bool ids, Lang lang, char *buf, size_t n)
 {
     buf[0] = '\0';
     for (int i = 0; i < c->n; i++) {
         if (!identical(&c->st[i])) continue;
         int j = i;
         while (j + 1 < c->n && identical(&c->st[j + 1])) j++;
-        char run[2 * STAGE_NAME_MAX + 8], item[3 * STAGE_NAME_MAX];
-        snprintf(run, sizeof run, "%s%s%s", name_of(&c->st[i], a, b), j > i ? " … " : "",
-                 j > i ? name_of(&c->st[j], a, b) : "");
+        char run[2 * (STAGE_NAME_MAX + 120) + 8], item[sizeof run + 16];
+        snprintf(run, sizeof run, "%s%s%s", name_of(&c->st[i], a, b, ids, lang), j > i ? " … " : "",
+                 j > i ? name_of(&c->st[j], a, b, ids, lang) : "");
         const char *args[1] = {run};
         i18n_fmt(item, sizeof item, lang, buf[0] ? "compare.run_next" : "compare.run", 1, args);
         append(buf, n, item);
@@ -48,19 +59,19 @@ static void identical_runs(const Compare *c, const Trace *a, const Trace *b, Lan
     }
 }
 
-void compare_text_summary(const Compare *c, const Trace *a, const Trace *b, const char *spec, Lang lang, char *buf,
-                          size_t n)
+void compare_text_summary(const Compare *c, const Trace *a, const Trace *b, const char *spec, bool ids, Lang lang,
+                          char *buf, size_t n)
 {
     char same[1200], differ[1600] = "", count[2][16], more[120];
-    identical_runs(c, a, b, lang, same, sizeof same);
+    identical_runs(c, a, b, ids, lang, same, sizeof same);
     int shown = 0;
     for (int i = 0; i < c->n; i++) {
         const CompareStage *s = &c->st[i];
         if (s->a < 0 || s->b < 0 || !s->n_diff) continue;
         if (shown++ == SUMMARY_DIFFER_SHOWN) break;
-        char v[32], item[160];
+        char v[32], item[STAGE_NAME_MAX + 200];
         compare_text_delta(s->max_abs, v, sizeof v);
-        const char *args[2] = {name_of(s, a, b), v};
+        const char *args[2] = {name_of(s, a, b, ids, lang), v};
         i18n_fmt(item, sizeof item, lang, differ[0] ? "compare.item_next" : "compare.item", 2, args);
         append(differ, sizeof differ, item);
     }

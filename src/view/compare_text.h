@@ -12,8 +12,9 @@
 void compare_text_delta(float max_abs, char *buf, size_t n);
 // "B = SPEC: N stages identical (input … l0.scores); M differ: l0.masked_scores (max |Δ| ∞), …"
 // (identical stages as runs of consecutive ones; the first 8 that differ, then how many more).
-void compare_text_summary(const Compare *c, const Trace *a, const Trace *b, const char *spec, Lang lang, char *buf,
-                          size_t n);
+// ids: the stages' ids (--dump's names), else their names in lang (a frame's narration).
+void compare_text_summary(const Compare *c, const Trace *a, const Trace *b, const char *spec, bool ids, Lang lang,
+                          char *buf, size_t n);
 // One stage: "identical" or "differs in K of N cells, max |Δ| V" (or "only in A / B").
 void compare_text_stage(const CompareStage *s, Lang lang, char *buf, size_t n);
 
