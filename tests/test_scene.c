@@ -999,6 +999,26 @@ static void test_compare_view(void **state)
                 const Rect q = L.panel[p];
                 assert_true(q.w > 0 && q.x >= L.area.x && q.x + q.w <= L.area.x + L.area.w);
             }
+            // a cell's tooltip: A's derivation (the stage's own tooltip of A), B's, then Δ
+            static char tip[2400], own[1024];
+            viewkind_of(VIEW_COMPARE)->tip(&L, tr, &v, 1, 1, 2, tip, sizeof tip);
+            View pv = v;
+            pv.kind = VIEW_PANELS, pv.cmp = NULL, pv.cmp_b = NULL;
+            static Layout P;
+            layout_compute(&P, tr, &pv, 1280, 720);
+            explain_cell(tr, &pv, &P, P.result_panel, 1, 2, own, sizeof own);
+            assert_non_null(strstr(tip, own));
+            layout_compute(&P, &b->trace, &pv, 1280, 720);
+            explain_cell(&b->trace, &pv, &P, P.result_panel, 1, 2, own, sizeof own);
+            const bool ablated = strcmp(AT[k].stage, "l1.head_out") == 0 && AT[k].head == 1;
+            if (ablated) { // the ablated head: replaced, not a sum that would not add up
+                assert_null(strstr(tip, own));
+                assert_non_null(strstr(tip, lang ? "头 1 被消融" : "head 1 is ablated, its output set to 0"));
+            } else {
+                assert_non_null(strstr(tip, own));
+            }
+            assert_non_null(strstr(tip, "Δ = B − A = "));
+            if (k == 1) print_message("%s\n", tip);
         }
     compare_free(&c);
     session_destroy(b);

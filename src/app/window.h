@@ -14,6 +14,7 @@
 
 #include "app_export.h"
 #include "app_options.h"
+#include "compare.h"
 #include "heatmap.h"
 #include "lab.h"
 #include "layout_cache.h"
@@ -93,6 +94,16 @@ typedef struct StepDigit {
     Uint64 ms;                 // when it was typed (probe_ms)
 } StepDigit;
 
+// The compare view (app_compare.c, R): B and its compare with the lesson on screen.
+typedef struct CompareUI {
+    Session *b;                // NULL: off
+    Compare cmp;
+    char spec[32];             // what B is ("ablate:l1.h0")
+    int choice;                // the head ablated, layer·H + head
+    const Session *session;    // the session and version B was made from
+    unsigned version;
+} CompareUI;
+
 typedef struct App App; // (app.h names it too)
 struct App {
     const AppOptions *opt;
@@ -113,6 +124,7 @@ struct App {
     StudyUI *study;            // the study mode (T, the "Study" button, --study) and progress.json
     Presenting present;        // the presenter window, black screen, tools, projector palette
     TextBox text;              // I: a language model's input
+    CompareUI cmp;             // R: the compare view's B
     Loop loop;
     Probe probe;               // the tests' clock and counters
 };

@@ -401,6 +401,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         tr->rope_att = attn_rope_freqs(cfg, tr->rotary_dim, longest, tr->rope_inv);
     }
     tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
+    tr->ablate_kind = (int)cfg->ablate.kind, tr->ablate_layer = cfg->ablate.layer, tr->ablate_head = cfg->ablate.head;
     tr->norm_rms = cfg->norm == NORM_RMS, tr->norm_first = cfg->norm_first, tr->ffn_act = (int)cfg->ffn_act;
     const int n_layers = cfg->n_layers > 1 ? cfg->n_layers : 1;
     tr->n_layers = n_layers;

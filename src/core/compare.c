@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "edit.h"
 #include "experiment.h"
 
 static const struct {
@@ -46,29 +47,45 @@ bool compare_parse_spec(const char *spec, CompareSpec *out, char *err, size_t n)
     return false;
 }
 
+// B of a set: or ablate: spec: a copy of A as it is, then the edit or the ablation. NULL with
+// one line in msg.
+static Session *changed_copy(const Session *a, const CompareSpec *sp, char *msg, size_t n)
+{
+    Session *b = session_clone(a, msg, n);
+    if (!b) return NULL;
+    bool ok;
+    if (sp->kind == COMPARE_SET) {
+        Edit e;
+        char why[EDIT_ERR_MAX + 200];
+        ok = edit_parse(&b->lesson, sp->arg, &e, why, sizeof why) && session_edit(b, &e, false, NULL, why, sizeof why);
+        if (!ok) snprintf(msg, n, "attnviz: --set %s", why); // (session_open's form)
+    } else {
+        AttnAblation ab = {sp->kind == COMPARE_ABLATE ? ABLATE_ZERO : ABLATE_MEAN, 0, 0};
+        ok = experiment_can_ablate(&b->lesson, "attnviz: --compare", msg, n) &&
+             experiment_parse_head(&b->lesson, sp->arg, &ab, "attnviz: --compare", msg, n) &&
+             session_ablate(b, &ab, msg, n);
+    }
+    if (!ok) session_destroy(b);
+    return ok ? b : NULL;
+}
+
 Session *compare_open_b(const Session *a, const SessionEdits *ed, const CompareSpec *sp, char *err, size_t n)
 {
     SessionEdits e = ed ? *ed : (SessionEdits){0};
-    const char **sets = NULL;
     const char *path = a->path;
     switch (sp->kind) {
-    case COMPARE_SET: // A's edits, then this one
-        if (!(sets = malloc(((size_t)e.n + 1) * sizeof *sets))) {
-            snprintf(err, n, "attnviz: --compare: out of memory");
-            return NULL;
-        }
-        for (int i = 0; i < e.n; i++) sets[i] = e.set[i];
-        sets[e.n] = sp->arg;
-        e.set = sets, e.n++;
-        break;
     case COMPARE_LESSON: path = sp->arg, e = (SessionEdits){0}; break;
     case COMPARE_TEXT: e.text = sp->arg; break;
     case COMPARE_CHECKPOINT: e.has_checkpoint = true, e.checkpoint = sp->checkpoint; break;
     default: break;
     }
     char msg[LESSON_ERR_MAX + 300];
-    Session *b = session_open(path, &e, msg, sizeof msg);
-    free(sets);
+    const bool copy = sp->kind == COMPARE_SET || sp->kind == COMPARE_ABLATE || sp->kind == COMPARE_ABLATE_MEAN;
+    Session *b = copy ? changed_copy(a, sp, msg, sizeof msg) : session_open(path, &e, msg, sizeof msg);
+    if (!b && copy && sp->kind != COMPARE_SET) {
+        snprintf(err, n, "%s", msg);
+        return NULL;
+    }
     if (!b) { // the message of the option the spec stands for, said of the spec
         static const char *const OPTION[] = {"attnviz: --set ", "attnviz: ", "--text: ", "--checkpoint: "};
         const char *m = msg;
@@ -77,17 +94,6 @@ Session *compare_open_b(const Session *a, const SessionEdits *ed, const CompareS
         if (sp->kind == COMPARE_SET) m += strlen(sp->arg) + 2 * (strncmp(m, sp->arg, strlen(sp->arg)) == 0); // "K=V: "
         snprintf(err, n, "attnviz: --compare %s: %s", sp->text, m);
         return NULL;
-    }
-    if (sp->kind == COMPARE_ABLATE || sp->kind == COMPARE_ABLATE_MEAN) {
-        AttnAblation ab = {sp->kind == COMPARE_ABLATE ? ABLATE_ZERO : ABLATE_MEAN, 0, 0};
-        bool ok = experiment_can_ablate(&b->lesson, "attnviz: --compare", msg, sizeof msg) &&
-                  experiment_parse_head(&b->lesson, sp->arg, &ab, "attnviz: --compare", msg, sizeof msg) &&
-                  session_ablate(b, &ab, msg, sizeof msg);
-        if (!ok) {
-            snprintf(err, n, "%s", msg);
-            session_destroy(b);
-            return NULL;
-        }
     }
     return b;
 }

@@ -88,6 +88,23 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
     return s;
 }
 
+Session *session_clone(const Session *from, char *err, size_t n)
+{
+    Session *s = calloc(1, sizeof *s);
+    if (!s || !lesson_clone(&s->lesson, &from->lesson)) {
+        snprintf(err, n, "%s: out of memory", from->path);
+        free(s);
+        return NULL;
+    }
+    memcpy(s->path, from->path, sizeof s->path);
+    edit_log_init(&s->log);
+    if (!forward(&s->lesson, &s->trace, err, n)) {
+        session_destroy(s);
+        return NULL;
+    }
+    return s;
+}
+
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)
 {
     const LessonOverride o = {ed ? ed->text : NULL, ed && ed->has_checkpoint, ed ? ed->checkpoint : 0};

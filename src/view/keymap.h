@@ -68,6 +68,8 @@ typedef enum KeyAction {
     KEY_ACT_FRAME_BACK,
     KEY_ACT_FRAME_FORWARD,
     KEY_ACT_PROJECTOR,
+    KEY_ACT_COMPARE_NEXT,
+    KEY_ACT_COMPARE_PREV,
     KEY_ACTION_COUNT
 } KeyAction;
 

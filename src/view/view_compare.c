@@ -11,8 +11,10 @@
 
 #include "compare.h"
 #include "compare_text.h"
+#include "explain.h"
 #include "i18n.h"
 #include "json_out.h"
+#include "layout.h"
 #include "layout_inner.h"
 
 // The compare's entry of A's stage s, or NULL.
@@ -164,4 +166,38 @@ void view_compare_describe(FILE *f, const Layout *L, const Trace *tr, const View
         json_write_float(f, e->max_abs);
     }
     fputs("}", f);
+}
+
+// Both derivations of the cell: A's from the stage's panels of A, B's from those of B, then Δ.
+void view_compare_tip(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n)
+{
+    static _Thread_local Layout side; // (a Layout is 11 kB: not on the stack, not allocated a frame)
+    static _Thread_local char ta[1024], tb[1024];
+    const CompareStage *e = entry_of(v->cmp, v->stage);
+    out[0] = '\0';
+    if (p < 0 || p >= L->n_panels || !e || e->b < 0 || !v->cmp_b) return;
+    View pv = *v;
+    pv.kind = VIEW_PANELS, pv.cmp = NULL, pv.cmp_b = NULL;
+    layout_compute(&side, tr, &pv, L->w, L->h);
+    explain_cell(tr, &pv, &side, side.result_panel, row, col, ta, sizeof ta);
+    layout_compute(&side, v->cmp_b, &pv, L->w, L->h);
+    const Trace *tb_tr = v->cmp_b;
+    const Stage *st = &tb_tr->stages[e->b];
+    if (tb_tr->ablate_kind != ABLATE_NONE && st->id == STAGE_HEAD_OUT && trace_layer_at(tb_tr, e->b) == tb_tr->ablate_layer &&
+        side.result_panel >= 0 && side.spec[side.result_panel].head == tb_tr->ablate_head) {
+        // the ablated head's output was replaced, not computed: no sum to write out
+        char val[32], layer[12], head[12];
+        tip_number(panel_value(&L->spec[1], row, col), val, sizeof val);
+        snprintf(layer, sizeof layer, "%d", tb_tr->ablate_layer), snprintf(head, sizeof head, "%d", tb_tr->ablate_head);
+        const char *args[] = {val, layer, head};
+        i18n_fmt(tb, sizeof tb, v->lang, tb_tr->ablate_kind == ABLATE_MEAN ? "tip.ablated_mean" : "tip.ablated_zero", 3, args);
+    } else {
+        explain_cell(tb_tr, &pv, &side, side.result_panel, row, col, tb, sizeof tb);
+    }
+    char x[32], y[32], d[32];
+    tip_number(panel_value(&L->spec[0], row, col), x, sizeof x);
+    tip_number(panel_value(&L->spec[1], row, col), y, sizeof y);
+    tip_number(panel_value(&L->spec[2], row, col), d, sizeof d);
+    const char *args[] = {ta, tb, y, x, d};
+    i18n_fmt(out, n, v->lang, "tip.compare", 5, args);
 }

@@ -22,7 +22,7 @@ static const ViewKindInfo VIEW_KINDS[VIEW_KIND_COUNT] = {
     },
     [VIEW_COMPARE] = {
         .next = VIEW_PANELS, .panels = true, .place = view_compare_place, .narration = view_compare_narration, .alt = view_compare_alt,
-        .describe = view_compare_describe,
+        .describe = view_compare_describe, .tip = view_compare_tip,
     },
 };
 

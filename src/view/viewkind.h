@@ -44,6 +44,8 @@ typedef struct ViewKindInfo {
     const char *(*narration)(const Trace *tr, const View *v, char *buf, size_t n);
     // its alt text (what the frame shows, for a screen reader); NULL: the panels' (scene_alt)
     void (*alt)(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
+    // the tooltip of cell (row, col) of its panel p into out; NULL: the stage's (explain_cell)
+    void (*tip)(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n);
     // its own fields of a --describe frame (", \"maps\": […]"); NULL: none
     void (*describe)(FILE *f, const Layout *L, const Trace *tr, const View *v);
 } ViewKindInfo;
@@ -70,5 +72,6 @@ void view_compare_place(Layout *L, const Trace *tr, const View *v);
 const char *view_compare_narration(const Trace *tr, const View *v, char *buf, size_t n);
 void view_compare_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
 void view_compare_describe(FILE *f, const Layout *L, const Trace *tr, const View *v);
+void view_compare_tip(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n);
 
 #endif
