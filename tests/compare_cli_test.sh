@@ -37,6 +37,11 @@ assert "完全相同" in zh["summary"] and "最大 |Δ|" in zh["summary"], zh["s
 assert "delta" not in zh["stages"][0] and zh["stages"][0]["text"] == "完全相同"
 PY
 
+# experiments: the numbers in words, in both languages
+"$bin" --experiment ablation --lang zh lessons/induction-heads.json | grep -qF '"summary": "把 l0.h1 的输出置零，本课文本上的损失升得最多：1.344 → 7.772（+6.43）；其次是 l1.h1（+5.75）。"' ||
+    fail "--experiment ablation --lang zh: its summary"
+"$bin" --experiment logit-lens lessons/induction-heads.json | grep -qF 'after layer 0 at 1 of 11 positions, after layer 1 at 6 of 11' ||
+    fail "--experiment logit-lens: its summary"
 # experiments: the ablation table ranks every head; the logit lens's last layer is the model's own
 "$bin" --experiment ablation lessons/induction-heads.json >"$tmp/ab.json" || fail "--experiment ablation"
 "$bin" --experiment logit-lens lessons/induction-heads.json >"$tmp/ll.json" || fail "--experiment logit-lens"

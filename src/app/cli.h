@@ -59,8 +59,9 @@ int cli_icon(const char *path, int size, FILE *err);
 // with one line for a bad lesson, a B that cannot be made, or stages of other shapes.
 int cli_compare(const char *path, const struct SessionEdits *ed, const char *spec, bool data, int lang, FILE *out,
                 FILE *err);
-// --experiment ablation|ablation-mean|logit-lens (experiment.h) as JSON. Exit 1 with one line for
-// a lesson it does not apply to (not a language model, flash or decoding for an ablation).
-int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, FILE *out, FILE *err);
+// --experiment ablation|ablation-mean|logit-lens (experiment.h) as JSON, with a "summary" of the
+// numbers in words in lang. Exit 1 with one line for a lesson it does not apply to (not a language
+// model, flash or decoding for an ablation).
+int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, int lang, FILE *out, FILE *err);
 
 #endif

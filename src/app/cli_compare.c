@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "assets.h"
 #include "compare.h"
@@ -89,12 +90,36 @@ done:
 
 // --- experiments ---------------------------------------------------------------------------
 
-static int ablation_json(const Session *s, AblateKind kind, FILE *out, char *msg, size_t n)
+static void head_name(const Trace *tr, const HeadEffect *e, char *buf, size_t n)
+{
+    if (tr->n_layers > 1)
+        snprintf(buf, n, "l%d.h%d", e->layer, e->head);
+    else
+        snprintf(buf, n, "h%d", e->head);
+}
+
+// The table said in words: the head that matters most, by how much, and the next one.
+static void ablation_summary(FILE *out, const Trace *tr, AblateKind kind, const HeadEffect *e, int count, float clean,
+                             Lang lang)
+{
+    char h1[24], h2[24] = "", l0[32], l1[32], d1[32], d2[32] = "", line[600];
+    head_name(tr, &e[0], h1, sizeof h1);
+    if (count > 1) head_name(tr, &e[1], h2, sizeof h2), snprintf(d2, sizeof d2, "%+.3g", (double)e[1].delta);
+    snprintf(l0, sizeof l0, "%.4g", (double)clean), snprintf(l1, sizeof l1, "%.4g", (double)e[0].loss);
+    snprintf(d1, sizeof d1, "%+.3g", (double)e[0].delta);
+    const char *args[] = {h1, l0, l1, d1, h2, d2};
+    i18n_fmt(line, sizeof line, lang, kind == ABLATE_MEAN ? "exp.ablation_mean" : "exp.ablation_zero", 6, args);
+    fputs(", \"summary\": ", out);
+    json_write_string(out, line);
+}
+
+static int ablation_json(const Session *s, AblateKind kind, Lang lang, FILE *out, char *msg, size_t n)
 {
     HeadEffect *e;
     int count;
     float clean;
     if (!experiment_ablation_table(&s->lesson, kind, &e, &count, &clean, s->path, msg, n)) return 1;
+    ablation_summary(out, &s->trace, kind, e, count, clean, lang);
     fprintf(out, ", \"ablation\": \"%s\", \"clean_loss\": ", kind == ABLATE_MEAN ? "mean" : "zero");
     json_write_float(out, clean);
     fputs(", \"heads\": [", out);
@@ -136,10 +161,34 @@ static void float_grid(FILE *out, const char *key, const float *v, int rows, int
     fputs("]", out);
 }
 
-static int lens_json(const Session *s, FILE *out, char *msg, size_t n)
+// The lens said in words: after each layer, at how many positions the next token is the top one.
+static void lens_summary(FILE *out, const LogitLens *l, Lang lang)
+{
+    char layers[800] = "", line[1000];
+    for (int k = 0; k < l->n_layers; k++) {
+        int right = 0, counted = 0;
+        for (int r = 0; r < l->batch * l->len; r++) {
+            const size_t i = (size_t)k * l->batch * l->len + (size_t)r;
+            counted += l->target[r] >= 0, right += l->target[r] >= 0 && l->top[i] == l->target[r];
+        }
+        char lb[12], rb[12], cb[12], item[120];
+        snprintf(lb, sizeof lb, "%d", k), snprintf(rb, sizeof rb, "%d", right), snprintf(cb, sizeof cb, "%d", counted);
+        const char *args[] = {lb, rb, cb};
+        i18n_fmt(item, sizeof item, lang, k ? "exp.lens_next" : "exp.lens_layer", 3, args);
+        size_t used = strlen(layers);
+        snprintf(layers + used, sizeof layers - used, "%s", item);
+    }
+    const char *args[] = {layers};
+    i18n_fmt(line, sizeof line, lang, "exp.lens", 1, args);
+    fputs(", \"summary\": ", out);
+    json_write_string(out, line);
+}
+
+static int lens_json(const Session *s, Lang lang, FILE *out, char *msg, size_t n)
 {
     LogitLens l;
     if (!experiment_logit_lens(&s->lesson, &s->trace, &l, s->path, msg, n)) return 1;
+    lens_summary(out, &l, lang);
     const int rows = l.n_layers * l.batch, cols = l.len;
     fprintf(out, ", \"n_layers\": %d, \"batch\": %d, \"len\": %d", l.n_layers, l.batch, l.len);
     int_grid(out, "targets", l.target, l.batch, cols);
@@ -151,12 +200,14 @@ static int lens_json(const Session *s, FILE *out, char *msg, size_t n)
     return 0;
 }
 
-int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, FILE *out, FILE *err)
+int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, int lang, FILE *out, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 400];
+    if (!load_strings(err)) return 1;
     Session *s = session_open(path, ed, msg, sizeof msg);
     if (!s) {
         utf8_fputs_line(err, msg);
+        i18n_free();
         return 1;
     }
     const bool lens = name[0] == 'l';
@@ -167,8 +218,8 @@ int cli_experiment(const char *path, const struct SessionEdits *ed, const char *
     FILE *mem = open_memstream(&buf, &len);
     int code = 1;
     if (mem) {
-        code = lens ? lens_json(s, mem, msg, sizeof msg)
-                    : ablation_json(s, name[8] == '-' ? ABLATE_MEAN : ABLATE_ZERO, mem, msg, sizeof msg);
+        code = lens ? lens_json(s, (Lang)lang, mem, msg, sizeof msg)
+                    : ablation_json(s, name[8] == '-' ? ABLATE_MEAN : ABLATE_ZERO, (Lang)lang, mem, msg, sizeof msg);
         fclose(mem);
     } else {
         snprintf(msg, sizeof msg, "%s: out of memory", path);
@@ -185,5 +236,6 @@ int cli_experiment(const char *path, const struct SessionEdits *ed, const char *
     }
     free(buf);
     session_destroy(s);
+    i18n_free();
     return code;
 }
