@@ -3,11 +3,7 @@
 # test_experiment checks the numbers against PyTorch): the JSON's shape and its summary line in
 # both languages, the Δ tensors = B − A of two --dump runs, and the bad inputs: one line on
 # stderr naming what is wrong, nothing on stdout, exit 1 (2 for a usage error).
-B=${BUILD:-build}
-bin="$B/attnviz"
-fails=0
-fail() { echo "FAIL $*"; fails=$((fails + 1)); }
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/test_lib.sh" # B, bin, fails, fail, tmp, one_line
 py=$(command -v python3) || { echo "no python3"; exit 77; }
 
 # Δ = B − A: the dump's delta against --dump of A and of B (--set)
@@ -76,13 +72,10 @@ done
 grep -qF 'no such head' "$tmp/err" || fail "--export --compare ablate:l5.h0: \"$(cat "$tmp/err")\""
 [ -e "$tmp/x-bad" ] && fail "--export --compare: a bad B made the directory"
 
-bad() { # bad RC WANT ARGS...: exit RC, one line naming WANT, nothing on stdout
-    rc_want=$1 want=$2; shift 2
-    "$bin" "$@" >"$tmp/out" 2>"$tmp/err"; rc=$?
-    [ "$rc" = "$rc_want" ] || fail "$*: exit $rc, expected $rc_want"
+bad() { # bad RC WANT ARGS...: exit RC, one line naming WANT (one_line), nothing on stdout
+    rc_w=$1 want=$2; shift 2
+    one_line "$*" "$rc_w" "$want" "$bin" "$@"
     [ -s "$tmp/out" ] && fail "$*: wrote to stdout"
-    [ "$(wc -l <"$tmp/err")" = 1 ] || fail "$*: not one line: $(cat "$tmp/err")"
-    grep -qF -e "$want" "$tmp/err" || fail "$*: \"$(cat "$tmp/err")\" lacks \"$want\""
 }
 I=lessons/induction-heads.json
 bad 1 'stage "input" is (2,4,4) in A and (1,6,6) in B' --compare lesson:lessons/sentence-the-cat.json --dump lessons/arange-2x4x4.json

@@ -119,14 +119,6 @@ static bool stage_delta(CompareStage *s, const Tensor *ta, const Tensor *tb)
     return true;
 }
 
-static bool same_shape(const Tensor *x, const Tensor *y)
-{
-    if (x->rank != y->rank) return false;
-    for (int d = 0; d < x->rank; d++)
-        if (x->shape[d] != y->shape[d]) return false;
-    return true;
-}
-
 bool compare_traces(const Trace *a, const Trace *b, Compare *c, char *err, size_t n)
 {
     memset(c, 0, sizeof *c);
@@ -140,7 +132,7 @@ bool compare_traces(const Trace *a, const Trace *b, Compare *c, char *err, size_
             continue;
         }
         const Tensor *tb = &b->stages[s->b].t;
-        if (!same_shape(ta, tb)) {
+        if (!tensor_same_shape(ta, tb)) {
             char sa[64], sb[64];
             tensor_shape_str(ta, sa, sizeof sa), tensor_shape_str(tb, sb, sizeof sb);
             snprintf(err, n, "attnviz: --compare: stage \"%s\" is %s in A and %s in B: A and B must have the same "

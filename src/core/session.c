@@ -61,20 +61,16 @@ static Session *create(const char *path, const LessonOverride *o, char *err, siz
     return s;
 }
 
-Session *session_retext(const Session *from, const char *text, char *err, size_t n)
+// A new session of a copy of src (one of from's lessons), with text (NULL: its own), computed.
+static Session *copy_of(const Session *from, const Lesson *src, const char *text, char *err, size_t n)
 {
     Session *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, n, "%s: out of memory", from->path);
-        return NULL;
-    }
-    const Lesson *src = from->has_original ? &from->original : &from->lesson; // (the lab's edits: not carried)
-    if (!lesson_clone(&s->lesson, src)) {
+    if (!s || !lesson_clone(&s->lesson, src)) {
         snprintf(err, n, "%s: out of memory", from->path);
         free(s);
         return NULL;
     }
-    if (!lesson_retext(&s->lesson, text, err, n)) {
+    if (text && !lesson_retext(&s->lesson, text, err, n)) {
         lesson_free(&s->lesson);
         free(s);
         return NULL;
@@ -88,22 +84,13 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
     return s;
 }
 
-Session *session_clone(const Session *from, char *err, size_t n)
+Session *session_retext(const Session *from, const char *text, char *err, size_t n)
 {
-    Session *s = calloc(1, sizeof *s);
-    if (!s || !lesson_clone(&s->lesson, &from->lesson)) {
-        snprintf(err, n, "%s: out of memory", from->path);
-        free(s);
-        return NULL;
-    }
-    memcpy(s->path, from->path, sizeof s->path);
-    edit_log_init(&s->log);
-    if (!forward(&s->lesson, &s->trace, err, n)) {
-        session_destroy(s);
-        return NULL;
-    }
-    return s;
+    // (the lab's edits: not carried)
+    return copy_of(from, from->has_original ? &from->original : &from->lesson, text, err, n);
 }
+
+Session *session_clone(const Session *from, char *err, size_t n) { return copy_of(from, &from->lesson, NULL, err, n); }
 
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)
 {
