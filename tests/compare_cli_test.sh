@@ -38,6 +38,8 @@ PY
     fail "--experiment ablation --lang zh: its summary"
 "$bin" --experiment logit-lens lessons/induction-heads.json | grep -qF 'after layer 0 at 1 of 11 positions, after layer 1 at 6 of 11' ||
     fail "--experiment logit-lens: its summary"
+"$bin" --experiment logit-attribution lessons/induction-heads.json | grep -qF 'l1.h1 adds the most: +5.96 on average' ||
+    fail "--experiment logit-attribution: its summary (the induction head first)"
 # experiments: the ablation table ranks every head; the logit lens's last layer is the model's own
 "$bin" --experiment ablation lessons/induction-heads.json >"$tmp/ab.json" || fail "--experiment ablation"
 "$bin" --experiment logit-lens lessons/induction-heads.json >"$tmp/ll.json" || fail "--experiment logit-lens"
@@ -84,9 +86,10 @@ bad 1 'model.flash: an ablation changes head_out' --compare ablate:h0 --describe
 bad 1 '--compare text:ab c: input.text' --compare 'text:ab c' --dump $I
 bad 2 '--compare: "swap:1": expected set:KEY=VALUE' --compare swap:1 --dump $I
 bad 2 '--compare goes with --dump, --describe and --export' --compare set:mask=causal --quiz $I
-bad 2 '--experiment: expected ablation, ablation-mean or logit-lens' --experiment lens $I
+bad 2 '--experiment: expected ablation, ablation-mean, logit-lens or logit-attribution' --experiment lens $I
 bad 1 'the logit lens reads the residual stream through the unembedding: a language model' --experiment logit-lens lessons/arange-2x4x4.json
 bad 1 'ranks heads by the next-token loss' --experiment ablation lessons/arange-2x4x4.json
+bad 1 'direct logit attribution follows each head' --experiment logit-attribution tests/ref/backward/post-norm-relu-learned.lesson.json
 
 [ "$fails" = 0 ] && echo "compare: ok"
 exit $((fails > 0))

@@ -1,6 +1,7 @@
 // The experiments (src/core/experiment.c) against PyTorch hooks on the lesson's torch model
 // (tests/ref/experiments/, made by tests/gen_experiments.py with python3-torch): every head's
-// loss when zeroed and when mean-replaced, the ablated run's later stages, and the logit lens,
+// loss when zeroed and when mean-replaced, the ablated run's later stages, the logit lens and
+// the direct logit attribution of every head,
 // within |C − torch| ≤ 1e-5 + 1e-4·|torch|. Then the compare (src/core/compare.c): what a spec
 // changes and what stays identical, Δ = B − A exactly, and the bad specs' one-line errors.
 #include <cjson/cJSON.h>
@@ -106,6 +107,44 @@ static int check_lens(const Lesson *ls, const Trace *tr, const cJSON *want, RefW
     return bad;
 }
 
+// Direct logit attribution against the reference's (pre-norm models); the others are refused.
+static int check_dla(const Lesson *ls, const Trace *tr, const cJSON *want, RefWorst *w, const char *where)
+{
+    LogitAttribution a;
+    char err[400];
+    if (!want) { // (not pre-norm)
+        assert_false(experiment_logit_attribution(ls, tr, &a, where, err, sizeof err));
+        assert_non_null(strstr(err, "a pre-norm language model's"));
+        return 0;
+    }
+    if (!experiment_logit_attribution(ls, tr, &a, where, err, sizeof err)) fail_msg("%s", err);
+    const cJSON *rows = cJSON_GetObjectItem(want, "contrib");
+    const size_t per = (size_t)a.batch * a.len;
+    assert_int_equal(cJSON_GetArraySize(rows), a.n_layers * a.n_heads * a.batch);
+    int bad = 0, r = 0;
+    const cJSON *row, *v;
+    cJSON_ArrayForEach(row, rows)
+    {
+        int i = 0;
+        cJSON_ArrayForEach(v, row)
+        {
+            const float got = a.contrib[(size_t)r / a.batch * per + (size_t)(r % a.batch) * a.len + (size_t)i];
+            if (cJSON_IsNumber(v)) {
+                if (ref_check(got, v->valuedouble, w)) {
+                    print_error("%s: dla row %d position %d: %.9g, torch %.9g\n", where, r, i, (double)got, v->valuedouble);
+                    bad++;
+                }
+            } else {
+                assert_true(isnan(got));
+            }
+            i++;
+        }
+        r++;
+    }
+    logit_attribution_free(&a);
+    return bad;
+}
+
 static void test_against_torch(void **state)
 {
     (void)state;
@@ -113,7 +152,7 @@ static void test_against_torch(void **state)
     assert_int_equal(glob("tests/ref/experiments/*.json", 0, NULL, &g), 0);
     assert_true(g.gl_pathc >= 7);
     RefWorst w = {0, 0};
-    int bad = 0;
+    int bad = 0, n_dla = 0;
     for (size_t f = 0; f < g.gl_pathc; f++) {
         cJSON *ref = ref_read_json(g.gl_pathv[f]);
         const char *path = cJSON_GetObjectItem(ref, "lesson")->valuestring;
@@ -140,11 +179,14 @@ static void test_against_torch(void **state)
         trace_init(&tr);
         assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
         bad += check_lens(&ls, &tr, cJSON_GetObjectItem(ref, "lens"), &w, path);
+        bad += check_dla(&ls, &tr, cJSON_GetObjectItem(ref, "dla"), &w, path);
+        n_dla += cJSON_GetObjectItem(ref, "dla") != NULL;
         trace_free(&tr);
         lesson_free(&ls);
         cJSON_Delete(ref);
     }
     globfree(&g);
+    assert_true(n_dla >= 5); // (the pre-norm ones)
     print_message("experiments: %d misses; worst |C - torch| %.3g (%.3g of the tolerance)\n", bad, w.abs, w.rel);
     assert_int_equal(bad, 0);
 }

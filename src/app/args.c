@@ -44,10 +44,11 @@ void args_usage(FILE *f)
           "                                          output zeroed) or ablate-mean:lL.hH; Δ = B − A stage by stage,\n"
           "                                          which stages are identical (--dump: the Δ tensors; --export:\n"
           "                                          a frame a stage of its result in A, in B and Δ)\n"
-          "       attnviz --experiment ablation|ablation-mean|logit-lens LESSON\n"
+          "       attnviz --experiment ablation|ablation-mean|logit-lens|logit-attribution LESSON\n"
           "                                          a language model's experiment as JSON: every head ranked by\n"
           "                                          the loss change when ablated; the logit lens (each layer's\n"
-          "                                          residual through the final norm and unembedding)\n"
+          "                                          residual through the final norm and unembedding); each head's\n"
+          "                                          direct contribution to the next token's logit\n"
           "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
@@ -197,7 +198,7 @@ static const char *needs(int id)
     case O_SEED: return "a whole number";
     case O_SET: return "KEY=VALUE";
     case O_COMPARE: return "a SPEC: set:KEY=VALUE, lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH or ablate-mean:lL.hH";
-    case O_EXPERIMENT: return "ablation, ablation-mean or logit-lens";
+    case O_EXPERIMENT: return "ablation, ablation-mean, logit-lens or logit-attribution";
     case O_TEXT: return "a text";
     case O_CHECKPOINT: return "a checkpoint number";
     case O_STEP: return "an optimizer: sgd or adamw[:lr=X,steps=N,…]";
@@ -282,8 +283,9 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     }
     case O_EXPERIMENT:
-        if (strcmp(v, "ablation") && strcmp(v, "ablation-mean") && strcmp(v, "logit-lens"))
-            return usage_error(err, "--experiment: expected ablation, ablation-mean or logit-lens, got \"%s\"", v);
+        if (strcmp(v, "ablation") && strcmp(v, "ablation-mean") && strcmp(v, "logit-lens") && strcmp(v, "logit-attribution"))
+            return usage_error(err, "--experiment: expected ablation, ablation-mean, logit-lens or logit-attribution, got "
+                                    "\"%s\"", v);
         a->experiment = v;
         return set_command(a, CMD_EXPERIMENT, id, err);
     case O_TEXT: a->edits.text = v; return 0;

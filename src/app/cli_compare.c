@@ -102,7 +102,7 @@ static void head_name(const Trace *tr, const HeadEffect *e, char *buf, size_t n)
 static void ablation_summary(FILE *out, const Trace *tr, AblateKind kind, const HeadEffect *e, int count, float clean,
                              Lang lang)
 {
-    char h1[24], h2[24] = "", l0[32], l1[32], d1[32], d2[32] = "", line[600];
+    char h1[32], h2[32] = "", l0[32], l1[32], d1[32], d2[32] = "", line[600];
     head_name(tr, &e[0], h1, sizeof h1);
     if (count > 1) head_name(tr, &e[1], h2, sizeof h2), snprintf(d2, sizeof d2, "%+.3g", (double)e[1].delta);
     snprintf(l0, sizeof l0, "%.4g", (double)clean), snprintf(l1, sizeof l1, "%.4g", (double)e[0].loss);
@@ -200,6 +200,49 @@ static int lens_json(const Session *s, Lang lang, FILE *out, char *msg, size_t n
     return 0;
 }
 
+// The attribution said in words: the head adding most to the next token's logit on average.
+static void dla_summary(FILE *out, const Trace *tr, const LogitAttribution *a, Lang lang)
+{
+    int best = 0;
+    double mean[TRACE_MAX_LAYERS * 64] = {0};
+    const size_t per = (size_t)a->batch * a->len;
+    for (int k = 0; k < a->n_layers * a->n_heads && k < TRACE_MAX_LAYERS * 64; k++) {
+        int counted = 0;
+        for (size_t r = 0; r < per; r++)
+            if (a->token[r] >= 0) mean[k] += (double)a->contrib[(size_t)k * per + r], counted++;
+        mean[k] /= counted > 0 ? counted : 1;
+        if (mean[k] > mean[best]) best = k;
+    }
+    HeadEffect e = {best / a->n_heads, best % a->n_heads, 0, 0};
+    char hb[32], mb[32], line[400];
+    head_name(tr, &e, hb, sizeof hb);
+    snprintf(mb, sizeof mb, "%+.3g", mean[best]);
+    const char *args[] = {hb, mb};
+    i18n_fmt(line, sizeof line, lang, "exp.dla", 2, args);
+    fputs(", \"summary\": ", out);
+    json_write_string(out, line);
+}
+
+static int dla_json(const Session *s, Lang lang, FILE *out, char *msg, size_t n)
+{
+    LogitAttribution a;
+    if (!experiment_logit_attribution(&s->lesson, &s->trace, &a, s->path, msg, n)) return 1;
+    dla_summary(out, &s->trace, &a, lang);
+    const size_t per = (size_t)a.batch * a.len;
+    fprintf(out, ", \"n_layers\": %d, \"n_heads\": %d, \"batch\": %d, \"len\": %d", a.n_layers, a.n_heads, a.batch, a.len);
+    int_grid(out, "token", a.token, a.batch, a.len);
+    float_grid(out, "logit", a.logit, a.batch, a.len);
+    fputs(", \"heads\": [", out);
+    for (int k = 0; k < a.n_layers * a.n_heads; k++) {
+        fprintf(out, "%s\n  {\"layer\": %d, \"head\": %d", k ? "," : "", k / a.n_heads, k % a.n_heads);
+        float_grid(out, "contrib", a.contrib + (size_t)k * per, a.batch, a.len);
+        fputs("}", out);
+    }
+    fputs("\n]", out);
+    logit_attribution_free(&a);
+    return 0;
+}
+
 int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, int lang, FILE *out, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 400];
@@ -210,7 +253,7 @@ int cli_experiment(const char *path, const struct SessionEdits *ed, const char *
         i18n_free();
         return 1;
     }
-    const bool lens = name[0] == 'l';
+    const bool lens = strcmp(name, "logit-lens") == 0, dla = strcmp(name, "logit-attribution") == 0;
     char title[LESSON_MAX_TEXT + 64];
     // the numbers first (nothing is written when the experiment does not apply)
     char *buf = NULL;
@@ -219,6 +262,7 @@ int cli_experiment(const char *path, const struct SessionEdits *ed, const char *
     int code = 1;
     if (mem) {
         code = lens ? lens_json(s, (Lang)lang, mem, msg, sizeof msg)
+             : dla  ? dla_json(s, (Lang)lang, mem, msg, sizeof msg)
                     : ablation_json(s, name[8] == '-' ? ABLATE_MEAN : ABLATE_ZERO, (Lang)lang, mem, msg, sizeof msg);
         fclose(mem);
     } else {

@@ -204,3 +204,91 @@ bool experiment_logit_lens(const Lesson *ls, const Trace *tr, LogitLens *out, co
     if (!ok) logit_lens_free(out);
     return ok;
 }
+
+// ---- direct logit attribution -------------------------------------------------------------
+
+void logit_attribution_free(LogitAttribution *a)
+{
+    free(a->token), free(a->contrib), free(a->logit);
+    memset(a, 0, sizeof *a);
+}
+
+// Layer l's head_out stage in tr, or -1.
+static int head_out_of(const Trace *tr, int l)
+{
+    for (int s = 0; s < tr->n; s++)
+        if (tr->stages[s].id == STAGE_HEAD_OUT && trace_layer_at(tr, s) == l) return s;
+    return -1;
+}
+
+// Row x (C) of the final residual: the final norm as a fixed linear map at x (its mean and scale
+// frozen): y = γ ⊙ (c − mean(c)) / σ(x) (LayerNorm), γ ⊙ c / rms(x) (RMSNorm), c (none), as
+// a scale per feature into g and whether c is centred.
+static void frozen_norm(const Lesson *ls, const float *x, int C, double *g, bool *centre)
+{
+    const AttnConfig *c = &ls->cfg;
+    const Tensor *gw = &ls->w[0].final_norm_weight;
+    double s = 1.0;
+    *centre = c->final_norm && c->norm != NORM_RMS;
+    if (c->final_norm) {
+        double mean = 0.0, var = 0.0;
+        for (int k = 0; k < C; k++) mean += (double)x[k];
+        mean = *centre ? mean / C : 0.0;
+        for (int k = 0; k < C; k++) var += ((double)x[k] - mean) * ((double)x[k] - mean);
+        s = 1.0 / sqrt(var / C + (double)c->norm_eps);
+    }
+    for (int k = 0; k < C; k++) g[k] = s * (c->final_norm && tensor_present(gw) ? (double)gw->data[k] : 1.0);
+}
+
+bool experiment_logit_attribution(const Lesson *ls, const Trace *tr, LogitAttribution *out, const char *file, char *err,
+                                  size_t n)
+{
+    memset(out, 0, sizeof *out);
+    if (tr->vocab_size <= 0 || !ls->cfg.norm_first) {
+        snprintf(err, n, "%s: direct logit attribution follows each head's output along the residual stream to the "
+                 "logits: a pre-norm language model's (model.norm_first and a \"vocab\")", file);
+        return false;
+    }
+    const int L = tr->n_layers, H = tr->n_heads, B = tr->batch, T = tr->len_q, C = tr->d_model, dv = tr->d_v;
+    const size_t rows = (size_t)B * T;
+    out->n_layers = L, out->n_heads = H, out->batch = B, out->len = T;
+    out->token = malloc(rows * sizeof *out->token);
+    out->contrib = malloc((size_t)L * H * rows * sizeof *out->contrib);
+    out->logit = malloc(rows * sizeof *out->logit);
+    double *g = malloc((size_t)C * 2 * sizeof *g), *y = g ? g + C : NULL;
+    bool ok = out->token && out->contrib && out->logit && g;
+    if (!ok) snprintf(err, n, "%s: out of memory", file);
+    ok = ok && targets_of(ls, tr, out->token, file, err, n);
+    const Tensor *wu = ls->cfg.tie_embeddings ? &ls->w[0].embed : &ls->w[0].lm_head;
+    const Stage *last = ok ? &tr->stages[experiment_layer_output(tr, L - 1)] : NULL, *lg = trace_get(tr, "logits");
+    for (size_t r = 0; ok && r < rows; r++) {
+        const int t = out->token[r], b = (int)(r / (size_t)T), i = (int)(r % (size_t)T);
+        out->logit[r] = t >= 0 ? lg->t.data[r * (size_t)tr->vocab_size + (size_t)t] : NAN;
+        bool centre;
+        frozen_norm(ls, last->t.data + r * (size_t)C, C, g, &centre);
+        for (int l = 0; l < L; l++) {
+            const float *ho = tr->stages[head_out_of(tr, l)].t.data, *wo = ls->w[l].w_o.data;
+            for (int h = 0; h < H; h++) {
+                float *dst = &out->contrib[(((size_t)l * H + (size_t)h) * rows) + r];
+                if (t < 0) {
+                    *dst = NAN;
+                    continue;
+                }
+                // the head's part of output: c = W_O[:, h·dv … (h+1)·dv] · head_out[b, h, i]
+                const float *hv = ho + (((size_t)b * H + (size_t)h) * T + (size_t)i) * dv;
+                double mean = 0.0, sum = 0.0;
+                for (int k = 0; k < C; k++) {
+                    double ck = 0.0;
+                    for (int j = 0; j < dv; j++) ck += (double)wo[(size_t)k * H * dv + (size_t)h * dv + (size_t)j] * (double)hv[j];
+                    y[k] = ck, mean += ck;
+                }
+                mean = centre ? mean / C : 0.0;
+                for (int k = 0; k < C; k++) sum += (double)wu->data[(size_t)t * C + (size_t)k] * g[k] * (y[k] - mean);
+                *dst = (float)sum;
+            }
+        }
+    }
+    free(g);
+    if (!ok) logit_attribution_free(out);
+    return ok;
+}

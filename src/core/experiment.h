@@ -7,7 +7,8 @@
 // - the logit lens (nostalgebraist 2020): the residual stream after each layer through the final
 //   norm and the unembedding, as if the model stopped there: a layer × position map of the top
 //   token, its probability and the probability of the next token. The last layer's row is the
-//   model's own prediction (`probs`).
+//   model's own prediction (`probs`);
+// - direct logit attribution: each head's output straight to the next token's logit (below).
 //
 // Each agrees with PyTorch hooks on lessons/lesson_torch.py's model (tests/gen_experiments.py,
 // tests/test_experiment.c).
@@ -56,6 +57,25 @@ typedef struct LogitLens {
 // The logit lens of the forward trace tr of ls (a language model). False with one line in err.
 bool experiment_logit_lens(const Lesson *ls, const Trace *tr, LogitLens *out, const char *file, char *err, size_t n);
 void logit_lens_free(LogitLens *l);
+
+typedef struct LogitAttribution {
+    int n_layers, n_heads, batch, len;
+    int *token;       // (B, L): the token attributed at each position, its target (-1: none)
+    float *contrib;   // (n_layers, H, B, L): each head's direct contribution to that token's logit
+                      // (NaN where there is none)
+    float *logit;     // (B, L): the token's logit
+} LogitAttribution;
+
+// Direct logit attribution (a pre-norm language model): each head's output through its columns
+// of W_O, the final norm frozen at the final residual (its mean and scale from the whole
+// residual, γ applied, β not: a constant), and the token's row of the unembedding:
+//   contrib = W_U[t] · (γ ⊙ (c − mean(c)) / σ(x)),  c = W_O[:, h] · head_out[b, h, i]
+// (RMSNorm: γ ⊙ c / rms(x); no final norm: c). The heads' sum is the part of the logit the
+// attention wrote directly; the rest comes from the embedding, the biases and the FFNs.
+// False with one line in err for another model.
+bool experiment_logit_attribution(const Lesson *ls, const Trace *tr, LogitAttribution *out, const char *file, char *err,
+                                  size_t n);
+void logit_attribution_free(LogitAttribution *a);
 
 // The stage holding layer `layer`'s output (the residual stream after it) in tr, or -1.
 int experiment_layer_output(const Trace *tr, int layer);
