@@ -90,6 +90,15 @@ done:
 
 // --- experiments ---------------------------------------------------------------------------
 
+// ", \"summary\": " and the text of key with args in lang, as a JSON string.
+static void write_summary(FILE *out, Lang lang, const char *key, int nargs, const char *const *args)
+{
+    char line[1200];
+    i18n_fmt(line, sizeof line, lang, key, nargs, args);
+    fputs(", \"summary\": ", out);
+    json_write_string(out, line);
+}
+
 static void head_name(const Trace *tr, const HeadEffect *e, char *buf, size_t n)
 {
     if (tr->n_layers > 1)
@@ -102,15 +111,13 @@ static void head_name(const Trace *tr, const HeadEffect *e, char *buf, size_t n)
 static void ablation_summary(FILE *out, const Trace *tr, AblateKind kind, const HeadEffect *e, int count, float clean,
                              Lang lang)
 {
-    char h1[32], h2[32] = "", l0[32], l1[32], d1[32], d2[32] = "", line[600];
+    char h1[32], h2[32] = "", l0[32], l1[32], d1[32], d2[32] = "";
     head_name(tr, &e[0], h1, sizeof h1);
     if (count > 1) head_name(tr, &e[1], h2, sizeof h2), snprintf(d2, sizeof d2, "%+.3g", (double)e[1].delta);
     snprintf(l0, sizeof l0, "%.4g", (double)clean), snprintf(l1, sizeof l1, "%.4g", (double)e[0].loss);
     snprintf(d1, sizeof d1, "%+.3g", (double)e[0].delta);
     const char *args[] = {h1, l0, l1, d1, h2, d2};
-    i18n_fmt(line, sizeof line, lang, kind == ABLATE_MEAN ? "exp.ablation_mean" : "exp.ablation_zero", 6, args);
-    fputs(", \"summary\": ", out);
-    json_write_string(out, line);
+    write_summary(out, lang, kind == ABLATE_MEAN ? "exp.ablation_mean" : "exp.ablation_zero", 6, args);
 }
 
 static int ablation_json(const Session *s, AblateKind kind, Lang lang, FILE *out, char *msg, size_t n)
@@ -164,7 +171,7 @@ static void float_grid(FILE *out, const char *key, const float *v, int rows, int
 // The lens said in words: after each layer, at how many positions the next token is the top one.
 static void lens_summary(FILE *out, const LogitLens *l, Lang lang)
 {
-    char layers[800] = "", line[1000];
+    char layers[800] = "";
     for (int k = 0; k < l->n_layers; k++) {
         int right = 0, counted = 0;
         for (int r = 0; r < l->batch * l->len; r++) {
@@ -179,9 +186,7 @@ static void lens_summary(FILE *out, const LogitLens *l, Lang lang)
         snprintf(layers + used, sizeof layers - used, "%s", item);
     }
     const char *args[] = {layers};
-    i18n_fmt(line, sizeof line, lang, "exp.lens", 1, args);
-    fputs(", \"summary\": ", out);
-    json_write_string(out, line);
+    write_summary(out, lang, "exp.lens", 1, args);
 }
 
 static int lens_json(const Session *s, Lang lang, FILE *out, char *msg, size_t n)
@@ -214,13 +219,11 @@ static void dla_summary(FILE *out, const Trace *tr, const LogitAttribution *a, L
         if (mean[k] > mean[best]) best = k;
     }
     HeadEffect e = {best / a->n_heads, best % a->n_heads, 0, 0};
-    char hb[32], mb[32], line[400];
+    char hb[32], mb[32];
     head_name(tr, &e, hb, sizeof hb);
     snprintf(mb, sizeof mb, "%+.3g", mean[best]);
     const char *args[] = {hb, mb};
-    i18n_fmt(line, sizeof line, lang, "exp.dla", 2, args);
-    fputs(", \"summary\": ", out);
-    json_write_string(out, line);
+    write_summary(out, lang, "exp.dla", 2, args);
 }
 
 static int dla_json(const Session *s, Lang lang, FILE *out, char *msg, size_t n)
