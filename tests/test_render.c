@@ -947,6 +947,8 @@ static void test_key_table(void **state)
     assert_int_equal(keys_lookup(SDLK_j, KMOD_LSHIFT), KEY_ACT_LAYER_PREV);
     assert_int_equal(keys_lookup(SDLK_r, KMOD_NONE), KEY_ACT_TRAIN);
     assert_int_equal(keys_lookup(SDLK_r, KMOD_LSHIFT), KEY_ACT_TRAIN_STEP);
+    assert_int_equal(keys_lookup(SDLK_d, KMOD_LCTRL), KEY_ACT_COMPARE_NEXT);
+    assert_int_equal(keys_lookup(SDLK_d, KMOD_LCTRL | KMOD_LSHIFT), KEY_ACT_COMPARE_PREV);
     assert_int_equal(keys_lookup(SDLK_r, KMOD_LCTRL), KEY_ACT_NONE); // (the lab's reset)
     bool bound[KEY_ACTION_COUNT] = {false};
     for (size_t r = 0; r < KEYMAP_N_ROWS; r++)

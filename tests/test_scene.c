@@ -25,6 +25,8 @@
 #include <string.h>
 
 #include "session.h"
+#include "compare.h"
+#include "compare_text.h"
 #include "explain.h"
 #include "i18n.h"
 #include "layout.h"
@@ -894,26 +896,32 @@ static void test_language_model_frames(void **state)
     session_destroy(ses);
 }
 
-// The view-kind table: A visits every kind once and comes back to the panels; each glance
-// has its own file name, header (in both languages), place and painter-independent hooks;
-// its frame carries its title and formula (what the header draws and --describe writes).
+// The view-kind table: A visits the panels and every glance once and comes back to the
+// panels (the compare view, which needs a B, is entered by --compare and left by A to the
+// panels); each glance has its own file name, header (in both languages), place and
+// painter-independent hooks; its frame carries its title and formula (what the header draws
+// and --describe writes).
 static void test_view_kinds(void **state)
 {
     (void)state;
     ViewKind k = VIEW_PANELS;
-    int seen = 0;
-    for (int i = 0; i < VIEW_KIND_COUNT; i++, k = viewkind_of(k)->next) seen |= 1 << k;
+    int seen = 0, glances = 1 << VIEW_PANELS;
+    for (int i = 0; i < VIEW_KIND_COUNT; i++) glances |= !viewkind_of((ViewKind)i)->panels ? 1 << i : 0;
+    for (int i = 0; i < VIEW_KIND_COUNT && (i == 0 || k != VIEW_PANELS); i++, k = viewkind_of(k)->next) seen |= 1 << k;
     assert_int_equal(k, VIEW_PANELS);
-    assert_int_equal(seen, (1 << VIEW_KIND_COUNT) - 1);
+    assert_int_equal(seen, glances);
+    assert_int_equal(viewkind_of(VIEW_COMPARE)->next, VIEW_PANELS);
     assert_null(viewkind_of(VIEW_PANELS)->file_stem);
     assert_true(viewkind_of(VIEW_PANELS)->panels);
     Session *ses = open_session("lessons/induction-heads.json");
     const Trace *tr = &ses->trace;
     for (int a = VIEW_PANELS + 1; a < VIEW_KIND_COUNT; a++) {
         const ViewKindInfo *vk = viewkind_of((ViewKind)a);
+        if (a == VIEW_COMPARE) continue; // (test_compare_view)
         assert_false(vk->panels);
         assert_non_null(vk->file_stem);
-        for (int b = a + 1; b < VIEW_KIND_COUNT; b++) assert_string_not_equal(vk->file_stem, viewkind_of((ViewKind)b)->file_stem);
+        for (int b = a + 1; b < VIEW_KIND_COUNT; b++)
+            if (viewkind_of((ViewKind)b)->file_stem) assert_string_not_equal(vk->file_stem, viewkind_of((ViewKind)b)->file_stem);
         assert_non_null(vk->narration);
         assert_non_null(vk->alt);
         for (int lang = 0; lang < 2; lang++) {
@@ -932,6 +940,89 @@ static void test_view_kinds(void **state)
         }
     }
     session_destroy(ses);
+}
+
+// The compare view (view_compare.c): the stage's result slice in A, in B and Δ = B − A, A and
+// B on one scale, B's changed cells marked, Δ on its own scale around 0, "identical" said in
+// the Δ panel's title and the header where they are; the stage's recipe extra (the next-token
+// bars) left out; in both languages.
+static void test_compare_view(void **state)
+{
+    (void)state;
+    Session *a = open_session("lessons/induction-heads.json");
+    char err[600];
+    CompareSpec sp;
+    assert_true(compare_parse_spec("ablate:l1.h1", &sp, err, sizeof err));
+    Session *b = compare_open_b(a, NULL, &sp, err, sizeof err);
+    assert_non_null(b);
+    Compare c;
+    assert_true(compare_traces(&a->trace, &b->trace, &c, err, sizeof err));
+    const Trace *tr = &a->trace;
+    static const struct {
+        const char *stage;
+        int head;
+        bool same;
+    } AT[] = {{"l0.attn", 1, true}, {"l1.head_out", 1, false}, {"l1.head_out", 0, true}, {"probs", 0, false}};
+    for (int lang = 0; lang < 2; lang++)
+        for (size_t k = 0; k < sizeof AT / sizeof AT[0]; k++) {
+            View v;
+            view_init(&v, &a->lesson, (Lang)lang);
+            v.kind = VIEW_COMPARE, v.cmp = &c, v.cmp_b = &b->trace, v.cmp_spec = "ablate:l1.h1";
+            v.stage = trace_find(tr, AT[k].stage), v.head = AT[k].head;
+            Layout L;
+            layout_compute(&L, tr, &v, 1280, 720);
+            assert_int_equal(L.n_panels, 3);
+            assert_int_equal(L.n_groups, 2);
+            assert_int_equal(L.bars.r.w, 0);
+            assert_int_equal(L.deriv.w, 0);
+            const PanelSpec *pa = &L.spec[0], *pb = &L.spec[1], *pd = &L.spec[2];
+            assert_true(pa->group == 0 && pb->group == 0 && pd->group == 1);
+            assert_false(L.group[1].scale.sequential);
+            assert_float_equal(L.group[1].scale.lo, -L.group[1].scale.hi, 0.0);
+            const Stage *sb = trace_get(&b->trace, AT[k].stage);
+            assert_true(pb->data >= sb->t.data && pb->data < sb->t.data + sb->t.size);
+            bool same = true;
+            for (int r = 0; r < pa->rows; r++)
+                for (int col = 0; col < pa->cols; col++) {
+                    const float x = panel_value(pa, r, col), y = panel_value(pb, r, col), d = panel_value(pd, r, col);
+                    assert_float_equal(d, x == y ? 0.0f : y - x, 0.0);
+                    assert_int_equal(scene_cell_changed(pb, r, col), x != y);
+                    same &= x == y;
+                }
+            assert_int_equal(same, AT[k].same);
+            const char *key = same ? "ui.cmp_delta_same" : "ui.cmp_delta";
+            assert_non_null(strstr(pd->title, i18n_get((Lang)lang, key)));
+            char want[200];
+            compare_text_stage(&c.st[v.stage], (Lang)lang, want, sizeof want);
+            assert_non_null(strstr(L.formula, want));
+            for (int p = 0; p < 3; p++) {
+                const Rect q = L.panel[p];
+                assert_true(q.w > 0 && q.x >= L.area.x && q.x + q.w <= L.area.x + L.area.w);
+            }
+            // a cell's tooltip: A's derivation (the stage's own tooltip of A), B's, then Δ
+            static char tip[2400], own[1024];
+            viewkind_of(VIEW_COMPARE)->tip(&L, tr, &v, 1, 1, 2, tip, sizeof tip);
+            View pv = v;
+            pv.kind = VIEW_PANELS, pv.cmp = NULL, pv.cmp_b = NULL;
+            static Layout P;
+            layout_compute(&P, tr, &pv, 1280, 720);
+            explain_cell(tr, &pv, &P, P.result_panel, 1, 2, own, sizeof own);
+            assert_non_null(strstr(tip, own));
+            layout_compute(&P, &b->trace, &pv, 1280, 720);
+            explain_cell(&b->trace, &pv, &P, P.result_panel, 1, 2, own, sizeof own);
+            const bool ablated = strcmp(AT[k].stage, "l1.head_out") == 0 && AT[k].head == 1;
+            if (ablated) { // the ablated head: replaced, not a sum that would not add up
+                assert_null(strstr(tip, own));
+                assert_non_null(strstr(tip, lang ? "头 1 被消融" : "head 1 is ablated, its output set to 0"));
+            } else {
+                assert_non_null(strstr(tip, own));
+            }
+            assert_non_null(strstr(tip, "Δ = B − A = "));
+            if (k == 1) print_message("%s\n", tip);
+        }
+    compare_free(&c);
+    session_destroy(b);
+    session_destroy(a);
 }
 
 // A column of a panel and the vectors stacked under it (b₂ under W₂ᵀ) stays inside the
@@ -1136,6 +1227,7 @@ int main(void)
         cmocka_unit_test(test_derivations),
         cmocka_unit_test(test_many_heads), cmocka_unit_test(test_language_model_frames),
         cmocka_unit_test(test_view_kinds),
+        cmocka_unit_test(test_compare_view),
         cmocka_unit_test(test_stacked_column_inside),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),
         cmocka_unit_test(test_loop_steps),

@@ -168,6 +168,58 @@ static void test_keys(void **state)
     assert_int_equal(wd_run("keys", keys_script, &o), 0);
 }
 
+// ---- the compare view (Ctrl+D) ---------------------------------------------------------------
+
+// Ctrl+D on the induction lesson's probs: B = l0.h0 ablated, the compare view (another picture);
+// hovering a cell of B's panel shows a tooltip (A's and B's derivations); Ctrl+D through the other
+// three heads, then off: the stage's panels again, the picture from before; Ctrl+Shift+D from there:
+// the last head (l1.h1); A back to the panels.
+static void compare_script(Driver *d)
+{
+    static Uint32 c[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "End");
+    wd_settle(d);
+    wd_shot(d, shot_a);
+    wd_key_mod(d, "D", KMOD_LCTRL);
+    wd_settle(d);
+    wd_shot(d, shot_b);
+    if (d->kind != VIEW_COMPARE || strcmp(d->stage, "probs") != 0) wd_fail(d, "Ctrl+D showed kind %d at %s", d->kind, d->stage);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "Ctrl+D changed nothing");
+    if (wd_has_colour(d, shot_b, 0xFFFFFA)) wd_fail(d, "a tooltip is on screen before hovering");
+    Rect p = d->panel1;
+    wd_mouse(d, p.x + p.w / 4, p.y + p.h / 4, 0);
+    wd_settle(d);
+    wd_shot(d, c);
+    if (!wd_has_colour(d, c, 0xFFFFFA)) wd_fail(d, "hovering B's panel at (%d, %d) showed no tooltip", p.x + p.w / 4, p.y + p.h / 4);
+    wd_mouse(d, 5, 715, 0);
+    for (int k = 1; k < 4; k++) {
+        wd_key_mod(d, "D", KMOD_LCTRL);
+        wd_settle(d);
+        if (d->kind != VIEW_COMPARE) wd_fail(d, "Ctrl+D %d left the compare view", k + 1);
+    }
+    wd_key_mod(d, "D", KMOD_LCTRL);
+    wd_settle(d);
+    wd_shot(d, c);
+    if (d->kind != VIEW_PANELS) wd_fail(d, "Ctrl+D after the last head showed kind %d", d->kind);
+    if (!wd_same(d, shot_a, c)) wd_fail(d, "compare off did not give back the stage's picture");
+    wd_key_mod(d, "D", KMOD_LCTRL | KMOD_LSHIFT);
+    wd_settle(d);
+    if (d->kind != VIEW_COMPARE) wd_fail(d, "Ctrl+Shift+D did not compare with the last head");
+    wd_key(d, "A");
+    wd_settle(d);
+    if (d->kind != VIEW_PANELS) wd_fail(d, "A from the compare view showed kind %d", d->kind);
+    wd_key_mod(d, "Q", KMOD_CTRL);
+    wd_frames(d, 5);
+}
+
+static void test_compare(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/induction-heads.json");
+    assert_int_equal(wd_run("compare", compare_script, &o), 0);
+}
+
 // ---- inside a loop ------------------------------------------------------------------
 
 // N steps through decoding (6 tokens): each step another picture on the same stage, the 7th
@@ -995,6 +1047,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_keys, setup),
         cmocka_unit_test_setup(test_loop, setup),
+        cmocka_unit_test_setup(test_compare, setup),
         cmocka_unit_test_setup(test_layers, setup),
         cmocka_unit_test_setup(test_text, setup),
         cmocka_unit_test_setup(test_text_limits, setup),

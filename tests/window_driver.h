@@ -41,6 +41,8 @@ struct Driver {
     Rect mv_last;
     int head;                   // the head shown
     int hv_n;                   // the head view on screen: its query tokens (0: not shown)
+    int kind;                   // the frame's ViewKind
+    Rect panel1;                // its second panel (w 0: none): the compare view's B
     int checkpoint;             // the lesson's checkpoint computed (-1: its "weights")
     Rect curve;                 // the loss curve (w 0: none)
     Uint32 window_id;
@@ -79,6 +81,8 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     d->head = f->head;
     d->checkpoint = f->checkpoint, d->curve = f->layout->curve;
     d->hv_n = heads ? f->layout->view.heads.n : 0;
+    d->kind = f->layout->kind;
+    d->panel1 = f->layout->n_panels > 1 ? f->layout->panel[1] : (Rect){0, 0, 0, 0};
     d->window_id = SDL_GetWindowID(SDL_RenderGetWindow(f->r));
     if (d->want_pixels) {
         SDL_GetRendererOutputSize(f->r, &d->w, &d->h);

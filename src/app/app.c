@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_compare.h"
 #include "app_events.h"
 #include "app_lessons.h"
 #include "assets.h"
@@ -125,6 +126,7 @@ void app_destroy(App *a)
     if (a->screen.win) SDL_DestroyWindow(a->screen.win);
     fonts_destroy(a->screen.fonts);
     if (a->loop.sdl_up) SDL_Quit();
+    app_compare_off(a);
     lab_free(&a->lab);
     if (a->train.on) train_free(&a->train.run), train_shown_free(&a->train.step); // (quitting asked to save them)
     session_destroy(a->lessons.ckpt_before);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app_compare.h"
 #include "app_lessons.h"
 #include "app_quit.h"
 #include "cli.h"
@@ -314,6 +315,8 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_TEXT: app_text_open(a); break;
     case KEY_ACT_TRAIN: app_train_toggle(a); break;
     case KEY_ACT_TRAIN_STEP: app_train_show_step(a); break;
+    case KEY_ACT_COMPARE_NEXT: app_compare_step(a, 1); break;
+    case KEY_ACT_COMPARE_PREV: app_compare_step(a, -1); break;
     case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
         const Lesson *ls = &a->session->lesson;
         int k = ls->checkpoint < 0 ? ls->n_checkpoints - 1 : ls->checkpoint; // ("weights": after the last)

@@ -74,6 +74,7 @@ static void export_start(ExportUI *x, ExportFormat format, const ExportFrom *fro
     }
     x->view = *v;
     x->view.delta = false;
+    x->view.cmp = NULL, x->view.cmp_b = NULL, x->view.cmp_spec = NULL; // (E writes the stage's panels; R may free B meanwhile)
     x->view.ref = o.ref;
     x->measure = (TextMeasure){text_measure, x->target.fonts};
     x->view.measure = &x->measure;

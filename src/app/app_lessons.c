@@ -5,6 +5,8 @@
 #include "app_train.h"
 #include "app_lessons.h"
 
+#include "app_compare.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,6 +117,7 @@ fail:
 // else the nearest one (playback knows the count), and the title says "(edited)".
 void app_watch_session(App *a)
 {
+    app_compare_watch(a);
     if (a->seen.session == a->session && a->seen.version == a->session->version) return;
     if (a->seen.session != a->session) app_checkpoint_before(a); // (the first lesson)
     a->seen.session = a->session, a->seen.version = a->session->version;

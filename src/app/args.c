@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "cli.h"
+#include "compare.h"
 
 void args_usage(FILE *f)
 {
@@ -41,6 +42,17 @@ void args_usage(FILE *f)
           "                                          the frame, the formula, the narration and the shapes;\n"
           "                                          --worksheet: the study questions, the results' cells\n"
           "                                          empty, the answers on the last page\n"
+          "       attnviz --compare SPEC --dump|--describe|--export DIR LESSON\n"
+          "                                          A (the LESSON) against B, A changed by SPEC: set:KEY=VALUE,\n"
+          "                                          lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH (a head's\n"
+          "                                          output zeroed) or ablate-mean:lL.hH; Δ = B − A stage by stage,\n"
+          "                                          which stages are identical (--dump: the Δ tensors; --export:\n"
+          "                                          a frame a stage of its result in A, in B and Δ)\n"
+          "       attnviz --experiment ablation|ablation-mean|logit-lens|logit-attribution LESSON\n"
+          "                                          a language model's experiment as JSON: every head ranked by\n"
+          "                                          the loss change when ablated; the logit lens (each layer's\n"
+          "                                          residual through the final norm and unembedding); each head's\n"
+          "                                          direct contribution to the next token's logit\n"
           "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
@@ -155,7 +167,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_STEP, O_TRAIN, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_STEP, O_TRAIN, O_COMPARE, O_EXPERIMENT, O_END
 };
 
 static const struct option LONG[] = {
@@ -165,6 +177,7 @@ static const struct option LONG[] = {
     {"export", required_argument, NULL, O_EXPORT}, {"icon", required_argument, NULL, O_ICON},
     {"version", no_argument, NULL, O_VERSION},     {"help", no_argument, NULL, O_HELP},
     {"paper", required_argument, NULL, O_PAPER},   {"seed", required_argument, NULL, O_SEED},
+    {"compare", required_argument, NULL, O_COMPARE}, {"experiment", required_argument, NULL, O_EXPERIMENT},
     {"set", required_argument, NULL, O_SET},       {"save", required_argument, NULL, O_SAVE},
     {"font", required_argument, NULL, O_FONT},     {"lang", required_argument, NULL, O_LANG},
     {"size", required_argument, NULL, O_SIZE},     {"lessons", required_argument, NULL, O_LESSONS},
@@ -192,6 +205,8 @@ static const char *needs(int id)
     case O_PAPER: return "a4 or letter";
     case O_SEED: return "a whole number";
     case O_SET: return "KEY=VALUE";
+    case O_COMPARE: return "a SPEC: set:KEY=VALUE, lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH or ablate-mean:lL.hH";
+    case O_EXPERIMENT: return "ablation, ablation-mean, logit-lens or logit-attribution";
     case O_TEXT: return "a text";
     case O_CHECKPOINT: return "a checkpoint number";
     case O_STEP: return "an optimizer: sgd or adamw[:lr=X,steps=N,…]";
@@ -224,8 +239,8 @@ static int set_command(Args *a, Command c, int id, FILE *err)
 {
     if (a->cmd == CMD_HELP || a->cmd == CMD_VERSION) return 0; // --help wins
     if (a->cmd != CMD_WINDOW && a->cmd != c)
-        return usage_error(err, "give only one of --check, --dump, --print, --describe, --quiz, --handout, --export "
-                                "and --icon (--%s)", name_of(id));
+        return usage_error(err, "give only one of --check, --dump, --print, --describe, --quiz, --handout, --export, "
+                                "--experiment and --icon (--%s)", name_of(id));
     a->cmd = c;
     return 0;
 }
@@ -270,6 +285,19 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     }
     case O_SAVE: a->save_path = v; return 0;
+    case O_COMPARE: {
+        CompareSpec sp;
+        char msg[600];
+        if (!compare_parse_spec(v, &sp, msg, sizeof msg)) return usage_error(err, "%s", msg);
+        a->compare = v;
+        return 0;
+    }
+    case O_EXPERIMENT:
+        if (strcmp(v, "ablation") && strcmp(v, "ablation-mean") && strcmp(v, "logit-lens") && strcmp(v, "logit-attribution"))
+            return usage_error(err, "--experiment: expected ablation, ablation-mean, logit-lens or logit-attribution, got "
+                                    "\"%s\"", v);
+        a->experiment = v;
+        return set_command(a, CMD_EXPERIMENT, id, err);
     case O_TEXT: a->edits.text = v; return 0;
     case O_CHECKPOINT:
         if (!parse_int(v, 0, LESSON_MAX_CHECKPOINTS - 1, &a->edits.checkpoint))
@@ -384,8 +412,10 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     bool lesson = a->n_lessons == 1;
     if (lesson) a->opt.lesson_path = a->lessons[0];
     switch (c) {
-    case CMD_DUMP: case CMD_QUIZ: case CMD_DESCRIBE:
-        if (!lesson) return usage_error(err, "--%s needs exactly one LESSON", c == CMD_DUMP ? "dump" : c == CMD_QUIZ ? "quiz" : "describe");
+    case CMD_DUMP: case CMD_QUIZ: case CMD_DESCRIBE: case CMD_EXPERIMENT:
+        if (!lesson)
+            return usage_error(err, "--%s needs exactly one LESSON", c == CMD_DUMP ? "dump" : c == CMD_QUIZ ? "quiz"
+                                                                     : c == CMD_EXPERIMENT ? "experiment" : "describe");
         break;
     case CMD_PRINT: if (!lesson) return usage_error(err, "--print needs STAGE and LESSON"); break;
     case CMD_HANDOUT: if (!lesson) return usage_error(err, "--handout needs FILE.pdf and LESSON"); break;
@@ -395,6 +425,14 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     if (SEEN(O_SEED) && c != CMD_QUIZ && !SEEN(O_TRAIN)) return usage_error(err, "--seed goes with --quiz or --train");
     if (SEEN(O_TRAIN) && !(c == CMD_WINDOW && a->save_path && lesson))
         return usage_error(err, "--train goes with --save FILE and a LESSON (the trained lesson is written to FILE)");
+    if (SEEN(O_COMPARE) && c != CMD_DUMP && c != CMD_DESCRIBE && c != CMD_EXPORT)
+        return usage_error(err, "--compare goes with --dump, --describe and --export");
+    if (SEEN(O_COMPARE) && (SEEN(O_BACKWARD) || SEEN(O_STEP) || SEEN(O_SAVE) || SEEN(O_MODEL_VIEW) || SEEN(O_HEAD_VIEW) ||
+                            SEEN(O_PRESENTER) || SEEN(O_PROJECTOR) || SEEN(O_LOOP) || (slice && c != CMD_EXPORT)))
+        return usage_error(err, "--compare compares every stage of A and B: no --backward, --step, --save, --model-view, "
+                                "--head-view, --presenter, --projector or --loop (--batch and --head: with --export)");
+    if (c == CMD_EXPERIMENT && (SEEN(O_SAVE) || SEEN(O_STEP) || SEEN(O_STAGE) || slice || window_only || export_only))
+        return usage_error(err, "--experiment takes only --set, --text, --checkpoint and --lang");
     if (SEEN(O_BACKWARD) && c != CMD_DUMP) return usage_error(err, "--backward goes with --dump");
     if (SEEN(O_STEP) && !(c == CMD_DUMP && a->backward) && !(c == CMD_WINDOW && a->save_path))
         return usage_error(err, "--step goes with --dump --backward and/or --save FILE");

@@ -19,6 +19,7 @@
 
 typedef enum {
     CMD_WINDOW, CMD_CHECK, CMD_DUMP, CMD_PRINT, CMD_DESCRIBE, CMD_QUIZ, CMD_HANDOUT, CMD_EXPORT, CMD_ICON,
+    CMD_EXPERIMENT,
     CMD_HELP, CMD_VERSION
 } Command;
 
@@ -27,6 +28,8 @@ typedef struct Args {
     AppOptions opt;              // lesson_path: the LESSON operand (NULL: none given)
     ExportOptions ex;            // --format, --animate, --fps, --stage, --batch, --head
     const char *export_dir, *handout_path, *icon_path, *print_stage, *save_path;
+    const char *compare;       // --compare SPEC (compare.h): B, with --dump, --describe
+    const char *experiment;    // --experiment NAME: ablation, ablation-mean or logit-lens
     Paper paper;
     bool worksheet;            // --handout … --worksheet
     bool backward;             // --dump --backward: the loss and the gradients too

@@ -69,8 +69,15 @@ int cli_quiz(const char *path, const struct SessionEdits *ed, int lang, unsigned
 // .svg, else a size×size PNG. Exit 0, or 1 with one line on err.
 int cli_icon(const char *path, int size, FILE *err);
 
-// Writes the application icon (icon.h) to path: an SVG when the name ends in
-// .svg, else a size×size PNG. Exit 0, or 1 with one line on err.
-int cli_icon(const char *path, int size, FILE *err);
+// --compare SPEC (cli_compare.c, compare.h): A = the lesson with ed, B = A changed by spec;
+// JSON {"a", "b", "spec", "n_identical", "n_differ", "n_only", "summary" (in lang), "stages": [{"name",
+// "in", "identical", "n_diff", "max_abs_delta", "text", and with data (--dump) "delta"}]}. Exit 1
+// with one line for a bad lesson, a B that cannot be made, or stages of other shapes.
+int cli_compare(const char *path, const struct SessionEdits *ed, const char *spec, bool data, int lang, FILE *out,
+                FILE *err);
+// --experiment ablation|ablation-mean|logit-lens (experiment.h) as JSON, with a "summary" of the
+// numbers in words in lang. Exit 1 with one line for a lesson it does not apply to (not a language
+// model, flash or decoding for an ablation).
+int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, int lang, FILE *out, FILE *err);
 
 #endif

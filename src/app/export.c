@@ -19,6 +19,7 @@
 #include "assets.h"
 #include "attention.h"
 #include "cli.h"
+#include "compare.h"
 #include "utf8.h"
 #include "i18n.h"
 #include "describe.h"
@@ -682,6 +683,14 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
 
 static int export_run_handled(const ExportOptions *o);
 
+// --compare: B of the spec and the compare of A's trace with it; false with one line in err.
+static bool open_compare(const Session *a, const ExportOptions *o, Session **b, Compare *c, char *err, size_t n)
+{
+    CompareSpec sp;
+    return compare_parse_spec(o->compare, &sp, err, n) && (*b = compare_open_b(a, o->edits, &sp, err, n)) &&
+           compare_traces(&a->trace, &(*b)->trace, c, err, n);
+}
+
 // SIGINT and SIGTERM are caught from the first moment of an export (a signal
 // before the directory exists: no directory, a message, 130/143; after: the
 // frames written so far, frames.json with "complete": false) until it is over.
@@ -741,10 +750,13 @@ static int export_run_handled(const ExportOptions *o)
 
     ExportTarget t = {0};
     ExportJob *job = NULL;
+    Session *cmp_b = NULL; // --compare: B and the compare
+    Compare cmp = {0};
     int *parts = NULL;
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     double t0 = now_s(), last_bar = 0;
 
+    if (o->compare && !open_compare(ses, o, &cmp_b, &cmp, err, sizeof err)) goto fail;
     char assets[1100];
     if (!assets_find(assets, sizeof assets, err, sizeof err) ||
         !i18n_load(assets, err, sizeof err))
@@ -773,6 +785,7 @@ static int export_run_handled(const ExportOptions *o)
     v.measure = &measure;
     v.batch = o->batch, v.head = o->head;
     v.ckpt_prev = drawn.ckpt_prev;
+    if (cmp_b) drawn.view = v.kind = VIEW_COMPARE, v.cmp_b = &cmp_b->trace, v.cmp = &cmp, v.cmp_spec = o->compare;
     if (o->projector) { // --projector: as M in the window, the high-contrast palette
         v.projector = true;
         v.palette = PALETTE_HIGH_CONTRAST;
@@ -829,6 +842,8 @@ fail:
     export_target_destroy(&t);
     i18n_free();
     session_destroy(before);
+    compare_free(&cmp);
+    session_destroy(cmp_b);
     session_destroy(ses);
     return code;
 }

@@ -55,6 +55,8 @@ typedef struct ExportOptions {
     ViewKind view;             // --model-view: one frame, the model view (View.kind), NNNN-model-view.EXT;
                                // --head-view: the head view of --stage's layer (else the first), head
                                // --head, NNNN-head-view.EXT
+    const char *compare;       // --compare SPEC (compare.h): the compare view (View.kind VIEW_COMPARE) of
+                               // the lesson (A) and B, a frame a stage; NULL: none
     bool projector;            // --projector: projector mode (View.projector), its palette; a
                                // stage shown in parts is a frame a part
     const int *parts;          // in how many parts each stage is shown (export_parts), or NULL:

@@ -63,7 +63,12 @@ static int run(Args *a)
         if (!save(a)) return 1;
         if (a->cmd == CMD_WINDOW) return 0; // --save alone: saved, done
     }
+    if (a->compare && a->cmd != CMD_EXPORT) // --dump or --describe (args.c)
+        return finish_stdout(cli_compare(o->lesson_path, &a->edits, a->compare, a->cmd == CMD_DUMP, o->lang, stdout,
+                                         stderr), a->cmd == CMD_DUMP ? "--dump" : "--describe");
     switch (a->cmd) {
+    case CMD_EXPERIMENT:
+        return finish_stdout(cli_experiment(o->lesson_path, &a->edits, a->experiment, o->lang, stdout, stderr), "--experiment");
     case CMD_DUMP:
         return finish_stdout((a->backward ? cli_dump_backward : cli_dump)(o->lesson_path, &a->edits, stdout, stderr),
                              "--dump");
@@ -91,6 +96,7 @@ static int run(Args *a)
         ex->lang = (Lang)o->lang;
         ex->edits = &a->edits;
         ex->projector = o->projector;
+        ex->compare = a->compare;
         return finish_stdout(export_run(ex), "--export");
     }
     default: break;

@@ -14,6 +14,7 @@
 
 #include "app_export.h"
 #include "app_options.h"
+#include "compare.h"
 #include "heatmap.h"
 #include "lab.h"
 #include "layout_cache.h"
@@ -106,6 +107,15 @@ typedef struct Training {
     bool show_step;          // Shift+R: the last step's update drawn over the frame (optstep.h)
     TrainShown step;         // what it draws
 } Training;
+// The compare view (app_compare.c, Ctrl+D): B and its compare with the lesson on screen.
+typedef struct CompareUI {
+    Session *b;                // NULL: off
+    Compare cmp;
+    char spec[32];             // what B is ("ablate:l1.h0")
+    int choice;                // the head ablated, layer·H + head
+    const Session *session;    // the session and version B was made from
+    unsigned version;
+} CompareUI;
 
 typedef struct App App; // (app.h names it too)
 struct App {
@@ -127,6 +137,7 @@ struct App {
     StudyUI *study;            // the study mode (T, the "Study" button, --study) and progress.json
     Presenting present;        // the presenter window, black screen, tools, projector palette
     TextBox text;              // I: a language model's input
+    CompareUI cmp;             // Ctrl+D: the compare view's B
     Loop loop;
     Probe probe;               // the tests' clock and counters
     Training train;            // R: the lesson's model trained live (app_train.c)

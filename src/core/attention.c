@@ -121,6 +121,20 @@ static void head_task(void *ctx, int bh)
                             Lq, Lk, j->dv);
 }
 
+// An experiment's ablation (AttnConfig.ablate) of head a->head of head_out (B, H, L, d):
+// zeros, or the head's mean over every (batch, position), summed in double.
+static void ablate_head(float *ho, const AttnAblation *a, int B, int H, int L, int d)
+{
+    for (int k = 0; k < d; k++) {
+        double mean = 0.0;
+        for (int b = 0; b < B && a->kind == ABLATE_MEAN; b++)
+            for (int l = 0; l < L; l++) mean += (double)ho[(((size_t)b * H + a->head) * L + l) * d + k];
+        mean /= (double)B * L;
+        for (int b = 0; b < B; b++)
+            for (int l = 0; l < L; l++) ho[(((size_t)b * H + a->head) * L + l) * d + k] = (float)mean;
+    }
+}
+
 #define TRY(expr)                                                                                  \
     do {                                                                                           \
         if ((expr) < 0) return false;                                                              \
@@ -148,12 +162,9 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     // pass 2: projections y = x·Wᵀ + b
     int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, Hkv * dk}, vs[3] = {B, Lk, Hkv * dv};
     int q_proj, k_proj, v_proj;
-    TRY(q_proj = trace_push_raw(tr, STAGE_Q_PROJ, 3,
-                      qs, x_q, -1, -1));
-    TRY(k_proj = trace_push_raw(tr, STAGE_K_PROJ, 3,
-                      ks, x_k, -1, -1));
-    TRY(v_proj = trace_push_raw(tr, STAGE_V_PROJ, 3,
-                      vs, x_v, -1, -1));
+    TRY(q_proj = trace_push_raw(tr, STAGE_Q_PROJ, 3, qs, x_q, -1, -1));
+    TRY(k_proj = trace_push_raw(tr, STAGE_K_PROJ, 3, ks, x_k, -1, -1));
+    TRY(v_proj = trace_push_raw(tr, STAGE_V_PROJ, 3, vs, x_v, -1, -1));
     const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
                  *bv = cfg->qkv_bias ? &w->b_v : NULL;
     tr->stages[q_proj].weight = &w->w_q, tr->stages[q_proj].bias = bq;
@@ -205,8 +216,7 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
                 for (int jj = 0; jj < Lk; jj++) pb[((size_t)h * Lq + i) * Lk + jj] = -(m * (float)(i - jj));
         }
     }
-    TRY(scores = trace_push_raw(tr, STAGE_SCORES, 4, sc_s,
-                      q_in, k_in, bias));
+    TRY(scores = trace_push_raw(tr, STAGE_SCORES, 4, sc_s, q_in, k_in, bias));
     // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads
     TRY(masked = trace_push_raw(tr, STAGE_MASKED_SCORES, 4, sc_s, scores, mask, -1));
     // pass 6: softmax over keys
@@ -219,14 +229,15 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
                    cfg->attn_sinks ? w->sinks.data : NULL};
     if (cfg->attn_sinks) tr->stages[attn].weight = &w->sinks; // the view reads each head's sink from it
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
+    if (cfg->ablate.kind != ABLATE_NONE && cfg->ablate.layer == tr->layer)
+        ablate_head(D(tr, head_out), &cfg->ablate, B, H, Lq, dv);
     AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, masked, head_out, -1};
     // FlashAttention: the same head_out again, tile by tile with an online softmax
     if (cfg->flash_block_k > 0 && !attn_flash(cfg, &ast, tr)) return false;
 
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
     int cc_s[3] = {B, Lq, H * dv};
-    TRY(concat = trace_push_raw(tr, STAGE_CONCAT, 3, cc_s, head_out,
-                      -1, -1));
+    TRY(concat = trace_push_raw(tr, STAGE_CONCAT, 3, cc_s, head_out, -1, -1));
     concat_heads(D(tr, concat), D(tr, head_out), B, Lq, H, dv);
 
     // pass 9: output projection, (B, Lq, C)
@@ -390,6 +401,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         tr->rope_att = attn_rope_freqs(cfg, tr->rotary_dim, longest, tr->rope_inv);
     }
     tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
+    tr->ablate_kind = (int)cfg->ablate.kind, tr->ablate_layer = cfg->ablate.layer, tr->ablate_head = cfg->ablate.head;
     tr->norm_rms = cfg->norm == NORM_RMS, tr->norm_first = cfg->norm_first, tr->ffn_act = (int)cfg->ffn_act;
     const int n_layers = cfg->n_layers > 1 ? cfg->n_layers : 1;
     tr->n_layers = n_layers;

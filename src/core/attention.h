@@ -71,6 +71,14 @@ enum { FFN_ACT_COUNT = 0 FFN_ACT_TABLE(ATTN_ENUM_ONE) };
 typedef enum PosKind { POS_KIND_TABLE(ATTN_ENUM_ID) } PosKind;
 enum { POS_KIND_COUNT = 0 POS_KIND_TABLE(ATTN_ENUM_ONE) };
 
+// An experiment's ablation of one head (experiment.h; not a lesson key, never saved): its
+// head_out replaced, before the concat, by zeros or by its mean over every (batch, position).
+typedef enum AblateKind { ABLATE_NONE, ABLATE_ZERO, ABLATE_MEAN } AblateKind;
+typedef struct AttnAblation {
+    AblateKind kind;
+    int layer, head;
+} AttnAblation;
+
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
     int d_model, n_heads;
@@ -106,6 +114,7 @@ typedef struct AttnConfig {
     bool final_norm;         // the norm (model.norm, norm_eps) of the last layer's output
     bool tie_embeddings;     // logits = x·Eᵀ (no lm_head)
     float temperature;       // probs = softmax(logits / temperature)
+    AttnAblation ablate;     // an experiment's (kind ABLATE_NONE: none)
 } AttnConfig;
 
 // The ALiBi slope of head h of H (the paper's rule, also for H not a power of two).

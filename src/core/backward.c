@@ -146,6 +146,14 @@ static void add_into(float *dst, const float *src, size_t n)
 
 // ---- the loss ----------------------------------------------------------------------------
 
+double backward_nll(const float *zr, int V, float T, int t)
+{
+    double mx = -INFINITY, sum = 0.0; // log-softmax in double: exact for a confident model too
+    for (int v = 0; v < V; v++) mx = fmax(mx, (double)(zr[v] / T));
+    for (int v = 0; v < V; v++) sum += exp((double)(zr[v] / T) - mx);
+    return mx + log(sum) - (double)(zr[t] / T);
+}
+
 // L = mean of −log softmax(logits / T)[target]; dL/dlogits = (p − onehot) / (N·T).
 static void loss_backward(Ctx *c, int lg, int pr)
 {
@@ -158,11 +166,7 @@ static void loss_backward(Ctx *c, int lg, int pr)
     for (int r = 0; r < rows; r++) {
         const int t = c->g->targets[r];
         if (t < 0) continue;
-        const float *zr = z + (size_t)r * V;
-        double mx = -INFINITY, sum = 0.0; // log-softmax in double: exact for a confident model too
-        for (int v = 0; v < V; v++) mx = fmax(mx, (double)(zr[v] / T));
-        for (int v = 0; v < V; v++) sum += exp((double)(zr[v] / T) - mx);
-        loss += mx + log(sum) - (double)(zr[t] / T);
+        loss += backward_nll(z + (size_t)r * V, V, T, t);
         for (int v = 0; v < V; v++)
             d[(size_t)r * V + v] = (p[(size_t)r * V + v] - (v == t ? 1.0f : 0.0f)) / ((float)c->g->n_targets * T);
     }

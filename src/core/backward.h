@@ -59,6 +59,9 @@ bool backward_default_targets(const Trace *tr, int *targets, const char *file, c
 bool attn_backward(const AttnConfig *cfg, const AttnWeights *w, const Trace *tr, const int *targets, Grads *g,
                    const char *file, char *err, size_t err_len);
 
+// −log softmax(zr / T)[t] of one row of V logits, in double (the loss's term of one position).
+double backward_nll(const float *zr, int V, float T, int t);
+
 // The gradients in the order the backward pass computes them, for --dump --backward and a
 // view that walks them: first every stage's in reverse ("grad.logits" … "grad.token_embed"),
 // then the weights' (the model's own, "grad.model.embed", "grad.model.pos_embed" — "grad.pos_embed"

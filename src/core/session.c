@@ -61,20 +61,16 @@ static Session *create(const char *path, const LessonOverride *o, char *err, siz
     return s;
 }
 
-Session *session_retext(const Session *from, const char *text, char *err, size_t n)
+// A new session of a copy of src (one of from's lessons), with text (NULL: its own), computed.
+static Session *copy_of(const Session *from, const Lesson *src, const char *text, char *err, size_t n)
 {
     Session *s = calloc(1, sizeof *s);
-    if (!s) {
-        snprintf(err, n, "%s: out of memory", from->path);
-        return NULL;
-    }
-    const Lesson *src = from->has_original ? &from->original : &from->lesson; // (the lab's edits: not carried)
-    if (!lesson_clone(&s->lesson, src)) {
+    if (!s || !lesson_clone(&s->lesson, src)) {
         snprintf(err, n, "%s: out of memory", from->path);
         free(s);
         return NULL;
     }
-    if (!lesson_retext(&s->lesson, text, err, n)) {
+    if (text && !lesson_retext(&s->lesson, text, err, n)) {
         lesson_free(&s->lesson);
         free(s);
         return NULL;
@@ -87,6 +83,14 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
     }
     return s;
 }
+
+Session *session_retext(const Session *from, const char *text, char *err, size_t n)
+{
+    // (the lab's edits: not carried)
+    return copy_of(from, from->has_original ? &from->original : &from->lesson, text, err, n);
+}
+
+Session *session_clone(const Session *from, char *err, size_t n) { return copy_of(from, &from->lesson, NULL, err, n); }
 
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)
 {
@@ -250,6 +254,12 @@ bool session_reset(Session *s, Trace *previous, char *err, size_t n)
 }
 
 bool session_refresh(Session *s, char *err, size_t n) { return recompute(s, NULL, err, n); }
+bool session_ablate(Session *s, const AttnAblation *a, char *err, size_t n)
+{
+    s->lesson.cfg.ablate = *a;
+    if (s->has_original) s->original.cfg.ablate = *a; // (an undo keeps it)
+    return recompute(s, NULL, err, n);
+}
 
 bool session_edited(const Session *s)
 {

@@ -52,6 +52,9 @@ Session *session_open(const char *path, const SessionEdits *ed, char *err, size_
 // language model's input `text` instead (lesson_retext): no file read. NULL with one line
 // in err ("--text: input.text: …") when the text does not read.
 Session *session_retext(const Session *from, const char *text, char *err, size_t n);
+// A new session of from's lesson as it is now (its edits applied, its text, its checkpoint's
+// weights; no edit log: it starts unedited): B of a compare. NULL with one line in err.
+Session *session_clone(const Session *from, char *err, size_t n);
 // The checkpoint of training before s's (its lesson's file, the file's input), for the
 // narration's "since step …" (story.h); NULL when there is none: no checkpoints, the first,
 // a typed text, or it cannot be read.
@@ -72,6 +75,9 @@ bool session_reset(Session *s, Trace *previous, char *err, size_t n);
 // The lesson's numbers changed in place (training, train.h): its trace computed again (the
 // version changes). False with one line in err when memory runs out (the trace as it was).
 bool session_refresh(Session *s, char *err, size_t n);
+// An experiment's ablation of one head (experiment.h; kind ABLATE_NONE: none) set in the model
+// and the trace computed again. False with one line in err (out of memory).
+bool session_ablate(Session *s, const AttnAblation *a, char *err, size_t n);
 // Whether any edit is applied.
 bool session_edited(const Session *s);
 // The lesson's title in lang, marked " (edited)" / "（已修改）" once edited (a title

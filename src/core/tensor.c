@@ -172,6 +172,14 @@ bool tensor_copy(Tensor *dst, const Tensor *src)
 
 bool tensor_present(const Tensor *t) { return t->rank > 0 && t->data != NULL; }
 
+bool tensor_same_shape(const Tensor *a, const Tensor *b)
+{
+    if (a->rank != b->rank) return false;
+    for (int d = 0; d < a->rank; d++)
+        if (a->shape[d] != b->shape[d]) return false;
+    return true;
+}
+
 void tensor_shape_str(const Tensor *t, char *buf, size_t n)
 {
     size_t used = 0;

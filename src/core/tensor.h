@@ -30,6 +30,8 @@ bool tensor_copy(Tensor *dst, const Tensor *src);
 bool tensor_present(const Tensor *t);
 // Element count of a shape, or 0 when it would exceed max_elems (overflow-safe).
 size_t tensor_shape_size(int rank, const int *shape, size_t max_elems);
+// Whether a and b have the same rank and dimensions.
+bool tensor_same_shape(const Tensor *a, const Tensor *b);
 // Short text like "(2,4,4)" into buf.
 void tensor_shape_str(const Tensor *t, char *buf, size_t n);
 

@@ -66,6 +66,8 @@ typedef struct Trace {
     int pos_kind;                // PosKind of attention.h: its positions
     float temperature;           // probs = softmax(logits / temperature)
     bool tied;                   // logits use the embedding (tie_embeddings)
+    int ablate_kind, ablate_layer, ablate_head; // an experiment's ablation (AttnConfig.ablate, AblateKind;
+                                 // 0: none): that head's head_out was replaced
     bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
 } Trace;
 

@@ -731,7 +731,7 @@ void chrome_draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
         paint_fill(cv, THEME.empty, 255, x, y, sw, bar_h);
         paint_corner_mark(cv, x, y, sw, bar_h);
         x += sw + pad / 2;
-        paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, "ui.changed"));
+        paint_text(cv, FONT_SANS, L->px_small, ink, 255, x, ty, ALIGN_LEFT, i18n_get(v->lang, v->cmp ? "ui.cmp_changed" : "ui.changed"));
     }
     paint_clip(cv, NULL);
 }

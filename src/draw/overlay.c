@@ -9,8 +9,19 @@
 #include "explain.h"
 #include "playback.h"
 #include "study.h"
+#include "viewkind.h"
 
-#define TIP_MAX 1024
+#define TIP_MAX 2400 // (the compare view writes two derivations)
+
+// A cell's tooltip: its view kind's (the compare view: both derivations), else the stage's.
+static void cell_tip(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n)
+{
+    const ViewKindInfo *vk = viewkind_of(v->kind);
+    if (vk->tip)
+        vk->tip(L, tr, v, p, row, col, out, n);
+    else
+        explain_cell(tr, v, L, p, row, col, out, n);
+}
 
 static void draw_tip(Canvas *cv, const Layout *L, const char *tip, Rect cell,
                      const Rect *avoid, int n_avoid)
@@ -105,7 +116,7 @@ void overlay_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
     for (int i = 0; ov->pin_boxes && i < ov->n_pins && i < PINS_MAX; i++) // and the pinned tooltips
         if (ov->pin_boxes[i].w > 0)
             avoid[n++] = (Rect){ov->pin_boxes[i].x, ov->pin_boxes[i].y, ov->pin_boxes[i].w, ov->pin_boxes[i].h};
-    explain_cell(tr, v, L, p, row, c, tip, sizeof tip);
+    cell_tip(L, tr, v, p, row, c, tip, sizeof tip);
     draw_tip(cv, L, tip, q, avoid, n);
 }
 
@@ -246,7 +257,7 @@ void overlay_pins(Canvas *cv, const Layout *L, const Trace *tr, const View *v, c
         paint_frame(cv, THEME.accent, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
         pin_badge(cv, L, q.x - t, q.y - t, i + 1);
         avoid[n++] = (Rect){q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t};
-        explain_cell(tr, v, L, pin->panel, pin->row, pin->col, tip, sizeof tip);
+        cell_tip(L, tr, v, pin->panel, pin->row, pin->col, tip, sizeof tip);
         int wrap = L->w * 40 / 100, tw, th;
         if (!paint_text_block_size(cv, FONT_SANS, L->px_body, wrap, tip, &tw, &th)) continue;
         int pad = paint_px(L->s, 10), bw = tw + 2 * pad, bh = th + 2 * pad + L->px_small, bx, by;

@@ -21,6 +21,7 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_VIEW, "keys.batch", {B("Shift+B", BATCH_PREV), B("B", BATCH_NEXT)}},
     {KEYS_VIEW, "keys.layer", {B("Shift+J", LAYER_PREV), B("J", LAYER_NEXT)}},
     {KEYS_VIEW, "keys.model_view", {B("A", MODEL_VIEW)}},
+    {KEYS_VIEW, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT)}},
     {KEYS_VIEW, "keys.text", {B("I", TEXT)}},
     {KEYS_VIEW, "keys.temperature", {B("Ctrl+Up", WARMER), B("Ctrl+Down", COOLER)}},
     {KEYS_VIEW, "keys.checkpoint", {B("U", CKPT_NEXT), B("Shift+U", CKPT_PREV)}},

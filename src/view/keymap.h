@@ -70,6 +70,8 @@ typedef enum KeyAction {
     KEY_ACT_PROJECTOR,
     KEY_ACT_TRAIN,
     KEY_ACT_TRAIN_STEP,
+    KEY_ACT_COMPARE_NEXT,
+    KEY_ACT_COMPARE_PREV,
     KEY_ACTION_COUNT
 } KeyAction;
 

@@ -619,7 +619,7 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     // not printed, nor while it would give away a hidden result
     const ViewKindInfo *vk = viewkind_of(v->kind);
     const StageRecipe *r = v->stage >= 0 && v->stage < tr->n ? recipe_of(tr->stages[v->stage].kind) : NULL;
-    if (r && r->extra && vk->panels && !v->print && !(v->study && v->hide_result)) r->extra(L, tr, v, gap);
+    if (r && r->extra && vk->extra && !v->print && !(v->study && v->hide_result)) r->extra(L, tr, v, gap);
     L->kind = v->kind;
     vk->place(L, tr, v);
 }

@@ -270,14 +270,6 @@ static bool row_has_nan(const PanelSpec *p, int r)
 
 // ---- the kinds ----------------------------------------------------------------------------
 
-static bool same_shape(const Tensor *a, const Tensor *b)
-{
-    if (a->rank != b->rank) return false;
-    for (int d = 0; d < a->rank; d++)
-        if (a->shape[d] != b->shape[d]) return false;
-    return true;
-}
-
 // Whether a shape question at stage s would repeat: a projection keeps its input's shape
 // (x·Wᵀ + b with a square W: nothing to work out), or an earlier stage of its kind
 // makes the same shape from the same shapes (k_proj after q_proj, k_heads and v_heads after
@@ -291,17 +283,17 @@ static bool shape_repeats(const Trace *tr, int s)
         int o = st->operands[k];
         if (o < 0 || !tensor_present(&tr->stages[o].t)) continue;
         any = true;
-        as_operands &= same_shape(&tr->stages[o].t, &st->t);
+        as_operands &= tensor_same_shape(&tr->stages[o].t, &st->t);
     }
     if (any && as_operands && st->kind == STAGE_KIND_PROJECTION) return true;
     for (int e = 0; e < s; e++) {
         const Stage *ea = &tr->stages[e];
-        if (ea->kind != st->kind || !tensor_present(&ea->t) || !same_shape(&ea->t, &st->t)) continue;
+        if (ea->kind != st->kind || !tensor_present(&ea->t) || !tensor_same_shape(&ea->t, &st->t)) continue;
         bool same = true;
         for (int k = 0; k < TRACE_MAX_OPERANDS && same; k++) {
             int a = ea->operands[k], b = st->operands[k];
             if ((a < 0) != (b < 0)) same = false;
-            else if (a >= 0) same = same_shape(&tr->stages[a].t, &tr->stages[b].t);
+            else if (a >= 0) same = tensor_same_shape(&tr->stages[a].t, &tr->stages[b].t);
         }
         if (same) return true;
     }

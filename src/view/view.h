@@ -15,7 +15,7 @@
 // rows are longer than 32 keys. The legend says which.
 // What a frame shows: the stage's panels (the walkthrough), or one of the glances over
 // the whole model (View.kind).
-typedef enum ViewKind { VIEW_PANELS, VIEW_MODEL, VIEW_HEADS, VIEW_KIND_COUNT } ViewKind;
+typedef enum ViewKind { VIEW_PANELS, VIEW_MODEL, VIEW_HEADS, VIEW_COMPARE, VIEW_KIND_COUNT } ViewKind;
 
 typedef enum ProbScale { PROB_SCALE_AUTO, PROB_SCALE_LINEAR, PROB_SCALE_LOG, PROB_SCALE_COUNT } ProbScale;
 
@@ -147,8 +147,14 @@ typedef struct View {
     // (--model-view: every layer × head as a small map of its attention weights, BertViz's
     // model view, instead of the panels; a click opens one); or the head view (--head-view:
     // the stage's layer's head View.head as lines from each query token to each key token,
-    // as strong as its weight, BertViz's head view).
+    // as strong as its weight, BertViz's head view); or the compare view (--compare: the
+    // stage's result in A, in B and Δ = B − A side by side, view_compare.c).
     ViewKind kind;
+    // The compare view's B (its trace, what made it: the spec) and the compare of A (the trace
+    // drawn) with it (compare.h); NULL: none.
+    const struct Trace *cmp_b;
+    const struct Compare *cmp;
+    const char *cmp_spec;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.

@@ -8,7 +8,7 @@
 
 static const ViewKindInfo VIEW_KINDS[VIEW_KIND_COUNT] = {
     [VIEW_PANELS] = {
-        .next = VIEW_MODEL, .panels = true, .narrated_head = true, .place = layout_place_stage,
+        .next = VIEW_MODEL, .panels = true, .extra = true, .narrated_head = true, .place = layout_place_stage,
     },
     [VIEW_MODEL] = {
         .file_stem = "model-view", .next = VIEW_HEADS, .title_key = "title.model_view",
@@ -19,6 +19,10 @@ static const ViewKindInfo VIEW_KINDS[VIEW_KIND_COUNT] = {
         .file_stem = "head-view", .next = VIEW_PANELS, .title_key = "title.head_view",
         .formula_key = "formula.head_view", .place = view_heads_place, .narration = view_heads_narration,
         .alt = view_heads_alt, .describe = view_heads_describe,
+    },
+    [VIEW_COMPARE] = {
+        .next = VIEW_PANELS, .panels = true, .place = view_compare_place, .narration = view_compare_narration, .alt = view_compare_alt,
+        .describe = view_compare_describe, .tip = view_compare_tip,
     },
 };
 

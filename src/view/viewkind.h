@@ -3,6 +3,7 @@
 // the stage recipes (recipe.h). Each glance over the model has one file of its own —
 //   view_model.c   the model view: every layer × head as a small map of its attention
 //   view_heads.c   the head view: one head's weights as lines from each query to each key
+//   view_compare.c the compare view: the stage's result in A, in B and Δ = B − A (panels)
 // — and its painter in the draw layer (src/draw/viewdraw.h's table). The stage's panels
 // are layout.c's and scene.c's (its row has NULL hooks where the stage's own apply).
 //
@@ -28,6 +29,8 @@ typedef struct ViewKindInfo {
     // box); false: a glance over the model in L->area, one frame at the first layer's
     // attention when exported or described
     bool panels;
+    // the stage recipe's extra beside the panels (a language model's next-token bars)
+    bool extra;
     // opening a stage turns to the head its narration names (false: View.head stays)
     bool narrated_head;
     // a glance's header: its title (args: the batch, the layer, the head) and formula
@@ -41,6 +44,8 @@ typedef struct ViewKindInfo {
     const char *(*narration)(const Trace *tr, const View *v, char *buf, size_t n);
     // its alt text (what the frame shows, for a screen reader); NULL: the panels' (scene_alt)
     void (*alt)(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
+    // the tooltip of cell (row, col) of its panel p into out; NULL: the stage's (explain_cell)
+    void (*tip)(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n);
     // its own fields of a --describe frame (", \"maps\": […]"); NULL: none
     void (*describe)(FILE *f, const Layout *L, const Trace *tr, const View *v);
 } ViewKindInfo;
@@ -63,5 +68,10 @@ void view_heads_place(Layout *L, const Trace *tr, const View *v);
 const char *view_heads_narration(const Trace *tr, const View *v, char *buf, size_t n);
 void view_heads_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
 void view_heads_describe(FILE *f, const Layout *L, const Trace *tr, const View *v);
+void view_compare_place(Layout *L, const Trace *tr, const View *v);
+const char *view_compare_narration(const Trace *tr, const View *v, char *buf, size_t n);
+void view_compare_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
+void view_compare_describe(FILE *f, const Layout *L, const Trace *tr, const View *v);
+void view_compare_tip(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n);
 
 #endif
