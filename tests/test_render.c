@@ -955,7 +955,7 @@ static void test_key_table(void **state)
         for (int b = 0; b < KEYMAP_MAX_BINDINGS && KEYMAP_ROWS[r].bind[b].key; b++) bound[KEYMAP_ROWS[r].bind[b].action] = true;
     for (int k = KEY_ACT_NONE + 1; k < KEY_ACTION_COUNT; k++)
         if (!bound[k]) fail_msg("key action %d has no key", k);
-    const int rows[KEY_SECTION_COUNT] = {30, 12, 6, 10};
+    const int rows[KEY_SECTION_COUNT] = {29, 14, 6, 10};
     for (int l = 0; l < LANG_COUNT; l++)
         for (int sct = 0; sct < KEY_SECTION_COUNT; sct++) {
             char help[2048];

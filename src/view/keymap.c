@@ -21,11 +21,9 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_VIEW, "keys.batch", {B("Shift+B", BATCH_PREV), B("B", BATCH_NEXT)}},
     {KEYS_VIEW, "keys.layer", {B("Shift+J", LAYER_PREV), B("J", LAYER_NEXT)}},
     {KEYS_VIEW, "keys.model_view", {B("A", MODEL_VIEW)}},
-    {KEYS_VIEW, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT)}},
     {KEYS_VIEW, "keys.text", {B("I", TEXT)}},
     {KEYS_VIEW, "keys.temperature", {B("Ctrl+Up", WARMER), B("Ctrl+Down", COOLER)}},
     {KEYS_VIEW, "keys.checkpoint", {B("U", CKPT_NEXT), B("Shift+U", CKPT_PREV)}},
-    {KEYS_VIEW, "keys.train", {B("Shift+R", TRAIN_STEP), B("R", TRAIN)}},
     {KEYS_VIEW, "keys.values", {B("V", VALUES)}},
     {KEYS_VIEW, "keys.palette", {B("C", PALETTE)}},
     {KEYS_VIEW, "keys.prob_scale", {B("G", PROB_SCALE)}},
@@ -55,6 +53,9 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_LAB, "keys.lab_reset", {{NULL, KEY_ACT_NONE}}},
     {KEYS_LAB, "keys.lab_save", {{NULL, KEY_ACT_NONE}}},
     {KEYS_LAB, "keys.lab_escape", {{NULL, KEY_ACT_NONE}}},
+    // experiments on the model: compare with a head ablated, training live
+    {KEYS_LAB, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT)}},
+    {KEYS_LAB, "keys.train", {B("Shift+R", TRAIN_STEP), B("R", TRAIN)}},
     // the study mode (T here; the study box, study_ui.c, handles the rest)
     {KEYS_STUDY, "keys.study", {B("T", STUDY)}},
     {KEYS_STUDY, "keys.study_type", {{NULL, KEY_ACT_NONE}}},
