@@ -29,6 +29,9 @@ static void prepare_derivation(Frame *F, const Layout *L, const Trace *tr, const
     bool settled = e >= 1.0f && row == row0 && col == 0;
     F->has_deriv = settled ? scene_strip(L, tr, v, &F->deriv) : scene_derivation(L, tr, v, row, col, &F->deriv);
     F->deriv_shown = shown;
+    for (int i = 0; F->has_deriv && i < F->deriv.n_lines; i++)
+        for (int j = 0; j < F->deriv.line[i].n; j++)
+            scene_derivation_text(&F->deriv, i, j, F->deriv_text[i][j], sizeof F->deriv_text[i][j]);
 }
 
 static void prepare_header(Frame *F, const Trace *tr, const View *v)
