@@ -41,7 +41,6 @@ LAYERS = ["core", "view", "draw", "app", "web"]
 ALLOWED_LINES = {  # path: (its lines today, a ceiling it may not pass; the reason)
 }
 ALLOWED_FUNCS = {  # name: (its lines today, a ceiling; the reason)
-    "layer_forward": (166, "issue 37: one block's stages as a loop over a table"),
 }
 # circles as sorted module lists
 ALLOWED_CIRCLES = {
@@ -56,7 +55,6 @@ ALLOWED_ASKS = {
                                          "the panels, also asked for any hovered cell"),
     ("cellmark.c", "scene_highlight"): (1, "what a framed cell reads, for any cell (hover, study, pins)"),
     ("overlay.c", "scene_highlight"): (1, "the hovered cell's operands: the cell is the mouse's"),
-    ("derivation.c", "scene_derivation_text"): (2, "formats a line of the strip the view prepared"),
     ("chrome.c", "scene_narration"): (2, "one narration size for the lesson: every stage's text "
                                          "measured when the lesson, size or language changes"),
 }

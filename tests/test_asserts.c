@@ -158,6 +158,15 @@ static void loop_cell_past_end(const Session *s)
     (void)recipe_loop_cell(&s->trace, &v, &ps, 0, 0);
 }
 
+static void zoom_result_past_end(const Session *s)
+{
+    static Layout L;
+    View v = view_at(s, "scores");
+    layout_compute(&L, &s->trace, &v, 1280, 720);
+    L.result_panel = L.n_panels; // (layout's own index: never past its panels)
+    (void)layout_zoom_at(&v, &L, -1, -1, 2.0f);
+}
+
 static void test_breaches_abort(void **state)
 {
     (void)state;
@@ -191,6 +200,7 @@ static void test_breaches_abort(void **state)
         {"story_head_pattern(head H)", pattern_head_past_end},
         {"trace_lerp into a clone of another trace", lerp_into_other},
         {"recipe_loop_cell(panel of stage n)", loop_cell_past_end},
+        {"layout_zoom_at(result panel n_panels)", zoom_result_past_end},
     };
     int quiet = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
@@ -204,7 +214,7 @@ static void test_kept_guards_answer(void **state)
 {
     (void)state;
     Session *s = open_session("lessons/kv-cache-decoding.json");
-    const Trace *tr = &s->trace;
+    const Trace *tr = &s->trace; // (then cross-attention-padding's)
     // an absent stage (trace_find_near's -1): "?" and no panel
     assert_string_equal(recipe_name_of(tr, -1).sym, "?");
     static Layout L;
@@ -230,6 +240,32 @@ static void test_kept_guards_answer(void **state)
     assert_true(out[0] != '\0');
     // a token label asked for a key index past the tokens
     assert_null(lesson_token_label(&s->lesson, 0, s->lesson.len_q));
+    // a selection or pin past the panel's cells (made before an edit or the lab changed
+    // them), a panel past the stage's; the mouse beside the rows; zoom with no result panel
+    Rect q;
+    const int r = L.result_panel;
+    assert_true(r >= 0 && layout_cell_rect(&L, r, 0, 0, &q));
+    assert_false(layout_cell_rect(&L, r, L.spec[r].rows, 0, &q));
+    assert_false(layout_cell_rect(&L, r, 0, -1, &q));
+    assert_false(layout_cell_rect(&L, L.n_panels, 0, 0, &q));
+    int p = -2, row = -2;
+    assert_false(layout_hit_sum(&L, -1, -1, &p, &row));
+    L.result_panel = -1;
+    assert_false(layout_zoom_at(&v, &L, -1, -1, 2.0f));
+    session_destroy(s);
+    // a key_padding mask's row: the view's batch past the lesson's, a key past the keys
+    s = open_session("lessons/cross-attention-padding.json");
+    tr = &s->trace;
+    int n = -1, mi = trace_find(tr, "mask");
+    assert_true(tr->mask_kind == MASK_KEY_PADDING && mi >= 0);
+    const float *row0 = recipe_key_padding_row(tr, 0, &n);
+    assert_ptr_equal(row0, tr->stages[mi].t.data);
+    assert_int_equal(n, tr->stages[mi].t.shape[2]);
+    assert_null(recipe_key_padding_row(tr, tr->batch, &n));
+    assert_int_equal(n, 0);
+    assert_null(recipe_key_padding_row(tr, -1, &n));
+    assert_false(recipe_key_is_padding(tr, 0, -1));
+    assert_false(recipe_key_is_padding(tr, 0, tr->stages[mi].t.shape[2]));
     session_destroy(s);
 }
 

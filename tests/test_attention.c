@@ -180,8 +180,50 @@ static void load_forward(const char *path, Lesson *ls, Trace *tr)
     assert_true(attn_forward(&ls->cfg, ls->w, &ls->in, tr));
 }
 
+// The tensor a stage records for table slot `slot` (its row's weight or bias) in layer w:
+// the lesson's tensor of that slot, NULL where the model does not apply it. The exceptions
+// to the table written out again here, apart from attention.c's attn_param.
+static const Tensor *want_param(const AttnConfig *c, AttnWeights *w, WeightSlot slot)
+{
+    switch (slot) {
+    case WEIGHT_NONE: return NULL;
+    case WEIGHT_B_Q: case WEIGHT_B_K: case WEIGHT_B_V: return c->qkv_bias ? lesson_weight(w, slot) : NULL;
+    case WEIGHT_B_O: return c->out_bias ? lesson_weight(w, slot) : NULL;
+    case WEIGHT_FFN_B1: case WEIGHT_FFN_B2: case WEIGHT_FFN_B_GATE: return c->ffn_bias ? lesson_weight(w, slot) : NULL;
+    case WEIGHT_NORM_BIAS: case WEIGHT_FFN_NORM_BIAS: case WEIGHT_FINAL_NORM_BIAS: // RMSNorm: no β
+        return c->norm == NORM_RMS ? NULL : lesson_weight(w, slot);
+    case WEIGHT_SINKS: return c->attn_sinks ? lesson_weight(w, slot) : NULL;
+    case WEIGHT_POS_EMBED: return c->positions == POS_LEARNED ? lesson_weight(w, slot) : NULL;
+    case WEIGHT_LM_HEAD: return lesson_weight(w, c->tie_embeddings ? WEIGHT_EMBED : WEIGHT_LM_HEAD);
+    default: return lesson_weight(w, slot);
+    }
+}
+
+// A stage that applies its parameters alone (x·Wᵀ + b, a norm) again from the recorded
+// Stage.weight / .bias and its operand: the same bits, so what is recorded is what was applied.
+static void check_applied(const Trace *tr, const Stage *st, const AttnConfig *c)
+{
+    const Stage *x = &tr->stages[st->operands[0]];
+    size_t n = st->t.size;
+    float *y = malloc(n * sizeof(float));
+    assert_non_null(y);
+    int cols = st->t.shape[st->t.rank - 1], in = x->t.shape[x->t.rank - 1], rows = (int)(n / (size_t)cols);
+    if (st->kind == STAGE_KIND_NORM && c->norm == NORM_RMS)
+        tensor_rms_norm(y, x->t.data, tensor_present(st->weight) ? st->weight->data : NULL, rows, cols, c->norm_eps);
+    else if (st->kind == STAGE_KIND_NORM)
+        tensor_layer_norm(y, x->t.data, tensor_present(st->weight) ? st->weight->data : NULL,
+                          st->bias && tensor_present(st->bias) ? st->bias->data : NULL, rows, cols, c->norm_eps);
+    else
+        tensor_linear(y, x->t.data, st->weight->data, st->bias ? st->bias->data : NULL, rows, in, cols);
+    if (memcmp(y, st->t.data, n * sizeof(float)) != 0)
+        fail_msg("%s is not its operand with its recorded weight and bias", st->name);
+    free(y);
+}
+
 // stages.h's tables: names unique and found again; every stage a forward records
-// is its table row (name, kind, step) and applies the weights that row names.
+// is its table row (name, kind, step) and records the weight and bias that row names
+// (Stage.weight / .bias: the view's tooltips and the backward pass read them), which are
+// the ones it applied; each exception to the table is met by some lesson.
 static void test_stage_table(void **state)
 {
     (void)state;
@@ -201,10 +243,17 @@ static void test_stage_table(void **state)
     glob(REF_DIR "/*.lesson.json", GLOB_APPEND, NULL, &g);
     assert_true(g.gl_pathc > 10);
     bool seen[STAGE_ID_COUNT] = {0};
+    enum { TIED, RMS, SINKS, LEARNED, SINUSOIDAL, NO_QKV_BIAS, NO_FFN_BIAS, N_CASES };
+    int cases[N_CASES] = {0};
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Lesson ls;
         Trace tr;
         load_forward(g.gl_pathv[f], &ls, &tr);
+        const AttnConfig *c = &ls.cfg;
+        cases[TIED] += c->vocab_size > 0 && c->tie_embeddings, cases[RMS] += c->norm == NORM_RMS;
+        cases[SINKS] += c->attn_sinks, cases[LEARNED] += c->vocab_size > 0 && c->positions == POS_LEARNED;
+        cases[SINUSOIDAL] += c->vocab_size > 0 && c->positions == POS_SINUSOIDAL;
+        cases[NO_QKV_BIAS] += !c->qkv_bias, cases[NO_FFN_BIAS] += c->ffn_hidden > 0 && !c->ffn_bias;
         for (int s = 0; s < tr.n; s++) {
             const Stage *st = &tr.stages[s];
             const StageInfo *in = &STAGE_INFO[st->id];
@@ -224,13 +273,16 @@ static void test_stage_table(void **state)
             for (int k = 0; k < s && st->layer >= 0; k++) assert_true(tr.stages[k].layer <= st->layer);
             assert_int_equal(st->kind, in->kind);
             assert_int_equal(st->step, in->step);
+            // its parameters: its row's slots in its layer's weights (the model's own: layer 0's)
             AttnWeights *w = &ls.w[st->layer > 0 ? st->layer : 0];
-            if (st->id == STAGE_LOGITS && ls.cfg.tie_embeddings) // tied: the unembedding is the embedding
-                assert_ptr_equal(st->weight, &w->embed);
-            else if (st->weight) assert_ptr_equal(st->weight, lesson_weight(w, in->weight));
-            else // (a slot the lesson leaves out: attn without gpt-oss's sinks)
-                assert_true(in->weight == WEIGHT_NONE || !tensor_present(lesson_weight(w, in->weight)));
-            if (st->bias) assert_ptr_equal(st->bias, lesson_weight(w, in->bias));
+            if (st->weight != want_param(c, w, in->weight) || st->bias != want_param(c, w, in->bias))
+                fail_msg("%s: %s records weight %p bias %p, its table row (%s, %s) says %p %p", g.gl_pathv[f],
+                         st->name, (void *)st->weight, (void *)st->bias,
+                         in->weight >= 0 ? WEIGHT_INFO[in->weight].name : "none",
+                         in->bias >= 0 ? WEIGHT_INFO[in->bias].name : "none", (void *)want_param(c, w, in->weight),
+                         (void *)want_param(c, w, in->bias));
+            if (st->kind == STAGE_KIND_PROJECTION || st->kind == STAGE_KIND_OUT_PROJ || st->kind == STAGE_KIND_NORM)
+                check_applied(&tr, st, c);
         }
         trace_free(&tr);
         lesson_free(&ls);
@@ -238,6 +290,8 @@ static void test_stage_table(void **state)
     globfree(&g);
     for (int i = 0; i < STAGE_ID_COUNT; i++)
         if (!seen[i]) fail_msg("no lesson records stage %s", STAGE_INFO[i].name);
+    for (int i = 0; i < N_CASES; i++)
+        if (!cases[i]) fail_msg("no lesson meets exception %d of the table (enum in test_stage_table)", i);
 }
 
 // Two ways to the same numbers: the tiled online softmax gives head_out again, and

@@ -244,6 +244,8 @@ void app_present_from_start(App *a)
 // Projector mode: in how many parts stage st is shown at the window's size.
 static int stage_parts(App *a, int st)
 {
+    // st: playback's stage, which an undo or a typed text earlier in the same frame's events
+    // may have left past the trace's new end (app_watch_session catches up after them)
     if (!a->v.projector || st < 0 || st >= a->session->trace.n) return 1;
     View v = a->v;
     v.stage = st, v.anim = 1.0f;

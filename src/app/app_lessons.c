@@ -146,7 +146,7 @@ bool app_set_checkpoint(App *a, int k)
         app_toast(a, "app.no_checkpoints", NULL);
         return false;
     }
-    if (k < 0 || k >= ls->n_checkpoints || k == ls->checkpoint) return false;
+    if (k < 0 || k >= ls->n_checkpoints || k == ls->checkpoint) return false; // k: [ / ] past the first or last
     char msg[LESSON_ERR_MAX + 200];
     const SessionEdits ed = {NULL, 0, ls->typed ? a->text.text : NULL, true, k}; // (a typed text stays)
     Session *s = session_open(a->session->path, &ed, msg, sizeof msg);
@@ -225,7 +225,7 @@ void app_lessons_open_picker(App *a)
 
 static void picker_choose(App *a)
 {
-    if (a->lessons.picker.sel < 0 || a->lessons.picker.sel >= a->lessons.picker.n) return;
+    if (a->lessons.picker.sel < 0 || a->lessons.picker.sel >= a->lessons.picker.n) return; // -1: no lesson found
     char path[1100];
     snprintf(path, sizeof path, "%s", a->lessons.picker.items[a->lessons.picker.sel].path);
     app_lessons_open(a, path); // closes the picker on success; on failure it stays open

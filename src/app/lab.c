@@ -414,6 +414,8 @@ bool lab_text(Lab *lab, Session *s, const Layout *L, const View *v, const char *
 static void menu_choose(Lab *lab, Session *s, const View *v, int row, int col)
 {
     const LabMenu *m = &lab->menu;
+    // (row, col): the menu's cursor, kept from a lesson whose rows had more options, or a
+    // switch this lesson greys out
     if (row < 0 || row >= LAB_ROWS || col < 0 || col >= m->n_opts[row] || !m->enabled[row][col]) return;
     Lang lang = v->lang;
     const char *arg = NULL;

@@ -58,6 +58,7 @@ void tools_toggle_cell(PresentTools *t, int stage, int p, int row, int col)
 
 void tools_drag(PresentTools *t, int x, int y, int w, int h)
 {
+    // drag: -1 once X cleared the pins during the drag; w, h: a minimised window's size
     if (t->drag < 0 || t->drag >= t->n || w <= 0 || h <= 0) return;
     t->pin[t->drag].x = (float)(x - t->drag_dx) / (float)w;
     t->pin[t->drag].y = (float)(y - t->drag_dy) / (float)h;

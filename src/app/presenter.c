@@ -10,6 +10,7 @@
 // Nothing here decides what a key does: the app does, for both windows.
 #include "presenter.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,7 +336,8 @@ void presenter_restart_clock(Presenter *p)
 
 const char *presenter_notes(const Trace *tr, const View *v)
 {
-    if (!v->lesson || v->stage < 0 || v->stage >= tr->n) return NULL;
+    assert(v->stage >= 0 && v->stage < tr->n); // the window's stage, or describe's loop over the stages
+    if (!v->lesson) return NULL;
     return lesson_stage_note(v->lesson, tr, v->stage, v->lang);
 }
 

@@ -22,7 +22,7 @@ static void current_text(const Lesson *ls, char *out, size_t n)
         const char *t = lesson_token_label(ls, 0, l);
         if (!t) break;
         int w = snprintf(out + k, n - k, "%s%s", ls->word_tokens && l ? " " : "", t);
-        if (w < 0 || (size_t)w >= n - k) break;
+        if (w < 0 || (size_t)w >= n - k) break; // a lesson's tokens longer than the box: cut
         k += (size_t)w;
     }
 }

@@ -163,7 +163,7 @@ static bool put(char *out, size_t n, size_t *k, const char *name, const char *va
 {
     static const char hex[] = "0123456789ABCDEF";
     int w = snprintf(out + *k, n - *k, "%s%s=", *k ? "&" : "", name);
-    if (w < 0 || (size_t)w >= n - *k) return false;
+    if (w < 0 || (size_t)w >= n - *k) return false; // a lesson path longer than the address's room
     *k += (size_t)w;
     for (const unsigned char *c = (const unsigned char *)value; *c; c++) {
         bool plain = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||

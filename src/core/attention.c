@@ -32,19 +32,55 @@ void attn_inputs_free(AttnInputs *in)
     tensor_free(&in->ids);
 }
 
-static const float *data_or_null(const Tensor *t) { return tensor_present(t) ? t->data : NULL; }
+static const float *data_or_null(const Tensor *t) { return t && tensor_present(t) ? t->data : NULL; }
 
 static float *D(Trace *tr, int i) { return tr->stages[i].t.data; }
 
-// One of the block's norms into stage dst (its γ and β borrowed): LayerNorm or RMSNorm.
-static void block_norm(Trace *tr, int dst, int src, const Tensor *g, const Tensor *b, int rows, int C,
-                       const AttnConfig *cfg)
+// ---- the parameters each stage applies -------------------------------------------
+
+const Tensor *attn_param(const AttnConfig *cfg, const AttnWeights *w, WeightSlot slot)
 {
-    tr->stages[dst].weight = g, tr->stages[dst].bias = cfg->norm == NORM_RMS ? NULL : b;
+    // the exceptions to stages.h's table, all here: a bias only when the model has it
+    // (RMSNorm has none), gpt-oss's sinks and learned positions only when on, tied logits
+    // apply the embedding
+    switch (slot) {
+    case WEIGHT_NONE: return NULL;
+    case WEIGHT_B_Q: case WEIGHT_B_K: case WEIGHT_B_V: if (!cfg->qkv_bias) return NULL; break;
+    case WEIGHT_B_O: if (!cfg->out_bias) return NULL; break;
+    case WEIGHT_FFN_B1: case WEIGHT_FFN_B2: case WEIGHT_FFN_B_GATE: if (!cfg->ffn_bias) return NULL; break;
+    case WEIGHT_NORM_BIAS: case WEIGHT_FFN_NORM_BIAS: case WEIGHT_FINAL_NORM_BIAS:
+        if (cfg->norm == NORM_RMS) return NULL;
+        break;
+    case WEIGHT_SINKS: if (!cfg->attn_sinks) return NULL; break;
+    case WEIGHT_POS_EMBED: if (cfg->positions != POS_LEARNED) return NULL; break; // sinusoidal: computed
+    case WEIGHT_LM_HEAD: if (cfg->tie_embeddings) slot = WEIGHT_EMBED; break;
+    default: break;
+    }
+    return attn_weight((AttnWeights *)w, slot);
+}
+
+// Every stage's weight and bias (Stage.weight / .bias, what the view and the backward pass
+// read): its table row's slots as attn_param applies them, in its layer's AttnWeights (the
+// model's own stages: layer 0's, which holds the model's own weights).
+static void bind_params(const AttnConfig *cfg, const AttnWeights *w, Trace *tr)
+{
+    for (int s = 0; s < tr->n; s++) {
+        Stage *st = &tr->stages[s];
+        const AttnWeights *lw = &w[st->layer > 0 ? st->layer : 0];
+        st->weight = attn_param(cfg, lw, STAGE_INFO[st->id].weight);
+        st->bias = attn_param(cfg, lw, STAGE_INFO[st->id].bias);
+    }
+}
+
+// One of the norms into stage dst, with its table row's γ and β: LayerNorm or RMSNorm.
+static void block_norm(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int dst, int src, int rows)
+{
+    const StageInfo *row = &STAGE_INFO[tr->stages[dst].id];
+    const float *g = data_or_null(attn_param(cfg, w, row->weight)), *b = data_or_null(attn_param(cfg, w, row->bias));
     if (cfg->norm == NORM_RMS)
-        tensor_rms_norm(D(tr, dst), D(tr, src), data_or_null(g), rows, C, cfg->norm_eps);
+        tensor_rms_norm(D(tr, dst), D(tr, src), g, rows, cfg->d_model, cfg->norm_eps);
     else
-        tensor_layer_norm(D(tr, dst), D(tr, src), data_or_null(g), data_or_null(b), rows, C, cfg->norm_eps);
+        tensor_layer_norm(D(tr, dst), D(tr, src), g, b, rows, cfg->d_model, cfg->norm_eps);
 }
 
 // (B, L, H·d) -> (B, H, L, d)
@@ -140,22 +176,28 @@ static void ablate_head(float *ho, const AttnAblation *a, int B, int H, int L, i
         if ((expr) < 0) return false;                                                              \
     } while (0)
 
-// One block: attention (with its variants), the residual and norms, the feed-forward, on
-// the stages x_q, x_k, x_v (the model's input, or the previous layer's output), recording
-// into tr->layer. *out: the block's output (its last stage before the decode loop).
-static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_q, int x_k, int x_v,
-                          int mask, int *out)
+// Stage dst = src·Wᵀ + b (rows × in -> out) with the W and b of its table row.
+static void linear_stage(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int dst, int src, int rows, int in,
+                         int out)
+{
+    const StageInfo *row = &STAGE_INFO[tr->stages[dst].id];
+    const Tensor *W = attn_param(cfg, w, row->weight), *b = attn_param(cfg, w, row->bias);
+    tensor_linear(D(tr, dst), D(tr, src), W->data, b ? b->data : NULL, rows, in, out);
+}
+
+// Passes 1b-3b of a block, on the stages x_q, x_k, x_v: [attn_norm], the projections, the
+// head split and [RoPE]; fills st->x_q (what the projections read), q_in, k_in and vh.
+static bool project_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_q, int x_k, int x_v,
+                            AttnStages *st)
 {
     const int B = tr->batch, Lq = tr->len_q, Lk = tr->len_k;
-    const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v;
-    const int Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : H;
+    const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v, Hkv = trace_kv_heads(tr);
     // pass 1b, pre-norm: attention reads the normalised input, n₁ = norm(x) (self-attention:
     // the loader allows norm_first only then); the residual adds x itself
-    const int x_in = x_q;
     if (cfg->norm_first) {
-        int xs[3] = {B, Lq, C};
+        int xs[3] = {B, Lq, C}, x_in = x_q;
         TRY(x_q = trace_push_raw(tr, STAGE_ATTN_NORM, 3, xs, x_in, -1, -1));
-        block_norm(tr, x_q, x_in, &w->norm_weight, &w->norm_bias, B * Lq, C, cfg);
+        block_norm(cfg, w, tr, x_q, x_in, B * Lq);
         x_k = x_v = x_q;
     }
 
@@ -165,14 +207,9 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     TRY(q_proj = trace_push_raw(tr, STAGE_Q_PROJ, 3, qs, x_q, -1, -1));
     TRY(k_proj = trace_push_raw(tr, STAGE_K_PROJ, 3, ks, x_k, -1, -1));
     TRY(v_proj = trace_push_raw(tr, STAGE_V_PROJ, 3, vs, x_v, -1, -1));
-    const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
-                 *bv = cfg->qkv_bias ? &w->b_v : NULL;
-    tr->stages[q_proj].weight = &w->w_q, tr->stages[q_proj].bias = bq;
-    tr->stages[k_proj].weight = &w->w_k, tr->stages[k_proj].bias = bk;
-    tr->stages[v_proj].weight = &w->w_v, tr->stages[v_proj].bias = bv;
-    tensor_linear(D(tr, q_proj), D(tr, x_q), w->w_q.data, bq ? bq->data : NULL, B * Lq, C, H * dk);
-    tensor_linear(D(tr, k_proj), D(tr, x_k), w->w_k.data, bk ? bk->data : NULL, B * Lk, C, Hkv * dk);
-    tensor_linear(D(tr, v_proj), D(tr, x_v), w->w_v.data, bv ? bv->data : NULL, B * Lk, C, Hkv * dv);
+    linear_stage(cfg, w, tr, q_proj, x_q, B * Lq, C, H * dk);
+    linear_stage(cfg, w, tr, k_proj, x_k, B * Lk, C, Hkv * dk);
+    linear_stage(cfg, w, tr, v_proj, x_v, B * Lk, C, Hkv * dv);
 
     tr->stages[k_proj].key_rows = tr->stages[v_proj].key_rows = true;
 
@@ -198,13 +235,21 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
         rope_apply(D(tr, k_in), D(tr, kh), tr, Hkv, dk, cfg);
         tr->stages[k_in].key_rows = true;
     }
+    st->x_q = x_q, st->q_in = q_in, st->k_in = k_in, st->vh = vh;
+    return true;
+}
 
-    // passes 4-7, one (batch, head) at a time: each head's scores, masking,
-    // softmax and weighted sum are done together while its rows are in cache,
-    // the heads shared among the core's threads (parallel.h).
+// Passes 4-7 of a block, one (batch, head) at a time: each head's scores, masking, softmax
+// and weighted sum are done together while its rows are in cache, the heads shared among
+// the core's threads (parallel.h); then [the flash stages]. Reads st->q_in, k_in, vh and
+// mask; fills st->bias, masked and head_out.
+static bool heads_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, AttnStages *st)
+{
+    const int B = tr->batch, Lq = tr->len_q, Lk = tr->len_k;
+    const int H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v, Hkv = trace_kv_heads(tr);
     // pass 4: scores = Q·Kᵀ / scale, (B, H, Lq, Lk)
     int sc_s[4] = {B, H, Lq, Lk};
-    int scores, masked, attn, bias = -1;
+    int scores, masked, attn, head_out, bias = -1;
     // ALiBi: position_bias[0, h, i, j] = -m_h·(i - j), added to the scaled scores
     if (cfg->alibi) {
         int pb_s[4] = {1, H, Lq, Lk};
@@ -216,97 +261,111 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
                 for (int jj = 0; jj < Lk; jj++) pb[((size_t)h * Lq + i) * Lk + jj] = -(m * (float)(i - jj));
         }
     }
-    TRY(scores = trace_push_raw(tr, STAGE_SCORES, 4, sc_s, q_in, k_in, bias));
+    TRY(scores = trace_push_raw(tr, STAGE_SCORES, 4, sc_s, st->q_in, st->k_in, bias));
     // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads
-    TRY(masked = trace_push_raw(tr, STAGE_MASKED_SCORES, 4, sc_s, scores, mask, -1));
-    // pass 6: softmax over keys
+    TRY(masked = trace_push_raw(tr, STAGE_MASKED_SCORES, 4, sc_s, scores, st->mask, -1));
+    // pass 6: softmax over keys (gpt-oss: with each head's sink logit, the stage's weight)
     TRY(attn = trace_push_raw(tr, STAGE_ATTN, 4, sc_s, masked, -1, -1));
     // pass 7: head_out = attn·V, (B, H, Lq, dv)
     int ho_s[4] = {B, H, Lq, dv};
-    int head_out, concat, output;
-    TRY(head_out = trace_push_raw(tr, STAGE_HEAD_OUT, 4, ho_s, attn, vh, -1));
-    HeadJob job = {cfg, tr, q_in, k_in, vh, bias, mask, scores, masked, attn, head_out, H, Hkv, Lq, Lk, dk, dv,
-                   cfg->attn_sinks ? w->sinks.data : NULL};
-    if (cfg->attn_sinks) tr->stages[attn].weight = &w->sinks; // the view reads each head's sink from it
+    TRY(head_out = trace_push_raw(tr, STAGE_HEAD_OUT, 4, ho_s, attn, st->vh, -1));
+    const Tensor *sinks = attn_param(cfg, w, STAGE_INFO[STAGE_ATTN].weight);
+    HeadJob job = {cfg, tr, st->q_in, st->k_in, st->vh, bias, st->mask, scores, masked, attn, head_out,
+                   H, Hkv, Lq, Lk, dk, dv, sinks ? sinks->data : NULL};
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
     if (cfg->ablate.kind != ABLATE_NONE && cfg->ablate.layer == tr->layer)
         ablate_head(D(tr, head_out), &cfg->ablate, B, H, Lq, dv);
-    AttnStages ast = {x_q, q_in, k_in, vh, bias, mask, masked, head_out, -1};
+    st->bias = bias, st->masked = masked, st->head_out = head_out;
     // FlashAttention: the same head_out again, tile by tile with an online softmax
-    if (cfg->flash_block_k > 0 && !attn_flash(cfg, &ast, tr)) return false;
+    return cfg->flash_block_k <= 0 || attn_flash(cfg, st, tr);
+}
 
+// Passes 8-9 of a block: concat = the heads side by side, output = concat·W_Oᵀ + b_O.
+// Reads st->head_out; fills st->output.
+static bool out_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, AttnStages *st)
+{
+    const int B = tr->batch, Lq = tr->len_q, C = cfg->d_model, H = cfg->n_heads, dv = cfg->d_v;
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
-    int cc_s[3] = {B, Lq, H * dv};
-    TRY(concat = trace_push_raw(tr, STAGE_CONCAT, 3, cc_s, head_out, -1, -1));
-    concat_heads(D(tr, concat), D(tr, head_out), B, Lq, H, dv);
-
+    int cc_s[3] = {B, Lq, H * dv}, out_s[3] = {B, Lq, C}, concat;
+    TRY(concat = trace_push_raw(tr, STAGE_CONCAT, 3, cc_s, st->head_out, -1, -1));
+    concat_heads(D(tr, concat), D(tr, st->head_out), B, Lq, H, dv);
     // pass 9: output projection, (B, Lq, C)
-    int out_s[3] = {B, Lq, C};
-    TRY(output = trace_push_raw(tr, STAGE_OUTPUT, 3, out_s, concat, -1, -1));
-    const Tensor *bo = cfg->out_bias ? &w->b_o : NULL;
-    tr->stages[output].weight = &w->w_o, tr->stages[output].bias = bo;
-    tensor_linear(D(tr, output), D(tr, concat), w->w_o.data, bo ? bo->data : NULL, B * Lq, H * dv,
-                  C);
+    TRY(st->output = trace_push_raw(tr, STAGE_OUTPUT, 3, out_s, concat, -1, -1));
+    linear_stage(cfg, w, tr, st->output, concat, B * Lq, H * dv, C);
+    return true;
+}
+
+// The position-wise feed-forward block on stage x: [ffn_norm] [ffn_gate] ffn_hidden ffn_sum
+// [ffn_out]; *out: its last stage.
+static bool ffn_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x, int *out)
+{
+    const int B = tr->batch, Lq = tr->len_q, C = cfg->d_model, F = cfg->ffn_hidden;
+    int hs[3] = {B, Lq, F}, out_s[3] = {B, Lq, C};
+    int fn = x, fg = -1, fh, fs, fo;
+    if (cfg->norm_first) { // n₂ = norm(s), the FFN's input; s is added back
+        TRY(fn = trace_push_raw(tr, STAGE_FFN_NORM, 3, out_s, x, -1, -1));
+        block_norm(cfg, w, tr, fn, x, B * Lq);
+    }
+    if (cfg->ffn_act == FFN_SWIGLU) { // g = silu(n·W_gᵀ + b_g)
+        TRY(fg = trace_push_raw(tr, STAGE_FFN_GATE, 3, hs, fn, -1, -1));
+        linear_stage(cfg, w, tr, fg, fn, B * Lq, C, F);
+        for (size_t i = 0; i < tr->stages[fg].t.size; i++) D(tr, fg)[i] = tensor_activation(FFN_SWIGLU, D(tr, fg)[i]);
+    }
+    // h = act(n·W₁ᵀ + b₁), or (n·W₁ᵀ + b₁) ⊙ g
+    TRY(fh = trace_push_raw(tr, STAGE_FFN_HIDDEN, 3, hs, fn, fg, -1));
+    linear_stage(cfg, w, tr, fh, fn, B * Lq, C, F);
+    float *h = D(tr, fh);
+    if (fg >= 0)
+        for (size_t i = 0; i < tr->stages[fh].t.size; i++) h[i] *= D(tr, fg)[i];
+    else
+        for (size_t i = 0; i < tr->stages[fh].t.size; i++) h[i] = tensor_activation((int)cfg->ffn_act, h[i]);
+    // f = h·W₂ᵀ + b₂ + (the FFN's input: z post-norm, s pre-norm)
+    TRY(fs = trace_push_raw(tr, STAGE_FFN_SUM, 3, out_s, fh, x, -1));
+    linear_stage(cfg, w, tr, fs, fh, B * Lq, F, C);
+    float *y = D(tr, fs);
+    for (size_t i = 0; i < tr->stages[fs].t.size; i++) y[i] += D(tr, x)[i];
+    *out = fs;
+    if (!cfg->norm_first) {
+        TRY(fo = trace_push_raw(tr, STAGE_FFN_OUT, 3, out_s, fs, -1, -1));
+        block_norm(cfg, w, tr, fo, fs, B * Lq);
+        *out = fo;
+    }
+    return true;
+}
+
+// One block: attention (with its variants), the residual and norms, the feed-forward, on
+// the stages x_q, x_k, x_v (the model's input, or the previous layer's output), recording
+// into tr->layer. *out: the block's output (its last stage before the decode loop).
+static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_q, int x_k, int x_v,
+                          int mask, int *out)
+{
+    AttnStages ast = {.mask = mask, .bias = -1, .output = -1};
+    if (!project_forward(cfg, w, tr, x_q, x_k, x_v, &ast) || !heads_forward(cfg, w, tr, &ast) ||
+        !out_forward(cfg, w, tr, &ast))
+        return false;
 
     // pass 10: the residual connection and the norms, and the position-wise feed-forward
     // block. Post-norm (nn.TransformerEncoderLayer's default): z = norm(x + output), then
     // y = norm(z + ffn(z)), each norm recorded as two stages (the sum, then the norm).
     // Pre-norm (Llama, GPT-2): s = x + output, then y = s + ffn(norm(s)), no final norm.
-    int x = output;
+    const int B = tr->batch, Lq = tr->len_q;
+    int out_s[3] = {B, Lq, cfg->d_model}, x = ast.output;
     if (cfg->residual_norm) {
         int rs, rn;
-        TRY(rs = trace_push(tr, STAGE_RESIDUAL_SUM, 3, out_s, output, x_in, -1));
+        TRY(rs = trace_push(tr, STAGE_RESIDUAL_SUM, 3, out_s, ast.output, x_q, -1));
         float *sum = D(tr, rs);
-        for (size_t i = 0; i < tr->stages[rs].t.size; i++) sum[i] = D(tr, output)[i] + D(tr, x_in)[i];
+        for (size_t i = 0; i < tr->stages[rs].t.size; i++) sum[i] = D(tr, ast.output)[i] + D(tr, x_q)[i];
         x = rs;
         if (!cfg->norm_first) {
             TRY(rn = trace_push(tr, STAGE_RESIDUAL_NORM, 3, out_s, rs, -1, -1));
-            block_norm(tr, rn, rs, &w->norm_weight, &w->norm_bias, B * Lq, C, cfg);
+            block_norm(cfg, w, tr, rn, rs, B * Lq);
             x = rn;
         }
     }
-    if (cfg->ffn_hidden > 0) {
-        const int F = cfg->ffn_hidden;
-        int hs[3] = {B, Lq, F};
-        int fn = x, fg = -1, fh, fs, fo;
-        if (cfg->norm_first) { // n₂ = norm(s), the FFN's input; s is added back
-            TRY(fn = trace_push_raw(tr, STAGE_FFN_NORM, 3, out_s, x, -1, -1));
-            block_norm(tr, fn, x, &w->ffn_norm_weight, &w->ffn_norm_bias, B * Lq, C, cfg);
-        }
-        const Tensor *b1 = cfg->ffn_bias ? &w->ffn_b1 : NULL, *b2 = cfg->ffn_bias ? &w->ffn_b2 : NULL;
-        if (cfg->ffn_act == FFN_SWIGLU) { // g = silu(n·W_gᵀ + b_g)
-            const Tensor *bg = cfg->ffn_bias ? &w->ffn_b_gate : NULL;
-            TRY(fg = trace_push_raw(tr, STAGE_FFN_GATE, 3, hs, fn, -1, -1));
-            tr->stages[fg].weight = &w->ffn_w_gate, tr->stages[fg].bias = bg;
-            tensor_linear(D(tr, fg), D(tr, fn), w->ffn_w_gate.data, bg ? bg->data : NULL, B * Lq, C, F);
-            for (size_t i = 0; i < tr->stages[fg].t.size; i++) D(tr, fg)[i] = tensor_activation(FFN_SWIGLU, D(tr, fg)[i]);
-        }
-        // h = act(n·W₁ᵀ + b₁), or (n·W₁ᵀ + b₁) ⊙ g
-        TRY(fh = trace_push_raw(tr, STAGE_FFN_HIDDEN, 3, hs, fn, fg, -1));
-        tr->stages[fh].weight = &w->ffn_w1, tr->stages[fh].bias = b1;
-        tensor_linear(D(tr, fh), D(tr, fn), w->ffn_w1.data, b1 ? b1->data : NULL, B * Lq, C, F);
-        float *h = D(tr, fh);
-        if (fg >= 0)
-            for (size_t i = 0; i < tr->stages[fh].t.size; i++) h[i] *= D(tr, fg)[i];
-        else
-            for (size_t i = 0; i < tr->stages[fh].t.size; i++) h[i] = tensor_activation((int)cfg->ffn_act, h[i]);
-        // f = h·W₂ᵀ + b₂ + (the FFN's input: z post-norm, s pre-norm)
-        TRY(fs = trace_push_raw(tr, STAGE_FFN_SUM, 3, out_s, fh, x, -1));
-        tr->stages[fs].weight = &w->ffn_w2, tr->stages[fs].bias = b2;
-        float *y = D(tr, fs);
-        tensor_linear(y, h, w->ffn_w2.data, b2 ? b2->data : NULL, B * Lq, F, C);
-        for (size_t i = 0; i < tr->stages[fs].t.size; i++) y[i] += D(tr, x)[i];
-        if (!cfg->norm_first) {
-            TRY(fo = trace_push_raw(tr, STAGE_FFN_OUT, 3, out_s, fs, -1, -1));
-            block_norm(tr, fo, fs, &w->ffn_norm_weight, &w->ffn_norm_bias, B * Lq, C, cfg);
-        }
-        x = cfg->norm_first ? fs : fo;
-    }
+    if (cfg->ffn_hidden > 0 && !ffn_forward(cfg, w, tr, x, &x)) return false;
     *out = x;
     // generation token by token from the K/V cache: decode_output must equal output
-    ast.output = output;
-    if (cfg->decode && !attn_decode(cfg, w, &ast, tr)) return false;
-    return true;
+    return !cfg->decode || attn_decode(cfg, w, &ast, tr);
 }
 
 // A language model's first stages: token_embed = E[ids], [pos_embed, embedding = e + p]; the
@@ -320,7 +379,6 @@ static int embed_forward(const AttnConfig *cfg, const AttnWeights *w, const Attn
     if (!(tr->ids = malloc((size_t)B * L * sizeof(int)))) return -1;
     for (int r = 0; r < B * L; r++) tr->ids[r] = (int)in->ids.data[r];
     if ((te = trace_push_raw(tr, STAGE_TOKEN_EMBED, 3, s3, -1, -1, -1)) < 0) return -1;
-    tr->stages[te].weight = &w->embed;
     for (int r = 0; r < B * L; r++)
         memcpy(D(tr, te) + (size_t)r * C, w->embed.data + (size_t)in->ids.data[r] * C, (size_t)C * sizeof(float));
     if (cfg->positions == POS_NONE) return te;
@@ -341,7 +399,6 @@ static int embed_forward(const AttnConfig *cfg, const AttnWeights *w, const Attn
                 if (2 * i + 1 < C) row[2 * i + 1] = cosf(a);
             }
         }
-    if (cfg->positions == POS_LEARNED) tr->stages[pe].weight = &w->pos_embed;
     if ((x = trace_push_raw(tr, STAGE_EMBEDDING, 3, s3, te, pe, -1)) < 0) return -1;
     for (size_t i = 0; i < tr->stages[x].t.size; i++) D(tr, x)[i] = D(tr, te)[i] + p[i];
     return x;
@@ -355,13 +412,11 @@ static bool predict_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *
     if (cfg->final_norm) {
         int fn;
         TRY(fn = trace_push_raw(tr, STAGE_FINAL_NORM, 3, s3, x, -1, -1));
-        block_norm(tr, fn, x, &w->final_norm_weight, &w->final_norm_bias, B * L, C, cfg);
+        block_norm(cfg, w, tr, fn, x, B * L);
         x = fn;
     }
-    const Tensor *wu = cfg->tie_embeddings ? &w->embed : &w->lm_head;
-    TRY(lg = trace_push_raw(tr, STAGE_LOGITS, 3, sv, x, -1, -1));
-    tr->stages[lg].weight = wu;
-    tensor_linear(D(tr, lg), D(tr, x), wu->data, NULL, B * L, C, V);
+    TRY(lg = trace_push_raw(tr, STAGE_LOGITS, 3, sv, x, -1, -1)); // tied: W_U is E (attn_param)
+    linear_stage(cfg, w, tr, lg, x, B * L, C, V);
     TRY(pr = trace_push_raw(tr, STAGE_PROBS, 3, sv, lg, -1, -1));
     const float *z = D(tr, lg);
     float *p = D(tr, pr);
@@ -447,7 +502,9 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         x_q = x_k = x_v = out;
     }
     tr->layer = -1;
-    return !lm || predict_forward(cfg, w, tr, x_q);
+    if (lm && !predict_forward(cfg, w, tr, x_q)) return false;
+    bind_params(cfg, w, tr);
+    return true;
 }
 
 // ---- the weights by slot (stages.h), and the seeded generator ----------------------

@@ -217,6 +217,12 @@ float attn_rope_freqs(const AttnConfig *cfg, int rot, int seq_len, float *inv);
 void attn_rope_row(float *y, const float *x, int d, int rot, int pos, RopeStyle style, const float *inv, float att);
 // The weight tensor of slot `slot` (a WeightSlot of stages.h: w_q, b_q, …).
 Tensor *attn_weight(AttnWeights *w, int slot);
+// The tensor the model applies for slot `slot`, or NULL when cfg turns it off: a bias
+// without qkv_bias / out_bias / ffn_bias, a norm's β under RMSNorm, the sinks without
+// attn_sinks, pos_embed without learned positions; lm_head is the embedding when tied.
+// attn_forward computes each stage with its table row's (stages.h) and records them
+// in Stage.weight / .bias: the exceptions to the table are stated there, once.
+const Tensor *attn_param(const AttnConfig *cfg, const AttnWeights *w, WeightSlot slot);
 // The documented deterministic generator behind a lesson's {"init": {"seed": N}}: per
 // tensor index a splitmix64 stream starting at mix(seed ^ mix(0xD1B54A32D192ED03 *
 // (index+1))) (mix: splitmix64's output function), element k = mix(start + (k+1) *

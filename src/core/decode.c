@@ -58,7 +58,7 @@ static void decode_task(void *ctx, int bh)
         }
         float *srow = D(tr, j->ds) + ((size_t)bh * L + t) * L, *arow = D(tr, j->da) + ((size_t)bh * L + t) * L;
         memcpy(srow, row, (size_t)(t + 1) * sizeof(float));
-        if (cfg->attn_sinks) tensor_softmax_rows_sink(row, 1, t + 1, j->sinks[h]); // gpt-oss's sink logit
+        if (j->sinks) tensor_softmax_rows_sink(row, 1, t + 1, j->sinks[h]); // gpt-oss's sink logit
         else tensor_softmax_rows(row, 1, t + 1);
         memcpy(arow, row, (size_t)(t + 1) * sizeof(float));
         for (int k = t + 1; k < L; k++) srow[k] = cfg->mask_fill, arow[k] = 0.0f; // not in the cache yet: as the causal mask writes them
@@ -78,8 +78,9 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
     if ((da = trace_push(tr, STAGE_DECODE_ATTN, 4, ss, ds, cv, -1)) < 0) return false;
     if ((dout = trace_push(tr, STAGE_DECODE_OUTPUT, 3, os, ck, cv, st->output)) < 0) return false;
     tr->stages[ck].key_rows = tr->stages[cv].key_rows = true;
-    const Tensor *bq = cfg->qkv_bias ? &w->b_q : NULL, *bk = cfg->qkv_bias ? &w->b_k : NULL,
-                 *bv = cfg->qkv_bias ? &w->b_v : NULL, *bo = cfg->out_bias ? &w->b_o : NULL;
+    const Tensor *bq = attn_param(cfg, w, WEIGHT_B_Q), *bk = attn_param(cfg, w, WEIGHT_B_K),
+                 *bv = attn_param(cfg, w, WEIGHT_B_V), *bo = attn_param(cfg, w, WEIGHT_B_O);
+    const Tensor *sinks = attn_param(cfg, w, STAGE_INFO[STAGE_DECODE_ATTN].weight);
     const size_t BL = (size_t)B * L;
     float *q = malloc(BL * H * dk * sizeof(float)), *k = malloc(BL * Hkv * dk * sizeof(float));
     float *v = malloc(BL * Hkv * dv * sizeof(float)), *cat = malloc(BL * H * dv * sizeof(float));
@@ -116,8 +117,7 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
             }
         // 3. step by step, per head: one row of scores against the cache so far, softmax,
         // attn·V. Step t reads cache rows 0..t only, which steps 0..t wrote.
-        DecodeJob job = {cfg, tr, st, ck, cv, ds, da, q, cat, rows, cfg->attn_sinks ? w->sinks.data : NULL};
-        if (cfg->attn_sinks) tr->stages[da].weight = &w->sinks;
+        DecodeJob job = {cfg, tr, st, ck, cv, ds, da, q, cat, rows, sinks ? sinks->data : NULL};
         parallel_for(B * H, (double)B * H * L * L * (dk + dv) / 2, decode_task, &job);
         // 4. each step's output row: its heads side by side, · W_Oᵀ + b_O
         tensor_linear(D(tr, dout), cat, w->w_o.data, bo ? bo->data : NULL, (int)BL, H * dv, C);

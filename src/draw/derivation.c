@@ -7,8 +7,9 @@
 
 #include "explain.h"
 
-void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float shown)
+void derivation_draw(Canvas *cv, const Layout *L, const Frame *F)
 {
+    const Derivation *d = &F->deriv;
     Rect s = L->deriv;
     if (s.w <= 0 || d->n_lines <= 0 || L->result_panel < 0) return;
     const ColorScale *scale = &L->spec[L->result_panel].scale;
@@ -24,11 +25,10 @@ void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float sho
     int title_w = tw + 2 * gap;
     label_w += 2 * gap;
     // a value box: as wide as the result's cells, and never narrower than its widest number
-    char num[32];
     int need = 0;
     for (int i = 0; i < d->n_lines; i++)
         for (int j = 0; j < d->line[i].n; j++) {
-            scene_derivation_text(d, i, j, num, sizeof num);
+            const char *num = F->deriv_text[i][j];
             paint_text_size(cv, FONT_MONO, px, num, &tw, &th);
             if (tw > need) need = tw;
         }
@@ -42,7 +42,7 @@ void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float sho
     if (x0 < s.x) x0 = s.x;
     paint_clip(cv, &s);
     paint_text(cv, FONT_BOLD, px, THEME.muted, 255, x0, s.y + (lh - th) / 2, ALIGN_LEFT, d->title);
-    int visible = (int)ceilf(shown * (float)d->n_lines - 1e-4f);
+    int visible = (int)ceilf(F->deriv_shown * (float)d->n_lines - 1e-4f);
     for (int i = 0; i < d->n_lines && i < visible; i++) {
         const DerivLine *l = &d->line[i];
         int y = s.y + i * lh;
@@ -54,7 +54,7 @@ void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float sho
             Rgb c = l->result ? colormap_value(scale, l->v[j]) : THEME.white;
             paint_fill(cv, THEME.grid, 255, bx, y + 1, bw, lh - 2);
             paint_fill(cv, c, 255, bx + 1, y + 2, bw - 2, lh - 4);
-            scene_derivation_text(d, i, j, num, sizeof num);
+            const char *num = F->deriv_text[i][j];
             Rgb t = colormap_text_dark(c) ? THEME.black : THEME.white;
             int nw, nh, npx = px;
             paint_text_size(cv, FONT_MONO, npx, num, &nw, &nh);

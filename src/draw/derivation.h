@@ -5,11 +5,12 @@
 #ifndef ATTNVIZ_DERIVATION_H
 #define ATTNVIZ_DERIVATION_H
 
+#include "frame.h"
 #include "layout.h"
 #include "paint.h"
-#include "scene.h"
 
-// Draws d into L->deriv; `shown` in [0, 1] is how far its lines have appeared.
-void derivation_draw(Canvas *cv, const Layout *L, const Derivation *d, float shown);
+// Draws the frame's strip (F->deriv, its values as F->deriv_text writes them) into L->deriv;
+// F->deriv_shown in [0, 1] is how far its lines have appeared.
+void derivation_draw(Canvas *cv, const Layout *L, const Frame *F);
 
 #endif

@@ -680,7 +680,7 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
         if (!split || !L->spec[p].result || L->spec[p].head < 0) draw_panel(cv, L, &F, tr, v, p);
     for (int p = L->n_panels - 1; split && p >= 0; p--)
         if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, &F, tr, v, p);
-    if (F.has_deriv) derivation_draw(cv, L, &F.deriv, F.deriv_shown);
+    if (F.has_deriv) derivation_draw(cv, L, &F);
     bars_draw(cv, L, v);
     chrome_draw_legend(cv, L, v, F.mask_text);
     if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, &F, tr, v, ov->study);

@@ -29,6 +29,9 @@ static void prepare_derivation(Frame *F, const Layout *L, const Trace *tr, const
     bool settled = e >= 1.0f && row == row0 && col == 0;
     F->has_deriv = settled ? scene_strip(L, tr, v, &F->deriv) : scene_derivation(L, tr, v, row, col, &F->deriv);
     F->deriv_shown = shown;
+    for (int i = 0; F->has_deriv && i < F->deriv.n_lines; i++)
+        for (int j = 0; j < F->deriv.line[i].n; j++)
+            scene_derivation_text(&F->deriv, i, j, F->deriv_text[i][j], sizeof F->deriv_text[i][j]);
 }
 
 static void prepare_header(Frame *F, const Trace *tr, const View *v)
@@ -65,13 +68,7 @@ void frame_prepare(Frame *F, const Layout *L, const Trace *tr, const View *v, co
     recipe_fill_text(tr->mask_fill, F->mask_text, sizeof F->mask_text);
     for (int i = 0; i < L->n_steps && i < STEP_COUNT; i++)
         scene_step_key(tr, L->step_id[i], F->step_key[i], sizeof F->step_key[i]);
-    F->key_pad = NULL, F->n_keys = 0;
-    const int mi = tr->mask_kind == MASK_KEY_PADDING ? trace_find(tr, "mask") : -1;
-    if (mi >= 0 && v->batch >= 0 && v->batch < tr->stages[mi].t.shape[0]) { // (B, Lq, Lk): row 0 of batch b
-        const Tensor *m = &tr->stages[mi].t;
-        F->key_pad = m->data + (size_t)v->batch * (size_t)m->shape[1] * (size_t)m->shape[2];
-        F->n_keys = m->shape[2];
-    }
+    F->key_pad = recipe_key_padding_row(tr, v->batch, &F->n_keys);
     F->title[0] = F->name[0] = F->from_name[0] = F->narration_buf[0] = '\0';
     F->narration = F->narration_buf;
     F->narration_hash = 0, F->from_stage = -1;

@@ -29,6 +29,7 @@ typedef struct Frame {
     bool has_deriv;            // the strip writes deriv out, its lines shown deriv_shown (0 … 1)
     float deriv_shown;
     Derivation deriv;
+    char deriv_text[SCENE_DERIV_MAX_LINES][SCENE_DERIV_MAX_VALUES][32]; // its values as written
 } Frame;
 
 // Fills F for v's frame laid out as L; ov (may be NULL): the window's overlays (a

@@ -13,6 +13,7 @@
 #include "utf8.h"
 #include "viewkind.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -684,6 +685,8 @@ void layout_visible(const Layout *L, int p, int *r0, int *r1, int *c0, int *c1)
 
 bool layout_cell_rect(const Layout *L, int p, int row, int col, Rect *out)
 {
+    // (p, row, col): a selection or a pin made on a stage whose panels an edit or the lab has
+    // changed since (test_render asks for false past the last row)
     if (p < 0 || p >= L->n_panels) return false;
     const PanelSpec *ps = &L->spec[p];
     if (row < 0 || col < 0 || row >= ps->rows || col >= ps->cols) return false;
@@ -702,7 +705,7 @@ bool layout_hit_sum(const Layout *L, int x, int y, int *p, int *row)
         Rect col = {q.x + q.w + (int)(6 * L->s), q.y, L->sum_w[i], q.h};
         if (!rect_contains(col, x, y)) continue;
         int r = layout_row_at(L, i, y);
-        if (r < 0 || r >= L->spec[i].rows) return false;
+        if (r < 0 || r >= L->spec[i].rows) return false; // y: the mouse, above or below the rows
         *p = i, *row = r;
         return true;
     }
@@ -742,7 +745,8 @@ bool layout_zoom_at(View *v, const Layout *L, int x, int y, float factor)
     int p = layout_hit_panel(L, x, y);
     if (p < 0) {
         p = L->result_panel;
-        if (p < 0 || p >= L->n_panels) return false;
+        assert(p < L->n_panels); // (layout's own index)
+        if (p < 0) return false; // a stage without a result panel
         x = L->panel[p].x + L->panel[p].w / 2;
         y = L->panel[p].y + L->panel[p].h / 2;
     }

@@ -289,14 +289,23 @@ void recipe_fill_text(float f, char *buf, size_t n)
     snprintf(buf, n, "%s%s", t[0] == '-' ? "−" : "", t[0] == '-' ? t + 1 : t);
 }
 
+const float *recipe_key_padding_row(const Trace *tr, int b, int *n_keys)
+{
+    *n_keys = 0;
+    if (tr->mask_kind != MASK_KEY_PADDING) return NULL;
+    int mi = trace_find(tr, "mask");
+    if (mi < 0) return NULL;
+    const Tensor *m = &tr->stages[mi].t; // (B, Lq, Lk): row 0 of batch b
+    if (b < 0 || b >= m->shape[0]) return NULL; // the view's batch (any lesson's, the lab's too)
+    *n_keys = m->shape[2];
+    return m->data + (size_t)b * (size_t)m->shape[1] * (size_t)m->shape[2];
+}
+
 bool recipe_key_is_padding(const Trace *tr, int b, int j)
 {
-    if (tr->mask_kind != MASK_KEY_PADDING) return false;
-    int mi = trace_find(tr, "mask");
-    if (mi < 0) return false;
-    const Tensor *m = &tr->stages[mi].t; // (B, Lq, Lk)
-    if (b < 0 || b >= m->shape[0] || j < 0 || j >= m->shape[2]) return false; // a key axis of any panel (the lab sets padding on any lesson)
-    return m->data[(size_t)b * (size_t)m->shape[1] * (size_t)m->shape[2] + (size_t)j] == 0.0f;
+    int n;
+    const float *row = recipe_key_padding_row(tr, b, &n);
+    return row && j >= 0 && j < n && row[j] == 0.0f; // j: a key axis of any panel (the lab sets padding on any lesson)
 }
 
 // ---- the table: each stage kind's recipe ---------------------------------------------

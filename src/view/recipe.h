@@ -223,6 +223,9 @@ bool recipe_activate(const Trace *tr, int s, double *x);
 void recipe_fill_text(float fill, char *buf, size_t n);
 // Whether key position j of batch b is padding (a key_padding mask masks it for every query).
 bool recipe_key_is_padding(const Trace *tr, int b, int j);
+// The key_padding mask's row of batch b (0 = a padded key) and its *n_keys; NULL (0) when the
+// lesson has no key_padding mask or b is not one of its batches.
+const float *recipe_key_padding_row(const Trace *tr, int b, int *n_keys);
 bool recipe_has_bias(const Stage *st);
 // The scale is 1/√d_k's reciprocal: √d_k (what PyTorch uses by default).
 bool recipe_scale_is_sqrt_dk(const Trace *tr);

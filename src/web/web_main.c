@@ -35,6 +35,7 @@
 #include "study.h"
 #include "url_args.h"
 #include "view.h"
+#include "viewkind.h"
 #include "web.h"
 
 static Args args;
@@ -292,8 +293,10 @@ static void write_describe(FILE *f)
 {
     const AppStatus st = app_status(app);
     const View *v = st.view;
-    describe_run(st.session->path, st.font_path, NULL, v->lang, v->batch, v->kind == VIEW_HEADS ? v->head : -1, -1,
-                 describe_w, describe_h, false, (int)v->kind, f, stderr);
+    // the head on screen, unless the view turns each stage to its narration's (-1), as --head does
+    const int head = viewkind_of(v->kind)->narrated_head ? -1 : v->head;
+    describe_run(st.session->path, st.font_path, NULL, v->lang, v->batch, head, -1, describe_w, describe_h, false,
+                 (int)v->kind, f, stderr);
     // (describe_run, a command of its own, loads the strings and frees them when done:
     // the window's are loaded again)
     char assets[1100], err[1200];

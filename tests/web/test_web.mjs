@@ -174,6 +174,13 @@ try {
   check(dump === fs.readFileSync(path.join(expect, 'dump.json'), 'utf8'), 'attnviz.dump() equals the desktop --dump, byte for byte');
   const desc = await page.evaluate(() => attnviz.describe(1280, 720));
   check(desc === fs.readFileSync(path.join(expect, 'describe.json'), 'utf8'), 'attnviz.describe(1280, 720) equals --describe --size 1280x720');
+  // the model view keeps the head on screen (its heading names it): described with that head
+  await open('head=1');
+  s = await press('a');
+  const mv = await page.evaluate(() => attnviz.describe(1280, 720));
+  check(s.head === 1 && mv === fs.readFileSync(path.join(expect, 'describe-model.json'), 'utf8'),
+        `A at head ${s.head}: attnviz.describe(1280, 720) equals --describe --model-view --head 1`);
+  s = await open('');
 
   // ---- every stage of the classic lesson ---------------------------------------------
   const names = JSON.parse(dump).stages.map((x) => x.name);

@@ -15,6 +15,7 @@ trap 'rm -rf "$exp"' EXIT
 L=lessons/arange-2x4x4.json
 "$B/attnviz" --dump "$L" > "$exp/dump.json"
 "$B/attnviz" --describe "$L" --size 1280x720 > "$exp/describe.json"
+"$B/attnviz" --describe "$L" --model-view --head 1 --size 1280x720 > "$exp/describe-model.json"
 "$B/attnviz" --export "$exp/frames" "$L" --stage attn --size 1280x720 >/dev/null
 cp "$exp"/frames/*-attn.png "$exp/attn.png"
 # the page's stages are named after /attnviz/lessons/…: the desktop's dump of the same
