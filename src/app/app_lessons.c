@@ -143,7 +143,7 @@ bool app_set_checkpoint(App *a, int k)
     }
     if (k < 0 || k >= ls->n_checkpoints || k == ls->checkpoint) return false;
     char msg[LESSON_ERR_MAX + 200];
-    const SessionEdits ed = {NULL, 0, ls->typed ? a->text.text : NULL, true, k}; // (a typed text stays)
+    const SessionEdits ed = {NULL, 0, ls->typed ? a->text.text : NULL, true, k, a->session->backward}; // (a typed text, the backward view stay)
     Session *s = session_open(a->session->path, &ed, msg, sizeof msg);
     if (!s) {
         app_toast(a, "app.load_failed", msg);

@@ -31,6 +31,9 @@ typedef struct Session {
     // Changes whenever the lesson and its trace change (an edit, undo, redo, reset): what
     // shows them watches it (the window: the stage on screen, the title, the caches).
     unsigned version;
+    // The backward view (Shift+B, --backward): the trace holds one training step's backward
+    // pass after the forward stages (backward_trace_append), through every edit.
+    bool backward;
 } Session;
 
 // Loads path (lesson_load) and runs the forward pass (attn_forward). NULL on
@@ -44,6 +47,7 @@ typedef struct SessionEdits {
     const char *text;   // --text: a language model's input (lesson_load_with), NULL: the file's
     bool has_checkpoint; // --checkpoint: the checkpoint's weights are computed (the training slider)
     int checkpoint;
+    bool backward;       // --backward: the backward view's stages too (session_set_backward)
 } SessionEdits;
 // session_create (with ed->text or ed->checkpoint: lesson_load_with), then every edit of ed (NULL: none). A bad edit fails with
 // "attnviz: --set KEY=VALUE: what is wrong; expected ..." in err.
@@ -56,6 +60,11 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
 // narration's "since step …" (story.h); NULL when there is none: no checkpoints, the first,
 // a typed text, or it cannot be read.
 Session *session_checkpoint_before(const Session *s);
+// The backward view on or off: the trace computed again with (or without) the backward
+// pass's stages after the forward ones (backward.h), the original's too. False (nothing
+// changed, one line in err naming the file) for a lesson that is not a language model, or
+// when the backward pass fails.
+bool session_set_backward(Session *s, bool on, char *err, size_t n);
 // Frees the lesson, the trace and the session; NULL is fine.
 void session_destroy(Session *s);
 
