@@ -311,6 +311,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
         a->v.kind = viewkind_of(a->v.kind)->next;
         break;
     case KEY_ACT_TEXT: app_text_open(a); break;
+    case KEY_ACT_BACKWARD: app_toggle_backward(a); break;
     case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
         const Lesson *ls = &a->session->lesson;
         int k = ls->checkpoint < 0 ? ls->n_checkpoints - 1 : ls->checkpoint; // ("weights": after the last)

@@ -154,6 +154,28 @@ bool app_set_checkpoint(App *a, int k)
     return true;
 }
 
+bool app_toggle_backward(App *a)
+{
+    char msg[LESSON_ERR_MAX + 200];
+    const bool on = !a->session->backward;
+    if (!session_set_backward(a->session, on, msg, sizeof msg)) {
+        app_toast(a, "app.backward_failed", msg);
+        a->toast.left = ERROR_TOAST_SECONDS;
+        return false;
+    }
+    app_watch_session(a); // (the stage on screen found again by name; a gradient's, when off: the last)
+    if (on) {
+        const int first = trace_find(&a->session->trace, "grad.target");
+        if (first >= 0) {
+            playback_goto(&a->pb, first, false);
+            a->v.stage = first;
+            snprintf(a->seen.stage_name, sizeof a->seen.stage_name, "%s", a->session->trace.stages[first].name);
+        }
+    }
+    app_toast(a, on ? "app.backward_on" : "app.backward_off", NULL);
+    return true;
+}
+
 bool app_text_open(App *a)
 {
     if (textbox_open(&a->text, &a->session->lesson)) return true;

@@ -87,7 +87,8 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
     }
     memcpy(s->path, from->path, sizeof s->path);
     edit_log_init(&s->log);
-    if (!forward(&s->lesson, &s->trace, false, err, n)) {
+    s->backward = from->backward; // (the backward view stays on)
+    if (!forward(&s->lesson, &s->trace, s->backward, err, n)) {
         session_destroy(s);
         return NULL;
     }

@@ -52,7 +52,8 @@ typedef struct SessionEdits {
 // session_create (with ed->text or ed->checkpoint: lesson_load_with), then every edit of ed (NULL: none). A bad edit fails with
 // "attnviz: --set KEY=VALUE: what is wrong; expected ..." in err.
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n);
-// A new session of from's lesson (as loaded: the lab's edits are not carried over) with a
+// A new session of from's lesson (as loaded: the lab's edits are not carried over; the backward
+// view is) with a
 // language model's input `text` instead (lesson_retext): no file read. NULL with one line
 // in err ("--text: input.text: …") when the text does not read.
 Session *session_retext(const Session *from, const char *text, char *err, size_t n);

@@ -24,6 +24,7 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_VIEW, "keys.text", {B("I", TEXT)}},
     {KEYS_VIEW, "keys.temperature", {B("Ctrl+Up", WARMER), B("Ctrl+Down", COOLER)}},
     {KEYS_VIEW, "keys.checkpoint", {B("U", CKPT_NEXT), B("Shift+U", CKPT_PREV)}},
+    {KEYS_VIEW, "keys.backward", {B("Ctrl+B", BACKWARD)}},
     {KEYS_VIEW, "keys.values", {B("V", VALUES)}},
     {KEYS_VIEW, "keys.palette", {B("C", PALETTE)}},
     {KEYS_VIEW, "keys.prob_scale", {B("G", PROB_SCALE)}},

@@ -68,6 +68,7 @@ typedef enum KeyAction {
     KEY_ACT_FRAME_BACK,
     KEY_ACT_FRAME_FORWARD,
     KEY_ACT_PROJECTOR,
+    KEY_ACT_BACKWARD,  // the backward view on / off (a language model)
     KEY_ACTION_COUNT
 } KeyAction;
 
