@@ -21,6 +21,32 @@ static const Stage *op_stage(const Trace *tr, int s, int k)
     return o >= 0 ? &tr->stages[o] : NULL;
 }
 
+// A position's token as the axis writes it (a space: ␣), "?" when the lesson has none.
+static const char *token_text(const View *v, int b, int l)
+{
+    const char *t = lesson_token_label(v->lesson, b, l);
+    return !t ? "?" : strcmp(t, " ") == 0 ? "\xE2\x90\xA3" : t;
+}
+
+// The (batch, head) slice of the softmax's attn and dA a backward stage s reads (its operands
+// 0 and 1), and the row its Jacobian is of; false when they are not (B, H, Lq, Lk).
+typedef struct JacRow {
+    const float *a, *da; // the slice's (Lq, Lk)
+    int b, h, Lq, Lk, row;
+} JacRow;
+
+static bool jacobian_row(const Trace *tr, const View *v, int s, JacRow *j)
+{
+    const Stage *as = op_stage(tr, s, 0), *ds = op_stage(tr, s, 1);
+    if (!as || !ds || as->t.rank != 4 || ds->t.rank != 4) return false;
+    j->b = v->batch < as->t.shape[0] ? v->batch : 0, j->h = v->head < as->t.shape[1] ? v->head : 0;
+    j->Lq = as->t.shape[2], j->Lk = as->t.shape[3];
+    const size_t off = ((size_t)j->b * as->t.shape[1] + j->h) * j->Lq * j->Lk;
+    j->a = as->t.data + off, j->da = ds->t.data + off;
+    j->row = backward_jacobian_row(j->a, j->da, j->Lq, j->Lk);
+    return true;
+}
+
 // ---- names: "∂L/∂Q", "∂L/∂W_Q", the forward stage's title --------------------------------
 
 static const char *grad_symbol(const Trace *tr, int s)
@@ -93,7 +119,8 @@ static void panels_linear(Layout *L, const Trace *tr, const View *v)
 static void panels_weight(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
-    add(L, tr, v, st->operands[0], "", READS_ROW, true);
+    PanelSpec *dy = add(L, tr, v, st->operands[0], "", READS_ROW, true);
+    if (dy) snprintf(dy->title, sizeof dy->title, "(%s)ᵀ", recipe_symbol(tr, st->operands[0], v->lang));
     add(L, tr, v, st->operands[1], "·", READS_COL, false);
     add(L, tr, v, v->stage, "=", READS_NONE, false);
 }
@@ -124,10 +151,13 @@ static bool qk_is_k(const Trace *tr, int s)
 }
 static void panels_qk(Layout *L, const Trace *tr, const View *v) { panels_two(L, tr, v, "·", qk_is_k(tr, v->stage), false); }
 
+// attn → J of the row the narration names (its title says which)
 static void panels_jacobian(Layout *L, const Trace *tr, const View *v)
 {
     add(L, tr, v, tr->stages[v->stage].operands[0], "", READS_ROW, false);
-    add(L, tr, v, v->stage, "→", READS_NONE, false);
+    PanelSpec *p = add(L, tr, v, v->stage, "→", READS_NONE, false);
+    JacRow J;
+    if (p && jacobian_row(tr, v, v->stage, &J)) snprintf(p->title, sizeof p->title, "J: a = attn[%d]", J.row);
 }
 
 static void panels_pass(Layout *L, const Trace *tr, const View *v)
@@ -315,28 +345,33 @@ static void tip_softmax(TipOut *o, const TipCell *c)
 
 static const char *story_softmax(const Trace *tr, const View *v, char *buf, size_t n)
 {
-    const Stage *st = &tr->stages[v->stage];
-    const Tensor *ds = &st->t, *a = &op_stage(tr, v->stage, 0)->t, *da = &op_stage(tr, v->stage, 1)->t;
-    if (ds->rank != 4) return NULL;
-    const int b = v->batch < ds->shape[0] ? v->batch : 0, h = v->head < ds->shape[1] ? v->head : 0;
-    const int Lq = ds->shape[2], Lk = ds->shape[3];
-    const size_t off = ((size_t)b * ds->shape[1] + h) * Lq * Lk;
-    const int r = backward_jacobian_row(a->data + off, da->data + off, Lq, Lk);
-    const float *row = ds->data + off + (size_t)r * Lk, *ar = a->data + off + (size_t)r * Lk;
+    JacRow J;
+    if (!jacobian_row(tr, v, v->stage, &J)) return NULL;
+    const size_t off = (size_t)(J.a - op_stage(tr, v->stage, 0)->t.data);
+    const float *row = tr->stages[v->stage].t.data + off + (size_t)J.row * J.Lk, *ar = J.a + (size_t)J.row * J.Lk;
     int lo = 0, hi = 0;
-    for (int j = 1; j < Lk; j++) {
+    for (int j = 1; j < J.Lk; j++) {
         if (row[j] < row[lo]) lo = j;
         if (row[j] > row[hi]) hi = j;
     }
-    char hb[16], rb[16], jb[16], kb[16], g1[32], g2[32], w1[32], w2[32];
-    snprintf(hb, sizeof hb, "%d", h), snprintf(rb, sizeof rb, "%d", r);
+    char hb[16], rb[16], jb[16], kb[16], g1[32], g2[32], w1[32];
+    snprintf(hb, sizeof hb, "%d", J.h), snprintf(rb, sizeof rb, "%d", J.row);
     snprintf(jb, sizeof jb, "%d", lo), snprintf(kb, sizeof kb, "%d", hi);
-    tip_number(row[lo], g1, sizeof g1), tip_number(row[hi], g2, sizeof g2);
-    tip_number(ar[lo], w1, sizeof w1), tip_number(ar[hi], w2, sizeof w2);
-    const char *tr_ = lesson_token_label(v->lesson, b, r), *tj = lesson_token_label(v->lesson, b, lo),
-               *tk = lesson_token_label(v->lesson, b, hi);
-    const char *args[] = {hb, rb, tr_ ? tr_ : "?", jb, tj ? tj : "?", g1, w1, kb, tk ? tk : "?", g2, w2};
-    i18n_fmt(buf, n, v->lang, row[lo] < 0.0f ? "narr.grad.softmax" : "narr.grad.softmax_none", 11, args);
+    tip_number(row[lo], g1, sizeof g1), tip_number(row[hi], g2, sizeof g2), tip_number(ar[lo], w1, sizeof w1);
+    const char *args[] = {hb, rb, token_text(v, J.b, J.row), jb, token_text(v, J.b, lo), g1, w1, kb, g2};
+    i18n_fmt(buf, n, v->lang, row[lo] < 0.0f ? "narr.grad.softmax" : "narr.grad.softmax_none", 9, args);
+    return buf;
+}
+
+// Which row the Jacobian is of, then what it is.
+static const char *story_jacobian(const Trace *tr, const View *v, char *buf, size_t n)
+{
+    JacRow J;
+    if (!jacobian_row(tr, v, v->stage, &J)) return NULL;
+    char hb[16], rb[16];
+    snprintf(hb, sizeof hb, "%d", J.h), snprintf(rb, sizeof rb, "%d", J.row);
+    const char *args[] = {hb, rb, token_text(v, J.b, J.row)};
+    i18n_fmt(buf, n, v->lang, "narr.grad.jacobian", 3, args);
     return buf;
 }
 
@@ -365,7 +400,8 @@ const StageRecipe RECIPE_GRAD_WEIGHT = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = 
 const StageRecipe RECIPE_GRAD_ATTN = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_attn, .formula = formula_key, .tip = tip_attn,
                                                  .anim = ANIM_CELLS, .key_cols = true);
 const StageRecipe RECIPE_GRAD_JACOBIAN = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_jacobian, .formula = formula_key,
-                                                     .tip = tip_jacobian, .anim = ANIM_FADE, .key_cols = true);
+                                                     .tip = tip_jacobian, .anim = ANIM_FADE, .key_cols = true,
+                                                     .story = story_jacobian);
 const StageRecipe RECIPE_GRAD_SOFTMAX = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_softmax, .formula = formula_key, .tip = tip_softmax,
                                                     .anim = ANIM_ROWS, .key_cols = true, .story = story_softmax);
 const StageRecipe RECIPE_GRAD_QK = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_qk, .formula = formula_key, .tip = tip_qk,
