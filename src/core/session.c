@@ -120,10 +120,6 @@ bool session_set_backward(Session *s, bool on, char *err, size_t n)
 {
     if (n) err[0] = '\0';
     if (on == s->backward) return true;
-    if (on && s->lesson.cfg.vocab_size <= 0) {
-        snprintf(err, n, "%s: the backward view needs a language model (a lesson with \"vocab\")", s->path);
-        return false;
-    }
     Trace next, orig;
     trace_init(&orig);
     if (!forward(&s->lesson, &next, on, err, n)) return false;

@@ -170,6 +170,8 @@ static void index_text(const Stage *st, int b, int h, int r, int col, char *buf,
 {
     if (st->t.rank == 4)
         snprintf(buf, n, "%d,%d,%d,%d", b, h, r, col);
+    else if (st->t.rank == 2) // (a weight's gradient, (out, in))
+        snprintf(buf, n, "%d,%d", r, col);
     else
         snprintf(buf, n, "%d,%d,%d", b, r, col);
 }
@@ -617,8 +619,12 @@ static int generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed,
                     int max)
 {
     if (max > QUIZ_MAX_QUESTIONS) max = QUIZ_MAX_QUESTIONS;
-    int n = 0;
-    for (int s = 0; s < tr->n && n < max; s++) n += stage_questions(tr, ls, lang, seed, s, only_b, only_h, out + n, max - n);
+    int n = 0, first = 0;
+    // with the backward view (backward_trace_append): its stages' questions (the forward's are the
+    // lesson's without it)
+    while (first < tr->n && tr->stages[first].step != STEP_BACKWARD) first++;
+    if (first == tr->n) first = 0;
+    for (int s = first; s < tr->n && n < max; s++) n += stage_questions(tr, ls, lang, seed, s, only_b, only_h, out + n, max - n);
     return n;
 }
 
