@@ -151,13 +151,29 @@ static bool qk_is_k(const Trace *tr, int s)
 }
 static void panels_qk(Layout *L, const Trace *tr, const View *v) { panels_two(L, tr, v, "·", qk_is_k(tr, v->stage), false); }
 
-// attn → J of the row the narration names (its title says which)
+// Row r of stage s's (batch, head) slice as a column titled sym (the formula's "∂L/∂a").
+static void add_row_column(Layout *L, const Trace *tr, const View *v, int s, int r, const char *op, const char *sym)
+{
+    PanelSpec *p = add(L, tr, v, s, op, READS_COL, false);
+    if (!p) return;
+    p->data += (size_t)r * (size_t)p->rs, p->rows = 1;
+    p->mask = NULL, p->edit_tensor = -1;
+    panel_transpose(p);
+    p->col_axis = AXIS_NONE;
+    snprintf(p->title, sizeof p->title, "%s", sym);
+}
+
+// J of the row the narration names (its title says which) times that row of ∂L/∂attn: that
+// row of ∂L/∂s (the next stage's, backward_trace_append pushes it right after)
 static void panels_jacobian(Layout *L, const Trace *tr, const View *v)
 {
-    add(L, tr, v, tr->stages[v->stage].operands[0], "", READS_ROW, false);
-    PanelSpec *p = add(L, tr, v, v->stage, "→", READS_NONE, false);
+    PanelSpec *p = add(L, tr, v, v->stage, "", READS_ROW, false);
     JacRow J;
-    if (p && jacobian_row(tr, v, v->stage, &J)) snprintf(p->title, sizeof p->title, "J: a = attn[%d]", J.row);
+    if (!p || !jacobian_row(tr, v, v->stage, &J)) return;
+    snprintf(p->title, sizeof p->title, "J: a = attn[%d]", J.row);
+    add_row_column(L, tr, v, tr->stages[v->stage].operands[1], J.row, "·", "∂L/∂a");
+    if (v->stage + 1 < tr->n && tr->stages[v->stage + 1].kind == STAGE_KIND_GRAD_SOFTMAX)
+        add_row_column(L, tr, v, v->stage + 1, J.row, "=", "∂L/∂s");
 }
 
 static void panels_pass(Layout *L, const Trace *tr, const View *v)
