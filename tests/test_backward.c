@@ -20,6 +20,7 @@
 #include "attention.h"
 #include "backward.h"
 #include "lesson.h"
+#include "trace_ops.h"
 
 #include "ref_support.h"
 
@@ -179,6 +180,22 @@ static void test_backward_trace(void **state)
     assert_true(compared > 100);
     for (int i = 0; i < STAGE_ID_COUNT; i++)
         if (STAGE_INFO[i].step == STEP_BACKWARD && !seen[i]) fail_msg("no reference records %s", STAGE_INFO[i].name);
+    // a trace with no room to spare (trace_clone: cap = n): the stages move when it grows, the
+    // numbers are the same (under ASan: nothing read from where they were)
+    Run r;
+    run_lesson(&r, "lessons/tiny-lm-fortunes.json");
+    Trace tight, roomy;
+    assert_true(trace_clone(&tight, &r.tr) && trace_clone(&roomy, &r.tr));
+    assert_true(trace_reserve(&roomy, TRACE_MAX_STAGES));
+    assert_true(backward_trace_append(&r.ls.cfg, r.ls.w, &tight, NULL, "x", err, sizeof err));
+    assert_true(backward_trace_append(&r.ls.cfg, r.ls.w, &roomy, NULL, "x", err, sizeof err));
+    assert_int_equal(tight.n, roomy.n);
+    for (int s = r.tr.n; s < tight.n; s++) {
+        assert_string_equal(tight.stages[s].name, roomy.stages[s].name);
+        assert_memory_equal(tight.stages[s].t.data, roomy.stages[s].t.data, tight.stages[s].t.size * sizeof(float));
+    }
+    trace_free(&tight), trace_free(&roomy);
+    run_free(&r);
     Lesson ls; // not a language model: refused, nothing appended
     Trace tr;
     assert_true(lesson_load(&ls, "lessons/arange-2x4x4.json", err, sizeof err));

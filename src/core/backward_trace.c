@@ -49,7 +49,9 @@ static int push(Ctx *c, StageId id, const char *name, const Tensor *shape0, cons
                 int op1, int op2)
 {
     const Tensor *t = src ? src : shape0;
-    int k = c->tr->n < TRACE_MAX_STAGES ? trace_push(c->tr, id, t->rank, t->shape, op0, op1, op2) : -1;
+    int shape[TENSOR_MAX_RANK], rank = t->rank;
+    memcpy(shape, t->shape, sizeof shape); // (t may be a stage's: trace_push may move the stages)
+    int k = c->tr->n < TRACE_MAX_STAGES ? trace_push(c->tr, id, rank, shape, op0, op1, op2) : -1;
     if (k < 0) {
         snprintf(c->err, c->err_len, "%s: the backward view needs more stages than the %d a trace holds (or out of memory)",
                  c->file, TRACE_MAX_STAGES);
@@ -82,21 +84,22 @@ static int readers(const Ctx *c, int i, int out[3])
 // dW = dYᵀ·X of linear stage s (X its operand 0) after its gradient's stage.
 static bool push_weight(Ctx *c, int s)
 {
-    const Stage *st = &c->tr->stages[s];
-    const WeightSlot slot = STAGE_INFO[st->id].weight;
-    if (!st->weight || slot == WEIGHT_NONE || st->operands[0] < 0 || c->gi[s] < 0) return true;
+    Trace *tr = c->tr;
+    const Tensor *W = tr->stages[s].weight; // (the lesson's: stays where it is)
+    const WeightSlot slot = STAGE_INFO[tr->stages[s].id].weight;
+    const int x = tr->stages[s].operands[0], layer = tr->stages[s].layer;
+    if (!W || slot == WEIGHT_NONE || x < 0 || c->gi[s] < 0) return true;
     char name[STAGE_NAME_MAX];
     if (slot >= WEIGHT_EMBED) snprintf(name, sizeof name, "grad.model.%s", WEIGHT_INFO[slot].name);
-    else if (c->tr->n_layers > 1) snprintf(name, sizeof name, "grad.l%d.%s", st->layer, WEIGHT_INFO[slot].name);
+    else if (tr->n_layers > 1) snprintf(name, sizeof name, "grad.l%d.%s", layer, WEIGHT_INFO[slot].name);
     else snprintf(name, sizeof name, "grad.%s", WEIGHT_INFO[slot].name);
-    int k = push(c, STAGE_GRAD_WEIGHT, name, st->weight, NULL, st->layer, c->gi[s], st->operands[0], s);
+    int k = push(c, STAGE_GRAD_WEIGHT, name, W, NULL, layer, c->gi[s], x, s);
     if (k < 0) return false;
-    Trace *tr = c->tr;
-    const int out = st->weight->shape[0], in = st->weight->shape[1];
+    const int out = W->shape[0], in = W->shape[1];
     const int rows = (int)(tr->stages[c->gi[s]].t.size / (size_t)out);
-    tr->stages[k].weight = st->weight;
-    backward_linear(NULL, tr->stages[k].t.data, NULL, tr->stages[c->gi[s]].t.data, tr->stages[st->operands[0]].t.data,
-                    st->weight->data, rows, in, out);
+    tr->stages[k].weight = W;
+    backward_linear(NULL, tr->stages[k].t.data, NULL, tr->stages[c->gi[s]].t.data, tr->stages[x].t.data, W->data, rows,
+                    in, out);
     return true;
 }
 
@@ -164,10 +167,9 @@ static bool push_stage(Ctx *c, int i)
 static bool push_loss(Ctx *c, int logits, int probs)
 {
     Trace *tr = c->tr;
-    const Tensor *lt = &tr->stages[logits].t;
-    int tk = push(c, STAGE_GRAD_TARGET, "grad.target", lt, NULL, -1, probs, -1, -1);
+    const int V = tr->stages[logits].t.shape[tr->stages[logits].t.rank - 1];
+    int tk = push(c, STAGE_GRAD_TARGET, "grad.target", &tr->stages[logits].t, NULL, -1, probs, -1, -1);
     if (tk < 0) return false;
-    const int V = lt->shape[lt->rank - 1];
     for (int r = 0; r < c->g->n_rows; r++)
         if (c->g->targets[r] >= 0) tr->stages[tk].t.data[(size_t)r * V + c->g->targets[r]] = 1.0f;
     int k = push(c, STAGE_GRAD_LOGITS, "grad.logits", NULL, &c->g->d[logits], -1, probs, tk, -1);
@@ -185,7 +187,10 @@ bool backward_trace_append(const AttnConfig *cfg, const AttnWeights *w, Trace *t
     const int n_fwd = tr->n, logits = trace_find(tr, "logits"), probs = trace_find(tr, "probs");
     int *gi = malloc((size_t)n_fwd * sizeof *gi);
     Ctx c = {tr, &g, gi, n_fwd, file, err, err_len};
-    bool ok = gi && logits >= 0 && probs >= 0;
+    // room for every stage it may push (the targets, dL/dlogits, then at most a Jacobian, a
+    // gradient and a weight's per forward stage): no stage moves while it runs
+    const int most = n_fwd + 2 + 3 * n_fwd;
+    bool ok = gi && logits >= 0 && probs >= 0 && trace_reserve(tr, most < TRACE_MAX_STAGES ? most : TRACE_MAX_STAGES);
     if (!ok) snprintf(err, err_len, "%s: out of memory computing the backward view", file);
     for (int i = 0; ok && i < n_fwd; i++) gi[i] = -1;
     const int layer = tr->layer;
