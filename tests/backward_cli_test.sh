@@ -120,7 +120,7 @@ assert "rises most" in soft["narration"] and "{" not in soft["narration"], soft[
 assert soft["formula"].startswith("∂L/∂masked_scores = attn ⊙ (∂L/∂attn − rowsum("), soft["formula"]
 qs = q["questions"] if isinstance(q, dict) else q
 kinds = {x["kind"] for x in qs if x["stage"].startswith("grad.")}
-assert {"value", "shape"} <= kinds, kinds
+assert {"value", "shape", "rises"} <= kinds, kinds
 assert all(x["stage"].startswith("grad.") for x in qs if x["kind"] != "authored"), "--quiz --backward asks about the gradients"
 PY
 "$bin" --export "$tmp/ex" --backward --stage grad.l1.jacobian lessons/induction-heads.json >/dev/null 2>"$tmp/err" &&

@@ -170,7 +170,7 @@ static void test_backward_tooltips_add_up(void **state)
     (void)state;
     glob_t g = shipped_lessons();
     static QuizQuestion qs[QUIZ_MAX_QUESTIONS + 8];
-    int n = 0, approx = 0, worked = 0, models = 0, asked = 0;
+    int n = 0, approx = 0, worked = 0, models = 0, asked = 0, rises = 0;
     char err[600], why[600];
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Session *ses = open_session(g.gl_pathv[f]);
@@ -201,6 +201,16 @@ static void test_backward_tooltips_add_up(void **state)
             }
             int nq = quiz_all(tr, &ses->lesson, (Lang)lang, 1, true, qs, QUIZ_MAX_QUESTIONS + 8);
             for (int i = 0; i < nq; i++)
+                if (qs[i].kind == QUIZ_RISES) { // the key of the row's most negative ∂L/∂s
+                    const Tensor *t = &tr->stages[qs[i].stage].t;
+                    const int Lk = t->shape[3], j = (int)qs[i].answer[0];
+                    const float *row = t->data + (((size_t)qs[i].batch * t->shape[1] + qs[i].head) * t->shape[2] +
+                                                  qs[i].cell[0]) * Lk;
+                    assert_true(row[j] < 0.0f);
+                    for (int k = 0; k < Lk; k++) assert_true(row[k] >= row[j]);
+                    rises++;
+                }
+            for (int i = 0; i < nq; i++)
                 if (qs[i].stage >= n_fwd && qs[i].kind == QUIZ_VALUE) {
                     asked++;
                     if (!tip_adds_up(qs[i].explanation, why, sizeof why))
@@ -210,9 +220,9 @@ static void test_backward_tooltips_add_up(void **state)
         session_destroy(ses);
     }
     globfree(&g);
-    print_message("%d backward tooltips add up (%d say ≈; %d worked sums; %d value questions) in %d models\n", n, approx,
-                  worked, asked, models);
-    assert_true(models >= 1 && n > 1000 && worked > 40 && asked > 0);
+    print_message("%d backward tooltips add up (%d say ≈; %d worked sums; %d value questions, %d which-key-rises) in %d models\n",
+                  n, approx, worked, asked, rises, models);
+    assert_true(models >= 1 && n > 1000 && worked > 40 && asked > 0 && rises > 0);
     assert_true(approx * 100 <= n);
 }
 

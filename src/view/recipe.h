@@ -59,6 +59,7 @@ typedef enum QuizKind {
     QUIZ_SHAPE,    // the shape of the stage's result, PyTorch order
     QUIZ_VALUE,    // one cell's value, typed as a number
     QUIZ_AUTHORED, // the lesson's own question ("quiz" in the file): never generated
+    QUIZ_RISES,    // the backward view's softmax: which key's score in row i rises most under gradient descent
     QUIZ_KIND_COUNT
 } QuizKind;
 

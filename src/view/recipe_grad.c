@@ -418,7 +418,7 @@ const StageRecipe RECIPE_GRAD_ATTN = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = pa
 const StageRecipe RECIPE_GRAD_JACOBIAN = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_jacobian, .formula = formula_key,
                                                      .tip = tip_jacobian, .anim = ANIM_FADE, .key_cols = true,
                                                      .story = story_jacobian);
-const StageRecipe RECIPE_GRAD_SOFTMAX = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_softmax, .formula = formula_key, .tip = tip_softmax,
+const StageRecipe RECIPE_GRAD_SOFTMAX = GRAD_RECIPE(.quiz = GRAD_QUIZ | QUIZ_BIT(QUIZ_RISES), .panels = panels_softmax, .formula = formula_key, .tip = tip_softmax,
                                                     .anim = ANIM_ROWS, .key_cols = true, .story = story_softmax);
 const StageRecipe RECIPE_GRAD_QK = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_qk, .formula = formula_key, .tip = tip_qk,
                                                .anim = ANIM_CELLS);
