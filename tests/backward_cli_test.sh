@@ -100,5 +100,35 @@ bad "lessons/arange-2x4x4.json: vocab: the backward pass needs a language model"
 grep -qF "lessons/induction-heads.json: step 1: the loss is not finite after it (try a smaller lr)" "$tmp/err" ||
     fail "a diverging --step: $(cat "$tmp/err")"
 
+# the backward view (issue 38 item 2): --describe, --quiz and --export with --backward walk the
+# gradient stages after the forward ones (the forward frames unchanged); a lesson that is not a
+# language model is one line naming the file, exit 1
+"$bin" --describe --backward lessons/induction-heads.json >"$tmp/db.json" 2>"$tmp/err" || fail "--describe --backward: $(cat "$tmp/err")"
+"$bin" --describe lessons/induction-heads.json >"$tmp/df.json"
+"$bin" --quiz --backward --lang zh lessons/tiny-lm-fortunes.json >"$tmp/q.json" || fail "--quiz --backward"
+"$py" - "$tmp/db.json" "$tmp/df.json" "$tmp/q.json" <<'PY' || fail "the backward view's --describe / --quiz"
+import json, sys
+b, f, q = (json.load(open(p)) for p in sys.argv[1:4])
+fb, ff = b["frames"], f["frames"]
+assert fb[:len(ff)] == ff, "the forward frames are --describe's"
+names = [x["stage"] for x in fb[len(ff):]]
+assert names[:3] == ["grad.target", "grad.logits", "grad.model.lm_head"], names[:3]
+for want in ("grad.l1.jacobian", "grad.l1.masked_scores", "grad.l1.w_q", "grad.l0.q_heads", "grad.token_embed"):
+    assert want in names, want
+soft = fb[len(ff) + names.index("grad.l1.masked_scores")]
+assert "rises most" in soft["narration"] and "{" not in soft["narration"], soft["narration"]
+assert soft["formula"].startswith("∂L/∂masked_scores = attn ⊙ (∂L/∂attn − rowsum("), soft["formula"]
+qs = q["questions"] if isinstance(q, dict) else q
+kinds = {x["kind"] for x in qs if x["stage"].startswith("grad.")}
+assert {"value", "shape", "rises"} <= kinds, kinds
+assert all(x["stage"].startswith("grad.") for x in qs if x["kind"] != "authored"), "--quiz --backward asks about the gradients"
+PY
+"$bin" --export "$tmp/ex" --backward --stage grad.l1.jacobian lessons/induction-heads.json >/dev/null 2>"$tmp/err" &&
+    [ -s "$tmp/ex/0000-grad.l1.jacobian.png" ] || fail "--export --backward --stage grad.l1.jacobian: $(cat "$tmp/err")"
+"$bin" --describe --backward lessons/arange-2x4x4.json >"$tmp/out" 2>"$tmp/err"; rc=$?
+[ "$rc" = 1 ] && [ ! -s "$tmp/out" ] && [ "$(wc -l <"$tmp/err")" = 1 ] &&
+    grep -qF "lessons/arange-2x4x4.json: vocab: the backward pass needs a language model" "$tmp/err" ||
+    fail "--describe --backward of a lesson without a vocab: exit $rc, $(cat "$tmp/err")"
+
 [ "$fails" = 0 ] && echo "backward_cli: ok"
 [ "$fails" = 0 ]

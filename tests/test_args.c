@@ -165,8 +165,10 @@ static void test_usage_errors(void **state)
     usage("--export d --format pdf --split " L, "--split goes with --export --format gif or mp4");
     usage("--export d --worksheet " L, "--worksheet goes with --handout");
     usage("--export d --format mp4 --animate --hold 61 " L, "--hold: expected SECONDS from 0 to 60");
-    usage("--describe --backward " L, "--backward goes with --dump"); // issue 38: the gradients
+    usage("--print scores --backward " L, "--backward goes with --dump, the window, --export"); // issue 38: the gradients
     ok("--backward --dump " L, CMD_DUMP);
+    ok("--describe --backward " L, CMD_DESCRIBE); // the backward view (its stages: session_set_backward)
+    ok("--export d --backward " L, CMD_EXPORT);
 }
 
 // Issue 24: a link to a frame (the browser's URL) opens the window at a stage and slice.

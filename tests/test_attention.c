@@ -288,8 +288,8 @@ static void test_stage_table(void **state)
         lesson_free(&ls);
     }
     globfree(&g);
-    for (int i = 0; i < STAGE_ID_COUNT; i++)
-        if (!seen[i]) fail_msg("no lesson records stage %s", STAGE_INFO[i].name);
+    for (int i = 0; i < STAGE_ID_COUNT; i++) // (the backward view's: test_backward's backward_trace)
+        if (!seen[i] && STAGE_INFO[i].step != STEP_BACKWARD) fail_msg("no lesson records stage %s", STAGE_INFO[i].name);
     for (int i = 0; i < N_CASES; i++)
         if (!cases[i]) fail_msg("no lesson meets exception %d of the table (enum in test_stage_table)", i);
 }

@@ -20,6 +20,7 @@
 #include "attention.h"
 #include "backward.h"
 #include "lesson.h"
+#include "trace_ops.h"
 
 #include "ref_support.h"
 
@@ -101,6 +102,111 @@ static void test_against_torch(void **state)
     }
     globfree(&gl);
     assert_int_equal(bad, 0);
+}
+
+// The backward view's stages (backward_trace_append): each gradient stage ("grad.l1.attn",
+// "grad.l1.w_q") equals torch.autograd's of that name within the tolerance, and every one of
+// them has one but the targets' one-hot and the Jacobian, which are checked here: y is the
+// next token, and J·dA of the Jacobian's row is that row of dS (the product the view shows).
+// Every backward row of the stage table is recorded by some reference; a lesson that is not
+// a language model is refused and its trace left as it was.
+static const Tensor *lookup_stage(void *tr, const char *name)
+{
+    int i = trace_find(tr, name);
+    return i >= 0 ? &((Trace *)tr)->stages[i].t : NULL;
+}
+
+static void check_jacobian(const Trace *tr, int s)
+{
+    const Tensor *J = &tr->stages[s].t, *a = &tr->stages[tr->stages[s].operands[0]].t;
+    const Tensor *da = &tr->stages[tr->stages[s].operands[1]].t, *ds = &tr->stages[s + 1].t; // (dS follows it)
+    assert_int_equal(tr->stages[s + 1].kind, STAGE_KIND_GRAD_SOFTMAX);
+    const int BH = a->shape[0] * a->shape[1], Lq = a->shape[2], Lk = a->shape[3];
+    for (int bh = 0; bh < BH; bh++) {
+        const size_t off = (size_t)bh * Lq * Lk;
+        const int r = backward_jacobian_row(a->data + off, da->data + off, Lq, Lk);
+        for (int j = 0; j < Lk; j++) {
+            double sum = 0.0;
+            for (int k = 0; k < Lk; k++) sum += (double)J->data[(size_t)bh * Lk * Lk + (size_t)j * Lk + k] * (double)da->data[off + (size_t)r * Lk + k];
+            assert_true(fabs(sum - (double)ds->data[off + (size_t)r * Lk + j]) <= 1e-6 + 1e-4 * fabs(sum));
+        }
+    }
+}
+
+static void test_backward_trace(void **state)
+{
+    (void)state;
+    glob_t gl;
+    assert_int_equal(glob("tests/ref/backward/*.grad.json", 0, NULL, &gl), 0);
+    bool seen[STAGE_ID_COUNT] = {0};
+    int bad = 0, compared = 0;
+    char err[LESSON_ERR_MAX];
+    for (size_t f = 0; f < gl.gl_pathc; f++) {
+        cJSON *root = ref_read_json(gl.gl_pathv[f]);
+        const char *path = cJSON_GetObjectItem(root, "lesson")->valuestring;
+        Run r;
+        run_lesson(&r, path);
+        const int n_fwd = r.tr.n;
+        if (!backward_trace_append(&r.ls.cfg, r.ls.w, &r.tr, NULL, path, err, sizeof err)) fail_msg("%s", err);
+        cJSON *mine = cJSON_CreateArray(), *item;
+        cJSON_ArrayForEach(item, cJSON_GetObjectItem(root, "grads"))
+            if (trace_find(&r.tr, cJSON_GetObjectItem(item, "name")->valuestring) >= n_fwd)
+                cJSON_AddItemReferenceToArray(mine, item);
+        int n_ref;
+        RefWorst w = {0, 0};
+        bad += ref_compare_list(mine, lookup_stage, &r.tr, path, &n_ref, &w);
+        compared += n_ref;
+        for (int s = n_fwd; s < r.tr.n; s++) {
+            const Stage *st = &r.tr.stages[s];
+            seen[st->id] = true;
+            assert_int_equal(st->step, STEP_BACKWARD);
+            bool in_ref = false;
+            cJSON_ArrayForEach(item, mine) in_ref |= strcmp(cJSON_GetObjectItem(item, "name")->valuestring, st->name) == 0;
+            if (st->kind == STAGE_KIND_GRAD_JACOBIAN) check_jacobian(&r.tr, s);
+            else if (st->kind == STAGE_KIND_GRAD_TARGET)
+                for (int row = 0; row < r.g.n_rows; row++)
+                    for (int v = 0; v < r.tr.vocab_size; v++)
+                        assert_true(st->t.data[(size_t)row * r.tr.vocab_size + v] == (v == r.g.targets[row] ? 1.0f : 0.0f));
+            else if (!in_ref && !(r.tr.tied && strcmp(st->name, "grad.model.lm_head") == 0)) // (tied: E's grad sums both uses)
+                fail_msg("%s: %s has no torch gradient of that name", path, st->name);
+        }
+        cJSON_Delete(mine);
+        cJSON_Delete(root);
+        run_free(&r);
+    }
+    globfree(&gl);
+    printf("%d gradient stages of the backward view equal torch's\n", compared);
+    assert_int_equal(bad, 0);
+    assert_true(compared > 100);
+    for (int i = 0; i < STAGE_ID_COUNT; i++)
+        if (STAGE_INFO[i].step == STEP_BACKWARD && !seen[i]) fail_msg("no reference records %s", STAGE_INFO[i].name);
+    // a trace with no room to spare (trace_clone: cap = n): the stages move when it grows, the
+    // numbers are the same (under ASan: nothing read from where they were)
+    Run r;
+    run_lesson(&r, "lessons/tiny-lm-fortunes.json");
+    Trace tight, roomy;
+    assert_true(trace_clone(&tight, &r.tr) && trace_clone(&roomy, &r.tr));
+    assert_true(trace_reserve(&roomy, TRACE_MAX_STAGES));
+    assert_true(backward_trace_append(&r.ls.cfg, r.ls.w, &tight, NULL, "x", err, sizeof err));
+    assert_true(backward_trace_append(&r.ls.cfg, r.ls.w, &roomy, NULL, "x", err, sizeof err));
+    assert_int_equal(tight.n, roomy.n);
+    for (int s = r.tr.n; s < tight.n; s++) {
+        assert_string_equal(tight.stages[s].name, roomy.stages[s].name);
+        assert_memory_equal(tight.stages[s].t.data, roomy.stages[s].t.data, tight.stages[s].t.size * sizeof(float));
+    }
+    trace_free(&tight), trace_free(&roomy);
+    run_free(&r);
+    Lesson ls; // not a language model: refused, nothing appended
+    Trace tr;
+    assert_true(lesson_load(&ls, "lessons/arange-2x4x4.json", err, sizeof err));
+    trace_init(&tr);
+    assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
+    const int n = tr.n;
+    assert_false(backward_trace_append(&ls.cfg, ls.w, &tr, NULL, "arange", err, sizeof err));
+    assert_int_equal(tr.n, n);
+    assert_non_null(strstr(err, "arange"));
+    trace_free(&tr);
+    lesson_free(&ls);
 }
 
 // The loss of r's lesson with weight tensor w's element k moved by h (forward again).
@@ -224,6 +330,7 @@ int main(void)
         cmocka_unit_test(test_against_torch),
         cmocka_unit_test(test_finite_difference),
         cmocka_unit_test(test_softmax_jacobian),
+        cmocka_unit_test(test_backward_trace),
         cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_bad_input),
     };

@@ -608,7 +608,7 @@ static void test_bad_edits(void **state)
     }
     // --set through session_open: the argument and what is wrong, nothing opened
     const char *sets[] = {"model.scale=1", "input.query[9,0,0]=1"};
-    SessionEdits ed = {sets, 2, NULL, false, 0};
+    SessionEdits ed = {sets, 2, NULL, false, 0, false};
     char err[LESSON_ERR_MAX + 200];
     assert_null(session_open(CLASSIC, &ed, err, sizeof err));
     assert_non_null(strstr(err, "attnviz: --set input.query[9,0,0]=1: index 9 out of range"));

@@ -73,12 +73,13 @@ static void test_evaluator(void **state)
     assert_near(b1 - v, 0.015, 1e-12);
 }
 
-// Every cell of the shown slices' result panels, and the Σ column of a softmax.
-static int check_tooltips(const char *file, const Trace *tr, View *v, int *approx)
+// Every cell of the shown slices' result panels (of the stages from `from` on), and the Σ
+// column of a softmax.
+static int check_tooltips_from(const char *file, const Trace *tr, View *v, int from, int *approx)
 {
     int n = 0;
     char tip[4096], why[600];
-    for (v->stage = 0; v->stage < tr->n; v->stage++) {
+    for (v->stage = from; v->stage < tr->n; v->stage++) {
         Layout L;
         layout_compute(&L, tr, v, 1280, 720);
         if (L.result_panel < 0) continue;
@@ -102,6 +103,11 @@ static int check_tooltips(const char *file, const Trace *tr, View *v, int *appro
         }
     }
     return n;
+}
+
+static int check_tooltips(const char *file, const Trace *tr, View *v, int *approx)
+{
+    return check_tooltips_from(file, tr, v, 0, approx);
 }
 
 // Every shipped lesson, in each language, at its first and at its last (batch, head)
@@ -153,6 +159,71 @@ static void test_tooltips_add_up(void **state)
     print_message("%d tooltips add up (%d say ≈)\n", c.n, c.approx);
     assert_true(c.n > 5000);
     assert_true(c.approx * 100 <= c.n); // "≈" is the exception
+}
+
+// The backward view (session_set_backward) of every shipped language model, both languages,
+// first and last head: every gradient cell's tooltip adds up as written (the loss's p − y,
+// dX = dY·W, dW = dYᵀ·X, dA = dO·Vᵀ, the Jacobian, dS, dQ, dK), and so does every value
+// question's explanation.
+static void test_backward_tooltips_add_up(void **state)
+{
+    (void)state;
+    glob_t g = shipped_lessons();
+    static QuizQuestion qs[QUIZ_MAX_QUESTIONS + 8];
+    int n = 0, approx = 0, worked = 0, models = 0, asked = 0, rises = 0;
+    char err[600], why[600];
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        Session *ses = open_session(g.gl_pathv[f]);
+        if (ses->lesson.cfg.vocab_size <= 0) {
+            assert_false(session_set_backward(ses, true, err, sizeof err)); // not a language model: refused
+            assert_non_null(strstr(err, "language model"));
+            session_destroy(ses);
+            continue;
+        }
+        const int n_fwd = ses->trace.n;
+        assert_true(session_set_backward(ses, true, err, sizeof err));
+        const Trace *tr = &ses->trace;
+        assert_true(tr->n > n_fwd + 10);
+        models++;
+        for (int lang = 0; lang < LANG_COUNT; lang++) {
+            for (int bh = 0; bh < 2; bh++) {
+                View v;
+                view_init(&v, &ses->lesson, (Lang)lang);
+                v.batch = bh ? tr->batch - 1 : 0, v.head = bh ? tr->n_heads - 1 : 0;
+                n += check_tooltips_from(g.gl_pathv[f], tr, &v, n_fwd, &approx);
+                for (v.stage = n_fwd; v.stage < tr->n; v.stage++) { // the worked sums are there
+                    Layout L;
+                    layout_compute(&L, tr, &v, 1280, 720);
+                    char tip[4096];
+                    explain_cell(tr, &v, &L, L.result_panel, 1, 1, tip, sizeof tip);
+                    worked += strstr(tip, "×") != NULL;
+                }
+            }
+            int nq = quiz_all(tr, &ses->lesson, (Lang)lang, 1, true, qs, QUIZ_MAX_QUESTIONS + 8);
+            for (int i = 0; i < nq; i++)
+                if (qs[i].kind == QUIZ_RISES) { // the key of the row's most negative ∂L/∂s
+                    const Tensor *t = &tr->stages[qs[i].stage].t;
+                    const int Lk = t->shape[3], j = (int)qs[i].answer[0];
+                    const float *row = t->data + (((size_t)qs[i].batch * t->shape[1] + qs[i].head) * t->shape[2] +
+                                                  qs[i].cell[0]) * Lk;
+                    assert_true(row[j] < 0.0f);
+                    for (int k = 0; k < Lk; k++) assert_true(row[k] >= row[j]);
+                    rises++;
+                }
+            for (int i = 0; i < nq; i++)
+                if (qs[i].stage >= n_fwd && qs[i].kind == QUIZ_VALUE) {
+                    asked++;
+                    if (!tip_adds_up(qs[i].explanation, why, sizeof why))
+                        fail_msg("%s %s: %s\n%s", g.gl_pathv[f], qs[i].id, why, qs[i].explanation);
+                }
+        }
+        session_destroy(ses);
+    }
+    globfree(&g);
+    print_message("%d backward tooltips add up (%d say ≈; %d worked sums; %d value questions, %d which-key-rises) in %d models\n",
+                  n, approx, worked, asked, rises, models);
+    assert_true(models >= 1 && n > 1000 && worked > 40 && asked > 0 && rises > 0);
+    assert_true(approx * 100 <= n);
 }
 
 // The derivation strip: every line follows from the lines it reads, as written, at every
@@ -273,6 +344,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_evaluator),
         cmocka_unit_test(test_tooltips_add_up),
+        cmocka_unit_test(test_backward_tooltips_add_up),
         cmocka_unit_test(test_strips_add_up),
         cmocka_unit_test(test_quiz_accepts_the_screen),
         cmocka_unit_test(test_classic_examples),

@@ -252,13 +252,13 @@ static void test_edited_lessons(void **state)
 {
     (void)state;
     const char *causal[] = {"mask=causal", "input.query[0,1,2]=5"};
-    const SessionEdits e1 = {causal, 2, NULL, false, 0};
+    const SessionEdits e1 = {causal, 2, NULL, false, 0, false};
     check_file("lessons/arange-2x4x4.json", &e1);
     const char *fill[] = {"model.mask_fill=-1e9"};
-    const SessionEdits e2 = {fill, 1, NULL, false, 0};
+    const SessionEdits e2 = {fill, 1, NULL, false, 0, false};
     check_file("lessons/pitfalls-masked-row.json", &e2);
     const char *scale[] = {"model.scale=1", "mask[0,1,0]=0"};
-    const SessionEdits e3 = {scale, 2, NULL, false, 0};
+    const SessionEdits e3 = {scale, 2, NULL, false, 0, false};
     check_file("lessons/causal-decoder.json", &e3);
 }
 
@@ -268,7 +268,7 @@ static void test_nan_and_uniform_rows(void **state)
     (void)state;
     for (int edited = 0; edited < 2; edited++) {
         const char *fill[] = {"model.mask_fill=-1e9"};
-        const SessionEdits e = {fill, 1, NULL, false, 0};
+        const SessionEdits e = {fill, 1, NULL, false, 0, false};
         char err[LESSON_ERR_MAX + 200];
         Session *ses = session_open("lessons/pitfalls-masked-row.json", edited ? &e : NULL, err, sizeof err);
         assert_non_null(ses);

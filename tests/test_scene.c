@@ -1126,7 +1126,7 @@ static void test_delta_masked(void **state)
 {
     (void)state;
     const char *sets[] = {"mask[0,1,3]=1", "mask[0,3,1]=0"};
-    SessionEdits ed = {sets, 2, NULL, false, 0};
+    SessionEdits ed = {sets, 2, NULL, false, 0, false};
     char err[LESSON_ERR_MAX + 200];
     Session *s = session_open("lessons/causal-decoder.json", &ed, err, sizeof err);
     if (!s) fail_msg("%s", err);

@@ -193,7 +193,7 @@ static void test_retext_limits(void **state)
         assert_null(strchr(err, '\n'));
         assert_true(s->version == v && s->lesson.len_q == L && s->trace.n > 0); // the last good state stays
         // --text: the same line
-        const SessionEdits ed = {NULL, 0, text, false, 0};
+        const SessionEdits ed = {NULL, 0, text, false, 0, false};
         assert_null(session_open(path, &ed, err2, sizeof err2));
         assert_string_equal(err, err2);
         // a shorter text still reads
@@ -233,7 +233,7 @@ static void test_save_other_numbers(void **state)
     lesson_free(&back);
     Session *t[2] = {session_retext(s, "abab", err, sizeof err), NULL}; // the text box
     if (!t[0]) fail_msg("%s", err);
-    const SessionEdits ed = {NULL, 0, NULL, true, 0}; // the slider's checkpoint 0
+    const SessionEdits ed = {NULL, 0, NULL, true, 0, false}; // the slider's checkpoint 0
     t[1] = session_open("lessons/induction-heads.json", &ed, err, sizeof err);
     if (!t[1]) fail_msg("%s", err);
     for (int k = 0; k < 2; k++) {

@@ -479,6 +479,68 @@ static void checkpoints_script(Driver *d)
     wd_frames(d, 5);
 }
 
+// Ctrl+B: the backward view opens at its first stage (the targets), → walks on to dL/dlogits,
+// the training slider keeps it (its stages computed at the checkpoint's weights: another
+// frame), a typed text too; Ctrl+B again goes back to the forward stages (the last: probs).
+static void backward_script(Driver *d)
+{
+    static Uint32 s0[WD_MAX_W * WD_MAX_H], s1[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key_mod(d, "B", KMOD_LCTRL);
+    wd_settle(d);
+    if (strcmp(d->stage, "grad.target") != 0) wd_fail(d, "Ctrl+B showed %s, expected grad.target", d->stage);
+    wd_key(d, "Right");
+    wd_settle(d);
+    if (strcmp(d->stage, "grad.logits") != 0) wd_fail(d, "→ from the targets showed %s, expected grad.logits", d->stage);
+    wd_wait(d, 6.0); // (the toast gone)
+    wd_shot(d, s0);
+    wd_key_mod(d, "U", KMOD_LSHIFT); // the checkpoint before the trained weights
+    wd_wait(d, 6.0);
+    wd_shot(d, s1);
+    if (strcmp(d->stage, "grad.logits") != 0 || d->checkpoint != 19)
+        wd_fail(d, "Shift+U showed %s at checkpoint %d, expected grad.logits at 19", d->stage, d->checkpoint);
+    if (wd_same(d, s0, s1)) wd_fail(d, "the gradients at checkpoint 19 look like the trained weights'");
+    wd_key(d, "I");
+    wd_key(d, "BackSpace"); // a shorter text: its backward pass computed at once
+    wd_key(d, "Return");
+    wd_settle(d);
+    if (strcmp(d->stage, "grad.logits") != 0) wd_fail(d, "after typing, the stage is %s, expected grad.logits", d->stage);
+    wd_key_mod(d, "B", KMOD_LCTRL);
+    wd_settle(d);
+    if (strcmp(d->stage, "probs") != 0) wd_fail(d, "Ctrl+B again showed %s, expected probs", d->stage);
+    wd_key_mod(d, "Q", KMOD_CTRL); // (Esc never quits)
+    wd_frames(d, 5);
+}
+
+static void test_backward(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/induction-heads.json");
+    assert_int_equal(wd_run("backward", backward_script, &o), 0);
+}
+
+// A lesson that is not a language model: Ctrl+B says so and the stage stays.
+static void backward_refused_script(Driver *d)
+{
+    wd_settle(d);
+    wd_key(d, "3");
+    wd_settle(d);
+    char before[64];
+    snprintf(before, sizeof before, "%s", d->stage);
+    wd_key_mod(d, "B", KMOD_LCTRL);
+    wd_settle(d);
+    if (strcmp(d->stage, before) != 0) wd_fail(d, "Ctrl+B on the classic lesson moved %s to %s", before, d->stage);
+    wd_key_mod(d, "Q", KMOD_CTRL);
+    wd_frames(d, 5);
+}
+
+static void test_backward_refused(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/arange-2x4x4.json");
+    assert_int_equal(wd_run("backward_refused", backward_refused_script, &o), 0);
+}
+
 static void test_checkpoints(void **state)
 {
     (void)state;
@@ -1052,6 +1114,8 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_text, setup),
         cmocka_unit_test_setup(test_text_limits, setup),
         cmocka_unit_test_setup(test_checkpoints, setup),
+        cmocka_unit_test_setup(test_backward, setup),
+        cmocka_unit_test_setup(test_backward_refused, setup),
         cmocka_unit_test_setup(test_projector_off, setup),
         cmocka_unit_test_setup(test_projector_parts, setup),
         cmocka_unit_test_setup(test_lab, setup),

@@ -319,6 +319,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_TRAIN_STEP: app_train_show_step(a); break;
     case KEY_ACT_COMPARE_NEXT: app_compare_step(a, 1); break;
     case KEY_ACT_COMPARE_PREV: app_compare_step(a, -1); break;
+    case KEY_ACT_BACKWARD: app_toggle_backward(a); break;
     case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
         const Lesson *ls = &a->session->lesson;
         int k = ls->checkpoint < 0 ? ls->n_checkpoints - 1 : ls->checkpoint; // ("weights": after the last)

@@ -148,7 +148,7 @@ bool app_set_checkpoint(App *a, int k)
     }
     if (k < 0 || k >= ls->n_checkpoints || k == ls->checkpoint) return false; // k: [ / ] past the first or last
     char msg[LESSON_ERR_MAX + 200];
-    const SessionEdits ed = {NULL, 0, ls->typed ? a->text.text : NULL, true, k}; // (a typed text stays)
+    const SessionEdits ed = {NULL, 0, ls->typed ? a->text.text : NULL, true, k, a->session->backward}; // (a typed text, the backward view stay)
     Session *s = session_open(a->session->path, &ed, msg, sizeof msg);
     if (!s) {
         app_toast(a, "app.load_failed", msg);
@@ -156,6 +156,28 @@ bool app_set_checkpoint(App *a, int k)
     }
     app_replace_session(a, s, true);
     a->v.head = scene_stage_head(&a->session->trace, &a->v, -1); // the head its narration names (a glance: kept)
+    return true;
+}
+
+bool app_toggle_backward(App *a)
+{
+    char msg[LESSON_ERR_MAX + 200];
+    const bool on = !a->session->backward;
+    if (!session_set_backward(a->session, on, msg, sizeof msg)) {
+        app_toast(a, "app.backward_failed", msg);
+        a->toast.left = ERROR_TOAST_SECONDS;
+        return false;
+    }
+    app_watch_session(a); // (the stage on screen found again by name; a gradient's, when off: the last)
+    if (on) {
+        const int first = trace_find(&a->session->trace, "grad.target");
+        if (first >= 0) {
+            playback_goto(&a->pb, first, false);
+            a->v.stage = first;
+            snprintf(a->seen.stage_name, sizeof a->seen.stage_name, "%s", a->session->trace.stages[first].name);
+        }
+    }
+    app_toast(a, on ? "app.backward_on" : "app.backward_off", NULL);
     return true;
 }
 

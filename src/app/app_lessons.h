@@ -23,6 +23,9 @@ void app_checkpoint_before(App *a);
 // The lesson's checkpoint k computed (U, Shift+U, a click on the loss curve), at the same
 // stage, a typed text kept; false (nothing changed) when out of range or the same.
 bool app_set_checkpoint(App *a, int k);
+// Ctrl+B: the backward view on (opened at its first stage, the targets) or off (back on the
+// forward stages); a lesson that is not a language model says so in the toast.
+bool app_toggle_backward(App *a);
 // I: the text box on a language model's text (false, a toast, on another lesson); its
 // keys and typed characters while it is open (false: closed), each change read at once.
 bool app_text_open(App *a);

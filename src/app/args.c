@@ -84,6 +84,9 @@ void args_usage(FILE *f)
           "  --text \"...\"       a language model's input (a lesson with a \"vocab\"): the text, split by its\n"
           "                     tokenizer, instead of the file's (with the window, --dump, --print,\n"
           "                     --describe, --export, --quiz, --handout, --save)\n"
+          "  --backward         the backward view (the window's Shift+B): after the forward stages, one\n"
+          "                     training step's gradients in reverse, from dL/dlogits to the embedding\n"
+          "                     (a language model; with the window, --export, --describe, --quiz, --handout)\n"
           "  --checkpoint N     a lesson with checkpoints: compute checkpoint N's weights (a point of its\n"
           "                     training, from 0; the window's training slider) instead of the final ones\n"
           "  --save FILE        write the (edited) lesson to FILE (never the LESSON itself); alone, saves\n"
@@ -433,7 +436,10 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
                                 "--head-view, --presenter, --projector or --loop (--batch and --head: with --export)");
     if (c == CMD_EXPERIMENT && (SEEN(O_SAVE) || SEEN(O_STEP) || SEEN(O_STAGE) || slice || window_only || export_only))
         return usage_error(err, "--experiment takes only --set, --text, --checkpoint and --lang");
-    if (SEEN(O_BACKWARD) && c != CMD_DUMP) return usage_error(err, "--backward goes with --dump");
+    if (SEEN(O_BACKWARD) && c != CMD_DUMP && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE && c != CMD_QUIZ &&
+        c != CMD_HANDOUT)
+        return usage_error(err, "--backward goes with --dump, the window, --export, --describe, --quiz and --handout");
+    a->edits.backward = a->backward && c != CMD_DUMP; // (--dump --backward: its own JSON, cli_backward.c)
     if (SEEN(O_STEP) && !(c == CMD_DUMP && a->backward) && !(c == CMD_WINDOW && a->save_path))
         return usage_error(err, "--step goes with --dump --backward and/or --save FILE");
     if (SEEN(O_PAPER) && c != CMD_HANDOUT) return usage_error(err, "--paper goes with --handout");

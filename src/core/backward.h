@@ -72,6 +72,25 @@ double backward_nll(const float *zr, int V, float T, int t);
 int grads_count(const Grads *g);
 const Tensor *grads_item(const Grads *g, const Trace *tr, int k, char *name, int *stage, int *slot, int *layer);
 
+// ---- the backward view (backward_trace.c) --------------------------------------------------
+// Appends the backward pass to a language model's forward trace tr (attn_forward's, with cfg
+// and w) as stages of step STEP_BACKWARD, in the order the chain rule visits them: the targets'
+// one-hot ("grad.target"), dL/dlogits ("grad.logits"), then every forward stage the loss depends
+// on in reverse ("grad." + its name, = Grads.d), each linear map's weight gradient dW = dYᵀ·X
+// after its output's ("grad.lm_head", "grad.l1.w_q"; bias gradients are not shown) and before
+// the softmax's dS the Jacobian of one row ("grad.jacobian"). Each reads its operands as
+// stages.h's GRAD kinds say, so a view explains it from the numbers on screen. targets as
+// attn_backward's. False with one line in err naming `file` (attn_backward's reasons, too many
+// stages, out of memory); tr then holds its forward stages only.
+bool backward_trace_append(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, const int *targets,
+                           const char *file, char *err, size_t err_len);
+// The query row of one (Lq, Lk) slice whose softmax Jacobian the view shows: the row of
+// a = attn whose dS = a ⊙ (dA − rowsum(dA ⊙ a)) has the largest |value| (the first on a tie).
+int backward_jacobian_row(const float *a, const float *da, int Lq, int Lk);
+// The forward stage a backward stage s explains ("grad.l1.attn" → "l1.attn"; -1: none, a
+// weight's gradient or the targets).
+int backward_forward_stage(const Trace *tr, int s);
+
 // ---- the chain rule of each kind of stage (backward_ops.c) --------------------------------
 // y = x·Wᵀ + b over n rows (in → out): dx += dy·W (dx NULL: skipped), dW += dyᵀ·x, db += Σ dy
 // (dW, db NULL: skipped).

@@ -6,19 +6,25 @@
 #include <string.h>
 
 #include "attention.h"
+#include "backward.h"
 #include "trace_ops.h"
 #include "utf8.h"
 
-// A fresh forward pass of ls into out, with the colour statistics; its sizes checked first
+// A fresh forward pass of ls into out (backward: and the backward view's stages after it,
+// backward_trace_append), with the colour statistics; its sizes checked first
 // (lesson_check_size: every path that changes the input or the model comes here).
 // False with one line in err ("FILE: PATH: …", or out of memory).
-static bool forward(const Lesson *ls, Trace *out, char *err, size_t n)
+static bool forward(const Lesson *ls, Trace *out, bool backward, char *err, size_t n)
 {
     trace_init(out);
     const char *file = ls->path ? ls->path : "the lesson";
     if (!lesson_check_size(ls, ls->typed ? "--text" : file, ls->typed ? "input.text" : "input", err, n)) return false;
     if (!attn_forward(&ls->cfg, ls->w, &ls->in, out)) {
         snprintf(err, n, "%s: out of memory computing the forward pass", file);
+        trace_free(out);
+        return false;
+    }
+    if (backward && !backward_trace_append(&ls->cfg, ls->w, out, ls->targets, file, err, n)) {
         trace_free(out);
         return false;
     }
@@ -50,7 +56,7 @@ static Session *create(const char *path, const LessonOverride *o, char *err, siz
     }
     memcpy(s->path, path, strlen(path) + 1);
     edit_log_init(&s->log);
-    if (!forward(&s->lesson, &s->trace, err, n)) {
+    if (!forward(&s->lesson, &s->trace, false, err, n)) {
         session_destroy(s);
         return NULL;
     }
@@ -77,7 +83,8 @@ static Session *copy_of(const Session *from, const Lesson *src, const char *text
     }
     memcpy(s->path, from->path, sizeof s->path);
     edit_log_init(&s->log);
-    if (!forward(&s->lesson, &s->trace, err, n)) {
+    s->backward = from->backward; // (the backward view stays on)
+    if (!forward(&s->lesson, &s->trace, s->backward, err, n)) {
         session_destroy(s);
         return NULL;
     }
@@ -106,7 +113,33 @@ Session *session_open(const char *path, const SessionEdits *ed, char *err, size_
             return NULL;
         }
     }
+    if (s && ed && ed->backward && !session_set_backward(s, true, err, n)) {
+        session_destroy(s);
+        return NULL;
+    }
     return s;
+}
+
+bool session_set_backward(Session *s, bool on, char *err, size_t n)
+{
+    if (n) err[0] = '\0';
+    if (on == s->backward) return true;
+    Trace next, orig;
+    trace_init(&orig);
+    if (!forward(&s->lesson, &next, on, err, n)) return false;
+    if (s->has_original && !forward(&s->original, &orig, on, err, n)) {
+        trace_free(&next);
+        return false;
+    }
+    trace_free(&s->trace);
+    s->trace = next;
+    if (s->has_original) {
+        trace_free(&s->original_trace);
+        s->original_trace = orig;
+    }
+    s->backward = on;
+    s->version++;
+    return true;
 }
 
 Session *session_checkpoint_before(const Session *s)
@@ -115,7 +148,7 @@ Session *session_checkpoint_before(const Session *s)
     const int k = ls->checkpoint >= 0 ? ls->checkpoint : ls->n_checkpoints - 1;
     if (ls->n_checkpoints < 2 || k < 1 || ls->typed) return NULL;
     char err[LESSON_ERR_MAX + 200];
-    const SessionEdits ed = {NULL, 0, NULL, true, k - 1};
+    const SessionEdits ed = {NULL, 0, NULL, true, k - 1, s->backward};
     return session_open(s->path, &ed, err, sizeof err);
 }
 
@@ -165,7 +198,7 @@ static bool keep_original(Session *s)
 static bool recompute(Session *s, Trace *previous, char *err, size_t n)
 {
     Trace next;
-    if (!forward(&s->lesson, &next, err, n)) return false;
+    if (!forward(&s->lesson, &next, s->backward, err, n)) return false;
     if (previous)
         *previous = s->trace;
     else
@@ -206,7 +239,7 @@ bool session_edit(Session *s, const Edit *e, bool merge, Trace *previous, char *
     Trace next;
     bool ok = edit_apply(&s->lesson, e, err, n);
     char why[LESSON_ERR_MAX];
-    if (ok && !forward(&s->lesson, &next, why, sizeof why)) {
+    if (ok && !forward(&s->lesson, &next, s->backward, why, sizeof why)) {
         snprintf(err, n, "%s: %s", e->text, why);
         ok = false;
     } else if (ok && !edit_log_push(&s->log, e, merging)) {

@@ -31,6 +31,9 @@ typedef struct Session {
     // Changes whenever the lesson and its trace change (an edit, undo, redo, reset): what
     // shows them watches it (the window: the stage on screen, the title, the caches).
     unsigned version;
+    // The backward view (Shift+B, --backward): the trace holds one training step's backward
+    // pass after the forward stages (backward_trace_append), through every edit.
+    bool backward;
 } Session;
 
 // Loads path (lesson_load) and runs the forward pass (attn_forward). NULL on
@@ -44,11 +47,13 @@ typedef struct SessionEdits {
     const char *text;   // --text: a language model's input (lesson_load_with), NULL: the file's
     bool has_checkpoint; // --checkpoint: the checkpoint's weights are computed (the training slider)
     int checkpoint;
+    bool backward;       // --backward: the backward view's stages too (session_set_backward)
 } SessionEdits;
 // session_create (with ed->text or ed->checkpoint: lesson_load_with), then every edit of ed (NULL: none). A bad edit fails with
 // "attnviz: --set KEY=VALUE: what is wrong; expected ..." in err.
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n);
-// A new session of from's lesson (as loaded: the lab's edits are not carried over) with a
+// A new session of from's lesson (as loaded: the lab's edits are not carried over; the backward
+// view is) with a
 // language model's input `text` instead (lesson_retext): no file read. NULL with one line
 // in err ("--text: input.text: …") when the text does not read.
 Session *session_retext(const Session *from, const char *text, char *err, size_t n);
@@ -59,6 +64,11 @@ Session *session_clone(const Session *from, char *err, size_t n);
 // narration's "since step …" (story.h); NULL when there is none: no checkpoints, the first,
 // a typed text, or it cannot be read.
 Session *session_checkpoint_before(const Session *s);
+// The backward view on or off: the trace computed again with (or without) the backward
+// pass's stages after the forward ones (backward.h), the original's too. False (nothing
+// changed, one line in err naming the file) for a lesson that is not a language model, or
+// when the backward pass fails.
+bool session_set_backward(Session *s, bool on, char *err, size_t n);
 // Frees the lesson, the trace and the session; NULL is fine.
 void session_destroy(Session *s);
 

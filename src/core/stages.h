@@ -48,6 +48,18 @@ typedef enum StageKind {
     STAGE_KIND_EMBED,        // token_embed (B, L, C): row ids[b, l] of the embedding E (weight embed)
     STAGE_KIND_POS_EMBED,    // pos_embed (B, L, C): learned rows P[l] (weight pos_embed) or sinusoidal
     STAGE_KIND_VOCAB_SOFTMAX,// probs (B, L, V): softmax(logits / temperature) over the vocabulary
+    // The backward view (backward_trace.c appends them after the forward stages, step BACKWARD):
+    // each "grad.NAME" is dL/d(stage NAME), same shape; "grad.LAYER.WEIGHT" a weight's gradient.
+    STAGE_KIND_GRAD_TARGET,  // grad.target (B, L, V): the one-hot of each position's next token (0: not counted)
+    STAGE_KIND_GRAD_LOSS,    // grad.logits = (probs − onehot) / (N·T) (operands probs, grad.target)
+    STAGE_KIND_GRAD_LINEAR,  // dX = dY·W through the one linear map that read X (operand dY, weight W)
+    STAGE_KIND_GRAD_WEIGHT,  // dW = dYᵀ·X of a linear map (operands dY, X)
+    STAGE_KIND_GRAD_ATTN,    // dA = dO·Vᵀ (operands grad.head_out, v)
+    STAGE_KIND_GRAD_JACOBIAN,// (B, H, Lk, Lk): softmax's Jacobian J = diag(a) − a·aᵀ of one row a of attn
+                             // (backward_jacobian_row's; operands attn, grad.attn)
+    STAGE_KIND_GRAD_SOFTMAX, // dS = A ⊙ (dA − rowsum(dA ⊙ A)) (operands attn, grad.attn)
+    STAGE_KIND_GRAD_QK,      // dQ = dS·K / scale, dK = dSᵀ·Q / scale (operands grad.scores, the other side)
+    STAGE_KIND_GRAD_PASS,    // any other stage's gradient: the sum its readers pass back (operands: up to 3 of them)
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -57,7 +69,7 @@ typedef enum StageKind {
     X(INPUT, "input") X(EMBED, "embed") X(NORM, "norm") X(PROJECTION, "projection") X(SPLIT, "split") X(ROPE, "rope") X(SCORES, "scores")          \
     X(MASK, "mask") X(SOFTMAX, "softmax") X(WEIGHTED_SUM, "weighted_sum") X(FLASH, "flash")                      \
     X(CONCAT, "concat") X(OUTPUT, "output") X(ADD_NORM, "add_norm") X(FFN, "ffn") X(DECODE, "decode")                \
-    X(PREDICT, "predict")
+    X(PREDICT, "predict") X(BACKWARD, "backward")
 
 typedef enum StepId {
 #define STEP_ENUM(id, name) STEP_##id,
@@ -150,7 +162,16 @@ typedef enum WeightSlot {
     X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)                               \
     X(FINAL_NORM, "final_norm", NORM, PREDICT, "h", FINAL_NORM_WEIGHT, FINAL_NORM_BIAS)                           \
     X(LOGITS, "logits", PROJECTION, PREDICT, "logits", LM_HEAD, NONE)                                            \
-    X(PROBS, "probs", VOCAB_SOFTMAX, PREDICT, "probs", NONE, NONE)
+    X(PROBS, "probs", VOCAB_SOFTMAX, PREDICT, "probs", NONE, NONE)                                               \
+    X(GRAD_TARGET, "grad.target", GRAD_TARGET, BACKWARD, "y", NONE, NONE)                                        \
+    X(GRAD_LOGITS, "grad.logits", GRAD_LOSS, BACKWARD, "∂L/∂logits", NONE, NONE)                                 \
+    X(GRAD_LINEAR, "grad.linear", GRAD_LINEAR, BACKWARD, "∂L/∂x", NONE, NONE)                                    \
+    X(GRAD_WEIGHT, "grad.weight", GRAD_WEIGHT, BACKWARD, "∂L/∂W", NONE, NONE)                                    \
+    X(GRAD_ATTN, "grad.attn", GRAD_ATTN, BACKWARD, "∂L/∂attn", NONE, NONE)                                       \
+    X(GRAD_JACOBIAN, "grad.jacobian", GRAD_JACOBIAN, BACKWARD, "J", NONE, NONE)                                  \
+    X(GRAD_SOFTMAX, "grad.softmax", GRAD_SOFTMAX, BACKWARD, "∂L/∂S", NONE, NONE)                                 \
+    X(GRAD_QK, "grad.qk", GRAD_QK, BACKWARD, "∂L/∂Q", NONE, NONE)                                                \
+    X(GRAD_STAGE, "grad.stage", GRAD_PASS, BACKWARD, "∂L/∂x", NONE, NONE)
 
 typedef enum StageId {
 #define STAGE_ENUM(id, name, kind, step, sym, w, b) STAGE_##id,

@@ -7,7 +7,7 @@
 #include "stages.h"
 #include "tensor.h"
 
-#define TRACE_LAYER_STAGES 48  // stages one layer records at most (every row of stages.h's table)
+#define TRACE_LAYER_STAGES 56  // stages one layer records at most (every row of stages.h's table)
 #define TRACE_MAX_LAYERS 8     // = LESSON_MAX_LAYERS
 #define TRACE_MAX_STAGES (TRACE_MAX_LAYERS * TRACE_LAYER_STAGES) // a whole model's, at most
 #define TRACE_MAX_OPERANDS 3

@@ -422,7 +422,7 @@ void chrome_draw_study(Canvas *cv, const Layout *L, const Frame *F, const Trace 
         snprintf(typed, sizeof typed, "%s▏", s->text);
         paint_text(cv, FONT_MONO, L->px_body, THEME.ink, 255, fx + pad / 2, ay + (line_h - L->px_body * 6 / 5) / 2,
                    ALIGN_LEFT, typed);
-        const char *hint = q->kind == QUIZ_ARGMAX   ? "study.keys_click"
+        const char *hint = q->kind == QUIZ_ARGMAX || q->kind == QUIZ_RISES ? "study.keys_click"
                            : q->kind == QUIZ_MASKED && q->n_cell == 1 ? "study.keys_click_list"
                                                                       : "study.keys";
         char rowb[16];

@@ -53,9 +53,10 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_LAB, "keys.lab_reset", {{NULL, KEY_ACT_NONE}}},
     {KEYS_LAB, "keys.lab_save", {{NULL, KEY_ACT_NONE}}},
     {KEYS_LAB, "keys.lab_escape", {{NULL, KEY_ACT_NONE}}},
-    // experiments on the model: compare with a head ablated, training live
+    // experiments on the model: compare with a head ablated, training live, the backward pass
     {KEYS_LAB, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT)}},
     {KEYS_LAB, "keys.train", {B("Shift+R", TRAIN_STEP), B("R", TRAIN)}},
+    {KEYS_LAB, "keys.backward", {B("Ctrl+B", BACKWARD)}},
     // the study mode (T here; the study box, study_ui.c, handles the rest)
     {KEYS_STUDY, "keys.study", {B("T", STUDY)}},
     {KEYS_STUDY, "keys.study_type", {{NULL, KEY_ACT_NONE}}},

@@ -72,6 +72,7 @@ typedef enum KeyAction {
     KEY_ACT_TRAIN_STEP,
     KEY_ACT_COMPARE_NEXT,
     KEY_ACT_COMPARE_PREV,
+    KEY_ACT_BACKWARD,  // the backward view on / off (a language model)
     KEY_ACTION_COUNT
 } KeyAction;
 

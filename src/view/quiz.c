@@ -19,7 +19,7 @@
 #include "scene.h"
 
 static const char *const KIND_NAMES[QUIZ_KIND_COUNT] = {"masked", "argmax", "sum",  "source",
-                                                         "shape",  "value",  "authored"};
+                                                         "shape",  "value",  "authored", "rises"};
 
 const char *quiz_kind_name(QuizKind k)
 {
@@ -170,6 +170,8 @@ static void index_text(const Stage *st, int b, int h, int r, int col, char *buf,
 {
     if (st->t.rank == 4)
         snprintf(buf, n, "%d,%d,%d,%d", b, h, r, col);
+    else if (st->t.rank == 2) // (a weight's gradient, (out, in))
+        snprintf(buf, n, "%d,%d", r, col);
     else
         snprintf(buf, n, "%d,%d,%d", b, r, col);
 }
@@ -574,8 +576,42 @@ static bool ask_source(Ctx *c, QuizQuestion *q)
 }
 
 typedef bool (*AskFn)(Ctx *c, QuizQuestion *q);
+// The backward view's dS (recipe_grad.c): in row r, the key whose score gets the most negative
+// gradient, so rises most under gradient descent (s ← s − η·∂L/∂s); a clear one first.
+static bool ask_rises(Ctx *c, QuizQuestion *q)
+{
+    RowWalk w;
+    rows_start(c, &w);
+    int b, h, r;
+    const PanelSpec *p;
+    for (int pass = 0; pass < 2; pass++)
+        while (rows_next(c, &w, &b, &h, &r, &p)) {
+            int lo = -1;
+            float second = INFINITY;
+            for (int j = 0; j < p->cols; j++) {
+                float x = panel_value(p, r, j);
+                if (lo < 0 || x < panel_value(p, r, lo)) second = lo < 0 ? INFINITY : panel_value(p, r, lo), lo = j;
+                else if (x < second) second = x;
+            }
+            const float g = lo >= 0 ? panel_value(p, r, lo) : NAN;
+            if (!(g < 0.0f) || !(pass == 0 ? second - g >= 0.005f : second > g)) continue;
+            begin(c, q, QUIZ_RISES, b, h, 1, r, 0);
+            q->n_answer = 1, q->answer[0] = (float)lo;
+            char hb[16], bb[16], qb[160], kb[160], rb[16], gb[32];
+            snprintf(hb, sizeof hb, "%d", h < 0 ? 0 : h), snprintf(bb, sizeof bb, "%d", b), snprintf(rb, sizeof rb, "%d", r);
+            pos_label(c, false, r, qb, sizeof qb), pos_label(c, true, lo, kb, sizeof kb);
+            tip_number(g, gb, sizeof gb);
+            const char *qa[] = {hb, bb, qb};
+            fmt(q->question, sizeof q->question, c, "quiz.rises", 3, qa);
+            const char *ea[] = {kb, gb, rb};
+            fmt(q->explanation, sizeof q->explanation, c, "quiz.rises_why", 3, ea);
+            return true;
+        }
+    return false;
+}
+
 static const AskFn ASK[QUIZ_KIND_COUNT] = {
-    [QUIZ_MASKED] = ask_masked, [QUIZ_ARGMAX] = ask_argmax, [QUIZ_SUM] = ask_sum,
+    [QUIZ_MASKED] = ask_masked, [QUIZ_ARGMAX] = ask_argmax, [QUIZ_SUM] = ask_sum, [QUIZ_RISES] = ask_rises,
     [QUIZ_SOURCE] = ask_source, [QUIZ_SHAPE] = ask_shape,   [QUIZ_VALUE] = ask_value,
 };
 
@@ -609,8 +645,12 @@ static int generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed,
                     int max)
 {
     if (max > QUIZ_MAX_QUESTIONS) max = QUIZ_MAX_QUESTIONS;
-    int n = 0;
-    for (int s = 0; s < tr->n && n < max; s++) n += stage_questions(tr, ls, lang, seed, s, only_b, only_h, out + n, max - n);
+    int n = 0, first = 0;
+    // with the backward view (backward_trace_append): its stages' questions (the forward's are the
+    // lesson's without it)
+    while (first < tr->n && tr->stages[first].step != STEP_BACKWARD) first++;
+    if (first == tr->n) first = 0;
+    for (int s = first; s < tr->n && n < max; s++) n += stage_questions(tr, ls, lang, seed, s, only_b, only_h, out + n, max - n);
     return n;
 }
 

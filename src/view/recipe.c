@@ -54,6 +54,7 @@ const char *recipe_stage_text(const Trace *tr, int s, const char *family, bool r
 static const char *stage_text(const Trace *tr, int s, const char *family, bool result, Lang lang)
 {
     const StageRecipe *r = recipe_of(tr->stages[s].kind);
+    if (r->text) return r->text(tr, s, family, lang);
     const char *base = STAGE_INFO[tr->stages[s].id].name;
     const char *nm = strcmp(family, "name") == 0 ? recipe_display_name(tr, s, result) : base;
     char key[64];
@@ -255,7 +256,8 @@ void recipe_deriv_title(Derivation *d, const View *v, const PanelSpec *res, int 
 const char *recipe_symbol(const Trace *tr, int s, Lang lang)
 {
     (void)lang; // formulas are code: the same symbols in every language
-    return recipe_name_of(tr, s).sym;
+    const StageRecipe *r = s >= 0 ? recipe_of(tr->stages[s].kind) : NULL;
+    return r && r->symbol ? r->symbol(tr, s) : recipe_name_of(tr, s).sym;
 }
 
 const char *recipe_weight_plain(const Trace *tr, int s)
@@ -338,6 +340,15 @@ static const StageRecipe *const RECIPES[STAGE_KIND_COUNT] = {
     [STAGE_KIND_EMBED] = &RECIPE_EMBED,
     [STAGE_KIND_POS_EMBED] = &RECIPE_POS_EMBED,
     [STAGE_KIND_VOCAB_SOFTMAX] = &RECIPE_VOCAB_SOFTMAX,
+    [STAGE_KIND_GRAD_TARGET] = &RECIPE_GRAD_TARGET,
+    [STAGE_KIND_GRAD_LOSS] = &RECIPE_GRAD_LOSS,
+    [STAGE_KIND_GRAD_LINEAR] = &RECIPE_GRAD_LINEAR,
+    [STAGE_KIND_GRAD_WEIGHT] = &RECIPE_GRAD_WEIGHT,
+    [STAGE_KIND_GRAD_ATTN] = &RECIPE_GRAD_ATTN,
+    [STAGE_KIND_GRAD_JACOBIAN] = &RECIPE_GRAD_JACOBIAN,
+    [STAGE_KIND_GRAD_SOFTMAX] = &RECIPE_GRAD_SOFTMAX,
+    [STAGE_KIND_GRAD_QK] = &RECIPE_GRAD_QK,
+    [STAGE_KIND_GRAD_PASS] = &RECIPE_GRAD_PASS,
 };
 
 const StageRecipe *recipe_of(StageKind k)

@@ -6,6 +6,7 @@
 //   recipe_attend.c  attention itself: scores, the position bias, masking, softmax, attn·V
 //   recipe_loop.c    inside the loop: FlashAttention's tiles, the K/V cache, decoding
 //   recipe_lm.c      a language model's own: the token embedding, positions, the softmax over the vocabulary
+//   recipe_grad.c    the backward view: the loss's gradient, dX = dY·W, dW, the softmax Jacobian, dQ, dK
 // Each recipe says which panels a frame shows (operands, parameters, result) and
 // how each reads a result cell, the formula and the numbers it uses, the tooltip
 // of a result cell (how it was computed, with the numbers), the sub-steps of the
@@ -58,6 +59,7 @@ typedef enum QuizKind {
     QUIZ_SHAPE,    // the shape of the stage's result, PyTorch order
     QUIZ_VALUE,    // one cell's value, typed as a number
     QUIZ_AUTHORED, // the lesson's own question ("quiz" in the file): never generated
+    QUIZ_RISES,    // the backward view's softmax: which key's score in row i rises most under gradient descent
     QUIZ_KIND_COUNT
 } QuizKind;
 
@@ -145,6 +147,13 @@ typedef struct StageRecipe {
     // room from the right of L->area (and gap px between) and fills what it shows; NULL: none.
     // Not called for a printed frame, a hidden result or a glance (layout.c).
     void (*extra)(Layout *L, const Trace *tr, const View *v, int gap);
+    // The backward view's stages (recipe_grad.c), named after the forward stage they belong to:
+    // its title and panel name (family "title" / "name", recipe_stage_text), its symbol
+    // (recipe_symbol: "∂L/∂Q") and a narration written from the numbers (NULL: the table's
+    // title.NAME / name.NAME, symbol and narr.NAME).
+    const char *(*text)(const Trace *tr, int s, const char *family, Lang lang);
+    const char *(*symbol)(const Trace *tr, int s);
+    const char *(*story)(const Trace *tr, const View *v, char *buf, size_t n);
 } StageRecipe;
 
 // The compared tensors of the recipes: operand 0, operand 1.
@@ -162,6 +171,8 @@ extern const StageRecipe RECIPE_SCORES, RECIPE_POS_BIAS, RECIPE_MASKED, RECIPE_S
 extern const StageRecipe RECIPE_FLASH_STAT, RECIPE_FLASH_OUT, RECIPE_CACHE, RECIPE_DECODE;
 extern const StageRecipe RECIPE_DECODE_SCORES, RECIPE_DECODE_ATTN, RECIPE_FLASH_P, RECIPE_FLASH_ACC;
 extern const StageRecipe RECIPE_EMBED, RECIPE_POS_EMBED, RECIPE_VOCAB_SOFTMAX;
+extern const StageRecipe RECIPE_GRAD_TARGET, RECIPE_GRAD_LOSS, RECIPE_GRAD_LINEAR, RECIPE_GRAD_WEIGHT, RECIPE_GRAD_ATTN;
+extern const StageRecipe RECIPE_GRAD_JACOBIAN, RECIPE_GRAD_SOFTMAX, RECIPE_GRAD_QK, RECIPE_GRAD_PASS;
 // Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
 // panels and a score's dot product; softmax's panels, tooltip and derivation strip.
 void recipe_panels_scores(Layout *L, const Trace *tr, const View *v);

@@ -545,6 +545,8 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
         return buf;
     }
     if (text) return text;
+    const StageRecipe *r = recipe_of(st->kind);
+    if (r->story && r->story(tr, v, buf, n)) return buf; // written from the numbers
     char key[64], a[16], b[16], c[16], d[16], e[16], f[16];
     snprintf(key, sizeof key, "narr.%s%s", STAGE_INFO[st->id].name, narration_variant(tr, v->stage));
     snprintf(a, sizeof a, "%d", recipe_of(st->kind)->anim == ANIM_SPLIT && st->operands[0] >= 0 ? tr->stages[st->operands[0]].t.shape[2]

@@ -179,7 +179,7 @@ bool study_pick_key(Study *s, int row, int col)
     if (!study_asking(s)) return false;
     const QuizQuestion *q = &s->q[s->focus];
     if (q->n_cell != 1 || q->cell[0] != row) return false;
-    if (q->kind == QUIZ_ARGMAX) {
+    if (q->kind == QUIZ_ARGMAX || q->kind == QUIZ_RISES) {
         snprintf(s->text, sizeof s->text, "%d", col);
         return true;
     }

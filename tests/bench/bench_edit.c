@@ -134,7 +134,7 @@ static int bench_typing(const char *path, const char *stage, const char *label, 
     const int K = s->lesson.n_checkpoints;
     for (int i = 0; K > 1 && i < EDITS; i++) {
         double t0 = bench_now();
-        const SessionEdits ed = {NULL, 0, NULL, true, K / 2 + i % 2};
+        const SessionEdits ed = {NULL, 0, NULL, true, K / 2 + i % 2, false};
         Session *next = session_open(path, &ed, err, sizeof err);
         if (!next) return fprintf(stderr, "%s\n", err), 1;
         session_destroy(s);
