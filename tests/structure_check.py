@@ -41,7 +41,7 @@ LAYERS = ["core", "view", "draw", "app", "web"]
 ALLOWED_LINES = {  # path: (its lines today, a ceiling it may not pass; the reason)
 }
 ALLOWED_FUNCS = {  # name: (its lines today, a ceiling; the reason)
-    "layer_forward": (168, "issue 37: one block's stages as a loop over a table"),
+    "layer_forward": (165, "issue 37: one block's stages as a loop over a table"),
 }
 # circles as sorted module lists
 ALLOWED_CIRCLES = {

@@ -197,6 +197,16 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_ALIBI] = PLAIN_LESSON(", \"alibi\": true"),
     [MK_DECODE] = PLAIN_LESSON(", \"decode\": true"),
     [MK_FLASH] = PLAIN_LESSON(", \"flash\": {\"block_q\": 3, \"block_k\": 2}"),
+    [MK_QUERY_PRE_ATTN_SCALAR] = PLAIN_LESSON(", \"query_pre_attn_scalar\": 7"),
+    [MK_QK_NORM] = PLAIN_LESSON(", \"qk_norm\": true"),
+    [MK_SOFTCAP] = PLAIN_LESSON(", \"attn_logit_softcapping\": 2.5"),
+    [MK_ATTN_GATE] = PLAIN_LESSON(", \"attn_gate\": true"),
+    [MK_LAYER_TYPES] = PLAIN_LESSON(", \"n_layers\": 3, \"layer_types\": [\"full_attention\"]"),
+    [MK_SLIDING_WINDOW] = PLAIN_LESSON(", \"n_layers\": 2, \"layer_types\": [\"sliding_attention\", \"full_attention\"], "
+                                       "\"sliding_window\": 2"),
+    [MK_ROPE_LOCAL_BASE_FREQ] = PLAIN_LESSON(", \"n_layers\": 2, \"rope\": {\"theta\": 1e6}, \"layer_types\": "
+                                             "[\"sliding_attention\", \"full_attention\"], \"sliding_window\": 2, "
+                                             "\"rope_local_base_freq\": 10"),
     [MK_POSITIONS] = LM_LESSON(", \"positions\": \"sinusoidal\""),
     [MK_MAX_POSITIONS] = LM_LESSON(", \"positions\": \"learned\", \"max_positions\": 9"),
     [MK_FINAL_NORM] = LM_LESSON(", \"final_norm\": false"),
