@@ -178,9 +178,12 @@ static void tip_linear_relu(TipOut *o, const TipCell *cell)
         tip_number(s, a0, sizeof a0), tip_number(val, a1, sizeof a1);
         tip_put(o, "\n");
         int act = st->kind == STAGE_KIND_GATE ? ACT_SIGMOID : act_of(tr, st);
-        if (act == ACT_SIGMOID) { // gated attention's gate: σ(s) = 1 / (1 + exp(−s))
-            const char *args[] = {a0, a1};
+        if (act == ACT_SIGMOID) { // gated attention's gate: σ(s) = 1 / (1 + exp(−s)), s with the sum's decimals
+            char x[32], nx[32];
+            tip_operand(o, s, x, sizeof x), tip_operand(o, -s, nx, sizeof nx);
+            const char *args[] = {x, nx};
             tip_key(o, lang, "tip.sigmoid", 2, args);
+            tip_equals(o, val);
         } else if (act == ACT_GATED) { // (the sum) ⊙ g[row, col], as a product of the two as written
             const Tensor *g = &tr->stages[st->operands[1]].t;
             char r[16], c[16], x[32], y[32];
@@ -430,9 +433,10 @@ const StageRecipe RECIPE_HEAD_NORM = {
     .deriv_width = deriv_width_norm, .derive = derive_norm, .anim = ANIM_ROWS, .quiz = Q(VALUE), .norm_affine = true,
 };
 
+// the gate's values lie in (0, 1): the probabilities' scale
 const StageRecipe RECIPE_GATE = {
     .panels = panels_linear, .formula = formula_linear, .tip = tip_linear_relu, .anim = ANIM_ROWS,
-    .quiz = Q(SHAPE) | Q(VALUE),
+    .quiz = Q(SHAPE) | Q(VALUE), .scale = SCALE_PROBABILITY,
 };
 
 const StageRecipe RECIPE_GATED = {
