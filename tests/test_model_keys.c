@@ -366,6 +366,29 @@ static void test_editable_keys(void **state)
     }
 }
 
+// Gemma's query_pre_attn_scalar makes the scale √s; an edit of model.scale then wins, and the
+// lesson written after it still loads (it wrote both, and the reader refused the pair)
+static void test_qpas_scale_edit(void **state)
+{
+    (void)state;
+    const char *json = PLAIN_LESSON(", \"query_pre_attn_scalar\": 16");
+    Lesson ls, back;
+    char err[LESSON_ERR_MAX];
+    if (!lesson_parse(&ls, "q.json", json, strlen(json), err, sizeof err)) fail_msg("%s", err);
+    assert_true(ls.cfg.scale == 4.0f);
+    model_key_set(&ls.cfg, MK_SCALE, 3.0f);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_true(lesson_write(&ls, f));
+    fclose(f);
+    assert_null(strstr(buf, "query_pre_attn_scalar"));
+    if (!lesson_parse(&back, "q.json", buf, n, err, sizeof err)) fail_msg("%s\n%s", err, buf);
+    assert_true(back.cfg.scale == 3.0f);
+    free(buf);
+    lesson_free(&ls), lesson_free(&back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,7 +396,7 @@ int main(void)
         cmocka_unit_test(test_rope_styles_and_scalings), cmocka_unit_test(test_causal_alignments),
         cmocka_unit_test(test_every_key_off_default), cmocka_unit_test(test_every_row),
         cmocka_unit_test(test_every_enum_value),  cmocka_unit_test(test_unknown_key_lists_every_key),
-        cmocka_unit_test(test_editable_keys),
+        cmocka_unit_test(test_editable_keys),      cmocka_unit_test(test_qpas_scale_edit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -543,7 +543,10 @@ static bool written(const AttnConfig *cfg, int k, bool lm)
     }
     case MK_ENUM: return *(const int *)field != (int)dflt_of(cfg, k);
     case MK_BOOL: return *(const bool *)field != (dflt_of(cfg, k) != 0.0);
-    case MK_FLOAT: return model_key_get(cfg, k) != (float)dflt_of(cfg, k);
+    case MK_FLOAT:
+        // query_pre_attn_scalar defines the scale: not written once an edit (--set scale) changed it
+        if (k == MK_QUERY_PRE_ATTN_SCALAR && cfg->scale != sqrtf(cfg->query_pre_attn_scalar)) return false;
+        return model_key_get(cfg, k) != (float)dflt_of(cfg, k);
     case MK_OBJECT: break;
     }
     return true;

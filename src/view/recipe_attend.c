@@ -328,7 +328,7 @@ static void note_scores(const Trace *tr, int s, Lang lang, char *out, size_t n)
         recipe_scale_text(tr, b, sizeof b);
         const char *args[] = {a, b};
         i18n_fmt(out, n, lang, "fx.scale_sqrt", 2, args);
-    } else if (tr->query_pre_attn_scalar > 0.0f) { // Gemma: √query_pre_attn_scalar, not √d_k
+    } else if (tr->query_pre_attn_scalar > 0.0f && tr->scale == sqrtf(tr->query_pre_attn_scalar)) { // Gemma's, not √d_k
         snprintf(a, sizeof a, "%g", (double)tr->query_pre_attn_scalar);
         recipe_scale_text(tr, b, sizeof b);
         const char *args[] = {a, b};
