@@ -205,7 +205,12 @@ def resolve_lesson(lesson):
     qkv_bias = bool(m.get("qkv_bias", True))
     out_bias = bool(m.get("out_bias", True))
     scale = m.get("scale")
-    scale = math.sqrt(d_k) if scale is None else float(scale)
+    # Gemma 2/3's query_pre_attn_scalar s: the scores are scaled by s ** -0.5 (here ÷ √s, as √d_k)
+    qpas = m.get("query_pre_attn_scalar")
+    if qpas is not None and not float(qpas) > 0:
+        raise LessonError("model.query_pre_attn_scalar: above 0")
+    scale = (math.sqrt(d_k) if qpas is None else float(np.float32(math.sqrt(float(qpas))))) if scale is None \
+        else float(scale)
     fill = m.get("mask_fill", -1e9)
     # a float32, as attnviz reads it: '%.9g' writes finfo(float32).min as -3.40282347e+38, a
     # little past -FLT_MAX as a double (masked_fill would refuse it), which rounds to -FLT_MAX
@@ -235,6 +240,21 @@ def resolve_lesson(lesson):
             or not 1 <= n_layers <= 8:
         raise LessonError("model.n_layers: a whole number 1..8")
     n_layers = int(n_layers)
+    # 2026's mechanisms: QK-norm, soft-capping, the gate, a local/global pattern of layers
+    qk_norm = bool(m.get("qk_norm", False))
+    softcap = float(np.float32(m.get("attn_logit_softcapping", 0)))
+    if "attn_logit_softcapping" in m and not softcap > 0:
+        raise LessonError("model.attn_logit_softcapping: above 0")
+    attn_gate = bool(m.get("attn_gate", False))
+    types = m.get("layer_types", [])
+    if types and not 2 <= n_layers or len(types) > n_layers or \
+            any(t not in ("sliding_attention", "full_attention") for t in types):
+        raise LessonError("model.layer_types: 1 to n_layers of sliding_attention / full_attention, n_layers >= 2")
+    sliding = [bool(types) and types[l % len(types)] == "sliding_attention" for l in range(n_layers)]
+    window = int(m.get("sliding_window", 0))
+    if any(sliding) != (window > 0):
+        raise LessonError("model.sliding_window: with sliding layers, and only then")
+    local_theta = m.get("rope_local_base_freq")
 
     def as3(t, what):
         if t.dim() == 2:
@@ -297,9 +317,10 @@ def resolve_lesson(lesson):
               "b_k": (Hkv * d_k,), "w_v": (Hkv * d_v, d_model), "b_v": (Hkv * d_v,),
               "w_o": (d_model, H * d_v), "b_o": (d_model,), "ffn_w1": (ffn, d_model),
               "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,),
-              "ffn_w_gate": (ffn, d_model), "ffn_b_gate": (ffn,), "sinks": (H,)}
+              "ffn_w_gate": (ffn, d_model), "ffn_b_gate": (ffn,), "sinks": (H,),
+              "q_norm": (d_k,), "k_norm": (d_k,), "w_gate": (H * d_v, d_model), "b_gate": (H * d_v,)}
     fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1",
-                                   "ffn_w_gate", "ffn_b_gate"]}
+                                   "ffn_w_gate", "ffn_b_gate", "w_gate", "b_gate"]}
     fan_in.update({"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn, "sinks": 1})
     needed = ["w_q", "w_k", "w_v", "w_o"]
     if qkv_bias:
@@ -308,6 +329,8 @@ def resolve_lesson(lesson):
         needed += ["b_o"]
     if attn_sinks:
         needed += ["sinks"]
+    if attn_gate:
+        needed += ["w_gate"] + (["b_gate"] if qkv_bias else [])
     if ffn:
         needed += ["ffn_w1", "ffn_w2"] + (["ffn_w_gate"] if activation == "swiglu" else [])
         if ffn_bias:
@@ -363,13 +386,23 @@ def resolve_lesson(lesson):
         for name in NORM_NAMES:
             if name not in w:
                 w[name] = (torch.ones if name.endswith("weight") else torch.zeros)(d_model)
+        for name in ("q_norm", "k_norm"):
+            if qk_norm and name not in w:
+                w[name] = torch.ones(d_k)
+            if name in w and tuple(w[name].shape) != shapes[name]:
+                raise LessonError("%s%s: shape %s, want %s" % (where[l], name, list(w[name].shape), shapes[name]))
         layers.append(w)
 
     cfg = dict(d_model=d_model, n_heads=H, d_k=d_k, d_v=d_v, qkv_bias=qkv_bias,
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
                norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi, flash=flash,
                decode=decode, norm=norm, norm_first=norm_first, activation=activation, ffn_bias=ffn_bias,
-               attn_sinks=attn_sinks)
+               attn_sinks=attn_sinks, qk_norm=qk_norm, softcap=softcap, attn_gate=attn_gate)
+    # each layer's own: a sliding layer's window and (Gemma 3) its RoPE base, no scaling
+    per_layer = [dict(window=window if sliding[l] else 0,
+                      rope=(float(np.float32(local_theta)),) + rope[1:3] + (None,)
+                      if sliding[l] and local_theta is not None and rope is not None else rope)
+                 for l in range(n_layers)]
     pos = inp.get("position_ids")
     if pos is not None:
         pos = torch.tensor(pos, dtype=torch.int64)
@@ -377,7 +410,7 @@ def resolve_lesson(lesson):
     if lm is not None:
         lm_weights(lm, lesson, wj, seed, d_model, norm, eps)
         q = k = v = lm["stages"][-1][1]         # the embedding, or token_embed without positions
-    return dict(cfg=cfg, query=q, key=k, value=v, mask=mask, weights=layers[0], layers=layers,
+    return dict(cfg=cfg, per_layer=per_layer, query=q, key=k, value=v, mask=mask, weights=layers[0], layers=layers,
                 n_layers=n_layers, per_head_form=per_head_form, position_ids=pos, lm=lm)
 
 
@@ -385,8 +418,8 @@ def lesson_module(r, per_head):
     """The block of a resolved lesson with its weights, or with model.n_layers > 1 a BlockStack
     of one block a layer."""
     blocks = []
-    for w in r["layers"]:
-        block = make_block(per_head=per_head, **r["cfg"])
+    for w, own in zip(r["layers"], r["per_layer"]):
+        block = make_block(per_head=per_head, **dict(r["cfg"], **own))
         block.load_lesson_weights(w)
         if r["position_ids"] is not None:
             block.attn.position_ids = r["position_ids"]

@@ -20,9 +20,10 @@ import torch.nn.functional as F
 class LessonError(Exception):
     """What a lesson cannot be (raised while reading it: lessons/lesson_torch.py)."""
 
-STAGES = ["attn_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads",
-          "q_rope", "k_rope", "position_bias", "scores", "masked_scores", "attn", "head_out",
-          "flash_max", "flash_scale", "flash_p", "flash_sum", "flash_acc", "flash_out", "concat", "output",
+STAGES = ["attn_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads", "q_norm", "k_norm",
+          "q_rope", "k_rope", "position_bias", "scores", "capped_scores", "window_mask", "masked_scores", "attn", "head_out",
+          "flash_max", "flash_scale", "flash_p", "flash_sum", "flash_acc", "flash_out", "concat",
+          "attn_gate", "gated", "output",
           "residual_sum", "residual_norm", "ffn_norm", "ffn_gate", "ffn_hidden", "ffn_sum", "ffn_out",
           "cache_k", "cache_v", "decode_scores", "decode_attn", "decode_output"]
 
@@ -30,7 +31,9 @@ STAGES = ["attn_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_he
 INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
               "ffn_w1", "ffn_b1", "ffn_w2", "ffn_b2",
               "norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias",  # 1 and 0, never drawn
-              "ffn_w_gate", "ffn_b_gate", "sinks"]
+              "ffn_w_gate", "ffn_b_gate", "sinks",
+              "q_norm", "k_norm",  # QK-norm's γ: 1, never drawn
+              "w_gate", "b_gate"]
 NORM_NAMES = ["norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias"]
 
 
@@ -243,7 +246,8 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model, n_heads, d_k=None, d_v=None, qkv_bias=True,
                  out_bias=True, scale=None, mask_fill=-1e9, n_kv_heads=None, rope=None,
-                 alibi=False, flash=None, decode=False, attn_sinks=False):
+                 alibi=False, flash=None, decode=False, attn_sinks=False, qk_norm=False, norm_eps=1e-5,
+                 softcap=0.0, attn_gate=False, window=0):
         super().__init__()
         self.n_heads = n_heads
         self.n_kv_heads = n_kv_heads or n_heads
@@ -262,6 +266,15 @@ class MultiHeadAttention(nn.Module):
         self.w_o = nn.Linear(n_heads * self.d_v, d_model, bias=out_bias)
         # gpt-oss: a learned logit per head that joins the softmax and takes weight without a value
         self.sinks = nn.Parameter(torch.zeros(n_heads)) if attn_sinks else None
+        # the attention of 2026's model cards: QK-norm (transformers' Qwen3Attention: q_norm and
+        # k_norm, Qwen3RMSNorm(head_dim), on each head before RoPE), Gemma 2's soft-capping of the
+        # scaled scores, Qwen3-Next's sigmoid gate on the heads' output (Qwen3NextAttention: the gate
+        # half of q_proj, here its own w_gate), and a sliding-window layer of a local/global pattern
+        self.q_norm = RMSNorm(self.d_k, norm_eps) if qk_norm else None
+        self.k_norm = RMSNorm(self.d_k, norm_eps) if qk_norm else None
+        self.softcap = softcap
+        self.w_gate = nn.Linear(d_model, n_heads * self.d_v, bias=qkv_bias) if attn_gate else None
+        self.window = window        # > 0: this layer's own mask, the causal one within the last W keys
         self.trace = {}
 
     def softmax(self, s):
@@ -282,6 +295,12 @@ class MultiHeadAttention(nn.Module):
         Lk = key.size(1)
         H, Hkv = self.n_heads, self.n_kv_heads
 
+        if self.window:
+            # Gemma 2's sliding layers: the causal mask and i − W < j (transformers' sliding_window_mask)
+            m = torch.as_tensor(mask).expand(B, 1, Lq, Lk) if torch.as_tensor(mask).dim() == 4 \
+                else torch.as_tensor(mask).expand(B, Lq, Lk).unsqueeze(1)
+            mask = m * sliding_window_mask(Lq, self.window)
+            tr["window_mask"] = mask[:, 0].to(torch.float32)
         q = self.w_q(query)
         k = self.w_k(key)
         v = self.w_v(value)
@@ -291,6 +310,9 @@ class MultiHeadAttention(nn.Module):
         k = k.view(B, Lk, Hkv, self.d_k).transpose(1, 2)   # (B, Hkv, Lk, d_k)
         v = v.view(B, Lk, Hkv, self.d_v).transpose(1, 2)   # (B, Hkv, Lk, d_v)
         tr["q_heads"], tr["k_heads"], tr["v_heads"] = q, k, v
+        if self.q_norm is not None:
+            q, k = self.q_norm(q), self.k_norm(k)
+            tr["q_norm"], tr["k_norm"] = q, k
 
         if self.rope is not None:
             theta, style = self.rope[:2]
@@ -309,6 +331,10 @@ class MultiHeadAttention(nn.Module):
             tr["position_bias"] = bias
             scores = scores + bias
         tr["scores"] = scores
+        if self.softcap:
+            # transformers' Gemma2 eager_attention_forward: / softcap, tanh, * softcap
+            scores = torch.tanh(scores / self.softcap) * self.softcap
+            tr["capped_scores"] = scores
         if mask is not None:
             scores = scores.masked_fill(mask == 0, self.mask_fill)
         tr["masked_scores"] = scores
@@ -323,6 +349,10 @@ class MultiHeadAttention(nn.Module):
                 q, k, v, self.scale, tr.get("position_bias"), mask, self.mask_fill, self.flash[1])
         x = x.transpose(1, 2).contiguous().view(B, Lq, H * self.d_v)
         tr["concat"] = x
+        if self.w_gate is not None:
+            # Qwen3NextAttention.forward: attn_output = attn_output * torch.sigmoid(gate)
+            g = tr["attn_gate"] = torch.sigmoid(self.w_gate(query))
+            x = tr["gated"] = x * g
         out = self.w_o(x)
         tr["output"] = out
         if self.decode:
@@ -397,6 +427,13 @@ class MultiHeadAttention(nn.Module):
                     lin.bias.copy_(w["b_" + name])
             if self.sinks is not None:
                 self.sinks.copy_(w["sinks"])
+            if self.q_norm is not None:
+                self.q_norm.weight.copy_(w["q_norm"])
+                self.k_norm.weight.copy_(w["k_norm"])
+            if self.w_gate is not None:
+                self.w_gate.weight.copy_(w["w_gate"])
+                if self.w_gate.bias is not None:
+                    self.w_gate.bias.copy_(w["b_gate"])
 
     def lesson_weights(self):
         out = {}
@@ -407,6 +444,14 @@ class MultiHeadAttention(nn.Module):
                 out["b_" + name] = tensor_json(lin.bias)
         if self.sinks is not None:
             out["sinks"] = tensor_json(self.sinks)
+        if self.q_norm is not None:
+            for name in ("q_norm", "k_norm"):
+                if not torch.all(getattr(self, name).weight == 1):
+                    out[name] = tensor_json(getattr(self, name).weight)
+        if self.w_gate is not None:
+            out["w_gate"] = tensor_json(self.w_gate.weight)
+            if self.w_gate.bias is not None:
+                out["b_gate"] = tensor_json(self.w_gate.bias)
         return out
 
 
@@ -627,13 +672,16 @@ class AttentionBlock(nn.Module):
 def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=True,
                scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
                ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
-               decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False):
-    modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks
+               decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False,
+               qk_norm=False, softcap=0.0, attn_gate=False, window=0):
+    modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks \
+        or qk_norm or softcap or attn_gate or window
     if per_head and not modern:
         attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
     else:
         attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
-                                  n_kv_heads, rope, alibi, flash, decode, attn_sinks)
+                                  n_kv_heads, rope, alibi, flash, decode, attn_sinks, qk_norm, norm_eps, softcap,
+                                  attn_gate, window)
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation,
                           ffn_bias)
 
@@ -685,6 +733,8 @@ def init_block(block, seed, layer=0):
     the sinks). Norms keep their 1 and 0."""
     a = block.attn
     lins = [("w_q", "b_q", a.w_q), ("w_k", "b_k", a.w_k), ("w_v", "b_v", a.w_v), ("w_o", "b_o", a.w_o)]
+    if a.w_gate is not None:
+        lins.append(("w_gate", "b_gate", a.w_gate))
     if block.ffn_hidden:
         lins += [("ffn_w1", "ffn_b1", block.ffn_w1), ("ffn_w2", "ffn_b2", block.ffn_w2)]
         if block.ffn_gate is not None:

@@ -467,6 +467,34 @@ VARIANT_ROWS = [
          model={"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "rope": {"theta": 100, "style": "interleaved"},
                 "decode": True, "flash": {"block_q": 2, "block_k": 2}}, x=(1, 5, 8), mask="causal"),
     # several layers and language models: code below (each checked against PyTorch's own modules)
+    # the attention of 2026's model cards (issue 42), odd head counts, lengths the tiles do not divide:
+    # QK-norm as Qwen3 (RMSNorm of each head's q and k over d_k with γ of size d_k, before RoPE),
+    # with Gemma 2's soft-capping c·tanh(s / c) of the scaled scores before the mask
+    dict(name="qk-norm-softcap-rope", title="QK-norm (Qwen3) and soft-capping at 2 (Gemma 2): 3 heads, RoPE, causal",
+         seed=91, block=dict(d_model=12, n_heads=3, rope=(10000.0, "half"), qk_norm=True, norm_eps=1e-6, softcap=2.0,
+                             mask_fill=NEG_INF),
+         model={"d_model": 12, "n_heads": 3, "mask_fill": "-inf", "norm_eps": 1e-6, "rope": {"style": "half"},
+                "qk_norm": True, "attn_logit_softcapping": 2}, qk_gamma=True, x=(2, 5, 12), mask="causal"),
+    # Gemma's query_pre_attn_scalar (the scale √7, not √d_k = √2) with a cap of 1.5 over ALiBi's
+    # biased scores, 5 heads, key padding
+    dict(name="qpas-softcap-alibi", title="query_pre_attn_scalar 7, soft-capping at 1.5 over ALiBi, 5 heads, padding",
+         seed=92, block=dict(d_model=10, n_heads=5, scale=float(np.float32(math.sqrt(7.0))), alibi=True, softcap=1.5),
+         model={"d_model": 10, "n_heads": 5, "query_pre_attn_scalar": 7, "alibi": True,
+                "attn_logit_softcapping": 1.5}, x=(2, 6, 10), mask={"key_padding": [6, 4]}),
+    # gated attention as Qwen3-Next (concat ⊙ σ(x·W_Gᵀ + b_G) before W_O) in a pre-norm RMSNorm block:
+    # GQA 3/1, d_v 3 ≠ d_k 2, the gate read from the normed input
+    dict(name="gated-attn-gqa-prenorm", title="Gated attention (Qwen3-Next): GQA 3/1, d_v 3, pre-norm RMSNorm, causal",
+         seed=93, block=dict(d_model=9, n_heads=3, n_kv_heads=1, d_k=2, d_v=3, attn_gate=True, residual_norm=True,
+                             norm="rms", norm_first=True, ffn_hidden=7),
+         model={"d_model": 9, "n_heads": 3, "n_kv_heads": 1, "d_k": 2, "d_v": 3, "attn_gate": True,
+                "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 7}, norms=True, x=(2, 5, 9), mask="causal"),
+    # the gate without biases, QK-norm, and FlashAttention's tiles (3×2 over 7 keys) on the normed heads
+    dict(name="gated-qk-norm-flash", title="Gated attention without biases, QK-norm, FlashAttention tiles 3×2, 3 heads",
+         seed=94, block=dict(d_model=6, n_heads=3, qkv_bias=False, out_bias=False, qk_norm=True, attn_gate=True,
+                             flash=(3, 2)),
+         model={"d_model": 6, "n_heads": 3, "qkv_bias": False, "out_bias": False, "qk_norm": True, "attn_gate": True,
+                "flash": {"block_q": 3, "block_k": 2}}, qk_gamma=True, x=(1, 7, 6), mask="causal"),
+    "stack-3-local-global",
     "stack-2-post", "stack-3-prenorm-rope-gqa-decode", "stack-2-flash-alibi-layers",
     "lm-char-2-layer", "lm-word-sinusoidal-tied", "lm-rope-attn-only",
 ]
@@ -494,6 +522,10 @@ def variant_from_row(row):
     d = row["block"]["d_model"]
     if row.get("norms"):
         random_norms(block, d)
+    if row.get("qk_gamma"):            # QK-norm's γ drawn around 1
+        with torch.no_grad():
+            for g in (block.attn.q_norm, block.attn.k_norm):
+                g.weight.copy_(1 + 0.25 * torch.randn(g.weight.shape))
     if "sinks" in row:
         with torch.no_grad():
             block.attn.sinks.copy_(torch.tensor(row["sinks"]))
@@ -638,6 +670,33 @@ def variant_stack_2_flash_alibi_layers():
                             "init": {"seed": 9}})
 
 
+# A local/global pattern (Gemma 2/3's sliding and full layers, Hugging Face's config.layer_types):
+# the pattern [sliding, full] repeated over 3 layers (sliding, full, sliding), a window of 2 in
+# the sliding layers, whose RoPE base is Gemma 3's rope_local_base_freq (10 here; the full layers
+# 1e6 with linear scaling 2); pre-norm RMSNorm with SwiGLU, QK-norm, soft-capping at 3, 5 heads
+def variant_stack_3_local_global():
+    torch.manual_seed(95)
+    types = ["sliding_attention", "full_attention"]
+    blocks = []
+    for l in range(3):
+        sliding = types[l % 2] == "sliding_attention"
+        rope = (10.0, "half", None, None) if sliding else (1e6, "half", None, {"type": "linear", "factor": 2.0})
+        blocks.append(init_block(make_block(10, 5, rope=rope, residual_norm=True, ffn_hidden=8, norm="rms",
+                                            norm_first=True, activation="swiglu", ffn_bias=False, qk_norm=True,
+                                            softcap=3.0, window=2 if sliding else 0, mask_fill=NEG_INF), 95, l))
+    x = torch.randn(2, 6, 10)
+    return Variant("stack-3-local-global",
+                   "Local/global layers: [sliding, full] over 3 layers, a window of 2, RoPE bases 10 and 1e6, "
+                   "QK-norm, soft-capping at 3, 5 heads",
+                   {"d_model": 10, "n_heads": 5, "n_layers": 3, "mask_fill": "-inf",
+                    "rope": {"theta": 1e6, "style": "half", "scaling": {"type": "linear", "factor": 2}},
+                    "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 8,
+                    "activation": "swiglu", "ffn_bias": False, "qk_norm": True, "attn_logit_softcapping": 3,
+                    "layer_types": types, "sliding_window": 2, "rope_local_base_freq": 10},
+                   BlockStack(blocks), x, mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal",
+                   weights={"init": {"seed": 95}})
+
+
 # Language models (a vocab): token ids -> embedding (+ positions) -> the layers -> final
 # norm -> logits -> probs. Each is also checked against plain torch: nn.Embedding,
 # nn.TransformerEncoder's layers (or the layers written out by hand), the norm, a linear head.
@@ -749,7 +808,8 @@ def variant_lm_rope_attn_only():
                      weights={"init": {"seed": 83}})
 
 
-VARIANT_CODE = {"arange-2x4x4": variant_arange_2x4x4, "causal-bottom-right": variant_causal_bottom_right, "prenorm-gelu-layernorm": variant_prenorm_gelu_layernorm, "stack-2-post": variant_stack_2_post, "stack-3-prenorm-rope-gqa-decode": variant_stack_3_prenorm_rope_gqa_decode, "stack-2-flash-alibi-layers": variant_stack_2_flash_alibi_layers, "lm-char-2-layer": variant_lm_char_2_layer, "lm-word-sinusoidal-tied": variant_lm_word_sinusoidal_tied, "lm-rope-attn-only": variant_lm_rope_attn_only}
+VARIANT_CODE = {"arange-2x4x4": variant_arange_2x4x4, "causal-bottom-right": variant_causal_bottom_right, "prenorm-gelu-layernorm": variant_prenorm_gelu_layernorm, "stack-2-post": variant_stack_2_post, "stack-3-prenorm-rope-gqa-decode": variant_stack_3_prenorm_rope_gqa_decode, "stack-2-flash-alibi-layers": variant_stack_2_flash_alibi_layers, "lm-char-2-layer": variant_lm_char_2_layer, "lm-word-sinusoidal-tied": variant_lm_word_sinusoidal_tied, "lm-rope-attn-only": variant_lm_rope_attn_only,
+                "stack-3-local-global": variant_stack_3_local_global}
 
 
 def variants():
@@ -1156,7 +1216,8 @@ def main():
             if not same_bits(t, again[name]):
                 print("%s: %s differs when re-run from the lesson file" % (var.name, name))
                 ok = False
-        if int(var.model_json.get("n_layers", 1)) > 1:
+        # (a local/global pattern's layers differ by design: no one-layer lesson is one of them)
+        if int(var.model_json.get("n_layers", 1)) > 1 and "layer_types" not in var.model_json:
             for what in layer_by_layer(json.loads(lesson_text), stages):
                 print("%s: %s differs from the one-layer lessons" % (var.name, what))
                 ok = False

@@ -332,7 +332,8 @@ static void test_save_round_trip(void **state)
         set(s, "weights.w_o[0,0]=-3");
         set(s, "model.scale=0.7");
         set(s, "model.mask_fill=-inf");
-        if (!s->lesson.cfg.decode) set(s, "mask[0,0,0]=0"); // decoding keeps its causal mask (refused: below)
+        if (!s->lesson.cfg.decode && !s->lesson.cfg.n_layer_types)
+            set(s, "mask[0,0,0]=0"); // decoding and a local/global pattern keep the causal mask (refused: below)
         if (s->lesson.cfg.qkv_bias) set(s, "weights.b_k[1]=1e-3");
         if (!s->lesson.in.key_is_query) set(s, "input.key[0,0,1]=9");
         assert_round_trip(s, g.gl_pathv[i]);
@@ -416,6 +417,20 @@ static void test_save_round_trip_variants(void **state)
     }
     set(s, "mask=causal"); // the sliding window becomes the causal mask: still decodable
     assert_round_trip(s, "decode, causal");
+    session_destroy(s);
+    // a local/global pattern's sliding layers narrow the causal mask: it stays causal too (the
+    // saved lesson would not load otherwise)
+    s = open_session("lessons/local-global-layers.json");
+    for (int i = 0; i < 4; i++) {
+        char err[EDIT_ERR_MAX];
+        Edit e;
+        bool ok = edit_parse(&s->lesson, refused[i], &e, err, sizeof err) && session_edit(s, &e, false, NULL, err, sizeof err);
+        assert_false(ok);
+        assert_non_null(strstr(err, "model.layer_types"));
+    }
+    set(s, "mask=causal");
+    set(s, "input.query[0,0,0]=0.5");
+    assert_round_trip(s, "local/global, edited");
     session_destroy(s);
     s = open_session("tests/ref/alibi-causal.lesson.json");
     assert_true(s->lesson.cfg.alibi);

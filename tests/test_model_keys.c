@@ -197,6 +197,16 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_ALIBI] = PLAIN_LESSON(", \"alibi\": true"),
     [MK_DECODE] = PLAIN_LESSON(", \"decode\": true"),
     [MK_FLASH] = PLAIN_LESSON(", \"flash\": {\"block_q\": 3, \"block_k\": 2}"),
+    [MK_QUERY_PRE_ATTN_SCALAR] = PLAIN_LESSON(", \"query_pre_attn_scalar\": 7"),
+    [MK_QK_NORM] = PLAIN_LESSON(", \"qk_norm\": true"),
+    [MK_SOFTCAP] = PLAIN_LESSON(", \"attn_logit_softcapping\": 2.5"),
+    [MK_ATTN_GATE] = PLAIN_LESSON(", \"attn_gate\": true"),
+    [MK_LAYER_TYPES] = PLAIN_LESSON(", \"n_layers\": 3, \"layer_types\": [\"full_attention\"]"),
+    [MK_SLIDING_WINDOW] = PLAIN_LESSON(", \"n_layers\": 2, \"layer_types\": [\"sliding_attention\", \"full_attention\"], "
+                                       "\"sliding_window\": 2"),
+    [MK_ROPE_LOCAL_BASE_FREQ] = PLAIN_LESSON(", \"n_layers\": 2, \"rope\": {\"theta\": 1e6}, \"layer_types\": "
+                                             "[\"sliding_attention\", \"full_attention\"], \"sliding_window\": 2, "
+                                             "\"rope_local_base_freq\": 10"),
     [MK_POSITIONS] = LM_LESSON(", \"positions\": \"sinusoidal\""),
     [MK_MAX_POSITIONS] = LM_LESSON(", \"positions\": \"learned\", \"max_positions\": 9"),
     [MK_FINAL_NORM] = LM_LESSON(", \"final_norm\": false"),
@@ -356,6 +366,29 @@ static void test_editable_keys(void **state)
     }
 }
 
+// Gemma's query_pre_attn_scalar makes the scale √s; an edit of model.scale then wins, and the
+// lesson written after it still loads (it wrote both, and the reader refused the pair)
+static void test_qpas_scale_edit(void **state)
+{
+    (void)state;
+    const char *json = PLAIN_LESSON(", \"query_pre_attn_scalar\": 16");
+    Lesson ls, back;
+    char err[LESSON_ERR_MAX];
+    if (!lesson_parse(&ls, "q.json", json, strlen(json), err, sizeof err)) fail_msg("%s", err);
+    assert_true(ls.cfg.scale == 4.0f);
+    model_key_set(&ls.cfg, MK_SCALE, 3.0f);
+    char *buf = NULL;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    assert_true(lesson_write(&ls, f));
+    fclose(f);
+    assert_null(strstr(buf, "query_pre_attn_scalar"));
+    if (!lesson_parse(&back, "q.json", buf, n, err, sizeof err)) fail_msg("%s\n%s", err, buf);
+    assert_true(back.cfg.scale == 3.0f);
+    free(buf);
+    lesson_free(&ls), lesson_free(&back);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -363,7 +396,7 @@ int main(void)
         cmocka_unit_test(test_rope_styles_and_scalings), cmocka_unit_test(test_causal_alignments),
         cmocka_unit_test(test_every_key_off_default), cmocka_unit_test(test_every_row),
         cmocka_unit_test(test_every_enum_value),  cmocka_unit_test(test_unknown_key_lists_every_key),
-        cmocka_unit_test(test_editable_keys),
+        cmocka_unit_test(test_editable_keys),      cmocka_unit_test(test_qpas_scale_edit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

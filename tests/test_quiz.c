@@ -125,7 +125,8 @@ static void check_answer(const char *where, const Trace *tr, const QuizQuestion 
         break;
     }
     case QUIZ_MASKED: {
-        const Tensor *m = &tr->stages[trace_find(tr, "mask")].t;
+        const int wm = trace_find_near(tr, q->stage, "window_mask"); // a sliding layer's own mask (issue 42)
+        const Tensor *m = &tr->stages[wm >= 0 ? wm : trace_find(tr, "mask")].t;
         assert_true(q->list && q->unordered && q->n_answer >= 1 && q->n_answer <= QUIZ_MAX_LIST);
         if (st->kind == STAGE_KIND_MASKED) {
             int r = q->cell[0], n = 0;

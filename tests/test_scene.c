@@ -597,7 +597,8 @@ static void test_derivations(void **state)
             Derivation d;
             bool has = scene_derivation(&L, tr, &v, 0, 0, &d);
             StageKind k = tr->stages[v.stage].kind;
-            bool sub = k == STAGE_KIND_SOFTMAX || k == STAGE_KIND_DECODE_ATTN || k == STAGE_KIND_SCORES || k == STAGE_KIND_NORM;
+            bool sub = k == STAGE_KIND_SOFTMAX || k == STAGE_KIND_DECODE_ATTN || k == STAGE_KIND_SCORES || k == STAGE_KIND_NORM ||
+                       k == STAGE_KIND_HEAD_NORM; // (QK-norm: RMSNorm of each head's rows)
             assert_int_equal(has, sub && scene_has_derivation(tr, v.stage));
             if (!has) continue;
             // the strip is there only where the result keeps its numbers

@@ -351,7 +351,7 @@ int handout_run(const HandoutOptions *o)
 {
     Interrupt saved;
     interrupt_catch(&saved);
-    char err[800] = "", msg[LESSON_ERR_MAX + 200], assets[1100];
+    char err[LESSON_ERR_MAX + 200] = "", msg[LESSON_ERR_MAX + 200], assets[1100];
     int code = 1, pages = 0;
     Session *ses = session_open(o->lesson_path, o->edits, msg, sizeof msg);
     if (!ses) {

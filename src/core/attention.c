@@ -14,12 +14,7 @@
 
 void attn_weights_free(AttnWeights *w)
 {
-    Tensor *all[] = {&w->w_q, &w->b_q, &w->w_k, &w->b_k, &w->w_v, &w->b_v,
-                     &w->w_o, &w->b_o, &w->norm_weight, &w->norm_bias, &w->ffn_w1, &w->ffn_b1,
-                     &w->ffn_w2, &w->ffn_b2, &w->ffn_norm_weight, &w->ffn_norm_bias, &w->ffn_w_gate,
-                     &w->ffn_b_gate, &w->sinks, &w->embed, &w->pos_embed, &w->final_norm_weight,
-                     &w->final_norm_bias, &w->lm_head};
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) tensor_free(all[i]);
+    for (int slot = 0; slot < WEIGHT_COUNT; slot++) tensor_free(attn_weight(w, slot));
 }
 
 void attn_inputs_free(AttnInputs *in)
@@ -122,7 +117,7 @@ static void rope_apply(float *dst, const float *src, const Trace *tr, int Hh, in
     for (int bh = 0; bh < B * Hh; bh++)
         for (int l = 0; l < L; l++)
             attn_rope_row(dst + ((size_t)bh * L + l) * d, src + ((size_t)bh * L + l) * d, d, tr->rotary_dim,
-                          trace_position(tr, bh / Hh, l), cfg->rope, tr->rope_inv, tr->rope_att);
+                          trace_position(tr, bh / Hh, l), cfg->rope, trace_rope_inv(tr, tr->layer), tr->rope_att);
 }
 
 // Passes 4-7 for one (batch, head): its slices of scores, masked_scores, attn
@@ -130,7 +125,7 @@ static void rope_apply(float *dst, const float *src, const Trace *tr, int Hh, in
 typedef struct HeadJob {
     const AttnConfig *cfg;
     Trace *tr;
-    int qh, kh, vh, bias, mask, scores, masked, attn, head_out; // stage indices (bias, mask -1: none)
+    int qh, kh, vh, bias, mask, scores, capped, masked, attn, head_out; // stage indices (bias, mask, capped -1: none)
     int H, Hkv, Lq, Lk, dk, dv;
     const float *sinks; // (H) gpt-oss's sink logits, or NULL
 } HeadJob;
@@ -148,8 +143,11 @@ static void head_task(void *ctx, int bh)
     tensor_matmul_bt(s, D(tr, j->qh) + (size_t)bh * Lq * j->dk, D(tr, j->kh) + bkv * Lk * j->dk,
                      Lq, j->dk, Lk);
     // scores / scale (+ position bias), masked_fill and the softmax's input in one pass
-    tensor_scale_mask(s, ms, at, j->bias >= 0 ? D(tr, j->bias) + (size_t)h * n : NULL,
-                      j->mask >= 0 ? D(tr, j->mask) + (size_t)b * n : NULL, n, j->cfg->scale, j->cfg->mask_fill);
+    const float *mask = j->mask >= 0 ? D(tr, j->mask) + (size_t)b * n : NULL;
+    tensor_scale_mask(s, ms, at, j->bias >= 0 ? D(tr, j->bias) + (size_t)h * n : NULL, j->capped >= 0 ? NULL : mask, n,
+                      j->cfg->scale, j->cfg->mask_fill);
+    if (j->capped >= 0) // Gemma 2: c·tanh(s / c) between the scale and the mask
+        attn_softcap(D(tr, j->capped) + (size_t)bh * n, ms, at, s, mask, n, j->cfg->softcap, j->cfg->mask_fill);
     if (j->sinks) tensor_softmax_rows_sink(at, Lq, Lk, j->sinks[h]); // gpt-oss: one more logit, no value
     else tensor_softmax_rows(at, Lq, Lk);
     // the weights past a causal row's last key are 0: their products are skipped (exactly)
@@ -169,6 +167,20 @@ static void ablate_head(float *ho, const AttnAblation *a, int B, int H, int L, i
         for (int b = 0; b < B; b++)
             for (int l = 0; l < L; l++) ho[(((size_t)b * H + a->head) * L + l) * d + k] = (float)mean;
     }
+}
+
+// ALiBi: position_bias[0, h, i, j] = -m_h·(i - j), added to the scaled scores (its stage, or -1).
+static int alibi_bias(Trace *tr, int H, int Lq, int Lk)
+{
+    int pb_s[4] = {1, H, Lq, Lk}, bias = trace_push(tr, STAGE_POSITION_BIAS, 4, pb_s, -1, -1, -1);
+    if (bias < 0) return -1;
+    float *pb = D(tr, bias);
+    for (int h = 0; h < H; h++) {
+        float m = (float)attn_alibi_slope(h, H);
+        for (int i = 0; i < Lq; i++)
+            for (int jj = 0; jj < Lk; jj++) pb[((size_t)h * Lq + i) * Lk + jj] = -(m * (float)(i - jj));
+    }
+    return bias;
 }
 
 #define TRY(expr)                                                                                  \
@@ -224,6 +236,10 @@ static bool project_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *
     split_heads(D(tr, vh), D(tr, v_proj), B, Lk, Hkv, dv);
 
     tr->stages[kh].key_rows = tr->stages[vh].key_rows = true;
+    if (cfg->qk_norm) { // pass 3a: QK-norm, each head's q and k RMS-normalised (mech.c)
+        TRY(qh = attn_qk_norm(cfg, tr, STAGE_Q_NORM, qh, &w->q_norm));
+        TRY(kh = attn_qk_norm(cfg, tr, STAGE_K_NORM, kh, &w->k_norm));
+    }
 
     // pass 3b: RoPE turns each pair of Q's and K's head dimensions by pos·θ_p,
     // positions 0..L-1, so that q_i·k_j depends on i - j only through the angles
@@ -249,33 +265,25 @@ static bool heads_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     const int H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v, Hkv = trace_kv_heads(tr);
     // pass 4: scores = Q·Kᵀ / scale, (B, H, Lq, Lk)
     int sc_s[4] = {B, H, Lq, Lk};
-    int scores, masked, attn, head_out, bias = -1;
-    // ALiBi: position_bias[0, h, i, j] = -m_h·(i - j), added to the scaled scores
-    if (cfg->alibi) {
-        int pb_s[4] = {1, H, Lq, Lk};
-        TRY(bias = trace_push(tr, STAGE_POSITION_BIAS, 4, pb_s, -1, -1, -1));
-        float *pb = D(tr, bias);
-        for (int h = 0; h < H; h++) {
-            float m = (float)attn_alibi_slope(h, H);
-            for (int i = 0; i < Lq; i++)
-                for (int jj = 0; jj < Lk; jj++) pb[((size_t)h * Lq + i) * Lk + jj] = -(m * (float)(i - jj));
-        }
-    }
+    int scores, capped = -1, masked, attn, head_out, bias = -1, mask = st->mask;
+    if (cfg->alibi) TRY(bias = alibi_bias(tr, H, Lq, Lk));
     TRY(scores = trace_push_raw(tr, STAGE_SCORES, 4, sc_s, st->q_in, st->k_in, bias));
-    // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads
-    TRY(masked = trace_push_raw(tr, STAGE_MASKED_SCORES, 4, sc_s, scores, st->mask, -1));
+    if (cfg->softcap > 0.0f) TRY(capped = trace_push_raw(tr, STAGE_CAPPED_SCORES, 4, sc_s, scores, -1, -1));
+    // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads (a sliding layer's: its own window)
+    if (attn_layer_type(cfg, tr->layer) == LAYER_SLIDING) TRY(mask = attn_layer_mask(cfg, tr, mask));
+    TRY(masked = trace_push_raw(tr, STAGE_MASKED_SCORES, 4, sc_s, capped >= 0 ? capped : scores, mask, -1));
     // pass 6: softmax over keys (gpt-oss: with each head's sink logit, the stage's weight)
     TRY(attn = trace_push_raw(tr, STAGE_ATTN, 4, sc_s, masked, -1, -1));
     // pass 7: head_out = attn·V, (B, H, Lq, dv)
     int ho_s[4] = {B, H, Lq, dv};
     TRY(head_out = trace_push_raw(tr, STAGE_HEAD_OUT, 4, ho_s, attn, st->vh, -1));
     const Tensor *sinks = attn_param(cfg, w, STAGE_INFO[STAGE_ATTN].weight);
-    HeadJob job = {cfg, tr, st->q_in, st->k_in, st->vh, bias, st->mask, scores, masked, attn, head_out,
+    HeadJob job = {cfg, tr, st->q_in, st->k_in, st->vh, bias, mask, scores, capped, masked, attn, head_out,
                    H, Hkv, Lq, Lk, dk, dv, sinks ? sinks->data : NULL};
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
     if (cfg->ablate.kind != ABLATE_NONE && cfg->ablate.layer == tr->layer)
         ablate_head(D(tr, head_out), &cfg->ablate, B, H, Lq, dv);
-    st->bias = bias, st->masked = masked, st->head_out = head_out;
+    st->bias = bias, st->mask = mask, st->masked = masked, st->head_out = head_out;
     // FlashAttention: the same head_out again, tile by tile with an online softmax
     return cfg->flash_block_k <= 0 || attn_flash(cfg, st, tr);
 }
@@ -289,6 +297,7 @@ static bool out_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, 
     int cc_s[3] = {B, Lq, H * dv}, out_s[3] = {B, Lq, C}, concat;
     TRY(concat = trace_push_raw(tr, STAGE_CONCAT, 3, cc_s, st->head_out, -1, -1));
     concat_heads(D(tr, concat), D(tr, st->head_out), B, Lq, H, dv);
+    if (cfg->attn_gate) TRY(concat = attn_gate_forward(cfg, w, tr, st->x_q, concat)); // W_O reads the gated heads
     // pass 9: output projection, (B, Lq, C)
     TRY(st->output = trace_push_raw(tr, STAGE_OUTPUT, 3, out_s, concat, -1, -1));
     linear_stage(cfg, w, tr, st->output, concat, B * Lq, H * dv, C);
@@ -425,6 +434,22 @@ static bool predict_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *
     return true;
 }
 
+// The mechanisms' facts the views explain, and the sliding layers' RoPE frequencies (Gemma 3:
+// rope_local_base_freq, without the global layers' scaling). False on allocation failure.
+static bool mech_trace(const AttnConfig *cfg, Trace *tr, int longest)
+{
+    tr->softcap = cfg->softcap, tr->query_pre_attn_scalar = cfg->query_pre_attn_scalar;
+    tr->qk_norm = cfg->qk_norm, tr->attn_gate = cfg->attn_gate, tr->sliding_window = cfg->sliding_window;
+    for (int l = 0; l < TRACE_MAX_LAYERS; l++) tr->layer_sliding[l] = attn_layer_type(cfg, l) == LAYER_SLIDING;
+    if (cfg->rope == ROPE_NONE || cfg->rope_local_theta <= 0.0f) return true;
+    AttnConfig local = *cfg;
+    local.rope_theta = cfg->rope_local_theta, local.rope_scale.type = ROPE_SCALE_NONE;
+    tr->rope_theta_local = cfg->rope_local_theta;
+    if (!(tr->rope_inv_local = malloc((size_t)(tr->rotary_dim / 2 + 1) * sizeof(float)))) return false;
+    attn_rope_freqs(&local, tr->rotary_dim, longest, tr->rope_inv_local);
+    return true;
+}
+
 bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr)
 {
     const bool lm = cfg->vocab_size > 0; // a language model: token ids in (query empty)
@@ -441,8 +466,8 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->sink_tokens = in->mask_kind == MASK_SLIDING ? in->sink_tokens : 0;
     tr->causal_offset = in->mask_kind == MASK_CAUSAL && in->causal_bottom_right ? Lk - Lq : 0;
     tr->rotary_dim = cfg->rope != ROPE_NONE ? (cfg->rotary_dim > 0 ? cfg->rotary_dim : dk) : 0;
+    int longest = Lq; // the largest position + 1 (dynamic NTK's sequence length)
     if (cfg->rope != ROPE_NONE) {
-        int longest = Lq; // the largest position + 1 (dynamic NTK's sequence length)
         if (tensor_present(&in->position_ids)) { // RoPE's positions, the trace's own copy
             tr->positions = malloc((size_t)B * Lq * sizeof(int));
             if (!tr->positions) return false;
@@ -457,6 +482,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     }
     tr->flash_block_q = cfg->flash_block_q, tr->flash_block_k = cfg->flash_block_k;
     tr->ablate_kind = (int)cfg->ablate.kind, tr->ablate_layer = cfg->ablate.layer, tr->ablate_head = cfg->ablate.head;
+    if (!mech_trace(cfg, tr, longest)) return false;
     tr->norm_rms = cfg->norm == NORM_RMS, tr->norm_first = cfg->norm_first, tr->ffn_act = (int)cfg->ffn_act;
     const int n_layers = cfg->n_layers > 1 ? cfg->n_layers : 1;
     tr->n_layers = n_layers;

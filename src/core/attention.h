@@ -78,6 +78,13 @@ typedef struct AttnAblation {
     AblateKind kind;
     int layer, head;
 } AttnAblation;
+// The attention of a layer in a local/global pattern (Gemma 2/3, gpt-oss; Hugging Face's
+// config.layer_types): a sliding-window layer sees the last sliding_window keys, a full one all.
+#define LAYER_TYPE_TABLE(X)                                                                                      \
+    X(LAYER_FULL, "full_attention", " (every earlier key)")                                                      \
+    X(LAYER_SLIDING, "sliding_attention", " (the last sliding_window keys)")
+typedef enum LayerType { LAYER_TYPE_TABLE(ATTN_ENUM_ID) } LayerType;
+enum { LAYER_TYPE_COUNT = 0 LAYER_TYPE_TABLE(ATTN_ENUM_ONE) };
 
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
@@ -106,6 +113,18 @@ typedef struct AttnConfig {
                              // key without a value (weights.sinks): softmax over [scores, sink], the
                              // sink's column dropped, so a row sums to less than 1
     int flash_block_q, flash_block_k; // > 0: FlashAttention's tiled online softmax (flash.c)
+    // the attention of 2026's model cards (mech.c; each off by default)
+    float query_pre_attn_scalar; // Gemma 2/3: scores scaled by 1/√scalar instead of 1/√d_k (0: off)
+    bool qk_norm;            // Qwen3, Gemma 3: RMSNorm of each head's q and k over d_k (weights q_norm,
+                             // k_norm: γ of size d_k; norm_eps), after the split, before RoPE
+    float softcap;           // Gemma 2's attn_logit_softcapping c: scores = c·tanh(scores / c), after the
+                             // scale (and ALiBi's bias), before the mask (0: off)
+    bool attn_gate;          // gated attention (Qwen3-Next): concat ⊙ σ(x·W_Gᵀ + b_G), x the layer's
+                             // (normed) input, before W_O (weights w_gate, b_gate with qkv_bias)
+    int n_layer_types;       // layer_types: a pattern of LayerType repeated over the layers (0: none)
+    unsigned char layer_types[TRACE_MAX_LAYERS];
+    int sliding_window;      // its sliding layers: query i sees keys i − W < j ≤ i (causal) (0: none)
+    float rope_local_theta;  // Gemma 3's rope_local_base_freq: RoPE's base in the sliding layers (0: rope.theta)
     // a language model (vocab_size > 0): token ids in, embedding, the layers, the final
     // norm, logits over the vocabulary and their softmax at a temperature
     int vocab_size;
@@ -135,6 +154,8 @@ typedef struct AttnWeights {
     Tensor ffn_norm_weight, ffn_norm_bias; // (d_model)
     Tensor ffn_w_gate, ffn_b_gate; // SwiGLU's gate: (ffn_hidden, d_model), (ffn_hidden)
     Tensor sinks;            // (n_heads): gpt-oss's learned sink logit per head (model.attn_sinks)
+    Tensor q_norm, k_norm;   // (d_k): QK-norm's γ (model.qk_norm)
+    Tensor w_gate, b_gate;   // (H·d_v, d_model), (H·d_v): gated attention (model.attn_gate)
     // a language model's own (layer 0's AttnWeights only): embedding (V, C), learned positions
     // (P, C), the final norm's γ and β (C), the unembedding (V, C) unless tied to embed
     Tensor embed, pos_embed, final_norm_weight, final_norm_bias, lm_head;
@@ -207,6 +228,18 @@ bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr);
 // cache_v (B, Hkv, L, d_v), decode_scores and decode_attn (B, H, L, L: row t is step t's,
 // the fill and 0 past t) and decode_output (B, L, C). False on allocation failure.
 bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *st, Trace *tr);
+// The layer type of layer l (layer_types repeated; LAYER_FULL without a pattern).
+LayerType attn_layer_type(const AttnConfig *cfg, int l);
+// The mechanisms of mech.c, each recording its stages (index, or -1 on allocation failure):
+// QK-norm of the split heads hs (B, Hh, L, d_k) into stage id (Q_NORM / K_NORM) with γ g;
+int attn_qk_norm(const AttnConfig *cfg, Trace *tr, StageId id, int hs, const Tensor *g);
+// a sliding layer's own mask window_mask (B, Lq, Lk): the causal mask within the last sliding_window keys;
+int attn_layer_mask(const AttnConfig *cfg, Trace *tr, int mask);
+// the gate σ(x·W_Gᵀ + b_G) of input x (B, Lq, C) and the gated heads concat ⊙ gate (B, Lq, H·d_v).
+int attn_gate_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x, int concat);
+// Soft-capping of n scores s (scaled, with any bias) into cap, then the mask into ms and at
+// (the softmax's input), as tensor_scale_mask without a cap: c·tanh(s / c) (Gemma 2).
+void attn_softcap(float *cap, float *ms, float *at, const float *s, const float *mask, size_t n, float c, float fill);
 // RoPE's frequencies for the first rot dimensions of a head (rope.c): inv[p] for p < rot/2,
 // theta^(−2p/rot) changed by cfg->rope_scale (dynamic NTK reads seq_len: the largest
 // position + 1); returns the factor cos and sin are multiplied by (YaRN's, else 1).

@@ -434,6 +434,9 @@ static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
         [WEIGHT_FFN_NORM_WEIGHT] = {1, {C}, 0, F > 0, true},   [WEIGHT_FFN_NORM_BIAS] = {1, {C}, 0, F > 0 && !rms, true},
         [WEIGHT_FFN_W_GATE] = {2, {F, C}, C, F > 0 && glu, false}, [WEIGHT_FFN_B_GATE] = {1, {F}, C, F > 0 && glu && fb, false},
         [WEIGHT_SINKS] = {1, {H}, 1, cfg->attn_sinks, false},
+        [WEIGHT_Q_NORM] = {1, {dk}, 0, cfg->qk_norm, true},    [WEIGHT_K_NORM] = {1, {dk}, 0, cfg->qk_norm, true},
+        [WEIGHT_W_GATE] = {2, {H * dv, C}, C, cfg->attn_gate, false},
+        [WEIGHT_B_GATE] = {1, {H * dv}, C, cfg->attn_gate && cfg->qkv_bias, false},
         [WEIGHT_EMBED] = {2, {V, C}, 1, lm, false},
         [WEIGHT_POS_EMBED] = {2, {Pn, C}, 1, lm && cfg->positions == POS_LEARNED, false},
         [WEIGHT_FINAL_NORM_WEIGHT] = {1, {C}, 0, lm && cfg->final_norm, true},
@@ -485,6 +488,9 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         [WEIGHT_FFN_W_GATE] = F == 0 ? "model.ffn_hidden is 0" : "model.activation is not \"swiglu\"",
         [WEIGHT_FFN_B_GATE] = F == 0 ? "model.ffn_hidden is 0" : !glu ? "model.activation is not \"swiglu\"" : nofb,
         [WEIGHT_SINKS] = "model.attn_sinks is false",
+        [WEIGHT_Q_NORM] = "model.qk_norm is false", [WEIGHT_K_NORM] = "model.qk_norm is false",
+        [WEIGHT_W_GATE] = "model.attn_gate is false",
+        [WEIGHT_B_GATE] = !cfg->attn_gate ? "model.attn_gate is false" : "model.qkv_bias is false",
         [WEIGHT_EMBED] = nolm,
         [WEIGHT_POS_EMBED] = !lm ? nolm : "model.positions is not \"learned\"",
         [WEIGHT_FINAL_NORM_WEIGHT] = !lm ? nolm : "model.final_norm is false",
@@ -518,7 +524,8 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         }
         if (!tensor_init(t, spec[i].rank, spec[i].shape)) return jsonpath_fail(c, p, "out of memory");
         if (spec[i].is_norm) {
-            float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT || i == WEIGHT_FINAL_NORM_WEIGHT) ? 1.0f : 0.0f;
+            float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT || i == WEIGHT_FINAL_NORM_WEIGHT ||
+                       i == WEIGHT_Q_NORM || i == WEIGHT_K_NORM) ? 1.0f : 0.0f; // γ 1, β 0
             for (size_t k = 0; k < t->size; k++) t->data[k] = v;
             continue;
         }

@@ -16,7 +16,7 @@ typedef struct AttnNames {
 } AttnNames;
 
 extern const AttnNames ATTN_NAMES_FFN_ACT, ATTN_NAMES_NORM, ATTN_NAMES_POS, ATTN_NAMES_ROPE_STYLE,
-    ATTN_NAMES_ROPE_SCALE, ATTN_NAMES_CAUSAL, ATTN_NAMES_MASK;
+    ATTN_NAMES_ROPE_SCALE, ATTN_NAMES_CAUSAL, ATTN_NAMES_MASK, ATTN_NAMES_LAYER_TYPE;
 
 // The value named s, or -1 (s may be NULL).
 int attn_names_find(const AttnNames *e, const char *s);

@@ -396,6 +396,13 @@ bool attn_backward(const AttnConfig *cfg, const AttnWeights *w, const Trace *tr,
                    const char *file, char *err, size_t err_len)
 {
     const int BL = tr->batch * tr->len_q, lg = trace_find(tr, "logits"), pr = trace_find(tr, "probs");
+    const char *mech = cfg->qk_norm ? "qk_norm" : cfg->softcap > 0.0f ? "attn_logit_softcapping"
+                     : cfg->attn_gate ? "attn_gate" : cfg->n_layer_types > 0 ? "layer_types" : NULL;
+    if (mech) { // (their stages have no chain rule written yet: refused, not a wrong gradient)
+        snprintf(err, err_len, "%s: model.%s: the backward pass does not cover it yet; expected a model without it "
+                 "for --backward and --step", file, mech);
+        return false;
+    }
     if (!grads_prepare(g, tr, w)) goto oom;
     if (!targets) {
         if (!backward_default_targets(tr, g->targets, file, err, err_len)) goto fail;

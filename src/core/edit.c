@@ -453,6 +453,9 @@ static int aliases(const Lesson *ls, int t, int *out)
     return n;
 }
 
+// A local/global pattern's sliding layers narrow the causal mask (lesson.c): it stays causal.
+#define LAYER_TYPES_MASK "model.layer_types: the sliding layers narrow the causal mask: it stays causal"
+
 bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
 {
     const int key = edit_model_key(e->kind);
@@ -465,6 +468,7 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
         if (ls->cfg.decode && e->mask_kind != MASK_CAUSAL && (int)ls->in.mask_kind != e->mask_kind)
             return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
                                               "or a sliding window");
+        if (ls->cfg.n_layer_types > 0 && e->mask_kind != MASK_CAUSAL) return edit_fail(err, n, e->text, LAYER_TYPES_MASK);
         if (e->mask_kind == MASK_NONE) {
             ls->in.mask_kind = MASK_NONE;
             if (tensor_present(&ls->in.mask))
@@ -484,6 +488,7 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
         if (ls->cfg.decode)
             return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
                                               "or a sliding window");
+        if (ls->cfg.n_layer_types > 0) return edit_fail(err, n, e->text, LAYER_TYPES_MASK);
         if ((int)e->index >= ls->batch || e->value < 0 || e->value > (float)ls->len_k)
             return edit_fail(err, n, e->text, "out of range for this lesson");
         if (ls->in.mask_kind != MASK_NONE && ls->in.mask_kind != MASK_KEY_PADDING) {
@@ -512,6 +517,7 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
         if (ls->cfg.decode)
             return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
                                               "or a sliding window (its cells cannot change)");
+        if (ls->cfg.n_layer_types > 0) return edit_fail(err, n, e->text, LAYER_TYPES_MASK " (its cells cannot change)");
         if (e->value != 0.0f && e->value != 1.0f)
             return edit_fail(err, n, e->text, "a mask cell is 0 (masked) or 1 (attend)");
         if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");

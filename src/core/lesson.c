@@ -668,6 +668,11 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
                                 "{\"sliding_window\": W}");
         goto done;
     }
+    if (ls->cfg.n_layer_types > 0 && !(ls->in.mask_kind == MASK_CAUSAL && !ls->in.causal_bottom_right)) {
+        jsonpath_fail(c, "model.layer_types", "sliding and full layers narrow the causal mask or keep it; expected mask "
+                                   "\"causal\"");
+        goto done;
+    }
     if (!parse_checkpoints(c, root, o, ls)) goto done;
     if (!lesson_read_targets(c, cJSON_GetObjectItemCaseSensitive(root, "targets"), ls)) goto done;
     if (!lesson_read_task(c, cJSON_GetObjectItemCaseSensitive(root, "task"), ls)) goto done;

@@ -38,7 +38,11 @@ MODEL_KEY_TABLE(MODEL_KEY_FITS)
 
 static double dflt_d_k(const AttnConfig *cfg) { return cfg->d_model / cfg->n_heads; }
 static double dflt_d_v(const AttnConfig *cfg) { return cfg->d_k; }
-static double dflt_scale(const AttnConfig *cfg) { return sqrtf((float)cfg->d_k); }
+// Gemma's query_pre_attn_scalar s sets the scale √s (its config: scaling = s ** -0.5)
+static double dflt_scale(const AttnConfig *cfg)
+{
+    return sqrtf(cfg->query_pre_attn_scalar > 0.0f ? cfg->query_pre_attn_scalar : (float)cfg->d_k);
+}
 static double dflt_n_kv_heads(const AttnConfig *cfg) { return cfg->n_heads; }
 
 static bool check_n_heads(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
@@ -285,6 +289,123 @@ static void write_flash(FILE *f, const AttnConfig *c)
     fprintf(f, "{\"block_q\": %d, \"block_k\": %d}", c->flash_block_q, c->flash_block_k);
 }
 
+static bool check_scale(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    const float q = cfg->query_pre_attn_scalar;
+    if (q > 0.0f && cJSON_GetObjectItemCaseSensitive(m, "scale") && cfg->scale != sqrtf(q))
+        return jsonpath_fail(c, "model.scale", "%g, but model.query_pre_attn_scalar %g makes the scale √%g = %g; expected "
+                             "that or no scale", (double)cfg->scale, (double)q, (double)q, (double)sqrtf(q));
+    return true;
+}
+
+// --- the attention of 2026's model cards (mech.c) ---
+
+// Decoding token by token (decode.c) projects, turns and scores each token itself, without these.
+static bool refuse_decode(JsonCtx *c, const char *path, bool on, const AttnConfig *cfg)
+{
+    if (on && cfg->decode)
+        return jsonpath_fail(c, path, "the K/V-cache decoding loop does not compute it; expected no model.decode with it");
+    return true;
+}
+
+static bool check_qk_norm(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    return refuse_decode(c, "model.qk_norm", cfg->qk_norm, cfg);
+}
+
+static bool check_softcap(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if (cfg->softcap > 0.0f && cfg->flash_block_k > 0)
+        return jsonpath_fail(c, "model.attn_logit_softcapping", "FlashAttention's tiles are drawn without the cap; "
+                             "expected no model.flash with it");
+    return refuse_decode(c, "model.attn_logit_softcapping", cfg->softcap > 0.0f, cfg);
+}
+
+static bool check_attn_gate(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    return refuse_decode(c, "model.attn_gate", cfg->attn_gate, cfg);
+}
+
+// Hugging Face's config.layer_types: ["sliding_attention", "sliding_attention", "full_attention"],
+// repeated over the layers when shorter (Gemma 3's 5:1 is five sliding, one full).
+static bool read_layer_types(JsonCtx *c, const cJSON *j, AttnConfig *cfg)
+{
+    const char *P = "model.layer_types";
+    const int NL = cfg->n_layers > 1 ? cfg->n_layers : 1;
+    cfg->n_layer_types = 0;
+    if (!j || cJSON_IsNull(j)) return true;
+    if (NL < 2)
+        return jsonpath_fail(c, P, "a pattern of sliding and full layers; expected model.n_layers 2 or more with it");
+    const int n = cJSON_IsArray(j) ? cJSON_GetArraySize(j) : 0;
+    if (n < 1 || n > NL) {
+        char got[32];
+        if (cJSON_IsArray(j)) snprintf(got, sizeof got, "%d", n);
+        else snprintf(got, sizeof got, "%s", jsonpath_type(j));
+        return jsonpath_fail(c, P, "expected an array of 1 to %d layer types (model.n_layers; a shorter pattern repeats), "
+                             "got %s", NL, got);
+    }
+    char expected[160];
+    attn_names_expected(&ATTN_NAMES_LAYER_TYPE, expected, sizeof expected);
+    int i = 0;
+    for (const cJSON *e = j->child; e; e = e->next, i++) {
+        const int t = attn_names_find(&ATTN_NAMES_LAYER_TYPE, cJSON_IsString(e) ? e->valuestring : NULL);
+        if (t < 0) {
+            char p[JSONPATH_MAX];
+            jsonpath_index(p, P, i);
+            if (cJSON_IsString(e)) return jsonpath_fail(c, p, "expected %s, got \"%.40s\"", expected, e->valuestring);
+            return jsonpath_fail(c, p, "expected %s, got %s", expected, jsonpath_type(e));
+        }
+        cfg->layer_types[i] = (unsigned char)t;
+    }
+    cfg->n_layer_types = n;
+    return refuse_decode(c, P, true, cfg);
+}
+
+static bool layer_types_unset(const AttnConfig *cfg) { return cfg->n_layer_types == 0; }
+
+static void write_layer_types(FILE *f, const AttnConfig *cfg)
+{
+    for (int i = 0; i < cfg->n_layer_types; i++)
+        fprintf(f, "%s\"%s\"", i ? ", " : "[", attn_names_name(&ATTN_NAMES_LAYER_TYPE, cfg->layer_types[i]));
+    fputc(']', f);
+}
+
+static bool any_sliding(const AttnConfig *cfg)
+{
+    for (int i = 0; i < cfg->n_layer_types; i++)
+        if (cfg->layer_types[i] == LAYER_SLIDING) return true;
+    return false;
+}
+
+static bool check_sliding_window(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    if (any_sliding(cfg) && cfg->sliding_window == 0)
+        return jsonpath_fail(c, "model.sliding_window", "missing; model.layer_types has sliding layers: expected their "
+                             "window W (query i sees keys i − W < j ≤ i)");
+    if (!any_sliding(cfg) && cfg->sliding_window > 0)
+        return jsonpath_fail(c, "model.sliding_window", "no layer of model.layer_types is \"sliding_attention\"; expected "
+                             "one with it");
+    return true;
+}
+
+static bool check_rope_local(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    const char *P = "model.rope_local_base_freq";
+    if (cfg->rope_local_theta <= 0.0f) return true;
+    if (cfg->rope == ROPE_NONE) return jsonpath_fail(c, P, "the sliding layers' RoPE base; expected model.rope with it");
+    if (!any_sliding(cfg))
+        return jsonpath_fail(c, P, "the sliding layers' RoPE base; expected a \"sliding_attention\" in model.layer_types");
+    if (cfg->rope_scale.type == ROPE_SCALE_YARN)
+        return jsonpath_fail(c, P, "YaRN's attention factor would turn the sliding layers too; expected another "
+                             "model.rope.scaling with it");
+    return true;
+}
+
 typedef struct ModelKeyHooks {
     const AttnNames *names;                                  // ENUM: its names
     double (*dflt)(const AttnConfig *cfg);                   // a default read from the keys before
@@ -304,7 +425,8 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_D_K] = {.dflt = dflt_d_k},
     [MK_D_V] = {.dflt = dflt_d_v, .check = check_d_v},
     [MK_SCALE] = {.dflt = dflt_scale, .expect = "a positive divisor (default sqrt(d_k))",
-                  .edit_expect = "a positive float32 divisor or sqrt_dk", .word = "sqrt_dk"},
+                  .edit_expect = "a positive float32 divisor or sqrt_dk", .word = "sqrt_dk", .check = check_scale},
+    [MK_QUERY_PRE_ATTN_SCALAR] = {.expect = "a positive number (Gemma: the scale is its square root)"},
     [MK_MASK_FILL] = {.edit_expect = "a float32 number or -inf", .word = "-inf", .word_in_file = true,
                       .word_value = -INFINITY},
     [MK_NORM_EPS] = {.expect = "a small positive number", .edit_expect = "a small positive float32 number"},
@@ -315,6 +437,12 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_ROPE] = {.read = read_rope, .unset = rope_unset, .write = write_rope},
     [MK_ALIBI] = {.check = check_alibi},
     [MK_FLASH] = {.read = read_flash, .unset = flash_unset, .write = write_flash},
+    [MK_QK_NORM] = {.check = check_qk_norm},
+    [MK_SOFTCAP] = {.expect = "a positive cap c (scores become c·tanh(s / c); Gemma 2: 50)", .check = check_softcap},
+    [MK_ATTN_GATE] = {.check = check_attn_gate},
+    [MK_LAYER_TYPES] = {.read = read_layer_types, .unset = layer_types_unset, .write = write_layer_types},
+    [MK_SLIDING_WINDOW] = {.check = check_sliding_window},
+    [MK_ROPE_LOCAL_BASE_FREQ] = {.expect = "a RoPE base above 1 (Gemma 3: 10000)", .check = check_rope_local},
     [MK_POSITIONS] = {.names = &ATTN_NAMES_POS, .check = check_positions},
     [MK_MAX_POSITIONS] = {.check = check_max_positions},
     [MK_TEMPERATURE] = {.expect = "a number from 0.001 to 1000", .edit_expect = "a temperature from 0.001 to 1000"},
@@ -415,7 +543,10 @@ static bool written(const AttnConfig *cfg, int k, bool lm)
     }
     case MK_ENUM: return *(const int *)field != (int)dflt_of(cfg, k);
     case MK_BOOL: return *(const bool *)field != (dflt_of(cfg, k) != 0.0);
-    case MK_FLOAT: return model_key_get(cfg, k) != (float)dflt_of(cfg, k);
+    case MK_FLOAT:
+        // query_pre_attn_scalar defines the scale: not written once an edit (--set scale) changed it
+        if (k == MK_QUERY_PRE_ATTN_SCALAR && cfg->scale != sqrtf(cfg->query_pre_attn_scalar)) return false;
+        return model_key_get(cfg, k) != (float)dflt_of(cfg, k);
     case MK_OBJECT: break;
     }
     return true;

@@ -40,6 +40,7 @@ typedef struct JsonCtx JsonCtx;
     X(D_V, "d_v", d_v, INT, 1, LESSON_MAX_D_HEAD, 0 /* d_k */, MK_ALWAYS, FIXED)                                       \
     X(QKV_BIAS, "qkv_bias", qkv_bias, BOOL, 0, 1, 1, MK_ALWAYS, FIXED)                                                  \
     X(OUT_BIAS, "out_bias", out_bias, BOOL, 0, 1, 1, MK_ALWAYS, FIXED)                                                  \
+    X(QUERY_PRE_ATTN_SCALAR, "query_pre_attn_scalar", query_pre_attn_scalar, FLOAT, 0, INFINITY, 0, MK_ABOVE, FIXED)   \
     X(SCALE, "scale", scale, FLOAT, 0, INFINITY, 0 /* sqrt(d_k) */, MK_ALWAYS | MK_NEWLINE | MK_ABOVE, EDITABLE)       \
     X(MASK_FILL, "mask_fill", mask_fill, FLOAT, -INFINITY, INFINITY, -1e9, MK_ALWAYS, EDITABLE)                         \
     X(RESIDUAL_NORM, "residual_norm", residual_norm, BOOL, 0, 1, 0, MK_ALWAYS, FIXED)                                   \
@@ -55,6 +56,12 @@ typedef struct JsonCtx JsonCtx;
     X(ALIBI, "alibi", alibi, BOOL, 0, 1, 0, 0, FIXED)                                                                    \
     X(DECODE, "decode", decode, BOOL, 0, 1, 0, 0, FIXED)                                                                 \
     X(FLASH, "flash", flash_block_q, OBJECT, 0, 0, 0, 0, FIXED)                                                          \
+    X(QK_NORM, "qk_norm", qk_norm, BOOL, 0, 1, 0, MK_NEWLINE, FIXED)                                                     \
+    X(SOFTCAP, "attn_logit_softcapping", softcap, FLOAT, 0, INFINITY, 0, MK_ABOVE, FIXED)                                \
+    X(ATTN_GATE, "attn_gate", attn_gate, BOOL, 0, 1, 0, 0, FIXED)                                                        \
+    X(LAYER_TYPES, "layer_types", n_layer_types, OBJECT, 0, 0, 0, MK_NEWLINE, FIXED)                                     \
+    X(SLIDING_WINDOW, "sliding_window", sliding_window, INT, 1, LESSON_MAX_LEN, 0, 0, FIXED)                            \
+    X(ROPE_LOCAL_BASE_FREQ, "rope_local_base_freq", rope_local_theta, FLOAT, 1, INFINITY, 0, MK_ABOVE, FIXED)           \
     X(POSITIONS, "positions", positions, ENUM, 0, 0, POS_NONE, MK_LM | MK_ALWAYS | MK_NEWLINE, FIXED)                   \
     X(MAX_POSITIONS, "max_positions", max_positions, INT, 1, LESSON_MAX_LEN, 0, MK_LM, FIXED)                           \
     X(FINAL_NORM, "final_norm", final_norm, BOOL, 0, 1, 1, MK_LM | MK_ALWAYS, FIXED)                                    \

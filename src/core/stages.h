@@ -60,15 +60,19 @@ typedef enum StageKind {
     STAGE_KIND_GRAD_SOFTMAX, // dS = A ⊙ (dA − rowsum(dA ⊙ A)) (operands attn, grad.attn)
     STAGE_KIND_GRAD_QK,      // dQ = dS·K / scale, dK = dSᵀ·Q / scale (operands grad.scores, the other side)
     STAGE_KIND_GRAD_PASS,    // any other stage's gradient: the sum its readers pass back (operands: up to 3 of them)
+    STAGE_KIND_HEAD_NORM,    // q_norm, k_norm (B, H, L, d_k): QK-norm, RMSNorm of each head's row · γ (d_k)
+    STAGE_KIND_SOFTCAP,      // capped_scores (B, H, Lq, Lk) = c·tanh(scores / c) (Gemma 2's soft-capping)
+    STAGE_KIND_GATE,         // attn_gate (B, Lq, H·d_v) = σ(x·W_Gᵀ + b_G) (gated attention)
+    STAGE_KIND_GATED,        // gated (B, Lq, H·d_v) = concat ⊙ attn_gate (operands concat, attn_gate)
     STAGE_KIND_COUNT
 } StageKind;
 
 // The timeline: each step shows one or more stages. X(ID, name): the name is
 // the step's stable English id (a lesson's "steps" and "notes" keys, i18n keys).
 #define STEP_TABLE(X)                                                                                            \
-    X(INPUT, "input") X(EMBED, "embed") X(NORM, "norm") X(PROJECTION, "projection") X(SPLIT, "split") X(ROPE, "rope") X(SCORES, "scores")          \
+    X(INPUT, "input") X(EMBED, "embed") X(NORM, "norm") X(PROJECTION, "projection") X(SPLIT, "split") X(QK_NORM, "qk_norm") X(ROPE, "rope") X(SCORES, "scores")          \
     X(MASK, "mask") X(SOFTMAX, "softmax") X(WEIGHTED_SUM, "weighted_sum") X(FLASH, "flash")                      \
-    X(CONCAT, "concat") X(OUTPUT, "output") X(ADD_NORM, "add_norm") X(FFN, "ffn") X(DECODE, "decode")                \
+    X(CONCAT, "concat") X(GATE, "gate") X(OUTPUT, "output") X(ADD_NORM, "add_norm") X(FFN, "ffn") X(DECODE, "decode")                \
     X(PREDICT, "predict") X(BACKWARD, "backward")
 
 typedef enum StepId {
@@ -103,6 +107,10 @@ typedef enum StepId {
     X(FFN_W_GATE, "ffn_w_gate", ffn_w_gate, "W_gᵀ", "W_g")                                                      \
     X(FFN_B_GATE, "ffn_b_gate", ffn_b_gate, "b_g", "b_g")                                                      \
     X(SINKS, "sinks", sinks, "sinks", "sinks")                                                                  \
+    X(Q_NORM, "q_norm", q_norm, "γ_q", "γ_q")                                                                   \
+    X(K_NORM, "k_norm", k_norm, "γ_k", "γ_k")                                                                   \
+    X(W_GATE, "w_gate", w_gate, "W_Gᵀ", "W_G")                                                                  \
+    X(B_GATE, "b_gate", b_gate, "b_G", "b_G")                                                                   \
     X(EMBED, "embed", embed, "E", "E")                                                                          \
     X(POS_EMBED, "pos_embed", pos_embed, "P", "P")                                                              \
     X(FINAL_NORM_WEIGHT, "final_norm_weight", final_norm_weight, "γ", "γ")                                      \
@@ -133,10 +141,14 @@ typedef enum WeightSlot {
     X(Q_HEADS, "q_heads", SPLIT, SPLIT, "Q", NONE, NONE)                                                         \
     X(K_HEADS, "k_heads", SPLIT, SPLIT, "K", NONE, NONE)                                                         \
     X(V_HEADS, "v_heads", SPLIT, SPLIT, "V", NONE, NONE)                                                         \
+    X(Q_NORM, "q_norm", HEAD_NORM, QK_NORM, "Q_n", Q_NORM, NONE)                                               \
+    X(K_NORM, "k_norm", HEAD_NORM, QK_NORM, "K_n", K_NORM, NONE)                                               \
     X(Q_ROPE, "q_rope", ROPE, ROPE, "Q_rot", NONE, NONE)                                                         \
     X(K_ROPE, "k_rope", ROPE, ROPE, "K_rot", NONE, NONE)                                                         \
     X(POSITION_BIAS, "position_bias", POS_BIAS, SCORES, "position_bias", NONE, NONE)                             \
     X(SCORES, "scores", SCORES, SCORES, "scores", NONE, NONE)                                                    \
+    X(CAPPED_SCORES, "capped_scores", SOFTCAP, SCORES, "capped", NONE, NONE)                                   \
+    X(WINDOW_MASK, "window_mask", MASK, MASK, "mask_W", NONE, NONE)                                             \
     X(MASKED_SCORES, "masked_scores", MASKED, MASK, "masked_scores", NONE, NONE)                                 \
     X(ATTN, "attn", SOFTMAX, SOFTMAX, "attn", SINKS, NONE)                                                       \
     X(HEAD_OUT, "head_out", WEIGHTED_SUM, WEIGHTED_SUM, "head_out", NONE, NONE)                                  \
@@ -147,6 +159,8 @@ typedef enum WeightSlot {
     X(FLASH_ACC, "flash_acc", FLASH_ACC, FLASH, "acc", NONE, NONE)                                              \
     X(FLASH_OUT, "flash_out", FLASH_OUT, FLASH, "flash_out", NONE, NONE)                                         \
     X(CONCAT, "concat", CONCAT, CONCAT, "concat", NONE, NONE)                                                    \
+    X(ATTN_GATE, "attn_gate", GATE, GATE, "G", W_GATE, B_GATE)                                                 \
+    X(GATED, "gated", GATED, GATE, "gated", NONE, NONE)                                                         \
     X(OUTPUT, "output", OUT_PROJ, OUTPUT, "output", W_O, B_O)                                                    \
     X(RESIDUAL_SUM, "residual_sum", ADD, ADD_NORM, "s", NONE, NONE)                                              \
     X(RESIDUAL_NORM, "residual_norm", NORM, ADD_NORM, "z", NORM_WEIGHT, NORM_BIAS)                               \

@@ -35,8 +35,15 @@ void trace_free(Trace *tr)
     tr->stages = NULL, tr->cap = 0;
     free(tr->positions);
     free(tr->rope_inv);
+    free(tr->rope_inv_local);
     free(tr->ids);
-    tr->positions = NULL, tr->rope_inv = NULL, tr->ids = NULL;
+    tr->positions = NULL, tr->rope_inv = NULL, tr->rope_inv_local = NULL, tr->ids = NULL;
+}
+
+const float *trace_rope_inv(const Trace *tr, int layer)
+{
+    const bool local = layer >= 0 && layer < TRACE_MAX_LAYERS && tr->layer_sliding[layer];
+    return local && tr->rope_inv_local ? tr->rope_inv_local : tr->rope_inv;
 }
 
 int trace_position(const Trace *tr, int b, int l)

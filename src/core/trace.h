@@ -7,7 +7,7 @@
 #include "stages.h"
 #include "tensor.h"
 
-#define TRACE_LAYER_STAGES 56  // stages one layer records at most (every row of stages.h's table)
+#define TRACE_LAYER_STAGES 64  // stages one layer records at most (every row of stages.h's table)
 #define TRACE_MAX_LAYERS 8     // = LESSON_MAX_LAYERS
 #define TRACE_MAX_STAGES (TRACE_MAX_LAYERS * TRACE_LAYER_STAGES) // a whole model's, at most
 #define TRACE_MAX_OPERANDS 3
@@ -57,6 +57,13 @@ typedef struct Trace {
     int *positions;              // (B, L) RoPE's positions when the lesson gives position_ids (owned), else NULL
     float *rope_inv;             // RoPE: the frequency of each of the rotary_dim / 2 pairs (owned; rope_scaling applied)
     float rope_att;              // RoPE: cos and sin are multiplied by it (YaRN's attention factor, else 1)
+    float *rope_inv_local;       // … in the sliding layers with rope_local_base_freq (owned; NULL: rope_inv)
+    float rope_theta_local;      // … their base (0: none)
+    float softcap;               // scores soft-capped to c·tanh(s / c) (0: none)
+    float query_pre_attn_scalar; // the scale is √ of it (0: √d_k or the lesson's scale)
+    bool qk_norm, attn_gate;     // QK-norm, gated attention
+    int sliding_window;          // the sliding layers' window (0: none)
+    unsigned char layer_sliding[TRACE_MAX_LAYERS]; // layer l is a sliding-window layer of a local/global pattern
     int flash_block_q, flash_block_k; // tiles of the flash stages (0: none)
     bool norm_rms;               // the norms are RMSNorm (else LayerNorm)
     bool norm_first;             // pre-norm block
@@ -111,6 +118,8 @@ int trace_step_count(const Trace *tr, int layer, StepId s);
 const char *step_name(StepId s);
 // The head of t that query head h reads: with grouped K/V heads (t (B, Hkv, L, d),
 // Hkv < n_heads) head h / (n_heads / Hkv); h itself otherwise.
-int trace_kv_head(const Trace *tr, const Tensor *t, int h);   // stable English id, e.g. "projection"
+int trace_kv_head(const Trace *tr, const Tensor *t, int h);
+// RoPE's frequencies in layer `layer` (rope_inv, or rope_inv_local in a sliding layer with its own base).
+const float *trace_rope_inv(const Trace *tr, int layer);   // stable English id, e.g. "projection"
 
 #endif

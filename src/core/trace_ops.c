@@ -10,7 +10,7 @@ bool trace_clone(Trace *dst, const Trace *src)
 {
     *dst = *src;
     dst->stages = NULL, dst->cap = 0, dst->n = 0;
-    dst->positions = NULL, dst->rope_inv = NULL, dst->ids = NULL; // the trace's own arrays: copied below
+    dst->positions = NULL, dst->rope_inv = NULL, dst->rope_inv_local = NULL, dst->ids = NULL; // the trace's own arrays: copied below
     if (!trace_reserve(dst, src->n)) return false;
     if (src->n) memcpy(dst->stages, src->stages, (size_t)src->n * sizeof *dst->stages);
     for (int i = 0; i < src->n; i++) memset(&dst->stages[i].t, 0, sizeof dst->stages[i].t);
@@ -18,6 +18,7 @@ bool trace_clone(Trace *dst, const Trace *src)
     const size_t np = src->positions ? (size_t)src->batch * src->len_q : 0, ni = (size_t)src->rotary_dim / 2 + 1;
     const size_t nid = src->ids ? (size_t)src->batch * src->len_q : 0;
     if ((np && !(dst->positions = malloc(np * sizeof(int)))) || (src->rope_inv && !(dst->rope_inv = malloc(ni * sizeof(float)))) ||
+        (src->rope_inv_local && !(dst->rope_inv_local = malloc(ni * sizeof(float)))) ||
         (nid && !(dst->ids = malloc(nid * sizeof(int))))) {
         dst->n = 0;
         trace_free(dst);
@@ -26,6 +27,7 @@ bool trace_clone(Trace *dst, const Trace *src)
     if (np) memcpy(dst->positions, src->positions, np * sizeof(int));
     if (nid) memcpy(dst->ids, src->ids, nid * sizeof(int));
     if (src->rope_inv) memcpy(dst->rope_inv, src->rope_inv, ni * sizeof(float));
+    if (src->rope_inv_local) memcpy(dst->rope_inv_local, src->rope_inv_local, ni * sizeof(float));
     for (int i = 0; i < src->n; i++) {
         if (!tensor_copy(&dst->stages[i].t, &src->stages[i].t)) {
             dst->n = i;

@@ -73,8 +73,17 @@ void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
         const char *args[] = {lb};
         i18n_fmt(b, sizeof b, v->lang, "ui.mv_layer", 1, args);
         Rect r = M->row_label[l];
-        paint_text(cv, l == here_l ? FONT_BOLD : FONT_SANS, L->px_small, THEME.ink, 255, r.x + r.w,
-                   r.y + (r.h - L->px_small) / 2, ALIGN_RIGHT, b);
+        const bool pattern = tr->sliding_window > 0; // a local/global pattern: each layer's kind below its name
+        const int ty = r.y + (r.h - (pattern ? L->px_small * 23 / 10 : L->px_small)) / 2;
+        paint_text(cv, l == here_l ? FONT_BOLD : FONT_SANS, L->px_small, THEME.ink, 255, r.x + r.w, ty, ALIGN_RIGHT, b);
+        if (pattern) {
+            char w[12], kind[48];
+            snprintf(w, sizeof w, "%d", tr->sliding_window);
+            const char *wargs[] = {w};
+            i18n_fmt(kind, sizeof kind, v->lang, tr->layer_sliding[l] ? "ui.mv_local" : "ui.mv_global", 1, wargs);
+            paint_text(cv, FONT_SANS, L->px_small, tr->layer_sliding[l] ? THEME.accent : THEME.muted, 255, r.x + r.w,
+                       ty + L->px_small * 13 / 10, ALIGN_RIGHT, kind);
+        }
         for (int h = 0; h < M->heads; h++) {
             Rect q = M->map[l][h];
             draw_map(cv, tr, v, M->stage[l], h, q);

@@ -102,7 +102,8 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
     p->col_axis = r->key_cols ? AXIS_KEY : AXIS_INDEX;
     if (st->id == STAGE_LOGITS || st->id == STAGE_PROBS) p->col_axis = AXIS_VOCAB; // a column per token of the vocab
     if (r->mask_look == MASK_LOOK_SELF) p->mask = p->data; // 0 cells get the masked look
-    int mi = trace_find(tr, "mask");
+    int mi = trace_find_near(tr, stage, "window_mask"); // a sliding layer's own, else the lesson's
+    if (mi < 0) mi = trace_find(tr, "mask");
     if (r->mask_look == MASK_LOOK_LESSON_MASK && mi >= 0) {
         PanelSpec tmp;
         panel_slice(&tmp, &tr->stages[mi].t, v->batch, 0);
@@ -349,6 +350,10 @@ static const StageRecipe *const RECIPES[STAGE_KIND_COUNT] = {
     [STAGE_KIND_GRAD_SOFTMAX] = &RECIPE_GRAD_SOFTMAX,
     [STAGE_KIND_GRAD_QK] = &RECIPE_GRAD_QK,
     [STAGE_KIND_GRAD_PASS] = &RECIPE_GRAD_PASS,
+    [STAGE_KIND_HEAD_NORM] = &RECIPE_HEAD_NORM,
+    [STAGE_KIND_SOFTCAP] = &RECIPE_SOFTCAP,
+    [STAGE_KIND_GATE] = &RECIPE_GATE,
+    [STAGE_KIND_GATED] = &RECIPE_GATED,
 };
 
 const StageRecipe *recipe_of(StageKind k)

@@ -1,9 +1,10 @@
 // recipe.h — a stage kind's recipe: everything the view knows about the kind,
 // in one const struct written in the kind's family file —
 //   recipe_data.c    the lesson's own numbers: input, mask
-//   recipe_linear.c  x·Wᵀ + b and what follows it: projections, W_O, the FFN, add, LayerNorm
+//   recipe_linear.c  x·Wᵀ + b and what follows it: projections, W_O, the FFN, add, LayerNorm,
+//                    QK-norm, gated attention's gate
 //   recipe_heads.c   the head axis: split, concat, RoPE
-//   recipe_attend.c  attention itself: scores, the position bias, masking, softmax, attn·V
+//   recipe_attend.c  attention itself: scores, the position bias, soft-capping, masking, softmax, attn·V
 //   recipe_loop.c    inside the loop: FlashAttention's tiles, the K/V cache, decoding
 //   recipe_lm.c      a language model's own: the token embedding, positions, the softmax over the vocabulary
 //   recipe_grad.c    the backward view: the loss's gradient, dX = dY·W, dW, the softmax Jacobian, dQ, dK
@@ -173,6 +174,7 @@ extern const StageRecipe RECIPE_DECODE_SCORES, RECIPE_DECODE_ATTN, RECIPE_FLASH_
 extern const StageRecipe RECIPE_EMBED, RECIPE_POS_EMBED, RECIPE_VOCAB_SOFTMAX;
 extern const StageRecipe RECIPE_GRAD_TARGET, RECIPE_GRAD_LOSS, RECIPE_GRAD_LINEAR, RECIPE_GRAD_WEIGHT, RECIPE_GRAD_ATTN;
 extern const StageRecipe RECIPE_GRAD_JACOBIAN, RECIPE_GRAD_SOFTMAX, RECIPE_GRAD_QK, RECIPE_GRAD_PASS;
+extern const StageRecipe RECIPE_HEAD_NORM, RECIPE_GATE, RECIPE_GATED, RECIPE_SOFTCAP;
 // Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
 // panels and a score's dot product; softmax's panels, tooltip and derivation strip.
 void recipe_panels_scores(Layout *L, const Trace *tr, const View *v);

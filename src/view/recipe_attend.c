@@ -1,5 +1,5 @@
 // recipe_attend.c — attention itself: the scores Q·Kᵀ / scale (with ALiBi's position bias),
-// masking, softmax and the weighted sum of V.
+// Gemma 2's soft-capping, masking, softmax and the weighted sum of V.
 // (recipe.h says what a recipe holds; each kind's whole recipe is here.)
 #include "recipe.h"
 
@@ -328,11 +328,60 @@ static void note_scores(const Trace *tr, int s, Lang lang, char *out, size_t n)
         recipe_scale_text(tr, b, sizeof b);
         const char *args[] = {a, b};
         i18n_fmt(out, n, lang, "fx.scale_sqrt", 2, args);
+    } else if (tr->query_pre_attn_scalar > 0.0f && tr->scale == sqrtf(tr->query_pre_attn_scalar)) { // Gemma's, not √d_k
+        snprintf(a, sizeof a, "%g", (double)tr->query_pre_attn_scalar);
+        recipe_scale_text(tr, b, sizeof b);
+        const char *args[] = {a, b};
+        i18n_fmt(out, n, lang, "fx.scale_qpas", 2, args);
     } else {
         recipe_scale_text(tr, a, sizeof a);
         const char *args[] = {a};
         i18n_fmt(out, n, lang, "fx.scale_custom", 1, args);
     }
+}
+
+// ---- Gemma 2's soft-capping: c·tanh(s / c), each score squeezed into (−c, c) ----------------
+
+static void panels_softcap(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL);
+    char op[64], c[24];
+    snprintf(c, sizeof c, "%g", (double)tr->softcap);
+    snprintf(op, sizeof op, "%s·tanh(·/%s) =", c, c);
+    recipe_add_stage(L, tr, v, v->stage, v->head, op, READS_NONE);
+}
+
+static void formula_softcap(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    snprintf(out, n, "%s = c·tanh(%s / c)", recipe_name_of(tr, s).sym, recipe_op_sym(tr, s, 0));
+}
+
+static void note_softcap(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)s;
+    char c[24];
+    snprintf(c, sizeof c, "%g", (double)tr->softcap);
+    const char *args[] = {c};
+    i18n_fmt(out, n, lang, "fx.softcap", 1, args);
+}
+
+static void tip_softcap(TipOut *o, const TipCell *cell)
+{
+    if (!cell->t0) return;
+    const float s = tip_row(cell->t0, cell->b, cell->h, cell->row)[cell->col], c = cell->tr->softcap;
+    tip_put(o, "= ");
+    tip_num(o, c, false);
+    tip_put(o, " × tanh(");
+    tip_num(o, s, false);
+    tip_put(o, " / ");
+    tip_num(o, c, false);
+    tip_put(o, ")");
+    tip_step(o, c);
+    tip_put(o, " × ");
+    tip_num(o, tanhf(s / c), true);
+    tip_equals(o, cell->val);
 }
 
 // ALiBi: each head's slope.
@@ -501,6 +550,11 @@ const StageRecipe RECIPE_SCORES = {
     .panels = panels_scores, .formula = formula_scores, .note = note_scores, .tip = tip_dot,
     .deriv_width = deriv_width_scores, .derive = derive_scores, .narration = narration_scores, .anim = ANIM_CELLS,
     .quiz = Q(SHAPE) | Q(VALUE), .key_cols = true,
+};
+
+const StageRecipe RECIPE_SOFTCAP = {
+    .panels = panels_softcap, .formula = formula_softcap, .note = note_softcap, .tip = tip_softcap, .anim = ANIM_FADE,
+    .quiz = Q(VALUE), .key_cols = true, .compared = recipe_compared_op0,
 };
 
 // (1, H, Lq, Lk): no batch to ask about

@@ -1,5 +1,6 @@
 // recipe_linear.c — x·Wᵀ + b and what follows it: the Q/K/V projections, W_O, the feed-forward
-// block's two layers, the residual sum and LayerNorm.
+// block's two layers, the residual sum and LayerNorm; QK-norm (an RMSNorm of each head's rows)
+// and gated attention's gate σ(x·W_Gᵀ + b_G) and its product with the heads.
 // (recipe.h says what a recipe holds; each kind's whole recipe is here.)
 #include "recipe.h"
 
@@ -11,7 +12,7 @@
 
 // The FFN's non-linearity at stage s (an FFN_HIDDEN stage): FFN_RELU, FFN_GELU, FFN_GELU_TANH,
 // FFN_SWIGLU for SwiGLU's gate g = silu(…), or ACT_GATED for SwiGLU's h = (…) ⊙ g.
-enum { ACT_GATED = -1 };
+enum { ACT_GATED = -1, ACT_SIGMOID = -2 };
 static int act_of(const Trace *tr, const Stage *st)
 {
     if (tr->ffn_act != FFN_SWIGLU) return tr->ffn_act;
@@ -40,6 +41,7 @@ static void panels_linear(Layout *L, const Trace *tr, const View *v)
     // a bias is coloured on its layer's result scale (b₁ too, before relu: as b₂ on f's)
     if (recipe_has_bias(st)) recipe_mark_addend(recipe_add_param(L, tr, v, v->stage, true, "+", READS_COL), true);
     char op[16] = "=";
+    if (st->kind == STAGE_KIND_GATE) snprintf(op, sizeof op, "σ→");
     if (st->kind == STAGE_KIND_FFN_HIDDEN) {
         int act = act_of(tr, st);
         if (act == ACT_GATED)
@@ -89,7 +91,9 @@ static void formula_linear(const Trace *tr, int s, Lang lang, char *out, size_t 
     const StageName nm = recipe_name_of(tr, s);
     char b[32] = "";
     if (recipe_has_bias(st)) snprintf(b, sizeof b, " + %s", nm.bsym);
-    if (st->kind == STAGE_KIND_FFN_HIDDEN && act_of(tr, st) == ACT_GATED)
+    if (st->kind == STAGE_KIND_GATE)
+        snprintf(out, n, "%s = σ(%s·%s%s)", nm.sym, recipe_op_sym(tr, s, 0), nm.wsym, b);
+    else if (st->kind == STAGE_KIND_FFN_HIDDEN && act_of(tr, st) == ACT_GATED)
         snprintf(out, n, "%s = (%s·%s%s) ⊙ %s", nm.sym, recipe_op_sym(tr, s, 0), nm.wsym, b, recipe_op_sym(tr, s, 1));
     else if (st->kind == STAGE_KIND_FFN_HIDDEN)
         snprintf(out, n, "%s = %s(%s·%s%s)", nm.sym, ACT_NAMES[act_of(tr, st)], recipe_op_sym(tr, s, 0), nm.wsym, b);
@@ -173,8 +177,14 @@ static void tip_linear_relu(TipOut *o, const TipCell *cell)
         float s = tip_linear(o, lang, tr, t0, st, b, row, col, NULL, NULL);
         tip_number(s, a0, sizeof a0), tip_number(val, a1, sizeof a1);
         tip_put(o, "\n");
-        int act = act_of(tr, st);
-        if (act == ACT_GATED) { // (the sum) ⊙ g[row, col], as a product of the two as written
+        int act = st->kind == STAGE_KIND_GATE ? ACT_SIGMOID : act_of(tr, st);
+        if (act == ACT_SIGMOID) { // gated attention's gate: σ(s) = 1 / (1 + exp(−s)), s with the sum's decimals
+            char x[32], nx[32];
+            tip_operand(o, s, x, sizeof x), tip_operand(o, -s, nx, sizeof nx);
+            const char *args[] = {x, nx};
+            tip_key(o, lang, "tip.sigmoid", 2, args);
+            tip_equals(o, val);
+        } else if (act == ACT_GATED) { // (the sum) ⊙ g[row, col], as a product of the two as written
             const Tensor *g = &tr->stages[st->operands[1]].t;
             char r[16], c[16], x[32], y[32];
             snprintf(r, sizeof r, "%d", row), snprintf(c, sizeof c, "%d", col);
@@ -293,7 +303,7 @@ static bool derive_norm(const Layout *L, const Trace *tr, const View *v, int row
     float rowv[1024], mean = 0.0f, var = 0.0f;
     if (n > 1024) return false;
     for (int j = 0; j < n; j++) rowv[j] = panel_value(x, row, j);
-    if (tr->norm_rms) { // x, mean(x²), x / √(mean(x²) + ε), · γ
+    if (tr->norm_rms || st->kind == STAGE_KIND_HEAD_NORM) { // x, mean(x²), x / √(mean(x²) + ε), · γ
         float ms = tensor_row_mean_square(rowv, n), r = 1.0f / sqrtf(ms + tr->norm_eps);
         const char *xs = recipe_symbol(tr, st->operands[0], v->lang);
         recipe_deriv_title(d, v, res, row, -1);
@@ -363,6 +373,75 @@ const StageRecipe RECIPE_FFN_SUM = {
 const StageRecipe RECIPE_ADD = {
     .panels = panels_add, .formula = formula_add, .tip = tip_add, .narration = narration_prenorm, .anim = ANIM_ROWS,
     .quiz = Q(VALUE),
+};
+
+// ---- QK-norm: each head's row of q (k) RMS-normalised over d_k, times γ_q (γ_k) -----------
+
+static void panels_head_norm(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
+    char op[24];
+    snprintf(op, sizeof op, "RMS(%s)·", recipe_symbol(tr, st->operands[0], v->lang));
+    recipe_add_param(L, tr, v, v->stage, false, op, READS_COL);
+    recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+static void formula_head_norm(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    const char *x = recipe_op_sym(tr, s, 0);
+    snprintf(out, n, "%s = RMSNorm(%s) = %s / √(mean(%s²) + ε) · %s", recipe_name_of(tr, s).sym, x, x, x,
+             recipe_param_symbol(tr, s, false));
+}
+
+static void tip_head_norm(TipOut *o, const TipCell *c)
+{
+    const Tensor *x = c->t0;
+    if (x) tip_rms_norm(o, c->lang, tip_row(x, c->b, trace_kv_head(c->tr, x, c->h), c->row), tip_last_dim(x), c->col,
+                        c->st, c->tr->norm_eps, c->val);
+}
+
+// ---- gated attention: the heads' concat times the gate, cell by cell ----------------------
+
+static void panels_gated(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_CELL);
+    recipe_add_stage(L, tr, v, st->operands[1], v->head, "⊙", READS_CELL);
+    recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+}
+
+static void formula_gated(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    (void)lang;
+    snprintf(out, n, "%s = %s ⊙ %s", recipe_name_of(tr, s).sym, recipe_op_sym(tr, s, 0), recipe_op_sym(tr, s, 1));
+}
+
+static void tip_gated(TipOut *o, const TipCell *c)
+{
+    if (!c->t0 || !c->t1) return;
+    tip_put(o, "= ");
+    tip_num(o, tip_row(c->t0, c->b, 0, c->row)[c->col], false);
+    tip_put(o, " × ");
+    tip_num(o, tip_row(c->t1, c->b, 0, c->row)[c->col], true);
+    tip_equals(o, c->val);
+}
+
+const StageRecipe RECIPE_HEAD_NORM = {
+    .panels = panels_head_norm, .formula = formula_head_norm, .note = note_norm, .tip = tip_head_norm,
+    .deriv_width = deriv_width_norm, .derive = derive_norm, .anim = ANIM_ROWS, .quiz = Q(VALUE), .norm_affine = true,
+};
+
+// the gate's values lie in (0, 1): the probabilities' scale
+const StageRecipe RECIPE_GATE = {
+    .panels = panels_linear, .formula = formula_linear, .tip = tip_linear_relu, .anim = ANIM_ROWS,
+    .quiz = Q(SHAPE) | Q(VALUE), .scale = SCALE_PROBABILITY,
+};
+
+const StageRecipe RECIPE_GATED = {
+    .panels = panels_gated, .formula = formula_gated, .tip = tip_gated, .anim = ANIM_ROWS, .quiz = Q(VALUE),
+    .compared = recipe_compared_op0,
 };
 
 const StageRecipe RECIPE_NORM = {

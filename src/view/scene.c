@@ -557,7 +557,8 @@ const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
     // Lk − Lq (or the query heads sharing a K/V head)
     snprintf(d, sizeof d, "%d", tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads);
     snprintf(e, sizeof e, "%d", recipe_of(st->kind)->mask_look == MASK_LOOK_SELF
-                                    ? (tr->mask_kind == MASK_CAUSAL ? tr->causal_offset : tr->window)
+                                    ? (st->id == STAGE_WINDOW_MASK ? tr->sliding_window
+                                       : tr->mask_kind == MASK_CAUSAL ? tr->causal_offset : tr->window)
                                 : tr->n_heads / (tr->n_kv_heads > 0 ? tr->n_kv_heads : tr->n_heads));
     snprintf(f, sizeof f, "%d", tr->sink_tokens); // {6}: StreamingLLM's kept first tokens
     const char *args[] = {a, b, c, d, e, f};

@@ -96,8 +96,11 @@ void view_model_describe(FILE *f, const Layout *L, const Trace *tr, const View *
     for (int l = 0; l < M->layers; l++)
         for (int hd = 0; hd < M->heads; hd++) {
             const Tensor *t = &tr->stages[M->stage[l]].t;
-            fprintf(f, "%s{\"layer\": %d, \"head\": %d, \"stage\": \"%s\", \"argmax\": [", l || hd ? ", " : "", l, hd,
+            fprintf(f, "%s{\"layer\": %d, \"head\": %d, \"stage\": \"%s\", ", l || hd ? ", " : "", l, hd,
                     tr->stages[M->stage[l]].name);
+            if (tr->sliding_window > 0) // a local/global pattern: the layer's kind
+                fprintf(f, "\"window\": %d, ", tr->layer_sliding[l] ? tr->sliding_window : 0);
+            fputs("\"argmax\": [", f);
             const int Lq = t->shape[2], Lk = t->shape[3];
             for (int i = 0; i < Lq; i++) {
                 const float *row = t->data + (((size_t)v->batch * t->shape[1] + (size_t)hd) * Lq + (size_t)i) * Lk;
