@@ -67,7 +67,8 @@ AppStatus app_status(App *a)
 {
     AppStatus s = {a->session, lab_trace(&a->lab, a->session), &a->v, app_layout(a), &a->study->st, a->opt->font_path,
                    a->pb.stage, app_busy(a), a->probe.frames, a->probe.events, 0, 0,
-                   a->toast.left > 0.0 ? a->toast.text : NULL, a->pointer.in && a->ov.hover, 0, 0};
+                   a->toast.left > 0.0 ? a->toast.text : NULL, a->pointer.in && a->ov.hover, 0, 0,
+                   a->cursor.on, a->cursor.panel, a->cursor.row, a->cursor.col, a->ov.help};
     app_output_size(a, &s.width, &s.height);
     app_to_output(a, a->pointer.wx, a->pointer.wy, &s.mouse_x, &s.mouse_y);
     return s;
@@ -317,6 +318,9 @@ bool app_frame(App *a)
     // Draw: the frame's Layout is the one events are hit-tested with
     Canvas c = {a->screen.r, a->screen.fonts, a->screen.heatmaps, NULL, &a->screen.draw};
     const Layout *Lp = app_layout(a);
+    cursor_clamp(&a->cursor, Lp); // (a new stage, head or part: still on one of its cells)
+    a->ov.cursor = a->cursor.on && !a->lessons.picker.open;
+    a->ov.cursor_panel = a->cursor.panel, a->ov.cursor_row = a->cursor.row, a->ov.cursor_col = a->cursor.col;
     lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
     a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->present.tools.drag < 0;
     int w, h;

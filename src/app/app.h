@@ -48,6 +48,9 @@ typedef struct AppStatus {
     const char *toast;             // the notice shown, NULL: none
     bool hover;                    // the pointer is over the frame and a tooltip may show
     int mouse_x, mouse_y;          // the pointer, output pixels
+    bool cursor;                   // the cell cursor (R) is on, at cell (cursor_row, cursor_col)
+    int cursor_panel, cursor_row, cursor_col; // of the layout's panel cursor_panel
+    bool help;                     // the help overlay is shown
 } AppStatus;
 AppStatus app_status(App *a);
 // Frames drawn so far (a frame with nothing new is not drawn in the page).

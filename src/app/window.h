@@ -14,6 +14,7 @@
 
 #include "app_export.h"
 #include "app_options.h"
+#include "cursor.h"
 #include "heatmap.h"
 #include "lab.h"
 #include "layout_cache.h"
@@ -115,6 +116,7 @@ struct App {
     TextBox text;              // I: a language model's input
     Loop loop;
     Probe probe;               // the tests' clock and counters
+    CellCursor cursor;         // R: the cell cursor (cursor.h)
 };
 
 // window.c. A notice over the frame for TOAST_SECONDS: the string key with arg.

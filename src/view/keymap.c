@@ -39,6 +39,7 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_VIEW, "keys.help", {B("?", HELP), B("Shift+/", HELP), B("F1", HELP)}},
     {KEYS_VIEW, "keys.escape", {B("Escape", ESCAPE)}},
     {KEYS_VIEW, "keys.quit", {B("Q", QUIT), B("Ctrl+Q", QUIT)}},
+    {KEYS_VIEW, "keys.cursor", {B("R", CURSOR)}},
     {KEYS_VIEW, "keys.mouse", {{NULL, KEY_ACT_NONE}}},
     // the what-if lab (lab.c handles its keys)
     {KEYS_LAB, "keys.lab_select", {{NULL, KEY_ACT_NONE}}},

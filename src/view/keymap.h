@@ -68,6 +68,7 @@ typedef enum KeyAction {
     KEY_ACT_FRAME_BACK,
     KEY_ACT_FRAME_FORWARD,
     KEY_ACT_PROJECTOR,
+    KEY_ACT_CURSOR,    // R: the cell cursor on / off (cursor.h)
     KEY_ACTION_COUNT
 } KeyAction;
 

@@ -224,5 +224,7 @@ void panel_transpose(PanelSpec *p);
 // Label of position i on an axis: the lesson's token (a language model's space drawn ␣),
 // or the index.
 const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n);
+// A number as a cell shows it: d decimals, "−∞", "∞", "NaN", never "-0.00".
+void panel_format_number(float v, int d, char *buf, size_t n);
 
 #endif
