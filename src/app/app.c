@@ -55,6 +55,8 @@ bool app_open(App *a, const char *path) { return app_lessons_open(a, path); }
 
 void app_resize(App *a, int w, int h) { SDL_SetWindowSize(a->screen.win, w, h); }
 
+void app_set_reduced_motion(App *a, bool on) { a->reduced_motion = on; }
+
 bool app_busy(const App *a)
 {
     return (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || (a->toast.left > 0.0 && !a->quit.ask) ||
@@ -274,6 +276,7 @@ bool app_frame(App *a)
     double dt = probe_frame_dt(&a->probe, (double)(now - a->loop.last) / (double)a->loop.freq);
     a->loop.last = now;
     playback_update(&a->pb, dt);
+    if (a->reduced_motion) playback_skip_motion(&a->pb);
     lab_update(&a->lab, a->session, playback_edit_progress(&a->pb));
     { // the study mode: no stage past an unanswered question; a hidden result waits
         bool hold;

@@ -28,6 +28,8 @@ void app_switch_lang(App *a);
 bool app_open(App *a, const char *path);
 // The window's new size (the page's canvas: output pixels).
 void app_resize(App *a, int w, int h);
+// Reduced motion (the browser's prefers-reduced-motion): every transition jumps to its end.
+void app_set_reduced_motion(App *a, bool on);
 
 // Whether the next frame would come without an event: a transition or the lesson
 // playing, a notice shown, an export or an edit's animation running.

@@ -117,6 +117,7 @@ struct App {
     Loop loop;
     Probe probe;               // the tests' clock and counters
     CellCursor cursor;         // R: the cell cursor (cursor.h)
+    bool reduced_motion;       // transitions shown at their end at once (app_set_reduced_motion)
 };
 
 // window.c. A notice over the frame for TOAST_SECONDS: the string key with arg.
