@@ -33,7 +33,7 @@
 // Accessibility: beside the canvas, a layer generated from the frame's description
 // (attnviz.a11y(), the same texts as --describe): the stage's title, formula (text and
 // MathML), narration and the study box's question in a live region spoken on each change,
-// the alt text, each panel as a table (caption, row and column headers with the token
+// the window's notices in a status region, the alt text, each panel as a table (caption, row and column headers with the token
 // labels, the cells as the screen writes them) and the pointed cell (the cell cursor R, or
 // the pointer) with its tooltip's worked sum in a second live region. It is out of sight
 // until the keyboard enters it (the skip link, Shift+Tab from the canvas), then over the
@@ -509,6 +509,8 @@
       shown.live = live;
     }
     document.getElementById('a11y-alt').textContent = d.alt;
+    const toast = document.getElementById('a11y-toast'); // the window's notice (a status: spoken)
+    if (toast.textContent !== d.toast) toast.textContent = d.toast;
     const tables = JSON.stringify(d.panels);
     if (tables !== shown.tables) {
       const box = document.getElementById('a11y-tables');

@@ -32,7 +32,8 @@ export async function accessibility({browser, base, check}) {
     return p.evaluate(() => attnviz.ready);
   };
   const settled = async (p = page) => {
-    await p.waitForFunction(() => { const s = attnviz.state(); return s && !s.busy; }, null, {timeout: 20000, polling: 50});
+    // (study mode: a hidden result holds its stage's animation, never "settled")
+    await p.waitForFunction(() => { const s = attnviz.state(); return s && (!s.busy || s.study.on); }, null, {timeout: 20000, polling: 50});
     // the layer follows 150 ms after the last frame drawn
     await p.waitForFunction(() => { const a = attnviz.a11y(); return a && document.getElementById('a11y-title').textContent === a.title; },
                             null, {timeout: 5000, polling: 50});
@@ -68,7 +69,7 @@ export async function accessibility({browser, base, check}) {
     const bad = new Set();
     let frames = 0, opened = 0, last = '';
     for (let i = 0; i < 80; i++) {
-      const here = s.stage + '/' + (await page.evaluate(() => attnviz.a11y().title));
+      const here = s.stage + '/' + (await page.evaluate(() => attnviz.frame().part + '/' + attnviz.a11y().title));
       if (here === last) break; // (the last stage; study mode: a question not answered holds →)
       last = here;
       for (const v of await axe()) bad.add(`${s.stage}: ${v}`);
@@ -82,6 +83,11 @@ export async function accessibility({browser, base, check}) {
       }
       const lang = await page.evaluate(() => document.documentElement.lang);
       if (lang !== (query.includes('lang=zh') ? 'zh-CN' : 'en')) bad.add(`${s.stage}: <html lang="${lang}">`);
+      for (let q = 0; q < 8 && s.study.asking; q++) { // study mode: each question's frame checked, then N
+        s = await press('n');                          // shows its answer, Enter the stage's next question
+        for (const v of await axe()) bad.add(`${s.stage} (answer shown): ${v}`);
+        if (!s.study.asking) s = await press('Enter');
+      }
       s = await press('ArrowRight');
     }
     check(bad.size === 0 && frames > 3, `axe-core (WCAG 2.1 A/AA): ${what}, ${frames} frames (${opened} with the layer open): ${bad.size ? [...bad].slice(0, 4).join('; ') : '0 violations'}`);
@@ -97,7 +103,7 @@ export async function accessibility({browser, base, check}) {
         .observe(document.getElementById(id), {childList: true, characterData: true, subtree: true});
   });
   const heard = [];
-  for (const stage of ['scores', 'attn', 'out']) {
+  for (const stage of ['scores', 'attn', 'output']) {
     let s = await state();
     for (let i = 0; i < 20 && s.stage !== stage; i++) s = await press('ArrowRight');
     const f = await page.evaluate(() => attnviz.frame());
@@ -106,11 +112,16 @@ export async function accessibility({browser, base, check}) {
           `the live region says ${stage}'s title, formula and narration (“${live.split('\n')[0]}”)`);
   }
   let s = await press('r');
+  await page.waitForFunction(() => attnviz.a11y().pointed && document.getElementById('a11y-cell').textContent.includes(attnviz.a11y().pointed.derivation),
+                             null, {timeout: 3000}).catch(() => {});
+  const toast = await page.evaluate(() => document.getElementById('a11y-toast').textContent);
+  check(/Cell cursor/.test(toast), `the window's notice in the status region (“${toast}”)`);
   let d = await page.evaluate(() => attnviz.a11y());
   let cell = await page.evaluate(() => document.getElementById('a11y-cell').textContent);
   check(d.pointed && d.pointed.cursor && cell.includes(d.pointed.derivation) && d.pointed.derivation.includes('='),
         `R: the cell cursor's cell and its worked sum in the cell's live region (“${cell.replace(/\n/g, ' ⏎ ')}”)`);
   s = await press('ArrowRight');
+  await page.waitForFunction((c) => document.getElementById('a11y-cell').textContent !== c, cell, {timeout: 3000}).catch(() => {});
   d = await page.evaluate(() => attnviz.a11y());
   const cell2 = await page.evaluate(() => document.getElementById('a11y-cell').textContent);
   check(d.pointed && d.pointed.col === 1 && cell2 !== cell && cell2.includes(d.pointed.value),
@@ -156,7 +167,7 @@ export async function accessibility({browser, base, check}) {
   }
   check(did.length === buttons.length, `every button of the layer does its key, with a focus ring (${did.length}/${buttons.length}: ${did.join(', ')})`);
   s = await state();
-  check(s.lang === 'zh' && s.study.on && document !== null, `the buttons reached the language and the study mode (${s.lang}, study ${s.study.on})`);
+  check(s.lang === 'zh' && s.study.on, `the buttons reached the language and the study mode (${s.lang}, study ${s.study.on})`);
   await page.keyboard.press('Escape');
   f = await page.evaluate(() => document.activeElement.id);
   check(f === 'canvas', `Esc in the layer: back to the canvas (${f})`);
@@ -179,15 +190,16 @@ export async function accessibility({browser, base, check}) {
     const p = await c.newPage();
     await open('lesson=arange-2x4x4', p);
     await settled(p);
-    const n = (await p.evaluate(() => attnviz.state())).frames;
+    const n = (await p.evaluate(() => attnviz.state())).events;
     await p.keyboard.press('ArrowRight');
-    await p.waitForFunction((k) => attnviz.state().frames > k + 2, n, {timeout: 5000});
+    await p.waitForFunction((k) => attnviz.state().events > k, n, {timeout: 5000});
+    await p.waitForTimeout(200); // (a transition takes 1.6 s)
     const busy = (await p.evaluate(() => attnviz.state())).busy;
     await c.close();
     return busy;
   };
   const still = await moving('reduce'), anim = await moving('no-preference');
-  check(!still && anim, `prefers-reduced-motion: the transition is at its end at once (moving 3 frames after →: ${still}; without it: ${anim})`);
+  check(!still && anim, `prefers-reduced-motion: the transition is at its end at once (moving 0.2 s after →: ${still}; without it: ${anim})`);
 
   // ---- 200 % zoom and 320 CSS px ---------------------------------------------------------
   for (const [w, h, dpr, what] of [[640, 360, 2, '200 % zoom (640×360 CSS px at 2×)'], [320, 640, 1, '320 CSS px wide']]) {
@@ -200,11 +212,14 @@ export async function accessibility({browser, base, check}) {
       const r = (e) => e.getBoundingClientRect();
       const btn = [...document.querySelectorAll('#a11y-controls button')].map((b) => r(b).right);
       return {page: document.documentElement.scrollWidth, layer: r(document.getElementById('a11y')).width,
-              buttons: Math.max(...btn), title: r(document.getElementById('a11y-title')).top};
+              buttons: Math.max(...btn), title: r(document.getElementById('a11y-title')).top,
+              canvas: r(document.getElementById('canvas')).width};
     });
     const v = await axe(p);
-    check(m.page <= w && m.layer <= w && m.buttons <= w && m.title >= 0 && st.width === w * dpr && v.length === 0,
-          `${what}: nothing wider than the page (${m.page}, layer ${m.layer}, buttons to ${Math.round(m.buttons)}), canvas at ${st.width}×${st.height}, axe ${v.length ? v.join('; ') : '0 violations'}`);
+    // (the window is at least 480 px wide: at 320 CSS px its pixels are scaled into the page)
+    check(m.page <= w && m.layer <= w && m.buttons <= w && m.title >= 0 && m.canvas <= w &&
+          st.width === Math.max(480, w * dpr) && v.length === 0,
+          `${what}: nothing wider than the page (${m.page}, layer ${m.layer}, buttons to ${Math.round(m.buttons)}, canvas ${m.canvas} CSS px), drawn at ${st.width}×${st.height}, axe ${v.length ? v.join('; ') : '0 violations'}`);
     await c.close();
   }
   check(errors.length === 0, `accessibility: no JavaScript errors${errors.length ? ': ' + errors.join('; ') : ''}`);
