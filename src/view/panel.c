@@ -2,7 +2,6 @@
 #include "panel.h"
 
 #include <assert.h>
-#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -77,22 +76,4 @@ const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t
     if (ls && a == AXIS_KEY && ls->k_tokens && i < ls->len_k) return ls->k_tokens[i];
     snprintf(buf, n, "%d", i);
     return buf;
-}
-
-void panel_format_number(float v, int d, char *buf, size_t n)
-{
-    if (isnan(v)) {
-        snprintf(buf, n, "NaN");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, n, v < 0 ? "−∞" : "∞");
-        return;
-    }
-    snprintf(buf, n, "%.*f", d, (double)v);
-    // "-0.00" → "0.00"
-    bool zero = true;
-    for (const char *p = buf; *p; p++)
-        if (*p >= '1' && *p <= '9') zero = false;
-    if (zero && buf[0] == '-') memmove(buf, buf + 1, strlen(buf));
 }
