@@ -21,10 +21,15 @@ const AXE = path.join(path.dirname(fileURLToPath(import.meta.url)), 'node_module
 const TAGS = ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'];
 
 export async function accessibility({browser, base, check}) {
-  const ctx = await browser.newContext({viewport: {width: 1280, height: 720}, deviceScaleFactor: 1});
-  const page = await ctx.newPage();
   const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
+  let ctx = null, page = null;
+  const fresh = async () => { // a browser of its own (no study progress kept from another run)
+    if (ctx) await ctx.close();
+    ctx = await browser.newContext({viewport: {width: 1280, height: 720}, deviceScaleFactor: 1});
+    page = await ctx.newPage();
+    page.on('pageerror', (e) => errors.push(e.message));
+  };
+  await fresh();
   const state = () => page.evaluate(() => attnviz.state());
   const open = async (query, p = page) => {
     await p.goto(base + 'index.html?' + query);
@@ -64,6 +69,7 @@ export async function accessibility({browser, base, check}) {
                 ['lesson=arange-2x4x4&study=1&lang=en', 'study mode'], ['lesson=arange-2x4x4&projector=1&lang=en', 'projector mode'],
                 ['lesson=arange-2x4x4&study=1&projector=1&lang=zh', 'study + projector, 中文']];
   for (const [query, what] of runs) {
+    await fresh();
     let s = await open(query);
     s = await settled();
     const bad = new Set();
@@ -94,6 +100,7 @@ export async function accessibility({browser, base, check}) {
   }
 
   // ---- the live regions: what a screen reader says ------------------------------------
+  await fresh();
   await open('lesson=arange-2x4x4&lang=en');
   await settled();
   await page.evaluate(() => {
@@ -111,17 +118,19 @@ export async function accessibility({browser, base, check}) {
     check(live.includes(f.narration) && live.includes(f.formula) && s.stage === stage,
           `the live region says ${stage}'s title, formula and narration (“${live.split('\n')[0]}”)`);
   }
-  let s = await press('r');
-  await page.waitForFunction(() => attnviz.a11y().pointed && document.getElementById('a11y-cell').textContent.includes(attnviz.a11y().pointed.derivation),
-                             null, {timeout: 3000}).catch(() => {});
+  await page.keyboard.press('r'); // (its notice is read while it shows: settled() waits until it is gone)
+  await page.waitForFunction(() => document.getElementById('a11y-toast').textContent !== '', null, {timeout: 8000}).catch(() => {});
   const toast = await page.evaluate(() => document.getElementById('a11y-toast').textContent);
   check(/Cell cursor/.test(toast), `the window's notice in the status region (“${toast}”)`);
+  let s = await settled();
+  await page.waitForFunction(() => attnviz.a11y().pointed && document.getElementById('a11y-cell').textContent.includes(attnviz.a11y().pointed.derivation),
+                             null, {timeout: 8000}).catch(() => {});
   let d = await page.evaluate(() => attnviz.a11y());
   let cell = await page.evaluate(() => document.getElementById('a11y-cell').textContent);
   check(d.pointed && d.pointed.cursor && cell.includes(d.pointed.derivation) && d.pointed.derivation.includes('='),
         `R: the cell cursor's cell and its worked sum in the cell's live region (“${cell.replace(/\n/g, ' ⏎ ')}”)`);
   s = await press('ArrowRight');
-  await page.waitForFunction((c) => document.getElementById('a11y-cell').textContent !== c, cell, {timeout: 3000}).catch(() => {});
+  await page.waitForFunction((c) => document.getElementById('a11y-cell').textContent !== c, cell, {timeout: 8000}).catch(() => {});
   d = await page.evaluate(() => attnviz.a11y());
   const cell2 = await page.evaluate(() => document.getElementById('a11y-cell').textContent);
   check(d.pointed && d.pointed.col === 1 && cell2 !== cell && cell2.includes(d.pointed.value),
