@@ -953,12 +953,13 @@ static void test_key_table(void **state)
     assert_int_equal(keys_lookup(SDLK_b, KMOD_LCTRL), KEY_ACT_BACKWARD); // the backward view (issue 38)
     assert_int_equal(keys_lookup(SDLK_b, KMOD_NONE), KEY_ACT_BATCH_NEXT);
     assert_int_equal(keys_lookup(SDLK_b, KMOD_LSHIFT), KEY_ACT_BATCH_PREV);
+    assert_int_equal(keys_lookup(SDLK_y, KMOD_NONE), KEY_ACT_CURSOR);
     bool bound[KEY_ACTION_COUNT] = {false};
     for (size_t r = 0; r < KEYMAP_N_ROWS; r++)
         for (int b = 0; b < KEYMAP_MAX_BINDINGS && KEYMAP_ROWS[r].bind[b].key; b++) bound[KEYMAP_ROWS[r].bind[b].action] = true;
     for (int k = KEY_ACT_NONE + 1; k < KEY_ACTION_COUNT; k++)
         if (!bound[k]) fail_msg("key action %d has no key", k);
-    const int rows[KEY_SECTION_COUNT] = {29, 15, 6, 10};
+    const int rows[KEY_SECTION_COUNT] = {29, 16, 6, 10};
     for (int l = 0; l < LANG_COUNT; l++)
         for (int sct = 0; sct < KEY_SECTION_COUNT; sct++) {
             char help[2048];

@@ -131,7 +131,7 @@ static void test_train(void **state)
 {
     (void)state;
     clear_saves();
-    const SessionEdits at0 = {NULL, 0, NULL, true, 0};
+    const SessionEdits at0 = {.has_checkpoint = true, .checkpoint = 0};
     AppOptions o = {.lesson_path = "lessons/induction-heads.json", .lang = LANG_EN, .width = 1280, .height = 720,
                     .edits = &at0};
     assert_int_equal(wd_run("train", train_script, &o), 0);

@@ -58,6 +58,8 @@ bool app_open(App *a, const char *path) { return app_lessons_open(a, path); }
 
 void app_resize(App *a, int w, int h) { SDL_SetWindowSize(a->screen.win, w, h); }
 
+void app_set_reduced_motion(App *a, bool on) { a->reduced_motion = on; }
+
 bool app_busy(const App *a)
 {
     return (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || (a->toast.left > 0.0 && !a->quit.ask) ||
@@ -70,7 +72,8 @@ AppStatus app_status(App *a)
 {
     AppStatus s = {a->session, lab_trace(&a->lab, a->session), &a->v, app_layout(a), &a->study->st, a->opt->font_path,
                    a->pb.stage, app_busy(a), a->probe.frames, a->probe.events, 0, 0,
-                   a->toast.left > 0.0 ? a->toast.text : NULL, a->pointer.in && a->ov.hover, 0, 0};
+                   a->toast.left > 0.0 ? a->toast.text : NULL, a->pointer.in && a->ov.hover, 0, 0,
+                   a->cursor.on, a->cursor.panel, a->cursor.row, a->cursor.col, a->ov.help};
     app_output_size(a, &s.width, &s.height);
     app_to_output(a, a->pointer.wx, a->pointer.wy, &s.mouse_x, &s.mouse_y);
     return s;
@@ -279,6 +282,7 @@ bool app_frame(App *a)
     double dt = probe_frame_dt(&a->probe, (double)(now - a->loop.last) / (double)a->loop.freq);
     a->loop.last = now;
     playback_update(&a->pb, dt);
+    if (a->reduced_motion) playback_skip_motion(&a->pb);
     lab_update(&a->lab, a->session, playback_edit_progress(&a->pb));
     { // the study mode: no stage past an unanswered question; a hidden result waits
         bool hold;
@@ -323,6 +327,9 @@ bool app_frame(App *a)
     // Draw: the frame's Layout is the one events are hit-tested with
     Canvas c = {a->screen.r, a->screen.fonts, a->screen.heatmaps, NULL, &a->screen.draw};
     const Layout *Lp = app_layout(a);
+    cursor_clamp(&a->cursor, Lp); // (a new stage, head or part: still on one of its cells)
+    a->ov.cursor = a->cursor.on && !a->lessons.picker.open;
+    a->ov.cursor_panel = a->cursor.panel, a->ov.cursor_row = a->cursor.row, a->ov.cursor_col = a->cursor.col;
     lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
     a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->present.tools.drag < 0;
     int w, h;

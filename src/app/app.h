@@ -28,6 +28,8 @@ void app_switch_lang(App *a);
 bool app_open(App *a, const char *path);
 // The window's new size (the page's canvas: output pixels).
 void app_resize(App *a, int w, int h);
+// Reduced motion (the browser's prefers-reduced-motion): every transition jumps to its end.
+void app_set_reduced_motion(App *a, bool on);
 
 // Whether the next frame would come without an event: a transition or the lesson
 // playing, a notice shown, an export or an edit's animation running.
@@ -48,6 +50,9 @@ typedef struct AppStatus {
     const char *toast;             // the notice shown, NULL: none
     bool hover;                    // the pointer is over the frame and a tooltip may show
     int mouse_x, mouse_y;          // the pointer, output pixels
+    bool cursor;                   // the cell cursor (Y) is on, at cell (cursor_row, cursor_col)
+    int cursor_panel, cursor_row, cursor_col; // of the layout's panel cursor_panel
+    bool help;                     // the help overlay is shown
 } AppStatus;
 AppStatus app_status(App *a);
 // Frames drawn so far (a frame with nothing new is not drawn in the page).

@@ -381,6 +381,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
         else a->toast.left = 0.0;
         break;
     case KEY_ACT_PAN:   // (taken before the modes: on_key)
+    case KEY_ACT_CURSOR:
     case KEY_ACT_HELP:
     case KEY_ACT_STUDY:
     case KEY_ACT_NONE:
@@ -490,8 +491,41 @@ static bool mode_train(App *a, const SDL_KeyboardEvent *k, KeyAction act)
     return app_train_key(a, k->keysym.sym, act == KEY_ACT_TRAIN_STEP);
 }
 
-static const KeyMode KEY_MODES[] = {mode_quit_ask, mode_text, mode_pan,  mode_help,        mode_export_choice, mode_open_help,
-                                    mode_train, mode_study, mode_enter_study, mode_lab};
+
+// The cell cursor (Y, not while a value is typed): while on, the arrows move it, Tab /
+// Shift+Tab change panel, Y or Esc leave; every other key does what it always does.
+static bool mode_cursor(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    if (act == KEY_ACT_CURSOR && !a->lab.typing) {
+        if (a->cursor.on) a->cursor.on = false;
+        else if (cursor_start(&a->cursor, app_layout(a))) {
+            lab_deselect(&a->lab);
+            app_toast(a, "app.cursor_on", NULL);
+        }
+        return true;
+    }
+    if (!a->cursor.on) return false;
+    const Layout *L = app_layout(a);
+    const SDL_Keycode sym = k->keysym.sym;
+    const bool plain = !(k->keysym.mod & (KMOD_CTRL | KMOD_SHIFT | KMOD_ALT | KMOD_GUI));
+    if (plain && (sym == SDLK_LEFT || sym == SDLK_RIGHT || sym == SDLK_UP || sym == SDLK_DOWN)) {
+        cursor_move(&a->cursor, L, sym == SDLK_UP ? -1 : sym == SDLK_DOWN ? 1 : 0,
+                    sym == SDLK_LEFT ? -1 : sym == SDLK_RIGHT ? 1 : 0);
+        return true;
+    }
+    if (sym == SDLK_TAB && !(k->keysym.mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI))) {
+        cursor_next_panel(&a->cursor, L, (k->keysym.mod & KMOD_SHIFT) ? -1 : 1);
+        return true;
+    }
+    if (sym == SDLK_ESCAPE && plain) {
+        a->cursor.on = false;
+        return true;
+    }
+    return false;
+}
+
+static const KeyMode KEY_MODES[] = {mode_quit_ask, mode_text,  mode_pan,   mode_help,  mode_export_choice, mode_open_help,
+                                    mode_cursor,   mode_train, mode_study, mode_enter_study, mode_lab};
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {

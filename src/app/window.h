@@ -15,6 +15,7 @@
 #include "app_export.h"
 #include "app_options.h"
 #include "compare.h"
+#include "cursor.h"
 #include "heatmap.h"
 #include "lab.h"
 #include "layout_cache.h"
@@ -141,6 +142,8 @@ struct App {
     Loop loop;
     Probe probe;               // the tests' clock and counters
     Training train;            // R: the lesson's model trained live (app_train.c)
+    CellCursor cursor;         // Y: the cell cursor (cursor.h)
+    bool reduced_motion;       // transitions shown at their end at once (app_set_reduced_motion)
 };
 
 // window.c. A notice over the frame for TOAST_SECONDS: the string key with arg.

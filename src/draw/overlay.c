@@ -6,6 +6,7 @@
 
 #include "anim.h"
 #include "cellmark.h"
+#include "cursor.h"
 #include "explain.h"
 #include "playback.h"
 #include "study.h"
@@ -83,12 +84,12 @@ void overlay_selection(Canvas *cv, const Layout *L, const Trace *tr, const View 
 void overlay_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
     int p, row, c;
-    if (!ov->hover || ov->help || ov->edit_label) return;
+    if ((!ov->hover && !ov->cursor) || ov->help || ov->edit_label) return;
     char tip[TIP_MAX];
     int t = paint_px(L->s, 3);
     Rect avoid[LAYOUT_MAX_PANELS + 3 + PINS_MAX];
     int n = 0;
-    if (layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
+    if (!ov->cursor && layout_hit_sum(L, ov->mouse_x, ov->mouse_y, &p, &row)) { // the Σ column of a softmax
         if (cellmark_hidden(v, &L->spec[p]) || !anim_cell_shown(L, tr, v, p, row, -1)) return; // not yet summed
         Rect q = L->panel[p];
         int x = q.x + q.w + (int)(6 * L->s), y0 = layout_row_y(L, p, row), y1 = layout_row_y(L, p, row + 1);
@@ -100,11 +101,21 @@ void overlay_hover(Canvas *cv, const Layout *L, const Trace *tr, const View *v, 
         draw_tip(cv, L, tip, avoid[0], avoid, n);
         return;
     }
-    if (!layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &p, &row, &c)) return;
+    if (!cursor_pointed_cell(L, ov, &p, &row, &c)) return;
     const PanelSpec *ps = &L->spec[p];
-    if (cellmark_hidden(v, ps) || !anim_cell_shown(L, tr, v, p, row, c)) return; // not computed yet
     Rect q;
-    layout_cell_rect(L, p, row, c, &q);
+    bool on_screen = layout_cell_rect(L, p, row, c, &q);
+    if (ov->cursor && on_screen) { // the cell cursor's focus: a white ring round the ink one, seen on any colour
+        Rect pq = L->panel[p];
+        int f = paint_px(L->s, 4);
+        paint_clip(cv, &(Rect){pq.x - t - f, pq.y - t - f, pq.w + 2 * (t + f), pq.h + 2 * (t + f)});
+        paint_frame(cv, THEME.white, 255, q.x - t - f, q.y - t - f, q.w + 2 * (t + f), q.h + 2 * (t + f), f);
+        paint_clip(cv, NULL);
+    }
+    if (cellmark_hidden(v, ps) || !anim_cell_shown(L, tr, v, p, row, c)) { // not computed yet (the cursor: framed)
+        if (ov->cursor && on_screen) paint_frame(cv, THEME.ink, 255, q.x - t, q.y - t, q.w + 2 * t, q.h + 2 * t, t);
+        return;
+    }
     // what it reads: the operands' rows, columns and cells (scene.h's rules)
     if (ps->result) n = cellmark_operands(cv, L, p, row, c, t, avoid, LAYOUT_MAX_PANELS);
     Rect pq = L->panel[p];

@@ -55,24 +55,6 @@ Rgb render_cell_color(const PanelSpec *ps, int row, int col)
     }
 }
 
-static void format_cell(float v, int d, char *buf, size_t n)
-{
-    if (isnan(v)) {
-        snprintf(buf, n, "NaN");
-        return;
-    }
-    if (isinf(v)) {
-        snprintf(buf, n, v < 0 ? "−∞" : "∞");
-        return;
-    }
-    snprintf(buf, n, "%.*f", d, (double)v);
-    // "-0.00" → "0.00"
-    bool zero = true;
-    for (const char *p = buf; *p; p++)
-        if (*p >= '1' && *p <= '9') zero = false;
-    if (zero && buf[0] == '-') memmove(buf, buf + 1, strlen(buf));
-}
-
 typedef struct CellDraw {
     int x, y, w, h;    // position and size
     Rgb color;         // background colour to show
@@ -391,7 +373,7 @@ static void draw_row_sums(Canvas *cv, const Layout *L, const Trace *tr, const Vi
         CellDraw d = {x, y0, sw, y1 - y0, colormap_value(&ps->scale, sum), show, false, isnan(sum), NULL,
                       L->sum_px[p]};
         if (L->sum_decimals[p] >= 0) {
-            format_cell(sum, L->sum_decimals[p], num, sizeof num);
+            panel_format_number(sum, L->sum_decimals[p], num, sizeof num);
             d.text = num;
         }
         draw_cell(cv, &d, L->s);
@@ -463,7 +445,7 @@ static void draw_cells(Canvas *cv, const Layout *L, const Frame *F, const Trace 
                 // (the Δ view: hatched only; the fill would read as a difference)
                 d.text = ps->decimals >= 0 && v->show_values && !v->delta ? F->mask_text : NULL;
             } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
-                format_cell(cs.val, ps->decimals, num, sizeof num);
+                panel_format_number(cs.val, ps->decimals, num, sizeof num);
                 d.text = num;
             }
             draw_cell(cv, &d, L->s);

@@ -3,9 +3,10 @@
 
 #include <stdio.h>
 
+#include "cursor.h"
 #include "scene.h"
 
-// The strip under the panels: the hovered result cell's (once computed), else the one
+// The strip under the panels: the hovered result cell's (or the cell cursor's; once computed), else the one
 // being computed (its lines appear as it is), else the settled frame's (scene_strip, the
 // one every output writes).
 static void prepare_derivation(Frame *F, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
@@ -18,7 +19,7 @@ static void prepare_derivation(Frame *F, const Layout *L, const Trace *tr, const
     const int row0 = scene_derivation_row(L, tr, v);
     int row = row0, col = 0, hp, hr, hc;
     float shown = 1.0f;
-    if (ov && ov->hover && layout_hit_cell(L, ov->mouse_x, ov->mouse_y, &hp, &hr, &hc) && L->spec[hp].result &&
+    if (cursor_pointed_cell(L, ov, &hp, &hr, &hc) && L->spec[hp].result &&
         anim_cell_shown(L, tr, v, hp, hr, hc)) { // (a row still to come is not written out ahead of time)
         row = hr, col = hc;
     } else if (e < 1.0f && anim_computing_cell(k, e, res, &row, &col)) {

@@ -23,7 +23,6 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_VIEW, "keys.model_view", {B("A", MODEL_VIEW)}},
     {KEYS_VIEW, "keys.text", {B("I", TEXT)}},
     {KEYS_VIEW, "keys.temperature", {B("Ctrl+Up", WARMER), B("Ctrl+Down", COOLER)}},
-    {KEYS_VIEW, "keys.checkpoint", {B("U", CKPT_NEXT), B("Shift+U", CKPT_PREV)}},
     {KEYS_VIEW, "keys.values", {B("V", VALUES)}},
     {KEYS_VIEW, "keys.palette", {B("C", PALETTE)}},
     {KEYS_VIEW, "keys.prob_scale", {B("G", PROB_SCALE)}},
@@ -39,6 +38,7 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_VIEW, "keys.help", {B("?", HELP), B("Shift+/", HELP), B("F1", HELP)}},
     {KEYS_VIEW, "keys.escape", {B("Escape", ESCAPE)}},
     {KEYS_VIEW, "keys.quit", {B("Q", QUIT), B("Ctrl+Q", QUIT)}},
+    {KEYS_VIEW, "keys.cursor", {B("Y", CURSOR)}},
     {KEYS_VIEW, "keys.mouse", {{NULL, KEY_ACT_NONE}}},
     // the what-if lab (lab.c handles its keys)
     {KEYS_LAB, "keys.lab_select", {{NULL, KEY_ACT_NONE}}},
@@ -53,10 +53,11 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_LAB, "keys.lab_reset", {{NULL, KEY_ACT_NONE}}},
     {KEYS_LAB, "keys.lab_save", {{NULL, KEY_ACT_NONE}}},
     {KEYS_LAB, "keys.lab_escape", {{NULL, KEY_ACT_NONE}}},
-    // experiments on the model: compare with a head ablated, training live, the backward pass
-    {KEYS_LAB, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT)}},
+    // learning and experiments: the training slider, training live, the backward pass, compare
+    {KEYS_LAB, "keys.checkpoint", {B("U", CKPT_NEXT), B("Shift+U", CKPT_PREV)}},
     {KEYS_LAB, "keys.train", {B("Shift+R", TRAIN_STEP), B("R", TRAIN)}},
     {KEYS_LAB, "keys.backward", {B("Ctrl+B", BACKWARD)}},
+    {KEYS_LAB, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT)}},
     // the study mode (T here; the study box, study_ui.c, handles the rest)
     {KEYS_STUDY, "keys.study", {B("T", STUDY)}},
     {KEYS_STUDY, "keys.study_type", {{NULL, KEY_ACT_NONE}}},

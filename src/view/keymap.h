@@ -73,6 +73,7 @@ typedef enum KeyAction {
     KEY_ACT_COMPARE_NEXT,
     KEY_ACT_COMPARE_PREV,
     KEY_ACT_BACKWARD,  // the backward view on / off (a language model)
+    KEY_ACT_CURSOR,    // R: the cell cursor on / off (cursor.h)
     KEY_ACTION_COUNT
 } KeyAction;
 

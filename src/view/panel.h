@@ -6,8 +6,11 @@
 #ifndef ATTNVIZ_PANEL_H
 #define ATTNVIZ_PANEL_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "colormap.h"
 #include "geom.h" // Rect
@@ -224,5 +227,24 @@ void panel_transpose(PanelSpec *p);
 // Label of position i on an axis: the lesson's token (a language model's space drawn ␣),
 // or the index.
 const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n);
+// A number as a cell shows it: d decimals, "−∞", "∞", "NaN", never "-0.00". (Inline: the
+// renderer writes every cell's number with it, every frame.)
+static inline void panel_format_number(float v, int d, char *buf, size_t n)
+{
+    if (isnan(v)) {
+        snprintf(buf, n, "NaN");
+        return;
+    }
+    if (isinf(v)) {
+        snprintf(buf, n, v < 0 ? "−∞" : "∞");
+        return;
+    }
+    snprintf(buf, n, "%.*f", d, (double)v);
+    // "-0.00" → "0.00"
+    bool zero = true;
+    for (const char *p = buf; *p; p++)
+        if (*p >= '1' && *p <= '9') zero = false;
+    if (zero && buf[0] == '-') memmove(buf, buf + 1, strlen(buf));
+}
 
 #endif

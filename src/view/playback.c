@@ -148,3 +148,9 @@ float playback_progress(const Playback *pb)
 }
 
 bool playback_animating(const Playback *pb) { return pb->t < PLAYBACK_ANIM_SECONDS; }
+
+void playback_skip_motion(Playback *pb)
+{
+    if (!pb->held && pb->t < PLAYBACK_ANIM_SECONDS) pb->t = PLAYBACK_ANIM_SECONDS;
+    if (pb->edit_t < PLAYBACK_EDIT_SECONDS) pb->edit_t = PLAYBACK_EDIT_SECONDS;
+}

@@ -51,6 +51,9 @@ bool playback_editing(const Playback *pb);
 // Linear transition progress in [0,1].
 float playback_progress(const Playback *pb);
 bool playback_animating(const Playback *pb);
+// Reduced motion (the page's prefers-reduced-motion): the stage's transition and an edit's
+// shown at their end at once (a transition held inside stays held).
+void playback_skip_motion(Playback *pb);
 
 float ease_in_out_cubic(float x);  // 0→0, 1→1, flat ends
 float ease_out_cubic(float x);

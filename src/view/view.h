@@ -84,6 +84,10 @@ typedef struct Overlays {
     // the step bar of a loop (N, dragged): shown, where the scrub bar goes, while View.loop
     // shows one of loop_steps steps (decoding, FlashAttention's tiles) and no transition is held
     int loop_steps;
+    // the cell cursor (R, cursor.h): a cell chosen with the keys instead of the pointer; its
+    // tooltip shows and it is framed for the eye (cursor_panel of the frame's Layout)
+    bool cursor;
+    int cursor_panel, cursor_row, cursor_col;
 } Overlays;
 
 typedef struct View {

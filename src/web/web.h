@@ -31,6 +31,14 @@ char *attnviz_describe(int w, int h);
 // space-separated, or "error: …".
 char *attnviz_bench_forward(const char *json, int n);
 
+// JSON: the frame for the page's accessible layer (describe_a11y.h).
+char *attnviz_a11y(void);
+// A key for the window as if typed on the canvas (SDL's key name; shift 1: with Shift): 1, or 0
+// when there is no such key.
+int attnviz_key(const char *name, int shift);
+// prefers-reduced-motion: every transition jumps to its end (1) or not (0).
+void attnviz_reduced_motion(int on);
+
 // JSON: how long each frame drawn since the last call took, in ms (make bench-web).
 char *attnviz_frame_times(void);
 

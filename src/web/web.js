@@ -28,6 +28,19 @@
 //   attnviz.here()     the address's query that opens the window where it is now
 //   attnviz.sync()     a Promise: the data folder written to IndexedDB
 //   attnviz.errors     the lines the program wrote to stderr
+//   attnviz.a11y()     the frame for the accessible layer (src/app/describe_a11y.h)
+//   attnviz.key(name, shift)  a key for the window as if typed on the canvas
+// Accessibility: beside the canvas, a layer generated from the frame's description
+// (attnviz.a11y(), the same texts as --describe): the stage's title, formula (text and
+// MathML), narration and the study box's question in a live region spoken on each change,
+// the window's notices in a status region, the alt text, each panel as a table (caption, row and column headers with the token
+// labels, the cells as the screen writes them) and the pointed cell (the cell cursor Y, or
+// the pointer) with its tooltip's worked sum in a second live region. It is out of sight
+// until the keyboard enters it (the skip link, Shift+Tab from the canvas), then over the
+// lower part of the page with buttons for the main keys. Keys reach the window only while
+// the canvas has the focus; Shift+Tab always leaves it (no keyboard trap: the lab's field,
+// the study box and the text box included). prefers-reduced-motion: transitions jump to
+// their end.
 'use strict';
 (function () {
   const canvas = document.getElementById('canvas');
@@ -39,6 +52,7 @@
   const WORK = HOME + '/attnviz';                 // where S and E write before the download
   const CJK = '/attnviz/fonts/wqy-microhei.ttc';
   const errors = [];
+  const layer = document.getElementById('a11y');
   let fontState = 'none';                         // none, loading, here, failed
   let readyResolve, readyReject;
   const ready = new Promise((resolve, reject) => { readyResolve = resolve; readyReject = reject; });
@@ -273,6 +287,16 @@
       list: 'Or choose a lesson:',
       closed: 'attnviz has closed.',
       again: 'Start again where you were',
+      skip: 'Skip to the lesson as text and tables',
+      canvas: 'attnviz: the lesson’s picture, stage by stage',
+      keys: 'Keys on the picture: → next stage, ← previous stage, Y cell cursor (arrows move it, each cell is read out with how it was computed), Tab next head, ? all keys. Shift+Tab leaves the picture; Esc in this text goes back to it.',
+      controls: 'Controls',
+      formula: 'Formula', alt: 'What the picture shows', cell: 'Cell', tables: 'Tables', back: 'Back to the picture',
+      noCell: 'No cell chosen: press Y on the picture (or the button above) for the cell cursor.',
+      row: 'row', col: 'column', of: (n, m) => `first ${n} of ${m}`, hidden: 'hidden until you answer',
+      buttons: [['Previous stage', 'Left'], ['Next stage', 'Right'], ['Play / pause', 'P'], ['Previous head', '['],
+                ['Next head', ']'], ['Cell cursor on / off', 'Y'], ['Numbers on / off', 'V'], ['中文', 'L'],
+                ['Study mode', 'T'], ['Projector mode', 'M'], ['All keys', '?']],
     },
     zh: {
       title: '这个链接没有打开课程',
@@ -291,6 +315,16 @@
       list: '或者选择一课：',
       closed: 'attnviz 已关闭。',
       again: '回到刚才的位置重新开始',
+      skip: '跳到课程的文字和表格',
+      canvas: 'attnviz：课程画面，逐步展示',
+      keys: '画面上的按键：→ 下一步，← 上一步，Y 单元格光标（方向键移动，读出每格的值和计算过程），Tab 下一个头，? 全部按键。Shift+Tab 离开画面；在本文字区按 Esc 回到画面。',
+      controls: '控制',
+      formula: '公式', alt: '画面内容', cell: '单元格', tables: '表格', back: '回到画面',
+      noCell: '尚未选择单元格：在画面上按 Y（或上面的按钮）打开单元格光标。',
+      row: '行', col: '列', of: (n, m) => `共 ${m}，显示前 ${n}`, hidden: '回答后显示',
+      buttons: [['上一步', 'Left'], ['下一步', 'Right'], ['播放 / 暂停', 'P'], ['上一个头', '['], ['下一个头', ']'],
+                ['单元格光标 开 / 关', 'Y'], ['数字 显示 / 隐藏', 'V'], ['English', 'L'], ['学习模式', 'T'],
+                ['投影模式', 'M'], ['全部按键', '?']],
     },
   };
   const words = () => WORDS[lang()];
@@ -366,9 +400,167 @@
     canvas.hidden = true;
   }
 
+  // ---- the accessible layer (see the top) ------------------------------------------------
+  // The formula as MathML: names (with _sub and ᵀ), numbers, √ of the next term, operators.
+  const MATH = 'http://www.w3.org/1998/Math/MathML';
+  function mathEl(tag, text) {
+    const e = document.createElementNS(MATH, tag);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  function toMathML(text) {
+    const math = mathEl('math'), row = mathEl('mrow');
+    math.setAttribute('display', 'block');
+    const re = /\s+|((?!ᵀ)\p{L}(?:(?!ᵀ)[\p{L}\p{N}])*(?:_[\p{L}\p{N}]+)?)(ᵀ?)|([0-9]+(?:\.[0-9]+)?(?:e[−-]?[0-9]+)?)|(√)|(.)/uy;
+    let m, root = false;
+    const put = (e) => {
+      if (root) { const r = mathEl('msqrt'); r.append(e); e = r; root = false; }
+      row.append(e);
+    };
+    while (re.lastIndex < text.length && (m = re.exec(text))) {
+      if (m[1]) {
+        const [base, sub] = m[1].split('_');
+        let e = mathEl('mi', base);
+        if (sub !== undefined) { const s = mathEl('msub'); s.append(e, mathEl('mi', sub)); e = s; }
+        if (m[2]) { const s = mathEl('msup'); s.append(e, mathEl('mi', 'T')); e = s; }
+        put(e);
+      } else if (m[3]) put(mathEl('mn', m[3]));
+      else if (m[4]) root = true;
+      else if (m[5]) put(mathEl('mo', m[5]));
+    }
+    math.append(row);
+    return math;
+  }
+  function buildControls() {
+    const box = document.getElementById('a11y-controls');
+    box.textContent = '';
+    box.setAttribute('aria-label', words().controls);
+    for (const [label, key] of words().buttons) {
+      const b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = label;
+      b.addEventListener('click', () => { window.attnviz.key(key, 0); });
+      box.append(b);
+    }
+  }
+  function buildTable(p) {
+    const w = words(), t = document.createElement('table'), cap = document.createElement('caption');
+    const rows = p.cells.length, cols = rows ? p.cells[0].length : 0;
+    let c = `${p.title} (${p.shape[0]}×${p.shape[1]})`;
+    if (p.hidden) c += ', ' + w.hidden;
+    if (rows < p.shape[0] || cols < p.shape[1]) c += ', ' + w.of(`${rows}×${cols}`, `${p.shape[0]}×${p.shape[1]}`);
+    cap.textContent = c;
+    const head = document.createElement('tr'), corner = document.createElement('td');
+    head.append(corner);
+    for (const label of p.cols) {
+      const th = document.createElement('th');
+      th.scope = 'col';
+      th.textContent = label;
+      head.append(th);
+    }
+    const thead = document.createElement('thead'), tbody = document.createElement('tbody');
+    thead.append(head);
+    p.cells.forEach((line, r) => {
+      const tr = document.createElement('tr'), th = document.createElement('th');
+      th.scope = 'row';
+      th.textContent = p.rows[r];
+      tr.append(th);
+      for (const v of line) { const td = document.createElement('td'); td.textContent = v; tr.append(td); }
+      tbody.append(tr);
+    });
+    t.append(cap, thead, tbody);
+    return t;
+  }
+  let shown = {live: null, tables: null, cell: null, lang: null, at: null};
+  function cellText(pt) {
+    const w = words();
+    if (!pt) return w.noCell;
+    return `${pt.title}, ${w.row} ${pt.row_label}, ${w.col} ${pt.col_label}: ${pt.value}` + (pt.derivation ? '\n' + pt.derivation : '');
+  }
+  function updateLayer() {
+    if (!Module._attnviz_a11y) return;
+    const d = JSON.parse(cString(Module._attnviz_a11y()) || 'null');
+    if (!d) return;
+    const w = WORDS[d.lang] || WORDS.en;
+    if (d.lang !== shown.lang) { // the language: the page's words and lang follow the window's
+      if (plan) plan.lang = d.lang;
+      document.documentElement.lang = d.lang === 'zh' ? 'zh-CN' : 'en';
+      document.getElementById('skip').textContent = w.skip;
+      canvas.setAttribute('aria-label', w.canvas);
+      document.getElementById('canvas-keys').textContent = w.keys;
+      document.getElementById('a11y-formula-title').textContent = w.formula;
+      document.getElementById('a11y-alt-title').textContent = w.alt;
+      document.getElementById('a11y-cell-title').textContent = w.cell;
+      document.getElementById('a11y-tables-title').textContent = w.tables;
+      document.getElementById('a11y-back').textContent = w.back;
+      buildControls();
+      shown.lang = d.lang;
+      shown.tables = null;
+    }
+    const live = [d.title, d.formula, d.narration, d.question].filter((x) => x).join('\n');
+    if (live !== shown.live) {
+      document.getElementById('a11y-title').textContent = d.title;
+      document.getElementById('a11y-live').textContent = live; // (spoken: a live region)
+      const f = document.getElementById('a11y-formula');
+      f.textContent = '';
+      const p = document.createElement('p');
+      p.textContent = d.formula + (d.note ? '   ' + d.note : '');
+      f.append(toMathML(d.formula), p);
+      shown.live = live;
+    }
+    document.getElementById('a11y-alt').textContent = d.alt;
+    const toast = document.getElementById('a11y-toast'); // the window's notice (a status: spoken)
+    if (toast.textContent !== d.toast) toast.textContent = d.toast;
+    const tables = JSON.stringify(d.panels);
+    if (tables !== shown.tables) {
+      const box = document.getElementById('a11y-tables');
+      box.textContent = '';
+      for (const p of d.panels) box.append(buildTable(p));
+      shown.tables = tables;
+      shown.at = null;
+    }
+    const cell = cellText(d.pointed);
+    if (cell !== shown.cell) {
+      document.getElementById('a11y-cell').textContent = cell; // (spoken: a live region)
+      shown.cell = cell;
+    }
+    const at = d.pointed ? [d.pointed.panel, d.pointed.row, d.pointed.col].join() : null;
+    if (at !== shown.at) { // the cursor's cell marked in its table too
+      for (const td of document.querySelectorAll('#a11y td.at')) td.classList.remove('at');
+      const t = d.pointed && document.querySelectorAll('#a11y-tables table')[d.pointed.panel];
+      const td = t && t.tBodies[0].rows[d.pointed.row] && t.tBodies[0].rows[d.pointed.row].cells[d.pointed.col + 1];
+      if (td) td.classList.add('at');
+      shown.at = at;
+    }
+  }
+  let layerQueued = false;
+  function queueLayer() { // after a drawn frame, at most every 150 ms (a transition draws many)
+    if (layerQueued) return;
+    layerQueued = true;
+    setTimeout(() => { layerQueued = false; updateLayer(); }, 150);
+  }
+  // Shift+Tab on the canvas leaves it, whatever mode the window is in (the lab's field,
+  // the study box, the text box): the window never sees it. Esc in the layer: back.
+  window.addEventListener('keydown', (e) => {
+    if (e.target === canvas && e.key === 'Tab' && e.shiftKey) e.stopImmediatePropagation();
+    else if (e.key === 'Escape' && layer.contains(e.target)) { e.preventDefault(); canvas.focus(); }
+  }, true);
+  document.getElementById('skip').addEventListener('click', (e) => {
+    e.preventDefault();
+    updateLayer();
+    document.getElementById('a11y-title').focus();
+  });
+  document.getElementById('a11y-back').addEventListener('click', (e) => { e.preventDefault(); canvas.focus(); });
+  const reducedMotion = window.matchMedia ? window.matchMedia('(prefers-reduced-motion: reduce)') : null;
+  function followMotion() {
+    if (Module._attnviz_reduced_motion) Module._attnviz_reduced_motion(reducedMotion && reducedMotion.matches ? 1 : 0);
+  }
+  if (reducedMotion) reducedMotion.addEventListener('change', followMotion);
+
   // What web_main.c calls.
   window.attnvizPage = {
     saved,
+    drawn: queueLayer,
     fetchFont() {
       if (fontState === 'loading') return 1;
       if (fontState === 'failed') return 0;
@@ -404,6 +596,8 @@
     benchForward: (json, n) => withString(json, (p) => cString(Module._attnviz_bench_forward(p, n))),
     open: (path) => withString(path, (p) => Module._attnviz_open(p)),
     here: () => cString(Module._attnviz_here()),
+    a11y: () => JSON.parse(cString(Module._attnviz_a11y()) || 'null'),
+    key: (name, shift) => withString(name, (p) => Module._attnviz_key(p, shift ? 1 : 0)),
     sync,
   };
 
@@ -441,6 +635,9 @@
       fitCanvas();           // or SDL would take the CSS size for the window's)
       if (!window.attnviz.state()) return; // (failed() showed why)
       statusBox.hidden = true;
+      layer.hidden = false;
+      followMotion();
+      updateLayer();
       canvas.focus();
       const wait = () => {
         const s = window.attnviz.state();

@@ -12,6 +12,9 @@
 //   the Chinese font                          fetched the first time Chinese is shown
 //   the canvas size                           the page's size × devicePixelRatio
 //   numbers for tests and tools               window.attnviz.{state,frame,dump,describe}()
+//   assistive technology                      the layer beside the canvas (attnviz_a11y), the
+//                                             keys only while the canvas has the focus, the
+//                                             page's buttons as keys (attnviz_key), reduced motion
 //
 // Study progress and saved lessons are files in the user's data folder, which the
 // page keeps in IndexedDB (IDBFS, synced after each write).
@@ -26,6 +29,7 @@
 #include "assets.h"
 #include "cli.h"
 #include "describe.h"
+#include "describe_a11y.h"
 #include "i18n.h"
 #include "json_out.h"
 #include "labmenu.h"
@@ -98,8 +102,10 @@ static void frame(void)
     long drawn = app_frames_drawn(app);
     double t0 = emscripten_get_now();
     bool going = app_frame(app);
-    if (going && app_frames_drawn(app) > drawn && n_frame_ms < FRAME_TIMES)
-        frame_ms[n_frame_ms++] = (float)(emscripten_get_now() - t0);
+    if (going && app_frames_drawn(app) > drawn) {
+        if (n_frame_ms < FRAME_TIMES) frame_ms[n_frame_ms++] = (float)(emscripten_get_now() - t0);
+        EM_ASM({ attnvizPage.drawn(); }); // (the accessible layer follows the frame)
+    }
     if (going) return;
     static char here[URL_ARGS_QUERY_MAX + 64];
     write_here(here, sizeof here);
@@ -141,6 +147,9 @@ int main(int argc, char **argv)
     }
     app_on_saved = saved;
     app_fetch_font = fetch_font;
+    // keys go to the window only while the canvas has the focus: the page's links,
+    // buttons and tables get theirs (Tab, arrows) as on any page
+    SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#canvas");
     app = app_create(&args.opt);
     if (!app) {
         EM_ASM({ attnvizPage.failed(); });
@@ -287,6 +296,33 @@ static void write_frame_times(FILE *f)
 }
 // window.attnviz.frameTimes(): the milliseconds each frame drawn since the last call took.
 EMSCRIPTEN_KEEPALIVE char *attnviz_frame_times(void) { return to_string(write_frame_times); }
+
+static void write_a11y(FILE *f) { describe_a11y_write(app, f); }
+// window.attnviz.a11y(): the frame for the accessible layer (describe_a11y.h).
+EMSCRIPTEN_KEEPALIVE char *attnviz_a11y(void) { return app ? to_string(write_a11y) : NULL; }
+
+// A key for the window as if typed on the canvas (the layer's buttons): SDL's key name
+// ("Right", "R", "]"), shift 1 with Shift held. 0: no such key.
+EMSCRIPTEN_KEEPALIVE int attnviz_key(const char *name, int shift)
+{
+    SDL_Keycode sym = name ? SDL_GetKeyFromName(name) : SDLK_UNKNOWN;
+    if (!app || sym == SDLK_UNKNOWN) return 0;
+    SDL_Event e = {.type = SDL_KEYDOWN};
+    e.key.state = SDL_PRESSED;
+    e.key.keysym.sym = sym;
+    e.key.keysym.scancode = SDL_GetScancodeFromKey(sym);
+    e.key.keysym.mod = shift ? KMOD_LSHIFT : KMOD_NONE;
+    SDL_PushEvent(&e);
+    e.type = SDL_KEYUP, e.key.state = SDL_RELEASED;
+    SDL_PushEvent(&e);
+    return 1;
+}
+
+// prefers-reduced-motion: every transition jumps to its end (on 1, off 0).
+EMSCRIPTEN_KEEPALIVE void attnviz_reduced_motion(int on)
+{
+    if (app) app_set_reduced_motion(app, on != 0);
+}
 
 static int describe_w, describe_h;
 static void write_describe(FILE *f)

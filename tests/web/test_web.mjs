@@ -16,12 +16,14 @@
 // lesson on screen's), opens links to a stage (the address bar follows the window:
 // a reload comes back there), keeps two lessons of the same file name apart in the
 // study progress, refuses a lesson that a redirect brings from another site, explains
-// a mistyped link in plain words with links to the lessons, and never ends on a key.
+// a mistyped link in plain words with links to the lessons, and never ends on a key;
+// then the accessibility checks of a11y_web.mjs (axe-core, the layer, the keyboard, motion, zoom).
 import { chromium } from 'playwright-core';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
+import { accessibility } from './a11y_web.mjs';
 
 const [site, expect] = process.argv.slice(2).map((p) => path.resolve(p));
 let fails = 0;
@@ -88,12 +90,15 @@ function readPng(buf) {
   }
   return {w, h, rgba: out};
 }
-function maxDiff(a, b, skip) { // the largest difference of a channel (RGB), and how many pixels differ by more than 2
+// the largest difference of a channel (RGB), and how many pixels differ by more than 2; skip:
+// a rectangle [x, y, w, h] left out; edge: that many pixels at the edges left out too
+function maxDiff(a, b, skip, edge = 0) {
   if (a.w !== b.w || a.h !== b.h) return {max: 255, over: -1};
   let max = 0, over = 0;
   for (let i = 0; i < a.rgba.length; i += 4) {
     const x = (i / 4) % a.w, y = Math.floor(i / 4 / a.w);
     if (skip && x >= skip[0] && x < skip[0] + skip[2] && y >= skip[1] && y < skip[1] + skip[3]) continue;
+    if (x < edge || y < edge || x >= a.w - edge || y >= a.h - edge) continue;
     let m = 0;
     for (let k = 0; k < 3; k++) m = Math.max(m, Math.abs(a.rgba[i + k] - b.rgba[i + k]));
     max = Math.max(max, m);
@@ -247,9 +252,9 @@ try {
   // (the row of the window's buttons aside: exports leave them out, and the status
   // line beside them moves to the right edge)
   const row = [0, s.buttons[1], 1280, s.buttons[3]];
-  d = maxDiff(shot, native, row);
+  d = maxDiff(shot, native, row, 3);
   check(d.over === 0 && s.buttons[3] > 0 && s.buttons[3] < 60,
-        `a screenshot of the page equals the native export of the frame but for the buttons' row ${row} (largest difference ${d.max}/255, ${d.over} pixels over 2/255)`);
+        `a screenshot of the page equals the native export of the frame but for the buttons' row ${row} and the canvas's 3-px focus ring (largest difference ${d.max}/255, ${d.over} pixels over 2/255)`);
 
   // ---- Chinese: the font is fetched now, not before -----------------------------------
   const fontBefore = await page.evaluate(() => { try { Module.FS.stat('/attnviz/fonts/wqy-microhei.ttc'); return true; } catch (e) { return false; } });
@@ -486,6 +491,7 @@ try {
   check(/nosuch/.test(pr.why) && /[\u4e00-\u9fff]/.test(pr.why) && pr.first === '?lang=zh', `?…&lang=zh: in Chinese (“${pr.why}”)`);
   if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-mistyped-zh.png'), fullPage: true});
   check(pageErrors.length === 0, `no JavaScript errors${pageErrors.length ? ': ' + pageErrors.join('; ') : ''}`);
+  await accessibility({browser, base, check}); // (a11y_web.mjs)
 } catch (e) {
   check(false, 'the run stopped: ' + (e && e.stack || e));
 }
