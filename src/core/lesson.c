@@ -7,6 +7,7 @@
 
 #include "attn_json.h"
 #include "attn_names.h"
+#include "bpe.h"
 #include "jsonpath.h"
 #include "model_keys.h"
 
@@ -260,20 +261,26 @@ static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char
 
 #define LESSON_MAX_VOCAB 1024
 
-// "vocab": distinct non-empty token strings, and "tokenizer": "char" (the default) or "word".
+// "vocab": distinct non-empty token strings, and "tokenizer": "char" (the default), "word"
+// or "bpe" (with its "merges": bpe.h).
 static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "vocab"), *t = cJSON_GetObjectItemCaseSensitive(root, "tokenizer");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "merges");
     if (!v) return t ? jsonpath_fail(c, "tokenizer", "splits text into a vocabulary's tokens; expected a \"vocab\" with it") : true;
     const int V = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
     if (V < 1 || V > LESSON_MAX_VOCAB)
         return jsonpath_fail(c, "vocab", "expected an array of 1 to %d token strings, got %s", LESSON_MAX_VOCAB,
                              cJSON_IsArray(v) ? "an empty or longer one" : jsonpath_type(v));
+    bool bpe = false;
     if (t) {
         if (cJSON_IsString(t) && strcmp(t->valuestring, "word") == 0) ls->word_tokens = true;
+        else if (cJSON_IsString(t) && strcmp(t->valuestring, "bpe") == 0) bpe = true;
         else if (!cJSON_IsString(t) || strcmp(t->valuestring, "char") != 0)
-            return jsonpath_fail(c, "tokenizer", "expected \"char\" (a character a token) or \"word\" (split at spaces)");
+            return jsonpath_fail(c, "tokenizer", "expected \"char\" (a character a token), \"word\" (split at spaces) or "
+                                                 "\"bpe\" (byte-pair encoding with \"merges\")");
     }
+    if (m && !bpe) return jsonpath_fail(c, "merges", "are byte-pair encoding's; expected \"tokenizer\": \"bpe\" with them");
     ls->n_vocab = V; // (before: what token_list allocated is freed on an error)
     if (!token_list(c, v, "vocab", V, &ls->vocab)) return false;
     for (int i = 0; i < V; i++) {
@@ -287,7 +294,13 @@ static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
             if (strcmp(ls->vocab[j], ls->vocab[i]) == 0)
                 return jsonpath_fail(c, p, "\"%s\" again (vocab[%d]); expected distinct tokens", ls->vocab[i], j);
     }
-    return true;
+    return !bpe || (ls->bpe = bpe_read(c, m, ls->vocab, V)) != NULL;
+}
+
+const char *lesson_vocab_label(const Lesson *ls, int id)
+{
+    if (!ls->vocab || id < 0 || id >= ls->n_vocab) return NULL;
+    return ls->bpe ? ls->bpe->label[id] : ls->vocab[id];
 }
 
 const char *lesson_token_label(const Lesson *ls, int b, int l)
@@ -295,8 +308,7 @@ const char *lesson_token_label(const Lesson *ls, int b, int l)
     if (l < 0 || l >= ls->len_q) return NULL; // panel_axis_label's key axis is len_k long, not len_q
     if (ls->vocab && tensor_present(&ls->in.ids)) {
         if (b < 0 || b >= ls->batch) b = 0; // a View's batch: clamped as render.c clamps it (lessons differ in batches)
-        int id = (int)ls->in.ids.data[(size_t)b * ls->len_q + l];
-        return id >= 0 && id < ls->n_vocab ? ls->vocab[id] : NULL;
+        return lesson_vocab_label(ls, (int)ls->in.ids.data[(size_t)b * ls->len_q + l]);
     }
     return ls->q_tokens ? ls->q_tokens[l] : NULL;
 }
@@ -332,7 +344,7 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
     AttnInputs ai = {0};
     bool ok = in && (ls->in.mask_kind == MASK_NONE || mask) && cJSON_AddStringToObject(in, "text", text);
     if (!ok) jsonpath_fail(c, NULL, "out of memory");
-    ok = ok && attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, &ai);
+    ok = ok && attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, ls->bpe, &ai);
     const int L = ok ? ai.ids.shape[1] : 0;
     if (ok && ls->cfg.positions == POS_LEARNED && L > ls->cfg.max_positions)
         ok = jsonpath_fail(c, "input.text", "%d tokens, longer than the model's context (model.max_positions %d)", L,
@@ -454,6 +466,7 @@ void lesson_free(Lesson *ls)
     free_strings(ls->q_tokens, ls->len_q);
     free_strings(ls->k_tokens, ls->len_k);
     free_strings(ls->vocab, ls->n_vocab);
+    bpe_destroy(ls->bpe);
     free(ls->targets);
     free(ls->ckpt_step);
     free(ls->ckpt_loss);
@@ -594,7 +607,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
     }
     static const char *const keys[] = {"title", "description", "vocab", "tokenizer", "model", "input", "mask",
                                        "weights", "checkpoints", "tokens", "steps", "notes", "quiz", "targets",
-                                       NULL};
+                                       "merges", NULL};
     if (!jsonpath_check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title) {
@@ -622,14 +635,14 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
             goto done;
         }
         c->file = "--text";
-        bool ok_in = attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, &ls->in);
+        bool ok_in = attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, ls->bpe, &ls->in);
         c->file = name;
         cJSON_Delete(in);
         if (!ok_in) goto done;
         ls->typed = true;
     } else if (ls->vocab) { // a language model: text or token ids in
         if (!attn_json_lm_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, ls->vocab, ls->word_tokens,
-                                &ls->in))
+                                ls->bpe, &ls->in))
             goto done;
     }
     if (ls->vocab) {

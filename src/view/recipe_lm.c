@@ -124,8 +124,8 @@ static void tip_probs(TipOut *o, const TipCell *cell)
     for (int j = 0; j < V; j++)
         if (row[j] / T > mx || isnan(row[j])) mx = row[j] / T;
     for (int j = 0; j < V; j++) sum += tensor_expf(row[j] / T - mx);
-    const char *tok = cell->v && cell->v->lesson && cell->v->lesson->vocab && cell->col < cell->v->lesson->n_vocab
-                          ? cell->v->lesson->vocab[cell->col] : "?";
+    const char *tok = cell->v && cell->v->lesson ? lesson_vocab_label(cell->v->lesson, cell->col) : NULL;
+    if (!tok) tok = "?";
     char tb[16];
     snprintf(tb, sizeof tb, "%.4g", (double)T);
     const char *args[] = {tok, tb};
@@ -170,7 +170,8 @@ static void extra_next_token(Layout *L, const Trace *tr, const View *v, int gap)
             if (!used && (best < 0 || p[j] > p[best])) best = j;
         }
         top[c->n] = best;
-        const char *tok = v->lesson && v->lesson->vocab && best < v->lesson->n_vocab ? v->lesson->vocab[best] : "?";
+        const char *tok = v->lesson ? lesson_vocab_label(v->lesson, best) : NULL;
+        if (!tok) tok = "?";
         c->label[c->n] = strcmp(tok, " ") == 0 ? "\xE2\x90\xA3" : tok;
         c->value[c->n] = p[best];
         snprintf(c->number[c->n], sizeof c->number[c->n], "%.2f", (double)p[best]);
