@@ -42,6 +42,7 @@ struct Driver {
     int head;                   // the head shown
     int hv_n;                   // the head view on screen: its query tokens (0: not shown)
     int checkpoint;             // the lesson's checkpoint computed (-1: its "weights")
+    int result_rows;            // the rows of the frame's result panel (at probs: the tokens)
     Rect curve;                 // the loss curve (w 0: none)
     Uint32 window_id;
     bool want_pixels;           // the next frame copies its pixels into px
@@ -78,6 +79,7 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     if (d->mv_layers > 0) d->mv_last = f->layout->view.model.map[d->mv_layers - 1][d->mv_heads - 1];
     d->head = f->head;
     d->checkpoint = f->checkpoint, d->curve = f->layout->curve;
+    d->result_rows = f->layout->result_panel >= 0 ? f->layout->spec[f->layout->result_panel].rows : 0;
     d->hv_n = heads ? f->layout->view.heads.n : 0;
     d->window_id = SDL_GetWindowID(SDL_RenderGetWindow(f->r));
     if (d->want_pixels) {

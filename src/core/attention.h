@@ -106,6 +106,9 @@ typedef struct AttnConfig {
     bool final_norm;         // the norm (model.norm, norm_eps) of the last layer's output
     bool tie_embeddings;     // logits = x·Eᵀ (no lm_head)
     float temperature;       // probs = softmax(logits / temperature)
+    // the next token (sample.h): top-k (0: off), top-p (1: off)
+    int top_k;
+    float top_p;
 } AttnConfig;
 
 // The ALiBi slope of head h of H (the paper's rule, also for H not a power of two).

@@ -16,6 +16,7 @@
 #define LESSON_LAYER_SEED_STRIDE 64  // weights.init: layer l's slot i is the generator's tensor i + 64·l
 #define LESSON_MAX_BATCH 64
 #define LESSON_MAX_LEN 1024
+#define LESSON_MAX_VOCAB 1024      // a language model's "vocab"
 #define LESSON_MAX_POSITION 1048576  // input.position_ids: RoPE positions up to 2^20 (exact in float)
 #define LESSON_MAX_D_MODEL 1024
 #define LESSON_MAX_HEADS 64

@@ -259,8 +259,6 @@ static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char
 
 // --- a language model's vocabulary -------------------------------------------------
 
-#define LESSON_MAX_VOCAB 1024
-
 // "vocab": distinct non-empty token strings, and "tokenizer": "char" (the default), "word"
 // or "bpe" (with its "merges": bpe.h).
 static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
@@ -315,15 +313,15 @@ const char *lesson_token_label(const Lesson *ls, int b, int l)
 
 // --- another text for a language model -----------------------------------------------
 
-bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
+// ls's input replaced by `in` (a language model's input object: its text or ids) for
+// `batch` rows: the mask of the new length (the kinds that say how, not which cells), the
+// context checked, the author's questions and targets (about the file's input) left out.
+static bool reinput(Lesson *ls, cJSON *in, int batch, JsonCtx *c)
 {
-    JsonCtx ctx = {"--text", err, err_len, false, false}, *c = &ctx;
-    if (err_len) err[0] = '\0';
     if (!ls->vocab)
-        return jsonpath_fail(c, NULL, "%s is not a language model (it has no \"vocab\"); expected a lesson that reads text",
-                             ls->path ? ls->path : "the lesson");
-    // the mask again, of the new length: the kinds that say how, not which cells
-    cJSON *in = cJSON_CreateObject(), *mask = NULL;
+        return cJSON_Delete(in), jsonpath_fail(c, NULL, "%s is not a language model (it has no \"vocab\"); expected a "
+                                               "lesson that reads text", ls->path ? ls->path : "the lesson");
+    cJSON *mask = NULL;
     switch (ls->in.mask_kind) {
     case MASK_NONE: break;
     case MASK_CAUSAL:
@@ -341,20 +339,21 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
         return jsonpath_fail(c, NULL, "the lesson's mask names cells of its own input (a 0/1 tensor or key padding); "
                                       "expected a causal, sliding-window or no mask to type another text");
     }
+    const char *P = cJSON_GetObjectItemCaseSensitive(in, "ids") ? "input.ids" : "input.text";
     AttnInputs ai = {0};
-    bool ok = in && (ls->in.mask_kind == MASK_NONE || mask) && cJSON_AddStringToObject(in, "text", text);
+    bool ok = in && (ls->in.mask_kind == MASK_NONE || mask);
     if (!ok) jsonpath_fail(c, NULL, "out of memory");
     ok = ok && attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, ls->bpe, &ai);
     const int L = ok ? ai.ids.shape[1] : 0;
     if (ok && ls->cfg.positions == POS_LEARNED && L > ls->cfg.max_positions)
-        ok = jsonpath_fail(c, "input.text", "%d tokens, longer than the model's context (model.max_positions %d)", L,
+        ok = jsonpath_fail(c, P, "%d tokens, longer than the model's context (model.max_positions %d)", L,
                            ls->cfg.max_positions);
-    ok = ok && attn_json_mask(c, mask, 1, L, L, &ai);
+    ok = ok && attn_json_mask(c, mask, batch, L, L, &ai);
     cJSON_Delete(in), cJSON_Delete(mask);
-    if (ok) { // the sizes of the forward pass this input would run (as --text's)
+    if (ok) { // the sizes of the forward pass this input would run
         Lesson probe = *ls;
-        probe.batch = 1, probe.len_q = probe.len_k = L;
-        ok = lesson_check_size(&probe, "--text", "input.text", err, err_len);
+        probe.batch = batch, probe.len_q = probe.len_k = L;
+        ok = lesson_check_size(&probe, c->file, P, c->err, c->err_len);
     }
     if (!ok) {
         attn_inputs_free(&ai);
@@ -363,7 +362,7 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
     attn_inputs_free(&ls->in);
     ai.window = ls->in.window, ai.sink_tokens = ls->in.sink_tokens, ai.causal_bottom_right = ls->in.causal_bottom_right;
     ls->in = ai;
-    ls->batch = 1, ls->len_q = ls->len_k = L;
+    ls->batch = batch, ls->len_q = ls->len_k = L;
     ls->typed = true;
     free(ls->targets); // (about the file's input)
     ls->targets = NULL;
@@ -375,6 +374,30 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
     free(ls->quiz);
     ls->quiz = NULL, ls->n_quiz = 0;
     return true;
+}
+
+bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
+{
+    JsonCtx ctx = {"--text", err, err_len, false, false};
+    if (err_len) err[0] = '\0';
+    cJSON *in = cJSON_CreateObject();
+    if (in && !cJSON_AddStringToObject(in, "text", text)) cJSON_Delete(in), in = NULL;
+    return reinput(ls, in, 1, &ctx);
+}
+
+bool lesson_append(Lesson *ls, const int *next, char *err, size_t err_len)
+{
+    JsonCtx ctx = {"generate", err, err_len, false, false};
+    if (err_len) err[0] = '\0';
+    const int B = ls->batch, L = ls->len_q;
+    cJSON *in = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(in, "ids");
+    for (int b = 0; rows && b < B; b++) {
+        cJSON *row = cJSON_CreateArray();
+        for (int l = 0; row && l <= L; l++)
+            cJSON_AddItemToArray(row, cJSON_CreateNumber(l < L ? ls->in.ids.data[(size_t)b * L + l] : next[b]));
+        cJSON_AddItemToArray(rows, row);
+    }
+    return reinput(ls, in, B, &ctx);
 }
 
 // --- checkpoints: the weights at points of training -------------------------------

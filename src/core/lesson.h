@@ -109,6 +109,11 @@ typedef struct LessonOverride {
 // out, typed set — without reading the file again (the window's text box, as you type).
 // False with one line "--text: input.text: ..." in err, ls unchanged.
 bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len);
+// ls (a language model) with one token more in each batch, next[b] after batch b's (the
+// window's generate keys): its mask of the new length, the author's questions left out,
+// typed set. False with one line "generate: input.ids: …" in err (past the model's
+// context: "… longer than the model's context (model.max_positions N)"), ls unchanged.
+bool lesson_append(Lesson *ls, const int *next, char *err, size_t err_len);
 bool lesson_load_with(Lesson *ls, const char *path, const LessonOverride *o, char *err, size_t err_len);
 // Same, from a buffer in memory (name is used in messages).
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,

@@ -61,20 +61,21 @@ static Session *create(const char *path, const LessonOverride *o, char *err, siz
     return s;
 }
 
-Session *session_retext(const Session *from, const char *text, char *err, size_t n)
+// A new session of src (cloned) changed by change (lesson_retext or lesson_append's work).
+static Session *session_changed(const Session *from, const Lesson *src, const char *text, const int *next, char *err,
+                                size_t n)
 {
     Session *s = calloc(1, sizeof *s);
     if (!s) {
         snprintf(err, n, "%s: out of memory", from->path);
         return NULL;
     }
-    const Lesson *src = from->has_original ? &from->original : &from->lesson; // (the lab's edits: not carried)
     if (!lesson_clone(&s->lesson, src)) {
         snprintf(err, n, "%s: out of memory", from->path);
         free(s);
         return NULL;
     }
-    if (!lesson_retext(&s->lesson, text, err, n)) {
+    if (!(text ? lesson_retext(&s->lesson, text, err, n) : lesson_append(&s->lesson, next, err, n))) {
         lesson_free(&s->lesson);
         free(s);
         return NULL;
@@ -86,6 +87,17 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
         return NULL;
     }
     return s;
+}
+
+Session *session_retext(const Session *from, const char *text, char *err, size_t n)
+{
+    // (the lab's edits: not carried)
+    return session_changed(from, from->has_original ? &from->original : &from->lesson, text, NULL, err, n);
+}
+
+Session *session_append(const Session *from, const int *next, char *err, size_t n)
+{
+    return session_changed(from, &from->lesson, NULL, next, err, n); // (the lab's edits: carried, as on screen)
 }
 
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)

@@ -52,6 +52,10 @@ Session *session_open(const char *path, const SessionEdits *ed, char *err, size_
 // language model's input `text` instead (lesson_retext): no file read. NULL with one line
 // in err ("--text: input.text: …") when the text does not read.
 Session *session_retext(const Session *from, const char *text, char *err, size_t n);
+// A new session of from's lesson as on screen (the lab's edits, a temperature, a top-k,
+// carried into it as its lesson; no edit log) with one token more in each batch, next[b]
+// (lesson_append: generating). NULL with one line in err ("generate: input.ids: …").
+Session *session_append(const Session *from, const int *next, char *err, size_t n);
 // The checkpoint of training before s's (its lesson's file, the file's input), for the
 // narration's "since step …" (story.h); NULL when there is none: no checkpoints, the first,
 // a typed text, or it cannot be read.

@@ -68,6 +68,10 @@ typedef enum KeyAction {
     KEY_ACT_FRAME_BACK,
     KEY_ACT_FRAME_FORWARD,
     KEY_ACT_PROJECTOR,
+    KEY_ACT_TOP_K,         // a language model's top-k / top-p one step along their ladders (a lab edit)
+    KEY_ACT_TOP_P,
+    KEY_ACT_GENERATE,      // append the most likely kept next token (sample.h), or a seeded draw
+    KEY_ACT_GENERATE_DRAW,
     KEY_ACTION_COUNT
 } KeyAction;
 
