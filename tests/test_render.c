@@ -950,7 +950,11 @@ static void test_key_table(void **state)
         for (int b = 0; b < KEYMAP_MAX_BINDINGS && KEYMAP_ROWS[r].bind[b].key; b++) bound[KEYMAP_ROWS[r].bind[b].action] = true;
     for (int k = KEY_ACT_NONE + 1; k < KEY_ACTION_COUNT; k++)
         if (!bound[k]) fail_msg("key action %d has no key", k);
-    const int rows[KEY_SECTION_COUNT] = {29, 12, 6, 10};
+    assert_int_equal(keys_lookup(SDLK_UP, KMOD_LCTRL | KMOD_LSHIFT), KEY_ACT_TOP_K);
+    assert_int_equal(keys_lookup(SDLK_DOWN, KMOD_LCTRL | KMOD_RSHIFT), KEY_ACT_TOP_P);
+    assert_int_equal(keys_lookup(SDLK_r, KMOD_NONE), KEY_ACT_GENERATE);
+    assert_int_equal(keys_lookup(SDLK_r, KMOD_LSHIFT), KEY_ACT_GENERATE_DRAW);
+    const int rows[KEY_SECTION_COUNT] = {31, 12, 6, 10};
     for (int l = 0; l < LANG_COUNT; l++)
         for (int sct = 0; sct < KEY_SECTION_COUNT; sct++) {
             char help[2048];

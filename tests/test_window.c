@@ -443,8 +443,8 @@ static void test_text(void **state)
 
 // R / Shift+R: a language model generates: the greedy token, then a seeded draw, each
 // appended and every stage computed again (the probs gain a row); at the model's context
-// (20 positions) R says so and the text stays. Ctrl+K (top-k 1) changes the bars; Ctrl+Z
-// takes it back.
+// (20 positions) R says so and the text stays. Ctrl+Shift+↑ (top-k 1) changes the bars;
+// Ctrl+Z takes it back.
 static void generate_script(Driver *d)
 {
     static Uint32 s0[WD_MAX_W * WD_MAX_H], s1[WD_MAX_W * WD_MAX_H];
@@ -466,10 +466,10 @@ static void generate_script(Driver *d)
     wd_wait(d, 10.0);
     wd_shot(d, s1);
     if (!wd_same(d, s0, s1)) wd_fail(d, "R past the context changed the frame");
-    wd_key_mod(d, "K", KMOD_LCTRL); // top-k 1: one bar kept, the rest cut
+    wd_key_mod(d, "Up", KMOD_LCTRL | KMOD_LSHIFT); // top-k 1: one bar kept, the rest cut
     wd_wait(d, 2.0);
     wd_shot(d, s1);
-    if (wd_same(d, s0, s1)) wd_fail(d, "Ctrl+K changed nothing");
+    if (wd_same(d, s0, s1)) wd_fail(d, "Ctrl+Shift+Up changed nothing");
     wd_key_mod(d, "Z", KMOD_LCTRL);
     wd_wait(d, 6.0);
     wd_shot(d, s1);

@@ -102,7 +102,7 @@ static void step_temperature(App *a, int dir)
     lab_after(a); // (a refusal too: its message as a toast, the numbers as they were)
 }
 
-// Ctrl+K / Ctrl+P: a language model's top-k / top-p one step along its ladder, round to off
+// Ctrl+Shift+↑ / Ctrl+Shift+↓: a language model's top-k / top-p one step along its ladder, round to off
 // again, as a what-if edit (model.top_k, model.top_p: one undo step; the bars follow).
 static void step_sampling(App *a, bool top_k)
 {

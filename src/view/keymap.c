@@ -22,8 +22,9 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_VIEW, "keys.layer", {B("Shift+J", LAYER_PREV), B("J", LAYER_NEXT)}},
     {KEYS_VIEW, "keys.model_view", {B("A", MODEL_VIEW)}},
     {KEYS_VIEW, "keys.text", {B("I", TEXT)}},
+    // (before the temperature's Ctrl+Up / Ctrl+Down, which would take them with Shift held)
+    {KEYS_VIEW, "keys.sampling", {B("Ctrl+Shift+Up", TOP_K), B("Ctrl+Shift+Down", TOP_P)}},
     {KEYS_VIEW, "keys.temperature", {B("Ctrl+Up", WARMER), B("Ctrl+Down", COOLER)}},
-    {KEYS_VIEW, "keys.sampling", {B("Ctrl+K", TOP_K), B("Ctrl+P", TOP_P)}},
     {KEYS_VIEW, "keys.generate", {B("Shift+R", GENERATE_DRAW), B("R", GENERATE)}},
     {KEYS_VIEW, "keys.checkpoint", {B("U", CKPT_NEXT), B("Shift+U", CKPT_PREV)}},
     {KEYS_VIEW, "keys.values", {B("V", VALUES)}},
