@@ -83,25 +83,48 @@ MAX_TEXT = 64  # a vocab string's bytes at most (the lesson reader's limit)
 def train(text, n_merges, min_count=2):
     """The first n_merges merges of text's chunks (fewer when no pair is seen min_count
     times): the most frequent adjacent pair each time (ties: the smaller pair of ids),
-    leaving out pairs whose token would be written in more than MAX_TEXT bytes."""
+    leaving out pairs whose token would be written in more than MAX_TEXT bytes. The pair
+    counts are kept up to date word by word (only the words holding the merged pair are
+    counted again), the most frequent found with a heap."""
+    import heapq
     words = Counter(chunks(text.encode("utf-8")))
-    seqs = [(list(w), c) for w, c in words.items()]
-    merges, toks = [], [bytes([b]) for b in range(256)]
-    for i in range(n_merges):
-        counts = Counter()
-        for t, c in seqs:
-            for p in zip(t, t[1:]):
-                counts[p] += c
-        while counts:
-            pair, c = min(counts.items(), key=lambda kv: (-kv[1], kv[0]))
-            if len(token_text(toks[pair[0]] + toks[pair[1]]).encode("utf-8")) <= MAX_TEXT:
-                break
-            del counts[pair]
-        if not counts or c < min_count:
+    seqs = [list(w) for w in words]
+    freq = list(words.values())
+    counts, where = Counter(), {}
+    for wi, t in enumerate(seqs):
+        for p in zip(t, t[1:]):
+            counts[p] += freq[wi]
+            where.setdefault(p, set()).add(wi)
+    heap = [(-c, p) for p, c in counts.items()]
+    heapq.heapify(heap)
+    merges, toks, banned = [], [bytes([b]) for b in range(256)], set()
+    while len(merges) < n_merges and heap:
+        c, pair = heapq.heappop(heap)
+        c = -c
+        if pair in banned or counts.get(pair, 0) != c:
+            continue  # (a stale entry: its count changed since)
+        if c < min_count:
             break
-        toks.append(toks[pair[0]] + toks[pair[1]])
+        if len(token_text(toks[pair[0]] + toks[pair[1]]).encode("utf-8")) > MAX_TEXT:
+            banned.add(pair)
+            continue
+        new = 256 + len(merges)
         merges.append(pair)
-        seqs = [(merge_pair(t, pair, 256 + i) if len(t) > 1 else t, n) for t, n in seqs]
+        toks.append(toks[pair[0]] + toks[pair[1]])
+        changed = set()
+        for wi in where.pop(pair, ()):
+            t = seqs[wi]
+            for p in zip(t, t[1:]):
+                counts[p] -= freq[wi]
+                changed.add(p)
+            t = seqs[wi] = merge_pair(t, pair, new)
+            for p in zip(t, t[1:]):
+                counts[p] += freq[wi]
+                where.setdefault(p, set()).add(wi)
+                changed.add(p)
+        for p in changed:
+            if counts[p] > 0:
+                heapq.heappush(heap, (-counts[p], p))
     return merges
 
 

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+static int imax_(int a, int b) { return a > b ? a : b; }
+
 void bars_draw(Canvas *cv, const Layout *L, const View *v)
 {
     const BarChart *c = &L->bars;
@@ -14,7 +16,13 @@ void bars_draw(Canvas *cv, const Layout *L, const View *v)
     paint_text(cv, FONT_BOLD, L->px_body, THEME.ink, 255, g.x + pad, g.y + pad, ALIGN_LEFT, c->title);
     const int sub = c->subtitle[0] ? row_h : 0; // (sampling's line: what is kept)
     if (sub) paint_text(cv, FONT_SANS, L->px_small, THEME.ink, 255, g.x + pad, g.y + pad + row_h, ALIGN_LEFT, c->subtitle);
-    const int label_w = paint_px(L->s, 48), num_w = paint_px(L->s, 52);
+    // the labels' column: 48 px, or as wide as the widest label (a BPE token, "<0xE4>"), up
+    // to a third of the chart
+    int label_w = paint_px(L->s, 48);
+    for (int i = 0; i < c->n; i++)
+        label_w = imax_(label_w, paint_text_width(cv, FONT_MONO, L->px_body, c->label[i]) + paint_px(L->s, 12));
+    label_w = label_w < g.w / 3 ? label_w : g.w / 3;
+    const int num_w = paint_px(L->s, 52);
     const int bx = g.x + pad + label_w, bw = g.w - 2 * pad - label_w - num_w;
     ColorScale cs = {v->palette, true, false, 0.0f, 1.0f, 0.0f};
     for (int i = 0; i < c->n; i++) {
