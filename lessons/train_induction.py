@@ -117,7 +117,7 @@ def checkpoint(model, step, held):
         rows = range(PERIOD, len(TEXT))
         ind = max(float(sum(a1[h, i, i - PERIOD + 1] for i in rows)) / len(rows) for h in range(H))
     model.ckpt_log.append((step, float(loss), ind))
-    return {"step": step, "loss": float(loss), "weights": weights_json(model)}
+    return {"step": step, "loss": float(loss), "weights": trained.lm_weights(model)}
 
 
 def train(log=print):
@@ -509,24 +509,6 @@ def texts(r):
     return title, description, steps, notes, quiz
 
 
-def values(t):
-    return t.detach().to(torch.float32).tolist()
-
-
-def weights_json(model):
-    layers = []
-    for b in model.layers:
-        layers.append({"w_q": values(b.w_q.weight), "b_q": values(b.w_q.bias),
-                       "w_k": values(b.w_k.weight), "b_k": values(b.w_k.bias),
-                       "w_v": values(b.w_v.weight), "b_v": values(b.w_v.bias),
-                       "w_o": values(b.w_o.weight), "b_o": values(b.w_o.bias),
-                       "norm_weight": values(b.norm.weight), "norm_bias": values(b.norm.bias)})
-    return {"embed": values(model.embed.weight), "pos_embed": values(model.pos_embed),
-            "final_norm_weight": values(model.final_norm.weight),
-            "final_norm_bias": values(model.final_norm.bias),
-            "lm_head": values(model.lm_head.weight), "layers": layers}
-
-
 def build_lesson(model, r):
     title, description, steps, notes, quiz = texts(r)
     return {
@@ -539,7 +521,7 @@ def build_lesson(model, r):
                   "final_norm": True, "qkv_bias": True, "out_bias": True, "norm_eps": EPS},
         "input": {"text": TEXT},
         "mask": "causal",
-        "weights": weights_json(model),
+        "weights": trained.lm_weights(model),
         "checkpoints": model.checkpoints,
         "steps": steps,
         "notes": notes,
