@@ -34,7 +34,6 @@ import sys
 import time
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -66,22 +65,8 @@ CKPT_BATCH = 512
 # the model, with the lesson's names
 # ----------------------------------------------------------------------------
 
-class AttnOnly(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.embed = nn.Embedding(V, C)
-        self.pos_embed = nn.Parameter(0.5 * torch.randn(P, C))
-        self.layers = nn.ModuleList(trained.Block(C, H, EPS, FILL) for _ in range(N_LAYERS))
-        self.final_norm = nn.LayerNorm(C, eps=EPS)
-        self.lm_head = nn.Linear(C, V, bias=False)
-
-    def forward(self, ids):
-        x = self.embed(ids) + self.pos_embed[: ids.shape[1]]
-        attns = []
-        for layer in self.layers:
-            x, a, _ = layer(x)
-            attns.append(a)
-        return self.lm_head(self.final_norm(x)), attns
+def AttnOnly():
+    return trained.TinyGPT(V, C, H, P, N_LAYERS, 0, EPS, FILL, pos_scale=0.5)
 
 
 # ----------------------------------------------------------------------------

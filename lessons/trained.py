@@ -87,13 +87,13 @@ class Block(nn.Module):
 class TinyGPT(nn.Module):
     """The trained language models' shape (train_tiny_lm.py, train_bpe_lm.py): learned token
     and position embeddings (P positions), n_layers pre-norm Blocks, a final LayerNorm and an
-    untied unembedding, made in that order (a seed gives the same weights).
-    forward(ids) -> (logits, [attn of each layer])."""
+    untied unembedding, made in that order (a seed gives the same weights); ffn 0: attention
+    only (train_induction.py). forward(ids) -> (logits, [attn of each layer])."""
 
-    def __init__(self, V, C, H, P, n_layers, ffn, eps, fill):
+    def __init__(self, V, C, H, P, n_layers, ffn, eps, fill, pos_scale=0.1):
         super().__init__()
         self.embed = nn.Embedding(V, C)
-        self.pos_embed = nn.Parameter(0.1 * torch.randn(P, C))
+        self.pos_embed = nn.Parameter(pos_scale * torch.randn(P, C))
         self.layers = nn.ModuleList(Block(C, H, eps, fill, ffn) for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(C, eps=eps)
         self.lm_head = nn.Linear(C, V, bias=False)
