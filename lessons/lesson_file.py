@@ -30,7 +30,7 @@ LIMITS = {
     "LESSON_MAX_TEXT": 4096, "LESSON_MAX_VOCAB": 1024,
 }
 MAX_TOKEN_BYTES = 64          # lesson.c token_list: a token or a vocab entry
-TOP_KEYS = ("title", "description", "vocab", "tokenizer", "model", "input", "mask", "task", "weights", "checkpoints",
+TOP_KEYS = ("title", "description", "vocab", "tokenizer", "merges", "model", "input", "mask", "task", "weights", "checkpoints",
             "tokens", "steps", "notes", "quiz")
 
 

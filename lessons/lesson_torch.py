@@ -54,7 +54,7 @@ def parse_tensor(v, what):
 
 # ---- language-model lessons: a vocab, token ids in, logits and probabilities out ----------
 
-LM_MODEL_KEYS = ["positions", "max_positions", "final_norm", "tie_embeddings", "temperature"]
+LM_MODEL_KEYS = ["positions", "max_positions", "final_norm", "tie_embeddings", "temperature", "top_k", "top_p"]
 LM_WEIGHTS = ["embed", "pos_embed", "final_norm_weight", "final_norm_bias", "lm_head"]
 LM_INIT_INDEX = {"embed": 1000, "pos_embed": 1001, "lm_head": 1002}   # the generator's tensor index
 
@@ -67,12 +67,29 @@ def tokenize(text, vocab, tokenizer, what):
     be a vocab entry."""
     if not isinstance(text, str):
         raise LessonError("%s: a string" % what)
+    if tokenizer == "bpe":  # (tokenize_bpe: the lesson's merges)
+        raise LessonError("%s: the bpe tokenizer needs the lesson's merges (tokenize_bpe)" % what)
     pieces = list(text) if tokenizer == "char" else [w for w in text.split(" ") if w != ""]
     index = {s: i for i, s in enumerate(vocab)}
     for piece in pieces:
         if piece not in index:
             raise LessonError("%s: %s is not in the vocab" % (what, json.dumps(piece, ensure_ascii=False)))
     return [index[piece] for piece in pieces]
+
+
+def tokenize_bpe(text, vocab, merges):
+    """A text's token ids with byte-pair encoding (lessons/bpe.py: byte i is the vocab entry
+    whose bytes are that byte; merges as the lesson writes them, pairs of vocab strings)."""
+    import bpe  # (lessons/bpe.py, beside this file)
+    ids = {bpe.text_bytes(v): i for i, v in enumerate(vocab)}
+    byte_id = [ids[bytes([b])] for b in range(256)]
+    pairs = [(ids[bpe.text_bytes(a)], ids[bpe.text_bytes(b)]) for a, b in merges]
+    made = [ids[bpe.text_bytes(a) + bpe.text_bytes(b)] for a, b in merges]
+    # bpe.encode numbers tokens as bytes 0-255 then 256 + merge; map to the lesson's ids
+    own = list(range(256)) + [256 + i for i in range(len(merges))]
+    to_lesson = {o: (byte_id[o] if o < 256 else made[o - 256]) for o in own}
+    from_lesson = {v: k for k, v in to_lesson.items()}
+    return [to_lesson[t] for t in bpe.encode(text, [(from_lesson[a], from_lesson[b]) for a, b in pairs])]
 
 
 def resolve_lm_input(lesson, d_model):
@@ -84,8 +101,8 @@ def resolve_lm_input(lesson, d_model):
     if len(set(vocab)) != len(vocab):
         raise LessonError("vocab: the strings must be distinct")
     tokenizer = lesson.get("tokenizer", "char")
-    if tokenizer not in ("char", "word"):
-        raise LessonError("tokenizer: char or word")
+    if tokenizer not in ("char", "word", "bpe"):
+        raise LessonError("tokenizer: char, word or bpe")
     if "tokens" in lesson:
         raise LessonError("tokens: a language-model lesson's labels are its vocab strings")
     inp = lesson["input"]
@@ -96,8 +113,11 @@ def resolve_lm_input(lesson, d_model):
         raise LessonError("input: text or ids, one of them")
     if "text" in inp:
         texts = inp["text"] if isinstance(inp["text"], list) else [inp["text"]]
-        rows = [tokenize(t, vocab, tokenizer, "input.text[%d]" % i if isinstance(inp["text"], list) else "input.text")
-                for i, t in enumerate(texts)]
+        if tokenizer == "bpe":
+            rows = [tokenize_bpe(t, vocab, lesson["merges"]) for t in texts]
+        else:
+            rows = [tokenize(t, vocab, tokenizer, "input.text[%d]" % i if isinstance(inp["text"], list) else "input.text")
+                    for i, t in enumerate(texts)]
     else:
         rows = inp["ids"]
         if not isinstance(rows, list) or not all(isinstance(r, list) for r in rows):

@@ -34,7 +34,6 @@ import sys
 import time
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -66,22 +65,8 @@ CKPT_BATCH = 512
 # the model, with the lesson's names
 # ----------------------------------------------------------------------------
 
-class AttnOnly(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.embed = nn.Embedding(V, C)
-        self.pos_embed = nn.Parameter(0.5 * torch.randn(P, C))
-        self.layers = nn.ModuleList(trained.Block(C, H, EPS, FILL) for _ in range(N_LAYERS))
-        self.final_norm = nn.LayerNorm(C, eps=EPS)
-        self.lm_head = nn.Linear(C, V, bias=False)
-
-    def forward(self, ids):
-        x = self.embed(ids) + self.pos_embed[: ids.shape[1]]
-        attns = []
-        for layer in self.layers:
-            x, a, _ = layer(x)
-            attns.append(a)
-        return self.lm_head(self.final_norm(x)), attns
+def AttnOnly():
+    return trained.TinyGPT(V, C, H, P, N_LAYERS, 0, EPS, FILL, pos_scale=0.5)
 
 
 # ----------------------------------------------------------------------------
@@ -117,7 +102,7 @@ def checkpoint(model, step, held):
         rows = range(PERIOD, len(TEXT))
         ind = max(float(sum(a1[h, i, i - PERIOD + 1] for i in rows)) / len(rows) for h in range(H))
     model.ckpt_log.append((step, float(loss), ind))
-    return {"step": step, "loss": float(loss), "weights": weights_json(model)}
+    return {"step": step, "loss": float(loss), "weights": trained.lm_weights(model)}
 
 
 def train(log=print):
@@ -509,24 +494,6 @@ def texts(r):
     return title, description, steps, notes, quiz
 
 
-def values(t):
-    return t.detach().to(torch.float32).tolist()
-
-
-def weights_json(model):
-    layers = []
-    for b in model.layers:
-        layers.append({"w_q": values(b.w_q.weight), "b_q": values(b.w_q.bias),
-                       "w_k": values(b.w_k.weight), "b_k": values(b.w_k.bias),
-                       "w_v": values(b.w_v.weight), "b_v": values(b.w_v.bias),
-                       "w_o": values(b.w_o.weight), "b_o": values(b.w_o.bias),
-                       "norm_weight": values(b.norm.weight), "norm_bias": values(b.norm.bias)})
-    return {"embed": values(model.embed.weight), "pos_embed": values(model.pos_embed),
-            "final_norm_weight": values(model.final_norm.weight),
-            "final_norm_bias": values(model.final_norm.bias),
-            "lm_head": values(model.lm_head.weight), "layers": layers}
-
-
 def build_lesson(model, r):
     title, description, steps, notes, quiz = texts(r)
     return {
@@ -541,7 +508,7 @@ def build_lesson(model, r):
         "mask": "causal",
         # the data of make_batch for attnviz --train (lessons/README.md, "Training")
         "task": {"kind": "induction", "length": P, "batch": BATCH, "seed": SEED + 1},
-        "weights": weights_json(model),
+        "weights": trained.lm_weights(model),
         "checkpoints": model.checkpoints,
         "steps": steps,
         "notes": notes,

@@ -43,7 +43,6 @@ import sys
 import time
 
 import torch
-import torch.nn as nn
 import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -111,22 +110,8 @@ def windows(gen, stream, B, L=P + 1):
 # the model, with the lesson's names
 # ----------------------------------------------------------------------------
 
-class TinyLM(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.embed = nn.Embedding(V, C)
-        self.pos_embed = nn.Parameter(0.1 * torch.randn(P, C))
-        self.layers = nn.ModuleList(trained.Block(C, H, EPS, FILL, FFN) for _ in range(N_LAYERS))
-        self.final_norm = nn.LayerNorm(C, eps=EPS)
-        self.lm_head = nn.Linear(C, V, bias=False)
-
-    def forward(self, ids):
-        x = self.embed(ids) + self.pos_embed[: ids.shape[1]]
-        attns = []
-        for layer in self.layers:
-            x, a, _ = layer(x)
-            attns.append(a)
-        return self.lm_head(self.final_norm(x)), attns
+def TinyLM():
+    return trained.TinyGPT(V, C, H, P, N_LAYERS, FFN, EPS, FILL)
 
 
 def held_out_loss(model, held, n=2048):
@@ -530,22 +515,8 @@ def texts(r):
     return title, description, steps, notes, quiz
 
 
-def values(t):
-    return t.detach().to(torch.float32).tolist()
-
-
 def build_lesson(model, r):
     title, description, steps, notes, quiz = texts(r)
-    layers = []
-    for b in model.layers:
-        layers.append({"w_q": values(b.w_q.weight), "b_q": values(b.w_q.bias),
-                       "w_k": values(b.w_k.weight), "b_k": values(b.w_k.bias),
-                       "w_v": values(b.w_v.weight), "b_v": values(b.w_v.bias),
-                       "w_o": values(b.w_o.weight), "b_o": values(b.w_o.bias),
-                       "norm_weight": values(b.norm.weight), "norm_bias": values(b.norm.bias),
-                       "ffn_w1": values(b.ffn_w1.weight), "ffn_b1": values(b.ffn_w1.bias),
-                       "ffn_w2": values(b.ffn_w2.weight), "ffn_b2": values(b.ffn_w2.bias),
-                       "ffn_norm_weight": values(b.ffn_norm.weight), "ffn_norm_bias": values(b.ffn_norm.bias)})
     return {
         "title": title,
         "description": description,
@@ -558,10 +529,7 @@ def build_lesson(model, r):
         "mask": "causal",
         # the data of make_batch for attnviz --train (lessons/README.md, "Training")
         "task": {"kind": "corpus", "length": P, "batch": BATCH, "seed": SEED + 1},
-        "weights": {"embed": values(model.embed.weight), "pos_embed": values(model.pos_embed),
-                    "final_norm_weight": values(model.final_norm.weight),
-                    "final_norm_bias": values(model.final_norm.bias),
-                    "lm_head": values(model.lm_head.weight), "layers": layers},
+        "weights": trained.lm_weights(model),
         "steps": steps,
         "notes": notes,
         "quiz": quiz,

@@ -84,6 +84,53 @@ class Block(nn.Module):
         return s + self.ffn_w2(F.gelu(self.ffn_w1(self.ffn_norm(s)))), attn, scores
 
 
+class TinyGPT(nn.Module):
+    """The trained language models' shape (train_tiny_lm.py, train_bpe_lm.py): learned token
+    and position embeddings (P positions), n_layers pre-norm Blocks, a final LayerNorm and an
+    untied unembedding, made in that order (a seed gives the same weights); ffn 0: attention
+    only (train_induction.py). forward(ids) -> (logits, [attn of each layer])."""
+
+    def __init__(self, V, C, H, P, n_layers, ffn, eps, fill, pos_scale=0.1):
+        super().__init__()
+        self.embed = nn.Embedding(V, C)
+        self.pos_embed = nn.Parameter(pos_scale * torch.randn(P, C))
+        self.layers = nn.ModuleList(Block(C, H, eps, fill, ffn) for _ in range(n_layers))
+        self.final_norm = nn.LayerNorm(C, eps=eps)
+        self.lm_head = nn.Linear(C, V, bias=False)
+
+    def forward(self, ids):
+        x = self.embed(ids) + self.pos_embed[: ids.shape[1]]
+        attns = []
+        for layer in self.layers:
+            x, a, _ = layer(x)
+            attns.append(a)
+        return self.lm_head(self.final_norm(x)), attns
+
+
+def values(t):
+    return t.detach().to(torch.float32).tolist()
+
+
+def lm_weights(model):
+    """A language model's weights as a lesson's "weights": its embed, pos_embed, final norm and
+    lm_head, and each layer's Block (with its feed-forward when it has one)."""
+    layers = []
+    for b in model.layers:
+        layer = {"w_q": values(b.w_q.weight), "b_q": values(b.w_q.bias),
+                 "w_k": values(b.w_k.weight), "b_k": values(b.w_k.bias),
+                 "w_v": values(b.w_v.weight), "b_v": values(b.w_v.bias),
+                 "w_o": values(b.w_o.weight), "b_o": values(b.w_o.bias),
+                 "norm_weight": values(b.norm.weight), "norm_bias": values(b.norm.bias)}
+        if b.ffn:
+            layer.update({"ffn_w1": values(b.ffn_w1.weight), "ffn_b1": values(b.ffn_w1.bias),
+                          "ffn_w2": values(b.ffn_w2.weight), "ffn_b2": values(b.ffn_w2.bias),
+                          "ffn_norm_weight": values(b.ffn_norm.weight), "ffn_norm_bias": values(b.ffn_norm.bias)})
+        layers.append(layer)
+    return {"embed": values(model.embed.weight), "pos_embed": values(model.pos_embed),
+            "final_norm_weight": values(model.final_norm.weight), "final_norm_bias": values(model.final_norm.bias),
+            "lm_head": values(model.lm_head.weight), "layers": layers}
+
+
 def lesson_lm_forward(lesson):
     """Runs a trained lesson dict as the lesson format describes it, with lessons/lesson_torch.py
     (the one Python interpreter of the format, also tests/gen_reference.py's):

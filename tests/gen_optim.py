@@ -118,7 +118,7 @@ def induction_50(steps=50):
     model = ti.AttnOnly()
     gen = torch.Generator().manual_seed(ti.SEED + 1)
     opt = torch.optim.Adam(model.parameters(), lr=ti.LR)
-    assert np.array_equal(flat(ti.weights_json(model)), flat(shipped["checkpoints"][0]["weights"])), "the start"
+    assert np.array_equal(flat(ti.trained.lm_weights(model)), flat(shipped["checkpoints"][0]["weights"])), "the start"
     batches, losses = [], []
     for step in range(1, steps + 1):
         x, y, _ = ti.make_batch(gen, ti.BATCH)
@@ -135,7 +135,7 @@ def induction_50(steps=50):
     # the script's checkpoint of step 50 (made on another machine): the same within rounding
     # but the key biases, whose gradient is 0 up to rounding noise that Adam's m / √v scales
     # up to steps of about lr (torch against torch: 3e-4 there, 1.2e-7 elsewhere)
-    d = np.abs(flat(ti.weights_json(model), False) - flat(ck["weights"], False)).max()
+    d = np.abs(flat(ti.trained.lm_weights(model), False) - flat(ck["weights"], False)).max()
     assert ck["step"] == steps and d <= 1e-6, "the checkpoint of step 50: max |Δ| %g" % d
     first = batches[0]
     lesson = {"title": "the induction lesson's first training batch", "vocab": shipped["vocab"],

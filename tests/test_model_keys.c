@@ -212,6 +212,8 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_FINAL_NORM] = LM_LESSON(", \"final_norm\": false"),
     [MK_TIE_EMBEDDINGS] = LM_LESSON(", \"tie_embeddings\": true"),
     [MK_TEMPERATURE] = LM_LESSON(", \"temperature\": 2.5"),
+    [MK_TOP_K] = LM_LESSON(", \"top_k\": 2"),
+    [MK_TOP_P] = LM_LESSON(", \"top_p\": 0.9"),
 };
 
 static bool field_is_default(const Lesson *ls, int k)
@@ -338,12 +340,13 @@ static void test_editable_keys(void **state)
         char err[EDIT_ERR_MAX], arg[64];
         assert_true(lesson_parse(&ls, "mem.json", json, strlen(json), err, sizeof err));
         Edit e;
-        snprintf(arg, sizeof arg, "model.%s=0.5", MODEL_KEYS[k].name);
+        const float val = MODEL_KEYS[k].type == MK_INT ? 3.0f : 0.5f; // (an INT key's: whole)
+        snprintf(arg, sizeof arg, "model.%s=%g", MODEL_KEYS[k].name, (double)val);
         if (!edit_parse(&ls, arg, &e, err, sizeof err)) fail_msg("%s", err);
         assert_int_equal(edit_model_key(e.kind), k);
         assert_string_equal(e.text, arg);
         assert_true(edit_apply(&ls, &e, err, sizeof err));
-        assert_true(model_key_get(&ls.cfg, k) == 0.5f);
+        assert_true(model_key_get(&ls.cfg, k) == val);
         assert_true(edit_is_noop(&ls, &e));
         if (MODEL_KEYS[k].lo > -INFINITY) { // below the range: refused by --set and by the reader
             snprintf(arg, sizeof arg, "model.%s=%g", MODEL_KEYS[k].name, (double)MODEL_KEYS[k].lo / 2.0 - 1.0);

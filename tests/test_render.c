@@ -394,7 +394,9 @@ static void test_layout(void **state)
                         if (rect_overlap(L.panel[p], L.caption[q]))
                             fail_msg("%s stage %d at %dx%d: panel %d overlaps caption %d", name, s, w, h, p, q);
                     }
-                    assert_true(L.cell[p] >= 1);
+                    // (a squeezed vocabulary axis, layout.h: cells under a pixel, an image; at least 1/LAYOUT_Q px)
+                    const bool sq_r = layout_squeezed(&L, p, true), sq_c = layout_squeezed(&L, p, false);
+                    assert_true(L.cell[p] >= 1 || ((sq_r || sq_c) && L.cell_wq[p] >= 1 && L.cell_hq[p] >= 1));
                     // cells tile the panel
                     Rect c0, c1;
                     const PanelSpec *ps = &L.spec[p];
@@ -416,9 +418,12 @@ static void test_layout(void **state)
                     assert_int_equal(layout_hit_step(&L, L.step_rect[i].x + 2, L.step_rect[i].y + 2), (int)L.step_id[i]);
                 if (w >= 800) { // readable: cells of the result at least 14 px at projector sizes
                     // (10 px at 800×600, where every term of a projection shares the width)
-                    if (L.cell[L.result_panel] < (w >= 1024 ? 14 : 10))
-                        fail_msg("%s stage %s at %dx%d: result cells %d px", name, tr.stages[s].name, w, h,
-                                 L.cell[L.result_panel]);
+                    // (a squeezed vocabulary axis is an image: the other side must be readable)
+                    const int rp = L.result_panel;
+                    const int side = layout_squeezed(&L, rp, false) ? L.cell_hq[rp] / LAYOUT_Q
+                                     : layout_squeezed(&L, rp, true) ? L.cell_wq[rp] / LAYOUT_Q : L.cell[rp];
+                    if (side < (w >= 1024 ? 14 : 10))
+                        fail_msg("%s stage %s at %dx%d: result cells %d px", name, tr.stages[s].name, w, h, side);
                     for (int i = 0; i < L.n_batch_tabs; i++) check_inside(L.batch_tab[i], w, h, "tab", name, s);
                     for (int i = 0; i < L.n_head_tabs; i++) check_inside(L.head_tab[i], w, h, "tab", name, s);
                 }
@@ -959,7 +964,11 @@ static void test_key_table(void **state)
         for (int b = 0; b < KEYMAP_MAX_BINDINGS && KEYMAP_ROWS[r].bind[b].key; b++) bound[KEYMAP_ROWS[r].bind[b].action] = true;
     for (int k = KEY_ACT_NONE + 1; k < KEY_ACTION_COUNT; k++)
         if (!bound[k]) fail_msg("key action %d has no key", k);
-    const int rows[KEY_SECTION_COUNT] = {29, 16, 6, 10};
+    assert_int_equal(keys_lookup(SDLK_UP, KMOD_LCTRL | KMOD_LSHIFT), KEY_ACT_TOP_K);
+    assert_int_equal(keys_lookup(SDLK_DOWN, KMOD_LCTRL | KMOD_RSHIFT), KEY_ACT_TOP_P);
+    assert_int_equal(keys_lookup(SDLK_g, KMOD_LCTRL), KEY_ACT_GENERATE);
+    assert_int_equal(keys_lookup(SDLK_g, KMOD_LCTRL | KMOD_LSHIFT), KEY_ACT_GENERATE_DRAW);
+    const int rows[KEY_SECTION_COUNT] = {29, 18, 6, 10};
     for (int l = 0; l < LANG_COUNT; l++)
         for (int sct = 0; sct < KEY_SECTION_COUNT; sct++) {
             char help[2048];

@@ -555,6 +555,50 @@ static void test_text(void **state)
     assert_int_equal(wd_run("text", text_script, &o), 0);
 }
 
+// Ctrl+G / Ctrl+Shift+G: a language model generates: the greedy token, then a seeded draw, each
+// appended and every stage computed again (the probs gain a row); at the model's context
+// (20 positions) Ctrl+G says so and the text stays. Ctrl+Shift+↑ (top-k 1) changes the bars;
+// Ctrl+Z takes it back.
+static void generate_script(Driver *d)
+{
+    static Uint32 s0[WD_MAX_W * WD_MAX_H], s1[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "End");
+    wd_settle(d);
+    if (strcmp(d->stage, "probs") != 0 || d->result_rows != 18) wd_fail(d, "End: %s with %d rows", d->stage, d->result_rows);
+    wd_key_mod(d, "G", KMOD_LCTRL);
+    wd_settle(d);
+    if (strcmp(d->stage, "probs") != 0 || d->result_rows != 19) wd_fail(d, "Ctrl+G: %s with %d rows, expected 19", d->stage, d->result_rows);
+    wd_key_mod(d, "G", KMOD_LCTRL | KMOD_LSHIFT);
+    wd_settle(d);
+    if (d->result_rows != 20) wd_fail(d, "Ctrl+Shift+G: %d rows, expected 20", d->result_rows);
+    wd_wait(d, 6.0); // (its toast gone)
+    wd_shot(d, s0);
+    wd_key_mod(d, "G", KMOD_LCTRL); // past the context: a message, nothing else
+    wd_settle(d);
+    if (d->result_rows != 20) wd_fail(d, "Ctrl+G past the context: %d rows", d->result_rows);
+    wd_wait(d, 10.0);
+    wd_shot(d, s1);
+    if (!wd_same(d, s0, s1)) wd_fail(d, "Ctrl+G past the context changed the frame");
+    wd_key_mod(d, "Up", KMOD_LCTRL | KMOD_LSHIFT); // top-k 1: one bar kept, the rest cut
+    wd_wait(d, 2.0);
+    wd_shot(d, s1);
+    if (wd_same(d, s0, s1)) wd_fail(d, "Ctrl+Shift+Up changed nothing");
+    wd_key_mod(d, "Z", KMOD_LCTRL);
+    wd_wait(d, 6.0);
+    wd_shot(d, s1);
+    if (!wd_same(d, s0, s1)) wd_fail(d, "Ctrl+Z did not take top-k back");
+    wd_key_mod(d, "Q", KMOD_CTRL);
+    wd_frames(d, 5);
+}
+
+static void test_generate(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/tiny-lm-fortunes.json");
+    assert_int_equal(wd_run("generate", generate_script, &o), 0);
+}
+
 // ---- projector mode ---------------------------------------------------------------
 
 // M on, then off: the frame as it was, palette included (it stayed high-contrast).
@@ -1113,6 +1157,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_layers, setup),
         cmocka_unit_test_setup(test_text, setup),
         cmocka_unit_test_setup(test_text_limits, setup),
+        cmocka_unit_test_setup(test_generate, setup),
         cmocka_unit_test_setup(test_checkpoints, setup),
         cmocka_unit_test_setup(test_backward, setup),
         cmocka_unit_test_setup(test_backward_refused, setup),

@@ -5,6 +5,7 @@
 #include "app_events.h"
 
 #include <SDL.h>
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include "overlay.h"
 #include "png_write.h"
 #include "render.h"
+#include "sample.h"
 #include "scene.h"
 #include "viewkind.h"
 
@@ -100,6 +102,79 @@ static void step_temperature(App *a, int dir)
     lab_begin(a);
     lab_apply_text(&a->lab, a->session, arg, a->v.lang);
     lab_after(a); // (a refusal too: its message as a toast, the numbers as they were)
+}
+
+// Ctrl+Shift+↑ / Ctrl+Shift+↓: a language model's top-k / top-p one step along its ladder, round to off
+// again, as a what-if edit (model.top_k, model.top_p: one undo step; the bars follow).
+static void step_sampling(App *a, bool top_k)
+{
+    static const int K[] = {1, 3, 5, 10, 20};
+    static const float P[] = {0.95f, 0.9f, 0.75f, 0.5f};
+    if (!a->session->lesson.vocab) {
+        app_toast(a, "app.no_text", NULL);
+        return;
+    }
+    const AttnConfig *c = &a->session->lesson.cfg;
+    char arg[48] = "";
+    if (top_k) {
+        snprintf(arg, sizeof arg, "model.top_k=off");
+        for (size_t i = 0; i < sizeof K / sizeof K[0]; i++)
+            if (K[i] > c->top_k) { snprintf(arg, sizeof arg, "model.top_k=%d", K[i]); break; }
+    } else {
+        snprintf(arg, sizeof arg, "model.top_p=1");
+        for (size_t i = 0; i < sizeof P / sizeof P[0]; i++)
+            if (P[i] < c->top_p) { snprintf(arg, sizeof arg, "model.top_p=%g", (double)P[i]); break; }
+    }
+    lab_begin(a);
+    lab_apply_text(&a->lab, a->session, arg, a->v.lang);
+    lab_after(a);
+}
+
+// R / Shift+R: each batch's next token after its last position (sample.h: the probs at the
+// temperature, top-k and top-p; the most likely kept one, or the seeded draw: seed 1 at the
+// position it goes to) appended, and everything computed again (session_append). At the
+// model's context: a message, the text stays.
+static void generate(App *a, bool draw)
+{
+    const Lesson *ls = &a->session->lesson;
+    const Trace *tr = &a->session->trace;
+    const int s = trace_find(tr, "probs");
+    if (!ls->vocab || s < 0) {
+        app_toast(a, "app.no_text", NULL);
+        return;
+    }
+    const int most = ls->cfg.positions == POS_LEARNED && ls->cfg.max_positions < LESSON_MAX_LEN ? ls->cfg.max_positions
+                                                                                                : LESSON_MAX_LEN;
+    char n1[16], n2[16], n3[16];
+    if (ls->len_q >= most) {
+        snprintf(n1, sizeof n1, "%d", most);
+        app_toast(a, "app.context_full", n1);
+        return;
+    }
+    const Tensor *t = &tr->stages[s].t; // (B, L, V)
+    const int B = t->shape[0], L = t->shape[1], V = t->shape[2], shown = a->v.batch < B ? a->v.batch : 0;
+    assert(V <= SAMPLE_MAX_VOCAB && B <= LESSON_MAX_BATCH);
+    int next[LESSON_MAX_BATCH];
+    float kept[SAMPLE_MAX_VOCAB], p_shown = 0.0f;
+    for (int b = 0; b < B; b++) {
+        sample_filter(t->data + ((size_t)b * L + (size_t)(L - 1)) * V, V, ls->cfg.top_k, ls->cfg.top_p, kept);
+        next[b] = sample_pick(kept, V, draw ? 1 : 0, L);
+        if (b == shown) p_shown = kept[next[b]];
+    }
+    char err[LESSON_ERR_MAX];
+    Session *n = session_append(a->session, next, err, sizeof err);
+    if (!n) {
+        app_toast(a, "app.edited", err);
+        return;
+    }
+    const char *tok = lesson_vocab_label(ls, next[shown]);
+    snprintf(n1, sizeof n1, "%.2f", (double)p_shown), snprintf(n2, sizeof n2, "%d", L + 1);
+    snprintf(n3, sizeof n3, "%.4f", (double)sample_draw_u(1, L));
+    char label[80];
+    snprintf(label, sizeof label, "%s", tok && strcmp(tok, " ") ? tok : "\xE2\x90\xA3"); // (before the old session goes)
+    app_replace_session(a, n, true);
+    const char *args[] = {label, n1, n2, n3};
+    toast_say(&a->toast, a->v.lang, draw ? "app.generated_draw" : "app.generated", 4, args, TOAST_SECONDS);
 }
 
 // The same stage in layer l (a model of several layers), wrapping around.
@@ -328,6 +403,8 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
         break;
     }
     case KEY_ACT_WARMER: case KEY_ACT_COOLER: step_temperature(a, act == KEY_ACT_WARMER ? 1 : -1); break;
+    case KEY_ACT_TOP_K: case KEY_ACT_TOP_P: step_sampling(a, act == KEY_ACT_TOP_K); break;
+    case KEY_ACT_GENERATE: case KEY_ACT_GENERATE_DRAW: generate(a, act == KEY_ACT_GENERATE_DRAW); break;
     case KEY_ACT_LAYER_NEXT: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) + 1); break;
     case KEY_ACT_LAYER_PREV: set_layer(a, trace_layer_at(&a->session->trace, a->v.stage) - 1); break;
     case KEY_ACT_HEAD_PREV: set_head(a, a->v.head - 1); break;

@@ -50,8 +50,13 @@ bool keys_init(char *err, size_t n)
 KeyAction keys_lookup(SDL_Keycode sym, Uint16 mod)
 {
     int held = ((mod & KMOD_CTRL) ? MOD_CTRL : 0) | ((mod & KMOD_SHIFT) ? MOD_SHIFT : 0);
-    for (size_t i = 0; i < n_table; i++) // with modifiers: all of them held
-        if (table[i].mods && table[i].sym == sym && (table[i].mods & held) == table[i].mods) return table[i].action;
+    // with modifiers: all of them held, the binding that names the most of them first (Ctrl+Shift+↑
+    // before Ctrl+↑, whatever the table's order)
+    static const int by_count[] = {MOD_CTRL | MOD_SHIFT, MOD_CTRL, MOD_SHIFT};
+    for (size_t k = 0; k < sizeof by_count / sizeof by_count[0]; k++)
+        for (size_t i = 0; i < n_table; i++)
+            if (table[i].mods == by_count[k] && table[i].sym == sym && (held & by_count[k]) == by_count[k])
+                return table[i].action;
     for (size_t i = 0; i < n_table; i++) // plain: Shift may be held, Ctrl not
         if (!table[i].mods && table[i].sym == sym && !(held & MOD_CTRL)) return table[i].action;
     return KEY_ACT_NONE;

@@ -10,14 +10,25 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "attn_json.h"
+#include "bpe.h"
 #include "typed.h"
 #include "utf8.h"
 
-// The lesson's text of batch 0: its tokens, joined by a space for the word tokenizer.
+// The lesson's text of batch 0: its tokens, joined by a space for the word tokenizer
+// (byte-pair encoding's: their bytes joined).
 static void current_text(const Lesson *ls, char *out, size_t n)
 {
     size_t k = 0;
     out[0] = '\0';
+    if (ls->bpe) {
+        int ids[LESSON_MAX_LEN];
+        const int L = ls->len_q < LESSON_MAX_LEN ? ls->len_q : LESSON_MAX_LEN;
+        for (int l = 0; l < L; l++) ids[l] = (int)ls->in.ids.data[l];
+        k = bpe_decode(ls->bpe, ids, L, out, n);
+        out[utf8_whole(out, k)] = '\0'; // (a character cut by the box's size: dropped whole)
+        return;
+    }
     for (int l = 0; l < ls->len_q; l++) {
         const char *t = lesson_token_label(ls, 0, l);
         if (!t) break;

@@ -134,6 +134,9 @@ typedef struct AttnConfig {
     bool tie_embeddings;     // logits = x·Eᵀ (no lm_head)
     float temperature;       // probs = softmax(logits / temperature)
     AttnAblation ablate;     // an experiment's (kind ABLATE_NONE: none)
+    // the next token (sample.h): top-k (0: off), top-p (1: off)
+    int top_k;
+    float top_p;
 } AttnConfig;
 
 // The ALiBi slope of head h of H (the paper's rule, also for H not a power of two).

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "attn_names.h"
+#include "bpe.h"
 #include "jsonpath.h"
 #include "utf8.h"
 
@@ -134,8 +135,10 @@ bool attn_json_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, AttnInp
 
 // --- a language model's input: text or token ids -----------------------------------
 
-int attn_tokenize(const char *s, char *const *vocab, int V, bool words, int *ids, int max, AttnTokenError *e)
+int attn_tokenize(const char *s, char *const *vocab, int V, bool words, const Bpe *bpe, int *ids, int max,
+                  AttnTokenError *e)
 {
+    if (bpe) return bpe_encode(bpe, s, ids, max);
     int n = 0;
     size_t i = 0, len = strlen(s);
     while (i < len) {
@@ -184,7 +187,7 @@ size_t attn_vocab_list(char *const *vocab, int V, const char *space, int most, c
 // Text (a string, or an array of them: a batch) split by the tokenizer into vocabulary
 // ids, or the ids themselves; every row the same length.
 bool attn_json_lm_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, char *const *vocab, bool words,
-                        AttnInputs *ai)
+                        const Bpe *bpe, AttnInputs *ai)
 {
     const char *P = "input";
     const int V = cfg->vocab_size;
@@ -228,7 +231,7 @@ bool attn_json_lm_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, char
             if (!cJSON_IsString(t)) return free(row), jsonpath_fail(c, p, "expected a string, got %s", jsonpath_type(t));
             const char *s = t->valuestring;
             AttnTokenError te;
-            int n = attn_tokenize(s, vocab, V, words, row, LESSON_MAX_LEN, &te);
+            int n = attn_tokenize(s, vocab, V, words, bpe, row, LESSON_MAX_LEN, &te);
             if (n == -1) {
                 char known[200];
                 size_t k = attn_vocab_list(vocab, V, "space", 40, known, sizeof known);
@@ -241,6 +244,7 @@ bool attn_json_lm_input(JsonCtx *c, const cJSON *in, const AttnConfig *cfg, char
                 free(row);
                 return jsonpath_fail(c, p, "more than %d tokens", LESSON_MAX_LEN);
             }
+            if (n == -3) return free(row), jsonpath_fail(c, p, "out of memory");
             if (n == 0) return free(row), jsonpath_fail(c, p, "empty: expected at least one token");
             if (cfg->positions == POS_LEARNED && cfg->max_positions && n > cfg->max_positions) {
                 free(row);

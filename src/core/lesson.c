@@ -7,6 +7,7 @@
 
 #include "attn_json.h"
 #include "attn_names.h"
+#include "bpe.h"
 #include "jsonpath.h"
 #include "model_keys.h"
 
@@ -258,22 +259,26 @@ static bool parse_texts(JsonCtx *c, const cJSON *j, const char *name, const char
 
 // --- a language model's vocabulary -------------------------------------------------
 
-#define LESSON_MAX_VOCAB 1024
-
-// "vocab": distinct non-empty token strings, and "tokenizer": "char" (the default) or "word".
+// "vocab": distinct non-empty token strings, and "tokenizer": "char" (the default), "word"
+// or "bpe" (with its "merges": bpe.h).
 static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "vocab"), *t = cJSON_GetObjectItemCaseSensitive(root, "tokenizer");
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "merges");
     if (!v) return t ? jsonpath_fail(c, "tokenizer", "splits text into a vocabulary's tokens; expected a \"vocab\" with it") : true;
     const int V = cJSON_IsArray(v) ? cJSON_GetArraySize(v) : 0;
     if (V < 1 || V > LESSON_MAX_VOCAB)
         return jsonpath_fail(c, "vocab", "expected an array of 1 to %d token strings, got %s", LESSON_MAX_VOCAB,
                              cJSON_IsArray(v) ? "an empty or longer one" : jsonpath_type(v));
+    bool bpe = false;
     if (t) {
         if (cJSON_IsString(t) && strcmp(t->valuestring, "word") == 0) ls->word_tokens = true;
+        else if (cJSON_IsString(t) && strcmp(t->valuestring, "bpe") == 0) bpe = true;
         else if (!cJSON_IsString(t) || strcmp(t->valuestring, "char") != 0)
-            return jsonpath_fail(c, "tokenizer", "expected \"char\" (a character a token) or \"word\" (split at spaces)");
+            return jsonpath_fail(c, "tokenizer", "expected \"char\" (a character a token), \"word\" (split at spaces) or "
+                                                 "\"bpe\" (byte-pair encoding with \"merges\")");
     }
+    if (m && !bpe) return jsonpath_fail(c, "merges", "are byte-pair encoding's; expected \"tokenizer\": \"bpe\" with them");
     ls->n_vocab = V; // (before: what token_list allocated is freed on an error)
     if (!token_list(c, v, "vocab", V, &ls->vocab)) return false;
     for (int i = 0; i < V; i++) {
@@ -287,7 +292,13 @@ static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
             if (strcmp(ls->vocab[j], ls->vocab[i]) == 0)
                 return jsonpath_fail(c, p, "\"%s\" again (vocab[%d]); expected distinct tokens", ls->vocab[i], j);
     }
-    return true;
+    return !bpe || (ls->bpe = bpe_read(c, m, ls->vocab, V)) != NULL;
+}
+
+const char *lesson_vocab_label(const Lesson *ls, int id)
+{
+    if (!ls->vocab || id < 0 || id >= ls->n_vocab) return NULL;
+    return ls->bpe ? ls->bpe->label[id] : ls->vocab[id];
 }
 
 const char *lesson_token_label(const Lesson *ls, int b, int l)
@@ -295,23 +306,22 @@ const char *lesson_token_label(const Lesson *ls, int b, int l)
     if (l < 0 || l >= ls->len_q) return NULL; // panel_axis_label's key axis is len_k long, not len_q
     if (ls->vocab && tensor_present(&ls->in.ids)) {
         if (b < 0 || b >= ls->batch) b = 0; // a View's batch: clamped as render.c clamps it (lessons differ in batches)
-        int id = (int)ls->in.ids.data[(size_t)b * ls->len_q + l];
-        return id >= 0 && id < ls->n_vocab ? ls->vocab[id] : NULL;
+        return lesson_vocab_label(ls, (int)ls->in.ids.data[(size_t)b * ls->len_q + l]);
     }
     return ls->q_tokens ? ls->q_tokens[l] : NULL;
 }
 
 // --- another text for a language model -----------------------------------------------
 
-bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
+// ls's input replaced by `in` (a language model's input object: its text or ids) for
+// `batch` rows: the mask of the new length (the kinds that say how, not which cells), the
+// context checked, the author's questions and targets (about the file's input) left out.
+static bool reinput(Lesson *ls, cJSON *in, int batch, JsonCtx *c)
 {
-    JsonCtx ctx = {"--text", err, err_len, false, false}, *c = &ctx;
-    if (err_len) err[0] = '\0';
     if (!ls->vocab)
-        return jsonpath_fail(c, NULL, "%s is not a language model (it has no \"vocab\"); expected a lesson that reads text",
-                             ls->path ? ls->path : "the lesson");
-    // the mask again, of the new length: the kinds that say how, not which cells
-    cJSON *in = cJSON_CreateObject(), *mask = NULL;
+        return cJSON_Delete(in), jsonpath_fail(c, NULL, "%s is not a language model (it has no \"vocab\"); expected a "
+                                               "lesson that reads text", ls->path ? ls->path : "the lesson");
+    cJSON *mask = NULL;
     switch (ls->in.mask_kind) {
     case MASK_NONE: break;
     case MASK_CAUSAL:
@@ -329,20 +339,21 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
         return jsonpath_fail(c, NULL, "the lesson's mask names cells of its own input (a 0/1 tensor or key padding); "
                                       "expected a causal, sliding-window or no mask to type another text");
     }
+    const char *P = cJSON_GetObjectItemCaseSensitive(in, "ids") ? "input.ids" : "input.text";
     AttnInputs ai = {0};
-    bool ok = in && (ls->in.mask_kind == MASK_NONE || mask) && cJSON_AddStringToObject(in, "text", text);
+    bool ok = in && (ls->in.mask_kind == MASK_NONE || mask);
     if (!ok) jsonpath_fail(c, NULL, "out of memory");
-    ok = ok && attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, &ai);
+    ok = ok && attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, ls->bpe, &ai);
     const int L = ok ? ai.ids.shape[1] : 0;
     if (ok && ls->cfg.positions == POS_LEARNED && L > ls->cfg.max_positions)
-        ok = jsonpath_fail(c, "input.text", "%d tokens, longer than the model's context (model.max_positions %d)", L,
+        ok = jsonpath_fail(c, P, "%d tokens, longer than the model's context (model.max_positions %d)", L,
                            ls->cfg.max_positions);
-    ok = ok && attn_json_mask(c, mask, 1, L, L, &ai);
+    ok = ok && attn_json_mask(c, mask, batch, L, L, &ai);
     cJSON_Delete(in), cJSON_Delete(mask);
-    if (ok) { // the sizes of the forward pass this input would run (as --text's)
+    if (ok) { // the sizes of the forward pass this input would run
         Lesson probe = *ls;
-        probe.batch = 1, probe.len_q = probe.len_k = L;
-        ok = lesson_check_size(&probe, "--text", "input.text", err, err_len);
+        probe.batch = batch, probe.len_q = probe.len_k = L;
+        ok = lesson_check_size(&probe, c->file, P, c->err, c->err_len);
     }
     if (!ok) {
         attn_inputs_free(&ai);
@@ -351,7 +362,7 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
     attn_inputs_free(&ls->in);
     ai.window = ls->in.window, ai.sink_tokens = ls->in.sink_tokens, ai.causal_bottom_right = ls->in.causal_bottom_right;
     ls->in = ai;
-    ls->batch = 1, ls->len_q = ls->len_k = L;
+    ls->batch = batch, ls->len_q = ls->len_k = L;
     ls->typed = true;
     free(ls->targets); // (about the file's input)
     ls->targets = NULL;
@@ -363,6 +374,30 @@ bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
     free(ls->quiz);
     ls->quiz = NULL, ls->n_quiz = 0;
     return true;
+}
+
+bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len)
+{
+    JsonCtx ctx = {"--text", err, err_len, false, false};
+    if (err_len) err[0] = '\0';
+    cJSON *in = cJSON_CreateObject();
+    if (in && !cJSON_AddStringToObject(in, "text", text)) cJSON_Delete(in), in = NULL;
+    return reinput(ls, in, 1, &ctx);
+}
+
+bool lesson_append(Lesson *ls, const int *next, char *err, size_t err_len)
+{
+    JsonCtx ctx = {"generate", err, err_len, false, false};
+    if (err_len) err[0] = '\0';
+    const int B = ls->batch, L = ls->len_q;
+    cJSON *in = cJSON_CreateObject(), *rows = cJSON_AddArrayToObject(in, "ids");
+    for (int b = 0; rows && b < B; b++) {
+        cJSON *row = cJSON_CreateArray();
+        for (int l = 0; row && l <= L; l++)
+            cJSON_AddItemToArray(row, cJSON_CreateNumber(l < L ? ls->in.ids.data[(size_t)b * L + l] : next[b]));
+        cJSON_AddItemToArray(rows, row);
+    }
+    return reinput(ls, in, B, &ctx);
 }
 
 // --- checkpoints: the weights at points of training -------------------------------
@@ -454,6 +489,7 @@ void lesson_free(Lesson *ls)
     free_strings(ls->q_tokens, ls->len_q);
     free_strings(ls->k_tokens, ls->len_k);
     free_strings(ls->vocab, ls->n_vocab);
+    bpe_destroy(ls->bpe);
     free(ls->targets);
     free(ls->ckpt_step);
     free(ls->ckpt_loss);
@@ -594,7 +630,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
     }
     static const char *const keys[] = {"title", "description", "vocab", "tokenizer", "model", "input", "mask",
                                        "weights", "checkpoints", "tokens", "steps", "notes", "quiz", "targets",
-                                       "task", NULL};
+                                       "task", "merges", NULL};
     if (!jsonpath_check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title) {
@@ -622,14 +658,14 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
             goto done;
         }
         c->file = "--text";
-        bool ok_in = attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, &ls->in);
+        bool ok_in = attn_json_lm_input(c, in, &ls->cfg, ls->vocab, ls->word_tokens, ls->bpe, &ls->in);
         c->file = name;
         cJSON_Delete(in);
         if (!ok_in) goto done;
         ls->typed = true;
     } else if (ls->vocab) { // a language model: text or token ids in
         if (!attn_json_lm_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, ls->vocab, ls->word_tokens,
-                                &ls->in))
+                                ls->bpe, &ls->in))
             goto done;
     }
     if (ls->vocab) {

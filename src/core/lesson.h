@@ -56,11 +56,13 @@ typedef struct Lesson {
     char **q_tokens;                  // len_q labels or NULL
     char **k_tokens;                  // len_k labels or NULL
     // A language model ("vocab"): its n_vocab token strings (cfg.vocab_size of them) and the
-    // tokenizer of input.text (words: split at spaces; else a character a token). The
-    // token labels are vocab[in.ids[b, l]] (per batch: lesson_token_label).
+    // tokenizer of input.text (bpe: byte-pair encoding with the lesson's "merges", bpe.h;
+    // words: split at spaces; else a character a token). The token labels are
+    // lesson_vocab_label(in.ids[b, l]) (per batch: lesson_token_label).
     char **vocab;
     int n_vocab;
     bool word_tokens;
+    struct Bpe *bpe;
     // "targets" (lesson_targets.c): (B, L) the token each position is trained to predict, -1:
     // not counted; NULL: the default, the input shifted by one (backward.h)
     int *targets;
@@ -109,6 +111,11 @@ typedef struct LessonOverride {
 // out, typed set — without reading the file again (the window's text box, as you type).
 // False with one line "--text: input.text: ..." in err, ls unchanged.
 bool lesson_retext(Lesson *ls, const char *text, char *err, size_t err_len);
+// ls (a language model) with one token more in each batch, next[b] after batch b's (the
+// window's generate keys): its mask of the new length, the author's questions left out,
+// typed set. False with one line "generate: input.ids: …" in err (past the model's
+// context: "… longer than the model's context (model.max_positions N)"), ls unchanged.
+bool lesson_append(Lesson *ls, const int *next, char *err, size_t err_len);
 bool lesson_load_with(Lesson *ls, const char *path, const LessonOverride *o, char *err, size_t err_len);
 // Same, from a buffer in memory (name is used in messages).
 bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, char *err,
@@ -130,6 +137,8 @@ bool lesson_peek_title(const char *path, size_t max, char *title[LANG_COUNT], si
 const char *lesson_title(const Lesson *ls, Lang lang);
 // The label of position l of batch b: a language model's token (its vocab string), the
 // lesson's tokens (query side), or NULL when the lesson has none.
+// Token id's label as drawn (a BPE token's spaces as ␣; else its vocab string), NULL out of range.
+const char *lesson_vocab_label(const Lesson *ls, int id);
 const char *lesson_token_label(const Lesson *ls, int b, int l);
 
 // The sizes of the forward pass ls would run (its model and its input as they are now),

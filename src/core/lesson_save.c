@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "attn_names.h"
+#include "bpe.h"
 #include "json_out.h"
 #include "model_keys.h"
 #include "temp_file.h"
@@ -74,6 +75,20 @@ static void write_tokens(FILE *f, char *const *tok, int n)
     for (int i = 0; i < n; i++) {
         if (i) fputs(", ", f);
         json_write_string(f, tok[i]);
+    }
+    fputc(']', f);
+}
+
+// ",\n  \"tokenizer\": \"bpe\", \"merges\": [[\"a\", \"b\"], …]": the pairs in the order they apply.
+static void write_merges(FILE *f, const Lesson *ls)
+{
+    fputs(",\n  \"tokenizer\": \"bpe\",\n  \"merges\": [", f);
+    for (int i = 0; i < ls->bpe->n_merges; i++) {
+        fputs(i ? ", [" : "[", f);
+        json_write_string(f, ls->vocab[bpe_merge_part(ls->bpe, i, 0)]);
+        fputs(", ", f);
+        json_write_string(f, ls->vocab[bpe_merge_part(ls->bpe, i, 1)]);
+        fputc(']', f);
     }
     fputc(']', f);
 }
@@ -145,6 +160,7 @@ bool lesson_write(const Lesson *ls, FILE *f)
         fputs(",\n  \"vocab\": ", f);
         write_tokens(f, ls->vocab, ls->n_vocab);
         if (ls->word_tokens) fputs(",\n  \"tokenizer\": \"word\"", f);
+        if (ls->bpe) write_merges(f, ls);
     }
     fputs(",\n  \"model\": {", f);
     model_keys_write(f, c, ls->vocab != NULL);

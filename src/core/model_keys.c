@@ -1,6 +1,7 @@
 // model_keys.c — a lesson's "model" keys from one table (model_keys.h): read, written, edited.
 #include "model_keys.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -446,6 +447,9 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_POSITIONS] = {.names = &ATTN_NAMES_POS, .check = check_positions},
     [MK_MAX_POSITIONS] = {.check = check_max_positions},
     [MK_TEMPERATURE] = {.expect = "a number from 0.001 to 1000", .edit_expect = "a temperature from 0.001 to 1000"},
+    [MK_TOP_K] = {.edit_expect = "a whole number of tokens from 1 to 1024, or off", .word = "off"},
+    [MK_TOP_P] = {.expect = "a probability above 0 and at most 1",
+                  .edit_expect = "a probability above 0 and at most 1 (1: off)"},
 };
 
 // --- reading ---------------------------------------------------------------------
@@ -582,6 +586,12 @@ int model_key_find(const char *name)
 
 float model_key_get(const AttnConfig *cfg, int k)
 {
+    if (MODEL_KEYS[k].type == MK_INT) {
+        int i;
+        memcpy(&i, (const char *)cfg + MODEL_KEYS[k].offset, sizeof i);
+        return (float)i;
+    }
+    assert(MODEL_KEYS[k].type == MK_FLOAT);
     float v;
     memcpy(&v, (const char *)cfg + MODEL_KEYS[k].offset, sizeof v);
     return v;
@@ -589,12 +599,19 @@ float model_key_get(const AttnConfig *cfg, int k)
 
 void model_key_set(AttnConfig *cfg, int k, float v)
 {
+    if (MODEL_KEYS[k].type == MK_INT) {
+        const int i = (int)v;
+        memcpy((char *)cfg + MODEL_KEYS[k].offset, &i, sizeof i);
+        return;
+    }
+    assert(MODEL_KEYS[k].type == MK_FLOAT);
     memcpy((char *)cfg + MODEL_KEYS[k].offset, &v, sizeof v);
 }
 
 bool model_key_in_range(int k, float v)
 {
     const ModelKey *r = &MODEL_KEYS[k];
+    if (r->type == MK_INT && v != floorf(v)) return false;
     return (r->flags & MK_ABOVE ? v > r->lo : v >= r->lo) && v <= r->hi;
 }
 

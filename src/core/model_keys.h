@@ -31,7 +31,9 @@ typedef struct JsonCtx JsonCtx;
 // order the writer writes them and the reader checks them (a key's checks read the keys
 // before it). Types: INT (range [lo, hi]), BOOL, FLOAT ([lo, hi], (lo, hi] with MK_ABOVE),
 // ENUM (its names: HOOKS' names), OBJECT (read and written by its HOOKS). The limits are
-// attn_json.h's (expanded where the table is).
+// attn_json.h's (expanded where the table is). An INT row may be EDITABLE too (its value
+// a whole number in range; a default outside the range, as top_k's 0, is "off": its
+// HOOKS word, "off", sets it).
 #define MODEL_KEY_TABLE(X)                                                                                              \
     X(N_LAYERS, "n_layers", n_layers, INT, 1, LESSON_MAX_LAYERS, 1, 0, FIXED)                                          \
     X(D_MODEL, "d_model", d_model, INT, 1, LESSON_MAX_D_MODEL, 0, MK_REQUIRED | MK_ALWAYS, FIXED)                      \
@@ -66,7 +68,9 @@ typedef struct JsonCtx JsonCtx;
     X(MAX_POSITIONS, "max_positions", max_positions, INT, 1, LESSON_MAX_LEN, 0, MK_LM, FIXED)                           \
     X(FINAL_NORM, "final_norm", final_norm, BOOL, 0, 1, 1, MK_LM | MK_ALWAYS, FIXED)                                    \
     X(TIE_EMBEDDINGS, "tie_embeddings", tie_embeddings, BOOL, 0, 1, 0, MK_LM | MK_ALWAYS, FIXED)                        \
-    X(TEMPERATURE, "temperature", temperature, FLOAT, 1e-3, 1e3, 1, MK_LM | MK_ALWAYS, EDITABLE)
+    X(TEMPERATURE, "temperature", temperature, FLOAT, 1e-3, 1e3, 1, MK_LM | MK_ALWAYS, EDITABLE)                      \
+    X(TOP_K, "top_k", top_k, INT, 1, LESSON_MAX_VOCAB, 0 /* off */, MK_LM, EDITABLE)                                  \
+    X(TOP_P, "top_p", top_p, FLOAT, 0, 1, 1, MK_LM | MK_ABOVE, EDITABLE)
 
 typedef enum ModelKeyId {
 #define MODEL_KEY_ENUM(id, ...) MK_##id,
@@ -96,10 +100,11 @@ bool model_keys_read(JsonCtx *c, const struct cJSON *m, AttnConfig *cfg);
 void model_keys_write(FILE *f, const AttnConfig *cfg, bool lm);
 // The row named name ("scale"), or -1.
 int model_key_find(const char *name);
-// A FLOAT key's value in cfg, and set.
+// A FLOAT or INT key's value in cfg, and set (an INT's: a whole number).
 float model_key_get(const AttnConfig *cfg, int k);
 void model_key_set(AttnConfig *cfg, int k, float v);
-// Whether v is in the range of FLOAT key k (one check for the reader and the edits).
+// Whether v is in the range of FLOAT or INT key k (an INT's: whole; one check for the
+// reader and the edits).
 bool model_key_in_range(int k, float v);
 // A FLOAT key's word for a value as --set takes it ("-inf" for mask_fill, "sqrt_dk" for
 // scale: its default): true with *v when text is that word.

@@ -67,16 +67,22 @@ static Session *create(const char *path, const LessonOverride *o, char *err, siz
     return s;
 }
 
-// A new session of a copy of src (one of from's lessons), with text (NULL: its own), computed.
-static Session *copy_of(const Session *from, const Lesson *src, const char *text, char *err, size_t n)
+// A new session of a copy of src (one of from's lessons) with text (NULL: its own) or, with
+// next, one token more in each batch (lesson_append), computed.
+static Session *copy_of(const Session *from, const Lesson *src, const char *text, const int *next, char *err,
+                        size_t n)
 {
     Session *s = calloc(1, sizeof *s);
-    if (!s || !lesson_clone(&s->lesson, src)) {
+    if (!s) {
+        snprintf(err, n, "%s: out of memory", from->path);
+        return NULL;
+    }
+    if (!lesson_clone(&s->lesson, src)) {
         snprintf(err, n, "%s: out of memory", from->path);
         free(s);
         return NULL;
     }
-    if (text && !lesson_retext(&s->lesson, text, err, n)) {
+    if (text ? !lesson_retext(&s->lesson, text, err, n) : next && !lesson_append(&s->lesson, next, err, n)) {
         lesson_free(&s->lesson);
         free(s);
         return NULL;
@@ -94,10 +100,15 @@ static Session *copy_of(const Session *from, const Lesson *src, const char *text
 Session *session_retext(const Session *from, const char *text, char *err, size_t n)
 {
     // (the lab's edits: not carried)
-    return copy_of(from, from->has_original ? &from->original : &from->lesson, text, err, n);
+    return copy_of(from, from->has_original ? &from->original : &from->lesson, text, NULL, err, n);
 }
 
-Session *session_clone(const Session *from, char *err, size_t n) { return copy_of(from, &from->lesson, NULL, err, n); }
+Session *session_clone(const Session *from, char *err, size_t n) { return copy_of(from, &from->lesson, NULL, NULL, err, n); }
+
+Session *session_append(const Session *from, const int *next, char *err, size_t n)
+{
+    return copy_of(from, &from->lesson, NULL, next, err, n); // (the lab's edits: carried, as on screen)
+}
 
 Session *session_open(const char *path, const SessionEdits *ed, char *err, size_t n)
 {

@@ -57,6 +57,8 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_LAB, "keys.checkpoint", {B("U", CKPT_NEXT), B("Shift+U", CKPT_PREV)}},
     {KEYS_LAB, "keys.train", {B("Shift+R", TRAIN_STEP), B("R", TRAIN)}},
     {KEYS_LAB, "keys.backward", {B("Ctrl+B", BACKWARD)}},
+    {KEYS_LAB, "keys.sampling", {B("Ctrl+Shift+Up", TOP_K), B("Ctrl+Shift+Down", TOP_P)}},
+    {KEYS_LAB, "keys.generate", {B("Ctrl+Shift+G", GENERATE_DRAW), B("Ctrl+G", GENERATE)}},
     {KEYS_LAB, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT)}},
     // the study mode (T here; the study box, study_ui.c, handles the rest)
     {KEYS_STUDY, "keys.study", {B("T", STUDY)}},

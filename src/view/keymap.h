@@ -74,6 +74,10 @@ typedef enum KeyAction {
     KEY_ACT_COMPARE_PREV,
     KEY_ACT_BACKWARD,  // the backward view on / off (a language model)
     KEY_ACT_CURSOR,    // R: the cell cursor on / off (cursor.h)
+    KEY_ACT_TOP_K,         // a language model's top-k / top-p one step along their ladders (a lab edit)
+    KEY_ACT_TOP_P,
+    KEY_ACT_GENERATE,      // append the most likely kept next token (sample.h), or a seeded draw
+    KEY_ACT_GENERATE_DRAW,
     KEY_ACTION_COUNT
 } KeyAction;
 

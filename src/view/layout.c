@@ -203,6 +203,21 @@ static bool shares_rows(const Layout *L, int i)
     return !p->op[0] && !q->row_sums && p->rows == q->rows && p->row_axis == q->row_axis;
 }
 
+// A vocabulary axis longer than LAYOUT_VOCAB_SQUEEZE (a BPE model's hundreds of tokens) takes
+// the room of LAYOUT_VOCAB_ROOM cells: its cells are squeezed (an image, under a pixel each)
+// so that the stage's other panels keep cells with readable numbers.
+static int room_of(int n, AxisKind a) { return a == AXIS_VOCAB && n > LAYOUT_VOCAB_SQUEEZE ? LAYOUT_VOCAB_ROOM : n; }
+static int room_rows(const PanelSpec *p) { return room_of(p->rows, p->row_axis); }
+static int room_cols(const PanelSpec *p) { return room_of(p->cols, p->col_axis); }
+// The cell side (1/LAYOUT_Q px) of n cells in the room of `room` cells of side fit.
+static int squeezed(int fit, int n, int room) { return n > room ? (int)lmax(1, (int64_t)fit * room / n) : fit; }
+
+bool layout_squeezed(const Layout *L, int p, bool rows)
+{
+    const PanelSpec *q = &L->spec[p];
+    return rows ? room_rows(q) < q->rows : room_cols(q) < q->cols;
+}
+
 // Zoom: sizes and offsets of the cells of every panel that follows the View's zoom.
 static void apply_zoom(Layout *L, const View *v)
 {
@@ -212,8 +227,9 @@ static void apply_zoom(Layout *L, const View *v)
         bool zoomed = z > 1.0f;
         L->zoom_x[i] = zoomed && p->cols == v->zoom_cols && (int)p->col_axis == v->zoom_col_axis;
         L->zoom_y[i] = zoomed && p->rows == v->zoom_rows && (int)p->row_axis == v->zoom_row_axis;
-        L->cell_wq[i] = L->zoom_x[i] ? (int)((float)L->fit_wq * z) : L->fit_wq;
-        L->cell_hq[i] = L->zoom_y[i] ? (int)((float)L->fit_hq * z) : L->fit_hq;
+        const int fw = squeezed(L->fit_wq, p->cols, room_cols(p)), fh = squeezed(L->fit_hq, p->rows, room_rows(p));
+        L->cell_wq[i] = L->zoom_x[i] ? (int)((float)fw * z) : fw;
+        L->cell_hq[i] = L->zoom_y[i] ? (int)((float)fh * z) : fh;
         int64_t cw = (int64_t)p->cols * L->cell_wq[i], chh = (int64_t)p->rows * L->cell_hq[i];
         int64_t mx = lmax(0, cw - (int64_t)L->panel[i].w * LAYOUT_Q);
         int64_t my = lmax(0, chh - (int64_t)L->panel[i].h * LAYOUT_Q);
@@ -247,15 +263,15 @@ static int64_t fitted_cell(const Layout *L, const View *v, Rect a, bool stack, i
     for (int i = 0; i < L->n_panels; i++) {
         const PanelSpec *p = &L->spec[i];
         if (stack && p->stacked && n_cols > 0) {
-            col_rows[n_cols - 1] += p->rows, col_n[n_cols - 1]++;
+            col_rows[n_cols - 1] += room_rows(p), col_n[n_cols - 1]++;
             continue;
         }
-        col_rows[n_cols] = p->rows, col_n[n_cols] = 1, n_cols++;
+        col_rows[n_cols] = room_rows(p), col_n[n_cols] = 1, n_cols++;
         bool labels = !shares_rows(L, i) && p->row_axis != AXIS_NONE;
         int op = p->op[0] ? (strlen(p->op) > 3 ? imax(opw_long, layout_text_w(v, p->op, L->px_body) + opw / 2) : opw)
                           : (int)(10 * s);
         fixed += (labels ? label_width(L, v, p) : (int)(8 * s)) + (i > 0 ? op : 0);
-        sum_cols += p->cols + (p->row_sums ? 1 : 0);
+        sum_cols += room_cols(p) + (p->row_sums ? 1 : 0);
         if (p->row_sums) fixed += (int)(6 * s) + (int)(10 * s);
     }
     int64_t cw = sum_cols ? (int64_t)(a.w - fixed - L->n_panels) * LAYOUT_Q / sum_cols : 0;
@@ -353,15 +369,15 @@ void layout_place_panels(Layout *L, const Trace *tr, const View *v)
             if (p->stacked && n_cols > 0) {
                 L->row_labels[i] = false;
                 L->label_w[i] = 0;
-                col_rows[n_cols - 1] += p->rows;
+                col_rows[n_cols - 1] += room_rows(p);
                 col_n[n_cols - 1]++;
                 continue;
             }
-            col_rows[n_cols] = p->rows, col_n[n_cols] = 1, n_cols++;
+            col_rows[n_cols] = room_rows(p), col_n[n_cols] = 1, n_cols++;
             L->row_labels[i] = !shares_rows(L, i) && p->row_axis != AXIS_NONE;
             L->label_w[i] = L->row_labels[i] ? label_width(L, v, p) : (int)(8 * s);
             L->row_label_w = imax(L->row_label_w, L->label_w[i]);
-            sum_cols += p->cols + (p->row_sums ? 1 : 0);
+            sum_cols += room_cols(p) + (p->row_sums ? 1 : 0);
             fixed += L->label_w[i] + (i > 0 ? OPW(p) : 0);
             if (p->row_sums) fixed += sum_gap + sum_min;
         }
@@ -411,13 +427,14 @@ void layout_place_panels(Layout *L, const Trace *tr, const View *v)
         int total = 0, max_h = 0, col_h = 0;
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
-            int ph = (int)ceil_div((int64_t)p->rows * c, LAYOUT_Q);
+            int ph = (int)ceil_div((int64_t)p->rows * squeezed((int)c, p->rows, room_rows(p)), LAYOUT_Q);
             if (p->stacked && i > 0) { // below the one before: its caption and cells
                 col_h += stack_gap + cap + colh + ph;
                 max_h = imax(max_h, col_h);
                 continue;
             }
-            total += (i > 0 ? OPW(p) : 0) + L->label_w[i] + (int)ceil_div((int64_t)p->cols * cwide, LAYOUT_Q);
+            total += (i > 0 ? OPW(p) : 0) + L->label_w[i] +
+                     (int)ceil_div((int64_t)p->cols * squeezed((int)cwide, p->cols, room_cols(p)), LAYOUT_Q);
             if (p->row_sums) total += sum_gap + sum_w;
             col_h = ph;
             max_h = imax(max_h, col_h);
@@ -431,8 +448,8 @@ void layout_place_panels(Layout *L, const Trace *tr, const View *v)
             L->deriv = (Rect){a.x, y0 + block_h + (int)(10 * L->s), a.w, strip - (int)(10 * L->s)};
         for (int i = 0; i < L->n_panels; i++) {
             PanelSpec *p = &L->spec[i];
-            int pw = (int)ceil_div((int64_t)p->cols * cwide, LAYOUT_Q);
-            int ph = (int)ceil_div((int64_t)p->rows * c, LAYOUT_Q);
+            int pw = (int)ceil_div((int64_t)p->cols * squeezed((int)cwide, p->cols, room_cols(p)), LAYOUT_Q);
+            int ph = (int)ceil_div((int64_t)p->rows * squeezed((int)c, p->rows, room_rows(p)), LAYOUT_Q);
             if (p->stacked && i > 0) { // under the panel before, the operator in that one's label column
                 Rect above = L->panel[i - 1];
                 int y = above.y + above.h + stack_gap + cap + colh, lab = L->label_w[i - 1];

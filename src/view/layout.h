@@ -37,6 +37,13 @@ int layout_col_at(const Layout *L, int p, int x);
 int layout_row_at(const Layout *L, int p, int y);
 // The visible cell range of panel p: rows [*r0, *r1], columns [*c0, *c1].
 void layout_visible(const Layout *L, int p, int *r0, int *r1, int *c0, int *c1);
+// A vocabulary axis longer than LAYOUT_VOCAB_SQUEEZE (a BPE model's) is squeezed into the
+// room of LAYOUT_VOCAB_ROOM cells: an image, its cells under a pixel, the stage's other
+// panels keeping their numbers (E[token] beside E, logits' h beside W_Uᵀ).
+#define LAYOUT_VOCAB_SQUEEZE 64
+#define LAYOUT_VOCAB_ROOM 16
+// Whether panel p's rows (rows) or columns are squeezed so.
+bool layout_squeezed(const Layout *L, int p, bool rows);
 // Which cell is under (x, y); false when none.
 bool layout_hit_cell(const Layout *L, int x, int y, int *p, int *row, int *col);
 // Which row of a softmax's Σ column is under (x, y); false when none.

@@ -126,16 +126,19 @@ typedef struct HeadViewLayout {
 } HeadViewLayout;
 
 // A bar chart beside the panels (Layout.bars): a bar per label, as long as its value of 1
-// (on the probability palette), the value as written at its end. Labels are borrowed (the
-// lesson's strings).
+// (on the probability palette), the value as written at its end; a cut one (sampling's
+// top-k / top-p dropped it) drawn faint with no bar. Labels are borrowed (the lesson's
+// strings).
 #define LAYOUT_MAX_BARS 10
 typedef struct BarChart {
     Rect r;
     char title[160];
+    char subtitle[160]; // a second line under the title ("" none)
     int n;
     const char *label[LAYOUT_MAX_BARS];
     float value[LAYOUT_MAX_BARS];
     char number[LAYOUT_MAX_BARS][16];
+    bool cut[LAYOUT_MAX_BARS];
 } BarChart;
 
 typedef struct Layout {

@@ -4,6 +4,7 @@
 // norm a norm and the logits a linear layer: recipe_linear.c's.) recipe.h says what a
 // recipe holds.
 #include "recipe.h"
+#include "sample.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -124,8 +125,8 @@ static void tip_probs(TipOut *o, const TipCell *cell)
     for (int j = 0; j < V; j++)
         if (row[j] / T > mx || isnan(row[j])) mx = row[j] / T;
     for (int j = 0; j < V; j++) sum += tensor_expf(row[j] / T - mx);
-    const char *tok = cell->v && cell->v->lesson && cell->v->lesson->vocab && cell->col < cell->v->lesson->n_vocab
-                          ? cell->v->lesson->vocab[cell->col] : "?";
+    const char *tok = cell->v && cell->v->lesson ? lesson_vocab_label(cell->v->lesson, cell->col) : NULL;
+    if (!tok) tok = "?";
     char tb[16];
     snprintf(tb, sizeof tb, "%.4g", (double)T);
     const char *args[] = {tok, tb};
@@ -144,7 +145,9 @@ static void tip_probs(TipOut *o, const TipCell *cell)
 
 // The next-token bars (probs' extra, right of the panels): the most likely tokens after the
 // text's last position, most likely first, each as long as its probability of 1, written as
-// the cells write it (two decimals: 0.00 for a tiny one).
+// the cells write it (two decimals: 0.00 for a tiny one). With sampling's top-k or top-p
+// (sample.h) a kept token's bar is its renormalised probability (what generating draws
+// from), a dropped one is marked cut.
 static void extra_next_token(Layout *L, const Trace *tr, const View *v, int gap)
 {
     const Tensor *t = &tr->stages[v->stage].t;
@@ -159,8 +162,19 @@ static void extra_next_token(Layout *L, const Trace *tr, const View *v, int gap)
     const char *last = lesson_token_label(v->lesson, b, Lq - 1);
     snprintf(lb, sizeof lb, "%s", last ? (strcmp(last, " ") == 0 ? "\xE2\x90\xA3" : last) : "?");
     snprintf(tb, sizeof tb, "%.3g", (double)tr->temperature);
+    const AttnConfig *cfg = v->lesson ? &v->lesson->cfg : NULL;
+    const bool sampling = cfg && V <= SAMPLE_MAX_VOCAB && sample_active(cfg);
+    float kept[SAMPLE_MAX_VOCAB];
     const char *args[] = {lb, tb};
     i18n_fmt(c->title, sizeof c->title, v->lang, "ui.next_after", 2, args);
+    c->subtitle[0] = '\0';
+    if (sampling) { // "top-k 5, top-p 0.9: kept, renormalised"
+        sample_filter(p, V, cfg->top_k, cfg->top_p, kept);
+        char how[64];
+        sample_settings_text(cfg, how, sizeof how);
+        const char *a1[] = {how};
+        i18n_fmt(c->subtitle, sizeof c->subtitle, v->lang, "ui.next_kept", 1, a1);
+    }
     int top[LAYOUT_MAX_BARS];
     for (int k = 0; k < LAYOUT_MAX_BARS && k < V; k++) { // the k-th largest (ties: the lower id first)
         int best = -1;
@@ -170,10 +184,14 @@ static void extra_next_token(Layout *L, const Trace *tr, const View *v, int gap)
             if (!used && (best < 0 || p[j] > p[best])) best = j;
         }
         top[c->n] = best;
-        const char *tok = v->lesson && v->lesson->vocab && best < v->lesson->n_vocab ? v->lesson->vocab[best] : "?";
+        const char *tok = v->lesson ? lesson_vocab_label(v->lesson, best) : NULL;
+        if (!tok) tok = "?";
         c->label[c->n] = strcmp(tok, " ") == 0 ? "\xE2\x90\xA3" : tok;
-        c->value[c->n] = p[best];
-        snprintf(c->number[c->n], sizeof c->number[c->n], "%.2f", (double)p[best]);
+        const float q = sampling ? kept[best] : p[best];
+        c->cut[c->n] = sampling && q == 0.0f;
+        c->value[c->n] = q;
+        if (c->cut[c->n]) snprintf(c->number[c->n], sizeof c->number[c->n], "%s", i18n_get(v->lang, "ui.sample_cut"));
+        else snprintf(c->number[c->n], sizeof c->number[c->n], "%.2f", (double)q);
         c->n++;
     }
 }

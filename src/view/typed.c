@@ -15,7 +15,8 @@ bool typed_text_problem(const Lesson *ls, const char *text, Lang lang, char *out
     if (!ls->vocab) return false;
     const bool words = ls->word_tokens;
     AttnTokenError e;
-    int count = attn_tokenize(text, ls->vocab, ls->n_vocab, words, NULL, LESSON_MAX_LEN, &e);
+    int count = attn_tokenize(text, ls->vocab, ls->n_vocab, words, ls->bpe, NULL, LESSON_MAX_LEN, &e);
+    if (count == -3) return false; // (out of memory: session_retext says so)
     const int most = ls->cfg.positions == POS_LEARNED && ls->cfg.max_positions ? ls->cfg.max_positions : LESSON_MAX_LEN;
     if (count == -1) {
         char pos[16], tok[48], known[600];
