@@ -35,6 +35,7 @@ import sys
 
 MAX_LINES = 900
 MAX_FUNC = 150
+MAX_APP_FIELDS = 20  # struct App (src/app/window.h): each part owns its state in a field of its own
 LAYERS = ["core", "view", "draw", "app", "web"]
 
 # what may stand for now (issue 37 takes each apart); the reason after each
@@ -350,6 +351,24 @@ def self_test():
                 print(f"structure_check --self-test: {name}: expected {want or 'no problem'}, got {out}")
     print("structure self-test: ok" if not bad else f"structure self-test: {bad} failed")
     return 1 if bad else 0
+
+
+def check_app_fields(root, out):
+    """struct App holds at most MAX_APP_FIELDS fields (issue 37: it had grown to 68)."""
+    path = os.path.join(root, "src", "app", "window.h")
+    if not os.path.exists(path):
+        return
+    with open(path, encoding="utf-8") as f:
+        m = re.search(r"^struct App \{\n(.*?)^\};", f.read(), re.M | re.S)
+    if not m:
+        fail("src/app/window.h: no struct App found", out)
+        return
+    fields = [l for l in m.group(1).split("\n") if l.strip() and not l.strip().startswith("//") and ";" in l]
+    if len(fields) > MAX_APP_FIELDS:
+        fail(f"src/app/window.h: struct App has {len(fields)} fields (at most {MAX_APP_FIELDS}): put the new "
+             "state into the part that owns it (a struct of its own, or an existing part's)", out)
+
+
 def view_asks(root):
     """The functions view/recipe.h and view/scene.h declare."""
     names = set()
@@ -391,6 +410,7 @@ def main():
     check_lines(root, out)
     check_functions(root, out)
     check_parts(root, out)
+    check_app_fields(root, out)
     check_asks(root, out)
     check_keys(root, out)
     for line in out:

@@ -58,12 +58,12 @@ bool app_open(App *a, const char *path) { return app_lessons_open(a, path); }
 
 void app_resize(App *a, int w, int h) { SDL_SetWindowSize(a->screen.win, w, h); }
 
-void app_set_reduced_motion(App *a, bool on) { a->reduced_motion = on; }
+void app_set_reduced_motion(App *a, bool on) { a->screen.reduced_motion = on; }
 
 bool app_busy(const App *a)
 {
     return (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || (a->toast.left > 0.0 && !a->quit.ask) ||
-           a->exp.job || a->lab.animating || a->train.running;
+           a->exp.job || a->lab.animating || a->ex.train.running;
 }
 
 long app_frames_drawn(const App *a) { return a->probe.frames; }
@@ -73,7 +73,7 @@ AppStatus app_status(App *a)
     AppStatus s = {a->session, lab_trace(&a->lab, a->session), &a->v, app_layout(a), &a->study->st, a->opt->font_path,
                    a->pb.stage, app_busy(a), a->probe.frames, a->probe.events, 0, 0,
                    a->toast.left > 0.0 ? a->toast.text : NULL, a->pointer.in && a->ov.hover, 0, 0,
-                   a->cursor.on, a->cursor.panel, a->cursor.row, a->cursor.col, a->ov.help};
+                   a->pointer.cell.on, a->pointer.cell.panel, a->pointer.cell.row, a->pointer.cell.col, a->ov.help};
     app_output_size(a, &s.width, &s.height);
     app_to_output(a, a->pointer.wx, a->pointer.wy, &s.mouse_x, &s.mouse_y);
     return s;
@@ -131,7 +131,7 @@ void app_destroy(App *a)
     if (a->loop.sdl_up) SDL_Quit();
     app_compare_off(a);
     lab_free(&a->lab);
-    if (a->train.on) train_free(&a->train.run), train_shown_free(&a->train.step); // (quitting asked to save them)
+    if (a->ex.train.on) train_free(&a->ex.train.run), train_shown_free(&a->ex.train.step); // (quitting asked to save them)
     session_destroy(a->lessons.ckpt_before);
     session_destroy(a->session);
     picker_free(&a->lessons.picker);
@@ -282,7 +282,7 @@ bool app_frame(App *a)
     double dt = probe_frame_dt(&a->probe, (double)(now - a->loop.last) / (double)a->loop.freq);
     a->loop.last = now;
     playback_update(&a->pb, dt);
-    if (a->reduced_motion) playback_skip_motion(&a->pb);
+    if (a->screen.reduced_motion) playback_skip_motion(&a->pb);
     lab_update(&a->lab, a->session, playback_edit_progress(&a->pb));
     { // the study mode: no stage past an unanswered question; a hidden result waits
         bool hold;
@@ -327,16 +327,16 @@ bool app_frame(App *a)
     // Draw: the frame's Layout is the one events are hit-tested with
     Canvas c = {a->screen.r, a->screen.fonts, a->screen.heatmaps, NULL, &a->screen.draw};
     const Layout *Lp = app_layout(a);
-    cursor_clamp(&a->cursor, Lp); // (a new stage, head or part: still on one of its cells)
-    a->ov.cursor = a->cursor.on && !a->lessons.picker.open;
-    a->ov.cursor_panel = a->cursor.panel, a->ov.cursor_row = a->cursor.row, a->ov.cursor_col = a->cursor.col;
+    cursor_clamp(&a->pointer.cell, Lp); // (a new stage, head or part: still on one of its cells)
+    a->ov.cursor = a->pointer.cell.on && !a->lessons.picker.open;
+    a->ov.cursor_panel = a->pointer.cell.panel, a->ov.cursor_row = a->pointer.cell.row, a->ov.cursor_col = a->pointer.cell.col;
     lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
     a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->present.tools.drag < 0;
     int w, h;
     app_output_size(a, &w, &h);
     presenting_overlays(&a->present, &a->ov, &a->pb, &a->session->trace, a->v.stage, a->pointer.in, w, h);
     if (a->present.black) paint_clear(&c, (Rgb){0, 0, 0});
-    else if (a->train.show_step) optstep_draw(&c, w, h, Lp->s, &a->train.step, a->session->lesson.vocab, // (Shift+R)
+    else if (a->ex.train.show_step) optstep_draw(&c, w, h, Lp->s, &a->ex.train.step, a->session->lesson.vocab, // (Shift+R)
                                                 a->session->lesson.n_vocab, a->v.lang, a->v.palette);
     else render_frame_laid_out(&c, Lp, lab_trace(&a->lab, a->session), &a->v, &a->ov);
     paint_flush(&c);

@@ -7,7 +7,7 @@
 
 void app_compare_off(App *a)
 {
-    CompareUI *c = &a->cmp;
+    CompareUI *c = &a->ex.cmp;
     compare_free(&c->cmp);
     session_destroy(c->b);
     c->b = NULL, c->session = NULL;
@@ -21,7 +21,7 @@ static bool open_choice(App *a, int k)
 {
     const Trace *tr = &a->session->trace;
     const int H = tr->n_heads;
-    char spec[sizeof a->cmp.spec], err[LESSON_ERR_MAX + 400];
+    char spec[sizeof a->ex.cmp.spec], err[LESSON_ERR_MAX + 400];
     if (tr->n_layers > 1)
         snprintf(spec, sizeof spec, "ablate:l%d.h%d", k / H, k % H);
     else
@@ -37,7 +37,7 @@ static bool open_choice(App *a, int k)
         return false;
     }
     app_compare_off(a);
-    CompareUI *c = &a->cmp;
+    CompareUI *c = &a->ex.cmp;
     c->b = b, c->cmp = cmp, c->choice = k, c->session = a->session, c->version = a->session->version;
     snprintf(c->spec, sizeof c->spec, "%s", spec);
     a->v.kind = VIEW_COMPARE, a->v.cmp = &c->cmp, a->v.cmp_b = &b->trace, a->v.cmp_spec = c->spec;
@@ -52,18 +52,18 @@ void app_compare_step(App *a, int dir)
         app_toast(a, "app.compare_delta", NULL);
         return;
     }
-    const int k = a->cmp.b ? a->cmp.choice + dir : dir > 0 ? 0 : n - 1;
+    const int k = a->ex.cmp.b ? a->ex.cmp.choice + dir : dir > 0 ? 0 : n - 1;
     if (k < 0 || k >= n) {
         app_compare_off(a);
         app_toast(a, "app.compare_off", NULL);
         return;
     }
-    if (open_choice(a, k)) app_toast(a, "app.compare_b", a->cmp.spec);
+    if (open_choice(a, k)) app_toast(a, "app.compare_b", a->ex.cmp.spec);
 }
 
 void app_compare_watch(App *a)
 {
-    CompareUI *c = &a->cmp;
+    CompareUI *c = &a->ex.cmp;
     if (!c->b || (c->session == a->session && c->version == a->session->version)) return;
     if (c->session != a->session) { // another lesson
         app_compare_off(a);

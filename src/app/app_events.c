@@ -217,10 +217,10 @@ static bool step_digit(App *a, int d)
 {
     const Layout *Lp = app_layout(a);
     Uint64 now = probe_ms(&a->probe);
-    int n = a->digit.n > 0 && now - a->digit.ms < 1000 ? a->digit.n * 10 + d : d;
+    int n = a->pointer.digit.n > 0 && now - a->pointer.digit.ms < 1000 ? a->pointer.digit.n * 10 + d : d;
     if (n < 1 || n > Lp->n_steps) n = d;
-    a->digit.n = n <= 9 ? n : 0;
-    a->digit.ms = now;
+    a->pointer.digit.n = n <= 9 ? n : 0;
+    a->pointer.digit.ms = now;
     if (n < 1 || n > Lp->n_steps) return false;
     goto_step(a, Lp->step_id[n - 1]);
     return true;
@@ -574,28 +574,28 @@ static bool mode_train(App *a, const SDL_KeyboardEvent *k, KeyAction act)
 static bool mode_cursor(App *a, const SDL_KeyboardEvent *k, KeyAction act)
 {
     if (act == KEY_ACT_CURSOR && !a->lab.typing) {
-        if (a->cursor.on) a->cursor.on = false;
-        else if (cursor_start(&a->cursor, app_layout(a))) {
+        if (a->pointer.cell.on) a->pointer.cell.on = false;
+        else if (cursor_start(&a->pointer.cell, app_layout(a))) {
             lab_deselect(&a->lab);
             app_toast(a, "app.cursor_on", NULL);
         }
         return true;
     }
-    if (!a->cursor.on) return false;
+    if (!a->pointer.cell.on) return false;
     const Layout *L = app_layout(a);
     const SDL_Keycode sym = k->keysym.sym;
     const bool plain = !(k->keysym.mod & (KMOD_CTRL | KMOD_SHIFT | KMOD_ALT | KMOD_GUI));
     if (plain && (sym == SDLK_LEFT || sym == SDLK_RIGHT || sym == SDLK_UP || sym == SDLK_DOWN)) {
-        cursor_move(&a->cursor, L, sym == SDLK_UP ? -1 : sym == SDLK_DOWN ? 1 : 0,
+        cursor_move(&a->pointer.cell, L, sym == SDLK_UP ? -1 : sym == SDLK_DOWN ? 1 : 0,
                     sym == SDLK_LEFT ? -1 : sym == SDLK_RIGHT ? 1 : 0);
         return true;
     }
     if (sym == SDLK_TAB && !(k->keysym.mod & (KMOD_CTRL | KMOD_ALT | KMOD_GUI))) {
-        cursor_next_panel(&a->cursor, L, (k->keysym.mod & KMOD_SHIFT) ? -1 : 1);
+        cursor_next_panel(&a->pointer.cell, L, (k->keysym.mod & KMOD_SHIFT) ? -1 : 1);
         return true;
     }
     if (sym == SDLK_ESCAPE && plain) {
-        a->cursor.on = false;
+        a->pointer.cell.on = false;
         return true;
     }
     return false;

@@ -31,7 +31,7 @@ void app_request_quit(App *a)
     char n[16];
     const bool trained = app_train_unsaved(a); // (training pauses while asked)
     if (trained) app_train_pause(a);
-    snprintf(n, sizeof n, "%d", trained ? a->train.run.step : a->session->log.applied);
+    snprintf(n, sizeof n, "%d", trained ? a->ex.train.run.step : a->session->log.applied);
     const char *args[] = {n};
     toast_say(&a->toast, a->v.lang, trained ? "train.quit_ask" : a->session->log.applied == 1 ? "app.quit_ask1" : "app.quit_ask", 1, args,
               QUIT_ASK_SECONDS);

@@ -18,7 +18,7 @@ static void say_error(App *a, const char *msg)
 // The progress in the notice: running, paused or finished, the step, the loss, the keys.
 static void say_progress(App *a)
 {
-    const Training *t = &a->train;
+    const Training *t = &a->ex.train;
     const TrainRun *r = &t->run;
     char step[16], total[16], loss[16], held[16], ms[16];
     snprintf(step, sizeof step, "%d", r->step), snprintf(total, sizeof total, "%d", r->total);
@@ -33,7 +33,7 @@ static void say_progress(App *a)
 // The run's checkpoints into the lesson (the header's loss curve), the trace of the new weights.
 static bool show(App *a, char *err, size_t n)
 {
-    Training *t = &a->train;
+    Training *t = &a->ex.train;
     Session *s = a->session;
     if (!train_apply(&t->run, &s->lesson, err, n) || !session_refresh(s, err, n)) return false;
     a->lab.gen++; // (the trace to draw changed: the layout and the heatmap images follow)
@@ -45,7 +45,7 @@ static bool show(App *a, char *err, size_t n)
 // holds them) and the stages show their forward pass.
 void app_train_pause(App *a)
 {
-    Training *t = &a->train;
+    Training *t = &a->ex.train;
     if (!t->on || !t->running || t->session != a->session) return;
     char msg[LESSON_ERR_MAX + 300];
     t->running = false;
@@ -58,7 +58,7 @@ void app_train_pause(App *a)
 
 void app_train_toggle(App *a)
 {
-    Training *t = &a->train;
+    Training *t = &a->ex.train;
     if (t->on && t->session == a->session) {
         if (t->running) {
             app_train_pause(a);
@@ -89,7 +89,7 @@ void app_train_toggle(App *a)
 
 void app_train_frame(App *a)
 {
-    Training *t = &a->train;
+    Training *t = &a->ex.train;
     if (!t->on || !t->running) return;
     char msg[LESSON_ERR_MAX + 300];
     TrainRun *r = &t->run;
@@ -132,7 +132,7 @@ static void shown_weight(const App *a, int *layer, int *slot)
 
 void app_train_show_step(App *a)
 {
-    Training *t = &a->train;
+    Training *t = &a->ex.train;
     if (t->show_step) {
         t->show_step = false;
         return;
@@ -156,7 +156,7 @@ void app_train_show_step(App *a)
 
 bool app_train_key(App *a, int sym, bool step_key)
 {
-    Training *t = &a->train;
+    Training *t = &a->ex.train;
     if (t->show_step && (sym == SDLK_ESCAPE || step_key || sym == SDLK_r)) { // (R: closed, then R's own)
         t->show_step = false;
         return sym != SDLK_r || step_key;
@@ -168,14 +168,14 @@ bool app_train_key(App *a, int sym, bool step_key)
 
 bool app_train_unsaved(const App *a)
 {
-    const Training *t = &a->train;
+    const Training *t = &a->ex.train;
     return t->on && t->session == a->session && t->run.step > 0 &&
            !(a->quit.saved_session == a->session && a->quit.saved_version == a->session->version);
 }
 
 void app_train_stop(App *a)
 {
-    Training *t = &a->train;
+    Training *t = &a->ex.train;
     if (!t->on) return;
     app_train_pause(a);
     if (t->session == a->session && app_train_unsaved(a)) app_save_lesson(a); // (its notice says where)

@@ -40,6 +40,7 @@ typedef struct Screen {
     HeatmapCache *heatmaps;    // heatmaps drawn as images (large lessons)
     unsigned heatmap_gen;      // lab.gen the heatmap images were drawn for (values change in place)
     DrawList draw;             // the frame's draw commands (paint.h), reused frame after frame
+    bool reduced_motion;       // transitions shown at their end at once (app_set_reduced_motion)
 } Screen;
 
 // What a held left button drags (one at a time; the release ends it).
@@ -51,11 +52,21 @@ typedef enum DragKind {
     DRAG_LAB,   // a press on a value: dragging scrubs it (Lab.press)
     DRAG_PAN,   // a zoomed heatmap follows the pointer
 } DragKind;
+
+// Digits typed for a step of the timeline (1 then 0 → step 10).
+typedef struct StepDigit {
+    int n;                     // the step number typed so far, 0 = none
+    Uint64 ms;                 // when it was typed (probe_ms)
+} StepDigit;
+
+// Where the user points: the mouse over the window, the keyboard's cell cursor, a step's digits.
 typedef struct Pointer {
     bool in;                   // over the audience window
     int wx, wy;                // window coordinates
     DragKind drag;
     int drag_x, drag_y;        // DRAG_PAN: the last position, output pixels
+    CellCursor cell;           // Y: the keyboard's pointer, the cell cursor (cursor.h)
+    StepDigit digit;           // 1 then 0: step 10
 } Pointer;
 
 // The lesson on screen as the window last showed it (watch_session).
@@ -90,12 +101,6 @@ typedef struct Loop {
     Uint64 freq, last;         // the performance counter's ticks a second, and at the last frame
 } Loop;
 
-// Digits typed for a step of the timeline (1 then 0 → step 10).
-typedef struct StepDigit {
-    int n;                     // the step number typed so far, 0 = none
-    Uint64 ms;                 // when it was typed (probe_ms)
-} StepDigit;
-
 // The window's training mode (R; app_train.c): the lesson's model trained between frames.
 typedef struct Training {
     bool on;                 // a run exists (the session's lesson is being trained)
@@ -118,6 +123,13 @@ typedef struct CompareUI {
     unsigned version;
 } CompareUI;
 
+// The lesson's model run beside the screen: B of a compare (Ctrl+D, app_compare.c) and
+// training live (R, app_train.c); each owned by its file.
+typedef struct Experiments {
+    CompareUI cmp;
+    Training train;
+} Experiments;
+
 typedef struct App App; // (app.h names it too)
 struct App {
     const AppOptions *opt;
@@ -128,7 +140,6 @@ struct App {
     Playback pb;
     View v;
     Toast toast;
-    StepDigit digit;
     Quitting quit;
     Pointer pointer;
     Lessons lessons;
@@ -138,12 +149,9 @@ struct App {
     StudyUI *study;            // the study mode (T, the "Study" button, --study) and progress.json
     Presenting present;        // the presenter window, black screen, tools, projector palette
     TextBox text;              // I: a language model's input
-    CompareUI cmp;             // Ctrl+D: the compare view's B
+    Experiments ex;            // the lesson's model run beside the screen: compare's B, training
     Loop loop;
     Probe probe;               // the tests' clock and counters
-    Training train;            // R: the lesson's model trained live (app_train.c)
-    CellCursor cursor;         // Y: the cell cursor (cursor.h)
-    bool reduced_motion;       // transitions shown at their end at once (app_set_reduced_motion)
 };
 
 // window.c. A notice over the frame for TOAST_SECONDS: the string key with arg.
