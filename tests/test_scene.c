@@ -30,6 +30,7 @@
 #include "explain.h"
 #include "i18n.h"
 #include "layout.h"
+#include "recipe.h"
 #include "scene.h"
 #include "view.h"
 #include "viewkind.h"
@@ -1204,6 +1205,23 @@ static void test_one_colour(void **state)
     session_destroy(s);
 }
 
+// The mask fill as the cells, the legend and the formula print it: as a lesson writes it, and
+// float32's lowest (transformers' GPT-2 fill, from_torch) within the width of −1e10, not
+// "−3.40282e38" over the neighbouring cells.
+static void test_fill_text(void **state)
+{
+    (void)state;
+    static const struct { float f; const char *want; } cases[] = {
+        {-1e9f, "−1e9"}, {-1e10f, "−1e10"}, {-3.5f, "−3.5"}, {-100.0f, "−100"}, {0.0f, "0"},
+        {-INFINITY, "−∞"}, {-3.4028234663852886e38f, "−3e38"}, {-1e30f, "−1e30"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[32];
+        recipe_fill_text(cases[i].f, buf, sizeof buf);
+        if (strcmp(buf, cases[i].want) != 0) fail_msg("fill %g: \"%s\", expected \"%s\"", (double)cases[i].f, buf, cases[i].want);
+    }
+}
+
 static void test_every_kind_has_a_recipe(void **state)
 {
     (void)state;
@@ -1237,6 +1255,7 @@ int main(void)
         cmocka_unit_test(test_numbers_where_they_fit),
         cmocka_unit_test(test_two_rows_where_one_drops_numbers),
         cmocka_unit_test(test_ranges_without_stats),
+        cmocka_unit_test(test_fill_text),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

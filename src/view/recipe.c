@@ -280,9 +280,11 @@ void recipe_fill_text(float f, char *buf, size_t n)
         snprintf(buf, n, f < 0 ? "−∞" : "∞");
         return;
     }
-    // %g, with the exponent written as a lesson writes it: -1e+09 → −1e9, -3.5 → −3.5
+    // %g, with the exponent written as a lesson writes it: -1e+09 → −1e9, -3.5 → −3.5; a fill
+    // beyond ±1e11 (float32's lowest, as transformers' GPT-2 fills) to one significant digit,
+    // −3e38, so the cells that print it keep it within their width as they do −1e10
     char t[40];
-    snprintf(t, sizeof t, "%g", (double)f);
+    snprintf(t, sizeof t, fabsf(f) >= 1e11f ? "%.0e" : "%g", (double)f);
     char *e = strchr(t, 'e');
     if (e) {
         int ex = 0;
