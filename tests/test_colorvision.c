@@ -187,6 +187,7 @@ static void test_text_contrast(void **state)
         snprintf(w, sizeof w, "muted text (labels, Σ, legends) %s", names[i]), readable(THEME.muted, bgs[i], w);
         snprintf(w, sizeof w, "accent text %s", names[i]), readable(THEME.accent, bgs[i], w);
         snprintf(w, sizeof w, "an error %s", names[i]), readable(THEME.error_ink, bgs[i], w);
+        snprintf(w, sizeof w, "a padding key's label %s", names[i]), readable(THEME.pad_ink, bgs[i], w);
     }
     readable(THEME.accent, THEME.accent_light, "the shape badge");
     readable(THEME.white, THEME.accent, "text on the accent (the current step, buttons)");
