@@ -119,7 +119,17 @@ for k, st in enumerate(stages, 2):
     t = " ".join(text(k).split())
     if head_q not in t:
         continue
-    qs = re.split(r"(?:^| )(\d+)\. ", t[t.index(head_q):].rsplit(" — ", 1)[0])[1:]
+    body = t[t.index(head_q):].rsplit(" — ", 1)[0]
+    # the questions are numbered in turn: a "4. " inside a question ("Q·Kᵀ / 4. What is …") is
+    # not the next one's number
+    cuts, want = [], None
+    for m in re.finditer(r"(?:^| )(\d+)\. ", body):
+        if want is None or int(m.group(1)) == want:
+            cuts.append(m)
+            want = int(m.group(1)) + 1
+    qs = []
+    for i, m in enumerate(cuts):
+        qs += [m.group(1), body[m.end():cuts[i + 1].start() if i + 1 < len(cuts) else len(body)]]
     for no, q in zip(qs[0::2], qs[1::2]):
         asked.append((int(no), two.replace(" ", "") in q.replace(" ", ""))) # (a line break may fall inside it)
         hs = [int(x or y) for x, y in re.findall(Hd, q)] if lang == "zh" else [int(x) for x in re.findall(Hd, q)]
