@@ -192,8 +192,9 @@ static bool step_head(JsonCtx *c, const cJSON *e, const char *p, int n_heads, in
     if (!h) return true;
     char ph[JSONPATH_MAX];
     jsonpath_key(ph, p, "head");
-    if (!cJSON_IsNumber(h) || h->valuedouble != (double)(int)h->valuedouble || h->valuedouble < 0 ||
-        h->valuedouble >= n_heads)
+    // (the range first: a double outside int's range is not cast)
+    if (!cJSON_IsNumber(h) || !(h->valuedouble >= 0 && h->valuedouble < n_heads) ||
+        h->valuedouble != (double)(int)h->valuedouble)
         return cJSON_IsNumber(h) ? jsonpath_fail(c, ph, "expected the head the narration is about, a whole number from 0 to %d "
                                                        "(model.n_heads %d), got %g", n_heads - 1, n_heads, h->valuedouble)
                                  : jsonpath_fail(c, ph, "expected the head the narration is about, a whole number from 0 to %d, "
