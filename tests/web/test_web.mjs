@@ -217,6 +217,9 @@ try {
   await press('Enter');                   // select the first editable cell
   await typeKeys('5');
   s = await press('Enter');               // apply
+  // (the edit is applied in the page's frame loop: wait for it, up to 5 s, then check)
+  await page.waitForFunction(() => attnviz.state().edited, null, {timeout: 5000, polling: 20}).catch(() => {});
+  s = await state();
   const edited = JSON.parse(await page.evaluate(() => attnviz.dump()));
   check(s.edited && edited.stages[0].data[0] === 5, `what-if: the first input cell is 5 (state.edited ${s.edited})`);
   check(JSON.stringify(edited.stages.at(-1).data) !== JSON.stringify(JSON.parse(dump).stages.at(-1).data),
