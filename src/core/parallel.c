@@ -32,7 +32,11 @@ static void *job_ctx;
 static int job_n;
 static atomic_int next;    // the next task to take
 
+#if defined(__wasm__) && !defined(__wasm_atomics__) // the page: one thread (tensor_gemm.c's apack says why)
+static bool inside; // this thread is running tasks of a job
+#else
 static _Thread_local bool inside; // this thread is running tasks of a job
+#endif
 
 static void take_tasks(void)
 {

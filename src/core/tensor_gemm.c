@@ -22,7 +22,19 @@
 // a long K is walked in blocks of KC, the running sums kept in C between blocks.
 // The tile kernel is compiled for AVX-512, AVX2 and plain x86-64 and picked at
 // load time for the CPU it runs on (target_clones; the same numbers on each).
-enum { NR = 16, MR = 6, KC = 256, MC = 96, PANELS = 16 };
+//
+// The page (WebAssembly SIMD128) takes tiles of 4 rows × 8 columns: 8 accumulators of 128
+// bits. V8 gives them x86-64's 16 vector registers (one its scratch); the desktop's 6 × 16
+// tile is 24 of them, which V8 spills to memory at every step: the 256×256×256 product took
+// 1.63 ms with it and 0.90 ms with 4 × 8 in node (6 × 8: 1.35, 3 × 8: 0.98, 2 × 16: 0.96).
+#ifdef __wasm_simd128__
+#define GEMM_NR 8
+#define GEMM_MR 4
+#else
+#define GEMM_NR 16
+#define GEMM_MR 6
+#endif
+enum { NR = GEMM_NR, MR = GEMM_MR, KC = 256, MC = 96, PANELS = 16 };
 
 typedef struct Gemm {
     float *c;           // (m, n)
@@ -98,7 +110,11 @@ typedef struct Gemm {
 
 typedef float Vec16 __attribute__((vector_size(16 * sizeof(float))));
 GEMM_TILE(gemm_tile, Vec8, MR)
+#if GEMM_NR == 16
 GEMM_TILE(gemm_tile16, Vec16, 2 * MR)
+#else // (the page: no 16-wide kernel, wide is never set; the name stands for the 8-wide one)
+#define gemm_tile16 gemm_tile
+#endif
 
 // Rows [i0, i1) (at most MC) × the NR-column panels [p0, p1), one block of KC
 // values of k at a time: A's rows copied once per block (each row's kc values at
@@ -106,7 +122,14 @@ GEMM_TILE(gemm_tile16, Vec16, 2 * MR)
 // constant offsets, and rows of 4 KiB in a (C = 1024) never fight over L1 sets),
 // then each panel of B (packed by gemm when bt, else read in place or packed here)
 // and its tiles computed.
-static _Thread_local float apack[MC * KC]; // each thread's copied rows (one for all the clones)
+// Each thread's copied rows (one for all the clones). The page has one thread, and its core is
+// built with bulk memory (web.mk: a row's memcpy one memory.copy, not a call out to JavaScript);
+// clang then keeps _Thread_local, which wasm-ld accepts only with atomics: a plain static there.
+#if defined(__wasm__) && !defined(__wasm_atomics__)
+static float apack[MC * KC];
+#else
+static _Thread_local float apack[MC * KC];
+#endif
 
 static inline __attribute__((always_inline)) void gemm_block_body(const Gemm *g, int i0, int i1, int p0, int p1,
                                                                    const bool wide)

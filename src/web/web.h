@@ -30,6 +30,8 @@ char *attnviz_describe(int w, int h);
 // make bench-web (web_bench.c): n forward passes of the lesson text json, their times in ms
 // space-separated, or "error: …".
 char *attnviz_bench_forward(const char *json, int n);
+// make bench-web: the bytes malloc holds now (its memory row).
+double attnviz_heap_used(void);
 
 // JSON: the frame for the page's accessible layer (describe_a11y.h).
 char *attnviz_a11y(void);

@@ -24,6 +24,7 @@
 //   attnviz.describe(w, h)   the lesson file as `--describe --size WxH`
 //   attnviz.frameTimes()     ms of each frame drawn since the last call (make bench-web)
 //   attnviz.benchForward(json, n)   ms of each of n forward passes of that lesson (make bench-web)
+//   attnviz.heapUsed()  bytes malloc holds now (make bench-web's memory row)
 //   attnviz.open(path) a file in the page's file system opened now, as if dropped (1: opened)
 //   attnviz.here()     the address's query that opens the window where it is now
 //   attnviz.sync()     a Promise: the data folder written to IndexedDB
@@ -594,6 +595,7 @@
     describe: (w, h) => cString(Module._attnviz_describe(w, h)),
     frameTimes: () => JSON.parse(cString(Module._attnviz_frame_times()) || '[]'),
     benchForward: (json, n) => withString(json, (p) => cString(Module._attnviz_bench_forward(p, n))),
+    heapUsed: () => Module._attnviz_heap_used(),
     open: (path) => withString(path, (p) => Module._attnviz_open(p)),
     here: () => cString(Module._attnviz_here()),
     a11y: () => JSON.parse(cString(Module._attnviz_a11y()) || 'null'),

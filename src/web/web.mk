@@ -28,7 +28,8 @@ WEB_OBJS   := $(WEB_SRC:%.c=$(WEB_OBJ)/%.o)
 # emcc runs node scripts that need Debian's acorn
 WEB_ENV    := NODE_PATH=/usr/share/nodejs
 # -msimd128: WebAssembly's 128-bit vectors (Chrome 91, Firefox 89, Safari 16.4 and later): the
-# core's 8-wide vectors become two of them; IEEE operations lane by lane, so the same bits
+# core's 8-wide vectors become two of them (its products in tiles of 4 × 8 there, which fit
+# V8's registers: tensor_gemm.c); IEEE operations lane by lane, so the same bits
 # (make web WEB_SIMD= WEB=… WEB_OBJ=… builds a page without them, to compare)
 WEB_SIMD   := -msimd128
 WEB_CFLAGS := -std=gnu11 -O2 $(WEB_SIMD) $(filter-out -Wdouble-promotion,$(WARN)) -MMD -MP -I$(WEB_SYS)/include \
@@ -36,7 +37,7 @@ WEB_CFLAGS := -std=gnu11 -O2 $(WEB_SIMD) $(filter-out -Wdouble-promotion,$(WARN)
               -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app
 WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lharfbuzz -lfreetype -lspng -lz -lcjson
 WEB_LDFLAGS := -O2 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sTOTAL_STACK=1MB -sENVIRONMENT=web \
-              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times,_attnviz_bench_forward,_attnviz_url,_attnviz_here,_attnviz_a11y,_attnviz_key,_attnviz_reduced_motion \
+              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times,_attnviz_bench_forward,_attnviz_heap_used,_attnviz_url,_attnviz_here,_attnviz_a11y,_attnviz_key,_attnviz_reduced_motion \
               -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,FS,callMain -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
               -lidbfs.js --preload-file $(WEB_DATA)/attnviz@/attnviz
 
@@ -55,10 +56,14 @@ $(WEB_OBJ)/gen/datadir.h:
 $(WEB_OBJ)/src/app/assets.o: $(WEB_OBJ)/gen/datadir.h
 
 # the core with the desktop's flags for it: the same sums in the same order, so
-# the page's numbers are the desktop's bit for bit (tests/web checks --dump)
+# the page's numbers are the desktop's bit for bit (tests/web checks --dump). With bulk
+# memory (Chrome 75, Firefox 79, Safari 15: before SIMD) a memcpy is one memory.copy;
+# without it emscripten's memcpy calls out to JavaScript from 512 bytes on (a packed row
+# of a product: the 256×1024×256 product took 7.1 ms in node, 3.8 with memory.copy).
+# Only the core: the other layers' _Thread_local would then need atomics to link.
 $(WEB_OBJ)/src/core/%.o: src/core/%.c $(WEB_SYS)/stamp
 	@mkdir -p $(dir $@)
-	$(WEB_ENV) emcc $(WEB_CFLAGS) -O3 -ffp-contract=off -c $< -o $@
+	$(WEB_ENV) emcc $(WEB_CFLAGS) -O3 -ffp-contract=off -mbulk-memory -c $< -o $@
 # EM_ASM's JavaScript is a GNU extension: the glue is compiled without -Wpedantic
 $(WEB_OBJ)/src/web/%.o: src/web/%.c $(WEB_SYS)/stamp
 	@mkdir -p $(dir $@)

@@ -1,7 +1,9 @@
 // web_bench.c — the page's core timed for make bench-web (tests/bench/bench_web.mjs): the
 // forward pass of a lesson the bench hands over (bench_core --lesson-json writes it, the
-// native side of the same comparison), on the page's one thread.
+// native side of the same comparison), on the page's one thread; and the bytes malloc holds
+// (the bench's memory row).
 #include <emscripten.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,3 +42,6 @@ EMSCRIPTEN_KEEPALIVE char *attnviz_bench_forward(const char *json, int n)
     lesson_free(&ls);
     return out;
 }
+
+// The bytes malloc holds now (what the page's heap would grow by, were they leaked).
+EMSCRIPTEN_KEEPALIVE double attnviz_heap_used(void) { return (double)mallinfo().uordblks; }

@@ -300,6 +300,10 @@ try {
   const bigDump = await page.evaluate(() => attnviz.dump());
   check(bigDump === fs.readFileSync(path.join(expect, 'big.dump.json'), 'utf8'),
         'a 2×40×48 causal lesson (tiled products, attn·V to the last nonzero weight): dump() equals the desktop --dump, byte for byte');
+  s = await dropLesson('edges.json');
+  check(s.lesson.endsWith('/edges.json') && (await page.evaluate(() => attnviz.dump())) === fs.readFileSync(path.join(expect, 'edges.dump.json'), 'utf8'),
+        `a 1×261×20 lesson at the page's tile edges (partial tiles, sums over two blocks): dump() equals the desktop --dump (${s.lesson})`);
+  s = await dropLesson('big.json');
   let copies = await dropCopies();
   check(copies.length === 1 && copies[0] === s.lesson, `dropped: only the copy of the lesson on screen is kept (${copies})`);
   const bigAt = s.lesson;

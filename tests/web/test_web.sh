@@ -29,6 +29,15 @@ cat > "$exp/big.json" <<'JSON'
  "mask": "causal", "weights": {"init": {"seed": 7}}}
 JSON
 "$B/attnviz" --dump "$exp/big.json" > "$exp/big.dump.json"
+# and one at the page's tile edges (tiles of 4 rows × 8 columns there, 6 × 16 on the desktop):
+# 261 rows, heads of 10 columns, a feed-forward of 300 (its second product sums 300 > 256
+# values: two blocks), causal attn·V over 261 keys (two blocks, each stopping at its tail)
+cat > "$exp/edges.json" <<'JSON'
+{"title": "edges", "model": {"d_model": 20, "n_heads": 2, "residual_norm": true, "ffn_hidden": 300},
+ "input": {"query": {"shape": [1, 261, 20], "arange": [-1, 1, 0.0003831417624521073]}},
+ "mask": "causal", "weights": {"init": {"seed": 11}}}
+JSON
+"$B/attnviz" --dump "$exp/edges.json" > "$exp/edges.dump.json"
 cp tests/bad/arange-mismatch.json "$exp/broken.json"
 if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
     echo "test_web: the broken lesson opened on the desktop" >&2; exit 1
