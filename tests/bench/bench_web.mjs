@@ -8,6 +8,12 @@
 //   the page's core: the forward pass of bench_core's causal L = 256 lesson in the page
 //     against bench_core's own on one native thread, alternating 5 rounds (the ratio per
 //     round); the largest legal lesson's forward in the page
+//   the largest shipped lesson (the largest file in lessons/) to its first frame, cold,
+//     alternated with the default lesson
+//   idle: frames drawn and main-thread CPU in 5 s with nothing moving
+//   memory in use: stepping, typing an edit, switching head and language in a loop for
+//     BENCH_WEB_SOAK seconds (120 by default): malloc's bytes, the wasm heap and the JS heap
+//     after each round, their slope over the rounds after the first
 //
 //   node bench_web.mjs SITE BENCH_CORE (bench_core: the native side and the lessons' text)
 import { chromium } from 'playwright-core';
@@ -69,6 +75,23 @@ for (let i = 0; i < 7; i++) {
 }
 row('web: first frame, cold cache, localhost', first, 1000, 'ms');
 
+// the largest shipped lesson to its first frame, cold, alternated with the default lesson
+const largestShipped = fs.readdirSync('lessons').filter((f) => f.endsWith('.json'))
+  .map((f) => [fs.statSync(path.join('lessons', f)).size, f]).sort((a, b) => b[0] - a[0])[0][1];
+const opened = {[largestShipped]: [], default: []};
+for (let i = 0; i < 5; i++)
+  for (const which of [largestShipped, 'default']) {
+    const {context, page} = await fresh();
+    const t0 = Date.now();
+    await page.goto(which === 'default' ? base : `${base}?lesson=${largestShipped.replace(/\.json$/, '')}`);
+    await page.waitForFunction(() => window.attnviz !== undefined);
+    await page.evaluate(() => attnviz.ready);
+    opened[which].push(Date.now() - t0);
+    await context.close();
+  }
+row(`web: first frame, ${largestShipped} (5 alternated, cold)`, opened[largestShipped], 1000, 'ms');
+row('web: first frame, the default lesson, same rounds', opened.default, 1000, 'ms');
+
 const {context, page} = await fresh();
 await page.goto(base);
 await page.waitForFunction(() => window.attnviz !== undefined);
@@ -113,21 +136,112 @@ const times = (text, what) => {
 if (benchCore) {
   const run = (...a) => execFileSync(benchCore, a, {cwd: process.cwd()}).toString();
   const json = run('--lesson-json', '256', '256', '8').trim();
-  const web = [], native = [], ratio = [];
+  // CPU seconds: the page's renderers' (Chrome's SystemInfo, in the kernel's 10 ms ticks) and a
+  // native run's (getrusage of the child: exact); a pass's = (45 passes − 5 passes) / 40, so start-up,
+  // warm-up and the tick cancel. A loaded machine stretches the wall times, not the CPU times.
+  const cdpBrowser = await browser.newBrowserCDPSession();
+  const rendererCpu = async () => (await cdpBrowser.send('SystemInfo.getProcessInfo')).processInfo
+    .filter((p) => p.type === 'renderer').reduce((a, p) => a + p.cpuTime, 0);
+  const pageCpu = async (text, n) => {
+    const c0 = await rendererCpu();
+    times(await page.evaluate(([j, k]) => attnviz.benchForward(j, k), [text, n]), 'page');
+    return await rendererCpu() - c0;
+  };
+  const nativeCpu = (n) => Number(execFileSync('python3', ['-c', 'import resource, subprocess, sys\n' +
+    'subprocess.run(sys.argv[1:], check=True, stdout=subprocess.DEVNULL)\n' +
+    'r = resource.getrusage(resource.RUSAGE_CHILDREN)\nprint(r.ru_utime + r.ru_stime)',
+    benchCore, '--forward', '256', '256', '8', String(n)]).toString());
+  const web = [], native = [], ratio = [], webCpu = [], nativeCpuMs = [], ratioCpu = [];
   for (let r = 0; r < 5; r++) {
     const w = times(await page.evaluate(([j, n]) => attnviz.benchForward(j, n), [json, 9]), 'page');
     const c = times(run('--forward', '256', '256', '8', '9'), 'native');
     web.push(...w), native.push(...c), ratio.push(median(w) / median(c));
+    const wc = ((await pageCpu(json, 45)) - (await pageCpu(json, 5))) / 40 * 1e3;
+    const nc = (nativeCpu(45) - nativeCpu(5)) / 40 * 1e3;
+    webCpu.push(wc), nativeCpuMs.push(nc), ratioCpu.push(wc / nc);
   }
   row('web: core forward, L=256 C=256 H=8 causal (1 thread)', web, 10, 'ms');
   row('native: the same, 1 thread, same rounds', native, 4, 'ms');
   row(`ratio page / native (5 rounds: ${ratio.map((x) => x.toFixed(2)).join(' ')})`, ratio, 2.5, 'x');
-  const largest = times(await page.evaluate(([j, n]) => attnviz.benchForward(j, n), [run('--largest-json').trim(), 2]),
+  row('web: the same forward, CPU time a pass', webCpu, 10, 'ms');
+  row('native: the same, CPU time a pass, same rounds', nativeCpuMs, 4, 'ms');
+  row(`ratio of CPU times (rounds: ${ratioCpu.map((x) => x.toFixed(2)).join(' ')})`, ratioCpu, 2.5, 'x');
+  const largestJson = run('--largest-json').trim();
+  const largest = times(await page.evaluate(([j, n]) => attnviz.benchForward(j, n), [largestJson, 2]),
                         'page, largest lesson');
   row('web: core forward, largest lesson (L=1024 C=1024 H=4 d=512 F=3072)', largest.map((x) => x / 1e3), 2, 's');
+  row('web: the same, CPU time a pass', [await pageCpu(largestJson, 1), await pageCpu(largestJson, 1)], 2, 's');
 } else {
   console.log('| web: core forward: skipped (no bench_core given) | | | | |');
 }
+
+const settledIn = (p) => p.waitForFunction(() => !attnviz.state().busy, null, {polling: 50, timeout: 30000});
+// idle: nothing moves, so nothing is drawn; the main thread's CPU meanwhile (Chrome's TaskDuration)
+const use = await fresh(); // (a page of its own: the forward rows above grew the other's heap)
+await use.page.goto(base);
+await use.page.waitForFunction(() => window.attnviz !== undefined);
+await use.page.evaluate(() => attnviz.ready);
+const cdp = await use.context.newCDPSession(use.page);
+await cdp.send('Performance.enable');
+const metric = async (name) => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === name).value;
+await use.page.keyboard.press('Home');
+await settledIn(use.page);
+await use.page.waitForTimeout(500);
+const idle0 = {frames: (await use.page.evaluate(() => attnviz.state())).frames, cpu: await metric('TaskDuration'), t: Date.now()};
+await use.page.waitForTimeout(5000);
+const idleFrames = (await use.page.evaluate(() => attnviz.state())).frames - idle0.frames;
+const idleCpu = (await metric('TaskDuration') - idle0.cpu) / ((Date.now() - idle0.t) / 1e3) * 100;
+console.log(`| ${'web: idle 5 s: frames drawn (main thread CPU)'.padEnd(48)} | ${String(idleFrames).padStart(9)} (${idleCpu.toFixed(2)} %) | ${''.padStart(14)} | 0 frames | ${idleFrames === 0 ? 'ok' : 'MISSED'} |`);
+
+// memory in use while a class uses the page: rounds of → through every stage and back to the
+// first, the next head, an edit of the first input cell, the language switched twice
+const soak = Number(process.env.BENCH_WEB_SOAK || 120) * 1e3;
+const stages = (await use.page.evaluate(() => attnviz.state())).stages;
+const press = async (key, shift) => {
+  const e = (await use.page.evaluate(() => attnviz.state())).events;
+  await use.page.evaluate(([k, sh]) => attnviz.key(k, sh), [key, shift]);
+  await use.page.waitForFunction((k) => attnviz.state().events > k, e, {polling: 10});
+};
+const sample = async () => {
+  await cdp.send('HeapProfiler.collectGarbage');
+  return {t: Date.now(), malloc: await use.page.evaluate(() => attnviz.heapUsed()), wasm: await use.page.evaluate(() => Module.HEAPU8.length),
+          js: await metric('JSHeapUsedSize')};
+};
+const samples = [];
+const soakStart = Date.now();
+for (let r = 0; Date.now() - soakStart < soak || r < 3; r++) {
+  for (let i = 1; i < stages; i++) await press('Right');
+  await settledIn(use.page);
+  await press('Home');
+  await press('Tab');
+  await settledIn(use.page);
+  await use.page.keyboard.press('Enter');
+  await use.page.keyboard.type(String(r % 9 + 1));
+  await use.page.keyboard.press('Enter');
+  await settledIn(use.page);
+  await press('L');
+  await settledIn(use.page);
+  await press('L');
+  await settledIn(use.page);
+  samples.push(await sample());
+}
+const slope = (key, from) => { // least squares over the rounds from `from` on, in bytes a minute
+  const xs = samples.slice(from).map((x) => (x.t - samples[from].t) / 6e4), ys = samples.slice(from).map((x) => x[key]);
+  const mx = xs.reduce((a, b) => a + b) / xs.length, my = ys.reduce((a, b) => a + b) / ys.length;
+  let sxy = 0, sxx = 0;
+  for (let i = 0; i < xs.length; i++) sxy += (xs[i] - mx) * (ys[i] - my), sxx += (xs[i] - mx) ** 2;
+  return sxx ? sxy / sxx : 0;
+};
+const soakMin = (samples.at(-1).t - soakStart) / 6e4, mb = (x) => (x / 1048576).toFixed(2);
+const s0 = samples[0], last = samples.at(-1);
+for (const [key, what] of [['malloc', "malloc's bytes in use"], ['js', 'JS heap in use']]) {
+  // (text's textures are cached up to 16 MiB of pixels, src/draw/text.c: new numbers fill it first)
+  const kb = slope(key, 1) / 1024, late = slope(key, Math.floor(samples.length / 2)) / 1024;
+  const f = (x) => (x >= 0 ? '+' : '') + x.toFixed(1);
+  console.log(`| ${`web: memory, ${what}, ${samples.length} rounds in ${soakMin.toFixed(1)} min`.padEnd(48)} | ${mb(s0[key])} → ${mb(last[key])} MiB | ${f(kb)} KiB/min, last half ${f(late)} | no growth | ${late <= 1 ? 'ok' : 'MISSED'} |`);
+}
+console.log(`| ${'web: memory, the wasm heap (grows, never shrinks)'.padEnd(48)} | ${mb(s0.wasm)} → ${mb(last.wasm)} MiB | ${''.padStart(14)} | no growth | ${last.wasm === s0.wasm ? 'ok' : 'MISSED'} |`);
+await use.context.close();
 await context.close();
 await browser.close();
 server.close();
