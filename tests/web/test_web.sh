@@ -23,21 +23,21 @@ cp "$exp"/frames/*-attn.png "$exp/attn.png"
 # a lesson large enough for the core's tiled kernels (a packed product, causal attn·V that
 # stops at the last nonzero weight, the softmax's 8-wide exp): the page's core (plain
 # WebAssembly) and the desktop's (AVX2 or AVX-512) must give the same bytes
-cat > "$exp/big.json" <<'JSON'
+# (a lesson from stdin to $exp/NAME.json, the desktop's --dump of it to $exp/NAME.dump.json)
+lesson_and_dump() { cat > "$exp/$1.json" && "$B/attnviz" --dump "$exp/$1.json" > "$exp/$1.dump.json"; }
+lesson_and_dump big <<'JSON' || exit 1
 {"title": "kernels", "model": {"d_model": 48, "n_heads": 3, "residual_norm": true, "ffn_hidden": 64},
  "input": {"query": {"shape": [2, 40, 48], "arange": [-1, 1, 0.0005208333333333333]}},
  "mask": "causal", "weights": {"init": {"seed": 7}}}
 JSON
-"$B/attnviz" --dump "$exp/big.json" > "$exp/big.dump.json"
 # and one at the page's tile edges (tiles of 4 rows × 8 columns there, 6 × 16 on the desktop):
 # 261 rows, heads of 10 columns, a feed-forward of 300 (its second product sums 300 > 256
 # values: two blocks), causal attn·V over 261 keys (two blocks, each stopping at its tail)
-cat > "$exp/edges.json" <<'JSON'
+lesson_and_dump edges <<'JSON' || exit 1
 {"title": "edges", "model": {"d_model": 20, "n_heads": 2, "residual_norm": true, "ffn_hidden": 300},
  "input": {"query": {"shape": [1, 261, 20], "arange": [-1, 1, 0.0003831417624521073]}},
  "mask": "causal", "weights": {"init": {"seed": 11}}}
 JSON
-"$B/attnviz" --dump "$exp/edges.json" > "$exp/edges.dump.json"
 cp tests/bad/arange-mismatch.json "$exp/broken.json"
 if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
     echo "test_web: the broken lesson opened on the desktop" >&2; exit 1
