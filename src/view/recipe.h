@@ -7,6 +7,7 @@
 //   recipe_attend.c  attention itself: scores, the position bias, soft-capping, masking, softmax, attn·V
 //   recipe_loop.c    inside the loop: FlashAttention's tiles, the K/V cache, decoding
 //   recipe_lm.c      a language model's own: the token embedding, positions, the softmax over the vocabulary
+//   recipe_latent.c  DeepSeek's: MLA's keys, latent cache and absorbed form, the sparse attention's indexer
 //   recipe_grad.c    the backward view: the loss's gradient, dX = dY·W, dW, the softmax Jacobian, dQ, dK
 // Each recipe says which panels a frame shows (operands, parameters, result) and
 // how each reads a result cell, the formula and the numbers it uses, the tooltip
@@ -175,6 +176,8 @@ extern const StageRecipe RECIPE_EMBED, RECIPE_POS_EMBED, RECIPE_VOCAB_SOFTMAX;
 extern const StageRecipe RECIPE_GRAD_TARGET, RECIPE_GRAD_LOSS, RECIPE_GRAD_LINEAR, RECIPE_GRAD_WEIGHT, RECIPE_GRAD_ATTN;
 extern const StageRecipe RECIPE_GRAD_JACOBIAN, RECIPE_GRAD_SOFTMAX, RECIPE_GRAD_QK, RECIPE_GRAD_PASS;
 extern const StageRecipe RECIPE_HEAD_NORM, RECIPE_GATE, RECIPE_GATED, RECIPE_SOFTCAP;
+extern const StageRecipe RECIPE_MLA_KEY, RECIPE_MLA_CACHE, RECIPE_MLA_ABSORB, RECIPE_MLA_SCORES; // recipe_latent.c
+extern const StageRecipe RECIPE_INDEX_SCORES, RECIPE_TOPK_MASK;
 // Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
 // panels and a score's dot product; softmax's panels, tooltip and derivation strip.
 void recipe_panels_scores(Layout *L, const Trace *tr, const View *v);
