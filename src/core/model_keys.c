@@ -444,7 +444,10 @@ static bool check_mla(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
     if (rq > C)
         return jsonpath_fail(c, "model.q_lora_rank", "%d is larger than d_model %d; expected a compression of rank 1 to %d "
                              "(or none)", rq, C, C);
-    if (dr == 0 || dr % 2 != 0 || dr >= cfg->d_k)
+    if (dr == 0)
+        return jsonpath_fail(c, "model.qk_rope_head_dim", "missing; multi-head latent attention's decoupled RoPE part: "
+                             "expected an even number of dimensions from 2 to d_k − 1 = %d", cfg->d_k - 1);
+    if (dr % 2 != 0 || dr >= cfg->d_k)
         return jsonpath_fail(c, "model.qk_rope_head_dim", "expected an even number of turned dimensions from 2 to d_k − 1 = "
                              "%d (d_k = qk_nope_head_dim + qk_rope_head_dim), got %d", cfg->d_k - 1, dr);
     if (cfg->qkv_bias)
@@ -621,6 +624,8 @@ static bool written(const AttnConfig *cfg, int k, bool lm)
     const ModelKey *r = &MODEL_KEYS[k];
     if ((r->flags & MK_LM) && !lm) return false;
     if ((r->flags & MK_FFN) && cfg->ffn_hidden <= 0) return false;
+    // the indexer switched off (--set model.index_topk=off): the lesson is full attention, its weights unused
+    if ((k == MK_INDEX_N_HEADS || k == MK_INDEX_HEAD_DIM) && cfg->index_topk == 0) return false;
     if (r->type == MK_OBJECT) return !HOOKS[k].unset(cfg);
     if (r->flags & (MK_ALWAYS | MK_REQUIRED)) return true;
     const void *field = (const char *)cfg + r->offset;
