@@ -37,7 +37,7 @@ class LightningIndexer(nn.Module):
         self.w_ik = nn.Linear(d_model, head_dim, bias=False)
         self.w_iw = nn.Linear(d_model, n_heads, bias=False)
 
-    def forward(self, query, key, mask, tr, fill):
+    def forward(self, query, key, mask, tr):
         B, Lq, _ = query.shape
         Lk = key.size(1)
         q = tr["index_q"] = self.w_iq(query)                                   # (B, Lq, H_I·d_I)
@@ -47,7 +47,7 @@ class LightningIndexer(nn.Module):
         scores = (torch.relu(dots) * w[..., None]).sum(dim=2)                  # Σ_j w_j·ReLU(q_j·k)
         m = torch.as_tensor(mask)
         m = m.expand(B, 1, Lq, Lk)[:, 0] if m.dim() == 4 else m.expand(B, Lq, Lk)
-        tr["index_scores"] = scores.masked_fill(m == 0, fill)
+        tr["index_scores"] = scores.masked_fill(m == 0, float("-inf"))    # (V3.2: index_score += mask)
         # the top k, ties to the earlier key (a stable sort; torch.topk leaves the order of ties open)
         top = torch.sort(scores.masked_fill(m == 0, float("-inf")), dim=-1, descending=True, stable=True).indices
         top = top[..., :self.topk]

@@ -347,7 +347,7 @@ class MultiHeadAttention(nn.Module):
             tr["capped_scores"] = scores
         if getattr(self, "index", None) is not None:
             # DeepSeek sparse attention (torch_mla.py): each query keeps the indexer's top-k keys
-            mask = self.index(query, key, mask, tr, self.mask_fill)
+            mask = self.index(query, key, mask, tr)
         if mask is not None:
             scores = scores.masked_fill(mask == 0, self.mask_fill)
         tr["masked_scores"] = scores

@@ -207,7 +207,7 @@ int attn_dsa_mask(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_
                     for (int d = 0; d < dI; d++) dot += q[h * dI + d] * k[d];
                     acc += wt[h] * (dot > 0.0f ? dot : 0.0f);
                 }
-                I[j] = m && m[row + j] == 0.0f ? cfg->mask_fill : acc;
+                I[j] = m && m[row + j] == 0.0f ? -INFINITY : acc; // (as V3.2's index_score += mask: not a candidate)
             }
             // the top K of the keys the mask allows (ties: the earlier key), the rest 0
             for (int n = 0; n < K; n++) {

@@ -139,6 +139,7 @@ typedef struct StageRecipe {
     ScaleKind scale;
     bool view_of_operand; // a view of operand 0 (heads, concat, masked copy): coloured on its scale
     bool norm_affine;     // its weight and bias are LayerNorm's γ and β (γ's scale is around 1)
+    bool one_scale;       // its result copies its operands' numbers: every panel on one colour scale
     // The tensor its result is compared with (the stage index, -1 none): the two share one
     // colour scale, so one value has one colour in both (RoPE's input and output, V and
     // the head outputs that copy or blend its rows, FlashAttention's running max and the
@@ -235,6 +236,9 @@ const char *recipe_stage_text(const Trace *tr, int s, const char *family, bool r
 // The FFN's non-linearity of stage s applied to *x (a pre-activation sum): false when s has
 // none (not the FFN's hidden layer, or SwiGLU's h, a product with the gate).
 bool recipe_activate(const Trace *tr, int s, double *x);
+// What the masked cells of stage s's frame hold: the lesson's fill, −∞ in the indexer's scores
+// (DeepSeek-V3.2 adds the mask to them as −∞: a masked key is no candidate).
+float recipe_masked_value(const Trace *tr, int s);
 // The mask fill as the lesson writes it: "−1e9", "−∞".
 void recipe_fill_text(float fill, char *buf, size_t n);
 // Whether key position j of batch b is padding (a key_padding mask masks it for every query).

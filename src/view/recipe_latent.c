@@ -67,7 +67,7 @@ static const char *narration_mla(const Trace *tr, int s)
 
 const StageRecipe RECIPE_MLA_KEY = {
     .panels = panels_mla_key, .formula = formula_mla_key, .tip = tip_mla_key, .anim = ANIM_FADE, .quiz = Q(SHAPE),
-    .narration = narration_mla,
+    .narration = narration_mla, .one_scale = true,
 };
 
 // ---- the latent cache: [ĉ_KV ; k_R turned] per token, and its size against MHA's and GQA's ---
@@ -124,7 +124,7 @@ static const char *story_mla_cache(const Trace *tr, const View *v, char *buf, si
 
 const StageRecipe RECIPE_MLA_CACHE = {
     .panels = panels_mla_cache, .formula = formula_mla_cache, .note = note_mla_cache, .tip = tip_mla_cache,
-    .anim = ANIM_FADE, .quiz = Q(SHAPE), .story = story_mla_cache,
+    .anim = ANIM_FADE, .quiz = Q(SHAPE), .story = story_mla_cache, .one_scale = true,
 };
 
 // ---- the absorbed form: q_A = q_nope·W_UK(h), then scores straight from the cache -----------
@@ -253,7 +253,7 @@ static void tip_index(TipOut *o, const TipCell *c)
     if (c->masked) {
         char a0[32], a1[32];
         snprintf(a0, sizeof a0, "%d,%d,%d", c->b, c->row, c->col);
-        recipe_fill_text(tr->mask_fill, a1, sizeof a1);
+        recipe_fill_text(-INFINITY, a1, sizeof a1);
         const char *args[] = {a0, a1};
         tip_key(o, c->lang, "tip.masked_yes", 2, args);
         return;
@@ -315,3 +315,8 @@ const StageRecipe RECIPE_TOPK_MASK = {
     .panels = recipe_panels_self, .formula = formula_topk, .anim = ANIM_FADE, .key_cols = true, .mask_look = MASK_LOOK_SELF,
     .scale = SCALE_MASK01, .story = story_topk,
 };
+
+float recipe_masked_value(const Trace *tr, int s)
+{
+    return s >= 0 && s < tr->n && tr->stages[s].kind == STAGE_KIND_INDEX_SCORES ? -INFINITY : tr->mask_fill;
+}
