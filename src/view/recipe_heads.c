@@ -67,6 +67,18 @@ static void formula_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
              tr->rope == ROPE_HALF ? "rotate_half" : "rotate_every_two", x);
 }
 
+// A dimension RoPE does not turn (past rot of partial rotary, MLA's content part before n): it passes.
+static void tip_rope_pass(TipOut *o, const TipCell *cell, const char *key, int n, float x)
+{
+    char a0[32], rd[16];
+    snprintf(a0, sizeof a0, "%d", cell->col), snprintf(rd, sizeof rd, "%d", n);
+    const char *args[] = {recipe_symbol(cell->tr, cell->st->operands[0], cell->lang), a0, rd};
+    tip_key(o, cell->lang, key, 3, args);
+    tip_put(o, "\n");
+    tip_step(o, x);
+    tip_equals(o, cell->val);
+}
+
 static void tip_rope(TipOut *o, const TipCell *cell)
 {
     const Trace *tr = cell->tr;
@@ -84,25 +96,13 @@ static void tip_rope(TipOut *o, const TipCell *cell)
         if (tr->mla_rope > 0) { // MLA: the last rot dimensions turn (q_R, k_R), the first d − rot pass
             const int off = d - rot;
             if (col < off) {
-                char rd[16];
-                snprintf(a0, sizeof a0, "%d", col), snprintf(rd, sizeof rd, "%d", off);
-                const char *args[] = {recipe_symbol(tr, op[0], lang), a0, rd};
-                tip_key(o, lang, "tip.rope_pass_mla", 3, args);
-                tip_put(o, "\n");
-                tip_step(o, x[col]);
-                tip_equals(o, val);
+                tip_rope_pass(o, cell, "tip.rope_pass_mla", off, x[col]);
                 return;
             }
             x += off, col -= off;
         }
         if (col >= rot) { // partial rotary: past the turned dimensions, the value passes
-            char rd[16];
-            snprintf(a0, sizeof a0, "%d", col), snprintf(rd, sizeof rd, "%d", rot);
-            const char *args[] = {recipe_symbol(tr, op[0], lang), a0, rd};
-            tip_key(o, lang, "tip.rope_pass", 3, args);
-            tip_put(o, "\n");
-            tip_step(o, x[col]);
-            tip_equals(o, val);
+            tip_rope_pass(o, cell, "tip.rope_pass", rot, x[col]);
             return;
         }
         bool halves = tr->rope == ROPE_HALF;
