@@ -28,6 +28,7 @@ import torch.nn.functional as F
 # the modules a lesson is built from
 from torch_modules import (INIT_ORDER, NORM_NAMES, _M64, BlockStack, LessonError, init_tensor,
                            make_block, sliding_window_mask)
+import torch_mla  # noqa: F401,E402  (DeepSeek's attention, which make_block builds: imported while on the path)
 
 # ----------------------------------------------------------------------------
 # lesson interpreter (independent of the modules above)
@@ -275,6 +276,15 @@ def resolve_lesson(lesson):
     if any(sliding) != (window > 0):
         raise LessonError("model.sliding_window: with sliding layers, and only then")
     local_theta = m.get("rope_local_base_freq")
+    # DeepSeek: multi-head latent attention (ranks of c_Q and c_KV, the decoupled RoPE dimensions)
+    # and the sparse attention's lightning indexer (torch_mla.py)
+    rq, r, dr = (int(m.get(k, 0)) for k in ("q_lora_rank", "kv_lora_rank", "qk_rope_head_dim"))
+    if r and not (rope is not None and 0 < dr < d_k and dr % 2 == 0 and r <= d_model and rq <= d_model
+                  and not qkv_bias):
+        raise LessonError("model.kv_lora_rank: with model.rope, an even qk_rope_head_dim below d_k, ranks up to "
+                          "d_model, no qkv_bias")
+    index = tuple(int(m.get(k, 0)) for k in ("index_n_heads", "index_head_dim", "index_topk"))
+    index = index if all(index) else None
 
     def as3(t, what):
         if t.dim() == 2:
@@ -333,8 +343,12 @@ def resolve_lesson(lesson):
         else:
             mask = mt.expand(B, Lq, Lk).unsqueeze(1)
 
-    shapes = {"w_q": (H * d_k, d_model), "b_q": (H * d_k,), "w_k": (Hkv * d_k, d_model),
-              "b_k": (Hkv * d_k,), "w_v": (Hkv * d_v, d_model), "b_v": (Hkv * d_v,),
+    qin, kin = (rq or d_model), (r or d_model)
+    shapes = {"w_q": (H * d_k, qin), "b_q": (H * d_k,), "w_k": (H * (d_k - dr), r) if r else (Hkv * d_k, d_model),
+              "b_k": (Hkv * d_k,), "w_v": (Hkv * d_v, kin), "b_v": (Hkv * d_v,),
+              "w_dq": (rq, d_model), "q_latent_norm": (rq,), "w_dkv": (r, d_model), "kv_latent_norm": (r,),
+              "w_kr": (dr, d_model), "w_iq": ((index or (0, 0))[0] * (index or (0, 0))[1], d_model),
+              "w_ik": ((index or (0, 0))[1], d_model), "w_iw": ((index or (0, 0))[0], d_model),
               "w_o": (d_model, H * d_v), "b_o": (d_model,), "ffn_w1": (ffn, d_model),
               "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,),
               "ffn_w_gate": (ffn, d_model), "ffn_b_gate": (ffn,), "sinks": (H,),
@@ -342,6 +356,8 @@ def resolve_lesson(lesson):
     fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1",
                                    "ffn_w_gate", "ffn_b_gate", "w_gate", "b_gate"]}
     fan_in.update({"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn, "sinks": 1})
+    fan_in.update({"w_q": qin, "w_k": kin, "w_v": kin, "w_dq": d_model, "w_dkv": d_model, "w_kr": d_model,
+                   "w_iq": d_model, "w_ik": d_model, "w_iw": d_model})
     needed = ["w_q", "w_k", "w_v", "w_o"]
     if qkv_bias:
         needed += ["b_q", "b_k", "b_v"]
@@ -351,6 +367,10 @@ def resolve_lesson(lesson):
         needed += ["sinks"]
     if attn_gate:
         needed += ["w_gate"] + (["b_gate"] if qkv_bias else [])
+    if r:
+        needed += ["w_dkv", "w_kr"] + (["w_dq"] if rq else [])
+    if index:
+        needed += ["w_iq", "w_ik", "w_iw"]
     if ffn:
         needed += ["ffn_w1", "ffn_w2"] + (["ffn_w_gate"] if activation == "swiglu" else [])
         if ffn_bias:
@@ -406,6 +426,9 @@ def resolve_lesson(lesson):
         for name in NORM_NAMES:
             if name not in w:
                 w[name] = (torch.ones if name.endswith("weight") else torch.zeros)(d_model)
+        for name, n in (("q_latent_norm", rq), ("kv_latent_norm", r)):
+            if n and name not in w:
+                w[name] = torch.ones(n)
         for name in ("q_norm", "k_norm"):
             if qk_norm and name not in w:
                 w[name] = torch.ones(d_k)
@@ -417,7 +440,8 @@ def resolve_lesson(lesson):
                out_bias=out_bias, scale=scale, mask_fill=fill, residual_norm=residual_norm,
                norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi, flash=flash,
                decode=decode, norm=norm, norm_first=norm_first, activation=activation, ffn_bias=ffn_bias,
-               attn_sinks=attn_sinks, qk_norm=qk_norm, softcap=softcap, attn_gate=attn_gate)
+               attn_sinks=attn_sinks, qk_norm=qk_norm, softcap=softcap, attn_gate=attn_gate,
+               q_lora_rank=rq, kv_lora_rank=r, qk_rope_head_dim=dr, index=index)
     # each layer's own: a sliding layer's window and (Gemma 3) its RoPE base, no scaling
     per_layer = [dict(window=window if sliding[l] else 0,
                       rope=(float(np.float32(local_theta)),) + rope[1:3] + (None,)

@@ -20,8 +20,9 @@ import torch.nn.functional as F
 class LessonError(Exception):
     """What a lesson cannot be (raised while reading it: lessons/lesson_torch.py)."""
 
-STAGES = ["attn_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads", "q_norm", "k_norm",
-          "q_rope", "k_rope", "position_bias", "scores", "capped_scores", "window_mask", "masked_scores", "attn", "head_out",
+STAGES = ["attn_norm", "kv_latent", "kv_latent_norm", "k_pe", "q_latent", "q_latent_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads", "q_norm", "k_norm",
+          "q_rope", "k_rope", "latent_cache", "position_bias", "scores", "q_absorbed", "absorbed_scores",
+          "index_q", "index_k", "index_w", "index_scores", "topk_mask", "capped_scores", "window_mask", "masked_scores", "attn", "head_out",
           "flash_max", "flash_scale", "flash_p", "flash_sum", "flash_acc", "flash_out", "concat",
           "attn_gate", "gated", "output",
           "residual_sum", "residual_norm", "ffn_norm", "ffn_gate", "ffn_hidden", "ffn_sum", "ffn_out",
@@ -33,7 +34,9 @@ INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
               "norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias",  # 1 and 0, never drawn
               "ffn_w_gate", "ffn_b_gate", "sinks",
               "q_norm", "k_norm",  # QK-norm's γ: 1, never drawn
-              "w_gate", "b_gate"]
+              "w_gate", "b_gate",
+              "w_dq", "q_latent_norm", "w_dkv", "kv_latent_norm", "w_kr",  # MLA (the norms' γ: 1, never drawn)
+              "w_iq", "w_ik", "w_iw"]  # DeepSeek sparse attention's indexer
 NORM_NAMES = ["norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias"]
 
 
@@ -324,7 +327,14 @@ class MultiHeadAttention(nn.Module):
         if Hkv != H:                                        # repeat_kv: head h reads K/V h // (H / Hkv)
             k = k.repeat_interleave(H // Hkv, dim=1)
             v = v.repeat_interleave(H // Hkv, dim=1)
+        return self.attend(query, key, q, k, v, mask)
 
+    def attend(self, query, key, q, k, v, mask):
+        """From the heads q, k (B, H, L, d_k) and v (B, H, L, d_v) on: the scores, the mask, the
+        softmax, the weighted sum, the concat, [the gate], W_O (and the decoding loop)."""
+        tr = self.trace
+        B, Lq, _ = query.shape
+        Lk, H = key.size(1), self.n_heads
         scores = torch.matmul(q, k.transpose(-2, -1)) / self.scale
         if self.alibi:
             bias = alibi_bias(H, Lq, Lk, scores.dtype)
@@ -335,6 +345,9 @@ class MultiHeadAttention(nn.Module):
             # transformers' Gemma2 eager_attention_forward: / softcap, tanh, * softcap
             scores = torch.tanh(scores / self.softcap) * self.softcap
             tr["capped_scores"] = scores
+        if getattr(self, "index", None) is not None:
+            # DeepSeek sparse attention (torch_mla.py): each query keeps the indexer's top-k keys
+            mask = self.index(query, key, mask, tr)
         if mask is not None:
             scores = scores.masked_fill(mask == 0, self.mask_fill)
         tr["masked_scores"] = scores
@@ -434,6 +447,14 @@ class MultiHeadAttention(nn.Module):
                 self.w_gate.weight.copy_(w["w_gate"])
                 if self.w_gate.bias is not None:
                     self.w_gate.bias.copy_(w["b_gate"])
+        self.load_index_weights(w)
+
+    def load_index_weights(self, w):
+        """DeepSeek sparse attention's indexer (torch_mla.LightningIndexer), when there is one."""
+        if getattr(self, "index", None) is not None:
+            with torch.no_grad():
+                for name in ("w_iq", "w_ik", "w_iw"):
+                    getattr(self.index, name).weight.copy_(w[name])
 
     def lesson_weights(self):
         out = {}
@@ -673,15 +694,24 @@ def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=Tru
                scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
                ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
                decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False,
-               qk_norm=False, softcap=0.0, attn_gate=False, window=0):
+               qk_norm=False, softcap=0.0, attn_gate=False, window=0, q_lora_rank=0, kv_lora_rank=0,
+               qk_rope_head_dim=0, index=None):
     modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks \
-        or qk_norm or softcap or attn_gate or window
-    if per_head and not modern:
+        or qk_norm or softcap or attn_gate or window or index
+    if kv_lora_rank:                       # DeepSeek's multi-head latent attention (torch_mla.py)
+        from torch_mla import MLAttention
+        attn = MLAttention(d_model, n_heads, d_k, d_v, q_lora_rank, kv_lora_rank, qk_rope_head_dim, norm_eps,
+                           out_bias=out_bias, scale=scale, mask_fill=mask_fill, rope=rope, flash=flash,
+                           attn_sinks=attn_sinks, softcap=softcap, attn_gate=attn_gate)
+    elif per_head and not modern:
         attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
     else:
         attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
                                   n_kv_heads, rope, alibi, flash, decode, attn_sinks, qk_norm, norm_eps, softcap,
                                   attn_gate, window)
+    if index:                              # DeepSeek sparse attention: (heads, head_dim, top-k)
+        from torch_mla import LightningIndexer
+        attn.index = LightningIndexer(d_model, *index)
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation,
                           ffn_bias)
 

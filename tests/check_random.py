@@ -348,6 +348,73 @@ def random_lesson(rng):
     return lesson, desc
 
 
+def random_deepseek(rng):
+    """DeepSeek's attention (issue 42 items 1 and 6): multi-head latent attention (odd head counts,
+    ranks up to d_model, an odd content part d_k − qk_rope_head_dim) and/or the lightning indexer
+    (top-k from 1 to L), on self-attention under a mask, sometimes several layers, a residual,
+    the FFN, pre-norm, soft-capping, sinks or the gate."""
+    B, L, d = int(rng.integers(1, 4)), int(rng.integers(1, 10)), int(rng.integers(2, 17))
+    H = int(rng.integers(1, 8))
+    mla = rng.random() < 0.75
+    dsa = not mla or rng.random() < 0.5
+    model = {"d_model": d, "n_heads": H}
+    pos = ""
+    if rng.random() < 0.3:
+        model["n_layers"] = 2
+        pos += " 2-layers"
+    dk, dv = int(rng.integers(1, 6)), int(rng.integers(1, 6))
+    if mla:
+        dr = 2 * int(rng.integers(1, 3))
+        dk = dr + int(rng.integers(1, 5))
+        model.update({"d_k": dk, "d_v": dv, "qkv_bias": False, "kv_lora_rank": int(rng.integers(1, d + 1)),
+                      "qk_rope_head_dim": dr})
+        model["rope"] = {"style": str(rng.choice(["half", "interleaved"])),
+                         "theta": float(rng.choice([10000, 500, 2.5]))}
+        if rng.random() < 0.6:
+            model["q_lora_rank"] = int(rng.integers(1, d + 1))
+        pos += " mla r=%d rq=%d dk=%d+%d" % (model["kv_lora_rank"], model.get("q_lora_rank", 0), dk - dr, dr)
+    else:
+        model.update({"d_k": dk, "d_v": dv})
+        if rng.random() < 0.4:
+            model["n_kv_heads"] = int(rng.choice([k for k in range(1, H + 1) if H % k == 0]))
+        if rng.random() < 0.4:
+            model["qkv_bias"] = False
+    if dsa:
+        model.update({"index_n_heads": int(rng.integers(1, 5)), "index_head_dim": int(rng.integers(1, 5)),
+                      "index_topk": int(rng.integers(1, L + 1))})
+        pos += " dsa %dx%d top-%d" % (model["index_n_heads"], model["index_head_dim"], model["index_topk"])
+    if rng.random() < 0.4:
+        model["mask_fill"] = str(rng.choice(["-inf", "-1e9"])) if rng.random() < 0.5 else -100.0
+        if model["mask_fill"] == "-1e9":
+            model["mask_fill"] = -1e9
+    if rng.random() < 0.4:
+        model.update({"residual_norm": True, "norm": str(rng.choice(["layer", "rms"]))})
+        if rng.random() < 0.5:
+            model["norm_first"] = True
+        if rng.random() < 0.5:
+            model["ffn_hidden"] = int(rng.integers(1, 9))
+    elif model.get("n_layers") == 2:
+        model["residual_norm"] = True
+    if rng.random() < 0.2:
+        model["attn_logit_softcapping"] = float(rng.choice([0.5, 2.0]))
+    if rng.random() < 0.2:
+        model["attn_sinks"] = True
+    if rng.random() < 0.2:
+        model["attn_gate"] = True
+    mask = "causal" if rng.random() < 0.7 else {"key_padding": [int(rng.integers(1, L + 1)) for _ in range(B)]}
+    weights = {"init": {"seed": int(rng.integers(0, 2 ** 40))}}
+    for name, n in (("q_latent_norm", model.get("q_lora_rank", 0)), ("kv_latent_norm", model.get("kv_lora_rank", 0))):
+        if n and model.get("n_layers", 1) == 1 and rng.random() < 0.5:
+            weights[name] = tensor_form(rng, (1.0 + f32(rng, (n,), 0.3)).astype(np.float32))
+    lesson = {"title": "random trial", "model": model, "input": {"query": tensor_form(rng, f32(rng, (B, L, d)))},
+              "mask": mask, "weights": weights}
+    desc = "deepseek B=%d L=%d d=%d H=%d%s dv=%d mask=%s%s" % (B, L, d, H, pos, dv, mask if isinstance(mask, str) else
+                                                            "key_padding", "".join(
+        " " + k for k in ("residual_norm", "norm_first", "ffn_hidden", "attn_logit_softcapping", "attn_sinks",
+                          "attn_gate") if k in model))
+    return lesson, desc
+
+
 # ----------------------------------------------------------------------------
 # comparison
 # ----------------------------------------------------------------------------
@@ -432,7 +499,9 @@ def main():
     passed = failed = 0
     for trial in range(args.trials):
         rng = np.random.default_rng([args.seed, trial])
-        lesson, desc = random_lesson(rng)
+        # every fourth trial DeepSeek's attention (issue 42), from a stream of its own
+        lesson, desc = random_deepseek(np.random.default_rng([args.seed, trial, 42])) if trial % 4 == 3 \
+            else random_lesson(rng)
         path = os.path.join(work, "trial-%03d.json" % trial)
         ref.write_text(path, ref.to_json(lesson) + "\n")
         problems = []

@@ -495,6 +495,7 @@ VARIANT_ROWS = [
          model={"d_model": 6, "n_heads": 3, "qkv_bias": False, "out_bias": False, "qk_norm": True, "attn_gate": True,
                 "flash": {"block_q": 3, "block_k": 2}}, qk_gamma=True, x=(1, 7, 6), mask="causal"),
     "stack-3-local-global",
+    "mla-q-lora-3-heads", "mla-dsa-prenorm", "dsa-gqa-padding", "stack-2-mla-dsa",
     "stack-2-post", "stack-3-prenorm-rope-gqa-decode", "stack-2-flash-alibi-layers",
     "lm-char-2-layer", "lm-word-sinusoidal-tied", "lm-rope-attn-only",
 ]
@@ -808,8 +809,58 @@ def variant_lm_rope_attn_only():
                      weights={"init": {"seed": 83}})
 
 
+# DeepSeek's attention (issue 42 items 1 and 6; lessons/torch_mla.py follows DeepSeek-V2 §2.1 and
+# transformers' DeepseekV3Attention, the absorbed form DeepSeek-V3's inference/model.py, the indexer
+# DeepSeek-V3.2-Exp's eq. (1)): odd head counts, ranks and top-k that do not divide L. The module is
+# built from the lesson (seeded weights, the latent norms' γ given), as resolve_lesson reads it.
+def deepseek_variant(name, title, model, x_shape, mask, weights, seed):
+    torch.manual_seed(seed)
+    x = torch.randn(*x_shape)
+    les = {"title": title, "model": model, "input": {"query": tensor_json(x)}, "mask": mask, "weights": weights}
+    r = resolve_lesson(les)
+    return Variant(name, title, model, lesson_module(r, False), x, mask=r["mask"], mask_lesson=mask, weights=weights)
+
+
+def variant_mla_q_lora_3_heads():
+    g = torch.Generator().manual_seed(96)
+    return deepseek_variant(
+        "mla-q-lora-3-heads", "MLA: 3 heads, d_k 6 = 4 + RoPE 2, d_v 4, q_lora_rank 5, kv_lora_rank 3, causal, -inf",
+        {"d_model": 10, "n_heads": 3, "d_k": 6, "d_v": 4, "qkv_bias": False, "mask_fill": "-inf",
+         "rope": {"style": "half"}, "q_lora_rank": 5, "kv_lora_rank": 3, "qk_rope_head_dim": 2},
+        (2, 7, 10), "causal", {"init": {"seed": 96}, "q_latent_norm": tensor_json(1 + 0.25 * torch.randn(5, generator=g)),
+                               "kv_latent_norm": tensor_json(1 + 0.25 * torch.randn(3, generator=g))}, 96)
+
+
+def variant_mla_dsa_prenorm():
+    return deepseek_variant(
+        "mla-dsa-prenorm", "MLA without query compression and sparse attention (3 indexer heads, top-3 of 7): "
+        "5 heads, interleaved RoPE, pre-norm SwiGLU",
+        {"d_model": 8, "n_heads": 5, "d_k": 5, "d_v": 3, "qkv_bias": False, "out_bias": False,
+         "rope": {"theta": 100, "style": "interleaved"}, "residual_norm": True, "norm": "rms", "norm_first": True,
+         "ffn_hidden": 6, "activation": "swiglu", "ffn_bias": False, "kv_lora_rank": 4, "qk_rope_head_dim": 2,
+         "index_n_heads": 3, "index_head_dim": 2, "index_topk": 3}, (2, 7, 8), "causal", {"init": {"seed": 97}}, 97)
+
+
+def variant_dsa_gqa_padding():
+    return deepseek_variant(
+        "dsa-gqa-padding", "Sparse attention over GQA 3/1: 1 indexer head of 3, top-4 of 9 keys, key padding, "
+        "soft-capping at 2",
+        {"d_model": 6, "n_heads": 3, "n_kv_heads": 1, "attn_logit_softcapping": 2, "index_n_heads": 1,
+         "index_head_dim": 3, "index_topk": 4}, (2, 9, 6), {"key_padding": [9, 5]}, {"init": {"seed": 98}}, 98)
+
+
+def variant_stack_2_mla_dsa():
+    return deepseek_variant(
+        "stack-2-mla-dsa", "Two MLA layers with sparse attention (top-2 of 5), q_lora_rank 3, 3 heads",
+        {"d_model": 6, "n_heads": 3, "n_layers": 2, "d_k": 4, "qkv_bias": False, "rope": {"theta": 500},
+         "residual_norm": True, "q_lora_rank": 3, "kv_lora_rank": 5, "qk_rope_head_dim": 2, "index_n_heads": 3,
+         "index_head_dim": 1, "index_topk": 2}, (1, 5, 6), "causal", {"init": {"seed": 99}}, 99)
+
+
 VARIANT_CODE = {"arange-2x4x4": variant_arange_2x4x4, "causal-bottom-right": variant_causal_bottom_right, "prenorm-gelu-layernorm": variant_prenorm_gelu_layernorm, "stack-2-post": variant_stack_2_post, "stack-3-prenorm-rope-gqa-decode": variant_stack_3_prenorm_rope_gqa_decode, "stack-2-flash-alibi-layers": variant_stack_2_flash_alibi_layers, "lm-char-2-layer": variant_lm_char_2_layer, "lm-word-sinusoidal-tied": variant_lm_word_sinusoidal_tied, "lm-rope-attn-only": variant_lm_rope_attn_only,
-                "stack-3-local-global": variant_stack_3_local_global}
+                "stack-3-local-global": variant_stack_3_local_global,
+                "mla-q-lora-3-heads": variant_mla_q_lora_3_heads, "mla-dsa-prenorm": variant_mla_dsa_prenorm,
+                "dsa-gqa-padding": variant_dsa_gqa_padding, "stack-2-mla-dsa": variant_stack_2_mla_dsa}
 
 
 def variants():

@@ -35,7 +35,7 @@ out="$tmp/frames"
 grep -q '缩放' "$tmp/desc" || grep -q '注意力' "$tmp/desc" || fail "installed --describe --lang zh has no Chinese text"
 (cd / && "$bin" --check "$share"/attnviz/lessons/*.json >/dev/null 2>"$tmp/err") || fail "installed lessons do not --check: $(cat "$tmp/err")"
 # the installed from_torch.py finds its modules beside it (from_torch_parts.py, from_torch_blocks.py,
-# lesson_file.py, lesson_torch.py, torch_modules.py); needs torch
+# lesson_file.py, lesson_torch.py, torch_modules.py, torch_mla.py); needs torch
 if /usr/bin/python3 -c 'import torch' 2>/dev/null; then
     { (cd / && /usr/bin/python3 -B "$share/attnviz/lessons/from_torch.py" --demo "$tmp/demo.json" >/dev/null 2>"$tmp/err") &&
         "$bin" --check "$tmp/demo.json" >/dev/null 2>>"$tmp/err"; } || fail "installed from_torch.py --demo: $(tail -3 "$tmp/err")"

@@ -326,7 +326,10 @@ static void test_bad_input(void **state)
     static const char *const mech[][2] = {
         {"\"qk_norm\": true", "model.qk_norm"}, {"\"attn_logit_softcapping\": 2", "model.attn_logit_softcapping"},
         {"\"attn_gate\": true", "model.attn_gate"},
-        {"\"n_layers\": 2, \"layer_types\": [\"full_attention\"]", "model.layer_types"}};
+        {"\"n_layers\": 2, \"layer_types\": [\"full_attention\"]", "model.layer_types"},
+        {"\"d_k\": 3, \"qkv_bias\": false, \"rope\": {\"theta\": 100}, \"kv_lora_rank\": 2, \"qk_rope_head_dim\": 2",
+         "model.kv_lora_rank"},
+        {"\"index_n_heads\": 1, \"index_head_dim\": 2, \"index_topk\": 1", "model.index_topk"}};
     for (size_t i = 0; i < sizeof mech / sizeof mech[0]; i++) {
         char json[400], want[160];
         snprintf(json, sizeof json, "{\"title\": \"x\", \"vocab\": [\"a\", \"b\"], \"model\": {\"d_model\": 4, "

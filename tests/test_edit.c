@@ -443,6 +443,42 @@ static void test_save_round_trip_variants(void **state)
 // sliding window, a 0/1 tensor), in its batch only; it never replaces the mask.
 // Issue 27 item 9: a --set decimal is rounded to float32 once (strtof): just under
 // FLT_MAX + 2^103 (the halfway point to infinity) it is FLT_MAX, not "infinity".
+// DeepSeek sparse attention's top-k: off gives full attention (the compare), a top-k above L, one
+// without an indexer and the mask taken away are refused with one line; an edited top-k saves and
+// loads back
+static void test_index_topk_edits(void **state)
+{
+    (void)state;
+    Session *s = open_session("tests/ref/mla-dsa-prenorm.lesson.json");
+    const float full = stage(s, "topk_mask")[0];
+    assert_true(full == 1.0f); // (query 0 keeps its only key)
+    set(s, "model.index_topk=5");
+    assert_int_equal(s->lesson.cfg.index_topk, 5);
+    assert_round_trip(s, "index_topk 5");
+    set(s, "model.index_topk=off");
+    assert_null(trace_get(&s->trace, "topk_mask"));
+    assert_null(trace_get(&s->trace, "index_scores"));
+    assert_round_trip(s, "index_topk off");
+    static const char *const refused[][2] = {{"model.index_topk=8", "more keys than the input has"},
+                                             {"mask=none", "model.index_topk"}};
+    set(s, "model.index_topk=2");
+    for (int i = 0; i < 2; i++) {
+        char err[EDIT_ERR_MAX];
+        Edit e;
+        bool ok = edit_parse(&s->lesson, refused[i][0], &e, err, sizeof err) &&
+                  session_edit(s, &e, false, NULL, err, sizeof err);
+        assert_false(ok);
+        if (!strstr(err, refused[i][1])) fail_msg("%s: %s", refused[i][0], err);
+    }
+    session_destroy(s);
+    s = open_session(CLASSIC);
+    char err[EDIT_ERR_MAX];
+    Edit e;
+    assert_false(edit_parse(&s->lesson, "model.index_topk=2", &e, err, sizeof err));
+    assert_non_null(strstr(err, "no lightning indexer"));
+    session_destroy(s);
+}
+
 static void test_set_near_flt_max(void **state)
 {
     (void)state;
@@ -880,7 +916,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_element_edits),   cmocka_unit_test(test_switches),
-        cmocka_unit_test(test_typed_value),
+        cmocka_unit_test(test_typed_value),     cmocka_unit_test(test_index_topk_edits),
         cmocka_unit_test(test_same_kind_tokens_aliases),
         cmocka_unit_test(test_undo_redo),       cmocka_unit_test(test_save_round_trip),
         cmocka_unit_test(test_save_round_trip_variants), cmocka_unit_test(test_save_errors),     cmocka_unit_test(test_bad_edits),

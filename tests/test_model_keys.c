@@ -174,6 +174,10 @@ static void test_every_key_off_default(void **state)
     model "}, \"input\": {\"text\": \"abca\"}, \"weights\": {\"init\": {\"seed\": 1}}}"
 #define PLAIN_LESSON(model) "{\"title\": \"t\", \"model\": {\"d_model\": 8, \"n_heads\": 2" model "}, " PLAIN_INPUT \
     ", \"mask\": \"causal\"}"
+// DeepSeek's: multi-head latent attention (d_k 4 = 2 content + 2 RoPE dimensions) and the indexer
+#define MLA_MODEL(more) ", \"qkv_bias\": false, \"rope\": {\"theta\": 100}, \"kv_lora_rank\": 2, " \
+    "\"qk_rope_head_dim\": 2" more
+#define DSA_MODEL ", \"index_n_heads\": 3, \"index_head_dim\": 2, \"index_topk\": 2"
 static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_N_LAYERS] = PLAIN_LESSON(", \"n_layers\": 3"),
     [MK_D_MODEL] = PLAIN_LESSON(""),
@@ -207,6 +211,12 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_ROPE_LOCAL_BASE_FREQ] = PLAIN_LESSON(", \"n_layers\": 2, \"rope\": {\"theta\": 1e6}, \"layer_types\": "
                                              "[\"sliding_attention\", \"full_attention\"], \"sliding_window\": 2, "
                                              "\"rope_local_base_freq\": 10"),
+    [MK_Q_LORA_RANK] = PLAIN_LESSON(MLA_MODEL(", \"q_lora_rank\": 3")),
+    [MK_KV_LORA_RANK] = PLAIN_LESSON(MLA_MODEL("")),
+    [MK_QK_ROPE_HEAD_DIM] = PLAIN_LESSON(MLA_MODEL("")),
+    [MK_INDEX_N_HEADS] = PLAIN_LESSON(DSA_MODEL),
+    [MK_INDEX_HEAD_DIM] = PLAIN_LESSON(DSA_MODEL),
+    [MK_INDEX_TOPK] = PLAIN_LESSON(DSA_MODEL),
     [MK_POSITIONS] = LM_LESSON(", \"positions\": \"sinusoidal\""),
     [MK_MAX_POSITIONS] = LM_LESSON(", \"positions\": \"learned\", \"max_positions\": 9"),
     [MK_FINAL_NORM] = LM_LESSON(", \"final_norm\": false"),
@@ -335,7 +345,7 @@ static void test_editable_keys(void **state)
     for (int k = 0; k < MK_COUNT; k++) {
         if (!MODEL_KEYS[k].editable) continue;
         const bool lm = MODEL_KEYS[k].flags & MK_LM;
-        const char *json = lm ? LM_LESSON("") : PLAIN_LESSON("");
+        const char *json = lm ? LM_LESSON("") : k == MK_INDEX_TOPK ? PLAIN_LESSON(DSA_MODEL) : PLAIN_LESSON("");
         Lesson ls;
         char err[EDIT_ERR_MAX], arg[64];
         assert_true(lesson_parse(&ls, "mem.json", json, strlen(json), err, sizeof err));

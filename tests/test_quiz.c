@@ -125,8 +125,10 @@ static void check_answer(const char *where, const Trace *tr, const QuizQuestion 
         break;
     }
     case QUIZ_MASKED: {
-        const int wm = trace_find_near(tr, q->stage, "window_mask"); // a sliding layer's own mask (issue 42)
-        const Tensor *m = &tr->stages[wm >= 0 ? wm : trace_find(tr, "mask")].t;
+        // the mask the masked scores read: the lesson's, a sliding layer's own or the indexer's top-k (issue 42)
+        const int ms = st->kind == STAGE_KIND_SOFTMAX ? st->operands[0] : q->stage;
+        assert_true(ms >= 0 && tr->stages[ms].operands[1] >= 0);
+        const Tensor *m = &tr->stages[tr->stages[ms].operands[1]].t;
         assert_true(q->list && q->unordered && q->n_answer >= 1 && q->n_answer <= QUIZ_MAX_LIST);
         if (st->kind == STAGE_KIND_MASKED) {
             int r = q->cell[0], n = 0;

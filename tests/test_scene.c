@@ -125,6 +125,7 @@ static void check_frame(const char *file, const Trace *tr, const View *v, const 
                 bool qc = qr || (!qs->is_weight && root_of(tr, qs->stage) == root_of(tr, cs));
                 if (pc && qc) same = true;
             }
+            if (rec->one_scale && !ps->is_weight && !qs->is_weight) same = true; // (MLA's keys and cache: copies)
             if (same != (ps->group == qs->group))
                 fail_msg("%s: panels %s and %s %s one colour scale", where, qs->title, ps->title,
                          same ? "must share" : "must not share");

@@ -213,6 +213,9 @@ static bool project_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *
         x_k = x_v = x_q;
     }
 
+    if (cfg->kv_lora_rank > 0) return attn_mla_project(cfg, w, tr, x_q, st); // MLA (mla.c)
+    st->x_k = x_k;
+
     // pass 2: projections y = x·Wᵀ + b
     int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, Hkv * dk}, vs[3] = {B, Lk, Hkv * dv};
     int q_proj, k_proj, v_proj;
@@ -268,6 +271,8 @@ static bool heads_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     int scores, capped = -1, masked, attn, head_out, bias = -1, mask = st->mask;
     if (cfg->alibi) TRY(bias = alibi_bias(tr, H, Lq, Lk));
     TRY(scores = trace_push_raw(tr, STAGE_SCORES, 4, sc_s, st->q_in, st->k_in, bias));
+    if (cfg->kv_lora_rank > 0) TRY(attn_mla_absorb(cfg, w, tr, st)); // the absorbed form's scores, = scores
+    if (cfg->index_topk > 0) TRY(mask = attn_dsa_mask(cfg, w, tr, st->x_q, st->x_k, mask)); // the indexer's top-k
     if (cfg->softcap > 0.0f) TRY(capped = trace_push_raw(tr, STAGE_CAPPED_SCORES, 4, sc_s, scores, -1, -1));
     // pass 5: masked_fill(mask == 0, fill); the mask broadcasts over heads (a sliding layer's: its own window)
     if (attn_layer_type(cfg, tr->layer) == LAYER_SLIDING) TRY(mask = attn_layer_mask(cfg, tr, mask));
@@ -348,7 +353,7 @@ static bool ffn_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, 
 static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_q, int x_k, int x_v,
                           int mask, int *out)
 {
-    AttnStages ast = {.mask = mask, .bias = -1, .output = -1};
+    AttnStages ast = {.mask = mask, .bias = -1, .output = -1, .x_k = -1, .scores = -1, .cache = -1};
     if (!project_forward(cfg, w, tr, x_q, x_k, x_v, &ast) || !heads_forward(cfg, w, tr, &ast) ||
         !out_forward(cfg, w, tr, &ast))
         return false;
@@ -440,6 +445,9 @@ static bool mech_trace(const AttnConfig *cfg, Trace *tr, int longest)
 {
     tr->softcap = cfg->softcap, tr->query_pre_attn_scalar = cfg->query_pre_attn_scalar;
     tr->qk_norm = cfg->qk_norm, tr->attn_gate = cfg->attn_gate, tr->sliding_window = cfg->sliding_window;
+    tr->mla_rank = cfg->kv_lora_rank, tr->mla_q_rank = cfg->q_lora_rank;
+    tr->mla_rope = cfg->kv_lora_rank > 0 ? cfg->qk_rope_head_dim : 0;
+    tr->index_heads = cfg->index_n_heads, tr->index_dim = cfg->index_head_dim, tr->index_topk = cfg->index_topk;
     for (int l = 0; l < TRACE_MAX_LAYERS; l++) tr->layer_sliding[l] = attn_layer_type(cfg, l) == LAYER_SLIDING;
     if (cfg->rope == ROPE_NONE || cfg->rope_local_theta <= 0.0f) return true;
     AttnConfig local = *cfg;
@@ -465,7 +473,8 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->alibi = cfg->alibi, tr->window = in->mask_kind == MASK_SLIDING ? in->window : 0;
     tr->sink_tokens = in->mask_kind == MASK_SLIDING ? in->sink_tokens : 0;
     tr->causal_offset = in->mask_kind == MASK_CAUSAL && in->causal_bottom_right ? Lk - Lq : 0;
-    tr->rotary_dim = cfg->rope != ROPE_NONE ? (cfg->rotary_dim > 0 ? cfg->rotary_dim : dk) : 0;
+    tr->rotary_dim = cfg->rope == ROPE_NONE ? 0 : cfg->kv_lora_rank > 0 ? cfg->qk_rope_head_dim // MLA: its last d_rope
+                   : cfg->rotary_dim > 0 ? cfg->rotary_dim : dk;
     int longest = Lq; // the largest position + 1 (dynamic NTK's sequence length)
     if (cfg->rope != ROPE_NONE) {
         if (tensor_present(&in->position_ids)) { // RoPE's positions, the trace's own copy

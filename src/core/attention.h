@@ -125,6 +125,14 @@ typedef struct AttnConfig {
     unsigned char layer_types[TRACE_MAX_LAYERS];
     int sliding_window;      // its sliding layers: query i sees keys i − W < j ≤ i (causal) (0: none)
     float rope_local_theta;  // Gemma 3's rope_local_base_freq: RoPE's base in the sliding layers (0: rope.theta)
+    // multi-head latent attention (DeepSeek-V2/V3, mla.c; kv_lora_rank 0: off): K and V up-projected per
+    // head from c_KV = RMSNorm(x·W_DKVᵀ) of rank kv_lora_rank, Q from c_Q = RMSNorm(x·W_DQᵀ) of rank
+    // q_lora_rank (0: Q = x·W_Qᵀ), d_k = qk_nope_head_dim + qk_rope_head_dim, the last qk_rope_head_dim
+    // of each q turned by RoPE and the key's shared across heads (k_pe = RoPE(x·W_KRᵀ))
+    int q_lora_rank, kv_lora_rank, qk_rope_head_dim;
+    // DeepSeek sparse attention (V3.2's lightning indexer, mla.c; index_topk 0: off): index_n_heads
+    // heads of index_head_dim score every key, Σ_j w_j·ReLU(q_j·k), and each query keeps its top-k
+    int index_n_heads, index_head_dim, index_topk;
     // a language model (vocab_size > 0): token ids in, embedding, the layers, the final
     // norm, logits over the vocabulary and their softmax at a temperature
     int vocab_size;
@@ -159,6 +167,11 @@ typedef struct AttnWeights {
     Tensor sinks;            // (n_heads): gpt-oss's learned sink logit per head (model.attn_sinks)
     Tensor q_norm, k_norm;   // (d_k): QK-norm's γ (model.qk_norm)
     Tensor w_gate, b_gate;   // (H·d_v, d_model), (H·d_v): gated attention (model.attn_gate)
+    // MLA: W_DQ (r_q, d_model), its norm's γ (r_q), W_DKV (r, d_model), γ (r), W_KR (d_rope, d_model);
+    // with it w_q is W_UQ (H·d_k, r_q), w_k W_UK (H·d_nope, r), w_v W_UV (H·d_v, r)
+    Tensor w_dq, q_latent_norm, w_dkv, kv_latent_norm, w_kr;
+    // the sparse attention's indexer: W_Iq (H_I·d_I, d_model), W_Ik (d_I, d_model), W_Iw (H_I, d_model)
+    Tensor w_iq, w_ik, w_iw;
     // a language model's own (layer 0's AttnWeights only): embedding (V, C), learned positions
     // (P, C), the final norm's γ and β (C), the unembedding (V, C) unless tied to embed
     Tensor embed, pos_embed, final_norm_weight, final_norm_bias, lm_head;
@@ -216,6 +229,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 // The stage indices the variants below read (-1: absent).
 typedef struct AttnStages {
     int x_q, q_in, k_in, vh, bias, mask, masked, head_out, output;
+    int x_k, scores, cache; // the key side's input, the scores, MLA's latent_cache (-1: none)
 } AttnStages;
 
 // FlashAttention's tiled online softmax (flash.c): the scores are visited one key block
@@ -240,6 +254,14 @@ int attn_qk_norm(const AttnConfig *cfg, Trace *tr, StageId id, int hs, const Ten
 int attn_layer_mask(const AttnConfig *cfg, Trace *tr, int mask);
 // the gate σ(x·W_Gᵀ + b_G) of input x (B, Lq, C) and the gated heads concat ⊙ gate (B, Lq, H·d_v).
 int attn_gate_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x, int concat);
+// Multi-head latent attention (mla.c) in place of the projections, the split and RoPE: fills
+// st->q_in, k_in, vh from the stage x (B, L, C); false on allocation failure.
+bool attn_mla_project(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x, AttnStages *st);
+// Its absorbed form: q_absorbed and absorbed_scores (= scores) from st's stages (-1: allocation failure).
+int attn_mla_absorb(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, const AttnStages *st);
+// DeepSeek sparse attention: index_q, index_k, index_w, index_scores and topk_mask (the mask the
+// softmax then reads: each query's top index_topk keys that mask allows) from x_q, x_k; its index.
+int attn_dsa_mask(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_q, int x_k, int mask);
 // Soft-capping of n scores s (scaled, with any bias) into cap, then the mask into ms and at
 // (the softmax's input), as tensor_scale_mask without a cap: c·tanh(s / c) (Gemma 2).
 void attn_softcap(float *cap, float *ms, float *at, const float *s, const float *mask, size_t n, float c, float fill);

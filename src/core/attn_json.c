@@ -425,11 +425,15 @@ static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
               F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
     const bool fb = cfg->ffn_bias, rms = cfg->norm == NORM_RMS, glu = cfg->ffn_act == FFN_SWIGLU;
+    // multi-head latent attention: W_Q reads c_Q (q_lora_rank) or x, W_K and W_V read c_KV (mla.c)
+    const int r = cfg->kv_lora_rank, rq = cfg->q_lora_rank, dr = cfg->qk_rope_head_dim, mla = r > 0;
+    const int qin = rq > 0 ? rq : C, kin = mla ? r : C, kout = mla ? H * (dk - dr) : Hkv * dk;
+    const int HI = cfg->index_n_heads, dI = cfg->index_head_dim, dsa = cfg->index_topk > 0;
     // expected (rank, shape, fan_in, used) per tensor
     const WeightSpec table[WEIGHT_COUNT] = {
-        [WEIGHT_W_Q] = {2, {H * dk, C}, C, true, false},       [WEIGHT_B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
-        [WEIGHT_W_K] = {2, {Hkv * dk, C}, C, true, false},     [WEIGHT_B_K] = {1, {Hkv * dk}, C, cfg->qkv_bias, false},
-        [WEIGHT_W_V] = {2, {Hkv * dv, C}, C, true, false},     [WEIGHT_B_V] = {1, {Hkv * dv}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_Q] = {2, {H * dk, qin}, qin, true, false},   [WEIGHT_B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_K] = {2, {kout, kin}, kin, true, false},     [WEIGHT_B_K] = {1, {Hkv * dk}, C, cfg->qkv_bias, false},
+        [WEIGHT_W_V] = {2, {Hkv * dv, kin}, kin, true, false}, [WEIGHT_B_V] = {1, {Hkv * dv}, C, cfg->qkv_bias, false},
         [WEIGHT_W_O] = {2, {C, H * dv}, H * dv, true, false},  [WEIGHT_B_O] = {1, {C}, H * dv, cfg->out_bias, false},
         [WEIGHT_FFN_W1] = {2, {F, C}, C, F > 0, false},        [WEIGHT_FFN_B1] = {1, {F}, C, F > 0 && fb, false},
         [WEIGHT_FFN_W2] = {2, {C, F}, F, F > 0, false},        [WEIGHT_FFN_B2] = {1, {C}, F, F > 0 && fb, false},
@@ -441,6 +445,11 @@ static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
         [WEIGHT_Q_NORM] = {1, {dk}, 0, cfg->qk_norm, true},    [WEIGHT_K_NORM] = {1, {dk}, 0, cfg->qk_norm, true},
         [WEIGHT_W_GATE] = {2, {H * dv, C}, C, cfg->attn_gate, false},
         [WEIGHT_B_GATE] = {1, {H * dv}, C, cfg->attn_gate && cfg->qkv_bias, false},
+        [WEIGHT_W_DQ] = {2, {rq, C}, C, mla && rq > 0, false}, [WEIGHT_Q_LATENT_NORM] = {1, {rq}, 0, mla && rq > 0, true},
+        [WEIGHT_W_DKV] = {2, {r, C}, C, mla, false},           [WEIGHT_KV_LATENT_NORM] = {1, {r}, 0, mla, true},
+        [WEIGHT_W_KR] = {2, {dr, C}, C, mla, false},
+        [WEIGHT_W_IQ] = {2, {HI * dI, C}, C, dsa, false},      [WEIGHT_W_IK] = {2, {dI, C}, C, dsa, false},
+        [WEIGHT_W_IW] = {2, {HI, C}, C, dsa, false},
         [WEIGHT_EMBED] = {2, {V, C}, 1, lm, false},
         [WEIGHT_POS_EMBED] = {2, {Pn, C}, 1, lm && cfg->positions == POS_LEARNED, false},
         [WEIGHT_FINAL_NORM_WEIGHT] = {1, {C}, 0, lm && cfg->final_norm, true},
@@ -495,6 +504,12 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         [WEIGHT_Q_NORM] = "model.qk_norm is false", [WEIGHT_K_NORM] = "model.qk_norm is false",
         [WEIGHT_W_GATE] = "model.attn_gate is false",
         [WEIGHT_B_GATE] = !cfg->attn_gate ? "model.attn_gate is false" : "model.qkv_bias is false",
+        [WEIGHT_W_DQ] = !cfg->kv_lora_rank ? "model.kv_lora_rank is not set" : "model.q_lora_rank is not set",
+        [WEIGHT_Q_LATENT_NORM] = !cfg->kv_lora_rank ? "model.kv_lora_rank is not set" : "model.q_lora_rank is not set",
+        [WEIGHT_W_DKV] = "model.kv_lora_rank is not set", [WEIGHT_KV_LATENT_NORM] = "model.kv_lora_rank is not set",
+        [WEIGHT_W_KR] = "model.kv_lora_rank is not set",
+        [WEIGHT_W_IQ] = "model.index_topk is not set", [WEIGHT_W_IK] = "model.index_topk is not set",
+        [WEIGHT_W_IW] = "model.index_topk is not set",
         [WEIGHT_EMBED] = nolm,
         [WEIGHT_POS_EMBED] = !lm ? nolm : "model.positions is not \"learned\"",
         [WEIGHT_FINAL_NORM_WEIGHT] = !lm ? nolm : "model.final_norm is false",
@@ -529,7 +544,8 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         if (!tensor_init(t, spec[i].rank, spec[i].shape)) return jsonpath_fail(c, p, "out of memory");
         if (spec[i].is_norm) {
             float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT || i == WEIGHT_FINAL_NORM_WEIGHT ||
-                       i == WEIGHT_Q_NORM || i == WEIGHT_K_NORM) ? 1.0f : 0.0f; // γ 1, β 0
+                       i == WEIGHT_Q_NORM || i == WEIGHT_K_NORM || i == WEIGHT_Q_LATENT_NORM ||
+                       i == WEIGHT_KV_LATENT_NORM) ? 1.0f : 0.0f; // γ 1, β 0
             for (size_t k = 0; k < t->size; k++) t->data[k] = v;
             continue;
         }

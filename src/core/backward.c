@@ -397,7 +397,8 @@ bool attn_backward(const AttnConfig *cfg, const AttnWeights *w, const Trace *tr,
 {
     const int BL = tr->batch * tr->len_q, lg = trace_find(tr, "logits"), pr = trace_find(tr, "probs");
     const char *mech = cfg->qk_norm ? "qk_norm" : cfg->softcap > 0.0f ? "attn_logit_softcapping"
-                     : cfg->attn_gate ? "attn_gate" : cfg->n_layer_types > 0 ? "layer_types" : NULL;
+                     : cfg->attn_gate ? "attn_gate" : cfg->n_layer_types > 0 ? "layer_types"
+                     : cfg->kv_lora_rank > 0 ? "kv_lora_rank" : cfg->index_topk > 0 ? "index_topk" : NULL;
     if (tr->vocab_size <= 0 || !tr->ids) return backward_default_targets(tr, NULL, file, err, err_len); // (says why)
     if (mech) { // (their stages have no chain rule written yet: refused, not a wrong gradient)
         snprintf(err, err_len, "%s: model.%s: the backward pass does not cover it yet; expected a model without it "

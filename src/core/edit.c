@@ -326,6 +326,11 @@ bool edit_parse(const Lesson *ls, const char *arg, Edit *e, char *err, size_t n)
             return edit_fail(err, n, arg, "this lesson is not a language model (it has no vocab)");
         if (!model_value(ls, k, val, &e->value))
             return edit_fail(err, n, arg, "expected %s, got \"%.40s\"", model_key_edit_expect(k), val);
+        if (k == MK_INDEX_TOPK && ls->cfg.index_n_heads == 0)
+            return edit_fail(err, n, arg, "this lesson has no lightning indexer (model.index_n_heads)");
+        if (k == MK_INDEX_TOPK && e->value > (float)ls->len_k)
+            return edit_fail(err, n, arg, "%g is more keys than the input has; expected 1 to %d or off", (double)e->value,
+                             ls->len_k);
         edit_text(ls, e);
         return true;
     }
@@ -470,6 +475,8 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
             return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
                                               "or a sliding window");
         if (ls->cfg.n_layer_types > 0 && e->mask_kind != MASK_CAUSAL) return edit_fail(err, n, e->text, LAYER_TYPES_MASK);
+        if (ls->cfg.index_topk > 0 && e->mask_kind == MASK_NONE)
+            return edit_fail(err, n, e->text, "model.index_topk: the indexer chooses among the keys a mask allows");
         if (e->mask_kind == MASK_NONE) {
             ls->in.mask_kind = MASK_NONE;
             if (tensor_present(&ls->in.mask))

@@ -710,6 +710,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
                                    "\"causal\"");
         goto done;
     }
+    if (!model_keys_check_input(c, &ls->cfg, &ls->in, ls->len_k)) goto done; // (DeepSeek's)
     if (!parse_checkpoints(c, root, o, ls)) goto done;
     if (!lesson_read_targets(c, cJSON_GetObjectItemCaseSensitive(root, "targets"), ls)) goto done;
     if (!lesson_read_task(c, cJSON_GetObjectItemCaseSensitive(root, "task"), ls)) goto done;

@@ -107,6 +107,7 @@ static void write_weights_object(FILE *f, const Lesson *ls, const AttnWeights *w
         for (int i = 0; i < (NL > 1 ? WEIGHT_EMBED : LESSON_N_WEIGHTS); i++) { // (several: the model's own after)
             const Tensor *t = lesson_weight((AttnWeights *)&w[l], i);
             if (!tensor_present(t)) continue;
+            if (c->index_topk == 0 && (i == WEIGHT_W_IQ || i == WEIGHT_W_IK || i == WEIGHT_W_IW)) continue; // (switched off)
             fprintf(f, "%s\n%*s\"%s\": ", first ? "" : ",", indent + (NL > 1 ? 4 : 2), "", lesson_weight_name(i));
             write_nested(f, t, 0, 0, indent + (NL > 1 ? 4 : 2));
             first = false;

@@ -196,7 +196,7 @@ static bool rotary_dim(JsonCtx *c, const cJSON *rd, AttnConfig *cfg)
                                  "(RoPE turns pairs; the rest pass unturned), got %s", cfg->d_k, got);
         }
         cfg->rotary_dim = (int)rd->valuedouble;
-    } else if (cfg->d_k % 2 != 0) {
+    } else if (cfg->d_k % 2 != 0 && cfg->kv_lora_rank == 0) { // (MLA: only qk_rope_head_dim's turn)
         return jsonpath_fail(c, "model.rope", "needs an even d_k (RoPE turns pairs of dimensions), got d_k %d; or turn "
                              "fewer with \"rotary_dim\"", cfg->d_k);
     }
@@ -207,7 +207,12 @@ static bool read_rope(JsonCtx *c, const cJSON *rope, AttnConfig *cfg)
 {
     cfg->rope = ROPE_NONE;
     cfg->rope_theta = 10000.0f;
-    if (!rope || cJSON_IsNull(rope)) return true;
+    if (!rope || cJSON_IsNull(rope)) {
+        if (cfg->kv_lora_rank > 0)
+            return jsonpath_fail(c, "model.kv_lora_rank", "multi-head latent attention turns a decoupled RoPE part of q "
+                                 "and k; expected model.rope with it");
+        return true;
+    }
     const char *PR = "model.rope";
     if (!cJSON_IsObject(rope))
         return jsonpath_fail(c, PR, "expected {\"theta\": 10000, \"style\": \"half\" or \"interleaved\"}, got %s",
@@ -233,6 +238,9 @@ static bool read_rope(JsonCtx *c, const cJSON *rope, AttnConfig *cfg)
         cfg->rope = (RopeStyle)k;
     }
     if (!rope_scaling(c, cJSON_GetObjectItemCaseSensitive(rope, "scaling"), &cfg->rope_scale)) return false;
+    if (cfg->kv_lora_rank > 0 && cJSON_GetObjectItemCaseSensitive(rope, "rotary_dim"))
+        return jsonpath_fail(c, "model.rope.rotary_dim", "with model.kv_lora_rank the turned dimensions are the last "
+                             "qk_rope_head_dim of d_k; expected no rotary_dim");
     if (!rotary_dim(c, cJSON_GetObjectItemCaseSensitive(rope, "rotary_dim"), cfg)) return false;
     if (cfg->rope_scale.type == ROPE_SCALE_DYNAMIC && (cfg->rotary_dim > 0 ? cfg->rotary_dim : cfg->d_k) < 4)
         return jsonpath_fail(c, "model.rope.scaling.type", "dynamic NTK raises the base to the power R/(R−2): "
@@ -312,6 +320,10 @@ static bool refuse_decode(JsonCtx *c, const char *path, bool on, const AttnConfi
 static bool check_qk_norm(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
 {
     (void)m;
+    if (cfg->qk_norm && cfg->kv_lora_rank > 0)
+        return jsonpath_fail(c, "model.qk_norm", "multi-head latent attention normalises its latents, not q and k; "
+                             "expected no qk_norm with model.kv_lora_rank");
+    if (!refuse_decode(c, "model.kv_lora_rank", cfg->kv_lora_rank > 0, cfg)) return false;
     return refuse_decode(c, "model.qk_norm", cfg->qk_norm, cfg);
 }
 
@@ -362,6 +374,9 @@ static bool read_layer_types(JsonCtx *c, const cJSON *j, AttnConfig *cfg)
         cfg->layer_types[i] = (unsigned char)t;
     }
     cfg->n_layer_types = n;
+    if (cfg->kv_lora_rank > 0)
+        return jsonpath_fail(c, P, "DeepSeek's latent attention layers are all full; expected no layer_types with "
+                             "model.kv_lora_rank");
     return refuse_decode(c, P, true, cfg);
 }
 
@@ -407,6 +422,76 @@ static bool check_rope_local(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
     return true;
 }
 
+// --- DeepSeek's attention (mla.c) ---
+
+// Multi-head latent attention: read after kv_lora_rank, q_lora_rank and qk_rope_head_dim.
+static bool check_mla(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    const int r = cfg->kv_lora_rank, rq = cfg->q_lora_rank, dr = cfg->qk_rope_head_dim, C = cfg->d_model;
+    if (r == 0) {
+        if (rq > 0)
+            return jsonpath_fail(c, "model.q_lora_rank", "query compression is multi-head latent attention's; expected "
+                                 "model.kv_lora_rank with it");
+        if (dr > 0)
+            return jsonpath_fail(c, "model.qk_rope_head_dim", "the decoupled RoPE part is multi-head latent attention's; "
+                                 "expected model.kv_lora_rank with it");
+        return true;
+    }
+    if (r > C)
+        return jsonpath_fail(c, "model.kv_lora_rank", "%d is larger than d_model %d; expected a compression of rank 1 to %d",
+                             r, C, C);
+    if (rq > C)
+        return jsonpath_fail(c, "model.q_lora_rank", "%d is larger than d_model %d; expected a compression of rank 1 to %d "
+                             "(or none)", rq, C, C);
+    if (dr == 0)
+        return jsonpath_fail(c, "model.qk_rope_head_dim", "missing; multi-head latent attention's decoupled RoPE part: "
+                             "expected an even number of dimensions from 2 to d_k − 1 = %d", cfg->d_k - 1);
+    if (dr % 2 != 0 || dr >= cfg->d_k)
+        return jsonpath_fail(c, "model.qk_rope_head_dim", "expected an even number of turned dimensions from 2 to d_k − 1 = "
+                             "%d (d_k = qk_nope_head_dim + qk_rope_head_dim), got %d", cfg->d_k - 1, dr);
+    if (cfg->qkv_bias)
+        return jsonpath_fail(c, "model.qkv_bias", "multi-head latent attention's projections have no bias (DeepSeek's "
+                             "attention_bias); expected qkv_bias false with model.kv_lora_rank");
+    if (cfg->n_kv_heads != cfg->n_heads)
+        return jsonpath_fail(c, "model.n_kv_heads", "every head's K and V come up from the one latent c_KV; expected no "
+                             "n_kv_heads with model.kv_lora_rank");
+    return true; // (model.rope with it: read_rope; decode and qk_norm: check_qk_norm)
+}
+
+// DeepSeek sparse attention: read after index_n_heads, index_head_dim and index_topk (the top-k
+// against the keys' length: lesson.c).
+static bool check_dsa(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    const bool h = cfg->index_n_heads > 0, d = cfg->index_head_dim > 0, k = cfg->index_topk > 0;
+    if (!h && !d && !k) return true;
+    if (!h || !d || !k)
+        return jsonpath_fail(c, !h ? "model.index_n_heads" : !d ? "model.index_head_dim" : "model.index_topk",
+                             "missing; the lightning indexer needs index_n_heads, index_head_dim and index_topk together");
+    if (cfg->flash_block_k > 0)
+        return jsonpath_fail(c, "model.index_topk", "FlashAttention's tiles are drawn without the indexer's selection; "
+                             "expected no model.flash with it");
+    if (cfg->n_layer_types > 0)
+        return jsonpath_fail(c, "model.index_topk", "the indexer selects within the causal mask, not a sliding layer's; "
+                             "expected no model.layer_types with it");
+    return refuse_decode(c, "model.index_topk", true, cfg);
+}
+
+bool model_keys_check_input(JsonCtx *c, const AttnConfig *cfg, const AttnInputs *in, int len_k)
+{
+    if (cfg->kv_lora_rank > 0 && !(in->key_is_query && in->value_is_key))
+        return jsonpath_fail(c, "model.kv_lora_rank", "K and V both come up from the one latent c_KV of the sequence; "
+                             "expected self-attention (no separate input.key or input.value)");
+    if (cfg->index_topk > len_k)
+        return jsonpath_fail(c, "model.index_topk", "%d is more keys than the input has (%d); expected 1 to %d",
+                             cfg->index_topk, len_k, len_k);
+    if (cfg->index_topk > 0 && in->mask_kind == MASK_NONE)
+        return jsonpath_fail(c, "model.index_topk", "the indexer chooses among the keys a mask allows; expected a "
+                             "mask (DeepSeek's: \"causal\")");
+    return true;
+}
+
 typedef struct ModelKeyHooks {
     const AttnNames *names;                                  // ENUM: its names
     double (*dflt)(const AttnConfig *cfg);                   // a default read from the keys before
@@ -444,6 +529,8 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_LAYER_TYPES] = {.read = read_layer_types, .unset = layer_types_unset, .write = write_layer_types},
     [MK_SLIDING_WINDOW] = {.check = check_sliding_window},
     [MK_ROPE_LOCAL_BASE_FREQ] = {.expect = "a RoPE base above 1 (Gemma 3: 10000)", .check = check_rope_local},
+    [MK_QK_ROPE_HEAD_DIM] = {.check = check_mla},
+    [MK_INDEX_TOPK] = {.check = check_dsa, .edit_expect = "a whole number of keys from 1 to 1024, or off", .word = "off"},
     [MK_POSITIONS] = {.names = &ATTN_NAMES_POS, .check = check_positions},
     [MK_MAX_POSITIONS] = {.check = check_max_positions},
     [MK_TEMPERATURE] = {.expect = "a number from 0.001 to 1000", .edit_expect = "a temperature from 0.001 to 1000"},
@@ -537,6 +624,8 @@ static bool written(const AttnConfig *cfg, int k, bool lm)
     const ModelKey *r = &MODEL_KEYS[k];
     if ((r->flags & MK_LM) && !lm) return false;
     if ((r->flags & MK_FFN) && cfg->ffn_hidden <= 0) return false;
+    // the indexer switched off (--set model.index_topk=off): the lesson is full attention, its weights unused
+    if ((k == MK_INDEX_N_HEADS || k == MK_INDEX_HEAD_DIM) && cfg->index_topk == 0) return false;
     if (r->type == MK_OBJECT) return !HOOKS[k].unset(cfg);
     if (r->flags & (MK_ALWAYS | MK_REQUIRED)) return true;
     const void *field = (const char *)cfg + r->offset;

@@ -54,6 +54,9 @@ typedef struct JsonCtx JsonCtx;
     X(FFN_BIAS, "ffn_bias", ffn_bias, BOOL, 0, 1, 1, MK_FFN, FIXED)                                                     \
     X(ATTN_SINKS, "attn_sinks", attn_sinks, BOOL, 0, 1, 0, 0, FIXED)                                                     \
     X(N_KV_HEADS, "n_kv_heads", n_kv_heads, INT, 1, LESSON_MAX_HEADS, 0 /* n_heads */, 0, FIXED)                       \
+    X(Q_LORA_RANK, "q_lora_rank", q_lora_rank, INT, 1, LESSON_MAX_D_MODEL, 0, 0, FIXED)                      \
+    X(KV_LORA_RANK, "kv_lora_rank", kv_lora_rank, INT, 1, LESSON_MAX_D_MODEL, 0, 0, FIXED)                             \
+    X(QK_ROPE_HEAD_DIM, "qk_rope_head_dim", qk_rope_head_dim, INT, 2, LESSON_MAX_D_HEAD, 0, 0, FIXED)                 \
     X(ROPE, "rope", rope, OBJECT, 0, 0, 0, MK_NEWLINE, FIXED)                                                            \
     X(ALIBI, "alibi", alibi, BOOL, 0, 1, 0, 0, FIXED)                                                                    \
     X(DECODE, "decode", decode, BOOL, 0, 1, 0, 0, FIXED)                                                                 \
@@ -64,6 +67,9 @@ typedef struct JsonCtx JsonCtx;
     X(LAYER_TYPES, "layer_types", n_layer_types, OBJECT, 0, 0, 0, MK_NEWLINE, FIXED)                                     \
     X(SLIDING_WINDOW, "sliding_window", sliding_window, INT, 1, LESSON_MAX_LEN, 0, 0, FIXED)                            \
     X(ROPE_LOCAL_BASE_FREQ, "rope_local_base_freq", rope_local_theta, FLOAT, 1, INFINITY, 0, MK_ABOVE, FIXED)           \
+    X(INDEX_N_HEADS, "index_n_heads", index_n_heads, INT, 1, LESSON_MAX_HEADS, 0, MK_NEWLINE, FIXED)                  \
+    X(INDEX_HEAD_DIM, "index_head_dim", index_head_dim, INT, 1, LESSON_MAX_D_HEAD, 0, 0, FIXED)                       \
+    X(INDEX_TOPK, "index_topk", index_topk, INT, 1, LESSON_MAX_LEN, 0 /* off */, 0, EDITABLE)                         \
     X(POSITIONS, "positions", positions, ENUM, 0, 0, POS_NONE, MK_LM | MK_ALWAYS | MK_NEWLINE, FIXED)                   \
     X(MAX_POSITIONS, "max_positions", max_positions, INT, 1, LESSON_MAX_LEN, 0, MK_LM, FIXED)                           \
     X(FINAL_NORM, "final_norm", final_norm, BOOL, 0, 1, 1, MK_LM | MK_ALWAYS, FIXED)                                    \
@@ -95,6 +101,9 @@ extern const ModelKey MODEL_KEYS[MK_COUNT];
 // "model" (absent: an error) into cfg, whose vocab_size is set from the lesson's "vocab"
 // before; every error names its path ("model.scale: expected a positive divisor …").
 bool model_keys_read(JsonCtx *c, const struct cJSON *m, AttnConfig *cfg);
+// The checks of cfg's keys against the lesson's input in (len_k keys, its mask read): multi-head latent
+// attention's self-attention, the indexer's top-k within len_k and under a mask.
+bool model_keys_check_input(JsonCtx *c, const AttnConfig *cfg, const AttnInputs *in, int len_k);
 // The keys of cfg, "\"d_model\": 4, \"n_heads\": 2, …" (between the braces): the required and
 // MK_ALWAYS ones, the others when set and not their default; a language model's with lm.
 void model_keys_write(FILE *f, const AttnConfig *cfg, bool lm);

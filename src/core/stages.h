@@ -60,10 +60,20 @@ typedef enum StageKind {
     STAGE_KIND_GRAD_SOFTMAX, // dS = A ⊙ (dA − rowsum(dA ⊙ A)) (operands attn, grad.attn)
     STAGE_KIND_GRAD_QK,      // dQ = dS·K / scale, dK = dSᵀ·Q / scale (operands grad.scores, the other side)
     STAGE_KIND_GRAD_PASS,    // any other stage's gradient: the sum its readers pass back (operands: up to 3 of them)
-    STAGE_KIND_HEAD_NORM,    // q_norm, k_norm (B, H, L, d_k): QK-norm, RMSNorm of each head's row · γ (d_k)
+    STAGE_KIND_HEAD_NORM,    // q_norm, k_norm (B, H, L, d_k): QK-norm, RMSNorm of each head's row · γ (d_k);
+                             // MLA's q_latent_norm, kv_latent_norm (B, L, r): of each latent row · γ (r)
     STAGE_KIND_SOFTCAP,      // capped_scores (B, H, Lq, Lk) = c·tanh(scores / c) (Gemma 2's soft-capping)
     STAGE_KIND_GATE,         // attn_gate (B, Lq, H·d_v) = σ(x·W_Gᵀ + b_G) (gated attention)
     STAGE_KIND_GATED,        // gated (B, Lq, H·d_v) = concat ⊙ attn_gate (operands concat, attn_gate)
+    // multi-head latent attention (DeepSeek-V2/V3, mla.c) and DeepSeek-V3.2's sparse attention
+    STAGE_KIND_MLA_KEY,      // MLA's k_heads (B, H, L, d_nope + d_rope) = cat(k_proj's head h, k_pe) (operands k_proj,
+                             // k_pe): the kind mla.c gives that stage in place of its row's SPLIT
+    STAGE_KIND_MLA_CACHE,    // latent_cache (B, L, r + d_rope) = cat(c_KV, the turned k_pe): what MLA caches
+    STAGE_KIND_MLA_ABSORB,   // q_absorbed (B, H, L, r) = q_nope·W_UK(h) (operand q_heads, weight w_k)
+    STAGE_KIND_MLA_SCORES,   // absorbed_scores (B, H, Lq, Lk) = (q_absorbed·c_KVᵀ + q_pe·k_peᵀ) / scale
+                             // (operands q_absorbed, latent_cache, q_rope): = scores
+    STAGE_KIND_INDEX_SCORES, // index_scores (B, Lq, Lk) = Σ_j w_j·ReLU(q_j·k) (operands index_q, index_k, index_w)
+    STAGE_KIND_TOPK_MASK,    // topk_mask (B, Lq, Lk): 1 for each query's top index_topk keys the mask allows
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -111,6 +121,14 @@ typedef enum StepId {
     X(K_NORM, "k_norm", k_norm, "γ_k", "γ_k")                                                                   \
     X(W_GATE, "w_gate", w_gate, "W_Gᵀ", "W_G")                                                                  \
     X(B_GATE, "b_gate", b_gate, "b_G", "b_G")                                                                   \
+    X(W_DQ, "w_dq", w_dq, "W_DQᵀ", "W_DQ")                                                                      \
+    X(Q_LATENT_NORM, "q_latent_norm", q_latent_norm, "γ_cQ", "γ_cQ")                                            \
+    X(W_DKV, "w_dkv", w_dkv, "W_DKVᵀ", "W_DKV")                                                                 \
+    X(KV_LATENT_NORM, "kv_latent_norm", kv_latent_norm, "γ_cKV", "γ_cKV")                                       \
+    X(W_KR, "w_kr", w_kr, "W_KRᵀ", "W_KR")                                                                      \
+    X(W_IQ, "w_iq", w_iq, "W_Iqᵀ", "W_Iq")                                                                      \
+    X(W_IK, "w_ik", w_ik, "W_Ikᵀ", "W_Ik")                                                                      \
+    X(W_IW, "w_iw", w_iw, "W_Iwᵀ", "W_Iw")                                                                      \
     X(EMBED, "embed", embed, "E", "E")                                                                          \
     X(POS_EMBED, "pos_embed", pos_embed, "P", "P")                                                              \
     X(FINAL_NORM_WEIGHT, "final_norm_weight", final_norm_weight, "γ", "γ")                                      \
@@ -135,6 +153,11 @@ typedef enum WeightSlot {
     X(POS_EMBED, "pos_embed", POS_EMBED, EMBED, "p", POS_EMBED, NONE)                                           \
     X(EMBEDDING, "embedding", ADD, EMBED, "x", NONE, NONE)                                                       \
     X(ATTN_NORM, "attn_norm", NORM, NORM, "n₁", NORM_WEIGHT, NORM_BIAS)                                          \
+    X(KV_LATENT, "kv_latent", PROJECTION, PROJECTION, "c_KV", W_DKV, NONE)                                     \
+    X(KV_LATENT_NORM, "kv_latent_norm", HEAD_NORM, PROJECTION, "ĉ_KV", KV_LATENT_NORM, NONE)                \
+    X(K_PE, "k_pe", PROJECTION, PROJECTION, "k_R", W_KR, NONE)                                                 \
+    X(Q_LATENT, "q_latent", PROJECTION, PROJECTION, "c_Q", W_DQ, NONE)                                         \
+    X(Q_LATENT_NORM, "q_latent_norm", HEAD_NORM, PROJECTION, "ĉ_Q", Q_LATENT_NORM, NONE)                     \
     X(Q_PROJ, "q_proj", PROJECTION, PROJECTION, "Q", W_Q, B_Q)                                                   \
     X(K_PROJ, "k_proj", PROJECTION, PROJECTION, "K", W_K, B_K)                                                   \
     X(V_PROJ, "v_proj", PROJECTION, PROJECTION, "V", W_V, B_V)                                                   \
@@ -145,8 +168,16 @@ typedef enum WeightSlot {
     X(K_NORM, "k_norm", HEAD_NORM, QK_NORM, "K_n", K_NORM, NONE)                                               \
     X(Q_ROPE, "q_rope", ROPE, ROPE, "Q_rot", NONE, NONE)                                                         \
     X(K_ROPE, "k_rope", ROPE, ROPE, "K_rot", NONE, NONE)                                                         \
+    X(LATENT_CACHE, "latent_cache", MLA_CACHE, ROPE, "cache", NONE, NONE)                                      \
     X(POSITION_BIAS, "position_bias", POS_BIAS, SCORES, "position_bias", NONE, NONE)                             \
     X(SCORES, "scores", SCORES, SCORES, "scores", NONE, NONE)                                                    \
+    X(Q_ABSORBED, "q_absorbed", MLA_ABSORB, SCORES, "q_A", W_K, NONE)                                          \
+    X(ABSORBED_SCORES, "absorbed_scores", MLA_SCORES, SCORES, "scores_A", NONE, NONE)                          \
+    X(INDEX_Q, "index_q", PROJECTION, SCORES, "q_I", W_IQ, NONE)                                               \
+    X(INDEX_K, "index_k", PROJECTION, SCORES, "k_I", W_IK, NONE)                                               \
+    X(INDEX_W, "index_w", PROJECTION, SCORES, "w_I", W_IW, NONE)                                               \
+    X(INDEX_SCORES, "index_scores", INDEX_SCORES, SCORES, "I", NONE, NONE)                                     \
+    X(TOPK_MASK, "topk_mask", TOPK_MASK, MASK, "mask_k", NONE, NONE)                                                \
     X(CAPPED_SCORES, "capped_scores", SOFTCAP, SCORES, "capped", NONE, NONE)                                   \
     X(WINDOW_MASK, "window_mask", MASK, MASK, "mask_W", NONE, NONE)                                             \
     X(MASKED_SCORES, "masked_scores", MASKED, MASK, "masked_scores", NONE, NONE)                                 \

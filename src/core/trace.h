@@ -7,7 +7,7 @@
 #include "stages.h"
 #include "tensor.h"
 
-#define TRACE_LAYER_STAGES 64  // stages one layer records at most (every row of stages.h's table)
+#define TRACE_LAYER_STAGES 80  // stages one layer records at most (every row of stages.h's table)
 #define TRACE_MAX_LAYERS 8     // = LESSON_MAX_LAYERS
 #define TRACE_MAX_STAGES (TRACE_MAX_LAYERS * TRACE_LAYER_STAGES) // a whole model's, at most
 #define TRACE_MAX_OPERANDS 3
@@ -63,6 +63,9 @@ typedef struct Trace {
     float query_pre_attn_scalar; // the scale is √ of it (0: √d_k or the lesson's scale)
     bool qk_norm, attn_gate;     // QK-norm, gated attention
     int sliding_window;          // the sliding layers' window (0: none)
+    int mla_rank, mla_q_rank;    // multi-head latent attention: kv_lora_rank r (0: none), q_lora_rank
+    int mla_rope;                // … its decoupled RoPE dimensions: the last mla_rope of d_k turn
+    int index_heads, index_dim, index_topk; // DeepSeek sparse attention's indexer (index_topk 0: none)
     unsigned char layer_sliding[TRACE_MAX_LAYERS]; // layer l is a sliding-window layer of a local/global pattern
     int flash_block_q, flash_block_k; // tiles of the flash stages (0: none)
     bool norm_rms;               // the norms are RMSNorm (else LayerNorm)

@@ -66,7 +66,7 @@ static void prepare_narration(Frame *F, const Trace *tr, const View *v)
 void frame_prepare(Frame *F, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
 {
     F->anim = anim_frame(tr, v);
-    recipe_fill_text(tr->mask_fill, F->mask_text, sizeof F->mask_text);
+    recipe_fill_text(recipe_masked_value(tr, v->stage), F->mask_text, sizeof F->mask_text);
     for (int i = 0; i < L->n_steps && i < STEP_COUNT; i++)
         scene_step_key(tr, L->step_id[i], F->step_key[i], sizeof F->step_key[i]);
     F->key_pad = recipe_key_padding_row(tr, v->batch, &F->n_keys);

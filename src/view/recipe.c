@@ -104,6 +104,7 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
     if (r->mask_look == MASK_LOOK_SELF) p->mask = p->data; // 0 cells get the masked look
     int mi = trace_find_near(tr, stage, "window_mask"); // a sliding layer's own, else the lesson's
     if (mi < 0) mi = trace_find(tr, "mask");
+    if (st->kind == STAGE_KIND_MASKED && st->operands[1] >= 0) mi = st->operands[1]; // the mask it read (top-k: its own)
     if (r->mask_look == MASK_LOOK_LESSON_MASK && mi >= 0) {
         PanelSpec tmp;
         panel_slice(&tmp, &tr->stages[mi].t, v->batch, 0);
@@ -356,6 +357,12 @@ static const StageRecipe *const RECIPES[STAGE_KIND_COUNT] = {
     [STAGE_KIND_SOFTCAP] = &RECIPE_SOFTCAP,
     [STAGE_KIND_GATE] = &RECIPE_GATE,
     [STAGE_KIND_GATED] = &RECIPE_GATED,
+    [STAGE_KIND_MLA_KEY] = &RECIPE_MLA_KEY,
+    [STAGE_KIND_MLA_CACHE] = &RECIPE_MLA_CACHE,
+    [STAGE_KIND_MLA_ABSORB] = &RECIPE_MLA_ABSORB,
+    [STAGE_KIND_MLA_SCORES] = &RECIPE_MLA_SCORES,
+    [STAGE_KIND_INDEX_SCORES] = &RECIPE_INDEX_SCORES,
+    [STAGE_KIND_TOPK_MASK] = &RECIPE_TOPK_MASK,
 };
 
 const StageRecipe *recipe_of(StageKind k)

@@ -7,6 +7,7 @@
 //   recipe_attend.c  attention itself: scores, the position bias, soft-capping, masking, softmax, attn·V
 //   recipe_loop.c    inside the loop: FlashAttention's tiles, the K/V cache, decoding
 //   recipe_lm.c      a language model's own: the token embedding, positions, the softmax over the vocabulary
+//   recipe_latent.c  DeepSeek's: MLA's keys, latent cache and absorbed form, the sparse attention's indexer
 //   recipe_grad.c    the backward view: the loss's gradient, dX = dY·W, dW, the softmax Jacobian, dQ, dK
 // Each recipe says which panels a frame shows (operands, parameters, result) and
 // how each reads a result cell, the formula and the numbers it uses, the tooltip
@@ -138,6 +139,7 @@ typedef struct StageRecipe {
     ScaleKind scale;
     bool view_of_operand; // a view of operand 0 (heads, concat, masked copy): coloured on its scale
     bool norm_affine;     // its weight and bias are LayerNorm's γ and β (γ's scale is around 1)
+    bool one_scale;       // its result copies its operands' numbers: every panel on one colour scale
     // The tensor its result is compared with (the stage index, -1 none): the two share one
     // colour scale, so one value has one colour in both (RoPE's input and output, V and
     // the head outputs that copy or blend its rows, FlashAttention's running max and the
@@ -175,6 +177,8 @@ extern const StageRecipe RECIPE_EMBED, RECIPE_POS_EMBED, RECIPE_VOCAB_SOFTMAX;
 extern const StageRecipe RECIPE_GRAD_TARGET, RECIPE_GRAD_LOSS, RECIPE_GRAD_LINEAR, RECIPE_GRAD_WEIGHT, RECIPE_GRAD_ATTN;
 extern const StageRecipe RECIPE_GRAD_JACOBIAN, RECIPE_GRAD_SOFTMAX, RECIPE_GRAD_QK, RECIPE_GRAD_PASS;
 extern const StageRecipe RECIPE_HEAD_NORM, RECIPE_GATE, RECIPE_GATED, RECIPE_SOFTCAP;
+extern const StageRecipe RECIPE_MLA_KEY, RECIPE_MLA_CACHE, RECIPE_MLA_ABSORB, RECIPE_MLA_SCORES; // recipe_latent.c
+extern const StageRecipe RECIPE_INDEX_SCORES, RECIPE_TOPK_MASK;
 // Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
 // panels and a score's dot product; softmax's panels, tooltip and derivation strip.
 void recipe_panels_scores(Layout *L, const Trace *tr, const View *v);
@@ -232,6 +236,9 @@ const char *recipe_stage_text(const Trace *tr, int s, const char *family, bool r
 // The FFN's non-linearity of stage s applied to *x (a pre-activation sum): false when s has
 // none (not the FFN's hidden layer, or SwiGLU's h, a product with the gate).
 bool recipe_activate(const Trace *tr, int s, double *x);
+// What the masked cells of stage s's frame hold: the lesson's fill, −∞ in the indexer's scores
+// (DeepSeek-V3.2 adds the mask to them as −∞: a masked key is no candidate).
+float recipe_masked_value(const Trace *tr, int s);
 // The mask fill as the lesson writes it: "−1e9", "−∞".
 void recipe_fill_text(float fill, char *buf, size_t n);
 // Whether key position j of batch b is padding (a key_padding mask masks it for every query).

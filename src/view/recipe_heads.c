@@ -67,6 +67,18 @@ static void formula_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
              tr->rope == ROPE_HALF ? "rotate_half" : "rotate_every_two", x);
 }
 
+// A dimension RoPE does not turn (past rot of partial rotary, MLA's content part before n): it passes.
+static void tip_rope_pass(TipOut *o, const TipCell *cell, const char *key, int n, float x)
+{
+    char a0[32], rd[16];
+    snprintf(a0, sizeof a0, "%d", cell->col), snprintf(rd, sizeof rd, "%d", n);
+    const char *args[] = {recipe_symbol(cell->tr, cell->st->operands[0], cell->lang), a0, rd};
+    tip_key(o, cell->lang, key, 3, args);
+    tip_put(o, "\n");
+    tip_step(o, x);
+    tip_equals(o, cell->val);
+}
+
 static void tip_rope(TipOut *o, const TipCell *cell)
 {
     const Trace *tr = cell->tr;
@@ -81,14 +93,16 @@ static void tip_rope(TipOut *o, const TipCell *cell)
         // token row, dimension col: which pair, turned by which angle (at the token's position)
         int d = tip_last_dim(t0), rot = tr->rotary_dim > 0 && tr->rotary_dim < d ? tr->rotary_dim : d, half = rot / 2;
         const float *x = tip_row(t0, b, h, row);
+        if (tr->mla_rope > 0) { // MLA: the last rot dimensions turn (q_R, k_R), the first d − rot pass
+            const int off = d - rot;
+            if (col < off) {
+                tip_rope_pass(o, cell, "tip.rope_pass_mla", off, x[col]);
+                return;
+            }
+            x += off, col -= off;
+        }
         if (col >= rot) { // partial rotary: past the turned dimensions, the value passes
-            char rd[16];
-            snprintf(a0, sizeof a0, "%d", col), snprintf(rd, sizeof rd, "%d", rot);
-            const char *args[] = {recipe_symbol(tr, op[0], lang), a0, rd};
-            tip_key(o, lang, "tip.rope_pass", 3, args);
-            tip_put(o, "\n");
-            tip_step(o, x[col]);
-            tip_equals(o, val);
+            tip_rope_pass(o, cell, "tip.rope_pass", rot, x[col]);
             return;
         }
         bool halves = tr->rope == ROPE_HALF;
@@ -115,7 +129,8 @@ static void tip_rope(TipOut *o, const TipCell *cell)
         tip_operand(o, att, fb, sizeof fb);
         const char *args[] = {rb, pb, ib, ab, cb, sb, fb};
         tip_key(o, lang, att != 1.0f ? "tip.rope_yarn" : "tip.rope", 7, args);
-        snprintf(a0, sizeof a0, "%d", col), snprintf(a1, sizeof a1, "%d", partner);
+        const int shown = tr->mla_rope > 0 ? d - rot : 0; // (MLA: columns as the panel numbers them)
+        snprintf(a0, sizeof a0, "%d", col + shown), snprintf(a1, sizeof a1, "%d", partner + shown);
         const char *args2[] = {recipe_symbol(tr, op[0], lang), a0, a1};
         tip_put(o, "\n");
         tip_key(o, lang, first ? "tip.rope_first" : "tip.rope_second", 3, args2);
@@ -189,6 +204,13 @@ static void note_rope(const Trace *tr, int s, Lang lang, char *out, size_t n)
                                 tr->rope == ROPE_HALF ? p : 2 * p, tr->rope == ROPE_HALF ? p + half : 2 * p + 1,
                                 (double)(tr->rope_inv ? tr->rope_inv[p] : attn_rope_inv_freq(p, rot, tr->rope_theta)));
     if (half > 3) snprintf(pairs + len, sizeof pairs - len, ", …");
+    if (tr->mla_rope > 0) { // multi-head latent attention: the last rot of d turn
+        char r[16], dd[16];
+        snprintf(r, sizeof r, "%d", rot), snprintf(dd, sizeof dd, "%d", d);
+        const char *args[] = {r, dd, pairs};
+        i18n_fmt(out, n, lang, "fx.rope_mla", 3, args);
+        return;
+    }
     if (rot < d) { // partial rotary
         char r[16], dd[16];
         snprintf(r, sizeof r, "%d", rot), snprintf(dd, sizeof dd, "%d", d);
@@ -219,7 +241,15 @@ const StageRecipe RECIPE_CONCAT = {
     .quiz = Q(SOURCE) | Q(SHAPE), .view_of_operand = true,
 };
 
+// Multi-head latent attention turns only the last dimensions (q_R, k_R).
+static const char *narration_rope(const Trace *tr, int s)
+{
+    (void)s;
+    return tr->mla_rope > 0 ? "_mla" : "";
+}
+
 const StageRecipe RECIPE_ROPE = {
     .panels = panels_rope, .formula = formula_rope, .note = note_rope, .tip = tip_rope, .anim = ANIM_ROWS,
+    .narration = narration_rope,
     .quiz = Q(VALUE), .compared = recipe_compared_op0, // before and after the turn
 };

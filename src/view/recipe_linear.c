@@ -255,6 +255,11 @@ static void note_norm(const Trace *tr, int s, Lang lang, char *out, size_t n)
 // A projection without a bias says so.
 static const char *narration_linear(const Trace *tr, int s)
 {
+    const StageId id = tr->stages[s].id;
+    if (id == STAGE_KV_LATENT || id == STAGE_K_PE || id == STAGE_Q_LATENT || id == STAGE_INDEX_Q || id == STAGE_INDEX_K ||
+        id == STAGE_INDEX_W)
+        return ""; // (DeepSeek's: never a bias)
+    if (tr->mla_rank > 0 && (id == STAGE_Q_PROJ || id == STAGE_K_PROJ || id == STAGE_V_PROJ)) return "_mla";
     return recipe_has_bias(&tr->stages[s]) ? "" : "_nobias";
 }
 

@@ -178,6 +178,10 @@ static void build_groups(Layout *L, const Trace *tr, const View *v)
         for (int i = 0; i < L->n_panels; i++)
             if (key[i] == rk && kind_of[i] == recipe_of(cr->kind)->scale) key[i] = &cr->t;
     }
+    // a result that copies its operands' numbers side by side (MLA's keys and cache): one scale for all
+    if (rec && rec->one_scale && !v->study)
+        for (int i = 0; i < L->n_panels; i++)
+            if (!L->spec[i].is_weight && kind_of[i] == kind_of[r]) key[i] = key[r];
     L->n_groups = 0;
     const void *gkey[LAYOUT_MAX_PANELS];
     for (int i = 0; i < L->n_panels; i++) {
@@ -472,7 +476,7 @@ void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_
         nan |= L->spec[i].any_nan;
     }
     if (masked) {
-        recipe_fill_text(tr->mask_fill, a, sizeof a);
+        recipe_fill_text(recipe_masked_value(tr, v->stage), a, sizeof a);
         const char *args[] = {a};
         i18n_fmt(line, sizeof line, v->lang, "alt.masked", 1, args);
         put(out, n, &len, sep);
