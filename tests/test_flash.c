@@ -22,11 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "attention.h"
 #include "lesson.h"
 #include "playback.h"
 #include "render.h"
 #include "scene.h"
+#include "session.h"
 #include "trace.h"
 #include "view.h"
 #include "draw_support.h"
@@ -175,29 +175,14 @@ static void test_meter(void **state)
 
 // ---- the lessons played at the fastest speed -----------------------------------------------
 
-static bool load(const char *path, Lesson *ls, Trace *tr)
-{
-    char err[LESSON_ERR_MAX];
-    if (!lesson_load(ls, path, err, sizeof err)) {
-        fprintf(stderr, "%s\n", err);
-        return false;
-    }
-    trace_init(tr);
-    if (attn_forward(&ls->cfg, ls->w, &ls->in, tr)) {
-        trace_compute_stats(tr);
-        return true;
-    }
-    trace_free(tr);
-    lesson_free(ls);
-    return false;
-}
-
 // The lesson at path played from its first stage to its end at w×h, every frame metered.
 static void play(const char *path, int w, int h, bool projector)
 {
-    Lesson ls;
-    Trace tr;
-    assert_true(load(path, &ls, &tr));
+    char err[LESSON_ERR_MAX];
+    Session *ses = session_create(path, err, sizeof err); // (the lesson and its trace, as the window has them)
+    if (!ses) fprintf(stderr, "%s\n", err);
+    assert_non_null(ses);
+    const Trace *tr = &ses->trace;
     SDL_Surface *s = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGBA32);
     assert_non_null(s);
     SDL_Renderer *r = SDL_CreateSoftwareRenderer(s);
@@ -207,10 +192,10 @@ static void play(const char *path, int w, int h, bool projector)
     Canvas c = {r, fonts, NULL, NULL, &dl};
     Overlays ov = {0};
     View v;
-    view_init(&v, &ls, LANG_EN);
+    view_init(&v, &ses->lesson, LANG_EN);
     v.projector = projector;
     Playback pb;
-    playback_init(&pb, tr.n);
+    playback_init(&pb, tr->n);
     playback_set_speed(&pb, PLAYBACK_MAX_SPEED); // (+ until it goes no faster)
     playback_toggle(&pb);                        // P
     FlashMeter m;
@@ -222,7 +207,7 @@ static void play(const char *path, int w, int h, bool projector)
         if (v.stage != pb.stage) { // as the window: a new stage on the head its narration is about
             View nv = v;
             nv.stage = pb.stage;
-            v.head = scene_stage_head(&tr, &nv, -1);
+            v.head = scene_stage_head(tr, &nv, -1);
             v.loop = -1;
             view_reset_zoom(&v);
         }
@@ -230,7 +215,7 @@ static void play(const char *path, int w, int h, bool projector)
         v.anim = playback_progress(&pb);
         v.playing = pb.playing;
         v.speed = pb.speed;
-        render_frame(&c, &tr, &v, &ov);
+        render_frame(&c, tr, &v, &ov);
         assert_int_equal(SDL_LockSurface(s), 0);
         meter_frame(&m, s->pixels, s->pitch, t);
         SDL_UnlockSurface(s);
@@ -246,8 +231,7 @@ static void play(const char *path, int w, int h, bool projector)
     draw_list_free(&dl);
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(s);
-    trace_free(&tr);
-    lesson_free(&ls);
+    session_destroy(ses);
 }
 
 static void test_play_classic(void **state)
