@@ -66,7 +66,8 @@
 
   // The canvas: the page's CSS size, drawn at device pixels (crisp on HiDPI).
   function cssSize() {
-    return [Math.max(320, window.innerWidth), Math.max(240, window.innerHeight)];
+    const bar = window.attnvizTouch ? attnvizTouch.barHeight() : 0; // (web_touch.js: the touch bar below)
+    return [Math.max(320, window.innerWidth), Math.max(240, window.innerHeight - bar)];
   }
   function deviceSize() {
     const [w, h] = cssSize();
