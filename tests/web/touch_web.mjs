@@ -4,7 +4,7 @@
 //    size, fingers sent as the device sends them (CDP Input.dispatchTouchEvent): the control
 //    bar is there (pointer: coarse) and the canvas above it; a tap on a cell shows its tooltip
 //    (the cell reported under the pointer), a tap closes the help, a tap on the timeline goes to its step; a swipe
-//    left is the next stage, right the previous; a pinch out zooms the result's heatmap, one
+//    left is the next stage, right the previous, one from an input cell edits nothing; a pinch out zooms the result's heatmap, one
 //    finger then pans it (the frame moves), a pinch in and the bar's ⤢ zoom back out; every
 //    button of the bar does its key (stage, play, head, layer); "More" opens the accessible
 //    layer; axe-core finds 0 violations with the bar, in English and Chinese; on the phone the
@@ -102,6 +102,18 @@ export async function touchAndOffline({browser, base, check, overrides}) {
     s = await until(p, (st, i) => st.index !== i, idx + 1);
     check(s.index === idx, `touch, ${what}: a swipe right goes back (${s.index}, ${s.stage})`);
     s = await settled(p);
+
+    // swipes that start on an input cell (which a mouse press selects and a drag scrubs: SDL's
+    // finger-as-a-mouse edited the lesson here): the stage changes, nothing is edited
+    s = await opened(p, base, 'lesson=arange-2x4x4&stage=input&lang=en');
+    s = await settled(p);
+    const [ix, iy, iw, ih] = await css(s.result), from = s.index;
+    for (let k = 0; k < 2; k++) {
+      await drag([[ix + iw * 0.5, iy + ih * 0.5]], [[ix + iw * 0.5 - viewport.width * 0.4, iy + ih * 0.3]]);
+      s = await until(p, (st, i) => st.index === i, from + k + 1);
+      s = await settled(p);
+    }
+    check(s.index === from + 2 && !s.edited, `touch, ${what}: two swipes from an input cell: two stages on (${from} → ${s.index}), nothing edited (${s.edited})`);
 
     // pinch out on a large result (18×18 attention weights), pan with one finger, pinch in, the bar's ⤢
     s = await opened(p, base, 'lesson=tiny-lm-fortunes&stage=l0.attn&lang=en');
