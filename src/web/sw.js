@@ -2,7 +2,8 @@
 // visit it opens with the network off, the teacher's links (?lesson=…&stage=…) included.
 // make web writes build/web/sw.js from this file with VERSION, a hash of the site's files:
 // a new build is a new worker, which caches the whole new site first and only then, once
-// it takes over, deletes every older attnviz cache (a failed download keeps the old one).
+// it takes over, deletes every older attnviz cache (a failed download keeps the old one;
+// the Chinese font, fetched on demand, moves over).
 //   the site's files (below)      from the cache (they change only with a new version)
 //   a page address (index.html?…) the cached index.html: the page reads its query itself
 //   anything else on this site     (a lesson=path/x.json file, the Chinese font fetched on
@@ -18,11 +19,19 @@ self.addEventListener('install', (event) => {
     .then(() => self.skipWaiting()));
 });
 
-self.addEventListener('activate', (event) => {
-  event.waitUntil(caches.keys()
-    .then((keys) => Promise.all(keys.filter((k) => k.startsWith('attnviz-') && k !== CACHE).map((k) => caches.delete(k))))
-    .then(() => self.clients.claim()));
-});
+// The Chinese font is no file of a version (it is not in the hash): an older cache's copy
+// moves to the new one, so Chinese seen once stays offline across new builds.
+const FONT = 'fonts/wqy-microhei.ttc';
+async function takeOver() {
+  const old = (await caches.keys()).filter((k) => k.startsWith('attnviz-') && k !== CACHE), cache = await caches.open(CACHE);
+  for (const k of old) {
+    const font = await (await caches.open(k)).match(FONT);
+    if (font && !(await cache.match(FONT))) await cache.put(FONT, font);
+  }
+  await Promise.all(old.map((k) => caches.delete(k)));
+  await self.clients.claim();
+}
+self.addEventListener('activate', (event) => event.waitUntil(takeOver()));
 
 async function fromNetwork(request) {
   const cache = await caches.open(CACHE);

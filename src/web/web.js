@@ -86,7 +86,7 @@
     requestAnimationFrame(() => {
       resizeQueued = false;
       const [w, h] = deviceSize();
-      if (Module._attnviz_resize) Module._attnviz_resize(w, h);
+      if (Module._attnviz_resize && Module.calledRun) Module._attnviz_resize(w, h); // (not while loading: no wasm yet)
       fitCanvas();
     });
   });

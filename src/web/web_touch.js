@@ -62,11 +62,11 @@
     bar.append(more);
     barLang = lang;
   }
-  function showBar() {
+  function showBar(atStart) {
     if (!bar || !bar.hidden) return;
     bar.hidden = false;
     buildBar();
-    window.dispatchEvent(new Event('resize')); // (web.js: the canvas makes room for it)
+    if (!atStart) window.dispatchEvent(new Event('resize')); // (web.js: the canvas makes room for it)
   }
 
   // ---- the fingers on the canvas ------------------------------------------------------------
@@ -167,7 +167,7 @@
   bar = document.getElementById('touchbar');
   if (bar) {
     new MutationObserver(buildBar).observe(document.documentElement, {attributes: true, attributeFilter: ['lang']});
-    if (coarse && coarse.matches) showBar();
+    if (coarse && coarse.matches) showBar(true); // (web.js has not sized the canvas yet)
     if (coarse) coarse.addEventListener('change', () => { if (coarse.matches) showBar(); });
   }
 })();

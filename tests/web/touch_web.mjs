@@ -258,6 +258,9 @@ export async function touchAndOffline({browser, base, check, overrides}) {
   s = await opened(p, base, 'lesson=causal-decoder&stage=scores');
   check(after.length === 1 && after[0] === next && s.stage === 'scores',
         `offline: a new build replaces the cache (${first} → ${after}) and opens offline (${s.stage})`);
+  s = await opened(p, base, 'lesson=arange-2x4x4&stage=attn&lang=zh');
+  const zh2 = await p.evaluate(() => attnviz.a11y().title);
+  check(s.lang === 'zh' && /[\u4e00-\u9fff]/.test(zh2), `offline: after the new build Chinese still opens (the font moved to the new cache: “${zh2}”)`);
   delete overrides['/sw.js'];
   await ctx.close();
   check(errors.length === 0, `touch and offline: no JavaScript errors${errors.length ? ': ' + errors.join('; ') : ''}`);
