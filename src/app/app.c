@@ -60,6 +60,12 @@ void app_resize(App *a, int w, int h) { SDL_SetWindowSize(a->screen.win, w, h); 
 
 void app_set_reduced_motion(App *a, bool on) { a->screen.reduced_motion = on; }
 
+void app_pinch(App *a, int x, int y, float factor, int dx, int dy)
+{
+    if (factor > 0.0f && factor != 1.0f) layout_zoom_at(&a->v, app_layout(a), x, y, factor);
+    if ((dx != 0 || dy != 0) && a->v.zoom > 1.0f) layout_pan(&a->v, app_layout(a), dx, dy);
+}
+
 bool app_busy(const App *a)
 {
     return (playback_animating(&a->pb) && !a->pb.held) || a->pb.playing || (a->toast.left > 0.0 && !a->quit.ask) ||

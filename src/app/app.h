@@ -30,6 +30,9 @@ bool app_open(App *a, const char *path);
 void app_resize(App *a, int w, int h);
 // Reduced motion (the browser's prefers-reduced-motion): every transition jumps to its end.
 void app_set_reduced_motion(App *a, bool on);
+// A pinch (the page's two fingers): zoom by factor at output pixel (x, y) — a heatmap
+// there, else the result's — then pan the zoomed heatmaps by (dx, dy) output pixels.
+void app_pinch(App *a, int x, int y, float factor, int dx, int dy);
 
 // Whether the next frame would come without an event: a transition or the lesson
 // playing, a notice shown, an export or an edit's animation running.

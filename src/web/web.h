@@ -17,8 +17,9 @@ void attnviz_resize(int w, int h);
 // The Chinese font asked for (app_fetch_font) is in place: fonts reloaded, Chinese shown.
 void attnviz_font_arrived(void);
 // JSON: where the window is — lesson, stage, index, stages, lang, batch, head, busy,
-// frames, events (handled so far), width, height, edited, toast, hover (the cell under the mouse: panel,
-// row, col; or null), buttons (x, y, w, h around the window's own buttons), study {on, questions, answered, right,
+// zoom (1: the whole heatmap), help (the help overlay is shown), frames, events (handled so far), width, height, edited, toast, hover (the cell under the mouse: panel,
+// row, col; or null), buttons (x, y, w, h around the window's own buttons),
+// result and timeline (x, y, w, h: the result panel's cells, the timeline; output pixels), study {on, questions, answered, right,
 // asking, and while asking: question, list, answer}.
 char *attnviz_state(void);
 // JSON: the frame on screen, with the fields of one of --describe's frames.
@@ -40,6 +41,9 @@ char *attnviz_a11y(void);
 int attnviz_key(const char *name, int shift);
 // prefers-reduced-motion: every transition jumps to its end (1) or not (0).
 void attnviz_reduced_motion(int on);
+
+// A pinch (web_touch.js): zoom by factor at output pixel (x, y), then pan by (dx, dy) output pixels.
+void attnviz_pinch(int x, int y, float factor, int dx, int dy);
 
 // JSON: how long each frame drawn since the last call took, in ms (make bench-web).
 char *attnviz_frame_times(void);

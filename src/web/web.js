@@ -67,7 +67,8 @@
 
   // The canvas: the page's CSS size, drawn at device pixels (crisp on HiDPI).
   function cssSize() {
-    return [Math.max(320, window.innerWidth), Math.max(240, window.innerHeight)];
+    const bar = window.attnvizTouch ? attnvizTouch.barHeight() : 0; // (web_touch.js: the touch bar below)
+    return [Math.max(320, window.innerWidth), Math.max(240, window.innerHeight - bar)];
   }
   function deviceSize() {
     const [w, h] = cssSize();
@@ -86,7 +87,7 @@
     requestAnimationFrame(() => {
       resizeQueued = false;
       const [w, h] = deviceSize();
-      if (Module._attnviz_resize) Module._attnviz_resize(w, h);
+      if (Module._attnviz_resize && Module.calledRun) Module._attnviz_resize(w, h); // (not while loading: no wasm yet)
       fitCanvas();
     });
   });

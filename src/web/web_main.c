@@ -229,6 +229,7 @@ static void write_state(FILE *f)
     json_write_string(f, st.session->path);
     fprintf(f, ", \"stage\": \"%s\", \"index\": %d, \"stages\": %d, \"lang\": \"%s\", \"batch\": %d, \"head\": %d, ",
             tr->stages[st.stage].name, st.stage, tr->n, v->lang == LANG_ZH ? "zh" : "en", v->batch, v->head);
+    fprintf(f, "\"zoom\": %.4f, \"help\": %s, ", (double)v->zoom, st.help ? "true" : "false");
     fprintf(f, "\"busy\": %s, \"frames\": %ld, \"events\": %ld, \"width\": %d, \"height\": %d, \"edited\": %s, \"toast\": ",
             st.busy ? "true" : "false", st.frames, st.events, st.width, st.height,
             session_edited(st.session) ? "true" : "false");
@@ -251,6 +252,10 @@ static void write_state(FILE *f)
         u.w = x1 - u.x, u.h = y1 - u.y;
     }
     fprintf(f, ", \"buttons\": [%d, %d, %d, %d]", u.x, u.y, u.w, u.h);
+    // where a finger may tap (the touch tests): the result's cells, the timeline (output pixels)
+    const Rect res = Lp->result_panel >= 0 ? Lp->panel[Lp->result_panel] : (Rect){0, 0, 0, 0};
+    fprintf(f, ", \"result\": [%d, %d, %d, %d], \"timeline\": [%d, %d, %d, %d]", res.x, res.y, res.w, res.h,
+            Lp->timeline.x, Lp->timeline.y, Lp->timeline.w, Lp->timeline.h);
     const Study *sd = st.study;
     int right = 0, answered = 0;
     for (int i = 0; i < sd->n; i++) answered += sd->a[i].answered, right += sd->a[i].right;
@@ -345,4 +350,14 @@ EMSCRIPTEN_KEEPALIVE char *attnviz_describe(int w, int h)
     if (!app) return NULL;
     describe_w = w, describe_h = h;
     return to_string(write_describe);
+}
+
+// A pinch on the canvas (web_touch.js): zoom by factor at output pixel (x, y), pan by
+// (dx, dy) output pixels; then a frame to show it.
+EMSCRIPTEN_KEEPALIVE void attnviz_pinch(int x, int y, float factor, int dx, int dy)
+{
+    if (!app) return;
+    app_pinch(app, x, y, factor, dx, dy);
+    SDL_Event e = {.type = SDL_USEREVENT};
+    SDL_PushEvent(&e);
 }

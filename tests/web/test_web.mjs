@@ -17,13 +17,15 @@
 // a reload comes back there), keeps two lessons of the same file name apart in the
 // study progress, refuses a lesson that a redirect brings from another site, explains
 // a mistyped link in plain words with links to the lessons, and never ends on a key;
-// then the accessibility checks of a11y_web.mjs (axe-core, the layer, the keyboard, motion, zoom).
+// then the accessibility checks of a11y_web.mjs (axe-core, the layer, the keyboard, motion, zoom)
+// and touch_web.mjs's (touch at a tablet's and a phone's size, offline).
 import { chromium } from 'playwright-core';
 import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { accessibility } from './a11y_web.mjs';
+import { touchAndOffline } from './touch_web.mjs';
 
 const [site, expect] = process.argv.slice(2).map((p) => path.resolve(p));
 let fails = 0;
@@ -46,8 +48,10 @@ const other = http.createServer((req, res) => {
 });
 await new Promise((r) => other.listen(0, '127.0.0.1', r));
 const otherSite = `http://127.0.0.1:${other.address().port}`;
+const overrides = {}; // a file of the site served as another text (touch_web.mjs: a new build's sw.js)
 const server = http.createServer((req, res) => {
   const u = new URL(req.url, 'http://x'), rel = decodeURIComponent(u.pathname);
+  if (overrides[rel] !== undefined) { res.writeHead(200, {'content-type': 'text/javascript'}); res.end(overrides[rel]); return; }
   if (rel === '/go') { res.writeHead(302, {location: u.searchParams.get('to')}); res.end(); return; } // an open redirect
   if (course[rel]) { res.writeHead(200, {'content-type': 'application/json'}); res.end(course[rel]); return; }
   // /extra/NAME: the repository's lessons, as a lesson file on the same site
@@ -499,6 +503,7 @@ try {
   if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-mistyped-zh.png'), fullPage: true});
   check(pageErrors.length === 0, `no JavaScript errors${pageErrors.length ? ': ' + pageErrors.join('; ') : ''}`);
   await accessibility({browser, base, check}); // (a11y_web.mjs)
+  await touchAndOffline({browser, base, check, overrides}); // (touch_web.mjs)
 } catch (e) {
   check(false, 'the run stopped: ' + (e && e.stack || e));
 }

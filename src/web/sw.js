@@ -1,0 +1,61 @@
+// sw.js — the service worker: the site kept in the browser's cache so that after the first
+// visit it opens with the network off, the teacher's links (?lesson=…&stage=…) included.
+// make web writes build/web/sw.js from this file with VERSION, a hash of the site's files:
+// a new build is a new worker, which caches the whole new site first and only then, once
+// it takes over, deletes every older attnviz cache (a failed download keeps the old one;
+// the Chinese font, fetched on demand, moves over).
+//   the site's files (below)      from the cache (they change only with a new version)
+//   a page address (index.html?…) the cached index.html: the page reads its query itself
+//   anything else on this site     (a lesson=path/x.json file, the Chinese font fetched on
+//                                  demand): the network, a copy kept; offline, the copy
+'use strict';
+const VERSION = '@VERSION@';
+const CACHE = 'attnviz-' + VERSION;
+const FILES = [@FILES@];
+
+self.addEventListener('install', (event) => {
+  event.waitUntil(caches.open(CACHE)
+    .then((c) => c.addAll(FILES.map((f) => new Request(f, {cache: 'reload'}))))
+    .then(() => self.skipWaiting()));
+});
+
+// The Chinese font is no file of a version (it is not in the hash): an older cache's copy
+// moves to the new one, so Chinese seen once stays offline across new builds.
+const FONT = 'fonts/wqy-microhei.ttc';
+async function takeOver() {
+  const old = (await caches.keys()).filter((k) => k.startsWith('attnviz-') && k !== CACHE), cache = await caches.open(CACHE);
+  for (const k of old) {
+    const font = await (await caches.open(k)).match(FONT);
+    if (font && !(await cache.match(FONT))) await cache.put(FONT, font);
+  }
+  await Promise.all(old.map((k) => caches.delete(k)));
+  await self.clients.claim();
+}
+self.addEventListener('activate', (event) => event.waitUntil(takeOver()));
+
+async function fromNetwork(request) {
+  const cache = await caches.open(CACHE);
+  try {
+    const response = await fetch(request);
+    if (response.ok && response.type === 'basic') await cache.put(request, response.clone());
+    return response;
+  } catch (e) {
+    const copy = await cache.match(request);
+    if (copy) return copy;
+    throw e;
+  }
+}
+
+self.addEventListener('fetch', (event) => {
+  const request = event.request, url = new URL(request.url);
+  if (request.method !== 'GET' || url.origin !== self.location.origin) return;
+  const scope = new URL(self.registration.scope);
+  const name = url.pathname.startsWith(scope.pathname) ? url.pathname.slice(scope.pathname.length) : null;
+  if (request.mode === 'navigate' && (name === '' || name === 'index.html')) {
+    event.respondWith(caches.match('index.html', {cacheName: CACHE}).then((r) => r || fetch(request)));
+  } else if (name !== null && FILES.includes(name) && !url.search) {
+    event.respondWith(caches.match(name, {cacheName: CACHE}).then((r) => r || fromNetwork(request)));
+  } else {
+    event.respondWith(fromNetwork(request));
+  }
+});
