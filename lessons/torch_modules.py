@@ -180,9 +180,12 @@ def alibi_slopes(n):
     return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][:n - closest]
 
 
-def alibi_bias(n_heads, lq, lk, dtype=torch.float32):
-    """(1, H, Lq, Lk): -m_h·(i - j)."""
+def alibi_bias(n_heads, lq, lk, dtype=torch.float32, form="relative"):
+    """(1, H, Lq, Lk): -m_h·(i - j); form "key": m_h·j, as BLOOM's build_alibi_tensor
+    (slopes[..., None] * arange over the keys), the same for every query row."""
     m = torch.tensor(alibi_slopes(n_heads), dtype=dtype).view(1, n_heads, 1, 1)
+    if form == "key":
+        return m * torch.arange(lk).to(dtype).view(1, 1, 1, lk).expand(1, n_heads, lq, lk)
     rel = (torch.arange(lq)[:, None] - torch.arange(lk)[None, :]).to(dtype)
     return -(m * rel)
 
@@ -227,6 +230,29 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
         accs.append(acc)
     return (torch.cat(ms, dim=-1), torch.cat(alphas, dim=-1), torch.cat(ps, dim=-1), torch.cat(ls, dim=-1),
             torch.cat(accs, dim=-1), acc / l)
+
+
+def window_mask(L, W, sinks=0, convention="inclusive"):
+    """The sliding window of a lesson's model.window_convention: "inclusive" as
+    sliding_window_mask below; "flash" as FlashAttention's window_size = (W, 0) (flash_attn's
+    docstring: query i attends keys j in [i - window_size[0], i + window_size[1]]), W + 1 keys."""
+    if convention != "flash":
+        return sliding_window_mask(L, W, sinks)
+    i = torch.arange(L)[:, None]
+    j = torch.arange(L)[None, :]
+    return ((j <= i) & ((j >= i - W) | (j < sinks))).to(torch.float32)
+
+
+def zero_masked_rows(x, mask):
+    """model.masked_rows "zero": the rows of x (B, H, Lq, ·) whose keys are all masked set to 0,
+    as torch >= 2.5's _safe_softmax does for rows of -inf (FlashAttention: such a row's l is 0
+    and its output 0)."""
+    if mask is None:
+        return x
+    mm = torch.as_tensor(mask)
+    B, H, Lq = x.shape[:3]
+    mm = mm.expand(B, 1, Lq, mm.shape[-1]) if mm.dim() == 4 else mm.expand(B, Lq, mm.shape[-1]).unsqueeze(1)
+    return x.masked_fill((mm == 0).all(dim=-1, keepdim=True), 0.0)
 
 
 def sliding_window_mask(L, W, sinks=0):
@@ -275,6 +301,8 @@ class MultiHeadAttention(nn.Module):
         self.softcap = softcap
         self.w_gate = nn.Linear(d_model, n_heads * self.d_v, bias=qkv_bias) if attn_gate else None
         self.window = window        # > 0: this layer's own mask, the causal one within the last W keys
+        # the conventions (model.window_convention, masked_rows, alibi_form), their defaults
+        self.window_conv, self.masked_rows, self.alibi_form = "inclusive", "softmax", "relative"
         self.trace = {}
 
     def softmax(self, s):
@@ -299,7 +327,7 @@ class MultiHeadAttention(nn.Module):
             # Gemma 2's sliding layers: the causal mask and i − W < j (transformers' sliding_window_mask)
             m = torch.as_tensor(mask).expand(B, 1, Lq, Lk) if torch.as_tensor(mask).dim() == 4 \
                 else torch.as_tensor(mask).expand(B, Lq, Lk).unsqueeze(1)
-            mask = m * sliding_window_mask(Lq, self.window)
+            mask = m * window_mask(Lq, self.window, 0, self.window_conv)
             tr["window_mask"] = mask[:, 0].to(torch.float32)
         q = self.w_q(query)
         k = self.w_k(key)
@@ -327,7 +355,7 @@ class MultiHeadAttention(nn.Module):
 
         scores = torch.matmul(q, k.transpose(-2, -1)) / self.scale
         if self.alibi:
-            bias = alibi_bias(H, Lq, Lk, scores.dtype)
+            bias = alibi_bias(H, Lq, Lk, scores.dtype, self.alibi_form)
             tr["position_bias"] = bias
             scores = scores + bias
         tr["scores"] = scores
@@ -340,6 +368,8 @@ class MultiHeadAttention(nn.Module):
         tr["masked_scores"] = scores
 
         attn = self.softmax(scores)
+        if self.masked_rows == "zero":
+            attn = zero_masked_rows(attn, mask)
         tr["attn"] = attn
         x = torch.matmul(attn, v)                          # (B, H, Lq, d_v)
         tr["head_out"] = x
@@ -347,6 +377,8 @@ class MultiHeadAttention(nn.Module):
             (tr["flash_max"], tr["flash_scale"], tr["flash_p"], tr["flash_sum"], tr["flash_acc"],
              tr["flash_out"]) = flash_attention(
                 q, k, v, self.scale, tr.get("position_bias"), mask, self.mask_fill, self.flash[1])
+            if self.masked_rows == "zero":
+                tr["flash_out"] = zero_masked_rows(tr["flash_out"], mask)
         x = x.transpose(1, 2).contiguous().view(B, Lq, H * self.d_v)
         tr["concat"] = x
         if self.w_gate is not None:
@@ -673,15 +705,18 @@ def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=Tru
                scale=None, mask_fill=-1e9, residual_norm=False, norm_eps=1e-5,
                ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
                decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False,
-               qk_norm=False, softcap=0.0, attn_gate=False, window=0):
+               qk_norm=False, softcap=0.0, attn_gate=False, window=0, window_conv="inclusive",
+               masked_rows="softmax", alibi_form="relative"):
+    conventions = (window_conv, masked_rows, alibi_form)
     modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks \
-        or qk_norm or softcap or attn_gate or window
+        or qk_norm or softcap or attn_gate or window or conventions != ("inclusive", "softmax", "relative")
     if per_head and not modern:
         attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
     else:
         attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
                                   n_kv_heads, rope, alibi, flash, decode, attn_sinks, qk_norm, norm_eps, softcap,
                                   attn_gate, window)
+        attn.window_conv, attn.masked_rows, attn.alibi_form = conventions
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation,
                           ffn_bias)
 

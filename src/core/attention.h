@@ -86,6 +86,32 @@ typedef struct AttnAblation {
 typedef enum LayerType { LAYER_TYPE_TABLE(ATTN_ENUM_ID) } LayerType;
 enum { LAYER_TYPE_COUNT = 0 LAYER_TYPE_TABLE(ATTN_ENUM_ONE) };
 
+// Conventions (issue 41): where real code differs on one small rule. Each is a model key with its
+// default first (model_keys.h), shown in the formula note when it is not the default.
+// The sliding window's W: W keys counting the query's own (i − W < j ≤ i: transformers' Mistral
+// and Gemma sliding_window), or W keys before it and its own, W + 1 (i − W ≤ j ≤ i:
+// FlashAttention's window_size = (W, 0)). Both the mask's window and a sliding layer's.
+#define WINDOW_CONV_TABLE(X)                                                                                     \
+    X(WINDOW_INCLUSIVE, "inclusive", " (W keys with the query's own: i − W < j ≤ i)")                             \
+    X(WINDOW_FLASH, "flash", " (W + 1 keys: i − W ≤ j ≤ i, FlashAttention's window_size = (W, 0))")
+typedef enum WindowConv { WINDOW_CONV_TABLE(ATTN_ENUM_ID) } WindowConv;
+enum { WINDOW_CONV_COUNT = 0 WINDOW_CONV_TABLE(ATTN_ENUM_ONE) };
+// A query row whose every key is masked: the softmax's own result (NaN with a −∞ fill, as
+// PyTorch ≤ 2.4's softmax; uniform with a finite one), or zeros (FlashAttention, and SDPA ≥ 2.5's
+// _safe_softmax), so its head_out row is 0.
+#define MASKED_ROWS_TABLE(X)                                                                                     \
+    X(MASKED_ROWS_SOFTMAX, "softmax", " (NaN with -inf as PyTorch <= 2.4, uniform with a finite fill)")           \
+    X(MASKED_ROWS_ZERO, "zero", " (zeros, as FlashAttention and SDPA >= 2.5)")
+typedef enum MaskedRows { MASKED_ROWS_TABLE(ATTN_ENUM_ID) } MaskedRows;
+enum { MASKED_ROWS_COUNT = 0 MASKED_ROWS_TABLE(ATTN_ENUM_ONE) };
+// ALiBi's bias: −m·(i − j) (the paper's), or m·j (BLOOM's build_alibi_tensor): each row moved by
+// the constant m·i, so the same softmax from other scores.
+#define ALIBI_FORM_TABLE(X)                                                                                      \
+    X(ALIBI_RELATIVE, "relative", " (-m·(i - j), the paper's)")                                                   \
+    X(ALIBI_KEY, "key", " (m·j, BLOOM's: the same softmax)")
+typedef enum AlibiForm { ALIBI_FORM_TABLE(ATTN_ENUM_ID) } AlibiForm;
+enum { ALIBI_FORM_COUNT = 0 ALIBI_FORM_TABLE(ATTN_ENUM_ONE) };
+
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
     int d_model, n_heads;
@@ -134,6 +160,9 @@ typedef struct AttnConfig {
     bool tie_embeddings;     // logits = x·Eᵀ (no lm_head)
     float temperature;       // probs = softmax(logits / temperature)
     AttnAblation ablate;     // an experiment's (kind ABLATE_NONE: none)
+    WindowConv window_conv;  // the conventions above (each 0: its default)
+    MaskedRows masked_rows;
+    AlibiForm alibi_form;
     // the next token (sample.h): top-k (0: off), top-p (1: off)
     int top_k;
     float top_p;
@@ -243,6 +272,9 @@ int attn_gate_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, in
 // Soft-capping of n scores s (scaled, with any bias) into cap, then the mask into ms and at
 // (the softmax's input), as tensor_scale_mask without a cap: c·tanh(s / c) (Gemma 2).
 void attn_softcap(float *cap, float *ms, float *at, const float *s, const float *mask, size_t n, float c, float fill);
+// model.masked_rows "zero": each of the rows rows (width values each) whose mask row (cols
+// values, 0 masked) masks every key set to 0.
+void attn_zero_masked_rows(float *x, const float *mask, int rows, int cols, int width);
 // RoPE's frequencies for the first rot dimensions of a head (rope.c): inv[p] for p < rot/2,
 // theta^(−2p/rot) changed by cfg->rope_scale (dynamic NTK reads seq_len: the largest
 // position + 1); returns the factor cos and sin are multiplied by (YaRN's, else 1).

@@ -96,6 +96,7 @@ static void flash_task(void *ctx, int bh)
         for (int r = 0; r < nq; r++) {
             float *out = D(tr, j->fo) + ((size_t)bh * Lq + i0 + r) * dv;
             for (int c = 0; c < dv; c++) out[c] = acc[(size_t)r * dv + c] / Ls[r];
+            if (mask && cfg->masked_rows == MASKED_ROWS_ZERO) attn_zero_masked_rows(out, mask + (size_t)(i0 + r) * Lk, 1, Lk, dv);
         }
     }
 }
