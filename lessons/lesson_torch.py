@@ -253,9 +253,9 @@ def resolve_lesson(lesson):
     alibi = bool(m.get("alibi", False))
     # the conventions (issue 41), each with its default
     conv = dict(window_conv=m.get("window_convention", "inclusive"), masked_rows=m.get("masked_rows", "softmax"),
-                alibi_form=m.get("alibi_form", "relative"))
+                alibi_form=m.get("alibi_form", "relative"), flash_acc=m.get("flash_accumulator", "fa2"))
     for key, names in (("window_convention", ("inclusive", "flash")), ("masked_rows", ("softmax", "zero")),
-                       ("alibi_form", ("relative", "key"))):
+                       ("alibi_form", ("relative", "key")), ("flash_accumulator", ("fa2", "fa1"))):
         if m.get(key, names[0]) not in names:
             raise LessonError("model.%s: expected %s" % (key, " or ".join(names)))
     decode = bool(m.get("decode", False))

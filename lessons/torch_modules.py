@@ -232,6 +232,56 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
             torch.cat(accs, dim=-1), acc / l)
 
 
+def flash_attention_v1(q, k, v, scale, bias, mask, fill, block_k):
+    """FlashAttention-1's forward, Algorithm 1 of Dao et al. 2022 ("FlashAttention: Fast and
+    Memory-Efficient Exact Attention with IO-Awareness"), one key block j at a time:
+        m~ = rowmax(S_j), P~ = exp(S_j − m~), l~ = rowsum(P~),
+        m_new = max(m, m~), l_new = e^(m − m_new)·l + e^(m~ − m_new)·l~,
+        O = diag(l_new)^−1 (diag(l)·e^(m − m_new)·O + e^(m~ − m_new)·P~·V_j)
+    with O = 0, l = 0, m = −inf at the start. A max at −inf is taken as 0 in the exponentials
+    (Check_inf) and a row that has seen no key yet (l_new = 0) keeps O = 0; at the end such a
+    row's output is 0/0 = NaN, as the softmax's. Returns flash_attention's six tensors, with P~
+    as the tiles' P and O after each block as acc."""
+    B, H, Lq, dk = q.shape
+    Lk = k.shape[2]
+    if k.shape[1] != H:
+        k = k.repeat_interleave(H // k.shape[1], dim=1)
+        v = v.repeat_interleave(H // v.shape[1], dim=1)
+    def finite(x):
+        return torch.where(torch.isneginf(x), torch.zeros_like(x), x)
+    m = torch.full((B, H, Lq, 1), float("-inf"))
+    l = torch.zeros(B, H, Lq, 1)
+    o = torch.zeros(B, H, Lq, v.shape[-1])
+    ms, ls, alphas, ps, os_ = [], [], [], [], []
+    for j0 in range(0, Lk, block_k):
+        j1 = min(j0 + block_k, Lk)
+        s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
+        if bias is not None:
+            s = s + bias[:, :, :, j0:j1]
+        if mask is not None:
+            mm = torch.as_tensor(mask)
+            mm = mm.expand(B, 1, Lq, Lk) if mm.dim() == 4 else mm.expand(B, Lq, Lk).unsqueeze(1)
+            s = s.masked_fill(mm[:, :, :, j0:j1] == 0, fill)
+        m_t = s.amax(dim=-1, keepdim=True)
+        p_t = torch.exp(s - finite(m_t))
+        l_t = p_t.sum(dim=-1, keepdim=True)
+        m_new = torch.maximum(m, m_t)
+        alpha = torch.exp(m - finite(m_new))
+        beta = torch.exp(m_t - finite(m_new))
+        l_new = alpha * l + beta * l_t
+        o_new = (l * alpha * o + beta * torch.matmul(p_t, v[:, :, j0:j1])) / l_new
+        o = torch.where(l_new > 0, o_new, torch.zeros_like(o_new))
+        m, l = m_new, l_new
+        ms.append(m)
+        ls.append(l)
+        alphas.append(alpha)
+        ps.append(p_t)
+        os_.append(o)
+    out = torch.where(l > 0, o, o / l)
+    return (torch.cat(ms, dim=-1), torch.cat(alphas, dim=-1), torch.cat(ps, dim=-1), torch.cat(ls, dim=-1),
+            torch.cat(os_, dim=-1), out)
+
+
 def window_mask(L, W, sinks=0, convention="inclusive"):
     """The sliding window of a lesson's model.window_convention: "inclusive" as
     sliding_window_mask below; "flash" as FlashAttention's window_size = (W, 0) (flash_attn's
@@ -302,7 +352,7 @@ class MultiHeadAttention(nn.Module):
         self.w_gate = nn.Linear(d_model, n_heads * self.d_v, bias=qkv_bias) if attn_gate else None
         self.window = window        # > 0: this layer's own mask, the causal one within the last W keys
         # the conventions (model.window_convention, masked_rows, alibi_form), their defaults
-        self.window_conv, self.masked_rows, self.alibi_form = "inclusive", "softmax", "relative"
+        self.window_conv, self.masked_rows, self.alibi_form, self.flash_acc = "inclusive", "softmax", "relative", "fa2"
         self.trace = {}
 
     def softmax(self, s):
@@ -375,7 +425,7 @@ class MultiHeadAttention(nn.Module):
         tr["head_out"] = x
         if self.flash is not None:
             (tr["flash_max"], tr["flash_scale"], tr["flash_p"], tr["flash_sum"], tr["flash_acc"],
-             tr["flash_out"]) = flash_attention(
+             tr["flash_out"]) = (flash_attention_v1 if self.flash_acc == "fa1" else flash_attention)(
                 q, k, v, self.scale, tr.get("position_bias"), mask, self.mask_fill, self.flash[1])
             if self.masked_rows == "zero":
                 tr["flash_out"] = zero_masked_rows(tr["flash_out"], mask)
@@ -706,17 +756,17 @@ def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=Tru
                ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
                decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False,
                qk_norm=False, softcap=0.0, attn_gate=False, window=0, window_conv="inclusive",
-               masked_rows="softmax", alibi_form="relative"):
-    conventions = (window_conv, masked_rows, alibi_form)
+               masked_rows="softmax", alibi_form="relative", flash_acc="fa2"):
+    conventions = (window_conv, masked_rows, alibi_form, flash_acc)
     modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks \
-        or qk_norm or softcap or attn_gate or window or conventions != ("inclusive", "softmax", "relative")
+        or qk_norm or softcap or attn_gate or window or conventions != ("inclusive", "softmax", "relative", "fa2")
     if per_head and not modern:
         attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
     else:
         attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
                                   n_kv_heads, rope, alibi, flash, decode, attn_sinks, qk_norm, norm_eps, softcap,
                                   attn_gate, window)
-        attn.window_conv, attn.masked_rows, attn.alibi_form = conventions
+        attn.window_conv, attn.masked_rows, attn.alibi_form, attn.flash_acc = conventions
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation,
                           ffn_bias)
 

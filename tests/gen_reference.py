@@ -516,6 +516,18 @@ VARIANT_ROWS = [
          seed=98, block=dict(d_model=4, n_heads=2, mask_fill=float(torch.finfo(torch.float32).min)),
          model={"d_model": 4, "n_heads": 2, "mask_fill": float(torch.finfo(torch.float32).min)}, x=(2, 4, 4),
          mask={"tensor": [[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]]}),
+    # FlashAttention-1's accumulator (Algorithm 1 of the paper): causal over 7 keys in blocks of 3, and
+    # a sliding window with -inf where whole blocks are masked, a fully masked row (NaN, as FA2)
+    dict(name="conv-flash-fa1", title="Conventions: FlashAttention-1's accumulator, tiles 2×3, causal", seed=101,
+         block=dict(d_model=8, n_heads=2, flash=(2, 3), flash_acc="fa1"),
+         model={"d_model": 8, "n_heads": 2, "flash": {"block_q": 2, "block_k": 3}, "flash_accumulator": "fa1"},
+         x=(2, 7, 8), mask="causal"),
+    dict(name="conv-flash-fa1-masked", title="Conventions: FlashAttention-1's accumulator, whole blocks masked with -inf",
+         seed=102, block=dict(d_model=4, n_heads=2, mask_fill=NEG_INF, alibi=True, flash=(1, 2), flash_acc="fa1"),
+         model={"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "alibi": True, "flash_accumulator": "fa1",
+                "flash": {"block_q": 1, "block_k": 2}},
+         x=(1, 5, 4), mask={"tensor": [[0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [0, 0, 0, 0, 1],
+                                       [1, 1, 1, 1, 1]]}),
     dict(name="conv-alibi-key", title="Conventions: ALiBi as m·j (BLOOM's), 4 heads, causal", seed=99,
          block=dict(d_model=8, n_heads=4, alibi=True, alibi_form="key"),
          model={"d_model": 8, "n_heads": 4, "alibi": True, "alibi_form": "key"}, x=(2, 6, 8), mask="causal"),

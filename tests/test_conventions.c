@@ -40,6 +40,12 @@ static const Case CASES[] = {
     // ALiBi's m·j: other biases and scores, the same softmax up to rounding (each row moved by m·i)
     {"tests/ref/alibi-causal.lesson.json", "set:model.alibi_form=key",
      "position_bias scores masked_scores attn head_out concat output", "attn head_out concat output"},
+    // FlashAttention-1's accumulator: each tile's P against its own max, the output normalised every
+    // block; the sums and the output the same up to rounding, the standard pass untouched
+    {"tests/ref/flash-causal.lesson.json", "set:model.flash_accumulator=fa1", "flash_p flash_sum flash_acc flash_out",
+     "flash_sum flash_out"},
+    {"tests/ref/flash-masked-row-alibi.lesson.json", "set:model.flash_accumulator=fa1", "flash_p flash_acc flash_out",
+     "flash_out"},
     // without ALiBi the form changes nothing
     {"tests/ref/arange-2x4x4.lesson.json", "set:model.alibi_form=key", "", ""},
     // a sliding layer of a local/global pattern (layer 0): its window_mask, and what follows

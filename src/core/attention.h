@@ -111,6 +111,14 @@ enum { MASKED_ROWS_COUNT = 0 MASKED_ROWS_TABLE(ATTN_ENUM_ONE) };
     X(ALIBI_KEY, "key", " (m·j, BLOOM's: the same softmax)")
 typedef enum AlibiForm { ALIBI_FORM_TABLE(ATTN_ENUM_ID) } AlibiForm;
 enum { ALIBI_FORM_COUNT = 0 ALIBI_FORM_TABLE(ATTN_ENUM_ONE) };
+// FlashAttention's accumulator (model.flash): FlashAttention-2's (Dao 2023: acc unnormalised,
+// divided by l once after the last block) or FlashAttention-1's (Dao et al. 2022, Algorithm 1: the
+// output normalised after every block, each tile's P against its own max). flash.c.
+#define FLASH_ACC_TABLE(X)                                                                                       \
+    X(FLASH_ACC_FA2, "fa2", " (FlashAttention-2: divided by l once, at the end)")                                 \
+    X(FLASH_ACC_FA1, "fa1", " (FlashAttention-1: the output rescaled and normalised every block)")
+typedef enum FlashAcc { FLASH_ACC_TABLE(ATTN_ENUM_ID) } FlashAcc;
+enum { FLASH_ACC_COUNT = 0 FLASH_ACC_TABLE(ATTN_ENUM_ONE) };
 
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
@@ -163,6 +171,7 @@ typedef struct AttnConfig {
     WindowConv window_conv;  // the conventions above (each 0: its default)
     MaskedRows masked_rows;
     AlibiForm alibi_form;
+    FlashAcc flash_acc;
     // the next token (sample.h): top-k (0: off), top-p (1: off)
     int top_k;
     float top_p;

@@ -73,7 +73,8 @@ typedef struct JsonCtx JsonCtx;
     X(TOP_P, "top_p", top_p, FLOAT, 0, 1, 1, MK_LM | MK_ABOVE, EDITABLE) \
     X(WINDOW_CONVENTION, "window_convention", window_conv, ENUM, 0, 0, WINDOW_INCLUSIVE, MK_NEWLINE, EDITABLE)        \
     X(MASKED_ROWS, "masked_rows", masked_rows, ENUM, 0, 0, MASKED_ROWS_SOFTMAX, 0, EDITABLE)                          \
-    X(ALIBI_FORM, "alibi_form", alibi_form, ENUM, 0, 0, ALIBI_RELATIVE, 0, EDITABLE)
+    X(ALIBI_FORM, "alibi_form", alibi_form, ENUM, 0, 0, ALIBI_RELATIVE, 0, EDITABLE)                                  \
+    X(FLASH_ACCUMULATOR, "flash_accumulator", flash_acc, ENUM, 0, 0, FLASH_ACC_FA2, 0, EDITABLE)
 
 typedef enum ModelKeyId {
 #define MODEL_KEY_ENUM(id, ...) MK_##id,

@@ -41,8 +41,28 @@ static void formula_flash(const Trace *tr, int s, Lang lang, char *out, size_t n
         snprintf(out, n, "flash_out = acc / l = head_out");
     else if (st->id == STAGE_FLASH_MAX)
         snprintf(out, n, "m = max(m_old, rowmax(S_tile))");
+    else if (tr->flash_acc == FLASH_ACC_FA1) // FlashAttention-1: the tile's sum against its own max m̃
+        snprintf(out, n, "l = l_old·e^(m_old − m) + e^(m̃ − m)·Σ e^(S_tile − m̃)");
     else
         snprintf(out, n, "l = l_old·e^(m_old − m) + Σ e^(S_tile − m)");
+}
+
+// The largest score of row i's key block kb (the tile's own max m̃: FlashAttention-1's P and l).
+static float tile_max(const Trace *tr, const float *srow, int kb)
+{
+    const int bk = tr->flash_block_k > 0 ? tr->flash_block_k : 1, j1 = imin(kb * bk + bk, tr->len_k);
+    float mx = -INFINITY;
+    for (int j = kb * bk; j < j1; j++) mx = srow[j] > mx || isnan(srow[j]) ? srow[j] : mx;
+    return mx;
+}
+
+static float check_inf(float m) { return isinf(m) && m < 0 ? 0.0f : m; } // FlashAttention's Check_inf
+
+// model.flash_accumulator "fa1": titles and narrations of FlashAttention-1's loop (title.*_fa1, narr.*_fa1)
+static const char *narration_flash(const Trace *tr, int s)
+{
+    (void)s;
+    return tr->flash_acc == FLASH_ACC_FA1 ? "_fa1" : "";
 }
 
 static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -93,6 +113,16 @@ static void tip_flash(TipOut *o, const TipCell *cell)
         tip_number(mold, x0, sizeof x0), tip_number(rmax, x1, sizeof x1);
         const char *args[] = {k0, k1, x0, x1};
         tip_key(o, lang, "tip.flash_max", 4, args);
+    } else if (tr->flash_acc == FLASH_ACC_FA1) { // l_old·α + e^(m̃ − m)·Σ e^(s − m̃)
+        const float ref = check_inf(m), mt = tile_max(tr, srow, col), tref = check_inf(mt);
+        float sum = 0.0f;
+        for (int j = j0; j <= j1; j++) sum += tensor_expf(srow[j] - tref);
+        const float old = col > 0 ? lrow[col - 1] : 0.0f, alpha = tensor_expf(mold - ref), beta = tensor_expf(mt - ref);
+        tip_number(old, x0, sizeof x0), tip_number(alpha, x1, sizeof x1), tip_number(sum, x2, sizeof x2);
+        char x3[32];
+        tip_number(beta, x3, sizeof x3);
+        const char *args[] = {k0, k1, x0, x1, x2, x3};
+        tip_key(o, lang, "tip.flash_sum_fa1", 6, args);
     } else {
         float ref = isinf(m) && m < 0 ? 0.0f : m, sum = 0.0f;
         for (int j = j0; j <= j1; j++) sum += tensor_expf(srow[j] - ref);
@@ -166,12 +196,14 @@ static int compared_flash(const Trace *tr, int s)
 }
 
 const StageRecipe RECIPE_FLASH_STAT = {
+    .narration = narration_flash,
     .panels = panels_flash_stat, .formula = formula_flash, .note = note_flash, .tip = tip_flash, .anim = ANIM_CELLS,
     .compared = compared_flash,
 };
 
 #define Q(k) QUIZ_BIT(QUIZ_##k)
 const StageRecipe RECIPE_FLASH_OUT = {
+    .narration = narration_flash,
     .panels = panels_equal, .formula = formula_flash, .note = note_flash, .tip = tip_equal, .anim = ANIM_ROWS,
     .quiz = Q(VALUE),
 };
@@ -293,8 +325,13 @@ static void formula_flash_tile(const Trace *tr, int s, Lang lang, char *out, siz
 {
     switch (tr->stages[s].id) {
     case STAGE_FLASH_SCALE: snprintf(out, n, "α = e^(m_old − m)   %s", i18n_get(lang, "fx.flash_first_block")); break;
-    case STAGE_FLASH_P: snprintf(out, n, "P_tile = e^(S_tile − m)"); break;
-    default: snprintf(out, n, "acc = acc_old·α + P_tile·V_tile"); break;
+    case STAGE_FLASH_P:
+        snprintf(out, n, tr->flash_acc == FLASH_ACC_FA1 ? "P̃_tile = e^(S_tile − m̃)" : "P_tile = e^(S_tile − m)");
+        break;
+    default:
+        snprintf(out, n, tr->flash_acc == FLASH_ACC_FA1 ? "O = (l_old·α·O_old + e^(m̃ − m)·P̃_tile·V_tile) / l"
+                                                        : "acc = acc_old·α + P_tile·V_tile");
+        break;
     }
 }
 
@@ -345,13 +382,14 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
         const int kb = col / bk;
         float ref = flash_ref(tr, si, b, h, row, kb, NULL);
         float s = tip_row(cell->t0, b, h, row)[col];
+        if (tr->flash_acc == FLASH_ACC_FA1) ref = check_inf(tile_max(tr, tip_row(cell->t0, b, h, row), kb)); // m̃
         snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", kb);
         const char *args[] = {qb, kbs};
         if (isinf(s) && s < 0) {
             tip_key(o, lang, "tip.flash_p_masked", 2, args);
             return;
         }
-        tip_exp_diff(o, cell, "tip.flash_p", args, s, ref);
+        tip_exp_diff(o, cell, tr->flash_acc == FLASH_ACC_FA1 ? "tip.flash_p_fa1" : "tip.flash_p", args, s, ref);
         return;
     }
     // acc[i, kb, d] = acc[i, kb − 1, d]·α + Σ_j P[i, j]·V[j, d] over the block's keys
@@ -364,6 +402,30 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
     snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", kb);
     snprintf(k0, sizeof k0, "%d", j0), snprintf(k1, sizeof k1, "%d", j0 + nb - 1);
     const char *args[] = {qb, kbs, k0, k1};
+    if (tr->flash_acc == FLASH_ACC_FA1) { // (l_old·α·O_old + e^(m̃ − m)·Σ P̃·v) / l
+        const int ms = trace_find_near(tr, si, "masked_scores"), fl = trace_find_near(tr, si, "flash_sum");
+        if (ms < 0 || fl < 0) return;
+        const float *lrow = tip_row(&tr->stages[fl].t, b, h, row);
+        const float mt = tile_max(tr, tip_row(&tr->stages[ms].t, b, h, row), kb);
+        const float beta = tensor_expf(mt - flash_ref(tr, si, b, h, row, kb, NULL)), lold = kb > 0 ? lrow[kb - 1] : 0.0f;
+        float pv = 0.0f;
+        for (int j = 0; j < nb; j++) pv += prow[j0 + j] * vrow[(size_t)(j0 + j) * dv + d];
+        tip_key(o, lang, "tip.flash_acc_fa1", 4, args);
+        tip_put(o, "\n= (");
+        tip_num(o, lold, false);
+        tip_put(o, "×");
+        tip_num(o, alpha, false);
+        tip_put(o, "×");
+        tip_num(o, old, true);
+        tip_put(o, " + ");
+        tip_num(o, beta, false);
+        tip_put(o, "×");
+        tip_num(o, pv, true);
+        tip_put(o, ") / ");
+        tip_num(o, lrow[kb], false);
+        tip_equals(o, cell->val);
+        return;
+    }
     tip_key(o, lang, "tip.flash_acc", 4, args);
     tip_put(o, "\n= ");
     tip_num(o, old, true);
@@ -401,11 +463,13 @@ const StageRecipe RECIPE_DECODE_ATTN = {
 };
 
 const StageRecipe RECIPE_FLASH_P = {
+    .narration = narration_flash,
     .panels = panels_flash_p, .formula = formula_flash_tile, .note = note_flash_tile, .tip = tip_flash_tile,
     .anim = ANIM_CELLS, .quiz = Q(VALUE), .scale = SCALE_PROBABILITY,
 };
 
 const StageRecipe RECIPE_FLASH_ACC = {
+    .narration = narration_flash,
     .panels = panels_flash_acc, .formula = formula_flash_tile, .note = note_flash_tile, .tip = tip_flash_tile,
     .anim = ANIM_ROWS, .quiz = Q(VALUE),
 };
