@@ -253,9 +253,11 @@ def resolve_lesson(lesson):
     alibi = bool(m.get("alibi", False))
     # the conventions (issue 41), each with its default
     conv = dict(window_conv=m.get("window_convention", "inclusive"), masked_rows=m.get("masked_rows", "softmax"),
-                alibi_form=m.get("alibi_form", "relative"), flash_acc=m.get("flash_accumulator", "fa2"))
+                alibi_form=m.get("alibi_form", "relative"), flash_acc=m.get("flash_accumulator", "fa2"),
+                stream_pos=m.get("streaming_positions", "text"))
     for key, names in (("window_convention", ("inclusive", "flash")), ("masked_rows", ("softmax", "zero")),
-                       ("alibi_form", ("relative", "key")), ("flash_accumulator", ("fa2", "fa1"))):
+                       ("alibi_form", ("relative", "key")), ("flash_accumulator", ("fa2", "fa1")),
+                       ("streaming_positions", ("text", "cache"))):
         if m.get(key, names[0]) not in names:
             raise LessonError("model.%s: expected %s" % (key, " or ".join(names)))
     decode = bool(m.get("decode", False))

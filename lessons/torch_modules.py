@@ -353,6 +353,7 @@ class MultiHeadAttention(nn.Module):
         self.window = window        # > 0: this layer's own mask, the causal one within the last W keys
         # the conventions (model.window_convention, masked_rows, alibi_form), their defaults
         self.window_conv, self.masked_rows, self.alibi_form, self.flash_acc = "inclusive", "softmax", "relative", "fa2"
+        self.stream_pos = "text"
         self.trace = {}
 
     def softmax(self, s):
@@ -439,8 +440,46 @@ class MultiHeadAttention(nn.Module):
         tr["output"] = out
         if self.decode:
             (tr["cache_k"], tr["cache_v"], tr["decode_scores"], tr["decode_attn"],
-             tr["decode_output"]) = self.generate(query, mask)
+             tr["decode_output"]) = (self.generate_pos_shift if self.stream_pos == "cache" and self.rope is not None
+                                     else self.generate)(query, mask)
         return out
+
+    def generate_pos_shift(self, x, mask):
+        """Decoding with StreamingLLM's positions (Xiao et al. 2023; mit-han-lab/streaming-llm's
+        pos_shift/modify_llama.py with kv_cache.py's StartRecentKVCache), written from that code:
+        the cache holds each key as projected, before RoPE; at step t the cache keeps the keys the
+        lesson's mask keeps (the start tokens, then the recent window), all of them are rotated to
+        their index in the cache (its key_position_ids, arange of the cache's length) and the
+        query to the index the new token takes (the position Hugging Face gives it: the length of
+        the cache before it). Returns generate's five tensors, cache_k before RoPE."""
+        B, L, _ = x.shape
+        H, Hkv, dk, dv = self.n_heads, self.n_kv_heads, self.d_k, self.d_v
+        theta, style = self.rope[:2]
+        rot_d = self.rope[2] if len(self.rope) > 2 else None
+        scaling = self.rope[3] if len(self.rope) > 3 else None
+        q_all = self.w_q(x).view(B, L, H, dk).transpose(1, 2)               # (B, H, L, dk), no RoPE yet
+        cache_k = self.w_k(x).view(B, L, Hkv, dk).transpose(1, 2)
+        cache_v = self.w_v(x).view(B, L, Hkv, dv).transpose(1, 2)
+        mm = None if mask is None else (torch.as_tensor(mask).expand(B, 1, L, L) if torch.as_tensor(mask).dim() == 4
+                                        else torch.as_tensor(mask).expand(B, L, L).unsqueeze(1))
+        step_s = torch.full((B, H, L, L), self.mask_fill)
+        step_a = torch.zeros(B, H, L, L)
+        outs = torch.zeros(B, L, H * dv)
+        for b in range(B):
+            for t in range(L):
+                keep = [j for j in range(t + 1) if mm is None or mm[b, 0, t, j] != 0]
+                n = len(keep)
+                kk = apply_rope(cache_k[b:b + 1, :, keep], theta, style, rot_d, torch.arange(n).view(1, n), scaling)
+                qq = apply_rope(q_all[b:b + 1, :, t:t + 1], theta, style, rot_d, torch.tensor([[n - 1]]), scaling)
+                kk = kk.repeat_interleave(H // Hkv, dim=1)
+                vv = cache_v[b:b + 1, :, keep].repeat_interleave(H // Hkv, dim=1)
+                s = torch.matmul(qq, kk.transpose(-2, -1)) / self.scale         # (1, H, 1, n)
+                a = self.softmax(s)
+                step_s[b, :, t, :t + 1] = self.mask_fill
+                step_s[b, :, t, keep] = s[0, :, 0]
+                step_a[b, :, t, keep] = a[0, :, 0]
+                outs[b, t] = torch.matmul(a, vv)[0, :, 0].reshape(H * dv)
+        return cache_k, cache_v, step_s, step_a, self.w_o(outs)
 
     def generate(self, x, mask):
         """Token by token with a K/V cache, as a decoder generates (Hugging Face's
@@ -756,17 +795,17 @@ def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=Tru
                ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
                decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False,
                qk_norm=False, softcap=0.0, attn_gate=False, window=0, window_conv="inclusive",
-               masked_rows="softmax", alibi_form="relative", flash_acc="fa2"):
-    conventions = (window_conv, masked_rows, alibi_form, flash_acc)
+               masked_rows="softmax", alibi_form="relative", flash_acc="fa2", stream_pos="text"):
+    conventions = (window_conv, masked_rows, alibi_form, flash_acc, stream_pos)
     modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks \
-        or qk_norm or softcap or attn_gate or window or conventions != ("inclusive", "softmax", "relative", "fa2")
+        or qk_norm or softcap or attn_gate or window or conventions != ("inclusive", "softmax", "relative", "fa2", "text")
     if per_head and not modern:
         attn = PerHeadMultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill)
     else:
         attn = MultiHeadAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, scale, mask_fill,
                                   n_kv_heads, rope, alibi, flash, decode, attn_sinks, qk_norm, norm_eps, softcap,
                                   attn_gate, window)
-        attn.window_conv, attn.masked_rows, attn.alibi_form, attn.flash_acc = conventions
+        attn.window_conv, attn.masked_rows, attn.alibi_form, attn.flash_acc, attn.stream_pos = conventions
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation,
                           ffn_bias)
 

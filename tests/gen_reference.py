@@ -528,6 +528,13 @@ VARIANT_ROWS = [
                 "flash": {"block_q": 1, "block_k": 2}},
          x=(1, 5, 4), mask={"tensor": [[0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [0, 0, 0, 0, 1],
                                        [1, 1, 1, 1, 1]]}),
+    # StreamingLLM's positions within the cache (its pos_shift): the decoding of streaming-sinks-decode
+    dict(name="conv-streaming-cache-positions",
+         title="Conventions: StreamingLLM's positions within the cache (pos_shift), a window of 3, 2 sinks", seed=103,
+         block=dict(d_model=8, n_heads=2, n_kv_heads=1, rope=(10000.0, "half"), decode=True, mask_fill=NEG_INF,
+                    stream_pos="cache"),
+         model={"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "mask_fill": "-inf", "rope": {"style": "half"},
+                "decode": True, "streaming_positions": "cache"}, x=(2, 9, 8), mask={"sliding_window": 3, "sink_tokens": 2}),
     dict(name="conv-alibi-key", title="Conventions: ALiBi as m·j (BLOOM's), 4 heads, causal", seed=99,
          block=dict(d_model=8, n_heads=4, alibi=True, alibi_form="key"),
          model={"d_model": 8, "n_heads": 4, "alibi": True, "alibi_form": "key"}, x=(2, 6, 8), mask="causal"),

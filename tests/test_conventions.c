@@ -46,6 +46,12 @@ static const Case CASES[] = {
      "flash_sum flash_out"},
     {"tests/ref/flash-masked-row-alibi.lesson.json", "set:model.flash_accumulator=fa1", "flash_p flash_acc flash_out",
      "flash_out"},
+    // StreamingLLM's positions within the cache: only the decoding; its cache holds the keys before RoPE
+    {"lessons/streaming-sinks.json", "set:model.streaming_positions=cache",
+     "cache_k decode_scores decode_attn decode_output", ""},
+    // without a window nothing is evicted: the places in the cache are the text's positions
+    // (bit for bit: the same angles), only the cache's rows are the keys before RoPE
+    {"tests/ref/decode-gqa-rope.lesson.json", "set:model.streaming_positions=cache", "cache_k", ""},
     // without ALiBi the form changes nothing
     {"tests/ref/arange-2x4x4.lesson.json", "set:model.alibi_form=key", "", ""},
     // a sliding layer of a local/global pattern (layer 0): its window_mask, and what follows
@@ -129,6 +135,38 @@ static void test_window_and_rows(void **state)
     session_destroy(a);
 }
 
+// pos_shift: until the window evicts a key the steps are the text's (to rounding); after it a
+// sink's distance to the query is the cache's length, and the output moves
+static void test_streaming_positions(void **state)
+{
+    (void)state;
+    char err[800];
+    Session *a = session_open("lessons/streaming-sinks.json", NULL, err, sizeof err);
+    if (!a) fail_msg("%s", err);
+    CompareSpec sp;
+    assert_true(compare_parse_spec("set:model.streaming_positions=cache", &sp, err, sizeof err));
+    Session *b = compare_open_b(a, NULL, &sp, err, sizeof err);
+    if (!b) fail_msg("%s", err);
+    const Trace *ta = &a->trace, *tb = &b->trace;
+    const int W = ta->window, S = ta->sink_tokens, L = ta->len_q, C = ta->d_model;
+    assert_true(W > 0 && S > 0 && S + W < L);
+    const Tensor *oa = &ta->stages[trace_find(ta, "decode_output")].t, *ob = &tb->stages[trace_find(tb, "decode_output")].t;
+    for (int t = 0; t < L; t++) {
+        float d = 0.0f;
+        for (int c = 0; c < C; c++) d = fmaxf(d, fabsf(oa->data[(size_t)t * C + c] - ob->data[(size_t)t * C + c]));
+        if (t < S + W) { // nothing evicted yet: every key at its own position
+            if (!(d <= 1e-5f)) fail_msg("step %d: %g before any eviction", t, (double)d);
+        } else if (!(d > 1e-4f)) {
+            fail_msg("step %d: the same output (%g) although keys were evicted", t, (double)d);
+        }
+    }
+    // B's cache holds the keys before RoPE: k_heads
+    const Tensor *kb = &tb->stages[trace_find(tb, "cache_k")].t, *kh = &tb->stages[trace_find(tb, "k_heads")].t;
+    assert_int_equal(kb->size, kh->size);
+    assert_memory_equal(kb->data, kh->data, kb->size * sizeof(float));
+    session_destroy(b), session_destroy(a);
+}
+
 // Bad values: one line naming the key and what it takes
 static void test_bad_values(void **state)
 {
@@ -150,6 +188,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_each_switch_changes_its_stages),
         cmocka_unit_test(test_window_and_rows),
+        cmocka_unit_test(test_streaming_positions),
         cmocka_unit_test(test_bad_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

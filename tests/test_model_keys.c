@@ -217,6 +217,7 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_WINDOW_CONVENTION] = PLAIN_LESSON(", \"window_convention\": \"flash\""),
     [MK_MASKED_ROWS] = PLAIN_LESSON(", \"masked_rows\": \"zero\""),
     [MK_ALIBI_FORM] = PLAIN_LESSON(", \"alibi\": true, \"alibi_form\": \"key\""),
+    [MK_STREAMING_POSITIONS] = PLAIN_LESSON(", \"streaming_positions\": \"cache\""),
     [MK_FLASH_ACCUMULATOR] = PLAIN_LESSON(", \"flash\": {\"block_q\": 2, \"block_k\": 2}, \"flash_accumulator\": \"fa1\""),
 };
 

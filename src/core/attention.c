@@ -469,7 +469,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->sink_tokens = in->mask_kind == MASK_SLIDING ? in->sink_tokens : 0;
     tr->causal_offset = in->mask_kind == MASK_CAUSAL && in->causal_bottom_right ? Lk - Lq : 0;
     tr->window_conv = (int)cfg->window_conv, tr->masked_rows = (int)cfg->masked_rows, tr->alibi_form = (int)cfg->alibi_form;
-    tr->flash_acc = (int)cfg->flash_acc;
+    tr->flash_acc = (int)cfg->flash_acc, tr->stream_pos = (int)cfg->stream_pos;
     tr->rotary_dim = cfg->rope != ROPE_NONE ? (cfg->rotary_dim > 0 ? cfg->rotary_dim : dk) : 0;
     int longest = Lq; // the largest position + 1 (dynamic NTK's sequence length)
     if (cfg->rope != ROPE_NONE) {

@@ -119,6 +119,16 @@ enum { ALIBI_FORM_COUNT = 0 ALIBI_FORM_TABLE(ATTN_ENUM_ONE) };
     X(FLASH_ACC_FA1, "fa1", " (FlashAttention-1: the output rescaled and normalised every block)")
 typedef enum FlashAcc { FLASH_ACC_TABLE(ATTN_ENUM_ID) } FlashAcc;
 enum { FLASH_ACC_COUNT = 0 FLASH_ACC_TABLE(ATTN_ENUM_ONE) };
+// The positions RoPE gives a decoding step's cache (model.decode with a sliding window and its
+// StreamingLLM sinks): each token's own position (its place in the text), or its place within
+// the cache as mit-han-lab/streaming-llm's pos_shift code does: the cache keeps the keys before
+// RoPE and turns the kept ones (sinks, then the window) to 0, 1, … n − 1 at every step, the
+// query to n − 1. decode.c.
+#define STREAM_POS_TABLE(X)                                                                                      \
+    X(STREAM_POS_TEXT, "text", " (each token's own position in the text)")                                        \
+    X(STREAM_POS_CACHE, "cache", " (re-indexed within the cache, the keys turned again at every step: StreamingLLM's pos_shift)")
+typedef enum StreamPos { STREAM_POS_TABLE(ATTN_ENUM_ID) } StreamPos;
+enum { STREAM_POS_COUNT = 0 STREAM_POS_TABLE(ATTN_ENUM_ONE) };
 
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
@@ -172,6 +182,7 @@ typedef struct AttnConfig {
     MaskedRows masked_rows;
     AlibiForm alibi_form;
     FlashAcc flash_acc;
+    StreamPos stream_pos;
     // the next token (sample.h): top-k (0: off), top-p (1: off)
     int top_k;
     float top_p;

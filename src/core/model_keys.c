@@ -454,6 +454,7 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_MASKED_ROWS] = {.names = &ATTN_NAMES_MASKED_ROWS, .edit_expect = "\"softmax\" or \"zero\""},
     [MK_ALIBI_FORM] = {.names = &ATTN_NAMES_ALIBI_FORM, .edit_expect = "\"relative\" or \"key\""},
     [MK_FLASH_ACCUMULATOR] = {.names = &ATTN_NAMES_FLASH_ACC, .edit_expect = "\"fa2\" or \"fa1\""},
+    [MK_STREAMING_POSITIONS] = {.names = &ATTN_NAMES_STREAM_POS, .edit_expect = "\"text\" or \"cache\""},
     [MK_TOP_P] = {.expect = "a probability above 0 and at most 1",
                   .edit_expect = "a probability above 0 and at most 1 (1: off)"},
 };

@@ -15,6 +15,16 @@
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
 
+// model.streaming_positions "cache" with RoPE: the cache holds the keys before RoPE (decode.c)
+static bool decode_shifted(const Trace *tr) { return tr->stream_pos == STREAM_POS_CACHE && tr->rope != ROPE_NONE; }
+
+// StreamingLLM's pos_shift: the cache's, the scores' and the output's own titles and narrations (*_shift)
+static const char *narration_decode(const Trace *tr, int s)
+{
+    (void)s;
+    return decode_shifted(tr) ? "_shift" : "";
+}
+
 // masked scores → m (or l) per key block: the tiles of each row, visited in order
 static void panels_flash_stat(Layout *L, const Trace *tr, const View *v)
 {
@@ -30,7 +40,9 @@ static void panels_equal(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
     recipe_add_stage(L, tr, v, st->kind == STAGE_KIND_FLASH_OUT ? st->operands[0] : st->operands[2], v->head, "", READS_CELL);
-    recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+    // (pos_shift's decode_output is not the full pass's: set beside it, not equal)
+    recipe_add_stage(L, tr, v, v->stage, v->head, st->kind == STAGE_KIND_DECODE && decode_shifted(tr) ? "vs" : "=",
+                     READS_NONE);
 }
 
 static void formula_flash(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -83,8 +95,12 @@ static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t 
             char t[24];
             snprintf(sc, sizeof sc, " / %s", recipe_scale_text(tr, t, sizeof t));
         }
-        snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ%s%s)·cache_v[%s]·W_Oᵀ", span, sc,
-                 tr->alibi ? " + bias_t" : "", vspan);
+        if (decode_shifted(tr)) // pos_shift: turned to their places in the cache
+            snprintf(out, n, "decode_output[:, t] = softmax(RoPE(q_t, n−1)·RoPE(cache_k[%s], 0…n−1)ᵀ%s)·cache_v[%s]·W_Oᵀ",
+                     span, sc, vspan);
+        else
+            snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ%s%s)·cache_v[%s]·W_Oᵀ", span, sc,
+                     tr->alibi ? " + bias_t" : "", vspan);
     } else
         snprintf(out, n, "%s = cat(%s, %s_t) for t = 0 … %d", st->name, st->name, st->id == STAGE_CACHE_K ? "k" : "v",
                  st->t.shape[2] - 1);
@@ -149,7 +165,8 @@ static void tip_equal(TipOut *o, const TipCell *cell)
     char tb[16], xb[32];
     snprintf(tb, sizeof tb, "%d", row), tip_number(x, xb, sizeof xb);
     const char *args[] = {tb, recipe_symbol(tr, other, lang), xb};
-    tip_key(o, lang, st->kind == STAGE_KIND_FLASH_OUT ? "tip.flash_out" : "tip.decode", 3, args);
+    tip_key(o, lang, st->kind == STAGE_KIND_FLASH_OUT ? "tip.flash_out" : decode_shifted(tr) ? "tip.decode_shifted" : "tip.decode",
+            3, args);
 }
 
 static void tip_cache(TipOut *o, const TipCell *cell)
@@ -186,7 +203,8 @@ static void note_cache(const Trace *tr, int s, Lang lang, char *out, size_t n)
     char a[32], b[32];
     snprintf(a, sizeof a, "%d", st->t.shape[1]), snprintf(b, sizeof b, "%d", tr->n_heads);
     const char *args[] = {a, b};
-    i18n_fmt(out, n, lang, "fx.cache", 2, args);
+    i18n_fmt(out, n, lang, tr->stream_pos == STREAM_POS_CACHE && tr->rope != ROPE_NONE && st->id == STAGE_CACHE_K
+                               ? "fx.cache_shift" : "fx.cache", 2, args);
 }
 
 // The running max m is the largest score read so far: on the scores' scale (l is a sum of exps).
@@ -209,10 +227,12 @@ const StageRecipe RECIPE_FLASH_OUT = {
 };
 
 const StageRecipe RECIPE_CACHE = {
+    .narration = narration_decode,
     .panels = recipe_panels_self, .formula = formula_decode, .note = note_cache, .tip = tip_cache, .anim = ANIM_ROWS,
 };
 
 const StageRecipe RECIPE_DECODE = {
+    .narration = narration_decode,
     .panels = panels_equal, .formula = formula_decode, .tip = tip_equal, .anim = ANIM_ROWS, .quiz = Q(VALUE),
 };
 
@@ -225,6 +245,35 @@ static bool decode_reads(const Trace *tr, int b, int row, int col)
     if (m < 0) return col <= row;
     const Tensor *t = &tr->stages[m].t;
     return t->data[((size_t)b * t->shape[1] + row) * t->shape[2] + col] != 0.0f;
+}
+
+
+// pos_shift's score: q_t and key j turned to their places in step t's cache, their dot ÷ scale
+static void tip_decode_shift(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const int b = cell->b, h = cell->h, t = cell->row, j = cell->col, dk = tr->d_k;
+    const int qh = trace_find_near(tr, (int)(cell->st - tr->stages), "q_heads");
+    if (qh < 0 || !cell->t1 || dk > 256) return;
+    int place = 0, n = 0; // key j's place among the kept keys, and how many are kept
+    for (int k = 0; k <= t; k++)
+        if (decode_reads(tr, b, t, k)) place += k < j, n++;
+    float qr[256], kr[256];
+    attn_rope_row(qr, tip_row(&tr->stages[qh].t, b, h, t), dk, tr->rotary_dim, n - 1, (RopeStyle)tr->rope, tr->rope_inv,
+                  tr->rope_att);
+    attn_rope_row(kr, tip_row(cell->t1, b, trace_kv_head(tr, cell->t1, h), j), dk, tr->rotary_dim, place,
+                  (RopeStyle)tr->rope, tr->rope_inv, tr->rope_att);
+    char a0[16], a1[16], a2[16], a3[16], sc[24];
+    snprintf(a0, sizeof a0, "%d", t), snprintf(a1, sizeof a1, "%d", j), snprintf(a2, sizeof a2, "%d", place);
+    snprintf(a3, sizeof a3, "%d", n - 1);
+    const char *args[] = {a0, a1, a2, a3};
+    tip_key(o, cell->lang, "tip.decode_shift", 4, args);
+    recipe_scale_text(tr, sc, sizeof sc);
+    tip_put(o, "\n= (");
+    tip_terms(o, cell->lang, qr, 1, kr, 1, dk);
+    tip_put(o, ") / ");
+    tip_put(o, sc);
+    tip_equals(o, cell->val);
 }
 
 static void formula_decode_step(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -244,7 +293,10 @@ static void formula_decode_step(const Trace *tr, int s, Lang lang, char *out, si
     }
     const bool sinks = tr->mask_kind == MASK_SLIDING && tr->sink_tokens > 0;
     const char *span = tr->mask_kind != MASK_SLIDING ? ":t+1" : sinks ? ":S] ∪ cache_k[t−W+1:t+1" : "t−W+1:t+1";
-    snprintf(out, n, "s_t = q_t·cache_k[%s]ᵀ%s%s", span, sc, tr->alibi ? " + bias_t" : "");
+    if (decode_shifted(tr)) // StreamingLLM's pos_shift: the n kept keys turned to 0 … n − 1, q_t to n − 1
+        snprintf(out, n, "s_t = RoPE(q_t, n−1)·RoPE(cache_k[%s], 0…n−1)ᵀ%s", span, sc);
+    else
+        snprintf(out, n, "s_t = q_t·cache_k[%s]ᵀ%s%s", span, sc, tr->alibi ? " + bias_t" : "");
 }
 
 // A key step t does not read: not in the cache yet, or out of its window — the fill.
@@ -252,7 +304,8 @@ static void tip_decode_scores(TipOut *o, const TipCell *cell)
 {
     int b = cell->b, row = cell->row, col = cell->col;
     if (decode_reads(cell->tr, b, row, col)) {
-        recipe_tip_dot(o, cell);
+        if (decode_shifted(cell->tr)) tip_decode_shift(o, cell);
+        else recipe_tip_dot(o, cell);
         return;
     }
     char t[16], j[16], f[32];
@@ -452,6 +505,7 @@ static void note_flash_tile(const Trace *tr, int s, Lang lang, char *out, size_t
 }
 
 const StageRecipe RECIPE_DECODE_SCORES = {
+    .narration = narration_decode,
     .panels = recipe_panels_scores, .formula = formula_decode_step, .note = note_decode_step, .tip = tip_decode_scores,
     .anim = ANIM_ROWS, .quiz = Q(VALUE), .key_cols = true, .mask_look = MASK_LOOK_LESSON_MASK,
 };
