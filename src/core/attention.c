@@ -286,6 +286,11 @@ static bool heads_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
     if (cfg->ablate.kind != ABLATE_NONE && cfg->ablate.layer == tr->layer)
         ablate_head(D(tr, head_out), &cfg->ablate, B, H, Lq, dv);
+    const AttnPatch *pt = &cfg->patch;
+    if (pt->kind == PATCH_HEAD && pt->layer == tr->layer) // activation patching: another run's head_out row
+        for (int b = 0; b < B; b++)
+            memcpy(D(tr, head_out) + (((size_t)b * H + pt->head) * Lq + pt->pos) * dv, pt->values + (size_t)b * dv,
+                   (size_t)dv * sizeof(float));
     st->bias = bias, st->mask = mask, st->masked = masked, st->head_out = head_out;
     // FlashAttention: the same head_out again, tile by tile with an online softmax
     return cfg->flash_block_k <= 0 || attn_flash(cfg, st, tr);
@@ -533,6 +538,10 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         tr->layer = l;
         int out;
         if (!layer_forward(cfg, &w[l], tr, x_q, x_k, x_v, mask, &out)) return false;
+        if (cfg->patch.kind == PATCH_RESIDUAL && cfg->patch.layer == l) // activation patching: another run's residual
+            for (int b = 0; b < B; b++)
+                memcpy(D(tr, out) + ((size_t)b * Lq + cfg->patch.pos) * C, cfg->patch.values + (size_t)b * C,
+                       (size_t)C * sizeof(float));
         x_q = x_k = x_v = out;
     }
     tr->layer = -1;

@@ -78,6 +78,16 @@ typedef struct AttnAblation {
     AblateKind kind;
     int layer, head;
 } AttnAblation;
+// Activation patching (experiment.h; not a lesson key, never saved): one activation of this run
+// replaced by another run's, inside the forward pass: the residual stream after layer `layer` at
+// position `pos` (values: B·d_model, batch b's at b·d_model), or head `head`'s output of that layer
+// at `pos` (its head_out row; values: B·d_v).
+typedef enum PatchKind { PATCH_NONE, PATCH_RESIDUAL, PATCH_HEAD } PatchKind;
+typedef struct AttnPatch {
+    PatchKind kind;
+    int layer, head, pos;
+    const float *values;     // borrowed
+} AttnPatch;
 // The attention of a layer in a local/global pattern (Gemma 2/3, gpt-oss; Hugging Face's
 // config.layer_types): a sliding-window layer sees the last sliding_window keys, a full one all.
 #define LAYER_TYPE_TABLE(X)                                                                                      \
@@ -178,6 +188,7 @@ typedef struct AttnConfig {
     bool tie_embeddings;     // logits = x·Eᵀ (no lm_head)
     float temperature;       // probs = softmax(logits / temperature)
     AttnAblation ablate;     // an experiment's (kind ABLATE_NONE: none)
+    AttnPatch patch;         // an experiment's (kind PATCH_NONE: none)
     WindowConv window_conv;  // the conventions above (each 0: its default)
     MaskedRows masked_rows;
     AlibiForm alibi_form;
