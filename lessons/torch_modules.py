@@ -190,6 +190,20 @@ def alibi_bias(n_heads, lq, lk, dtype=torch.float32, form="relative"):
     return -(m * rel)
 
 
+def tile_scores(q, k, j0, j1, scale, bias, mask, fill):
+    """A key block's scores, as the standard pass computes them: q·kᵀ / scale (+ bias), the fill."""
+    B, _, Lq, _ = q.shape
+    Lk = k.shape[2]
+    s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
+    if bias is not None:
+        s = s + bias[:, :, :, j0:j1]
+    if mask is not None:
+        mm = torch.as_tensor(mask)
+        mm = mm.expand(B, 1, Lq, Lk) if mm.dim() == 4 else mm.expand(B, Lq, Lk).unsqueeze(1)
+        s = s.masked_fill(mm[:, :, :, j0:j1] == 0, fill)
+    return s
+
+
 def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
     """FlashAttention's online softmax over key blocks (Dao et al. 2022), written with
     torch ops: per block m = max(m_old, rowmax(S)), l = l_old·e^(m_old − m) + Σ e^(S − m),
@@ -209,13 +223,7 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
     ms, ls, alphas, ps, accs = [], [], [], [], []
     for j0 in range(0, Lk, block_k):
         j1 = min(j0 + block_k, Lk)
-        s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
-        if bias is not None:
-            s = s + bias[:, :, :, j0:j1]
-        if mask is not None:
-            mm = torch.as_tensor(mask)
-            mm = mm.expand(B, 1, Lq, Lk) if mm.dim() == 4 else mm.expand(B, Lq, Lk).unsqueeze(1)
-            s = s.masked_fill(mm[:, :, :, j0:j1] == 0, fill)
+        s = tile_scores(q, k, j0, j1, scale, bias, mask, fill)
         m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
         ref = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
         alpha = torch.exp(m - ref)
@@ -255,13 +263,7 @@ def flash_attention_v1(q, k, v, scale, bias, mask, fill, block_k):
     ms, ls, alphas, ps, os_ = [], [], [], [], []
     for j0 in range(0, Lk, block_k):
         j1 = min(j0 + block_k, Lk)
-        s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
-        if bias is not None:
-            s = s + bias[:, :, :, j0:j1]
-        if mask is not None:
-            mm = torch.as_tensor(mask)
-            mm = mm.expand(B, 1, Lq, Lk) if mm.dim() == 4 else mm.expand(B, Lq, Lk).unsqueeze(1)
-            s = s.masked_fill(mm[:, :, :, j0:j1] == 0, fill)
+        s = tile_scores(q, k, j0, j1, scale, bias, mask, fill)
         m_t = s.amax(dim=-1, keepdim=True)
         p_t = torch.exp(s - finite(m_t))
         l_t = p_t.sum(dim=-1, keepdim=True)

@@ -68,6 +68,14 @@ static float tile_max(const Trace *tr, const float *srow, int kb)
     return mx;
 }
 
+// "a×b", a in brackets when negative
+static void put_times(TipOut *o, float a, float b)
+{
+    tip_num(o, a, true);
+    tip_put(o, "×");
+    tip_num(o, b, false);
+}
+
 static float check_inf(float m) { return isinf(m) && m < 0 ? 0.0f : m; } // FlashAttention's Check_inf
 
 // model.flash_accumulator "fa1": titles and narrations of FlashAttention-1's loop (title.*_fa1, narr.*_fa1)
@@ -465,15 +473,11 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
         for (int j = 0; j < nb; j++) pv += prow[j0 + j] * vrow[(size_t)(j0 + j) * dv + d];
         tip_key(o, lang, "tip.flash_acc_fa1", 4, args);
         tip_put(o, "\n= (");
-        tip_num(o, lold, false);
-        tip_put(o, "×");
-        tip_num(o, alpha, false);
+        put_times(o, lold, alpha);
         tip_put(o, "×");
         tip_num(o, old, true);
         tip_put(o, " + ");
-        tip_num(o, beta, false);
-        tip_put(o, "×");
-        tip_num(o, pv, true);
+        put_times(o, beta, pv);
         tip_put(o, ") / ");
         tip_num(o, lrow[kb], false);
         tip_equals(o, cell->val);
@@ -481,9 +485,7 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
     }
     tip_key(o, lang, "tip.flash_acc", 4, args);
     tip_put(o, "\n= ");
-    tip_num(o, old, true);
-    tip_put(o, "×");
-    tip_num(o, alpha, false);
+    put_times(o, old, alpha);
     tip_put(o, " + ");
     tip_terms(o, lang, prow + j0, 1, vrow + (size_t)j0 * dv + d, dv, nb);
     tip_equals(o, cell->val);
