@@ -27,7 +27,7 @@ import torch.nn.functional as F
 
 # the modules a lesson is built from
 from torch_modules import (INIT_ORDER, NORM_NAMES, _M64, BlockStack, LessonError, init_tensor,
-                           make_block, sliding_window_mask)
+                           make_block, sliding_window_mask, window_mask)
 import torch_mla  # noqa: F401,E402  (DeepSeek's attention, which make_block builds: imported while on the path)
 
 # ----------------------------------------------------------------------------
@@ -252,6 +252,15 @@ def resolve_lesson(lesson):
         rope = (float(np.float32(rope.get("theta", 10000))), rope.get("style", "half"),
                 int(rope.get("rotary_dim", d_k)), rope.get("scaling"))
     alibi = bool(m.get("alibi", False))
+    # the conventions (issue 41), each with its default
+    conv = dict(window_conv=m.get("window_convention", "inclusive"), masked_rows=m.get("masked_rows", "softmax"),
+                alibi_form=m.get("alibi_form", "relative"), flash_acc=m.get("flash_accumulator", "fa2"),
+                stream_pos=m.get("streaming_positions", "text"))
+    for key, names in (("window_convention", ("inclusive", "flash")), ("masked_rows", ("softmax", "zero")),
+                       ("alibi_form", ("relative", "key")), ("flash_accumulator", ("fa2", "fa1")),
+                       ("streaming_positions", ("text", "cache"))):
+        if m.get(key, names[0]) not in names:
+            raise LessonError("model.%s: expected %s" % (key, " or ".join(names)))
     decode = bool(m.get("decode", False))
     flash = m.get("flash")
     if flash is not None:
@@ -328,7 +337,7 @@ def resolve_lesson(lesson):
             raise LessonError("mask.causal: expected top_left or bottom_right")
         mask = torch.tril(torch.ones(Lq, Lk), diagonal=Lk - Lq if mj["causal"] == "bottom_right" else 0)
     elif isinstance(mj, dict) and "sliding_window" in mj:
-        mask = sliding_window_mask(Lq, int(mj["sliding_window"]), int(mj.get("sink_tokens", 0)))
+        mask = window_mask(Lq, int(mj["sliding_window"]), int(mj.get("sink_tokens", 0)), conv["window_conv"])
     elif isinstance(mj, dict) and "key_padding" in mj:
         lens = torch.tensor([int(x) for x in mj["key_padding"]])
         if lens.numel() != B:
@@ -441,7 +450,7 @@ def resolve_lesson(lesson):
                norm_eps=eps, ffn_hidden=ffn, n_kv_heads=Hkv, rope=rope, alibi=alibi, flash=flash,
                decode=decode, norm=norm, norm_first=norm_first, activation=activation, ffn_bias=ffn_bias,
                attn_sinks=attn_sinks, qk_norm=qk_norm, softcap=softcap, attn_gate=attn_gate,
-               q_lora_rank=rq, kv_lora_rank=r, qk_rope_head_dim=dr, index=index)
+               q_lora_rank=rq, kv_lora_rank=r, qk_rope_head_dim=dr, index=index, **conv)
     # each layer's own: a sliding layer's window and (Gemma 3) its RoPE base, no scaling
     per_layer = [dict(window=window if sliding[l] else 0,
                       rope=(float(np.float32(local_theta)),) + rope[1:3] + (None,)

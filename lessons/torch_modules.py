@@ -183,11 +183,28 @@ def alibi_slopes(n):
     return power_of_2(closest) + alibi_slopes(2 * closest)[0::2][:n - closest]
 
 
-def alibi_bias(n_heads, lq, lk, dtype=torch.float32):
-    """(1, H, Lq, Lk): -m_h·(i - j)."""
+def alibi_bias(n_heads, lq, lk, dtype=torch.float32, form="relative"):
+    """(1, H, Lq, Lk): -m_h·(i - j); form "key": m_h·j, as BLOOM's build_alibi_tensor
+    (slopes[..., None] * arange over the keys), the same for every query row."""
     m = torch.tensor(alibi_slopes(n_heads), dtype=dtype).view(1, n_heads, 1, 1)
+    if form == "key":
+        return m * torch.arange(lk).to(dtype).view(1, 1, 1, lk).expand(1, n_heads, lq, lk)
     rel = (torch.arange(lq)[:, None] - torch.arange(lk)[None, :]).to(dtype)
     return -(m * rel)
+
+
+def tile_scores(q, k, j0, j1, scale, bias, mask, fill):
+    """A key block's scores, as the standard pass computes them: q·kᵀ / scale (+ bias), the fill."""
+    B, _, Lq, _ = q.shape
+    Lk = k.shape[2]
+    s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
+    if bias is not None:
+        s = s + bias[:, :, :, j0:j1]
+    if mask is not None:
+        mm = torch.as_tensor(mask)
+        mm = mm.expand(B, 1, Lq, Lk) if mm.dim() == 4 else mm.expand(B, Lq, Lk).unsqueeze(1)
+        s = s.masked_fill(mm[:, :, :, j0:j1] == 0, fill)
+    return s
 
 
 def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
@@ -209,13 +226,7 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
     ms, ls, alphas, ps, accs = [], [], [], [], []
     for j0 in range(0, Lk, block_k):
         j1 = min(j0 + block_k, Lk)
-        s = torch.matmul(q, k[:, :, j0:j1].transpose(-2, -1)) / scale
-        if bias is not None:
-            s = s + bias[:, :, :, j0:j1]
-        if mask is not None:
-            mm = torch.as_tensor(mask)
-            mm = mm.expand(B, 1, Lq, Lk) if mm.dim() == 4 else mm.expand(B, Lq, Lk).unsqueeze(1)
-            s = s.masked_fill(mm[:, :, :, j0:j1] == 0, fill)
+        s = tile_scores(q, k, j0, j1, scale, bias, mask, fill)
         m_new = torch.maximum(m, s.amax(dim=-1, keepdim=True))
         ref = torch.where(torch.isneginf(m_new), torch.zeros_like(m_new), m_new)
         alpha = torch.exp(m - ref)
@@ -230,6 +241,73 @@ def flash_attention(q, k, v, scale, bias, mask, fill, block_k):
         accs.append(acc)
     return (torch.cat(ms, dim=-1), torch.cat(alphas, dim=-1), torch.cat(ps, dim=-1), torch.cat(ls, dim=-1),
             torch.cat(accs, dim=-1), acc / l)
+
+
+def flash_attention_v1(q, k, v, scale, bias, mask, fill, block_k):
+    """FlashAttention-1's forward, Algorithm 1 of Dao et al. 2022 ("FlashAttention: Fast and
+    Memory-Efficient Exact Attention with IO-Awareness"), one key block j at a time:
+        m~ = rowmax(S_j), P~ = exp(S_j − m~), l~ = rowsum(P~),
+        m_new = max(m, m~), l_new = e^(m − m_new)·l + e^(m~ − m_new)·l~,
+        O = diag(l_new)^−1 (diag(l)·e^(m − m_new)·O + e^(m~ − m_new)·P~·V_j)
+    with O = 0, l = 0, m = −inf at the start. A max at −inf is taken as 0 in the exponentials
+    (Check_inf) and a row that has seen no key yet (l_new = 0) keeps O = 0; at the end such a
+    row's output is 0/0 = NaN, as the softmax's. Returns flash_attention's six tensors, with P~
+    as the tiles' P and O after each block as acc."""
+    B, H, Lq, dk = q.shape
+    Lk = k.shape[2]
+    if k.shape[1] != H:
+        k = k.repeat_interleave(H // k.shape[1], dim=1)
+        v = v.repeat_interleave(H // v.shape[1], dim=1)
+    def finite(x):
+        return torch.where(torch.isneginf(x), torch.zeros_like(x), x)
+    m = torch.full((B, H, Lq, 1), float("-inf"))
+    l = torch.zeros(B, H, Lq, 1)
+    o = torch.zeros(B, H, Lq, v.shape[-1])
+    ms, ls, alphas, ps, os_ = [], [], [], [], []
+    for j0 in range(0, Lk, block_k):
+        j1 = min(j0 + block_k, Lk)
+        s = tile_scores(q, k, j0, j1, scale, bias, mask, fill)
+        m_t = s.amax(dim=-1, keepdim=True)
+        p_t = torch.exp(s - finite(m_t))
+        l_t = p_t.sum(dim=-1, keepdim=True)
+        m_new = torch.maximum(m, m_t)
+        alpha = torch.exp(m - finite(m_new))
+        beta = torch.exp(m_t - finite(m_new))
+        l_new = alpha * l + beta * l_t
+        o_new = (l * alpha * o + beta * torch.matmul(p_t, v[:, :, j0:j1])) / l_new
+        o = torch.where(l_new > 0, o_new, torch.zeros_like(o_new))
+        m, l = m_new, l_new
+        ms.append(m)
+        ls.append(l)
+        alphas.append(alpha)
+        ps.append(p_t)
+        os_.append(o)
+    out = torch.where(l > 0, o, o / l)
+    return (torch.cat(ms, dim=-1), torch.cat(alphas, dim=-1), torch.cat(ps, dim=-1), torch.cat(ls, dim=-1),
+            torch.cat(os_, dim=-1), out)
+
+
+def window_mask(L, W, sinks=0, convention="inclusive"):
+    """The sliding window of a lesson's model.window_convention: "inclusive" as
+    sliding_window_mask below; "flash" as FlashAttention's window_size = (W, 0) (flash_attn's
+    docstring: query i attends keys j in [i - window_size[0], i + window_size[1]]), W + 1 keys."""
+    if convention != "flash":
+        return sliding_window_mask(L, W, sinks)
+    i = torch.arange(L)[:, None]
+    j = torch.arange(L)[None, :]
+    return ((j <= i) & ((j >= i - W) | (j < sinks))).to(torch.float32)
+
+
+def zero_masked_rows(x, mask):
+    """model.masked_rows "zero": the rows of x (B, H, Lq, ·) whose keys are all masked set to 0,
+    as torch >= 2.5's _safe_softmax does for rows of -inf (FlashAttention: such a row's l is 0
+    and its output 0)."""
+    if mask is None:
+        return x
+    mm = torch.as_tensor(mask)
+    B, H, Lq = x.shape[:3]
+    mm = mm.expand(B, 1, Lq, mm.shape[-1]) if mm.dim() == 4 else mm.expand(B, Lq, mm.shape[-1]).unsqueeze(1)
+    return x.masked_fill((mm == 0).all(dim=-1, keepdim=True), 0.0)
 
 
 def sliding_window_mask(L, W, sinks=0):
@@ -278,6 +356,9 @@ class MultiHeadAttention(nn.Module):
         self.softcap = softcap
         self.w_gate = nn.Linear(d_model, n_heads * self.d_v, bias=qkv_bias) if attn_gate else None
         self.window = window        # > 0: this layer's own mask, the causal one within the last W keys
+        # the conventions (model.window_convention, masked_rows, alibi_form), their defaults
+        self.window_conv, self.masked_rows, self.alibi_form, self.flash_acc = "inclusive", "softmax", "relative", "fa2"
+        self.stream_pos = "text"
         self.trace = {}
 
     def softmax(self, s):
@@ -302,7 +383,7 @@ class MultiHeadAttention(nn.Module):
             # Gemma 2's sliding layers: the causal mask and i − W < j (transformers' sliding_window_mask)
             m = torch.as_tensor(mask).expand(B, 1, Lq, Lk) if torch.as_tensor(mask).dim() == 4 \
                 else torch.as_tensor(mask).expand(B, Lq, Lk).unsqueeze(1)
-            mask = m * sliding_window_mask(Lq, self.window)
+            mask = m * window_mask(Lq, self.window, 0, self.window_conv)
             tr["window_mask"] = mask[:, 0].to(torch.float32)
         q = self.w_q(query)
         k = self.w_k(key)
@@ -337,7 +418,7 @@ class MultiHeadAttention(nn.Module):
         Lk, H = key.size(1), self.n_heads
         scores = torch.matmul(q, k.transpose(-2, -1)) / self.scale
         if self.alibi:
-            bias = alibi_bias(H, Lq, Lk, scores.dtype)
+            bias = alibi_bias(H, Lq, Lk, scores.dtype, self.alibi_form)
             tr["position_bias"] = bias
             scores = scores + bias
         tr["scores"] = scores
@@ -353,13 +434,17 @@ class MultiHeadAttention(nn.Module):
         tr["masked_scores"] = scores
 
         attn = self.softmax(scores)
+        if self.masked_rows == "zero":
+            attn = zero_masked_rows(attn, mask)
         tr["attn"] = attn
         x = torch.matmul(attn, v)                          # (B, H, Lq, d_v)
         tr["head_out"] = x
         if self.flash is not None:
             (tr["flash_max"], tr["flash_scale"], tr["flash_p"], tr["flash_sum"], tr["flash_acc"],
-             tr["flash_out"]) = flash_attention(
+             tr["flash_out"]) = (flash_attention_v1 if self.flash_acc == "fa1" else flash_attention)(
                 q, k, v, self.scale, tr.get("position_bias"), mask, self.mask_fill, self.flash[1])
+            if self.masked_rows == "zero":
+                tr["flash_out"] = zero_masked_rows(tr["flash_out"], mask)
         x = x.transpose(1, 2).contiguous().view(B, Lq, H * self.d_v)
         tr["concat"] = x
         if self.w_gate is not None:
@@ -370,8 +455,46 @@ class MultiHeadAttention(nn.Module):
         tr["output"] = out
         if self.decode:
             (tr["cache_k"], tr["cache_v"], tr["decode_scores"], tr["decode_attn"],
-             tr["decode_output"]) = self.generate(query, mask)
+             tr["decode_output"]) = (self.generate_pos_shift if self.stream_pos == "cache" and self.rope is not None
+                                     else self.generate)(query, mask)
         return out
+
+    def generate_pos_shift(self, x, mask):
+        """Decoding with StreamingLLM's positions (Xiao et al. 2023; mit-han-lab/streaming-llm's
+        pos_shift/modify_llama.py with kv_cache.py's StartRecentKVCache), written from that code:
+        the cache holds each key as projected, before RoPE; at step t the cache keeps the keys the
+        lesson's mask keeps (the start tokens, then the recent window), all of them are rotated to
+        their index in the cache (its key_position_ids, arange of the cache's length) and the
+        query to the index the new token takes (the position Hugging Face gives it: the length of
+        the cache before it). Returns generate's five tensors, cache_k before RoPE."""
+        B, L, _ = x.shape
+        H, Hkv, dk, dv = self.n_heads, self.n_kv_heads, self.d_k, self.d_v
+        theta, style = self.rope[:2]
+        rot_d = self.rope[2] if len(self.rope) > 2 else None
+        scaling = self.rope[3] if len(self.rope) > 3 else None
+        q_all = self.w_q(x).view(B, L, H, dk).transpose(1, 2)               # (B, H, L, dk), no RoPE yet
+        cache_k = self.w_k(x).view(B, L, Hkv, dk).transpose(1, 2)
+        cache_v = self.w_v(x).view(B, L, Hkv, dv).transpose(1, 2)
+        mm = None if mask is None else (torch.as_tensor(mask).expand(B, 1, L, L) if torch.as_tensor(mask).dim() == 4
+                                        else torch.as_tensor(mask).expand(B, L, L).unsqueeze(1))
+        step_s = torch.full((B, H, L, L), self.mask_fill)
+        step_a = torch.zeros(B, H, L, L)
+        outs = torch.zeros(B, L, H * dv)
+        for b in range(B):
+            for t in range(L):
+                keep = [j for j in range(t + 1) if mm is None or mm[b, 0, t, j] != 0]
+                n = len(keep)
+                kk = apply_rope(cache_k[b:b + 1, :, keep], theta, style, rot_d, torch.arange(n).view(1, n), scaling)
+                qq = apply_rope(q_all[b:b + 1, :, t:t + 1], theta, style, rot_d, torch.tensor([[n - 1]]), scaling)
+                kk = kk.repeat_interleave(H // Hkv, dim=1)
+                vv = cache_v[b:b + 1, :, keep].repeat_interleave(H // Hkv, dim=1)
+                s = torch.matmul(qq, kk.transpose(-2, -1)) / self.scale         # (1, H, 1, n)
+                a = self.softmax(s)
+                step_s[b, :, t, :t + 1] = self.mask_fill
+                step_s[b, :, t, keep] = s[0, :, 0]
+                step_a[b, :, t, keep] = a[0, :, 0]
+                outs[b, t] = torch.matmul(a, vv)[0, :, 0].reshape(H * dv)
+        return cache_k, cache_v, step_s, step_a, self.w_o(outs)
 
     def generate(self, x, mask):
         """Token by token with a K/V cache, as a decoder generates (Hugging Face's
@@ -695,9 +818,12 @@ def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=Tru
                ffn_hidden=0, per_head=False, n_kv_heads=None, rope=None, alibi=False, flash=None,
                decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False,
                qk_norm=False, softcap=0.0, attn_gate=False, window=0, q_lora_rank=0, kv_lora_rank=0,
-               qk_rope_head_dim=0, index=None):
+               qk_rope_head_dim=0, index=None, window_conv="inclusive", masked_rows="softmax", alibi_form="relative",
+               flash_acc="fa2", stream_pos="text"):
+    conventions = (window_conv, masked_rows, alibi_form, flash_acc, stream_pos)
     modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks \
-        or qk_norm or softcap or attn_gate or window or index
+        or qk_norm or softcap or attn_gate or window or index \
+        or conventions != ("inclusive", "softmax", "relative", "fa2", "text")
     if kv_lora_rank:                       # DeepSeek's multi-head latent attention (torch_mla.py)
         from torch_mla import MLAttention
         attn = MLAttention(d_model, n_heads, d_k, d_v, q_lora_rank, kv_lora_rank, qk_rope_head_dim, norm_eps,
@@ -712,6 +838,8 @@ def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=Tru
     if index:                              # DeepSeek sparse attention: (heads, head_dim, top-k)
         from torch_mla import LightningIndexer
         attn.index = LightningIndexer(d_model, *index)
+    if not isinstance(attn, PerHeadMultiHeadAttention):
+        attn.window_conv, attn.masked_rows, attn.alibi_form, attn.flash_acc, attn.stream_pos = conventions
     return AttentionBlock(attn, d_model, residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation,
                           ffn_bias)
 

@@ -86,10 +86,17 @@ bad 1 'model.flash: an ablation changes head_out' --compare ablate:h0 --describe
 bad 1 '--compare text:ab c: input.text' --compare 'text:ab c' --dump $I
 bad 2 '--compare: "swap:1": expected set:KEY=VALUE' --compare swap:1 --dump $I
 bad 2 '--compare goes with --dump, --describe and --export' --compare set:mask=causal --quiz $I
-bad 2 '--experiment: expected ablation, ablation-mean, logit-lens or logit-attribution' --experiment lens $I
+bad 2 '--experiment: expected ablation, ablation-mean, logit-lens, logit-attribution or patching' --experiment lens $I
 bad 1 'the logit lens reads the residual stream through the unembedding: a language model' --experiment logit-lens lessons/arange-2x4x4.json
 bad 1 'ranks heads by the next-token loss' --experiment ablation lessons/arange-2x4x4.json
 bad 1 'direct logit attribution follows each head' --experiment logit-attribution tests/ref/backward/post-norm-relu-learned.lesson.json
+# activation patching's bad input: texts of different lengths, a character outside the vocab, no --corrupt
+bad 1 '--corrupt: "qkdmb" is 5 tokens, the lesson'"'"'s text 12: patching needs texts of one length' --experiment patching --corrupt qkdmb $I
+bad 1 '--corrupt: input.text: character 12, "!", is not in the vocab' --experiment patching --corrupt 'qkdmbxakdmb!' $I
+bad 2 '--experiment patching needs --corrupt TEXT' --experiment patching $I
+bad 2 '--corrupt goes with --experiment patching' --experiment ablation --corrupt qkdmbxakdmbx $I
+# a convention's bad value
+bad 1 'model.window_convention=w: expected "inclusive" or "flash"' --compare set:model.window_convention=w --dump $I
 
 [ "$fails" = 0 ] && echo "compare: ok"
 exit $((fails > 0))

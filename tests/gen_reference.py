@@ -60,7 +60,8 @@ def _lessons_module(name):
 _lessons_module("torch_modules")
 _lessons_module("lesson_torch")
 from torch_modules import (STAGES, BlockStack, LanguageModel, PerHeadMultiHeadAttention, block_output,  # noqa: E402
-                           init_block, init_lm, make_block, mask_json, sliding_window_mask, tensor_json)
+                           init_block, init_lm, make_block, mask_json, sliding_window_mask, tensor_json,
+                           window_mask)
 from lesson_torch import LM_MODEL_KEYS, lesson_module, lm_tail, resolve_lesson, run_lesson, tokenize  # noqa: E402
 
 
@@ -494,6 +495,50 @@ VARIANT_ROWS = [
                              flash=(3, 2)),
          model={"d_model": 6, "n_heads": 3, "qkv_bias": False, "out_bias": False, "qk_norm": True, "attn_gate": True,
                 "flash": {"block_q": 3, "block_k": 2}}, qk_gamma=True, x=(1, 7, 6), mask="causal"),
+    # the conventions (issue 41), each off its default: FlashAttention's window of W + 1 keys
+    # (window_size = (W, 0)) with a StreamingLLM sink; fully masked rows as zeros (SDPA >= 2.5,
+    # FlashAttention), also in the tiles; torch.finfo(float32).min as the fill; BLOOM's ALiBi m·j
+    dict(name="conv-window-flash", title="Conventions: a window of W + 1 keys (FlashAttention's), W 2, a sink",
+         seed=95, block=dict(d_model=8, n_heads=2, mask_fill=NEG_INF, rope=(10000.0, "half"), window_conv="flash"),
+         model={"d_model": 8, "n_heads": 2, "mask_fill": "-inf", "rope": {"style": "half"},
+                "window_convention": "flash"}, x=(1, 7, 8), mask={"sliding_window": 2, "sink_tokens": 1}),
+    dict(name="conv-masked-rows-zero", title="Conventions: a fully masked row as zeros (SDPA >= 2.5), -inf",
+         seed=96, block=dict(d_model=4, n_heads=2, mask_fill=NEG_INF, masked_rows="zero"),
+         model={"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "masked_rows": "zero"}, x=(2, 4, 4),
+         mask={"tensor": [[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]]}),
+    dict(name="conv-masked-rows-zero-flash", title="Conventions: fully masked rows as zeros in FlashAttention's tiles",
+         seed=97, block=dict(d_model=4, n_heads=2, mask_fill=NEG_INF, alibi=True, flash=(2, 2), masked_rows="zero"),
+         model={"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "alibi": True, "masked_rows": "zero",
+                "flash": {"block_q": 2, "block_k": 2}},
+         x=(1, 5, 4), mask={"tensor": [[1, 0, 0, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [0, 0, 0, 0, 0],
+                                       [1, 1, 1, 1, 1]]}),
+    dict(name="conv-fill-finfo-min", title="Conventions: torch.finfo(float32).min as the fill, a fully masked row",
+         seed=98, block=dict(d_model=4, n_heads=2, mask_fill=float(torch.finfo(torch.float32).min)),
+         model={"d_model": 4, "n_heads": 2, "mask_fill": float(torch.finfo(torch.float32).min)}, x=(2, 4, 4),
+         mask={"tensor": [[1, 1, 0, 1], [0, 0, 0, 0], [1, 0, 1, 1], [1, 1, 1, 0]]}),
+    # FlashAttention-1's accumulator (Algorithm 1 of the paper): causal over 7 keys in blocks of 3, and
+    # a sliding window with -inf where whole blocks are masked, a fully masked row (NaN, as FA2)
+    dict(name="conv-flash-fa1", title="Conventions: FlashAttention-1's accumulator, tiles 2×3, causal", seed=101,
+         block=dict(d_model=8, n_heads=2, flash=(2, 3), flash_acc="fa1"),
+         model={"d_model": 8, "n_heads": 2, "flash": {"block_q": 2, "block_k": 3}, "flash_accumulator": "fa1"},
+         x=(2, 7, 8), mask="causal"),
+    dict(name="conv-flash-fa1-masked", title="Conventions: FlashAttention-1's accumulator, whole blocks masked with -inf",
+         seed=102, block=dict(d_model=4, n_heads=2, mask_fill=NEG_INF, alibi=True, flash=(1, 2), flash_acc="fa1"),
+         model={"d_model": 4, "n_heads": 2, "mask_fill": "-inf", "alibi": True, "flash_accumulator": "fa1",
+                "flash": {"block_q": 1, "block_k": 2}},
+         x=(1, 5, 4), mask={"tensor": [[0, 0, 1, 0, 0], [0, 0, 0, 0, 0], [1, 1, 1, 0, 0], [0, 0, 0, 0, 1],
+                                       [1, 1, 1, 1, 1]]}),
+    # StreamingLLM's positions within the cache (its pos_shift): the decoding of streaming-sinks-decode
+    dict(name="conv-streaming-cache-positions",
+         title="Conventions: StreamingLLM's positions within the cache (pos_shift), a window of 3, 2 sinks", seed=103,
+         block=dict(d_model=8, n_heads=2, n_kv_heads=1, rope=(10000.0, "half"), decode=True, mask_fill=NEG_INF,
+                    stream_pos="cache"),
+         model={"d_model": 8, "n_heads": 2, "n_kv_heads": 1, "mask_fill": "-inf", "rope": {"style": "half"},
+                "decode": True, "streaming_positions": "cache"}, x=(2, 9, 8), mask={"sliding_window": 3, "sink_tokens": 2}),
+    dict(name="conv-alibi-key", title="Conventions: ALiBi as m·j (BLOOM's), 4 heads, causal", seed=99,
+         block=dict(d_model=8, n_heads=4, alibi=True, alibi_form="key"),
+         model={"d_model": 8, "n_heads": 4, "alibi": True, "alibi_form": "key"}, x=(2, 6, 8), mask="causal"),
+    "conv-local-global-window-flash",
     "stack-3-local-global",
     "mla-q-lora-3-heads", "mla-dsa-prenorm", "dsa-gqa-padding", "stack-2-mla-dsa",
     "stack-2-post", "stack-3-prenorm-rope-gqa-decode", "stack-2-flash-alibi-layers",
@@ -550,7 +595,8 @@ def variant_from_row(row):
     elif isinstance(spec, dict) and "key_padding" in spec:
         mask, mask_lesson = key_padding_mask(spec["key_padding"], Lk), spec
     elif isinstance(spec, dict) and "sliding_window" in spec:
-        mask, mask_lesson = sliding_window_mask(Lq, spec["sliding_window"], spec.get("sink_tokens", 0)), spec
+        mask, mask_lesson = window_mask(Lq, spec["sliding_window"], spec.get("sink_tokens", 0),
+                                        row["block"].get("window_conv", "inclusive")), spec
     elif spec is not None:
         mask = torch.tensor(spec["tensor"])
         mask = mask.view(*spec["view"]) if "view" in spec else mask
@@ -696,6 +742,21 @@ def variant_stack_3_local_global():
                     "layer_types": types, "sliding_window": 2, "rope_local_base_freq": 10},
                    BlockStack(blocks), x, mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal",
                    weights={"init": {"seed": 95}})
+
+
+def variant_conv_local_global_window_flash():
+    """A sliding layer's own window of W + 1 keys (model.window_convention "flash"), then a full one."""
+    torch.manual_seed(100)
+    types = ["sliding_attention", "full_attention"]
+    blocks = [init_block(make_block(8, 2, residual_norm=True, norm_first=True, window=2 if l == 0 else 0,
+                                    mask_fill=NEG_INF, window_conv="flash"), 100, l) for l in range(2)]
+    x = torch.randn(1, 6, 8)
+    return Variant("conv-local-global-window-flash",
+                   "Conventions: a sliding layer's window of W + 1 keys (FlashAttention's), W 2, then a full layer",
+                   {"d_model": 8, "n_heads": 2, "n_layers": 2, "mask_fill": "-inf", "residual_norm": True,
+                    "norm_first": True, "layer_types": types, "sliding_window": 2, "window_convention": "flash"},
+                   BlockStack(blocks), x, mask=torch.tril(torch.ones(6, 6)), mask_lesson="causal",
+                   weights={"init": {"seed": 100}})
 
 
 # Language models (a vocab): token ids -> embedding (+ positions) -> the layers -> final
@@ -860,7 +921,8 @@ def variant_stack_2_mla_dsa():
 VARIANT_CODE = {"arange-2x4x4": variant_arange_2x4x4, "causal-bottom-right": variant_causal_bottom_right, "prenorm-gelu-layernorm": variant_prenorm_gelu_layernorm, "stack-2-post": variant_stack_2_post, "stack-3-prenorm-rope-gqa-decode": variant_stack_3_prenorm_rope_gqa_decode, "stack-2-flash-alibi-layers": variant_stack_2_flash_alibi_layers, "lm-char-2-layer": variant_lm_char_2_layer, "lm-word-sinusoidal-tied": variant_lm_word_sinusoidal_tied, "lm-rope-attn-only": variant_lm_rope_attn_only,
                 "stack-3-local-global": variant_stack_3_local_global,
                 "mla-q-lora-3-heads": variant_mla_q_lora_3_heads, "mla-dsa-prenorm": variant_mla_dsa_prenorm,
-                "dsa-gqa-padding": variant_dsa_gqa_padding, "stack-2-mla-dsa": variant_stack_2_mla_dsa}
+                "dsa-gqa-padding": variant_dsa_gqa_padding, "stack-2-mla-dsa": variant_stack_2_mla_dsa,
+                "conv-local-global-window-flash": variant_conv_local_global_window_flash}
 
 
 def variants():

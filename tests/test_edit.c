@@ -641,7 +641,7 @@ static void test_bad_edits(void **state)
         {CLASSIC, "mask.key_padding[0]=1.5", "key length from 0 to 4"},
         {CLASSIC, "model.scale=0", "positive"},
         {CLASSIC, "model.scale=-inf", "positive"},
-        {CLASSIC, "model.mask_fill=inf", "float32 number or -inf"},
+        {CLASSIC, "model.mask_fill=inf", "float32 number, -inf or finfo_min"},
         {CLASSIC, "model.norm_eps=0", "positive"},
         {CLASSIC, "model.d_model=8", "sizes cannot change"},
         {CLASSIC, "model.scale[0]=1", "takes no index"},

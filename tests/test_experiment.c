@@ -145,6 +145,92 @@ static int check_dla(const Lesson *ls, const Trace *tr, const cJSON *want, RefWo
     return bad;
 }
 
+// Activation patching against PyTorch hooks (tests/ref/patching/, tests/gen_patching.py): the clean
+// prediction, its probability clean and corrupted, and the share each patch brings back (residual
+// after each layer, each head's output, at each position), within 1e-4 + 1e-3·|torch| (a ratio of
+// probabilities' differences)
+static void test_patching_against_torch(void **state)
+{
+    (void)state;
+    glob_t g;
+    assert_int_equal(glob("tests/ref/patching/*.json", 0, NULL, &g), 0);
+    assert_true(g.gl_pathc >= 2);
+    double worst = 0.0;
+    for (size_t f = 0; f < g.gl_pathc; f++) {
+        cJSON *ref = ref_read_json(g.gl_pathv[f]);
+        const char *path = cJSON_GetObjectItem(ref, "lesson")->valuestring;
+        char err[LESSON_ERR_MAX + 200];
+        Session *clean = session_open(path, NULL, err, sizeof err);
+        if (!clean) fail_msg("%s", err);
+        SessionEdits ed = {0};
+        ed.text = cJSON_GetObjectItem(ref, "corrupt")->valuestring;
+        Session *corrupt = session_open(path, &ed, err, sizeof err);
+        if (!corrupt) fail_msg("%s", err);
+        Patching p;
+        if (!experiment_patching(&clean->lesson, &corrupt->lesson, &p, path, err, sizeof err)) fail_msg("%s", err);
+        assert_int_equal(p.token, cJSON_GetObjectItem(ref, "token")->valueint);
+        assert_float_equal(p.p_clean, cJSON_GetObjectItem(ref, "p_clean")->valuedouble, 1e-5);
+        assert_float_equal(p.p_corrupt, cJSON_GetObjectItem(ref, "p_corrupt")->valuedouble, 1e-5);
+        const char *grids[] = {"residual", "heads"};
+        for (int k = 0; k < 2; k++) {
+            const cJSON *rows = cJSON_GetObjectItem(ref, grids[k]), *row;
+            const float *got = k ? p.heads : p.residual;
+            assert_int_equal(cJSON_GetArraySize(rows), k ? p.n_layers * p.n_heads : p.n_layers);
+            int r = 0;
+            cJSON_ArrayForEach(row, rows)
+            {
+                assert_int_equal(cJSON_GetArraySize(row), p.len);
+                for (int i = 0; i < p.len; i++) {
+                    const double want = cJSON_GetArrayItem(row, i)->valuedouble, d = fabs((double)got[r * p.len + i] - want);
+                    if (!(d <= 1e-4 + 1e-3 * fabs(want)))
+                        fail_msg("%s: %s row %d position %d: %.9g, torch %.9g", path, grids[k], r, i,
+                                 (double)got[r * p.len + i], want);
+                    if (d > worst) worst = d;
+                }
+                r++;
+            }
+        }
+        patching_free(&p);
+        session_destroy(corrupt), session_destroy(clean);
+        cJSON_Delete(ref);
+    }
+    print_message("patching: %zu lessons, worst |C − torch| %.3g\n", g.gl_pathc, worst);
+    globfree(&g);
+}
+
+// Patching's bad input: a position outside the text, a head that does not exist, texts of
+// different token lengths — one line each
+static void test_patching_bad_input(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX + 200];
+    Session *clean = session_open("lessons/induction-heads.json", NULL, err, sizeof err);
+    if (!clean) fail_msg("%s", err);
+    SessionEdits ed = {0};
+    ed.text = "qkdmb";
+    Session *shorter = session_open("lessons/induction-heads.json", &ed, err, sizeof err);
+    if (!shorter) fail_msg("%s", err);
+    Patching p;
+    assert_false(experiment_patching(&clean->lesson, &shorter->lesson, &p, "--experiment patching", err, sizeof err));
+    assert_non_null(strstr(err, "5 tokens, the clean text 12"));
+    Trace tr;
+    const int L = clean->lesson.len_q;
+    assert_false(experiment_patch_run(&clean->lesson, &clean->trace, PATCH_RESIDUAL, 0, 0, L, &tr, "patch", err, sizeof err));
+    assert_non_null(strstr(err, "position 12 is outside the text (positions 0 … 11)"));
+    assert_false(experiment_patch_run(&clean->lesson, &clean->trace, PATCH_RESIDUAL, 0, 0, -1, &tr, "patch", err, sizeof err));
+    assert_false(experiment_patch_run(&clean->lesson, &clean->trace, PATCH_HEAD, 1, 2, 0, &tr, "patch", err, sizeof err));
+    assert_non_null(strstr(err, "no such head"));
+    assert_false(experiment_patch_run(&shorter->lesson, &clean->trace, PATCH_RESIDUAL, 0, 0, 0, &tr, "patch", err, sizeof err));
+    assert_non_null(strstr(err, "texts of one length"));
+    assert_null(strchr(err, '\n'));
+    // a patch of the clean run into itself changes nothing
+    assert_true(experiment_patch_run(&clean->lesson, &clean->trace, PATCH_HEAD, 1, 1, 11, &tr, "patch", err, sizeof err));
+    const Stage *a = trace_get(&clean->trace, "probs"), *b = trace_get(&tr, "probs");
+    assert_memory_equal(a->t.data, b->t.data, a->t.size * sizeof(float));
+    trace_free(&tr);
+    session_destroy(shorter), session_destroy(clean);
+}
+
 static void test_against_torch(void **state)
 {
     (void)state;
@@ -317,6 +403,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_against_torch),
+        cmocka_unit_test(test_patching_against_torch),
+        cmocka_unit_test(test_patching_bad_input),
         cmocka_unit_test(test_induction_ranking),
         cmocka_unit_test(test_compare),
     };

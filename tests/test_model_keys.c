@@ -224,6 +224,11 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_TEMPERATURE] = LM_LESSON(", \"temperature\": 2.5"),
     [MK_TOP_K] = LM_LESSON(", \"top_k\": 2"),
     [MK_TOP_P] = LM_LESSON(", \"top_p\": 0.9"),
+    [MK_WINDOW_CONVENTION] = PLAIN_LESSON(", \"window_convention\": \"flash\""),
+    [MK_MASKED_ROWS] = PLAIN_LESSON(", \"masked_rows\": \"zero\""),
+    [MK_ALIBI_FORM] = PLAIN_LESSON(", \"alibi\": true, \"alibi_form\": \"key\""),
+    [MK_STREAMING_POSITIONS] = PLAIN_LESSON(", \"streaming_positions\": \"cache\""),
+    [MK_FLASH_ACCUMULATOR] = PLAIN_LESSON(", \"flash\": {\"block_q\": 2, \"block_k\": 2}, \"flash_accumulator\": \"fa1\""),
 };
 
 static bool field_is_default(const Lesson *ls, int k)
@@ -350,15 +355,25 @@ static void test_editable_keys(void **state)
         char err[EDIT_ERR_MAX], arg[64];
         assert_true(lesson_parse(&ls, "mem.json", json, strlen(json), err, sizeof err));
         Edit e;
-        const float val = MODEL_KEYS[k].type == MK_INT ? 3.0f : 0.5f; // (an INT key's: whole)
-        snprintf(arg, sizeof arg, "model.%s=%g", MODEL_KEYS[k].name, (double)val);
+        const bool en = MODEL_KEYS[k].type == MK_ENUM; // (a convention's: its second name)
+        const float val = MODEL_KEYS[k].type == MK_INT ? 3.0f : en ? 1.0f : 0.5f; // (an INT key's: whole)
+        if (en)
+            snprintf(arg, sizeof arg, "model.%s=%s", MODEL_KEYS[k].name, attn_names_name(model_key_names(k), 1));
+        else
+            snprintf(arg, sizeof arg, "model.%s=%g", MODEL_KEYS[k].name, (double)val);
         if (!edit_parse(&ls, arg, &e, err, sizeof err)) fail_msg("%s", err);
         assert_int_equal(edit_model_key(e.kind), k);
         assert_string_equal(e.text, arg);
         assert_true(edit_apply(&ls, &e, err, sizeof err));
         assert_true(model_key_get(&ls.cfg, k) == val);
         assert_true(edit_is_noop(&ls, &e));
-        if (MODEL_KEYS[k].lo > -INFINITY) { // below the range: refused by --set and by the reader
+        if (en) { // a number, or a name it does not have: refused by --set and by the reader
+            snprintf(arg, sizeof arg, "model.%s=1", MODEL_KEYS[k].name);
+            assert_false(edit_parse(&ls, arg, &e, err, sizeof err));
+            snprintf(arg, sizeof arg, "model.%s=both", MODEL_KEYS[k].name);
+            assert_false(edit_parse(&ls, arg, &e, err, sizeof err));
+            if (!strstr(err, model_key_edit_expect(k))) fail_msg("%s", err);
+        } else if (MODEL_KEYS[k].lo > -INFINITY) { // below the range: refused by --set and by the reader
             snprintf(arg, sizeof arg, "model.%s=%g", MODEL_KEYS[k].name, (double)MODEL_KEYS[k].lo / 2.0 - 1.0);
             assert_false(edit_parse(&ls, arg, &e, err, sizeof err));
             char bad[600], model[80];

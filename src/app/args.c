@@ -42,17 +42,23 @@ void args_usage(FILE *f)
           "                                          the frame, the formula, the narration and the shapes;\n"
           "                                          --worksheet: the study questions, the results' cells\n"
           "                                          empty, the answers on the last page\n"
-          "       attnviz --compare SPEC --dump|--describe|--export DIR LESSON\n"
+          ,
+          f);
+    fputs("       attnviz --compare SPEC --dump|--describe|--export DIR LESSON\n"
           "                                          A (the LESSON) against B, A changed by SPEC: set:KEY=VALUE,\n"
           "                                          lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH (a head's\n"
           "                                          output zeroed) or ablate-mean:lL.hH; Δ = B − A stage by stage,\n"
           "                                          which stages are identical (--dump: the Δ tensors; --export:\n"
           "                                          a frame a stage of its result in A, in B and Δ)\n"
           "       attnviz --experiment ablation|ablation-mean|logit-lens|logit-attribution LESSON\n"
+          "       attnviz --experiment patching --corrupt TEXT LESSON\n"
           "                                          a language model's experiment as JSON: every head ranked by\n"
           "                                          the loss change when ablated; the logit lens (each layer's\n"
           "                                          residual through the final norm and unembedding); each head's\n"
-          "                                          direct contribution to the next token's logit\n"
+          "                                          direct contribution to the next token's logit; activation\n"
+          "                                          patching: TEXT (as long as the lesson's) run with each\n"
+          "                                          layer's residual, and each head's output, at each position\n"
+          "                                          taken from the lesson's text: how much of its prediction returns\n"
           "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
@@ -170,7 +176,7 @@ static int default_lang(void)
 enum {
     O_CHECK = 256, O_DUMP, O_PRINT, O_DESCRIBE, O_QUIZ, O_HANDOUT, O_EXPORT, O_ICON, O_VERSION, O_HELP,
     O_PAPER, O_SEED, O_SET, O_SAVE, O_FONT, O_LANG, O_SIZE, O_LESSONS, O_FULLSCREEN, O_STUDY, O_PRESENTER,
-    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_STEP, O_TRAIN, O_COMPARE, O_EXPERIMENT, O_END
+    O_PROJECTOR, O_FORMAT, O_ANIMATE, O_FPS, O_STAGE, O_BATCH, O_HEAD, O_HOLD, O_SPLIT, O_WORKSHEET, O_LOOP, O_TEXT, O_MODEL_VIEW, O_HEAD_VIEW, O_CHECKPOINT, O_BACKWARD, O_STEP, O_TRAIN, O_COMPARE, O_EXPERIMENT, O_CORRUPT, O_END
 };
 
 static const struct option LONG[] = {
@@ -181,6 +187,7 @@ static const struct option LONG[] = {
     {"version", no_argument, NULL, O_VERSION},     {"help", no_argument, NULL, O_HELP},
     {"paper", required_argument, NULL, O_PAPER},   {"seed", required_argument, NULL, O_SEED},
     {"compare", required_argument, NULL, O_COMPARE}, {"experiment", required_argument, NULL, O_EXPERIMENT},
+    {"corrupt", required_argument, NULL, O_CORRUPT},
     {"set", required_argument, NULL, O_SET},       {"save", required_argument, NULL, O_SAVE},
     {"font", required_argument, NULL, O_FONT},     {"lang", required_argument, NULL, O_LANG},
     {"size", required_argument, NULL, O_SIZE},     {"lessons", required_argument, NULL, O_LESSONS},
@@ -209,7 +216,8 @@ static const char *needs(int id)
     case O_SEED: return "a whole number";
     case O_SET: return "KEY=VALUE";
     case O_COMPARE: return "a SPEC: set:KEY=VALUE, lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH or ablate-mean:lL.hH";
-    case O_EXPERIMENT: return "ablation, ablation-mean, logit-lens or logit-attribution";
+    case O_EXPERIMENT: return "ablation, ablation-mean, logit-lens, logit-attribution or patching";
+    case O_CORRUPT: return "a TEXT (the corrupted run of --experiment patching)";
     case O_TEXT: return "a text";
     case O_CHECKPOINT: return "a checkpoint number";
     case O_STEP: return "an optimizer: sgd or adamw[:lr=X,steps=N,…]";
@@ -296,12 +304,14 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
         return 0;
     }
     case O_EXPERIMENT:
-        if (strcmp(v, "ablation") && strcmp(v, "ablation-mean") && strcmp(v, "logit-lens") && strcmp(v, "logit-attribution"))
-            return usage_error(err, "--experiment: expected ablation, ablation-mean, logit-lens or logit-attribution, got "
-                                    "\"%s\"", v);
+        if (strcmp(v, "ablation") && strcmp(v, "ablation-mean") && strcmp(v, "logit-lens") && strcmp(v, "logit-attribution") &&
+            strcmp(v, "patching"))
+            return usage_error(err, "--experiment: expected ablation, ablation-mean, logit-lens, logit-attribution or "
+                                    "patching, got \"%s\"", v);
         a->experiment = v;
         return set_command(a, CMD_EXPERIMENT, id, err);
     case O_TEXT: a->edits.text = v; return 0;
+    case O_CORRUPT: a->corrupt = v; return 0;
     case O_CHECKPOINT:
         if (!parse_int(v, 0, LESSON_MAX_CHECKPOINTS - 1, &a->edits.checkpoint))
             return usage_error(err, "--checkpoint: expected a whole number from 0 to %d", LESSON_MAX_CHECKPOINTS - 1);
@@ -435,7 +445,10 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
         return usage_error(err, "--compare compares every stage of A and B: no --backward, --step, --save, --model-view, "
                                 "--head-view, --presenter, --projector or --loop (--batch and --head: with --export)");
     if (c == CMD_EXPERIMENT && (SEEN(O_SAVE) || SEEN(O_STEP) || SEEN(O_STAGE) || slice || window_only || export_only))
-        return usage_error(err, "--experiment takes only --set, --text, --checkpoint and --lang");
+        return usage_error(err, "--experiment takes only --set, --text, --checkpoint, --corrupt and --lang");
+    if (SEEN(O_CORRUPT) != (c == CMD_EXPERIMENT && strcmp(a->experiment, "patching") == 0))
+        return usage_error(err, SEEN(O_CORRUPT) ? "--corrupt goes with --experiment patching"
+                                                : "--experiment patching needs --corrupt TEXT (the corrupted text)");
     if (SEEN(O_BACKWARD) && c != CMD_DUMP && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE && c != CMD_QUIZ &&
         c != CMD_HANDOUT)
         return usage_error(err, "--backward goes with --dump, the window, --export, --describe, --quiz and --handout");

@@ -29,7 +29,8 @@ typedef struct Args {
     ExportOptions ex;            // --format, --animate, --fps, --stage, --batch, --head
     const char *export_dir, *handout_path, *icon_path, *print_stage, *save_path;
     const char *compare;       // --compare SPEC (compare.h): B, with --dump, --describe
-    const char *experiment;    // --experiment NAME: ablation, ablation-mean or logit-lens
+    const char *experiment;    // --experiment NAME: ablation, ablation-mean, logit-lens, logit-attribution, patching
+    const char *corrupt;       // --corrupt TEXT: patching's corrupted text
     Paper paper;
     bool worksheet;            // --handout … --worksheet
     bool backward;             // --dump --backward: the loss and the gradients too

@@ -78,6 +78,7 @@ int cli_compare(const char *path, const struct SessionEdits *ed, const char *spe
 // --experiment ablation|ablation-mean|logit-lens (experiment.h) as JSON, with a "summary" of the
 // numbers in words in lang. Exit 1 with one line for a lesson it does not apply to (not a language
 // model, flash or decoding for an ablation).
-int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, int lang, FILE *out, FILE *err);
+int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, const char *corrupt, int lang,
+                   FILE *out, FILE *err);
 
 #endif

@@ -246,7 +246,67 @@ static int dla_json(const Session *s, Lang lang, FILE *out, char *msg, size_t n)
     return 0;
 }
 
-int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, int lang, FILE *out, FILE *err)
+// Activation patching said in words: the clean prediction, and where patching brings back most of it.
+static void patching_summary(FILE *out, const Session *s, const Patching *p, Lang lang)
+{
+    int br = 0, bh = 0;
+    for (int k = 1; k < p->n_layers * p->len; k++) br = p->residual[k] > p->residual[br] ? k : br;
+    for (int k = 1; k < p->n_layers * p->n_heads * p->len; k++) bh = p->heads[k] > p->heads[bh] ? k : bh;
+    char tok[64], pc[32], px[32], l1[16], i1[16], r1[32], h2[32], i2[16], r2[32];
+    snprintf(tok, sizeof tok, "%s", s->lesson.vocab[p->token]);
+    snprintf(pc, sizeof pc, "%.3f", (double)p->p_clean), snprintf(px, sizeof px, "%.3f", (double)p->p_corrupt);
+    snprintf(l1, sizeof l1, "%d", br / p->len), snprintf(i1, sizeof i1, "%d", br % p->len);
+    snprintf(r1, sizeof r1, "%.2f", (double)p->residual[br]);
+    HeadEffect e = {bh / p->len / p->n_heads, bh / p->len % p->n_heads, 0, 0};
+    head_name(&s->trace, &e, h2, sizeof h2);
+    snprintf(i2, sizeof i2, "%d", bh % p->len), snprintf(r2, sizeof r2, "%.2f", (double)p->heads[bh]);
+    const char *args[] = {tok, pc, px, l1, i1, r1, h2, i2, r2};
+    write_summary(out, lang, "exp.patching", 9, args);
+}
+
+static int patching_json(const Session *s, const struct SessionEdits *ed, const char *corrupt, Lang lang, FILE *out,
+                         char *msg, size_t n)
+{
+    struct SessionEdits ec = *ed;
+    ec.text = corrupt;
+    char m2[LESSON_ERR_MAX + 200];
+    Session *x = session_open(s->path, &ec, m2, sizeof m2);
+    if (!x) {
+        snprintf(msg, n, "--corrupt: %s", strncmp(m2, "--text: ", 8) == 0 ? m2 + 8 : m2);
+        return 1;
+    }
+    if (x->lesson.len_q != s->lesson.len_q || x->lesson.batch != s->lesson.batch) { // (said of the option)
+        snprintf(msg, n, "--corrupt: \"%.80s\" is %d tokens, the lesson's text %d: patching needs texts of one length",
+                 corrupt, x->lesson.len_q, s->lesson.len_q);
+        session_destroy(x);
+        return 1;
+    }
+    Patching p;
+    const bool ok = experiment_patching(&s->lesson, &x->lesson, &p, "--experiment patching", msg, n);
+    if (ok) {
+        patching_summary(out, s, &p, lang);
+        fputs(", \"corrupt\": ", out);
+        json_write_string(out, corrupt);
+        fprintf(out, ", \"n_layers\": %d, \"n_heads\": %d, \"len\": %d, \"position\": %d, \"token\": %d, \"token_text\": ",
+                p.n_layers, p.n_heads, p.len, p.len - 1, p.token);
+        json_write_string(out, s->lesson.vocab[p.token]);
+        fputs(", \"p_clean\": ", out);
+        json_write_float(out, p.p_clean);
+        fputs(", \"p_corrupt\": ", out);
+        json_write_float(out, p.p_corrupt);
+        fputs(", \"recovered\": \"(p_patched - p_corrupt) / (p_clean - p_corrupt) of the token at the last position\"",
+              out);
+        float_grid(out, "residual", p.residual, p.n_layers, p.len);
+        fputs(", \"heads_rows\": \"layer 0 head 0, layer 0 head 1, ...\"", out);
+        float_grid(out, "heads", p.heads, p.n_layers * p.n_heads, p.len);
+        patching_free(&p);
+    }
+    session_destroy(x);
+    return ok ? 0 : 1;
+}
+
+int cli_experiment(const char *path, const struct SessionEdits *ed, const char *name, const char *corrupt, int lang,
+                   FILE *out, FILE *err)
 {
     char msg[LESSON_ERR_MAX + 400];
     if (!load_strings(err)) return 1;
@@ -264,7 +324,8 @@ int cli_experiment(const char *path, const struct SessionEdits *ed, const char *
     FILE *mem = open_memstream(&buf, &len);
     int code = 1;
     if (mem) {
-        code = lens ? lens_json(s, (Lang)lang, mem, msg, sizeof msg)
+        code = corrupt ? patching_json(s, ed, corrupt, (Lang)lang, mem, msg, sizeof msg)
+             : lens ? lens_json(s, (Lang)lang, mem, msg, sizeof msg)
              : dla  ? dla_json(s, (Lang)lang, mem, msg, sizeof msg)
                     : ablation_json(s, name[8] == '-' ? ABLATE_MEAN : ABLATE_ZERO, (Lang)lang, mem, msg, sizeof msg);
         fclose(mem);

@@ -68,7 +68,7 @@ static int run(Args *a)
                                          stderr), a->cmd == CMD_DUMP ? "--dump" : "--describe");
     switch (a->cmd) {
     case CMD_EXPERIMENT:
-        return finish_stdout(cli_experiment(o->lesson_path, &a->edits, a->experiment, o->lang, stdout, stderr), "--experiment");
+        return finish_stdout(cli_experiment(o->lesson_path, &a->edits, a->experiment, a->corrupt, o->lang, stdout, stderr), "--experiment");
     case CMD_DUMP:
         return finish_stdout((a->backward ? cli_dump_backward : cli_dump)(o->lesson_path, &a->edits, stdout, stderr),
                              "--dump");

@@ -150,6 +150,7 @@ static void head_task(void *ctx, int bh)
         attn_softcap(D(tr, j->capped) + (size_t)bh * n, ms, at, s, mask, n, j->cfg->softcap, j->cfg->mask_fill);
     if (j->sinks) tensor_softmax_rows_sink(at, Lq, Lk, j->sinks[h]); // gpt-oss: one more logit, no value
     else tensor_softmax_rows(at, Lq, Lk);
+    if (mask && j->cfg->masked_rows == MASKED_ROWS_ZERO) attn_zero_masked_rows(at, mask, Lq, Lk, Lk);
     // the weights past a causal row's last key are 0: their products are skipped (exactly)
     tensor_matmul_zero_tail(D(tr, j->head_out) + (size_t)bh * Lq * j->dv, at, D(tr, j->vh) + bkv * Lk * j->dv,
                             Lq, Lk, j->dv);
@@ -169,8 +170,9 @@ static void ablate_head(float *ho, const AttnAblation *a, int B, int H, int L, i
     }
 }
 
-// ALiBi: position_bias[0, h, i, j] = -m_h·(i - j), added to the scaled scores (its stage, or -1).
-static int alibi_bias(Trace *tr, int H, int Lq, int Lk)
+// ALiBi: position_bias[0, h, i, j] = -m_h·(i - j) (BLOOM's form: m_h·j), added to the scaled
+// scores (its stage, or -1).
+static int alibi_bias(Trace *tr, int H, int Lq, int Lk, AlibiForm form)
 {
     int pb_s[4] = {1, H, Lq, Lk}, bias = trace_push(tr, STAGE_POSITION_BIAS, 4, pb_s, -1, -1, -1);
     if (bias < 0) return -1;
@@ -178,7 +180,8 @@ static int alibi_bias(Trace *tr, int H, int Lq, int Lk)
     for (int h = 0; h < H; h++) {
         float m = (float)attn_alibi_slope(h, H);
         for (int i = 0; i < Lq; i++)
-            for (int jj = 0; jj < Lk; jj++) pb[((size_t)h * Lq + i) * Lk + jj] = -(m * (float)(i - jj));
+            for (int jj = 0; jj < Lk; jj++)
+                pb[((size_t)h * Lq + i) * Lk + jj] = form == ALIBI_KEY ? m * (float)jj : -(m * (float)(i - jj));
     }
     return bias;
 }
@@ -269,7 +272,7 @@ static bool heads_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     // pass 4: scores = Q·Kᵀ / scale, (B, H, Lq, Lk)
     int sc_s[4] = {B, H, Lq, Lk};
     int scores, capped = -1, masked, attn, head_out, bias = -1, mask = st->mask;
-    if (cfg->alibi) TRY(bias = alibi_bias(tr, H, Lq, Lk));
+    if (cfg->alibi) TRY(bias = alibi_bias(tr, H, Lq, Lk, cfg->alibi_form));
     TRY(scores = trace_push_raw(tr, STAGE_SCORES, 4, sc_s, st->q_in, st->k_in, bias));
     if (cfg->kv_lora_rank > 0) TRY(attn_mla_absorb(cfg, w, tr, st)); // the absorbed form's scores, = scores
     if (cfg->index_topk > 0) TRY(mask = attn_dsa_mask(cfg, w, tr, st->x_q, st->x_k, mask)); // the indexer's top-k
@@ -288,6 +291,11 @@ static bool heads_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     parallel_for(B * H, (double)Lq * Lk * (dk + dv) * B * H, head_task, &job);
     if (cfg->ablate.kind != ABLATE_NONE && cfg->ablate.layer == tr->layer)
         ablate_head(D(tr, head_out), &cfg->ablate, B, H, Lq, dv);
+    const AttnPatch *pt = &cfg->patch;
+    if (pt->kind == PATCH_HEAD && pt->layer == tr->layer) // activation patching: another run's head_out row
+        for (int b = 0; b < B; b++)
+            memcpy(D(tr, head_out) + (((size_t)b * H + pt->head) * Lq + pt->pos) * dv, pt->values + (size_t)b * dv,
+                   (size_t)dv * sizeof(float));
     st->bias = bias, st->mask = mask, st->masked = masked, st->head_out = head_out;
     // FlashAttention: the same head_out again, tile by tile with an online softmax
     return cfg->flash_block_k <= 0 || attn_flash(cfg, st, tr);
@@ -473,6 +481,8 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->alibi = cfg->alibi, tr->window = in->mask_kind == MASK_SLIDING ? in->window : 0;
     tr->sink_tokens = in->mask_kind == MASK_SLIDING ? in->sink_tokens : 0;
     tr->causal_offset = in->mask_kind == MASK_CAUSAL && in->causal_bottom_right ? Lk - Lq : 0;
+    tr->window_conv = (int)cfg->window_conv, tr->masked_rows = (int)cfg->masked_rows, tr->alibi_form = (int)cfg->alibi_form;
+    tr->flash_acc = (int)cfg->flash_acc, tr->stream_pos = (int)cfg->stream_pos;
     tr->rotary_dim = cfg->rope == ROPE_NONE ? 0 : cfg->kv_lora_rank > 0 ? cfg->qk_rope_head_dim // MLA: its last d_rope
                    : cfg->rotary_dim > 0 ? cfg->rotary_dim : dk;
     int longest = Lq; // the largest position + 1 (dynamic NTK's sequence length)
@@ -523,6 +533,9 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         int ms[3] = {B, Lq, Lk};
         TRY(mask = trace_push(tr, STAGE_MASK, 3, ms, -1, -1, -1));
         memcpy(D(tr, mask), in->mask.data, in->mask.size * sizeof(float));
+        if (in->mask_kind == MASK_SLIDING && cfg->window_conv == WINDOW_FLASH) // one more key: j = i − W
+            for (int b = 0; b < B; b++)
+                for (int i = in->window; i < Lq; i++) D(tr, mask)[((size_t)b * Lq + i) * Lk + i - in->window] = 1.0f;
     }
 
     if (x_k != x_q) tr->stages[x_k].key_rows = true;
@@ -534,6 +547,10 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         tr->layer = l;
         int out;
         if (!layer_forward(cfg, &w[l], tr, x_q, x_k, x_v, mask, &out)) return false;
+        if (cfg->patch.kind == PATCH_RESIDUAL && cfg->patch.layer == l) // activation patching: another run's residual
+            for (int b = 0; b < B; b++)
+                memcpy(D(tr, out) + ((size_t)b * Lq + cfg->patch.pos) * C, cfg->patch.values + (size_t)b * C,
+                       (size_t)C * sizeof(float));
         x_q = x_k = x_v = out;
     }
     tr->layer = -1;

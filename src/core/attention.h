@@ -78,6 +78,16 @@ typedef struct AttnAblation {
     AblateKind kind;
     int layer, head;
 } AttnAblation;
+// Activation patching (experiment.h; not a lesson key, never saved): one activation of this run
+// replaced by another run's, inside the forward pass: the residual stream after layer `layer` at
+// position `pos` (values: B·d_model, batch b's at b·d_model), or head `head`'s output of that layer
+// at `pos` (its head_out row; values: B·d_v).
+typedef enum PatchKind { PATCH_NONE, PATCH_RESIDUAL, PATCH_HEAD } PatchKind;
+typedef struct AttnPatch {
+    PatchKind kind;
+    int layer, head, pos;
+    const float *values;     // borrowed
+} AttnPatch;
 // The attention of a layer in a local/global pattern (Gemma 2/3, gpt-oss; Hugging Face's
 // config.layer_types): a sliding-window layer sees the last sliding_window keys, a full one all.
 #define LAYER_TYPE_TABLE(X)                                                                                      \
@@ -85,6 +95,50 @@ typedef struct AttnAblation {
     X(LAYER_SLIDING, "sliding_attention", " (the last sliding_window keys)")
 typedef enum LayerType { LAYER_TYPE_TABLE(ATTN_ENUM_ID) } LayerType;
 enum { LAYER_TYPE_COUNT = 0 LAYER_TYPE_TABLE(ATTN_ENUM_ONE) };
+
+// Conventions (issue 41): where real code differs on one small rule. Each is a model key with its
+// default first (model_keys.h), shown in the formula note when it is not the default.
+// The sliding window's W: W keys counting the query's own (i − W < j ≤ i: transformers' Mistral
+// and Gemma sliding_window), or W keys before it and its own, W + 1 (i − W ≤ j ≤ i:
+// FlashAttention's window_size = (W, 0)). Both the mask's window and a sliding layer's.
+#define WINDOW_CONV_TABLE(X)                                                                                     \
+    X(WINDOW_INCLUSIVE, "inclusive", " (W keys with the query's own: i − W < j ≤ i)")                             \
+    X(WINDOW_FLASH, "flash", " (W + 1 keys: i − W ≤ j ≤ i, FlashAttention's window_size = (W, 0))")
+typedef enum WindowConv { WINDOW_CONV_TABLE(ATTN_ENUM_ID) } WindowConv;
+enum { WINDOW_CONV_COUNT = 0 WINDOW_CONV_TABLE(ATTN_ENUM_ONE) };
+// A query row whose every key is masked: the softmax's own result (NaN with a −∞ fill, as
+// PyTorch ≤ 2.4's softmax; uniform with a finite one), or zeros (FlashAttention, and SDPA ≥ 2.5's
+// _safe_softmax), so its head_out row is 0.
+#define MASKED_ROWS_TABLE(X)                                                                                     \
+    X(MASKED_ROWS_SOFTMAX, "softmax", " (NaN with -inf as PyTorch <= 2.4, uniform with a finite fill)")           \
+    X(MASKED_ROWS_ZERO, "zero", " (zeros, as FlashAttention and SDPA >= 2.5)")
+typedef enum MaskedRows { MASKED_ROWS_TABLE(ATTN_ENUM_ID) } MaskedRows;
+enum { MASKED_ROWS_COUNT = 0 MASKED_ROWS_TABLE(ATTN_ENUM_ONE) };
+// ALiBi's bias: −m·(i − j) (the paper's), or m·j (BLOOM's build_alibi_tensor): each row moved by
+// the constant m·i, so the same softmax from other scores.
+#define ALIBI_FORM_TABLE(X)                                                                                      \
+    X(ALIBI_RELATIVE, "relative", " (-m·(i - j), the paper's)")                                                   \
+    X(ALIBI_KEY, "key", " (m·j, BLOOM's: the same softmax)")
+typedef enum AlibiForm { ALIBI_FORM_TABLE(ATTN_ENUM_ID) } AlibiForm;
+enum { ALIBI_FORM_COUNT = 0 ALIBI_FORM_TABLE(ATTN_ENUM_ONE) };
+// FlashAttention's accumulator (model.flash): FlashAttention-2's (Dao 2023: acc unnormalised,
+// divided by l once after the last block) or FlashAttention-1's (Dao et al. 2022, Algorithm 1: the
+// output normalised after every block, each tile's P against its own max). flash.c.
+#define FLASH_ACC_TABLE(X)                                                                                       \
+    X(FLASH_ACC_FA2, "fa2", " (FlashAttention-2: divided by l once, at the end)")                                 \
+    X(FLASH_ACC_FA1, "fa1", " (FlashAttention-1: the output rescaled and normalised every block)")
+typedef enum FlashAcc { FLASH_ACC_TABLE(ATTN_ENUM_ID) } FlashAcc;
+enum { FLASH_ACC_COUNT = 0 FLASH_ACC_TABLE(ATTN_ENUM_ONE) };
+// The positions RoPE gives a decoding step's cache (model.decode with a sliding window and its
+// StreamingLLM sinks): each token's own position (its place in the text), or its place within
+// the cache as mit-han-lab/streaming-llm's pos_shift code does: the cache keeps the keys before
+// RoPE and turns the kept ones (sinks, then the window) to 0, 1, … n − 1 at every step, the
+// query to n − 1. decode.c.
+#define STREAM_POS_TABLE(X)                                                                                      \
+    X(STREAM_POS_TEXT, "text", " (each token's own position in the text)")                                        \
+    X(STREAM_POS_CACHE, "cache", " (re-indexed within the cache, the keys turned again at every step: StreamingLLM's pos_shift)")
+typedef enum StreamPos { STREAM_POS_TABLE(ATTN_ENUM_ID) } StreamPos;
+enum { STREAM_POS_COUNT = 0 STREAM_POS_TABLE(ATTN_ENUM_ONE) };
 
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
@@ -142,6 +196,12 @@ typedef struct AttnConfig {
     bool tie_embeddings;     // logits = x·Eᵀ (no lm_head)
     float temperature;       // probs = softmax(logits / temperature)
     AttnAblation ablate;     // an experiment's (kind ABLATE_NONE: none)
+    AttnPatch patch;         // an experiment's (kind PATCH_NONE: none)
+    WindowConv window_conv;  // the conventions above (each 0: its default)
+    MaskedRows masked_rows;
+    AlibiForm alibi_form;
+    FlashAcc flash_acc;
+    StreamPos stream_pos;
     // the next token (sample.h): top-k (0: off), top-p (1: off)
     int top_k;
     float top_p;
@@ -265,6 +325,9 @@ int attn_dsa_mask(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_
 // Soft-capping of n scores s (scaled, with any bias) into cap, then the mask into ms and at
 // (the softmax's input), as tensor_scale_mask without a cap: c·tanh(s / c) (Gemma 2).
 void attn_softcap(float *cap, float *ms, float *at, const float *s, const float *mask, size_t n, float c, float fill);
+// model.masked_rows "zero": each of the rows rows (width values each) whose mask row (cols
+// values, 0 masked) masks every key set to 0.
+void attn_zero_masked_rows(float *x, const float *mask, int rows, int cols, int width);
 // RoPE's frequencies for the first rot dimensions of a head (rope.c): inv[p] for p < rot/2,
 // theta^(−2p/rot) changed by cfg->rope_scale (dynamic NTK reads seq_len: the largest
 // position + 1); returns the factor cos and sin are multiplied by (YaRN's, else 1).

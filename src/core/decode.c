@@ -14,6 +14,12 @@
 // it and its own. Each step's row of scores (masked as the window says) and its softmax
 // are kept (decode_scores, decode_attn): row t holds step t's, the keys after t (not in
 // the cache yet) the mask's fill and 0, as the causal pass writes them.
+//
+// model.streaming_positions "cache" (StreamingLLM's pos_shift, mit-han-lab/streaming-llm's
+// modify_llama.py): the cache holds the keys before RoPE (cache_k = k_heads); at step t the keys
+// the mask keeps (the sinks, then the window: what StartRecentKVCache keeps) are turned to their
+// places in the cache, 0 … n − 1, and q_t to n − 1, the place the new token takes. Once keys are
+// evicted, a sink's distance to the query is no longer t − j but n − 1 − j.
 #include "attention.h"
 
 #include "parallel.h"
@@ -32,6 +38,7 @@ typedef struct DecodeJob {
     const float *q;          // (B, L, H·d_k): every step's query, turned to its position
     float *cat;              // (B, L, H·d_v): every step's heads side by side
     float *rows;             // per (batch, head): one row of L scores
+    float *krot;             // per (batch, head): L·d_k keys turned to their cache places, d_k for q (or NULL)
     const float *sinks;      // (H) gpt-oss's sink logits, or NULL
 } DecodeJob;
 
@@ -50,7 +57,20 @@ static void decode_task(void *ctx, int bh)
     float *row = j->rows + (size_t)bh * L;
     for (int t = 0; t < L; t++) {
         const float *q = j->q + ((size_t)b * L + t) * H * dk + (size_t)h * dk;
-        tensor_matmul_bt(row, q, Kc, 1, dk, t + 1);         // q_t · cache_k[:t+1]ᵀ
+        if (j->krot) { // pos_shift: the kept keys turned to their places in the cache, q to the last
+            float *kr = j->krot + (size_t)bh * ((size_t)L + 1) * dk, *qr = kr + (size_t)L * dk;
+            int n = 0;
+            for (int k = 0; k <= t; k++)
+                if (!mask || mask[(size_t)t * L + k] != 0.0f)
+                    attn_rope_row(kr + (size_t)k * dk, Kc + (size_t)k * dk, dk, tr->rotary_dim, n++, cfg->rope,
+                                  tr->rope_inv, tr->rope_att);
+                else
+                    memset(kr + (size_t)k * dk, 0, (size_t)dk * sizeof(float)); // evicted: its score is the fill
+            attn_rope_row(qr, q, dk, tr->rotary_dim, n - 1, cfg->rope, tr->rope_inv, tr->rope_att);
+            tensor_matmul_bt(row, qr, kr, 1, dk, t + 1);
+        } else {
+            tensor_matmul_bt(row, q, Kc, 1, dk, t + 1);         // q_t · cache_k[:t+1]ᵀ
+        }
         tensor_div_scalar(row, (size_t)t + 1, cfg->scale);
         for (int k = 0; k <= t; k++) {
             if (bias) row[k] = row[k] + bias[(size_t)t * L + k];
@@ -85,7 +105,9 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
     float *q = malloc(BL * H * dk * sizeof(float)), *k = malloc(BL * Hkv * dk * sizeof(float));
     float *v = malloc(BL * Hkv * dv * sizeof(float)), *cat = malloc(BL * H * dv * sizeof(float));
     float *rows = malloc((size_t)B * H * L * sizeof(float)), *rot = malloc((size_t)dk * sizeof(float));
-    bool ok = q && k && v && cat && rows && rot;
+    const bool shift = cfg->stream_pos == STREAM_POS_CACHE && cfg->rope != ROPE_NONE; // pos_shift
+    float *krot = shift ? malloc((size_t)B * H * ((size_t)L + 1) * dk * sizeof(float)) : NULL;
+    bool ok = q && k && v && cat && rows && rot && (!shift || krot);
     if (ok) {
         // 1. each step's new token alone: q_t, k_t, v_t = x_t·Wᵀ + b. A row's projection reads
         // only that row, so the B·L steps' rows are computed in one call (the same numbers)
@@ -99,7 +121,7 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
             for (int t = 0; t < L; t++) {
                 float *qt = q + ((size_t)b * L + t) * H * dk;
                 const float *kt = k + ((size_t)b * L + t) * Hkv * dk, *vt = v + ((size_t)b * L + t) * Hkv * dv;
-                if (cfg->rope != ROPE_NONE)
+                if (cfg->rope != ROPE_NONE && !shift) // (pos_shift: turned at each step, decode_task)
                     for (int h = 0; h < H; h++) {
                         attn_rope_row(rot, qt + (size_t)h * dk, dk, tr->rotary_dim, trace_position(tr, b, t), cfg->rope,
                                       tr->rope_inv, tr->rope_att);
@@ -107,7 +129,7 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
                     }
                 for (int h = 0; h < Hkv; h++) {
                     float *dst = K + (((size_t)b * Hkv + h) * L + t) * dk;
-                    if (cfg->rope != ROPE_NONE)
+                    if (cfg->rope != ROPE_NONE && !shift)
                         attn_rope_row(dst, kt + (size_t)h * dk, dk, tr->rotary_dim, trace_position(tr, b, t), cfg->rope,
                                       tr->rope_inv, tr->rope_att);
                     else
@@ -117,11 +139,11 @@ bool attn_decode(const AttnConfig *cfg, const AttnWeights *w, const AttnStages *
             }
         // 3. step by step, per head: one row of scores against the cache so far, softmax,
         // attn·V. Step t reads cache rows 0..t only, which steps 0..t wrote.
-        DecodeJob job = {cfg, tr, st, ck, cv, ds, da, q, cat, rows, sinks ? sinks->data : NULL};
+        DecodeJob job = {cfg, tr, st, ck, cv, ds, da, q, cat, rows, krot, sinks ? sinks->data : NULL};
         parallel_for(B * H, (double)B * H * L * L * (dk + dv) / 2, decode_task, &job);
         // 4. each step's output row: its heads side by side, · W_Oᵀ + b_O
         tensor_linear(D(tr, dout), cat, w->w_o.data, bo ? bo->data : NULL, (int)BL, H * dv, C);
     }
-    free(q), free(k), free(v), free(cat), free(rows), free(rot);
+    free(q), free(k), free(v), free(cat), free(rows), free(rot), free(krot);
     return ok;
 }

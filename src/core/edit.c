@@ -185,7 +185,12 @@ static void edit_text(const Lesson *ls, Edit *e)
     case EDIT_KEY_PADDING:
         snprintf(e->text, sizeof e->text, "mask.key_padding[%zu]=%d", e->index, (int)e->value);
         break;
-    default: snprintf(e->text, sizeof e->text, "model.%s=%s", MODEL_KEYS[edit_model_key(e->kind)].name, v); break;
+    default: {
+        const int k = edit_model_key(e->kind);
+        const char *name = MODEL_KEYS[k].type == MK_ENUM ? attn_names_name(model_key_names(k), (int)e->value) : NULL;
+        snprintf(e->text, sizeof e->text, "model.%s=%s", MODEL_KEYS[k].name, name ? name : v);
+        break;
+    }
     }
 }
 
@@ -218,6 +223,7 @@ static void editable_keys(char *out, size_t n)
 // The value of model key k that text gives: its word ("sqrt_dk", "-inf") or a float32 in range.
 static bool model_value(const Lesson *ls, int k, const char *text, float *v)
 {
+    if (MODEL_KEYS[k].type == MK_ENUM) return model_key_word(&ls->cfg, k, text, v); // its names only
     return model_key_word(&ls->cfg, k, text, v) || (parse_float(text, v) && model_key_in_range(k, *v));
 }
 

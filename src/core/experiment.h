@@ -77,6 +77,35 @@ bool experiment_logit_attribution(const Lesson *ls, const Trace *tr, LogitAttrib
                                   size_t n);
 void logit_attribution_free(LogitAttribution *a);
 
+// Activation patching (experiment_patch.c; Vig et al. 2020, Meng et al. 2022): the lesson's text
+// (clean) and another of the same token length (corrupted) are run; then the corrupted run again
+// with one activation taken from the clean run: the residual stream after a layer at a position,
+// or one head's output (head_out) at a position. How much of the clean prediction returns, at the
+// last position of batch 0:  recovered = (p_patched − p_corrupt) / (p_clean − p_corrupt), p the
+// probability of the clean run's top token there (1: all of it, 0: none).
+typedef struct Patching {
+    int n_layers, n_heads, batch, len;
+    int token;           // the clean run's most probable next token at the last position (batch 0)
+    float p_clean, p_corrupt;
+    float *residual;     // (n_layers, len): recovered, the residual after layer l patched at position i
+    float *heads;        // (n_layers, n_heads, len): recovered, head h of layer l patched at position i
+} Patching;
+
+// Checks a patch of clean's activation into the run of corrupt (ls: corrupt's lesson): layer,
+// head (PATCH_HEAD) and pos must exist ("--experiment patching: position 12 is outside the text
+// (positions 0 … 10)"), and the two runs have one shape. False with one line in err.
+bool experiment_patch_check(const Lesson *ls, const Trace *clean, PatchKind kind, int layer, int head, int pos,
+                            const char *what, char *err, size_t n);
+// The corrupted run (ls, a language model) with the patch from the clean trace, into tr (freshly
+// initialised). False with one line in err.
+bool experiment_patch_run(const Lesson *ls, const Trace *clean, PatchKind kind, int layer, int head, int pos, Trace *tr,
+                          const char *what, char *err, size_t n);
+// The whole map: clean and corrupt are the lesson with each text (the same token length: else
+// "--corrupt: … is 9 tokens, the lesson's text 11: patching needs texts of one length").
+bool experiment_patching(const Lesson *clean, const Lesson *corrupt, Patching *out, const char *what, char *err,
+                         size_t n);
+void patching_free(Patching *p);
+
 // The stage holding layer `layer`'s output (the residual stream after it) in tr, or -1.
 int experiment_layer_output(const Trace *tr, int layer);
 

@@ -21,6 +21,12 @@
 // Check_inf), so a fully masked row ends with l = 0 and out = 0/0 = NaN, as in PyTorch.
 // A tile is block_q query rows × block_k keys: its scores and its p·V are one matrix
 // product each; every row keeps its own m, l and acc, so block_q changes no number.
+//
+// model.flash_accumulator "fa1": FlashAttention-1's Algorithm 1 (Dao et al. 2022) instead, which
+// keeps the output normalised after every block: the tile's P̃ = e^(S − m̃) against its own row
+// max m̃, l̃ = Σ P̃, m_new = max(m, m̃), l_new = e^(m − m_new)·l + e^(m̃ − m_new)·l̃ and
+//     O = (l·e^(m − m_new)·O + e^(m̃ − m_new)·P̃·V) / l_new
+// (flash_p holds P̃, flash_acc O after each block; O stays 0 while no key was seen, l_new = 0).
 #include "attention.h"
 
 #include "parallel.h"
@@ -52,8 +58,10 @@ static void flash_task(void *ctx, int bh)
     const float *K = D(tr, j->st->k_in) + bkv * Lk * dk, *V = D(tr, j->st->vh) + bkv * Lk * dv;
     const float *bias = j->st->bias >= 0 ? D(tr, j->st->bias) + (size_t)h * Lq * Lk : NULL;
     const float *mask = j->st->mask >= 0 ? D(tr, j->st->mask) + (size_t)b * Lq * Lk : NULL;
-    float *S = j->scratch + (size_t)bh * ((size_t)bq * bk + 2 * (size_t)bq * dv + 2 * (size_t)bq);
+    float *S = j->scratch + (size_t)bh * ((size_t)bq * bk + 2 * (size_t)bq * dv + 5 * (size_t)bq);
     float *acc = S + (size_t)bq * bk, *pv = acc + (size_t)bq * dv, *M = pv + (size_t)bq * dv, *Ls = M + bq;
+    float *keep = Ls + bq, *beta = keep + bq, *lnew = beta + bq; // FA1: l·α, e^(m̃ − m_new), l_new per row
+    const bool fa1 = cfg->flash_acc == FLASH_ACC_FA1;
     for (int i0 = 0; i0 < Lq; i0 += bq) {
         const int nq = i0 + bq < Lq ? bq : Lq - i0;
         const float *Q = D(tr, j->st->q_in) + ((size_t)bh * Lq + i0) * dk;
@@ -75,10 +83,20 @@ static void flash_task(void *ctx, int bh)
                 float m = M[r], m_new = m > rowmax || isnan(m) ? m : rowmax;
                 float ref = isinf(m_new) && m_new < 0 ? 0.0f : m_new; // Check_inf
                 float alpha = tensor_expf(m - ref), l = Ls[r] * alpha;
-                for (int c = 0; c < dv; c++) acc[(size_t)r * dv + c] = acc[(size_t)r * dv + c] * alpha;
-                for (int c = 0; c < nb; c++) {
-                    s[c] = tensor_expf(s[c] - ref);
-                    l += s[c];
+                if (fa1) { // the tile against its own max m̃, then scaled to m_new
+                    const float tref = isinf(rowmax) && rowmax < 0 ? 0.0f : rowmax, bt = tensor_expf(rowmax - ref);
+                    float lt = 0.0f;
+                    for (int c = 0; c < nb; c++) {
+                        s[c] = tensor_expf(s[c] - tref);
+                        lt += s[c];
+                    }
+                    keep[r] = l, beta[r] = bt, l = l + bt * lt, lnew[r] = l;
+                } else {
+                    for (int c = 0; c < dv; c++) acc[(size_t)r * dv + c] = acc[(size_t)r * dv + c] * alpha;
+                    for (int c = 0; c < nb; c++) {
+                        s[c] = tensor_expf(s[c] - ref);
+                        l += s[c];
+                    }
                 }
                 M[r] = m_new, Ls[r] = l;
                 size_t at = ((size_t)bh * Lq + i) * nkb + kb;
@@ -88,14 +106,23 @@ static void flash_task(void *ctx, int bh)
                 memcpy(D(tr, j->fp) + ((size_t)bh * Lq + i) * Lk + j0, s, (size_t)nb * sizeof(float));
             }
             tensor_matmul(pv, S, V + (size_t)j0 * dv, nq, nb, dv); // Σ_j e^(s_j − m)·v_j, per row
-            for (size_t c = 0; c < (size_t)nq * dv; c++) acc[c] += pv[c];
+            if (fa1) // O = (l·α·O + e^(m̃ − m_new)·P̃·V) / l_new, 0 until a key is seen
+                for (int r = 0; r < nq; r++)
+                    for (int c = 0; c < dv; c++) {
+                        float *o = acc + (size_t)r * dv + c;
+                        *o = lnew[r] > 0.0f ? (keep[r] * *o + beta[r] * pv[(size_t)r * dv + c]) / lnew[r] : 0.0f;
+                    }
+            else
+                for (size_t c = 0; c < (size_t)nq * dv; c++) acc[c] += pv[c];
             for (int r = 0; r < nq; r++)
                 memcpy(D(tr, j->fa) + (((size_t)bh * Lq + i0 + r) * nkb + kb) * dv, acc + (size_t)r * dv,
                        (size_t)dv * sizeof(float));
         }
         for (int r = 0; r < nq; r++) {
             float *out = D(tr, j->fo) + ((size_t)bh * Lq + i0 + r) * dv;
-            for (int c = 0; c < dv; c++) out[c] = acc[(size_t)r * dv + c] / Ls[r];
+            for (int c = 0; c < dv; c++) // (FA1: O already normalised; a row that saw no key 0/0 as FA2's)
+                out[c] = fa1 && Ls[r] > 0.0f ? acc[(size_t)r * dv + c] : acc[(size_t)r * dv + c] / Ls[r];
+            if (mask && cfg->masked_rows == MASKED_ROWS_ZERO) attn_zero_masked_rows(out, mask + (size_t)(i0 + r) * Lk, 1, Lk, dv);
         }
     }
 }
@@ -113,7 +140,7 @@ bool attn_flash(const AttnConfig *cfg, const AttnStages *st, Trace *tr)
     if ((fa = trace_push(tr, STAGE_FLASH_ACC, 4, as, fp, st->vh, fs)) < 0) return false;
     if ((fo = trace_push(tr, STAGE_FLASH_OUT, 4, os, st->head_out, fl, st->vh)) < 0) return false;
     const int bqc = cfg->flash_block_q < Lq ? cfg->flash_block_q : Lq, bkc = bk < Lk ? bk : Lk;
-    float *scratch = malloc((size_t)B * H * ((size_t)bqc * bkc + 2 * (size_t)bqc * dv + 2 * (size_t)bqc) * sizeof(float));
+    float *scratch = malloc((size_t)B * H * ((size_t)bqc * bkc + 2 * (size_t)bqc * dv + 5 * (size_t)bqc) * sizeof(float));
     if (!scratch) return false;
     FlashJob job = {cfg, tr, st, fm, fs, fp, fl, fa, fo, nkb, bqc, bkc, scratch};
     // the (batch, head) pairs are independent: shared among the core's threads

@@ -43,15 +43,25 @@ void attn_softcap(float *cap, float *ms, float *at, const float *s, const float 
     }
 }
 
+void attn_zero_masked_rows(float *x, const float *mask, int rows, int cols, int width)
+{
+    for (int i = 0; i < rows; i++) {
+        int seen = 0;
+        for (int j = 0; j < cols && !seen; j++) seen = mask[(size_t)i * cols + j] != 0.0f;
+        if (!seen) memset(x + (size_t)i * width, 0, (size_t)width * sizeof(float));
+    }
+}
+
 // A sliding layer's mask: the model's causal mask (B, Lq, Lk) with the keys j ≤ i − W also
-// masked, as Gemma 2's sliding_window_mask (keys more than W − 1 positions back are out).
+// masked, as Gemma 2's sliding_window_mask (keys more than W − 1 positions back are out);
+// with model.window_convention "flash", j < i − W (W + 1 keys).
 int attn_layer_mask(const AttnConfig *cfg, Trace *tr, int mask)
 {
     const Tensor *m = &tr->stages[mask].t;
     const int s = trace_push_raw(tr, STAGE_WINDOW_MASK, 3, m->shape, mask, -1, -1);
     if (s < 0) return -1;
     const int B = m->shape[0], Lq = m->shape[1], Lk = m->shape[2], W = cfg->sliding_window;
-    const int off = Lk - Lq; // (self-attention: 0)
+    const int off = Lk - Lq - (cfg->window_conv == WINDOW_FLASH); // (self-attention: 0)
     float *o = D(tr, s);
     for (int b = 0; b < B; b++)
         for (int i = 0; i < Lq; i++)

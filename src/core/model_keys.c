@@ -2,6 +2,7 @@
 #include "model_keys.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -504,6 +505,7 @@ typedef struct ModelKeyHooks {
     const char *word;        // FLOAT: a word for a value in --set ("sqrt_dk": the default)
     bool word_in_file;       // … and in the file, as word_value ("-inf")
     float word_value;
+    bool finfo_min;          // FLOAT: "finfo_min" in --set is −3.4028235e38 (torch.finfo(torch.float32).min)
 } ModelKeyHooks;
 
 static const ModelKeyHooks HOOKS[MK_COUNT] = {
@@ -513,8 +515,8 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_SCALE] = {.dflt = dflt_scale, .expect = "a positive divisor (default sqrt(d_k))",
                   .edit_expect = "a positive float32 divisor or sqrt_dk", .word = "sqrt_dk", .check = check_scale},
     [MK_QUERY_PRE_ATTN_SCALAR] = {.expect = "a positive number (Gemma: the scale is its square root)"},
-    [MK_MASK_FILL] = {.edit_expect = "a float32 number or -inf", .word = "-inf", .word_in_file = true,
-                      .word_value = -INFINITY},
+    [MK_MASK_FILL] = {.edit_expect = "a float32 number, -inf or finfo_min", .word = "-inf", .word_in_file = true,
+                      .word_value = -INFINITY, .finfo_min = true},
     [MK_NORM_EPS] = {.expect = "a small positive number", .edit_expect = "a small positive float32 number"},
     [MK_NORM] = {.names = &ATTN_NAMES_NORM, .check = check_norm},
     [MK_NORM_FIRST] = {.check = check_norm_first},
@@ -535,6 +537,11 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_MAX_POSITIONS] = {.check = check_max_positions},
     [MK_TEMPERATURE] = {.expect = "a number from 0.001 to 1000", .edit_expect = "a temperature from 0.001 to 1000"},
     [MK_TOP_K] = {.edit_expect = "a whole number of tokens from 1 to 1024, or off", .word = "off"},
+    [MK_WINDOW_CONVENTION] = {.names = &ATTN_NAMES_WINDOW_CONV, .edit_expect = "\"inclusive\" or \"flash\""},
+    [MK_MASKED_ROWS] = {.names = &ATTN_NAMES_MASKED_ROWS, .edit_expect = "\"softmax\" or \"zero\""},
+    [MK_ALIBI_FORM] = {.names = &ATTN_NAMES_ALIBI_FORM, .edit_expect = "\"relative\" or \"key\""},
+    [MK_FLASH_ACCUMULATOR] = {.names = &ATTN_NAMES_FLASH_ACC, .edit_expect = "\"fa2\" or \"fa1\""},
+    [MK_STREAMING_POSITIONS] = {.names = &ATTN_NAMES_STREAM_POS, .edit_expect = "\"text\" or \"cache\""},
     [MK_TOP_P] = {.expect = "a probability above 0 and at most 1",
                   .edit_expect = "a probability above 0 and at most 1 (1: off)"},
 };
@@ -675,7 +682,7 @@ int model_key_find(const char *name)
 
 float model_key_get(const AttnConfig *cfg, int k)
 {
-    if (MODEL_KEYS[k].type == MK_INT) {
+    if (MODEL_KEYS[k].type == MK_INT || MODEL_KEYS[k].type == MK_ENUM) {
         int i;
         memcpy(&i, (const char *)cfg + MODEL_KEYS[k].offset, sizeof i);
         return (float)i;
@@ -688,7 +695,7 @@ float model_key_get(const AttnConfig *cfg, int k)
 
 void model_key_set(AttnConfig *cfg, int k, float v)
 {
-    if (MODEL_KEYS[k].type == MK_INT) {
+    if (MODEL_KEYS[k].type == MK_INT || MODEL_KEYS[k].type == MK_ENUM) {
         const int i = (int)v;
         memcpy((char *)cfg + MODEL_KEYS[k].offset, &i, sizeof i);
         return;
@@ -700,6 +707,7 @@ void model_key_set(AttnConfig *cfg, int k, float v)
 bool model_key_in_range(int k, float v)
 {
     const ModelKey *r = &MODEL_KEYS[k];
+    if (r->type == MK_ENUM) return v == floorf(v) && v >= 0 && v < (float)HOOKS[k].names->n && HOOKS[k].names->names[(int)v];
     if (r->type == MK_INT && v != floorf(v)) return false;
     return (r->flags & MK_ABOVE ? v > r->lo : v >= r->lo) && v <= r->hi;
 }
@@ -707,6 +715,12 @@ bool model_key_in_range(int k, float v)
 bool model_key_word(const AttnConfig *cfg, int k, const char *text, float *v)
 {
     const ModelKeyHooks *h = &HOOKS[k];
+    if (MODEL_KEYS[k].type == MK_ENUM) {
+        const int e = attn_names_find(h->names, text);
+        if (e >= 0) *v = (float)e;
+        return e >= 0;
+    }
+    if (h->finfo_min && strcmp(text, "finfo_min") == 0) return *v = -FLT_MAX, true;
     if (!h->word || strcmp(text, h->word) != 0) return false;
     *v = h->word_in_file ? h->word_value : (float)dflt_of(cfg, k);
     return true;

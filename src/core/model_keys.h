@@ -76,7 +76,12 @@ typedef struct JsonCtx JsonCtx;
     X(TIE_EMBEDDINGS, "tie_embeddings", tie_embeddings, BOOL, 0, 1, 0, MK_LM | MK_ALWAYS, FIXED)                        \
     X(TEMPERATURE, "temperature", temperature, FLOAT, 1e-3, 1e3, 1, MK_LM | MK_ALWAYS, EDITABLE)                      \
     X(TOP_K, "top_k", top_k, INT, 1, LESSON_MAX_VOCAB, 0 /* off */, MK_LM, EDITABLE)                                  \
-    X(TOP_P, "top_p", top_p, FLOAT, 0, 1, 1, MK_LM | MK_ABOVE, EDITABLE)
+    X(TOP_P, "top_p", top_p, FLOAT, 0, 1, 1, MK_LM | MK_ABOVE, EDITABLE) \
+    X(WINDOW_CONVENTION, "window_convention", window_conv, ENUM, 0, 0, WINDOW_INCLUSIVE, MK_NEWLINE, EDITABLE)        \
+    X(MASKED_ROWS, "masked_rows", masked_rows, ENUM, 0, 0, MASKED_ROWS_SOFTMAX, 0, EDITABLE)                          \
+    X(ALIBI_FORM, "alibi_form", alibi_form, ENUM, 0, 0, ALIBI_RELATIVE, 0, EDITABLE)                                  \
+    X(FLASH_ACCUMULATOR, "flash_accumulator", flash_acc, ENUM, 0, 0, FLASH_ACC_FA2, 0, EDITABLE)                      \
+    X(STREAMING_POSITIONS, "streaming_positions", stream_pos, ENUM, 0, 0, STREAM_POS_TEXT, 0, EDITABLE)
 
 typedef enum ModelKeyId {
 #define MODEL_KEY_ENUM(id, ...) MK_##id,
@@ -109,14 +114,15 @@ bool model_keys_check_input(JsonCtx *c, const AttnConfig *cfg, const AttnInputs 
 void model_keys_write(FILE *f, const AttnConfig *cfg, bool lm);
 // The row named name ("scale"), or -1.
 int model_key_find(const char *name);
-// A FLOAT or INT key's value in cfg, and set (an INT's: a whole number).
+// A FLOAT, INT or ENUM key's value in cfg, and set (an INT's: a whole number; an ENUM's: its
+// value's index, a convention's names: --set model.masked_rows=zero).
 float model_key_get(const AttnConfig *cfg, int k);
 void model_key_set(AttnConfig *cfg, int k, float v);
 // Whether v is in the range of FLOAT or INT key k (an INT's: whole; one check for the
 // reader and the edits).
 bool model_key_in_range(int k, float v);
 // A FLOAT key's word for a value as --set takes it ("-inf" for mask_fill, "sqrt_dk" for
-// scale: its default): true with *v when text is that word.
+// scale: its default), or an ENUM key's name: true with *v when text is that word.
 bool model_key_word(const AttnConfig *cfg, int k, const char *text, float *v);
 // An ENUM key's names (attn_names.h), NULL for another type.
 const struct AttnNames *model_key_names(int k);

@@ -52,6 +52,8 @@ typedef struct Trace {
     bool alibi;
     int window;                  // sliding window W (mask_kind MASK_SLIDING)
     int sink_tokens;             // ... and its first S keys kept (StreamingLLM's attention sinks; 0: none)
+    int window_conv, masked_rows, alibi_form, flash_acc, stream_pos; // AttnConfig's conventions (WindowConv,
+                                                         // MaskedRows, AlibiForm, FlashAcc, StreamPos)
     int causal_offset;           // MASK_CAUSAL: query i sees keys j <= i + causal_offset (Lk - Lq bottom-right, else 0)
     int rotary_dim;              // RoPE: the first rotary_dim of d_k dimensions turn (0: no RoPE)
     int *positions;              // (B, L) RoPE's positions when the lesson gives position_ids (owned), else NULL

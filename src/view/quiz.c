@@ -426,6 +426,7 @@ static bool ask_sum(Ctx *c, QuizQuestion *q)
         if (row_has_nan(p, r)) continue;
         float sum = 0.0f; // in index order, as the Σ column adds them
         for (int j = 0; j < p->cols; j++) sum += panel_value(p, r, j);
+        if (sum == 0.0f && c->tr->masked_rows == MASKED_ROWS_ZERO) continue; // a fully masked row's 0s: no softmax
         begin(c, q, QUIZ_SUM, b, h, 1, r, 0);
         q->n_answer = 1, q->answer[0] = sum, q->tolerance = QUIZ_VALUE_TOLERANCE, q->decimals = QUIZ_ASK_DECIMALS;
         char rb[16], bb[16], hb[16];
@@ -505,7 +506,8 @@ static bool ask_masked_rows(Ctx *c, QuizQuestion *q, int mi)
     PanelSpec p;
     for (int pass = 0; pass < 2; pass++) { // NaN rows first, else uniform rows
         bool nan = pass == 0;
-        if (!nan && c->st->weight) break; // gpt-oss's sink: a row masked whole is 0s, not uniform
+        // gpt-oss's sink, model.masked_rows "zero": a row masked whole is 0s, not uniform
+        if (!nan && (c->st->weight || c->tr->masked_rows == MASKED_ROWS_ZERO)) break;
         while (walk_next(c, &w, &b, &h, &p)) {
             PanelSpec m = mi >= 0 ? slice_of(c->tr, mi, b, 0) : p;
             float rows[QUIZ_MAX_LIST];

@@ -4,6 +4,7 @@
 #include "recipe.h"
 
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,6 +124,8 @@ static void note_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
     out[0] = '\0';
     const Tensor *w = tr->stages[s].weight;
     float sink = 0.0f;
+    if (tr->masked_rows == MASKED_ROWS_ZERO && tr->mask_kind != MASK_NONE) // the convention, off its default
+        i18n_fmt(out, n, lang, "fx.masked_rows_zero", 0, NULL);
     if (!recipe_sink(tr, s, 0, &sink)) return;
     char list[160] = "";
     size_t len = 0;
@@ -132,13 +135,16 @@ static void note_softmax(const Trace *tr, int s, Lang lang, char *out, size_t n)
         len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", h ? ", " : "", x);
     }
     const char *args[] = {list};
-    i18n_fmt(out, n, lang, "fx.sinks", 1, args);
+    const size_t used = strlen(out);
+    if (used) snprintf(out + used, n - used, " ");
+    i18n_fmt(out + strlen(out), n - strlen(out), lang, "fx.sinks", 1, args);
 }
 
 static const char *narration_softmax(const Trace *tr, int s)
 {
     float sink = 0.0f;
-    return recipe_sink(tr, s, 0, &sink) ? "_sinks" : "";
+    if (recipe_sink(tr, s, 0, &sink)) return "_sinks";
+    return tr->masked_rows == MASKED_ROWS_ZERO && tr->mask_kind != MASK_NONE ? "_zero_rows" : "";
 }
 
 bool recipe_sink(const Trace *tr, int s, int h, float *out)
@@ -159,7 +165,10 @@ static void formula_wsum(const Trace *tr, int s, Lang lang, char *out, size_t n)
 static void formula_pos_bias(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
-    snprintf(out, n, "%s[h, i, j] = −m_h·(i − j)", recipe_name_of(tr, s).sym);
+    if (tr->alibi_form == ALIBI_KEY) // BLOOM's form
+        snprintf(out, n, "%s[h, i, j] = m_h·j", recipe_name_of(tr, s).sym);
+    else
+        snprintf(out, n, "%s[h, i, j] = −m_h·(i − j)", recipe_name_of(tr, s).sym);
 }
 
 static void tip_dot(TipOut *o, const TipCell *cell)
@@ -181,7 +190,7 @@ static void tip_dot(TipOut *o, const TipCell *cell)
         tip_key(o, lang, scaled ? "tip.scores" : "tip.scores_noscale", 3, args);
         if (op[2] >= 0) { // ALiBi: the position bias of this cell, added after the scale
             tip_put(o, "\n");
-            tip_key(o, lang, "tip.scores_bias", 0, NULL);
+            tip_key(o, lang, tr->alibi_form == ALIBI_KEY ? "tip.scores_bias_key" : "tip.scores_bias", 0, NULL);
         }
         tip_put(o, scaled ? "\n= (" : "\n= ");
         tip_terms(o, lang, q, 1, k, 1, dk);
@@ -211,6 +220,15 @@ static void tip_pos_bias(TipOut *o, const TipCell *cell)
     snprintf(a0, sizeof a0, "%d", row), snprintf(a1, sizeof a1, "%d", col);
     snprintf(a2, sizeof a2, "%d", h);
     const char *args[] = {a2, mb, a0, a1};
+    if (tr->alibi_form == ALIBI_KEY) { // BLOOM's m·j, worked
+        tip_key(o, lang, "tip.alibi_key", 4, args);
+        tip_put(o, "\n= ");
+        tip_put(o, mb);
+        tip_put(o, "·");
+        tip_put(o, a1);
+        tip_equals(o, val);
+        return;
+    }
     tip_key(o, lang, "tip.alibi", 4, args);
     if (col > row) { // a later key: positive before the mask removes it
         tip_put(o, "\n");
@@ -264,6 +282,15 @@ static void tip_softmax(TipOut *o, const TipCell *cell)
         const bool has_sink = recipe_sink(cell->tr, (int)(cell->st - cell->tr->stages), h, &sink);
         if (has_sink && (sink > mx || isnan(sink))) mx = isnan(mx) ? mx : sink; // (tensor_softmax_rows_sink)
         tip_key(o, lang, "tip.softmax", 0, NULL);
+        bool zero_row = cell->tr->masked_rows == MASKED_ROWS_ZERO; // every key masked: 0 (model.masked_rows)
+        const float *r = tip_row(&cell->st->t, b, h, row);
+        for (int j = 0; j < lk && zero_row; j++) zero_row = r[j] == 0.0f;
+        if (zero_row) {
+            tip_put(o, "\n");
+            tip_key(o, lang, "tip.softmax_zero_row", 0, NULL);
+            tip_equals(o, val);
+            return;
+        }
         if (isinf(mx) && mx < 0) {
             tip_put(o, "\n");
             tip_key(o, lang, "tip.softmax_nan", 0, NULL);
@@ -394,19 +421,38 @@ static void note_pos_bias(const Trace *tr, int s, Lang lang, char *out, size_t n
         len += (size_t)snprintf(m + len, sizeof m - len, "%s%.4g", h ? ", " : "", attn_alibi_slope(h, tr->n_heads));
     if (tr->n_heads > 8) snprintf(m + len, sizeof m - len, ", …");
     const char *args[] = {m};
-    i18n_fmt(out, n, lang, "fx.alibi", 1, args);
+    i18n_fmt(out, n, lang, tr->alibi_form == ALIBI_KEY ? "fx.alibi_key" : "fx.alibi", 1, args);
 }
 
-// A lesson without a mask: the masking step changes nothing.
+// A lesson without a mask: the masking step changes nothing. The conventions off their default:
+// a window of W + 1 keys, torch.finfo(float32).min as the fill.
 static void note_masked(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
-    if (tr->stages[s].operands[1] < 0) i18n_fmt(out, n, lang, "fx.no_mask", 0, NULL);
+    out[0] = '\0';
+    if (tr->stages[s].operands[1] < 0) {
+        i18n_fmt(out, n, lang, "fx.no_mask", 0, NULL);
+        return;
+    }
+    bool windowed = tr->window > 0;
+    for (int l = 0; l < tr->n_layers && l < TRACE_MAX_LAYERS; l++) windowed = windowed || tr->layer_sliding[l];
+    if (windowed && tr->window_conv == WINDOW_FLASH) i18n_fmt(out, n, lang, "fx.window_flash", 0, NULL);
+    if (tr->mask_fill == -FLT_MAX) {
+        const size_t used = strlen(out);
+        if (used) snprintf(out + used, n - used, " ");
+        i18n_fmt(out + strlen(out), n - strlen(out), lang, "fx.fill_finfo", 0, NULL);
+    }
 }
 
 static const char *narration_scores(const Trace *tr, int s)
 {
-    if (tr->stages[s].operands[2] >= 0) return "_alibi";
+    if (tr->stages[s].operands[2] >= 0) return tr->alibi_form == ALIBI_KEY ? "_alibi_key" : "_alibi";
     return tr->scale == 1.0f ? "_noscale" : "";
+}
+
+static const char *narration_pos_bias(const Trace *tr, int s)
+{
+    (void)s;
+    return tr->alibi_form == ALIBI_KEY ? "_key" : "";
 }
 
 static const char *narration_masked(const Trace *tr, int s)
@@ -526,9 +572,16 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     l = recipe_deriv_line(d, "Σ", 1);
     l->v[0] = sum;
     recipe_deriv_rel(l, DERIV_SUM, 3, 0, 0, 0.0);
-    snprintf(b, sizeof b, "÷ Σ = %s", recipe_symbol(tr, v->stage, v->lang));
+    bool zero_row = tr->masked_rows == MASKED_ROWS_ZERO; // model.masked_rows "zero": a fully masked row is 0
+    for (int j = 0; j < nr && zero_row; j++) zero_row = panel_value(res, row, j) == 0.0f;
+    if (zero_row) {
+        const char *args[] = {recipe_symbol(tr, v->stage, v->lang)};
+        i18n_fmt(b, sizeof b, v->lang, "deriv.zero_row", 1, args);
+    } else {
+        snprintf(b, sizeof b, "÷ Σ = %s", recipe_symbol(tr, v->stage, v->lang));
+    }
     l = recipe_deriv_line(d, b, nr);
-    recipe_deriv_rel(l, DERIV_DIV, 3, 4, 0, 0.0);
+    if (!zero_row) recipe_deriv_rel(l, DERIV_DIV, 3, 4, 0, 0.0);
     for (int j = 0; j < nr; j++) l->v[j] = panel_value(res, row, j);
     l->result = true;
     return true;
@@ -560,6 +613,7 @@ const StageRecipe RECIPE_SOFTCAP = {
 // (1, H, Lq, Lk): no batch to ask about
 const StageRecipe RECIPE_POS_BIAS = {
     .panels = recipe_panels_self, .formula = formula_pos_bias, .note = note_pos_bias, .tip = tip_pos_bias,
+    .narration = narration_pos_bias,
     .anim = ANIM_FADE, .key_cols = true,
 };
 

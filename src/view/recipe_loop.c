@@ -15,6 +15,16 @@
 static int imin(int a, int b) { return a < b ? a : b; }
 static int imax(int a, int b) { return a > b ? a : b; }
 
+// model.streaming_positions "cache" with RoPE: the cache holds the keys before RoPE (decode.c)
+static bool decode_shifted(const Trace *tr) { return tr->stream_pos == STREAM_POS_CACHE && tr->rope != ROPE_NONE; }
+
+// StreamingLLM's pos_shift: the cache's, the scores' and the output's own titles and narrations (*_shift)
+static const char *narration_decode(const Trace *tr, int s)
+{
+    (void)s;
+    return decode_shifted(tr) ? "_shift" : "";
+}
+
 // masked scores → m (or l) per key block: the tiles of each row, visited in order
 static void panels_flash_stat(Layout *L, const Trace *tr, const View *v)
 {
@@ -30,7 +40,9 @@ static void panels_equal(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
     recipe_add_stage(L, tr, v, st->kind == STAGE_KIND_FLASH_OUT ? st->operands[0] : st->operands[2], v->head, "", READS_CELL);
-    recipe_add_stage(L, tr, v, v->stage, v->head, "=", READS_NONE);
+    // (pos_shift's decode_output is not the full pass's: set beside it, not equal)
+    recipe_add_stage(L, tr, v, v->stage, v->head, st->kind == STAGE_KIND_DECODE && decode_shifted(tr) ? "vs" : "=",
+                     READS_NONE);
 }
 
 static void formula_flash(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -41,8 +53,36 @@ static void formula_flash(const Trace *tr, int s, Lang lang, char *out, size_t n
         snprintf(out, n, "flash_out = acc / l = head_out");
     else if (st->id == STAGE_FLASH_MAX)
         snprintf(out, n, "m = max(m_old, rowmax(S_tile))");
+    else if (tr->flash_acc == FLASH_ACC_FA1) // FlashAttention-1: the tile's sum against its own max m̃
+        snprintf(out, n, "l = l_old·e^(m_old − m) + e^(m̃ − m)·Σ e^(S_tile − m̃)");
     else
         snprintf(out, n, "l = l_old·e^(m_old − m) + Σ e^(S_tile − m)");
+}
+
+// The largest score of row i's key block kb (the tile's own max m̃: FlashAttention-1's P and l).
+static float tile_max(const Trace *tr, const float *srow, int kb)
+{
+    const int bk = tr->flash_block_k > 0 ? tr->flash_block_k : 1, j1 = imin(kb * bk + bk, tr->len_k);
+    float mx = -INFINITY;
+    for (int j = kb * bk; j < j1; j++) mx = srow[j] > mx || isnan(srow[j]) ? srow[j] : mx;
+    return mx;
+}
+
+// "a×b", a in brackets when negative
+static void put_times(TipOut *o, float a, float b)
+{
+    tip_num(o, a, true);
+    tip_put(o, "×");
+    tip_num(o, b, false);
+}
+
+static float check_inf(float m) { return isinf(m) && m < 0 ? 0.0f : m; } // FlashAttention's Check_inf
+
+// model.flash_accumulator "fa1": titles and narrations of FlashAttention-1's loop (title.*_fa1, narr.*_fa1)
+static const char *narration_flash(const Trace *tr, int s)
+{
+    (void)s;
+    return tr->flash_acc == FLASH_ACC_FA1 ? "_fa1" : "";
 }
 
 static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -63,8 +103,12 @@ static void formula_decode(const Trace *tr, int s, Lang lang, char *out, size_t 
             char t[24];
             snprintf(sc, sizeof sc, " / %s", recipe_scale_text(tr, t, sizeof t));
         }
-        snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ%s%s)·cache_v[%s]·W_Oᵀ", span, sc,
-                 tr->alibi ? " + bias_t" : "", vspan);
+        if (decode_shifted(tr)) // pos_shift: turned to their places in the cache
+            snprintf(out, n, "decode_output[:, t] = softmax(RoPE(q_t, n−1)·RoPE(cache_k[%s], 0…n−1)ᵀ%s)·cache_v[%s]·W_Oᵀ",
+                     span, sc, vspan);
+        else
+            snprintf(out, n, "decode_output[:, t] = softmax(q_t·cache_k[%s]ᵀ%s%s)·cache_v[%s]·W_Oᵀ", span, sc,
+                     tr->alibi ? " + bias_t" : "", vspan);
     } else
         snprintf(out, n, "%s = cat(%s, %s_t) for t = 0 … %d", st->name, st->name, st->id == STAGE_CACHE_K ? "k" : "v",
                  st->t.shape[2] - 1);
@@ -93,6 +137,16 @@ static void tip_flash(TipOut *o, const TipCell *cell)
         tip_number(mold, x0, sizeof x0), tip_number(rmax, x1, sizeof x1);
         const char *args[] = {k0, k1, x0, x1};
         tip_key(o, lang, "tip.flash_max", 4, args);
+    } else if (tr->flash_acc == FLASH_ACC_FA1) { // l_old·α + e^(m̃ − m)·Σ e^(s − m̃)
+        const float ref = check_inf(m), mt = tile_max(tr, srow, col), tref = check_inf(mt);
+        float sum = 0.0f;
+        for (int j = j0; j <= j1; j++) sum += tensor_expf(srow[j] - tref);
+        const float old = col > 0 ? lrow[col - 1] : 0.0f, alpha = tensor_expf(mold - ref), beta = tensor_expf(mt - ref);
+        tip_number(old, x0, sizeof x0), tip_number(alpha, x1, sizeof x1), tip_number(sum, x2, sizeof x2);
+        char x3[32];
+        tip_number(beta, x3, sizeof x3);
+        const char *args[] = {k0, k1, x0, x1, x2, x3};
+        tip_key(o, lang, "tip.flash_sum_fa1", 6, args);
     } else {
         float ref = isinf(m) && m < 0 ? 0.0f : m, sum = 0.0f;
         for (int j = j0; j <= j1; j++) sum += tensor_expf(srow[j] - ref);
@@ -119,7 +173,8 @@ static void tip_equal(TipOut *o, const TipCell *cell)
     char tb[16], xb[32];
     snprintf(tb, sizeof tb, "%d", row), tip_number(x, xb, sizeof xb);
     const char *args[] = {tb, recipe_symbol(tr, other, lang), xb};
-    tip_key(o, lang, st->kind == STAGE_KIND_FLASH_OUT ? "tip.flash_out" : "tip.decode", 3, args);
+    tip_key(o, lang, st->kind == STAGE_KIND_FLASH_OUT ? "tip.flash_out" : decode_shifted(tr) ? "tip.decode_shifted" : "tip.decode",
+            3, args);
 }
 
 static void tip_cache(TipOut *o, const TipCell *cell)
@@ -156,7 +211,8 @@ static void note_cache(const Trace *tr, int s, Lang lang, char *out, size_t n)
     char a[32], b[32];
     snprintf(a, sizeof a, "%d", st->t.shape[1]), snprintf(b, sizeof b, "%d", tr->n_heads);
     const char *args[] = {a, b};
-    i18n_fmt(out, n, lang, "fx.cache", 2, args);
+    i18n_fmt(out, n, lang, tr->stream_pos == STREAM_POS_CACHE && tr->rope != ROPE_NONE && st->id == STAGE_CACHE_K
+                               ? "fx.cache_shift" : "fx.cache", 2, args);
 }
 
 // The running max m is the largest score read so far: on the scores' scale (l is a sum of exps).
@@ -166,21 +222,25 @@ static int compared_flash(const Trace *tr, int s)
 }
 
 const StageRecipe RECIPE_FLASH_STAT = {
+    .narration = narration_flash,
     .panels = panels_flash_stat, .formula = formula_flash, .note = note_flash, .tip = tip_flash, .anim = ANIM_CELLS,
     .compared = compared_flash,
 };
 
 #define Q(k) QUIZ_BIT(QUIZ_##k)
 const StageRecipe RECIPE_FLASH_OUT = {
+    .narration = narration_flash,
     .panels = panels_equal, .formula = formula_flash, .note = note_flash, .tip = tip_equal, .anim = ANIM_ROWS,
     .quiz = Q(VALUE),
 };
 
 const StageRecipe RECIPE_CACHE = {
+    .narration = narration_decode,
     .panels = recipe_panels_self, .formula = formula_decode, .note = note_cache, .tip = tip_cache, .anim = ANIM_ROWS,
 };
 
 const StageRecipe RECIPE_DECODE = {
+    .narration = narration_decode,
     .panels = panels_equal, .formula = formula_decode, .tip = tip_equal, .anim = ANIM_ROWS, .quiz = Q(VALUE),
 };
 
@@ -193,6 +253,35 @@ static bool decode_reads(const Trace *tr, int b, int row, int col)
     if (m < 0) return col <= row;
     const Tensor *t = &tr->stages[m].t;
     return t->data[((size_t)b * t->shape[1] + row) * t->shape[2] + col] != 0.0f;
+}
+
+
+// pos_shift's score: q_t and key j turned to their places in step t's cache, their dot ÷ scale
+static void tip_decode_shift(TipOut *o, const TipCell *cell)
+{
+    const Trace *tr = cell->tr;
+    const int b = cell->b, h = cell->h, t = cell->row, j = cell->col, dk = tr->d_k;
+    const int qh = trace_find_near(tr, (int)(cell->st - tr->stages), "q_heads");
+    if (qh < 0 || !cell->t1 || dk > 256) return;
+    int place = 0, n = 0; // key j's place among the kept keys, and how many are kept
+    for (int k = 0; k <= t; k++)
+        if (decode_reads(tr, b, t, k)) place += k < j, n++;
+    float qr[256], kr[256];
+    attn_rope_row(qr, tip_row(&tr->stages[qh].t, b, h, t), dk, tr->rotary_dim, n - 1, (RopeStyle)tr->rope, tr->rope_inv,
+                  tr->rope_att);
+    attn_rope_row(kr, tip_row(cell->t1, b, trace_kv_head(tr, cell->t1, h), j), dk, tr->rotary_dim, place,
+                  (RopeStyle)tr->rope, tr->rope_inv, tr->rope_att);
+    char a0[16], a1[16], a2[16], a3[16], sc[24];
+    snprintf(a0, sizeof a0, "%d", t), snprintf(a1, sizeof a1, "%d", j), snprintf(a2, sizeof a2, "%d", place);
+    snprintf(a3, sizeof a3, "%d", n - 1);
+    const char *args[] = {a0, a1, a2, a3};
+    tip_key(o, cell->lang, "tip.decode_shift", 4, args);
+    recipe_scale_text(tr, sc, sizeof sc);
+    tip_put(o, "\n= (");
+    tip_terms(o, cell->lang, qr, 1, kr, 1, dk);
+    tip_put(o, ") / ");
+    tip_put(o, sc);
+    tip_equals(o, cell->val);
 }
 
 static void formula_decode_step(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -212,7 +301,10 @@ static void formula_decode_step(const Trace *tr, int s, Lang lang, char *out, si
     }
     const bool sinks = tr->mask_kind == MASK_SLIDING && tr->sink_tokens > 0;
     const char *span = tr->mask_kind != MASK_SLIDING ? ":t+1" : sinks ? ":S] ∪ cache_k[t−W+1:t+1" : "t−W+1:t+1";
-    snprintf(out, n, "s_t = q_t·cache_k[%s]ᵀ%s%s", span, sc, tr->alibi ? " + bias_t" : "");
+    if (decode_shifted(tr)) // StreamingLLM's pos_shift: the n kept keys turned to 0 … n − 1, q_t to n − 1
+        snprintf(out, n, "s_t = RoPE(q_t, n−1)·RoPE(cache_k[%s], 0…n−1)ᵀ%s", span, sc);
+    else
+        snprintf(out, n, "s_t = q_t·cache_k[%s]ᵀ%s%s", span, sc, tr->alibi ? " + bias_t" : "");
 }
 
 // A key step t does not read: not in the cache yet, or out of its window — the fill.
@@ -220,7 +312,8 @@ static void tip_decode_scores(TipOut *o, const TipCell *cell)
 {
     int b = cell->b, row = cell->row, col = cell->col;
     if (decode_reads(cell->tr, b, row, col)) {
-        recipe_tip_dot(o, cell);
+        if (decode_shifted(cell->tr)) tip_decode_shift(o, cell);
+        else recipe_tip_dot(o, cell);
         return;
     }
     char t[16], j[16], f[32];
@@ -293,8 +386,13 @@ static void formula_flash_tile(const Trace *tr, int s, Lang lang, char *out, siz
 {
     switch (tr->stages[s].id) {
     case STAGE_FLASH_SCALE: snprintf(out, n, "α = e^(m_old − m)   %s", i18n_get(lang, "fx.flash_first_block")); break;
-    case STAGE_FLASH_P: snprintf(out, n, "P_tile = e^(S_tile − m)"); break;
-    default: snprintf(out, n, "acc = acc_old·α + P_tile·V_tile"); break;
+    case STAGE_FLASH_P:
+        snprintf(out, n, tr->flash_acc == FLASH_ACC_FA1 ? "P̃_tile = e^(S_tile − m̃)" : "P_tile = e^(S_tile − m)");
+        break;
+    default:
+        snprintf(out, n, tr->flash_acc == FLASH_ACC_FA1 ? "O = (l_old·α·O_old + e^(m̃ − m)·P̃_tile·V_tile) / l"
+                                                        : "acc = acc_old·α + P_tile·V_tile");
+        break;
     }
 }
 
@@ -345,13 +443,14 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
         const int kb = col / bk;
         float ref = flash_ref(tr, si, b, h, row, kb, NULL);
         float s = tip_row(cell->t0, b, h, row)[col];
+        if (tr->flash_acc == FLASH_ACC_FA1) ref = check_inf(tile_max(tr, tip_row(cell->t0, b, h, row), kb)); // m̃
         snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", kb);
         const char *args[] = {qb, kbs};
         if (isinf(s) && s < 0) {
             tip_key(o, lang, "tip.flash_p_masked", 2, args);
             return;
         }
-        tip_exp_diff(o, cell, "tip.flash_p", args, s, ref);
+        tip_exp_diff(o, cell, tr->flash_acc == FLASH_ACC_FA1 ? "tip.flash_p_fa1" : "tip.flash_p", args, s, ref);
         return;
     }
     // acc[i, kb, d] = acc[i, kb − 1, d]·α + Σ_j P[i, j]·V[j, d] over the block's keys
@@ -364,11 +463,29 @@ static void tip_flash_tile(TipOut *o, const TipCell *cell)
     snprintf(qb, sizeof qb, "%d", row / bq), snprintf(kbs, sizeof kbs, "%d", kb);
     snprintf(k0, sizeof k0, "%d", j0), snprintf(k1, sizeof k1, "%d", j0 + nb - 1);
     const char *args[] = {qb, kbs, k0, k1};
+    if (tr->flash_acc == FLASH_ACC_FA1) { // (l_old·α·O_old + e^(m̃ − m)·Σ P̃·v) / l
+        const int ms = trace_find_near(tr, si, "masked_scores"), fl = trace_find_near(tr, si, "flash_sum");
+        if (ms < 0 || fl < 0) return;
+        const float *lrow = tip_row(&tr->stages[fl].t, b, h, row);
+        const float mt = tile_max(tr, tip_row(&tr->stages[ms].t, b, h, row), kb);
+        const float beta = tensor_expf(mt - flash_ref(tr, si, b, h, row, kb, NULL)), lold = kb > 0 ? lrow[kb - 1] : 0.0f;
+        float pv = 0.0f;
+        for (int j = 0; j < nb; j++) pv += prow[j0 + j] * vrow[(size_t)(j0 + j) * dv + d];
+        tip_key(o, lang, "tip.flash_acc_fa1", 4, args);
+        tip_put(o, "\n= (");
+        put_times(o, lold, alpha);
+        tip_put(o, "×");
+        tip_num(o, old, true);
+        tip_put(o, " + ");
+        put_times(o, beta, pv);
+        tip_put(o, ") / ");
+        tip_num(o, lrow[kb], false);
+        tip_equals(o, cell->val);
+        return;
+    }
     tip_key(o, lang, "tip.flash_acc", 4, args);
     tip_put(o, "\n= ");
-    tip_num(o, old, true);
-    tip_put(o, "×");
-    tip_num(o, alpha, false);
+    put_times(o, old, alpha);
     tip_put(o, " + ");
     tip_terms(o, lang, prow + j0, 1, vrow + (size_t)j0 * dv + d, dv, nb);
     tip_equals(o, cell->val);
@@ -390,6 +507,7 @@ static void note_flash_tile(const Trace *tr, int s, Lang lang, char *out, size_t
 }
 
 const StageRecipe RECIPE_DECODE_SCORES = {
+    .narration = narration_decode,
     .panels = recipe_panels_scores, .formula = formula_decode_step, .note = note_decode_step, .tip = tip_decode_scores,
     .anim = ANIM_ROWS, .quiz = Q(VALUE), .key_cols = true, .mask_look = MASK_LOOK_LESSON_MASK,
 };
@@ -401,11 +519,13 @@ const StageRecipe RECIPE_DECODE_ATTN = {
 };
 
 const StageRecipe RECIPE_FLASH_P = {
+    .narration = narration_flash,
     .panels = panels_flash_p, .formula = formula_flash_tile, .note = note_flash_tile, .tip = tip_flash_tile,
     .anim = ANIM_CELLS, .quiz = Q(VALUE), .scale = SCALE_PROBABILITY,
 };
 
 const StageRecipe RECIPE_FLASH_ACC = {
+    .narration = narration_flash,
     .panels = panels_flash_acc, .formula = formula_flash_tile, .note = note_flash_tile, .tip = tip_flash_tile,
     .anim = ANIM_ROWS, .quiz = Q(VALUE),
 };
