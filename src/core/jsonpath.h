@@ -16,7 +16,7 @@
 #include "tensor.h"
 
 #define JSONPATH_MAX 160      // a path longer than this is cut (it only appears in messages)
-#define JSONPATH_MSG_MAX 1024 // the message part of an error (an unknown model key lists all 46 keys)
+#define JSONPATH_MSG_MAX 1024 // the message part of an error (an unknown model key lists all 47 keys)
 
 // Where errors go: the file's name (as given) and the caller's buffer.
 typedef struct JsonCtx {
