@@ -98,8 +98,14 @@ static bool push_weight(Ctx *c, int s)
     const int out = W->shape[0], in = W->shape[1];
     const int rows = (int)(tr->stages[c->gi[s]].t.size / (size_t)out);
     tr->stages[k].weight = W;
+    float *tmp = malloc(backward_linear_tmp(rows, in, out) * sizeof *tmp);
+    if (!tmp) {
+        snprintf(c->err, c->err_len, "%s: out of memory computing the backward view", c->file);
+        return false;
+    }
     backward_linear(NULL, tr->stages[k].t.data, NULL, tr->stages[c->gi[s]].t.data, tr->stages[x].t.data, W->data, rows,
-                    in, out);
+                    in, out, tmp);
+    free(tmp);
     return true;
 }
 
