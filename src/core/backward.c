@@ -347,9 +347,15 @@ static void masked_backward(Ctx *c, int s)
     if (!ds) return;
     const size_t n = (size_t)tr->len_q * tr->len_k;
     const float *mask = st->operands[1] >= 0 ? X(c, st->operands[1]) : NULL, *d = c->g->d[s].data;
-    for (int bh = 0; bh < tr->batch * tr->n_heads; bh++)
-        for (size_t k = 0; k < n; k++)
-            if (!mask || mask[(size_t)(bh / tr->n_heads) * n + k] != 0.0f) ds[(size_t)bh * n + k] += d[(size_t)bh * n + k];
+    for (int bh = 0; bh < tr->batch * tr->n_heads; bh++) {
+        float *dsh = ds + (size_t)bh * n;
+        const float *dh = d + (size_t)bh * n, *mk = mask ? mask + (size_t)(bh / tr->n_heads) * n : NULL;
+        if (!mk) {
+            backward_add(dsh, dh, n);
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) dsh[k] = mk[k] != 0.0f ? dsh[k] + dh[k] : dsh[k]; // (a select: vectorised)
+    }
 }
 
 // Stage s's gradient (whole: every later stage has passed its share) to its operands and weights.
