@@ -64,6 +64,10 @@ typedef enum StageKind {
     STAGE_KIND_SOFTCAP,      // capped_scores (B, H, Lq, Lk) = c·tanh(scores / c) (Gemma 2's soft-capping)
     STAGE_KIND_GATE,         // attn_gate (B, Lq, H·d_v) = σ(x·W_Gᵀ + b_G) (gated attention)
     STAGE_KIND_GATED,        // gated (B, Lq, H·d_v) = concat ⊙ attn_gate (operands concat, attn_gate)
+    STAGE_KIND_GRAD_PARAM,   // the gradient of a weight that is not a plain dYᵀ·X (its `weight`): a bias or
+                             // β = Σ_r dY, γ = Σ_r dY ⊙ x̂, an embedding table's rows (the positions of
+                             // each token, or each position), W₁ / W_gate = (dY ⊙ act′(u))ᵀ·x and their
+                             // biases (operands: dY, the forward stage's input, the forward stage)
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -185,7 +189,8 @@ typedef enum WeightSlot {
     X(GRAD_JACOBIAN, "grad.jacobian", GRAD_JACOBIAN, BACKWARD, "J", NONE, NONE)                                  \
     X(GRAD_SOFTMAX, "grad.softmax", GRAD_SOFTMAX, BACKWARD, "∂L/∂S", NONE, NONE)                                 \
     X(GRAD_QK, "grad.qk", GRAD_QK, BACKWARD, "∂L/∂Q", NONE, NONE)                                                \
-    X(GRAD_STAGE, "grad.stage", GRAD_PASS, BACKWARD, "∂L/∂x", NONE, NONE)
+    X(GRAD_STAGE, "grad.stage", GRAD_PASS, BACKWARD, "∂L/∂x", NONE, NONE)                                       \
+    X(GRAD_PARAM, "grad.param", GRAD_PARAM, BACKWARD, "∂L/∂θ", NONE, NONE)
 
 typedef enum StageId {
 #define STAGE_ENUM(id, name, kind, step, sym, w, b) STAGE_##id,

@@ -173,7 +173,8 @@ extern const StageRecipe RECIPE_FLASH_STAT, RECIPE_FLASH_OUT, RECIPE_CACHE, RECI
 extern const StageRecipe RECIPE_DECODE_SCORES, RECIPE_DECODE_ATTN, RECIPE_FLASH_P, RECIPE_FLASH_ACC;
 extern const StageRecipe RECIPE_EMBED, RECIPE_POS_EMBED, RECIPE_VOCAB_SOFTMAX;
 extern const StageRecipe RECIPE_GRAD_TARGET, RECIPE_GRAD_LOSS, RECIPE_GRAD_LINEAR, RECIPE_GRAD_WEIGHT, RECIPE_GRAD_ATTN;
-extern const StageRecipe RECIPE_GRAD_JACOBIAN, RECIPE_GRAD_SOFTMAX, RECIPE_GRAD_QK, RECIPE_GRAD_PASS;
+extern const StageRecipe RECIPE_GRAD_JACOBIAN, RECIPE_GRAD_SOFTMAX, RECIPE_GRAD_QK, RECIPE_GRAD_PASS,
+    RECIPE_GRAD_PARAM;
 extern const StageRecipe RECIPE_HEAD_NORM, RECIPE_GATE, RECIPE_GATED, RECIPE_SOFTCAP;
 // Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
 // panels and a score's dot product; softmax's panels, tooltip and derivation strip.
