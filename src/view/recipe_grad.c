@@ -491,7 +491,8 @@ static void panels_param(Layout *L, const Trace *tr, const View *v)
     PanelSpec *dy = add(L, tr, v, st->operands[0], "", READS_COL, k == PARAM_ACT_W);
     if (dy && k == PARAM_ACT_W) snprintf(dy->title, sizeof dy->title, "(%s)ᵀ", recipe_symbol(tr, st->operands[0], v->lang));
     if (k == PARAM_GAMMA || k == PARAM_ACT_W) add(L, tr, v, st->operands[1], k == PARAM_GAMMA ? "⊙" : "·", READS_COL, false);
-    add(L, tr, v, v->stage, k == PARAM_GAMMA || k == PARAM_ACT_W ? "=" : "→", READS_NONE, false);
+    PanelSpec *r = add(L, tr, v, v->stage, k == PARAM_GAMMA || k == PARAM_ACT_W ? "=" : "→", READS_NONE, false);
+    if (r && k == PARAM_TOKENS) r->row_axis = AXIS_VOCAB; // (E: a row per token, as W_U's)
 }
 
 static void formula_param(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -588,5 +589,6 @@ const StageRecipe RECIPE_GRAD_SOFTMAX = GRAD_RECIPE(.quiz = GRAD_QUIZ | QUIZ_BIT
 const StageRecipe RECIPE_GRAD_QK = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_qk, .formula = formula_key, .tip = tip_qk,
                                                .anim = ANIM_CELLS);
 const StageRecipe RECIPE_GRAD_PASS = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_pass, .formula = formula_key, .anim = ANIM_FADE);
-const StageRecipe RECIPE_GRAD_PARAM = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_param, .formula = formula_param, .tip = tip_param,
+// (no quiz questions of their own: the lesson's 40 would end before the softmax's "which key rises")
+const StageRecipe RECIPE_GRAD_PARAM = GRAD_RECIPE(.quiz = 0, .panels = panels_param, .formula = formula_param, .tip = tip_param,
                                                   .anim = ANIM_CELLS, .story = story_param);
