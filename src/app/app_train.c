@@ -87,10 +87,10 @@ void app_train_toggle(App *a)
     say_progress(a);
 }
 
-// A running run's frame is either a slice of steps or, when the trace is due to follow the
-// weights (every APP_TRAIN_SHOW_MS, after a checkpoint), that alone: a new trace is laid out,
-// its heatmaps and narration made again in that frame, so it gets no steps (both in one frame
-// were 25–35 ms under load, each alone under 16).
+// A running run's frame is a slice of steps or, when the trace is due to follow the weights
+// (every APP_TRAIN_SHOW_MS, after a checkpoint), one step and that: a new trace is laid out and
+// its heatmaps and narration made again in that frame, so it gets no slice (both in one frame
+// were 25–35 ms under load); every frame still takes a step (the run's pace in frames).
 void app_train_frame(App *a)
 {
     Training *t = &a->ex.train;
@@ -98,39 +98,35 @@ void app_train_frame(App *a)
     char msg[LESSON_ERR_MAX + 300];
     TrainRun *r = &t->run;
     Lesson *ls = &a->session->lesson;
-    if (t->show_due) {
+    const bool show_now = t->show_due;
+    t->show_due = false;
+    const double t0 = now_ms();
+    bool ok = true;
+    do { // whole steps while the next one fits in the slice (one at least)
+        const double s0 = now_ms();
+        ok = train_step(r, ls, msg, sizeof msg);
+        if (ok && train_at_checkpoint(r)) { // (the curve gains a point: shown in this frame or the next)
+            ok = train_checkpoint(r, ls, NULL, msg, sizeof msg);
+            t->show_due = true;
+        }
+        t->step_ms = now_ms() - s0;
+    } while (ok && !show_now && !t->show_due && r->step < r->total && now_ms() - t0 + t->step_ms <= APP_TRAIN_BUDGET_MS);
+    if (now_ms() - t0 > t->worst_ms) t->worst_ms = now_ms() - t0;
+    if (!ok) { // not finite: the weights before that step are back (kept as a checkpoint)
+        t->running = t->show_due = false;
+        char why[LESSON_ERR_MAX + 300];
+        if (train_checkpoint(r, ls, NULL, why, sizeof why)) show(a, why, sizeof why);
+        say_error(a, msg);
+        return;
+    }
+    if (r->step >= r->total) t->running = false;
+    if (show_now || !t->running) {
         t->show_due = false;
         if (!show(a, msg, sizeof msg)) {
             t->running = false;
             say_error(a, msg);
             return;
         }
-        say_progress(a);
-        return;
-    }
-    const double t0 = now_ms();
-    bool ok = true;
-    do { // whole steps while the next one fits in the slice (one at least)
-        const double s0 = now_ms();
-        ok = train_step(r, ls, msg, sizeof msg);
-        if (ok && train_at_checkpoint(r)) { // (the curve gains a point: shown in the next frame)
-            ok = train_checkpoint(r, ls, NULL, msg, sizeof msg);
-            t->show_due = true;
-        }
-        t->step_ms = now_ms() - s0;
-    } while (ok && !t->show_due && r->step < r->total && now_ms() - t0 + t->step_ms <= APP_TRAIN_BUDGET_MS);
-    if (now_ms() - t0 > t->worst_ms) t->worst_ms = now_ms() - t0;
-    if (!ok) { // not finite: the weights before that step are back (kept as a checkpoint)
-        t->running = false, t->show_due = false;
-        char why[LESSON_ERR_MAX + 300];
-        if (train_checkpoint(r, ls, NULL, why, sizeof why)) show(a, why, sizeof why);
-        say_error(a, msg);
-        return;
-    }
-    if (r->step >= r->total) t->running = false, t->show_due = false;
-    if (!t->running && !show(a, msg, sizeof msg)) {
-        say_error(a, msg);
-        return;
     }
     if (now_ms() - t->shown >= APP_TRAIN_SHOW_MS) t->show_due = true;
     say_progress(a);
