@@ -152,7 +152,14 @@ static void test_backward_trace(void **state)
         cJSON_ArrayForEach(item, cJSON_GetObjectItem(root, "grads"))
             if (trace_find(&r.tr, cJSON_GetObjectItem(item, "name")->valuestring) >= n_fwd)
                 cJSON_AddItemReferenceToArray(mine, item);
-        int n_ref;
+        int n_ref, missing = 0;
+        cJSON_ArrayForEach(item, cJSON_GetObjectItem(root, "grads")) { // (every weight's gradient is a stage
+            const char *nm = cJSON_GetObjectItem(item, "name")->valuestring; // but the sinks': not shown yet)
+            const size_t len = strlen(nm);
+            if (len >= 5 && strcmp(nm + len - 5, "sinks") == 0) continue;
+            if (trace_find(&r.tr, nm) < 0 && ++missing == 1) printf("%s: no stage for %s\n", path, nm);
+        }
+        assert_int_equal(missing, 0);
         RefWorst w = {0, 0};
         bad += ref_compare_list(mine, lookup_stage, &r.tr, path, &n_ref, &w);
         compared += n_ref;
@@ -246,6 +253,63 @@ static void test_finite_difference(void **state)
     }
     assert_true(checked >= 5);
     run_free(&r);
+}
+
+// The backward kernels (backward_ops.c): backward_matmul_add gives the plain in-order loop's bits
+// for every width (its register-blocked widths 4…32 and the others), a read straight or
+// transposed; backward_linear's dW equals the rows summed in turn bit for bit, its dx and db
+// the plain loops' within a float's rounding of the sums.
+static float lcg(uint32_t *s)
+{
+    *s = *s * 1664525u + 1013904223u;
+    return (float)((*s >> 8) & 0xffff) / 32768.0f - 1.0f;
+}
+
+static void test_kernels(void **state)
+{
+    (void)state;
+    enum { M = 7, K = 23, N = 40 };
+    static float a[M * K], b[K * N], c[M * N], want[M * N], acc[N];
+    uint32_t seed = 7;
+    for (int i = 0; i < M * K; i++) a[i] = lcg(&seed);
+    for (int i = 0; i < K * N; i++) b[i] = lcg(&seed);
+    for (int n = 1; n <= N; n++)
+        for (int t = 0; t < 2; t++) { // a (M, K), or the transpose of a (K, M) read as a's
+            const size_t rs = t ? 1 : K, cs = t ? M : 1;
+            for (int i = 0; i < M * n; i++) c[i] = want[i] = (float)i * 0.25f;
+            for (int i = 0; i < M; i++)
+                for (int j = 0; j < n; j++) {
+                    float sum = 0.0f;
+                    for (int p = 0; p < K; p++) sum += a[i * rs + p * cs] * b[p * n + j];
+                    want[i * n + j] += sum;
+                }
+            backward_matmul_add(c, a, rs, cs, b, M, K, n, acc);
+            assert_memory_equal(c, want, (size_t)M * n * sizeof *c);
+        }
+    enum { R = 37, IN = 9, OUT = 13 };
+    static float x[R * IN], w[OUT * IN], dy[R * OUT], dx[R * IN], dw[OUT * IN], db[OUT], tmp[R * OUT + OUT * IN];
+    for (int i = 0; i < R * IN; i++) x[i] = lcg(&seed);
+    for (int i = 0; i < OUT * IN; i++) w[i] = lcg(&seed);
+    for (int i = 0; i < R * OUT; i++) dy[i] = lcg(&seed);
+    assert_true(backward_linear_tmp(R, IN, OUT) <= sizeof tmp / sizeof *tmp);
+    memset(dx, 0, sizeof dx), memset(dw, 0, sizeof dw), memset(db, 0, sizeof db);
+    backward_linear(dx, dw, db, dy, x, w, R, IN, OUT, tmp);
+    for (int o = 0; o < OUT; o++) {
+        float sb = 0.0f;
+        for (int r = 0; r < R; r++) sb += dy[r * OUT + o];
+        assert_true(db[o] == sb);
+        for (int i = 0; i < IN; i++) {
+            float sw = 0.0f;
+            for (int r = 0; r < R; r++) sw += dy[r * OUT + o] * x[r * IN + i];
+            assert_true(dw[o * IN + i] == sw);
+        }
+    }
+    for (int r = 0; r < R; r++)
+        for (int i = 0; i < IN; i++) {
+            double sx = 0.0;
+            for (int o = 0; o < OUT; o++) sx += (double)dy[r * OUT + o] * (double)w[o * IN + i];
+            assert_true(fabs((double)dx[r * IN + i] - sx) <= 1e-5);
+        }
 }
 
 // The softmax's Jacobian: a ⊙ (da − rowsum(da ⊙ a)); a uniform da gives 0 (softmax ignores a
@@ -346,6 +410,7 @@ int main(void)
         cmocka_unit_test(test_against_torch),
         cmocka_unit_test(test_finite_difference),
         cmocka_unit_test(test_softmax_jacobian),
+        cmocka_unit_test(test_kernels),
         cmocka_unit_test(test_backward_trace),
         cmocka_unit_test(test_reuse),
         cmocka_unit_test(test_bad_input),

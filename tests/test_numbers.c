@@ -170,7 +170,7 @@ static void test_backward_tooltips_add_up(void **state)
     (void)state;
     glob_t g = shipped_lessons();
     static QuizQuestion qs[QUIZ_MAX_QUESTIONS + 8];
-    int n = 0, approx = 0, worked = 0, models = 0, asked = 0, rises = 0;
+    int n = 0, approx = 0, worked = 0, models = 0, asked = 0, rises = 0, params = 0;
     char err[600], why[600];
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Session *ses = open_session(g.gl_pathv[f]);
@@ -195,8 +195,10 @@ static void test_backward_tooltips_add_up(void **state)
                     Layout L;
                     layout_compute(&L, tr, &v, 1280, 720);
                     char tip[4096];
-                    explain_cell(tr, &v, &L, L.result_panel, 1, 1, tip, sizeof tip);
+                    const PanelSpec *rp = &L.spec[L.result_panel]; // (cell 1, 1, or a vector's second)
+                    explain_cell(tr, &v, &L, L.result_panel, rp->rows > 1 ? 1 : 0, rp->cols > 1 ? 1 : 0, tip, sizeof tip);
                     worked += strstr(tip, "×") != NULL;
+                    if (tr->stages[v.stage].kind == STAGE_KIND_GRAD_PARAM) params += strstr(tip, "\n= ") != NULL;
                 }
             }
             int nq = quiz_all(tr, &ses->lesson, (Lang)lang, 1, true, qs, QUIZ_MAX_QUESTIONS + 8);
@@ -220,9 +222,10 @@ static void test_backward_tooltips_add_up(void **state)
         session_destroy(ses);
     }
     globfree(&g);
-    print_message("%d backward tooltips add up (%d say ≈; %d worked sums; %d value questions, %d which-key-rises) in %d models\n",
-                  n, approx, worked, asked, rises, models);
-    assert_true(models >= 1 && n > 1000 && worked > 40 && asked > 0 && rises > 0);
+    print_message("%d backward tooltips add up (%d say ≈; %d worked sums, %d of them a bias's, γ's, β's, an "
+                  "embedding's or W₁'s; %d value questions, %d which-key-rises) in %d models\n",
+                  n, approx, worked, params, asked, rises, models);
+    assert_true(models >= 1 && n > 1000 && worked > 40 && asked > 0 && rises > 0 && params > 20);
     assert_true(approx * 100 <= n);
 }
 

@@ -326,6 +326,7 @@ bool app_frame(App *a)
     a->ov.hover = a->pointer.in && !a->lessons.picker.open;
     a->ov.picker = &a->lessons.picker;
     a->ov.study = &a->study->st;
+    a->ov.live = app_train_running(a); // (the narration's size kept while the trace changes)
     app_to_output(a, a->pointer.wx, a->pointer.wy, &a->ov.mouse_x, &a->ov.mouse_y);
     export_ui_update(&a->exp, 0.012, a->v.lang, &a->toast); // export frames first: the window's frame overwrites them
     a->ov.export_total = a->exp.job ? export_job_total(a->exp.job) : 0;

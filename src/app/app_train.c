@@ -48,7 +48,7 @@ void app_train_pause(App *a)
     Training *t = &a->ex.train;
     if (!t->on || !t->running || t->session != a->session) return;
     char msg[LESSON_ERR_MAX + 300];
-    t->running = false;
+    t->running = t->show_due = false;
     if (!train_checkpoint(&t->run, &a->session->lesson, NULL, msg, sizeof msg) || !show(a, msg, sizeof msg)) {
         say_error(a, msg);
         return;
@@ -75,7 +75,7 @@ void app_train_toggle(App *a)
         say_error(a, msg);
         return;
     }
-    t->on = t->running = true, t->session = a->session;
+    t->on = t->running = true, t->session = a->session, t->show_due = false;
     t->step_ms = t->worst_ms = 0.0;
     if (!train_checkpoint(&t->run, &a->session->lesson, NULL, msg, sizeof msg) || !show(a, msg, sizeof msg)) {
         say_error(a, msg);
@@ -87,6 +87,10 @@ void app_train_toggle(App *a)
     say_progress(a);
 }
 
+// A running run's frame is a slice of steps or, when the trace is due to follow the weights
+// (every APP_TRAIN_SHOW_MS, after a checkpoint), one step and that: a new trace is laid out and
+// its heatmaps and narration made again in that frame, so it gets no slice (both in one frame
+// were 25–35 ms under load); every frame still takes a step (the run's pace in frames).
 void app_train_frame(App *a)
 {
     Training *t = &a->ex.train;
@@ -94,28 +98,37 @@ void app_train_frame(App *a)
     char msg[LESSON_ERR_MAX + 300];
     TrainRun *r = &t->run;
     Lesson *ls = &a->session->lesson;
+    const bool show_now = t->show_due;
+    t->show_due = false;
     const double t0 = now_ms();
     bool ok = true;
     do { // whole steps while the next one fits in the slice (one at least)
         const double s0 = now_ms();
         ok = train_step(r, ls, msg, sizeof msg);
-        if (ok && train_at_checkpoint(r)) ok = train_checkpoint(r, ls, NULL, msg, sizeof msg) && show(a, msg, sizeof msg);
+        if (ok && train_at_checkpoint(r)) { // (the curve gains a point: shown in this frame or the next)
+            ok = train_checkpoint(r, ls, NULL, msg, sizeof msg);
+            t->show_due = true;
+        }
         t->step_ms = now_ms() - s0;
-    } while (ok && r->step < r->total && now_ms() - t0 + t->step_ms <= APP_TRAIN_BUDGET_MS);
+    } while (ok && !show_now && !t->show_due && r->step < r->total && now_ms() - t0 + t->step_ms <= APP_TRAIN_BUDGET_MS);
     if (now_ms() - t0 > t->worst_ms) t->worst_ms = now_ms() - t0;
     if (!ok) { // not finite: the weights before that step are back (kept as a checkpoint)
-        t->running = false;
+        t->running = t->show_due = false;
         char why[LESSON_ERR_MAX + 300];
         if (train_checkpoint(r, ls, NULL, why, sizeof why)) show(a, why, sizeof why);
         say_error(a, msg);
         return;
     }
     if (r->step >= r->total) t->running = false;
-    if ((!t->running || now_ms() - t->shown >= APP_TRAIN_SHOW_MS) && !show(a, msg, sizeof msg)) {
-        t->running = false;
-        say_error(a, msg);
-        return;
+    if (show_now || !t->running) {
+        t->show_due = false;
+        if (!show(a, msg, sizeof msg)) {
+            t->running = false;
+            say_error(a, msg);
+            return;
+        }
     }
+    if (now_ms() - t->shown >= APP_TRAIN_SHOW_MS) t->show_due = true;
     say_progress(a);
 }
 
@@ -164,6 +177,12 @@ bool app_train_key(App *a, int sym, bool step_key)
     if (!t->on || !t->running || t->session != a->session || (sym != SDLK_SPACE && sym != SDLK_ESCAPE)) return false;
     app_train_pause(a);
     return true;
+}
+
+bool app_train_running(const App *a)
+{
+    const Training *t = &a->ex.train;
+    return t->on && t->running && t->session == a->session;
 }
 
 bool app_train_unsaved(const App *a)

@@ -37,6 +37,8 @@ bool app_train_key(App *a, int sym, bool step_key);
 // Before the session is replaced or the window closes: the run ends, its weights saved first
 // when they were not (a notice says where).
 void app_train_stop(App *a);
+// Training runs on the lesson on screen (not paused, not finished).
+bool app_train_running(const App *a);
 // Trained weights not saved yet (quitting asks).
 bool app_train_unsaved(const App *a);
 

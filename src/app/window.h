@@ -110,6 +110,7 @@ typedef struct Training {
     double step_ms;          // the last step's time: the next slice's estimate
     double worst_ms;         // the longest slice so far
     double shown;            // when the trace last followed the weights (ms)
+    bool show_due;           // the trace follows the weights in the next frame (one without steps)
     bool show_step;          // Shift+R: the last step's update drawn over the frame (optstep.h)
     TrainShown step;         // what it draws
 } Training;

@@ -20,6 +20,7 @@ void grads_free(Grads *g)
         for (int s = 0; s < WEIGHT_COUNT; s++) tensor_free(&g->dw[l][s]);
     free(g->targets);
     free(g->scratch);
+    free(g->work);
     grads_init(g);
 }
 
@@ -38,11 +39,11 @@ static bool grads_prepare(Grads *g, const Trace *tr, const AttnWeights *w)
     for (int l = 0; same && l < g->n_layers; l++)
         for (int s = 0; same && s < WEIGHT_COUNT; s++) same = same_shape(&g->dw[l][s], attn_weight((AttnWeights *)&w[l], s));
     if (!same) {
-        float *scratch = g->scratch;
-        size_t cap = g->scratch_cap;
-        g->scratch = NULL;
+        float *scratch = g->scratch, *work = g->work;
+        size_t cap = g->scratch_cap, work_cap = g->work_cap;
+        g->scratch = g->work = NULL;
         grads_free(g);
-        g->scratch = scratch, g->scratch_cap = cap;
+        g->scratch = scratch, g->scratch_cap = cap, g->work = work, g->work_cap = work_cap;
         g->n_layers = tr->n_layers, g->n_rows = BL;
         g->targets = malloc((size_t)(BL > 0 ? BL : 1) * sizeof *g->targets);
         g->d = calloc((size_t)(tr->n > 0 ? tr->n : 1), sizeof *g->d);
@@ -58,16 +59,18 @@ static bool grads_prepare(Grads *g, const Trace *tr, const AttnWeights *w)
     return true;
 }
 
-// n floats of g's scratch (kept for the next call); NULL when out of memory.
-static float *grads_scratch(Grads *g, size_t n)
+// n floats of the buffer *buf of *cap floats (kept for the next call); NULL when out of memory.
+static float *grow(float **buf, size_t *cap, size_t n)
 {
-    if (n > g->scratch_cap) {
-        float *p = realloc(g->scratch, n * sizeof *p);
+    if (n > *cap) {
+        float *p = realloc(*buf, n * sizeof *p);
         if (!p) return NULL;
-        g->scratch = p, g->scratch_cap = n;
+        *buf = p, *cap = n;
     }
-    return g->scratch;
+    return *buf;
 }
+
+static float *grads_scratch(Grads *g, size_t n) { return grow(&g->scratch, &g->scratch_cap, n); }
 
 bool backward_default_targets(const Trace *tr, int *targets, const char *file, char *err, size_t err_len)
 {
@@ -140,8 +143,23 @@ static float *GW(Ctx *c, const Tensor *t)
 
 static void add_into(float *dst, const float *src, size_t n)
 {
-    if (dst)
-        for (size_t k = 0; k < n; k++) dst[k] += src[k];
+    if (dst) backward_add(dst, src, n);
+}
+
+// n floats of the products' temporaries; NULL (c->oom set) when out of memory.
+static float *work(Ctx *c, size_t n)
+{
+    float *p = grow(&c->g->work, &c->g->work_cap, n);
+    c->oom = c->oom || !p;
+    return p;
+}
+
+// backward_linear with its temporaries.
+static void linear_backward(Ctx *c, float *dx, float *dw, float *db, const float *dy, const float *x, const float *w,
+                            int n, int in, int out)
+{
+    float *tmp = work(c, backward_linear_tmp(n, in, out));
+    if (tmp) backward_linear(dx, dw, db, dy, x, w, n, in, out, tmp);
 }
 
 // ---- the loss ----------------------------------------------------------------------------
@@ -182,26 +200,24 @@ static size_t kv_of(const Trace *tr, int bh)
     return (size_t)(bh / H) * Hkv + (size_t)((bh % H) / (H / Hkv));
 }
 
-// scores = Q·Kᵀ / scale (+ bias): dQ += dS·K / scale, dK += dSᵀ·Q / scale (K shared by a group).
+// scores = Q·Kᵀ / scale (+ bias): dQ += dS·K / scale, dK += dSᵀ·Q / scale (K shared by a group),
+// each slice's products in float (dS / scale first, then the sums in order: backward_matmul_add).
 static void scores_backward(Ctx *c, int s, const float *dS)
 {
     const Trace *tr = c->tr;
     const Stage *st = &tr->stages[s];
     const int qi = st->operands[0], ki = st->operands[1], Lq = tr->len_q, Lk = tr->len_k, dk = tr->d_k;
-    float *dq = G(c, qi), *dkk = G(c, ki);
-    if (!dq || !dkk) return;
+    const size_t n = (size_t)Lq * Lk;
+    float *dq = G(c, qi), *dkk = G(c, ki), *gs = work(c, n + (size_t)dk);
+    if (!dq || !dkk || !gs) return;
     const float *q = X(c, qi), *k = X(c, ki);
     for (int bh = 0; bh < tr->batch * tr->n_heads; bh++) {
         const size_t kv = kv_of(tr, bh);
-        const float *S = dS + (size_t)bh * Lq * Lk;
-        for (int i = 0; i < Lq; i++)
-            for (int j = 0; j < Lk; j++) {
-                const float gs = S[(size_t)i * Lk + j] / tr->scale;
-                if (gs == 0.0f) continue;
-                float *dqi = dq + ((size_t)bh * Lq + i) * dk, *dkj = dkk + (kv * Lk + j) * dk;
-                const float *qrow = q + ((size_t)bh * Lq + i) * dk, *krow = k + (kv * Lk + j) * dk;
-                for (int e = 0; e < dk; e++) dqi[e] += gs * krow[e], dkj[e] += gs * qrow[e];
-            }
+        const float *S = dS + (size_t)bh * n;
+        for (size_t e = 0; e < n; e++) gs[e] = S[e] / tr->scale;
+        // dQ (Lq, d) += gs (Lq, Lk)·K (Lk, d); dK (Lk, d) += gsᵀ (Lk, Lq)·Q (Lq, d)
+        backward_matmul_add(dq + (size_t)bh * Lq * dk, gs, (size_t)Lk, 1, k + kv * Lk * dk, Lq, Lk, dk, gs + n);
+        backward_matmul_add(dkk + kv * Lk * dk, gs, 1, (size_t)Lk, q + (size_t)bh * Lq * dk, Lk, Lq, dk, gs + n);
     }
 }
 
@@ -220,28 +236,23 @@ static void attn_backward_softmax(Ctx *c, int s)
     }
 }
 
-// head_out = attn·V: dA = dO·Vᵀ, dV += Aᵀ·dO (V shared by a group).
+// head_out = attn·V: dA = dO·Vᵀ, dV += Aᵀ·dO (V shared by a group), in float (backward_matmul_add).
 static void weighted_sum_backward(Ctx *c, int s)
 {
     const Trace *tr = c->tr;
     const Stage *st = &tr->stages[s];
     const int ai = st->operands[0], vi = st->operands[1], Lq = tr->len_q, Lk = tr->len_k, dv = tr->d_v;
-    float *da = G(c, ai), *dvv = G(c, vi);
-    if (!da || !dvv) return;
+    const size_t n = (size_t)Lq * Lk;
+    float *da = G(c, ai), *dvv = G(c, vi), *vt = work(c, (size_t)dv * Lk + (size_t)(Lk > dv ? Lk : dv));
+    if (!da || !dvv || !vt) return;
+    float *acc = vt + (size_t)dv * Lk;
     const float *a = X(c, ai), *v = X(c, vi), *dO = c->g->d[s].data;
     for (int bh = 0; bh < tr->batch * tr->n_heads; bh++) {
         const size_t kv = kv_of(tr, bh);
-        for (int i = 0; i < Lq; i++) {
-            const float *go = dO + ((size_t)bh * Lq + i) * dv;
-            for (int j = 0; j < Lk; j++) {
-                const float *vr = v + (kv * Lk + j) * dv;
-                float *dvr = dvv + (kv * Lk + j) * dv;
-                const float aij = a[((size_t)bh * Lq + i) * Lk + j];
-                double sum = 0.0;
-                for (int e = 0; e < dv; e++) sum += (double)go[e] * (double)vr[e], dvr[e] += aij * go[e];
-                da[((size_t)bh * Lq + i) * Lk + j] += (float)sum;
-            }
-        }
+        const float *go = dO + (size_t)bh * Lq * dv;
+        backward_transpose(vt, v + kv * Lk * dv, Lk, dv); // dA (Lq, Lk) += dO (Lq, dv)·Vᵀ (dv, Lk)
+        backward_matmul_add(da + (size_t)bh * n, go, (size_t)dv, 1, vt, Lq, dv, Lk, acc);
+        backward_matmul_add(dvv + kv * Lk * dv, a + (size_t)bh * n, 1, (size_t)Lk, go, Lk, Lq, dv, acc); // dV += Aᵀ·dO
     }
 }
 
@@ -310,7 +321,7 @@ static void ffn_backward(Ctx *c, int s, int rows, int C)
         }
     }
     const int x = st->operands[0];
-    backward_linear(G(c, x), GW(c, st->weight), GW(c, st->bias), u, X(c, x), st->weight->data, rows, C, F);
+    linear_backward(c, G(c, x), GW(c, st->weight), GW(c, st->bias), u, X(c, x), st->weight->data, rows, C, F);
 }
 
 // token_embed = E[ids]: each row's gradient goes to its token's row of E; pos_embed's
@@ -336,9 +347,15 @@ static void masked_backward(Ctx *c, int s)
     if (!ds) return;
     const size_t n = (size_t)tr->len_q * tr->len_k;
     const float *mask = st->operands[1] >= 0 ? X(c, st->operands[1]) : NULL, *d = c->g->d[s].data;
-    for (int bh = 0; bh < tr->batch * tr->n_heads; bh++)
-        for (size_t k = 0; k < n; k++)
-            if (!mask || mask[(size_t)(bh / tr->n_heads) * n + k] != 0.0f) ds[(size_t)bh * n + k] += d[(size_t)bh * n + k];
+    for (int bh = 0; bh < tr->batch * tr->n_heads; bh++) {
+        float *dsh = ds + (size_t)bh * n;
+        const float *dh = d + (size_t)bh * n, *mk = mask ? mask + (size_t)(bh / tr->n_heads) * n : NULL;
+        if (!mk) {
+            backward_add(dsh, dh, n);
+            continue;
+        }
+        for (size_t k = 0; k < n; k++) dsh[k] = mk[k] != 0.0f ? dsh[k] + dh[k] : dsh[k]; // (a select: vectorised)
+    }
 }
 
 // Stage s's gradient (whole: every later stage has passed its share) to its operands and weights.
@@ -359,14 +376,14 @@ static void stage_backward(Ctx *c, int s)
         if (tr->stages[op1].id != STAGE_POS_EMBED || tr->stages[op1].weight) add_into(G(c, op1), d, st->t.size);
         break;
     case STAGE_KIND_NORM:
-        if (G(c, op0) && !backward_norm(G(c, op0), GW(c, st->weight), GW(c, st->bias), d, X(c, op0),
-                                        st->weight ? st->weight->data : NULL, rows, last, tr->norm_eps, tr->norm_rms))
-            c->oom = true;
+        if (G(c, op0))
+            backward_norm(G(c, op0), GW(c, st->weight), GW(c, st->bias), d, X(c, op0),
+                          st->weight ? st->weight->data : NULL, rows, last, tr->norm_eps, tr->norm_rms);
         break;
     case STAGE_KIND_PROJECTION:
     case STAGE_KIND_OUT_PROJ: { // q/k/v_proj, output, logits: y = x·Wᵀ + b
         const int in = tr->stages[op0].t.shape[tr->stages[op0].t.rank - 1];
-        backward_linear(G(c, op0), GW(c, st->weight), GW(c, st->bias), d, X(c, op0), st->weight->data, rows, in,
+        linear_backward(c, G(c, op0), GW(c, st->weight), GW(c, st->bias), d, X(c, op0), st->weight->data, rows, in,
                         last);
         break;
     }
@@ -385,7 +402,7 @@ static void stage_backward(Ctx *c, int s)
     case STAGE_KIND_FFN_SUM: { // f = h·W₂ᵀ + b₂ + x
         add_into(G(c, op1), d, st->t.size);
         const int F = tr->stages[op0].t.shape[2];
-        backward_linear(G(c, op0), GW(c, st->weight), GW(c, st->bias), d, X(c, op0), st->weight->data, rows, F, last);
+        linear_backward(c, G(c, op0), GW(c, st->weight), GW(c, st->bias), d, X(c, op0), st->weight->data, rows, F, last);
         break;
     }
     default: break; // probs (the loss starts at the logits); nothing else carries a gradient

@@ -38,6 +38,8 @@ typedef struct Grads {
     int n_rows;             // B·L: the positions targets has room for
     float *scratch;         // the FFN's pre-activation and RoPE's row, kept for the next call (owned)
     size_t scratch_cap;     // floats in scratch
+    float *work;            // the matrix products' temporaries (backward_linear's tmp…), kept (owned)
+    size_t work_cap;        // floats in work
 } Grads;
 
 void grads_init(Grads *g);
@@ -77,7 +79,8 @@ const Tensor *grads_item(const Grads *g, const Trace *tr, int k, char *name, int
 // and w) as stages of step STEP_BACKWARD, in the order the chain rule visits them: the targets'
 // one-hot ("grad.target"), dL/dlogits ("grad.logits"), then every forward stage the loss depends
 // on in reverse ("grad." + its name, = Grads.d), each linear map's weight gradient dW = dYᵀ·X
-// after its output's ("grad.lm_head", "grad.l1.w_q"; bias gradients are not shown) and before
+// after its output's ("grad.lm_head", "grad.l1.w_q"), every other weight's (biases, γ, β, W₁ and
+// W_gate, the embedding tables: GRAD_PARAM, the backward pass's own values; not the sinks') and before
 // the softmax's dS the Jacobian of one row ("grad.jacobian"). Each reads its operands as
 // stages.h's GRAD kinds say, so a view explains it from the numbers on screen. targets as
 // attn_backward's. False with one line in err naming `file` (attn_backward's reasons, too many
@@ -93,12 +96,24 @@ int backward_forward_stage(const Trace *tr, int s);
 
 // ---- the chain rule of each kind of stage (backward_ops.c) --------------------------------
 // y = x·Wᵀ + b over n rows (in → out): dx += dy·W (dx NULL: skipped), dW += dyᵀ·x, db += Σ dy
-// (dW, db NULL: skipped).
+// (dW, db NULL: skipped). The products are tensor_matmul's (blocked, vectorised; each sum in
+// index order: dW's over the rows in turn, dx's over the outputs), computed in tmp, room for
+// backward_linear_tmp(n, in, out) floats, then added.
 void backward_linear(float *dx, float *dw, float *db, const float *dy, const float *x, const float *w, int n,
-                     int in, int out);
+                     int in, int out, float *tmp);
+size_t backward_linear_tmp(int n, int in, int out);
+// c (m, n) += A·b for small products (an attention head's): A's element (i, p) at a[i·rs + p·cs]
+// (rs = k, cs = 1: a (m, k); rs = 1, cs = m: the transpose of a (k, m)), b (k, n). Each sum from
+// 0 in p's order, as tensor_matmul's, then added; acc: room for n floats.
+void backward_matmul_add(float *c, const float *a, size_t rs, size_t cs, const float *b, int m, int k, int n,
+                         float *acc);
+// dst (cols, rows) = srcᵀ, src (rows, cols).
+void backward_transpose(float *dst, const float *src, int rows, int cols);
+// dst[k] += src[k], k < n.
+void backward_add(float *dst, const float *src, size_t n);
 // LayerNorm (rms false) or RMSNorm (rms) of x over rows of C with γ (NULL: 1): dx += …,
-// dγ += Σ dy·x̂, dβ += Σ dy (dgamma, dbeta NULL: skipped). False when out of memory.
-bool backward_norm(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x, const float *gamma,
+// dγ += Σ dy·x̂, dβ += Σ dy (dgamma, dbeta NULL: skipped).
+void backward_norm(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x, const float *gamma,
                    int rows, int C, float eps, bool rms);
 // a = softmax(s) over rows of n: ds = a ⊙ (da − rowsum(da ⊙ a)) (written, not added). With
 // sink (non-NULL) the softmax had one more logit per row whose weight 1 − Σa is dropped:

@@ -5,39 +5,103 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-void backward_linear(float *dx, float *dw, float *db, const float *dy, const float *x, const float *w, int n,
-                     int in, int out)
+#include "tensor.h"
+
+size_t backward_linear_tmp(int n, int in, int out)
 {
-    for (int r = 0; r < n; r++) {
-        const float *g = dy + (size_t)r * out, *xr = x + (size_t)r * in;
-        if (dx) { // dx[r, i] += Σ_o dy[r, o]·W[o, i], W's rows in turn (contiguous: vectorised)
-            float *d = dx + (size_t)r * in;
-            for (int o = 0; o < out; o++) {
-                const float go = g[o], *wo = w + (size_t)o * in;
-                if (go == 0.0f) continue;
-                for (int i = 0; i < in; i++) d[i] += go * wo[i];
+    const size_t dx = (size_t)n * in, dw = (size_t)n * out + (size_t)out * in;
+    return dx > dw ? dx : dw;
+}
+
+void backward_transpose(float *dst, const float *src, int rows, int cols)
+{
+    enum { T = 16 }; // (tiles of 16 × 16: both sides stay in cache)
+    for (int r0 = 0; r0 < rows; r0 += T)
+        for (int c0 = 0; c0 < cols; c0 += T)
+            for (int r = r0; r < rows && r < r0 + T; r++)
+                for (int c = c0; c < cols && c < c0 + T; c++) dst[(size_t)c * rows + r] = src[(size_t)r * cols + c];
+}
+
+void backward_add(float *dst, const float *src, size_t n)
+{
+    for (size_t k = 0; k < n; k++) dst[k] += src[k];
+}
+
+typedef float Vec4 __attribute__((vector_size(4 * sizeof(float))));
+
+// Rows of c += A·b with n = 4·NV columns (NV a constant after inlining: the sums stay in
+// registers, 4 columns to a vector); the same products and sums in the same order as the loop.
+static inline __attribute__((always_inline)) void matmul_rows4(float *c, const float *a, size_t rs, size_t cs,
+                                                               const float *b, int m, int k, const int NV)
+{
+    for (int i = 0; i < m; i++) {
+        Vec4 acc[8] = {{0}};
+        for (int p = 0; p < k; p++) {
+            const float ap = a[(size_t)i * rs + (size_t)p * cs];
+            const Vec4 av = {ap, ap, ap, ap};
+            for (int v = 0; v < NV; v++) {
+                Vec4 bv;
+                memcpy(&bv, b + (size_t)p * 4 * NV + 4 * v, sizeof bv);
+                acc[v] += av * bv;
             }
         }
-        if (db)
-            for (int o = 0; o < out; o++) db[o] += g[o];
-        if (dw) // dW[o, i] += dy[r, o]·x[r, i] (the rows summed in turn: float, as the batch's order)
-            for (int o = 0; o < out; o++) {
-                if (g[o] == 0.0f) continue;
-                float *wo = dw + (size_t)o * in;
-                for (int i = 0; i < in; i++) wo[i] += g[o] * xr[i];
-            }
+        for (int v = 0; v < NV; v++) {
+            Vec4 cv;
+            memcpy(&cv, c + (size_t)i * 4 * NV + 4 * v, sizeof cv);
+            cv += acc[v];
+            memcpy(c + (size_t)i * 4 * NV + 4 * v, &cv, sizeof cv);
+        }
     }
 }
 
-bool backward_norm(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x, const float *gamma,
+void backward_matmul_add(float *c, const float *a, size_t rs, size_t cs, const float *b, int m, int k, int n,
+                         float *acc)
+{
+    switch (n % 4 == 0 ? n / 4 : 0) { // (an attention head's widths: d_k, and short rows of keys)
+    case 1: matmul_rows4(c, a, rs, cs, b, m, k, 1); return;
+    case 2: matmul_rows4(c, a, rs, cs, b, m, k, 2); return;
+    case 3: matmul_rows4(c, a, rs, cs, b, m, k, 3); return;
+    case 4: matmul_rows4(c, a, rs, cs, b, m, k, 4); return;
+    case 5: matmul_rows4(c, a, rs, cs, b, m, k, 5); return;
+    case 6: matmul_rows4(c, a, rs, cs, b, m, k, 6); return;
+    case 7: matmul_rows4(c, a, rs, cs, b, m, k, 7); return;
+    case 8: matmul_rows4(c, a, rs, cs, b, m, k, 8); return;
+    default: break;
+    }
+    for (int i = 0; i < m; i++) {
+        for (int j = 0; j < n; j++) acc[j] = 0.0f;
+        for (int p = 0; p < k; p++) { // (a row of b at a time: the n sums side by side, each in p's order)
+            const float ap = a[(size_t)i * rs + (size_t)p * cs], *bp = b + (size_t)p * n;
+            for (int j = 0; j < n; j++) acc[j] += ap * bp[j];
+        }
+        float *ci = c + (size_t)i * n;
+        for (int j = 0; j < n; j++) ci[j] += acc[j];
+    }
+}
+
+void backward_linear(float *dx, float *dw, float *db, const float *dy, const float *x, const float *w, int n,
+                     int in, int out, float *tmp)
+{
+    if (dx) { // dx += dy·W: (n, out)·(out, in), each sum over o in order, then added
+        tensor_matmul(tmp, dy, w, n, out, in);
+        backward_add(dx, tmp, (size_t)n * in);
+    }
+    if (db)
+        for (int r = 0; r < n; r++) // (the rows summed in turn, as dW's)
+            for (int o = 0; o < out; o++) db[o] += dy[(size_t)r * out + o];
+    if (dw) { // dW += dyᵀ·x: (out, n)·(n, in), each sum over the rows in turn (float, the batch's order)
+        float *dyt = tmp, *prod = tmp + (size_t)n * out;
+        backward_transpose(dyt, dy, n, out);
+        tensor_matmul(prod, dyt, x, out, n, in);
+        backward_add(dw, prod, (size_t)out * in);
+    }
+}
+
+void backward_norm(float *dx, float *dgamma, float *dbeta, const float *dy, const float *x, const float *gamma,
                    int rows, int C, float eps, bool rms)
 {
-    double *xhat = malloc((size_t)C * sizeof *xhat), *dn = malloc((size_t)C * sizeof *dn);
-    if (!xhat || !dn) {
-        free(xhat), free(dn);
-        return false;
-    }
     for (int r = 0; r < rows; r++) {
         const float *xr = x + (size_t)r * C, *g = dy + (size_t)r * C;
         double mean = 0.0, ms = 0.0;
@@ -45,21 +109,21 @@ bool backward_norm(float *dx, float *dgamma, float *dbeta, const float *dy, cons
         mean = rms ? 0.0 : mean / C;
         for (int j = 0; j < C; j++) ms += ((double)xr[j] - mean) * ((double)xr[j] - mean);
         const double rstd = 1.0 / sqrt(ms / C + (double)eps);
-        double m1 = 0.0, m2 = 0.0; // mean(dn), mean(dn·x̂)
+        double m1 = 0.0, m2 = 0.0; // mean(dn), mean(dn·x̂), with x̂ = (x − mean)·rstd and dn = dy·γ
         for (int j = 0; j < C; j++) {
-            xhat[j] = ((double)xr[j] - mean) * rstd;
-            dn[j] = (double)g[j] * (double)(gamma ? gamma[j] : 1.0f);
-            m1 += dn[j], m2 += dn[j] * xhat[j];
-            if (dgamma) dgamma[j] += (float)((double)g[j] * xhat[j]);
+            const double xhat = ((double)xr[j] - mean) * rstd, dn = (double)g[j] * (double)(gamma ? gamma[j] : 1.0f);
+            m1 += dn, m2 += dn * xhat;
+            if (dgamma) dgamma[j] += (float)((double)g[j] * xhat);
             if (dbeta) dbeta[j] += g[j];
         }
         m1 = rms ? 0.0 : m1 / C, m2 /= C;
         // LayerNorm: dx = rstd·(dn − mean(dn) − x̂·mean(dn·x̂)); RMSNorm the same without the mean
         float *d = dx + (size_t)r * C;
-        for (int j = 0; j < C; j++) d[j] += (float)(rstd * (dn[j] - m1 - xhat[j] * m2));
+        for (int j = 0; j < C; j++) {
+            const double xhat = ((double)xr[j] - mean) * rstd, dn = (double)g[j] * (double)(gamma ? gamma[j] : 1.0f);
+            d[j] += (float)(rstd * (dn - m1 - xhat * m2));
+        }
     }
-    free(xhat), free(dn);
-    return true;
 }
 
 void backward_softmax(float *ds, const float *da, const float *a, int rows, int n, float *sink)

@@ -35,9 +35,11 @@ int backward_forward_stage(const Trace *tr, int s)
 
 typedef struct Ctx {
     Trace *tr;
+    const AttnWeights *w;
     const Grads *g;
     int *gi;        // (n forward stages) the index of each one's gradient stage, -1: none yet
     int n_fwd;
+    bool params;    // the weights' other gradients too (biases, γ, β, embeddings, W₁): GRAD_PARAM
     const char *file;
     char *err;
     size_t err_len;
@@ -81,6 +83,58 @@ static int readers(const Ctx *c, int i, int out[3])
     return n;
 }
 
+// The gradient stage's name of weight slot `slot` of `layer` (as grads_item names it).
+static void weight_name(const Trace *tr, WeightSlot slot, int layer, char *name, size_t n)
+{
+    if (slot >= WEIGHT_EMBED) snprintf(name, n, "grad.model.%s", WEIGHT_INFO[slot].name);
+    else if (tr->n_layers > 1) snprintf(name, n, "grad.l%d.%s", layer, WEIGHT_INFO[slot].name);
+    else snprintf(name, n, "grad.%s", WEIGHT_INFO[slot].name);
+}
+
+// The gradient of a stage's weight or bias W (the layer and slot whose tensor it is, the model's
+// own in layer 0's; the first with tied embeddings: E), after the stage's own gradient: the
+// backward pass's (GRAD_PARAM; biases, γ, β, the embedding tables, W₁ and W_gate). No gradient
+// (a constant): nothing pushed.
+static bool push_param(Ctx *c, int s, const Tensor *W)
+{
+    if (!W || c->gi[s] < 0) return true;
+    for (int l = 0; l < c->g->n_layers; l++)
+        for (int slot = 0; slot < WEIGHT_COUNT; slot++) {
+            if (attn_weight((AttnWeights *)&c->w[l], slot) != W) continue;
+            const Tensor *dw = &c->g->dw[l][slot];
+            if (!tensor_present(dw)) return true;
+            char name[STAGE_NAME_MAX];
+            weight_name(c->tr, (WeightSlot)slot, slot >= WEIGHT_EMBED ? -1 : l, name, sizeof name);
+            const int k = push(c, STAGE_GRAD_PARAM, name, NULL, dw, slot >= WEIGHT_EMBED ? -1 : l, c->gi[s],
+                               c->tr->stages[s].operands[0], s);
+            if (k < 0) return false;
+            c->tr->stages[k].weight = W;
+            return true;
+        }
+    return true;
+}
+
+// The weights' gradients of forward stage s after its own gradient's: a linear map's dW = dYᵀ·X
+// (push_weight) and, with c->params, the others (push_param).
+static bool push_weight(Ctx *c, int s);
+static bool push_params(Ctx *c, int s)
+{
+    const Stage *st = &c->tr->stages[s];
+    const Tensor *W = st->weight, *b = st->bias;
+    switch (st->kind) {
+    case STAGE_KIND_PROJECTION:
+    case STAGE_KIND_OUT_PROJ:
+    case STAGE_KIND_FFN_SUM:
+        return push_weight(c, s) && (!c->params || push_param(c, s, b));
+    case STAGE_KIND_NORM:
+    case STAGE_KIND_FFN_HIDDEN: // (W₁ or W_gate through the activation, then its bias)
+    case STAGE_KIND_EMBED:
+    case STAGE_KIND_POS_EMBED:
+        return !c->params || (push_param(c, s, W) && push_param(c, s, b));
+    default: return true;
+    }
+}
+
 // dW = dYᵀ·X of linear stage s (X its operand 0) after its gradient's stage.
 static bool push_weight(Ctx *c, int s)
 {
@@ -90,16 +144,20 @@ static bool push_weight(Ctx *c, int s)
     const int x = tr->stages[s].operands[0], layer = tr->stages[s].layer;
     if (!W || slot == WEIGHT_NONE || x < 0 || c->gi[s] < 0) return true;
     char name[STAGE_NAME_MAX];
-    if (slot >= WEIGHT_EMBED) snprintf(name, sizeof name, "grad.model.%s", WEIGHT_INFO[slot].name);
-    else if (tr->n_layers > 1) snprintf(name, sizeof name, "grad.l%d.%s", layer, WEIGHT_INFO[slot].name);
-    else snprintf(name, sizeof name, "grad.%s", WEIGHT_INFO[slot].name);
+    weight_name(tr, slot, layer, name, sizeof name);
     int k = push(c, STAGE_GRAD_WEIGHT, name, W, NULL, layer, c->gi[s], x, s);
     if (k < 0) return false;
     const int out = W->shape[0], in = W->shape[1];
     const int rows = (int)(tr->stages[c->gi[s]].t.size / (size_t)out);
     tr->stages[k].weight = W;
+    float *tmp = malloc(backward_linear_tmp(rows, in, out) * sizeof *tmp);
+    if (!tmp) {
+        snprintf(c->err, c->err_len, "%s: out of memory computing the backward view", c->file);
+        return false;
+    }
     backward_linear(NULL, tr->stages[k].t.data, NULL, tr->stages[c->gi[s]].t.data, tr->stages[x].t.data, W->data, rows,
-                    in, out);
+                    in, out, tmp);
+    free(tmp);
     return true;
 }
 
@@ -158,9 +216,7 @@ static bool push_stage(Ctx *c, int i)
     if (id == STAGE_GRAD_LINEAR) tr->stages[k].weight = tr->stages[rd[0]].weight;
     tr->stages[k].key_rows = tr->stages[i].key_rows;
     c->gi[i] = k;
-    const StageKind kind = tr->stages[i].kind;
-    if (kind == STAGE_KIND_PROJECTION || kind == STAGE_KIND_OUT_PROJ || kind == STAGE_KIND_FFN_SUM) return push_weight(c, i);
-    return true;
+    return push_params(c, i);
 }
 
 // The targets as a one-hot (B, L, V) and dL/dlogits, then the unembedding's gradient.
@@ -175,7 +231,26 @@ static bool push_loss(Ctx *c, int logits, int probs)
     int k = push(c, STAGE_GRAD_LOGITS, "grad.logits", NULL, &c->g->d[logits], -1, probs, tk, -1);
     if (k < 0) return false;
     c->gi[logits] = k;
-    return push_weight(c, logits);
+    return push_params(c, logits);
+}
+
+// The backward view's stages after the n_fwd forward ones (with the other weights' gradients
+// when params); false (tr back to its forward stages) with err filled.
+static bool append_all(Ctx *c, int logits, int probs)
+{
+    Trace *tr = c->tr;
+    for (int i = 0; i < c->n_fwd; i++) c->gi[i] = -1;
+    const int layer = tr->layer;
+    tr->layer = -1;
+    bool ok = push_loss(c, logits, probs);
+    for (int i = c->n_fwd - 1; ok && i >= 0; i--)
+        if (i != logits && tensor_present(&c->g->d[i])) ok = push_stage(c, i);
+    tr->layer = layer;
+    if (!ok) { // back to the forward stages alone
+        for (int i = c->n_fwd; i < tr->n; i++) tensor_free(&tr->stages[i].t);
+        tr->n = c->n_fwd;
+    }
+    return ok;
 }
 
 bool backward_trace_append(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, const int *targets,
@@ -186,22 +261,16 @@ bool backward_trace_append(const AttnConfig *cfg, const AttnWeights *w, Trace *t
     if (!attn_backward(cfg, w, tr, targets, &g, file, err, err_len)) return false;
     const int n_fwd = tr->n, logits = trace_find(tr, "logits"), probs = trace_find(tr, "probs");
     int *gi = malloc((size_t)n_fwd * sizeof *gi);
-    Ctx c = {tr, &g, gi, n_fwd, file, err, err_len};
+    Ctx c = {tr, w, &g, gi, n_fwd, true, file, err, err_len};
     // room for every stage it may push (the targets, dL/dlogits, then at most a Jacobian, a
-    // gradient and a weight's per forward stage): no stage moves while it runs
-    const int most = n_fwd + 2 + 3 * n_fwd;
+    // gradient and two weights' per forward stage): no stage moves while it runs
+    const int most = n_fwd + 2 + 4 * n_fwd;
     bool ok = gi && logits >= 0 && probs >= 0 && trace_reserve(tr, most < TRACE_MAX_STAGES ? most : TRACE_MAX_STAGES);
     if (!ok) snprintf(err, err_len, "%s: out of memory computing the backward view", file);
-    for (int i = 0; ok && i < n_fwd; i++) gi[i] = -1;
-    const int layer = tr->layer;
-    tr->layer = -1;
-    ok = ok && push_loss(&c, logits, probs);
-    for (int i = n_fwd - 1; ok && i >= 0; i--)
-        if (i != logits && tensor_present(&g.d[i])) ok = push_stage(&c, i);
-    tr->layer = layer;
-    if (!ok) { // back to the forward stages alone
-        for (int i = n_fwd; i < tr->n; i++) tensor_free(&tr->stages[i].t);
-        tr->n = n_fwd;
+    ok = ok && append_all(&c, logits, probs);
+    if (!ok && gi && tr->n == n_fwd && c.params) { // (a model too big for them all: without the other weights')
+        c.params = false;
+        ok = append_all(&c, logits, probs);
     }
     free(gi);
     grads_free(&g);

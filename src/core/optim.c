@@ -4,6 +4,7 @@
 #include <assert.h>
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,9 +204,35 @@ static bool keep_weights(Trainer *t, AttnWeights *w, bool to_keep)
     return true;
 }
 
+// Whether x[0..n) holds a value that is not finite (an exponent of all ones: ±inf, NaN). Integer
+// operations the compiler turns into vectors, no branch a value (a whole step's gradients are
+// checked): (bits & exponent) + the exponent's lowest bit reaches the sign bit only when the
+// exponent is all ones.
+static bool any_not_finite(const float *x, size_t n)
+{
+    for (size_t i0 = 0; i0 < n; i0 += 4096) {
+        const size_t i1 = n - i0 < 4096 ? n : i0 + 4096;
+        uint32_t bad = 0;
+        for (size_t i = i0; i < i1; i++) {
+            uint32_t u;
+            memcpy(&u, x + i, sizeof u);
+            bad |= (u & 0x7f800000u) + 0x00800000u;
+        }
+        if (bad & 0x80000000u) return true;
+    }
+    return false;
+}
+
 // The first weight (its gradient's name) holding a value that is not finite, or NULL.
 static const char *not_finite(const Trainer *t, AttnWeights *w, char *name)
 {
+    bool any = false;
+    for (int i = 0; i < t->g.n && !any; i++) any = any_not_finite(t->g.d[i].data, t->g.d[i].size);
+    for (int l = 0; l < t->g.n_layers && !any; l++)
+        for (int s = 0; s < WEIGHT_COUNT && !any; s++)
+            any = any_not_finite(t->g.dw[l][s].data, t->g.dw[l][s].size) ||
+                  (tensor_present(&t->g.dw[l][s]) && any_not_finite(attn_weight(&w[l], s)->data, attn_weight(&w[l], s)->size));
+    if (!any) return NULL; // (else the first in the gradients' order, named as below)
     for (int k = 0, n = grads_count(&t->g); k < n; k++) {
         int st, sl, ly;
         const Tensor *d = grads_item(&t->g, &t->tr, k, name, &st, &sl, &ly);

@@ -74,6 +74,10 @@ typedef enum StageKind {
                              // (operands q_absorbed, latent_cache, q_rope): = scores
     STAGE_KIND_INDEX_SCORES, // index_scores (B, Lq, Lk) = Σ_j w_j·ReLU(q_j·k) (operands index_q, index_k, index_w)
     STAGE_KIND_TOPK_MASK,    // topk_mask (B, Lq, Lk): 1 for each query's top index_topk keys the mask allows
+    STAGE_KIND_GRAD_PARAM,   // the gradient of a weight that is not a plain dYᵀ·X (its `weight`): a bias or
+                             // β = Σ_r dY, γ = Σ_r dY ⊙ x̂, an embedding table's rows (the positions of
+                             // each token, or each position), W₁ / W_gate = (dY ⊙ act′(u))ᵀ·x and their
+                             // biases (operands: dY, the forward stage's input, the forward stage)
     STAGE_KIND_COUNT
 } StageKind;
 
@@ -216,7 +220,8 @@ typedef enum WeightSlot {
     X(GRAD_JACOBIAN, "grad.jacobian", GRAD_JACOBIAN, BACKWARD, "J", NONE, NONE)                                  \
     X(GRAD_SOFTMAX, "grad.softmax", GRAD_SOFTMAX, BACKWARD, "∂L/∂S", NONE, NONE)                                 \
     X(GRAD_QK, "grad.qk", GRAD_QK, BACKWARD, "∂L/∂Q", NONE, NONE)                                                \
-    X(GRAD_STAGE, "grad.stage", GRAD_PASS, BACKWARD, "∂L/∂x", NONE, NONE)
+    X(GRAD_STAGE, "grad.stage", GRAD_PASS, BACKWARD, "∂L/∂x", NONE, NONE)                                       \
+    X(GRAD_PARAM, "grad.param", GRAD_PARAM, BACKWARD, "∂L/∂θ", NONE, NONE)
 
 typedef enum StageId {
 #define STAGE_ENUM(id, name, kind, step, sym, w, b) STAGE_##id,

@@ -739,7 +739,10 @@ void chrome_draw_legend(Canvas *cv, const Layout *L, const View *v, const char *
 // One narration size for the whole lesson at this size and language: the largest at
 // which every stage's text fits its box, so the text does not jump between slides.
 // Remembered for the last set of texts (a hash of them) and box: computed anew when
-// either changes (one drawing thread per process: the window's, or the export's).
+// either changes (one drawing thread per process: the window's, or the export's). While
+// training runs (Frame.narration_live) the texts change every half second: the size stays,
+// one smaller only when the text shown needs it (every stage's measured again cost such a
+// frame 20–80 ms, 140–330 ms under load), and is computed anew once it pauses.
 static int narration_px(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v, Rect box)
 {
     static struct {
@@ -747,7 +750,15 @@ static int narration_px(Canvas *cv, const Layout *L, const Frame *F, const Trace
         int w, h, px_body, px;
     } memo;
     const unsigned long long hash = F->narration_hash;
-    if (memo.hash == hash && memo.w == box.w && memo.h == box.h && memo.px_body == L->px_body) return memo.px;
+    const bool same_box = memo.px > 0 && memo.w == box.w && memo.h == box.h && memo.px_body == L->px_body;
+    if (memo.hash == hash && same_box) return memo.px;
+    if (F->narration_live) { // training: the size so far (this box's), smaller only if this text needs it
+        int px = same_box ? memo.px : L->px_body;
+        while (px > layout_narration_min_px(L) && paint_text_wrapped_height(cv, FONT_SANS, px, box.w, F->narration) > box.h)
+            px--;
+        memo.hash = hash, memo.w = box.w, memo.h = box.h, memo.px_body = L->px_body, memo.px = px;
+        return px;
+    }
     // a cheap estimate first (each text's one-line width over the box's width, with
     // the slack of wrapping at words), then the exact wrapped height at that size only:
     // measuring wrapped text at every size for every stage cost the first frame 20 ms

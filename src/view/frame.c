@@ -49,18 +49,26 @@ static void prepare_header(Frame *F, const Trace *tr, const View *v)
     }
 }
 
-static void prepare_narration(Frame *F, const Trace *tr, const View *v)
+static unsigned long long text_hash(unsigned long long hash, const char *s)
+{
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) hash = (hash ^ *c) * 1099511628211ULL;
+    return hash;
+}
+
+// The narration shown and the hash of every stage's (of the shown one's alone while training
+// runs: every stage's text again, each frame, cost a frame of the model view ~5 %).
+static void prepare_narration(Frame *F, const Trace *tr, const View *v, bool live)
 {
     char buf[sizeof F->narration_buf];
     View each = *v;
     unsigned long long hash = 1469598103934665603ULL;
-    for (int st = 0; st < tr->n && !v->print; st++) { // (printed: the page has no narration box)
+    for (int st = 0; st < tr->n && !v->print && !live; st++) { // (printed: the page has no narration box)
         each.stage = st;
-        for (const unsigned char *c = (const unsigned char *)scene_narration(tr, &each, buf, sizeof buf); *c; c++)
-            hash = (hash ^ *c) * 1099511628211ULL;
+        hash = text_hash(hash, scene_narration(tr, &each, buf, sizeof buf));
     }
-    F->narration_hash = hash;
     F->narration = scene_narration(tr, v, F->narration_buf, sizeof F->narration_buf);
+    F->narration_hash = live ? text_hash(hash, F->narration) : hash;
+    F->narration_live = live;
 }
 
 void frame_prepare(Frame *F, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
@@ -72,10 +80,10 @@ void frame_prepare(Frame *F, const Layout *L, const Trace *tr, const View *v, co
     F->key_pad = recipe_key_padding_row(tr, v->batch, &F->n_keys);
     F->title[0] = F->name[0] = F->from_name[0] = F->narration_buf[0] = '\0';
     F->narration = F->narration_buf;
-    F->narration_hash = 0, F->from_stage = -1;
+    F->narration_hash = 0, F->from_stage = -1, F->narration_live = false;
     F->has_deriv = false;
     if (v->stage < 0 || v->stage >= tr->n) return;
     prepare_header(F, tr, v);
-    prepare_narration(F, tr, v);
+    prepare_narration(F, tr, v, ov && ov->live);
     prepare_derivation(F, L, tr, v, ov);
 }

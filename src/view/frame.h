@@ -26,6 +26,7 @@ typedef struct Frame {
     const char *narration;     // the stage's narration: the lesson's own text, or narration_buf
     char narration_buf[600];
     unsigned long long narration_hash; // of every stage's narration (one size for the lesson; not printed)
+    bool narration_live;       // Overlays.live: narration_hash is of the text shown only, its size kept
     bool has_deriv;            // the strip writes deriv out, its lines shown deriv_shown (0 … 1)
     float deriv_shown;
     Derivation deriv;

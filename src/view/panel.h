@@ -65,7 +65,7 @@ typedef struct PanelSpec {
     bool stacked;               // placed under the panel before it (a bias under its weight, β under γ):
                                 // the same columns, no width of its own
     char title[64];             // caption, as the lesson names it ("Q (h1)", "W_Qᵀ", "b_Q", "γ")
-    char source[24];            // stage name as in --dump, or the parameter's name ("w_q", "b_q")
+    char source[32];            // (STAGE_NAME_MAX) stage name as in --dump, or the parameter's name ("w_q", "b_q")
     int group;                  // index into Layout.group: the colour scale it is drawn with
     float num_max;              // the largest |value| its numbers print (the shown batch's): their digits
     bool addend;                // a term added into the result (a bias, β, a residual): coloured on

@@ -315,7 +315,7 @@ static bool ask_shape(Ctx *c, QuizQuestion *q)
     for (int k = 0; k < TRACE_MAX_OPERANDS; k++) {
         int o = c->st->operands[k];
         if (o < 0 || !tensor_present(&c->tr->stages[o].t)) continue;
-        char sh[64], one[96];
+        char sh[64], one[128];
         tensor_shape_str(&c->tr->stages[o].t, sh, sizeof sh);
         snprintf(one, sizeof one, "%s%s %s", ops[0] ? ", " : "", c->tr->stages[o].name, sh);
         append(ops, sizeof ops, one);

@@ -58,6 +58,10 @@ static const char *grad_symbol(const Trace *tr, int s)
     int f = backward_forward_stage(tr, s);
     if (st->kind == STAGE_KIND_GRAD_WEIGHT)
         snprintf(out, sizeof buf[0], "∂L/∂%s", recipe_weight_plain(tr, st->operands[2]));
+    else if (st->kind == STAGE_KIND_GRAD_PARAM && st->operands[2] >= 0)
+        snprintf(out, sizeof buf[0], "∂L/∂%s", st->weight && st->weight == tr->stages[st->operands[2]].bias
+                                                  ? recipe_param_symbol(tr, st->operands[2], true)
+                                                  : recipe_weight_plain(tr, st->operands[2]));
     else if (f >= 0)
         snprintf(out, sizeof buf[0], "∂L/∂%s", recipe_symbol(tr, f, LANG_EN));
     else
@@ -74,7 +78,7 @@ static const char *grad_text(const Trace *tr, int s, const char *family, Lang la
     char *out = buf[next++ & 3], key[64];
     const Stage *st = &tr->stages[s];
     int f = backward_forward_stage(tr, s);
-    if (st->kind == STAGE_KIND_GRAD_WEIGHT) f = st->operands[2];
+    if (st->kind == STAGE_KIND_GRAD_WEIGHT || st->kind == STAGE_KIND_GRAD_PARAM) f = st->operands[2];
     const char *args[] = {grad_symbol(tr, s), f >= 0 ? recipe_stage_text(tr, f, "name", true, lang) : ""};
     snprintf(key, sizeof key, "title.%s", STAGE_INFO[st->id].name);
     i18n_fmt(out, sizeof buf[0], lang, key, 2, args);
@@ -90,6 +94,7 @@ static PanelSpec *add(Layout *L, const Trace *tr, const View *v, int s, const ch
     if (p && s >= 0 && (tr->stages[s].kind == STAGE_KIND_GRAD_TARGET || tr->stages[s].kind == STAGE_KIND_GRAD_LOSS))
         p->col_axis = AXIS_VOCAB;
     if (p && s >= 0 && tr->stages[s].kind == STAGE_KIND_GRAD_WEIGHT) p->row_axis = AXIS_INDEX; // (out, in)
+    if (p && s >= 0 && tr->stages[s].kind == STAGE_KIND_GRAD_PARAM) p->row_axis = AXIS_INDEX;
     return p;
 }
 
@@ -402,6 +407,167 @@ static const char *story_loss(const Trace *tr, const View *v, char *buf, size_t 
     return buf;
 }
 
+// ---- the other weights' gradients (GRAD_PARAM): sums of the rows of ∂L/∂y ----------------------
+
+typedef enum ParamKind { PARAM_BIAS, PARAM_GAMMA, PARAM_TOKENS, PARAM_POSITIONS, PARAM_ACT_W, PARAM_ACT_B } ParamKind;
+static const char *const PARAM_KEY[] = {"bias", "gamma", "tokens", "positions", "act_w", "act_b"};
+
+// Which sum a GRAD_PARAM stage s is, from the forward stage whose weight it is (its operand 2).
+static ParamKind param_kind(const Trace *tr, int s)
+{
+    const Stage *st = &tr->stages[s], *f = op_stage(tr, s, 2);
+    if (!f) return PARAM_BIAS;
+    const bool bias = st->weight == f->bias;
+    switch (f->kind) {
+    case STAGE_KIND_EMBED: return PARAM_TOKENS;
+    case STAGE_KIND_POS_EMBED: return PARAM_POSITIONS;
+    case STAGE_KIND_NORM: return bias ? PARAM_BIAS : PARAM_GAMMA;
+    case STAGE_KIND_FFN_HIDDEN: return bias ? PARAM_ACT_B : PARAM_ACT_W;
+    default: return PARAM_BIAS;
+    }
+}
+
+// ∂L/∂u[r, o] of FFN stage f from dh = ∂L/∂f (its pre-activation u = x·Wᵀ + b recomputed, the sums in
+// order as the forward's): dh·act′(u), SwiGLU's value path dh·g (the gate g on screen), as backward.c.
+static float param_du(const Trace *tr, const Stage *f, const float *dh, int r, int o)
+{
+    const Tensor *x = &tr->stages[f->operands[0]].t;
+    const int F = tip_last_dim(&f->t), C = tip_last_dim(x);
+    const float g = dh[(size_t)r * F + o];
+    if (f->id == STAGE_FFN_HIDDEN && f->operands[1] >= 0) return g * tr->stages[f->operands[1]].t.data[(size_t)r * F + o];
+    const float *xr = x->data + (size_t)r * C, *w = f->weight->data + (size_t)o * C;
+    float u = 0.0f;
+    for (int i = 0; i < C; i++) u += xr[i] * w[i];
+    if (f->bias) u += f->bias->data[o];
+    return g * backward_activation(f->id == STAGE_FFN_GATE ? FFN_SWIGLU : tr->ffn_act, u);
+}
+
+// x̂[r, j] of a norm's input row (LayerNorm: (x − mean)·rstd; RMSNorm: x·rstd), in double as backward_norm.
+static float param_xhat(const Trace *tr, const float *xr, int C, int j)
+{
+    double mean = 0.0, ms = 0.0;
+    for (int k = 0; k < C; k++) mean += (double)xr[k];
+    mean = tr->norm_rms ? 0.0 : mean / C;
+    for (int k = 0; k < C; k++) ms += ((double)xr[k] - mean) * ((double)xr[k] - mean);
+    return (float)(((double)xr[j] - mean) / sqrt(ms / C + (double)tr->norm_eps));
+}
+
+// The terms of cell (row, col) of GRAD_PARAM stage s: a[k] (times b[k] when b is given; NULL:
+// a plain sum), the first TIP_MAX_TERMS of them written, how many in all returned.
+static int param_terms(const Trace *tr, int s, int row, int col, float *a, float *b, bool *product)
+{
+    const Stage *f = op_stage(tr, s, 2), *dy = op_stage(tr, s, 0), *x = op_stage(tr, s, 1);
+    const ParamKind k = param_kind(tr, s);
+    const int C = tip_last_dim(&dy->t), rows = (int)(dy->t.size / (size_t)C);
+    const int Cx = x ? tip_last_dim(&x->t) : 0;
+    int n = 0;
+    *product = k == PARAM_GAMMA || k == PARAM_ACT_W;
+    for (int r = 0; r < rows; r++) {
+        if (k == PARAM_TOKENS && (!tr->ids || tr->ids[r] != row)) continue;
+        if (k == PARAM_POSITIONS && r % tr->len_q != row) continue;
+        if (n < TIP_MAX_TERMS) {
+            const int j = k == PARAM_ACT_W ? row : col; // (W₁'s row o: the hidden unit)
+            a[n] = k == PARAM_ACT_W || k == PARAM_ACT_B ? param_du(tr, f, dy->t.data, r, j) : dy->t.data[(size_t)r * C + j];
+            if (k == PARAM_GAMMA) b[n] = param_xhat(tr, x->t.data + (size_t)r * Cx, Cx, col);
+            if (k == PARAM_ACT_W) b[n] = x->t.data[(size_t)r * Cx + col];
+        }
+        n++;
+    }
+    return n;
+}
+
+// The tied unembedding's share of ∂L/∂E (grad.model.lm_head's stage), or -1.
+static int tied_share(const Trace *tr, int s)
+{
+    if (!tr->tied || param_kind(tr, s) != PARAM_TOKENS) return -1;
+    const int k = trace_find(tr, "grad.model.lm_head");
+    return k >= 0 && tr->stages[k].t.size == tr->stages[s].t.size ? k : -1;
+}
+
+static void panels_param(Layout *L, const Trace *tr, const View *v)
+{
+    const Stage *st = &tr->stages[v->stage];
+    const ParamKind k = param_kind(tr, v->stage);
+    PanelSpec *dy = add(L, tr, v, st->operands[0], "", READS_COL, k == PARAM_ACT_W);
+    if (dy && k == PARAM_ACT_W) snprintf(dy->title, sizeof dy->title, "(%s)ᵀ", recipe_symbol(tr, st->operands[0], v->lang));
+    if (k == PARAM_GAMMA || k == PARAM_ACT_W) add(L, tr, v, st->operands[1], k == PARAM_GAMMA ? "⊙" : "·", READS_COL, false);
+    PanelSpec *r = add(L, tr, v, v->stage, k == PARAM_GAMMA || k == PARAM_ACT_W ? "=" : "→", READS_NONE, false);
+    if (r && k == PARAM_TOKENS) r->row_axis = AXIS_VOCAB; // (E: a row per token, as W_U's)
+}
+
+static void formula_param(const Trace *tr, int s, Lang lang, char *out, size_t n)
+{
+    const Stage *st = &tr->stages[s];
+    char key[64];
+    const char *args[] = {recipe_symbol(tr, s, lang), st->operands[0] >= 0 ? recipe_symbol(tr, st->operands[0], lang) : "?",
+                          st->operands[1] >= 0 ? recipe_symbol(tr, st->operands[1], lang) : "?",
+                          tied_share(tr, s) >= 0 ? recipe_symbol(tr, tied_share(tr, s), lang) : ""};
+    snprintf(key, sizeof key, "formula.grad.param_%s%s", PARAM_KEY[param_kind(tr, s)], tied_share(tr, s) >= 0 ? "_tied" : "");
+    i18n_fmt(out, n, lang, key, 4, args);
+}
+
+static void tip_param(TipOut *o, const TipCell *c)
+{
+    const Trace *tr = c->tr;
+    const int s = (int)(c->st - tr->stages), tied = tied_share(tr, s);
+    if (!c->t0 || op_stage(tr, s, 2) == NULL) return;
+    const ParamKind k = param_kind(tr, s);
+    float a[TIP_MAX_TERMS], b[TIP_MAX_TERMS];
+    bool product;
+    const int n = param_terms(tr, s, c->row, c->col, a, b, &product);
+    char rb[16], cb[16], nb[16], key[48];
+    snprintf(rb, sizeof rb, "%d", c->row), snprintf(cb, sizeof cb, "%d", c->col), snprintf(nb, sizeof nb, "%d", n);
+    const char *args[] = {recipe_symbol(tr, s, c->lang), k == PARAM_BIAS || k == PARAM_GAMMA || k == PARAM_ACT_B ? cb : rb,
+                          cb, nb};
+    snprintf(key, sizeof key, "tip.grad.param_%s", PARAM_KEY[k]);
+    tip_key(o, c->lang, key, 4, args);
+    tip_put(o, "\n= ");
+    if (n == 0) tip_put(o, "0");
+    for (int t = 0; t < n && t < TIP_MAX_TERMS; t++) {
+        if (t) tip_put(o, " + ");
+        tip_num(o, a[t], true);
+        if (product) tip_put(o, "×"), tip_num(o, b[t], true);
+    }
+    if (n > TIP_MAX_TERMS) {
+        const char *targs[] = {nb};
+        tip_put(o, " + ");
+        tip_key(o, c->lang, "tip.terms", 1, targs);
+    }
+    if (tied >= 0) { // (tied: E is the unembedding too; its dW = dYᵀ·X is added)
+        tip_put(o, " + ");
+        tip_num(o, tr->stages[tied].t.data[(size_t)c->row * tip_last_dim(&c->st->t) + c->col], true);
+    }
+    tip_equals(o, c->val);
+}
+
+// The component that moves most, which way, and over how many positions it was summed.
+static const char *story_param(const Trace *tr, const View *v, char *buf, size_t n)
+{
+    const Stage *st = &tr->stages[v->stage];
+    const Tensor *t = &st->t;
+    if (!tensor_present(t) || st->operands[0] < 0) return NULL;
+    size_t best = 0;
+    for (size_t i = 1; i < t->size; i++)
+        if (fabsf(t->data[i]) > fabsf(t->data[best])) best = i; // (NaN: never larger)
+    const int C = tip_last_dim(t), row = (int)(best / (size_t)C), col = (int)(best % (size_t)C);
+    float a[TIP_MAX_TERMS], b[TIP_MAX_TERMS];
+    bool product;
+    const int terms = param_terms(tr, v->stage, t->rank > 1 ? row : 0, col, a, b, &product);
+    const ParamKind k = param_kind(tr, v->stage);
+    char cell[48], val[32], nb[16], key[48];
+    if (t->rank > 1) snprintf(cell, sizeof cell, "[%d, %d]", row, col);
+    else snprintf(cell, sizeof cell, "[%d]", col);
+    tip_number(t->data[best], val, sizeof val);
+    snprintf(nb, sizeof nb, "%d", terms);
+    const char *tok = k == PARAM_TOKENS && v->lesson ? lesson_vocab_label(v->lesson, row) : NULL;
+    if (!tok) tok = "";
+    const char *args[] = {grad_symbol(tr, v->stage), cell, val, nb,
+                          i18n_get(v->lang, t->data[best] < 0.0f ? "narr.grad.param_up" : "narr.grad.param_down"), tok};
+    snprintf(key, sizeof key, "narr.grad.param_%s", PARAM_KEY[k]);
+    i18n_fmt(buf, n, v->lang, key, 6, args);
+    return buf;
+}
+
 #define GRAD_QUIZ (QUIZ_BIT(QUIZ_VALUE) | QUIZ_BIT(QUIZ_SHAPE))
 #define GRAD_RECIPE(...) {.text = grad_text, .symbol = grad_symbol, __VA_ARGS__}
 
@@ -423,3 +589,6 @@ const StageRecipe RECIPE_GRAD_SOFTMAX = GRAD_RECIPE(.quiz = GRAD_QUIZ | QUIZ_BIT
 const StageRecipe RECIPE_GRAD_QK = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_qk, .formula = formula_key, .tip = tip_qk,
                                                .anim = ANIM_CELLS);
 const StageRecipe RECIPE_GRAD_PASS = GRAD_RECIPE(.quiz = GRAD_QUIZ, .panels = panels_pass, .formula = formula_key, .anim = ANIM_FADE);
+// (no quiz questions of their own: the lesson's 40 would end before the softmax's "which key rises")
+const StageRecipe RECIPE_GRAD_PARAM = GRAD_RECIPE(.quiz = 0, .panels = panels_param, .formula = formula_param, .tip = tip_param,
+                                                  .anim = ANIM_CELLS, .story = story_param);

@@ -88,6 +88,9 @@ typedef struct Overlays {
     // tooltip shows and it is framed for the eye (cursor_panel of the frame's Layout)
     bool cursor;
     int cursor_panel, cursor_row, cursor_col;
+    // training runs (R, app_train.c): the trace changes every half second, so the narration's
+    // size is the frames' before (only the text shown is measured, not every stage's: Frame)
+    bool live;
 } Overlays;
 
 typedef struct View {

@@ -34,6 +34,7 @@ int main(void)
         double t1 = bench_now();
         for (int k = 0; k < INNER; k++) {
             Grads g;
+            grads_init(&g); // (a fresh result each time, its buffers allocated as the forward's trace is)
             if (!attn_backward(&ls.cfg, ls.w, &tr, NULL, &g, path, err, sizeof err)) {
                 fprintf(stderr, "bench_backward: %s\n", err);
                 return 1;
