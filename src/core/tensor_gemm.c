@@ -180,7 +180,7 @@ KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int 
     gemm_block_body(g, i0, i1, p0, p1, false);
 }
 
-#if defined(__x86_64__) && !defined(TENSOR_AVX2_AT_MOST) && defined(__has_attribute)
+#if defined(__x86_64__) && !defined(TENSOR_AVX2_AT_MOST) && !defined(TENSOR_DEFAULT_ONLY) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define GEMM_WIDE 1
 __attribute__((target("avx512f"))) static void gemm_block_wide(const Gemm *g, int i0, int i1, int p0, int p1)
