@@ -192,6 +192,14 @@ $(B)/bench/bench_core_default: $(B)/bench/bench_core.o $(B)/bench/tensor_default
                                $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
+# attnviz itself linked with those objects (clones_test: every clone's --dump of every shipped
+# lesson run natively, on the CPU's own vector units, against the CPU's clone)
+CLONE_BINS := $(B)/clones/attnviz_avx2 $(B)/clones/attnviz_default
+$(B)/clones/attnviz_%: $(B)/src/app/main.o $(B)/bench/tensor_%.o $(B)/bench/tensor_gemm_%.o \
+                       $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
+
 # Speed is measured here, never in timed tests: one table for the whole app.
 bench:
 	@$(MAKE) --no-print-directory deps DEB_FILES="$(DEB_FILES) $(DEB_BENCH_FILES)"
@@ -217,7 +225,7 @@ ifneq ($(SAN),1)
 endif
 endif
 
-test-run: $(B)/attnviz $(TEST_BIN)
+test-run: $(B)/attnviz $(TEST_BIN) $(CLONE_BINS)
 	@sh tests/run_tests.sh $(B)
 
 # The sweeps `make test` samples: every frame of every lesson, every lesson exported as
