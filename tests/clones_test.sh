@@ -34,6 +34,18 @@ json.dump(lesson, open(sys.argv[1], "w"))
 EOF
 "$bin" --check "$tmp/long-k.json" >/dev/null || { fail "the generated lesson does not load"; exit 1; }
 
+# same_dump LESSON CLONE HOW CMD...: CMD --dump LESSON is $tmp/native.json byte for byte (n counts it)
+same_dump() {
+    dl=$1 dclone=$2 dhow=$3
+    shift 3
+    "$@" --dump "$dl" >"$tmp/clone.json" 2>"$tmp/err" || { fail "$dl: --dump failed $dhow: $(head -c 300 "$tmp/err")"; return; }
+    if cmp -s "$tmp/native.json" "$tmp/clone.json"; then
+        n=$((n + 1))
+    else
+        fail "$dl: the $dclone clone's --dump differs from the $native clone's ($(cmp "$tmp/native.json" "$tmp/clone.json" | head -n 1))"
+    fi
+}
+
 # native: every shipped lesson with each clone this CPU can run
 ran=0 n=0
 for clone in avx2 default; do
@@ -48,12 +60,7 @@ for clone in avx2 default; do
     ran=1
     for l in lessons/*.json $tmp/long-k.json; do
         "$bin" --dump "$l" >"$tmp/native.json" 2>"$tmp/err" || { fail "$l: --dump failed: $(cat "$tmp/err")"; continue; }
-        "$cb" --dump "$l" >"$tmp/clone.json" 2>"$tmp/err" || { fail "$l: --dump failed with the $clone clone: $(cat "$tmp/err")"; continue; }
-        if cmp -s "$tmp/native.json" "$tmp/clone.json"; then
-            n=$((n + 1))
-        else
-            fail "$l: the $clone clone's --dump differs from the $native clone's ($(cmp "$tmp/native.json" "$tmp/clone.json" | head -n 1))"
-        fi
+        same_dump "$l" $clone "with the $clone clone" "$cb"
     done
 done
 echo "clones_test: $n dumps of the avx2 and default clones, run natively, equal to the $native clone's"
@@ -78,13 +85,7 @@ else
             case $cpu in max) want=avx2 ;; qemu64) want=default ;; esac
             got=$(qemu-x86_64 -cpu $cpu "$bin" --version 2>/dev/null | sed -n 's/^core kernels: //p')
             [ "$got" = "$want" ] || { fail "qemu -cpu $cpu runs the '$got' clone, not '$want'"; continue; }
-            qemu-x86_64 -cpu $cpu "$bin" --dump "$l" >"$tmp/emu.json" 2>"$tmp/err" ||
-                { fail "$l: --dump failed under qemu -cpu $cpu: $(head -c 300 "$tmp/err")"; continue; }
-            if cmp -s "$tmp/native.json" "$tmp/emu.json"; then
-                n=$((n + 1))
-            else
-                fail "$l: the $want clone's --dump differs from the $native clone's ($(cmp "$tmp/native.json" "$tmp/emu.json" | head -n 1))"
-            fi
+            same_dump "$l" $want "under qemu -cpu $cpu" qemu-x86_64 -cpu $cpu "$bin"
         done
     done
     echo "clones_test: $n dumps of the avx2 and default clones under qemu equal to the $native clone's"
