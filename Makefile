@@ -85,6 +85,9 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 # bench_core again with tensor.c built without its avx512f clone: an AVX-512 machine times
 # the avx2 clone (the AVX2-only machines') natively too (where the CPU has no AVX-512 it says so)
 BENCH_BIN += $(B)/bench/bench_core_avx2
+# and built with the default clone only (no target_clones): the default clone's code (plain
+# x86-64, no AVX), timed natively on this CPU
+BENCH_BIN += $(B)/bench/bench_core_default
 
 .PHONY: all run test test-run test-full deps clean bench fuzz valgrind soak install uninstall icons FORCE
 all: $(B)/attnviz
@@ -181,6 +184,22 @@ $(B)/bench/bench_core_avx2: $(B)/bench/bench_core.o $(B)/bench/tensor_avx2.o $(B
                             $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
 	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
 
+$(B)/bench/%_default.o: src/core/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(CORE_OPT) $(CORE_CFLAGS) -DTENSOR_DEFAULT_ONLY -Isrc/core -c $< -o $@
+
+$(B)/bench/bench_core_default: $(B)/bench/bench_core.o $(B)/bench/tensor_default.o $(B)/bench/tensor_gemm_default.o \
+                               $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
+	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
+
+# attnviz itself linked with those objects (clones_test: every clone's --dump of every shipped
+# lesson run natively, on the CPU's own vector units, against the CPU's clone)
+CLONE_BINS := $(B)/clones/attnviz_avx2 $(B)/clones/attnviz_default
+$(B)/clones/attnviz_%: $(B)/src/app/main.o $(B)/bench/tensor_%.o $(B)/bench/tensor_gemm_%.o \
+                       $(B)/libattnapp.a $(B)/libattndraw.a $(B)/libattnview.a $(B)/libattncore.a
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) $^ $(APP_LIBS) $(CORE_LIBS) -o $@
+
 # Speed is measured here, never in timed tests: one table for the whole app.
 bench:
 	@$(MAKE) --no-print-directory deps DEB_FILES="$(DEB_FILES) $(DEB_BENCH_FILES)"
@@ -188,7 +207,8 @@ bench:
 	@echo "| benchmark | median | p99 | target | |"
 	@echo "|---|---|---|---|---|"
 	@for b in $(BENCH_BIN); do \
-	  if [ "$${b##*/}" = bench_process ] && [ -z "$$DISPLAY" ] && command -v xvfb-run >/dev/null; then \
+	  if { [ "$${b##*/}" = bench_process ] || [ "$${b##*/}" = bench_teacher ]; } && [ -z "$$DISPLAY" ] && \
+	     command -v xvfb-run >/dev/null; then \
 	    xvfb-run -a -s "-screen 0 1920x1080x24" $$b $(B)/attnviz || exit 1; \
 	  else $$b $(B)/attnviz || exit 1; fi; done
 	@$(MAKE) --no-print-directory bench-web
@@ -205,7 +225,7 @@ ifneq ($(SAN),1)
 endif
 endif
 
-test-run: $(B)/attnviz $(TEST_BIN)
+test-run: $(B)/attnviz $(TEST_BIN) $(CLONE_BINS)
 	@sh tests/run_tests.sh $(B)
 
 # The sweeps `make test` samples: every frame of every lesson, every lesson exported as

@@ -1,7 +1,8 @@
 #!/bin/sh
 # --format gif|mp4 --animate (issue 14): one file for the lesson (or --stage)
 # with the right frame count and duration (ffprobe); each settled stage held 2 s or
-# --hold SECONDS, --split a file a stage (issue 23); H.264 High in yuv420p for
+# --hold SECONDS, --split a file a stage (issue 23), an MP4's hold one frame that lasts
+# (issue 43); H.264 High in yuv420p for
 # the MP4; the GIF's settled frames keep the PNG's colours (one palette for the
 # whole animation, no dithering); every shipped lesson exports in both formats;
 # SIGINT leaves no partial file; usage errors are one line.
@@ -73,6 +74,28 @@ for fmt in gif mp4; do
     near "$d" "$w" || fail "$fmt with the default hold lasts $d s, expected $w s ($stages stages × ($per / 10 + 2 s))"
     grep -q '"frames": 21' "$tmp/hold-$fmt/frames.json" || fail "$fmt: frames.json does not say a settled frame lasts 21 frames"
 done
+# the MP4's holds as variable frame timing (issue 43): a held stage is one frame lasting
+# its hold (encoded once), not the frame repeated; the last hold's frame comes again at its last tick (a converter that ignores
+# the last frame's length, ffmpeg -vsync cfr, still gets the whole hold). Each frame is
+# shown at frames.json's time; the stream's frame times add up to the file's length; a
+# constant-rate copy has every tick
+f="$tmp/hold-mp4/frames.mp4"
+n=$(probe "$f" stream=nb_read_frames)
+[ "$n" = "$((want + 1))" ] || fail "mp4 with holds: $n frames encoded, expected $((want + 1)) (each of the $want frames once, the last again at its end)"
+sd=$(ffprobe -v error -select_streams v:0 -show_entries stream=duration -of default=nw=1:nk=1 "$f")
+near "$sd" "$(duration "$f")" || fail "mp4 with holds: the stream's frame times add up to $sd s, the file lasts $(duration "$f") s"
+ffprobe -v error -select_streams v:0 -show_entries frame=key_frame,pts_time -of csv=p=0 "$f" >"$tmp/vfr.csv"
+python3 - "$tmp/hold-mp4/frames.json" "$tmp/vfr.csv" <<'PY' || fail "mp4 with holds: frame times (above)"
+import json, sys
+listed = json.load(open(sys.argv[1]))["frames"]
+shown = [line.strip().split(",") for line in open(sys.argv[2]) if line.strip()]
+bad = [f"frame {f['index']} shown at {s[1]} s, frames.json says {f['time']}" for f, s in zip(listed, shown)
+       if abs(float(s[1]) - f["time"]) > 0.002]
+for b in bad[:5]: print("  " + b)
+sys.exit(1 if bad else 0)
+PY
+ticks=$(ffmpeg -v error -i "$f" -vsync cfr -r 10 -f framemd5 - | grep -vc '^#')
+[ "$ticks" = "$((stages * (per + 20)))" ] || fail "mp4 with holds: a 10 fps constant-rate copy has $ticks frames, expected $((stages * (per + 20)))"
 env -u DISPLAY "$bin" --export "$tmp/hold3" --format mp4 --animate --fps 10 --size 320x180 --hold 0.5 "$lesson" >/dev/null 2>&1
 d=$(duration "$tmp/hold3/frames.mp4"); w=$(awk -v n="$stages" -v p="$per" 'BEGIN { print n * (p / 10 + 0.5) }')
 near "$d" "$w" || fail "--hold 0.5: $d s, expected $w s"

@@ -57,7 +57,7 @@ for f in "$TMP/cli"/*.png; do
     [ "$ae" = 0 ] || fail "E's ${f##*/} differs from attnviz --export's in $ae pixels"
 done
 # E then 2: the PDF handout (title page + a page a stage); E then 3: the MP4 of
-# every transition, each settled stage held 2 s (60 frames at 30 fps); E then 4: the GIF; E then Esc: nothing (and the window stays)
+# every transition, each settled stage held 2 s (60 ticks at 30 fps); E then 4: the GIF; E then Esc: nothing (and the window stays)
 xdotool key --window "$WID" e 2
 HO=$TMP/attnviz-handout-arange-2x4x4-1.pdf
 for _ in $(seq 1 50); do [ -f "$HO" ] && break; sleep 0.2; done
@@ -67,7 +67,11 @@ MP=$TMP/attnviz-export-arange-2x4x4-2
 for _ in $(seq 1 300); do [ -f "$MP/frames.json" ] && break; sleep 0.2; done
 grep -q '"complete": true' "$MP/frames.json" 2>/dev/null || fail "E 3 did not finish an MP4 export in $MP"
 n=$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of default=nw=1:nk=1 "$MP/frames.mp4" 2>/dev/null)
-[ "$n" = $((stages * (48 + 60))) ] || fail "E 3: the MP4 has $n frames, expected $((stages * (48 + 60)))"
+# (a held stage is one frame lasting 2 s; the last hold's frame again at its end)
+[ "$n" = $((stages * 48 + 1)) ] || fail "E 3: the MP4 has $n frames, expected $((stages * 48 + 1))"
+d=$(ffprobe -v error -show_entries format=duration -of default=nw=1:nk=1 "$MP/frames.mp4" 2>/dev/null)
+awk -v d="$d" -v w=$((stages * (48 + 60))) 'BEGIN { exit !(d >= w / 30 - 0.05 && d <= w / 30 + 0.05) }' ||
+    fail "E 3: the MP4 lasts $d s, expected $((stages * (48 + 60))) frames of 1/30 s"
 xdotool key --window "$WID" e 4
 GF=$TMP/attnviz-export-arange-2x4x4-3
 for _ in $(seq 1 300); do [ -f "$GF/frames.json" ] && break; sleep 0.2; done

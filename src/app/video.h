@@ -22,8 +22,8 @@ VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps
 bool video_wants_observe(const VideoWriter *v);
 void video_observe(VideoWriter *v, const unsigned char *rgba, int pitch);
 // Adds a frame: h rows of w RGBA8 pixels, rows pitch bytes apart, lasting `ticks`
-// frames of 1/fps (a held stage: the frame repeated, cheap for either encoder). False
-// with one line in err.
+// frames of 1/fps (a held stage: in a GIF the frame repeated, a few bytes; in an MP4 one
+// frame that lasts, variable frame timing). False with one line in err.
 bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, int ticks, char *err, size_t n);
 // keep: flushes the encoder, ends the file and renames it into place (false
 // with one line in err when that fails, and nothing left); !keep: removes it.

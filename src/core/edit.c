@@ -696,6 +696,7 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
             memcpy(dst->ckpt_loss, src->ckpt_loss, (size_t)src->n_checkpoints * sizeof *dst->ckpt_loss);
         }
         dst->ckpt_weights = dup_strings(src->ckpt_weights, src->n_checkpoints, &ok);
+        dst->ckpt_trees = lesson_trees_share(src->ckpt_trees); // (never changed: shared, not copied)
     }
     dst->q_tokens = dup_strings(src->q_tokens, src->len_q, &ok);
     dst->k_tokens = dup_strings(src->k_tokens, src->len_k, &ok);

@@ -401,84 +401,6 @@ bool lesson_append(Lesson *ls, const int *next, char *err, size_t err_len)
     return reinput(ls, in, B, &ctx);
 }
 
-// --- checkpoints: the weights at points of training -------------------------------
-
-// "checkpoints": [{"step": N, "loss": x, "weights": {…}}, …] (steps rising); the weights
-// computed: the override's checkpoint, else "weights", else the last checkpoint. Every
-// checkpoint's weights are read (and checked) on a plain load; with an override, only
-// the one computed.
-static bool parse_checkpoints(JsonCtx *c, const cJSON *root, const LessonOverride *o, Lesson *ls)
-{
-    const cJSON *cks = cJSON_GetObjectItemCaseSensitive(root, "checkpoints");
-    const cJSON *jw = cJSON_GetObjectItemCaseSensitive(root, "weights");
-    ls->checkpoint = -1;
-    if (!cks) {
-        if (o && o->has_checkpoint) {
-            const char *name = c->file;
-            c->file = "--checkpoint";
-            return jsonpath_fail(c, NULL, "%d: %s has no checkpoints (no \"checkpoints\")", o->checkpoint, name);
-        }
-        return attn_json_weights(c, jw, &ls->cfg, ls->w);
-    }
-    const int K = cJSON_IsArray(cks) ? cJSON_GetArraySize(cks) : 0;
-    if (K < 1 || K > LESSON_MAX_CHECKPOINTS)
-        return jsonpath_fail(c, "checkpoints", "expected an array of 1 to %d {\"step\", \"loss\", \"weights\"} objects, got %s",
-                             LESSON_MAX_CHECKPOINTS, cJSON_IsArray(cks) ? "an empty or longer one" : jsonpath_type(cks));
-    ls->ckpt_step = calloc((size_t)K, sizeof *ls->ckpt_step);
-    ls->ckpt_loss = calloc((size_t)K, sizeof *ls->ckpt_loss);
-    ls->ckpt_weights = calloc((size_t)K, sizeof *ls->ckpt_weights);
-    if (!ls->ckpt_step || !ls->ckpt_loss || !ls->ckpt_weights) return jsonpath_fail(c, "checkpoints", "out of memory");
-    ls->n_checkpoints = K;
-    const int dflt = jw ? -1 : K - 1;
-    int sel = o && o->has_checkpoint ? o->checkpoint : dflt;
-    ls->other_weights = sel != dflt;
-    if (sel < -1 || sel >= K) {
-        const char *name = c->file;
-        c->file = "--checkpoint";
-        return jsonpath_fail(c, NULL, "%d is out of range; %s has checkpoints 0 to %d", sel, name, K - 1);
-    }
-    static const char *const keys[] = {"step", "loss", "weights", NULL};
-    int k = 0;
-    for (const cJSON *ck = cks->child; ck; ck = ck->next, k++) {
-        char p[JSONPATH_MAX], pw[JSONPATH_MAX];
-        jsonpath_index(p, "checkpoints", k);
-        if (!cJSON_IsObject(ck)) return jsonpath_fail(c, p, "expected {\"step\", \"loss\", \"weights\"}, got %s", jsonpath_type(ck));
-        if (!jsonpath_check_keys(c, ck, p, keys)) return false;
-        if (!jsonpath_int(c, ck, p, "step", &ls->ckpt_step[k], 0, 1 << 30, true, 0)) return false;
-        if (k > 0 && ls->ckpt_step[k] <= ls->ckpt_step[k - 1]) {
-            jsonpath_key(pw, p, "step");
-            return jsonpath_fail(c, pw, "%d; expected steps that rise (checkpoint %d is at step %d)", ls->ckpt_step[k], k - 1,
-                                 ls->ckpt_step[k - 1]);
-        }
-        const cJSON *l = cJSON_GetObjectItemCaseSensitive(ck, "loss");
-        jsonpath_key(pw, p, "loss");
-        if (!l) return jsonpath_fail(c, pw, "missing; expected the training loss at this step");
-        if (!jsonpath_number(c, l, pw, &ls->ckpt_loss[k])) return false;
-        if (!(ls->ckpt_loss[k] >= 0.0f) || isinf(ls->ckpt_loss[k]))
-            return jsonpath_fail(c, pw, "expected a finite loss from 0, got %g", (double)ls->ckpt_loss[k]);
-        const cJSON *w = cJSON_GetObjectItemCaseSensitive(ck, "weights");
-        jsonpath_key(pw, p, "weights");
-        if (!w) return jsonpath_fail(c, pw, "missing; expected the weights at this step");
-        if (!(ls->ckpt_weights[k] = cJSON_PrintUnformatted(w))) return jsonpath_fail(c, pw, "out of memory"); // (lesson_write's)
-        if (k != sel && o && (o->has_checkpoint || o->text)) continue; // (checked on the plain load)
-        // read into the model's own (the one computed) or into a scratch copy, checked and freed
-        JsonCtx cc = *c;
-        char where[JSONPATH_MAX];
-        snprintf(where, sizeof where, "%s", p);
-        if (k == sel) {
-            if (!attn_json_weights_at(&cc, w, pw, &ls->cfg, ls->w)) return false;
-        } else {
-            AttnWeights scratch[LESSON_MAX_LAYERS];
-            memset(scratch, 0, sizeof scratch);
-            bool ok = attn_json_weights_at(&cc, w, pw, &ls->cfg, scratch);
-            for (int l2 = 0; l2 < LESSON_MAX_LAYERS; l2++) attn_weights_free(&scratch[l2]);
-            if (!ok) return false;
-        }
-    }
-    ls->checkpoint = sel;
-    return sel >= 0 || attn_json_weights(c, jw, &ls->cfg, ls->w);
-}
-
 // --- the file as a whole ---------------------------------------------------------
 
 void lesson_free(Lesson *ls)
@@ -492,9 +414,7 @@ void lesson_free(Lesson *ls)
     free_strings(ls->vocab, ls->n_vocab);
     bpe_destroy(ls->bpe);
     free(ls->targets);
-    free(ls->ckpt_step);
-    free(ls->ckpt_loss);
-    free_strings(ls->ckpt_weights, ls->n_checkpoints);
+    lesson_free_checkpoints(ls);
     free_strings(ls->step_keys, ls->n_steps);
     free(ls->step_head);
     for (int l = 0; l < LANG_COUNT; l++) free_strings(ls->step_text[l], ls->n_steps);
@@ -711,7 +631,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
         goto done;
     }
     if (!model_keys_check_input(c, &ls->cfg, &ls->in, ls->len_k)) goto done; // (DeepSeek's)
-    if (!parse_checkpoints(c, root, o, ls)) goto done;
+    if (!lesson_read_checkpoints(c, root, o, ls)) goto done;
     if (!lesson_read_targets(c, cJSON_GetObjectItemCaseSensitive(root, "targets"), ls)) goto done;
     if (!lesson_read_task(c, cJSON_GetObjectItemCaseSensitive(root, "task"), ls)) goto done;
     if (!parse_tokens(c, cJSON_GetObjectItemCaseSensitive(root, "tokens"), ls)) goto done;

@@ -77,7 +77,10 @@ typedef struct Lesson {
     bool other_weights;               // a checkpoint other than the file's default: the narration is generated
     int *ckpt_step;
     float *ckpt_loss;
-    char **ckpt_weights;              // each checkpoint's "weights" as JSON text (as read: an "init" stays one), for lesson_write
+    char **ckpt_weights;              // each checkpoint's "weights" as JSON text (as read: an "init" stays one), for lesson_write;
+                                      // an entry is NULL while ckpt_trees holds it (lesson_checkpoint_json)
+    struct LessonTrees *ckpt_trees;   // (NULL or) each checkpoint's "weights" as read, kept unprinted (printing
+                                      // them all took ~40 % of loading induction-heads.json), shared by the clones
     // Narration keyed by stage or step name ("scores", "projection", ...).
     int n_steps;
     char **step_keys;
@@ -124,6 +127,20 @@ bool lesson_parse(Lesson *ls, const char *name, const char *text, size_t len, ch
 bool lesson_parse_with(Lesson *ls, const char *name, const char *text, size_t len, const LessonOverride *o, char *err,
                        size_t err_len);
 void lesson_free(Lesson *ls);
+// Checkpoint k's "weights" as JSON text (what lesson_write writes), printed from the tree
+// read when it was not printed yet; NULL when out of memory. The caller frees it.
+char *lesson_checkpoint_json(const Lesson *ls, int k);
+// Frees the checkpoints' steps, losses and weights (lesson_free; train.c replaces them).
+void lesson_free_checkpoints(Lesson *ls);
+// The checkpoints' weights as read (Lesson.ckpt_trees): read-only once loaded, so a clone
+// shares them (share: one more owner; release: one less, the last frees them; NULL is fine).
+typedef struct LessonTrees {
+    _Atomic int refs;
+    int n;
+    struct cJSON *tree[]; // n (an entry NULL when ckpt_weights holds its text)
+} LessonTrees;
+LessonTrees *lesson_trees_share(LessonTrees *t);
+void lesson_trees_release(LessonTrees *t);
 
 // The titles of path's lesson from its first max bytes alone (for the lesson
 // picker: no full parse, memory bounded by max): path must be a regular file
@@ -162,6 +179,9 @@ bool lesson_read_quiz(JsonCtx *c, const struct cJSON *j, Lesson *ls);
 // "targets" (lesson_targets.c) into ls->targets (after the input: its batch and length), and
 // written by lesson_write when the lesson has them.
 bool lesson_read_targets(JsonCtx *c, const struct cJSON *j, Lesson *ls);
+// "checkpoints" (lesson_checkpoints.c): every checkpoint's step, loss and weights (checked),
+// the model's weights from the one computed (the override's, else "weights", else the last).
+bool lesson_read_checkpoints(JsonCtx *c, const struct cJSON *root, const LessonOverride *o, Lesson *ls);
 void lesson_write_targets(FILE *f, const Lesson *ls);
 // "task" (lesson_task.c) into ls->task, written by lesson_write when the lesson has one.
 bool lesson_read_task(JsonCtx *c, const struct cJSON *j, Lesson *ls);

@@ -151,6 +151,7 @@ char *lesson_weights_json(const Lesson *ls, const AttnWeights *w)
 bool lesson_write(const Lesson *ls, FILE *f)
 {
     const AttnConfig *c = &ls->cfg;
+    bool written = true;
     fputs("{\n  \"title\": ", f);
     write_text(f, ls->title);
     if (ls->description[LANG_EN]) {
@@ -231,7 +232,10 @@ mask:
         for (int k = 0; k < ls->n_checkpoints; k++) {
             fprintf(f, "%s\n    {\"step\": %d, \"loss\": ", k ? "," : "", ls->ckpt_step[k]);
             json_write_float(f, ls->ckpt_loss[k]);
-            fprintf(f, ", \"weights\": %s}", ls->ckpt_weights[k]);
+            char *w = lesson_checkpoint_json(ls, k);
+            fprintf(f, ", \"weights\": %s}", w ? w : "null");
+            written = written && w; // (out of memory: the lesson is not written whole)
+            free(w);
         }
         fputs("\n  ]", f);
     }
@@ -289,7 +293,7 @@ mask:
         fputs("\n  ]", f);
     }
     fputs("\n}\n", f);
-    return !ferror(f);
+    return written && !ferror(f);
 }
 
 static bool save(const Lesson *ls, const char *path, bool replace, char *err, size_t err_len)

@@ -313,7 +313,10 @@ float tensor_expf(float x) { return exp1(x); }
 
 const char *tensor_kernels(void)
 {
-#if defined(__x86_64__) && defined(__has_attribute)
+#if defined(__x86_64__) && defined(TENSOR_DEFAULT_ONLY)
+    return "default"; // (bench_core_default: built with the default clone only)
+#endif
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(TENSOR_DEFAULT_ONLY)
 #if __has_attribute(target_clones)
     // the order of KERNEL_CLONES' list: GCC's resolver takes the first one supported
     __builtin_cpu_init();

@@ -53,6 +53,7 @@ typedef struct Gemm {
     int b_finite_from;  // b's values for p ≥ this are all finite (zero_tail)
     float *bpack;       // bt: bᵀ packed in panels of NR columns (pack_bt_task), else NULL
     bool wide;          // the 16-wide kernel (AVX-512)
+    bool narrow;        // the 4-wide kernel (x86-64 without AVX2: the default clone's CPUs)
 } Gemm;
 
 // c[i, j0:j0+jn] for rows i0 ≤ i < i0 + rows (rows ≤ MR), over p in [k0, k0 + kc):
@@ -109,12 +110,34 @@ typedef struct Gemm {
     }
 
 typedef float Vec16 __attribute__((vector_size(16 * sizeof(float))));
+typedef float Vec4 __attribute__((vector_size(4 * sizeof(float))));
 GEMM_TILE(gemm_tile, Vec8, MR)
 #if GEMM_NR == 16
 GEMM_TILE(gemm_tile16, Vec16, 2 * MR)
 #else // (the page: no 16-wide kernel, wide is never set; the name stands for the 8-wide one)
 #define gemm_tile16 gemm_tile
 #endif
+// x86-64 without AVX2 has 16 registers of 4 floats: an 8-wide vector there is two halves
+// GCC built through the stack (the broadcast stored a float at a time, then loaded whole:
+// the L = 256 forward took 2.2-3.3 s instead of ~0.1), so its tiles are 3 rows of 4 vectors
+// of 4 (12 accumulators and 4 values of B in registers), two for the 6 rows of MR
+GEMM_TILE(gemm_tile4, Vec4, MR / 2)
+
+// Rows i0 ≤ i < i0 + rows (rows ≤ MR) with the 4-wide tile: up to two tiles of MR / 2 rows.
+static inline __attribute__((always_inline)) void gemm_tile_narrow(const Gemm *g, const float *ap, const float *bp,
+                                                                   size_t ldb, int i0, int rows, int j0, int jn,
+                                                                   int kc, bool first, bool last)
+{
+    enum { H = MR / 2 };
+    if (rows >= H)
+        gemm_tile4(g, ap, bp, ldb, i0, H, j0, jn, kc, first, last);
+    else
+        gemm_tile4(g, ap, bp, ldb, i0, rows, j0, jn, kc, first, last);
+    if (rows == MR)
+        gemm_tile4(g, ap + (size_t)H * KC, bp, ldb, i0 + H, H, j0, jn, kc, first, last);
+    else if (rows > H)
+        gemm_tile4(g, ap + (size_t)H * KC, bp, ldb, i0 + H, rows - H, j0, jn, kc, first, last);
+}
 
 // Rows [i0, i1) (at most MC) × the NR-column panels [p0, p1), one block of KC
 // values of k at a time: A's rows copied once per block (each row's kc values at
@@ -132,7 +155,7 @@ static _Thread_local float apack[MC * KC];
 #endif
 
 static inline __attribute__((always_inline)) void gemm_block_body(const Gemm *g, int i0, int i1, int p0, int p1,
-                                                                   const bool wide)
+                                                                   const bool wide, const bool narrow)
 {
     float pack[KC * NR]; // b[k0:k0+kc, j0:j0+NR] of a last, narrower panel, zero past jn
     int tile_kc[MC / MR]; // the values of p each tile of rows sums in this block
@@ -182,6 +205,8 @@ static inline __attribute__((always_inline)) void gemm_block_body(const Gemm *g,
                 const float *ap = apack + (size_t)(i - i0) * KC;
                 if (wide)
                     gemm_tile16(g, ap, bp, ldb, i, MR, j0, jn, tile_kc[(i - i0) / MR], first, last);
+                else if (narrow)
+                    gemm_tile_narrow(g, ap, bp, ldb, i, MR, j0, jn, tile_kc[(i - i0) / MR], first, last);
                 else
                     gemm_tile(g, ap, bp, ldb, i, MR, j0, jn, tile_kc[(i - i0) / MR], first, last);
             }
@@ -189,6 +214,8 @@ static inline __attribute__((always_inline)) void gemm_block_body(const Gemm *g,
                 const float *ap = apack + (size_t)(i - i0) * KC;
                 if (wide)
                     gemm_tile16(g, ap, bp, ldb, i, i1 - i, j0, jn, tile_kc[(i - i0) / MR], first, last);
+                else if (narrow)
+                    gemm_tile_narrow(g, ap, bp, ldb, i, i1 - i, j0, jn, tile_kc[(i - i0) / MR], first, last);
                 else
                     gemm_tile(g, ap, bp, ldb, i, i1 - i, j0, jn, tile_kc[(i - i0) / MR], first, last);
             }
@@ -200,15 +227,25 @@ static inline __attribute__((always_inline)) void gemm_block_body(const Gemm *g,
 // (unless TENSOR_AVX2_AT_MOST), compiled for AVX-512 only and picked by gemm.
 KERNEL_CLONES static void gemm_block(const Gemm *g, int i0, int i1, int p0, int p1)
 {
-    gemm_block_body(g, i0, i1, p0, p1, false);
+    gemm_block_body(g, i0, i1, p0, p1, false, false);
 }
 
-#if defined(__x86_64__) && !defined(TENSOR_AVX2_AT_MOST) && defined(__has_attribute)
+// The 4-wide kernel, for x86-64 CPUs without AVX2 (the ones the default clone is for; compiled
+// for plain x86-64), picked by gemm.
+#if defined(__x86_64__)
+#define GEMM_NARROW 1
+static void gemm_block_narrow(const Gemm *g, int i0, int i1, int p0, int p1)
+{
+    gemm_block_body(g, i0, i1, p0, p1, false, true);
+}
+#endif
+
+#if defined(__x86_64__) && !defined(TENSOR_AVX2_AT_MOST) && !defined(TENSOR_DEFAULT_ONLY) && defined(__has_attribute)
 #if __has_attribute(target_clones)
 #define GEMM_WIDE 1
 __attribute__((target("avx512f"))) static void gemm_block_wide(const Gemm *g, int i0, int i1, int p0, int p1)
 {
-    gemm_block_body(g, i0, i1, p0, p1, true);
+    gemm_block_body(g, i0, i1, p0, p1, true, false);
 }
 #endif
 #endif
@@ -277,6 +314,12 @@ static void gemm_task(void *ctx, int t)
         return;
     }
 #endif
+#ifdef GEMM_NARROW
+    if (g->narrow) {
+        gemm_block_narrow(g, i0, i1, p0, p1);
+        return;
+    }
+#endif
     gemm_block(g, i0, i1, p0, p1);
 }
 
@@ -314,6 +357,14 @@ static void gemm(const Gemm *g)
     __builtin_cpu_init();
     job.wide = __builtin_cpu_supports("avx512f");
 #endif
+#ifdef GEMM_NARROW // where tensor_kernels() says "default"
+#ifdef TENSOR_DEFAULT_ONLY
+    job.narrow = true;
+#else
+    __builtin_cpu_init();
+    job.narrow = !__builtin_cpu_supports("avx2");
+#endif
+#endif
     if (job.zero_tail) { // b's rows from b_finite_from on hold only finite values
         job.b_finite_from = 0;
         for (int p = g->k - 1; p >= 0 && job.b_finite_from == 0; p--)
@@ -341,24 +392,24 @@ static void gemm(const Gemm *g)
 
 void tensor_matmul_bt(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, true, m, k, n, 0, false, 0, NULL, false};
+    Gemm g = {c, a, b, NULL, true, m, k, n, 0, false, 0, NULL, false, false};
     gemm(&g);
 }
 
 void tensor_matmul(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, false, m, k, n, 0, false, 0, NULL, false};
+    Gemm g = {c, a, b, NULL, false, m, k, n, 0, false, 0, NULL, false, false};
     gemm(&g);
 }
 
 void tensor_matmul_zero_tail(float *c, const float *a, const float *b, int m, int k, int n)
 {
-    Gemm g = {c, a, b, NULL, false, m, k, n, 0, true, 0, NULL, false};
+    Gemm g = {c, a, b, NULL, false, m, k, n, 0, true, 0, NULL, false, false};
     gemm(&g);
 }
 
 void tensor_linear(float *y, const float *x, const float *w, const float *b, int n, int in, int out)
 {
-    Gemm g = {y, x, w, b, true, n, in, out, 0, false, 0, NULL, false};
+    Gemm g = {y, x, w, b, true, n, in, out, 0, false, 0, NULL, false, false};
     gemm(&g);
 }

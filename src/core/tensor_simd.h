@@ -14,7 +14,9 @@ typedef int Vec8i __attribute__((vector_size(8 * sizeof(int))));
 
 // TENSOR_AVX2_AT_MOST (make bench's bench_core_avx2 only): no avx512f clone, so that an
 // AVX-512 machine runs and times the avx2 one, the clone of the AVX2-only machines.
-#if defined(__x86_64__) && defined(__has_attribute)
+// TENSOR_DEFAULT_ONLY (bench_core_default): no clone at all, only the default one's code
+// (plain x86-64), which an AVX2 or AVX-512 machine then times natively.
+#if defined(__x86_64__) && defined(__has_attribute) && !defined(TENSOR_DEFAULT_ONLY)
 #if __has_attribute(target_clones)
 #ifdef TENSOR_AVX2_AT_MOST
 #define KERNEL_CLONES __attribute__((target_clones("avx2", "default")))

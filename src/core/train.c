@@ -147,8 +147,7 @@ bool train_apply(TrainRun *r, Lesson *ls, char *err, size_t err_len)
     }
     memcpy(step, r->ckpt_step, (size_t)K * sizeof *step);
     memcpy(loss, r->ckpt_loss, (size_t)K * sizeof *loss);
-    for (int k = 0; k < ls->n_checkpoints; k++) free(ls->ckpt_weights[k]);
-    free(ls->ckpt_step), free(ls->ckpt_loss), free(ls->ckpt_weights);
+    lesson_free_checkpoints(ls);
     ls->ckpt_step = step, ls->ckpt_loss = loss, ls->ckpt_weights = json;
     ls->n_checkpoints = K;
     ls->checkpoint = -1;      // the model computed: the file's "weights", the trained ones

@@ -2,9 +2,12 @@
 #ifndef ATTNVIZ_BENCH_COMMON_H
 #define ATTNVIZ_BENCH_COMMON_H
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "assets.h"
@@ -50,6 +53,25 @@ static inline bool bench_strings(void)
     if (assets_find(assets, sizeof assets, err, sizeof err) && i18n_load(assets, err, sizeof err)) return true;
     fprintf(stderr, "%s\n", err);
     return false;
+}
+
+// The largest file in lessons/ (the shipped lesson a teacher waits longest for), into out.
+static inline bool bench_largest_lesson(char *out, size_t n)
+{
+    DIR *d = opendir("lessons");
+    if (!d) return false;
+    off_t best = -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        const size_t len = strlen(e->d_name);
+        char path[512];
+        struct stat st;
+        if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
+        snprintf(path, sizeof path, "lessons/%s", e->d_name);
+        if (stat(path, &st) == 0 && st.st_size > best) best = st.st_size, snprintf(out, n, "%s", path);
+    }
+    closedir(d);
+    return best >= 0;
 }
 
 #endif

@@ -296,7 +296,7 @@ static void bench_case(int L, int C, int H, int rounds, int per, Torch *py, cons
         snprintf(label, sizeof label, "  the fastest runs' ratio (PyTorch %.2f ms / core %.2f ms)", pt_min, c2_min);
         bench_info(label, pt_min / c2_min, "x");
         printf("|   its rounds, in order: %s (min %.2f, max %.2f) | | | | info |\n", rounds_txt, ratio[0],
-               ratio[n_ratio - 1]);
+               ratio[n_ratio - 1]); // (bench_row sorted ratio: its first and last are the min and max)
     }
     lesson_free(&ls);
 }
@@ -315,14 +315,18 @@ static void bench_against_torch(void)
         if (have[b]) torch_stop(&py[b]);
 }
 
-// bench_core_avx2 (tensor.c built without its avx512f clone) on a CPU with AVX-512: it times
-// the avx2 clone, the one AVX2-only machines run. 1 when so, 0 when it would repeat bench_core.
-static int avx2_forced(void)
+// bench_core_avx2 (tensor.c built without its avx512f clone) on a CPU with AVX-512, or
+// bench_core_default (built with the default clone only) on a CPU with AVX2: it times that
+// clone, the one CPUs without those instructions run. 1 when so, 0 when it would repeat
+// bench_core (the CPU would pick that clone itself).
+static int clone_forced(const char *clone)
 {
 #if defined(__x86_64__)
     __builtin_cpu_init();
-    return strcmp(tensor_kernels(), "avx2") == 0 && __builtin_cpu_supports("avx512f");
+    if (strcmp(tensor_kernels(), clone) != 0) return 0;
+    return strcmp(clone, "avx2") == 0 ? __builtin_cpu_supports("avx512f") : __builtin_cpu_supports("avx2");
 #else
+    (void)clone;
     return 0;
 #endif
 }
@@ -362,15 +366,19 @@ int main(int argc, char **argv)
     if (side != 2) return side;
     signal(SIGPIPE, SIG_IGN); // a PyTorch child that dies is reported, not fatal
     const char *self = strrchr(argv[0], '/') ? strrchr(argv[0], '/') + 1 : argv[0];
-    const bool avx2_only = strcmp(self, "bench_core_avx2") == 0;
-    if (avx2_only && !avx2_forced()) {
-        printf("| core kernels, avx2 clone forced: this CPU has no AVX-512 (bench_core's rows are the %s clone's) | | | | info |\n",
-               tensor_kernels());
+    // bench_core_avx2, bench_core_default: that clone forced, the cases against PyTorch only
+    const char *forced = strcmp(self, "bench_core_avx2") == 0      ? "avx2"
+                         : strcmp(self, "bench_core_default") == 0 ? "default"
+                                                                   : NULL;
+    if (forced && !clone_forced(forced)) {
+        printf("| core kernels, %s clone forced: this CPU would pick it itself (bench_core's rows are the %s clone's) | | | | info |\n",
+               forced, tensor_kernels());
         return 0;
     }
     // which of the core's kernel clones these rows measure (the CPU picks it at load time)
-    if (avx2_only) { // the two cases against PyTorch only
-        printf("| core kernels: the avx2 clone, forced on this AVX-512 CPU (tensor.c built without the avx512f clone) | | | | info |\n");
+    if (forced) {
+        printf("| core kernels: the %s clone, forced on this CPU (built %s) | | | | info |\n", forced,
+               strcmp(forced, "avx2") == 0 ? "without the avx512f clone" : "with the default clone only");
         bench_against_torch();
         return 0;
     }

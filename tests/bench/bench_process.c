@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -47,25 +46,6 @@ static double run(char *const argv[], const char *env_name, const char *env_valu
     return dt;
 }
 
-// The largest file in lessons/ (the shipped lesson a teacher waits longest for), into out.
-static bool largest_lesson(char *out, size_t n)
-{
-    DIR *d = opendir("lessons");
-    if (!d) return false;
-    off_t best = -1;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        const size_t len = strlen(e->d_name);
-        char path[512];
-        struct stat st;
-        if (len < 5 || strcmp(e->d_name + len - 5, ".json") != 0) continue;
-        snprintf(path, sizeof path, "lessons/%s", e->d_name);
-        if (stat(path, &st) == 0 && st.st_size > best) best = st.st_size, snprintf(out, n, "%s", path);
-    }
-    closedir(d);
-    return best >= 0;
-}
-
 int main(int argc, char **argv)
 {
     char *bin = argc > 1 ? argv[1] : "build/attnviz";
@@ -76,7 +56,7 @@ int main(int argc, char **argv)
     int rc = 0;
 
     char big[600];
-    if (!largest_lesson(big, sizeof big)) return 1;
+    if (!bench_largest_lesson(big, sizeof big)) return 1;
     if (getenv("DISPLAY") || getenv("WAYLAND_DISPLAY")) {
         char *args[] = {bin, "--size", "1280x720", lesson, NULL}, *args_big[] = {bin, "--size", "1280x720", big, NULL};
         double tb[STARTS];
