@@ -256,6 +256,12 @@ async function learning() {
   s = await press('Escape');
   check(s.train && !s.train.running && s.train.step > paused.step && s.train.loss > 0,
         `R goes on from there, Esc pauses (step ${s.train && s.train.step}, loss ${s.train && s.train.loss})`);
+  const pausedShot = await page.screenshot();
+  s = await press('Shift+R');
+  const stepShot = await page.screenshot();
+  s = await press('Shift+R');
+  check(!stepShot.equals(pausedShot) && (await page.screenshot()).equals(pausedShot) && !s.train.running,
+        'Shift+R: the last optimizer step drawn over the frame, Shift+R again closes it');
   // ---- 20 steps in the page are --train 20's, byte for byte --------------------------------
   s = await open('lesson=induction-heads');
   await settled();
