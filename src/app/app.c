@@ -79,7 +79,10 @@ AppStatus app_status(App *a)
     AppStatus s = {a->session, lab_trace(&a->lab, a->session), &a->v, app_layout(a), &a->study->st, a->opt->font_path,
                    a->pb.stage, app_busy(a), a->probe.frames, a->probe.events, 0, 0,
                    a->toast.left > 0.0 ? a->toast.text : NULL, a->pointer.in && a->ov.hover, 0, 0,
-                   a->pointer.cell.on, a->pointer.cell.panel, a->pointer.cell.row, a->pointer.cell.col, a->ov.help};
+                   a->pointer.cell.on, a->pointer.cell.panel, a->pointer.cell.row, a->pointer.cell.col, a->ov.help,
+                   NULL, false, a->ex.cmp.b};
+    const Training *t = &a->ex.train;
+    if (t->on && t->session == a->session) s.train = &t->run, s.training = t->running;
     app_output_size(a, &s.width, &s.height);
     app_to_output(a, a->pointer.wx, a->pointer.wy, &s.mouse_x, &s.mouse_y);
     return s;

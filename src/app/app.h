@@ -56,6 +56,9 @@ typedef struct AppStatus {
     bool cursor;                   // the cell cursor (Y) is on, at cell (cursor_row, cursor_col)
     int cursor_panel, cursor_row, cursor_col; // of the layout's panel cursor_panel
     bool help;                     // the help overlay is shown
+    const struct TrainRun *train;  // training live (R): its run, NULL: none on this lesson
+    bool training;                 // that run takes steps between frames (false: paused)
+    const struct Session *compare_b; // the compare view's B (Ctrl+D), NULL: off
 } AppStatus;
 AppStatus app_status(App *a);
 // Frames drawn so far (a frame with nothing new is not drawn in the page).

@@ -68,12 +68,19 @@ void app_train_toggle(App *a)
         }
         return;
     }
+    app_train_begin(a, APP_TRAIN_STEPS);
+}
+
+bool app_train_begin(App *a, int steps)
+{
+    Training *t = &a->ex.train;
+    app_train_stop(a);
     char msg[LESSON_ERR_MAX + 300];
     OptimConfig oc;
     optim_parse(&oc, APP_TRAIN_SPEC, "--step", msg, sizeof msg);
-    if (!train_start(&t->run, &a->session->lesson, &oc, APP_TRAIN_STEPS, false, 0, a->session->path, msg, sizeof msg)) {
+    if (!train_start(&t->run, &a->session->lesson, &oc, steps, false, 0, a->session->path, msg, sizeof msg)) {
         say_error(a, msg);
-        return;
+        return false;
     }
     t->on = t->running = true, t->session = a->session, t->show_due = false;
     t->step_ms = t->worst_ms = 0.0;
@@ -81,10 +88,11 @@ void app_train_toggle(App *a)
         say_error(a, msg);
         train_free(&t->run);
         t->on = t->running = false;
-        return;
+        return false;
     }
     a->v.kind = VIEW_MODEL; // every layer and head, as they change
     say_progress(a);
+    return true;
 }
 
 // A running run's frame is a slice of steps or, when the trace is due to follow the weights

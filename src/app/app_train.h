@@ -23,6 +23,10 @@
 // R: starts training the lesson on screen (its weights as shown are step 0), pauses, goes on.
 // A lesson that cannot train says why in a notice (no task, no vocab).
 void app_train_toggle(App *a);
+// A run of `steps` steps (its checkpoints spaced as --train STEPS's) started on the lesson on
+// screen, as R starts one of APP_TRAIN_STEPS (the page's attnviz.train(n)); a run before it
+// ends first (app_train_stop). False: a notice says why (no task, no vocab).
+bool app_train_begin(App *a, int steps);
 // Each frame: a running run's slice of steps, the lesson's trace and curve refreshed, the
 // progress in the notice.
 void app_train_frame(App *a);

@@ -75,6 +75,11 @@ int cli_icon(const char *path, int size, FILE *err);
 // with one line for a bad lesson, a B that cannot be made, or stages of other shapes.
 int cli_compare(const char *path, const struct SessionEdits *ed, const char *spec, bool data, int lang, FILE *out,
                 FILE *err);
+// That JSON for A, B and their compare c (the window's, in the page: attnviz.compare()); the
+// interface strings loaded.
+struct Compare;
+void cli_compare_write(FILE *out, const struct Session *a, const struct Session *b, const struct Compare *c,
+                       const char *spec, bool data, int lang);
 // --experiment ablation|ablation-mean|logit-lens (experiment.h) as JSON, with a "summary" of the
 // numbers in words in lang. Exit 1 with one line for a lesson it does not apply to (not a language
 // model, flash or decoding for an ablation).

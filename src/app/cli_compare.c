@@ -47,6 +47,26 @@ static void write_stage(FILE *out, bool first, const CompareStage *s, const Trac
     fputs("}", out);
 }
 
+void cli_compare_write(FILE *out, const Session *a, const Session *b, const Compare *c, const char *spec, bool data,
+                       int lang)
+{
+    static char summary[4096];
+    char title[LESSON_MAX_TEXT + 64];
+    compare_text_summary(c, &a->trace, &b->trace, spec, true, (Lang)lang, summary, sizeof summary);
+    fputs("{\"a\": ", out);
+    json_write_string(out, session_title(a, LANG_EN, title, sizeof title));
+    fputs(", \"b\": ", out);
+    json_write_string(out, session_title(b, LANG_EN, title, sizeof title));
+    fputs(", \"spec\": ", out);
+    json_write_string(out, spec);
+    fprintf(out, ", \"n_identical\": %d, \"n_differ\": %d, \"n_only\": %d, \"summary\": ", c->n_identical, c->n_differ,
+            c->n_only);
+    json_write_string(out, summary);
+    fputs(", \"stages\": [", out);
+    for (int i = 0; i < c->n && !ferror(out); i++) write_stage(out, i == 0, &c->st[i], &a->trace, &b->trace, data, (Lang)lang);
+    fputs("\n]}\n", out);
+}
+
 int cli_compare(const char *path, const struct SessionEdits *ed, const char *spec, bool data, int lang, FILE *out,
                 FILE *err)
 {
@@ -64,21 +84,7 @@ int cli_compare(const char *path, const struct SessionEdits *ed, const char *spe
         utf8_fputs_line(err, msg);
         goto done;
     }
-    static char summary[4096];
-    char title[LESSON_MAX_TEXT + 64];
-    compare_text_summary(&c, &a->trace, &b->trace, spec, true, (Lang)lang, summary, sizeof summary);
-    fputs("{\"a\": ", out);
-    json_write_string(out, session_title(a, LANG_EN, title, sizeof title));
-    fputs(", \"b\": ", out);
-    json_write_string(out, session_title(b, LANG_EN, title, sizeof title));
-    fputs(", \"spec\": ", out);
-    json_write_string(out, spec);
-    fprintf(out, ", \"n_identical\": %d, \"n_differ\": %d, \"n_only\": %d, \"summary\": ", c.n_identical, c.n_differ,
-            c.n_only);
-    json_write_string(out, summary);
-    fputs(", \"stages\": [", out);
-    for (int i = 0; i < c.n && !ferror(out); i++) write_stage(out, i == 0, &c.st[i], &a->trace, &b->trace, data, (Lang)lang);
-    fputs("\n]}\n", out);
+    cli_compare_write(out, a, b, &c, spec, data, lang);
     code = cli_output_ok(out, data ? "--compare --dump" : "--compare --describe", err) ? 0 : 1;
 done:
     compare_free(&c);

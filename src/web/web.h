@@ -20,7 +20,8 @@ void attnviz_font_arrived(void);
 // zoom (1: the whole heatmap), help (the help overlay is shown), frames, events (handled so far), width, height, edited, toast, hover (the cell under the mouse: panel,
 // row, col; or null), buttons (x, y, w, h around the window's own buttons),
 // result and timeline (x, y, w, h: the result panel's cells, the timeline; output pixels), study {on, questions, answered, right,
-// asking, and while asking: question, list, answer}.
+// asking, and while asking: question, list, answer}, backward (Ctrl+B), train (R's run: running, step, total,
+// loss, held; or null), compare (Ctrl+D: spec, identical, differ, summary; or null).
 char *attnviz_state(void);
 // JSON: the frame on screen, with the fields of one of --describe's frames.
 char *attnviz_frame(void);
@@ -36,9 +37,9 @@ double attnviz_heap_used(void);
 
 // JSON: the frame for the page's accessible layer (describe_a11y.h).
 char *attnviz_a11y(void);
-// A key for the window as if typed on the canvas (SDL's key name; shift 1: with Shift): 1, or 0
-// when there is no such key.
-int attnviz_key(const char *name, int shift);
+// A key for the window as if typed on the canvas (SDL's key name; mods 1: with Shift, 2: with Ctrl,
+// 3: both): 1, or 0 when there is no such key.
+int attnviz_key(const char *name, int mods);
 // prefers-reduced-motion: every transition jumps to its end (1) or not (0).
 void attnviz_reduced_motion(int on);
 
@@ -47,5 +48,12 @@ void attnviz_pinch(int x, int y, float factor, int dx, int dy);
 
 // JSON: how long each frame drawn since the last call took, in ms (make bench-web).
 char *attnviz_frame_times(void);
+
+// R's training started for `steps` steps (its checkpoints as --train STEPS's), paused at the last:
+// 1, or 0 (a notice says why: a lesson without a task).
+int attnviz_train(int steps);
+// JSON: the compare view on screen (Ctrl+D) as `--compare SPEC --describe` (data 1: as --dump, with
+// the Δ tensors); NULL when it is off.
+char *attnviz_compare(int data);
 
 #endif

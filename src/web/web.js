@@ -18,7 +18,8 @@
 // and offers window.attnviz for tests and tools:
 //   attnviz.ready      a Promise, resolved once the first frame is drawn (rejected with
 //                      the program's one-line error when it cannot start)
-//   attnviz.state()    stage, language, slice, study, toast (JSON)
+//   attnviz.state()    stage, language, slice, study, toast, the learning views: backward,
+//                      train (R: step, total, loss, held-out loss), compare (Ctrl+D) (JSON)
 //   attnviz.frame()    the frame on screen as --describe writes one
 //   attnviz.dump()     the lesson on screen (edits applied) as --dump writes it
 //   attnviz.describe(w, h)   the lesson file as `--describe --size WxH`
@@ -30,7 +31,12 @@
 //   attnviz.sync()     a Promise: the data folder written to IndexedDB
 //   attnviz.errors     the lines the program wrote to stderr
 //   attnviz.a11y()     the frame for the accessible layer (src/app/describe_a11y.h)
-//   attnviz.key(name, shift)  a key for the window as if typed on the canvas
+//   attnviz.key(name, mods)   a key for the window as if typed on the canvas (mods: 1 Shift,
+//                      2 Ctrl, 3 both; true: Shift)
+//   attnviz.train(n)   R's training for n steps, paused at the last (the checkpoints as
+//                      `--train n`'s; Ctrl+S then downloads the trained lesson); 1: started
+//   attnviz.compare(data)    the compare view (Ctrl+D) as `--compare SPEC --describe` (data:
+//                      --dump's, with the Δ tensors); null when it is off
 // Accessibility: beside the canvas, a layer generated from the frame's description
 // (attnviz.a11y(), the same texts as --describe): the stage's title, formula (text and
 // MathML), narration and the study box's question in a live region spoken on each change,
@@ -298,7 +304,9 @@
       row: 'row', col: 'column', of: (n, m) => `first ${n} of ${m}`, hidden: 'hidden until you answer',
       buttons: [['Previous stage', 'Left'], ['Next stage', 'Right'], ['Play / pause', 'P'], ['Previous head', '['],
                 ['Next head', ']'], ['Cell cursor on / off', 'Y'], ['Numbers on / off', 'V'], ['中文', 'L'],
-                ['Study mode', 'T'], ['Projector mode', 'M'], ['All keys', '?']],
+                ['Study mode', 'T'], ['Projector mode', 'M'], ['Backward view on / off', 'B', 2],
+                ['Train live / pause', 'R'], ['Compare: the next head zeroed', 'D', 2],
+                ['Compare: the previous head zeroed', 'D', 3], ['All keys', '?']],
     },
     zh: {
       title: '这个链接没有打开课程',
@@ -326,7 +334,8 @@
       row: '行', col: '列', of: (n, m) => `共 ${m}，显示前 ${n}`, hidden: '回答后显示',
       buttons: [['上一步', 'Left'], ['下一步', 'Right'], ['播放 / 暂停', 'P'], ['上一个头', '['], ['下一个头', ']'],
                 ['单元格光标 开 / 关', 'Y'], ['数字 显示 / 隐藏', 'V'], ['English', 'L'], ['学习模式', 'T'],
-                ['投影模式', 'M'], ['全部按键', '?']],
+                ['投影模式', 'M'], ['反向视图 开 / 关', 'B', 2], ['现场训练 / 暂停', 'R'],
+                ['对比：下一个头置零', 'D', 2], ['对比：上一个头置零', 'D', 3], ['全部按键', '?']],
     },
   };
   const words = () => WORDS[lang()];
@@ -437,11 +446,11 @@
     const box = document.getElementById('a11y-controls');
     box.textContent = '';
     box.setAttribute('aria-label', words().controls);
-    for (const [label, key] of words().buttons) {
+    for (const [label, key, mods] of words().buttons) { // (mods: 1 Shift, 2 Ctrl, 3 both)
       const b = document.createElement('button');
       b.type = 'button';
       b.textContent = label;
-      b.addEventListener('click', () => { window.attnviz.key(key, 0); });
+      b.addEventListener('click', () => { window.attnviz.key(key, mods || 0); });
       box.append(b);
     }
   }
@@ -600,7 +609,9 @@
     open: (path) => withString(path, (p) => Module._attnviz_open(p)),
     here: () => cString(Module._attnviz_here()),
     a11y: () => JSON.parse(cString(Module._attnviz_a11y()) || 'null'),
-    key: (name, shift) => withString(name, (p) => Module._attnviz_key(p, shift ? 1 : 0)),
+    key: (name, mods) => withString(name, (p) => Module._attnviz_key(p, typeof mods === 'number' ? mods : mods ? 1 : 0)),
+    train: (steps) => Module._attnviz_train(steps),
+    compare: (data) => cString(Module._attnviz_compare(data ? 1 : 0)),
     sync,
   };
 

@@ -25,9 +25,12 @@
 #include <string.h>
 
 #include "app.h"
+#include "app_train.h"
 #include "args.h"
 #include "assets.h"
 #include "cli.h"
+#include "compare.h"
+#include "compare_text.h"
 #include "describe.h"
 #include "describe_a11y.h"
 #include "i18n.h"
@@ -37,6 +40,7 @@
 #include "layout.h"
 #include "session.h"
 #include "study.h"
+#include "train.h"
 #include "url_args.h"
 #include "view.h"
 #include "viewkind.h"
@@ -220,6 +224,39 @@ EMSCRIPTEN_KEEPALIVE void attnviz_font_arrived(void)
     SDL_PushEvent(&e);
 }
 
+// The state's learning views: "backward" (Ctrl+B's stages), "train" (R's run: running, step,
+// total, the last step's loss, the last checkpoint's held-out loss; null: none), "compare"
+// (Ctrl+D's B: spec, stages identical and differing, the summary line; null: off).
+static void write_learning(FILE *f, const AppStatus *st)
+{
+    fprintf(f, ", \"backward\": %s, \"train\": ", st->session->backward ? "true" : "false");
+    const TrainRun *r = st->train;
+    if (r) {
+        fprintf(f, "{\"running\": %s, \"step\": %d, \"total\": %d, \"loss\": ", st->training ? "true" : "false",
+                r->step, r->total);
+        json_write_float(f, r->step ? r->losses[r->step - 1] : 0.0f);
+        fputs(", \"held\": ", f);
+        json_write_float(f, r->n_ckpt ? r->ckpt_loss[r->n_ckpt - 1] : 0.0f);
+        fputs("}", f);
+    } else {
+        fputs("null", f);
+    }
+    fputs(", \"compare\": ", f);
+    const Compare *c = st->view->cmp;
+    if (st->compare_b && c) {
+        static char summary[4096];
+        compare_text_summary(c, &st->session->trace, &st->compare_b->trace, st->view->cmp_spec, true, st->view->lang,
+                             summary, sizeof summary);
+        fputs("{\"spec\": ", f);
+        json_write_string(f, st->view->cmp_spec);
+        fprintf(f, ", \"identical\": %d, \"differ\": %d, \"summary\": ", c->n_identical, c->n_differ);
+        json_write_string(f, summary);
+        fputs("}", f);
+    } else {
+        fputs("null", f);
+    }
+}
+
 static void write_state(FILE *f)
 {
     const AppStatus st = app_status(app);
@@ -272,7 +309,9 @@ static void write_state(FILE *f)
         }
         fputs("]", f);
     }
-    fputs("}}", f);
+    fputs("}", f);
+    write_learning(f, &st);
+    fputs("}", f);
 }
 
 static void write_frame(FILE *f)
@@ -307,8 +346,8 @@ static void write_a11y(FILE *f) { describe_a11y_write(app, f); }
 EMSCRIPTEN_KEEPALIVE char *attnviz_a11y(void) { return app ? to_string(write_a11y) : NULL; }
 
 // A key for the window as if typed on the canvas (the layer's buttons): SDL's key name
-// ("Right", "R", "]"), shift 1 with Shift held. 0: no such key.
-EMSCRIPTEN_KEEPALIVE int attnviz_key(const char *name, int shift)
+// ("Right", "R", "]"), mods 1 with Shift held, 2 with Ctrl, 3 both. 0: no such key.
+EMSCRIPTEN_KEEPALIVE int attnviz_key(const char *name, int mods)
 {
     SDL_Keycode sym = name ? SDL_GetKeyFromName(name) : SDLK_UNKNOWN;
     if (!app || sym == SDLK_UNKNOWN) return 0;
@@ -316,7 +355,7 @@ EMSCRIPTEN_KEEPALIVE int attnviz_key(const char *name, int shift)
     e.key.state = SDL_PRESSED;
     e.key.keysym.sym = sym;
     e.key.keysym.scancode = SDL_GetScancodeFromKey(sym);
-    e.key.keysym.mod = shift ? KMOD_LSHIFT : KMOD_NONE;
+    e.key.keysym.mod = (Uint16)((mods & 1 ? KMOD_LSHIFT : KMOD_NONE) | (mods & 2 ? KMOD_LCTRL : KMOD_NONE));
     SDL_PushEvent(&e);
     e.type = SDL_KEYUP, e.key.state = SDL_RELEASED;
     SDL_PushEvent(&e);
@@ -336,7 +375,8 @@ static void write_describe(FILE *f)
     const View *v = st.view;
     // the head on screen, unless the view turns each stage to its narration's (-1), as --head does
     const int head = viewkind_of(v->kind)->narrated_head ? -1 : v->head;
-    describe_run(st.session->path, st.font_path, NULL, v->lang, v->batch, head, -1, describe_w, describe_h, false,
+    const SessionEdits ed = {.backward = st.session->backward}; // (Ctrl+B: as --describe --backward)
+    describe_run(st.session->path, st.font_path, &ed, v->lang, v->batch, head, -1, describe_w, describe_h, false,
                  (int)v->kind, f, stderr);
     // (describe_run, a command of its own, loads the strings and frees them when done:
     // the window's are loaded again)
@@ -344,7 +384,8 @@ static void write_describe(FILE *f)
     if (!assets_find(assets, sizeof assets, err, sizeof err) || !i18n_load(assets, err, sizeof err))
         fprintf(stderr, "%s\n", err);
 }
-// window.attnviz.describe(w, h): the lesson's file described as `--describe --size WxH`.
+// window.attnviz.describe(w, h): the lesson's file described as `--describe --size WxH` (with
+// --backward while the backward view is on).
 EMSCRIPTEN_KEEPALIVE char *attnviz_describe(int w, int h)
 {
     if (!app) return NULL;
@@ -360,4 +401,26 @@ EMSCRIPTEN_KEEPALIVE void attnviz_pinch(int x, int y, float factor, int dx, int 
     app_pinch(app, x, y, factor, dx, dy);
     SDL_Event e = {.type = SDL_USEREVENT};
     SDL_PushEvent(&e);
+}
+
+// window.attnviz.train(n): R's training for n steps (checkpoints as --train n's), then paused.
+EMSCRIPTEN_KEEPALIVE int attnviz_train(int steps)
+{
+    if (!app || steps < 1 || steps > OPTIM_MAX_TRAIN) return 0;
+    return app_train_begin(app, steps) ? 1 : 0;
+}
+
+static int compare_data;
+static void write_compare(FILE *f)
+{
+    const AppStatus st = app_status(app);
+    cli_compare_write(f, st.session, st.compare_b, st.view->cmp, st.view->cmp_spec, compare_data != 0, st.view->lang);
+}
+// window.attnviz.compare(data): the compare view on screen (Ctrl+D) as `--compare SPEC --describe`
+// (data 1: --dump, with the Δ tensors); NULL when it is off.
+EMSCRIPTEN_KEEPALIVE char *attnviz_compare(int data)
+{
+    if (!app || !app_status(app).compare_b || !app_status(app).view->cmp) return NULL;
+    compare_data = data;
+    return to_string(write_compare);
 }

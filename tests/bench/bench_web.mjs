@@ -14,6 +14,8 @@
 //   memory in use: stepping, typing an edit, switching head and language in a loop for
 //     BENCH_WEB_SOAK seconds (120 by default): malloc's bytes, the wasm heap and the JS heap
 //     after each round, their slope over the rounds after the first
+//   training live (R) of the induction lesson from its step 0 to its loss drop, and the frames
+//     drawn meanwhile
 //
 //   node bench_web.mjs SITE BENCH_CORE (bench_core: the native side and the lessons' text)
 import { chromium } from 'playwright-core';
@@ -242,6 +244,33 @@ for (const [key, what] of [['malloc', "malloc's bytes in use"], ['js', 'JS heap 
 }
 console.log(`| ${'web: memory, the wasm heap (grows, never shrinks)'.padEnd(48)} | ${mb(s0.wasm)} → ${mb(last.wasm)} MiB | ${''.padStart(14)} | no growth | ${last.wasm === s0.wasm ? 'ok' : 'MISSED'} |`);
 await use.context.close();
+// training live (R) in the page (issue 38): the induction lesson from its step 0 (Shift+U back
+// through its checkpoints) to its loss drop (a held-out loss under 1.6, as bench_train's row),
+// the steps taken between frames; the frames drawn meanwhile (steps included) timed
+{
+  await page.goto(base + '?lesson=induction-heads');
+  await page.waitForFunction(() => window.attnviz !== undefined);
+  await page.evaluate(() => attnviz.ready);
+  await page.focus('#canvas');
+  const n = JSON.parse(fs.readFileSync('lessons/induction-heads.json', 'utf8')).checkpoints.length;
+  for (let i = 0; i < n; i++) {
+    const e = (await page.evaluate(() => attnviz.state())).events;
+    await page.keyboard.press('Shift+U');
+    await page.waitForFunction((k) => attnviz.state().events > k, e, {polling: 10});
+  }
+  await settled();
+  await page.evaluate(() => attnviz.frameTimes());
+  const t0 = Date.now();
+  await page.keyboard.press('r');
+  await page.waitForFunction(() => { const t = attnviz.state().train; return t && t.step > 0 && t.held < 1.6; }, null,
+                             {polling: 250, timeout: 600000});
+  const secs = (Date.now() - t0) / 1e3, tr = (await page.evaluate(() => attnviz.state())).train;
+  const during = await page.evaluate(() => attnviz.frameTimes());
+  await page.keyboard.press('r');
+  console.log(`| web: induction steps to its loss drop (< 1.6): ${tr.step} (held-out ${tr.held.toFixed(3)}) | | | | |`);
+  row('web: induction to its loss drop (R in the page)', [secs], 120, 's');
+  row(`web: frame while training, steps included (${during.length})`, during, 16, 'ms');
+}
 await context.close();
 await browser.close();
 server.close();

@@ -2,7 +2,8 @@
 // test_web.mjs with its page, server and helpers:
 //  - axe-core (npm, tests/web/package-lock.json; installed under build/web-node) finds no
 //    WCAG 2.0/2.1 A or AA violation on every stage of the classic lesson and of a trained
-//    lesson, in English and Chinese, in study mode and in projector mode, with the
+//    lesson, in English and Chinese, in study mode and in projector mode, of the backward
+//    view (Ctrl+B) and the compare view (Ctrl+D) in both languages, with the
 //    accessible layer out of sight and opened by the keyboard;
 //  - the layer follows the frame: its live region says the stage's title, formula and
 //    narration (the window's own, attnviz.frame()); the cell cursor (R, arrows) puts the
@@ -67,11 +68,17 @@ export async function accessibility({browser, base, check}) {
   const runs = [['lesson=arange-2x4x4&lang=en', 'the classic lesson'], ['lesson=arange-2x4x4&lang=zh', 'the classic lesson, 中文'],
                 ['lesson=reversal-anti-diagonal&lang=en', 'a trained lesson'], ['lesson=reversal-anti-diagonal&lang=zh', 'a trained lesson, 中文'],
                 ['lesson=arange-2x4x4&study=1&lang=en', 'study mode'], ['lesson=arange-2x4x4&projector=1&lang=en', 'projector mode'],
-                ['lesson=arange-2x4x4&study=1&projector=1&lang=zh', 'study + projector, 中文']];
-  for (const [query, what] of runs) {
+                ['lesson=arange-2x4x4&study=1&projector=1&lang=zh', 'study + projector, 中文'],
+                // the learning views (issue 38, 5; issue 41, 1): their keys pressed first
+                ['lesson=induction-heads&lang=en', 'the backward view (Ctrl+B), from dL/dlogits on', ['Control+b']],
+                ['lesson=induction-heads&lang=zh', 'the backward view (Ctrl+B), 中文', ['Control+b']],
+                ['lesson=induction-heads&lang=en', 'the compare view (Ctrl+D)', ['Control+d']],
+                ['lesson=induction-heads&lang=zh', 'the compare view (Ctrl+D), 中文', ['Control+d']]];
+  for (const [query, what, keys = []] of runs) {
     await fresh();
     let s = await open(query);
     s = await settled();
+    for (const k of keys) s = await press(k);
     const bad = new Set();
     let frames = 0, opened = 0, last = '';
     for (let i = 0; i < 80; i++) {

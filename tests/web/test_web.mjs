@@ -16,7 +16,9 @@
 // lesson on screen's), opens links to a stage (the address bar follows the window:
 // a reload comes back there), keeps two lessons of the same file name apart in the
 // study progress, refuses a lesson that a redirect brings from another site, explains
-// a mistyped link in plain words with links to the lessons, and never ends on a key;
+// a mistyped link in plain words with links to the lessons, and never ends on a key; the
+// learning views of the induction lesson as the desktop computes them: the backward view
+// (Ctrl+B), compare (Ctrl+D) and training live (R; 20 steps equal --train 20's file);
 // then the accessibility checks of a11y_web.mjs (axe-core, the layer, the keyboard, motion, zoom)
 // and touch_web.mjs's (touch at a tablet's and a phone's size, offline).
 import { chromium } from 'playwright-core';
@@ -172,6 +174,110 @@ const dropCopies = () => page.evaluate(() => Module.FS.readdir('/tmp').filter((n
 async function download(action) {
   const [d] = await Promise.all([page.waitForEvent('download', {timeout: 10000}), action()]);
   return {name: d.suggestedFilename(), data: fs.readFileSync(await d.path())};
+}
+
+// The learning views of the induction lesson (issue 38, 5; issue 41, 1), against the desktop's
+// answers for the same lesson: the backward view (Ctrl+B, and the layer's button), training live
+// (R: pause and resume; attnviz.train(20) and Ctrl+S's download against --train 20), compare
+// (Ctrl+D / Ctrl+Shift+D) against --compare.
+async function learning() {
+  const want = (name) => fs.readFileSync(path.join(expect, name), 'utf8');
+  // ---- the backward view: Ctrl+B ---------------------------------------------------------
+  let s = await open('lesson=induction-heads');
+  await settled();
+  s = await press('Control+b');
+  check(s.backward && s.stage === 'grad.target', `Ctrl+B: the backward view, at its first stage (${s.backward}, ${s.stage} of ${s.stages})`);
+  const bwDesc = await page.evaluate(() => attnviz.describe(1280, 720));
+  check(bwDesc === want('bw-describe.json'), 'Ctrl+B: attnviz.describe(1280, 720) equals --describe --backward --size 1280x720, byte for byte');
+  const bwPage = JSON.parse(await page.evaluate(() => attnviz.dump())).stages, bwNative = JSON.parse(want('bw-dump.json')).stages;
+  // (the view's stages: every gradient --dump --backward writes of an activation and those of
+  // the weights the view shows; its own are the targets and each layer's softmax Jacobian row)
+  const byName = new Map(bwNative.map((t) => [t.name, t]));
+  const grads = bwPage.filter((t) => t.name.startsWith('grad.'));
+  const own = grads.filter((t) => !byName.has(t.name)).map((t) => t.name);
+  const same = grads.filter((t) => byName.has(t.name) && JSON.stringify(byName.get(t.name).shape) === JSON.stringify(t.shape) &&
+                                   JSON.stringify(byName.get(t.name).data) === JSON.stringify(t.data));
+  check(same.length > 40 && same.length + own.length === grads.length && own.every((n) => /^grad\.(target|l\d+\.jacobian)$/.test(n)),
+        `Ctrl+B: the page's gradient stages are --dump --backward's numbers, byte for byte (${same.length} of ${grads.length}; the view's own: ${own.join(', ')})`);
+  s = await press('ArrowRight');
+  await page.waitForFunction((st) => { const a = attnviz.a11y(); return a.stage === st && document.getElementById('a11y-title').textContent === a.title; },
+                             s.stage, {timeout: 5000, polling: 50}).catch(() => {});
+  const bwLayer = await page.evaluate(() => ({a: attnviz.a11y(), title: document.getElementById('a11y-title').textContent,
+                                              tables: document.querySelectorAll('#a11y-tables table').length}));
+  check(s.stage === 'grad.logits' && bwLayer.a.stage === 'grad.logits' && bwLayer.title === bwLayer.a.title && bwLayer.tables > 0 &&
+        bwLayer.a.panels.length === bwLayer.tables && /p − y|softmax/.test(bwLayer.a.formula + bwLayer.a.narration),
+        `the accessible layer reads the backward stages (${bwLayer.a.stage}: “${bwLayer.title}”, ${bwLayer.tables} tables, “${bwLayer.a.formula}”)`);
+  s = await page.evaluate(async () => {
+    const b = [...document.querySelectorAll('#a11y-controls button')].find((x) => /Backward/.test(x.textContent));
+    if (!b) return null;
+    const n = attnviz.state().events;
+    b.click();
+    for (let i = 0; i < 100 && attnviz.state().events <= n; i++) await new Promise((r) => setTimeout(r, 20));
+    return attnviz.state();
+  });
+  check(s && !s.backward && !s.stage.startsWith('grad.'), `the layer's “Backward view on / off” button: off again (${s && s.backward}, ${s && s.stage})`);
+
+  // ---- compare: Ctrl+D, Ctrl+Shift+D ------------------------------------------------------
+  s = await press('Control+d');
+  const cmpDesc = JSON.parse(want('cmp-describe.json'));
+  check(s.compare && s.compare.spec === 'ablate:l0.h0' && s.compare.summary === cmpDesc.summary &&
+        s.compare.identical === cmpDesc.n_identical && s.compare.differ === cmpDesc.n_differ,
+        `Ctrl+D: B = layer 0's head 0 zeroed, the summary line as --compare's (“${s.compare && s.compare.summary.slice(0, 80)}…”)`);
+  check(await page.evaluate(() => attnviz.compare(true)) === want('cmp-dump.json'),
+        'Ctrl+D: attnviz.compare(true) equals --compare ablate:l0.h0 --dump (every Δ tensor), byte for byte');
+  check(await page.evaluate(() => attnviz.compare(false)) === want('cmp-describe.json'),
+        'Ctrl+D: attnviz.compare(false) equals --compare ablate:l0.h0 --describe, byte for byte');
+  for (let i = 0; i < 40 && s.stage !== 'probs'; i++) s = await press('ArrowRight');
+  const delta = await page.evaluate(() => attnviz.a11y().panels.map((p) => p.title));
+  check(delta.length === 3 && /Δ/.test(delta[2]), `the Δ frame of ${s.stage}: A, B and Δ = B − A (${delta.join(', ')})`);
+  s = await press('l');
+  await page.waitForFunction(() => attnviz.state().lang === 'zh', null, {timeout: 20000}).catch(() => {});
+  s = await press('Control+d');
+  check(s.lang === 'zh' && s.compare && s.compare.spec === 'ablate:l0.h1' &&
+        (await page.evaluate(() => attnviz.compare(false))) === want('cmp-describe-zh.json'),
+        `Ctrl+D again, in Chinese: head 1, as --compare ablate:l0.h1 --describe --lang zh (“${s.compare && s.compare.summary.slice(0, 40)}…”)`);
+  s = await press('Control+Shift+D');
+  s = await press('Control+Shift+D');
+  check(s.compare === null && (await page.evaluate(() => attnviz.compare(false))) === null,
+        `Ctrl+Shift+D back past the first head: compare off (${JSON.stringify(s.compare)})`);
+  s = await press('l');
+
+  // ---- training live: R, pause and resume -------------------------------------------------
+  s = await open('lesson=induction-heads');
+  await settled();
+  const beforeTrain = await page.screenshot();
+  await page.keyboard.press('r');
+  await page.waitForFunction(() => { const t = attnviz.state().train; return t && t.step >= 3; }, null, {timeout: 30000, polling: 50}).catch(() => {});
+  const shotA = await page.screenshot();
+  s = await press('r');
+  const paused = s.train;
+  await page.waitForTimeout(600);
+  s = await state();
+  check(paused && !paused.running && paused.step >= 3 && s.train.step === paused.step && !beforeTrain.equals(shotA),
+        `R trains between frames (the model view drawn), R again pauses it (step ${paused && paused.step} of ${paused && paused.total}, still ${s.train && s.train.step} after 0.6 s)`);
+  await page.keyboard.press('r');
+  await page.waitForFunction((n) => { const t = attnviz.state().train; return t && t.step > n; }, paused.step, {timeout: 30000, polling: 50}).catch(() => {});
+  s = await press('Escape');
+  check(s.train && !s.train.running && s.train.step > paused.step && s.train.loss > 0,
+        `R goes on from there, Esc pauses (step ${s.train && s.train.step}, loss ${s.train && s.train.loss})`);
+  const pausedShot = await page.screenshot();
+  s = await press('Shift+R');
+  const stepShot = await page.screenshot();
+  s = await press('Shift+R');
+  check(!stepShot.equals(pausedShot) && (await page.screenshot()).equals(pausedShot) && !s.train.running,
+        'Shift+R: the last optimizer step drawn over the frame, Shift+R again closes it');
+  // ---- 20 steps in the page are --train 20's, byte for byte --------------------------------
+  s = await open('lesson=induction-heads');
+  await settled();
+  check(await page.evaluate(() => attnviz.train(20)) === 1, 'attnviz.train(20): started');
+  await page.waitForFunction(() => { const t = attnviz.state().train; return t && !t.running; }, null, {timeout: 120000, polling: 100}).catch(() => {});
+  s = await state();
+  check(s.train && s.train.step === 20 && (await page.evaluate(() => attnviz.dump())) === want('train20.dump.json'),
+        `20 steps of R's training in the page: dump() equals --dump of --train 20's lesson, byte for byte (step ${s.train && s.train.step}, loss ${s.train && s.train.loss})`);
+  const trained = await download(() => page.keyboard.press('Control+s'));
+  check(trained.name.endsWith('.json') && trained.data.equals(fs.readFileSync(path.join(expect, 'train20.json'))),
+        `Ctrl+S after training: the download (${trained.name}) is --train 20 --save's file, byte for byte (weights and checkpoints)`);
+  s = await settled();
 }
 
 try {
@@ -346,6 +452,7 @@ try {
   const beforeMv = await page.screenshot();
   await press('a');
   check(!beforeMv.equals(await page.screenshot()), 'A: the model view replaces the panels');
+  await learning();
   const shipped = await open('lesson=causal-decoder&projector=1');
   check(shipped.lesson.endsWith('causal-decoder.json'), `?lesson=causal-decoder&projector=1 opens it (${shipped.lesson})`);
   await page.goto(base + 'index.html?lesson=causal-decoder&batch=1');

@@ -2,7 +2,7 @@
 # test_web.sh — make test-web: the browser build (build/web) driven in Debian's
 # headless Chromium by test_web.mjs, against the desktop binary's answers for the
 # same lesson: --dump, --describe, the exported frame of stage attn, the one-line
-# error of a broken lesson. Needs node and chromium (make web-deps installs them).
+# error of a broken lesson, the backward view, compare and training of the induction lesson. Needs node and chromium (make web-deps installs them).
 set -eu
 B=${1:-build}
 site=build/web
@@ -38,6 +38,20 @@ lesson_and_dump edges <<'JSON' || exit 1
  "input": {"query": {"shape": [1, 261, 20], "arange": [-1, 1, 0.0003831417624521073]}},
  "mask": "causal", "weights": {"init": {"seed": 11}}}
 JSON
+# the learning views (issue 38, 5; issue 41, 1) of the induction lesson: the backward view
+# (Ctrl+B) as --describe --backward and --dump --backward, the compare view (Ctrl+D: head 0
+# of layer 0 zeroed, then head 1 in Chinese) as --compare, and R's training for 20 steps as
+# --train 20 with R's optimizer (app_train.h), the trained lesson saved and dumped
+I=lessons/induction-heads.json
+"$B/attnviz" --describe --backward --size 1280x720 "$I" > "$exp/bw-describe.json"
+"$B/attnviz" --dump --backward "$I" > "$exp/bw-dump.json"
+"$B/attnviz" --compare ablate:l0.h0 --dump "$I" > "$exp/cmp-dump.json"
+"$B/attnviz" --compare ablate:l0.h0 --describe "$I" > "$exp/cmp-describe.json"
+"$B/attnviz" --compare ablate:l0.h1 --describe --lang zh "$I" > "$exp/cmp-describe-zh.json"
+spec=$(sed -n 's/^#define APP_TRAIN_SPEC "\([^"]*\)".*/\1/p' src/app/app_train.h)
+[ -n "$spec" ] || { echo "test_web: no APP_TRAIN_SPEC in src/app/app_train.h" >&2; exit 1; }
+"$B/attnviz" --train 20 --step "$spec" --save "$exp/train20.json" "$I" >/dev/null
+"$B/attnviz" --dump "$exp/train20.json" > "$exp/train20.dump.json"
 cp tests/bad/arange-mismatch.json "$exp/broken.json"
 if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
     echo "test_web: the broken lesson opened on the desktop" >&2; exit 1
