@@ -143,14 +143,13 @@ def encode(words):
     return [ID[w] for w in words]
 
 
-def batch(gen, n):
-    """n sentences: ids (n, MAX_LEN) padded with 0, the next words (n, MAX_LEN) with -100 where
-    nothing is predicted (the last word and the padding), and the Sentences."""
-    sents = [sentence(gen) for _ in range(n)]
-    x = torch.zeros(n, MAX_LEN, dtype=torch.long)
-    y = torch.full((n, MAX_LEN), -100, dtype=torch.long)
+def tensors(sents):
+    """Sentences as a training batch: ids (n, MAX_LEN) padded with 0, and the next words
+    (n, MAX_LEN) with -100 where nothing is predicted (the last word and the padding)."""
+    x = torch.zeros(len(sents), MAX_LEN, dtype=torch.long)
+    y = torch.full((len(sents), MAX_LEN), -100, dtype=torch.long)
     for b, s in enumerate(sents):
         ids = torch.tensor(encode(s.words))
         x[b, :len(ids)] = ids
         y[b, :len(ids) - 1] = ids[1:]
-    return x, y, sents
+    return x, y
