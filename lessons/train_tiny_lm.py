@@ -35,7 +35,6 @@ compares it with the model.
 Documentation: lessons/README.md, section "Trained lessons".
 """
 
-import json
 import math
 import os
 import re
@@ -47,7 +46,6 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from from_torch import lesson_text  # noqa: E402  (the lessons' JSON text)
 import trained  # noqa: E402  (the command line and the write, shared)
 
 SEED = 1
@@ -536,11 +534,6 @@ def build_lesson(model, r):
     }
 
 
-def text_width(t):
-    """A narration's width in Latin characters: a CJK character or punctuation counts 2."""
-    return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in t)
-
-
 def check(lesson, model, r):
     """The claims the narration makes, and the lesson run from its own JSON text."""
     problems = []
@@ -570,23 +563,11 @@ def check(lesson, model, r):
         problems.append("the counts in the text the narration names changed")
     if top[ROW_T2][0][0] != "h":
         problems.append("row %d: 'h' is not the top prediction" % ROW_T2)
-    problems += trained.text_problems(lesson)
-    # the narration box is as tall as the longest narration; longer ones than these made it
-    # taller, and then at 640x400 the layout put the stacked b2 of ffn_sum 1 px outside its
-    # area (tests/test_render.c, test_layout)
-    for key, t in lesson["steps"].items():
-        if max(text_width(t["en"]), text_width(t["zh"])) > 350:
-            problems.append("steps.%s: wider than 350 (a CJK character counts 2)" % key)
-    got = trained.lesson_lm_forward(json.loads(lesson_text(lesson)))
-    ids = encode(TEXT)[None]
-    with torch.no_grad():
-        logits, attns = model(ids)
-    diffs = [float((got["probs"] - torch.softmax(logits, -1)).abs().max()),
-             float((got["logits"] - logits).abs().max())]
-    diffs += [float((g - a).abs().max()) for g, a in zip(got["attn"], attns)]
-    if max(diffs) > 1e-5:
-        problems.append("the lesson's JSON does not reproduce the model (max diff %.3g)" % max(diffs))
-    return problems, max(diffs)
+    problems += trained.text_problems(lesson) + trained.narration_problems(lesson)
+    diff = trained.json_max_diff(lesson, model, encode(TEXT)[None])
+    if diff > 1e-5:
+        problems.append("the lesson's JSON does not reproduce the model (max diff %.3g)" % diff)
+    return problems, diff
 
 
 def make(log):

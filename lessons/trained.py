@@ -5,6 +5,7 @@ narration makes holds and the lesson, run from its own JSON (lesson_lm_forward),
 the model; the models' pre-norm Block; the checks of the lessons' texts."""
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -14,7 +15,7 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 import lesson_torch  # the lessons' interpreter
-from lesson_file import check_target, save_lesson  # the lessons' checks and atomic write
+from lesson_file import check_target, lesson_text, save_lesson  # the lessons' checks and atomic write
 
 
 def run(script, description, default_out, make, argv=None):
@@ -154,3 +155,28 @@ def text_problems(lesson, limit=4000):
     if set(lesson["steps"]) != set(lesson["notes"]):
         problems.append("steps and notes differ in keys")
     return problems
+
+
+def text_width(t):
+    """A narration's width in Latin characters: a CJK character or punctuation counts 2."""
+    return sum(2 if ord(ch) >= 0x2E80 else 1 for ch in t)
+
+
+def narration_problems(lesson, limit=350):
+    """The narrations wider than limit (a CJK character counting 2): a longer one makes the
+    narration box taller, and at 640x400 the layout then put the stacked b2 of ffn_sum 1 px
+    outside its area (tests/test_render.c, test_layout)."""
+    return ["steps.%s: wider than %d (a CJK character counts 2)" % (key, limit)
+            for key, t in lesson["steps"].items() if max(text_width(t["en"]), text_width(t["zh"])) > limit]
+
+
+def json_max_diff(lesson, model, ids):
+    """The largest difference between the lesson run from its own JSON text and the model (a
+    TinyGPT) on ids: probabilities, logits and every layer's attention."""
+    got = lesson_lm_forward(json.loads(lesson_text(lesson)))
+    with torch.no_grad():
+        logits, attns = model(ids)
+    diffs = [float((got["probs"] - torch.softmax(logits, -1)).abs().max()),
+             float((got["logits"] - logits).abs().max())]
+    diffs += [float((g - a).abs().max()) for g, a in zip(got["attn"], attns)]
+    return max(diffs)

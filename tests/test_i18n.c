@@ -381,6 +381,34 @@ static void test_typed_text_problem(void **state)
     lesson_free(&ls);
 }
 
+// The grammar lesson's words (lessons/train_grammar.py): a sentence of the grammar is read; a
+// word outside its 20 (a new noun, a lower-case name, punctuation stuck to a word) is named
+// with its place and the whole vocabulary, in both languages; a 14th word is one too many.
+static void test_typed_grammar_words(void **state)
+{
+    (void)state;
+    char err[LESSON_ERR_MAX];
+    Lesson ls;
+    assert_true(lesson_load(&ls, "lessons/grammar-agreement.json", err, sizeof err));
+    char out[1200];
+    const char *ok[] = {"the man that the men see likes Tom", "Anna thanked Tom because he likes the men",
+                        "( ( [ ] ) )", "Mary thanked John because the men that the man likes see Anna"};
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) assert_false(typed_text_problem(&ls, ok[i], LANG_EN, out, sizeof out));
+    static const char known[] = "the man men that sees see likes like Mary Anna John Tom thanked because she he ( ) [ ]";
+    char want[600];
+    assert_true(typed_text_problem(&ls, "the keys that the man holds are red", LANG_EN, out, sizeof out));
+    snprintf(want, sizeof want, "Word 2, “keys”, is not one this model knows. It knows: %s.", known);
+    assert_string_equal(out, want);
+    assert_true(typed_text_problem(&ls, "mary thanked John because she likes the man", LANG_ZH, out, sizeof out));
+    snprintf(want, sizeof want, "第 1 个词“mary”不是这个模型认识的词。它认识：%s。", known);
+    assert_string_equal(out, want);
+    assert_true(typed_text_problem(&ls, "the men see Tom.", LANG_EN, out, sizeof out));
+    assert_non_null(strstr(out, "Word 4, “Tom.”"));
+    assert_true(typed_text_problem(&ls, "( ) ( ) ( ) ( ) ( ) ( ) ( )", LANG_EN, out, sizeof out));
+    assert_string_equal(out, "That is 14 words; this model reads at most 13.");
+    lesson_free(&ls);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -392,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_render_zh),
         cmocka_unit_test(test_no_cjk_font_falls_back),
         cmocka_unit_test(test_typed_text_problem),
+        cmocka_unit_test(test_typed_grammar_words),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
