@@ -90,7 +90,7 @@ void args_usage(FILE *f)
           "  --text \"...\"       a language model's input (a lesson with a \"vocab\"): the text, split by its\n"
           "                     tokenizer, instead of the file's (with the window, --dump, --print,\n"
           "                     --describe, --export, --quiz, --handout, --save)\n"
-          "  --backward         the backward view (the window's Shift+B): after the forward stages, one\n"
+          "  --backward         the backward view (the window's Ctrl+B): after the forward stages, one\n"
           "                     training step's gradients in reverse, from dL/dlogits to the embedding\n"
           "                     (a language model; with the window, --export, --describe, --quiz, --handout)\n"
           "  --checkpoint N     a lesson with checkpoints: compute checkpoint N's weights (a point of its\n"
