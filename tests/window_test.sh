@@ -64,7 +64,9 @@ for _ in $(seq 1 50); do [ -f "$HO" ] && break; sleep 0.2; done
 [ "$(pdfinfo "$HO" 2>/dev/null | sed -n 's/^Pages: *//p')" = $((stages + 1)) ] || fail "E 2 did not write a $((stages + 1))-page handout at $HO"
 xdotool key --window "$WID" e 3
 MP=$TMP/attnviz-export-arange-2x4x4-2
-for _ in $(seq 1 300); do [ -f "$MP/frames.json" ] && break; sleep 0.2; done
+# (a bound against a hang, not a speed test: this MP4 took 20 s alone and over 60 s on the
+# two cores under load; the loop ends when frames.json appears or the window has died)
+for _ in $(seq 1 3000); do [ -f "$MP/frames.json" ] && break; kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
 grep -q '"complete": true' "$MP/frames.json" 2>/dev/null || fail "E 3 did not finish an MP4 export in $MP"
 n=$(ffprobe -v error -count_frames -show_entries stream=nb_read_frames -of default=nw=1:nk=1 "$MP/frames.mp4" 2>/dev/null)
 # (a held stage is one frame lasting 2 s; the last hold's frame again at its end)
