@@ -192,6 +192,12 @@ VARIANTS = {
     "three-layers-rope-scaling-relu": (dict(n_layers=3, d_model=8, n_heads=2, residual_norm=True, ffn_hidden=8,
                                             rope={"theta": 10000, "scaling": {"type": "linear", "factor": 2.0}},
                                             positions="none"), "causal", 1),
+    # gpt-oss's learned sinks with StreamingLLM's sink tokens, a window, GQA, RoPE and decoding in two
+    # layers (the loss reads the full pass; decode_output is its copy token by token)
+    "sinks-decode-window-gqa-rope": (dict(n_layers=2, d_model=8, n_heads=4, n_kv_heads=2, attn_sinks=True,
+                                          decode=True, rope={"theta": 10000, "style": "half"}, mask_fill="-inf",
+                                          residual_norm=True, norm_first=True, ffn_hidden=8),
+                                     {"sliding_window": 3, "sink_tokens": 1}, 2),
 }
 
 

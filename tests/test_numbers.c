@@ -164,13 +164,15 @@ static void test_tooltips_add_up(void **state)
 // The backward view (session_set_backward) of every shipped language model, both languages,
 // first and last head: every gradient cell's tooltip adds up as written (the loss's p − y,
 // dX = dY·W, dW = dYᵀ·X, dA = dO·Vᵀ, the Jacobian, dS, dQ, dK), and so does every value
-// question's explanation.
+// question's explanation. With them the backward references' lessons of gpt-oss's sink logits
+// (no shipped language model has them): ∂L/∂sinks's worked sums too.
 static void test_backward_tooltips_add_up(void **state)
 {
     (void)state;
     glob_t g = shipped_lessons();
+    assert_int_equal(glob("tests/ref/backward/*sinks*.lesson.json", GLOB_APPEND, NULL, &g), 0);
     static QuizQuestion qs[QUIZ_MAX_QUESTIONS + 8];
-    int n = 0, approx = 0, worked = 0, models = 0, asked = 0, rises = 0, params = 0;
+    int n = 0, approx = 0, worked = 0, models = 0, asked = 0, rises = 0, params = 0, sinks = 0;
     char err[600], why[600];
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Session *ses = open_session(g.gl_pathv[f]);
@@ -199,6 +201,8 @@ static void test_backward_tooltips_add_up(void **state)
                     explain_cell(tr, &v, &L, L.result_panel, rp->rows > 1 ? 1 : 0, rp->cols > 1 ? 1 : 0, tip, sizeof tip);
                     worked += strstr(tip, "×") != NULL;
                     if (tr->stages[v.stage].kind == STAGE_KIND_GRAD_PARAM) params += strstr(tip, "\n= ") != NULL;
+                    const char *nm = tr->stages[v.stage].name;
+                    if (strlen(nm) > 5 && strcmp(nm + strlen(nm) - 5, "sinks") == 0) sinks += strstr(tip, "×") != NULL;
                 }
             }
             int nq = quiz_all(tr, &ses->lesson, (Lang)lang, 1, true, qs, QUIZ_MAX_QUESTIONS + 8);
@@ -223,9 +227,10 @@ static void test_backward_tooltips_add_up(void **state)
     }
     globfree(&g);
     print_message("%d backward tooltips add up (%d say ≈; %d worked sums, %d of them a bias's, γ's, β's, an "
-                  "embedding's or W₁'s; %d value questions, %d which-key-rises) in %d models\n",
-                  n, approx, worked, params, asked, rises, models);
+                  "embedding's or W₁'s, %d a sink logit's; %d value questions, %d which-key-rises) in %d models\n",
+                  n, approx, worked, params, sinks, asked, rises, models);
     assert_true(models >= 1 && n > 1000 && worked > 40 && asked > 0 && rises > 0 && params > 20);
+    assert_true(sinks >= 2 * 2 * 3); // (2 languages × 2 slices × the 3 sink stages: 1 + 2 layers)
     assert_true(approx * 100 <= n);
 }
 

@@ -80,7 +80,7 @@ const Tensor *grads_item(const Grads *g, const Trace *tr, int k, char *name, int
 // one-hot ("grad.target"), dL/dlogits ("grad.logits"), then every forward stage the loss depends
 // on in reverse ("grad." + its name, = Grads.d), each linear map's weight gradient dW = dYᵀ·X
 // after its output's ("grad.lm_head", "grad.l1.w_q"), every other weight's (biases, γ, β, W₁ and
-// W_gate, the embedding tables: GRAD_PARAM, the backward pass's own values; not the sinks') and before
+// W_gate, the embedding tables, gpt-oss's sink logits: GRAD_PARAM, the backward pass's own values) and before
 // the softmax's dS the Jacobian of one row ("grad.jacobian"). Each reads its operands as
 // stages.h's GRAD kinds say, so a view explains it from the numbers on screen. targets as
 // attn_backward's. False with one line in err naming `file` (attn_backward's reasons, too many

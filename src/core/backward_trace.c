@@ -39,7 +39,7 @@ typedef struct Ctx {
     const Grads *g;
     int *gi;        // (n forward stages) the index of each one's gradient stage, -1: none yet
     int n_fwd;
-    bool params;    // the weights' other gradients too (biases, γ, β, embeddings, W₁): GRAD_PARAM
+    bool params;    // the weights' other gradients too (biases, γ, β, embeddings, W₁, sinks): GRAD_PARAM
     const char *file;
     char *err;
     size_t err_len;
@@ -93,7 +93,7 @@ static void weight_name(const Trace *tr, WeightSlot slot, int layer, char *name,
 
 // The gradient of a stage's weight or bias W (the layer and slot whose tensor it is, the model's
 // own in layer 0's; the first with tied embeddings: E), after the stage's own gradient: the
-// backward pass's (GRAD_PARAM; biases, γ, β, the embedding tables, W₁ and W_gate). No gradient
+// backward pass's (GRAD_PARAM; biases, γ, β, the embedding tables, W₁ and W_gate, the sinks). No gradient
 // (a constant): nothing pushed.
 static bool push_param(Ctx *c, int s, const Tensor *W)
 {
@@ -130,6 +130,7 @@ static bool push_params(Ctx *c, int s)
     case STAGE_KIND_FFN_HIDDEN: // (W₁ or W_gate through the activation, then its bias)
     case STAGE_KIND_EMBED:
     case STAGE_KIND_POS_EMBED:
+    case STAGE_KIND_SOFTMAX: // (attn's weight: gpt-oss's sink logits)
         return !c->params || (push_param(c, s, W) && push_param(c, s, b));
     default: return true;
     }

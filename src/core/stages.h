@@ -77,7 +77,8 @@ typedef enum StageKind {
     STAGE_KIND_GRAD_PARAM,   // the gradient of a weight that is not a plain dYᵀ·X (its `weight`): a bias or
                              // β = Σ_r dY, γ = Σ_r dY ⊙ x̂, an embedding table's rows (the positions of
                              // each token, or each position), W₁ / W_gate = (dY ⊙ act′(u))ᵀ·x and their
-                             // biases (operands: dY, the forward stage's input, the forward stage)
+                             // biases, the sink logits = −Σ_r (1 − Σa[r])·Σ(dA ⊙ a)[r] per head
+                             // (operands: dY, the forward stage's input, the forward stage)
     STAGE_KIND_COUNT
 } StageKind;
 

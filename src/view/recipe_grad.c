@@ -409,8 +409,8 @@ static const char *story_loss(const Trace *tr, const View *v, char *buf, size_t 
 
 // ---- the other weights' gradients (GRAD_PARAM): sums of the rows of ∂L/∂y ----------------------
 
-typedef enum ParamKind { PARAM_BIAS, PARAM_GAMMA, PARAM_TOKENS, PARAM_POSITIONS, PARAM_ACT_W, PARAM_ACT_B } ParamKind;
-static const char *const PARAM_KEY[] = {"bias", "gamma", "tokens", "positions", "act_w", "act_b"};
+typedef enum ParamKind { PARAM_BIAS, PARAM_GAMMA, PARAM_TOKENS, PARAM_POSITIONS, PARAM_ACT_W, PARAM_ACT_B, PARAM_SINK } ParamKind;
+static const char *const PARAM_KEY[] = {"bias", "gamma", "tokens", "positions", "act_w", "act_b", "sink"};
 
 // Which sum a GRAD_PARAM stage s is, from the forward stage whose weight it is (its operand 2).
 static ParamKind param_kind(const Trace *tr, int s)
@@ -423,6 +423,7 @@ static ParamKind param_kind(const Trace *tr, int s)
     case STAGE_KIND_POS_EMBED: return PARAM_POSITIONS;
     case STAGE_KIND_NORM: return bias ? PARAM_BIAS : PARAM_GAMMA;
     case STAGE_KIND_FFN_HIDDEN: return bias ? PARAM_ACT_B : PARAM_ACT_W;
+    case STAGE_KIND_SOFTMAX: return PARAM_SINK; // (gpt-oss's sink logits, attn's weight)
     default: return PARAM_BIAS;
     }
 }
@@ -452,12 +453,31 @@ static float param_xhat(const Trace *tr, const float *xr, int C, int j)
     return (float)(((double)xr[j] - mean) / sqrt(ms / C + (double)tr->norm_eps));
 }
 
+// The sink logit of head h: a term per row r of every text, (Σa[r] − 1)·Σ(dA ⊙ a)[r] (minus the sink's
+// weight 1 − Σa[r], times the row's rank-one term), both in double as backward_softmax sums them.
+static int param_sink_terms(const Stage *dy, const Stage *f, int h, float *a, float *b)
+{
+    const Tensor *A = &f->t, *dA = &dy->t;
+    if (A->rank != 4 || dA->size != A->size || h >= A->shape[1]) return 0;
+    const int B = A->shape[0], H = A->shape[1], Lq = A->shape[2], Lk = A->shape[3];
+    int n = 0;
+    for (int bb = 0; bb < B; bb++)
+        for (int r = 0; r < Lq; r++, n++) {
+            const size_t off = (((size_t)bb * H + h) * Lq + r) * Lk;
+            double dot = 0.0, sum = 0.0;
+            for (int j = 0; j < Lk; j++) dot += (double)dA->data[off + j] * (double)A->data[off + j], sum += (double)A->data[off + j];
+            if (n < TIP_MAX_TERMS) a[n] = (float)(sum - 1.0), b[n] = (float)dot;
+        }
+    return n;
+}
+
 // The terms of cell (row, col) of GRAD_PARAM stage s: a[k] (times b[k] when b is given; NULL:
 // a plain sum), the first TIP_MAX_TERMS of them written, how many in all returned.
 static int param_terms(const Trace *tr, int s, int row, int col, float *a, float *b, bool *product)
 {
     const Stage *f = op_stage(tr, s, 2), *dy = op_stage(tr, s, 0), *x = op_stage(tr, s, 1);
     const ParamKind k = param_kind(tr, s);
+    if (k == PARAM_SINK) return *product = true, param_sink_terms(dy, f, col, a, b);
     const int C = tip_last_dim(&dy->t), rows = (int)(dy->t.size / (size_t)C);
     const int Cx = x ? tip_last_dim(&x->t) : 0;
     int n = 0;
@@ -488,10 +508,13 @@ static void panels_param(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
     const ParamKind k = param_kind(tr, v->stage);
-    PanelSpec *dy = add(L, tr, v, st->operands[0], "", READS_COL, k == PARAM_ACT_W);
+    const Reads reads = k == PARAM_SINK ? READS_NONE : READS_COL; // (a sink reads every cell of its head's)
+    PanelSpec *dy = add(L, tr, v, st->operands[0], "", reads, k == PARAM_ACT_W);
     if (dy && k == PARAM_ACT_W) snprintf(dy->title, sizeof dy->title, "(%s)ᵀ", recipe_symbol(tr, st->operands[0], v->lang));
     if (k == PARAM_GAMMA || k == PARAM_ACT_W) add(L, tr, v, st->operands[1], k == PARAM_GAMMA ? "⊙" : "·", READS_COL, false);
-    PanelSpec *r = add(L, tr, v, v->stage, k == PARAM_GAMMA || k == PARAM_ACT_W ? "=" : "→", READS_NONE, false);
+    if (k == PARAM_SINK) add(L, tr, v, st->operands[2], "⊙", READS_NONE, false); // (attn itself)
+    const bool eq = k == PARAM_GAMMA || k == PARAM_ACT_W || k == PARAM_SINK;
+    PanelSpec *r = add(L, tr, v, v->stage, eq ? "=" : "→", READS_NONE, false);
     if (r && k == PARAM_TOKENS) r->row_axis = AXIS_VOCAB; // (E: a row per token, as W_U's)
 }
 
@@ -500,7 +523,8 @@ static void formula_param(const Trace *tr, int s, Lang lang, char *out, size_t n
     const Stage *st = &tr->stages[s];
     char key[64];
     const char *args[] = {recipe_symbol(tr, s, lang), st->operands[0] >= 0 ? recipe_symbol(tr, st->operands[0], lang) : "?",
-                          st->operands[1] >= 0 ? recipe_symbol(tr, st->operands[1], lang) : "?",
+                          st->operands[param_kind(tr, s) == PARAM_SINK ? 2 : 1] >= 0
+                              ? recipe_symbol(tr, st->operands[param_kind(tr, s) == PARAM_SINK ? 2 : 1], lang) : "?",
                           tied_share(tr, s) >= 0 ? recipe_symbol(tr, tied_share(tr, s), lang) : ""};
     snprintf(key, sizeof key, "formula.grad.param_%s%s", PARAM_KEY[param_kind(tr, s)], tied_share(tr, s) >= 0 ? "_tied" : "");
     i18n_fmt(out, n, lang, key, 4, args);
@@ -517,8 +541,8 @@ static void tip_param(TipOut *o, const TipCell *c)
     const int n = param_terms(tr, s, c->row, c->col, a, b, &product);
     char rb[16], cb[16], nb[16], key[48];
     snprintf(rb, sizeof rb, "%d", c->row), snprintf(cb, sizeof cb, "%d", c->col), snprintf(nb, sizeof nb, "%d", n);
-    const char *args[] = {recipe_symbol(tr, s, c->lang), k == PARAM_BIAS || k == PARAM_GAMMA || k == PARAM_ACT_B ? cb : rb,
-                          cb, nb};
+    const bool one_index = k == PARAM_BIAS || k == PARAM_GAMMA || k == PARAM_ACT_B || k == PARAM_SINK;
+    const char *args[] = {recipe_symbol(tr, s, c->lang), one_index ? cb : rb, cb, nb};
     snprintf(key, sizeof key, "tip.grad.param_%s", PARAM_KEY[k]);
     tip_key(o, c->lang, key, 4, args);
     tip_put(o, "\n= ");
