@@ -8,7 +8,7 @@
 //    it on a cell; Esc leaves it and the frame is the one before, pixel for pixel;
 //  - every panel as a table: its rows and columns as the panel's shape, labelled with the
 //    tokens, each cell written with the decimals --describe reports for that panel
-//    (panel_format_number) or the masked cells' text;
+//    (panel_format_cell, without the 0 where it says bare_point) or the masked cells' text;
 //  - the study mode: the hidden result is "?" in every cell and its derivation is empty.
 #include <setjmp.h>
 #include <stdarg.h>
@@ -240,7 +240,10 @@ static void test_tables(void **state)
         for (int p = 0; p < L->n_panels; p++) {
             const PanelSpec *ps = &L->spec[p];
             const cJSON *tp = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "panels"), p);
-            const int dec = num(cJSON_GetArrayItem(cJSON_GetObjectItem(d, "panels"), p), "decimals");
+            const cJSON *dp = cJSON_GetArrayItem(cJSON_GetObjectItem(d, "panels"), p);
+            const int dec = num(dp, "decimals");
+            PanelSpec shown = *ps; // (the decimals --describe reports, and "−.03" where it says bare_point)
+            shown.decimals = dec, shown.bare_point = cJSON_IsTrue(cJSON_GetObjectItem(dp, "bare_point"));
             assert_string_equal(str(tp, "title"), ps->title);
             assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(tp, "rows")), ps->rows);
             assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(tp, "cols")), ps->cols);
@@ -252,7 +255,7 @@ static void test_tables(void **state)
                     char want_text[48];
                     const float x = panel_value(ps, r, c);
                     if (ps->mask && ps->mask != ps->data && ps->mask[r * ps->cols + c] == 0.0f) continue; // (the fill's text)
-                    panel_format_number(x, dec, want_text, sizeof want_text);
+                    panel_format_cell(&shown, x, want_text, sizeof want_text);
                     if (strcmp(cell(j, p, r, c), want_text) != 0)
                         fail_msg("stage %d panel %s cell %d,%d: \"%s\", the screen writes \"%s\"", s, ps->title, r, c,
                                  cell(j, p, r, c), want_text);

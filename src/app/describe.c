@@ -84,7 +84,8 @@ void describe_frame_fields(FILE *f, const Trace *tr, const View *v, int w, int h
         json_write_string(f, ps->op);
         // the numbers in its cells: their font size in px and decimals (0 and -1: none drawn)
         bool numbers = v->show_values && !L.image[p] && ps->decimals >= 0 && ps->px_cell > 0;
-        fprintf(f, ", \"number_px\": %d, \"decimals\": %d}", numbers ? ps->px_cell : 0, numbers ? ps->decimals : -1);
+        fprintf(f, ", \"number_px\": %d, \"decimals\": %d", numbers ? ps->px_cell : 0, numbers ? ps->decimals : -1);
+        fputs(numbers && ps->bare_point ? ", \"bare_point\": true}" : "}", f); // ("−.03": layout.c)
     }
     fputs("]", f);
     describe_strip(f, &L, tr, v);

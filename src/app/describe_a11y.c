@@ -27,7 +27,7 @@ static const char *cell_text(const Layout *L, const Frame *F, const View *v, int
     if (cellmark_hidden(v, ps)) return "?";
     if (render_cell_look(ps, r, c) == CELL_MASKED && ps->mask != ps->data) return F->mask_text;
     const float x = panel_value(ps, r, c);
-    if (v->show_values && ps->decimals >= 0 && !L->image[p]) panel_format_number(x, ps->decimals, buf, n);
+    if (v->show_values && ps->decimals >= 0 && !L->image[p]) panel_format_cell(ps, x, buf, n);
     else tip_number(x, buf, n);
     return buf;
 }

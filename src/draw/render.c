@@ -445,7 +445,7 @@ static void draw_cells(Canvas *cv, const Layout *L, const Frame *F, const Trace 
                 // (the Δ view: hatched only; the fill would read as a difference)
                 d.text = ps->decimals >= 0 && v->show_values && !v->delta ? F->mask_text : NULL;
             } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
-                panel_format_number(cs.val, ps->decimals, num, sizeof num);
+                panel_format_cell(ps, cs.val, num, sizeof num);
                 d.text = num;
             }
             draw_cell(cv, &d, L->s);

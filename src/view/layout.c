@@ -54,11 +54,12 @@ int layout_number_floor(const Layout *L)
 // The size numbers up to m with d decimals get in a w × h cell: up to fill of the cell's
 // smaller side; at the minimum size min_px they may fill half a cell (a 12×12 attention at
 // 1920×1080 has 40 px tall cells: 14 px at the fill, under 16).
-static int number_px_for(float m, int d, int w, int h, float s, float fill, int min_px)
+// bare: written without the 0 before the point (".43", "−.03"), a character fewer.
+static int number_px_for(float m, int d, bool bare, int w, int h, float s, float fill, int min_px)
 {
     int max_px = (int)fminf(fill * (float)imin(w, h), 26.0f * s);
     if (max_px < min_px && 2 * min_px <= imin(w, h)) max_px = min_px;
-    int chars = 1 + int_digits(m) + (d > 0 ? d + 1 : 0);
+    int chars = 1 + int_digits(m) + (d > 0 ? d + 1 : 0) - (bare ? 1 : 0);
     if (chars < 3) chars = 3; // "NaN"
     int margin = w >= 60 ? w / 8 : 4; // large numbers get some air
     return imin(max_px, (int)((float)(w - margin) / (0.62f * (float)chars)));
@@ -72,7 +73,7 @@ static void fit_numbers_in(float m, bool integers, int w, int h, float s, float 
     *decimals = -1;
     *px = 0;
     for (int d = d0; d >= 0; d--) {
-        int fit = number_px_for(m, d, w, h, s, fill, min_px);
+        int fit = number_px_for(m, d, false, w, h, s, fill, min_px);
         if (d == 0 && m < 10.0f && !integers) break; // 0 decimals would print 0.3 as "0": show no numbers
         if (d < 2 && m < 1.0f && !integers) break;   // 1 decimal would print −0.04 as "0.0": show no numbers
         if (fit >= min_px) {
@@ -85,7 +86,7 @@ static void fit_numbers_in(float m, bool integers, int w, int h, float s, float 
 
 int layout_number_px_at_least(float m, int d, int w, int h, float s, float fill, int min_px)
 {
-    int px = number_px_for(m, d, w, h, s, fill, min_px);
+    int px = number_px_for(m, d, false, w, h, s, fill, min_px);
     return px >= min_px ? px : 0;
 }
 
@@ -114,6 +115,14 @@ static void fit_numbers(PanelSpec *p, int w, int h, float s, float fill, int min
     bool integers = p->mask == p->data; // the 0/1 mask itself
     if (integers) m = 1.0f;
     fit_numbers_in(m, integers, w, h, s, fill, min_px, &p->decimals, &p->px_cell);
+    // numbers all under 1 (a gradient's, most weights', probabilities under 1) where "−0.03" has no
+    // room: their 2 decimals without the 0 before the point, "−.03", rather than colours alone (one
+    // character fewer: a 12×12 gradient beside two operands at 1920×1080); the same rounding
+    p->bare_point = false;
+    if (p->decimals < 0 && !integers && m < 1.0f && !isnan(m)) {
+        int px = number_px_for(m, 2, true, w, h, s, fill, min_px);
+        if (px >= min_px) p->decimals = 2, p->px_cell = px, p->bare_point = true;
+    }
     // (projector mode: its numbers are shown in parts, large; one decimal there rather than none)
     if (!projector && p->two_decimals && p->decimals >= 0 && p->decimals < 2 && m < 100.0f) p->decimals = -1, p->px_cell = 0;
 }

@@ -94,6 +94,8 @@ typedef struct PanelSpec {
     bool two_decimals;          // 2 decimals or none (ALiBi's bias: its 0.25 steps at 1 decimal
                                 // read 0.0, 0.2, 0.5, 0.8 and hide the straight line it teaches)
     int px_cell;                // font size of the numbers
+    bool bare_point;            // numbers under 1 written without their 0: ".43", "−.03" (where the 0
+                                // leaves no room: layout.c), at the same `decimals`
     int strip_dec;              // the decimals the stage's derivation strip writes this panel's numbers
                                 // with (0: none); its cells take them where they fit (one rounding)
     bool any_masked, any_nan;   // some cell has the masked / NaN look
@@ -248,6 +250,15 @@ static inline void panel_format_number(float v, int d, char *buf, size_t n)
     for (const char *p = buf; *p; p++)
         if (*p >= '1' && *p <= '9') zero = false;
     if (zero && buf[0] == '-') memmove(buf, buf + 1, strlen(buf));
+}
+
+// A number as a cell of p shows it: panel_format_number at p's decimals, its 0 before the point
+// dropped where p->bare_point ("−.03").
+static inline void panel_format_cell(const PanelSpec *p, float v, char *buf, size_t n)
+{
+    panel_format_number(v, p->decimals, buf, n);
+    char *z = buf[0] == '-' ? buf + 1 : buf;
+    if (p->bare_point && z[0] == '0' && z[1] == '.') memmove(z, z + 1, strlen(z));
 }
 
 #endif
