@@ -53,6 +53,8 @@ expect 2 "--step: lr=nan: expected a finite number > 0" --train 5 --step sgd:lr=
 "$bin" --train 10 --step sgd:lr=1e37 --save "$tmp/n.json" lessons/reversal-anti-diagonal.json >"$tmp/o" 2>"$tmp/e"
 [ $? = 1 ] || fail "lr 1e37: not exit 1"
 grep -q "lessons/reversal-anti-diagonal.json: step 1: the loss is not finite after it" "$tmp/e" || fail "lr 1e37: $(cat "$tmp/e")"
+# (its checkpoint line says so in words, not printf's "-nan")
+grep -q '^step      1 .*held-out loss not finite' "$tmp/o" && ! grep -qi 'nan' "$tmp/o" || fail "lr 1e37: the step line: $(cat "$tmp/o")"
 "$bin" --dump "$tmp/n.json" >"$tmp/dn" && cmp -s "$tmp/dn" "$tmp/dr" || fail "lr 1e37: FILE is not the weights before step 1"
 
 [ "$fails" = 0 ] || exit 1

@@ -6,6 +6,7 @@
 #include "train.h"
 #include "utf8.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -21,11 +22,14 @@ static bool checkpoint(TrainRun *r, Lesson *ls, double t0, FILE *out, char *err,
 {
     float held;
     if (!train_checkpoint(r, ls, &held, err, n)) return false;
+    char hb[32]; // (a step that broke the weights: "not finite", as the error line after it says, not "-nan")
+    if (isfinite(held)) snprintf(hb, sizeof hb, "%.4f", (double)held);
+    else snprintf(hb, sizeof hb, "not finite");
     if (r->step == 0)
-        fprintf(out, "step %6d                        held-out loss %.4f\n", 0, (double)held);
+        fprintf(out, "step %6d                        held-out loss %s\n", 0, hb);
     else
-        fprintf(out, "step %6d  loss %.4f  lr %.3g  held-out loss %.4f  (%.1f s)\n", r->step,
-                (double)r->losses[r->step - 1], optim_lr_at(&r->oc, r->step - 1), (double)held, now_s() - t0);
+        fprintf(out, "step %6d  loss %.4f  lr %.3g  held-out loss %s  (%.1f s)\n", r->step,
+                (double)r->losses[r->step - 1], optim_lr_at(&r->oc, r->step - 1), hb, now_s() - t0);
     fflush(out);
     return true;
 }
