@@ -94,6 +94,8 @@ usage "--step: lr=inf: expected a finite number > 0" --dump --backward --step sg
 usage "--step: steps=10001: expected a whole number of steps from 1 to 10000" --dump --backward --step adamw:steps=10001 \
     lessons/induction-heads.json
 usage "--step goes with --dump --backward and/or --save FILE" --dump --step sgd lessons/induction-heads.json
+usage "--step: lr=2: lr given twice; expected each key once" --dump --backward --step sgd:lr=1e-3,lr=2 \
+    lessons/induction-heads.json
 bad "lessons/arange-2x4x4.json: vocab: the backward pass needs a language model" --step sgd lessons/arange-2x4x4.json
 "$bin" --step sgd:lr=1e38,steps=3 --save "$tmp/never.json" lessons/induction-heads.json 2>"$tmp/err"
 [ $? = 1 ] && [ ! -e "$tmp/never.json" ] || fail "a diverging --step: exit 1, nothing saved"

@@ -48,6 +48,8 @@ expect 2 "--train: 1e3: expected a whole number" --train 1e3 --save "$tmp/x.json
 expect 2 "--train goes with --save FILE" --train 5 lessons/induction-heads.json
 expect 2 "--step: lr=-1: expected a finite number > 0" --train 5 --step adamw:lr=-1 --save "$tmp/x.json" lessons/induction-heads.json
 expect 2 "--step: lr=nan: expected a finite number > 0" --train 5 --step sgd:lr=nan --save "$tmp/x.json" lessons/induction-heads.json
+expect 2 "--step: steps=3: --train 5 counts the steps; expected no steps= with --train" \
+    --train 5 --step adamw:steps=3 --save "$tmp/x.json" lessons/induction-heads.json
 
 # a step too large: exit 1 naming the step and the stage, FILE the weights before that step
 "$bin" --train 10 --step sgd:lr=1e37 --save "$tmp/n.json" lessons/reversal-anti-diagonal.json >"$tmp/o" 2>"$tmp/e"

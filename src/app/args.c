@@ -455,6 +455,9 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
     a->edits.backward = a->backward && c != CMD_DUMP; // (--dump --backward: its own JSON, cli_backward.c)
     if (SEEN(O_STEP) && !(c == CMD_DUMP && a->backward) && !(c == CMD_WINDOW && a->save_path))
         return usage_error(err, "--step goes with --dump --backward and/or --save FILE");
+    if (SEEN(O_STEP) && SEEN(O_TRAIN) && a->step.steps_given) // (not one of them silently)
+        return usage_error(err, "--step: steps=%d: --train %d counts the steps; expected no steps= with --train",
+                           a->step.steps, a->train_steps);
     if (SEEN(O_PAPER) && c != CMD_HANDOUT) return usage_error(err, "--paper goes with --handout");
     if (SEEN(O_WORKSHEET) && c != CMD_HANDOUT) return usage_error(err, "--worksheet goes with --handout");
     if (SEEN(O_PROJECTOR) && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE) // (not silently ignored)

@@ -49,6 +49,7 @@ static bool parse_pair(OptimConfig *o, const char *pair, size_t n, const char *a
             return false;
         }
         *(steps ? &o->steps : &o->cosine) = (int)s;
+        o->steps_given |= steps;
         return true;
     }
     const double d = strtod(val, &end);
@@ -71,9 +72,9 @@ bool optim_parse(OptimConfig *o, const char *spec, const char *arg, char *err, s
     const size_t nlen = colon ? (size_t)(colon - spec) : strlen(spec);
     memset(o, 0, sizeof *o);
     if (nlen == 3 && !strncmp(spec, "sgd", 3)) {
-        *o = (OptimConfig){OPTIM_SGD, 1e-3, 0.0, 0.0, 0.9, 0.999, 1e-8, 1, 0};
+        *o = (OptimConfig){OPTIM_SGD, 1e-3, 0.0, 0.0, 0.9, 0.999, 1e-8, 1, 0, false};
     } else if (nlen == 5 && !strncmp(spec, "adamw", 5)) {
-        *o = (OptimConfig){OPTIM_ADAMW, 1e-3, 0.0, 1e-2, 0.9, 0.999, 1e-8, 1, 0};
+        *o = (OptimConfig){OPTIM_ADAMW, 1e-3, 0.0, 1e-2, 0.9, 0.999, 1e-8, 1, 0, false};
     } else {
         snprintf(err, err_len, "%s: %.*s: unknown optimizer; expected sgd or adamw, then optionally :key=value,… "
                  "(e.g. adamw:lr=0.01,steps=5)", arg, (int)(nlen < 40 ? nlen : 40), spec);
@@ -83,6 +84,12 @@ bool optim_parse(OptimConfig *o, const char *spec, const char *arg, char *err, s
         const char *comma = strchr(p, ',');
         const size_t n = comma ? (size_t)(comma - p) : strlen(p);
         if (!parse_pair(o, p, n, arg, err, err_len)) return false;
+        const size_t klen = (size_t)(strchr(p, '=') - p); // (parse_pair: the pair has a value)
+        for (const char *q = colon + 1; q < p; q = strchr(q, ',') + 1) // (a key given twice: not the last silently)
+            if (!strncmp(q, p, klen + 1)) {
+                snprintf(err, err_len, "%s: %.*s: %.*s given twice; expected each key once", arg, (int)n, p, (int)klen, p);
+                return false;
+            }
         p = comma ? comma + 1 : NULL;
     }
     return true;

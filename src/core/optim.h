@@ -32,6 +32,7 @@ typedef struct OptimConfig {
     int steps;              // training steps (forward, backward, step), 1 by default
     int cosine;             // 0: lr stays; N: after step s the lr is lr·(1 + cos(π·s/N))/2, the training
                             // scripts' cosine decay to 0 over N steps (optim_lr_at)
+    bool steps_given;       // the spec said steps= (--train counts its own: args refuses both)
 } OptimConfig;
 
 // "sgd" or "adamw", then optionally ":" and key=value pairs separated by commas: lr, steps,
@@ -39,7 +40,7 @@ typedef struct OptimConfig {
 // False with one line in err naming `arg` (the option, "--step") and what was expected: an
 // unknown optimizer or key, a value that is not a number, lr or eps not finite or ≤ 0,
 // momentum or a beta outside [0, 1), weight_decay < 0, steps outside 1..OPTIM_MAX_STEPS, cosine
-// (the decay's length in steps) outside 1..OPTIM_MAX_TRAIN.
+// (the decay's length in steps) outside 1..OPTIM_MAX_TRAIN, a key given twice.
 bool optim_parse(OptimConfig *o, const char *spec, const char *arg, char *err, size_t err_len);
 const char *optim_kind_name(OptimKind k);
 #define OPTIM_MAX_TRAIN 1000000   // --train's steps, and cosine's
