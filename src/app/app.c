@@ -74,6 +74,8 @@ bool app_busy(const App *a)
 
 long app_frames_drawn(const App *a) { return a->probe.frames; }
 
+size_t app_text_cache_bytes(const App *a) { return a->screen.fonts ? text_stats(a->screen.fonts).bytes : 0; }
+
 AppStatus app_status(App *a)
 {
     AppStatus s = {a->session, lab_trace(&a->lab, a->session), &a->v, app_layout(a), &a->study->st, a->opt->font_path,

@@ -3,6 +3,7 @@
 #define ATTNVIZ_APP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "app_options.h" // AppOptions, app_on_saved, app_fetch_font
 #include "probe.h"       // app_test_hook (tests only)
@@ -63,5 +64,8 @@ typedef struct AppStatus {
 AppStatus app_status(App *a);
 // Frames drawn so far (a frame with nothing new is not drawn in the page).
 long app_frames_drawn(const App *a);
+// Bytes the text texture cache holds (capped: src/draw/text.c), for make bench-web's memory
+// rows: what malloc holds beyond it must not grow.
+size_t app_text_cache_bytes(const App *a);
 
 #endif

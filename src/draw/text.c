@@ -886,4 +886,9 @@ void text_draw_block(Fonts *f, SDL_Renderer *r, FontFace face, int px, int wrap_
     if (t) blit(r, t, c.a, NULL, &(SDL_Rect){x, y, w, h});
 }
 
-TextStats text_stats(const Fonts *f) { return f->stats; }
+TextStats text_stats(const Fonts *f)
+{
+    TextStats st = f->stats;
+    st.bytes = f->bytes;
+    return st;
+}

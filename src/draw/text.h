@@ -94,6 +94,7 @@ bool text_runs(Fonts *f, FontFace face, int px, int wrap_w, const char *s, TextR
 // Statistics, for tests and the benchmark.
 typedef struct TextStats {
     unsigned long hits, misses, evictions;
+    size_t bytes; // pixels the texture cache holds now (w·h·4), at most its cap (16 MiB)
 } TextStats;
 TextStats text_stats(const Fonts *f);
 

@@ -13,9 +13,13 @@ const VERSION = '@VERSION@';
 const CACHE = 'attnviz-' + VERSION;
 const FILES = [@FILES@];
 
+// 'no-cache': each file is revalidated with the site (a new version's files are never taken
+// from a stale HTTP cache), and what the page itself just downloaded comes back as
+// "304 Not Modified" from a host that sends Last-Modified or ETag (every static host does),
+// so the first visit does not download the site twice ('reload' did: 5.08 MB against 2.5).
 self.addEventListener('install', (event) => {
   event.waitUntil(caches.open(CACHE)
-    .then((c) => c.addAll(FILES.map((f) => new Request(f, {cache: 'reload'}))))
+    .then((c) => c.addAll(FILES.map((f) => new Request(f, {cache: 'no-cache'}))))
     .then(() => self.skipWaiting()));
 });
 

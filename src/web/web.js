@@ -26,6 +26,7 @@
 //   attnviz.frameTimes()     ms of each frame drawn since the last call (make bench-web)
 //   attnviz.benchForward(json, n)   ms of each of n forward passes of that lesson (make bench-web)
 //   attnviz.heapUsed()  bytes malloc holds now (make bench-web's memory row)
+//   attnviz.textCacheBytes()  of which the text texture cache (capped at 16 MiB)
 //   attnviz.open(path) a file in the page's file system opened now, as if dropped (1: opened)
 //   attnviz.here()     the address's query that opens the window where it is now
 //   attnviz.sync()     a Promise: the data folder written to IndexedDB
@@ -606,6 +607,7 @@
     frameTimes: () => JSON.parse(cString(Module._attnviz_frame_times()) || '[]'),
     benchForward: (json, n) => withString(json, (p) => cString(Module._attnviz_bench_forward(p, n))),
     heapUsed: () => Module._attnviz_heap_used(),
+    textCacheBytes: () => Module._attnviz_text_cache_bytes(),
     open: (path) => withString(path, (p) => Module._attnviz_open(p)),
     here: () => cString(Module._attnviz_here()),
     a11y: () => JSON.parse(cString(Module._attnviz_a11y()) || 'null'),

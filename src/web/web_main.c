@@ -341,6 +341,9 @@ static void write_frame_times(FILE *f)
 // window.attnviz.frameTimes(): the milliseconds each frame drawn since the last call took.
 EMSCRIPTEN_KEEPALIVE char *attnviz_frame_times(void) { return to_string(write_frame_times); }
 
+// The text texture cache's bytes (make bench-web: malloc's bytes beyond it must not grow).
+EMSCRIPTEN_KEEPALIVE double attnviz_text_cache_bytes(void) { return app ? (double)app_text_cache_bytes(app) : 0.0; }
+
 static void write_a11y(FILE *f) { describe_a11y_write(app, f); }
 // window.attnviz.a11y(): the frame for the accessible layer (describe_a11y.h).
 EMSCRIPTEN_KEEPALIVE char *attnviz_a11y(void) { return app ? to_string(write_a11y) : NULL; }
