@@ -408,6 +408,7 @@ static void test_compare_adds_up(void **state)
     (void)state;
     int cells = 0, off = 0, tips = 0;
     compare_frames_add_up("lessons/induction-heads.json", "ablate:l1.h1", &cells, &off, &tips);
+    compare_frames_add_up("lessons/induction-heads.json", "ablate:l1", &cells, &off, &tips);
     compare_frames_add_up("lessons/conventions.json", "set:model.window_convention=flash", &cells, &off, &tips);
     compare_frames_add_up("lessons/conventions.json", "set:model.streaming_positions=cache", &cells, &off, &tips);
     compare_frames_add_up("lessons/arange-2x4x4.json", "set:mask=causal", &cells, &off, &tips);

@@ -72,6 +72,19 @@ static void add_heads(Picker *p, const Trace *tr, const Lesson *ls)
             }
 }
 
+// Each layer's attention (every head of it) zeroed: a model of several layers.
+static void add_layers(Picker *p, const Trace *tr, const Lesson *ls)
+{
+    if (ls->cfg.flash_block_k > 0 || ls->cfg.decode || tr->n_layers <= 1) return;
+    for (int l = 0; l < tr->n_layers; l++) {
+        char spec[32], layer[12];
+        snprintf(spec, sizeof spec, "ablate:l%d", l);
+        snprintf(layer, sizeof layer, "%d", l);
+        const char *args[] = {layer};
+        add(p, spec, "cmpmenu.ablate_layer", 1, args);
+    }
+}
+
 static void add_checkpoints(Picker *p, const Session *a)
 {
     const Lesson *ls = &a->lesson;
@@ -130,6 +143,7 @@ int cmpmenu_fill(Picker *p, const Session *a, const char *lessons_dir)
     p->title_key = "cmpmenu.title", p->hint_key = "cmpmenu.hint";
     add_conventions(p, a);
     add_heads(p, &a->trace, &a->lesson);
+    add_layers(p, &a->trace, &a->lesson);
     add_checkpoints(p, a);
     if (lessons_dir) add_lessons(p, a, lessons_dir);
     p->sel = p->n > 0 ? 0 : -1, p->top = 0;

@@ -234,11 +234,12 @@ void view_compare_tip(const Layout *L, const Trace *tr, const View *v, int p, in
     const Trace *tb_tr = v->cmp_b;
     const Stage *st = &tb_tr->stages[e->b];
     if (tb_tr->ablate_kind != ABLATE_NONE && st->id == STAGE_HEAD_OUT && trace_layer_at(tb_tr, e->b) == tb_tr->ablate_layer &&
-        side.result_panel >= 0 && side.spec[side.result_panel].head == tb_tr->ablate_head) {
+        side.result_panel >= 0 && (tb_tr->ablate_head < 0 || side.spec[side.result_panel].head == tb_tr->ablate_head)) {
         // the ablated head's output was replaced, not computed: no sum to write out
         char val[32], layer[12], head[12];
         tip_number(panel_value(&L->spec[1], row, col), val, sizeof val);
-        snprintf(layer, sizeof layer, "%d", tb_tr->ablate_layer), snprintf(head, sizeof head, "%d", tb_tr->ablate_head);
+        snprintf(layer, sizeof layer, "%d", tb_tr->ablate_layer);
+        snprintf(head, sizeof head, "%d", tb_tr->ablate_head < 0 ? side.spec[side.result_panel].head : tb_tr->ablate_head);
         const char *args[] = {val, layer, head};
         i18n_fmt(tb, sizeof tb, v->lang, tb_tr->ablate_kind == ABLATE_MEAN ? "tip.ablated_mean" : "tip.ablated_zero", 3, args);
     } else if (has_cell(&side, row, col)) {
