@@ -74,6 +74,22 @@ done
 grep -qF 'no such head' "$tmp/err" || fail "--export --compare ablate:l5.h0: \"$(cat "$tmp/err")\""
 [ -e "$tmp/x-bad" ] && fail "--export --compare: a bad B made the directory"
 
+# a whole layer's attention ablated (ablate:l1): B's l1.head_out and l1.concat are 0 (A + Δ), every
+# stage before layer 1's attention output identical
+"$bin" --compare ablate:l1 --dump lessons/induction-heads.json >"$tmp/l1.json" || fail "--compare ablate:l1"
+"$py" - "$tmp/l1.json" "$tmp/ind.json" <<'PY' || fail "ablate:l1: B's layer 1 attention output is not zero"
+import json, sys
+c, a = (json.load(open(p)) for p in sys.argv[1:3])
+A = {s["name"]: s["data"] for s in a["stages"]}
+for s in c["stages"]:
+    b = [x + d for x, d in zip(A[s["name"]], s["delta"]["data"])]
+    if s["name"] in ("l1.head_out", "l1.concat"):
+        assert not s["identical"] and all(v == 0.0 for v in b), s["name"]
+names = [s["name"] for s in c["stages"]]
+first = names.index("l1.head_out")
+assert all(s["identical"] for s in c["stages"][:first]), [s["name"] for s in c["stages"][:first] if not s["identical"]]
+PY
+
 bad() { # bad RC WANT ARGS...: exit RC, one line naming WANT (one_line), nothing on stdout
     rc_w=$1 want=$2; shift 2
     one_line "$*" "$rc_w" "$want" "$bin" "$@"
@@ -82,6 +98,9 @@ bad() { # bad RC WANT ARGS...: exit RC, one line naming WANT (one_line), nothing
 I=lessons/induction-heads.json
 bad 1 'stage "input" is (2,4,4) in A and (1,6,6) in B' --compare lesson:lessons/sentence-the-cat.json --dump lessons/arange-2x4x4.json
 bad 1 'no such head: the model has 2 layers of 2 heads (l0.h0 … l1.h1)' --compare ablate:l2.h0 --dump $I
+bad 1 '"l5": no such layer: the model has 2 layers (l0 … l1)' --compare ablate:l5 --dump $I
+bad 1 '"l1.h9": no such head: the model has 2 layers of 2 heads' --compare ablate:l1.h9 --describe $I
+bad 1 '"x1": expected a head as lL.hH, e.g. l1.h0 (layer.head, from 0) or a layer as lL' --compare ablate:x1 --dump $I
 bad 1 'model.flash: an ablation changes head_out' --compare ablate:h0 --describe lessons/flash-attention-tiles.json
 bad 1 '--compare text:ab c: input.text' --compare 'text:ab c' --dump $I
 bad 2 '--compare: "swap:1": expected set:KEY=VALUE' --compare swap:1 --dump $I

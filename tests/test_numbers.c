@@ -13,8 +13,11 @@
 #include <glob.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
+#include "compare_text.h"
 #include "explain.h"
 #include "i18n.h"
 #include "layout.h"
@@ -23,6 +26,7 @@
 #include "session.h"
 #include "tip.h"
 #include "view.h"
+#include "viewkind.h"
 
 #include "pure_support.h"
 
@@ -327,6 +331,97 @@ static void test_quiz_accepts_the_screen(void **state)
     assert_true(checked > 100);
 }
 
+// The compare view (issue 41): Δ's cell is B's number minus A's as the cells show them (each
+// panel rounding on its own left a Δ one unit off the shown B − A), its tooltip adds up and says
+// the same, and Δ's colour scale reaches the stage's max |Δ| (every head and batch) the header
+// writes, whichever head is on screen (it was the head's own range: ±0.19 beside a header's 0.205).
+static void compare_frames_add_up(const char *path, const char *spec, int *cells, int *units_off, int *tips)
+{
+    Session *a = open_session(path);
+    char err[600], why[600];
+    CompareSpec sp;
+    assert_true(compare_parse_spec(spec, &sp, err, sizeof err));
+    Session *b = compare_open_b(a, NULL, &sp, err, sizeof err);
+    if (!b) fail_msg("%s %s: %s", path, spec, err);
+    Compare c;
+    assert_true(compare_traces(&a->trace, &b->trace, &c, err, sizeof err));
+    const Trace *tr = &a->trace;
+    static Layout L;
+    static char tip[4096];
+    for (int lang = 0; lang < LANG_COUNT; lang++)
+        for (int stage = 0; stage < tr->n; stage++)
+            for (int h = 0; h < tr->n_heads; h++)
+                for (int size = 0; size < 2; size++) {
+                    View v;
+                    view_init(&v, &a->lesson, (Lang)lang);
+                    v.kind = VIEW_COMPARE, v.cmp = &c, v.cmp_b = &b->trace, v.cmp_spec = spec;
+                    v.stage = stage, v.head = h;
+                    layout_compute(&L, tr, &v, size ? 1920 : 1280, size ? 1080 : 720);
+                    const CompareStage *e = &c.st[stage];
+                    if (L.n_panels != 3 || e->a != stage || e->b < 0) continue;
+                    float m = 0.0f; // the stage's largest finite |Δ|
+                    for (size_t i = 0; i < e->delta.size; i++)
+                        if (isfinite(e->delta.data[i]) && fabsf(e->delta.data[i]) > m) m = fabsf(e->delta.data[i]);
+                    if (m > 0.0f) {
+                        if (L.group[1].scale.hi != m)
+                            fail_msg("%s %s %s h%d: Δ's scale ±%g, the stage's max |Δ| %g", path, spec, tr->stages[stage].name,
+                                     h, (double)L.group[1].scale.hi, (double)m);
+                        char mt[32];
+                        compare_text_delta(e->max_abs, mt, sizeof mt);
+                        if (isfinite(e->max_abs) && !strstr(L.formula, mt))
+                            fail_msg("%s %s: the header \"%s\" lacks %s", path, tr->stages[stage].name, L.formula, mt);
+                    }
+                    const PanelSpec *pa = &L.spec[0], *pb = &L.spec[1], *pd = &L.spec[2];
+                    if (pa->decimals < 0 || pd->decimals < 0) continue;
+                    assert_int_equal(pa->decimals, pd->decimals);
+                    assert_int_equal(pb->decimals, pd->decimals);
+                    const double unit = pow(10.0, -pd->decimals);
+                    for (int r = 0; r < pa->rows && r < 12; r++)
+                        for (int col = 0; col < pa->cols && col < 12; col++) {
+                            char sa[32], sb[32], sd[32];
+                            panel_format_number(panel_value(pa, r, col), pa->decimals, sa, sizeof sa);
+                            panel_format_number(panel_value(pb, r, col), pb->decimals, sb, sizeof sb);
+                            panel_format_number(panel_value(pd, r, col), pd->decimals, sd, sizeof sd);
+                            const double xa = strtod(sa, NULL), xb = strtod(sb, NULL), xd = strtod(sd, NULL);
+                            if (!isfinite(panel_value(pa, r, col)) || !isfinite(panel_value(pb, r, col))) continue;
+                            if (fabs(xd - (double)(float)(xb - xa)) > unit / 4) // (float: a −1e9 fill)
+                                fail_msg("%s %s %s h%d [%d,%d]: Δ shows %s, B − A as shown %s − %s", path, spec,
+                                         tr->stages[stage].name, h, r, col, sd, sb, sa);
+                            const float exact = pd->data[(size_t)r * (size_t)pd->rs + (size_t)col * (size_t)pd->cs];
+                            char se[32];
+                            panel_format_number(exact, pd->decimals, se, sizeof se);
+                            *units_off += strcmp(se, sd) != 0; // where rounding Δ itself would not add up
+                            (*cells)++;
+                            if (r < 3 && col < 3 && size == 0) {
+                                viewkind_of(VIEW_COMPARE)->tip(&L, tr, &v, 2, r, col, tip, sizeof tip);
+                                if (!tip_adds_up(tip, why, sizeof why))
+                                    fail_msg("%s %s [%d,%d]: %s\n%s", tr->stages[stage].name, spec, r, col, why, tip);
+                                char want[96];
+                                snprintf(want, sizeof want, " − %s = %s", sa, sd);
+                                if (!strstr(tip, want)) fail_msg("%s [%d,%d]: tooltip lacks \"%s\"\n%s", tr->stages[stage].name, r, col, want, tip);
+                                (*tips)++;
+                            }
+                        }
+                }
+    compare_free(&c);
+    session_destroy(b);
+    session_destroy(a);
+}
+
+static void test_compare_adds_up(void **state)
+{
+    (void)state;
+    int cells = 0, off = 0, tips = 0;
+    compare_frames_add_up("lessons/induction-heads.json", "ablate:l1.h1", &cells, &off, &tips);
+    compare_frames_add_up("lessons/induction-heads.json", "ablate:l1", &cells, &off, &tips);
+    compare_frames_add_up("lessons/conventions.json", "set:model.window_convention=flash", &cells, &off, &tips);
+    compare_frames_add_up("lessons/conventions.json", "set:model.streaming_positions=cache", &cells, &off, &tips);
+    compare_frames_add_up("lessons/arange-2x4x4.json", "set:mask=causal", &cells, &off, &tips);
+    print_message("%d compare cells add up as shown (%d where Δ rounded alone would be a unit off), %d tooltips\n", cells,
+                  off, tips);
+    assert_true(cells > 2000 && off > 0 && tips > 100);
+}
+
 // The issue's example in the classic lesson: K[1,3,0] computed from the cells as shown
 // (x 28.00 … 31.00, W_K −0.29 0.40 −0.06 0.41, b_K 0.26: 14.65; the trace 14.43) is accepted.
 static void test_classic_examples(void **state)
@@ -356,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_strips_add_up),
         cmocka_unit_test(test_quiz_accepts_the_screen),
         cmocka_unit_test(test_classic_examples),
+        cmocka_unit_test(test_compare_adds_up),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

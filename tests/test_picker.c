@@ -16,6 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cmpmenu.h"
+#include "compare.h"
+#include "i18n.h"
 #include "picker.h"
 
 static char tmp[64], tmp2[80];
@@ -341,6 +344,87 @@ static void test_shipped_order(void **state)
     picker_free(&p);
 }
 
+// The compare menu (Shift+D, cmpmenu.h): the B's of a lesson, each a spec that makes a B of the
+// same shapes that differs from A; the conventions its own value or its model leaves unchanged are
+// not listed; every head (zeroed and mean), every other checkpoint; other lessons of its shapes.
+static const PickerItem *find_item(const Picker *p, const char *spec)
+{
+    for (int i = 0; i < p->n; i++)
+        if (!strcmp(p->items[i].path, spec)) return &p->items[i];
+    return NULL;
+}
+
+static int menu_of_in(const char *path, const char *dir, Picker *p)
+{
+    char err[LESSON_ERR_MAX + 400];
+    Session *a = session_create(path, err, sizeof err);
+    if (!a) fail_msg("%s", err);
+    picker_init(p);
+    const int n = cmpmenu_fill(p, a, dir);
+    assert_int_equal(n, p->n);
+    assert_string_equal(p->title_key, "cmpmenu.title");
+    for (int i = 0; i < p->n; i++) { // each one a B that differs, titled in both languages
+        const PickerItem *it = &p->items[i];
+        assert_true(it->title[LANG_EN] && it->title[LANG_EN][0] && it->title[LANG_ZH] && it->title[LANG_ZH][0]);
+        assert_string_equal(it->short_name, it->path);
+        CompareSpec sp;
+        Session *b = NULL;
+        Compare c = {0};
+        if (!compare_parse_spec(it->path, &sp, err, sizeof err) || !(b = compare_open_b(a, NULL, &sp, err, sizeof err)) ||
+            !compare_traces(&a->trace, &b->trace, &c, err, sizeof err))
+            fail_msg("%s: %s: %s", path, it->path, err);
+        if (c.n_differ == 0 && strncmp(it->path, "lesson:", 7) != 0) fail_msg("%s: %s changes nothing", path, it->path);
+        compare_free(&c);
+        session_destroy(b);
+    }
+    session_destroy(a);
+    return n;
+}
+
+static int menu_of(const char *path, Picker *p) { return menu_of_in(path, "lessons", p); }
+
+static void test_compare_menu(void **state)
+{
+    (void)state;
+    char err[300];
+    if (!i18n_load("assets", err, sizeof err)) fail_msg("%s", err);
+    Picker p;
+    menu_of("lessons/induction-heads.json", &p);
+    static const char *const want[] = {"ablate:l0.h0", "ablate:l1.h1", "ablate-mean:l0.h1", "checkpoint:0",
+                                       "set:model.mask_fill=-inf"};
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!find_item(&p, want[i])) fail_msg("induction-heads: no %s in the menu", want[i]);
+    assert_null(find_item(&p, "set:model.window_convention=flash")); // (no window: changes nothing)
+    assert_string_equal(find_item(&p, "ablate:l1.h1")->title[LANG_EN], "Ablate layer 1's head 1: its output zeroed");
+    picker_free(&p);
+    menu_of("lessons/conventions.json", &p);
+    static const char *const conv[] = {"set:model.window_convention=flash", "set:model.flash_accumulator=fa1",
+                                       "set:model.streaming_positions=cache", "set:model.mask_fill=finfo_min"};
+    for (size_t i = 0; i < sizeof conv / sizeof conv[0]; i++)
+        if (!find_item(&p, conv[i])) fail_msg("conventions: no %s in the menu", conv[i]);
+    assert_null(find_item(&p, "set:model.window_convention=inclusive")); // (its own value)
+    picker_free(&p);
+    int lessons = 0;
+    menu_of("lessons/arange-2x4x4.json", &p);
+    for (int i = 0; i < p.n; i++) lessons += !strncmp(p.items[i].path, "lesson:", 7);
+    assert_null(find_item(&p, "lesson:lessons/arange-2x4x4.json")); // (itself)
+    print_message("arange-2x4x4: %d items, %d lessons of its shapes\n", p.n, lessons);
+    picker_free(&p);
+    // a directory with another lesson of the same shapes (and some that are not, or are bad)
+    char path[128], other[128];
+    snprintf(path, sizeof path, "%s/b-second.json", tmp);
+    snprintf(other, sizeof other, "lesson:%s/a-first.json", tmp);
+    menu_of_in(path, tmp, &p);
+    assert_non_null(find_item(&p, other));
+    lessons = 0;
+    for (int i = 0; i < p.n; i++) lessons += !strncmp(p.items[i].path, "lesson:", 7);
+    assert_int_equal(lessons, 1);
+    assert_string_equal(find_item(&p, other)->title[LANG_EN], "Another lesson of the same shapes: First (English only)");
+    assert_non_null(strstr(find_item(&p, other)->title[LANG_ZH], "形状相同的另一课："));
+    picker_free(&p);
+    i18n_free();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -350,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_huge_files_cost_little),
         cmocka_unit_test(test_teaching_order),
         cmocka_unit_test(test_shipped_order),
+        cmocka_unit_test(test_compare_menu),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

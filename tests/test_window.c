@@ -220,6 +220,51 @@ static void test_compare(void **state)
     assert_int_equal(wd_run("compare", compare_script, &o), 0);
 }
 
+// Shift+D: the compare menu over the frame (the view still the stage's panels); Esc closes it (the
+// picture from before); Shift+D again, Down and Enter: B from the menu, the compare view; Shift+D
+// and a click outside the menu close it, B kept.
+static void compare_menu_script(Driver *d)
+{
+    static Uint32 c[WD_MAX_W * WD_MAX_H];
+    wd_settle(d);
+    wd_key(d, "End");
+    wd_settle(d);
+    wd_shot(d, shot_a);
+    wd_key_mod(d, "D", KMOD_LSHIFT);
+    wd_settle(d);
+    wd_shot(d, shot_b);
+    if (d->kind != VIEW_PANELS) wd_fail(d, "Shift+D changed the view to kind %d", d->kind);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "Shift+D showed no menu");
+    wd_key(d, "Escape");
+    wd_settle(d);
+    wd_shot(d, c);
+    if (!wd_same(d, shot_a, c)) wd_fail(d, "Esc did not close the compare menu");
+    wd_key_mod(d, "D", KMOD_LSHIFT);
+    wd_settle(d);
+    wd_key(d, "Down");
+    wd_key(d, "Return");
+    wd_settle(d);
+    if (d->kind != VIEW_COMPARE || strcmp(d->stage, "probs") != 0) wd_fail(d, "the menu's B showed kind %d at %s", d->kind, d->stage);
+    wd_mouse(d, 3, 3, 0);
+    wd_settle(d);
+    wd_shot(d, shot_b);
+    wd_key_mod(d, "D", KMOD_LSHIFT);
+    wd_settle(d);
+    wd_mouse(d, 3, 3, 1);
+    wd_settle(d);
+    wd_shot(d, c);
+    if (d->kind != VIEW_COMPARE || !wd_same(d, shot_b, c)) wd_fail(d, "a click outside the menu did not close it, B kept");
+    wd_key_mod(d, "Q", KMOD_CTRL);
+    wd_frames(d, 5);
+}
+
+static void test_compare_menu(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/induction-heads.json");
+    assert_int_equal(wd_run("compare_menu", compare_menu_script, &o), 0);
+}
+
 // ---- inside a loop ------------------------------------------------------------------
 
 // N steps through decoding (6 tokens): each step another picture on the same stage, the 7th
@@ -1154,6 +1199,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_keys, setup),
         cmocka_unit_test_setup(test_loop, setup),
         cmocka_unit_test_setup(test_compare, setup),
+        cmocka_unit_test_setup(test_compare_menu, setup),
         cmocka_unit_test_setup(test_layers, setup),
         cmocka_unit_test_setup(test_text, setup),
         cmocka_unit_test_setup(test_text_limits, setup),

@@ -146,6 +146,7 @@ void app_destroy(App *a)
     session_destroy(a->lessons.ckpt_before);
     session_destroy(a->session);
     picker_free(&a->lessons.picker);
+    picker_free(&a->ex.cmp.menu);
     study_ui_destroy(a->study);
     heatmap_cache_destroy(a->screen.heatmaps);
     draw_list_free(&a->screen.draw);
@@ -243,6 +244,7 @@ App *app_create(const AppOptions *opt)
     }
     snprintf(a->lessons.dir, sizeof a->lessons.dir, "%s/../lessons", assets);
     picker_init(&a->lessons.picker);
+    picker_init(&a->ex.cmp.menu);
     lab_init(&a->lab);
     presenting_init(&a->present);
     a->lab.before_edit = lab_before_edit, a->lab.ctx = a;
@@ -328,8 +330,9 @@ bool app_frame(App *a)
     a->ov.text_box = a->text.open ? a->text.text : NULL;
     a->ov.text_error = a->text.error;
     a->ov.toast_alpha = (float)(a->toast.left > 0.5 ? 1.0 : a->toast.left / 0.5);
-    a->ov.hover = a->pointer.in && !a->lessons.picker.open;
+    a->ov.hover = a->pointer.in && !a->lessons.picker.open && !a->ex.cmp.menu.open;
     a->ov.picker = &a->lessons.picker;
+    a->ov.cmp_menu = &a->ex.cmp.menu;
     a->ov.study = &a->study->st;
     a->ov.live = app_train_running(a); // (the narration's size kept while the trace changes)
     app_to_output(a, a->pointer.wx, a->pointer.wy, &a->ov.mouse_x, &a->ov.mouse_y);
@@ -340,7 +343,7 @@ bool app_frame(App *a)
     Canvas c = {a->screen.r, a->screen.fonts, a->screen.heatmaps, NULL, &a->screen.draw};
     const Layout *Lp = app_layout(a);
     cursor_clamp(&a->pointer.cell, Lp); // (a new stage, head or part: still on one of its cells)
-    a->ov.cursor = a->pointer.cell.on && !a->lessons.picker.open;
+    a->ov.cursor = a->pointer.cell.on && !a->lessons.picker.open && !a->ex.cmp.menu.open;
     a->ov.cursor_panel = a->pointer.cell.panel, a->ov.cursor_row = a->pointer.cell.row, a->ov.cursor_col = a->pointer.cell.col;
     lab_overlays(&a->lab, a->session, Lp, &a->v, &a->ov);
     a->ov.hover = a->ov.hover && !a->lab.menu.open && !a->lab.scrubbing && a->present.tools.drag < 0;

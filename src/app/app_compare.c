@@ -2,7 +2,10 @@
 #include "app_compare.h"
 
 #include <stdio.h>
+#include <string.h>
 
+#include "app_picker.h"
+#include "cmpmenu.h"
 #include "compare.h"
 
 void app_compare_off(App *a)
@@ -16,16 +19,12 @@ void app_compare_off(App *a)
     a->layout.valid = false; // (its panels pointed into B)
 }
 
-// B = the lesson on screen with head k (layer k / H, head k % H) ablated; false with a toast.
-static bool open_choice(App *a, int k)
+// B = the lesson on screen changed by spec (choice: the head of Ctrl+D's, -1: the menu's); false
+// with a toast.
+static bool open_spec(App *a, const char *spec, int choice)
 {
     const Trace *tr = &a->session->trace;
-    const int H = tr->n_heads;
-    char spec[sizeof a->ex.cmp.spec], err[LESSON_ERR_MAX + 400];
-    if (tr->n_layers > 1)
-        snprintf(spec, sizeof spec, "ablate:l%d.h%d", k / H, k % H);
-    else
-        snprintf(spec, sizeof spec, "ablate:h%d", k % H);
+    char err[LESSON_ERR_MAX + 400];
     CompareSpec sp;
     Session *b = NULL;
     Compare cmp = {0};
@@ -36,12 +35,27 @@ static bool open_choice(App *a, int k)
         app_toast(a, "app.compare_failed", err);
         return false;
     }
-    app_compare_off(a);
     CompareUI *c = &a->ex.cmp;
-    c->b = b, c->cmp = cmp, c->choice = k, c->session = a->session, c->version = a->session->version;
-    snprintf(c->spec, sizeof c->spec, "%s", spec);
+    char keep[sizeof c->spec];
+    snprintf(keep, sizeof keep, "%s", spec); // (spec may be c->spec)
+    app_compare_off(a);
+    c->b = b, c->cmp = cmp, c->choice = choice, c->session = a->session, c->version = a->session->version;
+    snprintf(c->spec, sizeof c->spec, "%s", keep);
     a->v.kind = VIEW_COMPARE, a->v.cmp = &c->cmp, a->v.cmp_b = &b->trace, a->v.cmp_spec = c->spec;
     return true;
+}
+
+// B = the lesson on screen with head k (layer k / H, head k % H) ablated.
+static bool open_choice(App *a, int k)
+{
+    const Trace *tr = &a->session->trace;
+    const int H = tr->n_heads;
+    char spec[48];
+    if (tr->n_layers > 1)
+        snprintf(spec, sizeof spec, "ablate:l%d.h%d", k / H, k % H);
+    else
+        snprintf(spec, sizeof spec, "ablate:h%d", k % H);
+    return open_spec(a, spec, k);
 }
 
 void app_compare_step(App *a, int dir)
@@ -69,5 +83,37 @@ void app_compare_watch(App *a)
         app_compare_off(a);
         return;
     }
-    open_choice(a, c->choice); // the same head, of the lesson as it is now
+    // the same B, of the lesson as it is now
+    if (c->choice >= 0) open_choice(a, c->choice);
+    else open_spec(a, c->spec, -1);
+}
+
+void app_compare_menu(App *a)
+{
+    Picker *m = &a->ex.cmp.menu;
+    if (a->v.delta) { // (as Ctrl+D)
+        app_toast(a, "app.compare_delta", NULL);
+        return;
+    }
+    a->lessons.picker.open = false;
+    if (cmpmenu_fill(m, a->session, a->lessons.dir) == 0) {
+        app_toast(a, "app.compare_menu_empty", NULL);
+        return;
+    }
+    for (int i = 0; i < m->n; i++) // the B on screen, marked and selected
+        if (a->ex.cmp.b && !strcmp(m->items[i].path, a->ex.cmp.spec)) m->current = m->sel = i;
+    m->open = true;
+}
+
+AppPick app_compare_event(App *a, const SDL_Event *e)
+{
+    Picker *m = &a->ex.cmp.menu;
+    const AppPick r = app_picker_event(a, m, e, SDLK_d);
+    if (r == APP_PICK_CHOOSE) {
+        char spec[sizeof a->ex.cmp.spec];
+        snprintf(spec, sizeof spec, "%s", m->items[m->sel].path);
+        m->open = false;
+        if (open_spec(a, spec, -1)) app_toast(a, "app.compare_b", a->ex.cmp.spec);
+    }
+    return r;
 }

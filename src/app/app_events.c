@@ -289,7 +289,7 @@ static bool lab_key_while_studying(const SDL_KeyboardEvent *k)
 {
     SDL_Keycode sym = k->keysym.sym;
     bool ctrl = (k->keysym.mod & KMOD_CTRL) != 0;
-    return sym == SDLK_w || sym == SDLK_d || sym == SDLK_RETURN || sym == SDLK_KP_ENTER ||
+    return sym == SDLK_w || (sym == SDLK_d && !(k->keysym.mod & KMOD_SHIFT)) || sym == SDLK_RETURN || sym == SDLK_KP_ENTER ||
            (ctrl && (sym == SDLK_z || sym == SDLK_y || sym == SDLK_r || sym == SDLK_s));
 }
 
@@ -394,6 +394,7 @@ static void key_action(App *a, KeyAction act, SDL_Keycode sym)
     case KEY_ACT_TRAIN_STEP: app_train_show_step(a); break;
     case KEY_ACT_COMPARE_NEXT: app_compare_step(a, 1); break;
     case KEY_ACT_COMPARE_PREV: app_compare_step(a, -1); break;
+    case KEY_ACT_COMPARE_MENU: app_compare_menu(a); break;
     case KEY_ACT_BACKWARD: app_toggle_backward(a); break;
     case KEY_ACT_CKPT_NEXT: case KEY_ACT_CKPT_PREV: { // the training slider: the next / previous checkpoint
         const Lesson *ls = &a->session->lesson;
@@ -699,6 +700,9 @@ void app_handle_event(App *a, const SDL_Event *e)
         return;
     }
     if (bar_press(a, e)) return; // (drawn over the buttons of the status line: before them)
+    const AppPick menu = app_compare_event(a, e); // (the compare menu, when open)
+    if (menu == APP_PICK_LANG) app_lessons_switch_lang(a);
+    if (menu != APP_PICK_NONE) return;
     if (app_lessons_event(a, e)) return;
     switch (e->type) {
     case SDL_QUIT: app_request_quit(a); break; // (Ctrl+C in the terminal: twice quits without asking)

@@ -6,6 +6,7 @@
 #include "app_lessons.h"
 
 #include "app_compare.h"
+#include "app_picker.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -209,14 +210,6 @@ bool app_text_input(App *a, const char *utf8)
     return taken;
 }
 
-static void picker_fit(App *a, PickerLayout *pl)
-{
-    int w, h;
-    SDL_GetRendererOutputSize(a->screen.r, &w, &h);
-    picker_layout(&a->lessons.picker, pl, w, h, app_layout(a)->s);
-    picker_scroll_to_sel(&a->lessons.picker, pl->rows_fit);
-}
-
 // O or the button: lists lessons/ (next to the assets: the installed ones after
 // make install), the current lesson's directory, --lessons DIR, where Ctrl+S
 // saves and $XDG_DATA_HOME/attnviz/lessons (listed once when they are the same).
@@ -242,36 +235,7 @@ void app_lessons_open_picker(App *a)
     }
     a->lessons.picker.open = true;
     PickerLayout pl;
-    picker_fit(a, &pl);
-}
-
-static void picker_choose(App *a)
-{
-    if (a->lessons.picker.sel < 0 || a->lessons.picker.sel >= a->lessons.picker.n) return; // -1: no lesson found
-    char path[1100];
-    snprintf(path, sizeof path, "%s", a->lessons.picker.items[a->lessons.picker.sel].path);
-    app_lessons_open(a, path); // closes the picker on success; on failure it stays open
-}
-
-static void picker_key(App *a, SDL_Keycode sym)
-{
-    PickerLayout pl;
-    picker_fit(a, &pl);
-    switch (sym) {
-    case SDLK_ESCAPE:
-    case SDLK_o: a->lessons.picker.open = false; return;
-    case SDLK_UP: picker_move(&a->lessons.picker, -1); break;
-    case SDLK_DOWN: picker_move(&a->lessons.picker, 1); break;
-    case SDLK_PAGEUP: picker_move(&a->lessons.picker, -pl.rows_fit); break;
-    case SDLK_PAGEDOWN: picker_move(&a->lessons.picker, pl.rows_fit); break;
-    case SDLK_HOME: picker_select(&a->lessons.picker, 0); break;
-    case SDLK_END: picker_select(&a->lessons.picker, a->lessons.picker.n - 1); break;
-    case SDLK_RETURN:
-    case SDLK_KP_ENTER: picker_choose(a); return;
-    case SDLK_l: app_lessons_switch_lang(a); break;
-    default: return;
-    }
-    picker_scroll_to_sel(&a->lessons.picker, pl.rows_fit);
+    app_picker_fit(a, &a->lessons.picker, &pl);
 }
 
 // Events for the picker and dropped files; true when consumed.
@@ -282,40 +246,25 @@ bool app_lessons_event(App *a, const SDL_Event *e)
         SDL_free(e->drop.file);
         return true;
     }
+    switch (app_picker_event(a, &a->lessons.picker, e, SDLK_o)) {
+    case APP_PICK_CHOOSE: {
+        char path[1100];
+        snprintf(path, sizeof path, "%s", a->lessons.picker.items[a->lessons.picker.sel].path);
+        app_lessons_open(a, path); // closes the picker on success; on failure it stays open
+        return true;
+    }
+    case APP_PICK_LANG: app_lessons_switch_lang(a); return true;
+    case APP_PICK_TAKEN: return true;
+    case APP_PICK_NONE: break;
+    }
     if (e->type == SDL_MOUSEBUTTONDOWN && e->button.button == SDL_BUTTON_LEFT && !a->ov.help) {
         int x, y;
         app_to_output(a, e->button.x, e->button.y, &x, &y);
-        if (a->lessons.picker.open) {
-            PickerLayout pl;
-            picker_fit(a, &pl);
-            int i = picker_hit(&pl, &a->lessons.picker, x, y);
-            if (i >= 0) {
-                picker_select(&a->lessons.picker, i);
-                picker_choose(a);
-            } else if (!rect_contains(pl.box, x, y)) {
-                a->lessons.picker.open = false;
-            }
-            return true;
-        }
         Rect b;
         if (picker_button_rect(app_layout(a), &b) && rect_contains(b, x, y)) {
             app_lessons_open_picker(a);
             return true;
         }
-        return false;
     }
-    if (!a->lessons.picker.open) return false;
-    if (e->type == SDL_KEYDOWN) {
-        picker_key(a, e->key.keysym.sym);
-        return true;
-    }
-    if (e->type == SDL_MOUSEWHEEL) {
-        PickerLayout pl;
-        picker_fit(a, &pl);
-        int dy = e->wheel.direction == SDL_MOUSEWHEEL_FLIPPED ? -e->wheel.y : e->wheel.y;
-        picker_move(&a->lessons.picker, -dy);
-        picker_scroll_to_sel(&a->lessons.picker, pl.rows_fit);
-        return true;
-    }
-    return e->type == SDL_MOUSEBUTTONDOWN || e->type == SDL_MOUSEBUTTONUP; // nothing under the overlay
+    return false;
 }

@@ -47,7 +47,8 @@ void args_usage(FILE *f)
     fputs("       attnviz --compare SPEC --dump|--describe|--export DIR LESSON\n"
           "                                          A (the LESSON) against B, A changed by SPEC: set:KEY=VALUE,\n"
           "                                          lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH (a head's\n"
-          "                                          output zeroed) or ablate-mean:lL.hH; Δ = B − A stage by stage,\n"
+          "                                          output zeroed; ablate:lL every head of layer L) or\n"
+          "                                          ablate-mean:lL.hH; Δ = B − A stage by stage,\n"
           "                                          which stages are identical (--dump: the Δ tensors; --export:\n"
           "                                          a frame a stage of its result in A, in B and Δ)\n"
           "       attnviz --experiment ablation|ablation-mean|logit-lens|logit-attribution LESSON\n"
@@ -215,7 +216,7 @@ static const char *needs(int id)
     case O_PAPER: return "a4 or letter";
     case O_SEED: return "a whole number";
     case O_SET: return "KEY=VALUE";
-    case O_COMPARE: return "a SPEC: set:KEY=VALUE, lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH or ablate-mean:lL.hH";
+    case O_COMPARE: return "a SPEC: set:KEY=VALUE, lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH, ablate:lL or ablate-mean:lL.hH";
     case O_EXPERIMENT: return "ablation, ablation-mean, logit-lens, logit-attribution or patching";
     case O_CORRUPT: return "a TEXT (the corrupted run of --experiment patching)";
     case O_TEXT: return "a text";

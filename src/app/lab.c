@@ -498,7 +498,7 @@ bool lab_key(Lab *lab, Session *s, const Layout *L, const View *v, const SDL_Key
         lab_deselect(lab);
         return true;
     }
-    if (sym == SDLK_d) {
+    if (sym == SDLK_d && !shift) { // (Shift+D: the compare menu)
         set_delta(lab, s, !lab->delta, v->lang);
         return true;
     }

@@ -118,8 +118,9 @@ typedef struct Training {
 typedef struct CompareUI {
     Session *b;                // NULL: off
     Compare cmp;
-    char spec[32];             // what B is ("ablate:l1.h0")
-    int choice;                // the head ablated, layer·H + head
+    char spec[1200];           // what B is ("ablate:l1.h0", "lesson:PATH")
+    int choice;                // the head ablated, layer·H + head (Ctrl+D); -1: a spec of the menu
+    Picker menu;               // the compare menu (Shift+D, cmpmenu.h)
     const Session *session;    // the session and version B was made from
     unsigned version;
 } CompareUI;

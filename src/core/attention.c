@@ -156,18 +156,20 @@ static void head_task(void *ctx, int bh)
                             Lq, Lk, j->dv);
 }
 
-// An experiment's ablation (AttnConfig.ablate) of head a->head of head_out (B, H, L, d):
-// zeros, or the head's mean over every (batch, position), summed in double.
+// An experiment's ablation (AttnConfig.ablate) of head a->head of head_out (B, H, L, d), or of
+// every head (a->head −1: the layer's attention): zeros, or each head's mean over every (batch,
+// position), summed in double.
 static void ablate_head(float *ho, const AttnAblation *a, int B, int H, int L, int d)
 {
-    for (int k = 0; k < d; k++) {
-        double mean = 0.0;
-        for (int b = 0; b < B && a->kind == ABLATE_MEAN; b++)
-            for (int l = 0; l < L; l++) mean += (double)ho[(((size_t)b * H + a->head) * L + l) * d + k];
-        mean /= (double)B * L;
-        for (int b = 0; b < B; b++)
-            for (int l = 0; l < L; l++) ho[(((size_t)b * H + a->head) * L + l) * d + k] = (float)mean;
-    }
+    for (int h = a->head < 0 ? 0 : a->head; h < (a->head < 0 ? H : a->head + 1); h++)
+        for (int k = 0; k < d; k++) {
+            double mean = 0.0;
+            for (int b = 0; b < B && a->kind == ABLATE_MEAN; b++)
+                for (int l = 0; l < L; l++) mean += (double)ho[(((size_t)b * H + h) * L + l) * d + k];
+            mean /= (double)B * L;
+            for (int b = 0; b < B; b++)
+                for (int l = 0; l < L; l++) ho[(((size_t)b * H + h) * L + l) * d + k] = (float)mean;
+        }
 }
 
 // ALiBi: position_bias[0, h, i, j] = -m_h·(i - j) (BLOOM's form: m_h·j), added to the scaled

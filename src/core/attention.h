@@ -76,7 +76,7 @@ enum { POS_KIND_COUNT = 0 POS_KIND_TABLE(ATTN_ENUM_ONE) };
 typedef enum AblateKind { ABLATE_NONE, ABLATE_ZERO, ABLATE_MEAN } AblateKind;
 typedef struct AttnAblation {
     AblateKind kind;
-    int layer, head;
+    int layer, head;         // head −1: every head of the layer (its attention's output)
 } AttnAblation;
 // Activation patching (experiment.h; not a lesson key, never saved): one activation of this run
 // replaced by another run's, inside the forward pass: the residual stream after layer `layer` at

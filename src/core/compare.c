@@ -17,7 +17,7 @@ static const struct {
     {"set:", COMPARE_SET}, {"lesson:", COMPARE_LESSON}, {"text:", COMPARE_TEXT},
     {"checkpoint:", COMPARE_CHECKPOINT}, {"ablate:", COMPARE_ABLATE}, {"ablate-mean:", COMPARE_ABLATE_MEAN},
 };
-#define SPEC_FORMS "set:KEY=VALUE, lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH or ablate-mean:lL.hH"
+#define SPEC_FORMS "set:KEY=VALUE, lesson:PATH, text:TEXT, checkpoint:N, ablate:lL.hH, ablate:lL or ablate-mean:lL.hH"
 
 bool compare_parse_spec(const char *spec, CompareSpec *out, char *err, size_t n)
 {

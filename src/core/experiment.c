@@ -23,8 +23,17 @@ bool experiment_parse_head(const Lesson *ls, const char *text, AttnAblation *a, 
         snprintf(last, sizeof last, "h%d", H - 1);
     bool read = L > 1 ? sscanf(text, "l%d.h%d%n", &layer, &head, &used) == 2
                       : sscanf(text, "h%d%n", &head, &used) == 1 || sscanf(text, "l%d.h%d%n", &layer, &head, &used) == 2;
+    if (!read && sscanf(text, "l%d%n", &layer, &used) == 1 && !text[used] && !strchr(text, ' ') && !strchr(text, '+')) {
+        if (layer < 0 || layer >= L) { // a whole layer's attention (every head: head −1)
+            snprintf(err, n, "%s: \"%s\": no such layer: the model has %d layer%s (l0 … l%d)", what, text, L,
+                     L > 1 ? "s" : "", L - 1);
+            return false;
+        }
+        a->layer = layer, a->head = -1;
+        return true;
+    }
     if (!read || text[used] || strchr(text, ' ') || strchr(text, '+')) {
-        snprintf(err, n, "%s: \"%s\": expected a head as %s (layer.head, from 0)", what, text,
+        snprintf(err, n, "%s: \"%s\": expected a head as %s (layer.head, from 0) or a layer as lL", what, text,
                  L > 1 ? "lL.hH, e.g. l1.h0" : "hH, e.g. h0");
         return false;
     }

@@ -21,9 +21,10 @@
 #include "lesson.h"
 #include "trace.h"
 
-// "l1.h0" (or "h0" in a one-layer model) into a->layer, a->head of ls's model; the kind is left
-// as it is. False with one line in err naming `what` (the option) when it does not read or the
-// head does not exist ("… has 2 layers of 2 heads: l0.h0 … l1.h1").
+// "l1.h0" (or "h0" in a one-layer model) into a->layer, a->head of ls's model, or "l1" (every head
+// of layer 1: a->head −1); the kind is left as it is. False with one line in err naming `what` (the
+// option) when it does not read or the head or layer does not exist ("… has 2 layers of 2 heads:
+// l0.h0 … l1.h1", "no such layer: the model has 2 layers (l0 … l1)").
 bool experiment_parse_head(const Lesson *ls, const char *text, AttnAblation *a, const char *what, char *err,
                            size_t n);
 // Whether ls's model can be ablated: not with model.flash or model.decode, whose stages recompute

@@ -26,7 +26,7 @@ void picker_draw(Canvas *cv, const Layout *L, const View *v, const Picker *picke
     paint_frame(cv, THEME.accent, 255, pl.box.x, pl.box.y, pl.box.w, pl.box.h, paint_px(L->s, 3));
     paint_clip(cv, &pl.box);
     paint_text(cv, FONT_BOLD, pl.px_title, THEME.accent, 255, pl.title.x, pl.title.y, ALIGN_LEFT,
-               i18n_get(v->lang, "picker.title"));
+               i18n_get(v->lang, p->title_key ? p->title_key : "picker.title"));
     char line[1400], cut[1400];
     if (p->n == 0) {
         const char *args[] = {p->looked_in};
@@ -91,7 +91,7 @@ void picker_draw(Canvas *cv, const Layout *L, const View *v, const Picker *picke
         paint_text(cv, FONT_SANS, pl.px_small, THEME.muted, 255, pl.box.x + pl.box.w - paint_px(L->s, 24), pl.hint.y,
                    ALIGN_LEFT, "▼");
     paint_text(cv, FONT_SANS, pl.px_small, THEME.muted, 255, pl.hint.x, pl.hint.y, ALIGN_LEFT,
-               paint_fit_text(cv, FONT_SANS, pl.px_small, i18n_get(v->lang, "picker.hint"),
+               paint_fit_text(cv, FONT_SANS, pl.px_small, i18n_get(v->lang, p->hint_key ? p->hint_key : "picker.hint"),
                pl.hint.w - paint_px(L->s, 30), cut, sizeof cut));
     paint_clip(cv, NULL);
 }

@@ -609,6 +609,7 @@ static void layer_picker(Canvas *cv, const Layout *L, const Trace *tr, const Vie
 {
     (void)tr;
     picker_draw(cv, L, v, ov->picker);
+    picker_draw(cv, L, v, ov->cmp_menu);
     chrome_draw_export_progress(cv, L, v, ov);
 }
 

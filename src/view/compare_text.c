@@ -7,15 +7,18 @@
 
 #include "i18n.h"
 #include "recipe.h"
+#include "tip.h"
 
 #define SUMMARY_DIFFER_SHOWN 8
 
+// As a tooltip and the legend write a number (tip_number), so the header's max |Δ|, the
+// summary's and the ends of Δ's colour scale read the same.
 void compare_text_delta(float max_abs, char *buf, size_t n)
 {
     if (!isfinite(max_abs))
         snprintf(buf, n, "∞");
     else
-        snprintf(buf, n, "%.3g", (double)max_abs);
+        tip_number(max_abs, buf, n);
 }
 
 static void append(char *buf, size_t n, const char *s)

@@ -59,7 +59,7 @@ const KeyRow KEYMAP_ROWS[] = {
     {KEYS_LAB, "keys.backward", {B("Ctrl+B", BACKWARD)}},
     {KEYS_LAB, "keys.sampling", {B("Ctrl+Shift+Up", TOP_K), B("Ctrl+Shift+Down", TOP_P)}},
     {KEYS_LAB, "keys.generate", {B("Ctrl+Shift+G", GENERATE_DRAW), B("Ctrl+G", GENERATE)}},
-    {KEYS_LAB, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT)}},
+    {KEYS_LAB, "keys.compare", {B("Ctrl+Shift+D", COMPARE_PREV), B("Ctrl+D", COMPARE_NEXT), B("Shift+D", COMPARE_MENU)}},
     // the study mode (T here; the study box, study_ui.c, handles the rest)
     {KEYS_STUDY, "keys.study", {B("T", STUDY)}},
     {KEYS_STUDY, "keys.study_type", {{NULL, KEY_ACT_NONE}}},

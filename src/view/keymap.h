@@ -72,6 +72,7 @@ typedef enum KeyAction {
     KEY_ACT_TRAIN_STEP,
     KEY_ACT_COMPARE_NEXT,
     KEY_ACT_COMPARE_PREV,
+    KEY_ACT_COMPARE_MENU, // Shift+D: the compare menu (B to pick from a list)
     KEY_ACT_BACKWARD,  // the backward view on / off (a language model)
     KEY_ACT_CURSOR,    // R: the cell cursor on / off (cursor.h)
     KEY_ACT_TOP_K,         // a language model's top-k / top-p one step along their ladders (a lab edit)

@@ -2,6 +2,7 @@
 #include "panel.h"
 
 #include <assert.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -22,7 +23,20 @@ static int imax(int a, int b) { return a > b ? a : b; }
 float panel_value(const PanelSpec *ps, int r, int c)
 {
     assert(r >= 0 && r < ps->rows && c >= 0 && c < ps->cols); // a cell of the panel (callers loop over its rows, cols)
-    return ps->data[(size_t)r * (size_t)ps->rs + (size_t)c * (size_t)ps->cs];
+    const size_t at = (size_t)r * (size_t)ps->rs + (size_t)c * (size_t)ps->cs;
+    if (ps->diff_b && ps->diff_dec >= 0) {
+        const float a = ps->diff_a[at], b = ps->diff_b[at];
+        if (isfinite(a) && isfinite(b)) return (float)panel_shown_difference(a, b, ps->diff_dec);
+    }
+    return ps->data[at];
+}
+
+double panel_shown_difference(float a, float b, int d)
+{
+    // a float times 10^d (d ≤ 8: 27 bits) is exact in a double, so rint rounds it as printf's
+    // "%.*f" does (ties to even); the difference is a whole number of units of the last digit
+    const double u = pow(10.0, d);
+    return (rint((double)b * u) - rint((double)a * u)) / u;
 }
 
 bool stage_has_heads(const Stage *st) { return st->t.rank == 4; }

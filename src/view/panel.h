@@ -105,6 +105,12 @@ typedef struct PanelSpec {
     const float *ref;
     bool ref_one;
     bool any_changed;           // some cell differs from the original (the legend explains the mark)
+    // A difference panel (the compare view's Δ = B − A, data its exact values): with diff_dec
+    // ≥ 0 a cell's value is diff_b's number minus diff_a's (slices read with the same strides),
+    // each rounded to diff_dec decimals as their panels show them, so the cell shows the
+    // difference of the numbers on screen (a non-finite one: data's). NULL: data's values.
+    const float *diff_a, *diff_b;
+    int diff_dec;
 } PanelSpec;
 
 // The model view's part of a Layout (View.kind VIEW_MODEL, view_model.c): a map per layer
@@ -222,6 +228,8 @@ bool rect_contains(Rect r, int x, int y);
 bool rect_overlap(Rect a, Rect b);
 // Value of element (r, c) of a panel (the weight or tensor slice).
 float panel_value(const PanelSpec *ps, int r, int c);
+// b − a as two cells show them at d decimals (each rounded as panel_format_number rounds).
+double panel_shown_difference(float a, float b, int d);
 // Whether a stage's tensor has a head axis (B, H, L, d).
 bool stage_has_heads(const Stage *st);
 // A 2-D slice of t at batch b, head h into p (data, rows, cols, strides, head).

@@ -185,6 +185,26 @@ static bool same_file(const char *a, const char *b)
     return a && b && stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+bool picker_add(Picker *p, const char *path, const char *short_name, const char *title_en, const char *title_zh)
+{
+    if (p->n >= PICKER_MAX_ITEMS) return false;
+    PickerItem *items = realloc(p->items, (size_t)(p->n + 1) * sizeof *items);
+    if (!items) return false;
+    p->items = items;
+    PickerItem *it = &items[p->n];
+    memset(it, 0, sizeof *it);
+    it->path = dup_str(path), it->shown = dup_str(path), it->short_name = dup_str(short_name);
+    it->name = it->path;
+    it->title[LANG_EN] = dup_str(title_en), it->title[LANG_ZH] = dup_str(title_zh);
+    if (!it->path || !it->shown || !it->short_name || !it->title[LANG_EN] || (title_zh && !it->title[LANG_ZH])) {
+        item_free(it);
+        return false;
+    }
+    p->n++;
+    if (p->sel < 0) p->sel = 0;
+    return true;
+}
+
 int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *current_path)
 {
     bool open = p->open;

@@ -48,6 +48,8 @@ typedef struct Picker {
     int top;                  // first row shown
     int current;              // the lesson on screen, -1 when not listed
     char looked_in[1024];     // the directories scanned, ", "-separated (for "none found")
+    const char *title_key;    // the overlay's heading and key hint (i18n keys; NULL: the lesson
+    const char *hint_key;     // picker's "picker.title", "picker.hint"), a list of another kind's
 } Picker;
 
 void picker_init(Picker *p);
@@ -62,6 +64,10 @@ void picker_free(Picker *p);
 // path) —, marks and selects current_path (else the first item). Replaces what was
 // listed before. Returns the number of items.
 int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *current_path);
+
+// Appends an item of another list than lessons (the compare menu's): its path (what choosing it
+// opens), the line under its title and its titles (zh NULL: en's). False when out of memory.
+bool picker_add(Picker *p, const char *path, const char *short_name, const char *title_en, const char *title_zh);
 
 // path with "." and "dir/.." folded away (lexically) and, when it lies under
 // cwd (may be NULL), made relative to it: what the picker shows.

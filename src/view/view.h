@@ -49,6 +49,7 @@ typedef struct Overlays {
     const char *toast;   // a short message at the bottom (NULL = none)
     float toast_alpha;   // 0..1
     const struct Picker *picker; // the "Lessons…" button and, when open, the lesson picker (picker.h)
+    const struct Picker *cmp_menu; // when open, the compare menu (Shift+D, cmpmenu.h)
     int export_done, export_total; // an E export in progress: its progress box when export_total > 0
     // the what-if lab (app/lab.c): the selected cell (panel sel_panel of the frame's
     // Layout), the value being typed into it and why the last one was refused

@@ -48,6 +48,18 @@ static float slice_absmax(const PanelSpec *p)
     return m;
 }
 
+// The largest finite |Δ| of the stage: every batch and head, not only the slice on screen (the
+// Δ panel's scale, so a colour means the same Δ on every head, and the header's max |Δ|).
+static float stage_absmax(const CompareStage *e)
+{
+    float m = 0.0f;
+    for (size_t i = 0; i < e->delta.size; i++) {
+        const float x = fabsf(e->delta.data[i]);
+        if (isfinite(x) && x > m) m = x;
+    }
+    return m;
+}
+
 static bool slice_identical(const PanelSpec *d)
 {
     for (int r = 0; r < d->rows; r++)
@@ -64,23 +76,43 @@ static void panel_title(PanelSpec *p, Lang lang, const char *key, const char *na
     i18n_fmt(p->title, sizeof p->title, lang, key, 1, args);
 }
 
-// The header's formula line: what Δ is at this stage, and what B is.
-static void heading(Layout *L, const View *v, const CompareStage *e)
+// The header's formula line: what Δ is at this stage (its max |Δ| over every head and batch),
+// what B is and, where Δ is drawn, the ends of its colour scale (dm: that max, or the largest
+// finite one where the max is ∞).
+static void heading(Layout *L, const View *v, const CompareStage *e, float dm)
 {
-    char what[200];
+    char what[200], scale[32];
     if (e)
         compare_text_stage(e, v->lang, what, sizeof what);
     else
         snprintf(what, sizeof what, "%s", i18n_get(v->lang, "compare.only_a"));
-    const char *args[] = {what, v->cmp_spec ? v->cmp_spec : ""};
+    compare_text_delta(dm, scale, sizeof scale);
+    const char *args[] = {what, v->cmp_spec ? v->cmp_spec : "", scale};
     i18n_fmt(L->formula, sizeof L->formula, v->lang, "formula.compare", 2, args);
-    i18n_fmt(L->formula_note, sizeof L->formula_note, v->lang, "ui.cmp_b_is", 2, args);
+    const char *note = !e || e->b < 0 || !e->n_diff || !(dm > 0.0f) ? "ui.cmp_b_is"
+                       : isfinite(e->max_abs)                       ? "ui.cmp_b_is_scale"
+                                                                    : "ui.cmp_b_is_scale_finite";
+    i18n_fmt(L->formula_note, sizeof L->formula_note, v->lang, note, 3, args);
+}
+
+// The Δ panel (spec 2) shows B's shown number minus A's (specs 0 and 1), at the decimals all
+// three then write: the fewest of theirs (a cell that can show its numbers at d decimals can at
+// fewer). Where a panel shows no numbers, Δ keeps its own exact values.
+static void delta_as_shown(Layout *L)
+{
+    PanelSpec *a = &L->spec[0], *b = &L->spec[1], *d = &L->spec[2];
+    if (a->decimals < 0 || b->decimals < 0 || d->decimals < 0) return;
+    int dec = a->decimals < b->decimals ? a->decimals : b->decimals;
+    if (d->decimals < dec) dec = d->decimals;
+    a->decimals = b->decimals = d->decimals = dec;
+    d->diff_a = a->data, d->diff_b = b->data, d->diff_dec = dec;
 }
 
 void view_compare_place(Layout *L, const Trace *tr, const View *v)
 {
     const CompareStage *e = entry_of(v->cmp, v->stage);
-    heading(L, v, e);
+    const float dm = e && e->b >= 0 ? stage_absmax(e) : 0.0f;
+    heading(L, v, e, dm);
     const int rp = L->result_panel;
     if (rp < 0 || !e || e->b < 0 || !v->cmp_b) { // nothing to set beside it: A's result alone
         if (rp >= 0) L->spec[0] = L->spec[rp], L->n_panels = 1, L->spec[0].group = 0, L->group[0] = L->group[L->spec[rp].group];
@@ -116,10 +148,9 @@ void view_compare_place(Layout *L, const Trace *tr, const View *v)
         const float m = fmaxf(fabsf(ga.scale.hi - ga.scale.mid), slice_absmax(&b));
         ga.scale.lo = ga.scale.mid - m, ga.scale.hi = ga.scale.mid + m;
     }
-    const float dm = slice_absmax(&d);
     ScaleGroup gd = {.scale = {.palette = v->palette, .lo = -(dm > 0.0f ? dm : 1.0f), .hi = dm > 0.0f ? dm : 1.0f}};
-    snprintf(gd.label, sizeof gd.label, "%s", d.title);
-    d.num_max = dm;
+    snprintf(gd.label, sizeof gd.label, "%s", i18n_get(v->lang, "ui.cmp_delta_scale"));
+    d.num_max = slice_absmax(&d);
     a.group = b.group = 0, d.group = 1;
     a.scale = b.scale = ga.scale, d.scale = gd.scale;
     a.result = b.result = d.result = false;
@@ -130,6 +161,7 @@ void view_compare_place(Layout *L, const Trace *tr, const View *v)
     L->n_groups = 2;
     L->result_panel = -1; // (no derivation strip: two derivations of different numbers)
     layout_place_panels(L, tr, v);
+    delta_as_shown(L);
 }
 
 const char *view_compare_narration(const Trace *tr, const View *v, char *buf, size_t n)
@@ -168,6 +200,22 @@ void view_compare_describe(FILE *f, const Layout *L, const Trace *tr, const View
     fputs("}", f);
 }
 
+// Whether the result panel of a stage's own layout has cell (row, col).
+static bool has_cell(const Layout *L, int row, int col)
+{
+    const int p = L->result_panel;
+    return p >= 0 && row >= 0 && col >= 0 && row < L->spec[p].rows && col < L->spec[p].cols;
+}
+
+// A number as the cells write it (cells: at d decimals) or as a tooltip does.
+static void number_as(bool cells, int d, float x, char *buf, size_t n)
+{
+    if (cells)
+        panel_format_number(x, d, buf, n);
+    else
+        tip_number(x, buf, n);
+}
+
 // Both derivations of the cell: A's from the stage's panels of A, B's from those of B, then Δ.
 void view_compare_tip(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n)
 {
@@ -179,25 +227,41 @@ void view_compare_tip(const Layout *L, const Trace *tr, const View *v, int p, in
     View pv = *v;
     pv.kind = VIEW_PANELS, pv.cmp = NULL, pv.cmp_b = NULL;
     layout_compute(&side, tr, &pv, L->w, L->h);
-    explain_cell(tr, &pv, &side, side.result_panel, row, col, ta, sizeof ta);
+    ta[0] = tb[0] = '\0';
+    if (has_cell(&side, row, col)) explain_cell(tr, &pv, &side, side.result_panel, row, col, ta, sizeof ta);
+    pv.stage = e->b; // (B's index of the stage: an edit that adds a stage, a mask, moves the rest)
     layout_compute(&side, v->cmp_b, &pv, L->w, L->h);
     const Trace *tb_tr = v->cmp_b;
     const Stage *st = &tb_tr->stages[e->b];
     if (tb_tr->ablate_kind != ABLATE_NONE && st->id == STAGE_HEAD_OUT && trace_layer_at(tb_tr, e->b) == tb_tr->ablate_layer &&
-        side.result_panel >= 0 && side.spec[side.result_panel].head == tb_tr->ablate_head) {
+        side.result_panel >= 0 && (tb_tr->ablate_head < 0 || side.spec[side.result_panel].head == tb_tr->ablate_head)) {
         // the ablated head's output was replaced, not computed: no sum to write out
         char val[32], layer[12], head[12];
         tip_number(panel_value(&L->spec[1], row, col), val, sizeof val);
-        snprintf(layer, sizeof layer, "%d", tb_tr->ablate_layer), snprintf(head, sizeof head, "%d", tb_tr->ablate_head);
+        snprintf(layer, sizeof layer, "%d", tb_tr->ablate_layer);
+        snprintf(head, sizeof head, "%d", tb_tr->ablate_head < 0 ? side.spec[side.result_panel].head : tb_tr->ablate_head);
         const char *args[] = {val, layer, head};
         i18n_fmt(tb, sizeof tb, v->lang, tb_tr->ablate_kind == ABLATE_MEAN ? "tip.ablated_mean" : "tip.ablated_zero", 3, args);
-    } else {
+    } else if (has_cell(&side, row, col)) {
         explain_cell(tb_tr, &pv, &side, side.result_panel, row, col, tb, sizeof tb);
     }
-    char x[32], y[32], d[32];
-    tip_number(panel_value(&L->spec[0], row, col), x, sizeof x);
-    tip_number(panel_value(&L->spec[1], row, col), y, sizeof y);
-    tip_number(panel_value(&L->spec[2], row, col), d, sizeof d);
+    // Δ as its cell shows it: B's and A's numbers at the cells' decimals, their difference; where
+    // that is not the unrounded Δ at those decimals, the unrounded one too
+    const PanelSpec *pd = &L->spec[2];
+    const bool cells = pd->diff_b && pd->diff_dec >= 0;
+    const float exact = pd->data[(size_t)row * (size_t)pd->rs + (size_t)col * (size_t)pd->cs];
+    char x[32], y[32], d[32], ex[32], ed[32], tail[160];
+    number_as(cells, pd->diff_dec, panel_value(&L->spec[0], row, col), x, sizeof x);
+    number_as(cells, pd->diff_dec, panel_value(&L->spec[1], row, col), y, sizeof y);
+    number_as(cells, pd->diff_dec, panel_value(pd, row, col), d, sizeof d);
     const char *args[] = {ta, tb, y, x, d};
     i18n_fmt(out, n, v->lang, "tip.compare", 5, args);
+    number_as(cells, pd->diff_dec, exact, ed, sizeof ed);
+    if (strcmp(ed, d) != 0) {
+        compare_text_delta(exact, ex, sizeof ex);
+        const char *ea[] = {ex};
+        i18n_fmt(tail, sizeof tail, v->lang, "tip.compare_unrounded", 1, ea);
+        const size_t used = strlen(out);
+        if (used + 1 < n) snprintf(out + used, n - used, "%s", tail);
+    }
 }
