@@ -31,7 +31,8 @@
 #define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
 
 // NONE: no labels (a vector); VOCAB: a language model's vocabulary (its token strings)
-typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB } AxisKind;
+// AXIS_PATCH: a vision transformer's patches before [CLS] joins them (row i: patch i + 1)
+typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB, AXIS_PATCH } AxisKind;
 
 // How a panel relates to result cell (i, j) (hover and animation highlight it):
 typedef enum Reads {
