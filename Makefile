@@ -54,6 +54,9 @@ DEB_FILES := /usr/lib/llvm-*/lib/clang/*/lib/linux/libclang_rt.fuzzer-*.a:libcla
 # OpenBLAS, the BLAS it runs with here (without torch the PyTorch rows say they were skipped).
 DEB_BENCH_FILES := /usr/lib/*/openblas-pthread/libblas.so.3:libopenblas0-pthread \
                    /usr/lib/python3/dist-packages/torch/__init__.py:python3-torch
+# `make test-full` only: scikit-learn, whose 8×8 digits lessons/train_vit.py trains on (the rerun of
+# tests/train_lessons_test.sh; with torch only, which `make bench` installs)
+DEB_FULL_FILES := /usr/lib/python3/dist-packages/sklearn/__init__.py:python3-sklearn
 
 PC = $(shell pkg-config $(1) $(2) 2>/dev/null)
 CORE_CFLAGS := $(call PC,--cflags,libcjson)
@@ -230,7 +233,8 @@ test-run: $(B)/attnviz $(TEST_BIN) $(CLONE_BINS)
 
 # The sweeps `make test` samples: every frame of every lesson, every lesson exported as
 # SVG and PDF (tests read ATTNVIZ_FULL), then every lesson's export under valgrind.
-test-full: deps
+test-full:
+	@$(MAKE) --no-print-directory deps DEB_FILES="$(DEB_FILES) $(DEB_FULL_FILES)"
 	@ATTNVIZ_FULL=1 $(MAKE) --no-print-directory test-run
 	@$(MAKE) --no-print-directory valgrind
 

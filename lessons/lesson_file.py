@@ -31,7 +31,7 @@ LIMITS = {
 }
 MAX_TOKEN_BYTES = 64          # lesson.c token_list: a token or a vocab entry
 TOP_KEYS = ("title", "description", "vocab", "tokenizer", "merges", "model", "input", "mask", "task", "weights", "checkpoints",
-            "tokens", "steps", "notes", "quiz")
+            "tokens", "steps", "notes", "quiz", "image")
 
 
 # ----------------------------------------------------------------------------
@@ -290,6 +290,18 @@ def check_lesson(lesson):
             if _numel([B, Lq, len(vocab)]) > LIMITS["LESSON_MAX_ELEMS"]:
                 raise ValueError("input.ids: the logits (%d, %d, %d) are over the limit of %d elements"
                                  % (B, Lq, len(vocab), LIMITS["LESSON_MAX_ELEMS"]))
+    elif "image" in lesson:  # a vision transformer (src/core/lesson_image.c): images in, CLS + patches
+        im = lesson["image"]
+        s = _shape(inp.get("image"))
+        s = [1] + s if len(s) == 2 else s
+        if len(s) != 3 or s[1:] != [im["height"], im["width"]]:
+            raise ValueError("input.image: shape %s; expected (B, %d, %d)" % (s, im["height"], im["width"]))
+        if im["height"] % im["patch"] or im["width"] % im["patch"]:
+            raise ValueError("image.patch: %d does not divide the %d × %d image" % (im["patch"], im["height"], im["width"]))
+        if not 1 <= len(im["classes"]) <= LIMITS["LESSON_MAX_VOCAB"]:
+            raise ValueError("image.classes: expected 1 to %d class names" % LIMITS["LESSON_MAX_VOCAB"])
+        B = s[0]
+        Lq = Lk = (im["height"] // im["patch"]) * (im["width"] // im["patch"]) + 1
     else:
         q = _shape(inp.get("query"))
         if len(q) not in (2, 3):

@@ -194,7 +194,9 @@ static const Tensor *want_param(const AttnConfig *c, AttnWeights *w, WeightSlot 
         return c->norm == NORM_RMS ? NULL : lesson_weight(w, slot);
     case WEIGHT_SINKS: return c->attn_sinks ? lesson_weight(w, slot) : NULL;
     case WEIGHT_POS_EMBED: return c->positions == POS_LEARNED ? lesson_weight(w, slot) : NULL;
-    case WEIGHT_LM_HEAD: return lesson_weight(w, c->tie_embeddings ? WEIGHT_EMBED : WEIGHT_LM_HEAD);
+    case WEIGHT_LM_HEAD: // a vision transformer's logits: its classifier head
+        return lesson_weight(w, c->n_classes > 0 ? WEIGHT_HEAD : c->tie_embeddings ? WEIGHT_EMBED : WEIGHT_LM_HEAD);
+    case WEIGHT_HEAD_BIAS: return c->n_classes > 0 ? lesson_weight(w, slot) : NULL;
     default: return lesson_weight(w, slot);
     }
 }

@@ -500,6 +500,59 @@ static void test_two_rows_where_one_drops_numbers(void **state)
     assert_true(two >= 20);
 }
 
+// Issue 42 item 8: a vision transformer's attention stage shows, beside its panels, [CLS]'s row of
+// attn over the image's patches for the head shown and the heads' mean, on attn's colour scale;
+// its patches' rows are labelled 1 … N (row 0 is patch 1, not [CLS]); its probs' bars and columns
+// are the classes. Another lesson's attention has no such picture.
+static void test_vision_cls_overlay(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/vision-digits.json");
+    const Trace *tr = &ses->trace;
+    View v;
+    view_init(&v, &ses->lesson, LANG_EN);
+    v.stage = trace_find(tr, "l1.attn");
+    v.batch = 3, v.head = 2;
+    assert_true(v.stage >= 0);
+    Layout L;
+    layout_compute(&L, tr, &v, 1280, 720);
+    const VisionOverlay *o = &L.vision;
+    assert_true(o->r.w > 0 && o->r.x >= L.area.x + L.area.w); // beside the panels, not over them
+    assert_int_equal(o->height, 8), assert_int_equal(o->patch, 2);
+    assert_ptr_equal(o->pixels, ses->lesson.in.query.data + 3 * 64);
+    const Tensor *a = &tr->stages[v.stage].t; // (B, H, 17, 17)
+    const int H = a->shape[1], Lk = a->shape[3];
+    for (int n = 0; n < Lk - 1; n++) {
+        float mean = 0.0f;
+        for (int h = 0; h < H; h++) mean += a->data[(((size_t)3 * H + h) * Lk) * Lk + 1 + n];
+        assert_true(o->att[0][n] == a->data[(((size_t)3 * H + 2) * Lk) * Lk + 1 + n]);
+        assert_true(fabsf(o->att[1][n] - mean / (float)H) < 1e-7f);
+        // each patch on attn's scale: the colour of its cell in the panel
+        const Rgb c = colormap_value(&o->scale, o->att[0][n]), d = colormap_value(&L.group[L.spec[L.result_panel].group].scale, o->att[0][n]);
+        assert_true(c.r == d.r && c.g == d.g && c.b == d.b);
+    }
+    assert_non_null(strstr(o->label[1], "2"));
+    // the patches' axis: row 0 is patch 1
+    char b[16];
+    v.stage = trace_find(tr, "patches");
+    layout_compute(&L, tr, &v, 1280, 720);
+    assert_int_equal(L.vision.r.w, 0);
+    assert_int_equal(L.spec[0].row_axis, AXIS_PATCH);
+    assert_string_equal(panel_axis_label(&v, AXIS_PATCH, 0, b, sizeof b), "1");
+    assert_string_equal(panel_axis_label(&v, AXIS_QUERY, 0, b, sizeof b), "CLS");
+    assert_string_equal(panel_axis_label(&v, AXIS_VOCAB, 7, b, sizeof b), "7");
+    v.stage = trace_find(tr, "probs");
+    layout_compute(&L, tr, &v, 1280, 720);
+    assert_true(L.bars.r.w > 0 && L.bars.n == 10);
+    session_destroy(ses);
+    ses = open_session("lessons/induction-heads.json");
+    view_init(&v, &ses->lesson, LANG_EN);
+    v.stage = trace_find(&ses->trace, "l1.attn");
+    layout_compute(&L, &ses->trace, &v, 1280, 720);
+    assert_int_equal(L.vision.r.w, 0);
+    session_destroy(ses);
+}
+
 // Lays out stage `name` of ses at 1280x720 into L; returns its formula.
 static const char *formula_of(Session *ses, View *v, Layout *L, const char *name)
 {
@@ -1268,6 +1321,7 @@ int main(void)
         cmocka_unit_test(test_projector),
         cmocka_unit_test(test_numbers_where_they_fit),
         cmocka_unit_test(test_two_rows_where_one_drops_numbers),
+        cmocka_unit_test(test_vision_cls_overlay),
         cmocka_unit_test(test_ranges_without_stats),
         cmocka_unit_test(test_fill_text),
     };

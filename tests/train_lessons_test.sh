@@ -1,9 +1,9 @@
 #!/bin/sh
 # The trained lessons are reproducible: lessons/train_induction.py, train_textbook.py,
-# train_tiny_lm.py and train_grammar.py, rerun into a temporary directory, write exactly the
-# shipped lessons/induction-heads.json, reversal-anti-diagonal.json, tiny-lm-fortunes.json and
-# grammar-agreement.json (the same weights and checkpoints, byte for byte, and the narration
-# written from them). They train for about 35 s, 15 s, 90 s and 85 s on an idle machine
+# train_tiny_lm.py, train_grammar.py and train_vit.py, rerun into a temporary directory, write exactly the
+# shipped lessons/induction-heads.json, reversal-anti-diagonal.json, tiny-lm-fortunes.json,
+# grammar-agreement.json and vision-digits.json (the same weights and checkpoints, byte for byte, and the narration
+# written from them). They train for about 35 s, 15 s, 90 s, 85 s and 15 s on an idle machine
 # (4 min together), so this runs under make
 # test-full only (ATTNVIZ_FULL=1), and needs /usr/bin/python3 with torch: skipped (exit 77)
 # otherwise. The tiny language model also needs its text, Debian's fortunes-min: without it
@@ -51,6 +51,13 @@ if [ -f /usr/share/games/fortunes/riddles ] && [ -f /usr/share/games/fortunes/li
     retrain train_tiny_lm.py tiny-lm-fortunes.json 4
 else
     echo "train_lessons_test: tiny-lm-fortunes.json not retrained: its text is missing (apt-get install fortunes-min)"
+fi
+
+# vision-digits.json: scikit-learn's 8×8 digits (python3-sklearn, which make test-full installs)
+if /usr/bin/python3 -c "import sklearn" 2>/dev/null; then
+    retrain train_vit.py vision-digits.json 3   # the vision transformer (about 1 min)
+else
+    echo "train_lessons_test: vision-digits.json not retrained: scikit-learn is missing (apt-get install python3-sklearn)"
 fi
 
 echo "train_lessons: $fails failures"

@@ -48,7 +48,11 @@ const Tensor *attn_param(const AttnConfig *cfg, const AttnWeights *w, WeightSlot
         break;
     case WEIGHT_SINKS: if (!cfg->attn_sinks) return NULL; break;
     case WEIGHT_POS_EMBED: if (cfg->positions != POS_LEARNED) return NULL; break; // sinusoidal: computed
-    case WEIGHT_LM_HEAD: if (cfg->tie_embeddings) slot = WEIGHT_EMBED; break;
+    case WEIGHT_LM_HEAD: // a vision transformer's logits apply its classifier head
+        if (cfg->n_classes > 0) slot = WEIGHT_HEAD;
+        else if (cfg->tie_embeddings) slot = WEIGHT_EMBED;
+        break;
+    case WEIGHT_HEAD_BIAS: if (cfg->n_classes == 0) return NULL; break;
     default: break;
     }
     return attn_weight((AttnWeights *)w, slot);
@@ -428,24 +432,68 @@ static int embed_forward(const AttnConfig *cfg, const AttnWeights *w, const Attn
     return x;
 }
 
+// A vision transformer's first stages (Dosovitskiy et al. 2020, "An Image is Worth 16x16 Words",
+// eq. 1; timm's PatchEmbed is a Conv2d of kernel and stride p): patches (B, N, p²) = each p × p
+// patch of the image, in raster order, flattened row by row; patch_embed (B, N, C) = patches·W_Pᵀ
+// + b_P; cls_concat (B, N + 1, C) = [CLS] row, then patch_embed; pos_embed (B, N + 1, C) the
+// learned rows P; embedding = cls_concat + pos_embed. Returns the stage layer 0 reads (-1: memory).
+static int vision_embed_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr)
+{
+    const int B = tr->batch, L = tr->len_q, C = cfg->d_model, p = cfg->patch_size, N = L - 1, Ww = cfg->image_w;
+    const int cols = Ww / p;
+    int sp[3] = {B, N, p * p}, se[3] = {B, N, C}, s3[3] = {B, L, C}, pt, pe, ct, po, x;
+    tr->vocab_size = cfg->n_classes, tr->n_classes = cfg->n_classes, tr->patch = p;
+    tr->pos_kind = (int)POS_LEARNED, tr->temperature = 1.0f;
+    if ((pt = trace_push_raw(tr, STAGE_PATCHES, 3, sp, -1, -1, -1)) < 0) return -1;
+    for (int b = 0; b < B; b++)
+        for (int n = 0; n < N; n++)
+            for (int i = 0; i < p; i++)
+                for (int j = 0; j < p; j++)
+                    D(tr, pt)[(((size_t)b * N + n) * p + i) * p + j] =
+                        in->query.data[((size_t)b * cfg->image_h + (n / cols) * p + i) * Ww + (n % cols) * p + j];
+    if ((pe = trace_push_raw(tr, STAGE_PATCH_EMBED, 3, se, pt, -1, -1)) < 0) return -1;
+    linear_stage(cfg, w, tr, pe, pt, B * N, p * p, C);
+    if ((ct = trace_push_raw(tr, STAGE_CLS_CONCAT, 3, s3, pe, -1, -1)) < 0) return -1;
+    for (int b = 0; b < B; b++) {
+        memcpy(D(tr, ct) + (size_t)b * L * C, w->cls_token.data, (size_t)C * sizeof(float));
+        memcpy(D(tr, ct) + ((size_t)b * L + 1) * C, D(tr, pe) + (size_t)b * N * C, (size_t)N * C * sizeof(float));
+    }
+    if ((po = trace_push_raw(tr, STAGE_POS_EMBED, 3, s3, -1, -1, -1)) < 0) return -1;
+    for (int b = 0; b < B; b++) memcpy(D(tr, po) + (size_t)b * L * C, w->pos_embed.data, (size_t)L * C * sizeof(float));
+    if ((x = trace_push_raw(tr, STAGE_EMBEDDING, 3, s3, ct, po, -1)) < 0) return -1;
+    for (size_t i = 0; i < tr->stages[x].t.size; i++) D(tr, x)[i] = D(tr, ct)[i] + D(tr, po)[i];
+    return x;
+}
+
 // A language model's last stages: [final_norm], logits = x·W_Uᵀ, probs = softmax(logits / T).
+// A vision transformer's: final_norm of every row (as timm's ViT), cls_out (B, 1, C) its [CLS]
+// row, logits (B, 1, K) = cls_out·W_Hᵀ + b_H, probs their softmax.
 static bool predict_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x)
 {
-    const int B = tr->batch, L = tr->len_q, C = cfg->d_model, V = cfg->vocab_size;
-    int s3[3] = {B, L, C}, sv[3] = {B, L, V}, lg, pr;
+    const bool vis = cfg->n_classes > 0;
+    const int B = tr->batch, L = tr->len_q, C = cfg->d_model, V = vis ? cfg->n_classes : cfg->vocab_size;
+    const int Lo = vis ? 1 : L; // the rows the head reads
+    int s3[3] = {B, L, C}, sv[3] = {B, Lo, V}, lg, pr;
     if (cfg->final_norm) {
         int fn;
         TRY(fn = trace_push_raw(tr, STAGE_FINAL_NORM, 3, s3, x, -1, -1));
         block_norm(cfg, w, tr, fn, x, B * L);
         x = fn;
     }
-    TRY(lg = trace_push_raw(tr, STAGE_LOGITS, 3, sv, x, -1, -1)); // tied: W_U is E (attn_param)
-    linear_stage(cfg, w, tr, lg, x, B * L, C, V);
+    if (vis) {
+        int co, s1[3] = {B, 1, C};
+        TRY(co = trace_push_raw(tr, STAGE_CLS_OUT, 3, s1, x, -1, -1));
+        for (int b = 0; b < B; b++)
+            memcpy(D(tr, co) + (size_t)b * C, D(tr, x) + (size_t)b * L * C, (size_t)C * sizeof(float));
+        x = co;
+    }
+    TRY(lg = trace_push_raw(tr, STAGE_LOGITS, 3, sv, x, -1, -1)); // tied: W_U is E; vision: W_H (attn_param)
+    linear_stage(cfg, w, tr, lg, x, B * Lo, C, V);
     TRY(pr = trace_push_raw(tr, STAGE_PROBS, 3, sv, lg, -1, -1));
     const float *z = D(tr, lg);
     float *p = D(tr, pr);
     for (size_t i = 0; i < tr->stages[pr].t.size; i++) p[i] = z[i] / cfg->temperature;
-    tensor_softmax_rows(p, B * L, V);
+    tensor_softmax_rows(p, B * Lo, V);
     return true;
 }
 
@@ -471,8 +519,11 @@ static bool mech_trace(const AttnConfig *cfg, Trace *tr, int longest)
 bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr)
 {
     const bool lm = cfg->vocab_size > 0; // a language model: token ids in (query empty)
-    const int B = lm ? in->ids.shape[0] : in->query.shape[0], Lq = lm ? in->ids.shape[1] : in->query.shape[1],
-              Lk = lm ? Lq : in->key.shape[1];
+    const bool vis = cfg->n_classes > 0;  // a vision transformer: images in (query (B, image_h, image_w))
+    const int n_patches = vis ? (cfg->image_h / cfg->patch_size) * (cfg->image_w / cfg->patch_size) : 0;
+    const int B = lm ? in->ids.shape[0] : in->query.shape[0],
+              Lq = lm ? in->ids.shape[1] : vis ? n_patches + 1 : in->query.shape[1],
+              Lk = lm || vis ? Lq : in->key.shape[1];
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v;
     const int Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : H;
     tr->batch = B, tr->len_q = Lq, tr->len_k = Lk, tr->d_model = C;
@@ -515,18 +566,20 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     int x_q, x_k, x_v, mask = -1;
     if (lm) { // a language model's input is its embedding
         TRY(x_q = embed_forward(cfg, w, in, tr));
+    } else if (vis) { // a vision transformer's: its patches' embedding
+        TRY(x_q = vision_embed_forward(cfg, w, in, tr));
     } else {
         TRY(x_q = trace_push(tr, STAGE_INPUT, 3, in->query.shape, -1, -1, -1));
         memcpy(D(tr, x_q), in->query.data, in->query.size * sizeof(float));
     }
     x_k = x_q;
-    if (!lm && !in->key_is_query) {
+    if (!lm && !vis && !in->key_is_query) {
         TRY(x_k = trace_push(tr, STAGE_KEY_INPUT, 3, in->key.shape, -1,
                        -1, -1));
         memcpy(D(tr, x_k), in->key.data, in->key.size * sizeof(float));
     }
     x_v = x_k;
-    if (!lm && !in->value_is_key) {
+    if (!lm && !vis && !in->value_is_key) {
         TRY(x_v = trace_push(tr, STAGE_VALUE_INPUT, 3,
                        in->value.shape, -1, -1, -1));
         memcpy(D(tr, x_v), in->value.data, in->value.size * sizeof(float));
@@ -556,7 +609,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
         x_q = x_k = x_v = out;
     }
     tr->layer = -1;
-    if (lm && !predict_forward(cfg, w, tr, x_q)) return false;
+    if ((lm || vis) && !predict_forward(cfg, w, tr, x_q)) return false;
     bind_params(cfg, w, tr);
     return true;
 }

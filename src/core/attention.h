@@ -190,6 +190,12 @@ typedef struct AttnConfig {
     // a language model (vocab_size > 0): token ids in, embedding, the layers, the final
     // norm, logits over the vocabulary and their softmax at a temperature
     int vocab_size;
+    // a vision transformer (n_classes > 0; Dosovitskiy et al. 2020, "An Image is Worth 16x16 Words"):
+    // an image_h × image_w image cut into (image_h / patch)·(image_w / patch) patches of patch × patch
+    // pixels, each flattened and embedded (x·W_Pᵀ + b_P), a learned [CLS] row prepended, learned
+    // positions, the layers, the final norm, and the [CLS] row through the head (W_H, b_H) to
+    // n_classes logits and their softmax (the lesson's "image"; input.image (B, image_h, image_w))
+    int n_classes, image_h, image_w, patch_size;
     PosKind positions;
     int max_positions;       // learned positions: rows of pos_embed (≥ L)
     bool final_norm;         // the norm (model.norm, norm_eps) of the last layer's output
@@ -235,6 +241,9 @@ typedef struct AttnWeights {
     // a language model's own (layer 0's AttnWeights only): embedding (V, C), learned positions
     // (P, C), the final norm's γ and β (C), the unembedding (V, C) unless tied to embed
     Tensor embed, pos_embed, final_norm_weight, final_norm_bias, lm_head;
+    // a vision transformer's own (layer 0's): the patch embedding W_P (C, p²) and b_P (C), the
+    // [CLS] row (C), the classifier head W_H (K, C) and b_H (K); pos_embed is (N + 1, C)
+    Tensor patch_embed, patch_bias, cls_token, head, head_bias;
 } AttnWeights;
 
 
@@ -247,7 +256,7 @@ typedef enum CausalAlign { CAUSAL_ALIGN_TABLE(ATTN_ENUM_ID) } CausalAlign;
 enum { CAUSAL_ALIGN_COUNT = 0 CAUSAL_ALIGN_TABLE(ATTN_ENUM_ONE) };
 
 typedef struct AttnInputs {
-    Tensor query;            // (B, Lq, d_model)
+    Tensor query;            // (B, Lq, d_model); a vision transformer's images (B, image_h, image_w)
     Tensor key;              // (B, Lk, d_model)
     Tensor value;            // (B, Lk, d_model)
     bool key_is_query, value_is_key;   // self-attention: shown once

@@ -420,8 +420,8 @@ _Static_assert(WEIGHT_COUNT <= LESSON_LAYER_SEED_STRIDE, "weights.init's layer s
 typedef struct WeightSpec { int rank; int shape[2]; int fan_in; bool used; bool is_norm; } WeightSpec;
 static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
 {
-    const int V = cfg->vocab_size, Pn = cfg->max_positions;
-    const bool lm = V > 0;
+    const int V = cfg->vocab_size, Pn = cfg->max_positions, K = cfg->n_classes, pp = cfg->patch_size * cfg->patch_size;
+    const bool lm = V > 0, vis = K > 0, own = lm || vis; // a model of its own: a language or vision model
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v,
               F = cfg->ffn_hidden, Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
     const bool fb = cfg->ffn_bias, rms = cfg->norm == NORM_RMS, glu = cfg->ffn_act == FFN_SWIGLU;
@@ -451,10 +451,13 @@ static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
         [WEIGHT_W_IQ] = {2, {HI * dI, C}, C, dsa, false},      [WEIGHT_W_IK] = {2, {dI, C}, C, dsa, false},
         [WEIGHT_W_IW] = {2, {HI, C}, C, dsa, false},
         [WEIGHT_EMBED] = {2, {V, C}, 1, lm, false},
-        [WEIGHT_POS_EMBED] = {2, {Pn, C}, 1, lm && cfg->positions == POS_LEARNED, false},
-        [WEIGHT_FINAL_NORM_WEIGHT] = {1, {C}, 0, lm && cfg->final_norm, true},
-        [WEIGHT_FINAL_NORM_BIAS] = {1, {C}, 0, lm && cfg->final_norm && !rms, true},
+        [WEIGHT_POS_EMBED] = {2, {Pn, C}, 1, own && cfg->positions == POS_LEARNED, false},
+        [WEIGHT_FINAL_NORM_WEIGHT] = {1, {C}, 0, own && cfg->final_norm, true},
+        [WEIGHT_FINAL_NORM_BIAS] = {1, {C}, 0, own && cfg->final_norm && !rms, true},
         [WEIGHT_LM_HEAD] = {2, {V, C}, C, lm && !cfg->tie_embeddings, false},
+        [WEIGHT_PATCH_EMBED] = {2, {C, pp}, pp, vis, false},   [WEIGHT_PATCH_BIAS] = {1, {C}, pp, vis, false},
+        [WEIGHT_CLS_TOKEN] = {1, {C}, 1, vis, false},
+        [WEIGHT_HEAD] = {2, {K, C}, C, vis, false},            [WEIGHT_HEAD_BIAS] = {1, {K}, C, vis, false},
     };
     memcpy(spec, table, sizeof table);
 }
@@ -481,13 +484,16 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
 {
     const int V = cfg->vocab_size, F = cfg->ffn_hidden, H = cfg->n_heads,
               Hkv = cfg->n_kv_heads > 0 ? cfg->n_kv_heads : cfg->n_heads;
-    const bool lm = V > 0, glu = cfg->ffn_act == FFN_SWIGLU;
+    const bool lm = V > 0 || cfg->n_classes > 0, glu = cfg->ffn_act == FFN_SWIGLU; // (a model of its own)
     WeightSpec spec[WEIGHT_COUNT];
     weight_specs(cfg, spec);
     // the model's own tensors' streams of weights.init (a layer's: slot + 64·layer)
-    int seed_index[WEIGHT_COUNT] = {[WEIGHT_EMBED] = 1000, [WEIGHT_POS_EMBED] = 1001, [WEIGHT_LM_HEAD] = 1002};
+    int seed_index[WEIGHT_COUNT] = {[WEIGHT_EMBED] = 1000, [WEIGHT_POS_EMBED] = 1001, [WEIGHT_LM_HEAD] = 1002,
+                                    [WEIGHT_PATCH_EMBED] = 1003, [WEIGHT_PATCH_BIAS] = 1004, [WEIGHT_CLS_TOKEN] = 1005,
+                                    [WEIGHT_HEAD] = 1006, [WEIGHT_HEAD_BIAS] = 1007};
     for (int i = 0; i < WEIGHT_EMBED; i++) seed_index[i] = i + LESSON_LAYER_SEED_STRIDE * layer;
     const char *const nolm = "the lesson has no vocab (it is not a language model)";
+    const char *const novis = "the lesson has no \"image\" (it is not a vision transformer)";
     const char *const nofb = F == 0 ? "model.ffn_hidden is 0" : "model.ffn_bias is false";
     const char *const why[WEIGHT_COUNT] = {
         [WEIGHT_B_Q] = "model.qkv_bias is false", [WEIGHT_B_K] = "model.qkv_bias is false",
@@ -510,11 +516,14 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         [WEIGHT_W_KR] = "model.kv_lora_rank is not set",
         [WEIGHT_W_IQ] = "model.index_topk is not set", [WEIGHT_W_IK] = "model.index_topk is not set",
         [WEIGHT_W_IW] = "model.index_topk is not set",
-        [WEIGHT_EMBED] = nolm,
+        [WEIGHT_EMBED] = cfg->n_classes > 0 ? "the lesson is an image classifier (its patches are embedded by weights.patch_embed)" : nolm,
         [WEIGHT_POS_EMBED] = !lm ? nolm : "model.positions is not \"learned\"",
         [WEIGHT_FINAL_NORM_WEIGHT] = !lm ? nolm : "model.final_norm is false",
         [WEIGHT_FINAL_NORM_BIAS] = !lm ? nolm : !cfg->final_norm ? "model.final_norm is false" : "model.norm is \"rms\" (RMSNorm has no β)",
-        [WEIGHT_LM_HEAD] = !lm ? nolm : "model.tie_embeddings is true (the logits use weights.embed)",
+        [WEIGHT_LM_HEAD] = cfg->n_classes > 0 ? "the lesson is an image classifier (its head is weights.head)"
+                         : !lm ? nolm : "model.tie_embeddings is true (the logits use weights.embed)",
+        [WEIGHT_PATCH_EMBED] = novis, [WEIGHT_PATCH_BIAS] = novis, [WEIGHT_CLS_TOKEN] = novis,
+        [WEIGHT_HEAD] = novis, [WEIGHT_HEAD_BIAS] = novis,
     };
 
     for (int i = model ? WEIGHT_EMBED : 0; i < (model ? WEIGHT_COUNT : WEIGHT_EMBED); i++) {

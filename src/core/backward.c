@@ -74,6 +74,11 @@ static float *grads_scratch(Grads *g, size_t n) { return grow(&g->scratch, &g->s
 
 bool backward_default_targets(const Trace *tr, int *targets, const char *file, char *err, size_t err_len)
 {
+    if (tr->n_classes > 0) { // (its loss would be the class's cross-entropy at [CLS]: not written yet)
+        snprintf(err, err_len, "%s: image: the backward pass is written for language models only; a vision "
+                 "transformer's (the class's cross-entropy) is not yet", file);
+        return false;
+    }
     if (tr->vocab_size <= 0 || !tr->ids) {
         snprintf(err, err_len, "%s: vocab: the backward pass needs a language model (a \"vocab\" and token ids): "
                  "its loss is the next token's cross-entropy", file);

@@ -679,6 +679,7 @@ bool lesson_clone(Lesson *dst, const Lesson *src)
     ok = ok && copy_tensor(&dst->in.ids, &src->in.ids);
     dst->n_vocab = src->n_vocab, dst->word_tokens = src->word_tokens;
     dst->vocab = dup_strings(src->vocab, src->n_vocab, &ok);
+    dst->classes = dup_strings(src->classes, src->cfg.n_classes, &ok);
     if (ok && src->bpe) ok = (dst->bpe = bpe_copy(src->bpe, dst->vocab)) != NULL;
     if (ok && src->targets) {
         const size_t n = (size_t)src->batch * src->len_q * sizeof *dst->targets;

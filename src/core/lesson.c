@@ -298,6 +298,7 @@ static bool parse_vocab(JsonCtx *c, const cJSON *root, Lesson *ls)
 
 const char *lesson_vocab_label(const Lesson *ls, int id)
 {
+    if (ls->classes) return id >= 0 && id < ls->cfg.n_classes ? ls->classes[id] : NULL; // a vision transformer's
     if (!ls->vocab || id < 0 || id >= ls->n_vocab) return NULL;
     return ls->bpe ? ls->bpe->label[id] : ls->vocab[id];
 }
@@ -412,6 +413,7 @@ void lesson_free(Lesson *ls)
     free_strings(ls->q_tokens, ls->len_q);
     free_strings(ls->k_tokens, ls->len_k);
     free_strings(ls->vocab, ls->n_vocab);
+    free_strings(ls->classes, ls->cfg.n_classes);
     bpe_destroy(ls->bpe);
     free(ls->targets);
     lesson_free_checkpoints(ls);
@@ -551,7 +553,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
     }
     static const char *const keys[] = {"title", "description", "vocab", "tokenizer", "model", "input", "mask",
                                        "weights", "checkpoints", "tokens", "steps", "notes", "quiz", "targets",
-                                       "task", "merges", NULL};
+                                       "task", "merges", "image", NULL};
     if (!jsonpath_check_keys(c, root, "", keys)) goto done;
     const cJSON *title = cJSON_GetObjectItemCaseSensitive(root, "title");
     if (!title) {
@@ -565,8 +567,9 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
     }
     if (!parse_vocab(c, root, ls)) goto done;
     ls->cfg.vocab_size = ls->n_vocab;
+    if (!lesson_read_image(c, root, ls)) goto done; // (lesson_image.c)
     if (!model_keys_read(c, cJSON_GetObjectItemCaseSensitive(root, "model"), &ls->cfg)) goto done;
-    if (typed && !ls->vocab) {
+    if (typed && !ls->vocab) { // (a vision transformer's images are picked by batch, not typed)
         c->file = "--text";
         jsonpath_fail(c, NULL, "%s is not a language model (it has no \"vocab\"); expected a lesson that reads text", name);
         goto done;
@@ -602,6 +605,17 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
             jsonpath_fail(c, "tokens", "a language model's labels are its tokens (the vocab's); expected no \"tokens\"");
             goto done;
         }
+    } else if (ls->cfg.n_classes > 0) { // a vision transformer: images in
+        if (cJSON_GetObjectItemCaseSensitive(root, "tokens")) {
+            jsonpath_fail(c, "tokens", "a vision transformer's labels are CLS and its patches' numbers; expected no "
+                                       "\"tokens\"");
+            goto done;
+        }
+        if (cJSON_GetObjectItemCaseSensitive(root, "mask")) {
+            jsonpath_fail(c, "mask", "a vision transformer's tokens all see each other; expected no \"mask\"");
+            goto done;
+        }
+        if (!lesson_read_image_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), ls)) goto done;
     } else {
         if (!attn_json_input(c, cJSON_GetObjectItemCaseSensitive(root, "input"), &ls->cfg, &ls->in)) goto done;
         ls->batch = ls->in.query.shape[0];

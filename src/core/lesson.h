@@ -61,6 +61,9 @@ typedef struct Lesson {
     // lesson_vocab_label(in.ids[b, l]) (per batch: lesson_token_label).
     char **vocab;
     int n_vocab;
+    // A vision transformer ("image", lesson_image.c): its cfg.n_classes class names (the
+    // labels of logits and probs, lesson_vocab_label), else NULL.
+    char **classes;
     bool word_tokens;
     struct Bpe *bpe;
     // "targets" (lesson_targets.c): (B, L) the token each position is trained to predict, -1:
@@ -185,6 +188,11 @@ bool lesson_read_checkpoints(JsonCtx *c, const struct cJSON *root, const LessonO
 void lesson_write_targets(FILE *f, const Lesson *ls);
 // "task" (lesson_task.c) into ls->task, written by lesson_write when the lesson has one.
 bool lesson_read_task(JsonCtx *c, const struct cJSON *j, Lesson *ls);
+// "image" (lesson_image.c): a vision transformer's image size, patch and classes (from the
+// root; none: not one), its "input" object's images, written by lesson_write.
+bool lesson_read_image(JsonCtx *c, const struct cJSON *root, Lesson *ls);
+bool lesson_read_image_input(JsonCtx *c, const struct cJSON *in, Lesson *ls);
+void lesson_write_image(FILE *f, const Lesson *ls);
 void lesson_write_task(FILE *f, const Lesson *ls);
 // Whether the authored questions fit the lesson's trace: each stage exists, the batch,
 // head and cell lie inside that stage's tensor. False with one line in err
@@ -206,7 +214,7 @@ const char *lesson_stage_note(const Lesson *ls, const struct Trace *tr, int s, L
 // The weight tensors of a lesson, by slot: w_q b_q w_k b_k w_v b_v w_o b_o ffn_w1 ffn_b1
 // ffn_w2 ffn_b2 norm_weight norm_bias ffn_norm_weight ffn_norm_bias ffn_w_gate ffn_b_gate sinks
 // (the JSON names).
-#define LESSON_N_WEIGHTS 36
+#define LESSON_N_WEIGHTS 41
 const char *lesson_weight_name(int i);
 Tensor *lesson_weight(AttnWeights *w, int i);
 

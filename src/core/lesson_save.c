@@ -148,6 +148,25 @@ char *lesson_weights_json(const Lesson *ls, const AttnWeights *w)
     return buf;
 }
 
+// The checkpoints (when the lesson has them); false when one's weights could not be printed (out of
+// memory: the lesson is not written whole).
+static bool write_checkpoints(FILE *f, const Lesson *ls)
+{
+    bool written = true;
+    if (ls->n_checkpoints == 0 || !ls->ckpt_weights) return true;
+    fputs(",\n  \"checkpoints\": [", f);
+    for (int k = 0; k < ls->n_checkpoints; k++) {
+        fprintf(f, "%s\n    {\"step\": %d, \"loss\": ", k ? "," : "", ls->ckpt_step[k]);
+        json_write_float(f, ls->ckpt_loss[k]);
+        char *w = lesson_checkpoint_json(ls, k);
+        fprintf(f, ", \"weights\": %s}", w ? w : "null");
+        written = written && w;
+        free(w);
+    }
+    fputs("\n  ]", f);
+    return written;
+}
+
 bool lesson_write(const Lesson *ls, FILE *f)
 {
     const AttnConfig *c = &ls->cfg;
@@ -164,6 +183,7 @@ bool lesson_write(const Lesson *ls, FILE *f)
         if (ls->word_tokens) fputs(",\n  \"tokenizer\": \"word\"", f);
         if (ls->bpe) write_merges(f, ls);
     }
+    if (ls->classes) lesson_write_image(f, ls); // a vision transformer
     fputs(",\n  \"model\": {", f);
     model_keys_write(f, c, ls->vocab != NULL);
     fputs("},\n", f);
@@ -178,6 +198,12 @@ bool lesson_write(const Lesson *ls, FILE *f)
         goto mask;
     }
 
+    if (ls->classes) { // its images; no mask
+        fputs("  \"input\": {\n    \"image\": ", f);
+        write_nested(f, &ls->in.query, 0, 0, 4);
+        fputs("\n  }", f);
+        goto mask_done;
+    }
     fputs("  \"input\": {\n    \"query\": ", f);
     write_nested(f, &ls->in.query, 0, 0, 4);
     fputs(",\n    \"key\": ", f);
@@ -224,22 +250,13 @@ mask:
         break;
     case MASK_TENSOR: write_nested(f, &ls->in.mask, 0, 0, 2); break;
     }
+mask_done:
     lesson_write_targets(f, ls);
     lesson_write_task(f, ls);
     write_weights(f, ls);
-    if (ls->n_checkpoints > 0 && ls->ckpt_weights) {
-        fputs(",\n  \"checkpoints\": [", f);
-        for (int k = 0; k < ls->n_checkpoints; k++) {
-            fprintf(f, "%s\n    {\"step\": %d, \"loss\": ", k ? "," : "", ls->ckpt_step[k]);
-            json_write_float(f, ls->ckpt_loss[k]);
-            char *w = lesson_checkpoint_json(ls, k);
-            fprintf(f, ", \"weights\": %s}", w ? w : "null");
-            written = written && w; // (out of memory: the lesson is not written whole)
-            free(w);
-        }
-        fputs("\n  ]", f);
-    }
-    if (ls->q_tokens) {
+    written = write_checkpoints(f, ls) && written;
+    if (ls->classes) {      // a vision transformer's labels are its own (CLS, 1 … N): not written
+    } else if (ls->q_tokens) {
         fputs(",\n  \"tokens\": ", f);
         if (ls->in.key_is_query || !ls->k_tokens) {
             if (ls->in.key_is_query) { // one list labels both sides

@@ -138,7 +138,12 @@ typedef enum StepId {
     X(POS_EMBED, "pos_embed", pos_embed, "P", "P")                                                              \
     X(FINAL_NORM_WEIGHT, "final_norm_weight", final_norm_weight, "γ", "γ")                                      \
     X(FINAL_NORM_BIAS, "final_norm_bias", final_norm_bias, "β", "β")                                            \
-    X(LM_HEAD, "lm_head", lm_head, "W_Uᵀ", "W_U")
+    X(LM_HEAD, "lm_head", lm_head, "W_Uᵀ", "W_U")                                                              \
+    X(PATCH_EMBED, "patch_embed", patch_embed, "W_Pᵀ", "W_P")                                                   \
+    X(PATCH_BIAS, "patch_bias", patch_bias, "b_P", "b_P")                                                       \
+    X(CLS_TOKEN, "cls_token", cls_token, "[CLS]", "[CLS]")                                                      \
+    X(HEAD, "head", head, "W_Hᵀ", "W_H")                                                                        \
+    X(HEAD_BIAS, "head_bias", head_bias, "b_H", "b_H")
 
 typedef enum WeightSlot {
     WEIGHT_NONE = -1,
@@ -154,6 +159,9 @@ typedef enum WeightSlot {
     X(KEY_INPUT, "key_input", INPUT, INPUT, "key", NONE, NONE)                                                   \
     X(VALUE_INPUT, "value_input", INPUT, INPUT, "value", NONE, NONE)                                             \
     X(MASK, "mask", MASK, INPUT, "mask", NONE, NONE)                                                             \
+    X(PATCHES, "patches", INPUT, INPUT, "x", NONE, NONE)                                                         \
+    X(PATCH_EMBED, "patch_embed", PROJECTION, EMBED, "e", PATCH_EMBED, PATCH_BIAS)                              \
+    X(CLS_CONCAT, "cls_concat", INPUT, EMBED, "t", CLS_TOKEN, NONE)                                             \
     X(TOKEN_EMBED, "token_embed", EMBED, EMBED, "e", EMBED, NONE)                                               \
     X(POS_EMBED, "pos_embed", POS_EMBED, EMBED, "p", POS_EMBED, NONE)                                           \
     X(EMBEDDING, "embedding", ADD, EMBED, "x", NONE, NONE)                                                       \
@@ -211,7 +219,8 @@ typedef enum WeightSlot {
     X(DECODE_ATTN, "decode_attn", DECODE_ATTN, DECODE, "a_t", SINKS, NONE)                                     \
     X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)                               \
     X(FINAL_NORM, "final_norm", NORM, PREDICT, "h", FINAL_NORM_WEIGHT, FINAL_NORM_BIAS)                           \
-    X(LOGITS, "logits", PROJECTION, PREDICT, "logits", LM_HEAD, NONE)                                            \
+    X(CLS_OUT, "cls_out", INPUT, PREDICT, "h_CLS", NONE, NONE)                                                   \
+    X(LOGITS, "logits", PROJECTION, PREDICT, "logits", LM_HEAD, HEAD_BIAS)                                       \
     X(PROBS, "probs", VOCAB_SOFTMAX, PREDICT, "probs", NONE, NONE)                                               \
     X(GRAD_TARGET, "grad.target", GRAD_TARGET, BACKWARD, "y", NONE, NONE)                                        \
     X(GRAD_LOGITS, "grad.logits", GRAD_LOSS, BACKWARD, "∂L/∂logits", NONE, NONE)                                 \

@@ -73,7 +73,8 @@ typedef struct Trace {
     bool norm_rms;               // the norms are RMSNorm (else LayerNorm)
     bool norm_first;             // pre-norm block
     int ffn_act;                 // FfnAct of attention.h
-    int vocab_size;              // a language model's vocabulary (0: not one)
+    int vocab_size;              // a language model's vocabulary (0: not one); a vision transformer's classes
+    int n_classes, patch;        // a vision transformer's classes and patch size (0: not one)
     int *ids;                    // (B, L) its token ids (owned), else NULL
     int pos_kind;                // PosKind of attention.h: its positions
     float temperature;           // probs = softmax(logits / temperature)

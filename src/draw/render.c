@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "bars.h"
+#include "visiondraw.h"
 #include "cellmark.h"
 #include "chrome.h"
 #include "derivation.h"
@@ -154,7 +155,8 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
             int y0 = layout_row_y(L, p, i) + dy, y1 = layout_row_y(L, p, i + 1) + dy;
             if ((y0 + y1 - hh) / 2 < q.y - margin || (y0 + y1 + hh) / 2 > q.y + q.h + margin) continue;
             bool pad = ps->row_axis == AXIS_KEY && frame_key_padded(F, i);
-            paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, lx, (y0 + y1 - hh) / 2, ALIGN_RIGHT, t);
+            if (!visiondraw_axis_tile(cv, v, ps->row_axis, i, (Rect){lx - hh, (y0 + y1 - hh) / 2, hh, hh}))
+                paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, lx, (y0 + y1 - hh) / 2, ALIGN_RIGHT, t);
             if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
                 int sw = tw > px ? tw : px;
                 paint_fill(cv, THEME.pad_ink, 255, lx - tw / 2 - sw / 2, (y0 + y1) / 2, sw, paint_px(L->s, 2));
@@ -218,7 +220,8 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
         if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
         bool pad = ps->col_axis == AXIS_KEY && frame_key_padded(F, j);
         int ty = q.y - L->col_label_h + (tok_h - hh) / 2;
-        paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
+        if (!visiondraw_axis_tile(cv, lv, ps->col_axis, j, (Rect){cx - hh / 2, ty, hh, hh}))
+            paint_text(cv, FONT_SANS, px, pad ? THEME.pad_ink : m, 255, cx, ty, ALIGN_CENTER, t);
         if (pad) { // struck through, at least an em wide (a "." stays visibly struck)
             int sw = tw > px ? tw : px;
             paint_fill(cv, THEME.pad_ink, 255, cx - sw / 2, ty + hh / 2, sw, paint_px(L->s, 2));
@@ -665,6 +668,7 @@ void render_frame_record(Canvas *cv, const Layout *L, const Trace *tr, const Vie
         if (L->spec[p].result && L->spec[p].head >= 0) draw_panel(cv, L, &F, tr, v, p);
     if (F.has_deriv) derivation_draw(cv, L, &F);
     bars_draw(cv, L, v);
+    visiondraw_overlay(cv, L, v);
     chrome_draw_legend(cv, L, v, F.mask_text);
     if (ov && ov->study && ov->study->on && v->study) chrome_draw_study(cv, L, &F, tr, v, ov->study);
     else if (!v->print) chrome_draw_narration(cv, L, &F, tr, v);

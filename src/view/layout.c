@@ -133,8 +133,8 @@ bool layout_axis_has_tokens(const View *v, AxisKind a)
 {
     const Lesson *ls = v ? v->lesson : NULL;
     if (!ls) return false;
-    if (a == AXIS_VOCAB) return ls->vocab != NULL;
-    if (a == AXIS_QUERY) return ls->vocab || ls->q_tokens;
+    if (a == AXIS_VOCAB) return ls->vocab || ls->classes;
+    if (a == AXIS_QUERY || a == AXIS_PATCH) return ls->vocab || ls->q_tokens;
     if (a == AXIS_KEY) return ls->vocab || ls->k_tokens;
     return false;
 }

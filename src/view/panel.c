@@ -86,6 +86,7 @@ const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t
     if (ls && a == AXIS_VOCAB) t = lesson_vocab_label(ls, i);
     if (ls && ls->vocab && (a == AXIS_QUERY || a == AXIS_KEY)) t = lesson_token_label(ls, v->batch, i); // the batch's own
     if (t) return strcmp(t, " ") == 0 ? "\xE2\x90\xA3" : t; // a language model's token; the space token drawn ␣
+    if (ls && a == AXIS_PATCH && ls->q_tokens && i + 1 < ls->len_q) return ls->q_tokens[i + 1]; // patch i + 1
     if (ls && a == AXIS_QUERY && ls->q_tokens && i < ls->len_q) return ls->q_tokens[i];
     if (ls && a == AXIS_KEY && ls->k_tokens && i < ls->len_k) return ls->k_tokens[i];
     snprintf(buf, n, "%d", i);

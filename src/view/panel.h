@@ -31,7 +31,8 @@
 #define LAYOUT_Q 256              // sub-pixel unit of cell sizes and offsets (1/256 px)
 
 // NONE: no labels (a vector); VOCAB: a language model's vocabulary (its token strings)
-typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB } AxisKind;
+// AXIS_PATCH: a vision transformer's patches before [CLS] joins them (row i: patch i + 1)
+typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB, AXIS_PATCH } AxisKind;
 
 // How a panel relates to result cell (i, j) (hover and animation highlight it):
 typedef enum Reads {
@@ -149,6 +150,22 @@ typedef struct BarChart {
     bool cut[LAYOUT_MAX_BARS];
 } BarChart;
 
+// A vision transformer's attention stage: beside its panels, the image and [CLS]'s row of the
+// attention over its patches, for the head shown and averaged over the heads (recipe_vision.c
+// fills it, draw/visiondraw.c paints it); the patches coloured on the attention panel's scale.
+#define LAYOUT_MAX_PATCHES 256
+typedef struct VisionOverlay {
+    Rect r;                      // w = 0: none
+    char title[160];
+    char label[3][96];           // the image, head h, the heads' mean
+    char note[2][2][64];         // under each overlay: its largest weight, and where (two lines)
+    int height, width, patch;
+    const float *pixels;         // (height, width): the batch shown, borrowed from the lesson
+    float pix_max;               // the image's largest pixel (the darkest grey)
+    float att[2][LAYOUT_MAX_PATCHES]; // [CLS]'s weight on patch n: head h, the heads' mean
+    ColorScale scale;            // the attention panel's (linear probabilities)
+} VisionOverlay;
+
 typedef struct Layout {
     int w, h;
     float s;                     // UI scale: 1 at 1280×720
@@ -180,6 +197,7 @@ typedef struct Layout {
     // A stage's extra beside its panels, placed and filled by its recipe's extra hook
     // (recipe.h; a language model's next-token bars), r.w = 0: none
     BarChart bars;
+    VisionOverlay vision;        // a vision transformer's [CLS] attention over the image (r.w = 0: none)
     // a lesson with checkpoints: the loss curve of its training with the checkpoint computed,
     // right of the header (w = 0: none); a click picks the checkpoint nearest in x
     Rect curve;

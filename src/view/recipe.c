@@ -101,6 +101,7 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
     p->row_axis = st->key_rows ? AXIS_KEY : AXIS_QUERY;
     p->col_axis = r->key_cols ? AXIS_KEY : AXIS_INDEX;
     if (st->id == STAGE_LOGITS || st->id == STAGE_PROBS) p->col_axis = AXIS_VOCAB; // a column per token of the vocab
+    if (st->id == STAGE_PATCHES || st->id == STAGE_PATCH_EMBED) p->row_axis = AXIS_PATCH; // (no [CLS] yet)
     if (r->mask_look == MASK_LOOK_SELF) p->mask = p->data; // 0 cells get the masked look
     int mi = trace_find_near(tr, stage, "window_mask"); // a sliding layer's own, else the lesson's
     if (mi < 0) mi = trace_find(tr, "mask");

@@ -180,6 +180,9 @@ extern const StageRecipe RECIPE_GRAD_JACOBIAN, RECIPE_GRAD_SOFTMAX, RECIPE_GRAD_
 extern const StageRecipe RECIPE_HEAD_NORM, RECIPE_GATE, RECIPE_GATED, RECIPE_SOFTCAP;
 extern const StageRecipe RECIPE_MLA_KEY, RECIPE_MLA_CACHE, RECIPE_MLA_ABSORB, RECIPE_MLA_SCORES; // recipe_latent.c
 extern const StageRecipe RECIPE_INDEX_SCORES, RECIPE_TOPK_MASK;
+// A vision transformer's attention stage: [CLS]'s attention over the image beside the panels
+// (recipe_vision.c; Layout.vision; nothing for another lesson).
+void recipe_extra_cls_attention(Layout *L, const Trace *tr, const View *v, int gap);
 // Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
 // panels and a score's dot product; softmax's panels, tooltip and derivation strip.
 void recipe_panels_scores(Layout *L, const Trace *tr, const View *v);

@@ -626,7 +626,7 @@ const StageRecipe RECIPE_MASKED = {
 const StageRecipe RECIPE_SOFTMAX = {
     .panels = panels_softmax, .formula = formula_softmax, .note = note_softmax, .tip = tip_softmax,
     .deriv_width = deriv_width_softmax, .derive = derive_softmax, .narration = narration_softmax, .anim = ANIM_SOFTMAX, .quiz = Q(MASKED) | Q(ARGMAX) | Q(SUM) | Q(VALUE),
-    .key_cols = true, .scale = SCALE_PROBABILITY,
+    .key_cols = true, .scale = SCALE_PROBABILITY, .extra = recipe_extra_cls_attention, // (a vision transformer's)
 };
 
 const StageRecipe RECIPE_WEIGHTED_SUM = {

@@ -260,6 +260,7 @@ static const char *narration_linear(const Trace *tr, int s)
         id == STAGE_INDEX_W)
         return ""; // (DeepSeek's: never a bias)
     if (tr->mla_rank > 0 && (id == STAGE_Q_PROJ || id == STAGE_K_PROJ || id == STAGE_V_PROJ)) return "_mla";
+    if (tr->n_classes > 0 && id == STAGE_LOGITS) return "_vision"; // a vision transformer's classifier head
     return recipe_has_bias(&tr->stages[s]) ? "" : "_nobias";
 }
 
@@ -274,7 +275,7 @@ static const char *narration_ffn_hidden(const Trace *tr, int s)
 // RMSNorm's narration, name and title; pre-norm's residual sums.
 static const char *narration_norm(const Trace *tr, int s)
 {
-    (void)s;
+    if (tr->n_classes > 0 && tr->stages[s].id == STAGE_FINAL_NORM && !tr->norm_rms) return "_vision"; // ViT's
     return tr->norm_rms ? "_rms" : "";
 }
 

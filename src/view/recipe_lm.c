@@ -166,7 +166,7 @@ static void extra_next_token(Layout *L, const Trace *tr, const View *v, int gap)
     const bool sampling = cfg && V <= SAMPLE_MAX_VOCAB && sample_active(cfg);
     float kept[SAMPLE_MAX_VOCAB];
     const char *args[] = {lb, tb};
-    i18n_fmt(c->title, sizeof c->title, v->lang, "ui.next_after", 2, args);
+    i18n_fmt(c->title, sizeof c->title, v->lang, tr->n_classes > 0 ? "ui.class_bars" : "ui.next_after", 2, args);
     c->subtitle[0] = '\0';
     if (sampling) { // "top-k 5, top-p 0.9: kept, renormalised"
         sample_filter(p, V, cfg->top_k, cfg->top_p, kept);
@@ -206,7 +206,14 @@ const StageRecipe RECIPE_POS_EMBED = {
     .quiz = QUIZ_BIT(QUIZ_VALUE),
 };
 
+// A vision transformer's probabilities are over its classes.
+static const char *narration_probs(const Trace *tr, int s)
+{
+    (void)s;
+    return tr->n_classes > 0 ? "_vision" : "";
+}
+
 const StageRecipe RECIPE_VOCAB_SOFTMAX = {
-    .panels = panels_probs, .formula = formula_probs, .tip = tip_probs, .anim = ANIM_SOFTMAX,
+    .panels = panels_probs, .formula = formula_probs, .tip = tip_probs, .narration = narration_probs, .anim = ANIM_SOFTMAX,
     .quiz = QUIZ_BIT(QUIZ_SHAPE) | QUIZ_BIT(QUIZ_VALUE), .scale = SCALE_PROBABILITY, .extra = extra_next_token,
 };
