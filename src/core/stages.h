@@ -137,7 +137,9 @@ typedef enum StepId {
     X(POS_EMBED, "pos_embed", pos_embed, "P", "P")                                                              \
     X(FINAL_NORM_WEIGHT, "final_norm_weight", final_norm_weight, "γ", "γ")                                      \
     X(FINAL_NORM_BIAS, "final_norm_bias", final_norm_bias, "β", "β")                                            \
-    X(LM_HEAD, "lm_head", lm_head, "W_Uᵀ", "W_U")
+    X(LM_HEAD, "lm_head", lm_head, "W_Uᵀ", "W_U")                                                              \
+    X(ENC_NORM_WEIGHT, "enc_norm_weight", enc_norm_weight, "γ", "γ") /* nn.Transformer's encoder.norm */         \
+    X(ENC_NORM_BIAS, "enc_norm_bias", enc_norm_bias, "β", "β")
 
 typedef enum WeightSlot {
     WEIGHT_NONE = -1,
@@ -209,6 +211,7 @@ typedef enum WeightSlot {
     X(DECODE_SCORES, "decode_scores", DECODE_SCORES, DECODE, "s_t", NONE, NONE)                                    \
     X(DECODE_ATTN, "decode_attn", DECODE_ATTN, DECODE, "a_t", SINKS, NONE)                                     \
     X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)                               \
+    X(ENC_NORM, "enc_norm", NORM, FFN, "m", ENC_NORM_WEIGHT, ENC_NORM_BIAS)                                       \
     X(FINAL_NORM, "final_norm", NORM, PREDICT, "h", FINAL_NORM_WEIGHT, FINAL_NORM_BIAS)                           \
     X(LOGITS, "logits", PROJECTION, PREDICT, "logits", LM_HEAD, NONE)                                            \
     X(PROBS, "probs", VOCAB_SOFTMAX, PREDICT, "probs", NONE, NONE)                                               \
