@@ -99,7 +99,7 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
     snprintf(p->source, sizeof p->source, "%s", st->name);
     const StageRecipe *r = recipe_of(st->kind);
     p->row_axis = st->key_rows ? AXIS_KEY : AXIS_QUERY;
-    p->col_axis = r->key_cols ? AXIS_KEY : AXIS_INDEX;
+    p->col_axis = r->key_cols ? panel_key_axis(tr, st->layer) : AXIS_INDEX; // (a decoder's self-attention: the target's)
     if (st->id == STAGE_LOGITS || st->id == STAGE_PROBS) p->col_axis = AXIS_VOCAB; // a column per token of the vocab
     if (r->mask_look == MASK_LOOK_SELF) p->mask = p->data; // 0 cells get the masked look
     int mi = trace_find_near(tr, stage, "window_mask"); // a sliding layer's own, else the lesson's
