@@ -47,7 +47,9 @@ const char *recipe_stage_text(const Trace *tr, int s, const char *family, bool r
     char *out = buf[next++ & 3], l[12];
     snprintf(l, sizeof l, "%d", tr->stages[s].layer);
     const char *args[] = {l, t};
-    i18n_fmt(out, sizeof buf[0], lang, "ui.layer_title", 2, args);
+    static const char *const KIND[] = {"ui.layer_title", "ui.layer_title_encoder", "ui.layer_title_decoder_self",
+                                       "ui.layer_title_cross"}; // (an encoder–decoder's blocks say which attention)
+    i18n_fmt(out, sizeof buf[0], lang, KIND[trace_block(tr, tr->stages[s].layer)], 2, args);
     return out;
 }
 

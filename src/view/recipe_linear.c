@@ -274,7 +274,7 @@ static const char *narration_ffn_hidden(const Trace *tr, int s)
 // RMSNorm's narration, name and title; pre-norm's residual sums.
 static const char *narration_norm(const Trace *tr, int s)
 {
-    (void)s;
+    if (tr->encoder_blocks > 0 && tr->stages[s].id == STAGE_FINAL_NORM) return "_encdec"; // nn.Transformer's decoder.norm
     return tr->norm_rms ? "_rms" : "";
 }
 
