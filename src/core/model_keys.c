@@ -509,9 +509,10 @@ static bool check_decoder_layers(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
     const int D = cfg->decoder_layers, N = cfg->n_layers > 1 ? cfg->n_layers : 1;
     if (D == 0) return true;
     if (N < 2 * D + 1)
-        return jsonpath_fail(c, "model.decoder_layers", "%d decoder layers are %d blocks (self-attention, then cross-attention) "
-                             "and need an encoder before them; expected model.n_layers of %d or more (the encoder's "
-                             "blocks + 2·decoder_layers), got %d", D, 2 * D, 2 * D + 1, N);
+        return jsonpath_fail(c, "model.decoder_layers", "%d decoder layer%s %d blocks (self-attention, then cross-attention) "
+                             "and need%s an encoder before them; expected model.n_layers of %d or more (the encoder's "
+                             "blocks + 2·decoder_layers), got %d", D, D > 1 ? "s are" : " is", 2 * D, D > 1 ? "" : "s",
+                             2 * D + 1, N);
     static const struct { int mk; const char *why; } OFF[] = {
         {MK_ROPE, "positions are the embeddings' (nn.Transformer adds none)"}, {MK_ALIBI, "positions are the embeddings'"},
         {MK_DECODE, "the decoder is shown as a whole"}, {MK_FLASH, "its attention is shown untiled"},
