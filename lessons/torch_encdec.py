@@ -190,3 +190,67 @@ def random_norms(model, gen):
             if isinstance(m, nn.LayerNorm):
                 m.weight.copy_(1 + 0.3 * torch.randn(m.weight.shape, generator=gen))
                 m.bias.copy_(0.3 * torch.randn(m.bias.shape, generator=gen))
+
+
+def lesson_from_transformer(model, tgt, src, mask="causal", title=None, tokens=None, steps=None, description=None,
+                            check=True):
+    """A lesson (dict) from an nn.Transformer and its input: tgt the decoder's (the lesson's query) and src the
+    encoder's (its key), (B, L, C) with batch_first, else (L, B, C) as the module takes them; mask "causal" (or None:
+    the decoder's self-attention is causal, tgt_mask = generate_square_subsequent_mask). check: the stages are
+    computed and compared with the module's hooks and output (stages above). ValueError (one line) for what the
+    lesson format cannot hold."""
+    if src is None:
+        raise ValueError("nn.Transformer: give the source as key= (the encoder's input) and the target as query")
+    if mask not in (None, "causal"):
+        raise ValueError("nn.Transformer: the lesson's decoder attends causally and its encoder to the whole source; "
+                         "expected mask=None or \"causal\"")
+    enc, dec = list(model.encoder.layers), list(model.decoder.layers)
+    if not enc or not dec:
+        raise ValueError("nn.Transformer with %d encoder and %d decoder layers: expected one or more of each"
+                         % (len(enc), len(dec)))
+    if len(enc) + 2 * len(dec) > 8:
+        raise ValueError("nn.Transformer with %d encoder and %d decoder layers is %d blocks (a decoder layer is two); "
+                         "a lesson holds at most 8" % (len(enc), len(dec), len(enc) + 2 * len(dec)))
+    l0 = enc[0]
+    for name, layer in [("encoder.layers.%d" % i, l) for i, l in enumerate(enc)] + \
+                       [("decoder.layers.%d" % i, l) for i, l in enumerate(dec)]:
+        if layer.norm_first != l0.norm_first or _act(layer) is not _act(l0) or \
+                layer.linear1.out_features != l0.linear1.out_features or layer.self_attn.num_heads != l0.self_attn.num_heads:
+            raise ValueError("nn.Transformer: %s differs from encoder.layers.0 (norm_first, activation, "
+                             "dim_feedforward or nhead); a lesson's layers share one configuration" % name)
+        a = layer.activation
+        if not (a is F.relu or a is F.gelu or isinstance(a, (nn.ReLU, nn.GELU))):
+            raise ValueError("nn.Transformer: %s's activation %s; expected relu or gelu" % (name, a))
+    if model.encoder.norm is None or model.decoder.norm is None:
+        raise ValueError("nn.Transformer without its encoder.norm or decoder.norm; expected both (as nn.Transformer "
+                         "makes them)")
+    bf = l0.self_attn.batch_first
+    src = torch.as_tensor(src, dtype=torch.float32)
+    tgt = torch.as_tensor(tgt, dtype=torch.float32)
+    if not bf:
+        src, tgt = src.transpose(0, 1), tgt.transpose(0, 1)
+    if check:
+        moved = not bf
+        if moved:  # (stages runs the module as batch_first)
+            for m in model.modules():
+                if hasattr(m, "batch_first"):
+                    m.batch_first = True
+        try:
+            stages(model, src, tgt)
+        except AssertionError as e:
+            raise ValueError("the lesson does not reproduce nn.Transformer: %s" % e) from None
+        finally:
+            if moved:
+                for m in model.modules():
+                    if hasattr(m, "batch_first"):
+                        m.batch_first = False
+    C = l0.self_attn.embed_dim
+    lesson = {"title": title or {"en": "nn.Transformer: %d encoder + %d decoder layers, d_model %d"
+                                 % (len(enc), len(dec), C),
+                                 "zh": "nn.Transformer：%d 个编码器层 + %d 个解码器层，d_model %d" % (len(enc), len(dec), C)},
+              "model": lesson_model(model), "input": {"query": _t(tgt), "key": _t(src)},
+              "weights": lesson_weights(model)}
+    for k, v in (("description", description), ("tokens", tokens), ("steps", steps)):
+        if v is not None:
+            lesson[k] = v
+    return lesson
