@@ -1,8 +1,8 @@
 #!/bin/sh
 # The trained lessons are reproducible: lessons/train_induction.py, train_textbook.py,
-# train_tiny_lm.py and train_grammar.py, rerun into a temporary directory, write exactly the
+# train_tiny_lm.py, train_grammar.py and train_encdec.py, rerun into a temporary directory, write exactly the
 # shipped lessons/induction-heads.json, reversal-anti-diagonal.json, tiny-lm-fortunes.json and
-# grammar-agreement.json (the same weights and checkpoints, byte for byte, and the narration
+# grammar-agreement.json, encoder-decoder-reversal.json (the same weights and checkpoints, byte for byte, and the narration
 # written from them). They train for about 35 s, 15 s, 90 s and 85 s on an idle machine
 # (4 min together), so this runs under make
 # test-full only (ATTNVIZ_FULL=1), and needs /usr/bin/python3 with torch: skipped (exit 77)
@@ -45,6 +45,7 @@ retrain() {
 retrain train_induction.py induction-heads.json 8
 retrain train_textbook.py reversal-anti-diagonal.json 4   # the reversal model (about 15 s)
 retrain train_grammar.py grammar-agreement.json 5         # the grammar model (its sentences are generated)
+retrain train_encdec.py encoder-decoder-reversal.json 3    # the encoder–decoder (nn.Transformer, about 10 s)
 # tiny-lm-fortunes.json: trained on /usr/share/games/fortunes/{fortunes,literature,riddles}
 if [ -f /usr/share/games/fortunes/riddles ] && [ -f /usr/share/games/fortunes/literature ] &&
     [ -f /usr/share/games/fortunes/fortunes ]; then
