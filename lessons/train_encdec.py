@@ -148,6 +148,11 @@ def texts(m):
             "en": "Encoder self-attention (block l0): every source word sees every other, both ways: no mask. "
                   "Rows and columns are the source's 6 tokens." % n,
             "zh": "编码器自注意力（块 l0）：每个源词都能看见所有源词，前后都行，没有掩码。行和列都是源序列的 6 个词元。" % n},
+        "l2.mask": {
+            "en": "The decoder's own mask (nn.Transformer's tgt_mask): target row t may see the target tokens 0 … t. "
+                  "The encoder's blocks and the cross-attention have none: the whole source is known from the start.",
+            "zh": "解码器自己的掩码（nn.Transformer 的 tgt_mask）：目标第 t 行只能看目标词元 0 … t。"
+                  "编码器的块和交叉注意力没有掩码：整个源序列一开始就都知道。"},
         "l2.attn": {
             "en": "Decoder self-attention (block l2), causal: target row t sees the target tokens 0 … t only "
                   "(the upper triangle is masked): it must not read the digit it is about to write." % n,
@@ -177,6 +182,8 @@ def texts(m):
                        "zh": "问学生：解码器要写第一个数字，需要源序列里的哪个词（最后一个词）。"},
              "l0.attn": {"en": "No mask here: the encoder reads the whole source at once.",
                          "zh": "这里没有掩码：编码器一次读完整个源序列。"},
+             "l2.mask": {"en": "Ask why the decoder may not see the digits after its own (it writes them next).",
+                         "zh": "问学生：为什么解码器不能看它后面的数字（那是它接下来要写的）。"},
              "l2.attn": {"en": "Compare with l0: the same computation, with the causal mask.",
                          "zh": "与 l0 对比：计算相同，只是多了因果掩码。"},
              "l%d.attn" % m["block"]: {

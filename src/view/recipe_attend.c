@@ -457,7 +457,7 @@ static const char *narration_pos_bias(const Trace *tr, int s)
 
 static const char *narration_masked(const Trace *tr, int s)
 {
-    if (tr->stages[s].operands[1] < 0) return "_none";
+    if (tr->stages[s].operands[1] < 0) return tr->encoder_blocks > 0 ? "_none_encdec" : "_none"; // (its decoder has one)
     if (isinf(tr->mask_fill)) return "_neginf";
     return tr->mask_fill > -1e4f ? "_small" : "";
 }
