@@ -75,7 +75,8 @@ def lesson_from_module(module, query, key=None, value=None, mask=None, key_paddi
                        steps=None, description=None, names=None, mask_convention="keep",
                        check=True, forward=None, rope=None, vocab=None):
     """Builds an attnviz lesson (a dict) from a module and its input: the one entry point for a
-    language model, nn.TransformerEncoder(Layer) and a Llama-style layer (_lesson_from_whole
+    language model, nn.TransformerEncoder(Layer), nn.Transformer (query: the target, key: the source) and a
+    Llama-style layer (_lesson_from_whole
     passes them on to their functions), and for an attention module, below.
 
     module           nn.MultiheadAttention, or a module with q/k/v/out nn.Linear layers
@@ -281,6 +282,13 @@ def _lesson_from_whole(module, query, key, value, mask, key_padding_mask, rope, 
     if rope is not None:
         raise ValueError("rope= is for a Llama-style decoder layer (self_attn, mlp, input_layernorm); %s is not one"
                          % name)
+    if isinstance(module, nn.Transformer):  # an encoder–decoder: query the target, key the source
+        if value is not None or key_padding_mask is not None:
+            raise ValueError("nn.Transformer: give the target as query and the source as key (no value or "
+                             "key_padding_mask)")
+        from torch_encdec import lesson_from_transformer
+        return lesson_from_transformer(module, query, key, mask=mask, title=a["title"], tokens=a["tokens"],
+                                       steps=a["steps"], description=a["description"], check=a["check"])
     if isinstance(module, (nn.TransformerEncoder, nn.TransformerEncoderLayer)):
         if key is not None or value is not None:
             raise ValueError("nn.%s attends to its own input: give query only" % name)

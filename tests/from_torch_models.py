@@ -287,7 +287,30 @@ def llama():
             "rope= is for a Llama-style decoder layer")
 
 
-for case in (nanogpt, encoder_gpt, hf, llama):
+# --- nn.Transformer (encoder–decoder) through lesson_from_module ---------------------------------
+
+def transformer():
+    for name, nf, bf, E, D in (("transformer post-norm", False, True, 2, 1), ("transformer norm_first seq-first", True, False, 1, 2)):
+        torch.manual_seed(27)
+        model = jitter(nn.Transformer(8, 2, E, D, 12, dropout=0.0, batch_first=bf, norm_first=nf), 5, 0.2).eval()
+        src, tgt = torch.randn(2, 5, 8), torch.randn(2, 3, 8)
+        args = (tgt, src) if bf else (tgt.transpose(0, 1), src.transpose(0, 1))
+        les = convert(name, model, args[0], key=args[1], mask="causal")
+        if les is not None:
+            st = dumped(name.replace(" ", "-"), les)
+            if st:
+                with torch.enable_grad():
+                    want = model(args[1], args[0], tgt_mask=nn.Transformer.generate_square_subsequent_mask(3)).detach()
+                close(name + " final_norm", st["final_norm"], want if bf else want.transpose(0, 1))
+    big = nn.Transformer(8, 2, 2, 4, 12, dropout=0.0, batch_first=True)
+    refused("transformer too many blocks", lambda: ft.lesson_from_module(big, torch.randn(1, 3, 8), key=torch.randn(1, 4, 8)),
+            "is 10 blocks (a decoder layer is two); a lesson holds at most 8")
+    refused("transformer without a source", lambda: ft.lesson_from_module(nn.Transformer(8, 2, 1, 1, 12, batch_first=True),
+                                                                          torch.randn(1, 3, 8)),
+            "give the source as key=")
+
+
+for case in (nanogpt, encoder_gpt, hf, llama, transformer):
     case()
 subprocess.run(["rm", "-rf", WORK])
 print("from_torch_models: %d failures" % len(failures))

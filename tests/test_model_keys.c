@@ -38,6 +38,8 @@ static void round_trip(const char *json, Lesson *a, Lesson *b)
 }
 
 #define PLAIN_INPUT "\"input\": {\"query\": {\"shape\": [1, 4, 8], \"arange\": [0, 32]}}, \"weights\": {\"init\": {\"seed\": 3}}"
+#define PLAIN_INPUT_KEY "\"input\": {\"query\": {\"shape\": [1, 3, 8], \"arange\": [0, 24]}, \"key\": {\"shape\": [1, 5, 8], \"arange\": [0, 40]}}, " \
+    "\"weights\": {\"init\": {\"seed\": 3}}"
 
 static void lesson_with(char *out, size_t n, const char *model_extra, const char *mask)
 {
@@ -229,6 +231,9 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_ALIBI_FORM] = PLAIN_LESSON(", \"alibi\": true, \"alibi_form\": \"key\""),
     [MK_STREAMING_POSITIONS] = PLAIN_LESSON(", \"streaming_positions\": \"cache\""),
     [MK_FLASH_ACCUMULATOR] = PLAIN_LESSON(", \"flash\": {\"block_q\": 2, \"block_k\": 2}, \"flash_accumulator\": \"fa1\""),
+    // an encoder–decoder: 1 encoder block, 1 decoder layer (2 blocks); the source is input.key, no mask
+    [MK_DECODER_LAYERS] = "{\"title\": \"t\", \"model\": {\"d_model\": 8, \"n_heads\": 2, \"n_layers\": 3, "
+                          "\"decoder_layers\": 1, \"residual_norm\": true, \"ffn_hidden\": 4}, " PLAIN_INPUT_KEY "}",
 };
 
 static bool field_is_default(const Lesson *ls, int k)

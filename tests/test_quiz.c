@@ -51,11 +51,13 @@ static bool has_placeholder(const char *s)
 
 static bool mask_removes_something(const Trace *tr)
 {
-    int mi = trace_find(tr, "mask");
-    if (mi < 0 || !tr->mask_kind) return false;
-    const Tensor *m = &tr->stages[mi].t;
-    for (size_t i = 0; i < m->size; i++)
-        if (m->data[i] == 0.0f) return true;
+    if (!tr->mask_kind) return false;
+    for (int mi = 0; mi < tr->n; mi++) { // the model's mask, or a block's own (an encoder–decoder's decoder)
+        if (tr->stages[mi].id != STAGE_MASK) continue;
+        const Tensor *m = &tr->stages[mi].t;
+        for (size_t i = 0; i < m->size; i++)
+            if (m->data[i] == 0.0f) return true;
+    }
     return false;
 }
 

@@ -32,6 +32,8 @@
 #include "layout.h"
 #include "recipe.h"
 #include "scene.h"
+#include "story.h"
+#include "utf8.h"
 #include "view.h"
 #include "viewkind.h"
 
@@ -1302,6 +1304,58 @@ static void test_every_kind_has_a_recipe(void **state)
         assert_true((unsigned)STAGE_INFO[s].kind < STAGE_KIND_COUNT);
 }
 
+// An encoder–decoder (encoder-decoder-reversal.json: 2 encoder blocks, 2 decoder layers of two
+// blocks): each block's kind, its axes (the encoder's source × source, the decoder's causal
+// self-attention target × target, the cross-attention target × source) and title; the softmax's
+// worked sum over a block's own keys (the decoder's 5 of a 6-token source asserted); the model
+// view's story in Chinese cut at any length stays whole characters.
+static void test_encoder_decoder(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/encoder-decoder-reversal.json");
+    const Trace *tr = &ses->trace;
+    static const TraceBlock kinds[] = {BLOCK_ENCODER, BLOCK_ENCODER, BLOCK_DECODER_SELF, BLOCK_CROSS, BLOCK_DECODER_SELF,
+                                       BLOCK_CROSS};
+    assert_int_equal(tr->n_layers, 6);
+    for (int l = 0; l < 6; l++) assert_int_equal(trace_block(tr, l), kinds[l]);
+    static const struct { const char *stage, *row0, *col0, *en, *zh; } F[] = {
+        {"l0.attn", "nine", "nine", "encoder", "编码器"},
+        {"l2.masked_scores", "<s>", "<s>", "decoder (causal)", "解码器（因果）"},
+        {"l3.attn", "<s>", "nine", "cross-attention", "交叉注意力"},
+    };
+    View v;
+    view_init(&v, &ses->lesson, LANG_EN);
+    char b1[64], b2[64];
+    for (size_t i = 0; i < sizeof F / sizeof F[0]; i++) {
+        v.stage = trace_find(tr, F[i].stage);
+        assert_true(v.stage >= 0);
+        Layout L;
+        layout_compute(&L, tr, &v, 1280, 720);
+        const PanelSpec *p = &L.spec[L.result_panel];
+        assert_string_equal(panel_axis_label(&v, p->row_axis, 0, b1, sizeof b1), F[i].row0);
+        assert_string_equal(panel_axis_label(&v, p->col_axis, 0, b2, sizeof b2), F[i].col0);
+        assert_non_null(strstr(recipe_stage_text(tr, v.stage, "title", true, LANG_EN), F[i].en));
+        assert_non_null(strstr(recipe_stage_text(tr, v.stage, "title", true, LANG_ZH), F[i].zh));
+    }
+    v.stage = trace_find(tr, "l2.attn"); // 5 target keys, a source of 6
+    Layout L;
+    layout_compute(&L, tr, &v, 1280, 720);
+    char why[300];
+    for (int r = 0; r < 5; r++) {
+        Derivation d;
+        assert_true(scene_derivation(&L, tr, &v, r, 0, &d));
+        if (!scene_derivation_adds_up(&d, why, sizeof why)) fail_msg("l2.attn row %d: %s", r, why);
+    }
+    view_init(&v, &ses->lesson, LANG_ZH);
+    char story[2048];
+    for (size_t n = 16; n < sizeof story; n += 7) {
+        story_model_view(tr, &v, NULL, story, n);
+        size_t len = strlen(story);
+        if (utf8_invalid_at((const unsigned char *)story, len) != len) fail_msg("the story cut at %zu bytes: %s", n, story);
+    }
+    session_destroy(ses);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1313,6 +1367,7 @@ int main(void)
         cmocka_unit_test(test_derivations),
         cmocka_unit_test(test_many_heads), cmocka_unit_test(test_language_model_frames),
         cmocka_unit_test(test_view_kinds),
+        cmocka_unit_test(test_encoder_decoder),
         cmocka_unit_test(test_compare_view),
         cmocka_unit_test(test_stacked_column_inside),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),

@@ -1,16 +1,17 @@
 #!/bin/sh
 # The trained lessons are reproducible: lessons/train_induction.py, train_textbook.py,
-# train_tiny_lm.py, train_grammar.py and train_vit.py, rerun into a temporary directory, write exactly the
-# shipped lessons/induction-heads.json, reversal-anti-diagonal.json, tiny-lm-fortunes.json,
-# grammar-agreement.json and vision-digits.json (the same weights and checkpoints, byte for byte, and the narration
-# written from them). They train for about 35 s, 15 s, 90 s, 85 s and 15 s on an idle machine
-# (4 min together), so this runs under make
+# train_tiny_lm.py, train_grammar.py, train_vit.py and train_encdec.py, rerun into a temporary directory, write
+# exactly the shipped lessons/induction-heads.json, reversal-anti-diagonal.json, tiny-lm-fortunes.json,
+# grammar-agreement.json, vision-digits.json and encoder-decoder-reversal.json (the same weights and checkpoints,
+# byte for byte, and the narration written from them). They train for about 35 s, 15 s, 90 s, 85 s, 15 s and 10 s
+# on an idle machine
+# (about 5 min together), so this runs under make
 # test-full only (ATTNVIZ_FULL=1), and needs /usr/bin/python3 with torch: skipped (exit 77)
 # otherwise. The tiny language model also needs its text, Debian's fortunes-min: without it
 # that lesson is skipped (said in the output), the others still checked. See
 # lessons/README.md, "Trained lessons".
 if [ -z "$ATTNVIZ_FULL" ] || [ "$ATTNVIZ_FULL" = 0 ]; then
-    echo "train_lessons_test: SKIP: retrains four models (about 4 min); runs under make test-full (ATTNVIZ_FULL=1)"
+    echo "train_lessons_test: SKIP: retrains six models (about 5 min); runs under make test-full (ATTNVIZ_FULL=1)"
     exit 77
 fi
 if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
@@ -45,6 +46,7 @@ retrain() {
 retrain train_induction.py induction-heads.json 8
 retrain train_textbook.py reversal-anti-diagonal.json 4   # the reversal model (about 15 s)
 retrain train_grammar.py grammar-agreement.json 5         # the grammar model (its sentences are generated)
+retrain train_encdec.py encoder-decoder-reversal.json 3    # the encoder–decoder (nn.Transformer, about 10 s)
 # tiny-lm-fortunes.json: trained on /usr/share/games/fortunes/{fortunes,literature,riddles}
 if [ -f /usr/share/games/fortunes/riddles ] && [ -f /usr/share/games/fortunes/literature ] &&
     [ -f /usr/share/games/fortunes/fortunes ]; then

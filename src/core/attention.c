@@ -43,7 +43,7 @@ const Tensor *attn_param(const AttnConfig *cfg, const AttnWeights *w, WeightSlot
     case WEIGHT_B_Q: case WEIGHT_B_K: case WEIGHT_B_V: if (!cfg->qkv_bias) return NULL; break;
     case WEIGHT_B_O: if (!cfg->out_bias) return NULL; break;
     case WEIGHT_FFN_B1: case WEIGHT_FFN_B2: case WEIGHT_FFN_B_GATE: if (!cfg->ffn_bias) return NULL; break;
-    case WEIGHT_NORM_BIAS: case WEIGHT_FFN_NORM_BIAS: case WEIGHT_FINAL_NORM_BIAS:
+    case WEIGHT_NORM_BIAS: case WEIGHT_FFN_NORM_BIAS: case WEIGHT_FINAL_NORM_BIAS: case WEIGHT_ENC_NORM_BIAS:
         if (cfg->norm == NORM_RMS) return NULL;
         break;
     case WEIGHT_SINKS: if (!cfg->attn_sinks) return NULL; break;
@@ -65,9 +65,10 @@ static void bind_params(const AttnConfig *cfg, const AttnWeights *w, Trace *tr)
 {
     for (int s = 0; s < tr->n; s++) {
         Stage *st = &tr->stages[s];
-        const AttnWeights *lw = &w[st->layer > 0 ? st->layer : 0];
-        st->weight = attn_param(cfg, lw, STAGE_INFO[st->id].weight);
-        st->bias = attn_param(cfg, lw, STAGE_INFO[st->id].bias);
+        const WeightSlot ws = STAGE_INFO[st->id].weight, bs = STAGE_INFO[st->id].bias;
+        const AttnWeights *lw = &w[st->layer > 0 && ws < WEIGHT_EMBED ? st->layer : 0]; // (the model's own: layer 0's)
+        st->weight = attn_param(cfg, lw, ws);
+        st->bias = attn_param(cfg, lw, bs);
     }
 }
 
@@ -213,13 +214,14 @@ static bool project_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *
 {
     const int B = tr->batch, Lq = tr->len_q, Lk = tr->len_k;
     const int C = cfg->d_model, H = cfg->n_heads, dk = cfg->d_k, dv = cfg->d_v, Hkv = trace_kv_heads(tr);
-    // pass 1b, pre-norm: attention reads the normalised input, n₁ = norm(x) (self-attention:
-    // the loader allows norm_first only then); the residual adds x itself
+    // pass 1b, pre-norm: attention reads the normalised input, n₁ = norm(x); the residual adds x
+    // itself (self-attention, the loader's rule, or an encoder–decoder's cross-attention, whose keys
+    // and values are the encoder's output as it is: nn.TransformerDecoderLayer's mha(norm2(x), memory))
     if (cfg->norm_first) {
         int xs[3] = {B, Lq, C}, x_in = x_q;
         TRY(x_q = trace_push_raw(tr, STAGE_ATTN_NORM, 3, xs, x_in, -1, -1));
         block_norm(cfg, w, tr, x_q, x_in, B * Lq);
-        x_k = x_v = x_q;
+        if (x_k == x_in) x_k = x_v = x_q;
     }
 
     if (cfg->kv_lora_rank > 0) return attn_mla_project(cfg, w, tr, x_q, st); // MLA (mla.c)
@@ -396,6 +398,46 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
     return !cfg->decode || attn_decode(cfg, w, &ast, tr);
 }
 
+// An encoder–decoder (nn.Transformer): the encoder's blocks over the source x_src (input.key), its
+// final norm enc_norm (encoder.norm: the memory, in the last encoder block), then each decoder
+// layer as two blocks over the target x_tgt (input.query): causal self-attention (its own mask, no
+// FFN), and cross-attention to the memory with the FFN; final_norm (decoder.norm) the model's own
+// last stage. tr->len_q / len_k are each block's while it runs, the cross-attention's after.
+static bool encdec_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_tgt, int x_src)
+{
+    const int B = tr->batch, Lt = tr->len_q, Ls = tr->len_k, C = cfg->d_model;
+    const int E = cfg->n_layers - 2 * cfg->decoder_layers, NL = cfg->n_layers;
+    AttnConfig self = *cfg;
+    self.ffn_hidden = 0; // nn.TransformerDecoderLayer: the FFN comes after the cross-attention
+    tr->encoder_blocks = E, tr->mask_kind = MASK_CAUSAL, tr->causal_offset = 0;
+    int x = x_src, mem, y = x_tgt, out, mask, ms[3] = {B, Lt, Lt}, src_s[3] = {B, Ls, C}, tgt_s[3] = {B, Lt, C};
+    tr->len_q = tr->len_k = Ls;
+    for (int l = 0; l < E; l++, x = out)
+        if ((tr->layer = l), !layer_forward(cfg, &w[l], tr, x, x, x, -1, &out)) return false;
+    TRY(mem = trace_push_raw(tr, STAGE_ENC_NORM, 3, src_s, x, -1, -1)); // the memory every cross-attention reads
+    block_norm(cfg, w, tr, mem, x, B * Ls);
+    for (int l = E; l < NL; l += 2) {
+        tr->layer = l, tr->len_q = tr->len_k = Lt;
+        TRY(mask = trace_push(tr, STAGE_MASK, 3, ms, -1, -1, -1)); // generate_square_subsequent_mask, as 0/1
+        for (int b = 0; b < B; b++)
+            for (int i = 0; i < Lt; i++)
+                for (int j = 0; j <= i; j++) D(tr, mask)[((size_t)b * Lt + i) * Lt + j] = 1.0f;
+        if (!layer_forward(&self, &w[l], tr, y, y, y, mask, &y)) return false;
+        tr->layer = l + 1, tr->len_k = Ls;
+        if (!layer_forward(cfg, &w[l + 1], tr, y, mem, mem, -1, &y)) return false;
+    }
+    int fn;
+    tr->layer = -1; // decoder.norm: the model's own last stage, as a language model's final_norm
+    TRY(fn = trace_push_raw(tr, STAGE_FINAL_NORM, 3, tgt_s, y, -1, -1));
+    block_norm(cfg, w, tr, fn, y, B * Lt);
+    for (int s = 0; s < tr->n; s++) { // an encoder block's rows are the source's, a decoder self-attention's the target's
+        TraceBlock k = trace_block(tr, tr->stages[s].layer);
+        if (k == BLOCK_ENCODER) tr->stages[s].key_rows = true;
+        if (k == BLOCK_DECODER_SELF) tr->stages[s].key_rows = false;
+    }
+    return true;
+}
+
 // A language model's first stages: token_embed = E[ids], [pos_embed, embedding = e + p]; the
 // stage layer 0 reads into *x (-1 on allocation failure).
 static int embed_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs *in, Trace *tr)
@@ -560,7 +602,7 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
     tr->n_layers = n_layers;
     tr->layer = -1;
     // every stage the model can record, before the first: no stage moves while it runs
-    if (!trace_reserve(tr, 4 + n_layers * STAGE_ID_COUNT)) return false;
+    if (!trace_reserve(tr, 6 + n_layers * STAGE_ID_COUNT)) return false;
 
     // pass 1: the inputs, as given
     int x_q, x_k, x_v, mask = -1;
@@ -595,6 +637,11 @@ bool attn_forward(const AttnConfig *cfg, const AttnWeights *w, const AttnInputs 
 
     if (x_k != x_q) tr->stages[x_k].key_rows = true;
     if (x_v != x_q) tr->stages[x_v].key_rows = true;
+    if (cfg->decoder_layers > 0) { // an encoder–decoder: the source is input.key, the target input.query
+        if (!encdec_forward(cfg, w, tr, x_q, x_k)) return false;
+        bind_params(cfg, w, tr);
+        return true;
+    }
 
     // the layers, each reading the one before (several layers: self-attention only, the
     // loader's rule); the model's own stages (input, mask) have no layer

@@ -211,6 +211,11 @@ typedef struct AttnConfig {
     // the next token (sample.h): top-k (0: off), top-p (1: off)
     int top_k;
     float top_p;
+    // an encoder–decoder (nn.Transformer; 0: none): the last 2·decoder_layers of the n_layers blocks are
+    // the decoder, each of its layers two blocks: causal self-attention over the target (input.query),
+    // then cross-attention to the encoder's output with the FFN; the first n_layers − 2·decoder_layers
+    // blocks are the encoder over the source (input.key). encoder.norm and decoder.norm end each stack.
+    int decoder_layers;
 } AttnConfig;
 
 // The ALiBi slope of head h of H (the paper's rule, also for H not a power of two).
@@ -244,6 +249,9 @@ typedef struct AttnWeights {
     // a vision transformer's own (layer 0's): the patch embedding W_P (C, p²) and b_P (C), the
     // [CLS] row (C), the classifier head W_H (K, C) and b_H (K); pos_embed is (N + 1, C)
     Tensor patch_embed, patch_bias, cls_token, head, head_bias;
+    // an encoder–decoder's (model.decoder_layers, layer 0's only): the encoder's final norm (nn.Transformer's
+    // encoder.norm; the decoder's, decoder.norm, is final_norm_weight / bias)
+    Tensor enc_norm_weight, enc_norm_bias;
 } AttnWeights;
 
 

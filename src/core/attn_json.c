@@ -429,6 +429,7 @@ static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
     const int r = cfg->kv_lora_rank, rq = cfg->q_lora_rank, dr = cfg->qk_rope_head_dim, mla = r > 0;
     const int qin = rq > 0 ? rq : C, kin = mla ? r : C, kout = mla ? H * (dk - dr) : Hkv * dk;
     const int HI = cfg->index_n_heads, dI = cfg->index_head_dim, dsa = cfg->index_topk > 0;
+    const bool ed = cfg->decoder_layers > 0; // an encoder–decoder: encoder.norm and decoder.norm
     // expected (rank, shape, fan_in, used) per tensor
     const WeightSpec table[WEIGHT_COUNT] = {
         [WEIGHT_W_Q] = {2, {H * dk, qin}, qin, true, false},   [WEIGHT_B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
@@ -452,12 +453,13 @@ static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
         [WEIGHT_W_IW] = {2, {HI, C}, C, dsa, false},
         [WEIGHT_EMBED] = {2, {V, C}, 1, lm, false},
         [WEIGHT_POS_EMBED] = {2, {Pn, C}, 1, own && cfg->positions == POS_LEARNED, false},
-        [WEIGHT_FINAL_NORM_WEIGHT] = {1, {C}, 0, own && cfg->final_norm, true},
-        [WEIGHT_FINAL_NORM_BIAS] = {1, {C}, 0, own && cfg->final_norm && !rms, true},
+        [WEIGHT_FINAL_NORM_WEIGHT] = {1, {C}, 0, (own && cfg->final_norm) || ed, true},
+        [WEIGHT_FINAL_NORM_BIAS] = {1, {C}, 0, ((own && cfg->final_norm) || ed) && !rms, true},
         [WEIGHT_LM_HEAD] = {2, {V, C}, C, lm && !cfg->tie_embeddings, false},
         [WEIGHT_PATCH_EMBED] = {2, {C, pp}, pp, vis, false},   [WEIGHT_PATCH_BIAS] = {1, {C}, pp, vis, false},
         [WEIGHT_CLS_TOKEN] = {1, {C}, 1, vis, false},
         [WEIGHT_HEAD] = {2, {K, C}, C, vis, false},            [WEIGHT_HEAD_BIAS] = {1, {K}, C, vis, false},
+        [WEIGHT_ENC_NORM_WEIGHT] = {1, {C}, 0, ed, true}, [WEIGHT_ENC_NORM_BIAS] = {1, {C}, 0, ed && !rms, true},
     };
     memcpy(spec, table, sizeof table);
 }
@@ -487,6 +489,11 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
     const bool lm = V > 0 || cfg->n_classes > 0, glu = cfg->ffn_act == FFN_SWIGLU; // (a model of its own)
     WeightSpec spec[WEIGHT_COUNT];
     weight_specs(cfg, spec);
+    const int enc = cfg->n_layers - 2 * cfg->decoder_layers; // an encoder–decoder's first decoder block
+    const bool dec_self = !model && cfg->decoder_layers > 0 && layer >= enc && (layer - enc) % 2 == 0;
+    if (dec_self) // a decoder layer's self-attention block: its FFN is the cross-attention block's, the next
+        for (int i = WEIGHT_FFN_W1; i <= WEIGHT_FFN_B_GATE; i++)
+            if (i != WEIGHT_NORM_WEIGHT && i != WEIGHT_NORM_BIAS) spec[i].used = false;
     // the model's own tensors' streams of weights.init (a layer's: slot + 64·layer)
     int seed_index[WEIGHT_COUNT] = {[WEIGHT_EMBED] = 1000, [WEIGHT_POS_EMBED] = 1001, [WEIGHT_LM_HEAD] = 1002,
                                     [WEIGHT_PATCH_EMBED] = 1003, [WEIGHT_PATCH_BIAS] = 1004, [WEIGHT_CLS_TOKEN] = 1005,
@@ -524,6 +531,8 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
                          : !lm ? nolm : "model.tie_embeddings is true (the logits use weights.embed)",
         [WEIGHT_PATCH_EMBED] = novis, [WEIGHT_PATCH_BIAS] = novis, [WEIGHT_CLS_TOKEN] = novis,
         [WEIGHT_HEAD] = novis, [WEIGHT_HEAD_BIAS] = novis,
+        [WEIGHT_ENC_NORM_WEIGHT] = "the lesson has no model.decoder_layers (it is not an encoder–decoder)",
+        [WEIGHT_ENC_NORM_BIAS] = "the lesson has no model.decoder_layers (it is not an encoder–decoder)",
     };
 
     for (int i = model ? WEIGHT_EMBED : 0; i < (model ? WEIGHT_COUNT : WEIGHT_EMBED); i++) {
@@ -531,7 +540,10 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         jsonpath_key(p, P, weight_names[i]);
         const cJSON *j = jl ? cJSON_GetObjectItemCaseSensitive(jl, weight_names[i]) : NULL;
         Tensor *t = attn_weight(w, i);
-        if (j && !spec[i].used) return jsonpath_fail(c, p, "given but not used: %s", why[i]);
+        if (j && !spec[i].used)
+            return jsonpath_fail(c, p, "given but not used: %s", dec_self && i >= WEIGHT_FFN_W1 && i <= WEIGHT_FFN_B_GATE
+                                 ? "a decoder layer's self-attention block has no feed-forward (its cross-attention block has it)"
+                                 : why[i]);
         if (!spec[i].used) continue;
         if (j) {
             JsonTensorOpts o = {false, LESSON_MAX_ELEMS};
@@ -552,7 +564,7 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         }
         if (!tensor_init(t, spec[i].rank, spec[i].shape)) return jsonpath_fail(c, p, "out of memory");
         if (spec[i].is_norm) {
-            float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT || i == WEIGHT_FINAL_NORM_WEIGHT ||
+            float v = (i == WEIGHT_NORM_WEIGHT || i == WEIGHT_FFN_NORM_WEIGHT || i == WEIGHT_FINAL_NORM_WEIGHT || i == WEIGHT_ENC_NORM_WEIGHT ||
                        i == WEIGHT_Q_NORM || i == WEIGHT_K_NORM || i == WEIGHT_Q_LATENT_NORM ||
                        i == WEIGHT_KV_LATENT_NORM) ? 1.0f : 0.0f; // γ 1, β 0
             for (size_t k = 0; k < t->size; k++) t->data[k] = v;

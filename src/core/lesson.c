@@ -449,6 +449,8 @@ bool lesson_parse_with(Lesson *ls, const char *name, const char *text, size_t le
 // The model's variants that need one sequence attending to itself (self-attention).
 static bool check_self_attention(JsonCtx *c, const Lesson *ls)
 {
+    if (ls->cfg.decoder_layers > 0) // an encoder–decoder: the source and the target (model_keys_check_input)
+        return true;
     if (ls->cfg.decode && !(ls->in.key_is_query && ls->in.value_is_key))
         return jsonpath_fail(c, "model.decode", "generating token by token needs self-attention; expected no separate input.key or input.value");
     if (ls->cfg.n_layers > 1 && !(ls->in.key_is_query && ls->in.value_is_key))

@@ -481,6 +481,13 @@ static bool check_dsa(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
 
 bool model_keys_check_input(JsonCtx *c, const AttnConfig *cfg, const AttnInputs *in, int len_k)
 {
+    if (cfg->decoder_layers > 0 && (in->key_is_query || !in->value_is_key))
+        return jsonpath_fail(c, in->key_is_query ? "input.key" : "input.value", in->key_is_query
+                             ? "missing; an encoder–decoder reads the source text from input.key (and the target from input.query)"
+                             : "the encoder's output is both the keys and the values of the cross-attention; expected no input.value");
+    if (cfg->decoder_layers > 0 && in->mask_kind != MASK_NONE)
+        return jsonpath_fail(c, "mask", "the decoder's self-attention is causal and the encoder's and the cross-attention "
+                             "see every source token; expected no mask with model.decoder_layers");
     if (cfg->kv_lora_rank > 0 && !(in->key_is_query && in->value_is_key))
         return jsonpath_fail(c, "model.kv_lora_rank", "K and V both come up from the one latent c_KV of the sequence; "
                              "expected self-attention (no separate input.key or input.value)");
@@ -490,6 +497,42 @@ bool model_keys_check_input(JsonCtx *c, const AttnConfig *cfg, const AttnInputs 
     if (cfg->index_topk > 0 && in->mask_kind == MASK_NONE)
         return jsonpath_fail(c, "model.index_topk", "the indexer chooses among the keys a mask allows; expected a "
                              "mask (DeepSeek's: \"causal\")");
+    return true;
+}
+
+// An encoder–decoder (nn.Transformer): read last, so every other key is known. Its decoder layers are
+// two blocks each, after an encoder of one block or more; nn.Transformer's blocks have LayerNorm, the
+// residuals and a feed-forward, and none of the mechanisms of one sequence (positions, caches, …).
+static bool check_decoder_layers(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    (void)m;
+    const int D = cfg->decoder_layers, N = cfg->n_layers > 1 ? cfg->n_layers : 1;
+    if (D == 0) return true;
+    if (N < 2 * D + 1)
+        return jsonpath_fail(c, "model.decoder_layers", "%d decoder layer%s %d blocks (self-attention, then cross-attention) "
+                             "and need%s an encoder before them; expected model.n_layers of %d or more (the encoder's "
+                             "blocks + 2·decoder_layers), got %d", D, D > 1 ? "s are" : " is", 2 * D, D > 1 ? "" : "s",
+                             2 * D + 1, N);
+    static const struct { int mk; const char *why; } OFF[] = {
+        {MK_ROPE, "positions are the embeddings' (nn.Transformer adds none)"}, {MK_ALIBI, "positions are the embeddings'"},
+        {MK_DECODE, "the decoder is shown as a whole"}, {MK_FLASH, "its attention is shown untiled"},
+        {MK_QK_NORM, "nn.Transformer has none"}, {MK_SOFTCAP, "nn.Transformer has none"}, {MK_ATTN_GATE, "nn.Transformer has none"},
+        {MK_LAYER_TYPES, "every block sees all it may"}, {MK_KV_LORA_RANK, "nn.Transformer has none"},
+        {MK_INDEX_TOPK, "nn.Transformer has none"}, {MK_ATTN_SINKS, "nn.Transformer has none"},
+        {MK_QUERY_PRE_ATTN_SCALAR, "nn.Transformer scales by √d_k"}};
+    for (size_t i = 0; i < sizeof OFF / sizeof OFF[0]; i++) {
+        const ModelKey *r = &MODEL_KEYS[OFF[i].mk];
+        const char *f = (const char *)cfg + r->offset;
+        bool set = r->type == MK_FLOAT ? *(const float *)f != 0.0f : r->type == MK_BOOL ? *(const bool *)f : *(const int *)f != 0;
+        if (set)
+            return jsonpath_fail(c, "model.decoder_layers", "an encoder–decoder as nn.Transformer computes it: %s; expected "
+                                 "no model.%s with it", OFF[i].why, r->name);
+    }
+    if (cfg->n_kv_heads != cfg->n_heads || cfg->norm != NORM_LAYER || !cfg->residual_norm || cfg->ffn_hidden == 0 ||
+        cfg->ffn_act == FFN_SWIGLU)
+        return jsonpath_fail(c, "model.decoder_layers", "nn.Transformer's layers have every head's own K and V, LayerNorm, "
+                             "residual_norm true and a feed-forward of relu or gelu; expected no n_kv_heads, norm \"layer\", "
+                             "residual_norm true, ffn_hidden above 0 and no swiglu with it");
     return true;
 }
 
@@ -542,6 +585,7 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_ALIBI_FORM] = {.names = &ATTN_NAMES_ALIBI_FORM, .edit_expect = "\"relative\" or \"key\""},
     [MK_FLASH_ACCUMULATOR] = {.names = &ATTN_NAMES_FLASH_ACC, .edit_expect = "\"fa2\" or \"fa1\""},
     [MK_STREAMING_POSITIONS] = {.names = &ATTN_NAMES_STREAM_POS, .edit_expect = "\"text\" or \"cache\""},
+    [MK_DECODER_LAYERS] = {.check = check_decoder_layers},
     [MK_TOP_P] = {.expect = "a probability above 0 and at most 1",
                   .edit_expect = "a probability above 0 and at most 1 (1: off)"},
 };

@@ -143,7 +143,9 @@ typedef enum StepId {
     X(PATCH_BIAS, "patch_bias", patch_bias, "b_P", "b_P")                                                       \
     X(CLS_TOKEN, "cls_token", cls_token, "[CLS]", "[CLS]")                                                      \
     X(HEAD, "head", head, "W_Hᵀ", "W_H")                                                                        \
-    X(HEAD_BIAS, "head_bias", head_bias, "b_H", "b_H")
+    X(HEAD_BIAS, "head_bias", head_bias, "b_H", "b_H")                                                       \
+    X(ENC_NORM_WEIGHT, "enc_norm_weight", enc_norm_weight, "γ", "γ") /* nn.Transformer's encoder.norm */         \
+    X(ENC_NORM_BIAS, "enc_norm_bias", enc_norm_bias, "β", "β")
 
 typedef enum WeightSlot {
     WEIGHT_NONE = -1,
@@ -218,6 +220,7 @@ typedef enum WeightSlot {
     X(DECODE_SCORES, "decode_scores", DECODE_SCORES, DECODE, "s_t", NONE, NONE)                                    \
     X(DECODE_ATTN, "decode_attn", DECODE_ATTN, DECODE, "a_t", SINKS, NONE)                                     \
     X(DECODE_OUTPUT, "decode_output", DECODE, DECODE, "decode_output", NONE, NONE)                               \
+    X(ENC_NORM, "enc_norm", NORM, FFN, "m", ENC_NORM_WEIGHT, ENC_NORM_BIAS)                                       \
     X(FINAL_NORM, "final_norm", NORM, PREDICT, "h", FINAL_NORM_WEIGHT, FINAL_NORM_BIAS)                           \
     X(CLS_OUT, "cls_out", INPUT, PREDICT, "h_CLS", NONE, NONE)                                                   \
     X(LOGITS, "logits", PROJECTION, PREDICT, "logits", LM_HEAD, HEAD_BIAS)                                       \

@@ -136,6 +136,13 @@ int trace_layer_at(const Trace *tr, int s)
     return tr->stages[s].layer > 0 ? tr->stages[s].layer : 0;
 }
 
+TraceBlock trace_block(const Trace *tr, int layer)
+{
+    if (tr->encoder_blocks <= 0 || layer < 0) return BLOCK_SELF;
+    if (layer < tr->encoder_blocks) return BLOCK_ENCODER;
+    return (layer - tr->encoder_blocks) % 2 == 0 ? BLOCK_DECODER_SELF : BLOCK_CROSS;
+}
+
 int trace_same_in_layer(const Trace *tr, int s, int layer)
 {
     assert(s >= 0 && s < tr->n); // View.stage (app.c's set_layer)

@@ -82,7 +82,15 @@ typedef struct Trace {
     int ablate_kind, ablate_layer, ablate_head; // an experiment's ablation (AttnConfig.ablate, AblateKind;
                                  // 0: none): that head's head_out was replaced
     bool has_stats;              // trace_compute_stats has filled Stage.absmax / minpos / any_nan
+    int encoder_blocks;          // an encoder–decoder (model.decoder_layers): layers 0 … encoder_blocks − 1 are the
+                                 // encoder, then each decoder layer's self-attention and cross-attention blocks (0: none)
 } Trace;
+
+// What a block (a layer of the trace) attends with: one attention of a model of one kind, or an
+// encoder–decoder's encoder self-attention (rows and keys: the source), the decoder's causal
+// self-attention (rows and keys: the target) or its cross-attention (rows the target, keys the source).
+typedef enum TraceBlock { BLOCK_SELF, BLOCK_ENCODER, BLOCK_DECODER_SELF, BLOCK_CROSS } TraceBlock;
+TraceBlock trace_block(const Trace *tr, int layer);
 
 void trace_init(Trace *tr);
 // RoPE's position of token l of batch b: the lesson's position_ids, else l.

@@ -31,17 +31,19 @@ static void draw_tokens(Canvas *cv, const Layout *L, const Trace *tr, const View
 {
     const ModelViewLayout *M = &L->view.model;
     const Tensor *t = &tr->stages[M->stage[0]].t;
-    const int Lq = t->shape[2], Lk = t->shape[3], px = M->tok_px, step = M->tok_step;
+    const int Lk = t->shape[3], px = M->tok_px, step = M->tok_step;
     if (px <= 0 || M->layers < 1 || M->heads < 1) return;
     char lb[64];
-    for (int l = 0; l < M->layers; l++) {
+    for (int l = 0; l < M->layers; l++) { // (an encoder–decoder's rows: each block's own, source or target)
         const Rect q = M->map[l][0];
+        const int Lq = tr->stages[M->stage[l]].t.shape[2];
         for (int i = 0; i < Lq; i += step) {
             const int y = q.y + (q.h * i + q.h * (i + 1)) / (2 * Lq) - px * 6 / 10;
             paint_text(cv, FONT_SANS, px, THEME.ink, 255, q.x - paint_px(L->s, 4), y, ALIGN_RIGHT,
-                       panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb));
+                       panel_axis_label(v, panel_query_axis(tr, l), i, lb, sizeof lb));
         }
     }
+    if (tr->encoder_blocks > 0) return; // its blocks' keys differ (the kind under each block's name says which)
     for (int h = 0; h < M->heads; h++) {
         const Rect q = M->map[0][h];
         for (int j = 0; j < Lk; j += step) {
@@ -73,10 +75,18 @@ void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
         const char *args[] = {lb};
         i18n_fmt(b, sizeof b, v->lang, "ui.mv_layer", 1, args);
         Rect r = M->row_label[l];
-        const bool pattern = tr->sliding_window > 0; // a local/global pattern: each layer's kind below its name
+        // a local/global pattern or an encoder–decoder: each layer's kind below its name
+        const bool pattern = tr->sliding_window > 0 || tr->encoder_blocks > 0;
         const int ty = r.y + (r.h - (pattern ? L->px_small * 23 / 10 : L->px_small)) / 2;
         paint_text(cv, l == here_l ? FONT_BOLD : FONT_SANS, L->px_small, THEME.ink, 255, r.x + r.w, ty, ALIGN_RIGHT, b);
-        if (pattern) {
+        if (tr->encoder_blocks > 0) { // encoder self, decoder causal self or cross-attention: a word and a colour each
+            static const char *const KEY[] = {"ui.mv_encoder", "ui.mv_encoder", "ui.mv_decoder_self", "ui.mv_cross"};
+            const TraceBlock k = trace_block(tr, l);
+            const Rgb col = k == BLOCK_CROSS ? THEME.accent : k == BLOCK_DECODER_SELF ? THEME.hilite : THEME.muted;
+            paint_text(cv, FONT_SANS, L->px_small, col, 255, r.x + r.w, ty + L->px_small * 13 / 10, ALIGN_RIGHT,
+                       i18n_get(v->lang, KEY[k]));
+            paint_fill(cv, col, 255, r.x + r.w + paint_px(L->s, 2), r.y, paint_px(L->s, 4), r.h);
+        } else if (pattern) {
             char w[12], kind[48];
             snprintf(w, sizeof w, "%d", tr->sliding_window);
             const char *wargs[] = {w};

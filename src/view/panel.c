@@ -79,6 +79,16 @@ void panel_transpose(PanelSpec *p)
     p->transposed = !p->transposed;
 }
 
+AxisKind panel_key_axis(const Trace *tr, int layer)
+{
+    return trace_block(tr, layer) == BLOCK_DECODER_SELF ? AXIS_QUERY : AXIS_KEY;
+}
+
+AxisKind panel_query_axis(const Trace *tr, int layer)
+{
+    return trace_block(tr, layer) == BLOCK_ENCODER ? AXIS_KEY : AXIS_QUERY;
+}
+
 const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n)
 {
     const Lesson *ls = v ? v->lesson : NULL;

@@ -258,6 +258,11 @@ void panel_transpose(PanelSpec *p);
 // Label of position i on an axis: the lesson's token (a language model's space drawn ␣),
 // or the index.
 const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t n);
+// The positions a stage's key columns are in layer `layer`: the keys' (AXIS_KEY), or the target's
+// (AXIS_QUERY) in an encoder–decoder's decoder self-attention; the rows' likewise: the query's, or the
+// source's (AXIS_KEY) in its encoder (trace.h's TraceBlock).
+AxisKind panel_key_axis(const Trace *tr, int layer);
+AxisKind panel_query_axis(const Trace *tr, int layer);
 // A number as a cell shows it: d decimals, "−∞", "∞", "NaN", never "-0.00". (Inline: the
 // renderer writes every cell's number with it, every frame.)
 static inline void panel_format_number(float v, int d, char *buf, size_t n)

@@ -354,6 +354,10 @@ static bool ask_value(Ctx *c, QuizQuestion *q)
         explain_cell_as_cells(c->tr, &c->v, &c->L, c->L.result_panel, r, col, operand_decimals(&c->L), cells,
                               sizeof cells);
         q->tolerance = screen_tolerance(x, q->tolerance, cells, c->tr, c->stage);
+        if (operand_decimals(&c->L) != 2) { // … and as 2 decimals read them (a panel too small for numbers: its tooltip's)
+            explain_cell_as_cells(c->tr, &c->v, &c->L, c->L.result_panel, r, col, 2, cells, sizeof cells);
+            q->tolerance = screen_tolerance(x, q->tolerance, cells, c->tr, c->stage);
+        }
         return true;
     }
     return false;
@@ -652,7 +656,15 @@ static int generate(const Trace *tr, const Lesson *ls, Lang lang, uint64_t seed,
     // lesson's without it)
     while (first < tr->n && tr->stages[first].step != STEP_BACKWARD) first++;
     if (first == tr->n) first = 0;
-    for (int s = first; s < tr->n && n < max; s++) n += stage_questions(tr, ls, lang, seed, s, only_b, only_h, out + n, max - n);
+    for (int s = first; s < tr->n && n < max; s++) {
+        // an encoder–decoder: each kind of block asked about once (its first: encoder, decoder self, cross), so that
+        // the questions reach the decoder (the encoder's own output, enc_norm, too)
+        const int l = tr->stages[s].layer;
+        if (tr->encoder_blocks > 0 && l > 0 && tr->stages[s].id != STAGE_ENC_NORM &&
+            trace_block(tr, l) == trace_block(tr, l - (trace_block(tr, l) == BLOCK_ENCODER ? 1 : 2)))
+            continue;
+        n += stage_questions(tr, ls, lang, seed, s, only_b, only_h, out + n, max - n);
+    }
     return n;
 }
 

@@ -47,7 +47,9 @@ const char *recipe_stage_text(const Trace *tr, int s, const char *family, bool r
     char *out = buf[next++ & 3], l[12];
     snprintf(l, sizeof l, "%d", tr->stages[s].layer);
     const char *args[] = {l, t};
-    i18n_fmt(out, sizeof buf[0], lang, "ui.layer_title", 2, args);
+    static const char *const KIND[] = {"ui.layer_title", "ui.layer_title_encoder", "ui.layer_title_decoder_self",
+                                       "ui.layer_title_cross"}; // (an encoder–decoder's blocks say which attention)
+    i18n_fmt(out, sizeof buf[0], lang, KIND[trace_block(tr, tr->stages[s].layer)], 2, args);
     return out;
 }
 
@@ -99,7 +101,7 @@ PanelSpec *recipe_add_stage(Layout *L, const Trace *tr, const View *v, int stage
     snprintf(p->source, sizeof p->source, "%s", st->name);
     const StageRecipe *r = recipe_of(st->kind);
     p->row_axis = st->key_rows ? AXIS_KEY : AXIS_QUERY;
-    p->col_axis = r->key_cols ? AXIS_KEY : AXIS_INDEX;
+    p->col_axis = r->key_cols ? panel_key_axis(tr, st->layer) : AXIS_INDEX; // (a decoder's self-attention: the target's)
     if (st->id == STAGE_LOGITS || st->id == STAGE_PROBS) p->col_axis = AXIS_VOCAB; // a column per token of the vocab
     if (st->id == STAGE_PATCHES || st->id == STAGE_PATCH_EMBED) p->row_axis = AXIS_PATCH; // (no [CLS] yet)
     if (r->mask_look == MASK_LOOK_SELF) p->mask = p->data; // 0 cells get the masked look

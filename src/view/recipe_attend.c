@@ -457,7 +457,7 @@ static const char *narration_pos_bias(const Trace *tr, int s)
 
 static const char *narration_masked(const Trace *tr, int s)
 {
-    if (tr->stages[s].operands[1] < 0) return "_none";
+    if (tr->stages[s].operands[1] < 0) return tr->encoder_blocks > 0 ? "_none_encdec" : "_none"; // (its decoder has one)
     if (isinf(tr->mask_fill)) return "_neginf";
     return tr->mask_fill > -1e4f ? "_small" : "";
 }
@@ -529,8 +529,8 @@ static bool derive_scores(const Layout *L, const Trace *tr, const View *v, int r
 
 static int deriv_width_softmax(const Trace *tr, int s)
 {
-    float sink = 0.0f;
-    return tr->len_k + (recipe_sink(tr, s, 0, &sink) ? 1 : 0); // gpt-oss: the sink's logit last
+    float sink = 0.0f; // (the stage's own keys: an encoder–decoder's blocks have their own lengths)
+    return tr->stages[s].t.shape[tr->stages[s].t.rank - 1] + (recipe_sink(tr, s, 0, &sink) ? 1 : 0); // gpt-oss: the sink's logit last
 }
 
 // The same steps, in the same order, as tensor_softmax_rows.
@@ -542,7 +542,7 @@ static bool derive_softmax(const Layout *L, const Trace *tr, const View *v, int 
     // gpt-oss: the head's sink logit is one more value after the row's, up to Σ
     float sink = 0.0f;
     const bool has_sink = recipe_sink(tr, v->stage, res->head, &sink);
-    const int n = tr->len_k + (has_sink ? 1 : 0), nr = tr->len_k;
+    const int nr = st->t.shape[st->t.rank - 1], n = nr + (has_sink ? 1 : 0); // (the stage's keys)
     char b[64];
     const PanelSpec *x = &L->input; // (the whole stage's, also when a split shows the result alone)
     float xv[SCENE_DERIV_MAX_VALUES + 1], mx = -INFINITY, sum = 0.0f;

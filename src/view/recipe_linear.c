@@ -276,6 +276,7 @@ static const char *narration_ffn_hidden(const Trace *tr, int s)
 static const char *narration_norm(const Trace *tr, int s)
 {
     if (tr->n_classes > 0 && tr->stages[s].id == STAGE_FINAL_NORM && !tr->norm_rms) return "_vision"; // ViT's
+    if (tr->encoder_blocks > 0 && tr->stages[s].id == STAGE_FINAL_NORM) return "_encdec"; // nn.Transformer's decoder.norm
     return tr->norm_rms ? "_rms" : "";
 }
 

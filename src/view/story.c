@@ -65,12 +65,12 @@ void story_head_pattern(const Trace *tr, int s, int b, int h, HeadPattern *p)
 }
 
 // "key i − 5 in 6 of 7 rows (0.93 on average)"
-static void pattern_text(const HeadPattern *p, const View *v, char *out, size_t n)
+static void pattern_text(const HeadPattern *p, const View *v, AxisKind keys, char *out, size_t n)
 {
     char a[16], r[16], of[16], w[16], lb[64];
     snprintf(r, sizeof r, "%d", p->rows), snprintf(of, sizeof of, "%d", p->of), snprintf(w, sizeof w, "%.2f", (double)p->weight);
     snprintf(a, sizeof a, "%d", p->back >= 0 ? p->back : p->key);
-    const char *args[] = {a, r, of, w, p->back < 0 ? panel_axis_label(v, AXIS_KEY, p->key, lb, sizeof lb) : ""};
+    const char *args[] = {a, r, of, w, p->back < 0 ? panel_axis_label(v, keys, p->key, lb, sizeof lb) : ""};
     i18n_fmt(out, n, v->lang, p->back > 0 ? "story.looks_back" : p->back == 0 ? "story.looks_self" : "story.looks_key", 5,
              args);
 }
@@ -78,8 +78,22 @@ static void pattern_text(const HeadPattern *p, const View *v, char *out, size_t 
 static void put(char *buf, size_t n, size_t *len, const char *s)
 {
     if (*len >= n) return;
-    int w = snprintf(buf + *len, n - *len, "%s%s", *len ? " " : "", s);
-    if (w > 0) *len += (size_t)w < n - *len ? (size_t)w : n - *len - 1;
+    const size_t room = n - *len;
+    int w = snprintf(buf + *len, room, "%s%s", *len ? " " : "", s);
+    if (w <= 0) return;
+    if ((size_t)w < room) {
+        *len += (size_t)w;
+        return;
+    }
+    *len = n - 1; // cut short: never inside a character (its lead byte goes when its sequence was cut)
+    size_t k = *len;
+    while (k > 0 && ((unsigned char)buf[k - 1] & 0xC0) == 0x80) k--;
+    if (k > 0 && (unsigned char)buf[k - 1] >= 0xC0) {
+        const unsigned char c = (unsigned char)buf[k - 1];
+        const size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+        if (*len - (k - 1) < need) *len = k - 1;
+    }
+    buf[*len] = '\0';
 }
 
 // "Step 250 of 6000 (checkpoint 6 of 20), loss 2.10 (step 200: 2.31)."
@@ -150,7 +164,7 @@ static void changed_text(const Trace *tr, const View *v, const Trace *prev, int 
     char pst[16], lb[16], hb[16], mv[16], pat[200];
     snprintf(pst, sizeof pst, "%d", ls->ckpt_step[k - 1]), snprintf(lb, sizeof lb, "%d", l), snprintf(hb, sizeof hb, "%d", h);
     snprintf(mv, sizeof mv, "%.2f", (double)moved);
-    pattern_text(&p, v, pat, sizeof pat);
+    pattern_text(&p, v, panel_key_axis(tr, l), pat, sizeof pat);
     const char *args[] = {pst, lb, hb, mv, pat};
     i18n_fmt(out, n, v->lang, brief ? "story.changed_short" : "story.changed", 5, args); // (brief: the model view says what)
 }
@@ -178,7 +192,7 @@ const char *story_model_view(const Trace *tr, const View *v, const Trace *prev, 
             HeadPattern p;
             story_head_pattern(tr, s, b, h, &p);
             char pat[200], lb[16], hb[16];
-            pattern_text(&p, v, pat, sizeof pat);
+            pattern_text(&p, v, panel_key_axis(tr, l), pat, sizeof pat); // (a decoder's self-attention: the target's)
             snprintf(lb, sizeof lb, "%d", l), snprintf(hb, sizeof hb, "%d", h);
             const char *args[] = {lb, hb, pat};
             i18n_fmt(line, sizeof line, v->lang, "story.head", 3, args);

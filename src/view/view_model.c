@@ -18,6 +18,11 @@ static int widest_token(const View *v, const Tensor *t, int px, bool keys)
     int w = 0;
     for (int i = 0; i < t->shape[3]; i++) w = imax(w, layout_text_w(v, panel_axis_label(v, AXIS_KEY, i, lb, sizeof lb), px));
     for (int i = 0; i < t->shape[2] && !keys; i++) w = imax(w, layout_text_w(v, panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb), px));
+    // an encoder–decoder: its rows are the source's in the encoder, the target's in the decoder
+    for (int i = 0; i < (v->lesson ? v->lesson->len_q : 0) && !keys && v->lesson->cfg.decoder_layers > 0; i++)
+        w = imax(w, layout_text_w(v, panel_axis_label(v, AXIS_QUERY, i, lb, sizeof lb), px));
+    for (int i = 0; i < (v->lesson ? v->lesson->len_k : 0) && !keys && v->lesson->cfg.decoder_layers > 0; i++)
+        w = imax(w, layout_text_w(v, panel_axis_label(v, AXIS_KEY, i, lb, sizeof lb), px));
     return w;
 }
 
@@ -38,7 +43,10 @@ void view_model_place(Layout *L, const Trace *tr, const View *v)
     }
     M->heads = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
     const Tensor *t = &tr->stages[M->stage[0]].t;
-    const int n_tok = imax(t->shape[2], t->shape[3]), tw = imin(widest_token(v, t, L->px_small, false), (int)(80 * L->s));
+    int n_tok = imax(t->shape[2], t->shape[3]);
+    for (int l = 1; l < M->layers; l++) // (an encoder–decoder's blocks: their own lengths)
+        n_tok = imax(n_tok, imax(tr->stages[M->stage[l]].t.shape[2], tr->stages[M->stage[l]].t.shape[3]));
+    const int tw = imin(widest_token(v, t, L->px_small, false), (int)(80 * L->s));
     const int gap = imax(2, (int)(10 * L->s)), lh = (int)(L->px_small * 1.6f), th = L->px_small * 14 / 10;
     const int lw = (int)(90 * L->s) + tw + gap;
     const Rect a = L->area;
@@ -100,6 +108,9 @@ void view_model_describe(FILE *f, const Layout *L, const Trace *tr, const View *
                     tr->stages[M->stage[l]].name);
             if (tr->sliding_window > 0) // a local/global pattern: the layer's kind
                 fprintf(f, "\"window\": %d, ", tr->layer_sliding[l] ? tr->sliding_window : 0);
+            static const char *const KIND[] = {"self", "encoder", "decoder_self", "cross"};
+            if (tr->encoder_blocks > 0) // an encoder–decoder: the block's attention
+                fprintf(f, "\"attention\": \"%s\", ", KIND[trace_block(tr, l)]);
             fputs("\"argmax\": [", f);
             const int Lq = t->shape[2], Lk = t->shape[3];
             for (int i = 0; i < Lq; i++) {
