@@ -6,7 +6,9 @@
 #     complete, and the window keeps answering keys and quits on Ctrl+Q (status 0);
 #  2. resizing the window (and F) during an export changes nothing in it: every
 #     PNG has the size of the window when E was pressed, the same pixels as
-#     attnviz --export at that size, and frames.json says "complete": true.
+#     attnviz --export at that size, and frames.json says "complete": true;
+#  3. Esc during an export (E 4, a GIF) stops it: its folder is gone, the window says
+#     so, nothing goes to stderr, and the window keeps answering.
 # Every wait is bounded and polls; skips (exit 77) only when Xvfb is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin window_export_test xdotool compare
@@ -93,6 +95,24 @@ for f in "$TMP/cli"/*.png; do
     [ "$ae" = 0 ] || fail "E's ${f##*/} differs from attnviz --export's in $ae pixels"
 done
 window_quit "resized export"
+
+# 3. Esc stops an export and leaves nothing
+X=$TMP/stop
+start "$X" tests/big/long-256.json
+EXP=$X/attnviz-export-long-256-1
+xdotool key --window "$WID" e 4
+i=0; while [ $i -lt 50 ] && [ ! -d "$EXP" ]; do sleep 0.1; i=$((i + 1)); done
+[ -d "$EXP" ] || fail "E 4 made no export folder in 5 s"
+xdotool key --window "$WID" Escape
+i=0; while [ $i -lt 50 ] && [ -d "$EXP" ]; do sleep 0.1; i=$((i + 1)); done
+[ -d "$EXP" ] && fail "Esc did not stop the export: $EXP still there ($(ls "$EXP" | head -3 | tr '\n' ' '))"
+ls "$X" | grep -q attnviz-export && fail "an export folder was left: $(ls "$X")"
+[ -s "$X/err.txt" ] && fail "stopping the export wrote to stderr: $(cat "$X/err.txt")"
+grep -q "$EXP" "$X/out.txt" && fail "a stopped export printed its folder as saved"
+xdotool key --window "$WID" s
+i=0; while [ $i -lt 25 ] && ! grep -q 'attnviz-0001-input.png' "$X/out.txt"; do sleep 0.2; i=$((i + 1)); done
+grep -q 'attnviz-0001-input.png' "$X/out.txt" || fail "S did nothing after Esc stopped the export"
+window_quit "stopped export"
 echo "window_export_test: ok"
 INNER
 window_test_run 150

@@ -60,6 +60,13 @@ void app_resize(App *a, int w, int h) { SDL_SetWindowSize(a->screen.win, w, h); 
 
 void app_set_reduced_motion(App *a, bool on) { a->screen.reduced_motion = on; }
 
+void app_export_failed(App *a, const char *why)
+{
+    fprintf(stderr, "attnviz: export: %s\n", why);
+    app_toast(a, "app.export_failed", why);
+    a->toast.left = EXPORT_TOAST_SECONDS;
+}
+
 void app_pinch(App *a, int x, int y, float factor, int dx, int dy)
 {
     if (factor > 0.0f && factor != 1.0f) layout_zoom_at(&a->v, app_layout(a), x, y, factor);

@@ -31,6 +31,9 @@ bool app_open(App *a, const char *path);
 void app_resize(App *a, int w, int h);
 // Reduced motion (the browser's prefers-reduced-motion): every transition jumps to its end.
 void app_set_reduced_motion(App *a, bool on);
+// An export that failed after the window had ended it (the page's MP4, written when the
+// browser's encoder has flushed): "Export failed: why" in the window.
+void app_export_failed(App *a, const char *why);
 // A pinch (the page's two fingers): zoom by factor at output pixel (x, y) — a heatmap
 // there, else the result's — then pan the zoomed heatmaps by (dx, dy) output pixels.
 void app_pinch(App *a, int x, int y, float factor, int dx, int dy);

@@ -491,6 +491,16 @@ static bool mode_help(App *a, const SDL_KeyboardEvent *k, KeyAction act)
     return true;
 }
 
+// Esc while an export runs: it stops (nothing kept); other keys work meanwhile.
+static bool mode_export_running(App *a, const SDL_KeyboardEvent *k, KeyAction act)
+{
+    (void)act;
+    if (!a->exp.job || k->keysym.sym != SDLK_ESCAPE || (k->keysym.mod & (KMOD_CTRL | KMOD_SHIFT | KMOD_ALT | KMOD_GUI)))
+        return false;
+    export_ui_stop(&a->exp, a->v.lang, &a->toast);
+    return true;
+}
+
 // After E: the next key picks the format.
 static bool mode_export_choice(App *a, const SDL_KeyboardEvent *k, KeyAction act)
 {
@@ -602,8 +612,9 @@ static bool mode_cursor(App *a, const SDL_KeyboardEvent *k, KeyAction act)
     return false;
 }
 
-static const KeyMode KEY_MODES[] = {mode_quit_ask, mode_text,  mode_pan,   mode_help,  mode_export_choice, mode_open_help,
-                                    mode_cursor,   mode_train, mode_study, mode_enter_study, mode_lab};
+static const KeyMode KEY_MODES[] = {mode_quit_ask,      mode_text,          mode_pan,    mode_help,
+                                    mode_export_running, mode_export_choice, mode_open_help, mode_cursor,
+                                    mode_train,         mode_study,         mode_enter_study, mode_lab};
 
 static void on_key(App *a, const SDL_KeyboardEvent *k)
 {

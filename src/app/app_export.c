@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "handout.h"
 #include "text.h"
@@ -64,6 +66,7 @@ static void export_start(ExportUI *x, ExportFormat format, const ExportFrom *fro
     o.edited = session_edited(ses), o.n_edits = ses->log.applied;
     o.ref = o.edited ? session_original_trace(ses) : NULL;
     o.title = session_title(ses, v->lang, x->title, sizeof x->title);
+    o.no_index = from->browser && fmt->animated; // (the page downloads the GIF or MP4 alone: web.js)
     char err[MSG_MAX];
     // the frames are drawn offscreen, like --export at this size: a resize or F
     // during the export changes nothing in them, and the window's caches stay
@@ -135,7 +138,8 @@ void export_ui_ask(ExportUI *x, const ExportFrom *from, Toast *t)
 }
 
 // The export-format table's menu rows (1 PNG frames, 3 MP4, 4 GIF) and 2 the PDF
-// handout; anything else cancels; in the page only the rows the page makes (PNG frames).
+// handout; anything else cancels; in the page only the rows the page makes (PNG frames,
+// MP4, GIF: src/web/web_video.c).
 void export_ui_choose_key(ExportUI *x, SDL_Keycode sym, const ExportFrom *from, Toast *t)
 {
     x->choose = false;
@@ -193,6 +197,30 @@ void export_ui_update(ExportUI *x, double budget, Lang lang, Toast *t)
         if ((double)(SDL_GetPerformanceCounter() - t0) / (double)freq > budget) break;
     }
     if (export_job_failed(j) || export_job_settled(j) >= export_job_total(j)) export_end(x, lang, t);
+}
+
+// Esc during an export: the job ends as interrupted (its video removed, not renamed into
+// place), then the folder it made, which holds only what it wrote, goes too.
+void export_ui_stop(ExportUI *x, Lang lang, Toast *t)
+{
+    if (!x->job) return;
+    int written = 0;
+    char err[MSG_MAX];
+    (void)export_job_finish(x->job, true, &written, err, sizeof err); // (an error: nothing is kept anyway)
+    x->job = NULL;
+    export_target_destroy(&x->target);
+    DIR *d = opendir(x->dir);
+    struct dirent *e;
+    char path[sizeof x->dir + 300];
+    while (d && (e = readdir(d)))
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            snprintf(path, sizeof path, "%s/%.255s", x->dir, e->d_name);
+            unlink(path);
+        }
+    if (d) closedir(d);
+    rmdir(x->dir);
+    toast_show(t, lang, "app.export_stopped", x->dir);
+    t->left = EXPORT_TOAST_SECONDS;
 }
 
 // Finishes a running export now (before the lesson changes or the window closes):

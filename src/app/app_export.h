@@ -30,15 +30,17 @@ typedef struct ExportFrom {
     const View *view;
     const char *font_path;
     int w, h;              // the window's output pixels
-    bool browser;          // the page: PNG frames only
+    bool browser;          // the page: the formats it makes (PNG frames, MP4, GIF)
     bool studying;         // the study mode: no export (it would show every answer)
 } ExportFrom;
 
 // E: asks for the format (a toast), unless an export runs or the study mode is on.
 void export_ui_ask(ExportUI *x, const ExportFrom *from, Toast *t);
 // The key after E picks the format (1 PNG frames, 2 handout, 3 MP4, 4 GIF; anything
-// else cancels; in the page only 1).
+// else cancels; in the page 1, 3 and 4).
 void export_ui_choose_key(ExportUI *x, SDL_Keycode sym, const ExportFrom *from, Toast *t);
+// Esc while an export runs: stops it and removes what it wrote (its folder); a notice says so.
+void export_ui_stop(ExportUI *x, Lang lang, Toast *t);
 // Draws export frames for at most budget seconds; ends the export when it is done
 // (where the files are, or what failed, in t, in lang).
 void export_ui_update(ExportUI *x, double budget, Lang lang, Toast *t);

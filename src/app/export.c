@@ -665,7 +665,7 @@ bool export_job_finish(ExportJob *j, bool interrupted, int *written, char *err, 
     bool incomplete = interrupted || e->err[0] || j->next < j->n_frames;
     if (!file_close(j, !incomplete)) incomplete = true;
     char ierr[EXPORT_ERR_MAX] = "";
-    bool index_ok = write_index(e, &j->o, j->ls, j->measure, j->n_frames, incomplete, ierr, sizeof ierr);
+    bool index_ok = j->o.no_index || write_index(e, &j->o, j->ls, j->measure, j->n_frames, incomplete, ierr, sizeof ierr);
     *written = e->n_done;
     bool ok = true;
     if (e->err[0]) {

@@ -61,6 +61,8 @@ typedef struct ExportOptions {
                                // stage shown in parts is a frame a part
     const int *parts;          // in how many parts each stage is shown (export_parts), or NULL:
                                // one each; read by export_job_begin only
+    bool no_index;             // no frames.json (the page's GIF and MP4: the download is the file
+                               // alone, and describing each of its ~600 frames took 6 s in one frame)
 } ExportOptions;
 
 void export_options_init(ExportOptions *o);

@@ -36,8 +36,8 @@ typedef enum ExportFiles {
     X(PNG, png, EXPORT_RASTER, EXPORT_FILE_A_FRAME, false,     false,     1,          true)  \
     X(SVG, svg, EXPORT_VECTOR, EXPORT_FILE_A_FRAME, false,     false,     0,          false) \
     X(PDF, pdf, EXPORT_VECTOR, EXPORT_ONE_FILE,     false,     false,     0,          false) \
-    X(GIF, gif, EXPORT_VIDEO,  EXPORT_ONE_FILE,     true,      false,     4,          false) \
-    X(MP4, mp4, EXPORT_VIDEO,  EXPORT_ONE_FILE,     true,      true,      3,          false)
+    X(GIF, gif, EXPORT_VIDEO,  EXPORT_ONE_FILE,     true,      false,     4,          true)  \
+    X(MP4, mp4, EXPORT_VIDEO,  EXPORT_ONE_FILE,     true,      true,      3,          true)
 
 #define EXPORT_FORMAT_ENUM(id, ext, kind, files, animated, even, key, page) EXPORT_##id,
 typedef enum ExportFormat { EXPORT_FORMATS(EXPORT_FORMAT_ENUM) EXPORT_FORMAT_COUNT } ExportFormat;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "gif_palette.h"
 #include "temp_file.h"
 
 // ---- the FFmpeg libraries, opened when the first GIF or MP4 is written ------------
@@ -112,227 +113,6 @@ static bool av_ready(char *err, size_t n)
 #define IO_BUF 65536
 #define PATH_IN_MSG 400
 
-// ---- the GIF palette -------------------------------------------------------------
-//
-// One palette for the whole GIF, made from every frame before the first is
-// encoded (video_observe): with the same palette in every frame the encoder
-// writes only the rectangle that changed and marks unchanged pixels transparent.
-// Its 255 colours: the colours of flat areas (runs of 8 or more equal pixels:
-// the page, the panels, the cells of a heatmap, over all frames) exactly, the
-// most used first, then a weighted median cut of all the colours for the rest
-// (text edges, image-mode heatmaps). Pixels take the nearest palette colour,
-// no dithering: a cell is one colour. Entry 255 is the transparent one.
-
-#define HIST_BITS 20
-#define HIST_SIZE (1u << HIST_BITS)
-#define FLAT_RUN 8     // equal pixels in a row that make a flat area
-#define EXACT_MAX 200  // at most this many exact entries; the median cut gets the rest
-#define PAL_MAX 255    // entry 255 is the encoder's transparent index
-
-typedef struct Colour {
-    uint32_t rgb;       // 0xRRGGBB
-    uint64_t count;     // pixels, over the frames observed
-    uint64_t flat;      // of them in flat runs
-} Colour;
-
-typedef struct Palette {
-    uint32_t *key;      // HIST_SIZE: rgb + 1 (0 = empty): the histogram, then the colour → entry map
-    Colour *hist;       // HIST_SIZE
-    uint8_t *index;     // HIST_SIZE: the entry of a mapped colour
-    uint32_t n;         // colours in the table
-    bool ready;         // pal made (the table then maps colours to entries)
-    uint32_t pal[256];
-    int n_pal;
-} Palette;
-
-static uint32_t hash_rgb(uint32_t rgb) { return (rgb * 2654435761u) >> (32 - HIST_BITS); }
-
-// The slot of rgb, inserted when absent; -1 when the table is too full to add it.
-static long slot_of(Palette *p, uint32_t rgb)
-{
-    uint32_t h = hash_rgb(rgb);
-    while (p->key[h] && p->key[h] != rgb + 1) h = (h + 1) & (HIST_SIZE - 1);
-    if (!p->key[h]) {
-        if (p->n >= HIST_SIZE / 4 * 3) return -1; // rare colours beyond this are left out
-        p->key[h] = rgb + 1;
-        p->hist[h] = (Colour){rgb, 0, 0};
-        p->n++;
-    }
-    return (long)h;
-}
-
-static void count_run(Palette *p, uint32_t rgb, int run)
-{
-    long h = slot_of(p, rgb);
-    if (h < 0) return;
-    p->hist[h].count += (uint64_t)run;
-    if (run >= FLAT_RUN) p->hist[h].flat += (uint64_t)run;
-}
-
-static void palette_observe(Palette *p, const unsigned char *rgba, int pitch, int w, int h)
-{
-    for (int y = 0; y < h; y++) {
-        const unsigned char *s = rgba + (size_t)y * (size_t)pitch;
-        uint32_t cur = (uint32_t)s[0] << 16 | (uint32_t)s[1] << 8 | s[2];
-        int run = 0;
-        for (int x = 0; x < w; x++, s += 4) {
-            uint32_t rgb = (uint32_t)s[0] << 16 | (uint32_t)s[1] << 8 | s[2];
-            if (rgb != cur) {
-                count_run(p, cur, run);
-                cur = rgb, run = 0;
-            }
-            run++;
-        }
-        count_run(p, cur, run);
-    }
-}
-
-static int by_flat(const void *a, const void *b)
-{
-    const Colour *x = a, *y = b;
-    if (x->flat != y->flat) return x->flat < y->flat ? 1 : -1;
-    if (x->count != y->count) return x->count < y->count ? 1 : -1;
-    return (x->rgb > y->rgb) - (x->rgb < y->rgb);
-}
-
-static int g_axis; // the channel median_cut sorts by (qsort has no context)
-static int channel(uint32_t rgb, int axis) { return (int)(rgb >> (16 - 8 * axis) & 255); }
-static int by_axis(const void *a, const void *b)
-{
-    int x = channel(((const Colour *)a)->rgb, g_axis), y = channel(((const Colour *)b)->rgb, g_axis);
-    return (x > y) - (x < y);
-}
-
-typedef struct Box {
-    size_t from, to; // colours[from, to)
-} Box;
-
-// The widest channel of a box and its range.
-static int box_axis(const Colour *c, Box b, int *range)
-{
-    int lo[3] = {255, 255, 255}, hi[3] = {0, 0, 0};
-    for (size_t i = b.from; i < b.to; i++)
-        for (int a = 0; a < 3; a++) {
-            int v = channel(c[i].rgb, a);
-            if (v < lo[a]) lo[a] = v;
-            if (v > hi[a]) hi[a] = v;
-        }
-    int best = 0;
-    for (int a = 1; a < 3; a++)
-        if (hi[a] - lo[a] > hi[best] - lo[best]) best = a;
-    *range = hi[best] - lo[best];
-    return best;
-}
-
-// Median cut of c[0, n) into at most k entries appended to the palette.
-static void median_cut(Palette *p, Colour *c, size_t n, int k)
-{
-    if (n == 0 || k <= 0) return;
-    Box boxes[256];
-    int nb = 1;
-    boxes[0] = (Box){0, n};
-    while (nb < k) {
-        // split the box with the widest range, weighted by its pixels
-        int pick = -1, axis = 0;
-        double best = 0;
-        for (int i = 0; i < nb; i++) {
-            if (boxes[i].to - boxes[i].from < 2) continue;
-            int range, a = box_axis(c, boxes[i], &range);
-            double pixels = 0;
-            for (size_t j = boxes[i].from; j < boxes[i].to; j++) pixels += (double)c[j].count;
-            double score = range * sqrt(pixels);
-            if (score > best) best = score, pick = i, axis = a;
-        }
-        if (pick < 0) break;
-        Box b = boxes[pick];
-        g_axis = axis;
-        qsort(c + b.from, b.to - b.from, sizeof *c, by_axis);
-        double total = 0, acc = 0;
-        for (size_t j = b.from; j < b.to; j++) total += (double)c[j].count;
-        size_t cut = b.from + 1;
-        for (size_t j = b.from; j < b.to - 1; j++) {
-            acc += (double)c[j].count;
-            cut = j + 1;
-            if (acc >= total / 2) break;
-        }
-        boxes[pick] = (Box){b.from, cut};
-        boxes[nb++] = (Box){cut, b.to};
-    }
-    for (int i = 0; i < nb && p->n_pal < PAL_MAX; i++) {
-        double sum[3] = {0, 0, 0}, wsum = 0;
-        for (size_t j = boxes[i].from; j < boxes[i].to; j++) {
-            double wgt = (double)c[j].count + 1;
-            for (int a = 0; a < 3; a++) sum[a] += wgt * channel(c[j].rgb, a);
-            wsum += wgt;
-        }
-        uint32_t rgb = 0;
-        for (int a = 0; a < 3; a++) rgb = rgb << 8 | (uint32_t)lround(sum[a] / wsum);
-        p->pal[p->n_pal++] = rgb;
-    }
-}
-
-static uint8_t nearest(const Palette *p, uint32_t rgb)
-{
-    int r = (int)(rgb >> 16), g = (int)(rgb >> 8 & 255), b = (int)(rgb & 255);
-    int best = 0, bd = 1 << 30;
-    for (int i = 0; i < p->n_pal; i++) {
-        int dr = r - (int)(p->pal[i] >> 16), dg = g - (int)(p->pal[i] >> 8 & 255), db = b - (int)(p->pal[i] & 255);
-        int d = 2 * dr * dr + 4 * dg * dg + 3 * db * db;
-        if (d < bd) bd = d, best = i;
-        if (!d) break;
-    }
-    return (uint8_t)best;
-}
-
-// Makes the palette from what was observed; the table becomes the colour → entry map.
-static bool palette_make(Palette *p)
-{
-    Colour *c = malloc(sizeof *c * (p->n ? p->n : 1));
-    if (!c) return false;
-    size_t n = 0;
-    for (uint32_t h = 0; h < HIST_SIZE; h++)
-        if (p->key[h]) c[n++] = p->hist[h];
-    qsort(c, n, sizeof *c, by_flat);
-    size_t exact = 0;
-    if (n <= PAL_MAX) exact = n;
-    else
-        while (exact < n && exact < EXACT_MAX && c[exact].flat > 0) exact++;
-    p->n_pal = 0;
-    for (size_t i = 0; i < exact; i++) p->pal[p->n_pal++] = c[i].rgb;
-    median_cut(p, c + exact, n - exact, PAL_MAX - (int)exact);
-    free(c);
-    memset(p->key, 0, sizeof *p->key * HIST_SIZE);
-    p->n = 0;
-    p->ready = true;
-    return true;
-}
-
-// The frame as palette entries in dst (rows dpitch bytes).
-static void palette_map(Palette *p, const unsigned char *rgba, int pitch, int w, int h, uint8_t *dst, int dpitch)
-{
-    for (int y = 0; y < h; y++) {
-        const unsigned char *s = rgba + (size_t)y * (size_t)pitch;
-        uint8_t *d = dst + (size_t)y * (size_t)dpitch;
-        uint32_t last = 0xFFFFFFFFu;
-        uint8_t idx = 0;
-        for (int x = 0; x < w; x++, s += 4) {
-            uint32_t rgb = (uint32_t)s[0] << 16 | (uint32_t)s[1] << 8 | s[2];
-            if (rgb != last) {
-                last = rgb;
-                uint32_t hh = hash_rgb(rgb);
-                while (p->key[hh] && p->key[hh] != rgb + 1) hh = (hh + 1) & (HIST_SIZE - 1);
-                if (p->key[hh]) {
-                    idx = p->index[hh];
-                } else {
-                    idx = nearest(p, rgb);
-                    if (p->n < HIST_SIZE / 4 * 3) p->key[hh] = rgb + 1, p->index[hh] = idx, p->n++;
-                }
-            }
-            d[x] = idx;
-        }
-    }
-}
-
 // ---- the writer -------------------------------------------------------------------
 
 struct VideoWriter {
@@ -348,7 +128,7 @@ struct VideoWriter {
     AVFrame *frame;
     AVPacket *pkt;
     struct SwsContext *sws;
-    Palette pal;
+    GifPalette pal;
     bool header_written, trailer_written;
     // MP4: each frame sent to the encoder once, its start (pts) and how many ticks it lasts,
     // in sending order (pts increasing): a packet's duration is its frame's (encode)
@@ -358,7 +138,7 @@ struct VideoWriter {
 
 void video_observe(VideoWriter *v, const unsigned char *rgba, int pitch)
 {
-    if (v->fmt == VIDEO_GIF && !v->pal.ready) palette_observe(&v->pal, rgba, pitch, v->w, v->h);
+    if (v->fmt == VIDEO_GIF && !v->pal.ready) gif_palette_observe(&v->pal, rgba, pitch, v->w, v->h);
 }
 
 bool video_wants_observe(const VideoWriter *v) { return v->fmt == VIDEO_GIF && !v->pal.ready; }
@@ -414,9 +194,7 @@ static void writer_free(VideoWriter *v)
     AV(av_frame_free)(&v->frame);
     AV(av_packet_free)(&v->pkt);
     AV(sws_freeContext)(v->sws);
-    free(v->pal.key);
-    free(v->pal.hist);
-    free(v->pal.index);
+    gif_palette_free(&v->pal);
     free(v->sent);
     if (v->f) {
         fclose(v->f);
@@ -495,10 +273,7 @@ VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps
         const int *bt709 = AV(sws_getCoefficients)(SWS_CS_ITU709);
         AV(sws_setColorspaceDetails)(v->sws, bt709, 1, bt709, 0, 0, 1 << 16, 1 << 16);
     } else {
-        v->pal.key = calloc(HIST_SIZE, sizeof *v->pal.key);
-        v->pal.hist = malloc(sizeof *v->pal.hist * HIST_SIZE);
-        v->pal.index = malloc(sizeof *v->pal.index * HIST_SIZE);
-        if (!v->pal.key || !v->pal.hist || !v->pal.index) {
+        if (!gif_palette_init(&v->pal)) {
             rc = AVERROR(ENOMEM);
             goto fail;
         }
@@ -588,13 +363,13 @@ bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, int t
         AV(sws_scale)(v->sws, src, stride, 0, v->h, v->frame->data, v->frame->linesize);
     } else {
         if (!v->pal.ready) { // nothing observed: this frame's colours make the palette
-            if (v->pal.n == 0) palette_observe(&v->pal, rgba, pitch, v->w, v->h);
-            if (!palette_make(&v->pal)) {
+            if (v->pal.n == 0) gif_palette_observe(&v->pal, rgba, pitch, v->w, v->h);
+            if (!gif_palette_make(&v->pal)) {
                 snprintf(err, n, "%.*s: out of memory choosing the colours", PATH_IN_MSG, v->path);
                 return false;
             }
         }
-        palette_map(&v->pal, rgba, pitch, v->w, v->h, v->frame->data[0], v->frame->linesize[0]);
+        gif_palette_map(&v->pal, rgba, pitch, v->w, v->h, v->frame->data[0], v->frame->linesize[0]);
         uint32_t *pal = (uint32_t *)(void *)v->frame->data[1];
         for (int i = 0; i < 256; i++) pal[i] = i < v->pal.n_pal ? 0xFF000000u | v->pal.pal[i] : 0; // 255: transparent
     }

@@ -55,5 +55,7 @@ int attnviz_train(int steps);
 // JSON: the compare view on screen (Ctrl+D) as `--compare SPEC --describe` (data 1: as --dump, with
 // the Δ tensors); NULL when it is off.
 char *attnviz_compare(int data);
+// web_export.js: an MP4 failed as the encoder flushed, after E had ended (the window says so).
+void attnviz_export_failed(const char *why);
 
 #endif

@@ -13,7 +13,8 @@
 // and to every shipped lesson.
 // It sizes the canvas to the page × devicePixelRatio, keeps the user's data folder
 // (study progress, saved lessons) in IndexedDB, hands the files the user saves to
-// the browser as downloads (E's folder of frames as one .zip), fetches the Chinese
+// the browser as downloads (E's folder of PNG frames as one .zip, its GIF or MP4 as the
+// file: web_export.js makes the MP4), fetches the Chinese
 // font the first time Chinese is shown, opens a lesson file dropped on the page,
 // and offers window.attnviz for tests and tools:
 //   attnviz.ready      a Promise, resolved once the first frame is drawn (rejected with
@@ -205,17 +206,38 @@
     end.setUint32(12, size, true); end.setUint32(16, off, true);
     return new Blob([...parts, ...central, end], {type: 'application/zip'});
   }
+  // E's GIF or MP4: the folder holds the one file and frames.json; the file is the
+  // download, named after the folder (attnviz-export-NAME-N.gif, the desktop's
+  // attnviz-export-NAME-N/frames.gif)
+  const ONE_FILE = {'frames.gif': 'image/gif', 'frames.mp4': 'video/mp4'};
   function saved(path) {
-    const FS = Module.FS, base = path.split('/').pop();
     if (path.startsWith('./')) path = WORK + path.slice(1); // (S and E write in the working folder)
+    // (an MP4 is written once the browser's encoder has flushed: web_export.js)
+    const wait = window.attnvizExport ? attnvizExport.pending(path) : Promise.resolve();
+    wait.then(() => deliver(path), () => removeTree(path));
+  }
+  function removeTree(path) {
+    const FS = Module.FS;
+    try {
+      if (FS.isDir(FS.stat(path).mode)) {
+        for (const n of FS.readdir(path)) if (n !== '.' && n !== '..') FS.unlink(path + '/' + n);
+        FS.rmdir(path);
+      }
+    } catch (e) { /* gone already */ }
+  }
+  function deliver(path) {
+    const FS = Module.FS, base = path.split('/').pop();
     try {
       const st = FS.stat(path);
-      if (FS.isDir(st.mode)) {
+      const one = FS.isDir(st.mode) && FS.readdir(path).find((n) => ONE_FILE[n]);
+      if (one) {
+        download(base + one.slice(6), FS.readFile(path + '/' + one), ONE_FILE[one]);
+        removeTree(path);
+      } else if (FS.isDir(st.mode)) {
         const files = FS.readdir(path).filter((n) => n !== '.' && n !== '..')
           .map((n) => ({name: base + '/' + n, data: FS.readFile(path + '/' + n)}));
         download(base + '.zip', zip(files), 'application/zip');
-        for (const n of FS.readdir(path)) if (n !== '.' && n !== '..') FS.unlink(path + '/' + n);
-        FS.rmdir(path);
+        removeTree(path);
       } else {
         const type = base.endsWith('.png') ? 'image/png' : base.endsWith('.json') ? 'application/json' : 'application/octet-stream';
         download(base, FS.readFile(path), type);

@@ -1,6 +1,6 @@
 # web.mk — the browser build (included by the Makefile).
 #
-#   make web         the static site in build/web/: index.html, web.js, web_touch.js,
+#   make web         the static site in build/web/: index.html, web.js, web_export.js, web_touch.js,
 #                    offline.js, sw.js (the service worker), manifest.webmanifest, icons/,
 #                    attnviz.js, attnviz.wasm, attnviz.data (strings, lessons, Latin fonts)
 #                    and fonts/wqy-microhei.ttc (fetched only when Chinese is shown)
@@ -12,7 +12,8 @@
 # sysroot of SDL2, SDL2_ttf, FreeType, HarfBuzz, zlib, libspng and cJSON built from
 # Debian's source packages (src/web/sysroot.sh, once; cached in build/web-sysroot).
 # Left out: paint_vec.c (cairo) with the handout, video.c (FFmpeg), main.c — their
-# places are taken by src/web/web_missing.c and src/web/web_main.c.
+# places are taken by src/web/web_missing.c, web_video.c (GIF: gif_write.c; MP4: the
+# browser's H.264 encoder through web_export.js) and web_main.c.
 
 WEB        := build/web
 WEB_OBJ    := build/web-obj
@@ -48,7 +49,8 @@ web-deps: # the desktop's packages too: test-web compares the page with the desk
 
 web: web-deps
 	@$(WEB_ENV) sh src/web/sysroot.sh $(WEB_SYS)
-	@$(MAKE) --no-print-directory $(WEB)/attnviz.js $(WEB)/index.html $(WEB)/web.js $(WEB)/fonts/wqy-microhei.ttc \
+	@$(MAKE) --no-print-directory $(WEB)/attnviz.js $(WEB)/index.html $(WEB)/web.js $(WEB)/web_export.js \
+	  $(WEB)/fonts/wqy-microhei.ttc \
 	  $(WEB)/sw.js
 	@echo "attnviz: the site is in $(WEB)/ ($$(du -sh $(WEB) | cut -f1)); make serve-web to try it"
 
@@ -102,9 +104,9 @@ $(WEB)/fonts/wqy-microhei.ttc: $(WEB_CJK)
 # when first fetched), the web app manifest and the app's icon (drawn by attnviz --icon:
 # the desktop's `make icons`). sw.js's version is a hash of all of them: a new build, a new
 # worker, which replaces the old cache once it has the whole new site.
-WEB_KEPT   := index.html web.js web_touch.js offline.js attnviz.js attnviz.wasm attnviz.data manifest.webmanifest \
+WEB_KEPT   := index.html web.js web_export.js web_touch.js offline.js attnviz.js attnviz.wasm attnviz.data manifest.webmanifest \
               icons/256.png icons/512.png icons/$(APP_ID).svg
-$(WEB)/web_touch.js $(WEB)/offline.js $(WEB)/manifest.webmanifest: $(WEB)/%: src/web/%
+$(WEB)/web_touch.js $(WEB)/web_export.js $(WEB)/offline.js $(WEB)/manifest.webmanifest: $(WEB)/%: src/web/%
 	@mkdir -p $(WEB) && cp $< $@
 $(WEB)/icons/stamp: $(B)/icons/stamp
 	@mkdir -p $(dir $@) && cp $(B)/icons/256.png $(B)/icons/512.png $(B)/icons/$(APP_ID).svg $(dir $@) && touch $@

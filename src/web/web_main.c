@@ -406,6 +406,15 @@ EMSCRIPTEN_KEEPALIVE void attnviz_pinch(int x, int y, float factor, int dx, int 
     SDL_PushEvent(&e);
 }
 
+// web_export.js: the MP4 could not be written after all (the encoder failed as it flushed).
+EMSCRIPTEN_KEEPALIVE void attnviz_export_failed(const char *why)
+{
+    if (!app || !why) return;
+    app_export_failed(app, why);
+    SDL_Event e = {.type = SDL_USEREVENT}; // a frame to show it
+    SDL_PushEvent(&e);
+}
+
 // window.attnviz.train(n): R's training for n steps (checkpoints as --train n's), then paused.
 EMSCRIPTEN_KEEPALIVE int attnviz_train(int steps)
 {

@@ -1,15 +1,13 @@
 // web_missing.c — what the browser build leaves out, saying so (only in `make web`).
 //
-// The vector outputs (SVG and PDF frames, the PDF handout) are drawn by cairo, and
-// GIF/MP4 by FFmpeg opened with dlopen: neither is in the page (cairo and pixman are
-// not among the libraries built for it; a page cannot dlopen). Their entry points
-// fail here with one line that says so, which the window shows as its usual
-// "Export failed: …" notice; PNG frames (E 1) and S work in the page.
+// The vector outputs (SVG and PDF frames, the PDF handout) are drawn by cairo, which is
+// not in the page (cairo and pixman are not among the libraries built for it). Their
+// entry points fail here with one line that says so, which the window shows as its
+// usual "Export failed: …" notice. GIF and MP4 are web_video.c's.
 #include <stdio.h>
 
 #include "handout.h"
 #include "paint_vec.h"
-#include "video.h"
 
 #define NOT_HERE "not in the browser version: use the desktop app (attnviz) for %s"
 
@@ -37,19 +35,3 @@ int paint_vec_errno(const PaintVec *v) { (void)v; return 0; }
 void paint_vec_replay(PaintVec *v, Fonts *fonts, const DrawList *dl) { (void)v, (void)fonts, (void)dl; }
 void paint_vec_viewport(PaintVec *v, const Rect *r) { (void)v, (void)r; }
 void paint_vec_size(const PaintVec *v, int *w, int *h) { (void)v, *w = 0, *h = 0; }
-
-VideoWriter *video_open(const char *path, VideoFormat fmt, int w, int h, int fps, char *err, size_t n)
-{
-    (void)path, (void)w, (void)h, (void)fps;
-    snprintf(err, n, NOT_HERE, fmt == VIDEO_GIF ? "GIF" : "MP4");
-    return NULL;
-}
-bool video_wants_observe(const VideoWriter *v) { (void)v; return false; }
-void video_observe(VideoWriter *v, const unsigned char *rgba, int pitch) { (void)v, (void)rgba, (void)pitch; }
-bool video_add_frame(VideoWriter *v, const unsigned char *rgba, int pitch, int ticks, char *err, size_t n)
-{
-    (void)v, (void)rgba, (void)pitch, (void)ticks, (void)err, (void)n;
-    return false;
-}
-bool video_close(VideoWriter *v, bool keep, char *err, size_t n) { (void)v, (void)keep, (void)err, (void)n; return false; }
-const char *video_encoder_name(VideoFormat fmt) { (void)fmt; return "none"; }

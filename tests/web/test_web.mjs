@@ -28,6 +28,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { accessibility } from './a11y_web.mjs';
 import { touchAndOffline } from './touch_web.mjs';
+import { exportsInPage } from './export_web.mjs';
 
 const [site, expect] = process.argv.slice(2).map((p) => path.resolve(p));
 let fails = 0;
@@ -502,11 +503,11 @@ try {
   const idle = await state();
   check(idle.frames === s.frames, `idle: no frame drawn in a second with nothing moving (${idle.frames - s.frames})`);
 
-  // ---- E: only what the page makes, the frames as one .zip (issue 35, 11) ------------
+  // ---- E: only what the page makes, the frames as one .zip (issue 35, 11; GIF, MP4: export_web.mjs)
   await page.keyboard.press('e');
   await page.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
   s = await state();
-  check(/PNG/.test(s.toast) && !/PDF|MP4|GIF|not in the browser/.test(s.toast), `E offers only what the page makes (“${s.toast}”)`);
+  check(/PNG/.test(s.toast) && !/PDF|not in the browser/.test(s.toast), `E offers only what the page makes (“${s.toast}”)`);
   if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-E.png')});
   const zipDl = await download(() => page.keyboard.press('1'));
   check(zipDl.name.endsWith('.zip') && zipDl.data.readUInt32LE(0) === 0x04034b50 && zipDl.data.includes('frames.json'),
@@ -514,10 +515,10 @@ try {
   s = await settled(20000);
   await page.keyboard.press('e');
   await page.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
-  await page.keyboard.press('4');
+  await page.keyboard.press('2');
   await page.waitForTimeout(500);
   s = await state();
-  check(!/not in the browser|failed/.test(s.toast), `E 4: nothing offered, nothing refused (“${s.toast}”)`);
+  check(!/not in the browser|failed/.test(s.toast), `E 2: nothing offered, nothing refused (“${s.toast}”)`);
   s = await settled();
   await page.keyboard.press('F5');
   await page.waitForFunction(() => /not in the browser/.test(attnviz.state().toast), null, {timeout: 5000})
@@ -611,6 +612,7 @@ try {
   check(pageErrors.length === 0, `no JavaScript errors${pageErrors.length ? ': ' + pageErrors.join('; ') : ''}`);
   await accessibility({browser, base, check}); // (a11y_web.mjs)
   await touchAndOffline({browser, base, check, overrides}); // (touch_web.mjs)
+  await exportsInPage({browser, base, check, expect}); // (export_web.mjs)
 } catch (e) {
   check(false, 'the run stopped: ' + (e && e.stack || e));
 }

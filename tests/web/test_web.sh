@@ -18,6 +18,10 @@ L=lessons/arange-2x4x4.json
 "$B/attnviz" --describe "$L" --model-view --head 1 --size 1280x720 > "$exp/describe-model.json"
 "$B/attnviz" --export "$exp/frames" "$L" --stage attn --size 1280x720 >/dev/null
 cp "$exp"/frames/*-attn.png "$exp/attn.png"
+# E's animations in the page (export_web.mjs) against the desktop's at the page's size there
+for fmt in gif mp4; do
+    "$B/attnviz" --export "$exp/$fmt" --format $fmt --animate --size 640x360 "$L" >/dev/null || exit 1
+done
 # the page's stages are named after /attnviz/lessons/…: the desktop's dump of the same
 # file names it by title only, so the bytes compare as they are
 # a lesson large enough for the core's tiled kernels (a packed product, causal attn·V that
@@ -58,5 +62,5 @@ if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
 fi
 sed "s|$exp/broken.json|/tmp/drop/broken.json|g" "$exp/broken.err.native" > "$exp/broken.err"
 node_dir=$(sh tests/web/node_setup.sh) || exit 1
-cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs "$node_dir/"
+cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs tests/web/export_web.mjs "$node_dir/"
 node "$node_dir/test_web.mjs" "$site" "$exp"

@@ -1,0 +1,113 @@
+// export_web.mjs — make test-web's checks of E's animations in the page (issue 40, item 5),
+// called by test_web.mjs with its browser, server and check(), against the desktop's
+// `--export --format gif|mp4 --animate --size 640x360` of the classic lesson (test_web.sh):
+//  - E offers what the page makes (PNG frames, MP4, GIF), not the handout;
+//  - E 4: a GIF downloads, named like the desktop's folder (attnviz-export-NAME-N.gif); FFmpeg
+//    reads it: the desktop's size, frame count (a frame a tick) and length; the window shows
+//    the export's progress meanwhile and no browser frame takes long (each draws a few
+//    export frames: the page never stops answering);
+//  - E 3: an MP4 (the browser's H.264 encoder, web_export.js) downloads; ffprobe reads it:
+//    H.264, the desktop's size and length, its frames (a held stage one frame) as the desktop's;
+//  - Esc during an export stops it: no download, nothing left in the page's file system.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+function probe(file, entries) {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-count_frames', '-select_streams', 'v:0', '-show_entries', entries,
+                                       '-of', 'json', file], {encoding: 'utf8'});
+  const j = JSON.parse(out);
+  return {...(j.streams && j.streams[0]), ...(j.format || {})};
+}
+const ENTRIES = 'stream=codec_name,width,height,nb_read_frames:format=duration';
+
+export async function exportsInPage({browser, base, check, expect}) {
+  const ctx = await browser.newContext({viewport: {width: 640, height: 360}, deviceScaleFactor: 1, acceptDownloads: true});
+  const p = await ctx.newPage();
+  const errors = [];
+  p.on('pageerror', (e) => errors.push(e.message));
+  await p.goto(base + 'index.html?lesson=arange-2x4x4&lang=en');
+  await p.waitForFunction(() => window.attnviz !== undefined);
+  let s = await p.evaluate(() => attnviz.ready);
+  const settled = () => p.waitForFunction(() => { const t = attnviz.state(); return t && !t.busy; }, null, {timeout: 20000, polling: 50});
+  await settled();
+  s = await p.evaluate(() => attnviz.state());
+  check(s.width === 640 && s.height === 360, `export: the page's canvas is 640×360 (${s.width}×${s.height}), the desktop files' size`);
+
+  await p.keyboard.press('e');
+  await p.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
+  s = await p.evaluate(() => attnviz.state());
+  check(/PNG/.test(s.toast) && /MP4/.test(s.toast) && /GIF/.test(s.toast) && !/PDF|handout/.test(s.toast),
+        `E offers what the page makes: PNG frames, MP4, GIF (“${s.toast}”)`);
+  await p.keyboard.press('2'); // (the handout: not in the page, so 2 cancels like any other key)
+  await p.waitForTimeout(300);
+  s = await p.evaluate(() => attnviz.state());
+  check(!s.busy && !/failed|not in the browser/.test(s.toast), `E 2: nothing started, nothing refused (“${s.toast}”)`);
+
+  // one animation: E, the digit, then its download (the window's progress and frame times seen meanwhile)
+  async function animation(digit, ext) {
+    await settled();
+    await p.evaluate(() => attnviz.frameTimes()); // (from now on)
+    await p.keyboard.press('e');
+    await p.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
+    const t0 = Date.now();
+    const got = p.waitForEvent('download', {timeout: 240000});
+    await p.keyboard.press(digit);
+    let busySeen = false, worst = 0;
+    const watch = setInterval(() => {
+      p.evaluate(() => [attnviz.state().busy, attnviz.frameTimes()]).then(([busy, ms]) => {
+        busySeen = busySeen || busy;
+        for (const m of ms) worst = Math.max(worst, m);
+      }, () => {});
+    }, 250);
+    let d;
+    try { d = await got; } finally { clearInterval(watch); }
+    const file = path.join(expect, 'page.' + ext);
+    fs.copyFileSync(await d.path(), file);
+    const ms = await p.evaluate(() => attnviz.frameTimes());
+    for (const m of ms) worst = Math.max(worst, m);
+    console.log(`      E ${digit}: ${fs.statSync(file).size} bytes in ${((Date.now() - t0) / 1000).toFixed(1)} s; the longest browser frame meanwhile ${worst.toFixed(1)} ms`);
+    check(/^attnviz-export-arange-2x4x4-\d+\.\w+$/.test(d.suggestedFilename()) && d.suggestedFilename().endsWith('.' + ext),
+          `E ${digit}: the ${ext.toUpperCase()} downloads as ${d.suggestedFilename()} (the desktop's attnviz-export-…/frames.${ext})`);
+    check(busySeen, `E ${digit}: the export ran over many browser frames (busy seen while it ran)`);
+    check(worst < 250, `E ${digit}: no browser frame took 250 ms or more while it ran (the longest ${worst.toFixed(1)} ms)`);
+    return file;
+  }
+
+  const gif = await animation('4', 'gif');
+  const pg = probe(gif, ENTRIES), ng = probe(path.join(expect, 'gif/frames.gif'), ENTRIES);
+  check(pg.codec_name === 'gif' && pg.width === 640 && pg.height === 360, `GIF: FFmpeg reads it, ${pg.width}×${pg.height}`);
+  check(pg.nb_read_frames === ng.nb_read_frames, `GIF: ${pg.nb_read_frames} frames, the desktop's ${ng.nb_read_frames}`);
+  check(Math.abs(pg.duration - ng.duration) < 0.015, `GIF: ${pg.duration} s, the desktop's ${ng.duration} s`);
+
+  const mp4 = await animation('3', 'mp4');
+  const pm = probe(mp4, ENTRIES), nm = probe(path.join(expect, 'mp4/frames.mp4'), ENTRIES);
+  check(pm.codec_name === 'h264' && pm.width === 640 && pm.height === 360, `MP4: ffprobe reads it: ${pm.codec_name}, ${pm.width}×${pm.height}`);
+  check(pm.nb_read_frames === nm.nb_read_frames, `MP4: ${pm.nb_read_frames} frames, the desktop's ${nm.nb_read_frames}`);
+  check(Math.abs(pm.duration - nm.duration) < 1 / 30 + 0.001, `MP4: ${pm.duration} s, the desktop's ${nm.duration} s`);
+  // every frame decodes (ffmpeg reads it to the end without an error)
+  let decoded = '';
+  try {
+    execFileSync('ffmpeg', ['-v', 'error', '-i', mp4, '-f', 'null', '-'], {encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe']});
+  } catch (e) { decoded = String(e.stderr || e.message).split('\n')[0]; }
+  check(decoded === '', `MP4: every frame decodes${decoded ? ': ' + decoded : ''}`);
+
+  // Esc stops an export: nothing downloads, nothing is left
+  await settled();
+  let downloaded = null;
+  p.on('download', (d) => { downloaded = d.suggestedFilename(); });
+  await p.keyboard.press('e');
+  await p.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
+  await p.keyboard.press('4');
+  await p.waitForFunction(() => attnviz.state().busy, null, {timeout: 5000, polling: 20});
+  await p.waitForTimeout(500);
+  await p.keyboard.press('Escape');
+  await p.waitForFunction(() => /stopped/.test(attnviz.state().toast), null, {timeout: 5000}).catch(() => {});
+  s = await p.evaluate(() => attnviz.state());
+  check(/Export stopped/.test(s.toast), `Esc during E 4: “${s.toast}”`);
+  await p.waitForTimeout(1500);
+  const left = await p.evaluate(() => Module.FS.readdir('/home/web_user/attnviz').filter((n) => n[0] !== '.'));
+  check(downloaded === null && left.length === 0, `Esc: no download (${downloaded}), nothing left in the page (${left})`);
+  check(errors.length === 0, `exports: no JavaScript errors${errors.length ? ': ' + errors.join('; ') : ''}`);
+  await ctx.close();
+}
