@@ -56,4 +56,11 @@ int attnviz_train(int steps);
 // the Δ tensors); NULL when it is off.
 char *attnviz_compare(int data);
 
+// The presenter window (web_present.c): JSON {lang, index, stages, stage, head, heads, batch,
+// study, lesson, steps [{label, on, past}], now, narration, notes, next, next_narration, words};
+// NULL before the window opens.
+char *attnviz_presenter(void);
+// The window (web_main.c), NULL before it opens or after it ended.
+struct App *web_app(void);
+
 #endif
