@@ -552,6 +552,7 @@
       layerQueued = false;
       updateLayer();
       if (window.attnvizPresent) attnvizPresent.changed(); // (the presenter window follows: web_present.js)
+      if (window.attnvizType) attnvizType.changed(); // (the field for a phone's keyboard: web_type.js)
     }, 150);
   }
   // Shift+Tab on the canvas leaves it, whatever mode the window is in (the lab's field,

@@ -1,7 +1,7 @@
 # web.mk — the browser build (included by the Makefile).
 #
 #   make web         the static site in build/web/: index.html, web.js, web_touch.js,
-#                    offline.js, web_present.js, presenter.html, presenter.js, sw.js (the service worker), manifest.webmanifest, icons/,
+#                    offline.js, web_present.js, presenter.html, presenter.js, web_type.js, sw.js (the service worker), manifest.webmanifest, icons/,
 #                    attnviz.js, attnviz.wasm, attnviz.data (strings, lessons, Latin fonts)
 #                    and fonts/wqy-microhei.ttc (fetched only when Chinese is shown)
 #   make serve-web   serve it on http://127.0.0.1:8080/ (PORT=…)
@@ -38,7 +38,7 @@ WEB_CFLAGS := -std=gnu11 -O2 $(WEB_SIMD) $(filter-out -Wdouble-promotion,$(WARN)
               -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app
 WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lharfbuzz -lfreetype -lspng -lz -lcjson
 WEB_LDFLAGS := -O2 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sTOTAL_STACK=1MB -sENVIRONMENT=web \
-              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times,_attnviz_bench_forward,_attnviz_heap_used,_attnviz_url,_attnviz_here,_attnviz_a11y,_attnviz_key,_attnviz_reduced_motion,_attnviz_pinch,_attnviz_train,_attnviz_compare,_attnviz_presenter \
+              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times,_attnviz_bench_forward,_attnviz_heap_used,_attnviz_url,_attnviz_here,_attnviz_a11y,_attnviz_key,_attnviz_reduced_motion,_attnviz_pinch,_attnviz_train,_attnviz_compare,_attnviz_presenter,_attnviz_text \
               -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,FS,callMain -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
               -lidbfs.js --preload-file $(WEB_DATA)/attnviz@/attnviz
 
@@ -103,11 +103,11 @@ $(WEB)/fonts/wqy-microhei.ttc: $(WEB_CJK)
 # the desktop's `make icons`). sw.js's version is a hash of all of them: a new build, a new
 # worker, which replaces the old cache once it has the whole new site.
 WEB_KEPT   := index.html web.js web_touch.js offline.js attnviz.js attnviz.wasm attnviz.data manifest.webmanifest \
-              icons/256.png icons/512.png icons/$(APP_ID).svg web_present.js presenter.html presenter.js
+              icons/256.png icons/512.png icons/$(APP_ID).svg web_present.js presenter.html presenter.js web_type.js
 $(WEB)/web_touch.js $(WEB)/offline.js $(WEB)/manifest.webmanifest: $(WEB)/%: src/web/%
 	@mkdir -p $(WEB) && cp $< $@
-# the presenter as a second browser window (issue 40, 5: F5 in the page)
-$(WEB)/web_present.js $(WEB)/presenter.html $(WEB)/presenter.js: $(WEB)/%: src/web/%
+# the presenter as a second browser window (issue 40, 5: F5 in the page); typing on a phone
+$(WEB)/web_present.js $(WEB)/presenter.html $(WEB)/presenter.js $(WEB)/web_type.js: $(WEB)/%: src/web/%
 	@mkdir -p $(WEB) && cp $< $@
 $(WEB)/icons/stamp: $(B)/icons/stamp
 	@mkdir -p $(dir $@) && cp $(B)/icons/256.png $(B)/icons/512.png $(B)/icons/$(APP_ID).svg $(dir $@) && touch $@

@@ -321,6 +321,7 @@ static void write_state(FILE *f)
     }
     fputs("}", f);
     write_learning(f, &st);
+    web_write_typing(f, &st);
     fputs("}", f);
 }
 

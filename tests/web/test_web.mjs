@@ -21,7 +21,8 @@
 // (Ctrl+B), compare (Ctrl+D) and training live (R; 20 steps equal --train 20's file);
 // then the accessibility checks of a11y_web.mjs (axe-core, the layer, the keyboard, motion, zoom)
 // and touch_web.mjs's (touch at a tablet's and a phone's size, offline), and present_web.mjs's
-// (the presenter as a second browser window, F5, in step with the page both ways).
+// (the presenter as a second browser window, F5, in step with the page both ways) and
+// type_web.mjs's (typing on a phone: a real field for its keyboard).
 import { chromium } from 'playwright-core';
 import http from 'node:http';
 import fs from 'node:fs';
@@ -30,6 +31,7 @@ import zlib from 'node:zlib';
 import { accessibility } from './a11y_web.mjs';
 import { touchAndOffline } from './touch_web.mjs';
 import { presenterWindow } from './present_web.mjs';
+import { typing } from './type_web.mjs';
 
 const [site, expect] = process.argv.slice(2).map((p) => path.resolve(p));
 let fails = 0;
@@ -614,6 +616,7 @@ try {
   await accessibility({browser, base, check}); // (a11y_web.mjs)
   await touchAndOffline({browser, base, check, overrides}); // (touch_web.mjs)
   await presenterWindow({browser, base, check}); // (present_web.mjs)
+  await typing({browser, base, check}); // (type_web.mjs)
 } catch (e) {
   check(false, 'the run stopped: ' + (e && e.stack || e));
 }

@@ -58,5 +58,5 @@ if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
 fi
 sed "s|$exp/broken.json|/tmp/drop/broken.json|g" "$exp/broken.err.native" > "$exp/broken.err"
 node_dir=$(sh tests/web/node_setup.sh) || exit 1
-cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs tests/web/present_web.mjs "$node_dir/"
+cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs tests/web/present_web.mjs tests/web/type_web.mjs "$node_dir/"
 node "$node_dir/test_web.mjs" "$site" "$exp"
