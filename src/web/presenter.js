@@ -28,7 +28,9 @@
     $('banner-text').textContent = text || '';
     $('reopen').hidden = !reopen;
   }
+  let shownAt = 0; // when the first state was shown (ms since the epoch: make bench-web)
   function show(s) {
+    if (!state) shownAt = performance.timeOrigin + performance.now();
     state = s;
     words = s.words;
     document.documentElement.lang = s.lang === 'zh' ? 'zh-CN' : 'en';
@@ -112,5 +114,6 @@
     state: () => state,
     audience: () => audience,
     elapsed: () => (Date.now() - start) / 1000,
+    shownAt: () => shownAt,
   };
 })();

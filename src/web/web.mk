@@ -117,13 +117,13 @@ $(WEB)/sw.js: src/web/sw.js $(WEB)/icons/stamp $(addprefix $(WEB)/,$(filter-out 
 	  sed -e "s|@VERSION@|$$version|" -e "s|@FILES@|$$files|" $< > $@.tmp && mv $@.tmp $@
 
 test-web: web
-	@$(MAKE) --no-print-directory $(B)/attnviz
+	@$(MAKE) --no-print-directory $(B)/attnviz $(B)/tests/test_colorvision
 	@sh tests/web/test_web.sh $(B)
 
 # the page's speed (make bench runs it after its own rows)
 bench-web: web
 	@$(MAKE) --no-print-directory $(B)/bench/bench_core
-	@node_dir=$$(sh tests/web/node_setup.sh) && cp tests/bench/bench_web.mjs $$node_dir/ && \
+	@node_dir=$$(sh tests/web/node_setup.sh) && cp tests/bench/bench_web.mjs tests/bench/bench_web_present.mjs $$node_dir/ && \
 	  node $$node_dir/bench_web.mjs $(WEB) $(B)/bench/bench_core
 
 PORT ?= 8080
