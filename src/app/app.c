@@ -89,7 +89,7 @@ AppStatus app_status(App *a)
                    a->pb.stage, app_busy(a), a->probe.frames, a->probe.events, 0, 0,
                    a->toast.left > 0.0 ? a->toast.text : NULL, a->pointer.in && a->ov.hover, 0, 0,
                    a->pointer.cell.on, a->pointer.cell.panel, a->pointer.cell.row, a->pointer.cell.col, a->ov.help,
-                   NULL, false, a->ex.cmp.b};
+                   NULL, false, a->ex.cmp.b, &a->text, &a->lab};
     const Training *t = &a->ex.train;
     if (t->on && t->session == a->session) s.train = &t->run, s.training = t->running;
     app_output_size(a, &s.width, &s.height);

@@ -63,6 +63,8 @@ typedef struct AppStatus {
     const struct TrainRun *train;  // training live (R): its run, NULL: none on this lesson
     bool training;                 // that run takes steps between frames (false: paused)
     const struct Session *compare_b; // the compare view's B (Ctrl+D), NULL: off
+    const struct TextBox *text;    // I's text box (open or not)
+    const struct Lab *lab;         // the what-if lab (its selected cell, the value typed)
 } AppStatus;
 AppStatus app_status(App *a);
 // Frames drawn so far (a frame with nothing new is not drawn in the page).

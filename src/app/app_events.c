@@ -301,9 +301,14 @@ void app_present_from_start(App *a)
         app_toast(a, "study.not_with_presenter", NULL);
         return;
     }
-    if (!a->present.pres && a->opt->browser) { // one canvas, one window: the page has no second one
-        app_toast(a, "app.presenter_failed", i18n_get(a->v.lang, "app.not_in_browser"));
-        a->toast.left = ERROR_TOAST_SECONDS;
+    if (!a->present.pres && a->opt->browser) { // one canvas: the page opens a second browser window
+        if (!app_open_presenter || !app_open_presenter()) {
+            app_toast(a, "app.presenter_failed", i18n_get(a->v.lang, "app.popup_blocked"));
+            a->toast.left = ERROR_TOAST_SECONDS;
+            return;
+        }
+        app_toast(a, "app.presenter_web", NULL);
+        playback_goto(&a->pb, 0, false);
         return;
     }
     char err[MSG_MAX];

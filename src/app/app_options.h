@@ -36,4 +36,7 @@ extern void (*app_on_saved)(const char *path);
 // one is on its way (the browser fetches it only then; once it is in place the
 // page calls app_fonts_reload and switches). NULL: the usual "no Chinese font".
 extern bool (*app_fetch_font)(void);
+// Called on F5 in the browser (one canvas: the presenter is a second browser window, which
+// the page opens and keeps in step); true when it is open. NULL: F5 says there is none.
+extern bool (*app_open_presenter)(void);
 #endif

@@ -8,6 +8,7 @@
 
 void (*app_on_saved)(const char *path);
 bool (*app_fetch_font)(void);
+bool (*app_open_presenter)(void);
 
 void app_toast(App *a, const char *key, const char *arg)
 {

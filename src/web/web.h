@@ -3,6 +3,8 @@
 #ifndef ATTNVIZ_WEB_H
 #define ATTNVIZ_WEB_H
 
+#include <stdio.h>
+
 // A file in the page's file system opened now as if dropped on the window: a lesson
 // opens (1), or its one-line error shows and the lesson on screen stays (0).
 int attnviz_open(const char *path);
@@ -57,5 +59,20 @@ int attnviz_train(int steps);
 char *attnviz_compare(int data);
 // web_export.js: an MP4 failed as the encoder flushed, after E had ended (the window says so).
 void attnviz_export_failed(const char *why);
+
+// The presenter window (web_present.c): JSON {lang, index, stages, stage, head, heads, batch,
+// study, lesson, steps [{label, on, past}], now, narration, notes, next, next_narration, words};
+// NULL before the window opens.
+char *attnviz_presenter(void);
+// The window (web_main.c), NULL before it opens or after it ended.
+struct App *web_app(void);
+
+// Typing without a keyboard (web_type.c): state()'s "typing" — what the window takes typing
+// for now: {kind (text: I's box, answer: the study box, value: the lab's selected cell), text
+// (typed so far), label, enter (what Enter does)}, or null.
+struct AppStatus;
+void web_write_typing(FILE *f, const struct AppStatus *st);
+// Characters for the window as typed on a keyboard (SDL_TEXTINPUT): 1, or 0 when none went.
+int attnviz_text(const char *utf8);
 
 #endif

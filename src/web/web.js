@@ -329,7 +329,7 @@
                 ['Next head', ']'], ['Cell cursor on / off', 'Y'], ['Numbers on / off', 'V'], ['中文', 'L'],
                 ['Study mode', 'T'], ['Projector mode', 'M'], ['Backward view on / off', 'B', 2],
                 ['Train live / pause', 'R'], ['Compare: the next head zeroed', 'D', 2],
-                ['Compare: the previous head zeroed', 'D', 3], ['All keys', '?']],
+                ['Compare: the previous head zeroed', 'D', 3], ['All keys', '?'], ['Presenter window', 'F5']],
     },
     zh: {
       title: '这个链接没有打开课程',
@@ -358,7 +358,7 @@
       buttons: [['上一步', 'Left'], ['下一步', 'Right'], ['播放 / 暂停', 'P'], ['上一个头', '['], ['下一个头', ']'],
                 ['单元格光标 开 / 关', 'Y'], ['数字 显示 / 隐藏', 'V'], ['English', 'L'], ['学习模式', 'T'],
                 ['投影模式', 'M'], ['反向视图 开 / 关', 'B', 2], ['现场训练 / 暂停', 'R'],
-                ['对比：下一个头置零', 'D', 2], ['对比：上一个头置零', 'D', 3], ['全部按键', '?']],
+                ['对比：下一个头置零', 'D', 2], ['对比：上一个头置零', 'D', 3], ['全部按键', '?'], ['演讲者窗口', 'F5']],
     },
   };
   const words = () => WORDS[lang()];
@@ -571,7 +571,12 @@
   function queueLayer() { // after a drawn frame, at most every 150 ms (a transition draws many)
     if (layerQueued) return;
     layerQueued = true;
-    setTimeout(() => { layerQueued = false; updateLayer(); }, 150);
+    setTimeout(() => {
+      layerQueued = false;
+      updateLayer();
+      if (window.attnvizPresent) attnvizPresent.changed(); // (the presenter window follows: web_present.js)
+      if (window.attnvizType) attnvizType.changed(); // (the field for a phone's keyboard: web_type.js)
+    }, 150);
   }
   // Shift+Tab on the canvas leaves it, whatever mode the window is in (the lab's field,
   // the study box, the text box): the window never sees it. Esc in the layer: back.

@@ -1,7 +1,7 @@
 # web.mk — the browser build (included by the Makefile).
 #
 #   make web         the static site in build/web/: index.html, web.js, web_export.js, web_touch.js,
-#                    offline.js, sw.js (the service worker), manifest.webmanifest, icons/,
+#                    offline.js, web_present.js, presenter.html, presenter.js, web_type.js, sw.js (the service worker), manifest.webmanifest, icons/,
 #                    attnviz.js, attnviz.wasm, attnviz.data (strings, lessons, Latin fonts)
 #                    and fonts/wqy-microhei.ttc (fetched only when Chinese is shown)
 #   make serve-web   serve it on http://127.0.0.1:8080/ (PORT=…)
@@ -39,7 +39,7 @@ WEB_CFLAGS := -std=gnu11 -O2 $(WEB_SIMD) $(filter-out -Wdouble-promotion,$(WARN)
               -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app
 WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lharfbuzz -lfreetype -lspng -lz -lcjson
 WEB_LDFLAGS := -O2 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sTOTAL_STACK=1MB -sENVIRONMENT=web \
-              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times,_attnviz_bench_forward,_attnviz_heap_used,_attnviz_text_cache_bytes,_attnviz_url,_attnviz_here,_attnviz_a11y,_attnviz_key,_attnviz_reduced_motion,_attnviz_pinch,_attnviz_train,_attnviz_compare \
+              -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times,_attnviz_bench_forward,_attnviz_heap_used,_attnviz_text_cache_bytes,_attnviz_url,_attnviz_here,_attnviz_a11y,_attnviz_key,_attnviz_reduced_motion,_attnviz_pinch,_attnviz_train,_attnviz_compare,_attnviz_export_failed,_attnviz_presenter,_attnviz_text \
               -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,FS,callMain -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \
               -lidbfs.js --preload-file $(WEB_DATA)/attnviz@/attnviz
 
@@ -105,8 +105,11 @@ $(WEB)/fonts/wqy-microhei.ttc: $(WEB_CJK)
 # the desktop's `make icons`). sw.js's version is a hash of all of them: a new build, a new
 # worker, which replaces the old cache once it has the whole new site.
 WEB_KEPT   := index.html web.js web_export.js web_touch.js offline.js attnviz.js attnviz.wasm attnviz.data manifest.webmanifest \
-              icons/256.png icons/512.png icons/$(APP_ID).svg
+              icons/256.png icons/512.png icons/$(APP_ID).svg web_present.js presenter.html presenter.js web_type.js
 $(WEB)/web_touch.js $(WEB)/web_export.js $(WEB)/offline.js $(WEB)/manifest.webmanifest: $(WEB)/%: src/web/%
+	@mkdir -p $(WEB) && cp $< $@
+# the presenter as a second browser window (issue 40, 5: F5 in the page); typing on a phone
+$(WEB)/web_present.js $(WEB)/presenter.html $(WEB)/presenter.js $(WEB)/web_type.js: $(WEB)/%: src/web/%
 	@mkdir -p $(WEB) && cp $< $@
 $(WEB)/icons/stamp: $(B)/icons/stamp
 	@mkdir -p $(dir $@) && cp $(B)/icons/256.png $(B)/icons/512.png $(B)/icons/$(APP_ID).svg $(dir $@) && touch $@
@@ -116,13 +119,13 @@ $(WEB)/sw.js: src/web/sw.js $(WEB)/icons/stamp $(addprefix $(WEB)/,$(filter-out 
 	  sed -e "s|@VERSION@|$$version|" -e "s|@FILES@|$$files|" $< > $@.tmp && mv $@.tmp $@
 
 test-web: web
-	@$(MAKE) --no-print-directory $(B)/attnviz
+	@$(MAKE) --no-print-directory $(B)/attnviz $(B)/tests/test_colorvision
 	@sh tests/web/test_web.sh $(B)
 
 # the page's speed (make bench runs it after its own rows)
 bench-web: web
 	@$(MAKE) --no-print-directory $(B)/bench/bench_core
-	@node_dir=$$(sh tests/web/node_setup.sh) && cp tests/bench/bench_web.mjs $$node_dir/ && \
+	@node_dir=$$(sh tests/web/node_setup.sh) && cp tests/bench/bench_web.mjs tests/bench/bench_web_present.mjs $$node_dir/ && \
 	  node $$node_dir/bench_web.mjs $(WEB) $(B)/bench/bench_core
 
 PORT ?= 8080

@@ -129,6 +129,15 @@ static bool fetch_font(void)
     return EM_ASM_INT({ return attnvizPage.fetchFont(); }) != 0;
 }
 
+// F5: the presenter as a second browser window (web_present.js); false when the browser
+// did not open it (pop-ups blocked)
+static bool open_presenter(void)
+{
+    return EM_ASM_INT({ return window.attnvizPresent ? attnvizPresent.open() : 0; }) != 0;
+}
+
+App *web_app(void) { return app; }
+
 int main(int argc, char **argv)
 {
     int code = args_parse(&args, argc, argv, stderr);
@@ -151,6 +160,7 @@ int main(int argc, char **argv)
     }
     app_on_saved = saved;
     app_fetch_font = fetch_font;
+    app_open_presenter = open_presenter;
     // keys go to the window only while the canvas has the focus: the page's links,
     // buttons and tables get theirs (Tab, arrows) as on any page
     SDL_SetHint(SDL_HINT_EMSCRIPTEN_KEYBOARD_ELEMENT, "#canvas");
@@ -311,6 +321,7 @@ static void write_state(FILE *f)
     }
     fputs("}", f);
     write_learning(f, &st);
+    web_write_typing(f, &st);
     fputs("}", f);
 }
 

@@ -3,7 +3,8 @@
 // On the canvas, SDL's own touch handling (a finger as a mouse: a swipe that starts on an
 // input cell would scrub its value) never sees a touch; this file reads the fingers instead:
 //   tap        on a cell: its tooltip (the pointer put there, as a hover; in study mode a
-//              tap on a key column answers, as a click); elsewhere (timeline, tabs, the
+//              tap on a key column answers, as a click; a second tap on the same cell is a
+//              click: the lab selects it, web_type.js offers a field for its value); elsewhere (timeline, tabs, the
 //              window's buttons, the picker) and over the help: a click there
 //   swipe      left: the next stage, right: the previous one (the tooltip goes)
 //   pinch      zooms the heatmap between the fingers; moving both fingers pans it; one
@@ -81,7 +82,10 @@
     return [Math.round((x - r.left) * s.width / r.width), Math.round((y - r.top) * s.height / r.height)];
   }
   // A tap: the pointer there (its cell's tooltip); then, once the window has seen it, a
-  // click unless it is on a cell (in study mode a click: a key column answers).
+  // click unless it is on a cell (in study mode a click: a key column answers). A second tap
+  // on the cell whose tooltip shows is a click: the lab selects an input or a weight there
+  // (web_type.js then offers a field for its value), another cell's tooltip is pinned.
+  let tapped = null; // the cell of the last tap that showed a tooltip: "stage panel row col"
   function tap(x, y) {
     const n = attnviz.state().events;
     mouse('mousemove', x, y);
@@ -89,7 +93,9 @@
     const decide = () => {
       const s = attnviz.state();
       if (s.events <= n && waited++ < 30) { requestAnimationFrame(decide); return; }
-      if (s.hover && !s.study.asking && !s.help) return; // (a tap closes the help, as a click)
+      const cell = s.hover ? [s.index, s.hover.panel, s.hover.row, s.hover.col].join(' ') : null;
+      if (s.hover && !s.study.asking && !s.help && cell !== tapped) { tapped = cell; return; } // (a tap closes the help, as a click)
+      tapped = null;
       mouse('mousedown', x, y);
       mouse('mouseup', x, y);
     };

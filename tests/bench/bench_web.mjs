@@ -16,6 +16,8 @@
 //     after each round, their slope over the rounds after the first
 //   training live (R) of the induction lesson from its step 0 to its loss drop, and the frames
 //     drawn meanwhile
+//   the language switch (L, the font fetched) and the presenter window's start (F5):
+//     bench_web_present.mjs
 //
 //   node bench_web.mjs SITE BENCH_CORE (bench_core: the native side and the lessons' text)
 import { chromium } from 'playwright-core';
@@ -24,6 +26,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import {execFileSync} from 'node:child_process';
+import {benchPresent} from './bench_web_present.mjs';
 
 const site = path.resolve(process.argv[2]);
 const benchCore = process.argv[3] ? path.resolve(process.argv[3]) : null;
@@ -288,6 +291,8 @@ await use.context.close();
   row(`web: frame while training, steps included (${during.length})`, during, 16, 'ms');
 }
 await context.close();
+// issue 43's rows of the page's language switch and the presenter window (bench_web_present.mjs)
+await benchPresent({browser, base, row});
 await browser.close();
 server.close();
 console.log(`| ${'web: transfer, English first visit, gzipped'.padEnd(48)} | ${(transfer / 1e6).toFixed(2).padStart(9)} MB   | ${''.padStart(14)} | <= 2.5 MB | ${transfer <= 2.5e6 ? 'ok' : 'MISSED'} |`);

@@ -8,13 +8,15 @@
 //  - the layer follows the frame: its live region says the stage's title, formula and
 //    narration (the window's own, attnviz.frame()); the cell cursor (R, arrows) puts the
 //    cell's value and the tooltip's worked sum in the second live region; the spoken text
-//    of three stages is printed ("spoken:", the screen-reader transcript);
+//    of three stages is printed ("spoken:") and written to build/web-transcript.txt (the
+//    screen-reader transcript: every change of the live and status regions, in order);
 //  - the keyboard: Shift+Tab leaves the canvas for the skip link (focus ring seen), Enter
 //    opens the layer, every button there does its key's action, Esc goes back; Shift+Tab
 //    leaves the lab's field, the study box and the text box too (no trap);
 //  - prefers-reduced-motion: a stage's transition is at its end at once (and not without it);
 //  - 200 % zoom (640×360 CSS px at devicePixelRatio 2) and 320 CSS px: nothing wider than
 //    the page, the layer's controls inside it, the canvas drawn at the device's pixels.
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -112,15 +114,16 @@ export async function accessibility({browser, base, check}) {
   await settled();
   await page.evaluate(() => {
     window.spoken = [];
-    for (const id of ['a11y-live', 'a11y-cell'])
+    for (const id of ['a11y-live', 'a11y-cell', 'a11y-toast'])
       new MutationObserver(() => spoken.push(id + ': ' + document.getElementById(id).textContent))
         .observe(document.getElementById(id), {childList: true, characterData: true, subtree: true});
   });
-  const heard = [];
+  const heard = [], narrations = [];
   for (const stage of ['scores', 'attn', 'output']) {
     let s = await state();
     for (let i = 0; i < 20 && s.stage !== stage; i++) s = await press('ArrowRight');
     const f = await page.evaluate(() => attnviz.frame());
+    narrations.push(f.narration);
     const live = await page.evaluate(() => document.getElementById('a11y-live').textContent);
     check(live.includes(f.narration) && live.includes(f.formula) && s.stage === stage,
           `the live region says ${stage}'s title, formula and narration (“${live.split('\n')[0]}”)`);
@@ -146,7 +149,20 @@ export async function accessibility({browser, base, check}) {
   check(marked === 1, `the cursor's cell is marked in its table (${marked})`);
   await press('Escape');
   for (const t of await page.evaluate(() => spoken)) { heard.push(t); console.log('spoken: ' + t.replace(/\n/g, ' ⏎ ')); }
-  check(heard.length >= 4, `the transcript: ${heard.length} utterances`);
+  // the transcript (issue 40's closing note): every change of the live regions and the status
+  // region, in order, as a screen reader is handed it, to build/web-transcript.txt
+  const names = {'a11y-live': 'stage (live region)', 'a11y-cell': 'cell (live region)', 'a11y-toast': 'notice (status)'};
+  const lines = heard.filter((t) => !/^[a-z0-9-]+: $/.test(t)).map((t) => {
+    const at = t.indexOf(': ');
+    return `[${names[t.slice(0, at)]}]\n${t.slice(at + 2)}\n`;
+  });
+  const out = path.resolve('build/web-transcript.txt');
+  fs.writeFileSync(out, '# attnviz in the page: what its live regions said, in order (tests/web/a11y_web.mjs):\n' +
+                   '# the classic lesson in English, → to scores, attn and output, then Y (the cell cursor), →, Esc\n\n' + lines.join('\n'));
+  const text = fs.readFileSync(out, 'utf8');
+  check(heard.length >= 4 && narrations.every((n) => n && text.includes(n)) &&
+        /\[cell \(live region\)\]/.test(text) && /\[notice \(status\)\]/.test(text),
+        `the transcript: ${heard.length} utterances, ${lines.length} written to ${path.relative(process.cwd(), out)}`);
 
   // ---- tables: captions, headers, the values as the screen writes them ----------------
   const t = await page.evaluate(() => {

@@ -20,7 +20,9 @@
 // learning views of the induction lesson as the desktop computes them: the backward view
 // (Ctrl+B), compare (Ctrl+D) and training live (R; 20 steps equal --train 20's file);
 // then the accessibility checks of a11y_web.mjs (axe-core, the layer, the keyboard, motion, zoom)
-// and touch_web.mjs's (touch at a tablet's and a phone's size, offline).
+// and touch_web.mjs's (touch at a tablet's and a phone's size, offline), and present_web.mjs's
+// (the presenter as a second browser window, F5, in step with the page both ways) and
+// type_web.mjs's (typing on a phone: a real field for its keyboard).
 import { chromium } from 'playwright-core';
 import http from 'node:http';
 import fs from 'node:fs';
@@ -29,6 +31,8 @@ import zlib from 'node:zlib';
 import { accessibility } from './a11y_web.mjs';
 import { touchAndOffline } from './touch_web.mjs';
 import { exportsInPage } from './export_web.mjs';
+import { presenterWindow } from './present_web.mjs';
+import { typing } from './type_web.mjs';
 
 const [site, expect] = process.argv.slice(2).map((p) => path.resolve(p));
 let fails = 0;
@@ -520,9 +524,12 @@ try {
   s = await state();
   check(!/not in the browser|failed/.test(s.toast), `E 2: nothing offered, nothing refused (“${s.toast}”)`);
   s = await settled();
-  await page.keyboard.press('F5');
-  await page.waitForFunction(() => /not in the browser/.test(attnviz.state().toast), null, {timeout: 5000})
-    .then(() => check(true, 'F5 (presenter): “not in the browser version” said'), () => check(false, 'F5: no message'));
+  // F5: the presenter as a second browser window (present_web.mjs checks it in full)
+  const [presenter] = await Promise.all([context.waitForEvent('page', {timeout: 10000}).catch(() => null), page.keyboard.press('F5')]);
+  await page.waitForFunction(() => /Presenter window open/.test(attnviz.state().toast), null, {timeout: 5000})
+    .then(() => check(presenter !== null, `F5 (presenter): a second window opened (${presenter ? presenter.url().replace(/.*\//, '').replace(/\?.*/, '') : 'none'}), “Presenter window open” said`),
+          () => check(false, `F5: no presenter window (“${s.toast}”)`));
+  if (presenter) await presenter.close();
   s = await settled();
 
   // ---- HiDPI and resizing: the canvas in device pixels -------------------------------
@@ -613,6 +620,8 @@ try {
   await accessibility({browser, base, check}); // (a11y_web.mjs)
   await touchAndOffline({browser, base, check, overrides}); // (touch_web.mjs)
   await exportsInPage({browser, base, check, expect}); // (export_web.mjs)
+  await presenterWindow({browser, base, check}); // (present_web.mjs)
+  await typing({browser, base, check}); // (type_web.mjs)
 } catch (e) {
   check(false, 'the run stopped: ' + (e && e.stack || e));
 }

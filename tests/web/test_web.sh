@@ -61,6 +61,10 @@ if "$B/attnviz" "$exp/broken.json" 2> "$exp/broken.err.native" >/dev/null; then
     echo "test_web: the broken lesson opened on the desktop" >&2; exit 1
 fi
 sed "s|$exp/broken.json|/tmp/drop/broken.json|g" "$exp/broken.err.native" > "$exp/broken.err"
+# issue 40's acceptance lists the colour-vision simulation in test-web: the palettes under
+# protanopia, deuteranopia and tritanopia, the cells' contrast (the page draws the same pixels)
+"$B/tests/test_colorvision" > "$exp/colorvision.log" 2>&1 || { cat "$exp/colorvision.log" >&2; echo "test_web: test_colorvision failed" >&2; exit 1; }
+echo "ok   the colour-vision simulation (test_colorvision): $(grep -c 'OK \]' "$exp/colorvision.log") tests passed"
 node_dir=$(sh tests/web/node_setup.sh) || exit 1
-cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs tests/web/export_web.mjs "$node_dir/"
+cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs tests/web/export_web.mjs tests/web/present_web.mjs tests/web/type_web.mjs "$node_dir/"
 node "$node_dir/test_web.mjs" "$site" "$exp"
