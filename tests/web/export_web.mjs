@@ -3,9 +3,9 @@
 // `--export --format gif|mp4 --animate --size 640x360` of the classic lesson (test_web.sh):
 //  - E offers what the page makes (PNG frames, MP4, GIF), not the handout;
 //  - E 4: a GIF downloads, named like the desktop's folder (attnviz-export-NAME-N.gif); FFmpeg
-//    reads it: the desktop's size, frame count (a frame a tick) and length; the window shows
-//    the export's progress meanwhile and no browser frame takes long (each draws a few
-//    export frames: the page never stops answering);
+//    reads it: the desktop's size, frame count (a frame a tick) and length; the export runs
+//    over many browser frames and none takes a second (each draws a few export frames: the
+//    page never stops answering);
 //  - E 3: an MP4 (the browser's H.264 encoder, web_export.js) downloads; ffprobe reads it:
 //    H.264, the desktop's size and length, its frames (a held stage one frame) as the desktop's;
 //  - Esc during an export stops it: no download, nothing left in the page's file system.
@@ -70,7 +70,10 @@ export async function exportsInPage({browser, base, check, expect}) {
     check(/^attnviz-export-arange-2x4x4-\d+\.\w+$/.test(d.suggestedFilename()) && d.suggestedFilename().endsWith('.' + ext),
           `E ${digit}: the ${ext.toUpperCase()} downloads as ${d.suggestedFilename()} (the desktop's attnviz-export-…/frames.${ext})`);
     check(busySeen, `E ${digit}: the export ran over many browser frames (busy seen while it ran)`);
-    check(worst < 250, `E ${digit}: no browser frame took 250 ms or more while it ran (the longest ${worst.toFixed(1)} ms)`);
+    // (each frame draws for 12 ms, then at most one frame more: the longest 94-199 ms, and 241-588 ms
+    // with the machine's load at 20 on 2 cores, a wall-clock bound; frames.json described in one
+    // frame had taken 6.3 s)
+    check(worst < 1000, `E ${digit}: no browser frame took a second or more while it ran (the longest ${worst.toFixed(1)} ms)`);
     return file;
   }
 
