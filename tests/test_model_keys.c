@@ -229,6 +229,10 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     [MK_ALIBI_FORM] = PLAIN_LESSON(", \"alibi\": true, \"alibi_form\": \"key\""),
     [MK_STREAMING_POSITIONS] = PLAIN_LESSON(", \"streaming_positions\": \"cache\""),
     [MK_FLASH_ACCUMULATOR] = PLAIN_LESSON(", \"flash\": {\"block_q\": 2, \"block_k\": 2}, \"flash_accumulator\": \"fa1\""),
+    [MK_LINEAR_RULE] = PLAIN_LESSON(", \"n_layers\": 2, \"layer_types\": [\"linear_attention\", \"full_attention\"], "
+                                    "\"linear_rule\": \"delta\""),
+    [MK_LINEAR_FORM] = PLAIN_LESSON(", \"n_layers\": 2, \"layer_types\": [\"linear_attention\"], "
+                                    "\"linear_form\": \"parallel\""),
 };
 
 static bool field_is_default(const Lesson *ls, int k)
