@@ -937,12 +937,12 @@ def linear_variant(name, title, model, x_shape, seed):
 
 def variant_gdn_hybrid_3_heads():
     return linear_variant(
-        "gdn-hybrid-3-heads", "Gated DeltaNet 2:1 with a full layer (Qwen3-Next's hybrid, shortened): 3 heads, "
+        "gdn-hybrid-3-heads", "A full layer, then Gated DeltaNet twice (a 1:2 hybrid, Qwen3-Next's kinds of layer): 3 heads, "
         "d_k 4, d_v 3, QK-norm, RoPE and the sigmoid gate in the full layer",
         {"d_model": 9, "n_heads": 3, "d_k": 4, "d_v": 3, "n_layers": 3, "qkv_bias": False, "out_bias": False,
          "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 6, "activation": "swiglu",
          "ffn_bias": False, "rope": {"style": "half"}, "qk_norm": True, "attn_gate": True,
-         "layer_types": ["linear_attention", "linear_attention", "full_attention"]}, (2, 7, 9), 101)
+         "layer_types": ["full_attention", "linear_attention", "linear_attention"]}, (2, 7, 9), 101)
 
 
 def variant_deltanet_5_heads_parallel():

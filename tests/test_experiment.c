@@ -323,6 +323,43 @@ static const CompareStage *stage_named(const Compare *c, const Trace *a, const c
     return NULL;
 }
 
+// A linear layer's two forms (delta.c): B computes its output from the matrix form A·U instead of the
+// state, token by token. Every stage up to the layer's own identical; its concat, and all after it,
+// equal within float32 rounding: the recurrence and the masked "attention" matrix are the same map
+// (non-gated DeltaNet, plain linear attention, and Gated DeltaNet with its decay Γ).
+static void test_compare_linear_forms(void **state)
+{
+    (void)state;
+    const char *const lessons[] = {"tests/ref/deltanet-5-heads-parallel.lesson.json", // (its own form: parallel)
+                                   "tests/ref/linear-plain-after-full.lesson.json", "tests/ref/gdn-hybrid-3-heads.lesson.json"};
+    const char *const specs[] = {"set:model.linear_form=recurrent", "set:model.linear_form=parallel",
+                                 "set:model.linear_form=parallel"};
+    for (int i = 0; i < 3; i++) {
+        char err[600];
+        Session *b;
+        Compare c;
+        Session *a = open_a(lessons[i]);
+        if (!compare_spec(a, specs[i], &b, &c, err, sizeof err)) fail_msg("%s: %s", lessons[i], err);
+        assert_int_equal(c.n_only, 0);
+        int first = -1; // the first linear layer's concat: the first stage that may differ
+        for (int s = 0; s < a->trace.n && first < 0; s++)
+            if (a->trace.stages[s].id == STAGE_CONCAT && a->trace.layer_linear[a->trace.stages[s].layer]) first = s;
+        assert_true(first > 0);
+        float worst = 0.0f, at_concat = -1.0f;
+        for (int k = 0; k < c.n; k++) {
+            if (c.st[k].a < first) assert_int_equal(c.st[k].n_diff, 0);
+            else worst = fmaxf(worst, c.st[k].max_abs);
+            if (c.st[k].a == first) at_concat = c.st[k].max_abs;
+        }
+        assert_true(c.n_differ > 0); // (B's output really came the other way)
+        // the layer's own output: float32 rounding of sums of a few terms; downstream (norms, FFN,
+        // later layers) within the references' tolerance
+        if (!(at_concat >= 0.0f && at_concat <= 1e-6f && worst <= 1e-5f))
+            fail_msg("%s: the two forms differ by %g at the concat, %g after", lessons[i], (double)at_concat, (double)worst);
+        compare_free(&c), session_destroy(b), session_destroy(a);
+    }
+}
+
 static void test_compare(void **state)
 {
     (void)state;
@@ -407,6 +444,7 @@ int main(void)
         cmocka_unit_test(test_patching_bad_input),
         cmocka_unit_test(test_induction_ranking),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_compare_linear_forms),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
