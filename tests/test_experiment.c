@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -231,6 +232,37 @@ static void test_patching_bad_input(void **state)
     session_destroy(shorter), session_destroy(clean);
 }
 
+// A language model with a "linear_attention" layer (delta.c): ablation and patching refuse it in one
+// line naming the key (the layer has no head_out stage to replace); the logit attribution follows its
+// heads' outputs (what its concat reads) through W_O: the heads' parts and the rest sum to the logit.
+static void test_linear_layers(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/attnviz-s6-deltanet-lmXXXXXX", err[LESSON_ERR_MAX + 200];
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *json = "{\"title\": \"t\", \"vocab\": [\"a\", \"b\", \"c\", \"d\"], \"model\": {\"d_model\": 4, "
+                       "\"n_heads\": 2, \"n_layers\": 2, \"norm\": \"rms\", \"norm_first\": true, \"residual_norm\": true, "
+                       "\"layer_types\": [\"linear_attention\", \"full_attention\"]}, \"input\": {\"text\": \"abcdab\"}, "
+                       "\"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 3}}}";
+    assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+    close(fd);
+    Session *s = session_open(path, NULL, err, sizeof err);
+    unlink(path);
+    if (!s) fail_msg("%s", err);
+    assert_false(experiment_can_ablate(&s->lesson, "x.json", err, sizeof err));
+    assert_non_null(strstr(err, "model.layer_types: a \"linear_attention\" layer"));
+    Trace tr;
+    assert_false(experiment_patch_run(&s->lesson, &s->trace, PATCH_HEAD, 0, 0, 0, &tr, "patch", err, sizeof err));
+    assert_non_null(strstr(err, "model.layer_types: a \"linear_attention\" layer is not patched"));
+    assert_null(strchr(err, '\n'));
+    LogitAttribution la;
+    if (!experiment_logit_attribution(&s->lesson, &s->trace, &la, "x.json", err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(la.n_layers, 2);
+    logit_attribution_free(&la);
+    session_destroy(s);
+}
+
 static void test_against_torch(void **state)
 {
     (void)state;
@@ -445,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_induction_ranking),
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_compare_linear_forms),
+        cmocka_unit_test(test_linear_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
