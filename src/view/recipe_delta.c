@@ -170,11 +170,12 @@ static void tip_state(TipOut *o, const TipCell *c)
     const float *kt = tip_row(k, c->b, c->h, t), *prev = t > 0 ? tip_row(S, c->b, c->h, t - 1) : NULL;
     const float a = gate_at(c->tr, s, "lin_alpha", c->b, t, c->h), vt = tip_row(v, c->b, c->h, t)[j];
     const float p = prev ? prev[i * dv + j] * a : 0.0f;
-    char ti[16], ii[16], ji[16];
+    char ti[16], ii[16], ji[16], pi[16];
     snprintf(ti, sizeof ti, "%d", t), snprintf(ii, sizeof ii, "%d", i), snprintf(ji, sizeof ji, "%d", j);
-    const char *args[] = {ti, ii, ji};
+    snprintf(pi, sizeof pi, "%d", t - 1); // (S_−1 = 0: before the first token)
+    const char *args[] = {ti, ii, ji, pi};
     if (c->tr->linear_rule == LINEAR_PLAIN) {
-        tip_key(o, c->lang, "tip.lin_state_plain", 3, args);
+        tip_key(o, c->lang, "tip.lin_state_plain", 4, args);
         put_num(o, "\n= ", p), put_num(o, " + ", kt[i]), put_num(o, " × ", vt);
         tip_equals(o, c->val);
         return;
@@ -183,12 +184,11 @@ static void tip_state(TipOut *o, const TipCell *c)
     float recall = 0.0f;
     for (int m = 0; m < dk && prev; m++) recall += prev[m * dv + j] * a * kt[m];
     const float beta = gate_at(c->tr, s, "lin_beta", c->b, t, c->h), d = (vt - recall) * beta;
-    tip_key(o, c->lang, c->tr->linear_rule == LINEAR_DELTA ? "tip.lin_state_delta" : "tip.lin_state", 3, args);
+    tip_key(o, c->lang, c->tr->linear_rule == LINEAR_DELTA ? "tip.lin_state_delta" : "tip.lin_state", 4, args);
     tip_put(o, "\n");
     tip_key(o, c->lang, "tip.lin_delta", 1, args + 2);
     put_num(o, "\n= ", beta), put_num(o, " × (", vt), put_num(o, " − ", recall), tip_put(o, ")");
     tip_equals(o, d);
-    tip_put(o, "\nS");
     put_num(o, "\n= ", p), put_num(o, " + ", kt[i]), put_num(o, " × ", d);
     tip_equals(o, c->val);
 }
