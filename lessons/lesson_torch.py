@@ -29,6 +29,7 @@ import torch.nn.functional as F
 from torch_modules import (INIT_ORDER, NORM_NAMES, _M64, BlockStack, LessonError, init_tensor,
                            make_block, sliding_window_mask, window_mask)
 import torch_mla  # noqa: F401,E402  (DeepSeek's attention, which make_block builds: imported while on the path)
+import torch_delta  # noqa: F401,E402  (linear attention and Gated DeltaNet, which make_block builds)
 
 # ----------------------------------------------------------------------------
 # lesson interpreter (independent of the modules above)
@@ -278,8 +279,13 @@ def resolve_lesson(lesson):
     attn_gate = bool(m.get("attn_gate", False))
     types = m.get("layer_types", [])
     if types and not 2 <= n_layers or len(types) > n_layers or \
-            any(t not in ("sliding_attention", "full_attention") for t in types):
-        raise LessonError("model.layer_types: 1 to n_layers of sliding_attention / full_attention, n_layers >= 2")
+            any(t not in ("sliding_attention", "full_attention", "linear_attention") for t in types):
+        raise LessonError("model.layer_types: 1 to n_layers of sliding_attention / full_attention / "
+                          "linear_attention, n_layers >= 2")
+    linear = [bool(types) and types[l % len(types)] == "linear_attention" for l in range(n_layers)]
+    lin_rule, lin_form = m.get("linear_rule", "gated_delta"), m.get("linear_form", "recurrent")
+    if lin_rule not in ("gated_delta", "delta", "linear") or lin_form not in ("recurrent", "parallel"):
+        raise LessonError("model.linear_rule / linear_form: gated_delta, delta or linear / recurrent or parallel")
     sliding = [bool(types) and types[l % len(types)] == "sliding_attention" for l in range(n_layers)]
     window = int(m.get("sliding_window", 0))
     if any(sliding) != (window > 0):
@@ -361,12 +367,14 @@ def resolve_lesson(lesson):
               "w_o": (d_model, H * d_v), "b_o": (d_model,), "ffn_w1": (ffn, d_model),
               "ffn_b1": (ffn,), "ffn_w2": (d_model, ffn), "ffn_b2": (d_model,),
               "ffn_w_gate": (ffn, d_model), "ffn_b_gate": (ffn,), "sinks": (H,),
-              "q_norm": (d_k,), "k_norm": (d_k,), "w_gate": (H * d_v, d_model), "b_gate": (H * d_v,)}
+              "q_norm": (d_k,), "k_norm": (d_k,), "w_gate": (H * d_v, d_model), "b_gate": (H * d_v,),
+              "w_beta": (H, d_model), "w_alpha": (H, d_model), "a_log": (H,), "dt_bias": (H,)}
     fan_in = {n: d_model for n in ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "ffn_w1", "ffn_b1",
                                    "ffn_w_gate", "ffn_b_gate", "w_gate", "b_gate"]}
     fan_in.update({"w_o": H * d_v, "b_o": H * d_v, "ffn_w2": ffn, "ffn_b2": ffn, "sinks": 1})
     fan_in.update({"w_q": qin, "w_k": kin, "w_v": kin, "w_dq": d_model, "w_dkv": d_model, "w_kr": d_model,
-                   "w_iq": d_model, "w_ik": d_model, "w_iw": d_model})
+                   "w_iq": d_model, "w_ik": d_model, "w_iw": d_model, "w_beta": d_model, "w_alpha": d_model,
+                   "a_log": 1, "dt_bias": 1})
     needed = ["w_q", "w_k", "w_v", "w_o"]
     if qkv_bias:
         needed += ["b_q", "b_k", "b_v"]
@@ -415,9 +423,13 @@ def resolve_lesson(lesson):
             if name in obj:
                 raise LessonError("%s%s: the model's own tensors stand beside weights.layers" % (where[l], name))
         w = {}
+        # a linear layer: its gates, and no full layer's gate (torch_delta.py)
+        lin_w = (["w_beta"] if lin_rule != "linear" else []) + \
+            (["w_alpha", "a_log", "dt_bias"] if lin_rule == "gated_delta" else [])
+        layer_needed = [n for n in needed if n not in ("w_gate", "b_gate")] + lin_w if linear[l] else needed
         if seed is not None:
             for t, name in enumerate(INIT_ORDER):
-                if name in needed:
+                if name in layer_needed:
                     w[name] = init_tensor(seed, t + 64 * l, shapes[name], fan_in[name])
         for name, val in obj.items():
             t = parse_tensor(val, where[l] + name)
@@ -427,7 +439,7 @@ def resolve_lesson(lesson):
             elif name in ("b_q", "b_k", "b_v") and t.dim() == 2:
                 t = t.reshape(-1)
             w[name] = t
-        for name in needed:
+        for name in layer_needed:
             if name not in w:
                 raise LessonError("%s%s missing" % (where[l], name))
             if tuple(w[name].shape) != shapes[name]:
@@ -452,7 +464,7 @@ def resolve_lesson(lesson):
                attn_sinks=attn_sinks, qk_norm=qk_norm, softcap=softcap, attn_gate=attn_gate,
                q_lora_rank=rq, kv_lora_rank=r, qk_rope_head_dim=dr, index=index, **conv)
     # each layer's own: a sliding layer's window and (Gemma 3) its RoPE base, no scaling
-    per_layer = [dict(window=window if sliding[l] else 0,
+    per_layer = [dict(window=window if sliding[l] else 0, linear=(lin_rule, lin_form) if linear[l] else None,
                       rope=(float(np.float32(local_theta)),) + rope[1:3] + (None,)
                       if sliding[l] and local_theta is not None and rope is not None else rope)
                  for l in range(n_layers)]

@@ -23,7 +23,8 @@ class LessonError(Exception):
 STAGES = ["attn_norm", "kv_latent", "kv_latent_norm", "k_pe", "q_latent", "q_latent_norm", "q_proj", "k_proj", "v_proj", "q_heads", "k_heads", "v_heads", "q_norm", "k_norm",
           "q_rope", "k_rope", "latent_cache", "position_bias", "scores", "q_absorbed", "absorbed_scores",
           "index_q", "index_k", "index_w", "index_scores", "topk_mask", "capped_scores", "window_mask", "masked_scores", "attn", "head_out",
-          "flash_max", "flash_scale", "flash_p", "flash_sum", "flash_acc", "flash_out", "concat",
+          "flash_max", "flash_scale", "flash_p", "flash_sum", "flash_acc", "flash_out",
+          "lin_q", "lin_k", "lin_beta", "lin_alpha", "lin_state", "lin_out", "lin_attn", "lin_u", "lin_parallel", "concat",
           "attn_gate", "gated", "output",
           "residual_sum", "residual_norm", "ffn_norm", "ffn_gate", "ffn_hidden", "ffn_sum", "ffn_out",
           "cache_k", "cache_v", "decode_scores", "decode_attn", "decode_output"]
@@ -36,7 +37,8 @@ INIT_ORDER = ["w_q", "b_q", "w_k", "b_k", "w_v", "b_v", "w_o", "b_o",
               "q_norm", "k_norm",  # QK-norm's γ: 1, never drawn
               "w_gate", "b_gate",
               "w_dq", "q_latent_norm", "w_dkv", "kv_latent_norm", "w_kr",  # MLA (the norms' γ: 1, never drawn)
-              "w_iq", "w_ik", "w_iw"]  # DeepSeek sparse attention's indexer
+              "w_iq", "w_ik", "w_iw",  # DeepSeek sparse attention's indexer
+              "w_beta", "w_alpha", "a_log", "dt_bias"]  # a linear layer's gates (torch_delta.py)
 NORM_NAMES = ["norm_weight", "norm_bias", "ffn_norm_weight", "ffn_norm_bias"]
 
 
@@ -819,7 +821,11 @@ def make_block(d_model, n_heads, d_k=None, d_v=None, qkv_bias=True, out_bias=Tru
                decode=False, norm="layer", norm_first=False, activation="relu", ffn_bias=True, attn_sinks=False,
                qk_norm=False, softcap=0.0, attn_gate=False, window=0, q_lora_rank=0, kv_lora_rank=0,
                qk_rope_head_dim=0, index=None, window_conv="inclusive", masked_rows="softmax", alibi_form="relative",
-               flash_acc="fa2", stream_pos="text"):
+               flash_acc="fa2", stream_pos="text", linear=None):
+    if linear:                             # a "linear_attention" layer: (rule, form) (torch_delta.py)
+        from torch_delta import LinearAttention
+        return AttentionBlock(LinearAttention(d_model, n_heads, d_k, d_v, qkv_bias, out_bias, *linear), d_model,
+                              residual_norm, norm_eps, ffn_hidden, norm, norm_first, activation, ffn_bias)
     conventions = (window_conv, masked_rows, alibi_form, flash_acc, stream_pos)
     modern = (n_kv_heads not in (None, n_heads)) or rope is not None or alibi or flash or decode or attn_sinks \
         or qk_norm or softcap or attn_gate or window or index \

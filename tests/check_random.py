@@ -415,6 +415,49 @@ def random_deepseek(rng):
     return lesson, desc
 
 
+def random_linear(rng):
+    """Linear attention and Gated DeltaNet (issue 42 item 5, lessons/torch_delta.py): a pattern of
+    "linear_attention" layers among full and sliding ones (2 to 4 layers, the pattern 1 to n_layers
+    long), odd head counts, d_k ≠ d_v, L from 1 to 11, each rule and form, with or without a residual,
+    the FFN, pre-norm, RoPE, QK-norm and the gate (the full layers'), under the causal mask."""
+    B, L, d = int(rng.integers(1, 4)), int(rng.integers(1, 12)), int(rng.integers(2, 13))
+    H, NL = int(rng.integers(1, 6)), int(rng.integers(2, 5))
+    kinds = ["linear_attention", "full_attention", "sliding_attention"]
+    n = int(rng.integers(1, NL + 1))
+    types = [str(rng.choice(kinds, p=[0.6, 0.3, 0.1])) for _ in range(n)]
+    if "linear_attention" not in types:
+        types[int(rng.integers(0, n))] = "linear_attention"
+    # (d_k from 2: with d_k 1 a head's q is one number, and where it cancels to ~1e-6 the L2 norm's
+    # 1/√(q² + 1e-6) multiplies its float32 rounding by up to 1000 in torch and attnviz alike)
+    model = {"d_model": d, "n_heads": H, "n_layers": NL, "d_k": int(rng.integers(2, 6)), "d_v": int(rng.integers(1, 6)),
+             "layer_types": types, "linear_rule": str(rng.choice(["gated_delta", "delta", "linear"])),
+             "linear_form": str(rng.choice(["recurrent", "parallel"]))}
+    if "sliding_attention" in types:
+        model["sliding_window"] = int(rng.integers(1, L + 1))
+    if rng.random() < 0.4:
+        model["qkv_bias"] = False
+    if rng.random() < 0.6:
+        model.update({"residual_norm": True, "norm": str(rng.choice(["layer", "rms"]))})
+        if rng.random() < 0.5:
+            model["norm_first"] = True
+        if rng.random() < 0.5:
+            model["ffn_hidden"] = int(rng.integers(1, 9))
+    if rng.random() < 0.3:
+        model["rope"] = {"style": str(rng.choice(["half", "interleaved"]))}
+        model["d_k"] = 2 * int(rng.integers(1, 3))
+    if rng.random() < 0.2:
+        model["qk_norm"] = True
+    if rng.random() < 0.2:
+        model["attn_gate"] = True
+    lesson = {"title": "random trial", "model": model, "input": {"query": tensor_form(rng, f32(rng, (B, L, d)))},
+              "mask": "causal", "weights": {"init": {"seed": int(rng.integers(0, 2 ** 40))}}}
+    desc = "linear B=%d L=%d d=%d H=%d dk=%d dv=%d %s %s/%s%s" % (
+        B, L, d, H, model["d_k"], model["d_v"], ",".join(t.split("_")[0] for t in types), model["linear_rule"],
+        model["linear_form"], "".join(" " + k for k in ("residual_norm", "norm_first", "ffn_hidden", "rope", "qk_norm",
+                                                       "attn_gate") if k in model))
+    return lesson, desc
+
+
 # ----------------------------------------------------------------------------
 # comparison
 # ----------------------------------------------------------------------------
@@ -499,9 +542,10 @@ def main():
     passed = failed = 0
     for trial in range(args.trials):
         rng = np.random.default_rng([args.seed, trial])
-        # every fourth trial DeepSeek's attention (issue 42), from a stream of its own
+        # every fourth trial DeepSeek's attention (issue 42), every eighth (from the second) linear
+        # layers, each from a stream of its own
         lesson, desc = random_deepseek(np.random.default_rng([args.seed, trial, 42])) if trial % 4 == 3 \
-            else random_lesson(rng)
+            else random_linear(np.random.default_rng([args.seed, trial, 43])) if trial % 8 == 1 else random_lesson(rng)
         path = os.path.join(work, "trial-%03d.json" % trial)
         ref.write_text(path, ref.to_json(lesson) + "\n")
         problems = []

@@ -543,6 +543,7 @@ VARIANT_ROWS = [
     "mla-q-lora-3-heads", "mla-dsa-prenorm", "dsa-gqa-padding", "stack-2-mla-dsa",
     "stack-2-post", "stack-3-prenorm-rope-gqa-decode", "stack-2-flash-alibi-layers",
     "lm-char-2-layer", "lm-word-sinusoidal-tied", "lm-rope-attn-only",
+    "gdn-hybrid-3-heads", "deltanet-5-heads-parallel", "linear-plain-after-full",
 ]
 
 
@@ -918,11 +919,55 @@ def variant_stack_2_mla_dsa():
          "index_head_dim": 1, "index_topk": 2}, (1, 5, 6), "causal", {"init": {"seed": 99}}, 99)
 
 
+# Linear attention and Gated DeltaNet (issue 42 item 5; lessons/torch_delta.py, from the Gated DeltaNet
+# paper's recurrence and the WY/UT matrix form): hybrid patterns, odd head counts, L 5, 7 and 9, every
+# rule; each linear layer's recurrence checked equal to its matrix form before the reference is written.
+def linear_variant(name, title, model, x_shape, seed):
+    var = deepseek_variant(name, title, model, x_shape, "causal", {"init": {"seed": seed}}, seed)
+    with torch.no_grad():
+        var.block(var.query, var.query, var.query, var.mask)
+    blocks = list(var.block.layers) if hasattr(var.block, "layers") else [var.block]
+    for block in blocks:
+        tr = block.trace
+        if "lin_out" in tr:
+            assert torch.allclose(tr["lin_out"], tr["lin_parallel"], atol=1e-5, rtol=1e-4), \
+                (name, (tr["lin_out"] - tr["lin_parallel"]).abs().max())
+    return var
+
+
+def variant_gdn_hybrid_3_heads():
+    return linear_variant(
+        "gdn-hybrid-3-heads", "A full layer, then Gated DeltaNet twice (a 1:2 hybrid, Qwen3-Next's kinds of layer): 3 heads, "
+        "d_k 4, d_v 3, QK-norm, RoPE and the sigmoid gate in the full layer",
+        {"d_model": 9, "n_heads": 3, "d_k": 4, "d_v": 3, "n_layers": 3, "qkv_bias": False, "out_bias": False,
+         "residual_norm": True, "norm": "rms", "norm_first": True, "ffn_hidden": 6, "activation": "swiglu",
+         "ffn_bias": False, "rope": {"style": "half"}, "qk_norm": True, "attn_gate": True,
+         "layer_types": ["full_attention", "linear_attention", "linear_attention"]}, (2, 7, 9), 101)
+
+
+def variant_deltanet_5_heads_parallel():
+    return linear_variant(
+        "deltanet-5-heads-parallel", "DeltaNet (no gate) in every layer, the output from the matrix form: 5 heads, "
+        "d_k 2, d_v 3, post-norm with a ReLU FFN",
+        {"d_model": 10, "n_heads": 5, "d_k": 2, "d_v": 3, "n_layers": 2, "residual_norm": True, "ffn_hidden": 7,
+         "layer_types": ["linear_attention"], "linear_rule": "delta", "linear_form": "parallel"}, (1, 9, 10), 102)
+
+
+def variant_linear_plain_after_full():
+    return linear_variant(
+        "linear-plain-after-full", "Plain linear attention (S += k·vᵀ) after a full layer: 1 head, d_k 3, biases",
+        {"d_model": 3, "n_heads": 1, "n_layers": 2, "layer_types": ["full_attention", "linear_attention"],
+         "linear_rule": "linear"}, (2, 5, 3), 103)
+
+
 VARIANT_CODE = {"arange-2x4x4": variant_arange_2x4x4, "causal-bottom-right": variant_causal_bottom_right, "prenorm-gelu-layernorm": variant_prenorm_gelu_layernorm, "stack-2-post": variant_stack_2_post, "stack-3-prenorm-rope-gqa-decode": variant_stack_3_prenorm_rope_gqa_decode, "stack-2-flash-alibi-layers": variant_stack_2_flash_alibi_layers, "lm-char-2-layer": variant_lm_char_2_layer, "lm-word-sinusoidal-tied": variant_lm_word_sinusoidal_tied, "lm-rope-attn-only": variant_lm_rope_attn_only,
                 "stack-3-local-global": variant_stack_3_local_global,
                 "mla-q-lora-3-heads": variant_mla_q_lora_3_heads, "mla-dsa-prenorm": variant_mla_dsa_prenorm,
                 "dsa-gqa-padding": variant_dsa_gqa_padding, "stack-2-mla-dsa": variant_stack_2_mla_dsa,
-                "conv-local-global-window-flash": variant_conv_local_global_window_flash}
+                "conv-local-global-window-flash": variant_conv_local_global_window_flash,
+                "gdn-hybrid-3-heads": variant_gdn_hybrid_3_heads,
+                "deltanet-5-heads-parallel": variant_deltanet_5_heads_parallel,
+                "linear-plain-after-full": variant_linear_plain_after_full}
 
 
 def variants():

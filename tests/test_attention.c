@@ -108,11 +108,14 @@ static int compare_variant(const char *lesson_path, const char *expected_path)
     assert_true(stages >= 9);   // per-head references have no fused q_proj
     // the stages every PyTorch implementation computes must be among those compared
     const char *must[] = {"scores", "masked_scores", "attn", "head_out", "concat", "output"};
+    // a linear layer's (delta.c): the state, its outputs and the matrix form in place of the softmax's
+    const char *must_linear[] = {"lin_q", "lin_k", "lin_state", "lin_out", "lin_attn", "lin_parallel"};
     for (int l = 0; l < tr.n_layers; l++) // (a model of several layers: each layer's, "l1.scores")
         for (int k = 0; k < 6; k++) {
+            const char *name = tr.layer_linear[l < TRACE_MAX_LAYERS ? l : 0] ? must_linear[k] : must[k];
             char want[STAGE_NAME_MAX];
-            if (tr.n_layers > 1) snprintf(want, sizeof want, "l%d.%s", l, must[k]);
-            else snprintf(want, sizeof want, "%s", must[k]);
+            if (tr.n_layers > 1) snprintf(want, sizeof want, "l%d.%s", l, name);
+            else snprintf(want, sizeof want, "%s", name);
             bool found = false;
             cJSON_ArrayForEach(st, cJSON_GetObjectItem(root, "stages"))
             found = found || strcmp(cJSON_GetObjectItem(st, "name")->valuestring, want) == 0;

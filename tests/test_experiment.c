@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -231,6 +232,37 @@ static void test_patching_bad_input(void **state)
     session_destroy(shorter), session_destroy(clean);
 }
 
+// A language model with a "linear_attention" layer (delta.c): ablation and patching refuse it in one
+// line naming the key (the layer has no head_out stage to replace); the logit attribution follows its
+// heads' outputs (what its concat reads) through W_O: the heads' parts and the rest sum to the logit.
+static void test_linear_layers(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/attnviz-s6-deltanet-lmXXXXXX", err[LESSON_ERR_MAX + 200];
+    const int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    const char *json = "{\"title\": \"t\", \"vocab\": [\"a\", \"b\", \"c\", \"d\"], \"model\": {\"d_model\": 4, "
+                       "\"n_heads\": 2, \"n_layers\": 2, \"norm\": \"rms\", \"norm_first\": true, \"residual_norm\": true, "
+                       "\"layer_types\": [\"linear_attention\", \"full_attention\"]}, \"input\": {\"text\": \"abcdab\"}, "
+                       "\"mask\": \"causal\", \"weights\": {\"init\": {\"seed\": 3}}}";
+    assert_int_equal(write(fd, json, strlen(json)), (ssize_t)strlen(json));
+    close(fd);
+    Session *s = session_open(path, NULL, err, sizeof err);
+    unlink(path);
+    if (!s) fail_msg("%s", err);
+    assert_false(experiment_can_ablate(&s->lesson, "x.json", err, sizeof err));
+    assert_non_null(strstr(err, "model.layer_types: a \"linear_attention\" layer"));
+    Trace tr;
+    assert_false(experiment_patch_run(&s->lesson, &s->trace, PATCH_HEAD, 0, 0, 0, &tr, "patch", err, sizeof err));
+    assert_non_null(strstr(err, "model.layer_types: a \"linear_attention\" layer is not patched"));
+    assert_null(strchr(err, '\n'));
+    LogitAttribution la;
+    if (!experiment_logit_attribution(&s->lesson, &s->trace, &la, "x.json", err, sizeof err)) fail_msg("%s", err);
+    assert_int_equal(la.n_layers, 2);
+    logit_attribution_free(&la);
+    session_destroy(s);
+}
+
 static void test_against_torch(void **state)
 {
     (void)state;
@@ -323,6 +355,43 @@ static const CompareStage *stage_named(const Compare *c, const Trace *a, const c
     return NULL;
 }
 
+// A linear layer's two forms (delta.c): B computes its output from the matrix form A·U instead of the
+// state, token by token. Every stage up to the layer's own identical; its concat, and all after it,
+// equal within float32 rounding: the recurrence and the masked "attention" matrix are the same map
+// (non-gated DeltaNet, plain linear attention, and Gated DeltaNet with its decay Γ).
+static void test_compare_linear_forms(void **state)
+{
+    (void)state;
+    const char *const lessons[] = {"tests/ref/deltanet-5-heads-parallel.lesson.json", // (its own form: parallel)
+                                   "tests/ref/linear-plain-after-full.lesson.json", "tests/ref/gdn-hybrid-3-heads.lesson.json"};
+    const char *const specs[] = {"set:model.linear_form=recurrent", "set:model.linear_form=parallel",
+                                 "set:model.linear_form=parallel"};
+    for (int i = 0; i < 3; i++) {
+        char err[600];
+        Session *b;
+        Compare c;
+        Session *a = open_a(lessons[i]);
+        if (!compare_spec(a, specs[i], &b, &c, err, sizeof err)) fail_msg("%s: %s", lessons[i], err);
+        assert_int_equal(c.n_only, 0);
+        int first = -1; // the first linear layer's concat: the first stage that may differ
+        for (int s = 0; s < a->trace.n && first < 0; s++)
+            if (a->trace.stages[s].id == STAGE_CONCAT && a->trace.layer_linear[a->trace.stages[s].layer]) first = s;
+        assert_true(first > 0);
+        float worst = 0.0f, at_concat = -1.0f;
+        for (int k = 0; k < c.n; k++) {
+            if (c.st[k].a < first) assert_int_equal(c.st[k].n_diff, 0);
+            else worst = fmaxf(worst, c.st[k].max_abs);
+            if (c.st[k].a == first) at_concat = c.st[k].max_abs;
+        }
+        assert_true(c.n_differ > 0); // (B's output really came the other way)
+        // the layer's own output: float32 rounding of sums of a few terms; downstream (norms, FFN,
+        // later layers) within the references' tolerance
+        if (!(at_concat >= 0.0f && at_concat <= 1e-6f && worst <= 1e-5f))
+            fail_msg("%s: the two forms differ by %g at the concat, %g after", lessons[i], (double)at_concat, (double)worst);
+        compare_free(&c), session_destroy(b), session_destroy(a);
+    }
+}
+
 static void test_compare(void **state)
 {
     (void)state;
@@ -407,6 +476,8 @@ int main(void)
         cmocka_unit_test(test_patching_bad_input),
         cmocka_unit_test(test_induction_ranking),
         cmocka_unit_test(test_compare),
+        cmocka_unit_test(test_compare_linear_forms),
+        cmocka_unit_test(test_linear_layers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

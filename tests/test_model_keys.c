@@ -234,6 +234,10 @@ static const char *const OFF_DEFAULT[MK_COUNT] = {
     // an encoder–decoder: 1 encoder block, 1 decoder layer (2 blocks); the source is input.key, no mask
     [MK_DECODER_LAYERS] = "{\"title\": \"t\", \"model\": {\"d_model\": 8, \"n_heads\": 2, \"n_layers\": 3, "
                           "\"decoder_layers\": 1, \"residual_norm\": true, \"ffn_hidden\": 4}, " PLAIN_INPUT_KEY "}",
+    [MK_LINEAR_RULE] = PLAIN_LESSON(", \"n_layers\": 2, \"layer_types\": [\"linear_attention\", \"full_attention\"], "
+                                    "\"linear_rule\": \"delta\""),
+    [MK_LINEAR_FORM] = PLAIN_LESSON(", \"n_layers\": 2, \"layer_types\": [\"linear_attention\"], "
+                                    "\"linear_form\": \"parallel\""),
 };
 
 static bool field_is_default(const Lesson *ls, int k)

@@ -49,9 +49,17 @@ static bool has_placeholder(const char *s)
     return false;
 }
 
+static bool has_kind(const Trace *tr, StageKind k)
+{
+    for (int s = 0; s < tr->n; s++)
+        if (tr->stages[s].kind == k) return true;
+    return false;
+}
+
+// (a model of linear layers only has no masked scores: its causal mask is the recurrence's)
 static bool mask_removes_something(const Trace *tr)
 {
-    if (!tr->mask_kind) return false;
+    if (!tr->mask_kind || !has_kind(tr, STAGE_KIND_MASKED)) return false;
     for (int mi = 0; mi < tr->n; mi++) { // the model's mask, or a block's own (an encoder–decoder's decoder)
         if (tr->stages[mi].id != STAGE_MASK) continue;
         const Tensor *m = &tr->stages[mi].t;
@@ -162,7 +170,7 @@ static void check_answer(const char *where, const Trace *tr, const QuizQuestion 
         assert_true(st->kind == STAGE_KIND_CONCAT && q->n_cell == 2 && q->list && q->n_answer == 2);
         int r = q->cell[0], col = q->cell[1];
         assert_true(q->answer[0] == (float)(col / tr->d_v) && q->answer[1] == (float)(col % tr->d_v));
-        const Tensor *ho = &tr->stages[trace_find_near(tr, q->stage, "head_out")].t;
+        const Tensor *ho = &tr->stages[st->operands[0]].t; // head_out (a linear layer's: lin_out or lin_parallel)
         float a = at(t, b, 0, r, col), o = at(ho, b, col / tr->d_v, r, col % tr->d_v);
         assert_memory_equal(&a, &o, sizeof a);
         break;
@@ -211,6 +219,7 @@ static void check_trace(const char *file, const Trace *tr, const Lesson *ls)
             // every kind where the lesson can ask it
             for (int k = 0; k < QUIZ_AUTHORED; k++) { // (the lesson's own: test_study)
                 bool can = k != QUIZ_MASKED || mask_removes_something(tr);
+                if ((k == QUIZ_ARGMAX || k == QUIZ_SUM) && !has_kind(tr, STAGE_KIND_SOFTMAX)) can = false; // (linear layers only)
                 if (can && !(kinds & QUIZ_BIT(k))) fail_msg("%s: no %s question", where, quiz_kind_name((QuizKind)k));
                 if (!can && (kinds & QUIZ_BIT(k))) fail_msg("%s: a %s question without a mask", where, quiz_kind_name((QuizKind)k));
             }

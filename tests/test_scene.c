@@ -780,6 +780,53 @@ static void test_loop_labels(void **state)
     }
 }
 
+// The token loops (issue 42): a linear layer's state (N steps through the tokens: row t of S now,
+// the rows before done, the later ones not yet; the step's formula and its gates in the narration)
+// and MLA's latent cache growing a token at a time, its size against MHA's and MQA's at each step.
+static void test_token_loops(void **state)
+{
+    (void)state;
+    static const char *const lessons[] = {"lessons/gated-deltanet.json", "lessons/deepseek-mla.json"};
+    static const char *const stages[] = {"l1.lin_state", "latent_cache"};
+    for (int f = 0; f < 2; f++) {
+        Session *ses = open_session(lessons[f]);
+        const Trace *tr = &ses->trace;
+        View v;
+        view_init(&v, &ses->lesson, LANG_EN);
+        v.stage = trace_find(tr, stages[f]);
+        assert_true(v.stage >= 0);
+        const int steps = recipe_loop_steps(tr, v.stage);
+        assert_int_equal(steps, tr->len_q);
+        char prev[600] = "";
+        for (v.loop = 0; v.loop < steps; v.loop++) {
+            Layout L;
+            layout_compute(&L, tr, &v, 1280, 720);
+            char want[64], nb[600];
+            snprintf(want, sizeof want, "token %d (%d of %d)", v.loop, v.loop + 1, steps);
+            if (!strstr(L.formula_note, want)) fail_msg("%s step %d: \"%s\" without \"%s\"", lessons[f], v.loop, L.formula_note, want);
+            if (f == 1) { // the cache's floats after t + 1 tokens: (r + d_R)·(t + 1), MHA's H·(d_k + d_v)·(t + 1)
+                snprintf(want, sizeof want, "the cache holds %d floats (MHA: %d,", (tr->mla_rank + tr->mla_rope) * (v.loop + 1),
+                         tr->n_heads * (tr->d_k + tr->d_v) * (v.loop + 1));
+                if (!strstr(L.formula_note, want)) fail_msg("step %d: \"%s\" without \"%s\"", v.loop, L.formula_note, want);
+            } else if (!strstr(L.formula_note, "S ← α_")) {
+                fail_msg("step %d: \"%s\" without the gated update", v.loop, L.formula_note);
+            }
+            const char *narr = scene_narration(tr, &v, nb, sizeof nb);
+            snprintf(want, sizeof want, "Token %d", v.loop);
+            if (strncmp(narr, want, strlen(want)) != 0) fail_msg("%s step %d: narration \"%s\"", lessons[f], v.loop, narr);
+            assert_true(strcmp(narr, prev) != 0);
+            snprintf(prev, sizeof prev, "%s", narr);
+            const PanelSpec *p = &L.spec[L.result_panel];
+            for (int r = 0; r < p->rows; r++)
+                for (int c = 0; c < p->cols; c++) {
+                    const LoopCell lc = recipe_loop_cell(tr, &v, p, r, c);
+                    assert_int_equal(lc, r < v.loop ? LOOP_DONE : r == v.loop ? LOOP_NOW : LOOP_LATER);
+                }
+        }
+        session_destroy(ses);
+    }
+}
+
 static void test_loop_steps(void **state)
 {
     (void)state;
@@ -1372,6 +1419,7 @@ int main(void)
         cmocka_unit_test(test_stacked_column_inside),
         cmocka_unit_test(test_flash_tiles_and_kv_heads),
         cmocka_unit_test(test_loop_steps),
+        cmocka_unit_test(test_token_loops),
         cmocka_unit_test(test_loop_labels),
         cmocka_unit_test(test_projector),
         cmocka_unit_test(test_numbers_where_they_fit),

@@ -122,7 +122,7 @@ void args_usage(FILE *f)
           "                     this long (default 2; 0: no pause)\n"
           "  --split            GIF, MP4: one file a stage, NNNN-STAGE.gif / .mp4 (a slide each)\n"
           "  --batch N, --head N  the slice shown (default 0); also with the window\n"
-          "  --loop N           with --stage (a decode or flash stage): step (tile) N of its loop,\n"
+          "  --loop N           with --stage (a decode, flash, linear state or MLA cache stage): step N,\n"
           "                     from 0; with --describe: every stage inside a loop at step N\n"
           "  --help, --version\n"
           "\n"

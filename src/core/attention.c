@@ -226,6 +226,7 @@ static bool project_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *
 
     if (cfg->kv_lora_rank > 0) return attn_mla_project(cfg, w, tr, x_q, st); // MLA (mla.c)
     st->x_k = x_k;
+    const bool linear = attn_layer_type(cfg, tr->layer) == LAYER_LINEAR; // (delta.c: no QK-norm, no RoPE)
 
     // pass 2: projections y = x·Wᵀ + b
     int qs[3] = {B, Lq, H * dk}, ks[3] = {B, Lk, Hkv * dk}, vs[3] = {B, Lk, Hkv * dv};
@@ -250,7 +251,7 @@ static bool project_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *
     split_heads(D(tr, vh), D(tr, v_proj), B, Lk, Hkv, dv);
 
     tr->stages[kh].key_rows = tr->stages[vh].key_rows = true;
-    if (cfg->qk_norm) { // pass 3a: QK-norm, each head's q and k RMS-normalised (mech.c)
+    if (cfg->qk_norm && !linear) { // pass 3a: QK-norm, each head's q and k RMS-normalised (mech.c)
         TRY(qh = attn_qk_norm(cfg, tr, STAGE_Q_NORM, qh, &w->q_norm));
         TRY(kh = attn_qk_norm(cfg, tr, STAGE_K_NORM, kh, &w->k_norm));
     }
@@ -258,7 +259,7 @@ static bool project_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *
     // pass 3b: RoPE turns each pair of Q's and K's head dimensions by pos·θ_p,
     // positions 0..L-1, so that q_i·k_j depends on i - j only through the angles
     int q_in = qh, k_in = kh;
-    if (cfg->rope != ROPE_NONE) {
+    if (cfg->rope != ROPE_NONE && !linear) {
         TRY(q_in = trace_push(tr, STAGE_Q_ROPE, 4, qh_s, qh, -1, -1));
         TRY(k_in = trace_push(tr, STAGE_K_ROPE, 4, kh_s, kh, -1, -1));
         rope_apply(D(tr, q_in), D(tr, qh), tr, H, dk, cfg);
@@ -310,15 +311,15 @@ static bool heads_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
 }
 
 // Passes 8-9 of a block: concat = the heads side by side, output = concat·W_Oᵀ + b_O.
-// Reads st->head_out; fills st->output.
-static bool out_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, AttnStages *st)
+// Reads st->head_out; fills st->output. gate: with model.attn_gate (a full layer's; a linear one has none).
+static bool out_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, AttnStages *st, bool gate)
 {
     const int B = tr->batch, Lq = tr->len_q, C = cfg->d_model, H = cfg->n_heads, dv = cfg->d_v;
     // pass 8: concat heads (B, H, Lq, dv) -> (B, Lq, H·dv)
     int cc_s[3] = {B, Lq, H * dv}, out_s[3] = {B, Lq, C}, concat;
     TRY(concat = trace_push_raw(tr, STAGE_CONCAT, 3, cc_s, st->head_out, -1, -1));
     concat_heads(D(tr, concat), D(tr, st->head_out), B, Lq, H, dv);
-    if (cfg->attn_gate) TRY(concat = attn_gate_forward(cfg, w, tr, st->x_q, concat)); // W_O reads the gated heads
+    if (cfg->attn_gate && gate) TRY(concat = attn_gate_forward(cfg, w, tr, st->x_q, concat)); // W_O reads the gated heads
     // pass 9: output projection, (B, Lq, C)
     TRY(st->output = trace_push_raw(tr, STAGE_OUTPUT, 3, out_s, concat, -1, -1));
     linear_stage(cfg, w, tr, st->output, concat, B * Lq, H * dv, C);
@@ -370,8 +371,10 @@ static bool layer_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr
                           int mask, int *out)
 {
     AttnStages ast = {.mask = mask, .bias = -1, .output = -1, .x_k = -1, .scores = -1, .cache = -1};
-    if (!project_forward(cfg, w, tr, x_q, x_k, x_v, &ast) || !heads_forward(cfg, w, tr, &ast) ||
-        !out_forward(cfg, w, tr, &ast))
+    const bool linear = attn_layer_type(cfg, tr->layer) == LAYER_LINEAR; // a recurrent state in place of softmax
+    if (!project_forward(cfg, w, tr, x_q, x_k, x_v, &ast) ||
+        !(linear ? attn_linear_forward(cfg, w, tr, ast.x_q, &ast) : heads_forward(cfg, w, tr, &ast)) ||
+        !out_forward(cfg, w, tr, &ast, !linear))
         return false;
 
     // pass 10: the residual connection and the norms, and the position-wise feed-forward
@@ -548,7 +551,11 @@ static bool mech_trace(const AttnConfig *cfg, Trace *tr, int longest)
     tr->mla_rank = cfg->kv_lora_rank, tr->mla_q_rank = cfg->q_lora_rank;
     tr->mla_rope = cfg->kv_lora_rank > 0 ? cfg->qk_rope_head_dim : 0;
     tr->index_heads = cfg->index_n_heads, tr->index_dim = cfg->index_head_dim, tr->index_topk = cfg->index_topk;
-    for (int l = 0; l < TRACE_MAX_LAYERS; l++) tr->layer_sliding[l] = attn_layer_type(cfg, l) == LAYER_SLIDING;
+    for (int l = 0; l < TRACE_MAX_LAYERS; l++) {
+        tr->layer_sliding[l] = attn_layer_type(cfg, l) == LAYER_SLIDING;
+        tr->layer_linear[l] = attn_layer_type(cfg, l) == LAYER_LINEAR;
+    }
+    tr->linear_rule = (int)cfg->linear_rule, tr->linear_form = (int)cfg->linear_form;
     if (cfg->rope == ROPE_NONE || cfg->rope_local_theta <= 0.0f) return true;
     AttnConfig local = *cfg;
     local.rope_theta = cfg->rope_local_theta, local.rope_scale.type = ROPE_SCALE_NONE;

@@ -92,7 +92,8 @@ typedef struct AttnPatch {
 // config.layer_types): a sliding-window layer sees the last sliding_window keys, a full one all.
 #define LAYER_TYPE_TABLE(X)                                                                                      \
     X(LAYER_FULL, "full_attention", " (every earlier key)")                                                      \
-    X(LAYER_SLIDING, "sliding_attention", " (the last sliding_window keys)")
+    X(LAYER_SLIDING, "sliding_attention", " (the last sliding_window keys)")                                    \
+    X(LAYER_LINEAR, "linear_attention", " (a recurrent state, no softmax)")
 typedef enum LayerType { LAYER_TYPE_TABLE(ATTN_ENUM_ID) } LayerType;
 enum { LAYER_TYPE_COUNT = 0 LAYER_TYPE_TABLE(ATTN_ENUM_ONE) };
 
@@ -139,6 +140,25 @@ enum { FLASH_ACC_COUNT = 0 FLASH_ACC_TABLE(ATTN_ENUM_ONE) };
     X(STREAM_POS_CACHE, "cache", " (re-indexed within the cache, the keys turned again at every step: StreamingLLM's pos_shift)")
 typedef enum StreamPos { STREAM_POS_TABLE(ATTN_ENUM_ID) } StreamPos;
 enum { STREAM_POS_COUNT = 0 STREAM_POS_TABLE(ATTN_ENUM_ONE) };
+
+// A "linear_attention" layer's recurrence (delta.c; Qwen3-Next's linear layers, Yang et al.,
+// "Gated Delta Networks", ICLR 2025): the state S (d_k × d_v per head) after token t, with q̂, k̂
+// L2-normalised: Gated DeltaNet S_t = α_t(I − β_t k̂_t k̂_tᵀ)S_{t−1} + β_t k̂_t v_tᵀ; DeltaNet the
+// same with α = 1; plain linear attention S_t = S_{t−1} + k̂_t v_tᵀ. The output o_t = q̂_t·S_t / √d_k.
+#define LINEAR_RULE_TABLE(X)                                                                                     \
+    X(LINEAR_GATED_DELTA, "gated_delta", " (Gated DeltaNet)")                                                    \
+    X(LINEAR_DELTA, "delta", " (DeltaNet, no gate)")                                                              \
+    X(LINEAR_PLAIN, "linear", " (S += k·vᵀ)")
+typedef enum LinearRule { LINEAR_RULE_TABLE(ATTN_ENUM_ID) } LinearRule;
+enum { LINEAR_RULE_COUNT = 0 LINEAR_RULE_TABLE(ATTN_ENUM_ONE) };
+// Which of the two equal forms gives a linear layer's output: the recurrence token by token
+// (lin_out), or the masked matrix form (lin_parallel = lin_attn·lin_u): --compare
+// set:model.linear_form=parallel shows them equal to float32's rounding.
+#define LINEAR_FORM_TABLE(X)                                                                                     \
+    X(LINEAR_RECURRENT, "recurrent", " (the state, token by token)")                                              \
+    X(LINEAR_PARALLEL, "parallel", " (the matrix form A·U)")
+typedef enum LinearForm { LINEAR_FORM_TABLE(ATTN_ENUM_ID) } LinearForm;
+enum { LINEAR_FORM_COUNT = 0 LINEAR_FORM_TABLE(ATTN_ENUM_ONE) };
 
 typedef struct AttnConfig {
     int n_layers;            // blocks in a row, each reading the one before (0 or 1: one)
@@ -216,6 +236,8 @@ typedef struct AttnConfig {
     // then cross-attention to the encoder's output with the FFN; the first n_layers − 2·decoder_layers
     // blocks are the encoder over the source (input.key). encoder.norm and decoder.norm end each stack.
     int decoder_layers;
+    LinearRule linear_rule;  // the "linear_attention" layers' recurrence (delta.c)
+    LinearForm linear_form;  // … and the form their output comes from
 } AttnConfig;
 
 // The ALiBi slope of head h of H (the paper's rule, also for H not a power of two).
@@ -243,6 +265,9 @@ typedef struct AttnWeights {
     Tensor w_dq, q_latent_norm, w_dkv, kv_latent_norm, w_kr;
     // the sparse attention's indexer: W_Iq (H_I·d_I, d_model), W_Ik (d_I, d_model), W_Iw (H_I, d_model)
     Tensor w_iq, w_ik, w_iw;
+    // a "linear_attention" layer (Qwen3-Next's in_proj_ba, A_log, dt_bias): β = σ(x·W_βᵀ) with W_β (H, d_model);
+    // α = exp(−exp(A_log)·softplus(x·W_aᵀ + dt_bias)) with W_a (H, d_model), A_log (H), dt_bias (H)
+    Tensor w_beta, w_alpha, a_log, dt_bias;
     // a language model's own (layer 0's AttnWeights only): embedding (V, C), learned positions
     // (P, C), the final norm's γ and β (C), the unembedding (V, C) unless tied to embed
     Tensor embed, pos_embed, final_norm_weight, final_norm_bias, lm_head;
@@ -339,6 +364,10 @@ int attn_mla_absorb(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, cons
 // DeepSeek sparse attention: index_q, index_k, index_w, index_scores and topk_mask (the mask the
 // softmax then reads: each query's top index_topk keys that mask allows) from x_q, x_k; its index.
 int attn_dsa_mask(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x_q, int x_k, int mask);
+// A "linear_attention" layer (delta.c) in place of the scores, the softmax and attn·V: from st->q_in, k_in
+// (the split heads) and vh, lin_q, lin_k, [lin_beta, lin_alpha,] lin_state, lin_out and the matrix form
+// lin_attn, lin_u, lin_parallel; st->head_out is the output model.linear_form names. x: the layer's input.
+bool attn_linear_forward(const AttnConfig *cfg, const AttnWeights *w, Trace *tr, int x, AttnStages *st);
 // Soft-capping of n scores s (scaled, with any bias) into cap, then the mask into ms and at
 // (the softmax's input), as tensor_scale_mask without a cap: c·tanh(s / c) (Gemma 2).
 void attn_softcap(float *cap, float *ms, float *at, const float *s, const float *mask, size_t n, float c, float fill);

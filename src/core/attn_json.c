@@ -430,6 +430,9 @@ static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
     const int qin = rq > 0 ? rq : C, kin = mla ? r : C, kout = mla ? H * (dk - dr) : Hkv * dk;
     const int HI = cfg->index_n_heads, dI = cfg->index_head_dim, dsa = cfg->index_topk > 0;
     const bool ed = cfg->decoder_layers > 0; // an encoder–decoder: encoder.norm and decoder.norm
+    bool lin = false; // a "linear_attention" layer: its gates (layer_weights: in those layers only)
+    for (int i = 0; i < cfg->n_layer_types; i++) lin = lin || cfg->layer_types[i] == LAYER_LINEAR;
+    const bool beta = lin && cfg->linear_rule != LINEAR_PLAIN, alpha = lin && cfg->linear_rule == LINEAR_GATED_DELTA;
     // expected (rank, shape, fan_in, used) per tensor
     const WeightSpec table[WEIGHT_COUNT] = {
         [WEIGHT_W_Q] = {2, {H * dk, qin}, qin, true, false},   [WEIGHT_B_Q] = {1, {H * dk}, C, cfg->qkv_bias, false},
@@ -451,6 +454,8 @@ static void weight_specs(const AttnConfig *cfg, WeightSpec spec[WEIGHT_COUNT])
         [WEIGHT_W_KR] = {2, {dr, C}, C, mla, false},
         [WEIGHT_W_IQ] = {2, {HI * dI, C}, C, dsa, false},      [WEIGHT_W_IK] = {2, {dI, C}, C, dsa, false},
         [WEIGHT_W_IW] = {2, {HI, C}, C, dsa, false},
+        [WEIGHT_W_BETA] = {2, {H, C}, C, beta, false},         [WEIGHT_W_ALPHA] = {2, {H, C}, C, alpha, false},
+        [WEIGHT_A_LOG] = {1, {H}, 1, alpha, false},            [WEIGHT_DT_BIAS] = {1, {H}, 1, alpha, false},
         [WEIGHT_EMBED] = {2, {V, C}, 1, lm, false},
         [WEIGHT_POS_EMBED] = {2, {Pn, C}, 1, own && cfg->positions == POS_LEARNED, false},
         [WEIGHT_FINAL_NORM_WEIGHT] = {1, {C}, 0, (own && cfg->final_norm) || ed, true},
@@ -502,6 +507,13 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
     const char *const nolm = "the lesson has no vocab (it is not a language model)";
     const char *const novis = "the lesson has no \"image\" (it is not a vision transformer)";
     const char *const nofb = F == 0 ? "model.ffn_hidden is 0" : "model.ffn_bias is false";
+    // the linear layers' gates: in those layers only
+    const bool lin_layer = !model && attn_layer_type(cfg, layer) == LAYER_LINEAR;
+    char not_lin_buf[96];
+    snprintf(not_lin_buf, sizeof not_lin_buf, "layer %d is not a \"linear_attention\" layer of model.layer_types", layer);
+    const char *const not_lin = lin_layer ? NULL : not_lin_buf;
+    for (int i = WEIGHT_W_BETA; i <= WEIGHT_DT_BIAS; i++) spec[i].used = spec[i].used && lin_layer;
+    if (lin_layer) spec[WEIGHT_W_GATE].used = spec[WEIGHT_B_GATE].used = false; // (attn_gate: the full layers')
     const char *const why[WEIGHT_COUNT] = {
         [WEIGHT_B_Q] = "model.qkv_bias is false", [WEIGHT_B_K] = "model.qkv_bias is false",
         [WEIGHT_B_V] = "model.qkv_bias is false", [WEIGHT_B_O] = "model.out_bias is false",
@@ -515,14 +527,21 @@ static bool layer_weights(JsonCtx *c, const cJSON *jl, const char *P, const Attn
         [WEIGHT_FFN_B_GATE] = F == 0 ? "model.ffn_hidden is 0" : !glu ? "model.activation is not \"swiglu\"" : nofb,
         [WEIGHT_SINKS] = "model.attn_sinks is false",
         [WEIGHT_Q_NORM] = "model.qk_norm is false", [WEIGHT_K_NORM] = "model.qk_norm is false",
-        [WEIGHT_W_GATE] = "model.attn_gate is false",
-        [WEIGHT_B_GATE] = !cfg->attn_gate ? "model.attn_gate is false" : "model.qkv_bias is false",
+        [WEIGHT_W_GATE] = lin_layer ? "the gate of model.attn_gate is the full layers' (this one is \"linear_attention\")"
+                                    : "model.attn_gate is false",
+        [WEIGHT_B_GATE] = lin_layer && cfg->attn_gate ? "the gate of model.attn_gate is the full layers' (this one is "
+                                                       "\"linear_attention\")"
+                        : !cfg->attn_gate ? "model.attn_gate is false" : "model.qkv_bias is false",
         [WEIGHT_W_DQ] = !cfg->kv_lora_rank ? "model.kv_lora_rank is not set" : "model.q_lora_rank is not set",
         [WEIGHT_Q_LATENT_NORM] = !cfg->kv_lora_rank ? "model.kv_lora_rank is not set" : "model.q_lora_rank is not set",
         [WEIGHT_W_DKV] = "model.kv_lora_rank is not set", [WEIGHT_KV_LATENT_NORM] = "model.kv_lora_rank is not set",
         [WEIGHT_W_KR] = "model.kv_lora_rank is not set",
         [WEIGHT_W_IQ] = "model.index_topk is not set", [WEIGHT_W_IK] = "model.index_topk is not set",
         [WEIGHT_W_IW] = "model.index_topk is not set",
+        [WEIGHT_W_BETA] = not_lin ? not_lin : "model.linear_rule is \"linear\" (no β)",
+        [WEIGHT_W_ALPHA] = not_lin ? not_lin : "model.linear_rule is not \"gated_delta\" (no gate α)",
+        [WEIGHT_A_LOG] = not_lin ? not_lin : "model.linear_rule is not \"gated_delta\" (no gate α)",
+        [WEIGHT_DT_BIAS] = not_lin ? not_lin : "model.linear_rule is not \"gated_delta\" (no gate α)",
         [WEIGHT_EMBED] = cfg->n_classes > 0 ? "the lesson is an image classifier (its patches are embedded by weights.patch_embed)" : nolm,
         [WEIGHT_POS_EMBED] = !lm ? nolm : "model.positions is not \"learned\"",
         [WEIGHT_FINAL_NORM_WEIGHT] = !lm ? nolm : "model.final_norm is false",

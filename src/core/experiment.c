@@ -48,6 +48,12 @@ bool experiment_parse_head(const Lesson *ls, const char *text, AttnAblation *a, 
 
 bool experiment_can_ablate(const Lesson *ls, const char *file, char *err, size_t n)
 {
+    for (int l = 0; l < ls->cfg.n_layer_types; l++)
+        if (ls->cfg.layer_types[l] == LAYER_LINEAR) { // (delta.c: no head_out stage there)
+            snprintf(err, n, "%s: model.layer_types: a \"linear_attention\" layer's heads are not ablated yet; ablate in a "
+                     "lesson without one", file);
+            return false;
+        }
     if (ls->cfg.flash_block_k > 0 || ls->cfg.decode) {
         snprintf(err, n, "%s: model.%s: an ablation changes head_out, which the %s stages compute again apart; "
                  "ablate in a lesson without it", file, ls->cfg.decode ? "decode" : "flash",
@@ -222,11 +228,11 @@ void logit_attribution_free(LogitAttribution *a)
     memset(a, 0, sizeof *a);
 }
 
-// Layer l's head_out stage in tr, or -1.
+// Layer l's head_out stage in tr (a linear layer's: what its concat reads, lin_out or lin_parallel), or -1.
 static int head_out_of(const Trace *tr, int l)
 {
     for (int s = 0; s < tr->n; s++)
-        if (tr->stages[s].id == STAGE_HEAD_OUT && trace_layer_at(tr, s) == l) return s;
+        if (tr->stages[s].id == STAGE_CONCAT && trace_layer_at(tr, s) == l) return tr->stages[s].operands[0];
     return -1;
 }
 

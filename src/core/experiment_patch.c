@@ -20,6 +20,12 @@ bool experiment_patch_check(const Lesson *ls, const Trace *clean, PatchKind kind
                  "\"vocab\")", what);
         return false;
     }
+    for (int l = 0; l < ls->cfg.n_layer_types; l++)
+        if (ls->cfg.layer_types[l] == LAYER_LINEAR) { // (delta.c: no head_out stage there)
+            snprintf(err, n, "%s: model.layer_types: a \"linear_attention\" layer is not patched yet; patch in a lesson "
+                     "without one", what);
+            return false;
+        }
     if (ls->cfg.flash_block_k > 0 || ls->cfg.decode) {
         snprintf(err, n, "%s: model.%s computes head_out again apart; patch in a lesson without it", what,
                  ls->cfg.decode ? "decode" : "flash");

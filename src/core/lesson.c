@@ -642,7 +642,7 @@ static bool parse_with(Lesson *ls, const char *name, const char *text, size_t le
         goto done;
     }
     if (ls->cfg.n_layer_types > 0 && !(ls->in.mask_kind == MASK_CAUSAL && !ls->in.causal_bottom_right)) {
-        jsonpath_fail(c, "model.layer_types", "sliding and full layers narrow the causal mask or keep it; expected mask "
+        jsonpath_fail(c, "model.layer_types", "sliding, full and linear layers narrow the causal mask, keep it or are causal by their recurrence; expected mask "
                                    "\"causal\"");
         goto done;
     }

@@ -214,7 +214,7 @@ const char *lesson_stage_note(const Lesson *ls, const struct Trace *tr, int s, L
 // The weight tensors of a lesson, by slot: w_q b_q w_k b_k w_v b_v w_o b_o ffn_w1 ffn_b1
 // ffn_w2 ffn_b2 norm_weight norm_bias ffn_norm_weight ffn_norm_bias ffn_w_gate ffn_b_gate sinks
 // (the JSON names).
-#define LESSON_N_WEIGHTS 43
+#define LESSON_N_WEIGHTS 47
 const char *lesson_weight_name(int i);
 Tensor *lesson_weight(AttnWeights *w, int i);
 

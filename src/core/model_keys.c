@@ -352,7 +352,7 @@ static bool read_layer_types(JsonCtx *c, const cJSON *j, AttnConfig *cfg)
     cfg->n_layer_types = 0;
     if (!j || cJSON_IsNull(j)) return true;
     if (NL < 2)
-        return jsonpath_fail(c, P, "a pattern of sliding and full layers; expected model.n_layers 2 or more with it");
+        return jsonpath_fail(c, P, "a pattern of sliding, full and linear layers; expected model.n_layers 2 or more with it");
     const int n = cJSON_IsArray(j) ? cJSON_GetArraySize(j) : 0;
     if (n < 1 || n > NL) {
         char got[32];
@@ -421,6 +421,34 @@ static bool check_rope_local(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
         return jsonpath_fail(c, P, "YaRN's attention factor would turn the sliding layers too; expected another "
                              "model.rope.scaling with it");
     return true;
+}
+
+// --- linear attention and Gated DeltaNet (delta.c) ---
+
+static bool any_linear(const AttnConfig *cfg)
+{
+    for (int i = 0; i < cfg->n_layer_types; i++)
+        if (cfg->layer_types[i] == LAYER_LINEAR) return true;
+    return false;
+}
+
+// Read after linear_rule and linear_form: a "linear_attention" layer needs no mechanism of the
+// scores (tiles, grouped K/V heads); its state is drawn whole.
+static bool check_linear(JsonCtx *c, const cJSON *m, AttnConfig *cfg)
+{
+    const char *P = "model.layer_types";
+    (void)m; // (linear_rule and linear_form alone change nothing, as the conventions: no linear layer reads them)
+    if (!any_linear(cfg)) return true;
+    if (cfg->flash_block_k > 0)
+        return jsonpath_fail(c, P, "a linear layer has no scores for FlashAttention's tiles; expected no model.flash "
+                             "with a \"linear_attention\" layer");
+    if (cfg->n_kv_heads != cfg->n_heads)
+        return jsonpath_fail(c, P, "a linear layer keeps one state per head, from its own k and v; expected no "
+                             "model.n_kv_heads with a \"linear_attention\" layer");
+    if (cfg->d_k * cfg->d_v > 4096)
+        return jsonpath_fail(c, P, "a linear layer's state is d_k × d_v = %d × %d per head; expected at most 4096 "
+                             "numbers (it is drawn whole, token by token)", cfg->d_k, cfg->d_v);
+    return true; // (DeepSeek's, decode and the mask: read_layer_types and lesson.c)
 }
 
 // --- DeepSeek's attention (mla.c) ---
@@ -586,6 +614,9 @@ static const ModelKeyHooks HOOKS[MK_COUNT] = {
     [MK_FLASH_ACCUMULATOR] = {.names = &ATTN_NAMES_FLASH_ACC, .edit_expect = "\"fa2\" or \"fa1\""},
     [MK_STREAMING_POSITIONS] = {.names = &ATTN_NAMES_STREAM_POS, .edit_expect = "\"text\" or \"cache\""},
     [MK_DECODER_LAYERS] = {.check = check_decoder_layers},
+    [MK_LINEAR_RULE] = {.names = &ATTN_NAMES_LINEAR_RULE},
+    [MK_LINEAR_FORM] = {.names = &ATTN_NAMES_LINEAR_FORM, .edit_expect = "\"recurrent\" or \"parallel\"",
+                        .check = check_linear},
     [MK_TOP_P] = {.expect = "a probability above 0 and at most 1",
                   .edit_expect = "a probability above 0 and at most 1 (1: off)"},
 };

@@ -82,7 +82,9 @@ typedef struct JsonCtx JsonCtx;
     X(ALIBI_FORM, "alibi_form", alibi_form, ENUM, 0, 0, ALIBI_RELATIVE, 0, EDITABLE)                                  \
     X(FLASH_ACCUMULATOR, "flash_accumulator", flash_acc, ENUM, 0, 0, FLASH_ACC_FA2, 0, EDITABLE)                      \
     X(STREAMING_POSITIONS, "streaming_positions", stream_pos, ENUM, 0, 0, STREAM_POS_TEXT, 0, EDITABLE)          \
-    X(DECODER_LAYERS, "decoder_layers", decoder_layers, INT, 1, LESSON_MAX_LAYERS / 2, 0 /* none */, MK_NEWLINE, FIXED)
+    X(DECODER_LAYERS, "decoder_layers", decoder_layers, INT, 1, LESSON_MAX_LAYERS / 2, 0 /* none */, MK_NEWLINE, FIXED) \
+    X(LINEAR_RULE, "linear_rule", linear_rule, ENUM, 0, 0, LINEAR_GATED_DELTA, MK_NEWLINE, FIXED)                    \
+    X(LINEAR_FORM, "linear_form", linear_form, ENUM, 0, 0, LINEAR_RECURRENT, 0, EDITABLE)
 
 typedef enum ModelKeyId {
 #define MODEL_KEY_ENUM(id, ...) MK_##id,

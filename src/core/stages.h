@@ -74,6 +74,15 @@ typedef enum StageKind {
                              // (operands q_absorbed, latent_cache, q_rope): = scores
     STAGE_KIND_INDEX_SCORES, // index_scores (B, Lq, Lk) = Σ_j w_j·ReLU(q_j·k) (operands index_q, index_k, index_w)
     STAGE_KIND_TOPK_MASK,    // topk_mask (B, Lq, Lk): 1 for each query's top index_topk keys the mask allows
+    // linear attention and Gated DeltaNet (delta.c): a "linear_attention" layer of model.layer_types
+    STAGE_KIND_LIN_L2,       // lin_q, lin_k (B, H, L, d_k): each head's q and k divided by √(Σ x² + 1e-6) (Qwen3-Next's l2norm)
+    STAGE_KIND_LIN_GATE,     // lin_alpha (B, L, H) = exp(−exp(A_log)·softplus(x·W_aᵀ + dt_bias)) (lin_beta = σ(x·W_βᵀ)
+                             // is a GATE)
+    STAGE_KIND_LIN_STATE,    // lin_state (B, H, L, d_k·d_v): row t is S_t = α_t(I − β_t k_t k_tᵀ)S_{t−1} + β_t k_t v_tᵀ
+                             // (operands lin_k, v_heads, lin_beta; the gates' lin_alpha read by name)
+    STAGE_KIND_LIN_OUT,      // lin_out (B, H, L, d_v): o_t = q_t·S_t / √d_k (operands lin_q, lin_state)
+    STAGE_KIND_LIN_ATTN,     // lin_attn (B, H, L, L): the matrix form's A = (q·kᵀ / √d_k) ⊙ Γ ⊙ causal (operands lin_q, lin_k)
+    STAGE_KIND_LIN_U,        // lin_u (B, H, L, d_v): the pseudo-values u_t = β_t(v_t − Σ_{j<t} Γ_tj (k_t·k_j) u_j)
     STAGE_KIND_GRAD_PARAM,   // the gradient of a weight that is not a plain dYᵀ·X (its `weight`): a bias or
                              // β = Σ_r dY, γ = Σ_r dY ⊙ x̂, an embedding table's rows (the positions of
                              // each token, or each position), W₁ / W_gate = (dY ⊙ act′(u))ᵀ·x and their
@@ -86,7 +95,7 @@ typedef enum StageKind {
 // the step's stable English id (a lesson's "steps" and "notes" keys, i18n keys).
 #define STEP_TABLE(X)                                                                                            \
     X(INPUT, "input") X(EMBED, "embed") X(NORM, "norm") X(PROJECTION, "projection") X(SPLIT, "split") X(QK_NORM, "qk_norm") X(ROPE, "rope") X(SCORES, "scores")          \
-    X(MASK, "mask") X(SOFTMAX, "softmax") X(WEIGHTED_SUM, "weighted_sum") X(FLASH, "flash")                      \
+    X(MASK, "mask") X(SOFTMAX, "softmax") X(WEIGHTED_SUM, "weighted_sum") X(FLASH, "flash") X(STATE, "state")   \
     X(CONCAT, "concat") X(GATE, "gate") X(OUTPUT, "output") X(ADD_NORM, "add_norm") X(FFN, "ffn") X(DECODE, "decode")                \
     X(PREDICT, "predict") X(BACKWARD, "backward")
 
@@ -134,6 +143,10 @@ typedef enum StepId {
     X(W_IQ, "w_iq", w_iq, "W_Iqᵀ", "W_Iq")                                                                      \
     X(W_IK, "w_ik", w_ik, "W_Ikᵀ", "W_Ik")                                                                      \
     X(W_IW, "w_iw", w_iw, "W_Iwᵀ", "W_Iw")                                                                      \
+    X(W_BETA, "w_beta", w_beta, "W_βᵀ", "W_β")                                                                  \
+    X(W_ALPHA, "w_alpha", w_alpha, "W_aᵀ", "W_a")                                                               \
+    X(A_LOG, "a_log", a_log, "A_log", "A_log")                                                                  \
+    X(DT_BIAS, "dt_bias", dt_bias, "dt_bias", "dt_bias")                                                        \
     X(EMBED, "embed", embed, "E", "E")                                                                          \
     X(POS_EMBED, "pos_embed", pos_embed, "P", "P")                                                              \
     X(FINAL_NORM_WEIGHT, "final_norm_weight", final_norm_weight, "γ", "γ")                                      \
@@ -204,6 +217,15 @@ typedef enum WeightSlot {
     X(FLASH_SUM, "flash_sum", FLASH_STAT, FLASH, "l", NONE, NONE)                                                \
     X(FLASH_ACC, "flash_acc", FLASH_ACC, FLASH, "acc", NONE, NONE)                                              \
     X(FLASH_OUT, "flash_out", FLASH_OUT, FLASH, "flash_out", NONE, NONE)                                         \
+    X(LIN_Q, "lin_q", LIN_L2, STATE, "q̂", NONE, NONE)                                                           \
+    X(LIN_K, "lin_k", LIN_L2, STATE, "k̂", NONE, NONE)                                                           \
+    X(LIN_BETA, "lin_beta", GATE, STATE, "β", W_BETA, NONE)                                                     \
+    X(LIN_ALPHA, "lin_alpha", LIN_GATE, STATE, "α", W_ALPHA, NONE)                                              \
+    X(LIN_STATE, "lin_state", LIN_STATE, STATE, "S", NONE, NONE)                                                \
+    X(LIN_OUT, "lin_out", LIN_OUT, STATE, "o", NONE, NONE)                                                      \
+    X(LIN_ATTN, "lin_attn", LIN_ATTN, STATE, "A", NONE, NONE)                                                   \
+    X(LIN_U, "lin_u", LIN_U, STATE, "U", NONE, NONE)                                                            \
+    X(LIN_PARALLEL, "lin_parallel", WEIGHTED_SUM, STATE, "o_A", NONE, NONE)                                     \
     X(CONCAT, "concat", CONCAT, CONCAT, "concat", NONE, NONE)                                                    \
     X(ATTN_GATE, "attn_gate", GATE, GATE, "G", W_GATE, B_GATE)                                                 \
     X(GATED, "gated", GATED, GATE, "gated", NONE, NONE)                                                         \

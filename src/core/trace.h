@@ -7,7 +7,7 @@
 #include "stages.h"
 #include "tensor.h"
 
-#define TRACE_LAYER_STAGES 80  // stages one layer records at most (every row of stages.h's table)
+#define TRACE_LAYER_STAGES 96  // stages one layer records at most (every row of stages.h's table)
 #define TRACE_MAX_LAYERS 8     // = LESSON_MAX_LAYERS
 #define TRACE_MAX_STAGES (TRACE_MAX_LAYERS * TRACE_LAYER_STAGES) // a whole model's, at most
 #define TRACE_MAX_OPERANDS 3
@@ -69,6 +69,8 @@ typedef struct Trace {
     int mla_rope;                // … its decoupled RoPE dimensions: the last mla_rope of d_k turn
     int index_heads, index_dim, index_topk; // DeepSeek sparse attention's indexer (index_topk 0: none)
     unsigned char layer_sliding[TRACE_MAX_LAYERS]; // layer l is a sliding-window layer of a local/global pattern
+    unsigned char layer_linear[TRACE_MAX_LAYERS];  // layer l is a "linear_attention" layer (delta.c)
+    int linear_rule, linear_form; // their LinearRule and LinearForm (attention.h)
     int flash_block_q, flash_block_k; // tiles of the flash stages (0: none)
     bool norm_rms;               // the norms are RMSNorm (else LayerNorm)
     bool norm_first;             // pre-norm block

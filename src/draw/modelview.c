@@ -75,8 +75,9 @@ void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
         const char *args[] = {lb};
         i18n_fmt(b, sizeof b, v->lang, "ui.mv_layer", 1, args);
         Rect r = M->row_label[l];
-        // a local/global pattern or an encoder–decoder: each layer's kind below its name
-        const bool pattern = tr->sliding_window > 0 || tr->encoder_blocks > 0;
+        // a local/global (or linear/full) pattern or an encoder–decoder: each layer's kind below its name
+        bool pattern = tr->sliding_window > 0 || tr->encoder_blocks > 0;
+        for (int k = 0; k < M->layers && k < TRACE_MAX_LAYERS; k++) pattern = pattern || tr->layer_linear[k];
         const int ty = r.y + (r.h - (pattern ? L->px_small * 23 / 10 : L->px_small)) / 2;
         paint_text(cv, l == here_l ? FONT_BOLD : FONT_SANS, L->px_small, THEME.ink, 255, r.x + r.w, ty, ALIGN_RIGHT, b);
         if (tr->encoder_blocks > 0) { // encoder self, decoder causal self or cross-attention: a word and a colour each
@@ -90,8 +91,10 @@ void modelview_draw(Canvas *cv, const Layout *L, const Trace *tr, const View *v)
             char w[12], kind[48];
             snprintf(w, sizeof w, "%d", tr->sliding_window);
             const char *wargs[] = {w};
-            i18n_fmt(kind, sizeof kind, v->lang, tr->layer_sliding[l] ? "ui.mv_local" : "ui.mv_global", 1, wargs);
-            paint_text(cv, FONT_SANS, L->px_small, tr->layer_sliding[l] ? THEME.accent : THEME.muted, 255, r.x + r.w,
+            const bool own = tr->layer_sliding[l] || tr->layer_linear[l];
+            i18n_fmt(kind, sizeof kind, v->lang, tr->layer_linear[l] ? "ui.mv_linear" : tr->layer_sliding[l] ? "ui.mv_local"
+                                                 : "ui.mv_global", 1, wargs);
+            paint_text(cv, FONT_SANS, L->px_small, own ? THEME.accent : THEME.muted, 255, r.x + r.w,
                        ty + L->px_small * 13 / 10, ALIGN_RIGHT, kind);
         }
         for (int h = 0; h < M->heads; h++) {

@@ -8,6 +8,7 @@
 //   recipe_loop.c    inside the loop: FlashAttention's tiles, the K/V cache, decoding
 //   recipe_lm.c      a language model's own: the token embedding, positions, the softmax over the vocabulary
 //   recipe_latent.c  DeepSeek's: MLA's keys, latent cache and absorbed form, the sparse attention's indexer
+//   recipe_delta.c   a linear layer's (Gated DeltaNet): q̂ and k̂, the gate α, the state S, o = q̂·S, the matrix form
 //   recipe_grad.c    the backward view: the loss's gradient, dX = dY·W, dW, the softmax Jacobian, dQ, dK
 // Each recipe says which panels a frame shows (operands, parameters, result) and
 // how each reads a result cell, the formula and the numbers it uses, the tooltip
@@ -183,6 +184,8 @@ extern const StageRecipe RECIPE_INDEX_SCORES, RECIPE_TOPK_MASK;
 // A vision transformer's attention stage: [CLS]'s attention over the image beside the panels
 // (recipe_vision.c; Layout.vision; nothing for another lesson).
 void recipe_extra_cls_attention(Layout *L, const Trace *tr, const View *v, int gap);
+extern const StageRecipe RECIPE_LIN_L2, RECIPE_LIN_GATE, RECIPE_LIN_STATE, RECIPE_LIN_OUT, RECIPE_LIN_ATTN, // recipe_delta.c
+    RECIPE_LIN_U;
 // Attention's own pieces, shared with the loops' copies of them (recipe_attend.c): Q·Kᵀ's
 // panels and a score's dot product; softmax's panels, tooltip and derivation strip.
 void recipe_panels_scores(Layout *L, const Trace *tr, const View *v);

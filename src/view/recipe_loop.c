@@ -541,13 +541,40 @@ int recipe_loop_steps(const Trace *tr, int stage)
 {
     assert(stage >= 0 && stage < tr->n); // a view's stage, or --stage's found by name (export.c)
     StepId step = STAGE_INFO[tr->stages[stage].id].step;
-    if (step == STEP_DECODE) return tr->len_q;
+    // a linear layer's state token by token (recipe_delta.c), MLA's cache growing token by token
+    if (step == STEP_DECODE || step == STEP_STATE || tr->stages[stage].id == STAGE_LATENT_CACHE) return tr->len_q;
     if (step == STEP_FLASH && tr->flash_block_q > 0 && tr->flash_block_k > 0)
         return (tr->len_q + tr->flash_block_q - 1) / tr->flash_block_q * flash_key_blocks(tr);
     return 0;
 }
 
 static LoopCell order(int idx, int now) { return idx < now ? LOOP_DONE : idx == now ? LOOP_NOW : LOOP_LATER; }
+
+// A loop over the tokens that is not decoding's: a linear layer's state, MLA's latent cache.
+static bool token_loop(const Trace *tr, int stage)
+{
+    return STAGE_INFO[tr->stages[stage].id].step == STEP_STATE || tr->stages[stage].id == STAGE_LATENT_CACHE;
+}
+
+// Step t of a token loop: the state's formula at t, or the latent cache's size against MHA's, GQA's, MQA's.
+static void token_loop_text(const Trace *tr, const View *v, const char *a, const char *b, char *out, size_t n)
+{
+    const int t = v->loop, H = tr->n_heads, per = tr->mla_rank + tr->mla_rope;
+    char c[16], d[16], e[16], f[16], g[16], h[16];
+    snprintf(c, sizeof c, "%d", t);
+    if (tr->stages[v->stage].id == STAGE_LATENT_CACHE) {
+        snprintf(d, sizeof d, "%d", per), snprintf(e, sizeof e, "%d", (t + 1) * per);
+        snprintf(f, sizeof f, "%d", (t + 1) * H * (tr->d_k + tr->d_v));
+        snprintf(g, sizeof g, "%d", (t + 1) * (tr->d_k + tr->d_v)), snprintf(h, sizeof h, "%d", t + 1);
+        const char *args[] = {a, b, c, d, e, f, g, h};
+        i18n_fmt(out, n, v->lang, "loop.mla", 8, args);
+        return;
+    }
+    snprintf(d, sizeof d, "%d", tr->d_k), snprintf(e, sizeof e, "%d", tr->d_v);
+    const char *args[] = {a, b, c, d, e};
+    i18n_fmt(out, n, v->lang, tr->linear_rule == LINEAR_PLAIN ? "loop.lin_plain"
+                              : tr->linear_rule == LINEAR_DELTA ? "loop.lin_delta" : "loop.lin", 5, args);
+}
 
 LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, int row, int col)
 {
@@ -558,6 +585,8 @@ LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, i
     if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE; // (--loop, the L key)
     const int r = ps->transposed ? col : row, c = ps->transposed ? row : col, k = v->loop;
     const StageId id = tr->stages[ps->stage].id;
+    if (token_loop(tr, v->stage)) // rows are tokens: those before t done, t's now (lin_attn: its keys up to t)
+        return id == STAGE_LIN_ATTN && c > k ? LOOP_LATER : order(r, k);
     if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) { // step t = k
         switch (id) {
         case STAGE_CACHE_K:
@@ -612,6 +641,10 @@ void recipe_loop_text(const Trace *tr, const View *v, char *out, size_t n)
     // steps and tiles count from 1, as the step bar does ("step 3 of 6"); tokens, keys
     // and queries keep their indices, as the axes label them
     snprintf(a, sizeof a, "%d", k + 1), snprintf(b, sizeof b, "%d", steps), snprintf(t, sizeof t, "%d", k);
+    if (token_loop(tr, v->stage)) {
+        token_loop_text(tr, v, a, b, out, n);
+        return;
+    }
     if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) {
         keys_read(tr, v->batch, k, keys, sizeof keys);
         if (tr->mask_kind != MASK_SLIDING) {
@@ -643,6 +676,38 @@ void recipe_loop_text(const Trace *tr, const View *v, char *out, size_t n)
     i18n_fmt(out, n, v->lang, k % nkb == nkb - 1 ? "loop.flash_last" : "loop.flash", 7, args);
 }
 
+// Step t's sentence: the token, and for a linear layer its gates and how much the state moved.
+static void token_loop_narration(const Trace *tr, const View *v, const char *a, const char *b, char *out, size_t n)
+{
+    const int t = v->loop;
+    char tq[48] = "", lb[24], c[16], d[16], e[16], f[16];
+    const char *lq = panel_axis_label(v, AXIS_QUERY, t, lb, sizeof lb);
+    if (layout_axis_has_tokens(v, AXIS_QUERY)) snprintf(tq, sizeof tq, " (\u201C%s\u201D)", lq);
+    snprintf(c, sizeof c, "%d", t);
+    const int s = trace_find_near(tr, v->stage, "lin_state");
+    if (tr->stages[v->stage].id == STAGE_LATENT_CACHE || s < 0) {
+        snprintf(d, sizeof d, "%d", (t + 1) * (tr->mla_rank + tr->mla_rope));
+        const char *args[] = {a, b, c, tq, d};
+        i18n_fmt(out, n, v->lang, "loop.narr_mla", 5, args);
+        return;
+    }
+    // how far S moved at t (the head on screen): the largest |S_t − S_{t−1}|
+    const Tensor *S = &tr->stages[s].t;
+    const int bb = imin(imax(v->batch, 0), S->shape[0] - 1), h = imin(imax(v->head, 0), S->shape[1] - 1);
+    const int w = S->shape[3];
+    const float *cur = S->data + (((size_t)bb * S->shape[1] + h) * S->shape[2] + t) * w;
+    float moved = 0.0f;
+    for (int i = 0; i < w; i++) moved = fmaxf(moved, fabsf(cur[i] - (t > 0 ? cur[i - w] : 0.0f)));
+    snprintf(d, sizeof d, "%.2f", (double)moved);
+    e[0] = f[0] = '\0';
+    const int be = trace_find_near(tr, v->stage, "lin_beta"), al = trace_find_near(tr, v->stage, "lin_alpha");
+    if (be >= 0) snprintf(e, sizeof e, "%.2f", (double)tr->stages[be].t.data[((size_t)bb * tr->len_q + t) * tr->n_heads + h]);
+    if (al >= 0) snprintf(f, sizeof f, "%.2f", (double)tr->stages[al].t.data[((size_t)bb * tr->len_q + t) * tr->n_heads + h]);
+    const char *args[] = {a, b, c, tq, d, e, f};
+    i18n_fmt(out, n, v->lang, al >= 0 ? "loop.narr_lin" : be >= 0 ? "loop.narr_lin_delta" : "loop.narr_lin_plain", 7,
+             args);
+}
+
 void recipe_loop_narration(const Trace *tr, const View *v, char *out, size_t n)
 {
     out[0] = '\0';
@@ -650,6 +715,10 @@ void recipe_loop_narration(const Trace *tr, const View *v, char *out, size_t n)
     if (k < 0 || k >= steps) return; // not stepping (-1), or a stage of other steps (--loop, the L key)
     char a[16], b[16], c[16], d[16], e[16], f[16], tq[48] = "", tk[48] = "", w[24], lb[24];
     snprintf(a, sizeof a, "%d", k + 1), snprintf(b, sizeof b, "%d", steps);
+    if (token_loop(tr, v->stage)) {
+        token_loop_narration(tr, v, a, b, out, n);
+        return;
+    }
     if (STAGE_INFO[tr->stages[v->stage].id].step != STEP_DECODE) { // a tile: its queries and keys
         const int bq = tr->flash_block_q, bk = tr->flash_block_k, nkb = flash_key_blocks(tr);
         const int q0 = k / nkb * bq, k0 = k % nkb * bk;

@@ -37,8 +37,10 @@ void view_model_place(Layout *L, const Trace *tr, const View *v)
     for (int l = 0; l < TRACE_MAX_LAYERS && l < (tr->n_layers > 1 ? tr->n_layers : 1); l++) {
         M->stage[l] = -1;
         for (int s = 0; s < tr->n; s++)
-            if (tr->stages[s].id == STAGE_ATTN && (tr->stages[s].layer == l || (tr->n_layers <= 1 && l == 0))) M->stage[l] = s;
-        if (M->stage[l] < 0) return; // (every layer has attn)
+            if ((tr->stages[s].id == STAGE_ATTN || tr->stages[s].id == STAGE_LIN_ATTN) && // (a linear layer: its matrix form)
+                (tr->stages[s].layer == l || (tr->n_layers <= 1 && l == 0)))
+                M->stage[l] = s;
+        if (M->stage[l] < 0) return; // (every layer has attn or lin_attn)
         M->layers = l + 1;
     }
     M->heads = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
