@@ -16,6 +16,11 @@ for lesson in lessons/*.json; do
     # a language model reads token ids, not a query tensor: its embedding instead
     grep -q '"vocab"' "$lesson" && set -- --set 'weights.embed[0,1]=2.5' --set 'weights.w_v[1,0]=-0.75' \
         --set 'model.scale=1' --set 'mask[0,0,1]=0' --set 'model.mask_fill=-inf'
+    # an encoder–decoder's masks are the model's (no mask cell to edit); a vision transformer reads an image
+    grep -q '"decoder_layers"' "$lesson" && set -- --set 'input.query[0,0,1]=2.5' --set 'weights.w_v[1,0]=-0.75' \
+        --set 'model.scale=1' --set 'model.mask_fill=-inf'
+    grep -q '"image"' "$lesson" && set -- --set 'weights.w_v[1,0]=-0.75' \
+        --set 'model.scale=1'
     "$bin" "$@" --save "$tmp/saved.json" "$lesson" 2>"$tmp/err" || { fail "$lesson: --save exit $? $(cat "$tmp/err")"; continue; }
     "$bin" --check "$tmp/saved.json" >/dev/null 2>&1 || fail "$lesson: --check rejects the saved lesson"
     "$bin" --dump "$tmp/saved.json" >"$tmp/a.json" || fail "$lesson: --dump saved"

@@ -87,7 +87,9 @@ def check(lesson, lang, qpath, dpath, bad):
             if a != [c[1] // dv, c[1] % dv]: bad.append(f"{i}: source {a}")
         elif k == "masked":
             if not isinstance(a, list) or not a or not q["unordered"]: bad.append(f"{i}: masked {a}")
-    need = kinds if "mask" in stages and 0 in stages["mask"]["data"] else kinds - {"masked"}
+    # the model's mask, or a block's own (an encoder–decoder's decoder: "l2.mask")
+    masks = [v for n, v in stages.items() if n == "mask" or n.endswith(".mask")]
+    need = kinds if any(0 in m["data"] for m in masks) else kinds - {"masked"}
     if authored: bad.append(f"the lesson's questions {sorted(authored)} are not asked")
     if seen - {"authored"} != need: bad.append(f"kinds {sorted(seen)}, expected {sorted(need)}")
 

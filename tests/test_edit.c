@@ -328,12 +328,13 @@ static void test_save_round_trip(void **state)
         Session *s = open_session(g.gl_pathv[i]);
         assert_round_trip(s, g.gl_pathv[i]); // unedited: seeds and aranges written out
         // an edit of every kind the lesson has
-        set(s, s->lesson.vocab ? "weights.embed[0,0]=0.125" : "input.query[0,0,0]=0.125"); // (a language model: token ids in)
+        if (!s->lesson.classes) // (a language model: token ids in; a vision transformer: its image)
+            set(s, s->lesson.vocab ? "weights.embed[0,0]=0.125" : "input.query[0,0,0]=0.125");
         set(s, "weights.w_o[0,0]=-3");
         set(s, "model.scale=0.7");
         set(s, "model.mask_fill=-inf");
-        if (!s->lesson.cfg.decode && !s->lesson.cfg.n_layer_types)
-            set(s, "mask[0,0,0]=0"); // decoding and a local/global pattern keep the causal mask (refused: below)
+        if (!s->lesson.cfg.decode && !s->lesson.cfg.n_layer_types && !s->lesson.cfg.decoder_layers && !s->lesson.classes)
+            set(s, "mask[0,0,0]=0"); // decoding, a local/global pattern, an encoder–decoder and a ViT keep theirs (refused)
         if (s->lesson.cfg.qkv_bias) set(s, "weights.b_k[1]=1e-3");
         if (!s->lesson.in.key_is_query) set(s, "input.key[0,0,1]=9");
         assert_round_trip(s, g.gl_pathv[i]);

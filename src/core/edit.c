@@ -532,6 +532,11 @@ bool edit_apply(Lesson *ls, const Edit *e, char *err, size_t n)
             return edit_fail(err, n, e->text, "model.decode generates token by token: the mask stays causal "
                                               "or a sliding window (its cells cannot change)");
         if (ls->cfg.n_layer_types > 0) return edit_fail(err, n, e->text, LAYER_TYPES_MASK " (its cells cannot change)");
+        if (ls->classes)
+            return edit_fail(err, n, e->text, "a vision transformer's tokens all see each other (it has no mask)");
+        if (ls->cfg.decoder_layers > 0)
+            return edit_fail(err, n, e->text, "an encoder–decoder's decoder is causal and its encoder and cross-attention "
+                                              "see every source token (its mask cells cannot change)");
         if (e->value != 0.0f && e->value != 1.0f)
             return edit_fail(err, n, e->text, "a mask cell is 0 (masked) or 1 (attend)");
         if (!lesson_ensure_mask(ls)) return edit_fail(err, n, e->text, "out of memory");

@@ -224,6 +224,10 @@ bool lesson_write(const Lesson *ls, FILE *f)
     }
     fputs("\n  },\n  \"mask\": ", f);
 mask:
+    if (ls->cfg.decoder_layers > 0) { // an encoder–decoder: its decoder's causal mask is the model's, not the file's
+        fputs("null", f);
+        goto mask_done;
+    }
     switch (ls->in.mask_kind) {
     case MASK_NONE: fputs("null", f); break;
     case MASK_CAUSAL: // "causal" (top-left), or {"causal": "bottom_right"}
