@@ -252,16 +252,8 @@ def texts(r, vocab, n_sayings, n_train_tokens):
 
 
 def build_lesson(model, r, vocab, mlist, n_sayings, n_train_tokens):
-    title, description, steps, notes, quiz = texts(r, vocab, n_sayings, n_train_tokens)
-    return {
-        "title": title, "description": description, "vocab": vocab, "tokenizer": "bpe", "merges": mlist,
-        "model": {"n_layers": N_LAYERS, "d_model": C, "n_heads": H, "norm_first": True, "residual_norm": True,
-                  "ffn_hidden": FFN, "activation": "gelu", "positions": "learned", "max_positions": P,
-                  "final_norm": True, "qkv_bias": True, "out_bias": True, "norm_eps": EPS},
-        "input": {"text": TEXT}, "mask": "causal",
-        "weights": trained.lm_weights(model),
-        "steps": steps, "notes": notes, "quiz": quiz,
-    }
+    return trained.bpe_gpt_lesson(model, texts(r, vocab, n_sayings, n_train_tokens), vocab, mlist, TEXT, N_LAYERS, C, H,
+                                  FFN, P, EPS)
 
 
 def check(lesson, model, r):
