@@ -116,12 +116,7 @@ def is_delimiter(tok):
 def measure(model, V, vocab, merges, train_ids, held_ids):
     r = {}
     x, y = windows(torch.Generator().manual_seed(SEED + 2000), held_ids, 512)
-    with torch.no_grad():
-        logits, attns = model(x)
-    r["held_loss"] = float(F.cross_entropy(logits.reshape(-1, V), y.reshape(-1)))
-    counts = torch.bincount(train_ids, minlength=V).double() + 1.0   # (add-one: every token possible)
-    p = counts / counts.sum()
-    r["unigram_loss"] = float(-torch.log(p[held_ids]).mean())
+    r["held_loss"], r["unigram_loss"], attns = trained.held_and_unigram_loss(model, x, y, V, train_ids, held_ids)
     # per layer and head, rows 8..P-1 of held-out windows: the weight on the token before, on
     # the first key, and on delimiter keys (with the share of keys that are delimiters)
     rows = torch.arange(8, P)
