@@ -128,12 +128,7 @@ def train(V, train_ids, log):
 def measure(model, V, vocab, merges, train_ids, held_ids, n_chars_held):
     r = {}
     x, y = windows(torch.Generator().manual_seed(SEED + 2000), held_ids, 2048)
-    with torch.no_grad():
-        logits, attns = model(x)
-    r["held_loss"] = float(F.cross_entropy(logits.reshape(-1, V), y.reshape(-1)))
-    counts = torch.bincount(train_ids, minlength=V).double() + 1.0   # (add-one: every token possible)
-    p = counts / counts.sum()
-    r["unigram_loss"] = float(-torch.log(p[held_ids]).mean())
+    r["held_loss"], r["unigram_loss"], attns = trained.held_and_unigram_loss(model, x, y, V, train_ids, held_ids)
     r["chars_per_token"] = n_chars_held / len(held_ids)
     # per layer and head: the weight on the token itself, the one before, and the first key
     rows = torch.arange(3, P)
@@ -252,16 +247,8 @@ def texts(r, vocab, n_sayings, n_train_tokens):
 
 
 def build_lesson(model, r, vocab, mlist, n_sayings, n_train_tokens):
-    title, description, steps, notes, quiz = texts(r, vocab, n_sayings, n_train_tokens)
-    return {
-        "title": title, "description": description, "vocab": vocab, "tokenizer": "bpe", "merges": mlist,
-        "model": {"n_layers": N_LAYERS, "d_model": C, "n_heads": H, "norm_first": True, "residual_norm": True,
-                  "ffn_hidden": FFN, "activation": "gelu", "positions": "learned", "max_positions": P,
-                  "final_norm": True, "qkv_bias": True, "out_bias": True, "norm_eps": EPS},
-        "input": {"text": TEXT}, "mask": "causal",
-        "weights": trained.lm_weights(model),
-        "steps": steps, "notes": notes, "quiz": quiz,
-    }
+    return trained.bpe_gpt_lesson(model, texts(r, vocab, n_sayings, n_train_tokens), vocab, mlist, TEXT, N_LAYERS, C, H,
+                                  FFN, P, EPS)
 
 
 def check(lesson, model, r):

@@ -132,6 +132,32 @@ def lm_weights(model):
             "lm_head": values(model.lm_head.weight), "layers": layers}
 
 
+def bpe_gpt_lesson(model, texts, vocab, mlist, text, n_layers, C, H, ffn, P, eps):
+    """A TinyGPT with a byte-level BPE vocabulary as a lesson (train_bpe_lm.py,
+    train_subword_lm.py): texts = (title, description, steps, notes, quiz)."""
+    title, description, steps, notes, quiz = texts
+    return {
+        "title": title, "description": description, "vocab": vocab, "tokenizer": "bpe", "merges": mlist,
+        "model": {"n_layers": n_layers, "d_model": C, "n_heads": H, "norm_first": True, "residual_norm": True,
+                  "ffn_hidden": ffn, "activation": "gelu", "positions": "learned", "max_positions": P,
+                  "final_norm": True, "qkv_bias": True, "out_bias": True, "norm_eps": eps},
+        "input": {"text": text}, "mask": "causal",
+        "weights": lm_weights(model),
+        "steps": steps, "notes": notes, "quiz": quiz,
+    }
+
+
+def held_and_unigram_loss(model, x, y, V, train_ids, held_ids):
+    """A language model's loss on held-out windows (x -> y) and, as its baseline, the loss of
+    the training tokens' add-one frequencies on held_ids; and the model's attention on x."""
+    with torch.no_grad():
+        logits, attns = model(x)
+    held = float(F.cross_entropy(logits.reshape(-1, V), y.reshape(-1)))
+    counts = torch.bincount(train_ids, minlength=V).double() + 1.0   # (add-one: every token possible)
+    p = counts / counts.sum()
+    return held, float(-torch.log(p[held_ids]).mean()), attns
+
+
 def lesson_lm_forward(lesson):
     """Runs a trained lesson dict as the lesson format describes it, with lessons/lesson_torch.py
     (the one Python interpreter of the format, also tests/gen_reference.py's):

@@ -1243,6 +1243,77 @@ static void test_token_labels_every_row(void **state)
     assert_true(rows > 1000 && cols > 1000);
 }
 
+// A token axis's row indices never overlap (issue 39 item 2): at 3840x2160 a subword
+// model's 18 rows × 64 columns (d_model 64) are drawn as cells under 20 px tall, the
+// tokens' labels shrink to fit them but each row's index was drawn at the UI's index size
+// (36 px): "2 4 6 … 17" piled on top of each other. Every settled stage of such a lesson
+// (tests/big/wide-lm-18.json) and the tiny LM at 1280x720 and 3840x2160: in a panel's
+// label column, the indices are no larger than the tokens beside them and each is at least
+// its own height below the one above.
+static void test_token_indices_apart(void **state)
+{
+    (void)state;
+    static const char *lessons[] = {"tests/big/wide-lm-18.json", "lessons/tiny-lm-fortunes.json"};
+    const int sizes[][2] = {{1280, 720}, {3840, 2160}};
+    int checked = 0;
+    for (int z = 0; z < 2; z++) {
+        Target t;
+        target_init(&t, sizes[z][0], sizes[z][1]);
+        for (size_t f = 0; f < sizeof lessons / sizeof *lessons; f++) {
+            Lesson ls;
+            Trace tr;
+            assert_true(load(lessons[f], &ls, &tr));
+            View v;
+            view_init(&v, &ls, LANG_EN);
+            TextMeasure tm = {text_measure, fonts};
+            v.measure = &tm;
+            for (v.stage = 0; v.stage < tr.n; v.stage++) {
+                Layout L;
+                layout_compute(&L, &tr, &v, sizes[z][0], sizes[z][1]);
+                render_frame_record(&t.c, &L, &tr, &v, NULL);
+                const DrawList *dl = &t.dl;
+                for (int p = 0; p < L.n_panels; p++) {
+                    const PanelSpec *ps = &L.spec[p];
+                    if (L.image[p] || !L.row_labels[p] || !layout_axis_has_tokens(&v, ps->row_axis)) continue;
+                    Rect q = L.panel[p];
+                    int tok_px = 0, last_y = -100000, last_px = 0;
+                    for (size_t k = 0; k < dl->n; k++) { // the tokens' size in the label column
+                        const DrawCmd *c = &dl->cmd[k];
+                        if (c->op != DRAW_TEXT || c->r.x < q.x - L.label_w[p] || c->r.x >= q.x || c->r.y < q.y - 40 ||
+                            c->r.y > q.y + q.h + 40)
+                            continue;
+                        const char *s = draw_list_str(dl, c);
+                        if (strspn(s, "0123456789") != strlen(s) && c->px > tok_px) tok_px = c->px;
+                    }
+                    for (size_t k = 0; k < dl->n; k++) { // the indices: in order, top to bottom
+                        const DrawCmd *c = &dl->cmd[k];
+                        if (c->op != DRAW_TEXT || c->r.x < q.x - L.label_w[p] || c->r.x >= q.x || c->r.y < q.y - 40 ||
+                            c->r.y > q.y + q.h + 40)
+                            continue;
+                        const char *s = draw_list_str(dl, c);
+                        if (!*s || strspn(s, "0123456789") != strlen(s)) continue;
+                        checked++;
+                        if (tok_px && c->px > tok_px)
+                            fail_msg("%s at %dx%d stage %s panel %s: index %s at %d px beside %d px tokens", lessons[f],
+                                     sizes[z][0], sizes[z][1], tr.stages[v.stage].name, ps->title, s, c->px, tok_px);
+                        if (c->r.y - last_y < last_px)
+                            fail_msg("%s at %dx%d stage %s panel %s: index %s %d px below the one above (%d px text)",
+                                     lessons[f], sizes[z][0], sizes[z][1], tr.stages[v.stage].name, ps->title, s,
+                                     c->r.y - last_y, last_px);
+                        last_y = c->r.y, last_px = c->px;
+                    }
+                }
+                paint_flush(&t.c);
+            }
+            trace_free(&tr);
+            lesson_free(&ls);
+        }
+        target_free(&t);
+    }
+    print_message("%d row indices checked\n", checked);
+    assert_true(checked > 1000);
+}
+
 // Small screens (issue 22 item 7): no text under 12 px at 800×600 or 1024×768, on any
 // settled frame of any shipped lesson, both languages (the narration was ~8 px, the strip ~9).
 static void test_small_screens(void **state)
@@ -2222,6 +2293,7 @@ int main(void)
         cmocka_unit_test(test_hover_during_transition),
         cmocka_unit_test(test_alibi_labels),
         cmocka_unit_test(test_token_labels_every_row),
+        cmocka_unit_test(test_token_indices_apart),
         cmocka_unit_test(test_small_screens),
         cmocka_unit_test(test_legend_ramp),
         cmocka_unit_test(test_numbers_readable),

@@ -135,11 +135,14 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
     const int ipx = layout_index_px(L), igap = paint_px(L->s, 4);
     if (tok_rows && !L->image[p] && (float)(px * 13 / 10) > row_h)
         px = (int)(row_h * 10.0f / 13.0f) < LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)(row_h * 10.0f / 13.0f);
+    // the index no larger than the token beside it: rows that shrank the tokens (18 rows of
+    // 17 px at 3840x2160) had 36 px indices piled on each other
+    const int ripx = ipx < px ? ipx : px;
     int th = px * 13 / 10;
     int every = nice_step((int)ceilf((float)th / row_h));
     if (L->row_labels[p] && ps->row_axis != AXIS_NONE) {
         int iw = 0;
-        if (tok_rows) paint_text_size(cv, FONT_SANS, ipx, panel_axis_label(NULL, AXIS_INDEX, ps->rows - 1, b, sizeof b), &iw, &(int){0});
+        if (tok_rows) paint_text_size(cv, FONT_SANS, ripx, panel_axis_label(NULL, AXIS_INDEX, ps->rows - 1, b, sizeof b), &iw, &(int){0});
         int ix = q.x - paint_px(L->s, 6); // the index's right edge; the token's, left of it
         int lx = tok_rows ? ix - iw - igap : ix;
         int lw = L->label_w[p] - paint_px(L->s, 6) - 3 - (tok_rows ? iw + igap : 0);
@@ -164,8 +167,8 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
             if (tok_rows) { // the index, smaller and fainter, on the token's baseline
                 int iw2, ih;
                 const char *it = panel_axis_label(NULL, AXIS_INDEX, i, b, sizeof b);
-                paint_text_size(cv, FONT_SANS, ipx, it, &iw2, &ih);
-                paint_text(cv, FONT_SANS, ipx, m, 160, ix, (y0 + y1 + hh) / 2 - ih, ALIGN_RIGHT, it);
+                paint_text_size(cv, FONT_SANS, ripx, it, &iw2, &ih);
+                paint_text(cv, FONT_SANS, ripx, m, 160, ix, (y0 + y1 + hh) / 2 - ih, ALIGN_RIGHT, it);
             }
         }
         paint_clip(cv, NULL);

@@ -1,0 +1,390 @@
+#!/usr/bin/python3
+"""train_subword_lm.py: a 4-layer subword (byte-level BPE) language model trained on English
+fortunes, meant to show heads that do recognisable things on a student's own sentence
+(previous-token, first-token sink, induction/copy, delimiter) in the lesson
+lessons/subword-lm-fortunes.json. It writes that lesson only when those heads are there, and
+so far they are not (lessons/README.md, "Subwords"): run, it trains, measures, prints why it
+refuses and exits 1.
+
+    /usr/bin/python3 lessons/train_subword_lm.py                # about 35 min at load ~15, one thread
+    /usr/bin/python3 lessons/train_subword_lm.py --out /tmp/x.json
+    SUBWORD_WEIGHTS=w.pt /usr/bin/python3 lessons/train_subword_lm.py   # trains once, saves w.pt;
+                                                                # later runs measure w.pt again
+    /usr/bin/python3 lessons/train_subword_lm.py --digest 200   # the first 200 steps: the weights' sha256
+
+The text and the tokenizer are lessons/train_bpe_lm.py's (fifteen classroom files of Debian's
+package `fortunes`, BSD licence, /usr/share/doc/fortunes/copyright; every tenth saying held
+out; byte-level BPE with 512 merges, V = 768, any text tokenizes).
+
+The model (trained.TinyGPT): learned token and position embeddings (P = 64 positions), 4
+pre-norm blocks (LayerNorm, causal self-attention with 4 heads of d_k 16, d_model 64, a GELU
+feed-forward of 256), a final LayerNorm and an untied unembedding: 302,464 numbers (a 4.3 MB
+lesson, 1.7 MB gzipped). Trained on random 64-token windows of the token stream (loss on
+every position), AdamW (lr 2e-3, weight decay 0.1, 300 warm-up steps, a cosine schedule planned
+for 6000 steps and stopped after 3500), batches of 32; CPU, one thread, fixed seeds,
+deterministic algorithms.
+
+The heads would be named from numbers measured on held-out text (previous token, first key,
+delimiters) and on random token sequences repeated twice (induction: a row in the second copy
+looking at the key after its token's first occurrence); the narration and the quiz are written
+from those numbers, and the script refuses to write the lesson when a claim does not hold, and
+runs the lesson again from its own JSON (lessons/lesson_torch.py) and compares it with the model.
+
+--digest N trains the first N steps exactly as the full run does (same seeds, batches and
+schedule) and prints the sha256 of the weights; tests/train_lessons_test.sh (make test-full)
+compares it with tests/ref/subword_lm_digest.txt."""
+
+import argparse
+import hashlib
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import bpe  # noqa: E402
+import trained  # noqa: E402
+from train_bpe_lm import MERGES, encode_stream, f2, load_sayings  # noqa: E402
+
+SEED = 3
+P = 64
+C, H, N_LAYERS, FFN = 64, 4, 4, 256
+EPS = 1e-5
+FILL = -1e9
+# a cosine schedule planned for SCHEDULE steps, stopped after STEPS: the machine's load made a
+# step take 0.8 s instead of the 0.1 s measured beforehand, and a run is kept under 35 min
+STEPS, SCHEDULE, BATCH, LR, WD, WARMUP = 3500, 6000, 32, 2e-3, 0.1, 300
+DIGEST_STEP = 200
+REPEAT = 24                      # the induction test: REPEAT random tokens, then the same again
+TEXT = "The cat sat on the mat. The cat sat on the"
+DEFAULT_OUT = os.path.join(HERE, "subword-lm-fortunes.json")
+DIGEST_FILE = os.path.join(HERE, "..", "tests", "ref", "subword_lm_digest.txt")
+
+
+def windows(gen, stream, B, L=P + 1):
+    start = torch.randint(0, len(stream) - L, (B,), generator=gen)
+    w = stream[start[:, None] + torch.arange(L)[None, :]]
+    return w[:, :-1], w[:, 1:]
+
+
+def digest(model):
+    h = hashlib.sha256()
+    for t in model.parameters():
+        h.update(t.detach().contiguous().numpy().tobytes())
+    return h.hexdigest()
+
+
+def train(V, train_ids, log, steps=STEPS):
+    torch.manual_seed(SEED)
+    model = trained.TinyGPT(V, C, H, P, N_LAYERS, FFN, EPS, FILL)
+    gen = torch.Generator().manual_seed(SEED + 1)
+    opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=WD)
+    t0, run, every, dig = time.time(), 0.0, 500, None
+    for step in range(1, steps + 1):
+        for g in opt.param_groups:
+            g["lr"] = LR * min(1.0, step / WARMUP) * 0.5 * (1 + math.cos(math.pi * (step - 1) / SCHEDULE))
+        x, y = windows(gen, train_ids, BATCH)
+        logits, _ = model(x)
+        loss = F.cross_entropy(logits.reshape(-1, V), y.reshape(-1))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        run += loss.item()
+        if step == DIGEST_STEP:
+            dig = digest(model)
+        if step % every == 0:
+            log("step %5d  training loss %.3f  (%.0f s)" % (step, run / every, time.time() - t0))
+            run = 0.0
+    model.eval()
+    return model, dig, time.time() - t0
+
+
+# ----------------------------------------------------------------------------
+# measured
+# ----------------------------------------------------------------------------
+
+def is_delimiter(tok):
+    """A token of punctuation only (with its space): . , ; : ! ? and the like."""
+    t = tok.strip()
+    return bool(t) and all(bpe.byte_class(b) == 3 for b in t)
+
+
+def measure(model, V, vocab, merges, train_ids, held_ids):
+    r = {}
+    x, y = windows(torch.Generator().manual_seed(SEED + 2000), held_ids, 512)
+    r["held_loss"], r["unigram_loss"], attns = trained.held_and_unigram_loss(model, x, y, V, train_ids, held_ids)
+    # per layer and head, rows 8..P-1 of held-out windows: the weight on the token before, on
+    # the first key, and on delimiter keys (with the share of keys that are delimiters)
+    rows = torch.arange(8, P)
+    delim = torch.tensor([is_delimiter(bpe.token_bytes(merges)[i]) for i in range(V)])
+    dk = delim[x].float()                                           # (B, P): key j is a delimiter
+    causal = torch.tril(torch.ones(P, P))
+    share = float(((causal @ dk.T).T / causal.sum(1))[:, rows].mean())
+    prof = torch.zeros(N_LAYERS, H, 4)
+    for li, a in enumerate(attns):
+        prof[li, :, 0] = a[:, :, rows, rows - 1].mean((0, 2))
+        prof[li, :, 1] = a[:, :, rows, 0].mean((0, 2))
+        prof[li, :, 2] = (a[:, :, rows, :] * dk[:, None, None, :]).sum(-1).mean((0, 2))
+    r["delim_share"] = share
+    # induction: REPEAT tokens drawn from held-out text's frequencies, then the same again
+    g = torch.Generator().manual_seed(SEED + 3000)
+    first = held_ids[torch.randint(0, len(held_ids), (256, REPEAT), generator=g)]
+    seq = torch.cat([first, first], 1)
+    with torch.no_grad():
+        logits, attns = model(seq)
+    rr = torch.arange(REPEAT, 2 * REPEAT)
+    for li, a in enumerate(attns):
+        prof[li, :, 3] = a[:, :, rr, rr - REPEAT + 1].mean((0, 2))
+    lp = F.log_softmax(logits, -1)
+    nll = -lp[:, :-1].gather(-1, seq[:, 1:, None])[..., 0]
+    r["loss_first"] = float(nll[:, : REPEAT - 1].mean())
+    r["loss_second"] = float(nll[:, REPEAT:].mean())
+    r["profile"] = prof
+    for k, name in enumerate(("prev", "sink", "delim", "induction")):
+        flat = int(prof[:, :, k].flatten().argmax())
+        r[name] = (flat // H, flat % H, float(prof[:, :, k].flatten().max()))
+    # the students' sentence
+    ids = bpe.encode(TEXT, merges)
+    r["ids"] = ids
+    r["labels"] = [vocab[i].replace(" ", "␣") for i in ids]
+    with torch.no_grad():
+        logits, attns = model(torch.tensor([ids]))
+    r["probs"] = torch.softmax(logits, -1)[0]
+    r["attns"] = [a[0] for a in attns]
+    r["top"] = [[(int(j), float(q)) for q, j in zip(*r["probs"][i].topk(3))] for i in range(len(ids))]
+    r["n_params"] = sum(t.numel() for t in model.parameters())
+    return r
+
+
+# ----------------------------------------------------------------------------
+# the lesson's texts, from the measurements
+# ----------------------------------------------------------------------------
+
+KIND = {"prev": ("a previous-token head", "“前一个词元”头"),
+        "sink": ("a first-token (sink) head", "“第一个词元”（汇）头"),
+        "delim": ("a delimiter head", "分隔符头"),
+        "induction": ("an induction (copy) head", "归纳（复制）头")}
+
+
+def named_heads(r):
+    """The heads the narration names: {kind: (layer, head, measured)} for the clear ones."""
+    out = {}
+    for k, bar in (("prev", 0.5), ("sink", 0.5), ("induction", 0.3)):
+        if r[k][2] >= bar:
+            out[k] = r[k]
+    if r["delim"][2] >= 0.3 and r["delim"][2] >= 3 * r["delim_share"]:
+        out["delim"] = r["delim"]
+    return out
+
+
+def head_claim(kind, r, lab, zh, detail=True):
+    """What head r[kind] does, measured; detail: and what it does on the lesson's last row."""
+    li, h, v = r[kind]
+    last = len(lab) - 1
+    a = r["attns"][li][h]
+    j = int(a[last].argmax())
+    if kind == "prev":
+        main = (("头 %d 是%s：在留出文本上一行把 %s 给前一个词元" if zh else
+                 "Head %d is %s: on held-out text a row gives %s to the token before it") % (h, KIND[kind][zh], f2(v)))
+        more = (("；第 %d 行（“%s”）给键 %d %s" if zh else "; row %d (“%s”) gives key %d %s")
+                % (last, lab[last], last - 1, f2(a[last, last - 1])))
+    elif kind == "sink":
+        main = (("头 %d 是%s：一行平均把 %s 给第一个键（没有别处可看时的停靠处）" if zh else
+                 "Head %d is %s: a row gives %s on average to the first key (where it parks when nothing else "
+                 "matters)") % (h, KIND[kind][zh], f2(v)))
+        more = ("；第 %d 行给键 0 %s" if zh else "; row %d gives key 0 %s") % (last, f2(a[last, 0]))
+    elif kind == "delim":
+        main = (("头 %d 是%s：它把 %s 给标点词元，而标点只占键的 %s" if zh else
+                 "Head %d is %s: it gives %s to punctuation tokens, which are %s of the keys")
+                % (h, KIND[kind][zh], f2(v), f2(r["delim_share"])))
+        more = ("；第 %d 行给键 %d “%s” %s" if zh else "; row %d gives key %d, “%s”, %s") % (last, j, lab[j], f2(a[last, j]))
+    else:
+        main = (("头 %d 是%s：%d 个随机词元重复一次，第二遍的一行把 %s 给同一词元上次出现后的那个键（损失从 %s 降到 %s）" if zh else
+                 "Head %d is %s: on %d random tokens repeated, a row of the repeat gives %s to the key after its "
+                 "token's earlier copy (the loss falls from %s to %s)")
+                % (h, KIND[kind][zh], REPEAT, f2(v), f2(r["loss_first"]), f2(r["loss_second"])))
+        more = (("；第 %d 行（“%s”）最看重键 %d “%s”（%s）" if zh else "; row %d (“%s”) looks most at key %d, “%s” (%s)")
+                % (last, lab[last], j, lab[j], f2(a[last, j])))
+    return main + (more if detail else "") + ("。" if zh else ".")
+
+
+def expected_key(kind, ids):
+    """Where the last row of ids looks in a head of this kind: the token before (previous
+    token) or the one after its token's earlier occurrence (induction); None if none."""
+    last = len(ids) - 1
+    if kind == "prev":
+        return last - 1
+    earlier = [e for e in range(last) if ids[e] == ids[last]]
+    return earlier[-1] + 1 if earlier else None
+
+
+def texts(r, vocab):
+    lab, top = r["labels"], r["top"]
+    L, last = len(lab), len(lab) - 1
+    loss, uni = f2(r["held_loss"]), f2(r["unigram_loss"])
+    heads = named_heads(r)
+    split = " | ".join(lab)
+
+    def tl(i, zh=False):
+        sep = "、" if zh else ", "
+        return sep.join("“%s” %s" % (vocab[j].replace(" ", "␣"), f2(q)) for j, q in top[i])
+
+    title = {"en": "Subwords: a 4-layer model and its heads on a sentence of the class",
+             "zh": "子词：四层模型和它的头读班上的一句话"}
+    description = {
+        "en": "Byte-level BPE (%d merges, V = %d) and a GPT-like model (d_model %d, %d heads, %d pre-norm layers, "
+              "context %d, %d numbers) trained on Debian's fortunes by lessons/train_subword_lm.py. Held-out "
+              "loss %s nats a token (token frequencies alone: %s)."
+              % (MERGES, len(vocab), C, H, N_LAYERS, P, r["n_params"], loss, uni),
+        "zh": "字节级 BPE（%d 次合并，V = %d）和类 GPT 模型（d_model %d，%d 个头，%d 层前置归一化，上下文 %d，"
+              "%d 个数），由 lessons/train_subword_lm.py 在 Debian 的 fortunes 上训练。留出损失每词元 %s 奈特"
+              "（只用词元频率：%s）。" % (MERGES, len(vocab), C, H, N_LAYERS, P, r["n_params"], loss, uni)}
+    steps = {
+        "input": {
+            "en": "“%s”: %d tokens: %s. A token is a word or a piece of one with the space before it (␣). "
+                  "Press I and type your own sentence: nothing is refused, a byte no merge covers is a token "
+                  "of its own." % (TEXT, L, split),
+            "zh": "“%s”：%d 个词元：%s。词元是带着前面空格（␣）的词或词的一部分。按 I 输入你自己的句子："
+                  "什么都不会被拒绝，没有合并覆盖的字节自己就是一个词元。" % (TEXT, L, split)},
+        "logits": {
+            "en": "The unembedding (%d × %d) turns each row into a score for every one of the %d tokens."
+                  % (len(vocab), C, len(vocab)),
+            "zh": "反嵌入（%d × %d）把每一行变成全部 %d 个词元各自的分数。" % (len(vocab), C, len(vocab))},
+        "probs": {
+            "en": "After the last “%s” (row %d): %s. Held-out loss %s nats a token; token frequencies alone "
+                  "give %s. R appends the most likely token, Shift+R draws one." % (lab[last], last, tl(last), loss, uni),
+            "zh": "最后一个“%s”之后（第 %d 行）：%s。留出损失每词元 %s 奈特；只用词元频率是 %s。"
+                  "R 追加最可能的词元，Shift+R 抽一个。" % (lab[last], last, tl(last, True), loss, uni)},
+    }
+    notes = {
+        "input": {"en": "Ask a student for a sentence, type it with I, and watch where its words split.",
+                  "zh": "请一位同学说一句话，按 I 输入，看它的词在哪里分开。"},
+        "logits": {"en": "The heatmap has one column per token of the vocabulary: the bright ones are the guesses.",
+                   "zh": "热图每一列是词表中的一个词元：亮的就是模型的猜测。"},
+        "probs": {"en": "Press R a few times: the repeated words come back, copied by the induction head.",
+                  "zh": "按几次 R：重复的词又回来了，是归纳头复制的。"},
+    }
+    for li in range(N_LAYERS):
+        here = [k for k in ("prev", "sink", "delim", "induction") if k in heads and heads[k][0] == li]
+        # each head's claim with its row's detail, at the layer's softmax (lN.attn); a claim that
+        # does not fit the narration's width (trained.narration_problems) goes to attn·V
+        for key in ("l%d.attn" % li, "l%d.weighted_sum" % li):
+            if not here:
+                break
+            for n in range(len(here), 0, -1):
+                en = "Layer %d. " % li + " ".join(head_claim(k, r, lab, False) for k in here[:n])
+                zh = "第 %d 层。" % li + "".join(head_claim(k, r, lab, True) for k in here[:n])
+                if max(trained.text_width(en), trained.text_width(zh)) <= 350:
+                    break
+            here = here[n:]
+            steps[key] = {"en": en, "zh": zh}
+            notes[key] = {"en": "Switch heads with H and compare: the named head's pattern is the same on any sentence.",
+                          "zh": "按 H 换头比较：被点名的头在任何句子上都是同样的图样。"}
+    quiz = []
+    for kind, qid in (("induction", "induction"), ("prev", "previous-token")):
+        if kind not in heads:
+            continue
+        li, h, _ = heads[kind]
+        a = r["attns"][li][h]
+        j = int(a[last].argmax())
+        if j != expected_key(kind, r["ids"]):
+            continue  # (asked only where the sentence shows what the head does)
+        quiz.append({"id": qid, "stage": "l%d.attn" % li, "batch": 0, "head": h, "cell": [last],
+                     "question": {"en": "Layer %d, head %d, row %d (the last “%s”): which key gets the most weight?"
+                                        % (li, h, last, lab[last]),
+                                  "zh": "第 %d 层头 %d，第 %d 行（最后一个“%s”）：哪个键得到的权重最多？"
+                                        % (li, h, last, lab[last])},
+                     "answer": j,
+                     "explanation": {"en": "Key %d, “%s”, with %s: %s." % (j, lab[j], f2(a[last, j]), KIND[kind][0]),
+                                     "zh": "键 %d，“%s”，%s：%s。" % (j, lab[j], f2(a[last, j]), KIND[kind][1])}})
+    return title, description, steps, notes, quiz
+
+
+def build_lesson(model, r, vocab, mlist):
+    return trained.bpe_gpt_lesson(model, texts(r, vocab), vocab, mlist, TEXT, N_LAYERS, C, H, FFN, P, EPS)
+
+
+def check(lesson, model, r):
+    problems = []
+    heads = named_heads(r)
+    if r["held_loss"] > r["unigram_loss"] - 1.0:
+        problems.append("the model does not beat token frequencies clearly (%.3f vs %.3f)"
+                        % (r["held_loss"], r["unigram_loss"]))
+    for k in ("prev", "sink"):
+        if k not in heads:
+            problems.append("not clear enough: %s (best layer, head, weight: %s)" % (KIND[k][0], r[k]))
+    if "induction" in heads:
+        li, h, _ = heads["induction"]
+        if r["loss_second"] > r["loss_first"] - 1.0:
+            problems.append("the second copy is not predicted clearly better (%.3f vs %.3f)"
+                            % (r["loss_second"], r["loss_first"]))
+    if not lesson["quiz"]:
+        problems.append("no quiz question")
+    problems += trained.text_problems(lesson) + trained.narration_problems(lesson)
+    diff = trained.json_max_diff(lesson, model, torch.tensor([r["ids"]]))
+    if diff > 1e-5:
+        problems.append("the lesson's JSON does not reproduce the model (max diff %.3g)" % diff)
+    return problems, diff
+
+
+def corpus(log):
+    sayings = load_sayings()
+    train_s = [s for i, s in enumerate(sayings) if i % 10 != 9]
+    held_s = [s for i, s in enumerate(sayings) if i % 10 == 9]
+    merges = bpe.train(" ".join(train_s), MERGES)
+    vocab, mlist = bpe.lesson_keys(merges)
+    train_ids, held_ids = encode_stream(train_s, merges), encode_stream(held_s, merges)
+    log("%d sayings, V = %d; %d training tokens, %d held out" % (len(sayings), len(vocab), len(train_ids),
+                                                                 len(held_ids)))
+    return merges, vocab, mlist, train_ids, held_ids
+
+
+def make(log, cache=None):
+    merges, vocab, mlist, train_ids, held_ids = corpus(log)
+    if cache and os.path.exists(cache):       # SUBWORD_WEIGHTS: an earlier run's weights, measured again
+        model = trained.TinyGPT(len(vocab), C, H, P, N_LAYERS, FFN, EPS, FILL)
+        model.load_state_dict(torch.load(cache))
+        model.eval()
+    else:
+        model, dig, sec = train(len(vocab), train_ids, log)
+        log("%d steps in %.0f s; weights after %d steps: sha256 %s" % (STEPS, sec, DIGEST_STEP, dig))
+        if cache:
+            torch.save(model.state_dict(), cache)
+    r = measure(model, len(vocab), vocab, merges, train_ids, held_ids)
+    log("%d numbers; held-out loss %.3f nats a token (unigram %.3f)" % (r["n_params"], r["held_loss"],
+                                                                       r["unigram_loss"]))
+    names = ("previous token", "first key", "delimiters (share %.2f)" % r["delim_share"], "induction")
+    for k, name in enumerate(names):
+        log("%s by layer and head: %s" % (name, [["%.2f" % v for v in row] for row in r["profile"][:, :, k].tolist()]))
+    log("repeated random tokens: loss %.3f on the first copy, %.3f on the second" % (r["loss_first"], r["loss_second"]))
+    log("on %r: %s" % (TEXT, " | ".join(r["labels"])))
+    for i, t in enumerate(r["labels"]):
+        log("  row %2d %-8s -> %s" % (i, t, "  ".join("%r %.2f" % (vocab[j], q) for j, q in r["top"][i])))
+    lesson = build_lesson(model, r, vocab, mlist)
+    problems, diff = check(lesson, model, r)
+    return lesson, problems, diff
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if "--digest" in argv:
+        ap = argparse.ArgumentParser(description="The weights' sha256 after the first N training steps.")
+        ap.add_argument("--digest", type=int, required=True)
+        n = ap.parse_args(argv).digest
+        torch.set_num_threads(1)
+        torch.use_deterministic_algorithms(True)
+        _, vocab, _, train_ids, _ = corpus(lambda *a: None)
+        model, _, _ = train(len(vocab), train_ids, lambda *a: None, steps=n)
+        print(digest(model))
+        return 0
+    cache = os.environ.get("SUBWORD_WEIGHTS")
+    return trained.run("train_subword_lm.py", "Train the 4-layer subword language model and write its lesson.",
+                       DEFAULT_OUT, lambda log: make(log, cache), argv)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
