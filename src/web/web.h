@@ -50,6 +50,8 @@ void attnviz_pinch(int x, int y, float factor, int dx, int dy);
 
 // JSON: how long each frame drawn since the last call took, in ms (make bench-web).
 char *attnviz_frame_times(void);
+// make bench-web: the text texture cache's bytes (malloc's bytes beyond it must not grow).
+double attnviz_text_cache_bytes(void);
 
 // R's training started for `steps` steps (its checkpoints as --train STEPS's), paused at the last:
 // 1, or 0 (a notice says why: a lesson without a task).
