@@ -143,7 +143,9 @@ async function settled(timeout = 15000) { // nothing moving, no notice
 }
 // A key, and the frame after the window handled it (then nothing moving).
 async function press(key) {
-  const n = (await state()).events;
+  // every key of a chord goes down and up (Control+d: 4 events; a letter adds its text event):
+  // wait for all of them, not only the first (a Control down alone once let the check run early)
+  const n = (await state()).events + 2 * key.split('+').length - 1;
   await page.keyboard.press(key);
   try {
     await page.waitForFunction((k) => attnviz.state().events > k, n, {timeout: 5000, polling: 20});
