@@ -545,9 +545,13 @@ void chrome_draw_header(Canvas *cv, const Layout *L, const Frame *F, const Trace
     char title[200], shape[32], badge[200];
     snprintf(title, sizeof title, "%s", F->title);
     Rect h = L->header;
-    if (!viewkind_of(v->kind)->panels) { // a glance: the title and formula its view wrote
+    if (!viewkind_of(v->kind)->panels || viewkind_of(v->kind)->one_frame) { // the title and formula its view wrote
+        char line[sizeof L->formula + sizeof L->formula_note + 4]; // (an experiment: the numbers it uses after it)
+        snprintf(line, sizeof line, L->formula_note[0] ? "%s   %s" : "%s", L->formula, L->formula_note);
+        paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
         paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, L->title);
-        paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT, L->formula);
+        paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT, line);
+        paint_clip(cv, NULL);
         return;
     }
     paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
