@@ -41,6 +41,7 @@ typedef struct ExpView {
     char (*row_label)[EXPVIEW_LABEL]; // the rows' labels: "l1.h0", "l0" (language-free)
     int n_row_labels;
     int row2;               // where a second panel's rows start in row_label (patching: the heads)
+    bool index_cols;        // the columns labelled by position (the lesson on screen is not the one run)
 } ExpView;
 
 // The view kind of --experiment NAME (ablation and ablation-mean: the one table), or VIEW_PANELS.

@@ -171,6 +171,7 @@ static void place_patching(Layout *L, const Trace *tr, const View *v, const ExpV
     add_panel(L, v, p->residual, p->n_layers, p->len, p->len, 0, "ui.exp_patch_residual", NULL);
     PanelSpec *h = add_panel(L, v, p->heads, p->n_layers * p->n_heads, p->len, p->len, 0, "ui.exp_patch_heads", NULL);
     h->row_axis = AXIS_EXP_ROW2;
+    if (e->index_cols) L->spec[0].col_axis = h->col_axis = AXIS_INDEX;
     layout_place_panels(L, tr, v);
     one_decimals(L);
 }
@@ -342,7 +343,7 @@ void view_experiment_tip(const Layout *L, const Trace *tr, const View *v, int p,
     for (int i = 0; i < 8; i++) args[i] = a[i];
     snprintf(a[0], 64, "%s", panel_axis_label(v, ps->row_axis, row, lb, sizeof lb));
     snprintf(a[1], 64, "%d", col);
-    snprintf(a[2], 64, "%s", panel_axis_label(v, AXIS_QUERY, col, lb, sizeof lb));
+    snprintf(a[2], 64, "%s", panel_axis_label(v, ps->col_axis, col, lb, sizeof lb));
     if (e->kind == VIEW_ABLATION) { // the loss with the head ablated − the clean loss = the cell
         shown(e->loss[p][row], d, a[1], 64), shown(e->clean[p][row], d, a[2], 64), shown(panel_value(ps, row, col), d, a[3], 64);
         i18n_fmt(out, n, v->lang, p ? "tip.exp_ablation_mean" : "tip.exp_ablation_zero", 4, args);
