@@ -35,7 +35,8 @@
 // AXIS_EXP_ROW, AXIS_EXP_ROW2: an experiment's rows (View.exp: its layers or heads; ROW2 a second
 // panel's); AXIS_EXP_SUM: the attribution's Σ heads, rest, logit
 typedef enum AxisKind {
-    AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB, AXIS_PATCH, AXIS_EXP_ROW, AXIS_EXP_ROW2, AXIS_EXP_SUM
+    AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB, AXIS_PATCH, AXIS_EXP_ROW, AXIS_EXP_ROW2, AXIS_EXP_SUM,
+    AXIS_EXP_BLANK // (no labels: a column its panel's title names)
 } AxisKind;
 
 // How a panel relates to result cell (i, j) (hover and animation highlight it):

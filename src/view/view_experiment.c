@@ -96,7 +96,7 @@ static void place_ablation(Layout *L, const Trace *tr, const View *v, const ExpV
     add_group(L, v, false, m > 0.0f ? m : 1.0f, "ui.exp_dloss");
     for (int k = 0; k < 2; k++) {
         PanelSpec *p = add_panel(L, v, e->delta[k], e->n_rank, 1, 1, 0, k ? "ui.exp_mean" : "ui.exp_zeroed", NULL);
-        p->col_axis = AXIS_NONE, p->diff_a = e->clean[k], p->diff_b = e->loss[k];
+        p->col_axis = AXIS_EXP_BLANK, p->diff_a = e->clean[k], p->diff_b = e->loss[k];
     }
     layout_place_panels(L, tr, v);
     const int d = one_decimals(L);
