@@ -56,7 +56,7 @@ static void test_ablation_table(void **state)
     const PanelSpec *p = &L_.spec[0];
     assert_int_equal(p->rows, n);
     assert_true(p->decimals >= 0);
-    char lb[64], want[32], got[32];
+    char lb[64], want[48], got[32];
     for (int i = 0; i < n; i++) {
         snprintf(want, sizeof want, "l%d.h%d", e[i].layer, e[i].head);
         assert_string_equal(panel_axis_label(&v, p->row_axis, i, lb, sizeof lb), want);

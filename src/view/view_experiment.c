@@ -80,6 +80,18 @@ static void heading(Layout *L, const View *v, const char *title, const char *for
     i18n_fmt(L->formula_note, sizeof L->formula_note, v->lang, note, nargs, args);
 }
 
+// The bar chart right of the panels (as a language model's next-token bars), its room taken off
+// the panels' area.
+static BarChart *bars_beside(Layout *L)
+{
+    const int gap = (int)(12 * L->s), bw = imin(imax((int)(300 * L->s), L->area.w / 3), L->area.w / 2);
+    BarChart *c = &L->bars;
+    c->r = (Rect){L->area.x + L->area.w - bw, L->area.y, bw, L->area.h};
+    L->area.w -= bw + gap;
+    c->n = 0, c->title[0] = c->subtitle[0] = '\0';
+    return c;
+}
+
 static void place_ablation(Layout *L, const Trace *tr, const View *v, const ExpView *e)
 {
     char clean[32], first[EXPVIEW_LABEL + 4], num[32];
@@ -87,11 +99,7 @@ static void place_ablation(Layout *L, const Trace *tr, const View *v, const ExpV
     snprintf(first, sizeof first, "%s", expview_row_label(e, 0));
     const char *hargs[] = {clean, first};
     heading(L, v, "title.exp_ablation", "formula.exp_ablation", "ui.exp_ablation_note", 2, hargs);
-    // the bars of the zeroed column right of the panels, as the next-token bars
-    const int gap = (int)(12 * L->s), bw = imin(imax((int)(300 * L->s), L->area.w / 3), L->area.w / 2);
-    BarChart *c = &L->bars;
-    c->r = (Rect){L->area.x + L->area.w - bw, L->area.y, bw, L->area.h};
-    L->area.w -= bw + gap;
+    BarChart *c = bars_beside(L); // the bars of the zeroed column
     const float m = fmaxf(absmax(e->delta[0], e->n_rank, 1, 1), absmax(e->delta[1], e->n_rank, 1, 1));
     add_group(L, v, false, m > 0.0f ? m : 1.0f, "ui.exp_dloss");
     for (int k = 0; k < 2; k++) {
