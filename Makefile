@@ -82,7 +82,7 @@ TEST_SRC := $(wildcard tests/test_*.c)
 TEST_BIN := $(TEST_SRC:tests/%.c=$(B)/tests/%)
 # Tests of the pure layers: built and linked without SDL (the view, the core and the session).
 PURE_TESTS := $(B)/tests/test_scene $(B)/tests/test_edit $(B)/tests/test_quiz $(B)/tests/test_study $(B)/tests/test_numbers \
-              $(B)/tests/test_task $(B)/tests/test_bpe $(B)/tests/test_sample
+              $(B)/tests/test_task $(B)/tests/test_bpe $(B)/tests/test_sample $(B)/tests/test_expview
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(B)/bench/%)
 # bench_core again with tensor.c built without its avx512f clone: an AVX-512 machine times

@@ -117,5 +117,31 @@ bad 2 '--corrupt goes with --experiment patching' --experiment ablation --corrup
 # a convention's bad value
 bad 1 'model.window_convention=w: expected "inclusive" or "flash"' --compare set:model.window_convention=w --dump $I
 
+# the experiments drawn (view_experiment.c): --export writes one frame, DIR/0000-NAME.png, and its
+# frames.json; --describe its cells, the same numbers as the JSON of --experiment alone
+for e in ablation logit-lens logit-attribution; do
+    "$bin" --experiment $e --export "$tmp/x-$e" $I >/dev/null 2>"$tmp/err" || fail "--experiment $e --export: $(cat "$tmp/err")"
+    [ -s "$tmp/x-$e/0000-$e.png" ] && [ "$(ls "$tmp/x-$e" | wc -l)" = 2 ] || fail "--experiment $e --export: not one frame $(ls "$tmp/x-$e")"
+    "$bin" --experiment $e --describe --lang zh $I >"$tmp/x-$e.json" || fail "--experiment $e --describe"
+done
+"$bin" --experiment patching --corrupt qkdmbxakdmbx --export "$tmp/x-patching" --format svg $I >/dev/null 2>"$tmp/err" &&
+    [ -s "$tmp/x-patching/0000-patching.svg" ] || fail "--experiment patching --export --format svg: $(cat "$tmp/err")"
+"$py" - "$tmp/ab.json" "$tmp/x-ablation.json" "$tmp/ll.json" "$tmp/x-logit-lens.json" "$tmp/x-ablation/frames.json" <<'PY' || fail "the experiments drawn"
+import json, sys
+ab, xab, ll, xll, idx = (json.load(open(p)) for p in sys.argv[1:6])
+f = xab["frames"][0]
+assert f["experiment"] == "ablation" and f["panel0"]["rows"][:2] == ["l0.h1", "l1.h1"], f["panel0"]["rows"]
+for h, row, v in zip(ab["heads"], f["panel0"]["rows"], f["panel0"]["values"]):
+    assert row == "l%d.h%d" % (h["layer"], h["head"]) and v[0] == h["delta"], (h, row, v)
+assert f["bars"]["numbers"][0] == "+" + f["panel0"]["cells"][0][0], f["bars"]
+assert "把 l0.h1 的输出置零" in f["narration"] and "置零" in f["panels"][0]["title"], f
+g = xll["frames"][0]["panel0"]
+assert g["values"] == ll["top_prob"], "the lens's cells are --experiment logit-lens's"
+assert idx["frames"][0]["file"] == "0000-ablation.png" and idx["frames"][0]["panel0"]["cells"] == f["panel0"]["cells"]
+PY
+bad 2 '--experiment goes alone (its JSON), with --export DIR or with --describe' --experiment ablation --dump $I
+bad 2 '--experiment with --export is one frame of the experiment: no --stage' --experiment ablation --export "$tmp/no" --stage l0.attn $I
+[ -e "$tmp/no" ] && fail "--experiment --export --stage: made the directory"
+
 [ "$fails" = 0 ] && echo "compare: ok"
 exit $((fails > 0))

@@ -18,6 +18,7 @@
 
 #include "cmpmenu.h"
 #include "compare.h"
+#include "expview.h"
 #include "i18n.h"
 #include "picker.h"
 
@@ -367,6 +368,12 @@ static int menu_of_in(const char *path, const char *dir, Picker *p)
         const PickerItem *it = &p->items[i];
         assert_true(it->title[LANG_EN] && it->title[LANG_EN][0] && it->title[LANG_ZH] && it->title[LANG_ZH][0]);
         assert_string_equal(it->short_name, it->path);
+        if (strncmp(it->path, "experiment:", 11) == 0) { // (an experiment drawn: its numbers compute)
+            ExpView x;
+            if (!expview_open(&x, it->path + 11, a, NULL, err, sizeof err)) fail_msg("%s: %s: %s", path, it->path, err);
+            expview_free(&x);
+            continue;
+        }
         CompareSpec sp;
         Session *b = NULL;
         Compare c = {0};
@@ -396,6 +403,22 @@ static void test_compare_menu(void **state)
         if (!find_item(&p, want[i])) fail_msg("induction-heads: no %s in the menu", want[i]);
     assert_null(find_item(&p, "set:model.window_convention=flash")); // (no window: changes nothing)
     assert_string_equal(find_item(&p, "ablate:l1.h1")->title[LANG_EN], "Ablate layer 1's head 1: its output zeroed");
+    // last, the experiments drawn (patching only with a text typed in: the corrupted run)
+    assert_string_equal(p.items[p.n - 3].path, "experiment:ablation");
+    assert_string_equal(p.items[p.n - 1].path, "experiment:logit-attribution");
+    assert_null(find_item(&p, "experiment:patching"));
+    picker_free(&p);
+    Session *typed = session_create("lessons/induction-heads.json", err, sizeof err), *t2 = NULL;
+    assert_non_null(typed);
+    assert_non_null(t2 = session_retext(typed, "qkdmbxakdmbx", err, sizeof err));
+    picker_init(&p);
+    cmpmenu_fill(&p, t2, NULL);
+    assert_string_equal(p.items[p.n - 1].path, "experiment:patching");
+    assert_non_null(strstr(p.items[p.n - 1].title[LANG_ZH], "激活修补"));
+    picker_free(&p);
+    session_destroy(t2), session_destroy(typed);
+    menu_of("lessons/arange-2x4x4.json", &p); // (not a language model: no experiment)
+    for (int i = 0; i < p.n; i++) assert_true(strncmp(p.items[i].path, "experiment:", 11) != 0);
     picker_free(&p);
     menu_of("lessons/conventions.json", &p);
     static const char *const conv[] = {"set:model.window_convention=flash", "set:model.flash_accumulator=fa1",

@@ -1034,7 +1034,7 @@ static void test_view_kinds(void **state)
     const Trace *tr = &ses->trace;
     for (int a = VIEW_PANELS + 1; a < VIEW_KIND_COUNT; a++) {
         const ViewKindInfo *vk = viewkind_of((ViewKind)a);
-        if (a == VIEW_COMPARE) continue; // (test_compare_view)
+        if (a == VIEW_COMPARE || vk->one_frame) continue; // (test_compare_view; the experiments: test_expview)
         assert_false(vk->panels);
         assert_non_null(vk->file_stem);
         for (int b = a + 1; b < VIEW_KIND_COUNT; b++)

@@ -2,15 +2,61 @@
 #include "app_compare.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "app_picker.h"
 #include "cmpmenu.h"
 #include "compare.h"
+#include "expview.h"
+
+// The experiment's view closed (its numbers freed).
+static void experiment_off(App *a)
+{
+    CompareUI *c = &a->ex.cmp;
+    if (!c->exp) return;
+    expview_free(c->exp);
+    free(c->exp);
+    c->exp = NULL, a->v.exp = NULL;
+    if (a->v.kind >= VIEW_ABLATION) a->v.kind = VIEW_PANELS;
+    a->layout.valid = false; // (its panels pointed into it)
+}
+
+// The menu's "experiment:NAME": its numbers computed for the lesson on screen (patching: the
+// lesson's own text clean, the text typed with I corrupted) and its view opened; false with a toast.
+static bool open_experiment(App *a, const char *name)
+{
+    char err[LESSON_ERR_MAX + 400];
+    ExpView *x = malloc(sizeof *x);
+    Session *clean = NULL;
+    bool ok = x != NULL;
+    if (!ok) snprintf(err, sizeof err, "out of memory");
+    const bool patching = ok && strcmp(name, "patching") == 0;
+    if (patching) { // (the file's text, at the checkpoint on screen)
+        const Lesson *ls = &a->session->lesson;
+        SessionEdits ed = {.has_checkpoint = ls->n_checkpoints > 0, .checkpoint = ls->checkpoint};
+        ok = (clean = session_open(a->session->path, &ed, err, sizeof err)) != NULL;
+    }
+    ok = ok && expview_open(x, name, patching ? clean : a->session, patching ? a->text.text : NULL, err, sizeof err);
+    session_destroy(clean);
+    if (!ok) {
+        free(x);
+        app_toast(a, "app.experiment_failed", err);
+        return false;
+    }
+    app_compare_off(a);
+    experiment_off(a);
+    x->index_cols = patching; // (the columns: the clean text's positions; the tokens on screen are the corrupted)
+    a->ex.cmp.exp = x, a->ex.cmp.session = a->session, a->ex.cmp.version = a->session->version;
+    a->v.kind = x->kind, a->v.exp = x;
+    a->layout.valid = false;
+    return true;
+}
 
 void app_compare_off(App *a)
 {
     CompareUI *c = &a->ex.cmp;
+    experiment_off(a);
     compare_free(&c->cmp);
     session_destroy(c->b);
     c->b = NULL, c->session = NULL;
@@ -78,6 +124,10 @@ void app_compare_step(App *a, int dir)
 void app_compare_watch(App *a)
 {
     CompareUI *c = &a->ex.cmp;
+    if (c->exp && (c->session != a->session || c->version != a->session->version)) { // (computed for another)
+        experiment_off(a);
+        return;
+    }
     if (!c->b || (c->session == a->session && c->version == a->session->version)) return;
     if (c->session != a->session) { // another lesson
         app_compare_off(a);
@@ -113,7 +163,11 @@ AppPick app_compare_event(App *a, const SDL_Event *e)
         char spec[sizeof a->ex.cmp.spec];
         snprintf(spec, sizeof spec, "%s", m->items[m->sel].path);
         m->open = false;
-        if (open_spec(a, spec, -1)) app_toast(a, "app.compare_b", a->ex.cmp.spec);
+        if (strncmp(spec, "experiment:", 11) == 0) {
+            if (open_experiment(a, spec + 11)) app_toast(a, "app.experiment_on", m->items[m->sel].title[a->v.lang]);
+        } else if (open_spec(a, spec, -1)) {
+            app_toast(a, "app.compare_b", a->ex.cmp.spec);
+        }
     }
     return r;
 }

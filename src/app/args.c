@@ -59,7 +59,9 @@ void args_usage(FILE *f)
           "                                          direct contribution to the next token's logit; activation\n"
           "                                          patching: TEXT (as long as the lesson's) run with each\n"
           "                                          layer's residual, and each head's output, at each position\n"
-          "                                          taken from the lesson's text: how much of its prediction returns\n"
+          "                                          taken from the lesson's text: how much of its prediction returns;\n"
+          "                                          with --export DIR or --describe: the experiment drawn, one frame\n"
+          "                                          (DIR/0000-NAME.png; --format svg|pdf, --size, --lang, --batch)\n"
           "       attnviz --icon FILE [--size N]     the application icon: FILE.svg, or an NxN PNG (default 256)\n"
           "       attnviz --set KEY=VALUE... --save FILE LESSON\n"
           "                                          write the edited lesson to FILE (every number explicit)\n"
@@ -309,8 +311,8 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
             strcmp(v, "patching"))
             return usage_error(err, "--experiment: expected ablation, ablation-mean, logit-lens, logit-attribution or "
                                     "patching, got \"%s\"", v);
-        a->experiment = v;
-        return set_command(a, CMD_EXPERIMENT, id, err);
+        a->experiment = v; // (alone: the JSON, CMD_EXPERIMENT; with --export or --describe: drawn)
+        return 0;
     case O_TEXT: a->edits.text = v; return 0;
     case O_CORRUPT: a->corrupt = v; return 0;
     case O_CHECKPOINT:
@@ -399,6 +401,17 @@ static int take(Args *a, int id, const char *v, bool seen[], FILE *err)
 // Which options go with which command, once all are read.
 static int check_combination(Args *a, const bool seen[], FILE *err)
 {
+    if (SEEN(O_EXPERIMENT)) { // alone: its JSON; with --export or --describe: drawn (expview.h), one frame
+        if (a->cmd == CMD_WINDOW && !a->save_path) a->cmd = CMD_EXPERIMENT;
+        else if (a->cmd != CMD_EXPORT && a->cmd != CMD_DESCRIBE)
+            return usage_error(err, "--experiment goes alone (its JSON), with --export DIR or with --describe");
+        if (a->cmd != CMD_EXPERIMENT &&
+            (SEEN(O_STAGE) || SEEN(O_ANIMATE) || SEEN(O_HEAD) || SEEN(O_LOOP) || SEEN(O_MODEL_VIEW) || SEEN(O_HEAD_VIEW) ||
+             SEEN(O_COMPARE) || SEEN(O_BACKWARD) || SEEN(O_PRESENTER)))
+            return usage_error(err, "--experiment with --%s is one frame of the experiment: no --stage, --animate, --head, "
+                                    "--loop, --model-view, --head-view, --compare, --backward or --presenter",
+                               a->cmd == CMD_EXPORT ? "export" : "describe");
+    }
     Command c = a->cmd;
     bool export_only = SEEN(O_FORMAT) || SEEN(O_ANIMATE) || SEEN(O_FPS);
     bool window = c == CMD_WINDOW && !a->save_path; // --stage, --batch, --head: where the window opens
@@ -447,7 +460,7 @@ static int check_combination(Args *a, const bool seen[], FILE *err)
                                 "--head-view, --presenter, --projector or --loop (--batch and --head: with --export)");
     if (c == CMD_EXPERIMENT && (SEEN(O_SAVE) || SEEN(O_STEP) || SEEN(O_STAGE) || slice || window_only || export_only))
         return usage_error(err, "--experiment takes only --set, --text, --checkpoint, --corrupt and --lang");
-    if (SEEN(O_CORRUPT) != (c == CMD_EXPERIMENT && strcmp(a->experiment, "patching") == 0))
+    if (SEEN(O_CORRUPT) != (a->experiment && strcmp(a->experiment, "patching") == 0))
         return usage_error(err, SEEN(O_CORRUPT) ? "--corrupt goes with --experiment patching"
                                                 : "--experiment patching needs --corrupt TEXT (the corrupted text)");
     if (SEEN(O_BACKWARD) && c != CMD_DUMP && c != CMD_WINDOW && c != CMD_EXPORT && c != CMD_DESCRIBE && c != CMD_QUIZ &&

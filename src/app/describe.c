@@ -1,6 +1,8 @@
 // describe.c — frames as JSON (see describe.h).
 #include "describe.h"
 
+#include "expview.h"
+
 #include "assets.h"
 #include "cli.h"
 #include "utf8.h"
@@ -120,8 +122,26 @@ static int describe_presenter(const Session *ses, View *v, const char *font_path
     return 0;
 }
 
+static int describe_any(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head,
+                        int loop, int w, int h, bool projector, int glance, const char *const exp[2], FILE *out, FILE *err);
+
 int describe_run(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head, int loop, int w,
                  int h, bool projector, int glance, FILE *out, FILE *err)
+{
+    return describe_any(path, font_path, ed, lang, batch, head, loop, w, h, projector, glance, NULL, out, err);
+}
+
+int describe_run_experiment(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int w,
+                            int h, bool projector, const char *experiment, const char *corrupt, FILE *out, FILE *err)
+{
+    const char *const exp[2] = {experiment, corrupt};
+    return describe_any(path, font_path, ed, lang, batch, 0, -1, w, h, projector, (int)expview_kind(experiment), exp, out,
+                        err);
+}
+
+// describe_run; exp: the experiment's name and corrupted text (NULL: none).
+static int describe_any(const char *path, const char *font_path, const SessionEdits *ed, Lang lang, int batch, int head,
+                        int loop, int w, int h, bool projector, int glance, const char *const exp[2], FILE *out, FILE *err)
 {
     const bool presenter = glance == DESCRIBE_PRESENTER;
     char msg[LESSON_ERR_MAX + 200], assets[1100], aerr[1200];
@@ -149,6 +169,12 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
         session_destroy(ses);
         return 2;
     }
+    ExpView xv = {0}; // --experiment: its numbers, drawn
+    if (exp && !expview_open(&xv, exp[0], ses, exp[1], msg, sizeof msg)) {
+        utf8_fputs_line(err, msg);
+        session_destroy(ses);
+        return 1;
+    }
     Session *before = session_checkpoint_before(ses); // (a checkpoint: "since step …")
     View v;
     view_init(&v, &ses->lesson, lang);
@@ -165,6 +191,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     if (projector) v.projector = true, v.palette = PALETTE_HIGH_CONTRAST; // as M turns it on
     v.edited = session_edited(ses), v.n_edits = ses->log.applied;
     v.ref = v.edited ? session_original_trace(ses) : NULL;
+    if (exp) v.exp = &xv;
     char title[LESSON_MAX_TEXT + 64];
     fputs("{\"title\": ", out);
     json_write_string(out, session_title(ses, lang, title, sizeof title));
@@ -197,6 +224,7 @@ int describe_run(const char *path, const char *font_path, const SessionEdits *ed
     }
     fputs("\n]}\n", out);
     fonts_destroy(fonts);
+    if (exp) expview_free(&xv);
     session_destroy(before);
     session_destroy(ses);
     i18n_free();

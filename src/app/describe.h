@@ -35,5 +35,10 @@ int describe_run(const char *path, const char *font_path, const struct SessionEd
                  int loop,
                  int w, int h, bool projector, int glance, FILE *out, FILE *err);
 #define DESCRIBE_PRESENTER 3 // glance: the presenter window
+// describe_run with --experiment NAME (and patching's --corrupt TEXT): one frame, the experiment
+// drawn (expview.h; its view kind is the glance), its cells' numbers in the frame's "panel0"….
+int describe_run_experiment(const char *path, const char *font_path, const struct SessionEdits *ed, Lang lang, int batch,
+                            int w, int h, bool projector, const char *experiment, const char *corrupt, FILE *out,
+                            FILE *err);
 
 #endif

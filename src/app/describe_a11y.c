@@ -27,6 +27,13 @@ static const char *cell_text(const Layout *L, const Frame *F, const View *v, int
     if (cellmark_hidden(v, ps)) return "?";
     if (render_cell_look(ps, r, c) == CELL_MASKED && ps->mask != ps->data) return F->mask_text;
     const float x = panel_value(ps, r, c);
+    if (ps->tokens) { // (the logit lens: the cell writes its token, its number is the colour)
+        const char *t = lesson_vocab_label(v->lesson, ps->tokens[(size_t)r * (size_t)ps->rs + (size_t)c * (size_t)ps->cs]);
+        char p2[32];
+        tip_number(x, p2, sizeof p2);
+        snprintf(buf, n, "%s (%s)", t ? t : "?", p2);
+        return buf;
+    }
     if (v->show_values && ps->decimals >= 0 && !L->image[p]) panel_format_cell(ps, x, buf, n);
     else tip_number(x, buf, n);
     return buf;

@@ -20,6 +20,7 @@
 #include "attention.h"
 #include "cli.h"
 #include "compare.h"
+#include "expview.h"
 #include "utf8.h"
 #include "i18n.h"
 #include "describe.h"
@@ -224,7 +225,7 @@ static bool write_index(const Encoder *e, const ExportOptions *o, const Lesson *
         View v;
         view_init(&v, ls, o->lang);
         v.stage = e->plan[i].stage, v.batch = o->batch, v.head = o->head, v.loop = o->loop, v.kind = o->view;
-        v.ckpt_prev = o->ckpt_prev;
+        v.ckpt_prev = o->ckpt_prev, v.exp = o->exp_view;
         v.head = scene_stage_head(e->tr, &v, o->head_set ? o->head : -1);
         fprintf(f, ", \"batch\": %d, \"head\": %d, \"time\": %.4f, \"anim\": %.4f, ", o->batch, v.head,
                 e->plan[i].time_s, (double)e->plan[i].anim);
@@ -728,7 +729,7 @@ static int export_run_handled(const ExportOptions *o)
             return 2;
         }
     }
-    if (!viewkind_of(o->view)->panels && stage_filter < 0) // a glance: one frame, at the first layer's attention
+    if ((!viewkind_of(o->view)->panels || viewkind_of(o->view)->one_frame) && stage_filter < 0) // a glance: one frame
         for (int s = 0; s < tr->n && stage_filter < 0; s++)
             if (tr->stages[s].id == STAGE_ATTN) stage_filter = s;
     if (o->loop >= 0) { // (args: --loop comes with --stage)
@@ -756,7 +757,9 @@ static int export_run_handled(const ExportOptions *o)
     bool tty = !o->quiet && isatty(STDERR_FILENO);
     double t0 = now_s(), last_bar = 0;
 
+    ExpView xv = {0}; // --experiment: its numbers
     if (o->compare && !open_compare(ses, o, &cmp_b, &cmp, err, sizeof err)) goto fail;
+    if (o->experiment && !expview_open(&xv, o->experiment, ses, o->corrupt, err, sizeof err)) goto fail;
     char assets[1100];
     if (!assets_find(assets, sizeof assets, err, sizeof err) ||
         !i18n_load(assets, err, sizeof err))
@@ -786,6 +789,7 @@ static int export_run_handled(const ExportOptions *o)
     v.batch = o->batch, v.head = o->head;
     v.ckpt_prev = drawn.ckpt_prev;
     if (cmp_b) drawn.view = v.kind = VIEW_COMPARE, v.cmp_b = &cmp_b->trace, v.cmp = &cmp, v.cmp_spec = o->compare;
+    if (o->experiment) v.kind = o->view, v.exp = drawn.exp_view = &xv;
     if (o->projector) { // --projector: as M in the window, the high-contrast palette
         v.projector = true;
         v.palette = PALETTE_HIGH_CONTRAST;
@@ -843,6 +847,7 @@ fail:
     i18n_free();
     session_destroy(before);
     compare_free(&cmp);
+    expview_free(&xv);
     session_destroy(cmp_b);
     session_destroy(ses);
     return code;

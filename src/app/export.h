@@ -55,6 +55,9 @@ typedef struct ExportOptions {
     ViewKind view;             // --model-view: one frame, the model view (View.kind), NNNN-model-view.EXT;
                                // --head-view: the head view of --stage's layer (else the first), head
                                // --head, NNNN-head-view.EXT
+    const char *experiment;    // --experiment NAME (expview.h): its view (View.kind, set in `view` too), one
+    const char *corrupt;       // frame, NNNN-NAME.EXT; --corrupt TEXT: patching's corrupted text
+    const struct ExpView *exp_view; // its numbers (export_run opens them), for frames.json
     const char *compare;       // --compare SPEC (compare.h): the compare view (View.kind VIEW_COMPARE) of
                                // the lesson (A) and B, a frame a stage; NULL: none
     bool projector;            // --projector: projector mode (View.projector), its palette; a

@@ -10,6 +10,7 @@
 #include "assets.h"
 #include "cli.h"
 #include "describe.h"
+#include "expview.h"
 #include "tensor.h"
 
 // The last flush and close of stdout, for the commands that write there: a
@@ -77,6 +78,11 @@ static int run(Args *a)
     case CMD_QUIZ:
         return finish_stdout(cli_quiz(o->lesson_path, &a->edits, o->lang, a->seed, stdout, stderr), "--quiz");
     case CMD_DESCRIBE:
+        if (a->experiment)
+            return finish_stdout(describe_run_experiment(o->lesson_path, o->font_path, &a->edits, (Lang)o->lang, a->ex.batch,
+                                                         o->width, o->height, o->projector, a->experiment, a->corrupt,
+                                                         stdout, stderr),
+                                 "--describe");
         return finish_stdout(describe_run(o->lesson_path, o->font_path, &a->edits, (Lang)o->lang, a->ex.batch,
                                           a->ex.head_set ? a->ex.head : -1,
                                           a->ex.loop, o->width, o->height, o->projector, o->presenter ? DESCRIBE_PRESENTER : (int)o->view, stdout,
@@ -97,6 +103,8 @@ static int run(Args *a)
         ex->edits = &a->edits;
         ex->projector = o->projector;
         ex->compare = a->compare;
+        ex->experiment = a->experiment, ex->corrupt = a->corrupt; // (one frame, of its view)
+        if (a->experiment) ex->view = expview_kind(a->experiment);
         return finish_stdout(export_run(ex), "--export");
     }
     default: break;

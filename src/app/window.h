@@ -123,6 +123,7 @@ typedef struct CompareUI {
     Picker menu;               // the compare menu (Shift+D, cmpmenu.h)
     const Session *session;    // the session and version B was made from
     unsigned version;
+    struct ExpView *exp;       // an experiment drawn (the menu's "experiment:NAME", expview.h), or NULL
 } CompareUI;
 
 // The lesson's model run beside the screen: B of a compare (Ctrl+D, app_compare.c) and

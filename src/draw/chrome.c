@@ -536,6 +536,23 @@ static void draw_curve(Canvas *cv, const Layout *L, const View *v)
     paint_clip(cv, NULL);
 }
 
+// The header's second line: the formula, true for this lesson, and the numbers it uses; never
+// cut at the right edge of h: smaller (down to the small text), then without the note.
+static void draw_formula(Canvas *cv, const Layout *L, const View *v, Rect h)
+{
+    char formula[sizeof L->formula + sizeof L->formula_note + 4];
+    snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
+    if (v->hide_result) hide_shapes(formula);
+    int fpx = L->px_formula, fw, fh;
+    paint_text_size(cv, FONT_SANS, fpx, formula, &fw, &fh);
+    while (fw > h.w && fpx > L->px_small) paint_text_size(cv, FONT_SANS, fpx -= 2, formula, &fw, &fh);
+    if (fw > h.w) {
+        snprintf(formula, sizeof formula, "%s", L->formula);
+        if (v->hide_result) hide_shapes(formula);
+    }
+    paint_text(cv, FONT_SANS, fpx, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10, ALIGN_LEFT, formula);
+}
+
 void chrome_draw_header(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v)
 {
     draw_curve(cv, L, v);
@@ -545,6 +562,13 @@ void chrome_draw_header(Canvas *cv, const Layout *L, const Frame *F, const Trace
     char title[200], shape[32], badge[200];
     snprintf(title, sizeof title, "%s", F->title);
     Rect h = L->header;
+    if (viewkind_of(v->kind)->one_frame) { // an experiment: its title, its formula and the numbers it uses
+        paint_clip(cv, &(Rect){h.x, h.y, h.w, h.h});
+        paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, L->title);
+        draw_formula(cv, L, v, h);
+        paint_clip(cv, NULL);
+        return;
+    }
     if (!viewkind_of(v->kind)->panels) { // a glance: the title and formula its view wrote
         paint_text(cv, FONT_BOLD, L->px_title, THEME.ink, 255, h.x, h.y, ALIGN_LEFT, L->title);
         paint_text(cv, FONT_SANS, L->px_formula, THEME.ink, 255, h.x, h.y + L->px_title * 7 / 5, ALIGN_LEFT, L->formula);
@@ -602,19 +626,7 @@ void chrome_draw_header(Canvas *cv, const Layout *L, const Frame *F, const Trace
         paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, ex + pad, h.y + (L->px_title * 13 / 10 - eh) / 2,
                    ALIGN_LEFT, ed);
     }
-    // the formula, true for this lesson, and the numbers it uses
-    char formula[sizeof L->formula + sizeof L->formula_note + 4];
-    snprintf(formula, sizeof formula, "%s   %s", L->formula, L->formula_note);
-    if (v->hide_result) hide_shapes(formula);
-    // never cut at the right edge: smaller (down to the small text), then without the note
-    int fpx = L->px_formula, fw, fh;
-    paint_text_size(cv, FONT_SANS, fpx, formula, &fw, &fh);
-    while (fw > h.w && fpx > L->px_small) paint_text_size(cv, FONT_SANS, fpx -= 2, formula, &fw, &fh);
-    if (fw > h.w) {
-        snprintf(formula, sizeof formula, "%s", L->formula);
-        if (v->hide_result) hide_shapes(formula);
-    }
-    paint_text(cv, FONT_SANS, fpx, THEME.ink, 255, h.x, h.y + L->px_title * 14 / 10, ALIGN_LEFT, formula);
+    draw_formula(cv, L, v, h);
     paint_clip(cv, NULL);
 }
 

@@ -450,6 +450,9 @@ static void draw_cells(Canvas *cv, const Layout *L, const Frame *F, const Trace 
             if (look == CELL_MASKED && ps->mask != ps->data && (!animate || k != ANIM_MASK || cs.masked)) {
                 // (the Δ view: hatched only; the fill would read as a difference)
                 d.text = ps->decimals >= 0 && v->show_values && !v->delta ? F->mask_text : NULL;
+            } else if (ps->tokens && ps->decimals >= 0) { // (the logit lens: the cell's token)
+                const char *t = lesson_vocab_label(v->lesson, ps->tokens[(size_t)i * (size_t)ps->rs + (size_t)j * (size_t)ps->cs]);
+                d.text = !t ? "?" : strcmp(t, " ") == 0 ? "\xE2\x90\xA3" : t;
             } else if ((v->show_values && ps->decimals >= 0) || (isnan(cs.val) && ps->decimals >= 0)) {
                 panel_format_cell(ps, cs.val, num, sizeof num);
                 d.text = num;

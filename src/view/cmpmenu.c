@@ -135,6 +135,19 @@ static void add_lessons(Picker *p, const Session *a, const char *dir)
     picker_free(&scan);
 }
 
+// The experiments drawn (expview.h) of a language model: "experiment:NAME" (not a B: the window
+// opens the experiment's view); patching when a text typed with I is on screen (the corrupted
+// run; the clean one: the lesson's own text).
+static void add_experiments(Picker *p, const Session *a)
+{
+    const Lesson *ls = &a->lesson;
+    if (ls->cfg.vocab_size <= 0 || ls->cfg.flash_block_k > 0 || ls->cfg.decode) return;
+    add(p, "experiment:ablation", "cmpmenu.exp_ablation", 0, NULL);
+    add(p, "experiment:logit-lens", "cmpmenu.exp_lens", 0, NULL);
+    add(p, "experiment:logit-attribution", "cmpmenu.exp_dla", 0, NULL);
+    if (ls->typed) add(p, "experiment:patching", "cmpmenu.exp_patching", 0, NULL);
+}
+
 int cmpmenu_fill(Picker *p, const Session *a, const char *lessons_dir)
 {
     const bool open = p->open;
@@ -146,6 +159,7 @@ int cmpmenu_fill(Picker *p, const Session *a, const char *lessons_dir)
     add_layers(p, &a->trace, &a->lesson);
     add_checkpoints(p, a);
     if (lessons_dir) add_lessons(p, a, lessons_dir);
+    add_experiments(p, a);
     p->sel = p->n > 0 ? 0 : -1, p->top = 0;
     return p->n;
 }

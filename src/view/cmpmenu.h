@@ -2,7 +2,8 @@
 // listed in a Picker (picker.h; drawn by picker_draw with the menu's title and hint): each
 // convention switch that changes this lesson's numbers, each head to ablate, each checkpoint of
 // its training and each other lesson of the same shapes. An item's path is its --compare SPEC,
-// its title what B is in both languages. Plain state, no SDL: the window fills it when the menu
+// its title what B is in both languages. Last, a language model's experiments drawn
+// ("experiment:NAME", expview.h): views of their own, not a B. Plain state, no SDL: the window fills it when the menu
 // opens (app_compare.c) and makes B of the chosen spec as Ctrl+D does.
 #ifndef ATTNVIZ_CMPMENU_H
 #define ATTNVIZ_CMPMENU_H

@@ -183,6 +183,8 @@ static int label_width(const Layout *L, const View *v, const PanelSpec *p)
             w = imax(w, layout_text_w(v, panel_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
         if (L->token_index)
             w += (int)lrintf(4 * L->s) + layout_text_w(v, panel_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), layout_index_px(L));
+    } else if (p->row_axis >= AXIS_EXP_ROW) { // an experiment's layers and heads ("l1.h0", "Σ heads")
+        for (int i = 0; i < p->rows; i++) w = imax(w, layout_text_w(v, panel_axis_label(v, p->row_axis, i, b, sizeof b), L->px_small));
     } else {
         w = layout_text_w(v, panel_axis_label(NULL, AXIS_INDEX, p->rows - 1, b, sizeof b), L->px_small);
     }

@@ -6,6 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "expview.h"
+#include "i18n.h"
+
 bool rect_contains(Rect r, int x, int y)
 {
     return x >= r.x && y >= r.y && x < r.x + r.w && y < r.y + r.h;
@@ -96,6 +99,12 @@ const char *panel_axis_label(const View *v, AxisKind a, int i, char *buf, size_t
     if (ls && a == AXIS_VOCAB) t = lesson_vocab_label(ls, i);
     if (ls && ls->vocab && (a == AXIS_QUERY || a == AXIS_KEY)) t = lesson_token_label(ls, v->batch, i); // the batch's own
     if (t) return strcmp(t, " ") == 0 ? "\xE2\x90\xA3" : t; // a language model's token; the space token drawn ␣
+    if (a == AXIS_EXP_ROW || a == AXIS_EXP_ROW2) return expview_row_label(v ? v->exp : NULL, a == AXIS_EXP_ROW2 && v && v->exp ? v->exp->row2 + i : i);
+    if (a == AXIS_EXP_BLANK) return "";
+    if (a == AXIS_EXP_SUM) {
+        static const char *const KEY[] = {"ui.exp_sum_heads", "ui.exp_sum_rest", "ui.exp_sum_logit"};
+        return i >= 0 && i < 3 ? i18n_get(v ? v->lang : LANG_EN, KEY[i]) : "?";
+    }
     if (ls && a == AXIS_PATCH && ls->q_tokens && i + 1 < ls->len_q) return ls->q_tokens[i + 1]; // patch i + 1
     if (ls && a == AXIS_QUERY && ls->q_tokens && i < ls->len_q) return ls->q_tokens[i];
     if (ls && a == AXIS_KEY && ls->k_tokens && i < ls->len_k) return ls->k_tokens[i];

@@ -32,7 +32,12 @@
 
 // NONE: no labels (a vector); VOCAB: a language model's vocabulary (its token strings)
 // AXIS_PATCH: a vision transformer's patches before [CLS] joins them (row i: patch i + 1)
-typedef enum AxisKind { AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB, AXIS_PATCH } AxisKind;
+// AXIS_EXP_ROW, AXIS_EXP_ROW2: an experiment's rows (View.exp: its layers or heads; ROW2 a second
+// panel's); AXIS_EXP_SUM: the attribution's Σ heads, rest, logit
+typedef enum AxisKind {
+    AXIS_INDEX, AXIS_QUERY, AXIS_KEY, AXIS_NONE, AXIS_VOCAB, AXIS_PATCH, AXIS_EXP_ROW, AXIS_EXP_ROW2, AXIS_EXP_SUM,
+    AXIS_EXP_BLANK // (no labels: a column its panel's title names)
+} AxisKind;
 
 // How a panel relates to result cell (i, j) (hover and animation highlight it):
 typedef enum Reads {
@@ -112,6 +117,9 @@ typedef struct PanelSpec {
     // difference of the numbers on screen (a non-finite one: data's). NULL: data's values.
     const float *diff_a, *diff_b;
     int diff_dec;
+    // A cell that writes a token, not its number (the logit lens: the top token, its probability
+    // the colour): the vocabulary id of cell (r, c) at tokens[r*rs + c*cs]; NULL: numbers.
+    const int *tokens;
 } PanelSpec;
 
 // The model view's part of a Layout (View.kind VIEW_MODEL, view_model.c): a map per layer

@@ -15,7 +15,13 @@
 // rows are longer than 32 keys. The legend says which.
 // What a frame shows: the stage's panels (the walkthrough), or one of the glances over
 // the whole model (View.kind).
-typedef enum ViewKind { VIEW_PANELS, VIEW_MODEL, VIEW_HEADS, VIEW_COMPARE, VIEW_KIND_COUNT } ViewKind;
+// The experiments drawn (expview.h): the head-ablation table, the logit lens, direct logit
+// attribution, activation patching.
+typedef enum ViewKind {
+    VIEW_PANELS, VIEW_MODEL, VIEW_HEADS, VIEW_COMPARE,
+    VIEW_ABLATION, VIEW_LENS, VIEW_ATTRIBUTION, VIEW_PATCHING,
+    VIEW_KIND_COUNT
+} ViewKind;
 
 typedef enum ProbScale { PROB_SCALE_AUTO, PROB_SCALE_LINEAR, PROB_SCALE_LOG, PROB_SCALE_COUNT } ProbScale;
 
@@ -163,6 +169,8 @@ typedef struct View {
     const struct Trace *cmp_b;
     const struct Compare *cmp;
     const char *cmp_spec;
+    // An experiment view's numbers (expview.h, View.kind VIEW_ABLATION … VIEW_PATCHING); NULL: none.
+    const struct ExpView *exp;
 } View;
 
 // A View on stage 0, settled, default palette, values on, not zoomed.

@@ -24,6 +24,15 @@ static const ViewKindInfo VIEW_KINDS[VIEW_KIND_COUNT] = {
         .next = VIEW_PANELS, .panels = true, .place = view_compare_place, .narration = view_compare_narration, .alt = view_compare_alt,
         .describe = view_compare_describe, .tip = view_compare_tip,
     },
+#define EXPERIMENT(stem, key)                                                                                          \
+    {.file_stem = stem, .next = VIEW_PANELS, .panels = true, .one_frame = true, .title_key = "title." key,               \
+     .formula_key = "formula." key, .place = view_experiment_place, .narration = view_experiment_narration,            \
+     .alt = view_experiment_alt, .describe = view_experiment_describe, .tip = view_experiment_tip}
+    [VIEW_ABLATION] = EXPERIMENT("ablation", "exp_ablation"),
+    [VIEW_LENS] = EXPERIMENT("logit-lens", "exp_lens"),
+    [VIEW_ATTRIBUTION] = EXPERIMENT("logit-attribution", "exp_dla"),
+    [VIEW_PATCHING] = EXPERIMENT("patching", "exp_patching"),
+#undef EXPERIMENT
 };
 
 const ViewKindInfo *viewkind_of(ViewKind k)

@@ -4,6 +4,8 @@
 //   view_model.c   the model view: every layer × head as a small map of its attention
 //   view_heads.c   the head view: one head's weights as lines from each query to each key
 //   view_compare.c the compare view: the stage's result in A, in B and Δ = B − A (panels)
+//   view_experiment.c the experiments drawn (expview.h): the head-ablation table, the logit
+//                  lens, direct logit attribution, activation patching (panels, one frame each)
 // — and its painter in the draw layer (src/draw/viewdraw.h's table). The stage's panels
 // are layout.c's and scene.c's (its row has NULL hooks where the stage's own apply).
 //
@@ -33,6 +35,9 @@ typedef struct ViewKindInfo {
     bool extra;
     // opening a stage turns to the head its narration names (false: View.head stays)
     bool narrated_head;
+    // panels of its own, one frame (an experiment's): its header is its title and formula as a
+    // glance's, and it is exported and described as one frame
+    bool one_frame;
     // a glance's header: its title (args: the batch, the layer, the head) and formula
     const char *title_key, *formula_key;
     // places it in L->area (L->n_panels …: the stage's panels; the glances their part of
@@ -73,5 +78,10 @@ const char *view_compare_narration(const Trace *tr, const View *v, char *buf, si
 void view_compare_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
 void view_compare_describe(FILE *f, const Layout *L, const Trace *tr, const View *v);
 void view_compare_tip(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n);
+void view_experiment_place(Layout *L, const Trace *tr, const View *v);
+const char *view_experiment_narration(const Trace *tr, const View *v, char *buf, size_t n);
+void view_experiment_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
+void view_experiment_describe(FILE *f, const Layout *L, const Trace *tr, const View *v);
+void view_experiment_tip(const Layout *L, const Trace *tr, const View *v, int p, int row, int col, char *out, size_t n);
 
 #endif
