@@ -112,6 +112,11 @@ typedef struct PanelSpec {
     // difference of the numbers on screen (a non-finite one: data's). NULL: data's values.
     const float *diff_a, *diff_b;
     int diff_dec;
+    // A folded row (recipe_fold_row): the panel shows row fold_row of its stage's slice as a
+    // rows × cols matrix (a linear layer's state S_t, d_k × d_v; k̂_t as a column): cell (r, c) is
+    // that row's element r·cols + c, which the tooltip names and explains.
+    bool folded;
+    int fold_row;
 } PanelSpec;
 
 // The model view's part of a Layout (View.kind VIEW_MODEL, view_model.c): a map per layer
