@@ -220,18 +220,24 @@ static void test_compare(void **state)
     assert_int_equal(wd_run("compare", compare_script, &o), 0);
 }
 
-// Shift+D: the compare menu over the frame (the view still the stage's panels); Esc closes it (the
-// picture from before); Shift+D again, Down and Enter: B from the menu, the compare view; Shift+D
-// and a click outside the menu close it, B kept.
-static void compare_menu_script(Driver *d)
+// The induction lesson's probs (shot_a), then Shift+D: its compare menu over it.
+static void menu_at_probs(Driver *d)
 {
-    static Uint32 c[WD_MAX_W * WD_MAX_H];
     wd_settle(d);
     wd_key(d, "End");
     wd_settle(d);
     wd_shot(d, shot_a);
     wd_key_mod(d, "D", KMOD_LSHIFT);
     wd_settle(d);
+}
+
+// Shift+D: the compare menu over the frame (the view still the stage's panels); Esc closes it (the
+// picture from before); Shift+D again, Down and Enter: B from the menu, the compare view; Shift+D
+// and a click outside the menu close it, B kept.
+static void compare_menu_script(Driver *d)
+{
+    static Uint32 c[WD_MAX_W * WD_MAX_H];
+    menu_at_probs(d);
     wd_shot(d, shot_b);
     if (d->kind != VIEW_PANELS) wd_fail(d, "Shift+D changed the view to kind %d", d->kind);
     if (wd_same(d, shot_a, shot_b)) wd_fail(d, "Shift+D showed no menu");
@@ -268,17 +274,12 @@ static void test_compare_menu(void **state)
 // Issue 41: Shift+D's first item, a typed text as B: Enter opens the text box on A's text (no
 // compare yet); a text of 11 tokens (A's has 12) and a character outside the vocabulary are
 // refused in the box, each with its reason (no compare); "qkdmbxqkdmbq" reads: the compare view of A's text against it,
-// at the same stage; Enter closes the box, B kept; Esc from the box keeps the compare too. In
+// at the same stage; Enter closes the box, B kept (the keys move through the stages again). In
 // the window's language (lang): the box's title and reasons come from the language files.
 static void compare_text_script(Driver *d)
 {
     static Uint32 c[WD_MAX_W * WD_MAX_H];
-    wd_settle(d);
-    wd_key(d, "End");
-    wd_settle(d);
-    wd_shot(d, shot_a);
-    wd_key_mod(d, "D", KMOD_LSHIFT);
-    wd_settle(d);
+    menu_at_probs(d);
     wd_key(d, "Return"); // (the first item: a typed text)
     wd_settle(d);
     wd_shot(d, shot_b);
