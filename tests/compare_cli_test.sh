@@ -103,6 +103,7 @@ bad 1 '"l1.h9": no such head: the model has 2 layers of 2 heads' --compare ablat
 bad 1 '"x1": expected a head as lL.hH, e.g. l1.h0 (layer.head, from 0) or a layer as lL' --compare ablate:x1 --dump $I
 bad 1 'model.flash: an ablation changes head_out' --compare ablate:h0 --describe lessons/flash-attention-tiles.json
 bad 1 '--compare text:ab c: input.text' --compare 'text:ab c' --dump $I
+bad 1 "--compare text:qkdmbx: B's text is 6 tokens and A's 12: a compare needs as many tokens in both" --compare text:qkdmbx --describe $I
 bad 2 '--compare: "swap:1": expected set:KEY=VALUE' --compare swap:1 --dump $I
 bad 2 '--compare goes with --dump, --describe and --export' --compare set:mask=causal --quiz $I
 bad 2 '--experiment: expected ablation, ablation-mean, logit-lens, logit-attribution or patching' --experiment lens $I
@@ -143,5 +144,17 @@ bad 2 '--experiment goes alone (its JSON), with --export DIR or with --describe'
 bad 2 '--experiment with --export is one frame of the experiment: no --stage' --experiment ablation --export "$tmp/no" --stage l0.attn $I
 [ -e "$tmp/no" ] && fail "--experiment --export --stage: made the directory"
 
+# a typed text as B (the window's Shift+D "a typed text" makes the same B): A's text against it
+# stage by stage, the positions identical, the token embeddings differing at the last token only
+"$bin" --compare text:qkdmbxqkdmbq --dump $I >"$tmp/t.json" 2>"$tmp/err" || fail "--compare text: $(cat "$tmp/err")"
+"$py" - "$tmp/t.json" <<'PY' || fail "the compare of a typed text"
+import json, sys
+c = json.load(open(sys.argv[1]))
+st = {s["name"]: s for s in c["stages"]}
+assert st["pos_embed"]["identical"] and not st["token_embed"]["identical"], "positions same, tokens not"
+d, shape = st["token_embed"]["delta"]["data"], st["token_embed"]["delta"]["shape"]
+rows = [any(float(v) != 0 for v in d[i * shape[-1]:(i + 1) * shape[-1]]) for i in range(shape[1])]
+assert rows == [False] * 11 + [True], rows
+PY
 [ "$fails" = 0 ] && echo "compare: ok"
 exit $((fails > 0))

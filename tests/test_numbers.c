@@ -442,6 +442,56 @@ static void test_classic_examples(void **state)
     session_destroy(ses);
 }
 
+// Issue 42's left-over: the gated DeltaNet's state stepped token by token (N, View.loop = t):
+// S_t is a d_k × d_v matrix (S_{t−1} beside it as d_k × d_v, k̂_t a column, v_t a row); each of
+// its cells explains itself exactly as the whole-sequence panel's cell (t, i·d_v + j) does, with
+// α_t × S_{t−1}[i, j] + k̂_t[i] × δ[j] adding up; S_{t−1}'s cells are row t − 1's. Both languages.
+static void test_state_steps(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/gated-deltanet.json");
+    const Trace *tr = &ses->trace;
+    const int dk = tr->d_k, dv = tr->d_v;
+    char tip[4096], flat[4096], why[600];
+    int n = 0;
+    for (int lang = 0; lang < LANG_COUNT; lang++)
+        for (int s = 0; s < tr->n; s++) {
+            if (tr->stages[s].kind != STAGE_KIND_LIN_STATE) continue;
+            for (int t = 0; t < tr->len_q; t++) {
+                View v, w;
+                view_init(&v, &ses->lesson, (Lang)lang);
+                v.stage = s, v.head = tr->n_heads - 1, w = v;
+                v.loop = t;
+                Layout L, F;
+                layout_compute(&L, tr, &v, 1280, 720);
+                layout_compute(&F, tr, &w, 1280, 720);
+                assert_true(L.result_panel >= 0 && F.result_panel >= 0);
+                const PanelSpec *res = &L.spec[L.result_panel];
+                assert_int_equal(res->rows, dk);
+                assert_int_equal(res->cols, dv);
+                assert_int_equal(L.n_panels, t > 0 ? 4 : 3); // S_{t−1}, k̂_t, v_t, S_t
+                if (t > 0) {
+                    const PanelSpec *prev = &L.spec[0];
+                    assert_false(prev->result);
+                    for (int i = 0; i < dk * dv; i++)
+                        assert_true(panel_value(prev, i / dv, i % dv) == panel_value(&F.spec[F.result_panel], t - 1, i));
+                }
+                for (int i = 0; i < dk; i++)
+                    for (int j = 0; j < dv; j++) {
+                        explain_cell(tr, &v, &L, L.result_panel, i, j, tip, sizeof tip);
+                        explain_cell(tr, &w, &F, F.result_panel, t, i * dv + j, flat, sizeof flat);
+                        if (strcmp(tip, flat) != 0) fail_msg("%s t %d [%d,%d]:\n%s\nagainst\n%s", tr->stages[s].name, t, i, j, tip, flat);
+                        if (!tip_adds_up(tip, why, sizeof why)) fail_msg("%s t %d [%d,%d]: %s\n%s", tr->stages[s].name, t, i, j, why, tip);
+                        if (t > 0 && !strstr(tip, "×")) fail_msg("%s t %d: no worked sum\n%s", tr->stages[s].name, t, tip);
+                        n++;
+                    }
+            }
+        }
+    print_message("%d state cells stepped, each explained as the sequence's cell\n", n);
+    assert_true(n >= 2 * 3 * 8 * 16);
+    session_destroy(ses);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +502,7 @@ int main(void)
         cmocka_unit_test(test_quiz_accepts_the_screen),
         cmocka_unit_test(test_classic_examples),
         cmocka_unit_test(test_compare_adds_up),
+        cmocka_unit_test(test_state_steps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

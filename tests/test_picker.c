@@ -347,7 +347,8 @@ static void test_shipped_order(void **state)
 
 // The compare menu (Shift+D, cmpmenu.h): the B's of a lesson, each a spec that makes a B of the
 // same shapes that differs from A; the conventions its own value or its model leaves unchanged are
-// not listed; every head (zeroed and mean), every other checkpoint; other lessons of its shapes.
+// not listed; every head (zeroed and mean), every other checkpoint; other lessons of its shapes; a
+// language model's typed text (first).
 static const PickerItem *find_item(const Picker *p, const char *spec)
 {
     for (int i = 0; i < p->n; i++)
@@ -374,6 +375,7 @@ static int menu_of_in(const char *path, const char *dir, Picker *p)
             expview_free(&x);
             continue;
         }
+        if (!strcmp(it->path, CMPMENU_TEXT)) continue; // (the window asks for B's text: app_compare_text)
         CompareSpec sp;
         Session *b = NULL;
         Compare c = {0};
@@ -403,6 +405,8 @@ static void test_compare_menu(void **state)
         if (!find_item(&p, want[i])) fail_msg("induction-heads: no %s in the menu", want[i]);
     assert_null(find_item(&p, "set:model.window_convention=flash")); // (no window: changes nothing)
     assert_string_equal(find_item(&p, "ablate:l1.h1")->title[LANG_EN], "Ablate layer 1's head 1: its output zeroed");
+    assert_ptr_equal(find_item(&p, CMPMENU_TEXT), &p.items[0]); // a language model: a typed text, first
+    assert_non_null(strstr(p.items[0].title[LANG_ZH], "输入一段文本"));
     // last, the experiments drawn (patching only with a text typed in: the corrupted run)
     assert_string_equal(p.items[p.n - 3].path, "experiment:ablation");
     assert_string_equal(p.items[p.n - 1].path, "experiment:logit-attribution");
@@ -431,6 +435,7 @@ static void test_compare_menu(void **state)
     menu_of("lessons/arange-2x4x4.json", &p);
     for (int i = 0; i < p.n; i++) lessons += !strncmp(p.items[i].path, "lesson:", 7);
     assert_null(find_item(&p, "lesson:lessons/arange-2x4x4.json")); // (itself)
+    assert_null(find_item(&p, CMPMENU_TEXT)); // (numbers, not text)
     print_message("arange-2x4x4: %d items, %d lessons of its shapes\n", p.n, lessons);
     picker_free(&p);
     // a directory with another lesson of the same shapes (and some that are not, or are bad)

@@ -816,12 +816,19 @@ static void test_token_loops(void **state)
             if (strncmp(narr, want, strlen(want)) != 0) fail_msg("%s step %d: narration \"%s\"", lessons[f], v.loop, narr);
             assert_true(strcmp(narr, prev) != 0);
             snprintf(prev, sizeof prev, "%s", narr);
-            const PanelSpec *p = &L.spec[L.result_panel];
-            for (int r = 0; r < p->rows; r++)
-                for (int c = 0; c < p->cols; c++) {
-                    const LoopCell lc = recipe_loop_cell(tr, &v, p, r, c);
-                    assert_int_equal(lc, r < v.loop ? LOOP_DONE : r == v.loop ? LOOP_NOW : LOOP_LATER);
-                }
+            // the cache: a row per token; the state: token t's S_t folded into d_k × d_v (every cell
+            // now), S_{t−1} beside it (done)
+            for (int i = 0; i < L.n_panels; i++) {
+                const PanelSpec *p = &L.spec[i];
+                if (i != L.result_panel && !p->folded) continue;
+                for (int r = 0; r < p->rows; r++)
+                    for (int c = 0; c < p->cols; c++) {
+                        const int tok = p->folded ? p->fold_row : r;
+                        const LoopCell lc = recipe_loop_cell(tr, &v, p, r, c);
+                        assert_int_equal(lc, tok < v.loop ? LOOP_DONE : tok == v.loop ? LOOP_NOW : LOOP_LATER);
+                    }
+            }
+            if (f == 0) assert_true(L.spec[L.result_panel].folded && L.spec[L.result_panel].rows == tr->d_k);
         }
         session_destroy(ses);
     }

@@ -220,18 +220,24 @@ static void test_compare(void **state)
     assert_int_equal(wd_run("compare", compare_script, &o), 0);
 }
 
-// Shift+D: the compare menu over the frame (the view still the stage's panels); Esc closes it (the
-// picture from before); Shift+D again, Down and Enter: B from the menu, the compare view; Shift+D
-// and a click outside the menu close it, B kept.
-static void compare_menu_script(Driver *d)
+// The induction lesson's probs (shot_a), then Shift+D: its compare menu over it.
+static void menu_at_probs(Driver *d)
 {
-    static Uint32 c[WD_MAX_W * WD_MAX_H];
     wd_settle(d);
     wd_key(d, "End");
     wd_settle(d);
     wd_shot(d, shot_a);
     wd_key_mod(d, "D", KMOD_LSHIFT);
     wd_settle(d);
+}
+
+// Shift+D: the compare menu over the frame (the view still the stage's panels); Esc closes it (the
+// picture from before); Shift+D again, Down and Enter: B from the menu, the compare view; Shift+D
+// and a click outside the menu close it, B kept.
+static void compare_menu_script(Driver *d)
+{
+    static Uint32 c[WD_MAX_W * WD_MAX_H];
+    menu_at_probs(d);
     wd_shot(d, shot_b);
     if (d->kind != VIEW_PANELS) wd_fail(d, "Shift+D changed the view to kind %d", d->kind);
     if (wd_same(d, shot_a, shot_b)) wd_fail(d, "Shift+D showed no menu");
@@ -263,6 +269,55 @@ static void test_compare_menu(void **state)
     (void)state;
     AppOptions o = options("lessons/induction-heads.json");
     assert_int_equal(wd_run("compare_menu", compare_menu_script, &o), 0);
+}
+
+// Issue 41: Shift+D's first item, a typed text as B: Enter opens the text box on A's text (no
+// compare yet); a text of 11 tokens (A's has 12) and a character outside the vocabulary are
+// refused in the box, each with its reason (no compare); "qkdmbxqkdmbq" reads: the compare view of A's text against it,
+// at the same stage; Enter closes the box, B kept (the keys move through the stages again). In
+// the window's language (lang): the box's title and reasons come from the language files.
+static void compare_text_script(Driver *d)
+{
+    static Uint32 c[WD_MAX_W * WD_MAX_H];
+    menu_at_probs(d);
+    wd_key(d, "Return"); // (the first item: a typed text)
+    wd_settle(d);
+    wd_shot(d, shot_b);
+    if (d->kind != VIEW_PANELS || d->compare[0]) wd_fail(d, "the menu's typed text compared at once (kind %d, B %s)", d->kind, d->compare);
+    if (wd_same(d, shot_a, shot_b)) wd_fail(d, "the menu's typed text opened no box");
+    wd_key(d, "BackSpace"); // "qkdmbxqkdmb": 11 tokens
+    wd_settle(d);
+    wd_shot(d, c);
+    if (d->kind != VIEW_PANELS || d->compare[0]) wd_fail(d, "a text of 11 tokens made B %s", d->compare);
+    if (wd_same(d, shot_b, c)) wd_fail(d, "a text of 11 tokens: the box said nothing");
+    wd_type(d, "Z");
+    wd_settle(d);
+    wd_shot(d, shot_b);
+    if (d->kind != VIEW_PANELS || d->compare[0]) wd_fail(d, "a character outside the vocabulary made B %s", d->compare);
+    if (wd_same(d, shot_b, c)) wd_fail(d, "a character outside the vocabulary: the box said the same as for 11 tokens");
+    wd_key(d, "BackSpace");
+    wd_type(d, "q");
+    wd_settle(d);
+    if (d->kind != VIEW_COMPARE || strcmp(d->compare, "text:qkdmbxqkdmbq") != 0 || strcmp(d->stage, "probs") != 0)
+        wd_fail(d, "a text of 12 tokens showed kind %d, B \"%s\" at %s", d->kind, d->compare, d->stage);
+    wd_key(d, "Return");
+    wd_settle(d);
+    wd_shot(d, c);
+    if (d->kind != VIEW_COMPARE || strcmp(d->compare, "text:qkdmbxqkdmbq") != 0) wd_fail(d, "Enter in the box dropped B");
+    wd_key(d, "Left"); // (the box closed: the keys move through the stages again)
+    wd_settle(d);
+    if (strcmp(d->stage, "probs") == 0) wd_fail(d, "after Enter, Left did not move (the box still open?)");
+    wd_key_mod(d, "Q", KMOD_CTRL);
+    wd_frames(d, 5);
+}
+
+static void test_compare_text(void **state)
+{
+    (void)state;
+    AppOptions o = options("lessons/induction-heads.json");
+    assert_int_equal(wd_run("compare_text", compare_text_script, &o), 0);
+    o.lang = LANG_ZH;
+    assert_int_equal(wd_run("compare_text_zh", compare_text_script, &o), 0);
 }
 
 // ---- inside a loop ------------------------------------------------------------------
@@ -1200,6 +1255,7 @@ int main(int argc, char **argv)
         cmocka_unit_test_setup(test_loop, setup),
         cmocka_unit_test_setup(test_compare, setup),
         cmocka_unit_test_setup(test_compare_menu, setup),
+        cmocka_unit_test_setup(test_compare_text, setup),
         cmocka_unit_test_setup(test_layers, setup),
         cmocka_unit_test_setup(test_text, setup),
         cmocka_unit_test_setup(test_text_limits, setup),

@@ -44,6 +44,7 @@ struct Driver {
     int kind;                   // the frame's ViewKind
     Rect panel1;                // its second panel (w 0: none): the compare view's B
     int checkpoint;             // the lesson's checkpoint computed (-1: its "weights")
+    char compare[128];          // B's spec of the compare view ("": none)
     int result_rows;            // the rows of the frame's result panel (at probs: the tokens)
     Rect curve;                 // the loss curve (w 0: none)
     Uint32 window_id;
@@ -81,6 +82,7 @@ static inline void wd_hook(void *ctx, const AppTestFrame *f)
     if (d->mv_layers > 0) d->mv_last = f->layout->view.model.map[d->mv_layers - 1][d->mv_heads - 1];
     d->head = f->head;
     d->checkpoint = f->checkpoint, d->curve = f->layout->curve;
+    snprintf(d->compare, sizeof d->compare, "%s", f->compare ? f->compare : "");
     d->result_rows = f->layout->result_panel >= 0 ? f->layout->spec[f->layout->result_panel].rows : 0;
     d->hv_n = heads ? f->layout->view.heads.n : 0;
     d->kind = f->layout->kind;

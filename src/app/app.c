@@ -336,6 +336,7 @@ bool app_frame(App *a)
     a->ov.toast = a->toast.left > 0.0 ? a->toast.text : NULL;
     a->ov.text_box = a->text.open ? a->text.text : NULL;
     a->ov.text_error = a->text.error;
+    a->ov.text_box_b = a->text.for_b;
     a->ov.toast_alpha = (float)(a->toast.left > 0.5 ? 1.0 : a->toast.left / 0.5);
     a->ov.hover = a->pointer.in && !a->lessons.picker.open && !a->ex.cmp.menu.open;
     a->ov.picker = &a->lessons.picker;
@@ -367,7 +368,7 @@ bool app_frame(App *a)
     if (probe_frame_drawn(&a->probe)) a->quit.quit = true; // (make bench: the first frame shown)
     if (probe_watched(&a->probe)) {
         AppTestFrame f = {a->screen.r, a->probe.frames, app_busy(a), a->seen.stage_name, a->v.loop, app_layout(a),
-                          a->v.head, a->session->lesson.checkpoint};
+                          a->v.head, a->session->lesson.checkpoint, a->v.cmp_spec};
         probe_report(&a->probe, &f);
     }
     if (a->loop.trim_pending) {

@@ -9,6 +9,8 @@
 #include "cmpmenu.h"
 #include "compare.h"
 #include "expview.h"
+#include "i18n.h"
+#include "typed.h"
 
 // The experiment's view closed (its numbers freed).
 static void experiment_off(App *a)
@@ -65,20 +67,17 @@ void app_compare_off(App *a)
     a->layout.valid = false; // (its panels pointed into B)
 }
 
-// B = the lesson on screen changed by spec (choice: the head of Ctrl+D's, -1: the menu's); false
-// with a toast.
-static bool open_spec(App *a, const char *spec, int choice)
+// B = the lesson on screen changed by spec (choice: the head of Ctrl+D's, -1: the menu's), on
+// screen; false with one line in err (the compare on screen as it was).
+static bool make_b(App *a, const char *spec, int choice, char *err, size_t n)
 {
     const Trace *tr = &a->session->trace;
-    char err[LESSON_ERR_MAX + 400];
     CompareSpec sp;
     Session *b = NULL;
     Compare cmp = {0};
-    if (!compare_parse_spec(spec, &sp, err, sizeof err) || !(b = compare_open_b(a->session, NULL, &sp, err, sizeof err)) ||
-        !compare_traces(tr, &b->trace, &cmp, err, sizeof err)) {
+    if (!compare_parse_spec(spec, &sp, err, n) || !(b = compare_open_b(a->session, NULL, &sp, err, n)) ||
+        !compare_traces(tr, &b->trace, &cmp, err, n)) {
         session_destroy(b);
-        app_compare_off(a);
-        app_toast(a, "app.compare_failed", err);
         return false;
     }
     CompareUI *c = &a->ex.cmp;
@@ -89,6 +88,16 @@ static bool open_spec(App *a, const char *spec, int choice)
     snprintf(c->spec, sizeof c->spec, "%s", keep);
     a->v.kind = VIEW_COMPARE, a->v.cmp = &c->cmp, a->v.cmp_b = &b->trace, a->v.cmp_spec = c->spec;
     return true;
+}
+
+// As make_b; when B cannot be made, compare off with a toast saying why.
+static bool open_spec(App *a, const char *spec, int choice)
+{
+    char err[LESSON_ERR_MAX + 1400];
+    if (make_b(a, spec, choice, err, sizeof err)) return true;
+    app_compare_off(a);
+    app_toast(a, "app.compare_failed", err);
+    return false;
 }
 
 // B = the lesson on screen with head k (layer k / H, head k % H) ablated.
@@ -155,6 +164,33 @@ void app_compare_menu(App *a)
     m->open = true;
 }
 
+void app_compare_text(App *a)
+{
+    TextBox *t = &a->text;
+    const Lesson *ls = &a->session->lesson;
+    // what a student can fix in plain words of the window's language, as I says it; B on screen
+    // stays until a text reads
+    if (typed_text_problem(ls, t->text, a->v.lang, t->error, sizeof t->error)) return;
+    char spec[sizeof a->ex.cmp.spec], err[LESSON_ERR_MAX + 1400];
+    if ((size_t)snprintf(spec, sizeof spec, "%s%s", CMPMENU_TEXT, t->text) >= sizeof spec) return; // (the box is shorter)
+    if (make_b(a, spec, -1, err, sizeof err)) {
+        t->error[0] = '\0';
+        return;
+    }
+    Session *b = session_clone_text(a->session, t->text, err, sizeof err);
+    if (b && b->lesson.len_q != ls->len_q) { // (the count of tokens: said in the window's language)
+        char nb[16], na[16];
+        snprintf(nb, sizeof nb, "%d", b->lesson.len_q), snprintf(na, sizeof na, "%d", ls->len_q);
+        const char *args[] = {nb, na};
+        i18n_fmt(t->error, sizeof t->error, a->v.lang, "app.compare_text_len", 2, args);
+    } else { // (anything else: the rules' message, without the option's name)
+        char said[sizeof spec + 40];
+        snprintf(said, sizeof said, "attnviz: --compare %s: ", spec);
+        snprintf(t->error, sizeof t->error, "%.*s", (int)sizeof t->error - 1, strncmp(err, said, strlen(said)) ? err : err + strlen(said));
+    }
+    session_destroy(b);
+}
+
 AppPick app_compare_event(App *a, const SDL_Event *e)
 {
     Picker *m = &a->ex.cmp.menu;
@@ -163,7 +199,9 @@ AppPick app_compare_event(App *a, const SDL_Event *e)
         char spec[sizeof a->ex.cmp.spec];
         snprintf(spec, sizeof spec, "%s", m->items[m->sel].path);
         m->open = false;
-        if (strncmp(spec, "experiment:", 11) == 0) {
+        if (!strcmp(spec, CMPMENU_TEXT)) {
+            textbox_open(&a->text, &a->session->lesson, true); // (B's text typed)
+        } else if (strncmp(spec, "experiment:", 11) == 0) {
             if (open_experiment(a, spec + 11)) app_toast(a, "app.experiment_on", m->items[m->sel].title[a->v.lang]);
         } else if (open_spec(a, spec, -1)) {
             app_toast(a, "app.compare_b", a->ex.cmp.spec);

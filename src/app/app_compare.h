@@ -16,6 +16,10 @@ void app_compare_watch(App *a);
 void app_compare_off(App *a);
 // Shift+D: the compare menu (cmpmenu.h) listing the B's of the lesson on screen, opened.
 void app_compare_menu(App *a);
+// B's text typed (the menu's "a typed text", TextBox.for_b) changed: B = the lesson on screen
+// with that text, on screen when it reads with as many tokens as A's; when not, the box says why
+// (in the window's language) and the B before stays.
+void app_compare_text(App *a);
 // Its keys, clicks and wheel while open (a choice makes B, as Ctrl+D does): app_picker_event's
 // answer (APP_PICK_LANG: the caller switches the language).
 AppPick app_compare_event(App *a, const SDL_Event *e);

@@ -184,14 +184,19 @@ bool app_toggle_backward(App *a)
 
 bool app_text_open(App *a)
 {
-    if (textbox_open(&a->text, &a->session->lesson)) return true;
+    if (textbox_open(&a->text, &a->session->lesson, false)) return true;
     app_toast(a, "app.no_text", NULL);
     return false;
 }
 
-// The text changed: when it reads, on screen in place of the session before.
+// The text changed: when it reads, on screen in place of the session before (B's text of a
+// compare: B made again).
 static void text_changed(App *a, bool changed)
 {
+    if (changed && a->text.for_b) {
+        app_compare_text(a);
+        return;
+    }
     Session *s = changed ? textbox_read(&a->text, a->session, a->v.lang) : NULL;
     if (s) app_replace_session(a, s, true);
 }

@@ -29,6 +29,7 @@ typedef struct AppTestFrame {
     const struct Layout *layout; // the frame's layout (valid during the call)
     int head;                // the head shown (View.head)
     int checkpoint;          // the lesson's checkpoint computed (Lesson.checkpoint, -1: its "weights")
+    const char *compare;     // B's spec of the compare view (View.cmp_spec; NULL: none)
 } AppTestFrame;
 typedef struct AppTestHook {
     double ms_per_frame;

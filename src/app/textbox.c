@@ -54,12 +54,13 @@ Session *textbox_read(TextBox *t, const Session *from, Lang lang)
     return s;
 }
 
-bool textbox_open(TextBox *t, const Lesson *ls)
+bool textbox_open(TextBox *t, const Lesson *ls, bool for_b)
 {
     if (!ls->vocab) return false;
     current_text(ls, t->text, sizeof t->text);
     t->error[0] = '\0';
-    t->open = t->skip = true;
+    t->open = true;
+    t->skip = !for_b, t->for_b = for_b; // (the menu's Enter types nothing)
     return true;
 }
 

@@ -47,14 +47,18 @@ bool compare_parse_spec(const char *spec, CompareSpec *out, char *err, size_t n)
     return false;
 }
 
-// B of a set: or ablate: spec: a copy of A as it is, then the edit or the ablation. NULL with
-// one line in msg.
+// B of a set:, ablate: or text: spec: a copy of A as it is, then the edit, the ablation or the
+// text (as many tokens as A's: every stage of the same shape). NULL with one line in msg.
 static Session *changed_copy(const Session *a, const CompareSpec *sp, char *msg, size_t n)
 {
-    Session *b = session_clone(a, msg, n);
+    Session *b = sp->kind == COMPARE_TEXT ? session_clone_text(a, sp->arg, msg, n) : session_clone(a, msg, n);
     if (!b) return NULL;
-    bool ok;
-    if (sp->kind == COMPARE_SET) {
+    bool ok = true;
+    if (sp->kind == COMPARE_TEXT) {
+        if ((ok = b->lesson.len_q == a->lesson.len_q)) return b;
+        snprintf(msg, n, "attnviz: --compare %.600s: B's text is %d tokens and A's %d: a compare needs as many "
+                 "tokens in both (every stage the same shape)", sp->text, b->lesson.len_q, a->lesson.len_q);
+    } else if (sp->kind == COMPARE_SET) {
         Edit e;
         char why[EDIT_ERR_MAX + 200];
         ok = edit_parse(&b->lesson, sp->arg, &e, why, sizeof why) && session_edit(b, &e, false, NULL, why, sizeof why);
@@ -75,15 +79,15 @@ Session *compare_open_b(const Session *a, const SessionEdits *ed, const CompareS
     const char *path = a->path;
     switch (sp->kind) {
     case COMPARE_LESSON: path = sp->arg, e = (SessionEdits){0}; break;
-    case COMPARE_TEXT: e.text = sp->arg; break;
     case COMPARE_CHECKPOINT: e.has_checkpoint = true, e.checkpoint = sp->checkpoint; break;
     default: break;
     }
-    char msg[LESSON_ERR_MAX + 300];
-    const bool copy = sp->kind == COMPARE_SET || sp->kind == COMPARE_ABLATE || sp->kind == COMPARE_ABLATE_MEAN;
+    char msg[LESSON_ERR_MAX + 900];
+    const bool copy = sp->kind == COMPARE_SET || sp->kind == COMPARE_ABLATE || sp->kind == COMPARE_ABLATE_MEAN ||
+                      sp->kind == COMPARE_TEXT;
     Session *b = copy ? changed_copy(a, sp, msg, sizeof msg) : session_open(path, &e, msg, sizeof msg);
-    if (!b && copy && sp->kind != COMPARE_SET) {
-        snprintf(err, n, "%s", msg);
+    if (!b && copy && strncmp(msg, "attnviz: --compare", strlen("attnviz: --compare")) == 0) {
+        snprintf(err, n, "%s", msg); // (said of the spec already)
         return NULL;
     }
     if (!b) { // the message of the option the spec stands for, said of the spec

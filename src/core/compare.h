@@ -32,10 +32,11 @@ typedef struct CompareSpec {
 // err: "--compare: \"…\": expected set:KEY=VALUE, lesson:PATH, …".
 bool compare_parse_spec(const char *spec, CompareSpec *out, char *err, size_t n);
 
-// B of A's session a, changed as sp says: set: and ablate: change a copy of A as it is (its edits,
-// text and checkpoint: session_clone); text: and checkpoint: read A's file again with A's command
-// line edits ed (NULL: none) and that text or checkpoint; lesson: reads the other file. NULL with
-// one line in err naming --compare and what is wrong.
+// B of A's session a, changed as sp says: set:, ablate: and text: change a copy of A as it is (its
+// edits, text and checkpoint: session_clone; text: as many tokens as A's, or an error saying both
+// counts); checkpoint: reads A's file again with A's command line edits ed (NULL: none) and that
+// checkpoint; lesson: reads the other file. NULL with one line in err naming --compare and what is
+// wrong.
 Session *compare_open_b(const Session *a, const SessionEdits *ed, const CompareSpec *sp, char *err, size_t n);
 
 typedef struct CompareStage {

@@ -105,6 +105,11 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
 
 Session *session_clone(const Session *from, char *err, size_t n) { return copy_of(from, &from->lesson, NULL, NULL, err, n); }
 
+Session *session_clone_text(const Session *from, const char *text, char *err, size_t n)
+{
+    return copy_of(from, &from->lesson, text, NULL, err, n);
+}
+
 Session *session_append(const Session *from, const int *next, char *err, size_t n)
 {
     return copy_of(from, &from->lesson, NULL, next, err, n); // (the lab's edits: carried, as on screen)

@@ -60,6 +60,10 @@ Session *session_retext(const Session *from, const char *text, char *err, size_t
 // A new session of from's lesson as it is now (its edits applied, its text, its checkpoint's
 // weights; no edit log: it starts unedited): B of a compare. NULL with one line in err.
 Session *session_clone(const Session *from, char *err, size_t n);
+// A new session of from's lesson as it is now (as session_clone: its edits, its checkpoint's
+// weights) with a language model's input `text` instead (lesson_retext): B of a compare's
+// text:. NULL with one line in err ("--text: input.text: …") when the text does not read.
+Session *session_clone_text(const Session *from, const char *text, char *err, size_t n);
 // A new session of from's lesson as on screen (the lab's edits, a temperature, a top-k,
 // carried into it as its lesson; no edit log) with one token more in each batch, next[b]
 // (lesson_append: generating). NULL with one line in err ("generate: input.ids: …").

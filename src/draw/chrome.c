@@ -330,7 +330,7 @@ void chrome_draw_text_box(Canvas *cv, const Layout *L, const View *v, const Over
     paint_fill(cv, THEME.white, 255, b.x, b.y, b.w, b.h);
     paint_frame(cv, THEME.accent, 255, b.x, b.y, b.w, b.h, paint_px(L->s, 2));
     int y = b.y + pad;
-    paint_text(cv, FONT_BOLD, L->px_body, THEME.accent, 255, b.x + pad, y, ALIGN_LEFT, i18n_get(v->lang, "ui.text_box"));
+    paint_text(cv, FONT_BOLD, L->px_body, THEME.accent, 255, b.x + pad, y, ALIGN_LEFT, i18n_get(v->lang, ov->text_box_b ? "ui.text_box_b" : "ui.text_box"));
     y += px * 14 / 10;
     char line[4200]; // (a text of LESSON_MAX_TEXT bytes and the caret)
     snprintf(line, sizeof line, "%s\xE2\x96\x8F", ov->text_box); // ▏ the caret after the text

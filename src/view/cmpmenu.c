@@ -154,6 +154,7 @@ int cmpmenu_fill(Picker *p, const Session *a, const char *lessons_dir)
     picker_free(p);
     p->open = open;
     p->title_key = "cmpmenu.title", p->hint_key = "cmpmenu.hint";
+    if (a->lesson.vocab) add(p, CMPMENU_TEXT, "cmpmenu.text", 0, NULL);
     add_conventions(p, a);
     add_heads(p, &a->trace, &a->lesson);
     add_layers(p, &a->trace, &a->lesson);

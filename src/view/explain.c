@@ -38,10 +38,12 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
     Lang lang = v->lang;
     int b = v->batch < tr->batch ? v->batch : 0, h = ps->head < 0 ? 0 : ps->head;
     float val = panel_value(ps, row, col);
+    // a folded row: cell (r, c) is element r·cols + c of the stage's row fold_row
+    const int trow = ps->folded ? ps->fold_row : row, tcol = ps->folded ? row * ps->cols + col : col;
 
     // header line: name[index] = value
     char idx[48], num[32];
-    index_str(ps, st, b, row, col, idx, sizeof idx);
+    index_str(ps, st, b, trow, tcol, idx, sizeof idx);
     tip_number(val, num, sizeof num);
     if (v->delta && ps->neg_inf_masked && isinf(val) && val < 0.0f) // masked, not a difference of −∞
         snprintf(num, sizeof num, "%s", i18n_get(lang, "tip.masked_word"));
@@ -87,7 +89,7 @@ static void write_cell(TipOut *to, const Trace *tr, const View *v, const Layout 
 
     // how the result cell was computed: the recipe's
     const int *op = st->operands;
-    TipCell cell = {tr, v, ps, st, lang, b, h, row, col, val, masked,
+    TipCell cell = {tr, v, ps, st, lang, b, h, trow, tcol, val, masked,
                     op[0] >= 0 ? &tr->stages[op[0]].t : NULL, op[1] >= 0 ? &tr->stages[op[1]].t : NULL};
     const StageRecipe *r = recipe_of(st->kind);
     if (r->tip) r->tip(&o, &cell);

@@ -120,6 +120,11 @@ typedef struct PanelSpec {
     // A cell that writes a token, not its number (the logit lens: the top token, its probability
     // the colour): the vocabulary id of cell (r, c) at tokens[r*rs + c*cs]; NULL: numbers.
     const int *tokens;
+    // A folded row (recipe_fold_row): the panel shows row fold_row of its stage's slice as a
+    // rows × cols matrix (a linear layer's state S_t, d_k × d_v; k̂_t as a column): cell (r, c) is
+    // that row's element r·cols + c, which the tooltip names and explains.
+    bool folded;
+    int fold_row;
 } PanelSpec;
 
 // The model view's part of a Layout (View.kind VIEW_MODEL, view_model.c): a map per layer

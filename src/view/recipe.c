@@ -24,15 +24,14 @@ StageName recipe_name_of(const Trace *tr, int s)
 
 bool recipe_has_bias(const Stage *st) { return st->bias && tensor_present(st->bias); }
 
-// The masked copy of the scores is just "scores" in a lesson without a mask.
-static bool trace_has_mask(const Trace *tr) { return tr->mask_kind != 0; }
-
-// The stage a panel of stage s is named after: masked_scores without a mask is the
+// The stage a panel of stage s is named after: masked_scores without a mask (in its block) is the
 // scores where it is read (softmax), but keeps its name as the masking stage's result.
 const char *recipe_display_name(const Trace *tr, int s, bool result)
 {
     const Stage *st = &tr->stages[s];
-    return st->kind == STAGE_KIND_MASKED && !trace_has_mask(tr) && !result ? "scores" : STAGE_INFO[st->id].name;
+    // a block without a mask (operand 1: none) passes its scores through: shown as "scores" (an
+    // encoder–decoder's cross-attention beside its masked self-attention, a vision transformer)
+    return st->kind == STAGE_KIND_MASKED && st->operands[1] < 0 && !result ? "scores" : STAGE_INFO[st->id].name;
 }
 
 static const char *stage_text(const Trace *tr, int s, const char *family, bool result, Lang lang);

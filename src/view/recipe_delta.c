@@ -5,6 +5,7 @@
 // (recipe.h says what a recipe holds; each kind's whole recipe is here.)
 #include "recipe.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -132,9 +133,40 @@ const StageRecipe RECIPE_LIN_GATE = {
 
 // ---- the state S_t, row t: the d_k × d_v matrix after token t, S[i, j] in column i·d_v + j -------
 
+// Row t of panel p's slice folded into a rows × cols matrix, titled "SYM_t (hH)".
+static void fold_row(PanelSpec *p, const Trace *tr, int t, int rows, int cols)
+{
+    if (!p) return;
+    assert(rows * cols == p->cols && t >= 0 && t < p->rows);
+    p->data += (size_t)t * (size_t)p->rs;
+    p->rows = rows, p->cols = cols, p->rs = cols, p->cs = 1;
+    p->folded = true, p->fold_row = t;
+    p->row_axis = p->col_axis = AXIS_INDEX;
+    const char *sym = recipe_name_of(tr, p->stage).sym;
+    if (p->head >= 0) snprintf(p->title, sizeof p->title, "%s_%d (h%d)", sym, t, p->head % 1000);
+    else snprintf(p->title, sizeof p->title, "%s_%d", sym, t);
+}
+
+// Token t of the state's loop (N): S_{t−1} and S_t as d_k × d_v matrices, k̂_t a column, v_t a
+// row, so S_t[i, j] = α_t·S_{t−1}[i, j] + k̂_t[i]·δ_t[j] reads cell by cell (tip_state).
+static void panels_state_step(Layout *L, const Trace *tr, const View *v, int t)
+{
+    const Stage *st = &tr->stages[v->stage];
+    const int dk = tr->d_k, dv = tr->d_v;
+    if (t > 0) fold_row(recipe_add_stage(L, tr, v, v->stage, v->head, "", READS_CELL), tr, t - 1, dk, dv);
+    fold_row(recipe_add_stage(L, tr, v, st->operands[0], v->head, t > 0 ? "," : "", READS_ROW), tr, t, dk, 1);
+    fold_row(recipe_add_stage(L, tr, v, st->operands[1], v->head, ",", READS_COL), tr, t, 1, dv);
+    fold_row(recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE), tr, t, dk, dv);
+}
+
 static void panels_state(Layout *L, const Trace *tr, const View *v)
 {
     const Stage *st = &tr->stages[v->stage];
+    const int t = v->loop;
+    if (st->kind == STAGE_KIND_LIN_STATE && t >= 0 && t < recipe_loop_steps(tr, v->stage)) { // N: token t
+        panels_state_step(L, tr, v, t);
+        return;
+    }
     recipe_add_stage(L, tr, v, st->operands[0], v->head, "", READS_ROW);
     recipe_add_stage(L, tr, v, st->operands[1], v->head, ",", READS_ROW);
     recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
@@ -189,7 +221,10 @@ static void tip_state(TipOut *o, const TipCell *c)
     tip_key(o, c->lang, "tip.lin_delta", 1, args + 2);
     put_num(o, "\n= ", beta), put_num(o, " × (", vt), put_num(o, " − ", recall), tip_put(o, ")");
     tip_equals(o, d);
-    put_num(o, "\n= ", p), put_num(o, " + ", kt[i]), put_num(o, " × ", d);
+    // S_t[i, j] = α_t·S_{t−1}[i, j] + k̂_t[i]·δ[j]: the previous cell as shown, times the gate
+    if (prev && c->tr->linear_rule == LINEAR_GATED_DELTA) put_num(o, "\n= ", a), put_num(o, " × ", prev[i * dv + j]);
+    else put_num(o, "\n= ", p);
+    put_num(o, " + ", kt[i]), put_num(o, " × ", d);
     tip_equals(o, c->val);
 }
 

@@ -585,6 +585,7 @@ LoopCell recipe_loop_cell(const Trace *tr, const View *v, const PanelSpec *ps, i
     if (v->loop < 0 || ps->is_weight || v->loop >= recipe_loop_steps(tr, v->stage)) return LOOP_DONE; // (--loop, the L key)
     const int r = ps->transposed ? col : row, c = ps->transposed ? row : col, k = v->loop;
     const StageId id = tr->stages[ps->stage].id;
+    if (ps->folded) return order(ps->fold_row, k); // (one token's row: S_{t−1} done, S_t, k̂_t, v_t now)
     if (token_loop(tr, v->stage)) // rows are tokens: those before t done, t's now (lin_attn: its keys up to t)
         return id == STAGE_LIN_ATTN && c > k ? LOOP_LATER : order(r, k);
     if (STAGE_INFO[tr->stages[v->stage].id].step == STEP_DECODE) { // step t = k

@@ -329,7 +329,7 @@ void scene_build(Layout *L, const Trace *tr, const View *v)
             // but a score masked before or after the edit is masked (trace_diff: −∞)
             if (!q->is_weight && tr->stages[q->stage].kind == STAGE_KIND_MASKED) q->neg_inf_masked = true;
         }
-        q->result = !q->is_weight && q->stage == v->stage;
+        q->result = !q->is_weight && q->stage == v->stage && !(q->folded && q->fold_row != v->loop); // (S_{t−1}: read)
         q->two_decimals = !q->is_weight && tr->stages[q->stage].kind == STAGE_KIND_POS_BIAS;
         if (q->result && (L->result_panel < 0 || q->head == v->head)) L->result_panel = i;
         q->shown_rows = q->rows;

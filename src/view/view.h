@@ -88,6 +88,7 @@ typedef struct Overlays {
     // (a character outside the vocab, too long, …), why; NULL: the box is closed
     const char *text_box;
     const char *text_error;
+    bool text_box_b;  // the box holds B's text of a compare (its own title)
     // the step bar of a loop (N, dragged): shown, where the scrub bar goes, while View.loop
     // shows one of loop_steps steps (decoding, FlashAttention's tiles) and no transition is held
     int loop_steps;
