@@ -6,7 +6,7 @@ lessons/subword-lm-fortunes.json. It writes that lesson only when those heads ar
 so far they are not (lessons/README.md, "Subwords"): run, it trains, measures, prints why it
 refuses and exits 1.
 
-    /usr/bin/python3 lessons/train_subword_lm.py                # about 35 min at load ~15, one thread
+    /usr/bin/python3 lessons/train_subword_lm.py                # about 33 min at load ~20, one thread
     /usr/bin/python3 lessons/train_subword_lm.py --out /tmp/x.json
     SUBWORD_WEIGHTS=w.pt /usr/bin/python3 lessons/train_subword_lm.py   # trains once, saves w.pt;
                                                                 # later runs measure w.pt again
@@ -16,13 +16,15 @@ The text and the tokenizer are lessons/train_bpe_lm.py's (fifteen classroom file
 package `fortunes`, BSD licence, /usr/share/doc/fortunes/copyright; every tenth saying held
 out; byte-level BPE with 512 merges, V = 768, any text tokenizes).
 
-The model (trained.TinyGPT): learned token and position embeddings (P = 64 positions), 4
-pre-norm blocks (LayerNorm, causal self-attention with 4 heads of d_k 16, d_model 64, a GELU
+The model (trained.TinyGPT): learned token and position embeddings (P = 64 positions, both
+drawn from N(0, 1): at TinyGPT's default 0.1 the positions were a tenth of the tokens in
+every LayerNorm's input, and the first run found no previous-token head), 4 pre-norm blocks (LayerNorm, causal self-attention with 4 heads of d_k 16, d_model 64, a GELU
 feed-forward of 256), a final LayerNorm and an untied unembedding: 302,464 numbers (a 4.3 MB
 lesson, 1.7 MB gzipped). Trained on random 64-token windows of the token stream (loss on
 every position), AdamW (lr 2e-3, weight decay 0.1, 300 warm-up steps, a cosine schedule planned
-for 6000 steps and stopped after 3500), batches of 32; CPU, one thread, fixed seeds,
-deterministic algorithms.
+for 5000 steps and stopped after 2000, the 35 minutes a run may take at load ~20), batches of
+32; CPU, one thread, fixed seeds, deterministic algorithms. Every 500 steps it logs the
+training loss and (probe) the heads' weight on the token before and on the first key.
 
 The heads would be named from numbers measured on held-out text (previous token, first key,
 delimiters) and on random token sequences repeated twice (induction: a row in the second copy
@@ -53,11 +55,12 @@ from train_bpe_lm import MERGES, encode_stream, f2, load_sayings  # noqa: E402
 SEED = 3
 P = 64
 C, H, N_LAYERS, FFN = 64, 4, 4, 256
+POS_SCALE = 1.0                  # position embeddings as large as the token embeddings' N(0, 1)
 EPS = 1e-5
 FILL = -1e9
-# a cosine schedule planned for SCHEDULE steps, stopped after STEPS: the machine's load made a
-# step take 0.8 s instead of the 0.1 s measured beforehand, and a run is kept under 35 min
-STEPS, SCHEDULE, BATCH, LR, WD, WARMUP = 3500, 6000, 32, 2e-3, 0.1, 300
+# a cosine schedule planned for SCHEDULE steps, stopped after STEPS (a run is kept under 35 min;
+# at load ~17 a step takes 0.6-1 s, idle 0.33 s)
+STEPS, SCHEDULE, BATCH, LR, WD, WARMUP = 2000, 5000, 32, 2e-3, 0.1, 300
 DIGEST_STEP = 200
 REPEAT = 24                      # the induction test: REPEAT random tokens, then the same again
 TEXT = "The cat sat on the mat. The cat sat on the"
@@ -71,6 +74,24 @@ def windows(gen, stream, B, L=P + 1):
     return w[:, :-1], w[:, 1:]
 
 
+def probe_heads(held_ids, log):
+    """A probe for train(): on 64 held-out windows (their own generator: training's draws are
+    untouched), the held-out loss and each layer's best weight on the token before and on the
+    first key (rows 8..P-1), so a run shows whether heads are forming while it trains."""
+    x, y = windows(torch.Generator().manual_seed(SEED + 1000), held_ids, 64)
+    rows = torch.arange(8, P)
+
+    def probe(model, step):
+        with torch.no_grad():
+            logits, attns = model(x)
+        loss = float(F.cross_entropy(logits.reshape(-1, logits.shape[-1]), y.reshape(-1)))
+        prev = ["%.2f" % float(a[:, :, rows, rows - 1].mean((0, 2)).max()) for a in attns]
+        first = ["%.2f" % float(a[:, :, rows, 0].mean((0, 2)).max()) for a in attns]
+        log("      held-out loss %.3f; best head a layer: previous token %s, first key %s"
+            % (loss, " ".join(prev), " ".join(first)))
+    return probe
+
+
 def digest(model):
     h = hashlib.sha256()
     for t in model.parameters():
@@ -78,9 +99,9 @@ def digest(model):
     return h.hexdigest()
 
 
-def train(V, train_ids, log, steps=STEPS):
+def train(V, train_ids, log, steps=STEPS, probe=None):
     torch.manual_seed(SEED)
-    model = trained.TinyGPT(V, C, H, P, N_LAYERS, FFN, EPS, FILL)
+    model = trained.TinyGPT(V, C, H, P, N_LAYERS, FFN, EPS, FILL, POS_SCALE)
     gen = torch.Generator().manual_seed(SEED + 1)
     opt = torch.optim.AdamW(model.parameters(), lr=LR, weight_decay=WD)
     t0, run, every, dig = time.time(), 0.0, 500, None
@@ -98,6 +119,8 @@ def train(V, train_ids, log, steps=STEPS):
             dig = digest(model)
         if step % every == 0:
             log("step %5d  training loss %.3f  (%.0f s)" % (step, run / every, time.time() - t0))
+            if probe:
+                probe(model, step)
             run = 0.0
     model.eval()
     return model, dig, time.time() - t0
@@ -346,11 +369,11 @@ def corpus(log):
 def make(log, cache=None):
     merges, vocab, mlist, train_ids, held_ids = corpus(log)
     if cache and os.path.exists(cache):       # SUBWORD_WEIGHTS: an earlier run's weights, measured again
-        model = trained.TinyGPT(len(vocab), C, H, P, N_LAYERS, FFN, EPS, FILL)
+        model = trained.TinyGPT(len(vocab), C, H, P, N_LAYERS, FFN, EPS, FILL, POS_SCALE)
         model.load_state_dict(torch.load(cache))
         model.eval()
     else:
-        model, dig, sec = train(len(vocab), train_ids, log)
+        model, dig, sec = train(len(vocab), train_ids, log, probe=probe_heads(held_ids, log))
         log("%d steps in %.0f s; weights after %d steps: sha256 %s" % (STEPS, sec, DIGEST_STEP, dig))
         if cache:
             torch.save(model.state_dict(), cache)

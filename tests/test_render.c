@@ -39,6 +39,7 @@
 #include "view.h"
 
 #include "draw_support.h"
+#include "ref_support.h"
 
 static int setup(void **state)
 {
@@ -349,90 +350,130 @@ static void check_inside(Rect r, int w, int h, const char *what, const char *les
         fail_msg("%s stage %d: %s (%d,%d %dx%d) outside %dx%d", lesson, stage, what, r.x, r.y, r.w, r.h, w, h);
 }
 
+// Every stage of a lesson at five window sizes: regions inside and apart, panels inside the
+// area, cells tiling each panel (its first and last cell own a pixel), readable results.
+static void check_layout(const char *name, const Lesson *ls, const Trace *tr)
+{
+    const int sizes[][2] = {{1280, 720}, {800, 600}, {1920, 1080}, {640, 400}, {2560, 1440}};
+    View v;
+    view_init(&v, ls, LANG_EN);
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        int w = sizes[z][0], h = sizes[z][1];
+        for (int s = 0; s < tr->n; s++) {
+            v.stage = s;
+            Layout L;
+            layout_compute(&L, tr, &v, w, h);
+            assert_true(L.n_panels >= 1);
+            assert_true(L.result_panel >= 0 && L.spec[L.result_panel].result);
+            // fixed regions inside and apart
+            Rect fixed[] = {L.timeline, L.tabs, L.header, L.area, L.narration, L.legend};
+            for (size_t i = 0; i < 6; i++) {
+                check_inside(fixed[i], w, h, "region", name, s);
+                for (size_t j = i + 1; j < 6; j++)
+                    if (rect_overlap(fixed[i], fixed[j]))
+                        fail_msg("%s stage %d at %dx%d: regions %zu and %zu overlap", name, s, w, h, i, j);
+            }
+            for (int i = 0; i < L.n_steps; i++) {
+                check_inside(L.step_rect[i], w, h, "step", name, s);
+                for (int j = i + 1; j < L.n_steps; j++) assert_false(rect_overlap(L.step_rect[i], L.step_rect[j]));
+            }
+            // heatmaps: inside the area, not overlapping each other or their captions
+            for (int p = 0; p < L.n_panels; p++) {
+                Rect a = L.panel[p];
+                if (a.x < L.area.x || a.y < L.area.y || a.x + a.w > L.area.x + L.area.w ||
+                    a.y + a.h > L.area.y + L.area.h)
+                    fail_msg("%s stage %d at %dx%d: panel %d (%d,%d %dx%d) outside the area (%d,%d %dx%d)", name,
+                             s, w, h, p, a.x, a.y, a.w, a.h, L.area.x, L.area.y, L.area.w, L.area.h);
+                for (int q = 0; q < L.n_panels; q++) {
+                    if (q != p && rect_overlap(L.panel[p], L.panel[q]))
+                        fail_msg("%s stage %d at %dx%d: panels %d and %d overlap", name, s, w, h, p, q);
+                    if (rect_overlap(L.panel[p], L.caption[q]))
+                        fail_msg("%s stage %d at %dx%d: panel %d overlaps caption %d", name, s, w, h, p, q);
+                }
+                // (a squeezed vocabulary axis, layout.h: cells under a pixel, an image; at least 1/LAYOUT_Q px)
+                const bool sq_r = layout_squeezed(&L, p, true), sq_c = layout_squeezed(&L, p, false);
+                assert_true(L.cell[p] >= 1 || ((sq_r || sq_c) && L.cell_wq[p] >= 1 && L.cell_hq[p] >= 1));
+                // cells tile the panel
+                Rect c0, c1;
+                const PanelSpec *ps = &L.spec[p];
+                assert_true(layout_cell_rect(&L, p, 0, 0, &c0));
+                assert_true(layout_cell_rect(&L, p, ps->shown_rows - 1, ps->shown_cols - 1, &c1));
+                assert_int_equal(c0.x, a.x);
+                assert_int_equal(c0.y, a.y);
+                assert_int_equal(c1.x + c1.w, a.x + a.w);
+                assert_int_equal(c1.y + c1.h, a.y + a.h);
+                assert_false(layout_cell_rect(&L, p, ps->shown_rows, 0, &c0));
+                int hp, hr, hc;
+                assert_true(layout_hit_cell(&L, c1.x + c1.w / 2, c1.y + c1.h / 2, &hp, &hr, &hc));
+                assert_int_equal(hp, p);
+                assert_int_equal(hr, ps->shown_rows - 1);
+                assert_int_equal(hc, ps->shown_cols - 1);
+            }
+            // the timeline hit-test finds each step
+            for (int i = 0; i < L.n_steps; i++)
+                assert_int_equal(layout_hit_step(&L, L.step_rect[i].x + 2, L.step_rect[i].y + 2), (int)L.step_id[i]);
+            if (w >= 800) { // readable: cells of the result at least 14 px at projector sizes
+                // (10 px at 800×600, where every term of a projection shares the width)
+                // (a squeezed vocabulary axis is an image: the other side must be readable)
+                const int rp = L.result_panel;
+                const int side = layout_squeezed(&L, rp, false) ? L.cell_hq[rp] / LAYOUT_Q
+                                 : layout_squeezed(&L, rp, true) ? L.cell_wq[rp] / LAYOUT_Q : L.cell[rp];
+                if (side < (w >= 1024 ? 14 : 10))
+                    fail_msg("%s stage %s at %dx%d: result cells %d px", name, tr->stages[s].name, w, h, side);
+                for (int i = 0; i < L.n_batch_tabs; i++) check_inside(L.batch_tab[i], w, h, "tab", name, s);
+                for (int i = 0; i < L.n_head_tabs; i++) check_inside(L.head_tab[i], w, h, "tab", name, s);
+            }
+        }
+    }
+}
+
 static void test_layout(void **state)
 {
     (void)state;
     glob_t g = lesson_files();
-    const int sizes[][2] = {{1280, 720}, {800, 600}, {1920, 1080}, {640, 400}, {2560, 1440}};
     for (size_t f = 0; f < g.gl_pathc; f++) {
         Lesson ls;
         Trace tr;
         assert_true(load(g.gl_pathv[f], &ls, &tr));
-        View v;
-        view_init(&v, &ls, LANG_EN);
-        for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
-            int w = sizes[z][0], h = sizes[z][1];
-            for (int s = 0; s < tr.n; s++) {
-                v.stage = s;
-                Layout L;
-                layout_compute(&L, &tr, &v, w, h);
-                const char *name = g.gl_pathv[f];
-                assert_true(L.n_panels >= 1);
-                assert_true(L.result_panel >= 0 && L.spec[L.result_panel].result);
-                // fixed regions inside and apart
-                Rect fixed[] = {L.timeline, L.tabs, L.header, L.area, L.narration, L.legend};
-                for (size_t i = 0; i < 6; i++) {
-                    check_inside(fixed[i], w, h, "region", name, s);
-                    for (size_t j = i + 1; j < 6; j++)
-                        if (rect_overlap(fixed[i], fixed[j]))
-                            fail_msg("%s stage %d at %dx%d: regions %zu and %zu overlap", name, s, w, h, i, j);
-                }
-                for (int i = 0; i < L.n_steps; i++) {
-                    check_inside(L.step_rect[i], w, h, "step", name, s);
-                    for (int j = i + 1; j < L.n_steps; j++) assert_false(rect_overlap(L.step_rect[i], L.step_rect[j]));
-                }
-                // heatmaps: inside the area, not overlapping each other or their captions
-                for (int p = 0; p < L.n_panels; p++) {
-                    Rect a = L.panel[p];
-                    if (a.x < L.area.x || a.y < L.area.y || a.x + a.w > L.area.x + L.area.w ||
-                        a.y + a.h > L.area.y + L.area.h)
-                        fail_msg("%s stage %d at %dx%d: panel %d (%d,%d %dx%d) outside the area (%d,%d %dx%d)", name,
-                                 s, w, h, p, a.x, a.y, a.w, a.h, L.area.x, L.area.y, L.area.w, L.area.h);
-                    for (int q = 0; q < L.n_panels; q++) {
-                        if (q != p && rect_overlap(L.panel[p], L.panel[q]))
-                            fail_msg("%s stage %d at %dx%d: panels %d and %d overlap", name, s, w, h, p, q);
-                        if (rect_overlap(L.panel[p], L.caption[q]))
-                            fail_msg("%s stage %d at %dx%d: panel %d overlaps caption %d", name, s, w, h, p, q);
-                    }
-                    // (a squeezed vocabulary axis, layout.h: cells under a pixel, an image; at least 1/LAYOUT_Q px)
-                    const bool sq_r = layout_squeezed(&L, p, true), sq_c = layout_squeezed(&L, p, false);
-                    assert_true(L.cell[p] >= 1 || ((sq_r || sq_c) && L.cell_wq[p] >= 1 && L.cell_hq[p] >= 1));
-                    // cells tile the panel
-                    Rect c0, c1;
-                    const PanelSpec *ps = &L.spec[p];
-                    assert_true(layout_cell_rect(&L, p, 0, 0, &c0));
-                    assert_true(layout_cell_rect(&L, p, ps->shown_rows - 1, ps->shown_cols - 1, &c1));
-                    assert_int_equal(c0.x, a.x);
-                    assert_int_equal(c0.y, a.y);
-                    assert_int_equal(c1.x + c1.w, a.x + a.w);
-                    assert_int_equal(c1.y + c1.h, a.y + a.h);
-                    assert_false(layout_cell_rect(&L, p, ps->shown_rows, 0, &c0));
-                    int hp, hr, hc;
-                    assert_true(layout_hit_cell(&L, c1.x + c1.w / 2, c1.y + c1.h / 2, &hp, &hr, &hc));
-                    assert_int_equal(hp, p);
-                    assert_int_equal(hr, ps->shown_rows - 1);
-                    assert_int_equal(hc, ps->shown_cols - 1);
-                }
-                // the timeline hit-test finds each step
-                for (int i = 0; i < L.n_steps; i++)
-                    assert_int_equal(layout_hit_step(&L, L.step_rect[i].x + 2, L.step_rect[i].y + 2), (int)L.step_id[i]);
-                if (w >= 800) { // readable: cells of the result at least 14 px at projector sizes
-                    // (10 px at 800×600, where every term of a projection shares the width)
-                    // (a squeezed vocabulary axis is an image: the other side must be readable)
-                    const int rp = L.result_panel;
-                    const int side = layout_squeezed(&L, rp, false) ? L.cell_hq[rp] / LAYOUT_Q
-                                     : layout_squeezed(&L, rp, true) ? L.cell_wq[rp] / LAYOUT_Q : L.cell[rp];
-                    if (side < (w >= 1024 ? 14 : 10))
-                        fail_msg("%s stage %s at %dx%d: result cells %d px", name, tr.stages[s].name, w, h, side);
-                    for (int i = 0; i < L.n_batch_tabs; i++) check_inside(L.batch_tab[i], w, h, "tab", name, s);
-                    for (int i = 0; i < L.n_head_tabs; i++) check_inside(L.head_tab[i], w, h, "tab", name, s);
-                }
-            }
-        }
+        check_layout(g.gl_pathv[f], &ls, &tr);
         trace_free(&tr);
         lesson_free(&ls);
     }
     globfree(&g);
+}
+
+// A vocabulary of 768 tokens (a BPE model's 256 bytes and 512 merges): tiny-lm-fortunes with
+// 745 more tokens, their embedding and unembedding rows copies of the first ones. With
+// V·cell a multiple of LAYOUT_Q (768 = 3·256), the squeezed axis's last cell (the last token's
+// logit) had no pixel at every size: layout_cell_rect failed on it and the image never drew it.
+static void test_layout_vocab_768(void **state)
+{
+    (void)state;
+    cJSON *root = ref_read_json("lessons/tiny-lm-fortunes.json");
+    cJSON *vocab = cJSON_GetObjectItem(root, "vocab"), *w = cJSON_GetObjectItem(root, "weights");
+    cJSON *embed = cJSON_GetObjectItem(w, "embed"), *head = cJSON_GetObjectItem(w, "lm_head");
+    const int V0 = cJSON_GetArraySize(vocab);
+    for (int i = V0; i < 768; i++) {
+        const unsigned cp = 0x4E00u + (unsigned)i; // (a CJK character: one token of its own)
+        char tok[4] = {(char)(0xE0 | (cp >> 12)), (char)(0x80 | ((cp >> 6) & 0x3F)), (char)(0x80 | (cp & 0x3F)), 0};
+        cJSON_AddItemToArray(vocab, cJSON_CreateString(tok));
+        cJSON_AddItemToArray(embed, cJSON_Duplicate(cJSON_GetArrayItem(embed, i % V0), true));
+        cJSON_AddItemToArray(head, cJSON_Duplicate(cJSON_GetArrayItem(head, i % V0), true));
+    }
+    cJSON_DeleteItemFromObject(root, "task"), cJSON_DeleteItemFromObject(root, "quiz");
+    char *text = cJSON_PrintUnformatted(root), err[LESSON_ERR_MAX];
+    cJSON_Delete(root);
+    Lesson ls;
+    Trace tr;
+    if (!lesson_parse(&ls, "vocab-768.json", text, strlen(text), err, sizeof err)) fail_msg("%s", err);
+    free(text);
+    assert_int_equal(ls.n_vocab, 768);
+    trace_init(&tr);
+    assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
+    trace_compute_stats(&tr);
+    check_layout("vocab-768", &ls, &tr);
+    trace_free(&tr);
+    lesson_free(&ls);
 }
 
 // ---- pixels ---------------------------------------------------------------------
@@ -2284,6 +2325,7 @@ int main(void)
         cmocka_unit_test(test_i18n),
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_layout),
+        cmocka_unit_test(test_layout_vocab_768),
         cmocka_unit_test(test_render_all_lessons),
         cmocka_unit_test(test_frame_commands),
         cmocka_unit_test(test_key_table),

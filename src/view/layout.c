@@ -681,24 +681,44 @@ int layout_legend_height(const Layout *L)
     return 2 * pad + row * (L->n_groups * (L->legend_stacked ? 2 : 1) + (special ? 1 : 0));
 }
 
+// Where cell i of n (side q in 1/LAYOUT_Q px, offset off) starts, from the panel's edge:
+// ceil((i·q − off) / Q), except that the last cell always owns the last pixel before the end.
+// (Cells under a pixel, a squeezed vocabulary axis: with n·q a multiple of Q, V = 768, the
+// last cell's start rounded up to the end and it had no pixel; the cells whose start is
+// there now start a pixel before it, with no pixel, and the last cell gets that pixel.)
+static int cell_start(int64_t i, int n, int q, int off)
+{
+    const int at = (int)ceil_div(i * q - off, LAYOUT_Q);
+    if (i >= n) return at;
+    return imin(at, (int)ceil_div((int64_t)n * q - off, LAYOUT_Q) - 1);
+}
+
+// The cell under pixel d from the panel's edge (cell_start's inverse): the last pixel
+// before the end is the last cell's.
+static int cell_at(int64_t d, int n, int q, int off)
+{
+    const int at = (int)floor_div(d * LAYOUT_Q + off, q);
+    return at < n && d == cell_start(n, n, q, off) - 1 ? n - 1 : at;
+}
+
 int layout_col_x(const Layout *L, int p, int col)
 {
-    return L->panel[p].x + (int)ceil_div((int64_t)col * L->cell_wq[p] - L->off_xq[p], LAYOUT_Q);
+    return L->panel[p].x + cell_start(col, L->spec[p].cols, L->cell_wq[p], L->off_xq[p]);
 }
 
 int layout_row_y(const Layout *L, int p, int row)
 {
-    return L->panel[p].y + (int)ceil_div((int64_t)row * L->cell_hq[p] - L->off_yq[p], LAYOUT_Q);
+    return L->panel[p].y + cell_start(row, L->spec[p].rows, L->cell_hq[p], L->off_yq[p]);
 }
 
 int layout_col_at(const Layout *L, int p, int x)
 {
-    return (int)floor_div((int64_t)(x - L->panel[p].x) * LAYOUT_Q + L->off_xq[p], L->cell_wq[p]);
+    return cell_at(x - L->panel[p].x, L->spec[p].cols, L->cell_wq[p], L->off_xq[p]);
 }
 
 int layout_row_at(const Layout *L, int p, int y)
 {
-    return (int)floor_div((int64_t)(y - L->panel[p].y) * LAYOUT_Q + L->off_yq[p], L->cell_hq[p]);
+    return cell_at(y - L->panel[p].y, L->spec[p].rows, L->cell_hq[p], L->off_yq[p]);
 }
 
 void layout_visible(const Layout *L, int p, int *r0, int *r1, int *c0, int *c1)

@@ -4,7 +4,8 @@
 // scrubbing one value on the L = 256 lesson (merged edits, no animation) in frames/s.
 // A language model's (issue 25): a character typed → the lesson with the text, every layer
 // computed → its first frame (as the window's text box does); a checkpoint of the training
-// slider → its frame (the file read again, that checkpoint's weights); the model view's frame.
+// slider → its frame (the file read again, that checkpoint's weights); the model view's frame;
+// the same for tests/big/subword-lm-768.json, the subword model's size (issue 39).
 #include <SDL.h>
 #include <glob.h>
 #include <stdio.h>
@@ -88,8 +89,9 @@ static int bench(const char *path, const char *stage, const char *label, double 
 
 // A character typed into a language model's text box, then taken back, EDITS times: the
 // lesson with the text (session_retext, as the window does: no file read), every layer
-// computed, the first frame at `stage` drawn.
-static int bench_typing(const char *path, const char *stage, const char *label, Fonts *fonts, SDL_Renderer *r)
+// computed, the first frame at `stage` drawn; target in ms.
+static int bench_typing(const char *path, const char *stage, const char *label, double target, Fonts *fonts,
+                        SDL_Renderer *r)
 {
     char err[LESSON_ERR_MAX + 200];
     Session *s = session_create(path, err, sizeof err);
@@ -129,7 +131,7 @@ static int bench_typing(const char *path, const char *stage, const char *label, 
         SDL_RenderFlush(r);
         t[i] = (bench_now() - t0) * 1e3;
     }
-    bench_row(label, t, EDITS, 16.0, "ms", 1);
+    bench_row(label, t, EDITS, target, "ms", 1);
     // the training slider: the next checkpoint (back and forth between two) → its frame
     const int K = s->lesson.n_checkpoints;
     for (int i = 0; K > 1 && i < EDITS; i++) {
@@ -185,7 +187,8 @@ int main(int argc, char **argv)
     }
     glob_t g;
     int rc = glob("lessons/*.json", 0, NULL, &g) == 0 ? 0 : 1;
-    for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
+    // (a lesson that fails says why and the rows after it are still measured; the exit code is 1)
+    for (size_t i = 0; i < g.gl_pathc; i++) {
         char label[96];
         const char *base = strrchr(g.gl_pathv[i], '/');
         snprintf(label, sizeof label, "edit → frame, %.30s", base ? base + 1 : g.gl_pathv[i]);
@@ -194,7 +197,7 @@ int main(int argc, char **argv)
     globfree(&g);
     // a character typed into every language model's text box (the lessons with a vocab)
     glob("lessons/*.json", 0, NULL, &g);
-    for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
+    for (size_t i = 0; i < g.gl_pathc; i++) {
         Lesson ls;
         char lerr[LESSON_ERR_MAX];
         if (!lesson_load(&ls, g.gl_pathv[i], lerr, sizeof lerr)) continue;
@@ -204,9 +207,13 @@ int main(int argc, char **argv)
         char label[96];
         const char *base = strrchr(g.gl_pathv[i], '/');
         snprintf(label, sizeof label, "a character typed → frame, %.22s", base ? base + 1 : g.gl_pathv[i]);
-        rc |= bench_typing(g.gl_pathv[i], "probs", label, fonts, r);
+        rc |= bench_typing(g.gl_pathv[i], "probs", label, 16.0, fonts, r);
     }
     globfree(&g);
+    // the size of train_subword_lm.py's model (V = 768, 4 layers, d_model 64), untrained: issue 39
+    // asks 33 ms for the largest model's typed character, shipped or not (tests/big/gen_subword_lm.py)
+    rc |= bench_typing("tests/big/subword-lm-768.json", "probs", "a character typed → frame, V=768 4 layers d=64", 33.0,
+                       fonts, r);
     rc |= bench("tests/big/long-256.json", "attn", "edit → frame, L=256", 33.0, false, fonts, r);
     rc |= bench("tests/big/long-256.json", "attn", "scrubbing a value, L=256", 30.0, true, fonts, r);
     SDL_DestroyRenderer(r);
