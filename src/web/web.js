@@ -671,6 +671,8 @@
       }
       const args = [...plan.args];
       try {
+        // whether the browser encodes H.264 (E lists MP4 only then): a few ms, 3 s at most
+        await Promise.race([attnvizExport.probe, new Promise((r) => setTimeout(r, 3000))]);
         if (lang() === 'zh') await loadCjk();
         if (plan.fetch) args.push('--', await fetchLesson(plan.lesson));
       } catch (e) {

@@ -198,6 +198,7 @@
 
   window.attnvizExport = {
     probe, mp4Open, mp4Frame, mp4Close,
+    mp4Supported: () => codec !== null, // (once probe has settled: web.js waits for it before the window opens)
     mp4Error: (id) => (encoders.get(id) || {}).error || openError || 'the browser\'s video encoder failed',
     // A Promise: the MP4s being written into the folder (or file) at path are written.
     pending(path) {
