@@ -226,6 +226,17 @@ static void test_texts(void **state)
             expect_in("keys.export", help, entry, f->menu_key > 0);
             expect_in("app.export_choose_web", web, name, f->in_page);
             expect_in("keys.export_web", web_help, name, f->in_page);
+            // a browser without an H.264 encoder: the same but MP4, and why it is missing (issue 40)
+            const char *no = i18n_get((Lang)lang, "app.export_choose_web_no_mp4");
+            const char *no_help = i18n_get((Lang)lang, "keys.export_web_no_mp4");
+            expect_in("app.export_choose_web_no_mp4", no, f->format == EXPORT_MP4 ? entry : name,
+                      f->in_page && f->format != EXPORT_MP4);
+            expect_in("keys.export_web_no_mp4", no_help, f->format == EXPORT_MP4 ? entry : name,
+                      f->in_page && f->format != EXPORT_MP4);
+        }
+        for (int k = 0; k < 3; k++) {
+            const char *key = k == 0 ? "app.export_choose_web_no_mp4" : k == 1 ? "keys.export_web_no_mp4" : "app.export_no_mp4";
+            expect_in(key, i18n_get((Lang)lang, key), "H.264", true);
         }
     }
     i18n_free();

@@ -492,6 +492,128 @@ static void test_state_steps(void **state)
     session_destroy(ses);
 }
 
+// One value, one rounding in a frame (issue 40): every operand a frame's worked sums write (the
+// result's cells and Σ column, every cell) is written with one number of decimals wherever it
+// appears (concat[0,0,0] was -10.5957 in output[0,0,0]'s tooltip and -10.596 in output[0,0,1]'s).
+// A number of a piece with two numbers or more ("a×b + c") is an operand; it is the value of a
+// cell of the frame's panels that it is a rounding of ("%.*f").
+typedef struct Seen {
+    float x;
+    int dec;
+    char as[24];
+} Seen;
+
+static int cmp_seen(const void *a, const void *b)
+{
+    float x = ((const Seen *)a)->x, y = ((const Seen *)b)->x;
+    return (x > y) - (x < y);
+}
+
+// The operands of text's worked sums, each matched to the values it rounds; 0 when two differ.
+static int match_operands(const char *text, Seen *vals, int nv, char *why, size_t n)
+{
+    int matched = 0;
+    for (const char *line = text; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+        if (strncmp(line, "= ", 2) && strncmp(line, "≈ ", strlen("≈ "))) continue;
+        const char *end = strchr(line, '\n') ? strchr(line, '\n') : line + strlen(line);
+        char buf[1024];
+        size_t len = (size_t)(end - line) < sizeof buf - 1 ? (size_t)(end - line) : sizeof buf - 1;
+        memcpy(buf, line, len), buf[len] = '\0';
+        for (char *piece = strchr(buf, ' ') + 1; piece;) { // "= a×b + c = d": the pieces between " = "
+            char *next = strstr(piece, " = ");
+            if (next) *next = '\0', next += 3;
+            char tok[32][24];
+            int nt = 0, nums = 0;
+            for (const char *q = piece; *q; q++) {
+                if (!(*q >= '0' && *q <= '9') || (q > piece && ((q[-1] >= '0' && q[-1] <= '9') || q[-1] == '.')))
+                    continue;
+                const char *a = q > piece && q[-1] == '-' ? q - 1 : q, *b = q;
+                while ((*b >= '0' && *b <= '9') || *b == '.') b++;
+                nums++;
+                if (memchr(q, '.', (size_t)(b - q)) && *b != 'e' && nt < 32 && b - a < 24)
+                    memcpy(tok[nt], a, (size_t)(b - a)), tok[nt][b - a] = '\0', nt++;
+            }
+            for (int t = 0; t < nt && nums >= 2; t++) {
+                int dec = (int)strlen(strchr(tok[t], '.') + 1);
+                double v = strtod(tok[t], NULL), half = 0.5 * pow(10.0, -dec) + 1e-9;
+                int lo = 0, hi = nv; // the first value ≥ v − half
+                while (lo < hi) {
+                    int mid = (lo + hi) / 2;
+                    if ((double)vals[mid].x < v - half) lo = mid + 1;
+                    else hi = mid;
+                }
+                for (int i = lo; i < nv && (double)vals[i].x <= v + half; i++) {
+                    char w[40];
+                    snprintf(w, sizeof w, "%.*f", dec, (double)vals[i].x);
+                    if (strcmp(w, tok[t]) && !(w[0] == '-' && !strcmp(w + 1, tok[t]))) continue; // (-0.00 as 0.00)
+                    matched++;
+                    if (vals[i].dec == 0) {
+                        vals[i].dec = dec;
+                        snprintf(vals[i].as, sizeof vals[i].as, "%.23s", tok[t]);
+                    } else if (vals[i].dec != dec) {
+                        snprintf(why, n, "%.7g written %.23s and %.23s", (double)vals[i].x, vals[i].as, tok[t]);
+                        return 0;
+                    }
+                }
+            }
+            piece = next;
+        }
+    }
+    return matched;
+}
+
+static void test_one_rounding_a_frame(void **state)
+{
+    (void)state;
+    // the classic lesson and a trained one (a language model: its backward view's frames too)
+    static const char *const files[] = {"lessons/arange-2x4x4.json", "lessons/induction-heads.json"};
+    enum { MAX_VALS = 64 * 64 * LAYOUT_MAX_PANELS };
+    static Seen vals[MAX_VALS];
+    static char tip[4096];
+    int frames = 0, operands = 0, tips = 0;
+    for (int f = 0; f < 2; f++) {
+        Session *ses = open_session(files[f]);
+        char err[300];
+        if (ses->lesson.cfg.vocab_size > 0) assert_true(session_set_backward(ses, true, err, sizeof err));
+        const Trace *tr = &ses->trace;
+        for (int bh = 0; bh < 2; bh++) {
+            View v;
+            view_init(&v, &ses->lesson, LANG_EN);
+            v.batch = bh ? tr->batch - 1 : 0, v.head = bh ? tr->n_heads - 1 : 0;
+            for (v.stage = 0; v.stage < tr->n; v.stage++) {
+                Layout L;
+                layout_compute(&L, tr, &v, 1280, 720);
+                int nv = 0;
+                for (int p = 0; p < L.n_panels; p++)
+                    for (int r = 0; r < L.spec[p].rows && r < 64; r++)
+                        for (int c = 0; c < L.spec[p].cols && c < 64 && nv < MAX_VALS; c++)
+                            vals[nv++] = (Seen){panel_value(&L.spec[p], r, c), 0, ""};
+                qsort(vals, (size_t)nv, sizeof *vals, cmp_seen);
+                char why[200] = "";
+                for (int p = 0; p < L.n_panels; p++) {
+                    const PanelSpec *ps = &L.spec[p];
+                    int rows = ps->rows < 24 ? ps->rows : 24, cols = ps->cols < 24 ? ps->cols : 24;
+                    for (int r = 0; r < rows; r++)
+                        for (int c = 0; c <= cols; c++) {
+                            if (c == cols && !(ps->result && ps->row_sums)) break;
+                            if (c < cols) explain_cell(tr, &v, &L, p, r, c, tip, sizeof tip);
+                            else explain_row_sum(tr, &v, &L, p, r, tip, sizeof tip);
+                            int m = match_operands(tip, vals, nv, why, sizeof why);
+                            if (why[0])
+                                fail_msg("%s %s (batch %d, head %d), %s [%d,%d]: %s\n%s", files[f],
+                                         tr->stages[v.stage].name, v.batch, v.head, ps->title, r, c, why, tip);
+                            operands += m, tips++;
+                        }
+                }
+                frames++;
+            }
+        }
+        session_destroy(ses);
+    }
+    print_message("%d frames, %d tooltips: %d operands, each value one rounding a frame\n", frames, tips, operands);
+    assert_true(frames > 100 && operands > 5000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -503,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_classic_examples),
         cmocka_unit_test(test_compare_adds_up),
         cmocka_unit_test(test_state_steps),
+        cmocka_unit_test(test_one_rounding_a_frame),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

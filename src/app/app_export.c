@@ -17,6 +17,7 @@
 
 #include "handout.h"
 #include "text.h"
+#include "video.h"
 
 bool app_file_exists(const char *path)
 {
@@ -149,7 +150,12 @@ void export_ui_choose_key(ExportUI *x, SDL_Keycode sym, const ExportFrom *from, 
                                                        : 0;
     bool handout;
     const ExportFormatInfo *fmt = export_format_menu(digit, from->browser, &handout);
-    if (fmt) export_start(x, fmt->format, from, t);
+    if (fmt && fmt->format == EXPORT_MP4 && !video_available(VIDEO_MP4)) { // (not in the page's menu then: why)
+        toast_show(t, from->view->lang, "app.export_no_mp4", NULL);
+        t->left = EXPORT_TOAST_SECONDS;
+    } else if (fmt) {
+        export_start(x, fmt->format, from, t);
+    }
     else if (handout) handout_start(from, t);
 }
 

@@ -145,6 +145,12 @@ bool video_wants_observe(const VideoWriter *v) { return v->fmt == VIDEO_GIF && !
 
 const char *video_encoder_name(VideoFormat fmt) { return fmt == VIDEO_MP4 ? "libx264" : "gif"; }
 
+bool video_available(VideoFormat fmt)
+{
+    (void)fmt;
+    return true;
+}
+
 static int io_write(void *opaque, uint8_t *buf, int size) // (const from FFmpeg 6.1)
 {
     VideoWriter *v = opaque;

@@ -32,5 +32,9 @@ bool video_close(VideoWriter *v, bool keep, char *err, size_t n);
 
 // The encoder's name ("libx264", "gif"), for messages and the README.
 const char *video_encoder_name(VideoFormat fmt);
+// Whether fmt can be written here: the desktop always (a libavcodec without libx264 says so at
+// video_open); the page, MP4 only where the browser has an H.264 encoder (web_export.js asks
+// WebCodecs' VideoEncoder.isConfigSupported before the window opens).
+bool video_available(VideoFormat fmt);
 
 #endif

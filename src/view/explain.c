@@ -3,6 +3,8 @@
 
 #include <assert.h>
 #include <math.h>
+#include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -128,21 +130,36 @@ static void write_row_sum(TipOut *to, const Trace *tr, const View *v, const Layo
     tip_equals(&o, sum);
 }
 
-// Writes with the fewest operand decimals that make every worked sum add up.
+// Writes with the fewest operand decimals from `from` on that make every worked sum add up,
+// and returns them (a sum near a rounding edge that adds up at none of those: its own fewest
+// from TIP_DECIMALS). None up to TIP_MAX_DECIMALS: the result says "≈" (its other lines still
+// add up: from `from` on, else at TIP_DECIMALS) and it returns -1.
 typedef void (*WriteFn)(TipOut *o, const Trace *tr, const View *v, const Layout *L, int p, int row, int col);
 
-static void write_adding_up(WriteFn fn, const Trace *tr, const View *v, const Layout *L, int p, int row, int col,
-                            char *out, size_t n)
+static int write_adding_up(WriteFn fn, const Trace *tr, const View *v, const Layout *L, int p, int row, int col,
+                           int from, char *out, size_t n)
 {
-    for (int d = TIP_DECIMALS; d <= TIP_MAX_DECIMALS; d++) {
-        TipOut o = tip_out(out, n);
-        o.dec = d;
-        fn(&o, tr, v, L, p, row, col);
-        if (tip_adds_up(out, NULL, 0)) return;
-    }
-    TipOut o = tip_out(out, n); // none: the result says it is approximate
+    for (int pass = 0; pass < 3; pass++)
+        for (int d = pass == 2 ? TIP_DECIMALS : from; d <= (pass == 2 ? from - 1 : TIP_MAX_DECIMALS); d++) {
+            TipOut o = tip_out(out, n);
+            o.dec = d, o.approx = pass == 1;
+            fn(&o, tr, v, L, p, row, col);
+            if (tip_adds_up(out, NULL, 0)) return pass == 1 ? -1 : d;
+        }
+    TipOut o = tip_out(out, n); // (as it was)
     o.approx = true;
     fn(&o, tr, v, L, p, row, col);
+    return -1;
+}
+
+// Whether fn's text with d operand decimals adds up (written into out).
+static bool adds_up_at(WriteFn fn, const Trace *tr, const View *v, const Layout *L, int p, int row, int col, int d,
+                       char *out, size_t n)
+{
+    TipOut o = tip_out(out, n);
+    o.dec = d;
+    fn(&o, tr, v, L, p, row, col);
+    return tip_adds_up(out, NULL, 0);
 }
 
 static void row_sum_fn(TipOut *o, const Trace *tr, const View *v, const Layout *L, int p, int row, int col)
@@ -151,14 +168,96 @@ static void row_sum_fn(TipOut *o, const Trace *tr, const View *v, const Layout *
     write_row_sum(o, tr, v, L, p, row);
 }
 
+// ---- one value, one rounding in a frame ------------------------------------------------------
+// An operand is read by the worked sums of a whole row or column of the result (concat's row 0
+// by each cell of output's row 0): when each tooltip took its own fewest decimals, the same
+// value was -10.5957 in one tooltip and -10.596 in the next (issue 40). So the worked sums of a
+// frame's result panel (its cells and its Σ column) share one precision: the most decimals any
+// of them needs to add up. Finding it writes every such tooltip once; it is kept for the
+// frame (a few frames, per thread: exports draw on worker threads), keyed by the panel and a
+// hash of its values (an edit in the lab changes them).
+#define KEPT 16 // frames kept (the study mode's questions visit a lesson's stages in turn)
+
+typedef struct FrameDec {
+    const Trace *tr;
+    const float *data;
+    uint64_t hash;
+    int stage, panel, batch, head, lang, rows, cols, dec;
+} FrameDec;
+
+static uint64_t panel_hash(const PanelSpec *ps)
+{
+    uint64_t h = 1469598103934665603u; // FNV-1a over the values' bits
+    for (int r = 0; r < ps->rows; r++)
+        for (int c = 0; c < ps->cols; c++) {
+            float x = panel_value(ps, r, c);
+            uint32_t u;
+            memcpy(&u, &x, sizeof u);
+            h = (h ^ u) * 1099511628211u;
+        }
+    return h;
+}
+
+// How many of the worked sums of result panel p (its cells, its Σ column) do not add up with
+// d decimals though they do with others (counted up to `enough`).
+static int sums_not_adding_up(const Trace *tr, const View *v, const Layout *L, int p, int d, int enough)
+{
+    const PanelSpec *ps = &L->spec[p];
+    char tip[4096];
+    int k = 0;
+    for (int r = 0; r < ps->rows && k < enough; r++)
+        for (int c = 0; c <= ps->cols && k < enough; c++) {
+            if (c == ps->cols && !ps->row_sums) break;
+            WriteFn fn = c < ps->cols ? write_cell : row_sum_fn;
+            if (adds_up_at(fn, tr, v, L, p, r, c, d, tip, sizeof tip)) continue;
+            for (int e = TIP_DECIMALS; e <= TIP_MAX_DECIMALS; e++)
+                if (e != d && adds_up_at(fn, tr, v, L, p, r, c, e, tip, sizeof tip)) {
+                    k++;
+                    break;
+                }
+        }
+    return k;
+}
+
+// The operand decimals of the worked sums of panel p of L (TIP_DECIMALS for any other panel).
+static int frame_decimals(const Trace *tr, const View *v, const Layout *L, int p)
+{
+    if (p < 0 || p >= L->n_panels || !L->spec[p].result || v->delta) return TIP_DECIMALS;
+    static _Thread_local FrameDec kept[KEPT];
+    static _Thread_local int next;
+    const PanelSpec *ps = &L->spec[p];
+    FrameDec key = {tr, ps->data, panel_hash(ps), v->stage, p, v->batch, ps->head, (int)v->lang, ps->rows, ps->cols, 0};
+    for (int i = 0; i < KEPT; i++) {
+        FrameDec *k = &kept[i];
+        if (k->tr == key.tr && k->data == key.data && k->hash == key.hash && k->stage == key.stage &&
+            k->panel == key.panel && k->batch == key.batch && k->head == key.head && k->lang == key.lang &&
+            k->rows == key.rows && k->cols == key.cols)
+            return k->dec;
+    }
+    // the fewest decimals with which every worked sum adds up (one that adds up at none, which
+    // says "≈", aside; a sum near a rounding edge may add up at 3 and not at 4); when none
+    // has them all, the decimals with which the fewest do not (those find their own)
+    int dec = -1;
+    for (int d = TIP_DECIMALS; d <= TIP_MAX_DECIMALS && dec < 0; d++)
+        if (sums_not_adding_up(tr, v, L, p, d, 1) == 0) dec = d;
+    for (int d = TIP_DECIMALS, fewest = INT_MAX, found = dec >= 0; !found && d <= TIP_MAX_DECIMALS; d++) {
+        int k = sums_not_adding_up(tr, v, L, p, d, fewest);
+        if (k < fewest) fewest = k, dec = d;
+    }
+    key.dec = dec;
+    kept[next] = key;
+    next = (next + 1) % KEPT;
+    return dec;
+}
+
 void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int row, int col, char *out, size_t n)
 {
-    write_adding_up(write_cell, tr, v, L, p, row, col, out, n);
+    write_adding_up(write_cell, tr, v, L, p, row, col, frame_decimals(tr, v, L, p), out, n);
 }
 
 void explain_row_sum(const Trace *tr, const View *v, const Layout *L, int p, int row, char *out, size_t n)
 {
-    write_adding_up(row_sum_fn, tr, v, L, p, row, 0, out, n);
+    write_adding_up(row_sum_fn, tr, v, L, p, row, 0, frame_decimals(tr, v, L, p), out, n);
 }
 
 void explain_cell_as_cells(const Trace *tr, const View *v, const Layout *L, int p, int row, int col, int dec,

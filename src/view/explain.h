@@ -12,8 +12,11 @@
 
 // Text for cell (row, col) of panel p of L (lines separated by '\n'). Its worked sums
 // add up as written: the operands get the fewest decimals (from TIP_DECIMALS) with
-// which they do (tip_adds_up); where none up to TIP_MAX_DECIMALS do, the result line
-// says "≈" (the header line has the exact value).
+// which every worked sum of the frame's result panel does (tip_adds_up), the same in each
+// of its tooltips: one value, one rounding in a frame (found once for the frame, kept);
+// where none up to TIP_MAX_DECIMALS do, the result line says "≈" (the header line has the
+// exact value). A result (the header's value, the last "= x") is written as the cells,
+// TIP_DECIMALS: a worked sum's operands carry the digits it needs to add up to that.
 void explain_cell(const Trace *tr, const View *v, const Layout *L, int p, int row, int col,
                   char *out, size_t n);
 // Text for row `row` of the Σ column of softmax panel p: the sum, term by term (adding

@@ -157,9 +157,29 @@ static const char *find(const Table *t, const char *key)
     return e ? e->text : NULL;
 }
 
+// i18n_alias's table: key → the key whose text it takes (kept across i18n_load and i18n_free)
+#define I18N_MAX_ALIASES 8
+static struct {
+    char key[64], as[64];
+} aliases[I18N_MAX_ALIASES];
+
+void i18n_alias(const char *key, const char *as)
+{
+    int free_at = -1;
+    for (int i = 0; i < I18N_MAX_ALIASES; i++) {
+        if (!strcmp(aliases[i].key, key)) free_at = i;
+        else if (!aliases[i].key[0] && free_at < 0) free_at = i;
+    }
+    assert(free_at >= 0 && strlen(key) < sizeof aliases[0].key && (!as || strlen(as) < sizeof aliases[0].as));
+    snprintf(aliases[free_at].key, sizeof aliases[0].key, "%s", as ? key : "");
+    snprintf(aliases[free_at].as, sizeof aliases[0].as, "%s", as ? as : "");
+}
+
 const char *i18n_lookup(Lang lang, const char *key)
 {
     assert((unsigned)lang < LANG_COUNT); // a Lang: args.c, url_args.c and the L key make only these
+    for (int i = 0; i < I18N_MAX_ALIASES; i++)
+        if (aliases[i].key[0] && !strcmp(aliases[i].key, key)) key = aliases[i].as;
     const char *s = find(&tables[lang], key);
     return s ? s : find(&tables[LANG_EN], key);
 }

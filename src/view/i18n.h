@@ -19,6 +19,9 @@ void i18n_free(void);
 const char *i18n_get(Lang lang, const char *key);
 // The text for key in lang, else in English, else NULL (for optional keys).
 const char *i18n_lookup(Lang lang, const char *key);
+// From now on key's text is as_key's (as NULL: its own again), in every language: the page
+// says what it makes (its E row in the help, keys.export → keys.export_web). At most 8.
+void i18n_alias(const char *key, const char *as_key);
 // Number of keys loaded for lang, and the i-th key in sorted order (tests).
 int i18n_count(Lang lang);
 const char *i18n_key_at(Lang lang, int i);

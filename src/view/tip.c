@@ -37,6 +37,8 @@ void tip_operand(const TipOut *o, float x, char *b, size_t n)
         if (zero && b[0] == '-') memmove(b, b + 1, strlen(b));
     } else if (isfinite(x) && x == rintf(x) && fabsf(x) < 1e5f) {
         snprintf(b, n, "%.0f", (double)(x == 0.0f ? 0.0f : x));
+    } else if (isfinite(x) && fabsf(x) < 0.5f * 0.01f) { // tiny (scientific at TIP_DECIMALS): never fewer
+        snprintf(b, n, "%.*e", o->dec > 4 ? o->dec - 2 : 2, (double)x); // significant digits than fixed point
     } else {
         tip_number_dec(x, o->dec, b, n);
     }

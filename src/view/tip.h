@@ -56,7 +56,8 @@ void tip_paren_number(float x, char *buf, size_t n);
 void tip_number_dec(float x, int d, char *buf, size_t n);
 void tip_put(TipOut *o, const char *t);
 // An operand of a worked sum, with o's decimals (see TipOut); paren_neg: a negative one
-// in parentheses.
+// in parentheses. Below 0.005 (what TIP_DECIMALS writes as 0.00) it is scientific, with no
+// fewer significant digits than o's decimals would give it (0.00002 was 2.47e-05's step).
 void tip_num(TipOut *o, float x, bool paren_neg);
 // x as an operand of o, into buf (tip_num without the parentheses).
 void tip_operand(const TipOut *o, float x, char *buf, size_t n);

@@ -88,14 +88,19 @@
     canvas.style.width = w + 'px';
     canvas.style.height = h + 'px';
   }
-  let resizeQueued = false;
+  // Not before the window opens: SDL makes its window the canvas's CSS size when the canvas
+  // has one (at a phone's 3×, 480×787 device pixels on a 1170×2361 screen, stretched), and
+  // Chromium sends a page a resize while it loads (a phone's, at once; a page opened in the
+  // tab where a field had the keyboard, before the program had started: issue 40). The
+  // window opens at the size of that moment (deviceSize() at callMain).
+  let resizeQueued = false, windowOpen = false;
   window.addEventListener('resize', () => {
-    if (resizeQueued) return;
+    if (resizeQueued || !windowOpen) return;
     resizeQueued = true;
     requestAnimationFrame(() => {
       resizeQueued = false;
       const [w, h] = deviceSize();
-      if (Module._attnviz_resize && Module.calledRun) Module._attnviz_resize(w, h); // (not while loading: no wasm yet)
+      Module._attnviz_resize(w, h);
       fitCanvas();
     });
   });
@@ -644,7 +649,6 @@
     sync,
   };
 
-  const [w0, h0] = deviceSize();
   window.Module = {
     canvas,
     print: (line) => console.log(line),
@@ -665,8 +669,10 @@
         window.attnvizPage.failed('address');
         return;
       }
-      const args = ['--size', w0 + 'x' + h0, ...plan.args];
+      const args = [...plan.args];
       try {
+        // whether the browser encodes H.264 (E lists MP4 only then): a few ms, 3 s at most
+        await Promise.race([attnvizExport.probe, new Promise((r) => setTimeout(r, 3000))]);
         if (lang() === 'zh') await loadCjk();
         if (plan.fetch) args.push('--', await fetchLesson(plan.lesson));
       } catch (e) {
@@ -674,8 +680,11 @@
         window.attnvizPage.failed(e.kind);
         return;
       }
-      Module.callMain(args); // (SDL sizes the canvas in device pixels; its CSS size only after,
-      fitCanvas();           // or SDL would take the CSS size for the window's)
+      const [w0, h0] = deviceSize(); // (the page's size now: it may have changed while loading)
+      Module.callMain(['--size', w0 + 'x' + h0, ...args]); // (SDL sizes the canvas in device pixels; its
+      windowOpen = true;                                    // CSS size only after, or SDL would take
+      fitCanvas();                                          // the CSS size for the window's)
+      if (deviceSize().join('x') !== w0 + 'x' + h0) window.dispatchEvent(new Event('resize')); // (changed meanwhile)
       if (!window.attnviz.state()) return; // (failed() showed why)
       statusBox.hidden = true;
       layer.hidden = false;

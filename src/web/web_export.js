@@ -5,8 +5,9 @@
 // megabytes to the page for an export few visits make; every Chromium since 94 (Debian's
 // included, headless too) and Safari 16.4 encode H.264 themselves; Firefox encodes it
 // from 130. VP9 or AV1 would need WebM, and the desktop's MP4 (what PowerPoint, Keynote
-// and Google Slides play) is H.264. Where the browser has no H.264 encoder, E 3 says so
-// in one line, as the window's "Export failed: …".
+// and Google Slides play) is H.264. Where the browser has no H.264 encoder (the probe below,
+// awaited by web.js before the window opens: mp4Supported()), E and the help leave MP4 out
+// and say why, and 3 says so instead of starting (web_video.c's video_available).
 //
 // The file is the desktop's in form: one H.264 track, a frame a drawn frame lasting its
 // ticks of 1/fps (a held stage is one frame that lasts), a key frame at least every 2 s,
@@ -198,6 +199,7 @@
 
   window.attnvizExport = {
     probe, mp4Open, mp4Frame, mp4Close,
+    mp4Supported: () => codec !== null, // (once probe has settled: web.js waits for it before the window opens)
     mp4Error: (id) => (encoders.get(id) || {}).error || openError || 'the browser\'s video encoder failed',
     // A Promise: the MP4s being written into the folder (or file) at path are written.
     pending(path) {

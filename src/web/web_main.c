@@ -43,6 +43,7 @@
 #include "train.h"
 #include "url_args.h"
 #include "view.h"
+#include "video.h"
 #include "viewkind.h"
 #include "web.h"
 
@@ -158,6 +159,10 @@ int main(int argc, char **argv)
         }
         args.opt.lesson_path = default_lesson;
     }
+    // the help's E row and E's menu: what the page makes (no handout; MP4 only with an H.264 encoder)
+    const bool mp4 = video_available(VIDEO_MP4);
+    i18n_alias("keys.export", mp4 ? "keys.export_web" : "keys.export_web_no_mp4");
+    if (!mp4) i18n_alias("app.export_choose_web", "app.export_choose_web_no_mp4");
     app_on_saved = saved;
     app_fetch_font = fetch_font;
     app_open_presenter = open_presenter;
@@ -276,7 +281,9 @@ static void write_state(FILE *f)
     json_write_string(f, st.session->path);
     fprintf(f, ", \"stage\": \"%s\", \"index\": %d, \"stages\": %d, \"lang\": \"%s\", \"batch\": %d, \"head\": %d, ",
             tr->stages[st.stage].name, st.stage, tr->n, v->lang == LANG_ZH ? "zh" : "en", v->batch, v->head);
-    fprintf(f, "\"zoom\": %.4f, \"help\": %s, ", (double)v->zoom, st.help ? "true" : "false");
+    fprintf(f, "\"zoom\": %.4f, \"help\": %s, \"help_export\": ", (double)v->zoom, st.help ? "true" : "false");
+    json_write_string(f, i18n_get(v->lang, "keys.export")); // (the help's E row: what E makes here)
+    fputs(", ", f);
     fprintf(f, "\"busy\": %s, \"frames\": %ld, \"events\": %ld, \"width\": %d, \"height\": %d, \"edited\": %s, \"toast\": ",
             st.busy ? "true" : "false", st.frames, st.events, st.width, st.height,
             session_edited(st.session) ? "true" : "false");

@@ -81,3 +81,8 @@ bool video_close(VideoWriter *v, bool keep, char *err, size_t n)
 }
 
 const char *video_encoder_name(VideoFormat fmt) { return fmt == VIDEO_MP4 ? "WebCodecs H.264" : "gif_write"; }
+
+bool video_available(VideoFormat fmt)
+{
+    return fmt == VIDEO_GIF || EM_ASM_INT({ return attnvizExport.mp4Supported() ? 1 : 0; });
+}

@@ -8,7 +8,9 @@
 //    page never stops answering);
 //  - E 3: an MP4 (the browser's H.264 encoder, web_export.js) downloads; ffprobe reads it:
 //    H.264, the desktop's size and length, its frames (a held stage one frame) as the desktop's;
-//  - Esc during an export stops it: no download, nothing left in the page's file system.
+//  - Esc during an export stops it: no download, nothing left in the page's file system;
+//  - MP4 is listed (E's menu, the help's E row) exactly when WebCodecs' isConfigSupported says
+//    the browser encodes H.264; with a browser that does not, E and the help say why, 3 starts nothing.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -39,6 +41,16 @@ export async function exportsInPage({browser, base, check, expect}) {
   s = await p.evaluate(() => attnviz.state());
   check(/PNG/.test(s.toast) && /MP4/.test(s.toast) && /GIF/.test(s.toast) && !/PDF|handout/.test(s.toast),
         `E offers what the page makes: PNG frames, MP4, GIF (“${s.toast}”)`);
+  // MP4 listed exactly when the browser encodes H.264 (issue 40): WebCodecs' answer, asked here
+  // as web_export.js asks it, against E's menu and the help's E row
+  const h264 = await p.evaluate(async () => {
+    for (const codec of ['avc1.640033', 'avc1.4d0033', 'avc1.42e033'])
+      if ((await VideoEncoder.isConfigSupported({codec, width: 1280, height: 720, bitrate: 4e6, framerate: 30}).catch(() => ({}))).supported)
+        return true;
+    return false;
+  });
+  check(/3 MP4/.test(s.toast) === h264 && /3 MP4/.test(s.help_export) === h264,
+        `E lists MP4 as VideoEncoder.isConfigSupported answers (H.264: ${h264}): “${s.toast}”, the help's “${s.help_export}”`);
   await p.keyboard.press('2'); // (the handout: not in the page, so 2 cancels like any other key)
   await p.waitForTimeout(300);
   s = await p.evaluate(() => attnviz.state());
@@ -113,4 +125,36 @@ export async function exportsInPage({browser, base, check, expect}) {
   check(downloaded === null && left.length === 0, `Esc: no download (${downloaded}), nothing left in the page (${left})`);
   check(errors.length === 0, `exports: no JavaScript errors${errors.length ? ': ' + errors.join('; ') : ''}`);
   await ctx.close();
+
+  // a browser without an H.264 encoder (isConfigSupported says no to every codec, as where
+  // WebCodecs has none): E and the help leave MP4 out and say why; 3 then starts nothing
+  const nc = await browser.newContext({viewport: {width: 640, height: 360}, deviceScaleFactor: 1, acceptDownloads: true});
+  await nc.addInitScript(() => {
+    if (window.VideoEncoder) VideoEncoder.isConfigSupported = async (config) => ({supported: false, config});
+  });
+  const q = await nc.newPage();
+  q.on('pageerror', (e) => errors.push(e.message));
+  await q.goto(base + 'index.html?lesson=arange-2x4x4&lang=en');
+  await q.waitForFunction(() => window.attnviz !== undefined);
+  await q.evaluate(() => attnviz.ready);
+  await q.keyboard.press('e');
+  await q.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
+  s = await q.evaluate(() => attnviz.state());
+  check(!/3 MP4/.test(s.toast) && /H\.264/.test(s.toast) && /1 PNG/.test(s.toast) && /4 GIF/.test(s.toast) &&
+        !/3 MP4/.test(s.help_export) && /H\.264/.test(s.help_export),
+        `no H.264 encoder: E leaves MP4 out and says why (“${s.toast}”), so does the help (“${s.help_export}”)`);
+  let got = null;
+  q.on('download', (d) => { got = d.suggestedFilename(); });
+  await q.keyboard.press('3');
+  await q.waitForTimeout(800);
+  s = await q.evaluate(() => attnviz.state());
+  const made = await q.evaluate(() => Module.FS.readdir('/home/web_user/attnviz').filter((n) => n[0] !== '.'));
+  check(made.length === 0 && got === null && /H\.264/.test(s.toast) && !/failed|Exporting/i.test(s.toast),
+        `no H.264 encoder: 3 starts nothing (no folder: ${made.join(', ') || 'none'}, no download: ${got}) and says why (“${s.toast}”)`);
+  await q.evaluate(() => attnviz.key('L', 0)); // 中文
+  await q.waitForFunction(() => attnviz.state().lang === 'zh', null, {timeout: 20000}).catch(() => {});
+  s = await q.evaluate(() => attnviz.state());
+  check(s.lang === 'zh' && !/3 MP4/.test(s.help_export) && /H\.264/.test(s.help_export) && /导出/.test(s.help_export),
+        `no H.264 encoder, in Chinese: the help's E row “${s.help_export}”`);
+  await nc.close();
 }
