@@ -319,6 +319,52 @@ static void test_teaching_order(void **state)
     picker_free(&p);
 }
 
+// The page's lessons folder (issue 39): the default lesson there, the others listed by the
+// manifest with their titles (the lesson's own "title": a string or both languages), in the
+// folder's teaching order, remote and unchecked; a file there is listed as itself (not twice);
+// entries that are no plain NAME.json or have no title are left out, and so is a manifest that
+// is not JSON (the files are listed all the same).
+static void test_manifest_lists_lessons_not_here(void **state)
+{
+    (void)state;
+    char dir[128];
+    snprintf(dir, sizeof dir, "%s/page", tmp);
+    assert_int_equal(mkdir(dir, 0777), 0);
+    write_file(dir, "b-default.json", LESSON("\"Here\""));
+    write_file(dir, "order.txt", "c-remote.json\nb-default.json\n");
+    write_file(dir, PICKER_MANIFEST_FILE,
+               "{\"lessons\": [{\"file\": \"b-default.json\", \"title\": \"Here (the manifest's)\", \"bytes\": 9},"
+               " {\"file\": \"c-remote.json\", \"title\": {\"en\": \"Far\", \"zh\": \"远处\"}, \"bytes\": 1700000},"
+               " {\"file\": \"a-plain.json\", \"title\": \"Plain\"},"
+               " {\"file\": \"../escape.json\", \"title\": \"x\"}, {\"file\": \"notes.txt\", \"title\": \"x\"},"
+               " {\"file\": \"d-untitled.json\"}, {\"file\": \"e-bad-title.json\", \"title\": 7}, 5]}");
+    Picker p;
+    picker_init(&p);
+    const char *dirs[] = {dir};
+    char here[200];
+    snprintf(here, sizeof here, "%s/b-default.json", dir);
+    assert_int_equal(picker_scan(&p, dirs, 1, here), 3);
+    assert_string_equal(p.items[0].name, "c-remote.json"); // the teaching order first
+    assert_true(p.items[0].remote && p.items[0].unchecked && !p.items[0].error);
+    assert_string_equal(picker_title(&p.items[0], LANG_EN), "Far");
+    assert_string_equal(picker_title(&p.items[0], LANG_ZH), "远处");
+    assert_string_equal(p.items[0].short_name, "c-remote");
+    char want[200];
+    snprintf(want, sizeof want, "%s/c-remote.json", dir);
+    assert_string_equal(p.items[0].path, want);
+    assert_string_equal(p.items[1].name, "b-default.json"); // the file itself, its own title
+    assert_false(p.items[1].remote);
+    assert_string_equal(picker_title(&p.items[1], LANG_EN), "Here");
+    assert_int_equal(p.current, 1);
+    assert_string_equal(p.items[2].name, "a-plain.json");
+    assert_true(p.items[2].remote);
+    assert_string_equal(picker_title(&p.items[2], LANG_ZH), "Plain"); // (zh: en's)
+    write_file(dir, PICKER_MANIFEST_FILE, "{\"lessons\": [ not JSON");
+    assert_int_equal(picker_scan(&p, dirs, 1, here), 1);
+    assert_false(p.items[0].remote);
+    picker_free(&p);
+}
+
 // The shipped lessons: order.txt names every one of them (a new lesson is given its place),
 // the classic lesson first; each listed by its title with its short name, never a path.
 static void test_shipped_order(void **state)
@@ -462,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_huge_files_cost_little),
         cmocka_unit_test(test_teaching_order),
         cmocka_unit_test(test_shipped_order),
+        cmocka_unit_test(test_manifest_lists_lessons_not_here),
         cmocka_unit_test(test_compare_menu),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -67,6 +67,11 @@ void app_export_failed(App *a, const char *why)
     a->toast.left = EXPORT_TOAST_SECONDS;
 }
 
+void app_lesson_fetch_failed(App *a, const char *path, int status, const char *why)
+{
+    app_lessons_fetch_failed(a, path, status, why);
+}
+
 void app_pinch(App *a, int x, int y, float factor, int dx, int dy)
 {
     if (factor > 0.0f && factor != 1.0f) layout_zoom_at(&a->v, app_layout(a), x, y, factor);

@@ -34,6 +34,10 @@ void app_set_reduced_motion(App *a, bool on);
 // An export that failed after the window had ended it (the page's MP4, written when the
 // browser's encoder has flushed): "Export failed: why" in the window.
 void app_export_failed(App *a, const char *why);
+// The lesson at path, asked for (app_fetch_lesson), could not be fetched: status, the site's
+// HTTP answer (404), or 0 when there was none (offline, and no copy kept); why, its words for
+// stderr. One line in the window; the lesson on screen stays.
+void app_lesson_fetch_failed(App *a, const char *path, int status, const char *why);
 // A pinch (the page's two fingers): zoom by factor at output pixel (x, y) — a heatmap
 // there, else the result's — then pan the zoomed heatmaps by (dx, dy) output pixels.
 void app_pinch(App *a, int x, int y, float factor, int dx, int dy);

@@ -8,6 +8,7 @@
 #include "app_compare.h"
 #include "app_picker.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,11 +91,57 @@ void app_replace_session(App *a, Session *s, bool keep_place)
     if (studying) playback_goto(&a->pb, study_ui_begin(a->study, a->session, a->v.lang, 0), false); // resumes
 }
 
+// The name a lesson at path is known by: its title as the picker lists it (its folder's
+// manifest's, for one the page has not fetched), else its file name.
+static const char *known_as(const App *a, const char *path, char *out, size_t n)
+{
+    char dir[SESSION_PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash) return path;
+    *slash = '\0';
+    Picker scan;
+    picker_init(&scan);
+    const char *dirs[] = {dir};
+    picker_scan(&scan, dirs, 1, NULL);
+    snprintf(out, n, "%s", slash + 1);
+    for (int i = 0; i < scan.n; i++)
+        if (strcmp(scan.items[i].name, slash + 1) == 0) snprintf(out, n, "%s", picker_title(&scan.items[i], a->v.lang));
+    picker_free(&scan);
+    return out;
+}
+
+// The page: a lesson not in its files yet (a shipped one, listed by the manifest) is fetched
+// (app_fetch_lesson); "Downloading…" until the page opens it. False: not fetched (it is here,
+// or nothing fetches): opened as a file.
+static bool fetch_lesson(App *a, const char *path)
+{
+    struct stat st;
+    if (!app_fetch_lesson || stat(path, &st) == 0 || errno != ENOENT || !app_fetch_lesson(path)) return false;
+    char name[LESSON_MAX_TEXT];
+    const char *args[] = {known_as(a, path, name, sizeof name)};
+    toast_say(&a->toast, a->v.lang, "app.loading_lesson", 1, args, ERROR_TOAST_SECONDS);
+    a->lessons.picker.open = false;
+    return true;
+}
+
+void app_lessons_fetch_failed(App *a, const char *path, int status, const char *why)
+{
+    cli_error(stderr, "%.400s: could not be downloaded: %.200s", path, why ? why : "");
+    char code[16];
+    snprintf(code, sizeof code, "%d", status);
+    char name[LESSON_MAX_TEXT];
+    const char *args[] = {known_as(a, path, name, sizeof name), code};
+    toast_say(&a->toast, a->v.lang, status ? "app.lesson_http" : "app.lesson_offline", 2, args, ERROR_TOAST_SECONDS);
+}
+
 // Replaces the lesson on screen by the one at path. The old session is
 // destroyed only once the new one is complete; on failure the error is shown
-// (toast and stderr) and the current lesson keeps running.
+// (toast and stderr) and the current lesson keeps running. In the page, a shipped lesson not
+// fetched yet: its fetch begins (true), it opens when it arrives.
 bool app_lessons_open(App *a, const char *path)
 {
+    if (fetch_lesson(a, path)) return true; // (the page: opened when it arrives)
     char msg[LESSON_ERR_MAX + 64];
     Session *s = session_create(path, msg, sizeof msg);
     if (!s) goto fail;

@@ -37,6 +37,8 @@ void app_lessons_open_picker(App *a);
 // false when it cannot be opened: its one-line error on stderr and as a toast, the
 // lesson on screen stays.
 bool app_lessons_open(App *a, const char *path);
+// app_lesson_fetch_failed (app.h)
+void app_lessons_fetch_failed(App *a, const char *path, int status, const char *why);
 // The picker's keys and clicks, and a .json file dropped on the window; true when taken.
 bool app_lessons_event(App *a, const SDL_Event *e);
 

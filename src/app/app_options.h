@@ -39,4 +39,9 @@ extern bool (*app_fetch_font)(void);
 // Called on F5 in the browser (one canvas: the presenter is a second browser window, which
 // the page opens and keeps in step); true when it is open. NULL: F5 says there is none.
 extern bool (*app_open_presenter)(void);
+// Called when a lesson to open is not in the files (the page: the shipped lessons but the
+// default are fetched when opened, issue 39); true when its fetch began: "Downloading…" shows,
+// then the page opens it (app_open) or says why not (app_lesson_fetch_failed). NULL: the usual
+// "cannot open" error.
+extern bool (*app_fetch_lesson)(const char *path);
 #endif

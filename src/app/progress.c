@@ -174,9 +174,24 @@ void progress_free(Progress *p)
 
 void progress_key(const char *lesson_path, char *out, size_t n)
 {
-    char real[PATH_MAX];
-    if (realpath(lesson_path, real)) snprintf(out, n, "%s", real);
-    else snprintf(out, n, "%s", lesson_path);
+    char real[PATH_MAX], dir[PATH_MAX];
+    if (realpath(lesson_path, real)) {
+        snprintf(out, n, "%s", real);
+        return;
+    }
+    // not there (the page's lessons before they are fetched): its folder's real path and its name,
+    // the key it will have once it is there
+    const char *slash = strrchr(lesson_path, '/');
+    const size_t d = slash ? (size_t)(slash - lesson_path) : 0;
+    if (slash && d > 0 && d < sizeof dir) {
+        memcpy(dir, lesson_path, d);
+        dir[d] = '\0';
+        if (realpath(dir, real)) {
+            snprintf(out, n, "%s%s", strcmp(real, "/") == 0 ? "" : real, slash);
+            return;
+        }
+    }
+    snprintf(out, n, "%s", lesson_path);
 }
 
 static cJSON *lesson_entry(const Progress *p, const char *key)

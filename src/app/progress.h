@@ -52,7 +52,8 @@ struct cJSON *progress_parse(const char *text, size_t len, const char **why);
 char *progress_text(const Progress *p, char *err, size_t n);
 void progress_free(Progress *p);
 
-// The key of a lesson file: its real path (the path itself when that fails).
+// The key of a lesson file: its real path; for a file not there (yet), its folder's real path
+// and its name; the path itself when that fails too.
 void progress_key(const char *lesson_path, char *out, size_t n);
 
 // Gives s the answers saved for key (matched by question id). Returns the stage

@@ -9,6 +9,7 @@
 void (*app_on_saved)(const char *path);
 bool (*app_fetch_font)(void);
 bool (*app_open_presenter)(void);
+bool (*app_fetch_lesson)(const char *path);
 
 void app_toast(App *a, const char *key, const char *arg)
 {

@@ -33,11 +33,14 @@ int attn_qk_norm(const AttnConfig *cfg, Trace *tr, StageId id, int hs, const Ten
 
 // Gemma 2's soft-capping (transformers' models/gemma2/modeling_gemma2.py, eager_attention_forward):
 //   attn_weights = attn_weights / softcap; attn_weights = torch.tanh(attn_weights); attn_weights *= softcap
-// on the scaled scores, then the causal mask is added.
+// on the scaled scores, then the causal mask is added. tanh in double, rounded once to float (as
+// tensor.c's GELU): the float tanhf of glibc and of the page's libc differ in the last bit for some
+// scores (the page's --dump of qk-norm-softcap differed from the desktop's in 6 stages); the double
+// one rounds to the same float on both.
 void attn_softcap(float *cap, float *ms, float *at, const float *s, const float *mask, size_t n, float c, float fill)
 {
     for (size_t i = 0; i < n; i++) {
-        const float v = tanhf(s[i] / c) * c;
+        const float v = (float)tanh((double)(s[i] / c)) * c;
         cap[i] = v;
         ms[i] = at[i] = mask && mask[i] == 0.0f ? fill : v;
     }

@@ -11,6 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
+#include "jsonpath.h"
+
 void picker_init(Picker *p)
 {
     memset(p, 0, sizeof *p);
@@ -155,6 +159,59 @@ static void read_order(const char *dir, PickerItem *items, int first, int n, int
     fclose(f);
 }
 
+// The lessons dir's PICKER_MANIFEST_FILE names that are not among items[first..*n) (the page's
+// lessons not fetched yet): items with the manifest's titles (read as a lesson's, by
+// lesson_read_text), remote and unchecked. A manifest that cannot be read, or an entry without a
+// plain file name or a title: skipped (the files that are there are listed all the same).
+static void add_manifest(Picker *p, const char *dir, int first, int *cap, const char *cwd)
+{
+    char path[PATH_MAX + 32];
+    snprintf(path, sizeof path, "%s/%s", dir, PICKER_MANIFEST_FILE);
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)PICKER_MANIFEST_BYTES) return;
+    FILE *f = fopen(path, "rb");
+    if (!f) return;
+    char *text = malloc((size_t)st.st_size + 1);
+    size_t n = text ? fread(text, 1, (size_t)st.st_size, f) : 0;
+    fclose(f);
+    cJSON *root = text ? cJSON_ParseWithLength(text, n) : NULL;
+    free(text);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "lessons"), *e;
+    if (!cJSON_IsArray(list)) list = NULL;
+    cJSON_ArrayForEach(e, list) {
+        const char *file = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(e, "file"));
+        const cJSON *title = cJSON_GetObjectItemCaseSensitive(e, "title");
+        if (!file || !ends_with_json(file) || strchr(file, '/') || !title || p->n >= PICKER_MAX_ITEMS) continue;
+        bool here = false;
+        for (int i = first; i < p->n && !here; i++) here = strcmp(p->items[i].name, file) == 0;
+        if (here) continue;
+        if (p->n == *cap) {
+            int nc = *cap ? *cap * 2 : 16;
+            PickerItem *ni = realloc(p->items, (size_t)nc * sizeof *ni);
+            if (!ni) break;
+            p->items = ni, *cap = nc;
+        }
+        PickerItem *it = &p->items[p->n];
+        memset(it, 0, sizeof *it);
+        char err[LESSON_ERR_MAX], shown[PATH_MAX];
+        JsonCtx ctx = {path, err, sizeof err, false, false};
+        size_t dl = strlen(dir), fl = strlen(file);
+        it->path = malloc(dl + 1 + fl + 1);
+        if (it->path) {
+            memcpy(it->path, dir, dl), it->path[dl] = '/', memcpy(it->path + dl + 1, file, fl + 1);
+            it->name = it->path + dl + 1;
+            picker_display_path(it->path, cwd, shown, sizeof shown);
+            it->shown = dup_str(shown);
+        }
+        it->remote = it->unchecked = true;
+        if (it->shown && lesson_read_text(&ctx, title, "title", false, it->title) && it->title[LANG_EN])
+            p->n++;
+        else
+            item_free(it);
+    }
+    cJSON_Delete(root);
+}
+
 static int item_cmp(const void *a, const void *b)
 {
     const PickerItem *x = a, *y = b;
@@ -247,6 +304,7 @@ int picker_scan(Picker *p, const char *const *dirs, int n_dirs, const char *curr
                 item_free(&p->items[p->n]);
         }
         closedir(dh);
+        add_manifest(p, dirs[d], first, &cap, have_cwd ? cwd : NULL);
         read_order(dirs[d], p->items, first, p->n, n_seen - 1);
     }
     if (p->n > 1) qsort(p->items, (size_t)p->n, sizeof p->items[0], item_cmp);

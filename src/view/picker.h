@@ -24,6 +24,11 @@
 // ("#" starts a comment); lessons/README.md gives the shipped order.
 #define PICKER_ORDER_FILE "order.txt"
 #define PICKER_ORDER_BYTES (64u << 10)
+// A directory's lessons that are not there yet (the page: fetched when opened, issue 39): a JSON
+// file {"lessons": [{"file": NAME.json, "title": as the lesson's, "bytes": N, ...}]}, written by
+// src/web/lesson_manifest.py; its files missing from the directory are listed from it.
+#define PICKER_MANIFEST_FILE "lessons.manifest"
+#define PICKER_MANIFEST_BYTES (256u << 10)
 
 typedef struct PickerItem {
     char *path;               // directory + "/" + name, as it is opened
@@ -36,6 +41,7 @@ typedef struct PickerItem {
     char *title[LANG_COUNT];  // NULL when invalid; zh NULL falls back to en
     char *error;              // lesson_load's one-line error; NULL when valid (or unchecked)
     bool unchecked;           // too large to check in the picker: its title only, checked when opened
+    bool remote;              // listed by its directory's PICKER_MANIFEST_FILE, not in it yet (unchecked too)
     bool studied;             // the study mode's score is kept for it (the window fills these in)
     int study_right, study_answered, study_total;
 } PickerItem;
@@ -59,7 +65,8 @@ void picker_free(Picker *p);
 // directories and directories already listed (same device and inode) are
 // skipped), reads each one's titles from its start (lesson_peek_title) and
 // checks it with lesson_load when it is small enough (PICKER_CHECK_*) for its
-// error, sorts them — the lessons a directory's PICKER_ORDER_FILE names first, in
+// error, adds the lessons a directory's PICKER_MANIFEST_FILE names that it does not hold
+// (remote: their titles from the manifest), sorts them — the lessons a directory's PICKER_ORDER_FILE names first, in
 // its order (the first directory's first), then the others by file name (then by
 // path) —, marks and selects current_path (else the first item). Replaces what was
 // listed before. Returns the number of items.

@@ -3,8 +3,16 @@
 // make web writes build/web/sw.js from this file with VERSION, a hash of the site's files:
 // a new build is a new worker, which caches the whole new site first and only then, once
 // it takes over, deletes every older attnviz cache (a failed download keeps the old one;
-// the Chinese font, fetched on demand, moves over).
+// the Chinese font, fetched on demand, moves over, and so does each lesson kept whose bytes the
+// new version still ships).
+// Lessons (issue 39): none is precached. attnviz.data holds the default one; any other is
+// fetched the first time it is opened (web.js: lessons/NAME.json?v=SHA, SHA from the lessons'
+// manifest) and kept then. Precaching the others would make every first visit download them
+// all again in the background (a trained language model's lesson is megabytes), which is
+// what fetching them on demand avoids; a class that will be offline opens its lessons once.
 //   the site's files (below)      from the cache (they change only with a new version)
+//   a lesson (LESSONS, below)     from the cache once kept (its address names its bytes), else
+//                                 the network, a copy kept
 //   a page address (index.html?…) the cached index.html: the page reads its query itself
 //   anything else on this site     (a lesson=path/x.json file, the Chinese font fetched on
 //                                  demand): the network, a copy kept; offline, the copy
@@ -12,6 +20,7 @@
 const VERSION = '@VERSION@';
 const CACHE = 'attnviz-' + VERSION;
 const FILES = [@FILES@];
+const LESSONS = [@LESSONS@];
 
 // 'no-cache': each file is revalidated with the site (a new version's files are never taken
 // from a stale HTTP cache), and what the page itself just downloaded comes back as
@@ -24,13 +33,24 @@ self.addEventListener('install', (event) => {
 });
 
 // The Chinese font is no file of a version (it is not in the hash): an older cache's copy
-// moves to the new one, so Chinese seen once stays offline across new builds.
+// moves to the new one, so Chinese seen once stays offline across new builds. A lesson kept
+// moves too when the new version ships the same bytes (its address, with ?v=SHA, is one of
+// LESSONS); a changed lesson is fetched again.
 const FONT = 'fonts/wqy-microhei.ttc';
+const scoped = (url) => {
+  const u = new URL(url), scope = new URL(self.registration.scope);
+  return u.pathname.startsWith(scope.pathname) ? u.pathname.slice(scope.pathname.length) + u.search : null;
+};
 async function takeOver() {
   const old = (await caches.keys()).filter((k) => k.startsWith('attnviz-') && k !== CACHE), cache = await caches.open(CACHE);
   for (const k of old) {
-    const font = await (await caches.open(k)).match(FONT);
+    const from = await caches.open(k), font = await from.match(FONT);
     if (font && !(await cache.match(FONT))) await cache.put(FONT, font);
+    for (const request of await from.keys()) {
+      if (!LESSONS.includes(scoped(request.url)) || (await cache.match(request))) continue;
+      const copy = await from.match(request);
+      if (copy) await cache.put(request, copy);
+    }
   }
   await Promise.all(old.map((k) => caches.delete(k)));
   await self.clients.claim();
@@ -59,6 +79,8 @@ self.addEventListener('fetch', (event) => {
     event.respondWith(caches.match('index.html', {cacheName: CACHE}).then((r) => r || fetch(request)));
   } else if (name !== null && FILES.includes(name) && !url.search) {
     event.respondWith(caches.match(name, {cacheName: CACHE}).then((r) => r || fromNetwork(request)));
+  } else if (name !== null && LESSONS.includes(name + url.search)) {
+    event.respondWith(caches.match(request, {cacheName: CACHE}).then((r) => r || fromNetwork(request)));
   } else {
     event.respondWith(fromNetwork(request));
   }

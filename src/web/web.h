@@ -18,6 +18,10 @@ char *attnviz_here(void);
 void attnviz_resize(int w, int h);
 // The Chinese font asked for (app_fetch_font) is in place: fonts reloaded, Chinese shown.
 void attnviz_font_arrived(void);
+// A lesson asked for (app_fetch_lesson: web.js's fetchLesson) could not be fetched: status, the
+// site's HTTP answer, or 0 for none (offline, no copy kept); why for stderr. One line in the
+// window, the lesson on screen stays. (One that arrives is opened with attnviz_open.)
+void attnviz_lesson_failed(const char *path, int status, const char *why);
 // JSON: where the window is — lesson, stage, index, stages, lang, batch, head, busy,
 // zoom (1: the whole heatmap), help (the help overlay is shown), frames, events (handled so far), width, height, edited, toast, hover (the cell under the mouse: panel,
 // row, col; or null), buttons (x, y, w, h around the window's own buttons),

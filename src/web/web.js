@@ -15,7 +15,8 @@
 // (study progress, saved lessons) in IndexedDB, hands the files the user saves to
 // the browser as downloads (E's folder of PNG frames as one .zip, its GIF or MP4 as the
 // file: web_export.js makes the MP4), fetches the Chinese
-// font the first time Chinese is shown, opens a lesson file dropped on the page,
+// font the first time Chinese is shown, fetches each shipped lesson but the default the first
+// time it is opened (the picker, a link: issue 39), opens a lesson file dropped on the page,
 // and offers window.attnviz for tests and tools:
 //   attnviz.ready      a Promise, resolved once the first frame is drawn (rejected with
 //                      the program's one-line error when it cannot start)
@@ -29,6 +30,8 @@
 //   attnviz.heapUsed()  bytes malloc holds now (make bench-web's memory row)
 //   attnviz.textCacheBytes()  of which the text texture cache (capped at 16 MiB)
 //   attnviz.open(path) a file in the page's file system opened now, as if dropped (1: opened)
+//   attnviz.lesson(name)   the shipped lesson NAME opened as the picker does (fetched first
+//                      when it is not in the page: a Promise of 1 opened, 0 another asked for since)
 //   attnviz.here()     the address's query that opens the window where it is now
 //   attnviz.sync()     a Promise: the data folder written to IndexedDB
 //   attnviz.errors     the lines the program wrote to stderr
@@ -131,6 +134,66 @@
     const path = dir + '/' + name;
     Module.FS.writeFile(path, new Uint8Array(await res.arrayBuffer()));
     return path;
+  }
+
+  // The shipped lessons (issue 39): attnviz.data holds the default one and the manifest of all
+  // (src/web/lesson_manifest.py: file, title, bytes, sha256); any other is fetched from the
+  // site when it is opened — lessons/NAME.json?v=SHA (its bytes' address: the service worker
+  // keeps it by that, sw.js) — and written where the window looks for it (SHIPPED).
+  let shippedList = null;
+  function manifest() { // {NAME.json: {file, title, bytes, sha256}}
+    if (!shippedList) {
+      shippedList = {};
+      try {
+        for (const e of JSON.parse(new TextDecoder().decode(Module.FS.readFile(SHIPPED + 'lessons.manifest'))).lessons) shippedList[e.file] = e;
+      } catch (e) { console.error('attnviz: the lessons\' manifest: ' + e.message); }
+    }
+    return shippedList;
+  }
+  const fetching = {}; // NAME.json → its Promise (one fetch however often it is asked for)
+  // The shipped lesson file NAME.json in the page's files (fetched first when it is not):
+  // its path; a LinkError when it could not be fetched (status: the site's answer, 0 none).
+  function shippedFile(file) {
+    const path = SHIPPED + file, m = manifest()[file];
+    if (!m || Module.FS.analyzePath(path).exists) return Promise.resolve(path);
+    if (!fetching[file]) {
+      fetching[file] = (async () => {
+        const v = 'lessons/' + file + '?v=' + m.sha256;
+        let res;
+        try {
+          res = await fetch(v);
+        } catch (e) {
+          throw Object.assign(new LinkError('fetch', v + ': could not be fetched (' + e.message + ')'), {status: 0});
+        }
+        if (!res.ok) throw Object.assign(new LinkError(res.status === 404 ? 'missing' : 'fetch', v + ': ' + res.status + ' ' + res.statusText), {status: res.status});
+        const bytes = new Uint8Array(await res.arrayBuffer());
+        Module.FS.writeFile(path, bytes);
+        return path;
+      })().finally(() => { delete fetching[file]; });
+    }
+    return fetching[file];
+  }
+  // The window asked for a lesson it does not have (app_fetch_lesson): a shipped one is fetched,
+  // then opened, unless another was asked for meanwhile (the last asked for opens); or the
+  // window says why not, the lesson on screen kept. false: not a shipped lesson.
+  let wanted = null;
+  function fetchForWindow(path) {
+    const parts = [];
+    for (const p of path.split('/')) { if (p === '..') parts.pop(); else if (p !== '.' && p !== '') parts.push(p); }
+    const folded = '/' + parts.join('/'), file = folded.slice(SHIPPED.length);
+    if (!folded.startsWith(SHIPPED) || file.includes('/') || !manifest()[file]) return null;
+    wanted = path;
+    return shippedFile(file).then(() => {
+      if (wanted !== path) return 0;
+      wanted = null;
+      return window.attnviz.open(path);
+    }, (e) => {
+      if (wanted === path) {
+        wanted = null;
+        withString(path, (p) => withString(e.message, (m) => Module._attnviz_lesson_failed(p, e.status || 0, m)));
+      }
+      throw e;
+    });
   }
 
   async function loadCjk() {
@@ -368,19 +431,20 @@
   };
   const words = () => WORDS[lang()];
 
-  // A lesson file's title in the page's language (its name when it has none).
+  const titleIn = (t) => { const v = typeof t === 'string' ? t : t && (t[lang()] || t.en); return typeof v === 'string' && v ? v : null; };
+  // A lesson file's title in the page's language (the manifest's for a lesson not fetched; its
+  // name when it has none).
   function lessonTitle(path) {
     try {
-      const t = JSON.parse(new TextDecoder().decode(Module.FS.readFile(path))).title;
-      const v = typeof t === 'string' ? t : t && (t[lang()] || t.en);
-      if (typeof v === 'string' && v) return v;
-    } catch (e) { /* (its name, then) */ }
-    return path.split('/').pop();
+      const v = titleIn(JSON.parse(new TextDecoder().decode(Module.FS.readFile(path))).title);
+      if (v) return v;
+    } catch (e) { /* (the manifest's, or its name, then) */ }
+    const m = path.startsWith(SHIPPED) && manifest()[path.slice(SHIPPED.length)];
+    return (m && titleIn(m.title)) || path.split('/').pop();
   }
-  // The shipped lessons, the first lesson first: [{name, title}].
+  // The shipped lessons (the manifest's), the first lesson first: [{name, title}].
   function shippedLessons() {
-    let names = [];
-    try { names = Module.FS.readdir(SHIPPED).filter((n) => n.endsWith('.json')).map((n) => n.slice(0, -5)).sort(); } catch (e) { /* none */ }
+    const names = Object.keys(manifest()).map((n) => n.slice(0, -5)).sort();
     const first = 'arange-2x4x4';
     names.sort((a, b) => (b === first) - (a === first));
     return names.map((name) => ({name, title: lessonTitle(SHIPPED + name + '.json')}));
@@ -611,6 +675,12 @@
       loadCjk().then((ok) => { if (ok && Module._attnviz_font_arrived) Module._attnviz_font_arrived(); });
       return 1;
     },
+    fetchLesson(path) {
+      const p = fetchForWindow(path);
+      if (!p) return 0;
+      p.catch(() => {}); // (the window says why)
+      return 1;
+    },
     closed(here) { // (nothing in the page ends the session; should the window end, back to where it was)
       statusText.textContent = '';
       const p = document.createElement('p');
@@ -641,6 +711,7 @@
     heapUsed: () => Module._attnviz_heap_used(),
     textCacheBytes: () => Module._attnviz_text_cache_bytes(),
     open: (path) => withString(path, (p) => Module._attnviz_open(p)),
+    lesson: (name) => fetchForWindow(SHIPPED + name + '.json') || Promise.reject(new Error(name + ': no such shipped lesson')),
     here: () => cString(Module._attnviz_here()),
     a11y: () => JSON.parse(cString(Module._attnviz_a11y()) || 'null'),
     key: (name, mods) => withString(name, (p) => Module._attnviz_key(p, typeof mods === 'number' ? mods : mods ? 1 : 0)),
@@ -675,6 +746,7 @@
         await Promise.race([attnvizExport.probe, new Promise((r) => setTimeout(r, 3000))]);
         if (lang() === 'zh') await loadCjk();
         if (plan.fetch) args.push('--', await fetchLesson(plan.lesson));
+        else if (plan.lesson) await shippedFile(plan.lesson + '.json'); // (not in the manifest: the window says so)
       } catch (e) {
         errors.push('attnviz: ' + e.message);
         window.attnvizPage.failed(e.kind);

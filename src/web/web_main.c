@@ -10,6 +10,7 @@
 //
 //   files the user asked for (S, Ctrl+S, E)  app_on_saved → a download (web.js)
 //   the Chinese font                          fetched the first time Chinese is shown
+//   the shipped lessons but the default       fetched when opened (the picker, a link)
 //   the canvas size                           the page's size × devicePixelRatio
 //   numbers for tests and tools               window.attnviz.{state,frame,dump,describe}()
 //   assistive technology                      the layer beside the canvas (attnviz_a11y), the
@@ -130,6 +131,14 @@ static bool fetch_font(void)
     return EM_ASM_INT({ return attnvizPage.fetchFont(); }) != 0;
 }
 
+// A shipped lesson not in the page's files (only the default is in attnviz.data): web.js
+// fetches it (lessons/NAME.json, issue 39) and opens it when it arrives; false: not a lesson
+// the page fetches (the usual "cannot open" error follows)
+static bool fetch_lesson(const char *path)
+{
+    return EM_ASM_INT({ return attnvizPage.fetchLesson(UTF8ToString($0)); }, path) != 0;
+}
+
 // F5: the presenter as a second browser window (web_present.js); false when the browser
 // did not open it (pop-ups blocked)
 static bool open_presenter(void)
@@ -165,6 +174,7 @@ int main(int argc, char **argv)
     if (!mp4) i18n_alias("app.export_choose_web", "app.export_choose_web_no_mp4");
     app_on_saved = saved;
     app_fetch_font = fetch_font;
+    app_fetch_lesson = fetch_lesson;
     app_open_presenter = open_presenter;
     // keys go to the window only while the canvas has the focus: the page's links,
     // buttons and tables get theirs (Tab, arrows) as on any page
@@ -235,6 +245,14 @@ EMSCRIPTEN_KEEPALIVE void attnviz_font_arrived(void)
 {
     if (!app) return;
     if (app_fonts_reload(app) && app_status(app).view->lang != LANG_ZH) app_switch_lang(app);
+    SDL_Event e = {.type = SDL_USEREVENT}; // a frame to show it
+    SDL_PushEvent(&e);
+}
+
+EMSCRIPTEN_KEEPALIVE void attnviz_lesson_failed(const char *path, int status, const char *why)
+{
+    if (!app || !path) return;
+    app_lesson_fetch_failed(app, path, status, why);
     SDL_Event e = {.type = SDL_USEREVENT}; // a frame to show it
     SDL_PushEvent(&e);
 }

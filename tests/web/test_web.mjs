@@ -22,7 +22,9 @@
 // then the accessibility checks of a11y_web.mjs (axe-core, the layer, the keyboard, motion, zoom)
 // and touch_web.mjs's (touch at a tablet's and a phone's size, offline), and present_web.mjs's
 // (the presenter as a second browser window, F5, in step with the page both ways) and
-// type_web.mjs's (typing on a phone: a real field for its keyboard).
+// type_web.mjs's (typing on a phone: a real field for its keyboard), and lazy_web.mjs's (the
+// lessons fetched when opened: none on the first visit, exactly the one opened, every one
+// equal to the desktop's --dump, a missing one said in one line).
 import { chromium } from 'playwright-core';
 import http from 'node:http';
 import fs from 'node:fs';
@@ -33,6 +35,7 @@ import { touchAndOffline } from './touch_web.mjs';
 import { exportsInPage } from './export_web.mjs';
 import { presenterWindow } from './present_web.mjs';
 import { typing } from './type_web.mjs';
+import { lazyLessons } from './lazy_web.mjs';
 
 const [site, expect] = process.argv.slice(2).map((p) => path.resolve(p));
 let fails = 0;
@@ -56,8 +59,13 @@ const other = http.createServer((req, res) => {
 await new Promise((r) => other.listen(0, '127.0.0.1', r));
 const otherSite = `http://127.0.0.1:${other.address().port}`;
 const overrides = {}; // a file of the site served as another text (touch_web.mjs: a new build's sw.js)
-const server = http.createServer((req, res) => {
+// lazy_web.mjs: every request answered (path + query), paths answered 404, paths answered after 1.5 s
+const served = [], gone = new Set(), slow = new Set();
+const server = http.createServer(async (req, res) => {
   const u = new URL(req.url, 'http://x'), rel = decodeURIComponent(u.pathname);
+  served.push(u.pathname + u.search);
+  if (gone.has(rel)) { res.writeHead(404); res.end(); return; }
+  if (slow.has(rel)) await new Promise((r) => setTimeout(r, 1500));
   if (overrides[rel] !== undefined) { res.writeHead(200, {'content-type': 'text/javascript'}); res.end(overrides[rel]); return; }
   if (rel === '/go') { res.writeHead(302, {location: u.searchParams.get('to')}); res.end(); return; } // an open redirect
   if (course[rel]) { res.writeHead(200, {'content-type': 'application/json'}); res.end(course[rel]); return; }
@@ -624,6 +632,7 @@ try {
   await exportsInPage({browser, base, check, expect}); // (export_web.mjs)
   await presenterWindow({browser, base, check}); // (present_web.mjs)
   await typing({browser, base, check}); // (type_web.mjs)
+  await lazyLessons({browser, base, check, expect, served, gone, slow}); // (lazy_web.mjs)
 } catch (e) {
   check(false, 'the run stopped: ' + (e && e.stack || e));
 }

@@ -65,6 +65,14 @@ sed "s|$exp/broken.json|/tmp/drop/broken.json|g" "$exp/broken.err.native" > "$ex
 # protanopia, deuteranopia and tritanopia, the cells' contrast (the page draws the same pixels)
 "$B/tests/test_colorvision" > "$exp/colorvision.log" 2>&1 || { cat "$exp/colorvision.log" >&2; echo "test_web: test_colorvision failed" >&2; exit 1; }
 echo "ok   the colour-vision simulation (test_colorvision): $(grep -c 'OK \]' "$exp/colorvision.log") tests passed"
+# lazy_web.mjs: every shipped lesson's --dump (the page fetches each when opened), and the
+# manifest the page lists them from
+mkdir -p "$exp/lessons"
+for f in lessons/*.json; do
+    "$B/attnviz" --dump "$f" > "$exp/lessons/$(basename "$f" .json).dump.json" || { echo "test_web: --dump $f failed" >&2; exit 1; }
+done
+cp build/web-data/attnviz/lessons/lessons.manifest "$exp/" || exit 1
 node_dir=$(sh tests/web/node_setup.sh) || exit 1
-cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs tests/web/export_web.mjs tests/web/present_web.mjs tests/web/type_web.mjs "$node_dir/"
+cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs tests/web/export_web.mjs tests/web/present_web.mjs tests/web/type_web.mjs \
+   tests/web/lazy_web.mjs "$node_dir/"
 node "$node_dir/test_web.mjs" "$site" "$exp"

@@ -11,7 +11,9 @@
 //    bar fits the width and every button is at least 24 × 44 CSS px;
 //  - offline: after a first visit the service worker keeps the site; with the network off
 //    (context.setOffline) a teacher's link (lesson + stage) opens at its stage, a reload comes
-//    back, a lesson file of the site and the Chinese font seen once online are there too; the
+//    back, a lesson file of the site and the Chinese font seen once online are there too, and so
+//    are the shipped lessons opened online (fetched when opened: lazy_web.mjs), by a link or in
+//    the window; one never opened says so (a line in the window; the link: in plain words); the
 //    manifest makes the page installable (Chromium's own check) with the app's icon; a new
 //    build (another sw.js) replaces the cache: only the new one is left, and it opens offline.
 import path from 'node:path';
@@ -231,6 +233,9 @@ export async function touchAndOffline({browser, base, check, overrides}) {
         `manifest "${manifest.name}", ${manifest.icons} icons, the 512 px one ${manifest.w}×${manifest.h})`);
   await opened(p, base, 'lesson=arange-2x4x4&lang=zh');            // (the Chinese font, fetched on demand)
   await opened(p, base, 'lesson=extra/sentence-the-cat.json&stage=attn'); // (a lesson file of the site)
+  await opened(p, base, 'lesson=causal-decoder');                   // (a shipped lesson: fetched when opened, kept)
+  await opened(p, base, 'lesson=arange-2x4x4');
+  await p.evaluate(() => attnviz.lesson('induction-heads'));        // (and one opened as the picker does)
   await ctx.setOffline(true);
   let s = await opened(p, base, 'lesson=causal-decoder&stage=attn&head=1&lang=en');
   check(s.stage === 'attn' && s.head === 1 && s.lesson.endsWith('/causal-decoder.json'),
@@ -241,6 +246,19 @@ export async function touchAndOffline({browser, base, check, overrides}) {
   check(s.stage === 'attn' && s.lesson.endsWith('/causal-decoder.json'), `offline: a reload comes back there (${s.stage})`);
   s = await opened(p, base, 'lesson=extra/sentence-the-cat.json&stage=attn');
   check(s.stage === 'attn' && s.lesson.endsWith('/sentence-the-cat.json'), `offline: a lesson file of the site seen online opens (${s.lesson})`);
+  // issue 39: a shipped lesson is fetched when opened; offline, the ones opened before open again
+  // (in the window, as the picker opens them), one never opened says so in one line
+  const reopened = await p.evaluate(() => attnviz.lesson('induction-heads').then((r) => r, (e) => e.message));
+  s = await p.evaluate(() => attnviz.state());
+  check(reopened === 1 && s.lesson.endsWith('/induction-heads.json'), `offline: a shipped lesson opened online opens again from the window (${s.lesson})`);
+  const never = await p.evaluate(() => attnviz.lesson('gated-deltanet').then((r) => 'opened ' + r, (e) => e.message));
+  s = await p.evaluate(() => attnviz.state());
+  check(/could not be fetched/.test(never) && /Could not download the lesson “.*”: no connection/.test(s.toast) && s.lesson.endsWith('/induction-heads.json'),
+        `offline: a shipped lesson never opened: “${s.toast}”, the lesson on screen stays`);
+  await p.goto(base + 'index.html?lesson=gated-deltanet&stage=attn');
+  await p.waitForFunction(() => window.attnviz !== undefined);
+  const whyOff = await p.evaluate(() => attnviz.ready.then(() => 'opened', () => document.querySelector('#status .why')?.textContent || ''));
+  check(/could not be downloaded. Check your connection/.test(whyOff), `offline: a link to a lesson never opened: “${whyOff}”`);
   s = await opened(p, base, 'lesson=arange-2x4x4&stage=attn&lang=zh');
   const zh = await p.evaluate(() => attnviz.frame().formula + ' ' + attnviz.a11y().title);
   check(s.lang === 'zh' && /[\u4e00-\u9fff]/.test(zh), `offline: in Chinese, with the font seen online (${s.lang}: “${zh}”)`);
@@ -257,7 +275,7 @@ export async function touchAndOffline({browser, base, check, overrides}) {
   await ctx.setOffline(true);
   s = await opened(p, base, 'lesson=causal-decoder&stage=scores');
   check(after.length === 1 && after[0] === next && s.stage === 'scores',
-        `offline: a new build replaces the cache (${first} → ${after}) and opens offline (${s.stage})`);
+        `offline: a new build replaces the cache (${first} → ${after}) and opens offline, the lesson kept before (its bytes unchanged) moved over (${s.stage})`);
   s = await opened(p, base, 'lesson=arange-2x4x4&stage=attn&lang=zh');
   const zh2 = await p.evaluate(() => attnviz.a11y().title);
   check(s.lang === 'zh' && /[\u4e00-\u9fff]/.test(zh2), `offline: after the new build Chinese still opens (the font moved to the new cache: “${zh2}”)`);
