@@ -98,6 +98,6 @@ window_quit() {
     for _ in $(seq 1 25); do kill -0 "$PID" 2>/dev/null || break; sleep 0.2; done
     kill -0 "$PID" 2>/dev/null && fail "${what}still running 5 s after Ctrl+Q"
     wait "$PID"; rc=$?
-    [ "$rc" -eq 0 ] || fail "${what}exit status $rc after Ctrl+Q"
+    [ "$rc" -eq 0 ] || fail "${what}exit status $rc after Ctrl+Q ($(tail -c 400 "$err" 2>/dev/null))"
     PID=
 }
