@@ -102,6 +102,8 @@ $(WEB)/lessons/stamp: $(wildcard lessons/*.json)
 $(WEB)/attnviz.js: $(WEB_OBJS) $(WEB_DATA)/stamp
 	@mkdir -p $(WEB)
 	$(WEB_ENV) emcc $(WEB_OBJS) $(WEB_LIBS) $(WEB_LDFLAGS) -o $@
+# (emcc writes them beside attnviz.js: without this, make -j2 asked for sw.js's inputs found no rule)
+$(WEB)/attnviz.wasm $(WEB)/attnviz.data: $(WEB)/attnviz.js ;
 
 $(WEB)/index.html: src/web/index.html
 	@mkdir -p $(WEB) && cp $< $@
