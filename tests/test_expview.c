@@ -81,6 +81,13 @@ static void test_ablation_table(void **state)
     snprintf(want, sizeof want, "+%s", got);
     assert_string_equal(L_.bars.number[0], want);
     assert_non_null(strstr(L_.bars.title, want));
+    // one value, one colour: each bar is drawn in its zeroed cell's colour (not a probability's)
+    assert_true(L_.bars.scaled);
+    for (int i = 0; i < L_.bars.n; i++) {
+        const Rgb bar = colormap_value(&L_.bars.scale, L_.bars.shade[i]);
+        const Rgb cell = colormap_value(&L_.group[p->group].scale, panel_value(p, i, 0));
+        assert_true(bar.r == cell.r && bar.g == cell.g && bar.b == cell.b);
+    }
     char narr[800];
     viewkind_of(VIEW_ABLATION)->narration(&s->trace, &v, narr, sizeof narr);
     assert_non_null(strstr(narr, want));

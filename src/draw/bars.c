@@ -34,7 +34,9 @@ void bars_draw(Canvas *cv, const Layout *L, const View *v)
         const float q = c->value[i];
         const int w = bw > 0 && q > 0.0f ? (int)lrintf((float)bw * (q < 1.0f ? q : 1.0f)) : 0;
         paint_fill(cv, THEME.slot, 255, bx, y + row_h / 6, bw > 0 ? bw : 0, row_h * 2 / 3);
-        if (w > 0) paint_fill(cv, colormap_value(&cs, q), 255, bx, y + row_h / 6, w, row_h * 2 / 3);
+        if (w > 0)
+            paint_fill(cv, c->scaled ? colormap_value(&c->scale, c->shade[i]) : colormap_value(&cs, q), 255, bx,
+                       y + row_h / 6, w, row_h * 2 / 3);
         paint_text(cv, FONT_MONO, L->px_small, THEME.ink, ink, bx + bw + paint_px(L->s, 6), y + (row_h - L->px_small) / 2,
                    ALIGN_LEFT, c->number[i]);
     }

@@ -161,6 +161,11 @@ typedef struct BarChart {
     float value[LAYOUT_MAX_BARS];
     char number[LAYOUT_MAX_BARS][16];
     bool cut[LAYOUT_MAX_BARS];
+    // scaled: bar i is coloured as its panel cell is (scale at shade[i]: one value, one colour);
+    // else by its length on the palette's sequential scale (a probability)
+    bool scaled;
+    ColorScale scale;
+    float shade[LAYOUT_MAX_BARS];
 } BarChart;
 
 // A vision transformer's attention stage: beside its panels, the image and [CLS]'s row of the

@@ -101,6 +101,7 @@ static void place_ablation(Layout *L, const Trace *tr, const View *v, const ExpV
     heading(L, v, "title.exp_ablation", "formula.exp_ablation", "ui.exp_ablation_note", 2, hargs);
     BarChart *c = bars_beside(L); // the bars of the zeroed column
     const float m = fmaxf(absmax(e->delta[0], e->n_rank, 1, 1), absmax(e->delta[1], e->n_rank, 1, 1));
+    const int group = L->n_groups;
     add_group(L, v, false, m > 0.0f ? m : 1.0f, "ui.exp_dloss");
     for (int k = 0; k < 2; k++) {
         PanelSpec *p = add_panel(L, v, e->delta[k], e->n_rank, 1, 1, 0, k ? "ui.exp_mean" : "ui.exp_zeroed", NULL);
@@ -112,12 +113,14 @@ static void place_ablation(Layout *L, const Trace *tr, const View *v, const ExpV
     if (d < 0) L->spec[0].diff_a = L->spec[0].diff_b = L->spec[1].diff_a = L->spec[1].diff_b = NULL;
     c->n = imin(e->n_rank, LAYOUT_MAX_BARS);
     const float top = e->delta[0][0] > 0.0f ? e->delta[0][0] : 1.0f;
+    c->scaled = true, c->scale = L->group[group].scale; // (each bar the colour of its zeroed cell)
     for (int i = 0; i < c->n; i++) {
         c->label[i] = expview_row_label(e, i);
         c->value[i] = e->delta[0][i] / top, c->cut[i] = false;
         // the number the cell shows: the shown loss minus the shown clean loss
         const double dd = d >= 0 ? panel_shown_difference(e->clean[0][i], e->loss[0][i], d) : (double)e->delta[0][i];
         shown((float)dd, d, c->number[i], sizeof c->number[i]);
+        c->shade[i] = (float)dd; // (the value its cell is coloured by: panel_value)
         if (dd > 0) memmove(c->number[i] + 1, c->number[i], strlen(c->number[i]) + 1), c->number[i][0] = '+';
     }
     snprintf(num, sizeof num, "%s", c->n ? c->number[0] : "");
