@@ -21,6 +21,8 @@
 #include "chrome.h"
 #include "colormap.h"
 #include "explain.h"
+#include "expview.h"
+#include "frame.h"
 #include "i18n.h"
 #include "app/keys.h"
 #include "keymap.h"
@@ -35,8 +37,10 @@
 #include "render.h"
 #include "study.h"
 #include "scene.h"
+#include "session.h"
 #include "text.h"
 #include "view.h"
+#include "viewkind.h"
 
 #include "draw_support.h"
 #include "ref_support.h"
@@ -2270,6 +2274,77 @@ static void test_help_size_zh(void **state)
     lesson_free(&ls);
 }
 
+// Issue 41: an experiment's frame is no stage's. Its draw list (window, PNG/SVG/PDF, the page and
+// projector mode replay it) has no step of the timeline (the stage on screen was lit as "8 Softmax"
+// over the ablation table) and no head or layer tab; the row in the timeline's place names the
+// experiment, lit, and says how to go back. Both languages, at 1280×720 and 4K, in projector mode.
+static void test_experiment_chrome(void **state)
+{
+    (void)state;
+    char err[600];
+    assert_true(i18n_load("assets", err, sizeof err)); // (test_i18n left a Chinese table of its own)
+    Session *s = session_create("lessons/induction-heads.json", err, sizeof err);
+    assert_non_null(s);
+    const Trace *tr = &s->trace;
+    static const char *const NAMES[] = {"ablation", "logit-lens", "logit-attribution"};
+    static const int size[][2] = {{1280, 720}, {3840, 2160}};
+    for (int k = 0; k < 3; k++) {
+        ExpView x;
+        assert_true(expview_open(&x, NAMES[k], s, NULL, err, sizeof err));
+        for (int lang = 0; lang < LANG_COUNT; lang++) {
+            if (lang == LANG_ZH && !fonts_have_cjk(fonts)) continue;
+            for (int z = 0; z < 4; z++) {
+                const int w = size[z % 2][0], h = size[z % 2][1];
+                Target t;
+                target_init(&t, w, h);
+                View v, st;
+                view_init(&v, &s->lesson, (Lang)lang);
+                v.stage = tr->n - 1, v.projector = z >= 2, v.anim = 1.0f;
+                st = v;
+                v.kind = x.kind, v.exp = &x;
+                Layout L, S;
+                layout_compute(&S, tr, &st, w, h); // (the same stage's own frame: its steps' labels)
+                Frame F;
+                frame_prepare(&F, &S, tr, &st, NULL);
+                layout_compute(&L, tr, &v, w, h);
+                assert_int_equal(L.n_steps, 0);
+                assert_int_equal(L.n_head_tabs + L.n_layer_tabs, 0);
+                render_frame_record(&t.c, &L, tr, &v, NULL);
+                char row[200];
+                const char *args[] = {i18n_get((Lang)lang, viewkind_of(x.kind)->row_key)};
+                i18n_fmt(row, sizeof row, (Lang)lang, "ui.exp_row", 1, args);
+                bool named = false, back = false;
+                for (size_t i = 0; i < t.dl.n; i++) {
+                    const DrawCmd *c = &t.dl.cmd[i];
+                    if (c->op != DRAW_TEXT) continue;
+                    const char *text = draw_list_str(&t.dl, c);
+                    if (strcmp(text, row) == 0) {
+                        named = true;
+                        assert_true(c->r.y < L.tabs.y); // (in the timeline's place, at the top)
+                    }
+                    back |= strcmp(text, i18n_get((Lang)lang, "ui.exp_back")) == 0;
+                    if (strcmp(text, i18n_get((Lang)lang, "ui.head")) == 0 || strcmp(text, i18n_get((Lang)lang, "ui.layer")) == 0)
+                        fail_msg("%s %s %dx%d: a head or layer tab's label \"%s\"", NAMES[k], lang ? "zh" : "en", w, h, text);
+                    for (int j = 0; j < S.n_steps; j++) { // no step's "N  Name" (nor "N Name")
+                        char a1[120], a2[120];
+                        const char *name = i18n_get((Lang)lang, F.step_key[j]);
+                        snprintf(a1, sizeof a1, "%d  %s", j + 1, name), snprintf(a2, sizeof a2, "%d %s", j + 1, name);
+                        if (strcmp(text, a1) == 0 || strcmp(text, a2) == 0)
+                            fail_msg("%s %s %dx%d: the timeline's step \"%s\" on an experiment's frame", NAMES[k],
+                                     lang ? "zh" : "en", w, h, text);
+                    }
+                }
+                if (!named) fail_msg("%s %s %dx%d: no row \"%s\"", NAMES[k], lang ? "zh" : "en", w, h, row);
+                assert_true(back);
+                paint_flush(&t.c);
+                target_free(&t);
+            }
+        }
+        expview_free(&x);
+    }
+    session_destroy(s);
+}
+
 static void test_png_write(void **state)
 {
     (void)state;
@@ -2342,6 +2417,7 @@ int main(void)
         cmocka_unit_test(test_labels_fit),
         cmocka_unit_test(test_text_colours),
         cmocka_unit_test(test_row_sums_readable),
+        cmocka_unit_test(test_experiment_chrome),
         cmocka_unit_test(test_presenter_copy),
         cmocka_unit_test(test_presenter_place),
         cmocka_unit_test(test_small_chrome),

@@ -6,6 +6,7 @@
 
 #include "app_train.h"
 #include "cli.h"
+#include "viewkind.h"
 
 // Whether the lesson on screen has edits that were not saved since it was opened.
 static bool unsaved_edits(const App *a)
@@ -39,9 +40,14 @@ void app_request_quit(App *a)
 
 // Esc: out of fullscreen, else what is open closes (the modes before took theirs: the
 // help, E's choice, the lab's typing and selection, the text box, the picker); it never
-// quits, and says how to. (The page: the browser takes Esc for its own fullscreen.)
+// quits, and says how to. (The page: the browser takes Esc for its own fullscreen.) An
+// experiment's frame goes back to the stages, as A does (its row says so), in the page too.
 void app_escape(App *a)
 {
+    if (viewkind_of(a->v.kind)->one_frame) {
+        a->v.kind = viewkind_of(a->v.kind)->next;
+        return;
+    }
     if (a->opt->browser) return;
     if (SDL_GetWindowFlags(a->screen.win) & SDL_WINDOW_FULLSCREEN) {
         SDL_SetWindowFullscreen(a->screen.win, 0);

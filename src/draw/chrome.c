@@ -17,8 +17,30 @@
 #include "tip.h"
 #include "viewkind.h"
 
+// An experiment's frame: one row in the timeline's place, lit as the current item, naming what is
+// on screen (left) and how to go back to the stages (right, where it fits).
+static void draw_view_row(Canvas *cv, const Layout *L, const Frame *F)
+{
+    const Rect q = L->timeline;
+    const int pad = paint_px(L->s, 14);
+    paint_fill(cv, THEME.accent, 255, q.x, q.y, q.w, q.h);
+    paint_clip(cv, &q);
+    int tw, th, bw, bh;
+    paint_text_size(cv, FONT_BOLD, L->px_body, F->view_row, &tw, &th);
+    paint_text(cv, FONT_BOLD, L->px_body, THEME.white, 255, q.x + pad, q.y + (q.h - th) / 2, ALIGN_LEFT, F->view_row);
+    paint_text_size(cv, FONT_SANS, L->px_small, F->view_back, &bw, &bh);
+    if (tw + bw + 3 * pad <= q.w)
+        paint_text(cv, FONT_SANS, L->px_small, THEME.white, 255, q.x + q.w - pad - bw, q.y + (q.h - bh) / 2, ALIGN_LEFT,
+                   F->view_back);
+    paint_clip(cv, NULL);
+}
+
 void chrome_draw_timeline(Canvas *cv, const Layout *L, const Frame *F, const Trace *tr, const View *v)
 {
+    if (F->view_row[0]) {
+        draw_view_row(cv, L, F);
+        return;
+    }
     StepId cur = v->stage >= 0 && v->stage < tr->n ? tr->stages[v->stage].step : STEP_INPUT;
     for (int i = 0; i < L->n_steps; i++) {
         Rect q = L->step_rect[i];
@@ -86,8 +108,10 @@ void chrome_draw_tabs(Canvas *cv, const Layout *L, const Frame *F, const Trace *
                       const Overlays *ov)
 {
     Rgb ink = THEME.ink;
-    paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->batch_label, i18n_get(v->lang, "ui.batch"));
-    paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->head_label, i18n_get(v->lang, "ui.head"));
+    if (L->n_batch_tabs) // (an experiment's frame may have neither)
+        paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->batch_label, i18n_get(v->lang, "ui.batch"));
+    if (L->n_head_tabs)
+        paint_text_centered(cv, FONT_SANS, L->px_body, ink, 255, L->head_label, i18n_get(v->lang, "ui.head"));
     char b[16];
     for (int i = 0; i < L->n_batch_tabs; i++) {
         Rect q = L->batch_tab[i];

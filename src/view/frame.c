@@ -4,7 +4,9 @@
 #include <stdio.h>
 
 #include "cursor.h"
+#include "i18n.h"
 #include "scene.h"
+#include "viewkind.h"
 
 // The strip under the panels: the hovered result cell's (or the cell cursor's; once computed), else the one
 // being computed (its lines appear as it is), else the settled frame's (scene_strip, the
@@ -79,6 +81,13 @@ void frame_prepare(Frame *F, const Layout *L, const Trace *tr, const View *v, co
         scene_step_key(tr, L->step_id[i], F->step_key[i], sizeof F->step_key[i]);
     F->key_pad = recipe_key_padding_row(tr, v->batch, &F->n_keys);
     F->title[0] = F->name[0] = F->from_name[0] = F->narration_buf[0] = '\0';
+    F->view_row[0] = F->view_back[0] = '\0';
+    const char *row = viewkind_of(v->kind)->row_key;
+    if (row) { // (an experiment: "Experiment: head ablation", "Esc or A: back to the stages")
+        const char *args[] = {i18n_get(v->lang, row)};
+        i18n_fmt(F->view_row, sizeof F->view_row, v->lang, "ui.exp_row", 1, args);
+        snprintf(F->view_back, sizeof F->view_back, "%s", i18n_get(v->lang, "ui.exp_back"));
+    }
     F->narration = F->narration_buf;
     F->narration_hash = 0, F->from_stage = -1, F->narration_live = false;
     F->has_deriv = false;

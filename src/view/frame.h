@@ -21,6 +21,8 @@ typedef struct Frame {
     char title[200], name[96], from_name[96];
     int from_stage;
     char step_key[STEP_COUNT][40]; // the i18n key of the timeline's label of each L->step_id[i]
+    // an experiment's frame: the row in the timeline's place, what is on screen and how to go back
+    char view_row[160], view_back[120];
     const float *key_pad;      // key-padding mask row of the batch shown (0 = a padded key); NULL: none
     int n_keys;                // its length
     const char *narration;     // the stage's narration: the lesson's own text, or narration_buf

@@ -511,20 +511,6 @@ static int narration_height(const Layout *L, const Trace *tr, const View *v, int
     return lines * lh + pad + L->px_small * 13 / 10 + pad / 2 + 2;
 }
 
-// A step's "N Name" wider than its slot at the small size goes on two lines
-// (chrome_draw_timeline; smaller, down to 12 px, until they fit above the dots): the
-// timeline is then tall enough for both at 12 px and the dots under them.
-static void timeline_fit_labels(Layout *L, const Trace *tr, const View *v, float s)
-{
-    int slot_w = L->timeline.w / imax(1, L->n_steps) - 2 - (int)lrintf(8 * s);
-    for (int i = 0; i < L->n_steps; i++) {
-        char key[40], label[120];
-        snprintf(label, sizeof label, "%d %s", i + 1, i18n_get(v->lang, scene_step_key(tr, L->step_id[i], key, sizeof key)));
-        if (layout_text_w(v, label, L->px_small) > slot_w)
-            L->timeline.h = imax(L->timeline.h, 2 * (LAYOUT_MIN_TEXT_PX * 6 / 5) + (int)lrintf(12 * s) + 2);
-    }
-}
-
 // A legend name that may not fit beside its ramp (draw_legend: the numbers up to 20 % of
 // the box each, the ramp 30 %, the margins) goes on a line of its own ("scores, masked
 // scores"), the band (bh) taller if need be; in projector mode only where the band has the
@@ -565,43 +551,10 @@ void layout_compute(Layout *L, const Trace *tr, const View *v, int w, int h)
     L->px_help = even(22 * s);
     int m = (int)lrintf(10 * s), gap = (int)lrintf(6 * s);
 
-    // timeline: one slot per step present in the trace
-    L->timeline = (Rect){m, m, w - 2 * m, (int)(48 * s)};
-    for (int st = 0; st < STEP_COUNT; st++)
-        if (trace_step_count(tr, trace_layer_at(tr, v->stage), (StepId)st) > 0) L->step_id[L->n_steps++] = (StepId)st;
-    timeline_fit_labels(L, tr, v, s);
-    for (int i = 0; i < L->n_steps; i++) {
-        int x0 = L->timeline.x + L->timeline.w * i / L->n_steps;
-        int x1 = L->timeline.x + L->timeline.w * (i + 1) / L->n_steps;
-        L->step_rect[i] = (Rect){x0 + 1, L->timeline.y, x1 - x0 - 2, L->timeline.h};
-    }
-
-    // tabs: batch and head selectors, status on the right
-    int ty = L->timeline.y + L->timeline.h + gap, th = (int)(36 * s);
-    L->tabs = (Rect){m, ty, w - 2 * m, th};
-    int tw = (int)(40 * s), lw = (int)(86 * s), x = m;
-    L->batch_label = (Rect){x, ty, lw, th};
-    x += lw;
-    L->n_batch_tabs = imin(tr->batch > 0 ? tr->batch : 1, LAYOUT_MAX_TABS);
-    for (int i = 0; i < L->n_batch_tabs; i++, x += tw + 2) L->batch_tab[i] = (Rect){x, ty, tw, th};
-    x += (int)(24 * s);
-    L->head_label = (Rect){x, ty, lw, th};
-    x += lw;
-    L->n_head_tabs = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
-    for (int i = 0; i < L->n_head_tabs; i++, x += tw + 2) L->head_tab[i] = (Rect){x, ty, tw, th};
-    // a model of several layers: a tab per layer, the one on screen lit
-    L->n_layer_tabs = tr->n_layers > 1 ? imin(tr->n_layers, LAYOUT_MAX_TABS) : 0;
-    if (L->n_layer_tabs) {
-        x += (int)(24 * s);
-        L->layer_label = (Rect){x, ty, lw, th};
-        x += lw;
-        for (int i = 0; i < L->n_layer_tabs; i++, x += tw + 2) L->layer_tab[i] = (Rect){x, ty, tw, th};
-    }
-    x += (int)(16 * s);
-    L->status = (Rect){x, ty, imax(0, w - m - x), th};
+    layout_place_chrome(L, tr, v, m, gap); // the timeline (or the experiment's row) and the tabs
 
     // header: stage name + shapes, then the formula
-    int hy = ty + th + gap;
+    int hy = L->tabs.y + L->tabs.h + gap;
     L->header = (Rect){m, hy, w - 2 * m, (int)(L->px_title * 1.4f + L->px_formula * 1.4f)};
     if (v->lesson && v->lesson->n_checkpoints > 1 && !v->print) { // the training's loss curve, right
         char sample[160]; // the widest its label gets: "trained: step 000000 of 000000 (checkpoint 00 of 00)"

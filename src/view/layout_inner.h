@@ -45,4 +45,8 @@ int layout_text_w(const View *v, const char *s, int px);
 // two, projector mode's and the printed page's parts, the strip's decimals.
 void layout_place_stage(Layout *L, const Trace *tr, const View *v);
 
+// The timeline (a slot per step; none on an experiment's frame, whose row names it) and the tabs
+// with the status (layout_chrome.c); m: the margin, gap: between the rows.
+void layout_place_chrome(Layout *L, const Trace *tr, const View *v, int m, int gap);
+
 #endif

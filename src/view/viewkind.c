@@ -26,7 +26,7 @@ static const ViewKindInfo VIEW_KINDS[VIEW_KIND_COUNT] = {
     },
 #define EXPERIMENT(stem, key)                                                                                          \
     {.file_stem = stem, .next = VIEW_PANELS, .panels = true, .one_frame = true, .title_key = "title." key,               \
-     .formula_key = "formula." key, .place = view_experiment_place, .narration = view_experiment_narration,            \
+     .formula_key = "formula." key, .row_key = "name." key, .place = view_experiment_place, .narration = view_experiment_narration,            \
      .alt = view_experiment_alt, .describe = view_experiment_describe, .tip = view_experiment_tip}
     [VIEW_ABLATION] = EXPERIMENT("ablation", "exp_ablation"),
     [VIEW_LENS] = EXPERIMENT("logit-lens", "exp_lens"),

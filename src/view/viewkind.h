@@ -40,6 +40,8 @@ typedef struct ViewKindInfo {
     bool one_frame;
     // a glance's header: its title (args: the batch, the layer, the head) and formula
     const char *title_key, *formula_key;
+    // an experiment's name in the row that replaces the timeline ("Experiment: head ablation")
+    const char *row_key;
     // places it in L->area (L->n_panels …: the stage's panels; the glances their part of
     // L->view) and fills its header
     void (*place)(Layout *L, const Trace *tr, const View *v);
