@@ -499,6 +499,47 @@ static void test_state_steps(void **state)
     session_destroy(ses);
 }
 
+// Issue 41's text bugs in the gated DeltaNet lesson: no TeX braces on screen ("S_{t−1}" in the
+// narration and the formula, both languages), and each panel of a stepped state frame named as the
+// formula names it (the row of V was titled "V_3" beside "v_t" in the formula: now "v_3").
+static void test_state_names(void **state)
+{
+    (void)state;
+    Session *ses = open_session("lessons/gated-deltanet.json");
+    const Trace *tr = &ses->trace;
+    char buf[600];
+    int frames = 0;
+    for (int lang = 0; lang < LANG_COUNT; lang++)
+        for (int s = 0; s < tr->n; s++) {
+            const bool state_stage = tr->stages[s].kind == STAGE_KIND_LIN_STATE;
+            for (int t = -1; t < (state_stage ? tr->len_q : 0); t++) {
+                View v;
+                view_init(&v, &ses->lesson, (Lang)lang);
+                v.stage = s, v.loop = t;
+                Layout L;
+                layout_compute(&L, tr, &v, 1280, 720);
+                const char *texts[] = {L.formula, L.formula_note, scene_narration(tr, &v, buf, sizeof buf)};
+                for (int k = 0; k < 3; k++)
+                    if (strstr(texts[k], "_{"))
+                        fail_msg("%s (%s, t %d): TeX braces on screen: %s", tr->stages[s].name, lang ? "zh" : "en", t, texts[k]);
+                for (int p = 0; p < L.n_panels && state_stage && t >= 0; p++) { // "SYM_3 (h0)": SYMₜ in the formula
+                    char sym[32], sub[48], und[48];
+                    snprintf(sym, sizeof sym, "%s", L.spec[p].title);
+                    char *u = strchr(sym, '_');
+                    assert_non_null(u);
+                    *u = '\0';
+                    snprintf(sub, sizeof sub, "%s\xE2\x82\x9C", sym), snprintf(und, sizeof und, "%s_t", sym);
+                    if (!strstr(L.formula, sub) && !strstr(L.formula, und))
+                        fail_msg("%s t %d: the panel \"%s\" is not named in the formula \"%s\"", tr->stages[s].name, t,
+                                 L.spec[p].title, L.formula);
+                }
+                frames++;
+            }
+        }
+    print_message("%d frames without TeX braces, their panels named as the formula names them\n", frames);
+    session_destroy(ses);
+}
+
 // One value, one rounding in a frame (issue 40): every operand a frame's worked sums write (the
 // result's cells and Σ column, every cell) is written with one number of decimals wherever it
 // appears (concat[0,0,0] was -10.5957 in output[0,0,0]'s tooltip and -10.596 in output[0,0,1]'s).
@@ -631,7 +672,7 @@ int main(void)
         cmocka_unit_test(test_quiz_accepts_the_screen),
         cmocka_unit_test(test_classic_examples),
         cmocka_unit_test(test_compare_adds_up),
-        cmocka_unit_test(test_state_steps),
+        cmocka_unit_test(test_state_names), cmocka_unit_test(test_state_steps),
         cmocka_unit_test(test_one_rounding_a_frame),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

@@ -133,7 +133,8 @@ const StageRecipe RECIPE_LIN_GATE = {
 
 // ---- the state S_t, row t: the d_k × d_v matrix after token t, S[i, j] in column i·d_v + j -------
 
-// Row t of panel p's slice folded into a rows × cols matrix, titled "SYM_t (hH)".
+// Row t of panel p's slice folded into a rows × cols matrix, titled "SYM_t (hH)"; a row or a
+// column of a matrix named by one capital (V) is its vector, named as the formula names it (v_t).
 static void fold_row(PanelSpec *p, const Trace *tr, int t, int rows, int cols)
 {
     if (!p) return;
@@ -142,7 +143,11 @@ static void fold_row(PanelSpec *p, const Trace *tr, int t, int rows, int cols)
     p->rows = rows, p->cols = cols, p->rs = cols, p->cs = 1;
     p->folded = true, p->fold_row = t;
     p->row_axis = p->col_axis = AXIS_INDEX;
-    const char *sym = recipe_name_of(tr, p->stage).sym;
+    const char *name = recipe_name_of(tr, p->stage).sym;
+    char sym[16];
+    snprintf(sym, sizeof sym, "%s", name);
+    const bool vector = (rows == 1 || cols == 1) && tr->stages[p->stage].kind != STAGE_KIND_LIN_STATE;
+    if (vector && sym[0] >= 'A' && sym[0] <= 'Z' && sym[1] == '\0') sym[0] = (char)(sym[0] - 'A' + 'a');
     if (p->head >= 0) snprintf(p->title, sizeof p->title, "%s_%d (h%d)", sym, t, p->head % 1000);
     else snprintf(p->title, sizeof p->title, "%s_%d", sym, t);
 }
@@ -172,16 +177,17 @@ static void panels_state(Layout *L, const Trace *tr, const View *v)
     recipe_add_stage(L, tr, v, v->stage, v->head, "→", READS_NONE);
 }
 
+// (the indices as subscript characters, "Sₜ₋₁": no TeX braces on screen)
 static void formula_state(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
     const char *S = recipe_name_of(tr, s).sym;
     if (tr->linear_rule == LINEAR_PLAIN)
-        snprintf(out, n, "%s_t = %s_{t−1} + k̂_t·v_tᵀ", S, S);
+        snprintf(out, n, "%sₜ = %sₜ₋₁ + k̂ₜ·vₜᵀ", S, S);
     else if (tr->linear_rule == LINEAR_DELTA)
-        snprintf(out, n, "%s_t = (I − β_t k̂_t k̂_tᵀ)·%s_{t−1} + β_t k̂_t·v_tᵀ", S, S);
+        snprintf(out, n, "%sₜ = (I − βₜ k̂ₜ k̂ₜᵀ)·%sₜ₋₁ + βₜ k̂ₜ·vₜᵀ", S, S);
     else
-        snprintf(out, n, "%s_t = α_t(I − β_t k̂_t k̂_tᵀ)·%s_{t−1} + β_t k̂_t·v_tᵀ", S, S);
+        snprintf(out, n, "%sₜ = αₜ(I − βₜ k̂ₜ k̂ₜᵀ)·%sₜ₋₁ + βₜ k̂ₜ·vₜᵀ", S, S);
 }
 
 static void note_state(const Trace *tr, int s, Lang lang, char *out, size_t n)
@@ -302,7 +308,7 @@ static void formula_attn(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
     if (tr->linear_rule == LINEAR_GATED_DELTA)
-        snprintf(out, n, "%s = (%s·%sᵀ / √d_k) ⊙ Γ,  Γ_tj = α_{j+1}⋯α_t (j ≤ t), 0 after", recipe_name_of(tr, s).sym,
+        snprintf(out, n, "%s = (%s·%sᵀ / √d_k) ⊙ Γ,  Γₜⱼ = αⱼ₊₁⋯αₜ (j ≤ t), 0 after", recipe_name_of(tr, s).sym,
                  recipe_op_sym(tr, s, 0), recipe_op_sym(tr, s, 1));
     else
         snprintf(out, n, "%s = (%s·%sᵀ / √d_k) ⊙ causal", recipe_name_of(tr, s).sym, recipe_op_sym(tr, s, 0),
@@ -341,9 +347,8 @@ static void formula_u(const Trace *tr, int s, Lang lang, char *out, size_t n)
 {
     (void)lang;
     const char *u = recipe_name_of(tr, s).sym;
-    if (tr->linear_rule == LINEAR_PLAIN) snprintf(out, n, "%s_t = v_t", u);
-    else snprintf(out, n, "%s_t = β_t(v_t − Σ_{j<t} %s(k̂_t·k̂_j) %s_j)", u,
-                  tr->linear_rule == LINEAR_GATED_DELTA ? "Γ_tj " : "", u);
+    if (tr->linear_rule == LINEAR_PLAIN) snprintf(out, n, "%sₜ = vₜ", u);
+    else snprintf(out, n, "%sₜ = βₜ(vₜ − Σⱼ₌₀ᵗ⁻¹ %s(k̂ₜ·k̂ⱼ) %sⱼ)", u, tr->linear_rule == LINEAR_GATED_DELTA ? "Γₜⱼ" : "", u);
 }
 
 static void tip_u(TipOut *o, const TipCell *c)
