@@ -114,6 +114,18 @@ bad 1 'direct logit attribution follows each head' --experiment logit-attributio
 bad 1 '--corrupt: "qkdmb" is 5 tokens, the lesson'"'"'s text 12: patching needs texts of one length' --experiment patching --corrupt qkdmb $I
 bad 1 '--corrupt: input.text: character 12, "!", is not in the vocab' --experiment patching --corrupt 'qkdmbxakdmb!' $I
 bad 2 '--experiment patching needs --corrupt TEXT' --experiment patching $I
+bad 1 'the clean text'"'"'s probability, 0.1437: nothing to recover' --text qkdmbx --experiment patching --corrupt qkdmbx $I
+bad 1 '--corrupt: "qkdmbxakdmbx" is 12 tokens, the lesson'"'"'s text 6' --text qkdmbx --experiment patching --corrupt qkdmbxakdmbx $I
+# an experiment that cannot run writes nothing (no directory)
+for args in "--experiment patching --corrupt qkdmb" "--text qkdmbx --experiment patching --corrupt qkdmbx" \
+    "--experiment ablation"; do
+    lesson=$I
+    [ "$args" = "--experiment ablation" ] && lesson=lessons/arange-2x4x4.json
+    rm -rf "$tmp/x-none"
+    # shellcheck disable=SC2086
+    "$bin" $args --export "$tmp/x-none" $lesson >/dev/null 2>"$tmp/err" && fail "$args --export: exit 0"
+    [ -e "$tmp/x-none" ] && fail "$args --export: a bad experiment made the directory"
+done
 bad 2 '--corrupt goes with --experiment patching' --experiment ablation --corrupt qkdmbxakdmbx $I
 # a convention's bad value
 bad 1 'model.window_convention=w: expected "inclusive" or "flash"' --compare set:model.window_convention=w --dump $I

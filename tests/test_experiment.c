@@ -214,6 +214,12 @@ static void test_patching_bad_input(void **state)
     Patching p;
     assert_false(experiment_patching(&clean->lesson, &shorter->lesson, &p, "--experiment patching", err, sizeof err));
     assert_non_null(strstr(err, "5 tokens, the clean text 12"));
+    // the clean text as the corrupted one: nothing to recover (every fraction was 0 / 0, written nan)
+    assert_false(experiment_patching(&clean->lesson, &clean->lesson, &p, "--corrupt", err, sizeof err));
+    assert_non_null(strstr(err, "--corrupt: the corrupted text gives \"q\" (the clean prediction at the last position) "
+                                "the clean text's probability, 0.9998: nothing to recover"));
+    assert_null(strchr(err, '\n'));
+    assert_null(p.residual);
     Trace tr;
     const int L = clean->lesson.len_q;
     assert_false(experiment_patch_run(&clean->lesson, &clean->trace, PATCH_RESIDUAL, 0, 0, L, &tr, "patch", err, sizeof err));

@@ -120,6 +120,17 @@ bool experiment_patching(const Lesson *clean, const Lesson *corrupt, Patching *o
         int top = 0;
         for (int v = 1; v < V; v++) top = pc[v] > pc[top] ? v : top;
         out->token = top, out->p_clean = pc[top], out->p_corrupt = last_prob(&tx, top);
+        // (a corrupted text that leaves the prediction as it is — the clean text itself, a change the
+        // last position does not read — has nothing to recover: every fraction 0 / 0, shown as nan)
+        if (fabsf(out->p_clean - out->p_corrupt) < 5e-5f) {
+            const char *tok = lesson_vocab_label(clean, top);
+            snprintf(err, n, "%s: the corrupted text gives \"%s\" (the clean prediction at the last position) "
+                     "the clean text's probability, %.4f: nothing to recover; change a token that prediction reads",
+                     what, tok ? tok : "?", (double)out->p_clean);
+            ok = false;
+        }
+    }
+    if (ok) {
         out->residual = malloc((size_t)L * len * sizeof(float));
         out->heads = malloc((size_t)L * H * len * sizeof(float));
         if (!(ok = out->residual && out->heads)) snprintf(err, n, "%s: out of memory", what);
@@ -131,7 +142,7 @@ bool experiment_patching(const Lesson *clean, const Lesson *corrupt, Patching *o
         if (!(ok = experiment_patch_run(corrupt, &tc, head ? PATCH_HEAD : PATCH_RESIDUAL, layer, h, pos, &tp, what, err,
                                         n)))
             break;
-        const float rec = gap != 0.0f ? (last_prob(&tp, out->token) - out->p_corrupt) / gap : NAN;
+        const float rec = (last_prob(&tp, out->token) - out->p_corrupt) / gap; // (gap ≠ 0: checked above)
         (head ? out->heads : out->residual)[r] = rec;
         trace_free(&tp);
     }
