@@ -2,14 +2,19 @@
 // a compare frame (A, B and Δ of one stage drawn) of the conventions lesson and of the induction
 // lesson with its induction head zeroed; and a convention switched on every shipped lesson: B made
 // again (a copy of A with the switch, every stage computed), A and B compared stage by stage, the
-// compare frame drawn — what the window does when B changes.
+// compare frame drawn — what the window does when B changes. And the head-ablation table (issue 41's
+// ≤ 1 s natively for the largest shipped trained lesson): every head of every shipped language model
+// zeroed in turn, each a forward pass and its loss, then ranked — what --experiment ablation and the
+// window's Shift+D entry compute before the table is drawn.
 #include <SDL.h>
 #include <glob.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench_common.h"
 #include "compare.h"
+#include "experiment.h"
 #include "heatmap.h"
 #include "i18n.h"
 #include "render.h"
@@ -82,6 +87,43 @@ static int bench(const char *path, const char *spec, const char *stage, const ch
     return 0;
 }
 
+// The head-ablation table of every shipped lesson that has one (a language model), zeroed heads.
+static int bench_ablation(void)
+{
+    glob_t g;
+    if (glob("lessons/*.json", 0, NULL, &g) != 0) return 1;
+    int rc = 0;
+    for (size_t i = 0; i < g.gl_pathc && !rc; i++) {
+        char err[LESSON_ERR_MAX + 200], label[96];
+        Session *s = session_create(g.gl_pathv[i], err, sizeof err);
+        if (!s) {
+            fprintf(stderr, "%s\n", err);
+            rc = 1;
+            break;
+        }
+        if (s->lesson.n_vocab > 0 && experiment_can_ablate(&s->lesson, g.gl_pathv[i], err, sizeof err)) {
+            enum { N = 5 };
+            double t[N];
+            for (int k = 0; k < N && !rc; k++) {
+                HeadEffect *e = NULL;
+                int n = 0;
+                float clean;
+                const double t0 = bench_now();
+                if (!experiment_ablation_table(&s->lesson, ABLATE_ZERO, &e, &n, &clean, g.gl_pathv[i], err, sizeof err))
+                    fprintf(stderr, "bench_compare: %s\n", err), rc = 1;
+                t[k] = (bench_now() - t0) * 1e3;
+                free(e);
+            }
+            const char *base = strrchr(g.gl_pathv[i], '/');
+            snprintf(label, sizeof label, "head-ablation table, %.30s", base ? base + 1 : g.gl_pathv[i]);
+            if (!rc) bench_row(label, t, N, 1000.0, "ms", 1);
+        }
+        session_destroy(s);
+    }
+    globfree(&g);
+    return rc;
+}
+
 int main(void)
 {
     char err[600];
@@ -109,6 +151,7 @@ int main(void)
         rc |= bench(g.gl_pathv[i], "set:model.masked_rows=zero", "attn", label, 33.0, true, &x);
     }
     globfree(&g);
+    rc |= bench_ablation();
     SDL_DestroyRenderer(r);
     SDL_FreeSurface(surf);
     fonts_destroy(fonts);
