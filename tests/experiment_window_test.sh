@@ -1,8 +1,8 @@
 #!/bin/sh
 # The experiments drawn in the real window under Xvfb (view_experiment.c, issue 41 item 3):
 # Shift+D's menu ends with them; choosing the head-ablation table draws it (the screen changes),
-# the logit lens after it draws another, A goes back to the very stage shown before, and the
-# window keeps answering keys. Every wait is bounded and polls; skips (exit 77) only when Xvfb
+# the logit lens after it draws another, Esc (the experiment's row says "Esc or A: back to the
+# stages") and A each go back to the very stage shown before, and the window keeps answering keys. Every wait is bounded and polls; skips (exit 77) only when Xvfb
 # is missing.
 . "$(dirname "$0")/window_lib.sh"
 window_test_begin experiment_window_test xdotool import
@@ -30,6 +30,16 @@ key End Up Return
 idle
 shot lens
 differ ablation lens || fail "the logit lens looks like the ablation table"
+# Esc: back to the stages, as before the experiments; then the lens again
+key Escape
+idle
+shot esc
+cmp -s "$TMP/before.png" "$TMP/esc.png" || fail "Esc did not go back to the stage shown before"
+key shift+d
+key End Up Return
+idle
+shot lens2
+cmp -s "$TMP/lens.png" "$TMP/lens2.png" || fail "the logit lens opened again is not the one shown before"
 # A: back to the stages, as before the experiments
 key a
 idle
