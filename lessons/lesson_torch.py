@@ -30,6 +30,8 @@ from torch_modules import (INIT_ORDER, NORM_NAMES, _M64, BlockStack, LessonError
                            make_block, sliding_window_mask, window_mask)
 import torch_mla  # noqa: F401,E402  (DeepSeek's attention, which make_block builds: imported while on the path)
 import torch_delta  # noqa: F401,E402  (linear attention and Gated DeltaNet, which make_block builds)
+import bpe  # noqa: E402  (byte-pair encoding, which tokenize_bpe uses; imported while on the path:
+            # tests/gen_reference.py loads this file by its path)
 
 # ----------------------------------------------------------------------------
 # lesson interpreter (independent of the modules above)
@@ -82,7 +84,6 @@ def tokenize(text, vocab, tokenizer, what):
 def tokenize_bpe(text, vocab, merges):
     """A text's token ids with byte-pair encoding (lessons/bpe.py: byte i is the vocab entry
     whose bytes are that byte; merges as the lesson writes them, pairs of vocab strings)."""
-    import bpe  # (lessons/bpe.py, beside this file)
     ids = {bpe.text_bytes(v): i for i, v in enumerate(vocab)}
     byte_id = [ids[bytes([b])] for b in range(256)]
     pairs = [(ids[bpe.text_bytes(a)], ids[bpe.text_bytes(b)]) for a, b in merges]

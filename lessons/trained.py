@@ -89,12 +89,20 @@ class TinyGPT(nn.Module):
     """The trained language models' shape (train_tiny_lm.py, train_bpe_lm.py): learned token
     and position embeddings (P positions), n_layers pre-norm Blocks, a final LayerNorm and an
     untied unembedding, made in that order (a seed gives the same weights); ffn 0: attention
-    only (train_induction.py). forward(ids) -> (logits, [attn of each layer])."""
+    only (train_induction.py). pos_init "sin": the positions start from the original
+    Transformer's sinusoids (sin and cos of pos / 10000^(2i/C), times √2 so each number's mean
+    square is 1) and are then learned like the others; the random draw still happens, so the
+    weights after it are the same as without. forward(ids) -> (logits, [attn of each layer])."""
 
-    def __init__(self, V, C, H, P, n_layers, ffn, eps, fill, pos_scale=0.1):
+    def __init__(self, V, C, H, P, n_layers, ffn, eps, fill, pos_scale=0.1, pos_init="randn"):
         super().__init__()
         self.embed = nn.Embedding(V, C)
         self.pos_embed = nn.Parameter(pos_scale * torch.randn(P, C))
+        if pos_init == "sin":
+            ang = torch.arange(P, dtype=torch.float32)[:, None] / 10000 ** (torch.arange(0, C, 2) / C)
+            with torch.no_grad():
+                self.pos_embed[:, 0::2] = math.sqrt(2) * torch.sin(ang)
+                self.pos_embed[:, 1::2] = math.sqrt(2) * torch.cos(ang)
         self.layers = nn.ModuleList(Block(C, H, eps, fill, ffn) for _ in range(n_layers))
         self.final_norm = nn.LayerNorm(C, eps=eps)
         self.lm_head = nn.Linear(C, V, bias=False)
