@@ -11,9 +11,9 @@
 # The same sources as the desktop app, compiled by Debian's emscripten against a
 # sysroot of SDL2, SDL2_ttf, FreeType, HarfBuzz, zlib, libspng and cJSON built from
 # Debian's source packages (src/web/sysroot.sh, once; cached in build/web-sysroot).
-# Left out: paint_vec.c (cairo) with the handout, video.c (FFmpeg), main.c — their
-# places are taken by src/web/web_missing.c, web_video.c (GIF: gif_write.c; MP4: the
-# browser's H.264 encoder through web_export.js) and web_main.c.
+# Left out: paint_pdf.c (cairo: PDF frames) with the handout, video.c (FFmpeg), main.c —
+# their places are taken by src/web/web_missing.c, web_video.c (GIF: gif_write.c; MP4: the
+# browser's H.264 encoder through web_export.js) and web_main.c. SVG is paint_vec.c's own.
 
 WEB        := build/web
 WEB_OBJ    := build/web-obj
@@ -24,7 +24,7 @@ DEB_WEB    := emcc:emscripten chromium:chromium dpkg-source:dpkg-dev cmake:cmake
 WEB_FONTS  := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
               /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
 WEB_CJK    := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
-WEB_SRC    := $(CORE_SRC) $(VIEW_SRC) $(filter-out src/draw/paint_vec.c,$(DRAW_SRC)) \
+WEB_SRC    := $(CORE_SRC) $(VIEW_SRC) $(filter-out src/draw/paint_pdf.c,$(DRAW_SRC)) \
               $(filter-out src/app/video.c src/app/handout.c,$(APP_SRC)) $(wildcard src/web/*.c)
 WEB_OBJS   := $(WEB_SRC:%.c=$(WEB_OBJ)/%.o)
 # emcc runs node scripts that need Debian's acorn

@@ -1,7 +1,9 @@
 // export_web.mjs — make test-web's checks of E's animations in the page (issue 40, item 5),
 // called by test_web.mjs with its browser, server and check(), against the desktop's
 // `--export --format gif|mp4 --animate --size 640x360` of the classic lesson (test_web.sh):
-//  - E offers what the page makes (PNG frames, MP4, GIF), not the handout;
+//  - E offers what the page makes (PNG frames, MP4, GIF, SVG frames), not PDF or the handout;
+//  - E 5: the SVG frames download as a .zip of the desktop's folder, each frame byte for byte
+//    the desktop's `--export --format svg --size 640x360`;
 //  - E 4: a GIF downloads, named like the desktop's folder (attnviz-export-NAME-N.gif); FFmpeg
 //    reads it: the desktop's size, frame count (a frame a tick) and length; the export runs
 //    over many browser frames and none takes a second (each draws a few export frames: the
@@ -37,15 +39,15 @@ export async function exportsInPage({browser, base, check, expect}) {
   await p.keyboard.press('e');
   await p.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
   s = await p.evaluate(() => attnviz.state());
-  check(/PNG/.test(s.toast) && /MP4/.test(s.toast) && /GIF/.test(s.toast) && !/PDF|handout/.test(s.toast),
-        `E offers what the page makes: PNG frames, MP4, GIF (“${s.toast}”)`);
+  check(/PNG/.test(s.toast) && /MP4/.test(s.toast) && /GIF/.test(s.toast) && /5 SVG/.test(s.toast) && !/PDF|handout/.test(s.toast),
+        `E offers what the page makes: PNG frames, MP4, GIF, SVG frames (“${s.toast}”)`);
   await p.keyboard.press('2'); // (the handout: not in the page, so 2 cancels like any other key)
   await p.waitForTimeout(300);
   s = await p.evaluate(() => attnviz.state());
   check(!s.busy && !/failed|not in the browser/.test(s.toast), `E 2: nothing started, nothing refused (“${s.toast}”)`);
 
   // one animation: E, the digit, then its download (the window's progress and frame times seen meanwhile)
-  async function animation(digit, ext) {
+  async function animation(digit, ext, long = true) { // long: an animation, over many browser frames
     await settled();
     await p.evaluate(() => attnviz.frameTimes()); // (from now on)
     await p.keyboard.press('e');
@@ -68,14 +70,29 @@ export async function exportsInPage({browser, base, check, expect}) {
     for (const m of ms) worst = Math.max(worst, m);
     console.log(`      E ${digit}: ${fs.statSync(file).size} bytes in ${((Date.now() - t0) / 1000).toFixed(1)} s; the longest browser frame meanwhile ${worst.toFixed(1)} ms`);
     check(/^attnviz-export-arange-2x4x4-\d+\.\w+$/.test(d.suggestedFilename()) && d.suggestedFilename().endsWith('.' + ext),
-          `E ${digit}: the ${ext.toUpperCase()} downloads as ${d.suggestedFilename()} (the desktop's attnviz-export-…/frames.${ext})`);
-    check(busySeen, `E ${digit}: the export ran over many browser frames (busy seen while it ran)`);
+          `E ${digit}: the ${ext.toUpperCase()} downloads as ${d.suggestedFilename()} (the desktop's ${ext === 'zip' ? 'folder attnviz-export-…/' : 'attnviz-export-…/frames.' + ext})`);
+    if (long) check(busySeen, `E ${digit}: the export ran over many browser frames (busy seen while it ran)`);
     // (each frame draws for 12 ms, then at most one frame more: the longest 94-199 ms, and 241-588 ms
     // with the machine's load at 20 on 2 cores, a wall-clock bound; frames.json described in one
     // frame had taken 6.3 s)
     check(worst < 1000, `E ${digit}: no browser frame took a second or more while it ran (the longest ${worst.toFixed(1)} ms)`);
     return file;
   }
+
+  // E 5: the SVG frames, as one .zip of the desktop's folder; each frame byte for byte the
+  // desktop's `--export DIR --format svg --size 640x360` (the same fonts' names and widths:
+  // the page measures with the same FreeType and HarfBuzz, built from Debian's sources)
+  const zipFile = await animation('5', 'zip', false);
+  const unz = path.join(expect, 'page-svg');
+  execFileSync('python3', ['-m', 'zipfile', '-e', zipFile, unz]);
+  const folder = fs.readdirSync(unz)[0];
+  const pageSvgs = fs.readdirSync(path.join(unz, folder)).filter((n) => n.endsWith('.svg')).sort();
+  const nativeSvgs = fs.readdirSync(path.join(expect, 'svg')).filter((n) => n.endsWith('.svg')).sort();
+  check(pageSvgs.length > 0 && pageSvgs.join() === nativeSvgs.join(),
+        `E 5: the .zip holds ${folder}/ with the desktop's ${nativeSvgs.length} SVG files (${pageSvgs.length}: ${pageSvgs.slice(0, 3).join(', ')}, …)`);
+  const differ = nativeSvgs.filter((n) => !pageSvgs.includes(n) ||
+    !fs.readFileSync(path.join(unz, folder, n)).equals(fs.readFileSync(path.join(expect, 'svg', n))));
+  check(differ.length === 0, `E 5: every SVG frame is the desktop's byte for byte${differ.length ? ' (these differ: ' + differ.join(', ') + ')' : ''}`);
 
   const gif = await animation('4', 'gif');
   const pg = probe(gif, ENTRIES), ng = probe(path.join(expect, 'gif/frames.gif'), ENTRIES);

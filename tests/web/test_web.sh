@@ -22,6 +22,8 @@ cp "$exp"/frames/*-attn.png "$exp/attn.png"
 for fmt in gif mp4; do
     "$B/attnviz" --export "$exp/$fmt" --format $fmt --animate --size 640x360 "$L" >/dev/null || exit 1
 done
+# E 5's SVG frames in the page, byte for byte these
+"$B/attnviz" --export "$exp/svg" --format svg --size 640x360 "$L" >/dev/null || exit 1
 # the page's stages are named after /attnviz/lessons/…: the desktop's dump of the same
 # file names it by title only, so the bytes compare as they are
 # a lesson large enough for the core's tiled kernels (a packed product, causal attn·V that
