@@ -35,7 +35,7 @@ typedef enum ExportFiles {
 #define EXPORT_FORMATS(X)                                                          \
     X(PNG, png, EXPORT_RASTER, EXPORT_FILE_A_FRAME, false,     false,     1,          true)  \
     X(SVG, svg, EXPORT_VECTOR, EXPORT_FILE_A_FRAME, false,     false,     5,          true)  \
-    X(PDF, pdf, EXPORT_VECTOR, EXPORT_ONE_FILE,     false,     false,     6,          false) \
+    X(PDF, pdf, EXPORT_VECTOR, EXPORT_ONE_FILE,     false,     false,     6,          true)  \
     X(GIF, gif, EXPORT_VIDEO,  EXPORT_ONE_FILE,     true,      false,     4,          true)  \
     X(MP4, mp4, EXPORT_VIDEO,  EXPORT_ONE_FILE,     true,      true,      3,          true)
 
@@ -47,7 +47,7 @@ typedef enum ExportFormat { EXPORT_FORMATS(EXPORT_FORMAT_ENUM) EXPORT_FORMAT_COU
 // rather than frames; and whether the page makes them (it has cairo: src/web/sysroot.sh).
 #define EXPORT_MENU_HANDOUT 2
 #define EXPORT_MENU_WORKSHEET 7
-#define EXPORT_HANDOUT_IN_PAGE false
+#define EXPORT_HANDOUT_IN_PAGE true
 
 // Messages name a path and a reason; paths longer than the message are cut.
 #define EXPORT_PATH_IN_MSG 400

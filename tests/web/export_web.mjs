@@ -1,9 +1,12 @@
 // export_web.mjs — make test-web's checks of E's animations in the page (issue 40, item 5),
 // called by test_web.mjs with its browser, server and check(), against the desktop's
 // `--export --format gif|mp4 --animate --size 640x360` of the classic lesson (test_web.sh):
-//  - E offers what the page makes (PNG frames, MP4, GIF, SVG frames), not PDF or the handout;
+//  - E offers what the page makes: every entry of the desktop's menu;
 //  - E 5: the SVG frames download as a .zip of the desktop's folder, each frame byte for byte
 //    the desktop's `--export --format svg --size 640x360`;
+//  - E 6, 2, 7: the PDF frames, the handout and the worksheet (cairo in the page) download;
+//    pdftotext reads the text of the desktop's files (--format pdf, --handout, --worksheet)
+//    and pdfinfo the same page count;
 //  - E 4: a GIF downloads, named like the desktop's folder (attnviz-export-NAME-N.gif); FFmpeg
 //    reads it: the desktop's size, frame count (a frame a tick) and length; the export runs
 //    over many browser frames and none takes a second (each draws a few export frames: the
@@ -39,12 +42,12 @@ export async function exportsInPage({browser, base, check, expect}) {
   await p.keyboard.press('e');
   await p.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
   s = await p.evaluate(() => attnviz.state());
-  check(/PNG/.test(s.toast) && /MP4/.test(s.toast) && /GIF/.test(s.toast) && /5 SVG/.test(s.toast) && !/PDF|handout/.test(s.toast),
-        `E offers what the page makes: PNG frames, MP4, GIF, SVG frames (“${s.toast}”)`);
-  await p.keyboard.press('2'); // (the handout: not in the page, so 2 cancels like any other key)
+  check(['1 PNG', '2 PDF handout', '3 MP4', '4 GIF', '5 SVG', '6 PDF', '7 PDF worksheet'].every((e) => s.toast.includes(e)),
+        `E offers what the page makes: PNG, SVG and PDF frames, MP4, GIF, the handout, the worksheet (“${s.toast}”)`);
+  await p.keyboard.press('9'); // (no entry: cancels like any other key)
   await p.waitForTimeout(300);
   s = await p.evaluate(() => attnviz.state());
-  check(!s.busy && !/failed|not in the browser/.test(s.toast), `E 2: nothing started, nothing refused (“${s.toast}”)`);
+  check(!s.busy && !/failed|not in the browser/.test(s.toast), `E 9: nothing started, nothing refused (“${s.toast}”)`);
 
   // one animation: E, the digit, then its download (the window's progress and frame times seen meanwhile)
   async function animation(digit, ext, long = true) { // long: an animation, over many browser frames
@@ -69,13 +72,15 @@ export async function exportsInPage({browser, base, check, expect}) {
     const ms = await p.evaluate(() => attnviz.frameTimes());
     for (const m of ms) worst = Math.max(worst, m);
     console.log(`      E ${digit}: ${fs.statSync(file).size} bytes in ${((Date.now() - t0) / 1000).toFixed(1)} s; the longest browser frame meanwhile ${worst.toFixed(1)} ms`);
-    check(/^attnviz-export-arange-2x4x4-\d+\.\w+$/.test(d.suggestedFilename()) && d.suggestedFilename().endsWith('.' + ext),
-          `E ${digit}: the ${ext.toUpperCase()} downloads as ${d.suggestedFilename()} (the desktop's ${ext === 'zip' ? 'folder attnviz-export-…/' : 'attnviz-export-…/frames.' + ext})`);
+    check(/^attnviz-(export|handout|worksheet)-arange-2x4x4-\d+\.\w+$/.test(d.suggestedFilename()) && d.suggestedFilename().endsWith('.' + ext),
+          `E ${digit}: the ${ext.toUpperCase()} downloads as ${d.suggestedFilename()} (the desktop's ${ext === 'zip' ? 'folder attnviz-export-…/' : /handout|worksheet/.test(d.suggestedFilename()) ? 'file name' : 'attnviz-export-…/frames.' + ext})`);
     if (long) check(busySeen, `E ${digit}: the export ran over many browser frames (busy seen while it ran)`);
     // (each frame draws for 12 ms, then at most one frame more: the longest 94-199 ms, and 241-588 ms
     // with the machine's load at 20 on 2 cores, a wall-clock bound; frames.json described in one
     // frame had taken 6.3 s)
-    check(worst < 1000, `E ${digit}: no browser frame took a second or more while it ran (the longest ${worst.toFixed(1)} ms)`);
+    // (the handout and the worksheet are written in one browser frame, as the desktop writes them
+    // at once: 0.8 s and 0.3 s at a load of 20 on 2 cores, so no bound there)
+    if (long || ext !== 'pdf') check(worst < 1000, `E ${digit}: no browser frame took a second or more while it ran (the longest ${worst.toFixed(1)} ms)`);
     return file;
   }
 
@@ -93,6 +98,21 @@ export async function exportsInPage({browser, base, check, expect}) {
   const differ = nativeSvgs.filter((n) => !pageSvgs.includes(n) ||
     !fs.readFileSync(path.join(unz, folder, n)).equals(fs.readFileSync(path.join(expect, 'svg', n))));
   check(differ.length === 0, `E 5: every SVG frame is the desktop's byte for byte${differ.length ? ' (these differ: ' + differ.join(', ') + ')' : ''}`);
+
+  // E 6, 2, 7: the PDF frames, the handout and the worksheet (cairo in the page: sysroot.sh);
+  // pdftotext reads the same text as from the desktop's files, page for page
+  const pdfText = (f) => execFileSync('pdftotext', ['-layout', f, '-'], {encoding: 'utf8'});
+  const pdfPages = (f) => Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [f], {encoding: 'utf8'}))[1]);
+  for (const [digit, name, native] of [['6', 'PDF frames', 'pdf/frames.pdf'], ['2', 'handout', 'handout.pdf'],
+                                       ['7', 'worksheet', 'worksheet.pdf']]) {
+    const file = await animation(digit, 'pdf', false);
+    const want = path.join(expect, native);
+    check(pdfPages(file) === pdfPages(want), `E ${digit} (${name}): ${pdfPages(file)} pages, the desktop's ${pdfPages(want)}`);
+    const a = pdfText(file), b = pdfText(want);
+    const at = a.split('\n').findIndex((l, i) => l !== b.split('\n')[i]);
+    check(a === b && a.length > 100, `E ${digit} (${name}): pdftotext reads the desktop's text (${a.length} characters)` +
+          (a === b ? '' : `; line ${at + 1} differs: “${a.split('\n')[at]}” / “${b.split('\n')[at]}”`));
+  }
 
   const gif = await animation('4', 'gif');
   const pg = probe(gif, ENTRIES), ng = probe(path.join(expect, 'gif/frames.gif'), ENTRIES);
