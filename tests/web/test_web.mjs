@@ -507,11 +507,13 @@ try {
   const idle = await state();
   check(idle.frames === s.frames, `idle: no frame drawn in a second with nothing moving (${idle.frames - s.frames})`);
 
-  // ---- E: only what the page makes, the frames as one .zip (issue 35, 11; GIF, MP4: export_web.mjs)
+  // ---- E: what the page makes (all the desktop's entries), the frames as one .zip (issue 35, 11;
+  // SVG, PDF, the handout, the worksheet, GIF, MP4: export_web.mjs)
   await page.keyboard.press('e');
   await page.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
   s = await state();
-  check(/PNG/.test(s.toast) && !/PDF|not in the browser/.test(s.toast), `E offers only what the page makes (“${s.toast}”)`);
+  check(/1 PNG/.test(s.toast) && /2 PDF/.test(s.toast) && /7 PDF/.test(s.toast) && !/not in the browser/.test(s.toast),
+        `E offers what the page makes: the desktop's entries (“${s.toast}”)`);
   if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-E.png')});
   const zipDl = await download(() => page.keyboard.press('1'));
   check(zipDl.name.endsWith('.zip') && zipDl.data.readUInt32LE(0) === 0x04034b50 && zipDl.data.includes('frames.json'),
