@@ -524,7 +524,8 @@ try {
   await page.keyboard.press('2');
   await page.waitForTimeout(500);
   s = await state();
-  check(!/not in the browser|failed/.test(s.toast), `E 2: nothing offered, nothing refused (“${s.toast}”)`);
+  check(/Saved .*attnviz-handout-/.test(s.toast) && !/not in the browser|failed/.test(s.toast),
+        `E 2: the handout is written, nothing refused (“${s.toast}”; its text: export_web.mjs)`);
   s = await settled();
   // F5: the presenter as a second browser window (present_web.mjs checks it in full)
   const [presenter] = await Promise.all([context.waitForEvent('page', {timeout: 10000}).catch(() => null), page.keyboard.press('F5')]);
