@@ -69,7 +69,7 @@ static void test_table(void **state)
 {
     (void)state;
     bool key_used[10] = {false};
-    key_used[EXPORT_MENU_HANDOUT] = true;
+    key_used[EXPORT_MENU_HANDOUT] = key_used[EXPORT_MENU_WORKSHEET] = true;
     for (int i = 0; i < EXPORT_FORMAT_COUNT; i++) {
         const ExportFormatInfo *f = export_format_info((ExportFormat)i);
         const ExportWriter *w = f->writer;
@@ -185,10 +185,10 @@ static void test_menu_page(void **state)
                 assert_false(handout);
                 offered[f->format] = true;
             }
-            if (handout) assert_int_equal(digit, EXPORT_MENU_HANDOUT);
+            if (handout) assert_true(digit == EXPORT_MENU_HANDOUT || digit == EXPORT_MENU_WORKSHEET);
             handouts += handout;
         }
-        assert_int_equal(handouts, browser ? 0 : 1); // the page has no handout (no cairo)
+        assert_int_equal(handouts, browser && !EXPORT_HANDOUT_IN_PAGE ? 0 : 2); // the handout, the worksheet
         for (int i = 0; i < EXPORT_FORMAT_COUNT; i++) {
             const ExportFormatInfo *f = export_format_info((ExportFormat)i);
             bool want = f->menu_key > 0 && (f->in_page || !browser);
@@ -217,6 +217,9 @@ static void test_texts(void **state)
         const char *web_help = i18n_get((Lang)lang, "keys.export_web");
         expect_in("app.export_choose", choose, "2 PDF", true); // the handout
         expect_in("keys.export", help, "2 PDF", true);
+        expect_in("app.export_choose", choose, "7 PDF", true); // the worksheet
+        expect_in("keys.export", help, "7 PDF", true);
+        expect_in("app.export_choose_web", web, "PDF", EXPORT_HANDOUT_IN_PAGE); // (the page's PDFs need cairo)
         for (int i = 0; i < EXPORT_FORMAT_COUNT; i++) {
             const ExportFormatInfo *f = export_format_info((ExportFormat)i);
             char name[16], entry[32];
@@ -287,10 +290,13 @@ static void menu_script(Driver *d)
         menu_folder[i] = n;
         wd_settle(d);
     }
-    char digit[2] = {(char)('0' + EXPORT_MENU_HANDOUT), 0};
-    wd_key(d, "E");
-    wd_key(d, digit); // the handout: written at once
-    wd_settle(d);
+    const int documents[] = {EXPORT_MENU_HANDOUT, EXPORT_MENU_WORKSHEET};
+    for (int k = 0; k < 2; k++) {
+        char digit[2] = {(char)('0' + documents[k]), 0};
+        wd_key(d, "E");
+        wd_key(d, digit); // the handout, the worksheet: written at once
+        wd_settle(d);
+    }
     wd_key_mod(d, "Q", KMOD_CTRL);
     wd_frames(d, 5);
 }
@@ -322,6 +328,16 @@ static void test_menu_window(void **state)
     char path[256];
     snprintf(path, sizeof path, "%s/attnviz-handout-arange-2x4x4-1.pdf", save_dir);
     if (!file_exists(path)) fail_msg("E %d wrote no handout %s", EXPORT_MENU_HANDOUT, path);
+    snprintf(path, sizeof path, "%s/attnviz-worksheet-arange-2x4x4-1.pdf", save_dir);
+    if (!file_exists(path)) fail_msg("E %d wrote no worksheet %s", EXPORT_MENU_WORKSHEET, path);
+    char cmd[1200]; // a worksheet, not a second handout: its subtitle (handout.worksheet) and the answers' page
+    snprintf(cmd, sizeof cmd, "pdftotext %s - | grep -q 'A worksheet on multi-head attention' && pdftotext %s - | grep -q 'Answers'",
+             path, path);
+    if (system("command -v pdftotext >/dev/null 2>&1") == 0 && system(cmd) != 0) {
+        snprintf(cmd, sizeof cmd, "pdftotext %s - | head -5 >&2", path);
+        (void)!system(cmd);
+        fail_msg("E %d: %s is not a worksheet", EXPORT_MENU_WORKSHEET, path);
+    }
 }
 
 int main(int argc, char **argv)

@@ -98,9 +98,10 @@ static void export_start(ExportUI *x, ExportFormat format, const ExportFrom *fro
     }
 }
 
-// The handout of the lesson as it is now (edits included), in the window's
-// language, batch and head: ATTNVIZ_SAVE_DIR (or .)/attnviz-handout-NAME-N.pdf.
-static void handout_start(const ExportFrom *from, Toast *t)
+// The handout (or the worksheet) of the lesson as it is now (edits included), in the
+// window's language, batch and head: ATTNVIZ_SAVE_DIR (or .)/attnviz-handout-NAME-N.pdf
+// (attnviz-worksheet-NAME-N.pdf).
+static void handout_start(const ExportFrom *from, bool worksheet, Toast *t)
 {
     const Session *ses = from->session;
     const View *v = from->view;
@@ -109,10 +110,10 @@ static void handout_start(const ExportFrom *from, Toast *t)
     char name[64], path[1200], err[MSG_MAX];
     session_file_stem(ses, name, sizeof name);
     for (int i = 1; i < 10000; i++) {
-        snprintf(path, sizeof path, "%.900s/attnviz-handout-%s-%d.pdf", dir, name, i);
+        snprintf(path, sizeof path, "%.900s/attnviz-%s-%s-%d.pdf", dir, worksheet ? "worksheet" : "handout", name, i);
         if (!app_file_exists(path)) break;
     }
-    HandoutOptions o = {path, ses->path, from->font_path, v->lang, PAPER_A4, v->batch, v->head, NULL, false, false};
+    HandoutOptions o = {path, ses->path, from->font_path, v->lang, PAPER_A4, v->batch, v->head, NULL, worksheet, false};
     int pages = 0;
     if (!handout_write(&o, ses, NULL, &pages, err, sizeof err)) {
         fprintf(stderr, "attnviz: handout: %s\n", err);
@@ -138,9 +139,10 @@ void export_ui_ask(ExportUI *x, const ExportFrom *from, Toast *t)
     t->left = EXPORT_TOAST_SECONDS;
 }
 
-// The export-format table's menu rows (1 PNG frames, 3 MP4, 4 GIF) and 2 the PDF
-// handout; anything else cancels; in the page only the rows the page makes (PNG frames,
-// MP4, GIF: src/web/web_video.c).
+// The export-format table's menu rows (1 PNG frames, 3 MP4, 4 GIF, 5 SVG frames, 6 PDF
+// frames), 2 the PDF handout and 7 the PDF worksheet; anything else cancels; in the page
+// only what the page makes (all of them, MP4 where the browser encodes H.264:
+// src/web/web_video.c).
 void export_ui_choose_key(ExportUI *x, SDL_Keycode sym, const ExportFrom *from, Toast *t)
 {
     x->choose = false;
@@ -155,8 +157,9 @@ void export_ui_choose_key(ExportUI *x, SDL_Keycode sym, const ExportFrom *from, 
         t->left = EXPORT_TOAST_SECONDS;
     } else if (fmt) {
         export_start(x, fmt->format, from, t);
+    } else if (handout) {
+        handout_start(from, digit == EXPORT_MENU_WORKSHEET, t);
     }
-    else if (handout) handout_start(from, t);
 }
 
 // Ends the export: waits for the encoders, writes frames.json (listing what is

@@ -36,8 +36,8 @@ typedef struct ExportFrom {
 
 // E: asks for the format (a toast), unless an export runs or the study mode is on.
 void export_ui_ask(ExportUI *x, const ExportFrom *from, Toast *t);
-// The key after E picks the format (1 PNG frames, 2 handout, 3 MP4, 4 GIF; anything
-// else cancels; in the page 1, 3 and 4).
+// The key after E picks the format (1 PNG frames, 2 handout, 3 MP4, 4 GIF, 5 SVG frames,
+// 6 PDF frames, 7 worksheet; anything else cancels; in the page what it makes).
 void export_ui_choose_key(ExportUI *x, SDL_Keycode sym, const ExportFrom *from, Toast *t);
 // Esc while an export runs: stops it and removes what it wrote (its folder); a notice says so.
 void export_ui_stop(ExportUI *x, Lang lang, Toast *t);

@@ -36,7 +36,7 @@ bool export_format_parse(const char *s, ExportFormat *f)
 
 const ExportFormatInfo *export_format_menu(int digit, bool browser, bool *handout)
 {
-    *handout = digit == EXPORT_MENU_HANDOUT && !browser; // (the page has no handout: no cairo)
+    *handout = (digit == EXPORT_MENU_HANDOUT || digit == EXPORT_MENU_WORKSHEET) && (EXPORT_HANDOUT_IN_PAGE || !browser);
     for (int i = 0; digit > 0 && i < EXPORT_FORMAT_COUNT; i++)
         if (formats[i].menu_key == digit && (formats[i].in_page || !browser)) return &formats[i];
     return NULL;

@@ -34,8 +34,8 @@ typedef enum ExportFiles {
 //  X(ID,  ext, kind,          files,               animation, even size, E menu key, in the page)
 #define EXPORT_FORMATS(X)                                                          \
     X(PNG, png, EXPORT_RASTER, EXPORT_FILE_A_FRAME, false,     false,     1,          true)  \
-    X(SVG, svg, EXPORT_VECTOR, EXPORT_FILE_A_FRAME, false,     false,     0,          false) \
-    X(PDF, pdf, EXPORT_VECTOR, EXPORT_ONE_FILE,     false,     false,     0,          false) \
+    X(SVG, svg, EXPORT_VECTOR, EXPORT_FILE_A_FRAME, false,     false,     5,          true)  \
+    X(PDF, pdf, EXPORT_VECTOR, EXPORT_ONE_FILE,     false,     false,     6,          true)  \
     X(GIF, gif, EXPORT_VIDEO,  EXPORT_ONE_FILE,     true,      false,     4,          true)  \
     X(MP4, mp4, EXPORT_VIDEO,  EXPORT_ONE_FILE,     true,      true,      3,          true)
 
@@ -43,8 +43,11 @@ typedef enum ExportFiles {
 typedef enum ExportFormat { EXPORT_FORMATS(EXPORT_FORMAT_ENUM) EXPORT_FORMAT_COUNT } ExportFormat;
 #undef EXPORT_FORMAT_ENUM
 
-// The E menu's other entry: the PDF handout (handout.h), a document rather than frames.
+// The E menu's other entries: the PDF handout and the PDF worksheet (handout.h), documents
+// rather than frames; and whether the page makes them (it has cairo: src/web/sysroot.sh).
 #define EXPORT_MENU_HANDOUT 2
+#define EXPORT_MENU_WORKSHEET 7
+#define EXPORT_HANDOUT_IN_PAGE true
 
 // Messages name a path and a reason; paths longer than the message are cut.
 #define EXPORT_PATH_IN_MSG 400
@@ -105,8 +108,8 @@ const ExportFormatInfo *export_format_info(ExportFormat f);
 const char *export_format_name(ExportFormat f);
 bool export_format_parse(const char *s, ExportFormat *f);
 // What digit picks in the window's E menu: a format's row, or NULL with *handout true
-// for the handout (EXPORT_MENU_HANDOUT), or NULL and false for nothing (another key
-// cancels). The page (browser) offers only the rows it makes.
+// for the handout or the worksheet (EXPORT_MENU_HANDOUT, EXPORT_MENU_WORKSHEET), or NULL
+// and false for nothing (another key cancels). The page (browser) offers only what it makes.
 const ExportFormatInfo *export_format_menu(int digit, bool browser, bool *handout);
 // The names of the formats (only the animated ones: animated_only) as a list for a
 // message: "png, svg, pdf, gif or mp4".

@@ -19,7 +19,7 @@ OUT=$(mkdir -p "$1" && cd "$1" && pwd)
 SRC=$OUT/src
 PREFIX=$OUT
 JOBS=${JOBS:-2}
-PKGS="zlib freetype harfbuzz libsdl2 libsdl2-ttf libspng cjson"
+PKGS="zlib freetype harfbuzz libsdl2 libsdl2-ttf libspng cjson pixman cairo"
 say() { printf 'sysroot: %s\n' "$*"; }
 
 # Debian's source packages need a deb-src line; added only when none is there.
@@ -66,6 +66,12 @@ for p in $PKGS; do
         if apt-get source -qq "$p=$v" >/dev/null 2>&1; then got=yes; break; fi
         rm -rf "$SRC/$p"-[0-9]*/ "$SRC/$p"_[0-9]*
     done
+    # the Debian diff missing from the mirror (pixman_0.42.2-1.diff.gz answered 404): the
+    # upstream tarball Debian builds from (its .orig.tar), without Debian's changes — said
+    if [ $got = no ] && apt-get source -qq --tar-only "$p" >/dev/null 2>&1; then
+        say "$p: Debian's diff is not on the mirror: building its upstream tarball (.orig.tar) as it is"
+        tar xf "$(ls "$SRC/$p"_*.orig.tar.* | head -1)" && got=yes
+    fi
     [ $got = yes ] || { apt-get source "$p" >&2; echo "sysroot: apt-get source $p failed" >&2; exit 1; }
 done
 dir() { for d in "$SRC"/$1-[0-9]*/; do [ -d "$d" ] && { echo "${d%/}"; return; }; done; echo "no source of $1" >&2; exit 1; }
@@ -121,6 +127,39 @@ cmake_lib sdl2_ttf "$(dir libsdl2-ttf)" -DSDL2TTF_VENDORED=OFF -DSDL2TTF_HARFBUZ
     -DBUILD_SHARED_LIBS=OFF -DSDL2_DIR="$PREFIX/lib/cmake/SDL2" \
     -DFREETYPE_LIBRARY="$PREFIX/lib/libfreetype.a" -DFREETYPE_INCLUDE_DIRS="$PREFIX/include/freetype2" \
     -Dharfbuzz_LIBRARY="$PREFIX/lib/libharfbuzz.a" -Dharfbuzz_INCLUDE_DIR="$PREFIX/include/harfbuzz"
+# pixman, then cairo on it (the page's PDF frames, handout and worksheet: paint_pdf.c):
+# autotools, static, no SIMD paths; of cairo only the PDF surface and FreeType fonts (no
+# fontconfig: the app's own font files; no X11, PNG, threads, scripts). Debian's patches
+# touch configure.ac (02_am-maintainer-mode.patch): make would run automake 1.15 again
+# (ACLOCAL=true … keeps the configure script the tarball ships).
+NO_AUTOTOOLS="ACLOCAL=true AUTOMAKE=true AUTOCONF=true AUTOHEADER=true"
+autotools_lib() { # NAME SRCDIR MAKE-SUBDIR TARGET "INSTALL-TARGETS" "CFLAGS" CONFIGURE-OPTIONS…
+    name=$1 d=$2 sub=$3 target=$4 install=$5 cflags=$6; shift 6
+    say "$name"
+    (cd "$d" && emconfigure ./configure --host=wasm32-unknown-emscripten --prefix="$PREFIX" --disable-shared \
+        --enable-static "$@" CFLAGS="$cflags" CPPFLAGS="-I$PREFIX/include" LDFLAGS="-L$PREFIX/lib" \
+        PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig" PKG_CONFIG_PATH="$PREFIX/lib/pkgconfig" &&
+        emmake make -j "$JOBS" -C "$sub" "$target" $NO_AUTOTOOLS && emmake make -C "$sub" $install $NO_AUTOTOOLS) \
+        >"$SRC/build-$name.log" 2>&1 ||
+        { tail -30 "$SRC/build-$name.log" >&2; echo "sysroot: $name failed to build (log: $SRC/build-$name.log)" >&2; exit 1; }
+}
+P=$(dir pixman)
+autotools_lib pixman "$P" pixman libpixman-1.la install "$CFLAGS" --disable-openmp --disable-loongson-mmi --disable-mmx --disable-sse2 --disable-ssse3 \
+    --disable-vmx --disable-arm-simd --disable-arm-neon --disable-arm-a64-neon --disable-arm-iwmmxt --disable-arm-iwmmxt2 \
+    --disable-mips-dspr2 --disable-gcc-inline-asm --disable-gtk --disable-libpng
+C=$(dir cairo)
+cp "$P/config.sub" "$P/config.guess" "$C/build/" # (cairo 1.16's config.sub predates emscripten; pixman's knows it)
+autotools_lib cairo "$C" src libcairo.la \
+    "install-libLTLIBRARIES install-cairoincludeHEADERS install-nodist_cairoincludeHEADERS" \
+    "$CFLAGS -DCAIRO_NO_MUTEX=1" --disable-gtk-doc --disable-valgrind --enable-xlib=no --enable-xlib-xrender=no \
+    --enable-xcb=no --enable-xlib-xcb=no --enable-xcb-shm=no --enable-qt=no --enable-quartz=no --enable-win32=no \
+    --enable-os2=no --enable-beos=no --enable-drm=no --enable-gallium=no --enable-png=no --enable-gl=no \
+    --enable-glesv2=no --enable-glesv3=no --enable-cogl=no --enable-directfb=no --enable-vg=no --enable-egl=no \
+    --enable-glx=no --enable-wgl=no --enable-script=no --enable-ft=yes --enable-fc=no --enable-ps=no --enable-pdf=yes \
+    --enable-svg=no --enable-test-surfaces=no --enable-tee=no --enable-xml=no --enable-pthread=no --enable-gobject=no \
+    --enable-trace=no --enable-interpreter=no --enable-symbol-lookup=no ax_cv_c_float_words_bigendian=no \
+    FREETYPE_CFLAGS="-I$PREFIX/include/freetype2" FREETYPE_LIBS="-L$PREFIX/lib -lfreetype -lz" \
+    pixman_CFLAGS="-I$PREFIX/include/pixman-1" pixman_LIBS="-L$PREFIX/lib -lpixman-1"
 printf '%s\n' "$stamp" > "$OUT/stamp"
 say "done: $OUT"
 # into the cache: copied to a new folder beside it, then renamed (a run that stops half

@@ -274,10 +274,10 @@
     end.setUint32(12, size, true); end.setUint32(16, off, true);
     return new Blob([...parts, ...central, end], {type: 'application/zip'});
   }
-  // E's GIF or MP4: the folder holds the one file and frames.json; the file is the
-  // download, named after the folder (attnviz-export-NAME-N.gif, the desktop's
+  // E's GIF, MP4 or PDF frames: the folder holds the one file and frames.json; the file is
+  // the download, named after the folder (attnviz-export-NAME-N.gif, the desktop's
   // attnviz-export-NAME-N/frames.gif)
-  const ONE_FILE = {'frames.gif': 'image/gif', 'frames.mp4': 'video/mp4'};
+  const ONE_FILE = {'frames.gif': 'image/gif', 'frames.mp4': 'video/mp4', 'frames.pdf': 'application/pdf'};
   function saved(path) {
     if (path.startsWith('./')) path = WORK + path.slice(1); // (S and E write in the working folder)
     // (an MP4 is written once the browser's encoder has flushed: web_export.js)
@@ -307,7 +307,8 @@
         download(base + '.zip', zip(files), 'application/zip');
         removeTree(path);
       } else {
-        const type = base.endsWith('.png') ? 'image/png' : base.endsWith('.json') ? 'application/json' : 'application/octet-stream';
+        const type = base.endsWith('.png') ? 'image/png' : base.endsWith('.json') ? 'application/json'
+          : base.endsWith('.pdf') ? 'application/pdf' : 'application/octet-stream'; // (the handout, the worksheet)
         download(base, FS.readFile(path), type);
         if (path.startsWith(WORK + '/')) FS.unlink(path); // (a saved lesson stays: the picker lists it)
       }

@@ -10,11 +10,10 @@
 #   make bench-web   its speed: first frame, frame time, edit → frame, transfer
 #
 # The same sources as the desktop app, compiled by Debian's emscripten against a
-# sysroot of SDL2, SDL2_ttf, FreeType, HarfBuzz, zlib, libspng and cJSON built from
-# Debian's source packages (src/web/sysroot.sh, once; cached in build/web-sysroot).
-# Left out: paint_vec.c (cairo) with the handout, video.c (FFmpeg), main.c — their
-# places are taken by src/web/web_missing.c, web_video.c (GIF: gif_write.c; MP4: the
-# browser's H.264 encoder through web_export.js) and web_main.c.
+# sysroot of SDL2, SDL2_ttf, FreeType, HarfBuzz, zlib, libspng, cJSON, pixman and cairo
+# built from Debian's source packages (src/web/sysroot.sh, once; cached in build/web-sysroot).
+# Left out: video.c (FFmpeg), main.c — their places are taken by web_video.c (GIF:
+# gif_write.c; MP4: the browser's H.264 encoder through web_export.js) and web_main.c.
 
 WEB        := build/web
 WEB_OBJ    := build/web-obj
@@ -25,8 +24,7 @@ DEB_WEB    := emcc:emscripten chromium:chromium dpkg-source:dpkg-dev cmake:cmake
 WEB_FONTS  := /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf /usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf \
               /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf
 WEB_CJK    := /usr/share/fonts/truetype/wqy/wqy-microhei.ttc
-WEB_SRC    := $(CORE_SRC) $(VIEW_SRC) $(filter-out src/draw/paint_vec.c,$(DRAW_SRC)) \
-              $(filter-out src/app/video.c src/app/handout.c,$(APP_SRC)) $(wildcard src/web/*.c)
+WEB_SRC    := $(CORE_SRC) $(VIEW_SRC) $(DRAW_SRC) $(filter-out src/app/video.c,$(APP_SRC)) $(wildcard src/web/*.c)
 WEB_OBJS   := $(WEB_SRC:%.c=$(WEB_OBJ)/%.o)
 # emcc runs node scripts that need Debian's acorn
 WEB_ENV    := NODE_PATH=/usr/share/nodejs
@@ -36,9 +34,9 @@ WEB_ENV    := NODE_PATH=/usr/share/nodejs
 # (make web WEB_SIMD= WEB=… WEB_OBJ=… builds a page without them, to compare)
 WEB_SIMD   := -msimd128
 WEB_CFLAGS := -std=gnu11 -O2 $(WEB_SIMD) $(filter-out -Wdouble-promotion,$(WARN)) -MMD -MP -I$(WEB_SYS)/include \
-              -I$(WEB_SYS)/include/SDL2 -DATTNVIZ_FONT_DIR='"/attnviz/fonts"' -I$(WEB_OBJ)/gen \
+              -I$(WEB_SYS)/include/SDL2 -I$(WEB_SYS)/include/cairo -I$(WEB_SYS)/include/freetype2 -DATTNVIZ_FONT_DIR='"/attnviz/fonts"' -I$(WEB_OBJ)/gen \
               -Isrc -Isrc/core -Isrc/view -Isrc/draw -Isrc/app
-WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lharfbuzz -lfreetype -lspng -lz -lcjson
+WEB_LIBS   := -L$(WEB_SYS)/lib -lSDL2_ttf -lSDL2 -lcairo -lpixman-1 -lharfbuzz -lfreetype -lspng -lz -lcjson
 WEB_LDFLAGS := -O2 -sALLOW_MEMORY_GROWTH=1 -sINITIAL_MEMORY=64MB -sTOTAL_STACK=1MB -sENVIRONMENT=web \
               -sEXPORTED_FUNCTIONS=_main,_malloc,_free,_attnviz_open,_attnviz_resize,_attnviz_font_arrived,_attnviz_state,_attnviz_frame,_attnviz_dump,_attnviz_describe,_attnviz_frame_times,_attnviz_bench_forward,_attnviz_heap_used,_attnviz_text_cache_bytes,_attnviz_url,_attnviz_here,_attnviz_a11y,_attnviz_key,_attnviz_reduced_motion,_attnviz_pinch,_attnviz_train,_attnviz_compare,_attnviz_export_failed,_attnviz_presenter,_attnviz_text,_attnviz_lesson_failed \
               -sEXPORTED_RUNTIME_METHODS=UTF8ToString,stringToUTF8,FS,callMain -sINVOKE_RUN=0 -sEXIT_RUNTIME=0 \

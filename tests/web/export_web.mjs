@@ -1,7 +1,12 @@
 // export_web.mjs — make test-web's checks of E's animations in the page (issue 40, item 5),
 // called by test_web.mjs with its browser, server and check(), against the desktop's
 // `--export --format gif|mp4 --animate --size 640x360` of the classic lesson (test_web.sh):
-//  - E offers what the page makes (PNG frames, MP4, GIF), not the handout;
+//  - E offers what the page makes: every entry of the desktop's menu;
+//  - E 5: the SVG frames download as a .zip of the desktop's folder, each frame byte for byte
+//    the desktop's `--export --format svg --size 640x360`;
+//  - E 6, 2, 7: the PDF frames, the handout and the worksheet (cairo in the page) download;
+//    pdftotext reads the text of the desktop's files (--format pdf, --handout, --worksheet)
+//    and pdfinfo the same page count;
 //  - E 4: a GIF downloads, named like the desktop's folder (attnviz-export-NAME-N.gif); FFmpeg
 //    reads it: the desktop's size, frame count (a frame a tick) and length; the export runs
 //    over many browser frames and none takes a second (each draws a few export frames: the
@@ -39,8 +44,6 @@ export async function exportsInPage({browser, base, check, expect}) {
   await p.keyboard.press('e');
   await p.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
   s = await p.evaluate(() => attnviz.state());
-  check(/PNG/.test(s.toast) && /MP4/.test(s.toast) && /GIF/.test(s.toast) && !/PDF|handout/.test(s.toast),
-        `E offers what the page makes: PNG frames, MP4, GIF (“${s.toast}”)`);
   // MP4 listed exactly when the browser encodes H.264 (issue 40): WebCodecs' answer, asked here
   // as web_export.js asks it, against E's menu and the help's E row
   const h264 = await p.evaluate(async () => {
@@ -49,15 +52,18 @@ export async function exportsInPage({browser, base, check, expect}) {
         return true;
     return false;
   });
+  const entries = ['1 PNG', '2 PDF handout', '4 GIF', '5 SVG', '6 PDF', '7 PDF worksheet'];
+  check(entries.every((e) => s.toast.includes(e) && s.help_export.includes(e)),
+        `E offers what the page makes: PNG, SVG and PDF frames, GIF, the handout, the worksheet (“${s.toast}”), so does the help (“${s.help_export}”)`);
   check(/3 MP4/.test(s.toast) === h264 && /3 MP4/.test(s.help_export) === h264,
         `E lists MP4 as VideoEncoder.isConfigSupported answers (H.264: ${h264}): “${s.toast}”, the help's “${s.help_export}”`);
-  await p.keyboard.press('2'); // (the handout: not in the page, so 2 cancels like any other key)
+  await p.keyboard.press('9'); // (no entry: cancels like any other key)
   await p.waitForTimeout(300);
   s = await p.evaluate(() => attnviz.state());
-  check(!s.busy && !/failed|not in the browser/.test(s.toast), `E 2: nothing started, nothing refused (“${s.toast}”)`);
+  check(!s.busy && !/failed|not in the browser/.test(s.toast), `E 9: nothing started, nothing refused (“${s.toast}”)`);
 
   // one animation: E, the digit, then its download (the window's progress and frame times seen meanwhile)
-  async function animation(digit, ext) {
+  async function animation(digit, ext, long = true) { // long: an animation, over many browser frames
     await settled();
     await p.evaluate(() => attnviz.frameTimes()); // (from now on)
     await p.keyboard.press('e');
@@ -79,14 +85,46 @@ export async function exportsInPage({browser, base, check, expect}) {
     const ms = await p.evaluate(() => attnviz.frameTimes());
     for (const m of ms) worst = Math.max(worst, m);
     console.log(`      E ${digit}: ${fs.statSync(file).size} bytes in ${((Date.now() - t0) / 1000).toFixed(1)} s; the longest browser frame meanwhile ${worst.toFixed(1)} ms`);
-    check(/^attnviz-export-arange-2x4x4-\d+\.\w+$/.test(d.suggestedFilename()) && d.suggestedFilename().endsWith('.' + ext),
-          `E ${digit}: the ${ext.toUpperCase()} downloads as ${d.suggestedFilename()} (the desktop's attnviz-export-…/frames.${ext})`);
-    check(busySeen, `E ${digit}: the export ran over many browser frames (busy seen while it ran)`);
+    check(/^attnviz-(export|handout|worksheet)-arange-2x4x4-\d+\.\w+$/.test(d.suggestedFilename()) && d.suggestedFilename().endsWith('.' + ext),
+          `E ${digit}: the ${ext.toUpperCase()} downloads as ${d.suggestedFilename()} (the desktop's ${ext === 'zip' ? 'folder attnviz-export-…/' : /handout|worksheet/.test(d.suggestedFilename()) ? 'file name' : 'attnviz-export-…/frames.' + ext})`);
+    if (long) check(busySeen, `E ${digit}: the export ran over many browser frames (busy seen while it ran)`);
     // (each frame draws for 12 ms, then at most one frame more: the longest 94-199 ms, and 241-588 ms
     // with the machine's load at 20 on 2 cores, a wall-clock bound; frames.json described in one
     // frame had taken 6.3 s)
-    check(worst < 1000, `E ${digit}: no browser frame took a second or more while it ran (the longest ${worst.toFixed(1)} ms)`);
+    // (the handout and the worksheet are written in one browser frame, as the desktop writes them
+    // at once: 0.8 s and 0.3 s at a load of 20 on 2 cores, so no bound there)
+    if (long || ext !== 'pdf') check(worst < 1000, `E ${digit}: no browser frame took a second or more while it ran (the longest ${worst.toFixed(1)} ms)`);
     return file;
+  }
+
+  // E 5: the SVG frames, as one .zip of the desktop's folder; each frame byte for byte the
+  // desktop's `--export DIR --format svg --size 640x360` (the same fonts' names and widths:
+  // the page measures with the same FreeType and HarfBuzz, built from Debian's sources)
+  const zipFile = await animation('5', 'zip', false);
+  const unz = path.join(expect, 'page-svg');
+  execFileSync('python3', ['-m', 'zipfile', '-e', zipFile, unz]);
+  const folder = fs.readdirSync(unz)[0];
+  const pageSvgs = fs.readdirSync(path.join(unz, folder)).filter((n) => n.endsWith('.svg')).sort();
+  const nativeSvgs = fs.readdirSync(path.join(expect, 'svg')).filter((n) => n.endsWith('.svg')).sort();
+  check(pageSvgs.length > 0 && pageSvgs.join() === nativeSvgs.join(),
+        `E 5: the .zip holds ${folder}/ with the desktop's ${nativeSvgs.length} SVG files (${pageSvgs.length}: ${pageSvgs.slice(0, 3).join(', ')}, …)`);
+  const differ = nativeSvgs.filter((n) => !pageSvgs.includes(n) ||
+    !fs.readFileSync(path.join(unz, folder, n)).equals(fs.readFileSync(path.join(expect, 'svg', n))));
+  check(differ.length === 0, `E 5: every SVG frame is the desktop's byte for byte${differ.length ? ' (these differ: ' + differ.join(', ') + ')' : ''}`);
+
+  // E 6, 2, 7: the PDF frames, the handout and the worksheet (cairo in the page: sysroot.sh);
+  // pdftotext reads the same text as from the desktop's files, page for page
+  const pdfText = (f) => execFileSync('pdftotext', ['-layout', f, '-'], {encoding: 'utf8'});
+  const pdfPages = (f) => Number(/^Pages:\s+(\d+)/m.exec(execFileSync('pdfinfo', [f], {encoding: 'utf8'}))[1]);
+  for (const [digit, name, native] of [['6', 'PDF frames', 'pdf/frames.pdf'], ['2', 'handout', 'handout.pdf'],
+                                       ['7', 'worksheet', 'worksheet.pdf']]) {
+    const file = await animation(digit, 'pdf', false);
+    const want = path.join(expect, native);
+    check(pdfPages(file) === pdfPages(want), `E ${digit} (${name}): ${pdfPages(file)} pages, the desktop's ${pdfPages(want)}`);
+    const a = pdfText(file), b = pdfText(want);
+    const at = a.split('\n').findIndex((l, i) => l !== b.split('\n')[i]);
+    check(a === b && a.length > 100, `E ${digit} (${name}): pdftotext reads the desktop's text (${a.length} characters)` +
+          (a === b ? '' : `; line ${at + 1} differs: “${a.split('\n')[at]}” / “${b.split('\n')[at]}”`));
   }
 
   const gif = await animation('4', 'gif');
@@ -140,7 +178,7 @@ export async function exportsInPage({browser, base, check, expect}) {
   await q.keyboard.press('e');
   await q.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
   s = await q.evaluate(() => attnviz.state());
-  check(!/3 MP4/.test(s.toast) && /H\.264/.test(s.toast) && /1 PNG/.test(s.toast) && /4 GIF/.test(s.toast) &&
+  check(!/3 MP4/.test(s.toast) && /H\.264/.test(s.toast) && entries.every((e) => s.toast.includes(e) && s.help_export.includes(e)) &&
         !/3 MP4/.test(s.help_export) && /H\.264/.test(s.help_export),
         `no H.264 encoder: E leaves MP4 out and says why (“${s.toast}”), so does the help (“${s.help_export}”)`);
   let got = null;

@@ -517,11 +517,13 @@ try {
   const idle = await state();
   check(idle.frames === s.frames, `idle: no frame drawn in a second with nothing moving (${idle.frames - s.frames})`);
 
-  // ---- E: only what the page makes, the frames as one .zip (issue 35, 11; GIF, MP4: export_web.mjs)
+  // ---- E: what the page makes (all the desktop's entries), the frames as one .zip (issue 35, 11;
+  // SVG, PDF, the handout, the worksheet, GIF, MP4: export_web.mjs)
   await page.keyboard.press('e');
   await page.waitForFunction(() => attnviz.state().toast !== '', null, {timeout: 5000});
   s = await state();
-  check(/PNG/.test(s.toast) && !/PDF|not in the browser/.test(s.toast), `E offers only what the page makes (“${s.toast}”)`);
+  check(/1 PNG/.test(s.toast) && /2 PDF/.test(s.toast) && /7 PDF/.test(s.toast) && !/not in the browser/.test(s.toast),
+        `E offers what the page makes: the desktop's entries (“${s.toast}”)`);
   if (shotDir) await page.screenshot({path: path.join(shotDir, 'page-E.png')});
   const zipDl = await download(() => page.keyboard.press('1'));
   check(zipDl.name.endsWith('.zip') && zipDl.data.readUInt32LE(0) === 0x04034b50 && zipDl.data.includes('frames.json'),
@@ -532,7 +534,8 @@ try {
   await page.keyboard.press('2');
   await page.waitForTimeout(500);
   s = await state();
-  check(!/not in the browser|failed/.test(s.toast), `E 2: nothing offered, nothing refused (“${s.toast}”)`);
+  check(/Saved .*attnviz-handout-/.test(s.toast) && !/not in the browser|failed/.test(s.toast),
+        `E 2: the handout is written, nothing refused (“${s.toast}”; its text: export_web.mjs)`);
   s = await settled();
   // F5: the presenter as a second browser window (present_web.mjs checks it in full)
   const [presenter] = await Promise.all([context.waitForEvent('page', {timeout: 10000}).catch(() => null), page.keyboard.press('F5')]);

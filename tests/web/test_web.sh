@@ -22,6 +22,11 @@ cp "$exp"/frames/*-attn.png "$exp/attn.png"
 for fmt in gif mp4; do
     "$B/attnviz" --export "$exp/$fmt" --format $fmt --animate --size 640x360 "$L" >/dev/null || exit 1
 done
+# E 5's SVG frames in the page, byte for byte these; E 6, 2, 7's PDFs: the same text and pages
+"$B/attnviz" --export "$exp/svg" --format svg --size 640x360 "$L" >/dev/null || exit 1
+"$B/attnviz" --export "$exp/pdf" --format pdf --size 640x360 "$L" >/dev/null || exit 1
+"$B/attnviz" --handout "$exp/handout.pdf" "$L" >/dev/null || exit 1
+"$B/attnviz" --handout "$exp/worksheet.pdf" --worksheet "$L" >/dev/null || exit 1
 # the page's stages are named after /attnviz/lessons/…: the desktop's dump of the same
 # file names it by title only, so the bytes compare as they are
 # a lesson large enough for the core's tiled kernels (a packed product, causal attn·V that
