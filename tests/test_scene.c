@@ -1449,8 +1449,8 @@ static void slow_pattern(const Tensor *t, int b, int h, HeadPattern *p)
 // The model view's narration for a student's long sentence in the subword model's shape
 // (tests/big/subword-lm-768.json: 4 layers × 4 heads, a context of 64): the window asks it
 // three times a frame (the narration's height, its text, its size). Each head's pattern was
-// counted with the row's argmax inside both loops (Lk²·Lq a head): 1.6 s a model-view frame
-// at 64 tokens (bench_edit). Now each row's argmax once: the same patterns, in well under a
+// counted with the row's argmax inside both loops (Lk²·Lq a head): 0.75–1.6 s a model-view
+// frame at 51 tokens (bench_edit). Now each row's argmax once: the same patterns, in well under a
 // frame.
 static void test_model_view_story_long_text(void **state)
 {

@@ -43,7 +43,7 @@ void story_head_pattern(const Trace *tr, int s, int b, int h, HeadPattern *p)
     *p = (HeadPattern){0, 0, 0, Lq, 0.0f};
     // each row's largest weight once, and how many rows have it at each distance back and at
     // each key (the model view's narration asks every head several times a frame: the argmax
-    // inside both loops made it Lk²·Lq a head, 1.6 s a frame for 64 tokens × 16 heads)
+    // inside both loops made it Lk²·Lq a head, 0.75–1.6 s a frame for 51 tokens × 16 heads)
     int arg[LESSON_MAX_LEN], at_back[LESSON_MAX_LEN] = {0}, at_key[LESSON_MAX_LEN] = {0};
     for (int i = 0; i < Lq; i++) {
         arg[i] = row_argmax(attn_row(t, b, h, i), Lk);
