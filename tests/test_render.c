@@ -354,14 +354,14 @@ static void check_inside(Rect r, int w, int h, const char *what, const char *les
         fail_msg("%s stage %d: %s (%d,%d %dx%d) outside %dx%d", lesson, stage, what, r.x, r.y, r.w, r.h, w, h);
 }
 
-// Every stage of a lesson at five window sizes: regions inside and apart, panels inside the
-// area, cells tiling each panel (its first and last cell own a pixel), readable results.
-static void check_layout(const char *name, const Lesson *ls, const Trace *tr)
+// Every stage of a lesson at the window sizes given (check_layout: five): regions inside and
+// apart, panels inside the area, cells tiling each panel (its first and last cell own a
+// pixel), readable results (a large result without numbers: its tooltip has the number).
+static void check_layout_at(const char *name, const Lesson *ls, const Trace *tr, const int (*sizes)[2], size_t n_sizes)
 {
-    const int sizes[][2] = {{1280, 720}, {800, 600}, {1920, 1080}, {640, 400}, {2560, 1440}};
     View v;
     view_init(&v, ls, LANG_EN);
-    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+    for (size_t z = 0; z < n_sizes; z++) {
         int w = sizes[z][0], h = sizes[z][1];
         for (int s = 0; s < tr->n; s++) {
             v.stage = s;
@@ -396,7 +396,10 @@ static void check_layout(const char *name, const Lesson *ls, const Trace *tr)
                 }
                 // (a squeezed vocabulary axis, layout.h: cells under a pixel, an image; at least 1/LAYOUT_Q px)
                 const bool sq_r = layout_squeezed(&L, p, true), sq_c = layout_squeezed(&L, p, false);
-                assert_true(L.cell[p] >= 1 || ((sq_r || sq_c) && L.cell_wq[p] >= 1 && L.cell_hq[p] >= 1));
+                if (!(L.cell[p] >= 1 || ((sq_r || sq_c) && L.cell_wq[p] >= 1 && L.cell_hq[p] >= 1)))
+                    fail_msg("%s stage %s at %dx%d: panel %d (%dx%d) cells %d px (%d/%d, %d/%d)", name,
+                             tr->stages[s].name, w, h, p, L.spec[p].rows, L.spec[p].cols, L.cell[p], L.cell_wq[p],
+                             LAYOUT_Q, L.cell_hq[p], LAYOUT_Q);
                 // cells tile the panel
                 Rect c0, c1;
                 const PanelSpec *ps = &L.spec[p];
@@ -422,13 +425,34 @@ static void check_layout(const char *name, const Lesson *ls, const Trace *tr)
                 const int rp = L.result_panel;
                 const int side = layout_squeezed(&L, rp, false) ? L.cell_hq[rp] / LAYOUT_Q
                                  : layout_squeezed(&L, rp, true) ? L.cell_wq[rp] / LAYOUT_Q : L.cell[rp];
-                if (side < (w >= 1024 ? 14 : 10))
+                // (a large result — d_model 64 columns beside a 768-row E — is a heatmap: no
+                // numbers in its cells, as describe.c counts them; hovering one gives its number)
+                const PanelSpec *rs = &L.spec[rp];
+                int results = 0; // (the heads' panels of a split: 4 of 18×16 share the 64 columns)
+                for (int q = 0; q < L.n_panels; q++) results += L.spec[q].result;
+                const bool numbers = !L.image[rp] && rs->decimals >= 0 && rs->px_cell > 0;
+                const bool large = !numbers && (rs->cols * results >= 48 || rs->rows >= 48);
+                if (side < (w >= 1024 ? 14 : 10) && !large)
                     fail_msg("%s stage %s at %dx%d: result cells %d px", name, tr->stages[s].name, w, h, side);
+                if (large) {
+                    char tip[2048], num[32];
+                    explain_cell(tr, &v, &L, rp, rs->shown_rows - 1, rs->shown_cols - 1, tip, sizeof tip);
+                    tip_number(panel_value(rs, rs->shown_rows - 1, rs->shown_cols - 1), num, sizeof num);
+                    if (!strstr(tip, num))
+                        fail_msg("%s stage %s at %dx%d: an image result's tooltip without its number %s: %s", name,
+                                 tr->stages[s].name, w, h, num, tip);
+                }
                 for (int i = 0; i < L.n_batch_tabs; i++) check_inside(L.batch_tab[i], w, h, "tab", name, s);
                 for (int i = 0; i < L.n_head_tabs; i++) check_inside(L.head_tab[i], w, h, "tab", name, s);
             }
         }
     }
+}
+
+static void check_layout(const char *name, const Lesson *ls, const Trace *tr)
+{
+    static const int sizes[][2] = {{1280, 720}, {800, 600}, {1920, 1080}, {640, 400}, {2560, 1440}};
+    check_layout_at(name, ls, tr, sizes, sizeof sizes / sizeof sizes[0]);
 }
 
 static void test_layout(void **state)
@@ -476,6 +500,23 @@ static void test_layout_vocab_768(void **state)
     assert_true(attn_forward(&ls.cfg, ls.w, &ls.in, &tr));
     trace_compute_stats(&tr);
     check_layout("vocab-768", &ls, &tr);
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
+// tests/big/subword-lm-768.json: the subword model's shape (V = 768, d_model 64, 4 heads, 4
+// layers, a typed sentence of 18 tokens): every stage at every size lays out like a shipped
+// lesson's (token_embed's result, 18×64, had 7 px cells at 1280×720).
+static void test_layout_subword_768(void **state)
+{
+    (void)state;
+    Lesson ls;
+    Trace tr;
+    assert_true(load("tests/big/subword-lm-768.json", &ls, &tr));
+    // (the sizes a class projects; at 800×600 and below the feed-forward's 64 + 256 + 256
+    // columns leave its input's cells under a pixel)
+    static const int sizes[][2] = {{1280, 720}, {1920, 1080}, {2560, 1440}, {3840, 2160}};
+    check_layout_at("subword-lm-768", &ls, &tr, sizes, sizeof sizes / sizeof sizes[0]);
     trace_free(&tr);
     lesson_free(&ls);
 }
@@ -1493,6 +1534,84 @@ static void test_labels_fit(void **state)
     globfree(&g);
 }
 
+// A squeezed vocabulary axis's labels (V = 768: logits, probs, W_Uᵀ) at the sizes a class
+// projects: each one whole inside the window and the clip it is drawn in, none over another
+// (a neighbour panel's included), and the first and last tokens named over every such panel.
+// At 1280×720 the logits panel's last label, "␣something", ran off the window, and W_Uᵀ's
+// over the logits' "<0x00>".
+static void test_vocab_labels_inside(void **state)
+{
+    (void)state;
+    static const int sizes[][2] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
+    Lesson ls;
+    Trace tr;
+    assert_true(load("tests/big/subword-lm-768.json", &ls, &tr));
+    assert_int_equal(ls.n_vocab, 768);
+    const char *first = lesson_vocab_label(&ls, 0), *last = lesson_vocab_label(&ls, 767);
+    int squeezed_panels = 0;
+    for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++) {
+        const int W = sizes[z][0], H = sizes[z][1];
+        Target t;
+        target_init(&t, W, H);
+        TextMeasure tm = {text_measure, fonts};
+        static const char *stages[] = {"logits", "probs"};
+        for (int k = 0; k < 2; k++) {
+            View v;
+            Overlays ov = {0};
+            view_init(&v, &ls, LANG_EN);
+            v.measure = &tm, v.anim = 1.0f;
+            v.stage = trace_find(&tr, stages[k]);
+            assert_true(v.stage >= 0);
+            Layout L;
+            layout_compute(&L, &tr, &v, W, H);
+            render_frame_record(&t.c, &L, &tr, &v, &ov);
+            Rect lab[64];
+            int n = 0;
+            bool clip_on = false;
+            Rect clip = {0};
+            for (int p = 0; p < L.n_panels; p++) {
+                if (!layout_squeezed(&L, p, false)) continue;
+                squeezed_panels++;
+                const Rect q = L.panel[p];
+                bool saw_first = false, saw_last = false;
+                for (size_t i = 0; i < t.dl.n; i++) {
+                    const DrawCmd *c = &t.dl.cmd[i];
+                    if (c->op == DRAW_CLIP) clip_on = !c->none, clip = c->r;
+                    if (c->op != DRAW_TEXT) continue;
+                    int tw, th;
+                    const char *str = draw_list_str(&t.dl, c);
+                    text_size(fonts, t.r, c->face, c->px, str, &tw, &th);
+                    const Rect r = {c->r.x, c->r.y, tw, th};
+                    // the labels' band over this panel
+                    if (r.y + th / 2 < q.y - L.col_label_h || r.y + th / 2 >= q.y) continue;
+                    if (r.x + r.w <= q.x - 200 || r.x >= q.x + q.w + 200) continue;
+                    char what[200];
+                    snprintf(what, sizeof what, "%dx%d stage %s panel %d: label \"%s\" at x %d..%d", W, H, stages[k], p,
+                             str, r.x, r.x + r.w);
+                    if (r.x < 0 || r.x + r.w > W) fail_msg("%s: off the window", what);
+                    if (clip_on && (r.x < clip.x || r.x + r.w > clip.x + clip.w)) fail_msg("%s: cut by its clip", what);
+                    saw_first |= strcmp(str, first) == 0 && r.x <= q.x + q.w / 4;
+                    saw_last |= strcmp(str, last) == 0 && r.x + r.w >= q.x + q.w * 3 / 4;
+                    bool same = false;
+                    for (int o = 0; o < n; o++) {
+                        same |= lab[o].x == r.x && lab[o].y == r.y;
+                        if (!same && rect_overlap(lab[o], r)) fail_msg("%s: over another label", what);
+                    }
+                    if (!same && n < 64) lab[n++] = r;
+                }
+                if (!saw_first || !saw_last)
+                    fail_msg("%dx%d stage %s panel %d: \"%s\" %s, \"%s\" %s over it", W, H, stages[k], p, first,
+                             saw_first ? "named" : "missing", last, saw_last ? "named" : "missing");
+            }
+            paint_flush(&t.c);
+        }
+        target_free(&t);
+    }
+    assert_true(squeezed_panels >= 3 * 4); // W_Uᵀ and logits, logits and probs, at each size
+    trace_free(&tr);
+    lesson_free(&ls);
+}
+
 // ---- large lessons: image mode, hover, zoom --------------------------------------------
 
 #define BIG_LESSON "tests/big/long-256.json"
@@ -2405,6 +2524,7 @@ int main(void)
         cmocka_unit_test(test_explain),
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_layout_vocab_768),
+        cmocka_unit_test(test_layout_subword_768),
         cmocka_unit_test(test_render_all_lessons),
         cmocka_unit_test(test_frame_commands),
         cmocka_unit_test(test_key_table),
@@ -2419,6 +2539,7 @@ int main(void)
         cmocka_unit_test(test_legend_ramp),
         cmocka_unit_test(test_numbers_readable),
         cmocka_unit_test(test_labels_fit),
+        cmocka_unit_test(test_vocab_labels_inside),
         cmocka_unit_test(test_text_colours),
         cmocka_unit_test(test_row_sums_readable),
         cmocka_unit_test(test_experiment_chrome),

@@ -178,6 +178,11 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
     px = L->px_small;
     if (!L->image[p] && (float)px > col_w) px = col_w < (float)LAYOUT_MIN_TEXT_PX ? LAYOUT_MIN_TEXT_PX : (int)col_w & ~1;
     int wmax = 0, tw, hh;
+    // a squeezed vocabulary axis (hundreds of columns under a pixel): its labels stay over the
+    // panel, the first from its left edge, the last to its right edge, so they neither run off
+    // the window nor over the next panel's (logits' "␣something" at 1280×720, V = 768); the
+    // ticks a half label further apart for the ends moved in
+    const bool squeezed = layout_squeezed(L, p, false);
     const View *lv = v; // whose labels: the lesson's tokens, or (NULL) the indices
     for (int pass = 0; pass < 2; pass++) {
         wmax = 0;
@@ -187,9 +192,15 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
         }
         paint_text_size(cv, FONT_SANS, px, panel_axis_label(lv, ps->col_axis, c1, b, sizeof b), &tw, &hh);
         if (tw > wmax) wmax = tw;
-        every = nice_step((int)ceilf((float)(wmax + 4) / col_w));
+        every = nice_step((int)ceilf((float)(wmax + 4 + (squeezed ? wmax / 2 : 0)) / col_w));
+        // a squeezed axis: the first and last tokens both over the panel (smaller: the last
+        // wins over a neighbour nearer than its ticks' spacing)
+        int w0 = 0;
+        if (squeezed && lv) paint_text_size(cv, FONT_SANS, px, panel_axis_label(lv, ps->col_axis, c0, b, sizeof b), &w0, &hh);
+        const bool ends_apart =
+            !squeezed || !lv || (w0 + tw + 8 <= q.w && (float)(c1 - c0) * col_w >= (float)(wmax + 4 + wmax / 2));
         // a token axis: smaller tokens (not under 12 px) rather than every other one
-        if (every > 1 && lv && tok_cols && px > LAYOUT_MIN_TEXT_PX && c1 - c0 <= 64) {
+        if (((every > 1 && c1 - c0 <= 64) || !ends_apart) && lv && tok_cols && px > LAYOUT_MIN_TEXT_PX) {
             px--;
             pass--;
             continue;
@@ -204,14 +215,15 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
     int every_i = 1, iwmax = 0;
     if (col_index) {
         paint_text_size(cv, FONT_SANS, ipx, panel_axis_label(NULL, AXIS_INDEX, c1, b, sizeof b), &iwmax, &hh);
-        every_i = nice_step((int)ceilf((float)(iwmax + 2) / col_w));
+        every_i = nice_step((int)ceilf((float)(iwmax + 2 + (squeezed ? iwmax / 2 : 0)) / col_w));
     }
     const int tok_h = col_index ? L->col_label_h - ipx * 6 / 5 : L->col_label_h; // the token line
     // labels may stick out past the ends, unless zoomed (scrolled-out labels) or the Σ column is there
-    int margin = L->zoom_x[p] ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
+    int margin = L->zoom_x[p] || squeezed ? 0 : (int)fmaxf(col_w, (float)wmax / 2 + 2);
     int right = ps->row_sums ? 2 : margin;
     paint_clip(cv, &(Rect){q.x - margin, q.y - L->col_label_h, q.w + margin + right, L->col_label_h});
-    int nt = tick_positions(c0, c1, every, col_w, (float)(wmax + 4), ticks, MAX_TICKS);
+    int nt = tick_positions(c0, c1, every, col_w, (float)(wmax + 4 + (squeezed ? wmax / 2 : 0)), ticks, MAX_TICKS);
+    int drawn_right = INT_MIN; // (a squeezed axis's ends moved in: never over the label before)
     for (int k = 0; k < nt; k++) {
         int j = ticks[k];
         const char *t = panel_axis_label(lv, ps->col_axis, j, b, sizeof b);
@@ -220,7 +232,10 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
         int cx = (x0 + x1) / 2;
         // the last label may end at the panel's edge instead of sticking out (never cut)
         if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
+        if (squeezed && j == c0 && cx - tw / 2 < q.x) cx = q.x + tw / 2;
         if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
+        if (squeezed && cx - tw / 2 < drawn_right + 4) continue;
+        drawn_right = cx + (tw + 1) / 2;
         bool pad = ps->col_axis == AXIS_KEY && frame_key_padded(F, j);
         int ty = q.y - L->col_label_h + (tok_h - hh) / 2;
         if (!visiondraw_axis_tile(cv, lv, ps->col_axis, j, (Rect){cx - hh / 2, ty, hh, hh}))
@@ -231,13 +246,14 @@ static void draw_labels(Canvas *cv, const Layout *L, const Frame *F, const View 
         }
     }
     if (col_index) {
-        nt = tick_positions(c0, c1, every_i, col_w, (float)(iwmax + 2), ticks, MAX_TICKS);
+        nt = tick_positions(c0, c1, every_i, col_w, (float)(iwmax + 2 + (squeezed ? iwmax / 2 : 0)), ticks, MAX_TICKS);
         for (int k = 0; k < nt; k++) {
             int j = ticks[k];
             const char *t = panel_axis_label(NULL, AXIS_INDEX, j, b, sizeof b);
             paint_text_size(cv, FONT_SANS, ipx, t, &tw, &hh);
             int cx = (layout_col_x(L, p, j) + layout_col_x(L, p, j + 1)) / 2 + dx;
             if (j == c1 && cx + tw / 2 > q.x + q.w + right) cx = q.x + q.w + right - (tw + 1) / 2;
+            if (squeezed && j == c0 && cx - tw / 2 < q.x) cx = q.x + tw / 2;
             if (cx - tw / 2 < q.x - margin || cx + (tw + 1) / 2 > q.x + q.w + right) continue;
             paint_text(cv, FONT_SANS, ipx, m, 160, cx, q.y - L->col_label_h + tok_h + (L->col_label_h - tok_h - hh) / 2,
                        ALIGN_CENTER, t);

@@ -6,6 +6,7 @@
 // computed → its first frame (as the window's text box does); a checkpoint of the training
 // slider → its frame (the file read again, that checkpoint's weights); the model view's frame;
 // the same for tests/big/subword-lm-768.json, the subword model's size (issue 39).
+// `bench_edit TEXT` runs only the rows whose label contains TEXT (e.g. "V=768").
 #include <SDL.h>
 #include <glob.h>
 #include <stdio.h>
@@ -25,11 +26,16 @@
 
 enum { EDITS = 60 };
 
+static const char *only; // argv[1]: only the rows whose label contains it (e.g. "V=768")
+
+static bool skipped(const char *label) { return only && !strstr(label, only); }
+
 // Times EDITS edits of input.query[0,0,0] shown on the stage named `stage`; scrub:
 // merged edits drawn straight (no in-between trace), else an animated edit's first frame.
 static int bench(const char *path, const char *stage, const char *label, double target, bool scrub, Fonts *fonts,
                  SDL_Renderer *r)
 {
+    if (skipped(label)) return 0;
     char err[LESSON_ERR_MAX + 200];
     Session *s = session_create(path, err, sizeof err);
     if (!s) {
@@ -93,6 +99,7 @@ static int bench(const char *path, const char *stage, const char *label, double 
 static int bench_typing(const char *path, const char *stage, const char *label, double target, Fonts *fonts,
                         SDL_Renderer *r)
 {
+    if (skipped(label)) return 0;
     char err[LESSON_ERR_MAX + 200];
     Session *s = session_create(path, err, sizeof err);
     if (!s) return fprintf(stderr, "%s\n", err), 1;
@@ -175,7 +182,7 @@ static int bench_typing(const char *path, const char *stage, const char *label, 
 
 int main(int argc, char **argv)
 {
-    (void)argc, (void)argv;
+    only = argc > 1 ? argv[1] : NULL;
     char err[600];
     if (!bench_strings()) return 1;
     Fonts *fonts = fonts_create(NULL, LANG_EN, err, sizeof err);
