@@ -1450,8 +1450,8 @@ static void slow_pattern(const Tensor *t, int b, int h, HeadPattern *p)
 // (tests/big/subword-lm-768.json: 4 layers × 4 heads, a context of 64): the window asks it
 // three times a frame (the narration's height, its text, its size). Each head's pattern was
 // counted with the row's argmax inside both loops (Lk²·Lq a head): 0.75–1.6 s a model-view
-// frame at 51 tokens (bench_edit). Now each row's argmax once: the same patterns, in well under a
-// frame.
+// frame at 51 tokens (bench_edit). Now each row's argmax once: the same patterns (checked
+// here against the plain count); the time is bench_edit's row, not this test's.
 static void test_model_view_story_long_text(void **state)
 {
     (void)state;
@@ -1486,14 +1486,8 @@ static void test_model_view_story_long_text(void **state)
         }
     }
     assert_int_equal(heads, 16);
-    char story[4096];
-    struct timespec t0, t1;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
-    for (int i = 0; i < 3; i++) story_model_view(tr, &v, NULL, story, sizeof story);
-    clock_gettime(CLOCK_MONOTONIC, &t1);
-    const double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
-    printf("the model view's narration, %d tokens, 3 times: %.2f ms\n", longest->lesson.len_q, ms);
-    if (ms > 10.0) fail_msg("the model view's narration took %.1f ms (3 calls, %d tokens)", ms, longest->lesson.len_q);
+    char story[4096]; // (its speed is bench_edit's model-view row: a test asserts no time)
+    story_model_view(tr, &v, NULL, story, sizeof story);
     assert_non_null(strstr(story, "Layer 0 head 0"));
     session_destroy(longest);
     session_destroy(ses);
