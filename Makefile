@@ -342,7 +342,7 @@ install: $(B)/attnviz $(B)/icons/stamp
 	install -m 644 lessons/*.json lessons/order.txt lessons/README.md $(DESTDIR)$(PKGDATADIR)/lessons/
 	install -m 755 lessons/from_torch.py $(DESTDIR)$(PKGDATADIR)/lessons/
 	install -m 644 lessons/from_torch_parts.py lessons/from_torch_blocks.py lessons/lesson_file.py \
-	  lessons/lesson_torch.py lessons/torch_modules.py lessons/torch_mla.py lessons/torch_delta.py $(DESTDIR)$(PKGDATADIR)/lessons/
+	  lessons/lesson_torch.py lessons/torch_modules.py lessons/torch_mla.py lessons/torch_delta.py lessons/bpe.py $(DESTDIR)$(PKGDATADIR)/lessons/
 	install -m 644 assets/install/$(APP_ID).desktop $(DESTDIR)$(DATAROOT)/applications/
 	install -m 644 assets/install/$(APP_ID).metainfo.xml $(DESTDIR)$(DATAROOT)/metainfo/
 	install -m 644 assets/install/attnviz.1 $(DESTDIR)$(MANDIR)/man1/

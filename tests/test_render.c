@@ -394,9 +394,10 @@ static void check_layout_at(const char *name, const Lesson *ls, const Trace *tr,
                     if (rect_overlap(L.panel[p], L.caption[q]))
                         fail_msg("%s stage %d at %dx%d: panel %d overlaps caption %d", name, s, w, h, p, q);
                 }
-                // (a squeezed vocabulary axis, layout.h: cells under a pixel, an image; at least 1/LAYOUT_Q px)
+                // (a squeezed vocabulary axis, layout.h: cells under a pixel, an image; at least 1/LAYOUT_Q px;
+                // and a panel drawn as an image in a small window: the subword model's 18×64 n₂ at 640×400)
                 const bool sq_r = layout_squeezed(&L, p, true), sq_c = layout_squeezed(&L, p, false);
-                if (!(L.cell[p] >= 1 || ((sq_r || sq_c) && L.cell_wq[p] >= 1 && L.cell_hq[p] >= 1)))
+                if (!(L.cell[p] >= 1 || ((sq_r || sq_c || L.image[p]) && L.cell_wq[p] >= 1 && L.cell_hq[p] >= 1)))
                     fail_msg("%s stage %s at %dx%d: panel %d (%dx%d) cells %d px (%d/%d, %d/%d)", name,
                              tr->stages[s].name, w, h, p, L.spec[p].rows, L.spec[p].cols, L.cell[p], L.cell_wq[p],
                              LAYOUT_Q, L.cell_hq[p], LAYOUT_Q);

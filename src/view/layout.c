@@ -149,11 +149,15 @@ int layout_text_width_est(const char *s, int px)
         unsigned c = *p;
         if (c < 0x80) {
             p++;
-            if (strchr("ijlI.,:;'|!", (int)c)) em += 0.32f;
-            else if (strchr("frt ()[]-", (int)c)) em += 0.42f;
-            else if (c == 'm' || c == 'M' || c == 'W') em += 1.0f;
-            else if (c == 'w') em += 0.84f;
-            else if (c >= 'A' && c <= 'Z') em += 0.78f;
+            // (every printable ASCII character at or above its DejaVu Sans advance: a BPE
+            // vocabulary labels its axes with any of them, "#" 0.838 em, ":" 0.337, "O" 0.787)
+            if (strchr("ijlI.,'", (int)c)) em += 0.32f;
+            else if (strchr(":;|", (int)c)) em += 0.34f;
+            else if (strchr("frt ()[]-!", (int)c)) em += 0.42f;
+            else if (strchr("mMW%@", (int)c)) em += 1.0f;
+            else if (strchr("w#+=<>~^", (int)c)) em += 0.84f;
+            else if (c == 'O' || c == 'Q') em += 0.79f;
+            else if ((c >= 'A' && c <= 'Z') || c == '&') em += 0.78f;
             else em += 0.64f;
             continue;
         }
