@@ -83,11 +83,13 @@ MAX_TEXT = 64  # a vocab string's bytes at most (the lesson reader's limit)
 def train(text, n_merges, min_count=2):
     """The first n_merges merges of text's chunks (fewer when no pair is seen min_count
     times): the most frequent adjacent pair each time (ties: the smaller pair of ids),
-    leaving out pairs whose token would be written in more than MAX_TEXT bytes. The pair
-    counts are kept up to date word by word (only the words holding the merged pair are
-    counted again), the most frequent found with a heap."""
+    leaving out pairs whose token would be written in more than MAX_TEXT bytes. text may be a
+    list of texts, each cut into chunks on its own (as a model's training stream is encoded
+    text by text). The pair counts are kept up to date word by word (only the words holding
+    the merged pair are counted again), the most frequent found with a heap."""
     import heapq
-    words = Counter(chunks(text.encode("utf-8")))
+    texts = [text] if isinstance(text, str) else text
+    words = Counter(ch for t in texts for ch in chunks(t.encode("utf-8")))
     seqs = [list(w) for w in words]
     freq = list(words.values())
     counts, where = Counter(), {}

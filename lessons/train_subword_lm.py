@@ -405,7 +405,9 @@ def corpus(log):
     sayings = load_sayings()
     train_s = [s for i, s in enumerate(sayings) if i % 10 != 9]
     held_s = [s for i, s in enumerate(sayings) if i % 10 == 9]
-    merges = bpe.train(" ".join(train_s), MERGES)
+    # the merges are learned from the chunks the model reads: each saying (and its space) cut
+    # on its own, so a saying's first word has no space before it ("The", not "T" + "he")
+    merges = bpe.train([s + " " for s in train_s], MERGES)
     vocab, mlist = bpe.lesson_keys(merges)
     train_ids, held_ids = encode_stream(train_s, merges), encode_stream(held_s, merges)
     log("%d sayings, V = %d; %d training tokens, %d held out" % (len(sayings), len(vocab), len(train_ids),
