@@ -2398,6 +2398,87 @@ static void test_help_size_zh(void **state)
     lesson_free(&ls);
 }
 
+// Issue 39: the model view of the subword model (4 layers × 4 heads) with a student's sentence
+// of 15–25 tokens is projectable at 1280×720, 1920×1080 and 3840×2160, in projector mode,
+// in both languages. On main its 16 maps were ~70 px squares at 1280×720 (the width beside the
+// grid empty), the token labels 8 px, and the narration named the heads one by one, cut at
+// "… Layer 3 head". Now: every map at least 72·s px tall and 200·s wide, the labels at
+// least LAYOUT_MIN_TEXT_PX and none overlapping another, the narration whole in its box.
+// (It depends on the lesson's shape, not its numbers: the lead may retrain it.)
+static void test_model_view_subword(void **state)
+{
+    (void)state;
+    char err[600];
+    assert_true(i18n_load("assets", err, sizeof err));
+    Session *base = session_create("lessons/subword-lm-fortunes.json", err, sizeof err);
+    if (!base) fail_msg("%s", err);
+    Session *s = session_retext(base, "My teacher said that the cat sat on the mat, and then it ran.", err, sizeof err);
+    if (!s) fail_msg("%s", err);
+    const Trace *tr = &s->trace;
+    assert_true(s->lesson.len_q >= 15 && s->lesson.len_q <= 25);
+    static const int size[][2] = {{1280, 720}, {1920, 1080}, {3840, 2160}};
+    for (int z = 0; z < 6; z++)
+        for (int lang = 0; lang < LANG_COUNT; lang++) {
+            if (lang == LANG_ZH && !fonts_have_cjk(fonts)) continue;
+            const int w = size[z % 3][0], h = size[z % 3][1];
+            char what[80];
+            snprintf(what, sizeof what, "%dx%d%s %s", w, h, z >= 3 ? " projector" : "", lang ? "zh" : "en");
+            Target t;
+            target_init(&t, w, h);
+            View v;
+            view_init(&v, &s->lesson, (Lang)lang);
+            TextMeasure tm = {text_measure, fonts};
+            v.measure = &tm, v.kind = VIEW_MODEL, v.projector = z >= 3, v.stage = trace_find(tr, "l0.attn");
+            Layout L;
+            layout_compute(&L, tr, &v, w, h);
+            const ModelViewLayout *M = &L.view.model;
+            assert_int_equal(M->layers, 4);
+            assert_int_equal(M->heads, 4);
+            for (int l = 0; l < 4; l++)
+                for (int hd = 0; hd < 4; hd++) {
+                    const Rect q = M->map[l][hd];
+                    if (q.h < (int)(72 * L.s) || q.w < (int)(200 * L.s))
+                        fail_msg("%s: map %d.%d is %dx%d px", what, l, hd, q.w, q.h);
+                }
+            if (M->tok_px < LAYOUT_MIN_TEXT_PX) fail_msg("%s: token labels at %d px", what, M->tok_px);
+            render_frame_record(&t.c, &L, tr, &v, NULL);
+            // the token labels (at tok_px, beside or above a map): no two overlap
+            Rect lab[512];
+            int n = 0;
+            const char *narr = NULL;
+            for (size_t i = 0; i < t.dl.n; i++) {
+                const DrawCmd *c = &t.dl.cmd[i];
+                if (c->op != DRAW_TEXT) continue;
+                const char *str = draw_list_str(&t.dl, c);
+                if (c->wrap_w > 0 && c->r.y >= L.narration.y) { // the narration: whole, not cropped
+                    narr = str;
+                    const int need = paint_text_wrapped_height(&t.c, c->face, c->px, c->wrap_w, str);
+                    if (need > c->r.h || c->r.y + c->r.h > L.narration.y + L.narration.h)
+                        fail_msg("%s: the narration needs %d px, has %d: %s", what, need, c->r.h, str);
+                    continue;
+                }
+                if (c->px != M->tok_px || c->r.y < M->col_label[0].y || c->r.y > M->map[3][0].y + M->map[3][0].h ||
+                    c->r.x >= M->map[0][3].x + M->map[0][3].w)
+                    continue;
+                assert_true(n < 512);
+                lab[n++] = (Rect){c->r.x, c->r.y, text_measure(fonts, false, c->px, str), c->px};
+            }
+            assert_non_null(narr);
+            assert_true(strlen(narr) > 40);
+            assert_true(n >= 4 * 4 + 4 * 4); // (rows of every layer, keys of every head)
+            for (int i = 0; i < n; i++)
+                for (int j = i + 1; j < n; j++)
+                    if (lab[i].x < lab[j].x + lab[j].w && lab[j].x < lab[i].x + lab[i].w && lab[i].y < lab[j].y + lab[j].h &&
+                        lab[j].y < lab[i].y + lab[i].h)
+                        fail_msg("%s: token labels overlap at (%d, %d) and (%d, %d)", what, lab[i].x, lab[i].y, lab[j].x,
+                                 lab[j].y);
+            paint_flush(&t.c);
+            target_free(&t);
+        }
+    session_destroy(s);
+    session_destroy(base);
+}
+
 // Issue 41: an experiment's frame is no stage's. Its draw list (window, PNG/SVG/PDF, the page and
 // projector mode replay it) has no step of the timeline (the stage on screen was lit as "8 Softmax"
 // over the ablation table) and no head or layer tab; the row in the timeline's place names the
@@ -2526,6 +2607,7 @@ int main(void)
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_layout_vocab_768),
         cmocka_unit_test(test_layout_subword_768),
+        cmocka_unit_test(test_model_view_subword),
         cmocka_unit_test(test_render_all_lessons),
         cmocka_unit_test(test_frame_commands),
         cmocka_unit_test(test_key_table),

@@ -803,19 +803,20 @@ static int narration_px(Canvas *cv, const Layout *L, const Frame *F, const Trace
     View each = *v;
     int px = L->px_body, min_px = layout_narration_min_px(L);
     float w_body[TRACE_MAX_STAGES]; // one-line widths at the body size; text scales with its size
-    for (int st = 0; st < tr->n; st++) {
+    const int from = F->narration_from, to = F->narration_to;
+    for (int st = from; st < to; st++) {
         each.stage = st;
         w_body[st] = (float)paint_text_width(cv, FONT_SANS, px, scene_narration(tr, &each, buf, sizeof buf));
     }
     for (; px > min_px; px--) {
         int lh = px * 6 / 5 + 1, fits = 1;
-        for (int st = 0; st < tr->n && fits; st++) {
+        for (int st = from; st < to && fits; st++) {
             int lines = (int)ceilf(w_body[st] * (float)px / (float)L->px_body / (0.88f * (float)box.w));
             fits = lines * lh <= box.h;
         }
         if (fits) break;
     }
-    for (int st = 0; st < tr->n; st++) { // exactly, at the size chosen (rarely one smaller)
+    for (int st = from; st < to; st++) { // exactly, at the size chosen (rarely one smaller)
         each.stage = st;
         const char *text = scene_narration(tr, &each, buf, sizeof buf);
         while (px > min_px && paint_text_wrapped_height(cv, FONT_SANS, px, box.w, text) > box.h) px--;

@@ -16,11 +16,19 @@ static void draw_map(Canvas *cv, const Trace *tr, const View *v, int s, int h, R
     const int Lq = t->shape[2], Lk = t->shape[3], b = v->batch < t->shape[0] ? v->batch : 0;
     const float *a = t->data + (((size_t)b * t->shape[1] + (size_t)h) * Lq) * Lk;
     ColorScale cs = {v->palette, true, false, 0.0f, 1.0f, 0.0f};
+    // (a run of cells of one colour is one rectangle: a causal row's masked keys, its near-0
+    // weights; a row thinner than a pixel is not drawn under the next)
     for (int i = 0; i < Lq; i++) {
         const int y0 = q.y + q.h * i / Lq, y1 = q.y + q.h * (i + 1) / Lq;
-        for (int j = 0; j < Lk; j++) {
-            const int x0 = q.x + q.w * j / Lk, x1 = q.x + q.w * (j + 1) / Lk;
-            paint_fill(cv, colormap_value(&cs, a[(size_t)i * Lk + j]), 255, x0, y0, x1 - x0, y1 - y0);
+        if (y1 <= y0) continue;
+        int run = 0;
+        Rgb col = colormap_value(&cs, a[(size_t)i * Lk]);
+        for (int j = 1; j <= Lk; j++) {
+            const Rgb c = j < Lk ? colormap_value(&cs, a[(size_t)i * Lk + j]) : col;
+            if (j < Lk && c.r == col.r && c.g == col.g && c.b == col.b) continue;
+            const int x0 = q.x + q.w * run / Lk, x1 = q.x + q.w * j / Lk;
+            paint_fill(cv, col, 255, x0, y0, x1 - x0, y1 - y0);
+            run = j, col = c;
         }
     }
 }
@@ -31,7 +39,7 @@ static void draw_tokens(Canvas *cv, const Layout *L, const Trace *tr, const View
 {
     const ModelViewLayout *M = &L->view.model;
     const Tensor *t = &tr->stages[M->stage[0]].t;
-    const int Lk = t->shape[3], px = M->tok_px, step = M->tok_step;
+    const int Lk = t->shape[3], px = M->tok_px, step = M->tok_step, step_k = M->tok_step_k;
     if (px <= 0 || M->layers < 1 || M->heads < 1) return;
     char lb[64];
     for (int l = 0; l < M->layers; l++) { // (an encoder–decoder's rows: each block's own, source or target)
@@ -46,7 +54,7 @@ static void draw_tokens(Canvas *cv, const Layout *L, const Trace *tr, const View
     if (tr->encoder_blocks > 0) return; // its blocks' keys differ (the kind under each block's name says which)
     for (int h = 0; h < M->heads; h++) {
         const Rect q = M->map[0][h];
-        for (int j = 0; j < Lk; j += step) {
+        for (int j = 0; j < Lk; j += step_k) {
             const int x = q.x + (q.w * j + q.w * (j + 1)) / (2 * Lk);
             paint_text(cv, FONT_SANS, px, THEME.ink, 255, x, q.y - px * 13 / 10, ALIGN_CENTER,
                        panel_axis_label(v, AXIS_KEY, j, lb, sizeof lb));

@@ -64,13 +64,16 @@ static void prepare_narration(Frame *F, const Trace *tr, const View *v, bool liv
     char buf[sizeof F->narration_buf];
     View each = *v;
     unsigned long long hash = 1469598103934665603ULL;
-    for (int st = 0; st < tr->n && !v->print && !live; st++) { // (printed: the page has no narration box)
+    int from, to;
+    scene_narration_stages(tr, v, &from, &to);
+    for (int st = from; st < to && !v->print && !live; st++) { // (printed: the page has no narration box)
         each.stage = st;
         hash = text_hash(hash, scene_narration(tr, &each, buf, sizeof buf));
     }
     F->narration = scene_narration(tr, v, F->narration_buf, sizeof F->narration_buf);
     F->narration_hash = live ? text_hash(hash, F->narration) : hash;
     F->narration_live = live;
+    F->narration_from = from, F->narration_to = to;
 }
 
 void frame_prepare(Frame *F, const Layout *L, const Trace *tr, const View *v, const Overlays *ov)
@@ -89,7 +92,7 @@ void frame_prepare(Frame *F, const Layout *L, const Trace *tr, const View *v, co
         snprintf(F->view_back, sizeof F->view_back, "%s", i18n_get(v->lang, "ui.exp_back"));
     }
     F->narration = F->narration_buf;
-    F->narration_hash = 0, F->from_stage = -1, F->narration_live = false;
+    F->narration_hash = 0, F->from_stage = -1, F->narration_live = false, F->narration_from = F->narration_to = 0;
     F->has_deriv = false;
     if (v->stage < 0 || v->stage >= tr->n) return;
     prepare_header(F, tr, v);

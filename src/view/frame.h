@@ -29,6 +29,7 @@ typedef struct Frame {
     char narration_buf[600];
     unsigned long long narration_hash; // of every stage's narration (one size for the lesson; not printed)
     bool narration_live;       // Overlays.live: narration_hash is of the text shown only, its size kept
+    int narration_from, narration_to; // the stages whose narrations may differ (scene_narration_stages)
     bool has_deriv;            // the strip writes deriv out, its lines shown deriv_shown (0 … 1)
     float deriv_shown;
     Derivation deriv;

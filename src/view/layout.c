@@ -505,8 +505,9 @@ static int narration_height(const Layout *L, const Trace *tr, const View *v, int
     char buf[600];
     View each = *v;
     int px = layout_narration_min_px(L), lh = px * 6 / 5 + 1, pad = (int)lrintf(10 * L->s), lines = 1;
-    int inner = w - 2 * pad - (int)lrintf(4 * L->s);
-    for (int st = 0; st < tr->n && inner > 0; st++) {
+    int inner = w - 2 * pad - (int)lrintf(4 * L->s), from, to;
+    scene_narration_stages(tr, v, &from, &to);
+    for (int st = from; st < to && inner > 0; st++) {
         each.stage = st;
         // the estimate (never narrower than the drawn text): no font work in every frame's layout
         int tw = layout_text_width_est(scene_narration(tr, &each, buf, sizeof buf), px);

@@ -135,8 +135,9 @@ typedef struct ModelViewLayout {
     Rect row_label[TRACE_MAX_LAYERS], col_label[LAYOUT_MAX_TABS];
     int stage[TRACE_MAX_LAYERS];
     // its token labels: the queries left of each layer's first map, the keys above each
-    // head's top map, at tok_px (0: none), every tok_step-th when a row is thinner
-    int tok_px, tok_step;
+    // head's top map, at tok_px (0: none), every tok_step-th query where a row is thinner and
+    // every tok_step_k-th key where a column is narrower than the widest key's label
+    int tok_px, tok_step, tok_step_k;
 } ModelViewLayout;
 
 // The head view's part (View.kind VIEW_HEADS, view_heads.c): layer `layer`'s attention

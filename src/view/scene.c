@@ -529,6 +529,12 @@ int scene_stage_head(const Trace *tr, const View *v, int chosen)
     return h >= 0 && h < tr->n_heads ? h : v->head;
 }
 
+void scene_narration_stages(const Trace *tr, const View *v, int *from, int *to)
+{
+    *from = 0, *to = tr->n;
+    if (viewkind_of(v->kind)->narration_fixed && v->stage >= 0 && v->stage < tr->n) *from = v->stage, *to = v->stage + 1;
+}
+
 const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n)
 {
     if (n) buf[0] = '\0';

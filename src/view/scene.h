@@ -85,6 +85,10 @@ void scene_alt(const Layout *L, const Trace *tr, const View *v, char *out, size_
 // The narration of v's stage: the lesson's text for the stage or its step, else
 // the generic one (written into buf). Never NULL.
 const char *scene_narration(const Trace *tr, const View *v, char *buf, size_t n);
+// The stages whose narrations may differ, [*from, *to): every stage, or v's alone where the
+// view's narration is one text at every stage (the model view's: its 16 heads' patterns
+// counted for each of the subword model's stages cost a frame ~5 ms).
+void scene_narration_stages(const Trace *tr, const View *v, int *from, int *to);
 // The head v's stage opens on: chosen when ≥ 0 (--head), else the head its narration is
 // about (the lesson's text's "head", when that text is shown), else v->head.
 int scene_stage_head(const Trace *tr, const View *v, int chosen);

@@ -10,7 +10,7 @@
 #include "i18n.h"
 #include "panel.h"
 
-#define STORY_MAX_HEADS 8 // heads the model view's narration names (then "…")
+#define STORY_MAX_HEADS 8 // heads the model view's narration names one by one (more: summary_text)
 
 // Layer l's attention weights (attn), or -1.
 static int attn_stage(const Trace *tr, int l)
@@ -68,15 +68,30 @@ void story_head_pattern(const Trace *tr, int s, int b, int h, HeadPattern *p)
     p->weight = p->rows > 0 ? (float)(sum / p->rows) : 0.0f;
 }
 
-// "key i − 5 in 6 of 7 rows (0.93 on average)"
-static void pattern_text(const HeadPattern *p, const View *v, AxisKind keys, char *out, size_t n)
+// "key i − 5 in 6 of 7 rows (0.93 on average)"; n > 1 patterns that are the same (same_pattern):
+// their counts and weights as ranges, "key i − 1 in 11–17 of 20 rows (0.44–0.70 on average)"
+static void pattern_text_n(const HeadPattern *p, int n, const View *v, AxisKind keys, char *out, size_t size)
 {
-    char a[16], r[16], of[16], w[16], lb[64];
-    snprintf(r, sizeof r, "%d", p->rows), snprintf(of, sizeof of, "%d", p->of), snprintf(w, sizeof w, "%.2f", (double)p->weight);
+    assert(n >= 1); // (a layer has a head)
+    int rlo = p[0].rows, rhi = p[0].rows;
+    float wlo = p[0].weight, whi = p[0].weight;
+    for (int k = 1; k < n; k++) {
+        rlo = p[k].rows < rlo ? p[k].rows : rlo, rhi = p[k].rows > rhi ? p[k].rows : rhi;
+        wlo = p[k].weight < wlo ? p[k].weight : wlo, whi = p[k].weight > whi ? p[k].weight : whi;
+    }
+    char a[16], r[32], of[16], w[40], w2[16], lb[64];
+    snprintf(r, sizeof r, rlo == rhi ? "%d" : "%d–%d", rlo, rhi), snprintf(of, sizeof of, "%d", p->of);
+    snprintf(w, sizeof w, "%.2f", (double)wlo), snprintf(w2, sizeof w2, "%.2f", (double)whi);
+    if (strcmp(w, w2) != 0) snprintf(w + strlen(w), sizeof w - strlen(w), "–%s", w2); // (one rounding: equal when printed equal)
     snprintf(a, sizeof a, "%d", p->back >= 0 ? p->back : p->key);
     const char *args[] = {a, r, of, w, p->back < 0 ? panel_axis_label(v, keys, p->key, lb, sizeof lb) : ""};
-    i18n_fmt(out, n, v->lang, p->back > 0 ? "story.looks_back" : p->back == 0 ? "story.looks_self" : "story.looks_key", 5,
+    i18n_fmt(out, size, v->lang, p->back > 0 ? "story.looks_back" : p->back == 0 ? "story.looks_self" : "story.looks_key", 5,
              args);
+}
+
+static void pattern_text(const HeadPattern *p, const View *v, AxisKind keys, char *out, size_t n)
+{
+    pattern_text_n(p, 1, v, keys, out, n);
 }
 
 static void put(char *buf, size_t n, size_t *len, const char *s)
@@ -173,6 +188,96 @@ static void changed_text(const Trace *tr, const View *v, const Trace *prev, int 
     i18n_fmt(out, n, v->lang, brief ? "story.changed_short" : "story.changed", 5, args); // (brief: the model view says what)
 }
 
+// A head's pattern holds in most of its rows (the model view's summary names it; the rest
+// "no fixed pattern").
+static bool pattern_fixed(const HeadPattern *p) { return 2 * p->rows > p->of; }
+
+static bool same_pattern(const HeadPattern *a, const HeadPattern *b)
+{
+    return a->back == b->back && a->of == b->of && (a->back >= 0 || a->key == b->key);
+}
+
+// Layer l's heads with a fixed pattern, those that share one together: "Layer 0: all 4 heads
+// look most at …", "Layer 0 heads 0, 2, 3 look most at …", "Layer 1 head 2 looks most at …";
+// then its other heads ("Layer 0, head 1: no fixed pattern"; summary_none: a layer with none).
+static void summary_layer(const Trace *tr, const View *v, int l, const HeadPattern *p, int heads, int *named, char *buf,
+                          size_t n, size_t *len)
+{
+    char line[600], pat[240], lb[16], hb[120], rest[120] = "";
+    snprintf(lb, sizeof lb, "%d", l);
+    bool told[LESSON_MAX_HEADS] = {false};
+    int n_rest = 0;
+    for (int h = 0; h < heads; h++) {
+        if (told[h]) continue;
+        if (!pattern_fixed(&p[h])) {
+            snprintf(rest + strlen(rest), sizeof rest - strlen(rest), "%s%d", rest[0] ? ", " : "", h), n_rest++;
+            continue;
+        }
+        HeadPattern group[LESSON_MAX_HEADS];
+        int k = 0;
+        hb[0] = '\0';
+        for (int g = h; g < heads; g++)
+            if (!told[g] && pattern_fixed(&p[g]) && same_pattern(&p[g], &p[h])) {
+                group[k++] = p[g], told[g] = true;
+                snprintf(hb + strlen(hb), sizeof hb - strlen(hb), "%s%d", k > 1 ? ", " : "", g);
+            }
+        if ((*named)++ == STORY_MAX_HEADS) put(buf, n, len, "…");
+        if (*named > STORY_MAX_HEADS) continue;
+        pattern_text_n(group, k, v, panel_key_axis(tr, l), pat, sizeof pat);
+        if (k == heads) snprintf(hb, sizeof hb, "%d", heads);
+        const char *args[] = {lb, hb, pat};
+        i18n_fmt(line, sizeof line, v->lang, k == heads ? "story.mv_all" : k > 1 ? "story.mv_group" : "story.head", 3, args);
+        put(buf, n, len, line);
+    }
+    if (!rest[0]) return;
+    const char *args[] = {lb, rest};
+    i18n_fmt(line, sizeof line, v->lang, n_rest > 1 ? "story.mv_rest" : "story.mv_rest_one", 2, args);
+    put(buf, n, len, line);
+}
+
+// "Layers 1–3: no head has a fixed pattern (… at most 7 of 21 rows)." for layers from..to,
+// whose heads have none; most: the head whose pattern holds in the largest share of its rows.
+static void summary_none(const View *v, int from, int to, const HeadPattern *most, char *buf, size_t n, size_t *len)
+{
+    char line[400], a[16], b[16], r[16], of[16];
+    snprintf(a, sizeof a, "%d", from), snprintf(b, sizeof b, "%d", to);
+    snprintf(r, sizeof r, "%d", most->rows), snprintf(of, sizeof of, "%d", most->of);
+    const char *args[] = {a, b, r, of};
+    const char *one[] = {a, r, of};
+    if (from == to) i18n_fmt(line, sizeof line, v->lang, "story.mv_none", 3, one);
+    else i18n_fmt(line, sizeof line, v->lang, "story.mv_none_range", 4, args);
+    put(buf, n, len, line);
+}
+
+// The model view's narration of a model of more than STORY_MAX_HEADS heads, more than 2 a
+// layer (the subword model's 4 × 4 named one by one ran past its box): a layer whose heads
+// share a pattern in one sentence, the heads with a pattern of their own named, consecutive
+// layers without one together.
+static void summary_text(const Trace *tr, const View *v, int b, char *buf, size_t n, size_t *len)
+{
+    const int layers = tr->n_layers > 1 ? tr->n_layers : 1;
+    int named = 0, none_from = -1;
+    HeadPattern most = {0, 0, 0, 1, 0.0f};
+    for (int l = 0; l <= layers; l++) {
+        const int s = l < layers ? attn_stage(tr, l) : -1;
+        HeadPattern p[LESSON_MAX_HEADS];
+        const int heads = s >= 0 ? tr->stages[s].t.shape[1] : 0;
+        bool any = false;
+        for (int h = 0; h < heads; h++) {
+            story_head_pattern(tr, s, b, h, &p[h]);
+            any = any || pattern_fixed(&p[h]);
+        }
+        if (heads > 0 && !any) { // (said with the layers around it that have none either)
+            if (none_from < 0) none_from = l, most = p[0];
+            for (int h = 0; h < heads; h++)
+                if ((long)p[h].rows * most.of > (long)most.rows * p[h].of) most = p[h];
+            continue;
+        }
+        if (none_from >= 0) summary_none(v, none_from, l - 1, &most, buf, n, len), none_from = -1;
+        if (heads > 0) summary_layer(tr, v, l, p, heads, &named, buf, n, len);
+    }
+}
+
 const char *story_model_view(const Trace *tr, const View *v, const Trace *prev, char *buf, size_t n)
 {
     size_t len = 0;
@@ -185,14 +290,18 @@ const char *story_model_view(const Trace *tr, const View *v, const Trace *prev, 
         if (line[0]) put(buf, n, &len, line);
     }
     const int layers = tr->n_layers > 1 ? tr->n_layers : 1, b = v->batch < tr->batch ? v->batch : 0;
-    int named = 0;
+    int total = 0, widest = 0; // (two heads a layer: a summary groups little, the heads are named)
     for (int l = 0; l < layers; l++) {
+        const int heads = attn_stage(tr, l) >= 0 ? tr->stages[attn_stage(tr, l)].t.shape[1] : 0;
+        total += heads, widest = heads > widest ? heads : widest;
+    }
+    if (total > STORY_MAX_HEADS && widest > 2) {
+        summary_text(tr, v, b, buf, n, &len);
+        return buf;
+    }
+    for (int l = 0; l < layers; l++) { // (a few heads: each named)
         const int s = attn_stage(tr, l);
         for (int h = 0; s >= 0 && h < tr->stages[s].t.shape[1]; h++) {
-            if (named++ == STORY_MAX_HEADS) {
-                put(buf, n, &len, "…");
-                break;
-            }
             HeadPattern p;
             story_head_pattern(tr, s, b, h, &p);
             char pat[200], lb[16], hb[16];

@@ -26,8 +26,11 @@ static int widest_token(const View *v, const Tensor *t, int px, bool keys)
     return w;
 }
 
-// The model view's grid in L->area: a square map per layer and head, labels left and above
-// (the layer and head, then the tokens).
+// The model view's grid in L->area: a map per layer and head, labels left and above (the
+// layer and head, then the tokens). A map is as tall as the height allows and uses the width
+// (up to MAP_ASPECT times its height: cells wider than tall are still a heatmap): the subword
+// model's 4 × 4 maps were 70 px squares at 1280×720, the width beside the grid empty.
+enum { MAP_ASPECT = 4 };
 void view_model_place(Layout *L, const Trace *tr, const View *v)
 {
     ModelViewLayout *M = &L->view.model;
@@ -45,28 +48,31 @@ void view_model_place(Layout *L, const Trace *tr, const View *v)
     }
     M->heads = imin(tr->n_heads > 0 ? tr->n_heads : 1, LAYOUT_MAX_TABS);
     const Tensor *t = &tr->stages[M->stage[0]].t;
-    int n_tok = imax(t->shape[2], t->shape[3]);
+    int n_q = t->shape[2], n_k = t->shape[3];
     for (int l = 1; l < M->layers; l++) // (an encoder–decoder's blocks: their own lengths)
-        n_tok = imax(n_tok, imax(tr->stages[M->stage[l]].t.shape[2], tr->stages[M->stage[l]].t.shape[3]));
-    const int tw = imin(widest_token(v, t, L->px_small, false), (int)(80 * L->s));
-    const int gap = imax(2, (int)(10 * L->s)), lh = (int)(L->px_small * 1.6f), th = L->px_small * 14 / 10;
-    const int lw = (int)(90 * L->s) + tw + gap;
+        n_q = imax(n_q, tr->stages[M->stage[l]].t.shape[2]), n_k = imax(n_k, tr->stages[M->stage[l]].t.shape[3]);
+    // the token labels: as large as a row is high, never under LAYOUT_MIN_TEXT_PX (the subword
+    // model's were 8 px), every k-th where a row or a column is thinner than its label (the
+    // maps' height is known before the labels' width: the rows' labels at most 120·s wide)
+    const int gap = imax(2, (int)(10 * L->s)), lh = (int)(L->px_small * 1.6f);
+    const int th = L->px_small * 14 / 10;
     const Rect a = L->area;
-    int side = imin((a.w - lw - gap * M->heads) / M->heads, (a.h - lh - th - gap * M->layers) / M->layers);
-    side = imax(side, 4);
-    // the token labels: as large as a row is high (at most px_small; from 8 px every k-th,
-    // a key's label no wider than its columns)
-    const int pitch = imax(side / imax(n_tok, 1), 1);
-    M->tok_px = imin(L->px_small, imax(8, pitch * 9 / 10));
-    M->tok_step = imax((M->tok_px * 11 / 10 + pitch - 1) / pitch, (widest_token(v, t, M->tok_px, true) + pitch - 1) / pitch);
-    M->tok_step = imax(M->tok_step, 1);
-    const int gw = lw + M->heads * (side + gap), gh = lh + th + M->layers * (side + gap);
+    const int mh = imax((a.h - lh - th - gap * M->layers) / M->layers, 4);
+    M->tok_px = imax(LAYOUT_MIN_TEXT_PX, imin(L->px_small, imin(mh, a.w) / imax(n_q, 1)));
+    const int tw = imin(widest_token(v, t, M->tok_px, false), (int)(120 * L->s));
+    const int lw = (int)(90 * L->s) + tw + gap;
+    const int mw = imax(imin((a.w - lw - gap * M->heads) / M->heads, MAP_ASPECT * mh), 4);
+    const int side_h = imin(mh, mw); // (never taller than wide)
+    const int pitch_y = imax(side_h / imax(n_q, 1), 1), pitch_x = imax(mw / imax(n_k, 1), 1);
+    M->tok_step = imax((M->tok_px + pitch_y - 1) / pitch_y, 1);
+    M->tok_step_k = imax((widest_token(v, t, M->tok_px, true) + M->tok_px / 2 + pitch_x - 1) / pitch_x, 1);
+    const int gw = lw + M->heads * (mw + gap), gh = lh + th + M->layers * (side_h + gap);
     const int x0 = a.x + imax(0, (a.w - gw) / 2), y0 = a.y + imax(0, (a.h - gh) / 2);
-    for (int h = 0; h < M->heads; h++) M->col_label[h] = (Rect){x0 + lw + h * (side + gap), y0, side, lh};
+    for (int h = 0; h < M->heads; h++) M->col_label[h] = (Rect){x0 + lw + h * (mw + gap), y0, mw, lh};
     for (int l = 0; l < M->layers; l++) {
-        const int y = y0 + lh + th + l * (side + gap);
-        M->row_label[l] = (Rect){x0, y, lw - tw - 2 * gap, side};
-        for (int h = 0; h < M->heads; h++) M->map[l][h] = (Rect){x0 + lw + h * (side + gap), y, side, side};
+        const int y = y0 + lh + th + l * (side_h + gap);
+        M->row_label[l] = (Rect){x0, y, lw - tw - 2 * gap, side_h};
+        for (int h = 0; h < M->heads; h++) M->map[l][h] = (Rect){x0 + lw + h * (mw + gap), y, mw, side_h};
     }
 }
 
@@ -101,7 +107,7 @@ void view_model_alt(const Layout *L, const Trace *tr, const View *v, char *out, 
 void view_model_describe(FILE *f, const Layout *L, const Trace *tr, const View *v)
 {
     const ModelViewLayout *M = &L->view.model;
-    fprintf(f, ", \"token_px\": %d, \"token_step\": %d", M->tok_px, M->tok_step);
+    fprintf(f, ", \"token_px\": %d, \"token_step\": %d, \"token_step_keys\": %d", M->tok_px, M->tok_step, M->tok_step_k);
     fputs(", \"maps\": [", f);
     for (int l = 0; l < M->layers; l++)
         for (int hd = 0; hd < M->heads; hd++) {

@@ -13,7 +13,8 @@ static const ViewKindInfo VIEW_KINDS[VIEW_KIND_COUNT] = {
     [VIEW_MODEL] = {
         .file_stem = "model-view", .next = VIEW_HEADS, .title_key = "title.model_view",
         .formula_key = "formula.model_view", .place = view_model_place, .hit = view_model_hit,
-        .narration = view_model_narration, .alt = view_model_alt, .describe = view_model_describe,
+        .narration = view_model_narration, .narration_fixed = true, .alt = view_model_alt,
+        .describe = view_model_describe,
     },
     [VIEW_HEADS] = {
         .file_stem = "head-view", .next = VIEW_PANELS, .title_key = "title.head_view",

@@ -49,6 +49,9 @@ typedef struct ViewKindInfo {
     bool (*hit)(const Layout *L, int x, int y, int *stage, int *head);
     // its narration into buf; NULL: the stage's (scene_narration)
     const char *(*narration)(const Trace *tr, const View *v, char *buf, size_t n);
+    // its narration is one text at every stage (the model view's): what reads every stage's
+    // text (the box's height, the frame's hash, the text's size) reads it once
+    bool narration_fixed;
     // its alt text (what the frame shows, for a screen reader); NULL: the panels' (scene_alt)
     void (*alt)(const Layout *L, const Trace *tr, const View *v, char *out, size_t n);
     // the tooltip of cell (row, col) of its panel p into out; NULL: the stage's (explain_cell)
