@@ -91,9 +91,14 @@ static bool fc_find_ex(const char *pattern, bool any_family, FcChar32 needs, cha
     (void)any_family, (void)needs; // (the CJK file is checked for Chinese glyphs after the lookup)
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++) {
         if (strcmp(pattern, known[i].pattern) != 0) continue;
-        snprintf(out, n, "%s/%s", ATTNVIZ_FONT_DIR, known[i].file);
+        // out only when the file is there: sized_slot opens a set path at every text measured
+        // (the Chinese font before Chinese is shown: 982 failed opens a character typed)
+        char file[PATH_MAX_LEN];
+        snprintf(file, sizeof file, "%s/%s", ATTNVIZ_FONT_DIR, known[i].file);
+        if (access(file, R_OK) != 0) return false;
+        snprintf(out, n, "%s", file);
         *index = known[i].index;
-        return access(out, R_OK) == 0;
+        return true;
     }
     return false;
 }

@@ -139,9 +139,9 @@ test-web: web
 
 # the page's speed (make bench runs it after its own rows)
 bench-web: web
-	@$(MAKE) --no-print-directory $(B)/bench/bench_core
-	@node_dir=$$(sh tests/web/node_setup.sh) && cp tests/bench/bench_web.mjs tests/bench/bench_web_present.mjs $$node_dir/ && \
-	  node $$node_dir/bench_web.mjs $(WEB) $(B)/bench/bench_core
+	@$(MAKE) --no-print-directory $(B)/bench/bench_core $(B)/attnviz
+	@node_dir=$$(sh tests/web/node_setup.sh) && cp tests/bench/bench_web.mjs tests/bench/bench_web_present.mjs tests/bench/bench_web_type.mjs $$node_dir/ && \
+	  node $$node_dir/bench_web.mjs $(WEB) $(B)/bench/bench_core $(B)/attnviz
 
 PORT ?= 8080
 serve-web: web

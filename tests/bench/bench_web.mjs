@@ -19,8 +19,10 @@
 //     drawn meanwhile
 //   the language switch (L, the font fetched) and the presenter window's start (F5):
 //     bench_web_present.mjs
+//   a character typed → frame, the largest shipped lesson (issue 39): bench_web_type.mjs
 //
-//   node bench_web.mjs SITE BENCH_CORE (bench_core: the native side and the lessons' text)
+//   node bench_web.mjs SITE BENCH_CORE ATTNVIZ (bench_core: the native side and the lessons' text;
+//   attnviz: the desktop's --dump of the typed text). BENCH_WEB_ONLY=typing: only the typing row.
 import { chromium } from 'playwright-core';
 import http from 'node:http';
 import fs from 'node:fs';
@@ -28,9 +30,11 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import {execFileSync} from 'node:child_process';
 import {benchPresent} from './bench_web_present.mjs';
+import {benchTyping} from './bench_web_type.mjs';
 
 const site = path.resolve(process.argv[2]);
 const benchCore = process.argv[3] ? path.resolve(process.argv[3]) : null;
+const attnvizBin = process.argv[4] ? path.resolve(process.argv[4]) : null;
 const types = {'.html': 'text/html', '.js': 'text/javascript', '.wasm': 'application/wasm'};
 let served = 0; // bytes sent gzipped, as a compressing static host would
 const server = http.createServer((req, res) => {
@@ -69,6 +73,16 @@ async function fresh() {
   return {context, page};
 }
 
+// the largest shipped lesson (issue 39: subword-lm-fortunes.json, the largest model)
+const largestShipped = fs.readdirSync('lessons').filter((f) => f.endsWith('.json'))
+  .map((f) => [fs.statSync(path.join('lessons', f)).size, f]).sort((a, b) => b[0] - a[0])[0][1];
+if (process.env.BENCH_WEB_ONLY === 'typing') {
+  await benchTyping({browser, base, row, largest: largestShipped, desktop: attnvizBin});
+  await browser.close();
+  server.close();
+  process.exit(0);
+}
+
 // first frame, cold: a new context has an empty cache
 const first = [];
 let transfer = 0, transferOffline = 0;
@@ -91,8 +105,6 @@ for (let i = 0; i < 7; i++) {
 row('web: first frame, cold cache, localhost', first, 1000, 'ms');
 
 // the largest shipped lesson to its first frame, cold, alternated with the default lesson
-const largestShipped = fs.readdirSync('lessons').filter((f) => f.endsWith('.json'))
-  .map((f) => [fs.statSync(path.join('lessons', f)).size, f]).sort((a, b) => b[0] - a[0])[0][1];
 const opened = {[largestShipped]: [], default: []};
 let transferLargest = 0; // issue 39: what its link's first visit costs beyond the default's (its file, fetched when opened)
 for (let i = 0; i < 5; i++)
@@ -294,6 +306,7 @@ await use.context.close();
   row(`web: frame while training, steps included (${during.length})`, during, 16, 'ms');
 }
 await context.close();
+await benchTyping({browser, base, row, largest: largestShipped, desktop: attnvizBin});
 // issue 43's rows of the page's language switch and the presenter window (bench_web_present.mjs)
 await benchPresent({browser, base, row});
 await browser.close();

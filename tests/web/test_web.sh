@@ -77,6 +77,10 @@ for f in lessons/*.json; do
     "$B/attnviz" --dump "$f" > "$exp/lessons/$(basename "$f" .json).dump.json" || { echo "test_web: --dump $f failed" >&2; exit 1; }
 done
 cp build/web-data/attnviz/lessons/lessons.manifest "$exp/" || exit 1
+# and the largest shipped lesson (issue 39's largest model) with "x" typed after its text
+largest=$(ls -S lessons/*.json | head -n 1)
+text=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).input.text)' "$largest") || exit 1
+"$B/attnviz" --dump --text "${text}x" "$largest" > "$exp/lessons/typed.dump.json" || { echo "test_web: --dump --text on $largest failed" >&2; exit 1; }
 node_dir=$(sh tests/web/node_setup.sh) || exit 1
 cp tests/web/test_web.mjs tests/web/a11y_web.mjs tests/web/touch_web.mjs tests/web/export_web.mjs tests/web/present_web.mjs tests/web/type_web.mjs \
    tests/web/lazy_web.mjs "$node_dir/"
