@@ -1,12 +1,12 @@
 #!/usr/bin/python3
 """train_subword_lm.py: a 4-layer subword (byte-level BPE) language model trained on English
 fortunes, and its lesson lessons/subword-lm-fortunes.json: a student's own sentence through a
-real (small) language model. Its narration names only the heads the measurements support: at
-this size the four heads of layer 0 look at the token before (0.35-0.42 of a row), layers 1-3
-have no fixed pattern, and no head is a sink or an induction head (lessons/README.md,
-"Subwords"); the script refuses to write the lesson when a claim does not hold.
+real (small) language model. Its narration names only the heads the measurements support
+(lessons/README.md, "Subwords"): previous-token heads in layer 0 and, after the 20000-step
+schedule, an induction head; the script refuses to write the lesson when a claim does not hold.
 
-    /usr/bin/python3 lessons/train_subword_lm.py                # about 22 min at load ~6, one thread
+    /usr/bin/python3 lessons/train_subword_lm.py                # 20000 steps: about 35 min on a
+                                                                # quiet core, over an hour at load ~6
     /usr/bin/python3 lessons/train_subword_lm.py --out /tmp/x.json
     SUBWORD_WEIGHTS=w.pt /usr/bin/python3 lessons/train_subword_lm.py   # trains once, saves w.pt;
                                                                 # later runs measure w.pt again
@@ -14,25 +14,28 @@ have no fixed pattern, and no head is a sink or an induction head (lessons/READM
 
 The text and the tokenizer are lessons/train_bpe_lm.py's (fifteen classroom files of Debian's
 package `fortunes`, BSD licence, /usr/share/doc/fortunes/copyright; every tenth saying held
-out; byte-level BPE with 512 merges, V = 768, any text tokenizes).
+out); byte-level BPE with 512 merges, V = 768, any text tokenizes, the merges learned from the
+chunks the model reads (each saying and the space after it cut on its own, so a sentence's
+first "The" is one token).
 
 The model (trained.TinyGPT): learned token and position embeddings (P = 64 positions; the
 positions start from the original Transformer's sinusoids, scaled to the tokens' N(0, 1), and
-are learned from there: drawn from N(0, 1), the best head gave the token before 0.29 of a row
-after 2000 steps at lr 2e-3; from sinusoids at lr 6e-3, 0.30 after 1000), 4 pre-norm blocks (LayerNorm, causal self-attention with 4 heads of
+are learned from there), 4 pre-norm blocks (LayerNorm, causal self-attention with 4 heads of
 d_k 16, d_model 64, a GELU feed-forward of 256), a final LayerNorm and an untied unembedding:
-302,464 numbers. Trained on random 64-token windows of the token stream, a quarter of each batch
-replaced by a stretch of 32 tokens written twice (text repeats names and phrases, but 64 tokens
-of fortunes rarely do, and copying is what makes induction heads form), loss on every position;
-AdamW (lr 6e-3, weight decay 0.1, 300 warm-up steps, a cosine schedule of 5000 steps), batches
-of 32; CPU, one thread, fixed seeds, deterministic algorithms. Every 500 steps it logs the
-training loss and (probe) the heads' weight on the token before and on the first key.
+302,464 numbers. Trained on random 64-token windows of the token stream; in half of each batch's
+windows a stretch of 8-31 tokens from elsewhere is written twice at a random place (text
+repeats names and phrases, but 64 tokens of fortunes rarely do, and copying is what makes
+induction heads form), loss on every position; AdamW (lr 6e-3, weight decay 0.1, 300 warm-up
+steps, a cosine schedule of 20000 steps), batches of 32; CPU, one thread, fixed seeds,
+deterministic algorithms. Every 500 steps it logs the training loss and (probe) the heads'
+weight on the token before and on the first key.
 
-The heads would be named from numbers measured on held-out text (previous token, first key,
-delimiters) and on random token sequences repeated twice (induction: a row in the second copy
-looking at the key after its token's first occurrence); the narration and the quiz are written
-from those numbers, and the script refuses to write the lesson when a claim does not hold, and
-runs the lesson again from its own JSON (lessons/lesson_torch.py) and compares it with the model.
+The heads are named from numbers measured on held-out text (previous token, first key,
+delimiters) and on stretches of held-out text written twice (induction: a row in the second
+copy looking at the key after its token's first occurrence); the narration and the quiz are
+written from those numbers, the script refuses to write the lesson when a claim does not hold,
+and it runs the lesson again from its own JSON (lessons/lesson_torch.py) and compares it with
+the model.
 
 --digest N trains the first N steps exactly as the full run does (same seeds, batches and
 schedule) and prints the sha256 of the weights; tests/train_lessons_test.sh (make test-full)
@@ -61,13 +64,15 @@ POS_SCALE = 1.0                  # position embeddings as large as the token emb
 POS_INIT = "sin"                 # ... and starting from the original Transformer's sinusoids
 EPS = 1e-5
 FILL = -1e9
-# a cosine schedule of SCHEDULE steps, stopped after STEPS (a step takes about 0.3 s on one
-# thread of a 2-core Zen 4 at load ~6: 25 minutes)
-STEPS, SCHEDULE, BATCH, LR, WD, WARMUP = 5000, 5000, 32, 6e-3, 0.1, 300
+# a cosine schedule of SCHEDULE steps, stopped after STEPS (a step takes 0.1 s on one thread
+# of a quiet 2-core Zen 4, 0.3 s at load ~6). At 5000 steps no induction head had formed (the
+# best head gave the key after the earlier copy 0.06); with the 20000-step schedule it starts
+# forming after ~3000 steps (0.10) and passes 0.3 at ~7500
+STEPS, SCHEDULE, BATCH, LR, WD, WARMUP = 20000, 20000, 32, 6e-3, 0.1, 300
 REPEATED = 0.5                   # the share of a batch's windows that hold a stretch of text twice
 DIGEST_STEP = 200
-REPEAT = 24                      # the induction test: REPEAT random tokens, then the same again
-TEXT = "The cat sat on the mat. The cat sat on the"
+REPEAT = 24                      # the induction test: REPEAT tokens of held-out text, then the same again
+TEXT = "Mary had a little lamb. Mary had a little"   # (the second "little": copied from the first)
 DEFAULT_OUT = os.path.join(HERE, "subword-lm-fortunes.json")
 DIGEST_FILE = os.path.join(HERE, "..", "tests", "ref", "subword_lm_digest.txt")
 
@@ -175,9 +180,11 @@ def measure(model, V, vocab, merges, train_ids, held_ids):
     r["delim_share"] = share
     r["even_share"] = float((1.0 / (rows + 1)).mean())             # a row spread evenly: its share a key
     r["peak"] = torch.stack([a[:, :, rows, :].max(-1).values.mean((0, 2)) for a in attns])  # (layer, head)
-    # induction: REPEAT tokens drawn from held-out text's frequencies, then the same again
+    # induction: REPEAT tokens of held-out text, then the same again (what a student does who
+    # types a sentence twice)
     g = torch.Generator().manual_seed(SEED + 3000)
-    first = held_ids[torch.randint(0, len(held_ids), (256, REPEAT), generator=g)]
+    st = torch.randint(0, len(held_ids) - REPEAT, (256,), generator=g)
+    first = held_ids[st[:, None] + torch.arange(REPEAT)[None, :]]
     seq = torch.cat([first, first], 1)
     with torch.no_grad():
         logits, attns = model(seq)
@@ -257,12 +264,14 @@ def head_claim(kind, r, lab, zh, detail=True):
                 % (h, KIND[kind][zh], f2(v), f2(r["delim_share"])))
         more = ("；第 %d 行给键 %d “%s” %s" if zh else "; row %d gives key %d, “%s”, %s") % (last, j, lab[j], f2(a[last, j]))
     else:
-        main = (("头 %d 是%s：%d 个随机词元重复一次，第二遍的一行把 %s 给同一词元上次出现后的那个键（损失从 %s 降到 %s）" if zh else
-                 "Head %d is %s: on %d random tokens repeated, a row of the repeat gives %s to the key after its "
-                 "token's earlier copy (the loss falls from %s to %s)")
+        main = (("头 %d 是%s：留出文本的 %d 个词元写两遍，第二遍的一行把 %s 给同一词元上次出现后的那个键（损失从 %s 降到 %s）" if zh else
+                 "Head %d is %s: on %d tokens of held-out text written twice, a row of the repeat gives %s to the key "
+                 "after its token's earlier copy (the loss falls from %s to %s)")
                 % (h, KIND[kind][zh], REPEAT, f2(v), f2(r["loss_first"]), f2(r["loss_second"])))
-        more = (("；第 %d 行（“%s”）最看重键 %d “%s”（%s）" if zh else "; row %d (“%s”) looks most at key %d, “%s” (%s)")
-                % (last, lab[last], j, lab[j], f2(a[last, j])))
+        more = (("；第 %d 行（“%s”）最看重键 %d “%s”（%s）。没有先前的副本时，它停在键 0：在留出文本上键 0 平均得到一行的 %s" if zh else
+                 "; row %d (“%s”) looks most at key %d, “%s” (%s). With no earlier copy it parks on key 0: on "
+                 "held-out text key 0 gets %s of a row")
+                % (last, lab[last], j, lab[j], f2(a[last, j]), f2(r["profile"][li, h, 1])))
     return main + (more if detail else "") + ("。" if zh else ".")
 
 
@@ -432,7 +441,7 @@ def make(log, cache=None):
     names = ("previous token", "first key", "delimiters (share %.2f)" % r["delim_share"], "induction")
     for k, name in enumerate(names):
         log("%s by layer and head: %s" % (name, [["%.2f" % v for v in row] for row in r["profile"][:, :, k].tolist()]))
-    log("repeated random tokens: loss %.3f on the first copy, %.3f on the second" % (r["loss_first"], r["loss_second"]))
+    log("held-out text written twice: loss %.3f on the first copy, %.3f on the second" % (r["loss_first"], r["loss_second"]))
     log("on %r: %s" % (TEXT, " | ".join(r["labels"])))
     for i, t in enumerate(r["labels"]):
         log("  row %2d %-8s -> %s" % (i, t, "  ".join("%r %.2f" % (vocab[j], q) for j, q in r["top"][i])))
