@@ -199,18 +199,17 @@ static bool same_pattern(const HeadPattern *a, const HeadPattern *b)
 
 // Layer l's heads with a fixed pattern, those that share one together: "Layer 0: all 4 heads
 // look most at …", "Layer 0 heads 0, 2, 3 look most at …", "Layer 1 head 2 looks most at …";
-// then its other heads ("Layer 0, head 1: no fixed pattern"; summary_none: a layer with none).
-static void summary_layer(const Trace *tr, const View *v, int l, const HeadPattern *p, int heads, int *named, char *buf,
-                          size_t n, size_t *len)
+// its other heads are said once at the end (summary_text; summary_none: a layer with none).
+static void summary_layer(const Trace *tr, const View *v, int l, const HeadPattern *p, int heads, int *named,
+                          bool *others, char *buf, size_t n, size_t *len)
 {
-    char line[600], pat[240], lb[16], hb[120], rest[120] = "";
+    char line[600], pat[240], lb[16], hb[120];
     snprintf(lb, sizeof lb, "%d", l);
     bool told[LESSON_MAX_HEADS] = {false};
-    int n_rest = 0;
     for (int h = 0; h < heads; h++) {
         if (told[h]) continue;
         if (!pattern_fixed(&p[h])) {
-            snprintf(rest + strlen(rest), sizeof rest - strlen(rest), "%s%d", rest[0] ? ", " : "", h), n_rest++;
+            *others = true; // (said once, after every layer: "The other heads: no fixed pattern.")
             continue;
         }
         HeadPattern group[LESSON_MAX_HEADS];
@@ -229,10 +228,6 @@ static void summary_layer(const Trace *tr, const View *v, int l, const HeadPatte
         i18n_fmt(line, sizeof line, v->lang, k == heads ? "story.mv_all" : k > 1 ? "story.mv_group" : "story.head", 3, args);
         put(buf, n, len, line);
     }
-    if (!rest[0]) return;
-    const char *args[] = {lb, rest};
-    i18n_fmt(line, sizeof line, v->lang, n_rest > 1 ? "story.mv_rest" : "story.mv_rest_one", 2, args);
-    put(buf, n, len, line);
 }
 
 // "Layers 1–3: no head has a fixed pattern (… at most 7 of 21 rows)." for layers from..to,
@@ -257,6 +252,7 @@ static void summary_text(const Trace *tr, const View *v, int b, char *buf, size_
 {
     const int layers = tr->n_layers > 1 ? tr->n_layers : 1;
     int named = 0, none_from = -1;
+    bool others = false; // (heads without a pattern in a layer whose other heads have one)
     HeadPattern most = {0, 0, 0, 1, 0.0f};
     for (int l = 0; l <= layers; l++) {
         const int s = l < layers ? attn_stage(tr, l) : -1;
@@ -274,7 +270,12 @@ static void summary_text(const Trace *tr, const View *v, int b, char *buf, size_
             continue;
         }
         if (none_from >= 0) summary_none(v, none_from, l - 1, &most, buf, n, len), none_from = -1;
-        if (heads > 0) summary_layer(tr, v, l, p, heads, &named, buf, n, len);
+        if (heads > 0) summary_layer(tr, v, l, p, heads, &named, &others, buf, n, len);
+    }
+    if (others) {
+        char line[200];
+        i18n_fmt(line, sizeof line, v->lang, "story.mv_others", 0, NULL);
+        put(buf, n, len, line);
     }
 }
 
